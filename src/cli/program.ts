@@ -1,0 +1,44 @@
+import { Command, CommanderError } from 'commander';
+import { VERSION } from '../version.js';
+import { ExitCode, UsageError } from './exit-codes.js';
+import { register as registerSandbox } from './commands/sandbox.js';
+import { register as registerApi } from './commands/api.js';
+import { register as registerCheck } from './commands/check.js';
+import { register as registerDemo } from './commands/demo.js';
+
+/**
+ * Builds the `htorder` command tree. Each command lives in its own module under
+ * ./commands and only parses arguments and prints; the work happens in the stages.
+ * A command's action sets `process.exitCode` (design.md §1 exit codes).
+ */
+export function buildProgram(): Command {
+  const program = new Command('htorder')
+    .description('Turns YAML/CSV order manifests into heat-transfer print orders, exactly once.')
+    .version(VERSION, '-V, --version')
+    .showSuggestionAfterError(true)
+    .exitOverride();
+  registerCheck(program);
+  registerApi(program);
+  registerSandbox(program);
+  registerDemo(program);
+  return program;
+}
+
+/** Runs the CLI; returns the exit code instead of exiting, so tests can call it in-process. */
+export async function runCli(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : ExitCode.Ok;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version arrive here with exitCode 0; usage mistakes with 1 → we use 2.
+      return err.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
+    }
+    if (err instanceof UsageError) {
+      process.stderr.write(`htorder: ${err.message}\n`);
+      return ExitCode.Usage;
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,138 @@
+/**
+ * The one Manifest model that YAML, JSON, CSV and ERP-mapped CSV all become.
+ *
+ * Values are plain data shaped like the API's job create request (field names unchanged),
+ * with the human values (country names, delivery labels, state names) still unresolved.
+ * Source locations are NOT stored per value: a 1,000,000-row CSV would need millions of
+ * location objects. Instead each manifest carries a SourceMap that computes the location
+ * of any field path on demand (from the YAML AST, or from a CSV item's row number and the
+ * field → column-name table).
+ */
+
+/** Where a value came from. YAML/JSON: line + column; CSV: row + column name. All 1-based. */
+export interface SourceLocation {
+  file: string;
+  line?: number;
+  column?: number;
+  /** CSV: physical row in the original file, header row = 1. */
+  row?: number;
+  /** CSV: the column header in the original file (for ERP input: the ERP's own column name). */
+  columnName?: string;
+}
+
+/** A readable field path: `jobs[3].items[0].quantity`, `jobs[0].deliveryAddress.country`. */
+export type FieldPath = string;
+
+export type Severity = 'error' | 'warning';
+
+/** Errors are values with a location; they are thrown only at the edges. */
+export interface Diagnostic {
+  severity: Severity;
+  /** Stable machine-readable code, e.g. `schema.required`, `quantity.below-minimum`, `api.validation`. */
+  code: string;
+  message: string;
+  field?: FieldPath;
+  source?: SourceLocation;
+}
+
+export interface SourceMap {
+  /** Location of the value at `path`, or of its nearest existing ancestor. */
+  locate(path: FieldPath): SourceLocation;
+}
+
+export interface ManifestDeliveryAddress {
+  /** A delivery option code OR its label (resolved to the code before sending). */
+  deliveryMethod?: string;
+  shippingInstructions?: string;
+  contactName?: string;
+  organisation?: string;
+  phone?: string;
+  mobile?: string;
+  emailAddress?: string;
+  isSaturdayDelivery?: boolean;
+  streetAddress?: string;
+  address2?: string;
+  suburb?: string;
+  city?: string;
+  /** Name or abbreviation (resolved to the lookup's abbreviation). */
+  state?: string;
+  stateCode?: string;
+  postalCode?: string;
+  countryCodeISO2?: string;
+  /** Name, ISO2 or ISO3 (resolved to countryCodeISO2). */
+  country?: string;
+}
+
+export interface ManifestItem {
+  itemType: 'PriceCode' | 'Asset' | 'Stock' | string;
+  code: string;
+  quantity?: number;
+  customerReference?: string;
+  groupHead?: string;
+  group?: string;
+  // PriceCode
+  attributes?: Record<string, string>;
+  externalArtworkUrl?: string;
+  externalId?: string;
+  isSample?: boolean;
+  // Asset
+  garment?: string;
+  comment?: string;
+  // Stock
+  variantCode?: string;
+  sizeQuantities?: Record<string, number>;
+}
+
+export interface ManifestJob {
+  /** Required, unique in the manifest: the job's identity (ledger key). */
+  orderNumber: string;
+  description?: string;
+  orderComment?: string;
+  /** YYYY-MM-DD as written; omitted means the earliest ship date. */
+  dateDue?: string;
+  mustDate?: boolean;
+  timeSensitive?: boolean;
+  promocode?: string;
+  customerUserId?: number;
+  orderGroup?: string;
+  orderGroupSequence?: number;
+  locationCodeOverride?: string;
+  deliveryAddress: ManifestDeliveryAddress;
+  items: ManifestItem[];
+  /** Declarative cancel of an already-submitted job (issue 9). */
+  cancel?: boolean;
+}
+
+export type ManifestFormat = 'yaml' | 'json' | 'csv';
+
+export interface Manifest {
+  /** The input's path as the user gave it (used in messages and report names). */
+  file: string;
+  format: ManifestFormat;
+  /** sha256 of the input's bytes, hex. */
+  sha256: string;
+  /** Jobs in manifest order, with `defaults` already deep-merged (job values win). */
+  jobs: ManifestJob[];
+  sources: SourceMap;
+  /**
+   * CSV inputs only: how to find each item's original row, so reports can point at it and
+   * result.csv can copy the input's own columns verbatim (by re-reading the file, not by
+   * keeping every cell in memory).
+   */
+  csv?: CsvOrigin;
+}
+
+export interface CsvOrigin {
+  /** The original file's header cells, verbatim. */
+  header: string[];
+  /** Rows to skip before the header (ERP mappings). */
+  skipRows: number;
+  /** Per job index, per item index: the item's physical row number in the original file. */
+  itemRows: number[][];
+}
+
+/** The outcome of reading one input: a manifest (possibly with errors) or only errors. */
+export interface ReadResult {
+  manifest?: Manifest;
+  diagnostics: Diagnostic[];
+}
