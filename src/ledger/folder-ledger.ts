@@ -1,0 +1,128 @@
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import lockfile from 'proper-lockfile';
+import { writeFileAtomic } from '../util/atomic-write.js';
+import { safeName } from './safe-name.js';
+import {
+  type LedgerEntry,
+  type LedgerKey,
+  type LedgerStore,
+  type LockGuard,
+  LockLostError,
+  LockTimeoutError,
+} from './model.js';
+
+export interface FolderLedgerOptions {
+  /** A lock not refreshed for this long belongs to a dead process and may be taken over. */
+  staleMs?: number;
+  /** How long to wait for another live holder before giving up. */
+  waitMs?: number;
+}
+
+/**
+ * The ledger as one JSON file per (account, orderNumber) under `<stateDir>/ledger/`.
+ *
+ * Locking uses proper-lockfile: an atomic `mkdir` of `<entry>.lock`, whose mtime the holder
+ * refreshes; a lock left by a killed process goes stale after `staleMs` and is taken over.
+ * mkdir is atomic on local disks and on NFS/SMB, which is where drop folders live.
+ */
+export class FolderLedger implements LedgerStore {
+  private readonly root: string;
+  private readonly staleMs: number;
+  private readonly waitMs: number;
+
+  constructor(stateDir: string, options: FolderLedgerOptions = {}) {
+    this.root = join(stateDir, 'ledger');
+    this.staleMs = Math.max(2000, options.staleMs ?? 10_000);
+    this.waitMs = options.waitMs ?? 120_000;
+  }
+
+  private dirOf(account: string): string {
+    return join(this.root, safeName(account));
+  }
+
+  private pathOf(key: LedgerKey): string {
+    return join(this.dirOf(key.account), `${safeName(key.orderNumber)}.json`);
+  }
+
+  async withLock<T>(key: LedgerKey, fn: (guard: LockGuard) => Promise<T>): Promise<T> {
+    const path = this.pathOf(key);
+    await mkdir(this.dirOf(key.account), { recursive: true });
+    let lost: Error | undefined;
+    let release: () => Promise<void>;
+    try {
+      release = await lockfile.lock(path, {
+        realpath: false,
+        stale: this.staleMs,
+        // Poll with backoff until the holder finishes or its lock goes stale.
+        retries: {
+          retries: Math.ceil(this.waitMs / 500),
+          factor: 1.2,
+          minTimeout: 25,
+          maxTimeout: 500,
+          randomize: true,
+        },
+        onCompromised: (err) => {
+          // Default behaviour throws from a timer and kills the process; we record it instead
+          // and refuse to do anything irreversible (guard.assertHeld) from then on.
+          lost = err;
+        },
+      });
+    } catch (err) {
+      throw new LockTimeoutError(
+        `order ${JSON.stringify(key.orderNumber)} is locked by another htorder process (${(err as Error).message})`,
+      );
+    }
+    const guard: LockGuard = {
+      assertHeld() {
+        if (lost) throw new LockLostError(`lost the ledger lock of order ${JSON.stringify(key.orderNumber)}: ${lost.message}`);
+      },
+    };
+    try {
+      return await fn(guard);
+    } finally {
+      if (!lost) await release().catch(() => undefined);
+    }
+  }
+
+  async read(key: LedgerKey): Promise<LedgerEntry | undefined> {
+    try {
+      return JSON.parse(await readFile(this.pathOf(key), 'utf8')) as LedgerEntry;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  async write(entry: LedgerEntry): Promise<void> {
+    await mkdir(this.dirOf(entry.account), { recursive: true });
+    await writeFileAtomic(this.pathOf(entry), `${JSON.stringify(entry, null, 2)}\n`);
+  }
+
+  async *entries(account?: string): AsyncIterable<LedgerEntry> {
+    const dirs = account ? [this.dirOf(account)] : await listDirs(this.root);
+    for (const dir of dirs) {
+      let names: string[];
+      try {
+        names = await readdir(dir);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw err;
+      }
+      for (const name of names.sort()) {
+        if (!name.endsWith('.json') || name.startsWith('.')) continue;
+        yield JSON.parse(await readFile(join(dir, name), 'utf8')) as LedgerEntry;
+      }
+    }
+  }
+}
+
+async function listDirs(root: string): Promise<string[]> {
+  try {
+    const items = await readdir(root, { withFileTypes: true });
+    return items.filter((d) => d.isDirectory() && !d.name.endsWith('.lock')).map((d) => join(root, d.name));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+}

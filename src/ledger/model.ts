@@ -1,0 +1,75 @@
+/**
+ * Exactly-once bookkeeping (design.md §4). Per account and orderNumber the ledger records
+ * the intent BEFORE `POST /Jobs` and the outcome after. Every decision to send is taken
+ * while holding that order's lock, so two processes (or two machines sharing a bucket)
+ * never both send the same order.
+ */
+
+export interface LedgerKey {
+  /** Region base URL + account id: orders are unique per account, never across accounts. */
+  account: string;
+  orderNumber: string;
+}
+
+/**
+ * - `intent`: about to send, or sent without a known outcome (crash, timeout, reset, 5xx).
+ *   Must be settled by an exact-match search of `/Jobs/active` before anything is sent again.
+ * - `submitted`: the API created the job; `jobNumber` is known. Never sent again.
+ * - `failed`: the API refused it or it was never sent; nothing exists server-side. May be sent
+ *   again by a later run.
+ */
+export type LedgerState = 'intent' | 'submitted' | 'failed';
+
+export interface LedgerLine {
+  customerReference: string | null;
+  quantity: number;
+  newAssetSku: string | null;
+  needsArtworkToBeUploaded: boolean;
+}
+
+export interface LedgerEntry {
+  ledgerVersion: 1;
+  account: string;
+  orderNumber: string;
+  /** sha256 of the canonical JobCandidate sent: a changed manifest entry is detected, not resent. */
+  payloadHash: string;
+  state: LedgerState;
+  /** How many times a POST was (or may have been) sent. */
+  attempts: number;
+  intentAt: string;
+  outcomeAt?: string;
+  jobNumber?: number;
+  dateDue?: string | null;
+  totalJobCost?: number;
+  lines?: LedgerLine[];
+  /** How the outcome was learnt: the create response, or a search after an unknown outcome. */
+  settledBy?: 'response' | 'search';
+  /** Last error, already redacted. */
+  error?: string;
+  /** Which input asked for it (for people reading the ledger). */
+  input?: { file: string; sha256: string };
+}
+
+/** Proof that the caller still holds the lock; checked right before anything irreversible. */
+export interface LockGuard {
+  /** Throws if the lock was lost (e.g. the process stalled past the lease and another took it). */
+  assertHeld(): void;
+}
+
+export interface LedgerStore {
+  /** Runs `fn` holding the exclusive, cross-process lock on `key`; waits for another holder. */
+  withLock<T>(key: LedgerKey, fn: (guard: LockGuard) => Promise<T>): Promise<T>;
+  read(key: LedgerKey): Promise<LedgerEntry | undefined>;
+  /** Atomic: a reader sees the previous entry or this one, never a torn file. */
+  write(entry: LedgerEntry): Promise<void>;
+  /** Every entry, optionally of one account (used by `htorder track`). */
+  entries(account?: string): AsyncIterable<LedgerEntry>;
+}
+
+export class LockLostError extends Error {
+  override name = 'LockLostError';
+}
+
+export class LockTimeoutError extends Error {
+  override name = 'LockTimeoutError';
+}

@@ -1,0 +1,12 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * A file or object name for an arbitrary string (order numbers may hold `/`, `..`, spaces,
+ * unicode). Readable prefix for people browsing the folder, plus a hash so two different
+ * strings never share a name and nothing can escape the ledger directory.
+ */
+export function safeName(value: string): string {
+  const readable = value.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_').slice(0, 60);
+  const hash = createHash('sha256').update(value, 'utf8').digest('hex').slice(0, 16);
+  return `${readable}-${hash}`;
+}
