@@ -27,10 +27,16 @@ export function buildProgram(): Command {
 /** Runs the CLI; returns the exit code instead of exiting, so tests can call it in-process. */
 export async function runCli(argv: string[]): Promise<number> {
   const program = buildProgram();
+  // Actions report their outcome through process.exitCode; start clean so an in-process
+  // caller (tests, the demo) never inherits the code of an earlier command.
+  process.exitCode = undefined;
   try {
     await program.parseAsync(argv, { from: 'user' });
-    return typeof process.exitCode === 'number' ? process.exitCode : ExitCode.Ok;
+    const code = typeof process.exitCode === 'number' ? process.exitCode : ExitCode.Ok;
+    process.exitCode = undefined;
+    return code;
   } catch (err) {
+    process.exitCode = undefined;
     if (err instanceof CommanderError) {
       // --help and --version arrive here with exitCode 0; usage mistakes with 1 → we use 2.
       return err.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;

@@ -1,9 +1,144 @@
-import type { Command } from 'commander';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Option, type Command } from 'commander';
+import { createApiClient } from '../../api/client.js';
+import { ApiError } from '../../api/errors.js';
+import type { HttpMethod } from '../../api/transport.js';
+import type { ApiConfig } from '../../config/api-config.js';
+import { addConfigOptions, configFlagsFrom } from '../../config/config-flags.js';
+import { resolveConfig, type ConfigFlags } from '../../config/resolve-config.js';
+import { sandboxConfig } from '../../config/sandbox-config.js';
+import { createLogger, isLogLevel, type LogLevel } from '../../log/logger.js';
+import { ExitCode, UsageError } from '../exit-codes.js';
 
-/** `htorder api` — placeholder until its issue lands. */
+export interface ApiCommandInput {
+  method: string;
+  path: string;
+  data?: string;
+  sandbox?: boolean;
+  account?: string;
+  logLevel?: string;
+  flags: ConfigFlags;
+}
+
+export interface ApiCommandIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  env: Record<string, string | undefined>;
+  cwd: string;
+}
+
+const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
+
+/** `htorder api METHOD PATH [--data JSON]`: one authenticated call, for debugging. */
 export function register(program: Command): void {
-  program.command('api').description('(not yet implemented)').action(() => {
-    process.stderr.write('htorder api: not yet implemented\n');
-    process.exitCode = 2;
+  const cmd = program
+    .command('api')
+    .description('one authenticated API call; the response JSON goes to stdout, problem details to stderr')
+    .argument('<method>', 'GET, POST, PATCH, PUT or DELETE')
+    .argument('<path>', 'path relative to the API base URL, with an optional query: /Jobs/active?pageSize=5')
+    .option('--data <json>', 'request body as JSON text, or @FILE to read it from a file')
+    .option('--sandbox', 'start an in-process sandbox and call it (no credentials needed)')
+    .option('--account <name>', 'sandbox demo account to call as (with --sandbox; default us-demo)')
+    .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env HTORDER_LOG_LEVEL)'));
+  addConfigOptions(cmd);
+  cmd.action(async (method: string, path: string, opts: Record<string, unknown>) => {
+    process.exitCode = await runApiCommand(
+      {
+        method, path,
+        data: opts.data as string | undefined,
+        sandbox: opts.sandbox === true,
+        account: opts.account as string | undefined,
+        logLevel: opts.logLevel as string | undefined,
+        flags: configFlagsFrom(opts),
+      },
+      { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() },
+    );
   });
+}
+
+/**
+ * Runs the command and returns its exit code: 0 on 2xx, 1 on a 4xx/5xx answer, 3 when the
+ * API could not be reached or refused the credentials. Usage and configuration mistakes
+ * throw UsageError (exit 2 at the CLI edge).
+ */
+export async function runApiCommand(input: ApiCommandInput, io: ApiCommandIo): Promise<number> {
+  const method = input.method.toUpperCase() as HttpMethod;
+  if (!METHODS.includes(method)) throw new UsageError(`unknown method "${input.method}" (use ${METHODS.join(', ')})`);
+  const { path, query } = splitPath(input.path);
+  const body = input.data === undefined ? undefined : parseData(input.data, io.cwd);
+  if (body !== undefined && method === 'GET') throw new UsageError('--data cannot be sent with GET');
+  const level = input.logLevel ?? io.env.HTORDER_LOG_LEVEL ?? 'warn';
+  if (!isLogLevel(level)) throw new UsageError(`unknown log level "${level}"`);
+  const logger = createLogger({ level: level as LogLevel, pretty: io.stderr.isTTY === true, destination: io.stderr });
+
+  let config: ApiConfig;
+  let closeSandbox: (() => Promise<void>) | null = null;
+  if (input.sandbox) {
+    const clash = (['profile', 'baseUrl', 'authUrl', 'realm', 'clientId', 'clientSecretFile', 'statusUrl'] as const).find(
+      (k) => input.flags[k] !== undefined,
+    );
+    if (clash) throw new UsageError(`--sandbox supplies its own account; it cannot be combined with --${kebab(clash)}`);
+    // Loaded only on demand: the simulator is not needed for real calls.
+    const { startSandbox } = await import('../../sandbox/index.js');
+    const sandbox = await startSandbox({ port: 0 });
+    closeSandbox = () => sandbox.close();
+    try {
+      config = sandboxConfig(sandbox, input.account ?? 'us-demo');
+    } catch (err) {
+      await sandbox.close();
+      throw err;
+    }
+  } else {
+    if (input.account !== undefined) throw new UsageError('--account needs --sandbox (for configured accounts use --profile)');
+    config = resolveConfig({ env: io.env, flags: input.flags, cwd: io.cwd });
+  }
+
+  const client = createApiClient(config, { logger });
+  try {
+    const res = await client.send({ method, path, query, body });
+    if (res.body !== null) {
+      io.stdout.write(typeof res.body === 'string' ? `${res.body}\n` : `${JSON.stringify(res.body, null, 2)}\n`);
+    }
+    return ExitCode.Ok;
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    if (err.kind === 'http') {
+      io.stderr.write(`${JSON.stringify(err.toProblem(), null, 2)}\n`);
+      return ExitCode.Invalid;
+    }
+    io.stderr.write(`htorder api: ${err.message}\n`);
+    return ExitCode.Unavailable;
+  } finally {
+    await client.close();
+    if (closeSandbox) await closeSandbox();
+  }
+}
+
+/** `/Jobs/active?pageSize=5` → path `/Jobs/active` + query. Spaces and quotes in the path get percent-encoded. */
+export function splitPath(raw: string): { path: string; query: Record<string, string> } {
+  if (!raw.startsWith('/')) throw new UsageError(`PATH must start with "/" (relative to the API base URL), got "${raw}"`);
+  const url = new URL(raw, 'http://placeholder.invalid');
+  return { path: url.pathname, query: Object.fromEntries(url.searchParams) };
+}
+
+function parseData(data: string, cwd: string): unknown {
+  let text = data;
+  if (data.startsWith('@')) {
+    const file = data.slice(1);
+    try {
+      text = readFileSync(resolve(cwd, file), 'utf8');
+    } catch (err) {
+      throw new UsageError(`--data ${data}: cannot read the file (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`--data is not valid JSON: ${(err as Error).message}`);
+  }
+}
+
+function kebab(s: string): string {
+  return s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }

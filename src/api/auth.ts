@@ -1,0 +1,198 @@
+import type { Dispatcher } from 'undici';
+import type { Timeouts } from '../config/api-config.js';
+import type { Logger } from '../log/logger.js';
+import { redactUrl } from '../log/redact.js';
+import { ApiError } from './errors.js';
+import { sendHttp } from './http.js';
+import { backoffDelay, isRetryableStatus, type RetryOptions } from './retry-policy.js';
+
+export interface CachedToken {
+  accessToken: string;
+  /** Epoch ms at which the token stops being handed out (expiry minus the margin). */
+  refreshAt: number;
+}
+
+/**
+ * Tokens keyed by (auth URL, realm, client id): one account's token can never be handed to
+ * another account's calls. A client owns a fresh cache unless the caller passes one in
+ * (e.g. a daemon recreating clients for the same account).
+ */
+export class TokenCache {
+  private readonly entries = new Map<string, CachedToken>();
+
+  static key(authUrl: string, realm: string, clientId: string): string {
+    return JSON.stringify([authUrl, realm, clientId]);
+  }
+  get(key: string): CachedToken | undefined {
+    return this.entries.get(key);
+  }
+  set(key: string, token: CachedToken): void {
+    this.entries.set(key, token);
+  }
+  delete(key: string): void {
+    this.entries.delete(key);
+  }
+}
+
+export interface TokenProviderOptions {
+  authUrl: string;
+  realm: string;
+  clientId: string;
+  clientSecret: string;
+  dispatcher: Dispatcher;
+  timeouts: Timeouts;
+  userAgent: string;
+  logger: Logger;
+  retry: RetryOptions;
+  cache?: TokenCache;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+}
+
+/**
+ * OAuth2 client-credentials tokens for one account. Reuses the cached token until shortly
+ * before expiry; concurrent callers share one in-flight request; after a failed token
+ * request the next attempt waits out an exponential backoff, because the spec warns that
+ * token-request loops lead to rate limiting.
+ */
+export class TokenProvider {
+  private readonly cache: TokenCache;
+  private readonly key: string;
+  private inFlight: Promise<string> | null = null;
+  private consecutiveFailures = 0;
+  private notBefore = 0;
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+  readonly tokenUrl: string;
+  /** For error values and logs: no host, no secret. */
+  readonly route: string;
+
+  constructor(private readonly opts: TokenProviderOptions) {
+    this.cache = opts.cache ?? new TokenCache();
+    this.key = TokenCache.key(opts.authUrl, opts.realm, opts.clientId);
+    this.now = opts.now ?? Date.now;
+    this.sleep = opts.sleep ?? defaultSleep;
+    this.route = `/realms/${encodeURIComponent(opts.realm)}/protocol/openid-connect/token`;
+    this.tokenUrl = `${opts.authUrl}${this.route}`;
+  }
+
+  /** A valid access token: the cached one, or a fresh one. */
+  async get(): Promise<string> {
+    const cached = this.cache.get(this.key);
+    if (cached && this.now() < cached.refreshAt) return cached.accessToken;
+    if (!this.inFlight) {
+      this.inFlight = this.fetchWithBackoff().finally(() => {
+        this.inFlight = null;
+      });
+    }
+    return this.inFlight;
+  }
+
+  /**
+   * Drops `token` after the API refused it (401). Only that token: if another caller has
+   * already replaced it, the newer one stays.
+   */
+  invalidate(token: string): void {
+    if (this.cache.get(this.key)?.accessToken === token) this.cache.delete(this.key);
+  }
+
+  private async fetchWithBackoff(): Promise<string> {
+    const wait = this.notBefore - this.now();
+    if (wait > 0) await this.sleep(wait);
+    try {
+      const token = await this.fetchWithRetries();
+      this.consecutiveFailures = 0;
+      this.notBefore = 0;
+      return token;
+    } catch (err) {
+      this.consecutiveFailures++;
+      this.notBefore = this.now() + backoffDelay(this.consecutiveFailures, this.opts.retry, this.opts.random);
+      throw err;
+    }
+  }
+
+  private async fetchWithRetries(): Promise<string> {
+    let previous500s = 0;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.fetchOnce();
+      } catch (err) {
+        const e = err as ApiError;
+        const transient =
+          e.kind === 'network' || e.kind === 'timeout' || (e.status !== null && isRetryableStatus(e.status, previous500s));
+        if (e.status === 500) previous500s++;
+        if (!transient || attempt >= this.opts.retry.maxAttempts) {
+          throw e;
+        }
+        const delay = backoffDelay(attempt, this.opts.retry, this.opts.random);
+        this.opts.logger.warn(
+          { route: 'token', authUrl: redactUrl(this.opts.authUrl), status: e.status, code: e.code, attempt, delayMs: delay },
+          'token request failed; retrying',
+        );
+        await this.sleep(delay);
+      }
+    }
+  }
+
+  private async fetchOnce(): Promise<string> {
+    const startedAt = this.now();
+    const form = new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: this.opts.clientId,
+      client_secret: this.opts.clientSecret,
+    }).toString();
+    const res = await sendHttp({
+      dispatcher: this.opts.dispatcher,
+      method: 'POST',
+      url: this.tokenUrl,
+      route: this.route,
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        accept: 'application/json',
+        'user-agent': this.opts.userAgent,
+      },
+      body: form,
+      timeouts: this.opts.timeouts,
+    });
+    if (res.status === 400 || res.status === 401 || res.status === 403) {
+      // OAuth error bodies carry `error` / `error_description`; neither holds the secret.
+      const b = (typeof res.body === 'object' && res.body !== null ? res.body : {}) as Record<string, unknown>;
+      const reason = [b.error, b.error_description].filter((x) => typeof x === 'string').join(': ');
+      throw new ApiError({
+        kind: 'auth', method: 'POST', route: this.route, status: res.status, body: res.body, mayHaveReachedServer: true,
+        message: `token request for client "${this.opts.clientId}" refused (${res.status}${reason ? ` ${reason}` : ''}); check the client id, secret, realm and region`,
+      });
+    }
+    if (res.status < 200 || res.status >= 300) {
+      // Kind `auth`, not `http`: whatever the token host says, no API call was decided.
+      throw new ApiError({
+        kind: 'auth', method: 'POST', route: this.route, status: res.status, body: res.body, mayHaveReachedServer: true,
+        message: `token request failed with status ${res.status}`,
+      });
+    }
+    const body = res.body as { access_token?: unknown; expires_in?: unknown } | null;
+    if (!body || typeof body.access_token !== 'string' || body.access_token === '') {
+      throw new ApiError({
+        kind: 'auth', method: 'POST', route: this.route, status: res.status, mayHaveReachedServer: true,
+        message: 'token response carried no access_token',
+      });
+    }
+    const expiresIn = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : 600;
+    this.cache.set(this.key, { accessToken: body.access_token, refreshAt: startedAt + (expiresIn - refreshMargin(expiresIn)) * 1000 });
+    this.opts.logger.debug({ route: 'token', expiresIn }, 'obtained access token');
+    return body.access_token;
+  }
+}
+
+/**
+ * Seconds before expiry at which a token is replaced: the advised one minute, but at most
+ * a tenth of the lifetime so short-lived tokens (tests use a few seconds) are still reused.
+ */
+export function refreshMargin(expiresInSeconds: number): number {
+  return Math.min(60, expiresInSeconds / 10);
+}
+
+function defaultSleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,16 @@
+export * from './types.js';
+export { createApiClient, type ApiClient, type ApiClientOptions, type AccountIdentity } from './client.js';
+export { ApiError, isApiError, isNotFound, orNull, type ApiErrorKind } from './errors.js';
+export { TokenCache, refreshMargin } from './auth.js';
+export { DEFAULT_RETRY, isRetrySafe, type RetryOptions } from './retry-policy.js';
+export { type RequestSpec, type HttpMethod, USER_AGENT } from './transport.js';
+export type { HttpResponse } from './http.js';
+export { paginateList, paginateActiveJobs } from './paginate.js';
+export type { ValidateResult, JobsApi } from './resources/jobs.js';
+export type { PriceCodesApi } from './resources/price-codes.js';
+export type { AssetsApi } from './resources/assets.js';
+export type { AccountApi } from './resources/account.js';
+export type { LookupsApi } from './resources/lookups.js';
+export type { StockApi } from './resources/stock.js';
+export type { PromoApi } from './resources/promo.js';
+export type { StatusApi } from './resources/status.js';

@@ -1,0 +1,77 @@
+import { paginateActiveJobs } from '../paginate.js';
+import type { Transport } from '../transport.js';
+import type {
+  ActiveJobDto, ActiveJobsEnvelope, ActiveJobsQuery, DeliveryOption, EarliestShipDate, JobCandidate,
+  JobCreateResponse, JobDto, PatchJobDto,
+} from '../types.js';
+
+/**
+ * The answer to a `validateOnly` POST /Jobs. The spec shows neither the status nor the
+ * body shape of a successful validation (only the message 'Validated with NO Errors. Job
+ * NOT created.'), so any 2xx counts as "valid" and the body is passed through untyped.
+ * Invalid payloads arrive as ApiError (400 with validationMessages, or 500).
+ */
+export interface ValidateResult {
+  status: number;
+  body: unknown;
+  /** The body's `message` (or the body itself when it is text), if any. */
+  message: string | null;
+}
+
+export interface JobsApi {
+  /**
+   * POST /Jobs. Never retried: a failure carries `mayHaveReachedServer`, and when true the
+   * job may exist; search `active({ searchText: orderNumber, includeClosedJobs: true })`
+   * before sending again.
+   */
+  create(candidate: JobCandidate): Promise<JobCreateResponse>;
+  /** POST /Jobs with validateOnly true. Creates nothing, so it is retried like a GET. */
+  validate(candidate: JobCandidate): Promise<ValidateResult>;
+  /** GET /Jobs/{jobNumber}. A missing (or other account's) job throws an ApiError for which isNotFound() is true. */
+  get(jobNumber: number): Promise<JobDto>;
+  /** PATCH /Jobs/{jobNumber}: only non-null fields change. Never retried. */
+  patch(jobNumber: number, patch: PatchJobDto): Promise<JobDto>;
+  /** POST /Jobs/{jobNumber}/cancel: 204 on success (also when already cancelled); 409 once in production. Never retried. */
+  cancel(jobNumber: number): Promise<void>;
+  /** GET /Jobs/active: one page. */
+  active(query?: ActiveJobsQuery): Promise<ActiveJobsEnvelope>;
+  /** GET /Jobs/active, every page, lazily. `query.page` is the first page. */
+  iterateActive(query?: ActiveJobsQuery): AsyncGenerator<ActiveJobDto, void, undefined>;
+  /** GET /Jobs/delivery-options */
+  deliveryOptions(): Promise<DeliveryOption[]>;
+  /** GET /Jobs/earliest-ship-date. A live calculation: never cache it. */
+  earliestShipDate(query?: { processCodes?: string | readonly string[] }): Promise<EarliestShipDate>;
+}
+
+export function jobsApi(t: Transport): JobsApi {
+  const job = (n: number): string => `/Jobs/${encodeURIComponent(checkJobNumber(n))}`;
+  const active = (query: ActiveJobsQuery = {}): Promise<ActiveJobsEnvelope> =>
+    t.request({ method: 'GET', path: '/Jobs/active', query: { ...query } });
+  return {
+    create: (candidate) =>
+      t.request({ method: 'POST', path: '/Jobs', body: { ...candidate, validateOnly: false }, retrySafe: false }),
+    validate: async (candidate) => {
+      const res = await t.send({ method: 'POST', path: '/Jobs', body: { ...candidate, validateOnly: true } });
+      const b = res.body;
+      const message =
+        typeof b === 'string' ? b : typeof b === 'object' && b !== null && typeof (b as { message?: unknown }).message === 'string'
+          ? (b as { message: string }).message : null;
+      return { status: res.status, body: b, message };
+    },
+    get: (n) => t.request({ method: 'GET', path: job(n) }),
+    patch: (n, patch) => t.request({ method: 'PATCH', path: job(n), body: patch }),
+    cancel: async (n) => {
+      await t.request({ method: 'POST', path: `${job(n)}/cancel` });
+    },
+    active,
+    iterateActive: (query = {}) => paginateActiveJobs((page) => active({ ...query, page }), query.page ?? 1),
+    deliveryOptions: () => t.request({ method: 'GET', path: '/Jobs/delivery-options' }),
+    earliestShipDate: (query = {}) =>
+      t.request({ method: 'GET', path: '/Jobs/earliest-ship-date', query: { processCodes: query.processCodes } }),
+  };
+}
+
+function checkJobNumber(n: number): string {
+  if (!Number.isSafeInteger(n) || n < 0) throw new TypeError(`job number must be a non-negative integer, got ${n}`);
+  return String(n);
+}

@@ -1,0 +1,176 @@
+import { Agent, type Dispatcher } from 'undici';
+import type { ApiConfig } from '../config/api-config.js';
+import type { Logger } from '../log/logger.js';
+import { VERSION } from '../version.js';
+import type { TokenProvider } from './auth.js';
+import { ApiError } from './errors.js';
+import { sendHttp, type HttpResponse } from './http.js';
+import {
+  backoffDelay, isRetryableStatus, isRetrySafe, parseRetryAfter, type RetryOptions,
+} from './retry-policy.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
+export type QueryValue = string | number | boolean | null | undefined | readonly (string | number)[];
+
+export interface RequestSpec {
+  method: HttpMethod;
+  /** Relative to the API host, path parameters already percent-encoded: `/Jobs/123`. */
+  path: string;
+  /** Undefined and null values are left out; arrays are joined with commas (the API's list form). */
+  query?: Record<string, QueryValue>;
+  /** Sent as JSON. */
+  body?: unknown;
+  /** Default true. The status page is public and takes no token. */
+  auth?: boolean;
+  /** Host to use instead of the API host (the status page has its own). */
+  baseUrl?: string;
+  /** Overrides the retry-safety rule of retry-policy.ts (e.g. to forbid retries). */
+  retrySafe?: boolean;
+}
+
+export interface TransportOptions {
+  config: ApiConfig;
+  tokens: TokenProvider;
+  dispatcher: Dispatcher;
+  logger: Logger;
+  retry: RetryOptions;
+  now?: () => number;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+}
+
+export const USER_AGENT = `htorder/${VERSION}`;
+
+/** A keep-alive connection pool per origin, with the configured connect timeout. */
+export function createDispatcher(config: Pick<ApiConfig, 'timeouts' | 'concurrency'>): Agent {
+  return new Agent({
+    connect: { timeout: config.timeouts.connectMs },
+    headersTimeout: config.timeouts.headersMs,
+    bodyTimeout: config.timeouts.bodyMs,
+    keepAliveTimeout: 10_000,
+    // Enough sockets for the pipeline's parallel jobs, not unbounded.
+    connections: Math.max(4, config.concurrency * 2),
+  });
+}
+
+/**
+ * Sends API calls: adds the bearer token and standard headers, retries what is safe to
+ * retry, turns every non-2xx answer into an ApiError. One 401 drops the token and the call
+ * is repeated once with a fresh one, whatever the method: a 401 means the server did not
+ * act on the request.
+ */
+export class Transport {
+  private readonly now: () => number;
+  private readonly sleep: (ms: number) => Promise<void>;
+
+  constructor(private readonly opts: TransportOptions) {
+    this.now = opts.now ?? Date.now;
+    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+  }
+
+  /** The parsed body of a 2xx answer (null for 204). */
+  async request<T>(spec: RequestSpec): Promise<T> {
+    return (await this.send(spec)).body as T;
+  }
+
+  /** The whole 2xx answer; non-2xx answers throw ApiError. */
+  async send(spec: RequestSpec): Promise<HttpResponse> {
+    const route = spec.path;
+    const retrySafe = spec.retrySafe ?? isRetrySafe({ method: spec.method, path: spec.path, body: spec.body });
+    const { retry, logger } = this.opts;
+    let previous500s = 0;
+    for (let attempt = 1; ; attempt++) {
+      const started = this.now();
+      let res: HttpResponse;
+      try {
+        res = await this.sendAuthorised(spec, route);
+      } catch (err) {
+        // The token provider has already retried and backed off; retrying here would multiply its attempts.
+        if (err instanceof TokenFailure) throw err.error;
+        const e = err as ApiError;
+        const transient = e.kind === 'network' || e.kind === 'timeout';
+        if (retrySafe && transient && attempt < retry.maxAttempts) {
+          const delay = backoffDelay(attempt, retry, this.opts.random);
+          logger.warn({ method: spec.method, route, code: e.code, attempt, delayMs: delay }, 'API call failed; retrying');
+          await this.sleep(delay);
+          continue;
+        }
+        logger.debug({ method: spec.method, route, kind: e.kind, code: e.code, attempt }, 'API call failed');
+        throw e;
+      }
+      logger.debug({ method: spec.method, route, status: res.status, attempt, durationMs: this.now() - started }, 'API call');
+      if (res.status >= 200 && res.status < 300) return res;
+      if (retrySafe && attempt < retry.maxAttempts && isRetryableStatus(res.status, previous500s)) {
+        if (res.status === 500) previous500s++;
+        const retryAfter = parseRetryAfter(res.headers['retry-after'], this.now(), retry.maxRetryAfterMs);
+        const delay = retryAfter ?? backoffDelay(attempt, retry, this.opts.random);
+        logger.warn({ method: spec.method, route, status: res.status, attempt, delayMs: delay }, 'API call failed; retrying');
+        await this.sleep(delay);
+        continue;
+      }
+      throw new ApiError({
+        kind: res.status === 401 && spec.auth !== false ? 'auth' : 'http',
+        method: spec.method, route, status: res.status, body: res.body, mayHaveReachedServer: true,
+      });
+    }
+  }
+
+  /** One attempt, plus at most one repeat after a 401 with a freshly fetched token. */
+  private async sendAuthorised(spec: RequestSpec, route: string): Promise<HttpResponse> {
+    if (spec.auth === false) return this.sendOnce(spec, route, null);
+    const token = await this.token();
+    const res = await this.sendOnce(spec, route, token);
+    if (res.status !== 401) return res;
+    this.opts.logger.info({ method: spec.method, route }, 'token refused (401); fetching a new one and retrying once');
+    this.opts.tokens.invalidate(token);
+    const fresh = await this.token();
+    return this.sendOnce(spec, route, fresh);
+  }
+
+  private async token(): Promise<string> {
+    try {
+      return await this.opts.tokens.get();
+    } catch (err) {
+      throw new TokenFailure(err as ApiError);
+    }
+  }
+
+  private sendOnce(spec: RequestSpec, route: string, token: string | null): Promise<HttpResponse> {
+    const { config } = this.opts;
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': USER_AGENT,
+      'x-application-name': config.appName,
+    };
+    if (token !== null) headers.authorization = `Bearer ${token}`;
+    let body: string | undefined;
+    if (spec.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(spec.body);
+    }
+    return sendHttp({
+      dispatcher: this.opts.dispatcher,
+      method: spec.method,
+      url: buildUrl(spec.baseUrl ?? config.baseUrl, spec.path, spec.query),
+      headers,
+      body,
+      timeouts: config.timeouts,
+      route,
+    });
+  }
+}
+
+/** Marks a failure to get a token, so the call loop does not retry it a second time. */
+class TokenFailure {
+  constructor(readonly error: ApiError) {}
+}
+
+export function buildUrl(base: string, path: string, query?: Record<string, QueryValue>): string {
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query ?? {})) {
+    if (v === undefined || v === null) continue;
+    params.append(k, Array.isArray(v) ? v.join(',') : String(v));
+  }
+  const qs = params.toString();
+  return `${base.replace(/\/+$/, '')}${path.startsWith('/') ? '' : '/'}${path}${qs ? `?${qs}` : ''}`;
+}

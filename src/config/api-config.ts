@@ -1,0 +1,41 @@
+/**
+ * Everything needed to talk to one account of the API. Built by resolveConfig (env, profile
+ * file, flags) or sandboxConfig (an in-process sandbox); consumed by createApiClient.
+ */
+export interface ApiConfig {
+  /** The region's API host, e.g. `https://api.us.example.com`. No trailing slash. */
+  baseUrl: string;
+  /** The region's authentication host; the token endpoint is `{authUrl}/realms/{realm}/protocol/openid-connect/token`. */
+  authUrl: string;
+  realm: string;
+  clientId: string;
+  /** Never logged, never printed. */
+  clientSecret: string;
+  /** The region's status page host (`{statusUrl}/status.json`); optional, only `status.*` needs it. */
+  statusUrl: string | null;
+  /** Ledger location. Default `.htorder/` in the working directory (absolute after resolution). */
+  stateDir: string;
+  /** How many jobs are worked on at once. Default 8. */
+  concurrency: number;
+  /** `X-Application-Name` header; the API validates it as an origin code. Default `API`. */
+  appName: string;
+  timeouts: Timeouts;
+  /** Plain-http hosts other than loopback are refused unless this is set. */
+  allowInsecure: boolean;
+  /** Profile name the values came from, if any (for messages only). */
+  profile: string | null;
+}
+
+export interface Timeouts {
+  /** TCP + TLS connect. */
+  connectMs: number;
+  /** From the request being sent to the response headers arriving. */
+  headersMs: number;
+  /** Maximum idle time between body chunks. */
+  bodyMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 10_000, headersMs: 60_000, bodyMs: 60_000 };
+export const DEFAULT_CONCURRENCY = 8;
+export const DEFAULT_APP_NAME = 'API';
+export const DEFAULT_STATE_DIR = '.htorder';

@@ -1,0 +1,46 @@
+import { resolve } from 'node:path';
+import { UsageError } from '../cli/exit-codes.js';
+import { DEFAULT_APP_NAME, DEFAULT_CONCURRENCY, DEFAULT_STATE_DIR, DEFAULT_TIMEOUTS, type ApiConfig } from './api-config.js';
+
+/**
+ * The part of the sandbox's SandboxInfo that configuration needs. Declared structurally
+ * so that config does not import the simulator (it stays out of production bundles).
+ */
+export interface SandboxDirectory {
+  regions: Record<string, { baseUrl: string; authUrl: string; realm: string; statusUrl: string }>;
+  accounts: { name: string; region: string; clientId: string; clientSecret: string }[];
+}
+
+/**
+ * The ApiConfig of one sandbox demo account (default `us-demo`), for `--sandbox`.
+ * `overrides` can set the state dir, concurrency etc.; the sandbox's URLs and credentials
+ * always come from the sandbox itself.
+ */
+export function sandboxConfig(
+  sandbox: SandboxDirectory,
+  accountName = 'us-demo',
+  overrides: Partial<Pick<ApiConfig, 'stateDir' | 'concurrency' | 'appName' | 'timeouts'>> = {},
+): ApiConfig {
+  const account = sandbox.accounts.find((a) => a.name === accountName);
+  if (!account) {
+    throw new UsageError(
+      `unknown sandbox account "${accountName}" (known: ${sandbox.accounts.map((a) => a.name).join(', ')})`,
+    );
+  }
+  const region = sandbox.regions[account.region];
+  if (!region) throw new UsageError(`sandbox account "${accountName}" names unknown region "${account.region}"`);
+  return {
+    baseUrl: region.baseUrl,
+    authUrl: region.authUrl,
+    realm: region.realm,
+    clientId: account.clientId,
+    clientSecret: account.clientSecret,
+    statusUrl: region.statusUrl,
+    stateDir: overrides.stateDir ?? resolve(DEFAULT_STATE_DIR),
+    concurrency: overrides.concurrency ?? DEFAULT_CONCURRENCY,
+    appName: overrides.appName ?? DEFAULT_APP_NAME,
+    timeouts: overrides.timeouts ?? DEFAULT_TIMEOUTS,
+    allowInsecure: false,
+    profile: null,
+  };
+}

@@ -1,0 +1,35 @@
+import { UsageError } from '../cli/exit-codes.js';
+import type { ApiConfig } from './api-config.js';
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
+
+/** True for http(s) URLs on the loopback interface, where plain http leaks nothing. */
+export function isLoopbackUrl(url: string): boolean {
+  try {
+    return LOOPBACK_HOSTS.has(new URL(url).hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Refuses plain-http hosts other than loopback: the client secret and the bearer token
+ * would cross the network in clear. `allowInsecure` (HTORDER_ALLOW_INSECURE=1,
+ * --allow-insecure) is the escape hatch for test rigs.
+ */
+export function checkTransportSecurity(config: Pick<ApiConfig, 'baseUrl' | 'authUrl' | 'statusUrl' | 'allowInsecure'>): void {
+  if (config.allowInsecure) return;
+  const urls: [string, string | null][] = [
+    ['HTORDER_BASE_URL', config.baseUrl],
+    ['HTORDER_AUTH_URL', config.authUrl],
+    ['HTORDER_STATUS_URL', config.statusUrl],
+  ];
+  for (const [name, url] of urls) {
+    if (url === null) continue;
+    if (new URL(url).protocol !== 'https:' && !isLoopbackUrl(url)) {
+      throw new UsageError(
+        `${name} (${url}) is not https; refusing to send credentials in clear (set HTORDER_ALLOW_INSECURE=1 or --allow-insecure to override)`,
+      );
+    }
+  }
+}

@@ -1,0 +1,59 @@
+import { pino, type DestinationStream, type Logger as PinoLogger, type LevelWithSilent } from 'pino';
+import pretty from 'pino-pretty';
+import { redactDeep, redactUrlsInText } from './redact.js';
+
+export type Logger = PinoLogger;
+export type LogLevel = LevelWithSilent;
+
+export interface LoggerOptions {
+  /** Default `warn`: the CLI's stdout is for JSON and its stderr for humans, so logs stay quiet. */
+  level?: LogLevel;
+  /** Human-readable lines (pino-pretty) instead of JSON lines. */
+  pretty?: boolean;
+  /** Where lines go; default stderr (fd 2), never stdout, which carries machine output. */
+  destination?: DestinationStream | NodeJS.WritableStream;
+}
+
+const LEVELS: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function isLogLevel(value: string): value is LogLevel {
+  return LEVELS.includes(value);
+}
+
+/**
+ * The one pino logger of a process. Redaction happens in two places because pino's own
+ * `redact` only knows fixed paths: the `log` formatter deep-redacts every key that looks
+ * like a secret or token (whatever its depth or spelling), and the `logMethod` hook strips
+ * query strings from URLs written into the message text.
+ */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const level = options.level ?? 'warn';
+  const destination =
+    options.destination ?? (options.pretty ? undefined : pino.destination({ fd: 2, sync: true }));
+  const stream = options.pretty
+    ? pretty({ destination: (destination as NodeJS.WritableStream | undefined) ?? 2, colorize: false, sync: true })
+    : destination;
+  return pino(
+    {
+      level,
+      base: undefined,
+      // Fixed paths first (cheap); the formatter below catches everything else.
+      redact: { paths: ['headers.authorization', 'req.headers.authorization', 'client_secret', 'access_token'], censor: '[redacted]' },
+      formatters: {
+        log: (obj) => redactDeep(obj) as Record<string, unknown>,
+      },
+      hooks: {
+        logMethod(args, method) {
+          const cleaned = args.map((a) => (typeof a === 'string' ? redactUrlsInText(a) : a)) as Parameters<typeof method>;
+          method.apply(this, cleaned);
+        },
+      },
+    },
+    stream as DestinationStream,
+  );
+}
+
+/** A logger that writes nothing; the default for library callers that pass none. */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}
