@@ -1,9 +1,69 @@
 import type { Command } from 'commander';
+import { ExitCode, UsageError } from '../exit-codes.js';
+import { startSandbox, type SandboxInfo } from '../../sandbox/index.js';
 
-/** `htorder sandbox` — placeholder until its issue lands. */
-export function register(program: Command): void {
-  program.command('sandbox').description('(not yet implemented)').action(() => {
-    process.stderr.write('htorder sandbox: not yet implemented\n');
-    process.exitCode = 2;
+/** The ready line (design.md §1): one JSON object on one line, then nothing else on stdout. */
+export function readyLine(info: SandboxInfo): string {
+  return JSON.stringify({
+    url: info.url,
+    adminUrl: `${info.url}/_sandbox`,
+    regions: info.regions,
+    accounts: info.accounts,
   });
+}
+
+let stopRequested: (() => void) | null = null;
+
+/**
+ * Stops a running `htorder sandbox` as SIGINT/SIGTERM would (graceful close, exit 0).
+ * Exists so tests can run the command in-process; returns false when none is running.
+ */
+export function requestSandboxStop(): boolean {
+  if (!stopRequested) return false;
+  stopRequested();
+  return true;
+}
+
+function parseIntOption(flag: string, raw: string | undefined, min: number, max: number): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max} (got '${raw}')`);
+  return Number(raw);
+}
+
+/** `htorder sandbox [--port N] [--host H] [--seed N] [--token-ttl SECONDS]` */
+export function register(program: Command): void {
+  program
+    .command('sandbox')
+    .description('start the local API simulator; prints one JSON line with URLs and demo credentials, then serves until SIGINT/SIGTERM')
+    .option('--port <n>', 'port to listen on (0 = any free port)', '0')
+    .option('--host <host>', 'interface to bind', '127.0.0.1')
+    .option('--seed <n>', 'seed for generated data and client secrets', '1')
+    .option('--token-ttl <seconds>', 'access token lifetime in seconds', '600')
+    .action(async (opts: { port: string; host: string; seed: string; tokenTtl: string }) => {
+      const port = parseIntOption('--port', opts.port, 0, 65535);
+      const seed = parseIntOption('--seed', opts.seed, 0, 2 ** 32 - 1);
+      const tokenTtlSeconds = parseIntOption('--token-ttl', opts.tokenTtl, 1, 86_400);
+      let sandbox;
+      try {
+        sandbox = await startSandbox({ port, host: opts.host, seed, tokenTtlSeconds });
+      } catch (err) {
+        process.stderr.write(`htorder sandbox: cannot listen on ${opts.host}:${opts.port}: ${(err as Error).message}\n`);
+        process.exitCode = ExitCode.Usage;
+        return;
+      }
+      process.stdout.write(readyLine(sandbox.info()) + '\n');
+      await new Promise<void>((resolve) => {
+        const stop = (): void => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          stopRequested = null;
+          resolve();
+        };
+        stopRequested = stop;
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+      await sandbox.close();
+      process.exitCode = ExitCode.Ok;
+    });
 }

@@ -1,0 +1,106 @@
+import type { AddressInfo } from 'node:net';
+import { TokenStore } from './auth.js';
+import { createClock } from './clock.js';
+import { accountDefs, clientSecret, customerDef } from './data/accounts.js';
+import { REGION_CODES, REGIONS } from './data/regions.js';
+import { Faults } from './faults.js';
+import { createSandboxServer } from './server.js';
+import { World } from './state.js';
+import { SandboxAdmin } from './admin-client.js';
+
+export { SandboxAdmin } from './admin-client.js';
+export type { FaultRule, FaultKind, CreatedJobRecord } from './admin-types.js';
+
+export interface SandboxOptions {
+  /** 0 = a random free port (default). */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Varies the generated bulk data and the client secrets; default 1. */
+  seed?: number;
+  /** Default 600 (the API's 10 minutes). */
+  tokenTtlSeconds?: number;
+  /** The sandbox clock's start (it then runs with real time); default now. */
+  now?: Date;
+}
+
+export interface SandboxRegion {
+  baseUrl: string;
+  authUrl: string;
+  realm: string;
+  statusUrl: string;
+}
+
+export interface SandboxAccount {
+  name: string;
+  region: string;
+  clientId: string;
+  clientSecret: string;
+  customerId: number;
+  role: 'admin' | 'user';
+}
+
+export interface SandboxInfo {
+  url: string;
+  regions: Record<string, SandboxRegion>;
+  accounts: SandboxAccount[];
+}
+
+export interface Sandbox extends SandboxInfo {
+  admin: SandboxAdmin;
+  info(): SandboxInfo;
+  close(): Promise<void>;
+}
+
+/** Starts the simulator on one HTTP server; resolves once it is listening. */
+export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
+  const seed = opts.seed ?? 1;
+  const host = opts.host ?? '127.0.0.1';
+  const clock = createClock(opts.now ?? new Date());
+  const world = new World(seed, clock, clock.nowMs());
+  const tokens = new TokenStore(clock, opts.tokenTtlSeconds ?? 600);
+  const faults = new Faults(seed);
+  const defs = accountDefs();
+  const secrets = new Map(defs.map((a) => [a.name, clientSecret(seed, a.name)]));
+  let info: SandboxInfo | null = null;
+  const { server } = createSandboxServer({ world, tokens, faults, secrets, info: () => info });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const regions: Record<string, SandboxRegion> = {};
+  for (const code of REGION_CODES) {
+    regions[code] = {
+      baseUrl: `${url}/${code}/api`,
+      authUrl: `${url}/${code}/auth`,
+      realm: REGIONS[code].realm,
+      statusUrl: `${url}/${code}/status`,
+    };
+  }
+  const accounts: SandboxAccount[] = defs.map((a) => ({
+    name: a.name,
+    region: a.region,
+    clientId: a.clientId,
+    clientSecret: secrets.get(a.name) as string,
+    customerId: customerDef(a.customerId).customerId,
+    role: a.role,
+  }));
+  info = { url, regions, accounts };
+  const snapshot = info;
+  return {
+    ...snapshot,
+    admin: new SandboxAdmin(url),
+    info: () => structuredClone(snapshot),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.close((err) => (err ? reject(err) : resolve()));
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,112 @@
+import type { JobCreateResponse, JobLineDto } from '../../api/types.js';
+import { assetFromPriceCode } from '../data/assets.js';
+import { isoSeconds } from '../dates.js';
+import type { CustomerState, JobRecord, World } from '../state.js';
+import type { BoundCandidate } from './binding.js';
+import { STATUS } from './lifecycle.js';
+import { round2 } from './pricing.js';
+import type { JobPlan } from './validate.js';
+
+/**
+ * Files a validated job: assigns the job number, files each new-print line as a new asset
+ * (reorderable at once via GET /Assets/{tag}), and answers the documented create response.
+ */
+export function createJob(world: World, customer: CustomerState, c: BoundCandidate, plan: JobPlan): { job: JobRecord; response: JobCreateResponse } {
+  const nowMs = world.clock.nowMs();
+  const jobNumber = world.nextJobNumber++;
+  const newTags = new Map<number, string>();
+  const lines: JobLineDto[] = plan.lines.map((l, i) => {
+    let assetSku = l.asset?.assetTag ?? null;
+    if (l.itemType === 'PriceCode' && l.priceCode) {
+      const tag = `${customer.def.assetPrefix}${customer.nextAssetNumber++}`;
+      const asset = assetFromPriceCode(
+        l.priceCode, tag, customer.def.customerId * 1000 + customer.assets.length + 1, customer.def.customerId,
+        customer.def.priceTierCode, isoSeconds(new Date(nowMs)), l.customerReference ?? l.priceCode.description ?? tag, null, l.externalId ?? null,
+      );
+      customer.assets.push(asset);
+      customer.assetsByTag.set(tag, asset);
+      newTags.set(l.index, tag);
+      assetSku = tag;
+    }
+    const status = plan.lines.some((x) => x.needsArtwork) ? STATUS.ArtworkPending : STATUS.Received;
+    return {
+      jobLineId: jobNumber * 100 + i + 1,
+      assetSku,
+      processCode: l.processCode,
+      garment: l.garment,
+      description: l.description,
+      comments: l.comments,
+      quantity: l.quantity,
+      unitPrice: l.unitPrice,
+      customerReference: l.customerReference,
+      imageUrl: assetSku ? `https://cdn.sandbox.invalid/assets/${assetSku}.png?size=100` : null,
+      gang: null,
+      jobLineStatus: status,
+    };
+  });
+  const expectingArtwork = plan.lines.some((l) => l.needsArtwork);
+  const da = c.deliveryAddress ?? {};
+  const job: JobRecord = {
+    jobNumber,
+    customerId: customer.def.customerId,
+    region: customer.region.code,
+    description: c.description ?? null,
+    comments: c.orderComment ?? null,
+    orderNumber: c.orderNumber ?? null,
+    dueDay: plan.dueDay,
+    timeSensitive: c.timeSensitive === true,
+    mustDate: c.mustDate === true && c.dateDue !== undefined,
+    orderGroup: c.orderGroup ?? null,
+    orderGroupSequence: c.orderGroupSequence ?? null,
+    customerUserId: plan.user.id,
+    creator: `${plan.user.firstName} ${plan.user.lastName}`,
+    originCode: plan.originCode,
+    dateInMs: nowMs,
+    status: expectingArtwork ? STATUS.ArtworkPending : STATUS.Received,
+    statusSinceMs: nowMs,
+    dateOutMs: null,
+    location: plan.location,
+    deliveryMethod: plan.delivery.code,
+    deliveryLabel: plan.delivery.label,
+    isCollection: plan.delivery.isCollection,
+    lines,
+    shippingAddresses: [
+      {
+        contactName: da.contactName ?? null,
+        organisation: da.organisation ?? null,
+        streetAddress: da.streetAddress ?? null,
+        city: da.city ?? null,
+        state: da.stateCode ?? da.state ?? null,
+        postalCode: da.postalCode ?? null,
+        countryCodeISO2: da.countryCodeISO2 ?? null,
+        deliveryMethod: plan.delivery.code,
+        trackingNumber: null,
+        trackingLink: null,
+      },
+    ],
+    invoiceNumber: null,
+    totalJobCost: plan.totalJobCost,
+    taxTotal: round2(plan.totalJobCost * customer.region.taxRate),
+  };
+  customer.jobs.set(jobNumber, job);
+  const response: JobCreateResponse = {
+    jobNumber,
+    location: plan.location.name,
+    dateDue: dueString(job),
+    totalJobCost: plan.totalJobCost,
+    expectingArtworkToBeUploaded: expectingArtwork,
+    jobLineDetails: plan.lines.map((l) => ({
+      needsArtworkToBeUploaded: l.needsArtwork,
+      customerReference: l.customerReference ?? '',
+      quantity: l.quantity,
+      newAssetSku: newTags.get(l.index) ?? null,
+      jobLineLabelUrl: null,
+    })),
+  };
+  return { job, response };
+}
+
+/** Due date in the location's timezone, without offset; time-sensitive jobs carry the 15:00 cut. */
+export function dueString(job: Pick<JobRecord, 'dueDay' | 'timeSensitive'>): string {
+  return `${job.dueDay}T${job.timeSensitive ? '15:00:00' : '00:00:00'}`;
+}

@@ -1,0 +1,73 @@
+import type { CustomerState, JobRecord } from '../state.js';
+import { STATUS } from './lifecycle.js';
+
+const DAY = 86_400_000;
+
+/**
+ * A few finished jobs every customer starts with (all Closed, so they show in
+ * GET /Jobs/active only with includeClosedJobs, and in GET /Assets/{tag}/jobs).
+ * Order numbers are `HIST-<n>` so they never collide with a manifest's.
+ */
+export function seedHistory(c: CustomerState, startMs: number): void {
+  const first = c.assets[0];
+  const other = c.assets.find((a, i) => i > 2 && !a.isArchived) ?? first;
+  const loc = c.region.locations[0];
+  const delivery = c.region.deliveryOptions[0];
+  const plans: [number, typeof first, number][] = [
+    [60, first, 120],
+    [35, other, 50],
+    [20, first, 80],
+  ];
+  plans.forEach(([daysAgo, asset, quantity], i) => {
+    const jobNumber = 600000 + (c.def.customerId % 1000) * 10 + i + 1 + (c.def.customerId >= 2000 ? 50000 : 0);
+    const dateInMs = startMs - daysAgo * DAY;
+    const dateOutMs = dateInMs + 3 * DAY;
+    const job: JobRecord = {
+      jobNumber,
+      customerId: c.def.customerId,
+      region: c.region.code,
+      description: `Reorder of ${asset.assetTag}`,
+      comments: null,
+      orderNumber: `HIST-${i + 1}`,
+      dueDay: new Date(dateOutMs).toISOString().slice(0, 10),
+      timeSensitive: false,
+      mustDate: false,
+      orderGroup: null,
+      orderGroupSequence: null,
+      customerUserId: c.users[0].id,
+      creator: `${c.users[0].firstName} ${c.users[0].lastName}`,
+      originCode: 'WEB',
+      dateInMs,
+      status: STATUS.Closed,
+      statusSinceMs: dateOutMs + 5 * DAY,
+      dateOutMs,
+      location: loc,
+      deliveryMethod: delivery.code,
+      deliveryLabel: delivery.label,
+      isCollection: false,
+      lines: [
+        {
+          jobLineId: jobNumber * 100 + 1,
+          assetSku: asset.assetTag,
+          processCode: asset.processCode,
+          garment: asset.garment,
+          description: asset.description,
+          comments: null,
+          quantity,
+          unitPrice: asset.priceBands[0]?.unitPrice ?? 0,
+          customerReference: null,
+          imageUrl: asset.assetUrl,
+          gang: `G${jobNumber % 1000}`,
+          jobLineStatus: STATUS.Closed,
+        },
+      ],
+      shippingAddresses: [
+        { trackingNumber: `${delivery.code}${jobNumber}1`, trackingLink: `https://track.sandbox.invalid/${delivery.code}/${jobNumber}1` },
+      ],
+      invoiceNumber: `INV-${jobNumber}`,
+      totalJobCost: 0,
+      taxTotal: 0,
+    };
+    c.jobs.set(jobNumber, job);
+  });
+}

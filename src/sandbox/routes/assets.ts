@@ -1,0 +1,136 @@
+import type { AssetDto, AssetFileList, AssetJob, AssetJobsResponse } from '../../api/types.js';
+import type { ApiContext, ApiHandler } from '../context.js';
+import { ASSET_TYPES } from '../data/lookups.js';
+import type { AssetRecord } from '../data/assets.js';
+import { settle } from '../jobs/lifecycle.js';
+import { STATUS } from '../jobs/lifecycle.js';
+import { boolParam, compareValues, intParam, listEnvelope } from '../paging.js';
+import { fieldErrors, problem } from '../problem.js';
+import { json, type Reply } from '../reply.js';
+import type { Router } from '../router.js';
+import { isoSeconds } from '../dates.js';
+
+const SORT_KEYS: Record<string, keyof AssetDto> = {
+  assettag: 'assetTag',
+  createdate: 'createDate',
+  description: 'description',
+  processcode: 'processCode',
+  pricecode: 'priceCode',
+  garment: 'garment',
+  assetid: 'assetId',
+};
+
+/** The list form: without externalId / customerId (single-asset form only), no attributes. */
+function listForm(a: AssetRecord): AssetDto {
+  const { externalId: _e, customerId: _c, attributes: _a, ...rest } = a;
+  return { ...rest, priceBands: a.priceBands.map((b) => ({ ...b })) };
+}
+
+const splitCsv = (v: string | null): string[] => (v ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+
+/** The spec's filter semantics, shared by GET /Assets and GET /Assets/global. */
+function listAssets(ctx: ApiContext, source: AssetRecord[]): Reply {
+  const page = intParam(ctx.query, 'page') ?? 1;
+  const pageSize = intParam(ctx.query, 'pageSize') ?? 25;
+  const isArchived = boolParam(ctx.query, 'isArchived');
+  const errors: Record<string, string[]> = {};
+  if (page === null || page < 1) errors.page = ['page must be a positive integer.'];
+  if (pageSize === null || pageSize < 1) errors.pageSize = ['pageSize must be a positive integer.'];
+  if (isArchived === null) errors.isArchived = ['isArchived must be true or false.'];
+  const sortColumn = ctx.query.get('sortColumn') ?? 'AssetTag';
+  const sortKey = SORT_KEYS[sortColumn.toLowerCase()];
+  if (!sortKey) errors.sortColumn = [`'${sortColumn}' is not a sortable column.`];
+  const dir = (ctx.query.get('sortDirection') ?? 'Ascending').toLowerCase();
+  if (!['ascending', 'descending', 'asc', 'desc'].includes(dir)) errors.sortDirection = ['sortDirection must be Ascending or Descending.'];
+  if (Object.keys(errors).length) return fieldErrors(ctx.path, errors);
+
+  const include = splitCsv(ctx.query.get('includeProcesses'));
+  const exclude = splitCsv(ctx.query.get('excludeProcesses'));
+  const contains = splitCsv(ctx.query.get('priceCodeContains'));
+  const notContains = splitCsv(ctx.query.get('priceCodeNotContains'));
+  const filter = ctx.query.get('filter');
+  const f = filter?.trim().toLowerCase() ?? '';
+
+  let list = source.filter((a) => {
+    if (isArchived !== undefined && a.isArchived !== isArchived) return false;
+    const proc = (a.processCode ?? '').toLowerCase();
+    if (include.length && !include.includes(proc)) return false;
+    if (exclude.length && exclude.includes(proc)) return false;
+    const pc = a.priceCode?.toLowerCase() ?? null;
+    // Contains: any substring matches, and a null price code is excluded.
+    if (contains.length && (pc === null || !contains.some((s) => pc.includes(s)))) return false;
+    // NotContains: none matches, and a null price code is included.
+    if (notContains.length && pc !== null && notContains.some((s) => pc.includes(s))) return false;
+    if (f && ![a.assetTag, a.description, a.priceCode, a.garment, a.processCode].some((v) => v?.toLowerCase().includes(f))) return false;
+    return true;
+  });
+  const sign = dir.startsWith('desc') ? -1 : 1;
+  list = [...list].sort((x, y) => compareValues(x[sortKey], y[sortKey]) * sign || compareValues(x.assetTag, y.assetTag));
+  return json(listEnvelope(list.map(listForm), page as number, pageSize as number, filter, ctx.url));
+}
+
+export function register(r: Router<ApiHandler>): void {
+  r.add('GET', '/Assets', (ctx) => listAssets(ctx, ctx.customer.assets));
+  r.add('GET', '/Assets/global', (ctx) => listAssets(ctx, ctx.world.globalAssets(ctx.region.code)));
+  r.add('GET', '/Assets/types', () => json(ASSET_TYPES));
+
+  r.add('GET', '/Assets/{assetTag}', (ctx) => {
+    const a = ctx.world.findAsset(ctx.customer, ctx.params.assetTag);
+    if (!a) return problem(404, `Asset '${ctx.params.assetTag}' was not found.`, ctx.path);
+    const { attributes: _a, ...rest } = a;
+    return json({ ...rest, priceBands: a.priceBands.map((b) => ({ ...b })) });
+  });
+
+  r.add('GET', '/Assets/{assetTag}/files', (ctx) => {
+    const a = ctx.world.findAsset(ctx.customer, ctx.params.assetTag);
+    if (!a) return problem(404, `Asset '${ctx.params.assetTag}' was not found.`, ctx.path);
+    const size = ctx.query.get('size');
+    if (size !== null && !['50', '100', '150'].includes(size)) return fieldErrors(ctx.path, { size: ['size must be 50, 100 or 150.'] });
+    const tag = a.assetTag as string;
+    const url = (name: string): string => `https://cdn.sandbox.invalid/assets/${tag}/${name}?expires=${Math.floor(ctx.now.getTime() / 1000) + 3600}&sig=sandbox${size ? `&size=${size}` : ''}`;
+    const body: AssetFileList = {
+      assetTag: tag,
+      currentFiles: [
+        { fileId: `${tag}-art`, fileName: `${tag}.png`, fileSize: 482_113, dateUploaded: a.createDate, isImage: true, cdnUrl: url(`${tag}.png`) },
+        { fileId: `${tag}-pdf`, fileName: `${tag}-proof.pdf`, fileSize: 120_442, dateUploaded: a.createDate, isImage: false, cdnUrl: url(`${tag}-proof.pdf`) },
+      ],
+      historicFiles: a.isArchived
+        ? [{ fileId: `${tag}-old`, fileName: `${tag}-v1.png`, fileSize: 301_877, dateUploaded: a.createDate, isImage: true, cdnUrl: url(`${tag}-v1.png`), action: 'Archived' }]
+        : [],
+    };
+    return json(body);
+  });
+
+  // Active jobs first, then completed ones by dateOut descending. An unknown asset is a 400
+  // (this endpoint documents 400, not 404).
+  r.add('GET', '/Assets/{assetCode}/jobs', (ctx) => {
+    const code = ctx.params.assetCode;
+    const a = ctx.world.findAsset(ctx.customer, code);
+    if (!a) return fieldErrors(ctx.path, { assetCode: [`Asset '${code}' was not found.`] });
+    const nowMs = ctx.now.getTime();
+    const rows: (AssetJob & { outMs: number | null })[] = [];
+    for (const job of ctx.customer.jobs.values()) {
+      settle(job, nowMs);
+      if (job.status === STATUS.Cancelled) continue;
+      const qty = job.lines.filter((l) => l.assetSku === code).reduce((s, l) => s + l.quantity, 0);
+      if (qty === 0) continue;
+      rows.push({
+        jobNumber: job.jobNumber,
+        orderNumber: job.orderNumber,
+        description: job.description,
+        quantity: qty,
+        dateOut: job.dateOutMs === null ? null : isoSeconds(new Date(job.dateOutMs)),
+        masterJobStatus: job.status,
+        outMs: job.dateOutMs,
+      });
+    }
+    rows.sort((x, y) => {
+      if (x.outMs === null && y.outMs === null) return y.jobNumber - x.jobNumber;
+      if (x.outMs === null) return -1;
+      if (y.outMs === null) return 1;
+      return y.outMs - x.outMs;
+    });
+    const jobs = rows.map(({ outMs: _o, ...j }) => j);
+    return json({ assetCode: a.assetTag, jobs, totalCount: jobs.length } satisfies AssetJobsResponse);
+  });
+}

@@ -1,0 +1,202 @@
+import type { ActiveJobsEnvelope, JobValidationFailure, PatchJobDto, ValidateOnlyResponse } from '../../api/types.js';
+import { VALIDATE_ONLY_MESSAGE } from '../../api/types.js';
+import { readJson } from '../body.js';
+import type { ApiContext, ApiHandler } from '../context.js';
+import { defaultLocation } from '../data/regions.js';
+import { isoSeconds, parseRequestDate } from '../dates.js';
+import { bindCandidate } from '../jobs/binding.js';
+import { createJob } from '../jobs/create.js';
+import { canEdit, enter, isCancelable, lockedReason, settle, STATUS } from '../jobs/lifecycle.js';
+import { matchesSearch } from '../jobs/search.js';
+import { validateCandidate } from '../jobs/validate.js';
+import { toActiveJobDto, toJobDto } from '../jobs/views.js';
+import { boolParam, compareValues, intParam } from '../paging.js';
+import { fieldErrors, problem } from '../problem.js';
+import { earliestShipDate, earliestShipDay } from '../ship-date.js';
+import { json, noContent, type Reply } from '../reply.js';
+import type { Router } from '../router.js';
+import type { JobRecord } from '../state.js';
+
+const HEADERS_OF_INTEREST = ['x-application-name', 'content-type', 'user-agent', 'idempotency-key', 'x-request-id'];
+
+/** A job of the calling customer (settled to the clock), or undefined: another account's job is "missing". */
+function findJob(ctx: ApiContext): JobRecord | undefined {
+  const raw = ctx.params.jobNumber;
+  if (!/^\d+$/.test(raw)) return undefined;
+  const job = ctx.customer.jobs.get(Number(raw));
+  return job ? settle(job, ctx.now.getTime()) : undefined;
+}
+
+const notFound = (ctx: ApiContext): Reply => problem(404, `Job ${ctx.params.jobNumber} was not found.`, ctx.path);
+
+const ACTIVE_SORT: Record<string, (j: JobRecord) => unknown> = {
+  jobnumber: (j) => j.jobNumber,
+  ordergroupsequence: (j) => j.orderGroupSequence,
+  datedue: (j) => j.dueDay,
+  datein: (j) => j.dateInMs,
+  dateout: (j) => j.dateOutMs,
+  ordernumber: (j) => j.orderNumber,
+  jobstatus: (j) => j.status,
+  description: (j) => j.description,
+};
+
+function postJob(ctx: ApiContext): Reply {
+  const { value, raw } = readJson(ctx);
+  const bound = bindCandidate(value);
+  if (Object.keys(bound.errors).length) return fieldErrors(ctx.path, bound.errors);
+  const c = bound.value;
+  const header = ctx.headers['x-application-name'];
+  const verdict = validateCandidate(c, {
+    customer: ctx.customer,
+    findAsset: (tag) => ctx.world.findAsset(ctx.customer, tag),
+    callerUserId: ctx.account.userId,
+    originHeader: Array.isArray(header) ? header[0] : header,
+    now: ctx.now,
+    clockStartMs: ctx.world.startMs,
+  });
+  const validateOnly = c.validateOnly === true;
+  // The documented 500 causes: a crash on a real submit; real messages on a dry run
+  // ("send the payload with validateOnly true to get real validation messages").
+  if (verdict.crashes.length && !validateOnly) {
+    return problem(500, 'An unexpected error occurred while creating the job.', ctx.path, { traceId: `sbx-${ctx.world.nextJobNumber}-${verdict.crashes.length}` });
+  }
+  const messages = [...verdict.crashes.map((m) => ({ errorCode: 'InvalidPayload', message: m })), ...verdict.messages];
+  if (messages.length || !verdict.plan) {
+    return json({ isValid: false, validationMessages: messages } satisfies JobValidationFailure, 400);
+  }
+  if (validateOnly) return json({ isValid: true, message: VALIDATE_ONLY_MESSAGE } satisfies ValidateOnlyResponse);
+  const { job, response } = createJob(ctx.world, ctx.customer, c, verdict.plan);
+  const headers: Record<string, string> = {};
+  for (const h of HEADERS_OF_INTEREST) {
+    const v = ctx.headers[h];
+    if (typeof v === 'string') headers[h] = v;
+  }
+  ctx.world.created.push({
+    region: ctx.region.code,
+    customerId: ctx.customer.def.customerId,
+    account: ctx.account.name,
+    jobNumber: job.jobNumber,
+    orderNumber: job.orderNumber,
+    jobStatus: job.status,
+    request: value,
+    rawBody: raw,
+    headers,
+    receivedAt: isoSeconds(ctx.now),
+  });
+  return json(response, 201);
+}
+
+function patchJob(ctx: ApiContext): Reply {
+  const job = findJob(ctx);
+  if (!job) return notFound(ctx);
+  const { value } = readJson(ctx);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fieldErrors(ctx.path, { $: ['The request body must be a JSON object.'] });
+  const body = value as Record<string, unknown>;
+  const errors: Record<string, string[]> = {};
+  const str = (k: keyof PatchJobDto): string | undefined => {
+    const v = body[k];
+    if (v === undefined || v === null) return undefined;
+    if (typeof v !== 'string') errors[`$.${k}`] = [`The JSON value could not be converted to System.String. Path: $.${k}.`];
+    return typeof v === 'string' ? v : undefined;
+  };
+  const patch = { description: str('description'), comments: str('comments'), orderNumber: str('orderNumber'), dateDue: str('dateDue'), locationCode: str('locationCode') };
+  let mustDate: boolean | undefined;
+  if (body.mustDate !== undefined && body.mustDate !== null) {
+    if (typeof body.mustDate !== 'boolean') errors['$.mustDate'] = ['The JSON value could not be converted to System.Boolean. Path: $.mustDate.'];
+    else mustDate = body.mustDate;
+  }
+  if (Object.keys(errors).length) return fieldErrors(ctx.path, errors);
+  if (!canEdit(job.status)) {
+    const reason = lockedReason(job.status);
+    return problem(403, reason ?? 'Job is locked.', ctx.path, { lockedReason: reason });
+  }
+  // Customer credentials are never super-users.
+  if (patch.locationCode !== undefined) return problem(403, 'locationCode may only be changed by a super-user.', ctx.path);
+  let dueDay: string | undefined;
+  if (patch.dateDue !== undefined) {
+    const d = parseRequestDate(patch.dateDue);
+    if (!d) return fieldErrors(ctx.path, { dateDue: [`'${patch.dateDue}' is not a valid date.`] });
+    const earliest = earliestShipDay(ctx.now, job.location, job.lines.map((l) => l.processCode ?? ''));
+    if (d < earliest) return fieldErrors(ctx.path, { dateDue: [`The factory cannot meet ${d}; the earliest possible date is ${earliest}.`] });
+    dueDay = d;
+  }
+  if (patch.description !== undefined) job.description = patch.description;
+  if (patch.comments !== undefined) job.comments = patch.comments;
+  if (patch.orderNumber !== undefined) job.orderNumber = patch.orderNumber;
+  if (mustDate !== undefined) job.mustDate = mustDate;
+  if (dueDay !== undefined) job.dueDay = dueDay;
+  return json(toJobDto(job, ctx.now.getTime()));
+}
+
+function activeJobs(ctx: ApiContext): Reply {
+  const errors: Record<string, string[]> = {};
+  const page = intParam(ctx.query, 'page') ?? 1;
+  let pageSize = intParam(ctx.query, 'pageSize') ?? 20;
+  const exclude = intParam(ctx.query, 'excludeJobNumber');
+  const userId = intParam(ctx.query, 'customerUserId');
+  const includeClosed = boolParam(ctx.query, 'includeClosedJobs');
+  if (page === null || page < 1) errors.page = ['page must be a positive integer.'];
+  if (pageSize === null || pageSize < 1) errors.pageSize = ['pageSize must be a positive integer.'];
+  if (exclude === null) errors.excludeJobNumber = ['excludeJobNumber must be an integer.'];
+  if (userId === null) errors.customerUserId = ['customerUserId must be an integer.'];
+  if (includeClosed === null) errors.includeClosedJobs = ['includeClosedJobs must be true or false.'];
+  const orderGroup = ctx.query.get('orderGroup') || null;
+  const sortColumn = (ctx.query.get('sortColumn') || (orderGroup ? 'OrderGroupSequence' : 'JobNumber')).toLowerCase();
+  const sortKey = ACTIVE_SORT[sortColumn];
+  if (!sortKey) errors.sortColumn = [`'${ctx.query.get('sortColumn')}' is not a sortable column.`];
+  const dirRaw = ctx.query.get('sortDirection')?.toLowerCase();
+  if (dirRaw && !['asc', 'desc', 'ascending', 'descending'].includes(dirRaw)) errors.sortDirection = ['sortDirection must be asc or desc.'];
+  if (Object.keys(errors).length) return fieldErrors(ctx.path, errors);
+  if (userId !== undefined && !ctx.customer.users.some((u) => u.id === userId)) {
+    return fieldErrors(ctx.path, { customerUserId: [`User ${userId} does not belong to this customer.`] });
+  }
+  pageSize = Math.min(pageSize as number, 100);
+  // Newest first by default, except order-group sequence, which runs in sequence order.
+  const desc = dirRaw ? dirRaw.startsWith('desc') : sortColumn !== 'ordergroupsequence';
+  const nowMs = ctx.now.getTime();
+  const search = ctx.query.get('searchText') ?? '';
+  const all = [...ctx.customer.jobs.values()]
+    .map((j) => settle(j, nowMs))
+    .filter((j) => j.status !== STATUS.Cancelled)
+    .filter((j) => includeClosed === true || j.status !== STATUS.Closed)
+    .filter((j) => exclude === undefined || j.jobNumber !== exclude)
+    .filter((j) => orderGroup === null || j.orderGroup === orderGroup)
+    .filter((j) => userId === undefined || j.customerUserId === userId)
+    .filter((j) => matchesSearch(j, search))
+    .sort((a, b) => (compareValues(sortKey(a), sortKey(b)) || a.jobNumber - b.jobNumber) * (desc ? -1 : 1));
+  const totalPages = Math.ceil(all.length / pageSize);
+  const p = page as number;
+  const envelope: ActiveJobsEnvelope = {
+    items: all.slice((p - 1) * pageSize, p * pageSize).map(toActiveJobDto),
+    totalCount: all.length,
+    pageNumber: p,
+    pageSize,
+    totalPages,
+    hasPreviousPage: p > 1 && totalPages > 0,
+    hasNextPage: p < totalPages,
+  };
+  return json(envelope);
+}
+
+export function register(r: Router<ApiHandler>): void {
+  r.add('POST', '/Jobs', postJob);
+  r.add('GET', '/Jobs/active', activeJobs);
+  r.add('GET', '/Jobs/delivery-options', (ctx) => json(ctx.region.deliveryOptions));
+  r.add('GET', '/Jobs/earliest-ship-date', (ctx) => {
+    const codes = (ctx.query.get('processCodes') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    return json(earliestShipDate(ctx.now, defaultLocation(ctx.region), codes));
+  });
+  r.add('GET', '/Jobs/{jobNumber}', (ctx) => {
+    const job = findJob(ctx);
+    return job ? json(toJobDto(job, ctx.now.getTime())) : notFound(ctx);
+  });
+  r.add('PATCH', '/Jobs/{jobNumber}', patchJob);
+  r.add('POST', '/Jobs/{jobNumber}/cancel', (ctx) => {
+    const job = findJob(ctx);
+    if (!job) return notFound(ctx);
+    if (job.status === STATUS.Cancelled) return noContent();
+    if (!isCancelable(job.status)) return problem(409, `Job ${job.jobNumber} is ${job.status} and can no longer be cancelled.`, ctx.path);
+    enter(job, STATUS.Cancelled, ctx.now.getTime());
+    return noContent();
+  });
+}

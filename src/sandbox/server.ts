@@ -1,0 +1,215 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { TokenResponse } from '../api/types.js';
+import { TokenStore } from './auth.js';
+import type { ApiContext, ApiHandler } from './context.js';
+import { accountDefs, type AccountDef } from './data/accounts.js';
+import { REGIONS, type RegionCode } from './data/regions.js';
+import { Faults } from './faults.js';
+import { problem, ProblemError } from './problem.js';
+import type { Reply } from './reply.js';
+import { Router } from './router.js';
+import { adminRouter, type AdminDeps } from './routes/admin.js';
+import { register as registerAccount } from './routes/account.js';
+import { register as registerAssets } from './routes/assets.js';
+import { register as registerJobs } from './routes/jobs.js';
+import { register as registerLookups } from './routes/lookups.js';
+import { register as registerPriceCodes } from './routes/price-codes.js';
+import { register as registerPromo } from './routes/promo.js';
+import { register as registerStock } from './routes/stock.js';
+import { statusHtml, statusJson } from './routes/status.js';
+import type { World } from './state.js';
+
+const MAX_BODY = 5 * 1024 * 1024;
+
+export interface ServerDeps {
+  world: World;
+  tokens: TokenStore;
+  faults: Faults;
+  /** Client secrets by account name. */
+  secrets: Map<string, string>;
+  info(): unknown;
+}
+
+function apiRouter(): Router<ApiHandler> {
+  const r = new Router<ApiHandler>();
+  for (const reg of [registerPriceCodes, registerJobs, registerAssets, registerAccount, registerLookups, registerStock, registerPromo]) reg(r);
+  return r;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((res) => setTimeout(res, ms));
+
+function send(res: ServerResponse, reply: Reply): void {
+  if (res.headersSent || res.destroyed) return;
+  const headers: Record<string, string> = { ...(reply.headers ?? {}) };
+  let payload: string | undefined;
+  if (reply.status !== 204) {
+    if (reply.raw !== undefined) payload = reply.raw;
+    else if (reply.body !== undefined) payload = JSON.stringify(reply.body);
+    if (payload !== undefined) headers['content-type'] = reply.contentType ?? 'application/json; charset=utf-8';
+  }
+  res.writeHead(reply.status, headers);
+  res.end(payload);
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer | null> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > MAX_BODY) {
+        resolve(null);
+        req.resume();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+/** One HTTP server for every region (by path prefix) plus the admin API under /_sandbox/. */
+export function createSandboxServer(deps: ServerDeps): { server: Server; calls: Map<string, number> } {
+  const api = apiRouter();
+  const admin = adminRouter();
+  const calls = new Map<string, number>();
+  const accounts = accountDefs();
+  const adminDeps: AdminDeps = { world: deps.world, tokens: deps.tokens, faults: deps.faults, calls, info: deps.info };
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = (req.method ?? 'GET').toUpperCase();
+    const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
+    const rawPath = (req.url ?? '/').split('?')[0];
+    const segments = rawPath.split('/').filter(Boolean);
+    const body = await readBody(req);
+    if (body === null) return send(res, problem(413, 'The request body is too large.', url.pathname));
+
+    if (segments[0] === '_sandbox') {
+      const m = admin.match(method, '/' + segments.slice(1).join('/'));
+      if (m.kind !== 'found') return send(res, problem(404, `No admin route ${method} ${url.pathname}.`, url.pathname));
+      let parsed: unknown = null;
+      if (body.length) {
+        try {
+          parsed = JSON.parse(body.toString('utf8'));
+        } catch {
+          return send(res, problem(400, 'The admin request body must be JSON.', url.pathname));
+        }
+      }
+      return send(res, m.match.route.handler({ params: m.match.params, body: parsed, path: url.pathname }, adminDeps));
+    }
+
+    const regionCode = segments[0] as RegionCode;
+    const region = REGIONS[regionCode];
+    if (!region) return send(res, problem(404, `No region '${segments[0] ?? ''}'. Regions: ${Object.keys(REGIONS).join(', ')}.`, url.pathname));
+    const area = segments[1];
+    const rest = '/' + segments.slice(2).join('/');
+
+    // Route key for call counts and fault rules.
+    let key: string;
+    let run: () => Reply;
+    if (area === 'api') {
+      const m = api.match(method, rest);
+      if (m.kind === 'found') {
+        key = `${method} ${m.match.route.template}`;
+        run = () => {
+          const auth = deps.tokens.verify(req.headers.authorization, region.code);
+          if (!auth.ok) return problem(401, auth.reason, url.pathname, {}, { 'www-authenticate': 'Bearer error="invalid_token"' });
+          const ctx: ApiContext = {
+            world: deps.world,
+            region,
+            account: auth.account,
+            customer: deps.world.customer(auth.account.customerId),
+            method,
+            params: m.match.params,
+            query: url.searchParams,
+            headers: req.headers,
+            rawBody: body,
+            path: url.pathname,
+            url,
+            now: deps.world.clock.now(),
+          };
+          const out = m.match.route.handler(ctx);
+          if (out instanceof Promise) throw new Error('async handlers are not supported');
+          return out;
+        };
+      } else {
+        key = `${method} (unmatched)`;
+        run = () =>
+          m.kind === 'method-not-allowed'
+            ? { ...problem(405, `${method} is not allowed here.`, url.pathname), headers: { allow: m.allowed.join(', ') } }
+            : problem(404, `No route ${method} ${rest}.`, url.pathname);
+      }
+    } else if (area === 'auth' && rest === `/realms/${region.realm}/protocol/openid-connect/token` && method === 'POST') {
+      key = 'POST token';
+      run = () => tokenEndpoint(req, body, region.code, url.pathname);
+    } else if (area === 'status' && method === 'GET' && (rest === '/status.json' || rest === '/status')) {
+      key = `GET ${rest.slice(1)}`;
+      run = () => (rest === '/status.json' ? statusJson(region, deps.world.clock.now()) : statusHtml(region, deps.world.clock.now()));
+    } else {
+      key = `${method} (unmatched)`;
+      run = () => problem(404, `No route ${method} ${url.pathname}.`, url.pathname);
+    }
+
+    calls.set(key, (calls.get(key) ?? 0) + 1);
+    const fault = deps.faults.decide(key);
+    if (fault.delayMs > 0) await sleep(fault.delayMs);
+    const action = fault.action;
+    if (action?.kind === 'reset') {
+      // Before acting: nothing happened on the server.
+      req.socket.destroy();
+      return;
+    }
+    if (action?.kind === 'status') {
+      const headers: Record<string, string> = action.retryAfterSeconds !== null ? { 'retry-after': String(action.retryAfterSeconds) } : {};
+      return send(res, problem(action.status, `Injected fault: ${action.status}.`, url.pathname, {}, headers));
+    }
+    let reply: Reply;
+    try {
+      reply = run();
+    } catch (err) {
+      if (err instanceof ProblemError) reply = err.reply;
+      else throw err;
+    }
+    if (action?.kind === 'create-then-drop') {
+      // The work is done (a job may exist now) but the caller never hears back.
+      req.socket.destroy();
+      return;
+    }
+    if (action?.kind === 'create-then-500') {
+      return send(res, problem(500, 'An unexpected error occurred.', url.pathname));
+    }
+    send(res, reply);
+  }
+
+  function tokenEndpoint(req: IncomingMessage, body: Buffer, region: RegionCode, path: string): Reply {
+    const oauth = (status: number, error: string, description: string): Reply => {
+      const r = problem(status, description, path, { error, error_description: description });
+      return r;
+    };
+    const ct = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+    if (ct !== 'application/x-www-form-urlencoded') {
+      return oauth(400, 'invalid_request', 'The token request must be form-encoded (application/x-www-form-urlencoded).');
+    }
+    const form = new URLSearchParams(body.toString('utf8'));
+    if (form.get('grant_type') !== 'client_credentials') {
+      return oauth(400, 'unsupported_grant_type', 'grant_type must be client_credentials.');
+    }
+    const clientId = form.get('client_id') ?? '';
+    const secret = form.get('client_secret') ?? '';
+    const account: AccountDef | undefined = accounts.find((a) => a.clientId === clientId && a.region === region);
+    if (!account || deps.secrets.get(account.name) !== secret) {
+      return oauth(401, 'invalid_client', 'Invalid client credentials.');
+    }
+    const t = deps.tokens.issue(account);
+    const body2: TokenResponse & Record<string, unknown> = { ...t, token_type: 'Bearer', scope: 'htorder-api' };
+    return { status: 200, body: body2, headers: { 'cache-control': 'no-store' } };
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      send(res, problem(500, `Sandbox internal error: ${err instanceof Error ? err.message : String(err)}`, req.url ?? '/'));
+    });
+  });
+  return { server, calls };
+}

@@ -1,0 +1,132 @@
+import type { JobLineDto, PriceCodeDto, PricingProcessDto, AccountProfile, PaymentTransaction, ShipmentSettings, UserProfile, ShippingAddressTracking } from '../api/types.js';
+import type { CreatedJobRecord } from './admin-types.js';
+import { CUSTOMERS, customerDef, type CustomerDef } from './data/accounts.js';
+import { generateAssets, generateGlobalAssets, type AssetRecord } from './data/assets.js';
+import { buildCatalogue, buildProcesses } from './data/catalogue.js';
+import { buildProfile, buildShipmentSettings, generateTransactions, generateUsers } from './data/people.js';
+import { REGIONS, type LocationDef, type RegionCode, type RegionDef } from './data/regions.js';
+import type { SandboxClock } from './clock.js';
+import { seedHistory } from './jobs/history.js';
+
+/** A job as the sandbox keeps it; JobDto / ActiveJobDto are views of it (jobs/views.ts). */
+export interface JobRecord {
+  jobNumber: number;
+  customerId: number;
+  region: RegionCode;
+  description: string | null;
+  comments: string | null;
+  orderNumber: string | null;
+  /** Local date YYYY-MM-DD in the location's timezone. */
+  dueDay: string;
+  timeSensitive: boolean;
+  mustDate: boolean;
+  orderGroup: string | null;
+  orderGroupSequence: number | null;
+  customerUserId: number;
+  creator: string | null;
+  originCode: string;
+  dateInMs: number;
+  status: string;
+  /** When the current status was entered (sandbox clock ms). */
+  statusSinceMs: number;
+  dateOutMs: number | null;
+  location: LocationDef;
+  deliveryMethod: string;
+  deliveryLabel: string;
+  isCollection: boolean;
+  lines: JobLineDto[];
+  /** Line quantities by asset tag (for GET /Assets/{code}/jobs). */
+  shippingAddresses: ShippingAddressTracking[];
+  invoiceNumber: string | null;
+  totalJobCost: number;
+  taxTotal: number;
+}
+
+export interface CustomerState {
+  def: CustomerDef;
+  region: RegionDef;
+  catalogue: PriceCodeDto[];
+  processes: PricingProcessDto[];
+  /** In creation order; `assetsByTag` indexes it. */
+  assets: AssetRecord[];
+  assetsByTag: Map<string, AssetRecord>;
+  nextAssetNumber: number;
+  users: UserProfile[];
+  profile: AccountProfile;
+  transactions: PaymentTransaction[];
+  shipmentSettings: ShipmentSettings;
+  jobs: Map<number, JobRecord>;
+}
+
+/** All mutable sandbox state, rebuilt lazily (per customer) after a reset. */
+export class World {
+  private customers = new Map<number, CustomerState>();
+  private globals = new Map<RegionCode, AssetRecord[]>();
+  nextJobNumber = 700001;
+  created: CreatedJobRecord[] = [];
+
+  constructor(
+    readonly seed: number,
+    readonly clock: SandboxClock,
+    /** The clock's start: fixed, so generated dates repeat for a seed + start. */
+    readonly startMs: number,
+  ) {}
+
+  reset(): void {
+    this.customers.clear();
+    this.globals.clear();
+    this.nextJobNumber = 700001;
+    this.created = [];
+  }
+
+  customer(customerId: number): CustomerState {
+    let c = this.customers.get(customerId);
+    if (!c) {
+      c = this.build(customerDef(customerId));
+      this.customers.set(customerId, c);
+    }
+    return c;
+  }
+
+  globalAssets(region: RegionCode): AssetRecord[] {
+    let g = this.globals.get(region);
+    if (!g) {
+      const r = REGIONS[region];
+      g = generateGlobalAssets(r, buildCatalogue(r, 1), this.seed, new Date(this.startMs));
+      this.globals.set(region, g);
+    }
+    return g;
+  }
+
+  /** An asset the customer may see: its own, or a global one of its region. */
+  findAsset(c: CustomerState, tag: string): AssetRecord | undefined {
+    return c.assetsByTag.get(tag) ?? this.globalAssets(c.region.code).find((a) => a.assetTag === tag);
+  }
+
+  allCustomers(): CustomerState[] {
+    return CUSTOMERS.map((d) => this.customer(d.customerId));
+  }
+
+  private build(def: CustomerDef): CustomerState {
+    const region = REGIONS[def.region];
+    const start = new Date(this.startMs);
+    const catalogue = buildCatalogue(region, def.tierFactor);
+    const assets = generateAssets(def, region, catalogue, this.seed, start);
+    const state: CustomerState = {
+      def,
+      region,
+      catalogue,
+      processes: buildProcesses(region),
+      assets,
+      assetsByTag: new Map(assets.map((a) => [a.assetTag as string, a])),
+      nextAssetNumber: def.assetStart + assets.length,
+      users: generateUsers(def, region, this.seed, start),
+      profile: buildProfile(def, region),
+      transactions: generateTransactions(def, region, this.seed, start),
+      shipmentSettings: buildShipmentSettings(region),
+      jobs: new Map(),
+    };
+    seedHistory(state, this.startMs);
+    return state;
+  }
+}
