@@ -1,0 +1,159 @@
+import type { Country, DeliveryAddress } from '../api/types.js';
+import type { Diagnostic, ManifestDeliveryAddress, SourceMap } from '../manifest/model.js';
+import { diagnostic } from '../pipeline/preflight/diagnostic.js';
+import { quote } from '../util/suggest.js';
+import type { AccountCatalogue } from './catalogue.js';
+import { matchCountry } from './country.js';
+import { matchDeliveryOption } from './delivery-method.js';
+import { matchState } from './state.js';
+
+export interface ResolvedAddress {
+  /** Ready to send: the method's code, the lookup's ISO2 and country name, the state's abbreviation. */
+  address: DeliveryAddress;
+  /** True when the delivery method is a collection (no courier address needed). */
+  isCollection: boolean;
+  diagnostics: Diagnostic[];
+}
+
+/**
+ * A manifest delivery address → the API's: delivery label or code → code, country name /
+ * ISO2 / ISO3 → `countryCodeISO2`, state name or abbreviation → the lookup's abbreviation.
+ * An unresolved country is never sent as written (the API would reject a three-letter code,
+ * and a free-text name routes nowhere). `base` is `jobs[j]`.
+ */
+export async function resolveAddress(
+  input: ManifestDeliveryAddress,
+  base: string,
+  catalogue: AccountCatalogue,
+  sources: SourceMap,
+): Promise<ResolvedAddress> {
+  const diagnostics: Diagnostic[] = [];
+  const path = `${base}.deliveryAddress`;
+  const {
+    deliveryMethod, country: countryText, countryCodeISO2: isoText, state: stateText, stateCode: stateCodeText,
+    ...rest
+  } = input;
+  const address: DeliveryAddress = { ...rest, deliveryMethod: deliveryMethod ?? '' };
+
+  // Delivery method and country are independent lookups: fetch them side by side.
+  const [method, country] = await Promise.all([
+    resolveMethod(deliveryMethod, path, catalogue, sources, diagnostics),
+    resolveCountry(countryText, isoText, path, catalogue, sources, diagnostics),
+  ]);
+  if (method) address.deliveryMethod = method.code;
+  const isCollection = method?.isCollection ?? false;
+
+  if (country) {
+    address.countryCodeISO2 = country.iso2;
+    address.country = country.name;
+    if (method && !isCollection) diagnostics.push(...routingGaps(input, country, method.code, path, sources));
+  } else if (countryText === undefined && isoText === undefined && method && !isCollection) {
+    diagnostics.push(
+      diagnostic(sources, 'error', 'country.missing', `${path}.country`, `delivery method ${quote(method.code)} ships by courier: the address needs a country`),
+    );
+  }
+
+  const written = stateText ?? stateCodeText;
+  if (written !== undefined) {
+    const field = stateText !== undefined ? `${path}.state` : `${path}.stateCode`;
+    let abbreviation = written;
+    // Countries without states (NZ, GB) and unresolved countries: the state passes through as written.
+    if (country?.hasState) {
+      const states = await catalogue.states(country.iso2);
+      if (states.length > 0) {
+        const m = matchState(written, states);
+        if (m.found) abbreviation = m.found.abbreviation;
+        else {
+          const hint = m.suggestion === undefined ? '' : ` (did you mean ${quote(m.suggestion)}?)`;
+          diagnostics.push(diagnostic(sources, 'error', 'state.unknown', field, `${quote(written)} is not a state of ${country.name}${hint}`));
+        }
+      }
+    }
+    if (stateText !== undefined) address.state = abbreviation;
+    if (stateCodeText !== undefined) address.stateCode = stateText !== undefined ? await sameState(stateCodeText, country, catalogue) : abbreviation;
+  }
+  return { address, isCollection, diagnostics };
+}
+
+/**
+ * A courier address the API cannot route is one of its documented 500s. The country lookup
+ * says which parts a country's addresses have (`hasState`, `hasPostalCode`); street and
+ * city every courier needs.
+ */
+function routingGaps(input: ManifestDeliveryAddress, country: Country, method: string, path: string, sources: SourceMap): Diagnostic[] {
+  const blank = (v: string | undefined): boolean => v === undefined || v.trim() === '';
+  const needed: [keyof ManifestDeliveryAddress, boolean][] = [
+    ['streetAddress', blank(input.streetAddress)],
+    ['city', blank(input.city)],
+    ['postalCode', country.hasPostalCode && blank(input.postalCode)],
+    ['state', country.hasState && blank(input.state) && blank(input.stateCode)],
+  ];
+  return needed
+    .filter(([, missing]) => missing)
+    .map(([field]) =>
+      diagnostic(sources, 'error', 'address.incomplete', `${path}.${field}`, `a courier delivery (${method}) to ${country.name} needs ${field === 'state' ? 'a state' : `a ${field}`}`),
+    );
+}
+
+async function resolveMethod(
+  written: string | undefined,
+  path: string,
+  catalogue: AccountCatalogue,
+  sources: SourceMap,
+  diagnostics: Diagnostic[],
+) {
+  const field = `${path}.deliveryMethod`;
+  // Missing altogether: the check stage's rule (delivery-method.missing) reports it.
+  if (written === undefined || written.trim() === '') return undefined;
+  const options = await catalogue.deliveryOptions();
+  const m = matchDeliveryOption(written, options);
+  if (m.found) return m.found;
+  const hint = m.suggestion === undefined ? '' : ` (did you mean ${quote(m.suggestion)}?)`;
+  const list = options.map((o) => `${o.code} (${o.label})`).join(', ');
+  diagnostics.push(
+    diagnostic(sources, 'error', 'deliveryMethod.unknown', field, `${quote(written)} is not a delivery method of this account${hint}; available: ${list}`),
+  );
+  return undefined;
+}
+
+async function resolveCountry(
+  countryText: string | undefined,
+  isoText: string | undefined,
+  path: string,
+  catalogue: AccountCatalogue,
+  sources: SourceMap,
+  diagnostics: Diagnostic[],
+): Promise<Country | undefined> {
+  if (countryText === undefined && isoText === undefined) return undefined;
+  const countries = await catalogue.countries();
+  const one = (text: string, field: string): Country | undefined => {
+    const m = matchCountry(text, countries);
+    if (m.found) return m.found;
+    const hint = m.suggestion === undefined ? '' : ` (did you mean ${quote(m.suggestion)}?)`;
+    diagnostics.push(diagnostic(sources, 'error', 'country.unknown', field, `${quote(text)} is not a country known to the API${hint}`));
+    return undefined;
+  };
+  const byIso = isoText === undefined ? undefined : one(isoText, `${path}.countryCodeISO2`);
+  const byName = countryText === undefined ? undefined : one(countryText, `${path}.country`);
+  if (byIso && byName && byIso.iso2 !== byName.iso2) {
+    diagnostics.push(
+      diagnostic(
+        sources,
+        'error',
+        'country.conflict',
+        `${path}.country`,
+        `country ${quote(countryText as string)} (${byName.iso2}) disagrees with countryCodeISO2 ${quote(isoText as string)} (${byIso.iso2})`,
+      ),
+    );
+    return undefined;
+  }
+  if ((isoText !== undefined && !byIso) || (countryText !== undefined && !byName)) return undefined;
+  return byIso ?? byName;
+}
+
+/** When both `state` and `stateCode` are written, each resolves on its own (quietly: `state` reports). */
+async function sameState(written: string, country: Country | undefined, catalogue: AccountCatalogue): Promise<string> {
+  if (!country?.hasState) return written;
+  const m = matchState(written, await catalogue.states(country.iso2));
+  return m.found ? m.found.abbreviation : written;
+}

@@ -1,0 +1,89 @@
+import type { JobCandidate } from '../api/types.js';
+import type { Diagnostic, Manifest, ManifestJob } from '../manifest/model.js';
+import { combineWarnings, estimateJob } from '../pipeline/estimate/estimate-job.js';
+import type { JobEstimate } from '../pipeline/estimate/model.js';
+import { diagnostic } from '../pipeline/preflight/diagnostic.js';
+import { checkDateDue, earliestLocalDate } from '../pipeline/preflight/job-rules.js';
+import { quote } from '../util/suggest.js';
+import type { AccountCatalogue } from './catalogue.js';
+import { resolveAddress } from './resolve-address.js';
+import { resolveItem } from './resolve-item.js';
+
+export interface ResolvedJob {
+  orderNumber: string;
+  jobIndex: number;
+  /** The exact body to send (without validateOnly): API field names, resolved values. */
+  candidate: JobCandidate;
+  /** Errors and warnings, located. The job may be sent only when none is an error. */
+  diagnostics: Diagnostic[];
+  estimate: JobEstimate;
+  /** The distinct process codes of the job's lines, sorted. */
+  processCodes: string[];
+}
+
+/** Job-level fields copied to the candidate as written (manifest-only keys such as `cancel` are not). */
+const JOB_FIELDS = [
+  'orderComment', 'customerUserId', 'mustDate', 'timeSensitive', 'description', 'orderGroup', 'orderGroupSequence',
+  'locationCodeOverride',
+] as const satisfies readonly (keyof ManifestJob & keyof JobCandidate)[];
+
+/**
+ * Stages 1–3 for one job: resolve its human values against the account's catalogue,
+ * preflight every line against the fetched definitions, and estimate its cost. Pure
+ * apart from the catalogue (which memoises, so resolving many jobs costs one call per
+ * distinct value). Rejects only when the API cannot be asked (network, auth, 5xx):
+ * everything wrong with the manifest is a diagnostic.
+ *
+ * Checks that need no account data (required fields, artwork URL on all PriceCode lines or
+ * none, empty items, size sums) belong to the check stage (src/manifest/rules) and are not
+ * repeated here, so each mistake is reported once.
+ */
+export async function resolveJob(manifest: Manifest, jobIndex: number, catalogue: AccountCatalogue): Promise<ResolvedJob> {
+  const job = manifest.jobs[jobIndex];
+  const sources = manifest.sources;
+  const base = `jobs[${jobIndex}]`;
+
+  const [address, items, account] = await Promise.all([
+    resolveAddress(job.deliveryAddress ?? {}, base, catalogue, sources),
+    Promise.all(job.items.map((item, i) => resolveItem(item, `${base}.items[${i}]`, i, catalogue, sources))),
+    catalogue.account(),
+  ]);
+  const processCodes = [...new Set(items.map((r) => r.processCode).filter((c): c is string => c !== undefined))].sort();
+
+  const promocode = job.promocode !== undefined && job.promocode.trim() !== '' ? job.promocode : undefined;
+  const [promo, earliest] = await Promise.all([
+    promocode === undefined ? undefined : catalogue.promo(promocode, processCodes),
+    catalogue.earliestShipDate(processCodes),
+  ]);
+
+  const diagnostics: Diagnostic[] = [...address.diagnostics, ...items.flatMap((r) => r.diagnostics)];
+  if (promo && !promo.isValid) {
+    diagnostics.push(
+      diagnostic(sources, 'error', 'promocode.invalid', `${base}.promocode`, `promo code ${quote(promocode as string)} is not valid${promo.message ? `: ${promo.message}` : ''}`),
+    );
+  }
+
+  // A missing dateDue is among the API's documented 500s: always send one.
+  let dateDue = job.dateDue;
+  if (earliest) {
+    diagnostics.push(...checkDateDue(job.dateDue, earliest, jobIndex, sources));
+    dateDue ??= earliestLocalDate(earliest);
+  } else if (dateDue === undefined) {
+    diagnostics.push(
+      diagnostic(sources, 'error', 'dateDue.unavailable', `${base}.dateDue`, `the API gives no earliest ship date for ${processCodes.join(', ') || 'this job'}: give a dateDue`),
+    );
+  }
+
+  const fields: Record<string, unknown> = { orderNumber: job.orderNumber };
+  for (const k of JOB_FIELDS) if (job[k] !== undefined) fields[k] = job[k];
+  if (dateDue !== undefined) fields.dateDue = dateDue;
+  if (promocode !== undefined) fields.promocode = promocode;
+  const candidate = { ...fields, deliveryAddress: address.address, items: items.map((r) => r.line) } as JobCandidate;
+
+  const currency = account?.currency ?? undefined;
+  const pricing = items.map((r) => r.pricing);
+  const estimate = estimateJob(pricing, currency, promo?.isValid ? promo : undefined);
+  diagnostics.push(...combineWarnings(jobIndex, pricing, estimate.lines, sources, currency));
+
+  return { orderNumber: job.orderNumber, jobIndex, candidate, diagnostics, estimate, processCodes };
+}

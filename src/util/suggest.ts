@@ -1,0 +1,107 @@
+/**
+ * "Did you mean" for every kind of unknown value: manifest keys, countries, delivery
+ * methods, price codes, attribute names, variants, sizes. One helper so that every message
+ * suggests the same way.
+ *
+ * Matching runs in tiers, best first, so an obvious near-miss always wins over a
+ * merely close one:
+ *   1. the same text ignoring case and accents        (`colors` → `Colors`, `Zurich` → `Zürich`)
+ *   2. the same letters and digits ignoring the rest  (`DTF Full Color 10x10` → `DTF Full Color 10" x 10"`)
+ *   3. a small edit distance on those letters/digits  (`Colours` → `Colors`, `Untied States` → `United States`)
+ * Ties keep the candidates' own order, so callers decide precedence by how they list them.
+ */
+
+export interface SuggestOptions {
+  /**
+   * Largest edit distance accepted in tier 3, as a fraction of the longer string's length
+   * (default 0.34: about one typo per three characters), never less than 1.
+   */
+  ratio?: number;
+}
+
+/** Lower case, accents removed, whitespace collapsed: "Zürich  " → "zurich". */
+export function foldCase(s: string): string {
+  return s
+    .normalize('NFD')
+    .replace(/\p{Diacritic}/gu, '')
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** Letters and digits only, folded: `DTF Full Color 10" x 10"` → "dtffullcolor10x10". */
+export function foldAlnum(s: string): string {
+  return foldCase(s).replace(/[^\p{L}\p{N}]/gu, '');
+}
+
+/**
+ * Optimal-string-alignment distance (Levenshtein plus adjacent transpositions, so
+ * `Untied` is one edit from `United`). Stops early once every path exceeds `max`.
+ */
+export function editDistance(a: string, b: string, max = Number.POSITIVE_INFINITY): number {
+  if (a === b) return 0;
+  if (Math.abs(a.length - b.length) > max) return max + 1;
+  let prev2: number[] = [];
+  let prev: number[] = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur: number[] = [i];
+    let rowMin = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let d = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        d = Math.min(d, prev2[j - 2] + 1);
+      }
+      cur[j] = d;
+      if (d < rowMin) rowMin = d;
+    }
+    if (rowMin > max) return max + 1;
+    prev2 = prev;
+    prev = cur;
+  }
+  return prev[b.length];
+}
+
+/** The closest candidate to `input`, or undefined when none is close enough. */
+export function suggest(input: string, candidates: Iterable<string>, opts: SuggestOptions = {}): string | undefined {
+  const list = [...new Set(candidates)].filter((c) => c !== input);
+  if (list.length === 0 || input.trim() === '') return undefined;
+
+  const folded = foldCase(input);
+  const byCase = list.find((c) => foldCase(c) === folded);
+  if (byCase !== undefined) return byCase;
+
+  const alnum = foldAlnum(input);
+  if (alnum !== '') {
+    const byAlnum = list.find((c) => foldAlnum(c) === alnum);
+    if (byAlnum !== undefined) return byAlnum;
+  }
+
+  const ratio = opts.ratio ?? 0.34;
+  let best: string | undefined;
+  let bestDistance = Number.POSITIVE_INFINITY;
+  for (const c of list) {
+    const other = foldAlnum(c);
+    const limit = Math.max(1, Math.floor(Math.max(alnum.length, other.length) * ratio));
+    const d = editDistance(alnum, other, Math.min(limit, bestDistance));
+    if (d <= limit && d < bestDistance) {
+      best = c;
+      bestDistance = d;
+    }
+  }
+  return best;
+}
+
+/** ` (did you mean "X"?)` or the empty string: ready to append to a message. */
+export function didYouMean(input: string, candidates: Iterable<string>, opts?: SuggestOptions): string {
+  const s = suggest(input, candidates, opts);
+  return s === undefined ? '' : ` (did you mean ${quote(s)}?)`;
+}
+
+/**
+ * Quotes a value for a message the way YAML would accept it back: price codes contain a
+ * double quote (`DTF Full Color 10" x 10"`), so those get single quotes instead of escapes.
+ */
+export function quote(value: string): string {
+  return value.includes('"') && !value.includes("'") ? `'${value}'` : `"${value}"`;
+}
