@@ -4,6 +4,8 @@ import { ExitCode, UsageError } from './exit-codes.js';
 import { register as registerSandbox } from './commands/sandbox.js';
 import { register as registerApi } from './commands/api.js';
 import { register as registerCheck } from './commands/check.js';
+import { register as registerPlan } from './commands/plan.js';
+import { register as registerRun } from './commands/run.js';
 import { register as registerDemo } from './commands/demo.js';
 
 /**
@@ -18,6 +20,8 @@ export function buildProgram(): Command {
     .showSuggestionAfterError(true)
     .exitOverride();
   registerCheck(program);
+  registerPlan(program);
+  registerRun(program);
   registerApi(program);
   registerSandbox(program);
   registerDemo(program);

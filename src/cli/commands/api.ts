@@ -1,14 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { createApiClient } from '../../api/client.js';
 import { ApiError } from '../../api/errors.js';
 import type { HttpMethod } from '../../api/transport.js';
-import type { ApiConfig } from '../../config/api-config.js';
 import { addConfigOptions, configFlagsFrom } from '../../config/config-flags.js';
-import { resolveConfig, type ConfigFlags } from '../../config/resolve-config.js';
-import { sandboxConfig } from '../../config/sandbox-config.js';
-import { createLogger, isLogLevel, type LogLevel } from '../../log/logger.js';
+import type { ConfigFlags } from '../../config/resolve-config.js';
+import { openApiSession } from '../api-session.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
 
 export interface ApiCommandInput {
@@ -68,33 +65,11 @@ export async function runApiCommand(input: ApiCommandInput, io: ApiCommandIo): P
   const { path, query } = splitPath(input.path);
   const body = input.data === undefined ? undefined : parseData(input.data, io.cwd);
   if (body !== undefined && method === 'GET') throw new UsageError('--data cannot be sent with GET');
-  const level = input.logLevel ?? io.env.HTORDER_LOG_LEVEL ?? 'warn';
-  if (!isLogLevel(level)) throw new UsageError(`unknown log level "${level}"`);
-  const logger = createLogger({ level: level as LogLevel, pretty: io.stderr.isTTY === true, destination: io.stderr });
-
-  let config: ApiConfig;
-  let closeSandbox: (() => Promise<void>) | null = null;
-  if (input.sandbox) {
-    const clash = (['profile', 'baseUrl', 'authUrl', 'realm', 'clientId', 'clientSecretFile', 'statusUrl'] as const).find(
-      (k) => input.flags[k] !== undefined,
-    );
-    if (clash) throw new UsageError(`--sandbox supplies its own account; it cannot be combined with --${kebab(clash)}`);
-    // Loaded only on demand: the simulator is not needed for real calls.
-    const { startSandbox } = await import('../../sandbox/index.js');
-    const sandbox = await startSandbox({ port: 0 });
-    closeSandbox = () => sandbox.close();
-    try {
-      config = sandboxConfig(sandbox, input.account ?? 'us-demo');
-    } catch (err) {
-      await sandbox.close();
-      throw err;
-    }
-  } else {
-    if (input.account !== undefined) throw new UsageError('--account needs --sandbox (for configured accounts use --profile)');
-    config = resolveConfig({ env: io.env, flags: input.flags, cwd: io.cwd });
-  }
-
-  const client = createApiClient(config, { logger });
+  const session = await openApiSession({
+    sandbox: input.sandbox, account: input.account, logLevel: input.logLevel, flags: input.flags,
+    env: io.env, cwd: io.cwd, stderr: io.stderr,
+  });
+  const { client } = session;
   try {
     const res = await client.send({ method, path, query, body });
     if (res.body !== null) {
@@ -110,8 +85,7 @@ export async function runApiCommand(input: ApiCommandInput, io: ApiCommandIo): P
     io.stderr.write(`htorder api: ${err.message}\n`);
     return ExitCode.Unavailable;
   } finally {
-    await client.close();
-    if (closeSandbox) await closeSandbox();
+    await session.close();
   }
 }
 
@@ -137,8 +111,4 @@ function parseData(data: string, cwd: string): unknown {
   } catch (err) {
     throw new UsageError(`--data is not valid JSON: ${(err as Error).message}`);
   }
-}
-
-function kebab(s: string): string {
-  return s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
 }

@@ -1,0 +1,101 @@
+import type { InputOutcome, PipelineCommand } from '../pipeline/process-input.js';
+import type { ResultReport } from '../report/model.js';
+import { formatReportError } from '../report/write-errors-txt.js';
+
+/** How many error lines per input the terminal shows before pointing at errors.txt. */
+const SHOWN_ERRORS = 8;
+
+/**
+ * The human summary of one input for `plan` and `run`: a table of its jobs (order, items,
+ * estimate, status, job number), the total, the first errors and warnings compiler-style,
+ * and where the reports are.
+ */
+export function formatInputOutcome(o: InputOutcome, command: PipelineCommand): string {
+  if (!o.report) return `${o.file}: ${o.problem ?? 'cannot be read'} (not processed, no reports written)\n`;
+  const r = o.report;
+  const rows: string[][] = [['order', 'items', 'estimate', 'status', command === 'run' ? 'job' : 'due']];
+  let total = 0;
+  let priced = true;
+  for (const job of r.jobs) {
+    const estimate = job.estimatedCost;
+    if (estimate === null) priced = false;
+    else total += estimate;
+    rows.push([
+      job.orderNumber ?? `#${job.index + 1}`,
+      String(job.items.length),
+      estimate === null ? '-' : money(estimate),
+      job.status + (job.warnings.length ? ` (${job.warnings.length} warning${job.warnings.length === 1 ? '' : 's'})` : ''),
+      command === 'run' ? (job.jobNumber === null ? '-' : String(job.jobNumber)) : (job.dateDue ?? '-'),
+    ]);
+  }
+  const lines = [`${o.file}:`, ...table(rows).map((l) => `  ${l}`)];
+  if (r.jobs.length > 0) lines.push(`  estimated total: ${money(total)}${priced ? '' : ' (some lines could not be priced)'}`);
+  lines.push(`  ${summaryLine(r)}`);
+  let shown = 0;
+  for (const line of messages(r)) {
+    if (shown++ === SHOWN_ERRORS) {
+      lines.push(`  ... more in ${o.reports?.errors ?? o.reports?.json ?? 'the reports'}`);
+      break;
+    }
+    lines.push(`  ${line}`);
+  }
+  const written = [o.reports?.json, o.reports?.csv, o.reports?.errors].filter(Boolean).join(', ');
+  if (written) lines.push(`  reports: ${written}`);
+  return `${lines.join('\n')}\n`;
+}
+
+function summaryLine(r: ResultReport): string {
+  const counts = Object.entries(r.summary.byStatus)
+    .filter(([, n]) => n > 0)
+    .map(([s, n]) => `${n} ${s}`);
+  return `${r.summary.jobs} job${r.summary.jobs === 1 ? '' : 's'}: ${counts.join(', ') || 'none'}`;
+}
+
+/** Errors first, then warnings, with the path as the user typed it (clickable in a terminal). */
+function* messages(r: ResultReport): Generator<string> {
+  const label = r.input.file;
+  for (const e of r.errors) yield formatReportError(e, label);
+  for (const job of r.jobs) {
+    for (const e of job.errors) yield formatReportError(e, label);
+    for (const item of job.items) for (const e of item.errors) yield formatReportError(e, label);
+  }
+  for (const w of r.warnings) yield `warning: ${formatReportError(w, label)}`;
+  for (const job of r.jobs) for (const w of job.warnings) yield `warning: ${formatReportError(w, label)}`;
+}
+
+function table(rows: string[][]): string[] {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
+  return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd());
+}
+
+function money(n: number): string {
+  return n.toFixed(2);
+}
+
+export function jsonSummary(command: PipelineCommand, outcomes: readonly InputOutcome[], exitCode: number): unknown {
+  return {
+    command,
+    exitCode,
+    inputs: outcomes.map((o) => ({
+      file: o.file,
+      status: o.status,
+      ...(o.problem ? { problem: o.problem } : {}),
+      ...(o.report
+        ? {
+            summary: o.report.summary,
+            reports: o.reports,
+            jobs: o.report.jobs.map((j) => ({
+              orderNumber: j.orderNumber,
+              status: j.status,
+              jobNumber: j.jobNumber,
+              dateDue: j.dateDue,
+              estimatedCost: j.estimatedCost,
+              totalJobCost: j.totalJobCost,
+              errors: j.errors.length + j.items.reduce((n, i) => n + i.errors.length, 0),
+              warnings: j.warnings.length,
+            })),
+          }
+        : {}),
+    })),
+  };
+}

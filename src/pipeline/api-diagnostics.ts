@@ -1,0 +1,65 @@
+import { ApiError } from '../api/errors.js';
+import type { Diagnostic, FieldPath, Manifest } from '../manifest/model.js';
+
+/**
+ * Turns the API's refusal of a job into located Diagnostics: problem details, `errors` by
+ * field, and job `validationMessages`. The spec does not show the format of the messages or
+ * of their error codes, so locating is best effort: a message that starts with (or names)
+ * a request path such as `items[2].quantity`, `deliveryAddress.state` or `promocode` is
+ * filed on that job's field; anything else stays on the job.
+ */
+export function apiDiagnostics(err: unknown, manifest: Manifest, jobIndex: number): Diagnostic[] {
+  const jobPath = `jobs[${jobIndex}]`;
+  const at = (requestPath: string | undefined): Pick<Diagnostic, 'field' | 'source'> => {
+    const field = requestPath ? toManifestPath(jobPath, requestPath, manifest, jobIndex) : jobPath;
+    return { field, source: manifest.sources.locate(field) };
+  };
+  if (!(err instanceof ApiError)) {
+    return [{ severity: 'error', code: 'api.error', message: err instanceof Error ? err.message : String(err), ...at(undefined) }];
+  }
+  const out: Diagnostic[] = [];
+  for (const m of err.validationMessages ?? []) {
+    out.push({
+      severity: 'error',
+      code: m.errorCode ? `api.${m.errorCode}` : 'api.validation',
+      message: `the API refused it: ${m.message}`,
+      ...at(requestPathIn(m.message)),
+    });
+  }
+  for (const [key, messages] of Object.entries(err.errors ?? {})) {
+    const path = key.replace(/^\$\.?/, '');
+    for (const message of messages) {
+      out.push({ severity: 'error', code: 'api.field', message: `the API refused ${path || 'the request'}: ${message}`, ...at(path || undefined) });
+    }
+  }
+  if (out.length === 0) {
+    out.push({
+      severity: 'error',
+      code: err.status === null ? `api.${err.kind}` : `api.http-${err.status}`,
+      message: err.message,
+      ...at(requestPathIn(err.detail ?? '')),
+    });
+  }
+  return out;
+}
+
+const REQUEST_PATH = /\b(items\[\d+\](?:\.[A-Za-z][A-Za-z0-9]*)*|deliveryAddress(?:\.[A-Za-z][A-Za-z0-9]*)?)/;
+const JOB_FIELD = /^(orderNumber|orderComment|customerUserId|dateDue|mustDate|description|promocode|orderGroup|orderGroupSequence|locationCodeOverride)\b/;
+
+/** The request path a message names, if any: `items[2].quantity`, `deliveryAddress.state`, `promocode`. */
+export function requestPathIn(message: string): string | undefined {
+  return REQUEST_PATH.exec(message)?.[1] ?? JOB_FIELD.exec(message)?.[1];
+}
+
+/**
+ * A request path → the manifest path the user wrote. Items keep their index (the API adds
+ * lines in the order supplied). The manifest may have written the country as `country`
+ * (resolved into countryCodeISO2) or the value may have come from `defaults`; SourceMap
+ * falls back to the nearest ancestor when the exact key is absent.
+ */
+function toManifestPath(jobPath: FieldPath, requestPath: string, manifest: Manifest, jobIndex: number): FieldPath {
+  if (requestPath === 'deliveryAddress.countryCodeISO2' && manifest.jobs[jobIndex]?.deliveryAddress?.countryCodeISO2 === undefined) {
+    return `${jobPath}.deliveryAddress.country`;
+  }
+  return `${jobPath}.${requestPath}`;
+}

@@ -1,0 +1,53 @@
+import type { Manifest } from '../manifest/model.js';
+import type { Mapping } from '../manifest/mapping/model.js';
+import { refreshSummary } from '../report/build-report.js';
+import type { ResultReport } from '../report/model.js';
+import { writeReports, type WrittenReports } from '../report/write-reports.js';
+
+/**
+ * Rewrites an input's reports as job outcomes arrive, coalescing: while one write is on disk
+ * further outcomes only mark the report dirty, and one more write follows that includes them
+ * all. So every outcome reaches disk within one write cycle, and a manifest of thousands of
+ * jobs does not rewrite its reports thousands of times. Each file is replaced atomically.
+ * The ledger, not the report, is the durable record of what was submitted: a re-run after a
+ * crash rebuilds the report from it.
+ */
+export class ReportWriter {
+  private writing: Promise<void> | undefined;
+  private dirty = false;
+  private failure: unknown;
+  private last: WrittenReports | undefined;
+
+  constructor(
+    private readonly report: ResultReport,
+    private readonly opts: { manifest?: Manifest; mapping?: Mapping },
+  ) {}
+
+  /** Asks for a write that includes the report as it is now. */
+  schedule(): void {
+    this.dirty = true;
+    this.writing ??= this.loop();
+  }
+
+  /** Writes the final state and reports where the files are; throws if any write failed. */
+  async flush(): Promise<WrittenReports> {
+    this.schedule();
+    await this.writing;
+    if (this.failure) throw this.failure;
+    return this.last!;
+  }
+
+  private async loop(): Promise<void> {
+    try {
+      while (this.dirty) {
+        this.dirty = false;
+        refreshSummary(this.report);
+        this.last = await writeReports(this.report, this.opts);
+      }
+    } catch (err) {
+      this.failure ??= err;
+    } finally {
+      this.writing = undefined;
+    }
+  }
+}

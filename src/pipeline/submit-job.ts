@@ -1,0 +1,236 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ApiClient } from '../api/client.js';
+import { ApiError } from '../api/errors.js';
+import type { JobCandidate, JobCreateResponse } from '../api/types.js';
+import type { LedgerEntry, LedgerKey, LedgerLine, LedgerStore, LockGuard } from '../ledger/model.js';
+import type { Logger } from '../log/logger.js';
+import { findSubmitted } from './find-submitted.js';
+
+export type SubmitStatus = 'submitted' | 'already-submitted' | 'failed' | 'in-doubt';
+
+export interface SubmitOutcome {
+  status: SubmitStatus;
+  entry?: LedgerEntry;
+  /** The manifest entry differs from the one submitted: reported, never resent. */
+  changedAfterSubmit?: boolean;
+  /** Why it failed or is in doubt (the API's error when there was one). */
+  error?: unknown;
+  /** The API could not be reached or refused the credentials: nothing was decided. */
+  unavailable?: boolean;
+}
+
+export interface SubmitContext {
+  client: ApiClient;
+  ledger: LedgerStore;
+  /** Ledger account key: region base URL + account id. */
+  account: string;
+  input: { file: string; sha256: string };
+  logger: Logger;
+  /** POSTs per job per run, each one only after a search proved the previous one created nothing. */
+  maxSends?: number;
+  /** Waits between resends (tests shorten them). */
+  wait?: (ms: number) => Promise<void>;
+}
+
+export interface SubmitRequest {
+  orderNumber: string;
+  /** Fingerprint of the manifest entry (jobHash). */
+  hash: string;
+  candidate: JobCandidate;
+}
+
+/**
+ * Looks the order up in the ledger without sending anything: a submitted order is reported
+ * `already-submitted` before any resolution or dry run is spent on it. Final states need no
+ * lock; anything else is decided later, under the lock, by submitJob.
+ */
+export async function ledgerStatus(ctx: SubmitContext, orderNumber: string, hash: string): Promise<SubmitOutcome | undefined> {
+  const entry = await ctx.ledger.read({ account: ctx.account, orderNumber });
+  if (entry?.state !== 'submitted') return undefined;
+  return { status: 'already-submitted', entry, changedAfterSubmit: entry.payloadHash !== hash };
+}
+
+/**
+ * Settles an order left `intent` by an earlier run (crash, timeout) without sending: if the
+ * search finds it, it is recorded as submitted. Used before resolving an in-doubt order, so
+ * an order that already exists is never re-validated or re-sent.
+ */
+export async function settleInDoubt(ctx: SubmitContext, orderNumber: string, hash: string): Promise<SubmitOutcome | undefined> {
+  const key = { account: ctx.account, orderNumber };
+  const peek = await ctx.ledger.read(key);
+  if (peek?.state !== 'intent') return undefined;
+  return ctx.ledger.withLock(key, async () => {
+    const entry = await ctx.ledger.read(key);
+    if (entry?.state === 'submitted') return { status: 'already-submitted', entry, changedAfterSubmit: entry.payloadHash !== hash };
+    if (entry?.state !== 'intent') return undefined;
+    const settled = await settle(ctx, entry);
+    if (settled.status === 'submitted') {
+      return { status: 'already-submitted', entry: settled.entry, changedAfterSubmit: entry.payloadHash !== hash };
+    }
+    return settled.status === 'in-doubt' ? settled : undefined;
+  });
+}
+
+/**
+ * Submits one job exactly once (design.md §4). Under the order's lock:
+ *   1. a `submitted` entry → already-submitted, nothing sent;
+ *   2. an `intent` entry (earlier outcome unknown) → settled by search before anything is sent;
+ *   3. intent recorded durably, THEN `POST /Jobs`, THEN the outcome recorded.
+ * A failure that may have reached the server is never resent blindly: the search runs first,
+ * and only "not found" allows another POST (up to maxSends). A crash at any point leaves an
+ * `intent` entry that the next run settles the same way.
+ */
+export async function submitJob(ctx: SubmitContext, req: SubmitRequest): Promise<SubmitOutcome> {
+  const key: LedgerKey = { account: ctx.account, orderNumber: req.orderNumber };
+  return ctx.ledger.withLock(key, async (guard) => {
+    let entry = await ctx.ledger.read(key);
+    if (entry?.state === 'submitted') {
+      return { status: 'already-submitted', entry, changedAfterSubmit: entry.payloadHash !== req.hash };
+    }
+    if (entry?.state === 'intent') {
+      const settled = await settle(ctx, entry);
+      if (settled.status === 'submitted') {
+        return { ...settled, status: 'already-submitted', changedAfterSubmit: entry.payloadHash !== req.hash };
+      }
+      if (settled.status === 'in-doubt') return settled;
+      entry = settled.entry;
+    }
+    return send(ctx, req, entry, guard);
+  });
+}
+
+async function send(ctx: SubmitContext, req: SubmitRequest, previous: LedgerEntry | undefined, guard: LockGuard): Promise<SubmitOutcome> {
+  const maxSends = ctx.maxSends ?? 3;
+  const wait = ctx.wait ?? ((ms: number) => sleep(ms));
+  let attempts = previous?.attempts ?? 0;
+  for (let send = 1; ; send++) {
+    const intent: LedgerEntry = {
+      ledgerVersion: 1,
+      account: ctx.account,
+      orderNumber: req.orderNumber,
+      payloadHash: req.hash,
+      state: 'intent',
+      attempts: ++attempts,
+      intentAt: new Date().toISOString(),
+      input: ctx.input,
+    };
+    await ctx.ledger.write(intent);
+    guard.assertHeld();
+    let response: JobCreateResponse;
+    try {
+      response = await ctx.client.jobs.create(req.candidate);
+    } catch (err) {
+      const outcome = await afterFailedCreate(ctx, req, intent, err);
+      if (outcome.status !== 'failed' || !outcome.resend || send >= maxSends) return outcome;
+      ctx.logger.warn({ orderNumber: req.orderNumber, send }, 'job was not created; sending again');
+      await wait(outcome.resendAfterMs ?? 500 * send);
+      continue;
+    }
+    const done: LedgerEntry = { ...intent, ...fromResponse(response), state: 'submitted', settledBy: 'response', outcomeAt: new Date().toISOString() };
+    await ctx.ledger.write(done);
+    return { status: 'submitted', entry: done };
+  }
+}
+
+interface FailedCreate extends SubmitOutcome {
+  /** Proven not created and worth sending again in this run. */
+  resend?: boolean;
+  resendAfterMs?: number;
+}
+
+async function afterFailedCreate(ctx: SubmitContext, req: SubmitRequest, intent: LedgerEntry, err: unknown): Promise<FailedCreate> {
+  const api = err instanceof ApiError ? err : undefined;
+  const fail = async (resend: boolean, extra: Partial<FailedCreate> = {}): Promise<FailedCreate> => {
+    const entry: LedgerEntry = { ...intent, state: 'failed', outcomeAt: new Date().toISOString(), error: errorText(err) };
+    await ctx.ledger.write(entry);
+    return { status: 'failed', entry, error: err, resend, ...extra };
+  };
+  // Certainly not sent (connection refused before the request left): nothing exists.
+  if (!api || !api.mayHaveReachedServer) return fail(false, { unavailable: true });
+  // A 4xx answer means the API refused before acting: "nothing was created" (spec, Errors).
+  if (api.status !== null && api.status >= 400 && api.status < 500) {
+    if (api.status === 429) return fail(true, { resendAfterMs: api.retryAfterMs ?? undefined });
+    return fail(false, { unavailable: api.kind === 'auth' });
+  }
+  // 5xx, timeout, reset after sending: the job may exist. Search before anything else.
+  const settled = await settle(ctx, intent);
+  if (settled.status !== 'failed') return settled;
+  if (api.status === 500) {
+    // "On POST /Jobs a 500 usually means an invalid payload": ask validateOnly for the real messages.
+    try {
+      await ctx.client.jobs.validate(req.candidate);
+    } catch (validation) {
+      if (validation instanceof ApiError && validation.status !== null && validation.status < 500) {
+        return { ...settled, error: validation, resend: false };
+      }
+    }
+  }
+  return { ...settled, error: err, resend: true, resendAfterMs: api.retryAfterMs ?? undefined };
+}
+
+/**
+ * Decides an `intent` entry by search: found → submitted (line details fetched from the job),
+ * not found → failed (nothing exists, safe to send again), search impossible → in-doubt.
+ */
+async function settle(ctx: SubmitContext, intent: LedgerEntry): Promise<SubmitOutcome> {
+  let found;
+  try {
+    found = await findSubmitted(ctx.client, intent.orderNumber);
+  } catch (err) {
+    ctx.logger.warn({ orderNumber: intent.orderNumber, err: errorText(err) }, 'could not settle an unknown outcome; job stays in doubt');
+    return { status: 'in-doubt', entry: intent, error: err, unavailable: true };
+  }
+  const now = new Date().toISOString();
+  const first = found[0];
+  if (!first) {
+    const entry: LedgerEntry = { ...intent, state: 'failed', outcomeAt: now, error: 'not created (confirmed by search)' };
+    await ctx.ledger.write(entry);
+    return { status: 'failed', entry };
+  }
+  let lines: LedgerLine[] | undefined;
+  let totalJobCost: number | undefined;
+  try {
+    const job = await ctx.client.jobs.get(first.jobNumber);
+    lines = job.lines.map((l) => ({
+      customerReference: l.customerReference,
+      quantity: l.quantity,
+      newAssetSku: l.assetSku,
+      needsArtworkToBeUploaded: false,
+    }));
+    totalJobCost = job.lines.reduce((sum, l) => sum + l.quantity * l.unitPrice, 0);
+  } catch {
+    // The job exists (the search said so); line details are a nicety, not a decision.
+  }
+  const entry: LedgerEntry = {
+    ...intent,
+    state: 'submitted',
+    settledBy: 'search',
+    outcomeAt: now,
+    jobNumber: first.jobNumber,
+    dateDue: first.dateDue,
+    ...(totalJobCost === undefined ? {} : { totalJobCost }),
+    ...(lines ? { lines } : {}),
+  };
+  // Duplicates made outside htorder are worth a note on the entry; ours is the oldest.
+  if (found.length > 1) entry.error = `${found.length} jobs carry this order number: ${found.map((j) => j.jobNumber).join(', ')}`;
+  await ctx.ledger.write(entry);
+  return { status: 'submitted', entry };
+}
+
+function fromResponse(r: JobCreateResponse): Partial<LedgerEntry> {
+  return {
+    jobNumber: r.jobNumber,
+    dateDue: r.dateDue,
+    totalJobCost: r.totalJobCost,
+    lines: (r.jobLineDetails ?? []).map((l) => ({
+      customerReference: l.customerReference ?? null,
+      quantity: l.quantity,
+      newAssetSku: l.newAssetSku ?? null,
+      needsArtworkToBeUploaded: l.needsArtworkToBeUploaded === true,
+    })),
+  };
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
