@@ -16,6 +16,11 @@ export interface FaultRule {
   jitterMs?: number;
   /** Fire at most N times, then the rule is spent. */
   times?: number;
+  /**
+   * For `POST /Jobs` only: fire on real creates (`create`) or on `validateOnly` dry runs
+   * (`validate`); omitted = both. Lets a test aim "create, then drop" at the create itself.
+   */
+  when?: 'create' | 'validate';
 }
 
 export interface CreatedJobRecord {

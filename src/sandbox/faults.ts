@@ -39,10 +39,12 @@ export class Faults {
     return this.rules.map((r) => ({ ...r }));
   }
 
-  decide(routeKey: string): FaultDecision {
+  /** `jobsMode`: for POST /Jobs, whether this request is a real create or a validateOnly dry run. */
+  decide(routeKey: string, jobsMode?: 'create' | 'validate'): FaultDecision {
     const out: FaultDecision = { delayMs: 0, action: null };
     for (const rule of this.rules) {
       if (!matches(rule.route, routeKey)) continue;
+      if (rule.when !== undefined && rule.when !== jobsMode) continue;
       if (rule.times !== undefined && rule.fired >= rule.times) continue;
       if (rule.kind !== 'latency' && out.action) continue;
       if (!this.rnd.chance(rule.probability ?? 1)) continue;

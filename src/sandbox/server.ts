@@ -152,7 +152,7 @@ export function createSandboxServer(deps: ServerDeps): { server: Server; calls: 
     }
 
     calls.set(key, (calls.get(key) ?? 0) + 1);
-    const fault = deps.faults.decide(key);
+    const fault = deps.faults.decide(key, key === 'POST /Jobs' ? jobsMode(body) : undefined);
     if (fault.delayMs > 0) await sleep(fault.delayMs);
     const action = fault.action;
     if (action?.kind === 'reset') {
@@ -212,4 +212,14 @@ export function createSandboxServer(deps: ServerDeps): { server: Server; calls: 
     });
   });
   return { server, calls };
+}
+
+/** Whether a POST /Jobs body is a validateOnly dry run (for fault rules with `when`). */
+function jobsMode(body: Buffer): 'create' | 'validate' {
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as { validateOnly?: unknown };
+    return parsed?.validateOnly === true ? 'validate' : 'create';
+  } catch {
+    return 'create';
+  }
 }

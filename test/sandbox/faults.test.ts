@@ -51,6 +51,21 @@ describe('admin: fault injection', () => {
     expect((await us.get('/account')).status).toBe(200);
   });
 
+  it('when: a POST /Jobs rule can aim at creates only, sparing validateOnly dry runs', async () => {
+    await sb.admin.setFaults([{ route: 'POST /Jobs', kind: 'status', status: 503, when: 'create', times: 1 }]);
+    const dry = await us.post('/Jobs', usJob({ orderNumber: 'PO-WHEN', validateOnly: true }));
+    expect(dry.status).toBe(200);
+    expect((await us.post('/Jobs', usJob({ orderNumber: 'PO-WHEN' }))).status).toBe(503);
+    expect((await us.post('/Jobs', usJob({ orderNumber: 'PO-WHEN' }))).status).toBe(201);
+    await sb.admin.clearFaults();
+    const bad = await fetch(`${sb.url}/_sandbox/faults`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ rules: [{ route: 'POST /Jobs', kind: 'reset', when: 'sometimes' }] }),
+    });
+    expect(bad.status).toBe(400);
+  });
+
   it('reset destroys the connection before acting: no job is created', async () => {
     await sb.admin.setFaults([{ route: 'POST /Jobs', kind: 'reset' }]);
     await expect(us.post('/Jobs', usJob())).rejects.toThrow();

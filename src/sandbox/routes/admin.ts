@@ -35,6 +35,7 @@ function validRules(body: unknown): { rules: FaultRule[]; seed?: number } | stri
     if (typeof rule.route !== 'string' || !rule.route) return `rules[${i}].route is required`;
     if (!rule.kind || !KINDS.has(rule.kind)) return `rules[${i}].kind must be one of ${[...KINDS].join(', ')}`;
     if (rule.kind === 'status' && ![429, 500, 502, 503].includes(rule.status as number)) return `rules[${i}].status must be 429, 500, 502 or 503`;
+    if (rule.when !== undefined && rule.when !== 'create' && rule.when !== 'validate') return `rules[${i}].when must be "create" or "validate"`;
     if (rule.probability !== undefined && (typeof rule.probability !== 'number' || rule.probability < 0 || rule.probability > 1)) return `rules[${i}].probability must be within 0..1`;
   }
   if (b.seed !== undefined && typeof b.seed !== 'number') return 'seed must be a number';
