@@ -4,7 +4,7 @@ import { loadMapping } from '../manifest/mapping/load-mapping.js';
 import { processInput, type InputOutcome, type PipelineCommand } from '../pipeline/process-input.js';
 import { createCatalogue } from '../resolve/catalogue.js';
 import { openApiSession } from './api-session.js';
-import { ExitCode } from './exit-codes.js';
+import { ExitCode, UsageError } from './exit-codes.js';
 import { formatInputOutcome, jsonSummary } from './format-outcome.js';
 import { createProgress } from './progress.js';
 
@@ -50,7 +50,9 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Pipeli
       io.stderr.write(`htorder ${input.command}: cannot reach the API or the credentials were refused: ${(err as Error).message}\n`);
       return ExitCode.Unavailable;
     }
-    const ledger = new FolderLedger(config.stateDir);
+    const staleMs = io.env.HTORDER_LOCK_STALE_MS === undefined ? undefined : Number(io.env.HTORDER_LOCK_STALE_MS);
+    if (staleMs !== undefined && !(staleMs >= 2000)) throw new UsageError(`HTORDER_LOCK_STALE_MS must be a number of milliseconds >= 2000, got "${io.env.HTORDER_LOCK_STALE_MS}"`);
+    const ledger = new FolderLedger(config.stateDir, { staleMs });
     const progress = createProgress(io.stderr, input.command);
     for (const file of input.files) {
       const outcome = await processInput(file, {

@@ -1,0 +1,124 @@
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { runPipelineCommand, type PipelineCommandInput } from '../../src/cli/run-pipeline.js';
+import type { ResultReport } from '../../src/report/model.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+
+/**
+ * Runs `htorder plan|run` in-process (the real CLI driver, client, ledger and reports)
+ * against a real sandbox on loopback, the way a user's shell would with HTORDER_* set.
+ */
+export class PipelineHarness {
+  stateDir = '';
+  workDir = '';
+
+  private constructor(readonly sandbox: Sandbox) {}
+
+  static async start(opts: { tokenTtlSeconds?: number } = {}): Promise<PipelineHarness> {
+    return new PipelineHarness(await startSandbox({ port: 0, ...opts }));
+  }
+
+  /** A fresh sandbox state, ledger and working folder: each test starts from nothing. */
+  async reset(): Promise<void> {
+    await this.sandbox.admin.reset();
+    await this.sandbox.admin.clearFaults();
+    await this.sandbox.admin.resetCalls();
+    this.stateDir = await mkdtemp(join(tmpdir(), 'htorder-state-'));
+    this.workDir = await mkdtemp(join(tmpdir(), 'htorder-work-'));
+  }
+
+  env(account = 'us-demo'): Record<string, string> {
+    const a = this.sandbox.accounts.find((x) => x.name === account)!;
+    const r = this.sandbox.regions[a.region]!;
+    return {
+      HTORDER_BASE_URL: r.baseUrl,
+      HTORDER_AUTH_URL: r.authUrl,
+      HTORDER_REALM: r.realm,
+      HTORDER_CLIENT_ID: a.clientId,
+      HTORDER_CLIENT_SECRET: a.clientSecret,
+      HTORDER_STATE_DIR: this.stateDir,
+      HTORDER_LOG_LEVEL: 'silent',
+    };
+  }
+
+  async write(name: string, text: string): Promise<string> {
+    const path = join(this.workDir, name);
+    await writeFile(path, text);
+    return path;
+  }
+
+  async cli(
+    command: 'plan' | 'run',
+    files: string[],
+    opts: Partial<Omit<PipelineCommandInput, 'command' | 'files'>> & { env?: Record<string, string> } = {},
+  ): Promise<{ code: number; stdout: string; stderr: string }> {
+    const out = sink();
+    const err = sink();
+    const { env, ...rest } = opts;
+    const code = await runPipelineCommand(
+      { command, files, flags: {}, ...rest },
+      { stdout: out.stream, stderr: err.stream, env: { ...this.env(), ...env }, cwd: this.workDir },
+    );
+    return { code, stdout: out.text(), stderr: err.text() };
+  }
+
+  async report(file: string): Promise<ResultReport> {
+    return JSON.parse(await readFile(`${file}.result.json`, 'utf8')) as ResultReport;
+  }
+
+  async close(): Promise<void> {
+    await this.sandbox.close();
+  }
+}
+
+function sink(): { stream: Writable; text: () => string } {
+  const chunks: Buffer[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      chunks.push(Buffer.from(chunk));
+      cb();
+    },
+  });
+  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+export const ADDRESS = `    deliveryAddress:
+      deliveryMethod: UPS Ground
+      contactName: Ana Ruiz
+      streetAddress: 1 Main St
+      city: Austin
+      state: Texas
+      postalCode: "78701"
+      country: United States
+`;
+
+export const ITEMS = {
+  print: `      - itemType: PriceCode
+        code: 'DTF Full Color 10" x 10"'
+        quantity: 100
+        customerReference: front-logo
+        externalArtworkUrl: https://cdn.example.com/artwork/front.png?X-Amz-Signature=SECRETSIG
+        attributes: { Colors: 4 }
+`,
+  reorder: `      - { itemType: Asset, code: A10001, quantity: 50 }
+`,
+  stock: `      - { itemType: Stock, code: GD5000, variantCode: GD5000-BLK, sizeQuantities: { S: 10, M: 20 } }
+`,
+  tooFew: `      - { itemType: Asset, code: A10001, quantity: 50 }
+      - itemType: PriceCode
+        code: 'DTF Full Color 10" x 10"'
+        quantity: 5
+        customerReference: back
+        externalArtworkUrl: https://cdn.example.com/artwork/back.png
+        attributes: { Colors: 2 }
+`,
+};
+
+/** A YAML manifest of jobs `PREFIX-1..n`, each with the given items. */
+export function manifest(jobs: { orderNumber: string; items: string; dateDue?: string }[]): string {
+  return `version: 1\njobs:\n${jobs
+    .map((j) => `  - orderNumber: ${j.orderNumber}\n${j.dateDue ? `    dateDue: ${j.dateDue}\n` : ''}${ADDRESS}    items:\n${j.items}`)
+    .join('')}`;
+}
