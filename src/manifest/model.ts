@@ -136,3 +136,21 @@ export interface ReadResult {
   manifest?: Manifest;
   diagnostics: Diagnostic[];
 }
+
+/**
+ * What a format reader (YAML, JSON, CSV, ERP CSV) produces before validation: the raw
+ * document shaped like the manifest schema (`{ version, defaults?, jobs: [...] }`), values as
+ * written (strings stay strings), plus a SourceMap for locating any path in it. One validation
+ * path (src/schema) then serves every format.
+ */
+export interface RawDocument {
+  file: string;
+  format: ManifestFormat;
+  sha256: string;
+  /** Undefined when the file could not be parsed at all (diagnostics say why). */
+  doc?: unknown;
+  sources: SourceMap;
+  csv?: CsvOrigin;
+  /** Parse-level problems: syntax, duplicate keys, unknown CSV columns, encoding, size caps. */
+  diagnostics: Diagnostic[];
+}

@@ -1,0 +1,77 @@
+/**
+ * Cell text → document value. Conversions happen only when the text is unambiguous; anything
+ * else stays the string it was, so schema validation reports it at its row and column with
+ * the schema's own message (one validation path for YAML and CSV alike).
+ */
+
+const INTEGER = /^[+-]?\d+$/;
+
+/** `"12"` → 12; `"12.5"`, `"ten"`, `"1e3"` stay strings. */
+export function toInteger(text: string): number | string {
+  if (!INTEGER.test(text)) return text;
+  const n = Number(text);
+  return Number.isSafeInteger(n) ? n : text;
+}
+
+const BOOLEANS: ReadonlyMap<string, boolean> = new Map([
+  ['true', true],
+  ['yes', true],
+  ['1', true],
+  ['false', false],
+  ['no', false],
+  ['0', false],
+]);
+
+/** true/false/yes/no/1/0 in any case → boolean; anything else stays the string. */
+export function toBoolean(text: string): boolean | string {
+  const b = BOOLEANS.get(text.toLowerCase());
+  return b === undefined ? text : b;
+}
+
+/** Leading/trailing blanks are not data (spreadsheets add them); avoids a copy when there are none. */
+export function trimCell(raw: string): string {
+  const n = raw.length;
+  if (n === 0) return raw;
+  return raw.charCodeAt(0) <= 32 || raw.charCodeAt(n - 1) <= 32 ? raw.trim() : raw;
+}
+
+export type SizesResult = { sizes: Record<string, number | string> } | { error: string };
+
+/**
+ * A `sizeQuantities` cell: `S=10;M=20` (blanks around parts allowed, a trailing `;` too).
+ * A part without `=`, with an empty size or given twice is malformed; a non-integer
+ * quantity is kept as text for the schema to report.
+ */
+export function parseSizes(text: string): SizesResult {
+  const sizes: Record<string, number | string> = {};
+  for (const rawPart of text.split(';')) {
+    const part = rawPart.trim();
+    if (part === '') continue;
+    const eq = part.indexOf('=');
+    if (eq < 0) return { error: `"${part}" is not SIZE=QUANTITY (write sizeQuantities as S=10;M=20)` };
+    const size = part.slice(0, eq).trim();
+    const qty = part.slice(eq + 1).trim();
+    if (size === '') return { error: `"${part}" has no size before "=" (write sizeQuantities as S=10;M=20)` };
+    if (qty === '') return { error: `size ${size} has no quantity after "=" (write sizeQuantities as S=10;M=20)` };
+    if (Object.hasOwn(sizes, size)) return { error: `size ${size} is given twice` };
+    sizes[size] = toInteger(qty);
+  }
+  return { sizes };
+}
+
+/**
+ * Keeps one copy of strings that repeat across a big file (codes, countries, methods), so a
+ * million rows hold a few thousand distinct strings instead of a million copies. Bounded, so
+ * a column of unique values cannot make the table itself the memory problem.
+ */
+export class StringInterner {
+  private readonly table = new Map<string, string>();
+  constructor(private readonly limit = 100_000) {}
+
+  intern(s: string): string {
+    const seen = this.table.get(s);
+    if (seen !== undefined) return seen;
+    if (this.table.size < this.limit) this.table.set(s, s);
+    return s;
+  }
+}

@@ -1,0 +1,240 @@
+/**
+ * From a header row (and an optional ERP mapping) to a column plan: for each physical column,
+ * which template field it fills and how; plus the mapping's constants, and the reverse table
+ * field → original column name that source locations are computed from.
+ *
+ * Header names are matched exactly (after trimming), like YAML keys; a wrong one is an error
+ * with a suggestion, because a silently ignored column is a lost field.
+ */
+import type { Diagnostic, SourceLocation } from '../model.js';
+import type { Mapping } from '../mapping/model.js';
+import { didYouMean, suggest } from './suggest.js';
+import { ATTR_PREFIX, SIZE_PREFIX, TEMPLATE_BY_NAME, TEMPLATE_COLUMNS, isTemplateTarget, templateNames, type CellType } from './template.js';
+
+/** Where a binding's value goes. */
+export const Kind = {
+  Job: 0,
+  Address: 1,
+  Item: 2,
+  Attribute: 3,
+  Size: 4,
+  Sizes: 5,
+} as const;
+export type Kind = (typeof Kind)[keyof typeof Kind];
+
+export interface Binding {
+  /** Physical column index; -1 for a mapping constant. */
+  index: number;
+  /** Template target: `city`, `attr:Colors`, `size:M`. */
+  target: string;
+  kind: Kind;
+  /** Property name in the document: the field, the attribute name or the size code. */
+  key: string;
+  type: CellType;
+  intern: boolean;
+  /** Job and address fields: slot in the per-job "row that set it" table. */
+  slot: number;
+  /** Mapping `values` for this field: trimmed source text → text. */
+  values?: Map<string, string>;
+  /** Constants only: the value as cell text. */
+  constant?: string;
+  /** The original file's column name (for ERP input, the ERP's own name). */
+  column?: string;
+}
+
+export interface ColumnPlan {
+  /** Bindings for physical columns, in column order, orderNumber excluded. */
+  columns: Binding[];
+  /** The orderNumber binding (column or constant), if any. */
+  orderNumber?: Binding;
+  /** Constants from the mapping, applied where a row leaves the field blank. */
+  constants: Binding[];
+  /** Header width: rows of another length are reported. */
+  width: number;
+  /** Template target → original column name. */
+  fieldColumns: Map<string, string>;
+  /** Template target → where the mapping wrote its constant. */
+  constantLocations: Map<string, SourceLocation>;
+  diagnostics: Diagnostic[];
+}
+
+/** Job and address fields have one slot each in the per-job provenance table. */
+export const JOB_SLOTS: ReadonlyMap<string, number> = new Map(
+  TEMPLATE_COLUMNS.filter((c) => c.level !== 'item').map((c, i) => [c.name, i]),
+);
+export const JOB_SLOT_COUNT = JOB_SLOTS.size;
+
+/** A binding for a template target, or undefined when the target is not a template column. */
+export function bindTarget(target: string, index: number, column: string | undefined): Binding | undefined {
+  const t = TEMPLATE_BY_NAME.get(target);
+  if (t !== undefined) {
+    const kind = t.level === 'job' ? Kind.Job : t.level === 'address' ? Kind.Address : t.type === 'sizes' ? Kind.Sizes : Kind.Item;
+    return { index, target, kind, key: t.name, type: t.type, intern: t.intern, slot: JOB_SLOTS.get(t.name) ?? -1, column };
+  }
+  if (target.startsWith(ATTR_PREFIX) && target.length > ATTR_PREFIX.length) {
+    // Attribute values are text (the API compares them as text: "4", not 4).
+    return { index, target, kind: Kind.Attribute, key: target.slice(ATTR_PREFIX.length).trim(), type: 'string', intern: true, slot: -1, column };
+  }
+  if (target.startsWith(SIZE_PREFIX) && target.length > SIZE_PREFIX.length) {
+    return { index, target, kind: Kind.Size, key: target.slice(SIZE_PREFIX.length).trim(), type: 'integer', intern: false, slot: -1, column };
+  }
+  return undefined;
+}
+
+/**
+ * Builds the plan. `file` and `headerRow` locate header-level diagnostics; the mapping file
+ * is named where a problem lies in the mapping rather than in the input.
+ */
+export function planColumns(header: string[], file: string, headerRow: number, mapping?: Mapping): ColumnPlan {
+  const diagnostics: Diagnostic[] = [];
+  const at = (columnName?: string): SourceLocation => ({ file, row: headerRow, ...(columnName !== undefined ? { columnName } : {}) });
+  const bindings: Binding[] = [];
+  const fieldColumns = new Map<string, string>();
+  const seenColumns = new Map<string, number>();
+  const ignored = new Set(mapping?.ignoreColumns ?? []);
+  const valueMaps = new Map<string, Map<string, string>>();
+  for (const [field, map] of Object.entries(mapping?.values ?? {})) {
+    valueMaps.set(field, new Map(Object.entries(map).map(([k, v]) => [k, String(v)])));
+  }
+  const mappedSources = new Set<string>([
+    ...Object.keys(mapping?.columns ?? {}),
+    ...Object.keys(mapping?.sizeColumns ?? {}),
+    ...Object.keys(mapping?.attributeColumns ?? {}),
+  ]);
+
+  const unmatchedHeaders: string[] = [];
+  header.forEach((raw, index) => {
+    const name = raw.trim();
+    if (name === '') {
+      diagnostics.push({ severity: 'error', code: 'csv.blank-column', message: `column ${index + 1} has no name in the header`, source: at() });
+      return;
+    }
+    const previous = seenColumns.get(name);
+    if (previous !== undefined) {
+      diagnostics.push({
+        severity: 'error',
+        code: 'csv.duplicate-column',
+        message: `column "${name}" appears twice in the header (columns ${previous + 1} and ${index + 1})`,
+        source: at(name),
+      });
+      return;
+    }
+    seenColumns.set(name, index);
+    if (ignored.has(name)) return;
+
+    let target: string | undefined;
+    if (mapping !== undefined) {
+      target =
+        mapping.columns?.[name] ??
+        (mapping.sizeColumns?.[name] !== undefined ? SIZE_PREFIX + mapping.sizeColumns[name] : undefined) ??
+        (mapping.attributeColumns?.[name] !== undefined ? ATTR_PREFIX + mapping.attributeColumns[name] : undefined);
+    }
+    if (target === undefined && isTemplateTarget(name)) target = name; // template names map to themselves
+    if (target === undefined) {
+      unmatchedHeaders.push(name);
+      diagnostics.push(unknownColumn(name, at(name), mapping, mappedSources, header));
+      return;
+    }
+    const binding = bindTarget(target, index, name);
+    if (binding === undefined) return; // mapping targets are schema-checked; unreachable in practice
+    if (binding.key === '') {
+      diagnostics.push({ severity: 'error', code: 'csv.unknown-column', message: `column "${name}" names no attribute or size after the prefix`, source: at(name) });
+      return;
+    }
+    const clash = fieldColumns.get(target);
+    if (clash !== undefined) {
+      diagnostics.push({
+        severity: 'error',
+        code: 'csv.duplicate-column',
+        message: `columns "${clash}" and "${name}" both give ${target}; keep one${mapping ? ' (or list one in ignoreColumns)' : ''}`,
+        source: at(name),
+      });
+      return;
+    }
+    const values = valueMaps.get(target);
+    if (values !== undefined) binding.values = values;
+    fieldColumns.set(target, name);
+    bindings.push(binding);
+  });
+
+  if (mapping !== undefined) {
+    const present = new Set(header.map((h) => h.trim()));
+    for (const source of [...mappedSources, ...ignored]) {
+      if (present.has(source)) continue;
+      diagnostics.push({
+        severity: 'error',
+        code: 'csv.mapping-column-missing',
+        message: `the mapping${mapping.file ? ` (${mapping.file})` : ''} names column "${source}", which is not in the header${didYouMean(source, unmatchedHeaders, { aliases: false })}`,
+        source: at(),
+      });
+    }
+  }
+
+  const constants: Binding[] = [];
+  const constantLocations = new Map<string, SourceLocation>();
+  for (const [target, value] of Object.entries(mapping?.constants ?? {})) {
+    const binding = bindTarget(target, -1, undefined);
+    if (binding === undefined) continue;
+    binding.constant = String(value);
+    constants.push(binding);
+    const loc = mapping?.constantLocations?.[target];
+    if (loc !== undefined) constantLocations.set(target, loc);
+  }
+
+  const orderNumber = bindings.find((b) => b.target === 'orderNumber') ?? constants.find((b) => b.target === 'orderNumber');
+  if (orderNumber === undefined) {
+    diagnostics.push({
+      severity: 'error',
+      code: 'csv.missing-column',
+      message: `there is no orderNumber column${mapping ? ' (nor a mapping to it)' : ''}: rows are grouped into jobs by orderNumber`,
+      source: at(),
+    });
+  }
+  return {
+    columns: bindings.filter((b) => b !== orderNumber),
+    ...(orderNumber !== undefined ? { orderNumber } : {}),
+    constants: constants.filter((b) => b !== orderNumber),
+    width: header.length,
+    fieldColumns,
+    constantLocations,
+    diagnostics,
+  };
+}
+
+function unknownColumn(
+  name: string,
+  source: SourceLocation,
+  mapping: Mapping | undefined,
+  mappedSources: Set<string>,
+  header: string[],
+): Diagnostic {
+  if (mapping !== undefined) {
+    // Most likely the mapping misspells this column: suggest the mapping's unmatched names.
+    const present = new Set(header.map((h) => h.trim()));
+    const unmatched = [...mappedSources].filter((s) => !present.has(s));
+    const close = suggest(name, unmatched, { aliases: false });
+    const hint = close === undefined ? '' : ` (the mapping names "${close}", which is not in the header: a typo?)`;
+    return {
+      severity: 'error',
+      code: 'csv.unmapped-column',
+      message:
+        `column "${name}" is not mapped${hint}; ` +
+        `add it to columns, sizeColumns or attributeColumns${mapping.file ? ` in ${mapping.file}` : ''}, or list it in ignoreColumns`,
+      source,
+    };
+  }
+  let hint = '';
+  if (/[;\t|]/.test(name)) {
+    hint = '; the file looks separated by something other than commas: pass --mapping with a "delimiter"';
+  } else if (/^(attr|size)\s*[:=_-]/i.test(name)) {
+    hint = `; did you mean "${name.replace(/^(attr|size)\s*[:=_-]\s*/i, (_, p: string) => `${p.toLowerCase()}:`)}"?`;
+  } else {
+    hint = didYouMean(name, templateNames());
+  }
+  return {
+    severity: 'error',
+    code: 'csv.unknown-column',
+    message: `unknown column "${name}"${hint}`,
+    source,
+  };
+}

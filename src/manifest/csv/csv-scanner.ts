@@ -1,0 +1,275 @@
+/**
+ * Turns the bytes of one CSV file into records with their PHYSICAL row numbers, streaming.
+ *
+ * Steps, per chunk: byte-order-mark sniffing → decoding (UTF-8 is parsed as bytes and only
+ * validated; UTF-16 and Windows-1252 go through iconv-lite, because Node's TextDecoder
+ * mangles 0x80–0x9F in windows-1252) → dropping `skipRows` leading lines → csv-parse.
+ *
+ * Row numbers: 1-based physical line numbers in the ORIGINAL file, counting skipped lines
+ * and blank lines; a record spanning several lines (quoted newlines) has the number of the
+ * line it starts on. Lines are counted here (one per record plus the line breaks inside its
+ * cells, CRLF counting once) rather than taken from csv-parse's `info.lines`, which counts CR
+ * and LF separately inside quoted CRLF values and so drifts after the first such cell.
+ *
+ * Records are delivered synchronously from `push` (csv-parse emits 'data' inside write() in
+ * flowing mode), so callers need no async iteration per record: a million rows would
+ * otherwise cost a million promise round trips.
+ */
+import { isUtf8 } from 'node:buffer';
+import { parse, type CsvError, type Parser } from 'csv-parse';
+import iconv from 'iconv-lite';
+import type { CsvDialect } from './dialect.js';
+
+export interface CsvScanProblem {
+  code: 'csv.parse' | 'csv.encoding';
+  row: number;
+  message: string;
+}
+
+export interface CsvScanHandlers {
+  /** The first non-blank record after the skipped lines. */
+  header(cells: string[], row: number): void;
+  /** Every later non-blank record. `cells` is owned by the callee. */
+  record(cells: string[], row: number): void;
+}
+
+type Decoder = { write(buf: Buffer): string; end(): string | undefined };
+
+export class CsvScanner {
+  /** Set when the file cannot be read further (syntax) or is not in its encoding. */
+  readonly problems: CsvScanProblem[] = [];
+  /** Physical row number the next record starts on. */
+  private nextStart: number;
+  private sawHeader = false;
+  private failed = false;
+  private readonly parser: Parser;
+  private sniffed = false;
+  private sniffBuffer: Buffer | undefined;
+  private decoder: Decoder | undefined;
+  /** Lines still to drop before csv-parse sees anything. */
+  private linesToSkip: number;
+  /** UTF-8 validation: bytes of a character split across chunks. */
+  private utf8Carry: Buffer | undefined;
+  private utf8Reported = false;
+
+  constructor(
+    private readonly dialect: CsvDialect,
+    private readonly handlers: CsvScanHandlers,
+  ) {
+    this.nextStart = dialect.skipRows + 1;
+    this.linesToSkip = dialect.skipRows;
+    this.parser = parse({
+      delimiter: dialect.delimiter,
+      // Price codes contain bare double quotes (`DTF Full Color 10" x 10"`): a quote inside
+      // an unquoted field is text, not a syntax error.
+      relax_quotes: true,
+      // Row-length mismatches are reported by the reader, at the row, with both counts.
+      relax_column_count: true,
+      // Blank lines are kept here and dropped below, so every physical line is accounted for.
+      skip_empty_lines: false,
+    });
+    // 'data' in flowing mode is delivered synchronously inside write(); csv-parse's on_record
+    // hook would give line info but builds two info objects per record (measurably slower).
+    this.parser.on('data', (cells: string[]) => this.onRecord(cells));
+    this.parser.on('error', (err: CsvError) => this.fail(err));
+  }
+
+  /** Feeds the next chunk of raw file bytes. */
+  push(chunk: Buffer): void {
+    if (this.failed) return;
+    if (!this.sniffed) {
+      // A BOM needs up to 3 bytes; a first chunk shorter than that is held back once.
+      this.sniffBuffer = this.sniffBuffer === undefined ? chunk : Buffer.concat([this.sniffBuffer, chunk]);
+      if (this.sniffBuffer.length < 3) return;
+      chunk = this.sniff(this.sniffBuffer);
+      this.sniffBuffer = undefined;
+    }
+    if (this.decoder !== undefined) this.feedText(this.decoder.write(chunk));
+    else {
+      this.checkUtf8(chunk);
+      this.feedBytes(chunk);
+    }
+  }
+
+  /** Ends the input; every record has been delivered when the promise settles (it never rejects). */
+  async finish(): Promise<void> {
+    if (!this.sniffed && this.sniffBuffer !== undefined) {
+      const rest = this.sniff(this.sniffBuffer);
+      this.sniffBuffer = undefined;
+      if (this.decoder === undefined) {
+        this.checkUtf8(rest);
+        this.feedBytes(rest);
+      } else this.feedText(this.decoder.write(rest));
+    }
+    if (this.decoder !== undefined) {
+      const tail = this.decoder.end();
+      if (tail) this.feedText(tail);
+    } else if (this.utf8Carry !== undefined) {
+      this.reportUtf8(); // the file ends inside a multi-byte character
+    }
+    if (this.failed || this.parser.destroyed) return;
+    // Stream errors are emitted on a later tick, so wait for the parser to settle either way.
+    await new Promise<void>((resolve) => {
+      this.parser.once('end', resolve);
+      this.parser.once('error', () => resolve());
+      this.parser.once('close', resolve);
+      this.parser.end();
+    });
+  }
+
+  private sniff(buf: Buffer): Buffer {
+    this.sniffed = true;
+    let encoding: string = this.dialect.encoding;
+    let start = 0;
+    if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) {
+      encoding = 'utf-8';
+      start = 3;
+    } else if (buf[0] === 0xff && buf[1] === 0xfe) {
+      encoding = 'utf-16le';
+      start = 2;
+    } else if (buf[0] === 0xfe && buf[1] === 0xff) {
+      encoding = 'utf-16be';
+      start = 2;
+    } else if (encoding === 'utf-16') {
+      encoding = 'utf-16le';
+    }
+    if (encoding !== 'utf-8') this.decoder = iconv.getDecoder(encoding, { stripBOM: false }) as Decoder;
+    return buf.subarray(start);
+  }
+
+  private feedBytes(buf: Buffer): void {
+    if (this.linesToSkip > 0) {
+      let at = 0;
+      while (this.linesToSkip > 0) {
+        const nl = buf.indexOf(0x0a, at);
+        if (nl < 0) return; // the whole chunk is inside skipped lines
+        at = nl + 1;
+        this.linesToSkip--;
+      }
+      buf = buf.subarray(at);
+    }
+    if (buf.length > 0) this.write(buf);
+  }
+
+  private feedText(text: string): void {
+    if (this.linesToSkip > 0) {
+      let at = 0;
+      while (this.linesToSkip > 0) {
+        const nl = text.indexOf('\n', at);
+        if (nl < 0) return;
+        at = nl + 1;
+        this.linesToSkip--;
+      }
+      text = text.slice(at);
+    }
+    // csv-parse works on bytes internally; it converts strings with Buffer.from.
+    if (text.length > 0) this.write(Buffer.from(text, 'utf8'));
+  }
+
+  private write(buf: Buffer): void {
+    if (this.failed) return;
+    this.parser.write(buf);
+  }
+
+  private onRecord(cells: string[]): void {
+    const row = this.nextStart;
+    this.nextStart = row + 1 + countLineBreaks(cells);
+    if (isBlank(cells)) return;
+    if (this.sawHeader) this.handlers.record(cells, row);
+    else {
+      this.sawHeader = true;
+      this.handlers.header(cells, row);
+    }
+  }
+
+  private fail(err: CsvError): void {
+    if (this.failed) return;
+    this.failed = true;
+    // csv-parse's "at line N" drifts after quoted CRLF values; the record's own start row
+    // (where an unclosed quote opened) is what the user needs.
+    const message = err.message.replace(/\s*at line \d+/, '').replace(/\s*\(line \d+\)/, '');
+    this.problems.push({ code: 'csv.parse', row: this.nextStart, message: `cannot parse the record starting on this row: ${message}` });
+  }
+
+  /** UTF-8 input is parsed as bytes; invalid sequences would silently become U+FFFD. */
+  private checkUtf8(chunk: Buffer): void {
+    if (this.utf8Reported) return;
+    let buf = this.utf8Carry === undefined ? chunk : Buffer.concat([this.utf8Carry, chunk]);
+    this.utf8Carry = undefined;
+    const tail = incompleteUtf8Tail(buf);
+    if (tail > 0) {
+      this.utf8Carry = Buffer.from(buf.subarray(buf.length - tail));
+      buf = buf.subarray(0, buf.length - tail);
+    }
+    if (!isUtf8(buf)) this.reportUtf8(buf);
+  }
+
+  private reportUtf8(buf?: Buffer): void {
+    if (this.utf8Reported) return;
+    this.utf8Reported = true;
+    let row = this.nextStart;
+    if (buf !== undefined) {
+      // Approximate: lines before the first bad byte in this chunk, from the current record.
+      const bad = firstInvalidUtf8(buf);
+      for (let i = buf.indexOf(0x0a); i >= 0 && i < bad; i = buf.indexOf(0x0a, i + 1)) row++;
+    }
+    this.problems.push({
+      code: 'csv.encoding',
+      row,
+      message:
+        'the file is not valid UTF-8 here; if it was saved as Windows-1252 ("ANSI") or UTF-16 without a byte-order mark, ' +
+        'pass --mapping with an "encoding" (see docs: ERP mapping)',
+    });
+  }
+}
+
+function isBlank(cells: string[]): boolean {
+  for (let i = 0; i < cells.length; i++) {
+    const c = cells[i];
+    if (c.length !== 0 && c.trim().length !== 0) return false;
+  }
+  return true;
+}
+
+/** Line breaks inside a record's cells; CRLF counts once, as in any editor. */
+export function countLineBreaks(cells: string[]): number {
+  let n = 0;
+  for (const c of cells) {
+    if (c.indexOf('\n') < 0 && c.indexOf('\r') < 0) continue;
+    for (let i = 0; i < c.length; i++) {
+      const ch = c.charCodeAt(i);
+      if (ch === 10) n++;
+      else if (ch === 13) {
+        n++;
+        if (c.charCodeAt(i + 1) === 10) i++;
+      }
+    }
+  }
+  return n;
+}
+
+/** Bytes at the end of `buf` that start a multi-byte character completed by the next chunk. */
+function incompleteUtf8Tail(buf: Buffer): number {
+  for (let i = 1; i <= 3 && i <= buf.length; i++) {
+    const b = buf[buf.length - i];
+    if ((b & 0xc0) === 0x80) continue; // continuation byte: keep looking for the lead byte
+    if (b < 0xc0) return 0;
+    const need = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : 2;
+    return need > i ? i : 0;
+  }
+  return 0;
+}
+
+/** Offset of the first byte that breaks UTF-8 (only called once, on failure). */
+function firstInvalidUtf8(buf: Buffer): number {
+  let lo = 0;
+  let hi = buf.length;
+  // Binary search on the longest valid prefix, allowing for a split character at the cut.
+  while (hi - lo > 4) {
+    const mid = (lo + hi) >>> 1;
+    const prefix = buf.subarray(0, mid);
+    if (isUtf8(prefix.subarray(0, prefix.length - incompleteUtf8Tail(prefix)))) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}

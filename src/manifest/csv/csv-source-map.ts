@@ -1,0 +1,95 @@
+/**
+ * Source locations for a CSV document, computed on demand from compact tables instead of
+ * one location object per value (a million-row file would need millions of them):
+ * - an item's row: `itemRows[job][item]`;
+ * - a job-level field's row: the first row of the job that set it (`slotRows`), else the
+ *   job's first row;
+ * - a column name: field → the ORIGINAL file's column (for ERP input, the ERP's own name);
+ * - a value that came from a mapping constant: where the mapping wrote it.
+ */
+import type { FieldPath, SourceLocation, SourceMap } from '../model.js';
+import { JOB_SLOTS, JOB_SLOT_COUNT } from './column-plan.js';
+import { ATTR_PREFIX, SIZE_PREFIX } from './template.js';
+
+export interface CsvSourceTables {
+  file: string;
+  headerRow: number;
+  itemRows: number[][];
+  /** Per job, per job/address field slot: the row that set it, 0 = not set by a row. */
+  slotRows: Int32Array;
+  /** Template target → original column name. */
+  fieldColumns: ReadonlyMap<string, string>;
+  /** Template target → mapping location of its constant. */
+  constantLocations: ReadonlyMap<string, SourceLocation>;
+}
+
+/** Splits `jobs[3].items[0].quantity`, `jobs.3.items.0`, `/jobs/3/items/0` or `attributes["A b"]`. */
+export function parseFieldPath(path: string): Array<string | number> {
+  if (path.startsWith('/')) {
+    return path
+      .slice(1)
+      .split('/')
+      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
+      .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
+  }
+  const out: Array<string | number> = [];
+  const re = /\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]|\['([^']*)'\]|([^.[\]]+)/g;
+  for (let m = re.exec(path); m !== null; m = re.exec(path)) {
+    if (m[1] !== undefined) out.push(Number(m[1]));
+    else if (m[2] !== undefined) out.push(m[2].replace(/\\(.)/g, '$1'));
+    else if (m[3] !== undefined) out.push(m[3]);
+    else out.push(/^\d+$/.test(m[4]) ? Number(m[4]) : m[4]);
+  }
+  return out;
+}
+
+export function csvSourceMap(t: CsvSourceTables): SourceMap {
+  const header: SourceLocation = { file: t.file, row: t.headerRow };
+
+  /** The location of `target` on `row`: its column, or the mapping constant, or the row alone. */
+  const at = (row: number, target: string | undefined): SourceLocation => {
+    if (target === undefined) return { file: t.file, row };
+    const columnName = t.fieldColumns.get(target);
+    if (columnName !== undefined) return { file: t.file, row, columnName };
+    const constant = t.constantLocations.get(target);
+    if (constant !== undefined) return constant;
+    return { file: t.file, row };
+  };
+
+  return {
+    locate(path: FieldPath): SourceLocation {
+      const p = parseFieldPath(path);
+      if (p[0] !== 'jobs' || typeof p[1] !== 'number') return header;
+      const j = p[1];
+      const rows = t.itemRows[j];
+      if (rows === undefined || rows.length === 0) return header;
+      const jobRow = rows[0];
+      const rest = p.slice(2);
+      if (rest.length === 0) return { file: t.file, row: jobRow };
+
+      if (rest[0] === 'items') {
+        if (typeof rest[1] !== 'number') return { file: t.file, row: jobRow };
+        const row = rows[rest[1]] ?? jobRow;
+        const field = rest[2];
+        if (field === undefined || typeof field === 'number') return { file: t.file, row };
+        if (field === 'attributes') {
+          return rest[3] === undefined ? { file: t.file, row } : at(row, ATTR_PREFIX + String(rest[3]));
+        }
+        if (field === 'sizeQuantities') {
+          // A size may come from its own size:CODE column or from the sizeQuantities cell.
+          const own = rest[3] === undefined ? undefined : SIZE_PREFIX + String(rest[3]);
+          if (own !== undefined && (t.fieldColumns.has(own) || t.constantLocations.has(own))) return at(row, own);
+          if (t.fieldColumns.has('sizeQuantities') || t.constantLocations.has('sizeQuantities')) return at(row, 'sizeQuantities');
+          const anySize = [...t.fieldColumns.keys()].find((k) => k.startsWith(SIZE_PREFIX));
+          return at(row, anySize);
+        }
+        return at(row, field);
+      }
+
+      const field = String(rest[0] === 'deliveryAddress' ? (rest[1] ?? 'deliveryAddress') : rest[0]);
+      const slot = JOB_SLOTS.get(field);
+      const setRow = slot === undefined ? 0 : t.slotRows[j * JOB_SLOT_COUNT + slot];
+      return at(setRow > 0 ? setRow : jobRow, slot === undefined ? undefined : field);
+    },
+  };
+}

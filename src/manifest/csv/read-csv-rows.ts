@@ -1,0 +1,56 @@
+/**
+ * Re-reads a CSV input's data rows, cells verbatim (untrimmed, unmapped), for result.csv:
+ * "the input's own columns first, verbatim". Same decoding, delimiter, skipped lines and
+ * blank-line rules as readCsvDocument, so `row` equals the numbers in CsvOrigin.itemRows.
+ * Streaming: memory stays flat however long the file is.
+ */
+import { createReadStream } from 'node:fs';
+import type { Mapping } from '../mapping/model.js';
+import { CsvScanner } from './csv-scanner.js';
+import { dialectOf } from './dialect.js';
+import { CSV_CHUNK_BYTES, type ReadCsvOptions } from './read-csv.js';
+
+export interface CsvRow {
+  /** Physical line number in the original file where the record starts (header of a plain file = 1). */
+  row: number;
+  cells: string[];
+}
+
+/** Data rows (not the header), in file order. Stops quietly where the file stops parsing. */
+export async function* readCsvRows(file: string, opts: ReadCsvOptions = {}): AsyncGenerator<CsvRow> {
+  const batch: CsvRow[] = [];
+  const scanner = new CsvScanner(dialectOf(opts.mapping), {
+    header: () => {},
+    record: (cells, row) => batch.push({ row, cells }),
+  });
+  for await (const chunk of createReadStream(file, { highWaterMark: CSV_CHUNK_BYTES })) {
+    scanner.push(chunk as Buffer);
+    if (batch.length > 0) {
+      yield* batch.splice(0, batch.length);
+    }
+  }
+  await scanner.finish();
+  yield* batch.splice(0, batch.length);
+}
+
+/** The decoded header cells, verbatim, and their row; undefined for an empty file. */
+export async function readCsvHeader(file: string, opts: { mapping?: Mapping } = {}): Promise<{ header: string[]; row: number } | undefined> {
+  let found: { header: string[]; row: number } | undefined;
+  const scanner = new CsvScanner(dialectOf(opts.mapping), {
+    header: (cells, row) => {
+      found = { header: cells, row };
+    },
+    record: () => {},
+  });
+  const stream = createReadStream(file, { highWaterMark: 64 * 1024 });
+  try {
+    for await (const chunk of stream) {
+      scanner.push(chunk as Buffer);
+      if (found !== undefined) return found;
+    }
+    await scanner.finish();
+    return found;
+  } finally {
+    stream.destroy();
+  }
+}

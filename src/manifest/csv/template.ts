@@ -1,0 +1,99 @@
+/**
+ * The default CSV template (design.md §2): which header names exist, where each one lands in
+ * the manifest document (job, job.deliveryAddress or item) and how its cells are typed.
+ * ERP mappings translate their own columns into these names, so this table is the single
+ * place that knows the CSV ↔ manifest correspondence.
+ */
+
+/** Where a column's value goes in the document. */
+export type ColumnLevel = 'job' | 'address' | 'item';
+
+/**
+ * How a cell is typed. `string`: text as written (trimmed). `integer` / `boolean`: converted
+ * when the text is unambiguous, otherwise left as the string so schema validation reports it
+ * at this row and column. `sizes`: a `S=10;M=20` cell.
+ */
+export type CellType = 'string' | 'integer' | 'boolean' | 'sizes';
+
+export interface TemplateColumn {
+  name: string;
+  level: ColumnLevel;
+  type: CellType;
+  /** Values repeat across rows (codes, countries, methods): keep one copy of each string. */
+  intern: boolean;
+}
+
+const col = (name: string, level: ColumnLevel, type: CellType = 'string', intern = false): TemplateColumn => ({
+  name,
+  level,
+  type,
+  intern,
+});
+
+/** In template order: job fields, then delivery address, then item fields. */
+export const TEMPLATE_COLUMNS: readonly TemplateColumn[] = [
+  col('orderNumber', 'job'),
+  col('description', 'job'),
+  col('orderComment', 'job'),
+  col('dateDue', 'job', 'string', true),
+  col('mustDate', 'job', 'boolean'),
+  col('timeSensitive', 'job', 'boolean'),
+  col('promocode', 'job', 'string', true),
+  col('customerUserId', 'job', 'integer'),
+  col('orderGroup', 'job'),
+  col('orderGroupSequence', 'job', 'integer'),
+  col('locationCodeOverride', 'job', 'string', true),
+  col('cancel', 'job', 'boolean'),
+  col('deliveryMethod', 'address', 'string', true),
+  col('shippingInstructions', 'address'),
+  col('contactName', 'address'),
+  col('organisation', 'address'),
+  col('phone', 'address'),
+  col('mobile', 'address'),
+  col('emailAddress', 'address'),
+  col('isSaturdayDelivery', 'address', 'boolean'),
+  col('streetAddress', 'address'),
+  col('address2', 'address'),
+  col('suburb', 'address', 'string', true),
+  col('city', 'address', 'string', true),
+  col('state', 'address', 'string', true),
+  col('stateCode', 'address', 'string', true),
+  col('postalCode', 'address', 'string', true),
+  col('country', 'address', 'string', true),
+  col('countryCodeISO2', 'address', 'string', true),
+  col('itemType', 'item', 'string', true),
+  col('code', 'item', 'string', true),
+  col('quantity', 'item', 'integer'),
+  col('customerReference', 'item', 'string', true),
+  col('groupHead', 'item', 'string', true),
+  col('group', 'item', 'string', true),
+  col('externalArtworkUrl', 'item'),
+  col('externalId', 'item'),
+  col('isSample', 'item', 'boolean'),
+  col('garment', 'item', 'string', true),
+  col('comment', 'item'),
+  col('variantCode', 'item', 'string', true),
+  col('sizeQuantities', 'item', 'sizes'),
+];
+
+export const TEMPLATE_BY_NAME: ReadonlyMap<string, TemplateColumn> = new Map(
+  TEMPLATE_COLUMNS.map((c) => [c.name, c]),
+);
+
+/** Prefix of a one-attribute column: `attr:Colors` → item.attributes.Colors (text). */
+export const ATTR_PREFIX = 'attr:';
+/** Prefix of a one-size column: `size:M` → item.sizeQuantities.M (integer). */
+export const SIZE_PREFIX = 'size:';
+
+/** Every name a header (or a mapping target) may use, for suggestions. */
+export function templateNames(): string[] {
+  return TEMPLATE_COLUMNS.map((c) => c.name);
+}
+
+/** True for a template column name or a well-formed `attr:NAME` / `size:CODE`. */
+export function isTemplateTarget(name: string): boolean {
+  if (TEMPLATE_BY_NAME.has(name)) return true;
+  if (name.startsWith(ATTR_PREFIX)) return name.length > ATTR_PREFIX.length;
+  if (name.startsWith(SIZE_PREFIX)) return name.length > SIZE_PREFIX.length;
+  return false;
+}

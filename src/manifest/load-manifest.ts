@@ -1,0 +1,108 @@
+import { extname } from 'node:path';
+import { validateDocument } from '../schema/validate.js';
+import { buildManifest } from './build-manifest.js';
+import { sortDiagnostics } from './diagnostics.js';
+import { itemIndexOf, jobIndexOf } from './field-path.js';
+import { readJsonDocument } from './json/read-json.js';
+import type { Mapping } from './mapping/model.js';
+import type { Diagnostic, Manifest, ManifestFormat, RawDocument, ReadResult } from './model.js';
+import { INPUT_UNREADABLE, INPUT_UNSUPPORTED } from './read-input.js';
+import { runLocalRules } from './rules/index.js';
+import { readYamlDocument, type YamlReadOptions } from './yaml/read-yaml.js';
+
+/**
+ * The one entry point from a file to a checked Manifest: pick the reader by extension,
+ * validate against the schema, merge defaults, run the local rules. Never throws for a
+ * problem with the input: everything comes back as diagnostics.
+ *
+ * `manifest` is present whenever the input has a list of jobs, even an invalid one (so
+ * reports can list every job); a job may be used only if no error diagnostic names it and
+ * there is no file-level error (see `invalidJobs` in ./diagnostics.ts).
+ */
+
+export interface LoadOptions extends YamlReadOptions {
+  /** ERP column mapping, applied to CSV inputs. */
+  mapping?: Mapping;
+}
+
+export interface LoadResult extends ReadResult {
+  /** What the report needs even when nothing could be parsed. */
+  input: { file: string; format?: ManifestFormat; sha256?: string };
+}
+
+export function formatOf(file: string): ManifestFormat | undefined {
+  const ext = extname(file).toLowerCase();
+  if (ext === '.yaml' || ext === '.yml') return 'yaml';
+  if (ext === '.json') return 'json';
+  if (ext === '.csv') return 'csv';
+  return undefined;
+}
+
+export async function loadManifest(file: string, opts: LoadOptions = {}): Promise<LoadResult> {
+  const format = formatOf(file);
+  if (!format) {
+    const diagnostic: Diagnostic = {
+      severity: 'error',
+      code: INPUT_UNSUPPORTED,
+      message: `unsupported file type "${extname(file) || '(none)'}"; manifests are .yaml, .yml, .json or .csv`,
+      source: { file },
+    };
+    return { input: { file }, diagnostics: [diagnostic] };
+  }
+  let raw: RawDocument;
+  try {
+    raw = await readRaw(file, format, opts);
+  } catch (err) {
+    // Readers report content problems as diagnostics; a throw here is an I/O failure mid-read.
+    const diagnostic: Diagnostic = { severity: 'error', code: INPUT_UNREADABLE, message: `cannot be read: ${(err as Error).message}`, source: { file } };
+    return { input: { file, format }, diagnostics: [diagnostic] };
+  }
+  return checkRawDocument(raw);
+}
+
+/** Validation, manifest building and local rules for an already-read document (any format). */
+export function checkRawDocument(raw: RawDocument): LoadResult {
+  const input = { file: raw.file, format: raw.format, sha256: raw.sha256 || undefined };
+  const diagnostics = [...raw.diagnostics, ...validateDocument(raw)];
+  const manifest: Manifest | undefined = buildManifest(raw);
+  if (manifest) {
+    // A file-level error (syntax, version, a bad default) taints every merged job: only the
+    // manifest-wide rules can still say something true. Otherwise every rule runs, and a
+    // finding is dropped where the schema already faulted the same value or item.
+    const fileLevel = diagnostics.some((d) => d.severity === 'error' && jobIndexOf(d.field) === undefined);
+    const skip = fileLevel ? new Set(manifest.jobs.map((_, j) => j)) : new Set<number>();
+    const faulted = diagnostics.filter((d) => d.severity === 'error' && d.field !== undefined).map((d) => d.field!);
+    diagnostics.push(...runLocalRules(manifest, skip).filter((d) => !overlaps(d.field, faulted)));
+  }
+  return { input, manifest, diagnostics: sortDiagnostics(diagnostics) };
+}
+
+/**
+ * True when a rule finding restates a schema error: same item (`jobs[0].items[2]…`), or,
+ * outside items, one path is a prefix of the other (`jobs[0]` wrong type ⊃ everything in it).
+ */
+function overlaps(field: string | undefined, faulted: readonly string[]): boolean {
+  if (field === undefined) return false;
+  const item = itemIndexOf(field);
+  const unit = item ? `jobs[${item[0]}].items[${item[1]}]` : undefined;
+  return faulted.some((f) => (unit !== undefined && isWithin(f, unit)) || isWithin(field, f) || isWithin(f, field));
+}
+
+/** `jobs[0].items` is within `jobs[0]`; `jobs[0].itemsX` is not; `jobs[1]` is not within `jobs[10]`. */
+function isWithin(path: string, ancestor: string): boolean {
+  return path === ancestor || (path.startsWith(ancestor) && (path[ancestor.length] === '.' || path[ancestor.length] === '['));
+}
+
+async function readRaw(file: string, format: ManifestFormat, opts: LoadOptions): Promise<RawDocument> {
+  switch (format) {
+    case 'yaml':
+      return readYamlDocument(file, undefined, opts);
+    case 'json':
+      return readJsonDocument(file, undefined, opts);
+    case 'csv': {
+      // Loaded on demand: YAML-only runs never pay for the CSV machinery.
+      const { readCsvDocument } = await import('./csv/read-csv.js');
+      return readCsvDocument(file, opts.mapping ? { mapping: opts.mapping } : undefined);
+    }
+  }
+}

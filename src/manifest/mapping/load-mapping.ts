@@ -1,0 +1,205 @@
+/**
+ * Reads an ERP mapping file (YAML, or JSON — a YAML subset) and validates it against
+ * schemas/mapping.schema.json. A mapping that is itself wrong is a configuration error:
+ * it throws UsageError (exit code 2) naming `file:line:col` and the field, because no input
+ * can be judged with a broken mapping.
+ */
+import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { LineCounter, parseDocument, isMap, isPair, isScalar, type Document, type Node as YamlNode } from 'yaml';
+import { UsageError } from '../../cli/exit-codes.js';
+import type { SourceLocation } from '../model.js';
+import { didYouMean } from '../csv/suggest.js';
+import { ATTR_PREFIX, SIZE_PREFIX, templateNames } from '../csv/template.js';
+import type { Mapping } from './model.js';
+
+// Three levels up from src/manifest/mapping/ and dist/manifest/mapping/ alike.
+export const MAPPING_SCHEMA_URL = new URL('../../../schemas/mapping.schema.json', import.meta.url);
+
+let compiled: { validate: ValidateFunction; topKeys: string[] } | undefined;
+
+/** Compiles the schema on first use only (ajv compilation is the expensive part). */
+function validator(): { validate: ValidateFunction; topKeys: string[] } {
+  if (compiled === undefined) {
+    const schema = JSON.parse(readFileSync(MAPPING_SCHEMA_URL, 'utf8')) as { properties: Record<string, unknown> };
+    const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+    compiled = { validate: ajv.compile(schema), topKeys: Object.keys(schema.properties) };
+  }
+  return compiled;
+}
+
+/** One problem in a mapping file, before it is turned into the UsageError message. */
+interface MappingProblem {
+  line?: number;
+  column?: number;
+  field: string;
+  message: string;
+}
+
+export async function loadMapping(file: string): Promise<Mapping> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`${file}: cannot read mapping file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+  return parseMapping(text, file);
+}
+
+/** Parses and validates mapping text; `file` is used in messages and locations only. */
+export function parseMapping(text: string, file: string): Mapping {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text.replace(/^\uFEFF/, ''), { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const pos = (offset: number | undefined): { line?: number; column?: number } => {
+    if (offset === undefined) return {};
+    const p = lineCounter.linePos(offset);
+    return { line: p.line, column: p.col };
+  };
+
+  const problems: MappingProblem[] = [];
+  for (const e of doc.errors) {
+    problems.push({ ...pos(e.pos[0]), field: '(syntax)', message: e.message.split('\n')[0] });
+  }
+  if (problems.length > 0) throw usage(file, problems);
+
+  const value: unknown = doc.toJS();
+  if (value === null || value === undefined) {
+    throw usage(file, [{ line: 1, column: 1, field: '(root)', message: 'mapping file is empty' }]);
+  }
+
+  const { validate, topKeys } = validator();
+  if (!validate(value)) {
+    for (const err of collapse(validate.errors ?? [])) problems.push(describe(err, doc, pos, topKeys));
+    throw usage(file, problems);
+  }
+
+  const mapping = value as Mapping;
+  problems.push(...crossCheck(mapping, doc, pos));
+  if (problems.length > 0) throw usage(file, problems);
+
+  const constantLocations: Record<string, SourceLocation> = {};
+  for (const key of Object.keys(mapping.constants ?? {})) {
+    const node = doc.getIn(['constants', key], true) as YamlNode | undefined;
+    constantLocations[key] = { file, ...pos(node?.range?.[0]) };
+  }
+  return { ...mapping, file, constantLocations };
+}
+
+/** Checks JSON Schema cannot express: one source column, one field; one field, one source. */
+function crossCheck(m: Mapping, doc: Document, pos: (o: number | undefined) => { line?: number; column?: number }): MappingProblem[] {
+  const problems: MappingProblem[] = [];
+  const sourceOf = new Map<string, string>(); // source column → section it appears in
+  const targetOf = new Map<string, string>(); // template field → source column
+  const sections: Array<[string, Record<string, string> | undefined, (v: string) => string]> = [
+    ['columns', m.columns, (v) => v],
+    ['sizeColumns', m.sizeColumns, (v) => SIZE_PREFIX + v],
+    ['attributeColumns', m.attributeColumns, (v) => ATTR_PREFIX + v],
+  ];
+  for (const [section, entries, toTarget] of sections) {
+    for (const [source, raw] of Object.entries(entries ?? {})) {
+      const at = pos(keyOffset(doc, [section], source));
+      const earlier = sourceOf.get(source);
+      if (earlier !== undefined) {
+        problems.push({ ...at, field: `${section}.${source}`, message: `source column "${source}" is already mapped in ${earlier}` });
+      }
+      sourceOf.set(source, section);
+      const target = toTarget(raw);
+      const other = targetOf.get(target);
+      if (other !== undefined) {
+        problems.push({ ...at, field: `${section}.${source}`, message: `"${source}" and "${other}" both map to ${target}; keep one` });
+      }
+      targetOf.set(target, source);
+    }
+  }
+  (m.ignoreColumns ?? []).forEach((source, i) => {
+    const section = sourceOf.get(source);
+    if (section !== undefined) {
+      const node = doc.getIn(['ignoreColumns', i], true) as YamlNode | undefined;
+      problems.push({ ...pos(node?.range?.[0]), field: `ignoreColumns[${i}]`, message: `"${source}" is both mapped (in ${section}) and ignored` });
+    }
+  });
+  return problems;
+}
+
+/** Offset of `key` inside the map at `path` (the key itself, not its value). */
+function keyOffset(doc: Document, path: Array<string | number>, key: string): number | undefined {
+  const parent = path.length === 0 ? doc.contents : doc.getIn(path, true);
+  if (!isMap(parent)) return undefined;
+  for (const pair of parent.items) {
+    if (isPair(pair) && isScalar(pair.key) && String(pair.key.value) === key) return pair.key.range?.[0];
+  }
+  return undefined;
+}
+
+/** `anyOf` failures produce one error per branch plus the anyOf itself: keep only the anyOf. */
+function collapse(errors: ErrorObject[]): ErrorObject[] {
+  const anyOfPaths = new Set(errors.filter((e) => e.keyword === 'anyOf').map((e) => e.schemaPath));
+  const out = errors.filter((e) => {
+    if (e.keyword === 'anyOf') return true;
+    for (const p of anyOfPaths) if (e.schemaPath.startsWith(p.slice(0, -'anyOf'.length))) return false;
+    return true;
+  });
+  // propertyNames reports the name error and a wrapper error; the wrapper adds nothing.
+  return out.filter((e) => e.keyword !== 'propertyNames');
+}
+
+function describe(
+  err: ErrorObject,
+  doc: Document,
+  pos: (o: number | undefined) => { line?: number; column?: number },
+  topKeys: string[],
+): MappingProblem {
+  const path = err.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const field = (segments: string[]): string => (segments.length === 0 ? '(root)' : segments.join('.'));
+  const valueOffset = (segments: string[]): number | undefined => {
+    const node = (segments.length === 0 ? doc.contents : doc.getIn(segments, true)) as YamlNode | null | undefined;
+    return node?.range?.[0];
+  };
+
+  if (err.keyword === 'additionalProperties') {
+    const key = String((err.params as { additionalProperty: string }).additionalProperty);
+    const hint = path.length === 0 ? didYouMean(key, topKeys, { aliases: false }) : '';
+    return { ...pos(keyOffset(doc, path, key)), field: field([...path, key]), message: `unknown key "${key}"${hint}` };
+  }
+  const propertyName = (err as ErrorObject & { propertyName?: string }).propertyName;
+  if (propertyName !== undefined) {
+    return {
+      ...pos(keyOffset(doc, path, propertyName)),
+      field: field([...path, propertyName]),
+      message: `"${propertyName}" is not a template field (a default CSV column name, attr:NAME or size:CODE)${didYouMean(propertyName, templateTargets())}`,
+    };
+  }
+  if (err.keyword === 'anyOf') {
+    const bad = String(doc.getIn(path) ?? '');
+    return {
+      ...pos(valueOffset(path)),
+      field: field(path),
+      message: `"${bad}" is not a template field (a default CSV column name, attr:NAME or size:CODE)${didYouMean(bad, templateTargets())}`,
+    };
+  }
+  if (err.keyword === 'enum') {
+    const allowed = (err.params as { allowedValues: unknown[] }).allowedValues.map(String);
+    return { ...pos(valueOffset(path)), field: field(path), message: `must be one of ${allowed.join(', ')}${didYouMean(String(doc.getIn(path)), allowed, { aliases: false })}` };
+  }
+  return { ...pos(valueOffset(path)), field: field(path), message: err.message ?? err.keyword };
+}
+
+let templateTargetList: string[] | undefined;
+function templateTargets(): string[] {
+  return (templateTargetList ??= templateNames());
+}
+
+function usage(file: string, problems: MappingProblem[]): UsageError {
+  const sorted = [...problems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+  const lines = sorted.slice(0, 20).map((p) => {
+    const at = p.line === undefined ? file : `${file}:${p.line}:${p.column ?? 1}`;
+    return `${at}: ${p.field}: ${p.message}`;
+  });
+  if (problems.length > 20) lines.push(`… and ${problems.length - 20} more problems in ${file}`);
+  // One problem per line, each starting with its location, like errors.txt.
+  return new UsageError(lines.join('\n'));
+}

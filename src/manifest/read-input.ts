@@ -1,0 +1,55 @@
+import { createHash } from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
+import type { Diagnostic } from './model.js';
+
+/** Limits every reader applies, so one hostile file cannot exhaust memory or time. */
+export interface ReadLimits {
+  /** Largest input accepted, in bytes. Default 10 MB (YAML/JSON; CSV streams and sets its own). */
+  maxBytes?: number;
+}
+
+export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
+
+/** Codes for problems with the input itself (not its content); `check` treats them as usage errors. */
+export const INPUT_NOT_FOUND = 'input.not-found';
+export const INPUT_UNREADABLE = 'input.unreadable';
+export const INPUT_TOO_LARGE = 'input.too-large';
+export const INPUT_ENCODING = 'input.encoding';
+export const INPUT_UNSUPPORTED = 'input.unsupported-format';
+
+export type InputRead = { bytes: Uint8Array; diagnostic?: undefined } | { bytes?: undefined; diagnostic: Diagnostic };
+
+/** Reads a whole input file, refusing missing files, directories and files over the size cap. */
+export async function readInputBytes(file: string, limits: ReadLimits = {}): Promise<InputRead> {
+  const maxBytes = limits.maxBytes ?? DEFAULT_MAX_BYTES;
+  const fail = (code: string, message: string): InputRead => ({
+    diagnostic: { severity: 'error', code, message, source: { file } },
+  });
+  try {
+    const info = await stat(file);
+    if (!info.isFile()) return fail(INPUT_UNREADABLE, 'is not a regular file');
+    if (info.size > maxBytes) return fail(INPUT_TOO_LARGE, tooLargeMessage(info.size, maxBytes));
+    return { bytes: await readFile(file) };
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return fail(INPUT_NOT_FOUND, 'no such file');
+    return fail(INPUT_UNREADABLE, `cannot be read (${code ?? 'error'})`);
+  }
+}
+
+export function tooLargeMessage(size: number, maxBytes: number): string {
+  return `the file is ${size} bytes, over the ${maxBytes}-byte limit for this format`;
+}
+
+/** Decodes UTF-8 (a BOM is dropped); undefined when the bytes are not valid UTF-8. */
+export function decodeUtf8(bytes: Uint8Array): string | undefined {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+}
+
+export function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}

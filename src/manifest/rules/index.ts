@@ -1,0 +1,45 @@
+import type { Diagnostic, Manifest } from '../model.js';
+import { artworkUrls } from './artwork-url.js';
+import { countryCodeShape } from './country-code.js';
+import { deliveryMethodRequired } from './delivery-method.js';
+import { dueDate } from './due-date.js';
+import { itemRequiredFields } from './item-required-fields.js';
+import { nonEmptyItems } from './non-empty-items.js';
+import { orderGroupSequence } from './order-group.js';
+import { orderNumberShape } from './order-number-shape.js';
+import { positiveQuantities } from './positive-quantities.js';
+import type { Finding, JobRule, ManifestRule } from './rule.js';
+import { sizeQuantitiesAgree } from './size-quantities.js';
+import { uniqueOrderNumber } from './unique-order-number.js';
+
+export type { Finding, JobRule, ManifestRule } from './rule.js';
+
+export const JOB_RULES: readonly JobRule[] = [
+  orderNumberShape,
+  nonEmptyItems,
+  itemRequiredFields,
+  positiveQuantities,
+  sizeQuantitiesAgree,
+  deliveryMethodRequired,
+  countryCodeShape,
+  dueDate,
+  artworkUrls,
+  orderGroupSequence,
+];
+
+export const MANIFEST_RULES: readonly ManifestRule[] = [uniqueOrderNumber];
+
+/** Runs every local rule; jobs in `skipJobs` get only the manifest-wide rules. */
+export function runLocalRules(manifest: Manifest, skipJobs: ReadonlySet<number> = new Set()): Diagnostic[] {
+  const findings: Finding[] = MANIFEST_RULES.flatMap((rule) => rule(manifest));
+  manifest.jobs.forEach((job, j) => {
+    if (!skipJobs.has(j)) for (const rule of JOB_RULES) findings.push(...rule(job, j));
+  });
+  return findings.map((f) => ({
+    severity: f.severity ?? 'error',
+    code: f.code,
+    message: f.message,
+    field: f.field,
+    source: manifest.sources.locate(f.field),
+  }));
+}

@@ -1,0 +1,29 @@
+import type { ManifestItem, ManifestJob } from '../model.js';
+import { eachItem, itemPath, type Finding } from './rule.js';
+
+/** Fields each itemType must carry (the API rejects or mis-prices lines without them). */
+export const REQUIRED_BY_ITEM_TYPE: Record<string, readonly (keyof ManifestItem)[]> = {
+  PriceCode: ['code', 'quantity', 'customerReference'],
+  Asset: ['code', 'quantity'],
+  Stock: ['code', 'variantCode'],
+};
+
+export function itemRequiredFields(job: ManifestJob, j: number): Finding[] {
+  return eachItem(job, (item, i) => {
+    const required = REQUIRED_BY_ITEM_TYPE[item.itemType];
+    if (!required) {
+      return [{ code: 'item.type', field: itemPath(j, i, 'itemType'), message: `unknown itemType ${JSON.stringify(item.itemType)}; use PriceCode, Asset or Stock` }];
+    }
+    const findings: Finding[] = required
+      .filter((f) => isMissing(item[f]))
+      .map((f) => ({ code: 'item.required', field: itemPath(j, i, f), message: `missing required field "${f}" (required for ${item.itemType} items)` }));
+    if (item.itemType === 'Stock' && item.sizeQuantities === undefined && item.quantity === undefined) {
+      findings.push({ code: 'item.required', field: itemPath(j, i), message: 'needs "sizeQuantities" or "quantity" (Stock items)' });
+    }
+    return findings;
+  });
+}
+
+function isMissing(value: unknown): boolean {
+  return value === undefined || value === null || value === '';
+}

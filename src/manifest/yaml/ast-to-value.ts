@@ -1,0 +1,158 @@
+import { isAlias, isMap, isPair, isScalar, isSeq, visit, type Alias, type Document, type Node } from 'yaml';
+import { childSchema, wantsString, type SchemaNode } from '../../schema/manifest-schema.js';
+import { formatPath, type PathSegment } from '../field-path.js';
+import type { Diagnostic } from '../model.js';
+import type { YamlSourceMap } from './yaml-source-map.js';
+
+/**
+ * Turns a parsed YAML/JSON AST into plain data, guided by the manifest schema:
+ * - where the schema wants text, a plain scalar is taken AS WRITTEN (`postalCode: 01234` →
+ *   "01234", `Colors: 4` → "4", `dateDue: 2026-12-04` → "2026-12-04"), because YAML 1.2
+ *   would otherwise turn it into a number and lose the zero;
+ * - duplicate keys are reported with both locations (the first value is kept);
+ * - alias expansion is budgeted, so an alias bomb ("billion laughs") fails in milliseconds.
+ */
+
+export interface AliasLimits {
+  /** Most alias references expanded in one document. Default 10,000. */
+  maxAliasCount?: number;
+  /** Most nodes produced by expanding aliases, in total. Default 100,000. */
+  maxAliasNodes?: number;
+}
+
+export interface ConvertResult {
+  value: unknown;
+  diagnostics: Diagnostic[];
+  /** True when expansion was stopped (alias bomb): the value must not be used. */
+  aborted: boolean;
+}
+
+class AliasBudgetExceeded extends Error {}
+
+export function astToValue(doc: Document.Parsed, sources: YamlSourceMap, rootSchema: SchemaNode, limits: AliasLimits = {}): ConvertResult {
+  const maxAliasCount = limits.maxAliasCount ?? 10_000;
+  const maxAliasNodes = limits.maxAliasNodes ?? 100_000;
+  const diagnostics: Diagnostic[] = [];
+  let aliasCount = 0;
+  let aliasNodes = 0;
+  let aliasDepth = 0;
+  const expanding = new Set<Node>();
+  let abortAt: Node | undefined;
+  const resolveAlias = anchorResolver(doc);
+
+  const convert = (node: Node | null | undefined, schema: SchemaNode | undefined, path: PathLink): unknown => {
+    if (node === null || node === undefined) return null;
+    if (aliasDepth > 0 && ++aliasNodes > maxAliasNodes) throw new AliasBudgetExceeded();
+    if (isAlias(node)) {
+      // Report at the outermost alias: that is the reference the user wrote in the document.
+      if (aliasDepth === 0) abortAt = node;
+      if (++aliasCount > maxAliasCount) throw new AliasBudgetExceeded();
+      const target = resolveAlias(node);
+      if (!target) {
+        diagnostics.push(error('yaml.unknown-alias', `unknown alias *${node.source}`, path, sources.at(node)));
+        return null;
+      }
+      if (expanding.has(target)) {
+        diagnostics.push(error('yaml.recursive-alias', `alias *${node.source} refers to itself`, path, sources.at(node)));
+        return null;
+      }
+      expanding.add(target);
+      aliasDepth++;
+      try {
+        return convert(target, schema, path);
+      } finally {
+        aliasDepth--;
+        expanding.delete(target);
+      }
+    }
+    if (isScalar(node)) {
+      const value = node.value;
+      // Only plain scalars are re-read: quoted and block scalars are already text.
+      if (value !== null && typeof value !== 'string' && wantsString(schema) && node.type === 'PLAIN') {
+        return node.source ?? String(value);
+      }
+      return value;
+    }
+    if (isSeq(node)) {
+      const itemSchema = childSchema(schema, 0);
+      return node.items.map((item, i) => convert(item as Node, itemSchema, { up: path, seg: i }));
+    }
+    if (isMap(node)) {
+      const out: Record<string, unknown> = {};
+      const firstKeys = new Map<string, Node>();
+      for (const pair of node.items) {
+        if (!isPair(pair)) continue;
+        const keyNode = pair.key as Node | null;
+        if (!isScalar(keyNode)) {
+          diagnostics.push(error('yaml.complex-key', 'keys must be plain text', path, sources.at(keyNode ?? node)));
+          continue;
+        }
+        const key = String(keyNode.source ?? keyNode.value ?? '');
+        const first = firstKeys.get(key);
+        if (first) {
+          const was = sources.at(first);
+          diagnostics.push(
+            error('yaml.duplicate-key', `duplicate key "${key}" (first at line ${was.line}, column ${was.column})`, { up: path, seg: key }, sources.at(keyNode)),
+          );
+          continue;
+        }
+        firstKeys.set(key, keyNode);
+        const value = convert(pair.value as Node | null, childSchema(schema, key), { up: path, seg: key });
+        // A key named `__proto__` must stay data, never become the object's prototype.
+        if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+        else out[key] = value;
+      }
+      return out;
+    }
+    return null;
+  };
+
+  try {
+    const value = convert(doc.contents as Node | null, rootSchema, undefined);
+    return { value, diagnostics, aborted: false };
+  } catch (err) {
+    if (!(err instanceof AliasBudgetExceeded)) throw err;
+    const message =
+      `aliases expand too far (over ${maxAliasCount} alias references or ${maxAliasNodes} expanded nodes); ` +
+      'this looks like an alias bomb. Use `defaults:` for shared values instead';
+    diagnostics.push({ severity: 'error', code: 'yaml.alias-limit', message, source: sources.at(abortAt ?? 0) });
+    return { value: undefined, diagnostics, aborted: true };
+  }
+}
+
+/**
+ * Alias → anchored node. yaml's own `Alias.resolve` walks the whole document per call,
+ * which makes many aliases quadratic; one walk up front indexes every anchor instead.
+ * An alias refers to the last anchor of that name defined before it.
+ */
+function anchorResolver(doc: Document.Parsed): (alias: Alias) => Node | undefined {
+  const anchors = new Map<string, { offset: number; node: Node }[]>();
+  visit(doc, (_key, node) => {
+    const n = node as Node & { anchor?: string };
+    if (n && typeof n === 'object' && 'anchor' in n && n.anchor && n.range) {
+      const list = anchors.get(n.anchor) ?? [];
+      list.push({ offset: n.range[0], node: n });
+      anchors.set(n.anchor, list);
+    }
+  });
+  return (alias) => {
+    const at = alias.range?.[0] ?? Infinity;
+    let found: Node | undefined;
+    for (const a of anchors.get(alias.source) ?? []) if (a.offset < at) found = a.node;
+    return found;
+  };
+}
+
+/** The path to a node as a parent-linked list: built per node for free, turned into text only for a diagnostic. */
+type PathLink = { up: PathLink; seg: PathSegment } | undefined;
+
+function segmentsOf(path: PathLink): PathSegment[] {
+  const out: PathSegment[] = [];
+  for (let p = path; p; p = p.up) out.push(p.seg);
+  return out.reverse();
+}
+
+function error(code: string, message: string, path: PathLink, source: Diagnostic['source']): Diagnostic {
+  const field = formatPath(segmentsOf(path));
+  return { severity: 'error', code, message, field: field || undefined, source };
+}

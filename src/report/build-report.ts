@@ -1,0 +1,135 @@
+import { invalidJobs, isError } from '../manifest/diagnostics.js';
+import { itemIndexOf, jobIndexOf } from '../manifest/field-path.js';
+import type { Diagnostic, Manifest, ManifestFormat, SourceLocation } from '../manifest/model.js';
+import { VERSION } from '../version.js';
+import { JOB_STATUSES, type ItemResult, type JobResult, type JobStatus, type ReportCommand, type ReportError, type ReportSource, type ReportSummary, type ResultReport } from './model.js';
+
+/**
+ * Builds the report model from a loaded manifest and its diagnostics. Diagnostics are
+ * filed where they belong: `jobs[j].items[k]…` on the item, `jobs[j]…` on the job,
+ * anything else (syntax, `version`, `defaults`) at file level — which makes every job
+ * invalid, because a manifest is all or nothing.
+ */
+
+export interface BuildReportInput {
+  command: ReportCommand;
+  input: { file: string; format?: ManifestFormat; sha256?: string };
+  manifest?: Manifest;
+  diagnostics: readonly Diagnostic[];
+  startedAt: Date;
+  finishedAt?: Date;
+}
+
+export function buildReport(x: BuildReportInput): ResultReport {
+  const file = x.input.file;
+  const { all: fileLevelError, jobs: badJobs } = invalidJobs(x.diagnostics);
+  const jobs: JobResult[] = (x.manifest?.jobs ?? []).map((job, j) => {
+    const items: ItemResult[] = (job.items ?? []).map((item, k) => ({
+      index: k,
+      source: itemSource(x.manifest!, j, k),
+      itemType: str(item?.itemType),
+      code: str(item?.code),
+      quantity: typeof item?.quantity === 'number' ? item.quantity : sumSizes(item?.sizeQuantities),
+      status: 'valid',
+      newAssetSku: null,
+      needsArtworkToBeUploaded: null,
+      errors: [],
+    }));
+    return {
+      index: j,
+      orderNumber: str(job.orderNumber),
+      status: fileLevelError || badJobs.has(j) ? 'invalid' : 'valid',
+      source: toReportSource(x.manifest!.sources.locate(`jobs[${j}]`), file),
+      jobNumber: null,
+      dateDue: str(job.dateDue),
+      totalJobCost: null,
+      estimatedCost: null,
+      warnings: [],
+      errors: [],
+      items,
+    };
+  });
+
+  const report: ResultReport = {
+    reportVersion: 1,
+    command: x.command,
+    htorderVersion: VERSION,
+    input: { file, sha256: x.input.sha256 ?? null, format: x.input.format ?? null },
+    startedAt: x.startedAt.toISOString(),
+    finishedAt: x.finishedAt ? x.finishedAt.toISOString() : null,
+    summary: emptySummary(),
+    errors: [],
+    warnings: [],
+    jobs,
+  };
+
+  for (const d of x.diagnostics) {
+    const error = toReportError(d, file);
+    const j = jobIndexOf(d.field);
+    const job = j === undefined ? undefined : jobs[j];
+    const ik = itemIndexOf(d.field);
+    const item = ik && job ? job.items[ik[1]] : undefined;
+    if (!isError(d)) (job ?? report).warnings.push(error);
+    else if (item) item.errors.push(error);
+    else (job ?? report).errors.push(error);
+  }
+  for (const job of jobs) {
+    for (const item of job.items) item.status = item.errors.length > 0 ? 'invalid' : job.status;
+  }
+  refreshSummary(report);
+  return report;
+}
+
+/** Recomputes the summary after the pipeline changed statuses or added errors. */
+export function refreshSummary(report: ResultReport): ResultReport {
+  const s = emptySummary();
+  s.jobs = report.jobs.length;
+  s.errors = report.errors.length;
+  s.warnings = report.warnings.length;
+  for (const job of report.jobs) {
+    s.byStatus[job.status]++;
+    s.items += job.items.length;
+    s.errors += job.errors.length + job.items.reduce((n, i) => n + i.errors.length, 0);
+    s.warnings += job.warnings.length;
+  }
+  report.summary = s;
+  return report;
+}
+
+/** True when the report shows a failure of any kind (drives errors.txt and exit codes). */
+export function reportHasErrors(report: ResultReport): boolean {
+  const bad: ReadonlySet<JobStatus> = new Set<JobStatus>(['invalid', 'failed', 'in-doubt', 'not-submitted']);
+  return report.summary.errors > 0 || report.jobs.some((j) => bad.has(j.status));
+}
+
+export function toReportError(d: Diagnostic, inputFile: string): ReportError {
+  return { code: d.code, message: d.message, field: d.field ?? null, source: toReportSource(d.source, inputFile) };
+}
+
+export function toReportSource(loc: SourceLocation | undefined, inputFile: string): ReportSource | null {
+  if (!loc) return null;
+  const other = loc.file && loc.file !== inputFile ? { file: loc.file } : {};
+  if (loc.row !== undefined) return { row: loc.row, ...(loc.columnName !== undefined ? { columnName: loc.columnName } : {}), ...other };
+  if (loc.line !== undefined) return { line: loc.line, column: loc.column ?? 1, ...other };
+  return null;
+}
+
+function itemSource(manifest: Manifest, j: number, k: number): ReportSource | null {
+  const row = manifest.csv?.itemRows[j]?.[k];
+  if (row !== undefined) return { row };
+  return toReportSource(manifest.sources.locate(`jobs[${j}].items[${k}]`), manifest.file);
+}
+
+function emptySummary(): ReportSummary {
+  return { jobs: 0, items: 0, errors: 0, warnings: 0, byStatus: Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number> };
+}
+
+function str(value: unknown): string | null {
+  return typeof value === 'string' ? value : null;
+}
+
+function sumSizes(sizes: unknown): number | null {
+  if (!sizes || typeof sizes !== 'object') return null;
+  const values = Object.values(sizes as Record<string, unknown>);
+  return values.every((n) => typeof n === 'number') ? (values as number[]).reduce((a, b) => a + b, 0) : null;
+}

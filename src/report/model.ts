@@ -1,0 +1,79 @@
+/**
+ * The result report (design.md §3), the shape of `X.result.json` and the model every
+ * command fills in: `check` writes statuses valid/invalid; the pipeline later sets job
+ * numbers and costs and writes the report again after every job outcome.
+ * schemas/report.schema.json describes the same shape for other tools.
+ */
+
+import type { JobTracking } from '../track/model.js';
+
+export type JobStatus = 'valid' | 'invalid' | 'submitted' | 'already-submitted' | 'failed' | 'not-submitted' | 'in-doubt';
+
+export const JOB_STATUSES: readonly JobStatus[] = ['valid', 'invalid', 'submitted', 'already-submitted', 'failed', 'not-submitted', 'in-doubt'];
+
+export type ReportCommand = 'check' | 'plan' | 'run' | 'watch';
+
+/**
+ * YAML/JSON: line and column. CSV: the row in the original file and the column's own header.
+ * All 1-based. `file` only when the location is in another file than the input (a value
+ * that came from an ERP mapping's constant).
+ */
+export type ReportSource = ({ line: number; column: number } | { row: number; columnName?: string }) & { file?: string };
+
+export interface ReportError {
+  code: string;
+  message: string;
+  field: string | null;
+  source: ReportSource | null;
+}
+
+export interface ItemResult {
+  index: number;
+  source: ReportSource | null;
+  itemType: string | null;
+  code: string | null;
+  quantity: number | null;
+  status: JobStatus;
+  newAssetSku: string | null;
+  needsArtworkToBeUploaded: boolean | null;
+  errors: ReportError[];
+}
+
+export interface JobResult {
+  index: number;
+  orderNumber: string | null;
+  status: JobStatus;
+  source: ReportSource | null;
+  jobNumber: number | null;
+  dateDue: string | null;
+  totalJobCost: number | null;
+  estimatedCost: number | null;
+  warnings: ReportError[];
+  /** Job-level errors; an item's own errors are on the item. */
+  errors: ReportError[];
+  items: ItemResult[];
+  /** Written by `htorder track`: the job's state after submission (src/track/model.ts). */
+  tracking?: JobTracking;
+}
+
+export interface ReportSummary {
+  jobs: number;
+  items: number;
+  errors: number;
+  warnings: number;
+  byStatus: Record<JobStatus, number>;
+}
+
+export interface ResultReport {
+  reportVersion: 1;
+  command: ReportCommand;
+  htorderVersion: string;
+  input: { file: string; sha256: string | null; format: 'yaml' | 'json' | 'csv' | null };
+  startedAt: string;
+  finishedAt: string | null;
+  summary: ReportSummary;
+  /** File-level problems: parse errors, `version`, `defaults`, anything not tied to one job. */
+  errors: ReportError[];
+  warnings: ReportError[];
+  jobs: JobResult[];
+}

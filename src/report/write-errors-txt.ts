@@ -1,0 +1,47 @@
+import { rm } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { ReportError, ResultReport } from './model.js';
+import { writeAtomicStream } from './atomic-stream.js';
+
+/**
+ * X.errors.txt: one line per error, compiler style, so editors and CI can jump to it:
+ * `orders.yaml:42:9: jobs[3].items[0].quantity: message` or `orders.csv:12: quantity: message`.
+ * Written only when something failed; otherwise a stale one from an earlier run is removed.
+ */
+export async function writeErrorsTxt(path: string, report: ResultReport): Promise<boolean> {
+  const lines = errorLines(report);
+  const first = lines.next();
+  if (first.done) {
+    await rm(path, { force: true });
+    return false;
+  }
+  await writeAtomicStream(
+    path,
+    (function* () {
+      yield `${first.value}\n`;
+      for (const line of lines) yield `${line}\n`;
+    })(),
+  );
+  return true;
+}
+
+/** Every error of the report, in document order of jobs and items, as compiler-style lines. */
+export function* errorLines(report: ResultReport): Generator<string> {
+  const label = basename(report.input.file);
+  for (const e of report.errors) yield formatReportError(e, label);
+  for (const job of report.jobs) {
+    for (const e of job.errors) yield formatReportError(e, label);
+    for (const item of job.items) for (const e of item.errors) yield formatReportError(e, label);
+  }
+}
+
+export function formatReportError(e: ReportError, inputLabel: string): string {
+  const s = e.source;
+  const file = s?.file ?? inputLabel;
+  if (s && 'row' in s) {
+    const column = s.columnName ?? e.field;
+    return `${file}:${s.row}: ${column ? `${column}: ` : ''}${e.message}`;
+  }
+  const where = s && 'line' in s ? `${file}:${s.line}:${s.column}` : file;
+  return `${where}: ${e.field ? `${e.field}: ` : ''}${e.message}`;
+}

@@ -1,0 +1,306 @@
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { readCsvDocument } from '../../../src/manifest/csv/read-csv.js';
+import type { Diagnostic } from '../../../src/manifest/model.js';
+import { lines, tempFiles } from './helpers.js';
+
+const files = tempFiles();
+
+type Doc = { version: 1; jobs: Array<Record<string, any>> };
+const read = async (name: string, content: string | Uint8Array) => {
+  const file = await files.write(name, content);
+  const r = await readCsvDocument(file);
+  return { ...r, doc: r.doc as Doc | undefined, file };
+};
+const codes = (ds: Diagnostic[]) => ds.map((d) => d.code);
+
+const HEAD = 'orderNumber,deliveryMethod,city,itemType,code,quantity';
+
+describe('readCsvDocument: default template', () => {
+  it('groups rows by orderNumber, adjacent or not, in order of first appearance', async () => {
+    const r = await read(
+      'group.csv',
+      lines(HEAD, 'PO-1,UPS Ground,Austin,Asset,A10001,50', 'PO-2,UPSGND,Dallas,Asset,A10002,20', 'PO-1,,,Stock,GD5000,', 'PO-2,,,Asset,A10003,30'),
+    );
+    expect(r.diagnostics).toEqual([]);
+    expect(r.format).toBe('csv');
+    expect(r.doc?.version).toBe(1);
+    expect(r.doc?.jobs.map((j) => j.orderNumber)).toEqual(['PO-1', 'PO-2']);
+    expect(r.doc?.jobs[0]).toEqual({
+      orderNumber: 'PO-1',
+      deliveryAddress: { deliveryMethod: 'UPS Ground', city: 'Austin' },
+      items: [
+        { itemType: 'Asset', code: 'A10001', quantity: 50 },
+        { itemType: 'Stock', code: 'GD5000' },
+      ],
+    });
+    expect(r.csv?.itemRows).toEqual([
+      [2, 4],
+      [3, 5],
+    ]);
+    expect(r.csv?.header).toEqual(HEAD.split(','));
+    expect(r.csv?.skipRows).toBe(0);
+  });
+
+  it('hashes the exact input bytes', async () => {
+    const r = await read('hash.csv', lines(HEAD, 'PO-1,UPS Ground,Austin,Asset,A10001,50'));
+    expect(r.sha256).toBe(createHash('sha256').update(await readFile(r.file)).digest('hex'));
+  });
+
+  it('places every template column at its level and types the typed ones', async () => {
+    const header =
+      'orderNumber,description,orderComment,dateDue,mustDate,promocode,customerUserId,deliveryMethod,contactName,organisation,phone,mobile,emailAddress,' +
+      'shippingInstructions,streetAddress,address2,suburb,city,state,postalCode,country,itemType,code,quantity,customerReference,externalArtworkUrl,' +
+      'externalId,isSample,garment,comment,variantCode,orderGroup,orderGroupSequence,countryCodeISO2,stateCode,timeSensitive,isSaturdayDelivery,' +
+      'locationCodeOverride,groupHead,group';
+    const row =
+      'PO-9,Kit,Rush,2026-12-04,YES,SPRING10,502,UPS Ground,Ana,Club,555,556,a@b.c,Leave at door,1 Main St,Suite 2,Downtown,Austin,Texas,01234,' +
+      'United States,PriceCode,"DTF Full Color 10"" x 10""",100,front,https://x/y.png,ext-1,no,Tee,hello,V1,G-1,2,US,TX,1,False,LOC1,H1,G1';
+    const r = await read('all.csv', lines(header, row));
+    expect(r.diagnostics).toEqual([]);
+    expect(r.doc?.jobs[0]).toEqual({
+      orderNumber: 'PO-9',
+      description: 'Kit',
+      orderComment: 'Rush',
+      dateDue: '2026-12-04',
+      mustDate: true,
+      timeSensitive: true,
+      promocode: 'SPRING10',
+      customerUserId: 502,
+      orderGroup: 'G-1',
+      orderGroupSequence: 2,
+      locationCodeOverride: 'LOC1',
+      deliveryAddress: {
+        deliveryMethod: 'UPS Ground',
+        shippingInstructions: 'Leave at door',
+        contactName: 'Ana',
+        organisation: 'Club',
+        phone: '555',
+        mobile: '556',
+        emailAddress: 'a@b.c',
+        isSaturdayDelivery: false,
+        streetAddress: '1 Main St',
+        address2: 'Suite 2',
+        suburb: 'Downtown',
+        city: 'Austin',
+        state: 'Texas',
+        stateCode: 'TX',
+        postalCode: '01234', // text stays text: the leading zero survives
+        country: 'United States',
+        countryCodeISO2: 'US',
+      },
+      items: [
+        {
+          itemType: 'PriceCode',
+          code: 'DTF Full Color 10" x 10"',
+          quantity: 100,
+          customerReference: 'front',
+          groupHead: 'H1',
+          group: 'G1',
+          externalArtworkUrl: 'https://x/y.png',
+          externalId: 'ext-1',
+          isSample: false,
+          garment: 'Tee',
+          comment: 'hello',
+          variantCode: 'V1',
+        },
+      ],
+    });
+  });
+
+  it('reads bare double quotes inside unquoted cells as text (price codes contain them)', async () => {
+    const r = await read('quotes.csv', lines(HEAD, 'PO-1,UPS Ground,Austin,PriceCode,DTF Full Color 10" x 10",10'));
+    expect(r.diagnostics).toEqual([]);
+    expect(r.doc?.jobs[0].items[0].code).toBe('DTF Full Color 10" x 10"');
+  });
+
+  it('maps attr:NAME and size:CODE columns and merges sizeQuantities cells', async () => {
+    const r = await read(
+      'sizes.csv',
+      lines(
+        'orderNumber,itemType,code,attr:Colors,attr:Notes,variantCode,size:2XL,sizeQuantities',
+        'PO-1,PriceCode,DTF,4,hi there,,,',
+        'PO-1,Stock,GD5000,,,GD5000-BLK,3, S=10; M=20 ;',
+      ),
+    );
+    expect(r.diagnostics).toEqual([]);
+    expect(r.doc?.jobs[0].items).toEqual([
+      { itemType: 'PriceCode', code: 'DTF', attributes: { Colors: '4', Notes: 'hi there' } },
+      { itemType: 'Stock', code: 'GD5000', variantCode: 'GD5000-BLK', sizeQuantities: { '2XL': 3, S: 10, M: 20 } },
+    ]);
+    expect(r.sources.locate('jobs[0].items[1].sizeQuantities.2XL')).toEqual({ file: r.file, row: 3, columnName: 'size:2XL' });
+    expect(r.sources.locate('jobs[0].items[1].sizeQuantities.S')).toEqual({ file: r.file, row: 3, columnName: 'sizeQuantities' });
+    expect(r.sources.locate('jobs[0].items[0].attributes.Notes')).toEqual({ file: r.file, row: 2, columnName: 'attr:Notes' });
+  });
+
+  it('reports a size given both in sizeQuantities and a size: column, and malformed cells, at the cell', async () => {
+    const r = await read(
+      'dupsize.csv',
+      lines('orderNumber,itemType,code,size:M,sizeQuantities', 'PO-1,Stock,GD5000,5,S=1;M=2', 'PO-1,Stock,GD5000,,S10', 'PO-1,Stock,GD5000,,S=1;S=2', 'PO-1,Stock,GD5000,,S=ten'),
+    );
+    expect(r.diagnostics).toMatchObject([
+      { code: 'csv.duplicate-size', field: 'jobs[0].items[0].sizeQuantities.M', source: { row: 2, columnName: 'sizeQuantities' } },
+      { code: 'csv.size-quantities', field: 'jobs[0].items[1].sizeQuantities', source: { row: 3, columnName: 'sizeQuantities' } },
+      { code: 'csv.size-quantities', message: 'size S is given twice', source: { row: 4 } },
+    ]);
+    expect(r.diagnostics[1].message).toContain('"S10" is not SIZE=QUANTITY');
+    // A non-integer quantity is data for the schema to judge, not a syntax error.
+    expect(r.doc?.jobs[0].items[3].sizeQuantities).toEqual({ S: 'ten' });
+  });
+
+  it('leaves badly typed cells as strings so schema validation reports them at the cell', async () => {
+    const r = await read(
+      'typed.csv',
+      lines('orderNumber,customerUserId,mustDate,itemType,code,quantity,size:M', 'PO-1,12a,maybe,Asset,A1,12.5,x', 'PO-2,+7,TRUE,Asset,A1,-3,007'),
+    );
+    expect(r.diagnostics).toEqual([]);
+    expect(r.doc?.jobs[0]).toMatchObject({ customerUserId: '12a', mustDate: 'maybe', items: [{ quantity: '12.5', sizeQuantities: { M: 'x' } }] });
+    expect(r.doc?.jobs[1]).toMatchObject({ customerUserId: 7, mustDate: true, items: [{ quantity: -3, sizeQuantities: { M: 7 } }] });
+    expect(r.sources.locate('jobs[0].items[0].quantity')).toEqual({ file: r.file, row: 2, columnName: 'quantity' });
+    expect(r.sources.locate('/jobs/0/customerUserId')).toEqual({ file: r.file, row: 2, columnName: 'customerUserId' });
+  });
+
+  it('treats blank and whitespace-only cells as absent and trims values', async () => {
+    const r = await read('blank.csv', lines('orderNumber,description,city,itemType,code,quantity', ' PO-1 ,  ,  Austin ,Asset,A1,  '));
+    expect(r.doc?.jobs[0]).toEqual({ orderNumber: 'PO-1', deliveryAddress: { city: 'Austin' }, items: [{ itemType: 'Asset', code: 'A1' }] });
+  });
+
+  it('reports a job-level conflict naming both rows, keeps the first value, and locates it', async () => {
+    const r = await read(
+      'conflict.csv',
+      lines(HEAD, 'PO-1001,UPS Ground,Dallas,Asset,A1,1', 'PO-2,UPS Ground,Austin,Asset,A1,1', 'PO-1001,,,Asset,A2,1', 'PO-1001,,dallas,Asset,A3,1', 'PO-1001,,Dallas,Asset,A3,1', 'PO-1001,,Austin,Asset,A4,1'),
+    );
+    expect(r.diagnostics).toHaveLength(2);
+    expect(r.diagnostics[0]).toMatchObject({
+      severity: 'error',
+      code: 'csv.conflict',
+      field: 'jobs[0].deliveryAddress.city',
+      source: { file: r.file, row: 5, columnName: 'city' },
+    });
+    expect(r.diagnostics[0].message).toMatch(/^"dallas" conflicts with "Dallas" on row 2 of order PO-1001/);
+    expect(r.diagnostics[1].message).toMatch(/^"Austin" conflicts with "Dallas" on row 2 of order PO-1001/);
+    expect(r.diagnostics[1].source?.row).toBe(7);
+    expect(r.doc?.jobs[0].deliveryAddress.city).toBe('Dallas');
+    expect(r.sources.locate('jobs[0].deliveryAddress.city')).toEqual({ file: r.file, row: 2, columnName: 'city' });
+  });
+
+  it('compares typed job values: yes and TRUE agree, a job field first set on a later row is located there', async () => {
+    const r = await read('agree.csv', lines('orderNumber,mustDate,description,itemType,code', 'PO-1,yes,,Asset,A1', 'PO-1,TRUE,Kit,Asset,A2'));
+    expect(r.diagnostics).toEqual([]);
+    expect(r.sources.locate('jobs[0].description')).toEqual({ file: r.file, row: 3, columnName: 'description' });
+    expect(r.sources.locate('jobs[0].dateDue')).toEqual({ file: r.file, row: 2 }); // no column: the job's first row
+  });
+
+  it('rejects unknown columns with a suggestion, including case and short forms', async () => {
+    const r = await read('unknown.csv', lines('orderNumber,Organisation,qty,itemType,code,cuntry,attr-Colors,foo', 'PO-1,Club,5,Asset,A1,US,4,x'));
+    expect(r.diagnostics.map((d) => d.message)).toEqual([
+      'unknown column "Organisation"; did you mean "organisation"?',
+      'unknown column "qty"; did you mean "quantity"?',
+      'unknown column "cuntry"; did you mean "country"?',
+      'unknown column "attr-Colors"; did you mean "attr:Colors"?',
+      'unknown column "foo"',
+    ]);
+    expect(r.diagnostics[0]).toMatchObject({ code: 'csv.unknown-column', source: { file: r.file, row: 1, columnName: 'Organisation' } });
+    // Known columns are still read, so other problems surface in the same run.
+    expect(r.doc?.jobs[0].items[0]).toEqual({ itemType: 'Asset', code: 'A1' });
+  });
+
+  it('hints at the delimiter when the header is one semicolon-separated cell', async () => {
+    const r = await read('semi.csv', lines('orderNumber;itemType;code', 'PO-1;Asset;A1'));
+    expect(r.diagnostics.map((d) => d.code)).toEqual(['csv.unknown-column', 'csv.missing-column']);
+    expect(r.diagnostics[0].message).toContain('--mapping with a "delimiter"');
+    expect(r.doc).toBeUndefined();
+  });
+
+  it('reports duplicate header columns', async () => {
+    const r = await read('dupcol.csv', lines('orderNumber,code,itemType,code', 'PO-1,A1,Asset,A2'));
+    expect(r.diagnostics).toMatchObject([{ code: 'csv.duplicate-column', source: { row: 1, columnName: 'code' } }]);
+    expect(r.doc?.jobs[0].items[0].code).toBe('A1');
+  });
+
+  it('reports row-length mismatches at the row, but accepts extra blank trailing cells', async () => {
+    const r = await read('len.csv', lines('orderNumber,itemType,code', 'PO-1,Asset', 'PO-1,Asset,A2,,', 'PO-1,Asset,A3,oops'));
+    expect(r.diagnostics).toMatchObject([
+      { code: 'csv.row-length', message: 'row has 2 cells, the header has 3', field: 'jobs[0].items[0]', source: { row: 2 } },
+      { code: 'csv.row-length', message: 'row has 4 cells, the header has 3', field: 'jobs[0].items[2]', source: { row: 4 } },
+    ]);
+  });
+
+  it('gives a row without an orderNumber a job of its own, for the schema to report', async () => {
+    const r = await read('noorder.csv', lines('orderNumber,itemType,code', ',Asset,A1', ',Asset,A2', 'PO-1,Asset,A3'));
+    expect(r.doc?.jobs).toEqual([
+      { deliveryAddress: {}, items: [{ itemType: 'Asset', code: 'A1' }] },
+      { deliveryAddress: {}, items: [{ itemType: 'Asset', code: 'A2' }] },
+      { orderNumber: 'PO-1', deliveryAddress: {}, items: [{ itemType: 'Asset', code: 'A3' }] },
+    ]);
+    expect(r.sources.locate('jobs[1].orderNumber')).toEqual({ file: r.file, row: 3, columnName: 'orderNumber' });
+  });
+
+  it('needs an orderNumber column', async () => {
+    const r = await read('nocol.csv', lines('itemType,code', 'Asset,A1'));
+    expect(codes(r.diagnostics)).toEqual(['csv.missing-column']);
+    expect(r.doc).toBeUndefined();
+  });
+
+  it('reports an empty file and a header-only file as "no rows"', async () => {
+    const empty = await read('empty.csv', '');
+    expect(codes(empty.diagnostics)).toEqual(['csv.no-rows']);
+    expect(empty.doc).toBeUndefined();
+    const blankLines = await read('blanks.csv', '\n\n  \n');
+    expect(codes(blankLines.diagnostics)).toEqual(['csv.no-rows']);
+    const headerOnly = await read('header.csv', lines(HEAD, '', ',,,,,'));
+    expect(headerOnly.diagnostics).toMatchObject([{ code: 'csv.no-rows', message: 'the file has a header but no rows', source: { row: 1 } }]);
+    expect(headerOnly.doc).toBeUndefined();
+  });
+
+  it('skips blank lines (also all-empty cells) while keeping physical row numbers', async () => {
+    const r = await read('gaps.csv', '\n' + lines(HEAD, '', 'PO-1,UPS Ground,Austin,Asset,A1,1', ',,,,,', '   ', 'PO-1,,,Asset,A2,2'));
+    expect(r.diagnostics).toEqual([]);
+    expect(r.csv?.itemRows).toEqual([[4, 7]]);
+    expect(r.sources.locate('jobs[0]')).toEqual({ file: r.file, row: 4 });
+    expect(r.sources.locate('version')).toEqual({ file: r.file, row: 2 }); // the header row
+  });
+
+  it('numbers rows by physical line when quoted cells contain LF and CRLF newlines', async () => {
+    const content =
+      'orderNumber,description,itemType,code,comment\r\n' +
+      'PO-1,"two\r\nlines",Asset,A1,x\r\n' +
+      'PO-1,,Asset,A2,"a\nb\r\nc"\r\n' +
+      '\r\n' +
+      'PO-2,,Asset,A3,\r\n' +
+      'PO-2,,Asset,"A4",'; // no final newline
+    const r = await read('multiline.csv', content);
+    expect(r.diagnostics).toEqual([]);
+    expect(r.csv?.itemRows).toEqual([[2, 4], [8, 9]]);
+    expect(r.doc?.jobs[0].description).toBe('two\r\nlines');
+    expect(r.doc?.jobs[0].items[1].comment).toBe('a\nb\r\nc');
+  });
+
+  it('reports an unclosed quote at the row where the record starts, with no document', async () => {
+    const r = await read('unclosed.csv', lines(HEAD, 'PO-1,UPS Ground,Austin,Asset,A1,1', 'PO-1,"UPS Ground,Austin,Asset,A2,1', 'PO-1,,,Asset,A3,1'));
+    expect(r.diagnostics).toMatchObject([{ code: 'csv.parse', source: { file: r.file, row: 3 } }]);
+    expect(r.diagnostics[0].message).toContain('Quote Not Closed');
+    expect(r.doc).toBeUndefined();
+  });
+
+  it('reports a file that is not UTF-8, near the right row', async () => {
+    const bytes = Buffer.concat([Buffer.from(lines(HEAD, 'PO-1,UPS Ground,Austin,Asset,A1,1') + 'PO-2,UPS Ground,M'), Buffer.from([0xfc]), Buffer.from('nchen,Asset,A1,1\n')]);
+    const r = await read('latin1.csv', bytes);
+    expect(r.diagnostics).toMatchObject([{ code: 'csv.encoding', source: { row: 3 } }]);
+    expect(r.diagnostics[0].message).toContain('"encoding"');
+  });
+
+  it('reports a missing file as a diagnostic, not a throw', async () => {
+    const r = await readCsvDocument('/nonexistent/dir/orders.csv');
+    expect(r.diagnostics).toMatchObject([{ code: 'io.read', message: expect.stringContaining('ENOENT') }]);
+    expect(r.doc).toBeUndefined();
+  });
+
+  it('caps repeated diagnostics of one kind and says how many were left out', async () => {
+    const rows = Array.from({ length: 1005 }, (_, i) => `PO-${i},Asset`);
+    const r = await read('many.csv', lines('orderNumber,itemType,code', ...rows));
+    expect(r.diagnostics).toHaveLength(1001);
+    expect(r.diagnostics[1000].message).toBe('… and 5 more csv.row-length problems (only the first 1000 are listed)');
+  });
+});

@@ -1,0 +1,40 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach } from 'vitest';
+import { loadManifest, type LoadOptions, type LoadResult } from '../../src/manifest/load-manifest.js';
+import type { Diagnostic } from '../../src/manifest/model.js';
+
+/** Temp directories removed after each test. */
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+export async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'htorder-manifest-'));
+  dirs.push(dir);
+  return dir;
+}
+
+export async function writeInput(name: string, text: string | Uint8Array, dir?: string): Promise<string> {
+  const file = join(dir ?? (await tempDir()), name);
+  await writeFile(file, text);
+  return file;
+}
+
+/** Writes `text` to a temp file named `name` and loads it. */
+export async function loadText(text: string, name = 'orders.yaml', opts: LoadOptions = {}): Promise<LoadResult & { file: string }> {
+  const file = await writeInput(name, text);
+  return { file, ...(await loadManifest(file, opts)) };
+}
+
+export const errors = (ds: Diagnostic[]): Diagnostic[] => ds.filter((d) => d.severity === 'error');
+
+/** `line:col code field` triples, for compact assertions. */
+export const brief = (ds: Diagnostic[]): string[] =>
+  ds.map((d) => `${d.source?.line ?? '-'}:${d.source?.column ?? '-'} ${d.code} ${d.field ?? ''}`.trim());
+
+/** A minimal valid job in YAML flow style, for building test manifests. */
+export const ADDRESS = '{ deliveryMethod: UPS Ground, country: United States }';
+export const ASSET_ITEM = '{ itemType: Asset, code: A10001, quantity: 50 }';
