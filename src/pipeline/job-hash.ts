@@ -9,9 +9,12 @@ import type { ManifestJob } from '../manifest/model.js';
  * reported as "changed after submission".
  */
 export function jobHash(job: ManifestJob): string {
-  // `cancel` and the patchable fields are declarative changes applied to a submitted job,
-  // not part of the order's identity.
-  const { cancel: _cancel, ...rest } = job;
+  // `cancel` and the patchable fields (PATCH /Jobs/{n}: description, comments, orderNumber,
+  // mustDate, dateDue) are declarative changes applied to a submitted job, not part of the
+  // order's identity: they are compared field by field instead (apply-changes.ts).
+  const {
+    cancel: _cancel, description: _d, orderComment: _c, orderNumber: _o, mustDate: _m, dateDue: _due, ...rest
+  } = job;
   return createHash('sha256').update(canonicalJson(rest)).digest('hex');
 }
 

@@ -9,11 +9,12 @@ import type { Mapping } from '../manifest/mapping/model.js';
 import type { Diagnostic, Manifest } from '../manifest/model.js';
 import { INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from '../manifest/read-input.js';
 import { buildReport, refreshSummary, reportHasErrors, toReportError, toReportSource } from '../report/build-report.js';
-import type { JobResult, ResultReport } from '../report/model.js';
+import type { JobResult, ReportCommand, ResultReport } from '../report/model.js';
 import type { WrittenReports } from '../report/write-reports.js';
 import type { AccountCatalogue } from '../resolve/catalogue.js';
 import { resolveJob, type ResolvedJob } from '../resolve/resolve-job.js';
 import { apiDiagnostics } from './api-diagnostics.js';
+import { declarativeChanges, patchableOf } from './apply-changes.js';
 import { jobHash } from './job-hash.js';
 import { ReportWriter } from './report-writer.js';
 import { ledgerStatus, settleInDoubt, submitJob, type SubmitContext, type SubmitOutcome } from './submit-job.js';
@@ -44,6 +45,8 @@ export interface PipelineContext {
   onProgress?: (event: ProgressEvent) => void;
   /** Resend limits and waits (tests shorten them). */
   submit?: Pick<SubmitContext, 'maxSends' | 'wait'>;
+  /** The command named in the reports when it is not `command` itself (`watch` runs as `run`). */
+  reportCommand?: ReportCommand;
 }
 
 export interface ProgressEvent {
@@ -75,7 +78,7 @@ export async function processInput(file: string, ctx: PipelineContext): Promise<
   const usage = loaded.diagnostics.find((d) => USAGE_CODES.has(d.code));
   if (usage) return { file, status: 'unreadable', problem: usage.message, resolved };
 
-  const report = buildReport({ command: ctx.command, input: loaded.input, manifest: loaded.manifest, diagnostics: loaded.diagnostics, startedAt });
+  const report = buildReport({ command: ctx.reportCommand ?? ctx.command, input: loaded.input, manifest: loaded.manifest, diagnostics: loaded.diagnostics, startedAt });
   const writer = new ReportWriter(report, { manifest: loaded.manifest, mapping: ctx.mapping });
   const manifest = loaded.manifest;
   const state = { unavailable: false };
@@ -139,6 +142,18 @@ async function runStages(
       if (outcome) applySubmitOutcome(report, job, outcome, manifest);
     });
   }
+  // Declarative changes (issue 9): cancel / PATCH of submitted jobs, or plan's diff of them.
+  await stage('check', report.jobs.filter((j) => j.status === 'valid' || j.status === 'already-submitted'), async (job) => {
+    const r = await declarativeChanges({ mode: ctx.command, client: ctx.client, ledger: ctx.ledger, logger: ctx.logger, jobIndex: job.index, sources: manifest.sources }, manifest.jobs[job.index]!, {
+      account: ctx.account,
+      hash: hashes[job.index]!,
+      submitted: job.status === 'already-submitted',
+    });
+    addDiagnostics(report, job, r.diagnostics, manifest);
+    // A job not submitted yet with `cancel: true` must never be submitted: refused here.
+    if (job.status === 'valid' && r.diagnostics.some(isError)) job.status = 'invalid';
+    if (r.state === 'unavailable') state.unavailable = true;
+  });
 
   await stage('resolve', valid(), async (job) => {
     const r = await resolveJob(manifest, job.index, ctx.catalogue);
@@ -176,7 +191,7 @@ async function runStages(
   }
   await stage('submit', valid(), async (job) => {
     const r = resolved.get(job.index)!;
-    const outcome = await submitJob(submitCtx, { orderNumber: r.orderNumber, hash: hashes[job.index]!, candidate: r.candidate });
+    const outcome = await submitJob(submitCtx, { orderNumber: r.orderNumber, hash: hashes[job.index]!, candidate: r.candidate, patchable: patchableOf(manifest.jobs[job.index]!) });
     applySubmitOutcome(report, job, outcome, manifest);
     if (outcome.unavailable) state.unavailable = true;
     ctx.logger.info({ file: manifest.file, orderNumber: job.orderNumber, status: job.status, jobNumber: job.jobNumber }, 'job outcome');

@@ -6,21 +6,24 @@ import { writeReports, type WrittenReports } from '../report/write-reports.js';
 
 /**
  * Rewrites an input's reports as job outcomes arrive, coalescing: while one write is on disk
- * further outcomes only mark the report dirty, and one more write follows that includes them
- * all. So every outcome reaches disk within one write cycle, and a manifest of thousands of
- * jobs does not rewrite its reports thousands of times. Each file is replaced atomically.
- * The ledger, not the report, is the durable record of what was submitted: a re-run after a
- * crash rebuilds the report from it.
+ * (or within `intervalMs` of the last one) further outcomes only mark the report dirty, and
+ * one more write follows that includes them all. So every outcome reaches disk within about
+ * a second, and a manifest of thousands of jobs does not rewrite its reports thousands of
+ * times (each rewrite re-reads a CSV input for result.csv). Each file is replaced atomically.
+ * The ledger, not the report, is the durable record of what was submitted: it is written
+ * before and after every POST, and a re-run after a crash rebuilds the report from it.
  */
 export class ReportWriter {
   private writing: Promise<void> | undefined;
   private dirty = false;
   private failure: unknown;
   private last: WrittenReports | undefined;
+  private lastAt = 0;
+  private final = false;
 
   constructor(
     private readonly report: ResultReport,
-    private readonly opts: { manifest?: Manifest; mapping?: Mapping },
+    private readonly opts: { manifest?: Manifest; mapping?: Mapping; intervalMs?: number },
   ) {}
 
   /** Asks for a write that includes the report as it is now. */
@@ -29,8 +32,10 @@ export class ReportWriter {
     this.writing ??= this.loop();
   }
 
-  /** Writes the final state and reports where the files are; throws if any write failed. */
+  /** Writes the final state at once and reports where the files are; throws if any write failed. */
   async flush(): Promise<WrittenReports> {
+    this.final = true;
+    await this.writing;
     this.schedule();
     await this.writing;
     if (this.failure) throw this.failure;
@@ -40,9 +45,12 @@ export class ReportWriter {
   private async loop(): Promise<void> {
     try {
       while (this.dirty) {
+        const wait = this.lastAt + (this.opts.intervalMs ?? 1000) - Date.now();
+        if (!this.final && wait > 0) await new Promise((r) => setTimeout(r, wait));
         this.dirty = false;
         refreshSummary(this.report);
         this.last = await writeReports(this.report, this.opts);
+        this.lastAt = Date.now();
       }
     } catch (err) {
       this.failure ??= err;

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { JobCandidate, JobCreateResponse } from '../api/types.js';
-import type { LedgerEntry, LedgerKey, LedgerLine, LedgerStore, LockGuard } from '../ledger/model.js';
+import type { LedgerEntry, LedgerKey, LedgerLine, LedgerPatchable, LedgerStore, LockGuard } from '../ledger/model.js';
 import type { Logger } from '../log/logger.js';
 import { findSubmitted } from './find-submitted.js';
 
@@ -37,6 +37,8 @@ export interface SubmitRequest {
   /** Fingerprint of the manifest entry (jobHash). */
   hash: string;
   candidate: JobCandidate;
+  /** The manifest's patchable fields, recorded with the entry as the baseline of later changes. */
+  patchable?: LedgerPatchable;
 }
 
 /**
@@ -113,6 +115,7 @@ async function send(ctx: SubmitContext, req: SubmitRequest, previous: LedgerEntr
       attempts: ++attempts,
       intentAt: new Date().toISOString(),
       input: ctx.input,
+      ...(req.patchable ? { patchable: req.patchable } : {}),
     };
     await ctx.ledger.write(intent);
     guard.assertHeld();
