@@ -44,6 +44,8 @@ try {
     HTORDER_STATE_DIR: join(work, 'state'),
     HTORDER_CONCURRENCY: String(CONCURRENCY),
     HTORDER_LOG_LEVEL: 'silent',
+    // As the CLI entry (dist/cli/main.js) sets it; the runner below imports the program directly.
+    UV_THREADPOOL_SIZE: '16',
   };
   const usage = join(work, 'usage.json');
   // The child runs the CLI in-process and records its own resource usage when done.

@@ -21,6 +21,8 @@ export interface ApiErrorInit {
   body?: unknown;
   /** Low-level error code for network/timeout kinds (ECONNREFUSED, UND_ERR_HEADERS_TIMEOUT …). */
   code?: string | null;
+  /** The server's Retry-After, in ms, when it sent one (429/503): callers that resend decide with it. */
+  retryAfterMs?: number | null;
   /** Overrides the generated summary. */
   message?: string;
   cause?: unknown;
@@ -42,6 +44,7 @@ export class ApiError extends Error {
   readonly mayHaveReachedServer: boolean;
   readonly code: string | null;
   readonly body: unknown;
+  readonly retryAfterMs: number | null;
   // RFC 7807
   readonly type: string | null;
   readonly title: string | null;
@@ -61,6 +64,7 @@ export class ApiError extends Error {
     this.mayHaveReachedServer = init.mayHaveReachedServer;
     this.code = init.code ?? null;
     this.body = init.body ?? null;
+    this.retryAfterMs = init.retryAfterMs ?? null;
     const b = isRecord(init.body) ? init.body : {};
     this.type = str(b.type);
     this.title = str(b.title);

@@ -1,3 +1,4 @@
+import pLimit, { type LimitFunction } from 'p-limit';
 import { Agent, type Dispatcher } from 'undici';
 import type { ApiConfig } from '../config/api-config.js';
 import type { Logger } from '../log/logger.js';
@@ -62,10 +63,18 @@ export function createDispatcher(config: Pick<ApiConfig, 'timeouts' | 'concurren
 export class Transport {
   private readonly now: () => number;
   private readonly sleep: (ms: number) => Promise<void>;
+  /**
+   * At most `config.concurrency` requests in flight to the API, whoever sends them. The
+   * pipeline may work on more jobs than that at once (their local ledger writes overlap with
+   * other jobs' calls), but the API never sees more than this many requests at a time.
+   * Waiting for a retry or a token holds no slot.
+   */
+  private readonly inFlight: LimitFunction;
 
   constructor(private readonly opts: TransportOptions) {
     this.now = opts.now ?? Date.now;
     this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+    this.inFlight = pLimit(Math.max(1, opts.config.concurrency));
   }
 
   /** The parsed body of a 2xx answer (null for 204). */
@@ -111,6 +120,7 @@ export class Transport {
       throw new ApiError({
         kind: res.status === 401 && spec.auth !== false ? 'auth' : 'http',
         method: spec.method, route, status: res.status, body: res.body, mayHaveReachedServer: true,
+        retryAfterMs: parseRetryAfter(res.headers['retry-after'], this.now(), retry.maxRetryAfterMs),
       });
     }
   }
@@ -148,15 +158,10 @@ export class Transport {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(spec.body);
     }
-    return sendHttp({
-      dispatcher: this.opts.dispatcher,
-      method: spec.method,
-      url: buildUrl(spec.baseUrl ?? config.baseUrl, spec.path, spec.query),
-      headers,
-      body,
-      timeouts: config.timeouts,
-      route,
-    });
+    const url = buildUrl(spec.baseUrl ?? config.baseUrl, spec.path, spec.query);
+    return this.inFlight(() =>
+      sendHttp({ dispatcher: this.opts.dispatcher, method: spec.method, url, headers, body, timeouts: config.timeouts, route }),
+    );
   }
 }
 

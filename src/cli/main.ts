@@ -1,5 +1,10 @@
 #!/usr/bin/env node
-import { runCli } from './program.js';
+// Ledger fsyncs, report writes and file reads of concurrent jobs all go through libuv's
+// thread pool (4 threads by default); a larger pool keeps an fsync from queueing behind
+// a report rewrite. It must be set before the pool is first used, hence before any import
+// that could touch the file system asynchronously.
+process.env.UV_THREADPOOL_SIZE ??= '16';
+const { runCli } = await import('./program.js');
 
 runCli(process.argv.slice(2)).then(
   (code) => {

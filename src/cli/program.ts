@@ -6,7 +6,9 @@ import { register as registerApi } from './commands/api.js';
 import { register as registerCheck } from './commands/check.js';
 import { register as registerPlan } from './commands/plan.js';
 import { register as registerRun } from './commands/run.js';
+import { register as registerTrack } from './commands/track.js';
 import { register as registerDemo } from './commands/demo.js';
+import { register as registerWatch } from './commands/watch.js';
 
 /**
  * Builds the `htorder` command tree. Each command lives in its own module under
@@ -22,6 +24,8 @@ export function buildProgram(): Command {
   registerCheck(program);
   registerPlan(program);
   registerRun(program);
+  registerTrack(program);
+  registerWatch(program);
   registerApi(program);
   registerSandbox(program);
   registerDemo(program);

@@ -15,7 +15,7 @@ export interface ApiConfig {
   statusUrl: string | null;
   /** Ledger location. Default `.htorder/` in the working directory (absolute after resolution). */
   stateDir: string;
-  /** How many jobs are worked on at once. Default 8. */
+  /** How many requests may be in flight to the API at once (the pipeline works on twice as many jobs, so local disk work overlaps). Default 8. */
   concurrency: number;
   /** `X-Application-Name` header; the API validates it as an origin code. Default `API`. */
   appName: string;

@@ -30,6 +30,8 @@ export class FolderLedger implements LedgerStore {
   private readonly root: string;
   private readonly staleMs: number;
   private readonly waitMs: number;
+  /** Account folders known to exist: saves a mkdir per write on the hot path. */
+  private readonly made = new Set<string>();
 
   constructor(stateDir: string, options: FolderLedgerOptions = {}) {
     this.root = join(stateDir, 'ledger');
@@ -47,7 +49,7 @@ export class FolderLedger implements LedgerStore {
 
   async withLock<T>(key: LedgerKey, fn: (guard: LockGuard) => Promise<T>): Promise<T> {
     const path = this.pathOf(key);
-    await mkdir(this.dirOf(key.account), { recursive: true });
+    await this.ensureDir(key.account);
     let lost: Error | undefined;
     let release: () => Promise<void>;
     try {
@@ -94,9 +96,17 @@ export class FolderLedger implements LedgerStore {
     }
   }
 
-  async write(entry: LedgerEntry): Promise<void> {
-    await mkdir(this.dirOf(entry.account), { recursive: true });
-    await writeFileAtomic(this.pathOf(entry), `${JSON.stringify(entry, null, 2)}\n`);
+  async write(entry: LedgerEntry, options: { durable?: boolean } = {}): Promise<void> {
+    await this.ensureDir(entry.account);
+    const durable = entry.state === 'intent' || options.durable !== false;
+    await writeFileAtomic(this.pathOf(entry), `${JSON.stringify(entry, null, 2)}\n`, { durable });
+  }
+
+  private async ensureDir(account: string): Promise<void> {
+    const dir = this.dirOf(account);
+    if (this.made.has(dir)) return;
+    await mkdir(dir, { recursive: true });
+    this.made.add(dir);
   }
 
   async *entries(account?: string): AsyncIterable<LedgerEntry> {

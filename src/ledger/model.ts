@@ -48,6 +48,25 @@ export interface LedgerEntry {
   error?: string;
   /** Which input asked for it (for people reading the ledger). */
   input?: { file: string; sha256: string };
+  /**
+   * The declaratively changeable fields (issue 9) as the manifest had them when they were last
+   * sent (at submission, or by a later PATCH). A later run compares the manifest against these,
+   * so only the user's own edits become a PATCH; changes made in the dashboard are not undone.
+   */
+  patchable?: LedgerPatchable;
+  /** When a cancel was sent (its outcome still unknown until cancelledAt is set). */
+  cancelRequestedAt?: string;
+  /** When the API confirmed the cancel (204). */
+  cancelledAt?: string;
+}
+
+/** Manifest values of the fields a submitted job may still change (names as in the manifest). */
+export interface LedgerPatchable {
+  description?: string;
+  orderComment?: string;
+  orderNumber?: string;
+  mustDate?: boolean;
+  dateDue?: string;
 }
 
 /** Proof that the caller still holds the lock; checked right before anything irreversible. */
@@ -60,8 +79,12 @@ export interface LedgerStore {
   /** Runs `fn` holding the exclusive, cross-process lock on `key`; waits for another holder. */
   withLock<T>(key: LedgerKey, fn: (guard: LockGuard) => Promise<T>): Promise<T>;
   read(key: LedgerKey): Promise<LedgerEntry | undefined>;
-  /** Atomic: a reader sees the previous entry or this one, never a torn file. */
-  write(entry: LedgerEntry): Promise<void>;
+  /**
+   * Atomic: a reader sees the previous entry or this one, never a torn file. Intents are
+   * always durable (on disk before the POST they announce); `durable: false` is for outcomes,
+   * whose loss in a power cut leaves the intent, which the next run settles by search.
+   */
+  write(entry: LedgerEntry, options?: { durable?: boolean }): Promise<void>;
   /** Every entry, optionally of one account (used by `htorder track`). */
   entries(account?: string): AsyncIterable<LedgerEntry>;
 }

@@ -8,7 +8,7 @@ import { loadManifest } from '../manifest/load-manifest.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { Diagnostic, Manifest } from '../manifest/model.js';
 import { INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from '../manifest/read-input.js';
-import { buildReport, refreshSummary, reportHasErrors, toReportError, toReportSource } from '../report/build-report.js';
+import { buildReport, reportHasErrors, toReportError, toReportSource } from '../report/build-report.js';
 import type { JobResult, ReportCommand, ResultReport } from '../report/model.js';
 import type { WrittenReports } from '../report/write-reports.js';
 import type { AccountCatalogue } from '../resolve/catalogue.js';
@@ -100,7 +100,10 @@ async function runStages(
   state: { unavailable: boolean },
   ctx: PipelineContext,
 ): Promise<void> {
-  const limit = pLimit(ctx.concurrency);
+  // Twice as many jobs as API calls in flight: while some jobs wait on the API, others take
+  // their ledger lock and write their intent to disk. The client itself caps the requests
+  // in flight at `concurrency`, which is what the API sees.
+  const limit = pLimit(ctx.concurrency * 2);
   const hashes = manifest.jobs.map((job) => jobHash(job));
   const submitCtx: SubmitContext = {
     client: ctx.client,
@@ -244,10 +247,12 @@ function applySubmitOutcome(report: ResultReport, job: JobResult, o: SubmitOutco
     }
     addDiagnostics(report, job, diagnostics, manifest);
   }
-  refreshSummary(report);
 }
 
-/** Files diagnostics on the job or its item, like buildReport does for check's diagnostics. */
+/**
+ * Files diagnostics on the job or its item, like buildReport does for check's diagnostics.
+ * The summary counts are recomputed when the report is written, not here (O(jobs) each).
+ */
 function addDiagnostics(report: ResultReport, job: JobResult, diagnostics: readonly Diagnostic[], manifest: Manifest): void {
   for (const d of diagnostics) {
     const error = toReportError(d, manifest.file);
@@ -259,7 +264,6 @@ function addDiagnostics(report: ResultReport, job: JobResult, diagnostics: reado
       target.status = 'invalid';
     } else job.errors.push(error);
   }
-  refreshSummary(report);
 }
 
 function errorText(err: unknown): string {

@@ -130,7 +130,8 @@ async function send(ctx: SubmitContext, req: SubmitRequest, previous: LedgerEntr
       continue;
     }
     const done: LedgerEntry = { ...intent, ...fromResponse(response), state: 'submitted', settledBy: 'response', outcomeAt: new Date().toISOString() };
-    await ctx.ledger.write(done);
+    // Not fsynced: if a power cut loses it, the durable intent remains and is settled by search.
+    await ctx.ledger.write(done, { durable: false });
     return { status: 'submitted', entry: done };
   }
 }

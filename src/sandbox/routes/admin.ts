@@ -66,10 +66,13 @@ export function adminRouter(): Router<AdminHandler> {
     const job = d.world.allCustomers().map((c) => c.jobs.get(n)).find((j) => j !== undefined);
     if (!job) return problem(404, `Job ${q.params.jobNumber} was not found.`, q.path);
     settle(job, now);
-    const wanted = (q.body as { status?: unknown } | null)?.status;
+    const body = q.body as { status?: unknown; unlisted?: unknown } | null;
+    const wanted = body?.status;
     let next: string | undefined;
     if (wanted !== undefined && wanted !== null) {
       next = JOB_STATUSES.find((s) => s.name.toLowerCase() === String(wanted).toLowerCase())?.name;
+      // `unlisted: true` enters a status the lookup does not know yet (the set grows: clients must cope).
+      if (!next && body?.unlisted === true && String(wanted).trim() !== '') next = String(wanted);
       if (!next) return problem(400, `'${String(wanted)}' is not a job status; see GET /Lookups/job-statuses.`, q.path);
     } else {
       next = NEXT_STATUS[job.status];

@@ -1,0 +1,107 @@
+import { Option, type Command } from 'commander';
+import { addConfigOptions, configFlagsFrom } from '../../config/config-flags.js';
+import { createCatalogue } from '../../resolve/catalogue.js';
+import { formatChanges, formatTable, jsonResult } from '../../track/format.js';
+import { collectTargets } from '../../track/targets.js';
+import { trackOnce, watchTracking, type TrackResult } from '../../track/track.js';
+import { openApiSession } from '../api-session.js';
+import { ExitCode, UsageError } from '../exit-codes.js';
+
+const MINUTE = 60_000;
+
+/** `htorder track [REPORT | INPUT | DIR]...` — follows submitted jobs to despatch and writes their tracking into the reports. */
+export function register(program: Command): void {
+  const cmd = program
+    .command('track')
+    .description('follow submitted jobs to despatch: status, dates, tracking numbers, invoice; written into each report')
+    .argument('[paths...]', 'result reports (X.result.json), inputs with a report, folders of reports, or a state dir (default: the ledger)')
+    .option('--include-closed', 'also follow closed jobs through /Jobs/active (includeClosedJobs)')
+    .option('--details', 'read GET /Jobs/{n} for every job, not only where something changed')
+    .option('--json', 'print the tracking as JSON to stdout (invoice links without their signature)')
+    .option('--watch', 'check again every --interval minutes and print only what changed, until Ctrl-C')
+    .option('--interval <minutes>', 'minutes between checks with --watch (minimum 1)', '15')
+    .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env HTORDER_LOG_LEVEL)'));
+  addConfigOptions(cmd);
+  cmd.action(async (paths: string[], opts: Record<string, unknown>) => {
+    process.exitCode = await runTrack(paths, opts, { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
+  });
+}
+
+export interface TrackIo {
+  stdout: NodeJS.WritableStream;
+  stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** Stops a --watch (tests); SIGINT/SIGTERM do it otherwise. */
+  signal?: AbortSignal;
+}
+
+export async function runTrack(paths: string[], opts: Record<string, unknown>, io: TrackIo): Promise<number> {
+  const minutes = Number(opts.interval ?? 15);
+  if (!Number.isFinite(minutes) || minutes < 1) throw new UsageError(`--interval must be a number of minutes >= 1, got "${String(opts.interval)}"`);
+  const session = await openApiSession({ logLevel: opts.logLevel as string | undefined, flags: configFlagsFrom(opts), env: io.env, cwd: io.cwd, stderr: io.stderr });
+  const { client, config, logger } = session;
+  const catalogue = createCatalogue(client);
+  // The ledger key, exactly as run computes it (region base URL + account id).
+  const account = async (): Promise<string> => `${config.baseUrl}#${(await catalogue.account())?.id ?? config.clientId}`;
+  const load = async () => {
+    const t = await collectTargets(paths, { stateDir: config.stateDir, account });
+    for (const p of t.problems) io.stderr.write(`htorder track: ${p}\n`);
+    return t;
+  };
+  const trackOpts = { includeClosed: opts.includeClosed === true, details: opts.details === true, concurrency: config.concurrency };
+  try {
+    if (opts.watch === true) {
+      const controller = new AbortController();
+      const stop = (): void => controller.abort();
+      io.signal?.addEventListener('abort', stop);
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      try {
+        await watchTracking(client, load, {
+          ...trackOpts,
+          intervalMs: minutes * MINUTE,
+          signal: controller.signal,
+          onCheck: (result, first) => print(result, first ? 'table' : 'changes', opts.json === true, io),
+          onError: (err) => io.stderr.write(`htorder track: check failed, trying again in ${minutes} min: ${(err as Error).message}\n`),
+        });
+      } finally {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+      }
+      return ExitCode.Ok;
+    }
+    let targets;
+    try {
+      targets = await load();
+    } catch (err) {
+      io.stderr.write(`htorder track: cannot reach the API or the credentials were refused: ${(err as Error).message}\n`);
+      return ExitCode.Unavailable;
+    }
+    if (targets.targets.length === 0) {
+      io.stderr.write('htorder track: no submitted jobs to follow\n');
+      return targets.problems.length > 0 ? ExitCode.Usage : ExitCode.Ok;
+    }
+    let result: TrackResult;
+    try {
+      result = await trackOnce(client, targets, trackOpts);
+    } catch (err) {
+      io.stderr.write(`htorder track: cannot reach the API or the credentials were refused: ${(err as Error).message}\n`);
+      return ExitCode.Unavailable;
+    }
+    logger.info({ jobs: result.jobs.length, reports: result.reportsWritten.length }, 'tracked');
+    print(result, 'table', opts.json === true, io);
+    if (result.incomplete) return ExitCode.Unavailable;
+    return result.jobs.some((j) => j.tracking.problem !== null) ? ExitCode.Invalid : ExitCode.Ok;
+  } finally {
+    await session.close();
+  }
+}
+
+function print(result: TrackResult, how: 'table' | 'changes', json: boolean, io: TrackIo): void {
+  if (json) {
+    io.stdout.write(`${JSON.stringify(jsonResult(result, how === 'changes'))}\n`);
+    return;
+  }
+  io.stderr.write(how === 'table' ? formatTable(result.jobs) : formatChanges(result.jobs, new Date()));
+}
