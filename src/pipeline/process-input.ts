@@ -136,15 +136,14 @@ async function runStages(
     );
   };
 
-  // Run: orders the ledger already knows are reported as such and cost no further calls.
-  if (ctx.command === 'run') {
-    await stage('check', valid(), async (job) => {
-      const outcome =
-        (await ledgerStatus(submitCtx, job.orderNumber!, hashes[job.index]!)) ??
-        (await settleInDoubt(submitCtx, job.orderNumber!, hashes[job.index]!));
-      if (outcome) applySubmitOutcome(report, job, outcome, manifest);
-    });
-  }
+  // Orders the ledger already knows are reported as such and cost no further calls. `plan`
+  // only reads the ledger; `run` also settles orders an earlier run left in doubt.
+  await stage('check', valid(), async (job) => {
+    const outcome =
+      (await ledgerStatus(submitCtx, job.orderNumber!, hashes[job.index]!)) ??
+      (ctx.command === 'run' ? await settleInDoubt(submitCtx, job.orderNumber!, hashes[job.index]!) : undefined);
+    if (outcome) applySubmitOutcome(report, job, outcome, manifest);
+  });
   // Declarative changes (issue 9): cancel / PATCH of submitted jobs, or plan's diff of them.
   await stage('check', report.jobs.filter((j) => j.status === 'valid' || j.status === 'already-submitted'), async (job) => {
     const r = await declarativeChanges({ mode: ctx.command, client: ctx.client, ledger: ctx.ledger, logger: ctx.logger, jobIndex: job.index, sources: manifest.sources }, manifest.jobs[job.index]!, {

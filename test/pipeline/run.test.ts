@@ -142,6 +142,17 @@ describe('htorder plan', () => {
     expect((await h.sandbox.admin.calls())['POST /Jobs']).toBe(2);
     expect(stderr).toMatch(/estimated total: \d+\.\d\d/);
   });
+
+  it('reports orders the ledger knows as already-submitted without dry-running them', async () => {
+    const file = await h.write('order.yaml', manifest([{ orderNumber: 'PO-1', items: ITEMS.reorder }]));
+    expect((await h.cli('run', [file])).code).toBe(0);
+    const posts = (await h.sandbox.admin.calls())['POST /Jobs'];
+    expect((await h.cli('plan', [file])).code).toBe(0);
+    const job = (await h.report(file)).jobs[0]!;
+    expect(job.status).toBe('already-submitted');
+    expect(job.jobNumber).not.toBeNull();
+    expect((await h.sandbox.admin.calls())['POST /Jobs']).toBe(posts);
+  });
 });
 
 describe('exactly once under faults', () => {
