@@ -25,6 +25,7 @@ export function register(program: Command): void {
     .option('--s3-region <region>', 'bucket region (env HTORDER_S3_REGION, AWS_REGION)')
     .option('--s3-force-path-style', 'path-style bucket addressing (env HTORDER_S3_FORCE_PATH_STYLE=1)')
     .option('--single-instance', 'allow a store without conditional writes; then run exactly ONE watcher on the prefix')
+    .option('--no-fs-events', 'do not watch file-system events; rely on the periodic scan alone')
     .option('--health-port <port>', 'serve /healthz and Prometheus /metrics on this port')
     .option('--health-host <host>', 'address for --health-port (default 127.0.0.1; 0.0.0.0 in containers)')
     .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env HTORDER_LOG_LEVEL; default info)'));
@@ -67,6 +68,7 @@ export function register(program: Command): void {
           singleInstance: opts.singleInstance === true,
           healthPort: ms(opts, 'healthPort', '--health-port'),
           healthHost: opts.healthHost as string | undefined,
+          fsEvents: opts.fsEvents !== false,
         },
         { stderr: process.stderr, env: process.env, cwd: process.cwd(), signal: controller.signal },
       );

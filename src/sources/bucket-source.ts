@@ -1,0 +1,204 @@
+import { randomUUID } from 'node:crypto';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DONE_MARKER_SUFFIX, REPORT_SUFFIXES, classifyName, isSafeName, markedInput, reportNames, timestampedName } from './drop-names.js';
+import { newOwnerId } from './lease.js';
+import { DEFAULT_LAYOUT, SourceError, type ClaimedInput, type DropLayout, type DropSource, type FinishOutcome, type ListedInput } from './model.js';
+import { LeaseObject } from './s3/lease-object.js';
+import { describe, type S3Store } from './s3/s3-store.js';
+
+export interface BucketSourceOptions {
+  store: S3Store;
+  /** Empty or ending in `/`. */
+  prefix: string;
+  layout?: DropLayout;
+  /** A claim not renewed for this long belongs to a dead instance. Default 30 s. */
+  leaseMs?: number;
+  /**
+   * Run even though the store does not honour conditional writes: claims and ledger locks
+   * are then only safe while exactly one instance watches the prefix.
+   */
+  singleInstance?: boolean;
+  onWarning?: (message: string) => void;
+}
+
+/** Where the bucket's shared state lives: beside the inputs, hidden from the listing by its dot. */
+export function stateRoot(prefix: string): string {
+  return `${prefix}.htorder/`;
+}
+
+/**
+ * A bucket prefix as a drop location (`htorder watch s3://BUCKET/PREFIX`), with the folder's
+ * layout as key prefixes. A claim is a lease object `processing/.NAME.claim` (LeaseObject:
+ * `If-None-Match: *` create, so one instance wins; expired claims are taken over with
+ * `If-Match`); then the input is copied to `processing/NAME` and removed from the top. The
+ * input is processed from a local temporary copy and its reports are uploaded beside it in
+ * `done/` or `failed/`.
+ */
+export class BucketSource implements DropSource {
+  readonly location: string;
+  readonly needsStability = false;
+  private readonly layout: DropLayout;
+  private readonly leaseMs: number;
+  private readonly owner = newOwnerId();
+  private work: string | undefined;
+
+  constructor(private readonly opts: BucketSourceOptions) {
+    this.location = `s3://${opts.store.bucket}/${opts.prefix}`;
+    this.layout = opts.layout ?? DEFAULT_LAYOUT;
+    this.leaseMs = opts.leaseMs ?? 30_000;
+  }
+
+  private key(which: keyof DropLayout | 'top', name: string): string {
+    return which === 'top' ? `${this.opts.prefix}${name}` : `${this.opts.prefix}${this.layout[which]}/${name}`;
+  }
+
+  private claimKey(name: string): string {
+    return this.key('processing', `.${name}.claim`);
+  }
+
+  async init(): Promise<void> {
+    for (const k of ['processing', 'done', 'failed'] as const) {
+      if (!isSafeName(this.layout[k])) throw new SourceError(`the ${k} prefix name "${this.layout[k]}" must be a plain name`, 'usage');
+    }
+    let probe;
+    try {
+      probe = await this.opts.store.probeConditionalWrites(`${stateRoot(this.opts.prefix)}probe-${randomUUID()}`);
+    } catch (err) {
+      throw new SourceError(`cannot use ${this.location}: ${describe(err)}`, 'unavailable');
+    }
+    if (!probe.ok) {
+      const why = `${this.location} does not support conditional writes (${probe.why})`;
+      if (!this.opts.singleInstance) {
+        throw new SourceError(
+          `${why}, so several watchers could process one file twice. Use a store with conditional writes (AWS S3, recent MinIO, R2), or run exactly one watcher with --single-instance`,
+          'usage',
+        );
+      }
+      this.opts.store.conditional = false;
+      this.opts.onWarning?.(`${why}; running as the only instance (--single-instance)`);
+    }
+    this.work = await mkdtemp(join(tmpdir(), 'htorder-watch-'));
+  }
+
+  async list(): Promise<ListedInput[]> {
+    const objects = await this.opts.store.list(this.opts.prefix, '/');
+    const names = objects.map((o) => ({ o, name: o.key.slice(this.opts.prefix.length) }));
+    const markers = new Set(names.map((n) => markedInput(n.name)).filter((n): n is string => n !== undefined));
+    return names
+      .filter((n) => classifyName(n.name).take)
+      .map((n) => ({ name: n.name, size: n.o.size, mtimeMs: n.o.lastModified, marked: markers.has(n.name) }));
+  }
+
+  async claim(name: string): Promise<ClaimedInput | undefined> {
+    if (!classifyName(name).take) return undefined;
+    const lease = new LeaseObject(this.opts.store, this.claimKey(name), this.owner, this.leaseMs);
+    if (!(await lease.tryAcquire())) return undefined;
+    return this.adopt(name, lease);
+  }
+
+  async claimOrphans(): Promise<ClaimedInput[]> {
+    const prefix = this.key('processing', '');
+    const names = new Set<string>();
+    for (const o of await this.opts.store.list(prefix, '/')) {
+      const name = o.key.slice(prefix.length);
+      const claimOf = /^\.(.+)\.claim$/.exec(name)?.[1];
+      if (claimOf !== undefined && classifyName(claimOf).take) names.add(claimOf);
+      else if (classifyName(name).take) names.add(name);
+    }
+    const out: ClaimedInput[] = [];
+    for (const name of names) {
+      const lease = new LeaseObject(this.opts.store, this.claimKey(name), this.owner, this.leaseMs);
+      if (!(await lease.tryAcquire())) continue; // a live instance holds it
+      const claimed = await this.adopt(name, lease);
+      if (claimed) out.push(claimed);
+    }
+    return out;
+  }
+
+  /**
+   * With the claim held: make sure the input is in processing/ (copy it there and remove it
+   * from the top, unless a crashed holder already did) and fetch a local copy.
+   */
+  private async adopt(name: string, lease: LeaseObject): Promise<ClaimedInput | undefined> {
+    const store = this.opts.store;
+    const processingKey = this.key('processing', name);
+    let input = await store.get(processingKey);
+    if (!input) {
+      if (!(await store.copy(this.key('top', name), processingKey))) {
+        // Another instance finished it between our listing and our claim.
+        await lease.release();
+        return undefined;
+      }
+      input = await store.get(processingKey);
+      if (!input) {
+        await lease.release();
+        return undefined;
+      }
+    }
+    // A crash between copy and delete leaves the same object at the top: remove it (same
+    // ETag) so it is not taken a second time. A different one is a new drop and stays.
+    const top = (await store.list(this.key('top', name))).find((o) => o.key === this.key('top', name));
+    if (top && top.etag === input.etag) await store.delete(top.key, top.etag);
+    await store.delete(this.key('top', `${name}${DONE_MARKER_SUFFIX}`));
+    const dir = join(this.work ?? tmpdir(), randomUUID());
+    await mkdir(dir, { recursive: true });
+    const path = join(dir, name);
+    await writeFile(path, input.body);
+    return this.claimed(name, path, lease);
+  }
+
+  private claimed(name: string, path: string, lease: LeaseObject): ClaimedInput {
+    const store = this.opts.store;
+    const dir = join(path, '..');
+    return {
+      name,
+      path,
+      location: `s3://${store.bucket}/${this.key('processing', name)}`,
+      renew: () => lease.renew(),
+      finish: async (outcome: FinishOutcome, beforeMove?: (finalLocation: string) => Promise<void>) => {
+        // Nothing irreversible without the claim: if it was taken over, the taker finishes.
+        if (!(await lease.renew())) throw new SourceError(`lost the claim on ${name}: another instance took it over`, 'unavailable');
+        const finalName = await this.freeName(outcome, name);
+        const finalKey = this.key(outcome, finalName);
+        await beforeMove?.(`s3://${store.bucket}/${finalKey}`);
+        const locals = reportNames(name);
+        const finals = reportNames(finalName);
+        for (let i = 0; i < locals.length; i++) {
+          const body = await readFile(join(dir, locals[i]!)).catch(() => undefined);
+          if (body) await store.put(this.key(outcome, finals[i]!), body, undefined, contentTypeOf(locals[i]!));
+        }
+        await store.copy(this.key('processing', name), finalKey);
+        await store.delete(this.key('processing', name));
+        await lease.release();
+        await rm(dir, { recursive: true, force: true });
+        return `s3://${store.bucket}/${finalKey}`;
+      },
+      release: async () => {
+        await lease.release();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  }
+
+  private async freeName(outcome: FinishOutcome, name: string): Promise<string> {
+    const now = new Date();
+    for (let attempt = 0; ; attempt++) {
+      const candidate = attempt === 0 ? name : timestampedName(name, now, attempt - 1);
+      const keys = new Set((await this.opts.store.list(this.key(outcome, candidate))).map((o) => o.key));
+      if (![candidate, ...reportNames(candidate)].some((n) => keys.has(this.key(outcome, n)))) return candidate;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.work) await rm(this.work, { recursive: true, force: true });
+    this.opts.store.close();
+  }
+}
+
+function contentTypeOf(name: string): string {
+  if (name.endsWith(REPORT_SUFFIXES[0]!)) return 'application/json';
+  if (name.endsWith(REPORT_SUFFIXES[1]!)) return 'text/csv; charset=utf-8';
+  return 'text/plain; charset=utf-8';
+}

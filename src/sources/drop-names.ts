@@ -1,0 +1,60 @@
+/**
+ * Which names in a drop location are inputs. Pure: the same rules for folders and buckets.
+ *
+ * Writers often create a file under a temporary name and rename it when complete (browsers,
+ * Office, rsync, scp clients), so those names are never taken; our own reports sit beside the
+ * inputs and must never be read back as inputs; and a name is only ever a single path segment,
+ * so nothing we derive from it can leave the watched location.
+ */
+
+export type NameVerdict =
+  | { take: true }
+  | { take: false; reason: 'hidden' | 'temporary' | 'report' | 'marker' | 'extension' | 'unsafe' };
+
+export const INPUT_EXTENSIONS: readonly string[] = ['.yaml', '.yml', '.json', '.csv'];
+export const REPORT_SUFFIXES: readonly string[] = ['.result.json', '.result.csv', '.errors.txt'];
+/** `X.done` next to `X` says "X is complete, take it now" (optional, for writers that can make one). */
+export const DONE_MARKER_SUFFIX = '.done';
+const TEMPORARY_SUFFIXES = ['.tmp', '.part', '.crdownload', '.partial', '.swp'];
+
+export function classifyName(name: string): NameVerdict {
+  if (!isSafeName(name)) return { take: false, reason: 'unsafe' };
+  const lower = name.toLowerCase();
+  if (name.startsWith('.')) return { take: false, reason: 'hidden' };
+  if (name.startsWith('~$') || name.endsWith('~') || TEMPORARY_SUFFIXES.some((s) => lower.endsWith(s))) {
+    return { take: false, reason: 'temporary' };
+  }
+  if (REPORT_SUFFIXES.some((s) => lower.endsWith(s))) return { take: false, reason: 'report' };
+  if (lower.endsWith(DONE_MARKER_SUFFIX)) return { take: false, reason: 'marker' };
+  if (!INPUT_EXTENSIONS.some((e) => lower.endsWith(e))) return { take: false, reason: 'extension' };
+  return { take: true };
+}
+
+/** One path segment, nothing that a path join could turn into a parent or another folder. */
+export function isSafeName(name: string): boolean {
+  return name.length > 0 && name.length <= 255 && name !== '.' && name !== '..' && !/[/\\\0]/.test(name);
+}
+
+/** The input a marker `X.done` stands for, or undefined when `name` is not a marker. */
+export function markedInput(name: string): string | undefined {
+  return name.toLowerCase().endsWith(DONE_MARKER_SUFFIX) && name.length > DONE_MARKER_SUFFIX.length
+    ? name.slice(0, -DONE_MARKER_SUFFIX.length)
+    : undefined;
+}
+
+/** The names of the reports written beside input `name` (design.md §3). */
+export function reportNames(name: string): string[] {
+  return REPORT_SUFFIXES.map((s) => `${name}${s}`);
+}
+
+/**
+ * A name for `name` that does not clash in done/ or failed/: the same name with a UTC
+ * timestamp before the extension, `orders.csv` → `orders.20261121T060328123Z.csv`, so a file
+ * dropped twice never overwrites the first one's results and still ends in its extension.
+ */
+export function timestampedName(name: string, at: Date, attempt = 0): string {
+  const stamp = at.toISOString().replace(/[-:]/g, '').replace('.', '');
+  const extra = attempt > 0 ? `-${attempt}` : '';
+  const dot = name.lastIndexOf('.');
+  return dot > 0 ? `${name.slice(0, dot)}.${stamp}${extra}${name.slice(dot)}` : `${name}.${stamp}${extra}`;
+}

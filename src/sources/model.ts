@@ -1,0 +1,89 @@
+/**
+ * A drop location: where `htorder watch` finds manifests (a folder or a bucket prefix) and
+ * where it leaves them with their reports. Both back-ends share one layout: new inputs at
+ * the top, claimed ones in `processing/`, finished ones in `done/` or `failed/`.
+ */
+
+export interface ListedInput {
+  /** A single path segment (see drop-names.ts), never a path. */
+  name: string;
+  size: number;
+  mtimeMs: number;
+  /** A `NAME.done` marker says the writer finished. */
+  marked: boolean;
+}
+
+export type FinishOutcome = 'done' | 'failed';
+
+export interface ClaimedInput {
+  name: string;
+  /** Where the input can be read on the local disk; reports are written beside it. */
+  path: string;
+  /** Where the input is, for people (logs): a folder path or `s3://bucket/key`. */
+  location: string;
+  /**
+   * Extends the claim's lease. False when it was lost (another instance decided we were
+   * dead and took it over): the caller must stop touching this input.
+   */
+  renew(): Promise<boolean>;
+  /**
+   * Moves the input and its reports to done/ or failed/ (never over an earlier file of the
+   * same name), then drops the claim. `beforeMove` gets the input's final location first, so
+   * the report can name where the input ends up. Returns that location.
+   */
+  finish(outcome: FinishOutcome, beforeMove?: (finalLocation: string) => Promise<void>): Promise<string>;
+  /** Drops the claim but leaves the input in processing/, for this or another instance to resume. */
+  release(): Promise<void>;
+}
+
+export interface DropSource {
+  /** For logs and the health endpoint: the folder, or `s3://bucket/prefix`. */
+  readonly location: string;
+  /**
+   * True where a listed file may still be being written (folders): the watcher waits until it
+   * is stable. Object stores show an object only once its upload completed.
+   */
+  readonly needsStability: boolean;
+  /** Creates the layout and checks the store; throws a SourceError if it cannot be used. */
+  init(): Promise<void>;
+  /** The candidate inputs at the top of the drop location, already filtered by name. */
+  list(): Promise<ListedInput[]>;
+  /** Takes `name` for this instance; undefined when another instance has it or it is gone. */
+  claim(name: string): Promise<ClaimedInput | undefined>;
+  /**
+   * Inputs left in processing/ whose claim is gone or expired (an instance crashed), now
+   * claimed for this instance. Never returns an input a live instance holds.
+   */
+  claimOrphans(): Promise<ClaimedInput[]>;
+  close(): Promise<void>;
+}
+
+/** The drop location is unusable (missing, not a folder, bucket unreachable, no conditional writes). */
+export class SourceError extends Error {
+  override name = 'SourceError';
+  constructor(
+    message: string,
+    /** `usage`: fix the command or configuration (exit 2); `unavailable`: retry later (exit 3). */
+    readonly kind: 'usage' | 'unavailable',
+  ) {
+    super(message);
+  }
+}
+
+/** Names of the three sub-locations; configurable, each a single path segment. */
+export interface DropLayout {
+  processing: string;
+  done: string;
+  failed: string;
+}
+
+export const DEFAULT_LAYOUT: DropLayout = { processing: 'processing', done: 'done', failed: 'failed' };
+
+/** Who holds a claim or lock, and until when; written into claim and lock files/objects. */
+export interface LeaseRecord {
+  owner: string;
+  host: string;
+  pid: number;
+  /** ISO time after which the holder is presumed dead. */
+  until: string;
+}

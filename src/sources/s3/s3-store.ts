@@ -1,0 +1,189 @@
+import {
+  CopyObjectCommand,
+  DeleteObjectCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+  S3ServiceException,
+} from '@aws-sdk/client-s3';
+
+/**
+ * The few object operations watch and the bucket ledger need, over one bucket, with S3's
+ * answers turned into values: a missing object is `undefined`, a failed condition is
+ * `'precondition-failed'`. Conditional writes (`If-None-Match: *`, `If-Match: etag`) are what
+ * make claims and locks safe across machines; `conditional` is false only when the store was
+ * found not to honour them and the user chose `--single-instance` (then the headers are not
+ * even sent, since some stores reject requests that carry them).
+ */
+
+export interface S3StoreOptions {
+  bucket: string;
+  /** MinIO, R2, Ceph…; default: AWS from the standard configuration. */
+  endpoint?: string;
+  forcePathStyle?: boolean;
+  region?: string;
+  /** Tests and local servers; default: the SDK's standard credential chain. */
+  credentials?: { accessKeyId: string; secretAccessKey: string };
+}
+
+export interface StoredObject {
+  body: Buffer;
+  etag: string;
+}
+
+export interface ListedObject {
+  key: string;
+  size: number;
+  lastModified: number;
+  etag: string;
+}
+
+export type PutCondition = { ifNoneMatch: '*' } | { ifMatch: string };
+
+export const PRECONDITION_FAILED = 'precondition-failed';
+
+export class S3Store {
+  readonly bucket: string;
+  readonly client: S3Client;
+  conditional = true;
+
+  constructor(opts: S3StoreOptions) {
+    // The SDK warns on every start that future versions will want Node 22; on the Node 20
+    // this package supports, that is noise in a daemon's log.
+    process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+    this.bucket = opts.bucket;
+    this.client = new S3Client({
+      ...(opts.endpoint ? { endpoint: opts.endpoint } : {}),
+      forcePathStyle: opts.forcePathStyle === true,
+      region: opts.region ?? process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? 'us-east-1',
+      ...(opts.credentials ? { credentials: opts.credentials } : {}),
+      // Only where the API requires it: S3-compatible stores often lack the newer CRC checksums.
+      requestChecksumCalculation: 'WHEN_REQUIRED',
+      responseChecksumValidation: 'WHEN_REQUIRED',
+    });
+  }
+
+  async get(key: string): Promise<StoredObject | undefined> {
+    try {
+      const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      const body = Buffer.from(await res.Body!.transformToByteArray());
+      return { body, etag: res.ETag ?? '' };
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  }
+
+  /** The new ETag, or 'precondition-failed' when the condition did not hold. */
+  async put(key: string, body: string | Uint8Array, condition?: PutCondition, contentType?: string): Promise<string> {
+    const cond = this.conditional && condition ? ('ifMatch' in condition ? { IfMatch: condition.ifMatch } : { IfNoneMatch: '*' }) : {};
+    try {
+      const res = await this.client.send(
+        new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ...(contentType ? { ContentType: contentType } : {}), ...cond }),
+      );
+      return res.ETag ?? '';
+    } catch (err) {
+      if (isPreconditionFailed(err)) return PRECONDITION_FAILED;
+      // If-Match on an object that is gone: the condition failed too.
+      if (condition && 'ifMatch' in condition && isNotFound(err)) return PRECONDITION_FAILED;
+      throw err;
+    }
+  }
+
+  /** False when the condition did not hold (someone else changed or removed the object). Deleting nothing is fine. */
+  async delete(key: string, ifMatch?: string): Promise<boolean> {
+    try {
+      await this.client.send(
+        new DeleteObjectCommand({ Bucket: this.bucket, Key: key, ...(this.conditional && ifMatch ? { IfMatch: ifMatch } : {}) }),
+      );
+      return true;
+    } catch (err) {
+      if (isPreconditionFailed(err)) return false;
+      if (isNotFound(err)) return ifMatch === undefined;
+      throw err;
+    }
+  }
+
+  /** False when the source does not exist. */
+  async copy(fromKey: string, toKey: string): Promise<boolean> {
+    try {
+      await this.client.send(
+        new CopyObjectCommand({ Bucket: this.bucket, Key: toKey, CopySource: `${this.bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}` }),
+      );
+      return true;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  }
+
+  async exists(key: string): Promise<boolean> {
+    return (await this.list(key)).some((o) => o.key === key);
+  }
+
+  /** Objects under `prefix`; with `delimiter` only those directly under it (no "sub-folders"). */
+  async list(prefix: string, delimiter?: string): Promise<ListedObject[]> {
+    const out: ListedObject[] = [];
+    let token: string | undefined;
+    do {
+      const res = await this.client.send(
+        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token, ...(delimiter ? { Delimiter: delimiter } : {}) }),
+      );
+      for (const o of res.Contents ?? []) {
+        if (o.Key) out.push({ key: o.Key, size: o.Size ?? 0, lastModified: o.LastModified?.getTime() ?? 0, etag: o.ETag ?? '' });
+      }
+      token = res.IsTruncated ? res.NextContinuationToken : undefined;
+    } while (token);
+    return out;
+  }
+
+  /**
+   * Whether the store honours `If-None-Match: *`: the second create of one probe object must
+   * be refused with 412. Stores that ignore the header (older MinIO, s3rver) would let two
+   * instances claim one file, so watch refuses to share them unless told `--single-instance`.
+   */
+  async probeConditionalWrites(probeKey: string): Promise<{ ok: true } | { ok: false; why: string }> {
+    const saved = this.conditional;
+    this.conditional = true;
+    try {
+      const first = await this.put(probeKey, 'probe 1', { ifNoneMatch: '*' }).catch((err: unknown) => err);
+      if (first === PRECONDITION_FAILED) {
+        // A probe left by a crashed start-up: remove it and try once more.
+        await this.delete(probeKey);
+        return await this.probeConditionalWrites(probeKey);
+      }
+      if (first instanceof Error) return { ok: false, why: `a conditional PUT was rejected (${describe(first)})` };
+      const second = await this.put(probeKey, 'probe 2', { ifNoneMatch: '*' }).catch((err: unknown) => err);
+      if (second instanceof Error) return { ok: false, why: `a conditional PUT was rejected (${describe(second)})` };
+      if (second !== PRECONDITION_FAILED) return { ok: false, why: 'it overwrote an existing object despite If-None-Match: *' };
+      return { ok: true };
+    } finally {
+      this.conditional = saved;
+      await this.delete(probeKey).catch(() => undefined);
+    }
+  }
+
+  close(): void {
+    this.client.destroy();
+  }
+}
+
+function status(err: unknown): number | undefined {
+  return (err as { $metadata?: { httpStatusCode?: number } })?.$metadata?.httpStatusCode;
+}
+
+function isNotFound(err: unknown): boolean {
+  return status(err) === 404 || (err instanceof S3ServiceException && (err.name === 'NoSuchKey' || err.name === 'NotFound'));
+}
+
+function isPreconditionFailed(err: unknown): boolean {
+  // 409 ConditionalRequestConflict: AWS's answer when a concurrent conditional write is in flight.
+  return status(err) === 412 || (status(err) === 409 && (err as Error).name === 'ConditionalRequestConflict') || (err as Error)?.name === 'PreconditionFailed';
+}
+
+export function describe(err: unknown): string {
+  const s = status(err);
+  const name = (err as Error)?.name ?? 'Error';
+  return s ? `${name}, HTTP ${s}` : `${name}: ${(err as Error)?.message ?? String(err)}`;
+}

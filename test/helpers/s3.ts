@@ -1,0 +1,157 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CreateBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import S3rver from 's3rver';
+
+/**
+ * A real S3-protocol server in-process on loopback, for tests: s3rver (works on Node 20).
+ * s3rver ignores conditional-write headers, so with `conditional: true` a small proxy sits
+ * in front that implements exactly those — `If-None-Match: *` and `If-Match: etag` on PUT and
+ * DELETE, serialised per key so that of two racing writers one gets 412 — and passes every
+ * other request through untouched (signatures included: the Host header is kept).
+ */
+
+export interface TestS3 {
+  /** Endpoint to give the SDK / `--s3-endpoint` (the proxy's when conditional). */
+  endpoint: string;
+  /** s3rver itself, without conditional writes. */
+  rawEndpoint: string;
+  bucket: string;
+  credentials: { accessKeyId: string; secretAccessKey: string };
+  /** Env vars for a spawned htorder: endpoint, path style, credentials. */
+  env: Record<string, string>;
+  client: S3Client;
+  close(): Promise<void>;
+}
+
+export const S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
+
+export async function startTestS3(opts: { conditional?: boolean; bucket?: string } = {}): Promise<TestS3> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const dir = await mkdtemp(join(tmpdir(), 'htorder-s3rver-'));
+  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: dir });
+  const addr = (await server.run()) as AddressInfo;
+  const rawEndpoint = `http://127.0.0.1:${addr.port}`;
+  const bucket = opts.bucket ?? 'htorder-test';
+  const raw = client(rawEndpoint);
+  await raw.send(new CreateBucketCommand({ Bucket: bucket }));
+  let endpoint = rawEndpoint;
+  let closeProxy = async (): Promise<void> => {};
+  if (opts.conditional) {
+    const proxy = await startConditionalProxy(addr.port, raw);
+    endpoint = proxy.endpoint;
+    closeProxy = proxy.close;
+  }
+  const c = client(endpoint);
+  return {
+    endpoint,
+    rawEndpoint,
+    bucket,
+    credentials: S3_CREDENTIALS,
+    env: {
+      HTORDER_S3_ENDPOINT: endpoint,
+      HTORDER_S3_FORCE_PATH_STYLE: '1',
+      AWS_ACCESS_KEY_ID: S3_CREDENTIALS.accessKeyId,
+      AWS_SECRET_ACCESS_KEY: S3_CREDENTIALS.secretAccessKey,
+      AWS_REGION: 'us-east-1',
+      AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    },
+    client: c,
+    async close() {
+      c.destroy();
+      raw.destroy();
+      await closeProxy();
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function client(endpoint: string): S3Client {
+  return new S3Client({
+    endpoint,
+    forcePathStyle: true,
+    region: 'us-east-1',
+    credentials: S3_CREDENTIALS,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+  });
+}
+
+async function startConditionalProxy(port: number, raw: S3Client): Promise<{ endpoint: string; close(): Promise<void> }> {
+  const queues = new Map<string, Promise<void>>();
+  const serialised = async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
+    const before = queues.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const mine = new Promise<void>((r) => (release = r));
+    const chain = before.then(() => mine);
+    queues.set(key, chain);
+    await before;
+    try {
+      return await fn();
+    } finally {
+      release();
+      if (queues.get(key) === chain) queues.delete(key);
+    }
+  };
+
+  const forward = (req: IncomingMessage, res: ServerResponse, body?: Buffer): Promise<void> =>
+    new Promise((resolve) => {
+      const up = request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers }, (upRes) => {
+        res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+        upRes.pipe(res);
+        upRes.on('end', resolve);
+        upRes.on('error', () => resolve());
+      });
+      up.on('error', () => {
+        res.writeHead(502).end();
+        resolve();
+      });
+      if (body) up.end(body);
+      else req.pipe(up);
+    });
+
+  const server = createServer((req, res) => {
+    const ifNoneMatch = req.headers['if-none-match'];
+    const ifMatch = req.headers['if-match'];
+    const conditional = (req.method === 'PUT' || req.method === 'DELETE') && (ifNoneMatch !== undefined || ifMatch !== undefined);
+    if (!conditional || req.headers['x-amz-copy-source']) {
+      void forward(req, res);
+      return;
+    }
+    const url = new URL(req.url ?? '/', 'http://x');
+    const [, bucket, ...rest] = url.pathname.split('/');
+    const key = decodeURIComponent(rest.join('/'));
+    // Read the body before taking the key's turn, so a slow upload does not hold others up.
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      void serialised(`${bucket}/${key}`, async () => {
+        const etag = await raw.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).then(
+          (h) => h.ETag,
+          () => undefined,
+        );
+        const fails = (ifNoneMatch === '*' && etag !== undefined) || (ifMatch !== undefined && ifMatch !== etag);
+        if (fails) {
+          res.writeHead(412, { 'content-type': 'application/xml' });
+          res.end('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message></Error>');
+          return;
+        }
+        await forward(req, res, Buffer.concat(chunks));
+      });
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port: proxyPort } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${proxyPort}`,
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -1,0 +1,75 @@
+import { spawnSync } from 'node:child_process';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FolderSource } from '../../src/sources/folder-source.js';
+import { HOST } from '../../src/sources/lease.js';
+import { tempDir } from './harness.js';
+
+let dir: Awaited<ReturnType<typeof tempDir>>;
+beforeEach(async () => {
+  dir = await tempDir('htorder-folder-source-');
+});
+afterEach(async () => {
+  await dir.remove();
+});
+
+const ls = async (sub = ''): Promise<string[]> => (await readdir(join(dir.path, sub))).sort();
+const source = async (): Promise<FolderSource> => {
+  const s = new FolderSource(dir.path, { leaseMs: 60_000 });
+  await s.init();
+  return s;
+};
+const deadPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString());
+
+describe('FolderSource', () => {
+  it('lets exactly one of several racing instances claim a file', async () => {
+    const sources = await Promise.all(Array.from({ length: 6 }, () => source()));
+    await writeFile(join(dir.path, 'a.yaml'), 'x');
+    const claims = await Promise.all(sources.map((s) => s.claim('a.yaml')));
+    expect(claims.filter(Boolean)).toHaveLength(1);
+    expect(await ls('processing')).toEqual(['.a.yaml.claim', 'a.yaml']);
+    // A live claim is nobody's orphan.
+    for (const s of sources) expect(await s.claimOrphans()).toEqual([]);
+  });
+
+  it('resumes a file whose claiming process is gone from this host, once', async () => {
+    await mkdir(join(dir.path, 'processing'), { recursive: true });
+    await writeFile(join(dir.path, 'processing', 'b.yaml'), 'x');
+    const lease = { owner: 'crashed', host: HOST, pid: deadPid(), until: '2999-01-01T00:00:00.000Z' };
+    await writeFile(join(dir.path, 'processing', '.b.yaml.claim'), JSON.stringify(lease));
+    const [s1, s2] = await Promise.all([source(), source()]);
+    const [o1, o2] = await Promise.all([s1.claimOrphans(), s2.claimOrphans()]);
+    expect([...o1, ...o2].map((c) => c.name)).toEqual(['b.yaml']);
+    const claim = JSON.parse(await readFile(join(dir.path, 'processing', '.b.yaml.claim'), 'utf8'));
+    expect(claim.owner).not.toBe('crashed');
+    expect(claim.pid).toBe(process.pid);
+  });
+
+  it('finishes into done/ beside earlier files of the same name without overwriting them', async () => {
+    const s = await source();
+    for (const round of [1, 2]) {
+      await writeFile(join(dir.path, 'c.csv'), `round ${round}`);
+      const c = (await s.claim('c.csv'))!;
+      await writeFile(`${c.path}.result.json`, `{"round":${round}}`);
+      const final = await c.finish('done');
+      expect(await readFile(final, 'utf8')).toBe(`round ${round}`);
+      expect(await readFile(`${final}.result.json`, 'utf8')).toBe(`{"round":${round}}`);
+    }
+    const done = await ls('done');
+    expect(done).toHaveLength(4);
+    expect(done).toContain('c.csv');
+    expect(await ls('processing')).toEqual([]);
+  });
+
+  it('does not rename a newly dropped file over an earlier one of the same name still in processing/', async () => {
+    const s = await source();
+    await writeFile(join(dir.path, 'd.yaml'), 'first');
+    const first = (await s.claim('d.yaml'))!;
+    await first.release(); // e.g. shut down while waiting to retry: stays in processing/
+    await writeFile(join(dir.path, 'd.yaml'), 'second');
+    const again = (await s.claim('d.yaml'))!;
+    expect(await readFile(again.path, 'utf8')).toBe('first');
+    expect(await readFile(join(dir.path, 'd.yaml'), 'utf8')).toBe('second');
+  });
+});

@@ -1,0 +1,98 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { CLI, requireDist } from '../helpers/dist.js';
+import { manifest, sandboxWithEnv, tempDir, waitFor } from './harness.js';
+
+/** The built CLI as a real process: crash recovery and signals need a process to kill. */
+
+let sandbox: Sandbox;
+let env: Record<string, string>;
+let state: Awaited<ReturnType<typeof tempDir>>;
+
+beforeAll(async () => {
+  requireDist();
+  state = await tempDir('htorder-watch-cli-state-');
+  ({ sandbox, env } = await sandboxWithEnv(state.path));
+});
+afterAll(async () => {
+  await sandbox.close();
+  await state.remove();
+});
+
+function spawnWatch(dir: string): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+  const child = spawn(process.execPath, [CLI, 'watch', dir, '--scan-interval', '100', '--stable-time', '100', '--lease', '2000'], {
+    env: { ...process.env, ...env, HTORDER_CONCURRENCY: '1', HTORDER_LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d) => (out += d));
+  child.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, output: () => out, exited };
+}
+
+const ls = async (dir: string): Promise<string[]> => (await readdir(dir).catch(() => [])).sort();
+
+describe('htorder watch (process)', () => {
+  it('after kill -9 mid-file, a restart leaves exactly one job per order and complete reports', async () => {
+    const drop = await tempDir('htorder-watch-cli-');
+    await sandbox.admin.reset();
+    // Slow creates, one at a time: time to kill the process between orders.
+    await sandbox.admin.setFaults([{ route: 'POST /Jobs', kind: 'latency', latencyMs: 300 }]);
+    try {
+      const first = spawnWatch(drop.path);
+      await waitFor(() => (first.output().includes('watching for manifests') ? true : undefined), 'the first watcher to start');
+      await writeFile(join(drop.path, 'k.yaml'), manifest('K', 6));
+      await waitFor(async () => ((await sandbox.admin.jobs()).length >= 2 ? true : undefined), 'two jobs created');
+      first.child.kill('SIGKILL');
+      await first.exited;
+      expect(await ls(join(drop.path, 'processing'))).toContain('k.yaml');
+      const createdBeforeCrash = (await sandbox.admin.jobs()).length;
+      expect(createdBeforeCrash).toBeLessThan(6);
+
+      const second = spawnWatch(drop.path);
+      await waitFor(async () => ((await ls(join(drop.path, 'done'))).includes('k.yaml') ? true : undefined), 'k.yaml in done/');
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+
+      const orders = (await sandbox.admin.jobs()).map((j) => j.orderNumber).sort();
+      expect(orders).toEqual(['K-1', 'K-2', 'K-3', 'K-4', 'K-5', 'K-6']);
+      const report = JSON.parse(await readFile(join(drop.path, 'done', 'k.yaml.result.json'), 'utf8'));
+      expect(report.jobs).toHaveLength(6);
+      for (const job of report.jobs) {
+        expect(['submitted', 'already-submitted']).toContain(job.status);
+        expect(job.jobNumber).toEqual(expect.any(Number));
+      }
+      expect(report.jobs.filter((j: { status: string }) => j.status === 'already-submitted').length).toBeGreaterThanOrEqual(2);
+      expect(await ls(join(drop.path, 'done'))).toEqual(['k.yaml', 'k.yaml.result.csv', 'k.yaml.result.json']);
+      expect(await ls(join(drop.path, 'processing'))).toEqual([]); // no input, no claim left behind
+      expect(second.output()).toContain('resuming an input left in processing');
+    } finally {
+      await sandbox.admin.clearFaults();
+      await drop.remove();
+    }
+  });
+
+  it('on SIGTERM finishes the input in flight, writes its reports and exits 0', async () => {
+    const drop = await tempDir('htorder-watch-cli-');
+    await sandbox.admin.reset();
+    await sandbox.admin.setFaults([{ route: 'POST /Jobs', kind: 'latency', latencyMs: 300 }]);
+    try {
+      const w = spawnWatch(drop.path);
+      await waitFor(() => (w.output().includes('watching for manifests') ? true : undefined), 'the watcher to start');
+      await writeFile(join(drop.path, 't.yaml'), manifest('T', 3));
+      await waitFor(async () => ((await sandbox.admin.jobs()).length >= 1 ? true : undefined), 'the first job');
+      w.child.kill('SIGTERM');
+      expect(await w.exited).toBe(0);
+      expect(await ls(join(drop.path, 'done'))).toEqual(['t.yaml', 't.yaml.result.csv', 't.yaml.result.json']);
+      expect((await sandbox.admin.jobs()).map((j) => j.orderNumber).sort()).toEqual(['T-1', 'T-2', 'T-3']);
+      expect(w.output()).toContain('stopping');
+    } finally {
+      await sandbox.admin.clearFaults();
+      await drop.remove();
+    }
+  });
+});
