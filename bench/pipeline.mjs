@@ -55,14 +55,21 @@ try {
     const code = await runCli(['run', ${JSON.stringify(file)}]);
     writeFileSync(${JSON.stringify(usage)}, JSON.stringify({ code, usage: process.resourceUsage() }));`;
   const started = performance.now();
+  const sandboxCpu = process.cpuUsage();
   const exitCode = await new Promise((resolve) => {
     const child = spawn(process.execPath, [...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/benchprof'] : []), '--input-type=module', '-e', runner], { env, stdio: ['ignore', 'ignore', 'inherit'] });
     child.on('exit', resolve);
   });
   const wallMs = performance.now() - started;
+  const sandboxUsed = process.cpuUsage(sandboxCpu);
   const { code, usage: ru } = JSON.parse(await readFile(usage, 'utf8'));
   const calls = await sandbox.admin.calls();
   const created = (await sandbox.admin.jobs()).length;
+
+  // The floor on this machine: the same request bodies, sent by a bare client in a child
+  // process at the same concurrency (no pipeline, ledger or reports), twice each as
+  // validateOnly (the simulator does the same work for a dry run as for a create).
+  const floorMs = await bareClientFloor((await sandbox.admin.jobs()).map((j) => j.request), env);
 
   const total = Object.values(calls).reduce((a, b) => a + b, 0);
   const jobCalls = calls['POST /Jobs'] ?? 0;
@@ -76,9 +83,12 @@ try {
     ['wall time', `${(wallMs / 1000).toFixed(2)} s`],
     ['lower bound', `${(bound / 1000).toFixed(2)} s (${total} calls × ${LATENCY} ms / ${CONCURRENCY})`],
     ['wall / bound', `${(wallMs / bound).toFixed(3)} (goal <= 1.25)`],
+    ['bare-client floor', `${(floorMs / 1000).toFixed(2)} s for the same ${JOBS * 2} POSTs (${(floorMs / bound).toFixed(3)} × bound): the simulator's and client's own per-call time`],
+    ['wall / floor', `${(wallMs / floorMs).toFixed(3)} (what the pipeline adds: checks, lookups, ledger, reports, start-up)`],
     ['calls per job', `${(jobCalls / JOBS).toFixed(3)} POST /Jobs per job (goal <= 2) + ${lookupCalls} other calls (distinct lookup values ≈ ${distinct})`],
     ['CPU time', `${((ru.userCPUTime + ru.systemCPUTime) / 1e6).toFixed(2)} s (user ${(ru.userCPUTime / 1e6).toFixed(2)}, system ${(ru.systemCPUTime / 1e6).toFixed(2)})`],
     ['peak RSS', `${(ru.maxRSS / 1024).toFixed(0)} MB`],
+    ['sandbox CPU', `${((sandboxUsed.user + sandboxUsed.system) / 1e6).toFixed(2)} s (the simulator, in this process; shares the machine's cores)`],
   ];
   const width = Math.max(...rows.map((r) => r[0].length));
   console.log('\nhtorder run benchmark');
@@ -89,6 +99,31 @@ try {
 } finally {
   await sandbox.close();
   await rm(work, { recursive: true, force: true });
+}
+
+/** Wall time of a bare client sending every body twice with validateOnly, CONCURRENCY at once. */
+async function bareClientFloor(bodies, env) {
+  const input = join(work, 'bodies.json');
+  await writeFile(input, JSON.stringify(bodies));
+  const out = join(work, 'floor.json');
+  const code = `
+    import { readFileSync, writeFileSync } from 'node:fs';
+    import pLimit from 'p-limit';
+    const { createApiClient } = await import(${JSON.stringify(new URL('../dist/api/client.js', import.meta.url).href)});
+    const { resolveConfig } = await import(${JSON.stringify(new URL('../dist/config/resolve-config.js', import.meta.url).href)});
+    const client = createApiClient(resolveConfig({ env: process.env, flags: {}, cwd: process.cwd() }));
+    const bodies = JSON.parse(readFileSync(${JSON.stringify(input)}, 'utf8'));
+    await client.lookups.countries();
+    const limit = pLimit(${CONCURRENCY});
+    const t = performance.now();
+    await Promise.all([...bodies, ...bodies].map((b) => limit(() => client.jobs.validate(b))));
+    writeFileSync(${JSON.stringify(out)}, String(performance.now() - t));
+    await client.close();`;
+  await new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', code], { env, cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'ignore', 'inherit'] });
+    child.on('exit', resolve);
+  });
+  return Number(await readFile(out, 'utf8'));
 }
 
 /** Tags of orderable (non-archived, priced) assets of the demo account. */

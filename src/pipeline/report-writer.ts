@@ -6,10 +6,12 @@ import { writeReports, type WrittenReports } from '../report/write-reports.js';
 
 /**
  * Rewrites an input's reports as job outcomes arrive, coalescing: while one write is on disk
- * (or within `intervalMs` of the last one) further outcomes only mark the report dirty, and
- * one more write follows that includes them all. So every outcome reaches disk within about
- * a second, and a manifest of thousands of jobs does not rewrite its reports thousands of
- * times (each rewrite re-reads a CSV input for result.csv). Each file is replaced atomically.
+ * (or within the pause after the last one) further outcomes only mark the report dirty, and
+ * one more write follows that includes them all. The pause is `intervalMs` (1 s), or ten
+ * times as long as the last write took if that is longer: a manifest of thousands of jobs
+ * (each rewrite re-reads a CSV input for result.csv) then spends at most about a tenth of its
+ * time rewriting reports, and a small one sees every outcome on disk within a second. Each
+ * file is replaced atomically.
  * The ledger, not the report, is the durable record of what was submitted: it is written
  * before and after every POST, and a re-run after a crash rebuilds the report from it.
  */
@@ -19,6 +21,7 @@ export class ReportWriter {
   private failure: unknown;
   private last: WrittenReports | undefined;
   private lastAt = 0;
+  private lastTook = 0;
   private final = false;
 
   constructor(
@@ -45,12 +48,15 @@ export class ReportWriter {
   private async loop(): Promise<void> {
     try {
       while (this.dirty) {
-        const wait = this.lastAt + (this.opts.intervalMs ?? 1000) - Date.now();
+        const pause = Math.max(this.opts.intervalMs ?? 1000, 10 * this.lastTook);
+        const wait = this.lastAt + pause - Date.now();
         if (!this.final && wait > 0) await new Promise((r) => setTimeout(r, wait));
         this.dirty = false;
+        const started = Date.now();
         refreshSummary(this.report);
         this.last = await writeReports(this.report, this.opts);
         this.lastAt = Date.now();
+        this.lastTook = this.lastAt - started;
       }
     } catch (err) {
       this.failure ??= err;

@@ -32,7 +32,10 @@ export interface Binding {
   key: string;
   type: CellType;
   intern: boolean;
-  /** Job and address fields: slot in the per-job "row that set it" table. */
+  /**
+   * Job and address fields read from a column: slot in the per-job "row that set it" table
+   * (numbered per file, so the table holds only the job columns the file has). -1 otherwise.
+   */
   slot: number;
   /** Mapping `values` for this field: trimmed source text → text. */
   values?: Map<string, string>;
@@ -53,23 +56,25 @@ export interface ColumnPlan {
   width: number;
   /** Template target → original column name. */
   fieldColumns: Map<string, string>;
+  /** Job/address field → its slot in the per-job table; `jobSlotCount` slots per job. */
+  jobSlots: Map<string, number>;
+  jobSlotCount: number;
   /** Template target → where the mapping wrote its constant. */
   constantLocations: Map<string, SourceLocation>;
   diagnostics: Diagnostic[];
 }
 
-/** Job and address fields have one slot each in the per-job provenance table. */
-export const JOB_SLOTS: ReadonlyMap<string, number> = new Map(
-  TEMPLATE_COLUMNS.filter((c) => c.level !== 'item').map((c, i) => [c.name, i]),
-);
-export const JOB_SLOT_COUNT = JOB_SLOTS.size;
+/** The job-level (job and delivery address) template fields. */
+export const JOB_FIELDS: ReadonlySet<string> = new Set(TEMPLATE_COLUMNS.filter((c) => c.level !== 'item').map((c) => c.name));
+
+export const isJobLevel = (b: Binding): boolean => b.kind === Kind.Job || b.kind === Kind.Address;
 
 /** A binding for a template target, or undefined when the target is not a template column. */
 export function bindTarget(target: string, index: number, column: string | undefined): Binding | undefined {
   const t = TEMPLATE_BY_NAME.get(target);
   if (t !== undefined) {
     const kind = t.level === 'job' ? Kind.Job : t.level === 'address' ? Kind.Address : t.type === 'sizes' ? Kind.Sizes : Kind.Item;
-    return { index, target, kind, key: t.name, type: t.type, intern: t.intern, slot: JOB_SLOTS.get(t.name) ?? -1, column };
+    return { index, target, kind, key: t.name, type: t.type, intern: t.intern, slot: -1, column };
   }
   if (target.startsWith(ATTR_PREFIX) && target.length > ATTR_PREFIX.length) {
     // Attribute values are text (the API compares them as text: "4", not 4).
@@ -181,6 +186,14 @@ export function planColumns(header: string[], file: string, headerRow: number, m
     if (loc !== undefined) constantLocations.set(target, loc);
   }
 
+  const jobSlots = new Map<string, number>();
+  for (const b of bindings) {
+    if (isJobLevel(b)) {
+      b.slot = jobSlots.size;
+      jobSlots.set(b.key, b.slot);
+    }
+  }
+
   const orderNumber = bindings.find((b) => b.target === 'orderNumber') ?? constants.find((b) => b.target === 'orderNumber');
   if (orderNumber === undefined) {
     diagnostics.push({
@@ -196,6 +209,8 @@ export function planColumns(header: string[], file: string, headerRow: number, m
     constants: constants.filter((b) => b !== orderNumber),
     width: header.length,
     fieldColumns,
+    jobSlots,
+    jobSlotCount: Math.max(1, jobSlots.size),
     constantLocations,
     diagnostics,
   };

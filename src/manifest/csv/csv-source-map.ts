@@ -8,7 +8,7 @@
  * - a value that came from a mapping constant: where the mapping wrote it.
  */
 import type { FieldPath, SourceLocation, SourceMap } from '../model.js';
-import { JOB_SLOTS, JOB_SLOT_COUNT } from './column-plan.js';
+import { JOB_FIELDS } from './column-plan.js';
 import { ATTR_PREFIX, SIZE_PREFIX } from './template.js';
 
 export interface CsvSourceTables {
@@ -17,6 +17,9 @@ export interface CsvSourceTables {
   itemRows: number[][];
   /** Per job, per job/address field slot: the row that set it, 0 = not set by a row. */
   slotRows: Int32Array;
+  /** Job/address field → slot; `jobSlotCount` slots per job. */
+  jobSlots: ReadonlyMap<string, number>;
+  jobSlotCount: number;
   /** Template target → original column name. */
   fieldColumns: ReadonlyMap<string, string>;
   /** Template target → mapping location of its constant. */
@@ -87,9 +90,9 @@ export function csvSourceMap(t: CsvSourceTables): SourceMap {
       }
 
       const field = String(rest[0] === 'deliveryAddress' ? (rest[1] ?? 'deliveryAddress') : rest[0]);
-      const slot = JOB_SLOTS.get(field);
-      const setRow = slot === undefined ? 0 : t.slotRows[j * JOB_SLOT_COUNT + slot];
-      return at(setRow > 0 ? setRow : jobRow, slot === undefined ? undefined : field);
+      const slot = t.jobSlots.get(field);
+      const setRow = slot === undefined ? 0 : t.slotRows[j * t.jobSlotCount + slot];
+      return at(setRow > 0 ? setRow : jobRow, JOB_FIELDS.has(field) ? field : undefined);
     },
   };
 }

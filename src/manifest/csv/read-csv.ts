@@ -21,8 +21,11 @@ export interface ReadCsvOptions {
   mapping?: Mapping;
 }
 
-/** Read size: large enough that per-chunk overhead vanishes, small enough to stay streaming. */
-export const CSV_CHUNK_BYTES = 1 << 20;
+/**
+ * Read size. Measured on a 1,000,000-row file: 64 KiB is as fast as 1 MiB, and peak RSS is
+ * ~50 MB lower, because chunks already parsed wait for a GC before their memory is freed.
+ */
+export const CSV_CHUNK_BYTES = 64 * 1024;
 
 export async function readCsvDocument(file: string, opts: ReadCsvOptions = {}): Promise<RawDocument> {
   const dialect = dialectOf(opts.mapping);
@@ -54,6 +57,8 @@ export async function readCsvDocument(file: string, opts: ReadCsvOptions = {}): 
     headerRow: parts.headerRow,
     itemRows: parts.csv.itemRows,
     slotRows: parts.slotRows,
+    jobSlots: parts.jobSlots,
+    jobSlotCount: parts.jobSlotCount,
     fieldColumns: parts.fieldColumns,
     constantLocations: parts.constantLocations,
   });

@@ -1,0 +1,74 @@
+/**
+ * Writes a large default-template CSV (streamed to disk, constant memory) shaped like a real
+ * export: job-level columns repeated on every row of a job (as ERPs and spreadsheets do), about
+ * 6.7 rows per job, a mix of PriceCode, Asset and Stock lines using the sandbox demo catalogue,
+ * a quoted price code on most rows, and one job in twenty split into non-adjacent rows.
+ */
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+
+export const HEADER = [
+  'orderNumber', 'description', 'dateDue', 'deliveryMethod', 'contactName', 'organisation', 'phone',
+  'streetAddress', 'city', 'state', 'postalCode', 'country', 'itemType', 'code', 'quantity',
+  'customerReference', 'attr:Colors', 'variantCode', 'sizeQuantities',
+];
+
+const CITIES = [['Austin', 'Texas', '78701'], ['Dallas', 'TX', '75201'], ['Denver', 'Colorado', '80202'], ['Boston', 'MA', '02108'], ['Seattle', 'Washington', '98101']];
+const METHODS = ['UPS Ground', 'UPSGND', 'UPS 2nd Day Air', 'FedEx Overnight'];
+const PRICE_CODE = '"DTF Full Color 10"" x 10"""';
+
+/** Deterministic tiny PRNG, so every run writes the same file. */
+function rng(seed) {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Writes `rows` data rows to `file`; resolves with { rows, jobs, bytes }. */
+export async function generateCsv(file, rows, seed = 1) {
+  const out = createWriteStream(file, { highWaterMark: 1 << 20 });
+  const random = rng(seed);
+  let buffer = HEADER.join(',') + '\n';
+  let written = 0;
+  let jobs = 0;
+  let bytes = 0;
+  const flush = async () => {
+    bytes += Buffer.byteLength(buffer);
+    if (!out.write(buffer)) await once(out, 'drain');
+    buffer = '';
+  };
+  let held = ''; // a trailing row of a job, written a few jobs later (non-adjacent rows)
+  while (written < rows) {
+    jobs++;
+    const order = `PO-${String(jobs).padStart(7, '0')}`;
+    const [city, state, zip] = CITIES[jobs % CITIES.length];
+    const job = `${order},Team kit ${jobs % 97},2026-12-${String(1 + (jobs % 28)).padStart(2, '0')},${METHODS[jobs % METHODS.length]},Contact ${jobs % 1000},Club ${jobs % 500},512-555-${String(jobs % 10000).padStart(4, '0')},${jobs % 900} Main St,${city},${state},${zip},United States`;
+    const items = 1 + Math.floor(random() * 12); // mean ≈ 6.5 rows per job
+    for (let i = 0; i < items && written < rows; i++) {
+      const r = random();
+      let item;
+      if (r < 0.55) item = `PriceCode,${PRICE_CODE},${10 + Math.floor(random() * 200)},ref-${i},${1 + (i % 4)},,`;
+      else if (r < 0.85) item = `Asset,A1${String(Math.floor(random() * 600)).padStart(4, '0')},${10 + Math.floor(random() * 90)},,,,`;
+      else item = `Stock,GD5000,,,,GD5000-${i % 2 ? 'BLK' : 'WHT'},S=${1 + (i % 9)};M=${2 + (i % 7)};XL=${i % 3}`;
+      const line = `${job},${item}\n`;
+      if (jobs % 20 === 0 && i === items - 1 && items > 1) held += line;
+      else buffer += line;
+      written++;
+    }
+    if (jobs % 3 === 0 && held !== '') {
+      buffer += held;
+      held = '';
+    }
+    if (buffer.length > 1 << 20) await flush();
+  }
+  buffer += held;
+  await flush();
+  out.end();
+  await once(out, 'finish');
+  return { rows: written, jobs, bytes };
+}
