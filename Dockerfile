@@ -18,7 +18,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json README.md ./
 COPY schemas ./schemas
-COPY samples ./samples
+COPY --chown=node:node samples ./samples
 RUN ln -s /app/dist/cli/main.js /usr/local/bin/htorder \
  && chmod +x /app/dist/cli/main.js \
  && mkdir -p /data/state \
