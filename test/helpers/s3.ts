@@ -15,7 +15,7 @@ import S3rver from 's3rver';
  */
 
 export interface TestS3 {
-  /** Endpoint to give the SDK / `--s3-endpoint` (the proxy's when conditional). */
+  /** Endpoint to give the SDK / `--s3-endpoint`: the proxy in front of s3rver. */
   endpoint: string;
   /** s3rver itself, without conditional writes. */
   rawEndpoint: string;
@@ -38,13 +38,11 @@ export async function startTestS3(opts: { conditional?: boolean; bucket?: string
   const bucket = opts.bucket ?? 'htorder-test';
   const raw = client(rawEndpoint);
   await raw.send(new CreateBucketCommand({ Bucket: bucket }));
-  let endpoint = rawEndpoint;
-  let closeProxy = async (): Promise<void> => {};
-  if (opts.conditional) {
-    const proxy = await startConditionalProxy(addr.port, raw);
-    endpoint = proxy.endpoint;
-    closeProxy = proxy.close;
-  }
+  // Always behind the proxy (it serialises each object's requests); it honours conditional
+  // headers only with `conditional`, otherwise it passes them on to s3rver, which ignores them.
+  const proxy = await startConditionalProxy(addr.port, raw, opts.conditional === true);
+  const endpoint = proxy.endpoint;
+  const closeProxy = proxy.close;
   const c = client(endpoint);
   return {
     endpoint,
@@ -81,7 +79,7 @@ function client(endpoint: string): S3Client {
   });
 }
 
-async function startConditionalProxy(port: number, raw: S3Client): Promise<{ endpoint: string; close(): Promise<void> }> {
+async function startConditionalProxy(port: number, raw: S3Client, honour: boolean): Promise<{ endpoint: string; close(): Promise<void> }> {
   const queues = new Map<string, Promise<void>>();
   const serialised = async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
     const before = queues.get(key) ?? Promise.resolve();
@@ -114,31 +112,38 @@ async function startConditionalProxy(port: number, raw: S3Client): Promise<{ end
       else req.pipe(up);
     });
 
+  // Every request on one object takes that object's turn: s3rver's file-backed store races
+  // when a PUT, GET and DELETE of one key overlap (it throws from a stream, uncaught), which
+  // real S3 never does. Bucket-level requests (listings) pass straight through.
   const server = createServer((req, res) => {
-    const ifNoneMatch = req.headers['if-none-match'];
-    const ifMatch = req.headers['if-match'];
-    const conditional = (req.method === 'PUT' || req.method === 'DELETE') && (ifNoneMatch !== undefined || ifMatch !== undefined);
-    if (!conditional || req.headers['x-amz-copy-source']) {
-      void forward(req, res);
-      return;
-    }
     const url = new URL(req.url ?? '/', 'http://x');
     const [, bucket, ...rest] = url.pathname.split('/');
     const key = decodeURIComponent(rest.join('/'));
+    if (!bucket || !key) {
+      void forward(req, res);
+      return;
+    }
+    const ifNoneMatch = req.headers['if-none-match'];
+    const ifMatch = req.headers['if-match'];
+    const conditional =
+      honour &&
+      (req.method === 'PUT' || req.method === 'DELETE') && (ifNoneMatch !== undefined || ifMatch !== undefined) && !req.headers['x-amz-copy-source'];
     // Read the body before taking the key's turn, so a slow upload does not hold others up.
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       void serialised(`${bucket}/${key}`, async () => {
-        const etag = await raw.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).then(
-          (h) => h.ETag,
-          () => undefined,
-        );
-        const fails = (ifNoneMatch === '*' && etag !== undefined) || (ifMatch !== undefined && ifMatch !== etag);
-        if (fails) {
-          res.writeHead(412, { 'content-type': 'application/xml' });
-          res.end('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message></Error>');
-          return;
+        if (conditional) {
+          const etag = await raw.send(new HeadObjectCommand({ Bucket: bucket, Key: key })).then(
+            (h) => h.ETag,
+            () => undefined,
+          );
+          const fails = (ifNoneMatch === '*' && etag !== undefined) || (ifMatch !== undefined && ifMatch !== etag);
+          if (fails) {
+            res.writeHead(412, { 'content-type': 'application/xml' });
+            res.end('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message></Error>');
+            return;
+          }
         }
         await forward(req, res, Buffer.concat(chunks));
       });
