@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Writable } from 'node:stream';
-import { startSandbox, type Sandbox } from '../sandbox/index.js';
+import { sandboxEnv } from '../config/sandbox-config.js';
+import { startSandbox } from '../sandbox/index.js';
 import { ExitCode } from './exit-codes.js';
 import { runPipelineCommand } from './run-pipeline.js';
 
@@ -40,7 +41,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
 
   const sandbox = await startSandbox({ port: 0 });
   const stateDir = await mkdtemp(join(tmpdir(), 'htorder-demo-state-'));
-  const env = { ...sandboxEnv(sandbox, 'us-demo'), HTORDER_STATE_DIR: stateDir };
+  const env = { ...sandboxEnv(sandbox, 'us-demo'), HTORDER_STATE_DIR: stateDir, HTORDER_LOG_LEVEL: 'silent' };
   let ok = true;
   try {
     say('htorder demo');
@@ -150,17 +151,4 @@ async function writeBrokenSample(dir: string): Promise<string> {
   const file = join(dir, 'broken-order.yaml');
   await writeFile(file, `${source.slice(0, at)}${typo}${tooFew}`);
   return file;
-}
-
-function sandboxEnv(sandbox: Sandbox, name: string): Record<string, string> {
-  const a = sandbox.accounts.find((x) => x.name === name)!;
-  const r = sandbox.regions[a.region]!;
-  return {
-    HTORDER_BASE_URL: r.baseUrl,
-    HTORDER_AUTH_URL: r.authUrl,
-    HTORDER_REALM: r.realm,
-    HTORDER_CLIENT_ID: a.clientId,
-    HTORDER_CLIENT_SECRET: a.clientSecret,
-    HTORDER_LOG_LEVEL: 'silent',
-  };
 }

@@ -44,3 +44,19 @@ export function sandboxConfig(
     profile: null,
   };
 }
+
+/**
+ * The same account as environment variables (HTORDER_BASE_URL … HTORDER_CLIENT_SECRET), for
+ * running htorder in another process — or in-process through the normal configuration path —
+ * against a sandbox: the demo, the tests, the benchmarks.
+ */
+export function sandboxEnv(sandbox: SandboxDirectory, accountName = 'us-demo'): Record<string, string> {
+  const c = sandboxConfig(sandbox, accountName);
+  return {
+    HTORDER_BASE_URL: c.baseUrl,
+    HTORDER_AUTH_URL: c.authUrl,
+    HTORDER_REALM: c.realm,
+    HTORDER_CLIENT_ID: c.clientId,
+    HTORDER_CLIENT_SECRET: c.clientSecret,
+  };
+}

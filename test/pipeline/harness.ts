@@ -2,6 +2,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { sandboxEnv } from '../../src/config/sandbox-config.js';
 import { runPipelineCommand, type PipelineCommandInput } from '../../src/cli/run-pipeline.js';
 import type { ResultReport } from '../../src/report/model.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
@@ -30,17 +31,7 @@ export class PipelineHarness {
   }
 
   env(account = 'us-demo'): Record<string, string> {
-    const a = this.sandbox.accounts.find((x) => x.name === account)!;
-    const r = this.sandbox.regions[a.region]!;
-    return {
-      HTORDER_BASE_URL: r.baseUrl,
-      HTORDER_AUTH_URL: r.authUrl,
-      HTORDER_REALM: r.realm,
-      HTORDER_CLIENT_ID: a.clientId,
-      HTORDER_CLIENT_SECRET: a.clientSecret,
-      HTORDER_STATE_DIR: this.stateDir,
-      HTORDER_LOG_LEVEL: 'silent',
-    };
+    return { ...sandboxEnv(this.sandbox, account), HTORDER_STATE_DIR: this.stateDir, HTORDER_LOG_LEVEL: 'silent' };
   }
 
   async write(name: string, text: string): Promise<string> {
