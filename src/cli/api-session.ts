@@ -5,7 +5,7 @@ import { createApiClient, type ApiClient } from '../api/client.js';
 import type { ApiConfig } from '../config/api-config.js';
 import { resolveConfig, type ConfigFlags } from '../config/resolve-config.js';
 import { sandboxConfig } from '../config/sandbox-config.js';
-import { createLogger, isLogLevel, type Logger, type LogLevel } from '../log/logger.js';
+import { createLogger, isLogLevel, wantsColor, type Logger, type LogLevel } from '../log/logger.js';
 import { UsageError } from './exit-codes.js';
 
 export interface ApiSessionInput {
@@ -35,7 +35,7 @@ export interface ApiSession {
 export async function openApiSession(input: ApiSessionInput): Promise<ApiSession> {
   const level = input.logLevel ?? input.env.HTORDER_LOG_LEVEL ?? 'warn';
   if (!isLogLevel(level)) throw new UsageError(`unknown log level "${level}" (fatal, error, warn, info, debug, trace, silent)`);
-  const logger = createLogger({ level: level as LogLevel, pretty: input.stderr.isTTY === true, destination: input.stderr });
+  const logger = createLogger({ level: level as LogLevel, pretty: input.stderr.isTTY === true, colorize: wantsColor(input.stderr, input.env), destination: input.stderr });
   const cleanups: (() => Promise<void>)[] = [];
   const closeAll = async (): Promise<void> => {
     for (const c of cleanups.reverse()) await c().catch(() => undefined);

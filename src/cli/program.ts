@@ -1,6 +1,8 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
 import { ExitCode, UsageError } from './exit-codes.js';
+import { examples } from './help.js';
+import { register as registerInit } from './commands/init.js';
 import { register as registerSandbox } from './commands/sandbox.js';
 import { register as registerApi } from './commands/api.js';
 import { register as registerCheck } from './commands/check.js';
@@ -14,13 +16,26 @@ import { register as registerWatch } from './commands/watch.js';
  * Builds the `htorder` command tree. Each command lives in its own module under
  * ./commands and only parses arguments and prints; the work happens in the stages.
  * A command's action sets `process.exitCode` (design.md §1 exit codes).
+ *
+ * Command modules import only commander and small helpers at the top and load their
+ * implementation with `await import()` in the action: `htorder --version`, `--help` and
+ * `htorder sandbox` then start without compiling schemas or loading the HTTP client, the
+ * AWS SDK and the metrics registry (test/cli/startup.test.ts keeps it that way).
  */
 export function buildProgram(): Command {
   const program = new Command('htorder')
     .description('Turns YAML/CSV order manifests into heat-transfer print orders, exactly once.')
     .version(VERSION, '-V, --version')
     .showSuggestionAfterError(true)
-    .exitOverride();
+    .exitOverride()
+    .addHelpText('after', examples([
+      ['htorder init my-orders', 'a starter manifest, a CSV template and an ERP mapping skeleton'],
+      ['htorder check my-orders/orders.yaml', 'offline check; reports next to the file'],
+      ['htorder plan --sandbox my-orders/orders.yaml', 'dry run against the built-in simulator: no credentials needed'],
+      ['htorder run orders.yaml', 'submit every job exactly once (configure HTORDER_* first)'],
+      ['htorder <command> --help', 'options and examples of one command'],
+    ]) + '\n\nExit codes: 0 ok, 1 invalid or refused (see the reports), 2 usage or configuration, 3 API unreachable (retry).\nDocumentation: README.md of the htorder package.');
+  registerInit(program);
   registerCheck(program);
   registerPlan(program);
   registerRun(program);

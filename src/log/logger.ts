@@ -10,6 +10,8 @@ export interface LoggerOptions {
   level?: LogLevel;
   /** Human-readable lines (pino-pretty) instead of JSON lines. */
   pretty?: boolean;
+  /** Colours in pretty lines; the caller decides (a TTY and no NO_COLOR: see wantsColor). Default off. */
+  colorize?: boolean;
   /** Where lines go; default stderr (fd 2), never stdout, which carries machine output. */
   destination?: DestinationStream | NodeJS.WritableStream;
 }
@@ -31,7 +33,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const destination =
     options.destination ?? (options.pretty ? undefined : pino.destination({ fd: 2, sync: true }));
   const stream = options.pretty
-    ? pretty({ destination: (destination as NodeJS.WritableStream | undefined) ?? 2, colorize: false, sync: true })
+    ? pretty({ destination: (destination as NodeJS.WritableStream | undefined) ?? 2, colorize: options.colorize === true, sync: true })
     : destination;
   return pino(
     {
@@ -51,6 +53,14 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     },
     stream as DestinationStream,
   );
+}
+
+/**
+ * Colour only for a person at a terminal: never when the stream is not a TTY (a file, a
+ * pipe, a container log) and never when NO_COLOR is set to anything non-empty (no-color.org).
+ */
+export function wantsColor(stream: { isTTY?: boolean }, env: Record<string, string | undefined>): boolean {
+  return stream.isTTY === true && !env.NO_COLOR;
 }
 
 /** A logger that writes nothing; the default for library callers that pass none. */

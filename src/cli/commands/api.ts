@@ -1,12 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Option, type Command } from 'commander';
-import { ApiError } from '../../api/errors.js';
 import type { HttpMethod } from '../../api/transport.js';
 import { addConfigOptions, configFlagsFrom } from '../../config/config-flags.js';
 import type { ConfigFlags } from '../../config/resolve-config.js';
-import { openApiSession } from '../api-session.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
+import { examples } from '../help.js';
 
 export interface ApiCommandInput {
   method: string;
@@ -37,7 +36,13 @@ export function register(program: Command): void {
     .option('--data <json>', 'request body as JSON text, or @FILE to read it from a file')
     .option('--sandbox', 'start an in-process sandbox and call it (no credentials needed)')
     .option('--account <name>', 'sandbox demo account to call as (with --sandbox; default us-demo)')
-    .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env HTORDER_LOG_LEVEL)'));
+    .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env HTORDER_LOG_LEVEL)'))
+    .addHelpText('after', examples([
+      ['htorder api GET /account --sandbox', 'who am I, against the built-in simulator'],
+      ["htorder api GET '/Jobs/active?pageSize=5&includeClosedJobs=true'", 'with HTORDER_* configured'],
+      [`htorder api PATCH /Jobs/700001 --data '{"description":"Spring kit v2"}'`, 'change a job (never retried)'],
+      ['htorder api POST /Jobs --data @job.json', 'creates a job! (never retried)'],
+    ]));
   addConfigOptions(cmd);
   cmd.action(async (method: string, path: string, opts: Record<string, unknown>) => {
     process.exitCode = await runApiCommand(
@@ -65,6 +70,8 @@ export async function runApiCommand(input: ApiCommandInput, io: ApiCommandIo): P
   const { path, query } = splitPath(input.path);
   const body = input.data === undefined ? undefined : parseData(input.data, io.cwd);
   if (body !== undefined && method === 'GET') throw new UsageError('--data cannot be sent with GET');
+  // Loaded here, not at the top: the client (undici, pino) is too heavy for `htorder --help`.
+  const [{ openApiSession }, { ApiError }] = await Promise.all([import('../api-session.js'), import('../../api/errors.js')]);
   const session = await openApiSession({
     sandbox: input.sandbox, account: input.account, logLevel: input.logLevel, flags: input.flags,
     env: io.env, cwd: io.cwd, stderr: io.stderr,

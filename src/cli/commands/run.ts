@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { addConfigOptions, configFlagsFrom } from '../../config/config-flags.js';
-import { runPipelineCommand } from '../run-pipeline.js';
+import { examples } from '../help.js';
 
 /** `htorder run FILE...` — plan, then submit every job exactly once (all or nothing per manifest unless --partial). */
 export function register(program: Command): void {
@@ -13,9 +13,17 @@ export function register(program: Command): void {
     .option('--json', 'print a machine-readable summary to stdout')
     .option('--sandbox', 'start an in-process sandbox and use its demo account (no credentials needed)')
     .option('--account <name>', 'sandbox demo account (with --sandbox; default us-demo)')
-    .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env HTORDER_LOG_LEVEL)'));
+    .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env HTORDER_LOG_LEVEL)'))
+    .addHelpText('after', examples([
+      ['htorder run --sandbox samples/reorder/asset-reorder.yaml', 'submit to the built-in simulator, no credentials needed'],
+      ['htorder run orders.yaml more.csv', 'against the account configured by HTORDER_* (or --profile); safe to repeat'],
+      ['htorder run --partial --json orders.csv', 'submit the valid jobs even if others failed; JSON summary on stdout'],
+      ['htorder run --mapping erp.yaml exports/*.csv', 'nightly ERP exports'],
+    ]));
   addConfigOptions(cmd);
   cmd.action(async (files: string[], opts: Record<string, unknown>) => {
+    // Loaded when the command runs: the pipeline (ajv, undici, pino) is too heavy for --help.
+    const { runPipelineCommand } = await import('../run-pipeline.js');
     process.exitCode = await runPipelineCommand(
       {
         command: 'run',

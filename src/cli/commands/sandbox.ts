@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { ExitCode, UsageError } from '../exit-codes.js';
-import { startSandbox, type SandboxInfo } from '../../sandbox/index.js';
+import type { SandboxInfo } from '../../sandbox/index.js';
+import { examples } from '../help.js';
 
 /** The ready line (design.md §1): one JSON object on one line, then nothing else on stdout. */
 export function readyLine(info: SandboxInfo): string {
@@ -39,10 +40,15 @@ export function register(program: Command): void {
     .option('--host <host>', 'interface to bind', '127.0.0.1')
     .option('--seed <n>', 'seed for generated data and client secrets', '1')
     .option('--token-ttl <seconds>', 'access token lifetime in seconds', '600')
+    .addHelpText('after', examples([
+      ['htorder sandbox', 'any free port; the ready line (JSON) names the URLs and demo credentials'],
+      ['htorder sandbox --port 8080 --seed 7 --token-ttl 30 > sandbox.json', 'fixed port, other generated data, 30-second tokens'],
+    ]))
     .action(async (opts: { port: string; host: string; seed: string; tokenTtl: string }) => {
       const port = parseIntOption('--port', opts.port, 0, 65535);
       const seed = parseIntOption('--seed', opts.seed, 0, 2 ** 32 - 1);
       const tokenTtlSeconds = parseIntOption('--token-ttl', opts.tokenTtl, 1, 86_400);
+      const { startSandbox } = await import('../../sandbox/index.js');
       let sandbox;
       try {
         sandbox = await startSandbox({ port, host: opts.host, seed, tokenTtlSeconds });
@@ -51,8 +57,8 @@ export function register(program: Command): void {
         process.exitCode = ExitCode.Usage;
         return;
       }
-      process.stdout.write(readyLine(sandbox.info()) + '\n');
-      await new Promise<void>((resolve) => {
+      // Handlers first, ready line second: a supervisor may stop us the moment it reads the line.
+      const stopped = new Promise<void>((resolve) => {
         const stop = (): void => {
           process.off('SIGINT', stop);
           process.off('SIGTERM', stop);
@@ -63,6 +69,8 @@ export function register(program: Command): void {
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
       });
+      process.stdout.write(readyLine(sandbox.info()) + '\n');
+      await stopped;
       await sandbox.close();
       process.exitCode = ExitCode.Ok;
     });

@@ -1,11 +1,8 @@
 import { Option, type Command } from 'commander';
 import { addConfigOptions, configFlagsFrom } from '../../config/config-flags.js';
-import { createCatalogue } from '../../resolve/catalogue.js';
-import { formatChanges, formatTable, jsonResult } from '../../track/format.js';
-import { collectTargets } from '../../track/targets.js';
-import { trackOnce, watchTracking, type TrackResult } from '../../track/track.js';
-import { openApiSession } from '../api-session.js';
+import type { TrackResult } from '../../track/track.js';
 import { ExitCode, UsageError } from '../exit-codes.js';
+import { examples } from '../help.js';
 
 const MINUTE = 60_000;
 
@@ -20,7 +17,13 @@ export function register(program: Command): void {
     .option('--json', 'print the tracking as JSON to stdout (invoice links without their signature)')
     .option('--watch', 'check again every --interval minutes and print only what changed, until Ctrl-C')
     .option('--interval <minutes>', 'minutes between checks with --watch (minimum 1)', '15')
-    .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env HTORDER_LOG_LEVEL)'));
+    .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env HTORDER_LOG_LEVEL)'))
+    .addHelpText('after', examples([
+      ['htorder track', 'every order in the ledger (HTORDER_STATE_DIR, default .htorder/)'],
+      ['htorder track orders.yaml', 'the jobs in orders.yaml.result.json; their tracking is written into it'],
+      ['htorder track --json orders.yaml.result.json more/', 'reports and folders of reports; JSON on stdout'],
+      ['htorder track --watch --interval 30', 'check every 30 minutes and print only what changed, until Ctrl-C'],
+    ]));
   addConfigOptions(cmd);
   cmd.action(async (paths: string[], opts: Record<string, unknown>) => {
     process.exitCode = await runTrack(paths, opts, { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
@@ -39,6 +42,11 @@ export interface TrackIo {
 export async function runTrack(paths: string[], opts: Record<string, unknown>, io: TrackIo): Promise<number> {
   const minutes = Number(opts.interval ?? 15);
   if (!Number.isFinite(minutes) || minutes < 1) throw new UsageError(`--interval must be a number of minutes >= 1, got "${String(opts.interval)}"`);
+  // Loaded when the command runs, not for `htorder --help`: the client pulls in undici and pino.
+  const [{ openApiSession }, { createCatalogue }, { collectTargets }, { trackOnce, watchTracking }] = await Promise.all([
+    import('../api-session.js'), import('../../resolve/catalogue.js'), import('../../track/targets.js'), import('../../track/track.js'),
+  ]);
+  const format = await import('../../track/format.js');
   const session = await openApiSession({ logLevel: opts.logLevel as string | undefined, flags: configFlagsFrom(opts), env: io.env, cwd: io.cwd, stderr: io.stderr });
   const { client, config, logger } = session;
   const catalogue = createCatalogue(client);
@@ -62,7 +70,7 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
           ...trackOpts,
           intervalMs: minutes * MINUTE,
           signal: controller.signal,
-          onCheck: (result, first) => print(result, first ? 'table' : 'changes', opts.json === true, io),
+          onCheck: (result, first) => print(format, result, first ? 'table' : 'changes', opts.json === true, io),
           onError: (err) => io.stderr.write(`htorder track: check failed, trying again in ${minutes} min: ${(err as Error).message}\n`),
         });
       } finally {
@@ -90,7 +98,7 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
       return ExitCode.Unavailable;
     }
     logger.info({ jobs: result.jobs.length, reports: result.reportsWritten.length }, 'tracked');
-    print(result, 'table', opts.json === true, io);
+    print(format, result, 'table', opts.json === true, io);
     if (result.incomplete) return ExitCode.Unavailable;
     return result.jobs.some((j) => j.tracking.problem !== null) ? ExitCode.Invalid : ExitCode.Ok;
   } finally {
@@ -98,10 +106,12 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
   }
 }
 
-function print(result: TrackResult, how: 'table' | 'changes', json: boolean, io: TrackIo): void {
+type TrackFormat = typeof import('../../track/format.js');
+
+function print(format: TrackFormat, result: TrackResult, how: 'table' | 'changes', json: boolean, io: TrackIo): void {
   if (json) {
-    io.stdout.write(`${JSON.stringify(jsonResult(result, how === 'changes'))}\n`);
+    io.stdout.write(`${JSON.stringify(format.jsonResult(result, how === 'changes'))}\n`);
     return;
   }
-  io.stderr.write(how === 'table' ? formatTable(result.jobs) : formatChanges(result.jobs, new Date()));
+  io.stderr.write(how === 'table' ? format.formatTable(result.jobs) : format.formatChanges(result.jobs, new Date()));
 }

@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { addConfigOptions, configFlagsFrom } from '../../config/config-flags.js';
-import { runWatch } from '../../sources/watch-daemon.js';
 import { UsageError } from '../exit-codes.js';
+import { examples } from '../help.js';
 
 /** `htorder watch DIR | s3://BUCKET/PREFIX` — daemon: runs each manifest dropped in, exactly once. */
 export function register(program: Command): void {
@@ -26,11 +26,19 @@ export function register(program: Command): void {
     .option('--s3-force-path-style', 'path-style bucket addressing (env HTORDER_S3_FORCE_PATH_STYLE=1)')
     .option('--single-instance', 'allow a store without conditional writes; then run exactly ONE watcher on the prefix')
     .option('--no-fs-events', 'do not watch file-system events; rely on the periodic scan alone')
-    .option('--health-port <port>', 'serve /healthz and Prometheus /metrics on this port')
-    .option('--health-host <host>', 'address for --health-port (default 127.0.0.1; 0.0.0.0 in containers)')
-    .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env HTORDER_LOG_LEVEL; default info)'));
+    // From the environment too, so a container image can set them once for its HEALTHCHECK.
+    .addOption(new Option('--health-port <port>', 'serve /healthz and Prometheus /metrics on this port').env('HTORDER_HEALTH_PORT'))
+    .addOption(new Option('--health-host <host>', 'address for --health-port (default 127.0.0.1; 0.0.0.0 in containers)').env('HTORDER_HEALTH_HOST'))
+    .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env HTORDER_LOG_LEVEL; default info)'))
+    .addHelpText('after', examples([
+      ['htorder watch --sandbox ./drop', 'try it: drop samples/csv/orders.csv into ./drop, see it move to ./drop/done/'],
+      ['htorder watch /srv/orders --health-port 9464', 'a drop folder, with /healthz and /metrics (env HTORDER_HEALTH_PORT)'],
+      ['htorder watch s3://acme-orders/incoming/', 'an S3 prefix (AWS credentials from the usual chain)'],
+    ]));
   addConfigOptions(cmd);
   cmd.action(async (target: string, opts: Record<string, unknown>) => {
+    // Loaded when the command runs: the daemon pulls in the AWS SDK, chokidar and prom-client.
+    const { runWatch } = await import('../../sources/watch-daemon.js');
     const controller = new AbortController();
     let signals = 0;
     const onSignal = (sig: NodeJS.Signals): void => {
@@ -66,7 +74,7 @@ export function register(program: Command): void {
           s3Region: opts.s3Region as string | undefined,
           s3ForcePathStyle: opts.s3ForcePathStyle === true,
           singleInstance: opts.singleInstance === true,
-          healthPort: ms(opts, 'healthPort', '--health-port'),
+          healthPort: port(opts.healthPort),
           healthHost: opts.healthHost as string | undefined,
           fsEvents: opts.fsEvents !== false,
         },
@@ -77,6 +85,14 @@ export function register(program: Command): void {
       process.off('SIGINT', onSignal);
     }
   });
+}
+
+/** `--health-port` / HTORDER_HEALTH_PORT: 0 picks a free port (tests), else 1–65535. */
+function port(v: unknown): number | undefined {
+  if (v === undefined || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--health-port (or HTORDER_HEALTH_PORT) must be a port number from 0 to 65535, got "${String(v)}"`);
+  return n;
 }
 
 function ms(opts: Record<string, unknown>, key: string, flag: string): number | undefined {

@@ -1,0 +1,147 @@
+import { loadManifest } from '../manifest/load-manifest.js';
+import { loadMapping } from '../manifest/mapping/load-mapping.js';
+import type { Mapping } from '../manifest/mapping/model.js';
+import { INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from '../manifest/read-input.js';
+import { buildReport, reportHasErrors } from '../report/build-report.js';
+import { builtItems } from '../report/lazy-items.js';
+import type { ResultReport } from '../report/model.js';
+import { formatReportError } from '../report/write-errors-txt.js';
+import { writeReports, type WrittenReports } from '../report/write-reports.js';
+import { ExitCode } from './exit-codes.js';
+
+/**
+ * The work of `htorder check FILE... [--mapping FILE] [--json]` — parse, schema check and local rules;
+ * no network. Writes the three reports next to each input; prints a short summary to
+ * stderr (`--json`: a machine summary to stdout).
+ *
+ * An input that cannot be read at all (missing, a directory, an unsupported extension) is
+ * a usage error: nothing is written for it (there may be no directory to write into), the
+ * other inputs are still checked, and the exit code is 2.
+ */
+
+/** Problems with the input path itself rather than its content. */
+const USAGE_CODES = new Set([INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED]);
+
+/** How many errors per input the human summary shows before pointing at errors.txt. */
+const SHOWN_ERRORS = 5;
+
+export type CheckStatus = 'valid' | 'invalid' | 'unreadable';
+
+export interface CheckOutcome {
+  file: string;
+  status: CheckStatus;
+  /** Absent for unreadable inputs. */
+  report?: ResultReport;
+  reports?: WrittenReports;
+  /** Why an unreadable input could not be checked. */
+  problem?: string;
+}
+
+/** Checks one input and writes its reports. */
+export async function checkInput(file: string, mapping?: Mapping): Promise<CheckOutcome> {
+  const startedAt = new Date();
+  const loaded = await loadManifest(file, mapping ? { mapping } : {});
+  const usage = loaded.diagnostics.find((d) => USAGE_CODES.has(d.code));
+  if (usage) return { file, status: 'unreadable', problem: usage.message };
+  const report = buildReport({
+    command: 'check',
+    input: loaded.input,
+    manifest: loaded.manifest,
+    diagnostics: loaded.diagnostics,
+    startedAt,
+    finishedAt: new Date(),
+  });
+  const reports = await writeReports(report, { manifest: loaded.manifest, mapping });
+  return { file, status: reportHasErrors(report) ? 'invalid' : 'valid', report, reports };
+}
+
+/** `htorder check`'s action: checks every input in turn and returns the exit code. */
+export async function runCheckCommand(files: readonly string[], opts: { mapping?: string; json?: boolean }): Promise<number> {
+  // A broken mapping throws UsageError (exit 2) before any input is judged.
+  const mapping = opts.mapping ? await loadMapping(opts.mapping) : undefined;
+  const outcomes: CheckOutcome[] = [];
+  for (const file of files) {
+    const outcome = await checkInput(file, mapping);
+    outcomes.push(outcome);
+    process.stderr.write(humanSummary(outcome));
+  }
+  const exitCode = exitCodeOf(outcomes);
+  if (opts.json) process.stdout.write(`${JSON.stringify(jsonSummary(outcomes, exitCode))}\n`);
+  return exitCode;
+}
+
+export function exitCodeOf(outcomes: readonly CheckOutcome[]): ExitCode {
+  if (outcomes.some((o) => o.status === 'unreadable')) return ExitCode.Usage;
+  if (outcomes.some((o) => o.status === 'invalid')) return ExitCode.Invalid;
+  return ExitCode.Ok;
+}
+
+export function humanSummary(o: CheckOutcome): string {
+  if (o.status === 'unreadable' || !o.report) return `${o.file}: ${o.problem ?? 'cannot be read'} (not checked, no reports written)\n`;
+  const r = o.report;
+  const { valid, invalid } = r.summary.byStatus;
+  const lines: string[] = [];
+  const jobs = `${r.summary.jobs} job${r.summary.jobs === 1 ? '' : 's'}`;
+  if (o.status === 'valid') {
+    lines.push(`${o.file}: ok, ${jobs} valid${r.summary.warnings ? `, ${r.summary.warnings} warning(s)` : ''}`);
+  } else {
+    lines.push(`${o.file}: ${invalid} of ${jobs} invalid, ${valid} valid; ${r.summary.errors} error${r.summary.errors === 1 ? '' : 's'}`);
+    let shown = 0;
+    for (const line of errorLinesAsGiven(r)) {
+      if (shown++ === SHOWN_ERRORS) break;
+      lines.push(`  ${line}`);
+    }
+    if (r.summary.errors > SHOWN_ERRORS) lines.push(`  ... ${r.summary.errors - SHOWN_ERRORS} more in ${o.reports?.errors ?? 'errors.txt'}`);
+  }
+  for (const w of warningLines(r).slice(0, SHOWN_ERRORS)) lines.push(`  ${w}`);
+  const written = [o.reports?.json, o.reports?.csv, o.reports?.errors].filter(Boolean).join(', ');
+  lines.push(`  reports: ${written}`);
+  return `${lines.join('\n')}\n`;
+}
+
+/** Like errors.txt, but with the path as the user typed it (clickable in a terminal). */
+function* errorLinesAsGiven(r: ResultReport): Generator<string> {
+  for (const e of r.errors) yield formatReportError(e, r.input.file);
+  for (const job of r.jobs) {
+    for (const e of job.errors) yield formatReportError(e, r.input.file);
+    // builtItems: items nobody has read yet have no errors, and are not built just to look.
+    for (const item of builtItems(job)) for (const e of item.errors) yield formatReportError(e, r.input.file);
+  }
+}
+
+function warningLines(r: ResultReport): string[] {
+  const all = [...r.warnings, ...r.jobs.flatMap((j) => j.warnings)];
+  return all.map((w) => `warning: ${formatReportError(w, r.input.file)}`);
+}
+
+export function jsonSummary(outcomes: readonly CheckOutcome[], exitCode: number): unknown {
+  return {
+    command: 'check',
+    exitCode,
+    inputs: outcomes.map((o) => ({
+      file: o.file,
+      status: o.status,
+      ...(o.problem ? { problem: o.problem } : {}),
+      ...(o.report
+        ? {
+            format: o.report.input.format,
+            sha256: o.report.input.sha256,
+            jobs: { total: o.report.summary.jobs, valid: o.report.summary.byStatus.valid, invalid: o.report.summary.byStatus.invalid },
+            items: o.report.summary.items,
+            errors: o.report.summary.errors,
+            warnings: o.report.summary.warnings,
+            reports: o.reports,
+            firstErrors: [...take(errorLinesAsGiven(o.report), 20)],
+          }
+        : {}),
+    })),
+  };
+}
+
+function* take<T>(it: Iterable<T>, n: number): Generator<T> {
+  if (n <= 0) return;
+  for (const x of it) {
+    yield x;
+    if (--n === 0) return;
+  }
+}

@@ -1,0 +1,81 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { CLI, requireDist } from '../helpers/dist.js';
+
+/**
+ * Startup cost is kept low by loading each command's implementation only when it runs
+ * (src/cli/program.ts). Timing would be flaky, so this test checks the cause instead: which
+ * modules a process resolves, recorded by a `node --import` resolve hook.
+ */
+const RECORDER = fileURLToPath(new URL('./fixtures/record-imports.mjs', import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), 'htorder-startup-'));
+
+/** Packages and stages that only some commands need: none of them for --version or --help. */
+const HEAVY = [
+  /node_modules\/(ajv|ajv-formats|undici|pino|pino-pretty|@aws-sdk|chokidar|prom-client|yaml|csv-parse|csv-stringify|iconv-lite|proper-lockfile|p-limit)\//,
+  /\/dist\/(api\/client|manifest|schema|pipeline|sources|ledger|observe|resolve|report|track|log)\//,
+];
+
+function modulesOf(args: string[], name: string): string[] {
+  const log = join(dir, `${name}.log`);
+  writeFileSync(log, '');
+  const r = spawnSync(process.execPath, ['--import', RECORDER, CLI, ...args], {
+    env: { ...process.env, HTORDER_IMPORT_LOG: log },
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  expect(r.status, r.stderr).toBe(args[0] === 'check' ? 1 : 0);
+  return readFileSync(log, 'utf8').split('\n').filter(Boolean);
+}
+
+const heavyIn = (mods: string[]): string[] => mods.filter((m) => HEAVY.some((re) => re.test(m)));
+
+describe('startup: heavy modules load only for the commands that need them', () => {
+  beforeAll(() => requireDist());
+
+  it('the recorder sees what a working command loads (control: check loads ajv and the readers)', () => {
+    writeFileSync(join(dir, 'x.yaml'), 'version: 1\njobs: []\n');
+    const mods = modulesOf(['check', join(dir, 'x.yaml')], 'check');
+    expect(mods.some((m) => /node_modules\/ajv\//.test(m))).toBe(true);
+    expect(mods.some((m) => /\/dist\/manifest\//.test(m))).toBe(true);
+  }, 30_000);
+
+  it('--version loads commander and the command modules only', () => {
+    const mods = modulesOf(['--version'], 'version');
+    expect(mods.some((m) => m.endsWith('/dist/cli/program.js'))).toBe(true);
+    expect(heavyIn(mods)).toEqual([]);
+  }, 30_000);
+
+  it('--help and a command --help load nothing heavy', () => {
+    expect(heavyIn(modulesOf(['--help'], 'help'))).toEqual([]);
+    expect(heavyIn(modulesOf(['watch', '--help'], 'watch-help'))).toEqual([]);
+  }, 30_000);
+
+  it('htorder sandbox reaches its ready line with the simulator alone (no client, no pipeline)', async () => {
+    const log = join(dir, 'sandbox.log');
+    writeFileSync(log, '');
+    const child = spawn(process.execPath, ['--import', RECORDER, CLI, 'sandbox'], {
+      env: { ...process.env, HTORDER_IMPORT_LOG: log },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const ready = await new Promise<string>((resolve, reject) => {
+      let text = '';
+      child.stdout.on('data', (c: Buffer) => {
+        text += String(c);
+        if (text.includes('\n')) resolve(text);
+      });
+      child.on('exit', (code) => reject(new Error(`sandbox exited ${code} before its ready line`)));
+    });
+    expect(JSON.parse(ready)).toHaveProperty('url');
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const mods = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+    expect(mods.some((m) => /\/dist\/sandbox\//.test(m))).toBe(true);
+    expect(heavyIn(mods)).toEqual([]);
+  }, 30_000);
+});

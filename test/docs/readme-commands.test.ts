@@ -1,0 +1,447 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sandboxEnv } from '../../src/config/sandbox-config.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { CLI, ROOT, requireDist } from '../helpers/dist.js';
+import { extractCommands, segments } from './readme-extract.js';
+
+/**
+ * Every command line in README.md's code blocks is either run here — the real built CLI, in a
+ * fresh folder holding the files it names, against a sandbox — or listed with the reason it
+ * cannot be. A README command that is in neither list fails the first test, so the manual
+ * cannot drift from what htorder accepts.
+ */
+
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
+const NODE = process.execPath;
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures: the files the README's commands name, made from the samples.
+
+const NZ_ORDER = `version: 1
+jobs:
+  - orderNumber: NZ-1001
+    description: Reorder, Auckland
+    deliveryAddress: { deliveryMethod: NZ Courier, contactName: Mere Tane, streetAddress: 1 Queen St, city: Auckland, postalCode: "1010", country: New Zealand }
+    items:
+      - { itemType: Asset, code: N30001, quantity: 50 }
+`;
+
+/** The console example of `htorder check orders.yaml`: one valid job, one with two mistakes. */
+const INVALID_ORDER = `version: 1
+defaults:
+  deliveryAddress: { deliveryMethod: UPS Ground, contactName: Ana Ruiz, streetAddress: 1 Main St, city: Austin, state: TX, postalCode: "78701" }
+jobs:
+  - orderNumber: PO-1001
+    dateDue: 2026-12-04
+    deliveryAddress: { country: US }
+    items:
+      - { itemType: Asset, code: A10001, quantity: 50 }
+  - orderNumber: PO-1002
+    deliveryAddress:
+      countryCodeISO2: USA
+    items:
+      - itemType: PriceCode
+        code: 'DTF Full Color 10" x 10"'
+        quantity: 100
+        customerRef: front
+`;
+
+function jobJson(): string {
+  const due = new Date(Date.now() + 60 * 86_400_000).toISOString().slice(0, 10);
+  return JSON.stringify({
+    orderNumber: 'API-1001',
+    dateDue: due,
+    deliveryAddress: { deliveryMethod: 'UPSGND', contactName: 'Ana Ruiz', streetAddress: '1 Main St', city: 'Austin', state: 'TX', postalCode: '78701', countryCodeISO2: 'US' },
+    items: [{ itemType: 'Asset', code: 'A10001', quantity: 50 }],
+  });
+}
+
+function configFile(sandbox: Sandbox): string {
+  const profile = (account: string): string => {
+    const a = sandbox.accounts.find((x) => x.name === account)!;
+    const r = sandbox.regions[a.region];
+    return `    baseUrl: ${r.baseUrl}\n    authUrl: ${r.authUrl}\n    realm: ${r.realm}\n    clientId: ${a.clientId}\n    clientSecret: ${a.clientSecret}\n`;
+  };
+  return `profiles:\n  us:\n${profile('us-demo')}  nz:\n${profile('nz-demo')}`;
+}
+
+interface Workspace {
+  dir: string;
+  sandbox: Sandbox;
+  env: NodeJS.ProcessEnv;
+  port: number;
+}
+
+let bin = '';
+const cleanups: (() => Promise<void>)[] = [];
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function workspace(files: Record<string, string> = {}): Promise<Workspace> {
+  const dir = await mkdtemp(join(tmpdir(), 'htorder-readme-'));
+  const sandbox = await startSandbox({ port: 0 });
+  cleanups.push(async () => {
+    await sandbox.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  const s = (p: string): string => join(ROOT, 'samples', p);
+  await cp(join(ROOT, 'samples'), join(dir, 'samples'), { recursive: true });
+  await mkdir(join(dir, 'exports'));
+  await Promise.all([
+    cp(s('mixed-order-group/team-order.yaml'), join(dir, 'orders.yaml')),
+    cp(s('csv/orders.csv'), join(dir, 'more.csv')),
+    cp(s('csv/orders.csv'), join(dir, 'orders-us.csv')),
+    cp(s('erp/mapping.yaml'), join(dir, 'erp.yaml')),
+    cp(s('erp/export.csv'), join(dir, 'exports/export.csv')),
+    writeFile(join(dir, 'orders-nz.yaml'), NZ_ORDER),
+    writeFile(join(dir, 'job.json'), jobJson()),
+    writeFile(join(dir, 'htorder.config.yaml'), configFile(sandbox)),
+  ]);
+  for (const [name, text] of Object.entries(files)) await writeFile(join(dir, name), text);
+  const inherited = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('HTORDER_')));
+  const env = {
+    ...inherited,
+    ...sandboxEnv(sandbox, 'us-demo'),
+    PATH: `${bin}:${process.env.PATH ?? ''}`,
+    XDG_CONFIG_HOME: join(dir, '.config'),
+    NO_COLOR: '1',
+  };
+  return { dir, sandbox, env, port: await freePort() };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running a README line: bash, with `htorder` on PATH being the built CLI.
+
+interface Result {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
+
+function start(line: string, ws: Workspace, opts: { cwd?: string; pathShim?: boolean } = {}): { child: ChildProcess; done: Promise<Result>; out: () => Result } {
+  // A simple command is exec'd, so signals reach htorder itself rather than the shell.
+  const simple = segments(line).length === 1 && !/^[A-Z_][A-Z0-9_]*=/.test(line);
+  const script = simple ? `exec ${line}` : line;
+  const env = opts.pathShim === false ? { ...ws.env, PATH: process.env.PATH } : ws.env;
+  const child = spawn('bash', ['-c', script], { cwd: opts.cwd ?? ws.dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const r: Result = { code: null, signal: null, stdout: '', stderr: '' };
+  child.stdout!.on('data', (c: Buffer) => (r.stdout += String(c)));
+  child.stderr!.on('data', (c: Buffer) => (r.stderr += String(c)));
+  const done = new Promise<Result>((resolve) =>
+    child.on('close', (code, signal) => {
+      r.code = code;
+      r.signal = signal;
+      resolve(r);
+    }),
+  );
+  return { child, done, out: () => r };
+}
+
+async function run(line: string, ws: Workspace, opts: { cwd?: string; pathShim?: boolean; timeoutMs?: number } = {}): Promise<Result> {
+  const p = start(line, ws, opts);
+  const timer = setTimeout(() => p.child.kill('SIGKILL'), opts.timeoutMs ?? 40_000);
+  try {
+    return await p.done;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function waitFor(what: string, ok: () => boolean | Promise<boolean>, p: { out: () => Result; done: Promise<Result> }, ms = 30_000): Promise<void> {
+  let exited = false;
+  void p.done.then(() => (exited = true));
+  const until = Date.now() + ms;
+  while (!(await ok())) {
+    const r = p.out();
+    if (exited) throw new Error(`exited (${r.code}) before ${what}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+    if (Date.now() > until) throw new Error(`gave up waiting for ${what}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
+
+const json = (path: string): any => JSON.parse(readFileSync(path, 'utf8'));
+const statuses = (reportPath: string): string[] => json(reportPath).jobs.map((j: { status: string }) => j.status);
+
+// ---------------------------------------------------------------------------------------------
+// What each README command must do.
+
+interface Spec {
+  /** Files to write into the workspace (name → content), replacing the defaults. */
+  files?: Record<string, string>;
+  /** Shell lines run first (each must exit 0), e.g. a `run` before a `track`. */
+  before?: string[];
+  /** Replacements applied to the README line: hosts' paths and fixed ports that a test cannot use. */
+  subst?: (ws: Workspace) => Record<string, string>;
+  /** Exit code expected (default 0). */
+  exit?: number;
+  cwd?: (ws: Workspace) => string;
+  /** false: PATH without the shim (npx must find the bin itself). */
+  pathShim?: boolean;
+  /** Long-running: what to do once started, what shows it works; then it is stopped with SIGTERM. */
+  long?: { act?: (ws: Workspace) => Promise<void>; ready: (ws: Workspace, r: Result) => boolean | Promise<boolean> };
+  check?: (ws: Workspace, r: Result) => void | Promise<void>;
+}
+
+type Entry = { skip: string } | { spec: Spec };
+
+const submittedIn = (report: string) => (ws: Workspace) => expect(statuses(join(ws.dir, report))).toEqual(expect.arrayContaining(['submitted']));
+const allSubmitted = (report: string) => (ws: Workspace) => {
+  const s = statuses(join(ws.dir, report));
+  expect(s.length).toBeGreaterThan(0);
+  expect(new Set(s)).toEqual(new Set(['submitted']));
+};
+const dropped = (from: string, to: string) => async (ws: Workspace) => cp(join(ws.dir, from), join(ws.dir, to));
+const doneReport = (path: string) => (ws: Workspace) => existsSync(join(ws.dir, path));
+
+const SANDBOX_READY = (_ws: Workspace, r: Result): boolean => r.stdout.includes('\n') && 'url' in JSON.parse(r.stdout.split('\n')[0]);
+const RUN_ORDERS = 'htorder run orders.yaml';
+
+const COMMANDS: Record<string, Entry> = {
+  // Installing and developing: npm itself.
+  'npm ci && npm run demo': { skip: 'npm ci installs from the registry (.ci/run does it on a clean clone); `npm run demo` = build + `htorder demo`, run end to end by test/cli/demo.test.ts' },
+  'npm test': { skip: 'this suite is part of npm test' },
+  'npm ci && npm run build': { skip: 'npm ci installs from the registry; npm test builds dist/ first (pretest), and every command here runs that build' },
+  'npm install -g .': { skip: "changes the machine's global packages; it links package.json's bin (dist/cli/main.js), which is what every htorder command here runs" },
+  'npm ci': { skip: 'installs from the registry; .ci/run does it on a clean clone' },
+  'npm run test:chaos': { skip: 'the long chaos suite (minutes); its script is checked to exist' },
+  'npm run test:fuzz': { skip: 'the long fuzz suite (minutes); its script is checked to exist' },
+  'npm run bench': { skip: 'a benchmark of minutes; its script is checked to exist' },
+  'npm run typecheck': { skip: '.ci/run runs it; its script is checked to exist' },
+
+  // Docker: no engine here.
+  'docker build -t htorder .': { skip: 'no Docker engine on this machine; the Dockerfile is checked by test/cli/dockerfile.test.ts' },
+  'docker run --rm htorder --help': { skip: 'needs Docker' },
+  'docker run --rm htorder run --sandbox /app/samples/reorder/asset-reorder.yaml': { skip: 'needs Docker; the same command without docker is run here' },
+  'docker run --rm --init --user "$(id -u):$(id -g)" -v "$PWD:/data" -e HTORDER_BASE_URL -e HTORDER_AUTH_URL -e HTORDER_REALM -e HTORDER_CLIENT_ID -e HTORDER_CLIENT_SECRET_FILE=/run/secrets/htorder -v "$PWD/secret.txt:/run/secrets/htorder:ro" htorder run orders.yaml':
+    { skip: 'needs Docker and real credentials' },
+  'docker run -d --name htorder-watch --init --restart unless-stopped -v /srv/orders:/data -p 127.0.0.1:9464:9464 -e HTORDER_BASE_URL -e HTORDER_AUTH_URL -e HTORDER_REALM -e HTORDER_CLIENT_ID -e HTORDER_CLIENT_SECRET_FILE=/run/secrets/htorder -v /etc/htorder/secret:/run/secrets/htorder:ro htorder watch /data/drop':
+    { skip: "needs Docker and real credentials; the image's HEALTHCHECK is run against a real watcher by test/cli/dockerfile.test.ts" },
+  'docker stop --time 120 htorder-watch': { skip: 'needs Docker' },
+
+  // S3 with real buckets.
+  'htorder watch s3://acme-orders/incoming/': { skip: 'needs a real S3 bucket and AWS credentials; the S3 source is tested against s3rver in test/sources' },
+  'htorder watch s3://orders/drop/ --s3-endpoint http://minio:9000 --s3-force-path-style': { skip: 'needs a MinIO server at minio:9000; S3-compatible endpoints are tested against s3rver in test/sources' },
+
+  // The CLI itself.
+  'htorder --version': { spec: { check: (_ws, r) => expect(r.stdout).toMatch(/^\d+\.\d+\.\d+\n$/) } },
+  'htorder --help': { spec: { check: (_ws, r) => expect(r.stdout).toContain('Usage: htorder [options] [command]') } },
+  'npx htorder --help': {
+    spec: { cwd: () => ROOT, pathShim: false, check: (_ws, r) => expect(r.stdout).toContain('Usage: htorder [options] [command]') },
+  },
+
+  // The first hour: init, check, plan, run; watch.
+  'htorder init my-orders': {
+    spec: {
+      check: (ws) => {
+        for (const f of ['orders.yaml', 'orders-template.csv', 'mapping.yaml', 'schemas/manifest.schema.json']) expect(existsSync(join(ws.dir, 'my-orders', f)), f).toBe(true);
+      },
+    },
+  },
+  'htorder check my-orders/orders.yaml': { spec: { before: ['htorder init my-orders'], check: (_ws, r) => expect(r.stderr).toContain('ok, 1 job valid') } },
+  'htorder plan --sandbox my-orders/orders.yaml': { spec: { before: ['htorder init my-orders'], check: (ws) => expect(statuses(join(ws.dir, 'my-orders/orders.yaml.result.json'))).toEqual(['valid']) } },
+  'htorder run --sandbox my-orders/orders.yaml': { spec: { before: ['htorder init my-orders'], check: allSubmitted('my-orders/orders.yaml.result.json') } },
+  'htorder watch --sandbox ./drop': {
+    spec: {
+      before: ['mkdir -p drop'],
+      long: { act: dropped('samples/csv/orders.csv', 'drop/orders.csv'), ready: doneReport('drop/done/orders.csv.result.json') },
+      check: allSubmitted('drop/done/orders.csv.result.json'),
+    },
+  },
+
+  // Configuration.
+  'htorder run --profile nz orders-nz.yaml': { spec: { check: allSubmitted('orders-nz.yaml.result.json') } },
+  'HTORDER_PROFILE=us htorder plan orders-us.csv': { spec: { check: (ws) => expect(new Set(statuses(join(ws.dir, 'orders-us.csv.result.json')))).toEqual(new Set(['valid'])) } },
+
+  // check.
+  'htorder check samples/csv/orders.csv': { spec: {} },
+  'htorder check samples/erp/export.csv --mapping samples/erp/mapping.yaml': { spec: {} },
+  'htorder check orders.yaml': {
+    spec: {
+      files: { 'orders.yaml': INVALID_ORDER },
+      exit: 1,
+      check: (ws, r) => {
+        expect(r.stderr).toContain('orders.yaml: 1 of 2 jobs invalid, 1 valid; 2 errors');
+        expect(r.stderr).toContain('did you mean "customerReference"?');
+        expect(existsSync(join(ws.dir, 'orders.yaml.errors.txt'))).toBe(true);
+      },
+    },
+  },
+
+  // plan and run.
+  'htorder plan orders.yaml': { spec: { check: (ws) => expect(new Set(statuses(join(ws.dir, 'orders.yaml.result.json')))).toEqual(new Set(['valid'])) } },
+  'htorder run orders.yaml more.csv': {
+    spec: {
+      check: (ws) => {
+        allSubmitted('orders.yaml.result.json')(ws);
+        allSubmitted('more.csv.result.json')(ws);
+      },
+    },
+  },
+  'htorder run --mapping erp.yaml exports/*.csv': { spec: { check: allSubmitted('exports/export.csv.result.json') } },
+  'htorder run --sandbox samples/reorder/asset-reorder.yaml': { spec: { check: allSubmitted('samples/reorder/asset-reorder.yaml.result.json') } },
+  'htorder run --sandbox --json samples/reorder/asset-reorder.yaml 2>/dev/null': {
+    spec: {
+      check: (_ws, r) => {
+        expect(r.stdout.trim().split('\n')).toHaveLength(1);
+        expect(JSON.parse(r.stdout)).toMatchObject({ command: 'run', exitCode: 0, inputs: [{ status: 'ok', jobs: [{ orderNumber: 'RO-2026-0001', status: 'submitted', jobNumber: 700001 }] }] });
+      },
+    },
+  },
+
+  // track.
+  'htorder track': { spec: { before: [RUN_ORDERS], check: (_ws, r) => expect(r.stderr).toContain('TEAM-1001') } },
+  'htorder track orders.yaml': { spec: { before: [RUN_ORDERS], check: (ws) => expect(json(join(ws.dir, 'orders.yaml.result.json')).jobs[0].tracking).toMatchObject({ status: 'Received' }) } },
+  'htorder track orders.yaml.result.json more/': {
+    spec: {
+      before: [RUN_ORDERS, 'mkdir more && cp more.csv more/ && htorder run more/more.csv'],
+      check: (_ws, r) => {
+        expect(r.stderr).toContain('TEAM-1001');
+        expect(r.stderr).toContain('PO-2001');
+      },
+    },
+  },
+  'htorder track --json orders.yaml': { spec: { before: [RUN_ORDERS], check: (_ws, r) => expect(JSON.stringify(JSON.parse(r.stdout))).toContain('TEAM-1001') } },
+  'htorder track --watch --interval 30': { spec: { before: [RUN_ORDERS], long: { ready: (_ws, r) => r.stderr.includes('TEAM-1003') } } },
+
+  // watch.
+  'htorder watch /srv/orders': {
+    spec: {
+      subst: (ws) => ({ '/srv/orders': join(ws.dir, 'srv/orders') }),
+      before: ['mkdir -p srv/orders'],
+      long: { act: dropped('samples/csv/orders.csv', 'srv/orders/orders.csv'), ready: doneReport('srv/orders/done/orders.csv.result.json') },
+      check: allSubmitted('srv/orders/done/orders.csv.result.json'),
+    },
+  },
+  'htorder watch --mapping erp.yaml /srv/erp-drop': {
+    spec: {
+      subst: (ws) => ({ '/srv/erp-drop': join(ws.dir, 'srv/erp-drop') }),
+      before: ['mkdir -p srv/erp-drop'],
+      long: { act: dropped('samples/erp/export.csv', 'srv/erp-drop/export.csv'), ready: doneReport('srv/erp-drop/done/export.csv.result.json') },
+      check: allSubmitted('srv/erp-drop/done/export.csv.result.json'),
+    },
+  },
+  '/usr/bin/htorder watch /srv/orders --health-port 9464': {
+    spec: {
+      subst: (ws) => ({ '/usr/bin/htorder': 'htorder', '/srv/orders': join(ws.dir, 'srv/orders'), '9464': String(ws.port) }),
+      before: ['mkdir -p srv/orders'],
+      long: {
+        act: dropped('samples/csv/orders.csv', 'srv/orders/orders.csv'),
+        ready: async (ws) => {
+          if (!existsSync(join(ws.dir, 'srv/orders/done/orders.csv.result.json'))) return false;
+          const res = await fetch(`http://127.0.0.1:${ws.port}/healthz`).catch(() => null);
+          return res?.status === 200;
+        },
+      },
+    },
+  },
+  'cd /srv/erp && htorder run --mapping erp.yaml exports/*.csv >> /var/log/htorder-nightly.log 2>&1': {
+    spec: {
+      subst: (ws) => ({ '/srv/erp': join(ws.dir, 'srv/erp'), '/var/log/htorder-nightly.log': join(ws.dir, 'nightly.log') }),
+      before: ['mkdir -p srv/erp/exports && cp erp.yaml srv/erp/ && cp exports/export.csv srv/erp/exports/'],
+      check: async (ws) => {
+        expect(await readFile(join(ws.dir, 'nightly.log'), 'utf8')).toContain('submitted');
+        allSubmitted('srv/erp/exports/export.csv.result.json')(ws);
+      },
+    },
+  },
+
+  // api.
+  'htorder api GET /account': { spec: { check: (_ws, r) => expect(JSON.parse(r.stdout)).toHaveProperty('id') } },
+  "htorder api GET '/Jobs/active?pageSize=5&includeClosedJobs=true'": { spec: { check: (_ws, r) => expect(JSON.parse(r.stdout)).toBeTypeOf('object') } },
+  "htorder api GET '/PriceCodes/DTF%20Full%20Color%2010%22%20x%2010%22'": { spec: { check: (_ws, r) => expect(r.stdout).toContain('DTF Full Color 10\\" x 10\\"') } },
+  'htorder api POST /Jobs --data @job.json': { spec: { check: (_ws, r) => expect(JSON.parse(r.stdout)).toMatchObject({ jobNumber: 700001 }) } },
+  'htorder api POST /Jobs/700001/cancel': { spec: { before: ['htorder api POST /Jobs --data @job.json'] } },
+  [`htorder api PATCH /Jobs/700001 --data '{"description":"Spring kit v2"}'`]: { spec: { before: ['htorder api POST /Jobs --data @job.json'] } },
+  'htorder api GET /Lookups/job-statuses --sandbox': { spec: { check: (_ws, r) => expect(r.stdout).toContain('Dispatched') } },
+  'htorder api GET /account --sandbox --account nz-demo': { spec: { check: (_ws, r) => expect(r.stdout).toContain('2001') } },
+
+  // sandbox.
+  'htorder sandbox': { spec: { long: { ready: SANDBOX_READY } } },
+  'htorder sandbox --port 8080 --seed 7 --token-ttl 30': {
+    spec: { subst: (ws) => ({ '8080': String(ws.port) }), long: { ready: (ws, r) => SANDBOX_READY(ws, r) && r.stdout.includes(`:${ws.port}`) } },
+  },
+  'htorder sandbox --port 8080 > sandbox.json &': {
+    spec: {
+      subst: (ws) => ({ '8080': String(ws.port), ' &': '' }),
+      long: { ready: (ws) => existsSync(join(ws.dir, 'sandbox.json')) && readFileSync(join(ws.dir, 'sandbox.json'), 'utf8').endsWith('\n') },
+      check: (ws) => expect(json(join(ws.dir, 'sandbox.json')).regions.us.baseUrl).toContain(`:${ws.port}/`),
+    },
+  },
+};
+
+// ---------------------------------------------------------------------------------------------
+
+const extracted = extractCommands(README);
+
+beforeAll(async () => {
+  requireDist();
+  bin = await mkdtemp(join(tmpdir(), 'htorder-readme-bin-'));
+  await writeFile(join(bin, 'htorder'), `#!/bin/sh\nexec "${NODE}" "${CLI}" "$@"\n`);
+  await chmod(join(bin, 'htorder'), 0o755);
+});
+
+afterAll(async () => {
+  for (const c of cleanups.splice(0)) await c().catch(() => undefined);
+  if (bin) await rm(bin, { recursive: true, force: true });
+});
+
+describe('README commands', () => {
+  it('every command line in the README is run here or listed with the reason it cannot be', () => {
+    expect(extracted.length).toBeGreaterThan(40);
+    const missing = extracted.filter((c) => !(c.cmd in COMMANDS)).map((c) => `README.md:${c.line}: ${c.cmd}`);
+    expect(missing, 'README commands without coverage: add them to COMMANDS').toEqual([]);
+    const stale = Object.keys(COMMANDS).filter((k) => !extracted.some((c) => c.cmd === k));
+    expect(stale, 'COMMANDS entries no longer in the README').toEqual([]);
+  });
+
+  it('every `npm run X` in the README is a script of package.json, and the bin is the built CLI', () => {
+    const scripts = extracted.flatMap((c) => [...c.cmd.matchAll(/npm run ([\w:-]+)/g)].map((m) => m[1]));
+    expect(scripts.length).toBeGreaterThan(3);
+    for (const s of scripts) expect(PACKAGE.scripts, s).toHaveProperty(s);
+    expect(PACKAGE.bin.htorder).toBe('dist/cli/main.js');
+  });
+
+  const runnable = Object.entries(COMMANDS).filter((e): e is [string, { spec: Spec }] => 'spec' in e[1]);
+  it.concurrent.each(runnable)('%s', async (cmd, { spec }) => {
+    const ws = await workspace(spec.files);
+    for (const b of spec.before ?? []) {
+      const r = await run(b, ws);
+      expect(r.code, `before: ${b}\n${r.stderr}`).toBe(0);
+    }
+    let line = cmd;
+    for (const [from, to] of Object.entries(spec.subst?.(ws) ?? {})) line = line.split(from).join(to);
+    const cwd = spec.cwd?.(ws);
+    let r: Result;
+    if (spec.long) {
+      const p = start(line, ws, { cwd, pathShim: spec.pathShim });
+      try {
+        await spec.long.act?.(ws);
+        await waitFor('it showed it works', () => spec.long!.ready(ws, p.out()), p);
+      } finally {
+        p.child.kill('SIGTERM');
+      }
+      r = await p.done;
+    } else {
+      r = await run(line, ws, { cwd, pathShim: spec.pathShim });
+    }
+    expect(r.code, `exit code of: ${line}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(spec.exit ?? 0);
+    await spec.check?.(ws, r);
+  }, 60_000);
+});
