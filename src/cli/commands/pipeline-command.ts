@@ -1,0 +1,49 @@
+import { Option, type Command } from 'commander';
+import { addConfigOptions, configFlagsFrom } from '../../config/config-flags.js';
+import { examples, type Example } from '../help.js';
+
+export interface PipelineCommandSpec {
+  name: 'plan' | 'run';
+  description: string;
+  /** `run` only: submit the valid jobs even when others failed. */
+  partial?: boolean;
+  examples: readonly Example[];
+}
+
+/**
+ * `plan` and `run` take the same inputs and flags (run adds --partial) and share one driver,
+ * so they are declared once here.
+ */
+export function registerPipelineCommand(program: Command, spec: PipelineCommandSpec): void {
+  const cmd = program
+    .command(spec.name)
+    .description(spec.description)
+    .argument('<files...>', 'YAML, JSON or CSV manifests')
+    .option('--mapping <file>', 'ERP column mapping applied to CSV inputs');
+  if (spec.partial) cmd.option('--partial', 'submit the valid jobs even when other jobs of the manifest failed');
+  cmd
+    .option('--json', 'print a machine-readable summary to stdout')
+    .option('--sandbox', 'start an in-process sandbox and use its demo account (no credentials needed)')
+    .option('--account <name>', 'sandbox demo account (with --sandbox; default us-demo)')
+    .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env HTORDER_LOG_LEVEL)'))
+    .addHelpText('after', examples(spec.examples));
+  addConfigOptions(cmd);
+  cmd.action(async (files: string[], opts: Record<string, unknown>) => {
+    // Loaded when the command runs: the pipeline (ajv, undici, pino) is too heavy for --help.
+    const { runPipelineCommand } = await import('../run-pipeline.js');
+    process.exitCode = await runPipelineCommand(
+      {
+        command: spec.name,
+        files,
+        mapping: opts.mapping as string | undefined,
+        partial: opts.partial === true,
+        json: opts.json === true,
+        sandbox: opts.sandbox === true,
+        account: opts.account as string | undefined,
+        logLevel: opts.logLevel as string | undefined,
+        flags: configFlagsFrom(opts),
+      },
+      { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() },
+    );
+  });
+}
