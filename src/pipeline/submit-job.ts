@@ -124,7 +124,11 @@ async function send(ctx: SubmitContext, req: SubmitRequest, previous: LedgerEntr
       response = await ctx.client.jobs.create(req.candidate);
     } catch (err) {
       const outcome = await afterFailedCreate(ctx, req, intent, err);
-      if (outcome.status !== 'failed' || !outcome.resend || send >= maxSends) return outcome;
+      if (outcome.status !== 'failed' || !outcome.resend) return outcome;
+      // Proven not created, but refused before acting (429, 5xx, reset) on every send of
+      // this run: the API is unavailable, the job is not wrong. Exit 3 / retry later, never
+      // "invalid" (a watcher would move the file to failed/ for the user to fix).
+      if (send >= maxSends) return { ...outcome, unavailable: true };
       ctx.logger.warn({ orderNumber: req.orderNumber, send }, 'job was not created; sending again');
       await wait(outcome.resendAfterMs ?? 500 * send);
       continue;

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { writeFileAtomic } from '../util/atomic-write.js';
 import { DONE_MARKER_SUFFIX, classifyName, isSafeName, markedInput, reportNames, timestampedName } from './drop-names.js';
 import { isExpired, leaseRecord, newOwnerId, parseLease } from './lease.js';
-import { DEFAULT_LAYOUT, SourceError, type ClaimedInput, type DropLayout, type DropSource, type FinishOutcome, type ListedInput } from './model.js';
+import { ClaimLostError, DEFAULT_LAYOUT, SourceError, type ClaimedInput, type DropLayout, type DropSource, type FinishOutcome, type ListedInput } from './model.js';
 
 export interface FolderSourceOptions {
   layout?: DropLayout;
@@ -59,7 +59,24 @@ export class FolderSource implements DropSource {
       throw new SourceError(`the drop folder ${this.location} does not exist`, 'usage');
     }
     if (!info.isDirectory()) throw new SourceError(`${this.location} is not a folder`, 'usage');
-    for (const k of ['processing', 'done', 'failed'] as const) await mkdir(this.sub(k), { recursive: true });
+    for (const k of ['processing', 'done', 'failed'] as const) {
+      await mkdir(this.sub(k), { recursive: true });
+      await this.assertOwnFolder(k);
+    }
+  }
+
+  /**
+   * processing/, done/ and failed/ must be real folders inside the drop folder: anyone who can
+   * drop a file could otherwise pre-create `done` as a symbolic link and have every input and
+   * report moved wherever it points. mkdir -p accepts an existing link, so lstat says.
+   * Checked at start and again before each move into the folder.
+   */
+  private async assertOwnFolder(k: keyof DropLayout): Promise<void> {
+    const info = await lstat(this.sub(k)).catch(() => undefined);
+    if (info?.isSymbolicLink()) {
+      throw new SourceError(`the ${k} folder ${this.sub(k)} is a symbolic link; refusing to move files through it (make it a real folder)`, 'usage');
+    }
+    if (info && !info.isDirectory()) throw new SourceError(`${this.sub(k)} is not a folder`, 'usage');
   }
 
   async list(): Promise<ListedInput[]> {
@@ -89,6 +106,7 @@ export class FolderSource implements DropSource {
 
   async claim(name: string): Promise<ClaimedInput | undefined> {
     if (!classifyName(name).take) return undefined;
+    await this.assertOwnFolder('processing');
     if (!(await this.createClaim(name))) return undefined;
     // An earlier file of this name is still in processing/ (released at a shutdown): resume
     // that one first; renaming over it would lose it. The new one is taken on a later scan.
@@ -186,6 +204,11 @@ export class FolderSource implements DropSource {
         return true;
       },
       finish: async (outcome: FinishOutcome, beforeMove?: (finalLocation: string) => Promise<void>) => {
+        await this.assertOwnFolder(outcome);
+        // Found by the chaos suite: a holder whose lease ran out during a stall (slow fsync
+        // under load) went on to finish an input another instance had taken over, so both
+        // moved it. The claim file is the truth: not ours any more, hands off.
+        if (!(await holds())) throw new ClaimLostError(`the claim on ${name} was taken over by another instance`);
         const finalName = await this.freeName(outcome, name);
         const finalPath = this.sub(outcome, finalName);
         await beforeMove?.(finalPath);

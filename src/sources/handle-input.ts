@@ -6,7 +6,7 @@ import { reportPaths } from '../report/report-paths.js';
 import type { JobStatus } from '../report/model.js';
 import { writeResultJson } from '../report/write-result-json.js';
 import { writeFileAtomic } from '../util/atomic-write.js';
-import type { ClaimedInput } from './model.js';
+import { ClaimLostError, type ClaimedInput } from './model.js';
 import type { HandleResult } from './watcher.js';
 
 export interface HandleContext {
@@ -49,7 +49,7 @@ export async function handleInput(input: ClaimedInput, lease: { lost: () => bool
   }
   const target = outcome.status === 'ok' ? 'done' : 'failed';
   const report = outcome.report;
-  const final = await input.finish(target, async (finalLocation) => {
+  const final = await finishUnlessLost(input, target, async (finalLocation) => {
     if (report) {
       // The report names where the input ends up, not the claim's working copy.
       report.input.file = finalLocation;
@@ -59,6 +59,10 @@ export async function handleInput(input: ClaimedInput, lease: { lost: () => bool
       await writeFileAtomic(reportPaths(input.path).errors, `${basename(input.name)}: ${outcome.problem ?? 'cannot be read'}\n`);
     }
   });
+  if (final === undefined) {
+    logger.warn({ file: input.location }, 'claim lost before finishing; the instance that took it over finishes it');
+    return 'lost';
+  }
   const byStatus = report?.summary.byStatus ?? ({} as Partial<Record<JobStatus, number>>);
   for (const [status, n] of Object.entries(byStatus)) if (n) ctx.metrics?.jobs.inc({ status }, n);
   const seconds = (performance.now() - started) / 1000;
@@ -67,6 +71,16 @@ export async function handleInput(input: ClaimedInput, lease: { lost: () => bool
   if (target === 'done') logger.info(fields, 'input done');
   else logger.warn({ ...fields, problem: outcome.problem }, 'input failed; see its reports');
   return target;
+}
+
+/** input.finish, or undefined when the claim turned out to be another instance's (ClaimLostError). */
+async function finishUnlessLost(input: ClaimedInput, ...args: Parameters<ClaimedInput['finish']>): Promise<string | undefined> {
+  try {
+    return await input.finish(...args);
+  } catch (err) {
+    if (err instanceof ClaimLostError) return undefined;
+    throw err;
+  }
 }
 
 function compact(byStatus: Partial<Record<string, number>>): Record<string, number> {

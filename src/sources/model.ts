@@ -70,6 +70,14 @@ export class SourceError extends Error {
   }
 }
 
+/**
+ * The claim is no longer ours (our lease ran out during a stall and another instance took the
+ * input over): that instance finishes it, so we must not move anything.
+ */
+export class ClaimLostError extends Error {
+  override name = 'ClaimLostError';
+}
+
 /** Names of the three sub-locations; configurable, each a single path segment. */
 export interface DropLayout {
   processing: string;

@@ -1,0 +1,49 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChaosRig, formatChaosTable, type ChaosRow } from '../helpers/chaos.js';
+import { runScenario, watchScenario, type ScenarioResult } from '../helpers/chaos-scenarios.js';
+import { requireDist } from '../helpers/dist.js';
+
+/**
+ * A short, seeded slice of the chaos suite for every `npm test` (the full one is
+ * `npm run test:chaos`): the same scenarios and checks, fewer jobs and kills.
+ */
+
+const rows: ChaosRow[] = [];
+let rig: ChaosRig;
+
+beforeAll(async () => {
+  requireDist();
+  rig = await ChaosRig.start({ tokenTtlSeconds: 3 });
+});
+afterAll(async () => {
+  console.log(`\nchaos slice\n${formatChaosTable(rows)}\n`);
+  await rig?.close();
+});
+
+function expectClean(r: ScenarioResult): void {
+  rows.push(r.row);
+  expect(r.problems).toEqual([]);
+  expect(r.row.duplicates).toBe(0);
+  expect(r.row.missing).toBe(0);
+}
+
+describe('chaos slice: exactly once under faults and kill -9', () => {
+  it('80 jobs, one process killed 3 times', async () => {
+    const r = await runScenario(rig, { name: 'run 80 jobs', jobs: 80, kills: 3, seed: 11 });
+    expectClean(r);
+    expect(r.row.kills).toBe(3);
+    expect(Object.values(r.row.faults).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+  }, 120_000);
+
+  it('40 jobs, 2 processes at once', async () => {
+    expectClean(await runScenario(rig, { name: 'run 40 jobs, 2 processes', jobs: 40, processes: 2, kills: 2, seed: 12 }));
+  }, 120_000);
+
+  it('watch a folder, 2 watchers, one killed twice', async () => {
+    expectClean(await watchScenario(rig, { name: 'watch folder', kind: 'folder', files: 3, jobsPerFile: 10, watchers: 2, kills: 2, seed: 13 }));
+  }, 120_000);
+
+  it('watch an S3 bucket, 2 watchers, one killed twice', async () => {
+    expectClean(await watchScenario(rig, { name: 'watch S3', kind: 's3', files: 3, jobsPerFile: 10, watchers: 2, kills: 2, seed: 14 }));
+  }, 120_000);
+});

@@ -1,0 +1,60 @@
+import { writeFile } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ChaosRig, formatChaosTable, type ChaosRow } from '../helpers/chaos.js';
+import { runScenario, watchScenario, type ScenarioResult } from '../helpers/chaos-scenarios.js';
+import { requireDist } from '../helpers/dist.js';
+
+/**
+ * The long chaos suite (`npm run test:chaos`, issue 7): the built CLI against a sandbox with
+ * 10% create-then-drop, 5% create-then-500, 5% 503, 2% 429 (Retry-After), 2% resets, latency
+ * jitter on every call and 3-second tokens, killed with SIGKILL at random moments and
+ * restarted until done. CHAOS_SEED varies the run; the table goes to stdout and, with
+ * CHAOS_TABLE=path, to a file.
+ */
+
+const seed = Number(process.env.CHAOS_SEED ?? 7);
+const rows: ChaosRow[] = [];
+let rig: ChaosRig;
+
+beforeAll(async () => {
+  requireDist();
+  rig = await ChaosRig.start({ tokenTtlSeconds: 3 });
+});
+afterAll(async () => {
+  const table = formatChaosTable(rows);
+  console.log(`\nchaos, seed ${seed}\n${table}\n`);
+  if (process.env.CHAOS_TABLE) await writeFile(process.env.CHAOS_TABLE, `${table}\n`);
+  await rig?.close();
+});
+
+function expectClean(r: ScenarioResult): void {
+  rows.push(r.row);
+  expect(r.problems).toEqual([]);
+  expect(r.row.duplicates).toBe(0);
+  expect(r.row.missing).toBe(0);
+}
+
+describe('chaos: exactly once under faults and kill -9', () => {
+  it('1,000 jobs, one process killed 20+ times', async () => {
+    const r = await runScenario(rig, { name: 'run 1000 jobs, 1 process', jobs: 1000, kills: 20, seed });
+    expectClean(r);
+    expect(r.row.kills).toBeGreaterThanOrEqual(20);
+    expect(r.row.created).toBe(1000);
+  });
+
+  it('1,000 jobs in 2 manifests, 3 processes at once, each killed repeatedly', async () => {
+    const r = await runScenario(rig, { name: 'run 1000 jobs, 3 processes', jobs: 1000, files: 2, processes: 3, kills: 21, seed: seed + 1 });
+    expectClean(r);
+    expect(r.row.kills).toBeGreaterThanOrEqual(21);
+  });
+
+  it('watch a folder: 10 files × 30 jobs, 2 watchers, killed 12 times', async () => {
+    const r = await watchScenario(rig, { name: 'watch folder, 2 watchers', kind: 'folder', files: 10, jobsPerFile: 30, watchers: 2, kills: 12, seed: seed + 2 });
+    expectClean(r);
+  });
+
+  it('watch an S3 bucket: 10 files × 30 jobs, 2 watchers, killed 12 times', async () => {
+    const r = await watchScenario(rig, { name: 'watch S3, 2 watchers', kind: 's3', files: 10, jobsPerFile: 30, watchers: 2, kills: 12, seed: seed + 3 });
+    expectClean(r);
+  });
+});

@@ -1,0 +1,285 @@
+import { PutObjectCommand, ListObjectsV2Command, GetObjectCommand } from '@aws-sdk/client-s3';
+import { readdir, readFile, writeFile, mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { LedgerEntry } from '../../src/ledger/model.js';
+import {
+  chaosFaults,
+  chaosManifest,
+  ChaosRig,
+  checkReport,
+  faultsFired,
+  folderLedgerEntries,
+  leaks,
+  runWithKills,
+  seeded,
+  sleep,
+  spawnHtorder,
+  verifyAgainstSandbox,
+  verifyLedger,
+  type ChaosRow,
+  type ExpectedItem,
+  type Proc,
+} from './chaos.js';
+import { startTestS3 } from './s3.js';
+
+/**
+ * The chaos scenarios, parameterised so the long suite (`npm run test:chaos`) and the CI
+ * slice (`npm test`) run the very same code with different sizes.
+ */
+
+export interface ScenarioResult {
+  row: ChaosRow;
+  problems: string[];
+  exitCodes: (number | null)[];
+}
+
+export interface RunScenario {
+  name: string;
+  jobs: number;
+  /** Manifests the jobs are split over; every process runs all of them. */
+  files?: number;
+  /** Processes running the same manifests at once. */
+  processes?: number;
+  /** SIGKILLs in total (spread over the processes). */
+  kills: number;
+  seed: number;
+}
+
+/** `htorder run FILE...` by 1–3 processes at once, each killed and restarted until exit 0. */
+export async function runScenario(rig: ChaosRig, s: RunScenario): Promise<ScenarioResult> {
+  const t0 = Date.now();
+  await rig.sandbox.admin.reset();
+  await rig.sandbox.admin.setFaults(chaosFaults(), s.seed);
+  const stateDir = await mkdtemp(join(tmpdir(), 'htorder-chaos-state-'));
+  const workDir = await mkdtemp(join(tmpdir(), 'htorder-chaos-work-'));
+  const nFiles = s.files ?? 1;
+  const expected = new Map<string, ExpectedItem[]>();
+  const files: string[] = [];
+  for (let f = 0; f < nFiles; f++) {
+    const m = chaosManifest(`${s.name.replace(/\W+/g, '')}${f}`, Math.ceil(s.jobs / nFiles));
+    for (const [k, v] of m.expected) expected.set(k, v);
+    const file = join(workDir, `orders-${f}.yaml`);
+    await writeFile(file, m.text);
+    files.push(file);
+  }
+  const processes = s.processes ?? 1;
+  const rnd = seeded(s.seed);
+  const progress = async () => (await rig.sandbox.admin.jobs()).length;
+  const loops = await Promise.all(
+    Array.from({ length: processes }, (_, p) =>
+      runWithKills(() => spawnHtorder(['run', ...files], { env: rig.env({ HTORDER_STATE_DIR: stateDir }), cwd: workDir }), {
+        kills: Math.ceil(s.kills / processes) + (p === 0 ? 0 : 0),
+        rnd,
+        progress,
+      }),
+    ),
+  );
+  const wallSeconds = (Date.now() - t0) / 1000;
+  const faults = await faultsFired(rig.sandbox);
+  await rig.sandbox.admin.clearFaults();
+
+  const problems: string[] = [];
+  const verdict = await verifyAgainstSandbox(rig.sandbox, expected);
+  problems.push(...verdict.duplicates.map((d) => `duplicate ${d}`), ...verdict.missing.map((m) => `missing ${m}`), ...verdict.unexpected.map((u) => `unexpected ${u}`), ...verdict.wrongItems);
+  const entries = await folderLedgerEntries(stateDir);
+  if (entries.length !== expected.size) problems.push(`ledger has ${entries.length} entries, expected ${expected.size}`);
+  problems.push(...(await verifyLedger(entries, rig.sandbox)));
+  for (const file of files) {
+    const report = JSON.parse(await readFile(`${file}.result.json`, 'utf8')) as Record<string, unknown>;
+    const mine = new Map([...expected].filter(([k]) => k.startsWith(`${s.name.replace(/\W+/g, '')}${files.indexOf(file)}-`)));
+    problems.push(...(await checkReport(report, rig.sandbox, mine)).problems.map((p) => `${file}: ${p}`));
+    problems.push(...(await scanFiles([`${file}.result.json`, `${file}.result.csv`], [rig.secret, await rig.token()])));
+  }
+  const output = loops.map((l) => l.output).join('\n');
+  // Exit 1 says "a job is wrong, fix the manifest": faults and kills must never cause it.
+  const exitCodes = loops.flatMap((l) => l.exitCodes);
+  if (exitCodes.includes(1)) problems.push(`a run exited 1 (exit codes ${exitCodes.join(',')})`);
+  // Debug logs on: the secret scan must have something to scan.
+  if (!output.includes('"level":20')) problems.push('no debug log lines captured: the secret scan would prove nothing');
+  problems.push(...leaks(output, [rig.secret, await rig.token()]).map((l) => `log: ${l}`));
+  problems.push(...(await scanLedger(entries, [rig.secret])));
+  return {
+    row: {
+      scenario: s.name,
+      jobs: expected.size,
+      faults,
+      kills: loops.reduce((n, l) => n + l.kills, 0),
+      runs: loops.reduce((n, l) => n + l.runs, 0),
+      created: verdict.created,
+      duplicates: verdict.duplicates.length,
+      missing: verdict.missing.length,
+      wallSeconds,
+    },
+    problems,
+    exitCodes: loops.flatMap((l) => l.exitCodes),
+  };
+}
+
+export interface WatchScenario {
+  name: string;
+  kind: 'folder' | 's3';
+  files: number;
+  jobsPerFile: number;
+  /** Watchers running at once. */
+  watchers: number;
+  kills: number;
+  seed: number;
+}
+
+/**
+ * `htorder watch` on a folder or a bucket prefix, `watchers` at once; one of them is killed
+ * with SIGKILL at random moments and restarted, until `kills`; then every file must end in
+ * done/ with complete reports and every order exist exactly once.
+ */
+export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<ScenarioResult> {
+  const t0 = Date.now();
+  await rig.sandbox.admin.reset();
+  await rig.sandbox.admin.setFaults(chaosFaults(), s.seed);
+  const stateDir = await mkdtemp(join(tmpdir(), 'htorder-chaos-state-'));
+  const drop = await mkdtemp(join(tmpdir(), 'htorder-chaos-drop-'));
+  const s3 = s.kind === 's3' ? await startTestS3({ conditional: true }) : undefined;
+  const prefix = 'incoming/';
+  const target = s3 ? `s3://${s3.bucket}/${prefix}` : drop;
+  const env = rig.env({ HTORDER_STATE_DIR: stateDir, HTORDER_CONCURRENCY: '4', HTORDER_LOG_LEVEL: 'debug', ...(s3?.env ?? {}) });
+  const args = ['watch', target, '--scan-interval', '100', '--stable-time', '100', '--lease', '3000', '--retry-min', '200', '--retry-max', '1000'];
+  const rnd = seeded(s.seed);
+  const outputs: string[] = [];
+  const expected = new Map<string, ExpectedItem[]>();
+  const names: string[] = [];
+  const tag = s.name.replace(/\W+/g, '');
+  try {
+    for (let f = 0; f < s.files; f++) {
+      const m = chaosManifest(`${tag}${f}`, s.jobsPerFile);
+      for (const [k, v] of m.expected) expected.set(k, v);
+      const name = `w${f}.yaml`;
+      names.push(name);
+      if (s3) await s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `${prefix}${name}`, Body: m.text }));
+      else await writeFile(join(drop, name), m.text);
+    }
+    const list = async (under: string): Promise<string[]> => {
+      if (!s3) return (await readdir(join(drop, under)).catch(() => [] as string[])).sort();
+      const res = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: `${prefix}${under}/` }));
+      return (res.Contents ?? []).map((o) => o.Key!.slice(`${prefix}${under}/`.length)).sort();
+    };
+    const read = async (under: string, name: string): Promise<string> => {
+      if (!s3) return readFile(join(drop, under, name), 'utf8');
+      const res = await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: `${prefix}${under}/${name}` }));
+      return res.Body!.transformToString();
+    };
+    const finished = async (): Promise<boolean> => {
+      const done = await list('done');
+      const failed = (await list('failed')).filter((n) => !n.includes('.result.') && !n.endsWith('.errors.txt'));
+      if (failed.length > 0) throw new Error(`${failed.join(', ')} went to failed/: ${await read('failed', `${failed[0]}.errors.txt`).catch(() => '?')}`);
+      return names.every((n) => done.includes(n) && done.includes(`${n}.result.json`));
+    };
+
+    const procs: Proc[] = [];
+    const start = (): Proc => spawnHtorder(args, { env, cwd: drop });
+    for (let i = 0; i < s.watchers; i++) procs.push(start());
+    let kills = 0;
+    let runs = s.watchers;
+    const progress = async () => (await rig.sandbox.admin.jobs()).length;
+    const deadline = Date.now() + 600_000;
+    while (!(await finished())) {
+      if (Date.now() > deadline) throw new Error(`watch scenario ${s.name} did not finish: ${outputs.join('\n').slice(-3000)}`);
+      if (kills < s.kills) {
+        const before = await progress();
+        const want = 1 + Math.floor(rnd() * 10);
+        const t = Date.now();
+        while ((await progress()) < before + want && Date.now() - t < 5000 && !(await finished())) await sleep(20);
+        await sleep(Math.floor(rnd() * 300));
+        const victim = Math.floor(rnd() * procs.length);
+        const p = procs[victim]!;
+        p.child.kill('SIGKILL');
+        await p.exited;
+        outputs.push(p.output());
+        kills++;
+        procs[victim] = start();
+        runs++;
+      } else await sleep(100);
+    }
+    // A watcher restarted a moment ago may not have its signal handlers yet: wait until
+    // every one is watching, so SIGTERM tests the graceful stop rather than start-up.
+    for (const p of procs) await waitUntil(() => p.output().includes('watching for manifests'), 30_000);
+    for (const p of procs) p.child.kill('SIGTERM');
+    const codes = await Promise.all(procs.map((p) => p.exited));
+    outputs.push(...procs.map((p) => p.output()));
+    const wallSeconds = (Date.now() - t0) / 1000;
+    const faults = await faultsFired(rig.sandbox);
+    await rig.sandbox.admin.clearFaults();
+
+    const problems: string[] = [];
+    if (codes.some((c) => c !== 0)) problems.push(`watchers exited ${codes.join(',')} on SIGTERM`);
+    const verdict = await verifyAgainstSandbox(rig.sandbox, expected);
+    problems.push(...verdict.duplicates.map((d) => `duplicate ${d}`), ...verdict.missing.map((m) => `missing ${m}`), ...verdict.unexpected.map((u) => `unexpected ${u}`), ...verdict.wrongItems);
+    const processing = (await list('processing')).filter((n) => !n.startsWith('.'));
+    if (processing.length > 0) problems.push(`left in processing/: ${processing.join(', ')}`);
+    const doneNames = await list('done');
+    const twice = doneNames.filter((n) => /\d{8}T\d+Z/.test(n));
+    if (twice.length > 0) problems.push(`finished twice: ${twice.join(', ')}`);
+    for (let f = 0; f < names.length; f++) {
+      const text = await read('done', `${names[f]}.result.json`);
+      const mine = new Map([...expected].filter(([k]) => k.startsWith(`${tag}${f}-`)));
+      problems.push(...(await checkReport(JSON.parse(text) as Record<string, unknown>, rig.sandbox, mine)).problems.map((p) => `${names[f]}: ${p}`));
+      const csv = await read('done', `${names[f]}.result.csv`);
+      problems.push(...leaks(text + csv, [rig.secret]).map((l) => `${names[f]} reports: ${l}`));
+    }
+    let entries: LedgerEntry[];
+    if (s3) {
+      entries = [];
+      // The bucket ledger: one JSON object per order under PREFIX.htorder/ledger/.
+      let token: string | undefined;
+      do {
+        const res = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: `${prefix}.htorder/ledger/`, ContinuationToken: token }));
+        for (const o of res.Contents ?? []) {
+          if (!o.Key!.endsWith('.json')) continue;
+          const body = await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: o.Key! }));
+          entries.push(JSON.parse(await body.Body!.transformToString()) as LedgerEntry);
+        }
+        token = res.NextContinuationToken;
+      } while (token);
+    } else entries = await folderLedgerEntries(stateDir);
+    if (entries.length !== expected.size) problems.push(`ledger has ${entries.length} entries, expected ${expected.size}`);
+    problems.push(...(await verifyLedger(entries, rig.sandbox)));
+    if (!outputs.join('').includes('"level":20')) problems.push('no debug log lines captured: the secret scan would prove nothing');
+    problems.push(...leaks(outputs.join('\n'), [rig.secret, await rig.token()]).map((l) => `log: ${l}`));
+    problems.push(...(await scanLedger(entries, [rig.secret])));
+    return {
+      row: {
+        scenario: s.name,
+        jobs: expected.size,
+        faults,
+        kills,
+        runs,
+        created: verdict.created,
+        duplicates: verdict.duplicates.length,
+        missing: verdict.missing.length,
+        wallSeconds,
+      },
+      problems,
+      exitCodes: codes,
+    };
+  } finally {
+    await rig.sandbox.admin.clearFaults();
+    await s3?.close();
+  }
+}
+
+async function scanFiles(paths: string[], secrets: string[]): Promise<string[]> {
+  const out: string[] = [];
+  for (const p of paths) {
+    const text = await readFile(p, 'utf8').catch(() => '');
+    out.push(...leaks(text, secrets).map((l) => `${p}: ${l}`));
+  }
+  return out;
+}
+
+async function scanLedger(entries: LedgerEntry[], secrets: string[]): Promise<string[]> {
+  return leaks(JSON.stringify(entries), secrets).map((l) => `ledger: ${l}`);
+}
+
+async function waitUntil(check: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check() && Date.now() < deadline) await sleep(25);
+}
