@@ -9,33 +9,51 @@ import type { Manifest, ManifestItem, ManifestJob, RawDocument } from './model.j
  * Built best-effort even when the document has schema errors, so reports can list every
  * job: a job's values are trustworthy only when no error diagnostic names that job.
  * Undefined when there is no list of jobs at all.
+ *
+ * Without `defaults` (every CSV input) a job or item that needs no change IS the reader's
+ * object, not a copy: a million-row file would otherwise hold every item twice. The raw
+ * document is not used again once built, so sharing is safe.
  */
 export function buildManifest(raw: RawDocument): Manifest | undefined {
   const doc = raw.doc;
   if (!isPlainObject(doc) || !Array.isArray(doc.jobs)) return undefined;
   const defaults = isPlainObject(doc.defaults) ? doc.defaults : {};
-  const jobs = doc.jobs.map((job) => toJob(mergeDefaults(defaults, isPlainObject(job) ? job : {})));
+  const hasDefaults = Object.keys(defaults).length > 0;
+  const jobs = doc.jobs.map((job) => toJob(hasDefaults ? mergeDefaults(defaults, isPlainObject(job) ? job : {}) : job));
   return {
     file: raw.file,
     format: raw.format,
     sha256: raw.sha256,
     jobs,
-    sources: new ManifestSourceMap(raw.sources, doc),
+    // The document is needed only to place values that came from `defaults`.
+    sources: new ManifestSourceMap(raw.sources, hasDefaults ? doc : undefined),
     ...(raw.csv ? { csv: raw.csv } : {}),
   };
 }
 
 function toJob(merged: unknown): ManifestJob {
-  const job = (isPlainObject(merged) ? merged : {}) as Record<string, unknown>;
-  const items = Array.isArray(job.items) ? job.items.map(toItem) : [];
+  if (!isPlainObject(merged)) return { deliveryAddress: {}, items: [] } as unknown as ManifestJob;
+  const job = merged;
+  const rawItems = Array.isArray(job.items) ? job.items : undefined;
+  let items: unknown[] | undefined = rawItems;
+  if (rawItems !== undefined) {
+    for (let k = 0; k < rawItems.length; k++) {
+      const item = toItem(rawItems[k]);
+      if (item === rawItems[k]) continue;
+      if (items === rawItems) items = rawItems.slice();
+      items![k] = item;
+    }
+  }
+  if (items === job.items && isPlainObject(job.deliveryAddress)) return job as unknown as ManifestJob;
   const deliveryAddress = isPlainObject(job.deliveryAddress) ? job.deliveryAddress : {};
-  return { ...job, deliveryAddress, items } as unknown as ManifestJob;
+  return { ...job, deliveryAddress, items: items ?? [] } as unknown as ManifestJob;
 }
 
+/** The item itself when it needs no change; a copy without zero sizes otherwise. */
 function toItem(raw: unknown): ManifestItem {
-  const item = (isPlainObject(raw) ? { ...raw } : {}) as Record<string, unknown>;
-  if (isPlainObject(item.sizeQuantities)) {
-    item.sizeQuantities = Object.fromEntries(Object.entries(item.sizeQuantities).filter(([, n]) => n !== 0));
-  }
-  return item as unknown as ManifestItem;
+  if (!isPlainObject(raw)) return {} as ManifestItem;
+  const sizes = raw.sizeQuantities;
+  if (!isPlainObject(sizes) || !Object.values(sizes).includes(0)) return raw as unknown as ManifestItem;
+  const sizeQuantities = Object.fromEntries(Object.entries(sizes).filter(([, n]) => n !== 0));
+  return { ...raw, sizeQuantities } as unknown as ManifestItem;
 }

@@ -2,6 +2,7 @@ import { invalidJobs, isError } from '../manifest/diagnostics.js';
 import { itemIndexOf, jobIndexOf } from '../manifest/field-path.js';
 import type { Diagnostic, Manifest, ManifestFormat, SourceLocation } from '../manifest/model.js';
 import { VERSION } from '../version.js';
+import { builtItems, deferItems, itemCount, itemsPending, type PendingItems } from './lazy-items.js';
 import { JOB_STATUSES, type ItemResult, type JobResult, type JobStatus, type ReportCommand, type ReportError, type ReportSource, type ReportSummary, type ResultReport } from './model.js';
 
 /**
@@ -23,31 +24,23 @@ export interface BuildReportInput {
 export function buildReport(x: BuildReportInput): ResultReport {
   const file = x.input.file;
   const { all: fileLevelError, jobs: badJobs } = invalidJobs(x.diagnostics);
-  const jobs: JobResult[] = (x.manifest?.jobs ?? []).map((job, j) => {
-    const items: ItemResult[] = (job.items ?? []).map((item, k) => ({
-      index: k,
-      source: itemSource(x.manifest!, j, k),
-      itemType: str(item?.itemType),
-      code: str(item?.code),
-      quantity: typeof item?.quantity === 'number' ? item.quantity : sumSizes(item?.sizeQuantities),
-      status: 'valid',
-      newAssetSku: null,
-      needsArtworkToBeUploaded: null,
-      errors: [],
-    }));
-    return {
+  const manifest = x.manifest;
+  const jobs: JobResult[] = (manifest?.jobs ?? []).map((job, j) => {
+    const status: JobStatus = fileLevelError || badJobs.has(j) ? 'invalid' : 'valid';
+    const result: Omit<JobResult, 'items'> = {
       index: j,
       orderNumber: str(job.orderNumber),
-      status: fileLevelError || badJobs.has(j) ? 'invalid' : 'valid',
-      source: toReportSource(x.manifest!.sources.locate(`jobs[${j}]`), file),
+      status,
+      source: toReportSource(manifest!.sources.locate(`jobs[${j}]`), file),
       jobNumber: null,
       dateDue: str(job.dateDue),
       totalJobCost: null,
       estimatedCost: null,
       warnings: [],
       errors: [],
-      items,
     };
+    // `items`, built on first use (lazy-items.ts): check writes a million items without keeping them.
+    return deferItems(result, new ManifestItemResults(manifest!, j, job.items?.length ?? 0, status));
   });
 
   const report: ResultReport = {
@@ -73,8 +66,10 @@ export function buildReport(x: BuildReportInput): ResultReport {
     else if (item) item.errors.push(error);
     else (job ?? report).errors.push(error);
   }
+  // Items with errors are invalid. Only jobs a diagnostic named have built items; the others'
+  // pending items already carry their job's status.
   for (const job of jobs) {
-    for (const item of job.items) item.status = item.errors.length > 0 ? 'invalid' : job.status;
+    if (!itemsPending(job)) for (const item of job.items) item.status = item.errors.length > 0 ? 'invalid' : job.status;
   }
   refreshSummary(report);
   return report;
@@ -88,8 +83,9 @@ export function refreshSummary(report: ResultReport): ResultReport {
   s.warnings = report.warnings.length;
   for (const job of report.jobs) {
     s.byStatus[job.status]++;
-    s.items += job.items.length;
-    s.errors += job.errors.length + job.items.reduce((n, i) => n + i.errors.length, 0);
+    s.items += itemCount(job);
+    s.errors += job.errors.length;
+    for (const item of builtItems(job)) s.errors += item.errors.length;
     s.warnings += job.warnings.length;
   }
   report.summary = s;
@@ -118,6 +114,31 @@ function itemSource(manifest: Manifest, j: number, k: number): ReportSource | nu
   const row = manifest.csv?.itemRows[j]?.[k];
   if (row !== undefined) return { row };
   return toReportSource(manifest.sources.locate(`jobs[${j}].items[${k}]`), manifest.file);
+}
+
+/** A job's item results as buildReport defines them, made when first needed. */
+class ManifestItemResults implements PendingItems {
+  constructor(
+    private readonly manifest: Manifest,
+    private readonly j: number,
+    readonly count: number,
+    readonly status: JobStatus,
+  ) {}
+
+  build(k: number, status: JobStatus): ItemResult {
+    const item = this.manifest.jobs[this.j]?.items?.[k];
+    return {
+      index: k,
+      source: itemSource(this.manifest, this.j, k),
+      itemType: str(item?.itemType),
+      code: str(item?.code),
+      quantity: typeof item?.quantity === 'number' ? item.quantity : sumSizes(item?.sizeQuantities),
+      status,
+      newAssetSku: null,
+      needsArtworkToBeUploaded: null,
+      errors: [],
+    };
+  }
 }
 
 function emptySummary(): ReportSummary {

@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { ReportError, ResultReport } from './model.js';
 import { writeAtomicStream } from './atomic-stream.js';
+import { builtItems } from './lazy-items.js';
 
 /**
  * X.errors.txt: one line per error, compiler style, so editors and CI can jump to it:
@@ -31,7 +32,7 @@ export function* errorLines(report: ResultReport): Generator<string> {
   for (const e of report.errors) yield formatReportError(e, label);
   for (const job of report.jobs) {
     for (const e of job.errors) yield formatReportError(e, label);
-    for (const item of job.items) for (const e of item.errors) yield formatReportError(e, label);
+    for (const item of builtItems(job)) for (const e of item.errors) yield formatReportError(e, label);
   }
 }
 

@@ -1,31 +1,63 @@
+import { createReadStream } from 'node:fs';
+import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import type { Manifest } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
-import type { ItemResult, JobResult, ReportError, ResultReport } from './model.js';
+import { CsvRecordScanner, LineEnd, NotVerbatim } from './csv-record-scanner.js';
+import { itemOutcome, peekItems } from './lazy-items.js';
+import type { JobResult, ReportError, ResultReport } from './model.js';
 import { writeAtomicStream } from './atomic-stream.js';
 import { neutraliseCell } from './neutralise.js';
 
 /**
- * X.result.csv: one row per item. For a CSV input, the input's own cells first, verbatim
- * (re-read from the file, not kept in memory), then `_row,_status,_jobNumber,_newAssetSku,
- * _needsArtwork,_error`. For YAML/JSON a fixed column set. Streamed in batches; every cell
- * is neutralised against spreadsheet formula injection.
+ * X.result.csv: one row per item. For a CSV input, the input's own cells first, verbatim,
+ * then `_row,_status,_jobNumber,_newAssetSku,_needsArtwork,_error`. For YAML/JSON a fixed
+ * column set. Streamed; every cell is neutralised against spreadsheet formula injection.
+ *
+ * The input's cells are not kept in memory: they are read again from the file. A
+ * default-template input (comma, UTF-8) has each record's bytes copied as they are
+ * (csv-record-scanner.ts), re-parsing only records with a cell to neutralise; an ERP input
+ * (its own delimiter, encoding, skipped lines), or any file the copier cannot mirror
+ * exactly, is re-parsed whole. Both give the same cells.
  */
 
 export const YAML_RESULT_COLUMNS = ['orderNumber', 'itemIndex', 'line', 'itemType', 'code', 'quantity', 'status', 'jobNumber', 'newAssetSku', 'needsArtwork', 'error'] as const;
 export const CSV_RESULT_COLUMNS = ['_row', '_status', '_jobNumber', '_newAssetSku', '_needsArtwork', '_error'] as const;
 
 const BATCH_ROWS = 2000;
+/** Read size for the verbatim copy, and how much output is gathered per write. */
+const COPY_CHUNK_BYTES = 1 << 20;
 
 export interface ResultCsvOptions {
   /** CSV inputs: the manifest (for itemRows and header) and the mapping it was read with. */
   manifest?: Manifest;
   mapping?: Mapping;
+  /** False re-parses a default-template input instead of copying its bytes (tests compare the two). */
+  copyVerbatim?: boolean;
 }
 
 export async function writeResultCsv(path: string, report: ResultReport, opts: ResultCsvOptions = {}): Promise<void> {
-  const rows = report.input.format === 'csv' ? csvInputRows(report, opts) : manifestRows(report);
-  await writeAtomicStream(path, batches(rows));
+  if (report.input.format !== 'csv') {
+    await writeAtomicStream(path, batches(manifestRows(report)));
+    return;
+  }
+  const header = opts.manifest?.csv?.header;
+  const results = new RowResults(report, opts.manifest);
+  if (header !== undefined && canCopyVerbatim(report, opts)) {
+    try {
+      await writeAtomicStream(path, verbatimChunks(report.input.file, header, results));
+      return;
+    } catch (err) {
+      if (!(err instanceof NotVerbatim)) throw err;
+    }
+  }
+  await writeAtomicStream(path, batches(reparsedRows(report.input.file, header, results, opts)));
+}
+
+/** The default template, read without trouble: the bytes are UTF-8 text in the reader's own records. */
+function canCopyVerbatim(report: ResultReport, opts: ResultCsvOptions): boolean {
+  if (opts.copyVerbatim === false || opts.mapping !== undefined || opts.manifest?.csv?.skipRows !== 0) return false;
+  return !report.errors.some((e) => e.code === 'csv.parse' || e.code === 'csv.encoding' || e.code === 'io.read');
 }
 
 async function* batches(rows: AsyncIterable<string[]> | Iterable<string[]>): AsyncGenerator<string> {
@@ -42,13 +74,15 @@ async function* batches(rows: AsyncIterable<string[]> | Iterable<string[]>): Asy
 
 function* manifestRows(report: ResultReport): Generator<string[]> {
   yield [...YAML_RESULT_COLUMNS];
+  const fileErrors = report.errors.map(errorText);
   for (const job of report.jobs) {
     const jobErrors = job.errors.map(errorText);
-    if (job.items.length === 0) {
-      yield [job.orderNumber ?? '', '', lineOf(job.source), '', '', '', job.status, num(job.jobNumber), '', '', [...fileErrors(report), ...jobErrors].join('; ')];
+    const items = peekItems(job);
+    if (items.length === 0) {
+      yield [job.orderNumber ?? '', '', lineOf(job.source), '', '', '', job.status, num(job.jobNumber), '', '', [...fileErrors, ...jobErrors].join('; ')];
       continue;
     }
-    for (const item of job.items) {
+    for (const item of items) {
       yield [
         job.orderNumber ?? '',
         String(item.index),
@@ -60,64 +94,205 @@ function* manifestRows(report: ResultReport): Generator<string[]> {
         num(job.jobNumber),
         item.newAssetSku ?? '',
         bool(item.needsArtworkToBeUploaded),
-        [...fileErrors(report), ...jobErrors, ...item.errors.map(errorText)].join('; '),
+        [...fileErrors, ...jobErrors, ...item.errors.map(errorText)].join('; '),
       ];
     }
   }
 }
 
-async function* csvInputRows(report: ResultReport, opts: ResultCsvOptions): AsyncGenerator<string[]> {
-  const file = report.input.file;
-  const mappingOpt = opts.mapping ? { mapping: opts.mapping } : {};
-  let header = opts.manifest?.csv?.header;
-  const { readCsvRows, readCsvHeader } = await import('../manifest/csv/read-csv-rows.js');
-  if (!header) header = (await readCsvHeader(file, mappingOpt))?.header ?? [];
-  yield [...header, ...CSV_RESULT_COLUMNS];
+/** The result columns of each input row: row → (job, item) in flat typed arrays (8 MB per million rows, not a million objects). */
+class RowResults {
+  private readonly rowJob: Int32Array;
+  private readonly rowItem: Int32Array;
+  private readonly maxRow: number;
+  /** File-level errors that point at a row are shown on that row. */
+  private readonly rowErrors = new Map<number, string[]>();
+  private readonly anyFileError: boolean;
+  /** How many rows are items. */
+  readonly itemRowCount: number;
 
-  // row → (job, item), in flat typed arrays: a million rows cost 8 MB, not a million objects.
-  const itemRows = opts.manifest?.csv?.itemRows ?? [];
-  let maxRow = 0;
-  for (const rows of itemRows) for (const r of rows) if (r > maxRow) maxRow = r;
-  const rowJob = new Int32Array(maxRow + 1).fill(-1);
-  const rowItem = new Int32Array(maxRow + 1).fill(-1);
-  itemRows.forEach((rows, j) => rows.forEach((r, k) => ((rowJob[r] = j), (rowItem[r] = k))));
-
-  // File-level errors that point at a row are shown on that row.
-  const rowErrors = new Map<number, string[]>();
-  for (const e of report.errors) {
-    if (e.source && 'row' in e.source) {
-      const list = rowErrors.get(e.source.row) ?? [];
-      list.push(errorText(e));
-      rowErrors.set(e.source.row, list);
+  constructor(private readonly report: ResultReport, manifest: Manifest | undefined) {
+    const itemRows = manifest?.csv?.itemRows ?? [];
+    let maxRow = 0;
+    let count = 0;
+    for (const rows of itemRows) {
+      count += rows.length;
+      for (const r of rows) if (r > maxRow) maxRow = r;
     }
+    this.maxRow = maxRow;
+    this.itemRowCount = count;
+    this.rowJob = new Int32Array(maxRow + 1).fill(-1);
+    this.rowItem = new Int32Array(maxRow + 1).fill(-1);
+    for (let j = 0; j < itemRows.length; j++) {
+      const rows = itemRows[j];
+      for (let k = 0; k < rows.length; k++) {
+        this.rowJob[rows[k]] = j;
+        this.rowItem[rows[k]] = k;
+      }
+    }
+    for (const e of report.errors) {
+      if (e.source && 'row' in e.source) {
+        const list = this.rowErrors.get(e.source.row) ?? [];
+        list.push(errorText(e));
+        this.rowErrors.set(e.source.row, list);
+      }
+    }
+    this.anyFileError = report.errors.length > 0;
   }
-  const anyFileError = report.errors.length > 0;
 
-  for await (const { row, cells } of readCsvRows(file, mappingOpt)) {
-    const padded = cells.length >= header.length ? cells : [...cells, ...new Array<string>(header.length - cells.length).fill('')];
-    const j = row <= maxRow ? rowJob[row] : -1;
-    const own = rowErrors.get(row) ?? [];
-    if (j < 0) {
-      yield [...padded, String(row), own.length > 0 || anyFileError ? 'invalid' : '', '', '', '', own.join('; ')];
-      continue;
-    }
-    const job: JobResult = report.jobs[j];
-    const item: ItemResult | undefined = job?.items[rowItem[row]];
-    const errors = [...own, ...(job?.errors ?? []).map(errorText), ...(item?.errors ?? []).map(errorText)];
-    yield [
-      ...padded,
+  isItem(row: number): boolean {
+    return row <= this.maxRow && this.rowJob[row] >= 0;
+  }
+
+  /** `_row, _status, _jobNumber, _newAssetSku, _needsArtwork, _error` of the input row. */
+  cells(row: number): string[] {
+    const j = row <= this.maxRow ? this.rowJob[row] : -1;
+    const own = this.rowErrors.get(row) ?? [];
+    if (j < 0) return [String(row), own.length > 0 || this.anyFileError ? 'invalid' : '', '', '', '', own.join('; ')];
+    const job: JobResult | undefined = this.report.jobs[j];
+    const item = job === undefined ? undefined : itemOutcome(job, this.rowItem[row]);
+    const errors = own.length === 0 && (job?.errors.length ?? 0) === 0 && (item?.errors.length ?? 0) === 0 ? '' : [...own, ...(job?.errors ?? []).map(errorText), ...(item?.errors ?? []).map(errorText)].join('; ');
+    return [
       String(row),
       item?.status ?? job?.status ?? '',
       num(job?.jobNumber ?? null),
       item?.newAssetSku ?? '',
       bool(item?.needsArtworkToBeUploaded ?? null),
-      errors.join('; '),
+      errors,
     ];
   }
 }
 
-function fileErrors(report: ResultReport): string[] {
-  return report.errors.map(errorText);
+/** ERP inputs and the fallback: every data row re-parsed, padded to the header's width. */
+async function* reparsedRows(file: string, knownHeader: string[] | undefined, results: RowResults, opts: ResultCsvOptions): AsyncGenerator<string[]> {
+  const mappingOpt = opts.mapping ? { mapping: opts.mapping } : {};
+  const { readCsvRows, readCsvHeader } = await import('../manifest/csv/read-csv-rows.js');
+  const header = knownHeader ?? (await readCsvHeader(file, mappingOpt))?.header ?? [];
+  yield [...header, ...CSV_RESULT_COLUMNS];
+  for await (const { row, cells } of readCsvRows(file, mappingOpt)) {
+    yield [...padTo(cells, header.length), ...results.cells(row)];
+  }
+}
+
+function padTo(cells: string[], width: number): string[] {
+  return cells.length >= width ? cells : [...cells, ...new Array<string>(width - cells.length).fill('')];
+}
+
+/**
+ * The default template: each data record's bytes as they are, then the result cells. Throws
+ * NotVerbatim (before anything is renamed into place) when the records found are not exactly
+ * the item rows the reader found: the caller then re-parses instead.
+ */
+async function* verbatimChunks(file: string, header: string[], results: RowResults): AsyncGenerator<string | Uint8Array> {
+  yield stringify([[...header, ...CSV_RESULT_COLUMNS].map(neutraliseCell)]);
+  const out = new OutputBuffer(COPY_CHUNK_BYTES * 2);
+  const scanner = new CsvRecordScanner();
+  const width = header.length;
+  let nextRow = 1;
+  let sawHeader = false;
+  let copied = 0;
+  let first = true;
+  let carry: Buffer | undefined;
+
+  const take = (data: Buffer, start: number): void => {
+    const row = nextRow;
+    nextRow = row + 1 + scanner.breaks;
+    if (scanner.blank) return;
+    if (!sawHeader) {
+      sawHeader = true;
+      return;
+    }
+    if (!results.isItem(row)) throw new NotVerbatim(`row ${row} is not one the reader kept`);
+    copied++;
+    const tail = results.cells(row);
+    if (scanner.reparse) {
+      const lineEnd = scanner.lineEnd === LineEnd.CRLF ? '\r\n' : '\n';
+      const parsed = parse(data.subarray(start, scanner.end), { delimiter: ',', relax_quotes: true, relax_column_count: true, record_delimiter: lineEnd }) as string[][];
+      if (parsed.length !== 1) throw new NotVerbatim(`row ${row} re-parses as ${parsed.length} records`);
+      out.text(stringify([[...padTo(parsed[0], width), ...tail].map(neutraliseCell)]));
+      return;
+    }
+    out.bytes(data, start, scanner.end);
+    let text = scanner.cells < width ? ','.repeat(width - scanner.cells) : '';
+    for (let c = 0; c < tail.length; c++) text += `,${csvCell(neutraliseCell(tail[c]))}`;
+    out.text(`${text}\n`);
+  };
+
+  const stream = createReadStream(file, { highWaterMark: COPY_CHUNK_BYTES });
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      const data = carry === undefined ? chunk : Buffer.concat([carry, chunk]);
+      let pos = 0;
+      if (first) {
+        if (data.length < 3) {
+          carry = data;
+          continue;
+        }
+        first = false;
+        if ((data[0] === 0xff && data[1] === 0xfe) || (data[0] === 0xfe && data[1] === 0xff)) throw new NotVerbatim('UTF-16 input');
+        if (data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) pos = 3;
+      }
+      while (pos < data.length && scanner.scan(data, pos, false)) {
+        take(data, pos);
+        pos = scanner.next;
+      }
+      carry = pos < data.length ? data.subarray(pos) : undefined;
+      if (out.length >= COPY_CHUNK_BYTES) yield out.flush();
+    }
+  } finally {
+    stream.destroy();
+  }
+  if (carry !== undefined) {
+    let pos = 0;
+    if (first && carry.length >= 3 && carry[0] === 0xef && carry[1] === 0xbb && carry[2] === 0xbf) pos = 3;
+    if (first && carry.length >= 2 && ((carry[0] === 0xff && carry[1] === 0xfe) || (carry[0] === 0xfe && carry[1] === 0xff))) throw new NotVerbatim('UTF-16 input');
+    while (pos < carry.length && scanner.scan(carry, pos, true)) {
+      take(carry, pos);
+      pos = scanner.next;
+    }
+  }
+  if (copied !== results.itemRowCount) throw new NotVerbatim(`found ${copied} item rows, the reader ${results.itemRowCount}`);
+  if (out.length > 0) yield out.flush();
+}
+
+/** Output gathered in one reusable buffer (safe: the writer awaits each chunk before asking for the next). */
+class OutputBuffer {
+  private buf: Buffer;
+  length = 0;
+
+  constructor(size: number) {
+    this.buf = Buffer.allocUnsafe(size);
+  }
+
+  bytes(src: Uint8Array, start: number, end: number): void {
+    this.reserve(end - start);
+    this.buf.set(src.subarray(start, end), this.length);
+    this.length += end - start;
+  }
+
+  text(s: string): void {
+    this.reserve(s.length * 3);
+    this.length += this.buf.write(s, this.length, 'utf8');
+  }
+
+  flush(): Buffer {
+    const chunk = this.buf.subarray(0, this.length);
+    this.length = 0;
+    return chunk;
+  }
+
+  private reserve(n: number): void {
+    if (this.length + n <= this.buf.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.length + n));
+    this.buf.copy(grown, 0, 0, this.length);
+    this.buf = grown;
+  }
+}
+
+/** One cell as csv-stringify writes it: quoted when it holds a comma, quote or line break. */
+export function csvCell(value: string): string {
+  if (value === '') return '';
+  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 }
 
 function errorText(e: ReportError): string {

@@ -1,20 +1,99 @@
-import type { ResultReport } from './model.js';
+import { itemsPending, peekItems } from './lazy-items.js';
+import type { ItemResult, JobResult, ResultReport } from './model.js';
 import { writeAtomicStream } from './atomic-stream.js';
 
 /**
- * Writes X.result.json atomically. Jobs are serialised one at a time, so a manifest with a
- * million items never becomes one giant string in memory.
+ * Writes X.result.json atomically. Jobs are serialised a batch at a time, so a manifest with
+ * a million items never becomes one giant string in memory, and items not yet built are
+ * serialised from transient copies rather than built and kept (lazy-items.ts).
  */
 export async function writeResultJson(path: string, report: ResultReport): Promise<void> {
   await writeAtomicStream(path, resultJsonChunks(report));
 }
 
+/** Jobs per JSON.stringify call: big enough to amortise the call, small enough to stay young garbage. */
+const BATCH_JOBS = 64;
+
+/** The same text as `JSON.stringify(report, null, 2) + '\n'`, in pieces. */
 export function* resultJsonChunks(report: ResultReport): Generator<string> {
   const { jobs, ...head } = report;
   const text = JSON.stringify(head, null, 2);
   yield `${text.slice(0, text.lastIndexOf('\n}'))},\n  "jobs": [`;
-  for (let i = 0; i < jobs.length; i++) {
-    yield `${i === 0 ? '' : ','}\n    ${JSON.stringify(jobs[i], null, 2).replace(/\n/g, '\n    ')}`;
+  for (let from = 0; from < jobs.length; from += BATCH_JOBS) {
+    const batch = jobs.slice(from, from + BATCH_JOBS);
+    // Wrapped as the report wraps them, the jobs come out indented exactly as in the whole
+    // report: `{\n  "jobs": [\n` + jobs + `\n  ]\n}`. Items not built yet are written by
+    // itemsJson in their place (PLACEHOLDER) rather than built as objects and stringified.
+    const wrapped = JSON.stringify({ jobs: batch.map(jobView) }, null, 2);
+    const parts = wrapped.slice(WRAP_HEAD.length, wrapped.length - WRAP_TAIL.length).split(PLACEHOLDER_TEXT);
+    // Pieces joined once: `+=` would build a rope that lives (and gets promoted) until written.
+    const pieces = [from === 0 ? '\n' : ',\n', parts[0]];
+    let p = 1;
+    for (const job of batch) {
+      if (!itemsPending(job)) continue;
+      pieces.push(`\n${JOB_KEY_INDENT}"items": `, itemsJson(peekItems(job)), parts[p++]);
+    }
+    if (p !== parts.length) throw new Error('result.json: item placeholders out of step'); // cannot happen: see PLACEHOLDER_TEXT
+    yield pieces.join('');
   }
   yield jobs.length === 0 ? ']\n}\n' : '\n  ]\n}\n';
+}
+
+const WRAP_HEAD = '{\n  "jobs": [\n';
+const WRAP_TAIL = '\n  ]\n}';
+/** Indentation of a job's own keys, and of its items' braces and keys. */
+const JOB_KEY_INDENT = ' '.repeat(6);
+const ITEM_INDENT = ' '.repeat(8);
+const ITEM_KEY_INDENT = ' '.repeat(10);
+/**
+ * Stands in for a job's items that are not built. Its text can only occur as a job's own
+ * `items` key (six spaces in, after a newline): a string value containing a NUL and
+ * "pending" is escaped differently, and nested keys are indented further.
+ */
+const PLACEHOLDER = '\u0000pending';
+const PLACEHOLDER_TEXT = `\n${JOB_KEY_INDENT}"items": ${JSON.stringify(PLACEHOLDER)}`;
+
+/** The job itself once its items are built; otherwise a copy (same keys, same order) with the placeholder. */
+function jobView(job: JobResult): unknown {
+  if (!itemsPending(job)) return job;
+  const view: Record<string, unknown> = {};
+  for (const key of Object.keys(job)) view[key] = key === 'items' ? PLACEHOLDER : (job as unknown as Record<string, unknown>)[key];
+  return view;
+}
+
+/** A job's items as JSON.stringify(items, null, 2) writes them at this depth, without the generic walk. */
+export function itemsJson(items: readonly ItemResult[]): string {
+  if (items.length === 0) return '[]';
+  const I = ITEM_KEY_INDENT;
+  const out = new Array<string>(items.length);
+  for (let k = 0; k < items.length; k++) {
+    const i = items[k];
+    out[k] = [
+      `\n${ITEM_INDENT}{`,
+      `\n${I}"index": ${JSON.stringify(i.index)},`,
+      `\n${I}"source": ${sourceJson(i.source)},`,
+      `\n${I}"itemType": ${JSON.stringify(i.itemType)},`,
+      `\n${I}"code": ${JSON.stringify(i.code)},`,
+      `\n${I}"quantity": ${JSON.stringify(i.quantity)},`,
+      `\n${I}"status": ${JSON.stringify(i.status)},`,
+      `\n${I}"newAssetSku": ${JSON.stringify(i.newAssetSku)},`,
+      `\n${I}"needsArtworkToBeUploaded": ${JSON.stringify(i.needsArtworkToBeUploaded)},`,
+      `\n${I}"errors": ${nested(i.errors)}`,
+      `\n${ITEM_INDENT}}`,
+    ].join('');
+  }
+  return `[${out.join(',')}\n${JOB_KEY_INDENT}]`;
+}
+
+function sourceJson(source: ItemResult['source']): string {
+  if (source !== null && 'row' in source && Object.keys(source).length === 1) {
+    return `{\n${ITEM_KEY_INDENT}  "row": ${JSON.stringify(source.row)}\n${ITEM_KEY_INDENT}}`;
+  }
+  return nested(source);
+}
+
+/** Any other value at an item key's depth. */
+function nested(value: unknown): string {
+  if (Array.isArray(value) && value.length === 0) return '[]';
+  return JSON.stringify(value, null, 2).replace(/\n/g, `\n${ITEM_KEY_INDENT}`);
 }
