@@ -16,7 +16,7 @@ export function addConfigOptions(command: Command): Command {
     .addOption(new Option('--client-secret-file <file>', 'file holding the API secret (env HTORDER_CLIENT_SECRET_FILE)'))
     .addOption(new Option('--status-url <url>', "the region's status page host (env HTORDER_STATUS_URL)"))
     .addOption(new Option('--state-dir <dir>', 'ledger directory, default .htorder/ (env HTORDER_STATE_DIR)'))
-    .addOption(new Option('--concurrency <n>', 'jobs worked on at once, default 8 (env HTORDER_CONCURRENCY)'))
+    .addOption(new Option('--concurrency <n>', 'API requests in flight at once, default 8 (env HTORDER_CONCURRENCY)'))
     .addOption(new Option('--app-name <name>', 'X-Application-Name header, default API (env HTORDER_APP_NAME)'))
     .addOption(new Option('--connect-timeout-ms <ms>', 'connect timeout (env HTORDER_CONNECT_TIMEOUT_MS)'))
     .addOption(new Option('--request-timeout-ms <ms>', 'response timeout (env HTORDER_REQUEST_TIMEOUT_MS)'))
