@@ -2,7 +2,7 @@ import { invalidJobs, isError } from '../manifest/diagnostics.js';
 import { itemIndexOf, jobIndexOf } from '../manifest/field-path.js';
 import type { Diagnostic, Manifest, ManifestFormat, SourceLocation } from '../manifest/model.js';
 import { VERSION } from '../version.js';
-import { builtItems, deferItems, itemCount, itemsPending, type PendingItems } from './lazy-items.js';
+import { builtItems, itemCount, itemDeferrer, itemsPending, type ItemSource } from './lazy-items.js';
 import { JOB_STATUSES, type ItemResult, type JobResult, type JobStatus, type ReportCommand, type ReportError, type ReportSource, type ReportSummary, type ResultReport } from './model.js';
 
 /**
@@ -25,6 +25,8 @@ export function buildReport(x: BuildReportInput): ResultReport {
   const file = x.input.file;
   const { all: fileLevelError, jobs: badJobs } = invalidJobs(x.diagnostics);
   const manifest = x.manifest;
+  // `items`, built on first use (lazy-items.ts): check writes a million items without keeping them.
+  const defer = itemDeferrer(manifest ? new ManifestItemResults(manifest) : NO_ITEMS, manifest?.jobs.length ?? 0);
   const jobs: JobResult[] = (manifest?.jobs ?? []).map((job, j) => {
     const status: JobStatus = fileLevelError || badJobs.has(j) ? 'invalid' : 'valid';
     const result: Omit<JobResult, 'items'> = {
@@ -39,8 +41,7 @@ export function buildReport(x: BuildReportInput): ResultReport {
       warnings: [],
       errors: [],
     };
-    // `items`, built on first use (lazy-items.ts): check writes a million items without keeping them.
-    return deferItems(result, new ManifestItemResults(manifest!, j, job.items?.length ?? 0, status));
+    return defer(result);
   });
 
   const report: ResultReport = {
@@ -116,20 +117,21 @@ function itemSource(manifest: Manifest, j: number, k: number): ReportSource | nu
   return toReportSource(manifest.sources.locate(`jobs[${j}].items[${k}]`), manifest.file);
 }
 
-/** A job's item results as buildReport defines them, made when first needed. */
-class ManifestItemResults implements PendingItems {
-  constructor(
-    private readonly manifest: Manifest,
-    private readonly j: number,
-    readonly count: number,
-    readonly status: JobStatus,
-  ) {}
+const NO_ITEMS: ItemSource = { count: () => 0, build: () => { throw new Error('no items'); } };
 
-  build(k: number, status: JobStatus): ItemResult {
-    const item = this.manifest.jobs[this.j]?.items?.[k];
+/** Item results as buildReport defines them, made when first needed (one per report, not per job). */
+class ManifestItemResults implements ItemSource {
+  constructor(private readonly manifest: Manifest) {}
+
+  count(j: number): number {
+    return this.manifest.jobs[j]?.items?.length ?? 0;
+  }
+
+  build(j: number, k: number, status: JobStatus): ItemResult {
+    const item = this.manifest.jobs[j]?.items?.[k];
     return {
       index: k,
-      source: itemSource(this.manifest, this.j, k),
+      source: itemSource(this.manifest, j, k),
       itemType: str(item?.itemType),
       code: str(item?.code),
       quantity: typeof item?.quantity === 'number' ? item.quantity : sumSizes(item?.sizeQuantities),

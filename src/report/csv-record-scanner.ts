@@ -1,11 +1,12 @@
 /**
  * Finds the records of a default-template CSV (comma, UTF-8) in its raw bytes, exactly where
- * the reader's csv-parse (relax_quotes, auto-detected line ends) finds them, without making
- * any strings: result.csv then copies each record's bytes verbatim instead of parsing the
- * file a second time (the second parse cost as much as the first).
+ * the reader's csv-parse (relax_quotes; CRLF, LF or a lone CR each end a record) finds them in
+ * a file whose line ends are uniform, without making any strings: result.csv then copies each
+ * record's bytes verbatim instead of parsing the file a second time (the second parse cost as
+ * much as the first).
  *
- * Only the structure csv-parse treats unambiguously is mirrored. Anything else — a lone CR,
- * line ends that change mid-file, text after a closing quote, an unclosed quote — throws
+ * Only the common structure is mirrored. Anything else — a lone CR, line ends that change
+ * mid-file (the reader takes them all), text after a closing quote, an unclosed quote — throws
  * NotVerbatim and the caller falls back to re-parsing. A record whose cells must be rewritten
  * (a formula-looking cell, a bare quote inside an unquoted cell) is flagged `reparse`.
  */

@@ -13,7 +13,13 @@
  * A pending item has no errors, no API results, and the status its job had when the report
  * was built — exactly what buildReport would have stored eagerly.
  */
-import type { ItemResult, JobResult, JobStatus, ReportError } from './model.js';
+import { JOB_STATUSES, type ItemResult, type JobResult, type JobStatus, type ReportError } from './model.js';
+
+/** Where one report's pending items come from: job `j`'s item `k`, and how many job `j` has. */
+export interface ItemSource {
+  count(j: number): number;
+  build(j: number, k: number, status: JobStatus): ItemResult;
+}
 
 export interface PendingItems {
   /** How many items the job has. */
@@ -24,31 +30,51 @@ export interface PendingItems {
   build(k: number, status: JobStatus): ItemResult;
 }
 
-const PENDING = Symbol('htorder.pendingItems');
+/** What one report's deferred jobs share: the source and each job's status when deferred. */
+interface Context {
+  source: ItemSource;
+  statuses: Uint8Array;
+}
 
-type WithPending = JobResult & { [PENDING]?: PendingItems };
+const CONTEXT = Symbol('htorder.itemContext');
+type Getter = ((this: JobResult) => ItemResult[]) & { [CONTEXT]?: Context };
+const STATUS_CODE: ReadonlyMap<JobStatus, number> = new Map(JOB_STATUSES.map((s, i) => [s, i]));
 
 /**
- * Adds `items` to `job` (after its other keys, where the report model has it), built from
- * `pending` on first access. Objects stay in V8's fast mode only when properties are ADDED
- * in this order and the symbol is deleted before `items` is redefined: reconfiguring a key
- * in place turns each job into a ~1 KB dictionary object.
+ * A function that adds `items` to a job (after its other keys, where the report model has
+ * it), built on first access from `source` for job `job.index`.
+ *
+ * Nothing is stored per job: the accessor pair is one per report (so every job shares one
+ * hidden class, the getter and setter living in it, not in the object), and it finds its
+ * report through the getter. A per-job record (a pending object under a symbol key) cost
+ * ~100 bytes a job, 15 MB for 150k jobs. Materialising turns the accessor (the last
+ * property) into a data property, which keeps the object in V8's fast mode.
  */
-export function deferItems(job: Omit<JobResult, 'items'>, pending: PendingItems): JobResult {
-  Object.defineProperty(job, 'items', { get: materialise, set: assign, enumerable: true, configurable: true });
-  Object.defineProperty(job, PENDING, { value: pending, enumerable: false, configurable: true, writable: true });
-  return job as JobResult;
+export function itemDeferrer(source: ItemSource, jobCount: number): (job: Omit<JobResult, 'items'>) => JobResult {
+  const context: Context = { source, statuses: new Uint8Array(jobCount) };
+  const get: Getter = function (this: JobResult): ItemResult[] {
+    const items = buildAll(pendingIn(context, this));
+    assign.call(this, items);
+    return items;
+  };
+  get[CONTEXT] = context;
+  return (job) => {
+    context.statuses[job.index] = STATUS_CODE.get(job.status) ?? 0;
+    Object.defineProperty(job, 'items', { get, set: assign, enumerable: true, configurable: true });
+    return job as JobResult;
+  };
 }
 
-function materialise(this: WithPending): ItemResult[] {
-  const pending = this[PENDING];
-  const items = pending === undefined ? [] : buildAll(pending);
-  assign.call(this, items);
-  return items;
+function pendingIn(context: Context, job: JobResult): PendingItems {
+  const j = job.index;
+  return {
+    count: context.source.count(j),
+    status: JOB_STATUSES[context.statuses[j]],
+    build: (k, status) => context.source.build(j, k, status),
+  };
 }
 
-function assign(this: WithPending, items: ItemResult[]): void {
-  delete this[PENDING];
+function assign(this: JobResult, items: ItemResult[]): void {
   Object.defineProperty(this, 'items', { value: items, enumerable: true, configurable: true, writable: true });
 }
 
@@ -59,7 +85,9 @@ function buildAll(p: PendingItems): ItemResult[] {
 }
 
 function pendingOf(job: JobResult): PendingItems | undefined {
-  return (job as WithPending)[PENDING];
+  const get = Object.getOwnPropertyDescriptor(job, 'items')?.get as Getter | undefined;
+  const context = get?.[CONTEXT];
+  return context === undefined ? undefined : pendingIn(context, job);
 }
 
 /** True while the job's items have not been built (nothing has read `job.items`). */

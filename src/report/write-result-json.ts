@@ -26,15 +26,20 @@ export function* resultJsonChunks(report: ResultReport): Generator<string> {
     // itemsJson in their place (PLACEHOLDER) rather than built as objects and stringified.
     const wrapped = JSON.stringify({ jobs: batch.map(jobView) }, null, 2);
     const parts = wrapped.slice(WRAP_HEAD.length, wrapped.length - WRAP_TAIL.length).split(PLACEHOLDER_TEXT);
-    // Pieces joined once: `+=` would build a rope that lives (and gets promoted) until written.
-    const pieces = [from === 0 ? '\n' : ',\n', parts[0]];
+    // Yielded piece by piece: the writer encodes each into its buffer at once, so no piece
+    // (nor a joined batch, which at ~150 KB would be born in the old generation) outlives
+    // a young-generation collection.
+    yield from === 0 ? '\n' : ',\n';
+    yield parts[0];
     let p = 1;
     for (const job of batch) {
       if (!itemsPending(job)) continue;
-      pieces.push(`\n${JOB_KEY_INDENT}"items": `, itemsJson(peekItems(job)), parts[p++]);
+      yield `\n${JOB_KEY_INDENT}"items": `;
+      yield itemsJson(peekItems(job));
+      if (p >= parts.length) throw new Error('result.json: item placeholders out of step'); // cannot happen: see PLACEHOLDER_TEXT
+      yield parts[p++];
     }
-    if (p !== parts.length) throw new Error('result.json: item placeholders out of step'); // cannot happen: see PLACEHOLDER_TEXT
-    yield pieces.join('');
+    if (p !== parts.length) throw new Error('result.json: item placeholders out of step');
   }
   yield jobs.length === 0 ? ']\n}\n' : '\n  ]\n}\n';
 }

@@ -67,6 +67,11 @@ export class CsvScanner {
       relax_column_count: true,
       // Blank lines are kept here and dropped below, so every physical line is accounted for.
       skip_empty_lines: false,
+      // Every line end ends a record, whatever the first line used: csv-parse otherwise learns
+      // ONE delimiter from the first line, and a file mixing CRLF and LF lines (concatenated
+      // exports) read as one long record. CRLF first, so it is one delimiter, not two; this
+      // matches countLineBreaks (CRLF, LF and a lone CR are each one physical line).
+      record_delimiter: ['\r\n', '\n', '\r'],
     });
     // 'data' in flowing mode is delivered synchronously inside write(); csv-parse's on_record
     // hook would give line info but builds two info objects per record (measurably slower).

@@ -54,7 +54,18 @@ export class CsvDocumentBuilder {
   private header: string[] = [];
   private headerRow = 0;
   private readonly jobs: Obj[] = [];
-  private readonly itemRows: number[][] = [];
+  /** Per job: items so far. */
+  private jobItemCount = new Int32Array(1024);
+  /**
+   * Every item in file order, with its job and row. Each job's `items` and `itemRows` are made
+   * at the end, exact-size: arrays grown by push per job reserve ~17 slots each, and copying
+   * them exact afterwards left ~45 MB of discarded arrays (a million rows) in the old
+   * generation, where nothing collected them before the reports were written.
+   */
+  private readonly flatItems: Obj[] = [];
+  private flatJob = new Int32Array(4096);
+  private flatRow = new Int32Array(4096);
+  private itemRows: number[][] = [];
   private readonly jobIndex = new Map<string, number>();
   private slotRows = new Int32Array(0);
   private stride = 1;
@@ -157,8 +168,7 @@ export class CsvDocumentBuilder {
     let j = orderNumber === undefined ? undefined : this.jobIndex.get(orderNumber);
     if (j === undefined) j = this.newJob(orderNumber, row, plan.orderNumber, cells, plan);
     const job = this.jobs[j];
-    const items = job.items as Obj[];
-    const i = items.length;
+    const i = this.jobItemCount[j];
 
     if (cells.length !== plan.width && !(cells.length > plan.width && blankFrom(cells, plan.width))) {
       this.report({
@@ -201,11 +211,19 @@ export class CsvDocumentBuilder {
       s.values[this.sizesSlot] = this.sizesCompactor.compact(s.sizes, false);
       s.mask |= 1 << this.sizesSlot;
     }
-    items.push(this.builderFor(s.mask, this.itemKeys, this.builders)(s.values));
-    this.itemRows[j].push(row);
+    const n = this.flatItems.length;
+    if (n === this.flatJob.length) {
+      this.flatJob = grow(this.flatJob);
+      this.flatRow = grow(this.flatRow);
+    }
+    this.flatItems.push(this.builderFor(s.mask, this.itemKeys, this.builders)(s.values));
+    this.flatJob[n] = j;
+    this.flatRow[n] = row;
+    this.jobItemCount[j] = i + 1;
   }
 
   result(): CsvDocumentParts {
+    this.distributeItems();
     const csv: CsvOrigin = { header: this.header, skipRows: this.skipRows, itemRows: this.itemRows };
     const base = {
       csv,
@@ -227,20 +245,35 @@ export class CsvDocumentBuilder {
       return { ...base, diagnostics: this.finishDiagnostics() };
     }
     this.applyJobConstants();
-    this.compact();
     return { ...base, doc: { version: 1, jobs: this.jobs }, diagnostics: this.finishDiagnostics() };
   }
 
-  /**
-   * Item lists grew by push, which leaves spare capacity (16 slots for a 6-item job): copy
-   * them exact-size, ~20 MB less for a million rows.
-   */
-  private compact(): void {
-    for (let j = 0; j < this.jobs.length; j++) {
-      const job = this.jobs[j];
-      job.items = (job.items as Obj[]).slice();
-      this.itemRows[j] = this.itemRows[j].slice();
+  /** Gives every job its `items` and `itemRows`, exact-size, in file order (a counting sort). */
+  private distributeItems(): void {
+    const jobCount = this.jobs.length;
+    const total = this.flatItems.length;
+    const start = new Int32Array(jobCount + 1);
+    for (let j = 0; j < jobCount; j++) start[j + 1] = start[j] + this.jobItemCount[j];
+    const at = start.slice(0, jobCount);
+    const order = new Int32Array(total);
+    for (let n = 0; n < total; n++) order[at[this.flatJob[n]]++] = n;
+    // One reused scratch array; slice() then makes each job's arrays packed and exact.
+    const items: Obj[] = [];
+    const rows: number[] = [];
+    const itemRows = new Array<number[]>(jobCount);
+    for (let j = 0; j < jobCount; j++) {
+      items.length = 0;
+      rows.length = 0;
+      for (let p = start[j]; p < start[j + 1]; p++) {
+        items.push(this.flatItems[order[p]]);
+        rows.push(this.flatRow[order[p]]);
+      }
+      this.jobs[j].items = items.slice();
+      itemRows[j] = rows.slice();
     }
+    this.itemRows = itemRows;
+    this.flatItems.length = 0;
+    this.flatJob = this.flatRow = this.jobItemCount = new Int32Array(0);
   }
 
   private orderNumberOf(cells: string[], binding: Binding): string | undefined {
@@ -292,11 +325,11 @@ export class CsvDocumentBuilder {
       this.slotRows[j * this.stride + c.slot] = row;
     }
     jobValues[this.jobKeys.length - 2] = this.builderFor(addressMask, this.addressKeys, this.addressBuilders)(addressValues);
-    jobValues[this.jobKeys.length - 1] = [];
+    jobValues[this.jobKeys.length - 1] = NO_ITEMS; // set in distributeItems()
     jobMask |= (1 << (this.jobKeys.length - 2)) | (1 << (this.jobKeys.length - 1));
     const job = this.builderFor(jobMask, this.jobKeys, this.jobBuilders)(jobValues);
     this.jobs.push(job);
-    this.itemRows.push([]);
+    if (j === this.jobItemCount.length) this.jobItemCount = grow(this.jobItemCount);
     if (orderNumber !== undefined) this.jobIndex.set(orderNumber, j);
     return j;
   }
@@ -460,6 +493,15 @@ export class CsvDocumentBuilder {
     }
     return this.diagnostics;
   }
+}
+
+/** Shared placeholder until a job's items are distributed (never mutated). */
+const NO_ITEMS: Obj[] = [];
+
+function grow(a: Int32Array<ArrayBuffer>): Int32Array<ArrayBuffer> {
+  const grown = new Int32Array(a.length * 2);
+  grown.set(a);
+  return grown;
 }
 
 function blankFrom(cells: string[], from: number): boolean {
