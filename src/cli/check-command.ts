@@ -3,9 +3,8 @@ import { loadMapping } from '../manifest/mapping/load-mapping.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import { INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from '../manifest/read-input.js';
 import { buildReport, reportHasErrors } from '../report/build-report.js';
-import { builtItems } from '../report/lazy-items.js';
 import type { ResultReport } from '../report/model.js';
-import { formatReportError } from '../report/write-errors-txt.js';
+import { errorLines, warningLines } from '../report/write-errors-txt.js';
 import { writeReports, type WrittenReports } from '../report/write-reports.js';
 import { ExitCode } from './exit-codes.js';
 
@@ -87,31 +86,16 @@ export function humanSummary(o: CheckOutcome): string {
   } else {
     lines.push(`${o.file}: ${invalid} of ${jobs} invalid, ${valid} valid; ${r.summary.errors} error${r.summary.errors === 1 ? '' : 's'}`);
     let shown = 0;
-    for (const line of errorLinesAsGiven(r)) {
+    for (const line of errorLines(r, r.input.file)) {
       if (shown++ === SHOWN_ERRORS) break;
       lines.push(`  ${line}`);
     }
     if (r.summary.errors > SHOWN_ERRORS) lines.push(`  ... ${r.summary.errors - SHOWN_ERRORS} more in ${o.reports?.errors ?? 'errors.txt'}`);
   }
-  for (const w of warningLines(r).slice(0, SHOWN_ERRORS)) lines.push(`  ${w}`);
+  for (const w of take(warningLines(r, r.input.file), SHOWN_ERRORS)) lines.push(`  ${w}`);
   const written = [o.reports?.json, o.reports?.csv, o.reports?.errors].filter(Boolean).join(', ');
   lines.push(`  reports: ${written}`);
   return `${lines.join('\n')}\n`;
-}
-
-/** Like errors.txt, but with the path as the user typed it (clickable in a terminal). */
-function* errorLinesAsGiven(r: ResultReport): Generator<string> {
-  for (const e of r.errors) yield formatReportError(e, r.input.file);
-  for (const job of r.jobs) {
-    for (const e of job.errors) yield formatReportError(e, r.input.file);
-    // builtItems: items nobody has read yet have no errors, and are not built just to look.
-    for (const item of builtItems(job)) for (const e of item.errors) yield formatReportError(e, r.input.file);
-  }
-}
-
-function warningLines(r: ResultReport): string[] {
-  const all = [...r.warnings, ...r.jobs.flatMap((j) => j.warnings)];
-  return all.map((w) => `warning: ${formatReportError(w, r.input.file)}`);
 }
 
 export function jsonSummary(outcomes: readonly CheckOutcome[], exitCode: number): unknown {
@@ -131,7 +115,7 @@ export function jsonSummary(outcomes: readonly CheckOutcome[], exitCode: number)
             errors: o.report.summary.errors,
             warnings: o.report.summary.warnings,
             reports: o.reports,
-            firstErrors: [...take(errorLinesAsGiven(o.report), 20)],
+            firstErrors: [...take(errorLines(o.report, o.report.input.file), 20)],
           }
         : {}),
     })),

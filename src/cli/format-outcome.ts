@@ -1,6 +1,7 @@
 import type { InputOutcome, PipelineCommand } from '../pipeline/process-input.js';
 import type { ResultReport } from '../report/model.js';
-import { formatReportError } from '../report/write-errors-txt.js';
+import { builtItems, itemCount } from '../report/lazy-items.js';
+import { errorLines, warningLines } from '../report/write-errors-txt.js';
 
 /** How many error lines per input the terminal shows before pointing at errors.txt. */
 const SHOWN_ERRORS = 8;
@@ -22,7 +23,7 @@ export function formatInputOutcome(o: InputOutcome, command: PipelineCommand): s
     else total += estimate;
     rows.push([
       job.orderNumber ?? `#${job.index + 1}`,
-      String(job.items.length),
+      String(itemCount(job)),
       estimate === null ? '-' : money(estimate),
       job.status + (job.warnings.length ? ` (${job.warnings.length} warning${job.warnings.length === 1 ? '' : 's'})` : ''),
       command === 'run' ? (job.jobNumber === null ? '-' : String(job.jobNumber)) : (job.dateDue ?? '-'),
@@ -53,14 +54,8 @@ function summaryLine(r: ResultReport): string {
 
 /** Errors first, then warnings, with the path as the user typed it (clickable in a terminal). */
 function* messages(r: ResultReport): Generator<string> {
-  const label = r.input.file;
-  for (const e of r.errors) yield formatReportError(e, label);
-  for (const job of r.jobs) {
-    for (const e of job.errors) yield formatReportError(e, label);
-    for (const item of job.items) for (const e of item.errors) yield formatReportError(e, label);
-  }
-  for (const w of r.warnings) yield `warning: ${formatReportError(w, label)}`;
-  for (const job of r.jobs) for (const w of job.warnings) yield `warning: ${formatReportError(w, label)}`;
+  yield* errorLines(r, r.input.file);
+  yield* warningLines(r, r.input.file);
 }
 
 function table(rows: string[][]): string[] {
@@ -91,7 +86,7 @@ export function jsonSummary(command: PipelineCommand, outcomes: readonly InputOu
               dateDue: j.dateDue,
               estimatedCost: j.estimatedCost,
               totalJobCost: j.totalJobCost,
-              errors: j.errors.length + j.items.reduce((n, i) => n + i.errors.length, 0),
+              errors: j.errors.length + builtItems(j).reduce((n, i) => n + i.errors.length, 0),
               warnings: j.warnings.length,
             })),
           }

@@ -26,14 +26,24 @@ export async function writeErrorsTxt(path: string, report: ResultReport): Promis
   return true;
 }
 
-/** Every error of the report, in document order of jobs and items, as compiler-style lines. */
-export function* errorLines(report: ResultReport): Generator<string> {
-  const label = basename(report.input.file);
+/**
+ * Every error of the report, in document order of jobs and items, as compiler-style lines.
+ * `label` names the input: its base name in errors.txt (which sits beside it), the path as the
+ * user typed it on a terminal (clickable there).
+ */
+export function* errorLines(report: ResultReport, label = basename(report.input.file)): Generator<string> {
   for (const e of report.errors) yield formatReportError(e, label);
   for (const job of report.jobs) {
     for (const e of job.errors) yield formatReportError(e, label);
+    // builtItems: items nobody has read yet have no errors, and are not built just to look.
     for (const item of builtItems(job)) for (const e of item.errors) yield formatReportError(e, label);
   }
+}
+
+/** Every warning of the report, file-level first, as `warning: ` + a compiler-style line. */
+export function* warningLines(report: ResultReport, label = basename(report.input.file)): Generator<string> {
+  for (const w of report.warnings) yield `warning: ${formatReportError(w, label)}`;
+  for (const job of report.jobs) for (const w of job.warnings) yield `warning: ${formatReportError(w, label)}`;
 }
 
 export function formatReportError(e: ReportError, inputLabel: string): string {
