@@ -1,11 +1,11 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { sandboxEnv } from '../../src/config/sandbox-config.js';
 import { runPipelineCommand, type PipelineCommandInput } from '../../src/cli/run-pipeline.js';
 import type { ResultReport } from '../../src/report/model.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { sink } from '../helpers/sink.js';
 
 /**
  * Runs `htorder plan|run` in-process (the real CLI driver, client, ledger and reports)
@@ -64,16 +64,6 @@ export class PipelineHarness {
   }
 }
 
-function sink(): { stream: Writable; text: () => string } {
-  const chunks: Buffer[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      chunks.push(Buffer.from(chunk));
-      cb();
-    },
-  });
-  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
-}
 
 export const ADDRESS = `    deliveryAddress:
       deliveryMethod: UPS Ground

@@ -10,7 +10,7 @@ import type { ResultReport } from '../../src/report/model.js';
 import { collectTargets } from '../../src/track/targets.js';
 import { watchTracking, type TrackResult } from '../../src/track/track.js';
 import { ITEMS, manifest, PipelineHarness } from '../pipeline/harness.js';
-import { Writable } from 'node:stream';
+import { sink } from '../helpers/sink.js';
 
 const addFormats = ((addFormatsImport as unknown as { default?: typeof addFormatsImport }).default ?? addFormatsImport) as unknown as (a: Ajv2020) => void;
 const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
@@ -34,16 +34,6 @@ async function track(paths: string[], opts: Record<string, unknown> = {}): Promi
   return { code, stdout: out.text(), stderr: err.text() };
 }
 
-function sink(): { stream: Writable; text: () => string } {
-  const chunks: Buffer[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      chunks.push(Buffer.from(chunk));
-      cb();
-    },
-  });
-  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
-}
 
 async function submitted(n: number, prefix = 'PO'): Promise<{ file: string; jobNumbers: number[] }> {
   const file = await h.write(`${prefix}.yaml`, manifest(Array.from({ length: n }, (_, i) => ({ orderNumber: `${prefix}-${i + 1}`, items: ITEMS.reorder }))));
