@@ -51,7 +51,8 @@ export interface PipelineContext {
 
 export interface ProgressEvent {
   file: string;
-  stage: 'check' | 'resolve' | 'dry-run' | 'submit' | 'done';
+  /** `plan`: ledger look-up, changes, resolve, preflight and dry run, job by job. */
+  stage: 'plan' | 'submit' | 'done';
   done: number;
   total: number;
 }
@@ -136,16 +137,18 @@ async function runStages(
     );
   };
 
-  // Orders the ledger already knows are reported as such and cost no further calls. `plan`
-  // only reads the ledger; `run` also settles orders an earlier run left in doubt.
-  await stage('check', valid(), async (job) => {
+  // Each job flows on its own through look-up, changes, resolve and dry run: only submitting
+  // waits for every job (all or nothing), so one job's lookups overlap others' dry runs.
+  const lookUpLedger = async (job: JobResult): Promise<void> => {
+    // Orders the ledger already knows are reported as such and cost no further calls. `plan`
+    // only reads the ledger; `run` also settles orders an earlier run left in doubt.
     const outcome =
       (await ledgerStatus(submitCtx, job.orderNumber!, hashes[job.index]!)) ??
       (ctx.command === 'run' ? await settleInDoubt(submitCtx, job.orderNumber!, hashes[job.index]!) : undefined);
     if (outcome) applySubmitOutcome(report, job, outcome, manifest);
-  });
-  // Declarative changes (issue 9): cancel / PATCH of submitted jobs, or plan's diff of them.
-  await stage('check', report.jobs.filter((j) => j.status === 'valid' || j.status === 'already-submitted'), async (job) => {
+  };
+  const applyChanges = async (job: JobResult): Promise<void> => {
+    // Declarative changes (issue 9): cancel / PATCH of submitted jobs, or plan's diff of them.
     const r = await declarativeChanges({ mode: ctx.command, client: ctx.client, ledger: ctx.ledger, logger: ctx.logger, jobIndex: job.index, sources: manifest.sources }, manifest.jobs[job.index]!, {
       account: ctx.account,
       hash: hashes[job.index]!,
@@ -155,18 +158,16 @@ async function runStages(
     // A job not submitted yet with `cancel: true` must never be submitted: refused here.
     if (job.status === 'valid' && r.diagnostics.some(isError)) job.status = 'invalid';
     if (r.state === 'unavailable') state.unavailable = true;
-  });
-
-  await stage('resolve', valid(), async (job) => {
+  };
+  const resolve = async (job: JobResult): Promise<void> => {
     const r = await resolveJob(manifest, job.index, ctx.catalogue);
     resolved.set(job.index, r);
     job.estimatedCost = r.estimate.total ?? null;
     if (r.candidate.dateDue) job.dateDue = r.candidate.dateDue;
     addDiagnostics(report, job, r.diagnostics, manifest);
     if (r.diagnostics.some(isError)) job.status = 'invalid';
-  });
-
-  await stage('dry-run', valid(), async (job) => {
+  };
+  const dryRun = async (job: JobResult): Promise<void> => {
     try {
       await ctx.client.jobs.validate(resolved.get(job.index)!.candidate);
     } catch (err) {
@@ -174,6 +175,12 @@ async function runStages(
       job.status = 'invalid';
       addDiagnostics(report, job, apiDiagnostics(err, manifest, job.index), manifest);
     }
+  };
+  await stage('plan', valid(), async (job) => {
+    await lookUpLedger(job);
+    if (job.status === 'valid' || job.status === 'already-submitted') await applyChanges(job);
+    if (job.status === 'valid') await resolve(job);
+    if (job.status === 'valid') await dryRun(job);
   });
 
   if (ctx.command !== 'run') return;
