@@ -23,6 +23,8 @@ export class ReportWriter {
   private lastAt = 0;
   private lastTook = 0;
   private final = false;
+  /** Ends the current pause early (the final flush must not wait out a throttle pause). */
+  private wake: (() => void) | undefined;
 
   constructor(
     private readonly report: ResultReport,
@@ -37,9 +39,11 @@ export class ReportWriter {
 
   /** Writes the final state at once and reports where the files are; throws if any write failed. */
   async flush(): Promise<WrittenReports> {
+    // One more write with the report as it is now: a loop that is pausing is woken and writes
+    // at once; one that is mid-write goes round once more; otherwise a loop starts.
     this.final = true;
-    await this.writing;
     this.schedule();
+    this.wake?.();
     await this.writing;
     if (this.failure) throw this.failure;
     return this.last!;
@@ -50,7 +54,16 @@ export class ReportWriter {
       while (this.dirty) {
         const pause = Math.max(this.opts.intervalMs ?? 1000, 10 * this.lastTook);
         const wait = this.lastAt + pause - Date.now();
-        if (!this.final && wait > 0) await new Promise((r) => setTimeout(r, wait));
+        if (!this.final && wait > 0) {
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, wait);
+            this.wake = () => {
+              clearTimeout(timer);
+              resolve();
+            };
+          });
+          this.wake = undefined;
+        }
         this.dirty = false;
         const started = Date.now();
         refreshSummary(this.report);
