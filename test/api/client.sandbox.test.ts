@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { TokenCache } from '../../src/api/auth.js';
 import { createApiClient, type ApiClient, type ApiClientOptions } from '../../src/api/client.js';
-import { ApiError, isNotFound, orNull } from '../../src/api/errors.js';
+import { isNotFound, orNull } from '../../src/api/errors.js';
 import type { JobCandidate } from '../../src/api/types.js';
 import { sandboxConfig } from '../../src/config/sandbox-config.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { caught } from '../helpers/api-errors.js';
 
 const PRICE_CODE = 'DTF Full Color 10" x 10"';
 const FAST: ApiClientOptions = { retry: { baseDelayMs: 1, maxDelayMs: 5 } };
@@ -32,16 +33,6 @@ function client(account = 'us-demo', options: ApiClientOptions = FAST): ApiClien
 
 async function calls(key: string): Promise<number> {
   return (await sandbox.admin.calls())[key] ?? 0;
-}
-
-async function caught(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ApiError);
-    return err as ApiError;
-  }
-  throw new Error('expected the call to fail');
 }
 
 function candidate(orderNumber: string): JobCandidate {

@@ -1,12 +1,13 @@
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClientOptions } from '../../src/api/client.js';
-import { ApiError, isNotFound, orNull } from '../../src/api/errors.js';
+import { isNotFound, orNull } from '../../src/api/errors.js';
 import { createLogger } from '../../src/log/logger.js';
 import { VERSION } from '../../src/version.js';
 import {
   apiRequests, json, loopbackConfig, SECRET, startLoopback, tokenReply, tokenRequests, type Handler,
 } from './loopback.js';
+import { caught } from '../helpers/api-errors.js';
 
 const FAST: ApiClientOptions = { retry: { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 4 } };
 const cleanups: (() => Promise<void>)[] = [];
@@ -24,16 +25,6 @@ async function server(api: Handler, overrides = {}, options: ApiClientOptions = 
   const client = createApiClient(loopbackConfig(srv.url, overrides), options);
   cleanups.push(() => srv.close(), () => client.close());
   return { srv, client };
-}
-
-async function caught(p: Promise<unknown>): Promise<ApiError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ApiError);
-    return err as ApiError;
-  }
-  throw new Error('expected the call to fail');
 }
 
 describe('headers and token', () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChaosRig, formatChaosTable, type ChaosRow } from '../helpers/chaos.js';
 import { runScenario, watchScenario, type ScenarioResult } from '../helpers/chaos-scenarios.js';
 import { requireDist } from '../helpers/dist.js';
+import { expectExactlyOnce } from '../helpers/chaos-scenarios.js';
 
 /**
  * A short, seeded slice of the chaos suite for every `npm test` (the full one is
@@ -22,9 +23,7 @@ afterAll(async () => {
 
 function expectClean(r: ScenarioResult): void {
   rows.push(r.row);
-  expect(r.problems).toEqual([]);
-  expect(r.row.duplicates).toBe(0);
-  expect(r.row.missing).toBe(0);
+  expectExactlyOnce(r);
 }
 
 describe('chaos slice: exactly once under faults and kill -9', () => {

@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PutObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { parse as parseCsv } from 'csv-parse/sync';

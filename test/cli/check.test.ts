@@ -1,24 +1,14 @@
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
 import { ASSET_ITEM, tempDir, writeInput } from '../manifest/fixtures.js';
+import { captureStdio } from '../helpers/capture-stdio.js';
 
 const VALID = `version: 1\njobs:\n  - orderNumber: PO-1\n    deliveryAddress: { deliveryMethod: UPSGND }\n    items: [${ASSET_ITEM}]\n`;
 const INVALID = `version: 1\njobs:\n  - orderNumber: PO-1\n    deliveryAddress: { deliveryMethod: UPSGND }\n    items:\n      - { itemType: Asset, code: A10001, quantity: abc }\n`;
 
-let out = '';
-let err = '';
-beforeEach(() => {
-  out = '';
-  err = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((err += String(chunk)), true));
-});
-afterEach(() => {
-  vi.restoreAllMocks();
-  process.exitCode = undefined;
-});
+const io = captureStdio();
 
 describe('htorder check', () => {
   it('exits 0 for valid inputs and writes only the two reports', async () => {
@@ -28,14 +18,14 @@ describe('htorder check', () => {
     expect((await readdir(dir)).sort()).toEqual(['orders.yaml', 'orders.yaml.result.csv', 'orders.yaml.result.json']);
     const report = JSON.parse(await readFile(`${file}.result.json`, 'utf8'));
     expect(report).toMatchObject({ command: 'check', summary: { jobs: 1, byStatus: { valid: 1 } }, jobs: [{ status: 'valid', jobNumber: null }] });
-    expect(err).toBe(`${file}: ok, 1 job valid\n  reports: ${file}.result.json, ${file}.result.csv\n`);
-    expect(out).toBe('');
+    expect(io.err).toBe(`${file}: ok, 1 job valid\n  reports: ${file}.result.json, ${file}.result.csv\n`);
+    expect(io.out).toBe('');
   });
 
   it('exits 0 with warnings, and shows them', async () => {
     const file = await writeInput('orders.yaml', VALID.replace('  - orderNumber: PO-1\n', '  - orderNumber: PO-1\n    mustDate: true\n'));
     expect(await runCli(['check', file])).toBe(0);
-    expect(err).toContain(`${file}: ok, 1 job valid, 1 warning(s)\n  warning: ${file}:4:15: jobs[0].mustDate: mustDate has no effect without dateDue\n`);
+    expect(io.err).toContain(`${file}: ok, 1 job valid, 1 warning(s)\n  warning: ${file}:4:15: jobs[0].mustDate: mustDate has no effect without dateDue\n`);
     await expect(readFile(`${file}.errors.txt`)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
@@ -44,7 +34,7 @@ describe('htorder check', () => {
     const good = await writeInput('good.yaml', VALID, dir);
     const bad = await writeInput('bad.yaml', INVALID, dir);
     expect(await runCli(['check', good, bad])).toBe(1);
-    expect(err).toContain(`${bad}: 1 of 1 job invalid, 0 valid; 1 error\n  ${bad}:6:52: jobs[0].items[0].quantity: must be an integer ≥ 1, got "abc"\n`);
+    expect(io.err).toContain(`${bad}: 1 of 1 job invalid, 0 valid; 1 error\n  ${bad}:6:52: jobs[0].items[0].quantity: must be an integer ≥ 1, got "abc"\n`);
     expect(await readFile(`${bad}.errors.txt`, 'utf8')).toBe('bad.yaml:6:52: jobs[0].items[0].quantity: must be an integer ≥ 1, got "abc"\n');
     expect((await readdir(dir)).sort()).toEqual([
       'bad.yaml',
@@ -61,8 +51,8 @@ describe('htorder check', () => {
     const items = Array.from({ length: 8 }, (_, i) => `      - { itemType: Asset, code: A${i}, quantity: ${-i} }`).join('\n');
     const file = await writeInput('many.yaml', `version: 1\njobs:\n  - orderNumber: PO-1\n    deliveryAddress: { deliveryMethod: X }\n    items:\n${items}\n`);
     expect(await runCli(['check', file])).toBe(1);
-    expect(err.split('\n').filter((l) => l.startsWith(`  ${file}:`))).toHaveLength(5);
-    expect(err).toContain(`  ... 3 more in ${file}.errors.txt\n`);
+    expect(io.err.split('\n').filter((l) => l.startsWith(`  ${file}:`))).toHaveLength(5);
+    expect(io.err).toContain(`  ... 3 more in ${file}.errors.txt\n`);
   });
 
   it('removes a stale errors.txt when the input is fixed', async () => {
@@ -78,7 +68,7 @@ describe('htorder check', () => {
     const good = await writeInput('good.yaml', VALID, dir);
     const bad = await writeInput('bad.yaml', INVALID, dir);
     expect(await runCli(['check', '--json', good, bad])).toBe(1);
-    const summary = JSON.parse(out);
+    const summary = JSON.parse(io.out);
     expect(summary).toMatchObject({
       command: 'check',
       exitCode: 1,
@@ -87,7 +77,7 @@ describe('htorder check', () => {
         { file: bad, status: 'invalid', jobs: { total: 1, valid: 0, invalid: 1 }, errors: 1, reports: { errors: `${bad}.errors.txt` }, firstErrors: [expect.stringContaining(':6:52: ')] },
       ],
     });
-    expect(out.trim().split('\n')).toHaveLength(1);
+    expect(io.out.trim().split('\n')).toHaveLength(1);
   });
 
   it('a missing input is a usage error (2): reported, no reports written, other inputs still checked', async () => {
@@ -95,7 +85,7 @@ describe('htorder check', () => {
     const good = await writeInput('good.yaml', VALID, dir);
     const missing = join(dir, 'nope', 'orders.yaml');
     expect(await runCli(['check', missing, good])).toBe(2);
-    expect(err).toContain(`${missing}: no such file (not checked, no reports written)\n`);
+    expect(io.err).toContain(`${missing}: no such file (not checked, no reports written)\n`);
     expect((await readdir(dir)).sort()).toEqual(['good.yaml', 'good.yaml.result.csv', 'good.yaml.result.json']);
   });
 
@@ -112,7 +102,7 @@ describe('htorder check', () => {
     expect(await runCli(['check'])).toBe(2);
     const file = await writeInput('orders.csv', 'orderNumber\n');
     expect(await runCli(['check', '--mapping', '/no/such/mapping.yaml', file])).toBe(2);
-    expect(err).toContain('mapping');
+    expect(io.err).toContain('mapping');
   });
 
   it('an input over the size cap or with a syntax error is invalid (1) with reports', async () => {

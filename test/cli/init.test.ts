@@ -1,26 +1,18 @@
 import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
 import { CSV_TEMPLATE_COLUMNS, MAPPING_SKELETON } from '../../src/cli/init/templates.js';
 import { TEMPLATE_BY_NAME } from '../../src/manifest/csv/template.js';
 import { parseMapping } from '../../src/manifest/mapping/load-mapping.js';
+import { captureStdio } from '../helpers/capture-stdio.js';
 
 const FILES = ['mapping.yaml', 'orders-template.csv', 'orders.yaml', 'schemas/manifest.schema.json', 'schemas/mapping.schema.json'];
 
-let err = '';
-let out = '';
+const io = captureStdio();
 const dirs: string[] = [];
-beforeEach(() => {
-  err = '';
-  out = '';
-  vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((out += String(chunk)), true));
-  vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((err += String(chunk)), true));
-});
 afterEach(async () => {
-  vi.restoreAllMocks();
-  process.exitCode = undefined;
   await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
 });
 
@@ -38,17 +30,17 @@ describe('htorder init', () => {
     const dir = join(await temp(), 'my-orders');
     expect(await runCli(['init', dir])).toBe(0);
     expect(await listing(dir)).toEqual(FILES.slice().sort());
-    expect(err).toContain(`wrote ${join(dir, 'orders.yaml')}`);
-    expect(err).toContain('htorder plan --sandbox');
+    expect(io.err).toContain(`wrote ${join(dir, 'orders.yaml')}`);
+    expect(io.err).toContain('htorder plan --sandbox');
   });
 
   it('the starter manifest passes htorder check and htorder plan --sandbox', async () => {
     const dir = await temp();
     expect(await runCli(['init', dir])).toBe(0);
     const manifest = join(dir, 'orders.yaml');
-    expect(await runCli(['check', manifest]), err).toBe(0);
-    expect(await runCli(['plan', '--sandbox', '--json', manifest]), err).toBe(0);
-    const summary = JSON.parse(out.trim().split('\n').at(-1) ?? '');
+    expect(await runCli(['check', manifest]), io.err).toBe(0);
+    expect(await runCli(['plan', '--sandbox', '--json', manifest]), io.err).toBe(0);
+    const summary = JSON.parse(io.out.trim().split('\n').at(-1) ?? '');
     expect(summary.inputs[0]).toMatchObject({ status: 'ok', summary: { jobs: 1, errors: 0, byStatus: { valid: 1 } } });
     expect(summary.inputs[0].jobs[0].estimatedCost).toBeGreaterThan(0);
   }, 30_000);
@@ -74,8 +66,8 @@ describe('htorder init', () => {
     const row: Record<string, string> = { orderNumber: 'PO-1', deliveryMethod: 'Customer Pickup', country: 'US', itemType: 'Asset', code: 'A10001', quantity: '50' };
     const csv = join(dir, 'orders.csv');
     await writeFile(csv, `${header}\n${CSV_TEMPLATE_COLUMNS.map((c) => row[c] ?? '').join(',')}\n`);
-    expect(await runCli(['check', csv]), err).toBe(0);
-    expect(await runCli(['check', '--mapping', join(dir, 'mapping.yaml'), csv]), err).toBe(0);
+    expect(await runCli(['check', csv]), io.err).toBe(0);
+    expect(await runCli(['check', '--mapping', join(dir, 'mapping.yaml'), csv]), io.err).toBe(0);
   });
 
   it('the mapping skeleton is valid as written and with every commented block switched on', () => {
@@ -93,8 +85,8 @@ describe('htorder init', () => {
     const dir = await temp();
     await writeFile(join(dir, 'orders.yaml'), 'my own work\n');
     expect(await runCli(['init', dir])).toBe(2);
-    expect(err).toContain(`${join(dir, 'orders.yaml')} already exists`);
-    expect(err).toContain('--force');
+    expect(io.err).toContain(`${join(dir, 'orders.yaml')} already exists`);
+    expect(io.err).toContain('--force');
     expect(await readdir(dir)).toEqual(['orders.yaml']);
     expect(await readFile(join(dir, 'orders.yaml'), 'utf8')).toBe('my own work\n');
   });

@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { PutObjectCommand, ListObjectsV2Command, GetObjectCommand } from '@aws-sdk/client-s3';
 import { readdir, readFile, writeFile, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -282,4 +283,11 @@ async function scanLedger(entries: LedgerEntry[], secrets: string[]): Promise<st
 async function waitUntil(check: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check() && Date.now() < deadline) await sleep(25);
+}
+
+/** The verdict every chaos scenario must reach: no problem found, no duplicate, nothing missing. */
+export function expectExactlyOnce(r: ScenarioResult): void {
+  expect(r.problems).toEqual([]);
+  expect(r.row.duplicates).toBe(0);
+  expect(r.row.missing).toBe(0);
 }
