@@ -11,7 +11,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 
 const dist = new URL('../dist/', import.meta.url);
 const { startSandbox } = await import(new URL('sandbox/index.js', dist).href);
-const { runWatch } = await import(new URL('sources/watch-daemon.js', dist).href);
+const { runWatch } = await import(new URL('app/watch-daemon.js', dist).href);
 
 const files = Number(process.argv[2] ?? 10);
 const scanIntervalMs = Number(process.argv[3] ?? 2000);

@@ -1,6 +1,7 @@
 /**
- * The heat-transfer ordering API's wire types, transcribed from
- * ../shared/spec/heat-transfer-api.md. This file is the single source of truth for
+ * The heat-transfer ordering API's wire types, transcribed from the printer's API
+ * specification (its request and response examples are kept in test/contract/spec-examples
+ * and checked against both sides, see docs/architecture.md). This file is the single source of truth for
  * field names and shapes: the client (src/api) and the sandbox (src/sandbox) both
  * import from here, so they cannot drift apart.
  *

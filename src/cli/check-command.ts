@@ -6,7 +6,7 @@ import { buildReport, reportHasErrors } from '../report/build-report.js';
 import type { ResultReport } from '../report/model.js';
 import { errorLines, warningLines } from '../report/write-errors-txt.js';
 import { writeReports, type WrittenReports } from '../report/write-reports.js';
-import { ExitCode } from './exit-codes.js';
+import { ExitCode } from '../errors.js';
 
 /**
  * The work of `htorder check FILE... [--mapping FILE] [--json]` — parse, schema check and local rules;

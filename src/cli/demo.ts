@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { Writable } from 'node:stream';
 import { sandboxEnv } from '../config/sandbox-config.js';
 import { startSandbox } from '../sandbox/index.js';
-import { ExitCode } from './exit-codes.js';
+import { ExitCode } from '../errors.js';
 import { runPipelineCommand } from './run-pipeline.js';
 
 /** The package's own samples/ (one level above both src/ and dist/). */

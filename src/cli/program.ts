@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
-import { ExitCode, UsageError } from './exit-codes.js';
+import { ExitCode, UsageError } from '../errors.js';
 import { examples } from './help.js';
 import { register as registerInit } from './commands/init.js';
 import { register as registerSandbox } from './commands/sandbox.js';
@@ -15,7 +15,7 @@ import { register as registerWatch } from './commands/watch.js';
 /**
  * Builds the `htorder` command tree. Each command lives in its own module under
  * ./commands and only parses arguments and prints; the work happens in the stages.
- * A command's action sets `process.exitCode` (design.md §1 exit codes).
+ * A command's action sets `process.exitCode` (exit codes: docs/commands.md#exit-codes).
  *
  * Command modules import only commander and small helpers at the top and load their
  * implementation with `await import()` in the action: `htorder --version`, `--help` and

@@ -3,8 +3,8 @@ import { FolderLedger } from '../ledger/folder-ledger.js';
 import { loadMapping } from '../manifest/mapping/load-mapping.js';
 import { processInput, type InputOutcome, type PipelineCommand } from '../pipeline/process-input.js';
 import { createCatalogue } from '../resolve/catalogue.js';
-import { openApiSession } from './api-session.js';
-import { ExitCode, UsageError } from './exit-codes.js';
+import { openApiSession } from '../app/api-session.js';
+import { ExitCode, UsageError } from '../errors.js';
 import { formatInputOutcome, jsonSummary } from './format-outcome.js';
 import { createProgress } from './progress.js';
 
@@ -30,7 +30,7 @@ export interface PipelineIo {
 /**
  * `htorder plan|run FILE...`: one API session and one catalogue for the whole run (lookups
  * are shared by every input of one account), inputs processed one after another, jobs of an
- * input concurrently. Returns the exit code of design.md §1.
+ * input concurrently. Returns the exit code of docs/commands.md#exit-codes.
  */
 export async function runPipelineCommand(input: PipelineCommandInput, io: PipelineIo): Promise<number> {
   // A broken mapping is a usage error (exit 2) before anything is sent.

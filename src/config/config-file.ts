@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { UsageError } from '../cli/exit-codes.js';
+import { UsageError } from '../errors.js';
 
 /**
  * One named profile of the config file. Keys mirror the environment variables

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { UsageError } from '../cli/exit-codes.js';
+import { UsageError } from '../errors.js';
 import { DEFAULT_APP_NAME, DEFAULT_CONCURRENCY, DEFAULT_STATE_DIR, DEFAULT_TIMEOUTS, type ApiConfig } from './api-config.js';
 
 /**

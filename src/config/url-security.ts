@@ -1,4 +1,4 @@
-import { UsageError } from '../cli/exit-codes.js';
+import { UsageError } from '../errors.js';
 import type { ApiConfig } from './api-config.js';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { newOwnerId } from '../sources/lease.js';
-import { LeaseObject } from '../sources/s3/lease-object.js';
-import type { S3Store } from '../sources/s3/s3-store.js';
+import { newOwnerId } from '../storage/lease.js';
+import { LeaseObject } from '../storage/s3/lease-object.js';
+import type { S3Store } from '../storage/s3/s3-store.js';
 import {
   type LedgerEntry,
   type LedgerKey,
@@ -22,7 +22,7 @@ export interface BucketLedgerOptions {
 }
 
 /**
- * The ledger of design.md §4 as objects in the watched bucket, so instances on different
+ * The ledger of docs/architecture.md#exactly-once as objects in the watched bucket, so instances on different
  * machines share it: `<root><account>/<orderNumber>.json` per order, and beside it
  * `<orderNumber>.lock`, a lease object (see LeaseObject) created with `If-None-Match: *`,
  * renewed while held and released with `If-Match`. A PUT replaces an object atomically, so

@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { writeFileAtomic } from '../util/atomic-write.js';
+import { writeFileAtomic } from '../storage/atomic-write.js';
 import { safeName } from './safe-name.js';
 import {
   type LedgerEntry,

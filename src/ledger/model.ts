@@ -1,5 +1,5 @@
 /**
- * Exactly-once bookkeeping (design.md §4). Per account and orderNumber the ledger records
+ * Exactly-once bookkeeping (docs/architecture.md#exactly-once). Per account and orderNumber the ledger records
  * the intent BEFORE `POST /Jobs` and the outcome after. Every decision to send is taken
  * while holding that order's lock, so two processes (or two machines sharing a bucket)
  * never both send the same order.

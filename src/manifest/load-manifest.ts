@@ -1,5 +1,5 @@
 import { extname } from 'node:path';
-import { validateDocument } from '../schema/validate.js';
+import { validateDocument } from './schema/validate.js';
 import { buildManifest } from './build-manifest.js';
 import { sortDiagnostics } from './diagnostics.js';
 import { itemIndexOf, jobIndexOf } from './field-path.js';

@@ -2,7 +2,7 @@ import type { ApiClient } from '../api/client.js';
 import type { ActiveJobDto } from '../api/types.js';
 
 /**
- * Settles an unknown outcome (design.md §4): searches `GET /Jobs/active` for jobs whose
+ * Settles an unknown outcome (docs/architecture.md#exactly-once): searches `GET /Jobs/active` for jobs whose
  * orderNumber is EXACTLY `orderNumber`, closed jobs included, across every page.
  * searchText matches each word as a prefix (`PO-1` also finds `PO-10`), hence the exact
  * filter here. Cancelled jobs never appear in /Jobs/active (spec, editability rule 4): a job

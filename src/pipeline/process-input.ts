@@ -16,11 +16,11 @@ import { resolveJob, type ResolvedJob } from '../resolve/resolve-job.js';
 import { apiDiagnostics } from './api-diagnostics.js';
 import { declarativeChanges, patchableOf } from './apply-changes.js';
 import { jobHash } from './job-hash.js';
-import { ReportWriter } from './report-writer.js';
+import { ReportWriter } from '../report/report-writer.js';
 import { ledgerStatus, settleInDoubt, submitJob, type SubmitContext, type SubmitOutcome } from './submit-job.js';
 
 /**
- * One input through the pipeline (design.md §4, issue 5):
+ * One input through the pipeline (docs/architecture.md#the-pipeline):
  *   load + check → [run: ledger look-up] → resolve + preflight + estimate → dry run
  *   → [run: submit exactly once] → reports.
  * Each stage takes the report as it stands and moves jobs forward; a job that failed a stage
@@ -128,7 +128,7 @@ async function runStages(
             // disk): the job is not decided. Refusals of the job itself are diagnostics.
             state.unavailable = true;
             job.status = job.status === 'in-doubt' ? 'in-doubt' : 'failed';
-            addDiagnostics(report, job, apiDiagnostics(err, manifest, job.index), manifest);
+            addDiagnostics(job, apiDiagnostics(err, manifest, job.index), manifest);
             ctx.logger.error({ file: manifest.file, orderNumber: job.orderNumber, err: errorText(err) }, 'job could not be processed');
           }
           ctx.onProgress?.({ file: manifest.file, stage: name, done: ++done, total: jobs.length });
@@ -145,7 +145,7 @@ async function runStages(
     const outcome =
       (await ledgerStatus(submitCtx, job.orderNumber!, hashes[job.index]!)) ??
       (ctx.command === 'run' ? await settleInDoubt(submitCtx, job.orderNumber!, hashes[job.index]!) : undefined);
-    if (outcome) applySubmitOutcome(report, job, outcome, manifest);
+    if (outcome) applySubmitOutcome(job, outcome, manifest);
   };
   const applyChanges = async (job: JobResult): Promise<void> => {
     // Declarative changes (issue 9): cancel / PATCH of submitted jobs, or plan's diff of them.
@@ -154,7 +154,7 @@ async function runStages(
       hash: hashes[job.index]!,
       submitted: job.status === 'already-submitted',
     });
-    addDiagnostics(report, job, r.diagnostics, manifest);
+    addDiagnostics(job, r.diagnostics, manifest);
     // A job not submitted yet with `cancel: true` must never be submitted: refused here.
     if (job.status === 'valid' && r.diagnostics.some(isError)) job.status = 'invalid';
     if (r.state === 'unavailable') state.unavailable = true;
@@ -164,7 +164,7 @@ async function runStages(
     resolved.set(job.index, r);
     job.estimatedCost = r.estimate.total ?? null;
     if (r.candidate.dateDue) job.dateDue = r.candidate.dateDue;
-    addDiagnostics(report, job, r.diagnostics, manifest);
+    addDiagnostics(job, r.diagnostics, manifest);
     if (r.diagnostics.some(isError)) job.status = 'invalid';
   };
   const dryRun = async (job: JobResult): Promise<void> => {
@@ -173,7 +173,7 @@ async function runStages(
     } catch (err) {
       if (!isRefusal(err)) throw err;
       job.status = 'invalid';
-      addDiagnostics(report, job, apiDiagnostics(err, manifest, job.index), manifest);
+      addDiagnostics(job, apiDiagnostics(err, manifest, job.index), manifest);
     }
   };
   await stage('plan', valid(), async (job) => {
@@ -201,7 +201,7 @@ async function runStages(
   await stage('submit', valid(), async (job) => {
     const r = resolved.get(job.index)!;
     const outcome = await submitJob(submitCtx, { orderNumber: r.orderNumber, hash: hashes[job.index]!, candidate: r.candidate, patchable: patchableOf(manifest.jobs[job.index]!) });
-    applySubmitOutcome(report, job, outcome, manifest);
+    applySubmitOutcome(job, outcome, manifest);
     if (outcome.unavailable) state.unavailable = true;
     ctx.logger.info({ file: manifest.file, orderNumber: job.orderNumber, status: job.status, jobNumber: job.jobNumber }, 'job outcome');
     writer.schedule();
@@ -215,7 +215,7 @@ function isRefusal(err: unknown): boolean {
   return (err.status >= 400 && err.status < 500 && err.status !== 401 && err.status !== 429) || err.status === 500;
 }
 
-function applySubmitOutcome(report: ResultReport, job: JobResult, o: SubmitOutcome, manifest: Manifest): void {
+function applySubmitOutcome(job: JobResult, o: SubmitOutcome, manifest: Manifest): void {
   job.status = o.status;
   const e = o.entry;
   if (e?.jobNumber !== undefined) job.jobNumber = e.jobNumber;
@@ -232,7 +232,7 @@ function applySubmitOutcome(report: ResultReport, job: JobResult, o: SubmitOutco
   });
   const where = `jobs[${job.index}]`;
   if (o.changedAfterSubmit) {
-    addDiagnostics(report, job, [{
+    addDiagnostics(job, [{
       severity: 'error',
       code: 'ledger.changed-after-submit',
       message: `order ${JSON.stringify(job.orderNumber)} was already submitted as job ${e?.jobNumber ?? '?'} (${e?.outcomeAt ?? e?.intentAt}); this entry has changed since, and the change was NOT sent`,
@@ -251,7 +251,7 @@ function applySubmitOutcome(report: ResultReport, job: JobResult, o: SubmitOutco
         source: manifest.sources.locate(where),
       });
     }
-    addDiagnostics(report, job, diagnostics, manifest);
+    addDiagnostics(job, diagnostics, manifest);
   }
 }
 
@@ -259,7 +259,7 @@ function applySubmitOutcome(report: ResultReport, job: JobResult, o: SubmitOutco
  * Files diagnostics on the job or its item, like buildReport does for check's diagnostics.
  * The summary counts are recomputed when the report is written, not here (O(jobs) each).
  */
-function addDiagnostics(report: ResultReport, job: JobResult, diagnostics: readonly Diagnostic[], manifest: Manifest): void {
+function addDiagnostics(job: JobResult, diagnostics: readonly Diagnostic[], manifest: Manifest): void {
   for (const d of diagnostics) {
     const error = toReportError(d, manifest.file);
     const item = /^jobs\[\d+\]\.items\[(\d+)\]/.exec(d.field ?? '');

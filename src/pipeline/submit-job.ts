@@ -74,7 +74,7 @@ export async function settleInDoubt(ctx: SubmitContext, orderNumber: string, has
 }
 
 /**
- * Submits one job exactly once (design.md §4). Under the order's lock:
+ * Submits one job exactly once (docs/architecture.md#exactly-once). Under the order's lock:
  *   1. a `submitted` entry → already-submitted, nothing sent;
  *   2. an `intent` entry (earlier outcome unknown) → settled by search before anything is sent;
  *   3. intent recorded durably, THEN `POST /Jobs`, THEN the outcome recorded.

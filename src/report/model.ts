@@ -1,11 +1,11 @@
 /**
- * The result report (design.md §3), the shape of `X.result.json` and the model every
+ * The result report (docs/reports.md), the shape of `X.result.json` and the model every
  * command fills in: `check` writes statuses valid/invalid; the pipeline later sets job
  * numbers and costs and writes the report again after every job outcome.
  * schemas/report.schema.json describes the same shape for other tools.
  */
 
-import type { JobTracking } from '../track/model.js';
+import type { JobTracking } from './tracking-model.js';
 
 export type JobStatus = 'valid' | 'invalid' | 'submitted' | 'already-submitted' | 'failed' | 'not-submitted' | 'in-doubt';
 

@@ -1,6 +1,6 @@
 import type { Country, DeliveryAddress } from '../api/types.js';
 import type { Diagnostic, ManifestDeliveryAddress, SourceMap } from '../manifest/model.js';
-import { diagnostic } from '../pipeline/preflight/diagnostic.js';
+import { diagnostic } from '../preflight/diagnostic.js';
 import { quote } from '../util/suggest.js';
 import type { AccountCatalogue } from './catalogue.js';
 import { matchCountry } from './country.js';

@@ -1,12 +1,12 @@
 import { isApiError } from '../api/errors.js';
 import type { AssetLineRequest, JobLineRequest, PriceCodeLineRequest, StockLineRequest } from '../api/types.js';
 import type { Diagnostic, ManifestItem, SourceMap } from '../manifest/model.js';
-import type { LinePricing } from '../pipeline/estimate/line-pricing.js';
-import { checkAssetLine } from '../pipeline/preflight/asset-line.js';
-import { DG_X, DG_Y } from '../pipeline/preflight/attributes.js';
-import { diagnostic } from '../pipeline/preflight/diagnostic.js';
-import { checkPriceCodeLine } from '../pipeline/preflight/price-code-line.js';
-import { checkStockLine } from '../pipeline/preflight/stock-line.js';
+import type { LinePricing } from '../estimate/line-pricing.js';
+import { checkAssetLine } from '../preflight/asset-line.js';
+import { DG_X, DG_Y } from '../preflight/attributes.js';
+import { diagnostic } from '../preflight/diagnostic.js';
+import { checkPriceCodeLine } from '../preflight/price-code-line.js';
+import { checkStockLine } from '../preflight/stock-line.js';
 import { didYouMean, quote } from '../util/suggest.js';
 import type { AccountCatalogue } from './catalogue.js';
 

@@ -1,9 +1,9 @@
 import type { JobCandidate } from '../api/types.js';
 import type { Diagnostic, Manifest, ManifestJob } from '../manifest/model.js';
-import { combineWarnings, estimateJob } from '../pipeline/estimate/estimate-job.js';
-import type { JobEstimate } from '../pipeline/estimate/model.js';
-import { diagnostic } from '../pipeline/preflight/diagnostic.js';
-import { checkDateDue, earliestLocalDate } from '../pipeline/preflight/job-rules.js';
+import { combineWarnings, estimateJob } from '../estimate/estimate-job.js';
+import type { JobEstimate } from '../estimate/model.js';
+import { diagnostic } from '../preflight/diagnostic.js';
+import { checkDateDue, earliestLocalDate } from '../preflight/job-rules.js';
 import { quote } from '../util/suggest.js';
 import type { AccountCatalogue } from './catalogue.js';
 import { resolveAddress } from './resolve-address.js';

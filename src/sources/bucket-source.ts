@@ -3,10 +3,10 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DONE_MARKER_SUFFIX, REPORT_SUFFIXES, classifyName, isSafeName, markedInput, reportNames, timestampedName } from './drop-names.js';
-import { newOwnerId } from './lease.js';
+import { newOwnerId } from '../storage/lease.js';
 import { DEFAULT_LAYOUT, SourceError, type ClaimedInput, type DropLayout, type DropSource, type FinishOutcome, type ListedInput } from './model.js';
-import { LeaseObject } from './s3/lease-object.js';
-import { describe, type S3Store } from './s3/s3-store.js';
+import { LeaseObject } from '../storage/s3/lease-object.js';
+import { describe, type S3Store } from '../storage/s3/s3-store.js';
 
 export interface BucketSourceOptions {
   store: S3Store;

@@ -42,7 +42,7 @@ export function markedInput(name: string): string | undefined {
     : undefined;
 }
 
-/** The names of the reports written beside input `name` (design.md §3). */
+/** The names of the reports written beside input `name` (docs/reports.md). */
 export function reportNames(name: string): string[] {
   return REPORT_SUFFIXES.map((s) => `${name}${s}`);
 }

@@ -1,8 +1,8 @@
 import { lstat, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { writeFileAtomic } from '../util/atomic-write.js';
+import { writeFileAtomic } from '../storage/atomic-write.js';
 import { DONE_MARKER_SUFFIX, classifyName, isSafeName, markedInput, reportNames, timestampedName } from './drop-names.js';
-import { isExpired, leaseRecord, newOwnerId, parseLease } from './lease.js';
+import { isExpired, leaseRecord, newOwnerId, parseLease } from '../storage/lease.js';
 import { ClaimLostError, DEFAULT_LAYOUT, SourceError, type ClaimedInput, type DropLayout, type DropSource, type FinishOutcome, type ListedInput } from './model.js';
 
 export interface FolderSourceOptions {
@@ -14,7 +14,7 @@ export interface FolderSourceOptions {
 }
 
 /**
- * A drop folder (design.md §1, `htorder watch DIR`), safe for several instances on one
+ * A drop folder (docs/watch.md, `htorder watch DIR`), safe for several instances on one
  * folder, also on NFS/SMB:
  * - claim: create `processing/.NAME.claim` exclusively (O_EXCL: one instance wins), then
  *   rename `NAME` into `processing/` (ENOENT: another instance already took and finished it);

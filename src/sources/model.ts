@@ -86,12 +86,3 @@ export interface DropLayout {
 }
 
 export const DEFAULT_LAYOUT: DropLayout = { processing: 'processing', done: 'done', failed: 'failed' };
-
-/** Who holds a claim or lock, and until when; written into claim and lock files/objects. */
-export interface LeaseRecord {
-  owner: string;
-  host: string;
-  pid: number;
-  /** ISO time after which the holder is presumed dead. */
-  until: string;
-}

@@ -1,5 +1,5 @@
 import type { ActiveJobDto, JobDto } from '../api/types.js';
-import type { JobTracking } from './model.js';
+import type { JobTracking } from '../report/tracking-model.js';
 
 /**
  * Pure: the new tracking of one job from what this check read (the /Jobs/active entry, the

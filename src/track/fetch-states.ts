@@ -3,7 +3,7 @@ import type { ApiClient } from '../api/client.js';
 import { isNotFound } from '../api/errors.js';
 import type { ActiveJobDto } from '../api/types.js';
 import { needsDetail, type Observation } from './build-tracking.js';
-import type { JobTracking } from './model.js';
+import type { JobTracking } from '../report/tracking-model.js';
 
 export interface FetchOptions {
   /** Ask /Jobs/active for closed jobs too (`includeClosedJobs`). */

@@ -1,5 +1,5 @@
 import { redactUrl } from '../log/redact.js';
-import type { JobTracking } from './model.js';
+import type { JobTracking } from '../report/tracking-model.js';
 import { day, type TrackedJob, type TrackResult } from './track.js';
 
 /**

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { FolderLedger } from '../ledger/folder-ledger.js';
 import { reportPaths } from '../report/report-paths.js';
 import type { ResultReport } from '../report/model.js';
-import type { TrackTarget } from './model.js';
+import type { TrackTarget } from '../report/tracking-model.js';
 
 /**
  * Where the jobs to follow come from (`htorder track [REPORT | INPUT | DIR]...`):

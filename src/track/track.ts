@@ -3,7 +3,7 @@ import type { ApiClient } from '../api/client.js';
 import { writeResultJson } from '../report/write-result-json.js';
 import { buildTracking } from './build-tracking.js';
 import { fetchStates } from './fetch-states.js';
-import type { JobTracking, TrackTarget } from './model.js';
+import type { JobTracking, TrackTarget } from '../report/tracking-model.js';
 import type { Targets } from './targets.js';
 
 export interface TrackOptions {

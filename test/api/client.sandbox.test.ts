@@ -5,7 +5,7 @@ import { isNotFound, orNull } from '../../src/api/errors.js';
 import type { JobCandidate } from '../../src/api/types.js';
 import { sandboxConfig } from '../../src/config/sandbox-config.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { caught } from '../helpers/api-errors.js';
+import { caught } from '../support/api-errors.js';
 
 const PRICE_CODE = 'DTF Full Color 10" x 10"';
 const FAST: ApiClientOptions = { retry: { baseDelayMs: 1, maxDelayMs: 5 } };

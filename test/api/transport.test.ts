@@ -7,7 +7,7 @@ import { VERSION } from '../../src/version.js';
 import {
   apiRequests, json, loopbackConfig, SECRET, startLoopback, tokenReply, tokenRequests, type Handler,
 } from './loopback.js';
-import { caught } from '../helpers/api-errors.js';
+import { caught } from '../support/api-errors.js';
 
 const FAST: ApiClientOptions = { retry: { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 4 } };
 const cleanups: (() => Promise<void>)[] = [];
@@ -71,7 +71,7 @@ describe('headers and token', () => {
   });
 
   it('a refused token request is an auth error, not retried, without the secret in the message', async () => {
-    const srv = await startLoopback((req, res) => json(res, 401, { error: 'invalid_client', error_description: 'bad credentials' }));
+    const srv = await startLoopback((_req, res) => json(res, 401, { error: 'invalid_client', error_description: 'bad credentials' }));
     const client = createApiClient(loopbackConfig(srv.url), FAST);
     cleanups.push(() => srv.close(), () => client.close());
     const err = await caught(client.account.get());
@@ -175,7 +175,7 @@ describe('retries', () => {
 
   it('does retry a validateOnly POST /Jobs (it creates nothing)', async () => {
     let n = 0;
-    const { srv, client } = await server((req, res) => {
+    const { srv, client } = await server((_req, res) => {
       if (n++ === 0) return json(res, 503, {});
       json(res, 200, { isValid: true, message: 'Validated with NO Errors. Job NOT created.' });
     });

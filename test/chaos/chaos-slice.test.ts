@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ChaosRig, formatChaosTable, type ChaosRow } from '../helpers/chaos.js';
-import { runScenario, watchScenario, type ScenarioResult } from '../helpers/chaos-scenarios.js';
-import { requireDist } from '../helpers/dist.js';
-import { expectExactlyOnce } from '../helpers/chaos-scenarios.js';
+import { ChaosRig, formatChaosTable, type ChaosRow } from '../support/chaos.js';
+import { runScenario, watchScenario, type ScenarioResult } from '../support/chaos-scenarios.js';
+import { requireDist } from '../support/dist.js';
+import { expectExactlyOnce } from '../support/chaos-scenarios.js';
 
 /**
  * A short, seeded slice of the chaos suite for every `npm test` (the full one is

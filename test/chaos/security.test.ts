@@ -4,9 +4,9 @@ import { PutObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { leaks, spawnHtorder } from '../helpers/chaos.js';
-import { requireDist } from '../helpers/dist.js';
-import { startTestS3 } from '../helpers/s3.js';
+import { leaks, spawnHtorder } from '../support/chaos.js';
+import { requireDist } from '../support/dist.js';
+import { startTestS3 } from '../support/s3.js';
 import { manifest, startWatch, tempDir, waitFor } from '../sources/harness.js';
 
 /**

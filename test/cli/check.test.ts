@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
 import { ASSET_ITEM, tempDir, writeInput } from '../manifest/fixtures.js';
-import { captureStdio } from '../helpers/capture-stdio.js';
+import { captureStdio } from '../support/capture-stdio.js';
 
 const VALID = `version: 1\njobs:\n  - orderNumber: PO-1\n    deliveryAddress: { deliveryMethod: UPSGND }\n    items: [${ASSET_ITEM}]\n`;
 const INVALID = `version: 1\njobs:\n  - orderNumber: PO-1\n    deliveryAddress: { deliveryMethod: UPSGND }\n    items:\n      - { itemType: Asset, code: A10001, quantity: abc }\n`;

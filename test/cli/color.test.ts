@@ -1,6 +1,6 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { openApiSession } from '../../src/cli/api-session.js';
+import { openApiSession } from '../../src/app/api-session.js';
 import { wantsColor } from '../../src/log/logger.js';
 
 const ESC = '\u001b[';

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CLI, ROOT, requireDist } from '../helpers/dist.js';
+import { CLI, ROOT, requireDist } from '../support/dist.js';
 
 /**
  * No Docker engine runs here, so the image cannot be built. What can be checked without one:

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildProgram, runCli } from '../../src/cli/program.js';
 import { VERSION } from '../../src/version.js';
-import { captureStdio } from '../helpers/capture-stdio.js';
+import { captureStdio } from '../support/capture-stdio.js';
 
 const io = captureStdio();
 

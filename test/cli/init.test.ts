@@ -6,7 +6,7 @@ import { runCli } from '../../src/cli/program.js';
 import { CSV_TEMPLATE_COLUMNS, MAPPING_SKELETON } from '../../src/cli/init/templates.js';
 import { TEMPLATE_BY_NAME } from '../../src/manifest/csv/template.js';
 import { parseMapping } from '../../src/manifest/mapping/load-mapping.js';
-import { captureStdio } from '../helpers/capture-stdio.js';
+import { captureStdio } from '../support/capture-stdio.js';
 
 const FILES = ['mapping.yaml', 'orders-template.csv', 'orders.yaml', 'schemas/manifest.schema.json', 'schemas/mapping.schema.json'];
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CLI, requireDist } from '../helpers/dist.js';
+import { CLI, requireDist } from '../support/dist.js';
 
 /**
  * Startup cost is kept low by loading each command's implementation only when it runs

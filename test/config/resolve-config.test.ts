@@ -2,7 +2,7 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/cli/exit-codes.js';
+import { UsageError } from '../../src/errors.js';
 import { resolveConfig } from '../../src/config/resolve-config.js';
 import { sandboxConfig } from '../../src/config/sandbox-config.js';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxEnv } from '../../src/config/sandbox-config.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { CLI, ROOT, requireDist } from '../helpers/dist.js';
+import { CLI, ROOT, requireDist } from '../support/dist.js';
 import { extractCommands, segments } from './readme-extract.js';
 
 /**
@@ -201,7 +201,6 @@ interface Spec {
 
 type Entry = { skip: string } | { spec: Spec };
 
-const submittedIn = (report: string) => (ws: Workspace) => expect(statuses(join(ws.dir, report))).toEqual(expect.arrayContaining(['submitted']));
 const allSubmitted = (report: string) => (ws: Workspace) => {
   const s = statuses(join(ws.dir, report));
   expect(s.length).toBeGreaterThan(0);

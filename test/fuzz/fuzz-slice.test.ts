@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { csvCaseArb, runFuzz, runInvalidThroughRun, yamlCaseArb } from '../helpers/fuzz.js';
+import { csvCaseArb, runFuzz, runInvalidThroughRun, yamlCaseArb } from '../support/fuzz.js';
 
 /**
  * A short, seeded slice of the bad-input fuzzing for every `npm test` (the long run is

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { csvCaseArb, runFuzz, runInvalidThroughRun, yamlCaseArb, type FuzzTally } from '../helpers/fuzz.js';
+import { csvCaseArb, runFuzz, runInvalidThroughRun, yamlCaseArb, type FuzzTally } from '../support/fuzz.js';
 
 /**
  * The long bad-input suite (`npm run test:fuzz`, issue 7): over 10,000 generated and mutated

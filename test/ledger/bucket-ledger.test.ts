@@ -4,9 +4,9 @@ import { BucketLedger } from '../../src/ledger/bucket-ledger.js';
 import type { LedgerEntry } from '../../src/ledger/model.js';
 import { LockLostError } from '../../src/ledger/model.js';
 import { safeName } from '../../src/ledger/safe-name.js';
-import { LeaseObject } from '../../src/sources/s3/lease-object.js';
-import { S3Store } from '../../src/sources/s3/s3-store.js';
-import { startTestS3, type TestS3 } from '../helpers/s3.js';
+import { LeaseObject } from '../../src/storage/s3/lease-object.js';
+import { S3Store } from '../../src/storage/s3/s3-store.js';
+import { startTestS3, type TestS3 } from '../support/s3.js';
 
 let s3: TestS3;
 let store: S3Store;

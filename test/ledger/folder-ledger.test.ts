@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { FolderLedger } from '../../src/ledger/folder-ledger.js';
 import type { LedgerEntry, LedgerKey } from '../../src/ledger/model.js';
 import { safeName } from '../../src/ledger/safe-name.js';
-import { DIST, requireDist } from '../helpers/dist.js';
+import { DIST, requireDist } from '../support/dist.js';
 
 const account = 'http://127.0.0.1/us/api#1001';
 

@@ -5,7 +5,7 @@ import { sandboxEnv } from '../../src/config/sandbox-config.js';
 import { runPipelineCommand, type PipelineCommandInput } from '../../src/cli/run-pipeline.js';
 import type { ResultReport } from '../../src/report/model.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { sink } from '../helpers/sink.js';
+import { sink } from '../support/sink.js';
 
 /**
  * Runs `htorder plan|run` in-process (the real CLI driver, client, ledger and reports)

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { CLI, requireDist } from '../helpers/dist.js';
+import { CLI, requireDist } from '../support/dist.js';
 import { ITEMS, manifest, PipelineHarness } from './harness.js';
 
 let h: PipelineHarness;

@@ -3,8 +3,8 @@ import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { runWatch } from '../../src/sources/watch-daemon.js';
-import { startTestS3, type TestS3 } from '../helpers/s3.js';
+import { runWatch } from '../../src/app/watch-daemon.js';
+import { startTestS3, type TestS3 } from '../support/s3.js';
 import { manifest, sandboxWithEnv, startWatch, tempDir, waitFor } from './harness.js';
 
 let sandbox: Sandbox;

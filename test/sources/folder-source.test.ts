@@ -3,7 +3,7 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FolderSource } from '../../src/sources/folder-source.js';
-import { HOST } from '../../src/sources/lease.js';
+import { HOST } from '../../src/storage/lease.js';
 import { tempDir } from './harness.js';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { runWatch, type WatchInput } from '../../src/sources/watch-daemon.js';
+import { runWatch, type WatchInput } from '../../src/app/watch-daemon.js';
 
 /** A sandbox in the test process and HTORDER_* env pointing at its us-demo account. */
 export async function sandboxWithEnv(stateDir: string): Promise<{ sandbox: Sandbox; env: Record<string, string> }> {

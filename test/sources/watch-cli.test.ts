@@ -3,7 +3,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { CLI, requireDist } from '../helpers/dist.js';
+import { CLI, requireDist } from '../support/dist.js';
 import { manifest, sandboxWithEnv, tempDir, waitFor } from './harness.js';
 
 /** The built CLI as a real process: crash recovery and signals need a process to kill. */

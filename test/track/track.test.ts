@@ -10,7 +10,7 @@ import type { ResultReport } from '../../src/report/model.js';
 import { collectTargets } from '../../src/track/targets.js';
 import { watchTracking, type TrackResult } from '../../src/track/track.js';
 import { ITEMS, manifest, PipelineHarness } from '../pipeline/harness.js';
-import { sink } from '../helpers/sink.js';
+import { sink } from '../support/sink.js';
 
 const addFormats = ((addFormatsImport as unknown as { default?: typeof addFormatsImport }).default ?? addFormatsImport) as unknown as (a: Ajv2020) => void;
 const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });

@@ -1,4 +1,4 @@
-import { UsageError } from '../../cli/exit-codes.js';
+import { UsageError } from '../../errors.js';
 import type { Transport } from '../transport.js';
 import type { StatusPage } from '../types.js';
 

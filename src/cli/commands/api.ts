@@ -4,7 +4,7 @@ import { Option, type Command } from 'commander';
 import type { HttpMethod } from '../../api/transport.js';
 import { addConfigOptions, configFlagsFrom } from '../../config/config-flags.js';
 import type { ConfigFlags } from '../../config/resolve-config.js';
-import { ExitCode, UsageError } from '../exit-codes.js';
+import { ExitCode, UsageError } from '../../errors.js';
 import { examples } from '../help.js';
 
 export interface ApiCommandInput {
@@ -71,7 +71,7 @@ export async function runApiCommand(input: ApiCommandInput, io: ApiCommandIo): P
   const body = input.data === undefined ? undefined : parseData(input.data, io.cwd);
   if (body !== undefined && method === 'GET') throw new UsageError('--data cannot be sent with GET');
   // Loaded here, not at the top: the client (undici, pino) is too heavy for `htorder --help`.
-  const [{ openApiSession }, { ApiError }] = await Promise.all([import('../api-session.js'), import('../../api/errors.js')]);
+  const [{ openApiSession }, { ApiError }] = await Promise.all([import('../../app/api-session.js'), import('../../api/errors.js')]);
   const session = await openApiSession({
     sandbox: input.sandbox, account: input.account, logLevel: input.logLevel, flags: input.flags,
     env: io.env, cwd: io.cwd, stderr: io.stderr,

@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { ExitCode, UsageError } from '../exit-codes.js';
+import { ExitCode, UsageError } from '../../errors.js';
 import type { SandboxInfo } from '../../sandbox/index.js';
 import { examples } from '../help.js';
 
-/** The ready line (design.md §1): one JSON object on one line, then nothing else on stdout. */
+/** The ready line (docs/sandbox.md): one JSON object on one line, then nothing else on stdout. */
 export function readyLine(info: SandboxInfo): string {
   return JSON.stringify({
     url: info.url,

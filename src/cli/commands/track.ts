@@ -1,7 +1,7 @@
 import { Option, type Command } from 'commander';
 import { addConfigOptions, configFlagsFrom } from '../../config/config-flags.js';
 import type { TrackResult } from '../../track/track.js';
-import { ExitCode, UsageError } from '../exit-codes.js';
+import { ExitCode, UsageError } from '../../errors.js';
 import { examples } from '../help.js';
 
 const MINUTE = 60_000;
@@ -44,7 +44,7 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
   if (!Number.isFinite(minutes) || minutes < 1) throw new UsageError(`--interval must be a number of minutes >= 1, got "${String(opts.interval)}"`);
   // Loaded when the command runs, not for `htorder --help`: the client pulls in undici and pino.
   const [{ openApiSession }, { createCatalogue }, { collectTargets }, { trackOnce, watchTracking }] = await Promise.all([
-    import('../api-session.js'), import('../../resolve/catalogue.js'), import('../../track/targets.js'), import('../../track/track.js'),
+    import('../../app/api-session.js'), import('../../resolve/catalogue.js'), import('../../track/targets.js'), import('../../track/track.js'),
   ]);
   const format = await import('../../track/format.js');
   const session = await openApiSession({ logLevel: opts.logLevel as string | undefined, flags: configFlagsFrom(opts), env: io.env, cwd: io.cwd, stderr: io.stderr });

@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import { addConfigOptions, configFlagsFrom } from '../../config/config-flags.js';
-import { UsageError } from '../exit-codes.js';
+import { UsageError } from '../../errors.js';
 import { examples } from '../help.js';
 
 /** `htorder watch DIR | s3://BUCKET/PREFIX` — daemon: runs each manifest dropped in, exactly once. */
@@ -38,7 +38,7 @@ export function register(program: Command): void {
   addConfigOptions(cmd);
   cmd.action(async (target: string, opts: Record<string, unknown>) => {
     // Loaded when the command runs: the daemon pulls in the AWS SDK, chokidar and prom-client.
-    const { runWatch } = await import('../../sources/watch-daemon.js');
+    const { runWatch } = await import('../../app/watch-daemon.js');
     const controller = new AbortController();
     let signals = 0;
     const onSignal = (sig: NodeJS.Signals): void => {

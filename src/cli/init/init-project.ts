@@ -1,8 +1,8 @@
 import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeFileAtomic } from '../../util/atomic-write.js';
-import { UsageError } from '../exit-codes.js';
+import { writeFileAtomic } from '../../storage/atomic-write.js';
+import { UsageError } from '../../errors.js';
 import { CSV_TEMPLATE, MAPPING_SKELETON, SCHEMA_DIR, STARTER_MANIFEST } from './templates.js';
 
 export interface InitOptions {

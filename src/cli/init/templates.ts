@@ -8,7 +8,7 @@
 /** Where the schemas are copied, relative to the initialised folder. */
 export const SCHEMA_DIR = 'schemas';
 
-/** The default CSV template's columns (design.md §2), in template order. */
+/** The default CSV template's columns (docs/manifests.md), in template order. */
 export const CSV_TEMPLATE_COLUMNS: readonly string[] = [
   'orderNumber', 'description', 'orderComment', 'dateDue', 'mustDate', 'promocode', 'customerUserId',
   'deliveryMethod', 'contactName', 'organisation', 'phone', 'mobile', 'emailAddress', 'shippingInstructions',

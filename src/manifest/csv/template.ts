@@ -1,5 +1,5 @@
 /**
- * The default CSV template (design.md §2): which header names exist, where each one lands in
+ * The default CSV template (docs/manifests.md): which header names exist, where each one lands in
  * the manifest document (job, job.deliveryAddress or item) and how its cells are typed.
  * ERP mappings translate their own columns into these names, so this table is the single
  * place that knows the CSV ↔ manifest correspondence.

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { LineCounter, parseDocument, isMap, isPair, isScalar, type Document, type Node as YamlNode } from 'yaml';
-import { UsageError } from '../../cli/exit-codes.js';
+import { UsageError } from '../../errors.js';
 import type { SourceLocation } from '../model.js';
 import { didYouMean } from '../csv/suggest.js';
 import { ATTR_PREFIX, SIZE_PREFIX, templateNames } from '../csv/template.js';

@@ -1,5 +1,5 @@
 import { isAlias, isMap, isPair, isScalar, isSeq, visit, type Alias, type Document, type Node } from 'yaml';
-import { childSchema, wantsString, type SchemaNode } from '../../schema/manifest-schema.js';
+import { childSchema, wantsString, type SchemaNode } from '../schema/manifest-schema.js';
 import { formatPath, type PathSegment } from '../field-path.js';
 import type { Diagnostic } from '../model.js';
 import type { YamlSourceMap } from './yaml-source-map.js';

@@ -1,5 +1,5 @@
 import { LineCounter, parseDocument, type Document } from 'yaml';
-import { manifestSchema } from '../../schema/manifest-schema.js';
+import { manifestSchema } from '../schema/manifest-schema.js';
 import type { Diagnostic, ManifestFormat, RawDocument } from '../model.js';
 import { decodeUtf8, readInputBytes, sha256Hex, tooLargeMessage, DEFAULT_MAX_BYTES, INPUT_ENCODING, INPUT_TOO_LARGE, type ReadLimits } from '../read-input.js';
 import { astToValue, type AliasLimits } from './ast-to-value.js';

@@ -114,7 +114,7 @@ class Binder {
       return undefined;
     }
     const out: Record<string, V> = {};
-    for (const [k, x] of Object.entries(v)) {
+    for (const k of Object.keys(v)) {
       const got = this.scalar(v, k, kind, `${path}.${key}`, false);
       if (got !== undefined) out[k] = got as V;
     }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../../src/cli/exit-codes.js';
+import { UsageError } from '../../../src/errors.js';
 import { loadMapping, parseMapping } from '../../../src/manifest/mapping/load-mapping.js';
 import { tempFiles } from '../csv/helpers.js';
 

@@ -1,0 +1,88 @@
+import { basename } from 'node:path';
+import type { Logger } from '../log/logger.js';
+import type { WatchMetrics } from '../observe/watch-metrics.js';
+import { processInput, type PipelineContext } from '../pipeline/process-input.js';
+import { reportPaths } from '../report/report-paths.js';
+import type { JobStatus } from '../report/model.js';
+import { writeResultJson } from '../report/write-result-json.js';
+import { writeFileAtomic } from '../storage/atomic-write.js';
+import { ClaimLostError, type ClaimedInput } from '../sources/model.js';
+import type { HandleResult } from '../sources/watcher.js';
+
+export interface HandleContext {
+  /**
+   * The pipeline context for `run` (client, catalogue, ledger, account). A function because
+   * the account is learnt from the API, which may be down: a throw means "unavailable".
+   */
+  pipeline: () => Promise<PipelineContext>;
+  logger: Logger;
+  metrics?: WatchMetrics;
+  /** Told when the API was unavailable, so cached look-ups (failures included) are dropped before the retry. */
+  onUnavailable?: () => void;
+}
+
+/**
+ * One claimed input through `run` (exactly once, via the ledger), then to done/ (every job
+ * submitted or already submitted) or failed/ (anything invalid or refused), reports beside
+ * it. When the API or store was unavailable nothing was decided: the input stays claimed in
+ * processing/ and the watcher retries it later (exit code 3's meaning, for a daemon).
+ */
+export async function handleInput(input: ClaimedInput, lease: { lost: () => boolean }, ctx: HandleContext): Promise<HandleResult> {
+  const { logger } = ctx;
+  const started = performance.now();
+  let pipeline: PipelineContext;
+  try {
+    pipeline = await ctx.pipeline();
+  } catch (err) {
+    logger.warn({ file: input.location, err: (err as Error).message }, 'cannot reach the API or the credentials were refused');
+    ctx.onUnavailable?.();
+    return 'retry';
+  }
+  const outcome = await processInput(input.path, { ...pipeline, command: 'run', reportCommand: 'watch' });
+  if (outcome.status === 'unavailable') {
+    ctx.onUnavailable?.();
+    return 'retry';
+  }
+  if (lease.lost()) {
+    logger.warn({ file: input.location }, 'claim lost while processing; the instance that took it over finishes it');
+    return 'lost';
+  }
+  const target = outcome.status === 'ok' ? 'done' : 'failed';
+  const report = outcome.report;
+  const final = await finishUnlessLost(input, target, async (finalLocation) => {
+    if (report) {
+      // The report names where the input ends up, not the claim's working copy.
+      report.input.file = finalLocation;
+      await writeResultJson(reportPaths(input.path).json, report);
+    } else {
+      // Unreadable (vanished, not a regular file…): no report could be built; say why.
+      await writeFileAtomic(reportPaths(input.path).errors, `${basename(input.name)}: ${outcome.problem ?? 'cannot be read'}\n`);
+    }
+  });
+  if (final === undefined) {
+    logger.warn({ file: input.location }, 'claim lost before finishing; the instance that took it over finishes it');
+    return 'lost';
+  }
+  const byStatus = report?.summary.byStatus ?? ({} as Partial<Record<JobStatus, number>>);
+  for (const [status, n] of Object.entries(byStatus)) if (n) ctx.metrics?.jobs.inc({ status }, n);
+  const seconds = (performance.now() - started) / 1000;
+  ctx.metrics?.fileDuration.observe(seconds);
+  const fields = { file: final, outcome: target, jobs: report?.summary.jobs ?? 0, byStatus: compact(byStatus), durationMs: Math.round(seconds * 1000) };
+  if (target === 'done') logger.info(fields, 'input done');
+  else logger.warn({ ...fields, problem: outcome.problem }, 'input failed; see its reports');
+  return target;
+}
+
+/** input.finish, or undefined when the claim turned out to be another instance's (ClaimLostError). */
+async function finishUnlessLost(input: ClaimedInput, ...args: Parameters<ClaimedInput['finish']>): Promise<string | undefined> {
+  try {
+    return await input.finish(...args);
+  } catch (err) {
+    if (err instanceof ClaimLostError) return undefined;
+    throw err;
+  }
+}
+
+function compact(byStatus: Partial<Record<string, number>>): Record<string, number> {
+  return Object.fromEntries(Object.entries(byStatus).filter(([, n]) => (n ?? 0) > 0)) as Record<string, number>;
+}

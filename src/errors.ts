@@ -1,0 +1,17 @@
+/** Exit codes (docs/commands.md#exit-codes). Scripts rely on these; never renumber. */
+export const ExitCode = {
+  /** Every job valid (check/plan) or submitted / already submitted (run). */
+  Ok: 0,
+  /** At least one input or job invalid or refused; the reports say which. */
+  Invalid: 1,
+  /** Usage or configuration error: bad flag, missing credentials, unreadable mapping. */
+  Usage: 2,
+  /** API or store unreachable, or credentials refused; nothing was decided, retry later. */
+  Unavailable: 3,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+/** Thrown at the CLI edge for exit code 2; the message names the flag or variable. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}

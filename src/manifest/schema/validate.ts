@@ -1,0 +1,78 @@
+import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import type { Diagnostic, RawDocument } from '../model.js';
+import { formatPath, type PathSegment } from '../field-path.js';
+import { manifestSchema } from './manifest-schema.js';
+import { describeError } from './messages.js';
+
+/**
+ * Validates a raw document (any format) against schemas/manifest.schema.json and turns
+ * each ajv error into a Diagnostic with a readable field path, a location and a message a
+ * person can act on. The validator is compiled once per process.
+ */
+
+// strictRequired off: the per-itemType `then` branches require fields their parent declares.
+const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
+const validateManifest = ajv.compile(manifestSchema);
+
+/** Diagnostics for every schema violation in `raw.doc` (none when it conforms). */
+export function validateDocument(raw: Pick<RawDocument, 'doc' | 'sources'>): Diagnostic[] {
+  if (raw.doc === undefined) return [];
+  if (validateManifest(raw.doc)) return [];
+  const errors = pruneErrors(validateManifest.errors ?? []);
+  const diagnostics: Diagnostic[] = [];
+  const seen = new Set<string>();
+  for (const error of errors) {
+    const segments = pointerToSegments(raw.doc, error.instancePath);
+    const described = describeError(error, segments, raw.doc);
+    if (described === undefined) continue;
+    const field = formatPath(described.segments);
+    const key = `${field}\u0000${described.message}`;
+    if (seen.has(key)) continue; // e.g. `type` and `minimum` on one value say the same thing
+    seen.add(key);
+    const locateKey = (raw.sources as { locateKey?: (p: string) => Diagnostic['source'] }).locateKey;
+    const source = described.atKey && locateKey ? locateKey.call(raw.sources, field) : raw.sources.locate(field);
+    diagnostics.push({ severity: 'error', code: described.code, message: described.message, field: field || undefined, source });
+  }
+  return dropRestatedRequired(diagnostics);
+}
+
+/**
+ * `CustomerReference: x` yields both "unknown field CustomerReference; did you mean
+ * customerReference?" and "missing customerReference": the first says it all.
+ */
+function dropRestatedRequired(diagnostics: Diagnostic[]): Diagnostic[] {
+  const suggested = new Set<string>();
+  for (const d of diagnostics) {
+    const m = d.code === 'schema.unknown-field' && d.field ? /did you mean "([^"]+)"\?$/.exec(d.message) : null;
+    if (m) suggested.add(`${d.field!.slice(0, d.field!.lastIndexOf('.'))}.${m[1]}`);
+  }
+  return diagnostics.filter((d) => !(d.code === 'schema.required' && d.field !== undefined && suggested.has(d.field)));
+}
+
+/**
+ * Drops errors that only restate another: the `if` wrapper of an if/then, and the failed
+ * branches under an `anyOf` (the anyOf error itself says "needs A or B").
+ */
+function pruneErrors(errors: ErrorObject[]): ErrorObject[] {
+  const anyOfPaths = errors.filter((e) => e.keyword === 'anyOf').map((e) => `${e.schemaPath}/`);
+  return errors.filter((e) => e.keyword !== 'if' && !anyOfPaths.some((p) => e.schemaPath.startsWith(p)));
+}
+
+/** `/jobs/0/items/1` → ['jobs', 0, 'items', 1], using the data to tell indices from keys. */
+function pointerToSegments(doc: unknown, pointer: string): PathSegment[] {
+  if (pointer === '') return [];
+  const segments: PathSegment[] = [];
+  let node: unknown = doc;
+  for (const raw of pointer.slice(1).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (Array.isArray(node)) {
+      const index = Number(key);
+      segments.push(index);
+      node = node[index];
+    } else {
+      segments.push(key);
+      node = node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined;
+    }
+  }
+  return segments;
+}
