@@ -51,7 +51,7 @@ async function measure(args, statsFile) {
 const dir = await mkdtemp(join(tmpdir(), 'htorder-bench-'));
 const file = join(dir, 'orders.csv');
 try {
-  let t = performance.now();
+  const t = performance.now();
   const gen = await generateCsv(file, rows);
   console.log(`generated ${gen.rows.toLocaleString('en')} rows, ${gen.jobs.toLocaleString('en')} jobs, ${(gen.bytes / MB).toFixed(0)} MB in ${((performance.now() - t) / 1000).toFixed(1)} s → ${file}`);
 

@@ -21,7 +21,6 @@ import { startSandbox } from '../dist/sandbox/index.js';
 const JOBS = Number(process.env.BENCH_JOBS ?? 2000);
 const LATENCY = Number(process.env.BENCH_LATENCY_MS ?? 25);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
-const CLI = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url));
 
 const sandbox = await startSandbox({ port: 0 });
 const work = await mkdtemp(join(tmpdir(), 'htorder-bench-'));

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { ApiConfig } from '../config/api-config.js';
 import { silentLogger, type Logger } from '../log/logger.js';
-import { TokenCache, TokenProvider } from './auth.js';
+import { type TokenCache, TokenProvider } from './auth.js';
 import type { HttpResponse } from './http.js';
 import { accountApi, type AccountApi } from './resources/account.js';
 import { assetsApi, type AssetsApi } from './resources/assets.js';

@@ -33,7 +33,7 @@ export function buildReport(x: BuildReportInput): ResultReport {
       index: j,
       orderNumber: str(job.orderNumber),
       status,
-      source: toReportSource(manifest!.sources.locate(`jobs[${j}]`), file),
+      source: toReportSource(manifest?.sources.locate(`jobs[${j}]`), file),
       jobNumber: null,
       dateDue: str(job.dateDue),
       totalJobCost: null,

@@ -19,11 +19,9 @@ export class NotVerbatim extends Error {
   }
 }
 
-export const enum LineEnd {
-  Unknown = 0,
-  LF = 1,
-  CRLF = 2,
-}
+/** How the scanned records end (a plain object, not a `const enum`, which isolated compilers cannot inline). */
+export const LineEnd = { Unknown: 0, LF: 1, CRLF: 2 } as const;
+export type LineEnd = (typeof LineEnd)[keyof typeof LineEnd];
 
 const COMMA = 0x2c;
 const QUOTE = 0x22;

@@ -1,5 +1,13 @@
 import { isApiError } from '../api/errors.js';
-import type { AssetLineRequest, JobLineRequest, PriceCodeLineRequest, StockLineRequest } from '../api/types.js';
+import type {
+  AssetDto,
+  AssetLineRequest,
+  JobLineRequest,
+  PriceCodeDto,
+  PriceCodeLineRequest,
+  StockItem,
+  StockLineRequest,
+} from '../api/types.js';
 import type { Diagnostic, ManifestItem, SourceMap } from '../manifest/model.js';
 import type { LinePricing } from '../estimate/line-pricing.js';
 import { checkAssetLine } from '../preflight/asset-line.js';
@@ -72,7 +80,7 @@ async function resolvePriceCodeItem(item: ManifestItem, base: string, index: num
   const codeField = `${base}.code`;
   const dims = dimensionsOf(item.attributes);
 
-  let dto;
+  let dto: PriceCodeDto | undefined;
   try {
     dto = await catalogue.priceCode(item.code, dims);
   } catch (err) {
@@ -112,7 +120,7 @@ async function resolveAssetItem(item: ManifestItem, base: string, index: number,
   const line: AssetLineRequest = pick({ itemType: 'Asset', code: item.code }, item, ['quantity', 'customerReference', 'groupHead', 'group', 'garment', 'comment']);
   const quantity = item.quantity ?? 0;
   const codeField = `${base}.code`;
-  let asset;
+  let asset: AssetDto | undefined;
   try {
     asset = await catalogue.asset(item.code);
   } catch (err) {
@@ -150,7 +158,7 @@ async function resolveStockItem(item: ManifestItem, base: string, index: number,
   const sum = Object.values(item.sizeQuantities ?? {}).reduce((a, b) => a + b, 0);
   line.quantity = sum;
   const codeField = `${base}.code`;
-  let stock;
+  let stock: StockItem | undefined;
   try {
     stock = await catalogue.stock(item.code);
   } catch (err) {

@@ -62,7 +62,7 @@ export class BucketSource implements DropSource {
     for (const k of ['processing', 'done', 'failed'] as const) {
       if (!isSafeName(this.layout[k])) throw new SourceError(`the ${k} prefix name "${this.layout[k]}" must be a plain name`, 'usage');
     }
-    let probe;
+    let probe: Awaited<ReturnType<S3Store['probeConditionalWrites']>>;
     try {
       probe = await this.opts.store.probeConditionalWrites(`${stateRoot(this.opts.prefix)}probe-${randomUUID()}`);
     } catch (err) {
@@ -166,8 +166,9 @@ export class BucketSource implements DropSource {
         const locals = reportNames(name);
         const finals = reportNames(finalName);
         for (let i = 0; i < locals.length; i++) {
-          const body = await readFile(join(dir, locals[i]!)).catch(() => undefined);
-          if (body) await store.put(this.key(outcome, finals[i]!), body, undefined, contentTypeOf(locals[i]!));
+          const [local, final] = [locals[i], finals[i]];
+          const body = await readFile(join(dir, local)).catch(() => undefined);
+          if (body) await store.put(this.key(outcome, final), body, undefined, contentTypeOf(local));
         }
         await store.copy(this.key('processing', name), finalKey);
         await store.delete(this.key('processing', name));
@@ -198,7 +199,7 @@ export class BucketSource implements DropSource {
 }
 
 function contentTypeOf(name: string): string {
-  if (name.endsWith(REPORT_SUFFIXES[0]!)) return 'application/json';
-  if (name.endsWith(REPORT_SUFFIXES[1]!)) return 'text/csv; charset=utf-8';
+  if (name.endsWith(REPORT_SUFFIXES[0])) return 'application/json';
+  if (name.endsWith(REPORT_SUFFIXES[1])) return 'text/csv; charset=utf-8';
   return 'text/plain; charset=utf-8';
 }

@@ -1,4 +1,5 @@
 import { lstat, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { writeFileAtomic } from '../storage/atomic-write.js';
 import { DONE_MARKER_SUFFIX, classifyName, isSafeName, markedInput, reportNames, timestampedName } from './drop-names.js';
@@ -52,7 +53,7 @@ export class FolderSource implements DropSource {
     for (const k of ['processing', 'done', 'failed'] as const) {
       if (!isSafeName(this.layout[k])) throw new SourceError(`the ${k} folder name "${this.layout[k]}" must be a plain name`, 'usage');
     }
-    let info;
+    let info: Stats;
     try {
       info = await stat(this.location);
     } catch {
@@ -85,7 +86,7 @@ export class FolderSource implements DropSource {
     const out: ListedInput[] = [];
     for (const e of entries) {
       if (!classifyName(e.name).take) continue;
-      let info;
+      let info: Stats;
       try {
         info = await lstat(join(this.location, e.name));
       } catch {
@@ -155,7 +156,7 @@ export class FolderSource implements DropSource {
     // Claims whose input is gone (a crash between finishing and dropping the claim).
     for (const name of names) {
       const m = /^\.(.+)\.claim$/.exec(name);
-      if (m && !present.has(m[1]!)) {
+      if (m && !present.has(m[1])) {
         const lease = parseLease(await readFile(this.sub('processing', name), 'utf8').catch(() => ''));
         if (isExpired(lease)) await rm(this.sub('processing', name), { force: true });
       }
@@ -215,7 +216,7 @@ export class FolderSource implements DropSource {
         const reports = reportNames(name);
         const finalReports = reportNames(finalName);
         for (let i = 0; i < reports.length; i++) {
-          await rename(this.sub('processing', reports[i]!), this.sub(outcome, finalReports[i]!)).catch((err: NodeJS.ErrnoException) => {
+          await rename(this.sub('processing', reports[i]), this.sub(outcome, finalReports[i])).catch((err: NodeJS.ErrnoException) => {
             if (err.code !== 'ENOENT') throw err;
           });
         }

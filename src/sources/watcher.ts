@@ -167,7 +167,7 @@ export function startWatcher(opts: WatcherOptions): Watcher {
       nextDueAt = seen.nextDueAt;
     } else ready = listed.map((l) => l.name);
     const order = new Map(listed.map((l) => [l.name, l.mtimeMs]));
-    ready.sort((a, b) => order.get(a)! - order.get(b)! || (a < b ? -1 : 1));
+    ready.sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0) || (a < b ? -1 : 1));
     for (const name of ready) if (!readySince.has(name)) readySince.set(name, lastScanAt);
     for (const name of readySince.keys()) if (!order.has(name)) readySince.delete(name);
     for (const name of ready) {

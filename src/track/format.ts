@@ -21,8 +21,8 @@ export function formatTable(jobs: readonly TrackedJob[]): string {
       t.invoiceFile ? (t.invoiceNumber ?? 'yes') : '-',
     ]);
   }
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  return `${rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd()).join('\n')}\n`;
+  const widths = (rows[0] ?? []).map((_, c) => Math.max(...rows.map((r) => r[c]?.length ?? 0)));
+  return `${rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join('  ').trimEnd()).join('\n')}\n`;
 }
 
 /** Only the jobs that changed, one line each: `700001 PO-1: status Scheduled → In Production`. */
@@ -64,5 +64,9 @@ export function redactTracking(t: JobTracking): JobTracking {
 /** One line per job even when two reports name the same job. */
 function unique(jobs: readonly TrackedJob[]): TrackedJob[] {
   const seen = new Set<number>();
-  return jobs.filter((j) => !seen.has(j.jobNumber) && (seen.add(j.jobNumber), true));
+  return jobs.filter((j) => {
+    if (seen.has(j.jobNumber)) return false;
+    seen.add(j.jobNumber);
+    return true;
+  });
 }

@@ -50,7 +50,8 @@ export async function trackOnce(
   for (const [n, previous] of wanted) next.set(n, buildTracking(previous, observations.get(n) ?? {}, checkedAt));
 
   const jobs: TrackedJob[] = targets.targets.map((t) => {
-    const tracking = next.get(t.jobNumber)!;
+    // Every target was put in `wanted`, and `next` holds a tracking for each of those.
+    const tracking = next.get(t.jobNumber) ?? buildTracking(t.previous, {}, checkedAt);
     return { ...t, tracking, changes: describeChanges(wanted.get(t.jobNumber), tracking) };
   });
   for (const [n, tracking] of next) memory.set(n, tracking);

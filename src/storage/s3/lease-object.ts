@@ -51,7 +51,10 @@ export class LeaseObject {
     if (!this.store.conditional) {
       // Without conditional writes, check the owner before rewriting (best effort).
       const cur = await this.store.get(this.key);
-      if (parseLease(cur?.body.toString('utf8') ?? '')?.owner !== this.owner) return (this.etag = undefined), false;
+      if (parseLease(cur?.body.toString('utf8') ?? '')?.owner !== this.owner) {
+        this.etag = undefined;
+        return false;
+      }
     }
     const etag = await this.store.put(this.key, this.body(), { ifMatch: this.etag }, 'application/json');
     if (etag === PRECONDITION_FAILED) {

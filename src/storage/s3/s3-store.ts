@@ -67,7 +67,8 @@ export class S3Store {
   async get(key: string): Promise<StoredObject | undefined> {
     try {
       const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
-      const body = Buffer.from(await res.Body!.transformToByteArray());
+      if (!res.Body) throw new Error(`GET ${key}: the store answered without a body`);
+      const body = Buffer.from(await res.Body.transformToByteArray());
       return { body, etag: res.ETag ?? '' };
     } catch (err) {
       if (isNotFound(err)) return undefined;
