@@ -8,16 +8,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sandboxEnv } from '../../src/config/sandbox-config.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { CLI, ROOT, requireDist } from '../support/dist.js';
-import { extractCommands, segments } from './readme-extract.js';
+import { docFiles } from './markdown.js';
+import { extractCommands, segments, type ReadmeCommand } from './readme-extract.js';
 
 /**
- * Every command line in README.md's code blocks is either run here — the real built CLI, in a
- * fresh folder holding the files it names, against a sandbox — or listed with the reason it
- * cannot be. A README command that is in neither list fails the first test, so the manual
- * cannot drift from what htorder accepts.
+ * Every command line in the code blocks of README.md and of every page of docs/ is either run
+ * here — the real built CLI, in a fresh folder holding the files it names, against a sandbox —
+ * or listed with the reason it cannot be. A command of the manual that is in neither list fails
+ * the first test, naming the file and line it came from, so the manual cannot drift from what
+ * htorder accepts.
  */
 
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+/** Where a command was shown: the page, relative to the repository. */
+type ShownCommand = ReadmeCommand & { file: string };
+const DOC_FILES = docFiles(ROOT);
 const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
 const NODE = process.execPath;
 
@@ -225,6 +229,10 @@ const COMMANDS: Record<string, Entry> = {
   'FUZZ_SEED=42 FUZZ_CASES=20000 npm run test:fuzz': { skip: 'the long fuzz suite with more cases (minutes)' },
   'npm run bench': { skip: 'a benchmark of minutes; its script is checked to exist' },
   'npm run typecheck': { skip: '.ci/run runs it; its script is checked to exist' },
+  'npm run deps': { skip: '.ci/run runs it (dependency-cruiser over src/); its script is checked to exist' },
+  'npm run lint': { skip: '.ci/run runs it; its script is checked to exist' },
+  'npm run format:check': { skip: '.ci/run runs it; its script is checked to exist' },
+  'npm run knip': { skip: 'npm run check-all runs it; its script is checked to exist' },
 
   // Docker: no engine here.
   'docker build -t htorder .': { skip: 'no Docker engine on this machine; the Dockerfile is checked by test/cli/dockerfile.test.ts' },
@@ -389,7 +397,9 @@ const COMMANDS: Record<string, Entry> = {
 
 // ---------------------------------------------------------------------------------------------
 
-const extracted = extractCommands(README);
+const extracted: ShownCommand[] = DOC_FILES.flatMap((file) =>
+  extractCommands(readFileSync(join(ROOT, file), 'utf8')).map((c) => ({ ...c, file })),
+);
 
 beforeAll(async () => {
   requireDist();
@@ -403,16 +413,31 @@ afterAll(async () => {
   if (bin) await rm(bin, { recursive: true, force: true });
 });
 
-describe('README commands', () => {
-  it('every command line in the README is run here or listed with the reason it cannot be', () => {
-    expect(extracted.length).toBeGreaterThan(40);
-    const missing = extracted.filter((c) => !(c.cmd in COMMANDS)).map((c) => `README.md:${c.line}: ${c.cmd}`);
-    expect(missing, 'README commands without coverage: add them to COMMANDS').toEqual([]);
-    const stale = Object.keys(COMMANDS).filter((k) => !extracted.some((c) => c.cmd === k));
-    expect(stale, 'COMMANDS entries no longer in the README').toEqual([]);
+describe('commands in README.md and docs/', () => {
+  it('reads the README and every page of docs/', () => {
+    expect(DOC_FILES[0]).toBe('README.md');
+    expect(DOC_FILES).toContain('docs/commands.md');
+    // Commands come from the pages, not only from the README.
+    expect(new Set(extracted.map((c) => c.file)).size).toBeGreaterThan(4);
   });
 
-  it('every `npm run X` in the README is a script of package.json, and the bin is the built CLI', () => {
+  it('every command line in the README and docs/ is run here or listed with the reason it cannot be', () => {
+    expect(extracted.length).toBeGreaterThan(40);
+    const missing = extracted.filter((c) => !(c.cmd in COMMANDS)).map((c) => `${c.file}:${c.line}: ${c.cmd}`);
+    expect(missing, 'commands of the manual without coverage: add them to COMMANDS').toEqual([]);
+    const stale = Object.keys(COMMANDS).filter((k) => !extracted.some((c) => c.cmd === k));
+    expect(stale, 'COMMANDS entries no longer in the README or docs/').toEqual([]);
+  });
+
+  it('names the file a command came from', () => {
+    const shown = (file: string, cmd: string): boolean => extracted.some((c) => c.file === file && c.cmd === cmd);
+    expect(shown('README.md', 'npm ci && npm run demo')).toBe(true);
+    expect(shown('README.md', 'npm test')).toBe(true);
+    expect(shown('docs/commands.md', 'htorder api GET /account')).toBe(true);
+    expect(shown('docs/watch.md', 'docker build -t htorder .')).toBe(true);
+  });
+
+  it('every `npm run X` in the README and docs/ is a script of package.json, and the bin is the built CLI', () => {
     const scripts = extracted.flatMap((c) => [...c.cmd.matchAll(/npm run ([\w:-]+)/g)].map((m) => m[1]));
     expect(scripts.length).toBeGreaterThan(3);
     for (const s of scripts) expect(PACKAGE.scripts, s).toHaveProperty(s);

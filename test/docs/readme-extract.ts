@@ -1,14 +1,14 @@
 /**
- * Finds the command lines of README.md's code blocks, for readme-commands.test.ts: every line
- * that runs `htorder`, `npm`, `npx` or `docker`, in shell-like blocks (sh, bash, shell,
- * console with `$ ` prompts), crontab lines (the schedule is dropped), systemd `ExecStart=`
- * and the `sh -c "…"` of a Kubernetes `command:`. Usage synopses and program output (blocks
- * without a language) are not commands.
+ * Finds the command lines of a Markdown page's code blocks (README.md and every page of docs/),
+ * for readme-commands.test.ts: every line that runs `htorder`, `npm`, `npx` or `docker`, in
+ * shell-like blocks (sh, bash, shell, console with `$ ` prompts), crontab lines (the schedule is
+ * dropped), systemd `ExecStart=` and the `sh -c "…"` of a Kubernetes `command:`. Usage synopses
+ * and program output (blocks without a language) are not commands.
  */
 export interface ReadmeCommand {
   /** The line as a shell would run it: continuations joined, comment removed, prompt removed. */
   cmd: string;
-  /** README line it starts on (1-based), for messages. */
+  /** Line of the page it starts on (1-based), for messages. */
   line: number;
   lang: string;
 }
