@@ -3,85 +3,94 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiClient, type ApiClient } from '../api/client.js';
 import type { ApiConfig } from '../config/api-config.js';
-import { resolveConfig, type ConfigFlags } from '../config/resolve-config.js';
+import { apiConfigFrom, type ConfigFlags } from '../config/resolve-config.js';
+import { flagName, resolveSettings, type Settings, type SettingFlags } from '../config/resolve-settings.js';
 import { sandboxConfig } from '../config/sandbox-config.js';
-import { createLogger, isLogLevel, wantsColor, type Logger, type LogLevel } from '../log/logger.js';
+import { createLogger, wantsColor, type Logger, type LogLevel } from '../log/logger.js';
 import { UsageError } from '../errors.js';
 
 export interface ApiSessionInput {
   sandbox?: boolean;
   /** Sandbox demo account (with --sandbox). */
   account?: string;
+  /** `--log-level`: a flag like the others in `flags`, kept apart because every caller has it. */
   logLevel?: string;
   flags: ConfigFlags;
   env: Record<string, string | undefined>;
   cwd: string;
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  /** Defaults of this command that differ from the table's (watch logs at `info`). */
+  defaults?: SettingFlags;
 }
 
 export interface ApiSession {
   config: ApiConfig;
   client: ApiClient;
   logger: Logger;
+  /** Every setting of the command, resolved once (flags, profile, environment, defaults). */
+  settings: Settings;
   /** Closes the client, and the in-process sandbox and its throw-away state dir if any. */
   close(): Promise<void>;
 }
 
+/** The account settings `--sandbox` supplies itself; giving one as well is a contradiction. */
+const SANDBOX_SUPPLIES = ['profile', 'baseUrl', 'authUrl', 'realm', 'clientId', 'clientSecretFile', 'statusUrl'] as const;
+
 /**
  * What every command that talks to the API starts with (api, plan, run, watch, track): the
- * logger, the configuration — from env/profile/flags, or from an in-process sandbox with
- * `--sandbox` — and a client. Configuration mistakes throw UsageError (exit 2).
+ * settings, the logger, the account's configuration — from flags, profile and environment,
+ * or from an in-process sandbox with `--sandbox` — and a client. Configuration mistakes throw
+ * UsageError (exit 2).
  */
 export async function openApiSession(input: ApiSessionInput): Promise<ApiSession> {
-  const level = input.logLevel ?? input.env.HTORDER_LOG_LEVEL ?? 'warn';
-  if (!isLogLevel(level)) throw new UsageError(`unknown log level "${level}" (fatal, error, warn, info, debug, trace, silent)`);
-  const logger = createLogger({ level: level as LogLevel, pretty: input.stderr.isTTY === true, colorize: wantsColor(input.stderr, input.env), destination: input.stderr });
+  const flags: SettingFlags = { ...input.flags, ...(input.logLevel === undefined ? {} : { logLevel: input.logLevel }) };
+  // The sandbox brings its own account, so no profile is read (nor required to exist).
+  const settings = resolveSettings({ env: input.env, flags, cwd: input.cwd, defaults: input.defaults, profiles: !input.sandbox });
+  const level = settings.get('logLevel') as LogLevel;
+  const logger = createLogger({
+    level,
+    pretty: input.stderr.isTTY === true,
+    colorize: wantsColor(input.stderr, input.env),
+    destination: input.stderr,
+  });
   const cleanups: (() => Promise<void>)[] = [];
   const closeAll = async (): Promise<void> => {
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
   };
   let config: ApiConfig;
   try {
-    config = input.sandbox ? await sandboxSession(input, cleanups) : resolveNamed(input);
+    config = input.sandbox ? await sandboxSession(input, settings, cleanups) : resolveNamed(input, settings);
   } catch (err) {
     await closeAll();
     throw err;
   }
   const client = createApiClient(config, { logger });
   cleanups.push(() => client.close());
-  return { config, client, logger, close: closeAll };
+  return { config, client, logger, settings, close: closeAll };
 }
 
-function resolveNamed(input: ApiSessionInput): ApiConfig {
+function resolveNamed(input: ApiSessionInput, settings: Settings): ApiConfig {
   if (input.account !== undefined) throw new UsageError('--account needs --sandbox (for configured accounts use --profile)');
-  return resolveConfig({ env: input.env, flags: input.flags, cwd: input.cwd });
+  return apiConfigFrom(settings);
 }
 
-async function sandboxSession(input: ApiSessionInput, cleanups: (() => Promise<void>)[]): Promise<ApiConfig> {
-  const clash = (['profile', 'baseUrl', 'authUrl', 'realm', 'clientId', 'clientSecretFile', 'statusUrl'] as const).find(
-    (k) => input.flags[k] !== undefined,
-  );
-  if (clash) throw new UsageError(`--sandbox supplies its own account; it cannot be combined with --${kebab(clash)}`);
+async function sandboxSession(input: ApiSessionInput, settings: Settings, cleanups: (() => Promise<void>)[]): Promise<ApiConfig> {
+  const clash = SANDBOX_SUPPLIES.find((k) => input.flags[k] !== undefined);
+  if (clash) throw new UsageError(`--sandbox supplies its own account; it cannot be combined with ${flagName(clash)}`);
+  // Checked before the sandbox starts: the same limits as for a configured account.
+  const concurrency = settings.get('concurrency');
+  const explicitStateDir = settings.explicit('stateDir');
   // Loaded only on demand: the simulator is not needed for real calls.
   const { startSandbox } = await import('../sandbox/index.js');
   const sandbox = await startSandbox({ port: 0 });
   cleanups.push(() => sandbox.close());
   // The in-process sandbox forgets everything when it stops, so its ledger must too: a
   // throw-away state dir unless one was asked for explicitly.
-  let stateDir = input.flags.stateDir ?? input.env.HTORDER_STATE_DIR;
+  let stateDir = explicitStateDir;
   if (stateDir === undefined) {
     const dir = await mkdtemp(join(tmpdir(), 'htorder-sandbox-state-'));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     stateDir = dir;
   }
-  const concurrency = input.flags.concurrency ?? input.env.HTORDER_CONCURRENCY;
-  const base = sandboxConfig(sandbox, input.account ?? 'us-demo', { stateDir });
-  if (concurrency === undefined) return base;
-  const n = Number(concurrency);
-  if (!Number.isInteger(n) || n < 1) throw new UsageError(`HTORDER_CONCURRENCY / --concurrency must be a whole number >= 1, got "${concurrency}"`);
-  return { ...base, concurrency: n };
-}
-
-function kebab(s: string): string {
-  return s.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+  return sandboxConfig(sandbox, input.account ?? 'us-demo', { stateDir, concurrency });
 }

@@ -1,24 +1,24 @@
 import { resolve } from 'node:path';
+import { awsCredentials } from '../config/aws-credentials.js';
 import type { ConfigFlags } from '../config/resolve-config.js';
-import { openApiSession } from './api-session.js';
+import type { SettingFlags } from '../config/resolve-settings.js';
+import { SETTINGS } from '../config/settings.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { BucketLedger } from '../ledger/bucket-ledger.js';
 import { FolderLedger } from '../ledger/folder-ledger.js';
-import type { LedgerStore } from '../ledger/model.js';
 import { loadMapping } from '../manifest/mapping/load-mapping.js';
 import { instrumentApi } from '../observe/api-instrumentation.js';
 import { startHealthServer, type HealthServer } from '../observe/health-server.js';
 import { WatchMetrics } from '../observe/watch-metrics.js';
-import type { PipelineContext } from '../pipeline/process-input.js';
-import { createCatalogue, type AccountCatalogue } from '../resolve/catalogue.js';
 import { BucketSource, stateRoot } from '../sources/bucket-source.js';
 import { folderEvents } from '../sources/folder-events.js';
 import { FolderSource } from '../sources/folder-source.js';
-import { handleInput } from './handle-input.js';
 import { DEFAULT_LAYOUT, SourceError, type DropLayout, type DropSource } from '../sources/model.js';
+import { startWatcher } from '../sources/watcher.js';
 import { S3Store } from '../storage/s3/s3-store.js';
 import { isS3Url, parseS3Url } from '../storage/s3/s3-url.js';
-import { startWatcher } from '../sources/watcher.js';
+import { handleInput } from './handle-input.js';
+import { openPipelineContext } from './pipeline-context.js';
 
 export interface WatchInput {
   /** A folder, or `s3://BUCKET/PREFIX`. */
@@ -28,7 +28,9 @@ export interface WatchInput {
   sandbox?: boolean;
   account?: string;
   logLevel?: string;
+  /** Settings given as flags, by name (configFlagsFrom). */
   flags: ConfigFlags;
+  // The same settings typed, for programs calling runWatch; they count as flags (watchFlags).
   scanIntervalMs?: number;
   stableMs?: number;
   leaseMs?: number;
@@ -68,127 +70,147 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
   const mapping = input.mapping ? await loadMapping(input.mapping) : undefined;
   const s3 = isS3Url(input.target) ? parseS3Url(input.target) : undefined;
   if (s3 && 'error' in s3) throw new UsageError(s3.error);
-  const session = await openApiSession({
+  let source: DropSource | undefined;
+  const pipeline = await openPipelineContext({
+    command: 'run',
+    partial: input.partial,
+    mapping,
     sandbox: input.sandbox,
     account: input.account,
+    logLevel: input.logLevel,
+    flags: { ...watchFlags(input), ...input.flags },
     // A daemon's log is its record: one line per input and per job outcome by default.
-    logLevel: input.logLevel ?? io.env.HTORDER_LOG_LEVEL ?? 'info',
-    flags: input.flags,
+    defaults: { logLevel: 'info' },
     env: io.env,
     cwd: io.cwd,
     stderr: io.stderr,
-  });
-  const { config, client, logger } = session;
-  const metrics = new WatchMetrics();
-  const uninstrument = instrumentApi(metrics, [config.baseUrl, config.authUrl]);
-  const layout: DropLayout = { ...DEFAULT_LAYOUT, ...input.layout };
-  let source: DropSource;
-  let ledger: LedgerStore;
-  let health: HealthServer | undefined;
-  try {
-    if (s3) {
-      const store = new S3Store({
-        bucket: s3.bucket,
-        endpoint: input.s3Endpoint ?? io.env.HTORDER_S3_ENDPOINT,
-        forcePathStyle: input.s3ForcePathStyle === true || /^(1|true|yes)$/i.test(io.env.HTORDER_S3_FORCE_PATH_STYLE ?? ''),
-        region: input.s3Region ?? io.env.HTORDER_S3_REGION,
-        credentials:
-          io.env.AWS_ACCESS_KEY_ID && io.env.AWS_SECRET_ACCESS_KEY
-            ? { accessKeyId: io.env.AWS_ACCESS_KEY_ID, secretAccessKey: io.env.AWS_SECRET_ACCESS_KEY }
-            : undefined,
-      });
-      source = new BucketSource({
-        store,
-        prefix: s3.prefix,
-        layout,
-        leaseMs: input.leaseMs,
-        singleInstance: input.singleInstance,
-        onWarning: (message) => logger.warn(message),
-      });
-      // Instances on different machines share the bucket, so they share its ledger too.
-      ledger = new BucketLedger(store, `${stateRoot(s3.prefix)}ledger/`, { leaseMs: input.leaseMs });
-    } else {
+    catalogueMaxAgeMs: CATALOGUE_MAX_AGE_MS,
+    ledger: ({ config, logger, settings }) => {
+      const layout: DropLayout = {
+        processing: settings.get('processingDir') ?? DEFAULT_LAYOUT.processing,
+        done: settings.get('doneDir') ?? DEFAULT_LAYOUT.done,
+        failed: settings.get('failedDir') ?? DEFAULT_LAYOUT.failed,
+      };
+      const leaseMs = settings.get('leaseMs');
+      if (s3) {
+        const store = new S3Store({
+          bucket: s3.bucket,
+          endpoint: settings.get('s3Endpoint'),
+          forcePathStyle: settings.get('s3ForcePathStyle'),
+          region: settings.get('s3Region'),
+          credentials: awsCredentials(io.env),
+        });
+        source = new BucketSource({
+          store,
+          prefix: s3.prefix,
+          layout,
+          leaseMs,
+          singleInstance: settings.get('singleInstance'),
+          onWarning: (message) => logger.warn(message),
+        });
+        // Instances on different machines share the bucket, so they share its ledger too.
+        return new BucketLedger(store, `${stateRoot(s3.prefix)}ledger/`, { leaseMs });
+      }
       source = new FolderSource(resolve(io.cwd, input.target), {
         layout,
-        leaseMs: input.leaseMs,
+        leaseMs,
         onRefused: (name, why) => logger.warn({ name }, `not taken: ${why}`),
       });
-      // --lease also bounds how long a crashed instance's order locks block a restart.
-      ledger = new FolderLedger(config.stateDir, input.leaseMs === undefined ? {} : { staleMs: input.leaseMs });
-    }
+      // An explicit lease also bounds how long a crashed instance's order locks block a restart.
+      return new FolderLedger(config.stateDir, { staleMs: settings.explicit('leaseMs') ?? settings.get('lockStaleMs') });
+    },
+  });
+  const { session } = pipeline;
+  const { config, logger, settings } = session;
+  const drop = source as DropSource;
+  const metrics = new WatchMetrics();
+  const uninstrument = instrumentApi(metrics, [config.baseUrl, config.authUrl]);
+  let health: HealthServer | undefined;
+  try {
     try {
-      await source.init();
+      await drop.init();
     } catch (err) {
       if (!(err instanceof SourceError)) throw err;
       io.stderr.write(`htorder watch: ${err.message}\n`);
-      await source.close().catch(() => undefined);
+      await drop.close().catch(() => undefined);
       return err.kind === 'usage' ? ExitCode.Usage : ExitCode.Unavailable;
     }
 
-    let account: string | undefined;
-    let catalogue: { value: AccountCatalogue; at: number } | undefined;
-    const pipeline = async (): Promise<PipelineContext> => {
-      if (!catalogue || Date.now() - catalogue.at > CATALOGUE_MAX_AGE_MS) catalogue = { value: createCatalogue(client), at: Date.now() };
-      if (account === undefined) {
-        // Same ledger key as plan/run, so `run` and `watch` of one account share orders.
-        const profile = await catalogue.value.account();
-        account = `${config.baseUrl}#${profile?.id ?? config.clientId}`;
-      }
-      return {
-        command: 'run',
-        partial: input.partial === true,
-        concurrency: config.concurrency,
-        mapping,
-        client,
-        catalogue: catalogue.value,
-        ledger,
-        account,
-        logger,
-      };
-    };
-
-    const leaseMs = input.leaseMs ?? 30_000;
+    const leaseMs = settings.get('leaseMs') ?? SETTINGS.leaseMs.default;
+    const scanIntervalMs = settings.get('scanIntervalMs');
     const watcher = startWatcher({
-      source,
+      source: drop,
       handle: (claimed, lease) =>
         handleInput(claimed, lease, {
-          pipeline,
+          pipeline: pipeline.context,
           logger,
           metrics,
           // The catalogue memoises answers, failures included: start afresh after an outage.
-          onUnavailable: () => (catalogue = undefined),
+          onUnavailable: pipeline.forget,
         }),
       logger,
-      scanIntervalMs: input.scanIntervalMs,
-      stableMs: input.stableMs,
-      retryMinMs: input.retryMinMs,
-      retryMaxMs: input.retryMaxMs,
+      scanIntervalMs,
+      stableMs: settings.get('stableTimeMs'),
+      retryMinMs: settings.get('retryMinMs'),
+      retryMaxMs: settings.get('retryMaxMs'),
       renewEveryMs: Math.max(100, Math.floor(leaseMs / 3)),
       orphanScanEveryMs: Math.max(1000, leaseMs),
       metrics,
-      wakeOn: s3 || input.fsEvents === false ? undefined : folderEvents(source.location, (err) => logger.debug({ err: err.message }, 'file-system events unavailable; scanning only')),
+      wakeOn:
+        s3 || !settings.get('fsEvents')
+          ? undefined
+          : folderEvents(drop.location, (err) => logger.debug({ err: err.message }, 'file-system events unavailable; scanning only')),
     });
-    if (input.healthPort !== undefined) {
-      health = await startHealthServer({ port: input.healthPort, host: input.healthHost, registry: metrics.registry, health: () => watcher.health() });
+    const healthPort = settings.get('healthPort');
+    if (healthPort !== undefined) {
+      health = await startHealthServer({
+        port: healthPort,
+        host: settings.get('healthHost'),
+        registry: metrics.registry,
+        health: () => watcher.health(),
+      });
     }
     const stop = (): void => {
-      logger.info({ location: source.location }, 'stopping: finishing the input in flight, taking no new ones');
+      logger.info({ location: drop.location }, 'stopping: finishing the input in flight, taking no new ones');
       void watcher.stop();
     };
     if (io.signal.aborted) stop();
     else io.signal.addEventListener('abort', stop, { once: true });
-    logger.info(
-      { location: source.location, scanIntervalMs: input.scanIntervalMs ?? 2000, health: health?.url },
-      'watching for manifests',
-    );
-    io.onReady?.({ location: source.location, healthUrl: health?.url });
+    logger.info({ location: drop.location, scanIntervalMs, health: health?.url }, 'watching for manifests');
+    io.onReady?.({ location: drop.location, healthUrl: health?.url });
     await watcher.finished;
-    logger.info({ location: source.location }, 'stopped');
-    await source.close();
+    logger.info({ location: drop.location }, 'stopped');
+    await drop.close();
     return ExitCode.Ok;
   } finally {
     uninstrument();
     await health?.close();
-    await session.close();
+    await pipeline.close();
   }
+}
+
+/**
+ * WatchInput's own fields, for programs that call runWatch with typed values, as flags: the
+ * same parsers and limits apply to them as to the command line. A switch that is off (false,
+ * fsEvents true) is no value, so the environment or a profile can still turn it on.
+ */
+function watchFlags(input: WatchInput): SettingFlags {
+  const flags: SettingFlags = {
+    scanIntervalMs: input.scanIntervalMs,
+    stableTimeMs: input.stableMs,
+    leaseMs: input.leaseMs,
+    retryMinMs: input.retryMinMs,
+    retryMaxMs: input.retryMaxMs,
+    processingDir: input.layout?.processing,
+    doneDir: input.layout?.done,
+    failedDir: input.layout?.failed,
+    s3Endpoint: input.s3Endpoint,
+    s3Region: input.s3Region,
+    s3ForcePathStyle: input.s3ForcePathStyle === true ? true : undefined,
+    singleInstance: input.singleInstance === true ? true : undefined,
+    healthPort: input.healthPort,
+    healthHost: input.healthHost,
+    fsEvents: input.fsEvents === false ? false : undefined,
+  };
+  return Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) as SettingFlags;
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Writable } from 'node:stream';
+import type { ConfigFlags } from '../config/resolve-config.js';
 import { sandboxEnv } from '../config/sandbox-config.js';
 import { startSandbox } from '../sandbox/index.js';
 import { ExitCode } from '../errors.js';
@@ -41,7 +42,8 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
 
   const sandbox = await startSandbox({ port: 0 });
   const stateDir = await mkdtemp(join(tmpdir(), 'htorder-demo-state-'));
-  const env = { ...sandboxEnv(sandbox, 'us-demo'), HTORDER_STATE_DIR: stateDir, HTORDER_LOG_LEVEL: 'silent' };
+  // Only the sandbox's account: nothing of the user's own configuration reaches the demo.
+  const env: DemoEnv = { env: sandboxEnv(sandbox, 'us-demo'), flags: { stateDir, logLevel: 'silent' } };
   let ok = true;
   try {
     say('htorder demo');
@@ -81,18 +83,24 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   return ok ? ExitCode.Ok : ExitCode.Invalid;
 }
 
+/** The demo account's environment, and the settings the demo gives as flags. */
+interface DemoEnv {
+  env: Record<string, string>;
+  flags: ConfigFlags;
+}
+
 async function step(
   command: 'plan' | 'run',
   s: SampleInput,
   dir: string,
-  env: Record<string, string>,
+  env: DemoEnv,
   say: (line: string) => void,
 ): Promise<number> {
   const out = collect();
   const quiet = new Writable({ write: (_c, _e, cb) => cb() });
   const code = await runPipelineCommand(
-    { command, files: [s.file], mapping: s.mapping, json: true, flags: {} },
-    { stdout: out.stream, stderr: quiet, env, cwd: dir },
+    { command, files: [s.file], mapping: s.mapping, json: true, flags: env.flags },
+    { stdout: out.stream, stderr: quiet, env: env.env, cwd: dir },
   );
   say(`   ${describe(relative(dir, s.file), JSON.parse(out.text()) as Summary)}`);
   return code;

@@ -1,10 +1,8 @@
+import { openPipelineContext } from '../app/pipeline-context.js';
 import type { ConfigFlags } from '../config/resolve-config.js';
-import { FolderLedger } from '../ledger/folder-ledger.js';
 import { loadMapping } from '../manifest/mapping/load-mapping.js';
-import { processInput, type InputOutcome, type PipelineCommand } from '../pipeline/process-input.js';
-import { createCatalogue } from '../resolve/catalogue.js';
-import { openApiSession } from '../app/api-session.js';
-import { ExitCode, UsageError } from '../errors.js';
+import { processInput, type InputOutcome, type PipelineCommand, type PipelineContext } from '../pipeline/process-input.js';
+import { ExitCode } from '../errors.js';
 import { formatInputOutcome, jsonSummary } from './format-outcome.js';
 import { createProgress } from './progress.js';
 
@@ -28,51 +26,33 @@ export interface PipelineIo {
 }
 
 /**
- * `htorder plan|run FILE...`: one API session and one catalogue for the whole run (lookups
- * are shared by every input of one account), inputs processed one after another, jobs of an
- * input concurrently. Returns the exit code of docs/commands.md#exit-codes.
+ * `htorder plan|run FILE...`, the command-line side: progress, the summary of each input, the
+ * `--json` summary and the exit code (docs/commands.md#exit-codes). The wiring (session,
+ * ledger, one catalogue for the whole run, the account key) is the app's
+ * openPipelineContext; inputs are processed one after another, jobs of an input concurrently.
  */
 export async function runPipelineCommand(input: PipelineCommandInput, io: PipelineIo): Promise<number> {
   // A broken mapping is a usage error (exit 2) before anything is sent.
   const mapping = input.mapping ? await loadMapping(input.mapping) : undefined;
-  const session = await openApiSession({ ...input, env: io.env, cwd: io.cwd, stderr: io.stderr });
-  const { client, config, logger } = session;
+  const pipeline = await openPipelineContext({ ...input, mapping, env: io.env, cwd: io.cwd, stderr: io.stderr });
   const outcomes: InputOutcome[] = [];
   try {
-    const catalogue = createCatalogue(client);
-    let account: string;
+    let context: PipelineContext;
     try {
-      // The ledger is keyed by region and account id, so two credentials of one account
-      // share it and two accounts never do.
-      const profile = await catalogue.account();
-      account = `${config.baseUrl}#${profile?.id ?? config.clientId}`;
+      context = await pipeline.context();
     } catch (err) {
       io.stderr.write(`htorder ${input.command}: cannot reach the API or the credentials were refused: ${(err as Error).message}\n`);
       return ExitCode.Unavailable;
     }
-    const staleMs = io.env.HTORDER_LOCK_STALE_MS === undefined ? undefined : Number(io.env.HTORDER_LOCK_STALE_MS);
-    if (staleMs !== undefined && !(staleMs >= 2000)) throw new UsageError(`HTORDER_LOCK_STALE_MS must be a number of milliseconds >= 2000, got "${io.env.HTORDER_LOCK_STALE_MS}"`);
-    const ledger = new FolderLedger(config.stateDir, { staleMs });
     const progress = createProgress(io.stderr, input.command);
     for (const file of input.files) {
-      const outcome = await processInput(file, {
-        command: input.command,
-        partial: input.partial === true,
-        concurrency: config.concurrency,
-        mapping,
-        client,
-        catalogue,
-        ledger,
-        account,
-        logger,
-        onProgress: progress.update,
-      });
+      const outcome = await processInput(file, { ...context, onProgress: progress.update });
       progress.clear();
       outcomes.push(outcome);
       io.stderr.write(formatInputOutcome(outcome, input.command));
     }
   } finally {
-    await session.close();
+    await pipeline.close();
   }
   const exitCode = exitCodeOf(outcomes);
   if (input.json) io.stdout.write(`${JSON.stringify(jsonSummary(input.command, outcomes, exitCode))}\n`);

@@ -1,3 +1,5 @@
+import { SETTINGS } from './settings.js';
+
 /**
  * Everything needed to talk to one account of the API. Built by resolveConfig (env, profile
  * file, flags) or sandboxConfig (an in-process sandbox); consumed by createApiClient.
@@ -35,7 +37,12 @@ export interface Timeouts {
   bodyMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 10_000, headersMs: 60_000, bodyMs: 60_000 };
-export const DEFAULT_CONCURRENCY = 8;
-export const DEFAULT_APP_NAME = 'API';
-export const DEFAULT_STATE_DIR = '.htorder';
+// The defaults of the table in settings.ts, for configurations built without the resolver (--sandbox).
+export const DEFAULT_TIMEOUTS: Timeouts = {
+  connectMs: SETTINGS.connectTimeoutMs.default,
+  headersMs: SETTINGS.requestTimeoutMs.default,
+  bodyMs: SETTINGS.requestTimeoutMs.default,
+};
+export const DEFAULT_CONCURRENCY: number = SETTINGS.concurrency.default;
+export const DEFAULT_APP_NAME: string = SETTINGS.appName.default;
+export const DEFAULT_STATE_DIR: string = SETTINGS.stateDir.default;

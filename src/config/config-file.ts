@@ -1,37 +1,22 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { UsageError } from '../errors.js';
+import { PROFILE_SETTINGS, SETTINGS, type SettingName } from './settings.js';
 
 /**
- * One named profile of the config file. Keys mirror the environment variables
- * (HTORDER_BASE_URL → baseUrl). Unknown keys are an error, because a misspelt key would
- * otherwise silently fall back to the environment.
+ * One named profile of the config file. Its keys are the settings' names in the table of
+ * settings.ts (HTORDER_BASE_URL → baseUrl); values are checked by the settings' parsers when
+ * read. Unknown keys are an error, because a misspelt key would otherwise silently fall back
+ * to the environment.
  */
-export interface ProfileValues {
-  baseUrl?: string;
-  authUrl?: string;
-  realm?: string;
-  clientId?: string;
-  clientSecret?: string;
-  clientSecretFile?: string;
-  statusUrl?: string;
-  stateDir?: string;
-  concurrency?: number | string;
-  appName?: string;
-  allowInsecure?: boolean;
-  connectTimeoutMs?: number | string;
-  requestTimeoutMs?: number | string;
-}
+export type ProfileValues = { [K in SettingName]?: string | number | boolean };
 
 export interface ConfigFile {
   path: string;
   profiles: Record<string, ProfileValues>;
 }
 
-export const PROFILE_KEYS: readonly (keyof ProfileValues)[] = [
-  'baseUrl', 'authUrl', 'realm', 'clientId', 'clientSecret', 'clientSecretFile', 'statusUrl',
-  'stateDir', 'concurrency', 'appName', 'allowInsecure', 'connectTimeoutMs', 'requestTimeoutMs',
-];
+export const PROFILE_KEYS: readonly SettingName[] = PROFILE_SETTINGS;
 
 /** Parses config-file text; `path` is for messages. Pure: no I/O. */
 export function parseConfigFile(text: string, path: string): ConfigFile {
@@ -55,10 +40,12 @@ export function parseConfigFile(text: string, path: string): ConfigFile {
       if (!(PROFILE_KEYS as readonly string[]).includes(key)) {
         throw new UsageError(`config file ${path}: profile "${name}": unknown key "${key}" (known: ${PROFILE_KEYS.join(', ')})`);
       }
+      // A YAML scalar of the setting's kind; its value is checked by the setting's parser.
+      const kind = SETTINGS[key as SettingName].type.kind;
       const ok =
-        key === 'allowInsecure'
-          ? typeof value === 'boolean'
-          : typeof value === 'string' || (typeof value === 'number' && /Ms$|^concurrency$/.test(key));
+        typeof value === 'string' ||
+        (typeof value === 'number' && ['integer', 'milliseconds', 'port'].includes(kind)) ||
+        (typeof value === 'boolean' && kind === 'boolean');
       if (!ok) throw new UsageError(`config file ${path}: profile "${name}": "${key}" has the wrong type`);
     }
     profiles[name] = raw as ProfileValues;

@@ -1,45 +1,61 @@
 import { Option, type Command } from 'commander';
-import type { ConfigFlags } from './resolve-config.js';
+import type { SettingFlags } from './resolve-settings.js';
+import { SETTINGS, SETTING_NAMES, flagAttribute, type SettingName } from './settings.js';
+
+/** What every command that talks to the API accepts (api, plan, run, track, watch). */
+export const CONNECTION_SETTINGS: readonly SettingName[] = [
+  'profile', 'config', 'baseUrl', 'authUrl', 'realm', 'clientId', 'clientSecretFile', 'statusUrl', 'stateDir',
+  'concurrency', 'appName', 'connectTimeoutMs', 'requestTimeoutMs', 'allowInsecure', 'logLevel',
+];
+
+/** What `watch` adds: the drop location, S3, the health endpoint. */
+export const WATCH_SETTINGS: readonly SettingName[] = [
+  'scanIntervalMs', 'stableTimeMs', 'leaseMs', 'retryMinMs', 'retryMaxMs', 'processingDir', 'doneDir', 'failedDir',
+  's3Endpoint', 's3Region', 's3ForcePathStyle', 'singleInstance', 'fsEvents', 'healthPort', 'healthHost', 'lockStaleMs',
+];
 
 /**
- * Adds the configuration flags to a command (api, plan, run, watch share them), so every
- * command spells them the same way. Read them back with configFlagsFrom(cmd.opts()).
+ * Adds the flags of `names` to a command, spelt and described as in the table of settings.ts,
+ * so every command spells them the same way. Values are not parsed here: the resolver does
+ * that, so a bad value names its source whether it came from a flag, a variable or a profile.
  */
-export function addConfigOptions(command: Command): Command {
-  return command
-    .addOption(new Option('--profile <name>', 'profile of the config file to use (env HTORDER_PROFILE)'))
-    .addOption(new Option('--config <file>', 'config file with named profiles (env HTORDER_CONFIG)'))
-    .addOption(new Option('--base-url <url>', "the region's API host (env HTORDER_BASE_URL)"))
-    .addOption(new Option('--auth-url <url>', "the region's authentication host (env HTORDER_AUTH_URL)"))
-    .addOption(new Option('--realm <realm>', 'authentication realm (env HTORDER_REALM)'))
-    .addOption(new Option('--client-id <id>', 'API key id (env HTORDER_CLIENT_ID)'))
-    .addOption(new Option('--client-secret-file <file>', 'file holding the API secret (env HTORDER_CLIENT_SECRET_FILE)'))
-    .addOption(new Option('--status-url <url>', "the region's status page host (env HTORDER_STATUS_URL)"))
-    .addOption(new Option('--state-dir <dir>', 'ledger directory, default .htorder/ (env HTORDER_STATE_DIR)'))
-    .addOption(new Option('--concurrency <n>', 'API requests in flight at once, default 8 (env HTORDER_CONCURRENCY)'))
-    .addOption(new Option('--app-name <name>', 'X-Application-Name header, default API (env HTORDER_APP_NAME)'))
-    .addOption(new Option('--connect-timeout-ms <ms>', 'connect timeout (env HTORDER_CONNECT_TIMEOUT_MS)'))
-    .addOption(new Option('--request-timeout-ms <ms>', 'response timeout (env HTORDER_REQUEST_TIMEOUT_MS)'))
-    .addOption(new Option('--allow-insecure', 'allow plain-http hosts other than loopback (env HTORDER_ALLOW_INSECURE=1)'));
+export function addSettingOptions(command: Command, names: readonly SettingName[]): Command {
+  for (const name of names) {
+    const s = SETTINGS[name];
+    if (s.flag === null) continue;
+    const negated = s.flag.startsWith('--no-');
+    const arg = 'arg' in s ? ` ${s.arg}` : '';
+    const shownDefault = s.default === null || s.type.kind === 'boolean' ? '' : `, default ${String(s.default)}`;
+    const env = s.env === null ? '' : ` (env ${s.env}${s.type.kind === 'boolean' ? `=${negated ? 'false' : 'true'}` : ''})`;
+    const help = `${negated ? 'do not ' : ''}${s.description}${shownDefault}${env}`;
+    command.addOption(new Option(`${s.flag}${arg}`, help));
+  }
+  return command;
 }
 
-/** Picks the configuration flags out of commander's parsed options (camel-cased by commander). */
-export function configFlagsFrom(opts: Record<string, unknown>): ConfigFlags {
-  const s = (k: string): string | undefined => (typeof opts[k] === 'string' ? (opts[k] as string) : undefined);
-  return {
-    profile: s('profile'),
-    config: s('config'),
-    baseUrl: s('baseUrl'),
-    authUrl: s('authUrl'),
-    realm: s('realm'),
-    clientId: s('clientId'),
-    clientSecretFile: s('clientSecretFile'),
-    statusUrl: s('statusUrl'),
-    stateDir: s('stateDir'),
-    concurrency: s('concurrency'),
-    appName: s('appName'),
-    connectTimeoutMs: s('connectTimeoutMs'),
-    requestTimeoutMs: s('requestTimeoutMs'),
-    allowInsecure: opts.allowInsecure === true ? true : undefined,
-  };
+/** The connection flags (CONNECTION_SETTINGS). Read them back with configFlagsFrom(cmd.opts()). */
+export function addConfigOptions(command: Command): Command {
+  return addSettingOptions(command, CONNECTION_SETTINGS);
+}
+
+/**
+ * Picks the settings' flags out of commander's parsed options (camel-cased by commander): a
+ * value for every flag that was given, nothing for one that was not, so the environment, the
+ * profile and the defaults fill the rest.
+ */
+export function configFlagsFrom(opts: Record<string, unknown>): SettingFlags {
+  const flags: SettingFlags = {};
+  for (const name of SETTING_NAMES) {
+    const s = SETTINGS[name];
+    if (s.flag === null) continue;
+    const v = opts[flagAttribute(s.flag)];
+    if (s.type.kind === 'boolean') {
+      // A switch: commander stores true for `--x` and false for `--no-x`; a default is no value.
+      const negated = s.flag.startsWith('--no-');
+      if (v === !negated) flags[name] = v as boolean;
+    } else if (typeof v === 'string') {
+      flags[name] = v;
+    }
+  }
+  return flags;
 }

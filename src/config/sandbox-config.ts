@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../errors.js';
+import { SETTINGS } from './settings.js';
 import { DEFAULT_APP_NAME, DEFAULT_CONCURRENCY, DEFAULT_STATE_DIR, DEFAULT_TIMEOUTS, type ApiConfig } from './api-config.js';
 
 /**
@@ -53,10 +54,10 @@ export function sandboxConfig(
 export function sandboxEnv(sandbox: SandboxDirectory, accountName = 'us-demo'): Record<string, string> {
   const c = sandboxConfig(sandbox, accountName);
   return {
-    HTORDER_BASE_URL: c.baseUrl,
-    HTORDER_AUTH_URL: c.authUrl,
-    HTORDER_REALM: c.realm,
-    HTORDER_CLIENT_ID: c.clientId,
-    HTORDER_CLIENT_SECRET: c.clientSecret,
+    [SETTINGS.baseUrl.env]: c.baseUrl,
+    [SETTINGS.authUrl.env]: c.authUrl,
+    [SETTINGS.realm.env]: c.realm,
+    [SETTINGS.clientId.env]: c.clientId,
+    [SETTINGS.clientSecret.env]: c.clientSecret,
   };
 }

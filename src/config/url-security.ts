@@ -1,5 +1,6 @@
 import { UsageError } from '../errors.js';
 import type { ApiConfig } from './api-config.js';
+import { SETTINGS } from './settings.js';
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
 
@@ -20,9 +21,9 @@ export function isLoopbackUrl(url: string): boolean {
 export function checkTransportSecurity(config: Pick<ApiConfig, 'baseUrl' | 'authUrl' | 'statusUrl' | 'allowInsecure'>): void {
   if (config.allowInsecure) return;
   const urls: [string, string | null][] = [
-    ['HTORDER_BASE_URL', config.baseUrl],
-    ['HTORDER_AUTH_URL', config.authUrl],
-    ['HTORDER_STATUS_URL', config.statusUrl],
+    [SETTINGS.baseUrl.env, config.baseUrl],
+    [SETTINGS.authUrl.env, config.authUrl],
+    [SETTINGS.statusUrl.env, config.statusUrl],
   ];
   for (const [name, url] of urls) {
     if (url === null) continue;

@@ -1,4 +1,3 @@
-import { UsageError } from '../../errors.js';
 import type { Transport } from '../transport.js';
 import type { StatusPage } from '../types.js';
 
@@ -9,10 +8,14 @@ export interface StatusApi {
   page(): Promise<string>;
 }
 
-/** The status page lives on its own host and needs no token. */
+/**
+ * The status page lives on its own host and needs no token. Without a status URL its calls
+ * fail with a plain Error: how the user supplies one (flag, variable, profile key) is for
+ * the configuration layer to say, not the client.
+ */
 export function statusApi(t: Transport, statusUrl: string | null): StatusApi {
   const base = (): string => {
-    if (statusUrl === null) throw new UsageError('missing configuration: HTORDER_STATUS_URL is not set (or use --status-url)');
+    if (statusUrl === null) throw new Error('no status page URL configured (ApiConfig.statusUrl is null)');
     return statusUrl;
   };
   return {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { HttpMethod } from '../../api/transport.js';
 import { addConfigOptions, configFlagsFrom } from '../../config/config-flags.js';
 import type { ConfigFlags } from '../../config/resolve-config.js';
@@ -36,7 +36,6 @@ export function register(program: Command): void {
     .option('--data <json>', 'request body as JSON text, or @FILE to read it from a file')
     .option('--sandbox', 'start an in-process sandbox and call it (no credentials needed)')
     .option('--account <name>', 'sandbox demo account to call as (with --sandbox; default us-demo)')
-    .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env HTORDER_LOG_LEVEL)'))
     .addHelpText('after', examples([
       ['htorder api GET /account --sandbox', 'who am I, against the built-in simulator'],
       ["htorder api GET '/Jobs/active?pageSize=5&includeClosedJobs=true'", 'with HTORDER_* configured'],
@@ -51,7 +50,6 @@ export function register(program: Command): void {
         data: opts.data as string | undefined,
         sandbox: opts.sandbox === true,
         account: opts.account as string | undefined,
-        logLevel: opts.logLevel as string | undefined,
         flags: configFlagsFrom(opts),
       },
       { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() },

@@ -1,5 +1,5 @@
-import { Option, type Command } from 'commander';
-import { addConfigOptions, configFlagsFrom } from '../../config/config-flags.js';
+import type { Command } from 'commander';
+import { addConfigOptions, addSettingOptions, configFlagsFrom } from '../../config/config-flags.js';
 import { examples, type Example } from '../help.js';
 
 export interface PipelineCommandSpec {
@@ -25,8 +25,9 @@ export function registerPipelineCommand(program: Command, spec: PipelineCommandS
     .option('--json', 'print a machine-readable summary to stdout')
     .option('--sandbox', 'start an in-process sandbox and use its demo account (no credentials needed)')
     .option('--account <name>', 'sandbox demo account (with --sandbox; default us-demo)')
-    .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env HTORDER_LOG_LEVEL)'))
     .addHelpText('after', examples(spec.examples));
+  // The ledger's order locks: plan and run take them.
+  addSettingOptions(cmd, ['lockStaleMs']);
   addConfigOptions(cmd);
   cmd.action(async (files: string[], opts: Record<string, unknown>) => {
     // Loaded when the command runs: the pipeline (ajv, undici, pino) is too heavy for --help.
@@ -40,7 +41,6 @@ export function registerPipelineCommand(program: Command, spec: PipelineCommandS
         json: opts.json === true,
         sandbox: opts.sandbox === true,
         account: opts.account as string | undefined,
-        logLevel: opts.logLevel as string | undefined,
         flags: configFlagsFrom(opts),
       },
       { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() },

@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import { addConfigOptions, configFlagsFrom } from '../../config/config-flags.js';
 import type { TrackResult } from '../../track/track.js';
 import { ExitCode, UsageError } from '../../errors.js';
@@ -17,7 +17,6 @@ export function register(program: Command): void {
     .option('--json', 'print the tracking as JSON to stdout (invoice links without their signature)')
     .option('--watch', 'check again every --interval minutes and print only what changed, until Ctrl-C')
     .option('--interval <minutes>', 'minutes between checks with --watch (minimum 1)', '15')
-    .addOption(new Option('--log-level <level>', 'fatal, error, warn, info, debug, trace or silent (env HTORDER_LOG_LEVEL)'))
     .addHelpText('after', examples([
       ['htorder track', 'every order in the ledger (HTORDER_STATE_DIR, default .htorder/)'],
       ['htorder track orders.yaml', 'the jobs in orders.yaml.result.json; their tracking is written into it'],
@@ -43,15 +42,16 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
   const minutes = Number(opts.interval ?? 15);
   if (!Number.isFinite(minutes) || minutes < 1) throw new UsageError(`--interval must be a number of minutes >= 1, got "${String(opts.interval)}"`);
   // Loaded when the command runs, not for `htorder --help`: the client pulls in undici and pino.
-  const [{ openApiSession }, { createCatalogue }, { collectTargets }, { trackOnce, watchTracking }] = await Promise.all([
-    import('../../app/api-session.js'), import('../../resolve/catalogue.js'), import('../../track/targets.js'), import('../../track/track.js'),
+  const [{ openApiSession }, { accountKey }, { createCatalogue }, { collectTargets }, { trackOnce, watchTracking }] = await Promise.all([
+    import('../../app/api-session.js'), import('../../app/pipeline-context.js'), import('../../resolve/catalogue.js'),
+    import('../../track/targets.js'), import('../../track/track.js'),
   ]);
   const format = await import('../../track/format.js');
-  const session = await openApiSession({ logLevel: opts.logLevel as string | undefined, flags: configFlagsFrom(opts), env: io.env, cwd: io.cwd, stderr: io.stderr });
+  const session = await openApiSession({ flags: configFlagsFrom(opts), env: io.env, cwd: io.cwd, stderr: io.stderr });
   const { client, config, logger } = session;
   const catalogue = createCatalogue(client);
   // The ledger key, exactly as run computes it (region base URL + account id).
-  const account = async (): Promise<string> => `${config.baseUrl}#${(await catalogue.account())?.id ?? config.clientId}`;
+  const account = (): Promise<string> => accountKey(config, catalogue);
   const load = async () => {
     const t = await collectTargets(paths, { stateDir: config.stateDir, account });
     for (const p of t.problems) io.stderr.write(`htorder track: ${p}\n`);

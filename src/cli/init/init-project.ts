@@ -78,7 +78,7 @@ export function nextSteps(dir: string, cwd: string): string {
     'next:',
     `  htorder check ${p('orders.yaml')}                 # offline: syntax, schema, local rules`,
     `  htorder plan --sandbox ${p('orders.yaml')}        # against the built-in simulator, no credentials`,
-    `  htorder plan ${p('orders.yaml')}                  # against your account (set HTORDER_* first; see README "Configuration")`,
+    `  htorder plan ${p('orders.yaml')}                  # against your account (set HTORDER_* first; see docs/configuration.md)`,
     `  htorder run ${p('orders.yaml')}                   # submit, exactly once`,
     `CSV: fill rows into ${p('orders-template.csv')} (one row per item); ERP exports: edit ${p('mapping.yaml')} and pass --mapping.`,
     '',

@@ -1,0 +1,128 @@
+import { isAbsolute, join, resolve } from 'node:path';
+import { UsageError } from '../errors.js';
+import type { SettingType } from './settings.js';
+
+/**
+ * One parser per setting type. Each takes the raw value as it came (a flag's or variable's
+ * text, or a YAML scalar from a profile) and the name of where it came from (`--concurrency`,
+ * `HTORDER_CONCURRENCY`, `concurrency of profile "nz" in /home/me/.config/htorder/config.yaml`),
+ * and either returns the typed value or throws UsageError (exit 2) naming that source. A value
+ * is never guessed: `ture` is not false, `8x` is not 8.
+ */
+
+/** Where a raw value came from, for messages. */
+export type SourceName = string;
+
+const TRUE = new Set(['true', '1', 'yes']);
+const FALSE = new Set(['false', '0', 'no']);
+
+export function parseBoolean(raw: unknown, source: SourceName): boolean {
+  if (typeof raw === 'boolean') return raw;
+  const text = String(raw).trim().toLowerCase();
+  if (TRUE.has(text)) return true;
+  if (FALSE.has(text)) return false;
+  throw new UsageError(`${source} must be true or false, got "${String(raw)}"`);
+}
+
+export function parseInteger(raw: unknown, source: SourceName, min: number, max: number): number {
+  const text = String(raw).trim();
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
+    throw new UsageError(`${source} must be a whole number from ${min} to ${max}, got "${text}"`);
+  }
+  return Number(text);
+}
+
+export function parseMilliseconds(raw: unknown, source: SourceName, min: number, max: number): number {
+  const text = String(raw).trim();
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
+    throw new UsageError(`${source} must be a whole number of milliseconds from ${min} to ${max}, got "${text}"`);
+  }
+  return Number(text);
+}
+
+export function parsePort(raw: unknown, source: SourceName): number {
+  const text = String(raw).trim();
+  if (!/^\d+$/.test(text) || Number(text) > 65535) {
+    throw new UsageError(`${source} must be a port number from 0 to 65535, got "${text}"`);
+  }
+  return Number(text);
+}
+
+/** An http(s) URL without query, fragment or credentials; returned without trailing slashes. */
+export function parseUrl(raw: unknown, source: SourceName): string {
+  const value = String(raw).trim();
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`${source}: "${value}" is not an absolute URL`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`${source}: "${value}" must be an http(s) URL`);
+  }
+  if (url.search || url.hash || url.username || url.password) {
+    throw new UsageError(`${source}: must not contain a query, fragment or credentials`);
+  }
+  return url.toString().replace(/\/+$/, '');
+}
+
+export function parseEnum(raw: unknown, source: SourceName, values: readonly string[]): string {
+  const text = String(raw).trim();
+  if (!values.includes(text)) throw new UsageError(`${source} must be one of ${values.join(', ')}, got "${text}"`);
+  return text;
+}
+
+/** Text that must not be blank. A secret's value is never repeated in a message. */
+export function parseString(raw: unknown, source: SourceName): string {
+  const text = String(raw).trim();
+  if (text === '') throw new UsageError(`${source} must not be empty`);
+  return text;
+}
+
+/** A host name or IP address to listen on: no scheme, port or path. */
+export function parseHost(raw: unknown, source: SourceName): string {
+  const text = String(raw).trim();
+  if (!/^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[?[0-9A-Fa-f:.]+\]?)$/.test(text)) {
+    throw new UsageError(`${source} must be a host name or IP address (no scheme or port), got "${text}"`);
+  }
+  return text.replace(/^\[(.*)\]$/, '$1');
+}
+
+/** A file or folder: `~/` is the home folder, a relative path is relative to `baseDir`. */
+export function parsePath(raw: unknown, source: SourceName, baseDir: string, home: string): string {
+  const path = parseString(raw, source);
+  if (path === '~') return home;
+  if (path.startsWith('~/')) return join(home, path.slice(2));
+  return isAbsolute(path) ? path : resolve(baseDir, path);
+}
+
+export type ParsedValue = string | number | boolean;
+
+/** The parser of `type`, applied. */
+export function parseSettingValue(
+  type: SettingType,
+  raw: unknown,
+  source: SourceName,
+  paths: { baseDir: string; home: string },
+): ParsedValue {
+  switch (type.kind) {
+    case 'boolean':
+      return parseBoolean(raw, source);
+    case 'integer':
+      return parseInteger(raw, source, type.min, type.max);
+    case 'milliseconds':
+      return parseMilliseconds(raw, source, type.min, type.max);
+    case 'port':
+      return parsePort(raw, source);
+    case 'url':
+      return parseUrl(raw, source);
+    case 'enum':
+      return parseEnum(raw, source, type.values);
+    case 'host':
+      return parseHost(raw, source);
+    case 'path':
+      return parsePath(raw, source, paths.baseDir, paths.home);
+    case 'string':
+      return parseString(raw, source);
+  }
+}

@@ -1,0 +1,192 @@
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { UsageError } from '../errors.js';
+import { loadConfigFile, type ConfigFile, type ProfileValues } from './config-file.js';
+import { parsePath, parseSettingValue, type ParsedValue } from './parse-setting.js';
+import { SETTINGS, SETTING_NAMES, type SettingName, type SettingValue } from './settings.js';
+
+/** Raw values given on the command line (or by a program calling in), by setting name. */
+export type SettingFlags = { [K in SettingName]?: string | number | boolean };
+
+export interface ResolveSettingsInput {
+  env: Record<string, string | undefined>;
+  flags?: SettingFlags;
+  /** Relative paths (state dir, secret file, ./htorder.config.yaml) resolve against this. */
+  cwd: string;
+  /** For `~/.config/htorder/config.yaml` and `~/` in paths; default os.homedir(). */
+  home?: string;
+  /** Defaults of one command that differ from the table's (watch logs at `info`). */
+  defaults?: SettingFlags;
+  /** false: ignore profiles altogether (`--sandbox` brings its own account). Default true. */
+  profiles?: boolean;
+}
+
+export type Layer = 'flag' | 'profile' | 'env' | 'default';
+
+/** A raw value and where it came from. */
+export interface RawSetting {
+  value: string | number | boolean;
+  layer: Layer;
+  /** `--concurrency`, `HTORDER_CONCURRENCY`, `concurrency of profile "nz" in F`, `the default`. */
+  source: string;
+  /** Relative paths given in this layer resolve against this folder (a profile's: its file's). */
+  baseDir: string;
+}
+
+/**
+ * The resolved settings of one command. Precedence, highest first:
+ *   1. flags (`--base-url` …)
+ *   2. the selected profile of the config file (`--profile`, else HTORDER_PROFILE)
+ *   3. environment variables (HTORDER_*)
+ *   4. built-in defaults (the table in settings.ts).
+ * A profile outranks the environment because choosing one is an explicit act, while the
+ * environment is ambient; settings the profile does not mention still come from the
+ * environment. Values are parsed when read, so a bad value of a setting the command does not
+ * use does not stop it; every one it reads is checked (UsageError, exit 2, naming its source).
+ */
+export interface Settings {
+  /** The value, or undefined when no layer sets it and it has no default. */
+  get<K extends SettingName>(name: K): SettingValue<K> | undefined;
+  /** The value only when a flag, the profile or the environment set it (not the default). */
+  explicit<K extends SettingName>(name: K): SettingValue<K> | undefined;
+  /** The raw value and its layer, or undefined. */
+  raw(name: SettingName): RawSetting | undefined;
+  /** The layers in precedence order, for settings that span two names (the secret and its file). */
+  layers(): readonly { layer: Layer; values: SettingFlags; nameOf(name: SettingName): string; baseDir: string }[];
+  /** Name of the selected profile, or null. */
+  readonly profile: string | null;
+  readonly home: string;
+  readonly cwd: string;
+}
+
+interface LayerData {
+  layer: Layer;
+  values: SettingFlags;
+  nameOf(name: SettingName): string;
+  baseDir: string;
+}
+
+export function resolveSettings(input: ResolveSettingsInput): Settings {
+  const env = input.env;
+  const flags = definedOnly(input.flags ?? {});
+  const home = input.home ?? homedir();
+  const cwd = input.cwd;
+
+  const profileName = input.profiles === false ? null : (text(flags.profile) ?? text(env.HTORDER_PROFILE) ?? null);
+  // Read (and so checked) even when no profile is selected, as an explicit --config must exist.
+  const file = input.profiles === false ? undefined : findConfigFile(flags, env, cwd, home);
+  let profile: { values: ProfileValues; file: ConfigFile } | undefined;
+  if (profileName !== null) {
+    if (!file) {
+      throw new UsageError(
+        `profile "${profileName}" not found: no config file (set HTORDER_CONFIG or --config, or create ./htorder.config.yaml or ~/.config/htorder/config.yaml)`,
+      );
+    }
+    const values = file.profiles[profileName];
+    if (!values) {
+      const known = Object.keys(file.profiles);
+      throw new UsageError(
+        `profile "${profileName}" not found in ${file.path} (known profiles: ${known.length ? known.join(', ') : 'none'})`,
+      );
+    }
+    profile = { values, file };
+  }
+
+  const layers: LayerData[] = [{ layer: 'flag', values: flags, nameOf: flagName, baseDir: cwd }];
+  if (profile) {
+    const { file } = profile;
+    layers.push({
+      layer: 'profile',
+      values: definedOnly(profile.values as SettingFlags),
+      nameOf: (n) => `${n} of profile "${profileName}" in ${file.path}`,
+      baseDir: dirname(file.path),
+    });
+  }
+  const envValues: SettingFlags = {};
+  for (const name of SETTING_NAMES) {
+    const variable = SETTINGS[name].env;
+    const v = variable === null ? undefined : text(env[variable]);
+    if (v !== undefined) envValues[name] = v;
+  }
+  layers.push({ layer: 'env', values: envValues, nameOf: envName, baseDir: cwd });
+  const defaults: SettingFlags = {};
+  for (const name of SETTING_NAMES) {
+    const d = input.defaults?.[name] ?? SETTINGS[name].default;
+    if (d !== null && d !== undefined) defaults[name] = d;
+  }
+  layers.push({ layer: 'default', values: defaults, nameOf: (n) => `the default of ${n}`, baseDir: cwd });
+
+  const raw = (name: SettingName): RawSetting | undefined => {
+    for (const l of layers) {
+      const value = l.values[name];
+      if (value !== undefined) return { value, layer: l.layer, source: l.nameOf(name), baseDir: l.baseDir };
+    }
+    return undefined;
+  };
+  const parsed = new Map<SettingName, ParsedValue | undefined>();
+  const get = <K extends SettingName>(name: K): SettingValue<K> | undefined => {
+    if (!parsed.has(name)) {
+      const r = raw(name);
+      parsed.set(name, r === undefined ? undefined : parseSettingValue(SETTINGS[name].type, r.value, r.source, { baseDir: r.baseDir, home }));
+    }
+    return parsed.get(name) as SettingValue<K> | undefined;
+  };
+  return {
+    get,
+    explicit: (name) => (raw(name)?.layer === 'default' ? undefined : get(name)),
+    raw,
+    layers: () => layers,
+    profile: profileName,
+    home,
+    cwd,
+  };
+}
+
+/** How a setting is named on the command line, else in the environment, for messages. */
+export function flagName(name: SettingName): string {
+  return SETTINGS[name].flag ?? envName(name);
+}
+
+export function envName(name: SettingName): string {
+  return SETTINGS[name].env ?? name;
+}
+
+/**
+ * Config file location: --config, HTORDER_CONFIG, ./htorder.config.yaml, then
+ * $XDG_CONFIG_HOME or ~/.config/htorder/config.yaml. An explicit file must exist.
+ */
+export function findConfigFile(
+  flags: SettingFlags,
+  env: Record<string, string | undefined>,
+  cwd: string,
+  home: string,
+): ConfigFile | undefined {
+  const fromFlag = text(flags.config);
+  const explicit = fromFlag ?? text(env.HTORDER_CONFIG);
+  if (explicit !== undefined) {
+    const source = fromFlag !== undefined ? flagName('config') : envName('config');
+    return loadConfigFile(parsePath(explicit, source, cwd, home));
+  }
+  const xdg = text(env.XDG_CONFIG_HOME) ?? join(home, '.config');
+  for (const candidate of [join(cwd, 'htorder.config.yaml'), join(xdg, 'htorder', 'config.yaml')]) {
+    const file = loadConfigFile(candidate, true);
+    if (file) return file;
+  }
+  return undefined;
+}
+
+/** A value that says something: not undefined, not null, not blank text. */
+function text(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  const s = String(v);
+  return s.trim() === '' ? undefined : s;
+}
+
+function definedOnly(values: Record<string, unknown>): SettingFlags {
+  const out: SettingFlags = {};
+  for (const [k, v] of Object.entries(values)) {
+    if (!(k in SETTINGS) || v === undefined || v === null || v === '') continue;
+    out[k as SettingName] = v as string | number | boolean;
+  }
+  return out;
+}

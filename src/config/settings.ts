@@ -1,0 +1,241 @@
+/**
+ * Every setting of htorder, once: how it is spelt on the command line, in the environment and
+ * in a profile of the config file, its type, limits and default. The resolver
+ * (resolve-settings.ts), the profile checker (config-file.ts), the command-line options
+ * (config-flags.ts) and docs/configuration.md all follow this table; test/config checks that
+ * the page lists exactly these settings.
+ *
+ * Command options that belong to one invocation rather than to an installation (`--json`,
+ * `--mapping`, `--partial`, `--sandbox`, `--account`, `--data` …) are not settings: see
+ * docs/commands.md.
+ */
+
+/** The type of a setting's value, and so its parser (parse-setting.ts). */
+export type SettingType =
+  | { kind: 'string' }
+  | { kind: 'url' }
+  | { kind: 'path' }
+  | { kind: 'integer'; min: number; max: number }
+  | { kind: 'milliseconds'; min: number; max: number }
+  | { kind: 'boolean' }
+  | { kind: 'enum'; values: readonly string[] }
+  | { kind: 'port' }
+  | { kind: 'host' };
+
+export interface Setting {
+  /** Environment variable, or null when the environment cannot set it. */
+  env: string | null;
+  /** Command-line flag, or null. A boolean flag is a switch: `--x` means true, `--no-x` false. */
+  flag: string | null;
+  /** Placeholder of the flag's value in help (`<url>`); absent for a switch. */
+  arg?: string;
+  /** Whether a profile of the config file can set it (its key is the setting's name). */
+  profile: boolean;
+  type: SettingType;
+  /** Built-in default; null: none (required, or off). */
+  default: string | number | boolean | null;
+  /** Must be set somewhere (the API account's coordinates). */
+  required?: boolean;
+  /** Never printed: only the setting's name ever appears in a message, never its value. */
+  secret: boolean;
+  /** One line for `--help` and docs/configuration.md. */
+  description: string;
+}
+
+/**
+ * The one concurrency limit, with or without `--sandbox`: the pipeline works on twice as many
+ * jobs as requests in flight and each holds an order lock (a file descriptor) while it runs,
+ * so 256 keeps a run well inside the usual 1024 open files; no account's rate limit is higher.
+ */
+export const MAX_CONCURRENCY = 256;
+
+/** Timeouts and intervals longer than a day are a typo, not a wish. */
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const SETTINGS = {
+  // Which profile, from which file.
+  profile: {
+    env: 'HTORDER_PROFILE', flag: '--profile', arg: '<name>', profile: false, type: { kind: 'string' },
+    default: null, secret: false, description: 'profile of the config file to use',
+  },
+  config: {
+    env: 'HTORDER_CONFIG', flag: '--config', arg: '<file>', profile: false, type: { kind: 'path' },
+    default: null, secret: false,
+    description: 'config file with named profiles (default ./htorder.config.yaml, then ~/.config/htorder/config.yaml)',
+  },
+  // The account: one region, one API key.
+  baseUrl: {
+    env: 'HTORDER_BASE_URL', flag: '--base-url', arg: '<url>', profile: true, type: { kind: 'url' },
+    default: null, required: true, secret: false, description: "the region's API host",
+  },
+  authUrl: {
+    env: 'HTORDER_AUTH_URL', flag: '--auth-url', arg: '<url>', profile: true, type: { kind: 'url' },
+    default: null, required: true, secret: false, description: "the region's authentication host",
+  },
+  realm: {
+    env: 'HTORDER_REALM', flag: '--realm', arg: '<realm>', profile: true, type: { kind: 'string' },
+    default: null, required: true, secret: false, description: 'authentication realm',
+  },
+  clientId: {
+    env: 'HTORDER_CLIENT_ID', flag: '--client-id', arg: '<id>', profile: true, type: { kind: 'string' },
+    default: null, required: true, secret: false, description: 'API key id',
+  },
+  // No flag: a secret on the command line is visible to every user via ps.
+  clientSecret: {
+    env: 'HTORDER_CLIENT_SECRET', flag: null, profile: true, type: { kind: 'string' },
+    default: null, secret: true, description: 'API secret (or clientSecretFile; not both)',
+  },
+  clientSecretFile: {
+    env: 'HTORDER_CLIENT_SECRET_FILE', flag: '--client-secret-file', arg: '<file>', profile: true, type: { kind: 'path' },
+    default: null, secret: false, description: 'file holding the API secret',
+  },
+  statusUrl: {
+    env: 'HTORDER_STATUS_URL', flag: '--status-url', arg: '<url>', profile: true, type: { kind: 'url' },
+    default: null, secret: false, description: "the region's status page host",
+  },
+  // The client.
+  concurrency: {
+    env: 'HTORDER_CONCURRENCY', flag: '--concurrency', arg: '<n>', profile: true,
+    type: { kind: 'integer', min: 1, max: MAX_CONCURRENCY }, default: 8, secret: false,
+    description: 'API requests in flight at once',
+  },
+  appName: {
+    env: 'HTORDER_APP_NAME', flag: '--app-name', arg: '<name>', profile: true, type: { kind: 'string' },
+    default: 'API', secret: false, description: 'X-Application-Name header',
+  },
+  connectTimeoutMs: {
+    env: 'HTORDER_CONNECT_TIMEOUT_MS', flag: '--connect-timeout-ms', arg: '<ms>', profile: true,
+    type: { kind: 'milliseconds', min: 1, max: HOUR_MS }, default: 10_000, secret: false, description: 'connect timeout',
+  },
+  requestTimeoutMs: {
+    env: 'HTORDER_REQUEST_TIMEOUT_MS', flag: '--request-timeout-ms', arg: '<ms>', profile: true,
+    type: { kind: 'milliseconds', min: 1, max: HOUR_MS }, default: 60_000, secret: false, description: 'response timeout',
+  },
+  allowInsecure: {
+    env: 'HTORDER_ALLOW_INSECURE', flag: '--allow-insecure', profile: true, type: { kind: 'boolean' },
+    default: false, secret: false, description: 'allow plain-http hosts other than loopback',
+  },
+  // The ledger.
+  stateDir: {
+    env: 'HTORDER_STATE_DIR', flag: '--state-dir', arg: '<dir>', profile: true, type: { kind: 'path' },
+    default: '.htorder', secret: false, description: 'ledger directory',
+  },
+  lockStaleMs: {
+    env: 'HTORDER_LOCK_STALE_MS', flag: '--lock-stale-ms', arg: '<ms>', profile: true,
+    type: { kind: 'milliseconds', min: 2000, max: DAY_MS }, default: 10_000, secret: false,
+    description: "an order lock not refreshed this long is a killed process's and is taken over",
+  },
+  // Logging.
+  logLevel: {
+    env: 'HTORDER_LOG_LEVEL', flag: '--log-level', arg: '<level>', profile: true,
+    type: { kind: 'enum', values: LOG_LEVELS }, default: 'warn', secret: false,
+    description: 'fatal, error, warn, info, debug, trace or silent (watch: default info)',
+  },
+  // watch: S3 buckets.
+  s3Endpoint: {
+    env: 'HTORDER_S3_ENDPOINT', flag: '--s3-endpoint', arg: '<url>', profile: true, type: { kind: 'url' },
+    default: null, secret: false, description: 'S3-compatible endpoint, e.g. MinIO, R2, Ceph',
+  },
+  s3Region: {
+    env: 'HTORDER_S3_REGION', flag: '--s3-region', arg: '<region>', profile: true, type: { kind: 'string' },
+    default: null, secret: false, description: 'bucket region (else AWS_REGION)',
+  },
+  s3ForcePathStyle: {
+    env: 'HTORDER_S3_FORCE_PATH_STYLE', flag: '--s3-force-path-style', profile: true, type: { kind: 'boolean' },
+    default: false, secret: false, description: 'path-style bucket addressing',
+  },
+  singleInstance: {
+    env: 'HTORDER_SINGLE_INSTANCE', flag: '--single-instance', profile: true, type: { kind: 'boolean' },
+    default: false, secret: false,
+    description: 'allow a store without conditional writes; then run exactly ONE watcher on the prefix',
+  },
+  // watch: health endpoint.
+  healthPort: {
+    env: 'HTORDER_HEALTH_PORT', flag: '--health-port', arg: '<port>', profile: true, type: { kind: 'port' },
+    default: null, secret: false, description: 'serve /healthz and Prometheus /metrics on this port (0: any free port)',
+  },
+  healthHost: {
+    env: 'HTORDER_HEALTH_HOST', flag: '--health-host', arg: '<host>', profile: true, type: { kind: 'host' },
+    default: '127.0.0.1', secret: false, description: 'address for --health-port (0.0.0.0 in containers)',
+  },
+  // watch: the drop location.
+  scanIntervalMs: {
+    env: 'HTORDER_SCAN_INTERVAL_MS', flag: '--scan-interval', arg: '<ms>', profile: true,
+    type: { kind: 'milliseconds', min: 0, max: DAY_MS }, default: 2000, secret: false,
+    description: 'how often the drop location is scanned',
+  },
+  stableTimeMs: {
+    env: 'HTORDER_STABLE_TIME_MS', flag: '--stable-time', arg: '<ms>', profile: true,
+    type: { kind: 'milliseconds', min: 0, max: DAY_MS }, default: 2000, secret: false,
+    description: 'a file unchanged this long is complete (folders only)',
+  },
+  leaseMs: {
+    env: 'HTORDER_LEASE_MS', flag: '--lease', arg: '<ms>', profile: true,
+    type: { kind: 'milliseconds', min: 0, max: DAY_MS }, default: 30_000, secret: false,
+    description: "claims and bucket locks not renewed this long are a crashed instance's",
+  },
+  retryMinMs: {
+    env: 'HTORDER_RETRY_MIN_MS', flag: '--retry-min', arg: '<ms>', profile: true,
+    type: { kind: 'milliseconds', min: 0, max: DAY_MS }, default: 5000, secret: false,
+    description: 'first retry delay when the API is unavailable (doubles up to --retry-max)',
+  },
+  retryMaxMs: {
+    env: 'HTORDER_RETRY_MAX_MS', flag: '--retry-max', arg: '<ms>', profile: true,
+    type: { kind: 'milliseconds', min: 0, max: DAY_MS }, default: 300_000, secret: false,
+    description: 'longest retry delay',
+  },
+  processingDir: {
+    env: 'HTORDER_PROCESSING_DIR', flag: '--processing-dir', arg: '<name>', profile: true, type: { kind: 'string' },
+    default: 'processing', secret: false, description: 'name of the claimed-inputs folder/prefix',
+  },
+  doneDir: {
+    env: 'HTORDER_DONE_DIR', flag: '--done-dir', arg: '<name>', profile: true, type: { kind: 'string' },
+    default: 'done', secret: false, description: 'name of the finished-inputs folder/prefix',
+  },
+  failedDir: {
+    env: 'HTORDER_FAILED_DIR', flag: '--failed-dir', arg: '<name>', profile: true, type: { kind: 'string' },
+    default: 'failed', secret: false, description: 'name of the failed-inputs folder/prefix',
+  },
+  fsEvents: {
+    env: 'HTORDER_FS_EVENTS', flag: '--no-fs-events', profile: true, type: { kind: 'boolean' },
+    default: true, secret: false,
+    description: 'wake the scan early on file-system events (folders); the scan alone is always enough',
+  },
+} as const satisfies Record<string, Setting>;
+
+export type SettingName = keyof typeof SETTINGS;
+
+interface KindValue {
+  string: string;
+  url: string;
+  path: string;
+  integer: number;
+  milliseconds: number;
+  boolean: boolean;
+  enum: string;
+  port: number;
+  host: string;
+}
+
+/** The parsed value of a setting. */
+export type SettingValue<K extends SettingName> = KindValue[(typeof SETTINGS)[K]['type']['kind']];
+
+export const SETTING_NAMES = Object.keys(SETTINGS) as SettingName[];
+
+/** The profile keys, in table order. */
+export const PROFILE_SETTINGS: readonly SettingName[] = SETTING_NAMES.filter((n) => SETTINGS[n].profile);
+
+export function settingOf(name: SettingName): Setting {
+  return SETTINGS[name];
+}
+
+/**
+ * The attribute commander stores a flag's value under: `--scan-interval` → `scanInterval`,
+ * `--no-fs-events` → `fsEvents`.
+ */
+export function flagAttribute(flag: string): string {
+  return flag.replace(/^--(no-)?/, '').replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+}
