@@ -1,23 +1,40 @@
 /**
- * "Did you mean" for every kind of unknown value: manifest keys, countries, delivery
- * methods, price codes, attribute names, variants, sizes. One helper so that every message
- * suggests the same way.
+ * "Did you mean" for every kind of unknown name or value: manifest keys and enum values, CSV
+ * header names and mapping columns, countries, delivery methods, price codes, attribute names,
+ * variants, sizes. One helper so that every message suggests the same way.
  *
  * Matching runs in tiers, best first, so an obvious near-miss always wins over a
  * merely close one:
  *   1. the same text ignoring case and accents        (`colors` → `Colors`, `Zurich` → `Zürich`)
- *   2. the same letters and digits ignoring the rest  (`DTF Full Color 10x10` → `DTF Full Color 10" x 10"`)
- *   3. a small edit distance on those letters/digits  (`Colours` → `Colors`, `Untied States` → `United States`)
+ *   2. the same letters and digits ignoring the rest  (`order_number` → `orderNumber`,
+ *                                                      `DTF Full Color 10x10` → `DTF Full Color 10" x 10"`)
+ *   3. a known short form, when the caller has a table (`qty` → `quantity`)
+ *   4. the one candidate that the input abbreviates   (`customerRef` → `customerReference`)
+ *   5. a small edit distance on letters and digits    (`Colours` → `Colors`, `Untied States` → `United States`)
+ *   6. optionally, one name inside the other          (`SHIP_NAME` → `NAME`)
  * Ties keep the candidates' own order, so callers decide precedence by how they list them.
  */
 
 export interface SuggestOptions {
   /**
-   * Largest edit distance accepted in tier 3, as a fraction of the longer string's length
+   * Largest edit distance accepted in tier 5, as a fraction of the longer string's length
    * (default 0.34: about one typo per three characters), never less than 1.
    */
   ratio?: number;
+  /** Short forms people write, by their folded letters and digits (`qty`), to the name meant. */
+  aliases?: Readonly<Record<string, string>>;
+  /**
+   * Whether a candidate containing the input, or contained in it, is a suggestion when nothing
+   * is closer. Right for column names (`NAME` for `SHIP_NAME`), wrong for values (`DTF` is in
+   * every DTF price code), hence off unless asked for.
+   */
+  containment?: boolean;
 }
+
+/** Shortest input (letters and digits) taken as an abbreviation of a longer name. */
+const MIN_PREFIX = 4;
+/** Shortest name (letters and digits) that tier 6 looks for inside another. */
+const MIN_CONTAINED = 3;
 
 /** Lower case, accents removed, whitespace collapsed: "Zürich  " → "zurich". */
 export function foldCase(s: string): string {
@@ -71,31 +88,48 @@ export function suggest(input: string, candidates: Iterable<string>, opts: Sugge
   const byCase = list.find((c) => foldCase(c) === folded);
   if (byCase !== undefined) return byCase;
 
+  // Without a letter or digit, only a case match above can be meant.
   const alnum = foldAlnum(input);
-  if (alnum !== '') {
-    const byAlnum = list.find((c) => foldAlnum(c) === alnum);
-    if (byAlnum !== undefined) return byAlnum;
+  if (alnum === '') return undefined;
+  const others = list.map(foldAlnum);
+  const byAlnum = others.indexOf(alnum);
+  if (byAlnum >= 0) return list[byAlnum];
+
+  const alias = opts.aliases?.[alnum];
+  if (alias !== undefined && list.includes(alias)) return alias;
+
+  if (alnum.length >= MIN_PREFIX) {
+    const abbreviated = others.filter((o) => o.startsWith(alnum));
+    if (abbreviated.length === 1) return list[others.indexOf(abbreviated[0])];
   }
 
   const ratio = opts.ratio ?? 0.34;
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
-  for (const c of list) {
-    const other = foldAlnum(c);
+  for (let k = 0; k < list.length; k++) {
+    const other = others[k];
     const limit = Math.max(1, Math.floor(Math.max(alnum.length, other.length) * ratio));
     const d = editDistance(alnum, other, Math.min(limit, bestDistance));
     if (d <= limit && d < bestDistance) {
-      best = c;
+      best = list[k];
       bestDistance = d;
     }
   }
-  return best;
+  if (best !== undefined || opts.containment !== true || alnum.length < MIN_CONTAINED) return best;
+  const k = others.findIndex((o) => o.length >= MIN_CONTAINED && (o.includes(alnum) || alnum.includes(o)));
+  return k < 0 ? undefined : list[k];
 }
 
-/** ` (did you mean "X"?)` or the empty string: ready to append to a message. */
+/** ` (did you mean "X"?)` or the empty string: ready to append to a message about a value. */
 export function didYouMean(input: string, candidates: Iterable<string>, opts?: SuggestOptions): string {
   const s = suggest(input, candidates, opts);
   return s === undefined ? '' : ` (did you mean ${quote(s)}?)`;
+}
+
+/** `; did you mean "x"?` or the empty string: ready to append to a message about a name (key, column). */
+export function didYouMeanName(input: string, candidates: Iterable<string>, opts?: SuggestOptions): string {
+  const s = suggest(input, candidates, opts);
+  return s === undefined ? '' : `; did you mean "${s}"?`;
 }
 
 /**

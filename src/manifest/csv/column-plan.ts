@@ -8,8 +8,18 @@
  */
 import type { Diagnostic, SourceLocation } from '../model.js';
 import type { Mapping } from '../mapping/model.js';
-import { didYouMean, suggest } from './suggest.js';
-import { ATTR_PREFIX, SIZE_PREFIX, TEMPLATE_BY_NAME, TEMPLATE_COLUMNS, isTemplateTarget, templateNames, type CellType } from './template.js';
+import { didYouMeanName, suggest } from '../../util/suggest.js';
+import {
+  ATTR_PREFIX,
+  COLUMN_NAME_MATCHING,
+  SIZE_PREFIX,
+  TEMPLATE_BY_NAME,
+  TEMPLATE_COLUMNS,
+  TEMPLATE_NAME_MATCHING,
+  isTemplateTarget,
+  templateNames,
+  type CellType,
+} from './template.js';
 
 /** Where a binding's value goes. */
 export const Kind = {
@@ -169,7 +179,9 @@ export function planColumns(header: string[], file: string, headerRow: number, m
       diagnostics.push({
         severity: 'error',
         code: 'csv.mapping-column-missing',
-        message: `the mapping${mapping.file ? ` (${mapping.file})` : ''} names column "${source}", which is not in the header${didYouMean(source, unmatchedHeaders, { aliases: false })}`,
+        message:
+          `the mapping${mapping.file ? ` (${mapping.file})` : ''} names column "${source}", which is not in the header` +
+          didYouMeanName(source, unmatchedHeaders, COLUMN_NAME_MATCHING),
         source: at(),
       });
     }
@@ -227,7 +239,7 @@ function unknownColumn(
     // Most likely the mapping misspells this column: suggest the mapping's unmatched names.
     const present = new Set(header.map((h) => h.trim()));
     const unmatched = [...mappedSources].filter((s) => !present.has(s));
-    const close = suggest(name, unmatched, { aliases: false });
+    const close = suggest(name, unmatched, COLUMN_NAME_MATCHING);
     const hint = close === undefined ? '' : ` (the mapping names "${close}", which is not in the header: a typo?)`;
     return {
       severity: 'error',
@@ -244,7 +256,7 @@ function unknownColumn(
   } else if (/^(attr|size)\s*[:=_-]/i.test(name)) {
     hint = `; did you mean "${name.replace(/^(attr|size)\s*[:=_-]\s*/i, (_, p: string) => `${p.toLowerCase()}:`)}"?`;
   } else {
-    hint = didYouMean(name, templateNames());
+    hint = didYouMeanName(name, templateNames(), TEMPLATE_NAME_MATCHING);
   }
   return {
     severity: 'error',

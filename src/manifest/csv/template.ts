@@ -4,6 +4,7 @@
  * ERP mappings translate their own columns into these names, so this table is the single
  * place that knows the CSV ↔ manifest correspondence.
  */
+import type { SuggestOptions } from '../../util/suggest.js';
 
 /** Where a column's value goes in the document. */
 export type ColumnLevel = 'job' | 'address' | 'item';
@@ -89,6 +90,52 @@ export const SIZE_PREFIX = 'size:';
 export function templateNames(): string[] {
   return TEMPLATE_COLUMNS.map((c) => c.name);
 }
+
+/** Common short forms people put in CSV headers, by their letters and digits (lower case). */
+const HEADER_ALIASES: Readonly<Record<string, string>> = {
+  qty: 'quantity',
+  quantityordered: 'quantity',
+  sku: 'code',
+  itemcode: 'code',
+  assettag: 'code',
+  pricecode: 'code',
+  type: 'itemType',
+  po: 'orderNumber',
+  ponumber: 'orderNumber',
+  order: 'orderNumber',
+  orderno: 'orderNumber',
+  duedate: 'dateDue',
+  shipvia: 'deliveryMethod',
+  shippingmethod: 'deliveryMethod',
+  method: 'deliveryMethod',
+  zip: 'postalCode',
+  zipcode: 'postalCode',
+  postcode: 'postalCode',
+  address: 'streetAddress',
+  address1: 'streetAddress',
+  street: 'streetAddress',
+  email: 'emailAddress',
+  organization: 'organisation',
+  company: 'organisation',
+  contact: 'contactName',
+  name: 'contactName',
+  variant: 'variantCode',
+  sizes: 'sizeQuantities',
+  reference: 'customerReference',
+  artworkurl: 'externalArtworkUrl',
+  countrycode: 'countryCodeISO2',
+  iso2: 'countryCodeISO2',
+  province: 'state',
+};
+
+/**
+ * Suggesting among column names (a mapping's, a header's, a mapping's keys): one name inside
+ * another counts (`NAME` for `SHIP_NAME`), since ERP column names add prefixes.
+ */
+export const COLUMN_NAME_MATCHING: SuggestOptions = { containment: true };
+
+/** Suggesting a template name for a header: also the short forms above (`qty` → `quantity`). */
+export const TEMPLATE_NAME_MATCHING: SuggestOptions = { containment: true, aliases: HEADER_ALIASES };
 
 /** True for a template column name or a well-formed `attr:NAME` / `size:CODE`. */
 export function isTemplateTarget(name: string): boolean {

@@ -10,8 +10,8 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import { LineCounter, parseDocument, isMap, isPair, isScalar, type Document, type Node as YamlNode } from 'yaml';
 import { UsageError } from '../../errors.js';
 import type { SourceLocation } from '../model.js';
-import { didYouMean } from '../csv/suggest.js';
-import { ATTR_PREFIX, SIZE_PREFIX, templateNames } from '../csv/template.js';
+import { didYouMeanName } from '../../util/suggest.js';
+import { ATTR_PREFIX, COLUMN_NAME_MATCHING, SIZE_PREFIX, TEMPLATE_NAME_MATCHING, templateNames } from '../csv/template.js';
 import type { Mapping } from './model.js';
 
 // Three levels up from src/manifest/mapping/ and dist/manifest/mapping/ alike.
@@ -162,7 +162,7 @@ function describe(
 
   if (err.keyword === 'additionalProperties') {
     const key = String((err.params as { additionalProperty: string }).additionalProperty);
-    const hint = path.length === 0 ? didYouMean(key, topKeys, { aliases: false }) : '';
+    const hint = path.length === 0 ? didYouMeanName(key, topKeys, COLUMN_NAME_MATCHING) : '';
     return { ...pos(keyOffset(doc, path, key)), field: field([...path, key]), message: `unknown key "${key}"${hint}` };
   }
   const propertyName = (err as ErrorObject & { propertyName?: string }).propertyName;
@@ -170,7 +170,9 @@ function describe(
     return {
       ...pos(keyOffset(doc, path, propertyName)),
       field: field([...path, propertyName]),
-      message: `"${propertyName}" is not a template field (a default CSV column name, attr:NAME or size:CODE)${didYouMean(propertyName, templateTargets())}`,
+      message:
+        `"${propertyName}" is not a template field (a default CSV column name, attr:NAME or size:CODE)` +
+        didYouMeanName(propertyName, templateTargets(), TEMPLATE_NAME_MATCHING),
     };
   }
   if (err.keyword === 'anyOf') {
@@ -178,12 +180,15 @@ function describe(
     return {
       ...pos(valueOffset(path)),
       field: field(path),
-      message: `"${bad}" is not a template field (a default CSV column name, attr:NAME or size:CODE)${didYouMean(bad, templateTargets())}`,
+      message:
+        `"${bad}" is not a template field (a default CSV column name, attr:NAME or size:CODE)` +
+        didYouMeanName(bad, templateTargets(), TEMPLATE_NAME_MATCHING),
     };
   }
   if (err.keyword === 'enum') {
     const allowed = (err.params as { allowedValues: unknown[] }).allowedValues.map(String);
-    return { ...pos(valueOffset(path)), field: field(path), message: `must be one of ${allowed.join(', ')}${didYouMean(String(doc.getIn(path)), allowed, { aliases: false })}` };
+    const hint = didYouMeanName(String(doc.getIn(path)), allowed, COLUMN_NAME_MATCHING);
+    return { ...pos(valueOffset(path)), field: field(path), message: `must be one of ${allowed.join(', ')}${hint}` };
   }
   return { ...pos(valueOffset(path)), field: field(path), message: err.message ?? err.keyword };
 }

@@ -221,7 +221,8 @@ export function validateCandidate(c: BoundCandidate, ctx: ValidationContext): Ve
 }
 
 type Msg = (errorCode: string, message: string) => void;
-type Partial = Omit<PlannedLine, 'index'>;
+/** A planned line before it is numbered: each item kind's checker makes one, the caller adds `index`. */
+type UnnumberedLine = Omit<PlannedLine, 'index'>;
 
 function quantityOk(line: BoundLine, p: string, msg: Msg): line is BoundLine & { quantity: number } {
   if (line.quantity === undefined) {
@@ -235,7 +236,7 @@ function quantityOk(line: BoundLine, p: string, msg: Msg): line is BoundLine & {
   return true;
 }
 
-function priceCodeLine(line: BoundLine, p: string, customer: CustomerState, msg: Msg): Partial | null {
+function priceCodeLine(line: BoundLine, p: string, customer: CustomerState, msg: Msg): UnnumberedLine | null {
   let pc = customer.catalogue.find((x) => x.priceCode === line.code);
   if (!pc) {
     msg('UnknownPriceCode', `${p}.code: price code '${line.code}' does not exist for this account.`);
@@ -339,7 +340,13 @@ function checkAttribute(def: ProcessAttribute, attrs: Record<string, string>, p:
   }
 }
 
-function assetLine(line: BoundLine, p: string, ctx: ValidationContext, crashes: string[], msg: Msg): Partial | null {
+function assetLine(
+  line: BoundLine,
+  p: string,
+  ctx: ValidationContext,
+  crashes: string[],
+  msg: Msg,
+): UnnumberedLine | null {
   const asset = ctx.findAsset(line.code as string);
   if (!asset) {
     crashes.push(`${p}.code: asset '${line.code}' does not exist`);
@@ -372,7 +379,7 @@ function assetLine(line: BoundLine, p: string, ctx: ValidationContext, crashes: 
   };
 }
 
-function stockLine(line: BoundLine, p: string, factor: number, crashes: string[], msg: Msg): Partial | null {
+function stockLine(line: BoundLine, p: string, factor: number, crashes: string[], msg: Msg): UnnumberedLine | null {
   const stock: StockRecord | undefined = STOCK.find((s) => s.item.stockCode === line.code && !s.hidden);
   if (!stock) {
     msg('UnknownStockCode', `${p}.code: stock code '${line.code}' does not exist.`);
