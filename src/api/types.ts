@@ -1,9 +1,11 @@
 /**
  * The heat-transfer ordering API's wire types, transcribed from the printer's API
- * specification (its request and response examples are kept in test/contract/spec-examples
- * and checked against both sides, see docs/architecture.md). This file is the single source of truth for
- * field names and shapes: the client (src/api) and the sandbox (src/sandbox) both
- * import from here, so they cannot drift apart.
+ * specification. Field names and shapes live here once: the client (src/api) and the sandbox
+ * (src/sandbox) both import them. Sharing them does not make either side right: a misreading
+ * here would be wrong in both the same way. What holds both to the specification is
+ * test/contract/: fixtures transcribed from the specification (test/contract/spec-examples),
+ * which the client must parse to the same values and the sandbox must answer in the same
+ * shape. Change a type here only together with those fixtures.
  *
  * Field names are the API's own, unchanged (case-sensitive). "nullable" in the spec
  * becomes `| null`. Where the spec says "not shown", the type is deliberately loose
