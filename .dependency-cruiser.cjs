@@ -26,7 +26,7 @@ const LAYERS = [
   { name: 'ledger', path: '^src/ledger/' },
   // The stages in order: check, look-up, resolve, dry run, submit, report.
   { name: 'pipeline', path: '^src/pipeline/' },
-  // Status of submitted jobs, and declared changes (cancel, edit).
+  // Status of submitted jobs (htorder track); declared changes to them are a pipeline stage.
   { name: 'track', path: '^src/track/' },
   // Health endpoint and metrics.
   { name: 'observe', path: '^src/observe/' },

@@ -31,7 +31,7 @@ export interface LedgerEntry {
   ledgerVersion: 1;
   account: string;
   orderNumber: string;
-  /** sha256 of the canonical JobCandidate sent: a changed manifest entry is detected, not resent. */
+  /** sha256 of the manifest entry as written (job-hash.ts, not the resolved request): a changed entry is detected, not resent. */
   payloadHash: string;
   state: LedgerState;
   /** How many times a POST was (or may have been) sent. */

@@ -3,7 +3,7 @@ import type { RegionDef } from './regions.js';
 
 /**
  * The price-code catalogue of one customer, built from its region (spelling, currency factor)
- * and tier (per-account prices). Named demo codes are fixed; see docs/readme/sandbox.md.
+ * and tier (per-account prices). Named demo codes are fixed; see docs/sandbox.md.
  */
 
 export const CUSTOM_SIZE_CODE = 'DTF Custom Size';
