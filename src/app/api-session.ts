@@ -34,7 +34,9 @@ export interface ApiSession {
 }
 
 /** The account settings `--sandbox` supplies itself; giving one as well is a contradiction. */
-const SANDBOX_SUPPLIES = ['profile', 'baseUrl', 'authUrl', 'realm', 'clientId', 'clientSecretFile', 'statusUrl'] as const;
+const SANDBOX_SUPPLIES = [
+  'profile', 'baseUrl', 'authUrl', 'realm', 'clientId', 'clientSecretFile', 'statusUrl',
+] as const;
 
 /**
  * What every command that talks to the API starts with (api, plan, run, watch, track): the
@@ -45,7 +47,9 @@ const SANDBOX_SUPPLIES = ['profile', 'baseUrl', 'authUrl', 'realm', 'clientId', 
 export async function openApiSession(input: ApiSessionInput): Promise<ApiSession> {
   const flags: SettingFlags = { ...input.flags, ...(input.logLevel === undefined ? {} : { logLevel: input.logLevel }) };
   // The sandbox brings its own account, so no profile is read (nor required to exist).
-  const settings = resolveSettings({ env: input.env, flags, cwd: input.cwd, defaults: input.defaults, profiles: !input.sandbox });
+  const settings = resolveSettings({
+    env: input.env, flags, cwd: input.cwd, defaults: input.defaults, profiles: !input.sandbox,
+  });
   const level = settings.get('logLevel') as LogLevel;
   const logger = createLogger({
     level,
@@ -70,11 +74,17 @@ export async function openApiSession(input: ApiSessionInput): Promise<ApiSession
 }
 
 function resolveNamed(input: ApiSessionInput, settings: Settings): ApiConfig {
-  if (input.account !== undefined) throw new UsageError('--account needs --sandbox (for configured accounts use --profile)');
+  if (input.account !== undefined) {
+    throw new UsageError('--account needs --sandbox (for configured accounts use --profile)');
+  }
   return apiConfigFrom(settings);
 }
 
-async function sandboxSession(input: ApiSessionInput, settings: Settings, cleanups: (() => Promise<void>)[]): Promise<ApiConfig> {
+async function sandboxSession(
+  input: ApiSessionInput,
+  settings: Settings,
+  cleanups: (() => Promise<void>)[],
+): Promise<ApiConfig> {
   const clash = SANDBOX_SUPPLIES.find((k) => input.flags[k] !== undefined);
   if (clash) throw new UsageError(`--sandbox supplies its own account; it cannot be combined with ${flagName(clash)}`);
   // Checked before the sandbox starts: the same limits as for a configured account.

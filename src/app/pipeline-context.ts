@@ -43,7 +43,9 @@ export async function openPipelineContext(input: PipelineContextInput): Promise<
   const { config, client, logger, settings } = session;
   let ledger: LedgerStore;
   try {
-    ledger = input.ledger ? input.ledger(session) : new FolderLedger(config.stateDir, { staleMs: settings.get('lockStaleMs') });
+    ledger = input.ledger
+      ? input.ledger(session)
+      : new FolderLedger(config.stateDir, { staleMs: settings.get('lockStaleMs') });
   } catch (err) {
     await session.close();
     throw err;
@@ -55,7 +57,9 @@ export async function openPipelineContext(input: PipelineContextInput): Promise<
     session,
     ledger,
     context: async () => {
-      if (!catalogue || Date.now() - catalogue.at > maxAge) catalogue = { value: createCatalogue(client), at: Date.now() };
+      if (!catalogue || Date.now() - catalogue.at > maxAge) {
+        catalogue = { value: createCatalogue(client), at: Date.now() };
+      }
       account ??= await accountKey(config, catalogue.value);
       return {
         command: input.command,
@@ -80,7 +84,10 @@ export async function openPipelineContext(input: PipelineContextInput): Promise<
  * The ledger's account key: the region's base URL and the account id, so two credentials of
  * one account share a ledger and two accounts never do. plan, run, watch and track agree on it.
  */
-export async function accountKey(config: Pick<ApiConfig, 'baseUrl' | 'clientId'>, catalogue: AccountCatalogue): Promise<string> {
+export async function accountKey(
+  config: Pick<ApiConfig, 'baseUrl' | 'clientId'>,
+  catalogue: AccountCatalogue,
+): Promise<string> {
   const profile = await catalogue.account();
   return `${config.baseUrl}#${profile?.id ?? config.clientId}`;
 }

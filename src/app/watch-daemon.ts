@@ -117,7 +117,8 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
         onRefused: (name, why) => logger.warn({ name }, `not taken: ${why}`),
       });
       // An explicit lease also bounds how long a crashed instance's order locks block a restart.
-      return new FolderLedger(config.stateDir, { staleMs: settings.explicit('leaseMs') ?? settings.get('lockStaleMs') });
+      const staleMs = settings.explicit('leaseMs') ?? settings.get('lockStaleMs');
+      return new FolderLedger(config.stateDir, { staleMs });
     },
   });
   const { session } = pipeline;
@@ -159,7 +160,9 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
       wakeOn:
         s3 || !settings.get('fsEvents')
           ? undefined
-          : folderEvents(drop.location, (err) => logger.debug({ err: err.message }, 'file-system events unavailable; scanning only')),
+          : folderEvents(drop.location, (err) =>
+              logger.debug({ err: err.message }, 'file-system events unavailable; scanning only'),
+            ),
     });
     const healthPort = settings.get('healthPort');
     if (healthPort !== undefined) {

@@ -59,8 +59,11 @@ function* messages(r: ResultReport): Generator<string> {
 }
 
 function table(rows: string[][]): string[] {
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => r[c]!.length)));
-  return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c]!)).join('  ').trimEnd());
+  const widths: number[] = [];
+  for (const r of rows) {
+    for (const [c, cell] of r.entries()) widths[c] = Math.max(widths[c] ?? 0, cell.length);
+  }
+  return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join('  ').trimEnd());
 }
 
 function money(n: number): string {

@@ -1,7 +1,9 @@
 import { openPipelineContext } from '../app/pipeline-context.js';
 import type { ConfigFlags } from '../config/resolve-config.js';
 import { loadMapping } from '../manifest/mapping/load-mapping.js';
-import { processInput, type InputOutcome, type PipelineCommand, type PipelineContext } from '../pipeline/process-input.js';
+import {
+  processInput, type InputOutcome, type PipelineCommand, type PipelineContext,
+} from '../pipeline/process-input.js';
 import { ExitCode } from '../errors.js';
 import { formatInputOutcome, jsonSummary } from './format-outcome.js';
 import { createProgress } from './progress.js';
@@ -41,7 +43,8 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Pipeli
     try {
       context = await pipeline.context();
     } catch (err) {
-      io.stderr.write(`htorder ${input.command}: cannot reach the API or the credentials were refused: ${(err as Error).message}\n`);
+      const why = (err as Error).message;
+      io.stderr.write(`htorder ${input.command}: cannot reach the API or the credentials were refused: ${why}\n`);
       return ExitCode.Unavailable;
     }
     const progress = createProgress(io.stderr, input.command);

@@ -5,7 +5,9 @@
  * so that a program running watch in-process with its own environment is honoured. These are
  * AWS's variables, not htorder settings: docs/configuration.md lists them beside the table.
  */
-export function awsCredentials(env: Record<string, string | undefined>): { accessKeyId: string; secretAccessKey: string } | undefined {
+export function awsCredentials(
+  env: Record<string, string | undefined>,
+): { accessKeyId: string; secretAccessKey: string } | undefined {
   const accessKeyId = env.AWS_ACCESS_KEY_ID;
   const secretAccessKey = env.AWS_SECRET_ACCESS_KEY;
   return accessKeyId && secretAccessKey ? { accessKeyId, secretAccessKey } : undefined;

@@ -26,7 +26,8 @@ export function addSettingOptions(command: Command, names: readonly SettingName[
     const negated = s.flag.startsWith('--no-');
     const arg = 'arg' in s ? ` ${s.arg}` : '';
     const shownDefault = s.default === null || s.type.kind === 'boolean' ? '' : `, default ${String(s.default)}`;
-    const env = s.env === null ? '' : ` (env ${s.env}${s.type.kind === 'boolean' ? `=${negated ? 'false' : 'true'}` : ''})`;
+    const value = s.type.kind === 'boolean' ? `=${negated ? 'false' : 'true'}` : '';
+    const env = s.env === null ? '' : ` (env ${s.env}${value})`;
     const help = `${negated ? 'do not ' : ''}${s.description}${shownDefault}${env}`;
     command.addOption(new Option(`${s.flag}${arg}`, help));
   }

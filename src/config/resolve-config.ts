@@ -73,7 +73,8 @@ function resolveSecret(settings: Settings): string {
     const file = layer.values.clientSecretFile;
     if (secret !== undefined && file !== undefined) {
       throw new UsageError(
-        `contradictory configuration: both ${layer.nameOf('clientSecret')} and ${layer.nameOf('clientSecretFile')} are set; use one`,
+        `contradictory configuration: both ${layer.nameOf('clientSecret')} and ` +
+          `${layer.nameOf('clientSecretFile')} are set; use one`,
       );
     }
     if (secret !== undefined) {
@@ -106,6 +107,7 @@ function resolveSecret(settings: Settings): string {
 /** `HTORDER_CLIENT_ID is not set (or use --client-id or clientId in profile "nz")`. */
 export function describeMissing(name: SettingName, profileName: string | null): string {
   const s = SETTINGS[name];
-  const alternatives = [s.flag, profileName && s.profile ? `${name} in profile "${profileName}"` : null].filter(Boolean);
+  const inProfile = profileName && s.profile ? `${name} in profile "${profileName}"` : null;
+  const alternatives = [s.flag, inProfile].filter(Boolean);
   return `${envName(name)} is not set${alternatives.length ? ` (or use ${alternatives.join(' or ')})` : ''}`;
 }

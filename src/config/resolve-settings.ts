@@ -79,14 +79,16 @@ export function resolveSettings(input: ResolveSettingsInput): Settings {
   if (profileName !== null) {
     if (!file) {
       throw new UsageError(
-        `profile "${profileName}" not found: no config file (set HTORDER_CONFIG or --config, or create ./htorder.config.yaml or ~/.config/htorder/config.yaml)`,
+        `profile "${profileName}" not found: no config file (set HTORDER_CONFIG or --config, ` +
+          'or create ./htorder.config.yaml or ~/.config/htorder/config.yaml)',
       );
     }
     const values = file.profiles[profileName];
     if (!values) {
       const known = Object.keys(file.profiles);
       throw new UsageError(
-        `profile "${profileName}" not found in ${file.path} (known profiles: ${known.length ? known.join(', ') : 'none'})`,
+        `profile "${profileName}" not found in ${file.path} ` +
+          `(known profiles: ${known.length ? known.join(', ') : 'none'})`,
       );
     }
     profile = { values, file };
@@ -127,7 +129,8 @@ export function resolveSettings(input: ResolveSettingsInput): Settings {
   const get = <K extends SettingName>(name: K): SettingValue<K> | undefined => {
     if (!parsed.has(name)) {
       const r = raw(name);
-      parsed.set(name, r === undefined ? undefined : parseSettingValue(SETTINGS[name].type, r.value, r.source, { baseDir: r.baseDir, home }));
+      const paths = { baseDir: r?.baseDir ?? cwd, home };
+      parsed.set(name, r === undefined ? undefined : parseSettingValue(SETTINGS[name].type, r.value, r.source, paths));
     }
     return parsed.get(name) as SettingValue<K> | undefined;
   };

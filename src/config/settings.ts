@@ -43,9 +43,10 @@ export interface Setting {
 }
 
 /**
- * The one concurrency limit, with or without `--sandbox`: the pipeline works on twice as many
- * jobs as requests in flight and each holds an order lock (a file descriptor) while it runs,
- * so 256 keeps a run well inside the usual 1024 open files; no account's rate limit is higher.
+ * The one concurrency limit, with or without `--sandbox`: each request in flight holds a
+ * connection (a file descriptor) and the client keeps up to two per request slot, so 256 keeps
+ * a run inside the common limit of 1024 open files — also with the in-process sandbox, whose
+ * server end of each connection is in the same process (docs/configuration.md#values).
  */
 export const MAX_CONCURRENCY = 256;
 
@@ -89,7 +90,8 @@ export const SETTINGS = {
     default: null, secret: true, description: 'API secret (or clientSecretFile; not both)',
   },
   clientSecretFile: {
-    env: 'HTORDER_CLIENT_SECRET_FILE', flag: '--client-secret-file', arg: '<file>', profile: true, type: { kind: 'path' },
+    env: 'HTORDER_CLIENT_SECRET_FILE', flag: '--client-secret-file', arg: '<file>', profile: true,
+    type: { kind: 'path' },
     default: null, secret: false, description: 'file holding the API secret',
   },
   statusUrl: {
@@ -108,11 +110,13 @@ export const SETTINGS = {
   },
   connectTimeoutMs: {
     env: 'HTORDER_CONNECT_TIMEOUT_MS', flag: '--connect-timeout-ms', arg: '<ms>', profile: true,
-    type: { kind: 'milliseconds', min: 1, max: HOUR_MS }, default: 10_000, secret: false, description: 'connect timeout',
+    type: { kind: 'milliseconds', min: 1, max: HOUR_MS }, default: 10_000, secret: false,
+    description: 'connect timeout',
   },
   requestTimeoutMs: {
     env: 'HTORDER_REQUEST_TIMEOUT_MS', flag: '--request-timeout-ms', arg: '<ms>', profile: true,
-    type: { kind: 'milliseconds', min: 1, max: HOUR_MS }, default: 60_000, secret: false, description: 'response timeout',
+    type: { kind: 'milliseconds', min: 1, max: HOUR_MS }, default: 60_000, secret: false,
+    description: 'response timeout',
   },
   allowInsecure: {
     env: 'HTORDER_ALLOW_INSECURE', flag: '--allow-insecure', profile: true, type: { kind: 'boolean' },
@@ -141,7 +145,7 @@ export const SETTINGS = {
   },
   s3Region: {
     env: 'HTORDER_S3_REGION', flag: '--s3-region', arg: '<region>', profile: true, type: { kind: 'string' },
-    default: null, secret: false, description: 'bucket region (else AWS_REGION)',
+    default: null, secret: false, description: 'bucket region; else AWS_REGION',
   },
   s3ForcePathStyle: {
     env: 'HTORDER_S3_FORCE_PATH_STYLE', flag: '--s3-force-path-style', profile: true, type: { kind: 'boolean' },

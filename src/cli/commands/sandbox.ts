@@ -49,7 +49,7 @@ export function register(program: Command): void {
       const seed = parseIntOption('--seed', opts.seed, 0, 2 ** 32 - 1);
       const tokenTtlSeconds = parseIntOption('--token-ttl', opts.tokenTtl, 1, 86_400);
       const { startSandbox } = await import('../../sandbox/index.js');
-      let sandbox;
+      let sandbox: Awaited<ReturnType<typeof startSandbox>>;
       try {
         sandbox = await startSandbox({ port, host: opts.host, seed, tokenTtlSeconds });
       } catch (err) {

@@ -42,7 +42,9 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
   const minutes = Number(opts.interval ?? 15);
   if (!Number.isFinite(minutes) || minutes < 1) throw new UsageError(`--interval must be a number of minutes >= 1, got "${String(opts.interval)}"`);
   // Loaded when the command runs, not for `htorder --help`: the client pulls in undici and pino.
-  const [{ openApiSession }, { accountKey }, { createCatalogue }, { collectTargets }, { trackOnce, watchTracking }] = await Promise.all([
+  const [
+    { openApiSession }, { accountKey }, { createCatalogue }, { collectTargets }, { trackOnce, watchTracking },
+  ] = await Promise.all([
     import('../../app/api-session.js'), import('../../app/pipeline-context.js'), import('../../resolve/catalogue.js'),
     import('../../track/targets.js'), import('../../track/track.js'),
   ]);
@@ -79,7 +81,7 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
       }
       return ExitCode.Ok;
     }
-    let targets;
+    let targets: Awaited<ReturnType<typeof load>>;
     try {
       targets = await load();
     } catch (err) {
