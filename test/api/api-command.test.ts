@@ -7,7 +7,7 @@ import { runApiCommand, type ApiCommandInput } from '../../src/cli/commands/api.
 import { UsageError } from '../../src/errors.js';
 import { runCli } from '../../src/cli/program.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { startLoopback } from './loopback.js';
+import { startLoopback } from '../support/loopback-server.js';
 
 function sink(): { stream: PassThrough; text: () => string } {
   const stream = new PassThrough();

@@ -6,7 +6,7 @@ import { createLogger } from '../../src/log/logger.js';
 import { VERSION } from '../../src/version.js';
 import {
   apiRequests, json, loopbackConfig, SECRET, startLoopback, tokenReply, tokenRequests, type Handler,
-} from './loopback.js';
+} from '../support/loopback-server.js';
 import { caught } from '../support/api-errors.js';
 
 const FAST: ApiClientOptions = { retry: { baseDelayMs: 1, maxDelayMs: 5, maxAttempts: 4 } };

@@ -7,7 +7,9 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { leaks, spawnHtorder } from '../support/chaos.js';
 import { requireDist } from '../support/dist.js';
 import { startTestS3 } from '../support/s3.js';
-import { manifest, startWatch, tempDir, waitFor } from '../sources/harness.js';
+import { tempDir } from '../support/temp-files.js';
+import { startWatch, waitFor } from '../support/watch-harness.js';
+import { manifest } from '../support/yaml-manifests.js';
 
 /**
  * Security checks of issue 7, end to end: no secret or token in any log line or report even

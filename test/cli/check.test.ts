@@ -2,7 +2,8 @@ import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
-import { ASSET_ITEM, tempDir, writeInput } from '../manifest/fixtures.js';
+import { ASSET_ITEM, writeInput } from '../support/manifest-files.js';
+import { tempDirPerTest } from '../support/temp-files.js';
 import { captureStdio } from '../support/capture-stdio.js';
 
 const VALID = `version: 1\njobs:\n  - orderNumber: PO-1\n    deliveryAddress: { deliveryMethod: UPSGND }\n    items: [${ASSET_ITEM}]\n`;
@@ -12,7 +13,7 @@ const io = captureStdio();
 
 describe('htorder check', () => {
   it('exits 0 for valid inputs and writes only the two reports', async () => {
-    const dir = await tempDir();
+    const dir = await tempDirPerTest();
     const file = await writeInput('orders.yaml', VALID, dir);
     expect(await runCli(['check', file])).toBe(0);
     expect((await readdir(dir)).sort()).toEqual(['orders.yaml', 'orders.yaml.result.csv', 'orders.yaml.result.json']);
@@ -30,7 +31,7 @@ describe('htorder check', () => {
   });
 
   it('exits 1 when any input is invalid, showing errors compiler-style', async () => {
-    const dir = await tempDir();
+    const dir = await tempDirPerTest();
     const good = await writeInput('good.yaml', VALID, dir);
     const bad = await writeInput('bad.yaml', INVALID, dir);
     expect(await runCli(['check', good, bad])).toBe(1);
@@ -64,7 +65,7 @@ describe('htorder check', () => {
   });
 
   it('prints a machine summary with --json', async () => {
-    const dir = await tempDir();
+    const dir = await tempDirPerTest();
     const good = await writeInput('good.yaml', VALID, dir);
     const bad = await writeInput('bad.yaml', INVALID, dir);
     expect(await runCli(['check', '--json', good, bad])).toBe(1);
@@ -81,7 +82,7 @@ describe('htorder check', () => {
   });
 
   it('a missing input is a usage error (2): reported, no reports written, other inputs still checked', async () => {
-    const dir = await tempDir();
+    const dir = await tempDirPerTest();
     const good = await writeInput('good.yaml', VALID, dir);
     const missing = join(dir, 'nope', 'orders.yaml');
     expect(await runCli(['check', missing, good])).toBe(2);
@@ -90,7 +91,7 @@ describe('htorder check', () => {
   });
 
   it('a directory or an unsupported extension is a usage error too', async () => {
-    const dir = await tempDir();
+    const dir = await tempDirPerTest();
     await mkdir(join(dir, 'folder.yaml'));
     const txt = await writeInput('orders.txt', VALID, dir);
     expect(await runCli(['check', join(dir, 'folder.yaml')])).toBe(2);
@@ -106,7 +107,7 @@ describe('htorder check', () => {
   });
 
   it('an input over the size cap or with a syntax error is invalid (1) with reports', async () => {
-    const dir = await tempDir();
+    const dir = await tempDirPerTest();
     const broken = await writeInput('broken.yaml', 'version: 1\njobs: [\n', dir);
     expect(await runCli(['check', broken])).toBe(1);
     const report = JSON.parse(await readFile(`${broken}.result.json`, 'utf8'));
@@ -116,7 +117,7 @@ describe('htorder check', () => {
 
   it('checks every sample', async () => {
     const root = new URL('../../samples/', import.meta.url).pathname;
-    const dir = await tempDir();
+    const dir = await tempDirPerTest();
     const copies: string[] = [];
     for (const entry of await readdir(root, { recursive: true })) {
       if (!/\.(ya?ml|json)$/.test(entry) || entry.includes('.result.')) continue;

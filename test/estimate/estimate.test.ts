@@ -3,7 +3,7 @@ import type { PriceBand } from '../../src/api/types.js';
 import { combineWarnings, estimateJob } from '../../src/estimate/estimate-job.js';
 import { priceLine, type LinePricing } from '../../src/estimate/line-pricing.js';
 import { bandFor, money } from '../../src/estimate/price-band.js';
-import { echoSources } from '../preflight/fixtures.js';
+import { echoSources } from '../support/api-fixtures.js';
 
 const DTF: PriceBand[] = [
   { from: 10, to: 49, unitPrice: 3.2 },

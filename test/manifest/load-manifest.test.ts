@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { invalidJobs, formatDiagnostic, hasErrors } from '../../src/manifest/diagnostics.js';
 import { loadManifest } from '../../src/manifest/load-manifest.js';
-import { ASSET_ITEM, brief, errors, loadText, writeInput } from './fixtures.js';
+import { ASSET_ITEM, brief, errors, loadText, writeInput } from '../support/manifest-files.js';
 
 describe('loadManifest: defaults', () => {
   const text = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readJsonDocument } from '../../src/manifest/json/read-json.js';
-import { loadText } from './fixtures.js';
+import { loadText } from '../support/manifest-files.js';
 
 const read = (text: string) => readJsonDocument('orders.json', new TextEncoder().encode(text));
 

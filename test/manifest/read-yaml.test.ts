@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readYamlDocument } from '../../src/manifest/yaml/read-yaml.js';
-import { ADDRESS, ASSET_ITEM, brief, loadText, writeInput } from './fixtures.js';
+import { ADDRESS, ASSET_ITEM, brief, loadText, writeInput } from '../support/manifest-files.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const read = (text: string, opts = {}) => readYamlDocument('orders.yaml', enc(text), opts);

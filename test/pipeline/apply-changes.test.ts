@@ -9,7 +9,8 @@ import type { ManifestJob } from '../../src/manifest/model.js';
 import { applyChanges, diffChanges } from '../../src/pipeline/apply-changes.js';
 import { jobHash } from '../../src/pipeline/job-hash.js';
 import { silentLogger } from '../../src/log/logger.js';
-import { ADDRESS, ITEMS, PipelineHarness } from './harness.js';
+import { PipelineHarness } from '../support/pipeline-harness.js';
+import { ADDRESS, ITEMS } from '../support/yaml-manifests.js';
 
 let h: PipelineHarness;
 beforeAll(async () => {

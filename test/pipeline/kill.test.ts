@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { CLI, requireDist } from '../support/dist.js';
-import { ITEMS, manifest, PipelineHarness } from './harness.js';
+import { PipelineHarness } from '../support/pipeline-harness.js';
+import { ITEMS, manifest } from '../support/yaml-manifests.js';
 
 let h: PipelineHarness;
 beforeAll(async () => {

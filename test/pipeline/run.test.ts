@@ -2,7 +2,8 @@ import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FolderLedger } from '../../src/ledger/folder-ledger.js';
-import { ITEMS, manifest, PipelineHarness } from './harness.js';
+import { PipelineHarness } from '../support/pipeline-harness.js';
+import { ITEMS, manifest } from '../support/yaml-manifests.js';
 
 let h: PipelineHarness;
 beforeAll(async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ITEMS, manifest, PipelineHarness } from './harness.js';
+import { PipelineHarness } from '../support/pipeline-harness.js';
+import { ITEMS, manifest } from '../support/yaml-manifests.js';
 
 /**
  * Regression (found by the chaos suite's reasoning, issue 7): a create refused before acting

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkAttributes, checkDimensions } from '../../src/preflight/attributes.js';
-import { colorAttributes, echoSources } from './fixtures.js';
+import { colorAttributes, echoSources } from '../support/api-fixtures.js';
 
 const CODE = 'DTF Full Color 10" x 10"';
 const BASE = 'jobs[3].items[0]';

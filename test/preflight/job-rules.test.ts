@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EarliestShipDate } from '../../src/api/types.js';
 import { checkDateDue, earliestLocalDate } from '../../src/preflight/job-rules.js';
-import { echoSources } from './fixtures.js';
+import { echoSources } from '../support/api-fixtures.js';
 
 describe('checkDateDue', () => {
   const earliest: EarliestShipDate = {

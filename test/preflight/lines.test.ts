@@ -3,7 +3,7 @@ import type { ManifestItem } from '../../src/manifest/model.js';
 import { checkAssetLine } from '../../src/preflight/asset-line.js';
 import { checkPriceCodeLine } from '../../src/preflight/price-code-line.js';
 import { checkStockLine } from '../../src/preflight/stock-line.js';
-import { asset, customSize, echoSources, priceCode, stockItem } from './fixtures.js';
+import { asset, customSize, echoSources, priceCode, stockItem } from '../support/api-fixtures.js';
 
 const BASE = 'jobs[3].items[0]';
 const pc = (over: Partial<ManifestItem>): ManifestItem => ({

@@ -11,7 +11,7 @@ import type { ResultReport } from '../../src/report/model.js';
 import { reportPaths } from '../../src/report/report-paths.js';
 import { csvCell, writeResultCsv } from '../../src/report/write-result-csv.js';
 import { writeReports } from '../../src/report/write-reports.js';
-import { ASSET_ITEM, writeInput } from '../manifest/fixtures.js';
+import { ASSET_ITEM, writeInput } from '../support/manifest-files.js';
 
 const startedAt = new Date('2026-03-01T10:00:00Z');
 

@@ -12,7 +12,8 @@ import { reportPaths } from '../../src/report/report-paths.js';
 import { writeErrorsTxt } from '../../src/report/write-errors-txt.js';
 import { writeResultCsv } from '../../src/report/write-result-csv.js';
 import { writeReports } from '../../src/report/write-reports.js';
-import { ASSET_ITEM, tempDir, writeInput } from '../manifest/fixtures.js';
+import { ASSET_ITEM, writeInput } from '../support/manifest-files.js';
+import { tempDirPerTest } from '../support/temp-files.js';
 
 const addFormats = ((addFormatsImport as unknown as { default?: typeof addFormatsImport }).default ?? addFormatsImport) as unknown as (a: Ajv2020) => void;
 const reportSchema = JSON.parse(await readFile(new URL('../../schemas/report.schema.json', import.meta.url), 'utf8'));
@@ -172,7 +173,7 @@ describe('writeReports', () => {
   });
 
   it('streams a large result.csv', async () => {
-    const dir = await tempDir();
+    const dir = await tempDirPerTest();
     const items = 50_000;
     const report: ResultReport = {
       reportVersion: 1,
@@ -219,7 +220,7 @@ describe('writeReports', () => {
 
 describe('writeErrorsTxt', () => {
   it('writes compiler-style lines, CSV with row and column, and nothing when all is well', async () => {
-    const dir = await tempDir();
+    const dir = await tempDirPerTest();
     const report = {
       input: { file: `${dir}/orders.csv` },
       errors: [{ code: 'csv.header', message: 'unknown column "Qty"', field: null, source: { row: 1, columnName: 'Qty' } }],

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { Caller, DTF10, enc, start } from './helpers.js';
+import { Caller, DTF10, enc, start } from '../support/sandbox-http.js';
 
 let sb: Sandbox;
 let us: Caller;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { Caller, start, tokenFor, usJob } from './helpers.js';
+import { Caller, start, tokenFor, usJob } from '../support/sandbox-http.js';
 
 let sb: Sandbox;
 let us: Caller;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { VALIDATE_ONLY_MESSAGE } from '../../src/api/types.js';
-import { Caller, dtfLine, enc, start, usJob, type Res } from './helpers.js';
+import { Caller, dtfLine, enc, start, usJob, type Res } from '../support/sandbox-http.js';
 
 let sb: Sandbox;
 let us: Caller;

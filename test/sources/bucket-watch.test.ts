@@ -5,7 +5,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { runWatch } from '../../src/app/watch-daemon.js';
 import { startTestS3, type TestS3 } from '../support/s3.js';
-import { manifest, sandboxWithEnv, startWatch, tempDir, waitFor } from './harness.js';
+import { tempDir } from '../support/temp-files.js';
+import { sandboxWithEnv, startWatch, waitFor } from '../support/watch-harness.js';
+import { manifest } from '../support/yaml-manifests.js';
 
 let sandbox: Sandbox;
 let apiEnv: Record<string, string>;

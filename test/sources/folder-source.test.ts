@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FolderSource } from '../../src/sources/folder-source.js';
 import { HOST } from '../../src/storage/lease.js';
-import { tempDir } from './harness.js';
+import { tempDir } from '../support/temp-files.js';
 
 let dir: Awaited<ReturnType<typeof tempDir>>;
 beforeEach(async () => {

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
-import { manifest, sandboxWithEnv, startWatch, tempDir, waitFor } from './harness.js';
+import { tempDir } from '../support/temp-files.js';
+import { sandboxWithEnv, startWatch, waitFor } from '../support/watch-harness.js';
+import { manifest } from '../support/yaml-manifests.js';
 
 let sandbox: Sandbox;
 let env: Record<string, string>;

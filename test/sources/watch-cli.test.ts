@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { CLI, requireDist } from '../support/dist.js';
-import { manifest, sandboxWithEnv, tempDir, waitFor } from './harness.js';
+import { tempDir } from '../support/temp-files.js';
+import { sandboxWithEnv, waitFor } from '../support/watch-harness.js';
+import { manifest } from '../support/yaml-manifests.js';
 
 /** The built CLI as a real process: crash recovery and signals need a process to kill. */
 

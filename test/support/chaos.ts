@@ -9,6 +9,7 @@ import type { LedgerEntry } from '../../src/ledger/model.js';
 import type { FaultRule } from '../../src/sandbox/admin-types.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { CLI, ROOT } from './dist.js';
+import { CODED_ADDRESS } from './yaml-manifests.js';
 
 /**
  * The chaos rig (issue 7): a sandbox with faults and short-lived tokens, real `htorder`
@@ -150,18 +151,7 @@ export function chaosManifest(prefix: string, n: number): ChaosManifest {
       items.push({ itemType: 'Stock', code: 'GD5000', sizeQuantities: sizes });
     }
     expected.set(orderNumber, items);
-    jobs.push(`  - orderNumber: ${orderNumber}
-    deliveryAddress:
-      deliveryMethod: UPSGND
-      contactName: Ana Ruiz
-      streetAddress: 1 Main St
-      city: Austin
-      state: TX
-      postalCode: "78701"
-      countryCodeISO2: US
-    items:
-${lines.join('\n')}
-`);
+    jobs.push(`  - orderNumber: ${orderNumber}\n${CODED_ADDRESS}    items:\n${lines.join('\n')}\n`);
   }
   return { text: `version: 1\njobs:\n${jobs.join('')}`, expected };
 }

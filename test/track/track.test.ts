@@ -9,7 +9,8 @@ import { sandboxConfig } from '../../src/config/sandbox-config.js';
 import type { ResultReport } from '../../src/report/model.js';
 import { collectTargets } from '../../src/track/targets.js';
 import { watchTracking, type TrackResult } from '../../src/track/track.js';
-import { ITEMS, manifest, PipelineHarness } from '../pipeline/harness.js';
+import { PipelineHarness } from '../support/pipeline-harness.js';
+import { ITEMS, manifest } from '../support/yaml-manifests.js';
 import { sink } from '../support/sink.js';
 
 const addFormats = ((addFormatsImport as unknown as { default?: typeof addFormatsImport }).default ?? addFormatsImport) as unknown as (a: Ajv2020) => void;

@@ -2,7 +2,7 @@ import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { readCsvDocument } from '../../../src/manifest/csv/read-csv.js';
 import type { Mapping } from '../../../src/manifest/mapping/model.js';
-import { tempFiles } from './helpers.js';
+import { tempFiles } from '../../support/temp-files.js';
 
 const files = tempFiles();
 

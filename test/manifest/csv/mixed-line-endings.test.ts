@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readFile } from 'node:fs/promises';
 import { buildReport } from '../../../src/report/build-report.js';
 import { writeResultCsv } from '../../../src/report/write-result-csv.js';
-import { loadText } from '../fixtures.js';
+import { loadText } from '../../support/manifest-files.js';
 
 /**
  * Found by the fuzz suite (issue 7, test/fuzz): a CSV whose lines end in a MIX of CRLF and LF

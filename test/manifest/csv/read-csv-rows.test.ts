@@ -3,7 +3,7 @@ import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { readCsvDocument } from '../../../src/manifest/csv/read-csv.js';
 import { readCsvHeader, readCsvRows } from '../../../src/manifest/csv/read-csv-rows.js';
-import { tempFiles } from './helpers.js';
+import { tempFiles } from '../../support/temp-files.js';
 
 const files = tempFiles();
 

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { readCsvDocument } from '../../../src/manifest/csv/read-csv.js';
 import type { Diagnostic } from '../../../src/manifest/model.js';
-import { lines, tempFiles } from './helpers.js';
+import { lines, tempFiles } from '../../support/temp-files.js';
 
 const files = tempFiles();
 

@@ -4,7 +4,7 @@ import { readCsvDocument } from '../../../src/manifest/csv/read-csv.js';
 import { readCsvRows } from '../../../src/manifest/csv/read-csv-rows.js';
 import { parseMapping } from '../../../src/manifest/mapping/load-mapping.js';
 import type { Mapping } from '../../../src/manifest/mapping/model.js';
-import { tempFiles } from '../csv/helpers.js';
+import { tempFiles } from '../../support/temp-files.js';
 
 const files = tempFiles();
 type Doc = { jobs: Array<Record<string, any>> };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
 import { loadMapping, parseMapping } from '../../../src/manifest/mapping/load-mapping.js';
-import { tempFiles } from '../csv/helpers.js';
+import { tempFiles } from '../../support/temp-files.js';
 
 const files = tempFiles();
 

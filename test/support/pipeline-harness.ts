@@ -5,7 +5,7 @@ import { sandboxEnv } from '../../src/config/sandbox-config.js';
 import { runPipelineCommand, type PipelineCommandInput } from '../../src/cli/run-pipeline.js';
 import type { ResultReport } from '../../src/report/model.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { sink } from '../support/sink.js';
+import { sink } from './sink.js';
 
 /**
  * Runs `htorder plan|run` in-process (the real CLI driver, client, ledger and reports)
@@ -62,44 +62,4 @@ export class PipelineHarness {
   async close(): Promise<void> {
     await this.sandbox.close();
   }
-}
-
-
-export const ADDRESS = `    deliveryAddress:
-      deliveryMethod: UPS Ground
-      contactName: Ana Ruiz
-      streetAddress: 1 Main St
-      city: Austin
-      state: Texas
-      postalCode: "78701"
-      country: United States
-`;
-
-export const ITEMS = {
-  print: `      - itemType: PriceCode
-        code: 'DTF Full Color 10" x 10"'
-        quantity: 100
-        customerReference: front-logo
-        externalArtworkUrl: https://cdn.example.com/artwork/front.png?X-Amz-Signature=SECRETSIG
-        attributes: { Colors: 4 }
-`,
-  reorder: `      - { itemType: Asset, code: A10001, quantity: 50 }
-`,
-  stock: `      - { itemType: Stock, code: GD5000, variantCode: GD5000-BLK, sizeQuantities: { S: 10, M: 20 } }
-`,
-  tooFew: `      - { itemType: Asset, code: A10001, quantity: 50 }
-      - itemType: PriceCode
-        code: 'DTF Full Color 10" x 10"'
-        quantity: 5
-        customerReference: back
-        externalArtworkUrl: https://cdn.example.com/artwork/back.png
-        attributes: { Colors: 2 }
-`,
-};
-
-/** A YAML manifest of jobs `PREFIX-1..n`, each with the given items. */
-export function manifest(jobs: { orderNumber: string; items: string; dateDue?: string }[]): string {
-  return `version: 1\njobs:\n${jobs
-    .map((j) => `  - orderNumber: ${j.orderNumber}\n${j.dateDue ? `    dateDue: ${j.dateDue}\n` : ''}${ADDRESS}    items:\n${j.items}`)
-    .join('')}`;
 }

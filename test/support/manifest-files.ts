@@ -1,24 +1,12 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
 import { loadManifest, type LoadOptions, type LoadResult } from '../../src/manifest/load-manifest.js';
 import type { Diagnostic } from '../../src/manifest/model.js';
+import { tempDirPerTest } from './temp-files.js';
 
-/** Temp directories removed after each test. */
-const dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-});
-
-export async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'htorder-manifest-'));
-  dirs.push(dir);
-  return dir;
-}
-
+/** Writes a manifest file named `name` into `dir`, or into a temp folder removed after the test. */
 export async function writeInput(name: string, text: string | Uint8Array, dir?: string): Promise<string> {
-  const file = join(dir ?? (await tempDir()), name);
+  const file = join(dir ?? (await tempDirPerTest()), name);
   await writeFile(file, text);
   return file;
 }
