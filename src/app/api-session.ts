@@ -6,7 +6,7 @@ import type { ApiConfig } from '../config/api-config.js';
 import { apiConfigFrom, type ConfigFlags } from '../config/resolve-config.js';
 import { flagName, resolveSettings, type Settings, type SettingFlags } from '../config/resolve-settings.js';
 import { sandboxConfig } from '../config/sandbox-config.js';
-import { createLogger, wantsColor, type Logger, type LogLevel } from '../log/logger.js';
+import { createLogger, isLogLevel, wantsColor, type Logger } from '../log/logger.js';
 import { UsageError } from '../errors.js';
 
 export interface ApiSessionInput {
@@ -50,9 +50,10 @@ export async function openApiSession(input: ApiSessionInput): Promise<ApiSession
   const settings = resolveSettings({
     env: input.env, flags, cwd: input.cwd, defaults: input.defaults, profiles: !input.sandbox,
   });
-  const level = settings.get('logLevel') as LogLevel;
+  // The table's parser admits only pino's levels; the guard narrows the type without a cast.
+  const level = settings.get('logLevel');
   const logger = createLogger({
-    level,
+    level: level !== undefined && isLogLevel(level) ? level : undefined,
     pretty: input.stderr.isTTY === true,
     colorize: wantsColor(input.stderr, input.env),
     destination: input.stderr,

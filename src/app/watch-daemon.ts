@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { awsCredentials } from '../config/aws-credentials.js';
 import type { ConfigFlags } from '../config/resolve-config.js';
 import type { SettingFlags } from '../config/resolve-settings.js';
-import { SETTINGS } from '../config/settings.js';
+import { SETTINGS, WATCH_DEFAULTS } from '../config/settings.js';
 import { ExitCode, UsageError } from '../errors.js';
 import { BucketLedger } from '../ledger/bucket-ledger.js';
 import { FolderLedger } from '../ledger/folder-ledger.js';
@@ -80,7 +80,7 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
     logLevel: input.logLevel,
     flags: { ...watchFlags(input), ...input.flags },
     // A daemon's log is its record: one line per input and per job outcome by default.
-    defaults: { logLevel: 'info' },
+    defaults: WATCH_DEFAULTS,
     env: io.env,
     cwd: io.cwd,
     stderr: io.stderr,

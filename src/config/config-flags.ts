@@ -19,13 +19,18 @@ export const WATCH_SETTINGS: readonly SettingName[] = [
  * so every command spells them the same way. Values are not parsed here: the resolver does
  * that, so a bad value names its source whether it came from a flag, a variable or a profile.
  */
-export function addSettingOptions(command: Command, names: readonly SettingName[]): Command {
+export function addSettingOptions(
+  command: Command,
+  names: readonly SettingName[],
+  defaults: SettingFlags = {},
+): Command {
   for (const name of names) {
     const s = SETTINGS[name];
     if (s.flag === null) continue;
     const negated = s.flag.startsWith('--no-');
     const arg = 'arg' in s ? ` ${s.arg}` : '';
-    const shownDefault = s.default === null || s.type.kind === 'boolean' ? '' : `, default ${String(s.default)}`;
+    const d = defaults[name] ?? s.default;
+    const shownDefault = d === null || s.type.kind === 'boolean' ? '' : `, default ${String(d)}`;
     const value = s.type.kind === 'boolean' ? `=${negated ? 'false' : 'true'}` : '';
     const env = s.env === null ? '' : ` (env ${s.env}${value})`;
     const help = `${negated ? 'do not ' : ''}${s.description}${shownDefault}${env}`;
@@ -34,9 +39,12 @@ export function addSettingOptions(command: Command, names: readonly SettingName[
   return command;
 }
 
-/** The connection flags (CONNECTION_SETTINGS). Read them back with configFlagsFrom(cmd.opts()). */
-export function addConfigOptions(command: Command): Command {
-  return addSettingOptions(command, CONNECTION_SETTINGS);
+/**
+ * The connection flags (CONNECTION_SETTINGS), with a command's own defaults in their help.
+ * Read them back with configFlagsFrom(cmd.opts()).
+ */
+export function addConfigOptions(command: Command, defaults: SettingFlags = {}): Command {
+  return addSettingOptions(command, CONNECTION_SETTINGS, defaults);
 }
 
 /**

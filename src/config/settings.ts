@@ -136,7 +136,7 @@ export const SETTINGS = {
   logLevel: {
     env: 'HTORDER_LOG_LEVEL', flag: '--log-level', arg: '<level>', profile: true,
     type: { kind: 'enum', values: LOG_LEVELS }, default: 'warn', secret: false,
-    description: 'fatal, error, warn, info, debug, trace or silent (watch: default info)',
+    description: 'fatal, error, warn, info, debug, trace or silent',
   },
   // watch: S3 buckets.
   s3Endpoint: {
@@ -212,6 +212,9 @@ export const SETTINGS = {
 
 export type SettingName = keyof typeof SETTINGS;
 
+/** `watch`'s defaults where they differ from the table: a daemon's log is its record. */
+export const WATCH_DEFAULTS: { [K in SettingName]?: string | number | boolean } = { logLevel: 'info' };
+
 interface KindValue {
   string: string;
   url: string;
@@ -231,10 +234,6 @@ export const SETTING_NAMES = Object.keys(SETTINGS) as SettingName[];
 
 /** The profile keys, in table order. */
 export const PROFILE_SETTINGS: readonly SettingName[] = SETTING_NAMES.filter((n) => SETTINGS[n].profile);
-
-export function settingOf(name: SettingName): Setting {
-  return SETTINGS[name];
-}
 
 /**
  * The attribute commander stores a flag's value under: `--scan-interval` → `scanInterval`,

@@ -6,7 +6,8 @@ import {
   parseBoolean, parseEnum, parseHost, parseInteger, parseMilliseconds, parsePath, parsePort, parseSettingValue, parseString,
   parseUrl,
 } from '../../src/config/parse-setting.js';
-import { SETTINGS, SETTING_NAMES } from '../../src/config/settings.js';
+import { LOG_LEVELS, SETTINGS, SETTING_NAMES } from '../../src/config/settings.js';
+import { isLogLevel } from '../../src/log/logger.js';
 import { runCli } from '../../src/cli/program.js';
 import { captureStdio } from '../support/capture-stdio.js';
 
@@ -100,6 +101,11 @@ describe('port, host, URL, enum, text, path', () => {
     expect(parsePath('~/state', '--state-dir', '/work', '/home/me')).toBe(join('/home/me', 'state'));
     expect(parsePath('state', '--state-dir', '/work', '/home/me')).toBe(join('/work', 'state'));
     expect(parsePath('/abs', '--state-dir', '/work', '/home/me')).toBe('/abs');
+  });
+
+  it('the log levels of the table are the logger\'s', () => {
+    for (const level of LOG_LEVELS) expect(isLogLevel(level), level).toBe(true);
+    expect(isLogLevel('verbose')).toBe(false);
   });
 
   it('every setting of the table has a parser for its type', () => {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { WATCH_SETTINGS, addConfigOptions, addSettingOptions, configFlagsFrom } from '../../config/config-flags.js';
+import { WATCH_DEFAULTS } from '../../config/settings.js';
 import { examples } from '../help.js';
 
 /** `htorder watch DIR | s3://BUCKET/PREFIX` — daemon: runs each manifest dropped in, exactly once. */
@@ -17,8 +18,8 @@ export function register(program: Command): void {
       ['htorder watch /srv/orders --health-port 9464', 'a drop folder, with /healthz and /metrics (env HTORDER_HEALTH_PORT)'],
       ['htorder watch s3://acme-orders/incoming/', 'an S3 prefix (AWS credentials from the usual chain)'],
     ]));
-  addSettingOptions(cmd, WATCH_SETTINGS);
-  addConfigOptions(cmd);
+  addSettingOptions(cmd, WATCH_SETTINGS, WATCH_DEFAULTS);
+  addConfigOptions(cmd, WATCH_DEFAULTS);
   cmd.action(async (target: string, opts: Record<string, unknown>) => {
     // Loaded when the command runs: the daemon pulls in the AWS SDK, chokidar and prom-client.
     const { runWatch } = await import('../../app/watch-daemon.js');
