@@ -1,4 +1,4 @@
-/** s3rver ships no types; just what test/helpers/s3.ts uses. */
+/** s3rver ships no types; just what test/support/s3.ts uses. */
 declare module 's3rver' {
   import type { AddressInfo } from 'node:net';
   export default class S3rver {
