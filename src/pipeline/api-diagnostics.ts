@@ -15,7 +15,8 @@ export function apiDiagnostics(err: unknown, manifest: Manifest, jobIndex: numbe
     return { field, source: manifest.sources.locate(field) };
   };
   if (!(err instanceof ApiError)) {
-    return [{ severity: 'error', code: 'api.error', message: err instanceof Error ? err.message : String(err), ...at(undefined) }];
+    const message = err instanceof Error ? err.message : String(err);
+    return [{ severity: 'error', code: 'api.error', message, ...at(undefined) }];
   }
   const out: Diagnostic[] = [];
   for (const m of err.validationMessages ?? []) {
@@ -29,7 +30,12 @@ export function apiDiagnostics(err: unknown, manifest: Manifest, jobIndex: numbe
   for (const [key, messages] of Object.entries(err.errors ?? {})) {
     const path = key.replace(/^\$\.?/, '');
     for (const message of messages) {
-      out.push({ severity: 'error', code: 'api.field', message: `the API refused ${path || 'the request'}: ${message}`, ...at(path || undefined) });
+      out.push({
+        severity: 'error',
+        code: 'api.field',
+        message: `the API refused ${path || 'the request'}: ${message}`,
+        ...at(path || undefined),
+      });
     }
   }
   if (out.length === 0) {
@@ -44,7 +50,11 @@ export function apiDiagnostics(err: unknown, manifest: Manifest, jobIndex: numbe
 }
 
 const REQUEST_PATH = /\b(items\[\d+\](?:\.[A-Za-z][A-Za-z0-9]*)*|deliveryAddress(?:\.[A-Za-z][A-Za-z0-9]*)?)/;
-const JOB_FIELD = /^(orderNumber|orderComment|customerUserId|dateDue|mustDate|description|promocode|orderGroup|orderGroupSequence|locationCodeOverride)\b/;
+const JOB_FIELDS = [
+  'orderNumber', 'orderComment', 'customerUserId', 'dateDue', 'mustDate', 'description', 'promocode', 'orderGroup',
+  'orderGroupSequence', 'locationCodeOverride',
+];
+const JOB_FIELD = new RegExp(`^(${JOB_FIELDS.join('|')})\\b`);
 
 /** The request path a message names, if any: `items[2].quantity`, `deliveryAddress.state`, `promocode`. */
 export function requestPathIn(message: string): string | undefined {
@@ -58,7 +68,8 @@ export function requestPathIn(message: string): string | undefined {
  * falls back to the nearest ancestor when the exact key is absent.
  */
 function toManifestPath(jobPath: FieldPath, requestPath: string, manifest: Manifest, jobIndex: number): FieldPath {
-  if (requestPath === 'deliveryAddress.countryCodeISO2' && manifest.jobs[jobIndex]?.deliveryAddress?.countryCodeISO2 === undefined) {
+  const country = manifest.jobs[jobIndex]?.deliveryAddress?.countryCodeISO2;
+  if (requestPath === 'deliveryAddress.countryCodeISO2' && country === undefined) {
     return `${jobPath}.deliveryAddress.country`;
   }
   return `${jobPath}.${requestPath}`;

@@ -80,8 +80,12 @@ export function patchableOf(job: ManifestJob): LedgerPatchable {
 export function wantsChanges(job: ManifestJob, entry: LedgerEntry): boolean {
   if (job.cancel === true) return entry.cancelledAt === undefined;
   const desired = patchableOf(job);
-  if (!entry.patchable) return Object.keys(desired).length > 0;
-  return PATCHABLE_FIELDS.some((f) => desired[f] !== undefined && !same(f, desired[f]!, entry.patchable![f]));
+  const baseline = entry.patchable;
+  if (!baseline) return Object.keys(desired).length > 0;
+  return PATCHABLE_FIELDS.some((f) => {
+    const to = desired[f];
+    return to !== undefined && !same(f, to, baseline[f]);
+  });
 }
 
 /**
@@ -117,25 +121,33 @@ export function patchBody(changes: readonly FieldChange[]): PatchJobDto {
  */
 export async function applyChanges(ctx: ChangeContext, job: ManifestJob, entry: LedgerEntry): Promise<ChangeOutcome> {
   const none: ChangeOutcome = { state: 'none', cancel: false, changes: [], diagnostics: [] };
-  if (entry.state !== 'submitted' || entry.jobNumber === undefined) return none;
+  const jobNumber = entry.jobNumber;
+  if (entry.state !== 'submitted' || jobNumber === undefined) return none;
   if (job.cancel === true && entry.cancelledAt !== undefined) {
-    return { ...none, cancel: true, diagnostics: [note(ctx, 'cancel', 'changes.cancelled', `job ${entry.jobNumber} was cancelled by an earlier run (${entry.cancelledAt})`)] };
+    const message = `job ${jobNumber} was cancelled by an earlier run (${entry.cancelledAt})`;
+    return { ...none, cancel: true, diagnostics: [note(ctx, 'cancel', 'changes.cancelled', message)] };
   }
   if (!wantsChanges(job, entry)) return none;
-  if (ctx.mode === 'plan') return planChanges(ctx, job, entry);
+  if (ctx.mode === 'plan') return planChanges(ctx, job, entry, jobNumber);
   return ctx.ledger.withLock({ account: entry.account, orderNumber: entry.orderNumber }, async (guard) => {
     // Re-read under the lock: another process may have applied the same change meanwhile.
     const fresh = (await ctx.ledger.read({ account: entry.account, orderNumber: entry.orderNumber })) ?? entry;
     if (!wantsChanges(job, fresh)) return none;
-    const read = await readJob(ctx, fresh);
+    // The ledger never forgets a submitted order's job number; the first read had it.
+    const read = await readJob(ctx, fresh.jobNumber ?? jobNumber);
     if ('outcome' in read) return read.outcome;
     guard.assertHeld();
     return job.cancel === true ? cancel(ctx, fresh, read.job) : patch(ctx, job, fresh, read.job);
   });
 }
 
-async function planChanges(ctx: ChangeContext, job: ManifestJob, entry: LedgerEntry): Promise<ChangeOutcome> {
-  const read = await readJob(ctx, entry);
+async function planChanges(
+  ctx: ChangeContext,
+  job: ManifestJob,
+  entry: LedgerEntry,
+  jobNumber: number,
+): Promise<ChangeOutcome> {
+  const read = await readJob(ctx, jobNumber);
   if ('outcome' in read) return read.outcome;
   const current = read.job;
   const n = current.jobNumber;
@@ -143,14 +155,16 @@ async function planChanges(ctx: ChangeContext, job: ManifestJob, entry: LedgerEn
   if (job.cancel === true) {
     d.push(note(ctx, 'cancel', 'changes.planned', `run would cancel job ${n} (now ${status(current)})`));
     if (!current.isCancelable && entry.cancelRequestedAt === undefined) {
-      d.push(note(ctx, 'cancel', 'changes.will-be-refused', `job ${n} cannot be cancelled now (${status(current)}): ${CANCEL_ADVICE}`));
+      const message = `job ${n} cannot be cancelled now (${status(current)}): ${CANCEL_ADVICE}`;
+      d.push(note(ctx, 'cancel', 'changes.will-be-refused', message));
     }
     return { state: 'planned', cancel: true, changes: [], diagnostics: d };
   }
   const changes = diffChanges(job, entry.patchable, current);
   for (const c of changes) d.push(note(ctx, c.field, 'changes.planned', `run would change ${describe(c)} on job ${n}`));
   if (changes.length > 0 && current.permissions?.canEdit === false) {
-    d.push(note(ctx, changes[0]!.field, 'changes.will-be-refused', `job ${n} is locked for editing: ${current.permissions.lockedReason ?? 'no reason given'}`));
+    const message = `job ${n} is locked for editing: ${current.permissions.lockedReason ?? 'no reason given'}`;
+    d.push(note(ctx, changes[0].field, 'changes.will-be-refused', message));
   }
   return { state: changes.length ? 'planned' : 'none', cancel: false, changes, diagnostics: d };
 }
@@ -159,12 +173,18 @@ const CANCEL_ADVICE = 'it has entered production or its status does not allow ca
 
 async function cancel(ctx: ChangeContext, entry: LedgerEntry, current: JobDto): Promise<ChangeOutcome> {
   const n = current.jobNumber;
-  const result = (state: ChangeState, diagnostics: Diagnostic[]): ChangeOutcome => ({ state, cancel: true, changes: [], diagnostics });
+  const result = (state: ChangeState, diagnostics: Diagnostic[]): ChangeOutcome => ({
+    state,
+    cancel: true,
+    changes: [],
+    diagnostics,
+  });
   // A cancel sent by an earlier run whose answer was lost may have worked, and then the job
   // reads isCancelable false. Cancelling an already-cancelled job answers 204 again (spec), so
   // sending once more is how that earlier outcome is learnt; otherwise the flag decides.
   if (!current.isCancelable && entry.cancelRequestedAt === undefined) {
-    return result('refused', [error(ctx, 'cancel', 'changes.not-cancelable', `job ${n} cannot be cancelled (${status(current)}): ${CANCEL_ADVICE}; nothing was sent`)]);
+    const message = `job ${n} cannot be cancelled (${status(current)}): ${CANCEL_ADVICE}; nothing was sent`;
+    return result('refused', [error(ctx, 'cancel', 'changes.not-cancelable', message)]);
   }
   const now = (ctx.now ?? (() => new Date()))().toISOString();
   await ctx.ledger.write({ ...entry, cancelRequestedAt: entry.cancelRequestedAt ?? now });
@@ -175,16 +195,26 @@ async function cancel(ctx: ChangeContext, entry: LedgerEntry, current: JobDto): 
       // Nothing happened: forget the request so later runs read the flag again.
       const { cancelRequestedAt: _r, ...rest } = entry;
       await ctx.ledger.write(rest);
-      return result('refused', [error(ctx, 'cancel', 'changes.not-cancelable', `job ${n} was not cancelled (409): ${CANCEL_ADVICE}`)]);
+      const message = `job ${n} was not cancelled (409): ${CANCEL_ADVICE}`;
+      return result('refused', [error(ctx, 'cancel', 'changes.not-cancelable', message)]);
     }
     return result(...failure(ctx, 'cancel', `cancel of job ${n}`, err));
   }
-  await ctx.ledger.write({ ...entry, cancelRequestedAt: entry.cancelRequestedAt ?? now, cancelledAt: (ctx.now ?? (() => new Date()))().toISOString() });
+  await ctx.ledger.write({
+    ...entry,
+    cancelRequestedAt: entry.cancelRequestedAt ?? now,
+    cancelledAt: (ctx.now ?? (() => new Date()))().toISOString(),
+  });
   ctx.logger.info({ orderNumber: entry.orderNumber, jobNumber: n }, 'job cancelled');
   return result('applied', [note(ctx, 'cancel', 'changes.cancelled', `job ${n} cancelled`)]);
 }
 
-async function patch(ctx: ChangeContext, job: ManifestJob, entry: LedgerEntry, current: JobDto): Promise<ChangeOutcome> {
+async function patch(
+  ctx: ChangeContext,
+  job: ManifestJob,
+  entry: LedgerEntry,
+  current: JobDto,
+): Promise<ChangeOutcome> {
   const n = current.jobNumber;
   const changes = diffChanges(job, entry.patchable, current);
   const baseline = { ...entry.patchable, ...patchableOf(job) };
@@ -194,10 +224,17 @@ async function patch(ctx: ChangeContext, job: ManifestJob, entry: LedgerEntry, c
     await ctx.ledger.write({ ...entry, patchable: baseline });
     return { state: 'none', cancel: false, changes, diagnostics: [] };
   }
-  const result = (state: ChangeState, diagnostics: Diagnostic[]): ChangeOutcome => ({ state, cancel: false, changes, diagnostics });
-  const field = changes[0]!.field;
+  const result = (state: ChangeState, diagnostics: Diagnostic[]): ChangeOutcome => ({
+    state,
+    cancel: false,
+    changes,
+    diagnostics,
+  });
+  const field = changes[0].field;
   if (current.permissions?.canEdit === false) {
-    return result('refused', [error(ctx, field, 'changes.locked', `job ${n} is locked for editing: ${current.permissions.lockedReason ?? 'no reason given'}; not changed: ${changes.map(describe).join('; ')}`)]);
+    const reason = current.permissions.lockedReason ?? 'no reason given';
+    const message = `job ${n} is locked for editing: ${reason}; not changed: ${changes.map(describe).join('; ')}`;
+    return result('refused', [error(ctx, field, 'changes.locked', message)]);
   }
   try {
     await ctx.client.jobs.patch(n, patchBody(changes));
@@ -212,25 +249,34 @@ async function patch(ctx: ChangeContext, job: ManifestJob, entry: LedgerEntry, c
     return result(...failure(ctx, field, `change of job ${n}`, err));
   }
   await ctx.ledger.write({ ...entry, patchable: baseline });
-  ctx.logger.info({ orderNumber: entry.orderNumber, jobNumber: n, fields: changes.map((c) => c.apiField) }, 'job changed');
-  return result('applied', changes.map((c) => note(ctx, c.field, 'changes.applied', `changed ${describe(c)} on job ${n}`)));
+  const fields = changes.map((c) => c.apiField);
+  ctx.logger.info({ orderNumber: entry.orderNumber, jobNumber: n, fields }, 'job changed');
+  return result(
+    'applied',
+    changes.map((c) => note(ctx, c.field, 'changes.applied', `changed ${describe(c)} on job ${n}`)),
+  );
 }
 
 /** GET /Jobs/{n}: the flags are read fresh every time. */
-async function readJob(ctx: ChangeContext, entry: LedgerEntry): Promise<{ job: JobDto } | { outcome: ChangeOutcome }> {
+async function readJob(ctx: ChangeContext, jobNumber: number): Promise<{ job: JobDto } | { outcome: ChangeOutcome }> {
   try {
-    return { job: await ctx.client.jobs.get(entry.jobNumber!) };
+    return { job: await ctx.client.jobs.get(jobNumber) };
   } catch (err) {
     const field = 'orderNumber';
     if (isNotFound(err)) {
+      const message =
+        `job ${jobNumber} (recorded in the ledger for this order) was not found on this account; ` +
+        'nothing was changed';
       return {
         outcome: {
-          state: 'refused', cancel: false, changes: [],
-          diagnostics: [error(ctx, field, 'changes.job-not-found', `job ${entry.jobNumber} (recorded in the ledger for this order) was not found on this account; nothing was changed`)],
+          state: 'refused',
+          cancel: false,
+          changes: [],
+          diagnostics: [error(ctx, field, 'changes.job-not-found', message)],
         },
       };
     }
-    const [state, diagnostics] = failure(ctx, field, `reading job ${entry.jobNumber}`, err);
+    const [state, diagnostics] = failure(ctx, field, `reading job ${jobNumber}`, err);
     return { outcome: { state, cancel: false, changes: [], diagnostics } };
   }
 }
@@ -240,10 +286,10 @@ function failure(ctx: ChangeContext, field: string, what: string, err: unknown):
   const text = err instanceof Error ? err.message : String(err);
   const maybe = err instanceof ApiError && err.mayHaveReachedServer && err.method !== 'GET';
   ctx.logger.warn({ err: text }, `${what} failed`);
-  return [
-    'unavailable',
-    [error(ctx, field, 'changes.unavailable', `${what} failed${maybe ? ' and may or may not have been applied' : ''}: ${text}; run again later (it is read back first, never resent blindly)`)],
-  ];
+  const message =
+    `${what} failed${maybe ? ' and may or may not have been applied' : ''}: ${text}; ` +
+    'run again later (it is read back first, never resent blindly)';
+  return ['unavailable', [error(ctx, field, 'changes.unavailable', message)]];
 }
 
 function lockedReasonOf(err: ApiError): string | null {
@@ -277,7 +323,13 @@ function error(ctx: ChangeContext, field: string, code: string, message: string)
   return diag(ctx, 'error', field, code, message);
 }
 
-function diag(ctx: ChangeContext, severity: Diagnostic['severity'], field: string, code: string, message: string): Diagnostic {
+function diag(
+  ctx: ChangeContext,
+  severity: Diagnostic['severity'],
+  field: string,
+  code: string,
+  message: string,
+): Diagnostic {
   const path = `jobs[${ctx.jobIndex}].${field}`;
   return { severity, code, message, field: path, source: ctx.sources.locate(path) };
 }
@@ -298,22 +350,38 @@ export interface LedgerView {
  * what run would do. Both: `cancel: true` on an order that was never submitted is an error,
  * so run never creates a job only to be asked to cancel it.
  */
-export async function declarativeChanges(ctx: ChangeContext, job: ManifestJob, view: LedgerView): Promise<ChangeOutcome> {
+export async function declarativeChanges(
+  ctx: ChangeContext,
+  job: ManifestJob,
+  view: LedgerView,
+): Promise<ChangeOutcome> {
   const none: ChangeOutcome = { state: 'none', cancel: false, changes: [], diagnostics: [] };
-  const entry = ctx.mode === 'plan' || view.submitted ? await ctx.ledger.read({ account: view.account, orderNumber: job.orderNumber }) : undefined;
+  const key = { account: view.account, orderNumber: job.orderNumber };
+  const entry = ctx.mode === 'plan' || view.submitted ? await ctx.ledger.read(key) : undefined;
   if (entry?.state !== 'submitted') {
     if (job.cancel !== true) return none;
     return {
       ...none,
       state: 'refused',
       cancel: true,
-      diagnostics: [error(ctx, 'cancel', 'changes.cancel-unsubmitted', `cancel: true, but order ${JSON.stringify(job.orderNumber)} has not been submitted from this state dir: nothing to cancel, and it is not submitted`)],
+      diagnostics: [
+        error(
+          ctx,
+          'cancel',
+          'changes.cancel-unsubmitted',
+          `cancel: true, but order ${JSON.stringify(job.orderNumber)} has not been submitted from this state dir: ` +
+            'nothing to cancel, and it is not submitted',
+        ),
+      ],
     };
   }
   if (entry.payloadHash !== view.hash) {
     // run has already filed ledger.changed-after-submit; plan says what run will do.
     if (ctx.mode === 'run') return none;
-    return { ...none, diagnostics: [note(ctx, 'orderNumber', 'changes.not-sent', `already submitted as job ${entry.jobNumber ?? '?'}, and fields other than ${PATCHABLE_FIELDS.join(', ')} or cancel have changed since: run will report this and send nothing`)] };
+    const message =
+      `already submitted as job ${entry.jobNumber ?? '?'}, and fields other than ${PATCHABLE_FIELDS.join(', ')} ` +
+      'or cancel have changed since: run will report this and send nothing';
+    return { ...none, diagnostics: [note(ctx, 'orderNumber', 'changes.not-sent', message)] };
   }
   return applyChanges(ctx, job, entry);
 }

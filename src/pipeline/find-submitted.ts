@@ -11,7 +11,8 @@ import type { ActiveJobDto } from '../api/types.js';
  */
 export async function findSubmitted(client: ApiClient, orderNumber: string): Promise<ActiveJobDto[]> {
   const matches: ActiveJobDto[] = [];
-  for await (const job of client.jobs.iterateActive({ searchText: orderNumber, includeClosedJobs: true, pageSize: 100 })) {
+  const pages = client.jobs.iterateActive({ searchText: orderNumber, includeClosedJobs: true, pageSize: 100 });
+  for await (const job of pages) {
     if (job.orderNumber === orderNumber) matches.push(job);
   }
   // Oldest first: if duplicates already exist (made outside htorder), the first one is ours.

@@ -1,30 +1,35 @@
 import pLimit from 'p-limit';
 import type { ApiClient } from '../api/client.js';
-import { ApiError } from '../api/errors.js';
 import type { LedgerStore } from '../ledger/model.js';
 import type { Logger } from '../log/logger.js';
-import { isError } from '../manifest/diagnostics.js';
 import { loadManifest } from '../manifest/load-manifest.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { Diagnostic, Manifest } from '../manifest/model.js';
 import { INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from '../manifest/read-input.js';
-import { buildReport, reportHasErrors, toReportError, toReportSource } from '../report/build-report.js';
-import type { JobResult, ReportCommand, ResultReport } from '../report/model.js';
+import { buildReport, reportHasErrors } from '../report/build-report.js';
+import type { ReportCommand, ResultReport } from '../report/model.js';
+import { ReportWriter } from '../report/report-writer.js';
 import type { WrittenReports } from '../report/write-reports.js';
 import type { AccountCatalogue } from '../resolve/catalogue.js';
-import { resolveJob, type ResolvedJob } from '../resolve/resolve-job.js';
-import { apiDiagnostics } from './api-diagnostics.js';
-import { declarativeChanges, patchableOf } from './apply-changes.js';
-import { jobHash } from './job-hash.js';
-import { ReportWriter } from '../report/report-writer.js';
-import { ledgerStatus, settleInDoubt, submitJob, type SubmitContext, type SubmitOutcome } from './submit-job.js';
+import type { ResolvedJob } from '../resolve/resolve-job.js';
+import { eachJob, flow } from './flow.js';
+import { jobReporter } from './job-report.js';
+import { checkedJobs, type JobState } from './job-state.js';
+import { applyChanges } from './stages/changes.js';
+import type { StageContext } from './stages/context.js';
+import { dryRun } from './stages/dry-run.js';
+import { lookUp } from './stages/look-up.js';
+import { resolve } from './stages/resolve.js';
+import { holdBack, mustHoldBack, submit } from './stages/submit.js';
+import type { SubmitContext } from './submit-job.js';
 
 /**
  * One input through the pipeline (docs/architecture.md#the-pipeline):
  *   load + check → [run: ledger look-up] → resolve + preflight + estimate → dry run
- *   → [run: submit exactly once] → reports.
- * Each stage takes the report as it stands and moves jobs forward; a job that failed a stage
- * is not looked at again. The report is rewritten after every submit outcome.
+ *   → [run: submit exactly once, all or nothing unless --partial] → reports.
+ * Each stage is a function from a job's state to its next state (stages/*.ts); job-status.ts
+ * alone decides the status a state is reported with, and the report is written from the
+ * states (job-report.ts). plan and run go through the same stages; only run submits.
  */
 
 export type PipelineCommand = 'plan' | 'run';
@@ -72,206 +77,104 @@ export interface InputOutcome {
 
 const USAGE_CODES = new Set([INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED]);
 
+/** The stages every job goes through, in plan and in run alike, each job on its own. */
+const PLAN = flow(lookUp, applyChanges, resolve, dryRun);
+/** run only, once every job is through PLAN. */
+const SUBMIT = flow(submit);
+
 export async function processInput(file: string, ctx: PipelineContext): Promise<InputOutcome> {
   const startedAt = new Date();
   const loaded = await loadManifest(file, ctx.mapping ? { mapping: ctx.mapping } : {});
-  const resolved = new Map<number, ResolvedJob>();
   const usage = loaded.diagnostics.find((d) => USAGE_CODES.has(d.code));
-  if (usage) return { file, status: 'unreadable', problem: usage.message, resolved };
+  if (usage) return { file, status: 'unreadable', problem: usage.message, resolved: new Map() };
 
-  const report = buildReport({ command: ctx.reportCommand ?? ctx.command, input: loaded.input, manifest: loaded.manifest, diagnostics: loaded.diagnostics, startedAt });
-  const writer = new ReportWriter(report, { manifest: loaded.manifest, mapping: ctx.mapping });
-  const manifest = loaded.manifest;
-  const state = { unavailable: false };
-  if (manifest && report.jobs.length > 0) {
-    await runStages(manifest, report, resolved, writer, state, ctx);
-  }
+  const { manifest, diagnostics } = loaded;
+  const command = ctx.reportCommand ?? ctx.command;
+  const report = buildReport({ command, input: loaded.input, manifest, diagnostics, startedAt });
+  const writer = new ReportWriter(report, { manifest, mapping: ctx.mapping });
+  const jobs = manifest && manifest.jobs.length > 0 ? await runJobs(manifest, diagnostics, report, writer, ctx) : [];
   report.finishedAt = new Date().toISOString();
   const reports = await writer.flush();
   ctx.onProgress?.({ file, stage: 'done', done: report.jobs.length, total: report.jobs.length });
-  const status: InputStatus = state.unavailable ? 'unavailable' : reportHasErrors(report) ? 'invalid' : 'ok';
-  return { file, status, report, reports, resolved };
+  return { file, status: inputStatus(jobs, report), report, reports, resolved: resolutions(jobs) };
 }
 
-async function runStages(
+/** check → PLAN, job by job → [run: hold back or SUBMIT, job by job]; the report is written from the states. */
+async function runJobs(
   manifest: Manifest,
+  diagnostics: readonly Diagnostic[],
   report: ResultReport,
-  resolved: Map<number, ResolvedJob>,
   writer: ReportWriter,
-  state: { unavailable: boolean },
   ctx: PipelineContext,
-): Promise<void> {
+): Promise<JobState[]> {
+  const stage = stageContext(manifest, ctx);
+  const write = jobReporter(report, manifest);
   // Twice as many jobs as API calls in flight: while some jobs wait on the API, others take
   // their ledger lock and write their intent to disk. The client itself caps the requests
   // in flight at `concurrency`, which is what the API sees.
   const limit = pLimit(ctx.concurrency * 2);
-  const hashes = manifest.jobs.map((job) => jobHash(job));
-  const submitCtx: SubmitContext = {
-    client: ctx.client,
-    ledger: ctx.ledger,
-    account: ctx.account,
-    input: { file: manifest.file, sha256: manifest.sha256 },
-    logger: ctx.logger,
-    ...ctx.submit,
-  };
-  const valid = (): JobResult[] => report.jobs.filter((j) => j.status === 'valid');
-  const stage = async (name: ProgressEvent['stage'], jobs: JobResult[], work: (job: JobResult) => Promise<void>): Promise<void> => {
-    let done = 0;
-    ctx.onProgress?.({ file: manifest.file, stage: name, done, total: jobs.length });
-    await Promise.all(
-      jobs.map((job) =>
-        limit(async () => {
-          try {
-            await work(job);
-          } catch (err) {
-            // Only infrastructure failures get here (unreachable API, credentials refused,
-            // disk): the job is not decided. Refusals of the job itself are diagnostics.
-            state.unavailable = true;
-            job.status = job.status === 'in-doubt' ? 'in-doubt' : 'failed';
-            addDiagnostics(job, apiDiagnostics(err, manifest, job.index), manifest);
-            ctx.logger.error({ file: manifest.file, orderNumber: job.orderNumber, err: errorText(err) }, 'job could not be processed');
-          }
-          ctx.onProgress?.({ file: manifest.file, stage: name, done: ++done, total: jobs.length });
-        }),
-      ),
-    );
+  const progress = (name: ProgressEvent['stage']) => (done: number, total: number) =>
+    ctx.onProgress?.({ file: manifest.file, stage: name, done, total });
+  const writeAll = (jobs: JobState[]): JobState[] => {
+    for (const job of jobs) write(job);
+    return jobs;
   };
 
   // Each job flows on its own through look-up, changes, resolve and dry run: only submitting
   // waits for every job (all or nothing), so one job's lookups overlap others' dry runs.
-  const lookUpLedger = async (job: JobResult): Promise<void> => {
-    // Orders the ledger already knows are reported as such and cost no further calls. `plan`
-    // only reads the ledger; `run` also settles orders an earlier run left in doubt.
-    const outcome =
-      (await ledgerStatus(submitCtx, job.orderNumber!, hashes[job.index]!)) ??
-      (ctx.command === 'run' ? await settleInDoubt(submitCtx, job.orderNumber!, hashes[job.index]!) : undefined);
-    if (outcome) applySubmitOutcome(job, outcome, manifest);
-  };
-  const applyChanges = async (job: JobResult): Promise<void> => {
-    // Declarative changes (issue 9): cancel / PATCH of submitted jobs, or plan's diff of them.
-    const r = await declarativeChanges({ mode: ctx.command, client: ctx.client, ledger: ctx.ledger, logger: ctx.logger, jobIndex: job.index, sources: manifest.sources }, manifest.jobs[job.index]!, {
-      account: ctx.account,
-      hash: hashes[job.index]!,
-      submitted: job.status === 'already-submitted',
-    });
-    addDiagnostics(job, r.diagnostics, manifest);
-    // A job not submitted yet with `cancel: true` must never be submitted: refused here.
-    if (job.status === 'valid' && r.diagnostics.some(isError)) job.status = 'invalid';
-    if (r.state === 'unavailable') state.unavailable = true;
-  };
-  const resolve = async (job: JobResult): Promise<void> => {
-    const r = await resolveJob(manifest, job.index, ctx.catalogue);
-    resolved.set(job.index, r);
-    job.estimatedCost = r.estimate.total ?? null;
-    if (r.candidate.dateDue) job.dateDue = r.candidate.dateDue;
-    addDiagnostics(job, r.diagnostics, manifest);
-    if (r.diagnostics.some(isError)) job.status = 'invalid';
-  };
-  const dryRun = async (job: JobResult): Promise<void> => {
-    try {
-      await ctx.client.jobs.validate(resolved.get(job.index)!.candidate);
-    } catch (err) {
-      if (!isRefusal(err)) throw err;
-      job.status = 'invalid';
-      addDiagnostics(job, apiDiagnostics(err, manifest, job.index), manifest);
-    }
-  };
-  await stage('plan', valid(), async (job) => {
-    await lookUpLedger(job);
-    if (job.status === 'valid' || job.status === 'already-submitted') await applyChanges(job);
-    if (job.status === 'valid') await resolve(job);
-    if (job.status === 'valid') await dryRun(job);
+  let jobs = checkedJobs(manifest, diagnostics);
+  jobs = await eachJob(jobs, {
+    select: (job) => job.outcome === 'checked',
+    stage: PLAN,
+    ctx: stage,
+    limit,
+    progress: progress('plan'),
   });
+  if (ctx.command === 'plan') return writeAll(jobs);
+  if (mustHoldBack(jobs, ctx.partial)) return writeAll(holdBack(jobs, stage));
+  writeAll(jobs);
 
-  if (ctx.command !== 'run') return;
-
-  const held = !ctx.partial && report.jobs.some((j) => j.status === 'invalid' || j.status === 'failed' || j.status === 'in-doubt');
-  if (held) {
-    for (const job of valid()) {
-      job.status = 'not-submitted';
-      job.errors.push({
-        code: 'run.held-back',
-        message: 'valid, but not submitted because another job of this manifest failed (all or nothing; use --partial to submit the valid jobs)',
-        field: `jobs[${job.index}]`,
-        source: toReportSource(manifest.sources.locate(`jobs[${job.index}]`), manifest.file),
-      });
-    }
-    return;
-  }
-  await stage('submit', valid(), async (job) => {
-    const r = resolved.get(job.index)!;
-    const outcome = await submitJob(submitCtx, { orderNumber: r.orderNumber, hash: hashes[job.index]!, candidate: r.candidate, patchable: patchableOf(manifest.jobs[job.index]!) });
-    applySubmitOutcome(job, outcome, manifest);
-    if (outcome.unavailable) state.unavailable = true;
-    ctx.logger.info({ file: manifest.file, orderNumber: job.orderNumber, status: job.status, jobNumber: job.jobNumber }, 'job outcome');
-    writer.schedule();
+  // Each outcome is in the report on disk soon after (the writer coalesces rewrites); the
+  // ledger, not the report, is the durable record of what was submitted.
+  return eachJob(jobs, {
+    select: (job) => job.outcome === 'ready',
+    stage: SUBMIT,
+    ctx: stage,
+    limit,
+    onJob: (job) => {
+      write(job);
+      writer.schedule();
+    },
+    progress: progress('submit'),
   });
 }
 
-/** A refusal of the job itself (its content), as opposed to the API being unavailable. */
-function isRefusal(err: unknown): boolean {
-  if (!(err instanceof ApiError) || err.kind !== 'http' || err.status === null) return false;
-  // validateOnly: a 500 "usually means an invalid payload" (spec); the client already retried it once.
-  return (err.status >= 400 && err.status < 500 && err.status !== 401 && err.status !== 429) || err.status === 500;
-}
-
-function applySubmitOutcome(job: JobResult, o: SubmitOutcome, manifest: Manifest): void {
-  job.status = o.status;
-  const e = o.entry;
-  if (e?.jobNumber !== undefined) job.jobNumber = e.jobNumber;
-  if (e?.dateDue) job.dateDue = e.dateDue;
-  if (e?.totalJobCost !== undefined) job.totalJobCost = e.totalJobCost;
-  // The API adds lines in the order supplied, so line k of the response is item k.
-  job.items.forEach((item, k) => {
-    const line = e?.lines?.[k];
-    if (line) {
-      item.newAssetSku = line.newAssetSku;
-      item.needsArtworkToBeUploaded = line.needsArtworkToBeUploaded;
-    }
-    if (item.errors.length === 0) item.status = job.status;
-  });
-  const where = `jobs[${job.index}]`;
-  if (o.changedAfterSubmit) {
-    addDiagnostics(job, [{
-      severity: 'error',
-      code: 'ledger.changed-after-submit',
-      message: `order ${JSON.stringify(job.orderNumber)} was already submitted as job ${e?.jobNumber ?? '?'} (${e?.outcomeAt ?? e?.intentAt}); this entry has changed since, and the change was NOT sent`,
-      field: where,
-      source: manifest.sources.locate(where),
-    }], manifest);
-  }
-  if (o.status === 'failed' || o.status === 'in-doubt') {
-    const diagnostics = o.error ? apiDiagnostics(o.error, manifest, job.index) : [];
-    if (o.status === 'in-doubt') {
-      diagnostics.unshift({
-        severity: 'error',
-        code: 'run.in-doubt',
-        message: 'the job may or may not have been created and the API could not be searched to find out; run again later: it is settled by search before anything is sent',
-        field: where,
-        source: manifest.sources.locate(where),
-      });
-    }
-    addDiagnostics(job, diagnostics, manifest);
-  }
+function stageContext(manifest: Manifest, ctx: PipelineContext): StageContext {
+  const { client, ledger, account, logger } = ctx;
+  const input = { file: manifest.file, sha256: manifest.sha256 };
+  return {
+    mode: ctx.command,
+    manifest,
+    client,
+    catalogue: ctx.catalogue,
+    ledger,
+    account,
+    logger,
+    submit: { client, ledger, account, input, logger, ...ctx.submit },
+  };
 }
 
 /**
- * Files diagnostics on the job or its item, like buildReport does for check's diagnostics.
- * The summary counts are recomputed when the report is written, not here (O(jobs) each).
+ * The input's outcome, from every job's: "unavailable" (retry later, exit 3) when the API
+ * could not be reached for any job, else "invalid" when the report shows any failure.
  */
-function addDiagnostics(job: JobResult, diagnostics: readonly Diagnostic[], manifest: Manifest): void {
-  for (const d of diagnostics) {
-    const error = toReportError(d, manifest.file);
-    const item = /^jobs\[\d+\]\.items\[(\d+)\]/.exec(d.field ?? '');
-    const target = item ? job.items[Number(item[1])] : undefined;
-    if (!isError(d)) job.warnings.push(error);
-    else if (target) {
-      target.errors.push(error);
-      target.status = 'invalid';
-    } else job.errors.push(error);
-  }
+function inputStatus(jobs: readonly JobState[], report: ResultReport): InputStatus {
+  if (jobs.some((job) => job.unavailable)) return 'unavailable';
+  return reportHasErrors(report) ? 'invalid' : 'ok';
 }
 
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+function resolutions(jobs: readonly JobState[]): Map<number, ResolvedJob> {
+  const out = new Map<number, ResolvedJob>();
+  for (const job of jobs) if (job.resolved) out.set(job.index, job.resolved);
+  return out;
 }

@@ -46,7 +46,11 @@ export interface SubmitRequest {
  * `already-submitted` before any resolution or dry run is spent on it. Final states need no
  * lock; anything else is decided later, under the lock, by submitJob.
  */
-export async function ledgerStatus(ctx: SubmitContext, orderNumber: string, hash: string): Promise<SubmitOutcome | undefined> {
+export async function ledgerStatus(
+  ctx: SubmitContext,
+  orderNumber: string,
+  hash: string,
+): Promise<SubmitOutcome | undefined> {
   const entry = await ctx.ledger.read({ account: ctx.account, orderNumber });
   if (entry?.state !== 'submitted') return undefined;
   return { status: 'already-submitted', entry, changedAfterSubmit: entry.payloadHash !== hash };
@@ -57,13 +61,19 @@ export async function ledgerStatus(ctx: SubmitContext, orderNumber: string, hash
  * search finds it, it is recorded as submitted. Used before resolving an in-doubt order, so
  * an order that already exists is never re-validated or re-sent.
  */
-export async function settleInDoubt(ctx: SubmitContext, orderNumber: string, hash: string): Promise<SubmitOutcome | undefined> {
+export async function settleInDoubt(
+  ctx: SubmitContext,
+  orderNumber: string,
+  hash: string,
+): Promise<SubmitOutcome | undefined> {
   const key = { account: ctx.account, orderNumber };
   const peek = await ctx.ledger.read(key);
   if (peek?.state !== 'intent') return undefined;
   return ctx.ledger.withLock(key, async () => {
     const entry = await ctx.ledger.read(key);
-    if (entry?.state === 'submitted') return { status: 'already-submitted', entry, changedAfterSubmit: entry.payloadHash !== hash };
+    if (entry?.state === 'submitted') {
+      return { status: 'already-submitted', entry, changedAfterSubmit: entry.payloadHash !== hash };
+    }
     if (entry?.state !== 'intent') return undefined;
     const settled = await settle(ctx, entry);
     if (settled.status === 'submitted') {
@@ -101,7 +111,12 @@ export async function submitJob(ctx: SubmitContext, req: SubmitRequest): Promise
   });
 }
 
-async function send(ctx: SubmitContext, req: SubmitRequest, previous: LedgerEntry | undefined, guard: LockGuard): Promise<SubmitOutcome> {
+async function send(
+  ctx: SubmitContext,
+  req: SubmitRequest,
+  previous: LedgerEntry | undefined,
+  guard: LockGuard,
+): Promise<SubmitOutcome> {
   const maxSends = ctx.maxSends ?? 3;
   const wait = ctx.wait ?? ((ms: number) => sleep(ms));
   let attempts = previous?.attempts ?? 0;
@@ -133,7 +148,13 @@ async function send(ctx: SubmitContext, req: SubmitRequest, previous: LedgerEntr
       await wait(outcome.resendAfterMs ?? 500 * send);
       continue;
     }
-    const done: LedgerEntry = { ...intent, ...fromResponse(response), state: 'submitted', settledBy: 'response', outcomeAt: new Date().toISOString() };
+    const done: LedgerEntry = {
+      ...intent,
+      ...fromResponse(response),
+      state: 'submitted',
+      settledBy: 'response',
+      outcomeAt: new Date().toISOString(),
+    };
     // Not fsynced: if a power cut loses it, the durable intent remains and is settled by search.
     await ctx.ledger.write(done, { durable: false });
     return { status: 'submitted', entry: done };
@@ -146,10 +167,16 @@ interface FailedCreate extends SubmitOutcome {
   resendAfterMs?: number;
 }
 
-async function afterFailedCreate(ctx: SubmitContext, req: SubmitRequest, intent: LedgerEntry, err: unknown): Promise<FailedCreate> {
+async function afterFailedCreate(
+  ctx: SubmitContext,
+  req: SubmitRequest,
+  intent: LedgerEntry,
+  err: unknown,
+): Promise<FailedCreate> {
   const api = err instanceof ApiError ? err : undefined;
   const fail = async (resend: boolean, extra: Partial<FailedCreate> = {}): Promise<FailedCreate> => {
-    const entry: LedgerEntry = { ...intent, state: 'failed', outcomeAt: new Date().toISOString(), error: errorText(err) };
+    const outcomeAt = new Date().toISOString();
+    const entry: LedgerEntry = { ...intent, state: 'failed', outcomeAt, error: errorText(err) };
     await ctx.ledger.write(entry);
     return { status: 'failed', entry, error: err, resend, ...extra };
   };
@@ -185,13 +212,15 @@ async function settle(ctx: SubmitContext, intent: LedgerEntry): Promise<SubmitOu
   try {
     found = await findSubmitted(ctx.client, intent.orderNumber);
   } catch (err) {
-    ctx.logger.warn({ orderNumber: intent.orderNumber, err: errorText(err) }, 'could not settle an unknown outcome; job stays in doubt');
+    const message = 'could not settle an unknown outcome; job stays in doubt';
+    ctx.logger.warn({ orderNumber: intent.orderNumber, err: errorText(err) }, message);
     return { status: 'in-doubt', entry: intent, error: err, unavailable: true };
   }
   const now = new Date().toISOString();
   const first = found[0];
   if (!first) {
-    const entry: LedgerEntry = { ...intent, state: 'failed', outcomeAt: now, error: 'not created (confirmed by search)' };
+    const error = 'not created (confirmed by search)';
+    const entry: LedgerEntry = { ...intent, state: 'failed', outcomeAt: now, error };
     await ctx.ledger.write(entry);
     return { status: 'failed', entry };
   }
@@ -220,7 +249,9 @@ async function settle(ctx: SubmitContext, intent: LedgerEntry): Promise<SubmitOu
     ...(lines ? { lines } : {}),
   };
   // Duplicates made outside htorder are worth a note on the entry; ours is the oldest.
-  if (found.length > 1) entry.error = `${found.length} jobs carry this order number: ${found.map((j) => j.jobNumber).join(', ')}`;
+  if (found.length > 1) {
+    entry.error = `${found.length} jobs carry this order number: ${found.map((j) => j.jobNumber).join(', ')}`;
+  }
   await ctx.ledger.write(entry);
   return { status: 'submitted', entry };
 }

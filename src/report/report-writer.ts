@@ -46,7 +46,9 @@ export class ReportWriter {
     this.wake?.();
     await this.writing;
     if (this.failure) throw this.failure;
-    return this.last!;
+    // The loop wrote at least once (it always does when dirty) or recorded why not.
+    if (this.last === undefined) throw new Error(`the reports of ${this.report.input.file} were not written`);
+    return this.last;
   }
 
   private async loop(): Promise<void> {

@@ -1,0 +1,70 @@
+import type { LimitFunction } from 'p-limit';
+import { apiDiagnostics } from './api-diagnostics.js';
+import { withFindings, type JobState } from './job-state.js';
+import type { Stage, StageContext } from './stages/context.js';
+
+/**
+ * How jobs move through the stages: each job on its own, one stage after another, many jobs
+ * at once. A stage that throws (only infrastructure failures do: an unreachable API,
+ * credentials refused, the disk) leaves the job `not-processed` — or in doubt, if it was —
+ * and it goes through no further stage. Refusals of the job itself are findings, not throws.
+ */
+
+/** The stages one after another, as one stage. */
+export function flow(...stages: Stage[]): Stage {
+  return async (job, ctx) => {
+    let next = job;
+    for (const stage of stages) {
+      try {
+        next = await stage(next, ctx);
+      } catch (err) {
+        return notProcessed(next, err, ctx);
+      }
+    }
+    return next;
+  };
+}
+
+function notProcessed(job: JobState, err: unknown, ctx: StageContext): JobState {
+  const file = ctx.manifest.file;
+  ctx.logger.error({ file, orderNumber: job.orderNumber, err: errorText(err) }, 'job could not be processed');
+  const next = withFindings(job, apiDiagnostics(err, ctx.manifest, job.index));
+  return { ...next, outcome: job.outcome === 'unknown' ? 'unknown' : 'not-processed', unavailable: true };
+}
+
+export interface EachJob {
+  /** Which jobs the stage is for; the others pass through unchanged. */
+  select: (job: JobState) => boolean;
+  stage: Stage;
+  ctx: StageContext;
+  limit: LimitFunction;
+  /** Told of each job as it comes out of the stage. */
+  onJob?: (job: JobState) => void;
+  /** How many selected jobs are done, out of how many: 0 before any starts, then after each one. */
+  progress?: (done: number, total: number) => void;
+}
+
+/**
+ * Runs the stage on every selected job, at most `limit` at a time; returns every job's new
+ * state in manifest order. Each job goes on as soon as its own previous stage is done.
+ */
+export async function eachJob(jobs: readonly JobState[], each: EachJob): Promise<JobState[]> {
+  const total = jobs.filter(each.select).length;
+  let done = 0;
+  each.progress?.(done, total);
+  return Promise.all(
+    jobs.map((job) => {
+      if (!each.select(job)) return job;
+      return each.limit(async () => {
+        const next = await each.stage(job, each.ctx);
+        each.onJob?.(next);
+        each.progress?.(++done, total);
+        return next;
+      });
+    }),
+  );
+}
+
+function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

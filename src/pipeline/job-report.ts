@@ -1,0 +1,79 @@
+import { isError } from '../manifest/diagnostics.js';
+import { itemIndexOf } from '../manifest/field-path.js';
+import type { Manifest } from '../manifest/model.js';
+import { toReportError } from '../report/build-report.js';
+import { itemCount } from '../report/lazy-items.js';
+import type { JobResult, ReportError, ResultReport } from '../report/model.js';
+import type { JobState } from './job-state.js';
+import { jobStatus } from './job-status.js';
+
+/**
+ * The report is the pipeline's output, written from the job states: check's report (built
+ * by buildReport) with every job written over it from its state (one that check refused has
+ * nothing to add). A job is written after the plan stages and again after its submit; each
+ * write puts the stages' part afresh on top of what check found, so writing twice files
+ * nothing twice. The summary is recomputed when the report goes to disk (report-writer.ts).
+ */
+export function jobReporter(report: ResultReport, manifest: Manifest): (job: JobState) => void {
+  // Check's findings on each job, kept at the first write (before anything was written over them).
+  const checked = new Map<number, Checked>();
+  return (job) => {
+    const result = report.jobs[job.index];
+    let check = checked.get(job.index);
+    if (check === undefined) {
+      check = { warnings: result.warnings, errors: result.errors, dateDue: result.dateDue };
+      checked.set(job.index, check);
+    }
+    writeJob(result, job, check, manifest);
+  };
+}
+
+interface Checked {
+  warnings: readonly ReportError[];
+  errors: readonly ReportError[];
+  dateDue: string | null;
+}
+
+function writeJob(result: JobResult, job: JobState, check: Checked, manifest: Manifest): void {
+  const status = jobStatus(job.outcome);
+  const entry = job.ledger?.entry;
+  result.status = status;
+  result.jobNumber = entry?.jobNumber ?? null;
+  result.dateDue = entry?.dateDue || job.resolved?.candidate.dateDue || check.dateDue;
+  result.totalJobCost = entry?.totalJobCost ?? null;
+  result.estimatedCost = job.resolved?.estimate.total ?? null;
+
+  // Warnings go on the job; an error on an item's field goes on that item, any other on the job.
+  const warnings = [...check.warnings];
+  const errors = [...check.errors];
+  const itemErrors = new Map<number, ReportError[]>();
+  const items = itemCount(result);
+  for (const d of job.diagnostics) {
+    const error = toReportError(d, manifest.file);
+    const k = itemIndexOf(d.field)?.[1];
+    if (!isError(d)) warnings.push(error);
+    else if (k === undefined || k >= items) errors.push(error);
+    else itemErrors.set(k, [...(itemErrors.get(k) ?? []), error]);
+  }
+  result.warnings = warnings;
+  result.errors = errors;
+
+  // Items are built only when something is written on them (lazy-items.ts): an item keeps the
+  // status its job had at check until the ledger's outcome or an error of its own says otherwise.
+  // Check filed no item errors on a job that entered the stages (it would have refused it).
+  const ledger = job.ledger;
+  if (itemErrors.size === 0 && ledger === undefined) return;
+  result.items.forEach((item, k) => {
+    // The API adds lines in the order supplied, so line k of the response is item k.
+    const line = ledger?.entry?.lines?.[k];
+    if (line) {
+      item.newAssetSku = line.newAssetSku;
+      item.needsArtworkToBeUploaded = line.needsArtworkToBeUploaded;
+    }
+    const own = itemErrors.get(k);
+    if (own) {
+      item.errors = own;
+      item.status = 'invalid';
+    } else if (ledger) item.status = jobStatus(ledger.outcome);
+  });
+}

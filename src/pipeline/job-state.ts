@@ -1,0 +1,83 @@
+import type { LedgerEntry } from '../ledger/model.js';
+import { invalidJobs } from '../manifest/diagnostics.js';
+import type { Diagnostic, Manifest } from '../manifest/model.js';
+import type { ResolvedJob } from '../resolve/resolve-job.js';
+import { jobHash } from './job-hash.js';
+
+/**
+ * One job's way through the pipeline, held by the pipeline (the report is only written from
+ * it). Every stage is a function from a JobState to the next one (stages/*.ts); `outcome` says
+ * where the job stands, and job-status.ts alone turns that into the status the report shows.
+ */
+
+/** Where a job stands after the stages it went through. */
+export type StageOutcome =
+  /** Passed check: waits for the ledger look-up and resolution. */
+  | 'checked'
+  /** Resolved, preflighted, estimated and dry-run without an error: may be submitted. */
+  | 'ready'
+  /** Check, the catalogue, preflight, a declarative change or the API's dry run refused it. */
+  | 'refused'
+  /** Ready, but another job of the manifest was not (all or nothing, without --partial). */
+  | 'held-back'
+  /** Created by this run. */
+  | 'created'
+  /** Created before: the ledger records it (or a search found the job an earlier run left in doubt). */
+  | 'found'
+  /** Not created: the API refused the create, or a search proved nothing exists. */
+  | 'not-created'
+  /** May or may not have been created, and the search that would tell could not be made. */
+  | 'unknown'
+  /** The API, the credentials or the disk failed while it was processed: nothing was decided. */
+  | 'not-processed';
+
+export const STAGE_OUTCOMES: readonly StageOutcome[] = [
+  'checked', 'ready', 'refused', 'held-back', 'created', 'found', 'not-created', 'unknown', 'not-processed',
+];
+
+interface JobFacts {
+  /** The job's place in the manifest (`jobs[index]`). */
+  readonly index: number;
+  readonly orderNumber: string;
+  /** jobHash of the manifest entry: the fingerprint the ledger keeps. */
+  readonly hash: string;
+  /** What the stages found (errors and warnings), in the order found; check's own are in the report. */
+  readonly diagnostics: readonly Diagnostic[];
+  /** What the ledger look-up or the submit learnt about the order; the job's items show this outcome. */
+  readonly ledger?: LedgerFinding;
+  /** The resolution, once made (kept when it was refused: the report shows its estimate). */
+  readonly resolved?: ResolvedJob;
+  /** The API could not be reached or refused the credentials while this job was processed. */
+  readonly unavailable: boolean;
+}
+
+export interface LedgerFinding {
+  readonly outcome: StageOutcome;
+  readonly entry?: LedgerEntry;
+}
+
+/** A job that is `ready` always carries the resolution its submit sends. */
+export type JobState = JobFacts &
+  (
+    | { readonly outcome: 'ready'; readonly resolved: ResolvedJob }
+    | { readonly outcome: Exclude<StageOutcome, 'ready'> }
+  );
+
+/** Check's verdict on every job of the manifest: the first state of each. */
+export function checkedJobs(manifest: Manifest, diagnostics: readonly Diagnostic[]): JobState[] {
+  // A diagnostic not tied to one job (syntax, `version`, `defaults`) fails every job: a manifest is all or nothing.
+  const { all, jobs: refused } = invalidJobs(diagnostics);
+  return manifest.jobs.map((job, index) => ({
+    index,
+    orderNumber: job.orderNumber,
+    hash: jobHash(job),
+    outcome: all || refused.has(index) ? 'refused' : 'checked',
+    diagnostics: [],
+    unavailable: false,
+  }));
+}
+
+/** The job with more findings, after the ones it had. */
+export function withFindings(job: JobState, diagnostics: readonly Diagnostic[]): JobState {
+  return diagnostics.length === 0 ? job : { ...job, diagnostics: [...job.diagnostics, ...diagnostics] };
+}

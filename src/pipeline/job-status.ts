@@ -1,0 +1,34 @@
+import type { JobStatus } from '../report/model.js';
+import type { StageOutcome } from './job-state.js';
+
+/**
+ * The one place that decides the status a job is reported with. Stages say where a job
+ * stands (a StageOutcome); only this says what the report and the exit code make of it.
+ */
+export function jobStatus(outcome: StageOutcome): JobStatus {
+  switch (outcome) {
+    case 'checked':
+    case 'ready':
+      return 'valid';
+    case 'refused':
+      return 'invalid';
+    case 'held-back':
+      return 'not-submitted';
+    case 'created':
+      return 'submitted';
+    case 'found':
+      return 'already-submitted';
+    case 'not-created':
+    case 'not-processed':
+      return 'failed';
+    case 'unknown':
+      return 'in-doubt';
+  }
+}
+
+const BLOCKING: ReadonlySet<JobStatus> = new Set<JobStatus>(['invalid', 'failed', 'in-doubt']);
+
+/** A job in this state keeps every other job of its manifest from being submitted (all or nothing). */
+export function blocksSubmission(outcome: StageOutcome): boolean {
+  return BLOCKING.has(jobStatus(outcome));
+}

@@ -1,0 +1,25 @@
+import type { ApiClient } from '../../api/client.js';
+import type { LedgerStore } from '../../ledger/model.js';
+import type { Logger } from '../../log/logger.js';
+import type { Manifest } from '../../manifest/model.js';
+import type { AccountCatalogue } from '../../resolve/catalogue.js';
+import type { JobState } from '../job-state.js';
+import type { SubmitContext } from '../submit-job.js';
+
+/** What every stage of one input may use. plan and run differ only in `mode`. */
+export interface StageContext {
+  mode: 'plan' | 'run';
+  manifest: Manifest;
+  client: ApiClient;
+  /** One per account per run: lookups are shared by every input of the run, never across accounts. */
+  catalogue: AccountCatalogue;
+  ledger: LedgerStore;
+  /** Ledger account key (region base URL + account id). */
+  account: string;
+  logger: Logger;
+  /** The exactly-once protocol's own context (submit-job.ts). */
+  submit: SubmitContext;
+}
+
+/** One step of a job's way: the job as it stands → the job after the stage. */
+export type Stage = (job: JobState, ctx: StageContext) => Promise<JobState>;

@@ -1,0 +1,54 @@
+import type { Diagnostic } from '../../manifest/model.js';
+import { apiDiagnostics } from '../api-diagnostics.js';
+import { withFindings, type JobState, type StageOutcome } from '../job-state.js';
+import type { SubmitOutcome, SubmitStatus } from '../submit-job.js';
+import type { StageContext } from './context.js';
+
+const OUTCOMES: Readonly<Record<SubmitStatus, Exclude<StageOutcome, 'ready'>>> = {
+  submitted: 'created',
+  'already-submitted': 'found',
+  failed: 'not-created',
+  'in-doubt': 'unknown',
+};
+
+/**
+ * What the exactly-once protocol learnt about an order (from the ledger look-up or the
+ * submit) does to the job: its new outcome, the ledger entry the report takes the job
+ * number, due date, cost and lines from, and the findings worth telling the user.
+ */
+export function withLedgerOutcome(job: JobState, o: SubmitOutcome, ctx: StageContext): JobState {
+  const outcome = OUTCOMES[o.status];
+  const where = `jobs[${job.index}]`;
+  const at = () => ({ field: where, source: ctx.manifest.sources.locate(where) });
+  const diagnostics: Diagnostic[] = [];
+  if (o.changedAfterSubmit) {
+    const e = o.entry;
+    diagnostics.push({
+      severity: 'error',
+      code: 'ledger.changed-after-submit',
+      message:
+        `order ${JSON.stringify(job.orderNumber)} was already submitted as job ${e?.jobNumber ?? '?'} ` +
+        `(${e?.outcomeAt ?? e?.intentAt}); this entry has changed since, and the change was NOT sent`,
+      ...at(),
+    });
+  }
+  if (o.status === 'in-doubt') {
+    diagnostics.push({
+      severity: 'error',
+      code: 'run.in-doubt',
+      message:
+        'the job may or may not have been created and the API could not be searched to find out; ' +
+        'run again later: it is settled by search before anything is sent',
+      ...at(),
+    });
+  }
+  if ((o.status === 'failed' || o.status === 'in-doubt') && o.error) {
+    diagnostics.push(...apiDiagnostics(o.error, ctx.manifest, job.index));
+  }
+  return {
+    ...withFindings(job, diagnostics),
+    outcome,
+    ledger: { outcome, ...(o.entry ? { entry: o.entry } : {}) },
+    unavailable: job.unavailable || o.unavailable === true,
+  };
+}

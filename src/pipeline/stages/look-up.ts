@@ -1,0 +1,19 @@
+import type { JobState } from '../job-state.js';
+import { ledgerStatus, settleInDoubt } from '../submit-job.js';
+import type { StageContext } from './context.js';
+import { withLedgerOutcome } from './ledger-outcome.js';
+
+/**
+ * Orders the ledger already knows are reported as such and cost no further calls. `plan`
+ * only reads the ledger; `run` also settles, by search, orders an earlier run left in doubt.
+ */
+export async function lookUp(job: JobState, ctx: StageContext): Promise<JobState> {
+  if (job.outcome !== 'checked') return job;
+  const known =
+    (await ledgerStatus(ctx.submit, job.orderNumber, job.hash)) ??
+    (ctx.mode === 'run' ? await settleInDoubt(ctx.submit, job.orderNumber, job.hash) : undefined);
+  if (!known) return job;
+  // An order whose earlier outcome still cannot be searched is reported in doubt, which fails
+  // the input; unlike the same answer during submit, it does not mark the input unavailable.
+  return withLedgerOutcome(job, { ...known, unavailable: false }, ctx);
+}

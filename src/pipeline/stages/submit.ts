@@ -1,0 +1,50 @@
+import type { Diagnostic } from '../../manifest/model.js';
+import { patchableOf } from '../apply-changes.js';
+import { withFindings, type JobState } from '../job-state.js';
+import { blocksSubmission, jobStatus } from '../job-status.js';
+import { submitJob } from '../submit-job.js';
+import type { StageContext } from './context.js';
+import { withLedgerOutcome } from './ledger-outcome.js';
+
+/**
+ * All or nothing: unless `--partial`, one job that is invalid, failed or in doubt keeps every
+ * ready job of the manifest from being submitted. Decided once every job has been through
+ * the plan stages (the only point where one job waits for the others).
+ */
+export function mustHoldBack(jobs: readonly JobState[], partial: boolean): boolean {
+  return !partial && jobs.some((job) => blocksSubmission(job.outcome));
+}
+
+/** Every ready job, held back: not submitted, and told why. */
+export function holdBack(jobs: readonly JobState[], ctx: StageContext): JobState[] {
+  return jobs.map((job) => {
+    if (job.outcome !== 'ready') return job;
+    const field = `jobs[${job.index}]`;
+    const heldBack: Diagnostic = {
+      severity: 'error',
+      code: 'run.held-back',
+      message:
+        'valid, but not submitted because another job of this manifest failed ' +
+        '(all or nothing; use --partial to submit the valid jobs)',
+      field,
+      source: ctx.manifest.sources.locate(field),
+    };
+    return { ...withFindings(job, [heldBack]), outcome: 'held-back' };
+  });
+}
+
+/** Submits a ready job exactly once (submit-job.ts): the only stage that creates anything. */
+export async function submit(job: JobState, ctx: StageContext): Promise<JobState> {
+  if (job.outcome !== 'ready') return job;
+  const outcome = await submitJob(ctx.submit, {
+    orderNumber: job.resolved.orderNumber,
+    hash: job.hash,
+    candidate: job.resolved.candidate,
+    patchable: patchableOf(ctx.manifest.jobs[job.index]),
+  });
+  const next = withLedgerOutcome(job, outcome, ctx);
+  const status = jobStatus(next.outcome);
+  const jobNumber = outcome.entry?.jobNumber ?? null;
+  ctx.logger.info({ file: ctx.manifest.file, orderNumber: job.orderNumber, status, jobNumber }, 'job outcome');
+  return next;
+}
