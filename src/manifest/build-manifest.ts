@@ -40,8 +40,10 @@ function toJob(merged: unknown): ManifestJob {
     for (let k = 0; k < rawItems.length; k++) {
       const item = toItem(rawItems[k]);
       if (item === rawItems[k]) continue;
-      if (items === rawItems) items = rawItems.slice();
-      items![k] = item;
+      // Copied on the first change only: most items are already in shape.
+      const target: unknown[] = items === rawItems ? rawItems.slice() : (items ?? rawItems.slice());
+      target[k] = item;
+      items = target;
     }
   }
   if (items === job.items && isPlainObject(job.deliveryAddress)) return job as unknown as ManifestJob;

@@ -71,7 +71,7 @@ export function checkRawDocument(raw: RawDocument): LoadResult {
     // finding is dropped where the schema already faulted the same value or item.
     const fileLevel = diagnostics.some((d) => d.severity === 'error' && jobIndexOf(d.field) === undefined);
     const skip = fileLevel ? new Set(manifest.jobs.map((_, j) => j)) : new Set<number>();
-    const faulted = diagnostics.filter((d) => d.severity === 'error' && d.field !== undefined).map((d) => d.field!);
+    const faulted = diagnostics.flatMap((d) => (d.severity === 'error' && d.field !== undefined ? [d.field] : []));
     diagnostics.push(...runLocalRules(manifest, skip).filter((d) => !overlaps(d.field, faulted)));
   }
   return { input, manifest, diagnostics: sortDiagnostics(diagnostics) };

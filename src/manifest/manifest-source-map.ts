@@ -34,7 +34,7 @@ function has(doc: unknown, segments: PathSegment[]): boolean {
   let node = doc;
   for (const seg of segments) {
     if (Array.isArray(node) && typeof seg === 'number' && seg < node.length) node = node[seg];
-    else if (isPlainObject(node) && typeof seg === 'string' && Object.prototype.hasOwnProperty.call(node, seg)) node = node[seg];
+    else if (isPlainObject(node) && typeof seg === 'string' && Object.hasOwn(node, seg)) node = node[seg];
     else return false;
   }
   return true;

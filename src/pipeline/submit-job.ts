@@ -181,7 +181,7 @@ async function afterFailedCreate(
     return { status: 'failed', entry, error: err, resend, ...extra };
   };
   // Certainly not sent (connection refused before the request left): nothing exists.
-  if (!api || !api.mayHaveReachedServer) return fail(false, { unavailable: true });
+  if (!api?.mayHaveReachedServer) return fail(false, { unavailable: true });
   // A 4xx answer means the API refused before acting: "nothing was created" (spec, Errors).
   if (api.status !== null && api.status >= 400 && api.status < 500) {
     if (api.status === 429) return fail(true, { resendAfterMs: api.retryAfterMs ?? undefined });
@@ -208,7 +208,7 @@ async function afterFailedCreate(
  * not found → failed (nothing exists, safe to send again), search impossible → in-doubt.
  */
 async function settle(ctx: SubmitContext, intent: LedgerEntry): Promise<SubmitOutcome> {
-  let found;
+  let found: Awaited<ReturnType<typeof findSubmitted>>;
   try {
     found = await findSubmitted(ctx.client, intent.orderNumber);
   } catch (err) {

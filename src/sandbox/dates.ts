@@ -10,7 +10,10 @@ const offsetFormats = new Map<string, Intl.DateTimeFormat>();
 
 function cached(cache: Map<string, Intl.DateTimeFormat>, timeZone: string, make: () => Intl.DateTimeFormat): Intl.DateTimeFormat {
   let f = cache.get(timeZone);
-  if (!f) cache.set(timeZone, (f = make()));
+  if (!f) {
+    f = make();
+    cache.set(timeZone, f);
+  }
   return f;
 }
 

@@ -1,10 +1,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { TokenResponse } from '../api/types.js';
-import { TokenStore } from './auth.js';
+import type { TokenStore } from './auth.js';
 import type { ApiContext, ApiHandler } from './context.js';
 import { accountDefs, type AccountDef } from './data/accounts.js';
 import { REGIONS, type RegionCode } from './data/regions.js';
-import { Faults } from './faults.js';
+import type { Faults } from './faults.js';
 import { problem, ProblemError } from './problem.js';
 import type { Reply } from './reply.js';
 import { Router } from './router.js';

@@ -15,14 +15,20 @@ describe('paginateList', () => {
   it('yields every entity across pages, in order', async () => {
     const pages: number[] = [];
     const out: number[] = [];
-    for await (const n of paginateList((p) => (pages.push(p), Promise.resolve(listPage(p, 23, 10))))) out.push(n);
+    for await (const n of paginateList((p) => {
+      pages.push(p);
+      return Promise.resolve(listPage(p, 23, 10));
+    })) out.push(n);
     expect(out).toEqual(Array.from({ length: 23 }, (_, i) => i));
     expect(pages).toEqual([1, 2, 3]);
   });
 
   it('is lazy: stopping early fetches no further page', async () => {
     const pages: number[] = [];
-    for await (const n of paginateList((p) => (pages.push(p), Promise.resolve(listPage(p, 100, 10))))) {
+    for await (const n of paginateList((p) => {
+      pages.push(p);
+      return Promise.resolve(listPage(p, 100, 10));
+    })) {
       if (n === 3) break;
     }
     expect(pages).toEqual([1]);

@@ -10,7 +10,10 @@ describe('htorder demo (npm run demo)', () => {
   it('submits every sample once, re-runs send nothing, and the broken copy is refused', async () => {
     const out = await mkdtemp(join(tmpdir(), 'htorder-demo-test-'));
     let text = '';
-    const stdout = new Writable({ write: (c, _e, cb) => ((text += String(c)), cb()) });
+    const stdout = new Writable({ write: (c, _e, cb) => {
+        text += String(c);
+        cb();
+      }, });
     expect(await runDemo({ out, stdout })).toBe(0);
 
     // Every manifest among the samples ran, and got its reports next to it.

@@ -377,7 +377,7 @@ const COMMANDS: Record<string, Entry> = {
   "htorder api GET '/PriceCodes/DTF%20Full%20Color%2010%22%20x%2010%22'": { spec: { check: (_ws, r) => expect(r.stdout).toContain('DTF Full Color 10\\" x 10\\"') } },
   'htorder api POST /Jobs --data @job.json': { spec: { check: (_ws, r) => expect(JSON.parse(r.stdout)).toMatchObject({ jobNumber: 700001 }) } },
   'htorder api POST /Jobs/700001/cancel': { spec: { before: ['htorder api POST /Jobs --data @job.json'] } },
-  [`htorder api PATCH /Jobs/700001 --data '{"description":"Spring kit v2"}'`]: { spec: { before: ['htorder api POST /Jobs --data @job.json'] } },
+  'htorder api PATCH /Jobs/700001 --data \'{"description":"Spring kit v2"}\'': { spec: { before: ['htorder api POST /Jobs --data @job.json'] } },
   'htorder api GET /Lookups/job-statuses --sandbox': { spec: { check: (_ws, r) => expect(r.stdout).toContain('Dispatched') } },
   'htorder api GET /account --sandbox --account nz-demo': { spec: { check: (_ws, r) => expect(r.stdout).toContain('2001') } },
 

@@ -44,7 +44,7 @@ describe('readYamlDocument: values as written', () => {
   it('treats a key named __proto__ as data', async () => {
     const raw = await read(`version: 1\njobs:\n  - orderNumber: A\n    __proto__: { polluted: true }\n    items: []\n`);
     const job = (raw.doc as any).jobs[0];
-    expect(Object.prototype.hasOwnProperty.call(job, '__proto__')).toBe(true);
+    expect(Object.hasOwn(job, '__proto__')).toBe(true);
     expect(({} as any).polluted).toBeUndefined();
     expect(job.polluted).toBeUndefined();
   });

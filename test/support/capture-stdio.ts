@@ -9,8 +9,14 @@ export function captureStdio(): { out: string; err: string } {
   beforeEach(() => {
     io.out = '';
     io.err = '';
-    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((io.out += String(chunk)), true));
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((io.err += String(chunk)), true));
+    vi.spyOn(process.stdout, 'write').mockImplementation((chunk) => {
+      io.out += String(chunk);
+      return true;
+    });
+    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      io.err += String(chunk);
+      return true;
+    });
   });
   afterEach(() => {
     vi.restoreAllMocks();

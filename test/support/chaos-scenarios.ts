@@ -7,7 +7,7 @@ import type { LedgerEntry } from '../../src/ledger/model.js';
 import {
   chaosFaults,
   chaosManifest,
-  ChaosRig,
+  type ChaosRig,
   checkReport,
   faultsFired,
   folderLedgerEntries,

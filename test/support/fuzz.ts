@@ -32,7 +32,7 @@ export interface FuzzCase {
 
 const word = fc.stringMatching(/^[A-Za-z][A-Za-z0-9 ]{0,15}$/);
 /** Free text: any unicode, including astral planes, combining marks, RTL, NUL-free controls. */
-const freeText = fc.string({ unit: 'binary', maxLength: 40 }).map((s) => s.replace(/\u0000/g, ''));
+const freeText = fc.string({ unit: 'binary', maxLength: 40 }).map((s) => s.replaceAll('\u0000', ''));
 
 interface Job {
   orderNumber: string;
@@ -361,7 +361,7 @@ export async function checkCase(c: FuzzCase, dir: string, secrets: string[] = []
   await writeFile(file, c.content);
   const paths = { json: `${file}.result.json`, csv: `${file}.result.csv`, errors: `${file}.errors.txt` };
   await Promise.all(Object.values(paths).map((p) => rm(p, { force: true })));
-  let outcome;
+  let outcome: Awaited<ReturnType<typeof checkInput>>;
   try {
     outcome = await checkInput(file);
   } catch (err) {

@@ -53,7 +53,8 @@ export class ItemDraft {
 
   /** Adds one size's quantity; false, leaving the first, when the row gives that size twice. */
   addSize(size: string, qty: number | string): boolean {
-    const sizes = (this.sizes ??= {});
+    this.sizes ??= {};
+    const sizes = this.sizes;
     if (sizes[size] !== undefined) return false;
     sizes[size] = qty;
     return true;

@@ -15,7 +15,9 @@ export function literalBuilder(keys: readonly string[], slots: readonly number[]
     // A literal `{"__proto__": v}` would set the prototype; build that rare object the slow way.
     return (v) => {
       const o: Record<string, unknown> = {};
-      keys.forEach((k, i) => Object.defineProperty(o, k, { value: v[slots[i]], enumerable: true, writable: true, configurable: true }));
+      for (const [i, k] of keys.entries()) {
+        Object.defineProperty(o, k, { value: v[slots[i]], enumerable: true, writable: true, configurable: true });
+      }
       return o;
     };
   }

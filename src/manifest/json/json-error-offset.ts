@@ -42,8 +42,8 @@ export function jsonErrorOffset(text: string): number {
   };
   const number = () => {
     const m = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
-    if (!m || m[0] === '' || m[0] === '-') fail();
-    i += m![0].length;
+    if (!m || m[0] === '' || m[0] === '-') return fail();
+    i += m[0].length;
   };
   const value = (depth: number): void => {
     if (depth > 10_000) fail();

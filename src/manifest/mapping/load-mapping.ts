@@ -195,7 +195,8 @@ function describe(
 
 let templateTargetList: string[] | undefined;
 function templateTargets(): string[] {
-  return (templateTargetList ??= templateNames());
+  templateTargetList ??= templateNames();
+  return templateTargetList;
 }
 
 function usage(file: string, problems: MappingProblem[]): UsageError {

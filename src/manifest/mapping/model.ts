@@ -8,8 +8,6 @@ import type { SourceLocation } from '../model.js';
 /** Text encodings a mapping may declare. `utf-16` means: by BOM, little-endian without one. */
 export type MappingEncoding = 'utf-8' | 'utf-16' | 'utf-16le' | 'utf-16be' | 'windows-1252';
 
-export const MAPPING_ENCODINGS: readonly MappingEncoding[] = ['utf-8', 'utf-16', 'utf-16le', 'utf-16be', 'windows-1252'];
-
 /** A constant or mapped value as written in the mapping; turned into cell text before typing. */
 export type MappingScalar = string | number | boolean;
 

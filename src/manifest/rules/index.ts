@@ -12,7 +12,7 @@ import type { Finding, JobRule, ManifestRule } from './rule.js';
 import { sizeQuantitiesAgree } from './size-quantities.js';
 import { uniqueOrderNumber } from './unique-order-number.js';
 
-export type { Finding, JobRule, ManifestRule } from './rule.js';
+export type { JobRule, ManifestRule } from './rule.js';
 
 export const JOB_RULES: readonly JobRule[] = [
   orderNumberShape,

@@ -10,7 +10,7 @@ export function orderNumberShape(job: ManifestJob, j: number): Finding[] {
   if (typeof n !== 'string' || n === '') return [];
   const field = `jobs[${j}].orderNumber`;
   if (n.trim() !== n) return [{ code: 'order-number.whitespace', field, message: `orderNumber "${n}" has leading or trailing spaces` }];
-  // eslint-disable-next-line no-control-regex
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
   if (/[\u0000-\u001f\u007f]/.test(n)) return [{ code: 'order-number.control-character', field, message: 'orderNumber contains a control character' }];
   return [];
 }

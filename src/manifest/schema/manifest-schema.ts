@@ -48,9 +48,12 @@ export function resolveRef(node: SchemaNode | undefined, root: SchemaObject = ma
 
 function lookupPointer(ref: string, root: SchemaObject): SchemaNode | undefined {
   let cache = refCache.get(root);
-  if (!cache) refCache.set(root, (cache = new Map()));
+  if (!cache) {
+    cache = new Map();
+    refCache.set(root, cache);
+  }
   if (cache.has(ref)) return cache.get(ref);
-  let target: unknown = undefined;
+  let target: unknown ;
   if (ref.startsWith('#')) {
     target = root;
     for (const raw of ref.slice(2).split('/').filter((s) => s !== '')) {
@@ -67,7 +70,7 @@ export function childSchema(node: SchemaNode | undefined, key: string | number):
   const resolved = resolveRef(node);
   if (typeof resolved !== 'object') return undefined;
   if (typeof key === 'number') return resolved.items;
-  const own = resolved.properties && Object.prototype.hasOwnProperty.call(resolved.properties, key) ? resolved.properties[key] : undefined;
+  const own = resolved.properties && Object.hasOwn(resolved.properties, key) ? resolved.properties[key] : undefined;
   if (own !== undefined) return own;
   return typeof resolved.additionalProperties === 'object' ? resolved.additionalProperties : undefined;
 }

@@ -114,7 +114,7 @@ function describeUnknownKey(key: string, parent: PathSegment[], schema: SchemaOb
 function itemTypeOfThen(schemaPath: string): string | undefined {
   const m = /\/allOf\/(\d+)\/then\//.exec(schemaPath);
   if (!m) return undefined;
-  const branch = ((schemaAt([]) as SchemaObject).$defs?.item as SchemaObject).allOf?.[Number(m[1])] as SchemaObject | undefined;
+  const branch = ((schemaAt([]) as SchemaObject).$defs?.item as SchemaObject | undefined)?.allOf?.[Number(m[1])] as SchemaObject | undefined;
   const cond = (branch?.if as SchemaObject | undefined)?.properties?.itemType as SchemaObject | undefined;
   return typeof cond?.const === 'string' ? cond.const : undefined;
 }
@@ -125,7 +125,7 @@ function forbiddenFor(itemType: string): Set<string> {
   let set = forbiddenCache.get(itemType);
   if (!set) {
     set = new Set();
-    for (const branch of ((manifestSchema.$defs?.item as SchemaObject).allOf ?? []) as SchemaObject[]) {
+    for (const branch of ((manifestSchema.$defs?.item as SchemaObject | undefined)?.allOf ?? []) as SchemaObject[]) {
       const cond = (branch.if as SchemaObject | undefined)?.properties?.itemType as SchemaObject | undefined;
       if (cond?.const !== itemType) continue;
       for (const [name, sub] of Object.entries((branch.then as SchemaObject | undefined)?.properties ?? {})) {

@@ -44,7 +44,7 @@ function dropRestatedRequired(diagnostics: Diagnostic[]): Diagnostic[] {
   const suggested = new Set<string>();
   for (const d of diagnostics) {
     const m = d.code === 'schema.unknown-field' && d.field ? /did you mean "([^"]+)"\?$/.exec(d.message) : null;
-    if (m) suggested.add(`${d.field!.slice(0, d.field!.lastIndexOf('.'))}.${m[1]}`);
+    if (m && d.field) suggested.add(`${d.field.slice(0, d.field.lastIndexOf('.'))}.${m[1]}`);
   }
   return diagnostics.filter((d) => !(d.code === 'schema.required' && d.field !== undefined && suggested.has(d.field)));
 }

@@ -75,11 +75,12 @@ class Binder {
   readonly errors: Record<string, string[]> = {};
 
   fail(path: string, kind: string): void {
-    (this.errors[path] ??= []).push(`The JSON value could not be converted to ${kind}. Path: ${path}.`);
+    this.errors[path] ??= [];
+    this.errors[path].push(`The JSON value could not be converted to ${kind}. Path: ${path}.`);
   }
 
   scalar(src: Obj, key: string, kind: Kind, path: string, nullable = true): unknown {
-    if (!Object.prototype.hasOwnProperty.call(src, key)) return undefined;
+    if (!Object.hasOwn(src, key)) return undefined;
     const v = src[key];
     if (v === null) {
       if (!nullable) this.fail(`${path}.${key}`, CLR[kind]);
@@ -107,7 +108,7 @@ class Binder {
   }
 
   map<V>(src: Obj, key: string, kind: Kind, path: string): Record<string, V> | undefined {
-    if (!Object.prototype.hasOwnProperty.call(src, key) || src[key] === null) return undefined;
+    if (!Object.hasOwn(src, key) || src[key] === null) return undefined;
     const v = src[key];
     if (!isObj(v)) {
       this.fail(`${path}.${key}`, `System.Collections.Generic.Dictionary\`2[System.String,${CLR[kind]}]`);
@@ -139,7 +140,7 @@ export function bindCandidate(body: unknown): BindResult<BoundCandidate> {
     mustDate: ['bool', false], timeSensitive: ['bool', false], description: ['string'], promocode: ['string'],
     orderGroup: ['string'], orderGroupSequence: ['int'], validateOnly: ['bool', false], locationCodeOverride: ['string'],
   });
-  if (Object.prototype.hasOwnProperty.call(body, 'deliveryAddress') && body.deliveryAddress !== null) {
+  if (Object.hasOwn(body, 'deliveryAddress') && body.deliveryAddress !== null) {
     const da = body.deliveryAddress;
     if (!isObj(da)) b.fail('$.deliveryAddress', 'DeliveryAddress');
     else {
@@ -148,7 +149,7 @@ export function bindCandidate(body: unknown): BindResult<BoundCandidate> {
       value.deliveryAddress = b.pick<BoundAddress>(da, '$.deliveryAddress', spec);
     }
   }
-  if (Object.prototype.hasOwnProperty.call(body, 'items') && body.items !== null) {
+  if (Object.hasOwn(body, 'items') && body.items !== null) {
     const items = body.items;
     if (!Array.isArray(items)) b.fail('$.items', 'System.Collections.Generic.List`1[JobLine]');
     else {

@@ -52,7 +52,6 @@ export const isCancelable = (status: string): boolean => CANCELABLE.has(status);
 export const canEdit = (status: string): boolean => !LOCKED.has(status);
 export const lockedReason = (status: string): string | null =>
   LOCKED.has(status) ? `Job is ${status} and can no longer be edited.` : null;
-export const isShipped = (status: string): boolean => SHIPPED.has(status);
 
 /** Applies every timed transition due by `nowMs` (lazily, on read). */
 export function settle(job: JobRecord, nowMs: number): JobRecord {

@@ -100,7 +100,7 @@ export function validateCandidate(c: BoundCandidate, ctx: ValidationContext): Ve
   let location = defaultLocation(region);
   if (present(c.locationCodeOverride)) {
     const loc = region.locations.find((l) => l.code === c.locationCodeOverride);
-    if (!loc || !loc.active || loc.virtual) {
+    if (!loc?.active || loc.virtual) {
       msg('InvalidLocationCode', `locationCodeOverride: '${c.locationCodeOverride}' is not an active, non-virtual location code.`);
     } else location = loc;
   }
@@ -115,7 +115,7 @@ export function validateCandidate(c: BoundCandidate, ctx: ValidationContext): Ve
   let user = customer.users.find((u) => u.id === ctx.callerUserId) as UserProfile;
   if (c.customerUserId !== undefined) {
     const u = customer.users.find((x) => x.id === c.customerUserId);
-    if (!u || !u.active) msg('InvalidCustomerUser', `customerUserId: ${c.customerUserId} is not an active user of this account.`);
+    if (!u?.active) msg('InvalidCustomerUser', `customerUserId: ${c.customerUserId} is not an active user of this account.`);
     else user = u;
   }
 
@@ -160,8 +160,14 @@ export function validateCandidate(c: BoundCandidate, ctx: ValidationContext): Ve
   const artworkLines: { index: number; has: boolean }[] = [];
   items.forEach((line, index) => {
     const p = `items[${index}]`;
-    if (!present(line.itemType)) return msg('MissingItemType', `${p}.itemType is required.`);
-    if (!present(line.code)) return msg('MissingCode', `${p}.code is required.`);
+    if (!present(line.itemType)) {
+      msg('MissingItemType', `${p}.itemType is required.`);
+      return;
+    }
+    if (!present(line.code)) {
+      msg('MissingCode', `${p}.code is required.`);
+      return;
+    }
     switch (line.itemType) {
       case 'PriceCode': {
         artworkLines.push({ index, has: present(line.externalArtworkUrl) });
@@ -180,7 +186,10 @@ export function validateCandidate(c: BoundCandidate, ctx: ValidationContext): Ve
         return;
       }
       default:
-        return msg('UnsupportedItemType', `${p}.itemType: '${line.itemType}' is not a supported item type.`);
+        {
+      msg('UnsupportedItemType', `${p}.itemType: '${line.itemType}' is not a supported item type.`);
+      return;
+    }
     }
   });
   if (artworkLines.some((l) => l.has)) {
