@@ -38,11 +38,16 @@ const LAYERS = [
   { name: 'cli', path: '^src/cli/' },
 ];
 
-const above = (i) => LAYERS.slice(i + 1).map((l) => `(${l.path})`).join('|');
+const above = (i) =>
+  LAYERS.slice(i + 1)
+    .map((l) => `(${l.path})`)
+    .join('|');
 
 const layerRules = LAYERS.slice(0, -1).map((layer, i) => ({
   name: `layer-${layer.name}`,
-  comment: `${layer.name} may not import a layer above it (${LAYERS.slice(i + 1).map((l) => l.name).join(', ')})`,
+  comment: `${layer.name} may not import a layer above it (${LAYERS.slice(i + 1)
+    .map((l) => l.name)
+    .join(', ')})`,
   severity: 'error',
   from: { path: layer.path },
   to: { path: above(i) },
@@ -58,7 +63,10 @@ module.exports = {
         'The sandbox simulates the API from the spec: it may use the wire types and core, never the client, pipeline or CLI.',
       severity: 'error',
       from: { path: '^src/sandbox/' },
-      to: { path: '^src/', pathNot: ['^src/sandbox/', '^src/api/types\\.ts$', '^src/(errors|version)\\.ts$', '^src/util/'] },
+      to: {
+        path: '^src/',
+        pathNot: ['^src/sandbox/', '^src/api/types\\.ts$', '^src/(errors|version)\\.ts$', '^src/util/'],
+      },
     },
     {
       name: 'sandbox-only-from-edges',
@@ -106,7 +114,9 @@ module.exports = {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
   },
-
 };

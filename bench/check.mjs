@@ -53,7 +53,9 @@ const file = join(dir, 'orders.csv');
 try {
   const t = performance.now();
   const gen = await generateCsv(file, rows);
-  console.log(`generated ${gen.rows.toLocaleString('en')} rows, ${gen.jobs.toLocaleString('en')} jobs, ${(gen.bytes / MB).toFixed(0)} MB in ${((performance.now() - t) / 1000).toFixed(1)} s → ${file}`);
+  console.log(
+    `generated ${gen.rows.toLocaleString('en')} rows, ${gen.jobs.toLocaleString('en')} jobs, ${(gen.bytes / MB).toFixed(0)} MB in ${((performance.now() - t) / 1000).toFixed(1)} s → ${file}`,
+  );
 
   const best = {};
   for (let run = 0; run < runs; run++) {
@@ -62,27 +64,41 @@ try {
     const reader = await measure([join(root, 'bench/lib/read-only.mjs'), file], join(dir, 'reader.json'));
     if (reader.code !== 0) throw new Error(`reader failed:\n${reader.stderr}`);
     const check = await measure([join(root, 'dist/cli/main.js'), 'check', file], join(dir, 'check.json'));
-    if (check.code !== 0) throw new Error(`check exited ${check.code} (expected 0 for a valid file):\n${check.stderr.slice(0, 2000)}`);
+    if (check.code !== 0)
+      throw new Error(`check exited ${check.code} (expected 0 for a valid file):\n${check.stderr.slice(0, 2000)}`);
     const results = {
       bare: { ms: JSON.parse(bare.stdout).ms, rss: bare.maxRssBytes },
       reader: { ms: JSON.parse(reader.stdout).ms, rss: reader.maxRssBytes },
       check: { ms: check.wallMs, rss: check.maxRssBytes },
     };
     for (const [k, v] of Object.entries(results)) {
-      if (best[k] === undefined || v.ms < best[k].ms) best[k] = { ...v, rss: Math.min(v.rss, best[k]?.rss ?? Infinity) };
+      if (best[k] === undefined || v.ms < best[k].ms)
+        best[k] = { ...v, rss: Math.min(v.rss, best[k]?.rss ?? Infinity) };
     }
   }
 
   const line = (name, r, note = '') =>
-    `${name.padEnd(34)} ${(r.ms / 1000).toFixed(2).padStart(7)} s ${Math.round(rows / (r.ms / 1000)).toLocaleString('en').padStart(10)} rows/s ${(r.rss / MB).toFixed(0).padStart(6)} MB peak RSS ${note}`;
+    `${name.padEnd(34)} ${(r.ms / 1000).toFixed(2).padStart(7)} s ${Math.round(rows / (r.ms / 1000))
+      .toLocaleString('en')
+      .padStart(10)} rows/s ${(r.rss / MB).toFixed(0).padStart(6)} MB peak RSS ${note}`;
   console.log('');
   console.log(line('bare csv-parse pass (floor)', best.bare));
-  console.log(line('CSV reader alone (readCsvDocument)', best.reader, `${(best.reader.ms / best.bare.ms).toFixed(2)}× bare`));
-  console.log(line('htorder check (everything)', best.check, `${(best.check.ms / best.bare.ms).toFixed(2)}× bare (wall, incl. startup)`));
+  console.log(
+    line('CSV reader alone (readCsvDocument)', best.reader, `${(best.reader.ms / best.bare.ms).toFixed(2)}× bare`),
+  );
+  console.log(
+    line(
+      'htorder check (everything)',
+      best.check,
+      `${(best.check.ms / best.bare.ms).toFixed(2)}× bare (wall, incl. startup)`,
+    ),
+  );
   const timeOk = best.check.ms <= 2 * best.bare.ms;
   const rssOk = best.check.rss <= 400 * MB;
   console.log('');
-  console.log(`goal: check ≤ 2× bare parse … ${timeOk ? 'met' : 'NOT met'} (${(best.check.ms / best.bare.ms).toFixed(2)}×)`);
+  console.log(
+    `goal: check ≤ 2× bare parse … ${timeOk ? 'met' : 'NOT met'} (${(best.check.ms / best.bare.ms).toFixed(2)}×)`,
+  );
   console.log(`goal: peak RSS ≤ 400 MB …… ${rssOk ? 'met' : 'NOT met'} (${(best.check.rss / MB).toFixed(0)} MB)`);
 } finally {
   if (keep) console.log(`kept ${dir}`);

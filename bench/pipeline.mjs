@@ -56,7 +56,16 @@ try {
   const started = performance.now();
   const sandboxCpu = process.cpuUsage();
   const exitCode = await new Promise((resolve) => {
-    const child = spawn(process.execPath, [...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/benchprof'] : []), '--input-type=module', '-e', runner], { env, stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [
+        ...(process.env.BENCH_PROF ? ['--cpu-prof', '--cpu-prof-dir=/tmp/benchprof'] : []),
+        '--input-type=module',
+        '-e',
+        runner,
+      ],
+      { env, stdio: ['ignore', 'ignore', 'inherit'] },
+    );
     child.on('exit', resolve);
   });
   const wallMs = performance.now() - started;
@@ -68,13 +77,25 @@ try {
   // The floor on this machine: the same request bodies, sent by a bare client in a child
   // process at the same concurrency (no pipeline, ledger or reports), twice each as
   // validateOnly (the simulator does the same work for a dry run as for a create).
-  const floorMs = await bareClientFloor((await sandbox.admin.jobs()).map((j) => j.request), env);
+  const floorMs = await bareClientFloor(
+    (await sandbox.admin.jobs()).map((j) => j.request),
+    env,
+  );
 
   const total = Object.values(calls).reduce((a, b) => a + b, 0);
   const jobCalls = calls['POST /Jobs'] ?? 0;
   const lookupCalls = total - jobCalls;
   const bound = (total * LATENCY) / CONCURRENCY;
-  const distinct = 1 /* token */ + 1 /* account */ + 1 /* countries */ + 1 /* states */ + 1 /* delivery options */ + 2 /* price codes */ + assets.length + 1 /* stock GD5000 */ + 2; /* ship-date sets */
+  const distinct =
+    1 /* token */ +
+    1 /* account */ +
+    1 /* countries */ +
+    1 /* states */ +
+    1 /* delivery options */ +
+    2 /* price codes */ +
+    assets.length +
+    1 /* stock GD5000 */ +
+    2; /* ship-date sets */
 
   const rows = [
     ['jobs × items', `${JOBS} × 5 (${JOBS * 5} CSV rows)`],
@@ -82,18 +103,34 @@ try {
     ['wall time', `${(wallMs / 1000).toFixed(2)} s`],
     ['lower bound', `${(bound / 1000).toFixed(2)} s (${total} calls × ${LATENCY} ms / ${CONCURRENCY})`],
     ['wall / bound', `${(wallMs / bound).toFixed(3)} (goal <= 1.25)`],
-    ['bare-client floor', `${(floorMs / 1000).toFixed(2)} s for the same ${JOBS * 2} POSTs (${(floorMs / bound).toFixed(3)} × bound): the simulator's and client's own per-call time`],
-    ['wall / floor', `${(wallMs / floorMs).toFixed(3)} (what the pipeline adds: checks, lookups, ledger, reports, start-up)`],
-    ['calls per job', `${(jobCalls / JOBS).toFixed(3)} POST /Jobs per job (goal <= 2) + ${lookupCalls} other calls (distinct lookup values ≈ ${distinct})`],
-    ['CPU time', `${((ru.userCPUTime + ru.systemCPUTime) / 1e6).toFixed(2)} s (user ${(ru.userCPUTime / 1e6).toFixed(2)}, system ${(ru.systemCPUTime / 1e6).toFixed(2)})`],
+    [
+      'bare-client floor',
+      `${(floorMs / 1000).toFixed(2)} s for the same ${JOBS * 2} POSTs (${(floorMs / bound).toFixed(3)} × bound): the simulator's and client's own per-call time`,
+    ],
+    [
+      'wall / floor',
+      `${(wallMs / floorMs).toFixed(3)} (what the pipeline adds: checks, lookups, ledger, reports, start-up)`,
+    ],
+    [
+      'calls per job',
+      `${(jobCalls / JOBS).toFixed(3)} POST /Jobs per job (goal <= 2) + ${lookupCalls} other calls (distinct lookup values ≈ ${distinct})`,
+    ],
+    [
+      'CPU time',
+      `${((ru.userCPUTime + ru.systemCPUTime) / 1e6).toFixed(2)} s (user ${(ru.userCPUTime / 1e6).toFixed(2)}, system ${(ru.systemCPUTime / 1e6).toFixed(2)})`,
+    ],
     ['peak RSS', `${(ru.maxRSS / 1024).toFixed(0)} MB`],
-    ['sandbox CPU', `${((sandboxUsed.user + sandboxUsed.system) / 1e6).toFixed(2)} s (the simulator, in this process; shares the machine's cores)`],
+    [
+      'sandbox CPU',
+      `${((sandboxUsed.user + sandboxUsed.system) / 1e6).toFixed(2)} s (the simulator, in this process; shares the machine's cores)`,
+    ],
   ];
   const width = Math.max(...rows.map((r) => r[0].length));
   console.log('\nhtorder run benchmark');
   for (const [k, v] of rows) console.log(`  ${k.padEnd(width)}  ${v}`);
   console.log('\n  calls per endpoint:');
-  for (const [k, v] of Object.entries(calls).sort((a, b) => b[1] - a[1])) console.log(`    ${String(v).padStart(6)}  ${k}`);
+  for (const [k, v] of Object.entries(calls).sort((a, b) => b[1] - a[1]))
+    console.log(`    ${String(v).padStart(6)}  ${k}`);
   if (code !== 0 || created !== JOBS) process.exitCode = 1;
 } finally {
   await sandbox.close();
@@ -119,7 +156,11 @@ async function bareClientFloor(bodies, env) {
     writeFileSync(${JSON.stringify(out)}, String(performance.now() - t));
     await client.close();`;
   await new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', code], { env, cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, ['--input-type=module', '-e', code], {
+      env,
+      cwd: fileURLToPath(new URL('..', import.meta.url)),
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
     child.on('exit', resolve);
   });
   return Number(await readFile(out, 'utf8'));
@@ -139,7 +180,8 @@ async function orderableAssets(n) {
 
 /** 5 rows per job: a new print, two asset reorders, two stock lines; a few distinct addresses. */
 function csv(jobs, assets) {
-  const header = 'orderNumber,description,deliveryMethod,contactName,streetAddress,city,state,postalCode,country,itemType,code,quantity,customerReference,attr:Colors,variantCode,sizeQuantities';
+  const header =
+    'orderNumber,description,deliveryMethod,contactName,streetAddress,city,state,postalCode,country,itemType,code,quantity,customerReference,attr:Colors,variantCode,sizeQuantities';
   const addresses = [
     ['UPS Ground', 'Ana Ruiz', '1 Main St', 'Austin', 'Texas', '78701', 'United States'],
     ['UPSGND', 'Sam Lee', '200 Congress Ave', 'Dallas', 'TX', '75201', 'US'],

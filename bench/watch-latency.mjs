@@ -37,9 +37,12 @@ async function measure(label, { events }) {
     write(chunk, _e, cb) {
       for (const line of String(chunk).split('\n').filter(Boolean)) {
         const l = JSON.parse(line);
-        const name = String(l.file ?? '').split('/').pop();
+        const name = String(l.file ?? '')
+          .split('/')
+          .pop();
         if (l.msg === 'claimed input') claimedAt.set(name, performance.timeOrigin + performance.now());
-        if (l.msg === 'input done') doneAt.set(name.replace(/\.\d{8}T\d+Z(-\d+)?/, ''), performance.timeOrigin + performance.now());
+        if (l.msg === 'input done')
+          doneAt.set(name.replace(/\.\d{8}T\d+Z(-\d+)?/, ''), performance.timeOrigin + performance.now());
       }
       cb();
     },
@@ -48,8 +51,12 @@ async function measure(label, { events }) {
   let ready;
   const readyP = new Promise((r) => (ready = r));
   const env = {
-    HTORDER_BASE_URL: region.baseUrl, HTORDER_AUTH_URL: region.authUrl, HTORDER_REALM: region.realm,
-    HTORDER_CLIENT_ID: account.clientId, HTORDER_CLIENT_SECRET: account.clientSecret, HTORDER_STATE_DIR: state,
+    HTORDER_BASE_URL: region.baseUrl,
+    HTORDER_AUTH_URL: region.authUrl,
+    HTORDER_REALM: region.realm,
+    HTORDER_CLIENT_ID: account.clientId,
+    HTORDER_CLIENT_SECRET: account.clientSecret,
+    HTORDER_STATE_DIR: state,
   };
   const done = runWatch(
     { target: drop, flags: {}, scanIntervalMs, stableMs, fsEvents: events },
@@ -71,8 +78,14 @@ async function measure(label, { events }) {
   await sandbox.close();
   await rm(drop, { recursive: true, force: true });
   await rm(state, { recursive: true, force: true });
-  const afterStable = [...writtenAt].filter(([n]) => claimedAt.has(n)).map(([n, t]) => claimedAt.get(n) - (t + stableMs)).sort((a, b) => a - b);
-  const toDone = [...writtenAt].filter(([n]) => doneAt.has(n)).map(([n, t]) => doneAt.get(n) - t).sort((a, b) => a - b);
+  const afterStable = [...writtenAt]
+    .filter(([n]) => claimedAt.has(n))
+    .map(([n, t]) => claimedAt.get(n) - (t + stableMs))
+    .sort((a, b) => a - b);
+  const toDone = [...writtenAt]
+    .filter(([n]) => doneAt.has(n))
+    .map(([n, t]) => doneAt.get(n) - t)
+    .sort((a, b) => a - b);
   const q = (xs, p) => xs[Math.min(xs.length - 1, Math.floor(p * xs.length))]?.toFixed(0) ?? '-';
   console.log(
     `${label.padEnd(22)} files=${afterStable.length}/${files} pick-up after stable ms: min ${q(afterStable, 0)} p50 ${q(afterStable, 0.5)} p95 ${q(afterStable, 0.95)} max ${q(afterStable, 1)}` +

@@ -9,6 +9,8 @@ import { parse } from 'csv-parse';
 const file = process.argv[2];
 const started = performance.now();
 let records = 0;
-const parser = createReadStream(file, { highWaterMark: 1 << 20 }).pipe(parse({ relax_quotes: true, relax_column_count: true }));
+const parser = createReadStream(file, { highWaterMark: 1 << 20 }).pipe(
+  parse({ relax_quotes: true, relax_column_count: true }),
+);
 for await (const _ of parser) records++;
 console.log(JSON.stringify({ ms: performance.now() - started, records }));

@@ -8,12 +8,34 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 
 export const HEADER = [
-  'orderNumber', 'description', 'dateDue', 'deliveryMethod', 'contactName', 'organisation', 'phone',
-  'streetAddress', 'city', 'state', 'postalCode', 'country', 'itemType', 'code', 'quantity',
-  'customerReference', 'attr:Colors', 'variantCode', 'sizeQuantities',
+  'orderNumber',
+  'description',
+  'dateDue',
+  'deliveryMethod',
+  'contactName',
+  'organisation',
+  'phone',
+  'streetAddress',
+  'city',
+  'state',
+  'postalCode',
+  'country',
+  'itemType',
+  'code',
+  'quantity',
+  'customerReference',
+  'attr:Colors',
+  'variantCode',
+  'sizeQuantities',
 ];
 
-const CITIES = [['Austin', 'Texas', '78701'], ['Dallas', 'TX', '75201'], ['Denver', 'Colorado', '80202'], ['Boston', 'MA', '02108'], ['Seattle', 'Washington', '98101']];
+const CITIES = [
+  ['Austin', 'Texas', '78701'],
+  ['Dallas', 'TX', '75201'],
+  ['Denver', 'Colorado', '80202'],
+  ['Boston', 'MA', '02108'],
+  ['Seattle', 'Washington', '98101'],
+];
 const METHODS = ['UPS Ground', 'UPSGND', 'UPS 2nd Day Air', 'FedEx Overnight'];
 const PRICE_CODE = '"DTF Full Color 10"" x 10"""';
 
@@ -53,7 +75,8 @@ export async function generateCsv(file, rows, seed = 1) {
       const r = random();
       let item;
       if (r < 0.55) item = `PriceCode,${PRICE_CODE},${10 + Math.floor(random() * 200)},ref-${i},${1 + (i % 4)},,`;
-      else if (r < 0.85) item = `Asset,A1${String(Math.floor(random() * 600)).padStart(4, '0')},${10 + Math.floor(random() * 90)},,,,`;
+      else if (r < 0.85)
+        item = `Asset,A1${String(Math.floor(random() * 600)).padStart(4, '0')},${10 + Math.floor(random() * 90)},,,,`;
       else item = `Stock,GD5000,,,,GD5000-${i % 2 ? 'BLK' : 'WHT'},S=${1 + (i % 9)};M=${2 + (i % 7)};XL=${i % 3}`;
       const line = `${job},${item}\n`;
       if (jobs % 20 === 0 && i === items - 1 && items > 1) held += line;

@@ -10,6 +10,9 @@ const out = process.env.HTORDER_BENCH_STATS;
 if (out) {
   process.on('exit', () => {
     const u = process.resourceUsage();
-    writeFileSync(out, JSON.stringify({ maxRssBytes: u.maxRSS * 1024, userMs: u.userCPUTime / 1000, systemMs: u.systemCPUTime / 1000 }));
+    writeFileSync(
+      out,
+      JSON.stringify({ maxRssBytes: u.maxRSS * 1024, userMs: u.userCPUTime / 1000, systemMs: u.systemCPUTime / 1000 }),
+    );
   });
 }

@@ -120,14 +120,23 @@ export class TokenProvider {
       } catch (err) {
         const e = err as ApiError;
         const transient =
-          e.kind === 'network' || e.kind === 'timeout' || (e.status !== null && isRetryableStatus(e.status, previous500s));
+          e.kind === 'network' ||
+          e.kind === 'timeout' ||
+          (e.status !== null && isRetryableStatus(e.status, previous500s));
         if (e.status === 500) previous500s++;
         if (!transient || attempt >= this.opts.retry.maxAttempts) {
           throw e;
         }
         const delay = backoffDelay(attempt, this.opts.retry, this.opts.random);
         this.opts.logger.warn(
-          { route: 'token', authUrl: redactUrl(this.opts.authUrl), status: e.status, code: e.code, attempt, delayMs: delay },
+          {
+            route: 'token',
+            authUrl: redactUrl(this.opts.authUrl),
+            status: e.status,
+            code: e.code,
+            attempt,
+            delayMs: delay,
+          },
           'token request failed; retrying',
         );
         await this.sleep(delay);
@@ -160,26 +169,43 @@ export class TokenProvider {
       const b = (typeof res.body === 'object' && res.body !== null ? res.body : {}) as Record<string, unknown>;
       const reason = [b.error, b.error_description].filter((x) => typeof x === 'string').join(': ');
       throw new ApiError({
-        kind: 'auth', method: 'POST', route: this.route, status: res.status, body: res.body, mayHaveReachedServer: true,
+        kind: 'auth',
+        method: 'POST',
+        route: this.route,
+        status: res.status,
+        body: res.body,
+        mayHaveReachedServer: true,
         message: `token request for client "${this.opts.clientId}" refused (${res.status}${reason ? ` ${reason}` : ''}); check the client id, secret, realm and region`,
       });
     }
     if (res.status < 200 || res.status >= 300) {
       // Kind `auth`, not `http`: whatever the token host says, no API call was decided.
       throw new ApiError({
-        kind: 'auth', method: 'POST', route: this.route, status: res.status, body: res.body, mayHaveReachedServer: true,
+        kind: 'auth',
+        method: 'POST',
+        route: this.route,
+        status: res.status,
+        body: res.body,
+        mayHaveReachedServer: true,
         message: `token request failed with status ${res.status}`,
       });
     }
     const body = res.body as { access_token?: unknown; expires_in?: unknown } | null;
     if (!body || typeof body.access_token !== 'string' || body.access_token === '') {
       throw new ApiError({
-        kind: 'auth', method: 'POST', route: this.route, status: res.status, mayHaveReachedServer: true,
+        kind: 'auth',
+        method: 'POST',
+        route: this.route,
+        status: res.status,
+        mayHaveReachedServer: true,
         message: 'token response carried no access_token',
       });
     }
     const expiresIn = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : 600;
-    this.cache.set(this.key, { accessToken: body.access_token, refreshAt: startedAt + (expiresIn - refreshMargin(expiresIn)) * 1000 });
+    this.cache.set(this.key, {
+      accessToken: body.access_token,
+      refreshAt: startedAt + (expiresIn - refreshMargin(expiresIn)) * 1000,
+    });
     this.opts.logger.debug({ route: 'token', expiresIn }, 'obtained access token');
     return body.access_token;
   }

@@ -76,7 +76,14 @@ export function createApiClient(config: ApiConfig, options: ApiClientOptions = {
     random: options.random,
   });
   const transport = new Transport({
-    config, tokens, dispatcher, logger, retry, now: options.now, sleep: options.sleep, random: options.random,
+    config,
+    tokens,
+    dispatcher,
+    logger,
+    retry,
+    now: options.now,
+    sleep: options.sleep,
+    random: options.random,
   });
   return {
     identity: { baseUrl: config.baseUrl, authUrl: config.authUrl, realm: config.realm, clientId: config.clientId },

@@ -72,7 +72,9 @@ export class ApiError extends Error {
     this.instance = str(b.instance);
     this.errors = isRecord(b.errors) ? normaliseFieldErrors(b.errors) : null;
     this.validationMessages = Array.isArray(b.validationMessages)
-      ? b.validationMessages.filter(isRecord).map((m) => ({ errorCode: String(m.errorCode ?? ''), message: String(m.message ?? '') }))
+      ? b.validationMessages
+          .filter(isRecord)
+          .map((m) => ({ errorCode: String(m.errorCode ?? ''), message: String(m.message ?? '') }))
       : null;
     // Server text can echo URLs we sent (artwork links): strip their query strings.
     this.message = redactUrlsInText(init.message ?? this.summary());
@@ -91,7 +93,8 @@ export class ApiError extends Error {
       parts.push(this.body.trim().slice(0, 300));
     }
     for (const [field, msgs] of Object.entries(this.errors ?? {})) parts.push(`${field}: ${msgs.join(', ')}`);
-    for (const m of this.validationMessages ?? []) parts.push(m.errorCode ? `[${m.errorCode}] ${m.message}` : m.message);
+    for (const m of this.validationMessages ?? [])
+      parts.push(m.errorCode ? `[${m.errorCode}] ${m.message}` : m.message);
     return `${head}: ${this.status ?? this.kind}${parts.length ? `: ${parts.join('; ')}` : ''}`;
   }
 
@@ -99,8 +102,11 @@ export class ApiError extends Error {
   toProblem(): Record<string, unknown> {
     if (isRecord(this.body)) return this.body;
     return {
-      type: null, title: this.kind === 'http' ? null : this.kind, status: this.status,
-      detail: this.message, instance: this.route,
+      type: null,
+      title: this.kind === 'http' ? null : this.kind,
+      status: this.status,
+      detail: this.message,
+      instance: this.route,
     };
   }
 }

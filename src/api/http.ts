@@ -45,7 +45,7 @@ export async function sendHttp(req: HttpRequest): Promise<HttpResponse> {
 
 export function parseBody(text: string, contentType: string | string[] | undefined): unknown {
   if (text.trim() === '') return null;
-  const ct = String(Array.isArray(contentType) ? contentType[0] : contentType ?? '');
+  const ct = String(Array.isArray(contentType) ? contentType[0] : (contentType ?? ''));
   if (/json/i.test(ct) || /^\s*[[{"]/.test(text)) {
     try {
       return JSON.parse(text);
@@ -58,9 +58,19 @@ export function parseBody(text: string, contentType: string | string[] | undefin
 
 /** Codes that can only happen before a single byte of the request left this machine. */
 const BEFORE_SEND = new Set([
-  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL',
-  'UND_ERR_CONNECT_TIMEOUT', 'CERT_HAS_EXPIRED', 'DEPTH_ZERO_SELF_SIGNED_CERT', 'SELF_SIGNED_CERT_IN_CHAIN',
-  'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID', 'UND_ERR_INVALID_ARG',
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'CERT_HAS_EXPIRED',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'UND_ERR_INVALID_ARG',
 ]);
 const TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 

@@ -6,9 +6,7 @@ import { VERSION } from '../version.js';
 import type { TokenProvider } from './auth.js';
 import { ApiError } from './errors.js';
 import { sendHttp, type HttpResponse } from './http.js';
-import {
-  backoffDelay, isRetryableStatus, isRetrySafe, parseRetryAfter, type RetryOptions,
-} from './retry-policy.js';
+import { backoffDelay, isRetryableStatus, isRetrySafe, parseRetryAfter, type RetryOptions } from './retry-policy.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 export type QueryValue = string | number | boolean | null | undefined | readonly (string | number)[];
@@ -100,26 +98,39 @@ export class Transport {
         const transient = e.kind === 'network' || e.kind === 'timeout';
         if (retrySafe && transient && attempt < retry.maxAttempts) {
           const delay = backoffDelay(attempt, retry, this.opts.random);
-          logger.warn({ method: spec.method, route, code: e.code, attempt, delayMs: delay }, 'API call failed; retrying');
+          logger.warn(
+            { method: spec.method, route, code: e.code, attempt, delayMs: delay },
+            'API call failed; retrying',
+          );
           await this.sleep(delay);
           continue;
         }
         logger.debug({ method: spec.method, route, kind: e.kind, code: e.code, attempt }, 'API call failed');
         throw e;
       }
-      logger.debug({ method: spec.method, route, status: res.status, attempt, durationMs: this.now() - started }, 'API call');
+      logger.debug(
+        { method: spec.method, route, status: res.status, attempt, durationMs: this.now() - started },
+        'API call',
+      );
       if (res.status >= 200 && res.status < 300) return res;
       if (retrySafe && attempt < retry.maxAttempts && isRetryableStatus(res.status, previous500s)) {
         if (res.status === 500) previous500s++;
         const retryAfter = parseRetryAfter(res.headers['retry-after'], this.now(), retry.maxRetryAfterMs);
         const delay = retryAfter ?? backoffDelay(attempt, retry, this.opts.random);
-        logger.warn({ method: spec.method, route, status: res.status, attempt, delayMs: delay }, 'API call failed; retrying');
+        logger.warn(
+          { method: spec.method, route, status: res.status, attempt, delayMs: delay },
+          'API call failed; retrying',
+        );
         await this.sleep(delay);
         continue;
       }
       throw new ApiError({
         kind: res.status === 401 && spec.auth !== false ? 'auth' : 'http',
-        method: spec.method, route, status: res.status, body: res.body, mayHaveReachedServer: true,
+        method: spec.method,
+        route,
+        status: res.status,
+        body: res.body,
+        mayHaveReachedServer: true,
         retryAfterMs: parseRetryAfter(res.headers['retry-after'], this.now(), retry.maxRetryAfterMs),
       });
     }
@@ -160,7 +171,15 @@ export class Transport {
     }
     const url = buildUrl(spec.baseUrl ?? config.baseUrl, spec.path, spec.query);
     return this.inFlight(() =>
-      sendHttp({ dispatcher: this.opts.dispatcher, method: spec.method, url, headers, body, timeouts: config.timeouts, route }),
+      sendHttp({
+        dispatcher: this.opts.dispatcher,
+        method: spec.method,
+        url,
+        headers,
+        body,
+        timeouts: config.timeouts,
+        route,
+      }),
     );
   }
 }

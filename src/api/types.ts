@@ -764,7 +764,10 @@ export interface StockShippingConfig {
 }
 
 /** The summary embedded in a stock item: without stockItemId, active, createdAt, updatedAt. */
-export type StockShippingConfigSummary = Omit<StockShippingConfig, 'stockItemId' | 'active' | 'createdAt' | 'updatedAt'>;
+export type StockShippingConfigSummary = Omit<
+  StockShippingConfig,
+  'stockItemId' | 'active' | 'createdAt' | 'updatedAt'
+>;
 
 export interface StockItem {
   supplier: string | null;

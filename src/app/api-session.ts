@@ -35,7 +35,13 @@ export interface ApiSession {
 
 /** The account settings `--sandbox` supplies itself; giving one as well is a contradiction. */
 const SANDBOX_SUPPLIES = [
-  'profile', 'baseUrl', 'authUrl', 'realm', 'clientId', 'clientSecretFile', 'statusUrl',
+  'profile',
+  'baseUrl',
+  'authUrl',
+  'realm',
+  'clientId',
+  'clientSecretFile',
+  'statusUrl',
 ] as const;
 
 /**
@@ -48,7 +54,11 @@ export async function openApiSession(input: ApiSessionInput): Promise<ApiSession
   const flags: SettingFlags = { ...input.flags, ...(input.logLevel === undefined ? {} : { logLevel: input.logLevel }) };
   // The sandbox brings its own account, so no profile is read (nor required to exist).
   const settings = resolveSettings({
-    env: input.env, flags, cwd: input.cwd, defaults: input.defaults, profiles: !input.sandbox,
+    env: input.env,
+    flags,
+    cwd: input.cwd,
+    defaults: input.defaults,
+    profiles: !input.sandbox,
   });
   // The table's parser admits only pino's levels; the guard narrows the type without a cast.
   const level = settings.get('logLevel');

@@ -27,14 +27,21 @@ export interface HandleContext {
  * it. When the API or store was unavailable nothing was decided: the input stays claimed in
  * processing/ and the watcher retries it later (exit code 3's meaning, for a daemon).
  */
-export async function handleInput(input: ClaimedInput, lease: { lost: () => boolean }, ctx: HandleContext): Promise<HandleResult> {
+export async function handleInput(
+  input: ClaimedInput,
+  lease: { lost: () => boolean },
+  ctx: HandleContext,
+): Promise<HandleResult> {
   const { logger } = ctx;
   const started = performance.now();
   let pipeline: PipelineContext;
   try {
     pipeline = await ctx.pipeline();
   } catch (err) {
-    logger.warn({ file: input.location, err: (err as Error).message }, 'cannot reach the API or the credentials were refused');
+    logger.warn(
+      { file: input.location, err: (err as Error).message },
+      'cannot reach the API or the credentials were refused',
+    );
     ctx.onUnavailable?.();
     return 'retry';
   }
@@ -56,7 +63,10 @@ export async function handleInput(input: ClaimedInput, lease: { lost: () => bool
       await writeResultJson(reportPaths(input.path).json, report);
     } else {
       // Unreadable (vanished, not a regular file…): no report could be built; say why.
-      await writeFileAtomic(reportPaths(input.path).errors, `${basename(input.name)}: ${outcome.problem ?? 'cannot be read'}\n`);
+      await writeFileAtomic(
+        reportPaths(input.path).errors,
+        `${basename(input.name)}: ${outcome.problem ?? 'cannot be read'}\n`,
+      );
     }
   });
   if (final === undefined) {
@@ -67,14 +77,23 @@ export async function handleInput(input: ClaimedInput, lease: { lost: () => bool
   for (const [status, n] of Object.entries(byStatus)) if (n) ctx.metrics?.jobs.inc({ status }, n);
   const seconds = (performance.now() - started) / 1000;
   ctx.metrics?.fileDuration.observe(seconds);
-  const fields = { file: final, outcome: target, jobs: report?.summary.jobs ?? 0, byStatus: compact(byStatus), durationMs: Math.round(seconds * 1000) };
+  const fields = {
+    file: final,
+    outcome: target,
+    jobs: report?.summary.jobs ?? 0,
+    byStatus: compact(byStatus),
+    durationMs: Math.round(seconds * 1000),
+  };
   if (target === 'done') logger.info(fields, 'input done');
   else logger.warn({ ...fields, problem: outcome.problem }, 'input failed; see its reports');
   return target;
 }
 
 /** input.finish, or undefined when the claim turned out to be another instance's (ClaimLostError). */
-async function finishUnlessLost(input: ClaimedInput, ...args: Parameters<ClaimedInput['finish']>): Promise<string | undefined> {
+async function finishUnlessLost(
+  input: ClaimedInput,
+  ...args: Parameters<ClaimedInput['finish']>
+): Promise<string | undefined> {
   try {
     return await input.finish(...args);
   } catch (err) {

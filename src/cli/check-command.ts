@@ -55,7 +55,10 @@ export async function checkInput(file: string, mapping?: Mapping): Promise<Check
 }
 
 /** `htorder check`'s action: checks every input in turn and returns the exit code. */
-export async function runCheckCommand(files: readonly string[], opts: { mapping?: string; json?: boolean }): Promise<number> {
+export async function runCheckCommand(
+  files: readonly string[],
+  opts: { mapping?: string; json?: boolean },
+): Promise<number> {
   // A broken mapping throws UsageError (exit 2) before any input is judged.
   const mapping = opts.mapping ? await loadMapping(opts.mapping) : undefined;
   const outcomes: CheckOutcome[] = [];
@@ -76,7 +79,8 @@ export function exitCodeOf(outcomes: readonly CheckOutcome[]): ExitCode {
 }
 
 export function humanSummary(o: CheckOutcome): string {
-  if (o.status === 'unreadable' || !o.report) return `${o.file}: ${o.problem ?? 'cannot be read'} (not checked, no reports written)\n`;
+  if (o.status === 'unreadable' || !o.report)
+    return `${o.file}: ${o.problem ?? 'cannot be read'} (not checked, no reports written)\n`;
   const r = o.report;
   const { valid, invalid } = r.summary.byStatus;
   const lines: string[] = [];
@@ -84,13 +88,16 @@ export function humanSummary(o: CheckOutcome): string {
   if (o.status === 'valid') {
     lines.push(`${o.file}: ok, ${jobs} valid${r.summary.warnings ? `, ${r.summary.warnings} warning(s)` : ''}`);
   } else {
-    lines.push(`${o.file}: ${invalid} of ${jobs} invalid, ${valid} valid; ${r.summary.errors} error${r.summary.errors === 1 ? '' : 's'}`);
+    lines.push(
+      `${o.file}: ${invalid} of ${jobs} invalid, ${valid} valid; ${r.summary.errors} error${r.summary.errors === 1 ? '' : 's'}`,
+    );
     let shown = 0;
     for (const line of errorLines(r, r.input.file)) {
       if (shown++ === SHOWN_ERRORS) break;
       lines.push(`  ${line}`);
     }
-    if (r.summary.errors > SHOWN_ERRORS) lines.push(`  ... ${r.summary.errors - SHOWN_ERRORS} more in ${o.reports?.errors ?? 'errors.txt'}`);
+    if (r.summary.errors > SHOWN_ERRORS)
+      lines.push(`  ... ${r.summary.errors - SHOWN_ERRORS} more in ${o.reports?.errors ?? 'errors.txt'}`);
   }
   for (const w of take(warningLines(r, r.input.file), SHOWN_ERRORS)) lines.push(`  ${w}`);
   const written = [o.reports?.json, o.reports?.csv, o.reports?.errors].filter(Boolean).join(', ');
@@ -110,7 +117,11 @@ export function jsonSummary(outcomes: readonly CheckOutcome[], exitCode: number)
         ? {
             format: o.report.input.format,
             sha256: o.report.input.sha256,
-            jobs: { total: o.report.summary.jobs, valid: o.report.summary.byStatus.valid, invalid: o.report.summary.byStatus.invalid },
+            jobs: {
+              total: o.report.summary.jobs,
+              valid: o.report.summary.byStatus.valid,
+              invalid: o.report.summary.byStatus.invalid,
+            },
             items: o.report.summary.items,
             errors: o.report.summary.errors,
             warnings: o.report.summary.warnings,

@@ -25,12 +25,14 @@ export function formatInputOutcome(o: InputOutcome, command: PipelineCommand): s
       job.orderNumber ?? `#${job.index + 1}`,
       String(itemCount(job)),
       estimate === null ? '-' : money(estimate),
-      job.status + (job.warnings.length ? ` (${job.warnings.length} warning${job.warnings.length === 1 ? '' : 's'})` : ''),
+      job.status +
+        (job.warnings.length ? ` (${job.warnings.length} warning${job.warnings.length === 1 ? '' : 's'})` : ''),
       command === 'run' ? (job.jobNumber === null ? '-' : String(job.jobNumber)) : (job.dateDue ?? '-'),
     ]);
   }
   const lines = [`${o.file}:`, ...table(rows).map((l) => `  ${l}`)];
-  if (r.jobs.length > 0) lines.push(`  estimated total: ${money(total)}${priced ? '' : ' (some lines could not be priced)'}`);
+  if (r.jobs.length > 0)
+    lines.push(`  estimated total: ${money(total)}${priced ? '' : ' (some lines could not be priced)'}`);
   lines.push(`  ${summaryLine(r)}`);
   let shown = 0;
   for (const line of messages(r)) {
@@ -63,7 +65,12 @@ function table(rows: string[][]): string[] {
   for (const r of rows) {
     for (const [c, cell] of r.entries()) widths[c] = Math.max(widths[c] ?? 0, cell.length);
   }
-  return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join('  ').trimEnd());
+  return rows.map((r) =>
+    r
+      .map((cell, c) => cell.padEnd(widths[c] ?? 0))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 function money(n: number): string {

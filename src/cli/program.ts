@@ -28,13 +28,20 @@ export function buildProgram(): Command {
     .version(VERSION, '-V, --version')
     .showSuggestionAfterError(true)
     .exitOverride()
-    .addHelpText('after', examples([
-      ['htorder init my-orders', 'a starter manifest, a CSV template and an ERP mapping skeleton'],
-      ['htorder check my-orders/orders.yaml', 'offline check; reports next to the file'],
-      ['htorder plan --sandbox my-orders/orders.yaml', 'dry run against the built-in simulator: no credentials needed'],
-      ['htorder run orders.yaml', 'submit every job exactly once (configure HTORDER_* first)'],
-      ['htorder <command> --help', 'options and examples of one command'],
-    ]) + '\n\nExit codes: 0 ok, 1 invalid or refused (see the reports), 2 usage or configuration, 3 API unreachable (retry).\nDocumentation: README.md of the htorder package.');
+    .addHelpText(
+      'after',
+      examples([
+        ['htorder init my-orders', 'a starter manifest, a CSV template and an ERP mapping skeleton'],
+        ['htorder check my-orders/orders.yaml', 'offline check; reports next to the file'],
+        [
+          'htorder plan --sandbox my-orders/orders.yaml',
+          'dry run against the built-in simulator: no credentials needed',
+        ],
+        ['htorder run orders.yaml', 'submit every job exactly once (configure HTORDER_* first)'],
+        ['htorder <command> --help', 'options and examples of one command'],
+      ]) +
+        '\n\nExit codes: 0 ok, 1 invalid or refused (see the reports), 2 usage or configuration, 3 API unreachable (retry).\nDocumentation: README.md of the htorder package.',
+    );
   registerInit(program);
   registerCheck(program);
   registerPlan(program);

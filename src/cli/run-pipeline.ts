@@ -2,7 +2,10 @@ import { openPipelineContext } from '../app/pipeline-context.js';
 import type { ConfigFlags } from '../config/resolve-config.js';
 import { loadMapping } from '../manifest/mapping/load-mapping.js';
 import {
-  processInput, type InputOutcome, type PipelineCommand, type PipelineContext,
+  processInput,
+  type InputOutcome,
+  type PipelineCommand,
+  type PipelineContext,
 } from '../pipeline/process-input.js';
 import { ExitCode } from '../errors.js';
 import { formatInputOutcome, jsonSummary } from './format-outcome.js';

@@ -29,16 +29,20 @@ export function parseConfigFile(text: string, path: string): ConfigFile {
   if (doc === null || doc === undefined) return { path, profiles: {} };
   if (!isRecord(doc)) throw new UsageError(`config file ${path}: expected a mapping with a "profiles" key`);
   for (const key of Object.keys(doc)) {
-    if (key !== 'profiles') throw new UsageError(`config file ${path}: unknown top-level key "${key}" (expected "profiles")`);
+    if (key !== 'profiles')
+      throw new UsageError(`config file ${path}: unknown top-level key "${key}" (expected "profiles")`);
   }
   const rawProfiles = doc.profiles ?? {};
-  if (!isRecord(rawProfiles)) throw new UsageError(`config file ${path}: "profiles" must be a mapping of name → settings`);
+  if (!isRecord(rawProfiles))
+    throw new UsageError(`config file ${path}: "profiles" must be a mapping of name → settings`);
   const profiles: Record<string, ProfileValues> = {};
   for (const [name, raw] of Object.entries(rawProfiles)) {
     if (!isRecord(raw)) throw new UsageError(`config file ${path}: profile "${name}" must be a mapping`);
     for (const [key, value] of Object.entries(raw)) {
       if (!(PROFILE_KEYS as readonly string[]).includes(key)) {
-        throw new UsageError(`config file ${path}: profile "${name}": unknown key "${key}" (known: ${PROFILE_KEYS.join(', ')})`);
+        throw new UsageError(
+          `config file ${path}: profile "${name}": unknown key "${key}" (known: ${PROFILE_KEYS.join(', ')})`,
+        );
       }
       // A YAML scalar of the setting's kind; its value is checked by the setting's parser.
       const kind = SETTINGS[key as SettingName].type.kind;

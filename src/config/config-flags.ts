@@ -4,14 +4,41 @@ import { SETTINGS, SETTING_NAMES, flagAttribute, type SettingName } from './sett
 
 /** What every command that talks to the API accepts (api, plan, run, track, watch). */
 export const CONNECTION_SETTINGS: readonly SettingName[] = [
-  'profile', 'config', 'baseUrl', 'authUrl', 'realm', 'clientId', 'clientSecretFile', 'statusUrl', 'stateDir',
-  'concurrency', 'appName', 'connectTimeoutMs', 'requestTimeoutMs', 'allowInsecure', 'logLevel',
+  'profile',
+  'config',
+  'baseUrl',
+  'authUrl',
+  'realm',
+  'clientId',
+  'clientSecretFile',
+  'statusUrl',
+  'stateDir',
+  'concurrency',
+  'appName',
+  'connectTimeoutMs',
+  'requestTimeoutMs',
+  'allowInsecure',
+  'logLevel',
 ];
 
 /** What `watch` adds: the drop location, S3, the health endpoint. */
 export const WATCH_SETTINGS: readonly SettingName[] = [
-  'scanIntervalMs', 'stableTimeMs', 'leaseMs', 'retryMinMs', 'retryMaxMs', 'processingDir', 'doneDir', 'failedDir',
-  's3Endpoint', 's3Region', 's3ForcePathStyle', 'singleInstance', 'fsEvents', 'healthPort', 'healthHost', 'lockStaleMs',
+  'scanIntervalMs',
+  'stableTimeMs',
+  'leaseMs',
+  'retryMinMs',
+  'retryMaxMs',
+  'processingDir',
+  'doneDir',
+  'failedDir',
+  's3Endpoint',
+  's3Region',
+  's3ForcePathStyle',
+  'singleInstance',
+  'fsEvents',
+  'healthPort',
+  'healthHost',
+  'lockStaleMs',
 ];
 
 /**

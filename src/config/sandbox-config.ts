@@ -1,7 +1,13 @@
 import { resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { SETTINGS } from './settings.js';
-import { DEFAULT_APP_NAME, DEFAULT_CONCURRENCY, DEFAULT_STATE_DIR, DEFAULT_TIMEOUTS, type ApiConfig } from './api-config.js';
+import {
+  DEFAULT_APP_NAME,
+  DEFAULT_CONCURRENCY,
+  DEFAULT_STATE_DIR,
+  DEFAULT_TIMEOUTS,
+  type ApiConfig,
+} from './api-config.js';
 
 /**
  * The part of the sandbox's SandboxInfo that configuration needs. Declared structurally

@@ -18,7 +18,9 @@ export function isLoopbackUrl(url: string): boolean {
  * would cross the network in clear. `allowInsecure` (HTORDER_ALLOW_INSECURE=1,
  * --allow-insecure) is the escape hatch for test rigs.
  */
-export function checkTransportSecurity(config: Pick<ApiConfig, 'baseUrl' | 'authUrl' | 'statusUrl' | 'allowInsecure'>): void {
+export function checkTransportSecurity(
+  config: Pick<ApiConfig, 'baseUrl' | 'authUrl' | 'statusUrl' | 'allowInsecure'>,
+): void {
   if (config.allowInsecure) return;
   const urls: [string, string | null][] = [
     [SETTINGS.baseUrl.env, config.baseUrl],

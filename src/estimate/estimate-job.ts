@@ -25,7 +25,12 @@ export function estimateJob(lines: readonly LinePricing[], currency?: string, pr
  * A fixed discount is in cents (never more than the order); a percentage applies to the
  * lines of the processes it names (`applicableProcessCodes`), or to every line when null.
  */
-function promoDiscount(promo: PromoTerms, lines: readonly LinePricing[], priced: readonly LineEstimate[], subtotal: number): number {
+function promoDiscount(
+  promo: PromoTerms,
+  lines: readonly LinePricing[],
+  priced: readonly LineEstimate[],
+  subtotal: number,
+): number {
   if (promo.isFixed) return money(Math.min(subtotal, promo.discount / 100));
   const only = promo.applicableProcessCodes;
   const base = priced.reduce((sum, l, i) => {

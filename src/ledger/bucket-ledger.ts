@@ -59,18 +59,21 @@ export class BucketLedger implements LedgerStore {
     }
     let lost: string | undefined;
     let lastRenewed = Date.now();
-    const timer = setInterval(() => {
-      lock.renew().then(
-        (ok) => {
-          if (ok) lastRenewed = Date.now();
-          else lost ??= 'another instance took it over';
-        },
-        (err: unknown) => {
-          // A failed renewal is not yet a loss; running past the lease without one is.
-          if (Date.now() - lastRenewed > this.leaseMs) lost ??= `could not renew it (${(err as Error).message})`;
-        },
-      );
-    }, Math.max(100, Math.floor(this.leaseMs / 3)));
+    const timer = setInterval(
+      () => {
+        lock.renew().then(
+          (ok) => {
+            if (ok) lastRenewed = Date.now();
+            else lost ??= 'another instance took it over';
+          },
+          (err: unknown) => {
+            // A failed renewal is not yet a loss; running past the lease without one is.
+            if (Date.now() - lastRenewed > this.leaseMs) lost ??= `could not renew it (${(err as Error).message})`;
+          },
+        );
+      },
+      Math.max(100, Math.floor(this.leaseMs / 3)),
+    );
     timer.unref();
     const guard: LockGuard = {
       assertHeld: () => {
@@ -92,12 +95,19 @@ export class BucketLedger implements LedgerStore {
   }
 
   async write(entry: LedgerEntry): Promise<void> {
-    await this.store.put(`${this.base(entry)}.json`, `${JSON.stringify(entry, null, 2)}\n`, undefined, 'application/json');
+    await this.store.put(
+      `${this.base(entry)}.json`,
+      `${JSON.stringify(entry, null, 2)}\n`,
+      undefined,
+      'application/json',
+    );
   }
 
   async *entries(account?: string): AsyncIterable<LedgerEntry> {
     const prefix = account === undefined ? this.root : `${this.root}${safeName(account)}/`;
-    const objects = (await this.store.list(prefix)).filter((o) => o.key.endsWith('.json')).sort((a, b) => (a.key < b.key ? -1 : 1));
+    const objects = (await this.store.list(prefix))
+      .filter((o) => o.key.endsWith('.json'))
+      .sort((a, b) => (a.key < b.key ? -1 : 1));
     for (const o of objects) {
       const obj = await this.store.get(o.key);
       if (obj) yield JSON.parse(obj.body.toString('utf8')) as LedgerEntry;

@@ -77,7 +77,8 @@ export class FolderLedger implements LedgerStore {
     }
     const guard: LockGuard = {
       assertHeld() {
-        if (lost) throw new LockLostError(`lost the ledger lock of order ${JSON.stringify(key.orderNumber)}: ${lost.message}`);
+        if (lost)
+          throw new LockLostError(`lost the ledger lock of order ${JSON.stringify(key.orderNumber)}: ${lost.message}`);
       },
     };
     try {

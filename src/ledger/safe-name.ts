@@ -6,7 +6,10 @@ import { createHash } from 'node:crypto';
  * strings never share a name and nothing can escape the ledger directory.
  */
 export function safeName(value: string): string {
-  const readable = value.replace(/[^A-Za-z0-9._-]/g, '_').replace(/^\.+/, '_').slice(0, 60);
+  const readable = value
+    .replace(/[^A-Za-z0-9._-]/g, '_')
+    .replace(/^\.+/, '_')
+    .slice(0, 60);
   const hash = createHash('sha256').update(value, 'utf8').digest('hex').slice(0, 16);
   return `${readable}-${hash}`;
 }

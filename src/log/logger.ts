@@ -30,23 +30,31 @@ export function isLogLevel(value: string): value is LogLevel {
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? 'warn';
-  const destination =
-    options.destination ?? (options.pretty ? undefined : pino.destination({ fd: 2, sync: true }));
+  const destination = options.destination ?? (options.pretty ? undefined : pino.destination({ fd: 2, sync: true }));
   const stream = options.pretty
-    ? pretty({ destination: (destination as NodeJS.WritableStream | undefined) ?? 2, colorize: options.colorize === true, sync: true })
+    ? pretty({
+        destination: (destination as NodeJS.WritableStream | undefined) ?? 2,
+        colorize: options.colorize === true,
+        sync: true,
+      })
     : destination;
   return pino(
     {
       level,
       base: undefined,
       // Fixed paths first (cheap); the formatter below catches everything else.
-      redact: { paths: ['headers.authorization', 'req.headers.authorization', 'client_secret', 'access_token'], censor: '[redacted]' },
+      redact: {
+        paths: ['headers.authorization', 'req.headers.authorization', 'client_secret', 'access_token'],
+        censor: '[redacted]',
+      },
       formatters: {
         log: (obj) => redactDeep(obj) as Record<string, unknown>,
       },
       hooks: {
         logMethod(args, method) {
-          const cleaned = args.map((a) => (typeof a === 'string' ? redactUrlsInText(a) : a)) as Parameters<typeof method>;
+          const cleaned = args.map((a) => (typeof a === 'string' ? redactUrlsInText(a) : a)) as Parameters<
+            typeof method
+          >;
           method.apply(this, cleaned);
         },
       },

@@ -53,7 +53,12 @@ export function redactDeep(value: unknown, seen: WeakSet<object> = new WeakSet()
   if (Array.isArray(value)) return value.map((v) => redactDeep(v, seen));
   const source: Record<string, unknown> =
     value instanceof Error
-      ? { ...(value as unknown as Record<string, unknown>), type: value.name, message: value.message, stack: value.stack }
+      ? {
+          ...(value as unknown as Record<string, unknown>),
+          type: value.name,
+          message: value.message,
+          stack: value.stack,
+        }
       : (value as Record<string, unknown>);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(source)) {

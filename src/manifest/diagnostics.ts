@@ -29,7 +29,10 @@ export function invalidJobs(diagnostics: readonly Diagnostic[]): { all: boolean;
 
 /** Document order: by line/row, then column; diagnostics without a location last, stable. */
 export function sortDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
-  const pos = (s: SourceLocation | undefined): [number, number] => [s?.line ?? s?.row ?? Number.MAX_SAFE_INTEGER, s?.column ?? 0];
+  const pos = (s: SourceLocation | undefined): [number, number] => [
+    s?.line ?? s?.row ?? Number.MAX_SAFE_INTEGER,
+    s?.column ?? 0,
+  ];
   return diagnostics
     .map((d, i) => ({ d, i, p: pos(d.source) }))
     .sort((a, b) => a.p[0] - b.p[0] || a.p[1] - b.p[1] || a.i - b.i)

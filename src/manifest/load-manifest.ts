@@ -54,7 +54,12 @@ export async function loadManifest(file: string, opts: LoadOptions = {}): Promis
     raw = await readRaw(file, format, opts);
   } catch (err) {
     // Readers report content problems as diagnostics; a throw here is an I/O failure mid-read.
-    const diagnostic: Diagnostic = { severity: 'error', code: INPUT_UNREADABLE, message: `cannot be read: ${(err as Error).message}`, source: { file } };
+    const diagnostic: Diagnostic = {
+      severity: 'error',
+      code: INPUT_UNREADABLE,
+      message: `cannot be read: ${(err as Error).message}`,
+      source: { file },
+    };
     return { input: { file, format }, diagnostics: [diagnostic] };
   }
   return checkRawDocument(raw);
@@ -90,7 +95,9 @@ function overlaps(field: string | undefined, faulted: readonly string[]): boolea
 
 /** `jobs[0].items` is within `jobs[0]`; `jobs[0].itemsX` is not; `jobs[1]` is not within `jobs[10]`. */
 function isWithin(path: string, ancestor: string): boolean {
-  return path === ancestor || (path.startsWith(ancestor) && (path[ancestor.length] === '.' || path[ancestor.length] === '['));
+  return (
+    path === ancestor || (path.startsWith(ancestor) && (path[ancestor.length] === '.' || path[ancestor.length] === '['))
+  );
 }
 
 async function readRaw(file: string, format: ManifestFormat, opts: LoadOptions): Promise<RawDocument> {

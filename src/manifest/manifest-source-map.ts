@@ -23,7 +23,8 @@ export class ManifestSourceMap implements SourceMap {
 
   private where(path: string): string {
     const segments = parsePath(path);
-    if (segments[0] !== 'jobs' || typeof segments[1] !== 'number' || segments.length < 3 || !isPlainObject(this.doc)) return path;
+    if (segments[0] !== 'jobs' || typeof segments[1] !== 'number' || segments.length < 3 || !isPlainObject(this.doc))
+      return path;
     const rest = segments.slice(2);
     if (has(this.doc, segments)) return path;
     return has(this.doc, ['defaults', ...rest]) ? formatPath(['defaults', ...rest]) : path;

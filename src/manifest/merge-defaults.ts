@@ -8,7 +8,11 @@ export function mergeDefaults(defaults: unknown, job: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(defaults)) setOwn(out, key, value);
   for (const [key, value] of Object.entries(job)) {
-    setOwn(out, key, key in out && isPlainObject(out[key]) && isPlainObject(value) ? mergeDefaults(out[key], value) : value);
+    setOwn(
+      out,
+      key,
+      key in out && isPlainObject(out[key]) && isPlainObject(value) ? mergeDefaults(out[key], value) : value,
+    );
   }
   return out;
 }

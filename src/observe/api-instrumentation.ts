@@ -16,7 +16,8 @@ interface RequestLike {
 export function instrumentApi(metrics: WatchMetrics, origins: readonly string[]): () => void {
   const wanted = new Set(origins.map((o) => new URL(o).origin));
   const started = new WeakMap<object, number>();
-  const ours = (request: RequestLike): boolean => request.origin !== undefined && wanted.has(new URL(String(request.origin)).origin);
+  const ours = (request: RequestLike): boolean =>
+    request.origin !== undefined && wanted.has(new URL(String(request.origin)).origin);
 
   const onCreate = (message: unknown): void => {
     const { request } = message as { request: RequestLike };

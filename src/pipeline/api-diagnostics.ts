@@ -51,8 +51,16 @@ export function apiDiagnostics(err: unknown, manifest: Manifest, jobIndex: numbe
 
 const REQUEST_PATH = /\b(items\[\d+\](?:\.[A-Za-z][A-Za-z0-9]*)*|deliveryAddress(?:\.[A-Za-z][A-Za-z0-9]*)?)/;
 const JOB_FIELDS = [
-  'orderNumber', 'orderComment', 'customerUserId', 'dateDue', 'mustDate', 'description', 'promocode', 'orderGroup',
-  'orderGroupSequence', 'locationCodeOverride',
+  'orderNumber',
+  'orderComment',
+  'customerUserId',
+  'dateDue',
+  'mustDate',
+  'description',
+  'promocode',
+  'orderGroup',
+  'orderGroupSequence',
+  'locationCodeOverride',
 ];
 const JOB_FIELD = new RegExp(`^(${JOB_FIELDS.join('|')})\\b`);
 

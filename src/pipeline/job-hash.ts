@@ -13,7 +13,13 @@ export function jobHash(job: ManifestJob): string {
   // mustDate, dateDue) are declarative changes applied to a submitted job, not part of the
   // order's identity: they are compared field by field instead (apply-changes.ts).
   const {
-    cancel: _cancel, description: _d, orderComment: _c, orderNumber: _o, mustDate: _m, dateDue: _due, ...rest
+    cancel: _cancel,
+    description: _d,
+    orderComment: _c,
+    orderNumber: _o,
+    mustDate: _m,
+    dateDue: _due,
+    ...rest
   } = job;
   return createHash('sha256').update(canonicalJson(rest)).digest('hex');
 }

@@ -32,7 +32,15 @@ export type StageOutcome =
   | 'not-processed';
 
 export const STAGE_OUTCOMES: readonly StageOutcome[] = [
-  'checked', 'ready', 'refused', 'held-back', 'created', 'found', 'not-created', 'unknown', 'not-processed',
+  'checked',
+  'ready',
+  'refused',
+  'held-back',
+  'created',
+  'found',
+  'not-created',
+  'unknown',
+  'not-processed',
 ];
 
 interface JobFacts {

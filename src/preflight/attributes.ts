@@ -59,7 +59,8 @@ export function checkAttributes(
         'error',
         'attribute.required',
         childPath(attrsPath, def.name),
-        `${code} requires the attribute ${quote(def.name)}` + (allowed.length ? ` (one of: ${allowed.join(', ')})` : ''),
+        `${code} requires the attribute ${quote(def.name)}` +
+          (allowed.length ? ` (one of: ${allowed.join(', ')})` : ''),
       ),
     );
   }
@@ -91,7 +92,13 @@ function selectValues(def: ProcessAttribute): string[] {
   return (def.enumerableValues ?? []).map((e) => e.value);
 }
 
-function checkValue(def: ProcessAttribute & { name: string }, value: string, field: string, code: string, sources: SourceMap): Diagnostic[] {
+function checkValue(
+  def: ProcessAttribute & { name: string },
+  value: string,
+  field: string,
+  code: string,
+  sources: SourceMap,
+): Diagnostic[] {
   const name = quote(def.name);
   switch (def.type) {
     case 'select': {
@@ -126,7 +133,13 @@ function checkValue(def: ProcessAttribute & { name: string }, value: string, fie
       }
       if (def.minLength !== undefined && def.minLength !== null && length < def.minLength) {
         return [
-          diagnostic(sources, 'error', 'attribute.too-short', field, `${name} is ${chars(length)}, shorter than its minimum ${def.minLength} for ${code}`),
+          diagnostic(
+            sources,
+            'error',
+            'attribute.too-short',
+            field,
+            `${name} is ${chars(length)}, shorter than its minimum ${def.minLength} for ${code}`,
+          ),
         ];
       }
       return [];
@@ -137,15 +150,34 @@ function checkValue(def: ProcessAttribute & { name: string }, value: string, fie
       const ok = isInt ? /^[+-]?\d+$/.test(value.trim()) : /^[+-]?(\d+\.?\d*|\.\d+)$/.test(value.trim());
       if (!ok) {
         return [
-          diagnostic(sources, 'error', 'attribute.not-a-number', field, `${name} must be ${isInt ? 'a whole number' : 'a number'} for ${code}, not ${quote(value)}`),
+          diagnostic(
+            sources,
+            'error',
+            'attribute.not-a-number',
+            field,
+            `${name} must be ${isInt ? 'a whole number' : 'a number'} for ${code}, not ${quote(value)}`,
+          ),
         ];
       }
       const n = Number(value);
       const min = def.minValue ?? undefined;
       const max = def.maxValue ?? undefined;
       if ((min !== undefined && n < min) || (max !== undefined && n > max)) {
-        const range = min !== undefined && max !== undefined ? `${min} to ${max}` : min !== undefined ? `at least ${min}` : `at most ${max}`;
-        return [diagnostic(sources, 'error', 'attribute.out-of-range', field, `${name} is ${value}, outside ${range} for ${code}`)];
+        const range =
+          min !== undefined && max !== undefined
+            ? `${min} to ${max}`
+            : min !== undefined
+              ? `at least ${min}`
+              : `at most ${max}`;
+        return [
+          diagnostic(
+            sources,
+            'error',
+            'attribute.out-of-range',
+            field,
+            `${name} is ${value}, outside ${range} for ${code}`,
+          ),
+        ];
       }
       return [];
     }

@@ -11,7 +11,12 @@ export function earliestLocalDate(earliest: EarliestShipDate): string {
  * A `dateDue` before the earliest ship date is not refused: the API moves it to the
  * earliest date. That is worth a warning, not an error.
  */
-export function checkDateDue(dateDue: string | undefined, earliest: EarliestShipDate, jobIndex: number, sources: SourceMap): Diagnostic[] {
+export function checkDateDue(
+  dateDue: string | undefined,
+  earliest: EarliestShipDate,
+  jobIndex: number,
+  sources: SourceMap,
+): Diagnostic[] {
   if (dateDue === undefined) return [];
   const earliestDate = earliestLocalDate(earliest);
   if (dateDue.slice(0, 10) >= earliestDate) return [];

@@ -13,19 +13,39 @@ import { diagnostic } from './diagnostic.js';
  * PriceCode lines or none) is checked earlier, by the manifest's local rules
  * (src/manifest/rules), and not repeated here.
  */
-export function checkPriceCodeLine(item: ManifestItem, dto: PriceCodeDto, base: string, sources: SourceMap): Diagnostic[] {
+export function checkPriceCodeLine(
+  item: ManifestItem,
+  dto: PriceCodeDto,
+  base: string,
+  sources: SourceMap,
+): Diagnostic[] {
   const out: Diagnostic[] = [];
   const code = quote(dto.priceCode ?? item.code);
 
   if (item.isSample === true && !dto.sampleAvailable) {
-    out.push(diagnostic(sources, 'error', 'sample.unavailable', `${base}.isSample`, `${code} offers no sample: remove isSample or choose another code`));
+    out.push(
+      diagnostic(
+        sources,
+        'error',
+        'sample.unavailable',
+        `${base}.isSample`,
+        `${code} offers no sample: remove isSample or choose another code`,
+      ),
+    );
   }
   if (item.quantity !== undefined && item.isSample !== true && item.quantity < dto.minimumQuantity) {
     out.push(
-      diagnostic(sources, 'error', 'quantity.below-minimum', `${base}.quantity`, `${item.quantity} is below the minimum quantity ${dto.minimumQuantity} of ${code}`),
+      diagnostic(
+        sources,
+        'error',
+        'quantity.below-minimum',
+        `${base}.quantity`,
+        `${item.quantity} is below the minimum quantity ${dto.minimumQuantity} of ${code}`,
+      ),
     );
   }
-  if (dto.hasMetaDataAttributes) out.push(...checkDimensions(item.attributes, dto.priceCode ?? item.code, base, sources));
+  if (dto.hasMetaDataAttributes)
+    out.push(...checkDimensions(item.attributes, dto.priceCode ?? item.code, base, sources));
   out.push(...checkAttributes(item.attributes, dto.attributes, dto.priceCode ?? item.code, base, sources));
   return out;
 }

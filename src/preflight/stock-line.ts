@@ -52,21 +52,38 @@ export function checkStockLine(item: ManifestItem, stock: StockItem, base: strin
     variant = variants.find((v) => v.variantCode === item.code) ?? (variants.length === 1 ? variants[0] : undefined);
     if (!variant) {
       out.push(
-        diagnostic(sources, 'error', 'stock.variant-missing', `${base}.variantCode`, `${stock.stockCode} needs a variantCode, one of: ${codes.join(', ')}`),
+        diagnostic(
+          sources,
+          'error',
+          'stock.variant-missing',
+          `${base}.variantCode`,
+          `${stock.stockCode} needs a variantCode, one of: ${codes.join(', ')}`,
+        ),
       );
     }
   }
 
   let sizes = item.sizeQuantities;
   const run = variant ? sizesOf(variant) : undefined;
-  if ((sizes === undefined || Object.keys(sizes).length === 0) && item.quantity !== undefined && run?.length === 1 && run[0] === 'Qty') {
+  if (
+    (sizes === undefined || Object.keys(sizes).length === 0) &&
+    item.quantity !== undefined &&
+    run?.length === 1 &&
+    run[0] === 'Qty'
+  ) {
     sizes = { Qty: item.quantity };
   }
   const quantity = Object.values(sizes ?? {}).reduce((a, b) => a + b, 0);
 
   if (sizes === undefined || Object.keys(sizes).length === 0) {
     out.push(
-      diagnostic(sources, 'error', 'stock.sizes-missing', `${base}.sizeQuantities`, `a Stock line needs sizeQuantities${run ? ` (sizes: ${run.join(', ')})` : ''}`),
+      diagnostic(
+        sources,
+        'error',
+        'stock.sizes-missing',
+        `${base}.sizeQuantities`,
+        `a Stock line needs sizeQuantities${run ? ` (sizes: ${run.join(', ')})` : ''}`,
+      ),
     );
   } else {
     if (variant && run) {
@@ -84,7 +101,15 @@ export function checkStockLine(item: ManifestItem, stock: StockItem, base: strin
       }
     }
     if (quantity <= 0) {
-      out.push(diagnostic(sources, 'error', 'stock.quantity-zero', `${base}.sizeQuantities`, 'the sizeQuantities of this Stock line add up to 0'));
+      out.push(
+        diagnostic(
+          sources,
+          'error',
+          'stock.quantity-zero',
+          `${base}.sizeQuantities`,
+          'the sizeQuantities of this Stock line add up to 0',
+        ),
+      );
     }
   }
   return {

@@ -49,7 +49,8 @@ export async function writeAtomicStream(
       // A synchronous source (result.json: ~500k pieces) is read synchronously, awaiting only
       // real writes; `for await` would cost a promise round trip per piece.
       for (const chunk of chunks as Iterable<string | Uint8Array>) {
-        if (typeof chunk === 'string' && room(chunk.length) && used + chunk.length * 3 < WRITE_BYTES) used += buf.write(chunk, used, 'utf8');
+        if (typeof chunk === 'string' && room(chunk.length) && used + chunk.length * 3 < WRITE_BYTES)
+          used += buf.write(chunk, used, 'utf8');
         else await add(chunk);
       }
     } else {

@@ -3,7 +3,17 @@ import { itemIndexOf, jobIndexOf } from '../manifest/field-path.js';
 import type { Diagnostic, Manifest, ManifestFormat, SourceLocation } from '../manifest/model.js';
 import { VERSION } from '../version.js';
 import { builtItems, itemCount, itemDeferrer, itemsPending, type ItemSource } from './lazy-items.js';
-import { JOB_STATUSES, type ItemResult, type JobResult, type JobStatus, type ReportCommand, type ReportError, type ReportSource, type ReportSummary, type ResultReport } from './model.js';
+import {
+  JOB_STATUSES,
+  type ItemResult,
+  type JobResult,
+  type JobStatus,
+  type ReportCommand,
+  type ReportError,
+  type ReportSource,
+  type ReportSummary,
+  type ResultReport,
+} from './model.js';
 
 /**
  * Builds the report model from a loaded manifest and its diagnostics. Diagnostics are
@@ -106,7 +116,8 @@ export function toReportError(d: Diagnostic, inputFile: string): ReportError {
 export function toReportSource(loc: SourceLocation | undefined, inputFile: string): ReportSource | null {
   if (!loc) return null;
   const other = loc.file && loc.file !== inputFile ? { file: loc.file } : {};
-  if (loc.row !== undefined) return { row: loc.row, ...(loc.columnName !== undefined ? { columnName: loc.columnName } : {}), ...other };
+  if (loc.row !== undefined)
+    return { row: loc.row, ...(loc.columnName !== undefined ? { columnName: loc.columnName } : {}), ...other };
   if (loc.line !== undefined) return { line: loc.line, column: loc.column ?? 1, ...other };
   return null;
 }
@@ -117,7 +128,12 @@ function itemSource(manifest: Manifest, j: number, k: number): ReportSource | nu
   return toReportSource(manifest.sources.locate(`jobs[${j}].items[${k}]`), manifest.file);
 }
 
-const NO_ITEMS: ItemSource = { count: () => 0, build: () => { throw new Error('no items'); } };
+const NO_ITEMS: ItemSource = {
+  count: () => 0,
+  build: () => {
+    throw new Error('no items');
+  },
+};
 
 /** Item results as buildReport defines them, made when first needed (one per report, not per job). */
 class ManifestItemResults implements ItemSource {
@@ -144,7 +160,13 @@ class ManifestItemResults implements ItemSource {
 }
 
 function emptySummary(): ReportSummary {
-  return { jobs: 0, items: 0, errors: 0, warnings: 0, byStatus: Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number> };
+  return {
+    jobs: 0,
+    items: 0,
+    errors: 0,
+    warnings: 0,
+    byStatus: Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>,
+  };
 }
 
 function str(value: unknown): string | null {

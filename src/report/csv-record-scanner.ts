@@ -129,7 +129,15 @@ export class CsvRecordScanner {
   }
 
   /** An unquoted line break at `p` ends the record; false when its second byte is not in yet. */
-  private lineBreak(buf: Uint8Array, p: number, eof: boolean, cells: number, reparse: boolean, blank: boolean, breaks: number): boolean {
+  private lineBreak(
+    buf: Uint8Array,
+    p: number,
+    eof: boolean,
+    cells: number,
+    reparse: boolean,
+    blank: boolean,
+    breaks: number,
+  ): boolean {
     const n = buf.length;
     if (buf[p] === CR) {
       if (p + 1 >= n && !eof) return false;

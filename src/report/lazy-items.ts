@@ -123,7 +123,12 @@ export function itemOutcome(job: JobResult, k: number): ItemOutcome | undefined 
   if (k < 0 || k >= pending.count) return undefined;
   let outcome = STAND_INS.get(pending.status);
   if (outcome === undefined) {
-    outcome = Object.freeze({ status: pending.status, newAssetSku: null, needsArtworkToBeUploaded: null, errors: NO_ERRORS as ReportError[] });
+    outcome = Object.freeze({
+      status: pending.status,
+      newAssetSku: null,
+      needsArtworkToBeUploaded: null,
+      errors: NO_ERRORS as ReportError[],
+    });
     STAND_INS.set(pending.status, outcome);
   }
   return outcome;

@@ -7,9 +7,24 @@
 
 import type { JobTracking } from './tracking-model.js';
 
-export type JobStatus = 'valid' | 'invalid' | 'submitted' | 'already-submitted' | 'failed' | 'not-submitted' | 'in-doubt';
+export type JobStatus =
+  | 'valid'
+  | 'invalid'
+  | 'submitted'
+  | 'already-submitted'
+  | 'failed'
+  | 'not-submitted'
+  | 'in-doubt';
 
-export const JOB_STATUSES: readonly JobStatus[] = ['valid', 'invalid', 'submitted', 'already-submitted', 'failed', 'not-submitted', 'in-doubt'];
+export const JOB_STATUSES: readonly JobStatus[] = [
+  'valid',
+  'invalid',
+  'submitted',
+  'already-submitted',
+  'failed',
+  'not-submitted',
+  'in-doubt',
+];
 
 export type ReportCommand = 'check' | 'plan' | 'run' | 'watch';
 
@@ -18,7 +33,9 @@ export type ReportCommand = 'check' | 'plan' | 'run' | 'watch';
  * All 1-based. `file` only when the location is in another file than the input (a value
  * that came from an ERP mapping's constant).
  */
-export type ReportSource = ({ line: number; column: number } | { row: number; columnName?: string }) & { file?: string };
+export type ReportSource = ({ line: number; column: number } | { row: number; columnName?: string }) & {
+  file?: string;
+};
 
 export interface ReportError {
   code: string;

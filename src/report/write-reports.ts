@@ -20,11 +20,16 @@ export interface WrittenReports extends Partial<ReportPaths> {
  * and errors.txt when something failed (a stale errors.txt is removed when nothing did).
  * Safe to call again after every job outcome.
  */
-export async function writeReports(report: ResultReport, opts: { manifest?: Manifest; mapping?: Mapping } = {}): Promise<WrittenReports> {
+export async function writeReports(
+  report: ResultReport,
+  opts: { manifest?: Manifest; mapping?: Mapping } = {},
+): Promise<WrittenReports> {
   const paths = reportPaths(report.input.file);
   await writeResultJson(paths.json, report);
   await writeResultCsv(paths.csv, report, opts);
-  const wroteErrors = reportHasErrors(report) ? await writeErrorsTxt(paths.errors, report) : await removeErrorsTxt(paths.errors);
+  const wroteErrors = reportHasErrors(report)
+    ? await writeErrorsTxt(paths.errors, report)
+    : await removeErrorsTxt(paths.errors);
   return { json: paths.json, csv: paths.csv, ...(wroteErrors ? { errors: paths.errors } : {}) };
 }
 

@@ -21,7 +21,19 @@ import { neutraliseCell } from './neutralise.js';
  * exactly, is re-parsed whole. Both give the same cells.
  */
 
-export const YAML_RESULT_COLUMNS = ['orderNumber', 'itemIndex', 'line', 'itemType', 'code', 'quantity', 'status', 'jobNumber', 'newAssetSku', 'needsArtwork', 'error'] as const;
+export const YAML_RESULT_COLUMNS = [
+  'orderNumber',
+  'itemIndex',
+  'line',
+  'itemType',
+  'code',
+  'quantity',
+  'status',
+  'jobNumber',
+  'newAssetSku',
+  'needsArtwork',
+  'error',
+] as const;
 export const CSV_RESULT_COLUMNS = ['_row', '_status', '_jobNumber', '_newAssetSku', '_needsArtwork', '_error'] as const;
 
 /** Rows per csv-stringify call; the text stays well under the size V8 allocates straight into the old generation. */
@@ -80,7 +92,19 @@ function* manifestRows(report: ResultReport): Generator<string[]> {
     const jobErrors = job.errors.map(errorText);
     const items = peekItems(job);
     if (items.length === 0) {
-      yield [job.orderNumber ?? '', '', lineOf(job.source), '', '', '', job.status, num(job.jobNumber), '', '', [...fileErrors, ...jobErrors].join('; ')];
+      yield [
+        job.orderNumber ?? '',
+        '',
+        lineOf(job.source),
+        '',
+        '',
+        '',
+        job.status,
+        num(job.jobNumber),
+        '',
+        '',
+        [...fileErrors, ...jobErrors].join('; '),
+      ];
       continue;
     }
     for (const item of items) {
@@ -112,7 +136,10 @@ class RowResults {
   /** How many rows are items. */
   readonly itemRowCount: number;
 
-  constructor(private readonly report: ResultReport, manifest: Manifest | undefined) {
+  constructor(
+    private readonly report: ResultReport,
+    manifest: Manifest | undefined,
+  ) {
     const itemRows = manifest?.csv?.itemRows ?? [];
     let maxRow = 0;
     let count = 0;
@@ -152,7 +179,10 @@ class RowResults {
     if (j < 0) return [String(row), own.length > 0 || this.anyFileError ? 'invalid' : '', '', '', '', own.join('; ')];
     const job: JobResult | undefined = this.report.jobs[j];
     const item = job === undefined ? undefined : itemOutcome(job, this.rowItem[row]);
-    const errors = own.length === 0 && (job?.errors.length ?? 0) === 0 && (item?.errors.length ?? 0) === 0 ? '' : [...own, ...(job?.errors ?? []).map(errorText), ...(item?.errors ?? []).map(errorText)].join('; ');
+    const errors =
+      own.length === 0 && (job?.errors.length ?? 0) === 0 && (item?.errors.length ?? 0) === 0
+        ? ''
+        : [...own, ...(job?.errors ?? []).map(errorText), ...(item?.errors ?? []).map(errorText)].join('; ');
     return [
       String(row),
       item?.status ?? job?.status ?? '',
@@ -165,7 +195,12 @@ class RowResults {
 }
 
 /** ERP inputs and the fallback: every data row re-parsed, padded to the header's width. */
-async function* reparsedRows(file: string, knownHeader: string[] | undefined, results: RowResults, opts: ResultCsvOptions): AsyncGenerator<string[]> {
+async function* reparsedRows(
+  file: string,
+  knownHeader: string[] | undefined,
+  results: RowResults,
+  opts: ResultCsvOptions,
+): AsyncGenerator<string[]> {
   const mappingOpt = opts.mapping ? { mapping: opts.mapping } : {};
   const { readCsvRows, readCsvHeader } = await import('../manifest/csv/read-csv-rows.js');
   const header = knownHeader ?? (await readCsvHeader(file, mappingOpt))?.header ?? [];
@@ -184,7 +219,11 @@ function padTo(cells: string[], width: number): string[] {
  * NotVerbatim (before anything is renamed into place) when the records found are not exactly
  * the item rows the reader found: the caller then re-parses instead.
  */
-async function* verbatimChunks(file: string, header: string[], results: RowResults): AsyncGenerator<string | Uint8Array> {
+async function* verbatimChunks(
+  file: string,
+  header: string[],
+  results: RowResults,
+): AsyncGenerator<string | Uint8Array> {
   yield stringify([[...header, ...CSV_RESULT_COLUMNS].map(neutraliseCell)]);
   const out = new OutputBuffer(COPY_CHUNK_BYTES * 2);
   const scanner = new CsvRecordScanner();
@@ -206,7 +245,12 @@ async function* verbatimChunks(file: string, header: string[], results: RowResul
     const tail = results.cells(row);
     if (scanner.reparse) {
       const lineEnd = scanner.lineEnd === LineEnd.CRLF ? '\r\n' : '\n';
-      const parsed = parse(data.subarray(start, scanner.end), { delimiter: ',', relax_quotes: true, relax_column_count: true, record_delimiter: lineEnd }) as string[][];
+      const parsed = parse(data.subarray(start, scanner.end), {
+        delimiter: ',',
+        relax_quotes: true,
+        relax_column_count: true,
+        record_delimiter: lineEnd,
+      }) as string[][];
       if (parsed.length !== 1) throw new NotVerbatim(`row ${row} re-parses as ${parsed.length} records`);
       out.text(stringify([[...padTo(parsed[0], width), ...tail].map(neutraliseCell)]));
       return;
@@ -241,7 +285,8 @@ async function* verbatimChunks(file: string, header: string[], results: RowResul
           continue;
         }
         first = false;
-        if (data.length >= 2 && ((data[0] === 0xff && data[1] === 0xfe) || (data[0] === 0xfe && data[1] === 0xff))) throw new NotVerbatim('UTF-16 input');
+        if (data.length >= 2 && ((data[0] === 0xff && data[1] === 0xfe) || (data[0] === 0xfe && data[1] === 0xff)))
+          throw new NotVerbatim('UTF-16 input');
         if (data.length >= 3 && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) pos = 3;
       }
       while (pos < data.length && scanner.scan(data, pos, eof)) {
@@ -256,7 +301,8 @@ async function* verbatimChunks(file: string, header: string[], results: RowResul
   } finally {
     await handle.close();
   }
-  if (copied !== results.itemRowCount) throw new NotVerbatim(`found ${copied} item rows, the reader ${results.itemRowCount}`);
+  if (copied !== results.itemRowCount)
+    throw new NotVerbatim(`found ${copied} item rows, the reader ${results.itemRowCount}`);
   if (out.length > 0) yield out.flush();
 }
 
@@ -302,7 +348,7 @@ export function csvCell(value: string): string {
 
 function errorText(e: ReportError): string {
   const s = e.source;
-  const where = s && 'row' in s ? s.columnName ?? e.field : e.field;
+  const where = s && 'row' in s ? (s.columnName ?? e.field) : e.field;
   return where ? `${where}: ${e.message}` : e.message;
 }
 

@@ -62,7 +62,8 @@ const PLACEHOLDER_TEXT = `\n${JOB_KEY_INDENT}"items": ${JSON.stringify(PLACEHOLD
 function jobView(job: JobResult): unknown {
   if (!itemsPending(job)) return job;
   const view: Record<string, unknown> = {};
-  for (const key of Object.keys(job)) view[key] = key === 'items' ? PLACEHOLDER : (job as unknown as Record<string, unknown>)[key];
+  for (const key of Object.keys(job))
+    view[key] = key === 'items' ? PLACEHOLDER : (job as unknown as Record<string, unknown>)[key];
   return view;
 }
 

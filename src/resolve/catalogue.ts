@@ -1,12 +1,23 @@
 import type { ApiClient } from '../api/client.js';
 import { isNotFound } from '../api/errors.js';
 import type {
-  AccountProfile, AssetDto, Country, DeliveryOption, EarliestShipDate, PriceCodeDto, PriceCodeQuery,
-  PromoValidationResult, State, StockItem,
+  AccountProfile,
+  AssetDto,
+  Country,
+  DeliveryOption,
+  EarliestShipDate,
+  PriceCodeDto,
+  PriceCodeQuery,
+  PromoValidationResult,
+  State,
+  StockItem,
 } from '../api/types.js';
 
 /** The parts of the API client the catalogue reads. The real client satisfies it. */
-export type CatalogueClient = Pick<ApiClient, 'priceCodes' | 'jobs' | 'assets' | 'account' | 'lookups' | 'stock' | 'promo'>;
+export type CatalogueClient = Pick<
+  ApiClient,
+  'priceCodes' | 'jobs' | 'assets' | 'account' | 'lookups' | 'stock' | 'promo'
+>;
 
 /**
  * One account's reference data for one run, fetched lazily and at most once per distinct
@@ -75,9 +86,12 @@ export function createCatalogue(client: CatalogueClient): AccountCatalogue {
     ),
     deliveryOptions: once(() => client.jobs.deliveryOptions()),
     priceCode: keyed(
-      (code: string, dims?: { dgX: number; dgY: number }) => JSON.stringify([code, dims?.dgX ?? null, dims?.dgY ?? null]),
       (code: string, dims?: { dgX: number; dgY: number }) =>
-        orUndefined(client.priceCodes.get(code, dims ? ({ dgX: dims.dgX, dgY: dims.dgY } satisfies PriceCodeQuery) : {})),
+        JSON.stringify([code, dims?.dgX ?? null, dims?.dgY ?? null]),
+      (code: string, dims?: { dgX: number; dgY: number }) =>
+        orUndefined(
+          client.priceCodes.get(code, dims ? ({ dgX: dims.dgX, dgY: dims.dgY } satisfies PriceCodeQuery) : {}),
+        ),
     ),
     priceCodeList: once(async () => {
       const all: PriceCodeDto[] = [];
@@ -92,7 +106,10 @@ export function createCatalogue(client: CatalogueClient): AccountCatalogue {
       }
       return all;
     }),
-    asset: keyed((tag: string) => tag, (tag: string) => orUndefined(client.assets.get(tag))),
+    asset: keyed(
+      (tag: string) => tag,
+      (tag: string) => orUndefined(client.assets.get(tag)),
+    ),
     assetTagsLike: keyed(
       (text: string) => text.toLowerCase(),
       async (text: string) => {
@@ -100,7 +117,10 @@ export function createCatalogue(client: CatalogueClient): AccountCatalogue {
         return page.entities.map((a) => a.assetTag).filter((t): t is string => t !== null);
       },
     ),
-    stock: keyed((code: string) => code, (code: string) => orUndefined(client.stock.get(code, { includePricing: true }))),
+    stock: keyed(
+      (code: string) => code,
+      (code: string) => orUndefined(client.stock.get(code, { includePricing: true })),
+    ),
     promo: keyed(
       (code: string, processCodes: readonly string[]) => JSON.stringify([code, setKey(processCodes)]),
       (code: string, processCodes: readonly string[]) => {

@@ -17,9 +17,11 @@ export function matchCountry(input: string, countries: readonly Country[]): Matc
   const text = input.trim();
   const upper = text.toUpperCase();
   const byCode =
-    text.length === 2 ? countries.find((c) => c.iso2.toUpperCase() === upper)
-    : text.length === 3 ? countries.find((c) => c.iso3.toUpperCase() === upper)
-    : undefined;
+    text.length === 2
+      ? countries.find((c) => c.iso2.toUpperCase() === upper)
+      : text.length === 3
+        ? countries.find((c) => c.iso3.toUpperCase() === upper)
+        : undefined;
   if (byCode) return { found: byCode };
   const folded = foldCase(text);
   const byName = countries.find((c) => foldCase(c.name) === folded);
@@ -30,6 +32,9 @@ export function matchCountry(input: string, countries: readonly Country[]): Matc
 
   // Fuzzy matching two-letter codes suggests nonsense (every code is one edit from dozens),
   // so only names are suggested.
-  const suggestion = suggest(text, countries.map((c) => c.name));
+  const suggestion = suggest(
+    text,
+    countries.map((c) => c.name),
+  );
   return suggestion === undefined ? {} : { suggestion };
 }

@@ -11,9 +11,16 @@ export function matchDeliveryOption(input: string, options: readonly DeliveryOpt
   const exact = options.find((o) => o.code === text);
   if (exact) return { found: exact };
   const folded = foldCase(text);
-  const found =
-    options.find((o) => foldCase(o.code) === folded) ?? options.find((o) => foldCase(o.label) === folded);
+  const found = options.find((o) => foldCase(o.code) === folded) ?? options.find((o) => foldCase(o.label) === folded);
   if (found) return { found };
-  const suggestion = suggest(text, options.map((o) => o.label)) ?? suggest(text, options.map((o) => o.code));
+  const suggestion =
+    suggest(
+      text,
+      options.map((o) => o.label),
+    ) ??
+    suggest(
+      text,
+      options.map((o) => o.code),
+    );
   return suggestion === undefined ? {} : { suggestion };
 }

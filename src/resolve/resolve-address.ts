@@ -30,7 +30,11 @@ export async function resolveAddress(
   const diagnostics: Diagnostic[] = [];
   const path = `${base}.deliveryAddress`;
   const {
-    deliveryMethod, country: countryText, countryCodeISO2: isoText, state: stateText, stateCode: stateCodeText,
+    deliveryMethod,
+    country: countryText,
+    countryCodeISO2: isoText,
+    state: stateText,
+    stateCode: stateCodeText,
     ...rest
   } = input;
   const address: DeliveryAddress = { ...rest, deliveryMethod: deliveryMethod ?? '' };
@@ -49,7 +53,13 @@ export async function resolveAddress(
     if (method && !isCollection) diagnostics.push(...routingGaps(input, country, method.code, path, sources));
   } else if (countryText === undefined && isoText === undefined && method && !isCollection) {
     diagnostics.push(
-      diagnostic(sources, 'error', 'country.missing', `${path}.country`, `delivery method ${quote(method.code)} ships by courier: the address needs a country`),
+      diagnostic(
+        sources,
+        'error',
+        'country.missing',
+        `${path}.country`,
+        `delivery method ${quote(method.code)} ships by courier: the address needs a country`,
+      ),
     );
   }
 
@@ -65,12 +75,21 @@ export async function resolveAddress(
         if (m.found) abbreviation = m.found.abbreviation;
         else {
           const hint = m.suggestion === undefined ? '' : ` (did you mean ${quote(m.suggestion)}?)`;
-          diagnostics.push(diagnostic(sources, 'error', 'state.unknown', field, `${quote(written)} is not a state of ${country.name}${hint}`));
+          diagnostics.push(
+            diagnostic(
+              sources,
+              'error',
+              'state.unknown',
+              field,
+              `${quote(written)} is not a state of ${country.name}${hint}`,
+            ),
+          );
         }
       }
     }
     if (stateText !== undefined) address.state = abbreviation;
-    if (stateCodeText !== undefined) address.stateCode = stateText !== undefined ? await sameState(stateCodeText, country, catalogue) : abbreviation;
+    if (stateCodeText !== undefined)
+      address.stateCode = stateText !== undefined ? await sameState(stateCodeText, country, catalogue) : abbreviation;
   }
   return { address, isCollection, diagnostics };
 }
@@ -80,7 +99,13 @@ export async function resolveAddress(
  * says which parts a country's addresses have (`hasState`, `hasPostalCode`); street and
  * city every courier needs.
  */
-function routingGaps(input: ManifestDeliveryAddress, country: Country, method: string, path: string, sources: SourceMap): Diagnostic[] {
+function routingGaps(
+  input: ManifestDeliveryAddress,
+  country: Country,
+  method: string,
+  path: string,
+  sources: SourceMap,
+): Diagnostic[] {
   const blank = (v: string | undefined): boolean => v === undefined || v.trim() === '';
   const needed: [keyof ManifestDeliveryAddress, boolean][] = [
     ['streetAddress', blank(input.streetAddress)],
@@ -91,7 +116,13 @@ function routingGaps(input: ManifestDeliveryAddress, country: Country, method: s
   return needed
     .filter(([, missing]) => missing)
     .map(([field]) =>
-      diagnostic(sources, 'error', 'address.incomplete', `${path}.${field}`, `a courier delivery (${method}) to ${country.name} needs ${field === 'state' ? 'a state' : `a ${field}`}`),
+      diagnostic(
+        sources,
+        'error',
+        'address.incomplete',
+        `${path}.${field}`,
+        `a courier delivery (${method}) to ${country.name} needs ${field === 'state' ? 'a state' : `a ${field}`}`,
+      ),
     );
 }
 
@@ -111,7 +142,13 @@ async function resolveMethod(
   const hint = m.suggestion === undefined ? '' : ` (did you mean ${quote(m.suggestion)}?)`;
   const list = options.map((o) => `${o.code} (${o.label})`).join(', ');
   diagnostics.push(
-    diagnostic(sources, 'error', 'deliveryMethod.unknown', field, `${quote(written)} is not a delivery method of this account${hint}; available: ${list}`),
+    diagnostic(
+      sources,
+      'error',
+      'deliveryMethod.unknown',
+      field,
+      `${quote(written)} is not a delivery method of this account${hint}; available: ${list}`,
+    ),
   );
   return undefined;
 }
@@ -130,7 +167,9 @@ async function resolveCountry(
     const m = matchCountry(text, countries);
     if (m.found) return m.found;
     const hint = m.suggestion === undefined ? '' : ` (did you mean ${quote(m.suggestion)}?)`;
-    diagnostics.push(diagnostic(sources, 'error', 'country.unknown', field, `${quote(text)} is not a country known to the API${hint}`));
+    diagnostics.push(
+      diagnostic(sources, 'error', 'country.unknown', field, `${quote(text)} is not a country known to the API${hint}`),
+    );
     return undefined;
   };
   const byIso = isoText === undefined ? undefined : one(isoText, `${path}.countryCodeISO2`);

@@ -53,15 +53,27 @@ export async function resolveItem(
       return {
         line: { ...item } as JobLineRequest,
         diagnostics: [
-          diagnostic(sources, 'warning', 'itemType.unchecked', `${base}.itemType`, `itemType ${quote(item.itemType)} is not checked before sending; the API will judge it`),
+          diagnostic(
+            sources,
+            'warning',
+            'itemType.unchecked',
+            `${base}.itemType`,
+            `itemType ${quote(item.itemType)} is not checked before sending; the API will judge it`,
+          ),
         ],
-        pricing: { index, quantity: item.quantity ?? 0, unpricedReason: `itemType ${item.itemType} cannot be estimated` },
+        pricing: {
+          index,
+          quantity: item.quantity ?? 0,
+          unpricedReason: `itemType ${item.itemType} cannot be estimated`,
+        },
       };
   }
 }
 
 /** DG-X / DG-Y attributes as numbers, when both are present and numeric. */
-export function dimensionsOf(attributes: Readonly<Record<string, string>> | undefined): { dgX: number; dgY: number } | undefined {
+export function dimensionsOf(
+  attributes: Readonly<Record<string, string>> | undefined,
+): { dgX: number; dgY: number } | undefined {
   const x = attributes?.[DG_X];
   const y = attributes?.[DG_Y];
   if (x === undefined || y === undefined || String(x).trim() === '' || String(y).trim() === '') return undefined;
@@ -70,12 +82,23 @@ export function dimensionsOf(attributes: Readonly<Record<string, string>> | unde
   return Number.isFinite(dgX) && Number.isFinite(dgY) ? { dgX, dgY } : undefined;
 }
 
-async function resolvePriceCodeItem(item: ManifestItem, base: string, index: number, catalogue: AccountCatalogue, sources: SourceMap): Promise<ResolvedItem> {
-  const line: PriceCodeLineRequest = pick(
-    { itemType: 'PriceCode', code: item.code },
-    item,
-    ['quantity', 'customerReference', 'groupHead', 'group', 'attributes', 'externalArtworkUrl', 'externalId', 'isSample'],
-  );
+async function resolvePriceCodeItem(
+  item: ManifestItem,
+  base: string,
+  index: number,
+  catalogue: AccountCatalogue,
+  sources: SourceMap,
+): Promise<ResolvedItem> {
+  const line: PriceCodeLineRequest = pick({ itemType: 'PriceCode', code: item.code }, item, [
+    'quantity',
+    'customerReference',
+    'groupHead',
+    'group',
+    'attributes',
+    'externalArtworkUrl',
+    'externalId',
+    'isSample',
+  ]);
   const quantity = item.quantity ?? 0;
   const codeField = `${base}.code`;
   const dims = dimensionsOf(item.attributes);
@@ -88,7 +111,11 @@ async function resolvePriceCodeItem(item: ManifestItem, base: string, index: num
     const hint = dims ? '' : ` (a custom-size code needs its width and height as attributes ${DG_X} and ${DG_Y})`;
     const refused = rejection(err, codeField, `to price ${quote(item.code)}`, sources, hint);
     if (!refused) throw err;
-    return { line, diagnostics: [refused], pricing: { index, quantity, unpricedReason: 'the API refused to price this code' } };
+    return {
+      line,
+      diagnostics: [refused],
+      pricing: { index, quantity, unpricedReason: 'the API refused to price this code' },
+    };
   }
   if (!dto) {
     // Only now is the list worth fetching: once per run, to suggest the account's spelling.
@@ -96,7 +123,13 @@ async function resolvePriceCodeItem(item: ManifestItem, base: string, index: num
     return {
       line,
       diagnostics: [
-        diagnostic(sources, 'error', 'priceCode.unknown', codeField, `${quote(item.code)} is not a price code of this account${didYouMean(item.code, listed)}`),
+        diagnostic(
+          sources,
+          'error',
+          'priceCode.unknown',
+          codeField,
+          `${quote(item.code)} is not a price code of this account${didYouMean(item.code, listed)}`,
+        ),
       ],
       pricing: { index, quantity, unpricedReason: 'unknown price code' },
     };
@@ -109,15 +142,33 @@ async function resolvePriceCodeItem(item: ManifestItem, base: string, index: num
     ...(dto.processCode ? { processCode: dto.processCode } : {}),
     priceBands: dto.priceBands,
     setup: dto.standardSetup,
-    designKey: JSON.stringify(['PriceCode', dto.priceCode ?? item.code, sortedEntries(item.attributes), item.externalArtworkUrl ?? null]),
+    designKey: JSON.stringify([
+      'PriceCode',
+      dto.priceCode ?? item.code,
+      sortedEntries(item.attributes),
+      item.externalArtworkUrl ?? null,
+    ]),
   };
   if (item.isSample === true) pricing.samplePrice = dto.samplePrice ?? null;
   if (dto.hasMetaDataAttributes && !dims) pricing.unpricedReason = 'a custom size needs DG-X and DG-Y to be priced';
   return { line, diagnostics, pricing, ...(dto.processCode ? { processCode: dto.processCode } : {}) };
 }
 
-async function resolveAssetItem(item: ManifestItem, base: string, index: number, catalogue: AccountCatalogue, sources: SourceMap): Promise<ResolvedItem> {
-  const line: AssetLineRequest = pick({ itemType: 'Asset', code: item.code }, item, ['quantity', 'customerReference', 'groupHead', 'group', 'garment', 'comment']);
+async function resolveAssetItem(
+  item: ManifestItem,
+  base: string,
+  index: number,
+  catalogue: AccountCatalogue,
+  sources: SourceMap,
+): Promise<ResolvedItem> {
+  const line: AssetLineRequest = pick({ itemType: 'Asset', code: item.code }, item, [
+    'quantity',
+    'customerReference',
+    'groupHead',
+    'group',
+    'garment',
+    'comment',
+  ]);
   const quantity = item.quantity ?? 0;
   const codeField = `${base}.code`;
   let asset: AssetDto | undefined;
@@ -133,7 +184,9 @@ async function resolveAssetItem(item: ManifestItem, base: string, index: number,
     const hint = didYouMean(item.code, await catalogue.assetTagsLike(item.code));
     return {
       line,
-      diagnostics: [diagnostic(sources, 'error', 'asset.unknown', codeField, `no asset ${quote(item.code)} on this account${hint}`)],
+      diagnostics: [
+        diagnostic(sources, 'error', 'asset.unknown', codeField, `no asset ${quote(item.code)} on this account${hint}`),
+      ],
       pricing: { index, quantity, unpricedReason: 'unknown asset' },
     };
   }
@@ -153,8 +206,20 @@ async function resolveAssetItem(item: ManifestItem, base: string, index: number,
   };
 }
 
-async function resolveStockItem(item: ManifestItem, base: string, index: number, catalogue: AccountCatalogue, sources: SourceMap): Promise<ResolvedItem> {
-  const line: StockLineRequest = pick({ itemType: 'Stock', code: item.code }, item, ['customerReference', 'groupHead', 'group', 'variantCode', 'sizeQuantities']);
+async function resolveStockItem(
+  item: ManifestItem,
+  base: string,
+  index: number,
+  catalogue: AccountCatalogue,
+  sources: SourceMap,
+): Promise<ResolvedItem> {
+  const line: StockLineRequest = pick({ itemType: 'Stock', code: item.code }, item, [
+    'customerReference',
+    'groupHead',
+    'group',
+    'variantCode',
+    'sizeQuantities',
+  ]);
   const sum = Object.values(item.sizeQuantities ?? {}).reduce((a, b) => a + b, 0);
   line.quantity = sum;
   const codeField = `${base}.code`;
@@ -164,12 +229,18 @@ async function resolveStockItem(item: ManifestItem, base: string, index: number,
   } catch (err) {
     const refused = rejection(err, codeField, `stock code ${quote(item.code)}`, sources);
     if (!refused) throw err;
-    return { line, diagnostics: [refused], pricing: { index, quantity: sum, unpricedReason: 'the API refused this stock code' } };
+    return {
+      line,
+      diagnostics: [refused],
+      pricing: { index, quantity: sum, unpricedReason: 'the API refused this stock code' },
+    };
   }
   if (!stock) {
     return {
       line,
-      diagnostics: [diagnostic(sources, 'error', 'stock.unknown', codeField, `no stock item ${quote(item.code)} for this account`)],
+      diagnostics: [
+        diagnostic(sources, 'error', 'stock.unknown', codeField, `no stock item ${quote(item.code)} for this account`),
+      ],
       pricing: { index, quantity: sum, unpricedReason: 'unknown stock code' },
     };
   }
@@ -203,7 +274,13 @@ function rejection(err: unknown, field: string, what: string, sources: SourceMap
   // Field errors say what is wrong; the RFC 7807 detail is often only "validation errors occurred".
   const fieldErrors = Object.values(err.errors ?? {}).flat();
   const why = fieldErrors.length > 0 ? fieldErrors.join('; ') : (err.detail ?? err.title ?? '');
-  return diagnostic(sources, 'error', 'api.lookup-refused', field, `the API refused ${what}${why ? `: ${why}` : ''}${hint}`);
+  return diagnostic(
+    sources,
+    'error',
+    'api.lookup-refused',
+    field,
+    `the API refused ${what}${why ? `: ${why}` : ''}${hint}`,
+  );
 }
 
 /** `target` plus those of `keys` that `item` has (defined): the candidate gets no stray keys. */

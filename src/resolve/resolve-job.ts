@@ -23,7 +23,13 @@ export interface ResolvedJob {
 
 /** Job-level fields copied to the candidate as written (manifest-only keys such as `cancel` are not). */
 const JOB_FIELDS = [
-  'orderComment', 'customerUserId', 'mustDate', 'timeSensitive', 'description', 'orderGroup', 'orderGroupSequence',
+  'orderComment',
+  'customerUserId',
+  'mustDate',
+  'timeSensitive',
+  'description',
+  'orderGroup',
+  'orderGroupSequence',
   'locationCodeOverride',
 ] as const satisfies readonly (keyof ManifestJob & keyof JobCandidate)[];
 
@@ -38,7 +44,11 @@ const JOB_FIELDS = [
  * none, empty items, size sums) belong to the check stage (src/manifest/rules) and are not
  * repeated here, so each mistake is reported once.
  */
-export async function resolveJob(manifest: Manifest, jobIndex: number, catalogue: AccountCatalogue): Promise<ResolvedJob> {
+export async function resolveJob(
+  manifest: Manifest,
+  jobIndex: number,
+  catalogue: AccountCatalogue,
+): Promise<ResolvedJob> {
   const job = manifest.jobs[jobIndex];
   const sources = manifest.sources;
   const base = `jobs[${jobIndex}]`;
@@ -59,7 +69,13 @@ export async function resolveJob(manifest: Manifest, jobIndex: number, catalogue
   const diagnostics: Diagnostic[] = [...address.diagnostics, ...items.flatMap((r) => r.diagnostics)];
   if (promo && !promo.isValid) {
     diagnostics.push(
-      diagnostic(sources, 'error', 'promocode.invalid', `${base}.promocode`, `promo code ${quote(promocode as string)} is not valid${promo.message ? `: ${promo.message}` : ''}`),
+      diagnostic(
+        sources,
+        'error',
+        'promocode.invalid',
+        `${base}.promocode`,
+        `promo code ${quote(promocode as string)} is not valid${promo.message ? `: ${promo.message}` : ''}`,
+      ),
     );
   }
 
@@ -70,7 +86,13 @@ export async function resolveJob(manifest: Manifest, jobIndex: number, catalogue
     dateDue ??= earliestLocalDate(earliest);
   } else if (dateDue === undefined) {
     diagnostics.push(
-      diagnostic(sources, 'error', 'dateDue.unavailable', `${base}.dateDue`, `the API gives no earliest ship date for ${processCodes.join(', ') || 'this job'}: give a dateDue`),
+      diagnostic(
+        sources,
+        'error',
+        'dateDue.unavailable',
+        `${base}.dateDue`,
+        `the API gives no earliest ship date for ${processCodes.join(', ') || 'this job'}: give a dateDue`,
+      ),
     );
   }
 

@@ -8,6 +8,14 @@ export function matchState(input: string, states: readonly State[]): Match<State
   const found =
     states.find((s) => foldCase(s.abbreviation) === folded) ?? states.find((s) => foldCase(s.name) === folded);
   if (found) return { found };
-  const suggestion = suggest(input, states.map((s) => s.name)) ?? suggest(input, states.map((s) => s.abbreviation));
+  const suggestion =
+    suggest(
+      input,
+      states.map((s) => s.name),
+    ) ??
+    suggest(
+      input,
+      states.map((s) => s.abbreviation),
+    );
   return suggestion === undefined ? {} : { suggestion };
 }

@@ -50,8 +50,16 @@ export class SandboxAdmin {
    * To the next lifecycle status, or to a named one. `unlisted: true` allows a name the
    * job-status lookup does not have (a status added after the client was written).
    */
-  advanceJob(jobNumber: number, status?: string, opts: { unlisted?: boolean } = {}): Promise<{ jobNumber: number; jobStatus: string }> {
-    return this.call('POST', `/jobs/${jobNumber}/advance`, status === undefined ? {} : { status, ...(opts.unlisted ? { unlisted: true } : {}) });
+  advanceJob(
+    jobNumber: number,
+    status?: string,
+    opts: { unlisted?: boolean } = {},
+  ): Promise<{ jobNumber: number; jobStatus: string }> {
+    return this.call(
+      'POST',
+      `/jobs/${jobNumber}/advance`,
+      status === undefined ? {} : { status, ...(opts.unlisted ? { unlisted: true } : {}) },
+    );
   }
 
   /** Moves the sandbox clock forward (tokens, ship dates, job progress, promo expiry follow). */

@@ -17,11 +17,18 @@ export type TokenCheck = { ok: true; account: AccountDef } | { ok: false; reason
 export class TokenStore {
   private readonly tokens = new Map<string, TokenRecord>();
 
-  constructor(private readonly clock: SandboxClock, private readonly ttlSeconds: number) {}
+  constructor(
+    private readonly clock: SandboxClock,
+    private readonly ttlSeconds: number,
+  ) {}
 
   issue(account: AccountDef): { access_token: string; expires_in: number } {
     const token = `sbx.${account.region}.${randomBytes(24).toString('base64url')}`;
-    this.tokens.set(token, { account, region: account.region, expiresAtMs: this.clock.nowMs() + this.ttlSeconds * 1000 });
+    this.tokens.set(token, {
+      account,
+      region: account.region,
+      expiresAtMs: this.clock.nowMs() + this.ttlSeconds * 1000,
+    });
     return { access_token: token, expires_in: this.ttlSeconds };
   }
 

@@ -15,10 +15,13 @@ export function isJsonContentType(header: string | undefined): boolean {
 export function readJson(ctx: ApiContext): { value: unknown; raw: string } {
   const ct = ctx.headers['content-type'];
   if (!isJsonContentType(ct)) {
-    throw new ProblemError(problem(415, `Content type '${ct ?? '(none)'}' is not supported; send application/json.`, ctx.path));
+    throw new ProblemError(
+      problem(415, `Content type '${ct ?? '(none)'}' is not supported; send application/json.`, ctx.path),
+    );
   }
   const raw = ctx.rawBody.toString('utf8');
-  if (raw.trim() === '') throw new ProblemError(fieldErrors(ctx.path, { '': ['A non-empty request body is required.'] }));
+  if (raw.trim() === '')
+    throw new ProblemError(fieldErrors(ctx.path, { '': ['A non-empty request body is required.'] }));
   try {
     return { value: JSON.parse(raw), raw };
   } catch (err) {

@@ -8,7 +8,11 @@
 const dateFormats = new Map<string, Intl.DateTimeFormat>();
 const offsetFormats = new Map<string, Intl.DateTimeFormat>();
 
-function cached(cache: Map<string, Intl.DateTimeFormat>, timeZone: string, make: () => Intl.DateTimeFormat): Intl.DateTimeFormat {
+function cached(
+  cache: Map<string, Intl.DateTimeFormat>,
+  timeZone: string,
+  make: () => Intl.DateTimeFormat,
+): Intl.DateTimeFormat {
   let f = cache.get(timeZone);
   if (!f) {
     f = make();
@@ -19,7 +23,11 @@ function cached(cache: Map<string, Intl.DateTimeFormat>, timeZone: string, make:
 
 /** `YYYY-MM-DD` of an instant, as seen in `timeZone`. */
 export function localDate(instant: Date, timeZone: string): string {
-  const format = cached(dateFormats, timeZone, () => new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }));
+  const format = cached(
+    dateFormats,
+    timeZone,
+    () => new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }),
+  );
   const parts = format.formatToParts(instant);
   const get = (t: string): string => parts.find((p) => p.type === t)?.value ?? '00';
   return `${get('year')}-${get('month')}-${get('day')}`;
@@ -27,9 +35,10 @@ export function localDate(instant: Date, timeZone: string): string {
 
 /** Offset of `timeZone` from UTC at `instant`, in minutes (e.g. -300 for America/Chicago in summer). */
 export function offsetMinutes(instant: Date, timeZone: string): number {
-  const name = cached(offsetFormats, timeZone, () => new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' }))
-    .formatToParts(instant)
-    .find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
+  const name =
+    cached(offsetFormats, timeZone, () => new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' }))
+      .formatToParts(instant)
+      .find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
   const m = /GMT([+-])(\d{2}):?(\d{2})?/.exec(name);
   if (!m) return 0;
   const sign = m[1] === '-' ? -1 : 1;

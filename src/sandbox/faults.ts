@@ -57,7 +57,10 @@ export class Faults {
           out.action = {
             kind: 'status',
             status: rule.status ?? 503,
-            retryAfterSeconds: rule.status === 429 || rule.status === 503 || rule.status === undefined ? (rule.retryAfterSeconds ?? 1) : (rule.retryAfterSeconds ?? null),
+            retryAfterSeconds:
+              rule.status === 429 || rule.status === 503 || rule.status === undefined
+                ? (rule.retryAfterSeconds ?? 1)
+                : (rule.retryAfterSeconds ?? null),
           };
           break;
         default:

@@ -22,7 +22,13 @@ export function boolParam(query: URLSearchParams, name: string): boolean | undef
  * The list envelope used by assets, users and transactions. `selfUrl` is the request's
  * absolute URL; next/previous links keep every other query parameter and change `page`.
  */
-export function listEnvelope<T>(all: T[], page: number, pageSize: number, filter: string | null, selfUrl: URL): ListEnvelope<T> {
+export function listEnvelope<T>(
+  all: T[],
+  page: number,
+  pageSize: number,
+  filter: string | null,
+  selfUrl: URL,
+): ListEnvelope<T> {
   const totalResults = all.length;
   const totalPages = Math.ceil(totalResults / pageSize);
   const entities = all.slice((page - 1) * pageSize, page * pageSize);

@@ -43,6 +43,8 @@ export function fieldErrors(instance: string, errors: Record<string, string[]>):
 /** Thrown inside a handler to answer with a problem; caught by the server. */
 export class ProblemError extends Error {
   constructor(readonly reply: Reply) {
-    super(typeof reply.body === 'object' && reply.body !== null ? String((reply.body as ProblemDetails).detail) : 'problem');
+    super(
+      typeof reply.body === 'object' && reply.body !== null ? String((reply.body as ProblemDetails).detail) : 'problem',
+    );
   }
 }

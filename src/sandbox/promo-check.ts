@@ -6,7 +6,12 @@ import { PROMOS } from './data/promos.js';
  * usage not exceeded and, when process codes are given, applicable to at least one of them.
  * Codes match case-insensitively; the result echoes the canonical code.
  */
-export function checkPromo(code: string, processCodes: string[] | null, nowMs: number, clockStartMs: number): PromoValidationResult {
+export function checkPromo(
+  code: string,
+  processCodes: string[] | null,
+  nowMs: number,
+  clockStartMs: number,
+): PromoValidationResult {
   const def = PROMOS.find((p) => p.code.toUpperCase() === code.trim().toUpperCase());
   const invalid = (message: string): PromoValidationResult => ({
     isValid: false,

@@ -36,7 +36,11 @@ export class Router<H> {
       const m = /^\{(\w+)\}$/.exec(s);
       return m ? { literal: null, param: m[1] } : { literal: s.toLowerCase(), param: null };
     });
-    this.compiled.push({ route: { method, template, handler }, segments, literals: segments.filter((s) => s.literal).length });
+    this.compiled.push({
+      route: { method, template, handler },
+      segments,
+      literals: segments.filter((s) => s.literal).length,
+    });
     return this;
   }
 

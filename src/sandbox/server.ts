@@ -32,7 +32,16 @@ export interface ServerDeps {
 
 function apiRouter(): Router<ApiHandler> {
   const r = new Router<ApiHandler>();
-  for (const reg of [registerPriceCodes, registerJobs, registerAssets, registerAccount, registerLookups, registerStock, registerPromo]) reg(r);
+  for (const reg of [
+    registerPriceCodes,
+    registerJobs,
+    registerAssets,
+    registerAccount,
+    registerLookups,
+    registerStock,
+    registerPromo,
+  ])
+    reg(r);
   return r;
 }
 
@@ -101,7 +110,11 @@ export function createSandboxServer(deps: ServerDeps): { server: Server; calls: 
 
     const regionCode = segments[0] as RegionCode;
     const region = REGIONS[regionCode];
-    if (!region) return send(res, problem(404, `No region '${segments[0] ?? ''}'. Regions: ${Object.keys(REGIONS).join(', ')}.`, url.pathname));
+    if (!region)
+      return send(
+        res,
+        problem(404, `No region '${segments[0] ?? ''}'. Regions: ${Object.keys(REGIONS).join(', ')}.`, url.pathname),
+      );
     const area = segments[1];
     const rest = '/' + segments.slice(2).join('/');
 
@@ -114,7 +127,8 @@ export function createSandboxServer(deps: ServerDeps): { server: Server; calls: 
         key = `${method} ${m.match.route.template}`;
         run = () => {
           const auth = deps.tokens.verify(req.headers.authorization, region.code);
-          if (!auth.ok) return problem(401, auth.reason, url.pathname, {}, { 'www-authenticate': 'Bearer error="invalid_token"' });
+          if (!auth.ok)
+            return problem(401, auth.reason, url.pathname, {}, { 'www-authenticate': 'Bearer error="invalid_token"' });
           const ctx: ApiContext = {
             world: deps.world,
             region,
@@ -137,15 +151,25 @@ export function createSandboxServer(deps: ServerDeps): { server: Server; calls: 
         key = `${method} (unmatched)`;
         run = () =>
           m.kind === 'method-not-allowed'
-            ? { ...problem(405, `${method} is not allowed here.`, url.pathname), headers: { allow: m.allowed.join(', ') } }
+            ? {
+                ...problem(405, `${method} is not allowed here.`, url.pathname),
+                headers: { allow: m.allowed.join(', ') },
+              }
             : problem(404, `No route ${method} ${rest}.`, url.pathname);
       }
-    } else if (area === 'auth' && rest === `/realms/${region.realm}/protocol/openid-connect/token` && method === 'POST') {
+    } else if (
+      area === 'auth' &&
+      rest === `/realms/${region.realm}/protocol/openid-connect/token` &&
+      method === 'POST'
+    ) {
       key = 'POST token';
       run = () => tokenEndpoint(req, body, region.code, url.pathname);
     } else if (area === 'status' && method === 'GET' && (rest === '/status.json' || rest === '/status')) {
       key = `GET ${rest.slice(1)}`;
-      run = () => (rest === '/status.json' ? statusJson(region, deps.world.clock.now()) : statusHtml(region, deps.world.clock.now()));
+      run = () =>
+        rest === '/status.json'
+          ? statusJson(region, deps.world.clock.now())
+          : statusHtml(region, deps.world.clock.now());
     } else {
       key = `${method} (unmatched)`;
       run = () => problem(404, `No route ${method} ${url.pathname}.`, url.pathname);
@@ -161,7 +185,8 @@ export function createSandboxServer(deps: ServerDeps): { server: Server; calls: 
       return;
     }
     if (action?.kind === 'status') {
-      const headers: Record<string, string> = action.retryAfterSeconds !== null ? { 'retry-after': String(action.retryAfterSeconds) } : {};
+      const headers: Record<string, string> =
+        action.retryAfterSeconds !== null ? { 'retry-after': String(action.retryAfterSeconds) } : {};
       return send(res, problem(action.status, `Injected fault: ${action.status}.`, url.pathname, {}, headers));
     }
     let reply: Reply;
@@ -189,7 +214,11 @@ export function createSandboxServer(deps: ServerDeps): { server: Server; calls: 
     };
     const ct = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
     if (ct !== 'application/x-www-form-urlencoded') {
-      return oauth(400, 'invalid_request', 'The token request must be form-encoded (application/x-www-form-urlencoded).');
+      return oauth(
+        400,
+        'invalid_request',
+        'The token request must be form-encoded (application/x-www-form-urlencoded).',
+      );
     }
     const form = new URLSearchParams(body.toString('utf8'));
     if (form.get('grant_type') !== 'client_credentials') {
@@ -208,7 +237,10 @@ export function createSandboxServer(deps: ServerDeps): { server: Server; calls: 
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      send(res, problem(500, `Sandbox internal error: ${err instanceof Error ? err.message : String(err)}`, req.url ?? '/'));
+      send(
+        res,
+        problem(500, `Sandbox internal error: ${err instanceof Error ? err.message : String(err)}`, req.url ?? '/'),
+      );
     });
   });
   return { server, calls };

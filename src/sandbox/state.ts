@@ -1,4 +1,13 @@
-import type { JobLineDto, PriceCodeDto, PricingProcessDto, AccountProfile, PaymentTransaction, ShipmentSettings, UserProfile, ShippingAddressTracking } from '../api/types.js';
+import type {
+  JobLineDto,
+  PriceCodeDto,
+  PricingProcessDto,
+  AccountProfile,
+  PaymentTransaction,
+  ShipmentSettings,
+  UserProfile,
+  ShippingAddressTracking,
+} from '../api/types.js';
 import type { CreatedJobRecord } from './admin-types.js';
 import { CUSTOMERS, customerDef, type CustomerDef } from './data/accounts.js';
 import { generateAssets, generateGlobalAssets, type AssetRecord } from './data/assets.js';

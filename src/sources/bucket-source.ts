@@ -2,9 +2,25 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DONE_MARKER_SUFFIX, REPORT_SUFFIXES, classifyName, isSafeName, markedInput, reportNames, timestampedName } from './drop-names.js';
+import {
+  DONE_MARKER_SUFFIX,
+  REPORT_SUFFIXES,
+  classifyName,
+  isSafeName,
+  markedInput,
+  reportNames,
+  timestampedName,
+} from './drop-names.js';
 import { newOwnerId } from '../storage/lease.js';
-import { DEFAULT_LAYOUT, SourceError, type ClaimedInput, type DropLayout, type DropSource, type FinishOutcome, type ListedInput } from './model.js';
+import {
+  DEFAULT_LAYOUT,
+  SourceError,
+  type ClaimedInput,
+  type DropLayout,
+  type DropSource,
+  type FinishOutcome,
+  type ListedInput,
+} from './model.js';
 import { LeaseObject } from '../storage/s3/lease-object.js';
 import { describe, type S3Store } from '../storage/s3/s3-store.js';
 
@@ -60,7 +76,8 @@ export class BucketSource implements DropSource {
 
   async init(): Promise<void> {
     for (const k of ['processing', 'done', 'failed'] as const) {
-      if (!isSafeName(this.layout[k])) throw new SourceError(`the ${k} prefix name "${this.layout[k]}" must be a plain name`, 'usage');
+      if (!isSafeName(this.layout[k]))
+        throw new SourceError(`the ${k} prefix name "${this.layout[k]}" must be a plain name`, 'usage');
     }
     let probe: Awaited<ReturnType<S3Store['probeConditionalWrites']>>;
     try {
@@ -159,7 +176,8 @@ export class BucketSource implements DropSource {
       renew: () => lease.renew(),
       finish: async (outcome: FinishOutcome, beforeMove?: (finalLocation: string) => Promise<void>) => {
         // Nothing irreversible without the claim: if it was taken over, the taker finishes.
-        if (!(await lease.renew())) throw new SourceError(`lost the claim on ${name}: another instance took it over`, 'unavailable');
+        if (!(await lease.renew()))
+          throw new SourceError(`lost the claim on ${name}: another instance took it over`, 'unavailable');
         const finalName = await this.freeName(outcome, name);
         const finalKey = this.key(outcome, finalName);
         await beforeMove?.(`s3://${store.bucket}/${finalKey}`);

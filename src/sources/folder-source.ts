@@ -2,9 +2,25 @@ import { lstat, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs
 import type { Stats } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { writeFileAtomic } from '../storage/atomic-write.js';
-import { DONE_MARKER_SUFFIX, classifyName, isSafeName, markedInput, reportNames, timestampedName } from './drop-names.js';
+import {
+  DONE_MARKER_SUFFIX,
+  classifyName,
+  isSafeName,
+  markedInput,
+  reportNames,
+  timestampedName,
+} from './drop-names.js';
 import { isExpired, leaseRecord, newOwnerId, parseLease } from '../storage/lease.js';
-import { ClaimLostError, DEFAULT_LAYOUT, SourceError, type ClaimedInput, type DropLayout, type DropSource, type FinishOutcome, type ListedInput } from './model.js';
+import {
+  ClaimLostError,
+  DEFAULT_LAYOUT,
+  SourceError,
+  type ClaimedInput,
+  type DropLayout,
+  type DropSource,
+  type FinishOutcome,
+  type ListedInput,
+} from './model.js';
 
 export interface FolderSourceOptions {
   layout?: DropLayout;
@@ -51,7 +67,8 @@ export class FolderSource implements DropSource {
 
   async init(): Promise<void> {
     for (const k of ['processing', 'done', 'failed'] as const) {
-      if (!isSafeName(this.layout[k])) throw new SourceError(`the ${k} folder name "${this.layout[k]}" must be a plain name`, 'usage');
+      if (!isSafeName(this.layout[k]))
+        throw new SourceError(`the ${k} folder name "${this.layout[k]}" must be a plain name`, 'usage');
     }
     let info: Stats;
     try {
@@ -75,7 +92,10 @@ export class FolderSource implements DropSource {
   private async assertOwnFolder(k: keyof DropLayout): Promise<void> {
     const info = await lstat(this.sub(k)).catch(() => undefined);
     if (info?.isSymbolicLink()) {
-      throw new SourceError(`the ${k} folder ${this.sub(k)} is a symbolic link; refusing to move files through it (make it a real folder)`, 'usage');
+      throw new SourceError(
+        `the ${k} folder ${this.sub(k)} is a symbolic link; refusing to move files through it (make it a real folder)`,
+        'usage',
+      );
     }
     if (info && !info.isDirectory()) throw new SourceError(`${this.sub(k)} is not a folder`, 'usage');
   }
@@ -92,7 +112,8 @@ export class FolderSource implements DropSource {
       } catch {
         continue; // taken by another instance between readdir and lstat
       }
-      if (info.isSymbolicLink()) this.refuse(e.name, 'is a symbolic link; links are not followed (copy the file in instead)');
+      if (info.isSymbolicLink())
+        this.refuse(e.name, 'is a symbolic link; links are not followed (copy the file in instead)');
       else if (!info.isFile()) this.refuse(e.name, 'is not a regular file');
       else out.push({ name: e.name, size: info.size, mtimeMs: info.mtimeMs, marked: markers.has(e.name) });
     }
@@ -111,7 +132,13 @@ export class FolderSource implements DropSource {
     if (!(await this.createClaim(name))) return undefined;
     // An earlier file of this name is still in processing/ (released at a shutdown): resume
     // that one first; renaming over it would lose it. The new one is taken on a later scan.
-    if (await lstat(this.sub('processing', name)).then(() => true, () => false)) return this.claimed(name);
+    if (
+      await lstat(this.sub('processing', name)).then(
+        () => true,
+        () => false,
+      )
+    )
+      return this.claimed(name);
     try {
       await rename(join(this.location, name), this.sub('processing', name));
     } catch (err) {
@@ -194,7 +221,8 @@ export class FolderSource implements DropSource {
     const claimPath = this.claimFile(name);
     const owner = this.owner;
     const leaseMs = this.leaseMs;
-    const holds = async (): Promise<boolean> => parseLease(await readFile(claimPath, 'utf8').catch(() => ''))?.owner === owner;
+    const holds = async (): Promise<boolean> =>
+      parseLease(await readFile(claimPath, 'utf8').catch(() => ''))?.owner === owner;
     return {
       name,
       path,
@@ -216,9 +244,11 @@ export class FolderSource implements DropSource {
         const reports = reportNames(name);
         const finalReports = reportNames(finalName);
         for (let i = 0; i < reports.length; i++) {
-          await rename(this.sub('processing', reports[i]), this.sub(outcome, finalReports[i])).catch((err: NodeJS.ErrnoException) => {
-            if (err.code !== 'ENOENT') throw err;
-          });
+          await rename(this.sub('processing', reports[i]), this.sub(outcome, finalReports[i])).catch(
+            (err: NodeJS.ErrnoException) => {
+              if (err.code !== 'ENOENT') throw err;
+            },
+          );
         }
         await rename(path, finalPath);
         await rm(claimPath, { force: true });
@@ -235,7 +265,14 @@ export class FolderSource implements DropSource {
     const now = new Date();
     for (let attempt = 0; ; attempt++) {
       const candidate = attempt === 0 ? name : timestampedName(name, now, attempt - 1);
-      const taken = await Promise.all([candidate, ...reportNames(candidate)].map((n) => lstat(this.sub(outcome, n)).then(() => true, () => false)));
+      const taken = await Promise.all(
+        [candidate, ...reportNames(candidate)].map((n) =>
+          lstat(this.sub(outcome, n)).then(
+            () => true,
+            () => false,
+          ),
+        ),
+      );
       if (!taken.includes(true)) return candidate;
     }
   }

@@ -86,7 +86,8 @@ export function startWatcher(opts: WatcherOptions): Watcher {
             logger.warn({ file: w.input.location }, 'claim lost: another instance took this input over');
           }
         },
-        (err: unknown) => logger.warn({ file: w.input.location, err: (err as Error).message }, 'could not renew the claim'),
+        (err: unknown) =>
+          logger.warn({ file: w.input.location, err: (err as Error).message }, 'could not renew the claim'),
       );
     }
   }, opts.renewEveryMs ?? 10_000);
@@ -124,7 +125,10 @@ export function startWatcher(opts: WatcherOptions): Watcher {
       w.attempts += 1;
       const delay = Math.min(retryMaxMs, retryMinMs * 2 ** (w.attempts - 1));
       w.dueAt = Date.now() + delay;
-      logger.warn({ file: input.location, retryInMs: delay, attempts: w.attempts }, 'API or store unavailable: input kept in processing, will retry');
+      logger.warn(
+        { file: input.location, retryInMs: delay, attempts: w.attempts },
+        'API or store unavailable: input kept in processing, will retry',
+      );
       held.set(input.name, w);
     } else {
       held.delete(input.name);
@@ -202,7 +206,10 @@ export function startWatcher(opts: WatcherOptions): Watcher {
         } catch (err) {
           scanFailures += 1;
           metrics?.scans.inc({ result: 'error' });
-          logger.error({ location: source.location, err: (err as Error).message, failures: scanFailures }, 'scan failed; will try again');
+          logger.error(
+            { location: source.location, err: (err as Error).message, failures: scanFailures },
+            'scan failed; will try again',
+          );
         }
         if (stopping) break;
         // Next scan: at the interval, or as soon as a file waiting to settle is due (so pick-up

@@ -16,7 +16,11 @@ export interface AtomicWriteOptions {
  * never crosses a file system), fsync, then rename over the target. A reader sees the old
  * file or the new one, never a torn one; a crash leaves at most a stray `.tmp` file.
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array, options: AtomicWriteOptions = {}): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await open(tmp, 'w');
   try {

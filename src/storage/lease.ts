@@ -31,7 +31,12 @@ export function leaseRecord(owner: string, leaseMs: number, now = Date.now()): L
 export function parseLease(text: string): LeaseRecord | undefined {
   try {
     const v = JSON.parse(text) as Partial<LeaseRecord>;
-    if (typeof v.owner === 'string' && typeof v.host === 'string' && typeof v.pid === 'number' && typeof v.until === 'string') {
+    if (
+      typeof v.owner === 'string' &&
+      typeof v.host === 'string' &&
+      typeof v.pid === 'number' &&
+      typeof v.until === 'string'
+    ) {
       return v as LeaseRecord;
     }
   } catch {

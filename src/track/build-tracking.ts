@@ -86,11 +86,17 @@ function empty(checkedAt: string): JobTracking {
  */
 export function needsDetail(active: ActiveJobDto | undefined, previous: JobTracking | undefined, now: Date): boolean {
   if (!active) {
-    const final = previous !== undefined && !previous.inActiveList && previous.detailCheckedAt !== null
-      && previous.problem === null && previous.canEdit === false && previous.isCancelable === false;
+    const final =
+      previous !== undefined &&
+      !previous.inActiveList &&
+      previous.detailCheckedAt !== null &&
+      previous.problem === null &&
+      previous.canEdit === false &&
+      previous.isCancelable === false;
     return !final;
   }
-  if (previous && (previous.masterJobStatus !== active.masterJobStatus || previous.dateOut !== active.dateOut)) return true;
+  if (previous && (previous.masterJobStatus !== active.masterJobStatus || previous.dateOut !== active.dateOut))
+    return true;
   if (active.dateOut !== null) {
     const link = previous?.invoiceFile;
     if (!link || !(Date.parse(link.uriExpires) > now.getTime())) return true;

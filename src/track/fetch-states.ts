@@ -37,7 +37,11 @@ export async function fetchStates(
   const active = new Map<number, ActiveJobDto>();
   if (wanted.size > 0) {
     for (let page = 1; ; page++) {
-      const envelope = await client.jobs.active({ page, pageSize: ACTIVE_PAGE_SIZE, ...(opts.includeClosed ? { includeClosedJobs: true } : {}) });
+      const envelope = await client.jobs.active({
+        page,
+        pageSize: ACTIVE_PAGE_SIZE,
+        ...(opts.includeClosed ? { includeClosedJobs: true } : {}),
+      });
       for (const job of envelope.items) if (wanted.has(job.jobNumber)) active.set(job.jobNumber, job);
       if (active.size === wanted.size || !envelope.hasNextPage || envelope.items.length === 0) break;
     }

@@ -17,12 +17,22 @@ export function formatTable(jobs: readonly TrackedJob[]): string {
       t.problem && t.status === null ? `? (${t.problem})` : (t.status ?? '-') + (t.problem ? ` (${t.problem})` : ''),
       day(t.dateDue) ?? '-',
       shipped(t),
-      t.tracking.map((x) => x.trackingNumber ?? x.trackingLink ?? '').filter(Boolean).join(', ') || '-',
+      t.tracking
+        .map((x) => x.trackingNumber ?? x.trackingLink ?? '')
+        .filter(Boolean)
+        .join(', ') || '-',
       t.invoiceFile ? (t.invoiceNumber ?? 'yes') : '-',
     ]);
   }
   const widths = (rows[0] ?? []).map((_, c) => Math.max(...rows.map((r) => r[c]?.length ?? 0)));
-  return `${rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join('  ').trimEnd()).join('\n')}\n`;
+  return `${rows
+    .map((r) =>
+      r
+        .map((cell, c) => cell.padEnd(widths[c] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')}\n`;
 }
 
 /** Only the jobs that changed, one line each: `700001 PO-1: status Scheduled → In Production`. */

@@ -82,9 +82,11 @@ export function describeChanges(before: JobTracking | undefined, after: JobTrack
   if (before.status !== after.status) out.push(`status ${show(before.status)} → ${show(after.status)}`);
   if (before.dateDue !== after.dateDue) out.push(`due ${show(day(before.dateDue))} → ${show(day(after.dateDue))}`);
   if (before.dateOut !== after.dateOut) out.push(`shipped ${show(day(after.dateOut))}`);
-  const numbers = (t: JobTracking): string => t.tracking.map((x) => x.trackingNumber ?? x.trackingLink ?? '').join(', ');
+  const numbers = (t: JobTracking): string =>
+    t.tracking.map((x) => x.trackingNumber ?? x.trackingLink ?? '').join(', ');
   if (numbers(before) !== numbers(after)) out.push(`tracking ${show(numbers(after))}`);
-  if ((before.invoiceFile === null) !== (after.invoiceFile === null)) out.push(after.invoiceFile ? `invoice ${show(after.invoiceNumber)} available` : 'invoice link gone');
+  if ((before.invoiceFile === null) !== (after.invoiceFile === null))
+    out.push(after.invoiceFile ? `invoice ${show(after.invoiceNumber)} available` : 'invoice link gone');
   if (before.problem !== after.problem && after.problem) out.push(after.problem);
   return out;
 }
@@ -106,7 +108,11 @@ export interface WatchOptions extends TrackOptions {
  * `--watch`: checks, waits `intervalMs`, checks again, until the signal aborts. The targets
  * are collected afresh every time (new reports, new ledger entries join in).
  */
-export async function watchTracking(client: ApiClient, load: () => Promise<Targets>, opts: WatchOptions): Promise<void> {
+export async function watchTracking(
+  client: ApiClient,
+  load: () => Promise<Targets>,
+  opts: WatchOptions,
+): Promise<void> {
   const memory = new Map<number, JobTracking>();
   for (let first = true; !opts.signal?.aborted; first = false) {
     try {

@@ -16,12 +16,20 @@ function sink(): { stream: PassThrough; text: () => string } {
   return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
 }
 
-async function run(input: Partial<ApiCommandInput> & { method: string; path: string }, env: Record<string, string | undefined> = {}) {
+async function run(
+  input: Partial<ApiCommandInput> & { method: string; path: string },
+  env: Record<string, string | undefined> = {},
+) {
   const out = sink();
   const err = sink();
   const code = await runApiCommand(
     { flags: {}, ...input },
-    { stdout: out.stream, stderr: err.stream, env: { HTORDER_LOG_LEVEL: 'silent', ...env }, cwd: mkdtempSync(join(tmpdir(), 'htorder-api-')) },
+    {
+      stdout: out.stream,
+      stderr: err.stream,
+      env: { HTORDER_LOG_LEVEL: 'silent', ...env },
+      cwd: mkdtempSync(join(tmpdir(), 'htorder-api-')),
+    },
   );
   return { code, stdout: out.text(), stderr: err.text() };
 }
@@ -33,8 +41,11 @@ beforeAll(async () => {
   const us = sandbox.regions.us;
   const acct = sandbox.accounts.find((a) => a.name === 'us-demo')!;
   sandboxEnv = {
-    HTORDER_BASE_URL: us.baseUrl, HTORDER_AUTH_URL: us.authUrl, HTORDER_REALM: us.realm,
-    HTORDER_CLIENT_ID: acct.clientId, HTORDER_CLIENT_SECRET: acct.clientSecret,
+    HTORDER_BASE_URL: us.baseUrl,
+    HTORDER_AUTH_URL: us.authUrl,
+    HTORDER_REALM: us.realm,
+    HTORDER_CLIENT_ID: acct.clientId,
+    HTORDER_CLIENT_SECRET: acct.clientSecret,
   };
 });
 afterAll(async () => {
@@ -74,7 +85,8 @@ describe('htorder api with --sandbox', () => {
 
   it('sends --data as the JSON body (validateOnly creates nothing)', async () => {
     const body = {
-      orderNumber: 'CLI-1', dateDue: '2030-06-14',
+      orderNumber: 'CLI-1',
+      dateDue: '2030-06-14',
       deliveryAddress: { deliveryMethod: 'PICKUP' },
       items: [{ itemType: 'Asset', code: 'A10001', quantity: 20 }],
       validateOnly: true,
@@ -93,7 +105,10 @@ describe('htorder api with configured credentials', () => {
   });
 
   it('exits 3 when the credentials are refused, without echoing the secret', async () => {
-    const r = await run({ method: 'GET', path: '/account' }, { ...sandboxEnv, HTORDER_CLIENT_SECRET: 'wrong-secret-XYZ' });
+    const r = await run(
+      { method: 'GET', path: '/account' },
+      { ...sandboxEnv, HTORDER_CLIENT_SECRET: 'wrong-secret-XYZ' },
+    );
     expect(r.code).toBe(3);
     expect(r.stderr).toContain('refused');
     expect(r.stderr).not.toContain('wrong-secret-XYZ');

@@ -175,7 +175,9 @@ describe('resources', () => {
     expect(ok.status).toBeLessThan(300);
     expect(await sandbox.admin.jobs()).toHaveLength(0);
     const bad = candidate('PO-VAL-2');
-    bad.items = [{ itemType: 'PriceCode', code: PRICE_CODE, quantity: 2, customerReference: 'x', attributes: { Colors: '1' } }];
+    bad.items = [
+      { itemType: 'PriceCode', code: PRICE_CODE, quantity: 2, customerReference: 'x', attributes: { Colors: '1' } },
+    ];
     const err = await caught(c.jobs.validate(bad));
     expect(err.status).toBe(400);
     expect((err.validationMessages?.length ?? 0) + Object.keys(err.errors ?? {}).length).toBeGreaterThan(0);
@@ -278,7 +280,9 @@ describe('retries against sandbox faults', () => {
   });
 
   it('a 429 with Retry-After 1 is waited out and retried', async () => {
-    await sandbox.admin.setFaults([{ route: 'GET /Lookups/countries', kind: 'status', status: 429, retryAfterSeconds: 1, times: 1 }]);
+    await sandbox.admin.setFaults([
+      { route: 'GET /Lookups/countries', kind: 'status', status: 429, retryAfterSeconds: 1, times: 1 },
+    ]);
     const r = await client().lookups.countries();
     expect(r.countries.length).toBeGreaterThan(0);
     expect(await calls('GET /Lookups/countries')).toBe(2);

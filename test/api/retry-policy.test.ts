@@ -1,7 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { refreshMargin } from '../../src/api/auth.js';
-import { backoffDelay, DEFAULT_RETRY, isRetrySafe, isRetryableStatus, parseRetryAfter } from '../../src/api/retry-policy.js';
+import {
+  backoffDelay,
+  DEFAULT_RETRY,
+  isRetrySafe,
+  isRetryableStatus,
+  parseRetryAfter,
+} from '../../src/api/retry-policy.js';
 
 describe('isRetrySafe', () => {
   it('GETs are safe; POST /Jobs only with validateOnly true; PATCH and cancel never', () => {

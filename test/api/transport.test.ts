@@ -5,7 +5,14 @@ import { isNotFound, orNull } from '../../src/api/errors.js';
 import { createLogger } from '../../src/log/logger.js';
 import { VERSION } from '../../src/version.js';
 import {
-  apiRequests, json, loopbackConfig, SECRET, startLoopback, tokenReply, tokenRequests, type Handler,
+  apiRequests,
+  json,
+  loopbackConfig,
+  SECRET,
+  startLoopback,
+  tokenReply,
+  tokenRequests,
+  type Handler,
 } from '../support/loopback-server.js';
 import { caught } from '../support/api-errors.js';
 
@@ -23,7 +30,10 @@ async function server(api: Handler, overrides = {}, options: ApiClientOptions = 
     return api(req, res);
   });
   const client = createApiClient(loopbackConfig(srv.url, overrides), options);
-  cleanups.push(() => srv.close(), () => client.close());
+  cleanups.push(
+    () => srv.close(),
+    () => client.close(),
+  );
   return { srv, client };
 }
 
@@ -35,7 +45,9 @@ describe('headers and token', () => {
     expect(tok.url).toBe('/auth/realms/test/protocol/openid-connect/token');
     expect(tok.headers['content-type']).toBe('application/x-www-form-urlencoded');
     expect(Object.fromEntries(new URLSearchParams(tok.body))).toEqual({
-      grant_type: 'client_credentials', client_id: 'client-1', client_secret: SECRET,
+      grant_type: 'client_credentials',
+      client_id: 'client-1',
+      client_secret: SECRET,
     });
     const [call] = apiRequests(srv.seen);
     expect(call.url).toBe('/api/Lookups/job-statuses');
@@ -54,7 +66,10 @@ describe('headers and token', () => {
       json(res, 200, []);
     });
     const client = createApiClient(loopbackConfig(srv.url), FAST);
-    cleanups.push(() => srv.close(), () => client.close());
+    cleanups.push(
+      () => srv.close(),
+      () => client.close(),
+    );
     await Promise.all(Array.from({ length: 10 }, () => client.lookups.sizeSets()));
     expect(tokenRequests(srv.seen)).toHaveLength(1);
     expect(apiRequests(srv.seen)).toHaveLength(10);
@@ -71,9 +86,14 @@ describe('headers and token', () => {
   });
 
   it('a refused token request is an auth error, not retried, without the secret in the message', async () => {
-    const srv = await startLoopback((_req, res) => json(res, 401, { error: 'invalid_client', error_description: 'bad credentials' }));
+    const srv = await startLoopback((_req, res) =>
+      json(res, 401, { error: 'invalid_client', error_description: 'bad credentials' }),
+    );
     const client = createApiClient(loopbackConfig(srv.url), FAST);
-    cleanups.push(() => srv.close(), () => client.close());
+    cleanups.push(
+      () => srv.close(),
+      () => client.close(),
+    );
     const err = await caught(client.account.get());
     expect(err.kind).toBe('auth');
     expect(err.message).toContain('invalid_client');
@@ -94,7 +114,10 @@ describe('headers and token', () => {
     });
     const sleeps: number[] = [];
     const client = createApiClient(loopbackConfig(srv.url), { ...FAST, sleep: async (ms) => void sleeps.push(ms) });
-    cleanups.push(() => srv.close(), () => client.close());
+    cleanups.push(
+      () => srv.close(),
+      () => client.close(),
+    );
     await client.lookups.countries();
     expect(tokenCalls).toBe(3);
     expect(sleeps).toHaveLength(2);
@@ -103,7 +126,10 @@ describe('headers and token', () => {
   it('a token outage costs maxAttempts token requests, not maxAttempts² (the call loop does not retry it again)', async () => {
     const srv = await startLoopback((_req, res) => json(res, 503, { title: 'down' }));
     const client = createApiClient(loopbackConfig(srv.url), FAST);
-    cleanups.push(() => srv.close(), () => client.close());
+    cleanups.push(
+      () => srv.close(),
+      () => client.close(),
+    );
     const err = await caught(client.lookups.countries());
     expect(err.kind).toBe('auth');
     expect(err.status).toBe(503);
@@ -115,8 +141,15 @@ describe('headers and token', () => {
     const srv = await startLoopback((_req, res) => json(res, 401, { error: 'invalid_client' }));
     const sleeps: number[] = [];
     let clock = 1_000_000;
-    const client = createApiClient(loopbackConfig(srv.url), { ...FAST, now: () => clock, sleep: async (ms) => void sleeps.push(ms) });
-    cleanups.push(() => srv.close(), () => client.close());
+    const client = createApiClient(loopbackConfig(srv.url), {
+      ...FAST,
+      now: () => clock,
+      sleep: async (ms) => void sleeps.push(ms),
+    });
+    cleanups.push(
+      () => srv.close(),
+      () => client.close(),
+    );
     await caught(client.account.get());
     expect(sleeps).toHaveLength(0);
     await caught(client.account.get());
@@ -155,14 +188,19 @@ describe('retries', () => {
   });
 
   it('never retries 4xx answers', async () => {
-    const { srv, client } = await server((_req, res) => json(res, 400, { title: 'bad', errors: { market: ['required'] } }));
+    const { srv, client } = await server((_req, res) =>
+      json(res, 400, { title: 'bad', errors: { market: ['required'] } }),
+    );
     const err = await caught(client.stock.shipping({ market: '' }));
     expect(err.errors).toEqual({ market: ['required'] });
     expect(apiRequests(srv.seen)).toHaveLength(1);
   });
 
   it.each([
-    ['POST /Jobs', (c: ReturnType<typeof createApiClient>) => c.jobs.create({ deliveryAddress: { deliveryMethod: 'X' }, items: [] })],
+    [
+      'POST /Jobs',
+      (c: ReturnType<typeof createApiClient>) => c.jobs.create({ deliveryAddress: { deliveryMethod: 'X' }, items: [] }),
+    ],
     ['PATCH', (c: ReturnType<typeof createApiClient>) => c.jobs.patch(5, { description: 'x' })],
     ['cancel', (c: ReturnType<typeof createApiClient>) => c.jobs.cancel(5)],
   ])('never retries %s, and reports that it may have reached the server', async (_name, call) => {
@@ -217,9 +255,13 @@ describe('retries', () => {
 
 describe('transport failures', () => {
   it('a server that never answers times out; a GET is retried, a POST /Jobs is not', async () => {
-    const { srv, client } = await server(() => {
-      /* never answer */
-    }, { timeouts: { connectMs: 1000, headersMs: 150, bodyMs: 150 } }, { retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 } });
+    const { srv, client } = await server(
+      () => {
+        /* never answer */
+      },
+      { timeouts: { connectMs: 1000, headersMs: 150, bodyMs: 150 } },
+      { retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 } },
+    );
     const err = await caught(client.jobs.get(1));
     expect(err.kind).toBe('timeout');
     expect(err.code).toBe('UND_ERR_HEADERS_TIMEOUT');
@@ -239,8 +281,13 @@ describe('transport failures', () => {
     const deadUrl = dead.url;
     await dead.close();
     const auth = await startLoopback((_req, res) => tokenReply(res, 1));
-    const client = createApiClient(loopbackConfig(auth.url, { baseUrl: `${deadUrl}/api` }), { retry: { maxAttempts: 1 } });
-    cleanups.push(() => auth.close(), () => client.close());
+    const client = createApiClient(loopbackConfig(auth.url, { baseUrl: `${deadUrl}/api` }), {
+      retry: { maxAttempts: 1 },
+    });
+    cleanups.push(
+      () => auth.close(),
+      () => client.close(),
+    );
     const err = await caught(client.jobs.create({ deliveryAddress: { deliveryMethod: 'X' }, items: [] }));
     expect(err.kind).toBe('network');
     expect(err.code).toBe('ECONNREFUSED');
@@ -259,12 +306,25 @@ describe('error values', () => {
   it('carries the RFC 7807 fields, validationMessages, and a route without query', async () => {
     const { client } = await server((req, res) => {
       if (req.url.startsWith('/api/Jobs/active')) {
-        return json(res, 403, { type: 'about:blank', title: 'Forbidden', status: 403, detail: 'role', instance: '/Jobs/active' });
+        return json(res, 403, {
+          type: 'about:blank',
+          title: 'Forbidden',
+          status: 403,
+          detail: 'role',
+          instance: '/Jobs/active',
+        });
       }
       json(res, 400, { isValid: false, validationMessages: [{ errorCode: 'E1', message: 'quantity below minimum' }] });
     });
     const err = await caught(client.jobs.active({ searchText: 'PO-1', includeClosedJobs: true }));
-    expect(err).toMatchObject({ kind: 'http', status: 403, method: 'GET', route: '/Jobs/active', title: 'Forbidden', detail: 'role' });
+    expect(err).toMatchObject({
+      kind: 'http',
+      status: 403,
+      method: 'GET',
+      route: '/Jobs/active',
+      title: 'Forbidden',
+      detail: 'role',
+    });
     expect(err.message).toBe('GET /Jobs/active: 403: Forbidden; role');
     const v = await caught(client.jobs.create({ deliveryAddress: { deliveryMethod: 'X' }, items: [] }));
     expect(v.validationMessages).toEqual([{ errorCode: 'E1', message: 'quantity below minimum' }]);

@@ -37,14 +37,36 @@ describe('chaos slice: exactly once under faults and kill -9', () => {
   }, 120_000);
 
   it('40 jobs, 2 processes at once', async () => {
-    expectClean(await runScenario(rig, { name: 'run 40 jobs, 2 processes', jobs: 40, processes: 2, kills: 2, seed: 12 }));
+    expectClean(
+      await runScenario(rig, { name: 'run 40 jobs, 2 processes', jobs: 40, processes: 2, kills: 2, seed: 12 }),
+    );
   }, 120_000);
 
   it('watch a folder, 2 watchers, one killed twice', async () => {
-    expectClean(await watchScenario(rig, { name: 'watch folder', kind: 'folder', files: 3, jobsPerFile: 10, watchers: 2, kills: 2, seed: 13 }));
+    expectClean(
+      await watchScenario(rig, {
+        name: 'watch folder',
+        kind: 'folder',
+        files: 3,
+        jobsPerFile: 10,
+        watchers: 2,
+        kills: 2,
+        seed: 13,
+      }),
+    );
   }, 120_000);
 
   it('watch an S3 bucket, 2 watchers, one killed twice', async () => {
-    expectClean(await watchScenario(rig, { name: 'watch S3', kind: 's3', files: 3, jobsPerFile: 10, watchers: 2, kills: 2, seed: 14 }));
+    expectClean(
+      await watchScenario(rig, {
+        name: 'watch S3',
+        kind: 's3',
+        files: 3,
+        jobsPerFile: 10,
+        watchers: 2,
+        kills: 2,
+        seed: 14,
+      }),
+    );
   }, 120_000);
 });

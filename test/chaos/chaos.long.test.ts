@@ -42,18 +42,41 @@ describe('chaos: exactly once under faults and kill -9', () => {
   });
 
   it('1,000 jobs in 2 manifests, 3 processes at once, each killed repeatedly', async () => {
-    const r = await runScenario(rig, { name: 'run 1000 jobs, 3 processes', jobs: 1000, files: 2, processes: 3, kills: 21, seed: seed + 1 });
+    const r = await runScenario(rig, {
+      name: 'run 1000 jobs, 3 processes',
+      jobs: 1000,
+      files: 2,
+      processes: 3,
+      kills: 21,
+      seed: seed + 1,
+    });
     expectClean(r);
     expect(r.row.kills).toBeGreaterThanOrEqual(21);
   });
 
   it('watch a folder: 10 files × 30 jobs, 2 watchers, killed 12 times', async () => {
-    const r = await watchScenario(rig, { name: 'watch folder, 2 watchers', kind: 'folder', files: 10, jobsPerFile: 30, watchers: 2, kills: 12, seed: seed + 2 });
+    const r = await watchScenario(rig, {
+      name: 'watch folder, 2 watchers',
+      kind: 'folder',
+      files: 10,
+      jobsPerFile: 30,
+      watchers: 2,
+      kills: 12,
+      seed: seed + 2,
+    });
     expectClean(r);
   });
 
   it('watch an S3 bucket: 10 files × 30 jobs, 2 watchers, killed 12 times', async () => {
-    const r = await watchScenario(rig, { name: 'watch S3, 2 watchers', kind: 's3', files: 10, jobsPerFile: 30, watchers: 2, kills: 12, seed: seed + 3 });
+    const r = await watchScenario(rig, {
+      name: 'watch S3, 2 watchers',
+      kind: 's3',
+      files: 10,
+      jobsPerFile: 30,
+      watchers: 2,
+      kills: 12,
+      seed: seed + 3,
+    });
     expectClean(r);
   });
 });

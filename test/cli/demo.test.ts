@@ -10,10 +10,12 @@ describe('htorder demo (npm run demo)', () => {
   it('submits every sample once, re-runs send nothing, and the broken copy is refused', async () => {
     const out = await mkdtemp(join(tmpdir(), 'htorder-demo-test-'));
     let text = '';
-    const stdout = new Writable({ write: (c, _e, cb) => {
+    const stdout = new Writable({
+      write: (c, _e, cb) => {
         text += String(c);
         cb();
-      }, });
+      },
+    });
     expect(await runDemo({ out, stdout })).toBe(0);
 
     // Every manifest among the samples ran, and got its reports next to it.
@@ -23,6 +25,8 @@ describe('htorder demo (npm run demo)', () => {
     for (const input of inputs) expect(existsSync(join(out, `${input}.result.json`)), input).toBe(true);
     expect(text).not.toMatch(/exit [23]/);
     expect(text).toMatch(/jobs in the sandbox: (\d+) before the re-run, \1 after/);
-    expect(text).toMatch(/broken-order\.yaml:\d+:\d+: jobs\[1\]\.items\[0\]\.quantity: 5 is below the minimum quantity 10/);
+    expect(text).toMatch(
+      /broken-order\.yaml:\d+:\d+: jobs\[1\]\.items\[0\]\.quantity: 5 is below the minimum quantity 10/,
+    );
   }, 60_000);
 });

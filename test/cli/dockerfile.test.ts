@@ -24,7 +24,12 @@ const instructions = DOCKERFILE.replace(/\\\n/g, ' ')
   .split('\n')
   .map((l) => l.trim())
   .filter((l) => l && !l.startsWith('#'));
-const finalStage = instructions.slice(instructions.map((l, i) => (l.startsWith('FROM ') ? i : -1)).filter((i) => i >= 0).at(-1));
+const finalStage = instructions.slice(
+  instructions
+    .map((l, i) => (l.startsWith('FROM ') ? i : -1))
+    .filter((i) => i >= 0)
+    .at(-1),
+);
 
 function healthcheckArgv(): string[] {
   const hc = finalStage.find((l) => l.startsWith('HEALTHCHECK '));
@@ -58,7 +63,12 @@ describe('Dockerfile', () => {
   it('every COPY source exists and is not excluded by .dockerignore', () => {
     const sources = instructions
       .filter((l) => l.startsWith('COPY ') && !l.includes('--from='))
-      .flatMap((l) => l.replace(/--chown=\S+/, '').split(/\s+/).slice(1, -1));
+      .flatMap((l) =>
+        l
+          .replace(/--chown=\S+/, '')
+          .split(/\s+/)
+          .slice(1, -1),
+      );
     expect(sources.length).toBeGreaterThan(5);
     for (const s of sources) {
       expect(existsSync(join(ROOT, s)), s).toBe(true);
@@ -82,7 +92,10 @@ describe('Dockerfile', () => {
       });
       const until = Date.now() + 20_000;
       for (;;) {
-        const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then((r) => r.ok, () => false);
+        const ok = await fetch(`http://127.0.0.1:${port}/healthz`).then(
+          (r) => r.ok,
+          () => false,
+        );
         if (ok) break;
         if (Date.now() > until) throw new Error('watch did not serve /healthz from HTORDER_HEALTH_PORT');
         await new Promise((r) => setTimeout(r, 100));
@@ -97,7 +110,10 @@ describe('Dockerfile', () => {
     const check = (healthPort: number): number | null => {
       const [cmd, ...args] = healthcheckArgv();
       expect(cmd).toBe('node');
-      return spawnSync(process.execPath, args, { env: { ...process.env, HTORDER_HEALTH_PORT: String(healthPort) }, timeout: 10_000 }).status;
+      return spawnSync(process.execPath, args, {
+        env: { ...process.env, HTORDER_HEALTH_PORT: String(healthPort) },
+        timeout: 10_000,
+      }).status;
     };
 
     it('passes while the watcher answers /healthz', () => {

@@ -9,7 +9,9 @@ const COMMANDS = buildProgram().commands.map((c) => c.name());
 
 describe('htorder --help, --version and usage errors', () => {
   it('registers every documented command', () => {
-    expect(COMMANDS).toEqual(expect.arrayContaining(['init', 'check', 'plan', 'run', 'track', 'watch', 'api', 'sandbox', 'demo']));
+    expect(COMMANDS).toEqual(
+      expect.arrayContaining(['init', 'check', 'plan', 'run', 'track', 'watch', 'api', 'sandbox', 'demo']),
+    );
   });
 
   it('--version prints the package version and exits 0', async () => {

@@ -8,7 +8,13 @@ import { TEMPLATE_BY_NAME } from '../../src/manifest/csv/template.js';
 import { parseMapping } from '../../src/manifest/mapping/load-mapping.js';
 import { captureStdio } from '../support/capture-stdio.js';
 
-const FILES = ['mapping.yaml', 'orders-template.csv', 'orders.yaml', 'schemas/manifest.schema.json', 'schemas/mapping.schema.json'];
+const FILES = [
+  'mapping.yaml',
+  'orders-template.csv',
+  'orders.yaml',
+  'schemas/manifest.schema.json',
+  'schemas/mapping.schema.json',
+];
 
 const io = captureStdio();
 const dirs: string[] = [];
@@ -48,7 +54,10 @@ describe('htorder init', () => {
   it('the modelines point at schema copies identical to the package schemas', async () => {
     const dir = await temp();
     expect(await runCli(['init', dir])).toBe(0);
-    for (const [file, schema] of [['orders.yaml', 'manifest.schema.json'], ['mapping.yaml', 'mapping.schema.json']]) {
+    for (const [file, schema] of [
+      ['orders.yaml', 'manifest.schema.json'],
+      ['mapping.yaml', 'mapping.schema.json'],
+    ]) {
       const first = (await readFile(join(dir, file), 'utf8')).split('\n')[0];
       const m = /^# yaml-language-server: \$schema=(\S+)$/.exec(first);
       expect(m, file).not.toBeNull();
@@ -63,7 +72,14 @@ describe('htorder init', () => {
     const header = (await readFile(join(dir, 'orders-template.csv'), 'utf8')).trimEnd();
     expect(header.split(',')).toEqual(CSV_TEMPLATE_COLUMNS);
     for (const c of CSV_TEMPLATE_COLUMNS) expect(TEMPLATE_BY_NAME.has(c), c).toBe(true);
-    const row: Record<string, string> = { orderNumber: 'PO-1', deliveryMethod: 'Customer Pickup', country: 'US', itemType: 'Asset', code: 'A10001', quantity: '50' };
+    const row: Record<string, string> = {
+      orderNumber: 'PO-1',
+      deliveryMethod: 'Customer Pickup',
+      country: 'US',
+      itemType: 'Asset',
+      code: 'A10001',
+      quantity: '50',
+    };
     const csv = join(dir, 'orders.csv');
     await writeFile(csv, `${header}\n${CSV_TEMPLATE_COLUMNS.map((c) => row[c] ?? '').join(',')}\n`);
     expect(await runCli(['check', csv]), io.err).toBe(0);

@@ -3,7 +3,15 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ExitCode, UsageError } from '../../src/errors.js';
 import {
-  parseBoolean, parseEnum, parseHost, parseInteger, parseMilliseconds, parsePath, parsePort, parseSettingValue, parseString,
+  parseBoolean,
+  parseEnum,
+  parseHost,
+  parseInteger,
+  parseMilliseconds,
+  parsePath,
+  parsePort,
+  parseSettingValue,
+  parseString,
   parseUrl,
 } from '../../src/config/parse-setting.js';
 import { LOG_LEVELS, SETTINGS, SETTING_NAMES } from '../../src/config/settings.js';
@@ -23,8 +31,19 @@ function usageMessage(fn: () => unknown): string {
 
 describe('boolean', () => {
   it.each([
-    ['true', true], ['TRUE', true], ['1', true], ['yes', true], ['Yes', true], [true, true],
-    ['false', false], ['False', false], ['0', false], ['no', false], ['NO', false], [false, false], [' true ', true],
+    ['true', true],
+    ['TRUE', true],
+    ['1', true],
+    ['yes', true],
+    ['Yes', true],
+    [true, true],
+    ['false', false],
+    ['False', false],
+    ['0', false],
+    ['no', false],
+    ['NO', false],
+    [false, false],
+    [' true ', true],
   ] as const)('%j is %s', (raw, value) => {
     expect(parseBoolean(raw, 'HTORDER_X')).toBe(value);
   });
@@ -97,13 +116,13 @@ describe('port, host, URL, enum, text, path', () => {
     );
   });
 
-  it('path: ~ is home, relative is relative to the layer\'s folder', () => {
+  it("path: ~ is home, relative is relative to the layer's folder", () => {
     expect(parsePath('~/state', '--state-dir', '/work', '/home/me')).toBe(join('/home/me', 'state'));
     expect(parsePath('state', '--state-dir', '/work', '/home/me')).toBe(join('/work', 'state'));
     expect(parsePath('/abs', '--state-dir', '/work', '/home/me')).toBe('/abs');
   });
 
-  it('the log levels of the table are the logger\'s', () => {
+  it("the log levels of the table are the logger's", () => {
     for (const level of LOG_LEVELS) expect(isLogLevel(level), level).toBe(true);
     expect(isLogLevel('verbose')).toBe(false);
   });

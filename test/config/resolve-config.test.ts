@@ -64,12 +64,13 @@ describe('resolveConfig from the environment', () => {
     });
   });
 
-  it.each([
-    ['HTORDER_BASE_URL'], ['HTORDER_AUTH_URL'], ['HTORDER_REALM'], ['HTORDER_CLIENT_ID'],
-  ])('names %s when it is missing', (name) => {
-    const env: Record<string, string | undefined> = { ...BASE_ENV, [name]: undefined };
-    expect(usageMessage(() => resolveConfig({ env, cwd: dir, home }))).toContain(name);
-  });
+  it.each([['HTORDER_BASE_URL'], ['HTORDER_AUTH_URL'], ['HTORDER_REALM'], ['HTORDER_CLIENT_ID']])(
+    'names %s when it is missing',
+    (name) => {
+      const env: Record<string, string | undefined> = { ...BASE_ENV, [name]: undefined };
+      expect(usageMessage(() => resolveConfig({ env, cwd: dir, home }))).toContain(name);
+    },
+  );
 
   it('treats an empty variable as missing', () => {
     expect(usageMessage(() => resolveConfig({ env: { ...BASE_ENV, HTORDER_REALM: '  ' }, cwd: dir, home }))).toContain(
@@ -78,7 +79,9 @@ describe('resolveConfig from the environment', () => {
   });
 
   it('names both secret variables when neither is set', () => {
-    const msg = usageMessage(() => resolveConfig({ env: { ...BASE_ENV, HTORDER_CLIENT_SECRET: undefined }, cwd: dir, home }));
+    const msg = usageMessage(() =>
+      resolveConfig({ env: { ...BASE_ENV, HTORDER_CLIENT_SECRET: undefined }, cwd: dir, home }),
+    );
     expect(msg).toContain('HTORDER_CLIENT_SECRET');
     expect(msg).toContain('HTORDER_CLIENT_SECRET_FILE');
   });
@@ -94,14 +97,20 @@ describe('resolveConfig from the environment', () => {
   it('reads the secret file relative to cwd, trimming the trailing newline', () => {
     writeFileSync(join(dir, 's.txt'), 'from-file\n');
     const c = resolveConfig({
-      env: { ...BASE_ENV, HTORDER_CLIENT_SECRET: undefined, HTORDER_CLIENT_SECRET_FILE: 's.txt' }, cwd: dir, home,
+      env: { ...BASE_ENV, HTORDER_CLIENT_SECRET: undefined, HTORDER_CLIENT_SECRET_FILE: 's.txt' },
+      cwd: dir,
+      home,
     });
     expect(c.clientSecret).toBe('from-file');
   });
 
   it('reports an unreadable secret file without printing any secret', () => {
     const msg = usageMessage(() =>
-      resolveConfig({ env: { ...BASE_ENV, HTORDER_CLIENT_SECRET: undefined, HTORDER_CLIENT_SECRET_FILE: 'nope.txt' }, cwd: dir, home }),
+      resolveConfig({
+        env: { ...BASE_ENV, HTORDER_CLIENT_SECRET: undefined, HTORDER_CLIENT_SECRET_FILE: 'nope.txt' },
+        cwd: dir,
+        home,
+      }),
     );
     expect(msg).toContain('HTORDER_CLIENT_SECRET_FILE');
     expect(msg).toContain('ENOENT');
@@ -115,19 +124,24 @@ describe('resolveConfig from the environment', () => {
   it('accepts concurrency, state dir, app name and timeouts', () => {
     const c = resolveConfig({
       env: {
-        ...BASE_ENV, HTORDER_CONCURRENCY: '3', HTORDER_STATE_DIR: 'state', HTORDER_APP_NAME: 'ERP',
-        HTORDER_CONNECT_TIMEOUT_MS: '1500', HTORDER_REQUEST_TIMEOUT_MS: '9000',
+        ...BASE_ENV,
+        HTORDER_CONCURRENCY: '3',
+        HTORDER_STATE_DIR: 'state',
+        HTORDER_APP_NAME: 'ERP',
+        HTORDER_CONNECT_TIMEOUT_MS: '1500',
+        HTORDER_REQUEST_TIMEOUT_MS: '9000',
       },
-      cwd: dir, home,
+      cwd: dir,
+      home,
     });
     expect(c).toMatchObject({ concurrency: 3, stateDir: join(dir, 'state'), appName: 'ERP' });
     expect(c.timeouts).toEqual({ connectMs: 1500, headersMs: 9000, bodyMs: 9000 });
   });
 
   it('refuses a base URL that is not a URL', () => {
-    expect(usageMessage(() => resolveConfig({ env: { ...BASE_ENV, HTORDER_BASE_URL: 'api.example.com' }, cwd: dir, home }))).toContain(
-      'HTORDER_BASE_URL',
-    );
+    expect(
+      usageMessage(() => resolveConfig({ env: { ...BASE_ENV, HTORDER_BASE_URL: 'api.example.com' }, cwd: dir, home })),
+    ).toContain('HTORDER_BASE_URL');
   });
 });
 
@@ -143,12 +157,17 @@ describe('transport security', () => {
   it('allows it with HTORDER_ALLOW_INSECURE=1 or --allow-insecure', () => {
     const env = { ...BASE_ENV, HTORDER_AUTH_URL: 'http://auth.example.com' };
     expect(resolveConfig({ env: { ...env, HTORDER_ALLOW_INSECURE: '1' }, cwd: dir, home }).allowInsecure).toBe(true);
-    expect(resolveConfig({ env, flags: { allowInsecure: true }, cwd: dir, home }).authUrl).toBe('http://auth.example.com');
+    expect(resolveConfig({ env, flags: { allowInsecure: true }, cwd: dir, home }).authUrl).toBe(
+      'http://auth.example.com',
+    );
   });
 
-  it.each(['http://127.0.0.1:8080/us/api', 'http://localhost:1/x', 'http://[::1]:9/api'])('allows plain http on loopback %s', (url) => {
-    expect(resolveConfig({ env: { ...BASE_ENV, HTORDER_BASE_URL: url }, cwd: dir, home }).baseUrl).toBe(url);
-  });
+  it.each(['http://127.0.0.1:8080/us/api', 'http://localhost:1/x', 'http://[::1]:9/api'])(
+    'allows plain http on loopback %s',
+    (url) => {
+      expect(resolveConfig({ env: { ...BASE_ENV, HTORDER_BASE_URL: url }, cwd: dir, home }).baseUrl).toBe(url);
+    },
+  );
 });
 
 describe('profiles and precedence', () => {
@@ -163,7 +182,8 @@ describe('profiles and precedence', () => {
     const c = resolveConfig({
       env: { ...BASE_ENV, HTORDER_PROFILE: 'nz', HTORDER_APP_NAME: 'FROMENV' },
       flags: { realm: 'flag-realm' },
-      cwd: dir, home,
+      cwd: dir,
+      home,
     });
     expect(c.realm).toBe('flag-realm'); // flag
     expect(c.baseUrl).toBe('https://api.nz.example.com'); // profile over env
@@ -179,7 +199,12 @@ describe('profiles and precedence', () => {
     mkdirSync(join(dir, 'conf'));
     writeProfiles(elsewhere);
     writeFileSync(join(dir, 'htorder.config.yaml'), 'profiles: {}\n');
-    const c = resolveConfig({ env: { ...BASE_ENV, HTORDER_PROFILE: 'other' }, flags: { profile: 'nz', config: elsewhere }, cwd: dir, home });
+    const c = resolveConfig({
+      env: { ...BASE_ENV, HTORDER_PROFILE: 'other' },
+      flags: { profile: 'nz', config: elsewhere },
+      cwd: dir,
+      home,
+    });
     expect(c.clientId).toBe('nz-client');
   });
 
@@ -189,9 +214,9 @@ describe('profiles and precedence', () => {
     const xdg = join(dir, 'xdg');
     mkdirSync(join(xdg, 'htorder'), { recursive: true });
     writeFileSync(join(xdg, 'htorder', 'config.yaml'), 'profiles: { other: {} }\n');
-    expect(usageMessage(() => resolveConfig({ env: { HTORDER_PROFILE: 'nz', XDG_CONFIG_HOME: xdg }, cwd: dir, home }))).toContain(
-      'known profiles: other',
-    );
+    expect(
+      usageMessage(() => resolveConfig({ env: { HTORDER_PROFILE: 'nz', XDG_CONFIG_HOME: xdg }, cwd: dir, home })),
+    ).toContain('known profiles: other');
   });
 
   it('a profile that does not exist lists the known ones', () => {
@@ -207,7 +232,9 @@ describe('profiles and precedence', () => {
   });
 
   it('an explicit config file that does not exist is an error, not silently ignored', () => {
-    const msg = usageMessage(() => resolveConfig({ env: { ...BASE_ENV, HTORDER_CONFIG: 'missing.yaml' }, cwd: dir, home }));
+    const msg = usageMessage(() =>
+      resolveConfig({ env: { ...BASE_ENV, HTORDER_CONFIG: 'missing.yaml' }, cwd: dir, home }),
+    );
     expect(msg).toContain('missing.yaml');
   });
 
@@ -226,9 +253,13 @@ describe('profiles and precedence', () => {
 
   it('unknown or mistyped profile keys are errors naming the key', () => {
     writeFileSync(join(dir, 'htorder.config.yaml'), 'profiles: { p: { baseURL: https://x.example.com } }\n');
-    expect(usageMessage(() => resolveConfig({ env: BASE_ENV, flags: { profile: 'p' }, cwd: dir, home }))).toContain('"baseURL"');
+    expect(usageMessage(() => resolveConfig({ env: BASE_ENV, flags: { profile: 'p' }, cwd: dir, home }))).toContain(
+      '"baseURL"',
+    );
     writeFileSync(join(dir, 'htorder.config.yaml'), 'profiles: { p: { concurrency: [1] } }\n');
-    expect(usageMessage(() => resolveConfig({ env: BASE_ENV, flags: { profile: 'p' }, cwd: dir, home }))).toContain('"concurrency"');
+    expect(usageMessage(() => resolveConfig({ env: BASE_ENV, flags: { profile: 'p' }, cwd: dir, home }))).toContain(
+      '"concurrency"',
+    );
   });
 
   it('a non-numeric concurrency in a profile names the profile key', () => {
@@ -247,8 +278,18 @@ describe('profiles and precedence', () => {
 describe('sandboxConfig', () => {
   const directory = {
     regions: {
-      us: { baseUrl: 'http://127.0.0.1:9/us/api', authUrl: 'http://127.0.0.1:9/us/auth', realm: 'htorder-us', statusUrl: 'http://127.0.0.1:9/us/status' },
-      nz: { baseUrl: 'http://127.0.0.1:9/nz/api', authUrl: 'http://127.0.0.1:9/nz/auth', realm: 'htorder-nz', statusUrl: 'http://127.0.0.1:9/nz/status' },
+      us: {
+        baseUrl: 'http://127.0.0.1:9/us/api',
+        authUrl: 'http://127.0.0.1:9/us/auth',
+        realm: 'htorder-us',
+        statusUrl: 'http://127.0.0.1:9/us/status',
+      },
+      nz: {
+        baseUrl: 'http://127.0.0.1:9/nz/api',
+        authUrl: 'http://127.0.0.1:9/nz/auth',
+        realm: 'htorder-nz',
+        statusUrl: 'http://127.0.0.1:9/nz/status',
+      },
     },
     accounts: [
       { name: 'us-demo', region: 'us', clientId: 'us-demo', clientSecret: 's1' },
@@ -256,8 +297,15 @@ describe('sandboxConfig', () => {
     ],
   };
   it('maps an account to its region', () => {
-    expect(sandboxConfig(directory)).toMatchObject({ baseUrl: directory.regions.us.baseUrl, clientId: 'us-demo', clientSecret: 's1' });
-    expect(sandboxConfig(directory, 'nz-demo', { concurrency: 2 })).toMatchObject({ realm: 'htorder-nz', concurrency: 2 });
+    expect(sandboxConfig(directory)).toMatchObject({
+      baseUrl: directory.regions.us.baseUrl,
+      clientId: 'us-demo',
+      clientSecret: 's1',
+    });
+    expect(sandboxConfig(directory, 'nz-demo', { concurrency: 2 })).toMatchObject({
+      realm: 'htorder-nz',
+      concurrency: 2,
+    });
   });
   it('names the known accounts for an unknown one', () => {
     expect(usageMessage(() => sandboxConfig(directory, 'au-demo'))).toContain('us-demo, nz-demo');

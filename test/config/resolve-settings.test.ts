@@ -65,7 +65,10 @@ describe('watch, S3, health, lock and log settings from a profile', () => {
   it('flag beats profile, profile beats environment, environment beats default', () => {
     writeFileSync(join(dir, 'htorder.config.yaml'), WATCH_PROFILE);
     const env = {
-      HTORDER_PROFILE: 'daemon', HTORDER_HEALTH_PORT: '1111', HTORDER_LOCK_STALE_MS: '3000', HTORDER_SCAN_INTERVAL_MS: '500',
+      HTORDER_PROFILE: 'daemon',
+      HTORDER_HEALTH_PORT: '1111',
+      HTORDER_LOCK_STALE_MS: '3000',
+      HTORDER_SCAN_INTERVAL_MS: '500',
       HTORDER_S3_FORCE_PATH_STYLE: 'false',
     };
     const s = resolveSettings({ env, flags: { healthPort: '2222' }, cwd: dir, home });
@@ -110,14 +113,18 @@ describe('watch, S3, health, lock and log settings from a profile', () => {
     expect(usageMessage(() => s.get('lockStaleMs'))).toMatch(
       /^lockStaleMs of profile "slow" in .* must be a whole number of milliseconds from 2000/,
     );
-    expect(usageMessage(() => resolveSettings({ env: { HTORDER_LOCK_STALE_MS: '1999' }, cwd: dir, home }).get('lockStaleMs'))).toContain(
-      'HTORDER_LOCK_STALE_MS',
-    );
+    expect(
+      usageMessage(() =>
+        resolveSettings({ env: { HTORDER_LOCK_STALE_MS: '1999' }, cwd: dir, home }).get('lockStaleMs'),
+      ),
+    ).toContain('HTORDER_LOCK_STALE_MS');
   });
 
   it('a watch key of the wrong YAML type is refused when the file is read', () => {
     writeFileSync(join(dir, 'htorder.config.yaml'), 'profiles: { p: { healthPort: [1] } }\n');
-    expect(usageMessage(() => resolveSettings({ env: {}, flags: { profile: 'p' }, cwd: dir, home }))).toContain('"healthPort"');
+    expect(usageMessage(() => resolveSettings({ env: {}, flags: { profile: 'p' }, cwd: dir, home }))).toContain(
+      '"healthPort"',
+    );
   });
 });
 
@@ -125,8 +132,15 @@ const quiet = new Writable({ write: (_c, _e, cb) => cb() });
 
 describe('the same limits with or without --sandbox', () => {
   it.each([[{}], [{ sandbox: true }]])('concurrency 300 is refused %o', async (extra) => {
-    const env = { HTORDER_CONCURRENCY: '300', HTORDER_LOG_LEVEL: 'silent', HTORDER_BASE_URL: 'https://api.example.com',
-      HTORDER_AUTH_URL: 'https://auth.example.com', HTORDER_REALM: 'r', HTORDER_CLIENT_ID: 'c', HTORDER_CLIENT_SECRET: 's' };
+    const env = {
+      HTORDER_CONCURRENCY: '300',
+      HTORDER_LOG_LEVEL: 'silent',
+      HTORDER_BASE_URL: 'https://api.example.com',
+      HTORDER_AUTH_URL: 'https://auth.example.com',
+      HTORDER_REALM: 'r',
+      HTORDER_CLIENT_ID: 'c',
+      HTORDER_CLIENT_SECRET: 's',
+    };
     await expect(openApiSession({ ...extra, flags: {}, env, cwd: dir, stderr: quiet })).rejects.toThrow(
       'HTORDER_CONCURRENCY must be a whole number from 1 to 256, got "300"',
     );
@@ -134,7 +148,11 @@ describe('the same limits with or without --sandbox', () => {
 
   it('--sandbox ignores profiles (it brings its own account) but not the settings of the environment', async () => {
     const session = await openApiSession({
-      sandbox: true, flags: {}, env: { HTORDER_PROFILE: 'nowhere', HTORDER_CONCURRENCY: '3', HTORDER_LOG_LEVEL: 'silent' }, cwd: dir, stderr: quiet,
+      sandbox: true,
+      flags: {},
+      env: { HTORDER_PROFILE: 'nowhere', HTORDER_CONCURRENCY: '3', HTORDER_LOG_LEVEL: 'silent' },
+      cwd: dir,
+      stderr: quiet,
     });
     try {
       expect(session.config.concurrency).toBe(3);
@@ -159,8 +177,15 @@ describe('watch reads its settings from a profile', () => {
     try {
       await writeFile(
         join(dir, 'htorder.config.yaml'),
-        ['profiles:', '  daemon:', '    healthPort: 0', '    processingDir: claimed', '    scanIntervalMs: 50', '    logLevel: silent', '']
-          .join('\n'),
+        [
+          'profiles:',
+          '  daemon:',
+          '    healthPort: 0',
+          '    processingDir: claimed',
+          '    scanIntervalMs: 50',
+          '    logLevel: silent',
+          '',
+        ].join('\n'),
       );
       const env = { ...sandboxEnv(sandbox), HTORDER_STATE_DIR: join(dir, 'state'), HTORDER_PROFILE: 'daemon' };
       let healthUrl: string | undefined;
@@ -169,7 +194,10 @@ describe('watch reads its settings from a profile', () => {
       const done = runWatch(
         { target: drop, flags: {} },
         {
-          stderr: quiet, env, cwd: dir, signal: controller.signal,
+          stderr: quiet,
+          env,
+          cwd: dir,
+          signal: controller.signal,
           onReady: (info) => {
             healthUrl = info.healthUrl;
             ready();

@@ -65,7 +65,8 @@ describe('the settings table', () => {
     expect(row.env).toBe(s.env ?? '—');
     expect(row.flag).toBe(s.flag ?? '—');
     expect(row.profile).toBe(s.profile ? 'yes' : 'no');
-    if (s.type.kind === 'integer' || s.type.kind === 'milliseconds') expect(row.value).toContain(`${s.type.min}–${s.type.max}`);
+    if (s.type.kind === 'integer' || s.type.kind === 'milliseconds')
+      expect(row.value).toContain(`${s.type.min}–${s.type.max}`);
     if (s.type.kind === 'boolean') expect(row.value).toBe('true or false');
     if ('required' in s && s.required) expect(row.default).toBe('required');
     else if (s.default !== null) expect(row.default).toBe(`\`${String(s.default)}\``);

@@ -22,7 +22,10 @@ import { extractCommands, segments, type ReadmeCommand } from './readme-extract.
 /** Where a command was shown: the page, relative to the repository. */
 type ShownCommand = ReadmeCommand & { file: string };
 const DOC_FILES = docFiles(ROOT);
-const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string>; bin: Record<string, string> };
+const PACKAGE = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  scripts: Record<string, string>;
+  bin: Record<string, string>;
+};
 const NODE = process.execPath;
 
 // ---------------------------------------------------------------------------------------------
@@ -62,7 +65,15 @@ function jobJson(): string {
   return JSON.stringify({
     orderNumber: 'API-1001',
     dateDue: due,
-    deliveryAddress: { deliveryMethod: 'UPSGND', contactName: 'Ana Ruiz', streetAddress: '1 Main St', city: 'Austin', state: 'TX', postalCode: '78701', countryCodeISO2: 'US' },
+    deliveryAddress: {
+      deliveryMethod: 'UPSGND',
+      contactName: 'Ana Ruiz',
+      streetAddress: '1 Main St',
+      city: 'Austin',
+      state: 'TX',
+      postalCode: '78701',
+      countryCodeISO2: 'US',
+    },
     items: [{ itemType: 'Asset', code: 'A10001', quantity: 50 }],
   });
 }
@@ -139,7 +150,11 @@ interface Result {
   stderr: string;
 }
 
-function start(line: string, ws: Workspace, opts: { cwd?: string; pathShim?: boolean } = {}): { child: ChildProcess; done: Promise<Result>; out: () => Result } {
+function start(
+  line: string,
+  ws: Workspace,
+  opts: { cwd?: string; pathShim?: boolean } = {},
+): { child: ChildProcess; done: Promise<Result>; out: () => Result } {
   // A simple command is exec'd, so signals reach htorder itself rather than the shell.
   const simple = segments(line).length === 1 && !/^[A-Z_][A-Z0-9_]*=/.test(line);
   const script = simple ? `exec ${line}` : line;
@@ -158,7 +173,11 @@ function start(line: string, ws: Workspace, opts: { cwd?: string; pathShim?: boo
   return { child, done, out: () => r };
 }
 
-async function run(line: string, ws: Workspace, opts: { cwd?: string; pathShim?: boolean; timeoutMs?: number } = {}): Promise<Result> {
+async function run(
+  line: string,
+  ws: Workspace,
+  opts: { cwd?: string; pathShim?: boolean; timeoutMs?: number } = {},
+): Promise<Result> {
   const p = start(line, ws, opts);
   const timer = setTimeout(() => p.child.kill('SIGKILL'), opts.timeoutMs ?? 40_000);
   try {
@@ -168,7 +187,12 @@ async function run(line: string, ws: Workspace, opts: { cwd?: string; pathShim?:
   }
 }
 
-async function waitFor(what: string, ok: () => boolean | Promise<boolean>, p: { out: () => Result; done: Promise<Result> }, ms = 30_000): Promise<void> {
+async function waitFor(
+  what: string,
+  ok: () => boolean | Promise<boolean>,
+  p: { out: () => Result; done: Promise<Result> },
+  ms = 30_000,
+): Promise<void> {
   let exited = false;
   void p.done.then(() => (exited = true));
   const until = Date.now() + ms;
@@ -213,15 +237,22 @@ const allSubmitted = (report: string) => (ws: Workspace) => {
 const dropped = (from: string, to: string) => async (ws: Workspace) => cp(join(ws.dir, from), join(ws.dir, to));
 const doneReport = (path: string) => (ws: Workspace) => existsSync(join(ws.dir, path));
 
-const SANDBOX_READY = (_ws: Workspace, r: Result): boolean => r.stdout.includes('\n') && 'url' in JSON.parse(r.stdout.split('\n')[0]);
+const SANDBOX_READY = (_ws: Workspace, r: Result): boolean =>
+  r.stdout.includes('\n') && 'url' in JSON.parse(r.stdout.split('\n')[0]);
 const RUN_ORDERS = 'htorder run orders.yaml';
 
 const COMMANDS: Record<string, Entry> = {
   // Installing and developing: npm itself.
-  'npm ci && npm run demo': { skip: 'npm ci installs from the registry (.ci/run does it on a clean clone); `npm run demo` = build + `htorder demo`, run end to end by test/cli/demo.test.ts' },
+  'npm ci && npm run demo': {
+    skip: 'npm ci installs from the registry (.ci/run does it on a clean clone); `npm run demo` = build + `htorder demo`, run end to end by test/cli/demo.test.ts',
+  },
   'npm test': { skip: 'this suite is part of npm test' },
-  'npm ci && npm run build': { skip: 'npm ci installs from the registry; npm test builds dist/ first (pretest), and every command here runs that build' },
-  'npm install -g .': { skip: "changes the machine's global packages; it links package.json's bin (dist/cli/main.js), which is what every htorder command here runs" },
+  'npm ci && npm run build': {
+    skip: 'npm ci installs from the registry; npm test builds dist/ first (pretest), and every command here runs that build',
+  },
+  'npm install -g .': {
+    skip: "changes the machine's global packages; it links package.json's bin (dist/cli/main.js), which is what every htorder command here runs",
+  },
   'npm ci': { skip: 'installs from the registry; .ci/run does it on a clean clone' },
   'npm run test:chaos': { skip: 'the long chaos suite (minutes); its script is checked to exist' },
   'npm run test:fuzz': { skip: 'the long fuzz suite (minutes); its script is checked to exist' },
@@ -235,48 +266,79 @@ const COMMANDS: Record<string, Entry> = {
   'npm run knip': { skip: 'npm run check-all runs it; its script is checked to exist' },
 
   // Docker: no engine here.
-  'docker build -t htorder .': { skip: 'no Docker engine on this machine; the Dockerfile is checked by test/cli/dockerfile.test.ts' },
+  'docker build -t htorder .': {
+    skip: 'no Docker engine on this machine; the Dockerfile is checked by test/cli/dockerfile.test.ts',
+  },
   'docker run --rm htorder --help': { skip: 'needs Docker' },
-  'docker run --rm htorder run --sandbox /app/samples/reorder/asset-reorder.yaml': { skip: 'needs Docker; the same command without docker is run here' },
+  'docker run --rm htorder run --sandbox /app/samples/reorder/asset-reorder.yaml': {
+    skip: 'needs Docker; the same command without docker is run here',
+  },
   'docker run --rm --init --user "$(id -u):$(id -g)" -v "$PWD:/data" -e HTORDER_BASE_URL -e HTORDER_AUTH_URL -e HTORDER_REALM -e HTORDER_CLIENT_ID -e HTORDER_CLIENT_SECRET_FILE=/run/secrets/htorder -v "$PWD/secret.txt:/run/secrets/htorder:ro" htorder run orders.yaml':
     { skip: 'needs Docker and real credentials' },
   'docker run -d --name htorder-watch --init --restart unless-stopped -v /srv/orders:/data -p 127.0.0.1:9464:9464 -e HTORDER_BASE_URL -e HTORDER_AUTH_URL -e HTORDER_REALM -e HTORDER_CLIENT_ID -e HTORDER_CLIENT_SECRET_FILE=/run/secrets/htorder -v /etc/htorder/secret:/run/secrets/htorder:ro htorder watch /data/drop':
-    { skip: "needs Docker and real credentials; the image's HEALTHCHECK is run against a real watcher by test/cli/dockerfile.test.ts" },
+    {
+      skip: "needs Docker and real credentials; the image's HEALTHCHECK is run against a real watcher by test/cli/dockerfile.test.ts",
+    },
   'docker stop --time 120 htorder-watch': { skip: 'needs Docker' },
 
   // S3 with real buckets.
-  'htorder watch s3://acme-orders/incoming/': { skip: 'needs a real S3 bucket and AWS credentials; the S3 source is tested against s3rver in test/sources' },
-  'htorder watch s3://orders/drop/ --s3-endpoint http://minio:9000 --s3-force-path-style': { skip: 'needs a MinIO server at minio:9000; S3-compatible endpoints are tested against s3rver in test/sources' },
+  'htorder watch s3://acme-orders/incoming/': {
+    skip: 'needs a real S3 bucket and AWS credentials; the S3 source is tested against s3rver in test/sources',
+  },
+  'htorder watch s3://orders/drop/ --s3-endpoint http://minio:9000 --s3-force-path-style': {
+    skip: 'needs a MinIO server at minio:9000; S3-compatible endpoints are tested against s3rver in test/sources',
+  },
 
   // The CLI itself.
   'htorder --version': { spec: { check: (_ws, r) => expect(r.stdout).toMatch(/^\d+\.\d+\.\d+\n$/) } },
   'htorder --help': { spec: { check: (_ws, r) => expect(r.stdout).toContain('Usage: htorder [options] [command]') } },
   'npx htorder --help': {
-    spec: { cwd: () => ROOT, pathShim: false, check: (_ws, r) => expect(r.stdout).toContain('Usage: htorder [options] [command]') },
+    spec: {
+      cwd: () => ROOT,
+      pathShim: false,
+      check: (_ws, r) => expect(r.stdout).toContain('Usage: htorder [options] [command]'),
+    },
   },
 
   // The first hour: init, check, plan, run; watch.
   'htorder init my-orders': {
     spec: {
       check: (ws) => {
-        for (const f of ['orders.yaml', 'orders-template.csv', 'mapping.yaml', 'schemas/manifest.schema.json']) expect(existsSync(join(ws.dir, 'my-orders', f)), f).toBe(true);
+        for (const f of ['orders.yaml', 'orders-template.csv', 'mapping.yaml', 'schemas/manifest.schema.json'])
+          expect(existsSync(join(ws.dir, 'my-orders', f)), f).toBe(true);
       },
     },
   },
-  'htorder check my-orders/orders.yaml': { spec: { before: ['htorder init my-orders'], check: (_ws, r) => expect(r.stderr).toContain('ok, 1 job valid') } },
-  'htorder plan --sandbox my-orders/orders.yaml': { spec: { before: ['htorder init my-orders'], check: (ws) => expect(statuses(join(ws.dir, 'my-orders/orders.yaml.result.json'))).toEqual(['valid']) } },
-  'htorder run --sandbox my-orders/orders.yaml': { spec: { before: ['htorder init my-orders'], check: allSubmitted('my-orders/orders.yaml.result.json') } },
+  'htorder check my-orders/orders.yaml': {
+    spec: { before: ['htorder init my-orders'], check: (_ws, r) => expect(r.stderr).toContain('ok, 1 job valid') },
+  },
+  'htorder plan --sandbox my-orders/orders.yaml': {
+    spec: {
+      before: ['htorder init my-orders'],
+      check: (ws) => expect(statuses(join(ws.dir, 'my-orders/orders.yaml.result.json'))).toEqual(['valid']),
+    },
+  },
+  'htorder run --sandbox my-orders/orders.yaml': {
+    spec: { before: ['htorder init my-orders'], check: allSubmitted('my-orders/orders.yaml.result.json') },
+  },
   'htorder watch --sandbox ./drop': {
     spec: {
       before: ['mkdir -p drop'],
-      long: { act: dropped('samples/csv/orders.csv', 'drop/orders.csv'), ready: doneReport('drop/done/orders.csv.result.json') },
+      long: {
+        act: dropped('samples/csv/orders.csv', 'drop/orders.csv'),
+        ready: doneReport('drop/done/orders.csv.result.json'),
+      },
       check: allSubmitted('drop/done/orders.csv.result.json'),
     },
   },
 
   // Configuration.
   'htorder run --profile nz orders-nz.yaml': { spec: { check: allSubmitted('orders-nz.yaml.result.json') } },
-  'HTORDER_PROFILE=us htorder plan orders-us.csv': { spec: { check: (ws) => expect(new Set(statuses(join(ws.dir, 'orders-us.csv.result.json')))).toEqual(new Set(['valid'])) } },
+  'HTORDER_PROFILE=us htorder plan orders-us.csv': {
+    spec: {
+      check: (ws) => expect(new Set(statuses(join(ws.dir, 'orders-us.csv.result.json')))).toEqual(new Set(['valid'])),
+    },
+  },
 
   // check.
   'htorder check samples/csv/orders.csv': { spec: {} },
@@ -294,7 +356,11 @@ const COMMANDS: Record<string, Entry> = {
   },
 
   // plan and run.
-  'htorder plan orders.yaml': { spec: { check: (ws) => expect(new Set(statuses(join(ws.dir, 'orders.yaml.result.json')))).toEqual(new Set(['valid'])) } },
+  'htorder plan orders.yaml': {
+    spec: {
+      check: (ws) => expect(new Set(statuses(join(ws.dir, 'orders.yaml.result.json')))).toEqual(new Set(['valid'])),
+    },
+  },
   'htorder run orders.yaml more.csv': {
     spec: {
       check: (ws) => {
@@ -304,19 +370,31 @@ const COMMANDS: Record<string, Entry> = {
     },
   },
   'htorder run --mapping erp.yaml exports/*.csv': { spec: { check: allSubmitted('exports/export.csv.result.json') } },
-  'htorder run --sandbox samples/reorder/asset-reorder.yaml': { spec: { check: allSubmitted('samples/reorder/asset-reorder.yaml.result.json') } },
+  'htorder run --sandbox samples/reorder/asset-reorder.yaml': {
+    spec: { check: allSubmitted('samples/reorder/asset-reorder.yaml.result.json') },
+  },
   'htorder run --sandbox --json samples/reorder/asset-reorder.yaml 2>/dev/null': {
     spec: {
       check: (_ws, r) => {
         expect(r.stdout.trim().split('\n')).toHaveLength(1);
-        expect(JSON.parse(r.stdout)).toMatchObject({ command: 'run', exitCode: 0, inputs: [{ status: 'ok', jobs: [{ orderNumber: 'RO-2026-0001', status: 'submitted', jobNumber: 700001 }] }] });
+        expect(JSON.parse(r.stdout)).toMatchObject({
+          command: 'run',
+          exitCode: 0,
+          inputs: [{ status: 'ok', jobs: [{ orderNumber: 'RO-2026-0001', status: 'submitted', jobNumber: 700001 }] }],
+        });
       },
     },
   },
 
   // track.
   'htorder track': { spec: { before: [RUN_ORDERS], check: (_ws, r) => expect(r.stderr).toContain('TEAM-1001') } },
-  'htorder track orders.yaml': { spec: { before: [RUN_ORDERS], check: (ws) => expect(json(join(ws.dir, 'orders.yaml.result.json')).jobs[0].tracking).toMatchObject({ status: 'Received' }) } },
+  'htorder track orders.yaml': {
+    spec: {
+      before: [RUN_ORDERS],
+      check: (ws) =>
+        expect(json(join(ws.dir, 'orders.yaml.result.json')).jobs[0].tracking).toMatchObject({ status: 'Received' }),
+    },
+  },
   'htorder track orders.yaml.result.json more/': {
     spec: {
       before: [RUN_ORDERS, 'mkdir more && cp more.csv more/ && htorder run more/more.csv'],
@@ -326,15 +404,25 @@ const COMMANDS: Record<string, Entry> = {
       },
     },
   },
-  'htorder track --json orders.yaml': { spec: { before: [RUN_ORDERS], check: (_ws, r) => expect(JSON.stringify(JSON.parse(r.stdout))).toContain('TEAM-1001') } },
-  'htorder track --watch --interval 30': { spec: { before: [RUN_ORDERS], long: { ready: (_ws, r) => r.stderr.includes('TEAM-1003') } } },
+  'htorder track --json orders.yaml': {
+    spec: {
+      before: [RUN_ORDERS],
+      check: (_ws, r) => expect(JSON.stringify(JSON.parse(r.stdout))).toContain('TEAM-1001'),
+    },
+  },
+  'htorder track --watch --interval 30': {
+    spec: { before: [RUN_ORDERS], long: { ready: (_ws, r) => r.stderr.includes('TEAM-1003') } },
+  },
 
   // watch.
   'htorder watch /srv/orders': {
     spec: {
       subst: (ws) => ({ '/srv/orders': join(ws.dir, 'srv/orders') }),
       before: ['mkdir -p srv/orders'],
-      long: { act: dropped('samples/csv/orders.csv', 'srv/orders/orders.csv'), ready: doneReport('srv/orders/done/orders.csv.result.json') },
+      long: {
+        act: dropped('samples/csv/orders.csv', 'srv/orders/orders.csv'),
+        ready: doneReport('srv/orders/done/orders.csv.result.json'),
+      },
       check: allSubmitted('srv/orders/done/orders.csv.result.json'),
     },
   },
@@ -342,13 +430,20 @@ const COMMANDS: Record<string, Entry> = {
     spec: {
       subst: (ws) => ({ '/srv/erp-drop': join(ws.dir, 'srv/erp-drop') }),
       before: ['mkdir -p srv/erp-drop'],
-      long: { act: dropped('samples/erp/export.csv', 'srv/erp-drop/export.csv'), ready: doneReport('srv/erp-drop/done/export.csv.result.json') },
+      long: {
+        act: dropped('samples/erp/export.csv', 'srv/erp-drop/export.csv'),
+        ready: doneReport('srv/erp-drop/done/export.csv.result.json'),
+      },
       check: allSubmitted('srv/erp-drop/done/export.csv.result.json'),
     },
   },
   '/usr/bin/htorder watch /srv/orders --health-port 9464': {
     spec: {
-      subst: (ws) => ({ '/usr/bin/htorder': 'htorder', '/srv/orders': join(ws.dir, 'srv/orders'), '9464': String(ws.port) }),
+      subst: (ws) => ({
+        '/usr/bin/htorder': 'htorder',
+        '/srv/orders': join(ws.dir, 'srv/orders'),
+        '9464': String(ws.port),
+      }),
       before: ['mkdir -p srv/orders'],
       long: {
         act: dropped('samples/csv/orders.csv', 'srv/orders/orders.csv'),
@@ -362,7 +457,10 @@ const COMMANDS: Record<string, Entry> = {
   },
   'cd /srv/erp && htorder run --mapping erp.yaml exports/*.csv >> /var/log/htorder-nightly.log 2>&1': {
     spec: {
-      subst: (ws) => ({ '/srv/erp': join(ws.dir, 'srv/erp'), '/var/log/htorder-nightly.log': join(ws.dir, 'nightly.log') }),
+      subst: (ws) => ({
+        '/srv/erp': join(ws.dir, 'srv/erp'),
+        '/var/log/htorder-nightly.log': join(ws.dir, 'nightly.log'),
+      }),
       before: ['mkdir -p srv/erp/exports && cp erp.yaml srv/erp/ && cp exports/export.csv srv/erp/exports/'],
       check: async (ws) => {
         expect(await readFile(join(ws.dir, 'nightly.log'), 'utf8')).toContain('submitted');
@@ -373,23 +471,41 @@ const COMMANDS: Record<string, Entry> = {
 
   // api.
   'htorder api GET /account': { spec: { check: (_ws, r) => expect(JSON.parse(r.stdout)).toHaveProperty('id') } },
-  "htorder api GET '/Jobs/active?pageSize=5&includeClosedJobs=true'": { spec: { check: (_ws, r) => expect(JSON.parse(r.stdout)).toBeTypeOf('object') } },
-  "htorder api GET '/PriceCodes/DTF%20Full%20Color%2010%22%20x%2010%22'": { spec: { check: (_ws, r) => expect(r.stdout).toContain('DTF Full Color 10\\" x 10\\"') } },
-  'htorder api POST /Jobs --data @job.json': { spec: { check: (_ws, r) => expect(JSON.parse(r.stdout)).toMatchObject({ jobNumber: 700001 }) } },
+  "htorder api GET '/Jobs/active?pageSize=5&includeClosedJobs=true'": {
+    spec: { check: (_ws, r) => expect(JSON.parse(r.stdout)).toBeTypeOf('object') },
+  },
+  "htorder api GET '/PriceCodes/DTF%20Full%20Color%2010%22%20x%2010%22'": {
+    spec: { check: (_ws, r) => expect(r.stdout).toContain('DTF Full Color 10\\" x 10\\"') },
+  },
+  'htorder api POST /Jobs --data @job.json': {
+    spec: { check: (_ws, r) => expect(JSON.parse(r.stdout)).toMatchObject({ jobNumber: 700001 }) },
+  },
   'htorder api POST /Jobs/700001/cancel': { spec: { before: ['htorder api POST /Jobs --data @job.json'] } },
-  'htorder api PATCH /Jobs/700001 --data \'{"description":"Spring kit v2"}\'': { spec: { before: ['htorder api POST /Jobs --data @job.json'] } },
-  'htorder api GET /Lookups/job-statuses --sandbox': { spec: { check: (_ws, r) => expect(r.stdout).toContain('Dispatched') } },
-  'htorder api GET /account --sandbox --account nz-demo': { spec: { check: (_ws, r) => expect(r.stdout).toContain('2001') } },
+  'htorder api PATCH /Jobs/700001 --data \'{"description":"Spring kit v2"}\'': {
+    spec: { before: ['htorder api POST /Jobs --data @job.json'] },
+  },
+  'htorder api GET /Lookups/job-statuses --sandbox': {
+    spec: { check: (_ws, r) => expect(r.stdout).toContain('Dispatched') },
+  },
+  'htorder api GET /account --sandbox --account nz-demo': {
+    spec: { check: (_ws, r) => expect(r.stdout).toContain('2001') },
+  },
 
   // sandbox.
   'htorder sandbox': { spec: { long: { ready: SANDBOX_READY } } },
   'htorder sandbox --port 8080 --seed 7 --token-ttl 30': {
-    spec: { subst: (ws) => ({ '8080': String(ws.port) }), long: { ready: (ws, r) => SANDBOX_READY(ws, r) && r.stdout.includes(`:${ws.port}`) } },
+    spec: {
+      subst: (ws) => ({ '8080': String(ws.port) }),
+      long: { ready: (ws, r) => SANDBOX_READY(ws, r) && r.stdout.includes(`:${ws.port}`) },
+    },
   },
   'htorder sandbox --port 8080 > sandbox.json &': {
     spec: {
       subst: (ws) => ({ '8080': String(ws.port), ' &': '' }),
-      long: { ready: (ws) => existsSync(join(ws.dir, 'sandbox.json')) && readFileSync(join(ws.dir, 'sandbox.json'), 'utf8').endsWith('\n') },
+      long: {
+        ready: (ws) =>
+          existsSync(join(ws.dir, 'sandbox.json')) && readFileSync(join(ws.dir, 'sandbox.json'), 'utf8').endsWith('\n'),
+      },
       check: (ws) => expect(json(join(ws.dir, 'sandbox.json')).regions.us.baseUrl).toContain(`:${ws.port}/`),
     },
   },
@@ -445,29 +561,33 @@ describe('commands in README.md and docs/', () => {
   });
 
   const runnable = Object.entries(COMMANDS).filter((e): e is [string, { spec: Spec }] => 'spec' in e[1]);
-  it.concurrent.each(runnable)('%s', async (cmd, { spec }) => {
-    const ws = await workspace(spec.files);
-    for (const b of spec.before ?? []) {
-      const r = await run(b, ws);
-      expect(r.code, `before: ${b}\n${r.stderr}`).toBe(0);
-    }
-    let line = cmd;
-    for (const [from, to] of Object.entries(spec.subst?.(ws) ?? {})) line = line.split(from).join(to);
-    const cwd = spec.cwd?.(ws);
-    let r: Result;
-    if (spec.long) {
-      const p = start(line, ws, { cwd, pathShim: spec.pathShim });
-      try {
-        await spec.long.act?.(ws);
-        await waitFor('it showed it works', () => spec.long!.ready(ws, p.out()), p);
-      } finally {
-        p.child.kill('SIGTERM');
+  it.concurrent.each(runnable)(
+    '%s',
+    async (cmd, { spec }) => {
+      const ws = await workspace(spec.files);
+      for (const b of spec.before ?? []) {
+        const r = await run(b, ws);
+        expect(r.code, `before: ${b}\n${r.stderr}`).toBe(0);
       }
-      r = await p.done;
-    } else {
-      r = await run(line, ws, { cwd, pathShim: spec.pathShim });
-    }
-    expect(r.code, `exit code of: ${line}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(spec.exit ?? 0);
-    await spec.check?.(ws, r);
-  }, 60_000);
+      let line = cmd;
+      for (const [from, to] of Object.entries(spec.subst?.(ws) ?? {})) line = line.split(from).join(to);
+      const cwd = spec.cwd?.(ws);
+      let r: Result;
+      if (spec.long) {
+        const p = start(line, ws, { cwd, pathShim: spec.pathShim });
+        try {
+          await spec.long.act?.(ws);
+          await waitFor('it showed it works', () => spec.long!.ready(ws, p.out()), p);
+        } finally {
+          p.child.kill('SIGTERM');
+        }
+        r = await p.done;
+      } else {
+        r = await run(line, ws, { cwd, pathShim: spec.pathShim });
+      }
+      expect(r.code, `exit code of: ${line}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(spec.exit ?? 0);
+      await spec.check?.(ws, r);
+    },
+    60_000,
+  );
 });

@@ -13,12 +13,26 @@ const DTF: PriceBand[] = [
 
 describe('bandFor', () => {
   it.each([
-    [9, undefined], [10, 3.2], [49, 3.2], [50, 2.8], [99, 2.8], [100, 2.4], [100000, 2.4],
+    [9, undefined],
+    [10, 3.2],
+    [49, 3.2],
+    [50, 2.8],
+    [99, 2.8],
+    [100, 2.4],
+    [100000, 2.4],
   ])('quantity %i → %s', (q, price) => {
     expect(bandFor(DTF, q)?.unitPrice).toBe(price);
   });
   it('finds nothing in a gap or without bands', () => {
-    expect(bandFor([{ from: 1, to: 5, unitPrice: 1 }, { from: 10, to: null, unitPrice: 0.5 }], 7)).toBeUndefined();
+    expect(
+      bandFor(
+        [
+          { from: 1, to: 5, unitPrice: 1 },
+          { from: 10, to: null, unitPrice: 0.5 },
+        ],
+        7,
+      ),
+    ).toBeUndefined();
     expect(bandFor(null, 7)).toBeUndefined();
   });
   it('rounds money to cents', () => {
@@ -29,13 +43,29 @@ describe('bandFor', () => {
 
 describe('priceLine', () => {
   it.each<[string, LinePricing, object]>([
-    ['new print: band × quantity + setup', { index: 0, quantity: 50, priceBands: DTF, setup: 25 }, { unitPrice: 2.8, setup: 25, total: 165 }],
+    [
+      'new print: band × quantity + setup',
+      { index: 0, quantity: 50, priceBands: DTF, setup: 25 },
+      { unitPrice: 2.8, setup: 25, total: 165 },
+    ],
     ['setup null = none', { index: 0, quantity: 100, priceBands: DTF, setup: null }, { unitPrice: 2.4, total: 240 }],
-    ['reorder: band × quantity + reset', { index: 0, quantity: 20, priceBands: DTF, reset: 10 }, { unitPrice: 3.2, reset: 10, total: 74 }],
-    ['sample: sample price, no setup', { index: 0, quantity: 2, priceBands: DTF, setup: 40, samplePrice: 5 }, { unitPrice: 5, total: 10, note: 'sample price' }],
+    [
+      'reorder: band × quantity + reset',
+      { index: 0, quantity: 20, priceBands: DTF, reset: 10 },
+      { unitPrice: 3.2, reset: 10, total: 74 },
+    ],
+    [
+      'sample: sample price, no setup',
+      { index: 0, quantity: 2, priceBands: DTF, setup: 40, samplePrice: 5 },
+      { unitPrice: 5, total: 10, note: 'sample price' },
+    ],
     ['below the bands', { index: 0, quantity: 5, priceBands: DTF }, { note: 'no price band covers quantity 5' }],
     ['no bands', { index: 0, quantity: 5, priceBands: null }, { note: 'no price bands offered' }],
-    ['known reason', { index: 0, quantity: 5, priceBands: DTF, unpricedReason: 'unknown price code' }, { note: 'unknown price code' }],
+    [
+      'known reason',
+      { index: 0, quantity: 5, priceBands: DTF, unpricedReason: 'unknown price code' },
+      { note: 'unknown price code' },
+    ],
   ])('%s', (_, input, expected) => {
     const out = priceLine(input);
     expect(out).toMatchObject(expected);
@@ -50,10 +80,13 @@ describe('priceLine', () => {
 
 describe('estimateJob', () => {
   it('totals the lines and says when it is complete', () => {
-    const e = estimateJob([
-      { index: 0, quantity: 50, priceBands: DTF, setup: 25 },
-      { index: 1, quantity: 20, priceBands: DTF, reset: 10 },
-    ], 'USD');
+    const e = estimateJob(
+      [
+        { index: 0, quantity: 50, priceBands: DTF, setup: 25 },
+        { index: 1, quantity: 20, priceBands: DTF, reset: 10 },
+      ],
+      'USD',
+    );
     expect(e).toEqual({
       lines: [
         { index: 0, quantity: 50, unitPrice: 2.8, setup: 25, total: 165 },
@@ -78,7 +111,13 @@ describe('estimateJob', () => {
 });
 
 describe('combineWarnings', () => {
-  const line = (index: number, quantity: number, designKey = 'k'): LinePricing => ({ index, quantity, priceBands: DTF, setup: 25, designKey });
+  const line = (index: number, quantity: number, designKey = 'k'): LinePricing => ({
+    index,
+    quantity,
+    priceBands: DTF,
+    setup: 25,
+    designKey,
+  });
   const run = (lines: LinePricing[]) => combineWarnings(2, lines, estimateJob(lines).lines, echoSources, 'USD');
 
   it('warns with both costs when two lines of one design would be cheaper as one', () => {
@@ -86,8 +125,11 @@ describe('combineWarnings', () => {
     const out = run([line(0, 30), line(1, 30)]);
     expect(out).toEqual([
       {
-        severity: 'warning', code: 'estimate.combine-lines', field: 'jobs[2].items[1]',
-        message: 'items[0], items[1] are one design: as separate lines they cost 242.00 USD, as one line of 60 they would cost 193.00 USD',
+        severity: 'warning',
+        code: 'estimate.combine-lines',
+        field: 'jobs[2].items[1]',
+        message:
+          'items[0], items[1] are one design: as separate lines they cost 242.00 USD, as one line of 60 they would cost 193.00 USD',
         source: { file: 'orders.yaml', columnName: 'jobs[2].items[1]' },
       },
     ]);

@@ -17,14 +17,24 @@ afterAll(async () => rm(dir, { recursive: true, force: true }));
 
 describe('fuzz slice: bad manifests never crash, always get located errors', () => {
   it('YAML', async () => {
-    const t = await runFuzz({ numRuns: Number(process.env.FUZZ_RUNS ?? 600), seed: Number(process.env.FUZZ_SEED ?? 101), dir, arb: yamlCaseArb });
+    const t = await runFuzz({
+      numRuns: Number(process.env.FUZZ_RUNS ?? 600),
+      seed: Number(process.env.FUZZ_SEED ?? 101),
+      dir,
+      arb: yamlCaseArb,
+    });
     console.log('fuzz slice yaml', t);
     expect(t.invalid).toBeGreaterThan(0);
     expect(t.valid).toBeGreaterThan(0);
   }, 120_000);
 
   it('CSV', async () => {
-    const t = await runFuzz({ numRuns: Number(process.env.FUZZ_RUNS ?? 600), seed: Number(process.env.FUZZ_SEED ?? 202), dir, arb: csvCaseArb });
+    const t = await runFuzz({
+      numRuns: Number(process.env.FUZZ_RUNS ?? 600),
+      seed: Number(process.env.FUZZ_SEED ?? 202),
+      dir,
+      arb: csvCaseArb,
+    });
     console.log('fuzz slice csv', t);
     expect(t.invalid).toBeGreaterThan(0);
     expect(t.valid).toBeGreaterThan(0);

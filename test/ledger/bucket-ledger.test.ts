@@ -32,9 +32,17 @@ const entry = (orderNumber: string, state: LedgerEntry['state'] = 'intent'): Led
 
 describe('conditional-write probe', () => {
   it('finds that plain s3rver ignores If-None-Match, and the proxied one honours it', async () => {
-    const raw = new S3Store({ bucket: s3.bucket, endpoint: s3.rawEndpoint, forcePathStyle: true, credentials: s3.credentials });
+    const raw = new S3Store({
+      bucket: s3.bucket,
+      endpoint: s3.rawEndpoint,
+      forcePathStyle: true,
+      credentials: s3.credentials,
+    });
     try {
-      expect(await raw.probeConditionalWrites('probe/a')).toEqual({ ok: false, why: expect.stringContaining('overwrote') });
+      expect(await raw.probeConditionalWrites('probe/a')).toEqual({
+        ok: false,
+        why: expect.stringContaining('overwrote'),
+      });
     } finally {
       raw.close();
     }
@@ -57,7 +65,10 @@ describe('LeaseObject', () => {
     const live = new LeaseObject(store, 'race/y.claim', 'other', 30_000);
     expect(await live.tryAcquire()).toBe(false); // the old lease is still valid
     await sleep(1100);
-    const takers = [new LeaseObject(store, 'race/y.claim', 'a', 30_000), new LeaseObject(store, 'race/y.claim', 'b', 30_000)];
+    const takers = [
+      new LeaseObject(store, 'race/y.claim', 'a', 30_000),
+      new LeaseObject(store, 'race/y.claim', 'b', 30_000),
+    ];
     const won = await Promise.all(takers.map((t) => t.tryAcquire()));
     expect(won.filter(Boolean)).toHaveLength(1);
     expect(await old.renew()).toBe(false);
@@ -71,7 +82,10 @@ describe('BucketLedger', () => {
     const ledger = new BucketLedger(store, 'l1/');
     await ledger.write(entry('PO-1'));
     await ledger.write({ ...entry('PO/2 ..'), state: 'submitted', jobNumber: 7 });
-    expect(await ledger.read({ account: 'http://api#1001', orderNumber: 'PO/2 ..' })).toMatchObject({ state: 'submitted', jobNumber: 7 });
+    expect(await ledger.read({ account: 'http://api#1001', orderNumber: 'PO/2 ..' })).toMatchObject({
+      state: 'submitted',
+      jobNumber: 7,
+    });
     expect(await ledger.read({ account: 'http://api#1001', orderNumber: 'nope' })).toBeUndefined();
     const all: string[] = [];
     for await (const e of ledger.entries('http://api#1001')) all.push(e.orderNumber);

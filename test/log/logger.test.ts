@@ -50,8 +50,14 @@ describe('createLogger', () => {
     const log = createLogger({ level: 'debug', destination: out.stream });
     const secret = 'S3CR3T-value-123';
     const token = 'eyJ.token.value';
-    log.info({ client_secret: secret, headers: { authorization: `Bearer ${token}` }, nested: { accessToken: token } }, 'one');
-    log.info({ url: 'https://cdn.example.com/f.png?X-Amz-Signature=SIGVALUE' }, 'fetching https://cdn.example.com/f.png?X-Amz-Signature=SIGVALUE');
+    log.info(
+      { client_secret: secret, headers: { authorization: `Bearer ${token}` }, nested: { accessToken: token } },
+      'one',
+    );
+    log.info(
+      { url: 'https://cdn.example.com/f.png?X-Amz-Signature=SIGVALUE' },
+      'fetching https://cdn.example.com/f.png?X-Amz-Signature=SIGVALUE',
+    );
     log.error({ err: Object.assign(new Error('boom'), { token }) }, 'failed');
     const text = out.text();
     expect(text).toContain('"msg":"one"');

@@ -2,13 +2,28 @@ import { describe, expect, it } from 'vitest';
 import { buildManifest } from '../../src/manifest/build-manifest.js';
 import type { RawDocument } from '../../src/manifest/model.js';
 
-const raw = (doc: unknown): RawDocument => ({ file: 'x.yaml', format: 'yaml', sha256: '', doc, sources: { locate: () => ({ file: 'x.yaml' }) }, diagnostics: [] });
+const raw = (doc: unknown): RawDocument => ({
+  file: 'x.yaml',
+  format: 'yaml',
+  sha256: '',
+  doc,
+  sources: { locate: () => ({ file: 'x.yaml' }) },
+  diagnostics: [],
+});
 
 describe('buildManifest', () => {
   it('without defaults, reuses the reader objects that need no change and copies the rest', () => {
-    const plain = { orderNumber: 'A', deliveryAddress: { city: 'X' }, items: [{ itemType: 'Asset', code: 'A1', quantity: 1 }] };
+    const plain = {
+      orderNumber: 'A',
+      deliveryAddress: { city: 'X' },
+      items: [{ itemType: 'Asset', code: 'A1', quantity: 1 }],
+    };
     const zeroSize = { itemType: 'Stock', code: 'S', sizeQuantities: { S: 2, M: 0 } };
-    const withZero = { orderNumber: 'B', deliveryAddress: {}, items: [{ itemType: 'Asset', code: 'A1', quantity: 1 }, zeroSize] };
+    const withZero = {
+      orderNumber: 'B',
+      deliveryAddress: {},
+      items: [{ itemType: 'Asset', code: 'A1', quantity: 1 }, zeroSize],
+    };
     const noAddress = { orderNumber: 'C', items: [] };
     const m = buildManifest(raw({ version: 1, jobs: [plain, withZero, noAddress, 'junk'] }))!;
     expect(m.jobs[0]).toBe(plain);

@@ -50,14 +50,19 @@ describe('loadManifest: defaults', () => {
   });
 
   it('requires a deliveryMethod after the merge, on the job or in defaults', async () => {
-    const { diagnostics } = await loadText(`version: 1\njobs:\n  - orderNumber: A\n    deliveryAddress: { city: Austin }\n    items: [${ASSET_ITEM}]\n`);
+    const { diagnostics } = await loadText(
+      `version: 1\njobs:\n  - orderNumber: A\n    deliveryAddress: { city: Austin }\n    items: [${ASSET_ITEM}]\n`,
+    );
     expect(brief(diagnostics)).toEqual(['4:5 delivery-method.missing jobs[0].deliveryAddress.deliveryMethod']);
   });
 
   it('lists replace, never append: a job with items keeps only its own', async () => {
     // items cannot be a default; this checks the merge itself through a nested list.
     const { mergeDefaults } = await import('../../src/manifest/merge-defaults.js');
-    expect(mergeDefaults({ a: [1, 2], m: { x: 1, y: [1] } }, { a: [3], m: { y: [2] } })).toEqual({ a: [3], m: { x: 1, y: [2] } });
+    expect(mergeDefaults({ a: [1, 2], m: { x: 1, y: [1] } }, { a: [3], m: { y: [2] } })).toEqual({
+      a: [3],
+      m: { x: 1, y: [2] },
+    });
   });
 });
 
@@ -67,7 +72,11 @@ describe('loadManifest: rules on a whole file', () => {
       `version: 1\ndefaults: { deliveryAddress: { deliveryMethod: X } }\njobs:\n  - orderNumber: PO-7\n    items: [${ASSET_ITEM}]\n  - orderNumber: PO-7\n    items: [${ASSET_ITEM}]\n`,
     );
     expect(diagnostics).toHaveLength(1);
-    expect(diagnostics[0]).toMatchObject({ code: 'order-number.duplicate', field: 'jobs[1].orderNumber', source: { line: 6, column: 18 } });
+    expect(diagnostics[0]).toMatchObject({
+      code: 'order-number.duplicate',
+      field: 'jobs[1].orderNumber',
+      source: { line: 6, column: 18 },
+    });
     expect(diagnostics[0].message).toContain('jobs[0] at line 4, column 18 and jobs[1] at line 6, column 18');
   });
 
@@ -80,7 +89,9 @@ describe('loadManifest: rules on a whole file', () => {
   });
 
   it('reports a schema mistake once, not again through the rules', async () => {
-    const { diagnostics } = await loadText(`version: 1\njobs:\n  - orderNumber: A\n    deliveryAddress: { deliveryMethod: X }\n    items: []\n`);
+    const { diagnostics } = await loadText(
+      `version: 1\njobs:\n  - orderNumber: A\n    deliveryAddress: { deliveryMethod: X }\n    items: []\n`,
+    );
     expect(brief(diagnostics)).toEqual(['5:5 schema.empty jobs[0].items']);
   });
 
@@ -97,7 +108,10 @@ describe('loadManifest: rules on a whole file', () => {
       ].join('\n'),
     );
     // No "missing customerReference" from the rules and no URL finding: that item is faulted.
-    expect(brief(diagnostics)).toEqual(['4:60 country-code.iso3 jobs[0].deliveryAddress.countryCodeISO2', '6:55 schema.unknown-field jobs[0].items[0].CustomerReference']);
+    expect(brief(diagnostics)).toEqual([
+      '4:60 country-code.iso3 jobs[0].deliveryAddress.countryCodeISO2',
+      '6:55 schema.unknown-field jobs[0].items[0].CustomerReference',
+    ]);
   });
 
   it('runs only manifest-wide rules when a default is broken', async () => {
@@ -111,7 +125,10 @@ describe('loadManifest: rules on a whole file', () => {
     const { diagnostics } = await loadText(
       `version: 1\njobs:\n  - orderNumber: A\n    dateDue: 2026-02-31\n    deliveryAddress: { deliveryMethod: X, countryCodeISO2: USA }\n    items: [${ASSET_ITEM}]\n`,
     );
-    expect(brief(diagnostics)).toEqual(['4:14 date.invalid jobs[0].dateDue', '5:60 country-code.iso3 jobs[0].deliveryAddress.countryCodeISO2']);
+    expect(brief(diagnostics)).toEqual([
+      '4:14 date.invalid jobs[0].dateDue',
+      '5:60 country-code.iso3 jobs[0].deliveryAddress.countryCodeISO2',
+    ]);
   });
 
   it('keeps the jobs of an invalid document for the report, and says which are usable', async () => {
@@ -131,7 +148,12 @@ describe('loadManifest: inputs', () => {
     const file = await writeInput('orders.txt', 'version: 1');
     const result = await loadManifest(file);
     expect(result.manifest).toBeUndefined();
-    expect(result.diagnostics).toMatchObject([{ code: 'input.unsupported-format', message: 'unsupported file type ".txt"; manifests are .yaml, .yml, .json or .csv' }]);
+    expect(result.diagnostics).toMatchObject([
+      {
+        code: 'input.unsupported-format',
+        message: 'unsupported file type ".txt"; manifests are .yaml, .yml, .json or .csv',
+      },
+    ]);
   });
 
   it('reports a missing file', async () => {
@@ -147,7 +169,8 @@ describe('loadManifest: inputs', () => {
   });
 
   it('reads CSV through the CSV reader', async () => {
-    const csv = 'orderNumber,deliveryMethod,itemType,code,quantity\nPO-1,UPSGND,Asset,A10001,50\nPO-1,,Asset,A10002,5\n';
+    const csv =
+      'orderNumber,deliveryMethod,itemType,code,quantity\nPO-1,UPSGND,Asset,A10001,50\nPO-1,,Asset,A10002,5\n';
     const { manifest, diagnostics, input } = await loadText(csv, 'orders.csv');
     expect(errors(diagnostics)).toEqual([]);
     expect(input.format).toBe('csv');
@@ -157,12 +180,24 @@ describe('loadManifest: inputs', () => {
   });
 
   it('formats diagnostics compiler-style', () => {
-    expect(formatDiagnostic({ severity: 'error', code: 'x', message: 'bad', field: 'jobs[0].dateDue', source: { file: 'o.yaml', line: 4, column: 9 } })).toBe(
-      'o.yaml:4:9: jobs[0].dateDue: bad',
-    );
-    expect(formatDiagnostic({ severity: 'error', code: 'x', message: 'bad', field: 'jobs[0].items[0].quantity', source: { file: 'o.csv', row: 12, columnName: 'Qty' } })).toBe(
-      'o.csv:12: Qty: bad',
-    );
+    expect(
+      formatDiagnostic({
+        severity: 'error',
+        code: 'x',
+        message: 'bad',
+        field: 'jobs[0].dateDue',
+        source: { file: 'o.yaml', line: 4, column: 9 },
+      }),
+    ).toBe('o.yaml:4:9: jobs[0].dateDue: bad');
+    expect(
+      formatDiagnostic({
+        severity: 'error',
+        code: 'x',
+        message: 'bad',
+        field: 'jobs[0].items[0].quantity',
+        source: { file: 'o.csv', row: 12, columnName: 'Qty' },
+      }),
+    ).toBe('o.csv:12: Qty: bad');
   });
 });
 

@@ -17,7 +17,10 @@ describe('readJsonDocument', () => {
     const raw = await read('{\n  "version": 1,\n  "jobs": [,]\n}\n');
     expect(raw.doc).toBeUndefined();
     expect(raw.diagnostics).toHaveLength(1);
-    expect(raw.diagnostics[0]).toMatchObject({ code: 'json.syntax', source: { file: 'orders.json', line: 3, column: 12 } });
+    expect(raw.diagnostics[0]).toMatchObject({
+      code: 'json.syntax',
+      source: { file: 'orders.json', line: 3, column: 12 },
+    });
     expect(raw.diagnostics[0].message).toMatch(/^invalid JSON: /);
     expect(raw.diagnostics[0].message).not.toMatch(/position/);
   });
@@ -29,12 +32,16 @@ describe('readJsonDocument', () => {
 
   it('reports duplicate keys, which JSON.parse would silently collapse', async () => {
     const raw = await read('{"version": 1, "jobs": [], "version": 1}');
-    expect(raw.diagnostics).toMatchObject([{ code: 'yaml.duplicate-key', field: 'version', source: { line: 1, column: 28 } }]);
+    expect(raw.diagnostics).toMatchObject([
+      { code: 'yaml.duplicate-key', field: 'version', source: { line: 1, column: 28 } },
+    ]);
     expect(raw.diagnostics[0].message).toBe('duplicate key "version" (first at line 1, column 2)');
   });
 
   it('takes a number written where the schema wants text as its text', async () => {
-    const raw = await read('{"version":1,"jobs":[{"orderNumber":1001,"deliveryAddress":{"postalCode":78701},"items":[]}]}');
+    const raw = await read(
+      '{"version":1,"jobs":[{"orderNumber":1001,"deliveryAddress":{"postalCode":78701},"items":[]}]}',
+    );
     expect((raw.doc as any).jobs[0]).toMatchObject({ orderNumber: '1001', deliveryAddress: { postalCode: '78701' } });
   });
 
@@ -45,7 +52,16 @@ describe('readJsonDocument', () => {
 
   it('loads through loadManifest by extension', async () => {
     const { manifest, diagnostics } = await loadText(
-      JSON.stringify({ version: 1, jobs: [{ orderNumber: 'J1', deliveryAddress: { deliveryMethod: 'UPSGND' }, items: [{ itemType: 'Asset', code: 'A10001', quantity: 5 }] }] }),
+      JSON.stringify({
+        version: 1,
+        jobs: [
+          {
+            orderNumber: 'J1',
+            deliveryAddress: { deliveryMethod: 'UPSGND' },
+            items: [{ itemType: 'Asset', code: 'A10001', quantity: 5 }],
+          },
+        ],
+      }),
       'orders.json',
     );
     expect(diagnostics).toEqual([]);

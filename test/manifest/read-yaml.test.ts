@@ -23,7 +23,12 @@ describe('readYamlDocument: values as written', () => {
     const job = (raw.doc as any).jobs[0];
     expect(job.orderNumber).toBe('01234');
     expect(job.dateDue).toBe('2026-12-04');
-    expect(job.deliveryAddress).toMatchObject({ postalCode: '01234', country: 'NO', phone: '5125550100', countryCodeISO2: 'NO' });
+    expect(job.deliveryAddress).toMatchObject({
+      postalCode: '01234',
+      country: 'NO',
+      phone: '5125550100',
+      countryCodeISO2: 'NO',
+    });
     expect(job.items[0].customerReference).toBe('007');
     expect(job.items[0].attributes).toEqual({ Colors: '4', Layers: '1.50', Ok: 'true' });
     // Where the schema wants a number, it stays a number.
@@ -32,7 +37,9 @@ describe('readYamlDocument: values as written', () => {
   });
 
   it('keeps a quoted number a string where the schema wants an integer (so the schema can say so)', async () => {
-    const raw = await read(`version: 1\njobs:\n  - orderNumber: A\n    items: [{ itemType: Asset, code: A1, quantity: "50" }]\n`);
+    const raw = await read(
+      `version: 1\njobs:\n  - orderNumber: A\n    items: [{ itemType: Asset, code: A1, quantity: "50" }]\n`,
+    );
     expect((raw.doc as any).jobs[0].items[0].quantity).toBe('50');
   });
 
@@ -63,7 +70,11 @@ describe('readYamlDocument: problems become located diagnostics', () => {
     expect(raw.doc).toBeUndefined();
     expect(raw.diagnostics.length).toBeGreaterThan(0);
     expect(raw.diagnostics[0].code).toMatch(/^yaml\./);
-    expect(raw.diagnostics[0].source).toMatchObject({ file: 'orders.yaml', line: expect.any(Number), column: expect.any(Number) });
+    expect(raw.diagnostics[0].source).toMatchObject({
+      file: 'orders.yaml',
+      line: expect.any(Number),
+      column: expect.any(Number),
+    });
     expect(raw.diagnostics[0].source!.line).toBeGreaterThanOrEqual(4);
   });
 
@@ -81,16 +92,24 @@ describe('readYamlDocument: problems become located diagnostics', () => {
   });
 
   it('reports a duplicate key at the second occurrence, naming the first', async () => {
-    const raw = await read(`version: 1\njobs:\n  - orderNumber: A\n    description: one\n    description: two\n    items: []\n`);
+    const raw = await read(
+      `version: 1\njobs:\n  - orderNumber: A\n    description: one\n    description: two\n    items: []\n`,
+    );
     expect(raw.diagnostics).toHaveLength(1);
     const d = raw.diagnostics[0];
-    expect(d).toMatchObject({ code: 'yaml.duplicate-key', field: 'jobs[0].description', source: { line: 5, column: 5 } });
+    expect(d).toMatchObject({
+      code: 'yaml.duplicate-key',
+      field: 'jobs[0].description',
+      source: { line: 5, column: 5 },
+    });
     expect(d.message).toBe('duplicate key "description" (first at line 4, column 5)');
     expect((raw.doc as any).jobs[0].description).toBe('one');
   });
 
   it('treats keys equal by their text as duplicates (1 and "1")', async () => {
-    const raw = await read(`version: 1\njobs:\n  - orderNumber: A\n    items:\n      - itemType: Stock\n        sizeQuantities: { 1: 2, "1": 3 }\n`);
+    const raw = await read(
+      `version: 1\njobs:\n  - orderNumber: A\n    items:\n      - itemType: Stock\n        sizeQuantities: { 1: 2, "1": 3 }\n`,
+    );
     expect(raw.diagnostics.map((d) => d.code)).toEqual(['yaml.duplicate-key']);
   });
 
@@ -110,7 +129,9 @@ describe('readYamlDocument: problems become located diagnostics', () => {
   });
 
   it('expands ordinary aliases', async () => {
-    const raw = await read(`version: 1\njobs:\n  - orderNumber: A\n    deliveryAddress: &addr { deliveryMethod: UPSGND, postalCode: 01234 }\n    items: []\n  - orderNumber: B\n    deliveryAddress: *addr\n    items: []\n`);
+    const raw = await read(
+      `version: 1\njobs:\n  - orderNumber: A\n    deliveryAddress: &addr { deliveryMethod: UPSGND, postalCode: 01234 }\n    items: []\n  - orderNumber: B\n    deliveryAddress: *addr\n    items: []\n`,
+    );
     expect(raw.diagnostics).toEqual([]);
     expect((raw.doc as any).jobs[1].deliveryAddress).toEqual({ deliveryMethod: 'UPSGND', postalCode: '01234' });
   });
@@ -158,11 +179,17 @@ describe('readYamlDocument: problems become located diagnostics', () => {
 
 describe('YAML source map', () => {
   it('locates values, keys and the nearest ancestor of a missing path', async () => {
-    const raw = await read(`version: 1\njobs:\n  - orderNumber: A\n    items:\n      - itemType: Asset\n        quantity: 5\n`);
+    const raw = await read(
+      `version: 1\njobs:\n  - orderNumber: A\n    items:\n      - itemType: Asset\n        quantity: 5\n`,
+    );
     expect(raw.sources.locate('jobs[0].items[0].quantity')).toEqual({ file: 'orders.yaml', line: 6, column: 19 });
     expect(raw.sources.locate('jobs[0].items[0].code')).toEqual({ file: 'orders.yaml', line: 5, column: 9 });
     expect(raw.sources.locate('jobs[0].items')).toEqual({ file: 'orders.yaml', line: 4, column: 5 });
-    expect((raw.sources as any).locateKey('jobs[0].items[0].quantity')).toEqual({ file: 'orders.yaml', line: 6, column: 9 });
+    expect((raw.sources as any).locateKey('jobs[0].items[0].quantity')).toEqual({
+      file: 'orders.yaml',
+      line: 6,
+      column: 9,
+    });
     expect(raw.sources.locate('nowhere')).toEqual({ file: 'orders.yaml', line: 1, column: 1 });
   });
 });

@@ -36,7 +36,8 @@ describe('uniqueOrderNumber', () => {
       {
         code: 'order-number.duplicate',
         field: 'jobs[2].orderNumber',
-        message: 'orderNumber "A" is used twice: jobs[0] at line 10, column 18 and jobs[2] at line 12, column 18; each job needs its own',
+        message:
+          'orderNumber "A" is used twice: jobs[0] at line 10, column 18 and jobs[2] at line 12, column 18; each job needs its own',
       },
     ]);
   });
@@ -47,8 +48,12 @@ describe('uniqueOrderNumber', () => {
 
   it('uses CSV rows when that is what the source map gives', () => {
     const m = manifest(['A', 'A']);
-    m.sources = { locate: (p) => ({ file: 'm.csv', row: 2 + Number(/jobs\[(\d+)\]/.exec(p)![1]) * 5, columnName: 'orderNumber' }) };
-    expect(uniqueOrderNumber(m)[0].message).toBe('orderNumber "A" is used twice: jobs[0] at row 2 and jobs[1] at row 7; each job needs its own');
+    m.sources = {
+      locate: (p) => ({ file: 'm.csv', row: 2 + Number(/jobs\[(\d+)\]/.exec(p)![1]) * 5, columnName: 'orderNumber' }),
+    };
+    expect(uniqueOrderNumber(m)[0].message).toBe(
+      'orderNumber "A" is used twice: jobs[0] at row 2 and jobs[1] at row 7; each job needs its own',
+    );
   });
 });
 
@@ -59,26 +64,96 @@ describe('per-job rules', () => {
     ['orderNumberShape', orderNumberShape, job({ orderNumber: 'PO\t1' }), ['order-number.control-character']],
     ['nonEmptyItems', nonEmptyItems, job({ items: [] }), ['items.empty']],
     ['nonEmptyItems', nonEmptyItems, job(), []],
-    ['itemRequiredFields', itemRequiredFields, job({ items: [{ itemType: 'PriceCode', code: 'X', quantity: 10 }] }), ['item.required']],
-    ['itemRequiredFields', itemRequiredFields, job({ items: [{ itemType: 'PriceCode', code: 'X', quantity: 10, customerReference: 'r' }] }), []],
-    ['itemRequiredFields', itemRequiredFields, job({ items: [{ itemType: 'Asset', code: '' }] }), ['item.required', 'item.required']],
-    ['itemRequiredFields', itemRequiredFields, job({ items: [{ itemType: 'Stock', code: 'GD5000', variantCode: 'V' }] }), ['item.required']],
-    ['itemRequiredFields', itemRequiredFields, job({ items: [{ itemType: 'Stock', code: 'GD5000', variantCode: 'V', quantity: 3 }] }), []],
+    [
+      'itemRequiredFields',
+      itemRequiredFields,
+      job({ items: [{ itemType: 'PriceCode', code: 'X', quantity: 10 }] }),
+      ['item.required'],
+    ],
+    [
+      'itemRequiredFields',
+      itemRequiredFields,
+      job({ items: [{ itemType: 'PriceCode', code: 'X', quantity: 10, customerReference: 'r' }] }),
+      [],
+    ],
+    [
+      'itemRequiredFields',
+      itemRequiredFields,
+      job({ items: [{ itemType: 'Asset', code: '' }] }),
+      ['item.required', 'item.required'],
+    ],
+    [
+      'itemRequiredFields',
+      itemRequiredFields,
+      job({ items: [{ itemType: 'Stock', code: 'GD5000', variantCode: 'V' }] }),
+      ['item.required'],
+    ],
+    [
+      'itemRequiredFields',
+      itemRequiredFields,
+      job({ items: [{ itemType: 'Stock', code: 'GD5000', variantCode: 'V', quantity: 3 }] }),
+      [],
+    ],
     ['itemRequiredFields', itemRequiredFields, job({ items: [{ itemType: 'Bundle', code: 'X' }] }), ['item.type']],
     ['positiveQuantities', positiveQuantities, job({ items: [{ ...asset, quantity: 0 }] }), ['quantity.invalid']],
     ['positiveQuantities', positiveQuantities, job({ items: [{ ...asset, quantity: 1.5 }] }), ['quantity.invalid']],
-    ['positiveQuantities', positiveQuantities, job({ items: [{ itemType: 'Stock', code: 'S', sizeQuantities: { M: -1, L: 2 } }] }), ['quantity.invalid']],
+    [
+      'positiveQuantities',
+      positiveQuantities,
+      job({ items: [{ itemType: 'Stock', code: 'S', sizeQuantities: { M: -1, L: 2 } }] }),
+      ['quantity.invalid'],
+    ],
     ['positiveQuantities', positiveQuantities, job(), []],
-    ['sizeQuantitiesAgree', sizeQuantitiesAgree, job({ items: [{ itemType: 'Stock', code: 'S', sizeQuantities: { M: 1, L: 2 }, quantity: 3 }] }), []],
-    ['sizeQuantitiesAgree', sizeQuantitiesAgree, job({ items: [{ itemType: 'Stock', code: 'S', sizeQuantities: { M: 1, L: 2 }, quantity: 4 }] }), ['size-quantities.sum-mismatch']],
-    ['sizeQuantitiesAgree', sizeQuantitiesAgree, job({ items: [{ itemType: 'Stock', code: 'S', sizeQuantities: {} }] }), ['size-quantities.all-zero']],
+    [
+      'sizeQuantitiesAgree',
+      sizeQuantitiesAgree,
+      job({ items: [{ itemType: 'Stock', code: 'S', sizeQuantities: { M: 1, L: 2 }, quantity: 3 }] }),
+      [],
+    ],
+    [
+      'sizeQuantitiesAgree',
+      sizeQuantitiesAgree,
+      job({ items: [{ itemType: 'Stock', code: 'S', sizeQuantities: { M: 1, L: 2 }, quantity: 4 }] }),
+      ['size-quantities.sum-mismatch'],
+    ],
+    [
+      'sizeQuantitiesAgree',
+      sizeQuantitiesAgree,
+      job({ items: [{ itemType: 'Stock', code: 'S', sizeQuantities: {} }] }),
+      ['size-quantities.all-zero'],
+    ],
     ['deliveryMethodRequired', deliveryMethodRequired, job({ deliveryAddress: {} }), ['delivery-method.missing']],
-    ['deliveryMethodRequired', deliveryMethodRequired, job({ deliveryAddress: { deliveryMethod: '  ' } }), ['delivery-method.missing']],
+    [
+      'deliveryMethodRequired',
+      deliveryMethodRequired,
+      job({ deliveryAddress: { deliveryMethod: '  ' } }),
+      ['delivery-method.missing'],
+    ],
     ['deliveryMethodRequired', deliveryMethodRequired, job(), []],
-    ['countryCodeShape', countryCodeShape, job({ deliveryAddress: { deliveryMethod: 'X', countryCodeISO2: 'US' } }), []],
-    ['countryCodeShape', countryCodeShape, job({ deliveryAddress: { deliveryMethod: 'X', countryCodeISO2: 'USA' } }), ['country-code.iso3']],
-    ['countryCodeShape', countryCodeShape, job({ deliveryAddress: { deliveryMethod: 'X', countryCodeISO2: 'U5' } }), ['country-code.shape']],
-    ['countryCodeShape', countryCodeShape, job({ deliveryAddress: { deliveryMethod: 'X', countryCodeISO2: 'United States' } }), ['country-code.shape']],
+    [
+      'countryCodeShape',
+      countryCodeShape,
+      job({ deliveryAddress: { deliveryMethod: 'X', countryCodeISO2: 'US' } }),
+      [],
+    ],
+    [
+      'countryCodeShape',
+      countryCodeShape,
+      job({ deliveryAddress: { deliveryMethod: 'X', countryCodeISO2: 'USA' } }),
+      ['country-code.iso3'],
+    ],
+    [
+      'countryCodeShape',
+      countryCodeShape,
+      job({ deliveryAddress: { deliveryMethod: 'X', countryCodeISO2: 'U5' } }),
+      ['country-code.shape'],
+    ],
+    [
+      'countryCodeShape',
+      countryCodeShape,
+      job({ deliveryAddress: { deliveryMethod: 'X', countryCodeISO2: 'United States' } }),
+      ['country-code.shape'],
+    ],
     ['dueDate', dueDate, job({ dateDue: '2026-12-04' }), []],
     ['dueDate', dueDate, job({ dateDue: '2026-02-29' }), ['date.invalid']],
     ['dueDate', dueDate, job({ dateDue: '04/12/2026' }), ['date.invalid']],
@@ -91,9 +166,18 @@ describe('per-job rules', () => {
 
   it('points each finding at its field', () => {
     expect(itemRequiredFields(job({ items: [asset, { itemType: 'PriceCode', code: 'X', quantity: 10 }] }), 4)).toEqual([
-      { code: 'item.required', field: 'jobs[4].items[1].customerReference', message: 'missing required field "customerReference" (required for PriceCode items)' },
+      {
+        code: 'item.required',
+        field: 'jobs[4].items[1].customerReference',
+        message: 'missing required field "customerReference" (required for PriceCode items)',
+      },
     ]);
-    expect(sizeQuantitiesAgree(job({ items: [{ itemType: 'Stock', code: 'S', sizeQuantities: { M: 1 }, quantity: 4 }] }), 2)[0]).toMatchObject({
+    expect(
+      sizeQuantitiesAgree(
+        job({ items: [{ itemType: 'Stock', code: 'S', sizeQuantities: { M: 1 }, quantity: 4 }] }),
+        2,
+      )[0],
+    ).toMatchObject({
       field: 'jobs[2].items[0].quantity',
       message: 'quantity 4 does not match the sum of sizeQuantities (1); give one or make them agree',
     });
@@ -101,7 +185,9 @@ describe('per-job rules', () => {
 
   it('suggests `country:` for a three-letter countryCodeISO2', () => {
     const [f] = countryCodeShape(job({ deliveryAddress: { deliveryMethod: 'X', countryCodeISO2: 'NZL' } }), 0);
-    expect(f.message).toBe('"NZL" is a three-letter code; countryCodeISO2 takes exactly two letters. Write `country: NZL` instead (it accepts a name, ISO2 or ISO3)');
+    expect(f.message).toBe(
+      '"NZL" is a three-letter code; countryCodeISO2 takes exactly two letters. Write `country: NZL` instead (it accepts a name, ISO2 or ISO3)',
+    );
   });
 
   it('marks mustDate without dateDue as a warning only', () => {
@@ -147,12 +233,19 @@ describe('artwork URLs', () => {
   });
 
   it('expects every PriceCode line of a job to have artwork once one has', () => {
-    const pc = (url?: string): ManifestItem => ({ itemType: 'PriceCode', code: 'X', quantity: 10, customerReference: 'r', ...(url ? { externalArtworkUrl: url } : {}) });
+    const pc = (url?: string): ManifestItem => ({
+      itemType: 'PriceCode',
+      code: 'X',
+      quantity: 10,
+      customerReference: 'r',
+      ...(url ? { externalArtworkUrl: url } : {}),
+    });
     expect(artworkUrls(job({ items: [pc('https://x/a.png'), pc(), asset] }), 0)).toEqual([
       {
         code: 'artwork.missing',
         field: 'jobs[0].items[1]',
-        message: 'has no externalArtworkUrl but items[0] of this job does; the API expects every PriceCode line to supply one when any does',
+        message:
+          'has no externalArtworkUrl but items[0] of this job does; the API expects every PriceCode line to supply one when any does',
       },
     ]);
     expect(artworkUrls(job({ items: [pc(), pc()] }), 0)).toEqual([]);

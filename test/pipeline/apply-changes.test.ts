@@ -51,16 +51,33 @@ async function submit(extra: string[] = []): Promise<{ file: string; jobNumber: 
 const codes = (list: { code: string }[]): string[] => list.map((e) => e.code);
 
 describe('jobHash and diffChanges (pure)', () => {
-  const base: ManifestJob = { orderNumber: 'PO-1', deliveryAddress: { deliveryMethod: 'UPS Ground' }, items: [{ itemType: 'Asset', code: 'A10001', quantity: 5 }] };
+  const base: ManifestJob = {
+    orderNumber: 'PO-1',
+    deliveryAddress: { deliveryMethod: 'UPS Ground' },
+    items: [{ itemType: 'Asset', code: 'A10001', quantity: 5 }],
+  };
 
   it('leaves the patchable fields out of the fingerprint, but not the items or address', () => {
-    expect(jobHash({ ...base, description: 'x', orderComment: 'y', mustDate: true, dateDue: '2030-01-01' })).toBe(jobHash(base));
+    expect(jobHash({ ...base, description: 'x', orderComment: 'y', mustDate: true, dateDue: '2030-01-01' })).toBe(
+      jobHash(base),
+    );
     expect(jobHash({ ...base, deliveryAddress: { deliveryMethod: 'FDXON' } })).not.toBe(jobHash(base));
   });
 
   it('changes only fields that differ from the baseline and from the job now; dates compare by day', () => {
-    const current = { description: 'old', comments: null, mustDate: false, dateDue: '2030-01-02T00:00:00' } as unknown as JobDto;
-    const job: ManifestJob = { ...base, description: 'new', orderComment: 'hi', dateDue: '2030-01-02', mustDate: false };
+    const current = {
+      description: 'old',
+      comments: null,
+      mustDate: false,
+      dateDue: '2030-01-02T00:00:00',
+    } as unknown as JobDto;
+    const job: ManifestJob = {
+      ...base,
+      description: 'new',
+      orderComment: 'hi',
+      dateDue: '2030-01-02',
+      mustDate: false,
+    };
     expect(diffChanges(job, undefined, current).map((c) => [c.apiField, c.from, c.to])).toEqual([
       ['description', 'old', 'new'],
       ['comments', null, 'hi'],
@@ -130,7 +147,10 @@ describe('declarative changes through htorder run and plan', () => {
     await h.write('order.yaml', order(['dateDue: 2001-01-01']));
     const refused = await h.cli('run', [file]);
     expect(refused.code).toBe(1);
-    expect((await h.report(file)).jobs[0]!.errors[0]).toMatchObject({ code: 'changes.rejected', field: 'jobs[0].dateDue' });
+    expect((await h.report(file)).jobs[0]!.errors[0]).toMatchObject({
+      code: 'changes.rejected',
+      field: 'jobs[0].dateDue',
+    });
     await h.write('order.yaml', order(['dateDue: 2031-03-04', 'mustDate: true']));
     expect((await h.cli('run', [file])).code).toBe(0);
     expect(await jobOf(jobNumber)).toMatchObject({ dateDue: '2031-03-04T00:00:00', mustDate: true });
@@ -188,7 +208,9 @@ describe('declarative changes through htorder run and plan', () => {
     await h.write('order.yaml', order(['cancel: true']));
     const run = await h.cli('run', [file]);
     expect(run.code).toBe(1);
-    expect((await h.report(file)).jobs[0]!.errors[0]!.message).toMatch(/not cancelled \(409\).*contact the account manager/);
+    expect((await h.report(file)).jobs[0]!.errors[0]!.message).toMatch(
+      /not cancelled \(409\).*contact the account manager/,
+    );
     expect(await calls('POST /Jobs/{jobNumber}/cancel')).toBe(1);
     let after: LedgerEntry | undefined;
     for await (const e of ledger.entries()) after = e;
@@ -207,22 +229,55 @@ describe('declarative changes through htorder run and plan', () => {
 
   it('reports a 403 from PATCH with the lockedReason of the answer (the job locked after it was read)', async () => {
     // The sandbox cannot lock a job between a GET and a PATCH; this stands in for the API.
-    const job = { jobNumber: 7, jobStatus: 'Scheduled', description: 'a', comments: null, mustDate: false, dateDue: '2030-01-01T00:00:00', isCancelable: true, permissions: { canEdit: true, lockedReason: null } };
+    const job = {
+      jobNumber: 7,
+      jobStatus: 'Scheduled',
+      description: 'a',
+      comments: null,
+      mustDate: false,
+      dateDue: '2030-01-01T00:00:00',
+      isCancelable: true,
+      permissions: { canEdit: true, lockedReason: null },
+    };
     const sent: unknown[] = [];
     const api = {
       jobs: {
         get: async () => job,
         patch: async (_n: number, body: unknown) => {
           sent.push(body);
-          throw new ApiError({ kind: 'http', method: 'PATCH', route: '/Jobs/7', status: 403, mayHaveReachedServer: true, body: { title: 'Forbidden', status: 403, lockedReason: 'Job is being packed.' } });
+          throw new ApiError({
+            kind: 'http',
+            method: 'PATCH',
+            route: '/Jobs/7',
+            status: 403,
+            mayHaveReachedServer: true,
+            body: { title: 'Forbidden', status: 403, lockedReason: 'Job is being packed.' },
+          });
         },
       },
     };
     const ledger = new FolderLedger(h.stateDir);
-    const entry: LedgerEntry = { ledgerVersion: 1, account: 'acct', orderNumber: 'PO-1', payloadHash: 'h', state: 'submitted', attempts: 1, intentAt: '2030-01-01T00:00:00Z', jobNumber: 7, patchable: { description: 'a' } };
+    const entry: LedgerEntry = {
+      ledgerVersion: 1,
+      account: 'acct',
+      orderNumber: 'PO-1',
+      payloadHash: 'h',
+      state: 'submitted',
+      attempts: 1,
+      intentAt: '2030-01-01T00:00:00Z',
+      jobNumber: 7,
+      patchable: { description: 'a' },
+    };
     await ledger.write(entry);
     const out = await applyChanges(
-      { mode: 'run', client: api as never, ledger, logger: silentLogger(), jobIndex: 0, sources: { locate: (file) => ({ file }) } },
+      {
+        mode: 'run',
+        client: api as never,
+        ledger,
+        logger: silentLogger(),
+        jobIndex: 0,
+        sources: { locate: (file) => ({ file }) },
+      },
       { orderNumber: 'PO-1', description: 'b', deliveryAddress: {}, items: [] },
       entry,
     );

@@ -49,8 +49,12 @@ describe('kill -9 in the middle of a run', () => {
     expect(created).toEqual(orders.map((o) => o.orderNumber).sort());
     const report = await h.report(file);
     expect(report.finishedAt).not.toBeNull();
-    expect(report.jobs.every((j) => j.jobNumber !== null && (j.status === 'submitted' || j.status === 'already-submitted'))).toBe(true);
+    expect(
+      report.jobs.every((j) => j.jobNumber !== null && (j.status === 'submitted' || j.status === 'already-submitted')),
+    ).toBe(true);
     // Jobs created before the kill (including any whose answer never arrived) are reported, not resent.
-    expect(report.jobs.filter((j) => j.status === 'already-submitted').length).toBeGreaterThanOrEqual(createdAtKill > 0 ? 1 : 0);
+    expect(report.jobs.filter((j) => j.status === 'already-submitted').length).toBeGreaterThanOrEqual(
+      createdAtKill > 0 ? 1 : 0,
+    );
   }, 60_000);
 });

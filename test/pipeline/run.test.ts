@@ -24,7 +24,10 @@ async function ledgerEntry(orderNumber: string) {
 
 describe('htorder run', () => {
   it('submits a job with all three item types and reports job number and newAssetSku', async () => {
-    const file = await h.write('order.yaml', manifest([{ orderNumber: 'PO-1', items: ITEMS.print + ITEMS.reorder + ITEMS.stock }]));
+    const file = await h.write(
+      'order.yaml',
+      manifest([{ orderNumber: 'PO-1', items: ITEMS.print + ITEMS.reorder + ITEMS.stock }]),
+    );
     const { code, stderr } = await h.cli('run', [file]);
     expect(code).toBe(0);
 
@@ -32,7 +35,12 @@ describe('htorder run', () => {
     expect(created).toHaveLength(1);
     const body = created[0]!.request as any;
     // Human values resolved to the API's codes before sending.
-    expect(body.deliveryAddress).toMatchObject({ deliveryMethod: 'UPSGND', countryCodeISO2: 'US', state: 'TX', postalCode: '78701' });
+    expect(body.deliveryAddress).toMatchObject({
+      deliveryMethod: 'UPSGND',
+      countryCodeISO2: 'US',
+      state: 'TX',
+      postalCode: '78701',
+    });
     expect(body.items.map((i: any) => i.itemType)).toEqual(['PriceCode', 'Asset', 'Stock']);
     expect(body.items[0].attributes).toEqual({ Colors: '4' });
     expect(body.items[2]).toMatchObject({ variantCode: 'GD5000-BLK', sizeQuantities: { S: 10, M: 20 }, quantity: 30 });
@@ -50,12 +58,19 @@ describe('htorder run', () => {
     expect(existsSync(`${file}.errors.txt`)).toBe(false);
     expect(stderr).toContain(String(created[0]!.jobNumber));
     // The signed artwork URL's query string is nowhere in what htorder wrote or printed.
-    const written = stderr + (await readFile(`${file}.result.json`, 'utf8')) + (await readFile(`${file}.result.csv`, 'utf8'));
+    const written =
+      stderr + (await readFile(`${file}.result.json`, 'utf8')) + (await readFile(`${file}.result.csv`, 'utf8'));
     expect(written).not.toContain('SECRETSIG');
   });
 
   it('a re-run sends nothing and reports already-submitted with the job number', async () => {
-    const file = await h.write('order.yaml', manifest([{ orderNumber: 'PO-1', items: ITEMS.reorder }, { orderNumber: 'PO-2', items: ITEMS.stock }]));
+    const file = await h.write(
+      'order.yaml',
+      manifest([
+        { orderNumber: 'PO-1', items: ITEMS.reorder },
+        { orderNumber: 'PO-2', items: ITEMS.stock },
+      ]),
+    );
     expect((await h.cli('run', [file])).code).toBe(0);
     const first = await h.report(file);
     const postsBefore = (await h.sandbox.admin.calls())['POST /Jobs'];
@@ -73,7 +88,10 @@ describe('htorder run', () => {
   it('a job changed after submission is reported, never resent', async () => {
     const file = await h.write('order.yaml', manifest([{ orderNumber: 'PO-1', items: ITEMS.reorder }]));
     expect((await h.cli('run', [file])).code).toBe(0);
-    await writeFile(file, manifest([{ orderNumber: 'PO-1', items: ITEMS.reorder.replace('quantity: 50', 'quantity: 80') }]));
+    await writeFile(
+      file,
+      manifest([{ orderNumber: 'PO-1', items: ITEMS.reorder.replace('quantity: 50', 'quantity: 80') }]),
+    );
     const { code } = await h.cli('run', [file]);
     expect(code).toBe(1);
     const job = (await h.report(file)).jobs[0]!;
@@ -84,7 +102,13 @@ describe('htorder run', () => {
   });
 
   it('is all or nothing by default: one invalid job holds back the others', async () => {
-    const file = await h.write('order.yaml', manifest([{ orderNumber: 'PO-1', items: ITEMS.tooFew }, { orderNumber: 'PO-2', items: ITEMS.stock }]));
+    const file = await h.write(
+      'order.yaml',
+      manifest([
+        { orderNumber: 'PO-1', items: ITEMS.tooFew },
+        { orderNumber: 'PO-2', items: ITEMS.stock },
+      ]),
+    );
     const { code, stderr } = await h.cli('run', [file]);
     expect(code).toBe(1);
     expect(await createdOrders()).toEqual([]);
@@ -98,7 +122,13 @@ describe('htorder run', () => {
   });
 
   it('--partial submits the valid jobs and still exits 1', async () => {
-    const file = await h.write('order.yaml', manifest([{ orderNumber: 'PO-1', items: ITEMS.tooFew }, { orderNumber: 'PO-2', items: ITEMS.stock }]));
+    const file = await h.write(
+      'order.yaml',
+      manifest([
+        { orderNumber: 'PO-1', items: ITEMS.tooFew },
+        { orderNumber: 'PO-2', items: ITEMS.stock },
+      ]),
+    );
     const { code } = await h.cli('run', [file], { partial: true });
     expect(code).toBe(1);
     expect(await createdOrders()).toEqual(['PO-2']);
@@ -107,7 +137,10 @@ describe('htorder run', () => {
 
   it('maps a refusal that only the API can detect to the field and its line', async () => {
     // customerUserId must be an existing, active user of the account: only the API knows.
-    const text = manifest([{ orderNumber: 'PO-1', items: ITEMS.reorder }]).replace('  - orderNumber: PO-1\n', '  - orderNumber: PO-1\n    customerUserId: 9999\n');
+    const text = manifest([{ orderNumber: 'PO-1', items: ITEMS.reorder }]).replace(
+      '  - orderNumber: PO-1\n',
+      '  - orderNumber: PO-1\n    customerUserId: 9999\n',
+    );
     const file = await h.write('order.yaml', text);
     const { code } = await h.cli('run', [file]);
     expect(code).toBe(1);
@@ -121,7 +154,9 @@ describe('htorder run', () => {
 
   it('exits 3 and decides nothing when the API cannot be reached', async () => {
     const file = await h.write('order.yaml', manifest([{ orderNumber: 'PO-1', items: ITEMS.reorder }]));
-    const { code, stderr } = await h.cli('run', [file], { env: { HTORDER_BASE_URL: 'http://127.0.0.1:9/us/api', HTORDER_AUTH_URL: 'http://127.0.0.1:9/us/auth' } });
+    const { code, stderr } = await h.cli('run', [file], {
+      env: { HTORDER_BASE_URL: 'http://127.0.0.1:9/us/api', HTORDER_AUTH_URL: 'http://127.0.0.1:9/us/auth' },
+    });
     expect(code).toBe(3);
     expect(stderr).toMatch(/cannot reach the API/);
     expect(stderr).not.toContain(h.env().HTORDER_CLIENT_SECRET);
@@ -130,7 +165,13 @@ describe('htorder run', () => {
 
 describe('htorder plan', () => {
   it('dry-runs every job, estimates, and creates nothing', async () => {
-    const file = await h.write('order.yaml', manifest([{ orderNumber: 'PO-1', items: ITEMS.print }, { orderNumber: 'PO-2', items: ITEMS.reorder }]));
+    const file = await h.write(
+      'order.yaml',
+      manifest([
+        { orderNumber: 'PO-1', items: ITEMS.print },
+        { orderNumber: 'PO-2', items: ITEMS.reorder },
+      ]),
+    );
     const { code, stderr } = await h.cli('plan', [file]);
     expect(code).toBe(0);
     expect(await createdOrders()).toEqual([]);
@@ -179,7 +220,9 @@ describe('exactly once under faults', () => {
   });
 
   it('503 on create: the search proves nothing exists, then it is sent again', async () => {
-    await h.sandbox.admin.setFaults([{ route: 'POST /Jobs', when: 'create', kind: 'status', status: 503, retryAfterSeconds: 0, times: 2 }]);
+    await h.sandbox.admin.setFaults([
+      { route: 'POST /Jobs', when: 'create', kind: 'status', status: 503, retryAfterSeconds: 0, times: 2 },
+    ]);
     const file = await h.write('order.yaml', manifest([{ orderNumber: 'PO-1', items: ITEMS.reorder }]));
     expect((await h.cli('run', [file])).code).toBe(0);
     expect(await createdOrders()).toEqual(['PO-1']);
@@ -206,11 +249,15 @@ describe('exactly once under faults', () => {
       ],
       7,
     );
-    const orders = Array.from({ length: 12 }, (_, i) => ({ orderNumber: `PO-${i + 1}`, items: i % 2 ? ITEMS.reorder : ITEMS.stock }));
+    const orders = Array.from({ length: 12 }, (_, i) => ({
+      orderNumber: `PO-${i + 1}`,
+      items: i % 2 ? ITEMS.reorder : ITEMS.stock,
+    }));
     const file = await h.write('order.yaml', manifest(orders));
     // A storm may outlast one run's patience; running again until done must never duplicate.
     let code = -1;
-    for (let run = 0; run < 6 && code !== 0; run++) code = (await h.cli('run', [file], { env: { HTORDER_CONCURRENCY: '4' } })).code;
+    for (let run = 0; run < 6 && code !== 0; run++)
+      code = (await h.cli('run', [file], { env: { HTORDER_CONCURRENCY: '4' } })).code;
     expect(code).toBe(0);
     expect(await createdOrders()).toEqual(orders.map((o) => o.orderNumber).sort());
     const statuses = (await h.report(file)).jobs.map((j) => j.status);

@@ -4,7 +4,8 @@ import { colorAttributes, echoSources } from '../support/api-fixtures.js';
 
 const CODE = 'DTF Full Color 10" x 10"';
 const BASE = 'jobs[3].items[0]';
-const check = (values: Record<string, string> | undefined, defs = colorAttributes()) => checkAttributes(values, defs, CODE, BASE, echoSources);
+const check = (values: Record<string, string> | undefined, defs = colorAttributes()) =>
+  checkAttributes(values, defs, CODE, BASE, echoSources);
 
 describe('checkAttributes', () => {
   it('accepts a complete, valid set', () => {
@@ -14,21 +15,71 @@ describe('checkAttributes', () => {
 
   it.each([
     // [values, code, field, message fragment]
-    [{}, 'attribute.required', 'jobs[3].items[0].attributes.Colors', `'DTF Full Color 10" x 10"' requires the attribute "Colors" (one of: 1, 2, 3, 4)`],
+    [
+      {},
+      'attribute.required',
+      'jobs[3].items[0].attributes.Colors',
+      `'DTF Full Color 10" x 10"' requires the attribute "Colors" (one of: 1, 2, 3, 4)`,
+    ],
     [{ Colors: '' }, 'attribute.required', 'jobs[3].items[0].attributes.Colors', 'requires the attribute "Colors"'],
-    [{ Colors: '5' }, 'attribute.not-allowed', 'jobs[3].items[0].attributes.Colors', '"5" is not an allowed value of "Colors"'],
-    [{ Colors: 'four' }, 'attribute.not-allowed', 'jobs[3].items[0].attributes.Colors', '(did you mean "4"?); allowed: 1, 2, 3, 4'],
-    [{ Colors: '4', Notes: 'x' }, 'attribute.too-short', 'jobs[3].items[0].attributes.Notes', 'is 1 character, shorter than its minimum 2'],
-    [{ Colors: '4', Notes: 'x'.repeat(31) }, 'attribute.too-long', 'jobs[3].items[0].attributes.Notes', 'is 31 characters, longer than its maximum 30'],
-    [{ Colors: '4', Layers: '4' }, 'attribute.out-of-range', 'jobs[3].items[0].attributes.Layers', '"Layers" is 4, outside 1 to 3'],
+    [
+      { Colors: '5' },
+      'attribute.not-allowed',
+      'jobs[3].items[0].attributes.Colors',
+      '"5" is not an allowed value of "Colors"',
+    ],
+    [
+      { Colors: 'four' },
+      'attribute.not-allowed',
+      'jobs[3].items[0].attributes.Colors',
+      '(did you mean "4"?); allowed: 1, 2, 3, 4',
+    ],
+    [
+      { Colors: '4', Notes: 'x' },
+      'attribute.too-short',
+      'jobs[3].items[0].attributes.Notes',
+      'is 1 character, shorter than its minimum 2',
+    ],
+    [
+      { Colors: '4', Notes: 'x'.repeat(31) },
+      'attribute.too-long',
+      'jobs[3].items[0].attributes.Notes',
+      'is 31 characters, longer than its maximum 30',
+    ],
+    [
+      { Colors: '4', Layers: '4' },
+      'attribute.out-of-range',
+      'jobs[3].items[0].attributes.Layers',
+      '"Layers" is 4, outside 1 to 3',
+    ],
     [{ Colors: '4', Layers: '0' }, 'attribute.out-of-range', 'jobs[3].items[0].attributes.Layers', 'outside 1 to 3'],
-    [{ Colors: '4', Layers: '1.5' }, 'attribute.not-a-number', 'jobs[3].items[0].attributes.Layers', 'must be a whole number'],
-    [{ Colors: '4', Colours: '4' }, 'attribute.unknown', 'jobs[3].items[0].attributes.Colours', 'has no attribute "Colours" (did you mean "Colors"?); its attributes are: Colors, Notes, Layers'],
-    [{ Colors: '4', 'Ink colour': 'red' }, 'attribute.unknown', 'jobs[3].items[0].attributes["Ink colour"]', 'has no attribute "Ink colour"'],
+    [
+      { Colors: '4', Layers: '1.5' },
+      'attribute.not-a-number',
+      'jobs[3].items[0].attributes.Layers',
+      'must be a whole number',
+    ],
+    [
+      { Colors: '4', Colours: '4' },
+      'attribute.unknown',
+      'jobs[3].items[0].attributes.Colours',
+      'has no attribute "Colours" (did you mean "Colors"?); its attributes are: Colors, Notes, Layers',
+    ],
+    [
+      { Colors: '4', 'Ink colour': 'red' },
+      'attribute.unknown',
+      'jobs[3].items[0].attributes["Ink colour"]',
+      'has no attribute "Ink colour"',
+    ],
   ])('%j → %s', (values, code, field, fragment) => {
     const out = check(values);
     expect(out).toHaveLength(1);
-    expect(out[0]).toMatchObject({ severity: 'error', code, field, source: { file: 'orders.yaml', columnName: field } });
+    expect(out[0]).toMatchObject({
+      severity: 'error',
+      code,
+      field,
+      source: { file: 'orders.yaml', columnName: field },
+    });
     expect(out[0].message).toContain(fragment);
   });
 
@@ -68,6 +119,8 @@ describe('checkDimensions', () => {
     const out = checkDimensions({ 'DG-X': '10' }, 'DTF Custom Size', BASE, echoSources);
     expect(out).toMatchObject([{ code: 'attribute.dimensions-missing', field: 'jobs[3].items[0].attributes.DG-Y' }]);
     expect(out[0].message).toContain('missing: DG-Y');
-    expect(checkDimensions(undefined, 'DTF Custom Size', BASE, echoSources)[0].message).toContain('missing: DG-X, DG-Y');
+    expect(checkDimensions(undefined, 'DTF Custom Size', BASE, echoSources)[0].message).toContain(
+      'missing: DG-X, DG-Y',
+    );
   });
 });

@@ -5,7 +5,10 @@ import { echoSources } from '../support/api-fixtures.js';
 
 describe('checkDateDue', () => {
   const earliest: EarliestShipDate = {
-    shippingDateUtc: '2026-03-10T22:00:00Z', shippingDateLocal: '2026-03-11T09:00:00', timezone: 'Pacific/Auckland', dateExclusions: [],
+    shippingDateUtc: '2026-03-10T22:00:00Z',
+    shippingDateLocal: '2026-03-11T09:00:00',
+    timezone: 'Pacific/Auckland',
+    dateExclusions: [],
   };
 
   it('takes the local calendar date of the earliest ship date', () => {
@@ -13,13 +16,19 @@ describe('checkDateDue', () => {
   });
 
   it.each([
-    [undefined, 0], ['2026-03-11', 0], ['2026-04-01', 0], ['2026-03-10', 1], ['2025-12-31', 1],
+    [undefined, 0],
+    ['2026-03-11', 0],
+    ['2026-04-01', 0],
+    ['2026-03-10', 1],
+    ['2025-12-31', 1],
   ])('dateDue %s → %i warning(s)', (dateDue, n) => {
     const out = checkDateDue(dateDue, earliest, 4, echoSources);
     expect(out).toHaveLength(n);
     if (n) {
       expect(out[0]).toMatchObject({ severity: 'warning', code: 'dateDue.before-earliest', field: 'jobs[4].dateDue' });
-      expect(out[0].message).toBe(`dateDue ${dateDue} is before the earliest ship date 2026-03-11; the API will move the job to 2026-03-11`);
+      expect(out[0].message).toBe(
+        `dateDue ${dateDue} is before the earliest ship date 2026-03-11; the API will move the job to 2026-03-11`,
+      );
     }
   });
 });

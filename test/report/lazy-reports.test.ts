@@ -17,7 +17,13 @@ const startedAt = new Date('2026-03-01T10:00:00Z');
 
 async function reportFor(file: string) {
   const loaded = await loadManifest(file);
-  const report = buildReport({ command: 'check', input: loaded.input, manifest: loaded.manifest, diagnostics: loaded.diagnostics, startedAt });
+  const report = buildReport({
+    command: 'check',
+    input: loaded.input,
+    manifest: loaded.manifest,
+    diagnostics: loaded.diagnostics,
+    startedAt,
+  });
   return { report, loaded };
 }
 
@@ -44,10 +50,42 @@ describe('item results built on first use', () => {
     expect([itemsPending(a1), itemsPending(a2), itemsPending(a3)]).toEqual([true, false, true]);
     expect(itemCount(a1)).toBe(2);
     expect(report.summary).toMatchObject({ items: 5, errors: 1 });
-    expect(Object.keys(a1)).toEqual(['index', 'orderNumber', 'status', 'source', 'jobNumber', 'dateDue', 'totalJobCost', 'estimatedCost', 'warnings', 'errors', 'items']);
+    expect(Object.keys(a1)).toEqual([
+      'index',
+      'orderNumber',
+      'status',
+      'source',
+      'jobNumber',
+      'dateDue',
+      'totalJobCost',
+      'estimatedCost',
+      'warnings',
+      'errors',
+      'items',
+    ]);
     expect(a1.items).toEqual([
-      { index: 0, source: { line: 5, column: 13 }, itemType: 'Asset', code: 'A10001', quantity: 50, status: 'valid', newAssetSku: null, needsArtworkToBeUploaded: null, errors: [] },
-      { index: 1, source: { line: 5, column: 62 }, itemType: 'Stock', code: 'GD5000', quantity: 1, status: 'valid', newAssetSku: null, needsArtworkToBeUploaded: null, errors: [] },
+      {
+        index: 0,
+        source: { line: 5, column: 13 },
+        itemType: 'Asset',
+        code: 'A10001',
+        quantity: 50,
+        status: 'valid',
+        newAssetSku: null,
+        needsArtworkToBeUploaded: null,
+        errors: [],
+      },
+      {
+        index: 1,
+        source: { line: 5, column: 62 },
+        itemType: 'Stock',
+        code: 'GD5000',
+        quantity: 1,
+        status: 'valid',
+        newAssetSku: null,
+        needsArtworkToBeUploaded: null,
+        errors: [],
+      },
     ]);
     expect(itemsPending(a1)).toBe(false);
     a1.items[0].newAssetSku = 'A99';
@@ -84,7 +122,13 @@ const awkwardCsv = fc
     rows: fc.array(
       fc.record({
         order: fc.constantFrom('PO-1', 'PO-2', 'PO-3', '=PO', ' PO-4 ', ''),
-        cells: fc.array(fc.array(fc.constantFrom('a', ' ', '=', '+', '-', '@', '\t', '"', ',', '\n', '\r\n', '5', '-5', 'é', 'A10001'), { maxLength: 3 }), { minLength: 0, maxLength: 5 }),
+        cells: fc.array(
+          fc.array(
+            fc.constantFrom('a', ' ', '=', '+', '-', '@', '\t', '"', ',', '\n', '\r\n', '5', '-5', 'é', 'A10001'),
+            { maxLength: 3 },
+          ),
+          { minLength: 0, maxLength: 5 },
+        ),
         quote: fc.array(fc.boolean(), { minLength: 5, maxLength: 5 }),
         blankAfter: fc.boolean(),
       }),
@@ -122,12 +166,15 @@ describe('result.csv of a default-template CSV', () => {
   });
 
   it('copies plain records byte for byte and re-parses only the ones it must', async () => {
-    const text = 'orderNumber,itemType,code,quantity,customerReference\r\n"PO-1","Asset",A10001,5\r\nPO-1,Asset,A10001,5,=1+1\r\n';
+    const text =
+      'orderNumber,itemType,code,quantity,customerReference\r\n"PO-1","Asset",A10001,5\r\nPO-1,Asset,A10001,5,=1+1\r\n';
     const file = await writeInput('orders.csv', text);
     const { report, loaded } = await reportFor(file);
     await writeResultCsv(`${file}.result.csv`, report, { manifest: loaded.manifest });
     const lines = (await readFile(`${file}.result.csv`, 'utf8')).split('\n');
-    expect(lines[0]).toBe('orderNumber,itemType,code,quantity,customerReference,_row,_status,_jobNumber,_newAssetSku,_needsArtwork,_error');
+    expect(lines[0]).toBe(
+      'orderNumber,itemType,code,quantity,customerReference,_row,_status,_jobNumber,_newAssetSku,_needsArtwork,_error',
+    );
     // Quotes kept (verbatim), the short row padded; the formula row re-parsed and neutralised.
     expect(lines[1]).toMatch(/^"PO-1","Asset",A10001,5,,2,invalid,,,,"jobs\[0\]/);
     expect(lines[2]).toMatch(/^PO-1,Asset,A10001,5,'=1\+1,3,invalid,,,,"jobs\[0\]/);
@@ -154,7 +201,8 @@ describe('CsvRecordScanner', () => {
     const s = new CsvRecordScanner();
     const buf = Buffer.from(text);
     const out: Array<[string, number, boolean, boolean, number]> = [];
-    for (let pos = 0; pos < buf.length && s.scan(buf, pos, eof); pos = s.next) out.push([buf.subarray(pos, s.end).toString(), s.cells, s.reparse, s.blank, s.breaks]);
+    for (let pos = 0; pos < buf.length && s.scan(buf, pos, eof); pos = s.next)
+      out.push([buf.subarray(pos, s.end).toString(), s.cells, s.reparse, s.blank, s.breaks]);
     return out;
   };
 
@@ -197,6 +245,16 @@ describe('buildReport on a big manifest', () => {
     expect(report.jobs.every(itemsPending)).toBe(true);
     expect(report.summary.items).toBe(3000);
     const json = JSON.parse(await readFile(reportPaths(file).json, 'utf8'));
-    expect(json.jobs[749].items[3]).toEqual({ index: 3, source: { row: 3001 }, itemType: 'Asset', code: 'A10001', quantity: 3, status: 'invalid', newAssetSku: null, needsArtworkToBeUploaded: null, errors: [] });
+    expect(json.jobs[749].items[3]).toEqual({
+      index: 3,
+      source: { row: 3001 },
+      itemType: 'Asset',
+      code: 'A10001',
+      quantity: 3,
+      status: 'invalid',
+      newAssetSku: null,
+      needsArtworkToBeUploaded: null,
+      errors: [],
+    });
   });
 });

@@ -15,7 +15,8 @@ import { writeReports } from '../../src/report/write-reports.js';
 import { ASSET_ITEM, writeInput } from '../support/manifest-files.js';
 import { tempDirPerTest } from '../support/temp-files.js';
 
-const addFormats = ((addFormatsImport as unknown as { default?: typeof addFormatsImport }).default ?? addFormatsImport) as unknown as (a: Ajv2020) => void;
+const addFormats = ((addFormatsImport as unknown as { default?: typeof addFormatsImport }).default ??
+  addFormatsImport) as unknown as (a: Ajv2020) => void;
 const reportSchema = JSON.parse(await readFile(new URL('../../schemas/report.schema.json', import.meta.url), 'utf8'));
 const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
 addFormats(ajv);
@@ -24,9 +25,18 @@ const validateReport = ajv.compile(reportSchema);
 const startedAt = new Date('2026-03-01T10:00:00Z');
 const finishedAt = new Date('2026-03-01T10:00:01Z');
 
-async function reportFor(file: string): Promise<{ report: ResultReport; loaded: Awaited<ReturnType<typeof loadManifest>> }> {
+async function reportFor(
+  file: string,
+): Promise<{ report: ResultReport; loaded: Awaited<ReturnType<typeof loadManifest>> }> {
   const loaded = await loadManifest(file);
-  const report = buildReport({ command: 'check', input: loaded.input, manifest: loaded.manifest, diagnostics: loaded.diagnostics, startedAt, finishedAt });
+  const report = buildReport({
+    command: 'check',
+    input: loaded.input,
+    manifest: loaded.manifest,
+    diagnostics: loaded.diagnostics,
+    startedAt,
+    finishedAt,
+  });
   return { report, loaded };
 }
 
@@ -59,15 +69,28 @@ describe('buildReport', () => {
       errors: [],
     });
     const [good, bad] = report.jobs;
-    expect(good).toMatchObject({ index: 0, orderNumber: 'GOOD-1', status: 'valid', dateDue: '2026-12-04', jobNumber: null, source: { line: 4, column: 5 } });
+    expect(good).toMatchObject({
+      index: 0,
+      orderNumber: 'GOOD-1',
+      status: 'valid',
+      dateDue: '2026-12-04',
+      jobNumber: null,
+      source: { line: 4, column: 5 },
+    });
     expect(good.items.map((i) => [i.itemType, i.code, i.quantity, i.status])).toEqual([
       ['Asset', 'A10001', 50, 'valid'],
       ['Stock', 'GD5000', 3, 'valid'],
     ]);
     expect(bad.status).toBe('invalid');
     // A job-level rule finding stays on the job; the item's schema fault on the item.
-    expect(bad.errors).toMatchObject([{ code: 'country-code.iso3', field: 'jobs[1].deliveryAddress.countryCodeISO2', source: { line: 8, column: 41 } }]);
-    expect(bad.items[0]).toMatchObject({ status: 'invalid', source: { line: 10, column: 9 }, errors: [{ code: 'schema.type', field: 'jobs[1].items[0].quantity', source: { line: 10, column: 51 } }] });
+    expect(bad.errors).toMatchObject([
+      { code: 'country-code.iso3', field: 'jobs[1].deliveryAddress.countryCodeISO2', source: { line: 8, column: 41 } },
+    ]);
+    expect(bad.items[0]).toMatchObject({
+      status: 'invalid',
+      source: { line: 10, column: 9 },
+      errors: [{ code: 'schema.type', field: 'jobs[1].items[0].quantity', source: { line: 10, column: 51 } }],
+    });
     expect(bad.items[1]).toMatchObject({ status: 'invalid', errors: [] });
     expect(validateReport(report), JSON.stringify(validateReport.errors)).toBe(true);
   });
@@ -107,22 +130,54 @@ describe('writeReports', () => {
     const written = await writeReports(report, { manifest: loaded.manifest });
     const paths = reportPaths(file);
     expect(written).toEqual(paths);
-    expect((await readdir(dirname(file))).sort()).toEqual(['orders.yaml', 'orders.yaml.errors.txt', 'orders.yaml.result.csv', 'orders.yaml.result.json']);
+    expect((await readdir(dirname(file))).sort()).toEqual([
+      'orders.yaml',
+      'orders.yaml.errors.txt',
+      'orders.yaml.result.csv',
+      'orders.yaml.result.json',
+    ]);
 
     const json = JSON.parse(await readFile(paths.json, 'utf8'));
     expect(json).toEqual(report);
     expect(validateReport(json)).toBe(true);
 
-    const iso3 = 'jobs[1].deliveryAddress.countryCodeISO2: "USA" is a three-letter code; countryCodeISO2 takes exactly two letters. Write `country: USA` instead (it accepts a name, ISO2 or ISO3)';
-    expect(await readFile(paths.errors, 'utf8')).toBe(`orders.yaml:8:41: ${iso3}\norders.yaml:10:51: jobs[1].items[0].quantity: must be an integer ≥ 1, got 0\n`);
+    const iso3 =
+      'jobs[1].deliveryAddress.countryCodeISO2: "USA" is a three-letter code; countryCodeISO2 takes exactly two letters. Write `country: USA` instead (it accepts a name, ISO2 or ISO3)';
+    expect(await readFile(paths.errors, 'utf8')).toBe(
+      `orders.yaml:8:41: ${iso3}\norders.yaml:10:51: jobs[1].items[0].quantity: must be an integer ≥ 1, got 0\n`,
+    );
 
     const rows = parse(await readFile(paths.csv, 'utf8')) as string[][];
-    expect(rows[0]).toEqual(['orderNumber', 'itemIndex', 'line', 'itemType', 'code', 'quantity', 'status', 'jobNumber', 'newAssetSku', 'needsArtwork', 'error']);
+    expect(rows[0]).toEqual([
+      'orderNumber',
+      'itemIndex',
+      'line',
+      'itemType',
+      'code',
+      'quantity',
+      'status',
+      'jobNumber',
+      'newAssetSku',
+      'needsArtwork',
+      'error',
+    ]);
     expect(rows.slice(1)).toEqual([
       ['GOOD-1', '0', '6', 'Asset', 'A10001', '50', 'valid', '', '', '', ''],
       ['GOOD-1', '1', '6', 'Stock', 'GD5000', '3', 'valid', '', '', '', ''],
       // Formula-looking cells get a leading apostrophe; a plain number does not.
-      [`'=HYPERLINK("http://evil")`, '0', '10', 'Asset', "'+A1", '0', 'invalid', '', '', '', `${iso3}; jobs[1].items[0].quantity: must be an integer ≥ 1, got 0`],
+      [
+        `'=HYPERLINK("http://evil")`,
+        '0',
+        '10',
+        'Asset',
+        "'+A1",
+        '0',
+        'invalid',
+        '',
+        '',
+        '',
+        `${iso3}; jobs[1].items[0].quantity: must be an integer ≥ 1, got 0`,
+      ],
       [`'=HYPERLINK("http://evil")`, '1', '11', 'Asset', 'A2', '2', 'invalid', '', '', '', iso3],
     ]);
   });
@@ -142,12 +197,21 @@ describe('writeReports', () => {
     await writeReports(report, { manifest: loaded.manifest });
     expect((await readdir(dirname(file))).includes('orders.yaml.errors.txt')).toBe(true);
 
-    await writeFile(file, MIXED.replace('quantity: 0', 'quantity: 1').replace('countryCodeISO2: USA', 'country: USA').replace(/orderNumber: "=.*"/, 'orderNumber: GOOD-2'));
+    await writeFile(
+      file,
+      MIXED.replace('quantity: 0', 'quantity: 1')
+        .replace('countryCodeISO2: USA', 'country: USA')
+        .replace(/orderNumber: "=.*"/, 'orderNumber: GOOD-2'),
+    );
     ({ report, loaded } = await reportFor(file));
     expect(report.summary.errors).toBe(0);
     const written = await writeReports(report, { manifest: loaded.manifest });
     expect(written.errors).toBeUndefined();
-    expect((await readdir(dirname(file))).sort()).toEqual(['orders.yaml', 'orders.yaml.result.csv', 'orders.yaml.result.json']);
+    expect((await readdir(dirname(file))).sort()).toEqual([
+      'orders.yaml',
+      'orders.yaml.result.csv',
+      'orders.yaml.result.json',
+    ]);
   });
 
   it('for a CSV input, copies the input columns verbatim, then the result columns', async () => {
@@ -162,12 +226,34 @@ describe('writeReports', () => {
     const { report, loaded } = await reportFor(file);
     await writeReports(report, { manifest: loaded.manifest });
     const rows = parse(await readFile(reportPaths(file).csv, 'utf8')) as string[][];
-    expect(rows[0]).toEqual(['orderNumber', 'deliveryMethod', 'itemType', 'code', 'quantity', 'customerReference', '_row', '_status', '_jobNumber', '_newAssetSku', '_needsArtwork', '_error']);
+    expect(rows[0]).toEqual([
+      'orderNumber',
+      'deliveryMethod',
+      'itemType',
+      'code',
+      'quantity',
+      'customerReference',
+      '_row',
+      '_status',
+      '_jobNumber',
+      '_newAssetSku',
+      '_needsArtwork',
+      '_error',
+    ]);
     expect(rows[1]).toEqual(['PO-1', 'UPSGND', 'Asset', 'A10001', '50', '', '2', 'invalid', '', '', '', '']);
     expect(rows[2].slice(0, 8)).toEqual(['PO-1', '', 'Asset', 'A10002', 'abc', '', '3', 'invalid']);
     expect(rows[2][11]).toMatch(/^quantity: /);
     // Verbatim: the leading space stays; the formula is neutralised.
-    expect(rows[3].slice(0, 8)).toEqual(['PO-2', 'UPSGND', 'PriceCode', ' DTF Full Color 10" x 10"', '10', "'=cmd()", '4', 'valid']);
+    expect(rows[3].slice(0, 8)).toEqual([
+      'PO-2',
+      'UPSGND',
+      'PriceCode',
+      ' DTF Full Color 10" x 10"',
+      '10',
+      "'=cmd()",
+      '4',
+      'valid',
+    ]);
     const errorsTxt = await readFile(reportPaths(file).errors, 'utf8');
     expect(errorsTxt).toMatch(/^orders\.csv:3: quantity: /);
   });
@@ -182,7 +268,21 @@ describe('writeReports', () => {
       input: { file: `${dir}/big.yaml`, sha256: null, format: 'yaml' },
       startedAt: startedAt.toISOString(),
       finishedAt: null,
-      summary: { jobs: 0, items: 0, errors: 0, warnings: 0, byStatus: { valid: 0, invalid: 0, submitted: 0, 'already-submitted': 0, failed: 0, 'not-submitted': 0, 'in-doubt': 0 } },
+      summary: {
+        jobs: 0,
+        items: 0,
+        errors: 0,
+        warnings: 0,
+        byStatus: {
+          valid: 0,
+          invalid: 0,
+          submitted: 0,
+          'already-submitted': 0,
+          failed: 0,
+          'not-submitted': 0,
+          'in-doubt': 0,
+        },
+      },
       errors: [],
       warnings: [],
       jobs: Array.from({ length: items / 100 }, (_, j) => ({
@@ -223,11 +323,31 @@ describe('writeErrorsTxt', () => {
     const dir = await tempDirPerTest();
     const report = {
       input: { file: `${dir}/orders.csv` },
-      errors: [{ code: 'csv.header', message: 'unknown column "Qty"', field: null, source: { row: 1, columnName: 'Qty' } }],
+      errors: [
+        { code: 'csv.header', message: 'unknown column "Qty"', field: null, source: { row: 1, columnName: 'Qty' } },
+      ],
       jobs: [
         {
-          errors: [{ code: 'x', message: 'from the mapping', field: 'jobs[0].deliveryAddress.deliveryMethod', source: { line: 3, column: 7, file: 'erp.yaml' } }],
-          items: [{ errors: [{ code: 'y', message: 'bad', field: 'jobs[0].items[0].quantity', source: { row: 7, columnName: 'Menge' } }] }],
+          errors: [
+            {
+              code: 'x',
+              message: 'from the mapping',
+              field: 'jobs[0].deliveryAddress.deliveryMethod',
+              source: { line: 3, column: 7, file: 'erp.yaml' },
+            },
+          ],
+          items: [
+            {
+              errors: [
+                {
+                  code: 'y',
+                  message: 'bad',
+                  field: 'jobs[0].items[0].quantity',
+                  source: { row: 7, columnName: 'Menge' },
+                },
+              ],
+            },
+          ],
         },
       ],
     } as unknown as ResultReport;
@@ -235,7 +355,13 @@ describe('writeErrorsTxt', () => {
     expect(await readFile(`${dir}/orders.csv.errors.txt`, 'utf8')).toBe(
       'orders.csv:1: Qty: unknown column "Qty"\nerp.yaml:3:7: jobs[0].deliveryAddress.deliveryMethod: from the mapping\norders.csv:7: Menge: bad\n',
     );
-    expect(await writeErrorsTxt(`${dir}/orders.csv.errors.txt`, { input: report.input, errors: [], jobs: [] } as unknown as ResultReport)).toBe(false);
+    expect(
+      await writeErrorsTxt(`${dir}/orders.csv.errors.txt`, {
+        input: report.input,
+        errors: [],
+        jobs: [],
+      } as unknown as ResultReport),
+    ).toBe(false);
     expect(await readdir(dir)).toEqual([]);
   });
 });

@@ -5,24 +5,50 @@ import { matchDeliveryOption } from '../../src/resolve/delivery-method.js';
 import { matchState } from '../../src/resolve/state.js';
 
 const c = (name: string, iso2: string, iso3: string, hasState = false): Country => ({
-  name, iso2, iso3, hasState, hasSuburb: false, hasPostalCode: true,
+  name,
+  iso2,
+  iso3,
+  hasState,
+  hasSuburb: false,
+  hasPostalCode: true,
 });
 const countries = [
-  c('United States', 'US', 'USA', true), c('New Zealand', 'NZ', 'NZL'), c('United Kingdom', 'GB', 'GBR'),
-  c('Norway', 'NO', 'NOR'), c('Canada', 'CA', 'CAN', true), c('Côte d’Ivoire', 'CI', 'CIV'), c('Mexico', 'MX', 'MEX', true),
+  c('United States', 'US', 'USA', true),
+  c('New Zealand', 'NZ', 'NZL'),
+  c('United Kingdom', 'GB', 'GBR'),
+  c('Norway', 'NO', 'NOR'),
+  c('Canada', 'CA', 'CAN', true),
+  c('Côte d’Ivoire', 'CI', 'CIV'),
+  c('Mexico', 'MX', 'MEX', true),
 ];
 
 describe('matchCountry', () => {
   it.each([
-    ['United States', 'US'], ['united states', 'US'], ['US', 'US'], ['us', 'US'], ['USA', 'US'], ['usa', 'US'],
-    ['NO', 'NO'], ['no', 'NO'], ['NOR', 'NO'], ['Norway', 'NO'], ['  New Zealand ', 'NZ'], ['GBR', 'GB'], ['UK', 'GB'],
-    ['Cote d’Ivoire', 'CI'], ['CAN', 'CA'], ['CA', 'CA'],
+    ['United States', 'US'],
+    ['united states', 'US'],
+    ['US', 'US'],
+    ['us', 'US'],
+    ['USA', 'US'],
+    ['usa', 'US'],
+    ['NO', 'NO'],
+    ['no', 'NO'],
+    ['NOR', 'NO'],
+    ['Norway', 'NO'],
+    ['  New Zealand ', 'NZ'],
+    ['GBR', 'GB'],
+    ['UK', 'GB'],
+    ['Cote d’Ivoire', 'CI'],
+    ['CAN', 'CA'],
+    ['CA', 'CA'],
   ])('%s → %s', (input, iso2) => {
     expect(matchCountry(input, countries).found?.iso2).toBe(iso2);
   });
 
   it.each([
-    ['Untied States', 'United States'], ['Norwya', 'Norway'], ['New Zeland', 'New Zealand'], ['Mexcio', 'Mexico'],
+    ['Untied States', 'United States'],
+    ['Norwya', 'Norway'],
+    ['New Zeland', 'New Zealand'],
+    ['Mexcio', 'Mexico'],
   ])('%s is unknown, suggests %s', (input, suggestion) => {
     expect(matchCountry(input, countries)).toEqual({ suggestion });
   });
@@ -36,10 +62,18 @@ describe('matchCountry', () => {
 
 describe('matchState', () => {
   const states: State[] = [
-    { name: 'Texas', abbreviation: 'TX' }, { name: 'New York', abbreviation: 'NY' }, { name: 'Québec', abbreviation: 'QC' },
+    { name: 'Texas', abbreviation: 'TX' },
+    { name: 'New York', abbreviation: 'NY' },
+    { name: 'Québec', abbreviation: 'QC' },
   ];
   it.each([
-    ['Texas', 'TX'], ['texas', 'TX'], ['TX', 'TX'], ['tx', 'TX'], ['New York', 'NY'], ['Quebec', 'QC'], ['QC', 'QC'],
+    ['Texas', 'TX'],
+    ['texas', 'TX'],
+    ['TX', 'TX'],
+    ['tx', 'TX'],
+    ['New York', 'NY'],
+    ['Quebec', 'QC'],
+    ['QC', 'QC'],
   ])('%s → %s', (input, abbr) => {
     expect(matchState(input, states).found?.abbreviation).toBe(abbr);
   });
@@ -52,13 +86,28 @@ describe('matchState', () => {
 
 describe('matchDeliveryOption', () => {
   const o = (code: string, label: string, isCollection = false): DeliveryOption => ({
-    code, label, isCollection, rank: 1, gangRank: 1, value: code, deliveryLabelEnabled: false,
+    code,
+    label,
+    isCollection,
+    rank: 1,
+    gangRank: 1,
+    value: code,
+    deliveryLabelEnabled: false,
   });
-  const options = [o('UPSGND', 'UPS Ground'), o('UPS2DA', 'UPS 2nd Day Air'), o('FDXON', 'FedEx Overnight'), o('PICKUP', 'Customer Pickup', true)];
+  const options = [
+    o('UPSGND', 'UPS Ground'),
+    o('UPS2DA', 'UPS 2nd Day Air'),
+    o('FDXON', 'FedEx Overnight'),
+    o('PICKUP', 'Customer Pickup', true),
+  ];
 
   it.each([
-    ['UPSGND', 'UPSGND'], ['upsgnd', 'UPSGND'], ['UPS Ground', 'UPSGND'], ['ups ground', 'UPSGND'],
-    ['Customer Pickup', 'PICKUP'], ['FedEx Overnight', 'FDXON'],
+    ['UPSGND', 'UPSGND'],
+    ['upsgnd', 'UPSGND'],
+    ['UPS Ground', 'UPSGND'],
+    ['ups ground', 'UPSGND'],
+    ['Customer Pickup', 'PICKUP'],
+    ['FedEx Overnight', 'FDXON'],
   ])('%s → %s', (input, code) => {
     expect(matchDeliveryOption(input, options).found?.code).toBe(code);
   });

@@ -19,7 +19,8 @@ import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
  */
 const NOW = new Date('2026-03-02T15:00:00Z');
 const DTF10 = `'DTF Full Color 10" x 10"'`;
-const ADDRESS = '{ deliveryMethod: UPS Ground, contactName: Ana, streetAddress: 1 Main St, city: Austin, state: Texas, postalCode: "78701", country: United States }';
+const ADDRESS =
+  '{ deliveryMethod: UPS Ground, contactName: Ana, streetAddress: 1 Main St, city: Austin, state: Texas, postalCode: "78701", country: United States }';
 
 let sandbox: Sandbox;
 let dir: string;
@@ -41,7 +42,9 @@ beforeEach(async () => {
 });
 
 function client(account = 'us-demo'): ApiClient {
-  const c = createApiClient(sandboxConfig(sandbox, account), { retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 } });
+  const c = createApiClient(sandboxConfig(sandbox, account), {
+    retry: { maxAttempts: 2, baseDelayMs: 1, maxDelayMs: 2 },
+  });
   clients.push(c);
   return c;
 }
@@ -98,14 +101,38 @@ describe('a good job', () => {
       dateDue: '2026-03-05', // omitted → the earliest ship date's local date
       promocode: 'SPRING10',
       deliveryAddress: {
-        contactName: 'Ana', streetAddress: '1 Main St', city: 'Austin', postalCode: '78701',
-        deliveryMethod: 'UPSGND', countryCodeISO2: 'US', country: 'United States', state: 'TX',
+        contactName: 'Ana',
+        streetAddress: '1 Main St',
+        city: 'Austin',
+        postalCode: '78701',
+        deliveryMethod: 'UPSGND',
+        countryCodeISO2: 'US',
+        country: 'United States',
+        state: 'TX',
       },
       items: [
         { itemType: 'Asset', code: 'A10001', quantity: 50 },
-        { itemType: 'PriceCode', code: 'DTF Full Color 10" x 10"', quantity: 60, customerReference: 'front', attributes: { Colors: '4', Notes: 'front logo' } },
-        { itemType: 'PriceCode', code: 'DTF Custom Size', quantity: 30, customerReference: 'side', attributes: { Colors: '2', 'DG-X': '10', 'DG-Y': '12' } },
-        { itemType: 'Stock', code: 'GD5000', variantCode: 'GD5000-BLK', sizeQuantities: { S: 10, M: 20 }, quantity: 30 },
+        {
+          itemType: 'PriceCode',
+          code: 'DTF Full Color 10" x 10"',
+          quantity: 60,
+          customerReference: 'front',
+          attributes: { Colors: '4', Notes: 'front logo' },
+        },
+        {
+          itemType: 'PriceCode',
+          code: 'DTF Custom Size',
+          quantity: 30,
+          customerReference: 'side',
+          attributes: { Colors: '2', 'DG-X': '10', 'DG-Y': '12' },
+        },
+        {
+          itemType: 'Stock',
+          code: 'GD5000',
+          variantCode: 'GD5000-BLK',
+          sizeQuantities: { S: 10, M: 20 },
+          quantity: 30,
+        },
         // A variant code as `code` resolves to its stock code.
         { itemType: 'Stock', code: 'PRESS-16', variantCode: 'PRESS-16-STD', sizeQuantities: { Qty: 1 }, quantity: 1 },
       ],
@@ -122,7 +149,11 @@ describe('a good job', () => {
   });
 
   it('a custom size is priced with dgX/dgY', async () => {
-    const r = await resolveOne(job(`      - { itemType: PriceCode, code: DTF Custom Size, quantity: 10, customerReference: a, attributes: { Colors: "1", DG-X: "5", DG-Y: "5" } }\n`));
+    const r = await resolveOne(
+      job(
+        `      - { itemType: PriceCode, code: DTF Custom Size, quantity: 10, customerReference: a, attributes: { Colors: "1", DG-X: "5", DG-Y: "5" } }\n`,
+      ),
+    );
     // 25 in² × 0.032 = 0.80 a unit at the first band, + setup 25.
     expect(r.estimate.lines[0]).toMatchObject({ unitPrice: 0.8, setup: 25, total: 33 });
   });
@@ -130,12 +161,15 @@ describe('a good job', () => {
 
 describe('one call per distinct value, per account and run', () => {
   it('20 concurrent jobs with the same country, method, code and asset cost one call each', async () => {
-    const jobs = Array.from({ length: 20 }, (_, i) => `  - orderNumber: PO-${i}
+    const jobs = Array.from(
+      { length: 20 },
+      (_, i) => `  - orderNumber: PO-${i}
     deliveryAddress: ${ADDRESS}
     items:
       - { itemType: PriceCode, code: ${DTF10}, quantity: 10, customerReference: r, attributes: { Colors: "1" } }
       - { itemType: Asset, code: A10001, quantity: 10 }
-`).join('');
+`,
+    ).join('');
     const manifest = await manifestOf(`version: 1\njobs:\n${jobs}`);
     const catalogue = createCatalogue(client());
     const resolved = await Promise.all(manifest.jobs.map((_, i) => resolveJob(manifest, i, catalogue)));
@@ -197,7 +231,12 @@ jobs:
       ),
       nz,
     );
-    expect(r.candidate.deliveryAddress).toMatchObject({ deliveryMethod: 'NZCOUR', countryCodeISO2: 'NZ', country: 'New Zealand', state: 'Canterbury' });
+    expect(r.candidate.deliveryAddress).toMatchObject({
+      deliveryMethod: 'NZCOUR',
+      countryCodeISO2: 'NZ',
+      country: 'New Zealand',
+      state: 'Canterbury',
+    });
     expect(codes(r).sort()).toEqual(['attribute.required', 'attribute.unknown']);
     expect(r.diagnostics.find((d) => d.code === 'attribute.unknown')?.message).toContain('(did you mean "Colours"?)');
     // NZ has no states: the state passed through without a states call.
@@ -207,80 +246,164 @@ jobs:
 
 describe('addresses', () => {
   it.each([
-    ['United States', 'US'], ['USA', 'US'], ['us', 'US'], ['NO', 'NO'], ['Norway', 'NO'], ['GBR', 'GB'], ['UK', 'GB'],
+    ['United States', 'US'],
+    ['USA', 'US'],
+    ['us', 'US'],
+    ['NO', 'NO'],
+    ['Norway', 'NO'],
+    ['GBR', 'GB'],
+    ['UK', 'GB'],
   ])('country %s → %s (a three-letter code never reaches the API)', async (written, iso2) => {
     const state = iso2 === 'US' ? ', state: tx' : '';
-    const r = await resolveOne(job(`      - { itemType: Asset, code: A10001, quantity: 10 }\n`, '', `{ deliveryMethod: UPSGND, streetAddress: 1 Main St, city: X, postalCode: "1234", country: "${written}"${state} }`));
+    const r = await resolveOne(
+      job(
+        `      - { itemType: Asset, code: A10001, quantity: 10 }\n`,
+        '',
+        `{ deliveryMethod: UPSGND, streetAddress: 1 Main St, city: X, postalCode: "1234", country: "${written}"${state} }`,
+      ),
+    );
     expect(r.candidate.deliveryAddress.countryCodeISO2).toBe(iso2);
     expect(codes(r)).toEqual([]);
   });
 
-  it('unknown country, state and method get the account list\'s spelling, located in the YAML', async () => {
-    const r = await resolveOne(job(`      - { itemType: Asset, code: A10001, quantity: 10 }\n`, '', '{ deliveryMethod: UPS Grnd, streetAddress: 1 Main St, city: Austin, state: Texsa, country: Untied States }'));
+  it("unknown country, state and method get the account list's spelling, located in the YAML", async () => {
+    const r = await resolveOne(
+      job(
+        `      - { itemType: Asset, code: A10001, quantity: 10 }\n`,
+        '',
+        '{ deliveryMethod: UPS Grnd, streetAddress: 1 Main St, city: Austin, state: Texsa, country: Untied States }',
+      ),
+    );
     expect(r.diagnostics.map((d) => [d.code, d.field, d.message])).toEqual([
-      ['deliveryMethod.unknown', 'jobs[0].deliveryAddress.deliveryMethod', expect.stringContaining('"UPS Grnd" is not a delivery method of this account (did you mean "UPS Ground"?); available: UPSGND (UPS Ground)')],
-      ['country.unknown', 'jobs[0].deliveryAddress.country', '"Untied States" is not a country known to the API (did you mean "United States"?)'],
+      [
+        'deliveryMethod.unknown',
+        'jobs[0].deliveryAddress.deliveryMethod',
+        expect.stringContaining(
+          '"UPS Grnd" is not a delivery method of this account (did you mean "UPS Ground"?); available: UPSGND (UPS Ground)',
+        ),
+      ],
+      [
+        'country.unknown',
+        'jobs[0].deliveryAddress.country',
+        '"Untied States" is not a country known to the API (did you mean "United States"?)',
+      ],
     ]);
     expect(r.diagnostics[1].source).toMatchObject({ line: 4 });
     // Unresolved: the manifest's country text is not sent.
     expect(r.candidate.deliveryAddress.country).toBeUndefined();
     expect(r.candidate.deliveryAddress.countryCodeISO2).toBeUndefined();
 
-    const s = await resolveOne(job(`      - { itemType: Asset, code: A10001, quantity: 10 }\n`, '', '{ deliveryMethod: UPSGND, streetAddress: 1 Main St, city: Austin, postalCode: "78701", state: Texsa, country: US }'));
-    expect(s.diagnostics.map((d) => d.message)).toEqual(['"Texsa" is not a state of United States (did you mean "Texas"?)']);
+    const s = await resolveOne(
+      job(
+        `      - { itemType: Asset, code: A10001, quantity: 10 }\n`,
+        '',
+        '{ deliveryMethod: UPSGND, streetAddress: 1 Main St, city: Austin, postalCode: "78701", state: Texsa, country: US }',
+      ),
+    );
+    expect(s.diagnostics.map((d) => d.message)).toEqual([
+      '"Texsa" is not a state of United States (did you mean "Texas"?)',
+    ]);
   });
 
   it('a collection method needs no address and looks none up', async () => {
-    const r = await resolveOne(job(`      - { itemType: Asset, code: A10001, quantity: 10 }\n`, '', '{ deliveryMethod: Customer Pickup, contactName: Ana }'));
+    const r = await resolveOne(
+      job(
+        `      - { itemType: Asset, code: A10001, quantity: 10 }\n`,
+        '',
+        '{ deliveryMethod: Customer Pickup, contactName: Ana }',
+      ),
+    );
     expect(r.diagnostics).toEqual([]);
     expect(r.candidate.deliveryAddress).toEqual({ contactName: 'Ana', deliveryMethod: 'PICKUP' });
     expect((await calls())['GET /Lookups/countries']).toBeUndefined();
     await expect(client().jobs.validate(r.candidate)).resolves.toMatchObject({ status: 200 });
   });
 
-  it('a courier address must have what the country\'s addresses have (else the API cannot route it)', async () => {
-    const us = await resolveOne(job(`      - { itemType: Asset, code: A10001, quantity: 10 }\n`, '', '{ deliveryMethod: UPSGND, contactName: Ana, country: US }'));
+  it("a courier address must have what the country's addresses have (else the API cannot route it)", async () => {
+    const us = await resolveOne(
+      job(
+        `      - { itemType: Asset, code: A10001, quantity: 10 }\n`,
+        '',
+        '{ deliveryMethod: UPSGND, contactName: Ana, country: US }',
+      ),
+    );
     expect(us.diagnostics.map((d) => [d.code, d.field, d.message])).toEqual([
-      ['address.incomplete', 'jobs[0].deliveryAddress.streetAddress', 'a courier delivery (UPSGND) to United States needs a streetAddress'],
-      ['address.incomplete', 'jobs[0].deliveryAddress.city', 'a courier delivery (UPSGND) to United States needs a city'],
-      ['address.incomplete', 'jobs[0].deliveryAddress.postalCode', 'a courier delivery (UPSGND) to United States needs a postalCode'],
-      ['address.incomplete', 'jobs[0].deliveryAddress.state', 'a courier delivery (UPSGND) to United States needs a state'],
+      [
+        'address.incomplete',
+        'jobs[0].deliveryAddress.streetAddress',
+        'a courier delivery (UPSGND) to United States needs a streetAddress',
+      ],
+      [
+        'address.incomplete',
+        'jobs[0].deliveryAddress.city',
+        'a courier delivery (UPSGND) to United States needs a city',
+      ],
+      [
+        'address.incomplete',
+        'jobs[0].deliveryAddress.postalCode',
+        'a courier delivery (UPSGND) to United States needs a postalCode',
+      ],
+      [
+        'address.incomplete',
+        'jobs[0].deliveryAddress.state',
+        'a courier delivery (UPSGND) to United States needs a state',
+      ],
     ]);
     // New Zealand addresses have no state.
     const nz = await resolveOne(
-      job(`      - { itemType: Asset, code: N30001, quantity: 10 }\n`, '', '{ deliveryMethod: NZCOUR, streetAddress: 1 Queen St, city: Auckland, postalCode: "1010", country: NZ }'),
+      job(
+        `      - { itemType: Asset, code: N30001, quantity: 10 }\n`,
+        '',
+        '{ deliveryMethod: NZCOUR, streetAddress: 1 Queen St, city: Auckland, postalCode: "1010", country: NZ }',
+      ),
       createCatalogue(client('nz-demo')),
     );
     expect(codes(nz).filter((c) => c.startsWith('address.'))).toEqual([]);
   });
 
   it('a courier method without a country is an error', async () => {
-    const r = await resolveOne(job(`      - { itemType: Asset, code: A10001, quantity: 10 }\n`, '', '{ deliveryMethod: UPSGND, streetAddress: 1 Main St, city: Austin }'));
-    expect(r.diagnostics.map((d) => [d.code, d.message])).toEqual([['country.missing', 'delivery method "UPSGND" ships by courier: the address needs a country']]);
+    const r = await resolveOne(
+      job(
+        `      - { itemType: Asset, code: A10001, quantity: 10 }\n`,
+        '',
+        '{ deliveryMethod: UPSGND, streetAddress: 1 Main St, city: Austin }',
+      ),
+    );
+    expect(r.diagnostics.map((d) => [d.code, d.message])).toEqual([
+      ['country.missing', 'delivery method "UPSGND" ships by courier: the address needs a country'],
+    ]);
   });
 });
 
 describe('lines', () => {
   it('an unknown price code fetches the list once (for two unknown codes) and suggests the account spelling', async () => {
-    const r = await resolveOne(job(`      - { itemType: PriceCode, code: 'DTF Full Colour 10" x 10"', quantity: 10, customerReference: a, attributes: { Colors: "1" } }
+    const r = await resolveOne(
+      job(`      - { itemType: PriceCode, code: 'DTF Full Colour 10" x 10"', quantity: 10, customerReference: a, attributes: { Colors: "1" } }
       - { itemType: PriceCode, code: 'DTF Full Color 4x4', quantity: 25, customerReference: b, attributes: { Colors: "1" } }
-`));
+`),
+    );
     expect(r.diagnostics.map((d) => d.message)).toEqual([
       `'DTF Full Colour 10" x 10"' is not a price code of this account (did you mean 'DTF Full Color 10" x 10"'?)`,
       `"DTF Full Color 4x4" is not a price code of this account (did you mean 'DTF Full Color 4" x 4"'?)`,
     ]);
-    expect(r.diagnostics[0]).toMatchObject({ code: 'priceCode.unknown', field: 'jobs[0].items[0].code', source: { line: 6 } });
+    expect(r.diagnostics[0]).toMatchObject({
+      code: 'priceCode.unknown',
+      field: 'jobs[0].items[0].code',
+      source: { line: 6 },
+    });
     expect((await calls())['GET /PriceCodes/price-codes']).toBe(1);
     expect(r.estimate.complete).toBe(false);
     expect(r.estimate.lines[0].note).toBe('unknown price code');
   });
 
   it('quantity, samples, attributes', async () => {
-    const r = await resolveOne(job(`      - { itemType: PriceCode, code: ${DTF10}, quantity: 5, customerReference: a, attributes: { Colours: "4" } }
+    const r = await resolveOne(
+      job(`      - { itemType: PriceCode, code: ${DTF10}, quantity: 5, customerReference: a, attributes: { Colours: "4" } }
       - { itemType: PriceCode, code: ${DTF10}, quantity: 10, customerReference: b, attributes: { Colors: "5", Notes: "${'x'.repeat(31)}", Layers: "9" } }
       - { itemType: PriceCode, code: ${DTF10}, quantity: 1, isSample: true, customerReference: c, attributes: { Colors: "1" } }
       - { itemType: PriceCode, code: 'Screen Print 1 Color 3" x 3"', quantity: 2, isSample: true, customerReference: d }
-`));
+`),
+    );
     expect(r.diagnostics.map((d) => [d.code, d.field])).toEqual([
       ['quantity.below-minimum', 'jobs[0].items[0].quantity'],
       ['attribute.unknown', 'jobs[0].items[0].attributes.Colours'],
@@ -298,17 +421,25 @@ describe('lines', () => {
     await expect(client().jobs.validate(r.candidate)).rejects.toMatchObject({ status: 400 });
   });
 
-  it('a custom size without dimensions is refused with the API\'s reason and a hint', async () => {
-    const r = await resolveOne(job(`      - { itemType: PriceCode, code: DTF Custom Size, quantity: 10, customerReference: a, attributes: { Colors: "1" } }\n`));
+  it("a custom size without dimensions is refused with the API's reason and a hint", async () => {
+    const r = await resolveOne(
+      job(
+        `      - { itemType: PriceCode, code: DTF Custom Size, quantity: 10, customerReference: a, attributes: { Colors: "1" } }\n`,
+      ),
+    );
     expect(codes(r)).toEqual(['api.lookup-refused']);
-    expect(r.diagnostics[0].message).toMatch(/^the API refused to price "DTF Custom Size": dgX is required.*attributes DG-X and DG-Y\)$/);
+    expect(r.diagnostics[0].message).toMatch(
+      /^the API refused to price "DTF Custom Size": dgX is required.*attributes DG-X and DG-Y\)$/,
+    );
   });
 
   it('assets: unknown, archived, below the first band', async () => {
-    const r = await resolveOne(job(`      - { itemType: Asset, code: a10001, quantity: 10 }
+    const r = await resolveOne(
+      job(`      - { itemType: Asset, code: a10001, quantity: 10 }
       - { itemType: Asset, code: A10002, quantity: 30 }
       - { itemType: Asset, code: A10001, quantity: 3 }
-`));
+`),
+    );
     expect(r.diagnostics.map((d) => [d.code, d.field, d.message])).toEqual([
       ['asset.unknown', 'jobs[0].items[0].code', 'no asset "a10001" on this account (did you mean "A10001"?)'],
       ['asset.archived', 'jobs[0].items[1].code', 'asset A10002 is archived and cannot be reordered'],
@@ -316,16 +447,21 @@ describe('lines', () => {
     ]);
   });
 
-  it('another account\'s asset is unknown here (isolation)', async () => {
-    const r = await resolveOne(job(`      - { itemType: Asset, code: A10001, quantity: 10 }\n`), createCatalogue(client('us-other')));
+  it("another account's asset is unknown here (isolation)", async () => {
+    const r = await resolveOne(
+      job(`      - { itemType: Asset, code: A10001, quantity: 10 }\n`),
+      createCatalogue(client('us-other')),
+    );
     expect(codes(r)).toEqual(['asset.unknown']);
   });
 
   it('stock: unknown item, unknown variant, unknown size', async () => {
-    const r = await resolveOne(job(`      - { itemType: Stock, code: NOPE1, variantCode: NOPE1-X, sizeQuantities: { S: 1 } }
+    const r = await resolveOne(
+      job(`      - { itemType: Stock, code: NOPE1, variantCode: NOPE1-X, sizeQuantities: { S: 1 } }
       - { itemType: Stock, code: GD5000, variantCode: GD5000-BLU, sizeQuantities: { S: 1 } }
       - { itemType: Stock, code: GD5000, variantCode: GD5000-WHT, sizeQuantities: { S: 1, xl: 2 } }
-`));
+`),
+    );
     expect(r.diagnostics.map((d) => [d.code, d.field])).toEqual([
       ['stock.unknown', 'jobs[0].items[0].code'],
       ['stock.variant-unknown', 'jobs[0].items[1].variantCode'],
@@ -342,7 +478,7 @@ describe('job-level', () => {
     ['DTFONLY15', 'SCR', true],
     ['DTFONLY15', 'DTF', false],
     ['WELCOME500', 'SCR', false],
-  ])('promo %s on a %s job: invalid=%s, with the API\'s message', async (promo, process, invalid) => {
+  ])("promo %s on a %s job: invalid=%s, with the API's message", async (promo, process, invalid) => {
     const line =
       process === 'DTF'
         ? `      - { itemType: PriceCode, code: ${DTF10}, quantity: 10, customerReference: a, attributes: { Colors: "1" } }\n`
@@ -359,16 +495,24 @@ describe('job-level', () => {
 
   it('a dateDue before the earliest ship date is a warning, and is sent as written', async () => {
     const r = await resolveOne(job(`      - { itemType: Asset, code: A10001, quantity: 10 }\n`, 'dateDue: 2026-03-03'));
-    expect(r.diagnostics).toMatchObject([{ severity: 'warning', code: 'dateDue.before-earliest', field: 'jobs[0].dateDue', source: { line: 4 } }]);
+    expect(r.diagnostics).toMatchObject([
+      { severity: 'warning', code: 'dateDue.before-earliest', field: 'jobs[0].dateDue', source: { line: 4 } },
+    ]);
     expect(r.candidate.dateDue).toBe('2026-03-03');
   });
 
   it('two lines of one design: a warning with both costs', async () => {
-    const r = await resolveOne(job(`      - { itemType: PriceCode, code: ${DTF10}, quantity: 30, customerReference: a, attributes: { Colors: "4" } }
+    const r = await resolveOne(
+      job(`      - { itemType: PriceCode, code: ${DTF10}, quantity: 30, customerReference: a, attributes: { Colors: "4" } }
       - { itemType: PriceCode, code: ${DTF10}, quantity: 30, customerReference: b, attributes: { Colors: "4" } }
-`));
+`),
+    );
     expect(r.diagnostics.map((d) => [d.severity, d.code, d.message])).toEqual([
-      ['warning', 'estimate.combine-lines', 'items[0], items[1] are one design: as separate lines they cost 242.00 USD, as one line of 60 they would cost 193.00 USD'],
+      [
+        'warning',
+        'estimate.combine-lines',
+        'items[0], items[1] are one design: as separate lines they cost 242.00 USD, as one line of 60 they would cost 193.00 USD',
+      ],
     ]);
   });
 
@@ -378,10 +522,14 @@ describe('job-level', () => {
   });
 });
 
-describe('failures that are not the manifest\'s', () => {
+describe("failures that are not the manifest's", () => {
   it('an API outage rejects (exit 3 territory) instead of becoming a diagnostic', async () => {
-    await sandbox.admin.setFaults([{ route: 'GET /Lookups/countries', kind: 'status', status: 503, retryAfterSeconds: 0 }]);
-    const err = await resolveOne(job(`      - { itemType: Asset, code: A10001, quantity: 10 }\n`)).catch((e: unknown) => e);
+    await sandbox.admin.setFaults([
+      { route: 'GET /Lookups/countries', kind: 'status', status: 503, retryAfterSeconds: 0 },
+    ]);
+    const err = await resolveOne(job(`      - { itemType: Asset, code: A10001, quantity: 10 }\n`)).catch(
+      (e: unknown) => e,
+    );
     expect(err).toBeInstanceOf(ApiError);
     expect((err as ApiError).status).toBe(503);
   });

@@ -9,18 +9,25 @@ beforeAll(async () => {
 afterAll(() => sb.close());
 beforeEach(() => sb.admin.reset());
 
-const tokenUrl = (region: string): string => `${sb.regions[region].authUrl}/realms/${sb.regions[region].realm}/protocol/openid-connect/token`;
+const tokenUrl = (region: string): string =>
+  `${sb.regions[region].authUrl}/realms/${sb.regions[region].realm}/protocol/openid-connect/token`;
 const us = () => sb.accounts.find((a) => a.name === 'us-demo')!;
 
 describe('sandbox auth', () => {
   it('lays out regions and accounts as the contract says', () => {
     expect(Object.keys(sb.regions).sort()).toEqual(['au', 'eu', 'nz', 'uk', 'us']);
     expect(sb.regions.us).toEqual({
-      baseUrl: `${sb.url}/us/api`, authUrl: `${sb.url}/us/auth`, realm: 'htorder-us', statusUrl: `${sb.url}/us/status`,
+      baseUrl: `${sb.url}/us/api`,
+      authUrl: `${sb.url}/us/auth`,
+      realm: 'htorder-us',
+      statusUrl: `${sb.url}/us/status`,
     });
     expect(sb.accounts.map((a) => [a.name, a.region, a.customerId, a.role])).toEqual([
-      ['us-demo', 'us', 1001, 'admin'], ['us-demo-user', 'us', 1001, 'user'], ['us-other', 'us', 1002, 'admin'],
-      ['nz-demo', 'nz', 2001, 'admin'], ['uk-demo', 'uk', 3001, 'admin'],
+      ['us-demo', 'us', 1001, 'admin'],
+      ['us-demo-user', 'us', 1001, 'user'],
+      ['us-other', 'us', 1002, 'admin'],
+      ['nz-demo', 'nz', 2001, 'admin'],
+      ['uk-demo', 'uk', 3001, 'admin'],
     ]);
     expect(sb.info().accounts[0].clientId).toBe('us-demo');
   });
@@ -41,7 +48,11 @@ describe('sandbox auth', () => {
     const r = await raw(tokenUrl('us'), {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: 'us-demo', client_secret: us().clientSecret }),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: 'us-demo',
+        client_secret: us().clientSecret,
+      }),
     });
     expect(r.status).toBe(200);
     expect(r.body.expires_in).toBe(5);
@@ -52,18 +63,33 @@ describe('sandbox auth', () => {
     const r = await raw(tokenUrl('us'), {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ grant_type: 'client_credentials', client_id: 'us-demo', client_secret: us().clientSecret }),
+      body: JSON.stringify({
+        grant_type: 'client_credentials',
+        client_id: 'us-demo',
+        client_secret: us().clientSecret,
+      }),
     });
     expect(r.status).toBe(400);
     expect(r.body.error).toBe('invalid_request');
   });
 
-  it('rejects a wrong secret, a wrong grant and another region\'s auth host', async () => {
+  it("rejects a wrong secret, a wrong grant and another region's auth host", async () => {
     const post = (region: string, form: Record<string, string>) =>
-      raw(tokenUrl(region), { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form) });
-    expect((await post('us', { grant_type: 'client_credentials', client_id: 'us-demo', client_secret: 'nope' })).status).toBe(401);
-    expect((await post('us', { grant_type: 'password', client_id: 'us-demo', client_secret: us().clientSecret })).status).toBe(400);
-    expect((await post('nz', { grant_type: 'client_credentials', client_id: 'us-demo', client_secret: us().clientSecret })).status).toBe(401);
+      raw(tokenUrl(region), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form),
+      });
+    expect(
+      (await post('us', { grant_type: 'client_credentials', client_id: 'us-demo', client_secret: 'nope' })).status,
+    ).toBe(401);
+    expect(
+      (await post('us', { grant_type: 'password', client_id: 'us-demo', client_secret: us().clientSecret })).status,
+    ).toBe(400);
+    expect(
+      (await post('nz', { grant_type: 'client_credentials', client_id: 'us-demo', client_secret: us().clientSecret }))
+        .status,
+    ).toBe(401);
   });
 
   it('answers 401 with an RFC 7807 body without or with a bad token', async () => {

@@ -30,12 +30,31 @@ describe('price codes', () => {
     const dtf = r.body.find((p: any) => p.priceCode === DTF10);
     expect(dtf.minimumQuantity).toBe(10);
     expect(dtf.priceBands).toEqual([
-      { from: 10, to: 49, unitPrice: 3.2 }, { from: 50, to: 99, unitPrice: 2.8 }, { from: 100, to: null, unitPrice: 2.4 },
+      { from: 10, to: 49, unitPrice: 3.2 },
+      { from: 50, to: 99, unitPrice: 2.8 },
+      { from: 100, to: null, unitPrice: 2.4 },
     ]);
-    expect(dtf).toMatchObject({ standardSetup: 25, standardReset: 10, processCode: 'DTF', sizeUnit: 'in', sizeWidth: 10, sizeHeight: 10 });
-    expect(dtf.attributes.map((a: any) => [a.name, a.type, a.required])).toEqual([['Colors', 'select', true], ['Notes', 'text', false], ['Layers', 'int', false]]);
+    expect(dtf).toMatchObject({
+      standardSetup: 25,
+      standardReset: 10,
+      processCode: 'DTF',
+      sizeUnit: 'in',
+      sizeWidth: 10,
+      sizeHeight: 10,
+    });
+    expect(dtf.attributes.map((a: any) => [a.name, a.type, a.required])).toEqual([
+      ['Colors', 'select', true],
+      ['Notes', 'text', false],
+      ['Layers', 'int', false],
+    ]);
     const scr = r.body.find((p: any) => p.priceCode === 'Screen Print 1 Color 3" x 3"');
-    expect(scr).toMatchObject({ minimumQuantity: 50, standardSetup: 40, standardReset: 15, sampleAvailable: true, processCode: 'SCR' });
+    expect(scr).toMatchObject({
+      minimumQuantity: 50,
+      standardSetup: 40,
+      standardReset: 15,
+      sampleAvailable: true,
+      processCode: 'SCR',
+    });
     expect(scr.samplePrice).toBeGreaterThan(0);
     expect(r.body.find((p: any) => p.priceCode === 'DTF Full Color 4" x 4"').minimumQuantity).toBe(25);
   });
@@ -73,7 +92,10 @@ describe('price codes', () => {
     expect(r.status).toBe(200);
     expect(r.body.hasMetaDataAttributes).toBe(true);
     expect(r.body.priceBands.map((b: any) => b.unitPrice)).toEqual([3.2, 2.8, 2.4]);
-    expect(r.body.attributes.filter((a: any) => a.isMetaDataAttribute).map((a: any) => a.name)).toEqual(['DG-X', 'DG-Y']);
+    expect(r.body.attributes.filter((a: any) => a.isMetaDataAttribute).map((a: any) => a.name)).toEqual([
+      'DG-X',
+      'DG-Y',
+    ]);
     const big = await us.get(`${path}?dgX=20&dgY=10`);
     expect(big.body.priceBands[0].unitPrice).toBe(6.4);
     const missing = await us.get(`${path}?dgX=10`);
@@ -107,7 +129,17 @@ describe('lookups and delivery', () => {
 
   it('job statuses, process codes by rank, size sets', async () => {
     const st = (await us.get('/Lookups/job-statuses')).body.map((s: any) => s.name);
-    expect(st).toEqual(['Received', 'Artwork Pending', 'Scheduled', 'In Production', 'Dispatched', 'Closed', 'Cancelled', 'Returned', 'On Hold']);
+    expect(st).toEqual([
+      'Received',
+      'Artwork Pending',
+      'Scheduled',
+      'In Production',
+      'Dispatched',
+      'Closed',
+      'Cancelled',
+      'Returned',
+      'On Hold',
+    ]);
     const pc = (await us.get('/Lookups/process-codes')).body;
     const ranks = pc.map((p: any) => p.rank);
     expect(ranks).toEqual([...ranks].sort((a, b) => a - b));
@@ -120,7 +152,10 @@ describe('lookups and delivery', () => {
   it('delivery options: codes differ from labels, one collection method', async () => {
     const r = (await us.get('/Jobs/delivery-options')).body;
     expect(r.map((o: any) => [o.code, o.label, o.isCollection])).toEqual([
-      ['UPSGND', 'UPS Ground', false], ['UPS2DA', 'UPS 2nd Day Air', false], ['FDXON', 'FedEx Overnight', false], ['PICKUP', 'Customer Pickup', true],
+      ['UPSGND', 'UPS Ground', false],
+      ['UPS2DA', 'UPS 2nd Day Air', false],
+      ['FDXON', 'FedEx Overnight', false],
+      ['PICKUP', 'Customer Pickup', true],
     ]);
     expect(r.every((o: any) => o.value === o.code)).toBe(true);
     expect((await nz.get('/Jobs/delivery-options')).body.map((o: any) => o.code)).toEqual(['NZCOUR', 'PICKUP']);

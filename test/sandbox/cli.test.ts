@@ -40,13 +40,21 @@ describe('htorder sandbox', () => {
     }
     const ready = JSON.parse(line);
     expect(Object.keys(ready)).toEqual(['url', 'adminUrl', 'regions', 'accounts']);
-    expect(ready.regions.us).toMatchObject({ baseUrl: `${ready.url}/us/api`, authUrl: `${ready.url}/us/auth`, realm: 'htorder-us' });
+    expect(ready.regions.us).toMatchObject({
+      baseUrl: `${ready.url}/us/api`,
+      authUrl: `${ready.url}/us/auth`,
+      realm: 'htorder-us',
+    });
     expect(ready.accounts[0]).toMatchObject({ name: 'us-demo', region: 'us', clientId: 'us-demo' });
     const acct = ready.accounts[0];
     const tok = await fetch(`${ready.regions.us.authUrl}/realms/htorder-us/protocol/openid-connect/token`, {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: acct.clientId, client_secret: acct.clientSecret }),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: acct.clientId,
+        client_secret: acct.clientSecret,
+      }),
     });
     const t = (await tok.json()) as { expires_in: number };
     expect(t.expires_in).toBe(60);

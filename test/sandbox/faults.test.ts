@@ -32,7 +32,9 @@ describe('admin: call counts', () => {
 
 describe('admin: fault injection', () => {
   it('status 429 with Retry-After, then the rule is spent (times)', async () => {
-    await sb.admin.setFaults([{ route: 'GET /Lookups/countries', kind: 'status', status: 429, retryAfterSeconds: 7, times: 1 }]);
+    await sb.admin.setFaults([
+      { route: 'GET /Lookups/countries', kind: 'status', status: 429, retryAfterSeconds: 7, times: 1 },
+    ]);
     const r = await us.get('/Lookups/countries');
     expect(r.status).toBe(429);
     expect(r.headers.get('retry-after')).toBe('7');
@@ -105,7 +107,10 @@ describe('admin: fault injection', () => {
 
   it('probability is drawn from the fault seed: the same seed repeats the same pattern', async () => {
     const pattern = async (seed: number): Promise<number[]> => {
-      await sb.admin.setFaults([{ route: 'GET /Lookups/size-sets', kind: 'status', status: 503, probability: 0.5 }], seed);
+      await sb.admin.setFaults(
+        [{ route: 'GET /Lookups/size-sets', kind: 'status', status: 503, probability: 0.5 }],
+        seed,
+      );
       const out: number[] = [];
       for (let i = 0; i < 16; i++) out.push((await us.get('/Lookups/size-sets')).status);
       return out;

@@ -20,7 +20,10 @@ const codes = (r: Res): string[] => r.body.validationMessages.map((m: any) => m.
 function expect400(r: Res, pattern: RegExp): void {
   expect(r.status, r.text).toBe(400);
   expect(r.body.isValid).toBe(false);
-  expect(r.body.validationMessages.some((m: any) => pattern.test(m.message)), JSON.stringify(r.body)).toBe(true);
+  expect(
+    r.body.validationMessages.some((m: any) => pattern.test(m.message)),
+    JSON.stringify(r.body),
+  ).toBe(true);
 }
 
 async function expect500(body: Record<string, unknown>, pattern: RegExp): Promise<void> {
@@ -35,19 +38,40 @@ async function expect500(body: Record<string, unknown>, pattern: RegExp): Promis
 describe('POST /Jobs: documented 500s (real messages with validateOnly)', () => {
   it('empty items', () => expect500(usJob({ items: [] }), /items is empty/));
   it('missing dateDue', () => expect500(usJob({ dateDue: undefined }), /dateDue is missing/));
-  it('unknown asset code', () => expect500(usJob({ items: [{ itemType: 'Asset', code: 'A99999', quantity: 50 }] }), /items\[0\].*A99999.*does not exist/));
+  it('unknown asset code', () =>
+    expect500(
+      usJob({ items: [{ itemType: 'Asset', code: 'A99999', quantity: 50 }] }),
+      /items\[0\].*A99999.*does not exist/,
+    ));
   it('size key outside the size run', () =>
-    expect500(usJob({ items: [{ itemType: 'Stock', code: 'GD5000', variantCode: 'GD5000-BLK', sizeQuantities: { M: 5, XXL: 2 } }] }), /'XXL' is not in the size run/));
+    expect500(
+      usJob({
+        items: [{ itemType: 'Stock', code: 'GD5000', variantCode: 'GD5000-BLK', sizeQuantities: { M: 5, XXL: 2 } }],
+      }),
+      /'XXL' is not in the size run/,
+    ));
   it('unroutable: no street address', () =>
-    expect500(usJob({ deliveryAddress: { ...usJob().deliveryAddress, streetAddress: undefined } }), /cannot be routed.*streetAddress/));
+    expect500(
+      usJob({ deliveryAddress: { ...usJob().deliveryAddress, streetAddress: undefined } }),
+      /cannot be routed.*streetAddress/,
+    ));
   it('unroutable: unknown country', () =>
-    expect500(usJob({ deliveryAddress: { ...usJob().deliveryAddress, countryCodeISO2: 'ZZ' } }), /cannot be routed.*ZZ/));
+    expect500(
+      usJob({ deliveryAddress: { ...usJob().deliveryAddress, countryCodeISO2: 'ZZ' } }),
+      /cannot be routed.*ZZ/,
+    ));
   it('unroutable: a mis-cased key is ignored, so there is no country', () => {
     const { countryCodeISO2: _c, ...rest } = usJob().deliveryAddress;
-    return expect500(usJob({ deliveryAddress: { ...rest, countryCodeIso2: 'US' } }), /cannot be routed.*countryCodeISO2/);
+    return expect500(
+      usJob({ deliveryAddress: { ...rest, countryCodeIso2: 'US' } }),
+      /cannot be routed.*countryCodeISO2/,
+    );
   });
   it('unroutable: a US address without a state', () =>
-    expect500(usJob({ deliveryAddress: { ...usJob().deliveryAddress, stateCode: undefined } }), /cannot be routed.*state/));
+    expect500(
+      usJob({ deliveryAddress: { ...usJob().deliveryAddress, stateCode: undefined } }),
+      /cannot be routed.*state/,
+    ));
 });
 
 describe('POST /Jobs: 400 validation messages', () => {
@@ -58,65 +82,144 @@ describe('POST /Jobs: 400 validation messages', () => {
   });
 
   it('a delivery label instead of its code', async () => {
-    expect400(await post(usJob({ deliveryAddress: { ...usJob().deliveryAddress, deliveryMethod: 'UPS Ground' } })), /deliveryMethod: 'UPS Ground' is not a valid delivery method code/);
+    expect400(
+      await post(usJob({ deliveryAddress: { ...usJob().deliveryAddress, deliveryMethod: 'UPS Ground' } })),
+      /deliveryMethod: 'UPS Ground' is not a valid delivery method code/,
+    );
   });
 
   it('an unknown state code', async () => {
-    expect400(await post(usJob({ deliveryAddress: { ...usJob().deliveryAddress, stateCode: 'ZZ' } })), /stateCode: 'ZZ'/);
+    expect400(
+      await post(usJob({ deliveryAddress: { ...usJob().deliveryAddress, stateCode: 'ZZ' } })),
+      /stateCode: 'ZZ'/,
+    );
   });
 
   it('quantity under the minimum, naming the line, unless isSample', async () => {
-    const r = await post(usJob({ items: [dtfLine({ externalArtworkUrl: 'https://x.example/a.png' }), dtfLine({ quantity: 50 }), dtfLine({ quantity: 5 })] }));
+    const r = await post(
+      usJob({
+        items: [
+          dtfLine({ externalArtworkUrl: 'https://x.example/a.png' }),
+          dtfLine({ quantity: 50 }),
+          dtfLine({ quantity: 5 }),
+        ],
+      }),
+    );
     expect(r.status).toBe(400);
     expect(r.body.validationMessages).toContainEqual({
       errorCode: 'BelowMinimumQuantity',
       message: `items[2]: quantity 5 is below the minimum quantity 10 for 'DTF Full Color 10" x 10"'.`,
     });
-    const sample = await post(usJob({ items: [{ itemType: 'PriceCode', code: 'Screen Print 1 Color 3" x 3"', quantity: 1, isSample: true, customerReference: 's' }] }));
+    const sample = await post(
+      usJob({
+        items: [
+          {
+            itemType: 'PriceCode',
+            code: 'Screen Print 1 Color 3" x 3"',
+            quantity: 1,
+            isSample: true,
+            customerReference: 's',
+          },
+        ],
+      }),
+    );
     expect(sample.status, sample.text).toBe(201);
     expect(sample.body.totalJobCost).toBe(5);
     expect400(await post(usJob({ items: [dtfLine({ quantity: 1, isSample: true })] })), /no sample is available/);
   });
 
   it('an archived asset is not in an orderable state', async () => {
-    expect400(await post(usJob({ items: [{ itemType: 'Asset', code: 'A10002', quantity: 50 }] })), /items\[0\].*'A10002' is not in an orderable state/);
+    expect400(
+      await post(usJob({ items: [{ itemType: 'Asset', code: 'A10002', quantity: 50 }] })),
+      /items\[0\].*'A10002' is not in an orderable state/,
+    );
   });
 
   it('customerReference is required on PriceCode lines', async () => {
-    expect400(await post(usJob({ items: [dtfLine({ customerReference: undefined })] })), /items\[0\]\.customerReference is required/);
+    expect400(
+      await post(usJob({ items: [dtfLine({ customerReference: undefined })] })),
+      /items\[0\]\.customerReference is required/,
+    );
   });
 
   it('artwork URL on all PriceCode lines or none', async () => {
-    const r = await post(usJob({ items: [dtfLine({ externalArtworkUrl: 'https://cdn.example.com/a.png' }), dtfLine({ customerReference: 'back' })] }));
+    const r = await post(
+      usJob({
+        items: [
+          dtfLine({ externalArtworkUrl: 'https://cdn.example.com/a.png' }),
+          dtfLine({ customerReference: 'back' }),
+        ],
+      }),
+    );
     expect400(r, /items\[1\]\.externalArtworkUrl is required/);
     const none = await post(usJob({ items: [dtfLine(), dtfLine({ customerReference: 'back' })] }));
     expect(none.status).toBe(201);
-    const all = await post(usJob({ orderNumber: 'PO-2', items: [dtfLine({ externalArtworkUrl: 'https://a.example/1.png' }), dtfLine({ externalArtworkUrl: 'https://a.example/2.png' })] }));
+    const all = await post(
+      usJob({
+        orderNumber: 'PO-2',
+        items: [
+          dtfLine({ externalArtworkUrl: 'https://a.example/1.png' }),
+          dtfLine({ externalArtworkUrl: 'https://a.example/2.png' }),
+        ],
+      }),
+    );
     expect(all.status).toBe(201);
-    expect400(await post(usJob({ items: [dtfLine({ externalArtworkUrl: 'ftp://nope' })] })), /not an absolute http\(s\) URL/);
+    expect400(
+      await post(usJob({ items: [dtfLine({ externalArtworkUrl: 'ftp://nope' })] })),
+      /not an absolute http\(s\) URL/,
+    );
   });
 
   it('attribute rules: required, select values, text length, int range', async () => {
-    expect400(await post(usJob({ items: [dtfLine({ attributes: {} })] })), /items\[0\]\.attributes\.Colors is required/);
-    expect400(await post(usJob({ items: [dtfLine({ attributes: { colors: '4' } })] })), /attributes\.Colors is required/);
-    expect400(await post(usJob({ items: [dtfLine({ attributes: { Colors: '7' } })] })), /attributes\.Colors: '7' is not one of/);
-    expect400(await post(usJob({ items: [dtfLine({ attributes: { Colors: '4', Notes: 'x' } })] })), /Notes: 'x' is shorter than the minimum length 2/);
-    expect400(await post(usJob({ items: [dtfLine({ attributes: { Colors: '4', Notes: 'x'.repeat(31) } })] })), /Notes: length 31 exceeds the maximum length 30/);
-    expect400(await post(usJob({ items: [dtfLine({ attributes: { Colors: '4', Layers: '4' } })] })), /Layers: 4 is outside the range 1..3/);
-    expect400(await post(usJob({ items: [dtfLine({ attributes: { Colors: '4', Layers: '1.5' } })] })), /Layers: '1.5' is not an integer/);
-    const ok = await post(usJob({ items: [dtfLine({ attributes: { Colors: '2', Notes: 'ok', Layers: '3', Unknown: 'ignored' } })] }));
+    expect400(
+      await post(usJob({ items: [dtfLine({ attributes: {} })] })),
+      /items\[0\]\.attributes\.Colors is required/,
+    );
+    expect400(
+      await post(usJob({ items: [dtfLine({ attributes: { colors: '4' } })] })),
+      /attributes\.Colors is required/,
+    );
+    expect400(
+      await post(usJob({ items: [dtfLine({ attributes: { Colors: '7' } })] })),
+      /attributes\.Colors: '7' is not one of/,
+    );
+    expect400(
+      await post(usJob({ items: [dtfLine({ attributes: { Colors: '4', Notes: 'x' } })] })),
+      /Notes: 'x' is shorter than the minimum length 2/,
+    );
+    expect400(
+      await post(usJob({ items: [dtfLine({ attributes: { Colors: '4', Notes: 'x'.repeat(31) } })] })),
+      /Notes: length 31 exceeds the maximum length 30/,
+    );
+    expect400(
+      await post(usJob({ items: [dtfLine({ attributes: { Colors: '4', Layers: '4' } })] })),
+      /Layers: 4 is outside the range 1..3/,
+    );
+    expect400(
+      await post(usJob({ items: [dtfLine({ attributes: { Colors: '4', Layers: '1.5' } })] })),
+      /Layers: '1.5' is not an integer/,
+    );
+    const ok = await post(
+      usJob({ items: [dtfLine({ attributes: { Colors: '2', Notes: 'ok', Layers: '3', Unknown: 'ignored' } })] }),
+    );
     expect(ok.status, ok.text).toBe(201);
   });
 
   it('an unknown, expired or inapplicable promocode', async () => {
     expect400(await post(usJob({ promocode: 'NOPE' })), /promocode: 'NOPE' is not valid: Promo code not found/);
     expect400(await post(usJob({ promocode: 'EXPIRED20' })), /expired/);
-    const scr = usJob({ promocode: 'DTFONLY15', items: [{ itemType: 'PriceCode', code: 'Screen Print 1 Color 3" x 3"', quantity: 50, customerReference: 'x' }] });
+    const scr = usJob({
+      promocode: 'DTFONLY15',
+      items: [{ itemType: 'PriceCode', code: 'Screen Print 1 Color 3" x 3"', quantity: 50, customerReference: 'x' }],
+    });
     expect400(await post(scr), /applies only to process DTF/);
   });
 
   it('X-Application-Name must be a valid origin code', async () => {
-    expect400(await post(usJob(), { 'x-application-name': 'MyScript' }), /X-Application-Name: 'MyScript' is not a valid origin code/);
+    expect400(
+      await post(usJob(), { 'x-application-name': 'MyScript' }),
+      /X-Application-Name: 'MyScript' is not a valid origin code/,
+    );
     const ok = await post(usJob(), { 'x-application-name': 'HTORDER' });
     expect(ok.status).toBe(201);
     const active = await us.get('/Jobs/active');
@@ -139,12 +242,19 @@ describe('POST /Jobs: 400 validation messages', () => {
   });
 
   it('stock lines: unknown code, variant, empty sizes', async () => {
-    const stock = (over: Record<string, unknown>) => usJob({ items: [{ itemType: 'Stock', code: 'GD5000', variantCode: 'GD5000-BLK', sizeQuantities: { S: 1 }, ...over }] });
+    const stock = (over: Record<string, unknown>) =>
+      usJob({
+        items: [{ itemType: 'Stock', code: 'GD5000', variantCode: 'GD5000-BLK', sizeQuantities: { S: 1 }, ...over }],
+      });
     expect400(await post(stock({ code: 'NOPE' })), /stock code 'NOPE' does not exist/);
     expect400(await post(stock({ variantCode: 'GD5000-RED' })), /'GD5000-RED' is not a variant/);
     expect400(await post(stock({ sizeQuantities: {} })), /sizeQuantities is required/);
     expect400(await post(stock({ code: 'OLD100', variantCode: 'OLD100-BLK' })), /archived/);
-    const eq = await post(usJob({ items: [{ itemType: 'Stock', code: 'PRESS-16', variantCode: 'PRESS-16-STD', sizeQuantities: { Qty: 1 } }] }));
+    const eq = await post(
+      usJob({
+        items: [{ itemType: 'Stock', code: 'PRESS-16', variantCode: 'PRESS-16-STD', sizeQuantities: { Qty: 1 } }],
+      }),
+    );
     expect(eq.status, eq.text).toBe(201);
     expect(eq.body.totalJobCost).toBe(899);
   });
@@ -157,11 +267,22 @@ describe('POST /Jobs: 400 validation messages', () => {
 
 describe('POST /Jobs: binding and content types', () => {
   it('accepts the four JSON content types and refuses others with 415', async () => {
-    for (const ct of ['application/json', 'application/json-patch+json', 'text/json', 'application/vnd.acme+json; charset=utf-8']) {
-      const r = await us.call('POST', '/Jobs', { body: JSON.stringify(usJob({ validateOnly: true })), headers: { 'content-type': ct } });
+    for (const ct of [
+      'application/json',
+      'application/json-patch+json',
+      'text/json',
+      'application/vnd.acme+json; charset=utf-8',
+    ]) {
+      const r = await us.call('POST', '/Jobs', {
+        body: JSON.stringify(usJob({ validateOnly: true })),
+        headers: { 'content-type': ct },
+      });
       expect(r.status, ct).toBe(200);
     }
-    const bad = await us.call('POST', '/Jobs', { body: JSON.stringify(usJob()), headers: { 'content-type': 'text/plain' } });
+    const bad = await us.call('POST', '/Jobs', {
+      body: JSON.stringify(usJob()),
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(bad.status).toBe(415);
     expect(bad.body.status).toBe(415);
   });
@@ -188,16 +309,42 @@ describe('POST /Jobs: success', () => {
   });
 
   it('prices from the bands, + setup for new prints, + reset for reorders', async () => {
-    const r = await post(usJob({ items: [dtfLine({ quantity: 100 }), { itemType: 'Asset', code: 'A10001', quantity: 50 }, dtfLine({ quantity: 10, customerReference: 'sleeve' })] }));
+    const r = await post(
+      usJob({
+        items: [
+          dtfLine({ quantity: 100 }),
+          { itemType: 'Asset', code: 'A10001', quantity: 50 },
+          dtfLine({ quantity: 10, customerReference: 'sleeve' }),
+        ],
+      }),
+    );
     expect(r.status, r.text).toBe(201);
     // 100 × 2.40 + 25, 50 × 2.80 + 10, 10 × 3.20 + 25
     expect(r.body.totalJobCost).toBe(240 + 25 + 140 + 10 + 32 + 25);
     expect(r.body.location).toBe('Dallas');
     expect(r.body.expectingArtworkToBeUploaded).toBe(true);
     expect(r.body.jobLineDetails).toEqual([
-      { needsArtworkToBeUploaded: true, customerReference: 'front-logo', quantity: 100, newAssetSku: 'A10401', jobLineLabelUrl: null },
-      { needsArtworkToBeUploaded: false, customerReference: '', quantity: 50, newAssetSku: null, jobLineLabelUrl: null },
-      { needsArtworkToBeUploaded: true, customerReference: 'sleeve', quantity: 10, newAssetSku: 'A10402', jobLineLabelUrl: null },
+      {
+        needsArtworkToBeUploaded: true,
+        customerReference: 'front-logo',
+        quantity: 100,
+        newAssetSku: 'A10401',
+        jobLineLabelUrl: null,
+      },
+      {
+        needsArtworkToBeUploaded: false,
+        customerReference: '',
+        quantity: 50,
+        newAssetSku: null,
+        jobLineLabelUrl: null,
+      },
+      {
+        needsArtworkToBeUploaded: true,
+        customerReference: 'sleeve',
+        quantity: 10,
+        newAssetSku: 'A10402',
+        jobLineLabelUrl: null,
+      },
     ]);
     const job = await us.get(`/Jobs/${r.body.jobNumber}`);
     expect(job.body.jobStatus).toBe('Artwork Pending');
@@ -210,14 +357,27 @@ describe('POST /Jobs: success', () => {
     expect(r.body.jobLineDetails[0].needsArtworkToBeUploaded).toBe(false);
     const asset = await us.get(`/Assets/${sku}`);
     expect(asset.status).toBe(200);
-    expect(asset.body).toMatchObject({ assetTag: sku, priceCode: 'DTF Full Color 10" x 10"', isArchived: false, setup: 25, reset: 10, customerId: 1001 });
+    expect(asset.body).toMatchObject({
+      assetTag: sku,
+      priceCode: 'DTF Full Color 10" x 10"',
+      isArchived: false,
+      setup: 25,
+      reset: 10,
+      customerId: 1001,
+    });
     const again = await post(usJob({ orderNumber: 'PO-3', items: [{ itemType: 'Asset', code: sku, quantity: 100 }] }));
     expect(again.status).toBe(201);
     expect(again.body.totalJobCost).toBe(100 * 2.4 + 10);
   });
 
   it('a custom-size line is priced from its DG-X / DG-Y attributes', async () => {
-    const line = { itemType: 'PriceCode', code: 'DTF Custom Size', quantity: 10, customerReference: 'c', attributes: { 'DG-X': '5', 'DG-Y': '4', Colors: '1' } };
+    const line = {
+      itemType: 'PriceCode',
+      code: 'DTF Custom Size',
+      quantity: 10,
+      customerReference: 'c',
+      attributes: { 'DG-X': '5', 'DG-Y': '4', Colors: '1' },
+    };
     const quote = await us.get(`/PriceCodes/${enc('DTF Custom Size')}?dgX=5&dgY=4`);
     const r = await post(usJob({ items: [line] }));
     expect(r.status, r.text).toBe(201);
@@ -245,9 +405,24 @@ describe('POST /Jobs: success', () => {
     expect(r.status, r.text).toBe(201);
     const nz = new Caller(sb, 'nz-demo');
     const n = await nz.post('/Jobs', {
-      orderNumber: 'NZ-1', dateDue: '2026-03-20',
-      deliveryAddress: { deliveryMethod: 'NZCOUR', streetAddress: '1 Queen St', city: 'Auckland', postalCode: '1010', countryCodeISO2: 'NZ' },
-      items: [{ itemType: 'PriceCode', code: 'DTF Full Colour 10" x 10"', quantity: 10, customerReference: 'x', attributes: { Colours: '4' } }],
+      orderNumber: 'NZ-1',
+      dateDue: '2026-03-20',
+      deliveryAddress: {
+        deliveryMethod: 'NZCOUR',
+        streetAddress: '1 Queen St',
+        city: 'Auckland',
+        postalCode: '1010',
+        countryCodeISO2: 'NZ',
+      },
+      items: [
+        {
+          itemType: 'PriceCode',
+          code: 'DTF Full Colour 10" x 10"',
+          quantity: 10,
+          customerReference: 'x',
+          attributes: { Colours: '4' },
+        },
+      ],
     });
     expect(n.status, n.text).toBe(201);
     expect(n.body.jobLineDetails[0].newAssetSku).toMatch(/^N3/);
@@ -261,8 +436,19 @@ describe('POST /Jobs: success', () => {
     const r = await post(body, { 'x-application-name': 'HTORDER', 'idempotency-key': 'abc' });
     const jobs = await sb.admin.jobs();
     expect(jobs).toHaveLength(1);
-    expect(jobs[0]).toMatchObject({ region: 'us', customerId: 1001, account: 'us-demo', jobNumber: r.body.jobNumber, orderNumber: 'PO-1', jobStatus: 'Received' });
+    expect(jobs[0]).toMatchObject({
+      region: 'us',
+      customerId: 1001,
+      account: 'us-demo',
+      jobNumber: r.body.jobNumber,
+      orderNumber: 'PO-1',
+      jobStatus: 'Received',
+    });
     expect(jobs[0].request).toEqual(body);
-    expect(jobs[0].headers).toMatchObject({ 'x-application-name': 'HTORDER', 'idempotency-key': 'abc', 'content-type': 'application/json' });
+    expect(jobs[0].headers).toMatchObject({
+      'x-application-name': 'HTORDER',
+      'idempotency-key': 'abc',
+      'content-type': 'application/json',
+    });
   });
 });

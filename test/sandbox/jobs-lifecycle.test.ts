@@ -26,7 +26,11 @@ describe('job lifecycle', () => {
   it('progresses with the sandbox clock and sets flags per status', async () => {
     const n = await create();
     let j = await job(n);
-    expect([j.jobStatus, j.isCancelable, j.permissions]).toEqual(['Received', true, { canEdit: true, lockedReason: null }]);
+    expect([j.jobStatus, j.isCancelable, j.permissions]).toEqual([
+      'Received',
+      true,
+      { canEdit: true, lockedReason: null },
+    ]);
     await sb.admin.advanceClock(1 * HOUR);
     expect((await job(n)).jobStatus).toBe('Scheduled');
     await sb.admin.advanceClock(23 * HOUR);
@@ -44,7 +48,9 @@ describe('job lifecycle', () => {
     expect(j.invoiceFile.uri).toContain(`INV-${n}`);
     expect(j.invoiceNumber).toBe(`INV-${n}`);
     const active = (await us.get('/Jobs/active')).body.items[0];
-    expect(active.tracking).toEqual([{ trackingNumber: `UPSGND${n}1`, trackingLink: j.shippingAddresses[0].trackingLink }]);
+    expect(active.tracking).toEqual([
+      { trackingNumber: `UPSGND${n}1`, trackingLink: j.shippingAddresses[0].trackingLink },
+    ]);
     await sb.admin.advanceClock(5 * 24 * HOUR);
     expect((await job(n)).jobStatus).toBe('Closed');
   });
@@ -79,7 +85,9 @@ describe('job lifecycle', () => {
 
   it('PATCH changes only non-null fields', async () => {
     const n = await create({ orderComment: 'keep me' });
-    const r = await us.call('PATCH', `/Jobs/${n}`, { json: { description: 'New text', orderNumber: null, comments: null } });
+    const r = await us.call('PATCH', `/Jobs/${n}`, {
+      json: { description: 'New text', orderNumber: null, comments: null },
+    });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ description: 'New text', orderNumber: 'PO-1', comments: 'keep me', jobNumber: n });
     const due = await us.call('PATCH', `/Jobs/${n}`, { json: { dateDue: '2026-04-10', mustDate: true } });
@@ -102,7 +110,7 @@ describe('job lifecycle', () => {
     expect(bad.status).toBe(415);
   });
 
-  it('another account\'s job answers 404 exactly like a missing one', async () => {
+  it("another account's job answers 404 exactly like a missing one", async () => {
     const n = await create();
     const other = new Caller(sb, 'us-other');
     const theirs = await other.get(`/Jobs/${n}`);
@@ -120,9 +128,18 @@ describe('job lifecycle', () => {
 describe('GET /Jobs/active', () => {
   it('searches each word as a prefix of some field, in any order', async () => {
     const a = await create({ orderNumber: 'PO-1001', description: 'Spring team kit' });
-    const b = await create({ orderNumber: 'PO-10010', description: 'Autumn hoodies', deliveryAddress: { deliveryMethod: 'PICKUP' } });
-    const c = await create({ orderNumber: 'XY-7', description: 'Spring caps', items: [{ itemType: 'Asset', code: 'A10001', quantity: 50, garment: 'Bella 3001' }] });
-    const search = async (q: string) => (await us.get(`/Jobs/active?searchText=${encodeURIComponent(q)}`)).body.items.map((i: any) => i.jobNumber).sort();
+    const b = await create({
+      orderNumber: 'PO-10010',
+      description: 'Autumn hoodies',
+      deliveryAddress: { deliveryMethod: 'PICKUP' },
+    });
+    const c = await create({
+      orderNumber: 'XY-7',
+      description: 'Spring caps',
+      items: [{ itemType: 'Asset', code: 'A10001', quantity: 50, garment: 'Bella 3001' }],
+    });
+    const search = async (q: string) =>
+      (await us.get(`/Jobs/active?searchText=${encodeURIComponent(q)}`)).body.items.map((i: any) => i.jobNumber).sort();
     expect(await search('PO-1001')).toEqual([a, b].sort());
     expect(await search('kit spring')).toEqual([a]);
     expect(await search('spr')).toEqual([a, c].sort());
@@ -138,7 +155,14 @@ describe('GET /Jobs/active', () => {
     const made: number[] = [];
     for (let i = 0; i < 23; i++) made.push(await create({ orderNumber: `P-${i}` }));
     const first = (await us.get('/Jobs/active')).body;
-    expect(first).toMatchObject({ totalCount: 23, pageNumber: 1, pageSize: 20, totalPages: 2, hasPreviousPage: false, hasNextPage: true });
+    expect(first).toMatchObject({
+      totalCount: 23,
+      pageNumber: 1,
+      pageSize: 20,
+      totalPages: 2,
+      hasPreviousPage: false,
+      hasNextPage: true,
+    });
     expect(first.items[0].jobNumber).toBe(made[22]);
     const second = (await us.get('/Jobs/active?page=2')).body;
     expect(second.items).toHaveLength(3);

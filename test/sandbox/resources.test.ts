@@ -19,14 +19,29 @@ const all = async (query: string): Promise<any[]> => (await us.get(`/Assets?page
 describe('assets', () => {
   it('has hundreds of assets, the named ones fixed, in a paging envelope (default 25)', async () => {
     const r = await us.get('/Assets');
-    expect(r.body).toMatchObject({ pageSize: 25, currentPage: 1, returnedResults: 25, totalResults: 400, totalPages: 16, hasNext: true, hasPrevious: false, previousUrl: null });
+    expect(r.body).toMatchObject({
+      pageSize: 25,
+      currentPage: 1,
+      returnedResults: 25,
+      totalResults: 400,
+      totalPages: 16,
+      hasNext: true,
+      hasPrevious: false,
+      previousUrl: null,
+    });
     expect(r.body.nextUrl).toBe(`${sb.regions.us.baseUrl}/Assets?page=2&pageSize=25`);
     expect(r.body.entities.slice(0, 3).map((a: any) => a.assetTag)).toEqual(['A10001', 'A10002', 'A10003']);
     const p2 = await us.get('/Assets?page=2&filter=logo');
     expect(p2.body.filter).toBe('logo');
     expect(p2.body.previousUrl).toContain('filter=logo');
     const a1 = (await us.get('/Assets/A10001')).body;
-    expect(a1).toMatchObject({ assetTag: 'A10001', isArchived: false, priceCode: 'DTF Full Color 10" x 10"', customerId: 1001, externalId: 'ext-0001' });
+    expect(a1).toMatchObject({
+      assetTag: 'A10001',
+      isArchived: false,
+      priceCode: 'DTF Full Color 10" x 10"',
+      customerId: 1001,
+      externalId: 'ext-0001',
+    });
     expect('attributes' in a1).toBe(false);
     expect((await us.get('/Assets/A10002')).body.isArchived).toBe(true);
     expect((await us.get('/Assets/A10003')).body.priceCode).toBeNull();
@@ -36,10 +51,17 @@ describe('assets', () => {
     const again = await start({ seed: 1 });
     const seven = await start({ seed: 7 });
     try {
-      const pick = async (s: Sandbox) => (await new Caller(s, 'us-demo').get('/Assets?page=3')).body.entities.map((a: any) => [a.assetTag, a.description, a.isArchived]);
+      const pick = async (s: Sandbox) =>
+        (await new Caller(s, 'us-demo').get('/Assets?page=3')).body.entities.map((a: any) => [
+          a.assetTag,
+          a.description,
+          a.isArchived,
+        ]);
       expect(await pick(again)).toEqual(await pick(sb));
       expect(await pick(seven)).not.toEqual(await pick(sb));
-      expect((await new Caller(seven, 'us-demo').get('/Assets/A10001')).body.description).toBe('Front logo, full colour');
+      expect((await new Caller(seven, 'us-demo').get('/Assets/A10001')).body.description).toBe(
+        'Front logo, full colour',
+      );
     } finally {
       await again.close();
       await seven.close();
@@ -73,7 +95,17 @@ describe('assets', () => {
     expect((await all('includeProcesses=SCR')).every((a) => a.processCode === 'SCR')).toBe(true);
     expect((await all('excludeProcesses=DTF,SUB')).every((a) => a.processCode === 'SCR')).toBe(true);
     const f = await all('filter=A1000');
-    expect(f.map((a) => a.assetTag)).toEqual(['A10001', 'A10002', 'A10003', 'A10004', 'A10005', 'A10006', 'A10007', 'A10008', 'A10009']);
+    expect(f.map((a) => a.assetTag)).toEqual([
+      'A10001',
+      'A10002',
+      'A10003',
+      'A10004',
+      'A10005',
+      'A10006',
+      'A10007',
+      'A10008',
+      'A10009',
+    ]);
     const desc = (await us.get('/Assets?sortDirection=Descending')).body.entities[0].assetTag;
     expect(desc).toBe('A10400');
     expect((await us.get('/Assets?sortColumn=Nope')).status).toBe(400);
@@ -109,7 +141,9 @@ describe('account', () => {
     expect(ids).toEqual([...ids].sort((a, b) => b - a));
     const done = (await us.get('/account/transactions?completedOnly=true&pageSize=100')).body.entities;
     expect(done.every((t: any) => t.completedAt !== null)).toBe(true);
-    const byAmount = (await us.get('/account/transactions?sortBy=AmountSettlement&sortDirection=ASC&pageSize=100')).body.entities.map((t: any) => t.amountSettlement);
+    const byAmount = (
+      await us.get('/account/transactions?sortBy=AmountSettlement&sortDirection=ASC&pageSize=100')
+    ).body.entities.map((t: any) => t.amountSettlement);
     expect(byAmount).toEqual([...byAmount].sort((a, b) => a - b));
   });
 
@@ -158,7 +192,10 @@ describe('stock', () => {
 
   it('one item with variants and shippingConfigs; equipment uses Qty', async () => {
     const gd = (await us.get('/Stock/GD5000?includePricing=true')).body;
-    expect(gd.stockVariants.map((v: any) => [v.variantCode, v.sizesCsv])).toEqual([['GD5000-BLK', 'S,M,L,XL,2XL'], ['GD5000-WHT', 'S,M,L,XL,2XL']]);
+    expect(gd.stockVariants.map((v: any) => [v.variantCode, v.sizesCsv])).toEqual([
+      ['GD5000-BLK', 'S,M,L,XL,2XL'],
+      ['GD5000-WHT', 'S,M,L,XL,2XL'],
+    ]);
     expect(gd.shippingConfigs.map((c: any) => c.id)).toEqual([101, 102]);
     expect('stockItemId' in gd.shippingConfigs[0]).toBe(false);
     expect(gd.priceBands[0].unitPrice).toBe(4.5);
@@ -185,13 +222,22 @@ describe('promo codes', () => {
     const v = (code: string, q = '') => us.get(`/promocode/validate/${code}${q}`);
     const ok = await v('SPRING10');
     expect(ok.status).toBe(200);
-    expect(ok.body).toMatchObject({ isValid: true, promoCode: 'SPRING10', discount: 10, isFixed: false, applicableProcessCodes: null });
+    expect(ok.body).toMatchObject({
+      isValid: true,
+      promoCode: 'SPRING10',
+      discount: 10,
+      isFixed: false,
+      applicableProcessCodes: null,
+    });
     expect((await v('WELCOME500')).body).toMatchObject({ isValid: true, discount: 500, isFixed: true });
     const expired = await v('EXPIRED20');
     expect(expired.status).toBe(200);
     expect(expired.body).toMatchObject({ isValid: false, message: 'Promo code has expired.' });
     expect((await v('NOPE')).body).toMatchObject({ isValid: false, message: 'Promo code not found.' });
-    expect((await v('DTFONLY15', '?processCodes=DTF,SCR')).body).toMatchObject({ isValid: true, applicableProcessCodes: ['DTF'] });
+    expect((await v('DTFONLY15', '?processCodes=DTF,SCR')).body).toMatchObject({
+      isValid: true,
+      applicableProcessCodes: ['DTF'],
+    });
     expect((await v('DTFONLY15', '?processCodes=SCR')).body.isValid).toBe(false);
     expect((await v('DTFONLY15')).body).toMatchObject({ isValid: true, applicableProcessCodes: null });
   });

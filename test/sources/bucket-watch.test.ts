@@ -34,7 +34,8 @@ beforeEach(async () => {
   prefix = `drop${++n}/`;
 });
 
-const put = (key: string, body: string) => s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `${prefix}${key}`, Body: body }));
+const put = (key: string, body: string) =>
+  s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `${prefix}${key}`, Body: body }));
 const keys = async (under = ''): Promise<string[]> => {
   const res = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: `${prefix}${under}` }));
   return (res.Contents ?? []).map((o) => o.Key!.slice(prefix.length)).sort();
@@ -51,9 +52,20 @@ describe('htorder watch s3://BUCKET/PREFIX', () => {
       await put('a.yaml', manifest('BA', 2));
       await put('bad.yaml', manifest('BB').replace('quantity: 50', 'quantity: 0'));
       await put('notes.txt', 'not a manifest');
-      await waitFor(async () => ((await keys('done/')).includes('done/a.yaml') && (await keys('failed/')).includes('failed/bad.yaml') ? true : undefined), 'both finished');
+      await waitFor(
+        async () =>
+          (await keys('done/')).includes('done/a.yaml') && (await keys('failed/')).includes('failed/bad.yaml')
+            ? true
+            : undefined,
+        'both finished',
+      );
       expect(await keys('done/')).toEqual(['done/a.yaml', 'done/a.yaml.result.csv', 'done/a.yaml.result.json']);
-      expect(await keys('failed/')).toEqual(['failed/bad.yaml', 'failed/bad.yaml.errors.txt', 'failed/bad.yaml.result.csv', 'failed/bad.yaml.result.json']);
+      expect(await keys('failed/')).toEqual([
+        'failed/bad.yaml',
+        'failed/bad.yaml.errors.txt',
+        'failed/bad.yaml.result.csv',
+        'failed/bad.yaml.result.json',
+      ]);
       const report = JSON.parse(await text('done/a.yaml.result.json'));
       expect(report).toMatchObject({ command: 'watch', input: { file: `s3://${s3.bucket}/${prefix}done/a.yaml` } });
       expect(await text('failed/bad.yaml.errors.txt')).toMatch(/^bad\.yaml:\d+:\d+: /);
@@ -73,8 +85,13 @@ describe('htorder watch s3://BUCKET/PREFIX', () => {
     const b = await startWatch({ target: target() }, env);
     try {
       for (let i = 1; i <= 6; i++) await put(`f${i}.yaml`, manifest(`BF${i}`, 2));
-      await waitFor(async () => ((await keys('done/')).filter((k) => k.endsWith('.yaml')).length === 6 ? true : undefined), '6 inputs in done/');
-      const expected = Array.from({ length: 6 }, (_, i) => [`BF${i + 1}-1`, `BF${i + 1}-2`]).flat().sort();
+      await waitFor(
+        async () => ((await keys('done/')).filter((k) => k.endsWith('.yaml')).length === 6 ? true : undefined),
+        '6 inputs in done/',
+      );
+      const expected = Array.from({ length: 6 }, (_, i) => [`BF${i + 1}-1`, `BF${i + 1}-2`])
+        .flat()
+        .sort();
       expect(await jobsOf()).toEqual(expected);
       const done = await keys('done/');
       expect(done.filter((k) => /\d{8}T/.test(k))).toEqual([]); // nothing finished twice
@@ -88,10 +105,16 @@ describe('htorder watch s3://BUCKET/PREFIX', () => {
   it('resumes an input whose claim expired (its instance crashed) exactly once', async () => {
     // What a crashed instance leaves: the input in processing/ and a claim whose lease ran out.
     await put('processing/c.yaml', manifest('BC'));
-    await put('processing/.c.yaml.claim', JSON.stringify({ owner: 'gone', host: 'elsewhere', pid: 1, until: '2020-01-01T00:00:00.000Z' }));
+    await put(
+      'processing/.c.yaml.claim',
+      JSON.stringify({ owner: 'gone', host: 'elsewhere', pid: 1, until: '2020-01-01T00:00:00.000Z' }),
+    );
     // And a live claim of another instance, which must be left alone.
     await put('processing/live.yaml', manifest('BL'));
-    await put('processing/.live.yaml.claim', JSON.stringify({ owner: 'alive', host: 'elsewhere', pid: 1, until: '2999-01-01T00:00:00.000Z' }));
+    await put(
+      'processing/.live.yaml.claim',
+      JSON.stringify({ owner: 'alive', host: 'elsewhere', pid: 1, until: '2999-01-01T00:00:00.000Z' }),
+    );
     const w = await startWatch({ target: target() }, env);
     try {
       await waitFor(async () => ((await keys('done/')).includes('done/c.yaml') ? true : undefined), 'c.yaml in done/');
@@ -112,7 +135,10 @@ describe('htorder watch s3://BUCKET/PREFIX', () => {
         cb();
       },
     });
-    const code = await runWatch({ target: target(), flags: {}, logLevel: 'silent' }, { stderr, env: rawEnv, cwd: process.cwd(), signal: new AbortController().signal });
+    const code = await runWatch(
+      { target: target(), flags: {}, logLevel: 'silent' },
+      { stderr, env: rawEnv, cwd: process.cwd(), signal: new AbortController().signal },
+    );
     expect(code).toBe(2);
     expect(err).toMatch(/does not support conditional writes.*--single-instance/s);
 
@@ -127,4 +153,3 @@ describe('htorder watch s3://BUCKET/PREFIX', () => {
     }
   });
 });
-

@@ -4,7 +4,8 @@ import { StabilityTracker } from '../../src/sources/stability.js';
 
 describe('classifyName', () => {
   it('takes manifests by extension, case-insensitively', () => {
-    for (const n of ['orders.yaml', 'orders.YML', 'o.json', 'export 2026.csv']) expect(classifyName(n)).toEqual({ take: true });
+    for (const n of ['orders.yaml', 'orders.YML', 'o.json', 'export 2026.csv'])
+      expect(classifyName(n)).toEqual({ take: true });
   });
 
   it.each([
@@ -27,7 +28,8 @@ describe('classifyName', () => {
   });
 
   it('never takes a report of an input, whatever the input is called', () => {
-    for (const input of ['a.yaml', 'b.csv', 'c.json.yaml']) for (const r of reportNames(input)) expect(classifyName(r).take).toBe(false);
+    for (const input of ['a.yaml', 'b.csv', 'c.json.yaml'])
+      for (const r of reportNames(input)) expect(classifyName(r).take).toBe(false);
   });
 
   it('only accepts single path segments', () => {

@@ -20,7 +20,8 @@ const source = async (): Promise<FolderSource> => {
   await s.init();
   return s;
 };
-const deadPid = (): number => Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString());
+const deadPid = (): number =>
+  Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString());
 
 describe('FolderSource', () => {
   it('lets exactly one of several racing instances claim a file', async () => {

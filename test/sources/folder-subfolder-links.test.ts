@@ -25,7 +25,11 @@ describe('FolderSource sub-folders', () => {
     const drop = await temp('htorder-drop-');
     const outside = await temp('htorder-outside-');
     await symlink(outside, join(drop, sub));
-    await expect(new FolderSource(drop).init()).rejects.toMatchObject({ name: 'SourceError', kind: 'usage', message: expect.stringMatching(/symbolic link/) });
+    await expect(new FolderSource(drop).init()).rejects.toMatchObject({
+      name: 'SourceError',
+      kind: 'usage',
+      message: expect.stringMatching(/symbolic link/),
+    });
   });
 
   it('refuses to finish into done/ replaced by a link after start, leaving the input in processing/', async () => {
@@ -60,7 +64,10 @@ describe('FolderSource finish after losing the claim', () => {
     await writeFile(join(drop, 'a.yaml'), 'version: 1\n');
     const claimed = await a.claim('a.yaml');
     // Another instance took the claim over (as takeOverStale does after the lease ran out).
-    await writeFile(join(drop, 'processing', '.a.yaml.claim'), JSON.stringify({ owner: 'other:1:x', host: 'other', pid: 1, until: new Date(Date.now() + 60_000).toISOString() }));
+    await writeFile(
+      join(drop, 'processing', '.a.yaml.claim'),
+      JSON.stringify({ owner: 'other:1:x', host: 'other', pid: 1, until: new Date(Date.now() + 60_000).toISOString() }),
+    );
     await expect(claimed!.finish('done')).rejects.toMatchObject({ name: 'ClaimLostError' });
     expect(await readdir(join(drop, 'done'))).toEqual([]);
     expect(await readdir(join(drop, 'processing'))).toContain('a.yaml');

@@ -94,12 +94,20 @@ describe('htorder watch DIR', () => {
     try {
       await writeFile(join(drop.path, 'empty.yaml'), '');
       await writeFile(join(drop.path, 'bad.yaml'), manifest('BAD').replace('quantity: 50', 'quantity: 0'));
-      await waitFor(async () => ((await ls('failed')).filter((n) => n.endsWith('.yaml')).length === 2 ? true : undefined), 'two inputs in failed/');
-      expect(await readFile(join(drop.path, 'failed', 'empty.yaml.errors.txt'), 'utf8')).toMatch(/^empty\.yaml:.*empty/);
+      await waitFor(
+        async () => ((await ls('failed')).filter((n) => n.endsWith('.yaml')).length === 2 ? true : undefined),
+        'two inputs in failed/',
+      );
+      expect(await readFile(join(drop.path, 'failed', 'empty.yaml.errors.txt'), 'utf8')).toMatch(
+        /^empty\.yaml:.*empty/,
+      );
       expect(await ls('failed')).toContain('bad.yaml.errors.txt');
       // The same name dropped again (still bad) goes beside the first, timestamped.
       await writeFile(join(drop.path, 'bad.yaml'), manifest('BAD').replace('quantity: 50', 'quantity: 0'));
-      await waitFor(async () => ((await ls('failed')).filter((n) => /^bad(\..+)?\.yaml$/.test(n)).length === 2 ? true : undefined), 'second bad.yaml in failed/');
+      await waitFor(
+        async () => ((await ls('failed')).filter((n) => /^bad(\..+)?\.yaml$/.test(n)).length === 2 ? true : undefined),
+        'second bad.yaml in failed/',
+      );
       const stamped = (await ls('failed')).find((n) => /^bad\.\d{8}T\d{9}Z\.yaml$/.test(n))!;
       expect(await ls('failed')).toContain(`${stamped}.result.json`);
       await sleep(400); // several scans: failed/ is never rescanned
@@ -116,7 +124,10 @@ describe('htorder watch DIR', () => {
     await symlink(outside, join(drop.path, 'link.yaml'));
     const w = await startWatch({ target: drop.path }, env);
     try {
-      await waitFor(() => (w.logs().some((l) => String(l.msg).includes('symbolic link')) ? true : undefined), 'a warning about the link');
+      await waitFor(
+        () => (w.logs().some((l) => String(l.msg).includes('symbolic link')) ? true : undefined),
+        'a warning about the link',
+      );
       await sleep(300);
       expect(await ls()).toContain('link.yaml');
       expect(await jobsOf()).toEqual([]);
@@ -130,7 +141,10 @@ describe('htorder watch DIR', () => {
     const w = await startWatch({ target: drop.path }, env);
     try {
       await writeFile(join(drop.path, 'u.yaml'), manifest('U'));
-      await waitFor(() => (w.logs().some((l) => String(l.msg).startsWith('API or store unavailable')) ? true : undefined), 'a retry');
+      await waitFor(
+        () => (w.logs().some((l) => String(l.msg).startsWith('API or store unavailable')) ? true : undefined),
+        'a retry',
+      );
       expect(await ls('processing')).toContain('u.yaml');
       expect((await ls('failed')).length).toBe(0);
       await sandbox.admin.clearFaults();
@@ -146,8 +160,13 @@ describe('htorder watch DIR', () => {
     const b = await startWatch({ target: drop.path }, env);
     try {
       for (let i = 1; i <= 8; i++) await writeFile(join(drop.path, `f${i}.yaml`), manifest(`F${i}`, 2));
-      await waitFor(async () => ((await ls('done')).filter((n) => n.endsWith('.yaml')).length === 8 ? true : undefined), '8 inputs in done/');
-      const expected = Array.from({ length: 8 }, (_, i) => [`F${i + 1}-1`, `F${i + 1}-2`]).flat().sort();
+      await waitFor(
+        async () => ((await ls('done')).filter((n) => n.endsWith('.yaml')).length === 8 ? true : undefined),
+        '8 inputs in done/',
+      );
+      const expected = Array.from({ length: 8 }, (_, i) => [`F${i + 1}-1`, `F${i + 1}-2`])
+        .flat()
+        .sort();
       expect(await jobsOf()).toEqual(expected);
       expect(await ls('done')).not.toContain(expect.stringMatching(/\d{8}T/)); // nothing handled twice
       const claims = [...a.logs(), ...b.logs()].filter((l) => l.msg === 'claimed input');

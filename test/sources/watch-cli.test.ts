@@ -25,10 +25,14 @@ afterAll(async () => {
 });
 
 function spawnWatch(dir: string): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
-  const child = spawn(process.execPath, [CLI, 'watch', dir, '--scan-interval', '100', '--stable-time', '100', '--lease', '2000'], {
-    env: { ...process.env, ...env, HTORDER_CONCURRENCY: '1', HTORDER_LOG_LEVEL: 'info' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [CLI, 'watch', dir, '--scan-interval', '100', '--stable-time', '100', '--lease', '2000'],
+    {
+      env: { ...process.env, ...env, HTORDER_CONCURRENCY: '1', HTORDER_LOG_LEVEL: 'info' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -46,7 +50,10 @@ describe('htorder watch (process)', () => {
     await sandbox.admin.setFaults([{ route: 'POST /Jobs', kind: 'latency', latencyMs: 300 }]);
     try {
       const first = spawnWatch(drop.path);
-      await waitFor(() => (first.output().includes('watching for manifests') ? true : undefined), 'the first watcher to start');
+      await waitFor(
+        () => (first.output().includes('watching for manifests') ? true : undefined),
+        'the first watcher to start',
+      );
       await writeFile(join(drop.path, 'k.yaml'), manifest('K', 6));
       await waitFor(async () => ((await sandbox.admin.jobs()).length >= 2 ? true : undefined), 'two jobs created');
       first.child.kill('SIGKILL');
@@ -56,7 +63,10 @@ describe('htorder watch (process)', () => {
       expect(createdBeforeCrash).toBeLessThan(6);
 
       const second = spawnWatch(drop.path);
-      await waitFor(async () => ((await ls(join(drop.path, 'done'))).includes('k.yaml') ? true : undefined), 'k.yaml in done/');
+      await waitFor(
+        async () => ((await ls(join(drop.path, 'done'))).includes('k.yaml') ? true : undefined),
+        'k.yaml in done/',
+      );
       second.child.kill('SIGTERM');
       expect(await second.exited).toBe(0);
 
@@ -68,7 +78,9 @@ describe('htorder watch (process)', () => {
         expect(['submitted', 'already-submitted']).toContain(job.status);
         expect(job.jobNumber).toEqual(expect.any(Number));
       }
-      expect(report.jobs.filter((j: { status: string }) => j.status === 'already-submitted').length).toBeGreaterThanOrEqual(2);
+      expect(
+        report.jobs.filter((j: { status: string }) => j.status === 'already-submitted').length,
+      ).toBeGreaterThanOrEqual(2);
       expect(await ls(join(drop.path, 'done'))).toEqual(['k.yaml', 'k.yaml.result.csv', 'k.yaml.result.json']);
       expect(await ls(join(drop.path, 'processing'))).toEqual([]); // no input, no claim left behind
       expect(second.output()).toContain('resuming an input left in processing');

@@ -69,11 +69,14 @@ export async function runScenario(rig: ChaosRig, s: RunScenario): Promise<Scenar
   const progress = async () => (await rig.sandbox.admin.jobs()).length;
   const loops = await Promise.all(
     Array.from({ length: processes }, (_, p) =>
-      runWithKills(() => spawnHtorder(['run', ...files], { env: rig.env({ HTORDER_STATE_DIR: stateDir }), cwd: workDir }), {
-        kills: Math.ceil(s.kills / processes) + (p === 0 ? 0 : 0),
-        rnd,
-        progress,
-      }),
+      runWithKills(
+        () => spawnHtorder(['run', ...files], { env: rig.env({ HTORDER_STATE_DIR: stateDir }), cwd: workDir }),
+        {
+          kills: Math.ceil(s.kills / processes) + (p === 0 ? 0 : 0),
+          rnd,
+          progress,
+        },
+      ),
     ),
   );
   const wallSeconds = (Date.now() - t0) / 1000;
@@ -82,13 +85,21 @@ export async function runScenario(rig: ChaosRig, s: RunScenario): Promise<Scenar
 
   const problems: string[] = [];
   const verdict = await verifyAgainstSandbox(rig.sandbox, expected);
-  problems.push(...verdict.duplicates.map((d) => `duplicate ${d}`), ...verdict.missing.map((m) => `missing ${m}`), ...verdict.unexpected.map((u) => `unexpected ${u}`), ...verdict.wrongItems);
+  problems.push(
+    ...verdict.duplicates.map((d) => `duplicate ${d}`),
+    ...verdict.missing.map((m) => `missing ${m}`),
+    ...verdict.unexpected.map((u) => `unexpected ${u}`),
+    ...verdict.wrongItems,
+  );
   const entries = await folderLedgerEntries(stateDir);
-  if (entries.length !== expected.size) problems.push(`ledger has ${entries.length} entries, expected ${expected.size}`);
+  if (entries.length !== expected.size)
+    problems.push(`ledger has ${entries.length} entries, expected ${expected.size}`);
   problems.push(...(await verifyLedger(entries, rig.sandbox)));
   for (const file of files) {
     const report = JSON.parse(await readFile(`${file}.result.json`, 'utf8')) as Record<string, unknown>;
-    const mine = new Map([...expected].filter(([k]) => k.startsWith(`${s.name.replace(/\W+/g, '')}${files.indexOf(file)}-`)));
+    const mine = new Map(
+      [...expected].filter(([k]) => k.startsWith(`${s.name.replace(/\W+/g, '')}${files.indexOf(file)}-`)),
+    );
     problems.push(...(await checkReport(report, rig.sandbox, mine)).problems.map((p) => `${file}: ${p}`));
     problems.push(...(await scanFiles([`${file}.result.json`, `${file}.result.csv`], [rig.secret, await rig.token()])));
   }
@@ -142,8 +153,26 @@ export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<Sc
   const s3 = s.kind === 's3' ? await startTestS3({ conditional: true }) : undefined;
   const prefix = 'incoming/';
   const target = s3 ? `s3://${s3.bucket}/${prefix}` : drop;
-  const env = rig.env({ HTORDER_STATE_DIR: stateDir, HTORDER_CONCURRENCY: '4', HTORDER_LOG_LEVEL: 'debug', ...(s3?.env ?? {}) });
-  const args = ['watch', target, '--scan-interval', '100', '--stable-time', '100', '--lease', '3000', '--retry-min', '200', '--retry-max', '1000'];
+  const env = rig.env({
+    HTORDER_STATE_DIR: stateDir,
+    HTORDER_CONCURRENCY: '4',
+    HTORDER_LOG_LEVEL: 'debug',
+    ...(s3?.env ?? {}),
+  });
+  const args = [
+    'watch',
+    target,
+    '--scan-interval',
+    '100',
+    '--stable-time',
+    '100',
+    '--lease',
+    '3000',
+    '--retry-min',
+    '200',
+    '--retry-max',
+    '1000',
+  ];
   const rnd = seeded(s.seed);
   const outputs: string[] = [];
   const expected = new Map<string, ExpectedItem[]>();
@@ -171,7 +200,10 @@ export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<Sc
     const finished = async (): Promise<boolean> => {
       const done = await list('done');
       const failed = (await list('failed')).filter((n) => !n.includes('.result.') && !n.endsWith('.errors.txt'));
-      if (failed.length > 0) throw new Error(`${failed.join(', ')} went to failed/: ${await read('failed', `${failed[0]}.errors.txt`).catch(() => '?')}`);
+      if (failed.length > 0)
+        throw new Error(
+          `${failed.join(', ')} went to failed/: ${await read('failed', `${failed[0]}.errors.txt`).catch(() => '?')}`,
+        );
       return names.every((n) => done.includes(n) && done.includes(`${n}.result.json`));
     };
 
@@ -183,7 +215,8 @@ export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<Sc
     const progress = async () => (await rig.sandbox.admin.jobs()).length;
     const deadline = Date.now() + 600_000;
     while (!(await finished())) {
-      if (Date.now() > deadline) throw new Error(`watch scenario ${s.name} did not finish: ${outputs.join('\n').slice(-3000)}`);
+      if (Date.now() > deadline)
+        throw new Error(`watch scenario ${s.name} did not finish: ${outputs.join('\n').slice(-3000)}`);
       if (kills < s.kills) {
         const before = await progress();
         const want = 1 + Math.floor(rnd() * 10);
@@ -213,7 +246,12 @@ export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<Sc
     const problems: string[] = [];
     if (codes.some((c) => c !== 0)) problems.push(`watchers exited ${codes.join(',')} on SIGTERM`);
     const verdict = await verifyAgainstSandbox(rig.sandbox, expected);
-    problems.push(...verdict.duplicates.map((d) => `duplicate ${d}`), ...verdict.missing.map((m) => `missing ${m}`), ...verdict.unexpected.map((u) => `unexpected ${u}`), ...verdict.wrongItems);
+    problems.push(
+      ...verdict.duplicates.map((d) => `duplicate ${d}`),
+      ...verdict.missing.map((m) => `missing ${m}`),
+      ...verdict.unexpected.map((u) => `unexpected ${u}`),
+      ...verdict.wrongItems,
+    );
     const processing = (await list('processing')).filter((n) => !n.startsWith('.'));
     if (processing.length > 0) problems.push(`left in processing/: ${processing.join(', ')}`);
     const doneNames = await list('done');
@@ -222,7 +260,11 @@ export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<Sc
     for (let f = 0; f < names.length; f++) {
       const text = await read('done', `${names[f]}.result.json`);
       const mine = new Map([...expected].filter(([k]) => k.startsWith(`${tag}${f}-`)));
-      problems.push(...(await checkReport(JSON.parse(text) as Record<string, unknown>, rig.sandbox, mine)).problems.map((p) => `${names[f]}: ${p}`));
+      problems.push(
+        ...(await checkReport(JSON.parse(text) as Record<string, unknown>, rig.sandbox, mine)).problems.map(
+          (p) => `${names[f]}: ${p}`,
+        ),
+      );
       const csv = await read('done', `${names[f]}.result.csv`);
       problems.push(...leaks(text + csv, [rig.secret]).map((l) => `${names[f]} reports: ${l}`));
     }
@@ -232,7 +274,13 @@ export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<Sc
       // The bucket ledger: one JSON object per order under PREFIX.htorder/ledger/.
       let token: string | undefined;
       do {
-        const res = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: `${prefix}.htorder/ledger/`, ContinuationToken: token }));
+        const res = await s3.client.send(
+          new ListObjectsV2Command({
+            Bucket: s3.bucket,
+            Prefix: `${prefix}.htorder/ledger/`,
+            ContinuationToken: token,
+          }),
+        );
         for (const o of res.Contents ?? []) {
           if (!o.Key!.endsWith('.json')) continue;
           const body = await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: o.Key! }));
@@ -241,9 +289,11 @@ export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<Sc
         token = res.NextContinuationToken;
       } while (token);
     } else entries = await folderLedgerEntries(stateDir);
-    if (entries.length !== expected.size) problems.push(`ledger has ${entries.length} entries, expected ${expected.size}`);
+    if (entries.length !== expected.size)
+      problems.push(`ledger has ${entries.length} entries, expected ${expected.size}`);
     problems.push(...(await verifyLedger(entries, rig.sandbox)));
-    if (!outputs.join('').includes('"level":20')) problems.push('no debug log lines captured: the secret scan would prove nothing');
+    if (!outputs.join('').includes('"level":20'))
+      problems.push('no debug log lines captured: the secret scan would prove nothing');
     problems.push(...leaks(outputs.join('\n'), [rig.secret, await rig.token()]).map((l) => `log: ${l}`));
     problems.push(...(await scanLedger(entries, [rig.secret])));
     return {

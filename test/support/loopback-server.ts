@@ -16,13 +16,20 @@ export type Handler = (req: SeenRequest, res: ServerResponse) => void | Promise<
  * A tiny node:http server for transport behaviours the sandbox cannot produce (a server
  * that never answers, exact status sequences). Records every request.
  */
-export async function startLoopback(handler: Handler): Promise<{ url: string; seen: SeenRequest[]; close(): Promise<void> }> {
+export async function startLoopback(
+  handler: Handler,
+): Promise<{ url: string; seen: SeenRequest[]; close(): Promise<void> }> {
   const seen: SeenRequest[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const r = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+      const r = {
+        method: req.method ?? '',
+        url: req.url ?? '',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+      };
       seen.push(r);
       void handler(r, res);
     });

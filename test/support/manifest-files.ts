@@ -12,7 +12,11 @@ export async function writeInput(name: string, text: string | Uint8Array, dir?: 
 }
 
 /** Writes `text` to a temp file named `name` and loads it. */
-export async function loadText(text: string, name = 'orders.yaml', opts: LoadOptions = {}): Promise<LoadResult & { file: string }> {
+export async function loadText(
+  text: string,
+  name = 'orders.yaml',
+  opts: LoadOptions = {},
+): Promise<LoadResult & { file: string }> {
   const file = await writeInput(name, text);
   return { file, ...(await loadManifest(file, opts)) };
 }

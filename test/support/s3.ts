@@ -79,7 +79,11 @@ function client(endpoint: string): S3Client {
   });
 }
 
-async function startConditionalProxy(port: number, raw: S3Client, honour: boolean): Promise<{ endpoint: string; close(): Promise<void> }> {
+async function startConditionalProxy(
+  port: number,
+  raw: S3Client,
+  honour: boolean,
+): Promise<{ endpoint: string; close(): Promise<void> }> {
   const queues = new Map<string, Promise<void>>();
   const serialised = async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
     const before = queues.get(key) ?? Promise.resolve();
@@ -98,12 +102,15 @@ async function startConditionalProxy(port: number, raw: S3Client, honour: boolea
 
   const forward = (req: IncomingMessage, res: ServerResponse, body?: Buffer): Promise<void> =>
     new Promise((resolve) => {
-      const up = request({ host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers }, (upRes) => {
-        res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-        upRes.pipe(res);
-        upRes.on('end', resolve);
-        upRes.on('error', () => resolve());
-      });
+      const up = request(
+        { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers },
+        (upRes) => {
+          res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+          upRes.pipe(res);
+          upRes.on('end', resolve);
+          upRes.on('error', () => resolve());
+        },
+      );
       up.on('error', () => {
         res.writeHead(502).end();
         resolve();
@@ -127,7 +134,9 @@ async function startConditionalProxy(port: number, raw: S3Client, honour: boolea
     const ifMatch = req.headers['if-match'];
     const conditional =
       honour &&
-      (req.method === 'PUT' || req.method === 'DELETE') && (ifNoneMatch !== undefined || ifMatch !== undefined) && !req.headers['x-amz-copy-source'];
+      (req.method === 'PUT' || req.method === 'DELETE') &&
+      (ifNoneMatch !== undefined || ifMatch !== undefined) &&
+      !req.headers['x-amz-copy-source'];
     // Read the body before taking the key's turn, so a slow upload does not hold others up.
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -141,7 +150,9 @@ async function startConditionalProxy(port: number, raw: S3Client, honour: boolea
           const fails = (ifNoneMatch === '*' && etag !== undefined) || (ifMatch !== undefined && ifMatch !== etag);
           if (fails) {
             res.writeHead(412, { 'content-type': 'application/xml' });
-            res.end('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message></Error>');
+            res.end(
+              '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message></Error>',
+            );
             return;
           }
         }

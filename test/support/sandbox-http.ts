@@ -29,7 +29,11 @@ export async function tokenFor(sb: Sandbox, name: string, region?: string): Prom
   const res = await raw(`${r.authUrl}/realms/${r.realm}/protocol/openid-connect/token`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'client_credentials', client_id: acct.clientId, client_secret: acct.clientSecret }),
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: acct.clientId,
+      client_secret: acct.clientSecret,
+    }),
   });
   if (res.status !== 200) throw new Error(`token ${res.status} ${res.text}`);
   return res.body.access_token as string;
@@ -39,13 +43,20 @@ export async function tokenFor(sb: Sandbox, name: string, region?: string): Prom
 export class Caller {
   private token: string | null = null;
 
-  constructor(readonly sb: Sandbox, readonly name: string) {}
+  constructor(
+    readonly sb: Sandbox,
+    readonly name: string,
+  ) {}
 
   get region(): string {
     return this.sb.accounts.find((a) => a.name === this.name)?.region as string;
   }
 
-  async call(method: string, path: string, opts: { json?: unknown; headers?: Record<string, string>; body?: string } = {}): Promise<Res> {
+  async call(
+    method: string,
+    path: string,
+    opts: { json?: unknown; headers?: Record<string, string>; body?: string } = {},
+  ): Promise<Res> {
     this.token ??= await tokenFor(this.sb, this.name);
     const headers: Record<string, string> = { authorization: `Bearer ${this.token}`, ...(opts.headers ?? {}) };
     let body: string | undefined = opts.body;
@@ -94,5 +105,12 @@ export function usJob(over: Record<string, unknown> = {}): Record<string, any> {
 export const DTF10 = 'DTF Full Color 10" x 10"';
 
 export function dtfLine(over: Record<string, unknown> = {}): Record<string, unknown> {
-  return { itemType: 'PriceCode', code: DTF10, quantity: 100, customerReference: 'front-logo', attributes: { Colors: '4' }, ...over };
+  return {
+    itemType: 'PriceCode',
+    code: DTF10,
+    quantity: 100,
+    customerReference: 'front-logo',
+    attributes: { Colors: '4' },
+    ...over,
+  };
 }

@@ -23,7 +23,9 @@ export async function tempDirPerTest(prefix = 'htorder-manifest-'): Promise<stri
 }
 
 /** A temp folder for this test file, removed afterwards; `write` puts a file in it. */
-export function tempFiles(prefix = 'htorder-csv-'): { write(name: string, content: string | Uint8Array): Promise<string> } {
+export function tempFiles(prefix = 'htorder-csv-'): {
+  write(name: string, content: string | Uint8Array): Promise<string>;
+} {
   let dir: Promise<{ path: string; remove(): Promise<void> }> | undefined;
   afterAll(async () => {
     if (dir !== undefined) await (await dir).remove();

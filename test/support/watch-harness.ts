@@ -17,7 +17,10 @@ export interface RunningWatch {
 }
 
 /** `htorder watch` in-process (the same runWatch the CLI calls), stopped like SIGTERM. */
-export async function startWatch(input: Partial<WatchInput> & { target: string }, env: Record<string, string>): Promise<RunningWatch> {
+export async function startWatch(
+  input: Partial<WatchInput> & { target: string },
+  env: Record<string, string>,
+): Promise<RunningWatch> {
   const controller = new AbortController();
   const stderr = sink();
   const lines = (): string[] => stderr.text().split('\n').filter(Boolean);
@@ -37,7 +40,10 @@ export async function startWatch(input: Partial<WatchInput> & { target: string }
       },
     },
   );
-  await Promise.race([readyP, done.then((code) => Promise.reject(new Error(`watch ended early with ${code}: ${lines().join('\n')}`)))]);
+  await Promise.race([
+    readyP,
+    done.then((code) => Promise.reject(new Error(`watch ended early with ${code}: ${lines().join('\n')}`))),
+  ]);
   return {
     healthUrl,
     stop: async () => {
@@ -49,7 +55,11 @@ export async function startWatch(input: Partial<WatchInput> & { target: string }
 }
 
 /** Polls until `check` returns a value other than undefined (tests wait for effects, never for fixed times). */
-export async function waitFor<T>(check: () => Promise<T | undefined> | T | undefined, what: string, timeoutMs = 15_000): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T | undefined> | T | undefined,
+  what: string,
+  timeoutMs = 15_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();

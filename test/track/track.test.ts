@@ -13,10 +13,13 @@ import { PipelineHarness } from '../support/pipeline-harness.js';
 import { ITEMS, manifest } from '../support/yaml-manifests.js';
 import { sink } from '../support/sink.js';
 
-const addFormats = ((addFormatsImport as unknown as { default?: typeof addFormatsImport }).default ?? addFormatsImport) as unknown as (a: Ajv2020) => void;
+const addFormats = ((addFormatsImport as unknown as { default?: typeof addFormatsImport }).default ??
+  addFormatsImport) as unknown as (a: Ajv2020) => void;
 const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
 addFormats(ajv);
-const validateReport = ajv.compile(JSON.parse(await readFile(new URL('../../schemas/report.schema.json', import.meta.url), 'utf8')));
+const validateReport = ajv.compile(
+  JSON.parse(await readFile(new URL('../../schemas/report.schema.json', import.meta.url), 'utf8')),
+);
 
 let h: PipelineHarness;
 beforeAll(async () => {
@@ -28,16 +31,21 @@ beforeEach(async () => h.reset());
 const HOUR = 3_600_000;
 
 /** `htorder track …` in-process against the harness's sandbox. */
-async function track(paths: string[], opts: Record<string, unknown> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+async function track(
+  paths: string[],
+  opts: Record<string, unknown> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   const out = sink();
   const err = sink();
   const code = await runTrack(paths, opts, { stdout: out.stream, stderr: err.stream, env: h.env(), cwd: h.workDir });
   return { code, stdout: out.text(), stderr: err.text() };
 }
 
-
 async function submitted(n: number, prefix = 'PO'): Promise<{ file: string; jobNumbers: number[] }> {
-  const file = await h.write(`${prefix}.yaml`, manifest(Array.from({ length: n }, (_, i) => ({ orderNumber: `${prefix}-${i + 1}`, items: ITEMS.reorder }))));
+  const file = await h.write(
+    `${prefix}.yaml`,
+    manifest(Array.from({ length: n }, (_, i) => ({ orderNumber: `${prefix}-${i + 1}`, items: ITEMS.reorder }))),
+  );
   const r = await h.cli('run', [file]);
   expect(r.code, r.stderr).toBe(0);
   return { file, jobNumbers: (await h.report(file)).jobs.map((j) => j.jobNumber!) };
@@ -55,7 +63,10 @@ async function report(file: string): Promise<ResultReport> {
 
 describe('htorder track', () => {
   it('follows jobs through their lifecycle with one /Jobs/active call, reading a job only when it changed', async () => {
-    const { file, jobNumbers: [a, b] } = await submitted(2);
+    const {
+      file,
+      jobNumbers: [a, b],
+    } = await submitted(2);
     await h.sandbox.admin.resetCalls();
 
     const first = await track([`${file}.result.json`]);
@@ -63,7 +74,15 @@ describe('htorder track', () => {
     expect(await calls()).toMatchObject({ 'GET /Jobs/active': 1 });
     expect((await calls())['GET /Jobs/{jobNumber}']).toBeUndefined();
     let r = await report(file);
-    expect(r.jobs[0]!.tracking).toMatchObject({ status: 'Received', inActiveList: true, dateOut: null, tracking: [], canEdit: true, isCancelable: null, problem: null });
+    expect(r.jobs[0]!.tracking).toMatchObject({
+      status: 'Received',
+      inActiveList: true,
+      dateOut: null,
+      tracking: [],
+      canEdit: true,
+      isCancelable: null,
+      problem: null,
+    });
     expect(first.stderr).toMatch(new RegExp(`${a}\\s+PO-1\\s+Received`));
 
     // Time passes: Received --1h--> Scheduled --23h--> In Production.
@@ -87,12 +106,19 @@ describe('htorder track', () => {
     expect(t).toMatchObject({ status: 'Dispatched', canEdit: false, isCancelable: false, invoiceNumber: `INV-${a}` });
     expect(t.dateOut).not.toBeNull();
     expect(t.shippedDateStatus).toMatch(/^Shipped (early|on time|late)$/);
-    expect(t.tracking[0]).toEqual({ trackingNumber: `UPSGND${a}1`, trackingLink: `https://track.sandbox.invalid/UPSGND/${a}1` });
+    expect(t.tracking[0]).toEqual({
+      trackingNumber: `UPSGND${a}1`,
+      trackingLink: `https://track.sandbox.invalid/UPSGND/${a}1`,
+    });
     // The signed invoice link is stored whole in the report, and shown nowhere with its signature.
     expect(t.invoiceFile!.uri).toContain('sig=sandbox');
     expect(shipped.stdout + shipped.stderr).not.toContain('sig=sandbox');
-    const json = JSON.parse(shipped.stdout) as { jobs: { jobNumber: number; tracking: { invoiceFile: { uri: string } | null } }[] };
-    expect(json.jobs.find((j) => j.jobNumber === a)!.tracking.invoiceFile!.uri).toBe(`https://cdn.sandbox.invalid/invoices/INV-${a}.pdf?[redacted]`);
+    const json = JSON.parse(shipped.stdout) as {
+      jobs: { jobNumber: number; tracking: { invoiceFile: { uri: string } | null } }[];
+    };
+    expect(json.jobs.find((j) => j.jobNumber === a)!.tracking.invoiceFile!.uri).toBe(
+      `https://cdn.sandbox.invalid/invoices/INV-${a}.pdf?[redacted]`,
+    );
     expect(r.jobs[1]!.tracking!.status).toBe('In Production');
 
     // Nothing changed and the invoice link is still valid: no job is read.
@@ -115,14 +141,22 @@ describe('htorder track', () => {
   });
 
   it('detects a cancelled job through GET /Jobs/{n}, and then leaves it alone', async () => {
-    const { file, jobNumbers: [a] } = await submitted(1);
+    const {
+      file,
+      jobNumbers: [a],
+    } = await submitted(1);
     const client = createApiClient(sandboxConfig(h.sandbox, 'us-demo', { stateDir: h.stateDir }));
     await client.jobs.cancel(a!);
     await client.close();
     await h.sandbox.admin.resetCalls();
     expect((await track([file])).code).toBe(0);
     expect(await calls()).toMatchObject({ 'GET /Jobs/active': 1, 'GET /Jobs/{jobNumber}': 1 });
-    expect((await report(file)).jobs[0]!.tracking).toMatchObject({ status: 'Cancelled', inActiveList: false, isCancelable: false, canEdit: false });
+    expect((await report(file)).jobs[0]!.tracking).toMatchObject({
+      status: 'Cancelled',
+      inActiveList: false,
+      isCancelable: false,
+      canEdit: false,
+    });
     // Gone from the list and locked for good: final, not read again.
     await h.sandbox.admin.resetCalls();
     expect((await track([file])).code).toBe(0);
@@ -131,22 +165,35 @@ describe('htorder track', () => {
   });
 
   it('shows a status the lookup has never heard of, as it is', async () => {
-    const { file, jobNumbers: [a] } = await submitted(1);
+    const {
+      file,
+      jobNumbers: [a],
+    } = await submitted(1);
     expect((await track([file])).code).toBe(0);
     await h.sandbox.admin.advanceJob(a!, 'Awaiting Carrier Pickup', { unlisted: true });
     const r = await track([file]);
     expect(r.code).toBe(0);
     expect(r.stderr).toContain('Awaiting Carrier Pickup');
-    expect((await report(file)).jobs[0]!.tracking).toMatchObject({ status: 'Awaiting Carrier Pickup', jobStatus: 'Awaiting Carrier Pickup' });
+    expect((await report(file)).jobs[0]!.tracking).toMatchObject({
+      status: 'Awaiting Carrier Pickup',
+      jobStatus: 'Awaiting Carrier Pickup',
+    });
   });
 
   it('closed jobs: read once when they leave the list, or followed in the list with --include-closed', async () => {
-    const { file, jobNumbers: [a] } = await submitted(1);
+    const {
+      file,
+      jobNumbers: [a],
+    } = await submitted(1);
     await h.sandbox.admin.advanceJob(a!, 'Dispatched');
     await h.sandbox.admin.advanceJob(a!, 'Closed');
     await h.sandbox.admin.resetCalls();
     expect((await track([file], { includeClosed: true })).code).toBe(0);
-    expect((await report(file)).jobs[0]!.tracking).toMatchObject({ status: 'Closed', inActiveList: true, invoiceNumber: `INV-${a}` });
+    expect((await report(file)).jobs[0]!.tracking).toMatchObject({
+      status: 'Closed',
+      inActiveList: true,
+      invoiceNumber: `INV-${a}`,
+    });
     await h.sandbox.admin.resetCalls();
     expect((await track([file])).code).toBe(0);
     expect(await calls()).toMatchObject({ 'GET /Jobs/active': 1, 'GET /Jobs/{jobNumber}': 1 });
@@ -185,7 +232,10 @@ describe('htorder track', () => {
   });
 
   it('--watch repeats and reports only what changed, until stopped', async () => {
-    const { file, jobNumbers: [a, b] } = await submitted(2);
+    const {
+      file,
+      jobNumbers: [a, b],
+    } = await submitted(2);
     const client = createApiClient(sandboxConfig(h.sandbox, 'us-demo', { stateDir: h.stateDir }));
     const seen: TrackResult[] = [];
     const stop = new AbortController();
@@ -204,7 +254,10 @@ describe('htorder track', () => {
     await client.close();
     expect(seen).toHaveLength(3);
     const changed = (r: TrackResult) => r.jobs.filter((j) => j.changes.length > 0).map((j) => [j.jobNumber, j.changes]);
-    expect(changed(seen[0]!)).toEqual([[a, ['first check']], [b, ['first check']]]);
+    expect(changed(seen[0]!)).toEqual([
+      [a, ['first check']],
+      [b, ['first check']],
+    ]);
     expect(changed(seen[1]!)).toEqual([[a, ['status Received → Some New Status']]]);
     expect(changed(seen[2]!)).toEqual([]);
   });
@@ -212,11 +265,20 @@ describe('htorder track', () => {
 
 describe('sandbox: unlisted statuses', () => {
   it('enters a status name the lookup does not have only when asked to, and the job stays readable', async () => {
-    const { jobNumbers: [a] } = await submitted(1);
+    const {
+      jobNumbers: [a],
+    } = await submitted(1);
     await expect(h.sandbox.admin.advanceJob(a!, 'Teleported')).rejects.toThrow(/400/);
-    expect(await h.sandbox.admin.advanceJob(a!, 'Teleported', { unlisted: true })).toEqual({ jobNumber: a, jobStatus: 'Teleported' });
+    expect(await h.sandbox.admin.advanceJob(a!, 'Teleported', { unlisted: true })).toEqual({
+      jobNumber: a,
+      jobStatus: 'Teleported',
+    });
     const client = createApiClient(sandboxConfig(h.sandbox, 'us-demo', { stateDir: h.stateDir }));
-    expect(await client.jobs.get(a!)).toMatchObject({ jobStatus: 'Teleported', isCancelable: false, permissions: { canEdit: true } });
+    expect(await client.jobs.get(a!)).toMatchObject({
+      jobStatus: 'Teleported',
+      isCancelable: false,
+      permissions: { canEdit: true },
+    });
     const active = await client.jobs.active({ pageSize: 100 });
     expect(active.items.find((j) => j.jobNumber === a)!.masterJobStatus).toBe('Teleported');
     await client.close();

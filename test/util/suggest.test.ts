@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { didYouMean, didYouMeanName, editDistance, foldAlnum, foldCase, quote, suggest } from '../../src/util/suggest.js';
+import {
+  didYouMean,
+  didYouMeanName,
+  editDistance,
+  foldAlnum,
+  foldCase,
+  quote,
+  suggest,
+} from '../../src/util/suggest.js';
 import { COLUMN_NAME_MATCHING, TEMPLATE_NAME_MATCHING, templateNames } from '../../src/manifest/csv/template.js';
 
 const ADDRESS = ['deliveryMethod', 'organisation', 'countryCodeISO2', 'country', 'postalCode', 'stateCode', 'state'];
@@ -107,8 +115,15 @@ describe('suggest: header names', () => {
 
 describe('editDistance', () => {
   it.each([
-    ['', '', 0], ['abc', '', 3], ['kitten', 'sitting', 3], ['untied', 'united', 1], ['colours', 'colors', 1], ['ab', 'ba', 1],
-    ['abc', 'abc', 0], ['abc', 'acb', 1], ['', 'abc', 3],
+    ['', '', 0],
+    ['abc', '', 3],
+    ['kitten', 'sitting', 3],
+    ['untied', 'united', 1],
+    ['colours', 'colors', 1],
+    ['ab', 'ba', 1],
+    ['abc', 'abc', 0],
+    ['abc', 'acb', 1],
+    ['', 'abc', 3],
   ])('%s / %s = %i', (a, b, d) => {
     expect(editDistance(a, b)).toBe(d);
     expect(editDistance(b, a)).toBe(d);

@@ -1,7 +1,13 @@
 import { paginateList } from '../paginate.js';
 import type { Transport } from '../transport.js';
 import type {
-  AccountProfile, ListEnvelope, PaymentTransaction, ShipmentSettings, TransactionsQuery, UserProfile, UserSummary,
+  AccountProfile,
+  ListEnvelope,
+  PaymentTransaction,
+  ShipmentSettings,
+  TransactionsQuery,
+  UserProfile,
+  UserSummary,
   UsersQuery,
 } from '../types.js';
 

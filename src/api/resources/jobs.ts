@@ -1,8 +1,15 @@
 import { paginateActiveJobs } from '../paginate.js';
 import type { Transport } from '../transport.js';
 import type {
-  ActiveJobDto, ActiveJobsEnvelope, ActiveJobsQuery, DeliveryOption, EarliestShipDate, JobCandidate,
-  JobCreateResponse, JobDto, PatchJobDto,
+  ActiveJobDto,
+  ActiveJobsEnvelope,
+  ActiveJobsQuery,
+  DeliveryOption,
+  EarliestShipDate,
+  JobCandidate,
+  JobCreateResponse,
+  JobDto,
+  PatchJobDto,
 } from '../types.js';
 
 /**
@@ -54,8 +61,11 @@ export function jobsApi(t: Transport): JobsApi {
       const res = await t.send({ method: 'POST', path: '/Jobs', body: { ...candidate, validateOnly: true } });
       const b = res.body;
       const message =
-        typeof b === 'string' ? b : typeof b === 'object' && b !== null && typeof (b as { message?: unknown }).message === 'string'
-          ? (b as { message: string }).message : null;
+        typeof b === 'string'
+          ? b
+          : typeof b === 'object' && b !== null && typeof (b as { message?: unknown }).message === 'string'
+            ? (b as { message: string }).message
+            : null;
       return { status: res.status, body: b, message };
     },
     get: (n) => t.request({ method: 'GET', path: job(n) }),

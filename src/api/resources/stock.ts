@@ -15,7 +15,8 @@ export interface StockApi {
 export function stockApi(t: Transport): StockApi {
   return {
     list: (query = {}) => t.request({ method: 'GET', path: '/Stock', query: { ...query } }),
-    get: (code, query = {}) => t.request({ method: 'GET', path: `/Stock/${encodeURIComponent(code)}`, query: { ...query } }),
+    get: (code, query = {}) =>
+      t.request({ method: 'GET', path: `/Stock/${encodeURIComponent(code)}`, query: { ...query } }),
     // Lower-case `/stock` here is the spec's spelling for the shipping endpoints.
     shippingForItem: (id) => t.request({ method: 'GET', path: `/stock/${encodeURIComponent(String(id))}/shipping` }),
     shipping: (query) => t.request({ method: 'GET', path: '/stock/shipping', query: { market: query.market } }),

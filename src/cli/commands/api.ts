@@ -36,17 +36,21 @@ export function register(program: Command): void {
     .option('--data <json>', 'request body as JSON text, or @FILE to read it from a file')
     .option('--sandbox', 'start an in-process sandbox and call it (no credentials needed)')
     .option('--account <name>', 'sandbox demo account to call as (with --sandbox; default us-demo)')
-    .addHelpText('after', examples([
-      ['htorder api GET /account --sandbox', 'who am I, against the built-in simulator'],
-      ["htorder api GET '/Jobs/active?pageSize=5&includeClosedJobs=true'", 'with HTORDER_* configured'],
-      [`htorder api PATCH /Jobs/700001 --data '{"description":"Spring kit v2"}'`, 'change a job (never retried)'],
-      ['htorder api POST /Jobs --data @job.json', 'creates a job! (never retried)'],
-    ]));
+    .addHelpText(
+      'after',
+      examples([
+        ['htorder api GET /account --sandbox', 'who am I, against the built-in simulator'],
+        ["htorder api GET '/Jobs/active?pageSize=5&includeClosedJobs=true'", 'with HTORDER_* configured'],
+        [`htorder api PATCH /Jobs/700001 --data '{"description":"Spring kit v2"}'`, 'change a job (never retried)'],
+        ['htorder api POST /Jobs --data @job.json', 'creates a job! (never retried)'],
+      ]),
+    );
   addConfigOptions(cmd);
   cmd.action(async (method: string, path: string, opts: Record<string, unknown>) => {
     process.exitCode = await runApiCommand(
       {
-        method, path,
+        method,
+        path,
         data: opts.data as string | undefined,
         sandbox: opts.sandbox === true,
         account: opts.account as string | undefined,
@@ -69,10 +73,18 @@ export async function runApiCommand(input: ApiCommandInput, io: ApiCommandIo): P
   const body = input.data === undefined ? undefined : parseData(input.data, io.cwd);
   if (body !== undefined && method === 'GET') throw new UsageError('--data cannot be sent with GET');
   // Loaded here, not at the top: the client (undici, pino) is too heavy for `htorder --help`.
-  const [{ openApiSession }, { ApiError }] = await Promise.all([import('../../app/api-session.js'), import('../../api/errors.js')]);
+  const [{ openApiSession }, { ApiError }] = await Promise.all([
+    import('../../app/api-session.js'),
+    import('../../api/errors.js'),
+  ]);
   const session = await openApiSession({
-    sandbox: input.sandbox, account: input.account, logLevel: input.logLevel, flags: input.flags,
-    env: io.env, cwd: io.cwd, stderr: io.stderr,
+    sandbox: input.sandbox,
+    account: input.account,
+    logLevel: input.logLevel,
+    flags: input.flags,
+    env: io.env,
+    cwd: io.cwd,
+    stderr: io.stderr,
   });
   const { client } = session;
   try {
@@ -96,7 +108,8 @@ export async function runApiCommand(input: ApiCommandInput, io: ApiCommandIo): P
 
 /** `/Jobs/active?pageSize=5` → path `/Jobs/active` + query. Spaces and quotes in the path get percent-encoded. */
 export function splitPath(raw: string): { path: string; query: Record<string, string> } {
-  if (!raw.startsWith('/')) throw new UsageError(`PATH must start with "/" (relative to the API base URL), got "${raw}"`);
+  if (!raw.startsWith('/'))
+    throw new UsageError(`PATH must start with "/" (relative to the API base URL), got "${raw}"`);
   const url = new URL(raw, 'http://placeholder.invalid');
   return { path: url.pathname, query: Object.fromEntries(url.searchParams) };
 }

@@ -13,12 +13,18 @@ export function register(program: Command): void {
     .argument('<files...>', 'YAML, JSON or CSV manifests')
     .option('--mapping <file>', 'ERP column mapping applied to CSV inputs')
     .option('--json', 'print a machine-readable summary to stdout')
-    .addHelpText('after', examples([
-      ['htorder check orders.yaml', 'writes orders.yaml.result.json, .result.csv (and .errors.txt when something is wrong)'],
-      ['htorder check orders.yaml more.csv', 'several inputs; exit 1 if any is invalid'],
-      ['htorder check --mapping samples/erp/mapping.yaml samples/erp/export.csv', 'an ERP export in its own columns'],
-      ['htorder check --json orders.csv', 'one JSON summary line on stdout'],
-    ]))
+    .addHelpText(
+      'after',
+      examples([
+        [
+          'htorder check orders.yaml',
+          'writes orders.yaml.result.json, .result.csv (and .errors.txt when something is wrong)',
+        ],
+        ['htorder check orders.yaml more.csv', 'several inputs; exit 1 if any is invalid'],
+        ['htorder check --mapping samples/erp/mapping.yaml samples/erp/export.csv', 'an ERP export in its own columns'],
+        ['htorder check --json orders.csv', 'one JSON summary line on stdout'],
+      ]),
+    )
     .action(async (files: string[], opts: { mapping?: string; json?: boolean }) => {
       const { runCheckCommand } = await import('../check-command.js');
       process.exitCode = await runCheckCommand(files, opts);

@@ -27,7 +27,8 @@ export function requestSandboxStop(): boolean {
 
 function parseIntOption(flag: string, raw: string | undefined, min: number, max: number): number | undefined {
   if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new UsageError(`${flag} must be an integer from ${min} to ${max} (got '${raw}')`);
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max)
+    throw new UsageError(`${flag} must be an integer from ${min} to ${max} (got '${raw}')`);
   return Number(raw);
 }
 
@@ -35,15 +36,23 @@ function parseIntOption(flag: string, raw: string | undefined, min: number, max:
 export function register(program: Command): void {
   program
     .command('sandbox')
-    .description('start the local API simulator; prints one JSON line with URLs and demo credentials, then serves until SIGINT/SIGTERM')
+    .description(
+      'start the local API simulator; prints one JSON line with URLs and demo credentials, then serves until SIGINT/SIGTERM',
+    )
     .option('--port <n>', 'port to listen on (0 = any free port)', '0')
     .option('--host <host>', 'interface to bind', '127.0.0.1')
     .option('--seed <n>', 'seed for generated data and client secrets', '1')
     .option('--token-ttl <seconds>', 'access token lifetime in seconds', '600')
-    .addHelpText('after', examples([
-      ['htorder sandbox', 'any free port; the ready line (JSON) names the URLs and demo credentials'],
-      ['htorder sandbox --port 8080 --seed 7 --token-ttl 30 > sandbox.json', 'fixed port, other generated data, 30-second tokens'],
-    ]))
+    .addHelpText(
+      'after',
+      examples([
+        ['htorder sandbox', 'any free port; the ready line (JSON) names the URLs and demo credentials'],
+        [
+          'htorder sandbox --port 8080 --seed 7 --token-ttl 30 > sandbox.json',
+          'fixed port, other generated data, 30-second tokens',
+        ],
+      ]),
+    )
     .action(async (opts: { port: string; host: string; seed: string; tokenTtl: string }) => {
       const port = parseIntOption('--port', opts.port, 0, 65535);
       const seed = parseIntOption('--seed', opts.seed, 0, 2 ** 32 - 1);
@@ -53,7 +62,9 @@ export function register(program: Command): void {
       try {
         sandbox = await startSandbox({ port, host: opts.host, seed, tokenTtlSeconds });
       } catch (err) {
-        process.stderr.write(`htorder sandbox: cannot listen on ${opts.host}:${opts.port}: ${(err as Error).message}\n`);
+        process.stderr.write(
+          `htorder sandbox: cannot listen on ${opts.host}:${opts.port}: ${(err as Error).message}\n`,
+        );
         process.exitCode = ExitCode.Usage;
         return;
       }

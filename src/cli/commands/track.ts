@@ -10,22 +10,35 @@ const MINUTE = 60_000;
 export function register(program: Command): void {
   const cmd = program
     .command('track')
-    .description('follow submitted jobs to despatch: status, dates, tracking numbers, invoice; written into each report')
-    .argument('[paths...]', 'result reports (X.result.json), inputs with a report, folders of reports, or a state dir (default: the ledger)')
+    .description(
+      'follow submitted jobs to despatch: status, dates, tracking numbers, invoice; written into each report',
+    )
+    .argument(
+      '[paths...]',
+      'result reports (X.result.json), inputs with a report, folders of reports, or a state dir (default: the ledger)',
+    )
     .option('--include-closed', 'also follow closed jobs through /Jobs/active (includeClosedJobs)')
     .option('--details', 'read GET /Jobs/{n} for every job, not only where something changed')
     .option('--json', 'print the tracking as JSON to stdout (invoice links without their signature)')
     .option('--watch', 'check again every --interval minutes and print only what changed, until Ctrl-C')
     .option('--interval <minutes>', 'minutes between checks with --watch (minimum 1)', '15')
-    .addHelpText('after', examples([
-      ['htorder track', 'every order in the ledger (HTORDER_STATE_DIR, default .htorder/)'],
-      ['htorder track orders.yaml', 'the jobs in orders.yaml.result.json; their tracking is written into it'],
-      ['htorder track --json orders.yaml.result.json more/', 'reports and folders of reports; JSON on stdout'],
-      ['htorder track --watch --interval 30', 'check every 30 minutes and print only what changed, until Ctrl-C'],
-    ]));
+    .addHelpText(
+      'after',
+      examples([
+        ['htorder track', 'every order in the ledger (HTORDER_STATE_DIR, default .htorder/)'],
+        ['htorder track orders.yaml', 'the jobs in orders.yaml.result.json; their tracking is written into it'],
+        ['htorder track --json orders.yaml.result.json more/', 'reports and folders of reports; JSON on stdout'],
+        ['htorder track --watch --interval 30', 'check every 30 minutes and print only what changed, until Ctrl-C'],
+      ]),
+    );
   addConfigOptions(cmd);
   cmd.action(async (paths: string[], opts: Record<string, unknown>) => {
-    process.exitCode = await runTrack(paths, opts, { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() });
+    process.exitCode = await runTrack(paths, opts, {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      env: process.env,
+      cwd: process.cwd(),
+    });
   });
 }
 
@@ -40,14 +53,17 @@ export interface TrackIo {
 
 export async function runTrack(paths: string[], opts: Record<string, unknown>, io: TrackIo): Promise<number> {
   const minutes = Number(opts.interval ?? 15);
-  if (!Number.isFinite(minutes) || minutes < 1) throw new UsageError(`--interval must be a number of minutes >= 1, got "${String(opts.interval)}"`);
+  if (!Number.isFinite(minutes) || minutes < 1)
+    throw new UsageError(`--interval must be a number of minutes >= 1, got "${String(opts.interval)}"`);
   // Loaded when the command runs, not for `htorder --help`: the client pulls in undici and pino.
-  const [
-    { openApiSession }, { accountKey }, { createCatalogue }, { collectTargets }, { trackOnce, watchTracking },
-  ] = await Promise.all([
-    import('../../app/api-session.js'), import('../../app/pipeline-context.js'), import('../../resolve/catalogue.js'),
-    import('../../track/targets.js'), import('../../track/track.js'),
-  ]);
+  const [{ openApiSession }, { accountKey }, { createCatalogue }, { collectTargets }, { trackOnce, watchTracking }] =
+    await Promise.all([
+      import('../../app/api-session.js'),
+      import('../../app/pipeline-context.js'),
+      import('../../resolve/catalogue.js'),
+      import('../../track/targets.js'),
+      import('../../track/track.js'),
+    ]);
   const format = await import('../../track/format.js');
   const session = await openApiSession({ flags: configFlagsFrom(opts), env: io.env, cwd: io.cwd, stderr: io.stderr });
   const { client, config, logger } = session;
@@ -59,7 +75,11 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
     for (const p of t.problems) io.stderr.write(`htorder track: ${p}\n`);
     return t;
   };
-  const trackOpts = { includeClosed: opts.includeClosed === true, details: opts.details === true, concurrency: config.concurrency };
+  const trackOpts = {
+    includeClosed: opts.includeClosed === true,
+    details: opts.details === true,
+    concurrency: config.concurrency,
+  };
   try {
     if (opts.watch === true) {
       const controller = new AbortController();
@@ -73,7 +93,8 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
           intervalMs: minutes * MINUTE,
           signal: controller.signal,
           onCheck: (result, first) => print(format, result, first ? 'table' : 'changes', opts.json === true, io),
-          onError: (err) => io.stderr.write(`htorder track: check failed, trying again in ${minutes} min: ${(err as Error).message}\n`),
+          onError: (err) =>
+            io.stderr.write(`htorder track: check failed, trying again in ${minutes} min: ${(err as Error).message}\n`),
         });
       } finally {
         process.off('SIGINT', stop);
@@ -85,7 +106,9 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
     try {
       targets = await load();
     } catch (err) {
-      io.stderr.write(`htorder track: cannot reach the API or the credentials were refused: ${(err as Error).message}\n`);
+      io.stderr.write(
+        `htorder track: cannot reach the API or the credentials were refused: ${(err as Error).message}\n`,
+      );
       return ExitCode.Unavailable;
     }
     if (targets.targets.length === 0) {
@@ -96,7 +119,9 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
     try {
       result = await trackOnce(client, targets, trackOpts);
     } catch (err) {
-      io.stderr.write(`htorder track: cannot reach the API or the credentials were refused: ${(err as Error).message}\n`);
+      io.stderr.write(
+        `htorder track: cannot reach the API or the credentials were refused: ${(err as Error).message}\n`,
+      );
       return ExitCode.Unavailable;
     }
     logger.info({ jobs: result.jobs.length, reports: result.reportsWritten.length }, 'tracked');

@@ -7,17 +7,28 @@ import { examples } from '../help.js';
 export function register(program: Command): void {
   const cmd = program
     .command('watch')
-    .description('daemon: run each manifest dropped into a folder or an S3 prefix exactly once; reports beside it in done/ or failed/')
+    .description(
+      'daemon: run each manifest dropped into a folder or an S3 prefix exactly once; reports beside it in done/ or failed/',
+    )
     .argument('<target>', 'a drop folder, or s3://BUCKET/PREFIX')
     .option('--mapping <file>', 'ERP column mapping applied to CSV inputs')
     .option('--partial', 'submit the valid jobs even when other jobs of the manifest failed')
     .option('--sandbox', 'start an in-process sandbox and use its demo account (no credentials needed)')
     .option('--account <name>', 'sandbox demo account (with --sandbox; default us-demo)')
-    .addHelpText('after', examples([
-      ['htorder watch --sandbox ./drop', 'try it: drop samples/csv/orders.csv into ./drop, see it move to ./drop/done/'],
-      ['htorder watch /srv/orders --health-port 9464', 'a drop folder, with /healthz and /metrics (env HTORDER_HEALTH_PORT)'],
-      ['htorder watch s3://acme-orders/incoming/', 'an S3 prefix (AWS credentials from the usual chain)'],
-    ]));
+    .addHelpText(
+      'after',
+      examples([
+        [
+          'htorder watch --sandbox ./drop',
+          'try it: drop samples/csv/orders.csv into ./drop, see it move to ./drop/done/',
+        ],
+        [
+          'htorder watch /srv/orders --health-port 9464',
+          'a drop folder, with /healthz and /metrics (env HTORDER_HEALTH_PORT)',
+        ],
+        ['htorder watch s3://acme-orders/incoming/', 'an S3 prefix (AWS credentials from the usual chain)'],
+      ]),
+    );
   addSettingOptions(cmd, WATCH_SETTINGS, WATCH_DEFAULTS);
   addConfigOptions(cmd, WATCH_DEFAULTS);
   cmd.action(async (target: string, opts: Record<string, unknown>) => {

@@ -55,7 +55,9 @@ export async function initProject(opts: InitOptions): Promise<InitResult> {
     const taken: string[] = [];
     for (const f of files) if (await exists(join(opts.dir, f.path))) taken.push(join(opts.dir, f.path));
     if (taken.length > 0) {
-      throw new UsageError(`${taken.join(', ')} already exist${taken.length === 1 ? 's' : ''}; nothing was written (use --force to replace)`);
+      throw new UsageError(
+        `${taken.join(', ')} already exist${taken.length === 1 ? 's' : ''}; nothing was written (use --force to replace)`,
+      );
     }
   }
   await mkdir(join(opts.dir, SCHEMA_DIR), { recursive: true });

@@ -75,7 +75,9 @@ export interface ColumnPlan {
 }
 
 /** The job-level (job and delivery address) template fields. */
-export const JOB_FIELDS: ReadonlySet<string> = new Set(TEMPLATE_COLUMNS.filter((c) => c.level !== 'item').map((c) => c.name));
+export const JOB_FIELDS: ReadonlySet<string> = new Set(
+  TEMPLATE_COLUMNS.filter((c) => c.level !== 'item').map((c) => c.name),
+);
 
 export const isJobLevel = (b: Binding): boolean => b.kind === Kind.Job || b.kind === Kind.Address;
 
@@ -83,15 +85,34 @@ export const isJobLevel = (b: Binding): boolean => b.kind === Kind.Job || b.kind
 export function bindTarget(target: string, index: number, column: string | undefined): Binding | undefined {
   const t = TEMPLATE_BY_NAME.get(target);
   if (t !== undefined) {
-    const kind = t.level === 'job' ? Kind.Job : t.level === 'address' ? Kind.Address : t.type === 'sizes' ? Kind.Sizes : Kind.Item;
+    const kind =
+      t.level === 'job' ? Kind.Job : t.level === 'address' ? Kind.Address : t.type === 'sizes' ? Kind.Sizes : Kind.Item;
     return { index, target, kind, key: t.name, type: t.type, intern: t.intern, slot: -1, column };
   }
   if (target.startsWith(ATTR_PREFIX) && target.length > ATTR_PREFIX.length) {
     // Attribute values are text (the API compares them as text: "4", not 4).
-    return { index, target, kind: Kind.Attribute, key: target.slice(ATTR_PREFIX.length).trim(), type: 'string', intern: true, slot: -1, column };
+    return {
+      index,
+      target,
+      kind: Kind.Attribute,
+      key: target.slice(ATTR_PREFIX.length).trim(),
+      type: 'string',
+      intern: true,
+      slot: -1,
+      column,
+    };
   }
   if (target.startsWith(SIZE_PREFIX) && target.length > SIZE_PREFIX.length) {
-    return { index, target, kind: Kind.Size, key: target.slice(SIZE_PREFIX.length).trim(), type: 'integer', intern: false, slot: -1, column };
+    return {
+      index,
+      target,
+      kind: Kind.Size,
+      key: target.slice(SIZE_PREFIX.length).trim(),
+      type: 'integer',
+      intern: false,
+      slot: -1,
+      column,
+    };
   }
   return undefined;
 }
@@ -102,7 +123,11 @@ export function bindTarget(target: string, index: number, column: string | undef
  */
 export function planColumns(header: string[], file: string, headerRow: number, mapping?: Mapping): ColumnPlan {
   const diagnostics: Diagnostic[] = [];
-  const at = (columnName?: string): SourceLocation => ({ file, row: headerRow, ...(columnName !== undefined ? { columnName } : {}) });
+  const at = (columnName?: string): SourceLocation => ({
+    file,
+    row: headerRow,
+    ...(columnName !== undefined ? { columnName } : {}),
+  });
   const bindings: Binding[] = [];
   const fieldColumns = new Map<string, string>();
   const seenColumns = new Map<string, number>();
@@ -121,7 +146,12 @@ export function planColumns(header: string[], file: string, headerRow: number, m
   header.forEach((raw, index) => {
     const name = raw.trim();
     if (name === '') {
-      diagnostics.push({ severity: 'error', code: 'csv.blank-column', message: `column ${index + 1} has no name in the header`, source: at() });
+      diagnostics.push({
+        severity: 'error',
+        code: 'csv.blank-column',
+        message: `column ${index + 1} has no name in the header`,
+        source: at(),
+      });
       return;
     }
     const previous = seenColumns.get(name);
@@ -153,7 +183,12 @@ export function planColumns(header: string[], file: string, headerRow: number, m
     const binding = bindTarget(target, index, name);
     if (binding === undefined) return; // mapping targets are schema-checked; unreachable in practice
     if (binding.key === '') {
-      diagnostics.push({ severity: 'error', code: 'csv.unknown-column', message: `column "${name}" names no attribute or size after the prefix`, source: at(name) });
+      diagnostics.push({
+        severity: 'error',
+        code: 'csv.unknown-column',
+        message: `column "${name}" names no attribute or size after the prefix`,
+        source: at(name),
+      });
       return;
     }
     const clash = fieldColumns.get(target);
@@ -206,7 +241,8 @@ export function planColumns(header: string[], file: string, headerRow: number, m
     }
   }
 
-  const orderNumber = bindings.find((b) => b.target === 'orderNumber') ?? constants.find((b) => b.target === 'orderNumber');
+  const orderNumber =
+    bindings.find((b) => b.target === 'orderNumber') ?? constants.find((b) => b.target === 'orderNumber');
   if (orderNumber === undefined) {
     diagnostics.push({
       severity: 'error',

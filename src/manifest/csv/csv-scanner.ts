@@ -193,7 +193,11 @@ export class CsvScanner {
     // csv-parse's "at line N" drifts after quoted CRLF values; the record's own start row
     // (where an unclosed quote opened) is what the user needs.
     const message = err.message.replace(/\s*at line \d+/, '').replace(/\s*\(line \d+\)/, '');
-    this.problems.push({ code: 'csv.parse', row: this.nextStart, message: `cannot parse the record starting on this row: ${message}` });
+    this.problems.push({
+      code: 'csv.parse',
+      row: this.nextStart,
+      message: `cannot parse the record starting on this row: ${message}`,
+    });
   }
 
   /** UTF-8 input is parsed as bytes; invalid sequences would silently become U+FFFD. */

@@ -82,7 +82,8 @@ export function csvSourceMap(t: CsvSourceTables): SourceMap {
           // A size may come from its own size:CODE column or from the sizeQuantities cell.
           const own = rest[3] === undefined ? undefined : SIZE_PREFIX + String(rest[3]);
           if (own !== undefined && (t.fieldColumns.has(own) || t.constantLocations.has(own))) return at(row, own);
-          if (t.fieldColumns.has('sizeQuantities') || t.constantLocations.has('sizeQuantities')) return at(row, 'sizeQuantities');
+          if (t.fieldColumns.has('sizeQuantities') || t.constantLocations.has('sizeQuantities'))
+            return at(row, 'sizeQuantities');
           const anySize = [...t.fieldColumns.keys()].find((k) => k.startsWith(SIZE_PREFIX));
           return at(row, anySize);
         }

@@ -46,7 +46,13 @@ export class Compactor {
     let entry = this.builders.get(signature);
     if (entry === undefined) {
       const keys = templateOrder ? [...own].sort((a, b) => (ORDER.get(a) ?? 0) - (ORDER.get(b) ?? 0)) : own;
-      entry = { keys, build: literalBuilder(keys, keys.map((_, i) => i)) };
+      entry = {
+        keys,
+        build: literalBuilder(
+          keys,
+          keys.map((_, i) => i),
+        ),
+      };
       this.builders.set(signature, entry);
     }
     const values = new Array<unknown>(entry.keys.length);

@@ -34,7 +34,10 @@ export async function* readCsvRows(file: string, opts: ReadCsvOptions = {}): Asy
 }
 
 /** The decoded header cells, verbatim, and their row; undefined for an empty file. */
-export async function readCsvHeader(file: string, opts: { mapping?: Mapping } = {}): Promise<{ header: string[]; row: number } | undefined> {
+export async function readCsvHeader(
+  file: string,
+  opts: { mapping?: Mapping } = {},
+): Promise<{ header: string[]; row: number } | undefined> {
   let found: { header: string[]; row: number } | undefined;
   const scanner = new CsvScanner(dialectOf(opts.mapping), {
     header: (cells, row) => {

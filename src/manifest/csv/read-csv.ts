@@ -42,7 +42,12 @@ export async function readCsvDocument(file: string, opts: ReadCsvOptions = {}): 
     }
   } catch (err) {
     const diagnostics: Diagnostic[] = [
-      { severity: 'error', code: 'io.read', message: `cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`, source: { file } },
+      {
+        severity: 'error',
+        code: 'io.read',
+        message: `cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
+        source: { file },
+      },
     ];
     return { file, format: 'csv', sha256: '', sources: { locate: () => ({ file }) }, diagnostics };
   }
@@ -51,7 +56,8 @@ export async function readCsvDocument(file: string, opts: ReadCsvOptions = {}): 
 
   const parts = builder.result();
   const diagnostics = [...parts.diagnostics];
-  for (const p of scanner.problems) diagnostics.push({ severity: 'error', code: p.code, message: p.message, source: { file, row: p.row } });
+  for (const p of scanner.problems)
+    diagnostics.push({ severity: 'error', code: p.code, message: p.message, source: { file, row: p.row } });
   const sources = csvSourceMap({
     file,
     headerRow: parts.headerRow,

@@ -77,9 +77,7 @@ export const TEMPLATE_COLUMNS: readonly TemplateColumn[] = [
   col('sizeQuantities', 'item', 'sizes'),
 ];
 
-export const TEMPLATE_BY_NAME: ReadonlyMap<string, TemplateColumn> = new Map(
-  TEMPLATE_COLUMNS.map((c) => [c.name, c]),
-);
+export const TEMPLATE_BY_NAME: ReadonlyMap<string, TemplateColumn> = new Map(TEMPLATE_COLUMNS.map((c) => [c.name, c]));
 
 /** Prefix of a one-attribute column: `attr:Colors` → item.attributes.Colors (text). */
 export const ATTR_PREFIX = 'attr:';

@@ -10,11 +10,19 @@ import { jsonErrorOffset } from './json-error-offset.js';
  * a subset, so JSON manifests get the same duplicate-key checks, schema-guided text values
  * and line:column locations as YAML ones.
  */
-export async function readJsonDocument(file: string, bytes?: Uint8Array, opts: YamlReadOptions = {}): Promise<RawDocument> {
+export async function readJsonDocument(
+  file: string,
+  bytes?: Uint8Array,
+  opts: YamlReadOptions = {},
+): Promise<RawDocument> {
   return readTextDocument(file, 'json', bytes, opts, parseJsonText);
 }
 
-export function parseJsonText(file: string, text: string, opts: YamlReadOptions): Pick<RawDocument, 'doc' | 'sources' | 'diagnostics'> {
+export function parseJsonText(
+  file: string,
+  text: string,
+  opts: YamlReadOptions,
+): Pick<RawDocument, 'doc' | 'sources' | 'diagnostics'> {
   try {
     JSON.parse(text);
   } catch (err) {
@@ -27,7 +35,14 @@ export function parseJsonText(file: string, text: string, opts: YamlReadOptions)
     const offset = jsonErrorOffset(text);
     return {
       sources,
-      diagnostics: [{ severity: 'error', code: 'json.syntax', message: `invalid JSON: ${cleanMessage(message)}`, source: sources.at(offset) }],
+      diagnostics: [
+        {
+          severity: 'error',
+          code: 'json.syntax',
+          message: `invalid JSON: ${cleanMessage(message)}`,
+          source: sources.at(offset),
+        },
+      ],
     };
   }
   return parseYamlText(file, text, opts);

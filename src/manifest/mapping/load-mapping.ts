@@ -11,7 +11,13 @@ import { LineCounter, parseDocument, isMap, isPair, isScalar, type Document, typ
 import { UsageError } from '../../errors.js';
 import type { SourceLocation } from '../model.js';
 import { didYouMeanName } from '../../util/suggest.js';
-import { ATTR_PREFIX, COLUMN_NAME_MATCHING, SIZE_PREFIX, TEMPLATE_NAME_MATCHING, templateNames } from '../csv/template.js';
+import {
+  ATTR_PREFIX,
+  COLUMN_NAME_MATCHING,
+  SIZE_PREFIX,
+  TEMPLATE_NAME_MATCHING,
+  templateNames,
+} from '../csv/template.js';
 import type { Mapping } from './model.js';
 
 // Three levels up from src/manifest/mapping/ and dist/manifest/mapping/ alike.
@@ -87,7 +93,11 @@ export function parseMapping(text: string, file: string): Mapping {
 }
 
 /** Checks JSON Schema cannot express: one source column, one field; one field, one source. */
-function crossCheck(m: Mapping, doc: Document, pos: (o: number | undefined) => { line?: number; column?: number }): MappingProblem[] {
+function crossCheck(
+  m: Mapping,
+  doc: Document,
+  pos: (o: number | undefined) => { line?: number; column?: number },
+): MappingProblem[] {
   const problems: MappingProblem[] = [];
   const sourceOf = new Map<string, string>(); // source column → section it appears in
   const targetOf = new Map<string, string>(); // template field → source column
@@ -101,13 +111,21 @@ function crossCheck(m: Mapping, doc: Document, pos: (o: number | undefined) => {
       const at = pos(keyOffset(doc, [section], source));
       const earlier = sourceOf.get(source);
       if (earlier !== undefined) {
-        problems.push({ ...at, field: `${section}.${source}`, message: `source column "${source}" is already mapped in ${earlier}` });
+        problems.push({
+          ...at,
+          field: `${section}.${source}`,
+          message: `source column "${source}" is already mapped in ${earlier}`,
+        });
       }
       sourceOf.set(source, section);
       const target = toTarget(raw);
       const other = targetOf.get(target);
       if (other !== undefined) {
-        problems.push({ ...at, field: `${section}.${source}`, message: `"${source}" and "${other}" both map to ${target}; keep one` });
+        problems.push({
+          ...at,
+          field: `${section}.${source}`,
+          message: `"${source}" and "${other}" both map to ${target}; keep one`,
+        });
       }
       targetOf.set(target, source);
     }
@@ -116,7 +134,11 @@ function crossCheck(m: Mapping, doc: Document, pos: (o: number | undefined) => {
     const section = sourceOf.get(source);
     if (section !== undefined) {
       const node = doc.getIn(['ignoreColumns', i], true) as YamlNode | undefined;
-      problems.push({ ...pos(node?.range?.[0]), field: `ignoreColumns[${i}]`, message: `"${source}" is both mapped (in ${section}) and ignored` });
+      problems.push({
+        ...pos(node?.range?.[0]),
+        field: `ignoreColumns[${i}]`,
+        message: `"${source}" is both mapped (in ${section}) and ignored`,
+      });
     }
   });
   return problems;

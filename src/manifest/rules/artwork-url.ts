@@ -14,7 +14,9 @@ export function artworkUrls(job: ManifestJob, j: number): Finding[] {
     const problem = urlProblem(item.externalArtworkUrl);
     return problem ? [{ code: problem.code, field, message: problem.message }] : [];
   });
-  const priceCodeLines = (job.items ?? []).map((item, i) => [item, i] as const).filter(([item]) => item?.itemType === 'PriceCode');
+  const priceCodeLines = (job.items ?? [])
+    .map((item, i) => [item, i] as const)
+    .filter(([item]) => item?.itemType === 'PriceCode');
   const withArt = priceCodeLines.filter(([item]) => item.externalArtworkUrl !== undefined);
   if (withArt.length > 0) {
     for (const [item, i] of priceCodeLines) {
@@ -38,7 +40,8 @@ export function urlProblem(value: unknown): { code: string; message: string } | 
     return { code: 'url.invalid', message: 'is not a valid absolute URL (expected https://…)' };
   }
   const safe = `${url.protocol}//${url.host}${url.pathname}`;
-  if (url.username || url.password) return { code: 'url.credentials', message: `must not embed a user name or password (${safe})` };
+  if (url.username || url.password)
+    return { code: 'url.credentials', message: `must not embed a user name or password (${safe})` };
   if (url.protocol === 'https:') return undefined;
   if (url.protocol === 'http:' && isLoopback(url.hostname)) return undefined;
   return { code: 'url.not-https', message: `must be an https URL the service can fetch, got ${safe}` };

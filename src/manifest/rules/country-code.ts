@@ -16,5 +16,11 @@ export function countryCodeShape(job: ManifestJob, j: number): Finding[] {
       },
     ];
   }
-  return [{ code: 'country-code.shape', field, message: `must be exactly two letters (ISO 3166-1 alpha-2, e.g. US), got ${JSON.stringify(code)}; for a country name use \`country:\`` }];
+  return [
+    {
+      code: 'country-code.shape',
+      field,
+      message: `must be exactly two letters (ISO 3166-1 alpha-2, e.g. US), got ${JSON.stringify(code)}; for a country name use \`country:\``,
+    },
+  ];
 }

@@ -6,11 +6,24 @@ export function dueDate(job: ManifestJob, j: number): Finding[] {
   const field = `jobs[${j}].dateDue`;
   if (job.dateDue === undefined || job.dateDue === null) {
     return job.mustDate === true
-      ? [{ code: 'date.must-without-date', field: `jobs[${j}].mustDate`, severity: 'warning', message: 'mustDate has no effect without dateDue' }]
+      ? [
+          {
+            code: 'date.must-without-date',
+            field: `jobs[${j}].mustDate`,
+            severity: 'warning',
+            message: 'mustDate has no effect without dateDue',
+          },
+        ]
       : [];
   }
   if (!isCalendarDate(job.dateDue)) {
-    return [{ code: 'date.invalid', field, message: `must be a calendar date written YYYY-MM-DD, got ${JSON.stringify(job.dateDue)}` }];
+    return [
+      {
+        code: 'date.invalid',
+        field,
+        message: `must be a calendar date written YYYY-MM-DD, got ${JSON.stringify(job.dateDue)}`,
+      },
+    ];
   }
   return [];
 }

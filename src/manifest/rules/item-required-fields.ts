@@ -12,13 +12,27 @@ export function itemRequiredFields(job: ManifestJob, j: number): Finding[] {
   return eachItem(job, (item, i) => {
     const required = REQUIRED_BY_ITEM_TYPE[item.itemType];
     if (!required) {
-      return [{ code: 'item.type', field: itemPath(j, i, 'itemType'), message: `unknown itemType ${JSON.stringify(item.itemType)}; use PriceCode, Asset or Stock` }];
+      return [
+        {
+          code: 'item.type',
+          field: itemPath(j, i, 'itemType'),
+          message: `unknown itemType ${JSON.stringify(item.itemType)}; use PriceCode, Asset or Stock`,
+        },
+      ];
     }
     const findings: Finding[] = required
       .filter((f) => isMissing(item[f]))
-      .map((f) => ({ code: 'item.required', field: itemPath(j, i, f), message: `missing required field "${f}" (required for ${item.itemType} items)` }));
+      .map((f) => ({
+        code: 'item.required',
+        field: itemPath(j, i, f),
+        message: `missing required field "${f}" (required for ${item.itemType} items)`,
+      }));
     if (item.itemType === 'Stock' && item.sizeQuantities === undefined && item.quantity === undefined) {
-      findings.push({ code: 'item.required', field: itemPath(j, i), message: 'needs "sizeQuantities" or "quantity" (Stock items)' });
+      findings.push({
+        code: 'item.required',
+        field: itemPath(j, i),
+        message: 'needs "sizeQuantities" or "quantity" (Stock items)',
+      });
     }
     return findings;
   });

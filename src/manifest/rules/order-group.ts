@@ -4,5 +4,11 @@ import type { Finding } from './rule.js';
 /** orderGroupSequence is a position within an orderGroup; alone it links nothing. */
 export function orderGroupSequence(job: ManifestJob, j: number): Finding[] {
   if (job.orderGroupSequence === undefined || job.orderGroup !== undefined) return [];
-  return [{ code: 'order-group.sequence-without-group', field: `jobs[${j}].orderGroupSequence`, message: 'orderGroupSequence needs an orderGroup' }];
+  return [
+    {
+      code: 'order-group.sequence-without-group',
+      field: `jobs[${j}].orderGroupSequence`,
+      message: 'orderGroupSequence needs an orderGroup',
+    },
+  ];
 }

@@ -9,8 +9,10 @@ export function orderNumberShape(job: ManifestJob, j: number): Finding[] {
   const n = job.orderNumber;
   if (typeof n !== 'string' || n === '') return [];
   const field = `jobs[${j}].orderNumber`;
-  if (n.trim() !== n) return [{ code: 'order-number.whitespace', field, message: `orderNumber "${n}" has leading or trailing spaces` }];
+  if (n.trim() !== n)
+    return [{ code: 'order-number.whitespace', field, message: `orderNumber "${n}" has leading or trailing spaces` }];
   // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
-  if (/[\u0000-\u001f\u007f]/.test(n)) return [{ code: 'order-number.control-character', field, message: 'orderNumber contains a control character' }];
+  if (/[\u0000-\u001f\u007f]/.test(n))
+    return [{ code: 'order-number.control-character', field, message: 'orderNumber contains a control character' }];
   return [];
 }

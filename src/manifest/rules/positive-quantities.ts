@@ -7,7 +7,11 @@ export function positiveQuantities(job: ManifestJob, j: number): Finding[] {
   return eachItem(job, (item, i) => {
     const findings: Finding[] = [];
     if (item.quantity !== undefined && !isPositiveInteger(item.quantity)) {
-      findings.push({ code: 'quantity.invalid', field: itemPath(j, i, 'quantity'), message: `must be an integer ≥ 1, got ${JSON.stringify(item.quantity)}` });
+      findings.push({
+        code: 'quantity.invalid',
+        field: itemPath(j, i, 'quantity'),
+        message: `must be an integer ≥ 1, got ${JSON.stringify(item.quantity)}`,
+      });
     }
     for (const [size, n] of Object.entries(item.sizeQuantities ?? {})) {
       if (!isPositiveInteger(n)) {

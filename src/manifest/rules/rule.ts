@@ -25,7 +25,9 @@ export function itemPath(jobIndex: number, itemIndex: number, field?: string): s
 
 /** For each item of a job: (item, index). Skips holes left by non-object items. */
 export function eachItem(job: ManifestJob, fn: (item: ManifestItem, index: number) => Finding[]): Finding[] {
-  return (Array.isArray(job.items) ? job.items : []).flatMap((item, i) => (item && typeof item === 'object' ? fn(item, i) : []));
+  return (Array.isArray(job.items) ? job.items : []).flatMap((item, i) =>
+    item && typeof item === 'object' ? fn(item, i) : [],
+  );
 }
 
 /** "line 3, column 18" or "row 7", for messages that name a second location. */

@@ -10,7 +10,13 @@ export function sizeQuantitiesAgree(job: ManifestJob, j: number): Finding[] {
     if (!item.sizeQuantities || typeof item.sizeQuantities !== 'object') return [];
     const values = Object.values(item.sizeQuantities);
     if (values.length === 0) {
-      return [{ code: 'size-quantities.all-zero', field: itemPath(j, i, 'sizeQuantities'), message: 'every size quantity is zero; order at least one unit' }];
+      return [
+        {
+          code: 'size-quantities.all-zero',
+          field: itemPath(j, i, 'sizeQuantities'),
+          message: 'every size quantity is zero; order at least one unit',
+        },
+      ];
     }
     const sum = values.reduce((a, n) => a + (typeof n === 'number' ? n : 0), 0);
     if (item.quantity !== undefined && item.quantity !== sum) {

@@ -53,10 +53,13 @@ function lookupPointer(ref: string, root: SchemaObject): SchemaNode | undefined 
     refCache.set(root, cache);
   }
   if (cache.has(ref)) return cache.get(ref);
-  let target: unknown ;
+  let target: unknown;
   if (ref.startsWith('#')) {
     target = root;
-    for (const raw of ref.slice(2).split('/').filter((s) => s !== '')) {
+    for (const raw of ref
+      .slice(2)
+      .split('/')
+      .filter((s) => s !== '')) {
       const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
       target = (target as Record<string, unknown> | undefined)?.[key];
     }

@@ -24,7 +24,11 @@ export function describeError(error: ErrorObject, segments: PathSegment[], doc: 
       const missing = (error.params as { missingProperty: string }).missingProperty;
       const itemType = itemTypeOfThen(error.schemaPath);
       const why = itemType ? ` (required for ${itemType} items)` : '';
-      return { segments: [...segments, missing], code: 'schema.required', message: `missing required field "${missing}"${why}` };
+      return {
+        segments: [...segments, missing],
+        code: 'schema.required',
+        message: `missing required field "${missing}"${why}`,
+      };
     }
     case 'anyOf': {
       const names = ((schema?.anyOf ?? []) as SchemaObject[]).flatMap((branch) => branch.required ?? []);
@@ -46,12 +50,21 @@ export function describeError(error: ErrorObject, segments: PathSegment[], doc: 
     }
     case 'type':
     case 'minimum':
-      return { segments, code: 'schema.type', message: `must be ${expected(schema)}, got ${describeValue(error.data)}` };
+      return {
+        segments,
+        code: 'schema.type',
+        message: `must be ${expected(schema)}, got ${describeValue(error.data)}`,
+      };
     case 'minLength':
       return { segments, code: 'schema.empty', message: 'must not be empty' };
     case 'minItems': {
       const last = segments[segments.length - 1];
-      const message = last === 'jobs' ? 'the manifest has no jobs' : last === 'items' ? 'a job needs at least one item' : 'must not be empty';
+      const message =
+        last === 'jobs'
+          ? 'the manifest has no jobs'
+          : last === 'items'
+            ? 'a job needs at least one item'
+            : 'must not be empty';
       return { segments, code: 'schema.empty', message };
     }
     case 'minProperties':
@@ -83,23 +96,46 @@ export function describeError(error: ErrorObject, segments: PathSegment[], doc: 
 function describeUnknownKey(key: string, parent: PathSegment[], schema: SchemaObject | undefined): DescribedError {
   const segments = [...parent, key];
   const known = Object.keys(schema?.properties ?? {});
-  const where = parent.length === 0 ? 'the manifest' : parent[parent.length - 1] === 'defaults' ? 'defaults' : undefined;
+  const where =
+    parent.length === 0 ? 'the manifest' : parent[parent.length - 1] === 'defaults' ? 'defaults' : undefined;
   if (key === '<<') {
-    return { segments, atKey: true, code: 'schema.unknown-field', message: 'YAML merge keys (<<) are not supported; put shared values under `defaults:`' };
+    return {
+      segments,
+      atKey: true,
+      code: 'schema.unknown-field',
+      message: 'YAML merge keys (<<) are not supported; put shared values under `defaults:`',
+    };
   }
   if (where === 'defaults' && JOB_ONLY_FIELDS.has(key)) {
-    return { segments, atKey: true, code: 'schema.unknown-field', message: `"${key}" cannot be a default; set it on each job` };
+    return {
+      segments,
+      atKey: true,
+      code: 'schema.unknown-field',
+      message: `"${key}" cannot be a default; set it on each job`,
+    };
   }
   const hint = suggest(key, known);
   if (hint) {
-    return { segments, atKey: true, code: 'schema.unknown-field', message: `unknown field "${key}"; did you mean "${hint}"?` };
+    return {
+      segments,
+      atKey: true,
+      code: 'schema.unknown-field',
+      message: `unknown field "${key}"; did you mean "${hint}"?`,
+    };
   }
   // A delivery field written at job level (or in defaults) belongs one level down.
   const isJobLevel = parent[0] === 'jobs' && parent.length === 2;
-  const addressFields = Object.keys((resolveRef(manifestSchema.$defs?.deliveryAddress) as SchemaObject).properties ?? {});
+  const addressFields = Object.keys(
+    (resolveRef(manifestSchema.$defs?.deliveryAddress) as SchemaObject).properties ?? {},
+  );
   if ((isJobLevel || where === 'defaults') && addressFields.some((f) => f.toLowerCase() === key.toLowerCase())) {
     const field = addressFields.find((f) => f.toLowerCase() === key.toLowerCase());
-    return { segments, atKey: true, code: 'schema.unknown-field', message: `unknown field "${key}"; did you mean "deliveryAddress.${field}"?` };
+    return {
+      segments,
+      atKey: true,
+      code: 'schema.unknown-field',
+      message: `unknown field "${key}"; did you mean "deliveryAddress.${field}"?`,
+    };
   }
   const scope = where ?? 'here';
   return {
@@ -114,7 +150,9 @@ function describeUnknownKey(key: string, parent: PathSegment[], schema: SchemaOb
 function itemTypeOfThen(schemaPath: string): string | undefined {
   const m = /\/allOf\/(\d+)\/then\//.exec(schemaPath);
   if (!m) return undefined;
-  const branch = ((schemaAt([]) as SchemaObject).$defs?.item as SchemaObject | undefined)?.allOf?.[Number(m[1])] as SchemaObject | undefined;
+  const branch = ((schemaAt([]) as SchemaObject).$defs?.item as SchemaObject | undefined)?.allOf?.[Number(m[1])] as
+    | SchemaObject
+    | undefined;
   const cond = (branch?.if as SchemaObject | undefined)?.properties?.itemType as SchemaObject | undefined;
   return typeof cond?.const === 'string' ? cond.const : undefined;
 }

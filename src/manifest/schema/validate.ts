@@ -31,7 +31,13 @@ export function validateDocument(raw: Pick<RawDocument, 'doc' | 'sources'>): Dia
     seen.add(key);
     const locateKey = (raw.sources as { locateKey?: (p: string) => Diagnostic['source'] }).locateKey;
     const source = described.atKey && locateKey ? locateKey.call(raw.sources, field) : raw.sources.locate(field);
-    diagnostics.push({ severity: 'error', code: described.code, message: described.message, field: field || undefined, source });
+    diagnostics.push({
+      severity: 'error',
+      code: described.code,
+      message: described.message,
+      field: field || undefined,
+      source,
+    });
   }
   return dropRestatedRequired(diagnostics);
 }

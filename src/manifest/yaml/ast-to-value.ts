@@ -29,7 +29,12 @@ export interface ConvertResult {
 
 class AliasBudgetExceeded extends Error {}
 
-export function astToValue(doc: Document.Parsed, sources: YamlSourceMap, rootSchema: SchemaNode, limits: AliasLimits = {}): ConvertResult {
+export function astToValue(
+  doc: Document.Parsed,
+  sources: YamlSourceMap,
+  rootSchema: SchemaNode,
+  limits: AliasLimits = {},
+): ConvertResult {
   const maxAliasCount = limits.maxAliasCount ?? 10_000;
   const maxAliasNodes = limits.maxAliasNodes ?? 100_000;
   const diagnostics: Diagnostic[] = [];
@@ -53,7 +58,9 @@ export function astToValue(doc: Document.Parsed, sources: YamlSourceMap, rootSch
         return null;
       }
       if (expanding.has(target)) {
-        diagnostics.push(error('yaml.recursive-alias', `alias *${node.source} refers to itself`, path, sources.at(node)));
+        diagnostics.push(
+          error('yaml.recursive-alias', `alias *${node.source} refers to itself`, path, sources.at(node)),
+        );
         return null;
       }
       expanding.add(target);
@@ -92,14 +99,20 @@ export function astToValue(doc: Document.Parsed, sources: YamlSourceMap, rootSch
         if (first) {
           const was = sources.at(first);
           diagnostics.push(
-            error('yaml.duplicate-key', `duplicate key "${key}" (first at line ${was.line}, column ${was.column})`, { up: path, seg: key }, sources.at(keyNode)),
+            error(
+              'yaml.duplicate-key',
+              `duplicate key "${key}" (first at line ${was.line}, column ${was.column})`,
+              { up: path, seg: key },
+              sources.at(keyNode),
+            ),
           );
           continue;
         }
         firstKeys.set(key, keyNode);
         const value = convert(pair.value as Node | null, childSchema(schema, key), { up: path, seg: key });
         // A key named `__proto__` must stay data, never become the object's prototype.
-        if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+        if (key === '__proto__')
+          Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
         else out[key] = value;
       }
       return out;

@@ -1,7 +1,16 @@
 import { LineCounter, parseDocument, type Document } from 'yaml';
 import { manifestSchema } from '../schema/manifest-schema.js';
 import type { Diagnostic, ManifestFormat, RawDocument } from '../model.js';
-import { decodeUtf8, readInputBytes, sha256Hex, tooLargeMessage, DEFAULT_MAX_BYTES, INPUT_ENCODING, INPUT_TOO_LARGE, type ReadLimits } from '../read-input.js';
+import {
+  decodeUtf8,
+  readInputBytes,
+  sha256Hex,
+  tooLargeMessage,
+  DEFAULT_MAX_BYTES,
+  INPUT_ENCODING,
+  INPUT_TOO_LARGE,
+  type ReadLimits,
+} from '../read-input.js';
 import { astToValue, type AliasLimits } from './ast-to-value.js';
 import { YamlSourceMap } from './yaml-source-map.js';
 
@@ -13,7 +22,11 @@ import { YamlSourceMap } from './yaml-source-map.js';
 
 export type YamlReadOptions = ReadLimits & AliasLimits;
 
-export async function readYamlDocument(file: string, bytes?: Uint8Array, opts: YamlReadOptions = {}): Promise<RawDocument> {
+export async function readYamlDocument(
+  file: string,
+  bytes?: Uint8Array,
+  opts: YamlReadOptions = {},
+): Promise<RawDocument> {
   return readTextDocument(file, 'yaml', bytes, opts, parseYamlText);
 }
 
@@ -46,7 +59,11 @@ export async function readTextDocument(
   return { file, format, sha256, ...parse(file, text, opts) };
 }
 
-export function parseYamlText(file: string, text: string, opts: YamlReadOptions): Pick<RawDocument, 'doc' | 'sources' | 'diagnostics'> {
+export function parseYamlText(
+  file: string,
+  text: string,
+  opts: YamlReadOptions,
+): Pick<RawDocument, 'doc' | 'sources' | 'diagnostics'> {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, {
     version: '1.2',
@@ -83,7 +100,12 @@ export function parseYamlText(file: string, text: string, opts: YamlReadOptions)
   }
   if (diagnostics.length > 0) return { sources, diagnostics };
   if (doc.contents === null || (doc.contents as { value?: unknown }).value === null) {
-    diagnostics.push({ severity: 'error', code: 'manifest.empty', message: 'the manifest is empty', source: { file, line: 1, column: 1 } });
+    diagnostics.push({
+      severity: 'error',
+      code: 'manifest.empty',
+      message: 'the manifest is empty',
+      source: { file, line: 1, column: 1 },
+    });
     return { sources, diagnostics };
   }
   const converted = astToValue(doc, sources, manifestSchema, opts);

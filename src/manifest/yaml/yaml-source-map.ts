@@ -20,7 +20,7 @@ export class YamlSourceMap implements SourceMap {
     if (!found) return { file: this.file };
     const { node, key, complete } = found;
     // A scalar value is what is wrong; a missing child or a collection is best shown by its key.
-    const target = complete && isScalar(node) ? node : key ?? node;
+    const target = complete && isScalar(node) ? node : (key ?? node);
     return this.at(target);
   }
 

@@ -30,10 +30,50 @@ export interface CustomerDef {
 }
 
 export const CUSTOMERS: readonly CustomerDef[] = [
-  { customerId: 1001, region: 'us', name: 'Demo Apparel Co (US)', priceTierCode: 'GOLD', tierFactor: 1, assetPrefix: 'A', assetStart: 10001, assetCount: 400, firstUserId: 501 },
-  { customerId: 1002, region: 'us', name: 'Other Prints LLC', priceTierCode: 'STANDARD', tierFactor: 1.1, assetPrefix: 'B', assetStart: 40001, assetCount: 60, firstUserId: 601 },
-  { customerId: 2001, region: 'nz', name: 'Kiwi Teamwear Ltd', priceTierCode: 'GOLD', tierFactor: 1, assetPrefix: 'N', assetStart: 30001, assetCount: 80, firstUserId: 701 },
-  { customerId: 3001, region: 'uk', name: 'Albion Kit Ltd', priceTierCode: 'GOLD', tierFactor: 1, assetPrefix: 'U', assetStart: 50001, assetCount: 80, firstUserId: 801 },
+  {
+    customerId: 1001,
+    region: 'us',
+    name: 'Demo Apparel Co (US)',
+    priceTierCode: 'GOLD',
+    tierFactor: 1,
+    assetPrefix: 'A',
+    assetStart: 10001,
+    assetCount: 400,
+    firstUserId: 501,
+  },
+  {
+    customerId: 1002,
+    region: 'us',
+    name: 'Other Prints LLC',
+    priceTierCode: 'STANDARD',
+    tierFactor: 1.1,
+    assetPrefix: 'B',
+    assetStart: 40001,
+    assetCount: 60,
+    firstUserId: 601,
+  },
+  {
+    customerId: 2001,
+    region: 'nz',
+    name: 'Kiwi Teamwear Ltd',
+    priceTierCode: 'GOLD',
+    tierFactor: 1,
+    assetPrefix: 'N',
+    assetStart: 30001,
+    assetCount: 80,
+    firstUserId: 701,
+  },
+  {
+    customerId: 3001,
+    region: 'uk',
+    name: 'Albion Kit Ltd',
+    priceTierCode: 'GOLD',
+    tierFactor: 1,
+    assetPrefix: 'U',
+    assetStart: 50001,
+    assetCount: 80,
+    firstUserId: 801,
+  },
 ];
 
 const ACCOUNTS: readonly Omit<AccountDef, 'clientId'>[] = [

@@ -7,7 +7,18 @@ import type { RegionDef } from './regions.js';
 export type AssetRecord = AssetDto & { externalId: string | null; customerId: number | null };
 
 const GARMENTS = ['Gildan 5000', 'Bella 3001', 'Hoodie', 'Cap', 'Tote', 'Polo', null] as const;
-const SUBJECTS = ['Team logo', 'Club crest', 'Sponsor band', 'Event tee', 'Staff uniform', 'Mascot', 'Back number', 'Left chest', 'Tour dates', 'Charity run'];
+const SUBJECTS = [
+  'Team logo',
+  'Club crest',
+  'Sponsor band',
+  'Event tee',
+  'Staff uniform',
+  'Mascot',
+  'Back number',
+  'Left chest',
+  'Tour dates',
+  'Charity run',
+];
 
 /** Bands for an asset whose price code is gone (null): one flat ladder by process. */
 function fallbackBands(processCode: string, factor: number): PriceBand[] {
@@ -16,8 +27,15 @@ function fallbackBands(processCode: string, factor: number): PriceBand[] {
 }
 
 export function assetFromPriceCode(
-  pc: PriceCodeDto, tag: string, assetId: number, customerId: number | null, tier: string, createDate: string,
-  description: string, garment: string | null, externalId: string | null,
+  pc: PriceCodeDto,
+  tag: string,
+  assetId: number,
+  customerId: number | null,
+  tier: string,
+  createDate: string,
+  description: string,
+  garment: string | null,
+  externalId: string | null,
 ): AssetRecord {
   return {
     assetId,
@@ -44,7 +62,13 @@ export function assetFromPriceCode(
  * A10003 with a null price code), then generated ones from the seed: about 10% archived and
  * 5% with a null price code.
  */
-export function generateAssets(customer: CustomerDef, region: RegionDef, catalogue: PriceCodeDto[], seed: number, start: Date): AssetRecord[] {
+export function generateAssets(
+  customer: CustomerDef,
+  region: RegionDef,
+  catalogue: PriceCodeDto[],
+  seed: number,
+  start: Date,
+): AssetRecord[] {
   const rnd = createRandom(deriveSeed(seed, `assets:${customer.customerId}`));
   const listed = catalogue.filter((p) => !p.hasMetaDataAttributes);
   const byName = (prefix: string): PriceCodeDto => listed.find((p) => p.priceCode?.startsWith(prefix)) ?? listed[0];
@@ -54,15 +78,48 @@ export function generateAssets(customer: CustomerDef, region: RegionDef, catalog
   const factor = region.priceFactor * customer.tierFactor;
   const out: AssetRecord[] = [];
   const dayMs = 86_400_000;
-  const date = (daysAgo: number): string => new Date(start.getTime() - daysAgo * dayMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const date = (daysAgo: number): string =>
+    new Date(start.getTime() - daysAgo * dayMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const tag = (i: number): string => `${customer.assetPrefix}${customer.assetStart + i}`;
   const idBase = customer.customerId * 1000;
 
-  out.push(assetFromPriceCode(big, tag(0), idBase + 1, customer.customerId, customer.priceTierCode, date(400), 'Front logo, full colour', 'Gildan 5000', 'ext-0001'));
-  const archived = assetFromPriceCode(small, tag(1), idBase + 2, customer.customerId, customer.priceTierCode, date(380), 'Old sponsor badge', 'Cap', null);
+  out.push(
+    assetFromPriceCode(
+      big,
+      tag(0),
+      idBase + 1,
+      customer.customerId,
+      customer.priceTierCode,
+      date(400),
+      'Front logo, full colour',
+      'Gildan 5000',
+      'ext-0001',
+    ),
+  );
+  const archived = assetFromPriceCode(
+    small,
+    tag(1),
+    idBase + 2,
+    customer.customerId,
+    customer.priceTierCode,
+    date(380),
+    'Old sponsor badge',
+    'Cap',
+    null,
+  );
   archived.isArchived = true;
   out.push(archived);
-  const orphan = assetFromPriceCode(screen, tag(2), idBase + 3, customer.customerId, customer.priceTierCode, date(360), 'Legacy one-colour mark', 'Polo', null);
+  const orphan = assetFromPriceCode(
+    screen,
+    tag(2),
+    idBase + 3,
+    customer.customerId,
+    customer.priceTierCode,
+    date(360),
+    'Legacy one-colour mark',
+    'Polo',
+    null,
+  );
   orphan.priceCode = null;
   orphan.priceBands = fallbackBands('SCR', factor);
   out.push(orphan);
@@ -70,8 +127,15 @@ export function generateAssets(customer: CustomerDef, region: RegionDef, catalog
   for (let i = 3; i < customer.assetCount; i++) {
     const pc = rnd.pick(listed);
     const a = assetFromPriceCode(
-      pc, tag(i), idBase + i + 1, customer.customerId, customer.priceTierCode, date(rnd.int(1, 700)),
-      `${rnd.pick(SUBJECTS)} ${rnd.int(1, 99)}`, rnd.pick(GARMENTS), rnd.chance(0.3) ? `ext-${String(i).padStart(4, '0')}` : null,
+      pc,
+      tag(i),
+      idBase + i + 1,
+      customer.customerId,
+      customer.priceTierCode,
+      date(rnd.int(1, 700)),
+      `${rnd.pick(SUBJECTS)} ${rnd.int(1, 99)}`,
+      rnd.pick(GARMENTS),
+      rnd.chance(0.3) ? `ext-${String(i).padStart(4, '0')}` : null,
     );
     if (rnd.chance(0.1)) a.isArchived = true;
     if (rnd.chance(0.05)) {
@@ -84,17 +148,34 @@ export function generateAssets(customer: CustomerDef, region: RegionDef, catalog
 }
 
 /** Global (catalogue) assets of a region: G20001 is fixed and orderable; a few are archived. */
-export function generateGlobalAssets(region: RegionDef, catalogue: PriceCodeDto[], seed: number, start: Date): AssetRecord[] {
+export function generateGlobalAssets(
+  region: RegionDef,
+  catalogue: PriceCodeDto[],
+  seed: number,
+  start: Date,
+): AssetRecord[] {
   const rnd = createRandom(deriveSeed(seed, `global-assets:${region.code}`));
   const listed = catalogue.filter((p) => !p.hasMetaDataAttributes && p.processCode === 'DTF');
   const dayMs = 86_400_000;
-  const date = (daysAgo: number): string => new Date(start.getTime() - daysAgo * dayMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const date = (daysAgo: number): string =>
+    new Date(start.getTime() - daysAgo * dayMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const out: AssetRecord[] = [];
   const first = listed.find((p) => p.priceCode?.includes('10"')) ?? listed[0];
-  out.push(assetFromPriceCode(first, 'G20001', 9_000_001, null, 'GLOBAL', date(900), 'Stars and stripes flag', null, null));
+  out.push(
+    assetFromPriceCode(first, 'G20001', 9_000_001, null, 'GLOBAL', date(900), 'Stars and stripes flag', null, null),
+  );
   for (let i = 1; i < 30; i++) {
-    const a = assetFromPriceCode(rnd.pick(listed), `G${20001 + i}`, 9_000_001 + i, null, 'GLOBAL', date(rnd.int(30, 900)),
-      `${rnd.pick(['Flag', 'Heart', 'Star', 'Paw print', 'Lightning bolt', 'Anchor'])} motif ${i}`, null, null);
+    const a = assetFromPriceCode(
+      rnd.pick(listed),
+      `G${20001 + i}`,
+      9_000_001 + i,
+      null,
+      'GLOBAL',
+      date(rnd.int(30, 900)),
+      `${rnd.pick(['Flag', 'Heart', 'Star', 'Paw print', 'Lightning bolt', 'Anchor'])} motif ${i}`,
+      null,
+      null,
+    );
     if (rnd.chance(0.15)) a.isArchived = true;
     out.push(a);
   }

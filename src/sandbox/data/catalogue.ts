@@ -67,7 +67,14 @@ export function dtfBands(width: number, height: number, minimum: number, factor:
 const scale = (bands: [number, number | null, number][], factor: number): PriceBand[] =>
   bands.map(([from, to, price]) => ({ from, to, unitPrice: round2(price * factor) }));
 
-function base(code: string, processCode: string, categoryName: string): Omit<PriceCodeDto, 'minimumQuantity' | 'priceBands' | 'attributes' | 'standardSetup' | 'standardReset' | 'sizeWidth' | 'sizeHeight'> {
+function base(
+  code: string,
+  processCode: string,
+  categoryName: string,
+): Omit<
+  PriceCodeDto,
+  'minimumQuantity' | 'priceBands' | 'attributes' | 'standardSetup' | 'standardReset' | 'sizeWidth' | 'sizeHeight'
+> {
   return {
     priceCode: code,
     description: code,
@@ -90,7 +97,15 @@ export function buildCatalogue(region: RegionDef, tierFactor: number): PriceCode
   const f = region.priceFactor * tierFactor;
   const colour = region.colourWord;
   const out: PriceCodeDto[] = [];
-  const dtfSizes: [number, number][] = [[2, 2], [4, 4], [6, 6], [8, 8], [10, 10], [12, 12], [11, 17]];
+  const dtfSizes: [number, number][] = [
+    [2, 2],
+    [4, 4],
+    [6, 6],
+    [8, 8],
+    [10, 10],
+    [12, 12],
+    [11, 17],
+  ];
   for (const [w, h] of dtfSizes) {
     const minimum = w === 4 && h === 4 ? 25 : 10;
     const big = w * h >= 64;
@@ -118,7 +133,14 @@ export function buildCatalogue(region: RegionDef, tierFactor: number): PriceCode
     sizeWidth: 3,
     sizeHeight: 3,
     attributes: [colourAttributes(region)[1]],
-    priceBands: scale([[50, 99, 0.9], [100, 499, 0.7], [500, null, 0.5]], f),
+    priceBands: scale(
+      [
+        [50, 99, 0.9],
+        [100, 499, 0.7],
+        [500, null, 0.5],
+      ],
+      f,
+    ),
   });
   out.push({
     ...base(`Screen Print 2 ${colour} 6" x 6"`, 'SCR', 'Screen Print'),
@@ -129,7 +151,14 @@ export function buildCatalogue(region: RegionDef, tierFactor: number): PriceCode
     sizeWidth: 6,
     sizeHeight: 6,
     attributes: [colourAttributes(region)[1]],
-    priceBands: scale([[50, 99, 1.6], [100, 499, 1.25], [500, null, 0.95]], f),
+    priceBands: scale(
+      [
+        [50, 99, 1.6],
+        [100, 499, 1.25],
+        [500, null, 0.95],
+      ],
+      f,
+    ),
   });
   if (region.code === 'us') {
     out.push({
@@ -141,7 +170,13 @@ export function buildCatalogue(region: RegionDef, tierFactor: number): PriceCode
       sizeWidth: 8,
       sizeHeight: 10,
       attributes: [],
-      priceBands: scale([[12, 99, 1.95], [100, null, 1.5]], f),
+      priceBands: scale(
+        [
+          [12, 99, 1.95],
+          [100, null, 1.5],
+        ],
+        f,
+      ),
     });
   }
   out.push(customSizeCode(region, tierFactor, null));
@@ -149,11 +184,22 @@ export function buildCatalogue(region: RegionDef, tierFactor: number): PriceCode
 }
 
 /** The custom-size code; with `size` its bands are priced for that width × height. */
-export function customSizeCode(region: RegionDef, tierFactor: number, size: { dgX: number; dgY: number } | null): PriceCodeDto {
+export function customSizeCode(
+  region: RegionDef,
+  tierFactor: number,
+  size: { dgX: number; dgY: number } | null,
+): PriceCodeDto {
   const f = region.priceFactor * tierFactor;
   const dim = (name: 'DG-X' | 'DG-Y', label: string, max: number): ProcessAttribute => ({
-    name, type: 'decimal', label, description: `${label} in inches`, required: true, isMetaDataAttribute: true,
-    assetAttributeName: null, minValue: 1, maxValue: max,
+    name,
+    type: 'decimal',
+    label,
+    description: `${label} in inches`,
+    required: true,
+    isMetaDataAttribute: true,
+    assetAttributeName: null,
+    minValue: 1,
+    maxValue: max,
   });
   return {
     ...base(CUSTOM_SIZE_CODE, 'DTF', 'Direct to Film'),
@@ -164,7 +210,11 @@ export function customSizeCode(region: RegionDef, tierFactor: number, size: { dg
     standardReset: round2(10 * f),
     sizeWidth: size ? size.dgX : null,
     sizeHeight: size ? size.dgY : null,
-    attributes: [dim('DG-X', 'Width', DTF_MAX_WIDTH), dim('DG-Y', 'Height', DTF_MAX_HEIGHT), ...colourAttributes(region)],
+    attributes: [
+      dim('DG-X', 'Width', DTF_MAX_WIDTH),
+      dim('DG-Y', 'Height', DTF_MAX_HEIGHT),
+      ...colourAttributes(region),
+    ],
     priceBands: size ? dtfBands(size.dgX, size.dgY, 10, f) : null,
   };
 }
@@ -172,11 +222,29 @@ export function customSizeCode(region: RegionDef, tierFactor: number, size: { dg
 export const CUSTOM_SIZE_LIMITS = { dgX: DTF_MAX_WIDTH, dgY: DTF_MAX_HEIGHT };
 
 export function buildProcesses(region: RegionDef): PricingProcessDto[] {
-  const p = (processCode: string, description: string, sheetRank: number, sheetColor: string, w: number | null, h: number | null): PricingProcessDto => ({
-    processCode, description, active: true, sheetRank, sheetColor, tooltip: `${description} transfers`, mapsToMaster: processCode,
-    maximumSheetUnit: 'in', maximumSheetWidth: w, maximumSheetHeight: h,
+  const p = (
+    processCode: string,
+    description: string,
+    sheetRank: number,
+    sheetColor: string,
+    w: number | null,
+    h: number | null,
+  ): PricingProcessDto => ({
+    processCode,
+    description,
+    active: true,
+    sheetRank,
+    sheetColor,
+    tooltip: `${description} transfers`,
+    mapsToMaster: processCode,
+    maximumSheetUnit: 'in',
+    maximumSheetWidth: w,
+    maximumSheetHeight: h,
   });
-  const list = [p('DTF', 'Direct to Film', 1, '#1f77b4', DTF_MAX_WIDTH, DTF_MAX_HEIGHT), p('SCR', 'Screen Print', 2, '#ff7f0e', 14, 16)];
+  const list = [
+    p('DTF', 'Direct to Film', 1, '#1f77b4', DTF_MAX_WIDTH, DTF_MAX_HEIGHT),
+    p('SCR', 'Screen Print', 2, '#ff7f0e', 14, 16),
+  ];
   if (region.code === 'us') list.push(p('SUB', 'Sublimation', 3, '#2ca02c', 13, 19));
   return list;
 }

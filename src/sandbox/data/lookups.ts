@@ -1,7 +1,19 @@
 import type { AssetType, Country, JobStatus, ProcessCode, SizeSet, State } from '../../api/types.js';
 
-const c = (name: string, iso2: string, iso3: string, hasState: boolean, hasPostalCode = true, hasSuburb = false): Country => ({
-  name, iso2, iso3, hasSuburb, hasState, hasPostalCode,
+const c = (
+  name: string,
+  iso2: string,
+  iso3: string,
+  hasState: boolean,
+  hasPostalCode = true,
+  hasSuburb = false,
+): Country => ({
+  name,
+  iso2,
+  iso3,
+  hasSuburb,
+  hasState,
+  hasPostalCode,
 });
 
 export const COUNTRIES: readonly Country[] = [
@@ -26,25 +38,82 @@ export const COUNTRIES: readonly Country[] = [
 ];
 
 const US_STATES: [string, string][] = [
-  ['Alabama', 'AL'], ['Alaska', 'AK'], ['Arizona', 'AZ'], ['Arkansas', 'AR'], ['California', 'CA'], ['Colorado', 'CO'],
-  ['Connecticut', 'CT'], ['Delaware', 'DE'], ['District of Columbia', 'DC'], ['Florida', 'FL'], ['Georgia', 'GA'],
-  ['Hawaii', 'HI'], ['Idaho', 'ID'], ['Illinois', 'IL'], ['Indiana', 'IN'], ['Iowa', 'IA'], ['Kansas', 'KS'],
-  ['Kentucky', 'KY'], ['Louisiana', 'LA'], ['Maine', 'ME'], ['Maryland', 'MD'], ['Massachusetts', 'MA'],
-  ['Michigan', 'MI'], ['Minnesota', 'MN'], ['Mississippi', 'MS'], ['Missouri', 'MO'], ['Montana', 'MT'],
-  ['Nebraska', 'NE'], ['Nevada', 'NV'], ['New Hampshire', 'NH'], ['New Jersey', 'NJ'], ['New Mexico', 'NM'],
-  ['New York', 'NY'], ['North Carolina', 'NC'], ['North Dakota', 'ND'], ['Ohio', 'OH'], ['Oklahoma', 'OK'],
-  ['Oregon', 'OR'], ['Pennsylvania', 'PA'], ['Rhode Island', 'RI'], ['South Carolina', 'SC'], ['South Dakota', 'SD'],
-  ['Tennessee', 'TN'], ['Texas', 'TX'], ['Utah', 'UT'], ['Vermont', 'VT'], ['Virginia', 'VA'], ['Washington', 'WA'],
-  ['West Virginia', 'WV'], ['Wisconsin', 'WI'], ['Wyoming', 'WY'],
+  ['Alabama', 'AL'],
+  ['Alaska', 'AK'],
+  ['Arizona', 'AZ'],
+  ['Arkansas', 'AR'],
+  ['California', 'CA'],
+  ['Colorado', 'CO'],
+  ['Connecticut', 'CT'],
+  ['Delaware', 'DE'],
+  ['District of Columbia', 'DC'],
+  ['Florida', 'FL'],
+  ['Georgia', 'GA'],
+  ['Hawaii', 'HI'],
+  ['Idaho', 'ID'],
+  ['Illinois', 'IL'],
+  ['Indiana', 'IN'],
+  ['Iowa', 'IA'],
+  ['Kansas', 'KS'],
+  ['Kentucky', 'KY'],
+  ['Louisiana', 'LA'],
+  ['Maine', 'ME'],
+  ['Maryland', 'MD'],
+  ['Massachusetts', 'MA'],
+  ['Michigan', 'MI'],
+  ['Minnesota', 'MN'],
+  ['Mississippi', 'MS'],
+  ['Missouri', 'MO'],
+  ['Montana', 'MT'],
+  ['Nebraska', 'NE'],
+  ['Nevada', 'NV'],
+  ['New Hampshire', 'NH'],
+  ['New Jersey', 'NJ'],
+  ['New Mexico', 'NM'],
+  ['New York', 'NY'],
+  ['North Carolina', 'NC'],
+  ['North Dakota', 'ND'],
+  ['Ohio', 'OH'],
+  ['Oklahoma', 'OK'],
+  ['Oregon', 'OR'],
+  ['Pennsylvania', 'PA'],
+  ['Rhode Island', 'RI'],
+  ['South Carolina', 'SC'],
+  ['South Dakota', 'SD'],
+  ['Tennessee', 'TN'],
+  ['Texas', 'TX'],
+  ['Utah', 'UT'],
+  ['Vermont', 'VT'],
+  ['Virginia', 'VA'],
+  ['Washington', 'WA'],
+  ['West Virginia', 'WV'],
+  ['Wisconsin', 'WI'],
+  ['Wyoming', 'WY'],
 ];
 const AU_STATES: [string, string][] = [
-  ['Australian Capital Territory', 'ACT'], ['New South Wales', 'NSW'], ['Northern Territory', 'NT'], ['Queensland', 'QLD'],
-  ['South Australia', 'SA'], ['Tasmania', 'TAS'], ['Victoria', 'VIC'], ['Western Australia', 'WA'],
+  ['Australian Capital Territory', 'ACT'],
+  ['New South Wales', 'NSW'],
+  ['Northern Territory', 'NT'],
+  ['Queensland', 'QLD'],
+  ['South Australia', 'SA'],
+  ['Tasmania', 'TAS'],
+  ['Victoria', 'VIC'],
+  ['Western Australia', 'WA'],
 ];
 const CA_PROVINCES: [string, string][] = [
-  ['Alberta', 'AB'], ['British Columbia', 'BC'], ['Manitoba', 'MB'], ['New Brunswick', 'NB'],
-  ['Newfoundland and Labrador', 'NL'], ['Northwest Territories', 'NT'], ['Nova Scotia', 'NS'], ['Nunavut', 'NU'],
-  ['Ontario', 'ON'], ['Prince Edward Island', 'PE'], ['Quebec', 'QC'], ['Saskatchewan', 'SK'], ['Yukon', 'YT'],
+  ['Alberta', 'AB'],
+  ['British Columbia', 'BC'],
+  ['Manitoba', 'MB'],
+  ['New Brunswick', 'NB'],
+  ['Newfoundland and Labrador', 'NL'],
+  ['Northwest Territories', 'NT'],
+  ['Nova Scotia', 'NS'],
+  ['Nunavut', 'NU'],
+  ['Ontario', 'ON'],
+  ['Prince Edward Island', 'PE'],
+  ['Quebec', 'QC'],
+  ['Saskatchewan', 'SK'],
+  ['Yukon', 'YT'],
 ];
 
 const toStates = (rows: [string, string][]): State[] => rows.map(([name, abbreviation]) => ({ name, abbreviation }));
@@ -70,8 +139,18 @@ export const JOB_STATUSES: readonly JobStatus[] = [
   { id: 9, name: 'On Hold' },
 ];
 
-const meta = (setupApplies: boolean, resetApplies: boolean, scheduleable: boolean, physicalStockRequired: boolean, printable: boolean): ProcessCode['metadata'] => ({
-  setupApplies, resetApplies, scheduleable, physicalStockRequired, printable,
+const meta = (
+  setupApplies: boolean,
+  resetApplies: boolean,
+  scheduleable: boolean,
+  physicalStockRequired: boolean,
+  printable: boolean,
+): ProcessCode['metadata'] => ({
+  setupApplies,
+  resetApplies,
+  scheduleable,
+  physicalStockRequired,
+  printable,
 });
 
 /** Deliberately NOT in rank order: the endpoint sorts, and a test checks it does. */

@@ -3,12 +3,46 @@ import { createRandom, deriveSeed } from '../random.js';
 import type { CustomerDef } from './accounts.js';
 import type { RegionDef } from './regions.js';
 
-const FIRST = ['Ana', 'Ben', 'Chloe', 'Dev', 'Ema', 'Finn', 'Grace', 'Hiro', 'Isla', 'Jonah', 'Kara', 'Liam', 'Maya', 'Noah'];
-const LAST = ['Ruiz', 'Nguyen', 'Smith', 'Okafor', 'Brown', 'Walker', 'Kim', 'Patel', 'Müller', 'Taylor', 'Lee', 'Cohen'];
+const FIRST = [
+  'Ana',
+  'Ben',
+  'Chloe',
+  'Dev',
+  'Ema',
+  'Finn',
+  'Grace',
+  'Hiro',
+  'Isla',
+  'Jonah',
+  'Kara',
+  'Liam',
+  'Maya',
+  'Noah',
+];
+const LAST = [
+  'Ruiz',
+  'Nguyen',
+  'Smith',
+  'Okafor',
+  'Brown',
+  'Walker',
+  'Kim',
+  'Patel',
+  'Müller',
+  'Taylor',
+  'Lee',
+  'Cohen',
+];
 
 function user(
-  id: number, customer: CustomerDef, region: RegionDef, firstName: string, lastName: string, active: boolean,
-  lastLogin: string | null, loginCount: number,
+  id: number,
+  customer: CustomerDef,
+  region: RegionDef,
+  firstName: string,
+  lastName: string,
+  active: boolean,
+  lastLogin: string | null,
+  loginCount: number,
 ): UserProfile {
   const userName = `${firstName}.${lastName}`.toLowerCase().replace(/[^a-z.]/g, '');
   return {
@@ -53,7 +87,8 @@ function user(
 export function generateUsers(customer: CustomerDef, region: RegionDef, seed: number, start: Date): UserProfile[] {
   const rnd = createRandom(deriveSeed(seed, `users:${customer.customerId}`));
   const day = 86_400_000;
-  const at = (daysAgo: number): string => new Date(start.getTime() - daysAgo * day).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const at = (daysAgo: number): string =>
+    new Date(start.getTime() - daysAgo * day).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const id0 = customer.firstUserId;
   const users = [
     user(id0, customer, region, 'Alex', 'Admin', true, at(1), 412),
@@ -61,7 +96,18 @@ export function generateUsers(customer: CustomerDef, region: RegionDef, seed: nu
     user(id0 + 2, customer, region, 'Ian', 'Inactive', false, at(400), 3),
   ];
   for (let i = 0; i < 10; i++) {
-    users.push(user(id0 + 9 + i, customer, region, rnd.pick(FIRST), rnd.pick(LAST), rnd.chance(0.85), rnd.chance(0.9) ? at(rnd.int(0, 200)) : null, rnd.int(0, 300)));
+    users.push(
+      user(
+        id0 + 9 + i,
+        customer,
+        region,
+        rnd.pick(FIRST),
+        rnd.pick(LAST),
+        rnd.chance(0.85),
+        rnd.chance(0.9) ? at(rnd.int(0, 200)) : null,
+        rnd.int(0, 300),
+      ),
+    );
   }
   return users;
 }
@@ -80,7 +126,10 @@ export function buildProfile(customer: CustomerDef, region: RegionDef): AccountP
     taxSystemTaxExemptReason: region.taxRate === 0 ? 'Resale certificate on file' : null,
     showPayNow: false,
     creditCardRequired: false,
-    shipmentCarriersCSV: region.deliveryOptions.filter((d) => !d.isCollection).map((d) => d.code).join(','),
+    shipmentCarriersCSV: region.deliveryOptions
+      .filter((d) => !d.isCollection)
+      .map((d) => d.code)
+      .join(','),
     excludeShipmentsCsv: null,
     courierAccountCode: null,
     courierSiteID: null,
@@ -109,12 +158,26 @@ export function buildProfile(customer: CustomerDef, region: RegionDef): AccountP
     taxCertificates: [],
     paymentMode: 'OnAccount',
     paymentMethods: [
-      { id: `pm_${customer.customerId}`, gatewayProvider: 'Stripe', cardName: 'Visa', cardNumber: '************4242', cardExpiry: '12/29', cardHolderName: 'Alex Admin', dateCreatedUtc: '2024-02-01T00:00:00Z', isDefault: true },
+      {
+        id: `pm_${customer.customerId}`,
+        gatewayProvider: 'Stripe',
+        cardName: 'Visa',
+        cardNumber: '************4242',
+        cardExpiry: '12/29',
+        cardHolderName: 'Alex Admin',
+        dateCreatedUtc: '2024-02-01T00:00:00Z',
+        isDefault: true,
+      },
     ],
   };
 }
 
-export function generateTransactions(customer: CustomerDef, region: RegionDef, seed: number, start: Date): PaymentTransaction[] {
+export function generateTransactions(
+  customer: CustomerDef,
+  region: RegionDef,
+  seed: number,
+  start: Date,
+): PaymentTransaction[] {
   const rnd = createRandom(deriveSeed(seed, `transactions:${customer.customerId}`));
   const day = 86_400_000;
   const out: PaymentTransaction[] = [];
@@ -155,7 +218,18 @@ export function buildShipmentSettings(region: RegionDef): ShipmentSettings {
       { code: 'EXPRESS', name: 'Express' },
     ],
     freightRates: [
-      { carrier: carriers[0] ?? null, carrierName: region.deliveryOptions[0].label, service: 'GROUND', serviceName: 'Ground', package: 'PKG', packageName: 'Package', chargeType: 'markup_on_order', value: 8, minimum: 6.5, isDefault: true },
+      {
+        carrier: carriers[0] ?? null,
+        carrierName: region.deliveryOptions[0].label,
+        service: 'GROUND',
+        serviceName: 'Ground',
+        package: 'PKG',
+        packageName: 'Package',
+        chargeType: 'markup_on_order',
+        value: 8,
+        minimum: 6.5,
+        isDefault: true,
+      },
     ],
   };
 }

@@ -22,8 +22,14 @@ const variant = (variantCode: string, colour: string | null, sizesCsv: string): 
 });
 
 function record(
-  id: number, stockCode: string, processCode: string, stockName: string, categoryName: string,
-  variants: StockVariant[], bands: [number, number | null, number][], opts: { archived?: boolean; hidden?: boolean; badges?: string[] } = {},
+  id: number,
+  stockCode: string,
+  processCode: string,
+  stockName: string,
+  categoryName: string,
+  variants: StockVariant[],
+  bands: [number, number | null, number][],
+  opts: { archived?: boolean; hidden?: boolean; badges?: string[] } = {},
 ): StockRecord {
   const slug = stockCode.toLowerCase().replace(/[^a-z0-9]+/g, '-');
   const image = { url: `https://cdn.sandbox.invalid/stock/${slug}.jpg`, name: stockName, altText: stockName };
@@ -58,35 +64,96 @@ function record(
 const ADULT = 'S,M,L,XL,2XL';
 
 export const STOCK: readonly StockRecord[] = [
-  record(1, 'GD5000', 'GARM', 'Gildan 5000 Heavy Cotton Tee', 'T-Shirts',
+  record(
+    1,
+    'GD5000',
+    'GARM',
+    'Gildan 5000 Heavy Cotton Tee',
+    'T-Shirts',
     [variant('GD5000-BLK', 'Black', ADULT), variant('GD5000-WHT', 'White', ADULT)],
-    [[1, 11, 4.5], [12, 71, 3.95], [72, null, 3.4]], { badges: ['bestseller'] }),
-  record(2, 'PRESS-16', 'EQUIP', '16" x 20" Heat Press', 'Equipment',
-    [variant('PRESS-16-STD', null, 'Qty')], [[1, null, 899]]),
-  record(3, 'GD64000', 'GARM', 'Gildan Softstyle Tee', 'T-Shirts',
+    [
+      [1, 11, 4.5],
+      [12, 71, 3.95],
+      [72, null, 3.4],
+    ],
+    { badges: ['bestseller'] },
+  ),
+  record(
+    2,
+    'PRESS-16',
+    'EQUIP',
+    '16" x 20" Heat Press',
+    'Equipment',
+    [variant('PRESS-16-STD', null, 'Qty')],
+    [[1, null, 899]],
+  ),
+  record(
+    3,
+    'GD64000',
+    'GARM',
+    'Gildan Softstyle Tee',
+    'T-Shirts',
     [variant('GD64000-NVY', 'Navy', 'XS,S,M,L,XL,2XL,3XL'), variant('GD64000-RED', 'Red', 'S,M,L,XL')],
-    [[1, 11, 5.1], [12, null, 4.6]]),
-  record(4, 'BC3001', 'GARM', 'Bella+Canvas 3001 Jersey Tee', 'T-Shirts',
-    [variant('BC3001-HTH', 'Heather Grey', 'S,M,L,XL')], [[1, null, 6.2]]),
-  record(5, 'OLD100', 'GARM', 'Discontinued Classic Tee', 'T-Shirts',
-    [variant('OLD100-BLK', 'Black', 'S,M,L')], [[1, null, 3]], { archived: true }),
-  record(6, 'HIDDEN-1', 'GARM', 'Configuration-hidden Tee', 'T-Shirts',
-    [variant('HIDDEN-1-BLK', 'Black', 'S,M,L')], [[1, null, 3]], { hidden: true }),
-  record(7, 'TOTE-1', 'GARM', 'Canvas Tote Bag', 'Bags',
-    [variant('TOTE-1-NAT', 'Natural', 'Qty')], [[1, null, 2.75]]),
+    [
+      [1, 11, 5.1],
+      [12, null, 4.6],
+    ],
+  ),
+  record(
+    4,
+    'BC3001',
+    'GARM',
+    'Bella+Canvas 3001 Jersey Tee',
+    'T-Shirts',
+    [variant('BC3001-HTH', 'Heather Grey', 'S,M,L,XL')],
+    [[1, null, 6.2]],
+  ),
+  record(
+    5,
+    'OLD100',
+    'GARM',
+    'Discontinued Classic Tee',
+    'T-Shirts',
+    [variant('OLD100-BLK', 'Black', 'S,M,L')],
+    [[1, null, 3]],
+    { archived: true },
+  ),
+  record(
+    6,
+    'HIDDEN-1',
+    'GARM',
+    'Configuration-hidden Tee',
+    'T-Shirts',
+    [variant('HIDDEN-1-BLK', 'Black', 'S,M,L')],
+    [[1, null, 3]],
+    { hidden: true },
+  ),
+  record(7, 'TOTE-1', 'GARM', 'Canvas Tote Bag', 'Bags', [variant('TOTE-1-NAT', 'Natural', 'Qty')], [[1, null, 2.75]]),
 ];
 
 const location = (code: string, name: string, city: string, country: string) => ({
-  locationCode: code, locationName: name, locale: null, shipFromCity: city, shipFromCountryCodeIso2: country,
+  locationCode: code,
+  locationName: name,
+  locale: null,
+  shipFromCity: city,
+  shipFromCountryCodeIso2: country,
 });
 
-function config(id: number, stockItemId: number, markets: string[], active: boolean, extra: Partial<StockShippingConfig> = {}): StockShippingConfig {
+function config(
+  id: number,
+  stockItemId: number,
+  markets: string[],
+  active: boolean,
+  extra: Partial<StockShippingConfig> = {},
+): StockShippingConfig {
   return {
     id,
     stockItemId,
     markets,
     shipMode: 'parcel',
-    fulfilmentLocations: markets.includes('US') ? [location('DAL', 'Dallas', 'Dallas', 'US')] : [location('AKL', 'Auckland', 'Auckland', 'NZ')],
+    fulfilmentLocations: markets.includes('US')
+      ? [location('DAL', 'Dallas', 'Dallas', 'US')]
+      : [location('AKL', 'Auckland', 'Auckland', 'NZ')],
     weight: 0.2,
     weightUnit: 'kg',
     length: 30,

@@ -69,7 +69,12 @@ type Obj = Record<string, unknown>;
 
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const CLR: Record<Kind, string> = { string: 'System.String', int: 'System.Int32', bool: 'System.Boolean', number: 'System.Decimal' };
+const CLR: Record<Kind, string> = {
+  string: 'System.String',
+  int: 'System.Int32',
+  bool: 'System.Boolean',
+  number: 'System.Decimal',
+};
 
 class Binder {
   readonly errors: Record<string, string[]> = {};
@@ -87,10 +92,13 @@ class Binder {
       return undefined;
     }
     const ok =
-      kind === 'string' ? typeof v === 'string'
-      : kind === 'bool' ? typeof v === 'boolean'
-      : kind === 'int' ? typeof v === 'number' && Number.isInteger(v)
-      : typeof v === 'number' && Number.isFinite(v);
+      kind === 'string'
+        ? typeof v === 'string'
+        : kind === 'bool'
+          ? typeof v === 'boolean'
+          : kind === 'int'
+            ? typeof v === 'number' && Number.isInteger(v)
+            : typeof v === 'number' && Number.isFinite(v);
     if (!ok) {
       this.fail(`${path}.${key}`, CLR[kind]);
       return undefined;
@@ -124,10 +132,35 @@ class Binder {
 }
 
 const ADDRESS_STRINGS = [
-  'deliveryMethod', 'shippingInstructions', 'contactName', 'organisation', 'phone', 'mobile', 'emailAddress',
-  'streetAddress', 'address2', 'suburb', 'city', 'state', 'stateCode', 'postalCode', 'countryCodeISO2', 'country',
+  'deliveryMethod',
+  'shippingInstructions',
+  'contactName',
+  'organisation',
+  'phone',
+  'mobile',
+  'emailAddress',
+  'streetAddress',
+  'address2',
+  'suburb',
+  'city',
+  'state',
+  'stateCode',
+  'postalCode',
+  'countryCodeISO2',
+  'country',
 ] as const;
-const LINE_STRINGS = ['itemType', 'code', 'customerReference', 'groupHead', 'group', 'externalArtworkUrl', 'externalId', 'garment', 'comment', 'variantCode'] as const;
+const LINE_STRINGS = [
+  'itemType',
+  'code',
+  'customerReference',
+  'groupHead',
+  'group',
+  'externalArtworkUrl',
+  'externalId',
+  'garment',
+  'comment',
+  'variantCode',
+] as const;
 
 export function bindCandidate(body: unknown): BindResult<BoundCandidate> {
   const b = new Binder();
@@ -136,15 +169,26 @@ export function bindCandidate(body: unknown): BindResult<BoundCandidate> {
     return { value: {}, errors: b.errors };
   }
   const value = b.pick<BoundCandidate>(body, '$', {
-    orderNumber: ['string'], orderComment: ['string'], customerUserId: ['int'], dateDue: ['string'],
-    mustDate: ['bool', false], timeSensitive: ['bool', false], description: ['string'], promocode: ['string'],
-    orderGroup: ['string'], orderGroupSequence: ['int'], validateOnly: ['bool', false], locationCodeOverride: ['string'],
+    orderNumber: ['string'],
+    orderComment: ['string'],
+    customerUserId: ['int'],
+    dateDue: ['string'],
+    mustDate: ['bool', false],
+    timeSensitive: ['bool', false],
+    description: ['string'],
+    promocode: ['string'],
+    orderGroup: ['string'],
+    orderGroupSequence: ['int'],
+    validateOnly: ['bool', false],
+    locationCodeOverride: ['string'],
   });
   if (Object.hasOwn(body, 'deliveryAddress') && body.deliveryAddress !== null) {
     const da = body.deliveryAddress;
     if (!isObj(da)) b.fail('$.deliveryAddress', 'DeliveryAddress');
     else {
-      const spec: Record<string, [Kind, boolean?]> = Object.fromEntries(ADDRESS_STRINGS.map((k) => [k, ['string'] as [Kind]]));
+      const spec: Record<string, [Kind, boolean?]> = Object.fromEntries(
+        ADDRESS_STRINGS.map((k) => [k, ['string'] as [Kind]]),
+      );
       spec.isSaturdayDelivery = ['bool', false];
       value.deliveryAddress = b.pick<BoundAddress>(da, '$.deliveryAddress', spec);
     }
@@ -159,7 +203,9 @@ export function bindCandidate(body: unknown): BindResult<BoundCandidate> {
           b.fail(path, 'JobLine');
           return {};
         }
-        const spec: Record<string, [Kind, boolean?]> = Object.fromEntries(LINE_STRINGS.map((k) => [k, ['string'] as [Kind]]));
+        const spec: Record<string, [Kind, boolean?]> = Object.fromEntries(
+          LINE_STRINGS.map((k) => [k, ['string'] as [Kind]]),
+        );
         spec.quantity = ['int', false];
         spec.isSample = ['bool', false];
         const line = b.pick<BoundLine>(raw, path, spec);

@@ -11,7 +11,12 @@ import type { JobPlan } from './validate.js';
  * Files a validated job: assigns the job number, files each new-print line as a new asset
  * (reorderable at once via GET /Assets/{tag}), and answers the documented create response.
  */
-export function createJob(world: World, customer: CustomerState, c: BoundCandidate, plan: JobPlan): { job: JobRecord; response: JobCreateResponse } {
+export function createJob(
+  world: World,
+  customer: CustomerState,
+  c: BoundCandidate,
+  plan: JobPlan,
+): { job: JobRecord; response: JobCreateResponse } {
   const nowMs = world.clock.nowMs();
   const jobNumber = world.nextJobNumber++;
   const newTags = new Map<number, string>();
@@ -20,8 +25,15 @@ export function createJob(world: World, customer: CustomerState, c: BoundCandida
     if (l.itemType === 'PriceCode' && l.priceCode) {
       const tag = `${customer.def.assetPrefix}${customer.nextAssetNumber++}`;
       const asset = assetFromPriceCode(
-        l.priceCode, tag, customer.def.customerId * 1000 + customer.assets.length + 1, customer.def.customerId,
-        customer.def.priceTierCode, isoSeconds(new Date(nowMs)), l.customerReference ?? l.priceCode.description ?? tag, null, l.externalId ?? null,
+        l.priceCode,
+        tag,
+        customer.def.customerId * 1000 + customer.assets.length + 1,
+        customer.def.customerId,
+        customer.def.priceTierCode,
+        isoSeconds(new Date(nowMs)),
+        l.customerReference ?? l.priceCode.description ?? tag,
+        null,
+        l.externalId ?? null,
       );
       customer.assets.push(asset);
       customer.assetsByTag.set(tag, asset);

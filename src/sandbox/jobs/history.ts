@@ -62,7 +62,10 @@ export function seedHistory(c: CustomerState, startMs: number): void {
         },
       ],
       shippingAddresses: [
-        { trackingNumber: `${delivery.code}${jobNumber}1`, trackingLink: `https://track.sandbox.invalid/${delivery.code}/${jobNumber}1` },
+        {
+          trackingNumber: `${delivery.code}${jobNumber}1`,
+          trackingLink: `https://track.sandbox.invalid/${delivery.code}/${jobNumber}1`,
+        },
       ],
       invoiceNumber: `INV-${jobNumber}`,
       totalJobCost: 0,

@@ -14,4 +14,5 @@ export function unitPriceFor(bands: readonly PriceBand[], quantity: number): num
 }
 
 /** The minimum orderable quantity of a ladder: the first band's `from` (never assumed 1). */
-export const minimumOf = (bands: readonly PriceBand[]): number => (bands.length ? Math.min(...bands.map((b) => b.from)) : 1);
+export const minimumOf = (bands: readonly PriceBand[]): number =>
+  bands.length ? Math.min(...bands.map((b) => b.from)) : 1;

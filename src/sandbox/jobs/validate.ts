@@ -1,4 +1,11 @@
-import type { DeliveryOption, PriceBand, PriceCodeDto, ProcessAttribute, UserProfile, ValidationMessage } from '../../api/types.js';
+import type {
+  DeliveryOption,
+  PriceBand,
+  PriceCodeDto,
+  ProcessAttribute,
+  UserProfile,
+  ValidationMessage,
+} from '../../api/types.js';
 import type { AssetRecord } from '../data/assets.js';
 import { customSizeCode } from '../data/catalogue.js';
 import { findCountry, ORIGIN_CODES, STATES } from '../data/lookups.js';
@@ -101,7 +108,10 @@ export function validateCandidate(c: BoundCandidate, ctx: ValidationContext): Ve
   if (present(c.locationCodeOverride)) {
     const loc = region.locations.find((l) => l.code === c.locationCodeOverride);
     if (!loc?.active || loc.virtual) {
-      msg('InvalidLocationCode', `locationCodeOverride: '${c.locationCodeOverride}' is not an active, non-virtual location code.`);
+      msg(
+        'InvalidLocationCode',
+        `locationCodeOverride: '${c.locationCodeOverride}' is not an active, non-virtual location code.`,
+      );
     } else location = loc;
   }
 
@@ -115,7 +125,8 @@ export function validateCandidate(c: BoundCandidate, ctx: ValidationContext): Ve
   let user = customer.users.find((u) => u.id === ctx.callerUserId) as UserProfile;
   if (c.customerUserId !== undefined) {
     const u = customer.users.find((x) => x.id === c.customerUserId);
-    if (!u?.active) msg('InvalidCustomerUser', `customerUserId: ${c.customerUserId} is not an active user of this account.`);
+    if (!u?.active)
+      msg('InvalidCustomerUser', `customerUserId: ${c.customerUserId} is not an active user of this account.`);
     else user = u;
   }
 
@@ -127,11 +138,18 @@ export function validateCandidate(c: BoundCandidate, ctx: ValidationContext): Ve
     if (!present(da.deliveryMethod)) msg('MissingDeliveryMethod', 'deliveryAddress.deliveryMethod is required.');
     else {
       delivery = region.deliveryOptions.find((o) => o.code === da.deliveryMethod);
-      if (!delivery) msg('InvalidDeliveryMethod', `deliveryAddress.deliveryMethod: '${da.deliveryMethod}' is not a valid delivery method code.`);
+      if (!delivery)
+        msg(
+          'InvalidDeliveryMethod',
+          `deliveryAddress.deliveryMethod: '${da.deliveryMethod}' is not a valid delivery method code.`,
+        );
     }
     const iso = da.countryCodeISO2?.trim();
     if (present(iso) && iso.length !== 2) {
-      msg('InvalidCountryCode', `deliveryAddress.countryCodeISO2: '${da.countryCodeISO2}' must be exactly 2 characters (ISO 3166-1 alpha-2).`);
+      msg(
+        'InvalidCountryCode',
+        `deliveryAddress.countryCodeISO2: '${da.countryCodeISO2}' must be exactly 2 characters (ISO 3166-1 alpha-2).`,
+      );
     }
     if (delivery && !delivery.isCollection && !(present(iso) && iso.length !== 2)) {
       const country = present(iso) ? findCountry(iso) : undefined;
@@ -148,7 +166,10 @@ export function validateCandidate(c: BoundCandidate, ctx: ValidationContext): Ve
         if (present(da.stateCode) && !states.some((s) => s.abbreviation === da.stateCode)) {
           msg('InvalidState', `deliveryAddress.stateCode: '${da.stateCode}' is not a state of ${country.iso2}.`);
         }
-        if (present(da.state) && !states.some((s) => s.abbreviation === da.state || s.name.toLowerCase() === da.state?.toLowerCase())) {
+        if (
+          present(da.state) &&
+          !states.some((s) => s.abbreviation === da.state || s.name.toLowerCase() === da.state?.toLowerCase())
+        ) {
           msg('InvalidState', `deliveryAddress.state: '${da.state}' is not a state of ${country.iso2}.`);
         }
       }
@@ -185,16 +206,18 @@ export function validateCandidate(c: BoundCandidate, ctx: ValidationContext): Ve
         if (r) planned.push({ ...r, index });
         return;
       }
-      default:
-        {
-      msg('UnsupportedItemType', `${p}.itemType: '${line.itemType}' is not a supported item type.`);
-      return;
-    }
+      default: {
+        msg('UnsupportedItemType', `${p}.itemType: '${line.itemType}' is not a supported item type.`);
+        return;
+      }
     }
   });
   if (artworkLines.some((l) => l.has)) {
     for (const l of artworkLines.filter((x) => !x.has)) {
-      msg('MissingArtworkUrl', `items[${l.index}].externalArtworkUrl is required: when one PriceCode line supplies an artwork URL, every PriceCode line must.`);
+      msg(
+        'MissingArtworkUrl',
+        `items[${l.index}].externalArtworkUrl is required: when one PriceCode line supplies an artwork URL, every PriceCode line must.`,
+      );
     }
   }
 
@@ -218,14 +241,26 @@ export function validateCandidate(c: BoundCandidate, ctx: ValidationContext): Ve
   if (promo) {
     if (promo.isFixed) discount = Math.min(subtotal, promo.discount / 100);
     else {
-      const base = planned.filter((l) => !promo?.processes || promo.processes.includes(l.processCode ?? '')).reduce((s, l) => s + lineTotal(l), 0);
+      const base = planned
+        .filter((l) => !promo?.processes || promo.processes.includes(l.processCode ?? ''))
+        .reduce((s, l) => s + lineTotal(l), 0);
       discount = round2((base * promo.discount) / 100);
     }
   }
   return {
     crashes,
     messages,
-    plan: { lines: planned, location, dueDay, user, originCode, delivery, subtotal, discount, totalJobCost: round2(subtotal - discount) },
+    plan: {
+      lines: planned,
+      location,
+      dueDay,
+      user,
+      originCode,
+      delivery,
+      subtotal,
+      discount,
+      totalJobCost: round2(subtotal - discount),
+    },
   };
 }
 
@@ -276,7 +311,10 @@ function priceCodeLine(line: BoundLine, p: string, customer: CustomerState, msg:
     ok = false;
   }
   if (!isSample && line.quantity < pc.minimumQuantity) {
-    msg('BelowMinimumQuantity', `${p}: quantity ${line.quantity} is below the minimum quantity ${pc.minimumQuantity} for '${pc.priceCode}'.`);
+    msg(
+      'BelowMinimumQuantity',
+      `${p}: quantity ${line.quantity} is below the minimum quantity ${pc.minimumQuantity} for '${pc.priceCode}'.`,
+    );
     ok = false;
   }
   if (!ok) return null;
@@ -339,7 +377,10 @@ function checkAttribute(def: ProcessAttribute, attrs: Record<string, string>, p:
         return false;
       }
       if ((def.minValue !== undefined && n < def.minValue) || (def.maxValue !== undefined && n > def.maxValue)) {
-        msg('AttributeOutOfRange', `${at}: ${value} is outside the range ${def.minValue ?? '-∞'}..${def.maxValue ?? '∞'}.`);
+        msg(
+          'AttributeOutOfRange',
+          `${at}: ${value} is outside the range ${def.minValue ?? '-∞'}..${def.maxValue ?? '∞'}.`,
+        );
         return false;
       }
       return true;
@@ -368,7 +409,10 @@ function assetLine(
   if (!quantityOk(line, p, msg)) return null;
   const minimum = minimumOf(asset.priceBands);
   if (line.quantity < minimum) {
-    msg('BelowMinimumQuantity', `${p}: quantity ${line.quantity} is below the minimum quantity ${minimum} for asset '${asset.assetTag}'.`);
+    msg(
+      'BelowMinimumQuantity',
+      `${p}: quantity ${line.quantity} is below the minimum quantity ${minimum} for asset '${asset.assetTag}'.`,
+    );
     return null;
   }
   return {
@@ -416,7 +460,9 @@ function stockLine(line: BoundLine, p: string, factor: number, crashes: string[]
   const run = variant.sizesCsv.split(',');
   const outside = keys.filter((k) => !run.includes(k));
   if (outside.length) {
-    crashes.push(`${p}.sizeQuantities: size ${outside.map((k) => `'${k}'`).join(', ')} is not in the size run of '${variant.variantCode}'`);
+    crashes.push(
+      `${p}.sizeQuantities: size ${outside.map((k) => `'${k}'`).join(', ')} is not in the size run of '${variant.variantCode}'`,
+    );
     return null;
   }
   if (keys.some((k) => sizes[k] < 0)) {
@@ -444,4 +490,3 @@ function stockLine(line: BoundLine, p: string, factor: number, crashes: string[]
     isSample: false,
   };
 }
-

@@ -31,7 +31,8 @@ export function toJobDto(job: JobRecord, nowMs: number): JobDto {
     customerId: job.customerId,
     dateIn: isoSeconds(new Date(job.dateInMs)),
     dateOut: job.dateOutMs === null ? null : isoSeconds(new Date(job.dateOutMs)),
-    shippedDateStatus: days === null ? null : days < 0 ? 'Shipped early' : days === 0 ? 'Shipped on time' : 'Shipped late',
+    shippedDateStatus:
+      days === null ? null : days < 0 ? 'Shipped early' : days === 0 ? 'Shipped on time' : 'Shipped late',
     shippedDaysToProcess: days,
     processingDays: job.dateOutMs === null ? null : Math.round(((job.dateOutMs - job.dateInMs) / DAY) * 10) / 10,
     taxTotal: job.taxTotal,

@@ -21,16 +21,33 @@ const TX_SORT: Record<string, 'id' | 'createdAt' | 'completedAt' | 'amountSettle
 };
 
 const summary = (u: UserProfile): UserSummary => ({
-  id: u.id, guid: u.guid, userName: u.userName, firstName: u.firstName, lastName: u.lastName, emailAddress: u.emailAddress,
-  active: u.active, locationName: u.locationName, usernameLoginOnly: u.usernameLoginOnly, lastLogin: u.lastLogin, loginCount: u.loginCount,
+  id: u.id,
+  guid: u.guid,
+  userName: u.userName,
+  firstName: u.firstName,
+  lastName: u.lastName,
+  emailAddress: u.emailAddress,
+  active: u.active,
+  locationName: u.locationName,
+  usernameLoginOnly: u.usernameLoginOnly,
+  lastLogin: u.lastLogin,
+  loginCount: u.loginCount,
 });
 
 /** Account administrator only: an ordinary user credential gets 403. */
 function adminOnly(ctx: ApiContext): Reply | null {
-  return ctx.account.role === 'admin' ? null : problem(403, 'This operation requires the account administrator role.', ctx.path);
+  return ctx.account.role === 'admin'
+    ? null
+    : problem(403, 'This operation requires the account administrator role.', ctx.path);
 }
 
-function paging(ctx: ApiContext, defaultSize: number, sortMap: Record<string, string>, defaultSort: string, defaultDir: 'ASC' | 'DESC') {
+function paging(
+  ctx: ApiContext,
+  defaultSize: number,
+  sortMap: Record<string, string>,
+  defaultSort: string,
+  defaultDir: 'ASC' | 'DESC',
+) {
   const page = intParam(ctx.query, 'page') ?? 1;
   const pageSize = intParam(ctx.query, 'pageSize') ?? defaultSize;
   const sortBy = ctx.query.get('sortBy') ?? defaultSort;
@@ -40,7 +57,13 @@ function paging(ctx: ApiContext, defaultSize: number, sortMap: Record<string, st
   if (pageSize === null || pageSize < 1) errors.pageSize = ['pageSize must be a positive integer.'];
   if (!sortMap[sortBy.toLowerCase()]) errors.sortBy = [`'${sortBy}' is not a valid sortBy value.`];
   if (dir !== 'ASC' && dir !== 'DESC') errors.sortDirection = ['sortDirection must be ASC or DESC.'];
-  return { page: page as number, pageSize: pageSize as number, key: sortMap[sortBy.toLowerCase()], sign: dir === 'DESC' ? -1 : 1, errors };
+  return {
+    page: page as number,
+    pageSize: pageSize as number,
+    key: sortMap[sortBy.toLowerCase()],
+    sign: dir === 'DESC' ? -1 : 1,
+    errors,
+  };
 }
 
 export function register(r: Router<ApiHandler>): void {
@@ -62,7 +85,10 @@ export function register(r: Router<ApiHandler>): void {
     const key = p.key as keyof UserProfile;
     const list = ctx.customer.users
       .filter((u) => includeInactive === true || u.active)
-      .filter((u) => !text || [u.userName, u.firstName, u.lastName, u.emailAddress].some((v) => v?.toLowerCase().includes(text)))
+      .filter(
+        (u) =>
+          !text || [u.userName, u.firstName, u.lastName, u.emailAddress].some((v) => v?.toLowerCase().includes(text)),
+      )
       .sort((a, b) => compareValues(a[key], b[key]) * p.sign || a.id - b.id)
       .map(summary);
     return json(listEnvelope(list, p.page, p.pageSize, ctx.query.get('textFilter'), ctx.url));
@@ -85,7 +111,13 @@ export function register(r: Router<ApiHandler>): void {
     const key = p.key as 'id';
     const list = ctx.customer.transactions
       .filter((t) => completedOnly !== true || t.completedAt !== null)
-      .filter((t) => !text || [String(t.id), t.cardName, t.transactionStatus, t.gatewayType, t.cardNumber].some((v) => v?.toLowerCase().includes(text)))
+      .filter(
+        (t) =>
+          !text ||
+          [String(t.id), t.cardName, t.transactionStatus, t.gatewayType, t.cardNumber].some((v) =>
+            v?.toLowerCase().includes(text),
+          ),
+      )
       .sort((a, b) => compareValues(a[key], b[key]) * p.sign);
     return json(listEnvelope(list, p.page, p.pageSize, ctx.query.get('textFilter'), ctx.url));
   });

@@ -34,9 +34,15 @@ function validRules(body: unknown): { rules: FaultRule[]; seed?: number } | stri
     const rule = r as Partial<FaultRule>;
     if (typeof rule.route !== 'string' || !rule.route) return `rules[${i}].route is required`;
     if (!rule.kind || !KINDS.has(rule.kind)) return `rules[${i}].kind must be one of ${[...KINDS].join(', ')}`;
-    if (rule.kind === 'status' && ![429, 500, 502, 503].includes(rule.status as number)) return `rules[${i}].status must be 429, 500, 502 or 503`;
-    if (rule.when !== undefined && rule.when !== 'create' && rule.when !== 'validate') return `rules[${i}].when must be "create" or "validate"`;
-    if (rule.probability !== undefined && (typeof rule.probability !== 'number' || rule.probability < 0 || rule.probability > 1)) return `rules[${i}].probability must be within 0..1`;
+    if (rule.kind === 'status' && ![429, 500, 502, 503].includes(rule.status as number))
+      return `rules[${i}].status must be 429, 500, 502 or 503`;
+    if (rule.when !== undefined && rule.when !== 'create' && rule.when !== 'validate')
+      return `rules[${i}].when must be "create" or "validate"`;
+    if (
+      rule.probability !== undefined &&
+      (typeof rule.probability !== 'number' || rule.probability < 0 || rule.probability > 1)
+    )
+      return `rules[${i}].probability must be within 0..1`;
   }
   if (b.seed !== undefined && typeof b.seed !== 'number') return 'seed must be a number';
   return { rules: b.rules as FaultRule[], seed: b.seed as number | undefined };
@@ -55,15 +61,20 @@ export function adminRouter(): Router<AdminHandler> {
   });
   r.add('GET', '/jobs', (_q, d) => {
     const now = d.world.clock.nowMs();
-    return json(d.world.created.map((rec) => {
-      const job = d.world.customer(rec.customerId).jobs.get(rec.jobNumber);
-      return { ...rec, jobStatus: job ? settle(job, now).status : rec.jobStatus };
-    }));
+    return json(
+      d.world.created.map((rec) => {
+        const job = d.world.customer(rec.customerId).jobs.get(rec.jobNumber);
+        return { ...rec, jobStatus: job ? settle(job, now).status : rec.jobStatus };
+      }),
+    );
   });
   r.add('POST', '/jobs/{jobNumber}/advance', (q, d) => {
     const n = Number(q.params.jobNumber);
     const now = d.world.clock.nowMs();
-    const job = d.world.allCustomers().map((c) => c.jobs.get(n)).find((j) => j !== undefined);
+    const job = d.world
+      .allCustomers()
+      .map((c) => c.jobs.get(n))
+      .find((j) => j !== undefined);
     if (!job) return problem(404, `Job ${q.params.jobNumber} was not found.`, q.path);
     settle(job, now);
     const body = q.body as { status?: unknown; unlisted?: unknown } | null;
@@ -81,7 +92,9 @@ export function adminRouter(): Router<AdminHandler> {
     enter(job, next, now);
     return json({ jobNumber: job.jobNumber, jobStatus: job.status });
   });
-  r.add('GET', '/calls', (_q, d) => json(Object.fromEntries([...d.calls.entries()].sort(([a], [b]) => a.localeCompare(b)))));
+  r.add('GET', '/calls', (_q, d) =>
+    json(Object.fromEntries([...d.calls.entries()].sort(([a], [b]) => a.localeCompare(b)))),
+  );
   r.add('POST', '/calls/reset', (_q, d) => {
     d.calls.clear();
     return json({ ok: true });
@@ -100,7 +113,8 @@ export function adminRouter(): Router<AdminHandler> {
   r.add('GET', '/clock', (_q, d) => json({ now: isoSeconds(d.world.clock.now()) }));
   r.add('POST', '/clock/advance', (q, d) => {
     const ms = (q.body as { ms?: unknown } | null)?.ms;
-    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) return problem(400, 'body must be { ms: number >= 0 }', q.path);
+    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0)
+      return problem(400, 'body must be { ms: number >= 0 }', q.path);
     d.world.clock.advance(ms);
     return json({ now: isoSeconds(d.world.clock.now()) });
   });

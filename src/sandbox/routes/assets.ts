@@ -26,7 +26,11 @@ function listForm(a: AssetRecord): AssetDto {
   return { ...rest, priceBands: a.priceBands.map((b) => ({ ...b })) };
 }
 
-const splitCsv = (v: string | null): string[] => (v ?? '').split(',').map((s) => s.trim().toLowerCase()).filter(Boolean);
+const splitCsv = (v: string | null): string[] =>
+  (v ?? '')
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
 
 /** The spec's filter semantics, shared by GET /Assets and GET /Assets/global. */
 function listAssets(ctx: ApiContext, source: AssetRecord[]): Reply {
@@ -41,7 +45,8 @@ function listAssets(ctx: ApiContext, source: AssetRecord[]): Reply {
   const sortKey = SORT_KEYS[sortColumn.toLowerCase()];
   if (!sortKey) errors.sortColumn = [`'${sortColumn}' is not a sortable column.`];
   const dir = (ctx.query.get('sortDirection') ?? 'Ascending').toLowerCase();
-  if (!['ascending', 'descending', 'asc', 'desc'].includes(dir)) errors.sortDirection = ['sortDirection must be Ascending or Descending.'];
+  if (!['ascending', 'descending', 'asc', 'desc'].includes(dir))
+    errors.sortDirection = ['sortDirection must be Ascending or Descending.'];
   if (Object.keys(errors).length) return fieldErrors(ctx.path, errors);
 
   const include = splitCsv(ctx.query.get('includeProcesses'));
@@ -61,11 +66,17 @@ function listAssets(ctx: ApiContext, source: AssetRecord[]): Reply {
     if (contains.length && (pc === null || !contains.some((s) => pc.includes(s)))) return false;
     // NotContains: none matches, and a null price code is included.
     if (notContains.length && pc !== null && notContains.some((s) => pc.includes(s))) return false;
-    if (f && ![a.assetTag, a.description, a.priceCode, a.garment, a.processCode].some((v) => v?.toLowerCase().includes(f))) return false;
+    if (
+      f &&
+      ![a.assetTag, a.description, a.priceCode, a.garment, a.processCode].some((v) => v?.toLowerCase().includes(f))
+    )
+      return false;
     return true;
   });
   const sign = dir.startsWith('desc') ? -1 : 1;
-  list = [...list].sort((x, y) => compareValues(x[sortKey], y[sortKey]) * sign || compareValues(x.assetTag, y.assetTag));
+  list = [...list].sort(
+    (x, y) => compareValues(x[sortKey], y[sortKey]) * sign || compareValues(x.assetTag, y.assetTag),
+  );
   return json(listEnvelope(list.map(listForm), page as number, pageSize as number, filter, ctx.url));
 }
 
@@ -85,17 +96,43 @@ export function register(r: Router<ApiHandler>): void {
     const a = ctx.world.findAsset(ctx.customer, ctx.params.assetTag);
     if (!a) return problem(404, `Asset '${ctx.params.assetTag}' was not found.`, ctx.path);
     const size = ctx.query.get('size');
-    if (size !== null && !['50', '100', '150'].includes(size)) return fieldErrors(ctx.path, { size: ['size must be 50, 100 or 150.'] });
+    if (size !== null && !['50', '100', '150'].includes(size))
+      return fieldErrors(ctx.path, { size: ['size must be 50, 100 or 150.'] });
     const tag = a.assetTag as string;
-    const url = (name: string): string => `https://cdn.sandbox.invalid/assets/${tag}/${name}?expires=${Math.floor(ctx.now.getTime() / 1000) + 3600}&sig=sandbox${size ? `&size=${size}` : ''}`;
+    const url = (name: string): string =>
+      `https://cdn.sandbox.invalid/assets/${tag}/${name}?expires=${Math.floor(ctx.now.getTime() / 1000) + 3600}&sig=sandbox${size ? `&size=${size}` : ''}`;
     const body: AssetFileList = {
       assetTag: tag,
       currentFiles: [
-        { fileId: `${tag}-art`, fileName: `${tag}.png`, fileSize: 482_113, dateUploaded: a.createDate, isImage: true, cdnUrl: url(`${tag}.png`) },
-        { fileId: `${tag}-pdf`, fileName: `${tag}-proof.pdf`, fileSize: 120_442, dateUploaded: a.createDate, isImage: false, cdnUrl: url(`${tag}-proof.pdf`) },
+        {
+          fileId: `${tag}-art`,
+          fileName: `${tag}.png`,
+          fileSize: 482_113,
+          dateUploaded: a.createDate,
+          isImage: true,
+          cdnUrl: url(`${tag}.png`),
+        },
+        {
+          fileId: `${tag}-pdf`,
+          fileName: `${tag}-proof.pdf`,
+          fileSize: 120_442,
+          dateUploaded: a.createDate,
+          isImage: false,
+          cdnUrl: url(`${tag}-proof.pdf`),
+        },
       ],
       historicFiles: a.isArchived
-        ? [{ fileId: `${tag}-old`, fileName: `${tag}-v1.png`, fileSize: 301_877, dateUploaded: a.createDate, isImage: true, cdnUrl: url(`${tag}-v1.png`), action: 'Archived' }]
+        ? [
+            {
+              fileId: `${tag}-old`,
+              fileName: `${tag}-v1.png`,
+              fileSize: 301_877,
+              dateUploaded: a.createDate,
+              isImage: true,
+              cdnUrl: url(`${tag}-v1.png`),
+              action: 'Archived',
+            },
+          ]
         : [],
     };
     return json(body);

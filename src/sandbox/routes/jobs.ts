@@ -58,7 +58,9 @@ function postJob(ctx: ApiContext): Reply {
   // The documented 500 causes: a crash on a real submit; real messages on a dry run
   // ("send the payload with validateOnly true to get real validation messages").
   if (verdict.crashes.length && !validateOnly) {
-    return problem(500, 'An unexpected error occurred while creating the job.', ctx.path, { traceId: `sbx-${ctx.world.nextJobNumber}-${verdict.crashes.length}` });
+    return problem(500, 'An unexpected error occurred while creating the job.', ctx.path, {
+      traceId: `sbx-${ctx.world.nextJobNumber}-${verdict.crashes.length}`,
+    });
   }
   const messages = [...verdict.crashes.map((m) => ({ errorCode: 'InvalidPayload', message: m })), ...verdict.messages];
   if (messages.length || !verdict.plan) {
@@ -90,19 +92,28 @@ function patchJob(ctx: ApiContext): Reply {
   const job = findJob(ctx);
   if (!job) return notFound(ctx);
   const { value } = readJson(ctx);
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return fieldErrors(ctx.path, { $: ['The request body must be a JSON object.'] });
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    return fieldErrors(ctx.path, { $: ['The request body must be a JSON object.'] });
   const body = value as Record<string, unknown>;
   const errors: Record<string, string[]> = {};
   const str = (k: keyof PatchJobDto): string | undefined => {
     const v = body[k];
     if (v === undefined || v === null) return undefined;
-    if (typeof v !== 'string') errors[`$.${k}`] = [`The JSON value could not be converted to System.String. Path: $.${k}.`];
+    if (typeof v !== 'string')
+      errors[`$.${k}`] = [`The JSON value could not be converted to System.String. Path: $.${k}.`];
     return typeof v === 'string' ? v : undefined;
   };
-  const patch = { description: str('description'), comments: str('comments'), orderNumber: str('orderNumber'), dateDue: str('dateDue'), locationCode: str('locationCode') };
+  const patch = {
+    description: str('description'),
+    comments: str('comments'),
+    orderNumber: str('orderNumber'),
+    dateDue: str('dateDue'),
+    locationCode: str('locationCode'),
+  };
   let mustDate: boolean | undefined;
   if (body.mustDate !== undefined && body.mustDate !== null) {
-    if (typeof body.mustDate !== 'boolean') errors['$.mustDate'] = ['The JSON value could not be converted to System.Boolean. Path: $.mustDate.'];
+    if (typeof body.mustDate !== 'boolean')
+      errors['$.mustDate'] = ['The JSON value could not be converted to System.Boolean. Path: $.mustDate.'];
     else mustDate = body.mustDate;
   }
   if (Object.keys(errors).length) return fieldErrors(ctx.path, errors);
@@ -111,13 +122,21 @@ function patchJob(ctx: ApiContext): Reply {
     return problem(403, reason ?? 'Job is locked.', ctx.path, { lockedReason: reason });
   }
   // Customer credentials are never super-users.
-  if (patch.locationCode !== undefined) return problem(403, 'locationCode may only be changed by a super-user.', ctx.path);
+  if (patch.locationCode !== undefined)
+    return problem(403, 'locationCode may only be changed by a super-user.', ctx.path);
   let dueDay: string | undefined;
   if (patch.dateDue !== undefined) {
     const d = parseRequestDate(patch.dateDue);
     if (!d) return fieldErrors(ctx.path, { dateDue: [`'${patch.dateDue}' is not a valid date.`] });
-    const earliest = earliestShipDay(ctx.now, job.location, job.lines.map((l) => l.processCode ?? ''));
-    if (d < earliest) return fieldErrors(ctx.path, { dateDue: [`The factory cannot meet ${d}; the earliest possible date is ${earliest}.`] });
+    const earliest = earliestShipDay(
+      ctx.now,
+      job.location,
+      job.lines.map((l) => l.processCode ?? ''),
+    );
+    if (d < earliest)
+      return fieldErrors(ctx.path, {
+        dateDue: [`The factory cannot meet ${d}; the earliest possible date is ${earliest}.`],
+      });
     dueDay = d;
   }
   if (patch.description !== undefined) job.description = patch.description;
@@ -145,7 +164,8 @@ function activeJobs(ctx: ApiContext): Reply {
   const sortKey = ACTIVE_SORT[sortColumn];
   if (!sortKey) errors.sortColumn = [`'${ctx.query.get('sortColumn')}' is not a sortable column.`];
   const dirRaw = ctx.query.get('sortDirection')?.toLowerCase();
-  if (dirRaw && !['asc', 'desc', 'ascending', 'descending'].includes(dirRaw)) errors.sortDirection = ['sortDirection must be asc or desc.'];
+  if (dirRaw && !['asc', 'desc', 'ascending', 'descending'].includes(dirRaw))
+    errors.sortDirection = ['sortDirection must be asc or desc.'];
   if (Object.keys(errors).length) return fieldErrors(ctx.path, errors);
   if (userId !== undefined && !ctx.customer.users.some((u) => u.id === userId)) {
     return fieldErrors(ctx.path, { customerUserId: [`User ${userId} does not belong to this customer.`] });
@@ -183,7 +203,10 @@ export function register(r: Router<ApiHandler>): void {
   r.add('GET', '/Jobs/active', activeJobs);
   r.add('GET', '/Jobs/delivery-options', (ctx) => json(ctx.region.deliveryOptions));
   r.add('GET', '/Jobs/earliest-ship-date', (ctx) => {
-    const codes = (ctx.query.get('processCodes') ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const codes = (ctx.query.get('processCodes') ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
     return json(earliestShipDate(ctx.now, defaultLocation(ctx.region), codes));
   });
   r.add('GET', '/Jobs/{jobNumber}', (ctx) => {
@@ -195,7 +218,8 @@ export function register(r: Router<ApiHandler>): void {
     const job = findJob(ctx);
     if (!job) return notFound(ctx);
     if (job.status === STATUS.Cancelled) return noContent();
-    if (!isCancelable(job.status)) return problem(409, `Job ${job.jobNumber} is ${job.status} and can no longer be cancelled.`, ctx.path);
+    if (!isCancelable(job.status))
+      return problem(409, `Job ${job.jobNumber} is ${job.status} and can no longer be cancelled.`, ctx.path);
     enter(job, STATUS.Cancelled, ctx.now.getTime());
     return noContent();
   });

@@ -7,7 +7,9 @@ import { json } from '../reply.js';
 import type { Router } from '../router.js';
 
 export function register(r: Router<ApiHandler>): void {
-  r.add('GET', '/PriceCodes/processes', (ctx) => json({ processes: ctx.customer.processes } satisfies ProcessesResponse));
+  r.add('GET', '/PriceCodes/processes', (ctx) =>
+    json({ processes: ctx.customer.processes } satisfies ProcessesResponse),
+  );
 
   // Codes with metadata attributes (custom sizes) are omitted from the list, per the spec.
   r.add('GET', '/PriceCodes/price-codes', (ctx) => {
@@ -15,12 +17,17 @@ export function register(r: Router<ApiHandler>): void {
     const pageSize = intParam(ctx.query, 'pageSize');
     const errors: Record<string, string[]> = {};
     if (page === null || (page !== undefined && page < 1)) errors.page = ['page must be a positive integer.'];
-    if (pageSize === null || (pageSize !== undefined && pageSize < 1)) errors.pageSize = ['pageSize must be a positive integer.'];
+    if (pageSize === null || (pageSize !== undefined && pageSize < 1))
+      errors.pageSize = ['pageSize must be a positive integer.'];
     if (Object.keys(errors).length) return fieldErrors(ctx.path, errors);
     const filter = ctx.query.get('filter')?.trim().toLowerCase() ?? '';
     let list: PriceCodeDto[] = ctx.customer.catalogue.filter((p) => !p.hasMetaDataAttributes);
     if (filter) {
-      list = list.filter((p) => [p.priceCode, p.name, p.description, p.processCode, p.categoryName].some((v) => v?.toLowerCase().includes(filter)));
+      list = list.filter((p) =>
+        [p.priceCode, p.name, p.description, p.processCode, p.categoryName].some((v) =>
+          v?.toLowerCase().includes(filter),
+        ),
+      );
     }
     if (page !== undefined || pageSize !== undefined) {
       const size = pageSize ?? 50;

@@ -24,13 +24,20 @@ function view(s: StockRecord, ctx: ApiContext, withConfigs: boolean): StockItem 
     ...s.item,
     stockVariants: sortVariants(s.item.stockVariants, ctx),
     markets: marketsOf(s.id),
-    priceBands: includePricing ? s.basePriceBands.map((b) => ({ ...b, unitPrice: round2(b.unitPrice * ctx.region.priceFactor) })) : null,
+    priceBands: includePricing
+      ? s.basePriceBands.map((b) => ({ ...b, unitPrice: round2(b.unitPrice * ctx.region.priceFactor) }))
+      : null,
   };
   if (withConfigs) {
-    item.shippingConfigs = activeConfigs(s.id).map(({ stockItemId: _i, active: _a, createdAt: _c, updatedAt: _u, ...rest }): StockShippingConfigSummary => ({
-      ...rest,
-      fulfilmentLocations: rest.fulfilmentLocations.map((l) => ({ locationCode: l.locationCode, locationName: l.locationName })),
-    }));
+    item.shippingConfigs = activeConfigs(s.id).map(
+      ({ stockItemId: _i, active: _a, createdAt: _c, updatedAt: _u, ...rest }): StockShippingConfigSummary => ({
+        ...rest,
+        fulfilmentLocations: rest.fulfilmentLocations.map((l) => ({
+          locationCode: l.locationCode,
+          locationName: l.locationName,
+        })),
+      }),
+    );
   }
   return item;
 }
@@ -43,19 +50,31 @@ export function register(r: Router<ApiHandler>): void {
     }
     const includeArchived = boolParam(ctx.query, 'includeArchived') === true;
     const filter = ctx.query.get('filter')?.trim().toLowerCase() ?? '';
-    const markets = [...new Set((ctx.query.get('markets') ?? '').split(',').map((m) => m.trim().toUpperCase()).filter(Boolean))];
+    const markets = [
+      ...new Set(
+        (ctx.query.get('markets') ?? '')
+          .split(',')
+          .map((m) => m.trim().toUpperCase())
+          .filter(Boolean),
+      ),
+    ];
     let list = STOCK.filter((s) => !s.hidden && (includeArchived || !s.archived));
     // `code` is exact and untrimmed: " GD5000" matches nothing.
     if (code !== null && code !== '') {
       list = list.filter((s) => s.item.stockCode === code || s.item.stockVariants.some((v) => v.variantCode === code));
     }
     if (filter) {
-      list = list.filter((s) => [s.item.stockCode, s.item.stockName, s.item.stockDescription, s.item.categoryName].some((v) => v?.toLowerCase().includes(filter)));
+      list = list.filter((s) =>
+        [s.item.stockCode, s.item.stockName, s.item.stockDescription, s.item.categoryName].some((v) =>
+          v?.toLowerCase().includes(filter),
+        ),
+      );
     }
     if (markets.length) list = list.filter((s) => marketsOf(s.id).some((m) => markets.includes(m)));
     const col = ctx.query.get('stockSortColumn')?.toLowerCase();
     const desc = ctx.query.get('stockSortDirection')?.toLowerCase().startsWith('desc') ?? false;
-    const key = (s: StockRecord): unknown => (col === 'stockcode' ? s.item.stockCode : col === 'stockname' ? s.item.stockName : s.item.rank);
+    const key = (s: StockRecord): unknown =>
+      col === 'stockcode' ? s.item.stockCode : col === 'stockname' ? s.item.stockName : s.item.rank;
     list = [...list].sort((a, b) => compareValues(key(a), key(b)) * (desc ? -1 : 1));
     const page = intParam(ctx.query, 'page');
     const pageSize = intParam(ctx.query, 'pageSize');
@@ -71,10 +90,12 @@ export function register(r: Router<ApiHandler>): void {
 
   r.add('GET', '/Stock/{code}', (ctx) => {
     const code = ctx.params.code;
-    if (code.length > MAX_STOCK_CODE_LENGTH) return fieldErrors(ctx.path, { code: [`code must be at most ${MAX_STOCK_CODE_LENGTH} characters.`] });
+    if (code.length > MAX_STOCK_CODE_LENGTH)
+      return fieldErrors(ctx.path, { code: [`code must be at most ${MAX_STOCK_CODE_LENGTH} characters.`] });
     const s = findStockByCode(code);
     const includeArchived = boolParam(ctx.query, 'includeArchived') === true;
-    if (!s || s.hidden || (s.archived && !includeArchived)) return problem(404, `Stock item '${code}' was not found.`, ctx.path);
+    if (!s || s.hidden || (s.archived && !includeArchived))
+      return problem(404, `Stock item '${code}' was not found.`, ctx.path);
     return json(view(s, ctx, true));
   });
 

@@ -78,10 +78,21 @@ export class S3Store {
 
   /** The new ETag, or 'precondition-failed' when the condition did not hold. */
   async put(key: string, body: string | Uint8Array, condition?: PutCondition, contentType?: string): Promise<string> {
-    const cond = this.conditional && condition ? ('ifMatch' in condition ? { IfMatch: condition.ifMatch } : { IfNoneMatch: '*' }) : {};
+    const cond =
+      this.conditional && condition
+        ? 'ifMatch' in condition
+          ? { IfMatch: condition.ifMatch }
+          : { IfNoneMatch: '*' }
+        : {};
     try {
       const res = await this.client.send(
-        new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: body, ...(contentType ? { ContentType: contentType } : {}), ...cond }),
+        new PutObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          Body: body,
+          ...(contentType ? { ContentType: contentType } : {}),
+          ...cond,
+        }),
       );
       return res.ETag ?? '';
     } catch (err) {
@@ -96,7 +107,11 @@ export class S3Store {
   async delete(key: string, ifMatch?: string): Promise<boolean> {
     try {
       await this.client.send(
-        new DeleteObjectCommand({ Bucket: this.bucket, Key: key, ...(this.conditional && ifMatch ? { IfMatch: ifMatch } : {}) }),
+        new DeleteObjectCommand({
+          Bucket: this.bucket,
+          Key: key,
+          ...(this.conditional && ifMatch ? { IfMatch: ifMatch } : {}),
+        }),
       );
       return true;
     } catch (err) {
@@ -110,7 +125,11 @@ export class S3Store {
   async copy(fromKey: string, toKey: string): Promise<boolean> {
     try {
       await this.client.send(
-        new CopyObjectCommand({ Bucket: this.bucket, Key: toKey, CopySource: `${this.bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}` }),
+        new CopyObjectCommand({
+          Bucket: this.bucket,
+          Key: toKey,
+          CopySource: `${this.bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}`,
+        }),
       );
       return true;
     } catch (err) {
@@ -129,10 +148,16 @@ export class S3Store {
     let token: string | undefined;
     do {
       const res = await this.client.send(
-        new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token, ...(delimiter ? { Delimiter: delimiter } : {}) }),
+        new ListObjectsV2Command({
+          Bucket: this.bucket,
+          Prefix: prefix,
+          ContinuationToken: token,
+          ...(delimiter ? { Delimiter: delimiter } : {}),
+        }),
       );
       for (const o of res.Contents ?? []) {
-        if (o.Key) out.push({ key: o.Key, size: o.Size ?? 0, lastModified: o.LastModified?.getTime() ?? 0, etag: o.ETag ?? '' });
+        if (o.Key)
+          out.push({ key: o.Key, size: o.Size ?? 0, lastModified: o.LastModified?.getTime() ?? 0, etag: o.ETag ?? '' });
       }
       token = res.IsTruncated ? res.NextContinuationToken : undefined;
     } while (token);
@@ -157,7 +182,8 @@ export class S3Store {
       if (first instanceof Error) return { ok: false, why: `a conditional PUT was rejected (${describe(first)})` };
       const second = await this.put(probeKey, 'probe 2', { ifNoneMatch: '*' }).catch((err: unknown) => err);
       if (second instanceof Error) return { ok: false, why: `a conditional PUT was rejected (${describe(second)})` };
-      if (second !== PRECONDITION_FAILED) return { ok: false, why: 'it overwrote an existing object despite If-None-Match: *' };
+      if (second !== PRECONDITION_FAILED)
+        return { ok: false, why: 'it overwrote an existing object despite If-None-Match: *' };
       return { ok: true };
     } finally {
       this.conditional = saved;
@@ -175,12 +201,18 @@ function status(err: unknown): number | undefined {
 }
 
 function isNotFound(err: unknown): boolean {
-  return status(err) === 404 || (err instanceof S3ServiceException && (err.name === 'NoSuchKey' || err.name === 'NotFound'));
+  return (
+    status(err) === 404 || (err instanceof S3ServiceException && (err.name === 'NoSuchKey' || err.name === 'NotFound'))
+  );
 }
 
 function isPreconditionFailed(err: unknown): boolean {
   // 409 ConditionalRequestConflict: AWS's answer when a concurrent conditional write is in flight.
-  return status(err) === 412 || (status(err) === 409 && (err as Error).name === 'ConditionalRequestConflict') || (err as Error)?.name === 'PreconditionFailed';
+  return (
+    status(err) === 412 ||
+    (status(err) === 409 && (err as Error).name === 'ConditionalRequestConflict') ||
+    (err as Error)?.name === 'PreconditionFailed'
+  );
 }
 
 export function describe(err: unknown): string {

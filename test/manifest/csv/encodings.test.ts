@@ -7,8 +7,13 @@ import { tempFiles } from '../../support/temp-files.js';
 const files = tempFiles();
 
 // 0x80 €, 0x96 –, 0x9C œ, 0x8A Š: the 0x80–0x9F range Latin-1 and TextDecoder get wrong.
-const TEXT = 'orderNumber,description,contactName,itemType,code\r\nPO-1,Saison – Œuvre €5,Jürgen Müller Šćœ,Asset,A1\r\n';
-const EXPECTED = { orderNumber: 'PO-1', description: 'Saison – Œuvre €5', deliveryAddress: { contactName: 'Jürgen Müller Šćœ' } };
+const TEXT =
+  'orderNumber,description,contactName,itemType,code\r\nPO-1,Saison – Œuvre €5,Jürgen Müller Šćœ,Asset,A1\r\n';
+const EXPECTED = {
+  orderNumber: 'PO-1',
+  description: 'Saison – Œuvre €5',
+  deliveryAddress: { contactName: 'Jürgen Müller Šćœ' },
+};
 
 async function readAs(name: string, bytes: Uint8Array, mapping?: Mapping) {
   const file = await files.write(name, bytes);
@@ -54,7 +59,10 @@ describe('readCsvDocument: encodings', () => {
     expect([...bytes]).toEqual(expect.arrayContaining([0x80, 0x96, 0x8c, 0x9c, 0x8a, 0xfc]));
     const r = await readAs('cp1252.csv', bytes, { encoding: 'windows-1252' });
     expect(r.diagnostics).toEqual([]);
-    expect(job(r)).toMatchObject({ ...EXPECTED, deliveryAddress: { contactName: 'Jürgen Müller Šćœ'.replace('ć', '?') } });
+    expect(job(r)).toMatchObject({
+      ...EXPECTED,
+      deliveryAddress: { contactName: 'Jürgen Müller Šćœ'.replace('ć', '?') },
+    });
   });
 
   it('decodes multi-byte characters split across read chunks', async () => {

@@ -42,7 +42,10 @@ describe('CSV with mixed line endings', () => {
 
   it('rows are physical lines: a quoted CRLF inside a cell and LF line ends after a CRLF line', async () => {
     const QUOTED = 'PO-2,UPSGND,"1 Main St\r\nSuite 5",Austin,TX,78701,US,Asset,A10001,50';
-    const { diagnostics, manifest } = await loadText(`${HEADER}\r\n${ROW(1)}\n${QUOTED}\n\n${ROW(3)}\r\n`, 'orders.csv');
+    const { diagnostics, manifest } = await loadText(
+      `${HEADER}\r\n${ROW(1)}\n${QUOTED}\n\n${ROW(3)}\r\n`,
+      'orders.csv',
+    );
     expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     expect(manifest!.jobs.map((j) => j.orderNumber)).toEqual(['PO-1', 'PO-2', 'PO-3']);
     expect(manifest!.jobs[1].deliveryAddress.streetAddress).toBe('1 Main St\r\nSuite 5');
@@ -59,7 +62,13 @@ describe('CSV with mixed line endings', () => {
 
   it('result.csv has one row per input row, with its row number, whether copied or re-parsed', async () => {
     const { file, diagnostics, manifest } = await loadText(`${HEADER}\r\n${ROW(1)}\n${ROW(2)}\r\n`, 'orders.csv');
-    const report = buildReport({ command: 'check', input: { file, format: 'csv' }, manifest, diagnostics, startedAt: new Date(0) });
+    const report = buildReport({
+      command: 'check',
+      input: { file, format: 'csv' },
+      manifest,
+      diagnostics,
+      startedAt: new Date(0),
+    });
     const texts: string[] = [];
     for (const copyVerbatim of [true, false]) {
       await writeResultCsv(`${file}.result.csv`, report, { manifest, copyVerbatim });

@@ -14,8 +14,9 @@ async function collect(file: string, opts = {}) {
 }
 
 describe('readCsvRows', () => {
-  it('yields data rows verbatim (untrimmed, quotes resolved) with the reader\'s row numbers', async () => {
-    const content = '\uFEFForderNumber,itemType,code,comment\r\n PO-1 ,Asset,A1,"say ""hi"",\r\nthere"\r\n\r\nPO-2,Asset,A2,  \r\n';
+  it("yields data rows verbatim (untrimmed, quotes resolved) with the reader's row numbers", async () => {
+    const content =
+      '\uFEFForderNumber,itemType,code,comment\r\n PO-1 ,Asset,A1,"say ""hi"",\r\nthere"\r\n\r\nPO-2,Asset,A2,  \r\n';
     const file = await files.write('rows.csv', content);
     const rows = await collect(file);
     expect(rows).toEqual([
@@ -28,8 +29,16 @@ describe('readCsvRows', () => {
   });
 
   it('decodes with the mapping (UTF-16, skipped rows, delimiter) like the reader', async () => {
-    const file = await files.write('rows16.csv', iconv.encode('banner\nPO_NUM;ITEM\nRO-1;A1\n', 'utf-16le', { addBOM: true }));
-    const mapping = { delimiter: ';', skipRows: 1, encoding: 'utf-16' as const, columns: { PO_NUM: 'orderNumber', ITEM: 'code' } };
+    const file = await files.write(
+      'rows16.csv',
+      iconv.encode('banner\nPO_NUM;ITEM\nRO-1;A1\n', 'utf-16le', { addBOM: true }),
+    );
+    const mapping = {
+      delimiter: ';',
+      skipRows: 1,
+      encoding: 'utf-16' as const,
+      columns: { PO_NUM: 'orderNumber', ITEM: 'code' },
+    };
     expect(await collect(file, { mapping })).toEqual([{ row: 3, cells: ['RO-1', 'A1'] }]);
     expect(await readCsvHeader(file, { mapping })).toEqual({ header: ['PO_NUM', 'ITEM'], row: 2 });
   });
@@ -39,7 +48,9 @@ describe('readCsvRows', () => {
   });
 
   it('round-trips any cells and counts physical rows exactly (property)', async () => {
-    const cell = fc.array(fc.constantFrom('a', 'Z', ' ', ',', '"', '\n', '\r\n', 'é', '日', ';'), { maxLength: 6 }).map((cs) => cs.join(''));
+    const cell = fc
+      .array(fc.constantFrom('a', 'Z', ' ', ',', '"', '\n', '\r\n', 'é', '日', ';'), { maxLength: 6 })
+      .map((cs) => cs.join(''));
     const table = fc.array(fc.tuple(cell, cell), { minLength: 1, maxLength: 12 });
     const blanks = fc.array(fc.nat(2), { minLength: 13, maxLength: 13 });
     let n = 0;

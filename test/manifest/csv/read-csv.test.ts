@@ -21,7 +21,13 @@ describe('readCsvDocument: default template', () => {
   it('groups rows by orderNumber, adjacent or not, in order of first appearance', async () => {
     const r = await read(
       'group.csv',
-      lines(HEAD, 'PO-1,UPS Ground,Austin,Asset,A10001,50', 'PO-2,UPSGND,Dallas,Asset,A10002,20', 'PO-1,,,Stock,GD5000,', 'PO-2,,,Asset,A10003,30'),
+      lines(
+        HEAD,
+        'PO-1,UPS Ground,Austin,Asset,A10001,50',
+        'PO-2,UPSGND,Dallas,Asset,A10002,20',
+        'PO-1,,,Stock,GD5000,',
+        'PO-2,,,Asset,A10003,30',
+      ),
     );
     expect(r.diagnostics).toEqual([]);
     expect(r.format).toBe('csv');
@@ -45,7 +51,11 @@ describe('readCsvDocument: default template', () => {
 
   it('hashes the exact input bytes', async () => {
     const r = await read('hash.csv', lines(HEAD, 'PO-1,UPS Ground,Austin,Asset,A10001,50'));
-    expect(r.sha256).toBe(createHash('sha256').update(await readFile(r.file)).digest('hex'));
+    expect(r.sha256).toBe(
+      createHash('sha256')
+        .update(await readFile(r.file))
+        .digest('hex'),
+    );
   });
 
   it('places every template column at its level and types the typed ones', async () => {
@@ -129,19 +139,45 @@ describe('readCsvDocument: default template', () => {
       { itemType: 'PriceCode', code: 'DTF', attributes: { Colors: '4', Notes: 'hi there' } },
       { itemType: 'Stock', code: 'GD5000', variantCode: 'GD5000-BLK', sizeQuantities: { '2XL': 3, S: 10, M: 20 } },
     ]);
-    expect(r.sources.locate('jobs[0].items[1].sizeQuantities.2XL')).toEqual({ file: r.file, row: 3, columnName: 'size:2XL' });
-    expect(r.sources.locate('jobs[0].items[1].sizeQuantities.S')).toEqual({ file: r.file, row: 3, columnName: 'sizeQuantities' });
-    expect(r.sources.locate('jobs[0].items[0].attributes.Notes')).toEqual({ file: r.file, row: 2, columnName: 'attr:Notes' });
+    expect(r.sources.locate('jobs[0].items[1].sizeQuantities.2XL')).toEqual({
+      file: r.file,
+      row: 3,
+      columnName: 'size:2XL',
+    });
+    expect(r.sources.locate('jobs[0].items[1].sizeQuantities.S')).toEqual({
+      file: r.file,
+      row: 3,
+      columnName: 'sizeQuantities',
+    });
+    expect(r.sources.locate('jobs[0].items[0].attributes.Notes')).toEqual({
+      file: r.file,
+      row: 2,
+      columnName: 'attr:Notes',
+    });
   });
 
   it('reports a size given both in sizeQuantities and a size: column, and malformed cells, at the cell', async () => {
     const r = await read(
       'dupsize.csv',
-      lines('orderNumber,itemType,code,size:M,sizeQuantities', 'PO-1,Stock,GD5000,5,S=1;M=2', 'PO-1,Stock,GD5000,,S10', 'PO-1,Stock,GD5000,,S=1;S=2', 'PO-1,Stock,GD5000,,S=ten'),
+      lines(
+        'orderNumber,itemType,code,size:M,sizeQuantities',
+        'PO-1,Stock,GD5000,5,S=1;M=2',
+        'PO-1,Stock,GD5000,,S10',
+        'PO-1,Stock,GD5000,,S=1;S=2',
+        'PO-1,Stock,GD5000,,S=ten',
+      ),
     );
     expect(r.diagnostics).toMatchObject([
-      { code: 'csv.duplicate-size', field: 'jobs[0].items[0].sizeQuantities.M', source: { row: 2, columnName: 'sizeQuantities' } },
-      { code: 'csv.size-quantities', field: 'jobs[0].items[1].sizeQuantities', source: { row: 3, columnName: 'sizeQuantities' } },
+      {
+        code: 'csv.duplicate-size',
+        field: 'jobs[0].items[0].sizeQuantities.M',
+        source: { row: 2, columnName: 'sizeQuantities' },
+      },
+      {
+        code: 'csv.size-quantities',
+        field: 'jobs[0].items[1].sizeQuantities',
+        source: { row: 3, columnName: 'sizeQuantities' },
+      },
       { code: 'csv.size-quantities', message: 'size S is given twice', source: { row: 4 } },
     ]);
     expect(r.diagnostics[1].message).toContain('"S10" is not SIZE=QUANTITY');
@@ -152,24 +188,51 @@ describe('readCsvDocument: default template', () => {
   it('leaves badly typed cells as strings so schema validation reports them at the cell', async () => {
     const r = await read(
       'typed.csv',
-      lines('orderNumber,customerUserId,mustDate,itemType,code,quantity,size:M', 'PO-1,12a,maybe,Asset,A1,12.5,x', 'PO-2,+7,TRUE,Asset,A1,-3,007'),
+      lines(
+        'orderNumber,customerUserId,mustDate,itemType,code,quantity,size:M',
+        'PO-1,12a,maybe,Asset,A1,12.5,x',
+        'PO-2,+7,TRUE,Asset,A1,-3,007',
+      ),
     );
     expect(r.diagnostics).toEqual([]);
-    expect(r.doc?.jobs[0]).toMatchObject({ customerUserId: '12a', mustDate: 'maybe', items: [{ quantity: '12.5', sizeQuantities: { M: 'x' } }] });
-    expect(r.doc?.jobs[1]).toMatchObject({ customerUserId: 7, mustDate: true, items: [{ quantity: -3, sizeQuantities: { M: 7 } }] });
+    expect(r.doc?.jobs[0]).toMatchObject({
+      customerUserId: '12a',
+      mustDate: 'maybe',
+      items: [{ quantity: '12.5', sizeQuantities: { M: 'x' } }],
+    });
+    expect(r.doc?.jobs[1]).toMatchObject({
+      customerUserId: 7,
+      mustDate: true,
+      items: [{ quantity: -3, sizeQuantities: { M: 7 } }],
+    });
     expect(r.sources.locate('jobs[0].items[0].quantity')).toEqual({ file: r.file, row: 2, columnName: 'quantity' });
     expect(r.sources.locate('/jobs/0/customerUserId')).toEqual({ file: r.file, row: 2, columnName: 'customerUserId' });
   });
 
   it('treats blank and whitespace-only cells as absent and trims values', async () => {
-    const r = await read('blank.csv', lines('orderNumber,description,city,itemType,code,quantity', ' PO-1 ,  ,  Austin ,Asset,A1,  '));
-    expect(r.doc?.jobs[0]).toEqual({ orderNumber: 'PO-1', deliveryAddress: { city: 'Austin' }, items: [{ itemType: 'Asset', code: 'A1' }] });
+    const r = await read(
+      'blank.csv',
+      lines('orderNumber,description,city,itemType,code,quantity', ' PO-1 ,  ,  Austin ,Asset,A1,  '),
+    );
+    expect(r.doc?.jobs[0]).toEqual({
+      orderNumber: 'PO-1',
+      deliveryAddress: { city: 'Austin' },
+      items: [{ itemType: 'Asset', code: 'A1' }],
+    });
   });
 
   it('reports a job-level conflict naming both rows, keeps the first value, and locates it', async () => {
     const r = await read(
       'conflict.csv',
-      lines(HEAD, 'PO-1001,UPS Ground,Dallas,Asset,A1,1', 'PO-2,UPS Ground,Austin,Asset,A1,1', 'PO-1001,,,Asset,A2,1', 'PO-1001,,dallas,Asset,A3,1', 'PO-1001,,Dallas,Asset,A3,1', 'PO-1001,,Austin,Asset,A4,1'),
+      lines(
+        HEAD,
+        'PO-1001,UPS Ground,Dallas,Asset,A1,1',
+        'PO-2,UPS Ground,Austin,Asset,A1,1',
+        'PO-1001,,,Asset,A2,1',
+        'PO-1001,,dallas,Asset,A3,1',
+        'PO-1001,,Dallas,Asset,A3,1',
+        'PO-1001,,Austin,Asset,A4,1',
+      ),
     );
     expect(r.diagnostics).toHaveLength(2);
     expect(r.diagnostics[0]).toMatchObject({
@@ -186,14 +249,20 @@ describe('readCsvDocument: default template', () => {
   });
 
   it('compares typed job values: yes and TRUE agree, a job field first set on a later row is located there', async () => {
-    const r = await read('agree.csv', lines('orderNumber,mustDate,description,itemType,code', 'PO-1,yes,,Asset,A1', 'PO-1,TRUE,Kit,Asset,A2'));
+    const r = await read(
+      'agree.csv',
+      lines('orderNumber,mustDate,description,itemType,code', 'PO-1,yes,,Asset,A1', 'PO-1,TRUE,Kit,Asset,A2'),
+    );
     expect(r.diagnostics).toEqual([]);
     expect(r.sources.locate('jobs[0].description')).toEqual({ file: r.file, row: 3, columnName: 'description' });
     expect(r.sources.locate('jobs[0].dateDue')).toEqual({ file: r.file, row: 2 }); // no column: the job's first row
   });
 
   it('rejects unknown columns with a suggestion, including case and short forms', async () => {
-    const r = await read('unknown.csv', lines('orderNumber,Organisation,qty,itemType,code,cuntry,attr-Colors,foo', 'PO-1,Club,5,Asset,A1,US,4,x'));
+    const r = await read(
+      'unknown.csv',
+      lines('orderNumber,Organisation,qty,itemType,code,cuntry,attr-Colors,foo', 'PO-1,Club,5,Asset,A1,US,4,x'),
+    );
     expect(r.diagnostics.map((d) => d.message)).toEqual([
       'unknown column "Organisation"; did you mean "organisation"?',
       'unknown column "qty"; did you mean "quantity"?',
@@ -201,7 +270,10 @@ describe('readCsvDocument: default template', () => {
       'unknown column "attr-Colors"; did you mean "attr:Colors"?',
       'unknown column "foo"',
     ]);
-    expect(r.diagnostics[0]).toMatchObject({ code: 'csv.unknown-column', source: { file: r.file, row: 1, columnName: 'Organisation' } });
+    expect(r.diagnostics[0]).toMatchObject({
+      code: 'csv.unknown-column',
+      source: { file: r.file, row: 1, columnName: 'Organisation' },
+    });
     // Known columns are still read, so other problems surface in the same run.
     expect(r.doc?.jobs[0].items[0]).toEqual({ itemType: 'Asset', code: 'A1' });
   });
@@ -220,10 +292,23 @@ describe('readCsvDocument: default template', () => {
   });
 
   it('reports row-length mismatches at the row, but accepts extra blank trailing cells', async () => {
-    const r = await read('len.csv', lines('orderNumber,itemType,code', 'PO-1,Asset', 'PO-1,Asset,A2,,', 'PO-1,Asset,A3,oops'));
+    const r = await read(
+      'len.csv',
+      lines('orderNumber,itemType,code', 'PO-1,Asset', 'PO-1,Asset,A2,,', 'PO-1,Asset,A3,oops'),
+    );
     expect(r.diagnostics).toMatchObject([
-      { code: 'csv.row-length', message: 'row has 2 cells, the header has 3', field: 'jobs[0].items[0]', source: { row: 2 } },
-      { code: 'csv.row-length', message: 'row has 4 cells, the header has 3', field: 'jobs[0].items[2]', source: { row: 4 } },
+      {
+        code: 'csv.row-length',
+        message: 'row has 2 cells, the header has 3',
+        field: 'jobs[0].items[0]',
+        source: { row: 2 },
+      },
+      {
+        code: 'csv.row-length',
+        message: 'row has 4 cells, the header has 3',
+        field: 'jobs[0].items[2]',
+        source: { row: 4 },
+      },
     ]);
   });
 
@@ -250,12 +335,17 @@ describe('readCsvDocument: default template', () => {
     const blankLines = await read('blanks.csv', '\n\n  \n');
     expect(codes(blankLines.diagnostics)).toEqual(['csv.no-rows']);
     const headerOnly = await read('header.csv', lines(HEAD, '', ',,,,,'));
-    expect(headerOnly.diagnostics).toMatchObject([{ code: 'csv.no-rows', message: 'the file has a header but no rows', source: { row: 1 } }]);
+    expect(headerOnly.diagnostics).toMatchObject([
+      { code: 'csv.no-rows', message: 'the file has a header but no rows', source: { row: 1 } },
+    ]);
     expect(headerOnly.doc).toBeUndefined();
   });
 
   it('skips blank lines (also all-empty cells) while keeping physical row numbers', async () => {
-    const r = await read('gaps.csv', '\n' + lines(HEAD, '', 'PO-1,UPS Ground,Austin,Asset,A1,1', ',,,,,', '   ', 'PO-1,,,Asset,A2,2'));
+    const r = await read(
+      'gaps.csv',
+      '\n' + lines(HEAD, '', 'PO-1,UPS Ground,Austin,Asset,A1,1', ',,,,,', '   ', 'PO-1,,,Asset,A2,2'),
+    );
     expect(r.diagnostics).toEqual([]);
     expect(r.csv?.itemRows).toEqual([[4, 7]]);
     expect(r.sources.locate('jobs[0]')).toEqual({ file: r.file, row: 4 });
@@ -272,20 +362,30 @@ describe('readCsvDocument: default template', () => {
       'PO-2,,Asset,"A4",'; // no final newline
     const r = await read('multiline.csv', content);
     expect(r.diagnostics).toEqual([]);
-    expect(r.csv?.itemRows).toEqual([[2, 4], [8, 9]]);
+    expect(r.csv?.itemRows).toEqual([
+      [2, 4],
+      [8, 9],
+    ]);
     expect(r.doc?.jobs[0].description).toBe('two\r\nlines');
     expect(r.doc?.jobs[0].items[1].comment).toBe('a\nb\r\nc');
   });
 
   it('reports an unclosed quote at the row where the record starts, with no document', async () => {
-    const r = await read('unclosed.csv', lines(HEAD, 'PO-1,UPS Ground,Austin,Asset,A1,1', 'PO-1,"UPS Ground,Austin,Asset,A2,1', 'PO-1,,,Asset,A3,1'));
+    const r = await read(
+      'unclosed.csv',
+      lines(HEAD, 'PO-1,UPS Ground,Austin,Asset,A1,1', 'PO-1,"UPS Ground,Austin,Asset,A2,1', 'PO-1,,,Asset,A3,1'),
+    );
     expect(r.diagnostics).toMatchObject([{ code: 'csv.parse', source: { file: r.file, row: 3 } }]);
     expect(r.diagnostics[0].message).toContain('Quote Not Closed');
     expect(r.doc).toBeUndefined();
   });
 
   it('reports a file that is not UTF-8, near the right row', async () => {
-    const bytes = Buffer.concat([Buffer.from(lines(HEAD, 'PO-1,UPS Ground,Austin,Asset,A1,1') + 'PO-2,UPS Ground,M'), Buffer.from([0xfc]), Buffer.from('nchen,Asset,A1,1\n')]);
+    const bytes = Buffer.concat([
+      Buffer.from(lines(HEAD, 'PO-1,UPS Ground,Austin,Asset,A1,1') + 'PO-2,UPS Ground,M'),
+      Buffer.from([0xfc]),
+      Buffer.from('nchen,Asset,A1,1\n'),
+    ]);
     const r = await read('latin1.csv', bytes);
     expect(r.diagnostics).toMatchObject([{ code: 'csv.encoding', source: { row: 3 } }]);
     expect(r.diagnostics[0].message).toContain('"encoding"');

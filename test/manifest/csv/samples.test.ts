@@ -7,7 +7,9 @@ import { loadMapping } from '../../../src/manifest/mapping/load-mapping.js';
 
 const root = new URL('../../../', import.meta.url);
 const path = (p: string) => new URL(p, root).pathname;
-const validate = new Ajv2020({ allErrors: true, strict: false }).compile(JSON.parse(readFileSync(path('schemas/manifest.schema.json'), 'utf8')));
+const validate = new Ajv2020({ allErrors: true, strict: false }).compile(
+  JSON.parse(readFileSync(path('schemas/manifest.schema.json'), 'utf8')),
+);
 
 describe('samples', () => {
   it('samples/csv/orders.csv reads cleanly into a schema-valid document', async () => {
@@ -17,7 +19,9 @@ describe('samples', () => {
     const doc = r.doc as { jobs: Array<{ orderNumber: string; items: Array<{ itemType: string }> }> };
     // What the sample is there to show: several jobs, non-adjacent rows, all three item types.
     expect(doc.jobs.length).toBeGreaterThanOrEqual(3);
-    expect(new Set(doc.jobs.flatMap((j) => j.items.map((i) => i.itemType)))).toEqual(new Set(['PriceCode', 'Asset', 'Stock']));
+    expect(new Set(doc.jobs.flatMap((j) => j.items.map((i) => i.itemType)))).toEqual(
+      new Set(['PriceCode', 'Asset', 'Stock']),
+    );
     const firstJobRows = r.csv!.itemRows[0];
     expect(firstJobRows.some((row, i) => i > 0 && row !== firstJobRows[i - 1] + 1)).toBe(true);
     expect(r.csv!.header).toEqual(expect.arrayContaining(['attr:Colors', 'sizeQuantities']));

@@ -60,27 +60,64 @@ describe('readCsvDocument with an ERP mapping', () => {
         deliveryAddress: { deliveryMethod: 'UPS Ground', contactName: 'Jürgen Müller', country: 'US' },
         items: [
           { itemType: 'Asset', code: 'A10001', quantity: 50, customerReference: 'nightly' },
-          { itemType: 'Stock', code: 'GD5000', variantCode: 'GD5000-BLK', customerReference: 'nightly', sizeQuantities: { S: 10, M: 20 } },
+          {
+            itemType: 'Stock',
+            code: 'GD5000',
+            variantCode: 'GD5000-BLK',
+            customerReference: 'nightly',
+            sizeQuantities: { S: 10, M: 20 },
+          },
         ],
       },
       {
         orderNumber: 'RO-2',
         deliveryAddress: { deliveryMethod: 'UPS 2nd Day Air', contactName: 'Zoë – Œ', country: 'US' },
         items: [
-          { itemType: 'PriceCode', code: 'DTF Full Color 10" x 10"', quantity: 30, customerReference: 'nightly', attributes: { Colors: '4' } },
-          { itemType: 'Stock', code: 'GD5000', variantCode: 'GD5000-WHT', customerReference: 'nightly', sizeQuantities: { S: 'x', M: 5 } },
+          {
+            itemType: 'PriceCode',
+            code: 'DTF Full Color 10" x 10"',
+            quantity: 30,
+            customerReference: 'nightly',
+            attributes: { Colors: '4' },
+          },
+          {
+            itemType: 'Stock',
+            code: 'GD5000',
+            variantCode: 'GD5000-WHT',
+            customerReference: 'nightly',
+            sizeQuantities: { S: 'x', M: 5 },
+          },
         ],
       },
     ]);
     // Rows are physical lines of the export, banner lines counted: the header is line 3.
-    expect(r.csv).toEqual({ header: EXPORT[2].split(';'), skipRows: 2, itemRows: [[4, 5], [6, 7]] });
+    expect(r.csv).toEqual({
+      header: EXPORT[2].split(';'),
+      skipRows: 2,
+      itemRows: [
+        [4, 5],
+        [6, 7],
+      ],
+    });
   });
 
   it('points errors at the export row and the ERP column name; constants at the mapping', async () => {
     const r = await readErp(EXPORT.slice(0, 7), mapping());
-    expect(r.sources.locate('jobs[1].items[1].sizeQuantities.S')).toEqual({ file: r.file, row: 7, columnName: 'QTY_S' });
-    expect(r.sources.locate('jobs[1].items[0].attributes.Colors')).toEqual({ file: r.file, row: 6, columnName: 'COLOURS' });
-    expect(r.sources.locate('jobs[0].deliveryAddress.deliveryMethod')).toEqual({ file: r.file, row: 4, columnName: 'SHIP_VIA' });
+    expect(r.sources.locate('jobs[1].items[1].sizeQuantities.S')).toEqual({
+      file: r.file,
+      row: 7,
+      columnName: 'QTY_S',
+    });
+    expect(r.sources.locate('jobs[1].items[0].attributes.Colors')).toEqual({
+      file: r.file,
+      row: 6,
+      columnName: 'COLOURS',
+    });
+    expect(r.sources.locate('jobs[0].deliveryAddress.deliveryMethod')).toEqual({
+      file: r.file,
+      row: 4,
+      columnName: 'SHIP_VIA',
+    });
     expect(r.sources.locate('jobs[0].items[1].itemType')).toEqual({ file: r.file, row: 5, columnName: 'TYPE' });
     expect(r.sources.locate('jobs[0].deliveryAddress.country')).toEqual({ file: 'erp.yaml', line: 14, column: 12 });
     expect(r.sources.locate('jobs[0].items[0].customerReference')).toEqual({ file: 'erp.yaml', line: 15, column: 22 });
@@ -100,12 +137,22 @@ describe('readCsvDocument with an ERP mapping', () => {
   it('lets a row override an item constant, and a job constant only fills jobs that lack the field', async () => {
     const m = mapping(MAPPING_YAML.replace('columns:\n', 'columns:\n  CTRY: country\n  REF: customerReference\n'));
     const r = await readErp(
-      ['', '', 'PO_NUM;SHIP_VIA;NAME;TYPE;ITEM;QTY;VARIANT;QTY_S;QTY_M;COLOURS;PRICE;CTRY;REF', 'RO-1;GRND;A;R;A1;5;;;;;;;own', 'RO-1;;;R;A2;5;;;;;;CA;', 'RO-2;GRND;A;R;A3;5;;;;;;;'],
+      [
+        '',
+        '',
+        'PO_NUM;SHIP_VIA;NAME;TYPE;ITEM;QTY;VARIANT;QTY_S;QTY_M;COLOURS;PRICE;CTRY;REF',
+        'RO-1;GRND;A;R;A1;5;;;;;;;own',
+        'RO-1;;;R;A2;5;;;;;;CA;',
+        'RO-2;GRND;A;R;A3;5;;;;;;;',
+      ],
       m,
     );
     expect(r.diagnostics).toEqual([]);
     expect(r.doc?.jobs.map((j) => j.deliveryAddress.country)).toEqual(['CA', 'US']);
-    expect(r.doc?.jobs[0].items.map((i: { customerReference: string }) => i.customerReference)).toEqual(['own', 'nightly']);
+    expect(r.doc?.jobs[0].items.map((i: { customerReference: string }) => i.customerReference)).toEqual([
+      'own',
+      'nightly',
+    ]);
     expect(r.sources.locate('jobs[0].deliveryAddress.country')).toEqual({ file: r.file, row: 5, columnName: 'CTRY' });
   });
 
@@ -122,17 +169,28 @@ describe('readCsvDocument with an ERP mapping', () => {
         'csv.unmapped-column',
         'column "QTY_MED" is not mapped (the mapping names "QTY_M", which is not in the header: a typo?); add it to columns, sizeColumns or attributeColumns in erp.yaml, or list it in ignoreColumns',
       ],
-      ['csv.mapping-column-missing', 'the mapping (erp.yaml) names column "NAME", which is not in the header; did you mean "SHIP_NAME"?'],
-      ['csv.mapping-column-missing', 'the mapping (erp.yaml) names column "QTY_M", which is not in the header; did you mean "QTY_MED"?'],
+      [
+        'csv.mapping-column-missing',
+        'the mapping (erp.yaml) names column "NAME", which is not in the header; did you mean "SHIP_NAME"?',
+      ],
+      [
+        'csv.mapping-column-missing',
+        'the mapping (erp.yaml) names column "QTY_M", which is not in the header; did you mean "QTY_MED"?',
+      ],
     ]);
     expect(r.diagnostics[0].source).toEqual({ file: r.file, row: 3, columnName: 'SHIP_NAME' });
   });
 
   it('lets template-named columns through unmapped and reports two sources for one field', async () => {
-    const r = await readCsvDocument(await files.write('plain.csv', 'orderNumber;code;ITEM;itemType\nPO-1;A1;A2;Asset\n'), {
-      mapping: { delimiter: ';', columns: { ITEM: 'code' } },
-    });
-    expect(r.diagnostics.map((d) => d.message)).toEqual(['columns "code" and "ITEM" both give code; keep one (or list one in ignoreColumns)']);
+    const r = await readCsvDocument(
+      await files.write('plain.csv', 'orderNumber;code;ITEM;itemType\nPO-1;A1;A2;Asset\n'),
+      {
+        mapping: { delimiter: ';', columns: { ITEM: 'code' } },
+      },
+    );
+    expect(r.diagnostics.map((d) => d.message)).toEqual([
+      'columns "code" and "ITEM" both give code; keep one (or list one in ignoreColumns)',
+    ]);
   });
 
   it('re-reads the export rows verbatim (decoded, untrimmed, unmapped) with the same row numbers', async () => {

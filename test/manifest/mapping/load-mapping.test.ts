@@ -47,27 +47,39 @@ describe('loadMapping', () => {
       ignoreColumns: ['UNIT_PRICE'],
       file,
     });
-    expect(m.constantLocations).toEqual({ itemType: { file, line: 7, column: 13 }, country: { file, line: 8, column: 12 } });
+    expect(m.constantLocations).toEqual({
+      itemType: { file, line: 7, column: 13 },
+      country: { file, line: 8, column: 12 },
+    });
   });
 
   it('loads JSON mappings too', async () => {
-    const file = await files.write('ok.json', JSON.stringify({ delimiter: '\t', columns: { PO: 'orderNumber' } }, null, 2));
+    const file = await files.write(
+      'ok.json',
+      JSON.stringify({ delimiter: '\t', columns: { PO: 'orderNumber' } }, null, 2),
+    );
     expect(await loadMapping(file)).toMatchObject({ delimiter: '\t', columns: { PO: 'orderNumber' } });
   });
 
   it('reports an unknown key with its location and a suggestion', () => {
-    expect(usageMessage('delimiter: ";"\nsizeColumn: { QTY_S: S }\n')).toBe('erp.yaml:2:1: sizeColumn: unknown key "sizeColumn"; did you mean "sizeColumns"?');
+    expect(usageMessage('delimiter: ";"\nsizeColumn: { QTY_S: S }\n')).toBe(
+      'erp.yaml:2:1: sizeColumn: unknown key "sizeColumn"; did you mean "sizeColumns"?',
+    );
   });
 
   it('reports a bad enum value at the value', () => {
-    expect(usageMessage('encoding: latin-1\n')).toBe('erp.yaml:1:11: encoding: must be one of utf-8, utf-16, utf-16le, utf-16be, windows-1252');
+    expect(usageMessage('encoding: latin-1\n')).toBe(
+      'erp.yaml:1:11: encoding: must be one of utf-8, utf-16, utf-16le, utf-16be, windows-1252',
+    );
   });
 
   it('reports a target that is not a template field, with a suggestion', () => {
     expect(usageMessage('columns:\n  PO_NUM: orderNumbr\n')).toBe(
       'erp.yaml:2:11: columns.PO_NUM: "orderNumbr" is not a template field (a default CSV column name, attr:NAME or size:CODE); did you mean "orderNumber"?',
     );
-    expect(usageMessage('constants:\n  contry: US\n')).toContain('erp.yaml:2:3: constants.contry: "contry" is not a template field');
+    expect(usageMessage('constants:\n  contry: US\n')).toContain(
+      'erp.yaml:2:3: constants.contry: "contry" is not a template field',
+    );
   });
 
   it('reports wrong types and every problem at once, one per line', () => {
@@ -89,12 +101,16 @@ describe('loadMapping', () => {
 
   it('reports YAML syntax errors and duplicate keys with their location', () => {
     expect(usageMessage('columns: [\n')).toMatch(/^erp\.yaml:2:1: \(syntax\): /);
-    expect(usageMessage('delimiter: ";"\ndelimiter: ","\n')).toMatch(/^erp\.yaml:2:1: \(syntax\): Map keys must be unique/);
+    expect(usageMessage('delimiter: ";"\ndelimiter: ","\n')).toMatch(
+      /^erp\.yaml:2:1: \(syntax\): Map keys must be unique/,
+    );
   });
 
   it('reports an empty mapping and an unreadable file as UsageError', async () => {
     expect(usageMessage('')).toBe('erp.yaml:1:1: (root): mapping file is empty');
     await expect(loadMapping('/nonexistent/erp.yaml')).rejects.toThrow(UsageError);
-    await expect(loadMapping('/nonexistent/erp.yaml')).rejects.toThrow('/nonexistent/erp.yaml: cannot read mapping file (ENOENT)');
+    await expect(loadMapping('/nonexistent/erp.yaml')).rejects.toThrow(
+      '/nonexistent/erp.yaml: cannot read mapping file (ENOENT)',
+    );
   });
 });

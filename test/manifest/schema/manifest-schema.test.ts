@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { childSchema, manifestSchema, resolveRef, schemaAt, wantsString, type SchemaNode, type SchemaObject } from '../../../src/manifest/schema/manifest-schema.js';
+import {
+  childSchema,
+  manifestSchema,
+  resolveRef,
+  schemaAt,
+  wantsString,
+  type SchemaNode,
+  type SchemaObject,
+} from '../../../src/manifest/schema/manifest-schema.js';
 import type { DeliveryAddress, JobCandidate } from '../../../src/api/types.js';
 
 /** Every (path, property schema) in the schema, refs not followed. */
@@ -43,8 +51,40 @@ describe('schemas/manifest.schema.json', () => {
   });
 
   it('mirrors the API job create request: every JobCandidate and DeliveryAddress field is there', () => {
-    const jobFields: (keyof JobCandidate)[] = ['orderNumber', 'orderComment', 'customerUserId', 'dateDue', 'mustDate', 'timeSensitive', 'description', 'deliveryAddress', 'promocode', 'items', 'orderGroup', 'orderGroupSequence', 'locationCodeOverride'];
-    const addressFields: (keyof DeliveryAddress)[] = ['deliveryMethod', 'shippingInstructions', 'contactName', 'organisation', 'phone', 'mobile', 'emailAddress', 'isSaturdayDelivery', 'streetAddress', 'address2', 'suburb', 'city', 'state', 'stateCode', 'postalCode', 'countryCodeISO2', 'country'];
+    const jobFields: (keyof JobCandidate)[] = [
+      'orderNumber',
+      'orderComment',
+      'customerUserId',
+      'dateDue',
+      'mustDate',
+      'timeSensitive',
+      'description',
+      'deliveryAddress',
+      'promocode',
+      'items',
+      'orderGroup',
+      'orderGroupSequence',
+      'locationCodeOverride',
+    ];
+    const addressFields: (keyof DeliveryAddress)[] = [
+      'deliveryMethod',
+      'shippingInstructions',
+      'contactName',
+      'organisation',
+      'phone',
+      'mobile',
+      'emailAddress',
+      'isSaturdayDelivery',
+      'streetAddress',
+      'address2',
+      'suburb',
+      'city',
+      'state',
+      'stateCode',
+      'postalCode',
+      'countryCodeISO2',
+      'country',
+    ];
     const job = resolveRef(manifestSchema.$defs!.job) as SchemaObject;
     const address = resolveRef(manifestSchema.$defs!.deliveryAddress) as SchemaObject;
     expect(Object.keys(job.properties!).sort()).toEqual([...jobFields, 'cancel'].sort());

@@ -9,8 +9,19 @@ async function check(yaml: string) {
 }
 
 /** One job with the given extra job lines and item lines (YAML block style, 4/8 indents). */
-function job(jobLines: string[], itemLines: string[] = ['      - { itemType: Asset, code: A10001, quantity: 5 }']): string {
-  return ['version: 1', 'jobs:', '  - orderNumber: PO-1', ...jobLines.map((l) => `    ${l}`), '    items:', ...itemLines, ''].join('\n');
+function job(
+  jobLines: string[],
+  itemLines: string[] = ['      - { itemType: Asset, code: A10001, quantity: 5 }'],
+): string {
+  return [
+    'version: 1',
+    'jobs:',
+    '  - orderNumber: PO-1',
+    ...jobLines.map((l) => `    ${l}`),
+    '    items:',
+    ...itemLines,
+    '',
+  ].join('\n');
 }
 
 describe('validateDocument', () => {
@@ -42,8 +53,20 @@ describe('validateDocument', () => {
   });
 
   it.each([
-    ['deliveryAddress: { deliveryMethod: X, countryCodeIso2: US }', 'jobs[0].deliveryAddress.countryCodeIso2', 'unknown field "countryCodeIso2"; did you mean "countryCodeISO2"?', 4, 43],
-    ['deliveryAddress: { deliveryMethod: X, Organisation: Acme }', 'jobs[0].deliveryAddress.Organisation', 'unknown field "Organisation"; did you mean "organisation"?', 4, 43],
+    [
+      'deliveryAddress: { deliveryMethod: X, countryCodeIso2: US }',
+      'jobs[0].deliveryAddress.countryCodeIso2',
+      'unknown field "countryCodeIso2"; did you mean "countryCodeISO2"?',
+      4,
+      43,
+    ],
+    [
+      'deliveryAddress: { deliveryMethod: X, Organisation: Acme }',
+      'jobs[0].deliveryAddress.Organisation',
+      'unknown field "Organisation"; did you mean "organisation"?',
+      4,
+      43,
+    ],
     ['city: Austin', 'jobs[0].city', 'unknown field "city"; did you mean "deliveryAddress.city"?', 4, 5],
     ['Description: x', 'jobs[0].Description', 'unknown field "Description"; did you mean "description"?', 4, 5],
   ])('unknown key %s → suggestion at the key', async (line, field, message, l, c) => {
@@ -52,20 +75,33 @@ describe('validateDocument', () => {
   });
 
   it('suggests customerReference for CustomerReference and does not also say it is missing', async () => {
-    const ds = await check(job([], ["      - { itemType: PriceCode, code: 'DTF Full Color 10\" x 10\"', quantity: 10, CustomerReference: front }"]));
-    expect(ds.map((d) => [d.field, d.message])).toEqual([['jobs[0].items[0].CustomerReference', 'unknown field "CustomerReference"; did you mean "customerReference"?']]);
+    const ds = await check(
+      job(
+        [],
+        ['      - { itemType: PriceCode, code: \'DTF Full Color 10" x 10"\', quantity: 10, CustomerReference: front }'],
+      ),
+    );
+    expect(ds.map((d) => [d.field, d.message])).toEqual([
+      ['jobs[0].items[0].CustomerReference', 'unknown field "CustomerReference"; did you mean "customerReference"?'],
+    ]);
   });
 
   it('lists the known fields when nothing is close', async () => {
     const ds = await check(job(['wibble: 1']));
-    expect(ds[0].message).toMatch(/^unknown field "wibble" \(the API would silently ignore it\); known fields here: orderNumber, description/);
+    expect(ds[0].message).toMatch(
+      /^unknown field "wibble" \(the API would silently ignore it\); known fields here: orderNumber, description/,
+    );
   });
 
   it('names the item type for per-type required fields', async () => {
     const ds = await check(job([], ['      - { itemType: PriceCode, code: X }']));
     expect(ds.map((d) => [d.field, d.message, d.source?.line])).toEqual([
       ['jobs[0].items[0].quantity', 'missing required field "quantity" (required for PriceCode items)', 5],
-      ['jobs[0].items[0].customerReference', 'missing required field "customerReference" (required for PriceCode items)', 5],
+      [
+        'jobs[0].items[0].customerReference',
+        'missing required field "customerReference" (required for PriceCode items)',
+        5,
+      ],
     ]);
   });
 
@@ -75,15 +111,24 @@ describe('validateDocument', () => {
   });
 
   it('refuses fields of another item type, naming where they belong', async () => {
-    const ds = await check(job([], ['      - { itemType: Asset, code: A1, quantity: 5, externalArtworkUrl: "https://x/a.png" }']));
+    const ds = await check(
+      job([], ['      - { itemType: Asset, code: A1, quantity: 5, externalArtworkUrl: "https://x/a.png" }']),
+    );
     expect(ds).toMatchObject([
-      { code: 'schema.not-allowed', field: 'jobs[0].items[0].externalArtworkUrl', message: '"externalArtworkUrl" is not used by Asset items (it applies to PriceCode items); the API would ignore it' },
+      {
+        code: 'schema.not-allowed',
+        field: 'jobs[0].items[0].externalArtworkUrl',
+        message:
+          '"externalArtworkUrl" is not used by Asset items (it applies to PriceCode items); the API would ignore it',
+      },
     ]);
   });
 
   it('suggests the itemType spelling', async () => {
     const ds = await check(job([], ['      - { itemType: pricecode, code: X, quantity: 5 }']));
-    expect(ds.map((d) => d.message)).toEqual(['must be one of PriceCode, Asset, Stock, got "pricecode"; did you mean "PriceCode"?']);
+    expect(ds.map((d) => d.message)).toEqual([
+      'must be one of PriceCode, Asset, Stock, got "pricecode"; did you mean "PriceCode"?',
+    ]);
   });
 
   it('checks version, required top-level fields and empty lists', async () => {
@@ -104,7 +149,11 @@ describe('validateDocument', () => {
     expect(ds.map((d) => [d.field, d.message, d.source?.line])).toEqual([
       ['base', expect.stringMatching(/^unknown field "base"/), 2],
       ['defaults.orderNumber', '"orderNumber" cannot be a default; set it on each job', 4],
-      ['defaults.deliveryAddress["<<"]', 'YAML merge keys (<<) are not supported; put shared values under `defaults:`', 6],
+      [
+        'defaults.deliveryAddress["<<"]',
+        'YAML merge keys (<<) are not supported; put shared values under `defaults:`',
+        6,
+      ],
     ]);
   });
 
