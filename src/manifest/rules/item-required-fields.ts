@@ -5,7 +5,8 @@ import { eachItem, itemPath, type Finding } from './rule.js';
 export const REQUIRED_BY_ITEM_TYPE: Record<string, readonly (keyof ManifestItem)[]> = {
   PriceCode: ['code', 'quantity', 'customerReference'],
   Asset: ['code', 'quantity'],
-  Stock: ['code', 'variantCode'],
+  // variantCode may be left out: resolve finds it from a variant code in `code` or a single variant.
+  Stock: ['code'],
 };
 
 export function itemRequiredFields(job: ManifestJob, j: number): Finding[] {
