@@ -109,7 +109,7 @@ async function readRaw(file: string, format: ManifestFormat, opts: LoadOptions):
     case 'csv': {
       // Loaded on demand: YAML-only runs never pay for the CSV machinery.
       const { readCsvDocument } = await import('./csv/read-csv.js');
-      return readCsvDocument(file, opts.mapping ? { mapping: opts.mapping } : undefined);
+      return readCsvDocument(file, { mapping: opts.mapping, csv: opts.csv });
     }
   }
 }

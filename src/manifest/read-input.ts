@@ -6,9 +6,43 @@ import type { Diagnostic } from './model.js';
 export interface ReadLimits {
   /** Largest input accepted, in bytes. Default 10 MB (YAML/JSON; CSV streams and sets its own). */
   maxBytes?: number;
+  /** CSV inputs: caps applied while streaming (defaults DEFAULT_CSV_LIMITS). */
+  csv?: Partial<CsvLimits>;
 }
 
 export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Caps on a CSV input, checked while it streams, so a hostile file (100,000 columns, one
+ * endless record, a file that keeps growing) stops with a located error instead of eating
+ * memory and time. Each has a setting of the same name with a `csv` prefix (csvMaxColumns …).
+ */
+export interface CsvLimits {
+  /** Cells in one record (the header or any row). */
+  maxColumns: number;
+  /** Bytes of one record as UTF-8, delimiters and quotes included. */
+  maxRecordBytes: number;
+  /** Bytes of the whole file. */
+  maxFileBytes: number;
+}
+
+/** Generous for real exports (ERP exports run to a few hundred columns); see docs/security.md. */
+export const DEFAULT_CSV_LIMITS: CsvLimits = {
+  maxColumns: 1000,
+  maxRecordBytes: 1024 * 1024,
+  maxFileBytes: 1024 * 1024 * 1024,
+};
+
+/** The setting that raises each CSV limit, named in its error message. */
+export const CSV_LIMIT_SETTINGS: Record<keyof CsvLimits, string> = {
+  maxColumns: 'csvMaxColumns',
+  maxRecordBytes: 'csvMaxRecordBytes',
+  maxFileBytes: 'csvMaxFileBytes',
+};
+
+export function csvLimitsOf(limits: Partial<CsvLimits> | undefined): CsvLimits {
+  return { ...DEFAULT_CSV_LIMITS, ...limits };
+}
 
 /** Codes for problems with the input itself (not its content); `check` treats them as usage errors. */
 export const INPUT_NOT_FOUND = 'input.not-found';

@@ -1,5 +1,6 @@
 import type { Manifest } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
+import type { CsvLimits } from '../manifest/read-input.js';
 import { refreshSummary } from './build-report.js';
 import type { ResultReport } from './model.js';
 import { writeReports, type WrittenReports } from './write-reports.js';
@@ -28,7 +29,12 @@ export class ReportWriter {
 
   constructor(
     private readonly report: ResultReport,
-    private readonly opts: { manifest?: Manifest; mapping?: Mapping; intervalMs?: number },
+    private readonly opts: {
+      manifest?: Manifest;
+      mapping?: Mapping;
+      csvLimits?: Partial<CsvLimits>;
+      intervalMs?: number;
+    },
   ) {}
 
   /** Asks for a write that includes the report as it is now. */

@@ -1,6 +1,7 @@
 import { rm } from 'node:fs/promises';
 import type { Manifest } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
+import type { CsvLimits } from '../manifest/read-input.js';
 import { reportHasErrors } from './build-report.js';
 import type { ResultReport } from './model.js';
 import { reportPaths, type ReportPaths } from './report-paths.js';
@@ -22,7 +23,7 @@ export interface WrittenReports extends Partial<ReportPaths> {
  */
 export async function writeReports(
   report: ResultReport,
-  opts: { manifest?: Manifest; mapping?: Mapping } = {},
+  opts: { manifest?: Manifest; mapping?: Mapping; csvLimits?: Partial<CsvLimits> } = {},
 ): Promise<WrittenReports> {
   const paths = reportPaths(report.input.file);
   await writeResultJson(paths.json, report);

@@ -3,6 +3,8 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import type { Manifest } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
+import { CSV_STOPPED_CODES } from '../manifest/csv/read-csv.js';
+import { type CsvLimits, INPUT_TOO_LARGE } from '../manifest/read-input.js';
 import { CsvRecordScanner, LineEnd, NotVerbatim } from './csv-record-scanner.js';
 import { itemOutcome, peekItems } from './lazy-items.js';
 import type { JobResult, ReportError, ResultReport } from './model.js';
@@ -45,6 +47,8 @@ export interface ResultCsvOptions {
   /** CSV inputs: the manifest (for itemRows and header) and the mapping it was read with. */
   manifest?: Manifest;
   mapping?: Mapping;
+  /** The CSV limits the input was read with, so its rows are read again under the same caps. */
+  csvLimits?: Partial<CsvLimits>;
   /** False re-parses a default-template input instead of copying its bytes (tests compare the two). */
   copyVerbatim?: boolean;
 }
@@ -70,7 +74,7 @@ export async function writeResultCsv(path: string, report: ResultReport, opts: R
 /** The default template, read without trouble: the bytes are UTF-8 text in the reader's own records. */
 function canCopyVerbatim(report: ResultReport, opts: ResultCsvOptions): boolean {
   if (opts.copyVerbatim === false || opts.mapping !== undefined || opts.manifest?.csv?.skipRows !== 0) return false;
-  return !report.errors.some((e) => e.code === 'csv.parse' || e.code === 'csv.encoding' || e.code === 'io.read');
+  return !report.errors.some((e) => CSV_STOPPED_CODES.has(e.code) || e.code === 'csv.encoding' || e.code === 'io.read');
 }
 
 async function* batches(rows: AsyncIterable<string[]> | Iterable<string[]>): AsyncGenerator<string> {
@@ -135,12 +139,15 @@ class RowResults {
   private readonly anyFileError: boolean;
   /** How many rows are items. */
   readonly itemRowCount: number;
+  /** The input was refused for its size: nothing of it was read. */
+  readonly tooLarge: boolean;
 
   constructor(
     private readonly report: ResultReport,
     manifest: Manifest | undefined,
   ) {
     const itemRows = manifest?.csv?.itemRows ?? [];
+    this.tooLarge = report.errors.some((e) => e.code === INPUT_TOO_LARGE);
     let maxRow = 0;
     let count = 0;
     for (const rows of itemRows) {
@@ -201,7 +208,12 @@ async function* reparsedRows(
   results: RowResults,
   opts: ResultCsvOptions,
 ): AsyncGenerator<string[]> {
-  const mappingOpt = opts.mapping ? { mapping: opts.mapping } : {};
+  // A file refused for its size is not read again to list its rows.
+  if (results.tooLarge) {
+    yield [...(knownHeader ?? []), ...CSV_RESULT_COLUMNS];
+    return;
+  }
+  const mappingOpt = { mapping: opts.mapping, csv: opts.csvLimits };
   const { readCsvRows, readCsvHeader } = await import('../manifest/csv/read-csv-rows.js');
   const header = knownHeader ?? (await readCsvHeader(file, mappingOpt))?.header ?? [];
   yield [...header, ...CSV_RESULT_COLUMNS];

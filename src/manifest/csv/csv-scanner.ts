@@ -18,10 +18,12 @@
 import { isUtf8 } from 'node:buffer';
 import { parse, type CsvError, type Parser } from 'csv-parse';
 import iconv from 'iconv-lite';
+import { CSV_LIMIT_SETTINGS, type CsvLimits, DEFAULT_CSV_LIMITS, INPUT_TOO_LARGE } from '../read-input.js';
 import type { CsvDialect } from './dialect.js';
 
 export interface CsvScanProblem {
-  code: 'csv.parse' | 'csv.encoding';
+  /** `csv.limit`: a record over csvMaxColumns or csvMaxRecordBytes; `input.too-large`: over csvMaxFileBytes. */
+  code: 'csv.parse' | 'csv.encoding' | 'csv.limit' | typeof INPUT_TOO_LARGE;
   row: number;
   message: string;
 }
@@ -51,10 +53,16 @@ export class CsvScanner {
   /** UTF-8 validation: bytes of a character split across chunks. */
   private utf8Carry: Buffer | undefined;
   private utf8Reported = false;
+  /** Raw file bytes pushed so far (csvMaxFileBytes). */
+  private fileBytes = 0;
+  /** Bytes handed to csv-parse so far, and where its last record ended (csvMaxRecordBytes). */
+  private parsedBytes = 0;
+  private lastRecordEnd = 0;
 
   constructor(
     private readonly dialect: CsvDialect,
     private readonly handlers: CsvScanHandlers,
+    private readonly limits: CsvLimits = DEFAULT_CSV_LIMITS,
   ) {
     this.nextStart = dialect.skipRows + 1;
     this.linesToSkip = dialect.skipRows;
@@ -79,9 +87,23 @@ export class CsvScanner {
     this.parser.on('error', (err: CsvError) => this.fail(err));
   }
 
+  /** True once the file cannot be read further (syntax or a limit): callers stop reading. */
+  get stopped(): boolean {
+    return this.failed;
+  }
+
   /** Feeds the next chunk of raw file bytes. */
   push(chunk: Buffer): void {
     if (this.failed) return;
+    this.fileBytes += chunk.length;
+    if (this.fileBytes > this.limits.maxFileBytes) {
+      this.stop(
+        INPUT_TOO_LARGE,
+        this.nextStart,
+        `the file is over the ${this.limits.maxFileBytes}-byte limit for CSV (setting ${CSV_LIMIT_SETTINGS.maxFileBytes})`,
+      );
+      return;
+    }
     if (!this.sniffed) {
       // A BOM needs up to 3 bytes; a first chunk shorter than that is held back once.
       this.sniffBuffer = this.sniffBuffer === undefined ? chunk : Buffer.concat([this.sniffBuffer, chunk]);
@@ -174,9 +196,43 @@ export class CsvScanner {
   private write(buf: Buffer): void {
     if (this.failed) return;
     this.parser.write(buf);
+    this.parsedBytes += buf.length;
+    // A record still open after this chunk: csv-parse holds its cells until it ends, so an
+    // endless record (or a line of a million delimiters) is stopped here, one chunk past the cap.
+    if (!this.failed && this.parsedBytes - this.lastRecordEnd > this.limits.maxRecordBytes) this.recordTooLarge();
+  }
+
+  private recordTooLarge(): void {
+    this.stop(
+      'csv.limit',
+      this.nextStart,
+      `the record starting on this row is over the ${this.limits.maxRecordBytes}-byte limit ` +
+        `(setting ${CSV_LIMIT_SETTINGS.maxRecordBytes})`,
+    );
+  }
+
+  /** Ends reading at a limit: the parser is dropped, nothing more is delivered. */
+  private stop(code: CsvScanProblem['code'], row: number, message: string): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.problems.push({ code, row, message });
+    this.parser.destroy();
   }
 
   private onRecord(cells: string[]): void {
+    if (this.failed) return;
+    const end = this.parser.info.bytes;
+    const bytes = end - this.lastRecordEnd;
+    this.lastRecordEnd = end;
+    if (bytes > this.limits.maxRecordBytes) return this.recordTooLarge();
+    if (cells.length > this.limits.maxColumns) {
+      return this.stop(
+        'csv.limit',
+        this.nextStart,
+        `this row has ${cells.length} columns, over the limit of ${this.limits.maxColumns} ` +
+          `(setting ${CSV_LIMIT_SETTINGS.maxColumns})`,
+      );
+    }
     const row = this.nextStart;
     this.nextStart = row + 1 + countLineBreaks(cells);
     if (isBlank(cells)) return;

@@ -5,9 +5,9 @@
  * Streaming: memory stays flat however long the file is.
  */
 import { createReadStream } from 'node:fs';
-import type { Mapping } from '../mapping/model.js';
 import { CsvScanner } from './csv-scanner.js';
 import { dialectOf } from './dialect.js';
+import { csvLimitsOf } from '../read-input.js';
 import { CSV_CHUNK_BYTES, type ReadCsvOptions } from './read-csv.js';
 
 export interface CsvRow {
@@ -16,18 +16,23 @@ export interface CsvRow {
   cells: string[];
 }
 
-/** Data rows (not the header), in file order. Stops quietly where the file stops parsing. */
+/** Data rows (not the header), in file order. Stops quietly where the file stops parsing or meets a limit. */
 export async function* readCsvRows(file: string, opts: ReadCsvOptions = {}): AsyncGenerator<CsvRow> {
   const batch: CsvRow[] = [];
-  const scanner = new CsvScanner(dialectOf(opts.mapping), {
-    header: () => {},
-    record: (cells, row) => batch.push({ row, cells }),
-  });
+  const scanner = new CsvScanner(
+    dialectOf(opts.mapping),
+    {
+      header: () => {},
+      record: (cells, row) => batch.push({ row, cells }),
+    },
+    csvLimitsOf(opts.csv),
+  );
   for await (const chunk of createReadStream(file, { highWaterMark: CSV_CHUNK_BYTES })) {
     scanner.push(chunk as Buffer);
     if (batch.length > 0) {
       yield* batch.splice(0, batch.length);
     }
+    if (scanner.stopped) break;
   }
   await scanner.finish();
   yield* batch.splice(0, batch.length);
@@ -36,20 +41,25 @@ export async function* readCsvRows(file: string, opts: ReadCsvOptions = {}): Asy
 /** The decoded header cells, verbatim, and their row; undefined for an empty file. */
 export async function readCsvHeader(
   file: string,
-  opts: { mapping?: Mapping } = {},
+  opts: ReadCsvOptions = {},
 ): Promise<{ header: string[]; row: number } | undefined> {
   let found: { header: string[]; row: number } | undefined;
-  const scanner = new CsvScanner(dialectOf(opts.mapping), {
-    header: (cells, row) => {
-      found = { header: cells, row };
+  const scanner = new CsvScanner(
+    dialectOf(opts.mapping),
+    {
+      header: (cells, row) => {
+        found = { header: cells, row };
+      },
+      record: () => {},
     },
-    record: () => {},
-  });
+    csvLimitsOf(opts.csv),
+  );
   const stream = createReadStream(file, { highWaterMark: 64 * 1024 });
   try {
     for await (const chunk of stream) {
       scanner.push(chunk as Buffer);
       if (found !== undefined) return found;
+      if (scanner.stopped) return undefined;
     }
     await scanner.finish();
     return found;
