@@ -257,17 +257,13 @@ function textMutations(
     fc
       .nat({ max: Math.max(0, text.length - 1) })
       .map((at) => ({ mutation: 'truncated', text: text.slice(0, at), mustBeInvalid: false })),
-    fc
-      .nat({ max: Math.max(0, text.length - 1) })
-      .chain((at) =>
-        fc
-          .string({ unit: 'binary', minLength: 1, maxLength: 8 })
-          .map((junk) => ({
-            mutation: 'inserted junk',
-            text: text.slice(0, at) + junk + text.slice(at),
-            mustBeInvalid: false,
-          })),
-      ),
+    fc.nat({ max: Math.max(0, text.length - 1) }).chain((at) =>
+      fc.string({ unit: 'binary', minLength: 1, maxLength: 8 }).map((junk) => ({
+        mutation: 'inserted junk',
+        text: text.slice(0, at) + junk + text.slice(at),
+        mustBeInvalid: false,
+      })),
+    ),
   );
 }
 

@@ -224,14 +224,18 @@ export class CsvScanner {
     const end = this.parser.info.bytes;
     const bytes = end - this.lastRecordEnd;
     this.lastRecordEnd = end;
-    if (bytes > this.limits.maxRecordBytes) return this.recordTooLarge();
+    if (bytes > this.limits.maxRecordBytes) {
+      this.recordTooLarge();
+      return;
+    }
     if (cells.length > this.limits.maxColumns) {
-      return this.stop(
+      this.stop(
         'csv.limit',
         this.nextStart,
         `this row has ${cells.length} columns, over the limit of ${this.limits.maxColumns} ` +
           `(setting ${CSV_LIMIT_SETTINGS.maxColumns})`,
       );
+      return;
     }
     const row = this.nextStart;
     this.nextStart = row + 1 + countLineBreaks(cells);
