@@ -6,6 +6,7 @@ import { reportPaths } from '../report/report-paths.js';
 import type { JobStatus } from '../report/model.js';
 import { writeResultJson } from '../report/write-result-json.js';
 import { writeFileAtomic } from '../storage/atomic-write.js';
+import type { InputAttempts } from '../sources/attempts.js';
 import { ClaimLostError, type ClaimedInput } from '../sources/model.js';
 import type { HandleResult } from '../sources/watcher.js';
 
@@ -19,6 +20,8 @@ export interface HandleContext {
   metrics?: WatchMetrics;
   /** Told when the API was unavailable, so cached look-ups (failures included) are dropped before the retry. */
   onUnavailable?: () => void;
+  /** Poison-file protection: inputs whose processing a crash interrupted too often are set aside. */
+  attempts?: InputAttempts;
 }
 
 /**
@@ -33,6 +36,7 @@ export async function handleInput(
   ctx: HandleContext,
 ): Promise<HandleResult> {
   const { logger } = ctx;
+  if (input.refused !== undefined) return setAside(input, input.refused, ctx);
   const started = performance.now();
   let pipeline: PipelineContext;
   try {
@@ -45,6 +49,36 @@ export async function handleInput(
     ctx.onUnavailable?.();
     return 'retry';
   }
+  const attempts = ctx.attempts;
+  const key = attempts ? await attempts.keyOf(input.location, input.name, input.path) : undefined;
+  if (attempts && key) {
+    const n = await attempts.begin(key);
+    if (n > attempts.max) {
+      const why =
+        `set aside: processing it began ${n - 1} times and each time the watcher stopped before it ended ` +
+        `(a crash, out of memory, or killed); after ${attempts.max} attempts it is not tried again ` +
+        '(setting watchMaxInputAttempts). Check the file, then drop it again';
+      const result = await setAside(input, why, ctx);
+      await attempts.end(key);
+      return result;
+    }
+  }
+  try {
+    return await processClaimed(input, lease, ctx, pipeline, started);
+  } finally {
+    // Ended without a crash, whatever the result: only a crash leaves the count behind.
+    if (attempts && key) await attempts.end(key).catch(() => undefined);
+  }
+}
+
+async function processClaimed(
+  input: ClaimedInput,
+  lease: { lost: () => boolean },
+  ctx: HandleContext,
+  pipeline: PipelineContext,
+  started: number,
+): Promise<HandleResult> {
+  const { logger } = ctx;
   const outcome = await processInput(input.path, { ...pipeline, command: 'run', reportCommand: 'watch' });
   if (outcome.status === 'unavailable') {
     ctx.onUnavailable?.();
@@ -87,6 +121,16 @@ export async function handleInput(
   if (target === 'done') logger.info(fields, 'input done');
   else logger.warn({ ...fields, problem: outcome.problem }, 'input failed; see its reports');
   return target;
+}
+
+/** Finishes an input as failed without processing it, its errors.txt saying why. */
+async function setAside(input: ClaimedInput, why: string, ctx: HandleContext): Promise<HandleResult> {
+  const final = await finishUnlessLost(input, 'failed', async () => {
+    await writeFileAtomic(reportPaths(input.path).errors, `${basename(input.name)}: ${why}\n`);
+  });
+  if (final === undefined) return 'lost';
+  ctx.logger.warn({ file: final, outcome: 'failed', problem: why }, 'input set aside');
+  return 'failed';
 }
 
 /** input.finish, or undefined when the claim turned out to be another instance's (ClaimLostError). */

@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { awsCredentials } from '../config/aws-credentials.js';
 import type { ConfigFlags } from '../config/resolve-config.js';
 import type { SettingFlags } from '../config/resolve-settings.js';
@@ -10,6 +10,7 @@ import { loadMapping } from '../manifest/mapping/load-mapping.js';
 import { instrumentApi } from '../observe/api-instrumentation.js';
 import { startHealthServer, type HealthServer } from '../observe/health-server.js';
 import { WatchMetrics } from '../observe/watch-metrics.js';
+import { InputAttempts } from '../sources/attempts.js';
 import { BucketSource, stateRoot } from '../sources/bucket-source.js';
 import { folderEvents } from '../sources/folder-events.js';
 import { FolderSource } from '../sources/folder-source.js';
@@ -71,6 +72,7 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
   const s3 = isS3Url(input.target) ? parseS3Url(input.target) : undefined;
   if (s3 && 'error' in s3) throw new UsageError(s3.error);
   let source: DropSource | undefined;
+  let attempts: InputAttempts | undefined;
   const pipeline = await openPipelineContext({
     command: 'run',
     partial: input.partial,
@@ -92,6 +94,11 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
         failed: settings.get('failedDir') ?? DEFAULT_LAYOUT.failed,
       };
       const leaseMs = settings.get('leaseMs');
+      // Kept by this machine's state directory: for a bucket, each machine counts its own crashes.
+      attempts = new InputAttempts(
+        join(config.stateDir, 'attempts'),
+        settings.get('watchMaxInputAttempts') ?? SETTINGS.watchMaxInputAttempts.default,
+      );
       if (s3) {
         const store = new S3Store({
           bucket: s3.bucket,
@@ -115,6 +122,9 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
         layout,
         leaseMs,
         onRefused: (name, why) => logger.warn({ name }, `not taken: ${why}`),
+        // Private copies of claimed inputs, beside the state they belong to.
+        workDir: join(config.stateDir, 'work'),
+        maxInputBytes: settings.get('watchMaxInputBytes'),
       });
       // An explicit lease also bounds how long a crashed instance's order locks block a restart.
       const staleMs = settings.explicit('leaseMs') ?? settings.get('lockStaleMs');
@@ -148,6 +158,7 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
           metrics,
           // The catalogue memoises answers, failures included: start afresh after an outage.
           onUnavailable: pipeline.forget,
+          attempts,
         }),
       logger,
       scanIntervalMs,

@@ -8,6 +8,7 @@ import {
   type PipelineContext,
 } from '../pipeline/process-input.js';
 import { ExitCode } from '../errors.js';
+import { reportNameProblem } from '../report/report-paths.js';
 import { formatInputOutcome, jsonSummary } from './format-outcome.js';
 import { createProgress } from './progress.js';
 
@@ -39,6 +40,15 @@ export interface PipelineIo {
 export async function runPipelineCommand(input: PipelineCommandInput, io: PipelineIo): Promise<number> {
   // A broken mapping is a usage error (exit 2) before anything is sent.
   const mapping = input.mapping ? await loadMapping(input.mapping) : undefined;
+  // Report paths are checked before anything is sent: an input whose reports cannot be written is a usage error.
+  const badNames = input.files.flatMap((file) => {
+    const problem = reportNameProblem(file);
+    return problem ? [`htorder ${input.command}: ${file}: ${problem}\n`] : [];
+  });
+  if (badNames.length > 0) {
+    for (const line of badNames) io.stderr.write(line);
+    return ExitCode.Usage;
+  }
   const pipeline = await openPipelineContext({ ...input, mapping, env: io.env, cwd: io.cwd, stderr: io.stderr });
   const outcomes: InputOutcome[] = [];
   try {

@@ -11,7 +11,7 @@ export type NameVerdict =
   | { take: true }
   | { take: false; reason: 'hidden' | 'temporary' | 'report' | 'marker' | 'extension' | 'unsafe' };
 
-export const INPUT_EXTENSIONS: readonly string[] = ['.yaml', '.yml', '.json', '.csv'];
+export const INPUT_EXTENSIONS: readonly string[] = ['.yaml', '.yml', '.json', '.csv', '.xlsx'];
 export const REPORT_SUFFIXES: readonly string[] = ['.result.json', '.result.csv', '.errors.txt'];
 /** `X.done` next to `X` says "X is complete, take it now" (optional, for writers that can make one). */
 export const DONE_MARKER_SUFFIX = '.done';
@@ -57,4 +57,37 @@ export function timestampedName(name: string, at: Date, attempt = 0): string {
   const extra = attempt > 0 ? `-${attempt}` : '';
   const dot = name.lastIndexOf('.');
   return dot > 0 ? `${name.slice(0, dot)}.${stamp}${extra}${name.slice(dot)}` : `${name}.${stamp}${extra}`;
+}
+
+/** The longest file name most file systems take (NAME_MAX), in bytes of UTF-8. */
+export const NAME_MAX_BYTES = 255;
+
+/**
+ * What names derived from an input's add to it at most: a timestamped name in done/ or failed/
+ * (`.20261121T060328123Z-999`, 24), its longest report suffix (`.result.json`, 12) and the
+ * temporary name an atomic write uses for it (`.` + `.PID.XXXXXXXX.tmp`, 25 with a 10-digit pid).
+ */
+const DERIVED_OVERHEAD_BYTES = 24 + 12 + 25;
+
+/** The longest input name watch takes (194 bytes); longer ones are set aside (shortName). */
+export const MAX_INPUT_NAME_BYTES: number = NAME_MAX_BYTES - DERIVED_OVERHEAD_BYTES;
+
+export function nameBytes(name: string): number {
+  return Buffer.byteLength(name, 'utf8');
+}
+
+/**
+ * A short, unique stand-in for a name too long to handle: its first 100 bytes (never cutting a
+ * character), `~`, 12 hex digits of the full name's SHA-256, and its extension, so that
+ * `aaaa…(250)….csv` becomes `aaaa…(100)~3f2a9c01b7de.csv` and two long names never share one.
+ */
+export function shortName(name: string, hashHex: string): string {
+  const lower = name.toLowerCase();
+  const ext = INPUT_EXTENSIONS.find((e) => lower.endsWith(e)) ?? '';
+  let head = '';
+  for (const ch of name.slice(0, name.length - ext.length)) {
+    if (nameBytes(head + ch) > 100) break;
+    head += ch;
+  }
+  return `${head}~${hashHex.slice(0, 12)}${name.slice(name.length - ext.length)}`;
 }

@@ -1,15 +1,25 @@
-import { watch } from 'chokidar';
+import { watch } from 'node:fs';
+import { classifyName, markedInput } from './drop-names.js';
 
 /**
  * File-system events only wake the scan early; they are never trusted to report every
  * file (NFS, SMB and some bind mounts drop them), which is why the periodic scan stays.
- * Watches the drop folder itself only (depth 0), not processing/, done/ or failed/.
+ * One watch on the drop folder itself (one inotify watch on Linux, whatever the folder holds),
+ * never one per entry: half a million temporary files cost nothing. Events for names that are
+ * neither inputs nor `.done` markers do not even wake the scan.
  */
 export function folderEvents(dir: string, onError?: (err: Error) => void): (wake: () => void) => () => Promise<void> {
   return (wake) => {
-    const watcher = watch(dir, { depth: 0, ignoreInitial: true, persistent: true });
-    watcher.on('all', () => wake());
-    watcher.on('error', (err) => onError?.(err as Error));
-    return () => watcher.close();
+    let watcher: ReturnType<typeof watch> | undefined;
+    try {
+      watcher = watch(dir, { persistent: true }, (_event, name) => {
+        const entry = typeof name === 'string' ? name : undefined;
+        if (entry === undefined || classifyName(entry).take || markedInput(entry) !== undefined) wake();
+      });
+      watcher.on('error', (err) => onError?.(err));
+    } catch (err) {
+      onError?.(err as Error);
+    }
+    return async () => watcher?.close();
   };
 }

@@ -1,13 +1,19 @@
-import { lstat, mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
-import type { Stats } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { constants, type Stats } from 'node:fs';
+import { lstat, mkdir, mkdtemp, open, readdir, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { writeFileAtomic } from '../storage/atomic-write.js';
 import {
   DONE_MARKER_SUFFIX,
+  MAX_INPUT_NAME_BYTES,
+  NAME_MAX_BYTES,
   classifyName,
   isSafeName,
   markedInput,
+  nameBytes,
   reportNames,
+  shortName,
   timestampedName,
 } from './drop-names.js';
 import { isExpired, leaseRecord, newOwnerId, parseLease } from '../storage/lease.js';
@@ -28,6 +34,25 @@ export interface FolderSourceOptions {
   leaseMs?: number;
   /** Told once per name about links and other things that are refused (not inputs). */
   onRefused?: (name: string, why: string) => void;
+  /**
+   * Where private copies of claimed inputs are made (a 0700 folder of this process, created
+   * with mkdtemp; default the system's temporary folder). The state directory in `watch`.
+   */
+  workDir?: string;
+  /** Largest input copied for processing; a larger one is set aside to failed/. Default 1 GiB. */
+  maxInputBytes?: number;
+}
+
+/** Default of `maxInputBytes` (the `watchMaxInputBytes` setting). */
+export const DEFAULT_MAX_INPUT_BYTES = 1024 * 1024 * 1024;
+
+/** O_NOFOLLOW: a link at the name fails with ELOOP; O_NONBLOCK: a FIFO swapped in cannot block the open. */
+const OPEN_NO_FOLLOW = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/** The claimed file as opened and checked: what reports take their mode and group from. */
+interface Verified {
+  mode: number;
+  gid: number;
 }
 
 /**
@@ -38,7 +63,12 @@ export interface FolderSourceOptions {
  * - the claim file holds owner, host, pid and a lease the holder renews; a claim whose lease
  *   ran out, or whose process is gone from this host, is taken over (crash recovery);
  * - finish: reports then input renamed into `done/` or `failed/`, never over an older file.
- * Links are never followed: entries are lstat'ed and anything but a regular file is refused.
+ * Links are never followed: entries are lstat'ed and anything but a regular file is refused;
+ * after the claim the input is opened with O_NOFOLLOW, the open handle must be a regular file
+ * with one link, and its bytes are copied through that handle into a private 0700 folder that
+ * is all the pipeline ever reads (a name swapped for a link between scan and claim is set aside
+ * unread). Reports are written there and copied into done/ or failed/ with the input's group
+ * and never more readable than the input (docs/security.md#drop-folders-links-swaps-and-odd-names).
  */
 export class FolderSource implements DropSource {
   readonly location: string;
@@ -47,6 +77,7 @@ export class FolderSource implements DropSource {
   private readonly leaseMs: number;
   private readonly owner = newOwnerId();
   private readonly refused = new Set<string>();
+  private work: string | undefined;
 
   constructor(
     dir: string,
@@ -81,6 +112,9 @@ export class FolderSource implements DropSource {
       await mkdir(this.sub(k), { recursive: true });
       await this.assertOwnFolder(k);
     }
+    const root = this.opts.workDir ?? tmpdir();
+    await mkdir(root, { recursive: true, mode: 0o700 });
+    this.work = await mkdtemp(join(root, 'htorder-watch-'));
   }
 
   /**
@@ -102,7 +136,13 @@ export class FolderSource implements DropSource {
 
   async list(): Promise<ListedInput[]> {
     const entries = await readdir(this.location, { withFileTypes: true });
-    const markers = new Set(entries.map((e) => markedInput(e.name)).filter((n): n is string => n !== undefined));
+    // Only a regular file is a marker: a folder named `x.yaml.done` says nothing about x.yaml.
+    const markers = new Set(
+      entries
+        .filter((e) => e.isFile())
+        .map((e) => markedInput(e.name))
+        .filter((n): n is string => n !== undefined),
+    );
     const out: ListedInput[] = [];
     for (const e of entries) {
       if (!classifyName(e.name).take) continue;
@@ -128,6 +168,10 @@ export class FolderSource implements DropSource {
 
   async claim(name: string): Promise<ClaimedInput | undefined> {
     if (!classifyName(name).take) return undefined;
+    if (nameBytes(name) > MAX_INPUT_NAME_BYTES) {
+      await this.setAsideLongName(name);
+      return undefined;
+    }
     await this.assertOwnFolder('processing');
     if (!(await this.createClaim(name))) return undefined;
     // An earlier file of this name is still in processing/ (released at a shutdown): resume
@@ -138,7 +182,7 @@ export class FolderSource implements DropSource {
         () => false,
       )
     )
-      return this.claimed(name);
+      return await this.claimed(name);
     try {
       await rename(join(this.location, name), this.sub('processing', name));
     } catch (err) {
@@ -146,9 +190,46 @@ export class FolderSource implements DropSource {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     }
-    // The marker has served its purpose; left behind it would wave through the next file of this name half-written.
-    await rm(join(this.location, `${name}${DONE_MARKER_SUFFIX}`), { force: true });
-    return this.claimed(name);
+    // The marker has served its purpose; left behind it would wave through the next file of
+    // this name half-written. Only a regular file is removed: a folder of that name stays (and
+    // is refused by the scan), and failing to remove it never strands the input.
+    const marker = join(this.location, `${name}${DONE_MARKER_SUFFIX}`);
+    if ((await lstat(marker).catch(() => undefined))?.isFile())
+      await rm(marker, { force: true }).catch(() => undefined);
+    return await this.claimed(name);
+  }
+
+  /**
+   * A name whose claim file, reports or timestamped name in failed/ would pass the file
+   * system's limit on a name (255 bytes) cannot be processed: it is moved straight to failed/
+   * under a short unique name (shortName) with an errors.txt saying why, so it never blocks
+   * the scan. The claim is taken under the short name, so two instances never both move it.
+   */
+  private async setAsideLongName(name: string): Promise<void> {
+    const short = shortName(name, createHash('sha256').update(name).digest('hex'));
+    await this.assertOwnFolder('processing');
+    await this.assertOwnFolder('failed');
+    if (!(await this.createClaim(short))) return;
+    try {
+      const final = await this.freeName('failed', short);
+      const why =
+        `${short}: set aside unread: its name was ${nameBytes(name)} bytes long ("${name.slice(0, 60)}…"); ` +
+        `watch takes names of up to ${MAX_INPUT_NAME_BYTES} bytes, because its reports, claim and ` +
+        `timestamped names add to it and a file name may not exceed ${NAME_MAX_BYTES} bytes. ` +
+        'Rename the file to a shorter name and drop it again.\n';
+      const errors = this.sub('failed', reportNames(final)[2]);
+      await writeFileAtomic(errors, why);
+      try {
+        await rename(join(this.location, name), this.sub('failed', final));
+      } catch (err) {
+        await rm(errors, { force: true });
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw err;
+      }
+      this.opts.onRefused?.(name, `its name is too long (${nameBytes(name)} bytes); set aside as failed/${final}`);
+    } finally {
+      await rm(this.claimFile(short), { force: true });
+    }
   }
 
   /** Exclusive create of the claim file; false when one exists (live, or stale but not ours to take here). */
@@ -178,7 +259,7 @@ export class FolderSource implements DropSource {
       if (present.has(`.${name}.claim`)) {
         if (!(await this.takeOverStale(name))) continue;
       } else if (!(await this.createClaim(name))) continue;
-      out.push(this.claimed(name));
+      out.push(await this.claimed(name));
     }
     // Claims whose input is gone (a crash between finishing and dropping the claim).
     for (const name of names) {
@@ -200,7 +281,8 @@ export class FolderSource implements DropSource {
     const text = await readFile(path, 'utf8').catch(() => undefined);
     if (text === undefined) return this.createClaim(name);
     if (!isExpired(parseLease(text))) return false;
-    const aside = `${path}.${this.owner.replace(/[^A-Za-z0-9]/g, '')}.stale`;
+    // A short tag of the owner: the aside name must stay within the limit on a name's length.
+    const aside = `${path}.${createHash('sha256').update(this.owner).digest('hex').slice(0, 8)}.stale`;
     try {
       await rename(path, aside);
     } catch {
@@ -216,17 +298,36 @@ export class FolderSource implements DropSource {
     return this.createClaim(name);
   }
 
-  private claimed(name: string): ClaimedInput {
+  /**
+   * The claimed input as the pipeline sees it: opened without following links, checked on the
+   * open handle (a regular file with one link, within the size cap, unchanged while read) and
+   * copied through that handle into a private folder. The pipeline reads only the copy and
+   * writes its reports beside it; `refused` says why an input is set aside unread.
+   */
+  private async claimed(name: string): Promise<ClaimedInput> {
     const path = this.sub('processing', name);
     const claimPath = this.claimFile(name);
     const owner = this.owner;
     const leaseMs = this.leaseMs;
+    const dir = await mkdtemp(join(this.work ?? tmpdir(), 'in-'));
+    const copy = join(dir, name);
+    let verified: Verified | undefined;
+    let refused: string | undefined;
+    try {
+      const checked = await this.copyVerified(path, copy);
+      if ('refused' in checked) refused = checked.refused;
+      else verified = checked;
+    } catch (err) {
+      await rm(dir, { recursive: true, force: true });
+      throw err;
+    }
     const holds = async (): Promise<boolean> =>
       parseLease(await readFile(claimPath, 'utf8').catch(() => ''))?.owner === owner;
     return {
       name,
-      path,
+      path: copy,
       location: path,
+      ...(refused === undefined ? {} : { refused }),
       renew: async () => {
         if (!(await holds())) return false;
         await writeFileAtomic(claimPath, `${JSON.stringify(leaseRecord(owner, leaseMs))}\n`);
@@ -244,20 +345,79 @@ export class FolderSource implements DropSource {
         const reports = reportNames(name);
         const finalReports = reportNames(finalName);
         for (let i = 0; i < reports.length; i++) {
-          await rename(this.sub('processing', reports[i]), this.sub(outcome, finalReports[i])).catch(
-            (err: NodeJS.ErrnoException) => {
-              if (err.code !== 'ENOENT') throw err;
-            },
-          );
+          await copyReport(join(dir, reports[i]), this.sub(outcome, finalReports[i]), verified);
         }
         await rename(path, finalPath);
         await rm(claimPath, { force: true });
+        await rm(dir, { recursive: true, force: true });
         return finalPath;
       },
       release: async () => {
         if (await holds()) await rm(claimPath, { force: true });
+        await rm(dir, { recursive: true, force: true });
       },
     };
+  }
+
+  /**
+   * Opens `path` with O_NOFOLLOW and copies at most the size cap through that one handle to
+   * `copy` (a new 0600 file). Anything but a regular file with one link is refused: a link
+   * (ELOOP), a FIFO or device, a hard link to someone else's file. So is a file over the cap,
+   * and one that changed while it was copied (still being written behind its `.done` marker):
+   * neither can pin the watcher. Nothing is read from a refused file.
+   */
+  private async copyVerified(path: string, copy: string): Promise<Verified | { refused: string }> {
+    let handle: FileHandle;
+    try {
+      handle = await open(path, OPEN_NO_FOLLOW);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP' || code === 'EMLINK')
+        return {
+          refused: 'set aside unread: it is a symbolic link; links are not followed (copy the file in instead)',
+        };
+      if (code === 'ENXIO' || code === 'EISDIR') return { refused: 'set aside unread: it is not a regular file' };
+      throw err;
+    }
+    try {
+      const before = await handle.stat();
+      if (!before.isFile()) return { refused: 'set aside unread: it is not a regular file' };
+      if (before.nlink !== 1) {
+        return {
+          refused: `set aside unread: it has ${before.nlink} hard links; only a file with one link is taken (copy the file in instead of linking it)`,
+        };
+      }
+      const max = this.opts.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES;
+      if (before.size > max) {
+        return {
+          refused: `set aside unread: it is ${before.size} bytes, over the ${max}-byte limit for a dropped file (setting watchMaxInputBytes)`,
+        };
+      }
+      const out = await open(copy, 'wx', 0o600);
+      try {
+        const buf = Buffer.allocUnsafe(Math.min(1024 * 1024, Math.max(1, before.size)));
+        let position = 0;
+        while (position < before.size) {
+          const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, before.size - position), position);
+          if (bytesRead === 0) break;
+          await out.write(buf, 0, bytesRead);
+          position += bytesRead;
+        }
+      } finally {
+        await out.close();
+      }
+      const after = await handle.stat();
+      if (after.size !== before.size || after.mtimeMs !== before.mtimeMs) {
+        await rm(copy, { force: true });
+        return {
+          refused:
+            'set aside: it changed while it was read (still being written after its .done marker); drop it again once it is complete',
+        };
+      }
+      return { mode: before.mode, gid: before.gid };
+    } finally {
+      await handle.close();
+    }
   }
 
   /** `name`, or a timestamped variant when done/ or failed/ already has it or its reports. */
@@ -278,4 +438,45 @@ export class FolderSource implements DropSource {
   }
 
   async close(): Promise<void> {}
+}
+
+/**
+ * Copies a report from the private folder into done/ or failed/ through a new temporary file
+ * (exclusive create, so nothing planted is followed), then renames it into place. It gets the
+ * input's group where the owner may set it, and is never more readable than the input: owner
+ * read-write, group and others read only where the input allowed it, nobody else writes.
+ * A missing report (not every input has an errors.txt) is skipped.
+ */
+async function copyReport(from: string, to: string, input: Verified | undefined): Promise<void> {
+  let src: FileHandle;
+  try {
+    src = await open(from, 'r');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw err;
+  }
+  const mode = 0o600 | ((input?.mode ?? 0) & 0o044);
+  const tmp = join(to, '..', `.${randomBytes(6).toString('hex')}.report.tmp`);
+  try {
+    const out = await open(tmp, 'wx', mode);
+    try {
+      await out.chmod(mode);
+      if (input) await out.chown(-1, input.gid).catch(() => undefined);
+      const buf = Buffer.allocUnsafe(1024 * 1024);
+      for (;;) {
+        const { bytesRead } = await src.read(buf, 0, buf.length, null);
+        if (bytesRead === 0) break;
+        await out.write(buf, 0, bytesRead);
+      }
+      await out.sync();
+    } finally {
+      await out.close();
+    }
+    await rename(tmp, to);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  } finally {
+    await src.close();
+  }
 }

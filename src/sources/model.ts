@@ -17,10 +17,16 @@ export type FinishOutcome = 'done' | 'failed';
 
 export interface ClaimedInput {
   name: string;
-  /** Where the input can be read on the local disk; reports are written beside it. */
+  /** A private local copy of the input, the only thing the pipeline reads; reports are written beside it. */
   path: string;
   /** Where the input is, for people (logs): a folder path or `s3://bucket/key`. */
   location: string;
+  /**
+   * Set when the input must not be read (a link or a FIFO swapped in under the name, a hard
+   * link, over the size cap, changed while read): why, for its errors.txt. It is finished as
+   * failed without being processed.
+   */
+  refused?: string;
   /**
    * Extends the claim's lease. False when it was lost (another instance decided we were
    * dead and took it over): the caller must stop touching this input.

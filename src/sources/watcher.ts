@@ -177,7 +177,15 @@ export function startWatcher(opts: WatcherOptions): Watcher {
     for (const name of ready) {
       if (stopping) break;
       if (held.has(name)) continue; // an earlier file of this name waits for retry in processing/
-      const input = await source.claim(name);
+      let input: ClaimedInput | undefined;
+      try {
+        input = await source.claim(name);
+      } catch (err) {
+        // One entry that cannot be claimed (a name the file system refuses, a file that
+        // vanished half-way) must not stop the scan: later files are still taken.
+        logger.error({ name, err: (err as Error).message }, 'could not claim this input; will try again');
+        continue;
+      }
       tracker.forget(name);
       const since = readySince.get(name);
       readySince.delete(name);

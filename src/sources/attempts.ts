@@ -1,0 +1,49 @@
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../storage/atomic-write.js';
+
+/**
+ * Poison-file protection for `watch`: how often processing of one input began without ending.
+ * A count is written before an input is processed and removed when processing ends in any
+ * way the process survives (done, failed, retry later, claim lost); only a crash (out of
+ * memory, abort, kill -9) leaves it behind. The next instance that resumes the input sees the
+ * count and, past the limit, sets the input aside instead of dying on it again.
+ *
+ * Kept in the state directory, one small file per input, named by a hash of the drop
+ * location, the input's name and its bytes: the same name with other content starts afresh.
+ */
+export class InputAttempts {
+  constructor(
+    private readonly dir: string,
+    /** Processing runs a crash may interrupt before the input is set aside (the `watchMaxInputAttempts` setting). */
+    readonly max: number,
+  ) {}
+
+  /** The key of the input at `file` (its private copy) known as `name` at `location`. */
+  async keyOf(location: string, name: string, file: string): Promise<string> {
+    const hash = createHash('sha256').update(`${location}\0${name}\0`);
+    for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+    return hash.digest('hex').slice(0, 32);
+  }
+
+  /** Records one more run and returns how many runs (this one included) began for the input. */
+  async begin(key: string): Promise<number> {
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    const text = await readFile(this.path(key), 'utf8').catch(() => '');
+    const before = Number.parseInt(text, 10);
+    const n = (Number.isFinite(before) && before > 0 ? before : 0) + 1;
+    await writeFileAtomic(this.path(key), `${n}\n`);
+    return n;
+  }
+
+  /** Processing ended without a crash: forget the count. */
+  async end(key: string): Promise<void> {
+    await rm(this.path(key), { force: true });
+  }
+
+  private path(key: string): string {
+    return join(this.dir, `${key}.attempts`);
+  }
+}
