@@ -163,6 +163,7 @@ export class TokenProvider {
       },
       body: form,
       timeouts: this.opts.timeouts,
+      deadlineMs: this.opts.timeouts.deadlineMs,
     });
     if (res.status === 400 || res.status === 401 || res.status === 403) {
       // OAuth error bodies carry `error` / `error_description`; neither holds the secret.

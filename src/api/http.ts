@@ -19,7 +19,24 @@ export interface HttpRequest {
   timeouts: Timeouts;
   /** For error values: method and route (path without query) as the caller names them. */
   route: string;
+  /** Whole exchange, from sending to the last body byte; default DEFAULT_DEADLINE_MS. */
+  deadlineMs?: number;
+  /** Largest body read; default DEFAULT_MAX_RESPONSE_BYTES. */
+  maxResponseBytes?: number;
 }
+
+/**
+ * An answer may trickle (one byte every few seconds never trips the between-chunks timeout)
+ * or be huge: every exchange has an overall deadline and a size cap, so neither can hold a
+ * run or its memory. Generous: the largest answers (active-job pages, price-code lists) are
+ * a few megabytes and come in seconds.
+ */
+export const DEFAULT_DEADLINE_MS = 300_000;
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+/** Codes of the two limits above, in ApiError.code. */
+export const DEADLINE_CODE = 'DEADLINE_EXCEEDED';
+export const TOO_LARGE_CODE = 'RESPONSE_TOO_LARGE';
 
 /**
  * Sends one request and reads the whole body. Never retries; transport failures become an
@@ -27,6 +44,15 @@ export interface HttpRequest {
  * stage: errors raised while connecting mean the request was never sent.
  */
 export async function sendHttp(req: HttpRequest): Promise<HttpResponse> {
+  const deadlineMs = req.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  const maxBytes = req.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const controller = new AbortController();
+  let expired = false;
+  const timer = setTimeout(() => {
+    expired = true;
+    controller.abort();
+  }, deadlineMs);
+  timer.unref?.();
   try {
     const res = await request(req.url, {
       dispatcher: req.dispatcher,
@@ -35,12 +61,71 @@ export async function sendHttp(req: HttpRequest): Promise<HttpResponse> {
       body: req.body,
       headersTimeout: req.timeouts.headersMs,
       bodyTimeout: req.timeouts.bodyMs,
+      signal: controller.signal,
     });
-    const text = await res.body.text();
+    const text = await readCapped(res.body, res.headers['content-length'], maxBytes, () =>
+      tooLarge(req, res.statusCode, maxBytes),
+    );
     return { status: res.statusCode, headers: res.headers, body: parseBody(text, res.headers['content-type']) };
   } catch (err) {
+    if (expired && !(err instanceof ApiError)) {
+      throw new ApiError({
+        kind: 'timeout',
+        method: req.method,
+        route: req.route,
+        code: DEADLINE_CODE,
+        // Sent, and maybe acted on: the safe assumption for a POST.
+        mayHaveReachedServer: true,
+        message:
+          `${req.method} ${req.route}: no complete answer within ${deadlineMs} ms ` +
+          '(the server is too slow or is trickling its answer; setting requestDeadlineMs)',
+        cause: err,
+      });
+    }
     throw transportError(err, req.method, req.route);
+  } finally {
+    clearTimeout(timer);
   }
+}
+
+/** The body as text, refusing (and dropping the connection) past `maxBytes`, before it is all in memory. */
+async function readCapped(
+  body: Dispatcher.ResponseData['body'],
+  contentLength: string | string[] | undefined,
+  maxBytes: number,
+  refuse: () => ApiError,
+): Promise<string> {
+  const declared = Number(Array.isArray(contentLength) ? contentLength[0] : contentLength);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    body.destroy();
+    throw refuse();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) {
+      body.destroy();
+      throw refuse();
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+function tooLarge(req: HttpRequest, status: number, maxBytes: number): ApiError {
+  return new ApiError({
+    // An answer arrived (with this status) but is not read: not a transport failure, never retried.
+    kind: 'http',
+    method: req.method,
+    route: req.route,
+    status,
+    code: TOO_LARGE_CODE,
+    mayHaveReachedServer: true,
+    message:
+      `${req.method} ${req.route}: ${status} with an answer over ${maxBytes} bytes, not read ` +
+      '(setting maxResponseBytes)',
+  });
 }
 
 export function parseBody(text: string, contentType: string | string[] | undefined): unknown {

@@ -179,6 +179,8 @@ export class Transport {
         body,
         timeouts: config.timeouts,
         route,
+        deadlineMs: config.timeouts.deadlineMs,
+        maxResponseBytes: config.maxResponseBytes,
       }),
     );
   }

@@ -22,6 +22,8 @@ export interface ApiConfig {
   /** `X-Application-Name` header; the API validates it as an origin code. Default `API`. */
   appName: string;
   timeouts: Timeouts;
+  /** Largest answer body read (setting maxResponseBytes); default in src/api/http.ts. */
+  maxResponseBytes?: number;
   /** Plain-http hosts other than loopback are refused unless this is set. */
   allowInsecure: boolean;
   /** Profile name the values came from, if any (for messages only). */
@@ -35,6 +37,8 @@ export interface Timeouts {
   headersMs: number;
   /** Maximum idle time between body chunks. */
   bodyMs: number;
+  /** The whole exchange, sending to last body byte (setting requestDeadlineMs); default in src/api/http.ts. */
+  deadlineMs?: number;
 }
 
 // The defaults of the table in settings.ts, for configurations built without the resolver (--sandbox).

@@ -58,7 +58,9 @@ export function apiConfigFrom(settings: Settings): ApiConfig {
       connectMs: settings.get('connectTimeoutMs') ?? SETTINGS.connectTimeoutMs.default,
       headersMs: settings.get('requestTimeoutMs') ?? SETTINGS.requestTimeoutMs.default,
       bodyMs: settings.get('requestTimeoutMs') ?? SETTINGS.requestTimeoutMs.default,
+      deadlineMs: settings.get('requestDeadlineMs') ?? SETTINGS.requestDeadlineMs.default,
     },
+    maxResponseBytes: settings.get('maxResponseBytes') ?? SETTINGS.maxResponseBytes.default,
     allowInsecure: settings.get('allowInsecure') ?? false,
     profile: settings.profile,
   };

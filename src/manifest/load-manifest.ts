@@ -35,6 +35,7 @@ export function formatOf(file: string): ManifestFormat | undefined {
   if (ext === '.yaml' || ext === '.yml') return 'yaml';
   if (ext === '.json') return 'json';
   if (ext === '.csv') return 'csv';
+  if (ext === '.xlsx') return 'xlsx';
   return undefined;
 }
 
@@ -44,7 +45,7 @@ export async function loadManifest(file: string, opts: LoadOptions = {}): Promis
     const diagnostic: Diagnostic = {
       severity: 'error',
       code: INPUT_UNSUPPORTED,
-      message: `unsupported file type "${extname(file) || '(none)'}"; manifests are .yaml, .yml, .json or .csv`,
+      message: `unsupported file type "${extname(file) || '(none)'}"; manifests are .yaml, .yml, .json, .csv or .xlsx`,
       source: { file },
     };
     return { input: { file }, diagnostics: [diagnostic] };
@@ -110,6 +111,10 @@ async function readRaw(file: string, format: ManifestFormat, opts: LoadOptions):
       // Loaded on demand: YAML-only runs never pay for the CSV machinery.
       const { readCsvDocument } = await import('./csv/read-csv.js');
       return readCsvDocument(file, { mapping: opts.mapping, csv: opts.csv });
+    }
+    case 'xlsx': {
+      const { readXlsxDocument } = await import('./xlsx/read-xlsx.js');
+      return readXlsxDocument(file, { mapping: opts.mapping });
     }
   }
 }

@@ -103,7 +103,7 @@ export interface ManifestJob {
   cancel?: boolean;
 }
 
-export type ManifestFormat = 'yaml' | 'json' | 'csv';
+export type ManifestFormat = 'yaml' | 'json' | 'csv' | 'xlsx';
 
 export interface Manifest {
   /** The input's path as the user gave it (used in messages and report names). */

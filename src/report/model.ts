@@ -85,7 +85,7 @@ export interface ResultReport {
   reportVersion: 1;
   command: ReportCommand;
   htorderVersion: string;
-  input: { file: string; sha256: string | null; format: 'yaml' | 'json' | 'csv' | null };
+  input: { file: string; sha256: string | null; format: 'yaml' | 'json' | 'csv' | 'xlsx' | null };
   startedAt: string;
   finishedAt: string | null;
   summary: ReportSummary;

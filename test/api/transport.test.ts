@@ -356,7 +356,12 @@ describe('logging', () => {
     const logger = createLogger({ level: 'trace', destination: out });
     let n = 0;
     const { client } = await server(
-      (_req, res) => (n++ < 1 ? json(res, 401, {}) : n < 4 ? json(res, 503, {}) : json(res, 200, [])),
+      (req, res) =>
+        n++ < 1
+          ? json(res, 401, {})
+          : n < 4
+            ? json(res, 503, {})
+            : json(res, 200, req.url.endsWith('/Jobs') ? { jobNumber: 700001 } : []),
       {},
       { ...FAST, logger },
     );

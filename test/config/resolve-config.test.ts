@@ -135,7 +135,7 @@ describe('resolveConfig from the environment', () => {
       home,
     });
     expect(c).toMatchObject({ concurrency: 3, stateDir: join(dir, 'state'), appName: 'ERP' });
-    expect(c.timeouts).toEqual({ connectMs: 1500, headersMs: 9000, bodyMs: 9000 });
+    expect(c.timeouts).toEqual({ connectMs: 1500, headersMs: 9000, bodyMs: 9000, deadlineMs: 300000 });
   });
 
   it('refuses a base URL that is not a URL', () => {

@@ -1,3 +1,4 @@
+import { ApiError } from '../errors.js';
 import { paginateActiveJobs } from '../paginate.js';
 import type { Transport } from '../transport.js';
 import type {
@@ -55,8 +56,15 @@ export function jobsApi(t: Transport): JobsApi {
   const active = (query: ActiveJobsQuery = {}): Promise<ActiveJobsEnvelope> =>
     t.request({ method: 'GET', path: '/Jobs/active', query: { ...query } });
   return {
-    create: (candidate) =>
-      t.request({ method: 'POST', path: '/Jobs', body: { ...candidate, validateOnly: false }, retrySafe: false }),
+    create: async (candidate) => {
+      const res = await t.send({
+        method: 'POST',
+        path: '/Jobs',
+        body: { ...candidate, validateOnly: false },
+        retrySafe: false,
+      });
+      return createAnswer(res.status, res.body);
+    },
     validate: async (candidate) => {
       const res = await t.send({ method: 'POST', path: '/Jobs', body: { ...candidate, validateOnly: true } });
       const b = res.body;
@@ -79,6 +87,40 @@ export function jobsApi(t: Transport): JobsApi {
     earliestShipDate: (query = {}) =>
       t.request({ method: 'GET', path: '/Jobs/earliest-ship-date', query: { processCodes: query.processCodes } }),
   };
+}
+
+/**
+ * A 2xx create answer the client cannot read (not JSON, null, no job number) says nothing
+ * about whether the job was created: it becomes an ApiError that may have reached the
+ * server, so the caller settles it by searching for the order number, as after a timeout.
+ */
+function createAnswer(status: number, body: unknown): JobCreateResponse {
+  const why = unreadableCreate(body);
+  if (why === null) {
+    const answer = body as JobCreateResponse;
+    // Line details are a bonus (the job can be fetched); a malformed list must not fail a created job.
+    return Array.isArray(answer.jobLineDetails) ? answer : { ...answer, jobLineDetails: [] };
+  }
+  throw new ApiError({
+    kind: 'http',
+    method: 'POST',
+    route: '/Jobs',
+    status,
+    mayHaveReachedServer: true,
+    body: typeof body === 'string' ? body.slice(0, 300) : body,
+    message:
+      `POST /Jobs: ${status} but the answer could not be read (${why}); the job may have been created, ` +
+      'so it is looked up by its order number before anything is sent again',
+  });
+}
+
+function unreadableCreate(body: unknown): string | null {
+  if (body === null) return 'empty or null';
+  if (typeof body === 'string') return 'not JSON';
+  if (typeof body !== 'object' || Array.isArray(body)) return `JSON ${Array.isArray(body) ? 'array' : typeof body}`;
+  const n = (body as { jobNumber?: unknown }).jobNumber;
+  if (typeof n !== 'number' || !Number.isSafeInteger(n) || n <= 0) return 'no job number';
+  return null;
 }
 
 function checkJobNumber(n: number): string {

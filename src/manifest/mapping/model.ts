@@ -17,6 +17,8 @@ export interface Mapping {
   delimiter?: string;
   /** Default `utf-8` (a UTF-8 or UTF-16 BOM is honoured whatever this says). */
   encoding?: MappingEncoding;
+  /** Spreadsheet inputs (.xlsx): the sheet to read, by name. Default: the first sheet. */
+  sheet?: string;
   /** Physical lines before the header row (report titles, export banners). Default 0. */
   skipRows?: number;
   /** Source column → template field (`orderNumber`, `code`, `attr:Colors`, `size:M`, …). */
