@@ -54,6 +54,11 @@ export interface ResultCsvOptions {
 }
 
 export async function writeResultCsv(path: string, report: ResultReport, opts: ResultCsvOptions = {}): Promise<void> {
+  if (report.input.format === 'xlsx') {
+    const results = new RowResults(report, opts.manifest);
+    await writeAtomicStream(path, batches(sheetRows(report.input.file, opts.manifest?.csv?.header, results, opts)));
+    return;
+  }
   if (report.input.format !== 'csv') {
     await writeAtomicStream(path, batches(manifestRows(report)));
     return;
@@ -220,6 +225,27 @@ async function* reparsedRows(
   for await (const { row, cells } of readCsvRows(file, mappingOpt)) {
     yield [...padTo(cells, header.length), ...results.cells(row)];
   }
+}
+
+/** A spreadsheet input: the sheet's rows as the reader saw them (cell text), then the result cells. */
+async function* sheetRows(
+  file: string,
+  knownHeader: string[] | undefined,
+  results: RowResults,
+  opts: ResultCsvOptions,
+): AsyncGenerator<string[]> {
+  const { xlsxRows } = await import('../manifest/xlsx/scan-xlsx.js');
+  const rows = xlsxRows(file, { sheet: opts.mapping?.sheet, skipRows: opts.mapping?.skipRows }, { problems: [] });
+  // The first row is the header, by the reader's own rules (skipped rows, blank rows).
+  let width = -1;
+  for await (const { row, cells } of rows) {
+    if (width < 0) {
+      const header = knownHeader ?? cells;
+      width = header.length;
+      yield [...header, ...CSV_RESULT_COLUMNS];
+    } else yield [...padTo(cells, width), ...results.cells(row)];
+  }
+  if (width < 0) yield [...(knownHeader ?? []), ...CSV_RESULT_COLUMNS];
 }
 
 function padTo(cells: string[], width: number): string[] {

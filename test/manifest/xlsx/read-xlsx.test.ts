@@ -1,0 +1,111 @@
+import { writeFile } from 'node:fs/promises';
+import ExcelJS from 'exceljs';
+import { describe, expect, it } from 'vitest';
+import { loadManifest } from '../../../src/manifest/load-manifest.js';
+import { parseMapping } from '../../../src/manifest/mapping/load-mapping.js';
+import { errors } from '../../support/manifest-files.js';
+import { tempDirPerTest } from '../../support/temp-files.js';
+
+const HEADER = [
+  'orderNumber',
+  'dateDue',
+  'deliveryMethod',
+  'contactName',
+  'streetAddress',
+  'city',
+  'state',
+  'postalCode',
+  'country',
+  'itemType',
+  'code',
+  'quantity',
+];
+
+type Cell = string | number | Date | null;
+
+/** Writes a workbook with the given sheets (name → rows) using exceljs's own writer. */
+async function workbook(sheets: Record<string, Cell[][]>, style?: (ws: ExcelJS.Worksheet) => void): Promise<string> {
+  const wb = new ExcelJS.Workbook();
+  for (const [name, rows] of Object.entries(sheets)) {
+    const ws = wb.addWorksheet(name);
+    for (const r of rows) ws.addRow(r);
+    style?.(ws);
+  }
+  const file = `${await tempDirPerTest()}/orders.xlsx`;
+  await wb.xlsx.writeFile(file);
+  return file;
+}
+
+const ROW: Cell[] = [
+  'PO-1',
+  new Date(Date.UTC(2026, 11, 4)),
+  'UPSGND',
+  'Ann Lee',
+  '1 Main St',
+  'Boston',
+  'MA',
+  '02134',
+  'US',
+  'Asset',
+  'A10001',
+  24,
+];
+
+describe('.xlsx inputs', () => {
+  it('read like a CSV: text kept (leading zeros), numbers as numbers, dates as ISO dates, sheet row numbers', async () => {
+    const file = await workbook({
+      Orders: [HEADER, ROW, ['PO-1', null, null, null, null, null, null, null, null, 'Asset', 'A10002', 12]],
+    });
+    const { manifest, diagnostics, input } = await loadManifest(file);
+    expect(errors(diagnostics)).toEqual([]);
+    expect(input.format).toBe('xlsx');
+    const job = manifest?.jobs[0];
+    expect(job?.dateDue).toBe('2026-12-04');
+    expect(job?.deliveryAddress.postalCode).toBe('02134');
+    expect(job?.items.map((i) => [i.code, i.quantity])).toEqual([
+      ['A10001', 24],
+      ['A10002', 12],
+    ]);
+    expect(manifest?.csv?.itemRows).toEqual([[2, 3]]);
+    expect(manifest?.sources.locate('jobs[0].items[1].quantity')).toEqual({ file, row: 3, columnName: 'quantity' });
+  });
+
+  it('a number formatted 00000 (Excel’s Zip Code format) reads as the padded text the sheet shows', async () => {
+    const file = await workbook({ Orders: [HEADER, [...ROW.slice(0, 7), 2134, ...ROW.slice(8)]] }, (ws) => {
+      ws.getCell('H2').numFmt = '00000';
+    });
+    const { manifest, diagnostics } = await loadManifest(file);
+    expect(errors(diagnostics)).toEqual([]);
+    expect(manifest?.jobs[0].deliveryAddress.postalCode).toBe('02134');
+  });
+
+  it('reads the first sheet by default and a named one through the mapping’s sheet:', async () => {
+    const notes: Cell[][] = [['just notes']];
+    const file = await workbook({ Notes: notes, Orders: [HEADER, ROW] });
+    const first = await loadManifest(file);
+    expect(errors(first.diagnostics).map((d) => d.code)).toContain('csv.missing-column');
+    const mapping = parseMapping('sheet: Orders\n', 'm.yaml');
+    const named = await loadManifest(file, { mapping });
+    expect(errors(named.diagnostics)).toEqual([]);
+    expect(named.manifest?.jobs[0].orderNumber).toBe('PO-1');
+  });
+
+  it('names the sheets there are when the named one is missing', async () => {
+    const file = await workbook({ Orders: [HEADER, ROW] });
+    const { diagnostics } = await loadManifest(file, { mapping: parseMapping('sheet: Bestellungen\n', 'm.yaml') });
+    expect(errors(diagnostics)).toEqual([
+      expect.objectContaining({
+        code: 'xlsx.sheet',
+        message: 'the workbook has no sheet named "Bestellungen"; its sheets are: "Orders"',
+      }),
+    ]);
+  });
+
+  it('a file that is not a workbook is an error, not a crash', async () => {
+    const file = `${await tempDirPerTest()}/broken.xlsx`;
+    await writeFile(file, 'orderNumber,code\nPO-1,A10001\n');
+    const { diagnostics, manifest } = await loadManifest(file);
+    expect(manifest).toBeUndefined();
+    expect(errors(diagnostics).map((d) => d.code)).toEqual(['xlsx.unreadable']);
+  });
+});
