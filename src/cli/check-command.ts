@@ -82,9 +82,10 @@ export function humanSummary(o: CheckOutcome): string {
   if (o.status === 'unreadable' || !o.report)
     return `${o.file}: ${o.problem ?? 'cannot be read'} (not checked, no reports written)\n`;
   const r = o.report;
-  const { valid, invalid } = r.summary.byStatus;
+  const { valid, invalid, skipped } = r.summary.byStatus;
   const lines: string[] = [];
-  const jobs = `${r.summary.jobs} job${r.summary.jobs === 1 ? '' : 's'}`;
+  const placed = r.summary.jobs - skipped;
+  const jobs = `${placed} job${placed === 1 ? '' : 's'}`;
   if (o.status === 'valid') {
     lines.push(`${o.file}: ok, ${jobs} valid${r.summary.warnings ? `, ${r.summary.warnings} warning(s)` : ''}`);
   } else {
@@ -100,6 +101,13 @@ export function humanSummary(o: CheckOutcome): string {
       lines.push(`  ... ${r.summary.errors - SHOWN_ERRORS} more in ${o.reports?.errors ?? 'errors.txt'}`);
   }
   for (const w of take(warningLines(r, r.input.file), SHOWN_ERRORS)) lines.push(`  ${w}`);
+  // Rows an ERP mapping left out, each with its row and the mapping's reason: not errors.
+  for (const job of r.jobs) {
+    if (job.status !== 'skipped') continue;
+    const rows = job.items.map((i) => (i.source && 'row' in i.source ? i.source.row : undefined));
+    const what = job.orderNumber ? ` (order ${job.orderNumber})` : '';
+    lines.push(`  skipped: ${r.input.file}:${rows.join(',')}${what}: ${job.reason ?? ''}`);
+  }
   const written = [o.reports?.json, o.reports?.csv, o.reports?.errors].filter(Boolean).join(', ');
   lines.push(`  reports: ${written}`);
   return `${lines.join('\n')}\n`;

@@ -19,10 +19,11 @@ export function formatInputOutcome(o: InputOutcome, command: PipelineCommand): s
   let priced = true;
   for (const job of r.jobs) {
     const estimate = job.estimatedCost;
-    if (estimate === null) priced = false;
-    else total += estimate;
+    if (estimate !== null) total += estimate;
+    else if (job.status !== 'skipped') priced = false;
     rows.push([
-      job.orderNumber ?? `#${job.index + 1}`,
+      // Not `#2`: that reads like a shop's order name. Where the job is, in the input's terms.
+      job.orderNumber ?? `(no order number, ${sourceText(job.source)})`,
       String(itemCount(job)),
       estimate === null ? '-' : money(estimate),
       job.status +
@@ -103,4 +104,9 @@ export function jsonSummary(command: PipelineCommand, outcomes: readonly InputOu
         : {}),
     })),
   };
+}
+
+function sourceText(source: { row?: number; line?: number } | null): string {
+  if (source === null) return 'job';
+  return 'row' in source && source.row !== undefined ? `row ${source.row}` : `line ${source.line ?? 1}`;
 }

@@ -28,6 +28,7 @@ export function buildManifest(raw: RawDocument): Manifest | undefined {
     // The document is needed only to place values that came from `defaults`.
     sources: new ManifestSourceMap(raw.sources, hasDefaults ? doc : undefined),
     ...(raw.csv ? { csv: raw.csv } : {}),
+    ...(raw.skipped ? { skipped: raw.skipped } : {}),
   };
 }
 

@@ -120,6 +120,17 @@ export interface Manifest {
    * keeping every cell in memory).
    */
   csv?: CsvOrigin;
+  /** Rows an ERP mapping's skip rules left out (cancelled orders, fee lines), with the reasons. */
+  skipped?: SkippedRows[];
+}
+
+/** Rows a mapping left out: a whole order, or lines of one; reported with status `skipped`. */
+export interface SkippedRows {
+  reason: string;
+  scope: 'row' | 'order';
+  orderNumber?: string;
+  /** Physical rows of the input. */
+  rows: number[];
 }
 
 export interface CsvOrigin {
@@ -151,6 +162,7 @@ export interface RawDocument {
   doc?: unknown;
   sources: SourceMap;
   csv?: CsvOrigin;
+  skipped?: SkippedRows[];
   /** Parse-level problems: syntax, duplicate keys, unknown CSV columns, encoding, size caps. */
   diagnostics: Diagnostic[];
 }

@@ -1,6 +1,6 @@
 import { invalidJobs, isError } from '../manifest/diagnostics.js';
 import { itemIndexOf, jobIndexOf } from '../manifest/field-path.js';
-import type { Diagnostic, Manifest, ManifestFormat, SourceLocation } from '../manifest/model.js';
+import type { Diagnostic, Manifest, ManifestFormat, SkippedRows, SourceLocation } from '../manifest/model.js';
 import { VERSION } from '../version.js';
 import { builtItems, itemCount, itemDeferrer, itemsPending, type ItemSource } from './lazy-items.js';
 import {
@@ -53,6 +53,9 @@ export function buildReport(x: BuildReportInput): ResultReport {
     };
     return defer(result);
   });
+
+  // Rows a mapping's skip rules left out: after the jobs, each with its reason; never an error.
+  for (const group of manifest?.skipped ?? []) jobs.push(skippedResult(group, jobs.length));
 
   const report: ResultReport = {
     reportVersion: 1,
@@ -177,4 +180,33 @@ function sumSizes(sizes: unknown): number | null {
   if (!sizes || typeof sizes !== 'object') return null;
   const values = Object.values(sizes as Record<string, unknown>);
   return values.every((n) => typeof n === 'number') ? (values as number[]).reduce((a, b) => a + b, 0) : null;
+}
+
+/** A skipped order, or skipped lines of one order: status `skipped`, the reason, a line per row. */
+function skippedResult(group: SkippedRows, index: number): JobResult {
+  return {
+    index,
+    orderNumber: group.orderNumber ?? null,
+    status: 'skipped',
+    reason: group.reason,
+    source: group.rows.length > 0 ? { row: group.rows[0] } : null,
+    jobNumber: null,
+    dateDue: null,
+    totalJobCost: null,
+    estimatedCost: null,
+    warnings: [],
+    errors: [],
+    items: group.rows.map((row, k) => ({
+      index: k,
+      source: { row },
+      itemType: null,
+      code: null,
+      quantity: null,
+      status: 'skipped',
+      reason: group.reason,
+      newAssetSku: null,
+      needsArtworkToBeUploaded: null,
+      errors: [],
+    })),
+  };
 }

@@ -14,7 +14,8 @@ export type JobStatus =
   | 'already-submitted'
   | 'failed'
   | 'not-submitted'
-  | 'in-doubt';
+  | 'in-doubt'
+  | 'skipped';
 
 export const JOB_STATUSES: readonly JobStatus[] = [
   'valid',
@@ -24,6 +25,7 @@ export const JOB_STATUSES: readonly JobStatus[] = [
   'failed',
   'not-submitted',
   'in-doubt',
+  'skipped',
 ];
 
 export type ReportCommand = 'check' | 'plan' | 'run' | 'watch';
@@ -51,6 +53,8 @@ export interface ItemResult {
   code: string | null;
   quantity: number | null;
   status: JobStatus;
+  /** `skipped` only: why the mapping's skip rule left the line out. */
+  reason?: string;
   newAssetSku: string | null;
   needsArtworkToBeUploaded: boolean | null;
   errors: ReportError[];
@@ -60,6 +64,8 @@ export interface JobResult {
   index: number;
   orderNumber: string | null;
   status: JobStatus;
+  /** `skipped` only: why the mapping's skip rule left the order (or these lines) out. */
+  reason?: string;
   source: ReportSource | null;
   jobNumber: number | null;
   dateDue: string | null;

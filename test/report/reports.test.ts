@@ -281,6 +281,7 @@ describe('writeReports', () => {
           failed: 0,
           'not-submitted': 0,
           'in-doubt': 0,
+          skipped: 0,
         },
       },
       errors: [],

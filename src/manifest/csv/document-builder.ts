@@ -69,6 +69,16 @@ export class CsvDocumentBuilder {
     this.header = cells;
     this.headerRow = row;
     const plan = planColumns(cells, this.file, row, this.mapping);
+    // An expression mapping's template columns are named by the export columns they come from.
+    const labels = this.mapping?.columnLabels;
+    if (labels !== undefined) {
+      for (const b of [...plan.columns, ...(plan.orderNumber ? [plan.orderNumber] : [])]) b.column = labels[b.target];
+      for (const target of plan.fieldColumns.keys()) {
+        const label = labels[target];
+        if (label === undefined) plan.fieldColumns.delete(target);
+        else plan.fieldColumns.set(target, label);
+      }
+    }
     const layout = new DocumentLayout(plan);
     this.fromHeader = { plan, layout, draft: new ItemDraft(layout) };
     this.fieldRows = new FieldRows(plan.jobSlotCount, 1024);

@@ -18,6 +18,8 @@ import { CsvScanner } from './csv-scanner.js';
 import { csvSourceMap } from './csv-source-map.js';
 import { dialectOf } from './dialect.js';
 import { CsvDocumentBuilder } from './document-builder.js';
+import { finishMapped } from '../mapping/merge-lines.js';
+import { isExpressionMapping, MappedRows } from '../mapping/mapped-rows.js';
 
 export interface ReadCsvOptions {
   mapping?: Mapping;
@@ -37,12 +39,20 @@ export const CSV_CHUNK_BYTES = 64 * 1024;
 export async function readCsvDocument(file: string, opts: ReadCsvOptions = {}): Promise<RawDocument> {
   const dialect = dialectOf(opts.mapping);
   const limits = csvLimitsOf(opts.csv);
-  const builder = new CsvDocumentBuilder(file, dialect.skipRows, opts.mapping);
+  // An expression mapping turns each export row into a template row first (mapping/mapped-rows.ts).
+  const mapped = isExpressionMapping(opts.mapping)
+    ? new MappedRows(file, opts.mapping, {
+        onHeader: (cells, row) => builder.onHeader(cells, row),
+        onRecord: (cells, row) => builder.onRecord(cells, row),
+      })
+    : undefined;
+  const builder = new CsvDocumentBuilder(file, dialect.skipRows, mapped ? mapped.builderMapping : opts.mapping);
+  const rows = mapped ?? builder;
   const scanner = new CsvScanner(
     dialect,
     {
-      header: (cells, row) => builder.onHeader(cells, row),
-      record: (cells, row) => builder.onRecord(cells, row),
+      header: (cells, row) => rows.onHeader(cells, row),
+      record: (cells, row) => rows.onRecord(cells, row),
     },
     limits,
   );
@@ -60,6 +70,7 @@ export async function readCsvDocument(file: string, opts: ReadCsvOptions = {}): 
     for await (const chunk of createReadStream(file, { highWaterMark: CSV_CHUNK_BYTES })) {
       hash.update(chunk as Buffer);
       scanner.push(chunk as Buffer);
+      if (mapped) await mapped.drain();
       if (scanner.stopped) break;
     }
   } catch (err) {
@@ -74,6 +85,7 @@ export async function readCsvDocument(file: string, opts: ReadCsvOptions = {}): 
     return { file, format: 'csv', sha256: '', sources: { locate: () => ({ file }) }, diagnostics };
   }
   await scanner.finish();
+  if (mapped) await mapped.drain();
   // A file read only part-way has no hash that could stand for it.
   const broken = scanner.problems.some((p) => CSV_STOPPED_CODES.has(p.code));
   const sha256 = broken ? '' : hash.digest('hex');
@@ -81,6 +93,7 @@ export async function readCsvDocument(file: string, opts: ReadCsvOptions = {}): 
   const parts = builder.result();
   // Stopped at a limit before any record arrived, "no rows" would only mislead.
   const diagnostics = broken ? parts.diagnostics.filter((d) => d.code !== 'csv.no-rows') : [...parts.diagnostics];
+  const skipped = mapped ? finishMapped(mapped, parts, diagnostics) : undefined;
   for (const p of scanner.problems)
     diagnostics.push({ severity: 'error', code: p.code, message: p.message, source: { file, row: p.row } });
   const sources = csvSourceMap({
@@ -101,6 +114,7 @@ export async function readCsvDocument(file: string, opts: ReadCsvOptions = {}): 
     ...(parts.doc !== undefined && !broken ? { doc: parts.doc } : {}),
     sources,
     csv: parts.csv,
+    ...(skipped !== undefined && skipped.length > 0 ? { skipped } : {}),
     diagnostics,
   };
 }

@@ -5,7 +5,10 @@
  * can be judged with a broken mapping.
  */
 import { readFile } from 'node:fs/promises';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseCsv } from 'csv-parse/sync';
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { LineCounter, parseDocument, isMap, isPair, isScalar, type Document, type Node as YamlNode } from 'yaml';
 import { UsageError } from '../../errors.js';
@@ -18,7 +21,8 @@ import {
   TEMPLATE_NAME_MATCHING,
   templateNames,
 } from '../csv/template.js';
-import type { Mapping } from './model.js';
+import { compileExpression, ExpressionError } from './expressions.js';
+import type { LookupTable, Mapping } from './model.js';
 
 // Three levels up from src/manifest/mapping/ and dist/manifest/mapping/ alike.
 export const MAPPING_SCHEMA_URL = new URL('../../../schemas/mapping.schema.json', import.meta.url);
@@ -43,7 +47,23 @@ interface MappingProblem {
   message: string;
 }
 
-export async function loadMapping(file: string): Promise<Mapping> {
+/** The presets shipped with htorder (`--mapping shopify`): presets/NAME.yaml at the package root. */
+export const PRESETS_DIR = fileURLToPath(new URL('../../../presets/', import.meta.url));
+
+/** A preset's file when `name` is one (a bare name with no file of that name beside it). */
+export function presetFile(name: string): string | undefined {
+  if (!/^[a-z][a-z0-9-]*$/.test(name) || (existsSync(name) && statSync(name).isFile())) return undefined;
+  const file = join(PRESETS_DIR, `${name}.yaml`);
+  return existsSync(file) ? file : undefined;
+}
+
+/** The presets there are, for messages. */
+function presetNames(): string[] {
+  return ['shopify', 'woocommerce', 'odoo'].filter((n) => existsSync(join(PRESETS_DIR, `${n}.yaml`)));
+}
+
+export async function loadMapping(name: string): Promise<Mapping> {
+  const file = presetFile(name) ?? name;
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -80,16 +100,146 @@ export function parseMapping(text: string, file: string): Mapping {
     throw usage(file, problems);
   }
 
-  const mapping = value as Mapping;
-  problems.push(...crossCheck(mapping, doc, pos));
+  const own = value as Mapping;
+  problems.push(...crossCheck(own, doc, pos));
   if (problems.length > 0) throw usage(file, problems);
+
+  const expressionLocations: Record<string, SourceLocation> = {};
+  const at = (path: Array<string | number>): SourceLocation => {
+    const node = doc.getIn(path, true) as YamlNode | undefined;
+    return { file, ...pos(node?.range?.[0]) };
+  };
+  for (const key of ['fillDown', 'ignoreColumns']) if (doc.has(key)) expressionLocations[key] = at([key]);
+  const lookupTables = readLookups(own, file, at, problems);
+  const base = own.extends === undefined ? undefined : parent(own.extends, file, at(['extends']));
+  const tables = { ...base?.lookupTables, ...lookupTables };
+  const compile = (source: string, path: Array<string | number>, key: string) => {
+    const node = doc.getIn(path, true) as YamlNode | undefined;
+    const start = node?.range?.[0];
+    expressionLocations[key] = { file, ...pos(start) };
+    try {
+      compileExpression(source, tables);
+    } catch (err) {
+      if (!(err instanceof ExpressionError)) throw err;
+      const quoted = isScalar(node) && (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') ? 1 : 0;
+      const offset = start === undefined ? undefined : start + quoted + Math.max(0, (err.position ?? 1) - 1);
+      problems.push({ ...pos(offset), field: key, message: `bad expression: ${err.message}` });
+    }
+  };
+  for (const [target, source] of Object.entries(own.fields ?? {}))
+    compile(source, ['fields', target], `fields.${target}`);
+  (own.skip ?? []).forEach((rule, i) => {
+    compile(rule.when, ['skip', i, 'when'], `skip[${i}]`);
+  });
+  if (problems.length > 0) throw usage(file, problems);
+  const mapping = base === undefined ? own : extend(base, own);
+  mapping.expressionLocations = { ...base?.expressionLocations, ...expressionLocations };
+  if (Object.keys(tables).length > 0) mapping.lookupTables = tables;
 
   const constantLocations: Record<string, SourceLocation> = {};
   for (const key of Object.keys(mapping.constants ?? {})) {
     const node = doc.getIn(['constants', key], true) as YamlNode | undefined;
     constantLocations[key] = { file, ...pos(node?.range?.[0]) };
   }
-  return { ...mapping, file, constantLocations };
+  return { ...mapping, file, constantLocations: { ...base?.constantLocations, ...constantLocations } };
+}
+
+/** The mapping `extends` names: a preset, or a file relative to this one. */
+function parent(name: string, file: string, at: SourceLocation): Mapping {
+  const preset = /^[a-z][a-z0-9-]*$/.test(name) ? join(PRESETS_DIR, `${name}.yaml`) : undefined;
+  const path = preset !== undefined && existsSync(preset) ? preset : resolve(dirname(file), name);
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    throw usage(file, [
+      {
+        line: at.line,
+        column: at.column,
+        field: 'extends',
+        message: `"${name}" is neither a preset (${presetNames().join(', ')}) nor a readable mapping file`,
+      },
+    ]);
+  }
+  return parseMapping(text, path);
+}
+
+/** `own` on top of `base`: maps merged key by key (own wins), skip rules appended, the rest replaced. */
+function extend(base: Mapping, own: Mapping): Mapping {
+  const merged: Mapping = { ...base, ...own };
+  for (const key of [
+    'columns',
+    'constants',
+    'values',
+    'sizeColumns',
+    'attributeColumns',
+    'fields',
+    'lookups',
+  ] as const) {
+    if (base[key] !== undefined || own[key] !== undefined) {
+      (merged as Record<string, unknown>)[key] = { ...base[key], ...own[key] };
+    }
+  }
+  if (base.skip !== undefined || own.skip !== undefined) merged.skip = [...(base.skip ?? []), ...(own.skip ?? [])];
+  if (base.ignoreColumns !== undefined || own.ignoreColumns !== undefined) {
+    merged.ignoreColumns = [...new Set([...(base.ignoreColumns ?? []), ...(own.ignoreColumns ?? [])])];
+  }
+  delete merged.extends;
+  return merged;
+}
+
+/** Reads each lookup table: a CSV file inside the mapping's folder, keyed by its `key` column. */
+function readLookups(
+  m: Mapping,
+  file: string,
+  at: (path: Array<string | number>) => SourceLocation,
+  problems: MappingProblem[],
+): Record<string, LookupTable> {
+  const tables: Record<string, LookupTable> = {};
+  const folder = dirname(resolve(file));
+  for (const [name, spec] of Object.entries(m.lookups ?? {})) {
+    const where = at(['lookups', name, 'file']);
+    const problem = (message: string) =>
+      problems.push({ line: where.line, column: where.column, field: `lookups.${name}.file`, message });
+    const path = resolve(folder, spec.file);
+    const inside = relative(folder, path);
+    if (isAbsolute(spec.file) || inside.startsWith('..') || isAbsolute(inside)) {
+      problem(`"${spec.file}" is outside the mapping's folder; lookup tables live beside the mapping`);
+      continue;
+    }
+    let records: string[][];
+    try {
+      records = parseCsv(readFileSync(path, 'utf8').replace(/^\uFEFF/, ''), {
+        skip_empty_lines: true,
+        relax_column_count: true,
+      }) as string[][];
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      problem(
+        code === 'ENOENT'
+          ? `lookup file "${spec.file}" does not exist`
+          : `cannot read "${spec.file}": ${(err as Error).message}`,
+      );
+      continue;
+    }
+    const header = (records[0] ?? []).map((h) => h.trim());
+    const keyIndex = spec.key === undefined ? 0 : header.indexOf(spec.key);
+    if (keyIndex < 0) {
+      problem(`"${spec.file}" has no column "${spec.key}" (its columns: ${header.join(', ')})`);
+      continue;
+    }
+    const rows = new Map<string, Record<string, string>>();
+    for (const record of records.slice(1)) {
+      const row: Record<string, string> = {};
+      header.forEach((h, i) => {
+        row[h] = (record[i] ?? '').trim();
+      });
+      const key = row[header[keyIndex]];
+      if (key !== '' && !rows.has(key)) rows.set(key, row);
+    }
+    tables[name] = { file: path, rows };
+  }
+  return tables;
 }
 
 /** Checks JSON Schema cannot express: one source column, one field; one field, one source. */

@@ -33,8 +33,46 @@ export interface Mapping {
   attributeColumns?: Record<string, string>;
   /** Source columns to read past without complaint. */
   ignoreColumns?: string[];
+  /** A preset name (`shopify`) or a mapping file (relative to this one) whose keys this one extends. */
+  extends?: string;
+  /** Every column neither mapped nor named in an expression is read past (no ignoreColumns list). */
+  ignoreUnmapped?: boolean;
+  /**
+   * Template field (or `size`, `attr:NAME`, `size:CODE`) → JSONata expression evaluated on each
+   * row (the row's cells by column name). A bare column name is the plain rename.
+   */
+  fields?: Record<string, string>;
+  /** Rows or whole orders to leave out, each with the reason the reports show. */
+  skip?: SkipRule[];
+  /** Blank cells of continuation rows taken from the row above (ERPs that print order cells once). */
+  fillDown?: { columns: string[]; key?: string };
+  /** Lookup tables for `$lookup(name, key[, column])`: a CSV file beside the mapping. */
+  lookups?: Record<string, { file: string; key?: string }>;
+  /** Merge the lines of one order that name the same item (default true for expression mappings). */
+  mergeLines?: boolean;
+  /** Set by loadMapping: where each `fields`/`skip` expression was written (`fields.code`, `skip[0]`). */
+  expressionLocations?: Record<string, SourceLocation>;
+  /** Internal (expression mappings): template field → the export column messages name. */
+  columnLabels?: Record<string, string>;
+  /** Set by loadMapping: the lookup tables, read. */
+  lookupTables?: Record<string, LookupTable>;
   /** Set by loadMapping: the mapping file, for messages and locations. */
   file?: string;
   /** Set by loadMapping: where each constant was written, so errors in it point there. */
   constantLocations?: Record<string, SourceLocation>;
+}
+
+export interface SkipRule {
+  /** JSONata condition on the row; true skips it. */
+  when: string;
+  /** `order`: the whole order the row belongs to; `row` (default): this row only. */
+  scope?: 'row' | 'order';
+  /** Shown in the reports as the skip's reason. */
+  reason: string;
+}
+
+/** A lookup table read from CSV: key cell → the row (column name → cell). */
+export interface LookupTable {
+  file: string;
+  rows: ReadonlyMap<string, Readonly<Record<string, string>>>;
 }

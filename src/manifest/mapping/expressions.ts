@@ -1,0 +1,264 @@
+/**
+ * The mapping's expression language: JSONata (docs/mappings.md#expressions), compiled once when
+ * the mapping loads and evaluated per row with the row's cells (column name → trimmed text) as
+ * input, plus htorder's helpers ($decimal, $date, $lookup, …).
+ *
+ * JSONata's `evaluate` is asynchronous and costs a few microseconds; a 100,000-row export must
+ * check in about the time of the default template. So: a bare column name never reaches JSONata
+ * (it is the plain rename), and every other expression's result is cached by the cells it reads
+ * (found in its syntax tree): the order number of an order's 2nd..nth rows, a SKU seen before,
+ * a status, cost one map look-up.
+ */
+import jsonata from 'jsonata';
+import type { LookupTable } from './model.js';
+
+/** The row an expression sees: column name → cell text (blank cells are ""). */
+export type RowInput = Record<string, string>;
+
+export type ExpressionValue = string | number | boolean | Record<string, unknown> | undefined;
+
+export interface CompiledExpression {
+  source: string;
+  /** The columns the expression reads by name (for the header check and the cache key). */
+  columns: string[];
+  /** The plain rename: the one column it is. */
+  column?: string;
+  /** Evaluates on a row: the cells by index (`indexes` from `bind`) and the full row when needed. */
+  evaluate(cells: readonly string[], row: () => RowInput): ExpressionValue | Promise<ExpressionValue>;
+  /** Fixes the column indexes once the header is known. */
+  bind(indexOf: ReadonlyMap<string, number>): void;
+}
+
+/** A mistake in an expression, found when compiling (position: offset in the expression). */
+export class ExpressionError extends Error {
+  constructor(
+    message: string,
+    readonly position?: number,
+  ) {
+    super(message);
+  }
+}
+
+/** Cache entries per expression before the cache starts over (bounded memory on unique values). */
+const CACHE_LIMIT = 50_000;
+
+export function compileExpression(source: string, tables: Readonly<Record<string, LookupTable>>): CompiledExpression {
+  let expr: jsonata.Expression;
+  try {
+    expr = jsonata(source);
+  } catch (err) {
+    const e = err as { message?: string; position?: number };
+    throw new ExpressionError(e.message ?? String(err), e.position);
+  }
+  registerHelpers(expr, tables);
+  const found = { columns: new Set<string>(), cacheable: true };
+  walk(expr.ast(), found);
+  const columns = [...found.columns];
+  const ast = expr.ast() as Node;
+  const single =
+    (ast.type as string) === 'path' && ast.steps?.length === 1 && ast.steps[0].type === 'name' && !hasExtras(ast);
+  let indexes: number[] = [];
+  if (single) {
+    const column = String(ast.steps?.[0].value);
+    return {
+      source,
+      columns,
+      column,
+      bind(indexOf) {
+        indexes = [indexOf.get(column) ?? -1];
+      },
+      evaluate(cells) {
+        const i = indexes[0];
+        return i < 0 ? undefined : cells[i];
+      },
+    };
+  }
+  const cache = new Map<string, ExpressionValue>();
+  return {
+    source,
+    columns,
+    bind(indexOf) {
+      indexes = columns.map((c) => indexOf.get(c) ?? -1);
+    },
+    evaluate(cells, row) {
+      let key: string | undefined;
+      if (found.cacheable) {
+        key = indexes.length === 1 ? (cells[indexes[0]] ?? '') : indexes.map((i) => cells[i] ?? '').join('\u0000');
+        if (cache.has(key)) return cache.get(key);
+      }
+      return expr.evaluate(row()).then(
+        (value: unknown) => {
+          const v = plain(value);
+          if (key !== undefined) {
+            if (cache.size >= CACHE_LIMIT) cache.clear();
+            cache.set(key, v);
+          }
+          return v;
+        },
+        (err: { message?: string }) => {
+          throw new Error(err.message ?? String(err));
+        },
+      );
+    },
+  };
+}
+
+/** JSONata sequences and arrays of one value become that value; everything else as is. */
+function plain(value: unknown): ExpressionValue {
+  if (Array.isArray(value)) return value.length === 0 ? undefined : plain(value[0]);
+  if (value === null) return undefined;
+  if (typeof value === 'function') return undefined;
+  return value as ExpressionValue;
+}
+
+interface Found {
+  columns: Set<string>;
+  cacheable: boolean;
+}
+
+type Node = jsonata.ExprNode & Record<string, unknown>;
+
+function hasExtras(node: jsonata.ExprNode): boolean {
+  const step = node.steps?.[0] as (jsonata.ExprNode & Record<string, unknown>) | undefined;
+  return step !== undefined && (step.stages !== undefined || step.predicate !== undefined || step.group !== undefined);
+}
+
+/** Collects the columns read by name (a path's first step) and whether the result depends on them alone. */
+function walk(node: unknown, found: Found): void {
+  if (node === null || typeof node !== 'object') return;
+  if (Array.isArray(node)) {
+    for (const n of node) walk(n, found);
+    return;
+  }
+  const n = node as Node;
+  if ((n.type as string) === 'path' && Array.isArray(n.steps) && n.steps.length > 0) {
+    const first = n.steps[0] as Node;
+    if (first.type === 'name') found.columns.add(String(first.value));
+  }
+  if (
+    (n.type === 'variable' && (n.value === '' || n.value === '$')) ||
+    n.type === 'wildcard' ||
+    n.type === 'descendant'
+  )
+    found.cacheable = false;
+  if (n.type === 'function' && (n.procedure as Node | undefined)?.value === 'now') found.cacheable = false;
+  for (const key of Object.keys(n)) {
+    if (key === 'position' || key === 'value' || key === 'type') continue;
+    walk(n[key], found);
+  }
+}
+
+/** A thrown helper error reads like the other messages: the value and what was expected. */
+function fail(message: string): never {
+  throw { message };
+}
+
+/** `24,00` with `,` → 24; `1.234,50` with `,` → 1234.5; `24.0` → 24. Blank → undefined. */
+export function decimal(text: unknown, separator?: unknown): number | undefined {
+  if (text === undefined || text === null) return undefined;
+  if (typeof text === 'number') return text;
+  let s = String(text)
+    .replace(/[\s\u00a0€$£¥]/g, '')
+    .replace(/^[A-Z]{3}/, '');
+  if (s === '') return undefined;
+  if (separator === ',') s = s.replace(/\./g, '').replace(',', '.');
+  else s = s.replace(/,/g, '');
+  if (!/^[+-]?(\d+\.?\d*|\.\d+)$/.test(s)) fail(`"${String(text)}" is not a number`);
+  return Number(s);
+}
+
+/** A whole number from `24`, `24.0` or `24,00`; anything with a fraction is an error. */
+function integer(text: unknown, separator?: unknown): number | undefined {
+  const n = decimal(text, separator);
+  if (n === undefined) return undefined;
+  if (!Number.isInteger(n)) fail(`"${String(text)}" is not a whole number`);
+  return n;
+}
+
+const pad2 = (n: number): string => String(n).padStart(2, '0');
+
+/** An Excel serial day number (1900 date system) → YYYY-MM-DD. */
+export function excelDate(serial: unknown): string | undefined {
+  if (serial === undefined || serial === null || serial === '') return undefined;
+  const n = typeof serial === 'number' ? serial : Number(String(serial).trim());
+  if (!Number.isFinite(n) || n < 1 || n > 2_958_465) fail(`"${String(serial)}" is not an Excel date number`);
+  // Day 25569 is 1970-01-01; Excel's fictitious 1900-02-29 lies before every real date here.
+  const d = new Date(Math.round((Math.floor(n) - 25569) * 86_400_000));
+  return `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`;
+}
+
+/**
+ * A date in a declared format → YYYY-MM-DD: `dd.mm.yyyy`, `mm/dd/yyyy`, `yyyy-mm-dd`, any
+ * order of dd, mm and yyyy with one separator; `iso`: an ISO date or datetime (its date part
+ * in UTC when it has a zone). Never guessed: text not in the format is an error.
+ */
+export function date(text: unknown, format?: unknown): string | undefined {
+  if (text === undefined || text === null || text === '') return undefined;
+  const s = String(text).trim();
+  const f = format === undefined ? 'iso' : String(format).toLowerCase();
+  if (f === 'iso') {
+    const m =
+      /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?\s*(Z|UTC|[+-]\d{2}:?\d{2})?)?$/i.exec(s);
+    if (m === null) fail(`"${s}" is not an ISO date (YYYY-MM-DD or YYYY-MM-DD HH:MM:SS)`);
+    if (m[7] !== undefined && m[4] !== undefined) {
+      const zone = /^(Z|UTC)$/i.test(m[7]) ? 'Z' : m[7].replace(/^([+-]\d{2})(\d{2})$/, '$1:$2');
+      const d = new Date(`${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6] ?? '00'}${zone}`);
+      return `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`;
+    }
+    return checked(Number(m[1]), Number(m[2]), Number(m[3]), s);
+  }
+  const parts = /^(dd|mm|yyyy)([./\- ])(dd|mm|yyyy)\2(dd|mm|yyyy)$/.exec(f);
+  if (parts === null) fail(`date format "${String(format)}" is not dd, mm and yyyy with one separator, or iso`);
+  const sep = parts[2];
+  // The time part of a datetime cell is read past: `04.12.2026 00:00`.
+  const values = s.split(/\s+/)[0].split(sep);
+  if (values.length !== 3 || !values.every((v) => /^\d{1,4}$/.test(v))) fail(`"${s}" is not a date in the format ${f}`);
+  const at = (name: string): number => Number(values[[parts[1], parts[3], parts[4]].indexOf(name)]);
+  return checked(at('yyyy'), at('mm'), at('dd'), s, f);
+}
+
+function checked(y: number, m: number, d: number, text: string, format = 'YYYY-MM-DD'): string {
+  const dt = new Date(Date.UTC(y, m - 1, d));
+  if (y < 1000 || dt.getUTCMonth() !== m - 1 || dt.getUTCDate() !== d)
+    fail(`"${text}" is not a date in the format ${format}`);
+  return `${y}-${pad2(m)}-${pad2(d)}`;
+}
+
+/** Left-pads digits: `$pad("2134", 5)` → `02134`; longer text is left as it is. */
+function pad(text: unknown, width: unknown, fill?: unknown): string | undefined {
+  if (text === undefined || text === null || text === '') return undefined;
+  return String(text).padStart(Number(width), fill === undefined ? '0' : String(fill));
+}
+
+/** The size code at the end of a SKU or line name (`A10001-M`, `Team Tee - XL`, `… (M)`). */
+export const SIZE_AT_END = /(?:^|[\s\-_/(])(XXS|XS|S|M|L|XL|XXL|2XL|XXXL|3XL|4XL|5XL|OS)\)?$/i;
+
+function sizeOf(text: unknown): string | undefined {
+  if (text === undefined || text === null) return undefined;
+  const m = SIZE_AT_END.exec(String(text).trim());
+  return m === null ? undefined : m[1].toUpperCase();
+}
+
+function registerHelpers(expr: jsonata.Expression, tables: Readonly<Record<string, LookupTable>>): void {
+  expr.registerFunction('decimal', decimal, '<x?s?:n>');
+  expr.registerFunction('integer', integer, '<x?s?:n>');
+  expr.registerFunction('date', date, '<x?s?:s>');
+  expr.registerFunction('excelDate', excelDate, '<x?:s>');
+  expr.registerFunction('pad', pad, '<x?ns?:s>');
+  expr.registerFunction('sizeOf', sizeOf, '<x?:s>');
+  expr.registerFunction(
+    'lookup',
+    (name: string, key: unknown, column?: string) => {
+      const table = tables[name];
+      if (table === undefined)
+        fail(`no lookup table "${name}" (the mapping's lookups name ${Object.keys(tables).join(', ') || 'none'})`);
+      if (key === undefined || key === null || key === '') return undefined;
+      const row = table.rows.get(String(key).trim());
+      if (row === undefined) return undefined;
+      if (column === undefined) return row;
+      const v = row[column];
+      return v === '' ? undefined : v;
+    },
+    '<sx?s?:x>',
+  );
+}

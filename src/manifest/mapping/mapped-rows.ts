@@ -1,0 +1,366 @@
+/**
+ * An expression mapping (docs/mappings.md#expressions) between the CSV scanner and the template
+ * builder: each export row is filled down, tested against the skip rules, and turned into a row
+ * of the default template (one cell per mapped field), which the builder then reads like any
+ * CSV. Row numbers stay the export's; messages name the export's columns (`columnLabels`).
+ *
+ * Expressions may be asynchronous (JSONata), the scanner is not: records are queued as they are
+ * scanned and `drain()` maps them, in order, between chunks.
+ */
+import type { Diagnostic, SkippedRows, SourceLocation } from '../model.js';
+import { type CompiledExpression, compileExpression, type ExpressionValue, type RowInput } from './expressions.js';
+import type { Mapping } from './model.js';
+
+export interface RowSink {
+  onHeader(cells: string[], row: number): void;
+  onRecord(cells: string[], row: number): void;
+}
+
+/** An expression that failed on a row, placed on its job and item once the document is built. */
+export interface RowProblem {
+  row: number;
+  orderNumber?: string;
+  target: string;
+  message: string;
+  source: SourceLocation;
+}
+
+interface Field {
+  target: string;
+  expr: CompiledExpression;
+  /** Where the mapping wrote it. */
+  at?: SourceLocation;
+}
+
+interface Rule {
+  expr: CompiledExpression;
+  scope: 'row' | 'order';
+  reason: string;
+  at?: SourceLocation;
+}
+
+/** Does this mapping need the expression path (anything beyond renames, constants and values)? */
+export function isExpressionMapping(m: Mapping | undefined): m is Mapping {
+  return (
+    m !== undefined &&
+    (m.fields !== undefined ||
+      m.skip !== undefined ||
+      m.fillDown !== undefined ||
+      m.ignoreUnmapped !== undefined ||
+      m.lookups !== undefined ||
+      m.extends !== undefined)
+  );
+}
+
+const quote = (column: string): string => `\`${column}\``;
+
+export class MappedRows {
+  /** The template-shaped header handed to the builder. */
+  readonly targets: string[];
+  /** The mapping the builder reads the template rows with: constants, values and labels only. */
+  readonly builderMapping: Mapping;
+  readonly skipped: SkippedRows[] = [];
+  readonly problems: RowProblem[] = [];
+  readonly diagnostics: Diagnostic[] = [];
+  /** The export's header as read. */
+  header: string[] = [];
+  private readonly fields: Field[];
+  private readonly rules: Rule[];
+  private readonly sizeField?: Field;
+  private readonly quantitySlot: number;
+  private readonly sizesSlot: number;
+  private readonly orderSlot: number;
+  private names: string[] = [];
+  private fillIndexes: number[] = [];
+  private keyIndex = -1;
+  private previous: string[] | undefined;
+  private queue: Array<{ cells: string[]; row: number }> = [];
+  private readonly skippedOrders = new Map<string, SkippedRows>();
+  private readonly startedOrders = new Map<string, number>();
+  private ready = false;
+
+  /** Lines of one order naming the same item are merged (mapping `mergeLines`, default true). */
+  get mergesLines(): boolean {
+    return this.mapping.mergeLines !== false;
+  }
+
+  /** The mapping gives sizes through `fields.size`. */
+  get givesSizes(): boolean {
+    return this.sizeField !== undefined;
+  }
+
+  constructor(
+    private readonly file: string,
+    private readonly mapping: Mapping,
+    private readonly sink: RowSink,
+  ) {
+    const tables = mapping.lookupTables ?? {};
+    const where = (key: string): SourceLocation | undefined => mapping.expressionLocations?.[key];
+    const fields: Field[] = [];
+    const add = (target: string, source: string, at?: SourceLocation) => {
+      fields.push({ target, expr: compileExpression(source, tables), ...(at ? { at } : {}) });
+    };
+    for (const [column, target] of Object.entries(mapping.columns ?? {})) add(target, quote(column));
+    for (const [column, size] of Object.entries(mapping.sizeColumns ?? {})) add(`size:${size}`, quote(column));
+    for (const [column, name] of Object.entries(mapping.attributeColumns ?? {})) add(`attr:${name}`, quote(column));
+    for (const [target, source] of Object.entries(mapping.fields ?? {})) add(target, source, where(`fields.${target}`));
+    this.sizeField = fields.find((f) => f.target === 'size');
+    this.fields = fields.filter((f) => f.target !== 'size');
+    if (this.sizeField !== undefined && !this.fields.some((f) => f.target === 'sizeQuantities')) {
+      this.fields.push({ target: 'sizeQuantities', expr: compileExpression('""', tables) });
+    }
+    this.rules = (mapping.skip ?? []).map((r, i) => ({
+      expr: compileExpression(r.when, tables),
+      scope: r.scope ?? 'row',
+      reason: r.reason,
+      ...(where(`skip[${i}]`) ? { at: where(`skip[${i}]`) } : {}),
+    }));
+    this.targets = this.fields.map((f) => f.target);
+    this.quantitySlot = this.targets.indexOf('quantity');
+    this.sizesSlot = this.targets.indexOf('sizeQuantities');
+    this.orderSlot = this.targets.indexOf('orderNumber');
+    const columnLabels: Record<string, string> = {};
+    for (const f of this.fields) {
+      const label = f.expr.column ?? f.expr.columns[0];
+      if (label !== undefined) columnLabels[f.target] = label;
+    }
+    if (this.sizeField !== undefined && this.sizesSlot >= 0) {
+      columnLabels.sizeQuantities ??=
+        this.sizeField.expr.columns[0] ?? columnLabels.quantity ?? this.sizeField.expr.source;
+    }
+    this.builderMapping = {
+      ...(mapping.constants ? { constants: mapping.constants } : {}),
+      ...(mapping.values ? { values: mapping.values } : {}),
+      ...(mapping.constantLocations ? { constantLocations: mapping.constantLocations } : {}),
+      ...(mapping.file ? { file: mapping.file } : {}),
+      columnLabels,
+    };
+  }
+
+  onHeader(cells: string[], row: number): void {
+    this.header = cells;
+    this.names = cells.map((c) => c.trim());
+    const indexOf = new Map<string, number>();
+    this.names.forEach((n, i) => {
+      if (n !== '' && !indexOf.has(n)) indexOf.set(n, i);
+    });
+    const used = new Set<string>();
+    const check = (columns: readonly string[], at: SourceLocation | undefined, what: string) => {
+      for (const c of columns) {
+        used.add(c);
+        if (!indexOf.has(c)) this.missingColumn(c, at, what, row);
+      }
+    };
+    for (const f of this.fields) {
+      f.expr.bind(indexOf);
+      check(f.expr.columns, f.at, `fields.${f.target}`);
+    }
+    if (this.sizeField) {
+      this.sizeField.expr.bind(indexOf);
+      check(this.sizeField.expr.columns, this.sizeField.at, 'fields.size');
+    }
+    this.rules.forEach((r, i) => {
+      r.expr.bind(indexOf);
+      check(r.expr.columns, r.at, `skip[${i}]`);
+    });
+    const fill = this.mapping.fillDown;
+    if (fill !== undefined) {
+      const at = this.mapping.expressionLocations?.fillDown;
+      check(fill.columns, at, 'fillDown');
+      this.fillIndexes = fill.columns.map((c) => indexOf.get(c) ?? -1).filter((i) => i >= 0);
+      if (fill.key !== undefined) {
+        check([fill.key], at, 'fillDown.key');
+        this.keyIndex = indexOf.get(fill.key) ?? -1;
+      }
+    }
+    const ignored = new Set(this.mapping.ignoreColumns ?? []);
+    check([...ignored], this.mapping.expressionLocations?.ignoreColumns, 'ignoreColumns');
+    if (this.mapping.ignoreUnmapped !== true) {
+      for (const name of this.names) {
+        if (name === '' || used.has(name) || ignored.has(name)) continue;
+        this.diagnostics.push({
+          severity: 'error',
+          code: 'csv.unmapped-column',
+          message:
+            `column "${name}" is not mapped; use it in fields${this.mapping.file ? ` of ${this.mapping.file}` : ''}, ` +
+            'list it in ignoreColumns, or set ignoreUnmapped: true',
+          source: { file: this.file, row, columnName: name },
+        });
+      }
+    }
+    this.ready = true;
+    this.sink.onHeader(this.targets, row);
+  }
+
+  onRecord(cells: string[], row: number): void {
+    if (this.ready) this.queue.push({ cells, row });
+  }
+
+  /** Maps the queued records, in order, into the builder. */
+  async drain(): Promise<void> {
+    const queue = this.queue;
+    this.queue = [];
+    for (const { cells, row } of queue) await this.map(this.filled(cells), row);
+  }
+
+  /** Blank order-level cells of a continuation row come from the row above. */
+  private filled(cells: string[]): string[] {
+    if (this.fillIndexes.length === 0) return cells;
+    const prev = this.previous;
+    let out = cells;
+    if (prev !== undefined) {
+      const key = this.keyIndex < 0 ? undefined : (cells[this.keyIndex] ?? '').trim();
+      const continues = key === undefined || key === '' || key === (prev[this.keyIndex] ?? '').trim();
+      if (continues) {
+        for (const i of this.fillIndexes) {
+          if ((cells[i] ?? '').trim() === '' && (prev[i] ?? '') !== '') {
+            if (out === cells) out = cells.slice();
+            out[i] = prev[i];
+          }
+        }
+      }
+    }
+    this.previous = out;
+    return out;
+  }
+
+  private async map(cells: string[], row: number): Promise<void> {
+    let input: RowInput | undefined;
+    const rowInput = (): RowInput => {
+      if (input === undefined) {
+        input = {};
+        for (let i = 0; i < this.names.length; i++) if (this.names[i] !== '') input[this.names[i]] ??= trim(cells[i]);
+      }
+      return input;
+    };
+    const out = new Array<string>(this.fields.length);
+    let orderNumber: string | undefined;
+    if (this.orderSlot >= 0) {
+      orderNumber = await this.value(this.fields[this.orderSlot], cells, rowInput, row, undefined);
+      out[this.orderSlot] = orderNumber ?? '';
+    }
+    const skippedOrder = orderNumber === undefined ? undefined : this.skippedOrders.get(orderNumber);
+    if (skippedOrder !== undefined) {
+      skippedOrder.rows.push(row);
+      return;
+    }
+    for (const rule of this.rules) {
+      let hit: ExpressionValue;
+      try {
+        hit = await rule.expr.evaluate(cells, rowInput);
+      } catch (err) {
+        this.problem(row, orderNumber, 'skip', (err as Error).message, rule.expr, rule.at);
+        continue;
+      }
+      if (!truthy(hit)) continue;
+      if (rule.scope === 'order' && orderNumber !== undefined) {
+        const started = this.startedOrders.get(orderNumber);
+        if (started !== undefined) {
+          this.problem(
+            row,
+            orderNumber,
+            'skip',
+            `order ${orderNumber} is to be skipped (${rule.reason}) but its row ${started} was read as an order ` +
+              "line: a skip rule for whole orders must hold on the order's first row (fillDown helps)",
+            rule.expr,
+            rule.at,
+          );
+          return;
+        }
+        const group: SkippedRows = { reason: rule.reason, scope: 'order', orderNumber, rows: [row] };
+        this.skippedOrders.set(orderNumber, group);
+        this.skipped.push(group);
+        return;
+      }
+      this.skipped.push({ reason: rule.reason, scope: 'row', ...(orderNumber ? { orderNumber } : {}), rows: [row] });
+      return;
+    }
+    for (let f = 0; f < this.fields.length; f++) {
+      if (f === this.orderSlot) continue;
+      out[f] = (await this.value(this.fields[f], cells, rowInput, row, orderNumber)) ?? '';
+    }
+    if (this.sizeField !== undefined && this.sizesSlot >= 0) {
+      const size = await this.value(this.sizeField, cells, rowInput, row, orderNumber);
+      if (size !== undefined && this.quantitySlot >= 0 && out[this.quantitySlot] !== '') {
+        out[this.sizesSlot] = `${size}=${out[this.quantitySlot]}`;
+        out[this.quantitySlot] = '';
+      }
+    }
+    if (orderNumber !== undefined && !this.startedOrders.has(orderNumber)) this.startedOrders.set(orderNumber, row);
+    this.sink.onRecord(out, row);
+  }
+
+  /** One field's text on one row; a failing expression is a problem on this row and column. */
+  private async value(
+    field: Field,
+    cells: string[],
+    rowInput: () => RowInput,
+    row: number,
+    orderNumber: string | undefined,
+  ): Promise<string | undefined> {
+    let v: ExpressionValue;
+    try {
+      v = await field.expr.evaluate(cells, rowInput);
+    } catch (err) {
+      this.problem(row, orderNumber, field.target, (err as Error).message, field.expr, field.at);
+      // The cell as written goes on, so the row still becomes a line the problem can be placed on.
+      const first = field.expr.columns[0];
+      return first === undefined ? undefined : trim(cells[this.names.indexOf(first)]);
+    }
+    return text(v);
+  }
+
+  private problem(
+    row: number,
+    orderNumber: string | undefined,
+    target: string,
+    message: string,
+    expr: CompiledExpression,
+    at: SourceLocation | undefined,
+  ): void {
+    const column = expr.column ?? expr.columns[0];
+    const where = at === undefined ? '' : ` (${at.file}:${at.line ?? 1}:${at.column ?? 1})`;
+    this.problems.push({
+      row,
+      ...(orderNumber ? { orderNumber } : {}),
+      target,
+      message: `${message}${where}`,
+      source: { file: this.file, row, ...(column !== undefined ? { columnName: column } : {}) },
+    });
+  }
+
+  private missingColumn(column: string, at: SourceLocation | undefined, what: string, row: number): void {
+    this.diagnostics.push({
+      severity: 'error',
+      code: 'mapping.unknown-column',
+      message:
+        `${what} names column "${column}", which is not in the header of ${this.file} (line ${row})` +
+        (at === undefined ? '' : ''),
+      source: at ?? { file: this.mapping.file ?? this.file },
+    });
+  }
+}
+
+function trim(cell: string | undefined): string {
+  return cell === undefined ? '' : cell.trim();
+}
+
+function truthy(v: ExpressionValue): boolean {
+  if (v === undefined || v === false || v === '' || v === 0) return false;
+  return true;
+}
+
+/** An expression's value as template cell text; blank → undefined. */
+function text(v: ExpressionValue): string | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v === 'string') {
+    const t = v.trim();
+    return t === '' ? undefined : t;
+  }
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  // An object is a set of sizes: { S: 10, M: 20 } → S=10;M=20.
+  const parts = Object.entries(v)
+    .filter(([, q]) => q !== undefined && q !== null && q !== '')
+    .map(([s, q]) => `${s}=${String(q)}`);
+  return parts.length === 0 ? undefined : parts.join(';');
+}

@@ -1,0 +1,153 @@
+/**
+ * After an expression mapping's rows are built into jobs: the problems of its expressions are
+ * placed on their job and line (so one bad cell makes one order invalid, not the file), and the
+ * lines of one order that name the same item are merged, quantities and sizes summed, so the
+ * catalogue's minimums apply to the order's total (6 + 6 of an asset whose minimum is 10).
+ *
+ * Sizes belong on Stock lines only (the API takes sizeQuantities for Stock); a transfer (Asset,
+ * PriceCode) line whose mapping gave it a size is ordered by its total quantity, and its sizes
+ * are written into its comment (`sizes: M 6, L 6`) for the people who press the transfers.
+ */
+import type { CsvOrigin, Diagnostic, SkippedRows } from '../model.js';
+import type { MappedRows, RowProblem } from './mapped-rows.js';
+
+type Obj = Record<string, unknown>;
+
+/** Fields that must agree for two lines to be one. */
+const SAME = [
+  'itemType',
+  'code',
+  'variantCode',
+  'garment',
+  'customerReference',
+  'groupHead',
+  'group',
+  'externalArtworkUrl',
+  'externalId',
+  'isSample',
+  'attributes',
+] as const;
+
+export interface MappedDocument {
+  jobs: Obj[];
+}
+
+/** Each problem on its job (`jobs[j]`) and line (`jobs[j].items[k]`), found by order number and row. */
+export function placeProblems(
+  doc: MappedDocument | undefined,
+  itemRows: number[][],
+  problems: readonly RowProblem[],
+): Diagnostic[] {
+  const jobOf = new Map<string, number>();
+  doc?.jobs.forEach((job, j) => {
+    if (typeof job.orderNumber === 'string') jobOf.set(job.orderNumber, j);
+  });
+  return problems.map((p) => {
+    const j = p.orderNumber === undefined ? undefined : jobOf.get(p.orderNumber);
+    const k = j === undefined ? -1 : (itemRows[j]?.indexOf(p.row) ?? -1);
+    const field = j === undefined ? undefined : k >= 0 ? `jobs[${j}].items[${k}]` : `jobs[${j}]`;
+    return {
+      severity: 'error',
+      code: 'mapping.expression',
+      message: `${p.target}: ${p.message}`,
+      ...(field !== undefined ? { field } : {}),
+      source: p.source,
+    };
+  });
+}
+
+/**
+ * Merges the same item's lines within each job, in place; jobs a diagnostic names are left as
+ * read (their item indexes are in those messages). `sizesToComment`: the mapping gives sizes.
+ */
+export function mergeLines(
+  doc: MappedDocument,
+  itemRows: number[][],
+  diagnostics: readonly Diagnostic[],
+  sizesToComment: boolean,
+): void {
+  const named = new Set<number>();
+  for (const d of diagnostics) {
+    const m = /^jobs\[(\d+)\]/.exec(d.field ?? '');
+    if (m !== null) named.add(Number(m[1]));
+  }
+  doc.jobs.forEach((job, j) => {
+    if (named.has(j) || !Array.isArray(job.items)) return;
+    const items = job.items as Obj[];
+    const rows = itemRows[j] ?? [];
+    const kept: Obj[] = [];
+    const keptRows: number[] = [];
+    const byKey = new Map<string, Obj>();
+    items.forEach((item, k) => {
+      const key = keyOf(item);
+      const into = key === undefined ? undefined : byKey.get(key);
+      if (into !== undefined && add(into, item)) return;
+      const copy = { ...item };
+      if (key !== undefined) byKey.set(key, copy);
+      kept.push(copy);
+      keptRows.push(rows[k]);
+    });
+    if (sizesToComment) for (const item of kept) sizesOnTransfer(item);
+    job.items = kept;
+    itemRows[j] = keptRows;
+  });
+}
+
+function keyOf(item: Obj): string | undefined {
+  if (typeof item.code !== 'string') return undefined;
+  return JSON.stringify(SAME.map((f) => item[f] ?? null));
+}
+
+/** Adds `item`'s quantities to `into`; false (nothing changed) when they cannot be summed. */
+function add(into: Obj, item: Obj): boolean {
+  const q1 = into.quantity;
+  const q2 = item.quantity;
+  const s1 = into.sizeQuantities as Obj | undefined;
+  const s2 = item.sizeQuantities as Obj | undefined;
+  if ((q1 === undefined) !== (q2 === undefined) || (s1 === undefined) !== (s2 === undefined)) return false;
+  if (q1 !== undefined && (typeof q1 !== 'number' || typeof q2 !== 'number')) return false;
+  if (s1 !== undefined && s2 !== undefined) {
+    const all = [...Object.values(s1), ...Object.values(s2)];
+    if (!all.every((n) => typeof n === 'number')) return false;
+  }
+  if (typeof q1 === 'number' && typeof q2 === 'number') into.quantity = q1 + q2;
+  if (s1 !== undefined && s2 !== undefined) {
+    const sum: Obj = { ...s1 };
+    for (const [size, n] of Object.entries(s2)) sum[size] = ((sum[size] as number | undefined) ?? 0) + (n as number);
+    into.sizeQuantities = sum;
+  }
+  if (typeof item.comment === 'string' && item.comment !== into.comment) {
+    into.comment = typeof into.comment === 'string' ? `${into.comment}; ${item.comment}` : item.comment;
+  }
+  return true;
+}
+
+/** A transfer line with sizes: ordered by its total, the sizes written into its comment. */
+function sizesOnTransfer(item: Obj): void {
+  if (item.itemType === 'Stock' || item.sizeQuantities === undefined || item.quantity !== undefined) return;
+  const sizes = Object.entries(item.sizeQuantities as Obj);
+  if (!sizes.every(([, n]) => typeof n === 'number')) return;
+  item.quantity = sizes.reduce((sum, [, n]) => sum + (n as number), 0);
+  const note = `sizes: ${sizes.map(([s, n]) => `${s} ${String(n)}`).join(', ')}`;
+  item.comment = typeof item.comment === 'string' ? `${item.comment}; ${note}` : note;
+  delete item.sizeQuantities;
+}
+
+/**
+ * The end of an expression mapping's read: the export's own header for result.csv, the
+ * mapping's diagnostics and placed problems added to `diagnostics`, lines merged. Returns the
+ * rows the skip rules left out.
+ */
+export function finishMapped(
+  mapped: MappedRows,
+  parts: { doc?: MappedDocument; csv: CsvOrigin },
+  diagnostics: Diagnostic[],
+): SkippedRows[] {
+  parts.csv.header = mapped.header;
+  diagnostics.push(...mapped.diagnostics);
+  diagnostics.push(...placeProblems(parts.doc, parts.csv.itemRows, mapped.problems));
+  if (parts.doc !== undefined && mapped.mergesLines) {
+    mergeLines(parts.doc, parts.csv.itemRows, diagnostics, mapped.givesSizes);
+  }
+  return mapped.skipped;
+}
