@@ -1,0 +1,160 @@
+import { copyFile, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/program.js';
+import { captureStdio } from '../support/capture-stdio.js';
+import { ROOT } from '../support/dist.js';
+import { PipelineHarness } from '../support/pipeline-harness.js';
+import { tempDirPerTest } from '../support/temp-files.js';
+
+/**
+ * Issue 14: real shop and ERP exports through the shipped presets (`--mapping shopify`, …) and
+ * through a user mapping that extends one, checked, planned and run against the sandbox.
+ */
+const io = captureStdio();
+
+interface Report {
+  jobs: Array<{ orderNumber: string | null; status: string; reason?: string; items: Array<Record<string, unknown>> }>;
+}
+
+const CASES = [
+  {
+    preset: 'shopify',
+    sample: 'samples/shopify/orders_export.csv',
+    placed: ['SHOPIFY-1041', 'SHOPIFY-1042', 'SHOPIFY-1044'],
+    skipped: ['SHOPIFY-1041', 'SHOPIFY-1043'],
+  },
+  {
+    preset: 'woocommerce',
+    sample: 'samples/woocommerce/orders-export.csv',
+    placed: ['WOO-2051', 'WOO-2054'],
+    skipped: ['WOO-2052', 'WOO-2053'],
+  },
+  {
+    preset: 'odoo',
+    sample: 'samples/odoo/sale.order.csv',
+    placed: ['ODOO-S00041', 'ODOO-S00044'],
+    skipped: ['ODOO-S00041', 'ODOO-S00042', 'ODOO-S00043', 'ODOO-S00044'],
+  },
+];
+
+let dir: string;
+let h: PipelineHarness;
+beforeAll(async () => {
+  h = await PipelineHarness.start();
+});
+afterAll(async () => {
+  await h.sandbox.close();
+});
+let stateBefore: string | undefined;
+beforeEach(async () => {
+  dir = await tempDirPerTest('htorder-presets-');
+  stateBefore = process.env.HTORDER_STATE_DIR;
+  process.env.HTORDER_STATE_DIR = join(dir, 'state');
+});
+afterEach(() => {
+  if (stateBefore === undefined) delete process.env.HTORDER_STATE_DIR;
+  else process.env.HTORDER_STATE_DIR = stateBefore;
+});
+
+async function copySample(sample: string): Promise<string> {
+  const file = join(dir, sample.split('/').pop() as string);
+  await copyFile(join(ROOT, sample), file);
+  return file;
+}
+
+const report = async (file: string): Promise<Report> => JSON.parse(await readFile(`${file}.result.json`, 'utf8'));
+const withStatus = (r: Report, status: string) => r.jobs.filter((j) => j.status === status).map((j) => j.orderNumber);
+
+describe.each(CASES)('--mapping $preset', ({ preset, sample, placed, skipped }) => {
+  it('check explains every skipped row and exits 0', async () => {
+    const file = await copySample(sample);
+    expect(await runCli(['check', '--mapping', preset, file]), io.err).toBe(0);
+    const r = await report(file);
+    expect(withStatus(r, 'valid')).toEqual(placed);
+    expect(withStatus(r, 'skipped')).toEqual(skipped);
+    for (const j of r.jobs.filter((x) => x.status === 'skipped')) expect(j.reason).toBeTruthy();
+    expect(io.err).toMatch(/skipped: .*:\d+ \(order /);
+  });
+
+  it('plan shows exactly the orders to place; run submits them once; a second run sends nothing', async () => {
+    const file = await copySample(sample);
+    expect(await runCli(['plan', '--sandbox', '--mapping', preset, file]), io.err).toBe(0);
+    expect(withStatus(await report(file), 'valid')).toEqual(placed);
+    // run twice against one sandbox and one ledger: the orders are sent once.
+    await h.reset();
+    const first = await h.cli('run', [file], { mapping: preset });
+    expect(first.code, first.stderr).toBe(0);
+    expect(withStatus(await report(file), 'submitted')).toEqual(placed);
+    const second = await h.cli('run', [file], { mapping: preset });
+    expect(second.code, second.stderr).toBe(0);
+    const again = await report(file);
+    expect(withStatus(again, 'submitted')).toEqual([]);
+    expect(withStatus(again, 'already-submitted')).toEqual(placed);
+  }, 60_000);
+});
+
+describe('what the presets make of the rows', () => {
+  it('Shopify: 6 + 6 of one asset merged to 12, the lost zero of a ZIP restored, sizes as sizeQuantities', async () => {
+    const file = await copySample('samples/shopify/orders_export.csv');
+    expect(await runCli(['plan', '--sandbox', '--mapping', 'shopify', file]), io.err).toBe(0);
+    const r = await report(file);
+    const first = r.jobs.find((j) => j.orderNumber === 'SHOPIFY-1041' && j.status === 'valid');
+    expect(first?.items).toMatchObject([{ itemType: 'Asset', code: 'A10001', quantity: 12 }]);
+    const stock = r.jobs.find((j) => j.orderNumber === 'SHOPIFY-1042');
+    expect(stock?.items).toMatchObject([{ itemType: 'Stock', code: 'GD5000', quantity: 22 }]);
+    expect(await readFile(`${file}.result.json`, 'utf8')).not.toContain('jobs[');
+  }, 60_000);
+
+  it('a user mapping extends a preset with its own order numbers and a SKU lookup table', async () => {
+    const file = await copySample('samples/shopify/orders_export.csv');
+    const text = (await readFile(file, 'utf8'))
+      .replaceAll('A10001-M', 'TIG-CREST-M')
+      .replaceAll('A10001-L', 'TIG-CREST-L');
+    await writeFile(file, text);
+    await writeFile(
+      join(dir, 'skus.csv'),
+      'sku,itemType,code,size\nTIG-CREST-M,Asset,A10001,M\nTIG-CREST-L,Asset,A10001,L\n',
+    );
+    const mapping = join(dir, 'shop1.yaml');
+    await writeFile(
+      mapping,
+      [
+        'extends: shopify',
+        'lookups:',
+        '  skus: { file: skus.csv, key: sku }',
+        'fields:',
+        '  orderNumber: \'"SHOP1-" & $substringAfter(Name, "#")\'',
+        '  itemType: \'($l := $lookup("skus", `Lineitem sku`, "itemType"); $l ? $l : ($contains(`Lineitem sku`, /^A\\d/) ? "Asset" : "Stock"))\'',
+        '  code: \'($l := $lookup("skus", `Lineitem sku`, "code"); $l ? $l : $substringBefore($replace(`Lineitem sku`, /-(S|M|L|XL)$/, ""), "-"))\'',
+        '  variantCode: \'$lookup("skus", `Lineitem sku`) ? "" : ($b := $replace(`Lineitem sku`, /-(S|M|L|XL)$/, ""); $contains($b, "-") ? $b : "")\'',
+        '',
+      ].join('\n'),
+    );
+    expect(await runCli(['plan', '--sandbox', '--mapping', mapping, file]), io.err).toBe(0);
+    const r = await report(file);
+    expect(withStatus(r, 'valid')).toEqual(['SHOP1-1041', 'SHOP1-1042', 'SHOP1-1044']);
+    expect(r.jobs[0].items).toMatchObject([{ itemType: 'Asset', code: 'A10001', quantity: 12 }]);
+  }, 60_000);
+
+  it('a bad expression, a missing lookup file and an unknown column are located in the mapping', async () => {
+    const file = await copySample('samples/shopify/orders_export.csv');
+    const bad = join(dir, 'bad.yaml');
+    await writeFile(bad, 'extends: shopify\nfields:\n  orderNumber: \'"X-" & (Name\'\n');
+    expect(await runCli(['check', '--mapping', bad, file])).toBe(2);
+    expect(io.err).toMatch(/bad\.yaml:3:\d+: fields\.orderNumber: bad expression/);
+    await writeFile(bad, 'extends: shopify\nlookups:\n  skus: { file: nowhere.csv }\n');
+    expect(await runCli(['check', '--mapping', bad, file])).toBe(2);
+    expect(io.err).toMatch(/bad\.yaml:3:\d+: lookups\.skus\.file: lookup file "nowhere\.csv" does not exist/);
+    await writeFile(bad, 'extends: shopify\nfields:\n  comment: "`Lineitem colour`"\n');
+    expect(await runCli(['check', '--mapping', bad, file])).toBe(1);
+    expect(io.err).toMatch(/bad\.yaml:3:\d+: .*"Lineitem colour", which is not in the header/);
+  });
+
+  it('a value the export gets wrong is named by its row and column', async () => {
+    const file = await copySample('samples/shopify/orders_export.csv');
+    await writeFile(file, (await readFile(file, 'utf8')).replace(',20,Team Tee', ',twenty,Team Tee'));
+    expect(await runCli(['check', '--mapping', 'shopify', file])).toBe(1);
+    expect(io.err).toMatch(/orders_export\.csv:8: Lineitem quantity: quantity: "twenty" is not a number/);
+  });
+});
