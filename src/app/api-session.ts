@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiClient, type ApiClient } from '../api/client.js';
@@ -78,6 +78,12 @@ export async function openApiSession(input: ApiSessionInput): Promise<ApiSession
   } catch (err) {
     await closeAll();
     throw err;
+  }
+  // Warnings of the configuration (a secret file others can read), once the logger exists.
+  for (const warning of settings.warnings) logger.warn(warning);
+  if (!input.sandbox && settings.explicit('stateDir') === undefined) {
+    // The per-user default holds the ledger of every account of this user: private to the user.
+    await mkdir(config.stateDir, { recursive: true, mode: 0o700 }).catch(() => undefined);
   }
   const client = createApiClient(config, { logger });
   cleanups.push(() => client.close());

@@ -1,6 +1,10 @@
+import { existsSync, realpathSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import type { ApiConfig } from '../config/api-config.js';
+import { importEntries, ledgerAccountKey } from '../ledger/account-key.js';
 import { FolderLedger } from '../ledger/folder-ledger.js';
-import type { LedgerStore } from '../ledger/model.js';
+import type { LedgerAccount, LedgerStore } from '../ledger/model.js';
+import type { Logger } from '../log/logger.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { PipelineCommand, PipelineContext } from '../pipeline/process-input.js';
 import { createCatalogue, type AccountCatalogue } from '../resolve/catalogue.js';
@@ -52,6 +56,11 @@ export async function openPipelineContext(input: PipelineContextInput): Promise<
   }
   let catalogue: { value: AccountCatalogue; at: number } | undefined;
   let account: string | undefined;
+  let vouch: Vouching | undefined;
+  // htorder 0.1 kept the ledger in ./.htorder/ of the working directory: still read (imported).
+  const legacyDir =
+    input.sandbox || settings.explicit('stateDir') !== undefined ? undefined : join(input.cwd, '.htorder');
+  const always = settings.get('verifyNewOrders') === 'always';
   const maxAge = input.catalogueMaxAgeMs ?? Infinity;
   return {
     session,
@@ -61,6 +70,8 @@ export async function openPipelineContext(input: PipelineContextInput): Promise<
         catalogue = { value: createCatalogue(client), at: Date.now() };
       }
       account ??= await accountKey(config, catalogue.value);
+      vouch ??= await vouching(ledger, account, { legacyDir, stateDir: config.stateDir, logger });
+      const unseen = always || !vouch.vouched() ? { ...(always ? {} : { vouch: vouch.vouch }) } : undefined;
       return {
         command: input.command,
         partial: input.partial === true,
@@ -70,6 +81,7 @@ export async function openPipelineContext(input: PipelineContextInput): Promise<
         catalogue: catalogue.value,
         ledger,
         account,
+        ...(unseen ? { unseen } : {}),
         logger,
       };
     },
@@ -81,13 +93,61 @@ export async function openPipelineContext(input: PipelineContextInput): Promise<
 }
 
 /**
- * The ledger's account key: the region's base URL and the account id, so two credentials of
- * one account share a ledger and two accounts never do. plan, run, watch and track agree on it.
+ * The ledger's account key: the account's region (its API host, spelt one way) and its id
+ * (`GET /account`), so two credentials of one account and two spellings of its URL share a
+ * ledger and two accounts never do. plan, run, watch and track agree on it.
  */
 export async function accountKey(
   config: Pick<ApiConfig, 'baseUrl' | 'clientId'>,
   catalogue: AccountCatalogue,
 ): Promise<string> {
   const profile = await catalogue.account();
-  return `${config.baseUrl}#${profile?.id ?? config.clientId}`;
+  return ledgerAccountKey(config.baseUrl, profile?.id ?? config.clientId);
+}
+
+interface Vouching {
+  /** Whether the ledger vouches for the account (its record exists). */
+  vouched(): boolean;
+  /** Writes the record: from now on the ledger vouches for the account. */
+  vouch(): Promise<void>;
+}
+
+/**
+ * Whether the ledger can vouch for the account, after bringing in what other ledgers of the
+ * same account hold: entries under htorder 0.1's key (`<baseUrl>#<id>`) or another spelling of
+ * the URL in the same ledger, and the old `./.htorder/` ledger of the working directory. An
+ * old ledger is read once per working directory (the account record remembers it); nothing it
+ * records as submitted is sent again.
+ */
+async function vouching(
+  ledger: LedgerStore,
+  account: string,
+  opts: { legacyDir: string | undefined; stateDir: string; logger: Logger },
+): Promise<Vouching> {
+  let record: LedgerAccount | undefined = await ledger.readAccount(account);
+  const imported = new Set(record?.imported ?? []);
+  if (!record) await importEntries(ledger, ledger, account);
+  const legacy =
+    opts.legacyDir && existsSync(join(opts.legacyDir, 'ledger')) ? realpathSync(opts.legacyDir) : undefined;
+  if (legacy && legacy !== resolve(opts.stateDir) && !imported.has(legacy)) {
+    const n = await importEntries(new FolderLedger(legacy), ledger, account);
+    imported.add(legacy);
+    opts.logger.warn(
+      { from: legacy, to: opts.stateDir, orders: n },
+      `the ledger now lives per user in ${opts.stateDir}; read ${n} order(s) of this account from ${legacy} ` +
+        "(htorder 0.1's ledger, no longer written; keep it until you no longer need it)",
+    );
+    if (record) {
+      record = { ...record, imported: [...imported] };
+      await ledger.writeAccount(record);
+    }
+  }
+  return {
+    vouched: () => record !== undefined,
+    vouch: async () => {
+      if (record) return;
+      record = { ledgerVersion: 1, account, vouchedSince: new Date().toISOString(), imported: [...imported] };
+      await ledger.writeAccount(record);
+    },
+  };
 }

@@ -1,3 +1,4 @@
+import { isAbsolute, join } from 'node:path';
 import { SETTINGS } from './settings.js';
 
 /**
@@ -15,7 +16,7 @@ export interface ApiConfig {
   clientSecret: string;
   /** The region's status page host (`{statusUrl}/status.json`); optional, only `status.*` needs it. */
   statusUrl: string | null;
-  /** Ledger location. Default `.htorder/` in the working directory (absolute after resolution). */
+  /** Ledger location (absolute). Default per user: `$XDG_STATE_HOME/htorder` or `~/.local/state/htorder`. */
   stateDir: string;
   /** How many requests may be in flight to the API at once (the pipeline works on twice as many jobs, so local disk work overlaps). Default 8. */
   concurrency: number;
@@ -49,4 +50,13 @@ export const DEFAULT_TIMEOUTS: Timeouts = {
 };
 export const DEFAULT_CONCURRENCY: number = SETTINGS.concurrency.default;
 export const DEFAULT_APP_NAME: string = SETTINGS.appName.default;
-export const DEFAULT_STATE_DIR: string = SETTINGS.stateDir.default;
+
+/**
+ * The per-user state directory: `$XDG_STATE_HOME/htorder` (when it is an absolute path, as the
+ * XDG spec requires), else `~/.local/state/htorder`. One ledger per user and account, wherever
+ * htorder runs from (docs/security.md#state-and-ledgers-one-ledger-per-account-wherever-htorder-runs).
+ */
+export function defaultStateDir(env: Record<string, string | undefined>, home: string): string {
+  const xdg = env.XDG_STATE_HOME?.trim();
+  return xdg && isAbsolute(xdg) ? join(xdg, 'htorder') : join(home, '.local', 'state', 'htorder');
+}

@@ -22,9 +22,10 @@ export const PROFILE_KEYS: readonly SettingName[] = PROFILE_SETTINGS;
 export function parseConfigFile(text: string, path: string): ConfigFile {
   let doc: unknown;
   try {
-    doc = parse(text);
+    // Warnings are not logged by the library: they quote the line, which may hold the secret.
+    doc = parse(text, { logLevel: 'error' });
   } catch (err) {
-    throw new UsageError(`config file ${path}: not valid YAML: ${(err as Error).message}`);
+    throw new UsageError(`config file ${path}: not valid YAML: ${yamlProblem(err)}`);
   }
   if (doc === null || doc === undefined) return { path, profiles: {} };
   if (!isRecord(doc)) throw new UsageError(`config file ${path}: expected a mapping with a "profiles" key`);
@@ -67,6 +68,15 @@ export function loadConfigFile(path: string, optional = false): ConfigFile | und
     throw new UsageError(`config file ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   return parseConfigFile(text, path);
+}
+
+/**
+ * The yaml library's message without its code frame: the frame repeats the offending line,
+ * which may be a `clientSecret:` line. Only the problem and its line and column are kept.
+ */
+function yamlProblem(err: unknown): string {
+  const first = (err instanceof Error ? err.message : String(err)).split('\n')[0] ?? '';
+  return first.replace(/:\s*$/, '');
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

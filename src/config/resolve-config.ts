@@ -1,6 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { UsageError } from '../errors.js';
-import type { ApiConfig } from './api-config.js';
+import { defaultStateDir, type ApiConfig } from './api-config.js';
 import { parsePath } from './parse-setting.js';
 import { envName, resolveSettings, type Settings, type SettingFlags } from './resolve-settings.js';
 import { SETTINGS, type SettingName } from './settings.js';
@@ -51,7 +51,7 @@ export function apiConfigFrom(settings: Settings): ApiConfig {
     clientId,
     clientSecret,
     statusUrl: settings.get('statusUrl') ?? null,
-    stateDir: settings.get('stateDir') ?? settings.cwd,
+    stateDir: settings.get('stateDir') ?? defaultStateDir(settings.env, settings.home),
     concurrency: settings.get('concurrency') ?? SETTINGS.concurrency.default,
     appName: settings.get('appName') ?? SETTINGS.appName.default,
     timeouts: {
@@ -96,6 +96,10 @@ function resolveSecret(settings: Settings): string {
       }
       const value = text.trim();
       if (value === '') throw new UsageError(`${source}: ${path} is empty`);
+      const mode = statSync(path, { throwIfNoEntry: false })?.mode;
+      if (mode !== undefined && (mode & 0o004) !== 0) {
+        settings.warnings.push(`secret file ${path} (${source}) can be read by other users (chmod go-r)`);
+      }
       return value;
     }
   }

@@ -1,3 +1,4 @@
+import { lstatSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
@@ -57,6 +58,12 @@ export interface Settings {
   readonly profile: string | null;
   readonly home: string;
   readonly cwd: string;
+  readonly env: Record<string, string | undefined>;
+  /**
+   * Things worth a warning that do not stop the command (a secret file readable by others);
+   * the caller logs them once it has a logger. Never holds a secret's value.
+   */
+  readonly warnings: string[];
 }
 
 interface LayerData {
@@ -72,9 +79,11 @@ export function resolveSettings(input: ResolveSettingsInput): Settings {
   const home = input.home ?? homedir();
   const cwd = input.cwd;
 
+  const warnings: string[] = [];
   const profileName = input.profiles === false ? null : (text(flags.profile) ?? text(env.HTORDER_PROFILE) ?? null);
   // Read (and so checked) even when no profile is selected, as an explicit --config must exist.
-  const file = input.profiles === false ? undefined : findConfigFile(flags, env, cwd, home);
+  const found = input.profiles === false ? undefined : locateConfigFile(flags, env, cwd, home, warnings);
+  const file = found?.file;
   let profile: { values: ProfileValues; file: ConfigFile } | undefined;
   if (profileName !== null) {
     if (!file) {
@@ -91,6 +100,7 @@ export function resolveSettings(input: ResolveSettingsInput): Settings {
           `(known profiles: ${known.length ? known.join(', ') : 'none'})`,
       );
     }
+    if (found?.local) checkLocalProfile(found, profileName, values, env);
     profile = { values, file };
   }
 
@@ -142,6 +152,8 @@ export function resolveSettings(input: ResolveSettingsInput): Settings {
     profile: profileName,
     home,
     cwd,
+    env,
+    warnings,
   };
 }
 
@@ -154,28 +166,123 @@ export function envName(name: SettingName): string {
   return SETTINGS[name].env ?? name;
 }
 
+interface FoundConfig {
+  file: ConfigFile;
+  /** Found in the working directory, not named by --config/HTORDER_CONFIG. */
+  local: boolean;
+  /** The user's own config file (XDG), when the working directory's was found first. */
+  userPath: string;
+}
+
 /**
- * Config file location: --config, HTORDER_CONFIG, ./htorder.config.yaml, then
- * $XDG_CONFIG_HOME or ~/.config/htorder/config.yaml. An explicit file must exist.
+ * Config file location: --config, HTORDER_CONFIG, ./htorder.config.yaml (when it is the user's
+ * own and not writable by others), then $XDG_CONFIG_HOME or ~/.config/htorder/config.yaml. An
+ * explicit file must exist.
  */
-export function findConfigFile(
+function locateConfigFile(
   flags: SettingFlags,
   env: Record<string, string | undefined>,
   cwd: string,
   home: string,
-): ConfigFile | undefined {
+  warnings: string[],
+): FoundConfig | undefined {
   const fromFlag = text(flags.config);
   const explicit = fromFlag ?? text(env.HTORDER_CONFIG);
+  const xdg = text(env.XDG_CONFIG_HOME) ?? join(home, '.config');
+  const userPath = join(xdg, 'htorder', 'config.yaml');
   if (explicit !== undefined) {
     const source = fromFlag !== undefined ? flagName('config') : envName('config');
-    return loadConfigFile(parsePath(explicit, source, cwd, home));
+    const file = loadConfigFile(parsePath(explicit, source, cwd, home));
+    if (file) warnReadable(file, warnings);
+    return file && { file, local: false, userPath };
   }
-  const xdg = text(env.XDG_CONFIG_HOME) ?? join(home, '.config');
-  for (const candidate of [join(cwd, 'htorder.config.yaml'), join(xdg, 'htorder', 'config.yaml')]) {
-    const file = loadConfigFile(candidate, true);
-    if (file) return file;
+  const localPath = join(cwd, 'htorder.config.yaml');
+  // A file in the working directory may have been put there by someone else (a shared folder,
+  // a checkout, an unpacked archive): as ssh and git do, refuse one that is not the user's own.
+  if (checkLocalOwner(localPath)) {
+    const file = loadConfigFile(localPath, true);
+    if (file) {
+      warnReadable(file, warnings);
+      return { file, local: true, userPath };
+    }
   }
-  return undefined;
+  const file = loadConfigFile(userPath, true);
+  if (file) warnReadable(file, warnings);
+  return file && { file, local: false, userPath };
+}
+
+/**
+ * false when there is no file; throws UsageError (exit 2) for one that is not owned by the
+ * user (nor its symbolic link) or that group or others may write.
+ */
+function checkLocalOwner(path: string): boolean {
+  let link: Stats;
+  let target: Stats;
+  try {
+    link = lstatSync(path);
+    target = statSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw new UsageError(`config file ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  const uid = process.getuid?.();
+  const refuse = (why: string): never => {
+    throw new UsageError(
+      `refusing config file ${path}: ${why}. A config file in the working directory can send your ` +
+        'secret to another host; fix it (chmod go-w, or remove it), or name a file you trust with --config',
+    );
+  };
+  if (uid !== undefined) {
+    if (target.uid !== uid) refuse(`it belongs to uid ${target.uid}, not to you (uid ${uid})`);
+    if (link.isSymbolicLink() && link.uid !== uid) refuse(`it is a symbolic link made by uid ${link.uid}`);
+  }
+  if ((target.mode & 0o022) !== 0) refuse('group or others may write it');
+  return true;
+}
+
+/** The keys that decide where the secret goes, or which secret: a local file may not change them silently. */
+const GUARDED_KEYS = ['baseUrl', 'authUrl', 'statusUrl', 'allowInsecure', 'clientSecretFile', 'clientSecret'] as const;
+
+/**
+ * A working-directory config whose selected profile is also in the user's own config file may
+ * not change that profile's hosts, allowInsecure or secret (file) unless trusted explicitly
+ * (`--config` naming it, or HTORDER_TRUST_LOCAL_CONFIG=1). A profile only the local file
+ * defines is the project's own and is used as it is (after the ownership check).
+ */
+function checkLocalProfile(
+  found: FoundConfig,
+  profileName: string,
+  local: ProfileValues,
+  env: Record<string, string | undefined>,
+): void {
+  const trust = text(env[envName('trustLocalConfig')]);
+  if (
+    trust !== undefined &&
+    parseSettingValue(SETTINGS.trustLocalConfig.type, trust, envName('trustLocalConfig'), {
+      baseDir: '/',
+      home: '/',
+    }) === true
+  )
+    return;
+  const user = loadConfigFile(found.userPath, true)?.profiles[profileName];
+  if (!user) return;
+  const changed = GUARDED_KEYS.filter((k) => local[k] !== undefined && String(local[k]) !== String(user[k]));
+  if (changed.length === 0) return;
+  throw new UsageError(
+    `refusing ${found.file.path}: its profile "${profileName}" changes ${changed.join(', ')} of the same ` +
+      `profile in your ${found.userPath}. If you trust it, name it with --config ${found.file.path} ` +
+      `or set ${envName('trustLocalConfig')}=1`,
+  );
+}
+
+/** A warning for a config file that holds a secret and that others may read. */
+function warnReadable(file: ConfigFile, warnings: string[]): void {
+  const holdsSecret = Object.values(file.profiles).some((p) => p.clientSecret !== undefined);
+  if (!holdsSecret) return;
+  const mode = statSync(file.path, { throwIfNoEntry: false })?.mode;
+  if (mode !== undefined && (mode & 0o004) !== 0) {
+    warnings.push(`config file ${file.path} holds a clientSecret and other users can read it (chmod go-r)`);
+  }
 }
 
 /** A value that says something: not undefined, not null, not blank text. */

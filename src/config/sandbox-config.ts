@@ -1,11 +1,11 @@
-import { resolve } from 'node:path';
+import { homedir } from 'node:os';
 import { UsageError } from '../errors.js';
 import { SETTINGS } from './settings.js';
 import {
   DEFAULT_APP_NAME,
   DEFAULT_CONCURRENCY,
-  DEFAULT_STATE_DIR,
   DEFAULT_TIMEOUTS,
+  defaultStateDir,
   type ApiConfig,
 } from './api-config.js';
 
@@ -43,7 +43,7 @@ export function sandboxConfig(
     clientId: account.clientId,
     clientSecret: account.clientSecret,
     statusUrl: region.statusUrl,
-    stateDir: overrides.stateDir ?? resolve(DEFAULT_STATE_DIR),
+    stateDir: overrides.stateDir ?? defaultStateDir(process.env, homedir()),
     concurrency: overrides.concurrency ?? DEFAULT_CONCURRENCY,
     appName: overrides.appName ?? DEFAULT_APP_NAME,
     timeouts: overrides.timeouts ?? DEFAULT_TIMEOUTS,

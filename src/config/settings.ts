@@ -76,7 +76,8 @@ export const SETTINGS = {
     type: { kind: 'path' },
     default: null,
     secret: false,
-    description: 'config file with named profiles (default ./htorder.config.yaml, then ~/.config/htorder/config.yaml)',
+    description:
+      'config file with named profiles (default ./htorder.config.yaml if safe, then ~/.config/htorder/config.yaml)',
   },
   // The account: one region, one API key.
   baseUrl: {
@@ -228,9 +229,29 @@ export const SETTINGS = {
     arg: '<dir>',
     profile: true,
     type: { kind: 'path' },
-    default: '.htorder',
+    // Per user, not per working directory: $XDG_STATE_HOME/htorder, else ~/.local/state/htorder.
+    default: null,
     secret: false,
-    description: 'ledger directory',
+    description: 'ledger directory (default $XDG_STATE_HOME/htorder or ~/.local/state/htorder)',
+  },
+  verifyNewOrders: {
+    env: 'HTORDER_VERIFY_NEW_ORDERS',
+    flag: null,
+    profile: true,
+    type: { kind: 'enum', values: ['auto', 'always'] },
+    default: 'auto',
+    secret: false,
+    description:
+      'search the account for an order the ledger has never seen before its first create: auto (while the ledger cannot vouch for the account) or always',
+  },
+  trustLocalConfig: {
+    env: 'HTORDER_TRUST_LOCAL_CONFIG',
+    flag: null,
+    profile: false,
+    type: { kind: 'boolean' },
+    default: false,
+    secret: false,
+    description: "let ./htorder.config.yaml change the user's hosts, allowInsecure or secret file",
   },
   lockStaleMs: {
     env: 'HTORDER_LOCK_STALE_MS',

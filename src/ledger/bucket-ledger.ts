@@ -3,6 +3,7 @@ import { newOwnerId } from '../storage/lease.js';
 import { LeaseObject } from '../storage/s3/lease-object.js';
 import type { S3Store } from '../storage/s3/s3-store.js';
 import {
+  type LedgerAccount,
   type LedgerEntry,
   type LedgerKey,
   type LedgerStore,
@@ -101,6 +102,16 @@ export class BucketLedger implements LedgerStore {
       undefined,
       'application/json',
     );
+  }
+
+  async readAccount(account: string): Promise<LedgerAccount | undefined> {
+    const obj = await this.store.get(`${this.root}${safeName(account)}/.account`);
+    return obj ? (JSON.parse(obj.body.toString('utf8')) as LedgerAccount) : undefined;
+  }
+
+  async writeAccount(record: LedgerAccount): Promise<void> {
+    const key = `${this.root}${safeName(record.account)}/.account`;
+    await this.store.put(key, `${JSON.stringify(record, null, 2)}\n`, undefined, 'application/json');
   }
 
   async *entries(account?: string): AsyncIterable<LedgerEntry> {

@@ -4,6 +4,7 @@ import lockfile from 'proper-lockfile';
 import { writeFileAtomic } from '../storage/atomic-write.js';
 import { safeName } from './safe-name.js';
 import {
+  type LedgerAccount,
   type LedgerEntry,
   type LedgerKey,
   type LedgerStore,
@@ -17,6 +18,8 @@ export interface FolderLedgerOptions {
   staleMs?: number;
   /** How long to wait for another live holder before giving up. */
   waitMs?: number;
+  /** Mode of the folders it creates (before the umask); default the umask's. */
+  mode?: number;
 }
 
 /**
@@ -33,10 +36,30 @@ export class FolderLedger implements LedgerStore {
   /** Account folders known to exist: saves a mkdir per write on the hot path. */
   private readonly made = new Set<string>();
 
+  /** Mode of the folders it creates: 0700 for the per-user default state dir. */
+  private readonly mode: number | undefined;
+
   constructor(stateDir: string, options: FolderLedgerOptions = {}) {
     this.root = join(stateDir, 'ledger');
     this.staleMs = Math.max(2000, options.staleMs ?? 10_000);
     this.waitMs = options.waitMs ?? 120_000;
+    this.mode = options.mode;
+  }
+
+  async readAccount(account: string): Promise<LedgerAccount | undefined> {
+    try {
+      return JSON.parse(await readFile(join(this.dirOf(account), '.account'), 'utf8')) as LedgerAccount;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  async writeAccount(record: LedgerAccount): Promise<void> {
+    await this.ensureDir(record.account);
+    await writeFileAtomic(join(this.dirOf(record.account), '.account'), `${JSON.stringify(record, null, 2)}\n`, {
+      durable: true,
+    });
   }
 
   private dirOf(account: string): string {
@@ -106,7 +129,7 @@ export class FolderLedger implements LedgerStore {
   private async ensureDir(account: string): Promise<void> {
     const dir = this.dirOf(account);
     if (this.made.has(dir)) return;
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, ...(this.mode === undefined ? {} : { mode: this.mode }) });
     this.made.add(dir);
   }
 

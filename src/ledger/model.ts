@@ -6,7 +6,7 @@
  */
 
 export interface LedgerKey {
-  /** Region base URL + account id: orders are unique per account, never across accounts. */
+  /** The account's identity (account-key.ts): region + account id; orders are unique per account, never across accounts. */
   account: string;
   orderNumber: string;
 }
@@ -69,6 +69,22 @@ export interface LedgerPatchable {
   dateDue?: string;
 }
 
+/**
+ * What a ledger knows about one account as a whole (`<account>/.account` beside its entries).
+ * Its presence means the ledger vouches for the account: every order htorder created for it
+ * since `vouchedSince` went through this ledger, so an order it has never seen was never
+ * created. A ledger without it (new, moved, another machine's) vouches for nothing: each order
+ * it has not seen is searched on the account before its first create.
+ */
+export interface LedgerAccount {
+  ledgerVersion: 1;
+  account: string;
+  /** When the first run of this ledger for the account finished checking its orders. */
+  vouchedSince: string;
+  /** Old ledgers (htorder 0.1's `./.htorder/`, by real path) whose entries were read into this one. */
+  imported?: string[];
+}
+
 /** Proof that the caller still holds the lock; checked right before anything irreversible. */
 export interface LockGuard {
   /** Throws if the lock was lost (e.g. the process stalled past the lease and another took it). */
@@ -87,6 +103,9 @@ export interface LedgerStore {
   write(entry: LedgerEntry, options?: { durable?: boolean }): Promise<void>;
   /** Every entry, optionally of one account (used by `htorder track`). */
   entries(account?: string): AsyncIterable<LedgerEntry>;
+  /** The account's record, if this ledger vouches for the account. */
+  readAccount(account: string): Promise<LedgerAccount | undefined>;
+  writeAccount(record: LedgerAccount): Promise<void>;
 }
 
 export class LockLostError extends Error {

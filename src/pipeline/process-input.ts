@@ -44,8 +44,16 @@ export interface PipelineContext {
   /** One per account per run: lookups are shared by every input of the run, never across accounts. */
   catalogue: AccountCatalogue;
   ledger: LedgerStore;
-  /** Ledger account key (region base URL + account id). */
+  /** Ledger account key: region + account id (ledger/account-key.ts). */
   account: string;
+  /**
+   * Set when the ledger cannot vouch for the account (a new or moved state dir, another
+   * machine) or HTORDER_VERIFY_NEW_ORDERS=always: `run` searches the account for every order
+   * the ledger has never seen before anything is spent on it. `vouch` (new ledgers only) is
+   * called once a run has searched or recorded every order of an input: from then on the
+   * ledger vouches for the account.
+   */
+  unseen?: { vouch?: () => Promise<void> };
   logger: Logger;
   onProgress?: (event: ProgressEvent) => void;
   /** Resend limits and waits (tests shorten them). */
@@ -92,7 +100,14 @@ export async function processInput(file: string, ctx: PipelineContext): Promise<
   const command = ctx.reportCommand ?? ctx.command;
   const report = buildReport({ command, input: loaded.input, manifest, diagnostics, startedAt });
   const writer = new ReportWriter(report, { manifest, mapping: ctx.mapping });
-  const jobs = manifest && manifest.jobs.length > 0 ? await runJobs(manifest, diagnostics, report, writer, ctx) : [];
+  const verifiedAbsent = new Set<string>();
+  const jobs =
+    manifest && manifest.jobs.length > 0
+      ? await runJobs(manifest, diagnostics, report, writer, { ...ctx, verifiedAbsent })
+      : [];
+  const vouch = ctx.command === 'run' ? ctx.unseen?.vouch : undefined;
+  if (vouch && jobs.every((job) => job.ledger?.entry !== undefined || verifiedAbsent.has(job.orderNumber)))
+    await vouch();
   report.finishedAt = new Date().toISOString();
   const reports = await writer.flush();
   ctx.onProgress?.({ file, stage: 'done', done: report.jobs.length, total: report.jobs.length });
@@ -105,7 +120,7 @@ async function runJobs(
   diagnostics: readonly Diagnostic[],
   report: ResultReport,
   writer: ReportWriter,
-  ctx: PipelineContext,
+  ctx: PipelineContext & { verifiedAbsent: Set<string> },
 ): Promise<JobState[]> {
   const stage = stageContext(manifest, ctx);
   const write = jobReporter(report, manifest);
@@ -149,8 +164,9 @@ async function runJobs(
   });
 }
 
-function stageContext(manifest: Manifest, ctx: PipelineContext): StageContext {
-  const { client, ledger, account, logger } = ctx;
+function stageContext(manifest: Manifest, ctx: PipelineContext & { verifiedAbsent: Set<string> }): StageContext {
+  const { client, ledger, account, logger, verifiedAbsent } = ctx;
+  const verifyUnseen = ctx.unseen !== undefined;
   const input = { file: manifest.file, sha256: manifest.sha256 };
   return {
     mode: ctx.command,
@@ -160,7 +176,7 @@ function stageContext(manifest: Manifest, ctx: PipelineContext): StageContext {
     ledger,
     account,
     logger,
-    submit: { client, ledger, account, input, logger, ...ctx.submit },
+    submit: { client, ledger, account, verifyUnseen, verifiedAbsent, input, logger, ...ctx.submit },
   };
 }
 

@@ -22,8 +22,16 @@ export interface SubmitOutcome {
 export interface SubmitContext {
   client: ApiClient;
   ledger: LedgerStore;
-  /** Ledger account key: region base URL + account id. */
+  /** Ledger account key: region + account id (ledger/account-key.ts). */
   account: string;
+  /**
+   * The ledger cannot vouch for orders it has never seen (new or moved state dir, another
+   * machine, HTORDER_VERIFY_NEW_ORDERS=always): each is searched on the account before its
+   * first create, and a job found is recorded as submitted instead of being sent again.
+   */
+  verifyUnseen?: boolean;
+  /** Orders this run searched and did not find, or found in the ledger (so submit does not search them again). */
+  verifiedAbsent?: Set<string>;
   input: { file: string; sha256: string };
   logger: Logger;
   /** POSTs per job per run, each one only after a search proved the previous one created nothing. */
@@ -84,6 +92,67 @@ export async function settleInDoubt(
 }
 
 /**
+ * For a ledger that cannot vouch for the account: an order it has no entry for is searched on
+ * the account (the settle search) before anything is spent on it. Found → recorded as
+ * submitted and reported `already-submitted`; not found → remembered for this run, so submit
+ * sends it without searching again; search impossible → the job is not processed (the API is
+ * unavailable; nothing was sent). Undefined when there is nothing to report.
+ */
+export async function verifyUnseen(
+  ctx: SubmitContext,
+  orderNumber: string,
+  hash: string,
+): Promise<SubmitOutcome | undefined> {
+  if (!ctx.verifyUnseen || ctx.verifiedAbsent?.has(orderNumber)) return undefined;
+  const key = { account: ctx.account, orderNumber };
+  // An order the ledger has an entry for is not unseen: the ledger decides it as always.
+  const seen = (): undefined => {
+    ctx.verifiedAbsent?.add(orderNumber);
+    return undefined;
+  };
+  if (await ctx.ledger.read(key)) return seen();
+  return ctx.ledger.withLock(key, async () => {
+    const entry = await ctx.ledger.read(key);
+    if (entry?.state === 'submitted') {
+      return { status: 'already-submitted', entry, changedAfterSubmit: entry.payloadHash !== hash };
+    }
+    if (entry) return seen();
+    return searchUnseen(ctx, orderNumber, hash);
+  });
+}
+
+/** The search of verifyUnseen, under the order's lock, for an order the ledger has no entry for. */
+async function searchUnseen(ctx: SubmitContext, orderNumber: string, hash: string): Promise<SubmitOutcome | undefined> {
+  const now = new Date().toISOString();
+  const probe: LedgerEntry = {
+    ledgerVersion: 1,
+    account: ctx.account,
+    orderNumber,
+    payloadHash: hash,
+    state: 'intent',
+    attempts: 0,
+    intentAt: now,
+    input: ctx.input,
+  };
+  let found: Awaited<ReturnType<typeof findSubmitted>>;
+  try {
+    found = await findSubmitted(ctx.client, orderNumber);
+  } catch (err) {
+    ctx.logger.warn({ orderNumber, err: errorText(err) }, 'could not check the account for this order; not sent');
+    return { status: 'failed', error: err, unavailable: true };
+  }
+  if (found.length === 0) {
+    ctx.verifiedAbsent?.add(orderNumber);
+    return undefined;
+  }
+  // The same recording as a settled intent: the job exists, so it is submitted, never resent.
+  // Its fingerprint is unknown (another ledger sent it): the manifest's is taken as the baseline.
+  const settled = await recordFound(ctx, probe, found, now);
+  ctx.logger.info({ orderNumber, jobNumber: settled.jobNumber }, 'order found on the account; not sent again');
+  return { status: 'already-submitted', entry: settled };
+}
+
+/**
  * Submits one job exactly once (docs/architecture.md#exactly-once). Under the order's lock:
  *   1. a `submitted` entry → already-submitted, nothing sent;
  *   2. an `intent` entry (earlier outcome unknown) → settled by search before anything is sent;
@@ -106,6 +175,10 @@ export async function submitJob(ctx: SubmitContext, req: SubmitRequest): Promise
       }
       if (settled.status === 'in-doubt') return settled;
       entry = settled.entry;
+    }
+    if (entry === undefined && ctx.verifyUnseen && !ctx.verifiedAbsent?.has(req.orderNumber)) {
+      const unseen = await searchUnseen(ctx, req.orderNumber, req.hash);
+      if (unseen) return unseen;
     }
     return send(ctx, req, entry, guard);
   });
@@ -217,13 +290,24 @@ async function settle(ctx: SubmitContext, intent: LedgerEntry): Promise<SubmitOu
     return { status: 'in-doubt', entry: intent, error: err, unavailable: true };
   }
   const now = new Date().toISOString();
-  const first = found[0];
-  if (!first) {
+  if (found.length === 0) {
     const error = 'not created (confirmed by search)';
     const entry: LedgerEntry = { ...intent, state: 'failed', outcomeAt: now, error };
     await ctx.ledger.write(entry);
     return { status: 'failed', entry };
   }
+  return { status: 'submitted', entry: await recordFound(ctx, intent, found, now) };
+}
+
+/** Records the job a search found (oldest first) as submitted, with its lines read from the job. */
+async function recordFound(
+  ctx: SubmitContext,
+  intent: LedgerEntry,
+  found: Awaited<ReturnType<typeof findSubmitted>>,
+  now: string,
+): Promise<LedgerEntry> {
+  const first = found[0];
+  if (!first) throw new Error('recordFound needs a job');
   let lines: LedgerLine[] | undefined;
   let totalJobCost: number | undefined;
   try {
@@ -253,7 +337,7 @@ async function settle(ctx: SubmitContext, intent: LedgerEntry): Promise<SubmitOu
     entry.error = `${found.length} jobs carry this order number: ${found.map((j) => j.jobNumber).join(', ')}`;
   }
   await ctx.ledger.write(entry);
-  return { status: 'submitted', entry };
+  return entry;
 }
 
 function fromResponse(r: JobCreateResponse): Partial<LedgerEntry> {

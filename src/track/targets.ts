@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { canonicalAccount } from '../ledger/account-key.js';
 import { FolderLedger } from '../ledger/folder-ledger.js';
 import { reportPaths } from '../report/report-paths.js';
 import type { ResultReport } from '../report/model.js';
@@ -25,7 +26,7 @@ export interface Targets {
 
 export interface TargetOptions {
   stateDir: string;
-  /** Ledger account key (region base URL + account id); asked only when a ledger is read. */
+  /** Ledger account key (region + account id, ledger/account-key.ts); asked only when a ledger is read. */
   account: () => Promise<string>;
 }
 
@@ -85,8 +86,11 @@ async function fromLedger(stateDir: string, opts: TargetOptions, out: Targets): 
   const ledger = new FolderLedger(stateDir);
   const known = new Set(out.targets.map((t) => t.jobNumber));
   let any = false;
-  for await (const entry of ledger.entries(account)) {
+  // Every entry of the account, also those written under htorder 0.1's key (`<baseUrl>#<id>`),
+  // as in a ledger the pipeline has not opened since (an old `.htorder/` given as argument).
+  for await (const entry of ledger.entries()) {
     if (entry.state !== 'submitted' || entry.jobNumber === undefined) continue;
+    if (entry.account !== account && canonicalAccount(entry.account) !== account) continue;
     any = true;
     // The report of the input that submitted it, if it is still where it was (read once).
     const reportFile = entry.input ? reportPaths(entry.input.file).json : undefined;

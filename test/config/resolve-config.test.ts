@@ -47,6 +47,15 @@ profiles:
 `;
 
 describe('resolveConfig from the environment', () => {
+  it('puts the default state dir under $XDG_STATE_HOME when it is absolute, never in the working directory', () => {
+    expect(resolveConfig({ env: { ...BASE_ENV, XDG_STATE_HOME: '/srv/state' }, cwd: dir, home }).stateDir).toBe(
+      '/srv/state/htorder',
+    );
+    expect(resolveConfig({ env: { ...BASE_ENV, XDG_STATE_HOME: 'rel' }, cwd: dir, home }).stateDir).toBe(
+      join(home, '.local', 'state', 'htorder'),
+    );
+  });
+
   it('takes every value from HTORDER_* and fills the documented defaults', () => {
     const c = resolveConfig({ env: BASE_ENV, cwd: dir, home });
     expect(c).toMatchObject({
@@ -56,7 +65,8 @@ describe('resolveConfig from the environment', () => {
       clientId: 'env-client',
       clientSecret: 'env-secret',
       statusUrl: null,
-      stateDir: join(dir, '.htorder'),
+      // Per user, not per working directory (issue 13): ~/.local/state/htorder.
+      stateDir: join(home, '.local', 'state', 'htorder'),
       concurrency: 8,
       appName: 'API',
       allowInsecure: false,

@@ -227,8 +227,9 @@ describe('exactly once under faults', () => {
     expect((await h.cli('run', [file])).code).toBe(0);
     expect(await createdOrders()).toEqual(['PO-1']);
     expect(await ledgerEntry('PO-1')).toMatchObject({ state: 'submitted', attempts: 3 });
-    // Two searches (one per failed send) before the third send.
-    expect((await h.sandbox.admin.calls())['GET /Jobs/active']).toBe(2);
+    // One search because the ledger is new for the account (before anything is spent on the
+    // order), then one per failed send before the third send.
+    expect((await h.sandbox.admin.calls())['GET /Jobs/active']).toBe(3);
   });
 
   it('a 500 that created nothing is re-checked with validateOnly, then sent again', async () => {

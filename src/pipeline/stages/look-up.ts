@@ -1,19 +1,25 @@
 import type { JobState } from '../job-state.js';
-import { ledgerStatus, settleInDoubt } from '../submit-job.js';
+import { ledgerStatus, settleInDoubt, verifyUnseen } from '../submit-job.js';
 import type { StageContext } from './context.js';
 import { withLedgerOutcome } from './ledger-outcome.js';
 
 /**
  * Orders the ledger already knows are reported as such and cost no further calls. `plan`
- * only reads the ledger; `run` also settles, by search, orders an earlier run left in doubt.
+ * only reads the ledger; `run` also settles, by search, orders an earlier run left in doubt,
+ * and — when the ledger cannot vouch for the account — searches the account for orders the
+ * ledger has never seen, before a dry run is spent on a job that already exists.
  */
 export async function lookUp(job: JobState, ctx: StageContext): Promise<JobState> {
   if (job.outcome !== 'checked') return job;
   const known =
     (await ledgerStatus(ctx.submit, job.orderNumber, job.hash)) ??
     (ctx.mode === 'run' ? await settleInDoubt(ctx.submit, job.orderNumber, job.hash) : undefined);
-  if (!known) return job;
-  // An order whose earlier outcome still cannot be searched is reported in doubt, which fails
-  // the input; unlike the same answer during submit, it does not mark the input unavailable.
-  return withLedgerOutcome(job, { ...known, unavailable: false }, ctx);
+  if (known) {
+    // An order whose earlier outcome still cannot be searched is reported in doubt, which fails
+    // the input; unlike the same answer during submit, it does not mark the input unavailable.
+    return withLedgerOutcome(job, { ...known, unavailable: false }, ctx);
+  }
+  const unseen = ctx.mode === 'run' ? await verifyUnseen(ctx.submit, job.orderNumber, job.hash) : undefined;
+  // A search that could not be made leaves the job undecided: the API is unavailable (exit 3).
+  return unseen ? withLedgerOutcome(job, unseen, ctx) : job;
 }
