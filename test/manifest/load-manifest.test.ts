@@ -151,7 +151,7 @@ describe('loadManifest: inputs', () => {
     expect(result.diagnostics).toMatchObject([
       {
         code: 'input.unsupported-format',
-        message: 'unsupported file type ".txt"; manifests are .yaml, .yml, .json or .csv',
+        message: 'unsupported file type ".txt"; manifests are .yaml, .yml, .json, .csv or .xlsx',
       },
     ]);
   });

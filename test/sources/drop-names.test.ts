@@ -4,7 +4,7 @@ import { StabilityTracker } from '../../src/sources/stability.js';
 
 describe('classifyName', () => {
   it('takes manifests by extension, case-insensitively', () => {
-    for (const n of ['orders.yaml', 'orders.YML', 'o.json', 'export 2026.csv'])
+    for (const n of ['orders.yaml', 'orders.YML', 'o.json', 'export 2026.csv', 'Bestellungen.XLSX'])
       expect(classifyName(n)).toEqual({ take: true });
   });
 
@@ -18,7 +18,8 @@ describe('classifyName', () => {
     ['orders.csv.result.csv', 'report'],
     ['orders.csv.errors.txt', 'report'],
     ['orders.csv.done', 'marker'],
-    ['orders.xlsx', 'extension'],
+    ['orders.xls', 'extension'],
+    ['orders.xlsx.result.csv', 'report'],
     ['README', 'extension'],
     ['..', 'unsafe'],
     ['a/b.yaml', 'unsafe'],

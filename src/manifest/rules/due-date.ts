@@ -1,4 +1,5 @@
 import type { ManifestJob } from '../model.js';
+import { dateText, excelSerialToDate } from '../xlsx/xlsx-cells.js';
 import type { Finding } from './rule.js';
 
 /** dateDue is a real calendar date written YYYY-MM-DD; mustDate without a date means nothing. */
@@ -15,6 +16,19 @@ export function dueDate(job: ManifestJob, j: number): Finding[] {
           },
         ]
       : [];
+  }
+  const serial = excelSerial(job.dateDue);
+  if (serial !== undefined) {
+    return [
+      {
+        code: 'date.excel-serial',
+        field,
+        message:
+          `"${job.dateDue}" is a spreadsheet's serial day number (it stands for ${serial}), not a date: write dates as YYYY-MM-DD, ` +
+          'or, for an export whose dates are serial numbers, read the column with $excelDate in the mapping ' +
+          '(fields: { dateDue: "$excelDate(`Column`)" }, see docs/mappings.md)',
+      },
+    ];
   }
   if (!isCalendarDate(job.dateDue)) {
     return [
@@ -35,4 +49,15 @@ export function isCalendarDate(value: unknown): boolean {
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const date = new Date(Date.UTC(y, mo - 1, d));
   return date.getUTCFullYear() === y && date.getUTCMonth() === mo - 1 && date.getUTCDate() === d;
+}
+
+/**
+ * The date a spreadsheet serial day number stands for, when `value` looks like one: five
+ * digits (1954-10-19 … 2173-10-14), optionally with a time fraction. Undefined otherwise.
+ */
+function excelSerial(value: unknown): string | undefined {
+  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+  const text = String(value).trim();
+  if (!/^\d{5}(?:[.,]\d+)?$/.test(text)) return undefined;
+  return dateText(excelSerialToDate(Number(text.replace(',', '.'))));
 }

@@ -3,6 +3,7 @@ import { artworkUrls } from './artwork-url.js';
 import { countryCodeShape } from './country-code.js';
 import { deliveryMethodRequired } from './delivery-method.js';
 import { dueDate } from './due-date.js';
+import { excelDamage } from './excel-damage.js';
 import { itemRequiredFields } from './item-required-fields.js';
 import { nonEmptyItems } from './non-empty-items.js';
 import { orderGroupSequence } from './order-group.js';
@@ -15,6 +16,8 @@ import { uniqueOrderNumber } from './unique-order-number.js';
 export type { JobRule, ManifestRule } from './rule.js';
 
 export const JOB_RULES: readonly JobRule[] = [
+  // First: it repairs what it can (a ZIP's lost zero) before the other rules look.
+  excelDamage,
   orderNumberShape,
   nonEmptyItems,
   itemRequiredFields,

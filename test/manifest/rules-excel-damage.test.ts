@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import ExcelJS from 'exceljs';
+import { loadManifest } from '../../src/manifest/load-manifest.js';
+import { parseMapping } from '../../src/manifest/mapping/load-mapping.js';
+import type { Diagnostic } from '../../src/manifest/model.js';
+import { lines } from '../support/temp-files.js';
+import { loadText } from '../support/manifest-files.js';
+import { tempDirPerTest } from '../support/temp-files.js';
+
+/** code, severity, where (row/column or line) — what a user reads. */
+const seen = (ds: Diagnostic[]) =>
+  ds.map((d) => `${d.severity} ${d.code} ${d.source?.row ?? d.source?.line}:${d.source?.columnName ?? d.field}`);
+
+const yaml = (orderNumber: string, address: string, extra = '') =>
+  lines(
+    'version: 1',
+    'jobs:',
+    `  - orderNumber: "${orderNumber}"`,
+    extra,
+    `    deliveryAddress: { deliveryMethod: UPSGND, contactName: Ann, streetAddress: 1 Main St, city: X, ${address} }`,
+    '    items: [{ itemType: Asset, code: A10001, quantity: 25 }]',
+  );
+
+const CSV_HEADER =
+  'orderNumber,dateDue,deliveryMethod,contactName,streetAddress,city,postalCode,country,itemType,code,quantity';
+
+describe('Excel damage, in YAML', () => {
+  it('a four-digit US ZIP is padded, with a warning at its line', async () => {
+    const r = await loadText(yaml('PO-1', 'state: MA, postalCode: "2134", country: US'));
+    expect(r.manifest?.jobs[0].deliveryAddress.postalCode).toBe('02134');
+    expect(seen(r.diagnostics)).toEqual(['warning postal-code.leading-zero 5:jobs[0].deliveryAddress.postalCode']);
+    expect(r.diagnostics[0].message).toBe(
+      '"2134" has four digits; US ZIP codes have five, so a spreadsheet dropped its leading zero: sent as "02134" (format the column as Text in the export to keep it)',
+    );
+  });
+
+  it('a ZIP+4 and a German PLZ too; four digits elsewhere (a Danish or Australian code) are left alone', async () => {
+    const zip4 = await loadText(yaml('PO-1', 'state: MA, postalCode: "2134-1234", countryCodeISO2: US'));
+    expect(zip4.manifest?.jobs[0].deliveryAddress.postalCode).toBe('02134-1234');
+    const plz = await loadText(yaml('PO-1', 'postalCode: "1099", country: Deutschland'));
+    expect(plz.manifest?.jobs[0].deliveryAddress.postalCode).toBe('01099');
+    expect(plz.diagnostics[0].message).toContain('German postal codes (PLZ) have five');
+    const au = await loadText(yaml('PO-1', 'postalCode: "2000", country: Australia'));
+    expect(au.manifest?.jobs[0].deliveryAddress.postalCode).toBe('2000');
+    expect(au.diagnostics).toEqual([]);
+  });
+
+  it('an order number in scientific notation is refused: its digits are lost', async () => {
+    const r = await loadText(yaml('1.23E+11', 'postalCode: "02134", country: US'));
+    expect(seen(r.diagnostics)).toEqual(['error order-number.scientific 3:jobs[0].orderNumber']);
+    expect(r.diagnostics[0].message).toContain('its real digits are lost');
+  });
+
+  it('a date that is a serial day number is refused, and the message says how to declare serials', async () => {
+    const r = await loadText(yaml('PO-1', 'postalCode: "02134", country: US', '    dateDue: "46363"'));
+    expect(seen(r.diagnostics)).toEqual(['error date.excel-serial 4:jobs[0].dateDue']);
+    expect(r.diagnostics[0].message).toContain('(it stands for 2026-12-07)');
+    expect(r.diagnostics[0].message).toContain('$excelDate');
+  });
+});
+
+describe('Excel damage, in CSV and mapped exports: named by row and column', () => {
+  it('the default template', async () => {
+    const r = await loadText(
+      lines(
+        CSV_HEADER,
+        '1.23E+11,,UPSGND,Ann,1 Main St,Boston,2134,US,Asset,A10001,25',
+        'PO-2,46363,UPSGND,Ann,1 Main St,Boston,2134,US,Asset,A10001,25',
+      ),
+      'orders.csv',
+    );
+    expect(seen(r.diagnostics)).toEqual([
+      'warning postal-code.leading-zero 2:postalCode',
+      'error order-number.scientific 2:orderNumber',
+      'warning postal-code.leading-zero 3:postalCode',
+      'error date.excel-serial 3:dateDue',
+    ]);
+    expect(r.manifest?.jobs.map((j) => j.deliveryAddress.postalCode)).toEqual(['02134', '02134']);
+  });
+
+  it('a mapped export names its own columns', async () => {
+    const mapping = parseMapping(
+      lines(
+        'delimiter: ";"',
+        'columns: { Auftrag: orderNumber, Liefertermin: dateDue, PLZ: postalCode, Land: country, Artikel: code, Menge: quantity }',
+        'constants: { deliveryMethod: UPSGND, contactName: Ann, streetAddress: 1 Main St, city: Dresden, itemType: Asset }',
+      ),
+      'erp.yaml',
+    );
+    const r = await loadText(
+      lines('Auftrag;Liefertermin;PLZ;Land;Artikel;Menge', 'A-1;46363;1099;Deutschland;A10001;25'),
+      'erp.csv',
+      {
+        mapping,
+      },
+    );
+    expect(seen(r.diagnostics)).toEqual([
+      'warning postal-code.leading-zero 2:PLZ',
+      'error date.excel-serial 2:Liefertermin',
+    ]);
+    expect(r.manifest?.jobs[0].deliveryAddress.postalCode).toBe('01099');
+  });
+
+  it('an .xlsx whose ZIP column holds numbers', async () => {
+    const wb = new ExcelJS.Workbook();
+    const ws = wb.addWorksheet('Orders');
+    ws.addRow(CSV_HEADER.split(','));
+    ws.addRow(['PO-1', null, 'UPSGND', 'Ann', '1 Main St', 'Boston', 2134, 'US', 'Asset', 'A10001', 25]);
+    const file = `${await tempDirPerTest()}/orders.xlsx`;
+    await wb.xlsx.writeFile(file);
+    const r = await loadManifest(file);
+    expect(seen(r.diagnostics)).toEqual(['warning postal-code.leading-zero 2:postalCode']);
+    expect(r.manifest?.jobs[0].deliveryAddress.postalCode).toBe('02134');
+  });
+});
