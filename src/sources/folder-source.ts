@@ -437,7 +437,10 @@ export class FolderSource implements DropSource {
     }
   }
 
-  async close(): Promise<void> {}
+  /** Removes this instance's private folder (a crash leaves it behind in the state directory: 0700, the user's own). */
+  async close(): Promise<void> {
+    if (this.work) await rm(this.work, { recursive: true, force: true });
+  }
 }
 
 /**

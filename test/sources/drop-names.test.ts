@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { classifyName, isSafeName, markedInput, reportNames, timestampedName } from '../../src/sources/drop-names.js';
+import {
+  MAX_INPUT_NAME_BYTES,
+  NAME_MAX_BYTES,
+  classifyName,
+  isSafeName,
+  markedInput,
+  nameBytes,
+  reportNames,
+  shortName,
+  timestampedName,
+} from '../../src/sources/drop-names.js';
 import { StabilityTracker } from '../../src/sources/stability.js';
 
 describe('classifyName', () => {
@@ -79,5 +89,24 @@ describe('StabilityTracker', () => {
     t.forget('a.yaml');
     expect(t.observe([f(10, 1)], 150).ready).toEqual([]);
     expect(t.observe([f(10, 1)], 250).ready).toEqual(['a.yaml']);
+  });
+});
+
+describe('names too long to handle', () => {
+  it('every name derived from the longest name taken fits the 255-byte limit', () => {
+    const name = `${'a'.repeat(MAX_INPUT_NAME_BYTES - 5)}.yaml`;
+    const stamped = timestampedName(name, new Date('2026-11-21T06:03:28.123Z'), 999);
+    const derived = [`.${name}.claim`, ...reportNames(stamped)].map((n) => `.${n}.4194304.abcdef12.tmp`);
+    for (const n of derived) expect(nameBytes(n)).toBeLessThanOrEqual(NAME_MAX_BYTES);
+  });
+
+  it('gives a long name a short, unique stand-in that keeps its extension and counts bytes', () => {
+    const long = `${'é'.repeat(120)}.csv`;
+    const short = shortName(long, 'f'.repeat(64));
+    expect(nameBytes(short)).toBeLessThanOrEqual(100 + 1 + 12 + 4);
+    expect(short.endsWith('~ffffffffffff.csv')).toBe(true);
+    expect(short.startsWith('é'.repeat(50))).toBe(true);
+    expect(classifyName(short)).toEqual({ take: true });
+    expect(shortName(long, '0'.repeat(64))).not.toBe(short);
   });
 });

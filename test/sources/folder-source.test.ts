@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile, rename, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FolderSource } from '../../src/sources/folder-source.js';
@@ -72,5 +72,51 @@ describe('FolderSource', () => {
     const again = (await s.claim('d.yaml'))!;
     expect(await readFile(again.path, 'utf8')).toBe('first');
     expect(await readFile(join(dir.path, 'd.yaml'), 'utf8')).toBe('second');
+  });
+
+  it('hands the pipeline a private 0600 copy read through the claimed handle, not the drop folder', async () => {
+    const s = await source();
+    await writeFile(join(dir.path, 'p.yaml'), 'payload');
+    const c = (await s.claim('p.yaml'))!;
+    expect(c.refused).toBeUndefined();
+    expect(c.path.startsWith(dir.path)).toBe(false);
+    expect(await readFile(c.path, 'utf8')).toBe('payload');
+    expect((await stat(c.path)).mode & 0o777).toBe(0o600);
+    expect((await stat(join(c.path, '..'))).mode & 0o777).toBe(0o700);
+    await c.finish('done');
+    expect(await ls('done')).toEqual(['p.yaml']);
+    await s.close();
+  });
+
+  it('refuses, unread, a link or a hard link found under the name after the claim', async () => {
+    const outside = await tempDir('htorder-folder-source-outside-');
+    try {
+      const secret = join(outside.path, 'secret');
+      await writeFile(secret, 'SECRET');
+      const s = await source();
+      // The scan saw a regular file; by the claim's rename it is a link (swapped in between).
+      await writeFile(join(dir.path, 'l.yaml'), 'x');
+      await symlink(secret, join(dir.path, 'l.tmp'));
+      await rename(join(dir.path, 'l.tmp'), join(dir.path, 'l.yaml'));
+      const l = (await s.claim('l.yaml'))!;
+      expect(l.refused).toMatch(/symbolic link/);
+      expect(await readFile(l.path, 'utf8').catch(() => 'no copy')).toBe('no copy');
+      // A hard link to another file: two links, refused.
+      await link(secret, join(dir.path, 'h.yaml'));
+      const h = (await s.claim('h.yaml'))!;
+      expect(h.refused).toMatch(/2 hard links/);
+      expect(await readFile(h.path, 'utf8').catch(() => 'no copy')).toBe('no copy');
+      await s.close();
+    } finally {
+      await outside.remove();
+    }
+  });
+
+  it('refuses a file over the size cap', async () => {
+    const s = new FolderSource(dir.path, { maxInputBytes: 10 });
+    await s.init();
+    await writeFile(join(dir.path, 'big.csv'), 'x'.repeat(11));
+    expect((await s.claim('big.csv'))?.refused).toMatch(/11 bytes, over the 10-byte limit/);
+    await s.close();
   });
 });
