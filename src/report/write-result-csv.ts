@@ -56,7 +56,10 @@ export interface ResultCsvOptions {
 export async function writeResultCsv(path: string, report: ResultReport, opts: ResultCsvOptions = {}): Promise<void> {
   if (report.input.format === 'xlsx') {
     const results = new RowResults(report, opts.manifest);
-    await writeAtomicStream(path, batches(sheetRows(report.input.file, opts.manifest?.csv?.header, results, opts)));
+    await writeAtomicStream(
+      path,
+      batches(sheetRows(report.input.file, opts.manifest?.csv?.header, results, opts), EXCEL_DIALECT),
+    );
     return;
   }
   if (report.input.format !== 'csv') {
@@ -73,7 +76,32 @@ export async function writeResultCsv(path: string, report: ResultReport, opts: R
       if (!(err instanceof NotVerbatim)) throw err;
     }
   }
-  await writeAtomicStream(path, batches(reparsedRows(report.input.file, header, results, opts)));
+  await writeAtomicStream(path, batches(reparsedRows(report.input.file, header, results, opts), outputDialect(opts)));
+}
+
+/** How result.csv is written: the delimiter, and whether it starts with a UTF-8 byte-order mark. */
+interface OutputDialect {
+  delimiter: string;
+  bom: boolean;
+}
+
+const PLAIN_DIALECT: OutputDialect = { delimiter: ',', bom: false };
+/** A spreadsheet's own rows: UTF-8 with a BOM, so Excel shows umlauts and accents as they were. */
+const EXCEL_DIALECT: OutputDialect = { delimiter: ',', bom: true };
+
+/**
+ * An export read in its own dialect (a `;` delimiter, Windows-1252 or UTF-16) gets its report
+ * in the same delimiter, so the spreadsheet that made it splits the columns the same way (a
+ * German Excel splits on `;`), as UTF-8 with a BOM rather than the input's encoding: Excel
+ * reads a BOM-marked UTF-8 file correctly in every locale, and UTF-8 can hold every character
+ * of the messages and of any input, where Windows-1252 cannot. The default template (comma,
+ * UTF-8) stays as it was, byte for byte where it can.
+ */
+function outputDialect(opts: ResultCsvOptions): OutputDialect {
+  const delimiter = opts.mapping?.delimiter ?? ',';
+  const encoding = opts.mapping?.encoding ?? 'utf-8';
+  if (delimiter === ',' && encoding === 'utf-8') return PLAIN_DIALECT;
+  return { delimiter, bom: true };
 }
 
 /** The default template, read without trouble: the bytes are UTF-8 text in the reader's own records. */
@@ -82,16 +110,21 @@ function canCopyVerbatim(report: ResultReport, opts: ResultCsvOptions): boolean 
   return !report.errors.some((e) => CSV_STOPPED_CODES.has(e.code) || e.code === 'csv.encoding' || e.code === 'io.read');
 }
 
-async function* batches(rows: AsyncIterable<string[]> | Iterable<string[]>): AsyncGenerator<string> {
+async function* batches(
+  rows: AsyncIterable<string[]> | Iterable<string[]>,
+  dialect: OutputDialect = PLAIN_DIALECT,
+): AsyncGenerator<string> {
+  const options = { delimiter: dialect.delimiter };
+  if (dialect.bom) yield '\uFEFF';
   let batch: string[][] = [];
   for await (const row of rows) {
     batch.push(row.map(neutraliseCell));
     if (batch.length >= BATCH_ROWS) {
-      yield stringify(batch);
+      yield stringify(batch, options);
       batch = [];
     }
   }
-  if (batch.length > 0) yield stringify(batch);
+  if (batch.length > 0) yield stringify(batch, options);
 }
 
 function* manifestRows(report: ResultReport): Generator<string[]> {

@@ -60,7 +60,9 @@ describe('htorder check, plan and run on an .xlsx', () => {
       ['XL-2', 'submitted'],
     ]);
 
-    const csv = parse(await readFile(`${file}.result.csv`)) as string[][];
+    const bytes = await readFile(`${file}.result.csv`);
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]); // UTF-8 with a BOM, for Excel
+    const csv = parse(bytes, { bom: true }) as string[][];
     expect(csv[0]).toEqual([...HEADER, '_row', '_status', '_jobNumber', '_newAssetSku', '_needsArtwork', '_error']);
     expect(csv.slice(1).map((r) => [r[0], r[6], r[9], r[11], r[12]])).toEqual([
       ['XL-1', '02134', 'A10001', '2', 'submitted'],
