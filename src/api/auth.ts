@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { Timeouts } from '../config/api-config.js';
 import type { Logger } from '../log/logger.js';
-import { redactUrl } from '../log/redact.js';
+import { redactUrl, rememberSecret } from '../log/redact.js';
 import { ApiError } from './errors.js';
 import { sendHttp } from './http.js';
 import { backoffDelay, isRetryableStatus, type RetryOptions } from './retry-policy.js';
@@ -71,6 +71,7 @@ export class TokenProvider {
   constructor(private readonly opts: TokenProviderOptions) {
     this.cache = opts.cache ?? new TokenCache();
     this.key = TokenCache.key(opts.authUrl, opts.realm, opts.clientId);
+    rememberSecret(opts.clientSecret);
     this.now = opts.now ?? Date.now;
     this.sleep = opts.sleep ?? defaultSleep;
     this.route = `/realms/${encodeURIComponent(opts.realm)}/protocol/openid-connect/token`;
@@ -192,6 +193,7 @@ export class TokenProvider {
       });
     }
     const body = res.body as { access_token?: unknown; expires_in?: unknown } | null;
+    if (body && typeof body.access_token === 'string') rememberSecret(body.access_token);
     if (!body || typeof body.access_token !== 'string' || body.access_token === '') {
       throw new ApiError({
         kind: 'auth',

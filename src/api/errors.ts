@@ -1,5 +1,5 @@
 import type { ValidationMessage } from './types.js';
-import { redactUrlsInText } from '../log/redact.js';
+import { redactDeep, scrubServerText } from '../log/redact.js';
 
 /**
  * - `http`: the server answered with a non-2xx status (see `status`).
@@ -63,9 +63,11 @@ export class ApiError extends Error {
     this.route = init.route;
     this.mayHaveReachedServer = init.mayHaveReachedServer;
     this.code = init.code ?? null;
-    this.body = init.body ?? null;
+    // Server text is never trusted with secrets: a body that echoes the Authorization header, the
+    // token or the client secret is scrubbed here, before any report, terminal or log sees it.
+    this.body = init.body === undefined || init.body === null ? null : redactDeep(init.body);
     this.retryAfterMs = init.retryAfterMs ?? null;
-    const b = isRecord(init.body) ? init.body : {};
+    const b = isRecord(this.body) ? this.body : {};
     this.type = str(b.type);
     this.title = str(b.title);
     this.detail = str(b.detail);
@@ -76,8 +78,8 @@ export class ApiError extends Error {
           .filter(isRecord)
           .map((m) => ({ errorCode: String(m.errorCode ?? ''), message: String(m.message ?? '') }))
       : null;
-    // Server text can echo URLs we sent (artwork links): strip their query strings.
-    this.message = redactUrlsInText(init.message ?? this.summary());
+    // Server text can echo URLs we sent (artwork links: their query strings go) and secrets.
+    this.message = scrubServerText(init.message ?? this.summary());
   }
 
   /** `POST /Jobs: 400 Bad Request: detail; field: message; [code] message`. */

@@ -7,6 +7,7 @@ import type { ResultReport } from '../report/model.js';
 import { errorLines, warningLines } from '../report/write-errors-txt.js';
 import { writeReports, type WrittenReports } from '../report/write-reports.js';
 import { ExitCode } from '../errors.js';
+import { printableLines } from '../util/printable.js';
 
 /**
  * The work of `htorder check FILE... [--mapping FILE] [--json]` — parse, schema check and local rules;
@@ -78,7 +79,12 @@ export function exitCodeOf(outcomes: readonly CheckOutcome[]): ExitCode {
   return ExitCode.Ok;
 }
 
+/** What `check` prints for one input; control characters from the input escaped (util/printable). */
 export function humanSummary(o: CheckOutcome): string {
+  return printableLines(summaryText(o));
+}
+
+function summaryText(o: CheckOutcome): string {
   if (o.status === 'unreadable' || !o.report)
     return `${o.file}: ${o.problem ?? 'cannot be read'} (not checked, no reports written)\n`;
   const r = o.report;

@@ -2,6 +2,7 @@ import type { InputOutcome, PipelineCommand } from '../pipeline/process-input.js
 import type { ResultReport } from '../report/model.js';
 import { builtItems, itemCount } from '../report/lazy-items.js';
 import { errorLines, warningLines } from '../report/write-errors-txt.js';
+import { printable, printableLines } from '../util/printable.js';
 
 /** How many error lines per input the terminal shows before pointing at errors.txt. */
 const SHOWN_ERRORS = 8;
@@ -12,7 +13,10 @@ const SHOWN_ERRORS = 8;
  * and where the reports are.
  */
 export function formatInputOutcome(o: InputOutcome, command: PipelineCommand): string {
-  if (!o.report) return `${o.file}: ${o.problem ?? 'cannot be read'} (not processed, no reports written)\n`;
+  if (!o.report)
+    return printableLines(
+      `${printable(o.file)}: ${printable(o.problem ?? 'cannot be read')} (not processed, no reports written)\n`,
+    );
   const r = o.report;
   const rows: string[][] = [['order', 'items', 'estimate', 'status', command === 'run' ? 'job' : 'due']];
   let total = 0;
@@ -23,15 +27,15 @@ export function formatInputOutcome(o: InputOutcome, command: PipelineCommand): s
     else if (job.status !== 'skipped') priced = false;
     rows.push([
       // Not `#2`: that reads like a shop's order name. Where the job is, in the input's terms.
-      job.orderNumber ?? `(no order number, ${sourceText(job.source)})`,
+      printable(job.orderNumber ?? `(no order number, ${sourceText(job.source)})`),
       String(itemCount(job)),
       estimate === null ? '-' : money(estimate),
       job.status +
         (job.warnings.length ? ` (${job.warnings.length} warning${job.warnings.length === 1 ? '' : 's'})` : ''),
-      command === 'run' ? (job.jobNumber === null ? '-' : String(job.jobNumber)) : (job.dateDue ?? '-'),
+      command === 'run' ? (job.jobNumber === null ? '-' : String(job.jobNumber)) : printable(job.dateDue ?? '-'),
     ]);
   }
-  const lines = [`${o.file}:`, ...table(rows).map((l) => `  ${l}`)];
+  const lines = [`${printable(o.file)}:`, ...table(rows).map((l) => `  ${l}`)];
   if (r.jobs.length > 0)
     lines.push(`  estimated total: ${money(total)}${priced ? '' : ' (some lines could not be priced)'}`);
   lines.push(`  ${summaryLine(r)}`);
@@ -45,7 +49,8 @@ export function formatInputOutcome(o: InputOutcome, command: PipelineCommand): s
   }
   const written = [o.reports?.json, o.reports?.csv, o.reports?.errors].filter(Boolean).join(', ');
   if (written) lines.push(`  reports: ${written}`);
-  return `${lines.join('\n')}\n`;
+  // Every part above is escaped already; once more over the whole, for anything added later.
+  return printableLines(`${lines.join('\n')}\n`);
 }
 
 function summaryLine(r: ResultReport): string {

@@ -5,6 +5,7 @@
 // that could touch the file system asynchronously.
 process.env.UV_THREADPOOL_SIZE ??= '16';
 const { runCli } = await import('./program.js');
+const { printableLines } = await import('../util/printable.js');
 
 runCli(process.argv.slice(2)).then(
   (code) => {
@@ -12,7 +13,7 @@ runCli(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     process.stderr.write(
-      `htorder: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+      `htorder: internal error: ${printableLines(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`,
     );
     process.exitCode = 1;
   },

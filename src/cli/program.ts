@@ -11,6 +11,7 @@ import { register as registerRun } from './commands/run.js';
 import { register as registerTrack } from './commands/track.js';
 import { register as registerDemo } from './commands/demo.js';
 import { register as registerWatch } from './commands/watch.js';
+import { printableLines } from '../util/printable.js';
 
 /**
  * Builds the `htorder` command tree. Each command lives in its own module under
@@ -72,7 +73,7 @@ export async function runCli(argv: string[]): Promise<number> {
       return err.exitCode === 0 ? ExitCode.Ok : ExitCode.Usage;
     }
     if (err instanceof UsageError) {
-      process.stderr.write(`htorder: ${err.message}\n`);
+      process.stderr.write(`htorder: ${printableLines(err.message)}\n`);
       return ExitCode.Usage;
     }
     throw err;

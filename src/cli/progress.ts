@@ -1,4 +1,5 @@
 import type { ProgressEvent } from '../pipeline/process-input.js';
+import { printable } from '../util/printable.js';
 
 export interface Progress {
   update: (event: ProgressEvent) => void;
@@ -19,7 +20,7 @@ export function createProgress(stderr: NodeJS.WritableStream & { isTTY?: boolean
       if (e.stage !== 'done' && e.done !== 0 && e.done !== e.total && now - last < 100) return;
       last = now;
       shown = true;
-      stderr.write(`\r\x1b[2K${command} ${e.file}: ${e.stage} ${e.done}/${e.total}`);
+      stderr.write(`\r\x1b[2K${command} ${printable(e.file)}: ${e.stage} ${e.done}/${e.total}`);
     },
     clear() {
       if (shown) stderr.write('\r\x1b[2K');

@@ -1,6 +1,7 @@
 import { pino, type DestinationStream, type Logger as PinoLogger, type LevelWithSilent } from 'pino';
 import pretty from 'pino-pretty';
-import { redactDeep, redactUrlsInText } from './redact.js';
+import { printableLines } from '../util/printable.js';
+import { redactDeep, scrubServerText } from './redact.js';
 
 export type Logger = PinoLogger;
 export type LogLevel = LevelWithSilent;
@@ -52,9 +53,11 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       },
       hooks: {
         logMethod(args, method) {
-          const cleaned = args.map((a) => (typeof a === 'string' ? redactUrlsInText(a) : a)) as Parameters<
-            typeof method
-          >;
+          // Secrets scrubbed, signed URLs cut; in pretty mode (a person's terminal) control
+          // characters escaped too, since pino-pretty prints the message as it is.
+          const clean = (a: string): string =>
+            options.pretty ? printableLines(scrubServerText(a)) : scrubServerText(a);
+          const cleaned = args.map((a) => (typeof a === 'string' ? clean(a) : a)) as Parameters<typeof method>;
           method.apply(this, cleaned);
         },
       },

@@ -18,6 +18,41 @@ export function isSensitiveKey(key: string): boolean {
 }
 
 /**
+ * Secret VALUES in use by this process: the client secret and the bearer tokens it was
+ * handed. A server that echoes the Authorization header or the secret into a message or a
+ * body must not get them into a report, a terminal or a log: scrubSecrets replaces them
+ * wherever they appear. The newest few tokens are kept (a daemon refreshes for ever).
+ */
+const liveSecrets: string[] = [];
+const MAX_LIVE_SECRETS = 32;
+/** Shorter values would scrub ordinary words out of messages; real secrets and tokens are long. */
+const MIN_SECRET_LENGTH = 8;
+
+export function rememberSecret(value: string): void {
+  if (value.length < MIN_SECRET_LENGTH || liveSecrets.includes(value)) return;
+  liveSecrets.push(value);
+  if (liveSecrets.length > MAX_LIVE_SECRETS) liveSecrets.splice(0, liveSecrets.length - MAX_LIVE_SECRETS);
+}
+
+/** `Bearer <token>` in any text, whoever's token it is. */
+const BEARER_IN_TEXT = /\b(Bearer|Basic)\s+[A-Za-z0-9\-._~+/]+=*/gi;
+/** `"access_token": "…"`, `client_secret=…` and the like inside free text (a body quoted in a message). */
+const SECRET_PAIR_IN_TEXT =
+  /(["']?(?:access_token|refresh_token|id_token|client_secret|clientSecret|password|authorization|api[_-]?key)["']?\s*[:=]\s*["']?)([^"'\s,&}]+)/gi;
+
+/** Text with every live secret value, bearer credential and `secret_key=value` pair replaced. */
+export function scrubSecrets(text: string): string {
+  let out = text;
+  for (const secret of liveSecrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  return out.replace(BEARER_IN_TEXT, `$1 ${REDACTED}`).replace(SECRET_PAIR_IN_TEXT, `$1${REDACTED}`);
+}
+
+/** What server text becomes before it is shown or stored: secrets scrubbed, signed URLs cut. */
+export function scrubServerText(text: string): string {
+  return redactUrlsInText(scrubSecrets(text));
+}
+
+/**
  * Drops the query string and fragment of a URL: a signed artwork URL carries its signature
  * there, and a URL is still recognisable without it. Text that is not an absolute URL is
  * returned with any query part cut off all the same (better to lose a harmless query than
@@ -42,11 +77,11 @@ export function redactUrlsInText(text: string): string {
 }
 
 /**
- * A deep copy of `value` with sensitive keys replaced and URLs in strings stripped of their
- * query. Cycles are cut. Errors become plain objects carrying name, message and stack.
+ * A deep copy of `value` with sensitive keys replaced, live secrets scrubbed from strings
+ * (scrubSecrets) and URLs in strings stripped of their query. Cycles are cut. Errors become plain objects carrying name, message and stack.
  */
 export function redactDeep(value: unknown, seen: WeakSet<object> = new WeakSet()): unknown {
-  if (typeof value === 'string') return redactUrlsInText(value);
+  if (typeof value === 'string') return scrubServerText(value);
   if (value === null || typeof value !== 'object') return value;
   if (seen.has(value)) return '[circular]';
   seen.add(value);

@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { ReportError, ResultReport } from './model.js';
 import { writeAtomicStream } from './atomic-stream.js';
+import { printable } from '../util/printable.js';
 import { builtItems } from './lazy-items.js';
 
 /**
@@ -46,7 +47,12 @@ export function* warningLines(report: ResultReport, label = basename(report.inpu
   for (const job of report.jobs) for (const w of job.warnings) yield `warning: ${formatReportError(w, label)}`;
 }
 
+/** One compiler-style line; control characters of every part (file, column, message) escaped (util/printable). */
 export function formatReportError(e: ReportError, inputLabel: string): string {
+  return printable(formatRaw(e, inputLabel));
+}
+
+function formatRaw(e: ReportError, inputLabel: string): string {
   const s = e.source;
   const file = s?.file ?? inputLabel;
   if (s && 'row' in s) {

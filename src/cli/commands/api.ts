@@ -6,6 +6,7 @@ import { addConfigOptions, configFlagsFrom } from '../../config/config-flags.js'
 import type { ConfigFlags } from '../../config/resolve-config.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { examples } from '../help.js';
+import { printable } from '../../util/printable.js';
 
 export interface ApiCommandInput {
   method: string;
@@ -73,9 +74,10 @@ export async function runApiCommand(input: ApiCommandInput, io: ApiCommandIo): P
   const body = input.data === undefined ? undefined : parseData(input.data, io.cwd);
   if (body !== undefined && method === 'GET') throw new UsageError('--data cannot be sent with GET');
   // Loaded here, not at the top: the client (undici, pino) is too heavy for `htorder --help`.
-  const [{ openApiSession }, { ApiError }] = await Promise.all([
+  const [{ openApiSession }, { ApiError }, { redactDeep }] = await Promise.all([
     import('../../app/api-session.js'),
     import('../../api/errors.js'),
+    import('../../log/redact.js'),
   ]);
   const session = await openApiSession({
     sandbox: input.sandbox,
@@ -90,7 +92,10 @@ export async function runApiCommand(input: ApiCommandInput, io: ApiCommandIo): P
   try {
     const res = await client.send({ method, path, query, body });
     if (res.body !== null) {
-      io.stdout.write(typeof res.body === 'string' ? `${res.body}\n` : `${JSON.stringify(res.body, null, 2)}\n`);
+      // Secret-named keys (access_token, client_secret …) and the live token and secret are
+      // scrubbed even here; a text body is shown with its control characters escaped.
+      const shown = redactDeep(res.body);
+      io.stdout.write(typeof shown === 'string' ? `${printable(shown)}\n` : `${JSON.stringify(shown, null, 2)}\n`);
     }
     return ExitCode.Ok;
   } catch (err) {
@@ -99,7 +104,7 @@ export async function runApiCommand(input: ApiCommandInput, io: ApiCommandIo): P
       io.stderr.write(`${JSON.stringify(err.toProblem(), null, 2)}\n`);
       return ExitCode.Invalid;
     }
-    io.stderr.write(`htorder api: ${err.message}\n`);
+    io.stderr.write(`htorder api: ${printable(err.message)}\n`);
     return ExitCode.Unavailable;
   } finally {
     await session.close();

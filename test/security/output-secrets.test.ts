@@ -1,0 +1,168 @@
+import { mkdtempSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createApiClient } from '../../src/api/client.js';
+import { runApiCommand } from '../../src/cli/commands/api.js';
+import { caught } from '../support/api-errors.js';
+import { json, loopbackConfig, SECRET, startLoopback, tokenReply } from '../support/loopback-server.js';
+import { PipelineHarness } from '../support/pipeline-harness.js';
+import { sink } from '../support/sink.js';
+import { ITEMS, manifest } from '../support/yaml-manifests.js';
+
+/**
+ * A server that echoes the Authorization header, the token or the client secret must not get
+ * them into errors.txt, result.json, result.csv, the terminal, or `htorder api`'s output.
+ */
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await (cleanups.pop() as () => Promise<void>)();
+});
+
+describe('ApiError scrubs what the server echoes', () => {
+  it('the live token and secret, Bearer credentials and secret-named keys never reach message, body or problem', async () => {
+    let tokens = 0;
+    const srv = await startLoopback((req, res) => {
+      if (req.url.startsWith('/auth/')) return tokenReply(res, ++tokens);
+      json(res, 400, {
+        title: 'Bad request',
+        detail: `you sent Authorization: ${req.headers.authorization} and the secret ${SECRET}`,
+        errors: { items: [`token ${String(req.headers.authorization).slice(7)} is not allowed here`] },
+        validationMessages: [
+          { errorCode: 'E1', message: `"access_token":"${String(req.headers.authorization).slice(7)}"` },
+        ],
+        access_token: 'tok-1-abcdef',
+        nested: { client_secret: SECRET, password: 'hunter2-password' },
+      });
+    });
+    const client = createApiClient(loopbackConfig(srv.url));
+    cleanups.push(
+      () => srv.close(),
+      () => client.close(),
+    );
+    const err = await caught(client.jobs.validate({ orderNumber: 'PO-1' } as never));
+    const everything = [
+      err.message,
+      JSON.stringify(err.body),
+      JSON.stringify(err.toProblem()),
+      JSON.stringify(err.errors),
+    ]
+      .concat(JSON.stringify(err.validationMessages))
+      .join('\n');
+    for (const leaked of ['tok-1-abcdef', SECRET, 'hunter2-password']) expect(everything).not.toContain(leaked);
+    expect(err.message).toContain('[redacted]');
+    expect(err.detail).toContain('Authorization: [redacted]');
+  });
+});
+
+describe('htorder api', () => {
+  it('prints a response with secret-named keys and the live token scrubbed', async () => {
+    let tokens = 0;
+    const srv = await startLoopback((req, res) => {
+      if (req.url.startsWith('/auth/')) return tokenReply(res, ++tokens);
+      json(res, 200, {
+        access_token: 'some-other-token-value',
+        client_secret: 'echoed-secret-value',
+        refreshToken: 'refresh-value-123',
+        echo: `seen ${req.headers.authorization}`,
+        id: 1001,
+      });
+    });
+    cleanups.push(() => srv.close());
+    const out = sink();
+    const err = sink();
+    const code = await runApiCommand(
+      { flags: {}, method: 'get', path: '/account' },
+      {
+        stdout: out.stream,
+        stderr: err.stream,
+        env: {
+          HTORDER_LOG_LEVEL: 'silent',
+          HTORDER_BASE_URL: `${srv.url}/api`,
+          HTORDER_AUTH_URL: `${srv.url}/auth`,
+          HTORDER_REALM: 'test',
+          HTORDER_CLIENT_ID: 'client-1',
+          HTORDER_CLIENT_SECRET: SECRET,
+          HTORDER_STATE_DIR: mkdtempSync(join(tmpdir(), 'htorder-state-')),
+        },
+        cwd: mkdtempSync(join(tmpdir(), 'htorder-api-')),
+      },
+    );
+    expect(code).toBe(0);
+    const text = out.text() + err.text();
+    for (const leaked of ['some-other-token-value', 'echoed-secret-value', 'refresh-value-123', 'tok-1-abcdef', SECRET])
+      expect(text).not.toContain(leaked);
+    expect(JSON.parse(out.text()).id).toBe(1001);
+  });
+});
+
+describe('htorder run against an API that echoes the Authorization header', () => {
+  let h: PipelineHarness;
+  let proxy: Server;
+  let origin = '';
+  const seenTokens = new Set<string>();
+  beforeAll(async () => {
+    h = await PipelineHarness.start();
+    const target = new URL(h.env().HTORDER_BASE_URL).origin;
+    proxy = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', async () => {
+        const body = Buffer.concat(chunks);
+        const auth = String(req.headers.authorization ?? '');
+        if (auth) seenTokens.add(auth.slice(7));
+        if (req.method === 'POST' && /\/Jobs$/.test(req.url ?? '')) {
+          // The dry run is refused with the caller's own credentials quoted back.
+          return json(res, 400, {
+            title: `rejected for ${auth}`,
+            detail: `client secret on file: ${h.env().HTORDER_CLIENT_SECRET}`,
+            validationMessages: [{ errorCode: 'AUTH-ECHO', message: `token ${auth.slice(7)} lacks a scope` }],
+          });
+        }
+        const headers = { ...req.headers } as Record<string, string>;
+        delete headers.host;
+        delete headers['content-length'];
+        const answer = await fetch(`${target}${req.url}`, {
+          method: req.method,
+          headers,
+          ...(body.length > 0 ? { body } : {}),
+        });
+        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+        res.end(await answer.text());
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    origin = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    proxy.closeAllConnections();
+    await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    await h.close();
+  });
+  beforeEach(async () => h.reset());
+
+  it('no report and no terminal line carries the live token or the secret', async () => {
+    const file = await h.write('order.yaml', manifest([{ orderNumber: 'PO-ECHO-1', items: ITEMS.reorder }]));
+    const base = new URL(h.env().HTORDER_BASE_URL);
+    const { stderr, stdout } = await h.cli('run', [file], {
+      env: { HTORDER_BASE_URL: `${origin}${base.pathname}`.replace(/\/$/, '') },
+    });
+    expect(seenTokens.size).toBeGreaterThan(0);
+    const written = [
+      stderr,
+      stdout,
+      await readFile(`${file}.result.json`, 'utf8'),
+      await readFile(`${file}.result.csv`, 'utf8'),
+      await readFile(`${file}.errors.txt`, 'utf8'),
+    ].join('\n');
+    // The refusal itself is reported (it is the job's error) ...
+    expect(written).toContain('AUTH-ECHO');
+    // ... without the credentials it quoted.
+    for (const token of seenTokens) expect(written).not.toContain(token);
+    expect(written).not.toContain(h.env().HTORDER_CLIENT_SECRET);
+  });
+});
