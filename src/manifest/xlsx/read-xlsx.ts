@@ -10,7 +10,9 @@ import type { Mapping } from '../mapping/model.js';
 import type { Diagnostic, RawDocument } from '../model.js';
 import { csvSourceMap } from '../csv/csv-source-map.js';
 import { CsvDocumentBuilder } from '../csv/document-builder.js';
-import { scanXlsx, type XlsxLimits } from './scan-xlsx.js';
+import { isExpressionMapping, MappedRows } from '../mapping/mapped-rows.js';
+import { finishMapped } from '../mapping/merge-lines.js';
+import { type XlsxLimits, type XlsxScanResult, xlsxRows } from './scan-xlsx.js';
 
 export interface ReadXlsxOptions {
   mapping?: Mapping;
@@ -21,7 +23,15 @@ export interface ReadXlsxOptions {
 
 export async function readXlsxDocument(file: string, opts: ReadXlsxOptions = {}): Promise<RawDocument> {
   const skipRows = opts.mapping?.skipRows ?? 0;
-  const builder = new CsvDocumentBuilder(file, skipRows, opts.mapping);
+  // An expression mapping turns each sheet row into a template row first, as for a CSV export.
+  const mapped = isExpressionMapping(opts.mapping)
+    ? new MappedRows(file, opts.mapping, {
+        onHeader: (cells, row) => builder.onHeader(cells, row),
+        onRecord: (cells, row) => builder.onRecord(cells, row),
+      })
+    : undefined;
+  const builder = new CsvDocumentBuilder(file, skipRows, mapped ? mapped.builderMapping : opts.mapping);
+  const rows = mapped ?? builder;
   let sha256: string;
   try {
     sha256 = await hashFile(file);
@@ -36,11 +46,17 @@ export async function readXlsxDocument(file: string, opts: ReadXlsxOptions = {})
     ];
     return { file, format: 'xlsx', sha256: '', sources: { locate: () => ({ file }) }, diagnostics };
   }
-  const scan = await scanXlsx(
-    file,
-    { header: (cells, row) => builder.onHeader(cells, row), record: (cells, row) => builder.onRecord(cells, row) },
-    { sheet: opts.sheet ?? opts.mapping?.sheet, skipRows, limits: opts.limits },
-  );
+  const scan: XlsxScanResult = { problems: [] };
+  let sawHeader = false;
+  const sheet = opts.sheet ?? opts.mapping?.sheet;
+  for await (const { row, cells } of xlsxRows(file, { sheet, skipRows, limits: opts.limits }, scan)) {
+    if (sawHeader) rows.onRecord(cells, row);
+    else {
+      sawHeader = true;
+      rows.onHeader(cells, row);
+    }
+    if (mapped) await mapped.drain();
+  }
   const parts = builder.result();
   const broken = scan.problems.length > 0;
   const diagnostics: Diagnostic[] = [];
@@ -54,6 +70,7 @@ export async function readXlsxDocument(file: string, opts: ReadXlsxOptions = {})
   }
   // A workbook that could not be read has no trustworthy document, and "no rows" says nothing more.
   if (!broken) diagnostics.push(...parts.diagnostics);
+  const skipped = mapped ? finishMapped(mapped, parts, diagnostics) : undefined;
   const sources = csvSourceMap({
     file,
     headerRow: parts.headerRow,
@@ -71,6 +88,7 @@ export async function readXlsxDocument(file: string, opts: ReadXlsxOptions = {})
     ...(parts.doc !== undefined && !broken ? { doc: parts.doc } : {}),
     sources,
     csv: parts.csv,
+    ...(skipped !== undefined && skipped.length > 0 ? { skipped } : {}),
     diagnostics,
   };
 }

@@ -1,8 +1,8 @@
 /**
  * Streams one sheet of an .xlsx workbook as rows of cell text, with the sheet's own row
- * numbers (row 1 = the sheet's first row, as Excel shows them): the same header/record
- * callbacks the CSV scanner makes, so an .xlsx goes through the same template builder,
- * mappings, row numbers and reports as a CSV export.
+ * numbers (row 1 = the sheet's first row, as Excel shows them): the header first, then the
+ * records, as the CSV scanner hands them on, so an .xlsx goes through the same template
+ * builder, mappings, row numbers and reports as a CSV export.
  *
  * exceljs's streaming WorkbookReader reads the zip entry by entry and the sheet row by row;
  * only the shared-strings table (every distinct text of the workbook) is held in memory.
@@ -41,13 +41,6 @@ export interface XlsxLimits {
 
 export const DEFAULT_XLSX_LIMITS: XlsxLimits = { maxFileBytes: 256 * 1024 * 1024, maxColumns: 1000 };
 
-export interface XlsxScanHandlers {
-  /** The first non-blank row after the skipped ones. */
-  header(cells: string[], row: number): void;
-  /** Every later non-blank row. */
-  record(cells: string[], row: number): void;
-}
-
 export interface XlsxScanResult {
   /** The sheet read (its name), when found. */
   sheet?: string;
@@ -65,23 +58,6 @@ interface XlsxRowLike {
 interface WorkbookLike {
   model?: { sheets?: Array<{ name?: string }> };
   properties?: { date1904?: boolean; model?: { date1904?: boolean } };
-}
-
-export async function scanXlsx(
-  file: string,
-  handlers: XlsxScanHandlers,
-  opts: XlsxScanOptions = {},
-): Promise<XlsxScanResult> {
-  const result: XlsxScanResult = { problems: [] };
-  let sawHeader = false;
-  for await (const { row, cells } of xlsxRows(file, opts, result)) {
-    if (sawHeader) handlers.record(cells, row);
-    else {
-      sawHeader = true;
-      handlers.header(cells, row);
-    }
-  }
-  return result;
 }
 
 /**
