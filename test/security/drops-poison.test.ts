@@ -53,7 +53,8 @@ describe('watch: poison files', () => {
         const w = spawnWatch(drop.path);
         // Processing has begun once the run is counted (before the first order's API call).
         await waitFor(async () => {
-          const files = await readdir(join(state.path, 'attempts')).catch(() => [] as string[]);
+          const all = await readdir(join(state.path, 'attempts')).catch(() => [] as string[]);
+          const files = all.filter((f) => f.endsWith('.attempts')); // not an atomic write's temporary file
           const counts = await Promise.all(files.map((f) => readFile(join(state.path, 'attempts', f), 'utf8')));
           return counts.map((c) => c.trim()).includes(String(run)) ? true : undefined;
         }, `run ${run} to work on poison.yaml`);
@@ -81,7 +82,10 @@ describe('watch: poison files', () => {
         );
         // Runs that ended without a crash leave no count behind.
         await waitFor(
-          async () => ((await readdir(join(state.path, 'attempts'))).length === 0 ? true : undefined),
+          async () =>
+            (await readdir(join(state.path, 'attempts'))).filter((f) => f.endsWith('.attempts')).length === 0
+              ? true
+              : undefined,
           'the attempt counts to be cleared',
         );
       } finally {
