@@ -8,5 +8,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     pool: 'forks',
+    // A fresh XDG_STATE_HOME per test: the default ledger is per user, never the tester's own.
+    setupFiles: ['test/support/isolated-state.ts'],
   },
 });
