@@ -15,7 +15,8 @@ export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
 /**
  * Caps on a CSV input, checked while it streams, so a hostile file (100,000 columns, one
  * endless record, a file that keeps growing) stops with a located error instead of eating
- * memory and time. Each has a setting of the same name with a `csv` prefix (csvMaxColumns …).
+ * memory and time. Each is named in its error message and in docs/security.md (csvMaxColumns …);
+ * callers may pass other values (`LoadOptions.csv`), the command line cannot yet.
  */
 export interface CsvLimits {
   /** Cells in one record (the header or any row). */
@@ -33,7 +34,7 @@ export const DEFAULT_CSV_LIMITS: CsvLimits = {
   maxFileBytes: 1024 * 1024 * 1024,
 };
 
-/** The setting that raises each CSV limit, named in its error message. */
+/** The name of each CSV limit in its error message and in docs/security.md. */
 export const CSV_LIMIT_SETTINGS: Record<keyof CsvLimits, string> = {
   maxColumns: 'csvMaxColumns',
   maxRecordBytes: 'csvMaxRecordBytes',

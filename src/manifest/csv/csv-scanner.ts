@@ -100,7 +100,7 @@ export class CsvScanner {
       this.stop(
         INPUT_TOO_LARGE,
         this.nextStart,
-        `the file is over the ${this.limits.maxFileBytes}-byte limit for CSV (setting ${CSV_LIMIT_SETTINGS.maxFileBytes})`,
+        `the file is over the ${this.limits.maxFileBytes}-byte limit for CSV (limit ${CSV_LIMIT_SETTINGS.maxFileBytes})`,
       );
       return;
     }
@@ -207,7 +207,7 @@ export class CsvScanner {
       'csv.limit',
       this.nextStart,
       `the record starting on this row is over the ${this.limits.maxRecordBytes}-byte limit ` +
-        `(setting ${CSV_LIMIT_SETTINGS.maxRecordBytes})`,
+        `(limit ${CSV_LIMIT_SETTINGS.maxRecordBytes})`,
     );
   }
 
@@ -233,7 +233,7 @@ export class CsvScanner {
         'csv.limit',
         this.nextStart,
         `this row has ${cells.length} columns, over the limit of ${this.limits.maxColumns} ` +
-          `(setting ${CSV_LIMIT_SETTINGS.maxColumns})`,
+          `(limit ${CSV_LIMIT_SETTINGS.maxColumns})`,
       );
       return;
     }

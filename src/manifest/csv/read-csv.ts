@@ -63,7 +63,7 @@ export async function readCsvDocument(file: string, opts: ReadCsvOptions = {}): 
     if (size > limits.maxFileBytes) {
       const message =
         `the file is ${size} bytes, over the ${limits.maxFileBytes}-byte limit for CSV ` +
-        `(setting ${CSV_LIMIT_SETTINGS.maxFileBytes})`;
+        `(limit ${CSV_LIMIT_SETTINGS.maxFileBytes})`;
       const diagnostics: Diagnostic[] = [{ severity: 'error', code: INPUT_TOO_LARGE, message, source: { file } }];
       return { file, format: 'csv', sha256: '', sources: { locate: () => ({ file }) }, diagnostics };
     }
