@@ -343,6 +343,7 @@ const COMMANDS: Record<string, Entry> = {
   // check.
   'htorder check samples/csv/orders.csv': { spec: {} },
   'htorder check samples/erp/export.csv --mapping samples/erp/mapping.yaml': { spec: {} },
+  'htorder check samples/erp-de/auftraege.csv --mapping samples/erp-de/mapping.yaml': { spec: {} },
   'htorder check orders.yaml': {
     spec: {
       files: { 'orders.yaml': INVALID_ORDER },
