@@ -347,9 +347,10 @@ export class FolderSource implements DropSource {
         for (let i = 0; i < reports.length; i++) {
           await copyReport(join(dir, reports[i]), this.sub(outcome, finalReports[i]), verified);
         }
+        // The private copy has served: gone before the input is moved, so a finished input leaves nothing behind.
+        await rm(dir, { recursive: true, force: true });
         await rename(path, finalPath);
         await rm(claimPath, { force: true });
-        await rm(dir, { recursive: true, force: true });
         return finalPath;
       },
       release: async () => {

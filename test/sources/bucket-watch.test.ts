@@ -71,7 +71,7 @@ describe('htorder watch s3://BUCKET/PREFIX', () => {
       expect(await text('failed/bad.yaml.errors.txt')).toMatch(/^bad\.yaml:\d+:\d+: /);
       expect(await jobsOf()).toEqual(['BA-1', 'BA-2']);
       // processing/ is empty (claims released) and notes.txt was left alone.
-      expect(await keys('processing/')).toEqual([]);
+      await waitFor(async () => ((await keys('processing/')).length === 0 ? true : undefined), 'claims released');
       expect((await keys()).filter((k) => !k.includes('/'))).toEqual(['notes.txt']);
       // The ledger lives in the bucket, beside the inputs.
       expect((await keys('.htorder/ledger/')).filter((k) => k.endsWith('.json'))).toHaveLength(2);

@@ -197,6 +197,11 @@ describe('htorder watch DIR', () => {
     try {
       await writeFile(join(drop.path, 'p.yaml'), manifest('P', 2));
       await waitFor(async () => ((await ls('done')).includes('p.yaml') ? true : undefined), 'p.yaml in done/');
+      // The input is in done/ a moment before the watcher counts it.
+      await waitFor(
+        async () => ((await (await fetch(`${w.healthUrl}/healthz`)).json()).processed === 1 ? true : undefined),
+        'p.yaml counted',
+      );
       const health = await fetch(`${w.healthUrl}/healthz`);
       expect(health.status).toBe(200);
       expect(await health.json()).toMatchObject({ status: 'ok', location: drop.path, processed: 1 });
