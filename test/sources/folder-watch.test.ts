@@ -199,7 +199,10 @@ describe('htorder watch DIR', () => {
       await waitFor(async () => ((await ls('done')).includes('p.yaml') ? true : undefined), 'p.yaml in done/');
       // The input is in done/ a moment before the watcher counts it.
       await waitFor(
-        async () => ((await (await fetch(`${w.healthUrl}/healthz`)).json()).processed === 1 ? true : undefined),
+        async () =>
+          ((await (await fetch(`${w.healthUrl}/healthz`)).json()) as { processed: number }).processed === 1
+            ? true
+            : undefined,
         'p.yaml counted',
       );
       const health = await fetch(`${w.healthUrl}/healthz`);
