@@ -61,6 +61,8 @@ export function startWatcher(opts: WatcherOptions): Watcher {
   const metrics = opts.metrics;
   const held = new Map<string, Waiting>();
   const readySince = new Map<string, number>();
+  /** The last claim error of each name, so a file that cannot be claimed is not logged every scan. */
+  const claimErrors = new Map<string, string>();
   let stopping = false;
   let wakePending = false;
   let wakeSleeper: (() => void) | undefined;
@@ -174,6 +176,7 @@ export function startWatcher(opts: WatcherOptions): Watcher {
     ready.sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0) || (a < b ? -1 : 1));
     for (const name of ready) if (!readySince.has(name)) readySince.set(name, lastScanAt);
     for (const name of readySince.keys()) if (!order.has(name)) readySince.delete(name);
+    for (const name of claimErrors.keys()) if (!order.has(name)) claimErrors.delete(name);
     for (const name of ready) {
       if (stopping) break;
       if (held.has(name)) continue; // an earlier file of this name waits for retry in processing/
@@ -183,9 +186,15 @@ export function startWatcher(opts: WatcherOptions): Watcher {
       } catch (err) {
         // One entry that cannot be claimed (a name the file system refuses, a file that
         // vanished half-way) must not stop the scan: later files are still taken.
-        logger.error({ name, err: (err as Error).message }, 'could not claim this input; will try again');
+        // Logged once per name and error, not at every scan.
+        const message = (err as Error).message;
+        if (claimErrors.get(name) !== message) {
+          claimErrors.set(name, message);
+          logger.error({ name, err: message }, 'could not claim this input; will try again at each scan');
+        }
         continue;
       }
+      claimErrors.delete(name);
       tracker.forget(name);
       const since = readySince.get(name);
       readySince.delete(name);
