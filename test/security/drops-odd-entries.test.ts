@@ -55,6 +55,7 @@ describe('drop folder: many files and odd entries', () => {
         await waitFor(
           async () => ((await list(join(drop.path, 'done'))).includes('many.yaml') ? true : undefined),
           'many.yaml done',
+          40_000,
         );
         const added = (await inotifyWatches()) - before;
         console.log(`inotify watches for a folder of ${names.length} temporary files: ${added}`);
