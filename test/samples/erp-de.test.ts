@@ -12,8 +12,8 @@ import { PipelineHarness } from '../support/pipeline-harness.js';
 
 /**
  * Issue 14: a German ERP export re-saved by Excel (samples/erp-de/), with its mapping in the
- * expression language, checked, planned and run against the sandbox's European-delivering
- * account (uk-demo ships to DE and DK; the sandbox has no German account).
+ * expression language, checked, planned and run against the sandbox's demo account (us-demo
+ * ships to DE and DK; the sandbox has no German account), the account `htorder demo` uses.
  */
 const SAMPLE = join(ROOT, 'samples/erp-de/auftraege.csv');
 const MAPPING = join(ROOT, 'samples/erp-de/mapping.yaml');
@@ -62,12 +62,12 @@ describe('the German ERP export (samples/erp-de)', () => {
   it('plan shows exactly the orders to place; run submits them once; a second run sends nothing; result.csv in the export’s dialect', async () => {
     const file = join(h.workDir, 'auftraege.csv');
     await copyFile(SAMPLE, file);
-    const env = h.env('uk-demo');
+    const env = h.env();
     const plan = await h.cli('plan', [file], { mapping: MAPPING, env });
     expect(plan.code, plan.stderr).toBe(0);
     expect(placed(await h.report(file))).toEqual([
-      ['ERP-100231', 'valid', '2026-12-04', ['Asset U50001 24', 'Stock GD5000 16']],
-      ['ERP-100233', 'valid', '2026-12-07', ['Asset U50001 30']], // 46363, declared as a serial
+      ['ERP-100231', 'valid', '2026-12-04', ['Asset A10001 24', 'Stock GD5000 16']],
+      ['ERP-100233', 'valid', '2026-12-07', ['Asset A10001 30']], // 46363, declared as a serial
       ['ERP-100234', 'valid', '2026-12-10', ['Stock GD5000 12']],
       ['ERP-100232', 'skipped', null, ['null null null']],
     ]);
@@ -123,7 +123,7 @@ describe('the German ERP export (samples/erp-de)', () => {
     const file = join(h.workDir, 'auftraege.xlsx');
     await wb.xlsx.writeFile(file);
     // delimiter and encoding say nothing about a workbook; the mapping is used as it is.
-    const plan = await h.cli('plan', [file], { mapping: MAPPING, env: h.env('uk-demo') });
+    const plan = await h.cli('plan', [file], { mapping: MAPPING });
     expect(plan.code, plan.stderr).toBe(0);
     expect(placed(await h.report(file)).map((j) => j.slice(0, 2))).toEqual([
       ['ERP-100231', 'valid'],
