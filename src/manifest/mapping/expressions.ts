@@ -23,6 +23,8 @@ export interface CompiledExpression {
   columns: string[];
   /** The plain rename: the one column it is. */
   column?: string;
+  /** Its value depends on `columns` alone (no `$`, wildcard or `$now()`): it needs only those cells. */
+  cacheable: boolean;
   /** Evaluates on a row: the cells by index (`indexes` from `bind`) and the full row when needed. */
   evaluate(cells: readonly string[], row: () => RowInput): ExpressionValue | Promise<ExpressionValue>;
   /** Fixes the column indexes once the header is known. */
@@ -64,6 +66,7 @@ export function compileExpression(source: string, tables: Readonly<Record<string
       source,
       columns,
       column,
+      cacheable: true,
       bind(indexOf) {
         indexes = [indexOf.get(column) ?? -1];
       },
@@ -74,24 +77,59 @@ export function compileExpression(source: string, tables: Readonly<Record<string
     };
   }
   const cache = new Map<string, ExpressionValue>();
+  // The cells of the last row evaluated, and its value: an order's rows repeat them (fill-down),
+  // and comparing a few strings is cheaper than building a cache key.
+  let last: string[] = [];
+  let lastValue: ExpressionValue;
+  let hasLast = false;
+  const remember = (cells: readonly string[], v: ExpressionValue): void => {
+    for (let k = 0; k < indexes.length; k++) last[k] = cells[indexes[k]] ?? '';
+    lastValue = v;
+    hasLast = true;
+  };
   return {
     source,
     columns,
+    cacheable: found.cacheable,
     bind(indexOf) {
       indexes = columns.map((c) => indexOf.get(c) ?? -1);
+      last = new Array<string>(indexes.length).fill('');
+      hasLast = false;
     },
     evaluate(cells, row) {
       let key: string | undefined;
       if (found.cacheable) {
-        key = indexes.length === 1 ? (cells[indexes[0]] ?? '') : indexes.map((i) => cells[i] ?? '').join('\u0000');
-        if (cache.has(key)) return cache.get(key);
+        if (hasLast) {
+          let same = true;
+          for (let k = 0; k < indexes.length; k++) {
+            if ((cells[indexes[k]] ?? '') !== last[k]) {
+              same = false;
+              break;
+            }
+          }
+          if (same) return lastValue;
+        }
+        key = cells[indexes[0]] ?? '';
+        for (let k = 1; k < indexes.length; k++) key += `\u0000${cells[indexes[k]] ?? ''}`;
+        const hit = cache.get(key);
+        if (hit !== undefined || cache.has(key)) {
+          remember(cells, hit);
+          return hit;
+        }
       }
-      return expr.evaluate(row()).then(
+      // A cacheable expression reads only its own columns: give it just those.
+      let input: RowInput;
+      if (found.cacheable) {
+        input = {};
+        for (let k = 0; k < indexes.length; k++) input[columns[k]] = (cells[indexes[k]] ?? '').trim();
+      } else input = row();
+      return expr.evaluate(input).then(
         (value: unknown) => {
           const v = plain(value);
           if (key !== undefined) {
             if (cache.size >= CACHE_LIMIT) cache.clear();
             cache.set(key, v);
+            remember(cells, v);
           }
           return v;
         },

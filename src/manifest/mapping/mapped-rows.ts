@@ -32,6 +32,15 @@ interface Field {
   at?: SourceLocation;
 }
 
+/** An expression that failed on a row: its message. */
+class Failure {
+  constructor(readonly message: string) {}
+}
+
+type Outcome = ExpressionValue | Failure;
+
+const failed = (err: unknown): Failure => new Failure((err as Error).message ?? String(err));
+
 interface Rule {
   expr: CompiledExpression;
   scope: 'row' | 'order';
@@ -78,6 +87,11 @@ export class MappedRows {
   private readonly skippedOrders = new Map<string, SkippedRows>();
   private readonly startedOrders = new Map<string, number>();
   private ready = false;
+  /** Every expression of a row, in order: fields, skip rules, then size. */
+  private readonly exprs: CompiledExpression[];
+  private results: Array<Outcome | Promise<Outcome>> = [];
+  /** Cells an expression's input needs: the columns they name, or every column. */
+  private inputIndexes: number[] = [];
 
   /** Lines of one order naming the same item are merged (mapping `mergeLines`, default true). */
   get mergesLines(): boolean {
@@ -116,6 +130,12 @@ export class MappedRows {
       ...(where(`skip[${i}]`) ? { at: where(`skip[${i}]`) } : {}),
     }));
     this.targets = this.fields.map((f) => f.target);
+    this.exprs = [
+      ...this.fields.map((f) => f.expr),
+      ...this.rules.map((r) => r.expr),
+      ...(this.sizeField ? [this.sizeField.expr] : []),
+    ];
+    this.results = new Array<Outcome | Promise<Outcome>>(this.exprs.length);
     this.quantitySlot = this.targets.indexOf('quantity');
     this.sizesSlot = this.targets.indexOf('sizeQuantities');
     this.orderSlot = this.targets.indexOf('orderNumber');
@@ -188,6 +208,10 @@ export class MappedRows {
         });
       }
     }
+    // JSONata sees only the cells some expression names, unless one reads the whole row ($, *).
+    const all = this.exprs.some((e) => !e.cacheable);
+    const named = new Set(this.exprs.flatMap((e) => e.columns));
+    this.inputIndexes = this.names.flatMap((n, i) => (n !== '' && (all || named.has(n)) ? [i] : []));
     this.ready = true;
     this.sink.onHeader(this.targets, row);
   }
@@ -200,21 +224,24 @@ export class MappedRows {
   async drain(): Promise<void> {
     const queue = this.queue;
     this.queue = [];
-    for (const { cells, row } of queue) await this.map(this.filled(cells), row);
+    for (const { cells, row } of queue) {
+      const pending = this.map(this.filled(cells), row);
+      if (pending !== undefined) await pending;
+    }
   }
 
   /** Blank order-level cells of a continuation row come from the row above. */
   private filled(cells: string[]): string[] {
     if (this.fillIndexes.length === 0) return cells;
     const prev = this.previous;
-    let out = cells;
+    // The scanner hands each record over once: filling in place costs no copy.
+    const out = cells;
     if (prev !== undefined) {
       const key = this.keyIndex < 0 ? undefined : (cells[this.keyIndex] ?? '').trim();
       const continues = key === undefined || key === '' || key === (prev[this.keyIndex] ?? '').trim();
       if (continues) {
         for (const i of this.fillIndexes) {
           if ((cells[i] ?? '').trim() === '' && (prev[i] ?? '') !== '') {
-            if (out === cells) out = cells.slice();
             out[i] = prev[i];
           }
         }
@@ -224,19 +251,57 @@ export class MappedRows {
     return out;
   }
 
-  private async map(cells: string[], row: number): Promise<void> {
+  /**
+   * Evaluates every expression of the row (fields, skip rules, size); synchronous when each is a
+   * rename or a cache hit, which is almost every row, so the row costs no promise at all.
+   */
+  private map(cells: string[], row: number): Promise<void> | undefined {
     let input: RowInput | undefined;
     const rowInput = (): RowInput => {
       if (input === undefined) {
         input = {};
-        for (let i = 0; i < this.names.length; i++) if (this.names[i] !== '') input[this.names[i]] ??= trim(cells[i]);
+        for (const i of this.inputIndexes) input[this.names[i]] ??= trim(cells[i]);
       }
       return input;
     };
-    const out = new Array<string>(this.fields.length);
+    const exprs = this.exprs;
+    // Reused while rows stay synchronous; a row that waits gets its own.
+    const results = this.results;
+    let pending = false;
+    for (let e = 0; e < exprs.length; e++) {
+      try {
+        const v = exprs[e].evaluate(cells, rowInput);
+        if (v instanceof Promise) {
+          pending = true;
+          results[e] = v.then(undefined, failed);
+        } else results[e] = v;
+      } catch (err) {
+        results[e] = failed(err);
+      }
+    }
+    if (!pending) {
+      this.finish(cells, row, results as Outcome[]);
+      return undefined;
+    }
+    this.results = new Array<Outcome | Promise<Outcome>>(exprs.length);
+    return Promise.all(results).then((done) => this.finish(cells, row, done));
+  }
+
+  /** The row's fate from its expressions' outcomes: skipped, or a template row for the builder. */
+  private finish(cells: string[], row: number, results: Outcome[]): void {
+    const fields = this.fields;
+    const value = (f: number, field: Field, orderNumber: string | undefined): string | undefined => {
+      const v = results[f];
+      if (!(v instanceof Failure)) return text(v);
+      this.problem(row, orderNumber, field.target, v.message, field.expr, field.at);
+      // The cell as written goes on, so the row still becomes a line the problem can be placed on.
+      const first = field.expr.columns[0];
+      return first === undefined ? undefined : trim(cells[this.names.indexOf(first)]);
+    };
+    const out = new Array<string>(fields.length);
     let orderNumber: string | undefined;
     if (this.orderSlot >= 0) {
-      orderNumber = await this.value(this.fields[this.orderSlot], cells, rowInput, row, undefined);
+      orderNumber = value(this.orderSlot, fields[this.orderSlot], undefined);
       out[this.orderSlot] = orderNumber ?? '';
     }
     const skippedOrder = orderNumber === undefined ? undefined : this.skippedOrders.get(orderNumber);
@@ -244,12 +309,11 @@ export class MappedRows {
       skippedOrder.rows.push(row);
       return;
     }
-    for (const rule of this.rules) {
-      let hit: ExpressionValue;
-      try {
-        hit = await rule.expr.evaluate(cells, rowInput);
-      } catch (err) {
-        this.problem(row, orderNumber, 'skip', (err as Error).message, rule.expr, rule.at);
+    for (let r = 0; r < this.rules.length; r++) {
+      const rule = this.rules[r];
+      const hit = results[fields.length + r];
+      if (hit instanceof Failure) {
+        this.problem(row, orderNumber, 'skip', hit.message, rule.expr, rule.at);
         continue;
       }
       if (!truthy(hit)) continue;
@@ -275,12 +339,11 @@ export class MappedRows {
       this.skipped.push({ reason: rule.reason, scope: 'row', ...(orderNumber ? { orderNumber } : {}), rows: [row] });
       return;
     }
-    for (let f = 0; f < this.fields.length; f++) {
-      if (f === this.orderSlot) continue;
-      out[f] = (await this.value(this.fields[f], cells, rowInput, row, orderNumber)) ?? '';
+    for (let f = 0; f < fields.length; f++) {
+      if (f !== this.orderSlot) out[f] = value(f, fields[f], orderNumber) ?? '';
     }
     if (this.sizeField !== undefined && this.sizesSlot >= 0) {
-      const size = await this.value(this.sizeField, cells, rowInput, row, orderNumber);
+      const size = value(fields.length + this.rules.length, this.sizeField, orderNumber);
       if (size !== undefined && this.quantitySlot >= 0 && out[this.quantitySlot] !== '') {
         out[this.sizesSlot] = `${size}=${out[this.quantitySlot]}`;
         out[this.quantitySlot] = '';
@@ -288,26 +351,6 @@ export class MappedRows {
     }
     if (orderNumber !== undefined && !this.startedOrders.has(orderNumber)) this.startedOrders.set(orderNumber, row);
     this.sink.onRecord(out, row);
-  }
-
-  /** One field's text on one row; a failing expression is a problem on this row and column. */
-  private async value(
-    field: Field,
-    cells: string[],
-    rowInput: () => RowInput,
-    row: number,
-    orderNumber: string | undefined,
-  ): Promise<string | undefined> {
-    let v: ExpressionValue;
-    try {
-      v = await field.expr.evaluate(cells, rowInput);
-    } catch (err) {
-      this.problem(row, orderNumber, field.target, (err as Error).message, field.expr, field.at);
-      // The cell as written goes on, so the row still becomes a line the problem can be placed on.
-      const first = field.expr.columns[0];
-      return first === undefined ? undefined : trim(cells[this.names.indexOf(first)]);
-    }
-    return text(v);
   }
 
   private problem(

@@ -74,6 +74,7 @@ export function mergeLines(
   doc.jobs.forEach((job, j) => {
     if (named.has(j) || !Array.isArray(job.items)) return;
     const items = job.items as Obj[];
+    if (items.length < 2 && !sizesToComment) return;
     const rows = itemRows[j] ?? [];
     const kept: Obj[] = [];
     const keptRows: number[] = [];
@@ -82,9 +83,9 @@ export function mergeLines(
       const key = keyOf(item);
       const into = key === undefined ? undefined : byKey.get(key);
       if (into !== undefined && add(into, item)) return;
-      const copy = { ...item };
-      if (key !== undefined) byKey.set(key, copy);
-      kept.push(copy);
+      // The reader's own objects, changed in place: nothing else holds them yet.
+      if (key !== undefined) byKey.set(key, item);
+      kept.push(item);
       keptRows.push(rows[k]);
     });
     if (sizesToComment) for (const item of kept) sizesOnTransfer(item);
