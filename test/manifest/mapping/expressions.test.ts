@@ -1,0 +1,104 @@
+import { describe, expect, it } from 'vitest';
+import { readCsvDocument } from '../../../src/manifest/csv/read-csv.js';
+import { date, decimal, excelDate } from '../../../src/manifest/mapping/expressions.js';
+import { parseMapping } from '../../../src/manifest/mapping/load-mapping.js';
+import { tempFiles } from '../../support/temp-files.js';
+
+const files = tempFiles('htorder-expr-');
+type Doc = { jobs: Array<Record<string, any>> };
+
+async function read(csv: string, yaml: string, name = 'export.csv') {
+  const file = await files.write(name, csv);
+  const mapping = parseMapping(yaml, await files.write('m.yaml', yaml));
+  const r = await readCsvDocument(file, { mapping });
+  return { ...r, doc: r.doc as Doc | undefined };
+}
+
+describe('locale-aware helpers', () => {
+  it('reads decimal commas and 24.0 quantities', () => {
+    expect(decimal('24,00', ',')).toBe(24);
+    expect(decimal('1.234,50', ',')).toBe(1234.5);
+    expect(decimal('2,40 €', ',')).toBe(2.4);
+    expect(decimal('24.0')).toBe(24);
+    expect(() => decimal('twenty')).toThrow();
+  });
+
+  it('reads declared date formats, never guessing', () => {
+    expect(date('04.12.2026', 'dd.mm.yyyy')).toBe('2026-12-04');
+    expect(date('12/04/2026', 'mm/dd/yyyy')).toBe('2026-12-04');
+    expect(date('2026-12-04 23:30:00', 'iso')).toBe('2026-12-04');
+    expect(date('2026-12-04T23:30:00-06:00', 'iso')).toBe('2026-12-05');
+    expect(() => date('13/04/2026', 'mm/dd/yyyy')).toThrow();
+    expect(() => date('04.12.2026', 'mm/dd/yyyy')).toThrow();
+    expect(excelDate(46363)).toBe('2026-12-07');
+  });
+});
+
+describe('expression mappings', () => {
+  const ORDERS = [
+    'Ref,Status,Name,SKU,Qty',
+    'S1,Sales Order,Ann Lee,A10001-M,"6,00"',
+    ',,,A10001-L,"6,00"',
+    ',,,FEE,1',
+    'S2,Cancelled,Bo Ray,A10001-S,12',
+    'S3,Sales Order,Cy Dee,GD5000-BLK-M,3',
+    ',,,GD5000-BLK-M,2',
+  ].join('\n');
+  const MAPPING = [
+    'fillDown: { key: Ref, columns: [Ref, Status, Name] }',
+    'skip:',
+    '  - { when: "Status = \'Cancelled\'", scope: order, reason: cancelled }',
+    '  - { when: "SKU = \'FEE\'", reason: a fee }',
+    'fields:',
+    '  orderNumber: \'"ERP-" & Ref\'',
+    '  contactName: $uppercase(Name)',
+    '  itemType: \'$contains(SKU, /^A/) ? "Asset" : "Stock"\'',
+    '  code: \'$substringBefore(SKU, "-")\'',
+    '  variantCode: \'$contains(SKU, /^A/) ? "" : $replace(SKU, /-M$/, "")\'',
+    '  quantity: \'$integer(Qty, ",")\'',
+    '  size: $sizeOf(SKU)',
+    'constants: { deliveryMethod: UPS Ground, country: US }',
+    '',
+  ].join('\n');
+
+  it('fills down, skips orders and rows with reasons, computes fields, merges lines', async () => {
+    const r = await read(ORDERS, MAPPING);
+    expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(r.doc?.jobs.map((j) => j.orderNumber)).toEqual(['ERP-S1', 'ERP-S3']);
+    expect(r.doc?.jobs[0].deliveryAddress.contactName).toBe('ANN LEE');
+    expect(r.doc?.jobs[0].items).toEqual([
+      { itemType: 'Asset', code: 'A10001', quantity: 12, comment: 'sizes: M 6, L 6' },
+    ]);
+    expect(r.doc?.jobs[1].items).toEqual([
+      { itemType: 'Stock', code: 'GD5000', variantCode: 'GD5000-BLK', sizeQuantities: { M: 5 } },
+    ]);
+    expect(r.skipped).toEqual([
+      { reason: 'a fee', scope: 'row', orderNumber: 'ERP-S1', rows: [4] },
+      { reason: 'cancelled', scope: 'order', orderNumber: 'ERP-S2', rows: [5] },
+    ]);
+    expect(r.csv?.itemRows).toEqual([[2], [6]]);
+  });
+
+  it('names the export row and column of a value an expression cannot read', async () => {
+    const r = await read(ORDERS.replace('"6,00"', 'six'), MAPPING);
+    const bad = r.diagnostics.find((d) => d.code === 'mapping.expression');
+    expect(bad).toMatchObject({ field: 'jobs[0].items[0]', source: { row: 2, columnName: 'Qty' } });
+    expect(bad?.message).toContain('"six" is not a number');
+  });
+
+  it('without ignoreUnmapped, an unused column is an error; with it, read past', async () => {
+    const csv = ORDERS.replace('Ref,Status,Name,SKU,Qty', 'Ref,Status,Name,SKU,Qty').replace(/\n/g, ',x\n') + ',x';
+    const withExtra = csv.replace('Ref,Status,Name,SKU,Qty,x', 'Ref,Status,Name,SKU,Qty,Extra');
+    const strict = await read(withExtra, MAPPING);
+    expect(strict.diagnostics.map((d) => d.code)).toContain('csv.unmapped-column');
+    const lax = await read(withExtra, `ignoreUnmapped: true\n${MAPPING}`);
+    expect(lax.diagnostics.map((d) => d.code)).not.toContain('csv.unmapped-column');
+  });
+
+  it('refuses a lookup file outside the mapping folder, at the mapping line', () => {
+    const yaml = 'lookups:\n  skus: { file: ../../etc/passwd }\nfields: { orderNumber: Ref }\n';
+    expect(() => parseMapping(yaml, '/tmp/m.yaml')).toThrow(
+      /m\.yaml:2:\d+: lookups\.skus\.file: .* outside the mapping's folder/,
+    );
+  });
+});
