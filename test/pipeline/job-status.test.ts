@@ -24,7 +24,9 @@ describe('jobStatus: a stage outcome → the status the report shows', () => {
   it('covers every outcome, and every status but none other comes out of it', () => {
     expect([...STAGE_OUTCOMES].sort()).toEqual(Object.keys(EXPECTED).sort());
     const produced = new Set(STAGE_OUTCOMES.map(jobStatus));
-    expect([...produced].sort()).toEqual([...JOB_STATUSES].sort());
+    // `skipped` is no pipeline outcome: it is a row a mapping's skip rule left out, which never
+    // becomes a job of the pipeline (report/build-report.ts writes it).
+    expect([...produced].sort()).toEqual(JOB_STATUSES.filter((s) => s !== 'skipped').sort());
   });
 
   it('only an invalid, failed or in-doubt job holds the others back (all or nothing)', () => {
