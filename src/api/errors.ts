@@ -1,5 +1,5 @@
 import type { ValidationMessage } from './types.js';
-import { redactDeep, scrubServerText } from '../log/redact.js';
+import { scrubSecretsDeep, scrubServerText } from '../log/redact.js';
 
 /**
  * - `http`: the server answered with a non-2xx status (see `status`).
@@ -65,7 +65,7 @@ export class ApiError extends Error {
     this.code = init.code ?? null;
     // Server text is never trusted with secrets: a body that echoes the Authorization header, the
     // token or the client secret is scrubbed here, before any report, terminal or log sees it.
-    this.body = init.body === undefined || init.body === null ? null : redactDeep(init.body);
+    this.body = init.body === undefined || init.body === null ? null : scrubSecretsDeep(init.body);
     this.retryAfterMs = init.retryAfterMs ?? null;
     const b = isRecord(this.body) ? this.body : {};
     this.type = str(b.type);

@@ -80,12 +80,24 @@ export function redactUrlsInText(text: string): string {
  * A deep copy of `value` with sensitive keys replaced, live secrets scrubbed from strings
  * (scrubSecrets) and URLs in strings stripped of their query. Cycles are cut. Errors become plain objects carrying name, message and stack.
  */
-export function redactDeep(value: unknown, seen: WeakSet<object> = new WeakSet()): unknown {
-  if (typeof value === 'string') return scrubServerText(value);
+export function redactDeep(value: unknown): unknown {
+  return deepCopy(value, scrubServerText, new WeakSet());
+}
+
+/**
+ * A deep copy of a server's answer with secret-named keys replaced and live secrets scrubbed
+ * from strings; everything else (URLs, their fragments) kept as the server sent it.
+ */
+export function scrubSecretsDeep(value: unknown): unknown {
+  return deepCopy(value, scrubSecrets, new WeakSet());
+}
+
+function deepCopy(value: unknown, text: (s: string) => string, seen: WeakSet<object>): unknown {
+  if (typeof value === 'string') return text(value);
   if (value === null || typeof value !== 'object') return value;
   if (seen.has(value)) return '[circular]';
   seen.add(value);
-  if (Array.isArray(value)) return value.map((v) => redactDeep(v, seen));
+  if (Array.isArray(value)) return value.map((v) => deepCopy(v, text, seen));
   const source: Record<string, unknown> =
     value instanceof Error
       ? {
@@ -97,7 +109,7 @@ export function redactDeep(value: unknown, seen: WeakSet<object> = new WeakSet()
       : (value as Record<string, unknown>);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(source)) {
-    out[k] = isSensitiveKey(k) && v !== undefined && v !== null ? REDACTED : redactDeep(v, seen);
+    out[k] = isSensitiveKey(k) && v !== undefined && v !== null ? REDACTED : deepCopy(v, text, seen);
   }
   return out;
 }

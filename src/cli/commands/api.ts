@@ -74,7 +74,7 @@ export async function runApiCommand(input: ApiCommandInput, io: ApiCommandIo): P
   const body = input.data === undefined ? undefined : parseData(input.data, io.cwd);
   if (body !== undefined && method === 'GET') throw new UsageError('--data cannot be sent with GET');
   // Loaded here, not at the top: the client (undici, pino) is too heavy for `htorder --help`.
-  const [{ openApiSession }, { ApiError }, { redactDeep }] = await Promise.all([
+  const [{ openApiSession }, { ApiError }, { scrubSecretsDeep }] = await Promise.all([
     import('../../app/api-session.js'),
     import('../../api/errors.js'),
     import('../../log/redact.js'),
@@ -94,7 +94,7 @@ export async function runApiCommand(input: ApiCommandInput, io: ApiCommandIo): P
     if (res.body !== null) {
       // Secret-named keys (access_token, client_secret …) and the live token and secret are
       // scrubbed even here; a text body is shown with its control characters escaped.
-      const shown = redactDeep(res.body);
+      const shown = scrubSecretsDeep(res.body);
       io.stdout.write(typeof shown === 'string' ? `${printable(shown)}\n` : `${JSON.stringify(shown, null, 2)}\n`);
     }
     return ExitCode.Ok;

@@ -3,6 +3,7 @@ import { addConfigOptions, configFlagsFrom } from '../../config/config-flags.js'
 import type { TrackResult } from '../../track/track.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import { examples } from '../help.js';
+import { printable, printableLines } from '../../util/printable.js';
 
 const MINUTE = 60_000;
 
@@ -72,7 +73,7 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
   const account = (): Promise<string> => accountKey(config, catalogue);
   const load = async () => {
     const t = await collectTargets(paths, { stateDir: config.stateDir, account });
-    for (const p of t.problems) io.stderr.write(`htorder track: ${p}\n`);
+    for (const p of t.problems) io.stderr.write(`htorder track: ${printable(p)}\n`);
     return t;
   };
   const trackOpts = {
@@ -94,7 +95,9 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
           signal: controller.signal,
           onCheck: (result, first) => print(format, result, first ? 'table' : 'changes', opts.json === true, io),
           onError: (err) =>
-            io.stderr.write(`htorder track: check failed, trying again in ${minutes} min: ${(err as Error).message}\n`),
+            io.stderr.write(
+              `htorder track: check failed, trying again in ${minutes} min: ${printable((err as Error).message)}\n`,
+            ),
         });
       } finally {
         process.off('SIGINT', stop);
@@ -107,7 +110,7 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
       targets = await load();
     } catch (err) {
       io.stderr.write(
-        `htorder track: cannot reach the API or the credentials were refused: ${(err as Error).message}\n`,
+        `htorder track: cannot reach the API or the credentials were refused: ${printable((err as Error).message)}\n`,
       );
       return ExitCode.Unavailable;
     }
@@ -120,7 +123,7 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
       result = await trackOnce(client, targets, trackOpts);
     } catch (err) {
       io.stderr.write(
-        `htorder track: cannot reach the API or the credentials were refused: ${(err as Error).message}\n`,
+        `htorder track: cannot reach the API or the credentials were refused: ${printable((err as Error).message)}\n`,
       );
       return ExitCode.Unavailable;
     }
@@ -140,5 +143,7 @@ function print(format: TrackFormat, result: TrackResult, how: 'table' | 'changes
     io.stdout.write(`${JSON.stringify(format.jsonResult(result, how === 'changes'))}\n`);
     return;
   }
-  io.stderr.write(how === 'table' ? format.formatTable(result.jobs) : format.formatChanges(result.jobs, new Date()));
+  io.stderr.write(
+    printableLines(how === 'table' ? format.formatTable(result.jobs) : format.formatChanges(result.jobs, new Date())),
+  );
 }
