@@ -229,7 +229,8 @@ function checkLocalOwner(path: string): boolean {
   const refuse = (why: string): never => {
     throw new UsageError(
       `refusing config file ${path}: ${why}. A config file in the working directory can send your ` +
-        'secret to another host; fix it (chmod go-w, or remove it), or name a file you trust with --config',
+        'secret to another host; remove it, make it yours and private (chown, chmod go-w), or name a ' +
+        'file you trust with --config',
     );
   };
   if (uid !== undefined) {
