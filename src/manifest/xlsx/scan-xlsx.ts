@@ -15,6 +15,7 @@ import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { INPUT_TOO_LARGE } from '../read-input.js';
 import { cellText } from './xlsx-cells.js';
+import { declaredUnpackedBytes } from './zip-directory.js';
 
 export interface XlsxScanProblem {
   code: 'xlsx.unreadable' | 'xlsx.sheet' | 'xlsx.limit' | typeof INPUT_TOO_LARGE;
@@ -35,11 +36,17 @@ export interface XlsxScanOptions {
 export interface XlsxLimits {
   /** Bytes of the (compressed) file. */
   maxFileBytes: number;
+  /** Bytes the workbook's parts unpack to, as its zip directory declares them. */
+  maxUnpackedBytes: number;
   /** Columns of one row: the cells a row may reach. */
   maxColumns: number;
 }
 
-export const DEFAULT_XLSX_LIMITS: XlsxLimits = { maxFileBytes: 256 * 1024 * 1024, maxColumns: 1000 };
+export const DEFAULT_XLSX_LIMITS: XlsxLimits = {
+  maxFileBytes: 256 * 1024 * 1024,
+  maxUnpackedBytes: 2 * 1024 * 1024 * 1024,
+  maxColumns: 1000,
+};
 
 export interface XlsxScanResult {
   /** The sheet read (its name), when found. */
@@ -76,6 +83,16 @@ export async function* xlsxRows(
     problems.push({
       code: INPUT_TOO_LARGE,
       message: `the file is ${size} bytes, over the ${limits.maxFileBytes}-byte limit for .xlsx`,
+    });
+    return;
+  }
+  const unpacked = await declaredUnpackedBytes(file);
+  if (unpacked !== undefined && unpacked > limits.maxUnpackedBytes) {
+    problems.push({
+      code: INPUT_TOO_LARGE,
+      message:
+        `the workbook unpacks to ${Number.isFinite(unpacked) ? `${unpacked} bytes` : 'more than 4 GB'}, ` +
+        `over the ${limits.maxUnpackedBytes}-byte limit for .xlsx`,
     });
     return;
   }

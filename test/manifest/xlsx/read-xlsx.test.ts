@@ -3,6 +3,8 @@ import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { loadManifest } from '../../../src/manifest/load-manifest.js';
 import { parseMapping } from '../../../src/manifest/mapping/load-mapping.js';
+import { readXlsxDocument } from '../../../src/manifest/xlsx/read-xlsx.js';
+import { declaredUnpackedBytes } from '../../../src/manifest/xlsx/zip-directory.js';
 import { errors } from '../../support/manifest-files.js';
 import { tempDirPerTest } from '../../support/temp-files.js';
 
@@ -99,6 +101,18 @@ describe('.xlsx inputs', () => {
         message: 'the workbook has no sheet named "Bestellungen"; its sheets are: "Orders"',
       }),
     ]);
+  });
+
+  it('a workbook that would unpack past the limit is refused before it is unpacked', async () => {
+    const file = await workbook({ Orders: [HEADER, ROW] });
+    const unpacked = await declaredUnpackedBytes(file);
+    expect(unpacked).toBeGreaterThan(2000);
+    const raw = await readXlsxDocument(file, { limits: { maxUnpackedBytes: 2000 } });
+    expect(raw.doc).toBeUndefined();
+    expect(raw.diagnostics.map((d) => [d.code, d.message])).toEqual([
+      ['input.too-large', `the workbook unpacks to ${unpacked} bytes, over the 2000-byte limit for .xlsx`],
+    ]);
+    expect((await readXlsxDocument(file)).doc).toBeDefined();
   });
 
   it('a file that is not a workbook is an error, not a crash', async () => {
