@@ -96,7 +96,13 @@ export function mergeLines(
 
 function keyOf(item: Obj): string | undefined {
   if (typeof item.code !== 'string') return undefined;
-  return JSON.stringify(SAME.map((f) => item[f] ?? null));
+  let key = '';
+  for (const f of SAME) {
+    const v = item[f];
+    // Attributes are an object; everything else is text, a number or a boolean.
+    key += `${v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v)}\u0000`;
+  }
+  return key;
 }
 
 /** Adds `item`'s quantities to `into`; false (nothing changed) when they cannot be summed. */
