@@ -11,7 +11,10 @@ export function register(program: Command): void {
     .command('check')
     .description('check manifests offline (syntax, schema, local rules) and write reports next to each input')
     .argument('<files...>', 'YAML, JSON or CSV manifests')
-    .option('--mapping <file>', 'ERP column mapping applied to CSV inputs')
+    .option(
+      '--mapping <preset|file>',
+      'a mapping for CSV/xlsx exports: a file, or a preset (shopify, woocommerce, odoo)',
+    )
     .option('--json', 'print a machine-readable summary to stdout')
     .addHelpText(
       'after',

@@ -19,7 +19,10 @@ export function registerPipelineCommand(program: Command, spec: PipelineCommandS
     .command(spec.name)
     .description(spec.description)
     .argument('<files...>', 'YAML, JSON or CSV manifests')
-    .option('--mapping <file>', 'ERP column mapping applied to CSV inputs');
+    .option(
+      '--mapping <preset|file>',
+      'a mapping for CSV/xlsx exports: a file, or a preset (shopify, woocommerce, odoo)',
+    );
   if (spec.partial) cmd.option('--partial', 'submit the valid jobs even when other jobs of the manifest failed');
   cmd
     .option('--json', 'print a machine-readable summary to stdout')

@@ -11,7 +11,10 @@ export function register(program: Command): void {
       'daemon: run each manifest dropped into a folder or an S3 prefix exactly once; reports beside it in done/ or failed/',
     )
     .argument('<target>', 'a drop folder, or s3://BUCKET/PREFIX')
-    .option('--mapping <file>', 'ERP column mapping applied to CSV inputs')
+    .option(
+      '--mapping <preset|file>',
+      'a mapping for CSV/xlsx exports: a file, or a preset (shopify, woocommerce, odoo)',
+    )
     .option('--partial', 'submit the valid jobs even when other jobs of the manifest failed')
     .option('--sandbox', 'start an in-process sandbox and use its demo account (no credentials needed)')
     .option('--account <name>', 'sandbox demo account (with --sandbox; default us-demo)')
