@@ -157,6 +157,9 @@ export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<Sc
     HTORDER_STATE_DIR: stateDir,
     HTORDER_CONCURRENCY: '4',
     HTORDER_LOG_LEVEL: 'debug',
+    // The kills here are the chaos, not a poison file: an input interrupted by several of them
+    // must still be finished, so poison-file protection (default 3 interrupted runs) is set high.
+    HTORDER_WATCH_MAX_INPUT_ATTEMPTS: '100',
     ...(s3?.env ?? {}),
   });
   const args = [
