@@ -140,6 +140,8 @@ export interface CsvOrigin {
   skipRows: number;
   /** Per job index, per item index: the item's physical row number in the original file. */
   itemRows: number[][];
+  /** Rows merged into another line of their order (ERP mappings): [row, the row of the line kept]. */
+  mergedRows?: Array<[number, number]>;
 }
 
 /** The outcome of reading one input: a manifest (possibly with errors) or only errors. */

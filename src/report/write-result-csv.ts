@@ -175,6 +175,7 @@ class RowResults {
   /** File-level errors that point at a row are shown on that row. */
   private readonly rowErrors = new Map<number, string[]>();
   private readonly anyFileError: boolean;
+  private readonly skipped = new Map<number, string>();
   /** How many rows are items. */
   readonly itemRowCount: number;
   /** The input was refused for its size: nothing of it was read. */
@@ -192,6 +193,8 @@ class RowResults {
       count += rows.length;
       for (const r of rows) if (r > maxRow) maxRow = r;
     }
+    const merged = manifest?.csv?.mergedRows ?? [];
+    for (const [r] of merged) if (r > maxRow) maxRow = r;
     this.maxRow = maxRow;
     this.itemRowCount = count;
     this.rowJob = new Int32Array(maxRow + 1).fill(-1);
@@ -202,6 +205,17 @@ class RowResults {
         this.rowJob[rows[k]] = j;
         this.rowItem[rows[k]] = k;
       }
+    }
+    // A row merged into another line of its order shows that line's outcome.
+    for (const [r, into] of merged) {
+      this.rowJob[r] = this.rowJob[into];
+      this.rowItem[r] = this.rowItem[into];
+    }
+    // Rows a mapping's skip rules left out: status skipped, the reason in _error.
+    for (const job of report.jobs) {
+      if (job.status !== 'skipped') continue;
+      for (const item of job.items)
+        if (item.source && 'row' in item.source) this.skipped.set(item.source.row, job.reason ?? '');
     }
     for (const e of report.errors) {
       if (e.source && 'row' in e.source) {
@@ -221,6 +235,8 @@ class RowResults {
   cells(row: number): string[] {
     const j = row <= this.maxRow ? this.rowJob[row] : -1;
     const own = this.rowErrors.get(row) ?? [];
+    const skip = j < 0 ? this.skipped.get(row) : undefined;
+    if (skip !== undefined) return [String(row), 'skipped', '', '', '', skip];
     if (j < 0) return [String(row), own.length > 0 || this.anyFileError ? 'invalid' : '', '', '', '', own.join('; ')];
     const job: JobResult | undefined = this.report.jobs[j];
     const item = job === undefined ? undefined : itemOutcome(job, this.rowItem[row]);

@@ -1,5 +1,6 @@
 import { copyFile, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
 import { captureStdio } from '../support/capture-stdio.js';
@@ -75,6 +76,13 @@ describe.each(CASES)('--mapping $preset', ({ preset, sample, placed, skipped }) 
     expect(withStatus(r, 'skipped')).toEqual(skipped);
     for (const j of r.jobs.filter((x) => x.status === 'skipped')) expect(j.reason).toBeTruthy();
     expect(io.err).toMatch(/skipped: .*:\d+ \(order /);
+    // result.csv: every row has a status; skipped rows say why, merged rows share their line's.
+    const lines = parseCsv(await readFile(`${file}.result.csv`, 'utf8'), { bom: true }) as string[][];
+    const head = lines[0];
+    const status = head.indexOf('_status');
+    const why = head.indexOf('_error');
+    for (const cells of lines.slice(1)) expect(['valid', 'skipped']).toContain(cells[status]);
+    for (const cells of lines.slice(1).filter((c) => c[status] === 'skipped')) expect(cells[why]).not.toBe('');
   });
 
   it('plan shows exactly the orders to place; run submits them once; a second run sends nothing', async () => {

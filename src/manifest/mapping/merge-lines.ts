@@ -65,7 +65,8 @@ export function mergeLines(
   itemRows: number[][],
   diagnostics: readonly Diagnostic[],
   sizesToComment: boolean,
-): void {
+): Array<[number, number]> {
+  const merged: Array<[number, number]> = [];
   const named = new Set<number>();
   for (const d of diagnostics) {
     const m = /^jobs\[(\d+)\]/.exec(d.field ?? '');
@@ -79,10 +80,15 @@ export function mergeLines(
     const kept: Obj[] = [];
     const keptRows: number[] = [];
     const byKey = new Map<string, Obj>();
+    const rowOf = new Map<Obj, number>();
     items.forEach((item, k) => {
       const key = keyOf(item);
       const into = key === undefined ? undefined : byKey.get(key);
-      if (into !== undefined && add(into, item)) return;
+      if (into !== undefined && add(into, item)) {
+        merged.push([rows[k], rowOf.get(into) ?? rows[k]]);
+        return;
+      }
+      rowOf.set(item, rows[k]);
       // The reader's own objects, changed in place: nothing else holds them yet.
       if (key !== undefined) byKey.set(key, item);
       kept.push(item);
@@ -92,6 +98,7 @@ export function mergeLines(
     job.items = kept;
     itemRows[j] = keptRows;
   });
+  return merged;
 }
 
 function keyOf(item: Obj): string | undefined {
@@ -154,7 +161,8 @@ export function finishMapped(
   diagnostics.push(...mapped.diagnostics);
   diagnostics.push(...placeProblems(parts.doc, parts.csv.itemRows, mapped.problems));
   if (parts.doc !== undefined && mapped.mergesLines) {
-    mergeLines(parts.doc, parts.csv.itemRows, diagnostics, mapped.givesSizes);
+    const merged = mergeLines(parts.doc, parts.csv.itemRows, diagnostics, mapped.givesSizes);
+    if (merged.length > 0) parts.csv.mergedRows = merged;
   }
   return mapped.skipped;
 }
