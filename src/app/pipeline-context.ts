@@ -1,6 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ApiConfig } from '../config/api-config.js';
+import { csvLimitsFrom } from '../config/csv-limits.js';
 import { importEntries, ledgerAccountKey } from '../ledger/account-key.js';
 import { FolderLedger } from '../ledger/folder-ledger.js';
 import type { LedgerAccount, LedgerStore } from '../ledger/model.js';
@@ -81,6 +82,7 @@ export async function openPipelineContext(input: PipelineContextInput): Promise<
         catalogue: catalogue.value,
         ledger,
         account,
+        csvLimits: csvLimitsFrom(settings),
         ...(unseen ? { unseen } : {}),
         logger,
       };

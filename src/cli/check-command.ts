@@ -1,7 +1,9 @@
+import { csvLimitsFrom } from '../config/csv-limits.js';
+import { resolveSettings } from '../config/resolve-settings.js';
 import { loadManifest } from '../manifest/load-manifest.js';
 import { loadMapping } from '../manifest/mapping/load-mapping.js';
 import type { Mapping } from '../manifest/mapping/model.js';
-import { INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from '../manifest/read-input.js';
+import { type CsvLimits, INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from '../manifest/read-input.js';
 import { buildReport, reportHasErrors } from '../report/build-report.js';
 import type { ResultReport } from '../report/model.js';
 import { errorLines, warningLines } from '../report/write-errors-txt.js';
@@ -38,9 +40,13 @@ export interface CheckOutcome {
 }
 
 /** Checks one input and writes its reports. */
-export async function checkInput(file: string, mapping?: Mapping): Promise<CheckOutcome> {
+export async function checkInput(
+  file: string,
+  mapping?: Mapping,
+  csvLimits?: Partial<CsvLimits>,
+): Promise<CheckOutcome> {
   const startedAt = new Date();
-  const loaded = await loadManifest(file, mapping ? { mapping } : {});
+  const loaded = await loadManifest(file, { ...(mapping ? { mapping } : {}), csv: csvLimits });
   const usage = loaded.diagnostics.find((d) => USAGE_CODES.has(d.code));
   if (usage) return { file, status: 'unreadable', problem: usage.message };
   const report = buildReport({
@@ -51,7 +57,7 @@ export async function checkInput(file: string, mapping?: Mapping): Promise<Check
     startedAt,
     finishedAt: new Date(),
   });
-  const reports = await writeReports(report, { manifest: loaded.manifest, mapping });
+  const reports = await writeReports(report, { manifest: loaded.manifest, mapping, csvLimits });
   return { file, status: reportHasErrors(report) ? 'invalid' : 'valid', report, reports };
 }
 
@@ -62,9 +68,11 @@ export async function runCheckCommand(
 ): Promise<number> {
   // A broken mapping throws UsageError (exit 2) before any input is judged.
   const mapping = opts.mapping ? await loadMapping(opts.mapping) : undefined;
+  // check needs no credentials; of the settings it reads only the CSV limits (env or profile).
+  const csvLimits = csvLimitsFrom(resolveSettings({ env: process.env, cwd: process.cwd() }));
   const outcomes: CheckOutcome[] = [];
   for (const file of files) {
-    const outcome = await checkInput(file, mapping);
+    const outcome = await checkInput(file, mapping, csvLimits);
     outcomes.push(outcome);
     process.stderr.write(humanSummary(outcome));
   }

@@ -5,7 +5,7 @@ import type { Logger } from '../log/logger.js';
 import { loadManifest } from '../manifest/load-manifest.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { Diagnostic, Manifest } from '../manifest/model.js';
-import { INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from '../manifest/read-input.js';
+import { type CsvLimits, INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from '../manifest/read-input.js';
 import { buildReport, reportHasErrors } from '../report/build-report.js';
 import type { ReportCommand, ResultReport } from '../report/model.js';
 import { ReportWriter } from '../report/report-writer.js';
@@ -40,6 +40,8 @@ export interface PipelineContext {
   partial: boolean;
   concurrency: number;
   mapping?: Mapping;
+  /** CSV reader limits (settings csvMax*); the defaults of read-input.ts when absent. */
+  csvLimits?: Partial<CsvLimits>;
   client: ApiClient;
   /** One per account per run: lookups are shared by every input of the run, never across accounts. */
   catalogue: AccountCatalogue;
@@ -92,14 +94,14 @@ const SUBMIT = flow(submit);
 
 export async function processInput(file: string, ctx: PipelineContext): Promise<InputOutcome> {
   const startedAt = new Date();
-  const loaded = await loadManifest(file, ctx.mapping ? { mapping: ctx.mapping } : {});
+  const loaded = await loadManifest(file, { ...(ctx.mapping ? { mapping: ctx.mapping } : {}), csv: ctx.csvLimits });
   const usage = loaded.diagnostics.find((d) => USAGE_CODES.has(d.code));
   if (usage) return { file, status: 'unreadable', problem: usage.message, resolved: new Map() };
 
   const { manifest, diagnostics } = loaded;
   const command = ctx.reportCommand ?? ctx.command;
   const report = buildReport({ command, input: loaded.input, manifest, diagnostics, startedAt });
-  const writer = new ReportWriter(report, { manifest, mapping: ctx.mapping });
+  const writer = new ReportWriter(report, { manifest, mapping: ctx.mapping, csvLimits: ctx.csvLimits });
   const verifiedAbsent = new Set<string>();
   const jobs =
     manifest && manifest.jobs.length > 0
