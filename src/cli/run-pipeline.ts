@@ -9,6 +9,7 @@ import {
 } from '../pipeline/process-input.js';
 import { ExitCode } from '../errors.js';
 import { reportNameProblem } from '../report/report-paths.js';
+import { printable } from '../util/printable.js';
 import { formatInputOutcome, jsonSummary } from './format-outcome.js';
 import { createProgress } from './progress.js';
 
@@ -43,7 +44,7 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Pipeli
   // Report paths are checked before anything is sent: an input whose reports cannot be written is a usage error.
   const badNames = input.files.flatMap((file) => {
     const problem = reportNameProblem(file);
-    return problem ? [`htorder ${input.command}: ${file}: ${problem}\n`] : [];
+    return problem ? [`htorder ${input.command}: ${printable(file)}: ${printable(problem)}\n`] : [];
   });
   if (badNames.length > 0) {
     for (const line of badNames) io.stderr.write(line);
@@ -56,7 +57,7 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Pipeli
     try {
       context = await pipeline.context();
     } catch (err) {
-      const why = (err as Error).message;
+      const why = printable((err as Error).message);
       io.stderr.write(`htorder ${input.command}: cannot reach the API or the credentials were refused: ${why}\n`);
       return ExitCode.Unavailable;
     }

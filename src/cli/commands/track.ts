@@ -26,7 +26,7 @@ export function register(program: Command): void {
     .addHelpText(
       'after',
       examples([
-        ['htorder track', 'every order in the ledger (HTORDER_STATE_DIR, default .htorder/)'],
+        ['htorder track', 'every order in the ledger (HTORDER_STATE_DIR, default ~/.local/state/htorder)'],
         ['htorder track orders.yaml', 'the jobs in orders.yaml.result.json; their tracking is written into it'],
         ['htorder track --json orders.yaml.result.json more/', 'reports and folders of reports; JSON on stdout'],
         ['htorder track --watch --interval 30', 'check every 30 minutes and print only what changed, until Ctrl-C'],

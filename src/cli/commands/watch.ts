@@ -35,7 +35,7 @@ export function register(program: Command): void {
   addSettingOptions(cmd, WATCH_SETTINGS, WATCH_DEFAULTS);
   addConfigOptions(cmd, WATCH_DEFAULTS);
   cmd.action(async (target: string, opts: Record<string, unknown>) => {
-    // Loaded when the command runs: the daemon pulls in the AWS SDK, chokidar and prom-client.
+    // Loaded when the command runs: the daemon pulls in the AWS SDK and prom-client.
     const { runWatch } = await import('../../app/watch-daemon.js');
     const controller = new AbortController();
     let signals = 0;
