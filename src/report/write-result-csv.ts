@@ -70,7 +70,7 @@ export async function writeResultCsv(path: string, report: ResultReport, opts: R
   const results = new RowResults(report, opts.manifest);
   if (header !== undefined && canCopyVerbatim(report, opts)) {
     try {
-      await writeAtomicStream(path, verbatimChunks(report.input.file, header, results));
+      await writeAtomicStream(path, verbatimChunks(report.input.file, header, results, opts.mapping !== undefined));
       return;
     } catch (err) {
       if (!(err instanceof NotVerbatim)) throw err;
@@ -104,9 +104,14 @@ function outputDialect(opts: ResultCsvOptions): OutputDialect {
   return { delimiter, bom: true };
 }
 
-/** The default template, read without trouble: the bytes are UTF-8 text in the reader's own records. */
+/**
+ * A comma-separated UTF-8 input read without trouble — the default template, or an export in
+ * that dialect read through a mapping (Shopify, WooCommerce): its bytes are UTF-8 text in the
+ * reader's own records, so they are copied rather than parsed and written again.
+ */
 function canCopyVerbatim(report: ResultReport, opts: ResultCsvOptions): boolean {
-  if (opts.copyVerbatim === false || opts.mapping !== undefined || opts.manifest?.csv?.skipRows !== 0) return false;
+  if (opts.copyVerbatim === false || opts.manifest?.csv?.skipRows !== 0) return false;
+  if (opts.mapping && (outputDialect(opts) !== PLAIN_DIALECT || (opts.mapping.skipRows ?? 0) !== 0)) return false;
   return !report.errors.some((e) => CSV_STOPPED_CODES.has(e.code) || e.code === 'csv.encoding' || e.code === 'io.read');
 }
 
@@ -196,7 +201,8 @@ class RowResults {
     const merged = manifest?.csv?.mergedRows ?? [];
     for (const [r] of merged) if (r > maxRow) maxRow = r;
     this.maxRow = maxRow;
-    this.itemRowCount = count;
+    // A merged row is an item row too: it shows the outcome of the line it joined.
+    this.itemRowCount = count + merged.length;
     this.rowJob = new Int32Array(maxRow + 1).fill(-1);
     this.rowItem = new Int32Array(maxRow + 1).fill(-1);
     for (let j = 0; j < itemRows.length; j++) {
@@ -302,14 +308,16 @@ function padTo(cells: string[], width: number): string[] {
 }
 
 /**
- * The default template: each data record's bytes as they are, then the result cells. Throws
- * NotVerbatim (before anything is renamed into place) when the records found are not exactly
- * the item rows the reader found: the caller then re-parses instead.
+ * Each data record's bytes as they are, then the result cells. Throws NotVerbatim (before
+ * anything is renamed into place) when the records found are not exactly the item rows the
+ * reader found: the caller then re-parses instead. `everyRow` (mapped exports): rows that are
+ * not items (skipped, ignored) are copied too, with their own result cells, as the re-parse does.
  */
 async function* verbatimChunks(
   file: string,
   header: string[],
   results: RowResults,
+  everyRow = false,
 ): AsyncGenerator<string | Uint8Array> {
   yield stringify([[...header, ...CSV_RESULT_COLUMNS].map(neutraliseCell)]);
   const out = new OutputBuffer(COPY_CHUNK_BYTES * 2);
@@ -327,8 +335,8 @@ async function* verbatimChunks(
       sawHeader = true;
       return;
     }
-    if (!results.isItem(row)) throw new NotVerbatim(`row ${row} is not one the reader kept`);
-    copied++;
+    if (results.isItem(row)) copied++;
+    else if (!everyRow) throw new NotVerbatim(`row ${row} is not one the reader kept`);
     const tail = results.cells(row);
     if (scanner.reparse) {
       const lineEnd = scanner.lineEnd === LineEnd.CRLF ? '\r\n' : '\n';
