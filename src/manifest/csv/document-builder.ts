@@ -12,7 +12,8 @@
  * (document-layout.ts), and nothing per cell is kept beyond the value itself; where values
  * came from is kept in Int32Arrays (row-tables.ts).
  */
-import type { CsvOrigin, Diagnostic, SourceLocation } from '../model.js';
+import type { CsvOrigin, Diagnostic, ManifestFormat, RawDocument, SourceLocation } from '../model.js';
+import { csvSourceMap } from './csv-source-map.js';
 import type { Mapping } from '../mapping/model.js';
 import { StringInterner, parseSizes, toBoolean, toInteger, trimCell } from './cells.js';
 import { CappedDiagnostics } from './capped-diagnostics.js';
@@ -355,4 +356,37 @@ function translated(binding: Binding, text: string): string {
 function blankFrom(cells: string[], from: number): boolean {
   for (let i = from; i < cells.length; i++) if (cells[i].trim() !== '') return false;
   return true;
+}
+
+/**
+ * The RawDocument a CSV or spreadsheet reader returns from the builder's parts: the source map
+ * over the input's rows and columns, and no document when the input stopped half-way (`broken`).
+ */
+export function rawDocumentOf(
+  parts: CsvDocumentParts,
+  input: { file: string; format: ManifestFormat; sha256: string; broken: boolean },
+  skipped: RawDocument['skipped'],
+  diagnostics: Diagnostic[],
+): RawDocument {
+  const { file, format, sha256, broken } = input;
+  const sources = csvSourceMap({
+    file,
+    headerRow: parts.headerRow,
+    itemRows: parts.csv.itemRows,
+    slotRows: parts.slotRows,
+    jobSlots: parts.jobSlots,
+    jobSlotCount: parts.jobSlotCount,
+    fieldColumns: parts.fieldColumns,
+    constantLocations: parts.constantLocations,
+  });
+  return {
+    file,
+    format,
+    sha256,
+    ...(parts.doc !== undefined && !broken ? { doc: parts.doc } : {}),
+    sources,
+    csv: parts.csv,
+    ...(skipped !== undefined && skipped.length > 0 ? { skipped } : {}),
+    diagnostics,
+  };
 }

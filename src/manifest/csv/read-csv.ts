@@ -15,9 +15,8 @@ import type { Diagnostic, RawDocument } from '../model.js';
 import type { Mapping } from '../mapping/model.js';
 import { CSV_LIMIT_SETTINGS, type CsvLimits, csvLimitsOf, INPUT_TOO_LARGE } from '../read-input.js';
 import { CsvScanner } from './csv-scanner.js';
-import { csvSourceMap } from './csv-source-map.js';
 import { dialectOf } from './dialect.js';
-import { CsvDocumentBuilder } from './document-builder.js';
+import { CsvDocumentBuilder, rawDocumentOf } from './document-builder.js';
 import { finishMapped } from '../mapping/merge-lines.js';
 import { isExpressionMapping, MappedRows } from '../mapping/mapped-rows.js';
 
@@ -96,25 +95,6 @@ export async function readCsvDocument(file: string, opts: ReadCsvOptions = {}): 
   const skipped = mapped ? finishMapped(mapped, parts, diagnostics) : undefined;
   for (const p of scanner.problems)
     diagnostics.push({ severity: 'error', code: p.code, message: p.message, source: { file, row: p.row } });
-  const sources = csvSourceMap({
-    file,
-    headerRow: parts.headerRow,
-    itemRows: parts.csv.itemRows,
-    slotRows: parts.slotRows,
-    jobSlots: parts.jobSlots,
-    jobSlotCount: parts.jobSlotCount,
-    fieldColumns: parts.fieldColumns,
-    constantLocations: parts.constantLocations,
-  });
   // A file that stopped parsing half-way has no trustworthy document.
-  return {
-    file,
-    format: 'csv',
-    sha256,
-    ...(parts.doc !== undefined && !broken ? { doc: parts.doc } : {}),
-    sources,
-    csv: parts.csv,
-    ...(skipped !== undefined && skipped.length > 0 ? { skipped } : {}),
-    diagnostics,
-  };
+  return rawDocumentOf(parts, { file, format: 'csv', sha256, broken }, skipped, diagnostics);
 }

@@ -8,8 +8,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { Mapping } from '../mapping/model.js';
 import type { Diagnostic, RawDocument } from '../model.js';
-import { csvSourceMap } from '../csv/csv-source-map.js';
-import { CsvDocumentBuilder } from '../csv/document-builder.js';
+import { CsvDocumentBuilder, rawDocumentOf } from '../csv/document-builder.js';
 import { isExpressionMapping, MappedRows } from '../mapping/mapped-rows.js';
 import { finishMapped } from '../mapping/merge-lines.js';
 import { type XlsxLimits, type XlsxScanResult, xlsxRows } from './scan-xlsx.js';
@@ -71,26 +70,7 @@ export async function readXlsxDocument(file: string, opts: ReadXlsxOptions = {})
   // A workbook that could not be read has no trustworthy document, and "no rows" says nothing more.
   if (!broken) diagnostics.push(...parts.diagnostics);
   const skipped = mapped ? finishMapped(mapped, parts, diagnostics) : undefined;
-  const sources = csvSourceMap({
-    file,
-    headerRow: parts.headerRow,
-    itemRows: parts.csv.itemRows,
-    slotRows: parts.slotRows,
-    jobSlots: parts.jobSlots,
-    jobSlotCount: parts.jobSlotCount,
-    fieldColumns: parts.fieldColumns,
-    constantLocations: parts.constantLocations,
-  });
-  return {
-    file,
-    format: 'xlsx',
-    sha256,
-    ...(parts.doc !== undefined && !broken ? { doc: parts.doc } : {}),
-    sources,
-    csv: parts.csv,
-    ...(skipped !== undefined && skipped.length > 0 ? { skipped } : {}),
-    diagnostics,
-  };
+  return rawDocumentOf(parts, { file, format: 'xlsx', sha256, broken }, skipped, diagnostics);
 }
 
 async function hashFile(file: string): Promise<string> {
