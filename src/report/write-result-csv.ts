@@ -17,10 +17,10 @@ import { neutraliseCell } from './neutralise.js';
  * column set. Streamed; every cell is neutralised against spreadsheet formula injection.
  *
  * The input's cells are not kept in memory: they are read again from the file. A
- * default-template input (comma, UTF-8) has each record's bytes copied as they are
- * (csv-record-scanner.ts), re-parsing only records with a cell to neutralise; an ERP input
- * (its own delimiter, encoding, skipped lines), or any file the copier cannot mirror
- * exactly, is re-parsed whole. Both give the same cells.
+ * comma-separated UTF-8 input (the default template, or an export read through a mapping) has
+ * each record's bytes copied as they are (csv-record-scanner.ts), re-parsing only records with
+ * a cell to neutralise; an export in another dialect (delimiter, encoding, skipped lines), or
+ * any file the copier cannot mirror exactly, is re-parsed whole. Both give the same cells.
  */
 
 export const YAML_RESULT_COLUMNS = [

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ExitCode, UsageError } from '../../src/errors.js';
+import { ExitCode } from '../../src/errors.js';
 import {
   parseBoolean,
   parseEnum,
@@ -18,16 +18,7 @@ import { LOG_LEVELS, SETTINGS, SETTING_NAMES } from '../../src/config/settings.j
 import { isLogLevel } from '../../src/log/logger.js';
 import { runCli } from '../../src/cli/program.js';
 import { captureStdio } from '../support/capture-stdio.js';
-
-function usageMessage(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(UsageError);
-    return (err as Error).message;
-  }
-  throw new Error('expected a UsageError');
-}
+import { usageMessage } from '../support/usage-error.js';
 
 describe('boolean', () => {
   it.each([

@@ -2,9 +2,9 @@ import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/errors.js';
 import { resolveConfig } from '../../src/config/resolve-config.js';
 import { sandboxConfig } from '../../src/config/sandbox-config.js';
+import { usageMessage } from '../support/usage-error.js';
 
 const BASE_ENV = {
   HTORDER_BASE_URL: 'https://api.us.example.com/',
@@ -20,16 +20,6 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'htorder-config-'));
   home = mkdtempSync(join(tmpdir(), 'htorder-home-'));
 });
-
-function usageMessage(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(UsageError);
-    return (err as Error).message;
-  }
-  throw new Error('expected a UsageError');
-}
 
 const PROFILES = `
 profiles:

@@ -8,8 +8,8 @@ import { openApiSession } from '../../src/app/api-session.js';
 import { runWatch } from '../../src/app/watch-daemon.js';
 import { resolveSettings } from '../../src/config/resolve-settings.js';
 import { sandboxEnv } from '../../src/config/sandbox-config.js';
-import { UsageError } from '../../src/errors.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { usageMessage } from '../support/usage-error.js';
 
 let dir: string;
 let home: string;
@@ -17,16 +17,6 @@ beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'htorder-settings-'));
   home = mkdtempSync(join(tmpdir(), 'htorder-home-'));
 });
-
-function usageMessage(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(UsageError);
-    return (err as Error).message;
-  }
-  throw new Error('expected a UsageError');
-}
 
 const WATCH_PROFILE = `
 profiles:

@@ -2,17 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { UsageError } from '../../../src/errors.js';
 import { loadMapping, parseMapping } from '../../../src/manifest/mapping/load-mapping.js';
 import { tempFiles } from '../../support/temp-files.js';
+import { usageMessage as usageMessageOf } from '../../support/usage-error.js';
 
 const files = tempFiles();
 
 function usageMessage(text: string, file = 'erp.yaml'): string {
-  try {
-    parseMapping(text, file);
-  } catch (err) {
-    expect(err).toBeInstanceOf(UsageError);
-    return (err as Error).message;
-  }
-  throw new Error('expected a UsageError');
+  return usageMessageOf(() => parseMapping(text, file));
 }
 
 describe('loadMapping', () => {
