@@ -1,5 +1,6 @@
 import { basename } from 'node:path';
 import type { Logger } from '../log/logger.js';
+import type { WatchEvents } from '../observe/input-events.js';
 import type { WatchMetrics } from '../observe/watch-metrics.js';
 import { processInput, type PipelineContext } from '../pipeline/process-input.js';
 import { reportPaths } from '../report/report-paths.js';
@@ -18,6 +19,8 @@ export interface HandleContext {
   pipeline: () => Promise<PipelineContext>;
   logger: Logger;
   metrics?: WatchMetrics;
+  /** Told how each input ended (done/failed) and whether the API could be reached. */
+  events?: WatchEvents;
   /** Told when the API was unavailable, so cached look-ups (failures included) are dropped before the retry. */
   onUnavailable?: () => void;
   /** Poison-file protection: inputs whose processing a crash interrupted too often are set aside. */
@@ -46,6 +49,7 @@ export async function handleInput(
       { file: input.location, err: (err as Error).message },
       'cannot reach the API or the credentials were refused',
     );
+    ctx.events?.apiSeen(false, 'cannot reach the API or the credentials were refused');
     ctx.onUnavailable?.();
     return 'retry';
   }
@@ -81,9 +85,11 @@ async function processClaimed(
   const { logger } = ctx;
   const outcome = await processInput(input.path, { ...pipeline, command: 'run', reportCommand: 'watch' });
   if (outcome.status === 'unavailable') {
+    ctx.events?.apiSeen(false, outcome.problem ?? 'the API was unavailable');
     ctx.onUnavailable?.();
     return 'retry';
   }
+  ctx.events?.apiSeen(true);
   if (lease.lost()) {
     logger.warn({ file: input.location }, 'claim lost while processing; the instance that took it over finishes it');
     return 'lost';
@@ -118,6 +124,14 @@ async function processClaimed(
     byStatus: compact(byStatus),
     durationMs: Math.round(seconds * 1000),
   };
+  ctx.events?.input({
+    name: input.name,
+    location: final,
+    phase: target,
+    durationMs: fields.durationMs,
+    ...(report ? { summary: report.summary } : {}),
+    ...(target === 'failed' ? { problem: outcome.problem ?? 'see its reports' } : {}),
+  });
   if (target === 'done') logger.info(fields, 'input done');
   else logger.warn({ ...fields, problem: outcome.problem }, 'input failed; see its reports');
   return target;
@@ -129,6 +143,7 @@ async function setAside(input: ClaimedInput, why: string, ctx: HandleContext): P
     await writeFileAtomic(reportPaths(input.path).errors, `${basename(input.name)}: ${why}\n`);
   });
   if (final === undefined) return 'lost';
+  ctx.events?.input({ name: input.name, location: final, phase: 'failed', problem: why });
   ctx.logger.warn({ file: final, outcome: 'failed', problem: why }, 'input set aside');
   return 'failed';
 }

@@ -9,6 +9,7 @@ import { FolderLedger } from '../ledger/folder-ledger.js';
 import { loadMapping } from '../manifest/mapping/load-mapping.js';
 import { instrumentApi } from '../observe/api-instrumentation.js';
 import { startHealthServer, type HealthServer } from '../observe/health-server.js';
+import { WatchEvents } from '../observe/input-events.js';
 import { WatchMetrics } from '../observe/watch-metrics.js';
 import { InputAttempts } from '../sources/attempts.js';
 import { BucketSource, stateRoot } from '../sources/bucket-source.js';
@@ -54,8 +55,8 @@ export interface WatchIo {
   cwd: string;
   /** Aborting it is SIGTERM: stop taking inputs, finish the one in flight, exit 0. */
   signal: AbortSignal;
-  /** Called once watching (tests, and the health URL for people). */
-  onReady?: (info: { location: string; healthUrl?: string }) => void;
+  /** Called once watching (tests, and the health URL for people); `events` tells each input's progress. */
+  onReady?: (info: { location: string; healthUrl?: string; events: WatchEvents }) => void;
 }
 
 /** A catalogue older than this is rebuilt: a daemon must see price codes and assets that changed. */
@@ -135,6 +136,7 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
   const { config, logger, settings } = session;
   const drop = source as DropSource;
   const metrics = new WatchMetrics();
+  const events = new WatchEvents();
   const uninstrument = instrumentApi(metrics, [config.baseUrl, config.authUrl]);
   let health: HealthServer | undefined;
   try {
@@ -156,6 +158,7 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
           pipeline: pipeline.context,
           logger,
           metrics,
+          events,
           // The catalogue memoises answers, failures included: start afresh after an outage.
           onUnavailable: pipeline.forget,
           attempts,
@@ -168,6 +171,7 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
       renewEveryMs: Math.max(100, Math.floor(leaseMs / 3)),
       orphanScanEveryMs: Math.max(1000, leaseMs),
       metrics,
+      events,
       wakeOn:
         s3 || !settings.get('fsEvents')
           ? undefined
@@ -191,7 +195,7 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
     if (io.signal.aborted) stop();
     else io.signal.addEventListener('abort', stop, { once: true });
     logger.info({ location: drop.location, scanIntervalMs, health: health?.url }, 'watching for manifests');
-    io.onReady?.({ location: drop.location, healthUrl: health?.url });
+    io.onReady?.({ location: drop.location, healthUrl: health?.url, events });
     await watcher.finished;
     logger.info({ location: drop.location }, 'stopped');
     await drop.close();

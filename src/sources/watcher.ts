@@ -1,4 +1,5 @@
 import type { Logger } from '../log/logger.js';
+import type { WatchEvents } from '../observe/input-events.js';
 import type { WatchMetrics } from '../observe/watch-metrics.js';
 import type { HealthState } from '../observe/health-server.js';
 import type { ClaimedInput, DropSource } from './model.js';
@@ -24,6 +25,8 @@ export interface WatcherOptions {
   /** How often processing/ is searched for inputs of crashed instances (besides at start). Default 30 s. */
   orphanScanEveryMs?: number;
   metrics?: WatchMetrics;
+  /** Told where each input is in its life (waiting, processing, retry, lost); handle() tells done/failed. */
+  events?: WatchEvents;
   /** Subscribes to early wake-ups (file-system events); returns the unsubscribe. */
   wakeOn?: (wake: () => void) => () => void | Promise<void>;
 }
@@ -63,6 +66,8 @@ export function startWatcher(opts: WatcherOptions): Watcher {
   const readySince = new Map<string, number>();
   /** The last claim error of each name, so a file that cannot be claimed is not logged every scan. */
   const claimErrors = new Map<string, string>();
+  /** Names already announced as waiting, so each is announced once while it settles. */
+  const announced = new Set<string>();
   let stopping = false;
   let wakePending = false;
   let wakeSleeper: (() => void) | undefined;
@@ -111,6 +116,7 @@ export function startWatcher(opts: WatcherOptions): Watcher {
     const { input } = w;
     inFlight = input.name;
     metrics?.inFlight.set(1);
+    opts.events?.input({ name: input.name, location: input.location, phase: 'processing' });
     let result: HandleResult;
     try {
       result = await opts.handle(input, { lost: () => w.lost });
@@ -131,10 +137,19 @@ export function startWatcher(opts: WatcherOptions): Watcher {
         { file: input.location, retryInMs: delay, attempts: w.attempts },
         'API or store unavailable: input kept in processing, will retry',
       );
+      opts.events?.input({
+        name: input.name,
+        location: input.location,
+        phase: 'retry',
+        retryInMs: delay,
+        problem: 'the API or the store was unavailable',
+      });
       held.set(input.name, w);
     } else {
       held.delete(input.name);
       if (result === 'retry' && !w.lost) await input.release().catch(() => undefined);
+      if (result === 'lost' || w.lost)
+        opts.events?.input({ name: input.name, location: input.location, phase: 'lost' });
       if (result === 'done' || result === 'failed') processed += 1;
     }
     metrics?.files.inc({ outcome: result });
@@ -177,6 +192,15 @@ export function startWatcher(opts: WatcherOptions): Watcher {
     for (const name of ready) if (!readySince.has(name)) readySince.set(name, lastScanAt);
     for (const name of readySince.keys()) if (!order.has(name)) readySince.delete(name);
     for (const name of claimErrors.keys()) if (!order.has(name)) claimErrors.delete(name);
+    for (const name of announced) if (!order.has(name)) announced.delete(name);
+    if (opts.events) {
+      const readyNow = new Set(ready);
+      for (const l of listed) {
+        if (readyNow.has(l.name) || announced.has(l.name) || held.has(l.name)) continue;
+        announced.add(l.name);
+        opts.events.input({ name: l.name, location: source.location, phase: 'waiting' });
+      }
+    }
     for (const name of ready) {
       if (stopping) break;
       if (held.has(name)) continue; // an earlier file of this name waits for retry in processing/
@@ -195,6 +219,7 @@ export function startWatcher(opts: WatcherOptions): Watcher {
         continue;
       }
       claimErrors.delete(name);
+      announced.delete(name);
       tracker.forget(name);
       const since = readySince.get(name);
       readySince.delete(name);

@@ -1,6 +1,7 @@
 import { sandboxEnv } from '../../src/config/sandbox-config.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runWatch, type WatchInput } from '../../src/app/watch-daemon.js';
+import type { WatchEvent } from '../../src/observe/input-events.js';
 import { sink } from './sink.js';
 
 /** A sandbox in the test process and HTORDER_* env pointing at its us-demo account. */
@@ -14,6 +15,8 @@ export interface RunningWatch {
   /** Log lines (JSON) written so far. */
   logs(): Record<string, unknown>[];
   healthUrl?: string;
+  /** Every watch event so far (WatchEvents), in order. */
+  events(): WatchEvent[];
 }
 
 /** `htorder watch` in-process (the same runWatch the CLI calls), stopped like SIGTERM. */
@@ -25,6 +28,7 @@ export async function startWatch(
   const stderr = sink();
   const lines = (): string[] => stderr.text().split('\n').filter(Boolean);
   let healthUrl: string | undefined;
+  const events: WatchEvent[] = [];
   let ready!: () => void;
   const readyP = new Promise<void>((r) => (ready = r));
   const done = runWatch(
@@ -36,6 +40,7 @@ export async function startWatch(
       signal: controller.signal,
       onReady: (info) => {
         healthUrl = info.healthUrl;
+        info.events.on((e) => events.push(e));
         ready();
       },
     },
@@ -46,6 +51,7 @@ export async function startWatch(
   ]);
   return {
     healthUrl,
+    events: () => [...events],
     stop: async () => {
       controller.abort();
       return done;
