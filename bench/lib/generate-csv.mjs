@@ -1,8 +1,9 @@
 /**
- * Writes a large default-template CSV (streamed to disk, constant memory) shaped like a real
- * export: job-level columns repeated on every row of a job (as ERPs and spreadsheets do), about
- * 6.7 rows per job, a mix of PriceCode, Asset and Stock lines using the sandbox demo catalogue,
- * a quoted price code on most rows, and one job in twenty split into non-adjacent rows.
+ * Writes a large default-template CSV (streamed to disk, constant memory) shaped as issue 16
+ * measures it: the 19 columns below, 5 rows per order, the order's cells (description, date,
+ * delivery method and address) on its first row only and the order number on every row, as
+ * spreadsheets and most exports write them; mostly Asset reorders, some PriceCode (a quoted price
+ * code with `"`) and Stock lines, from the sandbox demo catalogue. 1,000,000 rows ≈ 69 MB.
  */
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
@@ -38,6 +39,7 @@ const CITIES = [
 ];
 const METHODS = ['UPS Ground', 'UPSGND', 'UPS 2nd Day Air', 'FedEx Overnight'];
 const PRICE_CODE = '"DTF Full Color 10"" x 10"""';
+const ROWS_PER_ORDER = 5;
 
 /** Deterministic tiny PRNG, so every run writes the same file. */
 function rng(seed) {
@@ -55,7 +57,7 @@ function rng(seed) {
 export async function generateCsv(file, rows, seed = 1) {
   const out = createWriteStream(file, { highWaterMark: 1 << 20 });
   const random = rng(seed);
-  let buffer = HEADER.join(',') + '\n';
+  let buffer = `${HEADER.join(',')}\n`;
   let written = 0;
   let jobs = 0;
   let bytes = 0;
@@ -64,32 +66,24 @@ export async function generateCsv(file, rows, seed = 1) {
     if (!out.write(buffer)) await once(out, 'drain');
     buffer = '';
   };
-  let held = ''; // a trailing row of a job, written a few jobs later (non-adjacent rows)
+  const rest = ',,,,,,,,,,,'; // the 11 order columns after orderNumber, empty on later rows
   while (written < rows) {
     jobs++;
-    const order = `PO-${String(jobs).padStart(7, '0')}`;
+    const order = `SO-${jobs}`;
     const [city, state, zip] = CITIES[jobs % CITIES.length];
-    const job = `${order},Team kit ${jobs % 97},2026-12-${String(1 + (jobs % 28)).padStart(2, '0')},${METHODS[jobs % METHODS.length]},Contact ${jobs % 1000},Club ${jobs % 500},512-555-${String(jobs % 10000).padStart(4, '0')},${jobs % 900} Main St,${city},${state},${zip},United States`;
-    const items = 1 + Math.floor(random() * 12); // mean ≈ 6.5 rows per job
-    for (let i = 0; i < items && written < rows; i++) {
+    const first = `,Team kit ${jobs % 97},2026-12-${String(1 + (jobs % 28)).padStart(2, '0')},${METHODS[jobs % METHODS.length]},Contact ${jobs % 1000},Club ${jobs % 500},512-555-${String(jobs % 10000).padStart(4, '0')},${jobs % 900} Main St,${city},${state},${zip},United States`;
+    for (let i = 0; i < ROWS_PER_ORDER && written < rows; i++) {
       const r = random();
       let item;
-      if (r < 0.55) item = `PriceCode,${PRICE_CODE},${10 + Math.floor(random() * 200)},ref-${i},${1 + (i % 4)},,`;
+      if (r < 0.15) item = `PriceCode,${PRICE_CODE},${10 + Math.floor(random() * 200)},ref-${i},${1 + (i % 4)},,`;
       else if (r < 0.85)
         item = `Asset,A1${String(Math.floor(random() * 600)).padStart(4, '0')},${10 + Math.floor(random() * 90)},,,,`;
       else item = `Stock,GD5000,,,,GD5000-${i % 2 ? 'BLK' : 'WHT'},S=${1 + (i % 9)};M=${2 + (i % 7)};XL=${i % 3}`;
-      const line = `${job},${item}\n`;
-      if (jobs % 20 === 0 && i === items - 1 && items > 1) held += line;
-      else buffer += line;
+      buffer += `${order}${i === 0 ? first : rest},${item}\n`;
       written++;
-    }
-    if (jobs % 3 === 0 && held !== '') {
-      buffer += held;
-      held = '';
     }
     if (buffer.length > 1 << 20) await flush();
   }
-  buffer += held;
   await flush();
   out.end();
   await once(out, 'finish');

@@ -1,0 +1,60 @@
+/**
+ * The floor of `htorder run`: a bare client that sends only the same POST /Jobs calls — every
+ * job's dry run (validateOnly: true), then every create — with bodies prebuilt, undici `request`
+ * on one keep-alive Agent, CONCURRENCY calls at once, after one token request. No manifest, no
+ * lookups, no ledger, no reports. Timed from outside as a whole process, like `htorder run`.
+ *
+ * Usage: node bare-client.mjs BODIES.json; env BARE_BASE_URL, BARE_TOKEN_URL, BARE_CLIENT_ID,
+ * BARE_CLIENT_SECRET, BARE_CONCURRENCY. Prints {"sent": …}; exits 1 if any call failed.
+ */
+import { readFileSync } from 'node:fs';
+import { Agent, request } from 'undici';
+
+const env = process.env;
+const concurrency = Number(env.BARE_CONCURRENCY);
+const candidates = JSON.parse(readFileSync(process.argv[2], 'utf8'));
+const dryRuns = candidates.map((c) => JSON.stringify({ ...c, validateOnly: true }));
+const creates = candidates.map((c) => JSON.stringify({ ...c, validateOnly: false }));
+const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: Math.max(4, concurrency * 2) });
+
+const tokenRes = await request(env.BARE_TOKEN_URL, {
+  dispatcher,
+  method: 'POST',
+  headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  body: new URLSearchParams({
+    grant_type: 'client_credentials',
+    client_id: env.BARE_CLIENT_ID,
+    client_secret: env.BARE_CLIENT_SECRET,
+  }).toString(),
+});
+const { access_token: token } = await tokenRes.body.json();
+const headers = {
+  accept: 'application/json',
+  'content-type': 'application/json',
+  authorization: `Bearer ${token}`,
+  'x-application-name': 'API', // htorder's default (setting appName)
+  'user-agent': 'htorder-bench',
+};
+const url = `${env.BARE_BASE_URL}/Jobs`;
+
+let sent = 0;
+let failed = 0;
+async function sendAll(bodies) {
+  let next = 0;
+  const worker = async () => {
+    while (next < bodies.length) {
+      const body = bodies[next++];
+      const res = await request(url, { dispatcher, method: 'POST', headers, body });
+      const text = await res.body.text();
+      sent++;
+      if (res.statusCode >= 300 && failed++ === 0) console.error(`first failure: ${res.statusCode} ${text}`);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+}
+// As htorder does: every dry run first, then the creates.
+await sendAll(dryRuns);
+await sendAll(creates);
+await dispatcher.close();
+console.log(JSON.stringify({ sent, failed }));
+if (failed > 0) process.exitCode = 1;
