@@ -2,13 +2,13 @@ import { basename } from 'node:path';
 import type { Logger } from '../log/logger.js';
 import type { WatchEvents } from '../observe/input-events.js';
 import type { WatchMetrics } from '../observe/watch-metrics.js';
-import { processInput, type PipelineContext } from '../pipeline/process-input.js';
+import { processInput, type InputOutcome, type PipelineContext } from '../pipeline/process-input.js';
 import { reportPaths } from '../report/report-paths.js';
 import type { JobStatus } from '../report/model.js';
 import { writeResultJson } from '../report/write-result-json.js';
 import { writeFileAtomic } from '../storage/atomic-write.js';
 import type { InputAttempts } from '../sources/attempts.js';
-import { ClaimLostError, type ClaimedInput } from '../sources/model.js';
+import { ClaimLostError, type ClaimedInput, type InputChange } from '../sources/model.js';
 import type { HandleResult } from '../sources/watcher.js';
 
 export interface HandleContext {
@@ -31,7 +31,8 @@ export interface HandleContext {
  * One claimed input through `run` (exactly once, via the ledger), then to done/ (every job
  * submitted or already submitted) or failed/ (anything invalid or refused), reports beside
  * it. When the API or store was unavailable nothing was decided: the input stays claimed in
- * processing/ and the watcher retries it later (exit code 3's meaning, for a daemon).
+ * processing/ and the watcher retries it later (exit code 3's meaning, for a daemon). When
+ * the input changed while it was processed, it is given back to wait until complete (requeued).
  */
 export async function handleInput(
   input: ClaimedInput,
@@ -83,7 +84,21 @@ async function processClaimed(
   started: number,
 ): Promise<HandleResult> {
   const { logger } = ctx;
-  const outcome = await processInput(input.path, { ...pipeline, command: 'run', reportCommand: 'watch' });
+  // Never act on a file that is still changing (docs/watch.md#a-file-that-changes-while-it-is-processed):
+  // compared with what was read at claim right before the first submit, and before it is moved out.
+  let changed: InputChange | undefined;
+  const beforeSubmit = async (): Promise<string | undefined> => {
+    changed = await input.recheck('submit');
+    return changed && `${input.name} changed while being processed (${changed.what})`;
+  };
+  const outcome = await processInput(input.path, {
+    ...pipeline,
+    command: 'run',
+    reportCommand: 'watch',
+    beforeSubmit,
+  });
+  if (!changed && !lease.lost()) changed = await input.recheck('finish');
+  if (changed && !lease.lost()) return requeue(input, changed, submittedBy(outcome), ctx);
   if (outcome.status === 'unavailable') {
     ctx.events?.apiSeen(false, outcome.problem ?? 'the API was unavailable');
     ctx.onUnavailable?.();
@@ -135,6 +150,37 @@ async function processClaimed(
   if (target === 'done') logger.info(fields, 'input done');
   else logger.warn({ ...fields, problem: outcome.problem }, 'input failed; see its reports');
   return target;
+}
+
+/**
+ * Gives a changed input back to its source (ClaimedInput.requeue), this attempt's reports
+ * discarded: processed again in full once complete, the ledger keeping the jobs already
+ * submitted (`submitted`, only when the change showed after the submit) exactly once.
+ */
+async function requeue(
+  input: ClaimedInput,
+  change: InputChange,
+  submitted: number,
+  ctx: HandleContext,
+): Promise<HandleResult> {
+  let location: string;
+  try {
+    location = await input.requeue();
+  } catch (err) {
+    if (err instanceof ClaimLostError) return 'lost';
+    throw err;
+  }
+  const sent =
+    submitted === 0 ? 'nothing submitted' : `${submitted} job(s) submitted before the change showed, not sent again`;
+  const problem = `changed while being processed (${change.what}): ${sent}; ${change.next}`;
+  ctx.events?.input({ name: input.name, location, phase: 'requeued', problem });
+  ctx.logger.warn({ file: location, outcome: 'requeued', submitted, problem }, 'input requeued');
+  return 'requeued';
+}
+
+/** How many jobs this attempt created (from its report). */
+function submittedBy(outcome: InputOutcome): number {
+  return outcome.report?.summary.byStatus.submitted ?? 0;
 }
 
 /** Finishes an input as failed without processing it, its errors.txt saying why. */

@@ -9,7 +9,9 @@ export class WatchMetrics {
 
   readonly files = new Counter({
     name: 'htorder_watch_files_total',
-    help: 'Inputs handled, by outcome: done, failed, or retry (API or store unavailable; left to retry later)',
+    help:
+      'Inputs handled, by outcome: done, failed, retry (API or store unavailable; left to retry later), ' +
+      'lost (taken over by another instance) or requeued (changed while processed; taken again once complete)',
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });

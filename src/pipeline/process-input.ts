@@ -20,7 +20,7 @@ import type { StageContext } from './stages/context.js';
 import { dryRun } from './stages/dry-run.js';
 import { lookUp } from './stages/look-up.js';
 import { resolve } from './stages/resolve.js';
-import { holdBack, mustHoldBack, submit } from './stages/submit.js';
+import { holdBack, mustHoldBack, submit, withdraw } from './stages/submit.js';
 import type { SubmitContext } from './submit-job.js';
 
 /**
@@ -62,6 +62,11 @@ export interface PipelineContext {
   submit?: Pick<SubmitContext, 'maxSends' | 'wait'>;
   /** The command named in the reports when it is not `command` itself (`watch` runs as `run`). */
   reportCommand?: ReportCommand;
+  /**
+   * run only: asked once, right before the first job is submitted; a reason not to submit
+   * anything from this input (`watch`: it changed since it was read), or undefined to go on.
+   */
+  beforeSubmit?: () => Promise<string | undefined>;
 }
 
 export interface ProgressEvent {
@@ -149,6 +154,8 @@ async function runJobs(
   });
   if (ctx.command === 'plan') return writeAll(jobs);
   if (mustHoldBack(jobs, ctx.partial)) return writeAll(holdBack(jobs, stage));
+  const withdrawn = await ctx.beforeSubmit?.();
+  if (withdrawn !== undefined) return writeAll(withdraw(jobs, stage, withdrawn));
   writeAll(jobs);
 
   // Each outcome is in the report on disk soon after (the writer coalesces rewrites); the

@@ -13,16 +13,18 @@ import {
 } from './drop-names.js';
 import { newOwnerId } from '../storage/lease.js';
 import {
+  ClaimLostError,
   DEFAULT_LAYOUT,
   SourceError,
   type ClaimedInput,
   type DropLayout,
   type DropSource,
   type FinishOutcome,
+  type InputChange,
   type ListedInput,
 } from './model.js';
 import { LeaseObject } from '../storage/s3/lease-object.js';
-import { describe, type S3Store } from '../storage/s3/s3-store.js';
+import { describe, type ListedObject, type S3Store } from '../storage/s3/s3-store.js';
 
 export interface BucketSourceOptions {
   store: S3Store;
@@ -156,17 +158,51 @@ export class BucketSource implements DropSource {
     }
     // A crash between copy and delete leaves the same object at the top: remove it (same
     // ETag) so it is not taken a second time. A different one is a new drop and stays.
-    const top = (await store.list(this.key('top', name))).find((o) => o.key === this.key('top', name));
-    if (top && top.etag === input.etag) await store.delete(top.key, top.etag);
+    const top = await this.head(this.key('top', name));
+    let topEtag = top?.etag;
+    if (top && top.etag === input.etag && (await store.delete(top.key, top.etag))) topEtag = undefined;
     await store.delete(this.key('top', `${name}${DONE_MARKER_SUFFIX}`));
     const dir = join(this.work ?? tmpdir(), randomUUID());
     await mkdir(dir, { recursive: true });
     const path = join(dir, name);
     await writeFile(path, input.body);
-    return this.claimed(name, path, lease);
+    return this.claimed(name, path, lease, { etag: input.etag, topEtag });
   }
 
-  private claimed(name: string, path: string, lease: LeaseObject): ClaimedInput {
+  /** The object at exactly `key` (a listing by prefix also shows longer keys), or undefined. */
+  private async head(key: string): Promise<ListedObject | undefined> {
+    return (await this.opts.store.list(key)).find((o) => o.key === key);
+  }
+
+  /**
+   * What changed since the claim read the object (`etag`) and left the top key as `topEtag`
+   * (undefined: nothing there). Uploads are atomic, so no object is ever half-written; a
+   * change is a newer upload under the same key. Before the first submit, a newer upload
+   * replaces this one: nothing is submitted from it, and the newer one is processed in full
+   * (had the watcher been slower, the store itself would have replaced it). Once jobs were
+   * submitted, it is a new input like any other drop and this one finishes as usual.
+   */
+  private async changeOf(
+    name: string,
+    claim: { etag: string; topEtag: string | undefined },
+    when: 'submit' | 'finish',
+  ): Promise<InputChange | undefined> {
+    const now = await this.head(this.key('processing', name));
+    if (!now) return { what: 'it is gone from processing/', next: 'nothing is left to process' };
+    if (now.etag !== claim.etag) return { what: 'it was replaced in processing/', next: 'will be processed again' };
+    if (when === 'finish') return undefined;
+    const top = await this.head(this.key('top', name));
+    if (top && top.etag !== claim.topEtag)
+      return { what: `a newer upload of ${name} arrived`, next: 'the newer upload will be processed in full instead' };
+    return undefined;
+  }
+
+  private claimed(
+    name: string,
+    path: string,
+    lease: LeaseObject,
+    claim: { etag: string; topEtag: string | undefined },
+  ): ClaimedInput {
     const store = this.opts.store;
     const dir = join(path, '..');
     return {
@@ -197,6 +233,21 @@ export class BucketSource implements DropSource {
       release: async () => {
         await lease.release();
         await rm(dir, { recursive: true, force: true });
+      },
+      recheck: (when) => this.changeOf(name, claim, when),
+      requeue: async () => {
+        if (!(await lease.renew()))
+          throw new ClaimLostError(`lost the claim on ${name}: another instance took it over`);
+        const topKey = this.key('top', name);
+        const top = await this.head(topKey);
+        // Replaced by a newer upload: this one goes (only if it is still the object read at
+        // claim), and the newer one is claimed afresh. Otherwise (replaced or gone in
+        // processing/) it stays there and is resumed like an input of a crashed instance.
+        const superseded = top !== undefined && top.etag !== claim.topEtag;
+        if (superseded) await store.delete(this.key('processing', name), claim.etag);
+        await lease.release();
+        await rm(dir, { recursive: true, force: true });
+        return `s3://${store.bucket}/${superseded ? topKey : this.key('processing', name)}`;
       },
     };
   }

@@ -1,6 +1,19 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
-import { lstat, mkdir, mkdtemp, open, readdir, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import {
+  link,
+  lstat,
+  mkdir,
+  mkdtemp,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  unlink,
+  type FileHandle,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { writeFileAtomic } from '../storage/atomic-write.js';
@@ -25,6 +38,7 @@ import {
   type DropLayout,
   type DropSource,
   type FinishOutcome,
+  type InputChange,
   type ListedInput,
 } from './model.js';
 
@@ -49,10 +63,21 @@ export const DEFAULT_MAX_INPUT_BYTES = 1024 * 1024 * 1024;
 /** O_NOFOLLOW: a link at the name fails with ELOOP; O_NONBLOCK: a FIFO swapped in cannot block the open. */
 const OPEN_NO_FOLLOW = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
-/** The claimed file as opened and checked: what reports take their mode and group from. */
+/**
+ * The claimed file as opened and checked: what reports take their mode and group from, and
+ * what was copied (size, mtime, inode, sha256 of the bytes), to tell later whether it changed.
+ */
 interface Verified {
   mode: number;
   gid: number;
+  copied: Fingerprint;
+}
+
+interface Fingerprint {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  sha256: string;
 }
 
 /**
@@ -300,7 +325,7 @@ export class FolderSource implements DropSource {
 
   /**
    * The claimed input as the pipeline sees it: opened without following links, checked on the
-   * open handle (a regular file with one link, within the size cap, unchanged while read) and
+   * open handle (a regular file with one link, within the size cap) and
    * copied through that handle into a private folder. The pipeline reads only the copy and
    * writes its reports beside it; `refused` says why an input is set aside unread.
    */
@@ -357,15 +382,57 @@ export class FolderSource implements DropSource {
         if (await holds()) await rm(claimPath, { force: true });
         await rm(dir, { recursive: true, force: true });
       },
+      recheck: async () => (verified ? await changeOf(path, verified.copied) : undefined),
+      requeue: async () => {
+        if (!(await holds())) throw new ClaimLostError(`the claim on ${name} was taken over by another instance`);
+        await rm(dir, { recursive: true, force: true });
+        const back = await this.putBack(name);
+        await rm(claimPath, { force: true });
+        return back ?? path;
+      },
     };
+  }
+
+  /**
+   * Moves a claimed input from processing/ back to the top of the drop folder, to wait until
+   * it is stable again. A new file dropped under its name meanwhile is never replaced: ours
+   * takes a timestamped name (as in done/). link() fails on an existing name, so nothing is
+   * overwritten even in a race; where the file system has no hard links, a check then rename.
+   * Undefined when the input is gone from processing/.
+   */
+  private async putBack(name: string): Promise<string | undefined> {
+    const from = this.sub('processing', name);
+    const now = new Date();
+    for (let attempt = 0; ; attempt++) {
+      const candidate = attempt === 0 ? name : timestampedName(name, now, attempt - 1);
+      const to = join(this.location, candidate);
+      try {
+        await link(from, to);
+        await unlink(from);
+        return to;
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') return undefined;
+        if (code === 'EEXIST') continue;
+        if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EOPNOTSUPP') throw err;
+      }
+      if (
+        await lstat(to).then(
+          () => true,
+          () => false,
+        )
+      )
+        continue;
+      await rename(from, to);
+      return to;
+    }
   }
 
   /**
    * Opens `path` with O_NOFOLLOW and copies at most the size cap through that one handle to
    * `copy` (a new 0600 file). Anything but a regular file with one link is refused: a link
-   * (ELOOP), a FIFO or device, a hard link to someone else's file. So is a file over the cap,
-   * and one that changed while it was copied (still being written behind its `.done` marker):
-   * neither can pin the watcher. Nothing is read from a refused file.
+   * (ELOOP), a FIFO or device, a hard link to someone else's file. So is a file over the cap:
+   * it cannot pin the watcher. Nothing is read from a refused file.
    */
   private async copyVerified(path: string, copy: string): Promise<Verified | { refused: string }> {
     let handle: FileHandle;
@@ -394,6 +461,8 @@ export class FolderSource implements DropSource {
           refused: `set aside unread: it is ${before.size} bytes, over the ${max}-byte limit for a dropped file (setting watchMaxInputBytes)`,
         };
       }
+      // Hashed as it is copied: what was read is what later checks compare with (changeOf).
+      const hash = createHash('sha256');
       const out = await open(copy, 'wx', 0o600);
       try {
         const buf = Buffer.allocUnsafe(Math.min(1024 * 1024, Math.max(1, before.size)));
@@ -401,21 +470,17 @@ export class FolderSource implements DropSource {
         while (position < before.size) {
           const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, before.size - position), position);
           if (bytesRead === 0) break;
+          hash.update(buf.subarray(0, bytesRead));
           await out.write(buf, 0, bytesRead);
           position += bytesRead;
         }
       } finally {
         await out.close();
       }
-      const after = await handle.stat();
-      if (after.size !== before.size || after.mtimeMs !== before.mtimeMs) {
-        await rm(copy, { force: true });
-        return {
-          refused:
-            'set aside: it changed while it was read (still being written after its .done marker); drop it again once it is complete',
-        };
-      }
-      return { mode: before.mode, gid: before.gid };
+      // The size and mtime from before the copy: a file that changed while it was read (still
+      // being written) differs at the first check, and is given back before anything is sent.
+      const copied = { size: before.size, mtimeMs: before.mtimeMs, ino: before.ino, sha256: hash.digest('hex') };
+      return { mode: before.mode, gid: before.gid, copied };
     } finally {
       await handle.close();
     }
@@ -441,6 +506,47 @@ export class FolderSource implements DropSource {
   /** Removes this instance's private folder (a crash leaves it behind in the state directory: 0700, the user's own). */
   async close(): Promise<void> {
     if (this.work) await rm(this.work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * How the file at `path` (in processing/) differs from what was copied at claim, or undefined.
+ * Opened like the claim (no link followed, no FIFO can block); size, mtime and inode first,
+ * then the sha256 of its bytes, which catches a rewrite that kept both size and mtime (a coarse
+ * mtime on a network share). One more byte than was copied is read, so growth shows too.
+ */
+async function changeOf(path: string, copied: Fingerprint): Promise<InputChange | undefined> {
+  const next = 'will be processed again once stable';
+  let handle: FileHandle;
+  try {
+    handle = await open(path, OPEN_NO_FOLLOW);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { what: 'it is gone from processing/', next: 'nothing is left to process' };
+    if (code === 'ELOOP' || code === 'ENXIO' || code === 'EISDIR')
+      return { what: 'it was replaced by something that is not a regular file', next };
+    throw err;
+  }
+  try {
+    const now = await handle.stat();
+    if (!now.isFile() || now.ino !== copied.ino) return { what: 'it was replaced by another file', next };
+    if (now.size !== copied.size) return { what: `its size changed from ${copied.size} to ${now.size} bytes`, next };
+    if (now.mtimeMs !== copied.mtimeMs) return { what: 'its modification time changed', next };
+    const hash = createHash('sha256');
+    const buf = Buffer.allocUnsafe(Math.min(1024 * 1024, copied.size + 1));
+    let position = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buf, 0, buf.length, position);
+      if (bytesRead === 0) break;
+      hash.update(buf.subarray(0, bytesRead));
+      position += bytesRead;
+      if (position > copied.size) break;
+    }
+    if (position !== copied.size || hash.digest('hex') !== copied.sha256)
+      return { what: 'its content changed (same size and modification time)', next };
+    return undefined;
+  } finally {
+    await handle.close();
   }
 }
 

@@ -15,6 +15,17 @@ export interface ListedInput {
 
 export type FinishOutcome = 'done' | 'failed';
 
+/**
+ * The input is no longer what was read at claim (docs/watch.md#a-file-that-changes-while-it-is-processed):
+ * a writer went on writing after a pause longer than the stable time, or a newer upload took its key.
+ */
+export interface InputChange {
+  /** What changed, for people: `its size changed from 120 to 240 bytes`. */
+  what: string;
+  /** What becomes of it once given back (requeue): `will be processed again once stable`. */
+  next: string;
+}
+
 export interface ClaimedInput {
   name: string;
   /** A private local copy of the input, the only thing the pipeline reads; reports are written beside it. */
@@ -40,6 +51,20 @@ export interface ClaimedInput {
   finish(outcome: FinishOutcome, beforeMove?: (finalLocation: string) => Promise<void>): Promise<string>;
   /** Drops the claim but leaves the input in processing/, for this or another instance to resume. */
   release(): Promise<void>;
+  /**
+   * Compares the input with what was read at claim, right before `when`: `submit` (the first
+   * create; nothing sent from it yet) or `finish` (about to be moved out; jobs may have been
+   * sent). Undefined while it is unchanged. A folder compares size, mtime and sha256 of the
+   * file in processing/ (opened without following links); a bucket compares ETags.
+   */
+  recheck(when: 'submit' | 'finish'): Promise<InputChange | undefined>;
+  /**
+   * Gives a changed input back, never over another file: a folder moves it to the top again
+   * to wait until it is stable; a bucket drops an upload a newer one replaced. The claim and
+   * the private copy (with this attempt's reports) go. Returns where the input is now.
+   * Throws ClaimLostError when the claim was taken over.
+   */
+  requeue(): Promise<string>;
 }
 
 export interface DropSource {

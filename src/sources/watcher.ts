@@ -5,8 +5,12 @@ import type { HealthState } from '../observe/health-server.js';
 import type { ClaimedInput, DropSource } from './model.js';
 import { StabilityTracker } from './stability.js';
 
-/** What became of one claimed input: finished (done/failed), to be retried later, or lost to another instance. */
-export type HandleResult = 'done' | 'failed' | 'retry' | 'lost';
+/**
+ * What became of one claimed input: finished (done/failed), to be retried later, lost to
+ * another instance, or given back to its source because it changed while processed
+ * (`requeued`: claim dropped, handle() told the events; taken again once complete).
+ */
+export type HandleResult = 'done' | 'failed' | 'retry' | 'lost' | 'requeued';
 
 export interface WatcherOptions {
   source: DropSource;

@@ -17,15 +17,28 @@ export function mustHoldBack(jobs: readonly JobState[], partial: boolean): boole
 
 /** Every ready job, held back: not submitted, and told why. */
 export function holdBack(jobs: readonly JobState[], ctx: StageContext): JobState[] {
+  return notSubmitted(
+    jobs,
+    ctx,
+    'run.held-back',
+    'valid, but not submitted because another job of this manifest failed ' +
+      '(all or nothing; use --partial to submit the valid jobs)',
+  );
+}
+
+/** Every ready job, withdrawn before the first submit because the input itself must not be used (`why`). */
+export function withdraw(jobs: readonly JobState[], ctx: StageContext, why: string): JobState[] {
+  return notSubmitted(jobs, ctx, 'run.input-changed', `not submitted: ${why}`);
+}
+
+function notSubmitted(jobs: readonly JobState[], ctx: StageContext, code: string, message: string): JobState[] {
   return jobs.map((job) => {
     if (job.outcome !== 'ready') return job;
     const field = `jobs[${job.index}]`;
     const heldBack: Diagnostic = {
       severity: 'error',
-      code: 'run.held-back',
-      message:
-        'valid, but not submitted because another job of this manifest failed ' +
-        '(all or nothing; use --partial to submit the valid jobs)',
+      code,
+      message,
       field,
       source: ctx.manifest.sources.locate(field),
     };
