@@ -65,6 +65,11 @@ export {
   type FaultRule,
   type FaultKind,
   type CreatedJobRecord,
+  // SandboxOptions.state: a store of the sandbox's state (what `--sandbox` keeps under the state dir).
+  SandboxStateError,
+  type SandboxStateStore,
+  type StoredState,
+  type SandboxSnapshot,
 } from './sandbox/index.js';
 
 // Logging with redaction of secrets, tokens and signed-URL query strings.

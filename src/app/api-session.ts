@@ -1,18 +1,22 @@
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
 import { createApiClient, type ApiClient } from '../api/client.js';
-import type { ApiConfig } from '../config/api-config.js';
+import { defaultStateDir, type ApiConfig } from '../config/api-config.js';
 import { apiConfigFrom, type ConfigFlags } from '../config/resolve-config.js';
 import { flagName, resolveSettings, type Settings, type SettingFlags } from '../config/resolve-settings.js';
 import { sandboxConfig } from '../config/sandbox-config.js';
+import { SETTINGS } from '../config/settings.js';
 import { createLogger, isLogLevel, wantsColor, type Logger } from '../log/logger.js';
 import { UsageError } from '../errors.js';
+import { sandboxAccountKey } from '../ledger/account-key.js';
+import { FolderLedger } from '../ledger/folder-ledger.js';
+import { resetSandboxState, SandboxStateFile, sandboxStateFile, unusableState } from './sandbox-state.js';
 
 export interface ApiSessionInput {
   sandbox?: boolean;
   /** Sandbox demo account (with --sandbox). */
   account?: string;
+  /** `--sandbox-reset` (with --sandbox): start over, forgetting the sandbox's jobs and their ledger entries. */
+  sandboxReset?: boolean;
   /** `--log-level`: a flag like the others in `flags`, kept apart because every caller has it. */
   logLevel?: string;
   flags: ConfigFlags;
@@ -29,7 +33,7 @@ export interface ApiSession {
   logger: Logger;
   /** Every setting of the command, resolved once (flags, profile, environment, defaults). */
   settings: Settings;
-  /** Closes the client, and the in-process sandbox and its throw-away state dir if any. */
+  /** Closes the client, and the in-process sandbox if any. */
   close(): Promise<void>;
 }
 
@@ -81,8 +85,9 @@ export async function openApiSession(input: ApiSessionInput): Promise<ApiSession
   }
   // Warnings of the configuration (a secret file others can read), once the logger exists.
   for (const warning of settings.warnings) logger.warn(warning);
-  if (!input.sandbox && settings.explicit('stateDir') === undefined) {
-    // The per-user default holds the ledger of every account of this user: private to the user.
+  if (settings.explicit('stateDir') === undefined) {
+    // The per-user default holds the ledger of every account of this user (and the sandbox's
+    // state): private to the user.
     await mkdir(config.stateDir, { recursive: true, mode: 0o700 }).catch(() => undefined);
   }
   const client = createApiClient(config, { logger });
@@ -94,6 +99,7 @@ function resolveNamed(input: ApiSessionInput, settings: Settings): ApiConfig {
   if (input.account !== undefined) {
     throw new UsageError('--account needs --sandbox (for configured accounts use --profile)');
   }
+  if (input.sandboxReset === true) throw new UsageError('--sandbox-reset needs --sandbox (it resets only the sandbox)');
   return apiConfigFrom(settings);
 }
 
@@ -106,18 +112,45 @@ async function sandboxSession(
   if (clash) throw new UsageError(`--sandbox supplies its own account; it cannot be combined with ${flagName(clash)}`);
   // Checked before the sandbox starts: the same limits as for a configured account.
   const concurrency = settings.get('concurrency');
-  const explicitStateDir = settings.explicit('stateDir');
+  const stateDir = settings.get('stateDir') ?? defaultStateDir(settings.env, settings.home);
+  const accountName = input.account ?? 'us-demo';
+  // The sandbox keeps its jobs under the state dir, and its ledger is found again under a key
+  // that does not depend on its port: a second run answers `already-submitted`, as a real
+  // account would. Another process may use the same state at once (src/sandbox/persistence.ts).
+  const lockStaleMs = settings.get('lockStaleMs') ?? SETTINGS.lockStaleMs.default;
+  const file = sandboxStateFile(stateDir);
   // Loaded only on demand: the simulator is not needed for real calls.
-  const { startSandbox } = await import('../sandbox/index.js');
-  const sandbox = await startSandbox({ port: 0 });
-  cleanups.push(() => sandbox.close());
-  // The in-process sandbox forgets everything when it stops, so its ledger must too: a
-  // throw-away state dir unless one was asked for explicitly.
-  let stateDir = explicitStateDir;
-  if (stateDir === undefined) {
-    const dir = await mkdtemp(join(tmpdir(), 'htorder-sandbox-state-'));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    stateDir = dir;
+  const { startSandbox, SandboxStateError, sandboxAccountNames } = await import('../sandbox/index.js');
+  // Before anything is reset: a mistyped --account changes nothing.
+  if (!sandboxAccountNames().includes(accountName)) {
+    throw new UsageError(`unknown sandbox account "${accountName}" (known: ${sandboxAccountNames().join(', ')})`);
   }
-  return sandboxConfig(sandbox, input.account ?? 'us-demo', { stateDir, concurrency });
+  if (input.sandboxReset === true) {
+    const message = await resetSandboxState({
+      store: new SandboxStateFile(file, { staleMs: lockStaleMs }),
+      ledger: new FolderLedger(stateDir, { staleMs: lockStaleMs }),
+      seed: SANDBOX_SEED,
+    });
+    input.stderr.write(`htorder: ${message}\n`);
+  }
+  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+  try {
+    sandbox = await startSandbox({
+      port: 0,
+      seed: SANDBOX_SEED,
+      state: new SandboxStateFile(file, { staleMs: lockStaleMs }),
+    });
+  } catch (err) {
+    if (err instanceof SandboxStateError) throw unusableState(file, `is not a state htorder can use (${err.message})`);
+    throw err;
+  }
+  cleanups.push(() => sandbox.close());
+  return sandboxConfig(sandbox, accountName, {
+    stateDir,
+    concurrency,
+    ledgerAccount: sandboxAccountKey(accountName),
+  });
 }
+
+/** The seed of the in-process sandbox: fixed, so its saved state and its secrets fit every run. */
+const SANDBOX_SEED = 1;

@@ -97,12 +97,14 @@ export async function openPipelineContext(input: PipelineContextInput): Promise<
 /**
  * The ledger's account key: the account's region (its API host, spelt one way) and its id
  * (`GET /account`), so two credentials of one account and two spellings of its URL share a
- * ledger and two accounts never do. plan, run, watch and track agree on it.
+ * ledger and two accounts never do. plan, run, watch and track agree on it. The in-process
+ * sandbox's key is fixed by its configuration (`sandbox/us-demo`), its URL changing every run.
  */
 export async function accountKey(
-  config: Pick<ApiConfig, 'baseUrl' | 'clientId'>,
+  config: Pick<ApiConfig, 'baseUrl' | 'clientId' | 'ledgerAccount'>,
   catalogue: AccountCatalogue,
 ): Promise<string> {
+  if (config.ledgerAccount !== undefined) return config.ledgerAccount;
   const profile = await catalogue.account();
   return ledgerAccountKey(config.baseUrl, profile?.id ?? config.clientId);
 }

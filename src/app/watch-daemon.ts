@@ -29,6 +29,7 @@ export interface WatchInput {
   partial?: boolean;
   sandbox?: boolean;
   account?: string;
+  sandboxReset?: boolean;
   logLevel?: string;
   /** Settings given as flags, by name (configFlagsFrom). */
   flags: ConfigFlags;
@@ -80,6 +81,7 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
     mapping,
     sandbox: input.sandbox,
     account: input.account,
+    sandboxReset: input.sandboxReset,
     logLevel: input.logLevel,
     flags: { ...watchFlags(input), ...input.flags },
     // A daemon's log is its record: one line per input and per job outcome by default.

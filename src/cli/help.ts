@@ -13,3 +13,7 @@ export function examples(rows: readonly Example[]): string {
   }
   return lines.join('\n');
 }
+
+/** `--sandbox-reset`, spelt once for every command that takes --sandbox. */
+export const SANDBOX_RESET_HELP =
+  "with --sandbox: start over, forgetting the sandbox's jobs (kept in the state dir) and their ledger entries";

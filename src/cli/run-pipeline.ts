@@ -21,6 +21,7 @@ export interface PipelineCommandInput {
   json?: boolean;
   sandbox?: boolean;
   account?: string;
+  sandboxReset?: boolean;
   logLevel?: string;
   flags: ConfigFlags;
 }

@@ -29,6 +29,11 @@ export interface ApiConfig {
   allowInsecure: boolean;
   /** Profile name the values came from, if any (for messages only). */
   profile: string | null;
+  /**
+   * The ledger's key for the account when configuration fixes it: the in-process sandbox's
+   * `sandbox/<account>` (ledger/account-key.ts). Absent: region and account id, learnt from the API.
+   */
+  ledgerAccount?: string;
 }
 
 export interface Timeouts {

@@ -26,7 +26,7 @@ export interface SandboxDirectory {
 export function sandboxConfig(
   sandbox: SandboxDirectory,
   accountName = 'us-demo',
-  overrides: Partial<Pick<ApiConfig, 'stateDir' | 'concurrency' | 'appName' | 'timeouts'>> = {},
+  overrides: Partial<Pick<ApiConfig, 'stateDir' | 'concurrency' | 'appName' | 'timeouts' | 'ledgerAccount'>> = {},
 ): ApiConfig {
   const account = sandbox.accounts.find((a) => a.name === accountName);
   if (!account) {
@@ -49,6 +49,7 @@ export function sandboxConfig(
     timeouts: overrides.timeouts ?? DEFAULT_TIMEOUTS,
     allowInsecure: false,
     profile: null,
+    ...(overrides.ledgerAccount === undefined ? {} : { ledgerAccount: overrides.ledgerAccount }),
   };
 }
 

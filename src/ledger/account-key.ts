@@ -57,3 +57,13 @@ export async function importEntries(from: LedgerStore, to: LedgerStore, account:
   }
   return copied;
 }
+
+/**
+ * The ledger's name for a demo account of the in-process sandbox (`--sandbox`): `sandbox/us-demo`.
+ * Its URL has a new random port every run, so the key cannot come from it; the sandbox keeps
+ * its jobs under the state dir (src/app/sandbox-state.ts), so its ledger must be found again
+ * too. A real account's key starts with a URL scheme, never with `sandbox/`.
+ */
+export function sandboxAccountKey(accountName: string): string {
+  return `sandbox/${accountName}`;
+}

@@ -1,4 +1,4 @@
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { writeFileAtomic } from '../storage/atomic-write.js';
@@ -131,6 +131,25 @@ export class FolderLedger implements LedgerStore {
     if (this.made.has(dir)) return;
     await mkdir(dir, { recursive: true, ...(this.mode === undefined ? {} : { mode: this.mode }) });
     this.made.add(dir);
+  }
+
+  /**
+   * Forgets an account: its entries and its record. Only for `--sandbox-reset`, whose
+   * simulator forgets the same jobs at the same time; never called for a real account.
+   * Returns how many entries there were.
+   */
+  async removeAccount(account: string): Promise<number> {
+    const dir = this.dirOf(account);
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw err;
+    }
+    await rm(dir, { recursive: true, force: true });
+    this.made.delete(dir);
+    return names.filter((n) => n.endsWith('.json') && !n.startsWith('.')).length;
   }
 
   async *entries(account?: string): AsyncIterable<LedgerEntry> {

@@ -7,6 +7,8 @@ export interface SandboxClock {
   now(): Date;
   nowMs(): number;
   advance(ms: number): void;
+  /** How far admin advances have moved it (kept with a persisted sandbox's state). */
+  offsetMs(): number;
   /** Back to the start instant plus real time elapsed (used by reset). */
   resetOffset(): void;
 }
@@ -23,6 +25,7 @@ export function createClock(start: Date = new Date()): SandboxClock {
       if (!Number.isFinite(ms) || ms < 0) throw new RangeError('the clock only moves forward');
       offset += ms;
     },
+    offsetMs: () => offset,
     resetOffset: () => {
       offset = 0;
     },

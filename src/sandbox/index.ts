@@ -5,11 +5,14 @@ import { accountDefs, clientSecret, customerDef } from './data/accounts.js';
 import { REGION_CODES, REGIONS } from './data/regions.js';
 import { Faults } from './faults.js';
 import { createSandboxServer } from './server.js';
+import { SharedWorld, type SandboxStateStore } from './persistence.js';
 import { World } from './state.js';
 import { SandboxAdmin } from './admin-client.js';
 
 export { SandboxAdmin } from './admin-client.js';
 export type { FaultRule, FaultKind, CreatedJobRecord } from './admin-types.js';
+export type { SandboxStateStore, StoredState } from './persistence.js';
+export { resetSnapshot, SandboxStateError, type SandboxSnapshot } from './snapshot.js';
 
 export interface SandboxOptions {
   /** 0 = a random free port (default). */
@@ -22,6 +25,12 @@ export interface SandboxOptions {
   tokenTtlSeconds?: number;
   /** The sandbox clock's start (it then runs with real time); default now. */
   now?: Date;
+  /**
+   * Keeps the state (jobs, job numbers, filed assets, the clock) in a store and shares it with
+   * other sandboxes on the same store; default in memory only. A saved state that cannot be
+   * used rejects the start with a SandboxStateError (never silently starts over).
+   */
+  state?: SandboxStateStore;
 }
 
 export interface SandboxRegion {
@@ -52,18 +61,26 @@ export interface Sandbox extends SandboxInfo {
   close(): Promise<void>;
 }
 
+/** The names of the demo accounts (`--account`), whatever the seed. */
+export function sandboxAccountNames(): string[] {
+  return accountDefs().map((a) => a.name);
+}
+
 /** Starts the simulator on one HTTP server; resolves once it is listening. */
 export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> {
   const seed = opts.seed ?? 1;
   const host = opts.host ?? '127.0.0.1';
   const clock = createClock(opts.now ?? new Date());
   const world = new World(seed, clock, clock.nowMs());
+  const shared = opts.state ? new SharedWorld(world, opts.state) : undefined;
+  // Before listening: a bad saved state stops the start, and nothing is served from a half-loaded world.
+  await shared?.open();
   const tokens = new TokenStore(clock, opts.tokenTtlSeconds ?? 600);
   const faults = new Faults(seed);
   const defs = accountDefs();
   const secrets = new Map(defs.map((a) => [a.name, clientSecret(seed, a.name)]));
   let info: SandboxInfo | null = null;
-  const { server } = createSandboxServer({ world, tokens, faults, secrets, info: () => info });
+  const { server } = createSandboxServer({ world, tokens, faults, secrets, info: () => info, shared });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -17,6 +17,7 @@ import { register as registerPriceCodes } from './routes/price-codes.js';
 import { register as registerPromo } from './routes/promo.js';
 import { register as registerStock } from './routes/stock.js';
 import { statusHtml, statusJson } from './routes/status.js';
+import type { SharedWorld } from './persistence.js';
 import type { World } from './state.js';
 
 const MAX_BODY = 5 * 1024 * 1024;
@@ -28,6 +29,8 @@ export interface ServerDeps {
   /** Client secrets by account name. */
   secrets: Map<string, string>;
   info(): unknown;
+  /** A persistent sandbox's state, shared through its store; absent: in memory only. */
+  shared?: Pick<SharedWorld, 'read' | 'change'>;
 }
 
 function apiRouter(): Router<ApiHandler> {
@@ -86,6 +89,20 @@ export function createSandboxServer(deps: ServerDeps): { server: Server; calls: 
   const accounts = accountDefs();
   const adminDeps: AdminDeps = { world: deps.world, tokens: deps.tokens, faults: deps.faults, calls, info: deps.info };
 
+  /**
+   * Runs a handler of the API or the admin routes: directly for an in-memory sandbox; for a
+   * persistent one after picking up what another process saved, and — for anything but a GET —
+   * under the store's lock, answering only once what it changed is saved.
+   */
+  async function onWorld(method: string, fn: () => Reply): Promise<Reply> {
+    if (!deps.shared) return fn();
+    if (method === 'GET') {
+      await deps.shared.read();
+      return fn();
+    }
+    return deps.shared.change(fn);
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const method = (req.method ?? 'GET').toUpperCase();
     const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
@@ -105,7 +122,12 @@ export function createSandboxServer(deps: ServerDeps): { server: Server; calls: 
           return send(res, problem(400, 'The admin request body must be JSON.', url.pathname));
         }
       }
-      return send(res, m.match.route.handler({ params: m.match.params, body: parsed, path: url.pathname }, adminDeps));
+      const route = m.match.route;
+      const params = m.match.params;
+      return send(
+        res,
+        await onWorld(method, () => route.handler({ params, body: parsed, path: url.pathname }, adminDeps)),
+      );
     }
 
     const regionCode = segments[0] as RegionCode;
@@ -121,10 +143,12 @@ export function createSandboxServer(deps: ServerDeps): { server: Server; calls: 
     // Route key for call counts and fault rules.
     let key: string;
     let run: () => Reply;
+    let onTheWorld = false;
     if (area === 'api') {
       const m = api.match(method, rest);
       if (m.kind === 'found') {
         key = `${method} ${m.match.route.template}`;
+        onTheWorld = true;
         run = () => {
           const auth = deps.tokens.verify(req.headers.authorization, region.code);
           if (!auth.ok)
@@ -191,7 +215,7 @@ export function createSandboxServer(deps: ServerDeps): { server: Server; calls: 
     }
     let reply: Reply;
     try {
-      reply = run();
+      reply = onTheWorld ? await onWorld(method, run) : run();
     } catch (err) {
       if (err instanceof ProblemError) reply = err.reply;
       else throw err;

@@ -58,6 +58,8 @@ export interface CustomerState {
   processes: PricingProcessDto[];
   /** In creation order; `assetsByTag` indexes it. */
   assets: AssetRecord[];
+  /** How many of `assets` were generated from the seed; the rest were filed by jobs (and are persisted). */
+  generatedAssets: number;
   assetsByTag: Map<string, AssetRecord>;
   nextAssetNumber: number;
   users: UserProfile[];
@@ -67,25 +69,46 @@ export interface CustomerState {
   jobs: Map<number, JobRecord>;
 }
 
-/** All mutable sandbox state, rebuilt lazily (per customer) after a reset. */
+export const FIRST_JOB_NUMBER = 700001;
+
+/**
+ * All mutable sandbox state, rebuilt lazily (per customer) after a reset. What is generated
+ * from the seed and `startMs` is rebuilt, never stored; what requests change (jobs, filed
+ * assets, counters) is what snapshot.ts saves and restores for a persistent sandbox.
+ */
 export class World {
   private customers = new Map<number, CustomerState>();
   private globals = new Map<RegionCode, AssetRecord[]>();
-  nextJobNumber = 700001;
+  nextJobNumber = FIRST_JOB_NUMBER;
   created: CreatedJobRecord[] = [];
+  /**
+   * Set by every change a persistent sandbox must save (a job created, edited, cancelled or
+   * advanced, the clock moved, a reset); persistence.ts saves and clears it. Lazy work (a
+   * customer built, a status settled by the clock) repeats exactly and needs no saving.
+   */
+  dirty = false;
 
   constructor(
     readonly seed: number,
     readonly clock: SandboxClock,
-    /** The clock's start: fixed, so generated dates repeat for a seed + start. */
-    readonly startMs: number,
+    /**
+     * The clock's first start: fixed, so generated dates repeat for a seed + start. A
+     * persistent sandbox keeps the start of its first run (snapshot.ts).
+     */
+    public startMs: number,
   ) {}
 
   reset(): void {
     this.customers.clear();
     this.globals.clear();
-    this.nextJobNumber = 700001;
+    this.nextJobNumber = FIRST_JOB_NUMBER;
     this.created = [];
+    this.dirty = true;
+  }
+
+  /** The customers built so far (the only ones a request can have changed). */
+  builtCustomers(): CustomerState[] {
+    return [...this.customers.values()];
   }
 
   customer(customerId: number): CustomerState {
@@ -128,6 +151,7 @@ export class World {
       processes: buildProcesses(region),
       assets,
       assetsByTag: new Map(assets.map((a) => [a.assetTag as string, a])),
+      generatedAssets: assets.length,
       nextAssetNumber: def.assetStart + assets.length,
       users: generateUsers(def, region, this.seed, start),
       profile: buildProfile(def, region),

@@ -135,6 +135,8 @@ async function workspace(files: Record<string, string> = {}): Promise<Workspace>
     ...sandboxEnv(sandbox, 'us-demo'),
     PATH: `${bin}:${process.env.PATH ?? ''}`,
     XDG_CONFIG_HOME: join(dir, '.config'),
+    // Its own state dir: the tests here run concurrently, and `--sandbox` keeps its jobs there.
+    XDG_STATE_HOME: join(dir, '.state'),
     NO_COLOR: '1',
   };
   return { dir, sandbox, env, port: await freePort() };
@@ -319,7 +321,21 @@ const COMMANDS: Record<string, Entry> = {
     },
   },
   'htorder run --sandbox my-orders/orders.yaml': {
-    spec: { before: ['htorder init my-orders'], check: allSubmitted('my-orders/orders.yaml.result.json') },
+    spec: {
+      before: ['htorder init my-orders'],
+      // The README shows it twice: submitted, then already-submitted with the same job number.
+      check: async (ws) => {
+        const report = join(ws.dir, 'my-orders/orders.yaml.result.json');
+        allSubmitted('my-orders/orders.yaml.result.json')(ws);
+        const first = json(report).jobs[0].jobNumber;
+        const again = await run('htorder run --sandbox my-orders/orders.yaml', ws);
+        expect(again.code, again.stderr).toBe(0);
+        expect(again.stderr).toMatch(/PO-0001 +2 +- +already-submitted +700001\n/);
+        expect(json(report).jobs.map((j: { status: string; jobNumber: number }) => [j.status, j.jobNumber])).toEqual([
+          ['already-submitted', first],
+        ]);
+      },
+    },
   },
   'htorder watch --sandbox ./drop': {
     spec: {
@@ -373,6 +389,23 @@ const COMMANDS: Record<string, Entry> = {
   'htorder run --mapping erp.yaml exports/*.csv': { spec: { check: allSubmitted('exports/export.csv.result.json') } },
   'htorder run --sandbox samples/reorder/asset-reorder.yaml': {
     spec: { check: allSubmitted('samples/reorder/asset-reorder.yaml.result.json') },
+  },
+  "htorder api GET '/Jobs/active?pageSize=5' --sandbox": {
+    spec: {
+      before: ['htorder run --sandbox samples/reorder/asset-reorder.yaml'],
+      check: (_ws, r) => expect(JSON.parse(r.stdout).items[0]).toMatchObject({ orderNumber: 'RO-2026-0001' }),
+    },
+  },
+  'htorder run --sandbox --sandbox-reset samples/reorder/asset-reorder.yaml': {
+    spec: {
+      before: ['htorder run --sandbox samples/reorder/asset-reorder.yaml'],
+      check: (ws, r) => {
+        expect(r.stderr).toContain('--sandbox-reset: removed the sandbox state');
+        const jobs = json(join(ws.dir, 'samples/reorder/asset-reorder.yaml.result.json')).jobs;
+        expect(jobs.map((j: { status: string }) => j.status)).toEqual(['submitted']);
+        expect(jobs[0].jobNumber).toBe(700002);
+      },
+    },
   },
   'htorder run --sandbox --json samples/reorder/asset-reorder.yaml 2>/dev/null': {
     spec: {

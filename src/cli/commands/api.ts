@@ -5,7 +5,7 @@ import type { HttpMethod } from '../../api/transport.js';
 import { addConfigOptions, configFlagsFrom } from '../../config/config-flags.js';
 import type { ConfigFlags } from '../../config/resolve-config.js';
 import { ExitCode, UsageError } from '../../errors.js';
-import { examples } from '../help.js';
+import { examples, SANDBOX_RESET_HELP } from '../help.js';
 import { printable } from '../../util/printable.js';
 
 export interface ApiCommandInput {
@@ -14,6 +14,7 @@ export interface ApiCommandInput {
   data?: string;
   sandbox?: boolean;
   account?: string;
+  sandboxReset?: boolean;
   logLevel?: string;
   flags: ConfigFlags;
 }
@@ -35,8 +36,12 @@ export function register(program: Command): void {
     .argument('<method>', 'GET, POST, PATCH, PUT or DELETE')
     .argument('<path>', 'path relative to the API base URL, with an optional query: /Jobs/active?pageSize=5')
     .option('--data <json>', 'request body as JSON text, or @FILE to read it from a file')
-    .option('--sandbox', 'start an in-process sandbox and call it (no credentials needed)')
+    .option(
+      '--sandbox',
+      'start an in-process sandbox and call it (no credentials needed; its jobs are kept in the state dir)',
+    )
     .option('--account <name>', 'sandbox demo account to call as (with --sandbox; default us-demo)')
+    .option('--sandbox-reset', SANDBOX_RESET_HELP)
     .addHelpText(
       'after',
       examples([
@@ -55,6 +60,7 @@ export function register(program: Command): void {
         data: opts.data as string | undefined,
         sandbox: opts.sandbox === true,
         account: opts.account as string | undefined,
+        sandboxReset: opts.sandboxReset === true,
         flags: configFlagsFrom(opts),
       },
       { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() },
@@ -82,6 +88,7 @@ export async function runApiCommand(input: ApiCommandInput, io: ApiCommandIo): P
   const session = await openApiSession({
     sandbox: input.sandbox,
     account: input.account,
+    sandboxReset: input.sandboxReset,
     logLevel: input.logLevel,
     flags: input.flags,
     env: io.env,

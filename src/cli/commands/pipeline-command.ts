@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { addConfigOptions, addSettingOptions, configFlagsFrom } from '../../config/config-flags.js';
-import { examples, type Example } from '../help.js';
+import { examples, SANDBOX_RESET_HELP, type Example } from '../help.js';
 
 export interface PipelineCommandSpec {
   name: 'plan' | 'run';
@@ -26,8 +26,12 @@ export function registerPipelineCommand(program: Command, spec: PipelineCommandS
   if (spec.partial) cmd.option('--partial', 'submit the valid jobs even when other jobs of the manifest failed');
   cmd
     .option('--json', 'print a machine-readable summary to stdout')
-    .option('--sandbox', 'start an in-process sandbox and use its demo account (no credentials needed)')
+    .option(
+      '--sandbox',
+      'start an in-process sandbox and use its demo account (no credentials needed; its jobs are kept in the state dir)',
+    )
     .option('--account <name>', 'sandbox demo account (with --sandbox; default us-demo)')
+    .option('--sandbox-reset', SANDBOX_RESET_HELP)
     .addHelpText('after', examples(spec.examples));
   // The ledger's order locks: plan and run take them.
   addSettingOptions(cmd, ['lockStaleMs']);
@@ -44,6 +48,7 @@ export function registerPipelineCommand(program: Command, spec: PipelineCommandS
         json: opts.json === true,
         sandbox: opts.sandbox === true,
         account: opts.account as string | undefined,
+        sandboxReset: opts.sandboxReset === true,
         flags: configFlagsFrom(opts),
       },
       { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() },

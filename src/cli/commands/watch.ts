@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { WATCH_SETTINGS, addConfigOptions, addSettingOptions, configFlagsFrom } from '../../config/config-flags.js';
 import { WATCH_DEFAULTS } from '../../config/settings.js';
-import { examples } from '../help.js';
+import { examples, SANDBOX_RESET_HELP } from '../help.js';
 
 /** `htorder watch DIR | s3://BUCKET/PREFIX` — daemon: runs each manifest dropped in, exactly once. */
 export function register(program: Command): void {
@@ -16,8 +16,12 @@ export function register(program: Command): void {
       'a mapping for CSV/xlsx exports: a file, or a preset (shopify, woocommerce, odoo)',
     )
     .option('--partial', 'submit the valid jobs even when other jobs of the manifest failed')
-    .option('--sandbox', 'start an in-process sandbox and use its demo account (no credentials needed)')
+    .option(
+      '--sandbox',
+      'start an in-process sandbox and use its demo account (no credentials needed; its jobs are kept in the state dir)',
+    )
     .option('--account <name>', 'sandbox demo account (with --sandbox; default us-demo)')
+    .option('--sandbox-reset', SANDBOX_RESET_HELP)
     .addHelpText(
       'after',
       examples([
@@ -56,6 +60,7 @@ export function register(program: Command): void {
           partial: opts.partial === true,
           sandbox: opts.sandbox === true,
           account: opts.account as string | undefined,
+          sandboxReset: opts.sandboxReset === true,
           flags: configFlagsFrom(opts),
         },
         { stderr: process.stderr, env: process.env, cwd: process.cwd(), signal: controller.signal },

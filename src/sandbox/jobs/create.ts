@@ -19,6 +19,7 @@ export function createJob(
 ): { job: JobRecord; response: JobCreateResponse } {
   const nowMs = world.clock.nowMs();
   const jobNumber = world.nextJobNumber++;
+  world.dirty = true;
   const newTags = new Map<number, string>();
   const lines: JobLineDto[] = plan.lines.map((l, i) => {
     let assetSku = l.asset?.assetTag ?? null;

@@ -90,6 +90,7 @@ export function adminRouter(): Router<AdminHandler> {
       if (!next) return problem(409, `Job ${n} is ${job.status}, which has no next status.`, q.path);
     }
     enter(job, next, now);
+    d.world.dirty = true;
     return json({ jobNumber: job.jobNumber, jobStatus: job.status });
   });
   r.add('GET', '/calls', (_q, d) =>
@@ -116,6 +117,7 @@ export function adminRouter(): Router<AdminHandler> {
     if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0)
       return problem(400, 'body must be { ms: number >= 0 }', q.path);
     d.world.clock.advance(ms);
+    d.world.dirty = true;
     return json({ now: isoSeconds(d.world.clock.now()) });
   });
   r.add('POST', '/tokens/expire', (_q, d) => json({ expired: d.tokens.expireAll() }));

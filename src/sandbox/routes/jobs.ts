@@ -144,6 +144,7 @@ function patchJob(ctx: ApiContext): Reply {
   if (patch.orderNumber !== undefined) job.orderNumber = patch.orderNumber;
   if (mustDate !== undefined) job.mustDate = mustDate;
   if (dueDay !== undefined) job.dueDay = dueDay;
+  ctx.world.dirty = true;
   return json(toJobDto(job, ctx.now.getTime()));
 }
 
@@ -221,6 +222,7 @@ export function register(r: Router<ApiHandler>): void {
     if (!isCancelable(job.status))
       return problem(409, `Job ${job.jobNumber} is ${job.status} and can no longer be cancelled.`, ctx.path);
     enter(job, STATUS.Cancelled, ctx.now.getTime());
+    ctx.world.dirty = true;
     return noContent();
   });
 }

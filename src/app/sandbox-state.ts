@@ -1,0 +1,196 @@
+import type { BigIntStats } from 'node:fs';
+import { constants } from 'node:fs';
+import { mkdir, open, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import lockfile from 'proper-lockfile';
+import { UsageError } from '../errors.js';
+import { sandboxAccountKey } from '../ledger/account-key.js';
+import type { FolderLedger } from '../ledger/folder-ledger.js';
+import type { SandboxSnapshot, SandboxStateStore, StoredState } from '../sandbox/index.js';
+import { writeFileAtomic } from '../storage/atomic-write.js';
+
+/**
+ * The state of the in-process sandbox of `--sandbox`, kept under the state dir so that a
+ * second run finds the jobs of the first (and its ledger, under `sandbox/<account>`, agrees):
+ * `<stateDir>/sandbox/state.json`. The simulator does no I/O itself (src/sandbox/persistence.ts
+ * says when to read and write); this is its store: a bounded, hostile-input read, atomic
+ * fsynced writes, and a lock between processes (`run --sandbox` beside `watch --sandbox`).
+ */
+
+/** A state this large is a runaway, not a demo (about 10,000 jobs); a reset starts over. */
+export const MAX_SANDBOX_STATE_BYTES = 32 * 1024 * 1024;
+
+const RESET_HINT =
+  "run again with --sandbox-reset to start over (it forgets the sandbox's jobs and the ledger entries of its accounts)";
+
+/** O_NOFOLLOW: a link planted at the name is refused (ELOOP), never followed out of the state dir. */
+const OPEN_STATE = constants.O_RDONLY | constants.O_NOFOLLOW;
+
+export function sandboxStateFile(stateDir: string): string {
+  return join(stateDir, 'sandbox', 'state.json');
+}
+
+/** The error for a state that cannot be used: names the file and the way out. */
+export function unusableState(file: string, why: string): UsageError {
+  return new UsageError(`the sandbox state ${file} ${why}; ${RESET_HINT}`);
+}
+
+export interface SandboxStateFileOptions {
+  /** A lock not refreshed this long is a killed process's and is taken over. */
+  staleMs: number;
+  /** How long to wait for another process's lock (held only while it saves). Default 30 s. */
+  waitMs?: number;
+}
+
+export class SandboxStateFile implements SandboxStateStore {
+  /** The file as last read or written by this process (inode, size, mtime), or `none`. */
+  private seen: string | undefined;
+  /** Set when another process took the lock over while this one held it. */
+  private lost: Error | undefined;
+
+  constructor(
+    readonly file: string,
+    private readonly options: SandboxStateFileOptions,
+  ) {}
+
+  get lockFile(): string {
+    return `${this.file}.lock`;
+  }
+
+  async readIfChanged(): Promise<StoredState> {
+    const found = await this.read();
+    if (found.kind === 'none') {
+      if (this.seen === 'none') return { kind: 'unchanged' };
+      this.seen = 'none';
+      return found;
+    }
+    if (found.signature === this.seen) return { kind: 'unchanged' };
+    let state: unknown;
+    try {
+      state = JSON.parse(found.text);
+    } catch (err) {
+      throw unusableState(this.file, `is not valid JSON (${(err as Error).message})`);
+    }
+    this.seen = found.signature;
+    return { kind: 'saved', state };
+  }
+
+  /** The file's text, read with a bound; `none` when there is no file. */
+  async read(): Promise<{ kind: 'none' } | { kind: 'text'; text: string; signature: string }> {
+    let handle: Awaited<ReturnType<typeof open>>;
+    try {
+      handle = await open(this.file, OPEN_STATE);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return { kind: 'none' };
+      throw unusableState(
+        this.file,
+        `cannot be read (${code === 'ELOOP' ? 'it is a symbolic link' : (code ?? 'error')})`,
+      );
+    }
+    try {
+      const st = await handle.stat({ bigint: true });
+      if (!st.isFile()) throw unusableState(this.file, 'is not a regular file');
+      if (st.size > BigInt(MAX_SANDBOX_STATE_BYTES))
+        throw unusableState(this.file, `is larger than ${MAX_SANDBOX_STATE_BYTES / 1024 / 1024} MiB`);
+      // Read at most the bound, whatever the file grows to meanwhile.
+      const buffer = Buffer.alloc(Number(st.size));
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+      return { kind: 'text', text: buffer.subarray(0, bytesRead).toString('utf8'), signature: signature(st) };
+    } catch (err) {
+      if (err instanceof UsageError) throw err;
+      throw unusableState(
+        this.file,
+        `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
+      );
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async withLock<T>(fn: () => Promise<T>): Promise<T> {
+    await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
+    const waitMs = this.options.waitMs ?? 30_000;
+    let release: () => Promise<void>;
+    this.lost = undefined;
+    try {
+      release = await lockfile.lock(this.file, {
+        realpath: false,
+        stale: Math.max(2000, this.options.staleMs),
+        retries: { retries: Math.ceil(waitMs / 200), factor: 1.2, minTimeout: 10, maxTimeout: 200, randomize: true },
+        onCompromised: (err) => {
+          this.lost = err;
+        },
+      });
+    } catch (err) {
+      throw new UsageError(
+        `the sandbox state ${this.file} is locked by another htorder process (lock ${this.lockFile}, ` +
+          `waited ${Math.round(waitMs / 1000)} s): ${(err as Error).message}. A process that was killed ` +
+          `leaves it behind; it is taken over once not refreshed for ${Math.round(Math.max(2000, this.options.staleMs) / 1000)} s`,
+      );
+    }
+    try {
+      return await fn();
+    } finally {
+      if (!this.lost) await release().catch(() => undefined);
+    }
+  }
+
+  async write(state: SandboxSnapshot): Promise<void> {
+    if (this.lost) throw new Error(`lost the lock of the sandbox state ${this.file}: ${this.lost.message}`);
+    const text = `${JSON.stringify(state)}\n`;
+    if (Buffer.byteLength(text) > MAX_SANDBOX_STATE_BYTES)
+      throw unusableState(
+        this.file,
+        `would grow beyond ${MAX_SANDBOX_STATE_BYTES / 1024 / 1024} MiB (${state.created.length} jobs)`,
+      );
+    await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
+    await writeFileAtomic(this.file, text, { durable: true });
+    // Under the lock nobody else writes: what is there now is what this process wrote.
+    this.seen = signature(await stat(this.file, { bigint: true }));
+  }
+}
+
+function signature(st: BigIntStats): string {
+  return `${st.ino}:${st.size}:${st.mtimeNs}`;
+}
+
+/**
+ * `--sandbox-reset`: under the state's lock, replaces the sandbox's state by a fresh one (the
+ * job counter goes on, so no job number is ever handed out twice) and removes the ledger
+ * entries of every sandbox account (`sandbox/<name>`), so the two agree again. The ledgers of
+ * real accounts are never touched. Works on a state that cannot be read: that is what it is
+ * for. Returns what it did, in one line for the user.
+ */
+export async function resetSandboxState(input: {
+  store: SandboxStateFile;
+  ledger: FolderLedger;
+  seed: number;
+}): Promise<string> {
+  const { store, ledger } = input;
+  const { resetSnapshot, sandboxAccountNames } = await import('../sandbox/index.js');
+  return store.withLock(async () => {
+    let previous: unknown;
+    let had = false;
+    try {
+      const found = await store.read();
+      had = found.kind === 'text';
+      if (found.kind === 'text') previous = JSON.parse(found.text);
+    } catch {
+      // Unreadable or not JSON: forgotten all the same.
+    }
+    const { snapshot, forgotJobs } = resetSnapshot(previous, input.seed, Date.now());
+    await store.write(snapshot);
+    const removed: string[] = [];
+    for (const name of sandboxAccountNames()) {
+      const key = sandboxAccountKey(name);
+      const n = await ledger.removeAccount(key);
+      if (n > 0) removed.push(`${n} of ${key}`);
+    }
+    const state = !had
+      ? `there was no sandbox state in ${store.file}`
+      : `removed the sandbox state ${store.file} (${forgotJobs === undefined ? 'unreadable' : `${forgotJobs} job(s)`})`;
+    const entries = removed.length === 0 ? 'no ledger entries of the sandbox' : `ledger entries: ${removed.join(', ')}`;
+    return `--sandbox-reset: ${state}; ${entries}. Job numbers go on from ${snapshot.nextJobNumber}.`;
+  });
+}

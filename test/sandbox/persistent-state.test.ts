@@ -1,0 +1,103 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import lockfile from 'proper-lockfile';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SandboxStateFile } from '../../src/app/sandbox-state.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { Caller, dtfLine, start, usJob } from '../support/sandbox-http.js';
+import { tempDirPerTest } from '../support/temp-files.js';
+
+/**
+ * A persistent sandbox (what `--sandbox` runs): its state is saved through a store and
+ * restored by the next sandbox on the same store — several of them may share it at once.
+ * Real sandboxes over HTTP, the real file store of the app layer.
+ */
+
+const open: Sandbox[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((s) => s.close()));
+});
+
+/** Stops a sandbox before the end of its test (as a process that ends would). */
+async function stop(sb: Sandbox): Promise<void> {
+  open.splice(open.indexOf(sb), 1);
+  await sb.close();
+}
+
+async function sandboxOn(file: string): Promise<{ sb: Sandbox; us: Caller }> {
+  const sb = await start({ state: new SandboxStateFile(file, { staleMs: 10_000 }) });
+  open.push(sb);
+  return { sb, us: new Caller(sb, 'us-demo') };
+}
+
+describe('a persistent sandbox', () => {
+  it('restores jobs, their changes, filed assets and the counters after a restart', async () => {
+    const file = join(await tempDirPerTest(), 'sandbox', 'state.json');
+    const first = await sandboxOn(file);
+    const created = await first.us.post('/Jobs', usJob({ orderNumber: 'PO-P1', items: [dtfLine()] }));
+    expect(created.status, created.text).toBe(201);
+    const { jobNumber, jobLineDetails } = created.body;
+    const tag = jobLineDetails[0].newAssetSku as string;
+    const other = await first.us.post('/Jobs', usJob({ orderNumber: 'PO-P2' }));
+    expect((await first.us.call('PATCH', `/Jobs/${jobNumber}`, { json: { description: 'Edited' } })).status).toBe(200);
+    expect((await first.us.post(`/Jobs/${other.body.jobNumber}/cancel`)).status).toBe(204);
+    const before = (await first.us.get(`/Jobs/${jobNumber}`)).body;
+    await stop(first.sb);
+
+    const second = await sandboxOn(file);
+    expect((await second.us.get(`/Jobs/${jobNumber}`)).body).toEqual(before);
+    expect((await second.us.get(`/Jobs/${other.body.jobNumber}`)).body.jobStatus).toBe('Cancelled');
+    expect((await second.us.get(`/Assets/${tag}`)).body).toMatchObject({ assetTag: tag, priceCode: dtfLine().code });
+    // Searchable, as the settle search of an unknown outcome needs.
+    const found = await second.us.get('/Jobs/active?searchText=PO-P1');
+    expect(found.body.items.map((j: { jobNumber: number }) => j.jobNumber)).toEqual([jobNumber]);
+    expect((await second.sb.admin.jobs()).map((j) => j.orderNumber)).toEqual(['PO-P1', 'PO-P2']);
+    // Counters go on: no job number or asset tag is handed out twice.
+    const next = await second.us.post('/Jobs', usJob({ orderNumber: 'PO-P3', items: [dtfLine()] }));
+    expect(next.body.jobNumber).toBe(other.body.jobNumber + 1);
+    expect(next.body.jobLineDetails[0].newAssetSku).not.toBe(tag);
+  });
+
+  it('shares its state with another sandbox on the same store, at the same time', async () => {
+    const file = join(await tempDirPerTest(), 'sandbox', 'state.json');
+    const a = await sandboxOn(file);
+    const b = await sandboxOn(file);
+    const posts = Array.from({ length: 10 }, (_, i) =>
+      (i % 2 ? a : b).us.post('/Jobs', usJob({ orderNumber: `PO-S${i}` })),
+    );
+    const numbers = (await Promise.all(posts)).map((r) => r.body.jobNumber as number);
+    expect(new Set(numbers).size).toBe(10);
+    // Each sees the other's jobs.
+    for (const n of numbers) {
+      expect((await a.us.get(`/Jobs/${n}`)).status).toBe(200);
+      expect((await b.us.get(`/Jobs/${n}`)).status).toBe(200);
+    }
+  });
+
+  it('waits for the lock of another process, then names the lock file when it gives up', async () => {
+    const dir = await tempDirPerTest();
+    const file = join(dir, 'sandbox', 'state.json');
+    await mkdir(join(dir, 'sandbox'));
+    const release = await lockfile.lock(file, { realpath: false, stale: 10_000 });
+    try {
+      const store = new SandboxStateFile(file, { staleMs: 10_000, waitMs: 300 });
+      await expect(store.withLock(async () => 'never')).rejects.toThrow(
+        `the sandbox state ${file} is locked by another htorder process (lock ${file}.lock`,
+      );
+    } finally {
+      await release();
+    }
+    const store = new SandboxStateFile(file, { staleMs: 10_000, waitMs: 300 });
+    expect(await store.withLock(async () => 'now')).toBe('now');
+  });
+
+  it('a state saved with another seed is refused, naming the field', async () => {
+    const file = join(await tempDirPerTest(), 'sandbox', 'state.json');
+    const { us, sb } = await sandboxOn(file);
+    await us.post('/Jobs', usJob());
+    await stop(sb);
+    await expect(start({ seed: 2, state: new SandboxStateFile(file, { staleMs: 10_000 }) })).rejects.toThrow(
+      '$.seed: expected 2, the seed of this sandbox (it holds 1)',
+    );
+  });
+});
