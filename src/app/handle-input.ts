@@ -85,10 +85,17 @@ async function processClaimed(
 ): Promise<HandleResult> {
   const { logger } = ctx;
   // Never act on a file that is still changing (docs/watch.md#a-file-that-changes-while-it-is-processed):
-  // compared with what was read at claim right before the first submit, and before it is moved out.
+  // compared with what was read at claim right before the first submit (and each change of a
+  // submitted job), and before it is moved out. Callers at the same moment share one check.
   let changed: InputChange | undefined;
+  let checking: Promise<InputChange | undefined> | undefined;
   const beforeSubmit = async (): Promise<string | undefined> => {
-    changed = await input.recheck('submit');
+    if (!changed) {
+      checking ??= input.recheck('submit').finally(() => {
+        checking = undefined;
+      });
+      changed ??= await checking;
+    }
     return changed && `${input.name} changed while being processed (${changed.what})`;
   };
   const outcome = await processInput(input.path, {

@@ -64,6 +64,8 @@ export interface ChangeContext {
   jobIndex: number;
   sources: SourceMap;
   now?: () => Date;
+  /** run: asked right before a PATCH or cancel is sent; a reason not to send it (the input changed). */
+  beforeSend?: () => Promise<string | undefined>;
 }
 
 /** The manifest's values of the patchable fields that are present (the ledger baseline). */
@@ -186,6 +188,8 @@ async function cancel(ctx: ChangeContext, entry: LedgerEntry, current: JobDto): 
     const message = `job ${n} cannot be cancelled (${status(current)}): ${CANCEL_ADVICE}; nothing was sent`;
     return result('refused', [error(ctx, 'cancel', 'changes.not-cancelable', message)]);
   }
+  const stop = await withdrawn(ctx, 'cancel', true);
+  if (stop) return stop;
   const now = (ctx.now ?? (() => new Date()))().toISOString();
   await ctx.ledger.write({ ...entry, cancelRequestedAt: entry.cancelRequestedAt ?? now });
   try {
@@ -236,6 +240,8 @@ async function patch(
     const message = `job ${n} is locked for editing: ${reason}; not changed: ${changes.map(describe).join('; ')}`;
     return result('refused', [error(ctx, field, 'changes.locked', message)]);
   }
+  const stop = await withdrawn(ctx, field, false);
+  if (stop) return stop;
   try {
     await ctx.client.jobs.patch(n, patchBody(changes));
   } catch (err) {
@@ -255,6 +261,14 @@ async function patch(
     'applied',
     changes.map((c) => note(ctx, c.field, 'changes.applied', `changed ${describe(c)} on job ${n}`)),
   );
+}
+
+/** Nothing sent because the input must not be acted on (ChangeContext.beforeSend): why, as an error. */
+async function withdrawn(ctx: ChangeContext, field: string, cancel: boolean): Promise<ChangeOutcome | undefined> {
+  const why = await ctx.beforeSend?.();
+  if (why === undefined) return undefined;
+  const diagnostics = [error(ctx, field, 'run.input-changed', `not sent: ${why}`)];
+  return { state: 'refused', cancel, changes: [], diagnostics };
 }
 
 /** GET /Jobs/{n}: the flags are read fresh every time. */

@@ -63,8 +63,9 @@ export interface PipelineContext {
   /** The command named in the reports when it is not `command` itself (`watch` runs as `run`). */
   reportCommand?: ReportCommand;
   /**
-   * run only: asked once, right before the first job is submitted; a reason not to submit
-   * anything from this input (`watch`: it changed since it was read), or undefined to go on.
+   * run only: asked right before the first job is submitted, and before each change (PATCH,
+   * cancel) of a submitted job is sent; a reason not to send anything from this input
+   * (`watch`: it changed since it was read), or undefined to go on.
    */
   beforeSubmit?: () => Promise<string | undefined>;
 }
@@ -185,6 +186,7 @@ function stageContext(manifest: Manifest, ctx: PipelineContext & { verifiedAbsen
     ledger,
     account,
     logger,
+    ...(ctx.beforeSubmit ? { beforeSend: ctx.beforeSubmit } : {}),
     submit: { client, ledger, account, verifyUnseen, verifiedAbsent, input, logger, ...ctx.submit },
   };
 }

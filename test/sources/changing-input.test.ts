@@ -21,19 +21,28 @@ import { CODED_ADDRESS } from '../support/yaml-manifests.js';
  * the stable time by construction, because the file was claimed during it.
  */
 
-type Held = 'validate' | 'create';
+/** POST /Jobs dry runs, POST /Jobs creates, or GET /Jobs/{n} (the read before a change is sent). */
+type Held = 'validate' | 'create' | 'read';
 
-/** A loopback proxy in front of the sandbox that can hold POST /Jobs dry runs or creates. */
+/** A loopback proxy in front of the sandbox that can hold POST /Jobs dry runs or creates, or job reads. */
 interface ApiGate {
   /** Origin of the proxy (http://127.0.0.1:PORT). */
   origin: string;
-  /** From now on, hold this kind of POST /Jobs until release(). */
+  /** From now on, hold this kind of request until release(). */
   hold(kind: Held): void;
   /** How many requests are held now. */
   held(): number;
   /** Lets the held requests through; with `next`, holds that kind again from now on. */
   release(next?: Held): void;
   close(): Promise<void>;
+}
+
+function kindOf(method: string, path: string, body: Buffer): Held | undefined {
+  if (method === 'GET' && /\/Jobs\/\d+$/i.test(path)) return 'read';
+  if (method !== 'POST' || !/\/Jobs$/i.test(path)) return undefined;
+  return (JSON.parse(body.toString('utf8')) as { validateOnly?: boolean }).validateOnly === true
+    ? 'validate'
+    : 'create';
 }
 
 async function apiGate(target: string): Promise<ApiGate> {
@@ -52,13 +61,10 @@ async function apiGate(target: string): Promise<ApiGate> {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
       const body = Buffer.concat(chunks);
-      if (holding && req.method === 'POST' && /\/Jobs$/i.test((req.url ?? '').split('?')[0])) {
-        const validate = (JSON.parse(body.toString('utf8')) as { validateOnly?: boolean }).validateOnly === true;
-        if ((holding === 'validate') === validate) {
-          const wait = gate;
-          held += 1;
-          await wait;
-        }
+      if (holding && kindOf(req.method ?? '', (req.url ?? '').split('?')[0], body) === holding) {
+        const wait = gate;
+        held += 1;
+        await wait;
       }
       const up = request(
         { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
@@ -245,6 +251,43 @@ describe('a drop folder file that changes while it is processed', () => {
       expect(await ls('done')).toEqual(['late.yaml', 'late.yaml.result.csv', 'late.yaml.result.json']);
     } finally {
       await writer.close();
+      gate.release();
+      await w.stop();
+    }
+  });
+
+  it('sends no change of a submitted job from a partial file (a description cut mid-word)', async () => {
+    const w = await startWatch({ target: drop.path }, env);
+    try {
+      await writeFile(join(drop.path, 'p.yaml'), `${HEADER}${whole('EDIT-1')}    description: Autumn promo\n`);
+      await attemptsEnded(w, 1);
+      await sandbox.admin.resetCalls();
+      const path = join(drop.path, 'p2.yaml');
+      const writer = await open(path, 'a');
+      try {
+        gate.hold('read');
+        // The same order, its description being rewritten: cut mid-word, still valid YAML.
+        await writer.write(`${HEADER}${whole('EDIT-1')}    description: Spr`);
+        // The job is read before its change is sent: the file was claimed and is mid-way.
+        await waitFor(() => (gate.held() > 0 ? true : undefined), 'the job read before the change');
+        await writer.write('ing promo\n');
+        gate.release();
+        await attemptsEnded(w, 2);
+        expect((await sandbox.admin.calls())['PATCH /Jobs/{jobNumber}'] ?? 0).toBe(0);
+        expect(requeued(w)).toHaveLength(1);
+        await waitFor(async () => ((await ls('done')).includes('p2.yaml') ? true : undefined), 'p2.yaml done');
+      } finally {
+        await writer.close();
+      }
+      expect((await sandbox.admin.calls())['PATCH /Jobs/{jobNumber}']).toBe(1);
+      const report = JSON.parse(await readFile(join(drop.path, 'done', 'p2.yaml.result.json'), 'utf8')) as {
+        jobs: { status: string; warnings?: { message: string }[]; errors?: { message: string }[] }[];
+      };
+      expect(report.jobs[0].status).toBe('already-submitted');
+      expect(JSON.stringify(report.jobs[0])).toContain('Spring promo');
+      expect(JSON.stringify(report.jobs[0])).not.toMatch(/"Spr"|'Spr'/);
+      expect(await created()).toEqual([['EDIT-1', BOTH_LINES]]);
+    } finally {
       gate.release();
       await w.stop();
     }

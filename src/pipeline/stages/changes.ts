@@ -19,6 +19,7 @@ export async function applyChanges(job: JobState, ctx: StageContext): Promise<Jo
       logger: ctx.logger,
       jobIndex: job.index,
       sources: manifest.sources,
+      ...(ctx.beforeSend ? { beforeSend: ctx.beforeSend } : {}),
     },
     manifest.jobs[job.index],
     { account: ctx.account, hash: job.hash, submitted: job.outcome === 'found' },
