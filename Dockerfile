@@ -13,6 +13,9 @@ COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
+# The build also generates the manifest validator from the schema (build/standalone-validators.mjs).
+COPY build ./build
+COPY schemas ./schemas
 RUN npm run build \
  && npm prune --omit=dev \
  && find dist -name '*.map' -delete

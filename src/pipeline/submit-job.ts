@@ -50,6 +50,19 @@ export interface SubmitRequest {
 }
 
 /**
+ * The ledger entry of an order as read once, without its lock, by the look-up stage: only a
+ * hint (a final state needs no lock), passed on so the checks below need not read it again.
+ * Every decision to send reads the entry again under the lock.
+ */
+export interface LedgerPeek {
+  entry: LedgerEntry | undefined;
+}
+
+export async function peekLedger(ctx: SubmitContext, orderNumber: string): Promise<LedgerPeek> {
+  return { entry: await ctx.ledger.read({ account: ctx.account, orderNumber }) };
+}
+
+/**
  * Looks the order up in the ledger without sending anything: a submitted order is reported
  * `already-submitted` before any resolution or dry run is spent on it. Final states need no
  * lock; anything else is decided later, under the lock, by submitJob.
@@ -58,8 +71,9 @@ export async function ledgerStatus(
   ctx: SubmitContext,
   orderNumber: string,
   hash: string,
+  peek?: LedgerPeek,
 ): Promise<SubmitOutcome | undefined> {
-  const entry = await ctx.ledger.read({ account: ctx.account, orderNumber });
+  const entry = (peek ?? (await peekLedger(ctx, orderNumber))).entry;
   if (entry?.state !== 'submitted') return undefined;
   return { status: 'already-submitted', entry, changedAfterSubmit: entry.payloadHash !== hash };
 }
@@ -73,10 +87,11 @@ export async function settleInDoubt(
   ctx: SubmitContext,
   orderNumber: string,
   hash: string,
+  peek?: LedgerPeek,
 ): Promise<SubmitOutcome | undefined> {
   const key = { account: ctx.account, orderNumber };
-  const peek = await ctx.ledger.read(key);
-  if (peek?.state !== 'intent') return undefined;
+  const peeked = (peek ?? (await peekLedger(ctx, orderNumber))).entry;
+  if (peeked?.state !== 'intent') return undefined;
   return ctx.ledger.withLock(key, async () => {
     const entry = await ctx.ledger.read(key);
     if (entry?.state === 'submitted') {
@@ -102,6 +117,7 @@ export async function verifyUnseen(
   ctx: SubmitContext,
   orderNumber: string,
   hash: string,
+  peek?: LedgerPeek,
 ): Promise<SubmitOutcome | undefined> {
   if (!ctx.verifyUnseen || ctx.verifiedAbsent?.has(orderNumber)) return undefined;
   const key = { account: ctx.account, orderNumber };
@@ -110,7 +126,7 @@ export async function verifyUnseen(
     ctx.verifiedAbsent?.add(orderNumber);
     return undefined;
   };
-  if (await ctx.ledger.read(key)) return seen();
+  if ((peek ?? (await peekLedger(ctx, orderNumber))).entry) return seen();
   return ctx.ledger.withLock(key, async () => {
     const entry = await ctx.ledger.read(key);
     if (entry?.state === 'submitted') {

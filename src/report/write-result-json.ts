@@ -71,31 +71,59 @@ function jobView(job: JobResult): unknown {
 export function itemsJson(items: readonly ItemResult[]): string {
   if (items.length === 0) return '[]';
   const I = ITEM_KEY_INDENT;
-  const out = new Array<string>(items.length);
+  // One string built by concatenation (a rope V8 flattens once) rather than an array per item.
+  let out = '[';
   for (let k = 0; k < items.length; k++) {
     const i = items[k];
-    out[k] = [
-      `\n${ITEM_INDENT}{`,
-      `\n${I}"index": ${JSON.stringify(i.index)},`,
-      `\n${I}"source": ${sourceJson(i.source)},`,
-      `\n${I}"itemType": ${JSON.stringify(i.itemType)},`,
-      `\n${I}"code": ${JSON.stringify(i.code)},`,
-      `\n${I}"quantity": ${JSON.stringify(i.quantity)},`,
-      `\n${I}"status": ${JSON.stringify(i.status)},`,
-      `\n${I}"newAssetSku": ${JSON.stringify(i.newAssetSku)},`,
-      `\n${I}"needsArtworkToBeUploaded": ${JSON.stringify(i.needsArtworkToBeUploaded)},`,
-      `\n${I}"errors": ${nested(i.errors)}`,
-      `\n${ITEM_INDENT}}`,
-    ].join('');
+    out +=
+      `${k === 0 ? '' : ','}\n${ITEM_INDENT}{` +
+      `\n${I}"index": ${numberJson(i.index)},` +
+      `\n${I}"source": ${sourceJson(i.source)},` +
+      `\n${I}"itemType": ${stringJson(i.itemType)},` +
+      `\n${I}"code": ${stringJson(i.code)},` +
+      `\n${I}"quantity": ${numberJson(i.quantity)},` +
+      `\n${I}"status": ${stringJson(i.status)},` +
+      `\n${I}"newAssetSku": ${stringJson(i.newAssetSku)},` +
+      `\n${I}"needsArtworkToBeUploaded": ${JSON.stringify(i.needsArtworkToBeUploaded)},` +
+      `\n${I}"errors": ${nested(i.errors)}` +
+      `\n${ITEM_INDENT}}`;
   }
-  return `[${out.join(',')}\n${JOB_KEY_INDENT}]`;
+  return `${out}\n${JOB_KEY_INDENT}]`;
+}
+
+/** JSON of a number as JSON.stringify writes it (a finite number prints as in JS). */
+function numberJson(value: number | null): string {
+  return typeof value === 'number' && Number.isFinite(value) ? `${value}` : JSON.stringify(value);
+}
+
+/**
+ * JSON of a string (or null), remembered: item types, codes and statuses repeat across a big
+ * manifest's items, and quoting each again was most of the writer's time. Bounded.
+ */
+const quoted = new Map<string, string>();
+const QUOTED_MAX = 4096;
+function stringJson(value: string | null): string {
+  if (typeof value !== 'string') return JSON.stringify(value);
+  let text = quoted.get(value);
+  if (text === undefined) {
+    text = JSON.stringify(value);
+    if (quoted.size < QUOTED_MAX) quoted.set(value, text);
+  }
+  return text;
 }
 
 function sourceJson(source: ItemResult['source']): string {
-  if (source !== null && 'row' in source && Object.keys(source).length === 1) {
+  if (source !== null && 'row' in source && onlyKey(source)) {
     return `{\n${ITEM_KEY_INDENT}  "row": ${JSON.stringify(source.row)}\n${ITEM_KEY_INDENT}}`;
   }
   return nested(source);
+}
+
+/** Whether the object has exactly one own enumerable key (without Object.keys' array per item). */
+function onlyKey(object: object): boolean {
+  let n = 0;
+  for (const key in object) if (Object.hasOwn(object, key) && ++n > 1) return false;
+  return n === 1;
 }
 
 /** Any other value at an item key's depth. */

@@ -14,9 +14,15 @@
  * Records are delivered synchronously from `push` (csv-parse emits 'data' inside write() in
  * flowing mode), so callers need no async iteration per record: a million rows would
  * otherwise cost a million promise round trips.
+ *
+ * Splitting: with a one-character delimiter, records are split by fast-records.ts, which slices
+ * cells out of the decoded text; at the first record it does not handle (text after a closing
+ * quote, a quote never closed) the rest of the input, from that record on, goes to csv-parse —
+ * so what comes out, errors included, is what csv-parse alone would give.
  */
 import { isUtf8 } from 'node:buffer';
 import { parse, type CsvError, type Parser } from 'csv-parse';
+import { splitRecords } from './fast-records.js';
 import iconv from 'iconv-lite';
 import { CSV_LIMIT_SETTINGS, type CsvLimits, DEFAULT_CSV_LIMITS, INPUT_TOO_LARGE } from '../read-input.js';
 import type { CsvDialect } from './dialect.js';
@@ -44,7 +50,15 @@ export class CsvScanner {
   private nextStart: number;
   private sawHeader = false;
   private failed = false;
-  private readonly parser: Parser;
+  /** csv-parse, once the fast splitter handed over (or from the start, for a longer delimiter). */
+  private parser: Parser | undefined;
+  /** Records are split by fast-records.ts until it meets a record it does not handle. */
+  private fast: boolean;
+  private readonly delimiterCode: number;
+  /** Fast path: decoded text not yet delivered, starting at a record boundary. */
+  private pending = '';
+  /** Fast path: bytes of a UTF-8 character split across chunks, decoded with the next chunk. */
+  private decodeCarry: Buffer | undefined;
   private sniffed = false;
   private sniffBuffer: Buffer | undefined;
   private decoder: Decoder | undefined;
@@ -66,8 +80,17 @@ export class CsvScanner {
   ) {
     this.nextStart = dialect.skipRows + 1;
     this.linesToSkip = dialect.skipRows;
-    this.parser = parse({
-      delimiter: dialect.delimiter,
+    this.fast = dialect.delimiter.length === 1;
+    this.delimiterCode = dialect.delimiter.charCodeAt(0);
+    if (!this.fast) this.startParser();
+  }
+
+  private startParser(): Parser {
+    this.fast = false;
+    this.parsedBytes = 0;
+    this.lastRecordEnd = 0;
+    const parser = parse({
+      delimiter: this.dialect.delimiter,
       // Price codes contain bare double quotes (`DTF Full Color 10" x 10"`): a quote inside
       // an unquoted field is text, not a syntax error.
       relax_quotes: true,
@@ -83,8 +106,15 @@ export class CsvScanner {
     });
     // 'data' in flowing mode is delivered synchronously inside write(); csv-parse's on_record
     // hook would give line info but builds two info objects per record (measurably slower).
-    this.parser.on('data', (cells: string[]) => this.onRecord(cells));
-    this.parser.on('error', (err: CsvError) => this.fail(err));
+    parser.on('data', (cells: string[]) => {
+      const end = parser.info.bytes;
+      const bytes = end - this.lastRecordEnd;
+      this.lastRecordEnd = end;
+      this.onRecord(cells, bytes);
+    });
+    parser.on('error', (err: CsvError) => this.fail(err));
+    this.parser = parser;
+    return parser;
   }
 
   /** True once the file cannot be read further (syntax or a limit): callers stop reading. */
@@ -134,13 +164,19 @@ export class CsvScanner {
     } else if (this.utf8Carry !== undefined) {
       this.reportUtf8(); // the file ends inside a multi-byte character
     }
-    if (this.failed || this.parser.destroyed) return;
+    if (this.fast && !this.failed) {
+      const tail = this.decodeCarry?.toString('utf8') ?? '';
+      this.decodeCarry = undefined;
+      this.splitText(tail, true);
+    }
+    const parser = this.parser;
+    if (this.failed || parser === undefined || parser.destroyed) return;
     // Stream errors are emitted on a later tick, so wait for the parser to settle either way.
     await new Promise<void>((resolve) => {
-      this.parser.once('end', resolve);
-      this.parser.once('error', () => resolve());
-      this.parser.once('close', resolve);
-      this.parser.end();
+      parser.once('end', resolve);
+      parser.once('error', () => resolve());
+      parser.once('close', resolve);
+      parser.end();
     });
   }
 
@@ -175,7 +211,58 @@ export class CsvScanner {
       }
       buf = buf.subarray(at);
     }
-    if (buf.length > 0) this.write(buf);
+    if (buf.length === 0) return;
+    if (this.fast) this.splitBytes(buf);
+    else this.write(buf);
+  }
+
+  /** Fast path, UTF-8 bytes: decoded up to the last whole character, the rest kept for the next chunk. */
+  private splitBytes(buf: Buffer): void {
+    if (this.decodeCarry !== undefined) {
+      buf = Buffer.concat([this.decodeCarry, buf]);
+      this.decodeCarry = undefined;
+    }
+    const tail = incompleteUtf8Tail(buf);
+    if (tail > 0) {
+      this.decodeCarry = Buffer.from(buf.subarray(buf.length - tail));
+      buf = buf.subarray(0, buf.length - tail);
+    }
+    this.splitText(buf.toString('utf8'), false);
+  }
+
+  /** Fast path: delivers the whole records of pending + chunk; hands over to csv-parse where it must. */
+  private splitText(chunk: string, final: boolean): void {
+    const text = this.pending === '' ? chunk : this.pending + chunk;
+    this.pending = '';
+    // Record sizes are in bytes (csvMaxRecordBytes): text of ASCII only has one byte per character.
+    const ascii = Buffer.byteLength(text) === text.length;
+    let previous = 0;
+    const split = splitRecords(
+      text,
+      0,
+      this.delimiterCode,
+      final,
+      (cells, end) => {
+        const bytes = ascii ? end - previous : Buffer.byteLength(text.slice(previous, end));
+        previous = end;
+        this.onRecord(cells, bytes);
+      },
+      () => this.failed,
+    );
+    if (this.failed) return;
+    const rest = split.at === 0 ? text : text.slice(split.at);
+    if (split.fallback) {
+      // From this record on, csv-parse reads everything: its state at a record boundary is its first.
+      this.startParser();
+      this.write(Buffer.from(rest, 'utf8'));
+      if (this.decodeCarry !== undefined) this.write(this.decodeCarry);
+      this.decodeCarry = undefined;
+      return;
+    }
+    this.pending = rest;
+    // A record still open after this chunk: stopped here, one chunk past the cap (as below).
+    const open = ascii ? rest.length : Buffer.byteLength(rest);
+    if (open > this.limits.maxRecordBytes) this.recordTooLarge();
   }
 
   private feedText(text: string): void {
@@ -189,12 +276,14 @@ export class CsvScanner {
       }
       text = text.slice(at);
     }
+    if (text.length === 0) return;
+    if (this.fast) this.splitText(text, false);
     // csv-parse works on bytes internally; it converts strings with Buffer.from.
-    if (text.length > 0) this.write(Buffer.from(text, 'utf8'));
+    else this.write(Buffer.from(text, 'utf8'));
   }
 
   private write(buf: Buffer): void {
-    if (this.failed) return;
+    if (this.failed || this.parser === undefined) return;
     this.parser.write(buf);
     this.parsedBytes += buf.length;
     // A record still open after this chunk: csv-parse holds its cells until it ends, so an
@@ -216,14 +305,12 @@ export class CsvScanner {
     if (this.failed) return;
     this.failed = true;
     this.problems.push({ code, row, message });
-    this.parser.destroy();
+    this.parser?.destroy();
   }
 
-  private onRecord(cells: string[]): void {
+  /** One record of `bytes` bytes (its line break included). */
+  private onRecord(cells: string[], bytes: number): void {
     if (this.failed) return;
-    const end = this.parser.info.bytes;
-    const bytes = end - this.lastRecordEnd;
-    this.lastRecordEnd = end;
     if (bytes > this.limits.maxRecordBytes) {
       this.recordTooLarge();
       return;

@@ -1,18 +1,14 @@
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { Diagnostic, RawDocument } from '../model.js';
 import { formatPath, type PathSegment } from '../field-path.js';
-import { manifestSchema } from './manifest-schema.js';
+import { validateManifest } from './manifest-validator.js';
 import { describeError } from './messages.js';
 
 /**
  * Validates a raw document (any format) against schemas/manifest.schema.json and turns
  * each ajv error into a Diagnostic with a readable field path, a location and a message a
- * person can act on. The validator is compiled once per process.
+ * person can act on. The validator is generated at build time (manifest-validator.ts).
  */
-
-// strictRequired off: the per-itemType `then` branches require fields their parent declares.
-const ajv = new Ajv2020({ allErrors: true, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
-const validateManifest = ajv.compile(manifestSchema);
 
 /** Diagnostics for every schema violation in `raw.doc` (none when it conforms). */
 export function validateDocument(raw: Pick<RawDocument, 'doc' | 'sources'>): Diagnostic[] {

@@ -1,0 +1,114 @@
+/**
+ * A fast splitter of CSV text into records, for the common shapes only — with the result
+ * csv-parse gives under the reader's options (relax_quotes, CRLF/LF/CR each ending a record,
+ * `""` inside quotes, empty lines kept as `['']`) — and an honest "not mine" for anything else.
+ *
+ * Why: csv-parse builds every cell as a Buffer and decodes it, which made parsing most of the
+ * reader's time and much of its garbage; this splitter slices cells out of the decoded text.
+ * It handles unquoted cells (a quote inside one is text, as with relax_quotes) and quoted cells
+ * that close right before a delimiter, a line break or the end. Anything else — a closing quote
+ * followed by other text, a quote never closed — makes it stop at the start of that record:
+ * the scanner hands the rest of the input, from that record on, to csv-parse, whose state at
+ * a record boundary is its initial state, so the result is the same as if csv-parse had read
+ * everything (including its errors).
+ */
+
+const QUOTE = 0x22;
+const LF = 0x0a;
+const CR = 0x0d;
+
+/** Takes a record; `end` is the offset in the text just after its line break (or its last cell at the end). */
+export type RecordSink = (cells: string[], end: number) => void;
+
+/**
+ * Splits `text[from..]` into records. Returns the offset where it stopped: the start of the
+ * first record it did not deliver (incomplete unless `final`), and whether it stopped because
+ * the record needs csv-parse (`fallback`). With `final`, the text is the end of the input.
+ */
+export function splitRecords(
+  text: string,
+  from: number,
+  delimiter: number,
+  final: boolean,
+  sink: RecordSink,
+  stopped: () => boolean,
+): { at: number; fallback: boolean } {
+  const len = text.length;
+  let start = from;
+  outer: while (start < len && !stopped()) {
+    const cells: string[] = [];
+    let i = start;
+    for (;;) {
+      // One cell starts at i.
+      if (i < len && text.charCodeAt(i) === QUOTE) {
+        let value = '';
+        let j = i + 1;
+        for (;;) {
+          const k = text.indexOf('"', j);
+          if (k < 0) {
+            if (final) return { at: start, fallback: true }; // never closed: csv-parse's error
+            return { at: start, fallback: false };
+          }
+          if (k + 1 >= len) {
+            if (!final) return { at: start, fallback: false }; // `""` or the end: undecided yet
+            cells.push(value + text.slice(j, k));
+            sink(cells, len);
+            return { at: len, fallback: false };
+          }
+          const next = text.charCodeAt(k + 1);
+          if (next === QUOTE) {
+            value += text.slice(j, k + 1);
+            j = k + 2;
+            continue;
+          }
+          cells.push(value + text.slice(j, k));
+          if (next === delimiter) {
+            i = k + 2;
+            break;
+          }
+          if (next === LF || next === CR) {
+            const end = lineEnd(text, k + 1, final);
+            if (end < 0) return { at: start, fallback: false };
+            sink(cells, end);
+            start = end;
+            continue outer;
+          }
+          return { at: start, fallback: true }; // text after a closing quote: csv-parse's rules
+        }
+        continue;
+      }
+      // An unquoted cell: up to the next delimiter or line break.
+      let k = i;
+      let c = 0;
+      while (k < len) {
+        c = text.charCodeAt(k);
+        if (c === delimiter || c === LF || c === CR) break;
+        k++;
+      }
+      if (k >= len) {
+        if (!final) return { at: start, fallback: false };
+        cells.push(text.slice(i, k));
+        sink(cells, len);
+        return { at: len, fallback: false };
+      }
+      cells.push(k === i ? '' : text.slice(i, k));
+      if (c === delimiter) {
+        i = k + 1;
+        continue;
+      }
+      const end = lineEnd(text, k, final);
+      if (end < 0) return { at: start, fallback: false };
+      sink(cells, end);
+      start = end;
+      continue outer;
+    }
+  }
+  return { at: start, fallback: false };
+}
+
+/** Offset after the line break at `at` (CRLF is one); -1 when a CR ends the text and more may follow. */
+function lineEnd(text: string, at: number, final: boolean): number {
+  if (text.charCodeAt(at) === LF) return at + 1;
+  if (at + 1 < text.length) return text.charCodeAt(at + 1) === LF ? at + 2 : at + 1;
+  return final ? at + 1 : -1;
+}

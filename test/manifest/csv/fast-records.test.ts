@@ -1,0 +1,109 @@
+import fc from 'fast-check';
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import { CsvScanner, countLineBreaks } from '../../../src/manifest/csv/csv-scanner.js';
+import { dialectOf } from '../../../src/manifest/csv/dialect.js';
+
+/**
+ * The scanner splits records itself (fast-records.ts) and hands the rest of the input to
+ * csv-parse at the first record it does not handle: whatever the text and however it is cut
+ * into chunks, the records and their rows must be exactly csv-parse's, errors included.
+ */
+
+const OPTIONS = {
+  relax_quotes: true,
+  relax_column_count: true,
+  skip_empty_lines: false,
+  record_delimiter: ['\r\n', '\n', '\r'],
+};
+
+/**
+ * What csv-parse alone gives: the non-blank records and the physical row each starts on
+ * (every record, blank ones too, takes one line plus the line breaks inside its cells), or its error.
+ */
+function reference(text: string, delimiter: string): { records: string[][]; rows: number[] } | { error: true } {
+  let all: string[][];
+  try {
+    all = parse(text, { ...OPTIONS, delimiter }) as string[][];
+  } catch {
+    return { error: true };
+  }
+  const records: string[][] = [];
+  const rows: number[] = [];
+  let row = 1;
+  for (const r of all) {
+    if (r.some((c) => c.trim() !== '')) {
+      records.push(r);
+      rows.push(row);
+    }
+    row += 1 + countLineBreaks(r);
+  }
+  return { records, rows };
+}
+
+async function scan(text: string, delimiter: string, cuts: number[]) {
+  const records: string[][] = [];
+  const rows: number[] = [];
+  const scanner = new CsvScanner(
+    { ...dialectOf(), delimiter },
+    {
+      header: (cells, row) => {
+        records.push(cells);
+        rows.push(row);
+      },
+      record: (cells, row) => {
+        records.push(cells);
+        rows.push(row);
+      },
+    },
+  );
+  const bytes = Buffer.from(text, 'utf8');
+  let at = 0;
+  for (const cut of [...cuts.map((c) => Math.floor(c * bytes.length)).sort((a, b) => a - b), bytes.length]) {
+    if (cut > at) scanner.push(bytes.subarray(at, cut));
+    at = Math.max(at, cut);
+  }
+  await scanner.finish();
+  return { records, rows, problems: scanner.problems };
+}
+
+const CHARS = ['a', 'b', ',', ';', '"', '"', '\n', '\r', '\r\n', ' ', 'é', '€'];
+const csvText = fc.array(fc.constantFrom(...CHARS), { maxLength: 60 }).map((parts) => parts.join(''));
+const cutsArb = fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 6 });
+
+describe('the scanner reads records as csv-parse does', () => {
+  it('random text, random chunks, comma and semicolon delimiters', async () => {
+    await fc.assert(
+      fc.asyncProperty(csvText, cutsArb, fc.constantFrom(',', ';'), async (text, cuts, delimiter) => {
+        const want = reference(text, delimiter);
+        const got = await scan(text, delimiter, cuts);
+        if ('error' in want) {
+          expect(got.problems.map((p) => p.code)).toContain('csv.parse');
+        } else {
+          expect(got.problems).toEqual([]);
+          expect(got.records).toEqual(want.records);
+          expect(got.rows).toEqual(want.rows);
+        }
+      }),
+      { numRuns: 3000 },
+    );
+  });
+
+  it('rows are physical lines: a quoted line break, then text after a closing quote (csv-parse takes over)', async () => {
+    const text = 'h1,h2\r\n"a\nb",c\n"x"y,z\nlast,1';
+    const got = await scan(text, ',', [0.3, 0.61]);
+    expect(got.records).toEqual((reference(text, ',') as { records: string[][] }).records);
+    expect(got.records[2]).toEqual(['"x"y', 'z']);
+    expect(got.rows).toEqual([1, 2, 4, 5]);
+  });
+
+  it("a quote never closed is csv-parse's error, at the row it opened on", async () => {
+    const got = await scan('h1,h2\na,b\n"open,c\nd,e\n', ',', [0.5]);
+    expect(got.records).toEqual([
+      ['h1', 'h2'],
+      ['a', 'b'],
+    ]);
+    expect(got.problems).toMatchObject([{ code: 'csv.parse', row: 3 }]);
+    expect(got.problems[0].message).toContain('Quote Not Closed');
+  });
+});
