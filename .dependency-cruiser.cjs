@@ -32,6 +32,8 @@ const LAYERS = [
   { name: 'observe', path: '^src/observe/' },
   // Drop folders and buckets: listing, claims, stability, the watch loop.
   { name: 'sources', path: '^src/sources/' },
+  // The read-only dashboard (htorder ui, watch --ui): reports and watch events as web pages.
+  { name: 'ui', path: '^src/ui/' },
   // Composition: wires config, client, ledger, pipeline and sources together.
   { name: 'app', path: '^src/app/' },
   // The command line: flags, help, terminal output. Nothing imports it.

@@ -18,6 +18,7 @@ import { FolderSource } from '../sources/folder-source.js';
 import { DEFAULT_LAYOUT, SourceError, type DropLayout, type DropSource } from '../sources/model.js';
 import { startWatcher } from '../sources/watcher.js';
 import { S3Store } from '../storage/s3/s3-store.js';
+import type { Dashboard } from '../ui/dashboard.js';
 import { isS3Url, parseS3Url } from '../storage/s3/s3-url.js';
 import { handleInput } from './handle-input.js';
 import { openPipelineContext } from './pipeline-context.js';
@@ -48,6 +49,8 @@ export interface WatchInput {
   healthHost?: string;
   /** Wake the scan early on file-system events (folders; default true). The scan alone is always enough. */
   fsEvents?: boolean;
+  /** Serve the dashboard (docs/ui.md) on uiPort/uiHost: `--ui`. Folders only. */
+  ui?: boolean;
 }
 
 export interface WatchIo {
@@ -57,7 +60,7 @@ export interface WatchIo {
   /** Aborting it is SIGTERM: stop taking inputs, finish the one in flight, exit 0. */
   signal: AbortSignal;
   /** Called once watching (tests, and the health URL for people); `events` tells each input's progress. */
-  onReady?: (info: { location: string; healthUrl?: string; events: WatchEvents }) => void;
+  onReady?: (info: { location: string; healthUrl?: string; uiUrl?: string; events: WatchEvents }) => void;
 }
 
 /** A catalogue older than this is rebuilt: a daemon must see price codes and assets that changed. */
@@ -73,6 +76,7 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
   const mapping = input.mapping ? await loadMapping(input.mapping) : undefined;
   const s3 = isS3Url(input.target) ? parseS3Url(input.target) : undefined;
   if (s3 && 'error' in s3) throw new UsageError(s3.error);
+  if (s3 && input.ui) throw new UsageError('--ui shows a drop folder; an S3 prefix has no dashboard yet');
   let source: DropSource | undefined;
   let attempts: InputAttempts | undefined;
   const pipeline = await openPipelineContext({
@@ -141,6 +145,7 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
   const events = new WatchEvents();
   const uninstrument = instrumentApi(metrics, [config.baseUrl, config.authUrl]);
   let health: HealthServer | undefined;
+  let ui: Dashboard | undefined;
   try {
     try {
       await drop.init();
@@ -149,6 +154,25 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
       io.stderr.write(`htorder watch: ${err.message}\n`);
       await drop.close().catch(() => undefined);
       return err.kind === 'usage' ? ExitCode.Usage : ExitCode.Unavailable;
+    }
+    if (input.ui) {
+      // Loaded only for --ui: the dashboard adds nothing to a watcher without it.
+      const { startDashboard } = await import('../ui/dashboard.js');
+      ui = await startDashboard({
+        root: drop.location,
+        layout: {
+          processing: settings.get('processingDir') ?? DEFAULT_LAYOUT.processing,
+          done: settings.get('doneDir') ?? DEFAULT_LAYOUT.done,
+          failed: settings.get('failedDir') ?? DEFAULT_LAYOUT.failed,
+        },
+        events,
+        port: settings.get('uiPort') ?? 0,
+        host: settings.get('uiHost') ?? SETTINGS.uiHost.default,
+        token: settings.get('uiToken'),
+      }).catch(async (err: unknown) => {
+        await drop.close().catch(() => undefined);
+        throw err;
+      });
     }
 
     const leaseMs = settings.get('leaseMs') ?? SETTINGS.leaseMs.default;
@@ -196,14 +220,18 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
     };
     if (io.signal.aborted) stop();
     else io.signal.addEventListener('abort', stop, { once: true });
-    logger.info({ location: drop.location, scanIntervalMs, health: health?.url }, 'watching for manifests');
-    io.onReady?.({ location: drop.location, healthUrl: health?.url, events });
+    logger.info(
+      { location: drop.location, scanIntervalMs, health: health?.url, ui: ui?.url },
+      'watching for manifests',
+    );
+    io.onReady?.({ location: drop.location, healthUrl: health?.url, uiUrl: ui?.url, events });
     await watcher.finished;
     logger.info({ location: drop.location }, 'stopped');
     await drop.close();
     return ExitCode.Ok;
   } finally {
     uninstrument();
+    await ui?.close();
     await health?.close();
     await pipeline.close();
   }

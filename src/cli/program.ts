@@ -11,6 +11,7 @@ import { register as registerRun } from './commands/run.js';
 import { register as registerTrack } from './commands/track.js';
 import { register as registerDemo } from './commands/demo.js';
 import { register as registerWatch } from './commands/watch.js';
+import { register as registerUi } from './commands/ui.js';
 import { printableLines } from '../util/printable.js';
 
 /**
@@ -49,6 +50,7 @@ export function buildProgram(): Command {
   registerRun(program);
   registerTrack(program);
   registerWatch(program);
+  registerUi(program);
   registerApi(program);
   registerSandbox(program);
   registerDemo(program);

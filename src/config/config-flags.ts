@@ -38,6 +38,8 @@ export const WATCH_SETTINGS: readonly SettingName[] = [
   'fsEvents',
   'healthPort',
   'healthHost',
+  'uiPort',
+  'uiHost',
   'lockStaleMs',
 ];
 

@@ -334,6 +334,38 @@ export const SETTINGS = {
     secret: false,
     description: 'address for --health-port (0.0.0.0 in containers)',
   },
+  // The dashboard (htorder ui, watch --ui; docs/ui.md).
+  uiPort: {
+    env: 'HTORDER_UI_PORT',
+    flag: '--ui-port',
+    arg: '<port>',
+    profile: true,
+    type: { kind: 'port' },
+    default: null,
+    secret: false,
+    description: 'port of the dashboard (htorder ui, watch --ui); default any free port',
+  },
+  uiHost: {
+    env: 'HTORDER_UI_HOST',
+    flag: '--ui-host',
+    arg: '<host>',
+    profile: true,
+    type: { kind: 'host' },
+    default: '127.0.0.1',
+    secret: false,
+    description: 'address of the dashboard; any but loopback needs uiToken',
+  },
+  // No flag: a token on the command line is visible to every user via ps.
+  uiToken: {
+    env: 'HTORDER_UI_TOKEN',
+    flag: null,
+    profile: true,
+    type: { kind: 'string' },
+    default: null,
+    secret: true,
+    description:
+      'token the dashboard asks for (basic-auth password or bearer token); required to bind other than loopback',
+  },
   // watch: the drop location.
   scanIntervalMs: {
     env: 'HTORDER_SCAN_INTERVAL_MS',

@@ -17,7 +17,7 @@ const dir = mkdtempSync(join(tmpdir(), 'htorder-startup-'));
 /** Packages and stages that only some commands need: none of them for --version or --help. */
 const HEAVY = [
   /node_modules\/(ajv|ajv-formats|undici|pino|pino-pretty|@aws-sdk|chokidar|prom-client|yaml|csv-parse|csv-stringify|iconv-lite|proper-lockfile|p-limit)\//,
-  /\/dist\/(api\/client|manifest|schema|pipeline|sources|ledger|observe|resolve|report|track|log)\//,
+  /\/dist\/(api\/client|manifest|schema|pipeline|sources|ledger|observe|resolve|report|track|log|ui)\//,
 ];
 
 function modulesOf(args: string[], name: string): string[] {
@@ -42,6 +42,8 @@ describe('startup: heavy modules load only for the commands that need them', () 
     const mods = modulesOf(['check', join(dir, 'x.yaml')], 'check');
     expect(mods.some((m) => /node_modules\/ajv\//.test(m))).toBe(true);
     expect(mods.some((m) => /\/dist\/manifest\//.test(m))).toBe(true);
+    // The dashboard is loaded only by `htorder ui` and `watch --ui`.
+    expect(mods.filter((m) => /\/dist\/ui\//.test(m))).toEqual([]);
   }, 30_000);
 
   it('--version loads commander and the command modules only', () => {

@@ -489,6 +489,40 @@ const COMMANDS: Record<string, Entry> = {
       },
     },
   },
+  'htorder watch --ui /srv/orders': {
+    spec: {
+      subst: (ws) => ({ '/srv/orders': join(ws.dir, 'srv/orders') }),
+      before: ['mkdir -p srv/orders'],
+      long: {
+        act: dropped('samples/csv/orders.csv', 'srv/orders/orders.csv'),
+        ready: async (ws, r) => {
+          const url = /"ui":"(http:\/\/127\.0\.0\.1:\d+\/)"/.exec(r.stderr)?.[1];
+          if (!url || !existsSync(join(ws.dir, 'srv/orders/done/orders.csv.result.json'))) return false;
+          const page = await fetch(url).then(
+            (res) => res.text(),
+            () => '',
+          );
+          return page.includes('orders.csv') && page.includes('st-done');
+        },
+      },
+    },
+  },
+  'htorder ui ./drop': {
+    spec: {
+      before: ['mkdir -p drop && htorder run drop/../orders.yaml && cp orders.yaml* drop/'],
+      long: {
+        ready: async (_ws, r) => {
+          const url = r.stdout.split('\n')[0] ?? '';
+          if (!/^http:\/\/127\.0\.0\.1:\d+\/$/.test(url)) return false;
+          const page = await fetch(url).then(
+            (res) => res.text(),
+            () => '',
+          );
+          return page.includes('orders.yaml') && page.includes('st-done');
+        },
+      },
+    },
+  },
   'cd /srv/erp && htorder run --mapping erp.yaml exports/*.csv >> /var/log/htorder-nightly.log 2>&1': {
     spec: {
       subst: (ws) => ({

@@ -15,6 +15,8 @@ export interface RunningWatch {
   /** Log lines (JSON) written so far. */
   logs(): Record<string, unknown>[];
   healthUrl?: string;
+  /** The dashboard's URL (`ui: true`). */
+  uiUrl?: string;
   /** Every watch event so far (WatchEvents), in order. */
   events(): WatchEvent[];
 }
@@ -28,6 +30,7 @@ export async function startWatch(
   const stderr = sink();
   const lines = (): string[] => stderr.text().split('\n').filter(Boolean);
   let healthUrl: string | undefined;
+  let uiUrl: string | undefined;
   const events: WatchEvent[] = [];
   let ready!: () => void;
   const readyP = new Promise<void>((r) => (ready = r));
@@ -40,6 +43,7 @@ export async function startWatch(
       signal: controller.signal,
       onReady: (info) => {
         healthUrl = info.healthUrl;
+        uiUrl = info.uiUrl;
         info.events.on((e) => events.push(e));
         ready();
       },
@@ -51,6 +55,7 @@ export async function startWatch(
   ]);
   return {
     healthUrl,
+    uiUrl,
     events: () => [...events],
     stop: async () => {
       controller.abort();

@@ -22,6 +22,7 @@ export function register(program: Command): void {
     )
     .option('--account <name>', 'sandbox demo account (with --sandbox; default us-demo)')
     .option('--sandbox-reset', SANDBOX_RESET_HELP)
+    .option('--ui', 'serve the read-only dashboard on --ui-port (docs/ui.md)')
     .addHelpText(
       'after',
       examples([
@@ -61,6 +62,7 @@ export function register(program: Command): void {
           sandbox: opts.sandbox === true,
           account: opts.account as string | undefined,
           sandboxReset: opts.sandboxReset === true,
+          ui: opts.ui === true,
           flags: configFlagsFrom(opts),
         },
         { stderr: process.stderr, env: process.env, cwd: process.cwd(), signal: controller.signal },

@@ -1,0 +1,69 @@
+import type { Command } from 'commander';
+import { addSettingOptions, configFlagsFrom } from '../../config/config-flags.js';
+import { ExitCode } from '../../errors.js';
+import { examples } from '../help.js';
+
+/** `htorder ui [DIR] [--port N] [--host H]`: the read-only dashboard of a folder (docs/ui.md). */
+export function register(program: Command): void {
+  const cmd = program
+    .command('ui')
+    .description(
+      'serve a read-only dashboard of a drop folder or a folder of runs; prints its URL, then serves until SIGINT/SIGTERM',
+    )
+    .argument('[dir]', 'the folder: a drop folder (with done/, failed/) or inputs with their reports', '.')
+    .option('--port <port>', 'port to listen on (default any free port; env HTORDER_UI_PORT)')
+    .option('--host <host>', 'interface to bind (default 127.0.0.1; any other needs HTORDER_UI_TOKEN)')
+    .addHelpText(
+      'after',
+      examples([
+        ['htorder ui drop', 'the dashboard of the drop folder ./drop; open the URL it prints'],
+        ['htorder ui --port 8080 .', 'a fixed port, the current folder'],
+      ]),
+    );
+  addSettingOptions(cmd, ['profile', 'config', 'processingDir', 'doneDir', 'failedDir']);
+  cmd.action(async (dir: string, opts: Record<string, unknown>) => {
+    const { resolve } = await import('node:path');
+    const { resolveSettings } = await import('../../config/resolve-settings.js');
+    const { startDashboard } = await import('../../ui/dashboard.js');
+    const flags = {
+      ...configFlagsFrom(opts),
+      ...(typeof opts.port === 'string' ? { uiPort: opts.port } : {}),
+      ...(typeof opts.host === 'string' ? { uiHost: opts.host } : {}),
+    };
+    const settings = resolveSettings({ env: process.env, flags, cwd: process.cwd() });
+    const host = settings.get('uiHost') ?? '127.0.0.1';
+    let dashboard: Awaited<ReturnType<typeof startDashboard>>;
+    try {
+      dashboard = await startDashboard({
+        root: resolve(dir),
+        layout: {
+          processing: settings.get('processingDir') ?? 'processing',
+          done: settings.get('doneDir') ?? 'done',
+          failed: settings.get('failedDir') ?? 'failed',
+        },
+        port: settings.get('uiPort') ?? 0,
+        host,
+        token: settings.get('uiToken'),
+      });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === undefined) throw err;
+      process.stderr.write(`htorder ui: cannot listen on ${host}: ${(err as Error).message}\n`);
+      process.exitCode = ExitCode.Usage;
+      return;
+    }
+    const stopped = new Promise<void>((done) => {
+      const stop = (): void => {
+        process.off('SIGINT', stop);
+        process.off('SIGTERM', stop);
+        done();
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    // Handlers first, URL second: a supervisor may stop us the moment it reads the line.
+    process.stdout.write(`${dashboard.url}\n`);
+    await stopped;
+    await dashboard.close();
+    process.exitCode = ExitCode.Ok;
+  });
+}

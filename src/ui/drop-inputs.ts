@@ -1,0 +1,344 @@
+import { opendir, lstat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { InputEvent, InputPhase, WatchEvents } from '../observe/input-events.js';
+import type { JobStatus } from '../report/model.js';
+import { INPUT_EXTENSIONS } from '../sources/drop-names.js';
+import { readHead } from './safe-files.js';
+import { costs, reportView, type ReportView, type TrackingView } from './report-view.js';
+
+/**
+ * Every input the dashboard knows: the files of a folder (a drop folder's own files and its
+ * processing/, done/ and failed/, or a folder of plain `run`s) with the reports beside them,
+ * and, while watching, the watcher's events for inputs not finished yet. Only names found by
+ * listing are ever opened: a request names an input by the id given here, never by a path.
+ */
+
+export type InputStatus = 'waiting' | 'processing' | 'done' | 'failed' | 'in doubt';
+export const INPUT_STATUSES: readonly InputStatus[] = ['waiting', 'processing', 'done', 'failed', 'in doubt'];
+
+export type Place = 'drop' | 'processing' | 'done' | 'failed';
+
+export interface Layout {
+  processing: string;
+  done: string;
+  failed: string;
+}
+
+export type ReportKind = 'json' | 'csv' | 'errors';
+export const REPORT_SUFFIX: Record<ReportKind, string> = {
+  json: '.result.json',
+  csv: '.result.csv',
+  errors: '.errors.txt',
+};
+
+/** One job as the list, the day's picture and the orders page need it. */
+export interface JobDigest {
+  orderNumber: string | null;
+  status: string;
+  jobNumber: number | null;
+  dateDue: string | null;
+  totalJobCost: number | null;
+  tracking: TrackingView | null;
+}
+
+export interface InputRecord {
+  /** `place/name`: how a request names it. */
+  id: string;
+  name: string;
+  place: Place;
+  status: InputStatus;
+  /** When it started (the report's start, the event, else the file's time), ms. */
+  at: number;
+  durationMs: number | null;
+  jobs: number | null;
+  lines: number | null;
+  errors: number | null;
+  warnings: number | null;
+  byStatus: Record<JobStatus, number> | null;
+  estimated: number | null;
+  actual: number | null;
+  problem: string | null;
+  /** Absolute paths of the files found by listing. */
+  inputPath: string | null;
+  reports: Partial<Record<ReportKind, string>>;
+  digest: JobDigest[];
+}
+
+export const SCAN_LIMITS = {
+  /** Entries read from one folder; a folder with more shows the first ones only. */
+  entriesPerFolder: 20_000,
+  /** A larger report is not parsed (it can still be downloaded). */
+  reportBytes: 32 * 1024 * 1024,
+  /** Jobs kept per report for the list, the day's picture and the orders page. */
+  digestJobs: 5_000,
+  /** Reports whose digest is kept between scans. */
+  cachedReports: 5_000,
+};
+
+interface Listed {
+  name: string;
+  path: string;
+  mtimeMs: number;
+  size: number;
+}
+
+async function listFolder(dir: string): Promise<Listed[]> {
+  const out: Listed[] = [];
+  let handle: Awaited<ReturnType<typeof opendir>>;
+  try {
+    handle = await opendir(dir);
+  } catch {
+    return out;
+  }
+  let seen = 0;
+  for await (const entry of handle) {
+    if (++seen > SCAN_LIMITS.entriesPerFolder) break;
+    // Dirent types come from lstat: a link is never a file here, so it is never opened.
+    if (!entry.isFile() || entry.name.startsWith('.')) continue;
+    const path = join(dir, entry.name);
+    const st = await lstat(path).catch(() => undefined);
+    if (st?.isFile()) out.push({ name: entry.name, path, mtimeMs: st.mtimeMs, size: st.size });
+  }
+  return out;
+}
+
+/** A layout folder that is a real folder, not a link out of the drop folder. */
+async function realFolder(dir: string): Promise<boolean> {
+  const st = await lstat(dir).catch(() => undefined);
+  return st?.isDirectory() === true;
+}
+
+interface ParsedReport {
+  key: string;
+  /** The report's view without its jobs (kept small); the jobs are in `digest`. */
+  view?: ReportView;
+  problem?: string;
+  digest: JobDigest[];
+  estimated: number | null;
+  actual: number | null;
+}
+
+/** Reads and parses a report found by listing, bounded; a broken one is a problem, not a throw. */
+export async function readReport(path: string): Promise<{ view?: ReportView; problem?: string }> {
+  const head = await readHead(path, SCAN_LIMITS.reportBytes);
+  if (!head) return { problem: 'the report could not be opened (not a regular file)' };
+  if (!head.whole)
+    return { problem: `the report is larger than ${SCAN_LIMITS.reportBytes / 1024 / 1024} MiB: download it instead` };
+  try {
+    return { view: reportView(JSON.parse(head.bytes.toString('utf8'))) };
+  } catch (err) {
+    return { problem: `the report is not valid JSON (${(err as Error).message.slice(0, 200)})` };
+  }
+}
+
+function statusOf(place: Place, view: ReportView | undefined): InputStatus {
+  if (place === 'processing') return 'processing';
+  if (view && view.byStatus['in-doubt'] > 0) return 'in doubt';
+  if (place === 'done' || place === 'failed') return place;
+  if (!view) return 'waiting';
+  const b = view.byStatus;
+  return b.failed + b.invalid > 0 || view.errorCount > 0 ? 'failed' : 'done';
+}
+
+const isInput = (name: string): boolean => INPUT_EXTENSIONS.some((ext) => name.toLowerCase().endsWith(ext));
+
+function reportOf(name: string): { base: string; kind: ReportKind } | undefined {
+  for (const kind of Object.keys(REPORT_SUFFIX) as ReportKind[]) {
+    const suffix = REPORT_SUFFIX[kind];
+    if (name.endsWith(suffix) && name.length > suffix.length) return { base: name.slice(0, -suffix.length), kind };
+  }
+  return undefined;
+}
+
+interface LiveState {
+  phase: InputPhase;
+  at: number;
+  problem?: string;
+  retryInMs?: number;
+}
+
+/**
+ * The inputs of one folder, kept up to date: `scan()` lists the folder again (reports are
+ * parsed once per version of the file), and `follow(events)` adds what a watcher says about
+ * inputs that have no report yet.
+ */
+export class DropInputs {
+  private readonly cache = new Map<string, ParsedReport>();
+  private readonly live = new Map<string, LiveState>();
+  private readonly durations = new Map<string, number>();
+  private records: InputRecord[] = [];
+  private signature = '';
+
+  constructor(
+    readonly root: string,
+    private readonly layout: Layout | undefined,
+  ) {}
+
+  /** Listens to a watcher; returns the unsubscribe. `onChange` is told after each event. */
+  follow(events: WatchEvents, onChange: () => void): () => void {
+    return events.on((e) => {
+      if (e.kind !== 'input') return;
+      this.note(e);
+      onChange();
+    });
+  }
+
+  private note(e: InputEvent): void {
+    if (e.phase === 'done' || e.phase === 'failed' || e.phase === 'lost') {
+      this.live.delete(e.name);
+      if (e.durationMs !== undefined) {
+        this.durations.set(e.name, e.durationMs);
+        // Bounded: the oldest durations go first.
+        if (this.durations.size > 10_000) this.durations.delete(this.durations.keys().next().value as string);
+      }
+      return;
+    }
+    this.live.set(e.name, { phase: e.phase, at: e.at, problem: e.problem, retryInMs: e.retryInMs });
+  }
+
+  /** Lists the folders again; returns whether anything changed since the last scan. */
+  async scan(): Promise<boolean> {
+    const places: [Place, string][] = [['drop', this.root]];
+    if (this.layout) {
+      for (const place of ['processing', 'done', 'failed'] as const) {
+        const dir = join(this.root, this.layout[place]);
+        if (await realFolder(dir)) places.push([place, dir]);
+      }
+    }
+    const records: InputRecord[] = [];
+    const used = new Set<string>();
+    const sig: string[] = [];
+    for (const [place, dir] of places) {
+      const files = await listFolder(dir);
+      const groups = new Map<string, { input?: Listed; reports: Partial<Record<ReportKind, Listed>> }>();
+      for (const f of files) {
+        sig.push(`${place}/${f.name}:${f.mtimeMs}:${f.size}`);
+        const report = reportOf(f.name);
+        if (report) {
+          const g = groups.get(report.base) ?? { reports: {} };
+          g.reports[report.kind] = f;
+          groups.set(report.base, g);
+        } else if (isInput(f.name)) {
+          const g = groups.get(f.name) ?? { reports: {} };
+          g.input = f;
+          groups.set(f.name, g);
+        }
+      }
+      for (const [name, g] of groups) {
+        // Reports without an input beside them are listed only in done/ and failed/ (a drop's own
+        // reports stay with their input), and an input's name must itself look like one.
+        if (!g.input && place !== 'done' && place !== 'failed') continue;
+        const json = g.reports.json;
+        const parsed = json ? await this.parse(json) : undefined;
+        const view = parsed?.view;
+        const first = g.input ?? json ?? Object.values(g.reports)[0];
+        records.push({
+          id: `${place}/${name}`,
+          name,
+          place,
+          status: statusOf(place, view),
+          at: view?.startedAt ?? first?.mtimeMs ?? 0,
+          durationMs:
+            this.durations.get(name) ??
+            (view?.startedAt != null && view.finishedAt != null ? view.finishedAt - view.startedAt : null),
+          jobs: view?.jobCount ?? null,
+          lines: view?.lineCount ?? null,
+          errors: view?.errorCount ?? null,
+          warnings: view?.warningCount ?? null,
+          byStatus: view?.byStatus ?? null,
+          estimated: parsed?.estimated ?? null,
+          actual: parsed?.actual ?? null,
+          problem:
+            parsed?.problem ??
+            (place === 'failed' && !json ? 'set aside without a report (see the watcher’s log)' : null),
+          inputPath: g.input?.path ?? null,
+          reports: Object.fromEntries(Object.entries(g.reports).map(([k, f]) => [k, f.path])),
+          digest: parsed?.digest ?? [],
+        });
+        if (json) used.add(json.path);
+      }
+    }
+    // Forget digests of reports that are gone.
+    for (const key of this.cache.keys()) if (!used.has(key)) this.cache.delete(key);
+    this.records = records;
+    const signature = sig.sort().join('\n');
+    const changed = signature !== this.signature;
+    this.signature = signature;
+    return changed;
+  }
+
+  private async parse(f: Listed): Promise<ParsedReport> {
+    const key = `${f.mtimeMs}:${f.size}`;
+    const hit = this.cache.get(f.path);
+    if (hit?.key === key) return hit;
+    const { view, problem } = await readReport(f.path);
+    const parsed: ParsedReport = {
+      key,
+      view: view && { ...view, jobs: [] },
+      problem,
+      digest: (view?.jobs ?? []).slice(0, SCAN_LIMITS.digestJobs).map((j) => ({
+        orderNumber: j.orderNumber,
+        status: j.status,
+        jobNumber: j.jobNumber,
+        dateDue: j.dateDue,
+        totalJobCost: j.totalJobCost,
+        tracking: j.tracking,
+      })),
+      ...(view ? costs(view) : { estimated: null, actual: null }),
+    };
+    if (this.cache.size >= SCAN_LIMITS.cachedReports) this.cache.delete(this.cache.keys().next().value as string);
+    this.cache.set(f.path, parsed);
+    return parsed;
+  }
+
+  /** Every input, newest first, the watcher's news laid over the folder's. */
+  list(): InputRecord[] {
+    const out = this.records.map((r) => {
+      const l = r.place === 'drop' || r.place === 'processing' ? this.live.get(r.name) : undefined;
+      return l ? withLive(r, l) : r;
+    });
+    const listed = new Set(this.records.filter((r) => r.place !== 'done' && r.place !== 'failed').map((r) => r.name));
+    for (const [name, l] of this.live) {
+      if (!listed.has(name)) out.push(withLive(emptyRecord(name, l.at), l));
+    }
+    return out.sort((a, b) => b.at - a.at || a.id.localeCompare(b.id));
+  }
+
+  /** The input a request names, when it is one of those listed. */
+  find(id: string): InputRecord | undefined {
+    return this.list().find((r) => r.id === id);
+  }
+}
+
+function emptyRecord(name: string, at: number): InputRecord {
+  return {
+    id: `live/${name}`,
+    name,
+    place: 'drop',
+    status: 'waiting',
+    at,
+    durationMs: null,
+    jobs: null,
+    lines: null,
+    errors: null,
+    warnings: null,
+    byStatus: null,
+    estimated: null,
+    actual: null,
+    problem: null,
+    inputPath: null,
+    reports: {},
+    digest: [],
+  };
+}
+
+function withLive(r: InputRecord, l: LiveState): InputRecord {
+  const status: InputStatus = l.phase === 'processing' || l.phase === 'retry' ? 'processing' : 'waiting';
+  const problem =
+    l.phase === 'retry'
+      ? `waiting to retry${l.retryInMs === undefined ? '' : ` in ${Math.ceil(l.retryInMs / 1000)} s`}: ${l.problem ?? 'the API was unavailable'}`
+      : l.phase === 'requeued'
+        ? `changed while processed; taken again once it settles${l.problem ? `: ${l.problem}` : ''}`
+        : r.problem;
+  return { ...r, status, at: Math.max(r.at, l.at), problem };
+}

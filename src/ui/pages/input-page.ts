@@ -1,0 +1,108 @@
+import type { InputRecord, ReportKind } from '../drop-inputs.js';
+import { html, query, type Html } from '../html.js';
+import type { JobView, LineView, ProblemView, ReportView } from '../report-view.js';
+import { duration, money, statusClass, when } from './layout.js';
+
+const DOWNLOADS: [ReportKind, string][] = [
+  ['json', 'result.json'],
+  ['csv', 'result.csv'],
+  ['errors', 'errors.txt'],
+];
+
+/** Every line number the page shows a source line for. */
+export function linesWanted(view: ReportView | undefined): Set<number> {
+  const out = new Set<number>();
+  if (!view) return out;
+  const add = (ps: ProblemView[]): void => {
+    for (const p of ps) if (p.line !== null && p.file === null) out.add(p.line);
+  };
+  add(view.errors);
+  add(view.warnings);
+  for (const j of view.jobs) {
+    add(j.errors);
+    add(j.warnings);
+    for (const l of j.lines) add(l.errors);
+  }
+  return out;
+}
+
+function where(p: ProblemView): string {
+  if (p.line === null) return '';
+  const col = p.column === null ? '' : /^\d+$/.test(p.column) ? `:${p.column}` : ` (${p.column})`;
+  return `${p.file ? `${p.file} ` : ''}${p.line}${col}`;
+}
+
+function problemList(ps: ProblemView[], kind: 'error' | 'warning', lines: Map<number, string>): Html {
+  if (ps.length === 0) return html``;
+  return html`<ul class="problems ${kind}s">${ps.map(
+    (p) =>
+      html`<li class="${kind}" data-line="${p.line === null ? '' : String(p.line)}"><span class="at">${where(p)}</span> ${p.field ? html`<code class="field">${p.field}</code> ` : ''}<span class="msg">${p.message}</span>${
+        p.line !== null && p.file === null && lines.has(p.line)
+          ? html`<pre class="src"><span class="ln">${String(p.line)}</span>${lines.get(p.line) ?? ''}</pre>`
+          : ''
+      }</li>`,
+  )}</ul>`;
+}
+
+function jobRows(j: JobView, lines: Map<number, string>): Html {
+  const jobProblems = j.errors.length + j.warnings.length > 0;
+  return html`<tbody class="job" data-order="${j.orderNumber ?? ''}">
+<tr class="job-head">
+<td class="n">${j.line ?? ''}</td>
+<td colspan="3"><span class="order">${j.orderNumber ?? '(no order number)'}</span></td>
+<td><span class="${statusClass(j.status)}">${j.status}</span></td>
+<td colspan="3" class="job-facts">${[
+    j.jobNumber === null ? '' : `job ${j.jobNumber}`,
+    j.dateDue ? `due ${j.dateDue}` : '',
+    j.estimatedCost === null ? '' : `estimated ${money(j.estimatedCost)}`,
+    j.totalJobCost === null ? '' : `cost ${money(j.totalJobCost)}`,
+  ]
+    .filter(Boolean)
+    .join(' · ')}</td>
+</tr>
+${jobProblems ? html`<tr class="job-problems"><td></td><td colspan="7">${problemList(j.errors, 'error', lines)}${problemList(j.warnings, 'warning', lines)}</td></tr>` : ''}
+${j.lines.map((l) => lineRow(l, lines))}
+</tbody>`;
+}
+
+function lineRow(l: LineView, lines: Map<number, string>): Html {
+  return html`<tr class="line" data-row="${l.line === null ? '' : String(l.line)}">
+<td class="n">${l.line ?? ''}</td>
+<td>${l.itemType ?? ''}</td>
+<td><code>${l.code ?? ''}</code></td>
+<td class="n">${l.quantity ?? ''}</td>
+<td><span class="${statusClass(l.status)}">${l.status}</span></td>
+<td>${l.newAssetSku ? html`new asset <code>${l.newAssetSku}</code>` : ''}</td>
+<td>${l.needsArtwork === true ? html`<span class="warn">needs artwork</span>` : l.needsArtwork === false ? 'artwork ok' : ''}</td>
+<td>${problemList(l.errors, 'error', lines)}</td>
+</tr>`;
+}
+
+/** One input: its jobs and lines with the input's own row numbers, each problem beside its row. */
+export function inputPage(
+  r: InputRecord,
+  view: ReportView | undefined,
+  problem: string | undefined,
+  lines: Map<number, string>,
+): Html {
+  const available = DOWNLOADS.filter(([k]) => r.reports[k] !== undefined);
+  return html`<p class="crumbs"><a href="/">Inputs</a> ›</p>
+<h1 class="input-name">${r.name}</h1>
+<p class="facts"><span class="${statusClass(r.status)}">${r.status}</span> in <code>${r.place === 'drop' ? '.' : r.place}</code> · started ${when(r.at)} UTC · took ${duration(r.durationMs)} · ${r.jobs ?? 0} jobs, ${r.lines ?? 0} lines, ${r.errors ?? 0} errors, ${r.warnings ?? 0} warnings · estimated ${money(r.estimated)} · cost ${money(r.actual)}</p>
+${r.problem ? html`<p class="note">${r.problem}</p>` : ''}
+${problem ? html`<p class="note">${problem}</p>` : ''}
+<p class="downloads">${available.length === 0 ? 'No reports yet.' : available.map(([k, label]) => html`<a class="download" download href="/file${query({ id: r.id, kind: k })}">${label}</a> `)}</p>
+${
+  view && view.errors.length + view.warnings.length > 0
+    ? html`<section class="file-problems"><h2>About the whole file</h2>${problemList(view.errors, 'error', lines)}${problemList(view.warnings, 'warning', lines)}</section>`
+    : ''
+}
+${
+  view && view.jobs.length > 0
+    ? html`<table class="grid lines">
+<thead><tr><th class="n">Row</th><th>Type</th><th>Code</th><th class="n">Qty</th><th>Status</th><th>newAssetSku</th><th>Artwork</th><th>Problems</th></tr></thead>
+${view.jobs.map((j) => jobRows(j, lines))}
+</table>${view.cut ? html`<p class="note">Only the first ${String(view.jobs.length)} jobs are shown; download result.json for all ${String(view.jobCount)}.</p>` : ''}`
+    : ''
+}`;
+}

@@ -1,0 +1,137 @@
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { UsageError } from '../../src/errors.js';
+import { SCAN_LIMITS } from '../../src/ui/drop-inputs.js';
+import { startDashboard, type Dashboard } from '../../src/ui/dashboard.js';
+import { tempDirPerTest } from '../support/temp-files.js';
+
+/** The dashboard's server against hostile folders and requests (the browser tests cover the pages). */
+
+const LAYOUT = { processing: 'processing', done: 'done', failed: 'failed' };
+let running: Dashboard | undefined;
+afterEach(async () => {
+  await running?.close();
+  running = undefined;
+});
+
+async function folder(): Promise<string> {
+  const root = await tempDirPerTest('htorder-ui-');
+  for (const d of Object.values(LAYOUT)) await mkdir(join(root, d));
+  return root;
+}
+
+async function serve(root: string, token?: string): Promise<string> {
+  running = await startDashboard({ root, layout: LAYOUT, port: 0, host: '127.0.0.1', token });
+  return running.url;
+}
+
+const REPORT = (orderNumber: unknown) =>
+  JSON.stringify({
+    reportVersion: 1,
+    command: 'watch',
+    startedAt: '2026-11-21T06:00:00.000Z',
+    finishedAt: '2026-11-21T06:00:01.500Z',
+    summary: { jobs: 1, items: 1, errors: 0, warnings: 0 },
+    errors: [],
+    warnings: [],
+    jobs: [{ index: 0, orderNumber, status: 'submitted', jobNumber: 700001, totalJobCost: 12.5, items: [] }],
+  });
+
+describe('the dashboard server', () => {
+  it('refuses to bind anything but loopback without a token, before listening', async () => {
+    const root = await folder();
+    await expect(startDashboard({ root, port: 0, host: '0.0.0.0' })).rejects.toThrow(UsageError);
+    await expect(startDashboard({ root, port: 0, host: '0.0.0.0' })).rejects.toThrow(/uiToken/);
+  });
+
+  it('sends its security headers and takes no method but GET and HEAD', async () => {
+    const url = await serve(await folder());
+    const res = await fetch(url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect((await fetch(url, { method: 'POST', body: 'x' })).status).toBe(405);
+    expect((await fetch(`${url}static/app.js`)).headers.get('content-type')).toContain('javascript');
+  });
+
+  it('shows a report with fields of the wrong types, one that is not JSON and one too large, without failing', async () => {
+    const root = await folder();
+    await writeFile(
+      join(root, 'done/odd.yaml.result.json'),
+      JSON.stringify({ jobs: [{ orderNumber: 7, items: 'x' }, null], summary: 'no' }),
+    );
+    await writeFile(join(root, 'done/broken.yaml.result.json'), '{"jobs": [');
+    await writeFile(join(root, 'done/huge.yaml.result.json'), Buffer.alloc(SCAN_LIMITS.reportBytes + 1, 0x20));
+    const url = await serve(root);
+    const page = await (await fetch(url)).text();
+    expect(page).toContain('odd.yaml');
+    expect(page).toContain('the report is not valid JSON');
+    expect(page).toContain('larger than 32 MiB');
+    expect((await fetch(`${url}input?id=done%2Fodd.yaml`)).status).toBe(200);
+  });
+
+  it('serves only reports it listed: no path from the request, no link followed', async () => {
+    const root = await folder();
+    const outside = await tempDirPerTest('htorder-ui-outside-');
+    await writeFile(join(outside, 'secret.txt'), 'TOP SECRET');
+    await writeFile(join(root, 'done/a.yaml'), 'version: 1\n');
+    await writeFile(join(root, 'done/a.yaml.result.json'), REPORT('A-1'));
+    // A link planted in done/ with a report's name, pointing outside the folder.
+    await symlink(join(outside, 'secret.txt'), join(root, 'done/a.yaml.result.csv'));
+    await symlink(join(outside, 'secret.txt'), join(root, 'done/b.yaml.result.json'));
+    const url = await serve(root);
+    const ok = await fetch(`${url}file?id=done%2Fa.yaml&kind=json`);
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get('content-disposition')).toContain('filename="a.yaml.result.json"');
+    expect(await ok.text()).toContain('A-1');
+    for (const path of [
+      'file?id=done%2Fa.yaml&kind=csv',
+      'file?id=done%2Fb.yaml&kind=json',
+      'file?id=done%2F..%2F..%2Fetc%2Fpasswd&kind=json',
+      'file?id=..%2Fsecret.txt&kind=json',
+      'file?id=done%2Fa.yaml&kind=..%2F..%2Fsecret.txt',
+      'input?id=done%2F..%2F..%2Fsecret.txt',
+      'done/a.yaml.result.json',
+    ]) {
+      const res = await fetch(`${url}${path}`);
+      expect(res.status, path).toBe(404);
+      expect(await res.text()).not.toContain('TOP SECRET');
+    }
+  });
+
+  it('ignores a layout folder that is a link out of the drop folder', async () => {
+    const root = await tempDirPerTest('htorder-ui-');
+    const outside = await tempDirPerTest('htorder-ui-outside-');
+    await writeFile(join(outside, 'x.yaml.result.json'), REPORT('OUTSIDE-1'));
+    await symlink(outside, join(root, 'done'));
+    const url = await serve(root);
+    expect(await (await fetch(url)).text()).not.toContain('x.yaml');
+  });
+
+  it('escapes what users chose: an order number and a file name are text, never markup', async () => {
+    const root = await folder();
+    await writeFile(join(root, 'done/"><b>x<!--.yaml.result.json'), REPORT('<script>alert(1)</script>'));
+    const url = await serve(root);
+    const list = await (await fetch(url)).text();
+    expect(list).not.toContain('<b>x');
+    expect(list).toContain('&quot;&gt;&lt;b&gt;x&lt;!--.yaml');
+    const orders = await (await fetch(`${url}orders`)).text();
+    expect(orders).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(orders).not.toContain('<script>alert');
+  });
+
+  it('with a token, asks every request for it, the live stream and the script included', async () => {
+    const url = await serve(await folder(), 's3cret-token');
+    for (const path of ['', 'events', 'static/app.js', 'orders']) {
+      const res = await fetch(`${url}${path}`);
+      expect(res.status, path).toBe(401);
+      expect(res.headers.get('www-authenticate')).toContain('Basic');
+    }
+    const basic = `Basic ${Buffer.from('me:s3cret-token').toString('base64')}`;
+    expect((await fetch(url, { headers: { authorization: basic } })).status).toBe(200);
+    expect((await fetch(url, { headers: { authorization: 'Bearer s3cret-token' } })).status).toBe(200);
+    expect((await fetch(url, { headers: { authorization: 'Bearer s3cret-token-' } })).status).toBe(401);
+  });
+});

@@ -1,0 +1,241 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { InputEvent } from '../../src/observe/input-events.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { CLI, ROOT, requireDist } from '../support/dist.js';
+import { tempDir } from '../support/temp-files.js';
+import { sandboxWithEnv, startWatch, waitFor, type RunningWatch } from '../support/watch-harness.js';
+import { ITEMS, manifest } from '../support/yaml-manifests.js';
+import { launch, type Browser } from './browser.js';
+
+/**
+ * The dashboard in a real headless Chromium, against a real watcher (`watch --ui`, the same
+ * runWatch the CLI calls) on a real drop folder, with the sandbox as the API. The same run
+ * writes the screenshots of docs/ui.md (docs/images/ui-*.png).
+ */
+
+const IMAGES = join(ROOT, 'docs/images');
+/** How long the page may take to show what the watcher did: the push, one fetch, some slack. */
+const LIVE_MS = 3_000;
+
+let sandbox: Sandbox;
+let env: Record<string, string>;
+let state: Awaited<ReturnType<typeof tempDir>>;
+let drop: Awaited<ReturnType<typeof tempDir>>;
+let watch: RunningWatch;
+let browser: Browser;
+let ui: string;
+
+const phaseAt = (name: string, phase: string): number | undefined =>
+  watch.events().find((e): e is InputEvent => e.kind === 'input' && e.name === name && e.phase === phase)?.at;
+
+/** A CSV whose row 3 has a quantity that is not a number. */
+function badCsv(): string {
+  const lines = readFileSync(join(ROOT, 'samples/csv/orders.csv'), 'utf8').split('\n');
+  lines[2] = (lines[2] ?? '').replace('A10001,25,', 'A10001,abc,');
+  return lines.join('\n');
+}
+
+beforeAll(async () => {
+  requireDist();
+  state = await tempDir('htorder-ui-state-');
+  drop = await tempDir('htorder-ui-drop-');
+  ({ sandbox, env } = await sandboxWithEnv(state.path));
+  watch = await startWatch({ target: drop.path, ui: true }, env);
+  ui = watch.uiUrl as string;
+  browser = await launch();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await watch?.stop();
+  await sandbox?.close();
+  await drop?.remove();
+  await state?.remove();
+});
+
+describe('the dashboard of a watched drop folder, in a browser', () => {
+  it('shows a dropped file as processing, then done, without a reload', async () => {
+    // Slow creates keep the input in processing long enough for a person (and this test) to see it.
+    await sandbox.admin.setFaults([{ route: 'POST /Jobs', when: 'create', kind: 'latency', latencyMs: 1500 }]);
+    const page = await browser.context.newPage();
+    try {
+      await page.goto(ui);
+      await page.locator('h1').waitFor();
+      // Evaluated in the page (this project's types have no DOM).
+      await page.evaluate('window.stayed = true');
+      await writeFile(join(drop.path, 'spring.yaml'), manifest('SPRING', 2));
+      const row = page.locator('#inputs tr', { hasText: 'spring.yaml' });
+      await waitFor(() => phaseAt('spring.yaml', 'processing'), 'the watcher to take spring.yaml');
+      await row.locator('.st-processing').waitFor({ timeout: LIVE_MS });
+      await waitFor(() => phaseAt('spring.yaml', 'done'), 'spring.yaml to be done', 30_000);
+      await row.locator('.st-done').waitFor({ timeout: LIVE_MS });
+      expect(await row.locator('td').nth(3).textContent()).toBe('2');
+      // The same page, updated in place: no reload happened.
+      expect(await page.evaluate('window.stayed')).toBe(true);
+    } finally {
+      await sandbox.admin.clearFaults();
+      await page.close();
+    }
+  }, 60_000);
+
+  it('shows a failed file with each error beside its row and the source line', async () => {
+    await writeFile(join(drop.path, 'kit.csv'), badCsv());
+    await waitFor(() => phaseAt('kit.csv', 'failed'), 'kit.csv to fail', 30_000);
+    const page = await browser.context.newPage();
+    try {
+      await page.goto(ui);
+      await page.locator('#inputs tr', { hasText: 'kit.csv' }).locator('.st-failed').waitFor({ timeout: LIVE_MS });
+      await page.locator('#inputs a', { hasText: 'kit.csv' }).click();
+      await page.locator('h1.input-name').waitFor();
+      const row3 = page.locator('tr.line[data-row="3"]');
+      await expect(row3.locator('.error .msg').first().textContent()).resolves.toMatch(/integer/);
+      await expect(row3.locator('pre.src').first().textContent()).resolves.toContain('A10001,abc,');
+      // The other rows carry no error of row 3.
+      for (const other of ['2', '4', '5', '6', '7']) {
+        const msgs = await page.locator(`tr.line[data-row="${other}"] .error .msg`).allTextContents();
+        expect(msgs.join(' ')).not.toMatch(/integer/);
+      }
+      // The three reports download, named after the input.
+      const links = await page.locator('a.download').allTextContents();
+      expect(links).toEqual(['result.json', 'result.csv', 'errors.txt']);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.locator('a.download', { hasText: 'errors.txt' }).click(),
+      ]);
+      expect(download.suggestedFilename()).toBe('kit.csv.errors.txt');
+      expect(readFileSync((await download.path()) as string, 'utf8')).toContain('kit.csv:3: quantity');
+      await page.screenshot({ path: join(IMAGES, 'ui-input.png'), fullPage: true });
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+
+  it('renders an order number holding <script> as text, and runs no script from it', async () => {
+    const evil = '<script>window.pwned=1</script><img src=x onerror="window.pwned=2">';
+    await writeFile(
+      join(drop.path, 'evil.yaml'),
+      manifest([{ orderNumber: JSON.stringify(evil), items: ITEMS.reorder }]),
+    );
+    await waitFor(() => phaseAt('evil.yaml', 'done') ?? phaseAt('evil.yaml', 'failed'), 'evil.yaml to finish', 30_000);
+    const page = await browser.context.newPage();
+    const violations: string[] = [];
+    page.on('console', (m) => violations.push(m.text()));
+    try {
+      await page.goto(ui);
+      await page.locator('#inputs a', { hasText: 'evil.yaml' }).click();
+      await page.locator('tbody.job .order').first().waitFor();
+      expect(await page.locator('tbody.job .order').first().textContent()).toBe(evil);
+      expect(await page.evaluate('window.pwned')).toBeUndefined();
+      // Only the dashboard's own script element exists; no image was made from the name.
+      expect(await page.locator('script').count()).toBe(1);
+      expect(await page.locator('main img').count()).toBe(0);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+
+  it('shows orders in flight with what htorder track wrote, and the last days', async () => {
+    const report = JSON.parse(readFileSync(join(drop.path, 'done/spring.yaml.result.json'), 'utf8'));
+    const first = report.jobs[0].jobNumber as number;
+    await sandbox.admin.advanceJob(first, 'Dispatched');
+    // Asynchronously: the sandbox answering it runs in this process.
+    await promisify(execFile)(process.execPath, [CLI, 'track', join(drop.path, 'done')], {
+      env: { ...process.env, ...env },
+      timeout: 30_000,
+    });
+    const page = await browser.context.newPage();
+    try {
+      await page.goto(ui);
+      await page.screenshot({ path: join(IMAGES, 'ui-inputs.png') });
+      await page.goto(`${ui}orders`);
+      const row = page.locator(`#orders tr[data-job="${first}"]`);
+      await expect(row.locator('.st').textContent()).resolves.toBe('Dispatched');
+      expect(await page.locator('#orders tbody tr').count()).toBeGreaterThanOrEqual(2);
+      // A signed invoice link is never shown: not its query string, not the link.
+      expect(await page.content()).not.toMatch(/X-Amz|Signature=|sig=/i);
+      await page.screenshot({ path: join(IMAGES, 'ui-orders.png'), fullPage: true });
+
+      await page.goto(`${ui}days`);
+      const today = new Date().toISOString().slice(0, 10);
+      const todayRow = page.locator('#days tr', { hasText: today });
+      // spring.yaml and evil.yaml done (or evil failed), kit.csv failed: three inputs today.
+      const cells = await todayRow.locator('td.n').allTextContents();
+      expect(cells.slice(0, 4).reduce((n, c) => n + Number(c || 0), 0)).toBe(3);
+      expect(await page.locator('svg.chart').count()).toBe(3);
+      await page.screenshot({ path: join(IMAGES, 'ui-days.png'), fullPage: true });
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+});
+
+describe('remote access', () => {
+  let guarded: RunningWatch;
+  let guardedDrop: Awaited<ReturnType<typeof tempDir>>;
+  const TOKEN = 'correct-horse-battery-staple';
+
+  beforeAll(async () => {
+    guardedDrop = await tempDir('htorder-ui-guarded-');
+    await mkdir(join(guardedDrop.path, 'done'));
+    guarded = await startWatch({ target: guardedDrop.path, ui: true }, { ...env, HTORDER_UI_TOKEN: TOKEN });
+  });
+  afterAll(async () => {
+    await guarded?.stop();
+    await guardedDrop?.remove();
+  });
+
+  it('refuses a request without the token, in the browser and from a script', async () => {
+    const url = guarded.uiUrl as string;
+    // A browser without the token (none, then a wrong one) gets the 401 and shows nothing of the dashboard.
+    for (const credentials of [undefined, { username: 'anyone', password: 'wrong' }]) {
+      const b = await launch(credentials ? { httpCredentials: credentials } : {});
+      try {
+        const p = await b.context.newPage();
+        const outcome = await p.goto(url).then(
+          (res) => `status ${res?.status()}`,
+          (err: Error) => err.message,
+        );
+        // Headless Chromium turns a refused basic-auth challenge into this error instead of a page.
+        expect(outcome).toMatch(/status 401|ERR_INVALID_AUTH_CREDENTIALS/);
+        expect(await p.locator('main').count()).toBe(0);
+      } finally {
+        await b.close();
+      }
+    }
+    expect((await fetch(url)).status).toBe(401);
+    expect((await fetch(`${url}events`)).status).toBe(401);
+    expect((await fetch(url, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401);
+    expect((await fetch(url, { headers: { authorization: `Bearer ${TOKEN}` } })).status).toBe(200);
+    const withPrompt = await launch({ httpCredentials: { username: 'anyone', password: TOKEN } });
+    try {
+      const p = await withPrompt.context.newPage();
+      const res = await p.goto(url);
+      expect(res?.status()).toBe(200);
+      expect(await p.locator('h1').textContent()).toBe('Inputs');
+    } finally {
+      await withPrompt.close();
+    }
+  }, 60_000);
+
+  it('without a token, answers loopback host names only (no DNS rebinding)', async () => {
+    const { port } = new URL(ui);
+    const status = (host: string): Promise<number> =>
+      new Promise((resolve, reject) => {
+        request({ host: '127.0.0.1', port, path: '/', headers: { host } }, (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        })
+          .on('error', reject)
+          .end();
+      });
+    expect(await status(`127.0.0.1:${port}`)).toBe(200);
+    expect(await status(`localhost:${port}`)).toBe(200);
+    expect(await status(`attacker.example:${port}`)).toBe(403);
+  });
+});
