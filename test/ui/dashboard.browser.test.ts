@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
@@ -19,7 +19,16 @@ import { launch, type Browser } from './browser.js';
  * writes the screenshots of docs/ui.md (docs/images/ui-*.png).
  */
 
-const IMAGES = join(ROOT, 'docs/images');
+/**
+ * Screenshots go into docs/images when asked (UPDATE_SCREENSHOTS=1) or when one is missing;
+ * otherwise into a temporary folder, so a test run does not leave the work tree changed (the
+ * pages show today's dates and times, which no two runs share).
+ */
+const UPDATE = process.env.UPDATE_SCREENSHOTS === '1';
+const DOC_IMAGES = join(ROOT, 'docs/images');
+let scratch: Awaited<ReturnType<typeof tempDir>>;
+const shot = (name: string): string =>
+  UPDATE || !existsSync(join(DOC_IMAGES, name)) ? join(DOC_IMAGES, name) : join(scratch.path, name);
 /** How long the page may take to show what the watcher did: the push, one fetch, some slack. */
 const LIVE_MS = 3_000;
 
@@ -45,6 +54,7 @@ beforeAll(async () => {
   requireDist();
   state = await tempDir('htorder-ui-state-');
   drop = await tempDir('htorder-ui-drop-');
+  scratch = await tempDir('htorder-ui-shots-');
   ({ sandbox, env } = await sandboxWithEnv(state.path));
   watch = await startWatch({ target: drop.path, ui: true }, env);
   ui = watch.uiUrl as string;
@@ -57,6 +67,10 @@ afterAll(async () => {
   await sandbox?.close();
   await drop?.remove();
   await state?.remove();
+  // Every page was photographed, wherever it went.
+  for (const name of ['ui-inputs.png', 'ui-input.png', 'ui-orders.png', 'ui-days.png'])
+    expect(statSync(shot(name)).size, name).toBeGreaterThan(10_000);
+  await scratch?.remove();
 });
 
 describe('the dashboard of a watched drop folder, in a browser', () => {
@@ -110,7 +124,7 @@ describe('the dashboard of a watched drop folder, in a browser', () => {
       ]);
       expect(download.suggestedFilename()).toBe('kit.csv.errors.txt');
       expect(readFileSync((await download.path()) as string, 'utf8')).toContain('kit.csv:3: quantity');
-      await page.screenshot({ path: join(IMAGES, 'ui-input.png'), fullPage: true });
+      await page.screenshot({ path: shot('ui-input.png'), fullPage: true });
     } finally {
       await page.close();
     }
@@ -152,14 +166,14 @@ describe('the dashboard of a watched drop folder, in a browser', () => {
     const page = await browser.context.newPage();
     try {
       await page.goto(ui);
-      await page.screenshot({ path: join(IMAGES, 'ui-inputs.png') });
+      await page.screenshot({ path: shot('ui-inputs.png') });
       await page.goto(`${ui}orders`);
       const row = page.locator(`#orders tr[data-job="${first}"]`);
       await expect(row.locator('.st').textContent()).resolves.toBe('Dispatched');
       expect(await page.locator('#orders tbody tr').count()).toBeGreaterThanOrEqual(2);
       // A signed invoice link is never shown: not its query string, not the link.
       expect(await page.content()).not.toMatch(/X-Amz|Signature=|sig=/i);
-      await page.screenshot({ path: join(IMAGES, 'ui-orders.png'), fullPage: true });
+      await page.screenshot({ path: shot('ui-orders.png'), fullPage: true });
 
       await page.goto(`${ui}days`);
       const today = new Date().toISOString().slice(0, 10);
@@ -168,7 +182,7 @@ describe('the dashboard of a watched drop folder, in a browser', () => {
       const cells = await todayRow.locator('td.n').allTextContents();
       expect(cells.slice(0, 4).reduce((n, c) => n + Number(c || 0), 0)).toBe(3);
       expect(await page.locator('svg.chart').count()).toBe(3);
-      await page.screenshot({ path: join(IMAGES, 'ui-days.png'), fullPage: true });
+      await page.screenshot({ path: shot('ui-days.png'), fullPage: true });
     } finally {
       await page.close();
     }

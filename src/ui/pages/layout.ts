@@ -1,3 +1,4 @@
+import { basename } from 'node:path';
 import { html, type Html } from '../html.js';
 
 export type PageName = 'inputs' | 'orders' | 'days' | 'input';
@@ -26,7 +27,7 @@ export function layout(opts: { title: string; page: PageName; root: string; live
 <header>
 <strong class="brand">htorder</strong>
 <nav>${NAV.map(([name, href, label]) => html`<a href="${href}"${name === opts.page ? html` aria-current="page"` : ''}>${label}</a>`)}</nav>
-<span class="where" title="${opts.root}">${opts.root}</span>
+<span class="where" title="${opts.root}">${basename(opts.root) || opts.root}</span>
 <span id="live" class="live">${opts.live ? 'live' : ''}</span>
 </header>
 <main>
