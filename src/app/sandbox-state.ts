@@ -17,7 +17,7 @@ import { writeFileAtomic } from '../storage/atomic-write.js';
  * fsynced writes, and a lock between processes (`run --sandbox` beside `watch --sandbox`).
  */
 
-/** A state this large is a runaway, not a demo (about 10,000 jobs); a reset starts over. */
+/** A state this large is a runaway, not a demo (about 15,000 jobs of one line); a reset starts over. */
 export const MAX_SANDBOX_STATE_BYTES = 32 * 1024 * 1024;
 
 const RESET_HINT =

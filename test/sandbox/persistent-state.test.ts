@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -34,7 +34,11 @@ describe('a persistent sandbox', () => {
   it('restores jobs, their changes, filed assets and the counters after a restart', async () => {
     const file = join(await tempDirPerTest(), 'sandbox', 'state.json');
     const first = await sandboxOn(file);
-    const created = await first.us.post('/Jobs', usJob({ orderNumber: 'PO-P1', items: [dtfLine()] }));
+    const signed = 'https://cdn.example.com/front.png?X-Amz-Signature=SECRETSIG';
+    const created = await first.us.post(
+      '/Jobs',
+      usJob({ orderNumber: 'PO-P1', items: [dtfLine({ externalArtworkUrl: signed })] }),
+    );
     expect(created.status, created.text).toBe(201);
     const { jobNumber, jobLineDetails } = created.body;
     const tag = jobLineDetails[0].newAssetSku as string;
@@ -43,6 +47,8 @@ describe('a persistent sandbox', () => {
     expect((await first.us.post(`/Jobs/${other.body.jobNumber}/cancel`)).status).toBe(204);
     const before = (await first.us.get(`/Jobs/${jobNumber}`)).body;
     await stop(first.sb);
+    // The request bodies are not kept: a signed artwork URL is never written to disk.
+    expect(await readFile(file, 'utf8')).not.toContain('SECRETSIG');
 
     const second = await sandboxOn(file);
     expect((await second.us.get(`/Jobs/${jobNumber}`)).body).toEqual(before);
