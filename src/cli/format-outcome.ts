@@ -21,10 +21,15 @@ export function formatInputOutcome(o: InputOutcome, command: PipelineCommand): s
   const rows: string[][] = [['order', 'items', 'estimate', 'status', command === 'run' ? 'job' : 'due']];
   let total = 0;
   let priced = true;
+  // Jobs this command orders (or would): an already-submitted job is not ordered again and a
+  // skipped one never was, so neither makes the total "unpriced".
+  let ordering = 0;
   for (const job of r.jobs) {
     const estimate = job.estimatedCost;
+    const orders = job.status !== 'skipped' && job.status !== 'already-submitted';
+    if (orders) ordering += 1;
     if (estimate !== null) total += estimate;
-    else if (job.status !== 'skipped') priced = false;
+    else if (orders) priced = false;
     rows.push([
       // Not `#2`: that reads like a shop's order name. Where the job is, in the input's terms.
       printable(job.orderNumber ?? `(no order number, ${sourceText(job.source)})`),
@@ -37,7 +42,11 @@ export function formatInputOutcome(o: InputOutcome, command: PipelineCommand): s
   }
   const lines = [`${printable(o.file)}:`, ...table(rows).map((l) => `  ${l}`)];
   if (r.jobs.length > 0)
-    lines.push(`  estimated total: ${money(total)}${priced ? '' : ' (some lines could not be priced)'}`);
+    lines.push(
+      `  estimated total: ${money(total)}${
+        ordering === 0 ? ' (nothing new to order)' : priced ? '' : ' (some lines could not be priced)'
+      }`,
+    );
   lines.push(`  ${summaryLine(r)}`);
   let shown = 0;
   for (const line of messages(r)) {

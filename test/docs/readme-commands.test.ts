@@ -331,6 +331,8 @@ const COMMANDS: Record<string, Entry> = {
         const again = await run('htorder run --sandbox my-orders/orders.yaml', ws);
         expect(again.code, again.stderr).toBe(0);
         expect(again.stderr).toMatch(/PO-0001 +2 +- +already-submitted +700001\n/);
+        // As the README shows it: nothing is ordered, so nothing is "unpriced".
+        expect(again.stderr).toContain('estimated total: 0.00 (nothing new to order)\n');
         expect(json(report).jobs.map((j: { status: string; jobNumber: number }) => [j.status, j.jobNumber])).toEqual([
           ['already-submitted', first],
         ]);
