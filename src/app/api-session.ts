@@ -3,7 +3,7 @@ import { createApiClient, type ApiClient } from '../api/client.js';
 import { defaultStateDir, type ApiConfig } from '../config/api-config.js';
 import { apiConfigFrom, type ConfigFlags } from '../config/resolve-config.js';
 import { flagName, resolveSettings, type Settings, type SettingFlags } from '../config/resolve-settings.js';
-import { sandboxConfig } from '../config/sandbox-config.js';
+import { sandboxConfig, type SandboxDirectory } from '../config/sandbox-config.js';
 import { SETTINGS } from '../config/settings.js';
 import { createLogger, isLogLevel, wantsColor, type Logger } from '../log/logger.js';
 import { UsageError } from '../errors.js';
@@ -25,6 +25,11 @@ export interface ApiSessionInput {
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   /** Defaults of this command that differ from the table's (watch logs at `info`). */
   defaults?: SettingFlags;
+  /**
+   * With `sandbox`: another demo account of this session's sandbox, and its state dir, instead
+   * of a sandbox of its own (watch routes: one simulator, several accounts).
+   */
+  sandboxOf?: ApiSession;
 }
 
 export interface ApiSession {
@@ -35,6 +40,8 @@ export interface ApiSession {
   settings: Settings;
   /** Closes the client, and the in-process sandbox if any. */
   close(): Promise<void>;
+  /** The in-process sandbox (`--sandbox`), for sessions of its other accounts (sandboxOf). */
+  sandbox?: SandboxDirectory;
 }
 
 /** The account settings `--sandbox` supplies itself; giving one as well is a contradiction. */
@@ -77,8 +84,9 @@ export async function openApiSession(input: ApiSessionInput): Promise<ApiSession
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
   };
   let config: ApiConfig;
+  const sandbox: { directory?: SandboxDirectory } = {};
   try {
-    config = input.sandbox ? await sandboxSession(input, settings, cleanups) : resolveNamed(input, settings);
+    config = input.sandbox ? await sandboxSession(input, settings, cleanups, sandbox) : resolveNamed(input, settings);
   } catch (err) {
     await closeAll();
     throw err;
@@ -92,7 +100,14 @@ export async function openApiSession(input: ApiSessionInput): Promise<ApiSession
   }
   const client = createApiClient(config, { logger });
   cleanups.push(() => client.close());
-  return { config, client, logger, settings, close: closeAll };
+  return {
+    config,
+    client,
+    logger,
+    settings,
+    close: closeAll,
+    ...(sandbox.directory ? { sandbox: sandbox.directory } : {}),
+  };
 }
 
 function resolveNamed(input: ApiSessionInput, settings: Settings): ApiConfig {
@@ -107,6 +122,7 @@ async function sandboxSession(
   input: ApiSessionInput,
   settings: Settings,
   cleanups: (() => Promise<void>)[],
+  out: { directory?: SandboxDirectory },
 ): Promise<ApiConfig> {
   const clash = SANDBOX_SUPPLIES.find((k) => input.flags[k] !== undefined);
   if (clash) throw new UsageError(`--sandbox supplies its own account; it cannot be combined with ${flagName(clash)}`);
@@ -124,6 +140,15 @@ async function sandboxSession(
   // Before anything is reset: a mistyped --account changes nothing.
   if (!sandboxAccountNames().includes(accountName)) {
     throw new UsageError(`unknown sandbox account "${accountName}" (known: ${sandboxAccountNames().join(', ')})`);
+  }
+  const shared = input.sandboxOf;
+  if (shared?.sandbox) {
+    out.directory = shared.sandbox;
+    return sandboxConfig(shared.sandbox, accountName, {
+      stateDir: shared.config.stateDir,
+      concurrency,
+      ledgerAccount: sandboxAccountKey(accountName),
+    });
   }
   if (input.sandboxReset === true) {
     const message = await resetSandboxState({
@@ -145,6 +170,7 @@ async function sandboxSession(
     throw err;
   }
   cleanups.push(() => sandbox.close());
+  out.directory = sandbox;
   return sandboxConfig(sandbox, accountName, {
     stateDir,
     concurrency,

@@ -191,7 +191,11 @@ function submittedBy(outcome: InputOutcome): number {
 }
 
 /** Finishes an input as failed without processing it, its errors.txt saying why. */
-async function setAside(input: ClaimedInput, why: string, ctx: HandleContext): Promise<HandleResult> {
+export async function setAside(
+  input: ClaimedInput,
+  why: string,
+  ctx: Pick<HandleContext, 'logger' | 'events'>,
+): Promise<HandleResult> {
   const final = await finishUnlessLost(input, 'failed', async () => {
     await writeFileAtomic(reportPaths(input.path).errors, `${basename(input.name)}: ${why}\n`);
   });

@@ -24,14 +24,22 @@ export interface PipelineContextInput extends ApiSessionInput {
   catalogueMaxAgeMs?: number;
 }
 
+/** What may differ from one input to the next over one account. */
+export interface InputOptions {
+  mapping?: Mapping;
+  partial?: boolean;
+}
+
 export interface OpenPipeline {
   session: ApiSession;
   ledger: LedgerStore;
   /**
    * The context for processInput. The account is learnt from the API the first time, so a
    * throw means the API is unavailable or refused the credentials (nothing was decided).
+   * `perInput` replaces the mapping and `partial` for one input (watch routes) over the same
+   * session, catalogue and ledger account.
    */
-  context(): Promise<PipelineContext>;
+  context(perInput?: InputOptions): Promise<PipelineContext>;
   /** Drops the catalogue, whose memoised answers include failures: after an outage, start afresh. */
   forget(): void;
   /** Closes the session (client, in-process sandbox). */
@@ -66,7 +74,7 @@ export async function openPipelineContext(input: PipelineContextInput): Promise<
   return {
     session,
     ledger,
-    context: async () => {
+    context: async (perInput) => {
       if (!catalogue || Date.now() - catalogue.at > maxAge) {
         catalogue = { value: createCatalogue(client), at: Date.now() };
       }
@@ -75,9 +83,9 @@ export async function openPipelineContext(input: PipelineContextInput): Promise<
       const unseen = always || !vouch.vouched() ? { ...(always ? {} : { vouch: vouch.vouch }) } : undefined;
       return {
         command: input.command,
-        partial: input.partial === true,
+        partial: (perInput ?? input).partial === true,
         concurrency: config.concurrency,
-        mapping: input.mapping,
+        mapping: (perInput ?? input).mapping,
         client,
         catalogue: catalogue.value,
         ledger,

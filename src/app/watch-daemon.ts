@@ -20,8 +20,9 @@ import { startWatcher } from '../sources/watcher.js';
 import { S3Store } from '../storage/s3/s3-store.js';
 import type { Dashboard } from '../ui/dashboard.js';
 import { isS3Url, parseS3Url } from '../storage/s3/s3-url.js';
-import { handleInput } from './handle-input.js';
-import { openPipelineContext } from './pipeline-context.js';
+import { handleInput, setAside } from './handle-input.js';
+import { openPipelineContext, type OpenPipeline, type PipelineContextInput } from './pipeline-context.js';
+import { loadWatchRoutes, type WatchRoute, type WatchRoutes } from './watch-routes.js';
 
 export interface WatchInput {
   /** A folder, or `s3://BUCKET/PREFIX`. */
@@ -73,27 +74,42 @@ const CATALOGUE_MAX_AGE_MS = 10 * 60_000;
  * configuration problems, 3 when the store cannot be reached at start.
  */
 export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> {
-  const mapping = input.mapping ? await loadMapping(input.mapping) : undefined;
   const s3 = isS3Url(input.target) ? parseS3Url(input.target) : undefined;
   if (s3 && 'error' in s3) throw new UsageError(s3.error);
   if (s3 && input.ui) throw new UsageError('--ui shows a drop folder; an S3 prefix has no dashboard yet');
+  const flags = { ...watchFlags(input), ...input.flags };
+  // Checked as a whole before anything is watched: a broken rule is exit 2, not a failed file.
+  const routes = await loadWatchRoutes({
+    target: input.target,
+    flags,
+    env: io.env,
+    cwd: io.cwd,
+    sandbox: input.sandbox === true,
+    mapping: input.mapping,
+    partial: input.partial,
+  });
+  const mapping = input.mapping ? await loadMapping(input.mapping) : undefined;
   let source: DropSource | undefined;
   let attempts: InputAttempts | undefined;
-  const pipeline = await openPipelineContext({
+  const sessionInput = {
     command: 'run',
-    partial: input.partial,
-    mapping,
     sandbox: input.sandbox,
-    account: input.account,
-    sandboxReset: input.sandboxReset,
     logLevel: input.logLevel,
-    flags: { ...watchFlags(input), ...input.flags },
+    flags,
     // A daemon's log is its record: one line per input and per job outcome by default.
     defaults: WATCH_DEFAULTS,
     env: io.env,
     cwd: io.cwd,
     stderr: io.stderr,
     catalogueMaxAgeMs: CATALOGUE_MAX_AGE_MS,
+  } as const;
+  const pipeline = await openPipelineContext({
+    ...sessionInput,
+    partial: input.partial,
+    mapping,
+    account: input.account,
+    // Only the watcher's own session resets the sandbox; routes' accounts share that sandbox.
+    sandboxReset: input.sandboxReset,
     ledger: ({ config, logger, settings }) => {
       const layout: DropLayout = {
         processing: settings.get('processingDir') ?? DEFAULT_LAYOUT.processing,
@@ -141,6 +157,13 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
   const { session } = pipeline;
   const { config, logger, settings } = session;
   const drop = source as DropSource;
+  let accounts: RouteAccounts | undefined;
+  try {
+    accounts = routes && (await openRouteAccounts(routes, pipeline, { ...sessionInput, account: input.account }));
+  } catch (err) {
+    await pipeline.close();
+    throw err;
+  }
   const metrics = new WatchMetrics();
   const events = new WatchEvents();
   const uninstrument = instrumentApi(metrics, [config.baseUrl, config.authUrl]);
@@ -177,18 +200,33 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
 
     const leaseMs = settings.get('leaseMs') ?? SETTINGS.leaseMs.default;
     const scanIntervalMs = settings.get('scanIntervalMs');
+    const handleContext = { logger, metrics, events, attempts };
     const watcher = startWatcher({
       source: drop,
-      handle: (claimed, lease) =>
-        handleInput(claimed, lease, {
-          pipeline: pipeline.context,
-          logger,
-          metrics,
-          events,
-          // The catalogue memoises answers, failures included: start afresh after an outage.
-          onUnavailable: pipeline.forget,
-          attempts,
-        }),
+      handle: (claimed, lease) => {
+        if (!routes || !accounts || claimed.refused !== undefined) {
+          return handleInput(claimed, lease, {
+            ...handleContext,
+            pipeline: pipeline.context,
+            // The catalogue memoises answers, failures included: start afresh after an outage.
+            onUnavailable: pipeline.forget,
+          });
+        }
+        const route = routes.choose(claimed.name);
+        if (!route) return setAside(claimed, routes.noRoute(claimed.name), handleContext);
+        const account = accounts.of(route);
+        const routed = logger.child({ route: route.name });
+        routed.info(
+          { file: claimed.location, mapping: route.mapping, partial: route.partial, ...account.names },
+          'route chosen',
+        );
+        return handleInput(claimed, lease, {
+          ...handleContext,
+          logger: routed,
+          pipeline: () => account.pipeline.context({ mapping: route.loadedMapping, partial: route.partial }),
+          onUnavailable: account.pipeline.forget,
+        });
+      },
       logger,
       scanIntervalMs,
       stableMs: settings.get('stableTimeMs'),
@@ -221,7 +259,13 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
     if (io.signal.aborted) stop();
     else io.signal.addEventListener('abort', stop, { once: true });
     logger.info(
-      { location: drop.location, scanIntervalMs, health: health?.url, ui: ui?.url },
+      {
+        location: drop.location,
+        scanIntervalMs,
+        health: health?.url,
+        ui: ui?.url,
+        ...(routes ? { routes: routes.routes.map((r) => r.name), routesFrom: routes.file } : {}),
+      },
       'watching for manifests',
     );
     io.onReady?.({ location: drop.location, healthUrl: health?.url, uiUrl: ui?.url, events });
@@ -233,6 +277,7 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
     uninstrument();
     await ui?.close();
     await health?.close();
+    await accounts?.close();
     await pipeline.close();
   }
 }
@@ -261,4 +306,70 @@ function watchFlags(input: WatchInput): SettingFlags {
     fsEvents: input.fsEvents === false ? false : undefined,
   };
   return Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) as SettingFlags;
+}
+
+interface RouteAccounts {
+  /** The pipeline of the route's account, and the profile/account that names it (for logs). */
+  of(route: WatchRoute): { pipeline: OpenPipeline; names: { profile?: string; account?: string } };
+  close(): Promise<void>;
+}
+
+/**
+ * One pipeline per account the routes name, over the watcher's own (`main`, from the command
+ * line, its profile and the environment) for routes that name none: a different profile is a
+ * different API session, catalogue and ledger account; routes of one account share them and
+ * differ only in mapping and partial, given per input. Sessions are opened here, so a profile
+ * that cannot be used stops the start (exit 2); each talks to its API only when a file needs it.
+ */
+async function openRouteAccounts(
+  routes: WatchRoutes,
+  main: OpenPipeline,
+  base: Omit<PipelineContextInput, 'ledger'>,
+): Promise<RouteAccounts> {
+  const opened = new Map<string, OpenPipeline>([['', main]]);
+  const close = async (): Promise<void> => {
+    for (const [key, p] of opened) if (key !== '') await p.close().catch(() => undefined);
+  };
+  const ownProfile = main.session.settings.profile;
+  const ownAccount = base.account ?? 'us-demo';
+  const keyOf = (r: WatchRoute): string =>
+    (r.profile !== undefined && r.profile === ownProfile) || (r.account !== undefined && r.account === ownAccount)
+      ? ''
+      : r.sessionKey;
+  try {
+    for (const route of routes.routes) {
+      const key = keyOf(route);
+      if (opened.has(key)) continue;
+      opened.set(
+        key,
+        await openPipelineContext({
+          ...base,
+          ...(route.profile === undefined ? {} : { flags: { ...base.flags, profile: route.profile } }),
+          ...(route.account === undefined ? {} : { account: route.account, sandboxOf: main.session }),
+          // A bucket's ledger is the bucket's, shared by every account (keyed by account);
+          // a folder's is in each account's own state dir, like `run --profile` would use.
+          ledger:
+            main.ledger instanceof BucketLedger
+              ? () => main.ledger
+              : ({ config, settings }) =>
+                  new FolderLedger(config.stateDir, {
+                    staleMs: settings.explicit('leaseMs') ?? settings.get('lockStaleMs'),
+                  }),
+        }),
+      );
+    }
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return {
+    of: (route) => ({
+      pipeline: opened.get(keyOf(route)) ?? main,
+      names: {
+        ...(route.profile === undefined ? {} : { profile: route.profile }),
+        ...(route.account === undefined ? {} : { account: route.account }),
+      },
+    }),
+    close,
+  };
 }

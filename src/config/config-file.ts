@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
+import { LineCounter, parseDocument } from 'yaml';
 import { UsageError } from '../errors.js';
+import { parseRoutes, type Route } from './routes.js';
 import { PROFILE_SETTINGS, SETTINGS, type SettingName } from './settings.js';
 
 /**
@@ -14,24 +15,30 @@ export type ProfileValues = { [K in SettingName]?: string | number | boolean };
 export interface ConfigFile {
   path: string;
   profiles: Record<string, ProfileValues>;
+  /** The `routes` section (watch), when the file has one. */
+  routes?: Route[];
 }
+
+const TOP_LEVEL_KEYS = ['profiles', 'routes'];
 
 export const PROFILE_KEYS: readonly SettingName[] = PROFILE_SETTINGS;
 
 /** Parses config-file text; `path` is for messages. Pure: no I/O. */
 export function parseConfigFile(text: string, path: string): ConfigFile {
-  let doc: unknown;
-  try {
-    // Warnings are not logged by the library: they quote the line, which may hold the secret.
-    doc = parse(text, { logLevel: 'error' });
-  } catch (err) {
-    throw new UsageError(`config file ${path}: not valid YAML: ${yamlProblem(err)}`);
-  }
+  // The document keeps each node's position, so the routes' problems can be located; its
+  // warnings are never logged: they quote the line, which may hold the secret.
+  const lineCounter = new LineCounter();
+  const parsed = parseDocument(text, { lineCounter });
+  const syntax = parsed.errors[0];
+  if (syntax) throw new UsageError(`config file ${path}: not valid YAML: ${yamlProblem(syntax)}`);
+  const doc: unknown = parsed.toJS();
   if (doc === null || doc === undefined) return { path, profiles: {} };
   if (!isRecord(doc)) throw new UsageError(`config file ${path}: expected a mapping with a "profiles" key`);
   for (const key of Object.keys(doc)) {
-    if (key !== 'profiles')
-      throw new UsageError(`config file ${path}: unknown top-level key "${key}" (expected "profiles")`);
+    if (!TOP_LEVEL_KEYS.includes(key))
+      throw new UsageError(
+        `config file ${path}: unknown top-level key "${key}" (expected ${TOP_LEVEL_KEYS.map((k) => `"${k}"`).join(' or ')})`,
+      );
   }
   const rawProfiles = doc.profiles ?? {};
   if (!isRecord(rawProfiles))
@@ -55,7 +62,9 @@ export function parseConfigFile(text: string, path: string): ConfigFile {
     }
     profiles[name] = raw as ProfileValues;
   }
-  return { path, profiles };
+  if (doc.routes === undefined || doc.routes === null) return { path, profiles };
+  const routes = parseRoutes(parsed.get('routes', true), { path, lineCounter, profiles: Object.keys(profiles) });
+  return { path, profiles, routes };
 }
 
 /** Reads and parses a config file; undefined when `optional` and the file does not exist. */

@@ -157,6 +157,17 @@ export function resolveSettings(input: ResolveSettingsInput): Settings {
   };
 }
 
+/**
+ * The config file a command reads (the same search as for profiles), or undefined: watch takes
+ * its `routes` from it, also with `--sandbox`, which selects no profile.
+ */
+export function findConfigFile(
+  input: Pick<ResolveSettingsInput, 'env' | 'flags' | 'cwd' | 'home'>,
+): ConfigFile | undefined {
+  const flags = definedOnly(input.flags ?? {});
+  return locateConfigFile(flags, input.env, input.cwd, input.home ?? homedir(), [])?.file;
+}
+
 /** How a setting is named on the command line, else in the environment, for messages. */
 export function flagName(name: SettingName): string {
   return SETTINGS[name].flag ?? envName(name);

@@ -1,0 +1,175 @@
+import { realpathSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import type { ConfigFile } from '../config/config-file.js';
+import { parsePath } from '../config/parse-setting.js';
+import { findConfigFile, type SettingFlags } from '../config/resolve-settings.js';
+import { chooseRoute, routeMatcher, routesFor, type Route } from '../config/routes.js';
+import { UsageError } from '../errors.js';
+import { loadMapping, PRESETS_DIR } from '../manifest/mapping/load-mapping.js';
+import type { Mapping } from '../manifest/mapping/model.js';
+import { isS3Url, parseS3Url } from '../storage/s3/s3-url.js';
+
+/** A route of the config file, ready for the watcher: its mapping loaded, its session named. */
+export interface WatchRoute extends Route {
+  matches(name: string): boolean;
+  /** The loaded mapping, when the route names one. */
+  loadedMapping?: Mapping;
+  /** Routes with the same key share one API session, catalogue and ledger account. */
+  sessionKey: string;
+}
+
+export interface WatchRoutes {
+  file: string;
+  routes: WatchRoute[];
+  /** The route that takes `name` (first match wins), or undefined. */
+  choose(name: string): WatchRoute | undefined;
+  /** For errors.txt and logs: why `name` was taken by none, listing the routes' globs. */
+  noRoute(name: string): string;
+}
+
+/** The account-defining flags: with routes that choose profiles, they would silently override every profile. */
+const ACCOUNT_FLAGS = ['baseUrl', 'authUrl', 'realm', 'clientId', 'clientSecretFile', 'statusUrl'] as const;
+
+/**
+ * The routes of the config file that apply to the watched `target`, checked as a whole before
+ * anything is watched (docs/watch.md#routes): undefined when the file has none for it, so the
+ * watcher runs on the command line's `--mapping`/`--partial` as before. Every problem is a
+ * UsageError (exit 2) located in the config file.
+ */
+export async function loadWatchRoutes(opts: {
+  target: string;
+  flags: SettingFlags;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  sandbox: boolean;
+  /** Command-line options that routes replace. */
+  mapping?: string;
+  partial?: boolean;
+  home?: string;
+}): Promise<WatchRoutes | undefined> {
+  const home = opts.home ?? homedir();
+  const file = findConfigFile({ env: opts.env, flags: opts.flags, cwd: opts.cwd, home });
+  if (!file?.routes || file.routes.length === 0) return undefined;
+  const here = locationMatcher(opts.target, opts.cwd, file, home);
+  const routes = routesFor(file.routes, here);
+  if (routes.length === 0) return undefined;
+
+  const contradiction = (what: string): UsageError =>
+    new UsageError(
+      `${what} cannot be combined with the routes of ${file.path} for this location: each route says ` +
+        'its own mapping and partial; for files no rule matches, add a last rule `- match: "*"`',
+    );
+  if (opts.mapping !== undefined) throw contradiction('--mapping');
+  if (opts.partial === true) throw contradiction('--partial');
+  const problems: string[] = [];
+  for (const r of routes) {
+    if (opts.sandbox && r.profile !== undefined) {
+      problems.push(
+        `${r.keyAt.profile}: routes[${r.index}].profile: --sandbox supplies its own accounts: use "account"`,
+      );
+    }
+    if (!opts.sandbox && r.account !== undefined) {
+      problems.push(
+        `${r.keyAt.account}: routes[${r.index}].account: "account" picks a sandbox demo account (with --sandbox); ` +
+          'for configured accounts use "profile"',
+      );
+    }
+  }
+  const flag = ACCOUNT_FLAGS.find((k) => opts.flags[k] !== undefined);
+  const withProfile = routes.find((r) => r.profile !== undefined);
+  if (flag && withProfile) {
+    problems.push(
+      `${withProfile.keyAt.profile}: routes[${withProfile.index}].profile: the command line sets ${flag}, which ` +
+        "would override this profile's account; put account settings in the profiles",
+    );
+  }
+  if (problems.length > 0) throw new UsageError(problems.join('\n'));
+
+  const mappings = new Map<string, Mapping>();
+  const loaded: WatchRoute[] = [];
+  for (const r of routes) {
+    let loadedMapping: Mapping | undefined;
+    if (r.mapping !== undefined) {
+      const path = mappingPath(r.mapping, file, home);
+      const at = `${r.keyAt.mapping}: routes[${r.index}].mapping`;
+      if (path === undefined) {
+        throw new UsageError(`${at}: "${r.mapping}" is neither a mapping file (beside ${file.path}) nor a preset`);
+      }
+      loadedMapping = mappings.get(path);
+      if (!loadedMapping) {
+        try {
+          loadedMapping = await loadMapping(path);
+        } catch (err) {
+          if (!(err instanceof UsageError)) throw err;
+          // The mapping's own problems keep their file:line:col; this says which route named it.
+          throw new UsageError(`${at}: ${err.message}`);
+        }
+        mappings.set(path, loadedMapping);
+      }
+    }
+    loaded.push({
+      ...r,
+      matches: routeMatcher(r),
+      ...(loadedMapping ? { loadedMapping } : {}),
+      sessionKey:
+        r.profile !== undefined ? `profile:${r.profile}` : r.account !== undefined ? `account:${r.account}` : '',
+    });
+  }
+  return {
+    file: file.path,
+    routes: loaded,
+    choose: (name) => chooseRoute(loaded, name),
+    noRoute: (name) =>
+      `${name} matches no route of ${file.path} for this location (${loaded
+        .map((r) => `${r.name}: ${r.match.join(', ')}`)
+        .join('; ')}); ` + 'nothing of it was sent. Add a rule for it (or rename the file) and drop it again',
+  };
+}
+
+/**
+ * Where a route's mapping is: a file beside the config file, else a preset of that name
+ * (`shopify`), else undefined.
+ */
+function mappingPath(value: string, file: ConfigFile, home: string): string | undefined {
+  const path = parsePath(value, `mapping in ${file.path}`, dirname(file.path), home);
+  if (existsSync(path) && statSync(path).isFile()) return path;
+  const preset = /^[a-z][a-z0-9-]*$/.test(value) ? join(PRESETS_DIR, `${value}.yaml`) : undefined;
+  if (preset !== undefined && existsSync(preset)) return preset;
+  return existsSync(path) ? path : undefined;
+}
+
+/**
+ * Whether a route's `where` names the watched location: for folders the same folder (links
+ * resolved, relative paths against the config file's folder), for buckets the same bucket and
+ * prefix. A malformed s3:// URL is located in the config file.
+ */
+function locationMatcher(target: string, cwd: string, file: ConfigFile, home: string): (where: string) => boolean {
+  const s3 = isS3Url(target) ? parseS3Url(target) : undefined;
+  const folder = s3 ? undefined : real(resolve(cwd, target));
+  for (const r of file.routes ?? []) {
+    for (const w of r.where ?? []) {
+      const parsed = isS3Url(w) ? parseS3Url(w) : undefined;
+      if (parsed && 'error' in parsed)
+        throw new UsageError(`${r.keyAt.where}: routes[${r.index}].where: ${parsed.error}`);
+    }
+  }
+  return (where) => {
+    if (isS3Url(where)) {
+      const w = parseS3Url(where);
+      return (
+        s3 !== undefined && !('error' in s3) && !('error' in w) && w.bucket === s3.bucket && w.prefix === s3.prefix
+      );
+    }
+    return folder !== undefined && real(parsePath(where, `where in ${file.path}`, dirname(file.path), home)) === folder;
+  };
+}
+
+function real(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return resolve(path);
+  }
+}

@@ -1,0 +1,214 @@
+import picomatch from 'picomatch';
+import { isMap, isScalar, isSeq, type LineCounter, type Node as YamlNode } from 'yaml';
+import { UsageError } from '../errors.js';
+
+/**
+ * The `routes` section of the config file (docs/watch.md#routes): an ordered list of rules that
+ * let one watcher send each dropped file through its own mapping, account and `partial`. Pure:
+ * the declaration is checked here (keys, globs, profiles of the same file); mapping files are
+ * read by the composition layer, which also opens one API session per account.
+ */
+export interface Route {
+  /** 1-based position in the list. */
+  index: number;
+  /** For logs and errors.txt: the rule's `name`, else `route N`. */
+  name: string;
+  /** File-name globs, as written; any one matching takes the file. */
+  match: readonly string[];
+  /**
+   * Drop locations the rule applies to, as written (folders relative to the config file, or
+   * s3:// URLs); undefined: every location.
+   */
+  where?: readonly string[];
+  /** A preset name or a mapping file (relative to the config file), as written. */
+  mapping?: string;
+  profile?: string;
+  /** A sandbox demo account (with `--sandbox`). */
+  account?: string;
+  partial: boolean;
+  /** `file:line:col` of the rule, and of each of its keys, for messages. */
+  at: string;
+  keyAt: Partial<Record<RouteKey, string>>;
+}
+
+const ROUTE_KEYS = ['name', 'match', 'where', 'mapping', 'profile', 'account', 'partial'] as const;
+type RouteKey = (typeof ROUTE_KEYS)[number];
+
+/**
+ * Globs match one file name (never a path: a drop location's inputs are single names), case
+ * insensitively — the same as the input extensions are — because exports arrive from Windows
+ * and macOS senders as `Orders.CSV` as often as `orders.csv`. Hidden names are never inputs, and
+ * `dot: false` keeps `*` from meaning anything else. An unbalanced bracket, brace or parenthesis
+ * is an error rather than a literal character.
+ */
+const GLOB_OPTIONS: picomatch.PicomatchOptions = { nocase: true, dot: false, strictBrackets: true, windows: false };
+
+interface RouteProblem {
+  at: string;
+  field: string;
+  message: string;
+}
+
+/**
+ * Parses the `routes` node of a config file. `profiles` are the file's profile names, so a route
+ * naming an unknown one is an error here, located like every other problem of the section.
+ */
+export function parseRoutes(
+  node: unknown,
+  ctx: { path: string; lineCounter: LineCounter; profiles: readonly string[] },
+): Route[] {
+  const { path } = ctx;
+  const at = (n: unknown): string => {
+    const offset = (n as YamlNode | undefined)?.range?.[0];
+    if (offset === undefined) return path;
+    const p = ctx.lineCounter.linePos(offset);
+    return `${path}:${p.line}:${p.col}`;
+  };
+  const problems: RouteProblem[] = [];
+  if (!isSeq(node)) {
+    throw located([{ at: at(node), field: 'routes', message: 'must be a list of rules (each "- match: GLOB …")' }]);
+  }
+  const routes: Route[] = [];
+  node.items.forEach((item, i) => {
+    const index = i + 1;
+    const field = (key: string): string => `routes[${index}]${key ? `.${key}` : ''}`;
+    if (!isMap(item)) {
+      problems.push({ at: at(item), field: field(''), message: 'must be a mapping with at least "match"' });
+      return;
+    }
+    const keyAt: Partial<Record<RouteKey, string>> = {};
+    const values: Partial<Record<RouteKey, YamlNode>> = {};
+    for (const pair of item.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+      if (!(ROUTE_KEYS as readonly string[]).includes(key)) {
+        problems.push({
+          at: at(pair.key),
+          field: field(key),
+          message: `unknown key (known: ${ROUTE_KEYS.join(', ')})`,
+        });
+        continue;
+      }
+      keyAt[key as RouteKey] = at(pair.value ?? pair.key);
+      values[key as RouteKey] = pair.value as YamlNode;
+    }
+    const text = (key: RouteKey): string | undefined => {
+      const v = values[key];
+      if (v === undefined) return undefined;
+      if (isScalar(v) && typeof v.value === 'string' && v.value.trim() !== '') return v.value;
+      problems.push({ at: at(v), field: field(key), message: 'must be non-empty text' });
+      return undefined;
+    };
+    /** One text or a list of them; `located` gets each one's location. */
+    const texts = (key: RouteKey, located: string[] = []): string[] | undefined => {
+      const v = values[key];
+      if (v === undefined) return undefined;
+      const items = isSeq(v) ? v.items : [v];
+      const out: string[] = [];
+      items.forEach((x, j) => {
+        if (isScalar(x) && typeof x.value === 'string' && x.value.trim() !== '') {
+          out.push(x.value);
+          located.push(at(x));
+        } else
+          problems.push({
+            at: at(x),
+            field: field(isSeq(v) ? `${key}[${j + 1}]` : key),
+            message: 'must be non-empty text',
+          });
+      });
+      if (items.length === 0) problems.push({ at: at(v), field: field(key), message: 'must not be an empty list' });
+      return out;
+    };
+
+    const globAt: string[] = [];
+    const match = texts('match', globAt);
+    if (match === undefined) {
+      problems.push({
+        at: at(item),
+        field: field('match'),
+        message: 'missing: every rule needs a file-name glob ("*" for any file)',
+      });
+    }
+    (match ?? []).forEach((glob, j) => {
+      const why = globProblem(glob);
+      if (why) problems.push({ at: globAt[j] ?? at(item), field: field('match'), message: `"${glob}": ${why}` });
+    });
+    const where = texts('where');
+    const mappingValue = text('mapping');
+    const profile = text('profile');
+    if (profile !== undefined && !ctx.profiles.includes(profile)) {
+      problems.push({
+        at: keyAt.profile ?? at(item),
+        field: field('profile'),
+        message: `no profile "${profile}" in this file (profiles: ${ctx.profiles.length ? ctx.profiles.join(', ') : 'none'})`,
+      });
+    }
+    const account = text('account');
+    let partial = false;
+    const p = values.partial;
+    if (p !== undefined) {
+      if (isScalar(p) && typeof p.value === 'boolean') partial = p.value;
+      else problems.push({ at: at(p), field: field('partial'), message: 'must be true or false' });
+    }
+    const name = text('name') ?? `route ${index}`;
+    routes.push({
+      index,
+      name,
+      match: match ?? [],
+      ...(where ? { where } : {}),
+      ...(mappingValue === undefined ? {} : { mapping: mappingValue }),
+      ...(profile === undefined ? {} : { profile }),
+      ...(account === undefined ? {} : { account }),
+      partial,
+      at: at(item),
+      keyAt,
+    });
+  });
+  if (problems.length > 0) throw located(problems);
+  return routes;
+}
+
+/** Why `glob` cannot be a route's file-name glob, or undefined when it can. */
+function globProblem(glob: string): string | undefined {
+  if (glob.includes('/')) {
+    return 'a glob matches a file name, never a path (sub-folders are not watched; "where" names the drop location)';
+  }
+  // A negation would make "first match wins" hard to read: order the rules instead.
+  if (glob.startsWith('!')) return 'negations are not supported: put a narrower rule first (first match wins)';
+  if (/(^|[^\\])(\\\\)*\\$/.test(glob)) return 'ends in a lone backslash';
+  try {
+    picomatch.makeRe(glob, GLOB_OPTIONS);
+  } catch (err) {
+    return `not a valid glob: ${(err as Error).message}`;
+  }
+  return undefined;
+}
+
+/** A name matcher for a route's globs (checked by parseRoutes). */
+export function routeMatcher(route: Pick<Route, 'match'>): (name: string) => boolean {
+  const matchers = route.match.map((g) => picomatch(g, GLOB_OPTIONS));
+  return (name) => matchers.some((m) => m(name));
+}
+
+/**
+ * The routes that apply to one drop location: those without `where`, and those whose `where`
+ * names it. `sameLocation` compares a `where` entry with the watched location (folder paths
+ * after resolving links, S3 URLs as bucket and prefix), which is the caller's to know.
+ */
+export function routesFor(routes: readonly Route[], sameLocation: (where: string) => boolean): Route[] {
+  return routes.filter((r) => r.where === undefined || r.where.some(sameLocation));
+}
+
+/** The first route whose globs match `name` (first match wins), or undefined. */
+export function chooseRoute<R extends Pick<Route, 'match'>>(
+  routes: readonly (R & { matches?: (name: string) => boolean })[],
+  name: string,
+): R | undefined {
+  return routes.find((r) => (r.matches ?? routeMatcher(r))(name));
+}
+
+/** One message for several problems, each on its own line starting with its location (like errors.txt). */
+function located(problems: RouteProblem[]): UsageError {
+  const lines = problems.slice(0, 20).map((p) => `${p.at}: ${p.field}: ${p.message}`);
+  if (problems.length > 20) lines.push(`… and ${problems.length - 20} more problems in the routes`);
+  return new UsageError(lines.join('\n'));
+}
