@@ -79,7 +79,7 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
   if (s3 && input.ui) throw new UsageError('--ui shows a drop folder; an S3 prefix has no dashboard yet');
   const flags = { ...watchFlags(input), ...input.flags };
   // Checked as a whole before anything is watched: a broken rule is exit 2, not a failed file.
-  const routes = await loadWatchRoutes({
+  const declared = await loadWatchRoutes({
     target: input.target,
     flags,
     env: io.env,
@@ -88,6 +88,7 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
     mapping: input.mapping,
     partial: input.partial,
   });
+  const routes = declared?.routes.length ? declared : undefined;
   const mapping = input.mapping ? await loadMapping(input.mapping) : undefined;
   let source: DropSource | undefined;
   let attempts: InputAttempts | undefined;
@@ -268,6 +269,9 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
       },
       'watching for manifests',
     );
+    if (declared && !routes) {
+      logger.info({ routesFrom: declared.file }, 'no route of the config file is for this location: not routing');
+    }
     io.onReady?.({ location: drop.location, healthUrl: health?.url, uiUrl: ui?.url, events });
     await watcher.finished;
     logger.info({ location: drop.location }, 'stopped');

@@ -22,6 +22,7 @@ export interface WatchRoute extends Route {
 
 export interface WatchRoutes {
   file: string;
+  /** Empty when every rule of the file names other drop locations (`where`). */
   routes: WatchRoute[];
   /** The route that takes `name` (first match wins), or undefined. */
   choose(name: string): WatchRoute | undefined;
@@ -34,8 +35,9 @@ const ACCOUNT_FLAGS = ['baseUrl', 'authUrl', 'realm', 'clientId', 'clientSecretF
 
 /**
  * The routes of the config file that apply to the watched `target`, checked as a whole before
- * anything is watched (docs/watch.md#routes): undefined when the file has none for it, so the
- * watcher runs on the command line's `--mapping`/`--partial` as before. Every problem is a
+ * anything is watched (docs/watch.md#routes): undefined when the file has none, no routes when
+ * none is for this location; the watcher then runs on the command line's `--mapping` and
+ * `--partial` as before. Every problem is a
  * UsageError (exit 2) located in the config file.
  */
 export async function loadWatchRoutes(opts: {
@@ -54,7 +56,8 @@ export async function loadWatchRoutes(opts: {
   if (!file?.routes || file.routes.length === 0) return undefined;
   const here = locationMatcher(opts.target, opts.cwd, file, home);
   const routes = routesFor(file.routes, here);
-  if (routes.length === 0) return undefined;
+  // Every rule names other locations: this watcher runs as without routes (and says so).
+  if (routes.length === 0) return { file: file.path, routes: [], choose: () => undefined, noRoute: () => '' };
 
   const contradiction = (what: string): UsageError =>
     new UsageError(

@@ -239,6 +239,14 @@ const allSubmitted = (report: string) => (ws: Workspace) => {
 const dropped = (from: string, to: string) => async (ws: Workspace) => cp(join(ws.dir, from), join(ws.dir, to));
 const doneReport = (path: string) => (ws: Workspace) => existsSync(join(ws.dir, path));
 
+/** A YAML block of the README whose first line is `# NAME`: the example file as the reader sees it. */
+function readmeYaml(name: string): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const block = readme.split('```yaml\n').find((b) => b.startsWith(`# ${name}\n`));
+  if (block === undefined) throw new Error(`README.md has no yaml block starting "# ${name}"`);
+  return block.slice(0, block.indexOf('```'));
+}
+
 const SANDBOX_READY = (_ws: Workspace, r: Result): boolean =>
   r.stdout.includes('\n') && 'url' in JSON.parse(r.stdout.split('\n')[0]);
 const RUN_ORDERS = 'htorder run orders.yaml';
@@ -347,6 +355,29 @@ const COMMANDS: Record<string, Entry> = {
         ready: doneReport('drop/done/orders.csv.result.json'),
       },
       check: allSubmitted('drop/done/orders.csv.result.json'),
+    },
+  },
+
+  'htorder watch --sandbox --config shop-drop.yaml ./drop': {
+    spec: {
+      files: { 'shop-drop.yaml': readmeYaml('shop-drop.yaml') },
+      before: ['mkdir -p drop'],
+      long: {
+        act: async (ws) => {
+          await dropped('samples/shopify/orders_export.csv', 'drop/orders_export.csv')(ws);
+          await dropped('samples/csv/orders.csv', 'drop/orders.csv')(ws);
+        },
+        ready: (ws) =>
+          doneReport('drop/done/orders.csv.result.json')(ws) &&
+          doneReport('drop/done/orders_export.csv.result.json')(ws),
+      },
+      check: (ws) => {
+        allSubmitted('drop/done/orders.csv.result.json')(ws);
+        // The preset skips cancelled or refunded orders and lines without a SKU (fees); the rest are submitted.
+        expect(new Set(statuses(join(ws.dir, 'drop/done/orders_export.csv.result.json')))).toEqual(
+          new Set(['submitted', 'skipped']),
+        );
+      },
     },
   },
 
