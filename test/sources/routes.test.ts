@@ -213,7 +213,14 @@ routes:
     account: us-other
   - match: "*.yaml"
 `);
-    const w = await startWatch({ target: drop.path, sandbox: true }, { HTORDER_CONFIG: routed.HTORDER_CONFIG });
+    const w = await startWatch(
+      { target: drop.path, sandbox: true },
+      {
+        HTORDER_CONFIG: routed.HTORDER_CONFIG,
+        // The sandbox keeps its jobs and ledger in the state dir: this test's own.
+        HTORDER_STATE_DIR: routed.HTORDER_STATE_DIR,
+      },
+    );
     try {
       // Asset A10001 is us-demo's artwork: the same reorder is valid there and refused on us-other.
       await writeFile(join(drop.path, 'demo.yaml'), manifest('SD'));
