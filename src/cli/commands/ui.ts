@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { addSettingOptions, configFlagsFrom } from '../../config/config-flags.js';
-import { ExitCode } from '../../errors.js';
+import { ExitCode, UsageError } from '../../errors.js';
 import { examples } from '../help.js';
 
 /** `htorder ui [DIR] [--port N] [--host H]`: the read-only dashboard of a folder (docs/ui.md). */
@@ -23,6 +23,14 @@ export function register(program: Command): void {
   addSettingOptions(cmd, ['profile', 'config', 'processingDir', 'doneDir', 'failedDir']);
   cmd.action(async (dir: string, opts: Record<string, unknown>) => {
     const { resolve } = await import('node:path');
+    const { stat } = await import('node:fs/promises');
+    const root = resolve(dir);
+    if (!(await stat(root).catch(() => undefined))?.isDirectory())
+      throw new UsageError(
+        `${dir}: not a folder (htorder ui shows a drop folder or a folder of inputs and their reports)`,
+      );
+    if (typeof opts.port === 'string' && !(/^\d{1,5}$/.test(opts.port) && Number(opts.port) <= 65535))
+      throw new UsageError(`--port must be a port number from 0 to 65535, got "${opts.port}"`);
     const { resolveSettings } = await import('../../config/resolve-settings.js');
     const { startDashboard } = await import('../../ui/dashboard.js');
     const flags = {
@@ -35,7 +43,7 @@ export function register(program: Command): void {
     let dashboard: Awaited<ReturnType<typeof startDashboard>>;
     try {
       dashboard = await startDashboard({
-        root: resolve(dir),
+        root,
         layout: {
           processing: settings.get('processingDir') ?? 'processing',
           done: settings.get('doneDir') ?? 'done',
