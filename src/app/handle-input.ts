@@ -42,6 +42,8 @@ export async function handleInput(
   const { logger } = ctx;
   if (input.refused !== undefined) return setAside(input, input.refused, ctx);
   const started = performance.now();
+  // What this input shows of the API is evidence from now on (WatchEvents.apiSeen).
+  const began = Date.now();
   let pipeline: PipelineContext;
   try {
     pipeline = await ctx.pipeline();
@@ -50,7 +52,7 @@ export async function handleInput(
       { file: input.location, err: (err as Error).message },
       'cannot reach the API or the credentials were refused',
     );
-    ctx.events?.apiSeen(false, 'cannot reach the API or the credentials were refused');
+    ctx.events?.apiSeen(false, 'cannot reach the API or the credentials were refused', began);
     ctx.onUnavailable?.();
     return 'retry';
   }
@@ -69,7 +71,7 @@ export async function handleInput(
     }
   }
   try {
-    return await processClaimed(input, lease, ctx, pipeline, started);
+    return await processClaimed(input, lease, ctx, pipeline, started, began);
   } finally {
     // Ended without a crash, whatever the result: only a crash leaves the count behind.
     if (attempts && key) await attempts.end(key).catch(() => undefined);
@@ -82,6 +84,7 @@ async function processClaimed(
   ctx: HandleContext,
   pipeline: PipelineContext,
   started: number,
+  began: number,
 ): Promise<HandleResult> {
   const { logger } = ctx;
   // Never act on a file that is still changing (docs/watch.md#a-file-that-changes-while-it-is-processed):
@@ -107,11 +110,11 @@ async function processClaimed(
   if (!changed && !lease.lost()) changed = await input.recheck('finish');
   if (changed && !lease.lost()) return requeue(input, changed, submittedBy(outcome), ctx);
   if (outcome.status === 'unavailable') {
-    ctx.events?.apiSeen(false, outcome.problem ?? 'the API was unavailable');
+    ctx.events?.apiSeen(false, outcome.problem ?? 'the API was unavailable', began);
     ctx.onUnavailable?.();
     return 'retry';
   }
-  ctx.events?.apiSeen(true);
+  ctx.events?.apiSeen(true, undefined, began);
   if (lease.lost()) {
     logger.warn({ file: input.location }, 'claim lost while processing; the instance that took it over finishes it');
     return 'lost';

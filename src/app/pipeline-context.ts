@@ -64,8 +64,13 @@ export async function openPipelineContext(input: PipelineContextInput): Promise<
     throw err;
   }
   let catalogue: { value: AccountCatalogue; at: number } | undefined;
-  let account: string | undefined;
-  let vouch: Vouching | undefined;
+  /**
+   * The account key and the ledger's vouching, learnt once and shared by every input (watch
+   * works on several at once): the promise is kept, so inputs that start together wait for
+   * one GET /account and one read (and import) of the account record. A failure is not
+   * kept: the next input asks again.
+   */
+  let first: Promise<{ account: string; vouch: Vouching }> | undefined;
   // htorder 0.1 kept the ledger in ./.htorder/ of the working directory: still read (imported).
   const legacyDir =
     input.sandbox || settings.explicit('stateDir') !== undefined ? undefined : join(input.cwd, '.htorder');
@@ -78,8 +83,16 @@ export async function openPipelineContext(input: PipelineContextInput): Promise<
       if (!catalogue || Date.now() - catalogue.at > maxAge) {
         catalogue = { value: createCatalogue(client), at: Date.now() };
       }
-      account ??= await accountKey(config, catalogue.value);
-      vouch ??= await vouching(ledger, account, { legacyDir, stateDir: config.stateDir, logger });
+      const current = catalogue.value;
+      first ??= (async () => {
+        const account = await accountKey(config, current);
+        return { account, vouch: await vouching(ledger, account, { legacyDir, stateDir: config.stateDir, logger }) };
+      })();
+      const learnt = first;
+      const { account, vouch } = await learnt.catch((err: unknown) => {
+        if (first === learnt) first = undefined;
+        throw err;
+      });
       const unseen = always || !vouch.vouched() ? { ...(always ? {} : { vouch: vouch.vouch }) } : undefined;
       return {
         command: input.command,

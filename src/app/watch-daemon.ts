@@ -2,9 +2,8 @@ import { join, resolve } from 'node:path';
 import { awsCredentials } from '../config/aws-credentials.js';
 import type { ConfigFlags } from '../config/resolve-config.js';
 import type { SettingFlags } from '../config/resolve-settings.js';
-import { SETTINGS, WATCH_DEFAULTS } from '../config/settings.js';
+import { MAX_CONCURRENCY, SETTINGS, WATCH_DEFAULTS } from '../config/settings.js';
 import { ExitCode, UsageError } from '../errors.js';
-import { BucketLedger } from '../ledger/bucket-ledger.js';
 import { FolderLedger } from '../ledger/folder-ledger.js';
 import { loadMapping } from '../manifest/mapping/load-mapping.js';
 import { instrumentApi } from '../observe/api-instrumentation.js';
@@ -12,12 +11,10 @@ import { startHealthServer, type HealthServer } from '../observe/health-server.j
 import { WatchEvents } from '../observe/input-events.js';
 import { WatchMetrics } from '../observe/watch-metrics.js';
 import { InputAttempts } from '../sources/attempts.js';
-import { BucketSource, stateRoot } from '../sources/bucket-source.js';
 import { folderEvents } from '../sources/folder-events.js';
 import { FolderSource } from '../sources/folder-source.js';
 import { DEFAULT_LAYOUT, SourceError, type DropLayout, type DropSource } from '../sources/model.js';
 import { startWatcher } from '../sources/watcher.js';
-import { S3Store } from '../storage/s3/s3-store.js';
 import type { Dashboard } from '../ui/dashboard.js';
 import { isS3Url, parseS3Url } from '../storage/s3/s3-url.js';
 import { handleInput, setAside } from './handle-input.js';
@@ -38,6 +35,8 @@ export interface WatchInput {
   // The same settings typed, for programs calling runWatch; they count as flags (watchFlags).
   scanIntervalMs?: number;
   stableMs?: number;
+  /** Inputs worked on at once (setting watchParallelFiles). */
+  parallelFiles?: number;
   leaseMs?: number;
   retryMinMs?: number;
   retryMaxMs?: number;
@@ -58,7 +57,7 @@ export interface WatchIo {
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   env: Record<string, string | undefined>;
   cwd: string;
-  /** Aborting it is SIGTERM: stop taking inputs, finish the one in flight, exit 0. */
+  /** Aborting it is SIGTERM: stop taking inputs, finish the ones in flight, exit 0. */
   signal: AbortSignal;
   /** Called once watching (tests, and the health URL for people); `events` tells each input's progress. */
   onReady?: (info: { location: string; healthUrl?: string; uiUrl?: string; events: WatchEvents }) => void;
@@ -92,6 +91,8 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
   const mapping = input.mapping ? await loadMapping(input.mapping) : undefined;
   let source: DropSource | undefined;
   let attempts: InputAttempts | undefined;
+  // The AWS SDK is loaded only to watch a bucket: a folder watcher starts without it.
+  const bucket = s3 ? await loadBucketModules() : undefined;
   const sessionInput = {
     command: 'run',
     sandbox: input.sandbox,
@@ -123,7 +124,8 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
         join(config.stateDir, 'attempts'),
         settings.get('watchMaxInputAttempts') ?? SETTINGS.watchMaxInputAttempts.default,
       );
-      if (s3) {
+      if (s3 && bucket) {
+        const { S3Store, BucketSource, BucketLedger, stateRoot } = bucket;
         const store = new S3Store({
           bucket: s3.bucket,
           endpoint: settings.get('s3Endpoint'),
@@ -202,6 +204,9 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
     const leaseMs = settings.get('leaseMs') ?? SETTINGS.leaseMs.default;
     const scanIntervalMs = settings.get('scanIntervalMs');
     const handleContext = { logger, metrics, events, attempts };
+    // Twice the requests in flight by default: a one-order file has one request in flight at a
+    // time, and while some files wait on the API others are claimed, copied and moved.
+    const parallel = settings.get('watchParallelFiles') ?? Math.min(MAX_CONCURRENCY, 2 * config.concurrency);
     const watcher = startWatcher({
       source: drop,
       handle: (claimed, lease) => {
@@ -237,6 +242,7 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
       orphanScanEveryMs: Math.max(1000, leaseMs),
       metrics,
       events,
+      parallel,
       wakeOn:
         s3 || !settings.get('fsEvents')
           ? undefined
@@ -254,7 +260,7 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
       });
     }
     const stop = (): void => {
-      logger.info({ location: drop.location }, 'stopping: finishing the input in flight, taking no new ones');
+      logger.info({ location: drop.location }, 'stopping: finishing the inputs in flight, taking no new ones');
       void watcher.stop();
     };
     if (io.signal.aborted) stop();
@@ -263,6 +269,7 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
       {
         location: drop.location,
         scanIntervalMs,
+        parallelFiles: parallel,
         health: health?.url,
         ui: ui?.url,
         ...(routes ? { routes: routes.routes.map((r) => r.name), routesFrom: routes.file } : {}),
@@ -295,6 +302,7 @@ function watchFlags(input: WatchInput): SettingFlags {
   const flags: SettingFlags = {
     scanIntervalMs: input.scanIntervalMs,
     stableTimeMs: input.stableMs,
+    watchParallelFiles: input.parallelFiles,
     leaseMs: input.leaseMs,
     retryMinMs: input.retryMinMs,
     retryMaxMs: input.retryMaxMs,
@@ -353,12 +361,12 @@ async function openRouteAccounts(
           // A bucket's ledger is the bucket's, shared by every account (keyed by account);
           // a folder's is in each account's own state dir, like `run --profile` would use.
           ledger:
-            main.ledger instanceof BucketLedger
-              ? () => main.ledger
-              : ({ config, settings }) =>
+            main.ledger instanceof FolderLedger
+              ? ({ config, settings }) =>
                   new FolderLedger(config.stateDir, {
                     staleMs: settings.explicit('leaseMs') ?? settings.get('lockStaleMs'),
-                  }),
+                  })
+              : () => main.ledger,
         }),
       );
     }
@@ -376,4 +384,13 @@ async function openRouteAccounts(
     }),
     close,
   };
+}
+
+async function loadBucketModules() {
+  const [{ S3Store }, { BucketSource, stateRoot }, { BucketLedger }] = await Promise.all([
+    import('../storage/s3/s3-store.js'),
+    import('../sources/bucket-source.js'),
+    import('../ledger/bucket-ledger.js'),
+  ]);
+  return { S3Store, BucketSource, BucketLedger, stateRoot };
 }

@@ -25,6 +25,7 @@ export const CONNECTION_SETTINGS: readonly SettingName[] = [
 export const WATCH_SETTINGS: readonly SettingName[] = [
   'scanIntervalMs',
   'stableTimeMs',
+  'watchParallelFiles',
   'leaseMs',
   'retryMinMs',
   'retryMaxMs',

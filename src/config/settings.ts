@@ -387,6 +387,17 @@ export const SETTINGS = {
     secret: false,
     description: 'a file unchanged this long is complete (folders only)',
   },
+  watchParallelFiles: {
+    env: 'HTORDER_WATCH_PARALLEL_FILES',
+    flag: '--parallel-files',
+    arg: '<n>',
+    profile: true,
+    type: { kind: 'integer', min: 1, max: MAX_CONCURRENCY },
+    // Unset: twice `concurrency` (watch-daemon.ts), so one-order files keep every request slot busy.
+    default: null,
+    secret: false,
+    description: 'inputs worked on at once (default twice --concurrency); they share the one budget of API requests',
+  },
   leaseMs: {
     env: 'HTORDER_LEASE_MS',
     flag: '--lease',

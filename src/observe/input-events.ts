@@ -67,9 +67,16 @@ export class WatchEvents {
     this.emit({ kind: 'input', at: Date.now(), ...event });
   }
 
-  /** Reports what the last attempt to reach the API showed; only a change is an event. */
-  apiSeen(available: boolean, problem?: string): void {
+  /**
+   * Reports what an attempt to reach the API showed; only a change is an event. `evidenceSince`
+   * is when that attempt began (an input's start): with several inputs in flight, one that
+   * began before the current state was seen proves nothing about it (a file whose calls got
+   * through before an outage, finishing after another file saw the outage), so it changes
+   * nothing and the state does not flap.
+   */
+  apiSeen(available: boolean, problem?: string, evidenceSince?: number): void {
     if (available === this.api.available) return;
+    if (evidenceSince !== undefined && evidenceSince < this.api.since) return;
     const at = Date.now();
     this.api = { available, since: at };
     this.emit({ kind: 'api', available, at, since: at, ...(problem === undefined ? {} : { problem }) });

@@ -33,10 +33,15 @@ export interface WatcherOptions {
   events?: WatchEvents;
   /** Subscribes to early wake-ups (file-system events); returns the unsubscribe. */
   wakeOn?: (wake: () => void) => () => void | Promise<void>;
+  /**
+   * Inputs worked on at once (claimed and handled); default 1. However many there are, their
+   * API calls share one client, whose limit of requests in flight is the one budget.
+   */
+  parallel?: number;
 }
 
 export interface Watcher {
-  /** Stop taking new inputs, finish the one in flight, release the ones waiting; resolves when done. */
+  /** Stop taking new inputs, finish every one in flight, release the ones waiting; resolves when done. */
   stop(): Promise<void>;
   /** Resolves when the loop has ended (after stop(), or a fatal error: then it rejects). */
   readonly finished: Promise<void>;
@@ -53,10 +58,14 @@ interface Waiting {
 }
 
 /**
- * The daemon loop of `htorder watch`: scan → wait until stable → claim → handle, one input
- * at a time (each input's jobs are worked on concurrently by the pipeline). Inputs whose API
- * was unavailable keep their claim and are retried with a backoff; at start and then every
- * so often, inputs abandoned in processing/ by crashed instances are resumed.
+ * The daemon loop of `htorder watch`: scan → wait until stable → claim → handle, up to
+ * `parallel` inputs at once (and each input's jobs concurrently, in the pipeline), all of them
+ * sharing the client's one budget of API requests. A scan queues the inputs that are ready,
+ * oldest first; a slot that frees takes the next one from that queue without scanning again,
+ * so per-input work (claim, copy, reports, moves) overlaps other inputs' API calls. Inputs
+ * whose API was unavailable keep their claim and are retried with a backoff of their own; at
+ * start and then every so often, inputs abandoned in processing/ by crashed instances are
+ * resumed.
  */
 export function startWatcher(opts: WatcherOptions): Watcher {
   const { source, logger } = opts;
@@ -65,25 +74,38 @@ export function startWatcher(opts: WatcherOptions): Watcher {
   const retryMinMs = opts.retryMinMs ?? 5000;
   const retryMaxMs = opts.retryMaxMs ?? 300_000;
   const orphanEvery = opts.orphanScanEveryMs ?? 30_000;
+  const parallel = Math.max(1, Math.floor(opts.parallel ?? 1));
   const metrics = opts.metrics;
+  /** Every input this instance holds a claim on: being handled, or waiting for its retry. */
   const held = new Map<string, Waiting>();
+  /** The slots: names being claimed or handled now, and the task doing it. */
+  const slots = new Map<string, Promise<void>>();
+  /** Names being handled now (claimed; handle() running), for health and the in-flight gauge. */
+  const handling = new Set<string>();
+  /** Ready names of the last scan, oldest first, not yet taken: the next free slot takes the first. */
+  let queue: string[] = [];
   const readySince = new Map<string, number>();
   /** The last claim error of each name, so a file that cannot be claimed is not logged every scan. */
   const claimErrors = new Map<string, string>();
-  /** Names already announced as waiting, so each is announced once while it settles. */
+  /** Names already announced as waiting, so each is announced once while it settles or waits for a slot. */
   const announced = new Set<string>();
   let stopping = false;
-  let wakePending = false;
+  /** A scan was asked for (file-system events, wake()). */
+  let scanAsked = false;
   let wakeSleeper: (() => void) | undefined;
-  let inFlight: string | undefined;
   let lastScanAt: number | undefined;
+  let lastScanStart = 0;
+  let nextScanAt = 0;
+  /** When the next file waiting to settle will be stable: scan again then. */
+  let settleDueAt: number | undefined;
   let scanFailures = 0;
   let processed = 0;
   let nextOrphanScan = 0;
 
+  const nudge = (): void => wakeSleeper?.();
   const wake = (): void => {
-    wakePending = true;
-    wakeSleeper?.();
+    scanAsked = true;
+    nudge();
   };
   const unsubscribe = opts.wakeOn?.(wake);
 
@@ -106,7 +128,7 @@ export function startWatcher(opts: WatcherOptions): Watcher {
 
   const sleep = (ms: number): Promise<void> =>
     new Promise((resolve) => {
-      if (wakePending || stopping) return resolve();
+      if (stopping) return resolve();
       const t = setTimeout(done, Math.max(0, ms));
       function done(): void {
         clearTimeout(t);
@@ -116,10 +138,15 @@ export function startWatcher(opts: WatcherOptions): Watcher {
       wakeSleeper = done;
     });
 
+  const gauges = (): void => {
+    metrics?.inFlight.set(handling.size);
+    metrics?.waiting.set(held.size - handling.size);
+  };
+
   const run = async (w: Waiting): Promise<void> => {
     const { input } = w;
-    inFlight = input.name;
-    metrics?.inFlight.set(1);
+    handling.add(input.name);
+    gauges();
     opts.events?.input({ name: input.name, location: input.location, phase: 'processing' });
     let result: HandleResult;
     try {
@@ -130,8 +157,7 @@ export function startWatcher(opts: WatcherOptions): Watcher {
       logger.error({ file: input.location, err: (err as Error).message }, 'input could not be finished; will retry');
       result = 'retry';
     } finally {
-      inFlight = undefined;
-      metrics?.inFlight.set(0);
+      handling.delete(input.name);
     }
     if (result === 'retry' && !w.lost && !stopping) {
       w.attempts += 1;
@@ -157,26 +183,88 @@ export function startWatcher(opts: WatcherOptions): Watcher {
       if (result === 'done' || result === 'failed') processed += 1;
     }
     metrics?.files.inc({ outcome: result });
-    metrics?.waiting.set(held.size);
+    gauges();
   };
 
-  const claimAndRun = async (input: ClaimedInput): Promise<void> => {
+  const claimAndRun = async (name: string): Promise<void> => {
+    let input: ClaimedInput | undefined;
+    try {
+      input = await source.claim(name);
+    } catch (err) {
+      // One entry that cannot be claimed (a name the file system refuses, a file that
+      // vanished half-way) must not stop the others: later files are still taken.
+      // Logged once per name and error, not at every scan.
+      const message = (err as Error).message;
+      if (claimErrors.get(name) !== message) {
+        claimErrors.set(name, message);
+        logger.error({ name, err: message }, 'could not claim this input; will try again at each scan');
+      }
+      return;
+    }
+    claimErrors.delete(name);
+    announced.delete(name);
+    tracker.forget(name);
+    const since = readySince.get(name);
+    readySince.delete(name);
+    if (!input) return; // another instance has it
+    if (since !== undefined) metrics?.pickupDelay.observe((Date.now() - since) / 1000);
+    logger.info({ file: input.location }, 'claimed input');
+    // Claimed: from here on it is in flight, so a stop that came meanwhile still finishes it.
     const w: Waiting = { input, attempts: 0, dueAt: 0, lost: false };
     held.set(input.name, w);
     await run(w);
   };
 
-  const cycle = async (): Promise<number | undefined> => {
+  /** Runs `task` in a slot named `name`; the slot frees (and the loop looks for more work) when it ends. */
+  const occupy = (name: string, task: () => Promise<void>): void => {
+    const p = task()
+      .catch((err: unknown) => logger.error({ name, err: (err as Error).message }, 'input could not be handled'))
+      .finally(() => {
+        slots.delete(name);
+        nudge();
+      });
+    slots.set(name, p);
+  };
+
+  /** Fills free slots: inputs due for a retry first (claimed earlier), then the queue, oldest first. */
+  const fill = (): void => {
+    const now = Date.now();
+    for (const w of [...held.values()]) {
+      if (w.lost && !slots.has(w.input.name)) held.delete(w.input.name);
+    }
+    while (!stopping && slots.size < parallel) {
+      const due = [...held.values()].find((w) => !slots.has(w.input.name) && w.dueAt <= now);
+      if (due) {
+        occupy(due.input.name, () => run(due));
+        continue;
+      }
+      const name = queue.shift();
+      if (name === undefined) break;
+      if (held.has(name) || slots.has(name)) continue; // an earlier file of this name is claimed
+      occupy(name, () => claimAndRun(name));
+    }
+    // Ready but no free slot: say so once, so a long queue is not silent.
+    if (opts.events) {
+      for (const name of queue) {
+        if (announced.has(name)) continue;
+        announced.add(name);
+        opts.events.input({ name, location: source.location, phase: 'waiting' });
+      }
+    }
+  };
+
+  const scan = async (): Promise<void> => {
     const now = Date.now();
     if (now >= nextOrphanScan) {
       nextOrphanScan = now + orphanEvery;
       for (const input of await source.claimOrphans()) {
-        if (stopping) {
-          await input.release();
+        if (stopping || held.has(input.name)) {
+          if (!held.has(input.name)) await input.release();
           continue;
         }
         logger.info({ file: input.location }, 'resuming an input left in processing (an instance stopped mid-way)');
-        await claimAndRun(input);
+        // Due at once: the next free slot takes it, before anything new.
+        held.set(input.name, { input, attempts: 0, dueAt: 0, lost: false });
       }
     }
     const listed = await source.list();
@@ -184,12 +272,12 @@ export function startWatcher(opts: WatcherOptions): Watcher {
     scanFailures = 0;
     metrics?.scans.inc({ result: 'ok' });
     metrics?.lastScan.set(lastScanAt / 1000);
-    let nextDueAt: number | undefined;
     let ready: string[];
+    settleDueAt = undefined;
     if (source.needsStability) {
       const seen = tracker.observe(listed, lastScanAt);
       ready = seen.ready;
-      nextDueAt = seen.nextDueAt;
+      settleDueAt = seen.nextDueAt;
     } else ready = listed.map((l) => l.name);
     const order = new Map(listed.map((l) => [l.name, l.mtimeMs]));
     ready.sort((a, b) => (order.get(a) ?? 0) - (order.get(b) ?? 0) || (a < b ? -1 : 1));
@@ -205,68 +293,54 @@ export function startWatcher(opts: WatcherOptions): Watcher {
         opts.events.input({ name: l.name, location: source.location, phase: 'waiting' });
       }
     }
-    for (const name of ready) {
-      if (stopping) break;
-      if (held.has(name)) continue; // an earlier file of this name waits for retry in processing/
-      let input: ClaimedInput | undefined;
-      try {
-        input = await source.claim(name);
-      } catch (err) {
-        // One entry that cannot be claimed (a name the file system refuses, a file that
-        // vanished half-way) must not stop the scan: later files are still taken.
-        // Logged once per name and error, not at every scan.
-        const message = (err as Error).message;
-        if (claimErrors.get(name) !== message) {
-          claimErrors.set(name, message);
-          logger.error({ name, err: message }, 'could not claim this input; will try again at each scan');
-        }
-        continue;
-      }
-      claimErrors.delete(name);
-      announced.delete(name);
-      tracker.forget(name);
-      const since = readySince.get(name);
-      readySince.delete(name);
-      if (!input) continue; // another instance has it
-      if (since !== undefined) metrics?.pickupDelay.observe((Date.now() - since) / 1000);
-      logger.info({ file: input.location }, 'claimed input');
-      await claimAndRun(input);
-    }
-    for (const w of [...held.values()]) {
-      if (stopping) break;
-      if (w.lost) held.delete(w.input.name);
-      else if (w.dueAt <= Date.now()) await run(w);
-    }
-    for (const w of held.values()) nextDueAt = Math.min(nextDueAt ?? Infinity, w.dueAt);
-    return nextDueAt;
+    queue = ready.filter((name) => !slots.has(name));
   };
 
   const loop = async (): Promise<void> => {
     try {
       while (!stopping) {
-        wakePending = false;
-        const started = Date.now();
-        let nextDueAt: number | undefined;
-        try {
-          nextDueAt = await cycle();
-        } catch (err) {
-          scanFailures += 1;
-          metrics?.scans.inc({ result: 'error' });
-          logger.error(
-            { location: source.location, err: (err as Error).message, failures: scanFailures },
-            'scan failed; will try again',
-          );
+        const now = Date.now();
+        // A scan at the interval, when a settling file is due, or when asked (file-system
+        // events) — but not while ready inputs still wait for a slot: our own claims cause
+        // events, and a scan then would only find what is queued already. Never busier than
+        // every 20 ms.
+        const asked = scanAsked && queue.length === 0;
+        if (
+          now - lastScanStart >= 20 &&
+          (now >= nextScanAt || asked || (settleDueAt !== undefined && now >= settleDueAt))
+        ) {
+          scanAsked = false;
+          lastScanStart = now;
+          nextScanAt = now + scanIntervalMs;
+          try {
+            await scan();
+          } catch (err) {
+            scanFailures += 1;
+            metrics?.scans.inc({ result: 'error' });
+            logger.error(
+              { location: source.location, err: (err as Error).message, failures: scanFailures },
+              'scan failed; will try again',
+            );
+          }
         }
         if (stopping) break;
-        // Next scan: at the interval, or as soon as a file waiting to settle is due (so pick-up
-        // follows stability at once), but never busier than every 20 ms.
-        const until = Math.min(started + scanIntervalMs, nextDueAt ?? Infinity);
-        await sleep(Math.max(20, until - Date.now()));
+        fill();
+        // Sleep until the next scan is due, or an input's retry (when a slot is free); a slot
+        // that frees or a wake() ends the sleep early.
+        let scanAt = Math.min(nextScanAt, settleDueAt ?? Infinity, scanAsked && queue.length === 0 ? 0 : Infinity);
+        scanAt = Math.max(scanAt, lastScanStart + 20);
+        let until = scanAt;
+        if (slots.size < parallel)
+          for (const w of held.values()) if (!slots.has(w.input.name)) until = Math.min(until, w.dueAt);
+        await sleep(until - Date.now());
       }
     } finally {
+      // Every input in flight is finished (its jobs and reports) before the watcher ends.
+      await Promise.all([...slots.values()]);
       clearInterval(renewTimer);
       for (const w of held.values()) if (!w.lost) await w.input.release().catch(() => undefined);
       held.clear();
+      gauges();
       await unsubscribe?.();
     }
   };
@@ -278,16 +352,20 @@ export function startWatcher(opts: WatcherOptions): Watcher {
     wake,
     async stop() {
       stopping = true;
-      wakeSleeper?.();
+      nudge();
       await finished;
     },
     health(): HealthState {
+      const names = [...handling];
       return {
         status: stopping ? 'stopping' : scanFailures >= 3 ? 'failing' : 'ok',
         location: source.location,
         lastScanAt: lastScanAt === undefined ? null : new Date(lastScanAt).toISOString(),
-        inFlight: inFlight ?? null,
-        waitingRetry: held.size - (inFlight ? 1 : 0),
+        inFlight: names.length,
+        inFlightInputs: names,
+        parallel,
+        waitingRetry: held.size - names.length,
+        queued: queue.length,
         processed,
       };
     },

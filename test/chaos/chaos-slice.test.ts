@@ -42,31 +42,33 @@ describe('chaos slice: exactly once under faults and kill -9', () => {
     );
   }, 120_000);
 
-  it('watch a folder, 2 watchers, one killed twice', async () => {
-    expectClean(
-      await watchScenario(rig, {
-        name: 'watch folder',
-        kind: 'folder',
-        files: 3,
-        jobsPerFile: 10,
-        watchers: 2,
-        kills: 2,
-        seed: 13,
-      }),
-    );
+  it('watch a folder, 2 watchers with 3 files in flight each, one killed twice', async () => {
+    const r = await watchScenario(rig, {
+      name: 'watch folder',
+      kind: 'folder',
+      files: 6,
+      jobsPerFile: 5,
+      watchers: 2,
+      parallelFiles: 3,
+      kills: 2,
+      seed: 13,
+    });
+    expectClean(r);
+    expect(r.mostFilesInFlight).toBeGreaterThan(1);
   }, 120_000);
 
-  it('watch an S3 bucket, 2 watchers, one killed twice', async () => {
-    expectClean(
-      await watchScenario(rig, {
-        name: 'watch S3',
-        kind: 's3',
-        files: 3,
-        jobsPerFile: 10,
-        watchers: 2,
-        kills: 2,
-        seed: 14,
-      }),
-    );
+  it('watch an S3 bucket, 2 watchers with 3 files in flight each, one killed twice', async () => {
+    const r = await watchScenario(rig, {
+      name: 'watch S3',
+      kind: 's3',
+      files: 6,
+      jobsPerFile: 5,
+      watchers: 2,
+      parallelFiles: 3,
+      kills: 2,
+      seed: 14,
+    });
+    expectClean(r);
+    expect(r.mostFilesInFlight).toBeGreaterThan(1);
   }, 120_000);
 });

@@ -54,29 +54,33 @@ describe('chaos: exactly once under faults and kill -9', () => {
     expect(r.row.kills).toBeGreaterThanOrEqual(21);
   });
 
-  it('watch a folder: 10 files × 30 jobs, 2 watchers, killed 12 times', async () => {
+  it('watch a folder: 20 files × 15 jobs, 2 watchers with 4 files in flight each, killed 12 times', async () => {
     const r = await watchScenario(rig, {
-      name: 'watch folder, 2 watchers',
+      name: 'watch folder, 2 watchers × 4 files',
       kind: 'folder',
-      files: 10,
-      jobsPerFile: 30,
+      files: 20,
+      jobsPerFile: 15,
       watchers: 2,
+      parallelFiles: 4,
       kills: 12,
       seed: seed + 2,
     });
     expectClean(r);
+    expect(r.mostFilesInFlight).toBeGreaterThan(1);
   });
 
-  it('watch an S3 bucket: 10 files × 30 jobs, 2 watchers, killed 12 times', async () => {
+  it('watch an S3 bucket: 20 files × 15 jobs, 2 watchers with 4 files in flight each, killed 12 times', async () => {
     const r = await watchScenario(rig, {
-      name: 'watch S3, 2 watchers',
+      name: 'watch S3, 2 watchers × 4 files',
       kind: 's3',
-      files: 10,
-      jobsPerFile: 30,
+      files: 20,
+      jobsPerFile: 15,
       watchers: 2,
+      parallelFiles: 4,
       kills: 12,
       seed: seed + 3,
     });
     expectClean(r);
+    expect(r.mostFilesInFlight).toBeGreaterThan(1);
   });
 });

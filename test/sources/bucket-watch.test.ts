@@ -80,23 +80,23 @@ describe('htorder watch s3://BUCKET/PREFIX', () => {
     }
   });
 
-  it('two watchers on one bucket prefix process every object exactly once', async () => {
-    const a = await startWatch({ target: target() }, env);
-    const b = await startWatch({ target: target() }, env);
+  it('two watchers on one bucket prefix, several objects in flight each, process every object exactly once', async () => {
+    const a = await startWatch({ target: target(), parallelFiles: 3 }, env);
+    const b = await startWatch({ target: target(), parallelFiles: 3 }, env);
     try {
-      for (let i = 1; i <= 6; i++) await put(`f${i}.yaml`, manifest(`BF${i}`, 2));
+      for (let i = 1; i <= 10; i++) await put(`f${i}.yaml`, manifest(`BF${i}`, 2));
       await waitFor(
-        async () => ((await keys('done/')).filter((k) => k.endsWith('.yaml')).length === 6 ? true : undefined),
-        '6 inputs in done/',
+        async () => ((await keys('done/')).filter((k) => k.endsWith('.yaml')).length === 10 ? true : undefined),
+        '10 inputs in done/',
       );
-      const expected = Array.from({ length: 6 }, (_, i) => [`BF${i + 1}-1`, `BF${i + 1}-2`])
+      const expected = Array.from({ length: 10 }, (_, i) => [`BF${i + 1}-1`, `BF${i + 1}-2`])
         .flat()
         .sort();
       expect(await jobsOf()).toEqual(expected);
       const done = await keys('done/');
       expect(done.filter((k) => /\d{8}T/.test(k))).toEqual([]); // nothing finished twice
       const claims = [...a.logs(), ...b.logs()].filter((l) => l.msg === 'claimed input');
-      expect(claims).toHaveLength(6);
+      expect(claims).toHaveLength(10);
     } finally {
       await Promise.all([a.stop(), b.stop()]);
     }

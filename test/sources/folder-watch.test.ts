@@ -155,22 +155,22 @@ describe('htorder watch DIR', () => {
     }
   });
 
-  it('two watchers on one folder process every file exactly once', async () => {
-    const a = await startWatch({ target: drop.path }, env);
-    const b = await startWatch({ target: drop.path }, env);
+  it('two watchers on one folder, several files in flight each, process every file exactly once', async () => {
+    const a = await startWatch({ target: drop.path, parallelFiles: 4 }, env);
+    const b = await startWatch({ target: drop.path, parallelFiles: 4 }, env);
     try {
-      for (let i = 1; i <= 8; i++) await writeFile(join(drop.path, `f${i}.yaml`), manifest(`F${i}`, 2));
+      for (let i = 1; i <= 16; i++) await writeFile(join(drop.path, `f${i}.yaml`), manifest(`F${i}`, 2));
       await waitFor(
-        async () => ((await ls('done')).filter((n) => n.endsWith('.yaml')).length === 8 ? true : undefined),
-        '8 inputs in done/',
+        async () => ((await ls('done')).filter((n) => n.endsWith('.yaml')).length === 16 ? true : undefined),
+        '16 inputs in done/',
       );
-      const expected = Array.from({ length: 8 }, (_, i) => [`F${i + 1}-1`, `F${i + 1}-2`])
+      const expected = Array.from({ length: 16 }, (_, i) => [`F${i + 1}-1`, `F${i + 1}-2`])
         .flat()
         .sort();
       expect(await jobsOf()).toEqual(expected);
       expect(await ls('done')).not.toContain(expect.stringMatching(/\d{8}T/)); // nothing handled twice
       const claims = [...a.logs(), ...b.logs()].filter((l) => l.msg === 'claimed input');
-      expect(claims).toHaveLength(8);
+      expect(claims).toHaveLength(16);
     } finally {
       await Promise.all([a.stop(), b.stop()]);
     }

@@ -1,7 +1,7 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { InputEvent, WatchEvent } from '../../src/observe/input-events.js';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { WatchEvents, type InputEvent, type WatchEvent } from '../../src/observe/input-events.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { tempDir } from '../support/temp-files.js';
 import { sandboxWithEnv, startWatch, waitFor } from '../support/watch-harness.js';
@@ -72,5 +72,37 @@ describe('watch events (what notifications and the dashboard are told)', () => {
     const api = w.events().filter((e) => e.kind === 'api');
     expect(api.map((e) => e.available)).toEqual([false, true]);
     expect(phasesOf(w.events(), 'later.yaml').slice(-2)).toEqual(['processing', 'done']);
+  });
+});
+
+describe('WatchEvents with several inputs in flight', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('does not flap: an input that began before the current state was seen proves nothing about it', () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const events = new WatchEvents();
+    const seen: boolean[] = [];
+    events.on((e) => {
+      if (e.kind === 'api') seen.push(e.available);
+    });
+    vi.setSystemTime(2_000_000);
+    // Input A began at 1,500,000 and saw the outage (at 2,000,000).
+    events.apiSeen(false, 'connect refused', 1_500_000);
+    // Input B began at 1,600,000, before the outage was seen; its calls got through earlier.
+    vi.setSystemTime(2_000_100);
+    events.apiSeen(true, undefined, 1_600_000);
+    expect(seen).toEqual([false]);
+    // Input C began after the outage was seen, and got through: the API is back (at 3,000,000).
+    vi.setSystemTime(3_000_000);
+    events.apiSeen(true, undefined, 2_500_000);
+    // Input D began during the outage and fails after the recovery: it changes nothing.
+    vi.setSystemTime(3_000_100);
+    events.apiSeen(false, 'connect refused', 2_400_000);
+    expect(seen).toEqual([false, true]);
+    // Without a start (one input at a time), every change counts, as before.
+    events.apiSeen(false, 'connect refused');
+    expect(seen).toEqual([false, true, false]);
   });
 });

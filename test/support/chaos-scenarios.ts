@@ -33,6 +33,8 @@ export interface ScenarioResult {
   row: ChaosRow;
   problems: string[];
   exitCodes: (number | null)[];
+  /** watch: the most inputs one watcher process had claimed and not yet finished at once (from its log). */
+  mostFilesInFlight?: number;
 }
 
 export interface RunScenario {
@@ -135,6 +137,8 @@ export interface WatchScenario {
   jobsPerFile: number;
   /** Watchers running at once. */
   watchers: number;
+  /** Inputs each watcher works on at once (--parallel-files); default the watcher's own. */
+  parallelFiles?: number;
   kills: number;
   seed: number;
 }
@@ -175,6 +179,7 @@ export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<Sc
     '200',
     '--retry-max',
     '1000',
+    ...(s.parallelFiles === undefined ? [] : ['--parallel-files', String(s.parallelFiles)]),
   ];
   const rnd = seeded(s.seed);
   const outputs: string[] = [];
@@ -313,11 +318,39 @@ export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<Sc
       },
       problems,
       exitCodes: codes,
+      mostFilesInFlight: Math.max(0, ...outputs.map(mostInFlight)),
     };
   } finally {
     await rig.sandbox.admin.clearFaults();
     await s3?.close();
   }
+}
+
+/**
+ * The most inputs a watcher's log shows claimed (or resumed) and not yet ended (done, failed,
+ * set aside, waiting for a retry, lost) at once.
+ */
+function mostInFlight(output: string): number {
+  const now = new Set<string>();
+  let most = 0;
+  const ends = ['input done', 'input failed', 'input set aside', 'API or store unavailable', 'claim lost'];
+  for (const line of output.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    let l: { msg?: string; file?: string };
+    try {
+      l = JSON.parse(line) as { msg?: string; file?: string };
+    } catch {
+      continue;
+    }
+    const name =
+      String(l.file ?? '')
+        .split('/')
+        .pop() ?? '';
+    if (l.msg === 'claimed input' || l.msg?.startsWith('resuming')) now.add(name);
+    else if (ends.some((e) => l.msg?.startsWith(e))) now.delete(name);
+    most = Math.max(most, now.size);
+  }
+  return most;
 }
 
 async function scanFiles(paths: string[], secrets: string[]): Promise<string[]> {
