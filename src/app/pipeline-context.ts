@@ -100,7 +100,9 @@ export async function openPipelineContext(input: PipelineContextInput): Promise<
         concurrency: config.concurrency,
         mapping: (perInput ?? input).mapping,
         client,
-        catalogue: catalogue.value,
+        // The catalogue this input started with: another input's outage may drop the current
+        // one (forget) while this one waits for the account.
+        catalogue: current,
         ledger,
         account,
         csvLimits: csvLimitsFrom(settings),
