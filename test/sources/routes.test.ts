@@ -1,5 +1,5 @@
 import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sandboxConfig } from '../../src/config/sandbox-config.js';
 import type { InputEvent } from '../../src/observe/input-events.js';
@@ -132,22 +132,26 @@ describe('watch routes (config file)', () => {
     }
   });
 
-  it('moves a file that matches no route to failed/ with an errors.txt that says so, and sends nothing', async () => {
+  it('moves a file that matches no route to failed/ with an errors.txt that says so, and sends nothing of it', async () => {
     const routed = await withConfig(`routes:
   - name: shop
     match: ["shop-*.csv", "shop-*.xlsx"]
     mapping: shopify
   - match: "po-*.yaml"
+    where: ${relative(conf.path, drop.path)}
 `);
     const w = await startWatch({ target: drop.path }, routed);
     try {
       await writeFile(join(drop.path, 'misc.yaml'), manifest('MISC'));
+      // A route for this folder (its where relative to the config file) still takes its files.
+      await writeFile(join(drop.path, 'po-1.yaml'), manifest('PO'));
+      await waitFor(inDone('po-1.yaml'), 'po-1.yaml in done/');
       await waitFor(inFailed('misc.yaml'), 'misc.yaml in failed/');
       expect(await ls('failed')).toEqual(['misc.yaml', 'misc.yaml.errors.txt']);
       const why = await readFile(join(drop.path, 'failed', 'misc.yaml.errors.txt'), 'utf8');
       expect(why).toContain('misc.yaml matches no route of');
       expect(why).toContain('shop: shop-*.csv, shop-*.xlsx; route 2: po-*.yaml');
-      expect(await sandbox.admin.jobs()).toEqual([]);
+      expect((await sandbox.admin.jobs()).map((j) => j.orderNumber)).toEqual(['PO-1']);
       const failed = w.events().find((e): e is InputEvent => e.kind === 'input' && e.phase === 'failed');
       expect(failed?.name).toBe('misc.yaml');
       expect(failed?.problem).toContain('matches no route');
