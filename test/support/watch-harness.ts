@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll } from 'vitest';
 import { sandboxEnv } from '../../src/config/sandbox-config.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runWatch, type WatchInput } from '../../src/app/watch-daemon.js';
@@ -9,6 +13,10 @@ export async function sandboxWithEnv(stateDir: string): Promise<{ sandbox: Sandb
   const sandbox = await startSandbox({ port: 0 });
   return { sandbox, env: { ...sandboxEnv(sandbox, 'us-demo'), HTORDER_STATE_DIR: stateDir } };
 }
+
+/** An XDG_CONFIG_HOME of this test file's own, holding no config file. */
+const NO_USER_CONFIG = mkdtempSync(join(tmpdir(), 'htorder-no-user-config-'));
+afterAll(() => rmSync(NO_USER_CONFIG, { recursive: true, force: true }));
 
 export interface RunningWatch {
   stop(): Promise<number>;
@@ -38,7 +46,10 @@ export async function startWatch(
     { flags: {}, scanIntervalMs: 100, stableMs: 150, retryMinMs: 200, retryMaxMs: 400, ...input },
     {
       stderr: stderr.stream,
-      env: { ...env },
+      // The user's own ~/.config/htorder/config.yaml is not the test's: its routes would apply
+      // to every watcher (a test names its config with HTORDER_CONFIG). Nor is the user's state
+      // dir: without HTORDER_STATE_DIR, the test's own XDG_STATE_HOME (isolated-state.ts).
+      env: { XDG_CONFIG_HOME: NO_USER_CONFIG, XDG_STATE_HOME: process.env.XDG_STATE_HOME ?? NO_USER_CONFIG, ...env },
       cwd: process.cwd(),
       signal: controller.signal,
       onReady: (info) => {
