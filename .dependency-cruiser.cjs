@@ -30,6 +30,8 @@ const LAYERS = [
   { name: 'track', path: '^src/track/' },
   // Health endpoint and metrics.
   { name: 'observe', path: '^src/observe/' },
+  // Webhook notifications (Slack, Teams, JSON) from the watch events: payloads, queued delivery.
+  { name: 'notify', path: '^src/notify/' },
   // Drop folders and buckets: listing, claims, stability, the watch loop.
   { name: 'sources', path: '^src/sources/' },
   // The read-only dashboard (htorder ui, watch --ui): reports and watch events as web pages.

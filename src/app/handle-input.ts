@@ -110,6 +110,13 @@ async function processClaimed(
   if (!changed && !lease.lost()) changed = await input.recheck('finish');
   if (changed && !lease.lost()) return requeue(input, changed, submittedBy(outcome), ctx);
   if (outcome.status === 'unavailable') {
+    const doubt = outcome.report?.summary.byStatus['in-doubt'] ?? 0;
+    if (doubt > 0 && outcome.report) {
+      ctx.events?.retryDetail(input.name, {
+        summary: outcome.report.summary,
+        problem: `${doubt} job(s) in doubt: the API could not say whether they were created`,
+      });
+    }
     ctx.events?.apiSeen(false, outcome.problem ?? 'the API was unavailable', began);
     ctx.onUnavailable?.();
     return 'retry';

@@ -10,6 +10,7 @@ import { instrumentApi } from '../observe/api-instrumentation.js';
 import { startHealthServer, type HealthServer } from '../observe/health-server.js';
 import { WatchEvents } from '../observe/input-events.js';
 import { WatchMetrics } from '../observe/watch-metrics.js';
+import { notifierFor, type Notifier } from '../notify/notifier.js';
 import { InputAttempts } from '../sources/attempts.js';
 import { folderEvents } from '../sources/folder-events.js';
 import { FolderSource } from '../sources/folder-source.js';
@@ -172,7 +173,11 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
   const uninstrument = instrumentApi(metrics, [config.baseUrl, config.authUrl]);
   let health: HealthServer | undefined;
   let ui: Dashboard | undefined;
+  let notifier: Notifier | undefined;
   try {
+    // Webhooks told of failures (docs/notifications.md); they listen and never hold the watcher up.
+    notifier = notifierFor(settings, logger, 'watch');
+    if (notifier) events.on(notifier.listener);
     try {
       await drop.init();
     } catch (err) {
@@ -287,6 +292,7 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
   } finally {
     uninstrument();
     await ui?.close();
+    await notifier?.close();
     await health?.close();
     await accounts?.close();
     await pipeline.close();

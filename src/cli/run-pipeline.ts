@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { openPipelineContext } from '../app/pipeline-context.js';
 import type { ConfigFlags } from '../config/resolve-config.js';
 import { loadMapping } from '../manifest/mapping/load-mapping.js';
@@ -8,6 +9,7 @@ import {
   type PipelineContext,
 } from '../pipeline/process-input.js';
 import { ExitCode } from '../errors.js';
+import { notifierFor } from '../notify/notifier.js';
 import { reportNameProblem } from '../report/report-paths.js';
 import { printable } from '../util/printable.js';
 import { formatInputOutcome, jsonSummary } from './format-outcome.js';
@@ -53,13 +55,18 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Pipeli
   }
   const pipeline = await openPipelineContext({ ...input, mapping, env: io.env, cwd: io.cwd, stderr: io.stderr });
   const outcomes: InputOutcome[] = [];
+  // run (a nightly cron's command) tells the same webhooks as watch (docs/notifications.md).
+  let notifier: ReturnType<typeof notifierFor>;
   try {
+    const { settings, logger } = pipeline.session;
+    notifier = input.command === 'run' ? notifierFor(settings, logger, 'run') : undefined;
     let context: PipelineContext;
     try {
       context = await pipeline.context();
     } catch (err) {
       const why = printable((err as Error).message);
       io.stderr.write(`htorder ${input.command}: cannot reach the API or the credentials were refused: ${why}\n`);
+      notifier?.apiUnreachable('cannot reach the API or the credentials were refused');
       return ExitCode.Unavailable;
     }
     const progress = createProgress(io.stderr, input.command);
@@ -68,8 +75,10 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Pipeli
       progress.clear();
       outcomes.push(outcome);
       io.stderr.write(formatInputOutcome(outcome, input.command));
+      notifier?.runOutcome(resolve(file), outcome.status, outcome.report?.summary, outcome.problem);
     }
   } finally {
+    await notifier?.close();
     await pipeline.close();
   }
   const exitCode = exitCodeOf(outcomes);

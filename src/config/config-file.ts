@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { LineCounter, parseDocument } from 'yaml';
 import { UsageError } from '../errors.js';
+import { parseNotifySection, type NotifySection } from './notify-config.js';
 import { parseRoutes, type Route } from './routes.js';
 import { PROFILE_SETTINGS, SETTINGS, type SettingName } from './settings.js';
 
@@ -17,9 +18,11 @@ export interface ConfigFile {
   profiles: Record<string, ProfileValues>;
   /** The `routes` section (watch), when the file has one. */
   routes?: Route[];
+  /** The `notify` section: webhooks told of failures (notify-config.ts). */
+  notify?: NotifySection;
 }
 
-const TOP_LEVEL_KEYS = ['profiles', 'routes'];
+const TOP_LEVEL_KEYS = ['profiles', 'routes', 'notify'];
 
 export const PROFILE_KEYS: readonly SettingName[] = PROFILE_SETTINGS;
 
@@ -40,6 +43,7 @@ export function parseConfigFile(text: string, path: string): ConfigFile {
         `config file ${path}: unknown top-level key "${key}" (expected ${TOP_LEVEL_KEYS.map((k) => `"${k}"`).join(' or ')})`,
       );
   }
+  const notify = 'notify' in doc ? parseNotifySection(text, path) : undefined;
   const rawProfiles = doc.profiles ?? {};
   if (!isRecord(rawProfiles))
     throw new UsageError(`config file ${path}: "profiles" must be a mapping of name → settings`);
@@ -62,9 +66,10 @@ export function parseConfigFile(text: string, path: string): ConfigFile {
     }
     profiles[name] = raw as ProfileValues;
   }
-  if (doc.routes === undefined || doc.routes === null) return { path, profiles };
+  const withNotify = { path, profiles, ...(notify ? { notify } : {}) };
+  if (doc.routes === undefined || doc.routes === null) return withNotify;
   const routes = parseRoutes(parsed.get('routes', true), { path, lineCounter, profiles: Object.keys(profiles) });
-  return { path, profiles, routes };
+  return { ...withNotify, routes };
 }
 
 /** Reads and parses a config file; undefined when `optional` and the file does not exist. */

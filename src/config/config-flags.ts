@@ -21,7 +21,10 @@ export const CONNECTION_SETTINGS: readonly SettingName[] = [
   'logLevel',
 ];
 
-/** What `watch` adds: the drop location, S3, the health endpoint. */
+/** Notifications' flags for `run` (the webhook URLs themselves have no flag: they are secrets). */
+export const RUN_NOTIFY_SETTINGS: readonly SettingName[] = ['notifyFormat', 'notifyOn'];
+
+/** What `watch` adds: the drop location, S3, the health endpoint, notifications. */
 export const WATCH_SETTINGS: readonly SettingName[] = [
   'scanIntervalMs',
   'stableTimeMs',
@@ -42,6 +45,9 @@ export const WATCH_SETTINGS: readonly SettingName[] = [
   'uiPort',
   'uiHost',
   'lockStaleMs',
+  ...RUN_NOTIFY_SETTINGS,
+  'notifyApiUnavailableMs',
+  'notifyDigestAt',
 ];
 
 /**

@@ -64,6 +64,8 @@ export interface Settings {
    * the caller logs them once it has a logger. Never holds a secret's value.
    */
   readonly warnings: string[];
+  /** The config file found, for its sections other than profiles (`notify`); also with profiles off. */
+  readonly configFile?: ConfigFile;
 }
 
 interface LayerData {
@@ -81,8 +83,9 @@ export function resolveSettings(input: ResolveSettingsInput): Settings {
 
   const warnings: string[] = [];
   const profileName = input.profiles === false ? null : (text(flags.profile) ?? text(env.HTORDER_PROFILE) ?? null);
-  // Read (and so checked) even when no profile is selected, as an explicit --config must exist.
-  const found = input.profiles === false ? undefined : locateConfigFile(flags, env, cwd, home, warnings);
+  // Read (and so checked) even when no profile is selected, as an explicit --config must exist;
+  // with profiles off (--sandbox) too, for its other sections (notify), as watch reads its routes.
+  const found = locateConfigFile(flags, env, cwd, home, warnings);
   const file = found?.file;
   let profile: { values: ProfileValues; file: ConfigFile } | undefined;
   if (profileName !== null) {
@@ -154,6 +157,7 @@ export function resolveSettings(input: ResolveSettingsInput): Settings {
     cwd,
     env,
     warnings,
+    ...(file ? { configFile: file } : {}),
   };
 }
 
@@ -290,10 +294,13 @@ function checkLocalProfile(
 /** A warning for a config file that holds a secret and that others may read. */
 function warnReadable(file: ConfigFile, warnings: string[]): void {
   const holdsSecret = Object.values(file.profiles).some((p) => p.clientSecret !== undefined);
-  if (!holdsSecret) return;
+  // A webhook URL carries its token (Slack's path, Teams' signature): as secret as the API's.
+  const holdsWebhook = (file.notify?.webhooks.length ?? 0) > 0;
+  if (!holdsSecret && !holdsWebhook) return;
   const mode = statSync(file.path, { throwIfNoEntry: false })?.mode;
   if (mode !== undefined && (mode & 0o004) !== 0) {
-    warnings.push(`config file ${file.path} holds a clientSecret and other users can read it (chmod go-r)`);
+    const what = holdsSecret ? 'a clientSecret' : 'webhook URLs';
+    warnings.push(`config file ${file.path} holds ${what} and other users can read it (chmod go-r)`);
   }
 }
 

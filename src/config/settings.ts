@@ -512,6 +512,57 @@ export const SETTINGS = {
     secret: false,
     description: 'wake the scan early on file-system events (folders); the scan alone is always enough',
   },
+  // Notifications (watch, run): webhooks told of failures (docs/notifications.md).
+  // No flag for the URL: a Slack or Teams webhook URL carries its token, and command lines are visible to every user.
+  notifyUrl: {
+    env: 'HTORDER_NOTIFY_URL',
+    flag: null,
+    profile: true,
+    type: { kind: 'string' },
+    default: null,
+    secret: true,
+    description: 'webhook URL(s) told of failures, separated by spaces (https; http only on loopback)',
+  },
+  notifyFormat: {
+    env: 'HTORDER_NOTIFY_FORMAT',
+    flag: '--notify-format',
+    arg: '<format>',
+    profile: true,
+    type: { kind: 'enum', values: ['auto', 'slack', 'teams', 'json'] },
+    default: 'auto',
+    secret: false,
+    description: "webhook payload: slack, teams, json, or auto (from the URL's host)",
+  },
+  notifyOn: {
+    env: 'HTORDER_NOTIFY_ON',
+    flag: '--notify-on',
+    arg: '<events>',
+    profile: true,
+    type: { kind: 'string' },
+    default: 'failed,in-doubt,api-unavailable,api-recovered',
+    secret: false,
+    description: 'events that notify, comma-separated: failed, in-doubt, api-unavailable, api-recovered, done',
+  },
+  notifyApiUnavailableMs: {
+    env: 'HTORDER_NOTIFY_API_UNAVAILABLE_MS',
+    flag: '--notify-api-unavailable',
+    arg: '<ms>',
+    profile: true,
+    type: { kind: 'milliseconds', min: 0, max: DAY_MS },
+    default: 600_000,
+    secret: false,
+    description: 'notify api-unavailable once the API has been unavailable this long',
+  },
+  notifyDigestAt: {
+    env: 'HTORDER_NOTIFY_DIGEST_AT',
+    flag: '--notify-digest-at',
+    arg: '<HH:MM>',
+    profile: true,
+    type: { kind: 'string' },
+    default: null,
+    secret: false,
+    description: "watch: send a digest of the day's counts every day at this local time",
+  },
 } as const satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;

@@ -1,5 +1,10 @@
 import type { Command } from 'commander';
-import { addConfigOptions, addSettingOptions, configFlagsFrom } from '../../config/config-flags.js';
+import {
+  addConfigOptions,
+  addSettingOptions,
+  configFlagsFrom,
+  RUN_NOTIFY_SETTINGS,
+} from '../../config/config-flags.js';
 import { examples, SANDBOX_RESET_HELP, type Example } from '../help.js';
 
 export interface PipelineCommandSpec {
@@ -35,6 +40,8 @@ export function registerPipelineCommand(program: Command, spec: PipelineCommandS
     .addHelpText('after', examples(spec.examples));
   // The ledger's order locks: plan and run take them.
   addSettingOptions(cmd, ['lockStaleMs']);
+  // run tells webhooks of failures (docs/notifications.md); plan sends nothing.
+  if (spec.name === 'run') addSettingOptions(cmd, RUN_NOTIFY_SETTINGS);
   addConfigOptions(cmd);
   cmd.action(async (files: string[], opts: Record<string, unknown>) => {
     // Loaded when the command runs: the pipeline (ajv, undici, pino) is too heavy for --help.
