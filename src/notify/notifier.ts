@@ -47,6 +47,7 @@ export class Notifier {
   /** Inputs whose jobs in doubt were already told, until they end. */
   private readonly toldInDoubt = new Set<string>();
   private outage: { since: number; problem?: string } | undefined;
+  private toldUnreachable = false;
 
   constructor(
     webhooks: readonly WebhookConfig[],
@@ -100,8 +101,10 @@ export class Notifier {
     this.onInput({ ...base, ...extra, ...why, phase: status === 'ok' ? 'done' : 'failed' });
   }
 
-  /** `htorder run`: the API could not be reached (or the credentials were refused). */
+  /** `htorder run`: the API could not be reached (or the credentials were refused); told once per run. */
   apiUnreachable(problem: string): void {
+    if (this.toldUnreachable) return;
+    this.toldUnreachable = true;
     const now = Date.now();
     this.notify('api-unavailable', apiNotification('api-unavailable', now, now, this.origin, problem));
   }

@@ -54,4 +54,30 @@ describe('htorder run notifies too (the nightly cron job)', () => {
       await hook.close();
     }
   });
+
+  it('an API it cannot reach is told once, however many inputs were turned away', async () => {
+    const hook = await startLoopback((_req, res) => {
+      res.end('ok');
+    });
+    await sandbox.admin.setFaults([{ route: '*', kind: 'status', status: 503, retryAfterSeconds: 0 }]);
+    try {
+      await writeFile(join(dir.path, 'one.yaml'), manifest('RU', 1));
+      await writeFile(join(dir.path, 'two.yaml'), manifest('RV', 1));
+      const code = await runPipelineCommand(
+        { command: 'run', files: [join(dir.path, 'one.yaml'), join(dir.path, 'two.yaml')], flags: {} },
+        {
+          stdout: sink().stream,
+          stderr: sink().stream,
+          env: { ...env, HTORDER_NOTIFY_URL: `${hook.url}/hook` },
+          cwd: dir.path,
+        },
+      );
+      expect(code).toBe(3);
+      const bodies = hook.seen.map((r) => JSON.parse(r.body) as Record<string, unknown>);
+      expect(bodies.map((b) => [b.event, b.title])).toEqual([['api-unavailable', 'API unavailable']]);
+    } finally {
+      await sandbox.admin.setFaults([]);
+      await hook.close();
+    }
+  });
 });
