@@ -186,7 +186,9 @@ export class Notifier {
   private outageLasted(t: Target, since: number): void {
     if (this.outage?.since !== since) return;
     t.toldOutage = true;
-    this.deliver(t, apiNotification('api-unavailable', since, Date.now(), this.origin, this.outage.problem));
+    // A timer may fire a millisecond before the wall clock says it is due: never report less than the threshold.
+    const now = Math.max(Date.now(), since + t.config.apiUnavailableMs);
+    this.deliver(t, apiNotification('api-unavailable', since, now, this.origin, this.outage.problem));
   }
 
   private deliver(t: Target, n: Notification): void {
