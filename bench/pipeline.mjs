@@ -18,7 +18,8 @@
  * the exact request bodies the bare client sends (with other order numbers).
  *
  * Options: --runs N (5), --jobs N (1000), --latency MS (25), --concurrency N (8), --prof DIR
- * (a --cpu-prof profile of each htorder run into DIR). Environment: BENCH_RUNS, BENCH_JOBS,
+ * (a --cpu-prof profile of each htorder run into DIR), --cli FILE (another build's
+ * dist/cli/main.js, for before/after). Environment: BENCH_RUNS, BENCH_JOBS,
  * BENCH_LATENCY_MS, BENCH_CONCURRENCY, BENCH_PROF.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -37,7 +38,8 @@ const LATENCY = Number(option('--latency', 'BENCH_LATENCY_MS', 25));
 const CONCURRENCY = Number(option('--concurrency', 'BENCH_CONCURRENCY', 8));
 const PROF = option('--prof', 'BENCH_PROF', undefined);
 const LINES = 5;
-const CLI = join(root, 'dist/cli/main.js');
+// --cli: another build of htorder to measure (e.g. an older one, for before/after).
+const CLI = option('--cli', 'BENCH_CLI', join(root, 'dist/cli/main.js'));
 const BARE = join(root, 'bench/lib/bare-client.mjs');
 
 const sandbox = await startSandbox({ port: 0 });
