@@ -1,37 +1,18 @@
 import type { ServerResponse } from 'node:http';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { afterEach, describe, expect, it } from 'vitest';
 import { startLoopback, type SeenRequest } from '../support/loopback-server.js';
-import { tempDir } from '../support/temp-files.js';
-import { sandboxWithEnv, startWatch, waitFor } from '../support/watch-harness.js';
+import { startWatch, waitFor, watchFixture } from '../support/watch-harness.js';
 import { manifest } from '../support/yaml-manifests.js';
 
 /** Where the receiver listens: a Slack-like path whose last segment is the token. */
 const HOOK_PATH = '/services/T0001/B0002/Zx9SecretToken42';
 
-let sandbox: Sandbox;
-let env: Record<string, string>;
-let state: Awaited<ReturnType<typeof tempDir>>;
-let drop: Awaited<ReturnType<typeof tempDir>>;
+const fx = watchFixture('htorder-notify-');
 const closers: (() => Promise<void>)[] = [];
-
-beforeAll(async () => {
-  state = await tempDir('htorder-notify-state-');
-  ({ sandbox, env } = await sandboxWithEnv(state.path));
-});
-afterAll(async () => {
-  await sandbox.close();
-  await state.remove();
-});
-beforeEach(async () => {
-  await sandbox.admin.reset();
-  drop = await tempDir('htorder-notify-drop-');
-});
 afterEach(async () => {
   for (const close of closers.splice(0)) await close();
-  await drop.remove();
 });
 
 async function receiver(reply: (req: SeenRequest, res: ServerResponse) => void = (_q, res) => res.end('ok')) {
@@ -42,7 +23,7 @@ async function receiver(reply: (req: SeenRequest, res: ServerResponse) => void =
 
 const finished = async (name: string): Promise<string | undefined> => {
   for (const folder of ['done', 'failed']) {
-    const names = await readdir(join(drop.path, folder)).catch(() => [] as string[]);
+    const names = await readdir(join(fx.drop.path, folder)).catch(() => [] as string[]);
     if (names.includes(name)) return folder;
   }
   return undefined;
@@ -52,11 +33,11 @@ describe('notifications from a real watcher', () => {
   it('a failed drop sends a Slack message naming the file and the problem; the webhook URL is never logged', async () => {
     const hook = await receiver();
     const w = await startWatch(
-      { target: drop.path },
-      { ...env, HTORDER_NOTIFY_URL: hook.hook, HTORDER_NOTIFY_FORMAT: 'slack' },
+      { target: fx.drop.path },
+      { ...fx.env, HTORDER_NOTIFY_URL: hook.hook, HTORDER_NOTIFY_FORMAT: 'slack' },
     );
     try {
-      await writeFile(join(drop.path, 'broken <orders>.yaml'), 'version: 1\njobs: [ {');
+      await writeFile(join(fx.drop.path, 'broken <orders>.yaml'), 'version: 1\njobs: [ {');
       await waitFor(() => (hook.seen.length > 0 ? true : undefined), 'a notification');
     } finally {
       expect(await w.stop()).toBe(0);
@@ -69,7 +50,7 @@ describe('notifications from a real watcher', () => {
     expect(slack.blocks[0]?.type).toBe('header');
     const sections = slack.blocks.map((b) => b.text?.text ?? '').join('\n');
     expect(sections).toContain('*File* `broken &lt;orders&gt;.yaml`');
-    expect(sections).toContain(join(drop.path, 'failed'));
+    expect(sections).toContain(join(fx.drop.path, 'failed'));
     expect(sections).toMatch(/\*Problem\*\n```.+```/s);
     const logs = JSON.stringify(w.logs());
     expect(logs).toContain('notifications on');
@@ -79,19 +60,19 @@ describe('notifications from a real watcher', () => {
 
   it('jobs in doubt notify once, when first seen; the input that then fails tells its counts', async () => {
     const hook = await receiver();
-    const w = await startWatch({ target: drop.path }, { ...env, HTORDER_NOTIFY_URL: hook.hook });
+    const w = await startWatch({ target: fx.drop.path }, { ...fx.env, HTORDER_NOTIFY_URL: hook.hook });
     try {
       // A first file lets the ledger vouch for the account, so the next create is not preceded by a search.
-      await writeFile(join(drop.path, 'first.yaml'), manifest('NF', 1));
+      await writeFile(join(fx.drop.path, 'first.yaml'), manifest('NF', 1));
       await waitFor(() => finished('first.yaml'), 'the first input');
       // The create reaches the API, its answer is lost, and the search that would settle it fails:
       // the job is in doubt and the input is retried; on the retry the search still fails, and the
       // input fails with its job still in doubt (docs/notifications.md).
-      await sandbox.admin.setFaults([
+      await fx.sandbox.admin.setFaults([
         { route: 'POST /Jobs', kind: 'create-then-drop', when: 'create' },
         { route: 'GET /Jobs/active', kind: 'status', status: 503, retryAfterSeconds: 0 },
       ]);
-      await writeFile(join(drop.path, 'doubt.yaml'), manifest('ND', 1));
+      await writeFile(join(fx.drop.path, 'doubt.yaml'), manifest('ND', 1));
       await waitFor(async () => ((await finished('doubt.yaml')) === 'failed' ? true : undefined), 'doubt.yaml ended');
       await waitFor(() => (hook.seen.length >= 2 ? true : undefined), 'two notifications');
     } finally {
@@ -112,13 +93,13 @@ describe('notifications from a real watcher', () => {
 
   it('the API unavailable for longer than N notifies once, then once more when it is back', async () => {
     const hook = await receiver();
-    await sandbox.admin.setFaults([{ route: '*', kind: 'status', status: 503, retryAfterSeconds: 0 }]);
+    await fx.sandbox.admin.setFaults([{ route: '*', kind: 'status', status: 503, retryAfterSeconds: 0 }]);
     const w = await startWatch(
-      { target: drop.path },
-      { ...env, HTORDER_NOTIFY_URL: hook.hook, HTORDER_NOTIFY_API_UNAVAILABLE_MS: '300' },
+      { target: fx.drop.path },
+      { ...fx.env, HTORDER_NOTIFY_URL: hook.hook, HTORDER_NOTIFY_API_UNAVAILABLE_MS: '300' },
     );
     try {
-      await writeFile(join(drop.path, 'later.yaml'), manifest('NL', 1));
+      await writeFile(join(fx.drop.path, 'later.yaml'), manifest('NL', 1));
       await waitFor(() => (hook.seen.length > 0 ? true : undefined), 'the outage notification');
       // Still down through several more retries: no second outage notification.
       await waitFor(
@@ -126,7 +107,7 @@ describe('notifications from a real watcher', () => {
         'more retries',
       );
       expect(hook.seen).toHaveLength(1);
-      await sandbox.admin.setFaults([]);
+      await fx.sandbox.admin.setFaults([]);
       await waitFor(() => (hook.seen.length === 2 ? true : undefined), 'the recovery notification');
     } finally {
       expect(await w.stop()).toBe(0);
@@ -142,13 +123,13 @@ describe('notifications from a real watcher', () => {
   it('a receiver that never answers does not hold up processing, and stop still returns', async () => {
     const hook = await receiver(() => undefined); // takes the POST, never answers
     const w = await startWatch(
-      { target: drop.path },
-      { ...env, HTORDER_NOTIFY_URL: hook.hook, HTORDER_NOTIFY_ON: 'failed,done' },
+      { target: fx.drop.path },
+      { ...fx.env, HTORDER_NOTIFY_URL: hook.hook, HTORDER_NOTIFY_ON: 'failed,done' },
     );
     try {
-      await writeFile(join(drop.path, 'bad.yaml'), 'version: 1\njobs: [ {');
-      await writeFile(join(drop.path, 'good.yaml'), manifest('NH', 1));
-      await writeFile(join(drop.path, 'also-bad.yaml'), 'nope: [');
+      await writeFile(join(fx.drop.path, 'bad.yaml'), 'version: 1\njobs: [ {');
+      await writeFile(join(fx.drop.path, 'good.yaml'), manifest('NH', 1));
+      await writeFile(join(fx.drop.path, 'also-bad.yaml'), 'nope: [');
       // All three finish while the first notification's POST is still held by the receiver.
       await waitFor(async () => {
         const all = await Promise.all(['bad.yaml', 'good.yaml', 'also-bad.yaml'].map(finished));
@@ -163,7 +144,7 @@ describe('notifications from a real watcher', () => {
   });
 
   it('a mistake in the config file’s notify section stops watch before it starts, naming file:line:col', async () => {
-    const config = join(drop.path, 'htorder.yaml');
+    const config = join(fx.drop.path, 'htorder.yaml');
     await writeFile(
       config,
       `notify:\n  webhooks:\n    - url: ${'https://hooks.slack.com/x'}\n      on: failed, nope\n`,
@@ -171,7 +152,7 @@ describe('notifications from a real watcher', () => {
         mode: 0o600,
       },
     );
-    await expect(startWatch({ target: drop.path }, { ...env, HTORDER_CONFIG: config })).rejects.toThrow(
+    await expect(startWatch({ target: fx.drop.path }, { ...fx.env, HTORDER_CONFIG: config })).rejects.toThrow(
       `config file ${config}:4:11: notify.webhooks[0].on: unknown event "nope"`,
     );
   });

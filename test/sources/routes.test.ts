@@ -1,38 +1,23 @@
 import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sandboxConfig } from '../../src/config/sandbox-config.js';
 import type { InputEvent } from '../../src/observe/input-events.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
 import { tempDir } from '../support/temp-files.js';
-import { sandboxWithEnv, startWatch, waitFor } from '../support/watch-harness.js';
+import { startWatch, waitFor, watchFixture } from '../support/watch-harness.js';
 import { ITEMS, manifest } from '../support/yaml-manifests.js';
 
-let sandbox: Sandbox;
-let env: Record<string, string>;
-let state: Awaited<ReturnType<typeof tempDir>>;
-let drop: Awaited<ReturnType<typeof tempDir>>;
+const fx = watchFixture('htorder-routes-');
 let conf: Awaited<ReturnType<typeof tempDir>>;
 
-beforeAll(async () => {
-  state = await tempDir('htorder-routes-state-');
-  ({ sandbox, env } = await sandboxWithEnv(state.path));
-});
-afterAll(async () => {
-  await sandbox.close();
-  await state.remove();
-});
 beforeEach(async () => {
-  await sandbox.admin.reset();
-  drop = await tempDir('htorder-routes-drop-');
   conf = await tempDir('htorder-routes-config-');
 });
 afterEach(async () => {
-  await drop.remove();
   await conf.remove();
 });
 
-const ls = async (sub = ''): Promise<string[]> => (await readdir(join(drop.path, sub)).catch(() => [])).sort();
+const ls = async (sub = ''): Promise<string[]> => (await readdir(join(fx.drop.path, sub)).catch(() => [])).sort();
 const inDone = (name: string) => async () => ((await ls('done')).includes(name) ? true : undefined);
 const inFailed = (name: string) => async () => ((await ls('failed')).includes(name) ? true : undefined);
 
@@ -41,12 +26,12 @@ async function withConfig(text: string): Promise<Record<string, string>> {
   const path = join(conf.path, 'htorder.yaml');
   await writeFile(path, text, { mode: 0o600 });
   // A ledger of this test's own, so the accounts' entries can be counted.
-  return { ...env, HTORDER_CONFIG: path, HTORDER_STATE_DIR: join(conf.path, 'state') };
+  return { ...fx.env, HTORDER_CONFIG: path, HTORDER_STATE_DIR: join(conf.path, 'state') };
 }
 
 /** A profile of the config file for one of the sandbox's demo accounts. */
 function profile(name: string, account: string): string {
-  const c = sandboxConfig(sandbox, account);
+  const c = sandboxConfig(fx.sandbox, account);
   return [
     `  ${name}:`,
     `    baseUrl: ${c.baseUrl}`,
@@ -73,17 +58,17 @@ describe('watch routes (config file)', () => {
   - name: template
     match: ["*.csv", "*.yaml"]
 `);
-    const w = await startWatch({ target: drop.path }, routed);
+    const w = await startWatch({ target: fx.drop.path }, routed);
     try {
-      await copyFile('samples/shopify/orders_export.csv', join(drop.path, 'orders_export.csv'));
+      await copyFile('samples/shopify/orders_export.csv', join(fx.drop.path, 'orders_export.csv'));
       // Upper case: globs match case-insensitively, like the input extensions.
-      await copyFile('samples/csv/orders.csv', join(drop.path, 'ORDERS.CSV'));
+      await copyFile('samples/csv/orders.csv', join(fx.drop.path, 'ORDERS.CSV'));
       await waitFor(inDone('orders_export.csv'), 'the Shopify export in done/');
       await waitFor(inDone('ORDERS.CSV'), 'the template CSV in done/');
       expect(await ls('failed')).toEqual([]);
-      const jobs = (await sandbox.admin.jobs()).map((j) => j.orderNumber).sort();
+      const jobs = (await fx.sandbox.admin.jobs()).map((j) => j.orderNumber).sort();
       expect(jobs).toEqual(['PO-2001', 'PO-2002', 'PO-2003', 'SHOPIFY-1041', 'SHOPIFY-1042', 'SHOPIFY-1044']);
-      const report = JSON.parse(await readFile(join(drop.path, 'done', 'orders_export.csv.result.json'), 'utf8'));
+      const report = JSON.parse(await readFile(join(fx.drop.path, 'done', 'orders_export.csv.result.json'), 'utf8'));
       expect(report.jobs.map((j: { orderNumber: string }) => j.orderNumber)).toContain('SHOPIFY-1042');
     } finally {
       expect(await w.stop()).toBe(0);
@@ -114,15 +99,15 @@ describe('watch routes (config file)', () => {
         { orderNumber: `${prefix}-OK`, items: ITEMS.reorder },
         { orderNumber: `${prefix}-BAD`, items: ITEMS.tooFew },
       ]);
-    const w = await startWatch({ target: drop.path }, routed);
+    const w = await startWatch({ target: fx.drop.path }, routed);
     try {
-      await writeFile(join(drop.path, 'partial-a.yaml'), twoJobs('P'));
-      await writeFile(join(drop.path, 'whole-b.yaml'), twoJobs('W'));
+      await writeFile(join(fx.drop.path, 'partial-a.yaml'), twoJobs('P'));
+      await writeFile(join(fx.drop.path, 'whole-b.yaml'), twoJobs('W'));
       await waitFor(inFailed('partial-a.yaml'), 'partial-a.yaml in failed/');
       await waitFor(inFailed('whole-b.yaml'), 'whole-b.yaml in failed/');
-      expect((await sandbox.admin.jobs()).map((j) => j.orderNumber)).toEqual(['P-OK']);
+      expect((await fx.sandbox.admin.jobs()).map((j) => j.orderNumber)).toEqual(['P-OK']);
       const statuses = async (name: string) =>
-        JSON.parse(await readFile(join(drop.path, 'failed', `${name}.result.json`), 'utf8')).jobs.map(
+        JSON.parse(await readFile(join(fx.drop.path, 'failed', `${name}.result.json`), 'utf8')).jobs.map(
           (j: { status: string }) => j.status,
         );
       expect(await statuses('partial-a.yaml')).toEqual(['submitted', 'invalid']);
@@ -138,20 +123,20 @@ describe('watch routes (config file)', () => {
     match: ["shop-*.csv", "shop-*.xlsx"]
     mapping: shopify
   - match: "po-*.yaml"
-    where: ${relative(conf.path, drop.path)}
+    where: ${relative(conf.path, fx.drop.path)}
 `);
-    const w = await startWatch({ target: drop.path }, routed);
+    const w = await startWatch({ target: fx.drop.path }, routed);
     try {
-      await writeFile(join(drop.path, 'misc.yaml'), manifest('MISC'));
+      await writeFile(join(fx.drop.path, 'misc.yaml'), manifest('MISC'));
       // A route for this folder (its where relative to the config file) still takes its files.
-      await writeFile(join(drop.path, 'po-1.yaml'), manifest('PO'));
+      await writeFile(join(fx.drop.path, 'po-1.yaml'), manifest('PO'));
       await waitFor(inDone('po-1.yaml'), 'po-1.yaml in done/');
       await waitFor(inFailed('misc.yaml'), 'misc.yaml in failed/');
       expect(await ls('failed')).toEqual(['misc.yaml', 'misc.yaml.errors.txt']);
-      const why = await readFile(join(drop.path, 'failed', 'misc.yaml.errors.txt'), 'utf8');
+      const why = await readFile(join(fx.drop.path, 'failed', 'misc.yaml.errors.txt'), 'utf8');
       expect(why).toContain('misc.yaml matches no route of');
       expect(why).toContain('shop: shop-*.csv, shop-*.xlsx; route 2: po-*.yaml');
-      expect((await sandbox.admin.jobs()).map((j) => j.orderNumber)).toEqual(['PO-1']);
+      expect((await fx.sandbox.admin.jobs()).map((j) => j.orderNumber)).toEqual(['PO-1']);
       const failed = w.events().find((e): e is InputEvent => e.kind === 'input' && e.phase === 'failed');
       expect(failed?.name).toBe('misc.yaml');
       expect(failed?.problem).toContain('matches no route');
@@ -170,16 +155,16 @@ routes:
     profile: other
   - match: "*.yaml"
 `);
-    const w = await startWatch({ target: drop.path }, routed);
+    const w = await startWatch({ target: fx.drop.path }, routed);
     try {
-      await writeFile(join(drop.path, 'demo-1.yaml'), manifest('D'));
+      await writeFile(join(fx.drop.path, 'demo-1.yaml'), manifest('D'));
       // Asset A10001 is us-demo's own artwork: us-other orders printing instead.
-      await writeFile(join(drop.path, 'other-1.yaml'), printOrder('O-1'));
-      await writeFile(join(drop.path, 'other-2.yaml'), printOrder('O2-1'));
+      await writeFile(join(fx.drop.path, 'other-1.yaml'), printOrder('O-1'));
+      await writeFile(join(fx.drop.path, 'other-2.yaml'), printOrder('O2-1'));
       // No profile: the watcher's own account (here the environment's, us-demo).
-      await writeFile(join(drop.path, 'plain.yaml'), manifest('PLAIN'));
+      await writeFile(join(fx.drop.path, 'plain.yaml'), manifest('PLAIN'));
       for (const n of ['demo-1.yaml', 'other-1.yaml', 'other-2.yaml', 'plain.yaml']) await waitFor(inDone(n), n);
-      const byAccount = (await sandbox.admin.jobs()).map((j) => `${j.account}:${j.orderNumber}`).sort();
+      const byAccount = (await fx.sandbox.admin.jobs()).map((j) => `${j.account}:${j.orderNumber}`).sort();
       expect(byAccount).toEqual(['us-demo:D-1', 'us-demo:PLAIN-1', 'us-other:O-1', 'us-other:O2-1']);
       // The ledger keeps each account apart: one folder per account key (region + account id).
       const ledgerDir = join(conf.path, 'state', 'ledger');
@@ -197,14 +182,14 @@ routes:
           .sort(),
       ).toEqual(['D-1 PLAIN-1', 'O-1 O2-1']);
       // Dropped again: each account's ledger knows its own order.
-      await writeFile(join(drop.path, 'other-1.yaml'), printOrder('O-1'));
+      await writeFile(join(fx.drop.path, 'other-1.yaml'), printOrder('O-1'));
       await waitFor(
         async () => ((await ls('done')).filter((n) => n.startsWith('other-1.')).length >= 4 ? true : undefined),
         'the second other-1.yaml in done/',
       );
-      expect(await sandbox.admin.jobs()).toHaveLength(4);
+      expect(await fx.sandbox.admin.jobs()).toHaveLength(4);
       // One session per account, not per file: five inputs, at most one account look-up per session.
-      expect((await sandbox.admin.calls())['GET /account']).toBeLessThanOrEqual(3);
+      expect((await fx.sandbox.admin.calls())['GET /account']).toBeLessThanOrEqual(3);
     } finally {
       expect(await w.stop()).toBe(0);
     }
@@ -218,7 +203,7 @@ routes:
   - match: "*.yaml"
 `);
     const w = await startWatch(
-      { target: drop.path, sandbox: true },
+      { target: fx.drop.path, sandbox: true },
       {
         HTORDER_CONFIG: routed.HTORDER_CONFIG,
         // The sandbox keeps its jobs and ledger in the state dir: this test's own.
@@ -227,13 +212,13 @@ routes:
     );
     try {
       // Asset A10001 is us-demo's artwork: the same reorder is valid there and refused on us-other.
-      await writeFile(join(drop.path, 'demo.yaml'), manifest('SD'));
-      await writeFile(join(drop.path, 'other-asset.yaml'), manifest('SO'));
-      await writeFile(join(drop.path, 'other-print.yaml'), printOrder('SP-1'));
+      await writeFile(join(fx.drop.path, 'demo.yaml'), manifest('SD'));
+      await writeFile(join(fx.drop.path, 'other-asset.yaml'), manifest('SO'));
+      await writeFile(join(fx.drop.path, 'other-print.yaml'), printOrder('SP-1'));
       await waitFor(inDone('demo.yaml'), 'demo.yaml in done/');
       await waitFor(inFailed('other-asset.yaml'), 'other-asset.yaml in failed/');
       await waitFor(inDone('other-print.yaml'), 'other-print.yaml in done/');
-      expect(await readFile(join(drop.path, 'failed', 'other-asset.yaml.errors.txt'), 'utf8')).toContain('A10001');
+      expect(await readFile(join(fx.drop.path, 'failed', 'other-asset.yaml.errors.txt'), 'utf8')).toContain('A10001');
     } finally {
       expect(await w.stop()).toBe(0);
     }

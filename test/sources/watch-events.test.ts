@@ -1,44 +1,26 @@
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WatchEvents, type InputEvent, type WatchEvent } from '../../src/observe/input-events.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
-import { tempDir } from '../support/temp-files.js';
-import { sandboxWithEnv, startWatch, waitFor } from '../support/watch-harness.js';
+import { startWatch, waitFor, watchFixture } from '../support/watch-harness.js';
 import { manifest } from '../support/yaml-manifests.js';
 
-let sandbox: Sandbox;
-let env: Record<string, string>;
-let state: Awaited<ReturnType<typeof tempDir>>;
-let drop: Awaited<ReturnType<typeof tempDir>>;
-
-beforeAll(async () => {
-  state = await tempDir('htorder-events-state-');
-  ({ sandbox, env } = await sandboxWithEnv(state.path));
-});
-afterAll(async () => {
-  await sandbox.close();
-  await state.remove();
-});
-beforeEach(async () => {
-  await sandbox.admin.reset();
-  drop = await tempDir('htorder-events-drop-');
-});
-afterEach(async () => {
-  await drop.remove();
-});
+const fx = watchFixture('htorder-events-');
 
 const phasesOf = (events: WatchEvent[], name: string): string[] =>
   events.filter((e): e is InputEvent => e.kind === 'input' && e.name === name).map((e) => e.phase);
 
 describe('watch events (what notifications and the dashboard are told)', () => {
   it('tells waiting → processing → done for a good file and → failed, with its counts, for a bad one', async () => {
-    const w = await startWatch({ target: drop.path, stableMs: 300 }, env);
+    const w = await startWatch({ target: fx.drop.path, stableMs: 300 }, fx.env);
     try {
-      await writeFile(join(drop.path, 'good.yaml'), manifest('G', 2));
-      await writeFile(join(drop.path, 'bad.yaml'), 'version: 1\njobs: [ {');
+      await writeFile(join(fx.drop.path, 'good.yaml'), manifest('G', 2));
+      await writeFile(join(fx.drop.path, 'bad.yaml'), 'version: 1\njobs: [ {');
       await waitFor(async () => {
-        const finished = [...(await readdir(join(drop.path, 'done'))), ...(await readdir(join(drop.path, 'failed')))];
+        const finished = [
+          ...(await readdir(join(fx.drop.path, 'done'))),
+          ...(await readdir(join(fx.drop.path, 'failed'))),
+        ];
         return finished.includes('good.yaml') && finished.includes('bad.yaml') ? true : undefined;
       }, 'both inputs finished');
     } finally {
@@ -48,23 +30,23 @@ describe('watch events (what notifications and the dashboard are told)', () => {
     expect(phasesOf(events, 'good.yaml')).toEqual(['waiting', 'processing', 'done']);
     expect(phasesOf(events, 'bad.yaml')).toEqual(['waiting', 'processing', 'failed']);
     const good = events.find((e): e is InputEvent => e.kind === 'input' && e.phase === 'done');
-    expect(good?.location).toBe(join(drop.path, 'done', 'good.yaml'));
+    expect(good?.location).toBe(join(fx.drop.path, 'done', 'good.yaml'));
     expect(good?.summary?.byStatus.submitted).toBe(2);
     expect(good?.durationMs).toBeGreaterThanOrEqual(0);
     const bad = events.find((e): e is InputEvent => e.kind === 'input' && e.phase === 'failed');
-    expect(bad?.location).toBe(join(drop.path, 'failed', 'bad.yaml'));
+    expect(bad?.location).toBe(join(fx.drop.path, 'failed', 'bad.yaml'));
     expect(bad?.problem).toBeTruthy();
     // The API answered throughout: no availability change to report.
     expect(events.filter((e) => e.kind === 'api')).toEqual([]);
   });
 
   it('tells the API as unavailable while inputs wait to retry, and available again once one gets through', async () => {
-    await sandbox.admin.setFaults([{ route: '*', kind: 'status', status: 503 }]);
-    const w = await startWatch({ target: drop.path }, env);
+    await fx.sandbox.admin.setFaults([{ route: '*', kind: 'status', status: 503 }]);
+    const w = await startWatch({ target: fx.drop.path }, fx.env);
     try {
-      await writeFile(join(drop.path, 'later.yaml'), manifest('L', 1));
+      await writeFile(join(fx.drop.path, 'later.yaml'), manifest('L', 1));
       await waitFor(() => (phasesOf(w.events(), 'later.yaml').includes('retry') ? true : undefined), 'a retry');
-      await sandbox.admin.setFaults([]);
+      await fx.sandbox.admin.setFaults([]);
       await waitFor(() => (phasesOf(w.events(), 'later.yaml').includes('done') ? true : undefined), 'done');
     } finally {
       expect(await w.stop()).toBe(0);

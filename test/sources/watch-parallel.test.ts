@@ -1,47 +1,26 @@
 import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { InputEvent, WatchEvent } from '../../src/observe/input-events.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
 import { startLoopback } from '../support/loopback-server.js';
-import { tempDir } from '../support/temp-files.js';
-import { sandboxWithEnv, startWatch, waitFor } from '../support/watch-harness.js';
+import { startWatch, waitFor, watchFixture } from '../support/watch-harness.js';
 import { manifest } from '../support/yaml-manifests.js';
 
 /** Several files in flight per watcher (issue 15): bounded, one budget of API requests, all promises kept. */
 
-let sandbox: Sandbox;
-let env: Record<string, string>;
-let state: Awaited<ReturnType<typeof tempDir>>;
-let drop: Awaited<ReturnType<typeof tempDir>>;
+const fx = watchFixture('htorder-parallel-');
 
-beforeAll(async () => {
-  state = await tempDir('htorder-parallel-state-');
-  ({ sandbox, env } = await sandboxWithEnv(state.path));
-});
-afterAll(async () => {
-  await sandbox.close();
-  await state.remove();
-});
-beforeEach(async () => {
-  await sandbox.admin.reset();
-  drop = await tempDir('htorder-parallel-drop-');
-});
-afterEach(async () => {
-  await drop.remove();
-});
-
-const ls = async (sub = ''): Promise<string[]> => (await readdir(join(drop.path, sub)).catch(() => [])).sort();
+const ls = async (sub = ''): Promise<string[]> => (await readdir(join(fx.drop.path, sub)).catch(() => [])).sort();
 const inputsIn = async (sub: string): Promise<string[]> => (await ls(sub)).filter((n) => n.endsWith('.yaml'));
-const jobsOf = async (): Promise<string[]> => (await sandbox.admin.jobs()).map((j) => j.orderNumber ?? '?').sort();
+const jobsOf = async (): Promise<string[]> => (await fx.sandbox.admin.jobs()).map((j) => j.orderNumber ?? '?').sort();
 const orders = (prefix: string, files: number, jobs: number): string[] =>
   Array.from({ length: files }, (_, f) => Array.from({ length: jobs }, (_, j) => `${prefix}${f}-${j + 1}`))
     .flat()
     .sort();
 const drops = async (prefix: string, files: number, jobs = 1): Promise<void> => {
   for (let f = 0; f < files; f++)
-    await writeFile(join(drop.path, `${prefix}${f}.yaml`), manifest(`${prefix}${f}`, jobs));
+    await writeFile(join(fx.drop.path, `${prefix}${f}.yaml`), manifest(`${prefix}${f}`, jobs));
 };
 const allDone = (n: number) => async () => ((await inputsIn('done')).length === n ? true : undefined);
 
@@ -64,8 +43,8 @@ const phasesOf = (events: WatchEvent[], name: string): string[] =>
 describe('htorder watch with several files in flight', () => {
   it('works on --parallel-files inputs at once, no more, and shows them in /healthz and the gauge', async () => {
     // Slow creates keep the first inputs in flight while the others are ready.
-    await sandbox.admin.setFaults([{ route: 'POST /Jobs', kind: 'latency', latencyMs: 400 }]);
-    const w = await startWatch({ target: drop.path, parallelFiles: 3, healthPort: 0 }, env);
+    await fx.sandbox.admin.setFaults([{ route: 'POST /Jobs', kind: 'latency', latencyMs: 400 }]);
+    const w = await startWatch({ target: fx.drop.path, parallelFiles: 3, healthPort: 0 }, fx.env);
     try {
       await drops('P', 7);
       const health = await waitFor(async () => {
@@ -89,7 +68,7 @@ describe('htorder watch with several files in flight', () => {
     // A counting proxy in front of the sandbox's API (the token endpoint is not behind it).
     let inFlight = 0;
     let most = 0;
-    const upstream = new URL(env.HTORDER_BASE_URL!);
+    const upstream = new URL(fx.env.HTORDER_BASE_URL!);
     const proxy = await startLoopback(async (req, res) => {
       inFlight += 1;
       most = Math.max(most, inFlight);
@@ -110,9 +89,9 @@ describe('htorder watch with several files in flight', () => {
         inFlight -= 1;
       }
     });
-    await sandbox.admin.setFaults([{ route: '*', kind: 'latency', latencyMs: 30 }]);
-    const viaProxy = { ...env, HTORDER_BASE_URL: `${proxy.url}${upstream.pathname}`, HTORDER_CONCURRENCY: '2' };
-    const w = await startWatch({ target: drop.path, parallelFiles: 6 }, viaProxy);
+    await fx.sandbox.admin.setFaults([{ route: '*', kind: 'latency', latencyMs: 30 }]);
+    const viaProxy = { ...fx.env, HTORDER_BASE_URL: `${proxy.url}${upstream.pathname}`, HTORDER_CONCURRENCY: '2' };
+    const w = await startWatch({ target: fx.drop.path, parallelFiles: 6 }, viaProxy);
     try {
       await drops('B', 6, 3);
       await waitFor(allDone(6), '6 inputs in done/');
@@ -126,7 +105,7 @@ describe('htorder watch with several files in flight', () => {
   });
 
   it('files of one account share their lookups: one GET /account, one per asset, however many start together', async () => {
-    const w = await startWatch({ target: drop.path, parallelFiles: 8 }, env);
+    const w = await startWatch({ target: fx.drop.path, parallelFiles: 8 }, fx.env);
     try {
       await drops('L', 8);
       await waitFor(allDone(8), '8 inputs in done/');
@@ -134,7 +113,7 @@ describe('htorder watch with several files in flight', () => {
       await w.stop();
     }
     expect(mostInFlight(w.events())).toBeGreaterThan(1);
-    const calls = await sandbox.admin.calls();
+    const calls = await fx.sandbox.admin.calls();
     expect(calls['GET /account']).toBe(1);
     expect(calls['GET /Assets/{assetTag}']).toBe(1);
     expect(calls['GET /Lookups/countries/{iso2}/states'] ?? 0).toBeLessThanOrEqual(1);
@@ -142,8 +121,8 @@ describe('htorder watch with several files in flight', () => {
   });
 
   it('on SIGTERM finishes every input in flight, takes no new one, and leaves nothing in processing/', async () => {
-    await sandbox.admin.setFaults([{ route: 'POST /Jobs', kind: 'latency', latencyMs: 500 }]);
-    const w = await startWatch({ target: drop.path, parallelFiles: 3 }, env);
+    await fx.sandbox.admin.setFaults([{ route: 'POST /Jobs', kind: 'latency', latencyMs: 500 }]);
+    const w = await startWatch({ target: fx.drop.path, parallelFiles: 3 }, fx.env);
     await drops('S', 5);
     await waitFor(() => (mostInFlight(w.events()) === 3 ? true : undefined), 'three inputs in flight at once');
     expect(await w.stop()).toBe(0);
@@ -157,8 +136,8 @@ describe('htorder watch with several files in flight', () => {
   });
 
   it('retries each input on its own backoff while the API is down, and the API is reported down once, back once', async () => {
-    await sandbox.admin.setFaults([{ route: '*', kind: 'status', status: 503 }]);
-    const w = await startWatch({ target: drop.path, parallelFiles: 3, healthPort: 0 }, env);
+    await fx.sandbox.admin.setFaults([{ route: '*', kind: 'status', status: 503 }]);
+    const w = await startWatch({ target: fx.drop.path, parallelFiles: 3, healthPort: 0 }, fx.env);
     try {
       await drops('R', 3, 2);
       await waitFor(
@@ -168,7 +147,7 @@ describe('htorder watch with several files in flight', () => {
       );
       expect(await inputsIn('processing')).toEqual(['R0.yaml', 'R1.yaml', 'R2.yaml']);
       expect(await inputsIn('failed')).toEqual([]);
-      await sandbox.admin.clearFaults();
+      await fx.sandbox.admin.clearFaults();
       await waitFor(allDone(3), '3 inputs in done/');
     } finally {
       expect(await w.stop()).toBe(0);
@@ -179,11 +158,11 @@ describe('htorder watch with several files in flight', () => {
   });
 
   it('resumes inputs left in processing/ by a crashed instance first, each once, alongside new ones', async () => {
-    await mkdir(join(drop.path, 'processing'), { recursive: true });
+    await mkdir(join(fx.drop.path, 'processing'), { recursive: true });
     // A crash leaves inputs in processing/ without a live claim.
-    for (let f = 0; f < 3; f++) await writeFile(join(drop.path, 'processing', `O${f}.yaml`), manifest(`O${f}`, 2));
+    for (let f = 0; f < 3; f++) await writeFile(join(fx.drop.path, 'processing', `O${f}.yaml`), manifest(`O${f}`, 2));
     await drops('N', 3, 2);
-    const w = await startWatch({ target: drop.path, parallelFiles: 2 }, env);
+    const w = await startWatch({ target: fx.drop.path, parallelFiles: 2 }, fx.env);
     try {
       await waitFor(allDone(6), '6 inputs in done/');
     } finally {
@@ -205,7 +184,7 @@ describe('htorder watch with several files in flight', () => {
   it('takes files that were already complete when it started without waiting the stable time', async () => {
     // Ten seconds of stable time: only a file found already quiet (a backlog) can be taken now.
     await writeBacklog();
-    const w = await startWatch({ target: drop.path, stableMs: 10_000 }, env);
+    const w = await startWatch({ target: fx.drop.path, stableMs: 10_000 }, fx.env);
     try {
       await waitFor(allDone(2), 'the two old files in done/');
       await sleep(300); // several scans: the fresh file is still settling
@@ -221,9 +200,9 @@ describe('htorder watch with several files in flight', () => {
 async function writeBacklog(): Promise<void> {
   const hourAgo = new Date(Date.now() - 3_600_000);
   for (let f = 0; f < 2; f++) {
-    const path = join(drop.path, `old${f}.yaml`);
+    const path = join(fx.drop.path, `old${f}.yaml`);
     await writeFile(path, manifest(`OLD${f}`));
     await utimes(path, hourAgo, hourAgo);
   }
-  await writeFile(join(drop.path, 'fresh.yaml'), manifest('FRESH'));
+  await writeFile(join(fx.drop.path, 'fresh.yaml'), manifest('FRESH'));
 }

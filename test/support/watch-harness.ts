@@ -1,12 +1,49 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { sandboxEnv } from '../../src/config/sandbox-config.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runWatch, type WatchInput } from '../../src/app/watch-daemon.js';
 import type { WatchEvent } from '../../src/observe/input-events.js';
 import { sink } from './sink.js';
+import { tempDir } from './temp-files.js';
+
+type TempDir = Awaited<ReturnType<typeof tempDir>>;
+
+export interface WatchFixture {
+  sandbox: Sandbox;
+  /** HTORDER_* pointing at the sandbox's us-demo account and at `state`. */
+  env: Record<string, string>;
+  state: TempDir;
+  /** A fresh drop folder for each test. */
+  drop: TempDir;
+}
+
+/**
+ * The hooks most watch tests share: one sandbox and state folder per test file; per test, the
+ * sandbox reset and a fresh drop folder. Its fields are set by the hooks, so read them inside
+ * tests (`fx.drop.path`), never at module level. A file's own afterEach runs before this one's.
+ */
+export function watchFixture(prefix: string): WatchFixture {
+  const fx = {} as WatchFixture;
+  beforeAll(async () => {
+    fx.state = await tempDir(`${prefix}state-`);
+    Object.assign(fx, await sandboxWithEnv(fx.state.path));
+  });
+  afterAll(async () => {
+    await fx.sandbox?.close();
+    await fx.state?.remove();
+  });
+  beforeEach(async () => {
+    await fx.sandbox.admin.reset();
+    fx.drop = await tempDir(`${prefix}drop-`);
+  });
+  afterEach(async () => {
+    await fx.drop?.remove();
+  });
+  return fx;
+}
 
 /** A sandbox in the test process and HTORDER_* env pointing at its us-demo account. */
 export async function sandboxWithEnv(stateDir: string): Promise<{ sandbox: Sandbox; env: Record<string, string> }> {
