@@ -110,6 +110,17 @@ describe('the dashboard server', () => {
     expect(await (await fetch(url)).text()).not.toContain('x.yaml');
   });
 
+  it("an input's page counts jobs, lines, errors and warnings in words people read: 1 job, 0 errors", async () => {
+    const root = await folder();
+    await writeFile(join(root, 'done/one.yaml.result.json'), REPORT('PO-1'));
+    const url = await serve(root);
+    const list = await (await fetch(url)).text();
+    const link = /href="\/(input\?id=[^"]+)"/.exec(list)?.[1];
+    expect(link).toBeDefined();
+    const page = await (await fetch(`${url}${(link ?? '').replaceAll('&amp;', '&')}`)).text();
+    expect(page).toMatch(/1 job, 0 lines, 0 errors, 0 warnings/);
+  });
+
   it('escapes what users chose: an order number and a file name are text, never markup', async () => {
     const root = await folder();
     await writeFile(join(root, 'done/"><b>x<!--.yaml.result.json'), REPORT('<script>alert(1)</script>'));

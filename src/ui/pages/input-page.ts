@@ -26,6 +26,12 @@ export function linesWanted(view: ReportView | undefined): Set<number> {
   return out;
 }
 
+/** `1 warning`, `3 warnings`, `0 errors`: people read these counts, so they get the plural right. */
+function count(n: number | null | undefined, noun: string): string {
+  const k = n ?? 0;
+  return `${k} ${noun}${k === 1 ? '' : 's'}`;
+}
+
 function where(p: ProblemView): string {
   if (p.line === null) return '';
   const col = p.column === null ? '' : /^\d+$/.test(p.column) ? `:${p.column}` : ` (${p.column})`;
@@ -88,7 +94,7 @@ export function inputPage(
   const available = DOWNLOADS.filter(([k]) => r.reports[k] !== undefined);
   return html`<p class="crumbs"><a href="/">Inputs</a> ›</p>
 <h1 class="input-name">${r.name}</h1>
-<p class="facts"><span class="${statusClass(r.status)}">${r.status}</span> in <code>${r.place === 'drop' ? '.' : r.place}</code> · started ${when(r.at)} UTC · took ${duration(r.durationMs)} · ${r.jobs ?? 0} jobs, ${r.lines ?? 0} lines, ${r.errors ?? 0} errors, ${r.warnings ?? 0} warnings · estimated ${money(r.estimated)} · cost ${money(r.actual)}</p>
+<p class="facts"><span class="${statusClass(r.status)}">${r.status}</span> in <code>${r.place === 'drop' ? '.' : r.place}</code> · started ${when(r.at)} UTC · took ${duration(r.durationMs)} · ${count(r.jobs, 'job')}, ${count(r.lines, 'line')}, ${count(r.errors, 'error')}, ${count(r.warnings, 'warning')} · estimated ${money(r.estimated)} · cost ${money(r.actual)}</p>
 ${r.problem ? html`<p class="note">${r.problem}</p>` : ''}
 ${problem ? html`<p class="note">${problem}</p>` : ''}
 <p class="downloads">${available.length === 0 ? 'No reports yet.' : available.map(([k, label]) => html`<a class="download" download href="/file${query({ id: r.id, kind: k })}">${label}</a> `)}</p>
