@@ -26,8 +26,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createApiClient } from '../dist/api/client.js';
-import { sandboxConfig } from '../dist/config/sandbox-config.js';
+import { orderableAssets, sandboxEnv } from './lib/demo-account.mjs';
 import { startSandbox } from '../dist/sandbox/index.js';
 import { load, measureProcess, megabytes, option, seconds, spread, times } from './lib/measure.mjs';
 
@@ -46,16 +45,12 @@ const sandbox = await startSandbox({ port: 0 });
 const work = await mkdtemp(join(tmpdir(), 'htorder-bench-'));
 const stats = join(work, 'stats.json');
 try {
-  const assets = await orderableAssets(LINES);
+  const assets = await orderableAssets(sandbox, LINES);
   const account = sandbox.accounts.find((a) => a.name === 'us-demo');
   const region = sandbox.regions[account.region];
   const env = {
     ...process.env,
-    HTORDER_BASE_URL: region.baseUrl,
-    HTORDER_AUTH_URL: region.authUrl,
-    HTORDER_REALM: region.realm,
-    HTORDER_CLIENT_ID: account.clientId,
-    HTORDER_CLIENT_SECRET: account.clientSecret,
+    ...sandboxEnv(sandbox, 'us-demo'),
     HTORDER_STATE_DIR: join(work, 'state'),
     HTORDER_CONCURRENCY: String(CONCURRENCY),
     HTORDER_LOG_LEVEL: 'silent',
@@ -140,18 +135,6 @@ try {
 } finally {
   await sandbox.close();
   await rm(work, { recursive: true, force: true });
-}
-
-/** Tags of orderable (non-archived, priced) assets of the demo account. */
-async function orderableAssets(n) {
-  const client = createApiClient(sandboxConfig(sandbox, 'us-demo', { stateDir: tmpdir() }));
-  const tags = [];
-  for await (const a of client.assets.iterate({ isArchived: false, priceCodeContains: 'DTF', pageSize: 100 })) {
-    if (a.assetTag && a.priceCode && (a.priceBands?.[0]?.from ?? 1) <= 50) tags.push(a.assetTag);
-    if (tags.length === n) break;
-  }
-  await client.close();
-  return tags;
 }
 
 /** JOBS jobs of LINES asset reorders each; the one delivery address in `defaults`. */

@@ -27,8 +27,7 @@ import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createApiClient } from '../dist/api/client.js';
-import { sandboxConfig } from '../dist/config/sandbox-config.js';
+import { orderableAssets, sandboxEnv } from './lib/demo-account.mjs';
 import { startSandbox } from '../dist/sandbox/index.js';
 
 const FILES = Number(process.env.BENCH_FILES ?? 600);
@@ -40,9 +39,7 @@ const DIR = process.env.BENCH_DIR ?? tmpdir();
 const CLI = new URL('../dist/cli/main.js', import.meta.url).pathname;
 
 const sandbox = await startSandbox({ port: 0 });
-const account = sandbox.accounts.find((a) => a.name === 'us-demo');
-const region = sandbox.regions[account.region];
-const assets = await orderableAssets(20);
+const assets = await orderableAssets(sandbox, 20);
 let failures = 0;
 
 const manifest = (orders, tag) => {
@@ -75,11 +72,7 @@ async function measure(label, run, files, orders) {
   await sandbox.admin.resetCalls();
   const env = {
     ...process.env,
-    HTORDER_BASE_URL: region.baseUrl,
-    HTORDER_AUTH_URL: region.authUrl,
-    HTORDER_REALM: region.realm,
-    HTORDER_CLIENT_ID: account.clientId,
-    HTORDER_CLIENT_SECRET: account.clientSecret,
+    ...sandboxEnv(sandbox, 'us-demo'),
     HTORDER_STATE_DIR: join(work, 'state'),
     HTORDER_CONCURRENCY: String(CONCURRENCY),
   };
@@ -192,16 +185,4 @@ async function cpuOf(pid) {
   } catch {
     return undefined;
   }
-}
-
-/** Tags of orderable (non-archived, priced) assets of the demo account. */
-async function orderableAssets(n) {
-  const client = createApiClient(sandboxConfig(sandbox, 'us-demo', { stateDir: tmpdir() }));
-  const tags = [];
-  for await (const a of client.assets.iterate({ isArchived: false, priceCodeContains: 'DTF', pageSize: 100 })) {
-    if (a.assetTag && a.priceCode && (a.priceBands?.[0]?.from ?? 1) <= 50) tags.push(a.assetTag);
-    if (tags.length === n) break;
-  }
-  await client.close();
-  return tags;
 }

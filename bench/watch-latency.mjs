@@ -12,6 +12,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 const dist = new URL('../dist/', import.meta.url);
 const { startSandbox } = await import(new URL('sandbox/index.js', dist).href);
 const { runWatch } = await import(new URL('app/watch-daemon.js', dist).href);
+const { sandboxEnv } = await import(new URL('config/sandbox-config.js', dist).href);
 
 const files = Number(process.argv[2] ?? 10);
 const scanIntervalMs = Number(process.argv[3] ?? 2000);
@@ -29,8 +30,6 @@ async function measure(label, { events }) {
   const drop = await mkdtemp(join(tmpdir(), 'htorder-bench-drop-'));
   const state = await mkdtemp(join(tmpdir(), 'htorder-bench-state-'));
   const sandbox = await startSandbox({ port: 0 });
-  const region = sandbox.regions.us;
-  const account = sandbox.accounts.find((a) => a.name === 'us-demo');
   const claimedAt = new Map();
   const doneAt = new Map();
   const stderr = new Writable({
@@ -51,11 +50,7 @@ async function measure(label, { events }) {
   let ready;
   const readyP = new Promise((r) => (ready = r));
   const env = {
-    HTORDER_BASE_URL: region.baseUrl,
-    HTORDER_AUTH_URL: region.authUrl,
-    HTORDER_REALM: region.realm,
-    HTORDER_CLIENT_ID: account.clientId,
-    HTORDER_CLIENT_SECRET: account.clientSecret,
+    ...sandboxEnv(sandbox, 'us-demo'),
     HTORDER_STATE_DIR: state,
   };
   const done = runWatch(
