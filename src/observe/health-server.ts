@@ -1,6 +1,5 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 import type { Registry } from 'prom-client';
+import { listenLimited, type ServerLimits } from './limited-server.js';
 
 export interface HealthState {
   /** 'ok' while scanning normally; 'stopping' after SIGTERM; 'failing' when scans keep failing. */
@@ -25,11 +24,9 @@ export interface HealthServer {
  * watcher's file descriptors: past the cap a connection is closed as soon as it is accepted,
  * and an idle one is dropped after IDLE_TIMEOUT_MS.
  */
-export const HEALTH_LIMITS = {
+export const HEALTH_LIMITS: ServerLimits = {
   maxConnections: 32,
-  /** A connection with no request in flight (or a request trickling in) is closed after this. */
   idleTimeoutMs: 5_000,
-  /** Time to receive a request's headers, and the whole request. */
   headersTimeoutMs: 5_000,
   requestTimeoutMs: 10_000,
   keepAliveTimeoutMs: 2_000,
@@ -45,15 +42,9 @@ export async function startHealthServer(opts: {
   limits?: Partial<typeof HEALTH_LIMITS>;
 }): Promise<HealthServer> {
   const limits = { ...HEALTH_LIMITS, ...opts.limits };
-  const server: Server = createServer(
-    {
-      maxHeaderSize: limits.maxHeaderBytes,
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
-      keepAliveTimeout: limits.keepAliveTimeoutMs,
-      // How often Node enforces the two timeouts above (default 30 s).
-      connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
-    },
+  const { server, url } = await listenLimited(
+    limits,
+    { port: opts.port, host: opts.host ?? '127.0.0.1' },
     (req, res) => {
       const path = (req.url ?? '/').split('?')[0];
       // Nothing here takes a body: one announced is refused and the connection closed unread.
@@ -81,19 +72,8 @@ export async function startHealthServer(opts: {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found: try /healthz or /metrics\n');
     },
   );
-  server.maxConnections = limits.maxConnections;
-  // Idle sockets (connected, saying nothing, or kept alive and forgotten) are closed.
-  server.timeout = limits.idleTimeoutMs;
-  server.on('timeout', (socket: Socket) => socket.destroy());
-  server.on('clientError', (_err, socket: Socket) => socket.destroy());
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host ?? '127.0.0.1', () => resolve());
-  });
-  const addr = server.address() as AddressInfo;
-  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   return {
-    url: `http://${host}:${addr.port}`,
+    url,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());

@@ -1,8 +1,8 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basename } from 'node:path';
 import { UsageError } from '../errors.js';
 import type { WatchEvents } from '../observe/input-events.js';
+import { listenLimited } from '../observe/limited-server.js';
 import { allowed, isLoopbackHost } from './access.js';
 import { DropInputs, readReport, REPORT_SUFFIX, type Layout, type ReportKind } from './drop-inputs.js';
 import type { Html } from './html.js';
@@ -225,34 +225,15 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
     res.on('close', () => body.destroy());
   };
 
-  const server: Server = createServer(
-    {
-      maxHeaderSize: limits.maxHeaderBytes,
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
-      keepAliveTimeout: limits.keepAliveTimeoutMs,
-      connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
-    },
-    (req, res) => {
-      handle(req, res).catch(() => {
-        if (!res.headersSent) plain(res, 500, 'the dashboard could not read this; see the log');
-        else res.destroy();
-      });
-    },
-  );
-  server.maxConnections = limits.maxConnections;
-  server.timeout = limits.idleTimeoutMs;
-  server.on('timeout', (socket: Socket) => socket.destroy());
-  server.on('clientError', (_err, socket: Socket) => socket.destroy());
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port, opts.host, () => resolve());
+  const { server, url } = await listenLimited(limits, { port: opts.port, host: opts.host }, (req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) plain(res, 500, 'the dashboard could not read this; see the log');
+      else res.destroy();
+    });
   });
   await scan();
-  const addr = server.address() as AddressInfo;
-  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   return {
-    url: `http://${host}:${addr.port}/`,
+    url: `${url}/`,
     close: () =>
       new Promise<void>((resolve) => {
         clearInterval(ticker);
