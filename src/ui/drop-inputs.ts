@@ -2,6 +2,7 @@ import { opendir, lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { InputEvent, InputPhase, WatchEvents } from '../observe/input-events.js';
 import type { JobStatus } from '../report/model.js';
+import { reportPaths, type ReportPaths } from '../report/report-paths.js';
 import { INPUT_EXTENSIONS } from '../sources/drop-names.js';
 import { readHead } from './safe-files.js';
 import { costs, reportView, type ReportView, type TrackingView } from './report-view.js';
@@ -24,12 +25,9 @@ export interface Layout {
   failed: string;
 }
 
-export type ReportKind = 'json' | 'csv' | 'errors';
-export const REPORT_SUFFIX: Record<ReportKind, string> = {
-  json: '.result.json',
-  csv: '.result.csv',
-  errors: '.errors.txt',
-};
+export type ReportKind = keyof ReportPaths;
+/** The reports' names after their input's (`.result.json` …): the names the pipeline writes. */
+export const REPORT_SUFFIX: Record<ReportKind, string> = reportPaths('');
 
 /** One job as the list, the day's picture and the orders page need it. */
 export interface JobDigest {
