@@ -33,23 +33,26 @@ export function register(program: Command): void {
       throw new UsageError(`--port must be a port number from 0 to 65535, got "${opts.port}"`);
     const { resolveSettings } = await import('../../config/resolve-settings.js');
     const { startDashboard } = await import('../../ui/dashboard.js');
+    const { SETTINGS } = await import('../../config/settings.js');
+    const { DEFAULT_LAYOUT } = await import('../../sources/model.js');
     const flags = {
       ...configFlagsFrom(opts),
       ...(typeof opts.port === 'string' ? { uiPort: opts.port } : {}),
       ...(typeof opts.host === 'string' ? { uiHost: opts.host } : {}),
     };
     const settings = resolveSettings({ env: process.env, flags, cwd: process.cwd() });
-    const host = settings.get('uiHost') ?? '127.0.0.1';
+    const host = settings.get('uiHost') ?? SETTINGS.uiHost.default;
+    const port = settings.get('uiPort') ?? 0;
     let dashboard: Awaited<ReturnType<typeof startDashboard>>;
     try {
       dashboard = await startDashboard({
         root,
         layout: {
-          processing: settings.get('processingDir') ?? 'processing',
-          done: settings.get('doneDir') ?? 'done',
-          failed: settings.get('failedDir') ?? 'failed',
+          processing: settings.get('processingDir') ?? DEFAULT_LAYOUT.processing,
+          done: settings.get('doneDir') ?? DEFAULT_LAYOUT.done,
+          failed: settings.get('failedDir') ?? DEFAULT_LAYOUT.failed,
         },
-        port: settings.get('uiPort') ?? 0,
+        port,
         host,
         token: settings.get('uiToken'),
       });
