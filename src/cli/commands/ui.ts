@@ -58,7 +58,9 @@ export function register(program: Command): void {
       });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === undefined) throw err;
-      process.stderr.write(`htorder ui: cannot listen on ${host}: ${(err as Error).message}\n`);
+      process.stderr.write(
+        `htorder ui: cannot listen on ${host} port ${port} (--host, --port; uiHost, uiPort): ${(err as Error).message}\n`,
+      );
       process.exitCode = ExitCode.Usage;
       return;
     }
