@@ -43,7 +43,7 @@ export function parseConfigFile(text: string, path: string): ConfigFile {
         `config file ${path}: unknown top-level key "${key}" (expected ${TOP_LEVEL_KEYS.map((k) => `"${k}"`).join(' or ')})`,
       );
   }
-  const notify = 'notify' in doc ? parseNotifySection(text, path) : undefined;
+  const notify = 'notify' in doc ? parseNotifySection(parsed.get('notify', true), { path, lineCounter }) : undefined;
   const rawProfiles = doc.profiles ?? {};
   if (!isRecord(rawProfiles))
     throw new UsageError(`config file ${path}: "profiles" must be a mapping of name → settings`);

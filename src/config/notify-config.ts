@@ -1,4 +1,4 @@
-import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
+import { isMap, isScalar, isSeq, type LineCounter, type Node as YamlNode } from 'yaml';
 import { UsageError } from '../errors.js';
 import type { Settings } from './resolve-settings.js';
 import { SETTINGS } from './settings.js';
@@ -48,13 +48,15 @@ export interface NotifySection {
 const WEBHOOK_KEYS = ['url', 'name', 'format', 'on', 'apiUnavailableMs', 'digestAt'];
 
 /**
- * The `notify` section of config-file text, or undefined when there is none. The whole text
- * is parsed again, with positions: config-file.ts has already refused text that is not YAML.
+ * The `notify` node of a config file (parsed by config-file.ts, with positions), or undefined
+ * when the file has none.
  */
-export function parseNotifySection(text: string, path: string): NotifySection | undefined {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false });
-  const section = isMap(doc.contents) ? (doc.contents.get('notify', true) as YamlNode | undefined) : undefined;
+export function parseNotifySection(
+  sectionNode: unknown,
+  ctx: { path: string; lineCounter: LineCounter },
+): NotifySection | undefined {
+  const { path, lineCounter } = ctx;
+  const section = sectionNode as YamlNode | null | undefined;
   if (section === undefined || section === null) return undefined;
   const at = (node: YamlNode | null | undefined): string => {
     const offset = node?.range?.[0];
