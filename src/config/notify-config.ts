@@ -3,6 +3,7 @@ import { UsageError } from '../errors.js';
 import type { Settings } from './resolve-settings.js';
 import { SETTINGS } from './settings.js';
 import { isLoopbackUrl } from './url-security.js';
+import { yamlLocator } from './yaml-location.js';
 
 /**
  * Notifications' configuration (docs/notifications.md): the `notify` section of the config
@@ -58,12 +59,7 @@ export function parseNotifySection(
   const { path, lineCounter } = ctx;
   const section = sectionNode as YamlNode | null | undefined;
   if (section === undefined || section === null) return undefined;
-  const at = (node: YamlNode | null | undefined): string => {
-    const offset = node?.range?.[0];
-    if (offset === undefined) return path;
-    const { line, col } = lineCounter.linePos(offset);
-    return `${path}:${line}:${col}`;
-  };
+  const at = yamlLocator(path, lineCounter);
   const fail = (node: YamlNode | null | undefined, field: string, message: string): never => {
     throw new UsageError(`config file ${at(node)}: ${field}: ${message}`);
   };

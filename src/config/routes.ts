@@ -1,6 +1,7 @@
 import picomatch from 'picomatch';
 import { isMap, isScalar, isSeq, type LineCounter, type Node as YamlNode } from 'yaml';
 import { UsageError } from '../errors.js';
+import { yamlLocator } from './yaml-location.js';
 
 /**
  * The `routes` section of the config file (docs/watch.md#routes): an ordered list of rules that
@@ -57,13 +58,7 @@ export function parseRoutes(
   node: unknown,
   ctx: { path: string; lineCounter: LineCounter; profiles: readonly string[] },
 ): Route[] {
-  const { path } = ctx;
-  const at = (n: unknown): string => {
-    const offset = (n as YamlNode | undefined)?.range?.[0];
-    if (offset === undefined) return path;
-    const p = ctx.lineCounter.linePos(offset);
-    return `${path}:${p.line}:${p.col}`;
-  };
+  const at = yamlLocator(ctx.path, ctx.lineCounter);
   const problems: RouteProblem[] = [];
   if (!isSeq(node)) {
     throw located([{ at: at(node), field: 'routes', message: 'must be a list of rules (each "- match: GLOB …")' }]);

@@ -1,0 +1,14 @@
+import type { LineCounter, Node as YamlNode } from 'yaml';
+
+/**
+ * `file:line:col` of a node of a config file, for messages (the file alone when the node has
+ * no position). The sections of the file (routes, notify) locate their problems with it.
+ */
+export function yamlLocator(path: string, lineCounter: LineCounter): (node: unknown) => string {
+  return (node) => {
+    const offset = (node as YamlNode | null | undefined)?.range?.[0];
+    if (offset === undefined) return path;
+    const { line, col } = lineCounter.linePos(offset);
+    return `${path}:${line}:${col}`;
+  };
+}
