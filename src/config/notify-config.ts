@@ -2,7 +2,7 @@ import { isMap, isScalar, isSeq, type LineCounter, type Node as YamlNode } from 
 import { UsageError } from '../errors.js';
 import type { Settings } from './resolve-settings.js';
 import { SETTINGS } from './settings.js';
-import { isLoopbackUrl } from './url-security.js';
+import { isClearTextUrl } from './url-security.js';
 import { yamlLocator } from './yaml-location.js';
 
 /**
@@ -156,7 +156,7 @@ export function notifyWebhooks(settings: Settings): WebhookConfig[] {
   const apiUnavailableMs = settings.get('notifyApiUnavailableMs') ?? SETTINGS.notifyApiUnavailableMs.default;
   const out: WebhookConfig[] = [];
   const add = (w: Omit<WebhookConfig, 'label'> & { name?: string }, at: string): void => {
-    if (!allowInsecure && new URL(w.url).protocol !== 'https:' && !isLoopbackUrl(w.url)) {
+    if (!allowInsecure && isClearTextUrl(w.url)) {
       throw new UsageError(
         `${at}: webhook ${redactWebhookUrl(w.url)} is not https; refusing to send its token in clear ` +
           '(plain http only to loopback, or set allowInsecure)',

@@ -13,6 +13,11 @@ export function isLoopbackUrl(url: string): boolean {
   }
 }
 
+/** True for a URL whose requests would cross the network in clear: not https, not loopback. */
+export function isClearTextUrl(url: string): boolean {
+  return new URL(url).protocol !== 'https:' && !isLoopbackUrl(url);
+}
+
 /**
  * Refuses plain-http hosts other than loopback: the client secret and the bearer token
  * would cross the network in clear. `allowInsecure` (HTORDER_ALLOW_INSECURE=1,
@@ -29,7 +34,7 @@ export function checkTransportSecurity(
   ];
   for (const [name, url] of urls) {
     if (url === null) continue;
-    if (new URL(url).protocol !== 'https:' && !isLoopbackUrl(url)) {
+    if (isClearTextUrl(url)) {
       throw new UsageError(
         `${name} (${url}) is not https; refusing to send credentials in clear (set HTORDER_ALLOW_INSECURE=1 or --allow-insecure to override)`,
       );
