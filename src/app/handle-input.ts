@@ -57,7 +57,8 @@ export async function handleInput(
     return 'retry';
   }
   const attempts = ctx.attempts;
-  const key = attempts ? await attempts.keyOf(input.location, input.name, input.path) : undefined;
+  const key =
+    attempts && input.sha256 !== undefined ? attempts.keyOf(input.location, input.name, input.sha256) : undefined;
   if (attempts && key) {
     const n = await attempts.begin(key);
     if (n > attempts.max) {

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../storage/atomic-write.js';
@@ -21,11 +20,12 @@ export class InputAttempts {
     readonly max: number,
   ) {}
 
-  /** The key of the input at `file` (its private copy) known as `name` at `location`. */
-  async keyOf(location: string, name: string, file: string): Promise<string> {
-    const hash = createHash('sha256').update(`${location}\0${name}\0`);
-    for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-    return hash.digest('hex').slice(0, 32);
+  /**
+   * The key of the input known as `name` at `location` whose bytes hash to `sha256` (the hash
+   * the claim took while copying it: ClaimedInput.sha256, so the input is not read again).
+   */
+  keyOf(location: string, name: string, sha256: string): string {
+    return createHash('sha256').update(`${location}\0${name}\0${sha256}`).digest('hex').slice(0, 32);
   }
 
   /** Records one more run and returns how many runs (this one included) began for the input. */

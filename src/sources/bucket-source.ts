@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -166,7 +166,8 @@ export class BucketSource implements DropSource {
     await mkdir(dir, { recursive: true });
     const path = join(dir, name);
     await writeFile(path, input.body);
-    return this.claimed(name, path, lease, { etag: input.etag, topEtag });
+    const sha256 = createHash('sha256').update(input.body).digest('hex');
+    return this.claimed(name, path, sha256, lease, { etag: input.etag, topEtag });
   }
 
   /** The object at exactly `key` (a listing by prefix also shows longer keys), or undefined. */
@@ -200,6 +201,7 @@ export class BucketSource implements DropSource {
   private claimed(
     name: string,
     path: string,
+    sha256: string,
     lease: LeaseObject,
     claim: { etag: string; topEtag: string | undefined },
   ): ClaimedInput {
@@ -208,6 +210,7 @@ export class BucketSource implements DropSource {
     return {
       name,
       path,
+      sha256,
       location: `s3://${store.bucket}/${this.key('processing', name)}`,
       renew: () => lease.renew(),
       finish: async (outcome: FinishOutcome, beforeMove?: (finalLocation: string) => Promise<void>) => {

@@ -352,6 +352,7 @@ export class FolderSource implements DropSource {
       name,
       path: copy,
       location: path,
+      ...(verified ? { sha256: verified.copied.sha256 } : {}),
       ...(refused === undefined ? {} : { refused }),
       renew: async () => {
         if (!(await holds())) return false;

@@ -33,6 +33,11 @@ export interface ClaimedInput {
   /** Where the input is, for people (logs): a folder path or `s3://bucket/key`. */
   location: string;
   /**
+   * sha256 (hex) of the private copy's bytes, taken while it was copied (the crash counter's
+   * key, attempts.ts). Absent only when the input is `refused` (nothing was read).
+   */
+  sha256?: string;
+  /**
    * Set when the input must not be read (a link or a FIFO swapped in under the name, a hard
    * link, over the size cap, changed while read): why, for its errors.txt. It is finished as
    * failed without being processed.
