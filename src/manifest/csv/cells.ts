@@ -60,6 +60,20 @@ export function parseSizes(text: string): SizesResult {
 }
 
 /**
+ * `s` as a string of its own. A cell is sliced out of the decoded text of a whole 64 KiB chunk
+ * (fast-records.ts), and V8 makes a slice of 13 characters or more a view that keeps that
+ * whole text alive: one kept name or street per chunk would keep the entire decoded file in
+ * memory. Concatenating makes a new string, and reading a character from it flattens it into
+ * one fresh copy (the garbage collector then drops the wrapper); shorter slices are copies already.
+ */
+export function ownCopy(s: string): string {
+  if (s.length < 13) return s;
+  const copy = s[0] + s.slice(1);
+  copy.charCodeAt(1);
+  return copy;
+}
+
+/**
  * Keeps one copy of strings that repeat across a big file (codes, countries, methods), so a
  * million rows hold a few thousand distinct strings instead of a million copies. Bounded, so
  * a column of unique values cannot make the table itself the memory problem.
@@ -71,7 +85,8 @@ export class StringInterner {
   intern(s: string): string {
     const seen = this.table.get(s);
     if (seen !== undefined) return seen;
-    if (this.table.size < this.limit) this.table.set(s, s);
-    return s;
+    const own = ownCopy(s);
+    if (this.table.size < this.limit) this.table.set(own, own);
+    return own;
   }
 }

@@ -122,7 +122,12 @@ export class CsvScanner {
     return this.failed;
   }
 
-  /** Feeds the next chunk of raw file bytes. */
+  /**
+   * Feeds the next chunk of raw file bytes. The scanner keeps nothing of `chunk` after it
+   * returns (what it holds on to is copied), so the caller may read the next chunk into the
+   * same buffer: one reused read buffer instead of a fresh 64 KiB one per read, which the
+   * process otherwise kept as resident memory long after parsing (~45 MB for a 66 MB file).
+   */
   push(chunk: Buffer): void {
     if (this.failed) return;
     this.fileBytes += chunk.length;
@@ -136,12 +141,13 @@ export class CsvScanner {
     }
     if (!this.sniffed) {
       // A BOM needs up to 3 bytes; a first chunk shorter than that is held back once.
-      this.sniffBuffer = this.sniffBuffer === undefined ? chunk : Buffer.concat([this.sniffBuffer, chunk]);
+      this.sniffBuffer = this.sniffBuffer === undefined ? Buffer.from(chunk) : Buffer.concat([this.sniffBuffer, chunk]);
       if (this.sniffBuffer.length < 3) return;
       chunk = this.sniff(this.sniffBuffer);
       this.sniffBuffer = undefined;
     }
-    if (this.decoder !== undefined) this.feedText(this.decoder.write(chunk));
+    // iconv-lite's decoders may hold on to bytes of a chunk between writes: they get their own copy.
+    if (this.decoder !== undefined) this.feedText(this.decoder.write(Buffer.from(chunk)));
     else {
       this.checkUtf8(chunk);
       this.feedBytes(chunk);
@@ -213,7 +219,8 @@ export class CsvScanner {
     }
     if (buf.length === 0) return;
     if (this.fast) this.splitBytes(buf);
-    else this.write(buf);
+    // csv-parse keeps the unfinished end of a chunk as a view of it: it gets its own copy.
+    else this.write(Buffer.from(buf));
   }
 
   /** Fast path, UTF-8 bytes: decoded up to the last whole character, the rest kept for the next chunk. */

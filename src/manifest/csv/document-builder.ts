@@ -15,7 +15,7 @@
 import type { CsvOrigin, Diagnostic, ManifestFormat, RawDocument, SourceLocation } from '../model.js';
 import { csvSourceMap } from './csv-source-map.js';
 import type { Mapping } from '../mapping/model.js';
-import { StringInterner, parseSizes, toBoolean, toInteger, trimCell } from './cells.js';
+import { StringInterner, ownCopy, parseSizes, toBoolean, toInteger, trimCell } from './cells.js';
 import { CappedDiagnostics } from './capped-diagnostics.js';
 import { Kind, isJobLevel, planColumns, type Binding, type ColumnPlan } from './column-plan.js';
 import { DocumentLayout } from './document-layout.js';
@@ -97,7 +97,9 @@ export class CsvDocumentBuilder {
     // validation reports the missing orderNumber at this row.
     const orderNumber = orderNumberOf(cells, byOrderNumber);
     let j = orderNumber === undefined ? undefined : this.jobIndex.get(orderNumber);
-    if (j === undefined) j = this.newJob(orderNumber, row, byOrderNumber, cells, from);
+    // Kept (in the job and as a key of jobIndex): a string of its own, not a view of the chunk.
+    if (j === undefined)
+      j = this.newJob(orderNumber === undefined ? undefined : ownCopy(orderNumber), row, byOrderNumber, cells, from);
     const job = this.jobs[j];
     const i = this.items.countOf(j);
 
@@ -261,7 +263,8 @@ export class CsvDocumentBuilder {
       case 'boolean':
         return toBoolean(text);
       default:
-        return binding.intern ? this.interner.intern(text) : text;
+        // Kept in the document: a copy of its own, never a view of the chunk's text (cells.ts ownCopy).
+        return binding.intern ? this.interner.intern(text) : ownCopy(text);
     }
   }
 

@@ -9,8 +9,7 @@
  * text editor shows.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import type { Diagnostic, RawDocument } from '../model.js';
 import type { Mapping } from '../mapping/model.js';
 import { CSV_LIMIT_SETTINGS, type CsvLimits, csvLimitsOf, INPUT_TOO_LARGE } from '../read-input.js';
@@ -66,11 +65,21 @@ export async function readCsvDocument(file: string, opts: ReadCsvOptions = {}): 
       const diagnostics: Diagnostic[] = [{ severity: 'error', code: INPUT_TOO_LARGE, message, source: { file } }];
       return { file, format: 'csv', sha256: '', sources: { locate: () => ({ file }) }, diagnostics };
     }
-    for await (const chunk of createReadStream(file, { highWaterMark: CSV_CHUNK_BYTES })) {
-      hash.update(chunk as Buffer);
-      scanner.push(chunk as Buffer);
-      if (mapped) await mapped.drain();
-      if (scanner.stopped) break;
+    // One read buffer, reused: the hash and the scanner keep nothing of a chunk (CsvScanner.push).
+    const buffer = Buffer.allocUnsafe(CSV_CHUNK_BYTES);
+    const handle = await open(file, 'r');
+    try {
+      for (;;) {
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+        if (bytesRead === 0) break;
+        const chunk = buffer.subarray(0, bytesRead);
+        hash.update(chunk);
+        scanner.push(chunk);
+        if (mapped) await mapped.drain();
+        if (scanner.stopped) break;
+      }
+    } finally {
+      await handle.close();
     }
   } catch (err) {
     const diagnostics: Diagnostic[] = [
