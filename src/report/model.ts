@@ -71,8 +71,12 @@ export interface JobResult {
   dateDue: string | null;
   totalJobCost: number | null;
   estimatedCost: number | null;
+  /**
+   * A job without any is given one shared, frozen empty array (build-report.ts): to add a
+   * finding, assign a new array rather than pushing.
+   */
   warnings: ReportError[];
-  /** Job-level errors; an item's own errors are on the item. */
+  /** Job-level errors; an item's own errors are on the item. Empty: shared and frozen, as `warnings`. */
   errors: ReportError[];
   items: ItemResult[];
   /** Written by `htorder track`: the job's state after submission (src/track/model.ts). */

@@ -8,6 +8,7 @@
  * - a value that came from a mapping constant: where the mapping wrote it.
  */
 import type { FieldPath, SourceLocation, SourceMap } from '../model.js';
+import type { FieldRowLookup } from './row-tables.js';
 import { JOB_FIELDS } from './column-plan.js';
 import { ATTR_PREFIX, SIZE_PREFIX } from './template.js';
 
@@ -16,10 +17,9 @@ export interface CsvSourceTables {
   headerRow: number;
   itemRows: number[][];
   /** Per job, per job/address field slot: the row that set it, 0 = not set by a row. */
-  slotRows: Int32Array;
-  /** Job/address field → slot; `jobSlotCount` slots per job. */
+  slotRows: FieldRowLookup;
+  /** Job/address field → its slot in slotRows. */
   jobSlots: ReadonlyMap<string, number>;
-  jobSlotCount: number;
   /** Template target → original column name. */
   fieldColumns: ReadonlyMap<string, string>;
   /** Template target → mapping location of its constant. */
@@ -92,7 +92,7 @@ export function csvSourceMap(t: CsvSourceTables): SourceMap {
 
       const field = String(rest[0] === 'deliveryAddress' ? (rest[1] ?? 'deliveryAddress') : rest[0]);
       const slot = t.jobSlots.get(field);
-      const setRow = slot === undefined ? 0 : t.slotRows[j * t.jobSlotCount + slot];
+      const setRow = slot === undefined ? 0 : t.slotRows.get(j, slot);
       return at(setRow > 0 ? setRow : jobRow, JOB_FIELDS.has(field) ? field : undefined);
     },
   };

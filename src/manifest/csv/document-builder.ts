@@ -20,7 +20,7 @@ import { CappedDiagnostics } from './capped-diagnostics.js';
 import { Kind, isJobLevel, planColumns, type Binding, type ColumnPlan } from './column-plan.js';
 import { DocumentLayout } from './document-layout.js';
 import { ItemDraft } from './item-draft.js';
-import { FieldRows, ItemsInFileOrder } from './row-tables.js';
+import { type FieldRowLookup, FieldRows, ItemsInFileOrder } from './row-tables.js';
 
 type Value = string | number | boolean;
 type Obj = Record<string, unknown>;
@@ -29,9 +29,8 @@ export interface CsvDocumentParts {
   doc?: { version: 1; jobs: Obj[] };
   csv: CsvOrigin;
   headerRow: number;
-  slotRows: Int32Array;
+  slotRows: FieldRowLookup;
   jobSlots: ReadonlyMap<string, number>;
-  jobSlotCount: number;
   fieldColumns: ReadonlyMap<string, string>;
   constantLocations: ReadonlyMap<string, SourceLocation>;
   diagnostics: Diagnostic[];
@@ -82,7 +81,7 @@ export class CsvDocumentBuilder {
     }
     const layout = new DocumentLayout(plan);
     this.fromHeader = { plan, layout, draft: new ItemDraft(layout) };
-    this.fieldRows = new FieldRows(plan.jobSlotCount, 1024);
+    this.fieldRows = new FieldRows(plan.jobSlotCount);
     for (const d of plan.diagnostics) this.diagnostics.report(d);
     if (layout.problem !== undefined) this.diagnostics.report({ ...layout.problem, source: { file: this.file, row } });
   }
@@ -141,9 +140,8 @@ export class CsvDocumentBuilder {
     const base = {
       csv,
       headerRow: this.headerRow || this.skipRows + 1,
-      slotRows: this.fieldRows.exact(this.jobs.length),
+      slotRows: this.fieldRows,
       jobSlots: plan?.jobSlots ?? new Map<string, number>(),
-      jobSlotCount: this.fieldRows.slotCount,
       fieldColumns: plan?.fieldColumns ?? new Map<string, string>(),
       constantLocations: plan?.constantLocations ?? new Map<string, SourceLocation>(),
     };
@@ -183,7 +181,7 @@ export class CsvDocumentBuilder {
     { plan, layout }: FromHeader,
   ): number {
     const j = this.jobs.length;
-    this.fieldRows.addJob(j);
+    this.fieldRows.addJob(j, row);
     this.items.addJob(j);
     const { job, address } = layout;
     let jobMask = 0;
@@ -378,7 +376,6 @@ export function rawDocumentOf(
     itemRows: parts.csv.itemRows,
     slotRows: parts.slotRows,
     jobSlots: parts.jobSlots,
-    jobSlotCount: parts.jobSlotCount,
     fieldColumns: parts.fieldColumns,
     constantLocations: parts.constantLocations,
   });

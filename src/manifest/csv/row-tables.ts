@@ -1,43 +1,71 @@
 /**
- * Where the document's parts came from, kept in Int32Arrays that grow by doubling: for each
- * job the row that set each job-level field, for each item its job and row. A million rows
- * must fit with room to spare: 4 bytes a number, where a plain array takes 8 or more.
+ * Where the document's parts came from, kept in Int32Arrays allocated in blocks that are never
+ * copied: for each job the row that set each job-level field, for each item its job and row.
+ * A million rows must fit with room to spare: 4 bytes a number, where a plain array takes 8 or more.
  */
 
 type Obj = Record<string, unknown>;
 
-/**
- * The row that first set each job-level field of each job: `slotCount` slots per job
- * (numbered by the column plan), 0 where no row did (never set, or a mapping constant).
- */
-export class FieldRows {
-  private rows: Int32Array<ArrayBuffer>;
+/** The row that set a job-level field (`slot`) of job `j`; 0 when no row did (never set, or a mapping constant). */
+export interface FieldRowLookup {
+  get(j: number, slot: number): number;
+}
 
-  constructor(
-    readonly slotCount: number,
-    jobCapacity = 0,
-  ) {
-    this.rows = new Int32Array(jobCapacity * slotCount);
+/**
+ * The row that first set each job-level field of each job, `slotCount` slots per job
+ * (numbered by the column plan). Almost every field is set on its job's first row, so a job
+ * costs its first row and a bit per field set (8 bytes, where a row per slot cost 4 per
+ * field); a field first set on a later row is kept in a full table for its block of jobs,
+ * made only when a block has one.
+ */
+export class FieldRows implements FieldRowLookup {
+  private readonly firstRow: Int32Array[] = [];
+  /** Bit `slot` set: some row set that field. */
+  private readonly setMask: Int32Array[] = [];
+  /** Per block of jobs, when one of them has a field set on a later row: slotCount rows per job, 0 = its first row. */
+  private readonly laterRows: Array<Int32Array | undefined> = [];
+
+  constructor(readonly slotCount: number) {
+    // A mask holds 31 slots; the template has fewer job-level fields than that.
+    if (slotCount > 31) throw new Error(`at most 31 job-level fields, got ${slotCount}`);
   }
 
-  /** Makes room for job `j`. */
-  addJob(j: number): void {
-    this.rows = grow(this.rows, (j + 1) * this.slotCount);
+  /** Job `j` (the next one) starts on `row`. */
+  addJob(j: number, row: number): void {
+    const b = j >>> JOB_BLOCK_BITS;
+    if (b === this.firstRow.length) {
+      this.firstRow.push(new Int32Array(JOB_BLOCK));
+      this.setMask.push(new Int32Array(JOB_BLOCK));
+      this.laterRows.push(undefined);
+    }
+    this.firstRow[b][j & JOB_BLOCK_MASK] = row;
   }
 
   set(j: number, slot: number, row: number): void {
-    this.rows[j * this.slotCount + slot] = row;
+    const b = j >>> JOB_BLOCK_BITS;
+    const at = j & JOB_BLOCK_MASK;
+    this.setMask[b][at] |= 1 << slot;
+    if (row === this.firstRow[b][at]) return;
+    let later = this.laterRows[b];
+    if (later === undefined) {
+      later = new Int32Array(JOB_BLOCK * this.slotCount);
+      this.laterRows[b] = later;
+    }
+    later[at * this.slotCount + slot] = row;
   }
 
   get(j: number, slot: number): number {
-    return this.rows[j * this.slotCount + slot];
-  }
-
-  /** Exact size: the doubling buffer may be half empty, and this copy stays alive with the source map. */
-  exact(jobCount: number): Int32Array<ArrayBuffer> {
-    return this.rows.slice(0, jobCount * this.slotCount);
+    const b = j >>> JOB_BLOCK_BITS;
+    const at = j & JOB_BLOCK_MASK;
+    if (b >= this.setMask.length || (this.setMask[b][at] & (1 << slot)) === 0) return 0;
+    const later = this.laterRows[b]?.[at * this.slotCount + slot] ?? 0;
+    return later > 0 ? later : this.firstRow[b][at];
   }
 }
+
+const JOB_BLOCK_BITS = 12;
+const JOB_BLOCK = 1 << JOB_BLOCK_BITS;
+const JOB_BLOCK_MASK = JOB_BLOCK - 1;
 
 /**
  * Every item in file order, with its job and row. Each job's `items` and `itemRows` are made
@@ -46,9 +74,15 @@ export class FieldRows {
  * generation, where nothing collected them before the reports were written.
  */
 export class ItemsInFileOrder {
-  private readonly items: Obj[] = [];
-  private jobOf = new Int32Array(4096);
-  private rowOf = new Int32Array(4096);
+  /**
+   * Items, their jobs and rows in blocks of BLOCK that are never copied: a store grown by
+   * doubling left its outgrown copies (~25 MB for a million rows) as garbage at the moment
+   * memory peaks, when the items are handed out to their jobs.
+   */
+  private readonly items: Obj[][] = [];
+  private readonly jobOf: Int32Array[] = [];
+  private readonly rowOf: Int32Array[] = [];
+  private total = 0;
   /** Per job: its items so far. */
   private perJob = new Int32Array(1024);
 
@@ -63,12 +97,17 @@ export class ItemsInFileOrder {
   }
 
   add(item: Obj, j: number, row: number): void {
-    const n = this.items.length;
-    this.jobOf = grow(this.jobOf, n + 1);
-    this.rowOf = grow(this.rowOf, n + 1);
-    this.items.push(item);
-    this.jobOf[n] = j;
-    this.rowOf[n] = row;
+    const n = this.total++;
+    const b = n >>> BLOCK_BITS;
+    const at = n & BLOCK_MASK;
+    if (at === 0) {
+      this.items.push(new Array<Obj>(BLOCK));
+      this.jobOf.push(new Int32Array(BLOCK));
+      this.rowOf.push(new Int32Array(BLOCK));
+    }
+    this.items[b][at] = item;
+    this.jobOf[b][at] = j;
+    this.rowOf[b][at] = row;
     this.perJob[j]++;
   }
 
@@ -78,12 +117,12 @@ export class ItemsInFileOrder {
    */
   distribute(jobs: Obj[]): number[][] {
     const jobCount = jobs.length;
-    const total = this.items.length;
+    const total = this.total;
     const start = new Int32Array(jobCount + 1);
     for (let j = 0; j < jobCount; j++) start[j + 1] = start[j] + this.perJob[j];
     const at = start.slice(0, jobCount);
     const order = new Int32Array(total);
-    for (let n = 0; n < total; n++) order[at[this.jobOf[n]]++] = n;
+    for (let n = 0; n < total; n++) order[at[this.jobOf[n >>> BLOCK_BITS][n & BLOCK_MASK]]++] = n;
     // One reused scratch array; slice() then makes each job's arrays packed and exact.
     const items: Obj[] = [];
     const rows: number[] = [];
@@ -92,17 +131,22 @@ export class ItemsInFileOrder {
       items.length = 0;
       rows.length = 0;
       for (let p = start[j]; p < start[j + 1]; p++) {
-        items.push(this.items[order[p]]);
-        rows.push(this.rowOf[order[p]]);
+        const n = order[p];
+        items.push(this.items[n >>> BLOCK_BITS][n & BLOCK_MASK]);
+        rows.push(this.rowOf[n >>> BLOCK_BITS][n & BLOCK_MASK]);
       }
       jobs[j].items = items.slice();
       itemRows[j] = rows.slice();
     }
-    this.items.length = 0;
-    this.jobOf = this.rowOf = this.perJob = new Int32Array(0);
+    this.items.length = this.jobOf.length = this.rowOf.length = this.total = 0;
+    this.perJob = new Int32Array(0);
     return itemRows;
   }
 }
+
+const BLOCK_BITS = 16;
+const BLOCK = 1 << BLOCK_BITS;
+const BLOCK_MASK = BLOCK - 1;
 
 /** `a` itself when it holds `length` numbers, else a copy at least twice as long. */
 function grow(a: Int32Array<ArrayBuffer>, length: number): Int32Array<ArrayBuffer> {

@@ -258,6 +258,39 @@ describe('readCsvDocument: default template', () => {
     expect(r.sources.locate('jobs[0].dateDue')).toEqual({ file: r.file, row: 2 }); // no column: the job's first row
   });
 
+  it('locates job fields set on a first or a later row in any block of jobs (5,000 jobs)', async () => {
+    // The table of "row that set it" keeps later rows per block of 4,096 jobs: both blocks here.
+    const rows = ['orderNumber,description,city,itemType,code'];
+    for (let o = 0; o < 5000; o++) {
+      if (o === 4500 || o === 7) {
+        rows.push(`PO-${o},,,Asset,A1`, `PO-${o},Kit,Austin,Asset,A2`, `PO-${o},Other,,Asset,A3`);
+      } else rows.push(`PO-${o},Kit ${o},Dallas,Asset,A1`);
+    }
+    const r = await read('blocks.csv', lines(...rows));
+    // Jobs 7 and 4500 have three rows, so every later job starts two rows further down.
+    const first = (o: number) => 2 + o + (o > 7 ? 2 : 0) + (o > 4500 ? 2 : 0);
+    expect(r.diagnostics.map((d) => [d.field, d.source?.row, d.message.split(' (')[0]])).toEqual(
+      [7, 4500].map((o) => [
+        `jobs[${o}].description`,
+        first(o) + 2,
+        `"Other" conflicts with "Kit" on row ${first(o) + 1} of order PO-${o}`,
+      ]),
+    );
+    for (const o of [7, 4500]) {
+      expect(r.sources.locate(`jobs[${o}].description`)).toMatchObject({ row: first(o) + 1 });
+      expect(r.sources.locate(`jobs[${o}].deliveryAddress.city`)).toMatchObject({ row: first(o) + 1 });
+      expect(r.sources.locate(`jobs[${o}].dateDue`)).toEqual({ file: r.file, row: first(o) });
+    }
+    for (const o of [0, 4095, 4096, 4999]) {
+      expect(r.sources.locate(`jobs[${o}].description`)).toEqual({
+        file: r.file,
+        row: first(o),
+        columnName: 'description',
+      });
+      expect(r.sources.locate(`jobs[${o}].deliveryAddress.city`)).toMatchObject({ row: first(o), columnName: 'city' });
+    }
+  });
+
   it('rejects unknown columns with a suggestion, including case and short forms', async () => {
     const r = await read(
       'unknown.csv',
