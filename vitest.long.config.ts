@@ -8,7 +8,9 @@ export default defineConfig({
     hookTimeout: 120_000,
     pool: 'forks',
     fileParallelism: false,
-    // A fresh XDG_STATE_HOME per test: the default ledger is per user, never the tester's own.
-    setupFiles: ['test/support/isolated-state.ts'],
+    // A temporary folder per test file, removed after it, inside one per run, checked at its end;
+    // then a fresh XDG_STATE_HOME per test: the default ledger is per user, never the tester's own.
+    globalSetup: ['test/support/temp-root.global.ts'],
+    setupFiles: ['test/support/temp-root.ts', 'test/support/isolated-state.ts'],
   },
 });

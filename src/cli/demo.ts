@@ -1,4 +1,4 @@
-import { cp, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -79,6 +79,8 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     say('Next: `htorder sandbox` to keep a sandbox running, `htorder run --sandbox FILE` to try your own file.');
   } finally {
     await sandbox.close();
+    // The ledger of a sandbox that is gone: nothing to keep (the reports are in `dir`).
+    await rm(stateDir, { recursive: true, force: true });
   }
   return ok ? ExitCode.Ok : ExitCode.Invalid;
 }

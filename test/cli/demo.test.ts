@@ -25,6 +25,8 @@ describe('htorder demo (npm run demo)', () => {
     for (const input of inputs) expect(existsSync(join(out, `${input}.result.json`)), input).toBe(true);
     expect(text).not.toMatch(/exit [23]/);
     expect(text).toMatch(/jobs in the sandbox: (\d+) before the re-run, \1 after/);
+    // The demo's state (the ledger of its sandbox) goes with the sandbox; the reports stay.
+    expect((await readdir(tmpdir())).filter((n) => n.startsWith('htorder-demo-state-'))).toEqual([]);
     expect(text).toMatch(
       /broken-order\.yaml:\d+:\d+: jobs\[1\]\.items\[0\]\.quantity: 5 is below the minimum quantity 10/,
     );

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach } from 'vitest';
 
-/** A fresh folder under the OS temp folder; the caller removes it. */
+/** A fresh folder under the OS temp folder: the test file's own (temp-root.ts), removed after the file at the latest. */
 export async function tempDir(prefix = 'htorder-test-'): Promise<{ path: string; remove(): Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), prefix));
   return { path, remove: () => rm(path, { recursive: true, force: true }) };
