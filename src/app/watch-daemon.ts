@@ -8,6 +8,7 @@ import { FolderLedger } from '../ledger/folder-ledger.js';
 import { loadMapping } from '../manifest/mapping/load-mapping.js';
 import { instrumentApi } from '../observe/api-instrumentation.js';
 import { startHealthServer, type HealthServer } from '../observe/health-server.js';
+import { cannotListen, isListenError } from '../observe/limited-server.js';
 import { WatchEvents } from '../observe/input-events.js';
 import { WatchMetrics } from '../observe/watch-metrics.js';
 import { notifierFor, type Notifier } from '../notify/notifier.js';
@@ -15,7 +16,7 @@ import { InputAttempts } from '../sources/attempts.js';
 import { folderEvents } from '../sources/folder-events.js';
 import { FolderSource } from '../sources/folder-source.js';
 import { DEFAULT_LAYOUT, SourceError, type DropLayout, type DropSource } from '../sources/model.js';
-import { startWatcher } from '../sources/watcher.js';
+import { startWatcher, type Watcher } from '../sources/watcher.js';
 import type { Dashboard } from '../ui/dashboard.js';
 import { isS3Url, parseS3Url } from '../storage/s3/s3-url.js';
 import { handleInput, setAside } from './handle-input.js';
@@ -186,24 +187,66 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
       await drop.close().catch(() => undefined);
       return err.kind === 'usage' ? ExitCode.Usage : ExitCode.Unavailable;
     }
+    /**
+     * Binds one of the watcher's ports. A port that cannot be bound (in use, privileged, an
+     * address this machine lacks) is the user's to fix: said with the flags and settings that
+     * chose it, the start undone, exit 2 (undefined); anything else is a bug and is thrown.
+     */
+    const bind = async <T>(
+      start: () => Promise<T>,
+      at: { host: string; port: number },
+      chosenBy: [host: 'uiHost' | 'healthHost', port: 'uiPort' | 'healthPort'],
+    ): Promise<T | undefined> => {
+      try {
+        return await start();
+      } catch (err) {
+        await drop.close().catch(() => undefined);
+        if (!isListenError(err)) throw err;
+        const [h, p] = chosenBy;
+        const names = `${SETTINGS[h].flag}, ${SETTINGS[p].flag}; ${h}, ${p}`;
+        io.stderr.write(`htorder watch: ${cannotListen(at, names, err)}\n`);
+        return undefined;
+      }
+    };
     if (input.ui) {
       // Loaded only for --ui: the dashboard adds nothing to a watcher without it.
       const { startDashboard } = await import('../ui/dashboard.js');
-      ui = await startDashboard({
-        root: drop.location,
-        layout: {
-          processing: settings.get('processingDir') ?? DEFAULT_LAYOUT.processing,
-          done: settings.get('doneDir') ?? DEFAULT_LAYOUT.done,
-          failed: settings.get('failedDir') ?? DEFAULT_LAYOUT.failed,
-        },
-        events,
-        port: settings.get('uiPort') ?? 0,
-        host: settings.get('uiHost') ?? SETTINGS.uiHost.default,
-        token: settings.get('uiToken'),
-      }).catch(async (err: unknown) => {
-        await drop.close().catch(() => undefined);
-        throw err;
-      });
+      const at = { port: settings.get('uiPort') ?? 0, host: settings.get('uiHost') ?? SETTINGS.uiHost.default };
+      ui = await bind(
+        () =>
+          startDashboard({
+            root: drop.location,
+            layout: {
+              processing: settings.get('processingDir') ?? DEFAULT_LAYOUT.processing,
+              done: settings.get('doneDir') ?? DEFAULT_LAYOUT.done,
+              failed: settings.get('failedDir') ?? DEFAULT_LAYOUT.failed,
+            },
+            events,
+            token: settings.get('uiToken'),
+            ...at,
+          }),
+        at,
+        ['uiHost', 'uiPort'],
+      );
+      if (!ui) return ExitCode.Usage;
+    }
+    // Bound before the watcher starts: a port in use stops the start before any input is claimed.
+    // Nothing is awaited between this and startWatcher, so no probe is answered before `watcher` is set.
+    let watcher: Watcher | undefined;
+    const healthPort = settings.get('healthPort');
+    if (healthPort !== undefined) {
+      const at = { port: healthPort, host: settings.get('healthHost') ?? SETTINGS.healthHost.default };
+      health = await bind(
+        () =>
+          startHealthServer({
+            ...at,
+            registry: metrics.registry,
+            health: () => watcher?.health() ?? { status: 'ok' },
+          }),
+        at,
+        ['healthHost', 'healthPort'],
+      );
+      if (!health) return ExitCode.Usage;
     }
 
     const leaseMs = settings.get('leaseMs') ?? SETTINGS.leaseMs.default;
@@ -212,7 +255,7 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
     // Twice the requests in flight by default: a one-order file has one request in flight at a
     // time, and while some files wait on the API others are claimed, copied and moved.
     const parallel = settings.get('watchParallelFiles') ?? Math.min(MAX_CONCURRENCY, 2 * config.concurrency);
-    const watcher = startWatcher({
+    watcher = startWatcher({
       source: drop,
       handle: (claimed, lease) => {
         if (!routes || !accounts || claimed.refused !== undefined) {
@@ -255,18 +298,9 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
               logger.debug({ err: err.message }, 'file-system events unavailable; scanning only'),
             ),
     });
-    const healthPort = settings.get('healthPort');
-    if (healthPort !== undefined) {
-      health = await startHealthServer({
-        port: healthPort,
-        host: settings.get('healthHost'),
-        registry: metrics.registry,
-        health: () => watcher.health(),
-      });
-    }
     const stop = (): void => {
       logger.info({ location: drop.location }, 'stopping: finishing the inputs in flight, taking no new ones');
-      void watcher.stop();
+      void watcher?.stop();
     };
     if (io.signal.aborted) stop();
     else io.signal.addEventListener('abort', stop, { once: true });

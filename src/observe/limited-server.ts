@@ -47,3 +47,17 @@ export async function listenLimited(
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   return { server, url: `http://${host}:${addr.port}` };
 }
+
+/**
+ * What `htorder ui` and `htorder watch` say when a port cannot be bound (in use, a privileged
+ * port, an address this machine does not have): where, the flags and settings that chose it
+ * (`chosenBy`, e.g. "--ui-host, --ui-port; uiHost, uiPort"), and the system's reason.
+ */
+export function cannotListen(at: { host: string; port: number }, chosenBy: string, err: Error): string {
+  return `cannot listen on ${at.host} port ${at.port} (${chosenBy}): ${err.message}`;
+}
+
+/** An error of the system while binding (it has a code: EADDRINUSE, EACCES, ENOTFOUND …), not a bug of ours. */
+export function isListenError(err: unknown): err is NodeJS.ErrnoException {
+  return err instanceof Error && typeof (err as NodeJS.ErrnoException).code === 'string';
+}

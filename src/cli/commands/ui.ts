@@ -33,6 +33,7 @@ export function register(program: Command): void {
       throw new UsageError(`--port must be a port number from 0 to 65535, got "${opts.port}"`);
     const { resolveSettings } = await import('../../config/resolve-settings.js');
     const { startDashboard } = await import('../../ui/dashboard.js');
+    const { cannotListen, isListenError } = await import('../../observe/limited-server.js');
     const { SETTINGS } = await import('../../config/settings.js');
     const { DEFAULT_LAYOUT } = await import('../../sources/model.js');
     const flags = {
@@ -57,10 +58,8 @@ export function register(program: Command): void {
         token: settings.get('uiToken'),
       });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === undefined) throw err;
-      process.stderr.write(
-        `htorder ui: cannot listen on ${host} port ${port} (--host, --port; uiHost, uiPort): ${(err as Error).message}\n`,
-      );
+      if (!isListenError(err)) throw err;
+      process.stderr.write(`htorder ui: ${cannotListen({ host, port }, '--host, --port; uiHost, uiPort', err)}\n`);
       process.exitCode = ExitCode.Usage;
       return;
     }
