@@ -112,6 +112,40 @@ describe('notify configuration', () => {
     );
   });
 
+  it('plain http is let through to loopback only (127.0.0.1, localhost, [::1]); look-alikes are refused', async () => {
+    const refused = (url: string, env: Record<string, string> = {}) =>
+      webhooksOf(undefined, { HTORDER_NOTIFY_URL: url, ...env }).then(
+        () => '',
+        (err: Error) => err.message,
+      );
+    for (const url of [
+      'http://127.0.0.1:9/hook',
+      'http://localhost:8080/x',
+      'http://LOCALHOST/x',
+      'http://[::1]:9/h',
+    ]) {
+      expect(await refused(url), url).toBe('');
+    }
+    // The same exception in the config file.
+    expect(await webhooksOf('notify:\n  webhooks:\n    - url: http://[::1]:9/hook\n')).toHaveLength(1);
+    // The host is what the URL parser says, not a substring: a user part, a fragment or a
+    // longer name that contains a loopback name still sends the token across the network.
+    for (const url of [
+      'http://localhost.example.com/h',
+      'http://127.0.0.1.example.com/h',
+      'http://127.0.0.1@hooks.example.com/h',
+      'http://hooks.example.com/h#@127.0.0.1',
+      'http://10.0.0.1/h',
+      'http://[::2]/h',
+    ]) {
+      expect(await refused(url), url).toMatch(
+        /^HTORDER_NOTIFY_URL: webhook .* is not https; refusing to send its token/,
+      );
+    }
+    // allowInsecure is the one way past it (test rigs).
+    expect(await refused('http://hooks.example.com/h', { HTORDER_ALLOW_INSECURE: '1' })).toBe('');
+  });
+
   it('a webhook that is not https (other than loopback) is refused, named by its place and host only', async () => {
     const message = await webhooksOf(
       'notify:\n  webhooks:\n    - url: http://hooks.example.com/services/SECRETPATH\n',
