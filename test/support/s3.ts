@@ -121,13 +121,21 @@ async function startConditionalProxy(
 
   // Every request on one object takes that object's turn: s3rver's file-backed store races
   // when a PUT, GET and DELETE of one key overlap (it throws from a stream, uncaught), which
-  // real S3 never does. Bucket-level requests (listings) pass straight through.
+  // real S3 never does. Writes (PUT, DELETE, POST) of any key also take one turn for the whole
+  // server: s3rver keeps keys as files in folders and a DELETE removes the folder its last
+  // object leaves, so a PUT of another key under the same prefix could open its file in a
+  // folder just removed (ENOENT, uncaught; seen under load with a bucket watcher's probe
+  // object). Reads and bucket-level listings pass straight through.
+  const WRITES = '\0writes';
+  const writes = (req: IncomingMessage): boolean => req.method !== 'GET' && req.method !== 'HEAD';
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const [, bucket, ...rest] = url.pathname.split('/');
     const key = decodeURIComponent(rest.join('/'));
     if (!bucket || !key) {
-      void forward(req, res);
+      // A bucket-level write (a multi-object delete) prunes folders too.
+      if (writes(req)) void serialised(WRITES, () => forward(req, res));
+      else void forward(req, res);
       return;
     }
     const ifNoneMatch = req.headers['if-none-match'];
@@ -156,7 +164,8 @@ async function startConditionalProxy(
             return;
           }
         }
-        await forward(req, res, Buffer.concat(chunks));
+        const body = Buffer.concat(chunks);
+        await (writes(req) ? serialised(WRITES, () => forward(req, res, body)) : forward(req, res, body));
       });
     });
   });
