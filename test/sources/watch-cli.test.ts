@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { CLI, requireDist } from '../support/dist.js';
 import { tempDir } from '../support/temp-files.js';
@@ -9,6 +9,16 @@ import { sandboxWithEnv, waitFor } from '../support/watch-harness.js';
 import { manifest } from '../support/yaml-manifests.js';
 
 /** The built CLI as a real process: crash recovery and signals need a process to kill. */
+
+/**
+ * Deadlines of the waits on a spawned watcher. Each wait covers a Node process starting
+ * (loading the CLI) and several API calls with injected latency; on a loaded machine (load
+ * 5–25 on 2 cores, as when several suites run at once) a start alone takes seconds and the
+ * whole took past waitFor's default 15 s. A deadline only bounds a failing run: a passing run
+ * is not slower for it. The tests' own timeouts (PROCESS_TEST_MS) hold two such waits and more.
+ */
+const PROCESS_WAIT_MS = 60_000;
+const PROCESS_TEST_MS = 180_000;
 
 let sandbox: Sandbox;
 let env: Record<string, string>;
@@ -24,6 +34,13 @@ afterAll(async () => {
   await state.remove();
 });
 
+/** Watchers spawned by the current test; one a failed test left running is killed after it. */
+const spawned: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of spawned.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
 function spawnWatch(dir: string): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(
     process.execPath,
@@ -33,6 +50,7 @@ function spawnWatch(dir: string): { child: ChildProcess; output: () => string; e
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
+  spawned.push(child);
   let out = '';
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
@@ -43,70 +61,95 @@ function spawnWatch(dir: string): { child: ChildProcess; output: () => string; e
 const ls = async (dir: string): Promise<string[]> => (await readdir(dir).catch(() => [])).sort();
 
 describe('htorder watch (process)', () => {
-  it('after kill -9 mid-file, a restart leaves exactly one job per order and complete reports', async () => {
-    const drop = await tempDir('htorder-watch-cli-');
-    await sandbox.admin.reset();
-    // Slow creates, one at a time: time to kill the process between orders.
-    await sandbox.admin.setFaults([{ route: 'POST /Jobs', kind: 'latency', latencyMs: 300 }]);
-    try {
-      const first = spawnWatch(drop.path);
-      await waitFor(
-        () => (first.output().includes('watching for manifests') ? true : undefined),
-        'the first watcher to start',
-      );
-      await writeFile(join(drop.path, 'k.yaml'), manifest('K', 6));
-      await waitFor(async () => ((await sandbox.admin.jobs()).length >= 2 ? true : undefined), 'two jobs created');
-      first.child.kill('SIGKILL');
-      await first.exited;
-      expect(await ls(join(drop.path, 'processing'))).toContain('k.yaml');
-      const createdBeforeCrash = (await sandbox.admin.jobs()).length;
-      expect(createdBeforeCrash).toBeLessThan(6);
+  it(
+    'after kill -9 mid-file, a restart leaves exactly one job per order and complete reports',
+    async () => {
+      const drop = await tempDir('htorder-watch-cli-');
+      await sandbox.admin.reset();
+      // Slow creates, one at a time: time to kill the process between orders.
+      await sandbox.admin.setFaults([{ route: 'POST /Jobs', kind: 'latency', latencyMs: 300 }]);
+      try {
+        const first = spawnWatch(drop.path);
+        await waitFor(
+          () => (first.output().includes('watching for manifests') ? true : undefined),
+          'the first watcher to start',
+          PROCESS_WAIT_MS,
+        );
+        await writeFile(join(drop.path, 'k.yaml'), manifest('K', 6));
+        await waitFor(
+          async () => ((await sandbox.admin.jobs()).length >= 2 ? true : undefined),
+          'two jobs created',
+          PROCESS_WAIT_MS,
+        );
+        first.child.kill('SIGKILL');
+        await first.exited;
+        expect(await ls(join(drop.path, 'processing'))).toContain('k.yaml');
+        const createdBeforeCrash = (await sandbox.admin.jobs()).length;
+        expect(createdBeforeCrash).toBeLessThan(6);
 
-      const second = spawnWatch(drop.path);
-      await waitFor(
-        async () => ((await ls(join(drop.path, 'done'))).includes('k.yaml') ? true : undefined),
-        'k.yaml in done/',
-      );
-      second.child.kill('SIGTERM');
-      expect(await second.exited).toBe(0);
+        // The latency served to kill the first watcher between orders; the restart needs none,
+        // and without it the rest is four round trips instead of four times 2 × 300 ms more.
+        await sandbox.admin.clearFaults();
+        const second = spawnWatch(drop.path);
+        await waitFor(
+          async () => ((await ls(join(drop.path, 'done'))).includes('k.yaml') ? true : undefined),
+          'k.yaml in done/',
+          PROCESS_WAIT_MS,
+        );
+        second.child.kill('SIGTERM');
+        expect(await second.exited).toBe(0);
 
-      const orders = (await sandbox.admin.jobs()).map((j) => j.orderNumber).sort();
-      expect(orders).toEqual(['K-1', 'K-2', 'K-3', 'K-4', 'K-5', 'K-6']);
-      const report = JSON.parse(await readFile(join(drop.path, 'done', 'k.yaml.result.json'), 'utf8'));
-      expect(report.jobs).toHaveLength(6);
-      for (const job of report.jobs) {
-        expect(['submitted', 'already-submitted']).toContain(job.status);
-        expect(job.jobNumber).toEqual(expect.any(Number));
+        const orders = (await sandbox.admin.jobs()).map((j) => j.orderNumber).sort();
+        expect(orders).toEqual(['K-1', 'K-2', 'K-3', 'K-4', 'K-5', 'K-6']);
+        const report = JSON.parse(await readFile(join(drop.path, 'done', 'k.yaml.result.json'), 'utf8'));
+        expect(report.jobs).toHaveLength(6);
+        for (const job of report.jobs) {
+          expect(['submitted', 'already-submitted']).toContain(job.status);
+          expect(job.jobNumber).toEqual(expect.any(Number));
+        }
+        expect(
+          report.jobs.filter((j: { status: string }) => j.status === 'already-submitted').length,
+        ).toBeGreaterThanOrEqual(2);
+        expect(await ls(join(drop.path, 'done'))).toEqual(['k.yaml', 'k.yaml.result.csv', 'k.yaml.result.json']);
+        expect(await ls(join(drop.path, 'processing'))).toEqual([]); // no input, no claim left behind
+        expect(second.output()).toContain('resuming an input left in processing');
+      } finally {
+        await sandbox.admin.clearFaults();
+        await drop.remove();
       }
-      expect(
-        report.jobs.filter((j: { status: string }) => j.status === 'already-submitted').length,
-      ).toBeGreaterThanOrEqual(2);
-      expect(await ls(join(drop.path, 'done'))).toEqual(['k.yaml', 'k.yaml.result.csv', 'k.yaml.result.json']);
-      expect(await ls(join(drop.path, 'processing'))).toEqual([]); // no input, no claim left behind
-      expect(second.output()).toContain('resuming an input left in processing');
-    } finally {
-      await sandbox.admin.clearFaults();
-      await drop.remove();
-    }
-  });
+    },
+    PROCESS_TEST_MS,
+  );
 
-  it('on SIGTERM finishes the input in flight, writes its reports and exits 0', async () => {
-    const drop = await tempDir('htorder-watch-cli-');
-    await sandbox.admin.reset();
-    await sandbox.admin.setFaults([{ route: 'POST /Jobs', kind: 'latency', latencyMs: 300 }]);
-    try {
-      const w = spawnWatch(drop.path);
-      await waitFor(() => (w.output().includes('watching for manifests') ? true : undefined), 'the watcher to start');
-      await writeFile(join(drop.path, 't.yaml'), manifest('T', 3));
-      await waitFor(async () => ((await sandbox.admin.jobs()).length >= 1 ? true : undefined), 'the first job');
-      w.child.kill('SIGTERM');
-      expect(await w.exited).toBe(0);
-      expect(await ls(join(drop.path, 'done'))).toEqual(['t.yaml', 't.yaml.result.csv', 't.yaml.result.json']);
-      expect((await sandbox.admin.jobs()).map((j) => j.orderNumber).sort()).toEqual(['T-1', 'T-2', 'T-3']);
-      expect(w.output()).toContain('stopping');
-    } finally {
-      await sandbox.admin.clearFaults();
-      await drop.remove();
-    }
-  });
+  it(
+    'on SIGTERM finishes the input in flight, writes its reports and exits 0',
+    async () => {
+      const drop = await tempDir('htorder-watch-cli-');
+      await sandbox.admin.reset();
+      await sandbox.admin.setFaults([{ route: 'POST /Jobs', kind: 'latency', latencyMs: 300 }]);
+      try {
+        const w = spawnWatch(drop.path);
+        await waitFor(
+          () => (w.output().includes('watching for manifests') ? true : undefined),
+          'the watcher to start',
+          PROCESS_WAIT_MS,
+        );
+        await writeFile(join(drop.path, 't.yaml'), manifest('T', 3));
+        await waitFor(
+          async () => ((await sandbox.admin.jobs()).length >= 1 ? true : undefined),
+          'the first job',
+          PROCESS_WAIT_MS,
+        );
+        w.child.kill('SIGTERM');
+        expect(await w.exited).toBe(0);
+        expect(await ls(join(drop.path, 'done'))).toEqual(['t.yaml', 't.yaml.result.csv', 't.yaml.result.json']);
+        expect((await sandbox.admin.jobs()).map((j) => j.orderNumber).sort()).toEqual(['T-1', 'T-2', 'T-3']);
+        expect(w.output()).toContain('stopping');
+      } finally {
+        await sandbox.admin.clearFaults();
+        await drop.remove();
+      }
+    },
+    PROCESS_TEST_MS,
+  );
 });
