@@ -20,7 +20,7 @@ declare module 'vitest' {
  * htorder makes itself in the temporary folder (a watcher's private copies, the demo's), and
  * a child's leftovers after a kill -9. Tests still remove what they can early (tempDir's
  * remove()), which keeps a long file's disk use small, but nothing depends on it: before
- * this, `npm test` left ~1,300 folders in /tmp per run.
+ * this, each `npm test` left about 300 folders in /tmp.
  */
 const root = inject('tempRoot');
 const mine = mkdtempSync(join(root, 'file-'));
