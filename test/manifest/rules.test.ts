@@ -95,6 +95,9 @@ describe('per-job rules', () => {
       [],
     ],
     ['itemRequiredFields', itemRequiredFields, job({ items: [{ itemType: 'Bundle', code: 'X' }] }), ['item.type']],
+    // Names of Object.prototype's members are unknown item types too (they crashed the rule once).
+    ['itemRequiredFields', itemRequiredFields, job({ items: [{ itemType: 'constructor', code: 'X' }] }), ['item.type']],
+    ['itemRequiredFields', itemRequiredFields, job({ items: [{ itemType: 'toString', code: 'X' }] }), ['item.type']],
     ['positiveQuantities', positiveQuantities, job({ items: [{ ...asset, quantity: 0 }] }), ['quantity.invalid']],
     ['positiveQuantities', positiveQuantities, job({ items: [{ ...asset, quantity: 1.5 }] }), ['quantity.invalid']],
     [

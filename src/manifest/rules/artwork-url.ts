@@ -1,5 +1,5 @@
 import type { ManifestJob } from '../model.js';
-import { eachItem, itemPath, type Finding } from './rule.js';
+import { eachItem, itemPath, NOTHING, type Finding } from './rule.js';
 
 /**
  * externalArtworkUrl must be https (the service fetches it itself; plain http only on
@@ -9,22 +9,24 @@ import { eachItem, itemPath, type Finding } from './rule.js';
  */
 export function artworkUrls(job: ManifestJob, j: number): Finding[] {
   const findings = eachItem(job, (item, i) => {
-    if (item.externalArtworkUrl === undefined) return [];
+    if (item.externalArtworkUrl === undefined) return NOTHING;
     const field = itemPath(j, i, 'externalArtworkUrl');
     const problem = urlProblem(item.externalArtworkUrl);
-    return problem ? [{ code: problem.code, field, message: problem.message }] : [];
+    return problem ? [{ code: problem.code, field, message: problem.message }] : NOTHING;
   });
-  const priceCodeLines = (job.items ?? [])
-    .map((item, i) => [item, i] as const)
-    .filter(([item]) => item?.itemType === 'PriceCode');
-  const withArt = priceCodeLines.filter(([item]) => item.externalArtworkUrl !== undefined);
-  if (withArt.length > 0) {
-    for (const [item, i] of priceCodeLines) {
-      if (item.externalArtworkUrl !== undefined) continue;
+  // Plain loops: this runs for every job of the file, and almost none has artwork.
+  const items = job.items ?? [];
+  const isPriceCode = (i: number) => items[i]?.itemType === 'PriceCode';
+  let firstWithArt = -1;
+  for (let i = 0; i < items.length && firstWithArt < 0; i++)
+    if (isPriceCode(i) && items[i].externalArtworkUrl !== undefined) firstWithArt = i;
+  if (firstWithArt >= 0) {
+    for (let i = 0; i < items.length; i++) {
+      if (!isPriceCode(i) || items[i].externalArtworkUrl !== undefined) continue;
       findings.push({
         code: 'artwork.missing',
         field: itemPath(j, i),
-        message: `has no externalArtworkUrl but items[${withArt[0][1]}] of this job does; the API expects every PriceCode line to supply one when any does`,
+        message: `has no externalArtworkUrl but items[${firstWithArt}] of this job does; the API expects every PriceCode line to supply one when any does`,
       });
     }
   }

@@ -35,9 +35,14 @@ export const MANIFEST_RULES: readonly ManifestRule[] = [uniqueOrderNumber];
 /** Runs every local rule; jobs in `skipJobs` get only the manifest-wide rules. */
 export function runLocalRules(manifest: Manifest, skipJobs: ReadonlySet<number> = new Set()): Diagnostic[] {
   const findings: Finding[] = MANIFEST_RULES.flatMap((rule) => rule(manifest));
-  manifest.jobs.forEach((job, j) => {
-    if (!skipJobs.has(j)) for (const rule of JOB_RULES) findings.push(...rule(job, j));
-  });
+  const jobs = manifest.jobs;
+  for (let j = 0; j < jobs.length; j++) {
+    if (skipJobs.has(j)) continue;
+    for (const rule of JOB_RULES) {
+      const found = rule(jobs[j], j);
+      for (let f = 0; f < found.length; f++) findings.push(found[f]);
+    }
+  }
   return findings.map((f) => ({
     severity: f.severity ?? 'error',
     code: f.code,

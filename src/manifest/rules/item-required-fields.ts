@@ -1,5 +1,5 @@
 import type { ManifestItem, ManifestJob } from '../model.js';
-import { eachItem, itemPath, type Finding } from './rule.js';
+import { eachItem, itemPath, adding, NOTHING, type Finding } from './rule.js';
 
 /** Fields each itemType must carry (the API rejects or mis-prices lines without them). */
 export const REQUIRED_BY_ITEM_TYPE: Record<string, readonly (keyof ManifestItem)[]> = {
@@ -11,7 +11,9 @@ export const REQUIRED_BY_ITEM_TYPE: Record<string, readonly (keyof ManifestItem)
 
 export function itemRequiredFields(job: ManifestJob, j: number): Finding[] {
   return eachItem(job, (item, i) => {
-    const required = REQUIRED_BY_ITEM_TYPE[item.itemType];
+    const required = Object.hasOwn(REQUIRED_BY_ITEM_TYPE, item.itemType)
+      ? REQUIRED_BY_ITEM_TYPE[item.itemType]
+      : undefined;
     if (!required) {
       return [
         {
@@ -21,21 +23,24 @@ export function itemRequiredFields(job: ManifestJob, j: number): Finding[] {
         },
       ];
     }
-    const findings: Finding[] = required
-      .filter((f) => isMissing(item[f]))
-      .map((f) => ({
+    // Arrays only when something is missing: this runs for every item of the file.
+    let findings: Finding[] | undefined;
+    for (const f of required) {
+      if (!isMissing(item[f])) continue;
+      findings = adding(findings, {
         code: 'item.required',
         field: itemPath(j, i, f),
         message: `missing required field "${f}" (required for ${item.itemType} items)`,
-      }));
+      });
+    }
     if (item.itemType === 'Stock' && item.sizeQuantities === undefined && item.quantity === undefined) {
-      findings.push({
+      findings = adding(findings, {
         code: 'item.required',
         field: itemPath(j, i),
         message: 'needs "sizeQuantities" or "quantity" (Stock items)',
       });
     }
-    return findings;
+    return findings ?? NOTHING;
   });
 }
 

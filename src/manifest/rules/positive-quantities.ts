@@ -1,27 +1,30 @@
 import { formatPath } from '../field-path.js';
 import type { ManifestJob } from '../model.js';
-import { eachItem, isPositiveInteger, itemPath, type Finding } from './rule.js';
+import { eachItem, isPositiveInteger, itemPath, adding, NOTHING, type Finding } from './rule.js';
 
 /** Quantities are whole numbers ≥ 1; each size quantity a whole number ≥ 1 (zeros were dropped). */
 export function positiveQuantities(job: ManifestJob, j: number): Finding[] {
   return eachItem(job, (item, i) => {
-    const findings: Finding[] = [];
+    // Arrays only when something is wrong: this runs for every item of the file.
+    let findings: Finding[] | undefined;
     if (item.quantity !== undefined && !isPositiveInteger(item.quantity)) {
-      findings.push({
+      findings = adding(findings, {
         code: 'quantity.invalid',
         field: itemPath(j, i, 'quantity'),
         message: `must be an integer ≥ 1, got ${JSON.stringify(item.quantity)}`,
       });
     }
-    for (const [size, n] of Object.entries(item.sizeQuantities ?? {})) {
-      if (!isPositiveInteger(n)) {
-        findings.push({
-          code: 'quantity.invalid',
-          field: formatPath(['jobs', j, 'items', i, 'sizeQuantities', size]),
-          message: `must be an integer ≥ 0, got ${JSON.stringify(n)}`,
-        });
+    if (item.sizeQuantities != null) {
+      for (const [size, n] of Object.entries(item.sizeQuantities)) {
+        if (!isPositiveInteger(n)) {
+          findings = adding(findings, {
+            code: 'quantity.invalid',
+            field: formatPath(['jobs', j, 'items', i, 'sizeQuantities', size]),
+            message: `must be an integer ≥ 0, got ${JSON.stringify(n)}`,
+          });
+        }
       }
     }
-    return findings;
+    return findings ?? NOTHING;
   });
 }

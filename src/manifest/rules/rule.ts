@@ -23,12 +23,33 @@ export function itemPath(jobIndex: number, itemIndex: number, field?: string): s
   return `jobs[${jobIndex}].items[${itemIndex}]${field ? `.${field}` : ''}`;
 }
 
-/** For each item of a job: (item, index). Skips holes left by non-object items. */
-export function eachItem(job: ManifestJob, fn: (item: ManifestItem, index: number) => Finding[]): Finding[] {
-  return (Array.isArray(job.items) ? job.items : []).flatMap((item, i) =>
-    item && typeof item === 'object' ? fn(item, i) : [],
-  );
+/**
+ * For each item of a job: (item, index); their findings in one new array (the caller may add
+ * to it). Skips holes left by non-object items. A plain loop: a million items through flatMap
+ * cost a temporary array per item.
+ */
+export function eachItem(job: ManifestJob, fn: (item: ManifestItem, index: number) => readonly Finding[]): Finding[] {
+  const findings: Finding[] = [];
+  const items: unknown = job.items;
+  if (!Array.isArray(items)) return findings;
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as ManifestItem | undefined;
+    if (!item || typeof item !== 'object') continue;
+    const found = fn(item, i);
+    for (let f = 0; f < found.length; f++) findings.push(found[f]);
+  }
+  return findings;
 }
+
+/** `list` with `finding` added; a new list when there was none (item checks make arrays only for findings). */
+export function adding(list: Finding[] | undefined, finding: Finding): Finding[] {
+  if (list === undefined) return [finding];
+  list.push(finding);
+  return list;
+}
+
+/** What an item check returns when it finds nothing: shared, never modified (eachItem only reads it). */
+export const NOTHING: readonly Finding[] = Object.freeze([]);
 
 /** "line 3, column 18" or "row 7", for messages that name a second location. */
 export function describeLocation(loc: SourceLocation): string {

@@ -1,5 +1,5 @@
 import type { ManifestJob } from '../model.js';
-import { eachItem, itemPath, type Finding } from './rule.js';
+import { eachItem, itemPath, NOTHING, type Finding } from './rule.js';
 
 /**
  * A Stock line's quantity comes from its sizes. When both are written they must agree, and
@@ -7,7 +7,7 @@ import { eachItem, itemPath, type Finding } from './rule.js';
  */
 export function sizeQuantitiesAgree(job: ManifestJob, j: number): Finding[] {
   return eachItem(job, (item, i) => {
-    if (!item.sizeQuantities || typeof item.sizeQuantities !== 'object') return [];
+    if (!item.sizeQuantities || typeof item.sizeQuantities !== 'object') return NOTHING;
     const values = Object.values(item.sizeQuantities);
     if (values.length === 0) {
       return [
@@ -28,6 +28,6 @@ export function sizeQuantitiesAgree(job: ManifestJob, j: number): Finding[] {
         },
       ];
     }
-    return [];
+    return NOTHING;
   });
 }
