@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import lockfile from 'proper-lockfile';
 import { writeFileAtomic } from '../storage/atomic-write.js';
+import { cleanUpOnExit, DirLocks, type HeldDirLock } from './dir-lock.js';
+import { EntryWriter } from './entry-writer.js';
 import { safeName } from './safe-name.js';
 import {
   type LedgerAccount,
@@ -26,9 +27,16 @@ export interface FolderLedgerOptions {
 /**
  * The ledger as one JSON file per (account, orderNumber) under `<stateDir>/ledger/`.
  *
- * Locking uses proper-lockfile: an atomic `mkdir` of `<entry>.lock`, whose mtime the holder
- * refreshes; a lock left by a killed process goes stale after `staleMs` and is taken over.
- * mkdir is atomic on local disks and on NFS/SMB, which is where drop folders live.
+ * Locking (dir-lock.ts): `<entry>.json.lock`, made atomically (a hard link to the process's
+ * token, or `mkdir` where there are no hard links) and refreshed by its holder; a lock left by
+ * a killed process goes stale after `staleMs` and is taken over. Older htorder versions'
+ * proper-lockfile locks (the same path and staleness) and these exclude each other.
+ *
+ * Writes (entry-writer.ts): temp file, fsync when durable, rename — with the replaced version
+ * kept as the temp file of a later write, so a new order creates one file, not three. The
+ * per-order calls are synchronous except the two that wait (fsync, creating a file): each is
+ * microseconds of metadata, and a thousand orders cost thousands of thread-pool round trips
+ * otherwise (issue 16). See docs/architecture.md#exactly-once.
  */
 export class FolderLedger implements LedgerStore {
   private readonly root: string;
@@ -39,12 +47,16 @@ export class FolderLedger implements LedgerStore {
 
   /** Mode of the folders it creates: 0700 for the per-user default state dir. */
   private readonly mode: number | undefined;
+  private readonly locks: DirLocks;
+  private readonly writer = new EntryWriter();
 
   constructor(stateDir: string, options: FolderLedgerOptions = {}) {
     this.root = join(stateDir, 'ledger');
     this.staleMs = Math.max(2000, options.staleMs ?? 10_000);
     this.waitMs = options.waitMs ?? 120_000;
     this.mode = options.mode;
+    this.locks = new DirLocks({ staleMs: this.staleMs, waitMs: this.waitMs, mode: this.mode });
+    cleanUpOnExit(this.writer);
   }
 
   async readAccount(account: string): Promise<LedgerAccount | undefined> {
@@ -74,26 +86,9 @@ export class FolderLedger implements LedgerStore {
   async withLock<T>(key: LedgerKey, fn: (guard: LockGuard) => Promise<T>): Promise<T> {
     const path = this.pathOf(key);
     await this.ensureDir(key.account);
-    let lost: Error | undefined;
-    let release: () => Promise<void>;
+    let lock: HeldDirLock;
     try {
-      release = await lockfile.lock(path, {
-        realpath: false,
-        stale: this.staleMs,
-        // Poll with backoff until the holder finishes or its lock goes stale.
-        retries: {
-          retries: Math.ceil(this.waitMs / 500),
-          factor: 1.2,
-          minTimeout: 25,
-          maxTimeout: 500,
-          randomize: true,
-        },
-        onCompromised: (err) => {
-          // Default behaviour throws from a timer and kills the process; we record it instead
-          // and refuse to do anything irreversible (guard.assertHeld) from then on.
-          lost = err;
-        },
-      });
+      lock = await this.locks.acquire(path);
     } catch (err) {
       throw new LockTimeoutError(
         `order ${JSON.stringify(key.orderNumber)} is locked by another htorder process (${(err as Error).message})`,
@@ -101,6 +96,9 @@ export class FolderLedger implements LedgerStore {
     }
     const guard: LockGuard = {
       assertHeld() {
+        // Lost: another process took the lock over (this one stalled past staleMs, or someone
+        // removed the lock folder); nothing irreversible may be done under it any more.
+        const lost = lock.lost();
         if (lost)
           throw new LockLostError(`lost the ledger lock of order ${JSON.stringify(key.orderNumber)}: ${lost.message}`);
       },
@@ -108,7 +106,7 @@ export class FolderLedger implements LedgerStore {
     try {
       return await fn(guard);
     } finally {
-      if (!lost) await release().catch(() => undefined);
+      lock.release();
     }
   }
 
@@ -128,7 +126,7 @@ export class FolderLedger implements LedgerStore {
   async write(entry: LedgerEntry, options: { durable?: boolean } = {}): Promise<void> {
     await this.ensureDir(entry.account);
     const durable = entry.state === 'intent' || options.durable !== false;
-    await writeFileAtomic(this.pathOf(entry), `${JSON.stringify(entry, null, 2)}\n`, { durable });
+    await this.writer.write(this.pathOf(entry), `${JSON.stringify(entry, null, 2)}\n`, durable);
   }
 
   private async ensureDir(account: string): Promise<void> {
