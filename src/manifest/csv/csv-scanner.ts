@@ -249,10 +249,10 @@ export class CsvScanner {
       0,
       this.delimiterCode,
       final,
-      (cells, end) => {
+      (cells, end, quoted) => {
         const bytes = ascii ? end - previous : Buffer.byteLength(text.slice(previous, end));
         previous = end;
-        this.onRecord(cells, bytes);
+        this.onRecord(cells, bytes, quoted);
       },
       () => this.failed,
     );
@@ -315,8 +315,11 @@ export class CsvScanner {
     this.parser?.destroy();
   }
 
-  /** One record of `bytes` bytes (its line break included). */
-  private onRecord(cells: string[], bytes: number): void {
+  /**
+   * One record of `bytes` bytes (its line break included). `mayBreak` false: no cell can hold a
+   * line break (the fast splitter saw no quoted cell), so its cells need not be searched for one.
+   */
+  private onRecord(cells: string[], bytes: number, mayBreak = true): void {
     if (this.failed) return;
     if (bytes > this.limits.maxRecordBytes) {
       this.recordTooLarge();
@@ -332,7 +335,7 @@ export class CsvScanner {
       return;
     }
     const row = this.nextStart;
-    this.nextStart = row + 1 + countLineBreaks(cells);
+    this.nextStart = row + 1 + (mayBreak ? countLineBreaks(cells) : 0);
     if (isBlank(cells)) return;
     if (this.sawHeader) this.handlers.record(cells, row);
     else {

@@ -17,8 +17,11 @@ const QUOTE = 0x22;
 const LF = 0x0a;
 const CR = 0x0d;
 
-/** Takes a record; `end` is the offset in the text just after its line break (or its last cell at the end). */
-export type RecordSink = (cells: string[], end: number) => void;
+/**
+ * Takes a record; `end` is the offset in the text just after its line break (or its last cell
+ * at the end). `quoted`: some cell was quoted — only a quoted cell can hold a line break.
+ */
+export type RecordSink = (cells: string[], end: number, quoted: boolean) => void;
 
 /**
  * Splits `text[from..]` into records. Returns the offset where it stopped: the start of the
@@ -38,9 +41,11 @@ export function splitRecords(
   outer: while (start < len && !stopped()) {
     const cells: string[] = [];
     let i = start;
+    let quoted = false;
     for (;;) {
       // One cell starts at i.
       if (i < len && text.charCodeAt(i) === QUOTE) {
+        quoted = true;
         let value = '';
         let j = i + 1;
         for (;;) {
@@ -52,7 +57,7 @@ export function splitRecords(
           if (k + 1 >= len) {
             if (!final) return { at: start, fallback: false }; // `""` or the end: undecided yet
             cells.push(value + text.slice(j, k));
-            sink(cells, len);
+            sink(cells, len, quoted);
             return { at: len, fallback: false };
           }
           const next = text.charCodeAt(k + 1);
@@ -69,7 +74,7 @@ export function splitRecords(
           if (next === LF || next === CR) {
             const end = lineEnd(text, k + 1, final);
             if (end < 0) return { at: start, fallback: false };
-            sink(cells, end);
+            sink(cells, end, quoted);
             start = end;
             continue outer;
           }
@@ -88,7 +93,7 @@ export function splitRecords(
       if (k >= len) {
         if (!final) return { at: start, fallback: false };
         cells.push(text.slice(i, k));
-        sink(cells, len);
+        sink(cells, len, quoted);
         return { at: len, fallback: false };
       }
       cells.push(k === i ? '' : text.slice(i, k));
@@ -98,7 +103,7 @@ export function splitRecords(
       }
       const end = lineEnd(text, k, final);
       if (end < 0) return { at: start, fallback: false };
-      sink(cells, end);
+      sink(cells, end, quoted);
       start = end;
       continue outer;
     }
