@@ -3,9 +3,8 @@ import type { Logger } from '../log/logger.js';
 import type { WatchEvents } from '../observe/input-events.js';
 import type { WatchMetrics } from '../observe/watch-metrics.js';
 import { processInput, type InputOutcome, type PipelineContext } from '../pipeline/process-input.js';
-import { reportPaths } from '../report/report-paths.js';
 import type { JobStatus } from '../report/model.js';
-import { writeResultJson } from '../report/write-result-json.js';
+import type { ReportTarget } from '../report/write-reports.js';
 import { writeFileAtomic } from '../storage/atomic-write.js';
 import type { InputAttempts } from '../sources/attempts.js';
 import { ClaimLostError, type ClaimedInput, type InputChange } from '../sources/model.js';
@@ -102,11 +101,13 @@ async function processClaimed(
     }
     return changed && `${input.name} changed while being processed (${changed.what})`;
   };
+  // Reports are written once, where the input ends up (at finish), not beside the private copy.
   const outcome = await processInput(input.path, {
     ...pipeline,
     command: 'run',
     reportCommand: 'watch',
     beforeSubmit,
+    deferReports: true,
   });
   if (!changed && !lease.lost()) changed = await input.recheck('finish');
   if (changed && !lease.lost()) return requeue(input, changed, submittedBy(outcome), ctx);
@@ -129,18 +130,11 @@ async function processClaimed(
   }
   const target = outcome.status === 'ok' ? 'done' : 'failed';
   const report = outcome.report;
-  const final = await finishUnlessLost(input, target, async (finalLocation) => {
-    if (report) {
-      // The report names where the input ends up, not the claim's working copy.
-      report.input.file = finalLocation;
-      await writeResultJson(reportPaths(input.path).json, report);
-    } else {
-      // Unreadable (vanished, not a regular file…): no report could be built; say why.
-      await writeFileAtomic(
-        reportPaths(input.path).errors,
-        `${basename(input.name)}: ${outcome.problem ?? 'cannot be read'}\n`,
-      );
-    }
+  const final = await finishUnlessLost(input, target, async (to) => {
+    // The report names where the input ends up, not the claim's working copy.
+    if (outcome.writeReports) await outcome.writeReports(to);
+    // Unreadable (vanished, not a regular file…): no report could be built; say why.
+    else await writeErrorsOnly(to, `${basename(input.name)}: ${outcome.problem ?? 'cannot be read'}\n`);
   });
   if (final === undefined) {
     logger.warn({ file: input.location }, 'claim lost before finishing; the instance that took it over finishes it');
@@ -207,13 +201,18 @@ export async function setAside(
   why: string,
   ctx: Pick<HandleContext, 'logger' | 'events'>,
 ): Promise<HandleResult> {
-  const final = await finishUnlessLost(input, 'failed', async () => {
-    await writeFileAtomic(reportPaths(input.path).errors, `${basename(input.name)}: ${why}\n`);
-  });
+  const final = await finishUnlessLost(input, 'failed', (to) =>
+    writeErrorsOnly(to, `${basename(input.name)}: ${why}\n`),
+  );
   if (final === undefined) return 'lost';
   ctx.events?.input({ name: input.name, location: final, phase: 'failed', problem: why });
   ctx.logger.warn({ file: final, outcome: 'failed', problem: why }, 'input set aside');
   return 'failed';
+}
+
+/** An input without a report: only its errors.txt, saying why. */
+async function writeErrorsOnly(to: ReportTarget, text: string): Promise<void> {
+  await writeFileAtomic(to.paths.errors, text, to.file);
 }
 
 /** input.finish, or undefined when the claim turned out to be another instance's (ClaimLostError). */

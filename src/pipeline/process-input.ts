@@ -6,10 +6,10 @@ import { loadManifest } from '../manifest/load-manifest.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { Diagnostic, Manifest } from '../manifest/model.js';
 import { type CsvLimits, INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from '../manifest/read-input.js';
-import { buildReport, reportHasErrors } from '../report/build-report.js';
+import { buildReport, refreshSummary, reportHasErrors } from '../report/build-report.js';
 import type { ReportCommand, ResultReport } from '../report/model.js';
 import { ReportWriter } from '../report/report-writer.js';
-import type { WrittenReports } from '../report/write-reports.js';
+import type { ReportTarget, WrittenReports } from '../report/write-reports.js';
 import type { AccountCatalogue } from '../resolve/catalogue.js';
 import type { ResolvedJob } from '../resolve/resolve-job.js';
 import { eachJob, flow } from './flow.js';
@@ -68,6 +68,11 @@ export interface PipelineContext {
    * (`watch`: it changed since it was read), or undefined to go on.
    */
   beforeSubmit?: () => Promise<string | undefined>;
+  /**
+   * No report is written: the caller writes them once, where it decides
+   * (InputOutcome.writeReports; `watch`: where the input ends up).
+   */
+  deferReports?: boolean;
 }
 
 export interface ProgressEvent {
@@ -85,6 +90,8 @@ export interface InputOutcome {
   status: InputStatus;
   report?: ResultReport;
   reports?: WrittenReports;
+  /** With `deferReports`: writes the reports (once) to `target`. */
+  writeReports?: (target: ReportTarget) => Promise<WrittenReports>;
   /** Resolved jobs by index (for the plan table). */
   resolved: Map<number, ResolvedJob>;
   /** Why an unreadable input could not be processed. */
@@ -107,7 +114,12 @@ export async function processInput(file: string, ctx: PipelineContext): Promise<
   const { manifest, diagnostics } = loaded;
   const command = ctx.reportCommand ?? ctx.command;
   const report = buildReport({ command, input: loaded.input, manifest, diagnostics, startedAt });
-  const writer = new ReportWriter(report, { manifest, mapping: ctx.mapping, csvLimits: ctx.csvLimits });
+  const writer = new ReportWriter(report, {
+    manifest,
+    mapping: ctx.mapping,
+    csvLimits: ctx.csvLimits,
+    progress: !ctx.deferReports,
+  });
   const verifiedAbsent = new Set<string>();
   const jobs =
     manifest && manifest.jobs.length > 0
@@ -117,6 +129,12 @@ export async function processInput(file: string, ctx: PipelineContext): Promise<
   if (vouch && jobs.every((job) => job.ledger?.entry !== undefined || verifiedAbsent.has(job.orderNumber)))
     await vouch();
   report.finishedAt = new Date().toISOString();
+  if (ctx.deferReports) {
+    refreshSummary(report);
+    ctx.onProgress?.({ file, stage: 'done', done: report.jobs.length, total: report.jobs.length });
+    const writeReports = (target: ReportTarget) => writer.flush(target);
+    return { file, status: inputStatus(jobs, report), report, writeReports, resolved: resolutions(jobs) };
+  }
   const reports = await writer.flush();
   ctx.onProgress?.({ file, stage: 'done', done: report.jobs.length, total: report.jobs.length });
   return { file, status: inputStatus(jobs, report), report, reports, resolved: resolutions(jobs) };

@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { rename, rm } from 'node:fs/promises';
+import { type NewFileOptions, openTemporary } from '../storage/atomic-write.js';
 
 /** Bytes gathered per write. */
 const WRITE_BYTES = 1 << 20;
@@ -10,13 +9,14 @@ const WRITE_BYTES = 1 << 20;
  * input): chunks are written to a temp file in the target's directory in ~1 MB batches,
  * fsynced, then renamed over the target. Readers see the old file or the new one.
  * Chunks may be text or bytes (bytes are written as they are, after any text before them).
+ * `file` sets the new file's mode and group (reports in a drop folder).
  */
 export async function writeAtomicStream(
   path: string,
   chunks: AsyncIterable<string | Uint8Array> | Iterable<string | Uint8Array>,
+  file: NewFileOptions = {},
 ): Promise<void> {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await open(tmp, 'w');
+  const { tmp, handle } = await openTemporary(path, file);
   let ok = false;
   try {
     // Text is encoded into ONE reused buffer and written from it. Joining pieces into a big

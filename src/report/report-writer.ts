@@ -3,7 +3,7 @@ import type { Mapping } from '../manifest/mapping/model.js';
 import type { CsvLimits } from '../manifest/read-input.js';
 import { refreshSummary } from './build-report.js';
 import type { ResultReport } from './model.js';
-import { writeReports, type WrittenReports } from './write-reports.js';
+import { type ReportTarget, writeReports, type WrittenReports } from './write-reports.js';
 
 /**
  * Rewrites an input's reports as job outcomes arrive, coalescing: while one write is on disk
@@ -11,8 +11,12 @@ import { writeReports, type WrittenReports } from './write-reports.js';
  * one more write follows that includes them all. The pause is `intervalMs` (1 s), or ten
  * times as long as the last write took if that is longer: a manifest of thousands of jobs
  * (each rewrite re-reads a CSV input for result.csv) then spends at most about a tenth of its
- * time rewriting reports, and a small one sees every outcome on disk within a second. Each
- * file is replaced atomically.
+ * time rewriting reports, and a small one sees every outcome on disk within a second. The
+ * first write also waits a pause after the first outcome, so an input whose outcomes all
+ * arrive within it is written once, by flush(). Each file is replaced atomically.
+ * With `progress: false` nothing is written before flush() (`watch`: the reports are written
+ * once, where the input ends up; a progress write would go to its private copy's folder,
+ * where nobody sees it).
  * The ledger, not the report, is the durable record of what was submitted: it is written
  * before and after every POST, and a re-run after a crash rebuilds the report from it.
  */
@@ -24,6 +28,7 @@ export class ReportWriter {
   private lastAt = 0;
   private lastTook = 0;
   private final = false;
+  private target: ReportTarget | undefined;
   /** Ends the current pause early (the final flush must not wait out a throttle pause). */
   private wake: (() => void) | undefined;
 
@@ -34,20 +39,29 @@ export class ReportWriter {
       mapping?: Mapping;
       csvLimits?: Partial<CsvLimits>;
       intervalMs?: number;
+      /** False: no write before flush() (default true). */
+      progress?: boolean;
     },
   ) {}
 
   /** Asks for a write that includes the report as it is now. */
   schedule(): void {
+    if (this.opts.progress === false && !this.final) return;
+    // The first outcome starts the first pause: outcomes that follow within it share one write.
+    if (this.lastAt === 0) this.lastAt = Date.now();
     this.dirty = true;
     this.writing ??= this.loop();
   }
 
-  /** Writes the final state at once and reports where the files are; throws if any write failed. */
-  async flush(): Promise<WrittenReports> {
+  /**
+   * Writes the final state at once (to `target`, or next to the input) and reports where the
+   * files are; throws if any write failed. After a flush to a target, nothing more is written.
+   */
+  async flush(target?: ReportTarget): Promise<WrittenReports> {
     // One more write with the report as it is now: a loop that is pausing is woken and writes
     // at once; one that is mid-write goes round once more; otherwise a loop starts.
     this.final = true;
+    this.target = target;
     this.schedule();
     this.wake?.();
     await this.writing;
@@ -75,7 +89,9 @@ export class ReportWriter {
         this.dirty = false;
         const started = Date.now();
         refreshSummary(this.report);
-        this.last = await writeReports(this.report, this.opts);
+        // The final write goes to the target; a progress write still under way goes next to the input.
+        const target = this.final ? this.target : undefined;
+        this.last = await writeReports(this.report, { ...this.opts, ...(target ? { target } : {}) });
         this.lastAt = Date.now();
         this.lastTook = this.lastAt - started;
       }

@@ -2,6 +2,7 @@ import { rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { ReportError, ResultReport } from './model.js';
 import { writeAtomicStream } from './atomic-stream.js';
+import type { NewFileOptions } from '../storage/atomic-write.js';
 import { printable } from '../util/printable.js';
 import { builtItems } from './lazy-items.js';
 
@@ -10,7 +11,7 @@ import { builtItems } from './lazy-items.js';
  * `orders.yaml:42:9: jobs[3].items[0].quantity: message` or `orders.csv:12: quantity: message`.
  * Written only when something failed; otherwise a stale one from an earlier run is removed.
  */
-export async function writeErrorsTxt(path: string, report: ResultReport): Promise<boolean> {
+export async function writeErrorsTxt(path: string, report: ResultReport, file?: NewFileOptions): Promise<boolean> {
   const lines = errorLines(report);
   const first = lines.next();
   if (first.done) {
@@ -23,6 +24,7 @@ export async function writeErrorsTxt(path: string, report: ResultReport): Promis
       yield `${first.value}\n`;
       for (const line of lines) yield `${line}\n`;
     })(),
+    file,
   );
   return true;
 }

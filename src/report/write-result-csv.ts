@@ -9,6 +9,7 @@ import { CsvRecordScanner, LineEnd, NotVerbatim } from './csv-record-scanner.js'
 import { itemOutcome, peekItems } from './lazy-items.js';
 import type { JobResult, ReportError, ResultReport } from './model.js';
 import { writeAtomicStream } from './atomic-stream.js';
+import type { NewFileOptions } from '../storage/atomic-write.js';
 import { neutraliseCell } from './neutralise.js';
 
 /**
@@ -51,6 +52,8 @@ export interface ResultCsvOptions {
   csvLimits?: Partial<CsvLimits>;
   /** False re-parses a default-template input instead of copying its bytes (tests compare the two). */
   copyVerbatim?: boolean;
+  /** Mode and group of the new file (reports in a drop folder). */
+  file?: NewFileOptions;
 }
 
 export async function writeResultCsv(path: string, report: ResultReport, opts: ResultCsvOptions = {}): Promise<void> {
@@ -59,24 +62,33 @@ export async function writeResultCsv(path: string, report: ResultReport, opts: R
     await writeAtomicStream(
       path,
       batches(sheetRows(report.input.file, opts.manifest?.csv?.header, results, opts), EXCEL_DIALECT),
+      opts.file,
     );
     return;
   }
   if (report.input.format !== 'csv') {
-    await writeAtomicStream(path, batches(manifestRows(report)));
+    await writeAtomicStream(path, batches(manifestRows(report)), opts.file);
     return;
   }
   const header = opts.manifest?.csv?.header;
   const results = new RowResults(report, opts.manifest);
   if (header !== undefined && canCopyVerbatim(report, opts)) {
     try {
-      await writeAtomicStream(path, verbatimChunks(report.input.file, header, results, opts.mapping !== undefined));
+      await writeAtomicStream(
+        path,
+        verbatimChunks(report.input.file, header, results, opts.mapping !== undefined),
+        opts.file,
+      );
       return;
     } catch (err) {
       if (!(err instanceof NotVerbatim)) throw err;
     }
   }
-  await writeAtomicStream(path, batches(reparsedRows(report.input.file, header, results, opts), outputDialect(opts)));
+  await writeAtomicStream(
+    path,
+    batches(reparsedRows(report.input.file, header, results, opts), outputDialect(opts)),
+    opts.file,
+  );
 }
 
 /** How result.csv is written: the delimiter, and whether it starts with a UTF-8 byte-order mark. */

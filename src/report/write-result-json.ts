@@ -1,14 +1,15 @@
 import { itemsPending, peekItems } from './lazy-items.js';
 import type { ItemResult, JobResult, ResultReport } from './model.js';
 import { writeAtomicStream } from './atomic-stream.js';
+import type { NewFileOptions } from '../storage/atomic-write.js';
 
 /**
  * Writes X.result.json atomically. Jobs are serialised a batch at a time, so a manifest with
  * a million items never becomes one giant string in memory, and items not yet built are
  * serialised from transient copies rather than built and kept (lazy-items.ts).
  */
-export async function writeResultJson(path: string, report: ResultReport): Promise<void> {
-  await writeAtomicStream(path, resultJsonChunks(report));
+export async function writeResultJson(path: string, report: ResultReport, file?: NewFileOptions): Promise<void> {
+  await writeAtomicStream(path, resultJsonChunks(report), file);
 }
 
 /** Jobs per JSON.stringify call: big enough to amortise the call, small enough to stay young garbage. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, mkdir, open, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../storage/atomic-write.js';
 
 /**
  * Poison-file protection for `watch`: how often processing of one input began without ending.
@@ -30,19 +30,41 @@ export class InputAttempts {
 
   /** Records one more run and returns how many runs (this one included) began for the input. */
   async begin(key: string): Promise<number> {
-    await mkdir(this.dir, { recursive: true, mode: 0o700 });
-    const text = await readFile(this.path(key), 'utf8').catch(() => '');
-    const before = Number.parseInt(text, 10);
-    const n = (Number.isFinite(before) && before > 0 ? before : 0) + 1;
-    // Not fsynced: the count is about crashes of this process (out of memory, kill -9), which
-    // leave the page cache, and so the count, intact; a power cut says nothing about the input.
-    await writeFileAtomic(this.path(key), `${n}\n`, { durable: false });
-    return n;
+    // Read and rewritten in place, one small write: a crash of this process (the only thing
+    // counted) cannot tear it, and nothing is created but the file itself. Not fsynced: the
+    // count is about crashes of this process (out of memory, kill -9), which leave the page
+    // cache, and so the count, intact; a power cut says nothing about the input.
+    const openCount = () => open(this.path(key), constants.O_RDWR | constants.O_CREAT | constants.O_NOFOLLOW, 0o600);
+    let handle: FileHandle;
+    try {
+      handle = await openCount();
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      // The folder is made at the first run (not looked up at every one).
+      await mkdir(this.dir, { recursive: true, mode: 0o700 });
+      handle = await openCount();
+    }
+    try {
+      const buf = Buffer.alloc(32);
+      const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+      const before = Number.parseInt(buf.toString('latin1', 0, bytesRead), 10);
+      const n = (Number.isFinite(before) && before > 0 ? before : 0) + 1;
+      const text = Buffer.from(`${n}\n`);
+      await handle.write(text, 0, text.length, 0);
+      if (bytesRead > text.length) await handle.truncate(text.length);
+      return n;
+    } finally {
+      await handle.close();
+    }
   }
 
   /** Processing ended without a crash: forget the count. */
   async end(key: string): Promise<void> {
-    await rm(this.path(key), { force: true });
+    try {
+      await unlink(this.path(key));
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
   }
 
   private path(key: string): string {

@@ -11,6 +11,8 @@ import {
   reportNames,
   timestampedName,
 } from './drop-names.js';
+import { reportPaths } from '../report/report-paths.js';
+import type { ReportTarget } from '../report/write-reports.js';
 import { newOwnerId } from '../storage/lease.js';
 import {
   ClaimLostError,
@@ -213,19 +215,21 @@ export class BucketSource implements DropSource {
       sha256,
       location: `s3://${store.bucket}/${this.key('processing', name)}`,
       renew: () => lease.renew(),
-      finish: async (outcome: FinishOutcome, beforeMove?: (finalLocation: string) => Promise<void>) => {
-        // Nothing irreversible without the claim: if it was taken over, the taker finishes.
+      finish: async (outcome: FinishOutcome, writeReports?: (target: ReportTarget) => Promise<void>) => {
+        // Nothing irreversible without the claim: if it was taken over, the taker finishes (as
+        // for a folder, ClaimLostError: the caller reports the input lost, not unavailable).
         if (!(await lease.renew()))
-          throw new SourceError(`lost the claim on ${name}: another instance took it over`, 'unavailable');
+          throw new ClaimLostError(`lost the claim on ${name}: another instance took it over`);
         const finalName = await this.freeName(outcome, name);
         const finalKey = this.key(outcome, finalName);
-        await beforeMove?.(`s3://${store.bucket}/${finalKey}`);
-        const locals = reportNames(name);
+        // Written once, beside the private copy, then uploaded beside the input's final key.
+        const local = reportPaths(path);
+        await writeReports?.({ paths: local, inputShownAs: `s3://${store.bucket}/${finalKey}` });
         const finals = reportNames(finalName);
+        const locals = [local.json, local.csv, local.errors];
         for (let i = 0; i < locals.length; i++) {
-          const [local, final] = [locals[i], finals[i]];
-          const body = await readFile(join(dir, local)).catch(() => undefined);
-          if (body) await store.put(this.key(outcome, final), body, undefined, contentTypeOf(local));
+          const body = await readFile(locals[i]).catch(() => undefined);
+          if (body) await store.put(this.key(outcome, finals[i]), body, undefined, contentTypeOf(finals[i]));
         }
         await store.copy(this.key('processing', name), finalKey);
         await store.delete(this.key('processing', name));

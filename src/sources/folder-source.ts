@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import {
   link,
@@ -16,7 +16,8 @@ import {
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { writeFileAtomic } from '../storage/atomic-write.js';
+import type { ReportTarget } from '../report/write-reports.js';
+import { type NewFileOptions, writeFileAtomic } from '../storage/atomic-write.js';
 import {
   DONE_MARKER_SUFFIX,
   MAX_INPUT_NAME_BYTES,
@@ -92,8 +93,9 @@ interface Fingerprint {
  * after the claim the input is opened with O_NOFOLLOW, the open handle must be a regular file
  * with one link, and its bytes are copied through that handle into a private 0700 folder that
  * is all the pipeline ever reads (a name swapped for a link between scan and claim is set aside
- * unread). Reports are written there and copied into done/ or failed/ with the input's group
- * and never more readable than the input (docs/security.md#drop-folders-links-swaps-and-odd-names).
+ * unread). Its reports are written once, at finish, straight into done/ or failed/ with the
+ * input's group and never more readable than the input
+ * (docs/security.md#drop-folders-links-swaps-and-odd-names).
  */
 export class FolderSource implements DropSource {
   readonly location: string;
@@ -103,6 +105,9 @@ export class FolderSource implements DropSource {
   private readonly owner = newOwnerId();
   private readonly refused = new Set<string>();
   private work: string | undefined;
+  /** Folders in the private folder free for an input's copy (takeSlot), and how many were made. */
+  private readonly slots: string[] = [];
+  private slotCount = 0;
 
   constructor(
     dir: string,
@@ -325,29 +330,34 @@ export class FolderSource implements DropSource {
 
   /**
    * The claimed input as the pipeline sees it: opened without following links, checked on the
-   * open handle (a regular file with one link, within the size cap) and
-   * copied through that handle into a private folder. The pipeline reads only the copy and
-   * writes its reports beside it; `refused` says why an input is set aside unread.
+   * open handle (a regular file with one link, within the size cap) and copied through that
+   * handle into a private folder. The pipeline reads only the copy; its reports are written
+   * once, at finish, straight beside the input's final name. `refused` says why an input is
+   * set aside unread.
    */
   private async claimed(name: string): Promise<ClaimedInput> {
     const path = this.sub('processing', name);
     const claimPath = this.claimFile(name);
     const owner = this.owner;
     const leaseMs = this.leaseMs;
-    const dir = await mkdtemp(join(this.work ?? tmpdir(), 'in-'));
-    const copy = join(dir, name);
+    const slot = await this.takeSlot();
+    const copy = join(slot, name);
     let verified: Verified | undefined;
     let refused: string | undefined;
+    // The copy goes with the claim (finish, release, requeue); its slot is then free for another input.
+    const dropCopy = async (): Promise<void> => {
+      await removeFile(copy);
+      this.slots.push(slot);
+    };
     try {
       const checked = await this.copyVerified(path, copy);
       if ('refused' in checked) refused = checked.refused;
       else verified = checked;
     } catch (err) {
-      await rm(dir, { recursive: true, force: true });
+      await dropCopy();
       throw err;
     }
-    const holds = async (): Promise<boolean> =>
-      parseLease(await readFile(claimPath, 'utf8').catch(() => ''))?.owner === owner;
+    const holds = async (): Promise<boolean> => parseLease(await readSmallFile(claimPath))?.owner === owner;
     return {
       name,
       path: copy,
@@ -359,7 +369,7 @@ export class FolderSource implements DropSource {
         await writeFileAtomic(claimPath, `${JSON.stringify(leaseRecord(owner, leaseMs))}\n`);
         return true;
       },
-      finish: async (outcome: FinishOutcome, beforeMove?: (finalLocation: string) => Promise<void>) => {
+      finish: async (outcome: FinishOutcome, writeReports?: (target: ReportTarget) => Promise<void>) => {
         await this.assertOwnFolder(outcome);
         // Found by the chaos suite: a holder whose lease ran out during a stall (slow fsync
         // under load) went on to finish an input another instance had taken over, so both
@@ -367,31 +377,48 @@ export class FolderSource implements DropSource {
         if (!(await holds())) throw new ClaimLostError(`the claim on ${name} was taken over by another instance`);
         const finalName = await this.freeName(outcome, name);
         const finalPath = this.sub(outcome, finalName);
-        await beforeMove?.(finalPath);
-        const reports = reportNames(name);
-        const finalReports = reportNames(finalName);
-        for (let i = 0; i < reports.length; i++) {
-          await copyReport(join(dir, reports[i]), this.sub(outcome, finalReports[i]), verified);
+        const [json, csv, errors] = reportNames(finalName).map((n) => this.sub(outcome, n));
+        const reports = { json, csv, errors };
+        try {
+          await writeReports?.({ paths: reports, inputShownAs: finalPath, file: reportFileOptions(verified) });
+        } catch (err) {
+          // Names freeName found free: whatever of them was written is this attempt's, half done.
+          await Promise.all(Object.values(reports).map((r) => removeFile(r)));
+          throw err;
         }
         // The private copy has served: gone before the input is moved, so a finished input leaves nothing behind.
-        await rm(dir, { recursive: true, force: true });
+        await dropCopy();
         await rename(path, finalPath);
-        await rm(claimPath, { force: true });
+        await removeFile(claimPath);
         return finalPath;
       },
       release: async () => {
-        if (await holds()) await rm(claimPath, { force: true });
-        await rm(dir, { recursive: true, force: true });
+        if (await holds()) await removeFile(claimPath);
+        await dropCopy();
       },
       recheck: async () => (verified ? await changeOf(path, verified.copied) : undefined),
       requeue: async () => {
         if (!(await holds())) throw new ClaimLostError(`the claim on ${name} was taken over by another instance`);
-        await rm(dir, { recursive: true, force: true });
+        await dropCopy();
         const back = await this.putBack(name);
-        await rm(claimPath, { force: true });
+        await removeFile(claimPath);
         return back ?? path;
       },
     };
+  }
+
+  /**
+   * A folder of this instance's private folder for one claimed input's copy, which keeps the
+   * input's name (errors.txt names the input by it). Folders are reused: an input in flight
+   * holds one, and gives it back when its copy is removed, so no folder is made and removed
+   * per input.
+   */
+  private async takeSlot(): Promise<string> {
+    const free = this.slots.pop();
+    if (free !== undefined) return free;
+    const dir = join(this.work ?? tmpdir(), `in-${this.slotCount++}`);
+    await mkdir(dir, { mode: 0o700 });
+    return dir;
   }
 
   /**
@@ -552,42 +579,40 @@ async function changeOf(path: string, copied: Fingerprint): Promise<InputChange 
 }
 
 /**
- * Copies a report from the private folder into done/ or failed/ through a new temporary file
- * (exclusive create, so nothing planted is followed), then renames it into place. It gets the
- * input's group where the owner may set it, and is never more readable than the input: owner
- * read-write, group and others read only where the input allowed it, nobody else writes.
- * A missing report (not every input has an errors.txt) is skipped.
+ * Mode and group of an input's reports: the input's group where the owner may set it, never
+ * more readable than the input (owner read-write, group and others read only where the input
+ * allowed it, nobody else writes). An input refused unread (not checked) gets 0600.
  */
-async function copyReport(from: string, to: string, input: Verified | undefined): Promise<void> {
-  let src: FileHandle;
+function reportFileOptions(input: Verified | undefined): NewFileOptions {
+  return { mode: 0o600 | ((input?.mode ?? 0) & 0o044), ...(input ? { gid: input.gid } : {}) };
+}
+
+/** Removes a file; one that is already gone is fine. */
+async function removeFile(path: string): Promise<void> {
   try {
-    src = await open(from, 'r');
+    await unlink(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-    throw err;
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  const mode = 0o600 | ((input?.mode ?? 0) & 0o044);
-  const tmp = join(to, '..', `.${randomBytes(6).toString('hex')}.report.tmp`);
+}
+
+/** The text of a small file (a claim: one line of JSON), or '' when it cannot be read. */
+async function readSmallFile(path: string): Promise<string> {
+  let handle: FileHandle;
   try {
-    const out = await open(tmp, 'wx', mode);
-    try {
-      await out.chmod(mode);
-      if (input) await out.chown(-1, input.gid).catch(() => undefined);
-      const buf = Buffer.allocUnsafe(1024 * 1024);
-      for (;;) {
-        const { bytesRead } = await src.read(buf, 0, buf.length, null);
-        if (bytesRead === 0) break;
-        await out.write(buf, 0, bytesRead);
-      }
-      await out.sync();
-    } finally {
-      await out.close();
-    }
-    await rename(tmp, to);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
+    handle = await open(path, 'r');
+  } catch {
+    return '';
+  }
+  try {
+    // One read, without the size look-up readFile makes first. A claim is replaced by a
+    // rename, never written in place, so a short read is its end; a full buffer is no claim.
+    const buf = Buffer.allocUnsafe(4096);
+    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
+    return bytesRead < buf.length ? buf.toString('utf8', 0, bytesRead) : '';
+  } catch {
+    return '';
   } finally {
-    await src.close();
+    await handle.close();
   }
 }

@@ -4,6 +4,8 @@
  * the top, claimed ones in `processing/`, finished ones in `done/` or `failed/`.
  */
 
+import type { ReportTarget } from '../report/write-reports.js';
+
 export interface ListedInput {
   /** A single path segment (see drop-names.ts), never a path. */
   name: string;
@@ -49,11 +51,12 @@ export interface ClaimedInput {
    */
   renew(): Promise<boolean>;
   /**
-   * Moves the input and its reports to done/ or failed/ (never over an earlier file of the
-   * same name), then drops the claim. `beforeMove` gets the input's final location first, so
-   * the report can name where the input ends up. Returns that location.
+   * Moves the input to done/ or failed/ (never over an earlier file of the same name) with its
+   * reports, then drops the claim. `writeReports` writes them once, to where `target` says
+   * (a folder: straight beside the input's final name; a bucket: local files it uploads),
+   * before the input moves. Returns the input's final location.
    */
-  finish(outcome: FinishOutcome, beforeMove?: (finalLocation: string) => Promise<void>): Promise<string>;
+  finish(outcome: FinishOutcome, writeReports?: (target: ReportTarget) => Promise<void>): Promise<string>;
   /** Drops the claim but leaves the input in processing/, for this or another instance to resume. */
   release(): Promise<void>;
   /**
@@ -66,7 +69,7 @@ export interface ClaimedInput {
   /**
    * Gives a changed input back, never over another file: a folder moves it to the top again
    * to wait until it is stable; a bucket drops an upload a newer one replaced. The claim and
-   * the private copy (with this attempt's reports) go. Returns where the input is now.
+   * the private copy go (no report of this attempt was written). Returns where the input is now.
    * Throws ClaimLostError when the claim was taken over.
    */
   requeue(): Promise<string>;

@@ -1,14 +1,43 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, rm } from 'node:fs/promises';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
-export interface AtomicWriteOptions {
+/** What a new file gets besides its bytes (reports in a drop folder: the input's group, never more readable than the input). */
+export interface NewFileOptions {
+  /** Permission bits, set on the temporary file before the rename, so no umask widens or narrows them. */
+  mode?: number;
+  /** Group, where the owner may set it (a failure is ignored: the file keeps the default group). */
+  gid?: number;
+}
+
+export interface AtomicWriteOptions extends NewFileOptions {
   /**
    * fsync the data before the rename (default true), so the new content survives a power
    * cut, not only a process crash. Callers that can recover a lost write by other means
    * may skip it: the rename alone is still atomic.
    */
   durable?: boolean;
+}
+
+/**
+ * A new temporary file beside `path` for an atomic write: exclusive create (O_EXCL, so a name
+ * planted in a shared folder is never followed) under a random name, with `options` applied.
+ */
+export async function openTemporary(
+  path: string,
+  options: NewFileOptions = {},
+): Promise<{ tmp: string; handle: FileHandle }> {
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const handle = await open(tmp, 'wx', options.mode ?? 0o666);
+  try {
+    if (options.mode !== undefined) await handle.chmod(options.mode);
+    if (options.gid !== undefined) await handle.chown(-1, options.gid).catch(() => undefined);
+  } catch (err) {
+    await handle.close();
+    await rm(tmp, { force: true });
+    throw err;
+  }
+  return { tmp, handle };
 }
 
 /**
@@ -21,13 +50,15 @@ export async function writeFileAtomic(
   data: string | Uint8Array,
   options: AtomicWriteOptions = {},
 ): Promise<void> {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  const handle = await open(tmp, 'w');
+  const { tmp, handle } = await openTemporary(path, options);
+  let ok = false;
   try {
     await handle.writeFile(data);
     if (options.durable !== false) await handle.sync();
+    ok = true;
   } finally {
     await handle.close();
+    if (!ok) await rm(tmp, { force: true });
   }
   try {
     await rename(tmp, path);

@@ -113,8 +113,9 @@ describe('drop folder: a file swapped for a symbolic link (race with a second pr
       await writeFile(publicFile, manifest('MODE-Q', 1));
       await chmod(publicFile, 0o644);
       const done = join(drop.path, 'done');
+      // Reports are in place before the input moves: wait for the inputs.
       await waitFor(
-        async () => ((await readdir(done)).filter((n) => n.endsWith('.result.csv')).length === 2 ? true : undefined),
+        async () => ((await readdir(done)).filter((n) => n.endsWith('.yaml')).length === 2 ? true : undefined),
         'both inputs done',
       );
       for (const suffix of ['.result.json', '.result.csv']) {

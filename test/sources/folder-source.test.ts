@@ -52,8 +52,12 @@ describe('FolderSource', () => {
     for (const round of [1, 2]) {
       await writeFile(join(dir.path, 'c.csv'), `round ${round}`);
       const c = (await s.claim('c.csv'))!;
-      await writeFile(`${c.path}.result.json`, `{"round":${round}}`);
-      const final = await c.finish('done');
+      let shownAs: string | undefined;
+      const final = await c.finish('done', async (to) => {
+        shownAs = to.inputShownAs;
+        await writeFile(to.paths.json, `{"round":${round}}`);
+      });
+      expect(shownAs).toBe(final);
       expect(await readFile(final, 'utf8')).toBe(`round ${round}`);
       expect(await readFile(`${final}.result.json`, 'utf8')).toBe(`{"round":${round}}`);
     }

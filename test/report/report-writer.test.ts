@@ -1,0 +1,92 @@
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadManifest } from '../../src/manifest/load-manifest.js';
+import { buildReport } from '../../src/report/build-report.js';
+import { reportPaths } from '../../src/report/report-paths.js';
+import { ReportWriter } from '../../src/report/report-writer.js';
+import { writeReports } from '../../src/report/write-reports.js';
+import { writeInput } from '../support/manifest-files.js';
+import { tempDirPerTest } from '../support/temp-files.js';
+
+/** A CSV input with one bad row: every report is written (errors.txt too), result.csv from the input's own cells. */
+const CSV = [
+  'orderNumber,deliveryMethod,itemType,code,quantity',
+  'PO-1,UPSGND,Asset,A10001,50',
+  'PO-1,,Asset,A10002,abc',
+  '',
+].join('\r\n');
+
+async function reportOf(file: string) {
+  const loaded = await loadManifest(file);
+  const report = buildReport({
+    command: 'run',
+    input: loaded.input,
+    manifest: loaded.manifest,
+    diagnostics: loaded.diagnostics,
+    startedAt: new Date('2026-03-01T10:00:00Z'),
+  });
+  return { report, manifest: loaded.manifest };
+}
+
+const exists = (path: string): Promise<boolean> =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
+
+describe('writeReports to a target (watch: once, where the input ends up)', () => {
+  it('writes the three files only there, with their mode, naming the final location and reading the input', async () => {
+    const input = await writeInput('orders.csv', CSV);
+    const { report, manifest } = await reportOf(input);
+    const done = await tempDirPerTest();
+    const final = join(done, 'orders.20261121T060328123Z.csv');
+    const paths = reportPaths(final);
+    const written = await writeReports(report, {
+      manifest,
+      target: { paths, inputShownAs: final, file: { mode: 0o640 } },
+    });
+    expect(written).toEqual(paths);
+    // Nothing beside the file the input was read from.
+    expect(await readdir(dirname(input))).toEqual(['orders.csv']);
+    expect((await readdir(done)).sort()).toEqual([
+      'orders.20261121T060328123Z.csv.errors.txt',
+      'orders.20261121T060328123Z.csv.result.csv',
+      'orders.20261121T060328123Z.csv.result.json',
+    ]);
+    expect(JSON.parse(await readFile(paths.json, 'utf8')).input.file).toBe(final);
+    // errors.txt names the input as it was dropped; result.csv carries its own cells.
+    expect(await readFile(paths.errors, 'utf8')).toMatch(/^orders\.csv:3: quantity: /);
+    expect((await readFile(paths.csv, 'utf8')).split('\n')[1]).toMatch(/^PO-1,UPSGND,Asset,A10001,50,/);
+    for (const p of Object.values(paths)) expect((await stat(p)).mode & 0o777).toBe(0o640);
+  });
+});
+
+describe('ReportWriter', () => {
+  it('holds the first write for a pause after the first outcome, so a quick input is written once, at flush', async () => {
+    const input = await writeInput('orders.csv', CSV);
+    const { report, manifest } = await reportOf(input);
+    const writer = new ReportWriter(report, { manifest, intervalMs: 60_000 });
+    writer.schedule();
+    writer.schedule();
+    // Long enough for a write started at once to have landed (it takes a few milliseconds).
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await exists(reportPaths(input).json)).toBe(false);
+    await writer.flush();
+    expect(await exists(reportPaths(input).json)).toBe(true);
+  });
+
+  it('without progress, writes nothing until flushed, then only to the target', async () => {
+    const input = await writeInput('orders.csv', CSV);
+    const { report, manifest } = await reportOf(input);
+    const writer = new ReportWriter(report, { manifest, intervalMs: 0, progress: false });
+    writer.schedule();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await readdir(dirname(input))).toEqual(['orders.csv']);
+    const done = await tempDirPerTest();
+    const paths = reportPaths(join(done, 'orders.csv'));
+    await writer.flush({ paths, inputShownAs: join(done, 'orders.csv') });
+    expect(await readdir(dirname(input))).toEqual(['orders.csv']);
+    expect(await exists(paths.json)).toBe(true);
+  });
+});

@@ -1,0 +1,110 @@
+import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { BucketSource } from '../../src/sources/bucket-source.js';
+import { FolderSource } from '../../src/sources/folder-source.js';
+import { ClaimLostError } from '../../src/sources/model.js';
+import { HOST } from '../../src/storage/lease.js';
+import { S3Store } from '../../src/storage/s3/s3-store.js';
+import { startTestS3, type TestS3 } from '../support/s3.js';
+import { tempDir } from '../support/temp-files.js';
+
+/**
+ * A holder whose claim was taken over (its lease ran out during a stall and another instance
+ * took the input) must not move anything, and says so the same way for a folder and a bucket:
+ * ClaimLostError, which the watcher reports as `lost` (not as the store being unavailable,
+ * which would keep retrying an input that is no longer ours).
+ */
+const otherOwner = `${JSON.stringify({ owner: 'another-instance', host: HOST, pid: process.pid, until: '2999-01-01T00:00:00.000Z' })}\n`;
+
+describe('finish after the claim was taken over', () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  beforeEach(async () => {
+    dir = await tempDir('htorder-claim-lost-');
+  });
+  afterEach(async () => {
+    await dir.remove();
+  });
+
+  it('a folder: ClaimLostError, no report written, the input left in processing/', async () => {
+    const source = new FolderSource(dir.path, { leaseMs: 60_000, workDir: join(dir.path, '.work') });
+    await source.init();
+    try {
+      await writeFile(join(dir.path, 'a.yaml'), 'version: 1\n');
+      const c = (await source.claim('a.yaml'))!;
+      await writeFile(join(dir.path, 'processing', '.a.yaml.claim'), otherOwner);
+      let wrote = false;
+      await expect(
+        c.finish('done', async () => {
+          wrote = true;
+        }),
+      ).rejects.toBeInstanceOf(ClaimLostError);
+      expect(wrote).toBe(false);
+      expect(await readdir(join(dir.path, 'done'))).toEqual([]);
+      expect((await readdir(join(dir.path, 'processing'))).sort()).toEqual(['.a.yaml.claim', 'a.yaml']);
+    } finally {
+      await source.close();
+    }
+  });
+
+  it('a folder: reports half written when a write fails are removed, and the input stays', async () => {
+    const source = new FolderSource(dir.path, { leaseMs: 60_000, workDir: join(dir.path, '.work') });
+    await source.init();
+    try {
+      await writeFile(join(dir.path, 'b.yaml'), 'version: 1\n');
+      const c = (await source.claim('b.yaml'))!;
+      await expect(
+        c.finish('done', async (to) => {
+          await writeFile(to.paths.csv, 'half');
+          throw new Error('disk full');
+        }),
+      ).rejects.toThrow('disk full');
+      expect(await readdir(join(dir.path, 'done'))).toEqual([]);
+      expect(await readdir(join(dir.path, 'processing'))).toContain('b.yaml');
+    } finally {
+      await source.close();
+    }
+  });
+
+  describe('a bucket', () => {
+    let s3: TestS3;
+    beforeAll(async () => {
+      s3 = await startTestS3({ conditional: true });
+    });
+    afterAll(async () => {
+      await s3.close();
+    });
+
+    it('ClaimLostError, no report written, the input left in processing/', async () => {
+      const prefix = 'lost/';
+      const store = new S3Store({
+        bucket: s3.bucket,
+        endpoint: s3.endpoint,
+        forcePathStyle: true,
+        credentials: s3.credentials,
+      });
+      const source = new BucketSource({ store, prefix, leaseMs: 60_000 });
+      await source.init();
+      try {
+        await s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `${prefix}a.yaml`, Body: 'version: 1\n' }));
+        const c = (await source.claim('a.yaml'))!;
+        await s3.client.send(
+          new PutObjectCommand({ Bucket: s3.bucket, Key: `${prefix}processing/.a.yaml.claim`, Body: otherOwner }),
+        );
+        let wrote = false;
+        await expect(
+          c.finish('done', async () => {
+            wrote = true;
+          }),
+        ).rejects.toBeInstanceOf(ClaimLostError);
+        expect(wrote).toBe(false);
+        const res = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: prefix }));
+        const keys = (res.Contents ?? []).map((o) => o.Key!.slice(prefix.length)).filter((k) => !k.startsWith('.'));
+        expect(keys.sort()).toEqual(['processing/.a.yaml.claim', 'processing/a.yaml']);
+      } finally {
+        await source.close();
+      }
+    });
+  });
+});
