@@ -9,7 +9,8 @@ const WRITE_BYTES = 1 << 20;
  * input): chunks are written to a temp file in the target's directory in ~1 MB batches,
  * fsynced, then renamed over the target. Readers see the old file or the new one.
  * Chunks may be text or bytes (bytes are written as they are, after any text before them).
- * `file` sets the new file's mode and group (reports in a drop folder).
+ * `file` sets the new file's mode and group (reports in a drop folder), or has `path` itself
+ * written, for the caller to rename into place (`staged`).
  */
 export async function writeAtomicStream(
   path: string,
@@ -63,6 +64,7 @@ export async function writeAtomicStream(
     await handle.close();
     if (!ok) await rm(tmp, { force: true });
   }
+  if (file.staged) return;
   try {
     await rename(tmp, path);
   } catch (err) {

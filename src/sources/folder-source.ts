@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import {
   link,
@@ -345,7 +345,10 @@ export class FolderSource implements DropSource {
     let verified: Verified | undefined;
     let refused: string | undefined;
     // The copy goes with the claim (finish, release, requeue); its slot is then free for another input.
+    let dropped = false;
     const dropCopy = async (): Promise<void> => {
+      if (dropped) return;
+      dropped = true;
       await removeFile(copy);
       this.slots.push(slot);
     };
@@ -377,13 +380,26 @@ export class FolderSource implements DropSource {
         if (!(await holds())) throw new ClaimLostError(`the claim on ${name} was taken over by another instance`);
         const finalName = await this.freeName(outcome, name);
         const finalPath = this.sub(outcome, finalName);
-        const [json, csv, errors] = reportNames(finalName).map((n) => this.sub(outcome, n));
-        const reports = { json, csv, errors };
+        // Each report is written whole (fsynced) under a hidden temporary name first; then all
+        // are renamed into place back to back, and the input last. A crash while they are
+        // written leaves only hidden temporary files, and the input, resumed, takes its own
+        // name; only one between these renames leaves reports that make it take a timestamped one.
+        const finals = reportNames(finalName).map((n) => this.sub(outcome, n));
+        const tag = `${process.pid}.${randomBytes(4).toString('hex')}`;
+        const staged = reportNames(finalName).map((n) => this.sub(outcome, `.${n}.${tag}.tmp`));
         try {
-          await writeReports?.({ paths: reports, inputShownAs: finalPath, file: reportFileOptions(verified) });
+          await writeReports?.({
+            paths: { json: staged[0], csv: staged[1], errors: staged[2] },
+            inputShownAs: finalPath,
+            file: { ...reportFileOptions(verified), staged: true },
+          });
+          for (let i = 0; i < staged.length; i++) {
+            await rename(staged[i], finals[i]).catch((err: NodeJS.ErrnoException) => {
+              if (err.code !== 'ENOENT') throw err; // a report not written (errors.txt when nothing failed)
+            });
+          }
         } catch (err) {
-          // Names freeName found free: whatever of them was written is this attempt's, half done.
-          await Promise.all(Object.values(reports).map((r) => removeFile(r)));
+          await Promise.all(staged.map((r) => removeFile(r)));
           throw err;
         }
         // The private copy has served: gone before the input is moved, so a finished input leaves nothing behind.

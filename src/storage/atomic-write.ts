@@ -8,6 +8,12 @@ export interface NewFileOptions {
   mode?: number;
   /** Group, where the owner may set it (a failure is ignored: the file keeps the default group). */
   gid?: number;
+  /**
+   * Write `path` itself (created exclusively, fsynced) instead of a temporary file renamed over
+   * it: `path` is then a temporary name of the caller's, which renames it into place later,
+   * together with other files (watch: an input's reports, back to back, just before the input).
+   */
+  staged?: boolean;
 }
 
 export interface AtomicWriteOptions extends NewFileOptions {
@@ -21,13 +27,16 @@ export interface AtomicWriteOptions extends NewFileOptions {
 
 /**
  * A new temporary file beside `path` for an atomic write: exclusive create (O_EXCL, so a name
- * planted in a shared folder is never followed) under a random name, with `options` applied.
+ * planted in a shared folder is never followed) under a random name (`path` itself when
+ * `staged`), with `options` applied.
  */
 export async function openTemporary(
   path: string,
   options: NewFileOptions = {},
 ): Promise<{ tmp: string; handle: FileHandle }> {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const tmp = options.staged
+    ? path
+    : join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await open(tmp, 'wx', options.mode ?? 0o666);
   try {
     if (options.mode !== undefined) await handle.chmod(options.mode);
@@ -60,6 +69,7 @@ export async function writeFileAtomic(
     await handle.close();
     if (!ok) await rm(tmp, { force: true });
   }
+  if (options.staged) return;
   try {
     await rename(tmp, path);
   } catch (err) {

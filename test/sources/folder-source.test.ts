@@ -67,6 +67,35 @@ describe('FolderSource', () => {
     expect(await ls('processing')).toEqual([]);
   });
 
+  it('after a crash while the reports were being written, the resumed input still takes its own name in done/', async () => {
+    const first = await source();
+    await writeFile(join(dir.path, 'e.yaml'), 'version: 1\n');
+    const c = (await first.claim('e.yaml'))!;
+    let crash: (err: Error) => void = () => undefined;
+    let staged = '';
+    // The first holder writes one report and then "dies" (never goes on).
+    const dying = c.finish('done', async (to) => {
+      staged = to.paths.csv;
+      await writeFile(to.paths.csv, 'half');
+      await new Promise<void>((_, reject) => {
+        crash = reject;
+      });
+    });
+    dying.catch(() => undefined);
+    while (staged === '' || !(await ls('done')).length) await new Promise((r) => setTimeout(r, 5));
+    // Only a hidden temporary file is in done/ meanwhile.
+    expect((await ls('done')).every((n) => n.startsWith('.'))).toBe(true);
+    const lease = { owner: 'crashed', host: HOST, pid: deadPid(), until: '2999-01-01T00:00:00.000Z' };
+    await writeFile(join(dir.path, 'processing', '.e.yaml.claim'), JSON.stringify(lease));
+    const [resumed] = await (await source()).claimOrphans();
+    const final = await resumed!.finish('done', async (to) => {
+      await writeFile(to.paths.json, '{}');
+    });
+    expect(final).toBe(join(dir.path, 'done', 'e.yaml'));
+    expect((await ls('done')).filter((n) => !n.startsWith('.'))).toEqual(['e.yaml', 'e.yaml.result.json']);
+    crash(new Error('killed'));
+  });
+
   it('does not rename a newly dropped file over an earlier one of the same name still in processing/', async () => {
     const s = await source();
     await writeFile(join(dir.path, 'd.yaml'), 'first');
