@@ -5,6 +5,7 @@ import {
   fsync,
   ftruncateSync,
   linkSync,
+  lstatSync,
   open,
   openSync,
   renameSync,
@@ -128,6 +129,8 @@ export class EntryWriter {
     if (this.noLinks.has(dir) || (spares ? spares.ready.length + spares.pending.length : 0) >= this.maxSpares) {
       return undefined;
     }
+    // A new entry has nothing to keep: asked without the exception a failed link would throw.
+    if (!lstatSync(path, { throwIfNoEntry: false })) return undefined;
     const spare = join(dir, '.locks', `${this.prefix}~${++this.counter}.spare`);
     try {
       linkSync(path, spare);

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../storage/atomic-write.js';
@@ -49,6 +49,8 @@ export class FolderLedger implements LedgerStore {
   private readonly mode: number | undefined;
   private readonly locks: DirLocks;
   private readonly writer = new EntryWriter();
+  private readonly dirs = new Map<string, string>();
+  private readonly paths = new Map<string, string>();
 
   constructor(stateDir: string, options: FolderLedgerOptions = {}) {
     this.root = join(stateDir, 'ledger');
@@ -76,11 +78,27 @@ export class FolderLedger implements LedgerStore {
   }
 
   private dirOf(account: string): string {
-    return join(this.root, safeName(account));
+    let dir = this.dirs.get(account);
+    if (dir === undefined) {
+      dir = join(this.root, safeName(account));
+      this.dirs.set(account, dir);
+    }
+    return dir;
   }
 
+  /**
+   * An order's entry path is asked for five times per submitted order (look-up, lock, read,
+   * intent, outcome), and safeName hashes: the last few thousand are remembered.
+   */
   private pathOf(key: LedgerKey): string {
-    return join(this.dirOf(key.account), `${safeName(key.orderNumber)}.json`);
+    const id = `${key.account}\n${key.orderNumber}`;
+    let path = this.paths.get(id);
+    if (path === undefined) {
+      if (this.paths.size >= 4096) this.paths.clear();
+      path = join(this.dirOf(key.account), `${safeName(key.orderNumber)}.json`);
+      this.paths.set(id, path);
+    }
+    return path;
   }
 
   async withLock<T>(key: LedgerKey, fn: (guard: LockGuard) => Promise<T>): Promise<T> {
@@ -116,7 +134,11 @@ export class FolderLedger implements LedgerStore {
       // fs/promises' readFile takes four thread-pool round trips (open, stat, read, close) and
       // a rejected promise with a stack for each missing file: a third of `run`'s ledger CPU
       // for a thousand new orders (issue 16), against a few microseconds of blocking here.
-      return JSON.parse(readFileSync(this.pathOf(key), 'utf8')) as LedgerEntry;
+      // A stat first: a missing file (a new order, twice per order) then costs no exception.
+      // Not existsSync, which answers false for any error (EACCES): only ENOENT means "none".
+      const path = this.pathOf(key);
+      if (!statSync(path, { throwIfNoEntry: false })) return undefined;
+      return JSON.parse(readFileSync(path, 'utf8')) as LedgerEntry;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
