@@ -1,4 +1,5 @@
 import { invalidJobs, isError } from '../manifest/diagnostics.js';
+import { itemRowOf } from '../manifest/csv/item-rows.js';
 import { itemIndexOf, jobIndexOf } from '../manifest/field-path.js';
 import type { Diagnostic, Manifest, ManifestFormat, SkippedRows, SourceLocation } from '../manifest/model.js';
 import { VERSION } from '../version.js';
@@ -145,7 +146,7 @@ export function toReportSource(loc: SourceLocation | undefined, inputFile: strin
 }
 
 function itemSource(manifest: Manifest, j: number, k: number): ReportSource | null {
-  const row = manifest.csv?.itemRows[j]?.[k];
+  const row = manifest.csv === undefined ? undefined : itemRowOf(manifest.csv, j, k);
   if (row !== undefined) return { row };
   return toReportSource(manifest.sources.locate(`jobs[${j}].items[${k}]`), manifest.file);
 }

@@ -1,7 +1,8 @@
 import { open } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
-import type { Manifest } from '../manifest/model.js';
+import { itemCountOf, itemRowOf, jobCountOf } from '../manifest/csv/item-rows.js';
+import type { CsvOrigin, Manifest } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import { CSV_STOPPED_CODES } from '../manifest/csv/read-csv.js';
 import { type CsvLimits, INPUT_TOO_LARGE } from '../manifest/read-input.js';
@@ -202,13 +203,18 @@ class RowResults {
     private readonly report: ResultReport,
     manifest: Manifest | undefined,
   ) {
-    const itemRows = manifest?.csv?.itemRows ?? [];
+    const csv = manifest?.csv;
+    const jobs = csv === undefined ? 0 : jobCountOf(csv);
+    // Read through item-rows.ts: check never makes the per-job row arrays.
+    const rowOf = (j: number, k: number) => itemRowOf(csv as CsvOrigin, j, k) as number;
+    const countOf = (j: number) => itemCountOf(csv as CsvOrigin, j);
     this.tooLarge = report.errors.some((e) => e.code === INPUT_TOO_LARGE);
     let maxRow = 0;
     let count = 0;
-    for (const rows of itemRows) {
-      count += rows.length;
-      for (const r of rows) if (r > maxRow) maxRow = r;
+    for (let j = 0; j < jobs; j++) {
+      const n = countOf(j);
+      count += n;
+      for (let k = 0; k < n; k++) if (rowOf(j, k) > maxRow) maxRow = rowOf(j, k);
     }
     const merged = manifest?.csv?.mergedRows ?? [];
     for (const [r] of merged) if (r > maxRow) maxRow = r;
@@ -217,11 +223,12 @@ class RowResults {
     this.itemRowCount = count + merged.length;
     this.rowJob = new Int32Array(maxRow + 1).fill(-1);
     this.rowItem = new Int32Array(maxRow + 1).fill(-1);
-    for (let j = 0; j < itemRows.length; j++) {
-      const rows = itemRows[j];
-      for (let k = 0; k < rows.length; k++) {
-        this.rowJob[rows[k]] = j;
-        this.rowItem[rows[k]] = k;
+    for (let j = 0; j < jobs; j++) {
+      const n = countOf(j);
+      for (let k = 0; k < n; k++) {
+        const row = rowOf(j, k);
+        this.rowJob[row] = j;
+        this.rowItem[row] = k;
       }
     }
     // A row merged into another line of its order shows that line's outcome.

@@ -1,13 +1,14 @@
 /**
  * Source locations for a CSV document, computed on demand from compact tables instead of
  * one location object per value (a million-row file would need millions of them):
- * - an item's row: `itemRows[job][item]`;
+ * - an item's row: `itemRows[job][item]` (item-rows.ts);
  * - a job-level field's row: the first row of the job that set it (`slotRows`), else the
  *   job's first row;
  * - a column name: field → the ORIGINAL file's column (for ERP input, the ERP's own name);
  * - a value that came from a mapping constant: where the mapping wrote it.
  */
-import type { FieldPath, SourceLocation, SourceMap } from '../model.js';
+import type { CsvOrigin, FieldPath, SourceLocation, SourceMap } from '../model.js';
+import { itemCountOf, itemRowOf } from './item-rows.js';
 import type { FieldRowLookup } from './row-tables.js';
 import { JOB_FIELDS } from './column-plan.js';
 import { ATTR_PREFIX, SIZE_PREFIX } from './template.js';
@@ -15,7 +16,8 @@ import { ATTR_PREFIX, SIZE_PREFIX } from './template.js';
 export interface CsvSourceTables {
   file: string;
   headerRow: number;
-  itemRows: number[][];
+  /** Its item rows (read through item-rows.ts, so the arrays are not made for this). */
+  csv: CsvOrigin;
   /** Per job, per job/address field slot: the row that set it, 0 = not set by a row. */
   slotRows: FieldRowLookup;
   /** Job/address field → its slot in slotRows. */
@@ -64,15 +66,14 @@ export function csvSourceMap(t: CsvSourceTables): SourceMap {
       const p = parseFieldPath(path);
       if (p[0] !== 'jobs' || typeof p[1] !== 'number') return header;
       const j = p[1];
-      const rows = t.itemRows[j];
-      if (rows === undefined || rows.length === 0) return header;
-      const jobRow = rows[0];
+      if (itemCountOf(t.csv, j) === 0) return header;
+      const jobRow = itemRowOf(t.csv, j, 0) as number;
       const rest = p.slice(2);
       if (rest.length === 0) return { file: t.file, row: jobRow };
 
       if (rest[0] === 'items') {
         if (typeof rest[1] !== 'number') return { file: t.file, row: jobRow };
-        const row = rows[rest[1]] ?? jobRow;
+        const row = itemRowOf(t.csv, j, rest[1]) ?? jobRow;
         const field = rest[2];
         if (field === undefined || typeof field === 'number') return { file: t.file, row };
         if (field === 'attributes') {

@@ -21,6 +21,7 @@ import { Kind, isJobLevel, planColumns, type Binding, type ColumnPlan } from './
 import { DocumentLayout } from './document-layout.js';
 import { ItemDraft } from './item-draft.js';
 import { type FieldRowLookup, FieldRows, ItemsInFileOrder } from './row-tables.js';
+import { csvOriginOf } from './item-rows.js';
 
 type Value = string | number | boolean;
 type Obj = Record<string, unknown>;
@@ -135,8 +136,7 @@ export class CsvDocumentBuilder {
 
   result(): CsvDocumentParts {
     const plan = this.fromHeader?.plan;
-    const itemRows = this.items.distribute(this.jobs);
-    const csv: CsvOrigin = { header: this.header, skipRows: this.skipRows, itemRows };
+    const csv: CsvOrigin = csvOriginOf(this.header, this.skipRows, this.items.distribute(this.jobs));
     const base = {
       csv,
       headerRow: this.headerRow || this.skipRows + 1,
@@ -373,7 +373,7 @@ export function rawDocumentOf(
   const sources = csvSourceMap({
     file,
     headerRow: parts.headerRow,
-    itemRows: parts.csv.itemRows,
+    csv: parts.csv,
     slotRows: parts.slotRows,
     jobSlots: parts.jobSlots,
     fieldColumns: parts.fieldColumns,

@@ -4,6 +4,8 @@
  * A million rows must fit with room to spare: 4 bytes a number, where a plain array takes 8 or more.
  */
 
+import { ItemRowTable } from './item-rows.js';
+
 type Obj = Record<string, unknown>;
 
 /** The row that set a job-level field (`slot`) of job `j`; 0 when no row did (never set, or a mapping constant). */
@@ -112,10 +114,11 @@ export class ItemsInFileOrder {
   }
 
   /**
-   * Gives every job its `items`, exact-size, in file order (a counting sort), and returns each
-   * job's item rows likewise. Empties the store: the items now live in the jobs.
+   * Gives every job its `items`, exact-size, in file order (a counting sort), and returns the
+   * rows of each job's items as one table (item-rows.ts). Empties the store: the items now live
+   * in the jobs.
    */
-  distribute(jobs: Obj[]): number[][] {
+  distribute(jobs: Obj[]): ItemRowTable {
     const jobCount = jobs.length;
     const total = this.total;
     const start = new Int32Array(jobCount + 1);
@@ -123,24 +126,21 @@ export class ItemsInFileOrder {
     const at = start.slice(0, jobCount);
     const order = new Int32Array(total);
     for (let n = 0; n < total; n++) order[at[this.jobOf[n >>> BLOCK_BITS][n & BLOCK_MASK]]++] = n;
-    // One reused scratch array; slice() then makes each job's arrays packed and exact.
+    // One reused scratch array; slice() then makes each job's array packed and exact.
     const items: Obj[] = [];
-    const rows: number[] = [];
-    const itemRows = new Array<number[]>(jobCount);
+    const rows = new Int32Array(total);
     for (let j = 0; j < jobCount; j++) {
       items.length = 0;
-      rows.length = 0;
       for (let p = start[j]; p < start[j + 1]; p++) {
         const n = order[p];
         items.push(this.items[n >>> BLOCK_BITS][n & BLOCK_MASK]);
-        rows.push(this.rowOf[n >>> BLOCK_BITS][n & BLOCK_MASK]);
+        rows[p] = this.rowOf[n >>> BLOCK_BITS][n & BLOCK_MASK];
       }
       jobs[j].items = items.slice();
-      itemRows[j] = rows.slice();
     }
     this.items.length = this.jobOf.length = this.rowOf.length = this.total = 0;
     this.perJob = new Int32Array(0);
-    return itemRows;
+    return new ItemRowTable(start, rows);
   }
 }
 
