@@ -4,18 +4,24 @@
  * records, as the CSV scanner hands them on, so an .xlsx goes through the same template
  * builder, mappings, row numbers and reports as a CSV export.
  *
- * exceljs's streaming WorkbookReader reads the zip entry by entry and the sheet row by row;
- * only the shared-strings table (every distinct text of the workbook) is held in memory.
- * Excel writes the sheets before the shared strings, so exceljs parks a sheet in a temporary
- * file until the strings are read: memory stays bounded by the text, not the rows. Blank rows
- * are skipped like blank CSV lines; `skipRows` drops the sheet's first rows, like the CSV's
- * first lines.
+ * The archive is read through its central directory (zip-directory.ts), part by part in the
+ * order a reader needs them: the workbook's relationships, its sheet list, the shared strings
+ * and the styles first, then only the chosen sheet, row by row through exceljs's streaming
+ * sheet reader. Only the shared-strings table (every distinct text of the workbook) is held in
+ * memory; no other sheet is unpacked and nothing is parked in temporary files. exceljs's own
+ * front-to-back WorkbookReader is not used: it reads the zip through unzipper's `Parse`
+ * stream, which ends itself when its input ends while entries still wait to be handed on, so
+ * the last parts (`xl/workbook.xml`, last in exceljs's and other writers' files) were lost in
+ * a fraction of reads ("Cannot read properties of undefined (reading 'sheets')"), in most
+ * reads of a workbook saved without compression. Blank rows are skipped like blank CSV lines;
+ * `skipRows` drops the sheet's first rows, like the CSV's first lines.
  */
-import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { posix } from 'node:path';
+import { Readable } from 'node:stream';
 import { INPUT_TOO_LARGE } from '../read-input.js';
 import { cellText } from './xlsx-cells.js';
-import { declaredUnpackedBytes } from './zip-directory.js';
+import { openZipEntry, readZipDirectory } from './zip-directory.js';
 
 export interface XlsxScanProblem {
   code: 'xlsx.unreadable' | 'xlsx.sheet' | 'xlsx.limit' | typeof INPUT_TOO_LARGE;
@@ -54,7 +60,7 @@ export interface XlsxScanResult {
   problems: XlsxScanProblem[];
 }
 
-/** What the streaming reader exposes at run time beyond its typings (checked, never assumed). */
+/** The parts of exceljs's streaming reader used here, beyond its typings (checked, never assumed). */
 interface SheetReader extends AsyncIterable<XlsxRowLike> {
   name?: string;
 }
@@ -62,10 +68,17 @@ interface XlsxRowLike {
   number: number;
   eachCell(opts: { includeEmpty: boolean }, fn: (cell: { value: unknown; numFmt?: string }, col: number) => void): void;
 }
-interface WorkbookLike {
-  model?: { sheets?: Array<{ name?: string }> };
+interface WorkbookParts {
+  _parseRels(entry: Readable): Promise<void>;
+  _parseWorkbook(entry: Readable): Promise<void>;
+  _parseSharedStrings(entry: Readable): AsyncIterable<unknown>;
+  _parseStyles(entry: Readable): Promise<void>;
+  _parseWorksheet(entry: Readable, sheetNo: string): Iterable<{ eventType: string; value: SheetReader }>;
+  workbookRels?: Array<{ Id?: string; Target?: string }>;
+  model?: { sheets?: Array<{ id?: number; name?: string; rId?: string }> };
   properties?: { date1904?: boolean; model?: { date1904?: boolean } };
 }
+const PART_READERS = ['_parseRels', '_parseWorkbook', '_parseSharedStrings', '_parseStyles', '_parseWorksheet'];
 
 /**
  * The chosen sheet's non-blank rows after the skipped ones (the header first), streamed; stops
@@ -86,85 +99,121 @@ export async function* xlsxRows(
     });
     return;
   }
-  const unpacked = await declaredUnpackedBytes(file);
-  if (unpacked !== undefined && unpacked > limits.maxUnpackedBytes) {
+  const unreadable = (why: string): void => {
+    problems.push({
+      code: 'xlsx.unreadable',
+      message: `cannot read the workbook: ${why} (is it an .xlsx file saved by Excel or a compatible program?)`,
+    });
+  };
+  const zip = await readZipDirectory(file);
+  if (zip === undefined) {
+    unreadable('it is not a zip archive');
+    return;
+  }
+  if (zip.unpackedBytes > limits.maxUnpackedBytes) {
     problems.push({
       code: INPUT_TOO_LARGE,
       message:
-        `the workbook unpacks to ${Number.isFinite(unpacked) ? `${unpacked} bytes` : 'more than 4 GB'}, ` +
+        `the workbook unpacks to ${Number.isFinite(zip.unpackedBytes) ? `${zip.unpackedBytes} bytes` : 'more than 4 GB'}, ` +
         `over the ${limits.maxUnpackedBytes}-byte limit for .xlsx`,
     });
     return;
   }
   // Loaded on demand: YAML and CSV runs never pay for the spreadsheet machinery.
   const { default: ExcelJS } = await import('exceljs');
-  const input = createReadStream(file);
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, {
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([]), {
     worksheets: 'emit',
     sharedStrings: 'cache',
     styles: 'cache', // number formats: dates, `00000`
     hyperlinks: 'ignore',
     entries: 'ignore',
   });
-  const workbook = reader as unknown as WorkbookLike;
-  const seen: string[] = [];
+  const workbook = reader as unknown as WorkbookParts;
+  const opened: Readable[] = [];
+  const part = async (name: string): Promise<Readable | undefined> => {
+    const entry = zip.entries.get(name);
+    if (entry === undefined) return undefined;
+    const stream = await openZipEntry(file, entry);
+    opened.push(stream);
+    return stream;
+  };
   let chosen: string | undefined;
-  let stopped = false;
   const skipRows = opts.skipRows ?? 0;
   try {
-    for await (const sheetReader of reader as unknown as AsyncIterable<SheetReader>) {
-      const name = sheetReader.name;
-      if (name !== undefined) seen.push(name);
-      const first = workbook.model?.sheets?.[0]?.name;
-      const wanted =
-        chosen === undefined &&
-        (opts.sheet !== undefined ? name === opts.sheet : name === undefined || first === undefined || name === first);
-      if (wanted) chosen = name ?? '(first sheet)';
-      // Every sheet is read through (exceljs parks them in temporary files it cleans up only then).
-      for await (const row of sheetReader) {
-        if (!wanted || stopped || row.number <= skipRows) continue;
-        const cells: string[] = [];
-        const date1904 = workbook.properties?.model?.date1904 ?? workbook.properties?.date1904 ?? false;
-        let tooWide = false;
-        row.eachCell({ includeEmpty: false }, (cell, col) => {
-          if (col > limits.maxColumns) {
-            tooWide = true;
-            return;
-          }
-          while (cells.length < col - 1) cells.push('');
-          cells[col - 1] = cellText(cell.value, cell.numFmt, date1904);
-        });
-        if (tooWide) {
-          problems.push({
-            code: 'xlsx.limit',
-            row: row.number,
-            message: `this row reaches past column ${limits.maxColumns}, the limit for a sheet`,
-          });
-          stopped = true;
-          continue;
+    const missing = PART_READERS.filter(
+      (m) => typeof (workbook as unknown as Record<string, unknown>)[m] !== 'function',
+    );
+    if (missing.length > 0) throw new Error(`the installed exceljs has no ${missing.join(', ')} (htorder needs 4.4)`);
+    const rels = await part('xl/_rels/workbook.xml.rels');
+    if (rels) await workbook._parseRels(rels);
+    const book = await part('xl/workbook.xml');
+    if (book === undefined) {
+      unreadable('it has no xl/workbook.xml');
+      return;
+    }
+    await workbook._parseWorkbook(book);
+    const strings = await part('xl/sharedStrings.xml');
+    if (strings) for await (const _ of workbook._parseSharedStrings(strings));
+    const styles = await part('xl/styles.xml');
+    if (styles) await workbook._parseStyles(styles);
+
+    const sheets = workbook.model?.sheets ?? [];
+    const sheet = opts.sheet !== undefined ? sheets.find((s) => s.name === opts.sheet) : sheets[0];
+    if (sheet === undefined) {
+      const names = sheets.map((s) => `"${s.name}"`).join(', ') || '(none)';
+      problems.push({
+        code: 'xlsx.sheet',
+        message:
+          opts.sheet !== undefined
+            ? `the workbook has no sheet named "${opts.sheet}"; its sheets are: ${names}`
+            : 'the workbook has no sheets',
+      });
+      return;
+    }
+    chosen = sheet.name ?? '(first sheet)';
+    const target = workbook.workbookRels?.find((r) => r.Id === sheet.rId)?.Target;
+    const path = target === undefined ? undefined : partPath(target);
+    const stream = path === undefined ? undefined : await part(path);
+    if (stream === undefined) {
+      unreadable(`the sheet "${chosen}" has no part in the archive`);
+      return;
+    }
+    const sheetReader = [...workbook._parseWorksheet(stream, String(sheet.id ?? 1))][0]?.value;
+    if (sheetReader === undefined) throw new Error('exceljs handed no sheet reader');
+    const date1904 = workbook.properties?.model?.date1904 ?? workbook.properties?.date1904 ?? false;
+    for await (const row of sheetReader) {
+      if (row.number <= skipRows) continue;
+      const cells: string[] = [];
+      let tooWide = false;
+      row.eachCell({ includeEmpty: false }, (cell, col) => {
+        if (col > limits.maxColumns) {
+          tooWide = true;
+          return;
         }
-        if (cells.every((c) => c.trim() === '')) continue;
-        yield { row: row.number, cells };
+        while (cells.length < col - 1) cells.push('');
+        cells[col - 1] = cellText(cell.value, cell.numFmt, date1904);
+      });
+      if (tooWide) {
+        problems.push({
+          code: 'xlsx.limit',
+          row: row.number,
+          message: `this row reaches past column ${limits.maxColumns}, the limit for a sheet`,
+        });
+        break;
       }
+      if (cells.every((c) => c.trim() === '')) continue;
+      yield { row: row.number, cells };
     }
   } catch (err) {
-    problems.push({
-      code: 'xlsx.unreadable',
-      message: `cannot read the workbook: ${(err as Error).message} (is it an .xlsx file saved by Excel or a compatible program?)`,
-    });
+    unreadable((err as Error).message);
     return;
   } finally {
-    input.destroy();
-  }
-  if (chosen === undefined) {
-    problems.push({
-      code: 'xlsx.sheet',
-      message:
-        opts.sheet !== undefined
-          ? `the workbook has no sheet named "${opts.sheet}"; its sheets are: ${seen.map((s) => `"${s}"`).join(', ') || '(none)'}`
-          : 'the workbook has no sheets',
-    });
-    return;
+    for (const stream of opened) stream.destroy();
   }
   result.sheet = chosen;
+}
+
+/** A relationship's target (relative to `xl/`, or absolute from the archive's root) as a part name. */
+function partPath(target: string): string {
+  return target.startsWith('/') ? posix.normalize(target.slice(1)) : posix.normalize(`xl/${target}`);
 }

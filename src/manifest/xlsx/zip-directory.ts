@@ -1,20 +1,43 @@
 /**
- * The sizes a zip file's central directory declares for its entries, read from the end of the
- * file without unpacking anything: a workbook that would unpack to gigabytes (a zip bomb, or
- * just a huge export) is refused before exceljs unpacks a byte. Declared sizes are what honest
- * writers and classic bombs state; a file that lies about them is caught by nothing here, which
- * is why the row and column caps still apply while streaming.
+ * A workbook's zip archive read through its central directory (the table of contents at the end
+ * of the file), never front to back: the sizes it declares refuse a workbook that would unpack to
+ * gigabytes (a zip bomb, or just a huge export) before a byte is unpacked, and each part is then
+ * opened at its own offset, in the order the reader needs, whatever order the writer stored it
+ * in. Declared sizes are what honest writers and classic bombs state; a part that unpacks past
+ * its declared size is stopped while it streams.
  */
+import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
+import { pipeline, Readable, Transform, type TransformCallback } from 'node:stream';
+import { createInflateRaw } from 'node:zlib';
 
 const EOCD_SIGNATURE = 0x06054b50;
 const ENTRY_SIGNATURE = 0x02014b50;
+const LOCAL_SIGNATURE = 0x04034b50;
 /** End-of-central-directory record (22 bytes) plus the longest comment a zip may carry. */
 const EOCD_SEARCH_BYTES = 22 + 0xffff;
 const MAX_DIRECTORY_BYTES = 16 * 1024 * 1024;
+const STORED = 0;
+const DEFLATED = 8;
 
-/** Total declared unpacked bytes of every entry; undefined when the file has no readable directory. */
-export async function declaredUnpackedBytes(file: string): Promise<number | undefined> {
+/** One part of the archive, as the central directory declares it. */
+export interface ZipEntry {
+  name: string;
+  flags: number;
+  method: number;
+  compressedBytes: number;
+  unpackedBytes: number;
+  localHeaderOffset: number;
+}
+
+export interface ZipDirectory {
+  entries: Map<string, ZipEntry>;
+  /** Total declared unpacked bytes of every entry; infinite for Zip64 (past 4 GB, unreadable here). */
+  unpackedBytes: number;
+}
+
+/** The archive's central directory; undefined when the file has none (it is not a zip). */
+export async function readZipDirectory(file: string): Promise<ZipDirectory | undefined> {
   const handle = await open(file, 'r');
   try {
     const { size } = await handle.stat();
@@ -31,20 +54,85 @@ export async function declaredUnpackedBytes(file: string): Promise<number | unde
     if (eocd < 0) return undefined;
     const directoryBytes = tail.readUInt32LE(eocd + 12);
     const directoryOffset = tail.readUInt32LE(eocd + 16);
+    const huge: ZipDirectory = { entries: new Map(), unpackedBytes: Number.POSITIVE_INFINITY };
     // Zip64 (a directory past 4 GB, or too big to be a workbook's): unknowable here, so "huge".
-    if (directoryOffset === 0xffffffff || directoryBytes > MAX_DIRECTORY_BYTES) return Number.POSITIVE_INFINITY;
+    if (directoryOffset === 0xffffffff || directoryBytes > MAX_DIRECTORY_BYTES) return huge;
     if (directoryOffset + directoryBytes > size) return undefined;
     const directory = Buffer.alloc(directoryBytes);
     await handle.read(directory, 0, directoryBytes, directoryOffset);
+    const entries = new Map<string, ZipEntry>();
     let total = 0;
     for (let p = 0; p + 46 <= directory.length && directory.readUInt32LE(p) === ENTRY_SIGNATURE; ) {
-      const unpacked = directory.readUInt32LE(p + 24);
-      if (unpacked === 0xffffffff) return Number.POSITIVE_INFINITY;
-      total += unpacked;
-      p += 46 + directory.readUInt16LE(p + 28) + directory.readUInt16LE(p + 30) + directory.readUInt16LE(p + 32);
+      const nameLength = directory.readUInt16LE(p + 28);
+      const entry: ZipEntry = {
+        flags: directory.readUInt16LE(p + 8),
+        method: directory.readUInt16LE(p + 10),
+        compressedBytes: directory.readUInt32LE(p + 20),
+        unpackedBytes: directory.readUInt32LE(p + 24),
+        localHeaderOffset: directory.readUInt32LE(p + 42),
+        name: directory.toString('utf8', p + 46, Math.min(p + 46 + nameLength, directory.length)),
+      };
+      if (entry.unpackedBytes === 0xffffffff || entry.compressedBytes === 0xffffffff) return huge;
+      total += entry.unpackedBytes;
+      entries.set(entry.name, entry);
+      p += 46 + nameLength + directory.readUInt16LE(p + 30) + directory.readUInt16LE(p + 32);
     }
-    return total;
+    return { entries, unpackedBytes: total };
   } finally {
     await handle.close();
+  }
+}
+
+/** Total declared unpacked bytes of every entry; undefined when the file has no readable directory. */
+export async function declaredUnpackedBytes(file: string): Promise<number | undefined> {
+  return (await readZipDirectory(file))?.unpackedBytes;
+}
+
+/**
+ * The unpacked bytes of one part, streamed from its own offset: memory stays one chunk, and the
+ * stream fails when the part unpacks past the size the directory declared for it.
+ */
+export async function openZipEntry(file: string, entry: ZipEntry): Promise<Readable> {
+  if (entry.flags & 0x1) throw new Error(`${entry.name} is encrypted`);
+  if (entry.method !== STORED && entry.method !== DEFLATED) {
+    throw new Error(`${entry.name} is packed with method ${entry.method}, not stored or deflated`);
+  }
+  const header = Buffer.alloc(30);
+  const handle = await open(file, 'r');
+  let size: number;
+  try {
+    size = (await handle.stat()).size;
+    const { bytesRead } = await handle.read(header, 0, 30, entry.localHeaderOffset);
+    if (bytesRead < 30 || header.readUInt32LE(0) !== LOCAL_SIGNATURE) {
+      throw new Error(`${entry.name} is not where the zip directory says it is`);
+    }
+  } finally {
+    await handle.close();
+  }
+  // The local header's own name and extra field lengths (they may differ from the directory's).
+  const start = entry.localHeaderOffset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
+  if (start + entry.compressedBytes > size) throw new Error(`${entry.name} runs past the end of the file`);
+  if (entry.compressedBytes === 0) return Readable.from([]);
+  const raw = createReadStream(file, { start, end: start + entry.compressedBytes - 1 });
+  const capped = new UnpackedSizeCap(entry);
+  const stages = entry.method === DEFLATED ? [raw, createInflateRaw(), capped] : [raw, capped];
+  // pipeline destroys every stage with the first error, so the reader of `capped` sees it.
+  return pipeline(stages, () => {}) as Transform;
+}
+
+class UnpackedSizeCap extends Transform {
+  private seen = 0;
+  constructor(private readonly entry: ZipEntry) {
+    super();
+  }
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
+    this.seen += chunk.length;
+    if (this.seen > this.entry.unpackedBytes) {
+      done(
+        new Error(`${this.entry.name} unpacks past the ${this.entry.unpackedBytes} bytes its zip directory declares`),
+      );
+      return;
+    }
+    done(null, chunk);
   }
 }
