@@ -61,6 +61,12 @@ export interface FolderSourceOptions {
 /** Default of `maxInputBytes` (the `watchMaxInputBytes` setting). */
 export const DEFAULT_MAX_INPUT_BYTES = 1024 * 1024 * 1024;
 
+/** Our effective group, a new file's group outside a setgid folder (looked up once). */
+let egid: number | undefined;
+
+/** The set-group-ID bit of a folder's mode: new files in it get the folder's group. */
+const S_ISGID = 0o2000;
+
 /** O_NOFOLLOW: a link at the name fails with ELOOP; O_NONBLOCK: a FIFO swapped in cannot block the open. */
 const OPEN_NO_FOLLOW = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
@@ -153,7 +159,7 @@ export class FolderSource implements DropSource {
    * report moved wherever it points. mkdir -p accepts an existing link, so lstat says.
    * Checked at start and again before each move into the folder.
    */
-  private async assertOwnFolder(k: keyof DropLayout): Promise<void> {
+  private async assertOwnFolder(k: keyof DropLayout): Promise<Stats | undefined> {
     const info = await lstat(this.sub(k)).catch(() => undefined);
     if (info?.isSymbolicLink()) {
       throw new SourceError(
@@ -162,6 +168,7 @@ export class FolderSource implements DropSource {
       );
     }
     if (info && !info.isDirectory()) throw new SourceError(`${this.sub(k)} is not a folder`, 'usage');
+    return info;
   }
 
   async list(): Promise<ListedInput[]> {
@@ -373,7 +380,7 @@ export class FolderSource implements DropSource {
         return true;
       },
       finish: async (outcome: FinishOutcome, writeReports?: (target: ReportTarget) => Promise<void>) => {
-        await this.assertOwnFolder(outcome);
+        const folder = await this.assertOwnFolder(outcome);
         // Found by the chaos suite: a holder whose lease ran out during a stall (slow fsync
         // under load) went on to finish an input another instance had taken over, so both
         // moved it. The claim file is the truth: not ours any more, hands off.
@@ -391,7 +398,7 @@ export class FolderSource implements DropSource {
           await writeReports?.({
             paths: { json: staged[0], csv: staged[1], errors: staged[2] },
             inputShownAs: finalPath,
-            file: { ...reportFileOptions(verified), staged: true },
+            file: { ...reportFileOptions(verified, folder), staged: true },
           });
           for (let i = 0; i < staged.length; i++) {
             await rename(staged[i], finals[i]).catch((err: NodeJS.ErrnoException) => {
@@ -581,10 +588,10 @@ async function changeOf(path: string, copied: Fingerprint): Promise<InputChange 
     let position = 0;
     for (;;) {
       const { bytesRead } = await handle.read(buf, 0, buf.length, position);
-      if (bytesRead === 0) break;
       hash.update(buf.subarray(0, bytesRead));
       position += bytesRead;
-      if (position > copied.size) break;
+      // A short read of a regular file is its end: a small file takes one read, not two.
+      if (bytesRead < buf.length || position > copied.size) break;
     }
     if (position !== copied.size || hash.digest('hex') !== copied.sha256)
       return { what: 'its content changed (same size and modification time)', next };
@@ -597,10 +604,16 @@ async function changeOf(path: string, copied: Fingerprint): Promise<InputChange 
 /**
  * Mode and group of an input's reports: the input's group where the owner may set it, never
  * more readable than the input (owner read-write, group and others read only where the input
- * allowed it, nobody else writes). An input refused unread (not checked) gets 0600.
+ * allowed it, nobody else writes). An input refused unread (not checked) gets 0600. The group
+ * is left out when a new file in `folder` gets it anyway (the folder's own when it is setgid,
+ * else ours): no chown to set what is already so.
  */
-function reportFileOptions(input: Verified | undefined): NewFileOptions {
-  return { mode: 0o600 | ((input?.mode ?? 0) & 0o044), ...(input ? { gid: input.gid } : {}) };
+function reportFileOptions(input: Verified | undefined, folder: Stats | undefined): NewFileOptions {
+  const mode = 0o600 | ((input?.mode ?? 0) & 0o044);
+  if (!input) return { mode };
+  egid ??= process.getegid?.() ?? -1;
+  const inherited = folder && folder.mode & S_ISGID ? folder.gid : egid;
+  return input.gid === inherited ? { mode } : { mode, gid: input.gid };
 }
 
 /** Removes a file; one that is already gone is fine. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
@@ -39,7 +40,8 @@ export async function openTemporary(
     : join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await open(tmp, 'wx', options.mode ?? 0o666);
   try {
-    if (options.mode !== undefined) await handle.chmod(options.mode);
+    // The create's mode is cut by the umask: set it again only when the umask took something away.
+    if (options.mode !== undefined && (options.mode & processUmask()) !== 0) await handle.chmod(options.mode);
     if (options.gid !== undefined) await handle.chown(-1, options.gid).catch(() => undefined);
   } catch (err) {
     await handle.close();
@@ -47,6 +49,25 @@ export async function openTemporary(
     throw err;
   }
   return { tmp, handle };
+}
+
+let umask: number | undefined;
+
+/**
+ * The process's umask, read once from /proc/self/status (process.umask() would set it to 0 for
+ * a moment, racing with files created meanwhile); where that cannot be read, all bits (so a
+ * mode is always set explicitly). htorder never changes its umask.
+ */
+function processUmask(): number {
+  if (umask === undefined) {
+    try {
+      const m = /^Umask:\s*([0-7]+)$/m.exec(readFileSync('/proc/self/status', 'latin1'));
+      umask = m ? Number.parseInt(m[1], 8) : 0o777;
+    } catch {
+      umask = 0o777;
+    }
+  }
+  return umask;
 }
 
 /**
