@@ -132,9 +132,9 @@ async function processClaimed(
   const report = outcome.report;
   const final = await finishUnlessLost(input, target, async (to) => {
     // The report names where the input ends up, not the claim's working copy.
-    if (outcome.writeReports) await outcome.writeReports(to);
+    if (outcome.writeReports) return outcome.writeReports(to);
     // Unreadable (vanished, not a regular file…): no report could be built; say why.
-    else await writeErrorsOnly(to, `${basename(input.name)}: ${outcome.problem ?? 'cannot be read'}\n`);
+    return writeErrorsOnly(to, `${basename(input.name)}: ${outcome.problem ?? 'cannot be read'}\n`);
   });
   if (final === undefined) {
     logger.warn({ file: input.location }, 'claim lost before finishing; the instance that took it over finishes it');
@@ -211,8 +211,9 @@ export async function setAside(
 }
 
 /** An input without a report: only its errors.txt, saying why. */
-async function writeErrorsOnly(to: ReportTarget, text: string): Promise<void> {
+async function writeErrorsOnly(to: ReportTarget, text: string): Promise<{ errors: string }> {
   await writeFileAtomic(to.paths.errors, text, to.file);
+  return { errors: to.paths.errors };
 }
 
 /** input.finish, or undefined when the claim turned out to be another instance's (ClaimLostError). */

@@ -215,7 +215,7 @@ export class BucketSource implements DropSource {
       sha256,
       location: `s3://${store.bucket}/${this.key('processing', name)}`,
       renew: () => lease.renew(),
-      finish: async (outcome: FinishOutcome, writeReports?: (target: ReportTarget) => Promise<void>) => {
+      finish: async (outcome: FinishOutcome, writeReports?: (target: ReportTarget) => Promise<unknown>) => {
         // Nothing irreversible without the claim: if it was taken over, the taker finishes (as
         // for a folder, ClaimLostError: the caller reports the input lost, not unavailable).
         if (!(await lease.renew()))

@@ -379,7 +379,7 @@ export class FolderSource implements DropSource {
         await writeFileAtomic(claimPath, `${JSON.stringify(leaseRecord(owner, leaseMs))}\n`);
         return true;
       },
-      finish: async (outcome: FinishOutcome, writeReports?: (target: ReportTarget) => Promise<void>) => {
+      finish: async (outcome: FinishOutcome, writeReports?: (target: ReportTarget) => Promise<unknown>) => {
         const folder = await this.assertOwnFolder(outcome);
         // Found by the chaos suite: a holder whose lease ran out during a stall (slow fsync
         // under load) went on to finish an input another instance had taken over, so both
@@ -395,12 +395,14 @@ export class FolderSource implements DropSource {
         const tag = `${process.pid}.${randomBytes(4).toString('hex')}`;
         const staged = reportNames(finalName).map((n) => this.sub(outcome, `.${n}.${tag}.tmp`));
         try {
-          await writeReports?.({
+          const wrote = await writeReports?.({
             paths: { json: staged[0], csv: staged[1], errors: staged[2] },
             inputShownAs: finalPath,
             file: { ...reportFileOptions(verified, folder), staged: true },
           });
-          for (let i = 0; i < staged.length; i++) {
+          // errors.txt (the last) only when it was written, or when the writer does not say.
+          const count = typeof wrote === 'object' && wrote !== null && !('errors' in wrote) ? 2 : 3;
+          for (let i = 0; i < count; i++) {
             await rename(staged[i], finals[i]).catch((err: NodeJS.ErrnoException) => {
               if (err.code !== 'ENOENT') throw err; // a report not written (errors.txt when nothing failed)
             });

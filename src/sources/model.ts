@@ -54,9 +54,11 @@ export interface ClaimedInput {
    * Moves the input to done/ or failed/ (never over an earlier file of the same name) with its
    * reports, then drops the claim. `writeReports` writes them once, to where `target` says
    * (a folder: straight beside the input's final name; a bucket: local files it uploads),
-   * before the input moves. Returns the input's final location.
+   * before the input moves; it may return what it wrote (WrittenReports: without `errors`,
+   * no errors.txt was written).
+   * Returns the input's final location.
    */
-  finish(outcome: FinishOutcome, writeReports?: (target: ReportTarget) => Promise<void>): Promise<string>;
+  finish(outcome: FinishOutcome, writeReports?: (target: ReportTarget) => Promise<unknown>): Promise<string>;
   /** Drops the claim but leaves the input in processing/, for this or another instance to resume. */
   release(): Promise<void>;
   /**
