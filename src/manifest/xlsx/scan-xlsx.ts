@@ -21,7 +21,7 @@ import { posix } from 'node:path';
 import { Readable } from 'node:stream';
 import { INPUT_TOO_LARGE } from '../read-input.js';
 import { cellText } from './xlsx-cells.js';
-import { openZipEntry, readZipDirectory } from './zip-directory.js';
+import { ZipArchive } from './zip-directory.js';
 
 export interface XlsxScanProblem {
   code: 'xlsx.unreadable' | 'xlsx.sheet' | 'xlsx.limit' | typeof INPUT_TOO_LARGE;
@@ -99,13 +99,28 @@ export async function* xlsxRows(
     });
     return;
   }
+  const archive = await ZipArchive.open(file);
+  try {
+    yield* sheetRows(archive, opts, limits, result);
+  } finally {
+    await archive.close();
+  }
+}
+
+async function* sheetRows(
+  archive: ZipArchive,
+  opts: XlsxScanOptions,
+  limits: XlsxLimits,
+  result: XlsxScanResult,
+): AsyncGenerator<{ row: number; cells: string[] }> {
+  const problems = result.problems;
   const unreadable = (why: string): void => {
     problems.push({
       code: 'xlsx.unreadable',
       message: `cannot read the workbook: ${why} (is it an .xlsx file saved by Excel or a compatible program?)`,
     });
   };
-  const zip = await readZipDirectory(file);
+  const zip = archive.directory;
   if (zip === undefined) {
     unreadable('it is not a zip archive');
     return;
@@ -133,7 +148,7 @@ export async function* xlsxRows(
   const part = async (name: string): Promise<Readable | undefined> => {
     const entry = zip.entries.get(name);
     if (entry === undefined) return undefined;
-    const stream = await openZipEntry(file, entry);
+    const stream = await archive.openEntry(entry);
     opened.push(stream);
     return stream;
   };

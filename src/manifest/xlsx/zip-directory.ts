@@ -7,7 +7,7 @@
  * its declared size is stopped while it streams.
  */
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import { pipeline, Readable, Transform, type TransformCallback } from 'node:stream';
 import { createInflateRaw } from 'node:zlib';
 
@@ -40,44 +40,7 @@ export interface ZipDirectory {
 export async function readZipDirectory(file: string): Promise<ZipDirectory | undefined> {
   const handle = await open(file, 'r');
   try {
-    const { size } = await handle.stat();
-    const tailLength = Math.min(size, EOCD_SEARCH_BYTES);
-    const tail = Buffer.alloc(tailLength);
-    await handle.read(tail, 0, tailLength, size - tailLength);
-    let eocd = -1;
-    for (let i = tailLength - 22; i >= 0; i--) {
-      if (tail.readUInt32LE(i) === EOCD_SIGNATURE) {
-        eocd = i;
-        break;
-      }
-    }
-    if (eocd < 0) return undefined;
-    const directoryBytes = tail.readUInt32LE(eocd + 12);
-    const directoryOffset = tail.readUInt32LE(eocd + 16);
-    const huge: ZipDirectory = { entries: new Map(), unpackedBytes: Number.POSITIVE_INFINITY };
-    // Zip64 (a directory past 4 GB, or too big to be a workbook's): unknowable here, so "huge".
-    if (directoryOffset === 0xffffffff || directoryBytes > MAX_DIRECTORY_BYTES) return huge;
-    if (directoryOffset + directoryBytes > size) return undefined;
-    const directory = Buffer.alloc(directoryBytes);
-    await handle.read(directory, 0, directoryBytes, directoryOffset);
-    const entries = new Map<string, ZipEntry>();
-    let total = 0;
-    for (let p = 0; p + 46 <= directory.length && directory.readUInt32LE(p) === ENTRY_SIGNATURE; ) {
-      const nameLength = directory.readUInt16LE(p + 28);
-      const entry: ZipEntry = {
-        flags: directory.readUInt16LE(p + 8),
-        method: directory.readUInt16LE(p + 10),
-        compressedBytes: directory.readUInt32LE(p + 20),
-        unpackedBytes: directory.readUInt32LE(p + 24),
-        localHeaderOffset: directory.readUInt32LE(p + 42),
-        name: directory.toString('utf8', p + 46, Math.min(p + 46 + nameLength, directory.length)),
-      };
-      if (entry.unpackedBytes === 0xffffffff || entry.compressedBytes === 0xffffffff) return huge;
-      total += entry.unpackedBytes;
-      entries.set(entry.name, entry);
-      p += 46 + nameLength + directory.readUInt16LE(p + 30) + directory.readUInt16LE(p + 32);
-    }
-    return { entries, unpackedBytes: total };
+    return await directoryOf(handle, (await handle.stat()).size);
   } finally {
     await handle.close();
   }
@@ -89,35 +52,101 @@ export async function declaredUnpackedBytes(file: string): Promise<number | unde
 }
 
 /**
- * The unpacked bytes of one part, streamed from its own offset: memory stays one chunk, and the
- * stream fails when the part unpacks past the size the directory declared for it.
+ * An open archive: its directory, and its parts streamed through the one file handle (one open
+ * per workbook, whatever the number of parts read). Close it when done.
  */
-export async function openZipEntry(file: string, entry: ZipEntry): Promise<Readable> {
-  if (entry.flags & 0x1) throw new Error(`${entry.name} is encrypted`);
-  if (entry.method !== STORED && entry.method !== DEFLATED) {
-    throw new Error(`${entry.name} is packed with method ${entry.method}, not stored or deflated`);
+export class ZipArchive {
+  private constructor(
+    private readonly handle: FileHandle,
+    private readonly size: number,
+    readonly directory: ZipDirectory | undefined,
+  ) {}
+
+  static async open(file: string): Promise<ZipArchive> {
+    const handle = await open(file, 'r');
+    try {
+      const size = (await handle.stat()).size;
+      return new ZipArchive(handle, size, await directoryOf(handle, size));
+    } catch (err) {
+      await handle.close();
+      throw err;
+    }
   }
-  const header = Buffer.alloc(30);
-  const handle = await open(file, 'r');
-  let size: number;
-  try {
-    size = (await handle.stat()).size;
-    const { bytesRead } = await handle.read(header, 0, 30, entry.localHeaderOffset);
+
+  /**
+   * The unpacked bytes of one part, streamed from its own offset: memory stays one chunk, and the
+   * stream fails when the part unpacks past the size the directory declared for it.
+   */
+  async openEntry(entry: ZipEntry): Promise<Readable> {
+    if (entry.flags & 0x1) throw new Error(`${entry.name} is encrypted`);
+    if (entry.method !== STORED && entry.method !== DEFLATED) {
+      throw new Error(`${entry.name} is packed with method ${entry.method}, not stored or deflated`);
+    }
+    const header = Buffer.alloc(30);
+    const { bytesRead } = await this.handle.read(header, 0, 30, entry.localHeaderOffset);
     if (bytesRead < 30 || header.readUInt32LE(0) !== LOCAL_SIGNATURE) {
       throw new Error(`${entry.name} is not where the zip directory says it is`);
     }
-  } finally {
-    await handle.close();
+    // The local header's own name and extra field lengths (they may differ from the directory's).
+    const start = entry.localHeaderOffset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
+    if (start + entry.compressedBytes > this.size) throw new Error(`${entry.name} runs past the end of the file`);
+    if (entry.compressedBytes === 0) return Readable.from([]);
+    // Positioned reads on the shared handle, which stays open until close().
+    const raw = createReadStream('', {
+      fd: this.handle,
+      autoClose: false,
+      start,
+      end: start + entry.compressedBytes - 1,
+    });
+    const capped = new UnpackedSizeCap(entry);
+    const stages = entry.method === DEFLATED ? [raw, createInflateRaw(), capped] : [raw, capped];
+    // pipeline destroys every stage with the first error, so the reader of `capped` sees it.
+    return pipeline(stages, () => {}) as Transform;
   }
-  // The local header's own name and extra field lengths (they may differ from the directory's).
-  const start = entry.localHeaderOffset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
-  if (start + entry.compressedBytes > size) throw new Error(`${entry.name} runs past the end of the file`);
-  if (entry.compressedBytes === 0) return Readable.from([]);
-  const raw = createReadStream(file, { start, end: start + entry.compressedBytes - 1 });
-  const capped = new UnpackedSizeCap(entry);
-  const stages = entry.method === DEFLATED ? [raw, createInflateRaw(), capped] : [raw, capped];
-  // pipeline destroys every stage with the first error, so the reader of `capped` sees it.
-  return pipeline(stages, () => {}) as Transform;
+
+  async close(): Promise<void> {
+    await this.handle.close();
+  }
+}
+
+async function directoryOf(handle: FileHandle, size: number): Promise<ZipDirectory | undefined> {
+  const tailLength = Math.min(size, EOCD_SEARCH_BYTES);
+  const tail = Buffer.alloc(tailLength);
+  await handle.read(tail, 0, tailLength, size - tailLength);
+  let eocd = -1;
+  for (let i = tailLength - 22; i >= 0; i--) {
+    if (tail.readUInt32LE(i) === EOCD_SIGNATURE) {
+      eocd = i;
+      break;
+    }
+  }
+  if (eocd < 0) return undefined;
+  const directoryBytes = tail.readUInt32LE(eocd + 12);
+  const directoryOffset = tail.readUInt32LE(eocd + 16);
+  const huge: ZipDirectory = { entries: new Map(), unpackedBytes: Number.POSITIVE_INFINITY };
+  // Zip64 (a directory past 4 GB, or too big to be a workbook's): unknowable here, so "huge".
+  if (directoryOffset === 0xffffffff || directoryBytes > MAX_DIRECTORY_BYTES) return huge;
+  if (directoryOffset + directoryBytes > size) return undefined;
+  const directory = Buffer.alloc(directoryBytes);
+  await handle.read(directory, 0, directoryBytes, directoryOffset);
+  const entries = new Map<string, ZipEntry>();
+  let total = 0;
+  for (let p = 0; p + 46 <= directory.length && directory.readUInt32LE(p) === ENTRY_SIGNATURE; ) {
+    const nameLength = directory.readUInt16LE(p + 28);
+    const entry: ZipEntry = {
+      flags: directory.readUInt16LE(p + 8),
+      method: directory.readUInt16LE(p + 10),
+      compressedBytes: directory.readUInt32LE(p + 20),
+      unpackedBytes: directory.readUInt32LE(p + 24),
+      localHeaderOffset: directory.readUInt32LE(p + 42),
+      name: directory.toString('utf8', p + 46, Math.min(p + 46 + nameLength, directory.length)),
+    };
+    if (entry.unpackedBytes === 0xffffffff || entry.compressedBytes === 0xffffffff) return huge;
+    total += entry.unpackedBytes;
+    entries.set(entry.name, entry);
+    p += 46 + nameLength + directory.readUInt16LE(p + 30) + directory.readUInt16LE(p + 32);
+  }
+  return { entries, unpackedBytes: total };
 }
 
 class UnpackedSizeCap extends Transform {
