@@ -95,15 +95,17 @@ export function buildReport(x: BuildReportInput): ResultReport {
  * job, not two arrays per job (13 MB for 200,000 jobs). Whoever adds a finding replaces the
  * array (as `append` does here and the pipeline's job-report.ts does); pushing onto it throws.
  */
-const NONE = Object.freeze([]) as unknown as ReportError[];
+const NONE: readonly ReportError[] = Object.freeze([]);
 
 function append(
-  holder: { warnings: ReportError[]; errors: ReportError[] },
+  holder: { warnings: readonly ReportError[]; errors: readonly ReportError[] },
   key: 'warnings' | 'errors',
   e: ReportError,
 ) {
-  if (holder[key] === NONE) holder[key] = [e];
-  else holder[key].push(e);
+  // The arrays this module made (never NONE) are its own to grow; anything else is replaced.
+  const list = holder[key];
+  if (list === NONE) holder[key] = [e];
+  else (list as ReportError[]).push(e);
 }
 
 /** Recomputes the summary after the pipeline changed statuses or added errors. */

@@ -72,12 +72,12 @@ export interface JobResult {
   totalJobCost: number | null;
   estimatedCost: number | null;
   /**
-   * A job without any is given one shared, frozen empty array (build-report.ts): to add a
-   * finding, assign a new array rather than pushing.
+   * Read-only: a job without any is given one shared, frozen empty array (build-report.ts), so
+   * a finding is added by assigning a new array, never by pushing (the type says so).
    */
-  warnings: ReportError[];
-  /** Job-level errors; an item's own errors are on the item. Empty: shared and frozen, as `warnings`. */
-  errors: ReportError[];
+  warnings: readonly ReportError[];
+  /** Job-level errors; an item's own errors are on the item. Read-only like `warnings`. */
+  errors: readonly ReportError[];
   items: ItemResult[];
   /** Written by `htorder track`: the job's state after submission (src/track/model.ts). */
   tracking?: JobTracking;

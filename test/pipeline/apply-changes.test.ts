@@ -48,7 +48,7 @@ async function submit(extra: string[] = []): Promise<{ file: string; jobNumber: 
   return { file, jobNumber: (await h.report(file)).jobs[0]!.jobNumber! };
 }
 
-const codes = (list: { code: string }[]): string[] => list.map((e) => e.code);
+const codes = (list: readonly { code: string }[]): string[] => list.map((e) => e.code);
 
 describe('jobHash and diffChanges (pure)', () => {
   const base: ManifestJob = {
