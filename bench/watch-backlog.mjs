@@ -41,6 +41,8 @@ const CLI = new URL('../dist/cli/main.js', import.meta.url).pathname;
 const sandbox = await startSandbox({ port: 0 });
 const assets = await orderableAssets(sandbox, 20);
 let failures = 0;
+/** Every folder a run made, removed at the end even when a run throws (nothing left in /tmp). */
+const made = new Set();
 
 const manifest = (orders, tag) => {
   const lines = ['version: 1', 'jobs:'];
@@ -59,6 +61,7 @@ const manifest = (orders, tag) => {
 /** One watcher run over `files` (name → text) queued before it starts. */
 async function measure(label, run, files, orders) {
   const work = await mkdtemp(join(DIR, 'htorder-bench-watch-'));
+  made.add(work);
   const drop = join(work, 'drop');
   await mkdir(drop);
   // A minute old: the backlog of an outage, not files being written right now.
@@ -115,6 +118,7 @@ async function measure(label, run, files, orders) {
   const created = (await sandbox.admin.jobs()).length;
   const inDone = (await readdir(join(drop, 'done'))).filter((n) => n.endsWith('.yaml')).length;
   await rm(work, { recursive: true, force: true });
+  made.delete(work);
   if (inDone !== files.size || created !== orders) failures++;
 
   const total = Object.values(calls).reduce((a, b) => a + b, 0);
@@ -174,6 +178,7 @@ try {
   if (failures > 0) process.exitCode = 1;
 } finally {
   await sandbox.close();
+  for (const dir of made) await rm(dir, { recursive: true, force: true });
 }
 
 /** CPU time (user + system) of a running process, from /proc (Linux); undefined elsewhere. */

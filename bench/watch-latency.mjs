@@ -29,6 +29,16 @@ jobs:
 async function measure(label, { events }) {
   const drop = await mkdtemp(join(tmpdir(), 'htorder-bench-drop-'));
   const state = await mkdtemp(join(tmpdir(), 'htorder-bench-state-'));
+  try {
+    return await measureIn(label, { events }, drop, state);
+  } finally {
+    // Also when a run throws: nothing of a benchmark is left in the temporary folder.
+    await rm(drop, { recursive: true, force: true });
+    await rm(state, { recursive: true, force: true });
+  }
+}
+
+async function measureIn(label, { events }, drop, state) {
   const sandbox = await startSandbox({ port: 0 });
   const claimedAt = new Map();
   const doneAt = new Map();
@@ -71,8 +81,6 @@ async function measure(label, { events }) {
   controller.abort();
   await done;
   await sandbox.close();
-  await rm(drop, { recursive: true, force: true });
-  await rm(state, { recursive: true, force: true });
   const afterStable = [...writtenAt]
     .filter(([n]) => claimedAt.has(n))
     .map(([n, t]) => claimedAt.get(n) - (t + stableMs))
