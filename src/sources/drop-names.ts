@@ -91,3 +91,13 @@ export function shortName(name: string, hashHex: string): string {
   }
   return `${head}~${hashHex.slice(0, 12)}${name.slice(name.length - ext.length)}`;
 }
+
+/**
+ * Whether `name` (in processing/, done/ or failed/) is one of htorder's own temporary files:
+ * a claim renewal's or a report's `.NAME.PID.XXXXXXXX.tmp` (atomic-write.ts, the staged
+ * reports of FolderSource.finish) or a stale claim moved aside, `.NAME.claim.XXXXXXXX.stale`.
+ * Each lives for milliseconds; one found old was left by an instance killed mid-write.
+ */
+export function isOwnTemporary(name: string): boolean {
+  return /^\..+\.\d+\.[0-9a-f]{8}\.tmp$/.test(name) || /^\..+\.claim\.[0-9a-f]{8}\.stale$/.test(name);
+}

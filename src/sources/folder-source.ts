@@ -23,6 +23,7 @@ import {
   MAX_INPUT_NAME_BYTES,
   NAME_MAX_BYTES,
   classifyName,
+  isOwnTemporary,
   isSafeName,
   markedInput,
   nameBytes,
@@ -147,10 +148,27 @@ export class FolderSource implements DropSource {
     for (const k of ['processing', 'done', 'failed'] as const) {
       await mkdir(this.sub(k), { recursive: true });
       await this.assertOwnFolder(k);
+      await this.sweepAbandoned(k);
     }
     const root = this.opts.workDir ?? tmpdir();
     await mkdir(root, { recursive: true, mode: 0o700 });
     this.work = await mkdtemp(join(root, 'htorder-watch-'));
+  }
+
+  /**
+   * Removes htorder's own temporary files that an instance killed mid-write left in `k`
+   * (a claim renewal's temp file, staged reports, a stale claim moved aside): hidden, so never
+   * taken as inputs, but they would pile up in the user's folders. Only those untouched for
+   * ten minutes and four leases: each lives for milliseconds, and another instance, alive on
+   * another machine, may be writing one right now.
+   */
+  private async sweepAbandoned(k: 'processing' | 'done' | 'failed'): Promise<void> {
+    const before = Date.now() - Math.max(10 * 60_000, 4 * this.leaseMs);
+    for (const name of await readdir(this.sub(k))) {
+      if (!isOwnTemporary(name)) continue;
+      const info = await lstat(this.sub(k, name)).catch(() => undefined);
+      if (info?.isFile() && info.mtimeMs < before) await removeFile(this.sub(k, name));
+    }
   }
 
   /**

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { link, mkdir, readdir, readFile, rename, stat, symlink, writeFile } from 'node:fs/promises';
+import { link, mkdir, readdir, readFile, rename, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FolderSource } from '../../src/sources/folder-source.js';
@@ -150,6 +150,34 @@ describe('FolderSource', () => {
     await s.init();
     await writeFile(join(dir.path, 'big.csv'), 'x'.repeat(11));
     expect((await s.claim('big.csv'))?.refused).toMatch(/11 bytes, over the 10-byte limit/);
+    await s.close();
+  });
+  it('removes temporary files a killed instance left (old ones only, only its own names)', async () => {
+    for (const k of ['processing', 'done', 'failed']) await mkdir(join(dir.path, k), { recursive: true });
+    const old = new Date(Date.now() - 60 * 60_000);
+    const planted = {
+      // A claim renewal's temp file, staged reports, a stale claim moved aside: an hour old.
+      processing: ['..a.yaml.claim.4242.0a1b2c3d.tmp', '.a.yaml.claim.89abcdef.stale'],
+      done: ['.a.yaml.result.json.4242.deadbeef.tmp'],
+      failed: ['.b.csv.errors.txt.77.0123abcd.tmp'],
+    };
+    for (const [k, names] of Object.entries(planted)) {
+      for (const n of names) {
+        await writeFile(join(dir.path, k, n), 'x');
+        await utimes(join(dir.path, k, n), old, old);
+      }
+    }
+    // Kept: the same kind of name written a moment ago (another instance may be writing it),
+    // and old hidden files that are not htorder's temporaries.
+    await writeFile(join(dir.path, 'done', '.c.yaml.result.csv.4242.feedface.tmp'), 'x');
+    for (const n of ['.keep', '.notes.tmp', '.a.yaml.claim']) {
+      await writeFile(join(dir.path, 'done', n), 'x');
+      await utimes(join(dir.path, 'done', n), old, old);
+    }
+    const s = await source();
+    expect(await ls('processing')).toEqual([]);
+    expect(await ls('failed')).toEqual([]);
+    expect(await ls('done')).toEqual(['.a.yaml.claim', '.c.yaml.result.csv.4242.feedface.tmp', '.keep', '.notes.tmp']);
     await s.close();
   });
 });
