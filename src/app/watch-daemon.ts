@@ -142,6 +142,8 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
           leaseMs,
           singleInstance: settings.get('singleInstance'),
           onWarning: (message) => logger.warn(message),
+          // Local copies of claimed objects, beside the state they belong to (as a folder's).
+          workDir: join(config.stateDir, 'work'),
         });
         // Instances on different machines share the bucket, so they share its ledger too.
         return new BucketLedger(store, `${stateRoot(s3.prefix)}ledger/`, { leaseMs });

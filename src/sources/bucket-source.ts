@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -27,6 +27,7 @@ import {
 } from './model.js';
 import { LeaseObject } from '../storage/s3/lease-object.js';
 import { describe, type ListedObject, type S3Store } from '../storage/s3/s3-store.js';
+import { makeWorkFolder } from './work-folder.js';
 
 export interface BucketSourceOptions {
   store: S3Store;
@@ -41,6 +42,8 @@ export interface BucketSourceOptions {
    */
   singleInstance?: boolean;
   onWarning?: (message: string) => void;
+  /** Where the local copies of claimed objects are made (work-folder.ts); default the system's temporary folder. */
+  workDir?: string;
 }
 
 /** Where the bucket's shared state lives: beside the inputs, hidden from the listing by its dot. */
@@ -100,7 +103,7 @@ export class BucketSource implements DropSource {
       this.opts.store.conditional = false;
       this.opts.onWarning?.(`${why}; running as the only instance (--single-instance)`);
     }
-    this.work = await mkdtemp(join(tmpdir(), 'htorder-watch-'));
+    this.work = await makeWorkFolder(this.opts.workDir);
   }
 
   async list(): Promise<ListedInput[]> {

@@ -4,7 +4,6 @@ import {
   link,
   lstat,
   mkdir,
-  mkdtemp,
   open,
   readdir,
   readFile,
@@ -31,6 +30,7 @@ import {
   shortName,
   timestampedName,
 } from './drop-names.js';
+import { makeWorkFolder } from './work-folder.js';
 import { isExpired, leaseRecord, newOwnerId, parseLease } from '../storage/lease.js';
 import {
   ClaimLostError,
@@ -150,9 +150,7 @@ export class FolderSource implements DropSource {
       await this.assertOwnFolder(k);
       await this.sweepAbandoned(k);
     }
-    const root = this.opts.workDir ?? tmpdir();
-    await mkdir(root, { recursive: true, mode: 0o700 });
-    this.work = await mkdtemp(join(root, 'htorder-watch-'));
+    this.work = await makeWorkFolder(this.opts.workDir);
   }
 
   /**
