@@ -9,24 +9,9 @@ import {
 } from '../../src/notify/notification.js';
 import { payloadFor } from '../../src/notify/payloads.js';
 import type { ReportSummary } from '../../src/report/model.js';
+import { reportSummary } from '../support/report-summary.js';
 
-const summary = (byStatus: Partial<ReportSummary['byStatus']>): ReportSummary => ({
-  jobs: Object.values(byStatus).reduce((a, b) => a + (b ?? 0), 0),
-  items: 0,
-  errors: 1,
-  warnings: 0,
-  byStatus: {
-    valid: 0,
-    invalid: 0,
-    submitted: 0,
-    'already-submitted': 0,
-    failed: 0,
-    'not-submitted': 0,
-    'in-doubt': 0,
-    skipped: 0,
-    ...byStatus,
-  },
-});
+const summary = (byStatus: Partial<ReportSummary['byStatus']>): ReportSummary => reportSummary(byStatus, { errors: 1 });
 
 /** A drop whose author chose every character: Slack and Teams markup, a template function, a token, a signed URL. */
 const hostile: InputEvent = {

@@ -13,6 +13,7 @@ import { writeErrorsTxt } from '../../src/report/write-errors-txt.js';
 import { writeResultCsv } from '../../src/report/write-result-csv.js';
 import { writeReports } from '../../src/report/write-reports.js';
 import { ASSET_ITEM, writeInput } from '../support/manifest-files.js';
+import { reportSummary } from '../support/report-summary.js';
 import { tempDirPerTest } from '../support/temp-files.js';
 
 const addFormats = ((addFormatsImport as unknown as { default?: typeof addFormatsImport }).default ??
@@ -268,22 +269,7 @@ describe('writeReports', () => {
       input: { file: `${dir}/big.yaml`, sha256: null, format: 'yaml' },
       startedAt: startedAt.toISOString(),
       finishedAt: null,
-      summary: {
-        jobs: 0,
-        items: 0,
-        errors: 0,
-        warnings: 0,
-        byStatus: {
-          valid: 0,
-          invalid: 0,
-          submitted: 0,
-          'already-submitted': 0,
-          failed: 0,
-          'not-submitted': 0,
-          'in-doubt': 0,
-          skipped: 0,
-        },
-      },
+      summary: reportSummary(),
       errors: [],
       warnings: [],
       jobs: Array.from({ length: items / 100 }, (_, j) => ({
