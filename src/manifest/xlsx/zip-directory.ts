@@ -36,21 +36,6 @@ export interface ZipDirectory {
   unpackedBytes: number;
 }
 
-/** The archive's central directory; undefined when the file has none (it is not a zip). */
-export async function readZipDirectory(file: string): Promise<ZipDirectory | undefined> {
-  const handle = await open(file, 'r');
-  try {
-    return await directoryOf(handle, (await handle.stat()).size);
-  } finally {
-    await handle.close();
-  }
-}
-
-/** Total declared unpacked bytes of every entry; undefined when the file has no readable directory. */
-export async function declaredUnpackedBytes(file: string): Promise<number | undefined> {
-  return (await readZipDirectory(file))?.unpackedBytes;
-}
-
 /**
  * An open archive: its directory, and its parts streamed through the one file handle (one open
  * per workbook, whatever the number of parts read). Close it when done.
