@@ -8,7 +8,7 @@
  * - a value that came from a mapping constant: where the mapping wrote it.
  */
 import type { CsvOrigin, FieldPath, SourceLocation, SourceMap } from '../model.js';
-import { itemCountOf, itemRowOf } from './item-rows.js';
+import { itemRowOf } from './item-rows.js';
 import type { FieldRowLookup } from './row-tables.js';
 import { JOB_FIELDS } from './column-plan.js';
 import { ATTR_PREFIX, SIZE_PREFIX } from './template.js';
@@ -66,8 +66,9 @@ export function csvSourceMap(t: CsvSourceTables): SourceMap {
       const p = parseFieldPath(path);
       if (p[0] !== 'jobs' || typeof p[1] !== 'number') return header;
       const j = p[1];
-      if (itemCountOf(t.csv, j) === 0) return header;
-      const jobRow = itemRowOf(t.csv, j, 0) as number;
+      // A job's row is its first item's; a job without item rows has only the header.
+      const jobRow = itemRowOf(t.csv, j, 0);
+      if (jobRow === undefined) return header;
       const rest = p.slice(2);
       if (rest.length === 0) return { file: t.file, row: jobRow };
 
