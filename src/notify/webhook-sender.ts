@@ -1,4 +1,5 @@
 import { Agent, request } from 'undici';
+import { parseRetryAfter } from '../api/retry-policy.js';
 import type { Logger } from '../log/logger.js';
 import { rememberSecret } from '../log/redact.js';
 import { outsideText } from './notification.js';
@@ -175,12 +176,13 @@ export class WebhookSender {
       const text = await boundedText(res.body, 300);
       if (res.statusCode >= 200 && res.statusCode < 300) return { ok: true };
       const retry = res.statusCode === 408 || res.statusCode === 429 || res.statusCode >= 500;
-      const retryAfterMs = retryAfter(res.headers['retry-after']);
+      // The API client's reading of Retry-After (seconds or a date), capped where send caps it anyway.
+      const retryAfterMs = parseRetryAfter(res.headers['retry-after'], Date.now(), this.opts.maxDelayMs);
       return {
         ok: false,
         retry,
         problem: `HTTP ${res.statusCode}${text ? `: ${outsideText(text, 200)}` : ''}`,
-        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+        ...(retryAfterMs === null ? {} : { retryAfterMs }),
       };
     } catch (err) {
       const e = err as Error & { code?: string };
@@ -202,13 +204,4 @@ async function boundedText(body: AsyncIterable<Buffer> & { destroy(): unknown },
     }
   }
   return text.slice(0, max).trim();
-}
-
-/** Retry-After as milliseconds: delta-seconds or an HTTP date (RFC 9110 §10.2.3). */
-function retryAfter(header: string | string[] | undefined): number | undefined {
-  const value = Array.isArray(header) ? header[0] : header;
-  if (value === undefined) return undefined;
-  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
