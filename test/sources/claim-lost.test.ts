@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BucketSource } from '../../src/sources/bucket-source.js';
 import { FolderSource } from '../../src/sources/folder-source.js';
-import { ClaimLostError } from '../../src/sources/model.js';
+import { ClaimLostError, type ClaimedInput } from '../../src/sources/model.js';
 import { HOST } from '../../src/storage/lease.js';
 import { S3Store } from '../../src/storage/s3/s3-store.js';
 import { startTestS3, type TestS3 } from '../support/s3.js';
@@ -27,12 +27,20 @@ describe('finish after the claim was taken over', () => {
     await dir.remove();
   });
 
-  it('a folder: ClaimLostError, no report written, the input left in processing/', async () => {
+  /** `name` dropped into a folder source over the test's folder and claimed; the source closed after `use`. */
+  async function withFolderClaim(name: string, use: (c: ClaimedInput) => Promise<void>): Promise<void> {
     const source = new FolderSource(dir.path, { leaseMs: 60_000, workDir: join(dir.path, '.work') });
     await source.init();
     try {
-      await writeFile(join(dir.path, 'a.yaml'), 'version: 1\n');
-      const c = (await source.claim('a.yaml'))!;
+      await writeFile(join(dir.path, name), 'version: 1\n');
+      await use((await source.claim(name))!);
+    } finally {
+      await source.close();
+    }
+  }
+
+  it('a folder: ClaimLostError, no report written, the input left in processing/', async () => {
+    await withFolderClaim('a.yaml', async (c) => {
       await writeFile(join(dir.path, 'processing', '.a.yaml.claim'), otherOwner);
       let wrote = false;
       await expect(
@@ -43,17 +51,11 @@ describe('finish after the claim was taken over', () => {
       expect(wrote).toBe(false);
       expect(await readdir(join(dir.path, 'done'))).toEqual([]);
       expect((await readdir(join(dir.path, 'processing'))).sort()).toEqual(['.a.yaml.claim', 'a.yaml']);
-    } finally {
-      await source.close();
-    }
+    });
   });
 
   it('a folder: reports half written when a write fails are removed, and the input stays', async () => {
-    const source = new FolderSource(dir.path, { leaseMs: 60_000, workDir: join(dir.path, '.work') });
-    await source.init();
-    try {
-      await writeFile(join(dir.path, 'b.yaml'), 'version: 1\n');
-      const c = (await source.claim('b.yaml'))!;
+    await withFolderClaim('b.yaml', async (c) => {
       await expect(
         c.finish('done', async (to) => {
           await writeFile(to.paths.csv, 'half');
@@ -62,9 +64,7 @@ describe('finish after the claim was taken over', () => {
       ).rejects.toThrow('disk full');
       expect(await readdir(join(dir.path, 'done'))).toEqual([]);
       expect(await readdir(join(dir.path, 'processing'))).toContain('b.yaml');
-    } finally {
-      await source.close();
-    }
+    });
   });
 
   describe('a bucket', () => {
