@@ -1,21 +1,18 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { InputAttempts } from '../../src/sources/attempts.js';
-import { tempDir } from '../support/temp-files.js';
+import { tempDirPerTest } from '../support/temp-files.js';
 
 /** The crash counter of watch (poison files); drops-poison.test.ts kills a real watcher with it. */
 describe('InputAttempts', () => {
-  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let dir: string; // removed after each test by tempDirPerTest
   beforeEach(async () => {
-    dir = await tempDir('htorder-attempts-');
-  });
-  afterEach(async () => {
-    await dir.remove();
+    dir = await tempDirPerTest('htorder-attempts-');
   });
 
   it('counts runs that began without ending, in one file per input, made with its folder at the first run', async () => {
-    const state = join(dir.path, 'attempts'); // not there yet
+    const state = join(dir, 'attempts'); // not there yet
     const a = new InputAttempts(state, 3);
     const key = a.keyOf('/drop', 'x.yaml', 'ab'.repeat(32));
     expect(await a.begin(key)).toBe(1);
@@ -33,7 +30,7 @@ describe('InputAttempts', () => {
   });
 
   it('reads a longer earlier count correctly and starts afresh from anything unreadable', async () => {
-    const state = join(dir.path, 'attempts');
+    const state = join(dir, 'attempts');
     const a = new InputAttempts(state, 3);
     const key = a.keyOf('/drop', 'y.yaml', 'cd'.repeat(32));
     await a.begin(key);

@@ -1,14 +1,14 @@
 import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BucketSource } from '../../src/sources/bucket-source.js';
 import { FolderSource } from '../../src/sources/folder-source.js';
 import { ClaimLostError, type ClaimedInput } from '../../src/sources/model.js';
 import { HOST } from '../../src/storage/lease.js';
 import { S3Store } from '../../src/storage/s3/s3-store.js';
 import { startTestS3, type TestS3 } from '../support/s3.js';
-import { tempDir } from '../support/temp-files.js';
+import { tempDirPerTest } from '../support/temp-files.js';
 
 /**
  * A holder whose claim was taken over (its lease ran out during a stall and another instance
@@ -19,20 +19,17 @@ import { tempDir } from '../support/temp-files.js';
 const otherOwner = `${JSON.stringify({ owner: 'another-instance', host: HOST, pid: process.pid, until: '2999-01-01T00:00:00.000Z' })}\n`;
 
 describe('finish after the claim was taken over', () => {
-  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let dir: string; // removed after each test by tempDirPerTest
   beforeEach(async () => {
-    dir = await tempDir('htorder-claim-lost-');
-  });
-  afterEach(async () => {
-    await dir.remove();
+    dir = await tempDirPerTest('htorder-claim-lost-');
   });
 
   /** `name` dropped into a folder source over the test's folder and claimed; the source closed after `use`. */
   async function withFolderClaim(name: string, use: (c: ClaimedInput) => Promise<void>): Promise<void> {
-    const source = new FolderSource(dir.path, { leaseMs: 60_000, workDir: join(dir.path, '.work') });
+    const source = new FolderSource(dir, { leaseMs: 60_000, workDir: join(dir, '.work') });
     await source.init();
     try {
-      await writeFile(join(dir.path, name), 'version: 1\n');
+      await writeFile(join(dir, name), 'version: 1\n');
       await use((await source.claim(name))!);
     } finally {
       await source.close();
@@ -41,7 +38,7 @@ describe('finish after the claim was taken over', () => {
 
   it('a folder: ClaimLostError, no report written, the input left in processing/', async () => {
     await withFolderClaim('a.yaml', async (c) => {
-      await writeFile(join(dir.path, 'processing', '.a.yaml.claim'), otherOwner);
+      await writeFile(join(dir, 'processing', '.a.yaml.claim'), otherOwner);
       let wrote = false;
       await expect(
         c.finish('done', async () => {
@@ -49,8 +46,8 @@ describe('finish after the claim was taken over', () => {
         }),
       ).rejects.toBeInstanceOf(ClaimLostError);
       expect(wrote).toBe(false);
-      expect(await readdir(join(dir.path, 'done'))).toEqual([]);
-      expect((await readdir(join(dir.path, 'processing'))).sort()).toEqual(['.a.yaml.claim', 'a.yaml']);
+      expect(await readdir(join(dir, 'done'))).toEqual([]);
+      expect((await readdir(join(dir, 'processing'))).sort()).toEqual(['.a.yaml.claim', 'a.yaml']);
     });
   });
 
@@ -62,8 +59,8 @@ describe('finish after the claim was taken over', () => {
           throw new Error('disk full');
         }),
       ).rejects.toThrow('disk full');
-      expect(await readdir(join(dir.path, 'done'))).toEqual([]);
-      expect(await readdir(join(dir.path, 'processing'))).toContain('b.yaml');
+      expect(await readdir(join(dir, 'done'))).toEqual([]);
+      expect(await readdir(join(dir, 'processing'))).toContain('b.yaml');
     });
   });
 
