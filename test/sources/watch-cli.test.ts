@@ -58,24 +58,38 @@ function spawnWatch(dir: string): { child: ChildProcess; output: () => string; e
   return { child, output: () => out, exited };
 }
 
+/** A watcher on `dir` once it says it is watching (`what` names it in a timeout). */
+async function startWatch(dir: string, what: string): Promise<ReturnType<typeof spawnWatch>> {
+  const w = spawnWatch(dir);
+  await waitFor(() => (w.output().includes('watching for manifests') ? true : undefined), what, PROCESS_WAIT_MS);
+  return w;
+}
+
+/**
+ * `use` with a fresh drop folder and the sandbox reset to slow creates, one at a time: time to
+ * signal a watcher between orders. The faults are cleared and the folder removed afterwards.
+ */
+async function withSlowCreates(use: (drop: string) => Promise<void>): Promise<void> {
+  const drop = await tempDir('htorder-watch-cli-');
+  await sandbox.admin.reset();
+  await sandbox.admin.setFaults([{ route: 'POST /Jobs', kind: 'latency', latencyMs: 300 }]);
+  try {
+    await use(drop.path);
+  } finally {
+    await sandbox.admin.clearFaults();
+    await drop.remove();
+  }
+}
+
 const ls = async (dir: string): Promise<string[]> => (await readdir(dir).catch(() => [])).sort();
 
 describe('htorder watch (process)', () => {
   it(
     'after kill -9 mid-file, a restart leaves exactly one job per order and complete reports',
     async () => {
-      const drop = await tempDir('htorder-watch-cli-');
-      await sandbox.admin.reset();
-      // Slow creates, one at a time: time to kill the process between orders.
-      await sandbox.admin.setFaults([{ route: 'POST /Jobs', kind: 'latency', latencyMs: 300 }]);
-      try {
-        const first = spawnWatch(drop.path);
-        await waitFor(
-          () => (first.output().includes('watching for manifests') ? true : undefined),
-          'the first watcher to start',
-          PROCESS_WAIT_MS,
-        );
-        await writeFile(join(drop.path, 'k.yaml'), manifest('K', 6));
+      await withSlowCreates(async (drop) => {
+        const first = await startWatch(drop, 'the first watcher to start');
+        await writeFile(join(drop, 'k.yaml'), manifest('K', 6));
         await waitFor(
           async () => ((await sandbox.admin.jobs()).length >= 2 ? true : undefined),
           'two jobs created',
@@ -83,16 +97,16 @@ describe('htorder watch (process)', () => {
         );
         first.child.kill('SIGKILL');
         await first.exited;
-        expect(await ls(join(drop.path, 'processing'))).toContain('k.yaml');
+        expect(await ls(join(drop, 'processing'))).toContain('k.yaml');
         const createdBeforeCrash = (await sandbox.admin.jobs()).length;
         expect(createdBeforeCrash).toBeLessThan(6);
 
         // The latency served to kill the first watcher between orders; the restart needs none,
         // and without it the rest is four round trips instead of four times 2 × 300 ms more.
         await sandbox.admin.clearFaults();
-        const second = spawnWatch(drop.path);
+        const second = spawnWatch(drop);
         await waitFor(
-          async () => ((await ls(join(drop.path, 'done'))).includes('k.yaml') ? true : undefined),
+          async () => ((await ls(join(drop, 'done'))).includes('k.yaml') ? true : undefined),
           'k.yaml in done/',
           PROCESS_WAIT_MS,
         );
@@ -101,7 +115,7 @@ describe('htorder watch (process)', () => {
 
         const orders = (await sandbox.admin.jobs()).map((j) => j.orderNumber).sort();
         expect(orders).toEqual(['K-1', 'K-2', 'K-3', 'K-4', 'K-5', 'K-6']);
-        const report = JSON.parse(await readFile(join(drop.path, 'done', 'k.yaml.result.json'), 'utf8'));
+        const report = JSON.parse(await readFile(join(drop, 'done', 'k.yaml.result.json'), 'utf8'));
         expect(report.jobs).toHaveLength(6);
         for (const job of report.jobs) {
           expect(['submitted', 'already-submitted']).toContain(job.status);
@@ -110,13 +124,10 @@ describe('htorder watch (process)', () => {
         expect(
           report.jobs.filter((j: { status: string }) => j.status === 'already-submitted').length,
         ).toBeGreaterThanOrEqual(2);
-        expect(await ls(join(drop.path, 'done'))).toEqual(['k.yaml', 'k.yaml.result.csv', 'k.yaml.result.json']);
-        expect(await ls(join(drop.path, 'processing'))).toEqual([]); // no input, no claim left behind
+        expect(await ls(join(drop, 'done'))).toEqual(['k.yaml', 'k.yaml.result.csv', 'k.yaml.result.json']);
+        expect(await ls(join(drop, 'processing'))).toEqual([]); // no input, no claim left behind
         expect(second.output()).toContain('resuming an input left in processing');
-      } finally {
-        await sandbox.admin.clearFaults();
-        await drop.remove();
-      }
+      });
     },
     PROCESS_TEST_MS,
   );
@@ -124,17 +135,9 @@ describe('htorder watch (process)', () => {
   it(
     'on SIGTERM finishes the input in flight, writes its reports and exits 0',
     async () => {
-      const drop = await tempDir('htorder-watch-cli-');
-      await sandbox.admin.reset();
-      await sandbox.admin.setFaults([{ route: 'POST /Jobs', kind: 'latency', latencyMs: 300 }]);
-      try {
-        const w = spawnWatch(drop.path);
-        await waitFor(
-          () => (w.output().includes('watching for manifests') ? true : undefined),
-          'the watcher to start',
-          PROCESS_WAIT_MS,
-        );
-        await writeFile(join(drop.path, 't.yaml'), manifest('T', 3));
+      await withSlowCreates(async (drop) => {
+        const w = await startWatch(drop, 'the watcher to start');
+        await writeFile(join(drop, 't.yaml'), manifest('T', 3));
         await waitFor(
           async () => ((await sandbox.admin.jobs()).length >= 1 ? true : undefined),
           'the first job',
@@ -142,13 +145,10 @@ describe('htorder watch (process)', () => {
         );
         w.child.kill('SIGTERM');
         expect(await w.exited).toBe(0);
-        expect(await ls(join(drop.path, 'done'))).toEqual(['t.yaml', 't.yaml.result.csv', 't.yaml.result.json']);
+        expect(await ls(join(drop, 'done'))).toEqual(['t.yaml', 't.yaml.result.csv', 't.yaml.result.json']);
         expect((await sandbox.admin.jobs()).map((j) => j.orderNumber).sort()).toEqual(['T-1', 'T-2', 'T-3']);
         expect(w.output()).toContain('stopping');
-      } finally {
-        await sandbox.admin.clearFaults();
-        await drop.remove();
-      }
+      });
     },
     PROCESS_TEST_MS,
   );
