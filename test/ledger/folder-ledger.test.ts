@@ -5,24 +5,11 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FolderLedger } from '../../src/ledger/folder-ledger.js';
-import type { LedgerEntry, LedgerKey } from '../../src/ledger/model.js';
 import { safeName } from '../../src/ledger/safe-name.js';
+import { ledgerEntry as entry } from '../support/ledger-entries.js';
 import { DIST, requireDist } from '../support/dist.js';
 
 const account = 'http://127.0.0.1/us/api#1001';
-
-function entry(key: LedgerKey, patch: Partial<LedgerEntry> = {}): LedgerEntry {
-  return {
-    ledgerVersion: 1,
-    account: key.account,
-    orderNumber: key.orderNumber,
-    payloadHash: 'h',
-    state: 'intent',
-    attempts: 1,
-    intentAt: new Date(0).toISOString(),
-    ...patch,
-  };
-}
 
 async function tempDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'htorder-ledger-'));

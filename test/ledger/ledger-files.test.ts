@@ -5,8 +5,9 @@ import lockfile from 'proper-lockfile';
 import { describe, expect, it, vi } from 'vitest';
 import { EntryWriter } from '../../src/ledger/entry-writer.js';
 import { FolderLedger } from '../../src/ledger/folder-ledger.js';
-import type { LedgerEntry, LedgerKey } from '../../src/ledger/model.js';
+import type { LedgerKey } from '../../src/ledger/model.js';
 import { safeName } from '../../src/ledger/safe-name.js';
+import { ledgerEntry as entry } from '../support/ledger-entries.js';
 import { tempDirPerTest } from '../support/temp-files.js';
 
 /**
@@ -17,19 +18,6 @@ import { tempDirPerTest } from '../support/temp-files.js';
 
 const account = 'http://127.0.0.1/us/api#1001';
 const key = (orderNumber: string): LedgerKey => ({ account, orderNumber });
-
-function entry(k: LedgerKey, patch: Partial<LedgerEntry> = {}): LedgerEntry {
-  return {
-    ledgerVersion: 1,
-    account: k.account,
-    orderNumber: k.orderNumber,
-    payloadHash: 'h',
-    state: 'intent',
-    attempts: 1,
-    intentAt: new Date(0).toISOString(),
-    ...patch,
-  };
-}
 
 async function setUp(options: { staleMs?: number; waitMs?: number } = {}) {
   const state = await tempDirPerTest('htorder-ledger-');
