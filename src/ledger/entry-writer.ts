@@ -13,7 +13,8 @@ import {
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { temporaryName } from '../storage/atomic-write.js';
 import { HOST } from '../storage/lease.js';
 
 interface Spares {
@@ -74,7 +75,7 @@ export class EntryWriter {
     if (temp) {
       fd = temp.fd;
     } else {
-      const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+      const tmp = temporaryName(path);
       fd = await new Promise<number>((resolve, reject) =>
         open(tmp, 'wx', (err, f) => (err ? reject(err) : resolve(f))),
       );

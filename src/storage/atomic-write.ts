@@ -27,6 +27,14 @@ export interface AtomicWriteOptions extends NewFileOptions {
 }
 
 /**
+ * A temporary name beside `path` (same folder, so the rename never crosses a file system):
+ * hidden, and unique to this process and write (`.NAME.PID.XXXXXXXX.tmp`).
+ */
+export function temporaryName(path: string): string {
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+}
+
+/**
  * A new temporary file beside `path` for an atomic write: exclusive create (O_EXCL, so a name
  * planted in a shared folder is never followed) under a random name (`path` itself when
  * `staged`), with `options` applied.
@@ -35,9 +43,7 @@ export async function openTemporary(
   path: string,
   options: NewFileOptions = {},
 ): Promise<{ tmp: string; handle: FileHandle }> {
-  const tmp = options.staged
-    ? path
-    : join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  const tmp = options.staged ? path : temporaryName(path);
   const handle = await open(tmp, 'wx', options.mode ?? 0o666);
   try {
     // The create's mode is cut by the umask: set it again only when the umask took something away.
