@@ -13,7 +13,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { HOST, isExpired } from '../storage/lease.js';
+import { HOST, processAlive } from '../storage/lease.js';
 import { nameOwner } from './entry-writer.js';
 
 /**
@@ -212,8 +212,7 @@ export class DirLocks {
         if (name.endsWith('.token') && lstatSync(path).mtimeMs < Date.now() - this.staleMs) unlinkSync(path);
         if (name.endsWith('.spare')) {
           const owner = nameOwner(name);
-          const lease = owner && { owner: name, ...owner, until: new Date(8.64e15).toISOString() };
-          if (lease && lease.host === HOST && lease.pid !== process.pid && isExpired(lease)) unlinkSync(path);
+          if (owner && owner.host === HOST && owner.pid !== process.pid && !processAlive(owner.pid)) unlinkSync(path);
         }
       } catch {
         // Removed by another process meanwhile.

@@ -52,7 +52,8 @@ export function isExpired(lease: LeaseRecord | undefined, now = Date.now()): boo
   return lease.host === HOST && lease.pid !== process.pid && !processAlive(lease.pid);
 }
 
-function processAlive(pid: number): boolean {
+/** Whether a process of this host with `pid` exists (ours or another user's). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
