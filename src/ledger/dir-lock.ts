@@ -14,7 +14,7 @@ import {
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { HOST, processAlive } from '../storage/lease.js';
-import { nameOwner } from './entry-writer.js';
+import { nameOwner, ownedName } from './entry-writer.js';
 
 /**
  * The ledger's cross-process lock on one order: `<entry>.json.lock` exists while someone holds
@@ -26,7 +26,7 @@ import { nameOwner } from './entry-writer.js';
  * link — and proper-lockfile's `mkdir` lock made one per order and deleted it again. `link` is
  * as atomic as `mkdir` (it fails when the name exists), on local disks and on NFS, where it is
  * the classic lock primitive. Every lock of a process is a name of the same inode (its token,
- * `<folder>/.locks/<host>-<pid>-<random>.token`), so refreshing the token's mtime refreshes all
+ * `<folder>/.locks/<host>~<pid>~<random>.token`), so refreshing the token's mtime refreshes all
  * of them at once, and each lock is checked by inode number: a lock name that no longer leads to
  * our token was taken over, and `assertHeld` refuses to go on. A file system without hard links
  * (some SMB shares) falls back to `mkdir`, as before.
@@ -192,7 +192,7 @@ export class DirLocks {
     const tokens = join(dir, '.locks');
     mkdirSync(tokens, { recursive: true, ...(this.mode === undefined ? {} : { mode: this.mode }) });
     this.removeDeadTokens(tokens);
-    const path = join(tokens, `${encodeURIComponent(HOST)}~${process.pid}~${randomBytes(4).toString('hex')}.token`);
+    const path = join(tokens, `${ownedName()}.token`);
     closeSync(openSync(path, 'wx'));
     const token = { path, ino: lstatSync(path).ino, refreshedAt: Date.now() };
     this.tokens.set(dir, token);

@@ -48,7 +48,7 @@ export class EntryWriter {
   /** Folders whose file system refused a hard link: plain temp files there. */
   private readonly noLinks = new Set<string>();
   private counter = 0;
-  private readonly prefix = `${encodeURIComponent(HOST)}~${process.pid}~${randomBytes(4).toString('hex')}`;
+  private readonly prefix = ownedName();
 
   /**
    * At most `maxSpares` spares per folder (more are unlinked), and a folder fsync once
@@ -182,6 +182,11 @@ export class EntryWriter {
     }
     this.spares.clear();
   }
+}
+
+/** A new name prefix for a spare or token of this process (`<host>~<pid>~<random>`), read back by nameOwner. */
+export function ownedName(): string {
+  return `${encodeURIComponent(HOST)}~${process.pid}~${randomBytes(4).toString('hex')}`;
 }
 
 /** The process that made a spare or token (from its name), to tell whether it is still alive. */
