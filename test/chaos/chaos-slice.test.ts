@@ -42,33 +42,24 @@ describe('chaos slice: exactly once under faults and kill -9', () => {
     );
   }, 120_000);
 
-  it('watch a folder, 2 watchers with 3 files in flight each, one killed twice', async () => {
-    const r = await watchScenario(rig, {
-      name: 'watch folder',
-      kind: 'folder',
-      files: 6,
-      jobsPerFile: 5,
-      watchers: 2,
-      parallelFiles: 3,
-      kills: 2,
-      seed: 13,
-    });
-    expectClean(r);
-    expect(r.mostFilesInFlight).toBeGreaterThan(1);
-  }, 120_000);
-
-  it('watch an S3 bucket, 2 watchers with 3 files in flight each, one killed twice', async () => {
-    const r = await watchScenario(rig, {
-      name: 'watch S3',
-      kind: 's3',
-      files: 6,
-      jobsPerFile: 5,
-      watchers: 2,
-      parallelFiles: 3,
-      kills: 2,
-      seed: 14,
-    });
-    expectClean(r);
-    expect(r.mostFilesInFlight).toBeGreaterThan(1);
-  }, 120_000);
+  const watched = [
+    { kind: 'folder', what: 'a folder', name: 'watch folder', seed: 13 },
+    { kind: 's3', what: 'an S3 bucket', name: 'watch S3', seed: 14 },
+  ] as const;
+  for (const { kind, what, name, seed } of watched) {
+    it(`watch ${what}, 2 watchers with 3 files in flight each, one killed twice`, async () => {
+      const r = await watchScenario(rig, {
+        name,
+        kind,
+        files: 6,
+        jobsPerFile: 5,
+        watchers: 2,
+        parallelFiles: 3,
+        kills: 2,
+        seed,
+      });
+      expectClean(r);
+      expect(r.mostFilesInFlight).toBeGreaterThan(1);
+    }, 120_000);
+  }
 });

@@ -54,33 +54,24 @@ describe('chaos: exactly once under faults and kill -9', () => {
     expect(r.row.kills).toBeGreaterThanOrEqual(21);
   });
 
-  it('watch a folder: 20 files × 15 jobs, 2 watchers with 4 files in flight each, killed 12 times', async () => {
-    const r = await watchScenario(rig, {
-      name: 'watch folder, 2 watchers × 4 files',
-      kind: 'folder',
-      files: 20,
-      jobsPerFile: 15,
-      watchers: 2,
-      parallelFiles: 4,
-      kills: 12,
-      seed: seed + 2,
+  const watched = [
+    { kind: 'folder', what: 'a folder', name: 'watch folder, 2 watchers × 4 files', seed: seed + 2 },
+    { kind: 's3', what: 'an S3 bucket', name: 'watch S3, 2 watchers × 4 files', seed: seed + 3 },
+  ] as const;
+  for (const w of watched) {
+    it(`watch ${w.what}: 20 files × 15 jobs, 2 watchers with 4 files in flight each, killed 12 times`, async () => {
+      const r = await watchScenario(rig, {
+        name: w.name,
+        kind: w.kind,
+        files: 20,
+        jobsPerFile: 15,
+        watchers: 2,
+        parallelFiles: 4,
+        kills: 12,
+        seed: w.seed,
+      });
+      expectClean(r);
+      expect(r.mostFilesInFlight).toBeGreaterThan(1);
     });
-    expectClean(r);
-    expect(r.mostFilesInFlight).toBeGreaterThan(1);
-  });
-
-  it('watch an S3 bucket: 20 files × 15 jobs, 2 watchers with 4 files in flight each, killed 12 times', async () => {
-    const r = await watchScenario(rig, {
-      name: 'watch S3, 2 watchers × 4 files',
-      kind: 's3',
-      files: 20,
-      jobsPerFile: 15,
-      watchers: 2,
-      parallelFiles: 4,
-      kills: 12,
-      seed: seed + 3,
-    });
-    expectClean(r);
-    expect(r.mostFilesInFlight).toBeGreaterThan(1);
-  });
+  }
 });
