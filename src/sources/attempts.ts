@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { type FileHandle, mkdir, open, unlink } from 'node:fs/promises';
+import { type FileHandle, mkdir, open } from 'node:fs/promises';
 import { join } from 'node:path';
+import { removeFile } from '../storage/remove-file.js';
 
 /**
  * Poison-file protection for `watch`: how often processing of one input began without ending.
@@ -60,11 +61,7 @@ export class InputAttempts {
 
   /** Processing ended without a crash: forget the count. */
   async end(key: string): Promise<void> {
-    try {
-      await unlink(this.path(key));
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
+    await removeFile(this.path(key));
   }
 
   private path(key: string): string {

@@ -1,6 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   DONE_MARKER_SUFFIX,
@@ -27,7 +26,7 @@ import {
 } from './model.js';
 import { LeaseObject } from '../storage/s3/lease-object.js';
 import { describe, type ListedObject, type S3Store } from '../storage/s3/s3-store.js';
-import { makeWorkFolder } from './work-folder.js';
+import { initialised, makeWorkFolder } from './work-folder.js';
 
 export interface BucketSourceOptions {
   store: S3Store;
@@ -167,7 +166,7 @@ export class BucketSource implements DropSource {
     let topEtag = top?.etag;
     if (top && top.etag === input.etag && (await store.delete(top.key, top.etag))) topEtag = undefined;
     await store.delete(this.key('top', `${name}${DONE_MARKER_SUFFIX}`));
-    const dir = join(this.work ?? tmpdir(), randomUUID());
+    const dir = join(initialised(this.work), randomUUID());
     await mkdir(dir, { recursive: true });
     const path = join(dir, name);
     await writeFile(path, input.body);

@@ -13,10 +13,10 @@ import {
   unlink,
   type FileHandle,
 } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ReportTarget } from '../report/write-reports.js';
 import { type NewFileOptions, writeFileAtomic } from '../storage/atomic-write.js';
+import { removeFile } from '../storage/remove-file.js';
 import {
   DONE_MARKER_SUFFIX,
   MAX_INPUT_NAME_BYTES,
@@ -30,7 +30,7 @@ import {
   shortName,
   timestampedName,
 } from './drop-names.js';
-import { makeWorkFolder } from './work-folder.js';
+import { initialised, makeWorkFolder } from './work-folder.js';
 import { isExpired, leaseRecord, newOwnerId, parseLease } from '../storage/lease.js';
 import {
   ClaimLostError,
@@ -457,7 +457,7 @@ export class FolderSource implements DropSource {
   private async takeSlot(): Promise<string> {
     const free = this.slots.pop();
     if (free !== undefined) return free;
-    const dir = join(this.work ?? tmpdir(), `in-${this.slotCount++}`);
+    const dir = join(initialised(this.work), `in-${this.slotCount++}`);
     await mkdir(dir, { mode: 0o700 });
     return dir;
   }
@@ -632,15 +632,6 @@ function reportFileOptions(input: Verified | undefined, folder: Stats | undefine
   egid ??= process.getegid?.() ?? -1;
   const inherited = folder && folder.mode & S_ISGID ? folder.gid : egid;
   return input.gid === inherited ? { mode } : { mode, gid: input.gid };
-}
-
-/** Removes a file; one that is already gone is fine. */
-async function removeFile(path: string): Promise<void> {
-  try {
-    await unlink(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
 }
 
 /** The text of a small file (a claim: one line of JSON), or '' when it cannot be read. */

@@ -13,3 +13,9 @@ export async function makeWorkFolder(workDir: string | undefined): Promise<strin
   await mkdir(root, { recursive: true, mode: 0o700 });
   return mkdtemp(join(root, 'htorder-watch-'));
 }
+
+/** The work folder `init()` made; claiming before it is a programming error, never the shared temporary folder. */
+export function initialised(work: string | undefined): string {
+  if (work === undefined) throw new Error('the drop source was not initialised (init() makes its work folder)');
+  return work;
+}

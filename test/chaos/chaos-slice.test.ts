@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChaosRig, formatChaosTable, type ChaosRow } from '../support/chaos.js';
-import { runScenario, watchScenario, type ScenarioResult } from '../support/chaos-scenarios.js';
+import { expectExactlyOnce, runScenario, type ScenarioResult, watchScenario } from '../support/chaos-scenarios.js';
 import { requireDist } from '../support/dist.js';
-import { expectExactlyOnce } from '../support/chaos-scenarios.js';
 
 /**
  * A short, seeded slice of the chaos suite for every `npm test` (the full one is

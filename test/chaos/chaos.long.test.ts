@@ -1,9 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChaosRig, formatChaosTable, type ChaosRow } from '../support/chaos.js';
-import { runScenario, watchScenario, type ScenarioResult } from '../support/chaos-scenarios.js';
+import { expectExactlyOnce, runScenario, type ScenarioResult, watchScenario } from '../support/chaos-scenarios.js';
 import { requireDist } from '../support/dist.js';
-import { expectExactlyOnce } from '../support/chaos-scenarios.js';
 
 /**
  * The long chaos suite (`npm run test:chaos`, issue 7): the built CLI against a sandbox with
