@@ -120,6 +120,8 @@ async function* sheetRows(
       message: `cannot read the workbook: ${why} (is it an .xlsx file saved by Excel or a compatible program?)`,
     });
   };
+  // Where the reading is, so a broken part is named with its sheet and the last good row.
+  const at: PartLocation = {};
   const zip = archive.directory;
   if (zip === undefined) {
     unreadable('it is not a zip archive');
@@ -148,6 +150,7 @@ async function* sheetRows(
   const part = async (name: string): Promise<Readable | undefined> => {
     const entry = zip.entries.get(name);
     if (entry === undefined) return undefined;
+    at.part = name;
     const stream = await archive.openEntry(entry);
     opened.push(stream);
     return stream;
@@ -186,6 +189,7 @@ async function* sheetRows(
       return;
     }
     chosen = sheet.name ?? '(first sheet)';
+    at.sheet = chosen;
     const target = workbook.workbookRels?.find((r) => r.Id === sheet.rId)?.Target;
     const path = target === undefined ? undefined : partPath(target);
     const stream = path === undefined ? undefined : await part(path);
@@ -216,16 +220,44 @@ async function* sheetRows(
         });
         break;
       }
+      at.lastRow = row.number;
       if (cells.every((c) => c.trim() === '')) continue;
       yield { row: row.number, cells };
     }
   } catch (err) {
-    unreadable((err as Error).message);
+    unreadable(locatedProblem(at, (err as Error).message));
     return;
   } finally {
     for (const stream of opened) stream.destroy();
   }
   result.sheet = chosen;
+}
+
+interface PartLocation {
+  /** The part being read (`xl/worksheets/sheet1.xml`). */
+  part?: string;
+  /** The sheet's name, once the sheet's own part is reached. */
+  sheet?: string;
+  /**
+   * The sheet's last row read whole. The sheet is parsed a chunk of its XML at a time, so the
+   * break is in a later row, not always the next one.
+   */
+  lastRow?: number;
+}
+
+/**
+ * A reader's error with where it happened: the part, the sheet and the row after which it broke,
+ * and the XML parser's `line:column:` prefix spelt out (a line of the part, not of the sheet).
+ */
+function locatedProblem(at: PartLocation, message: string): string {
+  if (at.part === undefined) return message;
+  const xml = /^(\d+):(\d+): (.*)$/s.exec(message);
+  const why = xml ? `${xml[3].replace(/\.$/, '')} at line ${xml[1]}, column ${xml[2]} of the part` : message;
+  const where = [
+    ...(at.sheet === undefined ? [] : [`sheet "${at.sheet}"`]),
+    ...(at.lastRow === undefined ? [] : [`after row ${at.lastRow}`]),
+  ];
+  return `${at.part}${where.length > 0 ? ` (${where.join(', ')})` : ''}: ${why}`;
 }
 
 /** A relationship's target (relative to `xl/`, or absolute from the archive's root) as a part name. */

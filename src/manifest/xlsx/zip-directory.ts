@@ -60,21 +60,22 @@ export class ZipArchive {
 
   /**
    * The unpacked bytes of one part, streamed from its own offset: memory stays one chunk, and the
-   * stream fails when the part unpacks past the size the directory declared for it.
+   * stream fails when the part unpacks past the size the directory declared for it. Errors say
+   * "the part": the reader names it, with the sheet and row it was at.
    */
   async openEntry(entry: ZipEntry): Promise<Readable> {
-    if (entry.flags & 0x1) throw new Error(`${entry.name} is encrypted`);
+    if (entry.flags & 0x1) throw new Error('the part is encrypted');
     if (entry.method !== STORED && entry.method !== DEFLATED) {
-      throw new Error(`${entry.name} is packed with method ${entry.method}, not stored or deflated`);
+      throw new Error(`the part is packed with method ${entry.method}, not stored or deflated`);
     }
     const header = Buffer.alloc(30);
     const { bytesRead } = await this.handle.read(header, 0, 30, entry.localHeaderOffset);
     if (bytesRead < 30 || header.readUInt32LE(0) !== LOCAL_SIGNATURE) {
-      throw new Error(`${entry.name} is not where the zip directory says it is`);
+      throw new Error('the part is not where the zip directory says it is');
     }
     // The local header's own name and extra field lengths (they may differ from the directory's).
     const start = entry.localHeaderOffset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
-    if (start + entry.compressedBytes > this.size) throw new Error(`${entry.name} runs past the end of the file`);
+    if (start + entry.compressedBytes > this.size) throw new Error('the part runs past the end of the file');
     if (entry.compressedBytes === 0) return Readable.from([]);
     // Positioned reads on the shared handle, which stays open until close().
     const raw = createReadStream('', {
@@ -142,9 +143,7 @@ class UnpackedSizeCap extends Transform {
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     this.seen += chunk.length;
     if (this.seen > this.entry.unpackedBytes) {
-      done(
-        new Error(`${this.entry.name} unpacks past the ${this.entry.unpackedBytes} bytes its zip directory declares`),
-      );
+      done(new Error(`the part unpacks past the ${this.entry.unpackedBytes} bytes its zip directory declares`));
       return;
     }
     done(null, chunk);

@@ -56,6 +56,19 @@ async function declareUnpacked(file: string, part: string, bytes: number): Promi
   throw new Error(`no ${part} in ${file}`);
 }
 
+/**
+ * Replaces text inside a workbook saved without compression by text of the same length, as a
+ * damaged part would read (the reader checks no CRC, so only the part's content changes).
+ */
+async function overwrite(file: string, from: string, to: string): Promise<void> {
+  expect(Buffer.byteLength(to)).toBe(Buffer.byteLength(from));
+  const zip = await readFile(file);
+  const at = zip.indexOf(from);
+  if (at < 0) throw new Error(`no ${from} in ${file}`);
+  zip.write(to, at);
+  await writeFile(file, zip);
+}
+
 const ROW: Cell[] = [
   'PO-1',
   new Date(Date.UTC(2026, 11, 4)),
@@ -159,9 +172,51 @@ describe('.xlsx inputs', () => {
     expect(raw.diagnostics.map((d) => [d.code, d.message])).toEqual([
       [
         'xlsx.unreadable',
-        'cannot read the workbook: xl/worksheets/sheet1.xml unpacks past the 100 bytes its zip directory declares ' +
+        'cannot read the workbook: xl/worksheets/sheet1.xml (sheet "Orders"): ' +
+          'the part unpacks past the 100 bytes its zip directory declares ' +
           '(is it an .xlsx file saved by Excel or a compatible program?)',
       ],
+    ]);
+  });
+
+  it('a broken sheet part names the file, the part, the sheet and the last row read before it', async () => {
+    const file = await workbook({ Orders: [HEADER, ...Array.from({ length: 1500 }, () => ROW)] }, undefined, 'STORE');
+    await overwrite(file, '<row r="1200" ', '<row r="1200"<');
+    const { diagnostics, manifest } = await loadManifest(file);
+    expect(manifest).toBeUndefined();
+    expect(errors(diagnostics)).toEqual([
+      {
+        severity: 'error',
+        code: 'xlsx.unreadable',
+        message: expect.stringMatching(
+          /^cannot read the workbook: xl\/worksheets\/sheet1\.xml \(sheet "Orders", after row \d+\): no whitespace between attributes at line \d+, column \d+ of the part \(is it/,
+        ),
+        source: { file },
+      },
+    ]);
+    // The rows before the break were read; the break is at or after the row named.
+    const lastRow = Number(/after row (\d+)/.exec(errors(diagnostics)[0].message)?.[1]);
+    expect(lastRow).toBeGreaterThan(1);
+    expect(lastRow).toBeLessThan(1200);
+  });
+
+  it('a small broken sheet (parsed in one piece) still names its part and sheet', async () => {
+    const file = await workbook({ Orders: [HEADER, ROW, ROW] }, undefined, 'STORE');
+    await overwrite(file, '<row r="3" ', '<row r="3"<');
+    const { diagnostics } = await loadManifest(file);
+    expect(errors(diagnostics).map((d) => d.message)).toEqual([
+      expect.stringMatching(/^cannot read the workbook: xl\/worksheets\/sheet1\.xml \(sheet "Orders"\): /),
+    ]);
+  });
+
+  it('a broken shared-strings part is named', async () => {
+    const file = await workbook({ Orders: [HEADER, ROW] }, undefined, 'STORE');
+    await overwrite(file, '<t>Ann Lee</t>', '<t>Ann<Lee</t>');
+    const { diagnostics } = await loadManifest(file);
+    expect(errors(diagnostics).map((d) => d.message)).toEqual([
+      expect.stringMatching(
+        /^cannot read the workbook: xl\/sharedStrings\.xml: .+ at line \d+, column \d+ of the part/,
+      ),
     ]);
   });
 
