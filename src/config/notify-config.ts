@@ -35,6 +35,8 @@ export interface NotifyFileWebhook {
   url: string;
   /** `file:line:col` of the entry, for errors found later (a URL that is not https). */
   at: string;
+  /** The entry's field, `notify.webhooks[N]` (numbered from 1, as routes are), for the same errors. */
+  field: string;
   name?: string;
   format?: NotifyFormat | 'auto';
   events?: NotifyEventName[];
@@ -73,10 +75,11 @@ export function parseNotifySection(
   if (list === undefined || (isScalar(list) && list.value === null)) return { webhooks: [] };
   if (!isSeq(list)) return fail(list, 'notify.webhooks', 'must be a list of webhooks');
   const webhooks = list.items.map((item, i) => {
-    const field = `notify.webhooks[${i}]`;
+    // Numbered from 1, as routes[N] are and as a user counts the list's entries.
+    const field = `notify.webhooks[${i + 1}]`;
     const node = item as YamlNode;
     if (!isMap(node)) return fail(node, field, 'must be a mapping with at least a "url"');
-    const entry: Partial<NotifyFileWebhook> & { at: string } = { at: at(node) };
+    const entry: Partial<NotifyFileWebhook> & { at: string; field: string } = { at: at(node), field };
     for (const pair of node.items) {
       const key = isScalar(pair.key) ? String(pair.key.value) : '';
       const value = pair.value as YamlNode | null;
@@ -155,6 +158,7 @@ export function notifyWebhooks(settings: Settings): WebhookConfig[] {
   const format = settings.get('notifyFormat') ?? SETTINGS.notifyFormat.default;
   const apiUnavailableMs = settings.get('notifyApiUnavailableMs') ?? SETTINGS.notifyApiUnavailableMs.default;
   const out: WebhookConfig[] = [];
+  /** `at`: where the URL was given, `file:line:col: field` or the setting's source. */
   const add = (w: Omit<WebhookConfig, 'label'> & { name?: string }, at: string): void => {
     if (!allowInsecure && isClearTextUrl(w.url)) {
       throw new UsageError(
@@ -177,7 +181,7 @@ export function notifyWebhooks(settings: Settings): WebhookConfig[] {
         apiUnavailableMs: w.apiUnavailableMs ?? apiUnavailableMs,
         ...((w.digestAt ?? digestAt) === undefined ? {} : { digestAt: w.digestAt ?? digestAt }),
       },
-      `config file ${w.at}`,
+      `config file ${w.at}: ${w.field}.url`,
     );
   }
   const urls = settings.get('notifyUrl');

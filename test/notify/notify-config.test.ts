@@ -92,23 +92,23 @@ describe('notify configuration', () => {
   it('errors in the section name file:line:col and the field, never the URL', () => {
     const at = (yaml: string) => error(() => parseConfigFile(yaml, '/etc/htorder.yaml'));
     expect(at('notify:\n  webhooks:\n    - url: https://x.example/h\n      format: slak\n')).toBe(
-      'config file /etc/htorder.yaml:4:15: notify.webhooks[0].format: must be one of auto, slack, teams, json, got "slak"',
+      'config file /etc/htorder.yaml:4:15: notify.webhooks[1].format: must be one of auto, slack, teams, json, got "slak"',
     );
     expect(at('notify:\n  webhooks:\n    - url: https://x.example/h\n      on: [failed, faild]\n')).toBe(
-      'config file /etc/htorder.yaml:4:11: notify.webhooks[0].on: unknown event "faild" ' +
+      'config file /etc/htorder.yaml:4:11: notify.webhooks[1].on: unknown event "faild" ' +
         '(known: failed, in-doubt, api-unavailable, api-recovered, done)',
     );
     expect(at('notify:\n  webhooks:\n    - name: x\n')).toBe(
-      'config file /etc/htorder.yaml:3:7: notify.webhooks[0]: has no "url"',
+      'config file /etc/htorder.yaml:3:7: notify.webhooks[1]: has no "url"',
     );
     expect(at('notify:\n  webhooks:\n    - url: https://x.example/h\n      digestAt: "25:00"\n')).toMatch(
-      /^config file \/etc\/htorder.yaml:4:17: notify.webhooks\[0\].digestAt: must be a time of day as HH:MM/,
+      /^config file \/etc\/htorder.yaml:4:17: notify.webhooks\[1\].digestAt: must be a time of day as HH:MM/,
     );
     expect(at('notify:\n  hooks: []\n')).toBe(
       'config file /etc/htorder.yaml:2:3: notify.hooks: unknown key (expected "webhooks")',
     );
     expect(at(`notify:\n  webhooks:\n    - url: ${SLACK}\n      colour: red\n`)).toMatch(
-      /^config file \/etc\/htorder.yaml:4:7: notify.webhooks\[0\].colour: unknown key/,
+      /^config file \/etc\/htorder.yaml:4:7: notify.webhooks\[1\].colour: unknown key/,
     );
   });
 
@@ -147,13 +147,16 @@ describe('notify configuration', () => {
   });
 
   it('a webhook that is not https (other than loopback) is refused, named by its place and host only', async () => {
+    // The second entry: numbered from 1, as routes[N] are.
     const message = await webhooksOf(
-      'notify:\n  webhooks:\n    - url: http://hooks.example.com/services/SECRETPATH\n',
+      `notify:\n  webhooks:\n    - url: ${SLACK}\n    - url: http://hooks.example.com/services/SECRETPATH\n`,
     ).then(
       () => '',
       (err: Error) => err.message,
     );
-    expect(message).toMatch(/^config file .*config\.yaml:3:12: webhook http:\/\/hooks\.example\.com\/… is not https/);
+    expect(message).toMatch(
+      /^config file .*config\.yaml:4:12: notify\.webhooks\[2\]\.url: webhook http:\/\/hooks\.example\.com\/… is not https/,
+    );
     expect(message).not.toContain('SECRETPATH');
     const env = await webhooksOf(undefined, { HTORDER_NOTIFY_URL: 'http://hooks.example.com/SECRETPATH' }).then(
       () => '',

@@ -153,7 +153,7 @@ describe('notifications from a real watcher', () => {
       },
     );
     await expect(startWatch({ target: fx.drop.path }, { ...fx.env, HTORDER_CONFIG: config })).rejects.toThrow(
-      `config file ${config}:4:11: notify.webhooks[0].on: unknown event "nope"`,
+      `config file ${config}:4:11: notify.webhooks[1].on: unknown event "nope"`,
     );
   });
 });
