@@ -44,7 +44,10 @@ export interface DashboardOptions {
   host: string;
   /** Required for any host but loopback (uiToken). */
   token?: string;
-  /** How often the folder is looked at again while a page is open (live updates). Default 1 s. */
+  /**
+   * How often the folders' times are looked at while a page is open (live updates); their files
+   * are listed again when a time moved, and every `RELIST_EVERY` looks anyway. Default 1 s.
+   */
   liveMs?: number;
   limits?: Partial<typeof UI_LIMITS>;
 }
@@ -65,6 +68,12 @@ const SECURITY_HEADERS = {
   'cross-origin-opener-policy': 'same-origin',
   'cross-origin-resource-policy': 'same-origin',
 };
+
+/**
+ * Every this many looks the folders are listed even when their times did not move: a report
+ * rewritten in place, or a file still being written, changes only the file's own time.
+ */
+const RELIST_EVERY = 10;
 
 const CONTENT_TYPES: Record<ReportKind, string> = {
   json: 'application/json; charset=utf-8',
@@ -112,13 +121,19 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
       })
     : undefined;
   // While someone is looking, look at the folder too: reports written, files dropped by hand.
+  // Listing every file each second cost a stat per file; the folders' own times say when an
+  // entry came, went or was renamed over (how reports are written), so most looks are 4 stats.
+  const liveMs = opts.liveMs ?? 1000;
   const ticker = setInterval(() => {
     if (streams.size === 0) return;
-    scan().then(
-      (changed) => changed && announce(),
-      () => undefined,
-    );
-  }, opts.liveMs ?? 1000);
+    const relist = Date.now() - scannedAt >= RELIST_EVERY * liveMs;
+    (relist ? Promise.resolve(true) : inputs.foldersChanged())
+      .then((changed) => (changed ? scan() : false))
+      .then(
+        (changed) => changed && announce(),
+        () => undefined,
+      );
+  }, liveMs);
   ticker.unref();
   const heartbeat = setInterval(() => {
     for (const s of streams) s.write(': keep-alive\n\n');

@@ -100,10 +100,21 @@ async function listFolder(dir: string): Promise<Listed[]> {
   return out;
 }
 
-/** A layout folder that is a real folder, not a link out of the drop folder. */
-async function realFolder(dir: string): Promise<boolean> {
-  const st = await lstat(dir).catch(() => undefined);
-  return st?.isDirectory() === true;
+/**
+ * A folder's time can only be trusted to have moved with a change once the clock has moved on:
+ * two changes within its granularity (a tick of the kernel's coarse clock, a second or two on
+ * some network or FAT file systems) leave it the same. A folder changed this recently is
+ * listed again on each look until its time is older than this.
+ */
+const RACY_MS = 2_000;
+
+/** The folders of one look: each place that is a real folder, and a stamp of them all. */
+interface Folders {
+  places: [Place, string][];
+  /** Each folder's identity and times: it differs when an entry was added, removed or renamed. */
+  stamp: string;
+  /** The newest folder time, ms. */
+  newestMs: number;
 }
 
 interface ParsedReport {
@@ -166,6 +177,8 @@ export class DropInputs {
   private readonly durations = new Map<string, number>();
   private records: InputRecord[] = [];
   private signature = '';
+  /** The folders as they were when the last scan began, and when that was. */
+  private scanned: { stamp: string; newestMs: number; at: number } | undefined;
 
   constructor(
     readonly root: string,
@@ -194,15 +207,48 @@ export class DropInputs {
     this.live.set(e.name, { phase: e.phase, at: e.at, problem: e.problem, retryInMs: e.retryInMs });
   }
 
+  /**
+   * The folders' own times (a few stats), without listing them: whether an input or a report
+   * may have arrived, moved or been replaced since the last scan. A report rewritten in place
+   * (not renamed over) leaves them alone: the caller lists again now and then anyway.
+   */
+  async foldersChanged(): Promise<boolean> {
+    const last = this.scanned;
+    if (last === undefined || last.newestMs > last.at - RACY_MS) return true;
+    return (await this.folders()).stamp !== last.stamp;
+  }
+
+  /** The drop folder and its layout folders that are real folders (not a link out of it). */
+  private async folders(): Promise<Folders> {
+    const places: [Place, string][] = [];
+    const stamp: string[] = [];
+    let newestMs = 0;
+    const look = async (place: Place, dir: string): Promise<void> => {
+      const st = await lstat(dir).catch(() => undefined);
+      if (st?.isDirectory() !== true) {
+        stamp.push(`${place}:-`);
+        return;
+      }
+      places.push([place, dir]);
+      stamp.push(`${place}:${st.dev}:${st.ino}:${st.mtimeMs}`);
+      newestMs = Math.max(newestMs, st.mtimeMs);
+    };
+    await look('drop', this.root);
+    // The drop folder itself is listed even when it cannot be looked at (it shows as empty).
+    if (places.length === 0) places.push(['drop', this.root]);
+    if (this.layout) {
+      for (const place of ['processing', 'done', 'failed'] as const)
+        await look(place, join(this.root, this.layout[place]));
+    }
+    return { places, stamp: stamp.join('\n'), newestMs };
+  }
+
   /** Lists the folders again; returns whether anything changed since the last scan. */
   async scan(): Promise<boolean> {
-    const places: [Place, string][] = [['drop', this.root]];
-    if (this.layout) {
-      for (const place of ['processing', 'done', 'failed'] as const) {
-        const dir = join(this.root, this.layout[place]);
-        if (await realFolder(dir)) places.push([place, dir]);
-      }
-    }
+    // The folders' stamp is taken before listing: a change while listing shows as a new stamp.
+    const at = Date.now();
+    const { places, stamp, newestMs } = await this.folders();
+    this.scanned = { stamp, newestMs, at };
     const records: InputRecord[] = [];
     const used = new Set<string>();
     const sig: string[] = [];

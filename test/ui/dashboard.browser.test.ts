@@ -1,12 +1,13 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InputEvent } from '../../src/observe/input-events.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
+import { startDashboard } from '../../src/ui/dashboard.js';
 import { CLI, ROOT, requireDist } from '../support/dist.js';
 import { tempDir } from '../support/temp-files.js';
 import { sandboxWithEnv, startWatch, waitFor, type RunningWatch } from '../support/watch-harness.js';
@@ -185,6 +186,49 @@ describe('the dashboard of a watched drop folder, in a browser', () => {
       await page.screenshot({ path: shot('ui-days.png'), fullPage: true });
     } finally {
       await page.close();
+    }
+  }, 60_000);
+});
+
+describe('a folder without a watcher, in a browser', () => {
+  it('shows a file dropped by hand and a report rewritten in place, without a reload', async () => {
+    const folder = await tempDir('htorder-ui-plain-');
+    const LIVE = 200; // looks at the folders' times every 200 ms, lists them at least every 2 s
+    const report = (jobs: number): string =>
+      JSON.stringify({
+        reportVersion: 1,
+        command: 'run',
+        startedAt: '2026-11-21T06:00:00.000Z',
+        finishedAt: '2026-11-21T06:00:01.500Z',
+        summary: { jobs, items: jobs, errors: 0, warnings: 0 },
+        errors: [],
+        warnings: [],
+        jobs: Array.from({ length: jobs }, (_, i) => ({ index: i, orderNumber: `PO-${i}`, status: 'submitted' })),
+      });
+    await writeFile(join(folder.path, 'kept.yaml'), manifest('KEPT', 1));
+    await writeFile(join(folder.path, 'kept.yaml.result.json'), report(1));
+    // The folder unchanged for an hour: only a relisting sees a report rewritten in place.
+    const past = new Date(Date.now() - 3_600_000);
+    await utimes(folder.path, past, past);
+    const dashboard = await startDashboard({ root: folder.path, port: 0, host: '127.0.0.1', liveMs: LIVE });
+    const page = await browser.context.newPage();
+    try {
+      await page.goto(dashboard.url);
+      const kept = page.locator('#inputs tr', { hasText: 'kept.yaml' });
+      expect(await kept.locator('td').nth(3).textContent()).toBe('1');
+      await page.evaluate('window.stayed = true');
+      // Rewritten in place (truncated and written, as a tool that does not rename might): the
+      // folder's time stays, the periodic relisting shows it.
+      await writeFile(join(folder.path, 'kept.yaml.result.json'), report(3));
+      await expect.poll(() => kept.locator('td').nth(3).textContent(), { timeout: 10 * LIVE + LIVE_MS }).toBe('3');
+      // A file dropped by hand moves the folder's time: shown at the next look.
+      await writeFile(join(folder.path, 'new.yaml'), manifest('NEW', 1));
+      await page.locator('#inputs tr', { hasText: 'new.yaml' }).locator('.st-waiting').waitFor({ timeout: LIVE_MS });
+      expect(await page.evaluate('window.stayed')).toBe(true);
+    } finally {
+      await page.close();
+      await dashboard.close();
+      await folder.remove();
     }
   }, 60_000);
 });
