@@ -184,7 +184,8 @@ class ManifestItemResults implements ItemSource {
   }
 }
 
-function emptySummary(): ReportSummary {
+/** A summary of nothing: every count 0, every job status present (the dashboard's too). */
+export function emptySummary(): ReportSummary {
   return {
     jobs: 0,
     items: 0,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import type { InputEvent, InputPhase, WatchEvents } from '../observe/input-events.js';
 import type { JobStatus } from '../report/model.js';
 import { reportPaths, type ReportPaths } from '../report/report-paths.js';
-import { INPUT_EXTENSIONS } from '../sources/drop-names.js';
+import { classifyName } from '../sources/drop-names.js';
 import { readHead } from './safe-files.js';
 import { costs, reportView, type ReportView, type TrackingView } from './report-view.js';
 
@@ -149,8 +149,6 @@ function statusOf(place: Place, view: ReportView | undefined): InputStatus {
   return b.failed + b.invalid > 0 || view.errorCount > 0 ? 'failed' : 'done';
 }
 
-const isInput = (name: string): boolean => INPUT_EXTENSIONS.some((ext) => name.toLowerCase().endsWith(ext));
-
 function reportOf(name: string): { base: string; kind: ReportKind } | undefined {
   for (const kind of Object.keys(REPORT_SUFFIX) as ReportKind[]) {
     const suffix = REPORT_SUFFIX[kind];
@@ -262,7 +260,7 @@ export class DropInputs {
           const g = groups.get(report.base) ?? { reports: {} };
           g.reports[report.kind] = f;
           groups.set(report.base, g);
-        } else if (isInput(f.name)) {
+        } else if (classifyName(f.name).take) {
           const g = groups.get(f.name) ?? { reports: {} };
           g.input = f;
           groups.set(f.name, g);

@@ -1,4 +1,5 @@
 import { JOB_STATUSES, type JobStatus } from '../report/model.js';
+import { emptySummary } from '../report/build-report.js';
 
 /**
  * What the dashboard shows of one X.result.json, read tolerantly: the file is the user's (any
@@ -146,16 +147,13 @@ function tracking(v: unknown): TrackingView | null {
   };
 }
 
-const emptyByStatus = (): Record<JobStatus, number> =>
-  Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>;
-
 /** The view of a parsed result.json (any JSON value). */
 export function reportView(doc: unknown): ReportView {
   const d = isObj(doc) ? doc : {};
   const summary = isObj(d.summary) ? d.summary : {};
   const input = isObj(d.input) ? d.input : {};
   const rawJobs = arr(d.jobs);
-  const byStatus = emptyByStatus();
+  const byStatus = emptySummary().byStatus;
   const jobs: JobView[] = [];
   let lines = 0;
   let lineCount = 0;

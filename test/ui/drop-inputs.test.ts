@@ -69,3 +69,20 @@ describe('DropInputs.foldersChanged', () => {
     expect(await inputs.foldersChanged()).toBe(true);
   });
 });
+
+describe('DropInputs.list', () => {
+  it('lists the names watch would take: not an Office lock file (~$x.xlsx) nor a temporary one', async () => {
+    const root = await folder();
+    for (const name of ['orders.xlsx', '~$orders.xlsx', 'orders.csv.part', 'orders.csv']) {
+      await writeFile(join(root, name), 'x');
+    }
+    const inputs = new DropInputs(root, LAYOUT);
+    await inputs.scan();
+    expect(
+      inputs
+        .list()
+        .map((r) => `${r.name} ${r.status}`)
+        .sort(),
+    ).toEqual(['orders.csv waiting', 'orders.xlsx waiting']);
+  });
+});
