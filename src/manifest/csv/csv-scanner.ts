@@ -57,14 +57,15 @@ export class CsvScanner {
   private readonly delimiterCode: number;
   /** Fast path: decoded text not yet delivered, starting at a record boundary. */
   private pending = '';
-  /** Fast path: bytes of a UTF-8 character split across chunks, decoded with the next chunk. */
-  private decodeCarry: Buffer | undefined;
   private sniffed = false;
   private sniffBuffer: Buffer | undefined;
   private decoder: Decoder | undefined;
   /** Lines still to drop before csv-parse sees anything. */
   private linesToSkip: number;
-  /** UTF-8 validation: bytes of a character split across chunks. */
+  /**
+   * UTF-8: the first bytes of a character split across chunks, put before the next chunk, so
+   * validation, the fast splitter and csv-parse all see whole characters.
+   */
   private utf8Carry: Buffer | undefined;
   private utf8Reported = false;
   /** Raw file bytes pushed so far (csvMaxFileBytes). */
@@ -148,10 +149,20 @@ export class CsvScanner {
     }
     // iconv-lite's decoders may hold on to bytes of a chunk between writes: they get their own copy.
     if (this.decoder !== undefined) this.feedText(this.decoder.write(Buffer.from(chunk)));
-    else {
-      this.checkUtf8(chunk);
-      this.feedBytes(chunk);
+    else this.pushUtf8(chunk);
+  }
+
+  private pushUtf8(chunk: Buffer): void {
+    let buf = this.utf8Carry === undefined ? chunk : Buffer.concat([this.utf8Carry, chunk]);
+    this.utf8Carry = undefined;
+    const tail = incompleteUtf8Tail(buf);
+    if (tail > 0) {
+      this.utf8Carry = Buffer.from(buf.subarray(buf.length - tail));
+      buf = buf.subarray(0, buf.length - tail);
     }
+    // Parsed as bytes: invalid sequences would otherwise silently become U+FFFD.
+    if (!this.utf8Reported && !isUtf8(buf)) this.reportUtf8(buf);
+    this.feedBytes(buf);
   }
 
   /** Ends the input; every record has been delivered when the promise settles (it never rejects). */
@@ -159,22 +170,20 @@ export class CsvScanner {
     if (!this.sniffed && this.sniffBuffer !== undefined) {
       const rest = this.sniff(this.sniffBuffer);
       this.sniffBuffer = undefined;
-      if (this.decoder === undefined) {
-        this.checkUtf8(rest);
-        this.feedBytes(rest);
-      } else this.feedText(this.decoder.write(rest));
+      if (this.decoder === undefined) this.pushUtf8(rest);
+      else this.feedText(this.decoder.write(rest));
     }
     if (this.decoder !== undefined) {
       const tail = this.decoder.end();
       if (tail) this.feedText(tail);
     } else if (this.utf8Carry !== undefined) {
-      this.reportUtf8(); // the file ends inside a multi-byte character
+      // The file ends inside a multi-byte character: reported, and its bytes read as they are.
+      const rest = this.utf8Carry;
+      this.utf8Carry = undefined;
+      this.reportUtf8();
+      this.feedBytes(rest);
     }
-    if (this.fast && !this.failed) {
-      const tail = this.decodeCarry?.toString('utf8') ?? '';
-      this.decodeCarry = undefined;
-      this.splitText(tail, true);
-    }
+    if (this.fast && !this.failed) this.splitText('', true);
     const parser = this.parser;
     if (this.failed || parser === undefined || parser.destroyed) return;
     // Stream errors are emitted on a later tick, so wait for the parser to settle either way.
@@ -218,23 +227,10 @@ export class CsvScanner {
       buf = buf.subarray(at);
     }
     if (buf.length === 0) return;
-    if (this.fast) this.splitBytes(buf);
+    // Whole characters only (pushUtf8), so the text decodes without a broken one at the end.
+    if (this.fast) this.splitText(buf.toString('utf8'), false);
     // csv-parse keeps the unfinished end of a chunk as a view of it: it gets its own copy.
     else this.write(Buffer.from(buf));
-  }
-
-  /** Fast path, UTF-8 bytes: decoded up to the last whole character, the rest kept for the next chunk. */
-  private splitBytes(buf: Buffer): void {
-    if (this.decodeCarry !== undefined) {
-      buf = Buffer.concat([this.decodeCarry, buf]);
-      this.decodeCarry = undefined;
-    }
-    const tail = incompleteUtf8Tail(buf);
-    if (tail > 0) {
-      this.decodeCarry = Buffer.from(buf.subarray(buf.length - tail));
-      buf = buf.subarray(0, buf.length - tail);
-    }
-    this.splitText(buf.toString('utf8'), false);
   }
 
   /** Fast path: delivers the whole records of pending + chunk; hands over to csv-parse where it must. */
@@ -262,8 +258,6 @@ export class CsvScanner {
       // From this record on, csv-parse reads everything: its state at a record boundary is its first.
       this.startParser();
       this.write(Buffer.from(rest, 'utf8'));
-      if (this.decodeCarry !== undefined) this.write(this.decodeCarry);
-      this.decodeCarry = undefined;
       return;
     }
     this.pending = rest;
@@ -355,19 +349,6 @@ export class CsvScanner {
       row: this.nextStart,
       message: `cannot parse the record starting on this row: ${message}`,
     });
-  }
-
-  /** UTF-8 input is parsed as bytes; invalid sequences would silently become U+FFFD. */
-  private checkUtf8(chunk: Buffer): void {
-    if (this.utf8Reported) return;
-    let buf = this.utf8Carry === undefined ? chunk : Buffer.concat([this.utf8Carry, chunk]);
-    this.utf8Carry = undefined;
-    const tail = incompleteUtf8Tail(buf);
-    if (tail > 0) {
-      this.utf8Carry = Buffer.from(buf.subarray(buf.length - tail));
-      buf = buf.subarray(0, buf.length - tail);
-    }
-    if (!isUtf8(buf)) this.reportUtf8(buf);
   }
 
   private reportUtf8(buf?: Buffer): void {

@@ -41,6 +41,24 @@ function reference(text: string, delimiter: string): { records: string[][]; rows
   return { records, rows };
 }
 
+/** `bytes` pushed as chunks ending at the given byte offsets (and at the end). */
+async function scanBytes(bytes: Buffer, delimiter: string, cutsAt: number[]) {
+  const records: string[][] = [];
+  const rows: number[] = [];
+  const take = (cells: string[], row: number) => {
+    records.push(cells);
+    rows.push(row);
+  };
+  const scanner = new CsvScanner({ ...dialectOf(), delimiter }, { header: take, record: take });
+  let at = 0;
+  for (const cut of [...cutsAt, bytes.length]) {
+    if (cut > at) scanner.push(bytes.subarray(at, cut));
+    at = Math.max(at, cut);
+  }
+  await scanner.finish();
+  return { records, rows, problems: scanner.problems };
+}
+
 async function scan(text: string, delimiter: string, cuts: number[]) {
   const records: string[][] = [];
   const rows: number[] = [];
@@ -95,6 +113,43 @@ describe('the scanner reads records as csv-parse does', () => {
     expect(got.records).toEqual((reference(text, ',') as { records: string[][] }).records);
     expect(got.records[2]).toEqual(['"x"y', 'z']);
     expect(got.rows).toEqual([1, 2, 4, 5]);
+  });
+
+  it('a character split across chunks (2, 3 and 4 bytes) reads whole, on every path, at every cut', async () => {
+    // Fast splitter; csv-parse from the start (a two-character delimiter); and the fast splitter
+    // handing over to csv-parse midway (text after a closing quote on row 3).
+    const cases: [string, string][] = [
+      [',', 'h1,h2\nécu,€5\n日本,😀x\n'],
+      ['||', 'h1||h2\nécu||€5\n日本||😀x\n'],
+      [',', 'h1,h2\nécu,€5\n"é"€,😀\n日本,😀x\n'],
+    ];
+    for (const [delimiter, text] of cases) {
+      const bytes = Buffer.from(text, 'utf8');
+      const want = (reference(text, delimiter) as { records: string[][] }).records;
+      for (let cut = 1; cut < bytes.length; cut++) {
+        const got = await scanBytes(bytes, delimiter, [cut]);
+        expect(got.problems, `${delimiter} cut at ${cut}`).toEqual([]);
+        expect(got.records, `${delimiter} cut at ${cut}`).toEqual(want);
+      }
+      // One byte at a time: every character is split.
+      const each = await scanBytes(
+        bytes,
+        delimiter,
+        Array.from({ length: bytes.length }, (_, i) => i + 1),
+      );
+      expect(each.problems).toEqual([]);
+      expect(each.records).toEqual(want);
+    }
+  });
+
+  it('a file that ends inside a character, or holds a byte that is not UTF-8, is reported once', async () => {
+    const cut = Buffer.from('h1,h2\na,€', 'utf8');
+    const ends = await scanBytes(cut.subarray(0, cut.length - 1), ',', [cut.length - 2]);
+    expect(ends.problems.map((p) => [p.code, p.row])).toEqual([['csv.encoding', 2]]);
+    const bad = Buffer.concat([Buffer.from('h1,h2\na,'), Buffer.from([0xe2, 0x28]), Buffer.from('b\nc,€\n')]);
+    const split = await scanBytes(bad, ',', [10, 11, 15]);
+    expect(split.problems.map((p) => p.code)).toEqual(['csv.encoding']);
+    expect(split.records).toHaveLength(3);
   });
 
   it("a quote never closed is csv-parse's error, at the row it opened on", async () => {
