@@ -5,13 +5,14 @@
  * own (header in row 1 → first order in row 2, as Excel shows them).
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
 import type { Mapping } from '../mapping/model.js';
 import type { Diagnostic, RawDocument } from '../model.js';
 import { CsvDocumentBuilder, rawDocumentOf } from '../csv/document-builder.js';
 import { isExpressionMapping, MappedRows } from '../mapping/mapped-rows.js';
 import { finishMapped } from '../mapping/merge-lines.js';
-import { type XlsxLimits, type XlsxScanResult, xlsxRows } from './scan-xlsx.js';
+import { archiveRows, type XlsxLimits, type XlsxScanResult } from './scan-xlsx.js';
+import { ZipArchive } from './zip-directory.js';
 
 export interface ReadXlsxOptions {
   mapping?: Mapping;
@@ -31,9 +32,10 @@ export async function readXlsxDocument(file: string, opts: ReadXlsxOptions = {})
     : undefined;
   const builder = new CsvDocumentBuilder(file, skipRows, mapped ? mapped.builderMapping : opts.mapping);
   const rows = mapped ?? builder;
-  let sha256: string;
+  // One open file for the hash and the parts: the report's sha256 is of the bytes read.
+  let archive: ZipArchive;
   try {
-    sha256 = await hashFile(file);
+    archive = await ZipArchive.open(file);
   } catch (err) {
     const diagnostics: Diagnostic[] = [
       {
@@ -48,13 +50,19 @@ export async function readXlsxDocument(file: string, opts: ReadXlsxOptions = {})
   const scan: XlsxScanResult = { problems: [] };
   let sawHeader = false;
   const sheet = opts.sheet ?? opts.mapping?.sheet;
-  for await (const { row, cells } of xlsxRows(file, { sheet, skipRows, limits: opts.limits }, scan)) {
-    if (sawHeader) rows.onRecord(cells, row);
-    else {
-      sawHeader = true;
-      rows.onHeader(cells, row);
+  let sha256: string;
+  try {
+    sha256 = await hashOf(archive.wholeFile());
+    for await (const { row, cells } of archiveRows(archive, { sheet, skipRows, limits: opts.limits }, scan)) {
+      if (sawHeader) rows.onRecord(cells, row);
+      else {
+        sawHeader = true;
+        rows.onHeader(cells, row);
+      }
+      if (mapped) await mapped.drain();
     }
-    if (mapped) await mapped.drain();
+  } finally {
+    await archive.close();
   }
   const parts = builder.result();
   const broken = scan.problems.length > 0;
@@ -73,8 +81,8 @@ export async function readXlsxDocument(file: string, opts: ReadXlsxOptions = {})
   return rawDocumentOf(parts, { file, format: 'xlsx', sha256, broken }, skipped, diagnostics);
 }
 
-async function hashFile(file: string): Promise<string> {
+async function hashOf(bytes: Readable): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  for await (const chunk of bytes) hash.update(chunk as Buffer);
   return hash.digest('hex');
 }

@@ -16,7 +16,6 @@
  * reads of a workbook saved without compression. Blank rows are skipped like blank CSV lines;
  * `skipRows` drops the sheet's first rows, like the CSV's first lines.
  */
-import { stat } from 'node:fs/promises';
 import { posix } from 'node:path';
 import { Readable } from 'node:stream';
 import { INPUT_TOO_LARGE } from '../read-input.js';
@@ -89,22 +88,29 @@ export async function* xlsxRows(
   opts: XlsxScanOptions,
   result: XlsxScanResult,
 ): AsyncGenerator<{ row: number; cells: string[] }> {
-  const problems = result.problems;
-  const limits = { ...DEFAULT_XLSX_LIMITS, ...opts.limits };
-  const size = (await stat(file)).size;
-  if (size > limits.maxFileBytes) {
-    problems.push({
-      code: INPUT_TOO_LARGE,
-      message: `the file is ${size} bytes, over the ${limits.maxFileBytes}-byte limit for .xlsx`,
-    });
-    return;
-  }
   const archive = await ZipArchive.open(file);
   try {
-    yield* sheetRows(archive, opts, limits, result);
+    yield* archiveRows(archive, opts, result);
   } finally {
     await archive.close();
   }
+}
+
+/** xlsxRows of a workbook already open (the caller closes it). */
+export async function* archiveRows(
+  archive: ZipArchive,
+  opts: XlsxScanOptions,
+  result: XlsxScanResult,
+): AsyncGenerator<{ row: number; cells: string[] }> {
+  const limits = { ...DEFAULT_XLSX_LIMITS, ...opts.limits };
+  if (archive.size > limits.maxFileBytes) {
+    result.problems.push({
+      code: INPUT_TOO_LARGE,
+      message: `the file is ${archive.size} bytes, over the ${limits.maxFileBytes}-byte limit for .xlsx`,
+    });
+    return;
+  }
+  yield* sheetRows(archive, opts, limits, result);
 }
 
 async function* sheetRows(

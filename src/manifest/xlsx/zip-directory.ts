@@ -43,7 +43,8 @@ export interface ZipDirectory {
 export class ZipArchive {
   private constructor(
     private readonly handle: FileHandle,
-    private readonly size: number,
+    /** The file's size in bytes, when opened. */
+    readonly size: number,
     readonly directory: ZipDirectory | undefined,
   ) {}
 
@@ -88,6 +89,14 @@ export class ZipArchive {
     const stages = entry.method === DEFLATED ? [raw, createInflateRaw(), capped] : [raw, capped];
     // pipeline destroys every stage with the first error, so the reader of `capped` sees it.
     return pipeline(stages, () => {}) as Transform;
+  }
+
+  /**
+   * Every byte of the file, front to back, from the same open file as the parts (so a hash of
+   * it is of the file the parts were read from, even if another is renamed over its name).
+   */
+  wholeFile(): Readable {
+    return createReadStream('', { fd: this.handle, autoClose: false, start: 0 });
   }
 
   async close(): Promise<void> {

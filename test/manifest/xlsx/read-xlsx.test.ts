@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
@@ -92,6 +93,12 @@ describe('.xlsx inputs', () => {
     const { manifest, diagnostics, input } = await loadManifest(file);
     expect(errors(diagnostics)).toEqual([]);
     expect(input.format).toBe('xlsx');
+    // The hash is of the workbook's bytes, read through the same open file as its parts.
+    expect(input.sha256).toBe(
+      createHash('sha256')
+        .update(await readFile(file))
+        .digest('hex'),
+    );
     const job = manifest?.jobs[0];
     expect(job?.dateDue).toBe('2026-12-04');
     expect(job?.deliveryAddress.postalCode).toBe('02134');
