@@ -25,9 +25,10 @@
 
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
-import { loadavg, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { orderableAssets, sandboxEnv } from './lib/demo-account.mjs';
+import { load, seconds, spread, times } from './lib/measure.mjs';
 import { startSandbox } from '../dist/sandbox/index.js';
 
 const FILES = Number(process.env.BENCH_FILES ?? 600);
@@ -79,7 +80,7 @@ async function measure(label, run, files, orders) {
     HTORDER_STATE_DIR: join(work, 'state'),
     HTORDER_CONCURRENCY: String(CONCURRENCY),
   };
-  const load = loadavg()[0];
+  const loadAtStart = load();
   const simulatorCpu = process.cpuUsage();
   const started = performance.now();
   const child = spawn(
@@ -140,27 +141,23 @@ async function measure(label, run, files, orders) {
     filesPerSecond: files.size / ((wallMs ?? Number.NaN) / 1000),
   };
   console.log(
-    `  ${label} run ${run}: ${(r.wallMs / 1000).toFixed(2)} s, ${r.filesPerSecond.toFixed(1)} files/s, ` +
-      `${(orders / (r.wallMs / 1000)).toFixed(0)} orders/s; bound ${(bound / 1000).toFixed(2)} s ` +
+    `  ${label} run ${run}: ${seconds(r.wallMs)}, ${r.filesPerSecond.toFixed(1)} files/s, ` +
+      `${(orders / (r.wallMs / 1000)).toFixed(0)} orders/s; bound ${seconds(bound)} ` +
       `((2×${orders} + ${lookups} lookups) × ${LATENCY} ms / ${CONCURRENCY}) → ratio ${r.ratio.toFixed(2)}; ` +
       `+${searches} new-ledger searches → ${r.ratioAll.toFixed(2)} × all ${total} calls; ` +
       `${inDone}/${files.size} in done/, ${created} jobs created${failed ? `, ${failed} FAILED` : ''}; ` +
       `watcher CPU ${cpu === undefined ? '?' : `${((cpu.user + cpu.system) / 1000).toFixed(2)} s (${(cpu.system / 1000).toFixed(2)} s in the kernel)`}, simulator CPU ` +
-      `${(simulatorMs / 1000).toFixed(2)} s; load ${load.toFixed(2)}`,
+      `${seconds(simulatorMs)}; ${loadAtStart} at the start`,
   );
   return r;
 }
 
-function spread(label, rs) {
-  const sorted = (k) => rs.map((r) => r[k]).sort((a, b) => a - b);
-  const ratios = sorted('ratio');
-  const walls = sorted('wallMs');
-  const fps = sorted('filesPerSecond');
-  const median = (xs) => xs[Math.floor(xs.length / 2)];
+/** The spread (min–max, median) of each number of a scenario's runs. */
+function summary(label, rs) {
+  const of = (k) => rs.map((r) => r[k]);
   console.log(
-    `  ${label}: ratio median ${median(ratios).toFixed(2)} (min ${ratios[0].toFixed(2)}, max ${ratios.at(-1).toFixed(2)}); ` +
-      `wall ${(walls[0] / 1000).toFixed(2)}–${(walls.at(-1) / 1000).toFixed(2)} s; ` +
-      `files/s ${fps[0].toFixed(1)}–${fps.at(-1).toFixed(1)}; vs all calls median ${median(sorted('ratioAll')).toFixed(2)}`,
+    `  ${label}: ratio ${spread(of('ratio'), times)}; wall ${spread(of('wallMs'), seconds)}; ` +
+      `files/s ${spread(of('filesPerSecond'), (n) => n.toFixed(1))}; vs all calls ${spread(of('ratioAll'), times)}`,
   );
 }
 
@@ -179,8 +176,8 @@ try {
   for (let run = 1; BIG_JOBS > 0 && run <= RUNS; run++)
     bs.push(await measure(`1 file × ${BIG_JOBS} orders`, run, big, BIG_JOBS));
   console.log('spread');
-  spread(`${FILES} files × 1 order`, rs);
-  if (bs.length > 0) spread(`1 file × ${BIG_JOBS} orders`, bs);
+  summary(`${FILES} files × 1 order`, rs);
+  if (bs.length > 0) summary(`1 file × ${BIG_JOBS} orders`, bs);
   if (failures > 0) process.exitCode = 1;
 } finally {
   await sandbox.close();
