@@ -13,6 +13,7 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { linkRefused } from '../storage/hard-links.js';
 import { HOST, processAlive } from '../storage/lease.js';
 import { nameOwner, ownedName } from './entry-writer.js';
 
@@ -69,9 +70,6 @@ interface Held {
   /** mkdir fallback: the folder's mtime as we last set it (inode numbers of removed folders may be reused). */
   mtimeMs?: number;
 }
-
-/** Errors of `link` that mean "this file system has no hard links", not "locked". */
-const NO_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLINK', 'EXDEV']);
 
 export class DirLocks {
   private readonly staleMs: number;
@@ -137,7 +135,7 @@ export class DirLocks {
           this.tokens.delete(dirname(lock));
           return this.create(lock, true);
         }
-        if (!NO_LINKS.has(code(err) ?? '')) throw err;
+        if (!linkRefused(err)) throw err;
         this.tokens.set(dirname(lock), null);
       }
     }

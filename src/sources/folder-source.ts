@@ -1,22 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
-import {
-  link,
-  lstat,
-  mkdir,
-  open,
-  readdir,
-  readFile,
-  rename,
-  rm,
-  stat,
-  unlink,
-  type FileHandle,
-} from 'node:fs/promises';
+import { link, lstat, mkdir, open, readdir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import type { ReportTarget } from '../report/write-reports.js';
 import { type NewFileOptions, writeFileAtomic } from '../storage/atomic-write.js';
+import { linkRefused } from '../storage/hard-links.js';
 import { removeFile } from '../storage/remove-file.js';
+import { type ClaimMade, ClaimToken, type LinkFile, readLease, sweepDeadTokens } from './claim-token.js';
 import {
   DONE_MARKER_SUFFIX,
   MAX_INPUT_NAME_BYTES,
@@ -31,7 +21,7 @@ import {
   timestampedName,
 } from './drop-names.js';
 import { initialised, makeWorkFolder } from './work-folder.js';
-import { isExpired, leaseRecord, newOwnerId, parseLease } from '../storage/lease.js';
+import { isExpired, newOwnerId, parseLease } from '../storage/lease.js';
 import {
   ClaimLostError,
   DEFAULT_LAYOUT,
@@ -57,6 +47,8 @@ export interface FolderSourceOptions {
   workDir?: string;
   /** Largest input copied for processing; a larger one is set aside to failed/. Default 1 GiB. */
   maxInputBytes?: number;
+  /** How claims are linked to the lease token (fs.link); tests pass one that refuses, as some SMB shares do. */
+  linkFile?: LinkFile;
 }
 
 /** Default of `maxInputBytes` (the `watchMaxInputBytes` setting). */
@@ -91,10 +83,14 @@ interface Fingerprint {
 /**
  * A drop folder (docs/watch.md, `htorder watch DIR`), safe for several instances on one
  * folder, also on NFS/SMB:
- * - claim: create `processing/.NAME.claim` exclusively (O_EXCL: one instance wins), then
- *   rename `NAME` into `processing/` (ENOENT: another instance already took and finished it);
- * - the claim file holds owner, host, pid and a lease the holder renews; a claim whose lease
- *   ran out, or whose process is gone from this host, is taken over (crash recovery);
+ * - claim: make `processing/.NAME.claim` as a hard link to this instance's lease token
+ *   (claim-token.ts; `link` fails on an existing name: one instance wins; where the file
+ *   system refuses hard links, an exclusive create, O_EXCL, instead), then rename `NAME` into
+ *   `processing/` (ENOENT: another instance already took and finished it);
+ * - the claim holds owner, host, pid and a lease the holder renews (the token's record, renewed
+ *   for all its claims at once); a claim whose lease ran out, or whose process is gone from this
+ *   host, is taken over (crash recovery), and a claim name that no longer leads to our token
+ *   (or, created exclusively, names another owner) is no longer ours;
  * - finish: reports then input renamed into `done/` or `failed/`, never over an older file.
  * Links are never followed: entries are lstat'ed and anything but a regular file is refused;
  * after the claim the input is opened with O_NOFOLLOW, the open handle must be a regular file
@@ -110,6 +106,7 @@ export class FolderSource implements DropSource {
   private readonly layout: DropLayout;
   private readonly leaseMs: number;
   private readonly owner = newOwnerId();
+  private readonly token: ClaimToken;
   private readonly refused = new Set<string>();
   private work: string | undefined;
   /** Folders in the private folder free for an input's copy (takeSlot), and how many were made. */
@@ -123,6 +120,7 @@ export class FolderSource implements DropSource {
     this.location = resolve(dir);
     this.layout = opts.layout ?? DEFAULT_LAYOUT;
     this.leaseMs = opts.leaseMs ?? 30_000;
+    this.token = new ClaimToken(this.sub('processing'), this.owner, this.leaseMs, opts.linkFile);
   }
 
   private sub(which: keyof DropLayout, name = ''): string {
@@ -150,6 +148,7 @@ export class FolderSource implements DropSource {
       await this.assertOwnFolder(k);
       await this.sweepAbandoned(k);
     }
+    await sweepDeadTokens(this.sub('processing'));
     this.work = await makeWorkFolder(this.opts.workDir);
   }
 
@@ -226,7 +225,8 @@ export class FolderSource implements DropSource {
       return undefined;
     }
     await this.assertOwnFolder('processing');
-    if (!(await this.createClaim(name))) return undefined;
+    const made = await this.createClaim(name);
+    if (!made) return undefined;
     // An earlier file of this name is still in processing/ (released at a shutdown): resume
     // that one first; renaming over it would lose it. The new one is taken on a later scan.
     if (
@@ -235,11 +235,11 @@ export class FolderSource implements DropSource {
         () => false,
       )
     )
-      return await this.claimed(name);
+      return await this.claimed(name, made);
     try {
       await rename(join(this.location, name), this.sub('processing', name));
     } catch (err) {
-      await rm(this.claimFile(name), { force: true });
+      await removeFile(this.claimFile(name));
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     }
@@ -249,7 +249,7 @@ export class FolderSource implements DropSource {
     const marker = join(this.location, `${name}${DONE_MARKER_SUFFIX}`);
     if ((await lstat(marker).catch(() => undefined))?.isFile())
       await rm(marker, { force: true }).catch(() => undefined);
-    return await this.claimed(name);
+    return await this.claimed(name, made);
   }
 
   /**
@@ -285,20 +285,9 @@ export class FolderSource implements DropSource {
     }
   }
 
-  /** Exclusive create of the claim file; false when one exists (live, or stale but not ours to take here). */
-  private async createClaim(name: string): Promise<boolean> {
-    try {
-      const handle = await open(this.claimFile(name), 'wx');
-      try {
-        await handle.writeFile(`${JSON.stringify(leaseRecord(this.owner, this.leaseMs))}\n`);
-      } finally {
-        await handle.close();
-      }
-      return true;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-      throw err;
-    }
+  /** Makes the claim (a link to our token); undefined when one exists (live, or stale but not ours to take here). */
+  private createClaim(name: string): Promise<ClaimMade | undefined> {
+    return this.token.claim(this.claimFile(name));
   }
 
   async claimOrphans(): Promise<ClaimedInput[]> {
@@ -309,16 +298,14 @@ export class FolderSource implements DropSource {
       if (!classifyName(name).take) continue;
       const info = await lstat(this.sub('processing', name)).catch(() => undefined);
       if (!info?.isFile()) continue;
-      if (present.has(`.${name}.claim`)) {
-        if (!(await this.takeOverStale(name))) continue;
-      } else if (!(await this.createClaim(name))) continue;
-      out.push(await this.claimed(name));
+      const made = present.has(`.${name}.claim`) ? await this.takeOverStale(name) : await this.createClaim(name);
+      if (made) out.push(await this.claimed(name, made));
     }
     // Claims whose input is gone (a crash between finishing and dropping the claim).
     for (const name of names) {
       const m = /^\.(.+)\.claim$/.exec(name);
       if (m && !present.has(m[1])) {
-        const lease = parseLease(await readFile(this.sub('processing', name), 'utf8').catch(() => ''));
+        const lease = parseLease((await readLease(this.sub('processing', name))) ?? '');
         if (isExpired(lease)) await rm(this.sub('processing', name), { force: true });
       }
     }
@@ -329,23 +316,24 @@ export class FolderSource implements DropSource {
    * Takes over an expired claim: rename it aside (of several instances, one rename wins),
    * check that what was moved is the stale claim that was read, then create ours.
    */
-  private async takeOverStale(name: string): Promise<boolean> {
+  private async takeOverStale(name: string): Promise<ClaimMade | undefined> {
     const path = this.claimFile(name);
-    const text = await readFile(path, 'utf8').catch(() => undefined);
+    const text = await readLease(path);
     if (text === undefined) return this.createClaim(name);
-    if (!isExpired(parseLease(text))) return false;
+    if (!isExpired(parseLease(text))) return undefined;
     // A short tag of the owner: the aside name must stay within the limit on a name's length.
     const aside = `${path}.${createHash('sha256').update(this.owner).digest('hex').slice(0, 8)}.stale`;
     try {
       await rename(path, aside);
     } catch {
-      return false;
+      return undefined;
     }
-    const moved = await readFile(aside, 'utf8').catch(() => '');
+    // Read again whole: a first read that met a renewal half-written differs too.
+    const moved = await readLease(aside);
     if (moved !== text) {
       // Another instance renewed or took it in between: put its claim back.
       await rename(aside, path).catch(() => undefined);
-      return false;
+      return undefined;
     }
     await rm(aside, { force: true });
     return this.createClaim(name);
@@ -358,11 +346,10 @@ export class FolderSource implements DropSource {
    * once, at finish, straight beside the input's final name. `refused` says why an input is
    * set aside unread.
    */
-  private async claimed(name: string): Promise<ClaimedInput> {
+  private async claimed(name: string, made: ClaimMade): Promise<ClaimedInput> {
     const path = this.sub('processing', name);
     const claimPath = this.claimFile(name);
     const owner = this.owner;
-    const leaseMs = this.leaseMs;
     const slot = await this.takeSlot();
     const copy = join(slot, name);
     let verified: Verified | undefined;
@@ -383,7 +370,11 @@ export class FolderSource implements DropSource {
       await dropCopy();
       throw err;
     }
-    const holds = async (): Promise<boolean> => parseLease(await readSmallFile(claimPath))?.owner === owner;
+    const token = this.token;
+    const holds = async (): Promise<boolean> =>
+      made === 'exclusive'
+        ? parseLease((await readLease(claimPath)) ?? '')?.owner === owner
+        : await token.holds(claimPath, made);
     return {
       name,
       path: copy,
@@ -392,7 +383,9 @@ export class FolderSource implements DropSource {
       ...(refused === undefined ? {} : { refused }),
       renew: async () => {
         if (!(await holds())) return false;
-        await writeFileAtomic(claimPath, `${JSON.stringify(leaseRecord(owner, leaseMs))}\n`);
+        // A linked claim is renewed with the token (once for all); one of its own by replacing it.
+        if (made === 'exclusive') await writeFileAtomic(claimPath, token.record());
+        else await token.renew();
         return true;
       },
       finish: async (outcome: FinishOutcome, writeReports?: (target: ReportTarget) => Promise<unknown>) => {
@@ -483,7 +476,7 @@ export class FolderSource implements DropSource {
         const code = (err as NodeJS.ErrnoException).code;
         if (code === 'ENOENT') return undefined;
         if (code === 'EEXIST') continue;
-        if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EOPNOTSUPP') throw err;
+        if (!linkRefused(err)) throw err;
       }
       if (
         await lstat(to).then(
@@ -574,6 +567,7 @@ export class FolderSource implements DropSource {
 
   /** Removes this instance's private folder (a crash leaves it behind in the state directory: 0700, the user's own). */
   async close(): Promise<void> {
+    await this.token.close();
     if (this.work) await rm(this.work, { recursive: true, force: true });
   }
 }
@@ -632,25 +626,4 @@ function reportFileOptions(input: Verified | undefined, folder: Stats | undefine
   egid ??= process.getegid?.() ?? -1;
   const inherited = folder && folder.mode & S_ISGID ? folder.gid : egid;
   return input.gid === inherited ? { mode } : { mode, gid: input.gid };
-}
-
-/** The text of a small file (a claim: one line of JSON), or '' when it cannot be read. */
-async function readSmallFile(path: string): Promise<string> {
-  let handle: FileHandle;
-  try {
-    handle = await open(path, 'r');
-  } catch {
-    return '';
-  }
-  try {
-    // One read, without the size look-up readFile makes first. A claim is replaced by a
-    // rename, never written in place, so a short read is its end; a full buffer is no claim.
-    const buf = Buffer.allocUnsafe(4096);
-    const { bytesRead } = await handle.read(buf, 0, buf.length, 0);
-    return bytesRead < buf.length ? buf.toString('utf8', 0, bytesRead) : '';
-  } catch {
-    return '';
-  } finally {
-    await handle.close();
-  }
 }

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { link, mkdir, readdir, readFile, rename, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { isClaimToken } from '../../src/sources/claim-token.js';
 import { FolderSource } from '../../src/sources/folder-source.js';
 import { HOST } from '../../src/storage/lease.js';
 import { tempDir } from '../support/temp-files.js';
@@ -14,7 +15,9 @@ afterEach(async () => {
   await dir.remove();
 });
 
-const ls = async (sub = ''): Promise<string[]> => (await readdir(join(dir.path, sub))).sort();
+/** The names in `sub`, without the lease tokens of the instances (claim-token.ts). */
+const ls = async (sub = ''): Promise<string[]> =>
+  (await readdir(join(dir.path, sub))).filter((n) => !isClaimToken(n)).sort();
 const source = async (): Promise<FolderSource> => {
   const s = new FolderSource(dir.path, { leaseMs: 60_000 });
   await s.init();

@@ -63,7 +63,9 @@ describe('FolderSource finish after losing the claim', () => {
     await a.init();
     await writeFile(join(drop, 'a.yaml'), 'version: 1\n');
     const claimed = await a.claim('a.yaml');
-    // Another instance took the claim over (as takeOverStale does after the lease ran out).
+    // Another instance took the claim over (as takeOverStale does after the lease ran out: our
+    // claim name moved aside, its own made in its place).
+    await rm(join(drop, 'processing', '.a.yaml.claim'));
     await writeFile(
       join(drop, 'processing', '.a.yaml.claim'),
       JSON.stringify({ owner: 'other:1:x', host: 'other', pid: 1, until: new Date(Date.now() + 60_000).toISOString() }),
