@@ -7,7 +7,8 @@ import { FolderLedger } from '../ledger/folder-ledger.js';
 import type { LedgerAccount, LedgerStore } from '../ledger/model.js';
 import type { Logger } from '../log/logger.js';
 import type { Mapping } from '../manifest/mapping/model.js';
-import type { PipelineCommand, PipelineContext } from '../pipeline/process-input.js';
+import type { LoadResult } from '../manifest/load-manifest.js';
+import { loadInput, type PipelineCommand, type PipelineContext } from '../pipeline/process-input.js';
 import { createCatalogue, type AccountCatalogue } from '../resolve/catalogue.js';
 import { openApiSession, type ApiSession, type ApiSessionInput } from './api-session.js';
 
@@ -40,6 +41,11 @@ export interface OpenPipeline {
    * session, catalogue and ledger account.
    */
   context(perInput?: InputOptions): Promise<PipelineContext>;
+  /**
+   * Reads and checks an input with the mapping and CSV limits its context will have
+   * (processInput's `loaded`): run starts it while context() waits for the API.
+   */
+  load(file: string, perInput?: InputOptions): Promise<LoadResult>;
   /** Drops the catalogue, whose memoised answers include failures: after an outage, start afresh. */
   forget(): void;
   /** Closes the session (client, in-process sandbox). */
@@ -110,6 +116,8 @@ export async function openPipelineContext(input: PipelineContextInput): Promise<
         logger,
       };
     },
+    load: (file, perInput) =>
+      loadInput(file, { mapping: (perInput ?? input).mapping, csvLimits: csvLimitsFrom(settings) }),
     forget: () => {
       catalogue = undefined;
     },

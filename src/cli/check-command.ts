@@ -1,7 +1,6 @@
 import { csvLimitsFrom } from '../config/csv-limits.js';
 import { resolveSettings } from '../config/resolve-settings.js';
 import { loadManifest } from '../manifest/load-manifest.js';
-import { loadMapping } from '../manifest/mapping/load-mapping.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import { type CsvLimits, INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from '../manifest/read-input.js';
 import { buildReport, reportHasErrors } from '../report/build-report.js';
@@ -67,7 +66,10 @@ export async function runCheckCommand(
   opts: { mapping?: string; json?: boolean },
 ): Promise<number> {
   // A broken mapping throws UsageError (exit 2) before any input is judged.
-  const mapping = opts.mapping ? await loadMapping(opts.mapping) : undefined;
+  // Loaded only with --mapping: most inputs need no mapping (and not its CSV and jsonata code).
+  const mapping = opts.mapping
+    ? await (await import('../manifest/mapping/load-mapping.js')).loadMapping(opts.mapping)
+    : undefined;
   // check needs no credentials; of the settings it reads only the CSV limits (env or profile).
   const csvLimits = csvLimitsFrom(resolveSettings({ env: process.env, cwd: process.cwd() }));
   const outcomes: CheckOutcome[] = [];

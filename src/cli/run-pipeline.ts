@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import { openPipelineContext } from '../app/pipeline-context.js';
 import type { ConfigFlags } from '../config/resolve-config.js';
-import { loadMapping } from '../manifest/mapping/load-mapping.js';
 import {
   processInput,
   type InputOutcome,
@@ -43,7 +42,10 @@ export interface PipelineIo {
  */
 export async function runPipelineCommand(input: PipelineCommandInput, io: PipelineIo): Promise<number> {
   // A broken mapping is a usage error (exit 2) before anything is sent.
-  const mapping = input.mapping ? await loadMapping(input.mapping) : undefined;
+  // Loaded only with --mapping: most inputs need no mapping (and not its CSV and jsonata code).
+  const mapping = input.mapping
+    ? await (await import('../manifest/mapping/load-mapping.js')).loadMapping(input.mapping)
+    : undefined;
   // Report paths are checked before anything is sent: an input whose reports cannot be written is a usage error.
   const badNames = input.files.flatMap((file) => {
     const problem = reportNameProblem(file);
@@ -60,9 +62,16 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Pipeli
   try {
     const { settings, logger } = pipeline.session;
     notifier = input.command === 'run' ? notifierFor(settings, logger, 'run') : undefined;
+    // The first input is read and checked (CPU: the YAML parse of a big manifest) while the
+    // token and account requests are in flight, instead of after their answers; reading
+    // sends nothing, and nothing is sent for the input before its context is known.
+    const learning = pipeline.context();
+    learning.catch(() => undefined);
+    const first = input.files.length > 0 ? pipeline.load(input.files[0] as string) : undefined;
+    first?.catch(() => undefined);
     let context: PipelineContext;
     try {
-      context = await pipeline.context();
+      context = await learning;
     } catch (err) {
       const why = printable((err as Error).message);
       io.stderr.write(`htorder ${input.command}: cannot reach the API or the credentials were refused: ${why}\n`);
@@ -70,8 +79,9 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Pipeli
       return ExitCode.Unavailable;
     }
     const progress = createProgress(io.stderr, input.command);
-    for (const file of input.files) {
-      const outcome = await processInput(file, { ...context, onProgress: progress.update });
+    for (const [i, file] of input.files.entries()) {
+      const ctx = { ...context, onProgress: progress.update };
+      const outcome = await (i === 0 && first ? processInput(file, ctx, first) : processInput(file, ctx));
       progress.clear();
       outcomes.push(outcome);
       io.stderr.write(formatInputOutcome(outcome, input.command));

@@ -1,5 +1,5 @@
 import { pino, type DestinationStream, type Logger as PinoLogger, type LevelWithSilent } from 'pino';
-import pretty from 'pino-pretty';
+import { createRequire } from 'node:module';
 import { printableLines } from '../util/printable.js';
 import { redactDeep, scrubServerText } from './redact.js';
 
@@ -33,7 +33,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? 'warn';
   const destination = options.destination ?? (options.pretty ? undefined : pino.destination({ fd: 2, sync: true }));
   const stream = options.pretty
-    ? pretty({
+    ? prettyStream()({
         destination: (destination as NodeJS.WritableStream | undefined) ?? 2,
         colorize: options.colorize === true,
         sync: true,
@@ -64,6 +64,14 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     },
     stream as DestinationStream,
   );
+}
+
+/**
+ * pino-pretty (and its colours) only for a person at a terminal: loaded when a pretty logger is
+ * made, so `run` from cron, a pipe or a container never pays its ~20 ms of start-up.
+ */
+function prettyStream(): typeof import('pino-pretty').PinoPretty {
+  return createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty').PinoPretty;
 }
 
 /**

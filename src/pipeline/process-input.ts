@@ -2,7 +2,7 @@ import pLimit from 'p-limit';
 import type { ApiClient } from '../api/client.js';
 import type { LedgerStore } from '../ledger/model.js';
 import type { Logger } from '../log/logger.js';
-import { loadManifest } from '../manifest/load-manifest.js';
+import { loadManifest, type LoadResult } from '../manifest/load-manifest.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { Diagnostic, Manifest } from '../manifest/model.js';
 import { type CsvLimits, INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from '../manifest/read-input.js';
@@ -105,15 +105,28 @@ const PLAN = flow(lookUp, applyChanges, resolve, dryRun);
 /** run only, once every job is through PLAN. */
 const SUBMIT = flow(submit);
 
-export async function processInput(file: string, ctx: PipelineContext): Promise<InputOutcome> {
+/** Reads and checks an input (stage 1) for processInput; it sends nothing. */
+export function loadInput(file: string, opts: Pick<PipelineContext, 'mapping' | 'csvLimits'>): Promise<LoadResult> {
+  return loadManifest(file, { ...(opts.mapping ? { mapping: opts.mapping } : {}), csv: opts.csvLimits });
+}
+
+/**
+ * `loaded`: the input already being read by loadInput (run reads its first input while the
+ * token and account requests are in flight); by default processInput reads it itself.
+ */
+export async function processInput(
+  file: string,
+  ctx: PipelineContext,
+  loaded: Promise<LoadResult> = loadInput(file, ctx),
+): Promise<InputOutcome> {
   const startedAt = new Date();
-  const loaded = await loadManifest(file, { ...(ctx.mapping ? { mapping: ctx.mapping } : {}), csv: ctx.csvLimits });
-  const usage = loaded.diagnostics.find((d) => USAGE_CODES.has(d.code));
+  const read = await loaded;
+  const usage = read.diagnostics.find((d) => USAGE_CODES.has(d.code));
   if (usage) return { file, status: 'unreadable', problem: usage.message, resolved: new Map() };
 
-  const { manifest, diagnostics } = loaded;
+  const { manifest, diagnostics } = read;
   const command = ctx.reportCommand ?? ctx.command;
-  const report = buildReport({ command, input: loaded.input, manifest, diagnostics, startedAt });
+  const report = buildReport({ command, input: read.input, manifest, diagnostics, startedAt });
   const writer = new ReportWriter(report, {
     manifest,
     mapping: ctx.mapping,

@@ -53,17 +53,26 @@ export async function resolveJob(
   const sources = manifest.sources;
   const base = `jobs[${jobIndex}]`;
 
-  const [address, items, account] = await Promise.all([
-    resolveAddress(job.deliveryAddress ?? {}, base, catalogue, sources),
-    Promise.all(job.items.map((item, i) => resolveItem(item, `${base}.items[${i}]`, i, catalogue, sources))),
-    catalogue.account(),
-  ]);
-  const processCodes = [...new Set(items.map((r) => r.processCode).filter((c): c is string => c !== undefined))].sort();
-
   const promocode = job.promocode !== undefined && job.promocode.trim() !== '' ? job.promocode : undefined;
-  const [promo, earliest] = await Promise.all([
-    promocode === undefined ? undefined : catalogue.promo(promocode, processCodes),
-    catalogue.earliestShipDate(processCodes),
+  // The promo check and the earliest ship date need only the lines' process codes: they are
+  // asked as soon as the lines are resolved, while the address may still wait for its states
+  // (one round trip less before a run's first dry run).
+  const lines = Promise.all(
+    job.items.map((item, i) => resolveItem(item, `${base}.items[${i}]`, i, catalogue, sources)),
+  ).then(async (items) => {
+    const processCodes = [
+      ...new Set(items.map((r) => r.processCode).filter((c): c is string => c !== undefined)),
+    ].sort();
+    const [promo, earliest] = await Promise.all([
+      promocode === undefined ? undefined : catalogue.promo(promocode, processCodes),
+      catalogue.earliestShipDate(processCodes),
+    ]);
+    return { items, processCodes, promo, earliest };
+  });
+  const [address, { items, processCodes, promo, earliest }, account] = await Promise.all([
+    resolveAddress(job.deliveryAddress ?? {}, base, catalogue, sources),
+    lines,
+    catalogue.account(),
   ]);
 
   const diagnostics: Diagnostic[] = [...address.diagnostics, ...items.flatMap((r) => r.diagnostics)];

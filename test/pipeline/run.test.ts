@@ -160,6 +160,38 @@ describe('htorder run', () => {
     expect(code).toBe(3);
     expect(stderr).toMatch(/cannot reach the API/);
     expect(stderr).not.toContain(h.env().HTORDER_CLIENT_SECRET);
+    // The input was read while the token was asked for, but nothing was decided: no reports.
+    expect(existsSync(`${file}.result.json`)).toBe(false);
+  });
+
+  // run reads its first input while the token and account requests are in flight.
+  it('asks for the token and the account once, and for each lookup once, while reading the input', async () => {
+    const file = await h.write(
+      'order.yaml',
+      manifest([
+        { orderNumber: 'PO-1', items: ITEMS.reorder },
+        { orderNumber: 'PO-2', items: ITEMS.reorder },
+      ]),
+    );
+    expect((await h.cli('run', [file])).code).toBe(0);
+    const calls = await h.sandbox.admin.calls();
+    expect(calls).toMatchObject({ 'POST token': 1, 'GET /account': 1, 'POST /Jobs': 4 });
+    // Lookups: once per distinct value (a new ledger's search for each unseen order aside).
+    const lookups = Object.entries(calls).filter(([route]) => route.startsWith('GET ') && route !== 'GET /Jobs/active');
+    expect(lookups.length).toBeGreaterThan(2);
+    for (const [route, n] of lookups) expect([route, n]).toEqual([route, 1]);
+    expect(await createdOrders()).toEqual(['PO-1', 'PO-2']);
+  });
+
+  it('an input that is not YAML sends no lookup and no job: only the token and account requests, as ever', async () => {
+    const file = await h.write(
+      'order.yaml',
+      `${manifest([{ orderNumber: 'PO-1', items: ITEMS.reorder }])}  - [unclosed\n`,
+    );
+    const { code } = await h.cli('run', [file]);
+    expect(code).toBe(1);
+    expect((await h.report(file)).errors.map((e) => e.code)).toEqual([expect.stringMatching(/^yaml\./)]);
+    expect(await h.sandbox.admin.calls()).toEqual({ 'POST token': 1, 'GET /account': 1 });
   });
 });
 

@@ -221,6 +221,38 @@ jobs:
     expect((await calls())['GET /Jobs/earliest-ship-date']).toBe(2);
   });
 
+  it('asks for the ship date as soon as the lines are resolved, not after the address (its states)', async () => {
+    // The real catalogue, whose states lookup is held back until the ship date is asked: if
+    // resolveJob waited for the address before asking, it would never finish.
+    const real = createCatalogue(client());
+    let shipDateAsked!: () => void;
+    const asked = new Promise<void>((resolve) => {
+      shipDateAsked = resolve;
+    });
+    const gated: AccountCatalogue = {
+      ...real,
+      states: async (iso2) => {
+        await asked;
+        return real.states(iso2);
+      },
+      earliestShipDate: (codes) => {
+        shipDateAsked();
+        return real.earliestShipDate(codes);
+      },
+    };
+    const stuck = new Promise<never>((_, reject) => {
+      setTimeout(() => reject(new Error('the ship date waited for the address')), 5_000).unref();
+    });
+    const r = await Promise.race([
+      resolveOne(job(`      - { itemType: Asset, code: A10001, quantity: 10 }\n`), gated),
+      stuck,
+    ]);
+    expect(r.diagnostics).toEqual([]);
+    expect(r.candidate.dateDue).toBe('2026-03-05');
+    expect(r.candidate.deliveryAddress).toMatchObject({ countryCodeISO2: 'US', state: 'TX' });
+    const n = await calls();
+    expect([n['GET /Lookups/countries/{countryCode}/states'], n['GET /Jobs/earliest-ship-date']]).toEqual([1, 1]);
+  });
   it('never shares between accounts: NZ spells Colours and prices its own code', async () => {
     const nz = createCatalogue(client('nz-demo'));
     const r = await resolveOne(
