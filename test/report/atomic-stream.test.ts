@@ -1,0 +1,49 @@
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { writeAtomicStream } from '../../src/report/atomic-stream.js';
+import { tempDirPerTest } from '../support/temp-files.js';
+
+/**
+ * The writer gathers text in a buffer that starts small (most reports are a few kB) and grows
+ * as output does: every byte must come out once and in order whatever the chunks' sizes, at
+ * every size the buffer goes through, for text (UTF-8 up to 4 bytes a character) and bytes.
+ */
+function chunksOf(): (string | Uint8Array)[] {
+  const chunks: (string | Uint8Array)[] = [];
+  // Small pieces past the first buffer (16 kB) and well past a batch (1 MB), multi-byte text at every offset.
+  for (let i = 0; i < 60_000; i++) chunks.push(i % 7 === 0 ? `é€😀${i},` : `row ${i},"x";`);
+  chunks.push(Buffer.from('raw bytes between text\n'));
+  // One piece bigger than the biggest buffer, after others are gathered.
+  chunks.push(`${'ü'.repeat(1_500_000)}\n`);
+  for (let i = 0; i < 1000; i++) chunks.push(`tail ${i}\n`);
+  return chunks;
+}
+
+function expected(chunks: readonly (string | Uint8Array)[]): Buffer {
+  return Buffer.concat(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c, 'utf8') : Buffer.from(c))));
+}
+
+describe('writeAtomicStream', () => {
+  it('writes every chunk once and in order, from a synchronous or an asynchronous source', async () => {
+    const dir = await tempDirPerTest('htorder-stream-');
+    const chunks = chunksOf();
+    await writeAtomicStream(join(dir, 'sync.txt'), chunks);
+    async function* later(): AsyncGenerator<string | Uint8Array> {
+      yield* chunks;
+    }
+    await writeAtomicStream(join(dir, 'async.txt'), later());
+    const want = expected(chunks);
+    expect((await readFile(join(dir, 'sync.txt'))).equals(want)).toBe(true);
+    expect((await readFile(join(dir, 'async.txt'))).equals(want)).toBe(true);
+    expect((await readdir(dir)).sort()).toEqual(['async.txt', 'sync.txt']);
+  });
+
+  it('writes a small report and an empty one whole', async () => {
+    const dir = await tempDirPerTest('htorder-stream-');
+    await writeAtomicStream(join(dir, 'small.json'), ['{"a":', '"ü€"', '}\n']);
+    await writeAtomicStream(join(dir, 'empty.txt'), []);
+    expect(await readFile(join(dir, 'small.json'), 'utf8')).toBe('{"a":"ü€"}\n');
+    expect(await readFile(join(dir, 'empty.txt'), 'utf8')).toBe('');
+  });
+});
