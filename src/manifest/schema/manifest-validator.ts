@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { manifestSchema } from './manifest-schema.js';
 
@@ -36,10 +37,15 @@ interface Standalone {
   stamp: string;
 }
 
-function prebuilt(): ValidateFunction | undefined {
+/**
+ * The generated validator at `file` when it was made from the schema on disk; undefined when
+ * there is none or it is stale (made from another schema). A file that fails to load otherwise
+ * is an error, not a silent fallback.
+ */
+export function prebuilt(file: URL): ValidateFunction | undefined {
   let mod: Standalone;
   try {
-    mod = createRequire(import.meta.url)(`./${STANDALONE_FILE}`) as Standalone;
+    mod = createRequire(import.meta.url)(fileURLToPath(file)) as Standalone;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') return undefined;
     throw err;
@@ -52,4 +58,5 @@ async function compiled(): Promise<ValidateFunction> {
   return new Ajv2020(MANIFEST_AJV_OPTIONS).compile(manifestSchema);
 }
 
-export const validateManifest: ValidateFunction = prebuilt() ?? (await compiled());
+export const validateManifest: ValidateFunction =
+  prebuilt(new URL(`./${STANDALONE_FILE}`, import.meta.url)) ?? (await compiled());

@@ -1,17 +1,19 @@
 import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { DIST, requireDist } from '../../support/dist.js';
 import { tempFiles } from '../../support/temp-files.js';
 
 /**
  * A cell is sliced out of the decoded text of a whole chunk, and V8 keeps a long slice as a
  * view of that text: a document that keeps one long value per chunk would hold the entire
- * decoded file. Measured in a child process with --expose-gc (the built reader in dist/),
- * so the heap after a full collection is what the document really keeps.
+ * decoded file. Measured in a child process with --expose-gc, so the heap after a full
+ * collection is what the document really keeps, not the test runner's own; a plain node child
+ * runs JavaScript, so it reads with the built reader in dist/, as the process tests do.
  */
-const READ_CSV = new URL('../../../dist/manifest/csv/read-csv.js', import.meta.url).href;
+const READ_CSV = join(DIST, 'manifest/csv/read-csv.js');
 const run = promisify(execFile);
 const files = tempFiles('htorder-retained-');
 
@@ -59,11 +61,12 @@ console.log(JSON.stringify({ kept: after - before, jobs: raw.doc.jobs.length, er
 
 describe('CSV reader: what the document keeps', () => {
   it('does not keep the decoded text of the chunks its long values were cut from', async () => {
+    requireDist();
     const file = await files.write('long-values.csv', manyChunksOneKeptValueEach());
     const size = (await stat(file)).size;
     const { stdout } = await run(
       process.execPath,
-      ['--expose-gc', '--input-type=module', '-e', SCRIPT, fileURLToPath(READ_CSV), file],
+      ['--expose-gc', '--input-type=module', '-e', SCRIPT, READ_CSV, file],
       { encoding: 'utf8' },
     );
     const result = JSON.parse(stdout) as { kept: number; jobs: number; errors: number };

@@ -1,22 +1,34 @@
-import { createRequire } from 'node:module';
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
-import { describe, expect, it } from 'vitest';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { manifestSchema } from '../../../src/manifest/schema/manifest-schema.js';
-import { MANIFEST_AJV_OPTIONS, STANDALONE_FILE, schemaStamp } from '../../../src/manifest/schema/manifest-validator.js';
+import {
+  MANIFEST_AJV_OPTIONS,
+  prebuilt,
+  STANDALONE_FILE,
+  schemaStamp,
+  validateManifest,
+} from '../../../src/manifest/schema/manifest-validator.js';
+import { DIST, requireDist } from '../../support/dist.js';
+import { tempDirPerTest } from '../../support/temp-files.js';
 
 /**
  * `npm run build` writes the manifest validator as ajv standalone code into dist (so commands
- * start without compiling the schema). It must be the current schema's, stamped as such, and
- * judge documents exactly as the schema compiled at run time does.
+ * start without compiling the schema). It must be the current schema's, taken at run time, and
+ * judge documents exactly as the schema compiled at run time does; a missing or stale one must
+ * give way to that compile. The built file exists only in dist/, so this reads it there.
  */
-const built = createRequire(import.meta.url)(`../../../dist/manifest/schema/${STANDALONE_FILE}`) as {
-  validate: ValidateFunction;
-  stamp: string;
-};
+const BUILT = pathToFileURL(join(DIST, 'manifest/schema', STANDALONE_FILE));
 const compiled = new Ajv2020(MANIFEST_AJV_OPTIONS).compile(manifestSchema);
 
+const VALID = {
+  version: 1,
+  jobs: [{ orderNumber: 'PO-1', items: [{ itemType: 'Asset', code: 'A10001', quantity: 5 }] }],
+};
 const DOCS: unknown[] = [
-  { version: 1, jobs: [{ orderNumber: 'PO-1', items: [{ itemType: 'Asset', code: 'A10001', quantity: 5 }] }] },
+  VALID,
   { version: 2, jobs: [] },
   { version: 1, jobs: [{ orderNumber: 7, items: [{ itemType: 'Asset', quantity: -1, CustomerReference: 'x' }] }] },
   {
@@ -31,23 +43,59 @@ const DOCS: unknown[] = [
   'not a manifest',
 ];
 
+/** A generated validator file that says yes to everything, stamped as given. */
+async function fakeStandalone(stamp: string): Promise<URL> {
+  const file = join(await tempDirPerTest('htorder-standalone-'), STANDALONE_FILE);
+  await writeFile(file, `module.exports = { validate: () => true, stamp: ${JSON.stringify(stamp)} };\n`);
+  return pathToFileURL(file);
+}
+
+beforeAll(() => requireDist());
+
 describe('the validator generated at build time', () => {
-  it('is stamped with the schema on disk', () => {
-    expect(built.stamp).toBe(schemaStamp(manifestSchema));
+  it('is taken at run time: the build stamped it with the schema on disk', () => {
+    const taken = prebuilt(BUILT);
+    expect(taken).toBeDefined();
+    // Not the compile: a different function from the one a fresh ajv makes.
+    expect(taken).not.toBe(compiled);
   });
 
   it('gives the same verdict and the same errors as the schema compiled at run time', () => {
+    const built = prebuilt(BUILT);
+    if (built === undefined) throw new Error('the built validator was not taken');
     let invalid = 0;
     for (const doc of DOCS) {
-      const ok = built.validate(doc);
+      const ok = built(doc);
       expect(ok).toBe(compiled(doc));
-      expect(built.validate.errors ?? null).toEqual(compiled.errors ?? null);
+      expect(built.errors ?? null).toEqual(compiled.errors ?? null);
       if (!ok) invalid++;
     }
     expect(invalid).toBe(DOCS.length - 1);
   });
+});
 
-  it('a stamp of another schema is not this one', () => {
-    expect(schemaStamp({ ...manifestSchema, title: 'changed' })).not.toBe(built.stamp);
+describe('the run-time fallback', () => {
+  it('a generated file stamped for the schema on disk is used as it is', async () => {
+    const yes = prebuilt(await fakeStandalone(schemaStamp(manifestSchema)));
+    expect(yes?.('not a manifest')).toBe(true);
+  });
+
+  it('a stale one (made from another schema) or none at all is not used', async () => {
+    expect(prebuilt(await fakeStandalone(schemaStamp({ ...manifestSchema, title: 'changed' })))).toBeUndefined();
+    expect(prebuilt(pathToFileURL(join(await tempDirPerTest('htorder-standalone-'), STANDALONE_FILE)))).toBeUndefined();
+  });
+
+  it('a generated file that cannot be loaded is an error, not a silent fallback', async () => {
+    const file = join(await tempDirPerTest('htorder-standalone-'), STANDALONE_FILE);
+    await writeFile(file, 'module.exports = {{ broken\n');
+    expect(() => prebuilt(pathToFileURL(file))).toThrow(SyntaxError);
+  });
+
+  it('the sources, which have no generated file beside them, validate with the schema compiled at run time', () => {
+    // Tests import src/, where the build writes nothing: the module fell back to the compile.
+    for (const doc of DOCS) {
+      expect(validateManifest(doc)).toBe(compiled(doc));
+      expect(validateManifest.errors ?? null).toEqual(compiled.errors ?? null);
+    }
   });
 });
