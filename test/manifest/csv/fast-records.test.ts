@@ -59,30 +59,14 @@ async function scanBytes(bytes: Buffer, delimiter: string, cutsAt: number[]) {
   return { records, rows, problems: scanner.problems };
 }
 
+/** `text` pushed in chunks cut at the given fractions of its bytes. */
 async function scan(text: string, delimiter: string, cuts: number[]) {
-  const records: string[][] = [];
-  const rows: number[] = [];
-  const scanner = new CsvScanner(
-    { ...dialectOf(), delimiter },
-    {
-      header: (cells, row) => {
-        records.push(cells);
-        rows.push(row);
-      },
-      record: (cells, row) => {
-        records.push(cells);
-        rows.push(row);
-      },
-    },
-  );
   const bytes = Buffer.from(text, 'utf8');
-  let at = 0;
-  for (const cut of [...cuts.map((c) => Math.floor(c * bytes.length)).sort((a, b) => a - b), bytes.length]) {
-    if (cut > at) scanner.push(bytes.subarray(at, cut));
-    at = Math.max(at, cut);
-  }
-  await scanner.finish();
-  return { records, rows, problems: scanner.problems };
+  return scanBytes(
+    bytes,
+    delimiter,
+    cuts.map((c) => Math.floor(c * bytes.length)).sort((a, b) => a - b),
+  );
 }
 
 const CHARS = ['a', 'b', ',', ';', '"', '"', '\n', '\r', '\r\n', ' ', 'é', '€'];
