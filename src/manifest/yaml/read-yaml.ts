@@ -12,6 +12,7 @@ import {
   type ReadLimits,
 } from '../read-input.js';
 import { astToValue, type AliasLimits } from './ast-to-value.js';
+import { parseFastYaml } from './fast-yaml.js';
 import { YamlSourceMap } from './yaml-source-map.js';
 
 /**
@@ -59,7 +60,20 @@ export async function readTextDocument(
   return { file, format, sha256, ...parse(file, text, opts) };
 }
 
+/**
+ * YAML (or JSON) text → plain data, source map and diagnostics: by the fast reader when the
+ * text is in its subset (./fast-yaml.ts: most manifests), else by the `yaml` package.
+ */
 export function parseYamlText(
+  file: string,
+  text: string,
+  opts: YamlReadOptions,
+): Pick<RawDocument, 'doc' | 'sources' | 'diagnostics'> {
+  return parseFastYaml(file, text, manifestSchema) ?? parseYamlPackage(file, text, opts);
+}
+
+/** parseYamlText by the `yaml` package alone, whatever the text (tests compare both readers). */
+export function parseYamlPackage(
   file: string,
   text: string,
   opts: YamlReadOptions,

@@ -1,0 +1,231 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { formatPath, type PathSegment } from '../../src/manifest/field-path.js';
+import type { RawDocument, SourceLocation, SourceMap } from '../../src/manifest/model.js';
+import { manifestSchema } from '../../src/manifest/schema/manifest-schema.js';
+import { parseFastYaml } from '../../src/manifest/yaml/fast-yaml.js';
+import { parseYamlPackage, parseYamlText } from '../../src/manifest/yaml/read-yaml.js';
+import { ADDRESS, ITEMS, manifest } from '../support/yaml-manifests.js';
+
+/**
+ * The fast YAML reader must answer exactly as the `yaml` package does — the same data (types,
+ * key order, `__proto__` as data), no diagnostics, and the same line:column for every path a
+ * message can name — or give up, and then the package reads the text.
+ */
+
+type Parsed = Pick<RawDocument, 'doc' | 'sources' | 'diagnostics'>;
+type Located = SourceMap & { locateKey(path: string): SourceLocation };
+
+const fast = (text: string): Parsed | undefined => parseFastYaml('m.yaml', text, manifestSchema);
+const full = (text: string): Parsed => parseYamlPackage('m.yaml', text, {});
+
+/** Every path of the data, plus a missing child of each collection (located at its nearest ancestor). */
+function pathsOf(value: unknown, at: PathSegment[] = [], out: string[] = []): string[] {
+  out.push(formatPath(at));
+  if (Array.isArray(value)) {
+    for (const [i, v] of value.entries()) pathsOf(v, [...at, i], out);
+    out.push(formatPath([...at, value.length + 3]), formatPath([...at, 'nope']));
+  } else if (value !== null && typeof value === 'object') {
+    for (const k of Object.keys(value)) pathsOf((value as Record<string, unknown>)[k], [...at, k], out);
+    out.push(formatPath([...at, 'nope']), formatPath([...at, 0]));
+  }
+  return out;
+}
+
+/** The fast reader took `text` and agrees with the package on data, diagnostics and locations. */
+function expectSame(text: string): void {
+  const f = fast(text);
+  expect(f, 'the fast reader gave up').toBeDefined();
+  expectAgree(text, f as Parsed);
+}
+
+function expectAgree(text: string, f: Parsed): void {
+  const p = full(text);
+  expect(p.diagnostics).toEqual([]);
+  expect(f.diagnostics).toEqual([]);
+  expect(f.doc).toStrictEqual(p.doc);
+  expect(JSON.stringify(f.doc)).toBe(JSON.stringify(p.doc)); // key order too
+  const fs = f.sources as Located;
+  const ps = p.sources as Located;
+  for (const path of pathsOf(p.doc)) {
+    expect([path, fs.locate(path)]).toEqual([path, ps.locate(path)]);
+    expect([path, fs.locateKey(path)]).toEqual([path, ps.locateKey(path)]);
+  }
+}
+
+const samplesDir = new URL('../../samples/', import.meta.url).pathname;
+const sampleManifests = readdirSync(samplesDir, { recursive: true })
+  .map(String)
+  .filter((f) => /\.ya?ml$/.test(f) && !f.endsWith('mapping.yaml'));
+
+/** The benchmark's manifest (bench/pipeline.mjs): jobs of asset reorders, one address in defaults. */
+function benchManifest(jobs: number): string {
+  const out = ['version: 1', 'defaults:', ADDRESS.replace(/^ {4}/gm, '  ').trimEnd(), 'jobs:'];
+  for (let j = 1; j <= jobs; j++) {
+    out.push(`  - orderNumber: R1-${String(j).padStart(6, '0')}`, `    description: Bench reorder ${j}`, '    items:');
+    for (let k = 0; k < 5; k++) out.push(`      - { itemType: Asset, code: A1000${k}, quantity: ${50 + k * 10} }`);
+  }
+  return `${out.join('\n')}\n`;
+}
+
+describe('fast YAML reader: the same answers as the yaml package', () => {
+  it('reads every sample manifest', () => {
+    expect(sampleManifests.length).toBeGreaterThanOrEqual(4);
+    for (const f of sampleManifests) expectSame(readFileSync(join(samplesDir, f), 'utf8'));
+  });
+
+  it("reads the tests' manifests and the benchmark's", () => {
+    expectSame(manifest([{ orderNumber: 'PO-1', items: ITEMS.print + ITEMS.reorder + ITEMS.stock + ITEMS.tooFew }]));
+    expectSame(manifest('BULK', 5));
+    expectSame(benchManifest(20));
+  });
+
+  it('resolves plain scalars by the core schema, and keeps text where the schema wants text', () => {
+    expectSame(
+      [
+        '# a comment first',
+        'version: 1',
+        '',
+        'jobs:',
+        '- orderNumber: 01234   # compact sequence, number-like text',
+        '  dateDue: 2026-12-04',
+        '  description:   spaced out   ',
+        '  timeSensitive: true',
+        '  orderComment: "say \'hi\' # not a comment"',
+        "  customerUserId: 'it''s #1'",
+        '  deliveryAddress: { deliveryMethod: UPS Ground, postalCode: 01234, country: NO, phone: +15125550100 }',
+        '  items:',
+        '    - { itemType: PriceCode, code: X, quantity: 0o17, customerReference: 007, attributes: { Colors: 4, Layers: 1.50, Ok: True, N: ~, E: 1e3, I: .inf, M: -.5, H: 0x1F } }',
+        '    - itemType: Stock',
+        '      code: GD5000 #not a comment? yes it is',
+        '      sizeQuantities: { S: 10, M: +20, L: -3 }',
+        '      samples: [1, two, "3", { x: y }, []]',
+        '    - { }',
+        '  __proto__: { polluted: yes }',
+        '  "unused": 1',
+        '',
+      ]
+        .filter((l) => !l.includes('"unused"'))
+        .join('\n'),
+    );
+    expectSame('version: 1\njobs:\n  - orderNumber: a:b\n    description: -dash ?q :c x#y {z} [w]\n    items: []\n');
+    expectSame('- a root\n- list\n');
+    expectSame('version: 1\nlist:\n  -   a\n  -\n    b: c\n  - # comment\n    d: e\nnull: null\ntilde: ~\n');
+  });
+
+  it('gives up on what it does not read, and the package reads it', () => {
+    const base = 'version: 1\njobs:\n  - orderNumber: PO-1\n';
+    const outside = [
+      `${base}    description: &d text\n    orderComment: *d\n`, // anchor, alias
+      `${base}    description: !!str 12\n`, // tag
+      `${base}    description: |\n      two\n      lines\n`, // block scalar
+      `${base}    description: two\n      lines\n`, // multi-line plain scalar
+      `${base}    description: "a\\tb"\n`, // escape
+      `${base}    description: 'a\n      b'\n`, // multi-line quoted
+      `${base}    items: { a: 1,\n      b: 2 }\n`, // multi-line flow
+      `${base}    description:\n`, // empty value
+      `${base}    description: x\n    description: y\n`, // duplicate key
+      `${base}    "description": x\n`, // quoted key
+      `${base}\tdescription: x\n`, // tab
+      `${base.replaceAll('\n', '\r\n')}`, // CR LF
+      `%YAML 1.1\n---\n${base}`, // directive, document marker
+      `${base}  description: bad indent\n`,
+      `${base}    items: { a: 1, }\n`, // trailing comma
+      `${base}    description: a: b\n`, // nested mapping on one line
+      `${base}    - x\n`, // a sequence where a key belongs
+      `${base}    items: ${'['.repeat(100)}${']'.repeat(100)}\n`, // nesting deeper than the reader goes
+      `${base}${Array.from({ length: 100 }, (_, d) => `${' '.repeat(4 + d)}k:`).join('\n')} end\n`,
+      'text\n',
+      '',
+      '# only a comment\n',
+    ];
+    for (const text of outside) {
+      expect(fast(text), JSON.stringify(text)).toBeUndefined();
+      // ...and the public reader still answers (the package's data or its diagnostics).
+      const { doc, diagnostics } = parseYamlText('m.yaml', text, {});
+      expect({ doc, diagnostics }).toEqual({ doc: full(text).doc, diagnostics: full(text).diagnostics });
+    }
+  });
+
+  it('agrees with the package on random manifests, or gives up', () => {
+    const key = fc.constantFrom('a', 'orderNumber', 'code', 'x y', 'k-1', '__proto__', 'quantity', 'Colors', 'n0');
+    const plain = fc.constantFrom(
+      'abc',
+      'UPS Ground',
+      '01234',
+      '12',
+      '-7',
+      '+3',
+      '1.50',
+      '1e3',
+      '.inf',
+      '-.inf',
+      '.nan',
+      '0o17',
+      '0x1F',
+      'true',
+      'False',
+      'null',
+      '~',
+      '2026-12-04',
+      'a:b',
+      'http://x.y/z?q=1',
+      'x#y',
+      'é ü 漢',
+      '-dash',
+      '?q',
+    );
+    const quoted = fc.constantFrom("'it''s'", "''", '"dq \' x"', '""', "'a # b'", '"1"');
+    const scalar = fc.oneof(plain, quoted);
+    const flow: fc.Arbitrary<string> = fc.letrec<{ flow: string }>((tie) => ({
+      flow: fc.oneof(
+        { depthSize: 'small', withCrossShrink: true },
+        fc
+          .array(fc.tuple(key, fc.oneof(scalar, tie('flow'))), { maxLength: 3 })
+          .map((es) => `{ ${es.map(([k, v]) => `${k}: ${v}`).join(', ')} }`),
+        fc.array(fc.oneof(scalar, tie('flow')), { maxLength: 3 }).map((vs) => `[${vs.join(', ')}]`),
+      ),
+    })).flow;
+    const comment = fc.constantFrom('', '', ' # note', '   #x');
+    // Mostly two spaces deeper; sometimes as deep (a sequence may be; a map may not), one or four.
+    const deeper = fc.constantFrom('  ', '  ', '  ', '', ' ', '    ');
+    type Block = (indent: string) => string[];
+    const block: fc.Arbitrary<Block> = fc.letrec<{ block: Block }>((tie) => ({
+      block: fc.oneof(
+        { depthSize: 'small', withCrossShrink: true },
+        fc
+          .array(fc.tuple(key, fc.oneof(scalar, flow, tie('block')), comment, deeper), { minLength: 1, maxLength: 4 })
+          .map(
+            (es) => (indent: string) =>
+              es.flatMap(([k, v, c, more]) =>
+                typeof v === 'string' ? [`${indent}${k}: ${v}${c}`] : [`${indent}${k}:${c}`, ...v(`${indent}${more}`)],
+              ),
+          ),
+        fc.array(fc.oneof(scalar, flow, tie('block')), { minLength: 1, maxLength: 3 }).map(
+          (items) => (indent: string) =>
+            items.flatMap((v) => {
+              if (typeof v === 'string') return [`${indent}- ${v}`];
+              const [first, ...rest] = v(`${indent}  `);
+              return [`${indent}- ${(first as string).trimStart()}`, ...rest];
+            }),
+        ),
+      ),
+    })).block;
+    let taken = 0;
+    fc.assert(
+      fc.property(block, (b) => {
+        const lines = b('').flatMap((l, i) => (i % 5 === 4 ? [l, '', '  # between'] : [l]));
+        const text = `${lines.join('\n')}\n`;
+        const f = fast(text);
+        if (!f) return;
+        taken++;
+        expectAgree(text, f);
+      }),
+      { numRuns: Number(process.env.RS_RUNS ?? 400) },
+    );
+    // The property is about texts the fast reader takes: make sure there were plenty.
+    expect(taken).toBeGreaterThan(100);
+  });
+});
