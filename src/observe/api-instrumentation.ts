@@ -13,11 +13,25 @@ interface RequestLike {
   method?: string;
 }
 
+/** Origins remembered by instrumentApi; any beyond are parsed each time. */
+const MAX_KNOWN_ORIGINS = 64;
+
 export function instrumentApi(metrics: WatchMetrics, origins: readonly string[]): () => void {
   const wanted = new Set(origins.map((o) => new URL(o).origin));
   const started = new WeakMap<object, number>();
-  const ours = (request: RequestLike): boolean =>
-    request.origin !== undefined && wanted.has(new URL(String(request.origin)).origin);
+  // Whether an origin, as undici gives it, is one of ours: remembered (a few hosts), where a
+  // URL parsed for every request was most of this hook's time.
+  const known = new Map<string, boolean>();
+  const ours = (request: RequestLike): boolean => {
+    if (request.origin === undefined) return false;
+    const origin = String(request.origin);
+    let yes = known.get(origin);
+    if (yes === undefined) {
+      yes = wanted.has(new URL(origin).origin);
+      if (known.size < MAX_KNOWN_ORIGINS) known.set(origin, yes);
+    }
+    return yes;
+  };
 
   const onCreate = (message: unknown): void => {
     const { request } = message as { request: RequestLike };

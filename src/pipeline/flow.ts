@@ -1,4 +1,4 @@
-import type { LimitFunction } from 'p-limit';
+import pLimit from 'p-limit';
 import { apiDiagnostics } from './api-diagnostics.js';
 import { withFindings, type JobState } from './job-state.js';
 import type { Stage, StageContext } from './stages/context.js';
@@ -32,12 +32,27 @@ function notProcessed(job: JobState, err: unknown, ctx: StageContext): JobState 
   return { ...next, outcome: job.outcome === 'unknown' ? 'unknown' : 'not-processed', unavailable: true };
 }
 
+/** Runs a job's stage when there is room (p-limit's limit function, or a direct call). */
+export type JobLimit = <T>(run: () => Promise<T>) => Promise<T>;
+
+/** A limit that never waits. */
+const noLimit: JobLimit = (run) => run();
+
+/**
+ * At most `width` of an input's `jobs` in a stage at once. An input with no more jobs than
+ * that (watch's one-order files) never waits for room: its jobs run directly, without a
+ * p-limit queue made for each input and its promise hops per job.
+ */
+export function jobLimit(jobs: number, width: number): JobLimit {
+  return jobs <= width ? noLimit : pLimit(width);
+}
+
 export interface EachJob {
   /** Which jobs the stage is for; the others pass through unchanged. */
   select: (job: JobState) => boolean;
   stage: Stage;
   ctx: StageContext;
-  limit: LimitFunction;
+  limit: JobLimit;
   /** Told of each job as it comes out of the stage. */
   onJob?: (job: JobState) => void;
   /** How many selected jobs are done, out of how many: 0 before any starts, then after each one. */

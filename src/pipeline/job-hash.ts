@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ManifestJob } from '../manifest/model.js';
 
 /**
@@ -21,17 +21,36 @@ export function jobHash(job: ManifestJob): string {
     dateDue: _due,
     ...rest
   } = job;
-  return createHash('sha256').update(canonicalJson(rest)).digest('hex');
+  // One call, not a Hash object fed and finished: the text is a few hundred bytes.
+  return hash('sha256', canonicalJson(rest), 'hex');
 }
 
-/** JSON with object keys sorted at every level, so key order in the file does not matter. */
+/**
+ * JSON with object keys sorted at every level, so key order in the file does not matter.
+ * The ledger keeps these fingerprints: the text must never change. Built by concatenation,
+ * where entries, filter, sort with a comparator and map made arrays at every level (most of
+ * the hash's time). Keys sort by UTF-16 code units, as `<` compares them; an array element
+ * JSON cannot hold is empty (as join writes it) and an object key whose value is undefined is
+ * left out.
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += `${i === 0 ? '' : ','}${canonicalJson(value[i]) ?? ''}`;
+    return `${out}]`;
+  }
   if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+    const object = value as Record<string, unknown>;
+    const keys = Object.keys(object).sort();
+    let out = '{';
+    let first = true;
+    for (const key of keys) {
+      const v = object[key];
+      if (v === undefined) continue;
+      out += `${first ? '' : ','}${JSON.stringify(key)}:${canonicalJson(v)}`;
+      first = false;
+    }
+    return `${out}}`;
   }
   return JSON.stringify(value);
 }

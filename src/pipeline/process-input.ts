@@ -1,4 +1,3 @@
-import pLimit from 'p-limit';
 import type { ApiClient } from '../api/client.js';
 import type { LedgerStore } from '../ledger/model.js';
 import type { Logger } from '../log/logger.js';
@@ -12,7 +11,7 @@ import { ReportWriter } from '../report/report-writer.js';
 import type { ReportTarget, WrittenReports } from '../report/write-reports.js';
 import type { AccountCatalogue } from '../resolve/catalogue.js';
 import type { ResolvedJob } from '../resolve/resolve-job.js';
-import { eachJob, flow } from './flow.js';
+import { eachJob, flow, jobLimit } from './flow.js';
 import { jobReporter } from './job-report.js';
 import { checkedJobs, type JobState } from './job-state.js';
 import { applyChanges } from './stages/changes.js';
@@ -166,7 +165,7 @@ async function runJobs(
   // Twice as many jobs as API calls in flight: while some jobs wait on the API, others take
   // their ledger lock and write their intent to disk. The client itself caps the requests
   // in flight at `concurrency`, which is what the API sees.
-  const limit = pLimit(ctx.concurrency * 2);
+  const limit = jobLimit(manifest.jobs.length, ctx.concurrency * 2);
   const progress = (name: ProgressEvent['stage']) => (done: number, total: number) =>
     ctx.onProgress?.({ file: manifest.file, stage: name, done, total });
   const writeAll = (jobs: JobState[]): JobState[] => {

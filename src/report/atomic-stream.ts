@@ -9,8 +9,10 @@ const FULL_BYTES = WRITE_BYTES * 2;
  * The buffer's first size. Most reports are a few kB (a one-order file's result.json and
  * result.csv): a 2 MB buffer for each made `watch` spend ~0.4 ms per input in old-generation
  * collections, which V8 starts when this much off-heap memory was allocated since the last.
+ * Under half of Buffer.poolSize (8 kB), the first buffer is a slice of Node's shared pool,
+ * not an allocation of its own.
  */
-const FIRST_BYTES = 16 * 1024;
+const FIRST_BYTES = (Buffer.poolSize >>> 1) - 1;
 
 /**
  * writeFileAtomic for output too big to hold as one string (result.csv of a million-row

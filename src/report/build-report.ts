@@ -184,15 +184,12 @@ class ManifestItemResults implements ItemSource {
   }
 }
 
+/** Every job status at 0, in JOB_STATUSES' order: copied, not built from the list, for each summary. */
+const NO_STATUSES = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Readonly<Record<JobStatus, number>>;
+
 /** A summary of nothing: every count 0, every job status present (the dashboard's too). */
 export function emptySummary(): ReportSummary {
-  return {
-    jobs: 0,
-    items: 0,
-    errors: 0,
-    warnings: 0,
-    byStatus: Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>,
-  };
+  return { jobs: 0, items: 0, errors: 0, warnings: 0, byStatus: { ...NO_STATUSES } };
 }
 
 function str(value: unknown): string | null {

@@ -11,7 +11,7 @@ import { tempDirPerTest } from '../support/temp-files.js';
  */
 function chunksOf(): (string | Uint8Array)[] {
   const chunks: (string | Uint8Array)[] = [];
-  // Small pieces past the first buffer (16 kB) and well past a batch (1 MB), multi-byte text at every offset.
+  // Small pieces past the first buffer (4 kB) and well past a batch (1 MB), multi-byte text at every offset.
   for (let i = 0; i < 60_000; i++) chunks.push(i % 7 === 0 ? `é€😀${i},` : `row ${i},"x";`);
   chunks.push(Buffer.from('raw bytes between text\n'));
   // One piece bigger than the biggest buffer, after others are gathered.

@@ -3,6 +3,8 @@ import { basename, dirname } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsImport from 'ajv-formats';
 import { parse } from 'csv-parse/sync';
+import { stringify } from 'csv-stringify/sync';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadManifest } from '../../src/manifest/load-manifest.js';
 import { buildReport, refreshSummary, reportHasErrors } from '../../src/report/build-report.js';
@@ -302,6 +304,68 @@ describe('writeReports', () => {
     expect(text.split('\n').length).toBe(items + 2);
     expect(text.split('\n')[items]).toBe('PO-499,99,600,Asset,A99,1,valid,,,,');
     expect(basename(path)).toBe('big.yaml.result.csv');
+  });
+});
+
+describe('result.csv of a YAML input', () => {
+  it('quotes every cell as csv-stringify does, neutralised, one line per item', async () => {
+    const dir = await tempDirPerTest();
+    const path = `${dir}/odd.yaml.result.csv`;
+    const cell = fc.string({
+      unit: fc.constantFrom('a', ',', '"', '\n', '\r', ' ', '=', '-', '+', '@', '1', 'é'),
+      maxLength: 8,
+    });
+    await fc.assert(
+      fc.asyncProperty(cell, cell, cell, cell, async (orderNumber, code, message, newAssetSku) => {
+        const report: ResultReport = {
+          reportVersion: 1,
+          command: 'run',
+          htorderVersion: '0',
+          input: { file: `${dir}/odd.yaml`, sha256: null, format: 'yaml' },
+          startedAt: startedAt.toISOString(),
+          finishedAt: null,
+          summary: reportSummary(),
+          errors: [{ code: 'x', message, field: null, source: null }],
+          warnings: [],
+          jobs: [
+            {
+              index: 0,
+              orderNumber,
+              status: 'failed',
+              source: { line: 3, column: 5 },
+              jobNumber: 7,
+              dateDue: null,
+              totalJobCost: null,
+              estimatedCost: null,
+              warnings: [],
+              errors: [{ code: 'y', message: code, field: 'jobs[0].x', source: null }],
+              items: [
+                {
+                  index: 0,
+                  source: { line: 6, column: 9 },
+                  itemType: 'Asset',
+                  code,
+                  quantity: 2,
+                  status: 'failed',
+                  newAssetSku,
+                  needsArtworkToBeUploaded: true,
+                  errors: [],
+                },
+              ],
+            },
+          ],
+        };
+        await writeResultCsv(path, report);
+        const text = await readFile(path, 'utf8');
+        const rows = parse(text, { relax_column_count: false }) as string[][];
+        expect(rows).toHaveLength(2);
+        expect(rows[1].slice(0, 5)).toEqual([neutraliseCell(orderNumber), '0', '6', 'Asset', neutraliseCell(code)]);
+        expect(rows[1][8]).toBe(neutraliseCell(newAssetSku));
+        // The same bytes csv-stringify writes for these cells.
+        expect(text).toBe(stringify(rows));
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 
