@@ -14,8 +14,7 @@ import {
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { linkRefused } from '../storage/hard-links.js';
-import { HOST, processAlive } from '../storage/lease.js';
-import { nameOwner, ownedName } from './entry-writer.js';
+import { HOST, nameOwnerDead, ownedName } from '../storage/lease.js';
 
 /**
  * The ledger's cross-process lock on one order: `<entry>.json.lock` exists while someone holds
@@ -209,8 +208,7 @@ export class DirLocks {
       try {
         if (name.endsWith('.token') && lstatSync(path).mtimeMs < Date.now() - this.staleMs) unlinkSync(path);
         if (name.endsWith('.spare')) {
-          const owner = nameOwner(name);
-          if (owner && owner.host === HOST && owner.pid !== process.pid && !processAlive(owner.pid)) unlinkSync(path);
+          if (nameOwnerDead(name)) unlinkSync(path);
         }
       } catch {
         // Removed by another process meanwhile.

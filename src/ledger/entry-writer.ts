@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   fstatSync,
@@ -15,7 +14,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { temporaryName } from '../storage/atomic-write.js';
-import { HOST } from '../storage/lease.js';
+import { ownedName } from '../storage/lease.js';
 
 interface Spares {
   /** Detached by a rename that a folder fsync has since made durable: safe to write into. */
@@ -181,21 +180,5 @@ export class EntryWriter {
       for (const spare of [...spares.ready, ...spares.pending]) rmSync(spare, { force: true });
     }
     this.spares.clear();
-  }
-}
-
-/** A new name prefix for a spare or token of this process (`<host>~<pid>~<random>`), read back by nameOwner. */
-export function ownedName(): string {
-  return `${encodeURIComponent(HOST)}~${process.pid}~${randomBytes(4).toString('hex')}`;
-}
-
-/** The process that made a spare or token (from its name), to tell whether it is still alive. */
-export function nameOwner(name: string): { host: string; pid: number } | undefined {
-  const [host, pid] = name.split('~');
-  if (host === undefined || pid === undefined || !/^\d+$/.test(pid)) return undefined;
-  try {
-    return { host: decodeURIComponent(host), pid: Number(pid) };
-  } catch {
-    return undefined;
   }
 }

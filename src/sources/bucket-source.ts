@@ -1,6 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile, rm } from 'node:fs/promises';
 import {
   DONE_MARKER_SUFFIX,
   REPORT_SUFFIXES,
@@ -13,6 +12,7 @@ import {
 import { reportPaths } from '../report/report-paths.js';
 import type { ReportTarget } from '../report/write-reports.js';
 import { newOwnerId } from '../storage/lease.js';
+import { removeFile } from '../storage/remove-file.js';
 import {
   ClaimLostError,
   DEFAULT_LAYOUT,
@@ -26,7 +26,7 @@ import {
 } from './model.js';
 import { LeaseObject } from '../storage/s3/lease-object.js';
 import { describe, type ListedObject, type S3Store } from '../storage/s3/s3-store.js';
-import { initialised, makeWorkFolder } from './work-folder.js';
+import { initialised, makeWorkFolder, type Slot, WorkSlots } from './work-folder.js';
 
 export interface BucketSourceOptions {
   store: S3Store;
@@ -65,6 +65,8 @@ export class BucketSource implements DropSource {
   private readonly leaseMs: number;
   private readonly owner = newOwnerId();
   private work: string | undefined;
+  /** Where objects' copies are made in the private folder: reused folders and files (work-folder.ts). */
+  private readonly slots = new WorkSlots();
 
   constructor(private readonly opts: BucketSourceOptions) {
     this.location = `s3://${opts.store.bucket}/${opts.prefix}`;
@@ -166,12 +168,22 @@ export class BucketSource implements DropSource {
     let topEtag = top?.etag;
     if (top && top.etag === input.etag && (await store.delete(top.key, top.etag))) topEtag = undefined;
     await store.delete(this.key('top', `${name}${DONE_MARKER_SUFFIX}`));
-    const dir = join(initialised(this.work), randomUUID());
-    await mkdir(dir, { recursive: true });
-    const path = join(dir, name);
-    await writeFile(path, input.body);
+    const slot = await this.slots.take(initialised(this.work));
+    let path: string;
+    try {
+      const out = await slot.open();
+      try {
+        await out.writeFile(input.body);
+      } finally {
+        await out.close();
+      }
+      path = await slot.place(name);
+    } catch (err) {
+      await slot.drop();
+      throw err;
+    }
     const sha256 = createHash('sha256').update(input.body).digest('hex');
-    return this.claimed(name, path, sha256, lease, { etag: input.etag, topEtag });
+    return this.claimed(name, slot, path, sha256, lease, { etag: input.etag, topEtag });
   }
 
   /** The object at exactly `key` (a listing by prefix also shows longer keys), or undefined. */
@@ -204,13 +216,22 @@ export class BucketSource implements DropSource {
 
   private claimed(
     name: string,
+    slot: Slot,
     path: string,
     sha256: string,
     lease: LeaseObject,
     claim: { etag: string; topEtag: string | undefined },
   ): ClaimedInput {
     const store = this.opts.store;
-    const dir = join(path, '..');
+    // The copy and this attempt's local reports go with the claim; the slot is then free for another input.
+    let dropped = false;
+    const dropCopy = async (): Promise<void> => {
+      if (dropped) return;
+      dropped = true;
+      const reports = reportPaths(path);
+      await Promise.all([reports.json, reports.csv, reports.errors].map((r) => removeFile(r)));
+      await slot.drop();
+    };
     return {
       name,
       path,
@@ -236,13 +257,14 @@ export class BucketSource implements DropSource {
         await store.copy(this.key('processing', name), finalKey);
         await store.delete(this.key('processing', name));
         await lease.release();
-        await rm(dir, { recursive: true, force: true });
+        await dropCopy();
         return `s3://${store.bucket}/${finalKey}`;
       },
       release: async () => {
         await lease.release();
-        await rm(dir, { recursive: true, force: true });
+        await dropCopy();
       },
+      forget: dropCopy,
       recheck: (when) => this.changeOf(name, claim, when),
       requeue: async () => {
         if (!(await lease.renew()))
@@ -255,7 +277,7 @@ export class BucketSource implements DropSource {
         const superseded = top !== undefined && top.etag !== claim.topEtag;
         if (superseded) await store.delete(this.key('processing', name), claim.etag);
         await lease.release();
-        await rm(dir, { recursive: true, force: true });
+        await dropCopy();
         return `s3://${store.bucket}/${superseded ? topKey : this.key('processing', name)}`;
       },
     };

@@ -20,7 +20,7 @@ import {
   shortName,
   timestampedName,
 } from './drop-names.js';
-import { initialised, makeWorkFolder } from './work-folder.js';
+import { initialised, makeWorkFolder, type Slot, WorkSlots } from './work-folder.js';
 import { isExpired, newOwnerId, parseLease } from '../storage/lease.js';
 import {
   ClaimLostError,
@@ -109,9 +109,8 @@ export class FolderSource implements DropSource {
   private readonly token: ClaimToken;
   private readonly refused = new Set<string>();
   private work: string | undefined;
-  /** Folders in the private folder free for an input's copy (takeSlot), and how many were made. */
-  private readonly slots: string[] = [];
-  private slotCount = 0;
+  /** Where inputs' copies are made in the private folder: reused folders and files (work-folder.ts). */
+  private readonly slots = new WorkSlots();
 
   constructor(
     dir: string,
@@ -350,20 +349,19 @@ export class FolderSource implements DropSource {
     const path = this.sub('processing', name);
     const claimPath = this.claimFile(name);
     const owner = this.owner;
-    const slot = await this.takeSlot();
-    const copy = join(slot, name);
+    const slot = await this.slots.take(initialised(this.work));
+    const copy = slot.pathFor(name);
     let verified: Verified | undefined;
     let refused: string | undefined;
-    // The copy goes with the claim (finish, release, requeue); its slot is then free for another input.
+    // The copy goes with the claim (finish, release, requeue, forget); its slot is then free for another input.
     let dropped = false;
     const dropCopy = async (): Promise<void> => {
       if (dropped) return;
       dropped = true;
-      await removeFile(copy);
-      this.slots.push(slot);
+      await slot.drop();
     };
     try {
-      const checked = await this.copyVerified(path, copy);
+      const checked = await this.copyVerified(path, slot, name);
       if ('refused' in checked) refused = checked.refused;
       else verified = checked;
     } catch (err) {
@@ -430,6 +428,7 @@ export class FolderSource implements DropSource {
         if (await holds()) await removeFile(claimPath);
         await dropCopy();
       },
+      forget: dropCopy,
       recheck: async () => (verified ? await changeOf(path, verified.copied) : undefined),
       requeue: async () => {
         if (!(await holds())) throw new ClaimLostError(`the claim on ${name} was taken over by another instance`);
@@ -439,20 +438,6 @@ export class FolderSource implements DropSource {
         return back ?? path;
       },
     };
-  }
-
-  /**
-   * A folder of this instance's private folder for one claimed input's copy, which keeps the
-   * input's name (errors.txt names the input by it). Folders are reused: an input in flight
-   * holds one, and gives it back when its copy is removed, so no folder is made and removed
-   * per input.
-   */
-  private async takeSlot(): Promise<string> {
-    const free = this.slots.pop();
-    if (free !== undefined) return free;
-    const dir = join(initialised(this.work), `in-${this.slotCount++}`);
-    await mkdir(dir, { mode: 0o700 });
-    return dir;
   }
 
   /**
@@ -491,12 +476,12 @@ export class FolderSource implements DropSource {
   }
 
   /**
-   * Opens `path` with O_NOFOLLOW and copies at most the size cap through that one handle to
-   * `copy` (a new 0600 file). Anything but a regular file with one link is refused: a link
+   * Opens `path` with O_NOFOLLOW and copies at most the size cap through that one handle into
+   * the slot's kept 0600 file, named `name` once complete. Anything but a regular file with one link is refused: a link
    * (ELOOP), a FIFO or device, a hard link to someone else's file. So is a file over the cap:
    * it cannot pin the watcher. Nothing is read from a refused file.
    */
-  private async copyVerified(path: string, copy: string): Promise<Verified | { refused: string }> {
+  private async copyVerified(path: string, slot: Slot, name: string): Promise<Verified | { refused: string }> {
     let handle: FileHandle;
     try {
       handle = await open(path, OPEN_NO_FOLLOW);
@@ -525,7 +510,7 @@ export class FolderSource implements DropSource {
       }
       // Hashed as it is copied: what was read is what later checks compare with (changeOf).
       const hash = createHash('sha256');
-      const out = await open(copy, 'wx', 0o600);
+      const out = await slot.open();
       try {
         const buf = Buffer.allocUnsafe(Math.min(1024 * 1024, Math.max(1, before.size)));
         let position = 0;
@@ -539,6 +524,7 @@ export class FolderSource implements DropSource {
       } finally {
         await out.close();
       }
+      await slot.place(name);
       // The size and mtime from before the copy: a file that changed while it was read (still
       // being written) differs at the first check, and is given back before anything is sent.
       const copied = { size: before.size, mtimeMs: before.mtimeMs, ino: before.ino, sha256: hash.digest('hex') };

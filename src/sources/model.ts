@@ -62,6 +62,11 @@ export interface ClaimedInput {
   /** Drops the claim but leaves the input in processing/, for this or another instance to resume. */
   release(): Promise<void>;
   /**
+   * Drops what this instance keeps of an input whose claim was lost (its private copy), and
+   * touches nothing in the drop location: the claim and the input are the taker's now.
+   */
+  forget(): Promise<void>;
+  /**
    * Compares the input with what was read at claim, right before `when`: `submit` (the first
    * create; nothing sent from it yet) or `finish` (about to be moved out; jobs may have been
    * sent). Undefined while it is unchanged. A folder compares size, mtime and sha256 of the

@@ -178,8 +178,11 @@ export function startWatcher(opts: WatcherOptions): Watcher {
     } else {
       held.delete(input.name);
       if (result === 'retry' && !w.lost) await input.release().catch(() => undefined);
-      if (result === 'lost' || w.lost)
+      if (result === 'lost' || w.lost) {
+        // No longer ours: its private copy goes now, not when the watcher closes.
+        await input.forget().catch(() => undefined);
         opts.events?.input({ name: input.name, location: input.location, phase: 'lost' });
+      }
       if (result === 'done' || result === 'failed') processed += 1;
     }
     metrics?.files.inc({ outcome: result });
@@ -230,7 +233,10 @@ export function startWatcher(opts: WatcherOptions): Watcher {
   const fill = (): void => {
     const now = Date.now();
     for (const w of [...held.values()]) {
-      if (w.lost && !slots.has(w.input.name)) held.delete(w.input.name);
+      if (w.lost && !slots.has(w.input.name)) {
+        held.delete(w.input.name);
+        w.input.forget().catch(() => undefined);
+      }
     }
     while (!stopping && slots.size < parallel) {
       const due = [...held.values()].find((w) => !slots.has(w.input.name) && w.dueAt <= now);

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 
 /** Who holds a claim or lock, and until when; written into claim and lock files/objects. */
@@ -61,4 +61,33 @@ export function processAlive(pid: number): boolean {
     // EPERM: it exists, it just is not ours.
     return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
+}
+
+/**
+ * A new name prefix for a file or folder of this process (`<host>~<pid>~<random>`: a ledger
+ * spare or lock token, a watcher's work folder), read back by nameOwner.
+ */
+export function ownedName(): string {
+  return `${encodeURIComponent(HOST)}~${process.pid}~${randomBytes(4).toString('hex')}`;
+}
+
+/** The process that made a file or folder named by ownedName (from its name), to tell whether it is still alive. */
+function nameOwner(name: string): { host: string; pid: number } | undefined {
+  const [host, pid] = name.split('~');
+  if (host === undefined || pid === undefined || !/^\d+$/.test(pid)) return undefined;
+  try {
+    return { host: decodeURIComponent(host), pid: Number(pid) };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether what is named `name` (by ownedName) was left by a process of this host that is gone:
+ * the same liveness rule as a lease's. A name of another host, or without an owner, is never
+ * judged dead here.
+ */
+export function nameOwnerDead(name: string): boolean {
+  const owner = nameOwner(name);
+  return owner !== undefined && owner.host === HOST && owner.pid !== process.pid && !processAlive(owner.pid);
 }
