@@ -39,6 +39,10 @@ export function createLogger(options: LoggerOptions = {}): Logger {
         sync: true,
       })
     : destination;
+  // Secrets scrubbed, signed URLs cut; in pretty mode (a person's terminal) control
+  // characters escaped too, since pino-pretty prints the message as it is. Chosen once per
+  // logger, not per line.
+  const clean = options.pretty ? (a: string): string => printableLines(scrubServerText(a)) : scrubServerText;
   return pino(
     {
       level,
@@ -53,10 +57,6 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       },
       hooks: {
         logMethod(args, method) {
-          // Secrets scrubbed, signed URLs cut; in pretty mode (a person's terminal) control
-          // characters escaped too, since pino-pretty prints the message as it is.
-          const clean = (a: string): string =>
-            options.pretty ? printableLines(scrubServerText(a)) : scrubServerText(a);
           const cleaned = args.map((a) => (typeof a === 'string' ? clean(a) : a)) as Parameters<typeof method>;
           method.apply(this, cleaned);
         },

@@ -40,10 +40,18 @@ const BEARER_IN_TEXT = /\b(Bearer|Basic)\s+[A-Za-z0-9\-._~+/]+=*/gi;
 const SECRET_PAIR_IN_TEXT =
   /(["']?(?:access_token|refresh_token|id_token|client_secret|clientSecret|password|authorization|api[_-]?key)["']?\s*[:=]\s*["']?)([^"'\s,&}]+)/gi;
 
+/**
+ * A word (any case) that every match of BEARER_IN_TEXT or SECRET_PAIR_IN_TEXT contains: text
+ * without one is left as it is after one scan, not two replaces (every string of every log line
+ * goes through here).
+ */
+const SECRET_HINT = /bearer|basic|token|secret|password|authorization|api[_-]?key/i;
+
 /** Text with every live secret value, bearer credential and `secret_key=value` pair replaced. */
 export function scrubSecrets(text: string): string {
   let out = text;
   for (const secret of liveSecrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+  if (!SECRET_HINT.test(out)) return out;
   return out.replace(BEARER_IN_TEXT, `$1 ${REDACTED}`).replace(SECRET_PAIR_IN_TEXT, `$1${REDACTED}`);
 }
 
@@ -68,6 +76,8 @@ export function redactUrl(url: string): string {
 const URL_IN_TEXT = /\bhttps?:\/\/[^\s"'<>]+/gi;
 
 export function redactUrlsInText(text: string): string {
+  // Every URL URL_IN_TEXT matches has `://`: text without it has none to cut.
+  if (!text.includes('://')) return text;
   return text.replace(URL_IN_TEXT, (u) => {
     // Sentence punctuation right after a URL belongs to the sentence, unless it starts the query.
     const tail = /[.,;:!)\]]+$/.exec(u)?.[0] ?? '';

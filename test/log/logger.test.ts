@@ -1,7 +1,8 @@
 import { PassThrough } from 'node:stream';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/log/logger.js';
-import { redactDeep, redactUrl, redactUrlsInText } from '../../src/log/redact.js';
+import { redactDeep, redactUrl, redactUrlsInText, scrubServerText } from '../../src/log/redact.js';
 
 function capture(): { stream: PassThrough; text: () => string } {
   const stream = new PassThrough();
@@ -41,6 +42,64 @@ describe('redactDeep', () => {
     const o: Record<string, unknown> = { name: 'x' };
     o.self = o;
     expect(redactDeep(o)).toEqual({ name: 'x', self: '[circular]' });
+  });
+});
+
+describe('scrubServerText', () => {
+  it('changes text exactly as the full replaces do: its quick checks skip only text they cannot change', () => {
+    // The patterns as redact.ts has them, applied without the quick checks before them.
+    const bearer = /\b(Bearer|Basic)\s+[A-Za-z0-9\-._~+/]+=*/gi;
+    const pair =
+      /(["']?(?:access_token|refresh_token|id_token|client_secret|clientSecret|password|authorization|api[_-]?key)["']?\s*[:=]\s*["']?)([^"'\s,&}]+)/gi;
+    const url = /\bhttps?:\/\/[^\s"'<>]+/gi;
+    const full = (text: string): string =>
+      text
+        .replace(bearer, '$1 [redacted]')
+        .replace(pair, '$1[redacted]')
+        .replace(url, (u) => {
+          const tail = /[.,;:!)\]]+$/.exec(u)?.[0] ?? '';
+          const body = u.slice(0, u.length - tail.length);
+          return body.includes('?') ? `${redactUrl(body)}${tail}` : redactUrl(u);
+        });
+    const piece = fc.constantFrom(
+      'Bearer ',
+      'basic ',
+      'BEARER\t',
+      'TOKEN',
+      'access_token',
+      'Refresh_Token',
+      '"client_secret": "',
+      'clientSecret=',
+      'PASSWORD:',
+      'Authorization: ',
+      'api-key=',
+      'API_KEY',
+      'apikey',
+      'https://',
+      'HTTP://',
+      'http:/',
+      'x.example.com/a',
+      '?sig=1',
+      '#f',
+      ' ',
+      ',',
+      '.',
+      '"',
+      "'",
+      '=',
+      ':',
+      'abc',
+      'Zm9v==',
+      '/',
+      'ü',
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const text = pieces.join('');
+        expect(scrubServerText(text)).toBe(full(text));
+      }),
+      { numRuns: 2000 },
+    );
   });
 });
 
