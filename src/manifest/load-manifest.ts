@@ -3,7 +3,6 @@ import { validateDocument } from './schema/validate.js';
 import { buildManifest } from './build-manifest.js';
 import { sortDiagnostics } from './diagnostics.js';
 import { itemIndexOf, jobIndexOf } from './field-path.js';
-import { readJsonDocument } from './json/read-json.js';
 import type { Mapping } from './mapping/model.js';
 import type { Diagnostic, Manifest, ManifestFormat, RawDocument, ReadResult } from './model.js';
 import { INPUT_UNREADABLE, INPUT_UNSUPPORTED } from './read-input.js';
@@ -105,8 +104,11 @@ async function readRaw(file: string, format: ManifestFormat, opts: LoadOptions):
   switch (format) {
     case 'yaml':
       return readYamlDocument(file, undefined, opts);
-    case 'json':
+    case 'json': {
+      // Loaded on demand, like the YAML reader's `yaml` package side: it loads that package.
+      const { readJsonDocument } = await import('./json/read-json.js');
       return readJsonDocument(file, undefined, opts);
+    }
     case 'csv': {
       // Loaded on demand: YAML-only runs never pay for the CSV machinery.
       const { readCsvDocument } = await import('./csv/read-csv.js');

@@ -6,7 +6,8 @@ import { formatPath, type PathSegment } from '../../src/manifest/field-path.js';
 import type { RawDocument, SourceLocation, SourceMap } from '../../src/manifest/model.js';
 import { manifestSchema } from '../../src/manifest/schema/manifest-schema.js';
 import { parseFastYaml } from '../../src/manifest/yaml/fast-yaml.js';
-import { parseYamlPackage, parseYamlText } from '../../src/manifest/yaml/read-yaml.js';
+import { parseYamlPackage } from '../../src/manifest/yaml/package-yaml.js';
+import { parseYamlText } from '../../src/manifest/yaml/read-yaml.js';
 import { ADDRESS, ITEMS, manifest } from '../support/yaml-manifests.js';
 
 /**
@@ -115,7 +116,7 @@ describe('fast YAML reader: the same answers as the yaml package', () => {
     expectSame('version: 1\nlist:\n  -   a\n  -\n    b: c\n  - # comment\n    d: e\nnull: null\ntilde: ~\n');
   });
 
-  it('gives up on what it does not read, and the package reads it', () => {
+  it('gives up on what it does not read, and the package reads it', async () => {
     const base = 'version: 1\njobs:\n  - orderNumber: PO-1\n';
     const outside = [
       `${base}    description: &d text\n    orderComment: *d\n`, // anchor, alias
@@ -144,9 +145,25 @@ describe('fast YAML reader: the same answers as the yaml package', () => {
     for (const text of outside) {
       expect(fast(text), JSON.stringify(text)).toBeUndefined();
       // ...and the public reader still answers (the package's data or its diagnostics).
-      const { doc, diagnostics } = parseYamlText('m.yaml', text, {});
+      const { doc, diagnostics } = await parseYamlText('m.yaml', text, {});
       expect({ doc, diagnostics }).toEqual({ doc: full(text).doc, diagnostics: full(text).diagnostics });
     }
+  });
+
+  it('resolves plain scalars as the package does (its YAML 1.2 core schema)', () => {
+    const token = fc.stringMatching(/^[-+]?[0-9.eExXoOabcdfinANITFrulsy~_]{0,8}$/);
+    let taken = 0;
+    fc.assert(
+      fc.property(token, (v) => {
+        const text = `plain: ${v}\n`;
+        const f = fast(text);
+        if (!f) return;
+        taken++;
+        expect(f.doc).toStrictEqual(full(text).doc);
+      }),
+      { numRuns: 2000 },
+    );
+    expect(taken).toBeGreaterThan(1000);
   });
 
   it('agrees with the package on random manifests, or gives up', () => {

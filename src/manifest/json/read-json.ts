@@ -18,11 +18,11 @@ export async function readJsonDocument(
   return readTextDocument(file, 'json', bytes, opts, parseJsonText);
 }
 
-export function parseJsonText(
+export async function parseJsonText(
   file: string,
   text: string,
   opts: YamlReadOptions,
-): Pick<RawDocument, 'doc' | 'sources' | 'diagnostics'> {
+): Promise<Pick<RawDocument, 'doc' | 'sources' | 'diagnostics'>> {
   try {
     JSON.parse(text);
   } catch (err) {

@@ -1,4 +1,3 @@
-import { Document, isScalar } from 'yaml';
 import { parsePath } from '../field-path.js';
 import type { Diagnostic, RawDocument, SourceLocation, SourceMap } from '../model.js';
 import { childSchema, wantsString, type SchemaNode } from '../schema/manifest-schema.js';
@@ -11,8 +10,8 @@ import { childSchema, wantsString, type SchemaNode } from '../schema/manifest-sc
  * else (anchors, aliases, tags, block or multi-line scalars, escapes, empty values, duplicate
  * or quoted keys, tabs, CR, directives, documents markers, and everything that is not valid)
  * makes it give up, and the manifest is read by the `yaml` package as before, which also
- * words every error. Plain scalars are resolved by the package's own YAML 1.2 core-schema
- * tags, so `0o17`, `1e3`, `.inf`, `~` or `2026-12-04` mean what they always meant.
+ * words every error. Plain scalars are resolved as the package's YAML 1.2 core schema does, so
+ * `0o17`, `1e3`, `.inf`, `~` or `2026-12-04` mean what they always meant.
  * test/manifest/fast-yaml.test.ts compares both readers on the samples and on random manifests.
  */
 
@@ -55,20 +54,25 @@ interface Line {
   indent: number;
 }
 
-/** The package's YAML 1.2 core schema (the tags `parseDocument` resolves plain scalars with). */
-interface ScalarTag {
-  default?: unknown;
-  test?: RegExp;
-  resolve(value: string, onError: (message: string) => void, options: unknown): unknown;
-}
-let coreSchema: { doc: Document; tags: ScalarTag[] } | undefined;
-function core(): { doc: Document; tags: ScalarTag[] } {
-  if (!coreSchema) {
-    const doc = new Document(null, { version: '1.2', schema: 'core', uniqueKeys: false, merge: false });
-    coreSchema = { doc, tags: doc.schema.tags as ScalarTag[] };
-  }
-  return coreSchema;
-}
+/**
+ * The `yaml` package's YAML 1.2 core schema for plain scalars (yaml 2.x, src/schema/core), in
+ * its order: the first test that matches decides. Copied rather than imported so that a
+ * manifest in the fast subset never loads the package (~25 ms of every start);
+ * test/manifest/fast-yaml.test.ts holds both to the same values.
+ */
+const CORE_SCALARS: readonly (readonly [RegExp, (source: string) => unknown])[] = [
+  [/^(?:~|[Nn]ull|NULL)?$/, () => null],
+  [/^(?:[Tt]rue|TRUE|[Ff]alse|FALSE)$/, (s) => s[0] === 't' || s[0] === 'T'],
+  [/^0o[0-7]+$/, (s) => Number.parseInt(s.substring(2), 8)],
+  [/^[-+]?[0-9]+$/, (s) => Number.parseInt(s, 10)],
+  [/^0x[0-9a-fA-F]+$/, (s) => Number.parseInt(s.substring(2), 16)],
+  [
+    /^(?:[-+]?\.(?:inf|Inf|INF)|\.nan|\.NaN|\.NAN)$/,
+    (s) => (s.slice(-3).toLowerCase() === 'nan' ? Number.NaN : s[0] === '-' ? -Infinity : Infinity),
+  ],
+  [/^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)[eE][-+]?[0-9]+$/, Number.parseFloat],
+  [/^[-+]?(?:\.[0-9]+|[0-9]+\.[0-9]*)$/, Number.parseFloat],
+];
 
 /** Returns undefined when the text is not in the subset (the caller parses it with the `yaml` package). */
 export function parseFastYaml(
@@ -340,11 +344,8 @@ function skipSpaces(text: string, from: number, end: number): number {
 
 /** A plain scalar's value, as the `yaml` package's core schema resolves it. */
 function resolvePlain(source: string): unknown {
-  const { doc, tags } = core();
-  const tag = tags.find((t) => t.default === true && t.test?.test(source));
-  if (!tag) return source;
-  const value: unknown = tag.resolve(source, giveUp, doc.options);
-  return isScalar(value) ? value.value : value;
+  for (const [test, resolve] of CORE_SCALARS) if (test.test(source)) return resolve(source);
+  return source;
 }
 
 /** Plain data as astToValue makes it from the package's AST (schema-guided text, `__proto__` kept as data). */
