@@ -7,7 +7,7 @@ import { parsePath } from '../config/parse-setting.js';
 import { findConfigFile, type SettingFlags } from '../config/resolve-settings.js';
 import { chooseRoute, routeMatcher, routesFor, type Route } from '../config/routes.js';
 import { UsageError } from '../errors.js';
-import { loadMapping, PRESETS_DIR } from '../manifest/mapping/load-mapping.js';
+import { PRESETS_DIR } from '../manifest/mapping/presets-dir.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import { isS3Url, parseS3Url } from '../storage/s3/s3-url.js';
 
@@ -103,6 +103,8 @@ export async function loadWatchRoutes(opts: {
       loadedMapping = mappings.get(path);
       if (!loadedMapping) {
         try {
+          // Loaded on first use: a watcher without mappings starts without their code.
+          const { loadMapping } = await import('../manifest/mapping/load-mapping.js');
           loadedMapping = await loadMapping(path);
         } catch (err) {
           if (!(err instanceof UsageError)) throw err;

@@ -61,6 +61,44 @@ describe('startup: heavy modules load only for the commands that need them', () 
     expect(heavyIn(modulesOf(['watch', '--help'], 'watch-help'))).toEqual([]);
   }, 30_000);
 
+  it('watch of a folder reaches its ready line without the mapping code (jsonata, the yaml package)', async () => {
+    const log = join(dir, 'watch.log');
+    writeFileSync(log, '');
+    const drop = mkdtempSync(join(dir, 'drop-'));
+    const child = spawn(process.execPath, ['--import', RECORDER, CLI, 'watch', drop], {
+      // An API nobody answers: the sign-in at start fails quietly; nothing is dropped.
+      env: {
+        ...process.env,
+        HTORDER_IMPORT_LOG: log,
+        HTORDER_BASE_URL: 'http://127.0.0.1:9',
+        HTORDER_AUTH_URL: 'http://127.0.0.1:9',
+        HTORDER_REALM: 'r',
+        HTORDER_CLIENT_ID: 'c',
+        HTORDER_CLIENT_SECRET: 's',
+        HTORDER_STATE_DIR: join(dir, 'watch-state'),
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    await new Promise<void>((resolve, reject) => {
+      let text = '';
+      child.stderr.on('data', (c: Buffer) => {
+        text += String(c);
+        if (text.includes('watching for manifests')) resolve();
+      });
+      child.on('exit', (code) => reject(new Error(`watch exited ${code} before watching: ${text}`)));
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const mods = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+    expect(mods.some((m) => m.endsWith('/dist/app/watch-daemon.js'))).toBe(true);
+    expect(
+      mods.filter((m) =>
+        /node_modules\/(jsonata|yaml)\/|\/dist\/manifest\/mapping\/(load-mapping|mapped-rows|expressions)\.js/.test(m),
+      ),
+    ).toEqual([]);
+  }, 30_000);
+
   it('htorder sandbox reaches its ready line with the simulator alone (no client, no pipeline)', async () => {
     const log = join(dir, 'sandbox.log');
     writeFileSync(log, '');

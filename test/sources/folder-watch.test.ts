@@ -32,6 +32,29 @@ describe('htorder watch DIR', () => {
     expect(lines.filter((l) => l.msg === 'job outcome')).toHaveLength(2);
   });
 
+  it('signs in and learns the account at start, once for the watcher and its first inputs', async () => {
+    await fx.sandbox.admin.resetCalls();
+    const w = await startWatch({ target: fx.drop.path }, fx.env);
+    try {
+      // Before any input: the two calls the first input would make, made while the scan settles.
+      await waitFor(
+        async () => ((await fx.sandbox.admin.calls())['GET /account'] === 1 ? true : undefined),
+        'GET /account',
+      );
+      expect(await fx.sandbox.admin.calls()).toEqual({ 'POST token': 1, 'GET /account': 1 });
+      await writeFile(join(fx.drop.path, 'w1.yaml'), manifest('W1'));
+      await writeFile(join(fx.drop.path, 'w2.yaml'), manifest('W2'));
+      await waitFor(
+        async () => ((await ls('done')).filter((n) => n.endsWith('.yaml')).length === 2 ? true : undefined),
+        'w1 and w2 in done/',
+      );
+      const calls = await fx.sandbox.admin.calls();
+      expect([calls['POST token'], calls['GET /account']]).toEqual([1, 1]);
+    } finally {
+      expect(await w.stop()).toBe(0);
+    }
+  });
+
   it('takes a slowly written file only once it is complete', async () => {
     const w = await startWatch({ target: fx.drop.path, stableMs: 500 }, fx.env);
     try {

@@ -17,7 +17,7 @@ import { CsvScanner } from './csv-scanner.js';
 import { dialectOf } from './dialect.js';
 import { CsvDocumentBuilder, rawDocumentOf } from './document-builder.js';
 import { finishMapped } from '../mapping/merge-lines.js';
-import { isExpressionMapping, MappedRows } from '../mapping/mapped-rows.js';
+import { isExpressionMapping } from '../mapping/expression-mapping.js';
 
 export interface ReadCsvOptions {
   mapping?: Mapping;
@@ -39,7 +39,7 @@ export async function readCsvDocument(file: string, opts: ReadCsvOptions = {}): 
   const limits = csvLimitsOf(opts.csv);
   // An expression mapping turns each export row into a template row first (mapping/mapped-rows.ts).
   const mapped = isExpressionMapping(opts.mapping)
-    ? new MappedRows(file, opts.mapping, {
+    ? new (await import('../mapping/mapped-rows.js')).MappedRows(file, opts.mapping, {
         onHeader: (cells, row) => builder.onHeader(cells, row),
         onRecord: (cells, row) => builder.onRecord(cells, row),
       })

@@ -7,7 +7,6 @@
 import { readFile } from 'node:fs/promises';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { createRequire } from 'node:module';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
@@ -24,6 +23,7 @@ import {
 } from '../csv/template.js';
 import { compileExpression, ExpressionError } from './expressions.js';
 import type { LookupTable, Mapping } from './model.js';
+import { PRESETS_DIR } from './presets-dir.js';
 
 // Three levels up from src/manifest/mapping/ and dist/manifest/mapping/ alike.
 export const MAPPING_SCHEMA_URL = new URL('../../../schemas/mapping.schema.json', import.meta.url);
@@ -51,8 +51,6 @@ interface MappingProblem {
   message: string;
 }
 
-/** The presets shipped with htorder (`--mapping shopify`): presets/NAME.yaml at the package root. */
-export const PRESETS_DIR = fileURLToPath(new URL('../../../presets/', import.meta.url));
 
 /** A preset's file when `name` is one (a bare name with no file of that name beside it). */
 export function presetFile(name: string): string | undefined {

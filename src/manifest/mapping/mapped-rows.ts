@@ -48,19 +48,6 @@ interface Rule {
   at?: SourceLocation;
 }
 
-/** Does this mapping need the expression path (anything beyond renames, constants and values)? */
-export function isExpressionMapping(m: Mapping | undefined): m is Mapping {
-  return (
-    m !== undefined &&
-    (m.fields !== undefined ||
-      m.skip !== undefined ||
-      m.fillDown !== undefined ||
-      m.ignoreUnmapped !== undefined ||
-      m.lookups !== undefined ||
-      m.extends !== undefined)
-  );
-}
-
 const quote = (column: string): string => `\`${column}\``;
 
 export class MappedRows {
