@@ -9,7 +9,7 @@ import { instrumentApi } from '../observe/api-instrumentation.js';
 import { startHealthServer, type HealthServer } from '../observe/health-server.js';
 import { cannotListen, isListenError } from '../observe/limited-server.js';
 import { WatchEvents } from '../observe/input-events.js';
-import { WatchMetrics } from '../observe/watch-metrics.js';
+import type { WatchMetrics } from '../observe/watch-metrics.js';
 import { notifierFor, type Notifier } from '../notify/notifier.js';
 import { InputAttempts } from '../sources/attempts.js';
 import { folderEvents } from '../sources/folder-events.js';
@@ -174,9 +174,14 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
     await pipeline.close();
     throw err;
   }
-  const metrics = new WatchMetrics();
+  const healthPort = settings.get('healthPort');
+  // Metrics are read only through the health server's /metrics: without --health-port none are
+  // kept, and prom-client (~40 ms of the start, an event-loop monitor, a hook on every request)
+  // is not loaded.
+  const metrics: WatchMetrics | undefined =
+    healthPort === undefined ? undefined : new (await import('../observe/watch-metrics.js')).WatchMetrics();
   const events = new WatchEvents();
-  const uninstrument = instrumentApi(metrics, [config.baseUrl, config.authUrl]);
+  const uninstrument = metrics ? instrumentApi(metrics, [config.baseUrl, config.authUrl]) : () => undefined;
   let health: HealthServer | undefined;
   let ui: Dashboard | undefined;
   let notifier: Notifier | undefined;
@@ -238,8 +243,7 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
     // Bound before the watcher starts: a port in use stops the start before any input is claimed.
     // Nothing is awaited between this and startWatcher, so no probe is answered before `watcher` is set.
     let watcher: Watcher | undefined;
-    const healthPort = settings.get('healthPort');
-    if (healthPort !== undefined) {
+    if (healthPort !== undefined && metrics) {
       const at = { port: healthPort, host: settings.get('healthHost') ?? SETTINGS.healthHost.default };
       health = await bind(
         () =>

@@ -61,7 +61,7 @@ describe('startup: heavy modules load only for the commands that need them', () 
     expect(heavyIn(modulesOf(['watch', '--help'], 'watch-help'))).toEqual([]);
   }, 30_000);
 
-  it('watch of a folder reaches its ready line without the mapping code (jsonata, the yaml package)', async () => {
+  it('watch of a folder reaches its ready line without the mapping code (jsonata, the yaml package) or, with no health port, prom-client', async () => {
     const log = join(dir, 'watch.log');
     writeFileSync(log, '');
     const drop = mkdtempSync(join(dir, 'drop-'));
@@ -94,7 +94,9 @@ describe('startup: heavy modules load only for the commands that need them', () 
     expect(mods.some((m) => m.endsWith('/dist/app/watch-daemon.js'))).toBe(true);
     expect(
       mods.filter((m) =>
-        /node_modules\/(jsonata|yaml)\/|\/dist\/manifest\/mapping\/(load-mapping|mapped-rows|expressions)\.js/.test(m),
+        /node_modules\/(jsonata|yaml|prom-client)\/|\/dist\/manifest\/mapping\/(load-mapping|mapped-rows|expressions)\.js/.test(
+          m,
+        ),
       ),
     ).toEqual([]);
   }, 30_000);
