@@ -138,6 +138,13 @@ describe('fast YAML reader: the same answers as the yaml package', () => {
       `${base}    - x\n`, // a sequence where a key belongs
       `${base}    items: ${'['.repeat(100)}${']'.repeat(100)}\n`, // nesting deeper than the reader goes
       `${base}${Array.from({ length: 100 }, (_, d) => `${' '.repeat(4 + d)}k:`).join('\n')} end\n`,
+      // White space to JavaScript (trimEnd) but text to YAML: the package keeps it in the scalar.
+      ...['\u00a0', '\u2028', '\u2029', '\u3000', '\u2003', '\u000b', '\u000c'].flatMap((ws) => [
+        `${base}    description: x${ws}\n`,
+        `${base}    description${ws}: x\n`,
+        `${base}    items: [x${ws}]\n`,
+        `${base}    items: { a${ws}: x${ws} }\n`,
+      ]),
       'text\n',
       '',
       '# only a comment\n',

@@ -80,8 +80,11 @@ export function parseFastYaml(
   text: string,
   rootSchema: SchemaNode,
 ): Pick<RawDocument, 'doc' | 'sources' | 'diagnostics'> | undefined {
-  // Tabs, CR line ends, a byte-order mark and other documents are left to the package.
-  if (/[\t\r\uFEFF]|^(?:---|\.\.\.|%)/m.test(text)) return undefined;
+  // Tabs, CR line ends, a byte-order mark and other documents are left to the package; so is
+  // every other character JavaScript counts as white space (NBSP, U+2028, U+3000, \v, \f ...):
+  // YAML's is only the space and the tab, and the `trimEnd()`s below would drop them from a
+  // scalar's end (`code: A1<NBSP>` read as "A1" where the package reads "A1<NBSP>").
+  if (/[^\S \n]|^(?:---|\.\.\.|%)/m.test(text)) return undefined;
   try {
     const reader = new Reader(text);
     const root = reader.document();
