@@ -113,6 +113,7 @@ describe('fast YAML reader: the same answers as the yaml package', () => {
     );
     expectSame('version: 1\njobs:\n  - orderNumber: a:b\n    description: -dash ?q :c x#y {z} [w]\n    items: []\n');
     expectSame('- a root\n- list\n');
+    expectSame(`version: 1\n${'k'.repeat(1020)}    : at the limit\n`);
     expectSame('version: 1\nlist:\n  -   a\n  -\n    b: c\n  - # comment\n    d: e\nnull: null\ntilde: ~\n');
   });
 
@@ -145,6 +146,10 @@ describe('fast YAML reader: the same answers as the yaml package', () => {
         `${base}    items: [x${ws}]\n`,
         `${base}    items: { a${ws}: x${ws} }\n`,
       ]),
+      // The package's 1,024 limit counts from the key to its colon, spaces before the colon included.
+      `${base}    ${'k'.repeat(1020)}     : x\n`,
+      `${'k'.repeat(1000)}${' '.repeat(30)}: x\n`,
+      `${base}    ${'k'.repeat(1025)}: x\n`,
       'text\n',
       '',
       '# only a comment\n',

@@ -183,7 +183,8 @@ class Reader {
       const colon = this.entryColon(from, line.end);
       if (colon < 0) giveUp();
       const keyText = this.text.slice(from, colon).trimEnd();
-      if (keyText === '' || keyText.length > 1024 || !PLAIN_START.test(keyText) || /[#'"]|: /.test(keyText)) giveUp();
+      // The package's limit is on the colon's distance from the key, spaces before it included.
+      if (keyText === '' || colon - from > 1024 || !PLAIN_START.test(keyText) || /[#'"]|: /.test(keyText)) giveUp();
       node.keys.push({ kind: 'scalar', at: from, plain: true, source: keyText, value: keyText });
       const rest = skipSpaces(this.text, colon + 1, line.end);
       if (rest === line.end || this.text.charCodeAt(rest) === 35) {
