@@ -257,4 +257,122 @@ describe('fast YAML reader: the same answers as the yaml package', () => {
     // The property is about texts the fast reader takes: make sure there were plenty.
     expect(taken).toBeGreaterThan(100);
   });
+
+  /** Odd characters: white space to JavaScript but not to YAML, controls, NEL, zero-width, astral. */
+  const odd = ['\u00a0', '\u2028', '\u3000', '\u2003', '\u000b', '\u000c', '\u0085', '\u200b', '\u0001', '\u{1F600}'];
+
+  it('agrees on lines of random indentation, dashes, keys and values, or gives up', () => {
+    const key = fc.oneof(
+      { weight: 8, arbitrary: fc.constantFrom('a', 'b', 'code', 'x y', '1', 'true', 'null', '__proto__', 'k:v', 'a]') },
+      { weight: 4, arbitrary: fc.constantFrom('a{', 'a,b', '-a', '?a', 'quantity', 'postalCode', 'items', 'a  ') },
+      { weight: 1, arbitrary: fc.constantFrom(`${'k'.repeat(1000)}${' '.repeat(30)}`, `${'k'.repeat(1024)}`) },
+      { weight: 1, arbitrary: fc.constantFrom(...odd).map((c) => `a${c}`) },
+    );
+    const flowScalar = fc.constantFrom('a', '1', '01', "'q''x'", '"d"', 'a:b', ':a', '-a', '?a', '~', '.inf', '');
+    const flow: fc.Arbitrary<string> = fc.letrec<{ flow: string }>((tie) => ({
+      flow: fc.oneof(
+        { depthSize: 'small' },
+        fc
+          .array(fc.tuple(key, fc.oneof(flowScalar, tie('flow')), fc.constantFrom(', ', ',', ' , ')), { maxLength: 3 })
+          .map((es) => `{${es.map(([k, v, sep], i) => `${i ? sep : ' '}${k}: ${v}`).join('')} }`),
+        fc
+          .array(fc.tuple(fc.oneof(flowScalar, tie('flow')), fc.constantFrom(', ', ',', ' ,')), { maxLength: 3 })
+          .map((vs) => `[${vs.map(([v, sep], i) => `${i ? sep : ''}${v}`).join('')}]`),
+      ),
+    })).flow;
+    const value = fc.oneof(
+      {
+        weight: 8,
+        arbitrary: fc.constantFrom('v', '1', '01', '-1', '1.5', '0x1F', 'x #c', 'b#c', 'x]', 'x, y', 'a:b'),
+      },
+      { weight: 2, arbitrary: fc.constantFrom('a: b', 'x:', "'q'", '"d"', "''", '""', 'null', '~', 'http://x.y/z') },
+      { weight: 2, arbitrary: fc.constantFrom('- x', '? x', '&a x', '*a', '!t x', '|', '>', '@x', '%x', "'x", '"x') },
+      {
+        weight: 1,
+        arbitrary: fc.tuple(fc.constantFrom('x', 'x ', "'x"), fc.constantFrom(...odd)).map((p) => p.join('')),
+      },
+      { weight: 4, arbitrary: flow },
+      { weight: 1, arbitrary: flow.map((f) => `${f} # c`) },
+    );
+    // Each line's indent moves from the previous one's: mostly the same or two deeper or shallower.
+    const line = fc.tuple(
+      fc.constantFrom(0, 0, 0, 2, 2, -2, -2, -4, 1, -1, 4),
+      fc.constantFrom('', '', '', '- ', '- ', '-   ', '- - '),
+      fc.oneof(
+        { weight: 3, arbitrary: value },
+        { weight: 3, arbitrary: fc.tuple(key, fc.constantFrom(':', ': # c', ':  ')).map(([k, c]) => `${k}${c}`) },
+        { weight: 6, arbitrary: fc.tuple(key, value).map(([k, v]) => `${k}: ${v}`) },
+        { weight: 1, arbitrary: fc.constantFrom('-', '# c', '') },
+      ),
+    );
+    let taken = 0;
+    fc.assert(
+      fc.property(fc.array(line, { minLength: 1, maxLength: 8 }), fc.constantFrom('\n', '', '\n\n'), (lines, end) => {
+        let indent = 0;
+        const text = `${lines
+          .map(([move, dash, rest], i) => {
+            indent = i === 0 ? 0 : Math.max(0, indent + move);
+            return `${' '.repeat(indent)}${dash}${rest}`;
+          })
+          .join('\n')}${end}`;
+        const f = fast(text);
+        if (!f) return;
+        taken++;
+        expectAgree(text, f);
+      }),
+      { numRuns: Number(process.env.RS_RUNS ?? 4000), seed: Number(process.env.RS_SEED ?? 16) },
+    );
+    expect(taken).toBeGreaterThan(100);
+  });
+
+  it('agrees on mutated manifests (tokens inserted, deleted or overwritten), or gives up', () => {
+    const seeds = [
+      'a: b\nc:\n  - d\n  - e: f\n    g: [h, {i: j}]\n',
+      '- a: 1\n  b:\n  - c\n- d\n',
+      'k: {a: [b, c], d: \'e\'}\nl: "m"\n',
+      'x:\n  y:\n    z: 1\n  w: 2\n',
+      '-\n  a: b\n- - c\n',
+      'jobs:\n- orderNumber: 01234\n  items:\n  - {code: 2, quantity: 3}\n  - itemType: Stock\n    code: x # y\n',
+    ];
+    const tokens = [
+      ' ',
+      '  ',
+      '\n',
+      '\n  ',
+      '\n- ',
+      '- ',
+      '-',
+      ':',
+      ': ',
+      '#',
+      ' #',
+      ',',
+      '[',
+      ']',
+      '{',
+      '}',
+      "'",
+      '"',
+    ];
+    tokens.push("''", '? ', '&', '*', '!', '|', '>', '%', '@', '`', '~', '.', '0', 'x', '\\', '---', 'k: v', ...odd);
+    const mutation = fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.nat(2), fc.constantFrom(...tokens));
+    let taken = 0;
+    fc.assert(
+      fc.property(fc.constantFrom(...seeds), fc.array(mutation, { minLength: 1, maxLength: 4 }), (seed, muts) => {
+        let text = seed;
+        for (const [where, op, token] of muts) {
+          const at = Math.floor(where * text.length);
+          if (op === 0) text = text.slice(0, at) + token + text.slice(at);
+          else if (op === 1) text = text.slice(0, at) + text.slice(at + token.length);
+          else text = text.slice(0, at) + token + text.slice(at + token.length);
+        }
+        const f = fast(text);
+        if (!f) return;
+        taken++;
+        expectAgree(text, f);
+      }),
+      { numRuns: Number(process.env.RS_RUNS ?? 4000), seed: Number(process.env.RS_SEED ?? 16) },
+    );
+    expect(taken).toBeGreaterThan(200);
+  });
 });
