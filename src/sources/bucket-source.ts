@@ -243,7 +243,7 @@ export class BucketSource implements DropSource {
         // for a folder, ClaimLostError: the caller reports the input lost, not unavailable).
         if (!(await lease.renew()))
           throw new ClaimLostError(`lost the claim on ${name}: another instance took it over`);
-        const finalName = await this.freeName(outcome, name);
+        const { name: finalName, resumed } = await this.freeName(outcome, name, claim.etag);
         const finalKey = this.key(outcome, finalName);
         // Written once, beside the private copy, then uploaded beside the input's final key.
         const local = reportPaths(path);
@@ -253,6 +253,8 @@ export class BucketSource implements DropSource {
         for (let i = 0; i < locals.length; i++) {
           const body = await readFile(locals[i]).catch(() => undefined);
           if (body) await store.put(this.key(outcome, finals[i]), body, undefined, contentTypeOf(finals[i]));
+          // A report the cut-short finish uploaded and this one did not write (errors.txt) goes.
+          else if (resumed) await store.delete(this.key(outcome, finals[i]));
         }
         await store.copy(this.key('processing', name), finalKey);
         await store.delete(this.key('processing', name));
@@ -283,13 +285,35 @@ export class BucketSource implements DropSource {
     };
   }
 
-  private async freeName(outcome: FinishOutcome, name: string): Promise<string> {
+  /**
+   * The name the input takes in done/ or failed/: its own, or a timestamped one when an older
+   * input of the same name is there. Its own also when what is there is this input's own
+   * finish, cut short by a crash (reports uploaded, maybe the input copied, processing/ not yet
+   * deleted) and now resumed: every such object is no older than the input's claim (its
+   * processing/ copy, by the store's clock) and an input copied there is this one (same ETag).
+   * Unlike a folder's renames, the uploads of a finish are seconds apart, so this gap is real.
+   */
+  private async freeName(
+    outcome: FinishOutcome,
+    name: string,
+    etag: string,
+  ): Promise<{ name: string; resumed: boolean }> {
     const now = new Date();
     for (let attempt = 0; ; attempt++) {
       const candidate = attempt === 0 ? name : timestampedName(name, now, attempt - 1);
-      const keys = new Set((await this.opts.store.list(this.key(outcome, candidate))).map((o) => o.key));
-      if (![candidate, ...reportNames(candidate)].some((n) => keys.has(this.key(outcome, n)))) return candidate;
+      const wanted = new Set([candidate, ...reportNames(candidate)].map((n) => this.key(outcome, n)));
+      const there = (await this.opts.store.list(this.key(outcome, candidate))).filter((o) => wanted.has(o.key));
+      if (there.length === 0) return { name: candidate, resumed: false };
+      if (attempt === 0 && (await this.ownCutFinish(there, this.key(outcome, candidate), name, etag)))
+        return { name: candidate, resumed: true };
     }
+  }
+
+  /** Whether `there` (objects at an input's final keys) are this claimed input's own interrupted finish. */
+  private async ownCutFinish(there: ListedObject[], inputKey: string, name: string, etag: string): Promise<boolean> {
+    const claimed = await this.head(this.key('processing', name));
+    if (!claimed || claimed.etag !== etag) return false;
+    return there.every((o) => o.lastModified >= claimed.lastModified && (o.key !== inputKey || o.etag === etag));
   }
 
   async close(): Promise<void> {
