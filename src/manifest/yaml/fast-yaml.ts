@@ -8,9 +8,9 @@ import { childSchema, wantsString, type SchemaNode } from '../schema/manifest-sc
  * comments — giving the same data and the same source locations as the `yaml` package, about
  * ten times faster: the package's parse was most of a big `run`'s start (issue 16). Anything
  * else (anchors, aliases, tags, block or multi-line scalars, escapes, empty values, duplicate
- * or quoted keys, tabs, CR, directives, documents markers, and everything that is not valid)
- * makes it give up, and the manifest is read by the `yaml` package as before, which also
- * words every error. Plain scalars are resolved as the package's YAML 1.2 core schema does, so
+ * or quoted keys, keys over 1,024 characters, tabs, CR, white space other than the space,
+ * directives, documents markers, and everything that is not valid) makes it give up, and
+ * the manifest is read by the `yaml` package as before, which also words every error. Plain scalars are resolved as the package's YAML 1.2 core schema does, so
  * `0o17`, `1e3`, `.inf`, `~` or `2026-12-04` mean what they always meant.
  * test/manifest/fast-yaml.test.ts compares both readers on the samples and on random manifests.
  */
