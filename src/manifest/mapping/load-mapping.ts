@@ -51,7 +51,6 @@ interface MappingProblem {
   message: string;
 }
 
-
 /** A preset's file when `name` is one (a bare name with no file of that name beside it). */
 export function presetFile(name: string): string | undefined {
   if (!/^[a-z][a-z0-9-]*$/.test(name) || (existsSync(name) && statSync(name).isFile())) return undefined;
