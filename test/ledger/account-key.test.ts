@@ -6,8 +6,8 @@ import { canonicalAccount, importEntries, ledgerAccountKey } from '../../src/led
 import { BucketLedger } from '../../src/ledger/bucket-ledger.js';
 import { FolderLedger } from '../../src/ledger/folder-ledger.js';
 import type { LedgerEntry, LedgerStore } from '../../src/ledger/model.js';
-import { S3Store } from '../../src/storage/s3/s3-store.js';
-import { startTestS3, type TestS3 } from '../support/s3.js';
+import { startTestS3, type TestS3, storeOf } from '../support/s3.js';
+import type { S3Store } from '../../src/storage/s3/s3-store.js';
 
 const entry = (account: string, orderNumber: string, state: LedgerEntry['state'] = 'submitted'): LedgerEntry => ({
   ledgerVersion: 1,
@@ -91,12 +91,7 @@ describe("the account record (.account): read back, and never listed as an order
   let store: S3Store;
   beforeAll(async () => {
     s3 = await startTestS3({ conditional: true });
-    store = new S3Store({
-      bucket: s3.bucket,
-      endpoint: s3.endpoint,
-      forcePathStyle: true,
-      credentials: s3.credentials,
-    });
+    store = storeOf(s3);
   });
   afterAll(async () => {
     store.close();

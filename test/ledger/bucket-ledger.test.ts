@@ -6,14 +6,14 @@ import { LockLostError } from '../../src/ledger/model.js';
 import { safeName } from '../../src/ledger/safe-name.js';
 import { LeaseObject } from '../../src/storage/s3/lease-object.js';
 import { S3Store } from '../../src/storage/s3/s3-store.js';
-import { startTestS3, type TestS3 } from '../support/s3.js';
+import { startTestS3, type TestS3, storeOf } from '../support/s3.js';
 
 let s3: TestS3;
 let store: S3Store;
 
 beforeAll(async () => {
   s3 = await startTestS3({ conditional: true });
-  store = new S3Store({ bucket: s3.bucket, endpoint: s3.endpoint, forcePathStyle: true, credentials: s3.credentials });
+  store = storeOf(s3);
 });
 afterAll(async () => {
   store.close();

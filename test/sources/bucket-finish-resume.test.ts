@@ -5,8 +5,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ReportTarget } from '../../src/report/write-reports.js';
 import { BucketSource } from '../../src/sources/bucket-source.js';
-import { S3Store } from '../../src/storage/s3/s3-store.js';
-import { startTestS3, type TestS3 } from '../support/s3.js';
+import { startTestS3, type TestS3, storeOf } from '../support/s3.js';
+import type { S3Store } from '../../src/storage/s3/s3-store.js';
 import { tempDirPerTest } from '../support/temp-files.js';
 
 /**
@@ -22,12 +22,7 @@ describe('a bucket input resumed after a finish cut short', () => {
   let dir: string;
   beforeAll(async () => {
     s3 = await startTestS3({ conditional: true });
-    store = new S3Store({
-      bucket: s3.bucket,
-      endpoint: s3.endpoint,
-      forcePathStyle: true,
-      credentials: s3.credentials,
-    });
+    store = storeOf(s3);
   });
   afterAll(async () => {
     store.close();

@@ -7,8 +7,7 @@ import { isClaimToken } from '../../src/sources/claim-token.js';
 import { FolderSource } from '../../src/sources/folder-source.js';
 import { ClaimLostError, type ClaimedInput } from '../../src/sources/model.js';
 import { HOST } from '../../src/storage/lease.js';
-import { S3Store } from '../../src/storage/s3/s3-store.js';
-import { startTestS3, type TestS3 } from '../support/s3.js';
+import { startTestS3, type TestS3, storeOf } from '../support/s3.js';
 import { tempDirPerTest } from '../support/temp-files.js';
 
 /**
@@ -81,12 +80,7 @@ describe('finish after the claim was taken over', () => {
 
     it('ClaimLostError, no report written, the input left in processing/', async () => {
       const prefix = 'lost/';
-      const store = new S3Store({
-        bucket: s3.bucket,
-        endpoint: s3.endpoint,
-        forcePathStyle: true,
-        credentials: s3.credentials,
-      });
+      const store = storeOf(s3);
       const source = new BucketSource({ store, prefix, leaseMs: 60_000 });
       await source.init();
       try {

@@ -4,8 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BucketSource } from '../../src/sources/bucket-source.js';
 import { FolderSource } from '../../src/sources/folder-source.js';
-import { S3Store } from '../../src/storage/s3/s3-store.js';
-import { startTestS3, type TestS3 } from '../support/s3.js';
+import { startTestS3, type TestS3, storeOf } from '../support/s3.js';
 import { tempDir } from '../support/temp-files.js';
 
 /**
@@ -37,12 +36,7 @@ describe('private copies in the given work folder', () => {
 
   it('a bucket', async () => {
     const workDir = join(dir.path, 'state', 'work');
-    const store = new S3Store({
-      bucket: s3.bucket,
-      endpoint: s3.endpoint,
-      forcePathStyle: true,
-      credentials: s3.credentials,
-    });
+    const store = storeOf(s3);
     const source = new BucketSource({ store, prefix: 'wf/', leaseMs: 60_000, workDir });
     await source.init();
     try {

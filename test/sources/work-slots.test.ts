@@ -8,8 +8,7 @@ import { BucketSource } from '../../src/sources/bucket-source.js';
 import { FolderSource } from '../../src/sources/folder-source.js';
 import { startWatcher } from '../../src/sources/watcher.js';
 import { HOST } from '../../src/storage/lease.js';
-import { S3Store } from '../../src/storage/s3/s3-store.js';
-import { startTestS3, type TestS3 } from '../support/s3.js';
+import { startTestS3, type TestS3, storeOf } from '../support/s3.js';
 import { tempDirPerTest } from '../support/temp-files.js';
 
 /**
@@ -144,12 +143,7 @@ describe('a bucket source', () => {
   });
 
   it('copies objects in turn into one kept slot: the same folder and file, no folder per object', async () => {
-    const store = new S3Store({
-      bucket: s3.bucket,
-      endpoint: s3.endpoint,
-      forcePathStyle: true,
-      credentials: s3.credentials,
-    });
+    const store = storeOf(s3);
     const source = new BucketSource({ store, prefix: 'slots/', leaseMs: 60_000, workDir: workDir() });
     await source.init();
     try {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
+import { S3Store } from '../../src/storage/s3/s3-store.js';
 
 /**
  * A real S3-protocol server in-process on loopback, for tests: s3rver (works on Node 20).
@@ -179,4 +180,9 @@ async function startConditionalProxy(
         server.closeAllConnections();
       }),
   };
+}
+
+/** Our S3 store over the test server (through its conditional-write proxy), as watch and the ledger use it. */
+export function storeOf(s3: TestS3): S3Store {
+  return new S3Store({ bucket: s3.bucket, endpoint: s3.endpoint, forcePathStyle: true, credentials: s3.credentials });
 }
