@@ -1,13 +1,12 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { canonicalAccount, importEntries, ledgerAccountKey } from '../../src/ledger/account-key.js';
 import { BucketLedger } from '../../src/ledger/bucket-ledger.js';
 import { FolderLedger } from '../../src/ledger/folder-ledger.js';
 import type { LedgerEntry, LedgerStore } from '../../src/ledger/model.js';
-import { startTestS3, type TestS3, storeOf } from '../support/s3.js';
-import type { S3Store } from '../../src/storage/s3/s3-store.js';
+import { s3Fixture } from '../support/s3.js';
 
 const entry = (account: string, orderNumber: string, state: LedgerEntry['state'] = 'submitted'): LedgerEntry => ({
   ledgerVersion: 1,
@@ -87,22 +86,13 @@ describe('importEntries: old keys and old ledgers are read in, never lost', () =
 });
 
 describe("the account record (.account): read back, and never listed as an order's entry", () => {
-  let s3: TestS3;
-  let store: S3Store;
-  beforeAll(async () => {
-    s3 = await startTestS3({ conditional: true });
-    store = storeOf(s3);
-  });
-  afterAll(async () => {
-    store.close();
-    await s3.close();
-  });
+  const fx = s3Fixture();
 
   it.each(['folder', 'bucket'] as const)('%s ledger', async (kind) => {
     const ledger: LedgerStore =
       kind === 'folder'
         ? new FolderLedger(await mkdtemp(join(tmpdir(), 'htorder-record-')))
-        : new BucketLedger(store, `t-${Date.now()}/.htorder/ledger/`);
+        : new BucketLedger(fx.store, `t-${Date.now()}/.htorder/ledger/`);
     const key = ledgerAccountKey('https://api.us.example.com', 5);
     expect(await ledger.readAccount(key)).toBeUndefined();
     await ledger.write(entry(key, 'PO-1'));

@@ -2,11 +2,10 @@ import { CopyObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCom
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { ReportTarget } from '../../src/report/write-reports.js';
 import { BucketSource } from '../../src/sources/bucket-source.js';
-import { startTestS3, type TestS3, storeOf } from '../support/s3.js';
-import type { S3Store } from '../../src/storage/s3/s3-store.js';
+import { s3Fixture } from '../support/s3.js';
 import { tempDirPerTest } from '../support/temp-files.js';
 
 /**
@@ -17,31 +16,24 @@ import { tempDirPerTest } from '../support/temp-files.js';
  * looked finished twice) — and never over an older input of the same name.
  */
 describe('a bucket input resumed after a finish cut short', () => {
-  let s3: TestS3;
-  let store: S3Store;
+  const fx = s3Fixture();
   let dir: string;
-  beforeAll(async () => {
-    s3 = await startTestS3({ conditional: true });
-    store = storeOf(s3);
-  });
-  afterAll(async () => {
-    store.close();
-    await s3.close();
-  });
   beforeEach(async () => {
     dir = await tempDirPerTest('htorder-bucket-resume-');
   });
 
   const put = (key: string, body: string) =>
-    s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: body }));
+    fx.s3.client.send(new PutObjectCommand({ Bucket: fx.s3.bucket, Key: key, Body: body }));
   const text = async (key: string) =>
-    (await (await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: key }))).Body?.transformToString()) ??
-    '';
+    (await (
+      await fx.s3.client.send(new GetObjectCommand({ Bucket: fx.s3.bucket, Key: key }))
+    ).Body?.transformToString()) ?? '';
   const keysUnder = async (prefix: string) =>
-    ((await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: prefix }))).Contents ?? [])
+    ((await fx.s3.client.send(new ListObjectsV2Command({ Bucket: fx.s3.bucket, Prefix: prefix }))).Contents ?? [])
       .map((o) => o.Key!.slice(prefix.length))
       .sort();
-  const source = (prefix: string) => new BucketSource({ store, prefix, leaseMs: 60_000, workDir: join(dir, 'work') });
+  const source = (prefix: string) =>
+    new BucketSource({ store: fx.store, prefix, leaseMs: 60_000, workDir: join(dir, 'work') });
   /** Writes result.json and result.csv (no errors.txt) as the pipeline would. */
   const reports = (tag: string) => async (target: ReportTarget) => {
     await writeFile(target.paths.json, `{"run":"${tag}"}\n`);
@@ -73,15 +65,15 @@ describe('a bucket input resumed after a finish cut short', () => {
     const final = await resumeAfter(prefix, 'a.yaml', async (processingKey) => {
       await put(`${prefix}done/a.yaml.result.json`, '{"run":"cut"}\n');
       await put(`${prefix}done/a.yaml.errors.txt`, 'from the cut-short finish\n');
-      await s3.client.send(
+      await fx.s3.client.send(
         new CopyObjectCommand({
-          Bucket: s3.bucket,
-          CopySource: `${s3.bucket}/${processingKey}`,
+          Bucket: fx.s3.bucket,
+          CopySource: `${fx.s3.bucket}/${processingKey}`,
           Key: `${prefix}done/a.yaml`,
         }),
       );
     });
-    expect(final).toBe(`s3://${s3.bucket}/${prefix}done/a.yaml`);
+    expect(final).toBe(`s3://${fx.s3.bucket}/${prefix}done/a.yaml`);
     expect((await keysUnder(`${prefix}done/`)).filter((k) => !k.startsWith('.'))).toEqual([
       'a.yaml',
       'a.yaml.result.csv',
@@ -96,7 +88,7 @@ describe('a bucket input resumed after a finish cut short', () => {
     const final = await resumeAfter(prefix, 'b.yaml', async () => {
       await put(`${prefix}done/b.yaml.result.json`, '{"run":"cut"}\n');
     });
-    expect(final).toBe(`s3://${s3.bucket}/${prefix}done/b.yaml`);
+    expect(final).toBe(`s3://${fx.s3.bucket}/${prefix}done/b.yaml`);
     expect(await text(`${prefix}done/b.yaml.result.json`)).toBe('{"run":"resumed"}\n');
   });
 
@@ -107,7 +99,7 @@ describe('a bucket input resumed after a finish cut short', () => {
     // The store's times have whole seconds: the older finish is a second older than the claim.
     await sleep(1100);
     const final = await resumeAfter(prefix, 'c.yaml', async () => undefined);
-    expect(final).toMatch(new RegExp(`^s3://${s3.bucket}/${prefix}done/c\\.\\d{8}T.*\\.yaml$`));
+    expect(final).toMatch(new RegExp(`^s3://${fx.s3.bucket}/${prefix}done/c\\.\\d{8}T.*\\.yaml$`));
     expect(await text(`${prefix}done/c.yaml`)).toBe('an older drop\n');
     expect(await text(`${prefix}done/c.yaml.result.json`)).toBe('{"run":"older"}\n');
 
@@ -116,7 +108,7 @@ describe('a bucket input resumed after a finish cut short', () => {
       // Newer than the claim, but not this input: another upload copied to done/ meanwhile.
       await put(`${other}done/d.yaml`, 'something else\n');
     });
-    expect(otherFinal).toMatch(new RegExp(`^s3://${s3.bucket}/${other}done/d\\.\\d{8}T.*\\.yaml$`));
+    expect(otherFinal).toMatch(new RegExp(`^s3://${fx.s3.bucket}/${other}done/d\\.\\d{8}T.*\\.yaml$`));
     expect(await text(`${other}done/d.yaml`)).toBe('something else\n');
   });
 });

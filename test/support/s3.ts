@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CreateBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { afterAll, beforeAll } from 'vitest';
 import S3rver from 's3rver';
 import { S3Store } from '../../src/storage/s3/s3-store.js';
 
@@ -185,4 +186,21 @@ async function startConditionalProxy(
 /** Our S3 store over the test server (through its conditional-write proxy), as watch and the ledger use it. */
 export function storeOf(s3: TestS3): S3Store {
   return new S3Store({ bucket: s3.bucket, endpoint: s3.endpoint, forcePathStyle: true, credentials: s3.credentials });
+}
+
+/**
+ * A test file's (or describe block's) S3 server with conditional writes and our store over it,
+ * started before its tests and closed after them; the object is filled in by beforeAll.
+ */
+export function s3Fixture(): { s3: TestS3; store: S3Store } {
+  const fx = {} as { s3: TestS3; store: S3Store };
+  beforeAll(async () => {
+    fx.s3 = await startTestS3({ conditional: true });
+    fx.store = storeOf(fx.s3);
+  });
+  afterAll(async () => {
+    fx.store?.close();
+    await fx.s3?.close();
+  });
+  return fx;
 }
