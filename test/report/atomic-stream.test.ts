@@ -46,4 +46,32 @@ describe('writeAtomicStream', () => {
     expect(await readFile(join(dir, 'small.json'), 'utf8')).toBe('{"a":"ü€"}\n');
     expect(await readFile(join(dir, 'empty.txt'), 'utf8')).toBe('');
   });
+
+  it('copies byte chunks whose memory the source reuses once the next chunk is asked for', async () => {
+    // result.csv's copier hands out one reused buffer; a write still in flight must not see it change.
+    const dir = await tempDirPerTest('htorder-stream-');
+    const reused = Buffer.alloc(700_000);
+    const want: Buffer[] = [];
+    async function* source(): AsyncGenerator<string | Uint8Array> {
+      for (let i = 0; i < 12; i++) {
+        reused.fill(0x41 + i);
+        want.push(Buffer.from(reused));
+        yield reused;
+        want.push(Buffer.from(`line ${i}\n`));
+        yield `line ${i}\n`;
+      }
+    }
+    await writeAtomicStream(join(dir, 'bytes.csv'), source());
+    expect((await readFile(join(dir, 'bytes.csv'))).equals(Buffer.concat(want))).toBe(true);
+  });
+
+  it('leaves neither the file nor a temporary one when the source fails midway', async () => {
+    const dir = await tempDirPerTest('htorder-stream-');
+    function* failing(): Generator<string> {
+      for (let i = 0; i < 5_000; i++) yield `${'x'.repeat(999)}\n`; // several batches in flight first
+      throw new Error('source broke');
+    }
+    await expect(writeAtomicStream(join(dir, 'broken.json'), failing())).rejects.toThrow('source broke');
+    expect(await readdir(dir)).toEqual([]);
+  });
 });
