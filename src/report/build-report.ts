@@ -44,7 +44,7 @@ export function buildReport(x: BuildReportInput): ResultReport {
       index: j,
       orderNumber: str(job.orderNumber),
       status,
-      source: toReportSource(manifest?.sources.locate(`jobs[${j}]`), file),
+      source: jobSource(manifest, j, file),
       jobNumber: null,
       dateDue: str(job.dateDue),
       totalJobCost: null,
@@ -145,6 +145,13 @@ export function toReportSource(loc: SourceLocation | undefined, inputFile: strin
     return { row: loc.row, ...(loc.columnName !== undefined ? { columnName: loc.columnName } : {}), ...other };
   if (loc.line !== undefined) return { line: loc.line, column: loc.column ?? 1, ...other };
   return null;
+}
+
+/** A job's row is its first item's (csv-source-map.ts); read from the table, without a path to parse. */
+function jobSource(manifest: Manifest | undefined, j: number, file: string): ReportSource | null {
+  const row = manifest?.csv === undefined ? undefined : itemRowOf(manifest.csv, j, 0);
+  if (row !== undefined) return { row };
+  return toReportSource(manifest?.sources.locate(`jobs[${j}]`), file);
 }
 
 function itemSource(manifest: Manifest, j: number, k: number): ReportSource | null {

@@ -20,7 +20,7 @@ const job = (over: Partial<ManifestJob> = {}): ManifestJob => ({
   items: [asset],
   ...over,
 });
-const codes = (findings: { code: string }[]) => findings.map((f) => f.code);
+const codes = (findings: readonly { code: string }[]) => findings.map((f) => f.code);
 
 describe('uniqueOrderNumber', () => {
   const manifest = (numbers: string[]): Manifest => ({
@@ -195,6 +195,16 @@ describe('per-job rules', () => {
 
   it('marks mustDate without dateDue as a warning only', () => {
     expect(dueDate(job({ mustDate: true }), 0)[0].severity).toBe('warning');
+  });
+
+  it('judges every job: a date it remembers as valid stays valid, a bad one is reported each time it comes', () => {
+    // Valid dates are remembered across jobs (and calls); nothing else is.
+    for (let j = 0; j < 3; j++) {
+      expect(dueDate(job({ dateDue: '2027-03-01' }), j)).toEqual([]);
+      expect(codes(dueDate(job({ dateDue: '2027-02-29' }), j))).toEqual(['date.invalid']);
+      expect(codes(dueDate(job({ dateDue: '46363' }), j))).toEqual(['date.excel-serial']);
+      expect(dueDate(job({ dateDue: '2027-02-29' }), j)[0].field).toBe(`jobs[${j}].dateDue`);
+    }
   });
 });
 

@@ -1,12 +1,12 @@
 import type { ManifestJob } from '../model.js';
-import type { Finding } from './rule.js';
+import { NOTHING, type Finding } from './rule.js';
 
 /** countryCodeISO2 is exactly two letters; the API rejects a three-letter code. */
-export function countryCodeShape(job: ManifestJob, j: number): Finding[] {
+export function countryCodeShape(job: ManifestJob, j: number): readonly Finding[] {
   const code = job.deliveryAddress?.countryCodeISO2;
-  if (code === undefined || code === null) return [];
+  if (code === undefined || code === null) return NOTHING;
   const field = `jobs[${j}].deliveryAddress.countryCodeISO2`;
-  if (typeof code === 'string' && /^[A-Za-z]{2}$/.test(code)) return [];
+  if (typeof code === 'string' && /^[A-Za-z]{2}$/.test(code)) return NOTHING;
   if (typeof code === 'string' && /^[A-Za-z]{3}$/.test(code)) {
     return [
       {

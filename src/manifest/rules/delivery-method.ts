@@ -1,10 +1,10 @@
 import type { ManifestJob } from '../model.js';
-import type { Finding } from './rule.js';
+import { NOTHING, type Finding } from './rule.js';
 
 /** Every job ships somehow: deliveryMethod is required, on the job or in defaults. */
-export function deliveryMethodRequired(job: ManifestJob, j: number): Finding[] {
+export function deliveryMethodRequired(job: ManifestJob, j: number): readonly Finding[] {
   const method = job.deliveryAddress?.deliveryMethod;
-  if (typeof method === 'string' && method.trim() !== '') return [];
+  if (typeof method === 'string' && method.trim() !== '') return NOTHING;
   return [
     {
       code: 'delivery-method.missing',

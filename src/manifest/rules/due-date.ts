@@ -1,9 +1,19 @@
 import type { ManifestJob } from '../model.js';
 import { dateText, excelSerialToDate } from '../xlsx/xlsx-cells.js';
-import type { Finding } from './rule.js';
+import { NOTHING, type Finding } from './rule.js';
+
+/**
+ * Dates already found valid. This rule runs once per job and the jobs of a big file share a
+ * few hundred dates at most: a date seen before needs no regular expressions and no Date.
+ * Only valid dates are remembered (a bad one is judged, and reported, every time), and the
+ * set is bounded: past the bound a new date is simply checked in full.
+ */
+const validDates = new Set<string>();
+const VALID_DATES_KEPT = 4096;
 
 /** dateDue is a real calendar date written YYYY-MM-DD; mustDate without a date means nothing. */
-export function dueDate(job: ManifestJob, j: number): Finding[] {
+export function dueDate(job: ManifestJob, j: number): readonly Finding[] {
+  if (typeof job.dateDue === 'string' && validDates.has(job.dateDue)) return NOTHING;
   const field = `jobs[${j}].dateDue`;
   if (job.dateDue === undefined || job.dateDue === null) {
     return job.mustDate === true
@@ -15,7 +25,7 @@ export function dueDate(job: ManifestJob, j: number): Finding[] {
             message: 'mustDate has no effect without dateDue',
           },
         ]
-      : [];
+      : NOTHING;
   }
   const serial = excelSerial(job.dateDue);
   if (serial !== undefined) {
@@ -39,7 +49,8 @@ export function dueDate(job: ManifestJob, j: number): Finding[] {
       },
     ];
   }
-  return [];
+  if (validDates.size < VALID_DATES_KEPT) validDates.add(job.dateDue);
+  return NOTHING;
 }
 
 export function isCalendarDate(value: unknown): boolean {

@@ -1,5 +1,5 @@
 import type { ManifestJob } from '../model.js';
-import type { Finding } from './rule.js';
+import { NOTHING, type Finding } from './rule.js';
 
 /**
  * What a spreadsheet does to a file it opens and saves again, caught whatever the input
@@ -13,8 +13,12 @@ import type { Finding } from './rule.js';
  * fingerprinted. What is not unambiguous is refused: the digits a scientific-notation number
  * dropped cannot be recovered.
  */
-export function excelDamage(job: ManifestJob, j: number): Finding[] {
-  return [...postalCodeZero(job, j), ...scientificOrderNumber(job, j)];
+export function excelDamage(job: ManifestJob, j: number): readonly Finding[] {
+  const zero = postalCodeZero(job, j);
+  const scientific = scientificOrderNumber(job, j);
+  // Runs for every job: a new array only when there is something to say.
+  if (scientific.length === 0) return zero;
+  return zero.length === 0 ? scientific : [...zero, ...scientific];
 }
 
 /** Countries whose postal codes are exactly five digits, by the names a manifest may use. */
@@ -33,17 +37,17 @@ const FIVE_DIGIT_POSTAL: ReadonlyMap<string, string> = new Map([
 /** Four digits, optionally with a ZIP+4 suffix: what `02134` / `02134-1234` become in a spreadsheet. */
 const LOST_ZERO = /^(\d{4})(-\d{4})?$/;
 
-function postalCodeZero(job: ManifestJob, j: number): Finding[] {
+function postalCodeZero(job: ManifestJob, j: number): readonly Finding[] {
   const address = job.deliveryAddress;
-  if (address === null || typeof address !== 'object') return [];
+  if (address === null || typeof address !== 'object') return NOTHING;
   const code = address.postalCode;
-  if (typeof code !== 'string') return [];
+  if (typeof code !== 'string') return NOTHING;
   const m = LOST_ZERO.exec(code);
-  if (!m) return [];
+  if (!m) return NOTHING;
   const country = [address.countryCodeISO2, address.country].find((c) => typeof c === 'string' && c.trim() !== '');
   const kind = country === undefined ? undefined : FIVE_DIGIT_POSTAL.get(country.trim().toLowerCase());
   // A ZIP+4 suffix only exists in the US.
-  if (kind === undefined || (m[2] !== undefined && !kind.startsWith('US'))) return [];
+  if (kind === undefined || (m[2] !== undefined && !kind.startsWith('US'))) return NOTHING;
   const padded = `0${code}`;
   address.postalCode = padded;
   return [
@@ -61,9 +65,9 @@ function postalCodeZero(job: ManifestJob, j: number): Finding[] {
 /** `1.23E+11`, `1,23E+11` (German Excel), `4.5e10`: how a spreadsheet shows a long number. */
 const SCIENTIFIC = /^[+-]?\d+(?:[.,]\d+)?[eE][+-]?\d+$/;
 
-function scientificOrderNumber(job: ManifestJob, j: number): Finding[] {
+function scientificOrderNumber(job: ManifestJob, j: number): readonly Finding[] {
   const n = job.orderNumber;
-  if (typeof n !== 'string' || !SCIENTIFIC.test(n.trim())) return [];
+  if (typeof n !== 'string' || !SCIENTIFIC.test(n.trim())) return NOTHING;
   return [
     {
       code: 'order-number.scientific',

@@ -14,8 +14,11 @@ export function positiveQuantities(job: ManifestJob, j: number): Finding[] {
         message: `must be an integer ≥ 1, got ${JSON.stringify(item.quantity)}`,
       });
     }
-    if (item.sizeQuantities != null) {
-      for (const [size, n] of Object.entries(item.sizeQuantities)) {
+    const sizes = item.sizeQuantities;
+    if (sizes != null) {
+      // Keys, not entries: no [size, n] array per size of every item.
+      for (const size of Object.keys(sizes)) {
+        const n = sizes[size];
         if (!isPositiveInteger(n)) {
           findings = adding(findings, {
             code: 'quantity.invalid',

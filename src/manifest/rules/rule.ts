@@ -16,7 +16,8 @@ export interface Finding {
   severity?: Severity;
 }
 
-export type JobRule = (job: ManifestJob, jobIndex: number) => Finding[];
+/** A rule's findings: the runner only reads them, so a rule may return the shared NOTHING. */
+export type JobRule = (job: ManifestJob, jobIndex: number) => readonly Finding[];
 export type ManifestRule = (manifest: Manifest) => Finding[];
 
 export function itemPath(jobIndex: number, itemIndex: number, field?: string): string {

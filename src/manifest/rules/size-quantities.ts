@@ -5,11 +5,12 @@ import { eachItem, itemPath, NOTHING, type Finding } from './rule.js';
  * A Stock line's quantity comes from its sizes. When both are written they must agree, and
  * sizes that are all zero order nothing.
  */
-export function sizeQuantitiesAgree(job: ManifestJob, j: number): Finding[] {
+export function sizeQuantitiesAgree(job: ManifestJob, j: number): readonly Finding[] {
   return eachItem(job, (item, i) => {
-    if (!item.sizeQuantities || typeof item.sizeQuantities !== 'object') return NOTHING;
-    const values = Object.values(item.sizeQuantities);
-    if (values.length === 0) {
+    const sizes = item.sizeQuantities;
+    if (!sizes || typeof sizes !== 'object') return NOTHING;
+    const keys = Object.keys(sizes);
+    if (keys.length === 0) {
       return [
         {
           code: 'size-quantities.all-zero',
@@ -18,7 +19,11 @@ export function sizeQuantitiesAgree(job: ManifestJob, j: number): Finding[] {
         },
       ];
     }
-    const sum = values.reduce((a, n) => a + (typeof n === 'number' ? n : 0), 0);
+    let sum = 0;
+    for (let k = 0; k < keys.length; k++) {
+      const n = sizes[keys[k]];
+      if (typeof n === 'number') sum += n;
+    }
     if (item.quantity !== undefined && item.quantity !== sum) {
       return [
         {

@@ -23,6 +23,11 @@ export const MANIFEST_AJV_OPTIONS = {
   // strictRequired off: the per-itemType `then` branches require fields their parent declares.
   strictRequired: false,
   allowUnionTypes: true,
+  // String lengths in UTF-16 units, not code points: the schema's only length limits are
+  // `minLength: 1`, where the two agree (a string is empty in both or in neither), and
+  // counting code points walked every checked string of every item (a million-row CSV has
+  // millions). A test keeps every length limit at 1 (test/manifest/schema).
+  unicode: false,
 } as const;
 
 /** The stamp the build writes: the schema's hash, of its parsed form (whitespace does not count). */

@@ -74,6 +74,37 @@ describe('the validator generated at build time', () => {
   });
 });
 
+describe('string lengths', () => {
+  /** Every `minLength`/`maxLength` in the schema, with where it is. */
+  function lengthLimits(node: unknown, at: string, out: string[]): string[] {
+    if (node === null || typeof node !== 'object') return out;
+    for (const [key, value] of Object.entries(node)) {
+      if (key === 'minLength' || key === 'maxLength') out.push(`${at}/${key}=${String(value)}`);
+      else lengthLimits(value, `${at}/${key}`, out);
+    }
+    return out;
+  }
+
+  it('are only ever "at least 1", so counting UTF-16 units (unicode: false) judges as code points would', () => {
+    const limits = lengthLimits(manifestSchema, '#', []);
+    expect(limits.length).toBeGreaterThan(0);
+    expect(limits.filter((l) => !l.endsWith('/minLength=1'))).toEqual([]);
+    expect(MANIFEST_AJV_OPTIONS.unicode).toBe(false);
+    // One astral character is one code point and two UTF-16 units: non-empty either way.
+    const astral = {
+      version: 1,
+      jobs: [{ orderNumber: '\u{1F600}', items: [{ itemType: 'Asset', code: '\u{1F600}', quantity: 1 }] }],
+    };
+    expect(validateManifest(astral)).toBe(true);
+    expect(
+      validateManifest({
+        version: 1,
+        jobs: [{ orderNumber: '', items: [{ itemType: 'Asset', code: 'A', quantity: 1 }] }],
+      }),
+    ).toBe(false);
+  });
+});
+
 describe('the run-time fallback', () => {
   it('a generated file stamped for the schema on disk is used as it is', async () => {
     const yes = prebuilt(await fakeStandalone(schemaStamp(manifestSchema)));
