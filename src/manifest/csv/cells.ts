@@ -8,6 +8,18 @@ const INTEGER = /^[+-]?\d+$/;
 
 /** `"12"` → 12; `"12.5"`, `"ten"`, `"1e3"` stay strings. */
 export function toInteger(text: string): number | string {
+  // Quantities are short runs of digits: summed here, without a regular expression or Number().
+  const length = text.length;
+  if (length > 0 && length <= 9) {
+    let value = 0;
+    let i = 0;
+    for (; i < length; i++) {
+      const d = text.charCodeAt(i) - 48;
+      if (d < 0 || d > 9) break;
+      value = value * 10 + d;
+    }
+    if (i === length) return value;
+  }
   if (!INTEGER.test(text)) return text;
   const n = Number(text);
   return Number.isSafeInteger(n) ? n : text;

@@ -53,6 +53,9 @@ export class CsvDocumentBuilder {
   private headerRow = 0;
   private readonly jobs: Obj[] = [];
   private readonly jobIndex = new Map<string, number>();
+  /** The last row's job, by its orderNumber: an order's rows are usually adjacent, so most rows need no lookup. */
+  private lastOrderNumber: string | undefined;
+  private lastJob = 0;
   private fieldRows = new FieldRows(1);
   private readonly items = new ItemsInFileOrder();
   private readonly interner = new StringInterner();
@@ -96,10 +99,16 @@ export class CsvDocumentBuilder {
     // Which job: by orderNumber; a row without one becomes a job of its own, so schema
     // validation reports the missing orderNumber at this row.
     const orderNumber = orderNumberOf(cells, byOrderNumber);
-    let j = orderNumber === undefined ? undefined : this.jobIndex.get(orderNumber);
-    // Kept (in the job and as a key of jobIndex): a string of its own, not a view of the chunk.
-    if (j === undefined)
-      j = this.newJob(orderNumber === undefined ? undefined : ownCopy(orderNumber), row, byOrderNumber, cells, from);
+    let j: number | undefined;
+    if (orderNumber === undefined) j = this.newJob(undefined, row, byOrderNumber, cells, from);
+    else if (orderNumber === this.lastOrderNumber) j = this.lastJob;
+    else {
+      // Kept (in the job, as a key of jobIndex and here): a string of its own, not a view of the chunk.
+      const own = ownCopy(orderNumber);
+      j = this.jobIndex.get(own) ?? this.newJob(own, row, byOrderNumber, cells, from);
+      this.lastOrderNumber = own;
+      this.lastJob = j;
+    }
     const job = this.jobs[j];
     const i = this.items.countOf(j);
 

@@ -24,6 +24,15 @@ const CR = 0x0d;
 export type RecordSink = (cells: string[], end: number, quoted: boolean) => void;
 
 /**
+ * How many cells the last record had: the next record's array is made that long up front.
+ * Grown by pushes from empty, a 19-cell record's array was reallocated twice (capacity 16,
+ * then 40): most of the splitter's garbage. Only a hint (a longer or shorter record just
+ * grows or trims its array), capped so one absurd record cannot make every array big.
+ */
+let cellsHint = 0;
+const MAX_CELLS_HINT = 1024;
+
+/**
  * Splits `text[from..]` into records. Returns the offset where it stopped: the start of the
  * first record it did not deliver (incomplete unless `final`), and whether it stopped because
  * the record needs csv-parse (`fallback`). With `final`, the text is the end of the input.
@@ -39,7 +48,9 @@ export function splitRecords(
   const len = text.length;
   let start = from;
   outer: while (start < len && !stopped()) {
-    const cells: string[] = [];
+    // Filled by index (cells[n++]), then trimmed to n: see cellsHint.
+    const cells: string[] = new Array<string>(cellsHint);
+    let n = 0;
     let i = start;
     let quoted = false;
     for (;;) {
@@ -56,8 +67,8 @@ export function splitRecords(
           }
           if (k + 1 >= len) {
             if (!final) return { at: start, fallback: false }; // `""` or the end: undecided yet
-            cells.push(value + text.slice(j, k));
-            sink(cells, len, quoted);
+            cells[n++] = value + text.slice(j, k);
+            sink(finished(cells, n), len, quoted);
             return { at: len, fallback: false };
           }
           const next = text.charCodeAt(k + 1);
@@ -66,7 +77,7 @@ export function splitRecords(
             j = k + 2;
             continue;
           }
-          cells.push(value + text.slice(j, k));
+          cells[n++] = value + text.slice(j, k);
           if (next === delimiter) {
             i = k + 2;
             break;
@@ -74,7 +85,7 @@ export function splitRecords(
           if (next === LF || next === CR) {
             const end = lineEnd(text, k + 1, final);
             if (end < 0) return { at: start, fallback: false };
-            sink(cells, end, quoted);
+            sink(finished(cells, n), end, quoted);
             start = end;
             continue outer;
           }
@@ -92,23 +103,30 @@ export function splitRecords(
       }
       if (k >= len) {
         if (!final) return { at: start, fallback: false };
-        cells.push(text.slice(i, k));
-        sink(cells, len, quoted);
+        cells[n++] = text.slice(i, k);
+        sink(finished(cells, n), len, quoted);
         return { at: len, fallback: false };
       }
-      cells.push(k === i ? '' : text.slice(i, k));
+      cells[n++] = k === i ? '' : text.slice(i, k);
       if (c === delimiter) {
         i = k + 1;
         continue;
       }
       const end = lineEnd(text, k, final);
       if (end < 0) return { at: start, fallback: false };
-      sink(cells, end, quoted);
+      sink(finished(cells, n), end, quoted);
       start = end;
       continue outer;
     }
   }
   return { at: start, fallback: false };
+}
+
+/** The record's cells, `n` of them; the next record's array is made this long. */
+function finished(cells: string[], n: number): string[] {
+  if (cells.length !== n) cells.length = n;
+  cellsHint = n < MAX_CELLS_HINT ? n : MAX_CELLS_HINT;
+  return cells;
 }
 
 /** Offset after the line break at `at` (CRLF is one); -1 when a CR ends the text and more may follow. */

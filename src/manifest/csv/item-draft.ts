@@ -4,7 +4,7 @@
  */
 import { Kind, type Binding } from './column-plan.js';
 import type { DocumentLayout } from './document-layout.js';
-import { Compactor } from './object-factory.js';
+import { literalBuilder, type Build } from './object-factory.js';
 
 type Obj = Record<string, unknown>;
 
@@ -14,7 +14,9 @@ export class ItemDraft {
   /** The same for the attributes shape. */
   private attrMask = 0;
   private sizes: Record<string, number | string> | undefined;
-  private readonly sizesCompactor = new Compactor();
+  /** The sizes' names in the order added (reused): which compact literal the sizes become. */
+  private readonly sizeNames: string[] = [];
+  private readonly sizeShapes = new SizeShapes();
 
   constructor(private readonly layout: DocumentLayout) {}
 
@@ -23,6 +25,7 @@ export class ItemDraft {
     this.mask = 0;
     this.attrMask = 0;
     this.sizes = undefined;
+    this.sizeNames.length = 0;
   }
 
   /** Whether this row already gave the binding's field (`slot`: its layout slot). */
@@ -57,6 +60,7 @@ export class ItemDraft {
     const sizes = this.sizes;
     if (sizes[size] !== undefined) return false;
     sizes[size] = qty;
+    this.sizeNames.push(size);
     return true;
   }
 
@@ -64,7 +68,52 @@ export class ItemDraft {
     const { item, attributes, attributesSlot, sizesSlot } = this.layout;
     if (this.attrMask !== 0) this.set(attributesSlot, attributes.build(this.attrMask));
     // Size runs keep the order written (S, M, L), not template order.
-    if (this.sizes !== undefined) this.set(sizesSlot, this.sizesCompactor.compact(this.sizes, false));
+    if (this.sizes !== undefined) this.set(sizesSlot, this.sizeShapes.build(this.sizeNames, this.sizes));
     return item.build(this.mask);
+  }
+}
+
+const MAX_SIZE_SHAPES = 4096;
+
+interface SizeShape {
+  next: Map<string, SizeShape> | undefined;
+  build: Build | undefined;
+}
+
+/**
+ * A compact literal per run of size names (S, M, L as written), found by walking the names
+ * one by one: no key list, joined signature or values array per item, as a general
+ * compactor would make (a Stock line per row of a big file). An object's key order is the
+ * language's either way (integer-like names first), so the order the names came in only
+ * picks the builder. Bounded: past MAX_SIZE_SHAPES runs (a hostile file), the item keeps the
+ * object the sizes were added to, which holds the same sizes, only less compactly.
+ */
+class SizeShapes {
+  private readonly root: SizeShape = { next: undefined, build: undefined };
+  private readonly values: unknown[] = [];
+  private shapes = 0;
+
+  build(names: readonly string[], sizes: Record<string, unknown>): Obj {
+    if (this.shapes >= MAX_SIZE_SHAPES) return sizes;
+    let shape = this.root;
+    const values = this.values;
+    values.length = names.length;
+    for (let k = 0; k < names.length; k++) {
+      const name = names[k];
+      shape.next ??= new Map();
+      let next = shape.next.get(name);
+      if (next === undefined) {
+        next = { next: undefined, build: undefined };
+        shape.next.set(name, next);
+        this.shapes++;
+      }
+      shape = next;
+      values[k] = sizes[name];
+    }
+    shape.build ??= literalBuilder(
+      names.slice(),
+      names.map((_, k) => k),
+    );
+    return shape.build(values);
   }
 }

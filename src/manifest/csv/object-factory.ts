@@ -5,8 +5,6 @@
  * (which cells a row fills), so one literal-building function is made per key set and reused
  * for every object with that set: a million items, a few functions, ~30 bytes saved each.
  */
-import { TEMPLATE_BY_NAME } from './template.js';
-
 export type Build = (values: readonly unknown[]) => Record<string, unknown>;
 
 /** A function returning `{ [keys[k]]: values[slots[k]] }` as one object literal. */
@@ -25,38 +23,4 @@ export function literalBuilder(keys: readonly string[], slots: readonly number[]
   // from file headers such as attr:NAME), so the generated source cannot be anything but data.
   const body = keys.map((k, i) => `${JSON.stringify(k)}: v[${slots[i]}]`).join(', ');
   return new Function('v', `return { ${body} };`) as Build;
-}
-
-/** Template order of keys, for rebuilding jobs and addresses in their canonical key order. */
-const ORDER: ReadonlyMap<string, number> = new Map(
-  [...TEMPLATE_BY_NAME.keys(), 'deliveryAddress', 'items'].map((k, i) => [k, i]),
-);
-
-/**
- * Rebuilds objects whose keys were added one by one (jobs, addresses: their fields arrive row
- * by row) as compact literals with keys in template order. One builder per distinct key set.
- */
-export class Compactor {
-  private readonly builders = new Map<string, { keys: string[]; build: Build }>();
-
-  /** `templateOrder` false keeps the object's own key order (size runs: S, M, L as written). */
-  compact(obj: Record<string, unknown>, templateOrder = true): Record<string, unknown> {
-    const own = Object.keys(obj);
-    const signature = own.join('\u0000');
-    let entry = this.builders.get(signature);
-    if (entry === undefined) {
-      const keys = templateOrder ? [...own].sort((a, b) => (ORDER.get(a) ?? 0) - (ORDER.get(b) ?? 0)) : own;
-      entry = {
-        keys,
-        build: literalBuilder(
-          keys,
-          keys.map((_, i) => i),
-        ),
-      };
-      this.builders.set(signature, entry);
-    }
-    const values = new Array<unknown>(entry.keys.length);
-    for (let i = 0; i < values.length; i++) values[i] = obj[entry.keys[i]];
-    return entry.build(values);
-  }
 }

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
-import { readCsvDocument } from '../../../src/manifest/csv/read-csv.js';
+import { CSV_CHUNK_BYTES, readCsvDocument } from '../../../src/manifest/csv/read-csv.js';
 import type { Diagnostic } from '../../../src/manifest/model.js';
 import { lines, tempFiles } from '../../support/temp-files.js';
 
@@ -153,6 +153,102 @@ describe('readCsvDocument: default template', () => {
       file: r.file,
       row: 2,
       columnName: 'attr:Notes',
+    });
+  });
+
+  it('reads a file of many chunks whole, in order, and hashes every byte (reads overlap parsing)', async () => {
+    // ~4.5 read chunks, rows of several widths, a quoted cell with a line break and an order whose rows are apart.
+    const rows = [HEAD];
+    for (let n = 0; rows.join('\n').length < 4.5 * CSV_CHUNK_BYTES; n++) {
+      rows.push(`PO-${n},UPSGND,"Austin\nTX",Asset,A${n},${n + 1}`, `PO-${n},,,Stock,GD5000,`);
+    }
+    rows.push('PO-0,,,Asset,LAST,7');
+    const r = await read('chunks.csv', lines(...rows));
+    expect(r.diagnostics).toEqual([]);
+    expect(r.sha256).toBe(
+      createHash('sha256')
+        .update(await readFile(r.file))
+        .digest('hex'),
+    );
+    const jobs = r.doc?.jobs ?? [];
+    expect(jobs.length).toBe((rows.length - 2) / 2);
+    expect(jobs[0].items.map((i: { code: string }) => i.code)).toEqual(['A0', 'GD5000', 'LAST']);
+    const lastJob = jobs.length - 1;
+    expect(jobs[lastJob]).toMatchObject({ orderNumber: `PO-${lastJob}`, deliveryAddress: { city: 'Austin\nTX' } });
+    expect(jobs[lastJob].items).toEqual([
+      { itemType: 'Asset', code: `A${lastJob}`, quantity: lastJob + 1 },
+      { itemType: 'Stock', code: 'GD5000' },
+    ]);
+    // Each record takes two physical lines (the quoted line break), the one after it one.
+    expect(r.sources.locate(`jobs[${lastJob}].items[1]`)).toEqual({ file: r.file, row: 2 + 3 * lastJob + 2 });
+  });
+
+  it('reads integers as numbers whatever their length, and leaves what is not one as text', async () => {
+    const r = await read(
+      'integers.csv',
+      lines(
+        HEAD,
+        'PO-1,UPSGND,Austin,Asset,A1,007',
+        'PO-1,,,Asset,A1,123456789',
+        'PO-1,,,Asset,A1,1234567890123',
+        'PO-1,,,Asset,A1,+5',
+        'PO-1,,,Asset,A1,12345678901234567890',
+        'PO-1,,,Asset,A1,１２',
+        'PO-1,,,Asset,A1,1.5',
+        'PO-1,,,Asset,A1,0',
+      ),
+    );
+    expect(r.doc?.jobs[0].items.map((i: { quantity: unknown }) => i.quantity)).toEqual([
+      7,
+      123456789,
+      1234567890123,
+      5,
+      '12345678901234567890',
+      '１２',
+      '1.5',
+      0,
+    ]);
+  });
+
+  it('gives sizes the key order of a plain object, however many different runs of sizes a file has', async () => {
+    const rows = ['orderNumber,itemType,code,size:XL,sizeQuantities'];
+    rows.push('PO-1,Stock,G,1,S=2;10=3;M=4', 'PO-1,Stock,G,,M=1;S=2', 'PO-1,Stock,G,5,8=1');
+    // More distinct runs of size names than are compacted: the rest keep their sizes all the same.
+    for (let n = 0; n < 5000; n++) rows.push(`PO-2,Stock,G,,Z${n}=${n + 1};A=1`);
+    const r = await read('size-order.csv', lines(...rows));
+    expect(r.diagnostics).toEqual([]);
+    const [first, second] = r.doc?.jobs ?? [];
+    const plain = (pairs: Array<[string, number]>) => {
+      const o: Record<string, number> = {};
+      for (const [k, v] of pairs) o[k] = v;
+      return o;
+    };
+    const sizes = first.items.map((i: { sizeQuantities: object }) => i.sizeQuantities);
+    expect(sizes.map((s: object) => JSON.stringify(s))).toEqual([
+      JSON.stringify(
+        plain([
+          ['XL', 1],
+          ['S', 2],
+          ['10', 3],
+          ['M', 4],
+        ]),
+      ),
+      JSON.stringify(
+        plain([
+          ['M', 1],
+          ['S', 2],
+        ]),
+      ),
+      JSON.stringify(
+        plain([
+          ['XL', 5],
+          ['8', 1],
+        ]),
+      ),
+    ]);
+    expect(second.items.length).toBe(5000);
+    second.items.forEach((item: { sizeQuantities: object }, n: number) => {
+      expect(JSON.stringify(item.sizeQuantities)).toBe(JSON.stringify({ [`Z${n}`]: n + 1, A: 1 }));
     });
   });
 
