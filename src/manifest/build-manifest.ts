@@ -56,7 +56,13 @@ function toJob(merged: unknown): ManifestJob {
 function toItem(raw: unknown): ManifestItem {
   if (!isPlainObject(raw)) return {} as ManifestItem;
   const sizes = raw.sizeQuantities;
-  if (!isPlainObject(sizes) || !Object.values(sizes).includes(0)) return raw as unknown as ManifestItem;
+  if (!isPlainObject(sizes) || !hasZero(sizes)) return raw as unknown as ManifestItem;
   const sizeQuantities = Object.fromEntries(Object.entries(sizes).filter(([, n]) => n !== 0));
   return { ...raw, sizeQuantities } as unknown as ManifestItem;
+}
+
+/** Whether a size is 0: a loop, not an array of the values of every Stock line's sizes. */
+function hasZero(sizes: Record<string, unknown>): boolean {
+  for (const size in sizes) if (Object.hasOwn(sizes, size) && sizes[size] === 0) return true;
+  return false;
 }

@@ -57,6 +57,8 @@ export class CsvScanner {
   private readonly delimiterCode: number;
   /** Fast path: decoded text not yet delivered, starting at a record boundary. */
   private pending = '';
+  /** `pending` is ASCII only (it is the end of a text that was). */
+  private pendingAscii = true;
   private sniffed = false;
   private sniffBuffer: Buffer | undefined;
   private decoder: Decoder | undefined;
@@ -228,17 +230,22 @@ export class CsvScanner {
     }
     if (buf.length === 0) return;
     // Whole characters only (pushUtf8), so the text decodes without a broken one at the end.
-    if (this.fast) this.splitText(buf.toString('utf8'), false);
+    if (this.fast) {
+      const text = buf.toString('utf8');
+      // One character per byte of valid UTF-8 is ASCII: known here without measuring the text again.
+      this.splitText(text, false, text.length === buf.length && !this.utf8Reported);
+    }
     // csv-parse keeps the unfinished end of a chunk as a view of it: it gets its own copy.
     else this.write(Buffer.from(buf));
   }
 
   /** Fast path: delivers the whole records of pending + chunk; hands over to csv-parse where it must. */
-  private splitText(chunk: string, final: boolean): void {
+  private splitText(chunk: string, final: boolean, chunkAscii = false): void {
     const text = this.pending === '' ? chunk : this.pending + chunk;
-    this.pending = '';
     // Record sizes are in bytes (csvMaxRecordBytes): text of ASCII only has one byte per character.
-    const ascii = Buffer.byteLength(text) === text.length;
+    // Measuring that (Buffer.byteLength) walked every character of the file once more.
+    const ascii = (chunkAscii && (this.pending === '' || this.pendingAscii)) || Buffer.byteLength(text) === text.length;
+    this.pending = '';
     let previous = 0;
     const split = splitRecords(
       text,
@@ -261,6 +268,7 @@ export class CsvScanner {
       return;
     }
     this.pending = rest;
+    this.pendingAscii = ascii;
     // A record still open after this chunk: stopped here, one chunk past the cap (as below).
     const open = ascii ? rest.length : Buffer.byteLength(rest);
     if (open > this.limits.maxRecordBytes) this.recordTooLarge();

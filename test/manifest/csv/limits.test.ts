@@ -62,6 +62,28 @@ describe('CSV limits: hostile files stop with a located error', () => {
     expect(errorsOf(r)[0]).toMatchObject({ code: 'csv.limit', source: { file, row: 3 } });
   });
 
+  it('counts a record in bytes, not characters: multi-byte text after ASCII chunks, across a chunk boundary', async () => {
+    // Three chunks and a bit of ASCII rows, so the last record starts 10 bytes before a chunk ends.
+    const chunk = 64 * 1024;
+    let text = `${HEADER}\n`;
+    while (text.length < 3 * chunk) text += `${ROW}\n`;
+    while (text.length % chunk < chunk - 10 - ROW.length - 1) text += `${ROW}\n`;
+    text += 'x'
+      .repeat(chunk - 10 - (text.length % chunk))
+      .replace(/^x{5}/, 'PO-1,')
+      .replace(/x$/, '\n');
+    const rows = text.split('\n').length;
+    // 150 characters of 2 bytes: 300 bytes, over a 200-byte limit though only 150 characters long.
+    const over = await files.write('bytes-over.csv', `${text}PO-2,${'é'.repeat(150)},Asset,A1,1\n`);
+    const r = await readCsvDocument(over, { csv: { maxRecordBytes: 200 } });
+    expect(r.diagnostics.filter((d) => d.code === 'csv.limit')).toMatchObject([{ source: { file: over, row: rows } }]);
+    // 90 of them, 180 bytes, fit.
+    const fits = await files.write('bytes-ok.csv', `${text}PO-2,${'é'.repeat(90)},Asset,A1,1\n`);
+    expect(
+      (await readCsvDocument(fits, { csv: { maxRecordBytes: 200 } })).diagnostics.map((d) => d.code),
+    ).not.toContain('csv.limit');
+  });
+
   it('a file over the size limit is refused before it is parsed (input.too-large, naming the setting)', async () => {
     const file = await files.write('big.csv', `${HEADER}\n${`${ROW}\n`.repeat(1000)}`);
     const r = await loadManifest(file, { csv: { maxFileBytes: 10_000 } });
