@@ -117,19 +117,21 @@ export type ItemOutcome = Pick<ItemResult, 'status' | 'newAssetSku' | 'needsArtw
 const NO_ERRORS: readonly ReportError[] = Object.freeze([]);
 const STAND_INS = new Map<JobStatus, ItemOutcome>();
 
-export function itemOutcome(job: JobResult, k: number): ItemOutcome | undefined {
+/** Item `k`'s outcome for every `k` of one job (whether its items are built is looked up once). */
+export function itemOutcomes(job: JobResult): (k: number) => ItemOutcome | undefined {
   const pending = pendingOf(job);
-  if (pending === undefined) return job.items[k];
-  if (k < 0 || k >= pending.count) return undefined;
-  let outcome = STAND_INS.get(pending.status);
+  if (pending === undefined) return (k) => job.items[k];
+  const { count, status } = pending;
+  let outcome = STAND_INS.get(status);
   if (outcome === undefined) {
     outcome = Object.freeze({
-      status: pending.status,
+      status,
       newAssetSku: null,
       needsArtworkToBeUploaded: null,
       errors: NO_ERRORS as ReportError[],
     });
-    STAND_INS.set(pending.status, outcome);
+    STAND_INS.set(status, outcome);
   }
-  return outcome;
+  const shared = outcome;
+  return (k) => (k >= 0 && k < count ? shared : undefined);
 }

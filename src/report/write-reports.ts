@@ -1,13 +1,13 @@
-import { rm } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import type { Manifest } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { CsvLimits } from '../manifest/read-input.js';
-import type { NewFileOptions } from '../storage/atomic-write.js';
+import { type NewFileOptions, temporaryName } from '../storage/atomic-write.js';
 import { reportHasErrors } from './build-report.js';
 import type { ResultReport } from './model.js';
 import { reportPaths, type ReportPaths } from './report-paths.js';
 import { writeErrorsTxt } from './write-errors-txt.js';
-import { writeResultCsv } from './write-result-csv.js';
+import { beginResultCsv, type ResultCsvWrite } from './write-result-csv.js';
 import { writeResultJson } from './write-result-json.js';
 
 export interface WrittenReports extends Partial<ReportPaths> {
@@ -34,22 +34,66 @@ export interface ReportTarget {
  * Writes the three reports, each atomically: result.json, result.csv, and errors.txt when
  * something failed. Next to the input by default, where a stale errors.txt is removed when
  * nothing failed (safe to call again after every job outcome); or to `target`.
- * result.csv and errors.txt are written before result.json: they read the input (a CSV's own
- * cells) and name it (errors.txt's lines) by `report.input.file`, which then becomes
- * `target.inputShownAs` for result.json, and stays so.
+ *
+ * Each is written to a temporary name beside it and fsynced; then result.csv and errors.txt
+ * are renamed into place before result.json, so a reader who sees the new result.json finds
+ * the others of the same write. result.csv and errors.txt read the input (a CSV's own cells)
+ * and name it (errors.txt's lines) as `report.input.file` says before result.json is written,
+ * which then becomes `target.inputShownAs`, and stays so. A big CSV input's result.csv is
+ * copied by a worker thread meanwhile (write-result-csv.ts); nothing is renamed until all
+ * three are written, and a failure of any leaves none of them (nor a temporary file).
  */
 export async function writeReports(
   report: ResultReport,
-  opts: { manifest?: Manifest; mapping?: Mapping; csvLimits?: Partial<CsvLimits>; target?: ReportTarget } = {},
+  opts: {
+    manifest?: Manifest;
+    mapping?: Mapping;
+    csvLimits?: Partial<CsvLimits>;
+    target?: ReportTarget;
+    /** Where result.csv is copied (ResultCsvOptions.worker): by default by the input's size. */
+    csvWorker?: boolean;
+  } = {},
 ): Promise<WrittenReports> {
-  const { target, ...csvOpts } = opts;
+  const { target, csvWorker, ...csvOpts } = opts;
   const paths = target?.paths ?? reportPaths(report.input.file);
-  const file = target?.file;
-  await writeResultCsv(paths.csv, report, { ...csvOpts, ...(file ? { file } : {}) });
+  const input = report.input.file;
+  // `staged`: the caller renames the files itself (paths are its temporary names).
+  const staged = target?.file?.staged === true;
+  const file: NewFileOptions = { ...target?.file, staged: true };
+  const tmp: ReportPaths = staged
+    ? paths
+    : { json: temporaryName(paths.json), csv: temporaryName(paths.csv), errors: temporaryName(paths.errors) };
+  let csv: ResultCsvWrite | undefined;
   let wroteErrors = false;
-  if (reportHasErrors(report)) wroteErrors = await writeErrorsTxt(paths.errors, report, file);
-  else if (!target) await rm(paths.errors, { force: true });
-  if (target) report.input.file = target.inputShownAs;
-  await writeResultJson(paths.json, report, file);
+  let written = false;
+  try {
+    csv = await beginResultCsv(tmp.csv, report, {
+      ...csvOpts,
+      input,
+      file,
+      ...(csvWorker === undefined ? {} : { worker: csvWorker }),
+    });
+    if (reportHasErrors(report)) wroteErrors = await writeErrorsTxt(tmp.errors, report, file);
+    if (target) report.input.file = target.inputShownAs;
+    await writeResultJson(tmp.json, report, file);
+    await csv.done;
+    written = true;
+  } finally {
+    if (!written) {
+      await csv?.done.catch(() => undefined); // the worker's file is complete or gone before it is removed
+      await Promise.all([tmp.csv, tmp.errors, tmp.json].map((t) => rm(t, { force: true })));
+    }
+  }
+  if (!staged) {
+    try {
+      await rename(tmp.csv, paths.csv);
+      if (wroteErrors) await rename(tmp.errors, paths.errors);
+      else if (!target) await rm(paths.errors, { force: true });
+      await rename(tmp.json, paths.json);
+    } catch (err) {
+      await Promise.all([tmp.csv, tmp.errors, tmp.json].map((t) => rm(t, { force: true })));
+      throw err;
+    }
+  }
   return { json: paths.json, csv: paths.csv, ...(wroteErrors ? { errors: paths.errors } : {}) };
 }

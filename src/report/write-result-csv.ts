@@ -1,17 +1,22 @@
-import { open } from 'node:fs/promises';
-import { parse } from 'csv-parse/sync';
+import { existsSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 import { stringify } from 'csv-stringify/sync';
 import { itemCountOf, itemRowOf, jobCountOf } from '../manifest/csv/item-rows.js';
 import type { CsvOrigin, Manifest } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import { CSV_STOPPED_CODES } from '../manifest/csv/read-csv.js';
 import { type CsvLimits, INPUT_TOO_LARGE } from '../manifest/read-input.js';
-import { CsvRecordScanner, LineEnd, NotVerbatim } from './csv-record-scanner.js';
-import { itemOutcome, peekItems } from './lazy-items.js';
+import { NotVerbatim } from './csv-record-scanner.js';
+import { type ItemOutcome, itemOutcomes, peekItems } from './lazy-items.js';
 import type { JobResult, ReportError, ResultReport } from './model.js';
 import { writeAtomicStream } from './atomic-stream.js';
 import type { NewFileOptions } from '../storage/atomic-write.js';
 import { neutraliseCell } from './neutralise.js';
+import type { WorkerAnswer } from './result-csv-worker.js';
+import { csvCell, RowCells, type RowCellsTable } from './row-cells.js';
+import { CSV_RESULT_COLUMNS, padTo, type VerbatimCopy, writeVerbatimCsv } from './verbatim-csv.js';
 
 /**
  * X.result.csv: one row per item. For a CSV input, the input's own cells first, verbatim,
@@ -38,12 +43,23 @@ export const YAML_RESULT_COLUMNS = [
   'needsArtwork',
   'error',
 ] as const;
-export const CSV_RESULT_COLUMNS = ['_row', '_status', '_jobNumber', '_newAssetSku', '_needsArtwork', '_error'] as const;
 
 /** Rows per csv-stringify call; the text stays well under the size V8 allocates straight into the old generation. */
 const BATCH_ROWS = 200;
-/** Read size for the verbatim copy, and how much output is gathered per write. */
-const COPY_CHUNK_BYTES = 1 << 20;
+/**
+ * From this input size on, a verbatim copy runs in a worker thread while the main thread writes
+ * result.json (2 cores: the copy of a 20 MB input took ~0.3 s of the main thread). A worker
+ * costs ~40 ms of start-up on the other core: small inputs (`watch`'s one-order files) are
+ * copied in the main thread.
+ */
+const WORKER_MIN_BYTES = 4 << 20;
+/**
+ * At most this many distinct row outcomes are handed to a worker (a copy each: ~100 bytes):
+ * a big input with errors on most rows is copied in the main thread, as small ones are.
+ */
+const WORKER_MAX_TAILS = 50_000;
+/** The worker's module, beside this one in the built package (absent under a TypeScript runner or a bundler). */
+const WORKER_URL = new URL('./result-csv-worker.js', import.meta.url);
 
 export interface ResultCsvOptions {
   /** CSV inputs: the manifest (for itemRows and header) and the mapping it was read with. */
@@ -55,41 +71,128 @@ export interface ResultCsvOptions {
   copyVerbatim?: boolean;
   /** Mode and group of the new file (reports in a drop folder). */
   file?: NewFileOptions;
+  /** The input to read the rows from (default `report.input.file`). */
+  input?: string;
+  /**
+   * Whether a verbatim copy runs in a worker thread: by default when the input is big and the
+   * worker's module is there; true insists (throws where it is not: tests of the built package),
+   * false never.
+   */
+  worker?: boolean;
 }
 
+/** result.csv under way: `done` settles once it is written (at once unless a worker thread copies it). */
+export interface ResultCsvWrite {
+  done: Promise<void>;
+}
+
+const WRITTEN: ResultCsvWrite = { done: Promise.resolve() };
+
 export async function writeResultCsv(path: string, report: ResultReport, opts: ResultCsvOptions = {}): Promise<void> {
+  await (await beginResultCsv(path, report, opts)).done;
+}
+
+/**
+ * Starts writing result.csv. What it needs of the report is taken before the first await, so
+ * the report may change (its input's name, for result.json) while a worker thread copies; the
+ * main thread's share (the re-parse of a copy the worker found not verbatim) uses that too.
+ * `done` is never left to reject unobserved.
+ */
+export async function beginResultCsv(
+  path: string,
+  report: ResultReport,
+  opts: ResultCsvOptions = {},
+): Promise<ResultCsvWrite> {
+  const input = opts.input ?? report.input.file;
   if (report.input.format === 'xlsx') {
-    const results = new RowResults(report, opts.manifest);
+    const results = new RowCells(rowCellsOf(report, opts.manifest));
     await writeAtomicStream(
       path,
-      batches(sheetRows(report.input.file, opts.manifest?.csv?.header, results, opts), EXCEL_DIALECT),
+      batches(sheetRows(input, opts.manifest?.csv?.header, results, opts), EXCEL_DIALECT),
       opts.file,
     );
-    return;
+    return WRITTEN;
   }
   if (report.input.format !== 'csv') {
     await writeAtomicStream(path, batches(manifestRows(report)), opts.file);
-    return;
+    return WRITTEN;
   }
   const header = opts.manifest?.csv?.header;
-  const results = new RowResults(report, opts.manifest);
+  const cells = rowCellsOf(report, opts.manifest);
+  const reparse = () =>
+    writeAtomicStream(
+      path,
+      batches(reparsedRows(input, header, new RowCells(cells), opts), outputDialect(opts)),
+      opts.file,
+    );
   if (header !== undefined && canCopyVerbatim(report, opts)) {
+    const copy: VerbatimCopy = {
+      path,
+      input,
+      header,
+      cells,
+      everyRow: opts.mapping !== undefined,
+      ...(opts.file ? { file: opts.file } : {}),
+    };
+    if (await inWorker(input, cells, opts.worker)) {
+      const done = copyInWorker(copy).then((copied) => (copied ? undefined : reparse()));
+      done.catch(() => undefined); // observed by the caller's await of `done`
+      return { done };
+    }
     try {
-      await writeAtomicStream(
-        path,
-        verbatimChunks(report.input.file, header, results, opts.mapping !== undefined),
-        opts.file,
-      );
-      return;
+      await writeVerbatimCsv(copy);
+      return WRITTEN;
     } catch (err) {
       if (!(err instanceof NotVerbatim)) throw err;
     }
   }
-  await writeAtomicStream(
-    path,
-    batches(reparsedRows(report.input.file, header, results, opts), outputDialect(opts)),
-    opts.file,
+  await reparse();
+  return WRITTEN;
+}
+
+/** Whether to copy in a worker thread (see WORKER_MIN_BYTES and ResultCsvOptions.worker). */
+async function inWorker(input: string, cells: RowCellsTable, want: boolean | undefined): Promise<boolean> {
+  if (want === false) return false;
+  const there = WORKER_URL.protocol === 'file:' && existsSync(fileURLToPath(WORKER_URL));
+  if (want === true) {
+    if (!there) throw new Error(`result.csv: no worker module at ${WORKER_URL.href} (run the built package)`);
+    return true;
+  }
+  // A table of many distinct outcomes (rows with errors of their own) is not copied to another thread.
+  if (!there || cells.tails.length > WORKER_MAX_TAILS) return false;
+  const size = await stat(input).then(
+    (s) => s.size,
+    () => 0, // unreadable now: the copy in this thread says why
   );
+  return size >= WORKER_MIN_BYTES;
+}
+
+/**
+ * Runs the copy in a worker thread (result-csv-worker.ts): true once written, false when not
+ * verbatim (nothing is left behind then). Rejects when the copy failed or the worker died: the
+ * file may then be partly written, and the caller removes it.
+ */
+function copyInWorker(copy: VerbatimCopy): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    // The row table (4 bytes a row) is handed over rather than copied; a copy found not
+    // verbatim hands it back.
+    const worker = new Worker(WORKER_URL, { workerData: copy, transferList: [copy.cells.itemTail.buffer] });
+    let answer: WorkerAnswer | undefined;
+    worker.once('message', (m: WorkerAnswer) => {
+      answer = m;
+    });
+    worker.once('error', reject);
+    // Settled on exit, once the thread and everything it opened are gone.
+    worker.once('exit', (code) => {
+      if (answer === undefined)
+        reject(new Error(`result.csv: the worker thread writing ${copy.path} stopped (exit code ${code})`));
+      else if ('done' in answer) resolve(true);
+      else if ('notVerbatim' in answer) {
+        copy.cells.itemTail = answer.itemTail;
+        resolve(false);
+      } else reject(Object.assign(new Error(answer.failed.message), { code: answer.failed.code }));
+    });
+  });
 }
 
 /** How result.csv is written: the delimiter, and whether it starts with a UTF-8 byte-order mark. */
@@ -204,106 +307,137 @@ function* manifestRows(report: ResultReport): Generator<string[]> {
   }
 }
 
-/** The result columns of each input row: row → (job, item) in flat typed arrays (8 MB per million rows, not a million objects). */
-class RowResults {
-  private readonly rowJob: Int32Array;
-  private readonly rowItem: Int32Array;
-  private readonly maxRow: number;
-  /** File-level errors that point at a row are shown on that row. */
-  private readonly rowErrors = new Map<number, string[]>();
-  private readonly anyFileError: boolean;
-  private readonly skipped = new Map<number, string>();
-  /** How many rows are items. */
-  readonly itemRowCount: number;
-  /** The input was refused for its size: nothing of it was read. */
-  readonly tooLarge: boolean;
-
-  constructor(
-    private readonly report: ResultReport,
-    manifest: Manifest | undefined,
-  ) {
-    const csv = manifest?.csv;
-    const jobs = csv === undefined ? 0 : jobCountOf(csv);
-    // Read through item-rows.ts: check never makes the per-job row arrays.
-    const rowOf = (j: number, k: number) => itemRowOf(csv as CsvOrigin, j, k) as number;
-    const countOf = (j: number) => itemCountOf(csv as CsvOrigin, j);
-    this.tooLarge = report.errors.some((e) => e.code === INPUT_TOO_LARGE);
-    let maxRow = 0;
-    let count = 0;
-    for (let j = 0; j < jobs; j++) {
-      const n = countOf(j);
-      count += n;
-      for (let k = 0; k < n; k++) if (rowOf(j, k) > maxRow) maxRow = rowOf(j, k);
+/**
+ * The result columns of every row (row-cells.ts): each item row's tail, shared by the rows that
+ * show the same outcome (all of a pending job's rows show its items' shared stand-in), in one
+ * Int32Array (4 MB per million rows, not a million arrays).
+ */
+export function rowCellsOf(report: ResultReport, manifest: Manifest | undefined): RowCellsTable {
+  const csv = manifest?.csv;
+  const jobs = csv === undefined ? 0 : jobCountOf(csv);
+  // Read through item-rows.ts: check never makes the per-job row arrays.
+  const rowOf = (j: number, k: number) => itemRowOf(csv as CsvOrigin, j, k) as number;
+  const countOf = (j: number) => itemCountOf(csv as CsvOrigin, j);
+  const merged = csv?.mergedRows ?? [];
+  let maxRow = 0;
+  let count = 0;
+  for (let j = 0; j < jobs; j++) {
+    const n = countOf(j);
+    count += n;
+    for (let k = 0; k < n; k++) if (rowOf(j, k) > maxRow) maxRow = rowOf(j, k);
+  }
+  for (const [r] of merged) if (r > maxRow) maxRow = r;
+  // Rows a mapping's skip rules left out: status skipped, the reason in _error.
+  const skipped = new Map<number, string>();
+  for (const job of report.jobs) {
+    if (job.status !== 'skipped') continue;
+    for (const item of job.items)
+      if (item.source && 'row' in item.source) skipped.set(item.source.row, job.reason ?? '');
+  }
+  const rowErrors = new Map<number, string[]>();
+  for (const e of report.errors) {
+    if (e.source && 'row' in e.source) {
+      const list = rowErrors.get(e.source.row) ?? [];
+      list.push(errorText(e));
+      rowErrors.set(e.source.row, list);
     }
-    const merged = manifest?.csv?.mergedRows ?? [];
-    for (const [r] of merged) if (r > maxRow) maxRow = r;
-    this.maxRow = maxRow;
+  }
+
+  // Tails are shared, not interned by their text: every row of a job whose items are not built
+  // shows the same outcome (its items' shared stand-in), and rows with nothing but a status
+  // share one per status. Any other row (its own errors, a built item) gets a tail of its own:
+  // as many as the report holds such outcomes already.
+  const tails: string[][] = [];
+  const add = (cells: string[]): number => tails.push(cells) - 1;
+  const byStatus = new Map<string, number>();
+  let lastJob: JobResult | undefined;
+  let lastOutcome: ItemOutcome | undefined;
+  let lastId = -1;
+  const tailOf = (job: JobResult | undefined, item: ItemOutcome | undefined, row: number): number => {
+    const own = rowErrors.size === 0 ? undefined : rowErrors.get(row);
+    if (own !== undefined) return add(itemTailCells(job, item, own));
+    if (item !== undefined && item === lastOutcome && job === lastJob) return lastId;
+    let id: number | undefined;
+    if (job !== undefined && item !== undefined && onlyStatus(job, item)) {
+      id = byStatus.get(item.status);
+      if (id === undefined) {
+        id = add(itemTailCells(job, item, []));
+        byStatus.set(item.status, id);
+      }
+    } else id = add(itemTailCells(job, item, []));
+    lastJob = job;
+    lastOutcome = item;
+    lastId = id;
+    return id;
+  };
+  // A row merged into another line of its order shows that line's outcome: the (job, item) of
+  // the rows merged ones point into, as the merges are applied in turn.
+  const into = new Set(merged.map(([, i]) => i));
+  const jobItemOf = new Map<number, readonly [number, number]>();
+  const itemTail = new Int32Array(maxRow + 1).fill(-1);
+  for (let j = 0; j < jobs; j++) {
+    const n = countOf(j);
+    const job: JobResult | undefined = report.jobs[j];
+    const outcome = job === undefined ? () => undefined : itemOutcomes(job);
+    for (let k = 0; k < n; k++) {
+      const row = rowOf(j, k);
+      itemTail[row] = tailOf(job, outcome(k), row);
+      if (into.size > 0 && into.has(row)) jobItemOf.set(row, [j, k]);
+    }
+  }
+  for (const [r, i] of merged) {
+    const jk = jobItemOf.get(i);
+    if (into.has(r)) jobItemOf.set(r, jk ?? [-1, -1]);
+    const job = jk === undefined || jk[0] < 0 ? undefined : report.jobs[jk[0]];
+    itemTail[r] = jk === undefined || jk[0] < 0 ? -1 : tailOf(job, job && itemOutcomes(job)(jk[1]), r);
+  }
+  const otherTail = new Map<number, number>();
+  const isItem = (row: number) => row <= maxRow && itemTail[row] >= 0;
+  for (const [row, reason] of skipped) if (!isItem(row)) otherTail.set(row, add(['skipped', '', '', '', reason]));
+  for (const [row, own] of rowErrors)
+    if (!isItem(row) && !skipped.has(row)) otherTail.set(row, add(['invalid', '', '', '', own.join('; ')]));
+  return {
+    itemTail,
+    otherTail,
+    plainTail: add([report.errors.length > 0 ? 'invalid' : '', '', '', '', '']),
+    tails,
     // A merged row is an item row too: it shows the outcome of the line it joined.
-    this.itemRowCount = count + merged.length;
-    this.rowJob = new Int32Array(maxRow + 1).fill(-1);
-    this.rowItem = new Int32Array(maxRow + 1).fill(-1);
-    for (let j = 0; j < jobs; j++) {
-      const n = countOf(j);
-      for (let k = 0; k < n; k++) {
-        const row = rowOf(j, k);
-        this.rowJob[row] = j;
-        this.rowItem[row] = k;
-      }
-    }
-    // A row merged into another line of its order shows that line's outcome.
-    for (const [r, into] of merged) {
-      this.rowJob[r] = this.rowJob[into];
-      this.rowItem[r] = this.rowItem[into];
-    }
-    // Rows a mapping's skip rules left out: status skipped, the reason in _error.
-    for (const job of report.jobs) {
-      if (job.status !== 'skipped') continue;
-      for (const item of job.items)
-        if (item.source && 'row' in item.source) this.skipped.set(item.source.row, job.reason ?? '');
-    }
-    for (const e of report.errors) {
-      if (e.source && 'row' in e.source) {
-        const list = this.rowErrors.get(e.source.row) ?? [];
-        list.push(errorText(e));
-        this.rowErrors.set(e.source.row, list);
-      }
-    }
-    this.anyFileError = report.errors.length > 0;
-  }
+    itemRowCount: count + merged.length,
+    tooLarge: report.errors.some((e) => e.code === INPUT_TOO_LARGE),
+  };
+}
 
-  isItem(row: number): boolean {
-    return row <= this.maxRow && this.rowJob[row] >= 0;
-  }
+/** Whether an item row shows its item's status and nothing else. */
+function onlyStatus(job: JobResult, item: ItemOutcome): boolean {
+  return (
+    job.jobNumber === null &&
+    job.errors.length === 0 &&
+    item.errors.length === 0 &&
+    (item.newAssetSku ?? '') === '' &&
+    item.needsArtworkToBeUploaded === null
+  );
+}
 
-  /** `_row, _status, _jobNumber, _newAssetSku, _needsArtwork, _error` of the input row. */
-  cells(row: number): string[] {
-    const j = row <= this.maxRow ? this.rowJob[row] : -1;
-    const own = this.rowErrors.get(row) ?? [];
-    const skip = j < 0 ? this.skipped.get(row) : undefined;
-    if (skip !== undefined) return [String(row), 'skipped', '', '', '', skip];
-    if (j < 0) return [String(row), own.length > 0 || this.anyFileError ? 'invalid' : '', '', '', '', own.join('; ')];
-    const job: JobResult | undefined = this.report.jobs[j];
-    const item = job === undefined ? undefined : itemOutcome(job, this.rowItem[row]);
-    const errors =
-      own.length === 0 && (job?.errors.length ?? 0) === 0 && (item?.errors.length ?? 0) === 0
-        ? ''
-        : [...own, ...(job?.errors ?? []).map(errorText), ...(item?.errors ?? []).map(errorText)].join('; ');
-    return [
-      String(row),
-      item?.status ?? job?.status ?? '',
-      num(job?.jobNumber ?? null),
-      item?.newAssetSku ?? '',
-      bool(item?.needsArtworkToBeUploaded ?? null),
-      errors,
-    ];
-  }
+/** `_status, _jobNumber, _newAssetSku, _needsArtwork, _error` of an item row. */
+function itemTailCells(job: JobResult | undefined, item: ItemOutcome | undefined, own: string[]): string[] {
+  const errors =
+    own.length === 0 && (job?.errors.length ?? 0) === 0 && (item?.errors.length ?? 0) === 0
+      ? ''
+      : [...own, ...(job?.errors ?? []).map(errorText), ...(item?.errors ?? []).map(errorText)].join('; ');
+  return [
+    item?.status ?? job?.status ?? '',
+    num(job?.jobNumber ?? null),
+    item?.newAssetSku ?? '',
+    bool(item?.needsArtworkToBeUploaded ?? null),
+    errors,
+  ];
 }
 
 /** ERP inputs and the fallback: every data row re-parsed, padded to the header's width. */
 async function* reparsedRows(
   file: string,
   knownHeader: string[] | undefined,
-  results: RowResults,
+  results: RowCells,
   opts: ResultCsvOptions,
 ): AsyncGenerator<string[]> {
   // A file refused for its size is not read again to list its rows.
@@ -324,7 +458,7 @@ async function* reparsedRows(
 async function* sheetRows(
   file: string,
   knownHeader: string[] | undefined,
-  results: RowResults,
+  results: RowCells,
   opts: ResultCsvOptions,
 ): AsyncGenerator<string[]> {
   const { xlsxRows } = await import('../manifest/xlsx/scan-xlsx.js');
@@ -339,144 +473,6 @@ async function* sheetRows(
     } else yield [...padTo(cells, width), ...results.cells(row)];
   }
   if (width < 0) yield [...(knownHeader ?? []), ...CSV_RESULT_COLUMNS];
-}
-
-function padTo(cells: string[], width: number): string[] {
-  return cells.length >= width ? cells : [...cells, ...new Array<string>(width - cells.length).fill('')];
-}
-
-/**
- * Each data record's bytes as they are, then the result cells. Throws NotVerbatim (before
- * anything is renamed into place) when the records found are not exactly the item rows the
- * reader found: the caller then re-parses instead. `everyRow` (mapped exports): rows that are
- * not items (skipped, ignored) are copied too, with their own result cells, as the re-parse does.
- */
-async function* verbatimChunks(
-  file: string,
-  header: string[],
-  results: RowResults,
-  everyRow = false,
-): AsyncGenerator<string | Uint8Array> {
-  yield stringify([[...header, ...CSV_RESULT_COLUMNS].map(neutraliseCell)]);
-  const out = new OutputBuffer(COPY_CHUNK_BYTES * 2);
-  const scanner = new CsvRecordScanner();
-  const width = header.length;
-  let nextRow = 1;
-  let sawHeader = false;
-  let copied = 0;
-
-  const take = (data: Buffer, start: number): void => {
-    const row = nextRow;
-    nextRow = row + 1 + scanner.breaks;
-    if (scanner.blank) return;
-    if (!sawHeader) {
-      sawHeader = true;
-      return;
-    }
-    if (results.isItem(row)) copied++;
-    else if (!everyRow) throw new NotVerbatim(`row ${row} is not one the reader kept`);
-    const tail = results.cells(row);
-    if (scanner.reparse) {
-      const lineEnd = scanner.lineEnd === LineEnd.CRLF ? '\r\n' : '\n';
-      const parsed = parse(data.subarray(start, scanner.end), {
-        delimiter: ',',
-        relax_quotes: true,
-        relax_column_count: true,
-        record_delimiter: lineEnd,
-      }) as string[][];
-      if (parsed.length !== 1) throw new NotVerbatim(`row ${row} re-parses as ${parsed.length} records`);
-      out.text(stringify([[...padTo(parsed[0], width), ...tail].map(neutraliseCell)]));
-      return;
-    }
-    out.bytes(data, start, scanner.end);
-    let text = scanner.cells < width ? ','.repeat(width - scanner.cells) : '';
-    for (let c = 0; c < tail.length; c++) text += `,${csvCell(neutraliseCell(tail[c]))}`;
-    out.text(`${text}\n`);
-  };
-
-  // One reused read buffer: the unscanned tail of a read is moved to its front and the next
-  // read lands after it. A fresh buffer per read (a read stream, Buffer.concat for the tail)
-  // made ~2 MB of short-lived off-heap memory per MB of input, which RSS showed.
-  let buf = Buffer.allocUnsafe(COPY_CHUNK_BYTES);
-  let held = 0; // bytes at the front of buf not yet scanned
-  let first = true;
-  const handle = await open(file, 'r');
-  try {
-    for (;;) {
-      if (held === buf.length) {
-        const grown = Buffer.allocUnsafe(buf.length * 2); // a record longer than the buffer
-        buf.copy(grown, 0, 0, held);
-        buf = grown;
-      }
-      const { bytesRead } = await handle.read(buf, held, buf.length - held, null);
-      const eof = bytesRead === 0;
-      const data = buf.subarray(0, held + bytesRead);
-      let pos = 0;
-      if (first) {
-        if (data.length < 3 && !eof) {
-          held = data.length;
-          continue;
-        }
-        first = false;
-        if (data.length >= 2 && ((data[0] === 0xff && data[1] === 0xfe) || (data[0] === 0xfe && data[1] === 0xff)))
-          throw new NotVerbatim('UTF-16 input');
-        if (data.length >= 3 && data[0] === 0xef && data[1] === 0xbb && data[2] === 0xbf) pos = 3;
-      }
-      while (pos < data.length && scanner.scan(data, pos, eof)) {
-        take(data, pos);
-        pos = scanner.next;
-      }
-      if (eof) break;
-      held = data.length - pos;
-      if (held > 0 && pos > 0) buf.copyWithin(0, pos, data.length);
-      if (out.length >= COPY_CHUNK_BYTES) yield out.flush();
-    }
-  } finally {
-    await handle.close();
-  }
-  if (copied !== results.itemRowCount)
-    throw new NotVerbatim(`found ${copied} item rows, the reader ${results.itemRowCount}`);
-  if (out.length > 0) yield out.flush();
-}
-
-/** Output gathered in one reusable buffer (safe: the writer awaits each chunk before asking for the next). */
-class OutputBuffer {
-  private buf: Buffer;
-  length = 0;
-
-  constructor(size: number) {
-    this.buf = Buffer.allocUnsafe(size);
-  }
-
-  bytes(src: Uint8Array, start: number, end: number): void {
-    this.reserve(end - start);
-    this.buf.set(src.subarray(start, end), this.length);
-    this.length += end - start;
-  }
-
-  text(s: string): void {
-    this.reserve(s.length * 3);
-    this.length += this.buf.write(s, this.length, 'utf8');
-  }
-
-  flush(): Buffer {
-    const chunk = this.buf.subarray(0, this.length);
-    this.length = 0;
-    return chunk;
-  }
-
-  private reserve(n: number): void {
-    if (this.length + n <= this.buf.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.length + n));
-    this.buf.copy(grown, 0, 0, this.length);
-    this.buf = grown;
-  }
-}
-
-/** One cell as csv-stringify writes it: quoted when it holds a comma, quote or line break. */
-export function csvCell(value: string): string {
-  if (value === '') return '';
-  return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 }
 
 function errorText(e: ReportError): string {

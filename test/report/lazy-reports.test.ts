@@ -9,7 +9,8 @@ import { CsvRecordScanner, NotVerbatim } from '../../src/report/csv-record-scann
 import { itemCount, itemsPending } from '../../src/report/lazy-items.js';
 import type { ResultReport } from '../../src/report/model.js';
 import { reportPaths } from '../../src/report/report-paths.js';
-import { csvCell, writeResultCsv } from '../../src/report/write-result-csv.js';
+import { csvCell } from '../../src/report/row-cells.js';
+import { writeResultCsv } from '../../src/report/write-result-csv.js';
 import { writeReports } from '../../src/report/write-reports.js';
 import { ASSET_ITEM, writeInput } from '../support/manifest-files.js';
 
