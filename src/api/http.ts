@@ -1,4 +1,5 @@
-import { request, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { request } from './undici-parts.js';
 import { ApiError } from './errors.js';
 import type { Timeouts } from '../config/api-config.js';
 

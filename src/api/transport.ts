@@ -1,5 +1,6 @@
 import pLimit, { type LimitFunction } from 'p-limit';
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
+import { Agent } from './undici-parts.js';
 import type { ApiConfig } from '../config/api-config.js';
 import type { Logger } from '../log/logger.js';
 import { VERSION } from '../version.js';

@@ -9,7 +9,6 @@ import { createLogger, isLogLevel, wantsColor, type Logger } from '../log/logger
 import { UsageError } from '../errors.js';
 import { sandboxAccountKey } from '../ledger/account-key.js';
 import { FolderLedger } from '../ledger/folder-ledger.js';
-import { resetSandboxState, SandboxStateFile, sandboxStateFile, unusableState } from './sandbox-state.js';
 
 export interface ApiSessionInput {
   sandbox?: boolean;
@@ -134,8 +133,9 @@ async function sandboxSession(
   // that does not depend on its port: a second run answers `already-submitted`, as a real
   // account would. Another process may use the same state at once (src/sandbox/persistence.ts).
   const lockStaleMs = settings.get('lockStaleMs') ?? SETTINGS.lockStaleMs.default;
+  // Loaded only on demand: the simulator and its state file (proper-lockfile) are not needed for real calls.
+  const { resetSandboxState, SandboxStateFile, sandboxStateFile, unusableState } = await import('./sandbox-state.js');
   const file = sandboxStateFile(stateDir);
-  // Loaded only on demand: the simulator is not needed for real calls.
   const { startSandbox, SandboxStateError, sandboxAccountNames } = await import('../sandbox/index.js');
   // Before anything is reset: a mistyped --account changes nothing.
   if (!sandboxAccountNames().includes(accountName)) {

@@ -7,8 +7,7 @@ import { FolderLedger } from '../ledger/folder-ledger.js';
 import type { LedgerAccount, LedgerStore } from '../ledger/model.js';
 import type { Logger } from '../log/logger.js';
 import type { Mapping } from '../manifest/mapping/model.js';
-import type { LoadResult } from '../manifest/load-manifest.js';
-import { loadInput, type PipelineCommand, type PipelineContext } from '../pipeline/process-input.js';
+import type { PipelineCommand, PipelineContext, PreparedInput } from '../pipeline/process-input.js';
 import { createCatalogue, type AccountCatalogue } from '../resolve/catalogue.js';
 import { openApiSession, type ApiSession, type ApiSessionInput } from './api-session.js';
 
@@ -42,10 +41,12 @@ export interface OpenPipeline {
    */
   context(perInput?: InputOptions): Promise<PipelineContext>;
   /**
-   * Reads and checks an input with the mapping and CSV limits its context will have
-   * (processInput's `loaded`): run starts it while context() waits for the API.
+   * Reads and checks an input and begins its report, with the mapping and CSV limits its
+   * context will have (for processPrepared): run starts it while context() waits for the API.
+   * The pipeline's code (manifest readers, reports, stages) is loaded here, on first use, so
+   * the token and account requests go out before it is: they are in flight while it loads.
    */
-  load(file: string, perInput?: InputOptions): Promise<LoadResult>;
+  prepare(file: string, perInput?: InputOptions): Promise<PreparedInput>;
   /** Drops the catalogue, whose memoised answers include failures: after an outage, start afresh. */
   forget(): void;
   /** Closes the session (client, in-process sandbox). */
@@ -116,8 +117,14 @@ export async function openPipelineContext(input: PipelineContextInput): Promise<
         logger,
       };
     },
-    load: (file, perInput) =>
-      loadInput(file, { mapping: (perInput ?? input).mapping, csvLimits: csvLimitsFrom(settings) }),
+    prepare: async (file, perInput) => {
+      const { prepareInput } = await import('../pipeline/process-input.js');
+      return prepareInput(file, {
+        command: input.command,
+        mapping: (perInput ?? input).mapping,
+        csvLimits: csvLimitsFrom(settings),
+      });
+    },
     forget: () => {
       catalogue = undefined;
     },

@@ -1,14 +1,10 @@
 import { resolve } from 'node:path';
 import { openPipelineContext } from '../app/pipeline-context.js';
 import type { ConfigFlags } from '../config/resolve-config.js';
-import {
-  processInput,
-  type InputOutcome,
-  type PipelineCommand,
-  type PipelineContext,
-} from '../pipeline/process-input.js';
+import { notifyWebhooks } from '../config/notify-config.js';
+import type { InputOutcome, PipelineCommand, PipelineContext } from '../pipeline/process-input.js';
 import { ExitCode } from '../errors.js';
-import { notifierFor } from '../notify/notifier.js';
+import type { Notifier } from '../notify/notifier.js';
 import { reportNameProblem } from '../report/report-paths.js';
 import { printable } from '../util/printable.js';
 import { formatInputOutcome, jsonSummary } from './format-outcome.js';
@@ -58,17 +54,22 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Pipeli
   const pipeline = await openPipelineContext({ ...input, mapping, env: io.env, cwd: io.cwd, stderr: io.stderr });
   const outcomes: InputOutcome[] = [];
   // run (a nightly cron's command) tells the same webhooks as watch (docs/notifications.md).
-  let notifier: ReturnType<typeof notifierFor>;
+  let notifier: Notifier | undefined;
   try {
     const { settings, logger } = pipeline.session;
-    notifier = input.command === 'run' ? notifierFor(settings, logger, 'run') : undefined;
-    // The first input is read and checked (CPU: the YAML parse of a big manifest) while the
-    // token and account requests are in flight, instead of after their answers; reading
-    // sends nothing, and nothing is sent for the input before its context is known.
+    // Read before anything is sent: a broken webhook setting is a usage error (exit 2).
+    const tellWebhooks = input.command === 'run' && notifyWebhooks(settings).length > 0;
+    // The token and account requests go first: the pipeline's code is loaded, and the first
+    // input read and checked (CPU: the YAML parse of a big manifest) and its report begun,
+    // while they are in flight, instead of after their answers. Reading sends nothing, and
+    // nothing is sent for the input before its context is known.
     const learning = pipeline.context();
     learning.catch(() => undefined);
-    const first = input.files.length > 0 ? pipeline.load(input.files[0] as string) : undefined;
+    const first = input.files.length > 0 ? pipeline.prepare(input.files[0] as string) : undefined;
     first?.catch(() => undefined);
+    const { processInput, processPrepared } = await import('../pipeline/process-input.js');
+    // The webhook code (and all of undici it needs) only when there is a webhook to tell.
+    if (tellWebhooks) notifier = (await import('../notify/notifier.js')).notifierFor(settings, logger, 'run');
     let context: PipelineContext;
     try {
       context = await learning;
@@ -81,7 +82,7 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Pipeli
     const progress = createProgress(io.stderr, input.command);
     for (const [i, file] of input.files.entries()) {
       const ctx = { ...context, onProgress: progress.update };
-      const outcome = await (i === 0 && first ? processInput(file, ctx, first) : processInput(file, ctx));
+      const outcome = await (i === 0 && first ? processPrepared(await first, ctx) : processInput(file, ctx));
       progress.clear();
       outcomes.push(outcome);
       io.stderr.write(formatInputOutcome(outcome, input.command));

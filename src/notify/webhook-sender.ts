@@ -1,4 +1,4 @@
-import { Agent, request } from 'undici';
+import { Agent, request } from '../api/undici-parts.js';
 import { parseRetryAfter } from '../api/retry-policy.js';
 import type { Logger } from '../log/logger.js';
 import { rememberSecret } from '../log/redact.js';

@@ -3,7 +3,7 @@ import type { LedgerStore } from '../ledger/model.js';
 import type { Logger } from '../log/logger.js';
 import { loadManifest, type LoadResult } from '../manifest/load-manifest.js';
 import type { Mapping } from '../manifest/mapping/model.js';
-import type { Diagnostic, Manifest } from '../manifest/model.js';
+import type { Manifest } from '../manifest/model.js';
 import { type CsvLimits, INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from '../manifest/read-input.js';
 import { buildReport, refreshSummary, reportHasErrors } from '../report/build-report.js';
 import type { ReportCommand, ResultReport } from '../report/model.js';
@@ -109,33 +109,68 @@ export function loadInput(file: string, opts: Pick<PipelineContext, 'mapping' | 
   return loadManifest(file, { ...(opts.mapping ? { mapping: opts.mapping } : {}), csv: opts.csvLimits });
 }
 
+/** What reading an input and starting its report need of its context: nothing the API answers. */
+export type InputPlan = Pick<PipelineContext, 'command' | 'reportCommand' | 'mapping' | 'csvLimits' | 'deferReports'>;
+
 /**
- * `loaded`: the input already being read by loadInput (run reads its first input while the
- * token and account requests are in flight); by default processInput reads it itself.
+ * An input read and checked, its report begun and its jobs' first states made: the work of an
+ * input that needs no answer from the API (`run` does it for its first input while the token
+ * and account requests are in flight), or the outcome of an input that could not be read.
+ */
+export type PreparedInput =
+  | {
+      file: string;
+      read: LoadResult;
+      report: ResultReport;
+      writer: ReportWriter;
+      /** Check's verdict on every job (checkedJobs). */
+      jobs: JobState[];
+    }
+  | { file: string; unreadable: InputOutcome };
+
+/** Reads and checks an input, and begins its report; sends nothing. `loaded`: as processInput's. */
+export async function prepareInput(
+  file: string,
+  plan: InputPlan,
+  loaded: Promise<LoadResult> = loadInput(file, plan),
+): Promise<PreparedInput> {
+  const startedAt = new Date();
+  const read = await loaded;
+  const usage = read.diagnostics.find((d) => USAGE_CODES.has(d.code));
+  if (usage) return { file, unreadable: { file, status: 'unreadable', problem: usage.message, resolved: new Map() } };
+  const { manifest, diagnostics } = read;
+  const command = plan.reportCommand ?? plan.command;
+  const report = buildReport({ command, input: read.input, manifest, diagnostics, startedAt });
+  const writer = new ReportWriter(report, {
+    manifest,
+    mapping: plan.mapping,
+    csvLimits: plan.csvLimits,
+    progress: !plan.deferReports,
+  });
+  const jobs = manifest && manifest.jobs.length > 0 ? checkedJobs(manifest, diagnostics) : [];
+  return { file, read, report, writer, jobs };
+}
+
+/**
+ * `loaded`: the input already being read by loadInput; by default processInput reads it itself.
  */
 export async function processInput(
   file: string,
   ctx: PipelineContext,
   loaded: Promise<LoadResult> = loadInput(file, ctx),
 ): Promise<InputOutcome> {
-  const startedAt = new Date();
-  const read = await loaded;
-  const usage = read.diagnostics.find((d) => USAGE_CODES.has(d.code));
-  if (usage) return { file, status: 'unreadable', problem: usage.message, resolved: new Map() };
+  return processPrepared(await prepareInput(file, ctx, loaded), ctx);
+}
 
-  const { manifest, diagnostics } = read;
-  const command = ctx.reportCommand ?? ctx.command;
-  const report = buildReport({ command, input: read.input, manifest, diagnostics, startedAt });
-  const writer = new ReportWriter(report, {
-    manifest,
-    mapping: ctx.mapping,
-    csvLimits: ctx.csvLimits,
-    progress: !ctx.deferReports,
-  });
+/** The rest of processInput, for an input prepareInput has read (with the plan `ctx` agrees with). */
+export async function processPrepared(prepared: PreparedInput, ctx: PipelineContext): Promise<InputOutcome> {
+  if ('unreadable' in prepared) return prepared.unreadable;
+  const { file, read, report, writer } = prepared;
+  const { manifest } = read;
   const verifiedAbsent = new Set<string>();
   const jobs =
-    manifest && manifest.jobs.length > 0
-      ? await runJobs(manifest, diagnostics, report, writer, { ...ctx, verifiedAbsent })
+    manifest && prepared.jobs.length > 0
+      ? await runJobs(manifest, prepared.jobs, report, writer, { ...ctx, verifiedAbsent })
       : [];
   const vouch = ctx.command === 'run' ? ctx.unseen?.vouch : undefined;
   if (vouch && jobs.every((job) => job.ledger?.entry !== undefined || verifiedAbsent.has(job.orderNumber)))
@@ -155,7 +190,7 @@ export async function processInput(
 /** check → PLAN, job by job → [run: hold back or SUBMIT, job by job]; the report is written from the states. */
 async function runJobs(
   manifest: Manifest,
-  diagnostics: readonly Diagnostic[],
+  checked: JobState[],
   report: ResultReport,
   writer: ReportWriter,
   ctx: PipelineContext & { verifiedAbsent: Set<string> },
@@ -175,7 +210,7 @@ async function runJobs(
 
   // Each job flows on its own through look-up, changes, resolve and dry run: only submitting
   // waits for every job (all or nothing), so one job's lookups overlap others' dry runs.
-  let jobs = checkedJobs(manifest, diagnostics);
+  let jobs = checked;
   jobs = await eachJob(jobs, {
     select: (job) => job.outcome === 'checked',
     stage: PLAN,

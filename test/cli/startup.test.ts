@@ -101,6 +101,37 @@ describe('startup: heavy modules load only for the commands that need them', () 
     ).toEqual([]);
   }, 30_000);
 
+  it('run asks for its token before it loads the pipeline (readers, stages) or all of undici, which load while it is in flight', () => {
+    const log = join(dir, 'run.log');
+    writeFileSync(log, '');
+    writeFileSync(join(dir, 'r.yaml'), 'version: 1\njobs: []\n');
+    // An API nobody answers: the token request fails (exit 3, unavailable), after it was made.
+    const r = spawnSync(process.execPath, ['--import', RECORDER, CLI, 'run', join(dir, 'r.yaml')], {
+      env: {
+        ...process.env,
+        HTORDER_IMPORT_LOG: log,
+        HTORDER_BASE_URL: 'http://127.0.0.1:9',
+        HTORDER_AUTH_URL: 'http://127.0.0.1:9',
+        HTORDER_REALM: 'r',
+        HTORDER_CLIENT_ID: 'c',
+        HTORDER_CLIENT_SECRET: 's',
+        HTORDER_STATE_DIR: join(dir, 'run-state'),
+      },
+      encoding: 'utf8',
+      timeout: 30_000,
+    });
+    expect(r.status, r.stderr).toBe(3);
+    const lines = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+    const token = lines.findIndex((l) => /^request POST .*\/token$/.test(l));
+    expect(token, lines.join('\n')).toBeGreaterThan(0);
+    const before = lines.slice(0, token);
+    expect(before.some((m) => m.endsWith('/dist/api/client.js'))).toBe(true);
+    expect(before.filter((m) => /\/dist\/(manifest|pipeline)\/|node_modules\/undici\/index\.js/.test(m))).toEqual([]);
+    // Control: the pipeline was loaded, after the request.
+    expect(lines.slice(token).some((m) => m.endsWith('/dist/pipeline/process-input.js'))).toBe(true);
+    expect(lines.some((m) => /node_modules\/undici\/index\.js/.test(m))).toBe(false);
+  }, 30_000);
+
   it('htorder sandbox reaches its ready line with the simulator alone (no client, no pipeline)', async () => {
     const log = join(dir, 'sandbox.log');
     writeFileSync(log, '');
