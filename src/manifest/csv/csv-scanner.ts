@@ -252,10 +252,10 @@ export class CsvScanner {
       0,
       this.delimiterCode,
       final,
-      (cells, end, quoted) => {
+      (cells, end, mayBreak) => {
         const bytes = ascii ? end - previous : Buffer.byteLength(text.slice(previous, end));
         previous = end;
-        this.onRecord(cells, bytes, quoted);
+        this.onRecord(cells, bytes, mayBreak);
       },
       () => this.failed,
     );
@@ -319,7 +319,7 @@ export class CsvScanner {
 
   /**
    * One record of `bytes` bytes (its line break included). `mayBreak` false: no cell can hold a
-   * line break (the fast splitter saw no quoted cell), so its cells need not be searched for one.
+   * line break (the fast splitter saw none inside a quoted cell), so its cells need not be searched for one.
    */
   private onRecord(cells: string[], bytes: number, mayBreak = true): void {
     if (this.failed) return;

@@ -19,9 +19,24 @@ const CR = 0x0d;
 
 /**
  * Takes a record; `end` is the offset in the text just after its line break (or its last cell
- * at the end). `quoted`: some cell was quoted — only a quoted cell can hold a line break.
+ * at the end). `mayBreak`: some quoted cell holds a line break (only a quoted cell can), so
+ * the record spans more than one line.
  */
-export type RecordSink = (cells: string[], end: number, quoted: boolean) => void;
+export type RecordSink = (cells: string[], end: number, mayBreak: boolean) => void;
+
+/**
+ * Where the next LF and CR are, at or after the last quoted cell looked at (-1: none in the
+ * text; -2: not looked for yet). Moved forward only, so a text is searched about once per line.
+ */
+let nextLf = -2;
+let nextCr = -2;
+
+/** Whether text[from, to) holds a line break; `from` never decreases within one text. */
+function breakWithin(text: string, from: number, to: number): boolean {
+  if (nextLf !== -1 && nextLf < from) nextLf = text.indexOf('\n', from);
+  if (nextCr !== -1 && nextCr < from) nextCr = text.indexOf('\r', from);
+  return (nextLf >= 0 && nextLf < to) || (nextCr >= 0 && nextCr < to);
+}
 
 /**
  * How many cells the last record had: the next record's array is made that long up front.
@@ -47,16 +62,16 @@ export function splitRecords(
 ): { at: number; fallback: boolean } {
   const len = text.length;
   let start = from;
+  nextLf = nextCr = -2;
   outer: while (start < len && !stopped()) {
     // Filled by index (cells[n++]), then trimmed to n: see cellsHint.
     const cells: string[] = new Array<string>(cellsHint);
     let n = 0;
     let i = start;
-    let quoted = false;
+    let breaks = false;
     for (;;) {
       // One cell starts at i.
       if (i < len && text.charCodeAt(i) === QUOTE) {
-        quoted = true;
         let value = '';
         let j = i + 1;
         for (;;) {
@@ -67,8 +82,9 @@ export function splitRecords(
           }
           if (k + 1 >= len) {
             if (!final) return { at: start, fallback: false }; // `""` or the end: undecided yet
+            breaks ||= breakWithin(text, i + 1, k);
             cells[n++] = value + text.slice(j, k);
-            sink(finished(cells, n), len, quoted);
+            sink(finished(cells, n), len, breaks);
             return { at: len, fallback: false };
           }
           const next = text.charCodeAt(k + 1);
@@ -77,6 +93,7 @@ export function splitRecords(
             j = k + 2;
             continue;
           }
+          breaks ||= breakWithin(text, i + 1, k);
           cells[n++] = value + text.slice(j, k);
           if (next === delimiter) {
             i = k + 2;
@@ -85,7 +102,7 @@ export function splitRecords(
           if (next === LF || next === CR) {
             const end = lineEnd(text, k + 1, final);
             if (end < 0) return { at: start, fallback: false };
-            sink(finished(cells, n), end, quoted);
+            sink(finished(cells, n), end, breaks);
             start = end;
             continue outer;
           }
@@ -104,7 +121,7 @@ export function splitRecords(
       if (k >= len) {
         if (!final) return { at: start, fallback: false };
         cells[n++] = text.slice(i, k);
-        sink(finished(cells, n), len, quoted);
+        sink(finished(cells, n), len, breaks);
         return { at: len, fallback: false };
       }
       cells[n++] = k === i ? '' : text.slice(i, k);
@@ -114,7 +131,7 @@ export function splitRecords(
       }
       const end = lineEnd(text, k, final);
       if (end < 0) return { at: start, fallback: false };
-      sink(finished(cells, n), end, quoted);
+      sink(finished(cells, n), end, breaks);
       start = end;
       continue outer;
     }
