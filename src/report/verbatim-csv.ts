@@ -3,6 +3,7 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import type { NewFileOptions } from '../storage/atomic-write.js';
 import { writeAtomicStream } from './atomic-stream.js';
+import { ByteOutput } from './byte-output.js';
 import { CsvRecordScanner, LineEnd, NotVerbatim } from './csv-record-scanner.js';
 import { neutraliseCell } from './neutralise.js';
 import { RowCells, type RowCellsTable } from './row-cells.js';
@@ -60,7 +61,7 @@ async function* verbatimChunks(
   everyRow: boolean,
 ): AsyncGenerator<string | Uint8Array> {
   yield stringify([[...header, ...CSV_RESULT_COLUMNS].map(neutraliseCell)]);
-  const out = new OutputBuffer(COPY_CHUNK_BYTES * 2);
+  const out = new ByteOutput(COPY_CHUNK_BYTES * 2);
   const scanner = new CsvRecordScanner();
   const width = header.length;
   let nextRow = 1;
@@ -142,55 +143,4 @@ async function* verbatimChunks(
   if (copied !== results.itemRowCount)
     throw new NotVerbatim(`found ${copied} item rows, the reader ${results.itemRowCount}`);
   if (out.length > 0) yield out.flush();
-}
-
-/** Output gathered in one reusable buffer (safe: the writer copies or writes each chunk before asking for the next). */
-class OutputBuffer {
-  private buf: Buffer;
-  length = 0;
-
-  constructor(size: number) {
-    this.buf = Buffer.allocUnsafe(size);
-  }
-
-  bytes(src: Uint8Array, start: number, end: number): void {
-    this.reserve(end - start);
-    this.buf.set(src.subarray(start, end), this.length);
-    this.length += end - start;
-  }
-
-  byte(b: number): void {
-    this.reserve(1);
-    this.buf[this.length++] = b;
-  }
-
-  /** A non-negative integer's decimal digits. */
-  digits(n: number): void {
-    this.reserve(16);
-    let end = this.length;
-    for (let m = n; m >= 10; m = Math.floor(m / 10)) end++;
-    this.length = end + 1;
-    for (let m = n; ; m = Math.floor(m / 10)) {
-      this.buf[end--] = 0x30 + (m % 10);
-      if (m < 10) break;
-    }
-  }
-
-  text(s: string): void {
-    this.reserve(s.length * 3);
-    this.length += this.buf.write(s, this.length, 'utf8');
-  }
-
-  flush(): Buffer {
-    const chunk = this.buf.subarray(0, this.length);
-    this.length = 0;
-    return chunk;
-  }
-
-  private reserve(n: number): void {
-    if (this.length + n <= this.buf.length) return;
-    const grown = Buffer.allocUnsafe(Math.max(this.buf.length * 2, this.length + n));
-    this.buf.copy(grown, 0, 0, this.length);
-    this.buf = grown;
-  }
 }
