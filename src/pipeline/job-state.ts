@@ -75,14 +75,22 @@ export type JobState = JobFacts &
 export function checkedJobs(manifest: Manifest, diagnostics: readonly Diagnostic[]): JobState[] {
   // A diagnostic not tied to one job (syntax, `version`, `defaults`) fails every job: a manifest is all or nothing.
   const { all, jobs: refused } = invalidJobs(diagnostics);
-  return manifest.jobs.map((job, index) => ({
-    index,
-    orderNumber: job.orderNumber,
-    hash: jobHash(job),
-    outcome: all || refused.has(index) ? 'refused' : 'checked',
-    diagnostics: [],
-    unavailable: false,
-  }));
+  return manifest.jobs.map((job, index) => {
+    // Hashed when first asked (the ledger look-up): the first jobs' lookups and dry runs are
+    // not kept waiting for every job's hash.
+    let hash: string | undefined;
+    return {
+      index,
+      orderNumber: job.orderNumber,
+      get hash() {
+        hash ??= jobHash(job);
+        return hash;
+      },
+      outcome: all || refused.has(index) ? 'refused' : 'checked',
+      diagnostics: [],
+      unavailable: false,
+    };
+  });
 }
 
 /** The job with more findings, after the ones it had. */

@@ -113,22 +113,26 @@ export function loadInput(file: string, opts: Pick<PipelineContext, 'mapping' | 
 export type InputPlan = Pick<PipelineContext, 'command' | 'reportCommand' | 'mapping' | 'csvLimits' | 'deferReports'>;
 
 /**
- * An input read and checked, its report begun and its jobs' first states made: the work of an
- * input that needs no answer from the API (`run` does it for its first input while the token
- * and account requests are in flight), or the outcome of an input that could not be read.
+ * An input read and checked and its jobs' first states made: the work of an input that needs
+ * no answer from the API (`run` does it for its first input while the token and account
+ * requests are in flight), or the outcome of an input that could not be read.
  */
 export type PreparedInput =
   | {
       file: string;
       read: LoadResult;
-      report: ResultReport;
-      writer: ReportWriter;
       /** Check's verdict on every job (checkedJobs). */
       jobs: JobState[];
+      /**
+       * The report (check's, to be written over from the job states) and its writer, made on
+       * first use: building a result per job is not in the way of the first lookups and dry
+       * runs, which need none of it.
+       */
+      begin(): { report: ResultReport; writer: ReportWriter };
     }
   | { file: string; unreadable: InputOutcome };
 
-/** Reads and checks an input, and begins its report; sends nothing. `loaded`: as processInput's. */
+/** Reads and checks an input; sends nothing. `loaded`: as processInput's. */
 export async function prepareInput(
   file: string,
   plan: InputPlan,
@@ -139,16 +143,22 @@ export async function prepareInput(
   const usage = read.diagnostics.find((d) => USAGE_CODES.has(d.code));
   if (usage) return { file, unreadable: { file, status: 'unreadable', problem: usage.message, resolved: new Map() } };
   const { manifest, diagnostics } = read;
-  const command = plan.reportCommand ?? plan.command;
-  const report = buildReport({ command, input: read.input, manifest, diagnostics, startedAt });
-  const writer = new ReportWriter(report, {
-    manifest,
-    mapping: plan.mapping,
-    csvLimits: plan.csvLimits,
-    progress: !plan.deferReports,
-  });
+  let begun: { report: ResultReport; writer: ReportWriter } | undefined;
+  const begin = () => {
+    if (begun) return begun;
+    const command = plan.reportCommand ?? plan.command;
+    const report = buildReport({ command, input: read.input, manifest, diagnostics, startedAt });
+    const writer = new ReportWriter(report, {
+      manifest,
+      mapping: plan.mapping,
+      csvLimits: plan.csvLimits,
+      progress: !plan.deferReports,
+    });
+    begun = { report, writer };
+    return begun;
+  };
   const jobs = manifest && manifest.jobs.length > 0 ? checkedJobs(manifest, diagnostics) : [];
-  return { file, read, report, writer, jobs };
+  return { file, read, jobs, begin };
 }
 
 /**
@@ -165,13 +175,14 @@ export async function processInput(
 /** The rest of processInput, for an input prepareInput has read (with the plan `ctx` agrees with). */
 export async function processPrepared(prepared: PreparedInput, ctx: PipelineContext): Promise<InputOutcome> {
   if ('unreadable' in prepared) return prepared.unreadable;
-  const { file, read, report, writer } = prepared;
+  const { file, read, begin } = prepared;
   const { manifest } = read;
   const verifiedAbsent = new Set<string>();
   const jobs =
     manifest && prepared.jobs.length > 0
-      ? await runJobs(manifest, prepared.jobs, report, writer, { ...ctx, verifiedAbsent })
+      ? await runJobs(manifest, prepared.jobs, begin, { ...ctx, verifiedAbsent })
       : [];
+  const { report, writer } = begin();
   const vouch = ctx.command === 'run' ? ctx.unseen?.vouch : undefined;
   if (vouch && jobs.every((job) => job.ledger?.entry !== undefined || verifiedAbsent.has(job.orderNumber)))
     await vouch();
@@ -191,12 +202,16 @@ export async function processPrepared(prepared: PreparedInput, ctx: PipelineCont
 async function runJobs(
   manifest: Manifest,
   checked: JobState[],
-  report: ResultReport,
-  writer: ReportWriter,
+  begin: () => { report: ResultReport; writer: ReportWriter },
   ctx: PipelineContext & { verifiedAbsent: Set<string> },
 ): Promise<JobState[]> {
   const stage = stageContext(manifest, ctx);
-  const write = jobReporter(report, manifest);
+  // The report is begun when the first job is written, after the plan stages (PreparedInput.begin).
+  let writeJob: ((job: JobState) => void) | undefined;
+  const write = (job: JobState): void => {
+    writeJob ??= jobReporter(begin().report, manifest);
+    writeJob(job);
+  };
   // Twice as many jobs as API calls in flight: while some jobs wait on the API, others take
   // their ledger lock and write their intent to disk. The client itself caps the requests
   // in flight at `concurrency`, which is what the API sees.
@@ -233,7 +248,7 @@ async function runJobs(
     limit,
     onJob: (job) => {
       write(job);
-      writer.schedule();
+      begin().writer.schedule();
     },
     progress: progress('submit'),
   });
