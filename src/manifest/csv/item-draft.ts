@@ -16,6 +16,8 @@ export class ItemDraft {
   private sizes: Record<string, number | string> | undefined;
   /** The sizes' names in the order added (reused): which compact literal the sizes become. */
   private readonly sizeNames: string[] = [];
+  /** How many of sizeNames are this row's (the array is reused, never shortened). */
+  private sizeCount = 0;
   private readonly sizeShapes = new SizeShapes();
 
   constructor(private readonly layout: DocumentLayout) {}
@@ -25,7 +27,7 @@ export class ItemDraft {
     this.mask = 0;
     this.attrMask = 0;
     this.sizes = undefined;
-    this.sizeNames.length = 0;
+    this.sizeCount = 0;
   }
 
   /** Whether this row already gave the binding's field (`slot`: its layout slot). */
@@ -60,7 +62,7 @@ export class ItemDraft {
     const sizes = this.sizes;
     if (sizes[size] !== undefined) return false;
     sizes[size] = qty;
-    this.sizeNames.push(size);
+    this.sizeNames[this.sizeCount++] = size;
     return true;
   }
 
@@ -68,7 +70,8 @@ export class ItemDraft {
     const { item, attributes, attributesSlot, sizesSlot } = this.layout;
     if (this.attrMask !== 0) this.set(attributesSlot, attributes.build(this.attrMask));
     // Size runs keep the order written (S, M, L), not template order.
-    if (this.sizes !== undefined) this.set(sizesSlot, this.sizeShapes.build(this.sizeNames, this.sizes));
+    if (this.sizes !== undefined)
+      this.set(sizesSlot, this.sizeShapes.build(this.sizeNames, this.sizeCount, this.sizes));
     return item.build(this.mask);
   }
 }
@@ -93,12 +96,12 @@ class SizeShapes {
   private readonly values: unknown[] = [];
   private shapes = 0;
 
-  build(names: readonly string[], sizes: Record<string, unknown>): Obj {
+  /** The compact object of `sizes`, whose names are names[0, count) in the order added. */
+  build(names: readonly string[], count: number, sizes: Record<string, unknown>): Obj {
     if (this.shapes >= MAX_SIZE_SHAPES) return sizes;
     let shape = this.root;
     const values = this.values;
-    values.length = names.length;
-    for (let k = 0; k < names.length; k++) {
+    for (let k = 0; k < count; k++) {
       const name = names[k];
       shape.next ??= new Map();
       let next = shape.next.get(name);
@@ -111,8 +114,8 @@ class SizeShapes {
       values[k] = sizes[name];
     }
     shape.build ??= literalBuilder(
-      names.slice(),
-      names.map((_, k) => k),
+      names.slice(0, count),
+      Array.from({ length: count }, (_, k) => k),
     );
     return shape.build(values);
   }
