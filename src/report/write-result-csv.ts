@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
 import { stringify } from 'csv-stringify/sync';
 import { itemCountOf, itemRowOf, jobCountOf } from '../manifest/csv/item-rows.js';
 import type { CsvOrigin, Manifest } from '../manifest/model.js';
@@ -150,10 +149,13 @@ export async function beginResultCsv(
   return WRITTEN;
 }
 
+let workerThere: boolean | undefined;
+
 /** Whether to copy in a worker thread (see WORKER_MIN_BYTES and ResultCsvOptions.worker). */
 async function inWorker(input: string, cells: RowCellsTable, want: boolean | undefined): Promise<boolean> {
   if (want === false) return false;
-  const there = WORKER_URL.protocol === 'file:' && existsSync(fileURLToPath(WORKER_URL));
+  workerThere ??= WORKER_URL.protocol === 'file:' && existsSync(fileURLToPath(WORKER_URL));
+  const there = workerThere;
   if (want === true) {
     if (!there) throw new Error(`result.csv: no worker module at ${WORKER_URL.href} (run the built package)`);
     return true;
@@ -172,7 +174,9 @@ async function inWorker(input: string, cells: RowCellsTable, want: boolean | und
  * verbatim (nothing is left behind then). Rejects when the copy failed or the worker died: the
  * file may then be partly written, and the caller removes it.
  */
-function copyInWorker(copy: VerbatimCopy): Promise<boolean> {
+async function copyInWorker(copy: VerbatimCopy): Promise<boolean> {
+  // Loaded only for a big input: most checks (one-order files) never start a thread.
+  const { Worker } = await import('node:worker_threads');
   return new Promise((resolve, reject) => {
     // The row table (4 bytes a row) is handed over rather than copied; a copy found not
     // verbatim hands it back.
@@ -324,7 +328,10 @@ export function rowCellsOf(report: ResultReport, manifest: Manifest | undefined)
   for (let j = 0; j < jobs; j++) {
     const n = countOf(j);
     count += n;
-    for (let k = 0; k < n; k++) if (rowOf(j, k) > maxRow) maxRow = rowOf(j, k);
+    for (let k = 0; k < n; k++) {
+      const row = rowOf(j, k);
+      if (row > maxRow) maxRow = row;
+    }
   }
   for (const [r] of merged) if (r > maxRow) maxRow = r;
   // Rows a mapping's skip rules left out: status skipped, the reason in _error.
