@@ -114,6 +114,38 @@ describe('loadManifest: rules on a whole file', () => {
     ]);
   });
 
+  it('drops, in a file of many faulty jobs, exactly the rule findings inside or around a schema fault', async () => {
+    const jobs: string[] = [];
+    for (let j = 0; j < 400; j++) {
+      jobs.push(
+        `  - orderNumber: J${j}`,
+        // Even jobs: the address is faulted (not an object), so the rules' missing deliveryMethod
+        // inside it is not repeated; odd jobs: the rules' findings on the address stay.
+        j % 2 === 0 ? '    deliveryAddress: nowhere' : '    deliveryAddress: { countryCodeISO2: USA }',
+        '    items:',
+        // A faulted garment (not a Stock field): the rules' finding on the same item's quantity is not repeated.
+        '      - { itemType: Stock, code: G, quantity: 3, garment: tee, sizeQuantities: { S: 1 } }',
+        // Not faulted by the schema: the rules' finding stays.
+        '      - { itemType: Stock, code: G, quantity: 3, sizeQuantities: { S: 1 } }',
+      );
+    }
+    const { diagnostics } = await loadText(['version: 1', 'jobs:', ...jobs, ''].join('\n'));
+    const of = (j: number) =>
+      diagnostics.filter((d) => d.field?.startsWith(`jobs[${j}].`)).map((d) => `${d.code} ${d.field}`);
+    expect(of(0)).toEqual([
+      'schema.type jobs[0].deliveryAddress',
+      'schema.not-allowed jobs[0].items[0].garment',
+      'size-quantities.sum-mismatch jobs[0].items[1].quantity',
+    ]);
+    expect(of(399)).toEqual([
+      'delivery-method.missing jobs[399].deliveryAddress.deliveryMethod',
+      'country-code.iso3 jobs[399].deliveryAddress.countryCodeISO2',
+      'schema.not-allowed jobs[399].items[0].garment',
+      'size-quantities.sum-mismatch jobs[399].items[1].quantity',
+    ]);
+    expect(diagnostics.length).toBe(200 * 3 + 200 * 4);
+  });
+
   it('runs only manifest-wide rules when a default is broken', async () => {
     const { diagnostics } = await loadText(
       `version: 1\ndefaults: { deliveryAddress: { deliveryMethod: [5] } }\njobs:\n  - orderNumber: A\n    items: [${ASSET_ITEM}]\n  - orderNumber: A\n    items: [${ASSET_ITEM}]\n`,

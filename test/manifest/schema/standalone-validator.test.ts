@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -40,6 +40,17 @@ const DOCS: unknown[] = [
     version: 1,
     jobs: [{ orderNumber: 'PO-3', items: [{ itemType: 'Stock', code: 'GD5000', sizeQuantities: { M: 'a' } }] }],
   },
+  // Several faulty jobs and a faulty default: the built validator gathers their errors in place (build/standalone-validators.mjs).
+  {
+    version: 1,
+    defaults: { deliveryAddress: { deliveryMethod: 5 }, mustDate: 'yes' },
+    jobs: [
+      { orderNumber: 'PO-4', items: [{ itemType: 'Asset', code: '', quantity: 0 }] },
+      { orderNumber: 'PO-5', items: [{ itemType: 'Asset', code: 'A1', quantity: 1 }] },
+      { orderNumber: 6, items: [{ itemType: 'Nope' }, { itemType: 'Stock', code: 'G' }] },
+      { items: [] },
+    ],
+  },
   'not a manifest',
 ];
 
@@ -58,6 +69,12 @@ describe('the validator generated at build time', () => {
     expect(taken).toBeDefined();
     // Not the compile: a different function from the one a fresh ajv makes.
     expect(taken).not.toBe(compiled);
+  });
+
+  it('gathers the errors of every job in one array, not a copy per faulty job', async () => {
+    const code = await readFile(BUILT, 'utf8');
+    expect(code).not.toContain('.concat(');
+    expect(code).toContain('vErrors.push(validate');
   });
 
   it('gives the same verdict and the same errors as the schema compiled at run time', () => {
