@@ -345,12 +345,21 @@ export function cleanUpOnExit(locks: { cleanUp(): void }): void {
     const signals: NodeJS.Signals[] =
       process.platform === 'win32' ? ['SIGINT', 'SIGTERM'] : ['SIGINT', 'SIGTERM', 'SIGHUP'];
     for (const signal of signals) {
+      // Who else listened is counted when the signal comes, by a listener that runs first: by
+      // the time onSignal runs, a `process.once` listener (track --watch, ui, sandbox: each
+      // stops and exits 0) has already removed itself, and the process would be killed under it.
+      let others = 0;
+      const count = () => {
+        others = process.listenerCount(signal) - 2;
+      };
       const onSignal = () => {
-        if (process.listenerCount(signal) !== 1) return;
+        if (others > 0) return;
         cleanUp();
+        process.removeListener(signal, count);
         process.removeListener(signal, onSignal);
         process.kill(process.pid, signal);
       };
+      process.prependListener(signal, count);
       process.on(signal, onSignal);
     }
   }

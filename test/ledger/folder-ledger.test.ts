@@ -117,6 +117,49 @@ describe('FolderLedger', () => {
       expect(files.filter((f) => f.endsWith('.tmp'))).toEqual([]);
     }, 30_000);
 
+    // A holder told to stop by SIGTERM: its own `process.once` listener stops it (exit 0: track
+    // --watch, ui, sandbox); with no listener of its own, the signal kills it, locks removed.
+    const stopper = (stateDir: string, orderNumber: string, listen: boolean) => `
+      import { FolderLedger } from ${JSON.stringify(join(DIST, 'ledger/folder-ledger.js'))};
+      let stop;
+      const stopped = new Promise((resolve) => { stop = resolve; });
+      // Before the ledger's own listeners, as track --watch does.
+      if (${listen}) process.once('SIGTERM', () => stop());
+      const ledger = new FolderLedger(${JSON.stringify(stateDir)}, { staleMs: 2000 });
+      const key = { account: ${JSON.stringify(account)}, orderNumber: ${JSON.stringify(orderNumber)} };
+      const alive = setInterval(() => {}, 1000);
+      await ledger.withLock(key, async () => {
+        process.stdout.write('holding\\n');
+        await stopped;
+      });
+      clearInterval(alive);`;
+
+    it('a SIGTERM listened to with process.once stops the holder, not the lock clean-up (exit 0)', async () => {
+      const dir = await tempDir();
+      const holder = run(stopper(dir, 'PO-term', true));
+      await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        holder.on('exit', (code, signal) => resolve({ code, signal })),
+      );
+      holder.kill('SIGTERM');
+      expect(await exited).toEqual({ code: 0, signal: null });
+      const files = await readdir(join(dir, 'ledger', safeName(account)));
+      expect(files.filter((f) => f.endsWith('.lock'))).toEqual([]);
+    }, 30_000);
+
+    it('a SIGTERM nobody listens to kills the holder, and its lock is removed', async () => {
+      const dir = await tempDir();
+      const holder = run(stopper(dir, 'PO-kill-term', false));
+      await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
+      const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+        holder.on('exit', (_code, signal) => resolve(signal)),
+      );
+      holder.kill('SIGTERM');
+      expect(await exited).toBe('SIGTERM');
+      const files = await readdir(join(dir, 'ledger', safeName(account)));
+      expect(files.filter((f) => f.endsWith('.lock'))).toEqual([]);
+    }, 30_000);
+
     it('gives up with a clear error while a live process holds the lock', async () => {
       const dir = await tempDir();
       const holder = run(worker(dir, 'PO-busy', 1, 10_000));
