@@ -371,12 +371,12 @@ function toValue(node: Node, schema: SchemaNode | undefined): unknown {
     return node.items.map((item) => toValue(item, itemSchema));
   }
   const out: Record<string, unknown> = {};
-  const seen = new Set<string>();
   node.keys.forEach((keyNode, k) => {
     const key = keyNode.source;
-    // A duplicate key is an error worded (with both locations) by the full reader.
-    if (seen.has(key)) giveUp();
-    seen.add(key);
+    // A duplicate key is an error worded (with both locations) by the full reader. Every key
+    // read so far is an own property of `out` (`__proto__` too: defined, not assigned), so
+    // asking it needs no set of seen keys per map (thousands of maps in a big manifest).
+    if (Object.hasOwn(out, key)) giveUp();
     const value = toValue(node.values[k] as Node, childSchema(schema, key));
     if (key === '__proto__')
       Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
