@@ -113,8 +113,11 @@ export async function beginResultCsv(
     return WRITTEN;
   }
   if (report.input.format !== 'csv') {
-    await writeAtomicStream(path, batches(manifestRows(report)), opts.file);
-    return WRITTEN;
+    // Not waited for: the caller writes result.json meanwhile, so the two files' writes and
+    // fsyncs overlap (the final write of a `run` is on its way to exit).
+    const done = writeAtomicStream(path, batches(manifestRows(report)), opts.file);
+    done.catch(() => undefined); // observed by the caller's await of `done`
+    return { done };
   }
   const header = opts.manifest?.csv?.header;
   const cells = rowCellsOf(report, opts.manifest);
