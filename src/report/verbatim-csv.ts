@@ -61,7 +61,7 @@ async function* verbatimChunks(
   everyRow: boolean,
 ): AsyncGenerator<string | Uint8Array> {
   yield stringify([[...header, ...CSV_RESULT_COLUMNS].map(neutraliseCell)]);
-  const out = new ByteOutput(COPY_CHUNK_BYTES * 2);
+  const out = new ByteOutput();
   const scanner = new CsvRecordScanner();
   const width = header.length;
   let nextRow = 1;
@@ -103,11 +103,14 @@ async function* verbatimChunks(
   // One reused read buffer: the unscanned tail of a read is moved to its front and the next
   // read lands after it. A fresh buffer per read (a read stream, Buffer.concat for the tail)
   // made ~2 MB of short-lived off-heap memory per MB of input, which RSS showed.
-  let buf = Buffer.allocUnsafe(COPY_CHUNK_BYTES);
+  // Sized to the file up to COPY_CHUNK_BYTES: a one-order input (`watch`) gets a few kB, not
+  // 1 MB of off-heap memory that brings the next old-generation collection nearer.
+  let buf: Buffer | undefined;
   let held = 0; // bytes at the front of buf not yet scanned
   let first = true;
   const handle = await open(file, 'r');
   try {
+    buf = Buffer.allocUnsafe(Math.min(COPY_CHUNK_BYTES, Math.max(4096, (await handle.stat()).size + 1)));
     for (;;) {
       if (held === buf.length) {
         const grown = Buffer.allocUnsafe(buf.length * 2); // a record longer than the buffer

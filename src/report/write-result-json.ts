@@ -24,7 +24,7 @@ const CHUNK_BYTES = 1 << 20;
  * 96 of a 300,000-row input's 115 MB) are written as bytes by itemsJson; the rest is text.
  */
 export function* resultJsonChunks(report: ResultReport): Generator<Uint8Array> {
-  const out = new ByteOutput(CHUNK_BYTES * 2);
+  const out = new ByteOutput();
   const { jobs, ...head } = report;
   const text = JSON.stringify(head, null, 2);
   out.text(`${text.slice(0, text.lastIndexOf('\n}'))},\n  "jobs": [`);
