@@ -34,6 +34,20 @@ function modulesOf(args: string[], name: string): string[] {
 
 const heavyIn = (mods: string[]): string[] => mods.filter((m) => HEAVY.some((re) => re.test(m)));
 
+/** The environment of a process whose API nobody answers (port 9), recording its imports into `log`. */
+function unreachableApi(log: string, stateDir: string): NodeJS.ProcessEnv {
+  return {
+    ...process.env,
+    HTORDER_IMPORT_LOG: log,
+    HTORDER_BASE_URL: 'http://127.0.0.1:9',
+    HTORDER_AUTH_URL: 'http://127.0.0.1:9',
+    HTORDER_REALM: 'r',
+    HTORDER_CLIENT_ID: 'c',
+    HTORDER_CLIENT_SECRET: 's',
+    HTORDER_STATE_DIR: join(dir, stateDir),
+  };
+}
+
 describe('startup: heavy modules load only for the commands that need them', () => {
   beforeAll(() => requireDist());
 
@@ -67,16 +81,7 @@ describe('startup: heavy modules load only for the commands that need them', () 
     const drop = mkdtempSync(join(dir, 'drop-'));
     const child = spawn(process.execPath, ['--import', RECORDER, CLI, 'watch', drop], {
       // An API nobody answers: the sign-in at start fails quietly; nothing is dropped.
-      env: {
-        ...process.env,
-        HTORDER_IMPORT_LOG: log,
-        HTORDER_BASE_URL: 'http://127.0.0.1:9',
-        HTORDER_AUTH_URL: 'http://127.0.0.1:9',
-        HTORDER_REALM: 'r',
-        HTORDER_CLIENT_ID: 'c',
-        HTORDER_CLIENT_SECRET: 's',
-        HTORDER_STATE_DIR: join(dir, 'watch-state'),
-      },
+      env: unreachableApi(log, 'watch-state'),
       stdio: ['ignore', 'ignore', 'pipe'],
     });
     await new Promise<void>((resolve, reject) => {
@@ -107,16 +112,7 @@ describe('startup: heavy modules load only for the commands that need them', () 
     writeFileSync(join(dir, 'r.yaml'), 'version: 1\njobs: []\n');
     // An API nobody answers: the token request fails (exit 3, unavailable), after it was made.
     const r = spawnSync(process.execPath, ['--import', RECORDER, CLI, 'run', join(dir, 'r.yaml')], {
-      env: {
-        ...process.env,
-        HTORDER_IMPORT_LOG: log,
-        HTORDER_BASE_URL: 'http://127.0.0.1:9',
-        HTORDER_AUTH_URL: 'http://127.0.0.1:9',
-        HTORDER_REALM: 'r',
-        HTORDER_CLIENT_ID: 'c',
-        HTORDER_CLIENT_SECRET: 's',
-        HTORDER_STATE_DIR: join(dir, 'run-state'),
-      },
+      env: unreachableApi(log, 'run-state'),
       encoding: 'utf8',
       timeout: 30_000,
     });

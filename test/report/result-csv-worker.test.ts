@@ -52,6 +52,18 @@ function ordersCsv(orders: number, eol = '\n'): string {
 
 const startedAt = new Date('2026-11-23T04:00:00Z');
 
+/** check's report of a loaded input, at a fixed time (so two writes of it compare byte for byte). */
+function checkReport(loaded: Awaited<ReturnType<typeof built.load.loadManifest>>) {
+  return built.build.buildReport({
+    command: 'check',
+    input: loaded.input,
+    manifest: loaded.manifest,
+    diagnostics: loaded.diagnostics,
+    startedAt,
+    finishedAt: startedAt,
+  });
+}
+
 /** The reports of `input` written into `dir` (as `watch` does: to a target), the copy in a worker or not. */
 async function reportsOf(
   input: string,
@@ -61,14 +73,7 @@ async function reportsOf(
 ): Promise<Record<string, Buffer>> {
   const mapping = opts.mapping ? await built.mapping.loadMapping(opts.mapping) : undefined;
   const loaded = await built.load.loadManifest(input, mapping ? { mapping } : {});
-  const report = built.build.buildReport({
-    command: 'check',
-    input: loaded.input,
-    manifest: loaded.manifest,
-    diagnostics: loaded.diagnostics,
-    startedAt,
-    finishedAt: startedAt,
-  });
+  const report = checkReport(loaded);
   await built.write.writeReports(report, {
     manifest: loaded.manifest,
     ...(mapping ? { mapping } : {}),
@@ -121,13 +126,7 @@ describe('result.csv copied by a worker thread', () => {
     await writeFile(input, ordersCsv(20));
     const dir = await tempDirPerTest('htorder-worker-');
     const loaded = await built.load.loadManifest(input, {});
-    const report = built.build.buildReport({
-      command: 'check',
-      input: loaded.input,
-      manifest: loaded.manifest,
-      diagnostics: loaded.diagnostics,
-      startedAt,
-    });
+    const report = checkReport(loaded);
     // The input is gone by the time the worker reads it again.
     await rm(input);
     const shownAs = join(dir, 'orders.csv');
