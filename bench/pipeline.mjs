@@ -19,8 +19,9 @@
  *
  * Options: --runs N (5), --jobs N (1000), --latency MS (25), --concurrency N (8), --prof DIR
  * (a --cpu-prof profile of each htorder run into DIR), --cli FILE (another build's
- * dist/cli/main.js, for before/after). Environment: BENCH_RUNS, BENCH_JOBS,
- * BENCH_LATENCY_MS, BENCH_CONCURRENCY, BENCH_PROF.
+ * dist/cli/main.js, for before/after), --trace (each run's phases for both processes: the first
+ * POST /Jobs, the POSTs, the time from the last answer to exit; lib/report-peak.mjs).
+ * Environment: BENCH_RUNS, BENCH_JOBS, BENCH_LATENCY_MS, BENCH_CONCURRENCY, BENCH_PROF.
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -36,6 +37,7 @@ const JOBS = Number(option('--jobs', 'BENCH_JOBS', 1000));
 const LATENCY = Number(option('--latency', 'BENCH_LATENCY_MS', 25));
 const CONCURRENCY = Number(option('--concurrency', 'BENCH_CONCURRENCY', 8));
 const PROF = option('--prof', 'BENCH_PROF', undefined);
+const TRACE = process.argv.includes('--trace');
 const LINES = 5;
 // --cli: another build of htorder to measure (e.g. an older one, for before/after).
 const CLI = option('--cli', 'BENCH_CLI', join(root, 'dist/cli/main.js'));
@@ -71,7 +73,7 @@ try {
     const file = join(work, `orders-${tag}.yaml`);
     await writeFile(file, manifest(tag, assets));
     await fresh();
-    const r = await measureProcess([CLI, 'run', file], { statsFile: stats, env, cwd: work, nodeArgs });
+    const r = await measureProcess([CLI, 'run', file], { statsFile: stats, env: traced(env), cwd: work, nodeArgs });
     const created = await sandbox.admin.jobs();
     if (r.code !== 0 || created.length !== JOBS)
       throw new Error(
@@ -103,7 +105,7 @@ try {
     );
     const bare = async () => {
       await fresh();
-      const r = await measureProcess([BARE, bareFile], { statsFile: stats, env: bareEnv, cwd: work });
+      const r = await measureProcess([BARE, bareFile], { statsFile: stats, env: traced(bareEnv), cwd: work });
       if (r.code !== 0) throw new Error(`bare client failed (${r.code}): ${r.stdout}${r.stderr.slice(0, 2000)}`);
       const sent = JSON.parse(r.stdout).sent;
       if (sent !== 2 * JOBS) throw new Error(`bare client sent ${sent} calls, expected ${2 * JOBS}`);
@@ -120,6 +122,7 @@ try {
     console.log(
       `  run ${run} (${run % 2 ? 'htorder first' : 'bare first'}): htorder ${seconds(h2.wallMs)} (CPU ${seconds(h2.cpuMs)}, peak RSS ${megabytes(h2.maxRssBytes)}, ${total} calls) · bare client ${seconds(b.wallMs)} (CPU ${seconds(b.cpuMs)}) · ${times(ratio)} · ${load()}`,
     );
+    if (TRACE) console.log(`    htorder: ${phases(h2)} · bare client: ${phases(b)}`);
   }
   const total = Object.values(calls).reduce((a, c) => a + c, 0);
   const bound = (total * LATENCY) / CONCURRENCY;
@@ -135,6 +138,18 @@ try {
 } finally {
   await sandbox.close();
   await rm(work, { recursive: true, force: true });
+}
+
+/** With --trace, the child notes its first POST /Jobs and its last answer (lib/report-peak.mjs). */
+function traced(env) {
+  return TRACE ? { ...env, HTORDER_BENCH_TRACE: '1' } : env;
+}
+
+/** A traced run's phases: until the first POST /Jobs, the POSTs, from the last answer to exit (CPU split too). */
+function phases(r) {
+  if (!Number.isFinite(r.firstPostMs)) return 'no POST /Jobs traced';
+  const ms = (v) => `${v.toFixed(0)} ms`;
+  return `first POST /Jobs at ${ms(r.firstPostMs)}, POSTs ${seconds(r.lastPostMs - r.firstPostMs)}, last answer to exit ${ms(r.exitMs - r.lastPostMs)}; CPU user ${seconds(r.userMs)} + system ${seconds(r.systemMs)}`;
 }
 
 /** JOBS jobs of LINES asset reorders each; the one delivery address in `defaults`. */

@@ -3,16 +3,37 @@
  * process exits, however it exits, writes its peak resident set size and CPU time to the file
  * named by HTORDER_BENCH_STATS. The kernel's own high-water mark (getrusage maxRSS) is exact,
  * unlike polling /proc from outside, which can miss a short peak just before exit.
+ *
+ * With HTORDER_BENCH_TRACE=1 it also notes, from undici's diagnostics channel, when the child
+ * made its first `POST …/Jobs` and when the last one was answered (ms from the process's start;
+ * `npm run bench -- --trace`): where a run's time goes — before the first order, the orders
+ * themselves, after the last answer — without a profiler slowing it.
  */
+import { subscribe } from 'node:diagnostics_channel';
 import { writeFileSync } from 'node:fs';
 
 const out = process.env.HTORDER_BENCH_STATS;
+const trace = { firstPostMs: Number.NaN, lastPostMs: Number.NaN };
+if (out && process.env.HTORDER_BENCH_TRACE === '1') {
+  const isJobsPost = (request) => request.method === 'POST' && /\/Jobs(\?|$)/.test(request.path);
+  subscribe('undici:request:create', ({ request }) => {
+    if (Number.isNaN(trace.firstPostMs) && isJobsPost(request)) trace.firstPostMs = performance.now();
+  });
+  subscribe('undici:request:headers', ({ request }) => {
+    if (isJobsPost(request)) trace.lastPostMs = performance.now();
+  });
+}
 if (out) {
   process.on('exit', () => {
     const u = process.resourceUsage();
     writeFileSync(
       out,
-      JSON.stringify({ maxRssBytes: u.maxRSS * 1024, userMs: u.userCPUTime / 1000, systemMs: u.systemCPUTime / 1000 }),
+      JSON.stringify({
+        maxRssBytes: u.maxRSS * 1024,
+        userMs: u.userCPUTime / 1000,
+        systemMs: u.systemCPUTime / 1000,
+        ...(Number.isNaN(trace.firstPostMs) ? {} : { ...trace, exitMs: performance.now() }),
+      }),
     );
   });
 }
