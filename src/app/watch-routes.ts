@@ -1,13 +1,13 @@
 import { realpathSync } from 'node:fs';
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { ConfigFile } from '../config/config-file.js';
 import { parsePath } from '../config/parse-setting.js';
 import { findConfigFile, type SettingFlags } from '../config/resolve-settings.js';
 import { chooseRoute, routeMatcher, routesFor, type Route } from '../config/routes.js';
 import { UsageError } from '../errors.js';
-import { PRESETS_DIR } from '../manifest/mapping/presets-dir.js';
+import { presetPath } from '../manifest/mapping/presets-dir.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import { isS3Url, parseS3Url } from '../storage/s3/s3-url.js';
 
@@ -140,8 +140,8 @@ export async function loadWatchRoutes(opts: {
 function mappingPath(value: string, file: ConfigFile, home: string): string | undefined {
   const path = parsePath(value, `mapping in ${file.path}`, dirname(file.path), home);
   if (existsSync(path) && statSync(path).isFile()) return path;
-  const preset = /^[a-z][a-z0-9-]*$/.test(value) ? join(PRESETS_DIR, `${value}.yaml`) : undefined;
-  if (preset !== undefined && existsSync(preset)) return preset;
+  const preset = presetPath(value);
+  if (preset !== undefined) return preset;
   return existsSync(path) ? path : undefined;
 }
 

@@ -23,7 +23,7 @@ import {
 } from '../csv/template.js';
 import { compileExpression, ExpressionError } from './expressions.js';
 import type { LookupTable, Mapping } from './model.js';
-import { PRESETS_DIR } from './presets-dir.js';
+import { PRESETS_DIR, presetPath } from './presets-dir.js';
 
 // Three levels up from src/manifest/mapping/ and dist/manifest/mapping/ alike.
 export const MAPPING_SCHEMA_URL = new URL('../../../schemas/mapping.schema.json', import.meta.url);
@@ -53,9 +53,8 @@ interface MappingProblem {
 
 /** A preset's file when `name` is one (a bare name with no file of that name beside it). */
 export function presetFile(name: string): string | undefined {
-  if (!/^[a-z][a-z0-9-]*$/.test(name) || (existsSync(name) && statSync(name).isFile())) return undefined;
-  const file = join(PRESETS_DIR, `${name}.yaml`);
-  return existsSync(file) ? file : undefined;
+  if (existsSync(name) && statSync(name).isFile()) return undefined;
+  return presetPath(name);
 }
 
 /** The presets there are, for messages. */
@@ -147,8 +146,7 @@ export function parseMapping(text: string, file: string): Mapping {
 
 /** The mapping `extends` names: a preset, or a file relative to this one. */
 function parent(name: string, file: string, at: SourceLocation): Mapping {
-  const preset = /^[a-z][a-z0-9-]*$/.test(name) ? join(PRESETS_DIR, `${name}.yaml`) : undefined;
-  const path = preset !== undefined && existsSync(preset) ? preset : resolve(dirname(file), name);
+  const path = presetPath(name) ?? resolve(dirname(file), name);
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
