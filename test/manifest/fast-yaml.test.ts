@@ -22,15 +22,25 @@ type Located = SourceMap & { locateKey(path: string): SourceLocation };
 const fast = (text: string): Parsed | undefined => parseFastYaml('m.yaml', text, manifestSchema);
 const full = (text: string): Parsed => parseYamlPackage('m.yaml', text, {});
 
-/** Every path of the data, plus a missing child of each collection (located at its nearest ancestor). */
+/**
+ * Every path of the data, plus missing children (located at their nearest ancestor): of each
+ * collection, of each scalar, and, since the fast reader finds a key by its text in the file,
+ * the near misses of each key (a prefix, the key with the space or colon after it).
+ */
 function pathsOf(value: unknown, at: PathSegment[] = [], out: string[] = []): string[] {
   out.push(formatPath(at));
   if (Array.isArray(value)) {
     for (const [i, v] of value.entries()) pathsOf(v, [...at, i], out);
-    out.push(formatPath([...at, value.length + 3]), formatPath([...at, 'nope']));
+    out.push(formatPath([...at, value.length + 3]), formatPath([...at, 'nope']), formatPath([...at, -1]));
+    out.push(formatPath([...at, '0']));
   } else if (value !== null && typeof value === 'object') {
-    for (const k of Object.keys(value)) pathsOf((value as Record<string, unknown>)[k], [...at, k], out);
+    for (const k of Object.keys(value)) {
+      pathsOf((value as Record<string, unknown>)[k], [...at, k], out);
+      out.push(formatPath([...at, k.slice(0, -1)]), formatPath([...at, `${k} `]), formatPath([...at, `${k}:`]));
+    }
     out.push(formatPath([...at, 'nope']), formatPath([...at, 0]));
+  } else {
+    out.push(formatPath([...at, 0]), formatPath([...at, 'nope']));
   }
   return out;
 }
@@ -115,6 +125,46 @@ describe('fast YAML reader: the same answers as the yaml package', () => {
     expectSame('- a root\n- list\n');
     expectSame(`version: 1\n${'k'.repeat(1020)}    : at the limit\n`);
     expectSame('version: 1\nlist:\n  -   a\n  -\n    b: c\n  - # comment\n    d: e\nnull: null\ntilde: ~\n');
+  });
+
+  it('finds keys by their whole text: not a prefix, not with the spaces before their colon', () => {
+    const text = [
+      'a: 1',
+      'ab: 2',
+      'a b   : 3',
+      'a:b: 4',
+      '0: zero',
+      '1:',
+      '  - x',
+      'm: { a: 5, ab: { a b: 6 }, q: 7 }',
+      'k::   8',
+      '',
+    ].join('\n');
+    const f = fast(text);
+    expect(f?.doc).toEqual({
+      a: 1,
+      ab: 2,
+      'a b': 3,
+      'a:b': 4,
+      0: 'zero',
+      1: ['x'],
+      m: { a: 5, ab: { 'a b': 6 }, q: 7 },
+      'k:': 8,
+    });
+    expectAgree(text, f as Parsed);
+    const located = f?.sources as Located;
+    // Line:column of each, the key's and the value's: the package's answers are checked above.
+    expect(located.locateKey('["a b"]')).toEqual({ file: 'm.yaml', line: 3, column: 1 });
+    expect(located.locate('["a b"]')).toEqual({ file: 'm.yaml', line: 3, column: 9 });
+    expect(located.locate('["a b "]')).toEqual({ file: 'm.yaml', line: 1, column: 1 });
+    expect(located.locate('["a:b"]')).toEqual({ file: 'm.yaml', line: 4, column: 6 });
+    expect(located.locate('[0]')).toEqual({ file: 'm.yaml', line: 5, column: 4 });
+    expect(located.locate('1[0]')).toEqual({ file: 'm.yaml', line: 7, column: 5 });
+    expect(located.locate('m.ab["a b"]')).toEqual({ file: 'm.yaml', line: 8, column: 23 });
+    expect(located.locateKey('["k:"]')).toEqual({ file: 'm.yaml', line: 9, column: 1 });
+    for (const missing of ['["a "]', '["a:"]', 'b', '["k"]', 'm.ab.a', 'm.q.x', '1.x', '1[1]']) {
+      expect([missing, located.locate(missing)]).toEqual([missing, full(text).sources.locate(missing)]);
+    }
   });
 
   it('gives up on what it does not read, and the package reads it', async () => {

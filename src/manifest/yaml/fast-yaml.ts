@@ -15,44 +15,98 @@ import { childSchema, wantsString, type SchemaNode } from '../schema/manifest-sc
  * test/manifest/fast-yaml.test.ts compares both readers on the samples and on random manifests.
  */
 
-interface Scalar {
-  kind: 'scalar';
-  /** Offset of the first character (the quote of a quoted scalar). */
-  at: number;
-  plain: boolean;
-  /** The text as written for a plain scalar; the string itself for a quoted one. */
-  source: string;
-  /** Keys: their text (astToValue names an entry by its key's source, never its value). */
-  value: unknown;
+/**
+ * The node table: one row per node (scalar, map or sequence) in parallel typed arrays, not an
+ * object per node. A 1,000-job manifest has ~25,000 nodes, all kept by the source map, and
+ * objects for them (with their key nodes, arrays and per-value tuples) were copied by every
+ * young-generation collection of the parse: ~40% of its cold time. Typed arrays live outside
+ * the collected heap. A map's keys are not stored: a key is its text, `keyAt` to `keyEnd`.
+ */
+const SCALAR = 0;
+const MAP = 1;
+const SEQ = 2;
+
+class Nodes {
+  count = 0;
+  kind: Uint8Array;
+  /** Offset of a scalar's first character (the quote of a quoted one); a block map's first key, a flow map's `{`; a block sequence's first `-`, a flow sequence's `[`. */
+  at: Int32Array;
+  /** The node's key in its map: offsets of its first character and after its last; -1 outside a map. */
+  keyAt: Int32Array;
+  keyEnd: Int32Array;
+  /** A map's or sequence's children, in order: `kids[kidStart]`, and `kidCount` of them. */
+  kidStart: Int32Array;
+  kidCount: Int32Array;
+  kids: Int32Array;
+  private kidsLength = 0;
+  /** The children of the collections being read, innermost last; moved to `kids` when one ends. */
+  private pending: Int32Array;
+  private pendingLength = 0;
+
+  constructor(capacity: number) {
+    this.kind = new Uint8Array(capacity);
+    this.at = new Int32Array(capacity);
+    this.keyAt = new Int32Array(capacity);
+    this.keyEnd = new Int32Array(capacity);
+    this.kidStart = new Int32Array(capacity);
+    this.kidCount = new Int32Array(capacity);
+    this.kids = new Int32Array(capacity);
+    this.pending = new Int32Array(64);
+  }
+
+  add(kind: number, at: number): number {
+    const id = this.count++;
+    if (id === this.at.length) {
+      const size = id * 2;
+      this.kind = grown(this.kind, new Uint8Array(size));
+      this.at = grown(this.at, new Int32Array(size));
+      this.keyAt = grown(this.keyAt, new Int32Array(size));
+      this.keyEnd = grown(this.keyEnd, new Int32Array(size));
+      this.kidStart = grown(this.kidStart, new Int32Array(size));
+      this.kidCount = grown(this.kidCount, new Int32Array(size));
+    }
+    this.kind[id] = kind;
+    this.at[id] = at;
+    this.keyAt[id] = -1;
+    return id;
+  }
+
+  /** Where the children of a collection about to be read start (pass it to `close`). */
+  open(): number {
+    return this.pendingLength;
+  }
+
+  /** `id` is the next child of the collection being read; `keyAt`/`keyEnd` its key's, or -1 in a sequence. */
+  child(id: number, keyAt: number, keyEnd: number): void {
+    this.keyAt[id] = keyAt;
+    this.keyEnd[id] = keyEnd;
+    if (this.pendingLength === this.pending.length)
+      this.pending = grown(this.pending, new Int32Array(this.pending.length * 2));
+    this.pending[this.pendingLength++] = id;
+  }
+
+  /** The collection `id`, whose children were given since `open` returned `base`, is read. */
+  close(id: number, base: number): void {
+    const n = this.pendingLength - base;
+    if (this.kidsLength + n > this.kids.length)
+      this.kids = grown(this.kids, new Int32Array(Math.max(this.kids.length * 2, this.kidsLength + n)));
+    this.kidStart[id] = this.kidsLength;
+    this.kidCount[id] = n;
+    for (let k = base; k < this.pendingLength; k++) this.kids[this.kidsLength++] = this.pending[k] as number;
+    this.pendingLength = base;
+  }
 }
-interface MapNode {
-  kind: 'map';
-  /** A block map: its first key; a flow map: its `{`. */
-  at: number;
-  keys: Scalar[];
-  values: Node[];
+
+function grown<T extends Uint8Array | Int32Array>(from: T, to: T): T {
+  to.set(from);
+  return to;
 }
-interface SeqNode {
-  kind: 'seq';
-  /** A block sequence: its first `-`; a flow sequence: its `[`. */
-  at: number;
-  items: Node[];
-}
-type Node = Scalar | MapNode | SeqNode;
 
 /** Thrown inside the reader: the text is outside what it reads; the `yaml` package reads it instead. */
 class GiveUp extends Error {}
 const giveUp = (): never => {
   throw new GiveUp();
 };
-
-interface Line {
-  /** Offset of the line's first character and of its first non-space character. */
-  start: number;
-  content: number;
-  end: number;
-  indent: number;
-}
 
 /**
  * The `yaml` package's YAML 1.2 core schema for plain scalars (yaml 2.x, src/schema/core), in
@@ -90,10 +144,8 @@ export function parseFastYaml(
   if (/[^\S \n]|^(?:---|\.\.\.|%)/m.test(text)) return undefined;
   try {
     const reader = new Reader(text);
-    const root = reader.document();
-    if (!root) return undefined;
-    const doc = toValue(root, rootSchema);
-    const sources = new FastSourceMap(file, root, text);
+    const doc = reader.document(rootSchema);
+    const sources = new FastSourceMap(file, reader.nodes, reader.root, text);
     const diagnostics: Diagnostic[] = [];
     return { doc, sources, diagnostics };
   } catch (err) {
@@ -108,22 +160,34 @@ const PLAIN_START = /^[^-?:,[\]{}#&*!|>'"%@`\s]|^[-?:][^\s,[\]{}]/;
 /** Deeper nesting is left to the package (the reader recurses; no manifest nests this deep). */
 const MAX_DEPTH = 64;
 
+/**
+ * Reads the text into plain data as astToValue makes it from the package's AST (schema-guided
+ * text, `__proto__` kept as data), and the node table for the source map, in one pass: no tree
+ * of objects in between. Each read returns the value; the node it made is left in `last` and,
+ * for flow values, the offset after it in `pos` (no tuple per value).
+ */
 class Reader {
-  private readonly lines: Line[] = [];
+  /** The lines that carry something (not blank, not only a comment): offsets of their first character, first non-space character and end. */
+  private readonly lineStart: Int32Array;
+  private readonly lineContent: Int32Array;
+  private readonly lineEnd: Int32Array;
+  private readonly lineCount: number;
   private i = 0;
   private depth = 0;
-
-  /** Runs one level deeper, giving up past MAX_DEPTH. */
-  private nested<T>(read: () => T): T {
-    if (++this.depth > MAX_DEPTH) giveUp();
-    try {
-      return read();
-    } finally {
-      this.depth--;
-    }
-  }
+  /** The node of the value read last. */
+  private last = 0;
+  /** The offset after the flow value or item read last. */
+  private pos = 0;
+  readonly nodes: Nodes;
+  root = 0;
 
   constructor(private readonly text: string) {
+    let lines = 1;
+    for (let k = text.indexOf('\n'); k >= 0; k = text.indexOf('\n', k + 1)) lines++;
+    this.lineStart = new Int32Array(lines);
+    this.lineContent = new Int32Array(lines);
+    this.lineEnd = new Int32Array(lines);
+    let count = 0;
     let start = 0;
     while (start <= text.length) {
       let end = text.indexOf('\n', start);
@@ -132,28 +196,48 @@ class Reader {
       while (content < end && text.charCodeAt(content) === 32) content++;
       // Blank and comment-only lines carry nothing.
       if (content < end && text.charCodeAt(content) !== 35) {
-        this.lines.push({ start, content, end, indent: content - start });
+        this.lineStart[count] = start;
+        this.lineContent[count] = content;
+        this.lineEnd[count] = end;
+        count++;
       }
       start = end + 1;
     }
+    this.lineCount = count;
+    // The benchmark's manifest has a node per ~15 bytes: room for twice that before the table grows.
+    this.nodes = new Nodes(64 + (text.length >> 3));
   }
 
-  document(): Node | undefined {
-    if (this.lines.length === 0) return undefined;
-    const first = this.lines[0] as Line;
-    if (first.indent !== 0) giveUp();
-    const root = this.block(0);
-    if (this.i < this.lines.length) giveUp();
-    return root;
+  /** The whole text's value (its node is `root`). */
+  document(schema: SchemaNode): unknown {
+    if (this.lineCount === 0 || this.indent(0) !== 0) giveUp();
+    const value = this.block(0, schema);
+    if (this.i < this.lineCount) giveUp();
+    this.root = this.last;
+    return value;
+  }
+
+  private indent(line: number): number {
+    return (this.lineContent[line] as number) - (this.lineStart[line] as number);
+  }
+
+  /** One level deeper, giving up past MAX_DEPTH (a give-up ends the whole read: no need to step back on it). */
+  private deeper(): void {
+    if (++this.depth > MAX_DEPTH) giveUp();
   }
 
   /** The block node whose first line is the current one, at `indent`. */
-  private block(indent: number): Node {
-    const line = this.lines[this.i] as Line;
-    if (this.isItem(line.content, line.end)) return this.nested(() => this.seq(indent));
-    if (this.entryColon(line.content, line.end) >= 0) return this.nested(() => this.map(indent, line.content));
+  private block(indent: number, schema: SchemaNode | undefined): unknown {
+    const from = this.lineContent[this.i] as number;
+    const end = this.lineEnd[this.i] as number;
+    let value: unknown;
+    this.deeper();
+    if (this.isItem(from, end)) value = this.seq(indent, schema);
+    else if (this.entryColon(from, end) >= 0) value = this.map(indent, from, schema);
     // A lone scalar or flow collection as a whole block (a root that is not a map): rare; left.
-    return giveUp();
+    else giveUp();
+    this.depth--;
+    return value;
   }
 
   private isItem(from: number, end: number): boolean {
@@ -178,97 +262,121 @@ class Reader {
     return -1;
   }
 
-  private map(indent: number, firstFrom: number): MapNode {
-    const node: MapNode = { kind: 'map', at: firstFrom, keys: [], values: [] };
+  private map(indent: number, firstFrom: number, schema: SchemaNode | undefined): Record<string, unknown> {
+    const t = this.text;
+    const nodes = this.nodes;
+    const id = nodes.add(MAP, firstFrom);
+    const base = nodes.open();
+    const out: Record<string, unknown> = {};
     let from = firstFrom;
     for (;;) {
-      const line = this.lines[this.i] as Line;
-      const colon = this.entryColon(from, line.end);
+      const end = this.lineEnd[this.i] as number;
+      const colon = this.entryColon(from, end);
       if (colon < 0) giveUp();
-      const keyText = this.text.slice(from, colon).trimEnd();
+      const key = t.slice(from, colon).trimEnd();
       // The package's limit is on the colon's distance from the key, spaces before it included.
-      if (keyText === '' || colon - from > 1024 || !PLAIN_START.test(keyText) || /[#'"]|: /.test(keyText)) giveUp();
-      node.keys.push({ kind: 'scalar', at: from, plain: true, source: keyText, value: keyText });
-      const rest = skipSpaces(this.text, colon + 1, line.end);
-      if (rest === line.end || this.text.charCodeAt(rest) === 35) {
-        if (rest < line.end && this.text.charCodeAt(rest - 1) !== 32) giveUp();
+      if (key === '' || colon - from > 1024 || !PLAIN_START.test(key) || /[#'"]|: /.test(key)) giveUp();
+      const valueSchema = checkedChildSchema(out, key, schema);
+      let value: unknown;
+      const rest = skipSpaces(t, colon + 1, end);
+      if (rest === end || t.charCodeAt(rest) === 35) {
+        if (rest < end && t.charCodeAt(rest - 1) !== 32) giveUp();
         // `key:` and the value on the next lines: a deeper block, or a sequence at the key's indent.
-        this.i++;
-        const next = this.lines[this.i];
-        if (next && next.indent > indent) node.values.push(this.block(next.indent));
-        else if (next && next.indent === indent && this.isItem(next.content, next.end))
-          node.values.push(this.nested(() => this.seq(indent)));
-        else giveUp(); // an empty value (null): left to the package
+        const next = ++this.i;
+        if (next < this.lineCount && this.indent(next) > indent) value = this.block(this.indent(next), valueSchema);
+        else if (
+          next < this.lineCount &&
+          this.indent(next) === indent &&
+          this.isItem(this.lineContent[next] as number, this.lineEnd[next] as number)
+        ) {
+          this.deeper();
+          value = this.seq(indent, valueSchema);
+          this.depth--;
+        } else giveUp(); // an empty value (null): left to the package
       } else {
-        node.values.push(this.inline(rest, line.end));
+        value = this.inline(rest, end, valueSchema);
         this.i++;
-        const next = this.lines[this.i];
-        if (next && next.indent > indent) giveUp(); // a multi-line scalar
+        if (this.i < this.lineCount && this.indent(this.i) > indent) giveUp(); // a multi-line scalar
       }
-      const next = this.lines[this.i];
-      if (!next || next.indent < indent) return node;
-      if (next.indent > indent || this.isItem(next.content, next.end)) giveUp();
-      from = next.content;
+      nodes.child(this.last, from, from + key.length);
+      setEntry(out, key, value);
+      const next = this.i;
+      if (next >= this.lineCount || this.indent(next) < indent) {
+        nodes.close(id, base);
+        this.last = id;
+        return out;
+      }
+      from = this.lineContent[next] as number;
+      if (this.indent(next) > indent || this.isItem(from, this.lineEnd[next] as number)) giveUp();
     }
   }
 
-  private seq(indent: number): SeqNode {
-    const first = this.lines[this.i] as Line;
-    const node: SeqNode = { kind: 'seq', at: first.content, items: [] };
+  private seq(indent: number, schema: SchemaNode | undefined): unknown[] {
+    const t = this.text;
+    const nodes = this.nodes;
+    const id = nodes.add(SEQ, this.lineContent[this.i] as number);
+    const base = nodes.open();
+    const itemSchema = childSchema(schema, 0);
+    const out: unknown[] = [];
     for (;;) {
-      const line = this.lines[this.i] as Line;
-      const from = skipSpaces(this.text, line.content + 1, line.end);
-      if (from === line.end || this.text.charCodeAt(from) === 35) {
-        if (from < line.end && this.text.charCodeAt(from - 1) !== 32) giveUp();
-        this.i++;
-        const next = this.lines[this.i];
-        if (!next || next.indent <= indent) giveUp(); // an empty item (null)
-        node.items.push(this.block(next.indent));
-      } else if (this.isItem(from, line.end)) {
+      const end = this.lineEnd[this.i] as number;
+      const from = skipSpaces(t, (this.lineContent[this.i] as number) + 1, end);
+      if (from === end || t.charCodeAt(from) === 35) {
+        if (from < end && t.charCodeAt(from - 1) !== 32) giveUp();
+        const next = ++this.i;
+        if (next >= this.lineCount || this.indent(next) <= indent) giveUp(); // an empty item (null)
+        out.push(this.block(this.indent(next), itemSchema));
+      } else if (this.isItem(from, end)) {
         giveUp(); // `- - x`
-      } else if (this.entryColon(from, line.end) >= 0) {
+      } else if (this.entryColon(from, end) >= 0) {
         // `- key: value`: a map whose indent is its first key's column.
-        node.items.push(this.nested(() => this.map(from - line.start, from)));
+        this.deeper();
+        out.push(this.map(from - (this.lineStart[this.i] as number), from, itemSchema));
+        this.depth--;
       } else {
-        node.items.push(this.inline(from, line.end));
+        out.push(this.inline(from, end, itemSchema));
         this.i++;
-        const next = this.lines[this.i];
-        if (next && next.indent > indent) giveUp();
+        if (this.i < this.lineCount && this.indent(this.i) > indent) giveUp();
       }
-      const next = this.lines[this.i];
-      if (!next || next.indent < indent) return node;
-      if (next.indent > indent || !this.isItem(next.content, next.end)) {
+      nodes.child(this.last, -1, -1);
+      const next = this.i;
+      if (next >= this.lineCount || this.indent(next) < indent) break;
+      const nextFrom = this.lineContent[next] as number;
+      const nextEnd = this.lineEnd[next] as number;
+      if (this.indent(next) > indent || !this.isItem(nextFrom, nextEnd)) {
         // The next entry of a map whose value this sequence is (`key:` then `- …` at the key's indent).
-        if (next.indent === indent && this.entryColon(next.content, next.end) >= 0) return node;
+        if (this.indent(next) === indent && this.entryColon(nextFrom, nextEnd) >= 0) break;
         giveUp();
       }
     }
+    nodes.close(id, base);
+    this.last = id;
+    return out;
   }
 
   /** A value on the rest of one line: a scalar or a one-line flow collection, then at most a comment. */
-  private inline(from: number, end: number): Node {
+  private inline(from: number, end: number, schema: SchemaNode | undefined): unknown {
     const t = this.text;
     const c = t.charCodeAt(from);
-    let node: Node;
-    let after: number;
     if (c === 123 || c === 91 || c === 39 || c === 34) {
-      [node, after] = this.flowValue(from, end);
-      after = skipSpaces(t, after, end);
+      const value = this.flowValue(from, end, schema);
+      const after = skipSpaces(t, this.pos, end);
       if (after < end && !(t.charCodeAt(after) === 35 && t.charCodeAt(after - 1) === 32)) giveUp();
-    } else {
-      // A comment starts at ` #` (searched on this line only: the text after may be long).
-      let stop = from;
-      while (stop < end && !(t.charCodeAt(stop) === 35 && t.charCodeAt(stop - 1) === 32)) stop++;
-      const source = t.slice(from, stop).trimEnd();
-      if (!PLAIN_START.test(source) || source.includes(': ') || source.endsWith(':')) giveUp();
-      node = { kind: 'scalar', at: from, plain: true, source, value: resolvePlain(source) };
+      return value;
     }
-    return node;
+    // A comment starts at ` #` (searched on this line only: the text after may be long).
+    let stop = from;
+    while (stop < end && !(t.charCodeAt(stop) === 35 && t.charCodeAt(stop - 1) === 32)) stop++;
+    const source = t.slice(from, stop).trimEnd();
+    if (!PLAIN_START.test(source) || source.includes(': ') || source.endsWith(':')) giveUp();
+    this.last = this.nodes.add(SCALAR, from);
+    return plainValue(source, schema);
   }
 
-  /** A flow collection or a quoted scalar at `from`; returns it and the offset after it. */
-  private flowValue(from: number, end: number): [Node, number] {
+  /** A flow collection or a quoted scalar at `from`; `pos` is left after it. */
+  private flowValue(from: number, end: number, schema: SchemaNode | undefined): unknown {
     const t = this.text;
+    const nodes = this.nodes;
     const c = t.charCodeAt(from);
     if (c === 39) {
       let k = from + 1;
@@ -278,59 +386,82 @@ class Reader {
         if (t.charCodeAt(k + 1) === 39) k += 2;
         else break;
       }
-      const value = t.slice(from + 1, k).replaceAll("''", "'");
-      return [{ kind: 'scalar', at: from, plain: false, source: value, value }, k + 1];
+      this.last = nodes.add(SCALAR, from);
+      this.pos = k + 1;
+      return t.slice(from + 1, k).replaceAll("''", "'");
     }
     if (c === 34) {
       const k = t.indexOf('"', from + 1);
       if (k < 0 || k >= end) giveUp();
       const value = t.slice(from + 1, k);
       if (value.includes('\\')) giveUp();
-      return [{ kind: 'scalar', at: from, plain: false, source: value, value }, k + 1];
+      this.last = nodes.add(SCALAR, from);
+      this.pos = k + 1;
+      return value;
     }
     if (c === 123) {
-      const node: MapNode = { kind: 'map', at: from, keys: [], values: [] };
+      const id = nodes.add(MAP, from);
+      const base = nodes.open();
+      const out: Record<string, unknown> = {};
       let k = skipSpaces(t, from + 1, end);
-      if (t.charCodeAt(k) === 125) return [node, k + 1];
-      for (;;) {
-        const keyEnd = t.indexOf(': ', k);
-        if (keyEnd < 0 || keyEnd >= end) giveUp();
-        const keyText = t.slice(k, keyEnd).trimEnd();
-        if (keyText === '' || !PLAIN_START.test(keyText) || /[,[\]{}#'"]|: /.test(keyText)) giveUp();
-        node.keys.push({ kind: 'scalar', at: k, plain: true, source: keyText, value: keyText });
-        const [value, after] = this.flowItem(skipSpaces(t, keyEnd + 1, end), end);
-        node.values.push(value);
-        k = skipSpaces(t, after, end);
-        const sep = t.charCodeAt(k);
-        if (sep === 125) return [node, k + 1];
-        if (sep !== 44) giveUp();
-        k = skipSpaces(t, k + 1, end);
-        if (t.charCodeAt(k) === 125) giveUp(); // a trailing comma
+      if (t.charCodeAt(k) !== 125) {
+        for (;;) {
+          const keyEnd = t.indexOf(': ', k);
+          if (keyEnd < 0 || keyEnd >= end) giveUp();
+          const key = t.slice(k, keyEnd).trimEnd();
+          if (key === '' || !PLAIN_START.test(key) || /[,[\]{}#'"]|: /.test(key)) giveUp();
+          const value = this.flowItem(skipSpaces(t, keyEnd + 1, end), end, checkedChildSchema(out, key, schema));
+          nodes.child(this.last, k, k + key.length);
+          setEntry(out, key, value);
+          k = skipSpaces(t, this.pos, end);
+          const sep = t.charCodeAt(k);
+          if (sep === 125) break;
+          if (sep !== 44) giveUp();
+          k = skipSpaces(t, k + 1, end);
+          if (t.charCodeAt(k) === 125) giveUp(); // a trailing comma
+        }
       }
+      nodes.close(id, base);
+      this.last = id;
+      this.pos = k + 1;
+      return out;
     }
     if (c === 91) {
-      const node: SeqNode = { kind: 'seq', at: from, items: [] };
+      const id = nodes.add(SEQ, from);
+      const base = nodes.open();
+      const itemSchema = childSchema(schema, 0);
+      const out: unknown[] = [];
       let k = skipSpaces(t, from + 1, end);
-      if (t.charCodeAt(k) === 93) return [node, k + 1];
-      for (;;) {
-        const [value, after] = this.flowItem(k, end);
-        node.items.push(value);
-        k = skipSpaces(t, after, end);
-        const sep = t.charCodeAt(k);
-        if (sep === 93) return [node, k + 1];
-        if (sep !== 44) giveUp();
-        k = skipSpaces(t, k + 1, end);
-        if (t.charCodeAt(k) === 93) giveUp();
+      if (t.charCodeAt(k) !== 93) {
+        for (;;) {
+          out.push(this.flowItem(k, end, itemSchema));
+          nodes.child(this.last, -1, -1);
+          k = skipSpaces(t, this.pos, end);
+          const sep = t.charCodeAt(k);
+          if (sep === 93) break;
+          if (sep !== 44) giveUp();
+          k = skipSpaces(t, k + 1, end);
+          if (t.charCodeAt(k) === 93) giveUp();
+        }
       }
+      nodes.close(id, base);
+      this.last = id;
+      this.pos = k + 1;
+      return out;
     }
     return giveUp();
   }
 
-  /** A value inside a flow collection: nested, quoted, or plain up to `,`, `}` or `]`. */
-  private flowItem(from: number, end: number): [Node, number] {
+  /** A value inside a flow collection: nested, quoted, or plain up to `,`, `}` or `]`; `pos` is left after it. */
+  private flowItem(from: number, end: number, schema: SchemaNode | undefined): unknown {
     const t = this.text;
     const c = t.charCodeAt(from);
-    if (c === 123 || c === 91 || c === 39 || c === 34) return this.nested(() => this.flowValue(from, end));
+    if (c === 123 || c === 91 || c === 39 || c === 34) {
+      this.deeper();
+      const value = this.flowValue(from, end, schema);
+      this.depth--;
+      return value;
+    }
     let k = from;
     while (k < end) {
       const ch = t.charCodeAt(k);
@@ -339,7 +470,9 @@ class Reader {
     }
     const source = t.slice(from, k).trimEnd();
     if (source === '' || !PLAIN_START.test(source) || /[[\]{}#'"]|:(?: |$)/.test(source)) giveUp();
-    return [{ kind: 'scalar', at: from, plain: true, source, value: resolvePlain(source) }, k];
+    this.last = this.nodes.add(SCALAR, from);
+    this.pos = k;
+    return plainValue(source, schema);
   }
 }
 
@@ -359,53 +492,57 @@ function resolvePlain(source: string): unknown {
   return source;
 }
 
-/** Plain data as astToValue makes it from the package's AST (schema-guided text, `__proto__` kept as data). */
-function toValue(node: Node, schema: SchemaNode | undefined): unknown {
-  if (node.kind === 'scalar') {
-    const { value } = node;
-    if (value !== null && typeof value !== 'string' && wantsString(schema) && node.plain) return node.source;
-    return value;
-  }
-  if (node.kind === 'seq') {
-    const itemSchema = childSchema(schema, 0);
-    return node.items.map((item) => toValue(item, itemSchema));
-  }
-  const out: Record<string, unknown> = {};
-  node.keys.forEach((keyNode, k) => {
-    const key = keyNode.source;
-    // A duplicate key is an error worded (with both locations) by the full reader. Every key
-    // read so far is an own property of `out` (`__proto__` too: defined, not assigned), so
-    // asking it needs no set of seen keys per map (thousands of maps in a big manifest).
-    if (Object.hasOwn(out, key)) giveUp();
-    const value = toValue(node.values[k] as Node, childSchema(schema, key));
-    if (key === '__proto__')
-      Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-    else out[key] = value;
-  });
-  return out;
+/** A plain scalar's value where the schema is `schema`: its text where the schema wants text, as astToValue does. */
+function plainValue(source: string, schema: SchemaNode | undefined): unknown {
+  const value = resolvePlain(source);
+  return value !== null && typeof value !== 'string' && wantsString(schema) ? source : value;
 }
 
-/** YamlSourceMap's answers (locate, locateKey, at) over the fast reader's nodes. */
+/**
+ * The schema of `key`'s value in the map `out` being read. A duplicate key is an error worded
+ * (with both locations) by the full reader. Every key read so far is an own property of `out`
+ * (`__proto__` too: defined, not assigned), so asking it needs no set of seen keys per map
+ * (thousands of maps in a big manifest).
+ */
+function checkedChildSchema(
+  out: Record<string, unknown>,
+  key: string,
+  schema: SchemaNode | undefined,
+): SchemaNode | undefined {
+  if (Object.hasOwn(out, key)) giveUp();
+  return childSchema(schema, key);
+}
+
+/** `__proto__` is kept as data: defined, not assigned (which would set the object's prototype). */
+function setEntry(out: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
+}
+
+/** YamlSourceMap's answers (locate, locateKey, at) over the fast reader's node table. */
 class FastSourceMap implements SourceMap {
   private lineStarts: number[] | undefined;
 
   constructor(
     private readonly file: string,
-    private readonly root: Node,
+    private readonly nodes: Nodes,
+    private readonly root: number,
     private readonly text: string,
   ) {}
 
   locate(path: string): SourceLocation {
-    const found = this.walk(path);
-    if (!found) return { file: this.file };
-    const { node, key, complete } = found;
-    const target = complete && node.kind === 'scalar' ? node : (key ?? node);
-    return this.at(target.at);
+    const { node, complete } = this.walk(path);
+    const { kind, at, keyAt } = this.nodes;
+    // The value's own place for a scalar found; else its key's, if it has one (the package's answer).
+    const key = keyAt[node] as number;
+    return this.at(complete && kind[node] === SCALAR ? (at[node] as number) : key >= 0 ? key : (at[node] as number));
   }
 
   locateKey(path: string): SourceLocation {
-    const found = this.walk(path);
-    if (found?.complete && found.key) return this.at(found.key.at);
+    const { node, complete } = this.walk(path);
+    const key = this.nodes.keyAt[node] as number;
+    if (complete && key >= 0) return this.at(key);
     return this.locate(path);
   }
 
@@ -422,23 +559,32 @@ class FastSourceMap implements SourceMap {
     return { file: this.file, line: lo + 1, column: offset - (starts[lo] as number) + 1 };
   }
 
-  private walk(path: string): { node: Node; key?: Scalar; complete: boolean } | undefined {
-    let node: Node = this.root;
-    let key: Scalar | undefined;
+  /** The node at `path`, or its nearest ancestor there is (not `complete`). */
+  private walk(path: string): { node: number; complete: boolean } {
+    let node = this.root;
     for (const seg of parsePath(path)) {
-      let next: { node: Node; key?: Scalar } | undefined;
-      if (typeof seg === 'number' && node.kind === 'seq') {
-        const item = node.items[seg];
-        if (item) next = { node: item };
-      } else if (node.kind === 'map') {
-        const k = node.keys.findIndex((candidate) => candidate.source === String(seg));
-        if (k >= 0) next = { node: node.values[k] as Node, key: node.keys[k] };
-      }
-      if (!next) return { node, key, complete: false };
-      node = next.node;
-      key = next.key;
+      const next = this.child(node, seg);
+      if (next < 0) return { node, complete: false };
+      node = next;
     }
-    return { node, key, complete: true };
+    return { node, complete: true };
+  }
+
+  /** The child of `node` at `seg` (an item of a sequence, the value of a map's key), or -1. */
+  private child(node: number, seg: string | number): number {
+    const { kind, kidStart, kidCount, kids, keyAt, keyEnd } = this.nodes;
+    const first = kidStart[node] as number;
+    const count = kidCount[node] as number;
+    if (typeof seg === 'number' && kind[node] === SEQ)
+      return seg >= 0 && seg < count ? (kids[first + seg] as number) : -1;
+    if (kind[node] !== MAP) return -1;
+    const key = String(seg);
+    for (let k = first; k < first + count; k++) {
+      const kid = kids[k] as number;
+      const from = keyAt[kid] as number;
+      if ((keyEnd[kid] as number) - from === key.length && this.text.startsWith(key, from)) return kid;
+    }
+    return -1;
   }
 }
 
