@@ -74,4 +74,35 @@ describe('writeAtomicStream', () => {
     await expect(writeAtomicStream(join(dir, 'broken.json'), failing())).rejects.toThrow('source broke');
     expect(await readdir(dir)).toEqual([]);
   });
+  it("lets other events through while it encodes a long report (a run's API answers)", async () => {
+    // Each chunk stands for ~1 ms of encoding; an event queued at the first chunk must run before
+    // the last, from a synchronous source (result.json) and an asynchronous one (result.csv).
+    // Nothing here waits on the disk (40 kB, under one write batch): only the writer can yield.
+    const dir = await tempDirPerTest('htorder-stream-');
+    const busy = (ms: number) => {
+      const end = performance.now() + ms;
+      while (performance.now() < end);
+    };
+    const chunk = Buffer.alloc(1024, 0x61);
+    const seen: boolean[] = [];
+    function* slow(): Generator<Uint8Array> {
+      let ran = false;
+      setImmediate(() => {
+        ran = true;
+      });
+      for (let i = 0; i < 40; i++) {
+        busy(1);
+        yield chunk;
+      }
+      seen.push(ran);
+    }
+    async function* slowAsync(): AsyncGenerator<Uint8Array> {
+      yield* slow();
+    }
+    await writeAtomicStream(join(dir, 'sync.json'), slow());
+    await writeAtomicStream(join(dir, 'async.csv'), slowAsync());
+    expect(seen).toEqual([true, true]);
+    expect((await readFile(join(dir, 'sync.json'))).length).toBe(40 * 1024);
+    expect((await readFile(join(dir, 'async.csv'))).length).toBe(40 * 1024);
+  });
 });
