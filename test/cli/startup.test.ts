@@ -126,6 +126,11 @@ describe('startup: heavy modules load only for the commands that need them', () 
     // Control: the pipeline was loaded, after the request.
     expect(lines.slice(token).some((m) => m.endsWith('/dist/pipeline/process-input.js'))).toBe(true);
     expect(lines.some((m) => /node_modules\/undici\/index\.js/.test(m))).toBe(false);
+    // The report writers (and the CSV reader and csv-stringify behind result.csv) load with the
+    // first report written, not with the pipeline: this run stopped before writing one.
+    expect(
+      lines.filter((m) => /\/dist\/report\/write-(reports|result-)|node_modules\/csv-(parse|stringify)\//.test(m)),
+    ).toEqual([]);
   }, 30_000);
 
   it('htorder sandbox reaches its ready line with the simulator alone (no client, no pipeline)', async () => {
