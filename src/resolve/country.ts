@@ -1,6 +1,6 @@
 import type { Country } from '../api/types.js';
 import { foldCase, suggest } from '../util/suggest.js';
-import type { Match } from './match.js';
+import { findFolded, type Match } from './match.js';
 
 /**
  * Codes people write that ISO 3166 does not assign, mapped to the ISO2 they mean. "UK" is
@@ -13,6 +13,8 @@ const ALIASES: Readonly<Record<string, string>> = { UK: 'GB' };
  * entry. Codes are tried before names and by length, so `NO` is Norway (ISO2), never the
  * word "no", and a three-letter code becomes its ISO2 instead of reaching the API.
  */
+const countryName = (c: Country): string => c.name;
+
 export function matchCountry(input: string, countries: readonly Country[]): Match<Country> {
   const text = input.trim();
   const upper = text.toUpperCase();
@@ -24,7 +26,7 @@ export function matchCountry(input: string, countries: readonly Country[]): Matc
         : undefined;
   if (byCode) return { found: byCode };
   const folded = foldCase(text);
-  const byName = countries.find((c) => foldCase(c.name) === folded);
+  const byName = findFolded(countries, countryName, folded);
   if (byName) return { found: byName };
   const alias = ALIASES[upper];
   const byAlias = alias === undefined ? undefined : countries.find((c) => c.iso2 === alias);

@@ -1,6 +1,9 @@
 import type { DeliveryOption } from '../api/types.js';
 import { foldCase, suggest } from '../util/suggest.js';
-import type { Match } from './match.js';
+import { findFolded, type Match } from './match.js';
+
+const optionCode = (o: DeliveryOption): string => o.code;
+const optionLabel = (o: DeliveryOption): string => o.label;
 
 /**
  * A delivery method as written (the option's code or its label, any case) → the option.
@@ -11,7 +14,7 @@ export function matchDeliveryOption(input: string, options: readonly DeliveryOpt
   const exact = options.find((o) => o.code === text);
   if (exact) return { found: exact };
   const folded = foldCase(text);
-  const found = options.find((o) => foldCase(o.code) === folded) ?? options.find((o) => foldCase(o.label) === folded);
+  const found = findFolded(options, optionCode, folded) ?? findFolded(options, optionLabel, folded);
   if (found) return { found };
   const suggestion =
     suggest(

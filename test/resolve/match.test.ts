@@ -123,3 +123,29 @@ describe('matchDeliveryOption', () => {
     expect(matchDeliveryOption('Ground', tricky).found?.code).toBe('Ground');
   });
 });
+
+describe('matching against the same list many times (a run resolves every job against one list)', () => {
+  it('answers as a search of the list would: the first entry that folds alike, every time, per list', () => {
+    const states: State[] = [
+      { name: 'Texas', abbreviation: 'TX' },
+      { name: 'Other Texas', abbreviation: 'tx' },
+      { name: 'TEXAS', abbreviation: 'TE' },
+    ] as State[];
+    for (let i = 0; i < 3; i++) {
+      expect(matchState('tx', states).found?.name).toBe('Texas');
+      expect(matchState('texas', states).found?.abbreviation).toBe('TX');
+    }
+    // Another list with the same values in another order: its own first entry.
+    const reversed = [...states].reverse();
+    expect(matchState('tx', reversed).found?.name).toBe('Other Texas');
+    expect(matchState('texas', reversed).found?.abbreviation).toBe('TE');
+    const options = [
+      { code: 'UPSG', label: 'UPS Ground' },
+      { code: 'upsg2', label: 'ups ground' },
+    ] as DeliveryOption[];
+    expect(matchDeliveryOption('ups ground', options).found?.code).toBe('UPSG');
+    expect(matchDeliveryOption('UPSG2', options).found?.code).toBe('upsg2');
+    expect(matchCountry('united kingdom', countries).found?.iso2).toBe('GB');
+    expect(matchCountry('cote d’ivoire', countries).found?.iso2).toBe('CI');
+  });
+});
