@@ -228,24 +228,23 @@ async function runJobs(
   // Each job's plan goes into the report as it comes out (the report is begun at the first),
   // not all of them between the last dry run and the first create, when no call is in flight
   // (1,000 writes, ~15 ms, issue 16); a hold-back or a withdrawal writes them all again.
-  const planned = new Set<number>();
-  let jobs = checked;
-  jobs = await eachJob(jobs, {
-    select: (job) => job.outcome === 'checked',
+  const planning = (job: JobState): boolean => job.outcome === 'checked';
+  const jobs = await eachJob(checked, {
+    select: planning,
     stage: PLAN,
     ctx: stage,
     limit,
-    onJob: (job) => {
-      write(job);
-      planned.add(job.index);
-    },
+    onJob: write,
     progress: progress('plan'),
   });
   if (ctx.command === 'plan') return writeAll(jobs);
   if (mustHoldBack(jobs, ctx.partial)) return writeAll(holdBack(jobs, stage));
   const withdrawn = await ctx.beforeSubmit?.();
   if (withdrawn !== undefined) return writeAll(withdraw(jobs, stage, withdrawn));
-  for (const job of jobs) if (!planned.has(job.index)) write(job);
+  // The jobs that went through no plan stage (check refused them) were not written yet.
+  jobs.forEach((job, j) => {
+    if (!planning(checked[j] as JobState)) write(job);
+  });
 
   // Each outcome is in the report on disk soon after (the writer coalesces rewrites); the
   // ledger, not the report, is the durable record of what was submitted.

@@ -36,7 +36,7 @@ export class ReportWriter {
    * modules), loaded from the first outcome on, a pause before the first write: `run` would
    * otherwise load them before its first API call, where every module is start-up time.
    */
-  private writers: Promise<typeof import('./write-reports.js')> | undefined;
+  private writersLoaded: Promise<typeof import('./write-reports.js')> | undefined;
 
   constructor(
     private readonly report: ResultReport,
@@ -55,7 +55,7 @@ export class ReportWriter {
     if (this.opts.progress === false && !this.final) return;
     // The first outcome starts the first pause: outcomes that follow within it share one write.
     if (this.lastAt === 0) this.lastAt = Date.now();
-    this.writers ??= import('./write-reports.js');
+    void this.writers();
     this.dirty = true;
     this.writing ??= this.loop();
   }
@@ -78,6 +78,15 @@ export class ReportWriter {
     return this.last;
   }
 
+  private writers(): Promise<typeof import('./write-reports.js')> {
+    if (this.writersLoaded === undefined) {
+      this.writersLoaded = import('./write-reports.js');
+      // A failure to load surfaces at the write that awaits it, not as an unhandled rejection meanwhile.
+      this.writersLoaded.catch(() => undefined);
+    }
+    return this.writersLoaded;
+  }
+
   private async loop(): Promise<void> {
     try {
       while (this.dirty) {
@@ -98,7 +107,7 @@ export class ReportWriter {
         refreshSummary(this.report);
         // The final write goes to the target; a progress write still under way goes next to the input.
         const target = this.final ? this.target : undefined;
-        const { writeReports } = await (this.writers as Promise<typeof import('./write-reports.js')>);
+        const { writeReports } = await this.writers();
         this.last = await writeReports(this.report, { ...this.opts, ...(target ? { target } : {}) });
         this.lastAt = Date.now();
         this.lastTook = this.lastAt - started;
