@@ -2,8 +2,9 @@ import { isError } from '../manifest/diagnostics.js';
 import { itemIndexOf } from '../manifest/field-path.js';
 import type { Manifest } from '../manifest/model.js';
 import { toReportError } from '../report/build-report.js';
+import { jobChanged } from '../report/job-changes.js';
 import { itemCount } from '../report/lazy-items.js';
-import type { JobResult, ReportError, ResultReport } from '../report/model.js';
+import type { ReportError, ResultReport } from '../report/model.js';
 import type { JobState } from './job-state.js';
 import { jobStatus } from './job-status.js';
 
@@ -18,13 +19,13 @@ export function jobReporter(report: ResultReport, manifest: Manifest): (job: Job
   // Check's findings on each job, kept at the first write (before anything was written over them).
   const checked = new Map<number, Checked>();
   return (job) => {
-    const result = report.jobs[job.index];
     let check = checked.get(job.index);
     if (check === undefined) {
+      const result = report.jobs[job.index];
       check = { warnings: result.warnings, errors: result.errors, dateDue: result.dateDue };
       checked.set(job.index, check);
     }
-    writeJob(result, job, check, manifest);
+    writeJob(report, job, check, manifest);
   };
 }
 
@@ -34,7 +35,11 @@ interface Checked {
   dateDue: string | null;
 }
 
-function writeJob(result: JobResult, job: JobState, check: Checked, manifest: Manifest): void {
+function writeJob(report: ResultReport, job: JobState, check: Checked, manifest: Manifest): void {
+  const result = report.jobs[job.index];
+  // Every change to the job and its items below shows in the next write: the report writer
+  // reuses a job's kept bytes only while it is unmarked (src/report/job-changes.ts).
+  jobChanged(report, job.index);
   const status = jobStatus(job.outcome);
   const entry = job.ledger?.entry;
   result.status = status;

@@ -50,6 +50,11 @@ export class ByteOutput {
     this.length += this.buf.write(s, this.length, 'utf8');
   }
 
+  /** A copy of what was written from offset `start` on (kept after the next flush). */
+  copyFrom(start: number): Buffer {
+    return Buffer.from(this.buf.subarray(start, this.length));
+  }
+
   flush(): Buffer {
     const chunk = this.buf.subarray(0, this.length);
     this.length = 0;

@@ -14,6 +14,8 @@ import { writeAtomicStream } from './atomic-stream.js';
 import type { NewFileOptions } from '../storage/atomic-write.js';
 import { neutraliseCell } from './neutralise.js';
 import type { WorkerAnswer } from './result-csv-worker.js';
+import type { EncodedBatches } from './encoded-batches.js';
+import { changeClock } from './job-changes.js';
 import { csvCell, RowCells, type RowCellsTable } from './row-cells.js';
 import { CSV_RESULT_COLUMNS, padTo, type VerbatimCopy, writeVerbatimCsv } from './verbatim-csv.js';
 
@@ -78,6 +80,8 @@ export interface ResultCsvOptions {
    * false never.
    */
   worker?: boolean;
+  /** YAML/JSON inputs: the rows of jobs kept from the last write (a report rewritten as outcomes arrive). */
+  cache?: EncodedBatches;
 }
 
 /** result.csv under way: `done` settles once it is written (at once unless a worker thread copies it). */
@@ -115,7 +119,7 @@ export async function beginResultCsv(
   if (report.input.format !== 'csv') {
     // Not waited for: the caller writes result.json meanwhile, so the two files' writes and
     // fsyncs overlap (the final write of a `run` is on its way to exit).
-    const done = writeAtomicStream(path, batches(manifestRows(report)), opts.file);
+    const done = writeAtomicStream(path, manifestCsv(report, opts.cache), opts.file);
     done.catch(() => undefined); // observed by the caller's await of `done`
     return { done };
   }
@@ -250,9 +254,7 @@ async function* batches(
     let text = '';
     let n = 0;
     for await (const row of rows) {
-      for (let c = 0; c < row.length; c++)
-        text += c === 0 ? csvCell(neutraliseCell(row[c])) : `,${csvCell(neutraliseCell(row[c]))}`;
-      text += '\n';
+      text += commaRow(row);
       if (++n >= BATCH_ROWS) {
         yield text;
         text = '';
@@ -274,10 +276,69 @@ async function* batches(
   if (batch.length > 0) yield stringify(batch, options);
 }
 
-function* manifestRows(report: ResultReport): Generator<string[]> {
-  yield [...YAML_RESULT_COLUMNS];
+/** A row of comma-separated cells, neutralised, as csv-stringify writes it, with its newline. */
+function commaRow(row: readonly string[]): string {
+  let text = '';
+  for (let c = 0; c < row.length; c++)
+    text += c === 0 ? csvCell(neutraliseCell(row[c])) : `,${csvCell(neutraliseCell(row[c]))}`;
+  return `${text}\n`;
+}
+
+/** Jobs per cached batch of a YAML/JSON input's rows (encoded-batches.ts). */
+const BATCH_JOBS = 64;
+
+/**
+ * A YAML/JSON input's result.csv, as batches(manifestRows()) writes it: the header, then each
+ * batch of jobs' rows, copied from the cache when none of its jobs changed since they were kept
+ * (a report rewritten as outcomes arrive), else encoded (and kept) BATCH_ROWS rows at a time.
+ */
+async function* manifestCsv(
+  report: ResultReport,
+  cache: EncodedBatches | undefined,
+): AsyncGenerator<string | Uint8Array> {
+  yield commaRow(YAML_RESULT_COLUMNS);
   const fileErrors = report.errors.map(errorText);
-  for (const job of report.jobs) {
+  // Every row repeats the file-level errors: a different list makes every kept row stale.
+  cache?.begin(report, fileErrors.join('\n'));
+  const jobs = report.jobs;
+  for (let from = 0; from < jobs.length; from += BATCH_JOBS) {
+    const to = Math.min(from + BATCH_JOBS, jobs.length);
+    const kept = cache?.get(report, from, to);
+    if (kept !== undefined) {
+      yield kept;
+      continue;
+    }
+    // Read before the first row: a job changed after it (even while this batch is written) is newer than the bytes.
+    const clock = changeClock(report);
+    const texts: string[] = [];
+    let text = '';
+    let n = 0;
+    for (const row of manifestRows(jobs, from, to, fileErrors)) {
+      text += commaRow(row);
+      if (++n >= BATCH_ROWS) {
+        if (cache) texts.push(text);
+        yield text;
+        text = '';
+        n = 0;
+      }
+    }
+    if (n > 0) {
+      if (cache) texts.push(text);
+      yield text;
+    }
+    cache?.put(from, to, clock, Buffer.from(texts.join(''), 'utf8'));
+  }
+}
+
+/** The rows of jobs `[from, to)` of a YAML/JSON input. */
+function* manifestRows(
+  jobs: readonly JobResult[],
+  from: number,
+  to: number,
+  fileErrors: readonly string[],
+): Generator<string[]> {
+  for (let j = from; j < to; j++) {
+    const job = jobs[j];
     const jobErrors = job.errors.map(errorText);
     const items = peekItems(job);
     if (items.length === 0) {

@@ -3,17 +3,24 @@ import type { ItemResult, JobResult, ResultReport } from './model.js';
 import { writeAtomicStream } from './atomic-stream.js';
 import { ByteOutput } from './byte-output.js';
 import type { NewFileOptions } from '../storage/atomic-write.js';
+import type { EncodedBatches } from './encoded-batches.js';
+import { changeClock } from './job-changes.js';
 
 /**
  * Writes X.result.json atomically. Jobs are serialised a batch at a time, so a manifest with
  * a million items never becomes one giant string in memory, and items not yet built are
  * serialised from transient copies rather than built and kept (lazy-items.ts).
  */
-export async function writeResultJson(path: string, report: ResultReport, file?: NewFileOptions): Promise<void> {
-  await writeAtomicStream(path, resultJsonChunks(report), file);
+export async function writeResultJson(
+  path: string,
+  report: ResultReport,
+  file?: NewFileOptions,
+  cache?: EncodedBatches,
+): Promise<void> {
+  await writeAtomicStream(path, resultJsonChunks(report, cache), file);
 }
 
-/** Jobs per JSON.stringify call: big enough to amortise the call, small enough to stay young garbage. */
+/** Jobs per JSON.stringify call (and per cached batch): big enough to amortise the call, small enough to stay young garbage. */
 const BATCH_JOBS = 64;
 /**
  * Bytes gathered per chunk handed to the writer (which copies them into its own ~1 MB write
@@ -26,34 +33,50 @@ const CHUNK_BYTES = 64 << 10;
  * The same bytes as `JSON.stringify(report, null, 2) + '\n'` in UTF-8, 64 kB at a
  * time (each chunk valid until the next is asked for). Items not built yet (most of the text:
  * 96 of a 300,000-row input's 115 MB) are written as bytes by itemsJson; the rest is text.
+ * With a cache (a report rewritten as outcomes arrive), a batch of jobs none of which changed
+ * since its bytes were kept is copied from them; the head is encoded every time.
  */
-export function* resultJsonChunks(report: ResultReport): Generator<Uint8Array> {
+export function* resultJsonChunks(report: ResultReport, cache?: EncodedBatches): Generator<Uint8Array> {
   const out = new ByteOutput();
   const { jobs, ...head } = report;
   const text = JSON.stringify(head, null, 2);
   out.text(`${text.slice(0, text.lastIndexOf('\n}'))},\n  "jobs": [`);
+  cache?.begin(report);
   for (let from = 0; from < jobs.length; from += BATCH_JOBS) {
-    const batch = jobs.slice(from, from + BATCH_JOBS);
-    // Wrapped as the report wraps them, the jobs come out indented exactly as in the whole
-    // report: `{\n  "jobs": [\n` + jobs + `\n  ]\n}`. Items not built yet are written by
-    // itemsJson in their place (PLACEHOLDER) rather than built as objects and stringified.
-    const wrapped = JSON.stringify({ jobs: batch.map(jobView) }, null, 2);
-    const parts = wrapped.slice(WRAP_HEAD.length, wrapped.length - WRAP_TAIL.length).split(PLACEHOLDER_TEXT);
     out.text(from === 0 ? '\n' : ',\n');
-    out.text(parts[0]);
-    let p = 1;
-    for (const job of batch) {
-      if (!itemsPending(job)) continue;
-      out.bytes(ITEMS_KEY);
-      itemsJson(peekItems(job), out);
-      if (p >= parts.length) throw new Error('result.json: item placeholders out of step'); // cannot happen: see PLACEHOLDER_TEXT
-      out.text(parts[p++]);
+    const to = Math.min(from + BATCH_JOBS, jobs.length);
+    const kept = cache?.get(report, from, to);
+    if (kept !== undefined) out.bytes(kept);
+    else {
+      // The clock is read before the batch is encoded (synchronously): a job changed later is newer than the bytes.
+      const clock = changeClock(report);
+      const start = out.length;
+      batchJson(jobs.slice(from, to), out);
+      cache?.put(from, to, clock, out.copyFrom(start));
     }
-    if (p !== parts.length) throw new Error('result.json: item placeholders out of step');
     if (out.length >= CHUNK_BYTES) yield out.flush();
   }
   out.text(jobs.length === 0 ? ']\n}\n' : '\n  ]\n}\n');
   yield out.flush();
+}
+
+/** A batch of jobs as they appear in the whole report's JSON, without the separator before it. */
+function batchJson(batch: JobResult[], out: ByteOutput): void {
+  // Wrapped as the report wraps them, the jobs come out indented exactly as in the whole
+  // report: `{\n  "jobs": [\n` + jobs + `\n  ]\n}`. Items not built yet are written by
+  // itemsJson in their place (PLACEHOLDER) rather than built as objects and stringified.
+  const wrapped = JSON.stringify({ jobs: batch.map(jobView) }, null, 2);
+  const parts = wrapped.slice(WRAP_HEAD.length, wrapped.length - WRAP_TAIL.length).split(PLACEHOLDER_TEXT);
+  out.text(parts[0]);
+  let p = 1;
+  for (const job of batch) {
+    if (!itemsPending(job)) continue;
+    out.bytes(ITEMS_KEY);
+    itemsJson(peekItems(job), out);
+    if (p >= parts.length) throw new Error('result.json: item placeholders out of step'); // cannot happen: see PLACEHOLDER_TEXT
+    out.text(parts[p++]);
+  }
+  if (p !== parts.length) throw new Error('result.json: item placeholders out of step');
 }
 
 const WRAP_HEAD = '{\n  "jobs": [\n';
