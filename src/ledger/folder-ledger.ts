@@ -62,8 +62,10 @@ export class FolderLedger implements LedgerStore {
   }
 
   async readAccount(account: string): Promise<LedgerAccount | undefined> {
+    // Read at once, like the entries (read): a run's first lookups wait for this record, and
+    // readFile's four thread-pool round trips each waited for the manifest check's CPU to end.
     try {
-      return JSON.parse(await readFile(join(this.dirOf(account), '.account'), 'utf8')) as LedgerAccount;
+      return JSON.parse(readFileSync(join(this.dirOf(account), '.account'), 'utf8')) as LedgerAccount;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;

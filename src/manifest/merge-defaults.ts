@@ -21,7 +21,14 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }
 
-/** Assignment that treats `__proto__` as an ordinary key. */
+/**
+ * Assignment that treats `__proto__` as an ordinary key. Only that key needs defineProperty:
+ * plain assignment of any other new key on a fresh object is the same own, enumerable, writable
+ * property, and keeps the merged jobs of a big manifest on one shared shape instead of a
+ * runtime call per key (~5 ms of a 1,000-job manifest's start-up, issue 16).
+ */
 function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }

@@ -64,6 +64,23 @@ describe('loadManifest: defaults', () => {
       m: { x: 1, y: [2] },
     });
   });
+
+  it('merges a key named __proto__ as data: an own key of the result, never its prototype', async () => {
+    const { mergeDefaults } = await import('../../src/manifest/merge-defaults.js');
+    // JSON.parse makes `__proto__` an own key, as the manifest readers do.
+    const defaults = JSON.parse('{"__proto__": {"polluted": true}, "constructor": 1, "m": {"__proto__": {"x": 1}}}');
+    const job = JSON.parse('{"m": {"__proto__": {"y": 2}}, "toString": "text"}');
+    const merged = mergeDefaults(defaults, job) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(merged)).toBe(Object.prototype);
+    expect(Object.hasOwn(merged, '__proto__')).toBe(true);
+    expect(Object.getOwnPropertyDescriptor(merged, '__proto__')?.value).toEqual({ polluted: true });
+    expect(merged.constructor).toBe(1);
+    expect(merged.toString).toBe('text');
+    const m = merged.m as Record<string, unknown>;
+    expect(Object.getPrototypeOf(m)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(m, '__proto__')?.value).toEqual({ x: 1, y: 2 });
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
 });
 
 describe('loadManifest: rules on a whole file', () => {

@@ -14,7 +14,6 @@ const VALID_DATES_KEPT = 4096;
 /** dateDue is a real calendar date written YYYY-MM-DD; mustDate without a date means nothing. */
 export function dueDate(job: ManifestJob, j: number): readonly Finding[] {
   if (typeof job.dateDue === 'string' && validDates.has(job.dateDue)) return NOTHING;
-  const field = `jobs[${j}].dateDue`;
   if (job.dateDue === undefined || job.dateDue === null) {
     return job.mustDate === true
       ? [
@@ -27,6 +26,7 @@ export function dueDate(job: ManifestJob, j: number): readonly Finding[] {
         ]
       : NOTHING;
   }
+  const field = `jobs[${j}].dateDue`;
   const serial = excelSerial(job.dateDue);
   if (serial !== undefined) {
     return [
