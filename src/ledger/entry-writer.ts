@@ -3,6 +3,7 @@ import {
   fstatSync,
   fsync,
   ftruncateSync,
+  unlink,
   linkSync,
   lstatSync,
   open,
@@ -22,6 +23,8 @@ interface Spares {
   /** Detached by a rename that may not be on disk yet (see write). */
   pending: string[];
   syncing: boolean;
+  /** Resolves when the folder fsync under way (if any) has put its batch back. */
+  synced?: Promise<void>;
 }
 
 /**
@@ -156,6 +159,10 @@ export class EntryWriter {
   private syncFolder(dir: string, spares: Spares): void {
     const batch = spares.pending.splice(0);
     spares.syncing = true;
+    let finished = (): void => undefined;
+    spares.synced = new Promise((resolve) => {
+      finished = resolve;
+    });
     open(dir, 'r', (err, fd) => {
       const done = (ok: boolean) => {
         spares.syncing = false;
@@ -165,6 +172,7 @@ export class EntryWriter {
           this.noLinks.add(dir);
           for (const spare of batch) rmSync(spare, { force: true });
         }
+        finished();
       };
       if (err) return done(false);
       fsync(fd, (syncErr) => {
@@ -172,6 +180,21 @@ export class EntryWriter {
         done(!syncErr);
       });
     });
+  }
+
+  /**
+   * Gives every spare back to the file system now, off the main thread (the thread pool's
+   * unlinks, side by side), for a caller that writes no more for a while: `run`, after its
+   * last input's last ledger write, while the reports are written, instead of one by one on
+   * the way out (4-15 ms of exit for the ~30 spares of a 1,000-order run, issue 16). Writing
+   * again afterwards just starts a new pool. Resolves when all are gone; never rejects.
+   */
+  async release(): Promise<void> {
+    const all = [...this.spares.values()];
+    // A folder fsync under way puts its batch back into `ready` when it ends: wait for it.
+    await Promise.all(all.map((s) => (s.syncing ? s.synced : undefined)));
+    const names = all.flatMap((s) => s.ready.splice(0).concat(s.pending.splice(0)));
+    await Promise.all(names.map((name) => new Promise<void>((resolve) => unlink(name, () => resolve()))));
   }
 
   /** Removes this process's spares (on exit; they are only names of old versions). */

@@ -72,6 +72,11 @@ export class FolderLedger implements LedgerStore {
     }
   }
 
+  /** The entry writer's spare files (entry-writer.ts), unlinked off the main thread. */
+  release(): Promise<void> {
+    return this.writer.release();
+  }
+
   async writeAccount(record: LedgerAccount): Promise<void> {
     await this.ensureDir(record.account);
     await writeFileAtomic(join(this.dirOf(record.account), '.account'), `${JSON.stringify(record, null, 2)}\n`, {

@@ -171,6 +171,41 @@ describe('ledger entry writes', () => {
     expect(lstatSync(path('C')).ino).not.toBe(lstatSync(other).ino);
   });
 
+  it('release waits for a folder fsync under way and gives back its spares too', async () => {
+    const { dir, writer, path } = await writerSetUp();
+    await writer.write(path('A'), text('A', 'intent'), true);
+    await writer.write(path('A'), text('A', 'submitted'), false);
+    // This intent starts the folder fsync that makes A's old intent a ready spare.
+    const writingB = writer.write(path('B'), text('B', 'intent'), true);
+    await writer.release();
+    await writingB;
+    expect(spareNames(dir)).toEqual([]);
+    expect(readFileSync(path('A'), 'utf8')).toBe(text('A', 'submitted'));
+    expect(readFileSync(path('B'), 'utf8')).toBe(text('B', 'intent'));
+  });
+
+  it('release gives every spare back at once; writing afterwards still works', async () => {
+    const { ledger, dir } = await setUp();
+    for (let i = 0; i < 12; i++) {
+      const k = key(`R${i}`);
+      await ledger.withLock(k, async () => {
+        await ledger.write(entry(k, { attempts: 0 }), { durable: true });
+        await ledger.write(entry(k, { attempts: 1 }), { durable: false });
+      });
+    }
+    expect(spareNames(dir).length).toBeGreaterThan(0);
+    await ledger.release();
+    expect(spareNames(dir)).toEqual([]);
+    for (let i = 0; i < 12; i++) expect(await ledger.read(key(`R${i}`))).toMatchObject({ attempts: 1 });
+    const k = key('R12');
+    await ledger.withLock(k, async () => {
+      await ledger.write(entry(k, { attempts: 0 }), { durable: true });
+      await ledger.write(entry(k, { attempts: 1 }), { durable: false });
+    });
+    expect(await ledger.read(k)).toMatchObject({ attempts: 1 });
+    expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+
   it('through the ledger: no temp files, and entries that read back whole after many rewrites', async () => {
     const { ledger, dir } = await setUp();
     for (let i = 0; i < 60; i++) {

@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { FolderLedger } from '../../src/ledger/folder-ledger.js';
 import { PipelineHarness } from '../support/pipeline-harness.js';
@@ -83,6 +84,22 @@ describe('htorder run', () => {
     // Not even a dry run: the ledger answered before resolution.
     expect((await h.sandbox.admin.calls())['POST /Jobs']).toBe(postsBefore);
     expect(await createdOrders()).toEqual(['PO-1', 'PO-2']);
+  });
+
+  it("gives the ledger's spare files back before it returns, not one by one on the way out", async () => {
+    const spares = async () =>
+      (await readdir(join(h.stateDir, 'ledger'), { recursive: true })).filter((n) => n.endsWith('.spare'));
+    const jobs = (prefix: string) =>
+      Array.from({ length: 6 }, (_, i) => ({ orderNumber: `${prefix}-${i}`, items: ITEMS.reorder }));
+    const a = await h.write('a.yaml', manifest(jobs('PA')));
+    const b = await h.write('b.yaml', manifest(jobs('PB')));
+    expect((await h.cli('run', [a, b])).code).toBe(0);
+    expect(await spares()).toEqual([]);
+    expect(await createdOrders()).toEqual([...jobs('PA'), ...jobs('PB')].map((j) => j.orderNumber).sort());
+    // The ledger still records every order: a re-run sends nothing.
+    const posts = (await h.sandbox.admin.calls())['POST /Jobs'];
+    expect((await h.cli('run', [a, b])).code).toBe(0);
+    expect((await h.sandbox.admin.calls())['POST /Jobs']).toBe(posts);
   });
 
   it('a job changed after submission is reported, never resent', async () => {
