@@ -6,6 +6,7 @@ import { Writable } from 'node:stream';
 import type { ConfigFlags } from '../config/resolve-config.js';
 import { sandboxEnv } from '../config/sandbox-config.js';
 import { startSandbox } from '../sandbox/index.js';
+import { classifyName } from '../sources/drop-names.js';
 import { ExitCode } from '../errors.js';
 import { runPipelineCommand } from './run-pipeline.js';
 
@@ -15,6 +16,8 @@ export const SAMPLES_DIR = fileURLToPath(new URL('../../samples/', import.meta.u
 export interface DemoOptions {
   /** Where the samples are copied and the reports written; default a new temp folder. */
   out?: string;
+  /** The samples to copy; default the package's samples/ (SAMPLES_DIR). */
+  samples?: string;
   stdout: NodeJS.WritableStream;
 }
 
@@ -36,7 +39,9 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     opts.stdout.write(`${line}\n`);
   };
   const dir = opts.out ?? (await mkdtemp(join(tmpdir(), 'htorder-demo-')));
-  await cp(SAMPLES_DIR, dir, { recursive: true });
+  // Not the reports an earlier `htorder check samples/…` left beside a sample (nor hidden or
+  // temporary files): a result.csv copied along would be run as one more CSV input and fail.
+  await cp(opts.samples ?? SAMPLES_DIR, dir, { recursive: true, filter: (src) => !isLeftOver(basename(src)) });
   const samples = await findSamples(dir);
   const broken = await writeBrokenSample(dir);
 
@@ -128,6 +133,14 @@ function collect(): { stream: Writable; text: () => string } {
     },
   });
   return { stream, text: () => chunks.join('') };
+}
+
+/** A report, a hidden or a temporary file: never a sample (the rules of a watched folder, drop-names.ts). */
+function isLeftOver(name: string): boolean {
+  const verdict = classifyName(name);
+  return (
+    !verdict.take && (verdict.reason === 'report' || verdict.reason === 'hidden' || verdict.reason === 'temporary')
+  );
 }
 
 /** Manifests among the samples: YAML/JSON that name the manifest schema, and CSV files. */

@@ -1,14 +1,22 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { runDemo } from '../../src/cli/demo.js';
+import { runDemo, SAMPLES_DIR } from '../../src/cli/demo.js';
 
 describe('htorder demo (npm run demo)', () => {
   it('submits every sample once, re-runs send nothing, and the broken copy is refused', async () => {
     const out = await mkdtemp(join(tmpdir(), 'htorder-demo-test-'));
+    // The samples as a user's checkout may have them: with the reports of an earlier
+    // `htorder check samples/reorder/asset-reorder.yaml` beside the sample.
+    const samples = await mkdtemp(join(tmpdir(), 'htorder-demo-samples-'));
+    await cp(SAMPLES_DIR, samples, { recursive: true });
+    const stale = join(samples, 'reorder', 'asset-reorder.yaml');
+    await writeFile(`${stale}.result.csv`, 'orderNumber,itemType,code,quantity,status\nR-1,Asset,A1,10,valid\n');
+    await writeFile(`${stale}.result.json`, '{}\n');
+    await writeFile(`${stale}.errors.txt`, '');
     let text = '';
     const stdout = new Writable({
       write: (c, _e, cb) => {
@@ -16,7 +24,9 @@ describe('htorder demo (npm run demo)', () => {
         cb();
       },
     });
-    expect(await runDemo({ out, stdout })).toBe(0);
+    expect(await runDemo({ out, samples, stdout })).toBe(0);
+    expect(text).not.toContain('asset-reorder.yaml.result.csv');
+    await rm(samples, { recursive: true, force: true });
 
     // Every manifest among the samples ran, and got its reports next to it.
     const files = (await readdir(out, { recursive: true })) as string[];
