@@ -79,7 +79,7 @@ export async function runApiCommand(input: ApiCommandInput, io: ApiCommandIo): P
   const { path, query } = splitPath(input.path);
   const body = input.data === undefined ? undefined : parseData(input.data, io.cwd);
   if (body !== undefined && method === 'GET') throw new UsageError('--data cannot be sent with GET');
-  // Loaded here, not at the top: the client (undici, pino) is too heavy for `htorder --help`.
+  // Loaded here, not at the top: the client (undici) is too heavy for `htorder --help`.
   const [{ openApiSession }, { ApiError }, { scrubSecretsDeep }] = await Promise.all([
     import('../../app/api-session.js'),
     import('../../api/errors.js'),

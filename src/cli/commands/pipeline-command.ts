@@ -44,7 +44,7 @@ export function registerPipelineCommand(program: Command, spec: PipelineCommandS
   if (spec.name === 'run') addSettingOptions(cmd, RUN_NOTIFY_SETTINGS);
   addConfigOptions(cmd);
   cmd.action(async (files: string[], opts: Record<string, unknown>) => {
-    // Loaded when the command runs: the pipeline (ajv, undici, pino) is too heavy for --help.
+    // Loaded when the command runs: the pipeline (ajv, undici) is too heavy for --help.
     const { runPipelineCommand } = await import('../run-pipeline.js');
     process.exitCode = await runPipelineCommand(
       {

@@ -56,7 +56,7 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
   const minutes = Number(opts.interval ?? 15);
   if (!Number.isFinite(minutes) || minutes < 1)
     throw new UsageError(`--interval must be a number of minutes >= 1, got "${String(opts.interval)}"`);
-  // Loaded when the command runs, not for `htorder --help`: the client pulls in undici and pino.
+  // Loaded when the command runs, not for `htorder --help`: the client pulls in undici.
   const [{ openApiSession }, { accountKey }, { createCatalogue }, { collectTargets }, { trackOnce, watchTracking }] =
     await Promise.all([
       import('../../app/api-session.js'),
