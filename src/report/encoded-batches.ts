@@ -29,11 +29,23 @@ export class EncodedBatches {
   private bytes = 0;
   private jobCount = -1;
   private context: string | undefined;
+  /** Set for the last write: it takes kept bytes but keeps none of its own (copies for nothing, and garbage). */
+  private last = false;
   /** Jobs encoded afresh and jobs whose bytes were reused, in the last write. */
   encoded = 0;
   reused = 0;
 
   constructor(private readonly maxBytes = CACHE_MAX_BYTES) {}
+
+  /** The next write is the last one: it uses what is kept and keeps nothing more. */
+  lastWrite(): void {
+    this.last = true;
+  }
+
+  /** Whether bytes encoded now would be kept (put), so are worth copying. */
+  get keeping(): boolean {
+    return !this.last;
+  }
 
   /** How many bytes are kept. */
   get keptBytes(): number {
@@ -69,6 +81,7 @@ export class EncodedBatches {
 
   /** Keeps the bytes of jobs `[from, to)`, encoded from the jobs as they were at `clock` (or later), while they fit. */
   put(from: number, to: number, clock: number, bytes: Uint8Array): void {
+    if (this.last) return;
     const old = this.entries.get(from);
     const size = this.bytes - (old?.bytes.length ?? 0) + bytes.length;
     if (size > this.maxBytes) {

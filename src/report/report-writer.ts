@@ -117,12 +117,19 @@ export class ReportWriter {
         this.dirty = false;
         const started = Date.now();
         refreshSummary(this.report);
-        // The final write goes to the target; a progress write still under way goes next to the input.
-        const target = this.final ? this.target : undefined;
+        // The final write goes to the target; a progress write still under way goes next to the
+        // input, keeps the cache, and the loop goes round once more for the final one.
+        const final = this.final;
+        const target = final ? this.target : undefined;
         const { writeReports, reportCache } = await this.writers();
-        if (!this.final) this.cache ??= reportCache();
+        if (!final) this.cache ??= reportCache();
         const cache = this.cache;
-        if (this.final) this.cache = undefined; // nothing is written after the final write
+        if (final && cache) {
+          // Nothing is written after the final write: it keeps no bytes, and the cache is let go.
+          cache.json.lastWrite();
+          cache.csv.lastWrite();
+          this.cache = undefined;
+        }
         this.last = await writeReports(this.report, {
           ...this.opts,
           ...(target ? { target } : {}),

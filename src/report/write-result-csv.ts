@@ -310,23 +310,24 @@ async function* manifestCsv(
     }
     // Read before the first row: a job changed after it (even while this batch is written) is newer than the bytes.
     const clock = changeClock(report);
+    const keep = cache?.keeping === true;
     const texts: string[] = [];
     let text = '';
     let n = 0;
     for (const row of manifestRows(jobs, from, to, fileErrors)) {
       text += commaRow(row);
       if (++n >= BATCH_ROWS) {
-        if (cache) texts.push(text);
+        if (keep) texts.push(text);
         yield text;
         text = '';
         n = 0;
       }
     }
     if (n > 0) {
-      if (cache) texts.push(text);
+      if (keep) texts.push(text);
       yield text;
     }
-    cache?.put(from, to, clock, Buffer.from(texts.join(''), 'utf8'));
+    if (keep) cache?.put(from, to, clock, Buffer.from(texts.join(''), 'utf8'));
   }
 }
 

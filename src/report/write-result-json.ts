@@ -52,7 +52,7 @@ export function* resultJsonChunks(report: ResultReport, cache?: EncodedBatches):
       const clock = changeClock(report);
       const start = out.length;
       batchJson(jobs.slice(from, to), out);
-      cache?.put(from, to, clock, out.copyFrom(start));
+      if (cache?.keeping) cache.put(from, to, clock, out.copyFrom(start));
     }
     if (out.length >= CHUNK_BYTES) yield out.flush();
   }

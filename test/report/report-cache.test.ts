@@ -229,6 +229,17 @@ describe('rewrites reuse the bytes of unchanged jobs', () => {
   });
 });
 
+describe('the final write after a progress write under way', () => {
+  it('reuses the bytes that write kept', async () => {
+    const { report, manifest } = await begin('orders.yaml', yamlInput());
+    const writer = new ReportWriter(report, { manifest, intervalMs: 0 });
+    // No pause: the progress write is under way (loading its writers) when flush() arrives.
+    writer.schedule();
+    await writer.flush();
+    expect(writer.lastReuse).toEqual({ json: { encoded: 0, reused: JOBS }, csv: { encoded: 0, reused: JOBS } });
+  });
+});
+
 describe('where nothing is kept', () => {
   it('a report whose first write is the final one (watch, a run done within the first pause) keeps nothing', async () => {
     const { report, manifest } = await begin('orders.yaml', yamlInput());
@@ -252,6 +263,23 @@ describe('where nothing is kept', () => {
     expect(writer.lastReuse?.json.reused).toBe(JOBS);
     await writer.flush();
     expect(writer.lastReuse).toBeUndefined();
+  });
+
+  it('the last write uses the kept bytes but keeps none of its own', async () => {
+    const { input, report, manifest } = await begin('orders.yaml', yamlInput());
+    const reporter = jobReporter(report, manifest);
+    const cache = reportCache();
+    await writeReports(report, { manifest, cache });
+    const kept = cache.json.keptBytes;
+    reporter({ ...stateOf(3, random(3), 1), outcome: 'held-back' });
+    cache.json.lastWrite();
+    cache.csv.lastWrite();
+    await writeReports(report, { manifest, cache });
+    expect(cache.json).toMatchObject({ encoded: 64, reused: JOBS - 64, keptBytes: kept });
+    const want = await uncached(report, manifest, input);
+    const got = await files(input);
+    expect(got.json.equals(want.json)).toBe(true);
+    expect(got.csv.equals(want.csv)).toBe(true);
   });
 
   it('keeps no more than its cap: batches past it are encoded at every write, the file still whole', async () => {
