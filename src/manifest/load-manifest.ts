@@ -63,12 +63,24 @@ export async function loadManifest(file: string, opts: LoadOptions = {}): Promis
     };
     return { input: { file, format }, diagnostics: [diagnostic] };
   }
-  // One turn of the event loop between the parse and the checks (both CPU, tens of ms for a
+  // The event loop polls once between the parse and the checks (both CPU, tens of ms for a
   // big manifest): what arrived meanwhile is handled first. `run` reads its input while the
   // account request is in flight; its answer lets the ledger's account record be read now,
   // not after the checks, and the first lookups go out as soon as the checks end (issue 16).
-  await nextTurn();
+  await afterIoPoll();
   return checkRawDocument(raw);
+}
+
+/**
+ * Resolves after the event loop has polled for I/O once more. One setImmediate is not enough:
+ * called from an I/O callback (the read that ends before the parse) it runs in the same loop
+ * iteration's check phase, right after the poll that delivered that callback, so nothing that
+ * arrived during the parse is seen; an immediate queued from an immediate waits for the next
+ * iteration, whose poll comes first.
+ */
+async function afterIoPoll(): Promise<void> {
+  await nextTurn();
+  await nextTurn();
 }
 
 /** Validation, manifest building and local rules for an already-read document (any format). */
