@@ -1,5 +1,4 @@
 import { extname } from 'node:path';
-import { setImmediate as nextTurn } from 'node:timers/promises';
 import { validateDocument } from './schema/validate.js';
 import { buildManifest } from './build-manifest.js';
 import { sortDiagnostics } from './diagnostics.js';
@@ -8,6 +7,7 @@ import type { Mapping } from './mapping/model.js';
 import type { Diagnostic, Manifest, ManifestFormat, RawDocument, ReadResult } from './model.js';
 import { INPUT_UNREADABLE, INPUT_UNSUPPORTED } from './read-input.js';
 import { runLocalRules } from './rules/index.js';
+import { afterIoPoll } from '../util/event-loop.js';
 import { readYamlDocument, type YamlReadOptions } from './yaml/read-yaml.js';
 
 /**
@@ -69,18 +69,6 @@ export async function loadManifest(file: string, opts: LoadOptions = {}): Promis
   // not after the checks, and the first lookups go out as soon as the checks end (issue 16).
   await afterIoPoll();
   return checkRawDocument(raw);
-}
-
-/**
- * Resolves after the event loop has polled for I/O once more. One setImmediate is not enough:
- * called from an I/O callback (the read that ends before the parse) it runs in the same loop
- * iteration's check phase, right after the poll that delivered that callback, so nothing that
- * arrived during the parse is seen; an immediate queued from an immediate waits for the next
- * iteration, whose poll comes first.
- */
-async function afterIoPoll(): Promise<void> {
-  await nextTurn();
-  await nextTurn();
 }
 
 /** Validation, manifest building and local rules for an already-read document (any format). */
