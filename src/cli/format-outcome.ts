@@ -69,8 +69,13 @@ function summaryLine(r: ResultReport): string {
   return `${r.summary.jobs} job${r.summary.jobs === 1 ? '' : 's'}: ${counts.join(', ') || 'none'}`;
 }
 
-/** Errors first, then warnings, with the path as the user typed it (clickable in a terminal). */
+/**
+ * Errors first, then warnings, with the path as the user typed it (clickable in a terminal).
+ * None when the summary (fresh, as the summary line above uses it) counts none: walking a
+ * 1,000-job run's items for nothing took ~5 ms after its last answer (issue 16).
+ */
 function* messages(r: ResultReport): Generator<string> {
+  if (r.summary.errors === 0 && r.summary.warnings === 0) return;
   yield* errorLines(r, r.input.file);
   yield* warningLines(r, r.input.file);
 }

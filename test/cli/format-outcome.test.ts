@@ -36,24 +36,46 @@ function job(
   };
 }
 
+function reportOf(jobs: JobResult[], summary: { errors: number; warnings: number }): ResultReport {
+  return {
+    reportVersion: 1,
+    command: 'run',
+    htorderVersion: '0.0.0',
+    input: { file: '/in/orders.yaml', sha256: null, format: 'yaml' },
+    startedAt: '2026-11-23T00:00:00.000Z',
+    errors: [],
+    warnings: [],
+    summary: { jobs: jobs.length, items: 0, byStatus: { submitted: jobs.length }, ...summary },
+    jobs,
+  } as unknown as ResultReport;
+}
+
 describe('the outcome table on the terminal', () => {
+  it("shows the jobs' errors and warnings the summary counts, compiler style", () => {
+    const bad = job(0, 'PO-1', 'invalid', null, null, 1);
+    const error = { code: 'x', message: 'broken', field: 'jobs[0].dateDue', source: { line: 4, column: 5 } };
+    const warning = { code: 'w', message: 'careful', field: 'jobs[1].mustDate', source: { line: 9, column: 5 } };
+    const warned = { ...job(1, 'PO-2', 'submitted', 1, 700001, 1), warnings: [warning] };
+    const text = formatInputOutcome(
+      {
+        file: '/in/orders.yaml',
+        status: 'invalid',
+        report: reportOf([{ ...bad, errors: [error] }, warned], { errors: 1, warnings: 1 }),
+        resolved: new Map(),
+      },
+      'run',
+    );
+    expect(text).toContain('  /in/orders.yaml:4:5: jobs[0].dateDue: broken\n');
+    expect(text).toContain('  warning: /in/orders.yaml:9:5: jobs[1].mustDate: careful\n');
+  });
+
   it('pads each column to its widest cell, two spaces apart, with no trailing spaces', () => {
     const jobs = [
       job(0, 'PO-1', 'submitted', 12.5, 700001, 1),
       job(1, 'PO-LONGER-NUMBER', 'submitted', 1234.5, 700002, 12),
       job(2, 'P3', 'failed', null, null, 3),
     ];
-    const report = {
-      reportVersion: 1,
-      command: 'run',
-      htorderVersion: '0.0.0',
-      input: { file: '/in/orders.yaml', sha256: null, format: 'yaml' },
-      startedAt: '2026-11-23T00:00:00.000Z',
-      errors: [],
-      warnings: [],
-      summary: { jobs: 3, items: 16, errors: 0, warnings: 0, byStatus: { submitted: 2, failed: 1 } },
-      jobs,
-    } as unknown as ResultReport;
+    const report = reportOf(jobs, { errors: 0, warnings: 0 });
     const text = formatInputOutcome({ file: '/in/orders.yaml', status: 'invalid', report, resolved: new Map() }, 'run');
     expect(text.split('\n').slice(0, 5)).toEqual([
       '/in/orders.yaml:',
