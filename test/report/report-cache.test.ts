@@ -2,18 +2,18 @@ import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import type { LedgerEntry } from '../../src/ledger/model.js';
-import { loadManifest } from '../../src/manifest/load-manifest.js';
 import type { Diagnostic, Manifest } from '../../src/manifest/model.js';
 import { jobReporter } from '../../src/pipeline/job-report.js';
 import type { JobState, StageOutcome } from '../../src/pipeline/job-state.js';
-import { buildReport, refreshSummary } from '../../src/report/build-report.js';
+import { refreshSummary } from '../../src/report/build-report.js';
 import { EncodedBatches, reportCache } from '../../src/report/encoded-batches.js';
 import type { ResultReport } from '../../src/report/model.js';
 import { reportPaths } from '../../src/report/report-paths.js';
 import { ReportWriter } from '../../src/report/report-writer.js';
 import { writeResultJson } from '../../src/report/write-result-json.js';
 import { writeReports } from '../../src/report/write-reports.js';
-import { writeInput } from '../support/manifest-files.js';
+import { reportOfInput, writeInput } from '../support/manifest-files.js';
+import { seeded } from '../support/seeded-random.js';
 import { tempDirPerTest } from '../support/temp-files.js';
 
 /**
@@ -21,18 +21,6 @@ import { tempDirPerTest } from '../support/temp-files.js';
  * reuses a batch only while none of its jobs was marked changed (job-changes.ts, marked by the
  * pipeline's writeJob). Every cached write must equal an uncached one byte for byte.
  */
-
-/** A small deterministic generator (mulberry32): the same sequence on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Jobs enough for several batches (64 jobs each) and a short last one. */
 const JOBS = 150;
@@ -58,17 +46,10 @@ function csvInput(): string {
 
 async function begin(name: string, text: string) {
   const input = await writeInput(name, text);
-  const loaded = await loadManifest(input);
-  if (loaded.manifest === undefined) throw new Error('the test input did not load');
-  const report = buildReport({
-    command: 'run',
-    input: loaded.input,
-    manifest: loaded.manifest,
-    diagnostics: loaded.diagnostics,
-    startedAt: new Date('2026-03-01T10:00:00Z'),
-  });
+  const { report, manifest } = await reportOfInput(input);
+  if (manifest === undefined) throw new Error('the test input did not load');
   expect(report.jobs).toHaveLength(JOBS);
-  return { input, report, manifest: loaded.manifest };
+  return { input, report, manifest };
 }
 
 const OUTCOMES: StageOutcome[] = ['checked', 'refused', 'held-back', 'created', 'found', 'not-created', 'unknown'];
@@ -147,7 +128,7 @@ describe('rewrites reuse the bytes of unchanged jobs', () => {
       const { input, report, manifest } = await begin(name, text);
       const reporter = jobReporter(report, manifest);
       const cache = reportCache();
-      const next = random(name.length * 7919);
+      const next = seeded(name.length * 7919);
       let reused = 0;
       for (let round = 0; round < 12; round++) {
         // A few jobs change (sometimes none, sometimes many), as outcomes arrive between writes.
@@ -179,7 +160,7 @@ describe('rewrites reuse the bytes of unchanged jobs', () => {
     const { input, report, manifest } = await begin('orders.yaml', yamlInput());
     const reporter = jobReporter(report, manifest);
     const writer = new ReportWriter(report, { manifest, intervalMs: 0 });
-    for (let j = 0; j < JOBS; j++) reporter({ ...stateOf(j, random(j), 0), outcome: 'held-back' });
+    for (let j = 0; j < JOBS; j++) reporter({ ...stateOf(j, seeded(j), 0), outcome: 'held-back' });
     writer.schedule();
     // The first progress write keeps every job's bytes.
     await vi.waitFor(() => expect(writer.lastReuse).toBeDefined());
@@ -271,7 +252,7 @@ describe('where nothing is kept', () => {
     const cache = reportCache();
     await writeReports(report, { manifest, cache });
     const kept = cache.json.keptBytes;
-    reporter({ ...stateOf(3, random(3), 1), outcome: 'held-back' });
+    reporter({ ...stateOf(3, seeded(3), 1), outcome: 'held-back' });
     cache.json.lastWrite();
     cache.csv.lastWrite();
     await writeReports(report, { manifest, cache });

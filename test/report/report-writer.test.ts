@@ -1,12 +1,10 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadManifest } from '../../src/manifest/load-manifest.js';
-import { buildReport } from '../../src/report/build-report.js';
 import { reportPaths } from '../../src/report/report-paths.js';
 import { ReportWriter } from '../../src/report/report-writer.js';
 import { writeReports } from '../../src/report/write-reports.js';
-import { writeInput } from '../support/manifest-files.js';
+import { reportOfInput, writeInput } from '../support/manifest-files.js';
 import { tempDirPerTest } from '../support/temp-files.js';
 
 /** A CSV input with one bad row: every report is written (errors.txt too), result.csv from the input's own cells. */
@@ -17,18 +15,6 @@ const CSV = [
   '',
 ].join('\r\n');
 
-async function reportOf(file: string) {
-  const loaded = await loadManifest(file);
-  const report = buildReport({
-    command: 'run',
-    input: loaded.input,
-    manifest: loaded.manifest,
-    diagnostics: loaded.diagnostics,
-    startedAt: new Date('2026-03-01T10:00:00Z'),
-  });
-  return { report, manifest: loaded.manifest };
-}
-
 const exists = (path: string): Promise<boolean> =>
   stat(path).then(
     () => true,
@@ -38,7 +24,7 @@ const exists = (path: string): Promise<boolean> =>
 describe('writeReports to a target (watch: once, where the input ends up)', () => {
   it('writes the three files only there, with their mode, naming the final location and reading the input', async () => {
     const input = await writeInput('orders.csv', CSV);
-    const { report, manifest } = await reportOf(input);
+    const { report, manifest } = await reportOfInput(input);
     const done = await tempDirPerTest();
     const final = join(done, 'orders.20261121T060328123Z.csv');
     const paths = reportPaths(final);
@@ -65,7 +51,7 @@ describe('writeReports to a target (watch: once, where the input ends up)', () =
 describe('ReportWriter', () => {
   it('holds the first write for a pause after the first outcome, so a quick input is written once, at flush', async () => {
     const input = await writeInput('orders.csv', CSV);
-    const { report, manifest } = await reportOf(input);
+    const { report, manifest } = await reportOfInput(input);
     const writer = new ReportWriter(report, { manifest, intervalMs: 60_000 });
     writer.schedule();
     writer.schedule();
@@ -78,7 +64,7 @@ describe('ReportWriter', () => {
 
   it('without progress, writes nothing until flushed, then only to the target', async () => {
     const input = await writeInput('orders.csv', CSV);
-    const { report, manifest } = await reportOf(input);
+    const { report, manifest } = await reportOfInput(input);
     const writer = new ReportWriter(report, { manifest, intervalMs: 0, progress: false });
     writer.schedule();
     await new Promise((resolve) => setTimeout(resolve, 200));

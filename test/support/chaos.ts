@@ -46,17 +46,7 @@ export interface Verdict {
   wrongItems: string[];
 }
 
-/** A seeded random source (mulberry32): a failing chaos run repeats with the same seed. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seeded } from './seeded-random.js';
 
 /**
  * The issue's fault mix. Rules are checked in order and the first firing non-latency rule

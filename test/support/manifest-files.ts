@@ -1,7 +1,9 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadManifest, type LoadOptions, type LoadResult } from '../../src/manifest/load-manifest.js';
-import type { Diagnostic } from '../../src/manifest/model.js';
+import type { Diagnostic, Manifest } from '../../src/manifest/model.js';
+import { buildReport } from '../../src/report/build-report.js';
+import type { ResultReport } from '../../src/report/model.js';
 import { tempDirPerTest } from './temp-files.js';
 
 /** Writes a manifest file named `name` into `dir`, or into a temp folder removed after the test. */
@@ -19,6 +21,19 @@ export async function loadText(
 ): Promise<LoadResult & { file: string }> {
   const file = await writeInput(name, text);
   return { file, ...(await loadManifest(file, opts)) };
+}
+
+/** The report `run` begins for the input at `file`, as prepareInput builds it (a fixed start time). */
+export async function reportOfInput(file: string): Promise<{ report: ResultReport; manifest: Manifest | undefined }> {
+  const loaded = await loadManifest(file);
+  const report = buildReport({
+    command: 'run',
+    input: loaded.input,
+    manifest: loaded.manifest,
+    diagnostics: loaded.diagnostics,
+    startedAt: new Date('2026-03-01T10:00:00Z'),
+  });
+  return { report, manifest: loaded.manifest };
 }
 
 export const errors = (ds: Diagnostic[]): Diagnostic[] => ds.filter((d) => d.severity === 'error');
