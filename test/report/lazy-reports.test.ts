@@ -3,8 +3,6 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { loadManifest } from '../../src/manifest/load-manifest.js';
-import { buildReport } from '../../src/report/build-report.js';
 import { CsvRecordScanner, NotVerbatim } from '../../src/report/csv-record-scanner.js';
 import { itemCount, itemsPending } from '../../src/report/lazy-items.js';
 import type { ResultReport } from '../../src/report/model.js';
@@ -12,21 +10,9 @@ import { reportPaths } from '../../src/report/report-paths.js';
 import { csvCell } from '../../src/report/row-cells.js';
 import { writeResultCsv } from '../../src/report/write-result-csv.js';
 import { writeReports } from '../../src/report/write-reports.js';
-import { ASSET_ITEM, writeInput } from '../support/manifest-files.js';
+import { ASSET_ITEM, reportOfInput, writeInput } from '../support/manifest-files.js';
 
-const startedAt = new Date('2026-03-01T10:00:00Z');
-
-async function reportFor(file: string) {
-  const loaded = await loadManifest(file);
-  const report = buildReport({
-    command: 'check',
-    input: loaded.input,
-    manifest: loaded.manifest,
-    diagnostics: loaded.diagnostics,
-    startedAt,
-  });
-  return { report, loaded };
-}
+const reportFor = (file: string) => reportOfInput(file, { command: 'check' });
 
 const YAML = [
   'version: 1',

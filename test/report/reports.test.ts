@@ -6,15 +6,14 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { loadManifest } from '../../src/manifest/load-manifest.js';
-import { buildReport, refreshSummary, reportHasErrors } from '../../src/report/build-report.js';
+import { refreshSummary, reportHasErrors } from '../../src/report/build-report.js';
 import type { ResultReport } from '../../src/report/model.js';
 import { neutraliseCell } from '../../src/report/neutralise.js';
 import { reportPaths } from '../../src/report/report-paths.js';
 import { writeErrorsTxt } from '../../src/report/write-errors-txt.js';
 import { writeResultCsv } from '../../src/report/write-result-csv.js';
 import { writeReports } from '../../src/report/write-reports.js';
-import { ASSET_ITEM, writeInput } from '../support/manifest-files.js';
+import { ASSET_ITEM, reportOfInput, writeInput } from '../support/manifest-files.js';
 import { reportSummary } from '../support/report-summary.js';
 import { tempDirPerTest } from '../support/temp-files.js';
 
@@ -28,20 +27,7 @@ const validateReport = ajv.compile(reportSchema);
 const startedAt = new Date('2026-03-01T10:00:00Z');
 const finishedAt = new Date('2026-03-01T10:00:01Z');
 
-async function reportFor(
-  file: string,
-): Promise<{ report: ResultReport; loaded: Awaited<ReturnType<typeof loadManifest>> }> {
-  const loaded = await loadManifest(file);
-  const report = buildReport({
-    command: 'check',
-    input: loaded.input,
-    manifest: loaded.manifest,
-    diagnostics: loaded.diagnostics,
-    startedAt,
-    finishedAt,
-  });
-  return { report, loaded };
-}
+const reportFor = (file: string) => reportOfInput(file, { command: 'check', finishedAt });
 
 const MIXED = [
   'version: 1',

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { loadManifest, type LoadOptions, type LoadResult } from '../../src/manifest/load-manifest.js';
 import type { Diagnostic, Manifest } from '../../src/manifest/model.js';
 import { buildReport } from '../../src/report/build-report.js';
-import type { ResultReport } from '../../src/report/model.js';
+import type { ReportCommand, ResultReport } from '../../src/report/model.js';
 import { tempDirPerTest } from './temp-files.js';
 
 /** Writes a manifest file named `name` into `dir`, or into a temp folder removed after the test. */
@@ -23,17 +23,21 @@ export async function loadText(
   return { file, ...(await loadManifest(file, opts)) };
 }
 
-/** The report `run` begins for the input at `file`, as prepareInput builds it (a fixed start time). */
-export async function reportOfInput(file: string): Promise<{ report: ResultReport; manifest: Manifest | undefined }> {
+/** The report a command begins for the input at `file` (default `run`, as prepareInput builds it), started at a fixed time. */
+export async function reportOfInput(
+  file: string,
+  opts: { command?: ReportCommand; finishedAt?: Date } = {},
+): Promise<{ report: ResultReport; manifest: Manifest | undefined; loaded: LoadResult }> {
   const loaded = await loadManifest(file);
   const report = buildReport({
-    command: 'run',
+    command: opts.command ?? 'run',
     input: loaded.input,
     manifest: loaded.manifest,
     diagnostics: loaded.diagnostics,
     startedAt: new Date('2026-03-01T10:00:00Z'),
+    ...(opts.finishedAt ? { finishedAt: opts.finishedAt } : {}),
   });
-  return { report, manifest: loaded.manifest };
+  return { report, manifest: loaded.manifest, loaded };
 }
 
 export const errors = (ds: Diagnostic[]): Diagnostic[] => ds.filter((d) => d.severity === 'error');
