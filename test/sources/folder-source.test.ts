@@ -11,7 +11,10 @@ let dir: Awaited<ReturnType<typeof tempDir>>;
 beforeEach(async () => {
   dir = await tempDir('htorder-folder-source-');
 });
+/** Every instance a test made, closed after it: an instance keeps its lease token open until close(). */
+const made: FolderSource[] = [];
 afterEach(async () => {
+  await Promise.all(made.splice(0).map((s) => s.close()));
   await dir.remove();
 });
 
@@ -20,6 +23,7 @@ const ls = async (sub = ''): Promise<string[]> =>
   (await readdir(join(dir.path, sub))).filter((n) => !isClaimToken(n)).sort();
 const source = async (): Promise<FolderSource> => {
   const s = new FolderSource(dir.path, { leaseMs: 60_000 });
+  made.push(s);
   await s.init();
   return s;
 };
@@ -150,6 +154,7 @@ describe('FolderSource', () => {
 
   it('refuses a file over the size cap', async () => {
     const s = new FolderSource(dir.path, { maxInputBytes: 10 });
+    made.push(s);
     await s.init();
     await writeFile(join(dir.path, 'big.csv'), 'x'.repeat(11));
     expect((await s.claim('big.csv'))?.refused).toMatch(/11 bytes, over the 10-byte limit/);

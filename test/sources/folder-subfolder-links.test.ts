@@ -16,7 +16,15 @@ const temp = async (p: string) => {
   dirs.push(d);
   return d;
 };
+/** Every instance a test made, closed after it: an instance keeps its lease token open until close(). */
+const made: FolderSource[] = [];
+const folderSource = (...args: ConstructorParameters<typeof FolderSource>): FolderSource => {
+  const s = new FolderSource(...args);
+  made.push(s);
+  return s;
+};
 afterEach(async () => {
+  await Promise.all(made.splice(0).map((s) => s.close()));
   await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
 });
 
@@ -25,7 +33,7 @@ describe('FolderSource sub-folders', () => {
     const drop = await temp('htorder-drop-');
     const outside = await temp('htorder-outside-');
     await symlink(outside, join(drop, sub));
-    await expect(new FolderSource(drop).init()).rejects.toMatchObject({
+    await expect(folderSource(drop).init()).rejects.toMatchObject({
       name: 'SourceError',
       kind: 'usage',
       message: expect.stringMatching(/symbolic link/),
@@ -35,7 +43,7 @@ describe('FolderSource sub-folders', () => {
   it('refuses to finish into done/ replaced by a link after start, leaving the input in processing/', async () => {
     const drop = await temp('htorder-drop-');
     const outside = await temp('htorder-outside-');
-    const source = new FolderSource(drop);
+    const source = folderSource(drop);
     await source.init();
     await writeFile(join(drop, 'a.yaml'), 'version: 1\n');
     const claimed = await source.claim('a.yaml');
@@ -50,7 +58,7 @@ describe('FolderSource sub-folders', () => {
   it('a real folder is fine (control)', async () => {
     const drop = await temp('htorder-drop-');
     await mkdir(join(drop, 'done'));
-    await expect(new FolderSource(drop).init()).resolves.toBeUndefined();
+    await expect(folderSource(drop).init()).resolves.toBeUndefined();
   });
 });
 
@@ -59,7 +67,7 @@ describe('FolderSource finish after losing the claim', () => {
   // finished an input that another instance had taken over, so both moved it to done/.
   it('does not move anything once the claim file names another owner', async () => {
     const drop = await temp('htorder-drop-');
-    const a = new FolderSource(drop, { leaseMs: 60_000 });
+    const a = folderSource(drop, { leaseMs: 60_000 });
     await a.init();
     await writeFile(join(drop, 'a.yaml'), 'version: 1\n');
     const claimed = await a.claim('a.yaml');
