@@ -22,9 +22,8 @@ interface Spares {
   ready: string[];
   /** Detached by a rename that may not be on disk yet (see write). */
   pending: string[];
-  syncing: boolean;
-  /** Resolves when the folder fsync under way (if any) has put its batch back. */
-  synced?: Promise<void>;
+  /** The folder fsync under way, if any: resolves once it has put its batch back. */
+  syncing?: Promise<void>;
 }
 
 /**
@@ -107,7 +106,7 @@ export class EntryWriter {
   private takeSpare(dir: string): { path: string; fd: number } | undefined {
     const spares = this.spares.get(dir);
     if (!spares) return undefined;
-    if (spares.pending.length >= this.syncEvery && !spares.syncing) this.syncFolder(dir, spares);
+    if (spares.pending.length >= this.syncEvery && spares.syncing === undefined) this.syncFolder(dir, spares);
     const list = spares.ready;
     for (let spare = list.pop(); spare !== undefined; spare = list.pop()) {
       let fd: number | undefined;
@@ -149,7 +148,7 @@ export class EntryWriter {
   private pool(dir: string, spare: string): void {
     const spares = this.spares.get(dir);
     if (spares) spares.pending.push(spare);
-    else this.spares.set(dir, { ready: [], pending: [spare], syncing: false });
+    else this.spares.set(dir, { ready: [], pending: [spare] });
   }
 
   /**
@@ -158,14 +157,13 @@ export class EntryWriter {
    */
   private syncFolder(dir: string, spares: Spares): void {
     const batch = spares.pending.splice(0);
-    spares.syncing = true;
     let finished = (): void => undefined;
-    spares.synced = new Promise((resolve) => {
+    spares.syncing = new Promise((resolve) => {
       finished = resolve;
     });
     open(dir, 'r', (err, fd) => {
       const done = (ok: boolean) => {
-        spares.syncing = false;
+        spares.syncing = undefined;
         if (ok) spares.ready.push(...batch);
         else {
           // A folder that cannot be fsynced (some platforms): no spares there.
@@ -192,7 +190,7 @@ export class EntryWriter {
   async release(): Promise<void> {
     const all = [...this.spares.values()];
     // A folder fsync under way puts its batch back into `ready` when it ends: wait for it.
-    await Promise.all(all.map((s) => (s.syncing ? s.synced : undefined)));
+    await Promise.all(all.map((s) => s.syncing));
     const names = all.flatMap((s) => s.ready.splice(0).concat(s.pending.splice(0)));
     await Promise.all(names.map((name) => new Promise<void>((resolve) => unlink(name, () => resolve()))));
   }

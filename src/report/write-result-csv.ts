@@ -14,7 +14,7 @@ import { writeAtomicStream } from './atomic-stream.js';
 import type { NewFileOptions } from '../storage/atomic-write.js';
 import { neutraliseCell } from './neutralise.js';
 import type { WorkerAnswer } from './result-csv-worker.js';
-import type { EncodedBatches } from './encoded-batches.js';
+import { BATCH_JOBS, type EncodedBatches } from './encoded-batches.js';
 import { changeClock } from './job-changes.js';
 import { csvCell, RowCells, type RowCellsTable } from './row-cells.js';
 import { CSV_RESULT_COLUMNS, padTo, type VerbatimCopy, writeVerbatimCsv } from './verbatim-csv.js';
@@ -283,9 +283,6 @@ function commaRow(row: readonly string[]): string {
     text += c === 0 ? csvCell(neutraliseCell(row[c])) : `,${csvCell(neutraliseCell(row[c]))}`;
   return `${text}\n`;
 }
-
-/** Jobs per cached batch of a YAML/JSON input's rows (encoded-batches.ts). */
-const BATCH_JOBS = 64;
 
 /**
  * A YAML/JSON input's result.csv, as batches(manifestRows()) writes it: the header, then each

@@ -3,7 +3,7 @@ import type { ItemResult, JobResult, ResultReport } from './model.js';
 import { writeAtomicStream } from './atomic-stream.js';
 import { ByteOutput } from './byte-output.js';
 import type { NewFileOptions } from '../storage/atomic-write.js';
-import type { EncodedBatches } from './encoded-batches.js';
+import { BATCH_JOBS, type EncodedBatches } from './encoded-batches.js';
 import { changeClock } from './job-changes.js';
 
 /**
@@ -20,8 +20,6 @@ export async function writeResultJson(
   await writeAtomicStream(path, resultJsonChunks(report, cache), file);
 }
 
-/** Jobs per JSON.stringify call (and per cached batch): big enough to amortise the call, small enough to stay young garbage. */
-const BATCH_JOBS = 64;
 /**
  * Bytes gathered per chunk handed to the writer (which copies them into its own ~1 MB write
  * batches): small enough that the writer can let other events through between two of them

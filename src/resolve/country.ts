@@ -8,13 +8,14 @@ import { findFolded, type Match } from './match.js';
  */
 const ALIASES: Readonly<Record<string, string>> = { UK: 'GB' };
 
+/** The field findFolded tables (one function for every call, so one table per list). */
+const countryName = (c: Country): string => c.name;
+
 /**
  * A country as written (name, ISO2 or ISO3, any case, accents optional) → the lookup's
  * entry. Codes are tried before names and by length, so `NO` is Norway (ISO2), never the
  * word "no", and a three-letter code becomes its ISO2 instead of reaching the API.
  */
-const countryName = (c: Country): string => c.name;
-
 export function matchCountry(input: string, countries: readonly Country[]): Match<Country> {
   const text = input.trim();
   const upper = text.toUpperCase();
