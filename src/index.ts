@@ -37,9 +37,9 @@ export {
 } from './report/model.js';
 
 // The API: configuration, the typed client, its errors, and every wire type of the spec.
-export { resolveConfig, type ConfigFlags, type ResolveConfigInput } from './config/resolve-config.js';
-export { sandboxConfig } from './config/sandbox-config.js';
-export type { ApiConfig, Timeouts } from './config/api-config.js';
+export { resolveConfig, type ConfigFlags, type ResolveConfigInput } from './core/config/resolve-config.js';
+export { sandboxConfig } from './core/config/sandbox-config.js';
+export type { ApiConfig, Timeouts } from './core/config/api-config.js';
 export { createApiClient, type ApiClient, type ApiClientOptions, type AccountIdentity } from './api/client.js';
 export { ApiError, isApiError, isNotFound, orNull, type ApiErrorKind } from './api/errors.js';
 export { paginateList, paginateActiveJobs } from './api/paginate.js';
@@ -50,8 +50,8 @@ export type { JobStatus as ApiJobStatus } from './api/types.js';
 
 // Resolving human values against an account, and the exactly-once ledger.
 export { createCatalogue, type AccountCatalogue } from './resolve/catalogue.js';
-export { FolderLedger, type FolderLedgerOptions } from './ledger/folder-ledger.js';
-export type { LedgerStore, LedgerKey, LedgerEntry } from './ledger/model.js';
+export { FolderLedger, type FolderLedgerOptions } from './storage/ledger/folder-ledger.js';
+export type { LedgerStore, LedgerKey, LedgerEntry } from './storage/ledger/model.js';
 
 // The local API simulator (what `htorder sandbox` and `--sandbox` run).
 export {
@@ -73,6 +73,6 @@ export {
 } from './sandbox/index.js';
 
 // Logging with redaction of secrets, tokens and signed-URL query strings.
-export { createLogger, silentLogger, type Logger, type LogLevel } from './log/logger.js';
+export { createLogger, silentLogger, type Logger, type LogLevel } from './core/log/logger.js';
 
-export { VERSION } from './version.js';
+export { VERSION } from './core/version.js';

@@ -2,9 +2,9 @@
 // project's own sandboxEnv) and asset tags that can be reordered.
 import { tmpdir } from 'node:os';
 import { createApiClient } from '../../dist/api/client.js';
-import { sandboxConfig } from '../../dist/config/sandbox-config.js';
+import { sandboxConfig } from '../../dist/core/config/sandbox-config.js';
 
-export { sandboxEnv } from '../../dist/config/sandbox-config.js';
+export { sandboxEnv } from '../../dist/core/config/sandbox-config.js';
 
 /** Tags of `n` orderable (non-archived, priced) assets of the demo account. */
 export async function orderableAssets(sandbox, n) {

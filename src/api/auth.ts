@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
-import type { Timeouts } from '../config/api-config.js';
-import type { Logger } from '../log/logger.js';
-import { redactUrl, rememberSecret } from '../log/redact.js';
+import type { Timeouts } from '../core/config/api-config.js';
+import type { Logger } from '../core/log/logger.js';
+import { redactUrl, rememberSecret } from '../core/log/redact.js';
 import { ApiError } from './errors.js';
 import { sendHttp } from './http.js';
 import { backoffDelay, isRetryableStatus, type RetryOptions } from './retry-policy.js';

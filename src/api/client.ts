@@ -1,6 +1,6 @@
 import type { Dispatcher } from 'undici';
-import type { ApiConfig } from '../config/api-config.js';
-import { silentLogger, type Logger } from '../log/logger.js';
+import type { ApiConfig } from '../core/config/api-config.js';
+import { silentLogger, type Logger } from '../core/log/logger.js';
 import { type TokenCache, TokenProvider } from './auth.js';
 import type { HttpResponse } from './http.js';
 import { accountApi, type AccountApi } from './resources/account.js';

@@ -1,5 +1,5 @@
 import type { ValidationMessage } from './types.js';
-import { scrubSecretsDeep, scrubServerText } from '../log/redact.js';
+import { scrubSecretsDeep, scrubServerText } from '../core/log/redact.js';
 
 /**
  * - `http`: the server answered with a non-2xx status (see `status`).

@@ -1,7 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { request } from './undici-parts.js';
 import { ApiError } from './errors.js';
-import type { Timeouts } from '../config/api-config.js';
+import type { Timeouts } from '../core/config/api-config.js';
 
 /** One HTTP exchange as the client sees it: status, headers and the parsed body. */
 export interface HttpResponse {

@@ -1,14 +1,14 @@
 import { mkdir } from 'node:fs/promises';
 import { createApiClient, type ApiClient } from '../api/client.js';
-import { defaultStateDir, type ApiConfig } from '../config/api-config.js';
-import { apiConfigFrom, type ConfigFlags } from '../config/resolve-config.js';
-import { flagName, resolveSettings, type Settings, type SettingFlags } from '../config/resolve-settings.js';
-import { sandboxConfig, type SandboxDirectory } from '../config/sandbox-config.js';
-import { SETTINGS } from '../config/settings.js';
-import { createLogger, isLogLevel, wantsColor, type Logger } from '../log/logger.js';
-import { UsageError } from '../errors.js';
-import { sandboxAccountKey } from '../ledger/account-key.js';
-import { FolderLedger } from '../ledger/folder-ledger.js';
+import { defaultStateDir, type ApiConfig } from '../core/config/api-config.js';
+import { apiConfigFrom, type ConfigFlags } from '../core/config/resolve-config.js';
+import { flagName, resolveSettings, type Settings, type SettingFlags } from '../core/config/resolve-settings.js';
+import { sandboxConfig, type SandboxDirectory } from '../core/config/sandbox-config.js';
+import { SETTINGS } from '../core/config/settings.js';
+import { createLogger, isLogLevel, wantsColor, type Logger } from '../core/log/logger.js';
+import { UsageError } from '../core/errors.js';
+import { sandboxAccountKey } from '../storage/ledger/account-key.js';
+import { FolderLedger } from '../storage/ledger/folder-ledger.js';
 
 export interface ApiSessionInput {
   sandbox?: boolean;

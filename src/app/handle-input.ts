@@ -1,14 +1,14 @@
 import { basename } from 'node:path';
-import type { Logger } from '../log/logger.js';
-import type { WatchEvents } from '../observe/input-events.js';
-import type { WatchMetrics } from '../observe/watch-metrics.js';
+import type { Logger } from '../core/log/logger.js';
+import type { WatchEvents } from '../watch/events.js';
+import type { WatchMetrics } from '../watch/metrics.js';
 import { processInput, type InputOutcome, type PipelineContext } from '../pipeline/process-input.js';
 import type { JobStatus } from '../report/model.js';
 import type { ReportTarget } from '../report/write-reports.js';
 import { writeFileAtomic } from '../storage/atomic-write.js';
-import type { InputAttempts } from '../sources/attempts.js';
-import { ClaimLostError, type ClaimedInput, type InputChange } from '../sources/model.js';
-import type { HandleResult } from '../sources/watcher.js';
+import type { InputAttempts } from '../watch/sources/attempts.js';
+import { ClaimLostError, type ClaimedInput, type InputChange } from '../watch/sources/model.js';
+import type { HandleResult } from '../watch/watcher.js';
 
 export interface HandleContext {
   /**

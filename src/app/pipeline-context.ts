@@ -1,11 +1,11 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { ApiConfig } from '../config/api-config.js';
-import { csvLimitsFrom } from '../config/csv-limits.js';
-import { importEntries, ledgerAccountKey } from '../ledger/account-key.js';
-import { FolderLedger } from '../ledger/folder-ledger.js';
-import type { LedgerAccount, LedgerStore } from '../ledger/model.js';
-import type { Logger } from '../log/logger.js';
+import type { ApiConfig } from '../core/config/api-config.js';
+import { csvLimitsFrom } from '../core/config/csv-limits.js';
+import { importEntries, ledgerAccountKey } from '../storage/ledger/account-key.js';
+import { FolderLedger } from '../storage/ledger/folder-ledger.js';
+import type { LedgerAccount, LedgerStore } from '../storage/ledger/model.js';
+import type { Logger } from '../core/log/logger.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { PipelineCommand, PipelineContext, PreparedInput } from '../pipeline/process-input.js';
 import { createCatalogue, type AccountCatalogue } from '../resolve/catalogue.js';

@@ -3,9 +3,9 @@ import { constants } from 'node:fs';
 import { mkdir, open, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { UsageError } from '../errors.js';
-import { sandboxAccountKey } from '../ledger/account-key.js';
-import type { FolderLedger } from '../ledger/folder-ledger.js';
+import { UsageError } from '../core/errors.js';
+import { sandboxAccountKey } from '../storage/ledger/account-key.js';
+import type { FolderLedger } from '../storage/ledger/folder-ledger.js';
 import type { SandboxSnapshot, SandboxStateStore, StoredState } from '../sandbox/index.js';
 import { writeFileAtomic } from '../storage/atomic-write.js';
 

@@ -1,21 +1,21 @@
 import { join, resolve } from 'node:path';
-import { awsCredentials } from '../config/aws-credentials.js';
-import type { ConfigFlags } from '../config/resolve-config.js';
-import type { SettingFlags } from '../config/resolve-settings.js';
-import { MAX_CONCURRENCY, SETTINGS, WATCH_DEFAULTS } from '../config/settings.js';
-import { ExitCode, UsageError } from '../errors.js';
-import { FolderLedger } from '../ledger/folder-ledger.js';
-import { instrumentApi } from '../observe/api-instrumentation.js';
-import { startHealthServer, type HealthServer } from '../observe/health-server.js';
-import { cannotListen, isListenError } from '../observe/limited-server.js';
-import { WatchEvents } from '../observe/input-events.js';
-import type { WatchMetrics } from '../observe/watch-metrics.js';
-import { notifierFor, type Notifier } from '../notify/notifier.js';
-import { InputAttempts } from '../sources/attempts.js';
-import { folderEvents } from '../sources/folder-events.js';
-import { FolderSource } from '../sources/folder-source.js';
-import { DEFAULT_LAYOUT, SourceError, type DropLayout, type DropSource } from '../sources/model.js';
-import { startWatcher, type Watcher } from '../sources/watcher.js';
+import { awsCredentials } from '../core/config/aws-credentials.js';
+import type { ConfigFlags } from '../core/config/resolve-config.js';
+import type { SettingFlags } from '../core/config/resolve-settings.js';
+import { MAX_CONCURRENCY, SETTINGS, WATCH_DEFAULTS } from '../core/config/settings.js';
+import { ExitCode, UsageError } from '../core/errors.js';
+import { FolderLedger } from '../storage/ledger/folder-ledger.js';
+import { instrumentApi } from '../watch/api-instrumentation.js';
+import { startHealthServer, type HealthServer } from '../watch/health-server.js';
+import { cannotListen, isListenError } from '../core/limited-server.js';
+import { WatchEvents } from '../watch/events.js';
+import type { WatchMetrics } from '../watch/metrics.js';
+import { notifierFor, type Notifier } from '../watch/notify/notifier.js';
+import { InputAttempts } from '../watch/sources/attempts.js';
+import { folderEvents } from '../watch/sources/folder-events.js';
+import { FolderSource } from '../watch/sources/folder-source.js';
+import { DEFAULT_LAYOUT, SourceError, type DropLayout, type DropSource } from '../watch/sources/model.js';
+import { startWatcher, type Watcher } from '../watch/watcher.js';
 import type { Dashboard } from '../ui/dashboard.js';
 import { isS3Url, parseS3Url } from '../storage/s3/s3-url.js';
 import { handleInput, setAside } from './handle-input.js';
@@ -179,7 +179,7 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
   // kept, and prom-client (~40 ms of the start, an event-loop monitor, a hook on every request)
   // is not loaded.
   const metrics: WatchMetrics | undefined =
-    healthPort === undefined ? undefined : new (await import('../observe/watch-metrics.js')).WatchMetrics();
+    healthPort === undefined ? undefined : new (await import('../watch/metrics.js')).WatchMetrics();
   const events = new WatchEvents();
   const uninstrument = metrics ? instrumentApi(metrics, [config.baseUrl, config.authUrl]) : () => undefined;
   let health: HealthServer | undefined;
@@ -448,8 +448,8 @@ async function openRouteAccounts(
 async function loadBucketModules() {
   const [{ S3Store }, { BucketSource, stateRoot }, { BucketLedger }] = await Promise.all([
     import('../storage/s3/s3-store.js'),
-    import('../sources/bucket-source.js'),
-    import('../ledger/bucket-ledger.js'),
+    import('../watch/sources/bucket-source.js'),
+    import('../storage/ledger/bucket-ledger.js'),
   ]);
   return { S3Store, BucketSource, BucketLedger, stateRoot };
 }

@@ -1,5 +1,5 @@
-import { csvLimitsFrom } from '../config/csv-limits.js';
-import { resolveSettings } from '../config/resolve-settings.js';
+import { csvLimitsFrom } from '../core/config/csv-limits.js';
+import { resolveSettings } from '../core/config/resolve-settings.js';
 import { loadManifest } from '../manifest/load-manifest.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import { type CsvLimits, INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from '../manifest/read-input.js';
@@ -7,8 +7,8 @@ import { buildReport, reportHasErrors } from '../report/build-report.js';
 import type { ResultReport } from '../report/model.js';
 import { errorLines, warningLines } from '../report/write-errors-txt.js';
 import { writeReports, type WrittenReports } from '../report/write-reports.js';
-import { ExitCode } from '../errors.js';
-import { printableLines } from '../util/printable.js';
+import { ExitCode } from '../core/errors.js';
+import { printableLines } from '../core/printable.js';
 
 /**
  * The work of `htorder check FILE... [--mapping FILE] [--json]` — parse, schema check and local rules;

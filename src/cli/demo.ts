@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Writable } from 'node:stream';
-import type { ConfigFlags } from '../config/resolve-config.js';
-import { sandboxEnv } from '../config/sandbox-config.js';
+import type { ConfigFlags } from '../core/config/resolve-config.js';
+import { sandboxEnv } from '../core/config/sandbox-config.js';
 import { startSandbox } from '../sandbox/index.js';
-import { classifyName } from '../sources/drop-names.js';
-import { ExitCode } from '../errors.js';
+import { classifyName } from '../watch/sources/drop-names.js';
+import { ExitCode } from '../core/errors.js';
 import { runPipelineCommand } from './run-pipeline.js';
 
 /** The package's own samples/ (one level above both src/ and dist/). */

@@ -2,7 +2,7 @@ import type { InputOutcome, PipelineCommand } from '../pipeline/process-input.js
 import type { ResultReport } from '../report/model.js';
 import { builtItems, itemCount } from '../report/lazy-items.js';
 import { errorLines, warningLines } from '../report/write-errors-txt.js';
-import { printable, printableLines } from '../util/printable.js';
+import { printable, printableLines } from '../core/printable.js';
 
 /** How many error lines per input the terminal shows before pointing at errors.txt. */
 const SHOWN_ERRORS = 8;

@@ -5,7 +5,7 @@
 // that could touch the file system asynchronously.
 process.env.UV_THREADPOOL_SIZE ??= '16';
 const { runCli } = await import('./program.js');
-const { printableLines } = await import('../util/printable.js');
+const { printableLines } = await import('../core/printable.js');
 
 runCli(process.argv.slice(2)).then(
   (code) => {

@@ -1,6 +1,6 @@
 import { Command, CommanderError } from 'commander';
-import { VERSION } from '../version.js';
-import { ExitCode, UsageError } from '../errors.js';
+import { VERSION } from '../core/version.js';
+import { ExitCode, UsageError } from '../core/errors.js';
 import { examples } from './help.js';
 import { register as registerInit } from './commands/init.js';
 import { register as registerSandbox } from './commands/sandbox.js';
@@ -12,7 +12,7 @@ import { register as registerTrack } from './commands/track.js';
 import { register as registerDemo } from './commands/demo.js';
 import { register as registerWatch } from './commands/watch.js';
 import { register as registerUi } from './commands/ui.js';
-import { printableLines } from '../util/printable.js';
+import { printableLines } from '../core/printable.js';
 
 /**
  * Builds the `htorder` command tree. Each command lives in its own module under

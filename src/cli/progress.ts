@@ -1,5 +1,5 @@
 import type { ProgressEvent } from '../pipeline/process-input.js';
-import { printable } from '../util/printable.js';
+import { printable } from '../core/printable.js';
 
 export interface Progress {
   update: (event: ProgressEvent) => void;

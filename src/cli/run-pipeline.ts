@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
 import { openPipelineContext } from '../app/pipeline-context.js';
-import type { ConfigFlags } from '../config/resolve-config.js';
-import { notifyWebhooks } from '../config/notify-config.js';
+import type { ConfigFlags } from '../core/config/resolve-config.js';
+import { notifyWebhooks } from '../core/config/notify-config.js';
 import type { InputOutcome, PipelineCommand, PipelineContext } from '../pipeline/process-input.js';
-import { ExitCode } from '../errors.js';
-import type { Notifier } from '../notify/notifier.js';
+import { ExitCode } from '../core/errors.js';
+import type { Notifier } from '../watch/notify/notifier.js';
 import { reportNameProblem } from '../report/report-paths.js';
-import { printable } from '../util/printable.js';
+import { printable } from '../core/printable.js';
 import { formatInputOutcome, jsonSummary } from './format-outcome.js';
 import { createProgress } from './progress.js';
 
@@ -70,7 +70,7 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Pipeli
     first?.catch(() => undefined);
     const { processInput, processPrepared } = await import('../pipeline/process-input.js');
     // The webhook code (and all of undici it needs) only when there is a webhook to tell.
-    if (tellWebhooks) notifier = (await import('../notify/notifier.js')).notifierFor(settings, logger, 'run');
+    if (tellWebhooks) notifier = (await import('../watch/notify/notifier.js')).notifierFor(settings, logger, 'run');
     let context: PipelineContext;
     try {
       context = await learning;

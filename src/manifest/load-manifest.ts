@@ -7,7 +7,7 @@ import type { Mapping } from './mapping/model.js';
 import type { Diagnostic, Manifest, ManifestFormat, RawDocument, ReadResult } from './model.js';
 import { INPUT_UNREADABLE, INPUT_UNSUPPORTED } from './read-input.js';
 import { runLocalRules } from './rules/index.js';
-import { afterIoPoll } from '../util/event-loop.js';
+import { afterIoPoll } from '../core/event-loop.js';
 import { readYamlDocument, type YamlReadOptions } from './yaml/read-yaml.js';
 
 /**

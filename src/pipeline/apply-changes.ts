@@ -1,8 +1,8 @@
 import type { ApiClient } from '../api/client.js';
 import { ApiError, isNotFound } from '../api/errors.js';
 import type { JobDto, PatchJobDto } from '../api/types.js';
-import type { LedgerEntry, LedgerPatchable, LedgerStore } from '../ledger/model.js';
-import type { Logger } from '../log/logger.js';
+import type { LedgerEntry, LedgerPatchable, LedgerStore } from '../storage/ledger/model.js';
+import type { Logger } from '../core/log/logger.js';
 import type { Diagnostic, ManifestJob, SourceMap } from '../manifest/model.js';
 
 /**

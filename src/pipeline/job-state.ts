@@ -1,4 +1,4 @@
-import type { LedgerEntry } from '../ledger/model.js';
+import type { LedgerEntry } from '../storage/ledger/model.js';
 import { invalidJobs } from '../manifest/diagnostics.js';
 import type { Diagnostic, Manifest } from '../manifest/model.js';
 import type { ResolvedJob } from '../resolve/resolve-job.js';

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../api/client.js';
-import type { LedgerStore } from '../ledger/model.js';
-import type { Logger } from '../log/logger.js';
+import type { LedgerStore } from '../storage/ledger/model.js';
+import type { Logger } from '../core/log/logger.js';
 import { loadManifest, type LoadResult } from '../manifest/load-manifest.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { Manifest } from '../manifest/model.js';

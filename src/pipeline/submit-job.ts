@@ -2,8 +2,15 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
 import type { JobCandidate, JobCreateResponse } from '../api/types.js';
-import type { LedgerEntry, LedgerKey, LedgerLine, LedgerPatchable, LedgerStore, LockGuard } from '../ledger/model.js';
-import type { Logger } from '../log/logger.js';
+import type {
+  LedgerEntry,
+  LedgerKey,
+  LedgerLine,
+  LedgerPatchable,
+  LedgerStore,
+  LockGuard,
+} from '../storage/ledger/model.js';
+import type { Logger } from '../core/log/logger.js';
 import { findSubmitted } from './find-submitted.js';
 
 export type SubmitStatus = 'submitted' | 'already-submitted' | 'failed' | 'in-doubt';

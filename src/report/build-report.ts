@@ -2,7 +2,7 @@ import { invalidJobs, isError } from '../manifest/diagnostics.js';
 import { itemRowOf } from '../manifest/csv/item-rows.js';
 import { itemIndexOf, jobIndexOf } from '../manifest/field-path.js';
 import type { Diagnostic, Manifest, ManifestFormat, SkippedRows, SourceLocation } from '../manifest/model.js';
-import { VERSION } from '../version.js';
+import { VERSION } from '../core/version.js';
 import { builtItems, itemCount, itemDeferrer, itemsPending, type ItemSource } from './lazy-items.js';
 import {
   JOB_STATUSES,

@@ -3,7 +3,7 @@ import { basename } from 'node:path';
 import type { ReportError, ResultReport } from './model.js';
 import { writeAtomicStream } from './atomic-stream.js';
 import type { NewFileOptions } from '../storage/atomic-write.js';
-import { printable } from '../util/printable.js';
+import { printable } from '../core/printable.js';
 import { builtItems } from './lazy-items.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Country } from '../api/types.js';
-import { foldCase, suggest } from '../util/suggest.js';
+import { foldCase, suggest } from '../core/suggest.js';
 import { findFolded, type Match } from './match.js';
 
 /**

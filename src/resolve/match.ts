@@ -1,4 +1,4 @@
-import { foldCase } from '../util/suggest.js';
+import { foldCase } from '../core/suggest.js';
 
 /**
  * The outcome of matching a human value against an account's lookup list: the entry it

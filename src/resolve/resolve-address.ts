@@ -1,7 +1,7 @@
 import type { Country, DeliveryAddress } from '../api/types.js';
 import type { Diagnostic, ManifestDeliveryAddress, SourceMap } from '../manifest/model.js';
-import { diagnostic } from '../preflight/diagnostic.js';
-import { quote } from '../util/suggest.js';
+import { diagnostic } from './preflight/diagnostic.js';
+import { quote } from '../core/suggest.js';
 import type { AccountCatalogue } from './catalogue.js';
 import { matchCountry } from './country.js';
 import { matchDeliveryOption } from './delivery-method.js';

@@ -9,13 +9,13 @@ import type {
   StockLineRequest,
 } from '../api/types.js';
 import type { Diagnostic, ManifestItem, SourceMap } from '../manifest/model.js';
-import type { LinePricing } from '../estimate/line-pricing.js';
-import { checkAssetLine } from '../preflight/asset-line.js';
-import { DG_X, DG_Y } from '../preflight/attributes.js';
-import { diagnostic } from '../preflight/diagnostic.js';
-import { checkPriceCodeLine } from '../preflight/price-code-line.js';
-import { checkStockLine } from '../preflight/stock-line.js';
-import { didYouMean, quote } from '../util/suggest.js';
+import type { LinePricing } from './estimate/line-pricing.js';
+import { checkAssetLine } from './preflight/asset-line.js';
+import { DG_X, DG_Y } from './preflight/attributes.js';
+import { diagnostic } from './preflight/diagnostic.js';
+import { checkPriceCodeLine } from './preflight/price-code-line.js';
+import { checkStockLine } from './preflight/stock-line.js';
+import { didYouMean, quote } from '../core/suggest.js';
 import type { AccountCatalogue } from './catalogue.js';
 
 export interface ResolvedItem {

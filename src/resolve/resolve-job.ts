@@ -1,10 +1,10 @@
 import type { JobCandidate } from '../api/types.js';
 import type { Diagnostic, Manifest, ManifestJob } from '../manifest/model.js';
-import { combineWarnings, estimateJob } from '../estimate/estimate-job.js';
-import type { JobEstimate } from '../estimate/model.js';
-import { diagnostic } from '../preflight/diagnostic.js';
-import { checkDateDue, earliestLocalDate } from '../preflight/job-rules.js';
-import { quote } from '../util/suggest.js';
+import { combineWarnings, estimateJob } from './estimate/estimate-job.js';
+import type { JobEstimate } from './estimate/model.js';
+import { diagnostic } from './preflight/diagnostic.js';
+import { checkDateDue, earliestLocalDate } from './preflight/job-rules.js';
+import { quote } from '../core/suggest.js';
 import type { AccountCatalogue } from './catalogue.js';
 import { resolveAddress } from './resolve-address.js';
 import { resolveItem } from './resolve-item.js';

@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basename } from 'node:path';
-import { UsageError } from '../errors.js';
-import type { WatchEvents } from '../observe/input-events.js';
-import { listenLimited } from '../observe/limited-server.js';
+import { UsageError } from '../core/errors.js';
+import type { WatchEvents } from '../watch/events.js';
+import { listenLimited } from '../core/limited-server.js';
 import { allowed, isLoopbackHost } from './access.js';
 import { DropInputs, readReport, REPORT_SUFFIX, type Layout, type ReportKind } from './drop-inputs.js';
 import type { Html } from './html.js';

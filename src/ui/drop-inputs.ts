@@ -1,9 +1,9 @@
 import { opendir, lstat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { InputEvent, InputPhase, WatchEvents } from '../observe/input-events.js';
+import type { InputEvent, InputPhase, WatchEvents } from '../watch/events.js';
 import type { JobStatus } from '../report/model.js';
 import { reportPaths, type ReportPaths } from '../report/report-paths.js';
-import { classifyName } from '../sources/drop-names.js';
+import { classifyName } from '../watch/sources/drop-names.js';
 import { readHead } from './safe-files.js';
 import { costs, reportView, type ReportView, type TrackingView } from './report-view.js';
 

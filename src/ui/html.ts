@@ -1,4 +1,4 @@
-import { printable } from '../util/printable.js';
+import { printable } from '../core/printable.js';
 
 /**
  * HTML built from parts: text from outside (file names, order numbers, API messages — all

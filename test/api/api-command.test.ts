@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runApiCommand, type ApiCommandInput } from '../../src/cli/commands/api.js';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/core/errors.js';
 import { runCli } from '../../src/cli/program.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { startLoopback } from '../support/loopback-server.js';

@@ -3,7 +3,7 @@ import { TokenCache } from '../../src/api/auth.js';
 import { createApiClient, type ApiClient, type ApiClientOptions } from '../../src/api/client.js';
 import { isNotFound, orNull } from '../../src/api/errors.js';
 import type { JobCandidate } from '../../src/api/types.js';
-import { sandboxConfig } from '../../src/config/sandbox-config.js';
+import { sandboxConfig } from '../../src/core/config/sandbox-config.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { caught } from '../support/api-errors.js';
 

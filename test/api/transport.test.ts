@@ -3,8 +3,8 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClientOptions } from '../../src/api/client.js';
 import { isNotFound, orNull } from '../../src/api/errors.js';
-import { createLogger } from '../../src/log/logger.js';
-import { VERSION } from '../../src/version.js';
+import { createLogger } from '../../src/core/log/logger.js';
+import { VERSION } from '../../src/core/version.js';
 import {
   apiRequests,
   json,

@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { openApiSession } from '../../src/app/api-session.js';
-import { wantsColor } from '../../src/log/logger.js';
+import { wantsColor } from '../../src/core/log/logger.js';
 
 const ESC = '\u001b[';
 

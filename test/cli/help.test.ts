@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildProgram, runCli } from '../../src/cli/program.js';
-import { VERSION } from '../../src/version.js';
+import { VERSION } from '../../src/core/version.js';
 import { captureStdio } from '../support/capture-stdio.js';
 
 const io = captureStdio();

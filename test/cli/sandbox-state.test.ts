@@ -4,7 +4,7 @@ import { mkdir, readFile, truncate, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ExitCode } from '../../src/errors.js';
+import { ExitCode } from '../../src/core/errors.js';
 import { CLI, requireDist } from '../support/dist.js';
 import { tempDirPerTest } from '../support/temp-files.js';
 import { manifest } from '../support/yaml-manifests.js';

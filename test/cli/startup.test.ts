@@ -161,7 +161,7 @@ describe('startup: heavy modules load only for the commands that need them', () 
     expect(r.stderr).toContain('1 job: 1 submitted');
     expect(r.stderr).not.toContain('"level":');
     const mods = readFileSync(log, 'utf8').split('\n').filter(Boolean);
-    expect(mods.some((m) => m.endsWith('/dist/log/logger.js'))).toBe(true);
+    expect(mods.some((m) => m.endsWith('/dist/core/log/logger.js'))).toBe(true);
     expect(
       mods.filter((m) => /node_modules\/(pino|pino-pretty|sonic-boom|thread-stream|fast-redact)\//.test(m)),
     ).toEqual([]);

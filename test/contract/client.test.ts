@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../src/api/client.js';
 import { ApiError, isNotFound } from '../../src/api/errors.js';
-import type { ApiConfig } from '../../src/config/api-config.js';
+import type { ApiConfig } from '../../src/core/config/api-config.js';
 import { EXAMPLES_DIR, entry, example, exampleText, jsonFiles } from './fixtures.js';
 
 interface Seen {

@@ -5,7 +5,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sandboxEnv } from '../../src/config/sandbox-config.js';
+import { sandboxEnv } from '../../src/core/config/sandbox-config.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { CLI, ROOT, requireDist } from '../support/dist.js';
 import { docFiles } from './markdown.js';
@@ -293,10 +293,10 @@ const COMMANDS: Record<string, Entry> = {
 
   // S3 with real buckets.
   'htorder watch s3://acme-orders/incoming/': {
-    skip: 'needs a real S3 bucket and AWS credentials; the S3 source is tested against s3rver in test/sources',
+    skip: 'needs a real S3 bucket and AWS credentials; the S3 source is tested against s3rver in test/watch/sources',
   },
   'htorder watch s3://orders/drop/ --s3-endpoint http://minio:9000 --s3-force-path-style': {
-    skip: 'needs a MinIO server at minio:9000; S3-compatible endpoints are tested against s3rver in test/sources',
+    skip: 'needs a MinIO server at minio:9000; S3-compatible endpoints are tested against s3rver in test/watch/sources',
   },
 
   // The CLI itself.

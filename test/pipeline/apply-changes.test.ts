@@ -2,13 +2,13 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import { ApiError } from '../../src/api/errors.js';
 import type { JobDto } from '../../src/api/types.js';
-import { sandboxConfig } from '../../src/config/sandbox-config.js';
-import { FolderLedger } from '../../src/ledger/folder-ledger.js';
-import type { LedgerEntry } from '../../src/ledger/model.js';
+import { sandboxConfig } from '../../src/core/config/sandbox-config.js';
+import { FolderLedger } from '../../src/storage/ledger/folder-ledger.js';
+import type { LedgerEntry } from '../../src/storage/ledger/model.js';
 import type { ManifestJob } from '../../src/manifest/model.js';
 import { applyChanges, diffChanges } from '../../src/pipeline/apply-changes.js';
 import { jobHash } from '../../src/pipeline/job-hash.js';
-import { silentLogger } from '../../src/log/logger.js';
+import { silentLogger } from '../../src/core/log/logger.js';
 import { PipelineHarness } from '../support/pipeline-harness.js';
 import { ADDRESS, ITEMS } from '../support/yaml-manifests.js';
 

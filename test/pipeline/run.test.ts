@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { FolderLedger } from '../../src/ledger/folder-ledger.js';
+import { FolderLedger } from '../../src/storage/ledger/folder-ledger.js';
 import { PipelineHarness } from '../support/pipeline-harness.js';
 import { ITEMS, manifest } from '../support/yaml-manifests.js';
 

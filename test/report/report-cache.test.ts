@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import type { LedgerEntry } from '../../src/ledger/model.js';
+import type { LedgerEntry } from '../../src/storage/ledger/model.js';
 import type { Diagnostic, Manifest } from '../../src/manifest/model.js';
 import { jobReporter } from '../../src/pipeline/job-report.js';
 import type { JobState, StageOutcome } from '../../src/pipeline/job-state.js';

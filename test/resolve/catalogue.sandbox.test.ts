@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../src/api/client.js';
-import { sandboxConfig } from '../../src/config/sandbox-config.js';
+import { sandboxConfig } from '../../src/core/config/sandbox-config.js';
 import { createCatalogue } from '../../src/resolve/catalogue.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../src/api/client.js';
 import { ApiError } from '../../src/api/errors.js';
-import { sandboxConfig } from '../../src/config/sandbox-config.js';
+import { sandboxConfig } from '../../src/core/config/sandbox-config.js';
 import { loadManifest } from '../../src/manifest/load-manifest.js';
 import type { Manifest } from '../../src/manifest/model.js';
 import { createCatalogue, type AccountCatalogue } from '../../src/resolve/catalogue.js';

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runPipelineCommand } from '../../src/cli/run-pipeline.js';
-import { apiConfigFrom, resolveConfig } from '../../src/config/resolve-config.js';
-import { resolveSettings } from '../../src/config/resolve-settings.js';
-import { UsageError } from '../../src/errors.js';
+import { apiConfigFrom, resolveConfig } from '../../src/core/config/resolve-config.js';
+import { resolveSettings } from '../../src/core/config/resolve-settings.js';
+import { UsageError } from '../../src/core/errors.js';
 import { startLoopback } from '../support/loopback-server.js';
 import { sink } from '../support/sink.js';
 

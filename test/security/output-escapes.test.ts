@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { checkInput, humanSummary } from '../../src/cli/check-command.js';
-import { printable, printableLines } from '../../src/util/printable.js';
+import { printable, printableLines } from '../../src/core/printable.js';
 import { PipelineHarness } from '../support/pipeline-harness.js';
 import { ADDRESS, ITEMS } from '../support/yaml-manifests.js';
 

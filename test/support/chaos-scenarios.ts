@@ -3,7 +3,7 @@ import { PutObjectCommand, ListObjectsV2Command, GetObjectCommand } from '@aws-s
 import { readdir, readFile, writeFile, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LedgerEntry } from '../../src/ledger/model.js';
+import type { LedgerEntry } from '../../src/storage/ledger/model.js';
 import {
   chaosFaults,
   chaosManifest,

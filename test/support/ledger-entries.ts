@@ -1,4 +1,4 @@
-import type { LedgerEntry, LedgerKey } from '../../src/ledger/model.js';
+import type { LedgerEntry, LedgerKey } from '../../src/storage/ledger/model.js';
 
 /** A ledger entry in state "intent" for `key`, with `patch` on top: the folder-ledger tests' common fixture. */
 export function ledgerEntry(key: LedgerKey, patch: Partial<LedgerEntry> = {}): LedgerEntry {

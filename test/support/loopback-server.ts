@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { ApiConfig } from '../../src/config/api-config.js';
+import type { ApiConfig } from '../../src/core/config/api-config.js';
 
 /** A request as a loopback test server saw it. */
 export interface SeenRequest {

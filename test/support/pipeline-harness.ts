@@ -1,7 +1,7 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sandboxEnv } from '../../src/config/sandbox-config.js';
+import { sandboxEnv } from '../../src/core/config/sandbox-config.js';
 import { runPipelineCommand, type PipelineCommandInput } from '../../src/cli/run-pipeline.js';
 import type { ResultReport } from '../../src/report/model.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/core/errors.js';
 
 /** The message of the UsageError (exit 2) that `fn` throws; fails the test if it throws anything else or nothing. */
 export function usageMessage(fn: () => unknown): string {

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
-import { sandboxEnv } from '../../src/config/sandbox-config.js';
+import { sandboxEnv } from '../../src/core/config/sandbox-config.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runWatch, type WatchInput } from '../../src/app/watch-daemon.js';
-import type { WatchEvent } from '../../src/observe/input-events.js';
+import type { WatchEvent } from '../../src/watch/events.js';
 import { sink } from './sink.js';
 import { tempDir } from './temp-files.js';
 

@@ -1,7 +1,7 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { UsageError } from '../../src/errors.js';
+import { UsageError } from '../../src/core/errors.js';
 import { SCAN_LIMITS } from '../../src/ui/drop-inputs.js';
 import { startDashboard, type Dashboard } from '../../src/ui/dashboard.js';
 import { tempDirPerTest } from '../support/temp-files.js';

@@ -5,7 +5,7 @@ import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { InputEvent } from '../../src/observe/input-events.js';
+import type { InputEvent } from '../../src/watch/events.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import { startDashboard } from '../../src/ui/dashboard.js';
 import { CLI, ROOT, requireDist } from '../support/dist.js';

@@ -2,11 +2,11 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { HttpMethod } from '../../api/transport.js';
-import { addConfigOptions, configFlagsFrom } from '../../config/config-flags.js';
-import type { ConfigFlags } from '../../config/resolve-config.js';
-import { ExitCode, UsageError } from '../../errors.js';
+import { addConfigOptions, configFlagsFrom } from '../../core/config/config-flags.js';
+import type { ConfigFlags } from '../../core/config/resolve-config.js';
+import { ExitCode, UsageError } from '../../core/errors.js';
 import { examples, SANDBOX_RESET_HELP } from '../help.js';
-import { printable } from '../../util/printable.js';
+import { printable } from '../../core/printable.js';
 
 export interface ApiCommandInput {
   method: string;
@@ -83,7 +83,7 @@ export async function runApiCommand(input: ApiCommandInput, io: ApiCommandIo): P
   const [{ openApiSession }, { ApiError }, { scrubSecretsDeep }] = await Promise.all([
     import('../../app/api-session.js'),
     import('../../api/errors.js'),
-    import('../../log/redact.js'),
+    import('../../core/log/redact.js'),
   ]);
   const session = await openApiSession({
     sandbox: input.sandbox,

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { ExitCode } from '../../errors.js';
+import { ExitCode } from '../../core/errors.js';
 import { examples } from '../help.js';
 
 /** `htorder init [DIR] [--force]` — a starter manifest, a CSV template and a mapping skeleton. */

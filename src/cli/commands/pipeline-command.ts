@@ -4,7 +4,7 @@ import {
   addSettingOptions,
   configFlagsFrom,
   RUN_NOTIFY_SETTINGS,
-} from '../../config/config-flags.js';
+} from '../../core/config/config-flags.js';
 import { examples, SANDBOX_RESET_HELP, type Example } from '../help.js';
 
 export interface PipelineCommandSpec {

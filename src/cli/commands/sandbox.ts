@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { ExitCode, UsageError } from '../../errors.js';
+import { ExitCode, UsageError } from '../../core/errors.js';
 import type { SandboxInfo } from '../../sandbox/index.js';
 import { examples } from '../help.js';
 

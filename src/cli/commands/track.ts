@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
-import { addConfigOptions, configFlagsFrom } from '../../config/config-flags.js';
-import type { TrackResult } from '../../track/track.js';
-import { ExitCode, UsageError } from '../../errors.js';
+import { addConfigOptions, configFlagsFrom } from '../../core/config/config-flags.js';
+import type { TrackResult } from '../../pipeline/track/track.js';
+import { ExitCode, UsageError } from '../../core/errors.js';
 import { examples } from '../help.js';
-import { printable, printableLines } from '../../util/printable.js';
+import { printable, printableLines } from '../../core/printable.js';
 
 const MINUTE = 60_000;
 
@@ -62,10 +62,10 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
       import('../../app/api-session.js'),
       import('../../app/pipeline-context.js'),
       import('../../resolve/catalogue.js'),
-      import('../../track/targets.js'),
-      import('../../track/track.js'),
+      import('../../pipeline/track/targets.js'),
+      import('../../pipeline/track/track.js'),
     ]);
-  const format = await import('../../track/format.js');
+  const format = await import('../../pipeline/track/format.js');
   const session = await openApiSession({ flags: configFlagsFrom(opts), env: io.env, cwd: io.cwd, stderr: io.stderr });
   const { client, config, logger } = session;
   const catalogue = createCatalogue(client);
@@ -136,7 +136,7 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
   }
 }
 
-type TrackFormat = typeof import('../../track/format.js');
+type TrackFormat = typeof import('../../pipeline/track/format.js');
 
 function print(format: TrackFormat, result: TrackResult, how: 'table' | 'changes', json: boolean, io: TrackIo): void {
   if (json) {

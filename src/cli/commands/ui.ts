@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { addSettingOptions, configFlagsFrom } from '../../config/config-flags.js';
-import { ExitCode, UsageError } from '../../errors.js';
+import { addSettingOptions, configFlagsFrom } from '../../core/config/config-flags.js';
+import { ExitCode, UsageError } from '../../core/errors.js';
 import { examples } from '../help.js';
 
 /** `htorder ui [DIR] [--port N] [--host H]`: the read-only dashboard of a folder (docs/ui.md). */
@@ -31,11 +31,11 @@ export function register(program: Command): void {
       );
     if (typeof opts.port === 'string' && !(/^\d{1,5}$/.test(opts.port) && Number(opts.port) <= 65535))
       throw new UsageError(`--port must be a port number from 0 to 65535, got "${opts.port}"`);
-    const { resolveSettings } = await import('../../config/resolve-settings.js');
+    const { resolveSettings } = await import('../../core/config/resolve-settings.js');
     const { startDashboard } = await import('../../ui/dashboard.js');
-    const { cannotListen, isListenError } = await import('../../observe/limited-server.js');
-    const { SETTINGS } = await import('../../config/settings.js');
-    const { DEFAULT_LAYOUT } = await import('../../sources/model.js');
+    const { cannotListen, isListenError } = await import('../../core/limited-server.js');
+    const { SETTINGS } = await import('../../core/config/settings.js');
+    const { DEFAULT_LAYOUT } = await import('../../watch/sources/model.js');
     const flags = {
       ...configFlagsFrom(opts),
       ...(typeof opts.port === 'string' ? { uiPort: opts.port } : {}),

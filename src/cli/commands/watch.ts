@@ -1,6 +1,11 @@
 import type { Command } from 'commander';
-import { WATCH_SETTINGS, addConfigOptions, addSettingOptions, configFlagsFrom } from '../../config/config-flags.js';
-import { WATCH_DEFAULTS } from '../../config/settings.js';
+import {
+  WATCH_SETTINGS,
+  addConfigOptions,
+  addSettingOptions,
+  configFlagsFrom,
+} from '../../core/config/config-flags.js';
+import { WATCH_DEFAULTS } from '../../core/config/settings.js';
 import { examples, SANDBOX_RESET_HELP } from '../help.js';
 
 /** `htorder watch DIR | s3://BUCKET/PREFIX` — daemon: runs each manifest dropped in, exactly once. */

@@ -2,7 +2,7 @@ import { access, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../../storage/atomic-write.js';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../core/errors.js';
 import { CSV_TEMPLATE, MAPPING_SKELETON, SCHEMA_DIR, STARTER_MANIFEST } from './templates.js';
 
 export interface InitOptions {

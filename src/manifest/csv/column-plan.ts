@@ -8,7 +8,7 @@
  */
 import type { Diagnostic, SourceLocation } from '../model.js';
 import type { Mapping } from '../mapping/model.js';
-import { didYouMeanName, suggest } from '../../util/suggest.js';
+import { didYouMeanName, suggest } from '../../core/suggest.js';
 import {
   ATTR_PREFIX,
   COLUMN_NAME_MATCHING,

@@ -4,7 +4,7 @@
  * ERP mappings translate their own columns into these names, so this table is the single
  * place that knows the CSV ↔ manifest correspondence.
  */
-import type { SuggestOptions } from '../../util/suggest.js';
+import type { SuggestOptions } from '../../core/suggest.js';
 
 /** Where a column's value goes in the document. */
 export type ColumnLevel = 'job' | 'address' | 'item';

@@ -11,9 +11,9 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { createRequire } from 'node:module';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { LineCounter, parseDocument, isMap, isPair, isScalar, type Document, type Node as YamlNode } from 'yaml';
-import { UsageError } from '../../errors.js';
+import { UsageError } from '../../core/errors.js';
 import type { SourceLocation } from '../model.js';
-import { didYouMeanName } from '../../util/suggest.js';
+import { didYouMeanName } from '../../core/suggest.js';
 import {
   ATTR_PREFIX,
   COLUMN_NAME_MATCHING,

@@ -1,7 +1,7 @@
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { PathSegment } from '../field-path.js';
 import { manifestSchema, resolveRef, schemaAt, type SchemaObject } from './manifest-schema.js';
-import { suggest } from '../../util/suggest.js';
+import { suggest } from '../../core/suggest.js';
 
 /** What one ajv error means for a person: where (segments, at the key or the value), a code, a message. */
 export interface DescribedError {

@@ -1,4 +1,4 @@
-import { redactUrl } from '../../log/redact.js';
+import { redactUrl } from '../../core/log/redact.js';
 import type { InputRecord } from '../drop-inputs.js';
 import { html, query, type Html } from '../html.js';
 import type { TrackingView } from '../report-view.js';

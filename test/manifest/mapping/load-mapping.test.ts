@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UsageError } from '../../../src/errors.js';
+import { UsageError } from '../../../src/core/errors.js';
 import { loadMapping, parseMapping } from '../../../src/manifest/mapping/load-mapping.js';
 import { tempFiles } from '../../support/temp-files.js';
 import { usageMessage as usageMessageOf } from '../../support/usage-error.js';

@@ -4,7 +4,7 @@ import ExcelJS from 'exceljs';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../../src/cli/program.js';
-import { classifyName } from '../../../src/sources/drop-names.js';
+import { classifyName } from '../../../src/watch/sources/drop-names.js';
 import { captureStdio } from '../../support/capture-stdio.js';
 import { PipelineHarness } from '../../support/pipeline-harness.js';
 

@@ -1,0 +1,101 @@
+import type { DestinationStream, Logger as PinoLogger, LevelWithSilent } from 'pino';
+import { createRequire } from 'node:module';
+import { printableLines } from '../printable.js';
+import { lazyLogger } from './lazy-logger.js';
+import { redactDeep, scrubServerText } from './redact.js';
+
+/** pino and pino-pretty are CommonJS: required when a logger first needs them, not imported at load. */
+const requireCjs = createRequire(import.meta.url);
+
+export type Logger = PinoLogger;
+export type LogLevel = LevelWithSilent;
+
+export interface LoggerOptions {
+  /** Default `warn`: the CLI's stdout is for JSON and its stderr for humans, so logs stay quiet. */
+  level?: LogLevel;
+  /** Human-readable lines (pino-pretty) instead of JSON lines. */
+  pretty?: boolean;
+  /** Colours in pretty lines; the caller decides (a TTY and no NO_COLOR: see wantsColor). Default off. */
+  colorize?: boolean;
+  /** Where lines go; default stderr (fd 2), never stdout, which carries machine output. */
+  destination?: DestinationStream | NodeJS.WritableStream;
+}
+
+const LEVELS: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function isLogLevel(value: string): value is LogLevel {
+  return LEVELS.includes(value);
+}
+
+/**
+ * The one pino logger of a process, made when it first writes a line (src/core/log/lazy-logger.ts):
+ * a run at the default level that logs nothing never loads pino. Redaction happens in two places
+ * because pino's own `redact` only knows fixed paths: the `log` formatter deep-redacts every key
+ * that looks like a secret or token (whatever its depth or spelling), and the `logMethod` hook
+ * strips query strings from URLs written into the message text.
+ */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  return lazyLogger(options.level ?? 'warn', (level) => makePino(options, level));
+}
+
+function makePino(options: LoggerOptions, level: string): Logger {
+  const pino = loadPino();
+  const destination = options.destination ?? (options.pretty ? undefined : pino.destination({ fd: 2, sync: true }));
+  const stream = options.pretty
+    ? prettyStream()({
+        destination: (destination as NodeJS.WritableStream | undefined) ?? 2,
+        colorize: options.colorize === true,
+        sync: true,
+      })
+    : destination;
+  // Secrets scrubbed, signed URLs cut; in pretty mode (a person's terminal) control
+  // characters escaped too, since pino-pretty prints the message as it is. Chosen once per
+  // logger, not per line.
+  const clean = options.pretty ? (a: string): string => printableLines(scrubServerText(a)) : scrubServerText;
+  return pino(
+    {
+      level,
+      base: undefined,
+      // Fixed paths first (cheap); the formatter below catches everything else.
+      redact: {
+        paths: ['headers.authorization', 'req.headers.authorization', 'client_secret', 'access_token'],
+        censor: '[redacted]',
+      },
+      formatters: {
+        log: (obj) => redactDeep(obj) as Record<string, unknown>,
+      },
+      hooks: {
+        logMethod(args, method) {
+          const cleaned = args.map((a) => (typeof a === 'string' ? clean(a) : a)) as Parameters<typeof method>;
+          method.apply(this, cleaned);
+        },
+      },
+    },
+    stream as DestinationStream,
+  );
+}
+
+function loadPino(): typeof import('pino').pino {
+  return requireCjs('pino') as typeof import('pino').pino;
+}
+
+/**
+ * pino-pretty (and its colours) only for a person at a terminal: loaded when a pretty logger is
+ * made, so `run` from cron, a pipe or a container never pays its ~20 ms of start-up.
+ */
+function prettyStream(): typeof import('pino-pretty').PinoPretty {
+  return requireCjs('pino-pretty') as typeof import('pino-pretty').PinoPretty;
+}
+
+/**
+ * Colour only for a person at a terminal: never when the stream is not a TTY (a file, a
+ * pipe, a container log) and never when NO_COLOR is set to anything non-empty (no-color.org).
+ */
+export function wantsColor(stream: { isTTY?: boolean }, env: Record<string, string | undefined>): boolean {
+  return stream.isTTY === true && !env.NO_COLOR;
+}
+
+/** A logger that writes nothing; the default for library callers that pass none. Loads no pino either. */
+export function silentLogger(): Logger {
+  return lazyLogger('silent', (level) => loadPino()({ level }));
+}

@@ -1,0 +1,213 @@
+import { readFileSync, statSync } from 'node:fs';
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { writeFileAtomic } from '../atomic-write.js';
+import { cleanUpOnExit, DirLocks, type HeldDirLock } from './dir-lock.js';
+import { EntryWriter } from './entry-writer.js';
+import { safeName } from './safe-name.js';
+import {
+  type LedgerAccount,
+  type LedgerEntry,
+  type LedgerKey,
+  type LedgerStore,
+  type LockGuard,
+  LockLostError,
+  LockTimeoutError,
+} from './model.js';
+
+export interface FolderLedgerOptions {
+  /** A lock not refreshed for this long belongs to a dead process and may be taken over. */
+  staleMs?: number;
+  /** How long to wait for another live holder before giving up. */
+  waitMs?: number;
+  /** Mode of the folders it creates (before the umask); default the umask's. */
+  mode?: number;
+}
+
+/**
+ * The ledger as one JSON file per (account, orderNumber) under `<stateDir>/ledger/`.
+ *
+ * Locking (dir-lock.ts): `<entry>.json.lock`, made atomically (a hard link to the process's
+ * token, or `mkdir` where there are no hard links) and refreshed by its holder; a lock left by
+ * a killed process goes stale after `staleMs` and is taken over. Older htorder versions'
+ * proper-lockfile locks (the same path and staleness) and these exclude each other.
+ *
+ * Writes (entry-writer.ts): temp file, fsync when durable, rename — with the replaced version
+ * kept as the temp file of a later write, so a new order creates one file, not three. The
+ * per-order calls are synchronous except the two that wait (fsync, creating a file): each is
+ * microseconds of metadata, and a thousand orders cost thousands of thread-pool round trips
+ * otherwise (issue 16). See docs/architecture.md#exactly-once.
+ */
+export class FolderLedger implements LedgerStore {
+  private readonly root: string;
+  private readonly staleMs: number;
+  private readonly waitMs: number;
+  /** Account folders known to exist: saves a mkdir per write on the hot path. */
+  private readonly made = new Set<string>();
+
+  /** Mode of the folders it creates: 0700 for the per-user default state dir. */
+  private readonly mode: number | undefined;
+  private readonly locks: DirLocks;
+  private readonly writer = new EntryWriter();
+  private readonly dirs = new Map<string, string>();
+  private readonly paths = new Map<string, string>();
+
+  constructor(stateDir: string, options: FolderLedgerOptions = {}) {
+    this.root = join(stateDir, 'ledger');
+    this.staleMs = Math.max(2000, options.staleMs ?? 10_000);
+    this.waitMs = options.waitMs ?? 120_000;
+    this.mode = options.mode;
+    this.locks = new DirLocks({ staleMs: this.staleMs, waitMs: this.waitMs, mode: this.mode });
+    cleanUpOnExit(this.writer);
+  }
+
+  async readAccount(account: string): Promise<LedgerAccount | undefined> {
+    // Read at once, like the entries (read): a run's first lookups wait for this record, and
+    // readFile's four thread-pool round trips each waited for the manifest check's CPU to end.
+    try {
+      return JSON.parse(readFileSync(join(this.dirOf(account), '.account'), 'utf8')) as LedgerAccount;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  /** The entry writer's spare files (entry-writer.ts), unlinked off the main thread. */
+  release(): Promise<void> {
+    return this.writer.release();
+  }
+
+  async writeAccount(record: LedgerAccount): Promise<void> {
+    await this.ensureDir(record.account);
+    await writeFileAtomic(join(this.dirOf(record.account), '.account'), `${JSON.stringify(record, null, 2)}\n`, {
+      durable: true,
+    });
+  }
+
+  private dirOf(account: string): string {
+    let dir = this.dirs.get(account);
+    if (dir === undefined) {
+      dir = join(this.root, safeName(account));
+      this.dirs.set(account, dir);
+    }
+    return dir;
+  }
+
+  /**
+   * An order's entry path is asked for five times per submitted order (look-up, lock, read,
+   * intent, outcome), and safeName hashes: the last few thousand are remembered.
+   */
+  private pathOf(key: LedgerKey): string {
+    const id = `${key.account}\n${key.orderNumber}`;
+    let path = this.paths.get(id);
+    if (path === undefined) {
+      if (this.paths.size >= 4096) this.paths.clear();
+      path = join(this.dirOf(key.account), `${safeName(key.orderNumber)}.json`);
+      this.paths.set(id, path);
+    }
+    return path;
+  }
+
+  async withLock<T>(key: LedgerKey, fn: (guard: LockGuard) => Promise<T>): Promise<T> {
+    const path = this.pathOf(key);
+    await this.ensureDir(key.account);
+    let lock: HeldDirLock;
+    try {
+      lock = await this.locks.acquire(path);
+    } catch (err) {
+      throw new LockTimeoutError(
+        `order ${JSON.stringify(key.orderNumber)} is locked by another htorder process (${(err as Error).message})`,
+      );
+    }
+    const guard: LockGuard = {
+      assertHeld() {
+        // Lost: another process took the lock over (this one stalled past staleMs, or someone
+        // removed the lock folder); nothing irreversible may be done under it any more.
+        const lost = lock.lost();
+        if (lost)
+          throw new LockLostError(`lost the ledger lock of order ${JSON.stringify(key.orderNumber)}: ${lost.message}`);
+      },
+    };
+    try {
+      return await fn(guard);
+    } finally {
+      lock.release();
+    }
+  }
+
+  async read(key: LedgerKey): Promise<LedgerEntry | undefined> {
+    try {
+      // Synchronous: an entry is one small local file, and most reads find none (a new order).
+      // fs/promises' readFile takes four thread-pool round trips (open, stat, read, close) and
+      // a rejected promise with a stack for each missing file: a third of `run`'s ledger CPU
+      // for a thousand new orders (issue 16), against a few microseconds of blocking here.
+      // A stat first: a missing file (a new order, twice per order) then costs no exception.
+      // Not existsSync, which answers false for any error (EACCES): only ENOENT means "none".
+      const path = this.pathOf(key);
+      if (!statSync(path, { throwIfNoEntry: false })) return undefined;
+      return JSON.parse(readFileSync(path, 'utf8')) as LedgerEntry;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+  }
+
+  async write(entry: LedgerEntry, options: { durable?: boolean } = {}): Promise<void> {
+    await this.ensureDir(entry.account);
+    const durable = entry.state === 'intent' || options.durable !== false;
+    await this.writer.write(this.pathOf(entry), `${JSON.stringify(entry, null, 2)}\n`, durable);
+  }
+
+  private async ensureDir(account: string): Promise<void> {
+    const dir = this.dirOf(account);
+    if (this.made.has(dir)) return;
+    await mkdir(dir, { recursive: true, ...(this.mode === undefined ? {} : { mode: this.mode }) });
+    this.made.add(dir);
+  }
+
+  /**
+   * Forgets an account: its entries and its record. Only for `--sandbox-reset`, whose
+   * simulator forgets the same jobs at the same time; never called for a real account.
+   * Returns how many entries there were.
+   */
+  async removeAccount(account: string): Promise<number> {
+    const dir = this.dirOf(account);
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw err;
+    }
+    await rm(dir, { recursive: true, force: true });
+    this.made.delete(dir);
+    return names.filter((n) => n.endsWith('.json') && !n.startsWith('.')).length;
+  }
+
+  async *entries(account?: string): AsyncIterable<LedgerEntry> {
+    const dirs = account ? [this.dirOf(account)] : await listDirs(this.root);
+    for (const dir of dirs) {
+      let names: string[];
+      try {
+        names = await readdir(dir);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
+        throw err;
+      }
+      for (const name of names.sort()) {
+        if (!name.endsWith('.json') || name.startsWith('.')) continue;
+        yield JSON.parse(await readFile(join(dir, name), 'utf8')) as LedgerEntry;
+      }
+    }
+  }
+}
+
+async function listDirs(root: string): Promise<string[]> {
+  try {
+    const items = await readdir(root, { withFileTypes: true });
+    return items.filter((d) => d.isDirectory() && !d.name.endsWith('.lock')).map((d) => join(root, d.name));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+}

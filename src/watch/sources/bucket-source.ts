@@ -1,0 +1,329 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { readFile, rm } from 'node:fs/promises';
+import {
+  DONE_MARKER_SUFFIX,
+  REPORT_SUFFIXES,
+  classifyName,
+  isSafeName,
+  markedInput,
+  reportNames,
+  timestampedName,
+} from './drop-names.js';
+import { reportPaths } from '../../report/report-paths.js';
+import type { ReportTarget } from '../../report/write-reports.js';
+import { newOwnerId } from '../../storage/lease.js';
+import { removeFile } from '../../storage/remove-file.js';
+import {
+  ClaimLostError,
+  DEFAULT_LAYOUT,
+  SourceError,
+  type ClaimedInput,
+  type DropLayout,
+  type DropSource,
+  type FinishOutcome,
+  type InputChange,
+  type ListedInput,
+} from './model.js';
+import { LeaseObject } from '../../storage/s3/lease-object.js';
+import { describe, type ListedObject, type S3Store } from '../../storage/s3/s3-store.js';
+import { initialised, makeWorkFolder, type Slot, WorkSlots } from './work-folder.js';
+
+export interface BucketSourceOptions {
+  store: S3Store;
+  /** Empty or ending in `/`. */
+  prefix: string;
+  layout?: DropLayout;
+  /** A claim not renewed for this long belongs to a dead instance. Default 30 s. */
+  leaseMs?: number;
+  /**
+   * Run even though the store does not honour conditional writes: claims and ledger locks
+   * are then only safe while exactly one instance watches the prefix.
+   */
+  singleInstance?: boolean;
+  onWarning?: (message: string) => void;
+  /** Where the local copies of claimed objects are made (work-folder.ts); default the system's temporary folder. */
+  workDir?: string;
+}
+
+/** Where the bucket's shared state lives: beside the inputs, hidden from the listing by its dot. */
+export function stateRoot(prefix: string): string {
+  return `${prefix}.htorder/`;
+}
+
+/**
+ * A bucket prefix as a drop location (`htorder watch s3://BUCKET/PREFIX`), with the folder's
+ * layout as key prefixes. A claim is a lease object `processing/.NAME.claim` (LeaseObject:
+ * `If-None-Match: *` create, so one instance wins; expired claims are taken over with
+ * `If-Match`); then the input is copied to `processing/NAME` and removed from the top. The
+ * input is processed from a local temporary copy and its reports are uploaded beside it in
+ * `done/` or `failed/`.
+ */
+export class BucketSource implements DropSource {
+  readonly location: string;
+  readonly needsStability = false;
+  private readonly layout: DropLayout;
+  private readonly leaseMs: number;
+  private readonly owner = newOwnerId();
+  private work: string | undefined;
+  /** Where objects' copies are made in the private folder: reused folders and files (work-folder.ts). */
+  private readonly slots = new WorkSlots();
+
+  constructor(private readonly opts: BucketSourceOptions) {
+    this.location = `s3://${opts.store.bucket}/${opts.prefix}`;
+    this.layout = opts.layout ?? DEFAULT_LAYOUT;
+    this.leaseMs = opts.leaseMs ?? 30_000;
+  }
+
+  private key(which: keyof DropLayout | 'top', name: string): string {
+    return which === 'top' ? `${this.opts.prefix}${name}` : `${this.opts.prefix}${this.layout[which]}/${name}`;
+  }
+
+  private claimKey(name: string): string {
+    return this.key('processing', `.${name}.claim`);
+  }
+
+  async init(): Promise<void> {
+    for (const k of ['processing', 'done', 'failed'] as const) {
+      if (!isSafeName(this.layout[k]))
+        throw new SourceError(`the ${k} prefix name "${this.layout[k]}" must be a plain name`, 'usage');
+    }
+    let probe: Awaited<ReturnType<S3Store['probeConditionalWrites']>>;
+    try {
+      probe = await this.opts.store.probeConditionalWrites(`${stateRoot(this.opts.prefix)}probe-${randomUUID()}`);
+    } catch (err) {
+      throw new SourceError(`cannot use ${this.location}: ${describe(err)}`, 'unavailable');
+    }
+    if (!probe.ok) {
+      const why = `${this.location} does not support conditional writes (${probe.why})`;
+      if (!this.opts.singleInstance) {
+        throw new SourceError(
+          `${why}, so several watchers could process one file twice. Use a store with conditional writes (AWS S3, recent MinIO, R2), or run exactly one watcher with --single-instance`,
+          'usage',
+        );
+      }
+      this.opts.store.conditional = false;
+      this.opts.onWarning?.(`${why}; running as the only instance (--single-instance)`);
+    }
+    this.work = await makeWorkFolder(this.opts.workDir);
+  }
+
+  async list(): Promise<ListedInput[]> {
+    const objects = await this.opts.store.list(this.opts.prefix, '/');
+    const names = objects.map((o) => ({ o, name: o.key.slice(this.opts.prefix.length) }));
+    const markers = new Set(names.map((n) => markedInput(n.name)).filter((n): n is string => n !== undefined));
+    return names
+      .filter((n) => classifyName(n.name).take)
+      .map((n) => ({ name: n.name, size: n.o.size, mtimeMs: n.o.lastModified, marked: markers.has(n.name) }));
+  }
+
+  async claim(name: string): Promise<ClaimedInput | undefined> {
+    if (!classifyName(name).take) return undefined;
+    const lease = new LeaseObject(this.opts.store, this.claimKey(name), this.owner, this.leaseMs);
+    if (!(await lease.tryAcquire())) return undefined;
+    return this.adopt(name, lease);
+  }
+
+  async claimOrphans(): Promise<ClaimedInput[]> {
+    const prefix = this.key('processing', '');
+    const names = new Set<string>();
+    for (const o of await this.opts.store.list(prefix, '/')) {
+      const name = o.key.slice(prefix.length);
+      const claimOf = /^\.(.+)\.claim$/.exec(name)?.[1];
+      if (claimOf !== undefined && classifyName(claimOf).take) names.add(claimOf);
+      else if (classifyName(name).take) names.add(name);
+    }
+    const out: ClaimedInput[] = [];
+    for (const name of names) {
+      const lease = new LeaseObject(this.opts.store, this.claimKey(name), this.owner, this.leaseMs);
+      if (!(await lease.tryAcquire())) continue; // a live instance holds it
+      const claimed = await this.adopt(name, lease);
+      if (claimed) out.push(claimed);
+    }
+    return out;
+  }
+
+  /**
+   * With the claim held: make sure the input is in processing/ (copy it there and remove it
+   * from the top, unless a crashed holder already did) and fetch a local copy.
+   */
+  private async adopt(name: string, lease: LeaseObject): Promise<ClaimedInput | undefined> {
+    const store = this.opts.store;
+    const processingKey = this.key('processing', name);
+    let input = await store.get(processingKey);
+    if (!input) {
+      if (!(await store.copy(this.key('top', name), processingKey))) {
+        // Another instance finished it between our listing and our claim.
+        await lease.release();
+        return undefined;
+      }
+      input = await store.get(processingKey);
+      if (!input) {
+        await lease.release();
+        return undefined;
+      }
+    }
+    // A crash between copy and delete leaves the same object at the top: remove it (same
+    // ETag) so it is not taken a second time. A different one is a new drop and stays.
+    const top = await this.head(this.key('top', name));
+    let topEtag = top?.etag;
+    if (top && top.etag === input.etag && (await store.delete(top.key, top.etag))) topEtag = undefined;
+    await store.delete(this.key('top', `${name}${DONE_MARKER_SUFFIX}`));
+    const slot = await this.slots.take(initialised(this.work));
+    let path: string;
+    try {
+      const out = await slot.open();
+      try {
+        await out.writeFile(input.body);
+      } finally {
+        await out.close();
+      }
+      path = await slot.place(name);
+    } catch (err) {
+      await slot.drop();
+      throw err;
+    }
+    const sha256 = createHash('sha256').update(input.body).digest('hex');
+    return this.claimed(name, slot, path, sha256, lease, { etag: input.etag, topEtag });
+  }
+
+  /** The object at exactly `key` (a listing by prefix also shows longer keys), or undefined. */
+  private async head(key: string): Promise<ListedObject | undefined> {
+    return (await this.opts.store.list(key)).find((o) => o.key === key);
+  }
+
+  /**
+   * What changed since the claim read the object (`etag`) and left the top key as `topEtag`
+   * (undefined: nothing there). Uploads are atomic, so no object is ever half-written; a
+   * change is a newer upload under the same key. Before the first submit, a newer upload
+   * replaces this one: nothing is submitted from it, and the newer one is processed in full
+   * (had the watcher been slower, the store itself would have replaced it). Once jobs were
+   * submitted, it is a new input like any other drop and this one finishes as usual.
+   */
+  private async changeOf(
+    name: string,
+    claim: { etag: string; topEtag: string | undefined },
+    when: 'submit' | 'finish',
+  ): Promise<InputChange | undefined> {
+    const now = await this.head(this.key('processing', name));
+    if (!now) return { what: 'it is gone from processing/', next: 'nothing is left to process' };
+    if (now.etag !== claim.etag) return { what: 'it was replaced in processing/', next: 'will be processed again' };
+    if (when === 'finish') return undefined;
+    const top = await this.head(this.key('top', name));
+    if (top && top.etag !== claim.topEtag)
+      return { what: `a newer upload of ${name} arrived`, next: 'the newer upload will be processed in full instead' };
+    return undefined;
+  }
+
+  private claimed(
+    name: string,
+    slot: Slot,
+    path: string,
+    sha256: string,
+    lease: LeaseObject,
+    claim: { etag: string; topEtag: string | undefined },
+  ): ClaimedInput {
+    const store = this.opts.store;
+    // The copy and this attempt's local reports go with the claim; the slot is then free for another input.
+    let dropped = false;
+    const dropCopy = async (): Promise<void> => {
+      if (dropped) return;
+      dropped = true;
+      const reports = reportPaths(path);
+      await Promise.all([reports.json, reports.csv, reports.errors].map((r) => removeFile(r)));
+      await slot.drop();
+    };
+    return {
+      name,
+      path,
+      sha256,
+      location: `s3://${store.bucket}/${this.key('processing', name)}`,
+      renew: () => lease.renew(),
+      finish: async (outcome: FinishOutcome, writeReports?: (target: ReportTarget) => Promise<unknown>) => {
+        // Nothing irreversible without the claim: if it was taken over, the taker finishes (as
+        // for a folder, ClaimLostError: the caller reports the input lost, not unavailable).
+        if (!(await lease.renew()))
+          throw new ClaimLostError(`lost the claim on ${name}: another instance took it over`);
+        const { name: finalName, resumed } = await this.freeName(outcome, name, claim.etag);
+        const finalKey = this.key(outcome, finalName);
+        // Written once, beside the private copy, then uploaded beside the input's final key.
+        const local = reportPaths(path);
+        await writeReports?.({ paths: local, inputShownAs: `s3://${store.bucket}/${finalKey}` });
+        const finals = reportNames(finalName);
+        const locals = [local.json, local.csv, local.errors];
+        for (let i = 0; i < locals.length; i++) {
+          const body = await readFile(locals[i]).catch(() => undefined);
+          if (body) await store.put(this.key(outcome, finals[i]), body, undefined, contentTypeOf(finals[i]));
+          // A report the cut-short finish uploaded and this one did not write (errors.txt) goes.
+          else if (resumed) await store.delete(this.key(outcome, finals[i]));
+        }
+        await store.copy(this.key('processing', name), finalKey);
+        await store.delete(this.key('processing', name));
+        await lease.release();
+        await dropCopy();
+        return `s3://${store.bucket}/${finalKey}`;
+      },
+      release: async () => {
+        await lease.release();
+        await dropCopy();
+      },
+      forget: dropCopy,
+      recheck: (when) => this.changeOf(name, claim, when),
+      requeue: async () => {
+        if (!(await lease.renew()))
+          throw new ClaimLostError(`lost the claim on ${name}: another instance took it over`);
+        const topKey = this.key('top', name);
+        const top = await this.head(topKey);
+        // Replaced by a newer upload: this one goes (only if it is still the object read at
+        // claim), and the newer one is claimed afresh. Otherwise (replaced or gone in
+        // processing/) it stays there and is resumed like an input of a crashed instance.
+        const superseded = top !== undefined && top.etag !== claim.topEtag;
+        if (superseded) await store.delete(this.key('processing', name), claim.etag);
+        await lease.release();
+        await dropCopy();
+        return `s3://${store.bucket}/${superseded ? topKey : this.key('processing', name)}`;
+      },
+    };
+  }
+
+  /**
+   * The name the input takes in done/ or failed/: its own, or a timestamped one when an older
+   * input of the same name is there. Its own also when what is there is this input's own
+   * finish, cut short by a crash (reports uploaded, maybe the input copied, processing/ not yet
+   * deleted) and now resumed: every such object is no older than the input's claim (its
+   * processing/ copy, by the store's clock) and an input copied there is this one (same ETag).
+   * Unlike a folder's renames, the uploads of a finish are seconds apart, so this gap is real.
+   */
+  private async freeName(
+    outcome: FinishOutcome,
+    name: string,
+    etag: string,
+  ): Promise<{ name: string; resumed: boolean }> {
+    const now = new Date();
+    for (let attempt = 0; ; attempt++) {
+      const candidate = attempt === 0 ? name : timestampedName(name, now, attempt - 1);
+      const wanted = new Set([candidate, ...reportNames(candidate)].map((n) => this.key(outcome, n)));
+      const there = (await this.opts.store.list(this.key(outcome, candidate))).filter((o) => wanted.has(o.key));
+      if (there.length === 0) return { name: candidate, resumed: false };
+      if (attempt === 0 && (await this.ownCutFinish(there, this.key(outcome, candidate), name, etag)))
+        return { name: candidate, resumed: true };
+    }
+  }
+
+  /** Whether `there` (objects at an input's final keys) are this claimed input's own interrupted finish. */
+  private async ownCutFinish(there: ListedObject[], inputKey: string, name: string, etag: string): Promise<boolean> {
+    const claimed = await this.head(this.key('processing', name));
+    if (!claimed || claimed.etag !== etag) return false;
+    return there.every((o) => o.lastModified >= claimed.lastModified && (o.key !== inputKey || o.etag === etag));
+  }
+
+  async close(): Promise<void> {
+    if (this.work) await rm(this.work, { recursive: true, force: true });
+    this.opts.store.close();
+  }
+}
+
+function contentTypeOf(name: string): string {
+  if (name.endsWith(REPORT_SUFFIXES[0])) return 'application/json';
+  if (name.endsWith(REPORT_SUFFIXES[1])) return 'text/csv; charset=utf-8';
+  return 'text/plain; charset=utf-8';
+}

@@ -1,0 +1,615 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { constants, type Stats } from 'node:fs';
+import { link, lstat, mkdir, open, readdir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import type { ReportTarget } from '../../report/write-reports.js';
+import { type NewFileOptions, writeFileAtomic } from '../../storage/atomic-write.js';
+import { linkRefused } from '../../storage/hard-links.js';
+import { removeFile } from '../../storage/remove-file.js';
+import { type ClaimMade, ClaimToken, type LinkFile, readLease, sweepDeadTokens } from './claim-token.js';
+import {
+  DONE_MARKER_SUFFIX,
+  MAX_INPUT_NAME_BYTES,
+  NAME_MAX_BYTES,
+  classifyName,
+  isOwnTemporary,
+  isSafeName,
+  markedInput,
+  nameBytes,
+  reportNames,
+  shortName,
+  timestampedName,
+} from './drop-names.js';
+import { initialised, makeWorkFolder, type Slot, WorkSlots } from './work-folder.js';
+import { isExpired, newOwnerId, parseLease } from '../../storage/lease.js';
+import {
+  ClaimLostError,
+  DEFAULT_LAYOUT,
+  SourceError,
+  type ClaimedInput,
+  type DropLayout,
+  type DropSource,
+  type FinishOutcome,
+  type InputChange,
+  type ListedInput,
+} from './model.js';
+
+export interface FolderSourceOptions {
+  layout?: DropLayout;
+  /** A claim not renewed for this long belongs to a dead instance. Default 30 s. */
+  leaseMs?: number;
+  /** Told once per name about links and other things that are refused (not inputs). */
+  onRefused?: (name: string, why: string) => void;
+  /**
+   * Where private copies of claimed inputs are made (a 0700 folder of this process, created
+   * with mkdtemp; default the system's temporary folder). The state directory in `watch`.
+   */
+  workDir?: string;
+  /** Largest input copied for processing; a larger one is set aside to failed/. Default 1 GiB. */
+  maxInputBytes?: number;
+  /** How claims are linked to the lease token (fs.link); tests pass one that refuses, as some SMB shares do. */
+  linkFile?: LinkFile;
+}
+
+/** Default of `maxInputBytes` (the `watchMaxInputBytes` setting). */
+export const DEFAULT_MAX_INPUT_BYTES = 1024 * 1024 * 1024;
+
+/** Our effective group, a new file's group outside a setgid folder (looked up once). */
+let egid: number | undefined;
+
+/** The set-group-ID bit of a folder's mode: new files in it get the folder's group. */
+const S_ISGID = 0o2000;
+
+/** O_NOFOLLOW: a link at the name fails with ELOOP; O_NONBLOCK: a FIFO swapped in cannot block the open. */
+const OPEN_NO_FOLLOW = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/**
+ * The claimed file as opened and checked: what reports take their mode and group from, and
+ * what was copied (size, mtime, inode, sha256 of the bytes), to tell later whether it changed.
+ */
+interface Verified {
+  mode: number;
+  gid: number;
+  copied: Fingerprint;
+}
+
+interface Fingerprint {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  sha256: string;
+}
+
+/**
+ * A drop folder (docs/watch.md, `htorder watch DIR`), safe for several instances on one
+ * folder, also on NFS/SMB:
+ * - claim: make `processing/.NAME.claim` as a hard link to this instance's lease token
+ *   (claim-token.ts; `link` fails on an existing name: one instance wins; where the file
+ *   system refuses hard links, an exclusive create, O_EXCL, instead), then rename `NAME` into
+ *   `processing/` (ENOENT: another instance already took and finished it);
+ * - the claim holds owner, host, pid and a lease the holder renews (the token's record, renewed
+ *   for all its claims at once); a claim whose lease ran out, or whose process is gone from this
+ *   host, is taken over (crash recovery), and a claim name that no longer leads to our token
+ *   (or, created exclusively, names another owner) is no longer ours;
+ * - finish: reports then input renamed into `done/` or `failed/`, never over an older file.
+ * Links are never followed: entries are lstat'ed and anything but a regular file is refused;
+ * after the claim the input is opened with O_NOFOLLOW, the open handle must be a regular file
+ * with one link, and its bytes are copied through that handle into a private 0700 folder that
+ * is all the pipeline ever reads (a name swapped for a link between scan and claim is set aside
+ * unread). Its reports are written once, at finish, straight into done/ or failed/ with the
+ * input's group and never more readable than the input
+ * (docs/security.md#drop-folders-links-swaps-and-odd-names).
+ */
+export class FolderSource implements DropSource {
+  readonly location: string;
+  readonly needsStability = true;
+  private readonly layout: DropLayout;
+  private readonly leaseMs: number;
+  private readonly owner = newOwnerId();
+  private readonly token: ClaimToken;
+  private readonly refused = new Set<string>();
+  private work: string | undefined;
+  /** Where inputs' copies are made in the private folder: reused folders and files (work-folder.ts). */
+  private readonly slots = new WorkSlots();
+
+  constructor(
+    dir: string,
+    private readonly opts: FolderSourceOptions = {},
+  ) {
+    this.location = resolve(dir);
+    this.layout = opts.layout ?? DEFAULT_LAYOUT;
+    this.leaseMs = opts.leaseMs ?? 30_000;
+    this.token = new ClaimToken(this.sub('processing'), this.owner, this.leaseMs, opts.linkFile);
+  }
+
+  private sub(which: keyof DropLayout, name = ''): string {
+    return join(this.location, this.layout[which], name);
+  }
+
+  private claimFile(name: string): string {
+    return this.sub('processing', `.${name}.claim`);
+  }
+
+  async init(): Promise<void> {
+    for (const k of ['processing', 'done', 'failed'] as const) {
+      if (!isSafeName(this.layout[k]))
+        throw new SourceError(`the ${k} folder name "${this.layout[k]}" must be a plain name`, 'usage');
+    }
+    let info: Stats;
+    try {
+      info = await stat(this.location);
+    } catch {
+      throw new SourceError(`the drop folder ${this.location} does not exist`, 'usage');
+    }
+    if (!info.isDirectory()) throw new SourceError(`${this.location} is not a folder`, 'usage');
+    for (const k of ['processing', 'done', 'failed'] as const) {
+      await mkdir(this.sub(k), { recursive: true });
+      await this.assertOwnFolder(k);
+      await this.sweepAbandoned(k);
+    }
+    await sweepDeadTokens(this.sub('processing'));
+    this.work = await makeWorkFolder(this.opts.workDir);
+  }
+
+  /**
+   * Removes htorder's own temporary files that an instance killed mid-write left in `k`
+   * (a claim renewal's temp file, staged reports, a stale claim moved aside): hidden, so never
+   * taken as inputs, but they would pile up in the user's folders. Only those untouched for
+   * ten minutes and four leases: each lives for milliseconds, and another instance, alive on
+   * another machine, may be writing one right now.
+   */
+  private async sweepAbandoned(k: 'processing' | 'done' | 'failed'): Promise<void> {
+    const before = Date.now() - Math.max(10 * 60_000, 4 * this.leaseMs);
+    for (const name of await readdir(this.sub(k))) {
+      if (!isOwnTemporary(name)) continue;
+      const info = await lstat(this.sub(k, name)).catch(() => undefined);
+      if (info?.isFile() && info.mtimeMs < before) await removeFile(this.sub(k, name));
+    }
+  }
+
+  /**
+   * processing/, done/ and failed/ must be real folders inside the drop folder: anyone who can
+   * drop a file could otherwise pre-create `done` as a symbolic link and have every input and
+   * report moved wherever it points. mkdir -p accepts an existing link, so lstat says.
+   * Checked at start and again before each move into the folder.
+   */
+  private async assertOwnFolder(k: keyof DropLayout): Promise<Stats | undefined> {
+    const info = await lstat(this.sub(k)).catch(() => undefined);
+    if (info?.isSymbolicLink()) {
+      throw new SourceError(
+        `the ${k} folder ${this.sub(k)} is a symbolic link; refusing to move files through it (make it a real folder)`,
+        'usage',
+      );
+    }
+    if (info && !info.isDirectory()) throw new SourceError(`${this.sub(k)} is not a folder`, 'usage');
+    return info;
+  }
+
+  async list(): Promise<ListedInput[]> {
+    const entries = await readdir(this.location, { withFileTypes: true });
+    // Only a regular file is a marker: a folder named `x.yaml.done` says nothing about x.yaml.
+    const markers = new Set(
+      entries
+        .filter((e) => e.isFile())
+        .map((e) => markedInput(e.name))
+        .filter((n): n is string => n !== undefined),
+    );
+    const out: ListedInput[] = [];
+    for (const e of entries) {
+      if (!classifyName(e.name).take) continue;
+      let info: Stats;
+      try {
+        info = await lstat(join(this.location, e.name));
+      } catch {
+        continue; // taken by another instance between readdir and lstat
+      }
+      if (info.isSymbolicLink())
+        this.refuse(e.name, 'is a symbolic link; links are not followed (copy the file in instead)');
+      else if (!info.isFile()) this.refuse(e.name, 'is not a regular file');
+      else out.push({ name: e.name, size: info.size, mtimeMs: info.mtimeMs, marked: markers.has(e.name) });
+    }
+    return out;
+  }
+
+  private refuse(name: string, why: string): void {
+    if (this.refused.has(name)) return;
+    this.refused.add(name);
+    this.opts.onRefused?.(name, why);
+  }
+
+  async claim(name: string): Promise<ClaimedInput | undefined> {
+    if (!classifyName(name).take) return undefined;
+    if (nameBytes(name) > MAX_INPUT_NAME_BYTES) {
+      await this.setAsideLongName(name);
+      return undefined;
+    }
+    await this.assertOwnFolder('processing');
+    const made = await this.createClaim(name);
+    if (!made) return undefined;
+    // An earlier file of this name is still in processing/ (released at a shutdown): resume
+    // that one first; renaming over it would lose it. The new one is taken on a later scan.
+    if (
+      await lstat(this.sub('processing', name)).then(
+        () => true,
+        () => false,
+      )
+    )
+      return await this.claimed(name, made);
+    try {
+      await rename(join(this.location, name), this.sub('processing', name));
+    } catch (err) {
+      await removeFile(this.claimFile(name));
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    // The marker has served its purpose; left behind it would wave through the next file of
+    // this name half-written. Only a regular file is removed: a folder of that name stays (and
+    // is refused by the scan), and failing to remove it never strands the input.
+    const marker = join(this.location, `${name}${DONE_MARKER_SUFFIX}`);
+    if ((await lstat(marker).catch(() => undefined))?.isFile())
+      await rm(marker, { force: true }).catch(() => undefined);
+    return await this.claimed(name, made);
+  }
+
+  /**
+   * A name whose claim file, reports or timestamped name in failed/ would pass the file
+   * system's limit on a name (255 bytes) cannot be processed: it is moved straight to failed/
+   * under a short unique name (shortName) with an errors.txt saying why, so it never blocks
+   * the scan. The claim is taken under the short name, so two instances never both move it.
+   */
+  private async setAsideLongName(name: string): Promise<void> {
+    const short = shortName(name, createHash('sha256').update(name).digest('hex'));
+    await this.assertOwnFolder('processing');
+    await this.assertOwnFolder('failed');
+    if (!(await this.createClaim(short))) return;
+    try {
+      const final = await this.freeName('failed', short);
+      const why =
+        `${short}: set aside unread: its name was ${nameBytes(name)} bytes long ("${name.slice(0, 60)}…"); ` +
+        `watch takes names of up to ${MAX_INPUT_NAME_BYTES} bytes, because its reports, claim and ` +
+        `timestamped names add to it and a file name may not exceed ${NAME_MAX_BYTES} bytes. ` +
+        'Rename the file to a shorter name and drop it again.\n';
+      const errors = this.sub('failed', reportNames(final)[2]);
+      await writeFileAtomic(errors, why);
+      try {
+        await rename(join(this.location, name), this.sub('failed', final));
+      } catch (err) {
+        await rm(errors, { force: true });
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw err;
+      }
+      this.opts.onRefused?.(name, `its name is too long (${nameBytes(name)} bytes); set aside as failed/${final}`);
+    } finally {
+      await rm(this.claimFile(short), { force: true });
+    }
+  }
+
+  /** Makes the claim (a link to our token); undefined when one exists (live, or stale but not ours to take here). */
+  private createClaim(name: string): Promise<ClaimMade | undefined> {
+    return this.token.claim(this.claimFile(name));
+  }
+
+  async claimOrphans(): Promise<ClaimedInput[]> {
+    const names = await readdir(this.sub('processing'));
+    const present = new Set(names);
+    const out: ClaimedInput[] = [];
+    for (const name of names) {
+      if (!classifyName(name).take) continue;
+      const info = await lstat(this.sub('processing', name)).catch(() => undefined);
+      if (!info?.isFile()) continue;
+      const made = present.has(`.${name}.claim`) ? await this.takeOverStale(name) : await this.createClaim(name);
+      if (made) out.push(await this.claimed(name, made));
+    }
+    // Claims whose input is gone (a crash between finishing and dropping the claim).
+    for (const name of names) {
+      const m = /^\.(.+)\.claim$/.exec(name);
+      if (m && !present.has(m[1])) {
+        const lease = parseLease((await readLease(this.sub('processing', name))) ?? '');
+        if (isExpired(lease)) await rm(this.sub('processing', name), { force: true });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Takes over an expired claim: rename it aside (of several instances, one rename wins),
+   * check that what was moved is the stale claim that was read, then create ours.
+   */
+  private async takeOverStale(name: string): Promise<ClaimMade | undefined> {
+    const path = this.claimFile(name);
+    const text = await readLease(path);
+    if (text === undefined) return this.createClaim(name);
+    if (!isExpired(parseLease(text))) return undefined;
+    // A short tag of the owner: the aside name must stay within the limit on a name's length.
+    const aside = `${path}.${createHash('sha256').update(this.owner).digest('hex').slice(0, 8)}.stale`;
+    try {
+      await rename(path, aside);
+    } catch {
+      return undefined;
+    }
+    // Read again whole: a first read that met a renewal half-written differs too.
+    const moved = await readLease(aside);
+    if (moved !== text) {
+      // Another instance renewed or took it in between: put its claim back.
+      await rename(aside, path).catch(() => undefined);
+      return undefined;
+    }
+    await rm(aside, { force: true });
+    return this.createClaim(name);
+  }
+
+  /**
+   * The claimed input as the pipeline sees it: opened without following links, checked on the
+   * open handle (a regular file with one link, within the size cap) and copied through that
+   * handle into a private folder. The pipeline reads only the copy; its reports are written
+   * once, at finish, straight beside the input's final name. `refused` says why an input is
+   * set aside unread.
+   */
+  private async claimed(name: string, made: ClaimMade): Promise<ClaimedInput> {
+    const path = this.sub('processing', name);
+    const claimPath = this.claimFile(name);
+    const owner = this.owner;
+    const slot = await this.slots.take(initialised(this.work));
+    const copy = slot.pathFor(name);
+    let verified: Verified | undefined;
+    let refused: string | undefined;
+    // The copy goes with the claim (finish, release, requeue, forget); its slot is then free for another input.
+    let dropped = false;
+    const dropCopy = async (): Promise<void> => {
+      if (dropped) return;
+      dropped = true;
+      await slot.drop();
+    };
+    try {
+      const checked = await this.copyVerified(path, slot, name);
+      if ('refused' in checked) refused = checked.refused;
+      else verified = checked;
+    } catch (err) {
+      await dropCopy();
+      throw err;
+    }
+    const token = this.token;
+    const holds = async (): Promise<boolean> =>
+      made === 'exclusive'
+        ? parseLease((await readLease(claimPath)) ?? '')?.owner === owner
+        : await token.holds(claimPath, made);
+    return {
+      name,
+      path: copy,
+      location: path,
+      ...(verified ? { sha256: verified.copied.sha256 } : {}),
+      ...(refused === undefined ? {} : { refused }),
+      renew: async () => {
+        if (!(await holds())) return false;
+        // A linked claim is renewed with the token (once for all); one of its own by replacing it.
+        if (made === 'exclusive') await writeFileAtomic(claimPath, token.record());
+        else await token.renew();
+        return true;
+      },
+      finish: async (outcome: FinishOutcome, writeReports?: (target: ReportTarget) => Promise<unknown>) => {
+        const folder = await this.assertOwnFolder(outcome);
+        // Found by the chaos suite: a holder whose lease ran out during a stall (slow fsync
+        // under load) went on to finish an input another instance had taken over, so both
+        // moved it. The claim file is the truth: not ours any more, hands off.
+        if (!(await holds())) throw new ClaimLostError(`the claim on ${name} was taken over by another instance`);
+        const finalName = await this.freeName(outcome, name);
+        const finalPath = this.sub(outcome, finalName);
+        // Each report is written whole (fsynced) under a hidden temporary name first; then all
+        // are renamed into place back to back, and the input last. A crash while they are
+        // written leaves only hidden temporary files, and the input, resumed, takes its own
+        // name; only one between these renames leaves reports that make it take a timestamped one.
+        const finals = reportNames(finalName).map((n) => this.sub(outcome, n));
+        const tag = `${process.pid}.${randomBytes(4).toString('hex')}`;
+        const staged = reportNames(finalName).map((n) => this.sub(outcome, `.${n}.${tag}.tmp`));
+        try {
+          const wrote = await writeReports?.({
+            paths: { json: staged[0], csv: staged[1], errors: staged[2] },
+            inputShownAs: finalPath,
+            file: { ...reportFileOptions(verified, folder), staged: true },
+          });
+          // errors.txt (the last) only when it was written, or when the writer does not say.
+          const count = typeof wrote === 'object' && wrote !== null && !('errors' in wrote) ? 2 : 3;
+          for (let i = 0; i < count; i++) {
+            await rename(staged[i], finals[i]).catch((err: NodeJS.ErrnoException) => {
+              if (err.code !== 'ENOENT') throw err; // a report not written (errors.txt when nothing failed)
+            });
+          }
+        } catch (err) {
+          await Promise.all(staged.map((r) => removeFile(r)));
+          throw err;
+        }
+        // The private copy has served: gone before the input is moved, so a finished input leaves nothing behind.
+        await dropCopy();
+        await rename(path, finalPath);
+        await removeFile(claimPath);
+        return finalPath;
+      },
+      release: async () => {
+        if (await holds()) await removeFile(claimPath);
+        await dropCopy();
+      },
+      forget: dropCopy,
+      recheck: async () => (verified ? await changeOf(path, verified.copied) : undefined),
+      requeue: async () => {
+        if (!(await holds())) throw new ClaimLostError(`the claim on ${name} was taken over by another instance`);
+        await dropCopy();
+        const back = await this.putBack(name);
+        await removeFile(claimPath);
+        return back ?? path;
+      },
+    };
+  }
+
+  /**
+   * Moves a claimed input from processing/ back to the top of the drop folder, to wait until
+   * it is stable again. A new file dropped under its name meanwhile is never replaced: ours
+   * takes a timestamped name (as in done/). link() fails on an existing name, so nothing is
+   * overwritten even in a race; where the file system has no hard links, a check then rename.
+   * Undefined when the input is gone from processing/.
+   */
+  private async putBack(name: string): Promise<string | undefined> {
+    const from = this.sub('processing', name);
+    const now = new Date();
+    for (let attempt = 0; ; attempt++) {
+      const candidate = attempt === 0 ? name : timestampedName(name, now, attempt - 1);
+      const to = join(this.location, candidate);
+      try {
+        await link(from, to);
+        await unlink(from);
+        return to;
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code === 'ENOENT') return undefined;
+        if (code === 'EEXIST') continue;
+        if (!linkRefused(err)) throw err;
+      }
+      if (
+        await lstat(to).then(
+          () => true,
+          () => false,
+        )
+      )
+        continue;
+      await rename(from, to);
+      return to;
+    }
+  }
+
+  /**
+   * Opens `path` with O_NOFOLLOW and copies at most the size cap through that one handle into
+   * the slot's kept 0600 file, named `name` once complete. Anything but a regular file with one link is refused: a link
+   * (ELOOP), a FIFO or device, a hard link to someone else's file. So is a file over the cap:
+   * it cannot pin the watcher. Nothing is read from a refused file.
+   */
+  private async copyVerified(path: string, slot: Slot, name: string): Promise<Verified | { refused: string }> {
+    let handle: FileHandle;
+    try {
+      handle = await open(path, OPEN_NO_FOLLOW);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ELOOP' || code === 'EMLINK')
+        return {
+          refused: 'set aside unread: it is a symbolic link; links are not followed (copy the file in instead)',
+        };
+      if (code === 'ENXIO' || code === 'EISDIR') return { refused: 'set aside unread: it is not a regular file' };
+      throw err;
+    }
+    try {
+      const before = await handle.stat();
+      if (!before.isFile()) return { refused: 'set aside unread: it is not a regular file' };
+      if (before.nlink !== 1) {
+        return {
+          refused: `set aside unread: it has ${before.nlink} hard links; only a file with one link is taken (copy the file in instead of linking it)`,
+        };
+      }
+      const max = this.opts.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES;
+      if (before.size > max) {
+        return {
+          refused: `set aside unread: it is ${before.size} bytes, over the ${max}-byte limit for a dropped file (setting watchMaxInputBytes)`,
+        };
+      }
+      // Hashed as it is copied: what was read is what later checks compare with (changeOf).
+      const hash = createHash('sha256');
+      const out = await slot.open();
+      try {
+        const buf = Buffer.allocUnsafe(Math.min(1024 * 1024, Math.max(1, before.size)));
+        let position = 0;
+        while (position < before.size) {
+          const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, before.size - position), position);
+          if (bytesRead === 0) break;
+          hash.update(buf.subarray(0, bytesRead));
+          await out.write(buf, 0, bytesRead);
+          position += bytesRead;
+        }
+      } finally {
+        await out.close();
+      }
+      await slot.place(name);
+      // The size and mtime from before the copy: a file that changed while it was read (still
+      // being written) differs at the first check, and is given back before anything is sent.
+      const copied = { size: before.size, mtimeMs: before.mtimeMs, ino: before.ino, sha256: hash.digest('hex') };
+      return { mode: before.mode, gid: before.gid, copied };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** `name`, or a timestamped variant when done/ or failed/ already has it or its reports. */
+  private async freeName(outcome: FinishOutcome, name: string): Promise<string> {
+    const now = new Date();
+    for (let attempt = 0; ; attempt++) {
+      const candidate = attempt === 0 ? name : timestampedName(name, now, attempt - 1);
+      const taken = await Promise.all(
+        [candidate, ...reportNames(candidate)].map((n) =>
+          lstat(this.sub(outcome, n)).then(
+            () => true,
+            () => false,
+          ),
+        ),
+      );
+      if (!taken.includes(true)) return candidate;
+    }
+  }
+
+  /** Removes this instance's private folder (a crash leaves it behind in the state directory: 0700, the user's own). */
+  async close(): Promise<void> {
+    await this.token.close();
+    if (this.work) await rm(this.work, { recursive: true, force: true });
+  }
+}
+
+/**
+ * How the file at `path` (in processing/) differs from what was copied at claim, or undefined.
+ * Opened like the claim (no link followed, no FIFO can block); size, mtime and inode first,
+ * then the sha256 of its bytes, which catches a rewrite that kept both size and mtime (a coarse
+ * mtime on a network share). One more byte than was copied is read, so growth shows too.
+ */
+async function changeOf(path: string, copied: Fingerprint): Promise<InputChange | undefined> {
+  const next = 'will be processed again once stable';
+  let handle: FileHandle;
+  try {
+    handle = await open(path, OPEN_NO_FOLLOW);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return { what: 'it is gone from processing/', next: 'nothing is left to process' };
+    if (code === 'ELOOP' || code === 'ENXIO' || code === 'EISDIR')
+      return { what: 'it was replaced by something that is not a regular file', next };
+    throw err;
+  }
+  try {
+    const now = await handle.stat();
+    if (!now.isFile() || now.ino !== copied.ino) return { what: 'it was replaced by another file', next };
+    if (now.size !== copied.size) return { what: `its size changed from ${copied.size} to ${now.size} bytes`, next };
+    if (now.mtimeMs !== copied.mtimeMs) return { what: 'its modification time changed', next };
+    const hash = createHash('sha256');
+    const buf = Buffer.allocUnsafe(Math.min(1024 * 1024, copied.size + 1));
+    let position = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buf, 0, buf.length, position);
+      hash.update(buf.subarray(0, bytesRead));
+      position += bytesRead;
+      // A short read of a regular file is its end: a small file takes one read, not two.
+      if (bytesRead < buf.length || position > copied.size) break;
+    }
+    if (position !== copied.size || hash.digest('hex') !== copied.sha256)
+      return { what: 'its content changed (same size and modification time)', next };
+    return undefined;
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Mode and group of an input's reports: the input's group where the owner may set it, never
+ * more readable than the input (owner read-write, group and others read only where the input
+ * allowed it, nobody else writes). An input refused unread (not checked) gets 0600. The group
+ * is left out when a new file in `folder` gets it anyway (the folder's own when it is setgid,
+ * else ours): no chown to set what is already so.
+ */
+function reportFileOptions(input: Verified | undefined, folder: Stats | undefined): NewFileOptions {
+  const mode = 0o600 | ((input?.mode ?? 0) & 0o044);
+  if (!input) return { mode };
+  egid ??= process.getegid?.() ?? -1;
+  const inherited = folder && folder.mode & S_ISGID ? folder.gid : egid;
+  return input.gid === inherited ? { mode } : { mode, gid: input.gid };
+}

@@ -1,0 +1,134 @@
+/**
+ * A drop location: where `htorder watch` finds manifests (a folder or a bucket prefix) and
+ * where it leaves them with their reports. Both back-ends share one layout: new inputs at
+ * the top, claimed ones in `processing/`, finished ones in `done/` or `failed/`.
+ */
+
+import type { ReportTarget } from '../../report/write-reports.js';
+
+export interface ListedInput {
+  /** A single path segment (see drop-names.ts), never a path. */
+  name: string;
+  size: number;
+  mtimeMs: number;
+  /** A `NAME.done` marker says the writer finished. */
+  marked: boolean;
+}
+
+export type FinishOutcome = 'done' | 'failed';
+
+/**
+ * The input is no longer what was read at claim (docs/watch.md#a-file-that-changes-while-it-is-processed):
+ * a writer went on writing after a pause longer than the stable time, or a newer upload took its key.
+ */
+export interface InputChange {
+  /** What changed, for people: `its size changed from 120 to 240 bytes`. */
+  what: string;
+  /** What becomes of it once given back (requeue): `will be processed again once stable`. */
+  next: string;
+}
+
+export interface ClaimedInput {
+  name: string;
+  /** A private local copy of the input, the only thing the pipeline reads; reports are written beside it. */
+  path: string;
+  /** Where the input is, for people (logs): a folder path or `s3://bucket/key`. */
+  location: string;
+  /**
+   * sha256 (hex) of the private copy's bytes, taken while it was copied (the crash counter's
+   * key, attempts.ts). Absent only when the input is `refused` (nothing was read).
+   */
+  sha256?: string;
+  /**
+   * Set when the input must not be read (a link or a FIFO swapped in under the name, a hard
+   * link, over the size cap, changed while read): why, for its errors.txt. It is finished as
+   * failed without being processed.
+   */
+  refused?: string;
+  /**
+   * Extends the claim's lease. False when it was lost (another instance decided we were
+   * dead and took it over): the caller must stop touching this input.
+   */
+  renew(): Promise<boolean>;
+  /**
+   * Moves the input to done/ or failed/ (never over an earlier file of the same name) with its
+   * reports, then drops the claim. `writeReports` writes them once, to where `target` says
+   * (a folder: straight beside the input's final name; a bucket: local files it uploads),
+   * before the input moves; it may return what it wrote (WrittenReports: without `errors`,
+   * no errors.txt was written).
+   * Returns the input's final location.
+   */
+  finish(outcome: FinishOutcome, writeReports?: (target: ReportTarget) => Promise<unknown>): Promise<string>;
+  /** Drops the claim but leaves the input in processing/, for this or another instance to resume. */
+  release(): Promise<void>;
+  /**
+   * Drops what this instance keeps of an input whose claim was lost (its private copy), and
+   * touches nothing in the drop location: the claim and the input are the taker's now.
+   */
+  forget(): Promise<void>;
+  /**
+   * Compares the input with what was read at claim, right before `when`: `submit` (the first
+   * create; nothing sent from it yet) or `finish` (about to be moved out; jobs may have been
+   * sent). Undefined while it is unchanged. A folder compares size, mtime and sha256 of the
+   * file in processing/ (opened without following links); a bucket compares ETags.
+   */
+  recheck(when: 'submit' | 'finish'): Promise<InputChange | undefined>;
+  /**
+   * Gives a changed input back, never over another file: a folder moves it to the top again
+   * to wait until it is stable; a bucket drops an upload a newer one replaced. The claim and
+   * the private copy go (no report of this attempt was written). Returns where the input is now.
+   * Throws ClaimLostError when the claim was taken over.
+   */
+  requeue(): Promise<string>;
+}
+
+export interface DropSource {
+  /** For logs and the health endpoint: the folder, or `s3://bucket/prefix`. */
+  readonly location: string;
+  /**
+   * True where a listed file may still be being written (folders): the watcher waits until it
+   * is stable. Object stores show an object only once its upload completed.
+   */
+  readonly needsStability: boolean;
+  /** Creates the layout and checks the store; throws a SourceError if it cannot be used. */
+  init(): Promise<void>;
+  /** The candidate inputs at the top of the drop location, already filtered by name. */
+  list(): Promise<ListedInput[]>;
+  /** Takes `name` for this instance; undefined when another instance has it or it is gone. */
+  claim(name: string): Promise<ClaimedInput | undefined>;
+  /**
+   * Inputs left in processing/ whose claim is gone or expired (an instance crashed), now
+   * claimed for this instance. Never returns an input a live instance holds.
+   */
+  claimOrphans(): Promise<ClaimedInput[]>;
+  close(): Promise<void>;
+}
+
+/** The drop location is unusable (missing, not a folder, bucket unreachable, no conditional writes). */
+export class SourceError extends Error {
+  override name = 'SourceError';
+  constructor(
+    message: string,
+    /** `usage`: fix the command or configuration (exit 2); `unavailable`: retry later (exit 3). */
+    readonly kind: 'usage' | 'unavailable',
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The claim is no longer ours (our lease ran out during a stall and another instance took the
+ * input over): that instance finishes it, so we must not move anything.
+ */
+export class ClaimLostError extends Error {
+  override name = 'ClaimLostError';
+}
+
+/** Names of the three sub-locations; configurable, each a single path segment. */
+export interface DropLayout {
+  processing: string;
+  done: string;
+  failed: string;
+}
+
+export const DEFAULT_LAYOUT: DropLayout = { processing: 'processing', done: 'done', failed: 'failed' };

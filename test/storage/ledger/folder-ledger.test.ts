@@ -1,0 +1,175 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, readdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { FolderLedger } from '../../../src/storage/ledger/folder-ledger.js';
+import { safeName } from '../../../src/storage/ledger/safe-name.js';
+import { ledgerEntry as entry } from '../../support/ledger-entries.js';
+import { DIST, requireDist } from '../../support/dist.js';
+
+const account = 'http://127.0.0.1/us/api#1001';
+
+async function tempDir(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'htorder-ledger-'));
+}
+
+describe('safeName', () => {
+  it('keeps names inside the folder and distinct', () => {
+    for (const evil of ['../etc/passwd', 'a/b', '..', '.hidden', 'PO 1/2', 'Ω']) {
+      const name = safeName(evil);
+      expect(name).toMatch(/^[A-Za-z0-9_][A-Za-z0-9._-]*$/);
+      expect(name).not.toContain('/');
+    }
+    expect(safeName('a/b')).not.toBe(safeName('a_b'));
+  });
+});
+
+describe('FolderLedger', () => {
+  it('round-trips an entry and answers undefined for an unknown order', async () => {
+    const ledger = new FolderLedger(await tempDir());
+    const key = { account, orderNumber: 'PO-1' };
+    expect(await ledger.read(key)).toBeUndefined();
+    await ledger.write(entry(key, { state: 'submitted', jobNumber: 42 }));
+    expect(await ledger.read(key)).toMatchObject({ state: 'submitted', jobNumber: 42 });
+    expect(await ledger.read({ account: 'other#2', orderNumber: 'PO-1' })).toBeUndefined();
+  });
+
+  it('lists entries per account', async () => {
+    const ledger = new FolderLedger(await tempDir());
+    await ledger.write(entry({ account, orderNumber: 'B' }));
+    await ledger.write(entry({ account, orderNumber: 'A' }));
+    await ledger.write(entry({ account: 'other#2', orderNumber: 'C' }));
+    const mine: string[] = [];
+    for await (const e of ledger.entries(account)) mine.push(e.orderNumber);
+    expect(mine.sort()).toEqual(['A', 'B']);
+    const all: string[] = [];
+    for await (const e of ledger.entries()) all.push(e.orderNumber);
+    expect(all.sort()).toEqual(['A', 'B', 'C']);
+  });
+
+  it('serialises concurrent holders in one process (no lost update)', async () => {
+    const ledger = new FolderLedger(await tempDir());
+    const key = { account, orderNumber: 'PO-race' };
+    await Promise.all(
+      Array.from({ length: 15 }, () =>
+        ledger.withLock(key, async () => {
+          const current = (await ledger.read(key))?.attempts ?? 0;
+          await sleep(2);
+          await ledger.write(entry(key, { attempts: current + 1 }));
+        }),
+      ),
+    );
+    expect((await ledger.read(key))?.attempts).toBe(15);
+  });
+
+  describe('across processes', () => {
+    beforeAll(() => requireDist());
+
+    const worker = (stateDir: string, orderNumber: string, rounds: number, holdMs = 0) => `
+      import { FolderLedger } from ${JSON.stringify(join(DIST, 'storage/ledger/folder-ledger.js'))};
+      const ledger = new FolderLedger(${JSON.stringify(stateDir)}, { staleMs: 2000 });
+      const key = { account: ${JSON.stringify(account)}, orderNumber: ${JSON.stringify(orderNumber)} };
+      for (let i = 0; i < ${rounds}; i++) {
+        await ledger.withLock(key, async () => {
+          const cur = (await ledger.read(key))?.attempts ?? 0;
+          if (${holdMs} > 0) { process.stdout.write('holding\\n'); await new Promise(r => setTimeout(r, ${holdMs})); }
+          await new Promise(r => setTimeout(r, 1));
+          await ledger.write({ ledgerVersion: 1, account: key.account, orderNumber: key.orderNumber,
+            payloadHash: 'h', state: 'intent', attempts: cur + 1, intentAt: new Date().toISOString() });
+        });
+      }`;
+
+    function run(code: string) {
+      return spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'pipe', 'pipe'] });
+    }
+
+    function exit(child: ReturnType<typeof run>): Promise<number | null> {
+      return new Promise((resolve) => child.on('exit', (code) => resolve(code)));
+    }
+
+    it('four processes incrementing one order never lose an update', async () => {
+      const dir = await tempDir();
+      const children = Array.from({ length: 4 }, () => run(worker(dir, 'PO-multi', 10)));
+      const codes = await Promise.all(children.map(exit));
+      expect(codes).toEqual([0, 0, 0, 0]);
+      const ledger = new FolderLedger(dir);
+      expect((await ledger.read({ account, orderNumber: 'PO-multi' }))?.attempts).toBe(40);
+    });
+
+    it('takes over the lock of a holder killed with SIGKILL', async () => {
+      const dir = await tempDir();
+      const holder = run(worker(dir, 'PO-kill', 1, 60_000));
+      await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
+      holder.kill('SIGKILL');
+      await exit(holder);
+      const ledger = new FolderLedger(dir, { staleMs: 2000, waitMs: 20_000 });
+      const key = { account, orderNumber: 'PO-kill' };
+      const ran = await ledger.withLock(key, async (guard) => {
+        guard.assertHeld();
+        return 'acquired';
+      });
+      expect(ran).toBe('acquired');
+      // The killed holder never wrote: no entry, and no stray temp files left by us.
+      expect(await ledger.read(key)).toBeUndefined();
+      const files = await readdir(join(dir, 'ledger', safeName(account)));
+      expect(files.filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    }, 30_000);
+
+    // A holder told to stop by SIGTERM: its own `process.once` listener stops it (exit 0: track
+    // --watch, ui, sandbox); with no listener of its own, the signal kills it, locks removed.
+    const stopper = (stateDir: string, orderNumber: string, listen: boolean) => `
+      import { FolderLedger } from ${JSON.stringify(join(DIST, 'storage/ledger/folder-ledger.js'))};
+      let stop;
+      const stopped = new Promise((resolve) => { stop = resolve; });
+      // Before the ledger's own listeners, as track --watch does.
+      if (${listen}) process.once('SIGTERM', () => stop());
+      const ledger = new FolderLedger(${JSON.stringify(stateDir)}, { staleMs: 2000 });
+      const key = { account: ${JSON.stringify(account)}, orderNumber: ${JSON.stringify(orderNumber)} };
+      const alive = setInterval(() => {}, 1000);
+      await ledger.withLock(key, async () => {
+        process.stdout.write('holding\\n');
+        await stopped;
+      });
+      clearInterval(alive);`;
+
+    it('a SIGTERM listened to with process.once stops the holder, not the lock clean-up (exit 0)', async () => {
+      const dir = await tempDir();
+      const holder = run(stopper(dir, 'PO-term', true));
+      await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
+      const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+        holder.on('exit', (code, signal) => resolve({ code, signal })),
+      );
+      holder.kill('SIGTERM');
+      expect(await exited).toEqual({ code: 0, signal: null });
+      const files = await readdir(join(dir, 'ledger', safeName(account)));
+      expect(files.filter((f) => f.endsWith('.lock'))).toEqual([]);
+    }, 30_000);
+
+    it('a SIGTERM nobody listens to kills the holder, and its lock is removed', async () => {
+      const dir = await tempDir();
+      const holder = run(stopper(dir, 'PO-kill-term', false));
+      await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
+      const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+        holder.on('exit', (_code, signal) => resolve(signal)),
+      );
+      holder.kill('SIGTERM');
+      expect(await exited).toBe('SIGTERM');
+      const files = await readdir(join(dir, 'ledger', safeName(account)));
+      expect(files.filter((f) => f.endsWith('.lock'))).toEqual([]);
+    }, 30_000);
+
+    it('gives up with a clear error while a live process holds the lock', async () => {
+      const dir = await tempDir();
+      const holder = run(worker(dir, 'PO-busy', 1, 10_000));
+      await new Promise<void>((resolve) => holder.stdout!.once('data', () => resolve()));
+      const ledger = new FolderLedger(dir, { staleMs: 2000, waitMs: 600 });
+      await expect(ledger.withLock({ account, orderNumber: 'PO-busy' }, async () => 1)).rejects.toThrow(
+        /locked by another htorder process/,
+      );
+      holder.kill('SIGKILL');
+      await exit(holder);
+    }, 30_000);
+  });
+});

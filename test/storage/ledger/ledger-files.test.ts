@@ -1,0 +1,223 @@
+import { linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import lockfile from 'proper-lockfile';
+import { describe, expect, it, vi } from 'vitest';
+import { EntryWriter } from '../../../src/storage/ledger/entry-writer.js';
+import { FolderLedger } from '../../../src/storage/ledger/folder-ledger.js';
+import type { LedgerKey } from '../../../src/storage/ledger/model.js';
+import { safeName } from '../../../src/storage/ledger/safe-name.js';
+import { ledgerEntry as entry } from '../../support/ledger-entries.js';
+import { tempDirPerTest } from '../../support/temp-files.js';
+
+/**
+ * The folder ledger's files (issue 16): a lock is a hard link to the process's token, not a new
+ * folder; an entry's replaced version becomes the temp file of a later write, never while anyone
+ * can read it; both still exclude, and are excluded by, proper-lockfile's mkdir locks.
+ */
+
+const account = 'http://127.0.0.1/us/api#1001';
+const key = (orderNumber: string): LedgerKey => ({ account, orderNumber });
+
+async function setUp(options: { staleMs?: number; waitMs?: number } = {}) {
+  const state = await tempDirPerTest('htorder-ledger-');
+  const ledger = new FolderLedger(state, options);
+  const dir = join(state, 'ledger', safeName(account));
+  const entryPath = (k: LedgerKey) => join(dir, `${safeName(k.orderNumber)}.json`);
+  return { ledger, dir, entryPath, lockPath: (k: LedgerKey) => `${entryPath(k)}.lock` };
+}
+
+describe('the ledger lock', () => {
+  it('is a hard link to one token per process: no file or folder is created per order', async () => {
+    const { ledger, dir, lockPath } = await setUp();
+    const inos: number[] = [];
+    await ledger.withLock(key('A'), async () => {
+      await ledger.withLock(key('B'), async () => {
+        for (const k of [key('A'), key('B')]) {
+          const s = lstatSync(lockPath(k));
+          expect(s.isFile()).toBe(true);
+          inos.push(s.ino);
+        }
+      });
+    });
+    const tokens = readdirSync(join(dir, '.locks')).filter((n) => n.endsWith('.token'));
+    expect(tokens).toHaveLength(1);
+    expect(inos).toEqual([lstatSync(join(dir, '.locks', tokens[0] as string)).ino, inos[0]]);
+    // Released: the names are gone, the token stays for the next lock.
+    expect(() => lstatSync(lockPath(key('A')))).toThrow(/ENOENT/);
+  });
+
+  it('refuses to go on at once when its lock was taken over or removed', async () => {
+    const { ledger, lockPath } = await setUp();
+    await ledger.withLock(key('T'), async (guard) => {
+      guard.assertHeld();
+      // Another process decided the lock was stale and took it: its own token, another inode.
+      rmSync(lockPath(key('T')));
+      writeFileSync(lockPath(key('T')), '');
+      expect(() => guard.assertHeld()).toThrow(/lost the ledger lock of order "T"/);
+    });
+    // Not ours any more: release left the other holder's lock alone.
+    expect(lstatSync(lockPath(key('T'))).isFile()).toBe(true);
+
+    await ledger.withLock(key('R'), async (guard) => {
+      rmSync(lockPath(key('R')));
+      expect(() => guard.assertHeld()).toThrow(/was removed/);
+    });
+  });
+
+  it('waits for a live proper-lockfile lock (older htorder) and takes over a stale one', async () => {
+    const { ledger, dir, entryPath, lockPath } = await setUp({ staleMs: 2000, waitMs: 300 });
+    mkdirSync(dir, { recursive: true });
+    const release = await lockfile.lock(entryPath(key('P')), { realpath: false, stale: 10_000 });
+    await expect(ledger.withLock(key('P'), async () => 1)).rejects.toThrow(/locked by another htorder process/);
+    await release();
+    // A folder lock left by a killed older process: stale once its mtime is older than staleMs.
+    mkdirSync(lockPath(key('P')));
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(lockPath(key('P')), old, old);
+    const took = await ledger.withLock(key('P'), async (guard) => {
+      guard.assertHeld();
+      return 'taken over';
+    });
+    expect(took).toBe('taken over');
+  });
+
+  it('is respected by proper-lockfile (older htorder) while held', async () => {
+    const { ledger, entryPath } = await setUp();
+    await ledger.withLock(key('Q'), async () => {
+      await expect(lockfile.lock(entryPath(key('Q')), { realpath: false, stale: 10_000 })).rejects.toThrow(
+        /already being held/,
+      );
+    });
+  });
+
+  it('takes over a stale link lock and removes what dead processes left in .locks', async () => {
+    const { ledger, dir, lockPath } = await setUp({ staleMs: 2000 });
+    mkdirSync(join(dir, '.locks'), { recursive: true });
+    // A token of a dead process on another host, not refreshed for a minute, and one of its locks.
+    const deadToken = join(dir, '.locks', 'elsewhere~4242~0000.token');
+    writeFileSync(deadToken, '');
+    linkSync(deadToken, lockPath(key('S')));
+    const old = new Date(Date.now() - 60_000);
+    utimesSync(deadToken, old, old);
+    // A spare of a dead process of this host (pid 2^22 + 1 exceeds Linux's pid_max).
+    const deadSpare = join(dir, '.locks', `${encodeURIComponent(hostname())}~4194305~0000~1.spare`);
+    writeFileSync(deadSpare, '{}');
+    const took = await ledger.withLock(key('S'), async (guard) => {
+      guard.assertHeld();
+      return 'taken over';
+    });
+    expect(took).toBe('taken over');
+    expect(readdirSync(join(dir, '.locks')).filter((n) => n.startsWith('elsewhere') || n.includes('4194305'))).toEqual(
+      [],
+    );
+  });
+});
+
+describe('ledger entry writes', () => {
+  /** Ledger-shaped folder with a `.locks` folder, as the lock makes it, and a writer that syncs after every spare. */
+  async function writerSetUp() {
+    const dir = await tempDirPerTest('htorder-ledger-');
+    mkdirSync(join(dir, '.locks'));
+    return { dir, writer: new EntryWriter(64, 1), path: (name: string) => join(dir, `${name}.json`) };
+  }
+  const text = (name: string, state: string) => `${JSON.stringify({ orderNumber: name, state })}\n`;
+  const spareNames = (dir: string) => readdirSync(join(dir, '.locks')).filter((n) => n.endsWith('.spare'));
+
+  it('write an intent into the replaced version of an earlier entry once the folder is synced', async () => {
+    const { dir, writer, path } = await writerSetUp();
+    await writer.write(path('A'), text('A', 'intent'), true);
+    const intentIno = lstatSync(path('A')).ino;
+    await writer.write(path('A'), text('A', 'submitted'), false);
+    expect(spareNames(dir)).toHaveLength(1);
+    // The first durable write starts the folder fsync and takes a new file; once it is done, the
+    // spare (A's replaced intent) is ready for the next intent.
+    await writer.write(path('B'), text('B', 'intent'), true);
+    expect(lstatSync(path('B')).ino).not.toBe(intentIno);
+    await vi.waitFor(async () => {
+      await writer.write(path('C'), text('C', 'intent'), true);
+      expect(lstatSync(path('C')).ino).toBe(intentIno);
+    });
+    expect(readFileSync(path('A'), 'utf8')).toBe(text('A', 'submitted'));
+    expect(readFileSync(path('C'), 'utf8')).toBe(text('C', 'intent'));
+    expect(lstatSync(path('C')).nlink).toBe(1);
+  });
+
+  it('never write an outcome (not fsynced) into a spare', async () => {
+    const { writer, path } = await writerSetUp();
+    await writer.write(path('A'), text('A', 'intent'), true);
+    const intentIno = lstatSync(path('A')).ino;
+    await writer.write(path('A'), text('A', 'submitted'), false);
+    await writer.write(path('B'), text('B', 'intent'), true);
+    await new Promise((r) => setTimeout(r, 50));
+    for (const name of ['C', 'D']) {
+      await writer.write(path(name), text(name, 'submitted'), false);
+      expect(lstatSync(path(name)).ino).not.toBe(intentIno);
+    }
+  });
+
+  it('never write into a spare that has another name (someone can read it)', async () => {
+    const { dir, writer, path } = await writerSetUp();
+    await writer.write(path('A'), text('A', 'intent'), true);
+    await writer.write(path('A'), text('A', 'submitted'), false);
+    await writer.write(path('B'), text('B', 'intent'), true);
+    await new Promise((r) => setTimeout(r, 50));
+    // Someone linked the spare (the old intent of A) to a name they read.
+    const other = join(dir, 'kept-by-someone.json');
+    linkSync(join(dir, '.locks', spareNames(dir)[0] as string), other);
+    await writer.write(path('C'), text('C', 'intent'), true);
+    expect(readFileSync(other, 'utf8')).toBe(text('A', 'intent'));
+    expect(readFileSync(path('C'), 'utf8')).toBe(text('C', 'intent'));
+    expect(lstatSync(path('C')).ino).not.toBe(lstatSync(other).ino);
+  });
+
+  it('release waits for a folder fsync under way and gives back its spares too', async () => {
+    const { dir, writer, path } = await writerSetUp();
+    await writer.write(path('A'), text('A', 'intent'), true);
+    await writer.write(path('A'), text('A', 'submitted'), false);
+    // This intent starts the folder fsync that makes A's old intent a ready spare.
+    const writingB = writer.write(path('B'), text('B', 'intent'), true);
+    await writer.release();
+    await writingB;
+    expect(spareNames(dir)).toEqual([]);
+    expect(readFileSync(path('A'), 'utf8')).toBe(text('A', 'submitted'));
+    expect(readFileSync(path('B'), 'utf8')).toBe(text('B', 'intent'));
+  });
+
+  it('release gives every spare back at once; writing afterwards still works', async () => {
+    const { ledger, dir } = await setUp();
+    for (let i = 0; i < 12; i++) {
+      const k = key(`R${i}`);
+      await ledger.withLock(k, async () => {
+        await ledger.write(entry(k, { attempts: 0 }), { durable: true });
+        await ledger.write(entry(k, { attempts: 1 }), { durable: false });
+      });
+    }
+    expect(spareNames(dir).length).toBeGreaterThan(0);
+    await ledger.release();
+    expect(spareNames(dir)).toEqual([]);
+    for (let i = 0; i < 12; i++) expect(await ledger.read(key(`R${i}`))).toMatchObject({ attempts: 1 });
+    const k = key('R12');
+    await ledger.withLock(k, async () => {
+      await ledger.write(entry(k, { attempts: 0 }), { durable: true });
+      await ledger.write(entry(k, { attempts: 1 }), { durable: false });
+    });
+    expect(await ledger.read(k)).toMatchObject({ attempts: 1 });
+    expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('through the ledger: no temp files, and entries that read back whole after many rewrites', async () => {
+    const { ledger, dir } = await setUp();
+    for (let i = 0; i < 60; i++) {
+      const k = key(`O${i % 3}`);
+      await ledger.withLock(k, async () => {
+        // Alternate long and short contents: a reused file is truncated to the new length.
+        await ledger.write(entry(k, { attempts: i, error: i % 2 ? 'x'.repeat(500) : undefined }), {
+          durable: i % 4 === 0 ? true : i % 2 === 0,
+        });
+      });
+    }
+    for (let j = 0; j < 3; j++) expect(await ledger.read(key(`O${j}`))).toMatchObject({ attempts: 57 + j });
+    expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+  });
+});

@@ -1,0 +1,155 @@
+import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../../src/sandbox/index.js';
+import { runWatch } from '../../../src/app/watch-daemon.js';
+import { startTestS3, type TestS3 } from '../../support/s3.js';
+import { tempDir } from '../../support/temp-files.js';
+import { sandboxWithEnv, startWatch, waitFor } from '../../support/watch-harness.js';
+import { manifest } from '../../support/yaml-manifests.js';
+
+let sandbox: Sandbox;
+let apiEnv: Record<string, string>;
+let state: Awaited<ReturnType<typeof tempDir>>;
+let s3: TestS3;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  state = await tempDir('htorder-bucket-state-');
+  ({ sandbox, env: apiEnv } = await sandboxWithEnv(state.path));
+  s3 = await startTestS3({ conditional: true });
+  env = { ...apiEnv, ...s3.env };
+});
+afterAll(async () => {
+  await s3.close();
+  await sandbox.close();
+  await state.remove();
+});
+
+let prefix: string;
+let n = 0;
+beforeEach(async () => {
+  await sandbox.admin.reset();
+  prefix = `drop${++n}/`;
+});
+
+const put = (key: string, body: string) =>
+  s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `${prefix}${key}`, Body: body }));
+const keys = async (under = ''): Promise<string[]> => {
+  const res = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: `${prefix}${under}` }));
+  return (res.Contents ?? []).map((o) => o.Key!.slice(prefix.length)).sort();
+};
+const text = async (key: string): Promise<string> =>
+  (await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: `${prefix}${key}` }))).Body!.transformToString();
+const jobsOf = async (): Promise<string[]> => (await sandbox.admin.jobs()).map((j) => j.orderNumber ?? '?').sort();
+const target = (): string => `s3://${s3.bucket}/${prefix}`;
+
+describe('htorder watch s3://BUCKET/PREFIX', () => {
+  it('runs a dropped object once and leaves it with its reports under done/', async () => {
+    const w = await startWatch({ target: target() }, env);
+    try {
+      await put('a.yaml', manifest('BA', 2));
+      await put('bad.yaml', manifest('BB').replace('quantity: 50', 'quantity: 0'));
+      await put('notes.txt', 'not a manifest');
+      await waitFor(
+        async () =>
+          (await keys('done/')).includes('done/a.yaml') && (await keys('failed/')).includes('failed/bad.yaml')
+            ? true
+            : undefined,
+        'both finished',
+      );
+      expect(await keys('done/')).toEqual(['done/a.yaml', 'done/a.yaml.result.csv', 'done/a.yaml.result.json']);
+      expect(await keys('failed/')).toEqual([
+        'failed/bad.yaml',
+        'failed/bad.yaml.errors.txt',
+        'failed/bad.yaml.result.csv',
+        'failed/bad.yaml.result.json',
+      ]);
+      const report = JSON.parse(await text('done/a.yaml.result.json'));
+      expect(report).toMatchObject({ command: 'watch', input: { file: `s3://${s3.bucket}/${prefix}done/a.yaml` } });
+      expect(await text('failed/bad.yaml.errors.txt')).toMatch(/^bad\.yaml:\d+:\d+: /);
+      expect(await jobsOf()).toEqual(['BA-1', 'BA-2']);
+      // processing/ is empty (claims released) and notes.txt was left alone.
+      await waitFor(async () => ((await keys('processing/')).length === 0 ? true : undefined), 'claims released');
+      expect((await keys()).filter((k) => !k.includes('/'))).toEqual(['notes.txt']);
+      // The ledger lives in the bucket, beside the inputs.
+      expect((await keys('.htorder/ledger/')).filter((k) => k.endsWith('.json'))).toHaveLength(2);
+    } finally {
+      expect(await w.stop()).toBe(0);
+    }
+  });
+
+  it('two watchers on one bucket prefix, several objects in flight each, process every object exactly once', async () => {
+    const a = await startWatch({ target: target(), parallelFiles: 3 }, env);
+    const b = await startWatch({ target: target(), parallelFiles: 3 }, env);
+    try {
+      for (let i = 1; i <= 10; i++) await put(`f${i}.yaml`, manifest(`BF${i}`, 2));
+      await waitFor(
+        async () => ((await keys('done/')).filter((k) => k.endsWith('.yaml')).length === 10 ? true : undefined),
+        '10 inputs in done/',
+      );
+      const expected = Array.from({ length: 10 }, (_, i) => [`BF${i + 1}-1`, `BF${i + 1}-2`])
+        .flat()
+        .sort();
+      expect(await jobsOf()).toEqual(expected);
+      const done = await keys('done/');
+      expect(done.filter((k) => /\d{8}T/.test(k))).toEqual([]); // nothing finished twice
+      const claims = [...a.logs(), ...b.logs()].filter((l) => l.msg === 'claimed input');
+      expect(claims).toHaveLength(10);
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+  });
+
+  it('resumes an input whose claim expired (its instance crashed) exactly once', async () => {
+    // What a crashed instance leaves: the input in processing/ and a claim whose lease ran out.
+    await put('processing/c.yaml', manifest('BC'));
+    await put(
+      'processing/.c.yaml.claim',
+      JSON.stringify({ owner: 'gone', host: 'elsewhere', pid: 1, until: '2020-01-01T00:00:00.000Z' }),
+    );
+    // And a live claim of another instance, which must be left alone.
+    await put('processing/live.yaml', manifest('BL'));
+    await put(
+      'processing/.live.yaml.claim',
+      JSON.stringify({ owner: 'alive', host: 'elsewhere', pid: 1, until: '2999-01-01T00:00:00.000Z' }),
+    );
+    const w = await startWatch({ target: target() }, env);
+    try {
+      await waitFor(async () => ((await keys('done/')).includes('done/c.yaml') ? true : undefined), 'c.yaml in done/');
+      await sleep(300);
+      expect(await keys('processing/')).toEqual(['processing/.live.yaml.claim', 'processing/live.yaml']);
+      expect(await jobsOf()).toEqual(['BC-1']);
+    } finally {
+      await w.stop();
+    }
+  });
+
+  it('refuses a store without conditional writes unless --single-instance', async () => {
+    const rawEnv = { ...env, HTORDER_S3_ENDPOINT: s3.rawEndpoint };
+    let err = '';
+    const stderr = new Writable({
+      write(chunk, _e, cb) {
+        err += String(chunk);
+        cb();
+      },
+    });
+    const code = await runWatch(
+      { target: target(), flags: {}, logLevel: 'silent' },
+      { stderr, env: rawEnv, cwd: process.cwd(), signal: new AbortController().signal },
+    );
+    expect(code).toBe(2);
+    expect(err).toMatch(/does not support conditional writes.*--single-instance/s);
+
+    const w = await startWatch({ target: target(), singleInstance: true }, rawEnv);
+    try {
+      await put('s.yaml', manifest('BS'));
+      await waitFor(async () => ((await keys('done/')).includes('done/s.yaml') ? true : undefined), 's.yaml in done/');
+      expect(await jobsOf()).toEqual(['BS-1']);
+      expect(w.logs().some((l) => String(l.msg).includes('--single-instance'))).toBe(true);
+    } finally {
+      await w.stop();
+    }
+  });
+});
