@@ -4,7 +4,8 @@ import type { Logger } from '../core/log/logger.js';
 import { redactUrl, rememberSecret } from '../core/log/redact.js';
 import { ApiError } from './errors.js';
 import { sendHttp } from './http.js';
-import { backoffDelay, isRetryableStatus, type RetryOptions } from './retry-policy.js';
+import { backoffDelay } from '../core/backoff.js';
+import { isRetryableStatus, retryBackoff, type RetryOptions } from './retry-policy.js';
 
 export interface CachedToken {
   accessToken: string;
@@ -108,7 +109,8 @@ export class TokenProvider {
       return token;
     } catch (err) {
       this.consecutiveFailures++;
-      this.notBefore = this.now() + backoffDelay(this.consecutiveFailures, this.opts.retry, this.opts.random);
+      this.notBefore =
+        this.now() + backoffDelay(this.consecutiveFailures, retryBackoff(this.opts.retry), this.opts.random);
       throw err;
     }
   }
@@ -128,7 +130,7 @@ export class TokenProvider {
         if (!transient || attempt >= this.opts.retry.maxAttempts) {
           throw e;
         }
-        const delay = backoffDelay(attempt, this.opts.retry, this.opts.random);
+        const delay = backoffDelay(attempt, retryBackoff(this.opts.retry), this.opts.random);
         this.opts.logger.warn(
           {
             route: 'token',

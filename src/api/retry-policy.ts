@@ -1,3 +1,5 @@
+import type { Backoff } from '../core/backoff.js';
+
 /**
  * Which calls may be retried, and how long to wait. Kept apart from the transport so
  * the rules can be read (and tested) in one place.
@@ -13,7 +15,7 @@
 export interface RetryOptions {
   /** Total attempts including the first. */
   maxAttempts: number;
-  /** First backoff step; doubles each attempt, with full jitter. */
+  /** First backoff step; doubles each attempt (core/backoff.ts). */
   baseDelayMs: number;
   /** Upper bound of a computed backoff. */
   maxDelayMs: number;
@@ -27,6 +29,11 @@ export const DEFAULT_RETRY: RetryOptions = {
   maxDelayMs: 8_000,
   maxRetryAfterMs: 30_000,
 };
+
+/** The backoff bounds of a retry policy. */
+export function retryBackoff(options: RetryOptions): Backoff {
+  return { baseMs: options.baseDelayMs, maxMs: options.maxDelayMs };
+}
 
 export interface CallShape {
   method: string;
@@ -52,12 +59,6 @@ export function isRetrySafe(call: CallShape): boolean {
 export function isRetryableStatus(status: number, previous500s: number): boolean {
   if (status === 429 || status === 502 || status === 503 || status === 504) return true;
   return status === 500 && previous500s === 0;
-}
-
-/** Exponential backoff with full jitter: uniform in [0, min(max, base·2^(attempt-1))], at least 1 ms. */
-export function backoffDelay(attempt: number, options: RetryOptions, random: () => number = Math.random): number {
-  const ceiling = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** Math.max(0, attempt - 1));
-  return Math.max(1, Math.floor(random() * ceiling));
 }
 
 /**

@@ -8,7 +8,8 @@ import { VERSION } from '../core/version.js';
 import type { TokenProvider } from './auth.js';
 import { ApiError } from './errors.js';
 import { sendHttp, type HttpResponse } from './http.js';
-import { backoffDelay, isRetryableStatus, isRetrySafe, parseRetryAfter, type RetryOptions } from './retry-policy.js';
+import { backoffDelay } from '../core/backoff.js';
+import { isRetryableStatus, isRetrySafe, parseRetryAfter, retryBackoff, type RetryOptions } from './retry-policy.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 export type QueryValue = string | number | boolean | null | undefined | readonly (string | number)[];
@@ -99,7 +100,7 @@ export class Transport {
         const e = err as ApiError;
         const transient = e.kind === 'network' || e.kind === 'timeout';
         if (retrySafe && transient && attempt < retry.maxAttempts) {
-          const delay = backoffDelay(attempt, retry, this.opts.random);
+          const delay = backoffDelay(attempt, retryBackoff(retry), this.opts.random);
           logger.warn(
             { method: spec.method, route, code: e.code, attempt, delayMs: delay },
             'API call failed; retrying',
@@ -118,7 +119,7 @@ export class Transport {
       if (retrySafe && attempt < retry.maxAttempts && isRetryableStatus(res.status, previous500s)) {
         if (res.status === 500) previous500s++;
         const retryAfter = parseRetryAfter(res.headers['retry-after'], this.now(), retry.maxRetryAfterMs);
-        const delay = retryAfter ?? backoffDelay(attempt, retry, this.opts.random);
+        const delay = retryAfter ?? backoffDelay(attempt, retryBackoff(retry), this.opts.random);
         logger.warn(
           { method: spec.method, route, status: res.status, attempt, delayMs: delay },
           'API call failed; retrying',

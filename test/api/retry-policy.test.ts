@@ -2,12 +2,13 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { refreshMargin } from '../../src/api/auth.js';
 import {
-  backoffDelay,
   DEFAULT_RETRY,
   isRetrySafe,
   isRetryableStatus,
   parseRetryAfter,
+  retryBackoff,
 } from '../../src/api/retry-policy.js';
+import { backoffDelay } from '../../src/core/backoff.js';
 
 describe('isRetrySafe', () => {
   it('GETs are safe; POST /Jobs only with validateOnly true; PATCH and cancel never', () => {
@@ -34,9 +35,9 @@ describe('backoffDelay', () => {
   it('stays within [1, min(max, base·2^(n-1))]', () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 30 }), fc.double({ min: 0, max: 0.999999, noNaN: true }), (attempt, r) => {
-        const d = backoffDelay(attempt, DEFAULT_RETRY, () => r);
+        const d = backoffDelay(attempt, retryBackoff(DEFAULT_RETRY), () => r);
         const ceiling = Math.min(DEFAULT_RETRY.maxDelayMs, DEFAULT_RETRY.baseDelayMs * 2 ** (attempt - 1));
-        return d >= 1 && d <= ceiling;
+        return d >= 1 && d >= Math.floor(ceiling / 2) && d <= ceiling;
       }),
     );
   });
