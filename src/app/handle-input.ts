@@ -7,8 +7,8 @@ import type { JobStatus } from '../report/model.js';
 import type { ReportTarget } from '../report/write-reports.js';
 import { writeFileAtomic } from '../storage/atomic-write.js';
 import type { InputAttempts } from '../watch/sources/attempts.js';
-import { ClaimLostError, type ClaimedInput, type InputChange } from '../watch/sources/model.js';
-import type { HandleResult } from '../watch/watcher.js';
+import { ClaimLostError, type ClaimedInput, type FinishOutcome, type InputChange } from '../watch/sources/model.js';
+import type { HandleResult } from '../watch/scheduler.js';
 
 export interface HandleContext {
   /**
@@ -38,20 +38,16 @@ export async function handleInput(
   lease: { lost: () => boolean },
   ctx: HandleContext,
 ): Promise<HandleResult> {
-  const { logger } = ctx;
   if (input.refused !== undefined) return setAside(input, input.refused, ctx);
-  const started = performance.now();
   // What this input shows of the API is evidence from now on (WatchEvents.apiSeen).
-  const began = Date.now();
+  const startedAt = Date.now();
   let pipeline: PipelineContext;
   try {
     pipeline = await ctx.pipeline();
   } catch (err) {
-    logger.warn(
-      { file: input.location, err: (err as Error).message },
-      'cannot reach the API or the credentials were refused',
-    );
-    ctx.events?.apiSeen(false, 'cannot reach the API or the credentials were refused', began);
+    const why = 'cannot reach the API or the credentials were refused';
+    ctx.logger.warn({ file: input.location, err: (err as Error).message }, why);
+    ctx.events?.apiSeen(false, why, startedAt);
     ctx.onUnavailable?.();
     return 'retry';
   }
@@ -71,7 +67,7 @@ export async function handleInput(
     }
   }
   try {
-    return await processClaimed(input, lease, ctx, pipeline, started, began);
+    return await processClaimed(input, lease, ctx, pipeline, startedAt);
   } finally {
     // Ended without a crash, whatever the result: only a crash leaves the count behind.
     if (attempts && key) await attempts.end(key).catch(() => undefined);
@@ -83,34 +79,18 @@ async function processClaimed(
   lease: { lost: () => boolean },
   ctx: HandleContext,
   pipeline: PipelineContext,
-  started: number,
-  began: number,
+  startedAt: number,
 ): Promise<HandleResult> {
   const { logger } = ctx;
-  // Never act on a file that is still changing (docs/watch.md#a-file-that-changes-while-it-is-processed):
-  // compared with what was read at claim right before the first submit (and each change of a
-  // submitted job), and before it is moved out. Callers at the same moment share one check.
-  let changed: InputChange | undefined;
-  let checking: Promise<InputChange | undefined> | undefined;
-  const beforeSubmit = async (): Promise<string | undefined> => {
-    if (!changed) {
-      checking ??= input.recheck('submit').finally(() => {
-        checking = undefined;
-      });
-      changed ??= await checking;
-    }
-    return changed && `${input.name} changed while being processed (${changed.what})`;
-  };
+  const change = changeCheck(input);
   // Reports are written once, where the input ends up (at finish), not beside the private copy.
   const outcome = await processInput(input.path, {
     ...pipeline,
-    command: 'run',
-    reportCommand: 'watch',
-    beforeSubmit,
-    deferReports: true,
+    command: 'watch',
+    hooks: { beforeSend: change.beforeSend },
   });
-  if (!changed && !lease.lost()) changed = await input.recheck('finish');
-  if (changed && !lease.lost()) return requeue(input, changed, submittedBy(outcome), ctx);
+  const changed = lease.lost() ? undefined : await change.beforeMove();
+  if (changed) return requeue(input, changed, submittedBy(outcome), ctx);
   if (outcome.status === 'unavailable') {
     const doubt = outcome.report?.summary.byStatus['in-doubt'] ?? 0;
     if (doubt > 0 && outcome.report) {
@@ -119,49 +99,84 @@ async function processClaimed(
         problem: `${doubt} job(s) in doubt: the API could not say whether they were created`,
       });
     }
-    ctx.events?.apiSeen(false, outcome.problem ?? 'the API was unavailable', began);
+    ctx.events?.apiSeen(false, outcome.problem ?? 'the API was unavailable', startedAt);
     ctx.onUnavailable?.();
     return 'retry';
   }
-  ctx.events?.apiSeen(true, undefined, began);
-  if (lease.lost()) {
+  ctx.events?.apiSeen(true, undefined, startedAt);
+  const target = outcome.status === 'ok' ? 'done' : 'failed';
+  const final = lease.lost()
+    ? undefined
+    : await finishUnlessLost(input, target, (to) =>
+        // The report names where the input ends up, not the claim's working copy. Unreadable
+        // (vanished, not a regular file…): no report could be built; errors.txt says why.
+        outcome.writeReports
+          ? outcome.writeReports(to)
+          : writeErrorsOnly(to, `${basename(input.name)}: ${outcome.problem ?? 'cannot be read'}\n`),
+      );
+  if (final === undefined) {
     logger.warn({ file: input.location }, 'claim lost while processing; the instance that took it over finishes it');
     return 'lost';
   }
-  const target = outcome.status === 'ok' ? 'done' : 'failed';
+  tellFinished(input.name, final, target, outcome, ctx, Date.now() - startedAt);
+  return target;
+}
+
+/**
+ * Never act on a file that is still changing (docs/watch.md#a-file-that-changes-while-it-is-processed):
+ * it is compared with what was read at claim right before the first send (and each change of
+ * a submitted job; callers at the same moment share one check), and before it is moved out.
+ */
+function changeCheck(input: ClaimedInput) {
+  let changed: InputChange | undefined;
+  let checking: Promise<InputChange | undefined> | undefined;
+  return {
+    beforeSend: async (): Promise<string | undefined> => {
+      if (!changed) {
+        checking ??= input.recheck('submit').finally(() => {
+          checking = undefined;
+        });
+        changed ??= await checking;
+      }
+      return changed && `${input.name} changed while being processed (${changed.what})`;
+    },
+    beforeMove: async (): Promise<InputChange | undefined> => {
+      changed ??= await input.recheck('finish');
+      return changed;
+    },
+  };
+}
+
+/** Metrics, event and log line of an input finished into done/ or failed/. */
+function tellFinished(
+  name: string,
+  final: string,
+  target: FinishOutcome,
+  outcome: InputOutcome,
+  ctx: HandleContext,
+  durationMs: number,
+): void {
   const report = outcome.report;
-  const final = await finishUnlessLost(input, target, async (to) => {
-    // The report names where the input ends up, not the claim's working copy.
-    if (outcome.writeReports) return outcome.writeReports(to);
-    // Unreadable (vanished, not a regular file…): no report could be built; say why.
-    return writeErrorsOnly(to, `${basename(input.name)}: ${outcome.problem ?? 'cannot be read'}\n`);
-  });
-  if (final === undefined) {
-    logger.warn({ file: input.location }, 'claim lost before finishing; the instance that took it over finishes it');
-    return 'lost';
-  }
   const byStatus = report?.summary.byStatus ?? ({} as Partial<Record<JobStatus, number>>);
   for (const [status, n] of Object.entries(byStatus)) if (n) ctx.metrics?.jobs.inc({ status }, n);
-  const seconds = (performance.now() - started) / 1000;
-  ctx.metrics?.fileDuration.observe(seconds);
+  ctx.metrics?.fileDuration.observe(durationMs / 1000);
   const fields = {
     file: final,
     outcome: target,
     jobs: report?.summary.jobs ?? 0,
     byStatus: compact(byStatus),
-    durationMs: Math.round(seconds * 1000),
+    durationMs,
   };
   ctx.events?.input({
-    name: input.name,
+    name,
     location: final,
     phase: target,
-    durationMs: fields.durationMs,
+    durationMs,
     ...(report ? { summary: report.summary } : {}),
     ...(target === 'failed' ? { problem: outcome.problem ?? 'see its reports' } : {}),
   });
-  if (target === 'done') logger.info(fields, 'input done');
-  else logger.warn({ ...fields, problem: outcome.problem }, 'input failed; see its reports');
-  return target;
+  if (target === 'done') ctx.logger.info(fields, 'input done');
+  else ctx.logger.warn({ ...fields, problem: outcome.problem }, 'input failed; see its reports');
 }
 
 /**

@@ -60,16 +60,24 @@ export interface OpenPipeline {
  */
 export async function openPipelineContext(input: PipelineContextInput): Promise<OpenPipeline> {
   const session = await openApiSession(input);
-  const { config, client, logger, settings } = session;
-  let ledger: LedgerStore;
   try {
-    ledger = input.ledger
-      ? input.ledger(session)
-      : new FolderLedger(config.stateDir, { staleMs: settings.get('lockStaleMs') });
+    const { config, settings } = session;
+    const ledger =
+      input.ledger?.(session) ?? new FolderLedger(config.stateDir, { staleMs: settings.get('lockStaleMs') });
+    return pipelineOver(session, input, ledger);
   } catch (err) {
     await session.close();
     throw err;
   }
+}
+
+/** The pipeline of an open session over `ledger` (closing it closes the session). */
+export function pipelineOver(
+  session: ApiSession,
+  input: Pick<PipelineContextInput, 'command' | 'partial' | 'mapping' | 'catalogueMaxAgeMs' | 'sandbox' | 'cwd'>,
+  ledger: LedgerStore,
+): OpenPipeline {
+  const { config, client, logger, settings } = session;
   let catalogue: { value: AccountCatalogue; at: number } | undefined;
   /**
    * The account key and the ledger's vouching, learnt once and shared by every input (watch

@@ -84,16 +84,18 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Pipeli
     for (const [i, file] of input.files.entries()) {
       // After the last input's ledger writes, its spare files go while its reports are written.
       const last = i === input.files.length - 1;
-      const ctx = {
+      const ctx: PipelineContext = {
         ...context,
-        onProgress: progress.update,
-        ...(last
-          ? {
-              onLedgerDone: () => {
-                released = context.ledger.release?.();
-              },
-            }
-          : {}),
+        hooks: {
+          onProgress: progress.update,
+          ...(last
+            ? {
+                onLedgerDone: () => {
+                  released = context.ledger.release?.();
+                },
+              }
+            : {}),
+        },
       };
       const outcome = await (i === 0 && first ? processPrepared(await first, ctx) : processInput(file, ctx));
       progress.clear();

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { link, lstat, mkdir, open, readdir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { ReportTarget } from '../../report/write-reports.js';
+import { type ReportPaths, reportPaths } from '../../report/report-paths.js';
 import { type NewFileOptions, writeFileAtomic } from '../../storage/atomic-write.js';
 import { linkRefused } from '../../storage/hard-links.js';
 import { removeFile } from '../../storage/remove-file.js';
@@ -13,7 +13,6 @@ import {
   NAME_MAX_BYTES,
   classifyName,
   isOwnTemporary,
-  isSafeName,
   markedInput,
   nameBytes,
   reportNames,
@@ -26,12 +25,15 @@ import {
   ClaimLostError,
   DEFAULT_LAYOUT,
   SourceError,
+  assertLayout,
   type ClaimedInput,
   type DropLayout,
   type DropSource,
   type FinishOutcome,
   type InputChange,
   type ListedInput,
+  type WriteReports,
+  REPORT_KINDS,
 } from './model.js';
 
 export interface FolderSourceOptions {
@@ -131,10 +133,7 @@ export class FolderSource implements DropSource {
   }
 
   async init(): Promise<void> {
-    for (const k of ['processing', 'done', 'failed'] as const) {
-      if (!isSafeName(this.layout[k]))
-        throw new SourceError(`the ${k} folder name "${this.layout[k]}" must be a plain name`, 'usage');
-    }
+    assertLayout(this.layout, 'folder');
     let info: Stats;
     try {
       info = await stat(this.location);
@@ -269,7 +268,7 @@ export class FolderSource implements DropSource {
         `watch takes names of up to ${MAX_INPUT_NAME_BYTES} bytes, because its reports, claim and ` +
         `timestamped names add to it and a file name may not exceed ${NAME_MAX_BYTES} bytes. ` +
         'Rename the file to a shorter name and drop it again.\n';
-      const errors = this.sub('failed', reportNames(final)[2]);
+      const errors = reportPaths(this.sub('failed', final)).errors;
       await writeFileAtomic(errors, why);
       try {
         await rename(join(this.location, name), this.sub('failed', final));
@@ -386,38 +385,12 @@ export class FolderSource implements DropSource {
         else await token.renew();
         return true;
       },
-      finish: async (outcome: FinishOutcome, writeReports?: (target: ReportTarget) => Promise<unknown>) => {
+      finish: async (outcome: FinishOutcome, writeReports?: WriteReports) => {
         const folder = await this.assertOwnFolder(outcome);
-        // Found by the chaos suite: a holder whose lease ran out during a stall (slow fsync
-        // under load) went on to finish an input another instance had taken over, so both
-        // moved it. The claim file is the truth: not ours any more, hands off.
+        // The claim file is the truth: a holder whose lease ran out during a stall (a slow fsync
+        // under load) must not move an input another instance took over.
         if (!(await holds())) throw new ClaimLostError(`the claim on ${name} was taken over by another instance`);
-        const finalName = await this.freeName(outcome, name);
-        const finalPath = this.sub(outcome, finalName);
-        // Each report is written whole (fsynced) under a hidden temporary name first; then all
-        // are renamed into place back to back, and the input last. A crash while they are
-        // written leaves only hidden temporary files, and the input, resumed, takes its own
-        // name; only one between these renames leaves reports that make it take a timestamped one.
-        const finals = reportNames(finalName).map((n) => this.sub(outcome, n));
-        const tag = `${process.pid}.${randomBytes(4).toString('hex')}`;
-        const staged = reportNames(finalName).map((n) => this.sub(outcome, `.${n}.${tag}.tmp`));
-        try {
-          const wrote = await writeReports?.({
-            paths: { json: staged[0], csv: staged[1], errors: staged[2] },
-            inputShownAs: finalPath,
-            file: { ...reportFileOptions(verified, folder), staged: true },
-          });
-          // errors.txt (the last) only when it was written, or when the writer does not say.
-          const count = typeof wrote === 'object' && wrote !== null && !('errors' in wrote) ? 2 : 3;
-          for (let i = 0; i < count; i++) {
-            await rename(staged[i], finals[i]).catch((err: NodeJS.ErrnoException) => {
-              if (err.code !== 'ENOENT') throw err; // a report not written (errors.txt when nothing failed)
-            });
-          }
-        } catch (err) {
-          await Promise.all(staged.map((r) => removeFile(r)));
-          throw err;
-        }
+        const finalPath = await this.placeReports(outcome, name, writeReports, reportFileOptions(verified, folder));
         // The private copy has served: gone before the input is moved, so a finished input leaves nothing behind.
         await dropCopy();
         await rename(path, finalPath);
@@ -438,6 +411,37 @@ export class FolderSource implements DropSource {
         return back ?? path;
       },
     };
+  }
+
+  /**
+   * Chooses the input's name in done/ or failed/ and puts its reports there; returns the
+   * input's final path. Each report is written whole (fsynced) under a hidden temporary name
+   * first, then those written are renamed into place back to back, and the input after them: a
+   * crash while they are written leaves only hidden temporary files, and the input, resumed,
+   * takes its own name; only one between these renames makes it take a timestamped one.
+   */
+  private async placeReports(
+    outcome: FinishOutcome,
+    name: string,
+    writeReports: WriteReports | undefined,
+    file: NewFileOptions,
+  ): Promise<string> {
+    const finalName = await this.freeName(outcome, name);
+    const finalPath = this.sub(outcome, finalName);
+    if (!writeReports) return finalPath;
+    const finals = reportPaths(finalPath);
+    const tag = `${process.pid}.${randomBytes(4).toString('hex')}`;
+    const names = reportPaths(finalName);
+    const hidden = (kind: keyof ReportPaths): string => this.sub(outcome, `.${names[kind]}.${tag}.tmp`);
+    const staged: ReportPaths = { json: hidden('json'), csv: hidden('csv'), errors: hidden('errors') };
+    try {
+      const wrote = await writeReports({ paths: staged, inputShownAs: finalPath, file: { ...file, staged: true } });
+      for (const kind of REPORT_KINDS) if (wrote[kind] !== undefined) await rename(staged[kind], finals[kind]);
+    } catch (err) {
+      await Promise.all(REPORT_KINDS.map((kind) => removeFile(staged[kind])));
+      throw err;
+    }
+    return finalPath;
   }
 
   /**

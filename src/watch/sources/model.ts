@@ -4,7 +4,10 @@
  * the top, claimed ones in `processing/`, finished ones in `done/` or `failed/`.
  */
 
+import type { Settings } from '../../core/config/resolve-settings.js';
+import type { ReportPaths } from '../../report/report-paths.js';
 import type { ReportTarget } from '../../report/write-reports.js';
+import { isSafeName } from './drop-names.js';
 
 export interface ListedInput {
   /** A single path segment (see drop-names.ts), never a path. */
@@ -16,6 +19,15 @@ export interface ListedInput {
 }
 
 export type FinishOutcome = 'done' | 'failed';
+
+/**
+ * Writes an input's reports once, to where `target` says, before the input moves; returns the
+ * paths of those it wrote (errors.txt only when something failed), which are the ones that move.
+ */
+export type WriteReports = (target: ReportTarget) => Promise<Partial<ReportPaths>>;
+
+/** The reports of an input, in the order they are put in place (the input moves after them). */
+export const REPORT_KINDS = ['json', 'csv', 'errors'] as const satisfies readonly (keyof ReportPaths)[];
 
 /**
  * The input is no longer what was read at claim (docs/watch.md#a-file-that-changes-while-it-is-processed):
@@ -51,14 +63,11 @@ export interface ClaimedInput {
    */
   renew(): Promise<boolean>;
   /**
-   * Moves the input to done/ or failed/ (never over an earlier file of the same name) with its
-   * reports, then drops the claim. `writeReports` writes them once, to where `target` says
-   * (a folder: straight beside the input's final name; a bucket: local files it uploads),
-   * before the input moves; it may return what it wrote (WrittenReports: without `errors`,
-   * no errors.txt was written).
-   * Returns the input's final location.
+   * Moves the input to done/ or failed/ (never over an earlier file of the same name) with the
+   * reports `writeReports` wrote (a folder: straight beside the input's final name; a bucket:
+   * local files it uploads), then drops the claim. Returns the input's final location.
    */
-  finish(outcome: FinishOutcome, writeReports?: (target: ReportTarget) => Promise<unknown>): Promise<string>;
+  finish(outcome: FinishOutcome, writeReports?: WriteReports): Promise<string>;
   /** Drops the claim but leaves the input in processing/, for this or another instance to resume. */
   release(): Promise<void>;
   /**
@@ -132,3 +141,19 @@ export interface DropLayout {
 }
 
 export const DEFAULT_LAYOUT: DropLayout = { processing: 'processing', done: 'done', failed: 'failed' };
+
+/** The layout the settings name (processingDir, doneDir, failedDir): watch's sources and the dashboard agree on it. */
+export function dropLayout(settings: Pick<Settings, 'get'>): DropLayout {
+  return {
+    processing: settings.get('processingDir') ?? DEFAULT_LAYOUT.processing,
+    done: settings.get('doneDir') ?? DEFAULT_LAYOUT.done,
+    failed: settings.get('failedDir') ?? DEFAULT_LAYOUT.failed,
+  };
+}
+
+/** Throws a SourceError (usage) unless each sub-location of `layout` is a plain name (`what`: folder or prefix). */
+export function assertLayout(layout: DropLayout, what: 'folder' | 'prefix'): void {
+  for (const [k, name] of Object.entries(layout)) {
+    if (!isSafeName(name)) throw new SourceError(`the ${k} ${what} name "${name}" must be a plain name`, 'usage');
+  }
+}

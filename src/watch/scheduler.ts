@@ -1,0 +1,283 @@
+import { type Backoff, backoffDelay } from '../core/backoff.js';
+import type { ListedInput } from './sources/model.js';
+import { StabilityTracker } from './sources/stability.js';
+
+/**
+ * What became of one claimed input: finished (done/failed), to be retried later, lost to
+ * another instance, or given back to its source because it changed while processed
+ * (`requeued`: the claim is dropped; the input is taken again once complete).
+ */
+export type HandleResult = 'done' | 'failed' | 'retry' | 'lost' | 'requeued';
+
+/** An input this instance holds a claim on: being processed, or waiting for its retry. Owned by the scheduler. */
+export interface Held<I> {
+  readonly input: I;
+  /** Retries so far. */
+  attempts: number;
+  /** When its retry is due (0: at once). */
+  dueAt: number;
+  /** Its claim was taken over by another instance: nothing more is done with it here. */
+  lost: boolean;
+  /** handle() is running on it. */
+  processing: boolean;
+}
+
+/**
+ * What the shell is to do. `claim` and `process` each take a slot, which the shell gives back
+ * (`free`) when its task ends; a claimed input is processed in the slot that claimed it.
+ */
+export type Decision<I> =
+  | { kind: 'claim'; name: string }
+  | { kind: 'process'; held: Held<I> }
+  /** Kept claimed, tried again after `delayMs`. */
+  | { kind: 'retry'; held: Held<I>; delayMs: number }
+  /** Drop the claim; the input stays in processing/ for this or another instance to resume. */
+  | { kind: 'release'; input: I }
+  /** The claim is another instance's: drop what we keep of the input, touch nothing else. */
+  | { kind: 'lost'; input: I }
+  /** Seen but not taken yet (settling, or no free slot): said once per name. */
+  | { kind: 'waiting'; name: string };
+
+export interface SchedulerOptions {
+  /** Inputs worked on at once. */
+  parallel: number;
+  /** The periodic scan, the source of truth. */
+  scanIntervalMs: number;
+  /** Size and mtime unchanged this long means complete (sources that need it). */
+  stableMs: number;
+  needsStability: boolean;
+  /** The backoff of inputs whose API or store was unavailable. */
+  retry: Backoff;
+  /** How often processing/ is searched for inputs of crashed instances (besides at the start). */
+  orphanScanEveryMs: number;
+  /** For the retries' jitter (tests pass their own). */
+  random?: () => number;
+}
+
+/** Scans never come closer together than this, however many file-system events ask for one. */
+const MIN_SCAN_GAP_MS = 20;
+
+/**
+ * The decisions of `htorder watch`, without I/O: told what the scans found, what became of
+ * claims and inputs, and the time, it says what to claim, process, retry, release or drop,
+ * and when to look again. The shell (watcher.ts) carries them out on a DropSource. A scan
+ * queues the ready inputs, oldest first; a slot that frees takes the next one (inputs due for
+ * a retry first) without scanning again. Every input held stays in `held` until it is
+ * finished, released or lost, so nothing claimed is ever forgotten.
+ */
+export class WatchScheduler<I extends { readonly name: string }> {
+  private readonly held = new Map<string, Held<I>>();
+  /** Names being claimed or processed now, one slot each. */
+  private readonly slots = new Set<string>();
+  /** Ready names of the last scan, oldest first, not yet taken. */
+  private queue: string[] = [];
+  /** When each ready name was first seen ready (the pickup delay). */
+  private readonly readySince = new Map<string, number>();
+  /** The last claim error of each name, so one that cannot be claimed is not logged at every scan. */
+  private readonly claimErrors = new Map<string, string>();
+  private readonly announced = new Set<string>();
+  private readonly tracker: StabilityTracker;
+  private readonly random: () => number;
+  private stopped = false;
+  /** A scan was asked for (file-system events, wake()). */
+  private asked = false;
+  private lastScanStart = -Infinity;
+  private nextScanAt = 0;
+  private nextOrphanScan = 0;
+  /** When the next settling file will be stable: scan again then. */
+  private settleDueAt: number | undefined;
+  private scanFailures = 0;
+  private lastScanAt: number | undefined;
+  private processed = 0;
+
+  constructor(private readonly opts: SchedulerOptions) {
+    this.tracker = new StabilityTracker(opts.stableMs);
+    this.random = opts.random ?? Math.random;
+  }
+
+  get stopping(): boolean {
+    return this.stopped;
+  }
+
+  /** Take nothing new; what is in flight finishes, and a retry is released instead. */
+  stop(): void {
+    this.stopped = true;
+  }
+
+  /** Scan soon (file-system events, wake()). */
+  ask(): void {
+    this.asked = true;
+  }
+
+  /**
+   * Whether to scan now: at the interval, when a settling file is due, or when asked — but not
+   * while ready inputs still wait for a slot (our own claims cause events, and a scan then would
+   * only find what is queued). `orphans`: look in processing/ for inputs of crashed instances too.
+   */
+  scanNow(now: number): { orphans: boolean } | undefined {
+    const asked = this.asked && this.queue.length === 0;
+    const settled = this.settleDueAt !== undefined && now >= this.settleDueAt;
+    if (now - this.lastScanStart < MIN_SCAN_GAP_MS || !(now >= this.nextScanAt || asked || settled)) return undefined;
+    this.asked = false;
+    this.lastScanStart = now;
+    this.nextScanAt = now + this.opts.scanIntervalMs;
+    const orphans = now >= this.nextOrphanScan;
+    if (orphans) this.nextOrphanScan = now + this.opts.orphanScanEveryMs;
+    return { orphans };
+  }
+
+  /** An input of a crashed instance, now claimed: true when it is held (due at once), false to release it. */
+  resume(input: I): boolean {
+    if (this.stopped || this.held.has(input.name)) return false;
+    this.held.set(input.name, { input, attempts: 0, dueAt: 0, lost: false, processing: false });
+    return true;
+  }
+
+  /** What a scan listed: the ready names become the queue; the others are announced as waiting. */
+  listed(listing: readonly ListedInput[], now: number): Decision<I>[] {
+    this.lastScanAt = now;
+    this.scanFailures = 0;
+    let ready = listing.map((l) => l.name);
+    this.settleDueAt = undefined;
+    if (this.opts.needsStability) ({ ready, nextDueAt: this.settleDueAt } = this.tracker.observe(listing, now));
+    const mtime = new Map(listing.map((l) => [l.name, l.mtimeMs]));
+    ready.sort((a, b) => (mtime.get(a) ?? 0) - (mtime.get(b) ?? 0) || (a < b ? -1 : 1));
+    for (const name of ready) if (!this.readySince.has(name)) this.readySince.set(name, now);
+    for (const names of [this.readySince, this.claimErrors, this.announced])
+      for (const name of names.keys()) if (!mtime.has(name)) names.delete(name);
+    const readyNow = new Set(ready);
+    this.queue = ready.filter((name) => !this.slots.has(name));
+    return listing.filter((l) => !readyNow.has(l.name) && !this.held.has(l.name)).flatMap((l) => this.announce(l.name));
+  }
+
+  /** A scan failed; returns how many in a row. */
+  scanFailed(): number {
+    return ++this.scanFailures;
+  }
+
+  /**
+   * Fills the free slots: inputs due for a retry (or resumed) first, then the queue, oldest
+   * first. Inputs lost while they waited are dropped; the ready names left are announced.
+   */
+  fill(now: number): Decision<I>[] {
+    const out: Decision<I>[] = [];
+    for (const h of this.held.values()) {
+      if (!h.lost || this.slots.has(h.input.name)) continue;
+      this.held.delete(h.input.name);
+      out.push({ kind: 'lost', input: h.input });
+    }
+    while (!this.stopped && this.slots.size < this.opts.parallel) {
+      const due = [...this.held.values()].find((h) => !this.slots.has(h.input.name) && h.dueAt <= now);
+      if (due) {
+        this.slots.add(due.input.name);
+        due.processing = true;
+        out.push({ kind: 'process', held: due });
+        continue;
+      }
+      const name = this.queue.shift();
+      if (name === undefined) break;
+      if (this.held.has(name) || this.slots.has(name)) continue; // an earlier input of this name is held
+      this.slots.add(name);
+      out.push({ kind: 'claim', name });
+    }
+    for (const name of this.queue) out.push(...this.announce(name));
+    return out;
+  }
+
+  /**
+   * The claim of `name` ended: `input` is held and processed in the same slot (also when a stop
+   * came meanwhile: it is in flight now), or undefined when another instance had it.
+   * `waitedMs`: from ready to claimed.
+   */
+  claimed(name: string, input: I | undefined, now: number): { held: Held<I>; waitedMs?: number } | undefined {
+    this.claimErrors.delete(name);
+    this.announced.delete(name);
+    this.tracker.forget(name);
+    const since = this.readySince.get(name);
+    this.readySince.delete(name);
+    if (input === undefined) return undefined;
+    const held: Held<I> = { input, attempts: 0, dueAt: 0, lost: false, processing: true };
+    this.held.set(name, held);
+    return { held, ...(since === undefined ? {} : { waitedMs: now - since }) };
+  }
+
+  /** Claiming `name` threw; true the first time with this message (to log it once, not at every scan). */
+  claimFailed(name: string, message: string): boolean {
+    if (this.claimErrors.get(name) === message) return false;
+    this.claimErrors.set(name, message);
+    return true;
+  }
+
+  /**
+   * handle() ended with `result`: kept for a retry with the backoff (unless lost or stopping),
+   * else no longer held — released when it was to be retried, dropped when it was lost.
+   */
+  handled(held: Held<I>, result: HandleResult, now: number): Decision<I> | undefined {
+    held.processing = false;
+    if (result === 'retry' && !held.lost && !this.stopped) {
+      held.attempts += 1;
+      const delayMs = backoffDelay(held.attempts, this.opts.retry, this.random);
+      held.dueAt = now + delayMs;
+      return { kind: 'retry', held, delayMs };
+    }
+    this.held.delete(held.input.name);
+    if (result === 'done' || result === 'failed') this.processed += 1;
+    if (result === 'lost' || held.lost) return { kind: 'lost', input: held.input };
+    return result === 'retry' ? { kind: 'release', input: held.input } : undefined;
+  }
+
+  /** The slot of `name` is free again (its task ended). */
+  free(name: string): void {
+    this.slots.delete(name);
+  }
+
+  /** The held inputs whose claims are to be renewed now. */
+  renewals(): Held<I>[] {
+    return [...this.held.values()].filter((h) => !h.lost);
+  }
+
+  /** A renewal said the claim is another instance's; true the first time (to log it once). */
+  markLost(held: Held<I>): boolean {
+    if (held.lost) return false;
+    held.lost = true;
+    return true;
+  }
+
+  /** When to look again: the next scan, or the next retry while a slot is free (never sooner than a scan may be). */
+  wakeAt(): number {
+    const askedAt = this.asked && this.queue.length === 0 ? 0 : Infinity;
+    let at = Math.max(
+      Math.min(this.nextScanAt, this.settleDueAt ?? Infinity, askedAt),
+      this.lastScanStart + MIN_SCAN_GAP_MS,
+    );
+    if (this.slots.size < this.opts.parallel)
+      for (const h of this.held.values()) if (!this.slots.has(h.input.name)) at = Math.min(at, h.dueAt);
+    return at;
+  }
+
+  /** At the end, every slot free: the inputs whose claims are to be released (the lost ones are not ours). */
+  drain(): I[] {
+    const release = [...this.held.values()].filter((h) => !h.lost).map((h) => h.input);
+    this.held.clear();
+    return release;
+  }
+
+  status() {
+    const processing = [...this.held.values()].filter((h) => h.processing).map((h) => h.input.name);
+    return {
+      stopping: this.stopped,
+      scanFailures: this.scanFailures,
+      lastScanAt: this.lastScanAt,
+      processing,
+      waitingRetry: this.held.size - processing.length,
+      queued: this.queue.length,
+      processed: this.processed,
+    };
+  }
+
+  private announce(name: string): Decision<I>[] {
+    if (this.announced.has(name)) return [];
+    this.announced.add(name);
+    return [{ kind: 'waiting', name }];
+  }
+}
