@@ -3,12 +3,12 @@ import type { Logger } from '../core/log/logger.js';
 import type { WatchEvents } from '../watch/events.js';
 import type { WatchMetrics } from '../watch/metrics.js';
 import { processInput, type InputOutcome, type PipelineContext } from '../pipeline/process-input.js';
-import type { JobStatus } from '../report/model.js';
 import type { ReportTarget } from '../report/write-reports.js';
 import { writeFileAtomic } from '../storage/atomic-write.js';
 import type { InputAttempts } from '../watch/sources/attempts.js';
 import { ClaimLostError, type ClaimedInput, type FinishOutcome, type InputChange } from '../watch/sources/model.js';
 import type { HandleResult } from '../watch/scheduler.js';
+import type { Handled } from '../watch/watcher.js';
 
 export interface HandleContext {
   /**
@@ -37,7 +37,7 @@ export async function handleInput(
   input: ClaimedInput,
   lease: { lost: () => boolean },
   ctx: HandleContext,
-): Promise<HandleResult> {
+): Promise<Handled> {
   if (input.refused !== undefined) return setAside(input, input.refused, ctx);
   // What this input shows of the API is evidence from now on (WatchEvents.apiSeen).
   const startedAt = Date.now();
@@ -80,7 +80,7 @@ async function processClaimed(
   ctx: HandleContext,
   pipeline: PipelineContext,
   startedAt: number,
-): Promise<HandleResult> {
+): Promise<Handled> {
   const { logger } = ctx;
   const change = changeCheck(input);
   // Reports are written once, where the input ends up (at finish), not beside the private copy.
@@ -90,18 +90,14 @@ async function processClaimed(
     hooks: { beforeSend: change.beforeSend },
   });
   const changed = lease.lost() ? undefined : await change.beforeMove();
-  if (changed) return requeue(input, changed, submittedBy(outcome), ctx);
+  if (changed) return requeue(input, changed, outcome.report?.summary.byStatus.submitted ?? 0, ctx);
   if (outcome.status === 'unavailable') {
-    const doubt = outcome.report?.summary.byStatus['in-doubt'] ?? 0;
-    if (doubt > 0 && outcome.report) {
-      ctx.events?.retryDetail(input.name, {
-        summary: outcome.report.summary,
-        problem: `${doubt} job(s) in doubt: the API could not say whether they were created`,
-      });
-    }
     ctx.events?.apiSeen(false, outcome.problem ?? 'the API was unavailable', startedAt);
     ctx.onUnavailable?.();
-    return 'retry';
+    const doubt = outcome.report?.summary.byStatus['in-doubt'] ?? 0;
+    if (doubt === 0 || !outcome.report) return 'retry';
+    const problem = `${doubt} job(s) in doubt: the API could not say whether they were created`;
+    return { result: 'retry', detail: { summary: outcome.report.summary, problem } };
   }
   ctx.events?.apiSeen(true, undefined, startedAt);
   const target = outcome.status === 'ok' ? 'done' : 'failed';
@@ -157,16 +153,11 @@ function tellFinished(
   durationMs: number,
 ): void {
   const report = outcome.report;
-  const byStatus = report?.summary.byStatus ?? ({} as Partial<Record<JobStatus, number>>);
-  for (const [status, n] of Object.entries(byStatus)) if (n) ctx.metrics?.jobs.inc({ status }, n);
+  const byStatus = Object.entries(report?.summary.byStatus ?? {}).filter(([, n]) => n > 0);
+  for (const [status, n] of byStatus) ctx.metrics?.jobs.inc({ status }, n);
   ctx.metrics?.fileDuration.observe(durationMs / 1000);
-  const fields = {
-    file: final,
-    outcome: target,
-    jobs: report?.summary.jobs ?? 0,
-    byStatus: compact(byStatus),
-    durationMs,
-  };
+  const jobs = report?.summary.jobs ?? 0;
+  const fields = { file: final, outcome: target, jobs, byStatus: Object.fromEntries(byStatus), durationMs };
   ctx.events?.input({
     name,
     location: final,
@@ -205,11 +196,6 @@ async function requeue(
   return 'requeued';
 }
 
-/** How many jobs this attempt created (from its report). */
-function submittedBy(outcome: InputOutcome): number {
-  return outcome.report?.summary.byStatus.submitted ?? 0;
-}
-
 /** Finishes an input as failed without processing it, its errors.txt saying why. */
 export async function setAside(
   input: ClaimedInput,
@@ -242,8 +228,4 @@ async function finishUnlessLost(
     if (err instanceof ClaimLostError) return undefined;
     throw err;
   }
-}
-
-function compact(byStatus: Partial<Record<string, number>>): Record<string, number> {
-  return Object.fromEntries(Object.entries(byStatus).filter(([, n]) => (n ?? 0) > 0)) as Record<string, number>;
 }

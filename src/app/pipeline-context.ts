@@ -60,15 +60,9 @@ export interface OpenPipeline {
  */
 export async function openPipelineContext(input: PipelineContextInput): Promise<OpenPipeline> {
   const session = await openApiSession(input);
-  try {
-    const { config, settings } = session;
-    const ledger =
-      input.ledger?.(session) ?? new FolderLedger(config.stateDir, { staleMs: settings.get('lockStaleMs') });
-    return pipelineOver(session, input, ledger);
-  } catch (err) {
-    await session.close();
-    throw err;
-  }
+  // The folder ledger in the state dir, whose order locks go stale after `lockStaleMs`.
+  const { config, settings } = session;
+  return pipelineOver(session, input, new FolderLedger(config.stateDir, { staleMs: settings.get('lockStaleMs') }));
 }
 
 /** The pipeline of an open session over `ledger` (closing it closes the session). */

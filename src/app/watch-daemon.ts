@@ -1,7 +1,6 @@
 import { join, resolve } from 'node:path';
 import { awsCredentials } from '../core/config/aws-credentials.js';
 import type { ConfigFlags } from '../core/config/resolve-config.js';
-import type { SettingFlags } from '../core/config/resolve-settings.js';
 import { MAX_CONCURRENCY, SETTINGS, WATCH_DEFAULTS } from '../core/config/settings.js';
 import { ExitCode, UsageError } from '../core/errors.js';
 import { cannotListen, isListenError } from '../core/limited-server.js';
@@ -18,11 +17,11 @@ import { notifierFor } from '../watch/notify/notifier.js';
 import { InputAttempts } from '../watch/sources/attempts.js';
 import { folderEvents } from '../watch/sources/folder-events.js';
 import { FolderSource } from '../watch/sources/folder-source.js';
-import { dropLayout, SourceError, type DropLayout, type DropSource } from '../watch/sources/model.js';
+import { dropLayout, SourceError, type DropSource } from '../watch/sources/model.js';
 import { startWatcher, type Watcher, type WatcherOptions } from '../watch/watcher.js';
 import { type ApiSession, openApiSession } from './api-session.js';
 import { handleInput, setAside, type HandleContext } from './handle-input.js';
-import { openPipelineContext, pipelineOver, type OpenPipeline, type PipelineContextInput } from './pipeline-context.js';
+import { pipelineOver, type OpenPipeline, type PipelineContextInput } from './pipeline-context.js';
 import { loadWatchRoutes, type WatchRoute, type WatchRoutes } from './watch-routes.js';
 
 export interface WatchInput {
@@ -34,25 +33,8 @@ export interface WatchInput {
   account?: string;
   sandboxReset?: boolean;
   logLevel?: string;
-  /** Settings given as flags, by name (configFlagsFrom). */
+  /** Settings given as flags, by name (configFlagsFrom): the same parsers and limits as on the command line. */
   flags: ConfigFlags;
-  // The same settings typed, for programs calling runWatch; they count as flags (watchFlags).
-  scanIntervalMs?: number;
-  stableMs?: number;
-  /** Inputs worked on at once (setting watchParallelFiles). */
-  parallelFiles?: number;
-  leaseMs?: number;
-  retryMinMs?: number;
-  retryMaxMs?: number;
-  layout?: Partial<DropLayout>;
-  s3Endpoint?: string;
-  s3Region?: string;
-  s3ForcePathStyle?: boolean;
-  singleInstance?: boolean;
-  healthPort?: number;
-  healthHost?: string;
-  /** Wake the scan early on file-system events (folders; default true). The scan alone is always enough. */
-  fsEvents?: boolean;
   /** Serve the dashboard (docs/ui.md) on uiPort/uiHost: `--ui`. Folders only. */
   ui?: boolean;
 }
@@ -81,7 +63,7 @@ type Closers = (() => unknown)[];
  */
 export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> {
   const s3 = s3Target(input);
-  const flags = { ...watchFlags(input), ...input.flags };
+  const { flags } = input;
   // Checked as a whole before anything is watched: a broken rule is exit 2, not a failed file.
   const declared = await loadWatchRoutes({
     target: input.target,
@@ -109,10 +91,9 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
   const closers: Closers = [];
   try {
     const opened = await openDrop(input, s3, base, closers);
-    const { pipeline, source } = opened;
+    const { pipeline, source, session } = opened;
     const accounts = routes && (await openRouteAccounts(routes, pipeline, base));
     if (accounts) closers.push(() => accounts.close());
-    const { session } = pipeline;
     const events = new WatchEvents();
     // Webhooks told of failures (docs/notifications.md); they listen and never hold the watcher up.
     const notifier = notifierFor(session.settings, session.logger, 'watch');
@@ -120,12 +101,18 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
       events.on(notifier.listener);
       closers.push(() => notifier.close());
     }
-    const code = await initSource(source, io, closers);
-    if (code !== undefined) return code;
-    const served = await serve(input, session, source, events, io, closers);
+    closers.push(() => source.close().catch(() => undefined));
+    try {
+      await source.init();
+    } catch (err) {
+      if (!(err instanceof SourceError)) throw err;
+      io.stderr.write(`htorder watch: ${err.message}\n`);
+      return err.kind === 'usage' ? ExitCode.Usage : ExitCode.Unavailable;
+    }
+    const served = await serve(input, opened, events, io, closers);
     if (served === undefined) return ExitCode.Usage;
     const routing = routes && accounts ? { routes, accounts } : undefined;
-    await watch({ ...opened, session, events, served, routing, declared, s3: s3 !== undefined }, io);
+    await watch({ ...opened, events, routing, routesFile: declared?.file }, served, io);
     return ExitCode.Ok;
   } finally {
     for (const close of closers.reverse()) await close();
@@ -142,6 +129,7 @@ function s3Target(input: WatchInput): S3Location | undefined {
 }
 
 interface OpenDrop {
+  session: ApiSession;
   pipeline: OpenPipeline;
   source: DropSource;
   attempts: InputAttempts;
@@ -154,7 +142,7 @@ interface OpenDrop {
 async function openDrop(
   input: WatchInput,
   s3: S3Location | undefined,
-  base: Omit<PipelineContextInput, 'ledger'>,
+  base: PipelineContextInput,
   closers: Closers,
 ): Promise<OpenDrop> {
   // Loaded only with --mapping: a watcher of manifests starts without the mapping code.
@@ -198,7 +186,7 @@ async function openDrop(
   const pipeline = pipelineOver(session, { ...base, partial: input.partial, mapping }, ledger);
   // Kept by this machine's state directory: for a bucket, each machine counts its own crashes.
   const maxAttempts = settings.get('watchMaxInputAttempts') ?? SETTINGS.watchMaxInputAttempts.default;
-  return { pipeline, source, attempts: new InputAttempts(join(config.stateDir, 'attempts'), maxAttempts) };
+  return { session, pipeline, source, attempts: new InputAttempts(join(config.stateDir, 'attempts'), maxAttempts) };
 }
 
 /**
@@ -207,19 +195,6 @@ async function openDrop(
  */
 function folderLedger({ config, settings }: ApiSession): FolderLedger {
   return new FolderLedger(config.stateDir, { staleMs: settings.explicit('leaseMs') ?? settings.get('lockStaleMs') });
-}
-
-/** Makes the source's layout and checks its store: undefined when ready, else the exit code (said on stderr). */
-async function initSource(source: DropSource, io: WatchIo, closers: Closers): Promise<number | undefined> {
-  closers.push(() => source.close().catch(() => undefined));
-  try {
-    await source.init();
-    return undefined;
-  } catch (err) {
-    if (!(err instanceof SourceError)) throw err;
-    io.stderr.write(`htorder watch: ${err.message}\n`);
-    return err.kind === 'usage' ? ExitCode.Usage : ExitCode.Unavailable;
-  }
 }
 
 interface Served {
@@ -236,8 +211,7 @@ interface Served {
  */
 async function serve(
   input: WatchInput,
-  session: ApiSession,
-  source: DropSource,
+  { session, source }: OpenDrop,
   events: WatchEvents,
   io: WatchIo,
   closers: Closers,
@@ -315,17 +289,11 @@ interface Routing {
 
 /** The watcher loop, from start to a graceful stop (io.signal). */
 async function watch(
-  w: OpenDrop & {
-    session: ApiSession;
-    events: WatchEvents;
-    served: Served;
-    routing: Routing | undefined;
-    declared: WatchRoutes | undefined;
-    s3: boolean;
-  },
+  w: OpenDrop & { events: WatchEvents; routing?: Routing; routesFile?: string },
+  served: Served,
   io: WatchIo,
 ): Promise<void> {
-  const { pipeline, source, session, events, served, routing } = w;
+  const { pipeline, source, session, events, routing } = w;
   const { config, logger, settings } = session;
   const leaseMs = settings.get('leaseMs') ?? SETTINGS.leaseMs.default;
   const scanIntervalMs = settings.get('scanIntervalMs');
@@ -346,7 +314,8 @@ async function watch(
     metrics: served.metrics,
     events,
     parallel,
-    wakeOn: w.s3 || !settings.get('fsEvents') ? undefined : folderEvents(source.location, onFsError),
+    wakeOn:
+      source instanceof FolderSource && settings.get('fsEvents') ? folderEvents(source.location, onFsError) : undefined,
   });
   served.watcher.current = watcher;
   if (!routing) {
@@ -372,8 +341,8 @@ async function watch(
     { location: source.location, scanIntervalMs, parallelFiles: parallel, health: healthUrl, ui: uiUrl, ...routesLog },
     'watching for manifests',
   );
-  if (w.declared && !routing) {
-    logger.info({ routesFrom: w.declared.file }, 'no route of the config file is for this location: not routing');
+  if (w.routesFile && !routing) {
+    logger.info({ routesFrom: w.routesFile }, 'no route of the config file is for this location: not routing');
   }
   io.onReady?.({ location: source.location, healthUrl, uiUrl, events });
   await watcher.finished;
@@ -408,33 +377,6 @@ function inputHandler(
   };
 }
 
-/**
- * WatchInput's own fields, for programs that call runWatch with typed values, as flags: the
- * same parsers and limits apply to them as to the command line. A switch that is off (false,
- * fsEvents true) is no value, so the environment or a profile can still turn it on.
- */
-function watchFlags(input: WatchInput): SettingFlags {
-  const flags: SettingFlags = {
-    scanIntervalMs: input.scanIntervalMs,
-    stableTimeMs: input.stableMs,
-    watchParallelFiles: input.parallelFiles,
-    leaseMs: input.leaseMs,
-    retryMinMs: input.retryMinMs,
-    retryMaxMs: input.retryMaxMs,
-    processingDir: input.layout?.processing,
-    doneDir: input.layout?.done,
-    failedDir: input.layout?.failed,
-    s3Endpoint: input.s3Endpoint,
-    s3Region: input.s3Region,
-    s3ForcePathStyle: input.s3ForcePathStyle === true ? true : undefined,
-    singleInstance: input.singleInstance === true ? true : undefined,
-    healthPort: input.healthPort,
-    healthHost: input.healthHost,
-    fsEvents: input.fsEvents === false ? false : undefined,
-  };
-  return Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) as SettingFlags;
-}
-
 interface RouteAccounts {
   /** The pipeline of the route's account, and the profile/account that names it (for logs). */
   of(route: WatchRoute): { pipeline: OpenPipeline; names: { profile?: string; account?: string } };
@@ -451,7 +393,7 @@ interface RouteAccounts {
 async function openRouteAccounts(
   routes: WatchRoutes,
   main: OpenPipeline,
-  base: Omit<PipelineContextInput, 'ledger'>,
+  base: PipelineContextInput,
 ): Promise<RouteAccounts> {
   const opened = new Map<string, OpenPipeline>([['', main]]);
   const close = async (): Promise<void> => {
@@ -467,17 +409,15 @@ async function openRouteAccounts(
     for (const route of routes.routes) {
       const key = keyOf(route);
       if (opened.has(key)) continue;
-      opened.set(
-        key,
-        await openPipelineContext({
-          ...base,
-          ...(route.profile === undefined ? {} : { flags: { ...base.flags, profile: route.profile } }),
-          ...(route.account === undefined ? {} : { account: route.account, sandboxOf: main.session }),
-          // A bucket's ledger is the bucket's, shared by every account (keyed by account);
-          // a folder's is in each account's own state dir, like `run --profile` would use.
-          ledger: main.ledger instanceof FolderLedger ? folderLedger : () => main.ledger,
-        }),
-      );
+      const session = await openApiSession({
+        ...base,
+        ...(route.profile === undefined ? {} : { flags: { ...base.flags, profile: route.profile } }),
+        ...(route.account === undefined ? {} : { account: route.account, sandboxOf: main.session }),
+      });
+      // A bucket's ledger is the bucket's, shared by every account (keyed by account);
+      // a folder's is in each account's own state dir, like `run --profile` would use.
+      const ledger = main.ledger instanceof FolderLedger ? folderLedger(session) : main.ledger;
+      opened.set(key, pipelineOver(session, base, ledger));
     }
   } catch (err) {
     await close();

@@ -4,7 +4,8 @@ import { UsageError } from '../core/errors.js';
 import type { WatchEvents } from '../watch/events.js';
 import { listenLimited } from '../core/limited-server.js';
 import { allowed, isLoopbackHost } from './access.js';
-import { DropInputs, readReport, REPORT_SUFFIX, type Layout, type ReportKind } from './drop-inputs.js';
+import { DropInputs, readReport, REPORT_SUFFIX, type ReportKind } from './drop-inputs.js';
+import type { DropLayout } from '../watch/sources/model.js';
 import type { Html } from './html.js';
 import { daysPage } from './pages/days-page.js';
 import { inputPage, linesWanted } from './pages/input-page.js';
@@ -37,7 +38,7 @@ export interface DashboardOptions {
   /** The folder shown: a drop folder (with `layout`) or a folder of plain runs. */
   root: string;
   /** The drop folder's processing/, done/ and failed/ names; absent: the folder's own files only. */
-  layout?: Layout;
+  layout?: DropLayout;
   /** A watcher's events: inputs appear as waiting/processing before they have a report. */
   events?: WatchEvents;
   port: number;

@@ -1,4 +1,5 @@
 import { type Backoff, backoffDelay } from '../core/backoff.js';
+import type { HealthState } from './health-server.js';
 import type { ListedInput } from './sources/model.js';
 import { StabilityTracker } from './sources/stability.js';
 
@@ -39,17 +40,18 @@ export type Decision<I> =
   | { kind: 'waiting'; name: string };
 
 export interface SchedulerOptions {
-  /** Inputs worked on at once. */
-  parallel: number;
-  /** The periodic scan, the source of truth. */
-  scanIntervalMs: number;
-  /** Size and mtime unchanged this long means complete (sources that need it). */
-  stableMs: number;
+  /** Inputs worked on at once (claimed and handled); default 1. */
+  parallel?: number;
+  /** The periodic scan is the source of truth; default 2000 ms. */
+  scanIntervalMs?: number;
+  /** Size and mtime unchanged this long means complete, where the source needs it; default 2000 ms. */
+  stableMs?: number;
   needsStability: boolean;
-  /** The backoff of inputs whose API or store was unavailable. */
-  retry: Backoff;
-  /** How often processing/ is searched for inputs of crashed instances (besides at the start). */
-  orphanScanEveryMs: number;
+  /** The backoff of inputs whose API or store was unavailable (core/backoff.ts); default 5 s … 5 min. */
+  retryMinMs?: number;
+  retryMaxMs?: number;
+  /** How often processing/ is searched for inputs of crashed instances (besides at start); default 30 s. */
+  orphanScanEveryMs?: number;
   /** For the retries' jitter (tests pass their own). */
   random?: () => number;
 }
@@ -77,7 +79,8 @@ export class WatchScheduler<I extends { readonly name: string }> {
   private readonly claimErrors = new Map<string, string>();
   private readonly announced = new Set<string>();
   private readonly tracker: StabilityTracker;
-  private readonly random: () => number;
+  private readonly parallel: number;
+  private readonly retry: Backoff;
   private stopped = false;
   /** A scan was asked for (file-system events, wake()). */
   private asked = false;
@@ -91,8 +94,9 @@ export class WatchScheduler<I extends { readonly name: string }> {
   private processed = 0;
 
   constructor(private readonly opts: SchedulerOptions) {
-    this.tracker = new StabilityTracker(opts.stableMs);
-    this.random = opts.random ?? Math.random;
+    this.tracker = new StabilityTracker(opts.stableMs ?? 2000);
+    this.parallel = Math.max(1, Math.floor(opts.parallel ?? 1));
+    this.retry = { baseMs: opts.retryMinMs ?? 5000, maxMs: opts.retryMaxMs ?? 300_000 };
   }
 
   get stopping(): boolean {
@@ -120,9 +124,9 @@ export class WatchScheduler<I extends { readonly name: string }> {
     if (now - this.lastScanStart < MIN_SCAN_GAP_MS || !(now >= this.nextScanAt || asked || settled)) return undefined;
     this.asked = false;
     this.lastScanStart = now;
-    this.nextScanAt = now + this.opts.scanIntervalMs;
+    this.nextScanAt = now + (this.opts.scanIntervalMs ?? 2000);
     const orphans = now >= this.nextOrphanScan;
-    if (orphans) this.nextOrphanScan = now + this.opts.orphanScanEveryMs;
+    if (orphans) this.nextOrphanScan = now + (this.opts.orphanScanEveryMs ?? 30_000);
     return { orphans };
   }
 
@@ -166,7 +170,7 @@ export class WatchScheduler<I extends { readonly name: string }> {
       this.held.delete(h.input.name);
       out.push({ kind: 'lost', input: h.input });
     }
-    while (!this.stopped && this.slots.size < this.opts.parallel) {
+    while (!this.stopped && this.slots.size < this.parallel) {
       const due = [...this.held.values()].find((h) => !this.slots.has(h.input.name) && h.dueAt <= now);
       if (due) {
         this.slots.add(due.input.name);
@@ -216,7 +220,7 @@ export class WatchScheduler<I extends { readonly name: string }> {
     held.processing = false;
     if (result === 'retry' && !held.lost && !this.stopped) {
       held.attempts += 1;
-      const delayMs = backoffDelay(held.attempts, this.opts.retry, this.random);
+      const delayMs = backoffDelay(held.attempts, this.retry, this.opts.random);
       held.dueAt = now + delayMs;
       return { kind: 'retry', held, delayMs };
     }
@@ -250,7 +254,7 @@ export class WatchScheduler<I extends { readonly name: string }> {
       Math.min(this.nextScanAt, this.settleDueAt ?? Infinity, askedAt),
       this.lastScanStart + MIN_SCAN_GAP_MS,
     );
-    if (this.slots.size < this.opts.parallel)
+    if (this.slots.size < this.parallel)
       for (const h of this.held.values()) if (!this.slots.has(h.input.name)) at = Math.min(at, h.dueAt);
     return at;
   }
@@ -262,14 +266,17 @@ export class WatchScheduler<I extends { readonly name: string }> {
     return release;
   }
 
-  status() {
-    const processing = [...this.held.values()].filter((h) => h.processing).map((h) => h.input.name);
+  /** What /healthz says of the loop at `location` (the gauges read it too). */
+  health(location: string): HealthState & { inFlight: number; inFlightInputs: string[]; waitingRetry: number } {
+    const inFlightInputs = [...this.held.values()].filter((h) => h.processing).map((h) => h.input.name);
     return {
-      stopping: this.stopped,
-      scanFailures: this.scanFailures,
-      lastScanAt: this.lastScanAt,
-      processing,
-      waitingRetry: this.held.size - processing.length,
+      status: this.stopped ? 'stopping' : this.scanFailures >= 3 ? 'failing' : 'ok',
+      location,
+      lastScanAt: this.lastScanAt === undefined ? null : new Date(this.lastScanAt).toISOString(),
+      inFlight: inFlightInputs.length,
+      inFlightInputs,
+      parallel: this.parallel,
+      waitingRetry: this.held.size - inFlightInputs.length,
       queued: this.queue.length,
       processed: this.processed,
     };

@@ -35,7 +35,7 @@ export function register(program: Command): void {
     const { startDashboard } = await import('../../ui/dashboard.js');
     const { cannotListen, isListenError } = await import('../../core/limited-server.js');
     const { SETTINGS } = await import('../../core/config/settings.js');
-    const { DEFAULT_LAYOUT } = await import('../../watch/sources/model.js');
+    const { dropLayout } = await import('../../watch/sources/model.js');
     const flags = {
       ...configFlagsFrom(opts),
       ...(typeof opts.port === 'string' ? { uiPort: opts.port } : {}),
@@ -48,11 +48,7 @@ export function register(program: Command): void {
     try {
       dashboard = await startDashboard({
         root,
-        layout: {
-          processing: settings.get('processingDir') ?? DEFAULT_LAYOUT.processing,
-          done: settings.get('doneDir') ?? DEFAULT_LAYOUT.done,
-          failed: settings.get('failedDir') ?? DEFAULT_LAYOUT.failed,
-        },
+        layout: dropLayout(settings),
         port,
         host,
         token: settings.get('uiToken'),
