@@ -23,7 +23,7 @@ export interface HandleContext {
   /** Told when the API was unavailable, so cached look-ups (failures included) are dropped before the retry. */
   onUnavailable?: () => void;
   /** Poison-file protection: inputs whose processing a crash interrupted too often are set aside. */
-  attempts?: InputAttempts;
+  attempts: InputAttempts;
 }
 
 /**
@@ -51,26 +51,20 @@ export async function handleInput(
     ctx.onUnavailable?.();
     return 'retry';
   }
-  const attempts = ctx.attempts;
-  const key =
-    attempts && input.sha256 !== undefined ? attempts.keyOf(input.location, input.name, input.sha256) : undefined;
-  if (attempts && key) {
-    const n = await attempts.begin(key);
-    if (n > attempts.max) {
-      const why =
-        `set aside: processing it began ${n - 1} times and each time the watcher stopped before it ended ` +
-        `(a crash, out of memory, or killed); after ${attempts.max} attempts it is not tried again ` +
-        '(setting watchMaxInputAttempts). Check the file, then drop it again';
-      const result = await setAside(input, why, ctx);
-      await attempts.end(key);
-      return result;
-    }
-  }
+  const { attempts } = ctx;
+  // Only a refused input, set aside above, has no hash.
+  const key = attempts.keyOf(input.location, input.name, input.sha256 ?? '');
+  const n = await attempts.begin(key);
   try {
-    return await processClaimed(input, lease, ctx, pipeline, startedAt);
+    if (n <= attempts.max) return await processClaimed(input, lease, ctx, pipeline, startedAt);
+    const why =
+      `set aside: processing it began ${n - 1} times and each time the watcher stopped before it ended ` +
+      `(a crash, out of memory, or killed); after ${attempts.max} attempts it is not tried again ` +
+      '(setting watchMaxInputAttempts). Check the file, then drop it again';
+    return await setAside(input, why, ctx);
   } finally {
     // Ended without a crash, whatever the result: only a crash leaves the count behind.
-    if (attempts && key) await attempts.end(key).catch(() => undefined);
+    await attempts.end(key).catch(() => undefined);
   }
 }
 
@@ -103,12 +97,14 @@ async function processClaimed(
   const target = outcome.status === 'ok' ? 'done' : 'failed';
   const final = lease.lost()
     ? undefined
-    : await finishUnlessLost(input, target, (to) =>
-        // The report names where the input ends up, not the claim's working copy. Unreadable
-        // (vanished, not a regular file…): no report could be built; errors.txt says why.
-        outcome.writeReports
-          ? outcome.writeReports(to)
-          : writeErrorsOnly(to, `${basename(input.name)}: ${outcome.problem ?? 'cannot be read'}\n`),
+    : await unlessLost(
+        input.finish(target, (to) =>
+          // The report names where the input ends up, not the claim's working copy. Unreadable
+          // (vanished, not a regular file…): no report could be built; errors.txt says why.
+          outcome.writeReports
+            ? outcome.writeReports(to)
+            : writeErrorsOnly(to, `${basename(input.name)}: ${outcome.problem ?? 'cannot be read'}\n`),
+        ),
       );
   if (final === undefined) {
     logger.warn({ file: input.location }, 'claim lost while processing; the instance that took it over finishes it');
@@ -181,13 +177,8 @@ async function requeue(
   submitted: number,
   ctx: HandleContext,
 ): Promise<HandleResult> {
-  let location: string;
-  try {
-    location = await input.requeue();
-  } catch (err) {
-    if (err instanceof ClaimLostError) return 'lost';
-    throw err;
-  }
+  const location = await unlessLost(input.requeue());
+  if (location === undefined) return 'lost';
   const sent =
     submitted === 0 ? 'nothing submitted' : `${submitted} job(s) submitted before the change showed, not sent again`;
   const problem = `changed while being processed (${change.what}): ${sent}; ${change.next}`;
@@ -202,8 +193,8 @@ export async function setAside(
   why: string,
   ctx: Pick<HandleContext, 'logger' | 'events'>,
 ): Promise<HandleResult> {
-  const final = await finishUnlessLost(input, 'failed', (to) =>
-    writeErrorsOnly(to, `${basename(input.name)}: ${why}\n`),
+  const final = await unlessLost(
+    input.finish('failed', (to) => writeErrorsOnly(to, `${basename(input.name)}: ${why}\n`)),
   );
   if (final === undefined) return 'lost';
   ctx.events?.input({ name: input.name, location: final, phase: 'failed', problem: why });
@@ -217,13 +208,10 @@ async function writeErrorsOnly(to: ReportTarget, text: string): Promise<{ errors
   return { errors: to.paths.errors };
 }
 
-/** input.finish, or undefined when the claim turned out to be another instance's (ClaimLostError). */
-async function finishUnlessLost(
-  input: ClaimedInput,
-  ...args: Parameters<ClaimedInput['finish']>
-): Promise<string | undefined> {
+/** What `act` returns, or undefined when the claim turned out to be another instance's (ClaimLostError). */
+async function unlessLost<T>(act: Promise<T>): Promise<T | undefined> {
   try {
-    return await input.finish(...args);
+    return await act;
   } catch (err) {
     if (err instanceof ClaimLostError) return undefined;
     throw err;

@@ -15,11 +15,6 @@ export interface PipelineContextInput extends ApiSessionInput {
   command: PipelineCommand;
   partial?: boolean;
   mapping?: Mapping;
-  /**
-   * The ledger, built once the session is open; default the folder ledger in the state dir,
-   * whose order locks go stale after `lockStaleMs`.
-   */
-  ledger?: (session: ApiSession) => LedgerStore;
   /** A catalogue older than this is rebuilt (a daemon must see price codes that changed); default never. */
   catalogueMaxAgeMs?: number;
 }

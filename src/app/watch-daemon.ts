@@ -8,7 +8,6 @@ import type { Mapping } from '../manifest/mapping/model.js';
 import { FolderLedger } from '../storage/ledger/folder-ledger.js';
 import type { LedgerStore } from '../storage/ledger/model.js';
 import { isS3Url, parseS3Url, type S3Location } from '../storage/s3/s3-url.js';
-import type { Dashboard } from '../ui/dashboard.js';
 import { instrumentApi } from '../watch/api-instrumentation.js';
 import { WatchEvents } from '../watch/events.js';
 import { startHealthServer } from '../watch/health-server.js';
@@ -221,39 +220,27 @@ async function serve(
   if (input.ui) {
     // Loaded only for --ui: the dashboard adds nothing to a watcher without it.
     const { startDashboard } = await import('../ui/dashboard.js');
-    const at = { port: settings.get('uiPort') ?? 0, host: settings.get('uiHost') ?? SETTINGS.uiHost.default };
-    const start = () =>
-      startDashboard({
-        root: source.location,
-        layout: dropLayout(settings),
-        events,
-        token: settings.get('uiToken'),
-        ...at,
-      });
-    const ui: Dashboard | undefined = await bind(start, at, ['uiHost', 'uiPort'], io);
+    const layout = dropLayout(settings);
+    const token = settings.get('uiToken');
+    const ui = await bind('ui', session, io, (at) =>
+      startDashboard({ root: source.location, layout, events, token, ...at }),
+    );
     if (!ui) return undefined;
     closers.push(() => ui.close());
     served.uiUrl = ui.url;
   }
-  const healthPort = settings.get('healthPort');
-  if (healthPort === undefined) return served;
+  if (settings.get('healthPort') === undefined) return served;
   // Metrics are read only through the health server's /metrics: without a health port none
   // are kept, and prom-client is not loaded.
   const metrics = new (await import('../watch/metrics.js')).WatchMetrics();
   served.metrics = metrics;
-  const uninstrument = instrumentApi(metrics, [config.baseUrl, config.authUrl]);
-  closers.push(uninstrument);
-  const at = { port: healthPort, host: settings.get('healthHost') ?? SETTINGS.healthHost.default };
-  const health = await bind(
-    () =>
-      startHealthServer({
-        ...at,
-        registry: metrics.registry,
-        health: () => served.watcher.current?.health() ?? { status: 'ok' },
-      }),
-    at,
-    ['healthHost', 'healthPort'],
-    io,
+  closers.push(instrumentApi(metrics, [config.baseUrl, config.authUrl]));
+  const health = await bind('health', session, io, (at) =>
+    startHealthServer({
+      ...at,
+      registry: metrics.registry,
+      health: () => served.watcher.current?.health() ?? { status: 'ok' },
+    }),
   );
   if (!health) return undefined;
   closers.push(() => health.close());
@@ -262,18 +249,20 @@ async function serve(
 }
 
 /**
- * Binds one of the watcher's ports. A port that cannot be bound (in use, privileged, an
- * address this machine lacks) is the user's to fix: said with the flags and settings that
- * chose it, exit 2 (undefined); anything else is a bug and is thrown.
+ * Binds the dashboard's or the health server's port. One that cannot be bound (in use,
+ * privileged, an address this machine lacks) is the user's to fix: said with the flags and
+ * settings that chose it, exit 2 (undefined); anything else is a bug and is thrown.
  */
 async function bind<T>(
-  start: () => Promise<T>,
-  at: { host: string; port: number },
-  [h, p]: [host: 'uiHost' | 'healthHost', port: 'uiPort' | 'healthPort'],
+  which: 'ui' | 'health',
+  { settings }: ApiSession,
   io: WatchIo,
+  start: (at: { host: string; port: number }) => Promise<T>,
 ): Promise<T | undefined> {
+  const [h, p] = which === 'ui' ? (['uiHost', 'uiPort'] as const) : (['healthHost', 'healthPort'] as const);
+  const at = { host: settings.get(h) ?? SETTINGS[h].default, port: settings.get(p) ?? 0 };
   try {
-    return await start();
+    return await start(at);
   } catch (err) {
     if (!isListenError(err)) throw err;
     const names = `${SETTINGS[h].flag}, ${SETTINGS[p].flag}; ${h}, ${p}`;

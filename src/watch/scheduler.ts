@@ -1,7 +1,6 @@
 import { type Backoff, backoffDelay } from '../core/backoff.js';
 import type { HealthState } from './health-server.js';
 import type { ListedInput } from './sources/model.js';
-import { StabilityTracker } from './sources/stability.js';
 
 /**
  * What became of one claimed input: finished (done/failed), to be retried later, lost to
@@ -10,12 +9,10 @@ import { StabilityTracker } from './sources/stability.js';
  */
 export type HandleResult = 'done' | 'failed' | 'retry' | 'lost' | 'requeued';
 
-/** An input this instance holds a claim on: being processed, or waiting for its retry. Owned by the scheduler. */
+/** An input this instance holds a claim on: being processed, or waiting for its retry (due at `dueAt`). */
 export interface Held<I> {
   readonly input: I;
-  /** Retries so far. */
   attempts: number;
-  /** When its retry is due (0: at once). */
   dueAt: number;
   /** Its claim was taken over by another instance: nothing more is done with it here. */
   lost: boolean;
@@ -59,6 +56,20 @@ export interface SchedulerOptions {
 /** Scans never come closer together than this, however many file-system events ask for one. */
 const MIN_SCAN_GAP_MS = 20;
 
+/** What is known of a name listed at the top of the drop location, until it is claimed or gone. */
+interface Seen {
+  size: number;
+  mtimeMs: number;
+  /** When this size and mtime were first seen, and how long they must stay so to be complete. */
+  since: number;
+  quietMs: number;
+  /** When it was first seen ready (the pickup delay). */
+  readyAt?: number;
+  announced?: boolean;
+  /** The last error claiming it, so it is logged once, not at every scan. */
+  claimError?: string;
+}
+
 /**
  * The decisions of `htorder watch`, without I/O: told what the scans found, what became of
  * claims and inputs, and the time, it says what to claim, process, retry, release or drop,
@@ -69,20 +80,18 @@ const MIN_SCAN_GAP_MS = 20;
  */
 export class WatchScheduler<I extends { readonly name: string }> {
   private readonly held = new Map<string, Held<I>>();
+  private readonly names = new Map<string, Seen>();
   /** Names being claimed or processed now, one slot each. */
   private readonly slots = new Set<string>();
   /** Ready names of the last scan, oldest first, not yet taken. */
   private queue: string[] = [];
-  /** When each ready name was first seen ready (the pickup delay). */
-  private readonly readySince = new Map<string, number>();
-  /** The last claim error of each name, so one that cannot be claimed is not logged at every scan. */
-  private readonly claimErrors = new Map<string, string>();
-  private readonly announced = new Set<string>();
-  private readonly tracker: StabilityTracker;
+  private readonly stableMs: number;
+  /** The second look's delay for a file already quiet at first sight. */
+  private readonly confirmMs: number;
   private readonly parallel: number;
   private readonly retry: Backoff;
   private stopped = false;
-  /** A scan was asked for (file-system events, wake()). */
+  /** A scan was asked for (file-system events). */
   private asked = false;
   private lastScanStart = -Infinity;
   private nextScanAt = 0;
@@ -94,7 +103,8 @@ export class WatchScheduler<I extends { readonly name: string }> {
   private processed = 0;
 
   constructor(private readonly opts: SchedulerOptions) {
-    this.tracker = new StabilityTracker(opts.stableMs ?? 2000);
+    this.stableMs = opts.stableMs ?? 2000;
+    this.confirmMs = Math.min(this.stableMs, Math.max(50, Math.round(this.stableMs / 10)));
     this.parallel = Math.max(1, Math.floor(opts.parallel ?? 1));
     this.retry = { baseMs: opts.retryMinMs ?? 5000, maxMs: opts.retryMaxMs ?? 300_000 };
   }
@@ -108,7 +118,7 @@ export class WatchScheduler<I extends { readonly name: string }> {
     this.stopped = true;
   }
 
-  /** Scan soon (file-system events, wake()). */
+  /** Scan soon (file-system events). */
   ask(): void {
     this.asked = true;
   }
@@ -137,21 +147,50 @@ export class WatchScheduler<I extends { readonly name: string }> {
     return true;
   }
 
-  /** What a scan listed: the ready names become the queue; the others are announced as waiting. */
+  /**
+   * What a scan listed: the ready names become the queue, oldest first; the others are
+   * announced as waiting, and the scan is due again when the first of them settles.
+   */
   listed(listing: readonly ListedInput[], now: number): Decision<I>[] {
     this.lastScanAt = now;
     this.scanFailures = 0;
-    let ready = listing.map((l) => l.name);
     this.settleDueAt = undefined;
-    if (this.opts.needsStability) ({ ready, nextDueAt: this.settleDueAt } = this.tracker.observe(listing, now));
-    const mtime = new Map(listing.map((l) => [l.name, l.mtimeMs]));
-    ready.sort((a, b) => (mtime.get(a) ?? 0) - (mtime.get(b) ?? 0) || (a < b ? -1 : 1));
-    for (const name of ready) if (!this.readySince.has(name)) this.readySince.set(name, now);
-    for (const names of [this.readySince, this.claimErrors, this.announced])
-      for (const name of names.keys()) if (!mtime.has(name)) names.delete(name);
-    const readyNow = new Set(ready);
-    this.queue = ready.filter((name) => !this.slots.has(name));
-    return listing.filter((l) => !readyNow.has(l.name) && !this.held.has(l.name)).flatMap((l) => this.announce(l.name));
+    const present = new Set(listing.map((l) => l.name));
+    for (const name of this.names.keys()) if (!present.has(name)) this.names.delete(name);
+    const ready: ListedInput[] = [];
+    const out: Decision<I>[] = [];
+    for (const f of listing) {
+      const seen = this.observe(f, now);
+      if (!this.opts.needsStability || f.marked || now - seen.since >= seen.quietMs) {
+        seen.readyAt ??= now;
+        ready.push(f);
+      } else {
+        this.settleDueAt = Math.min(this.settleDueAt ?? Infinity, seen.since + seen.quietMs);
+        if (!this.held.has(f.name)) out.push(...this.announce(f.name));
+      }
+    }
+    ready.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.name < b.name ? -1 : 1));
+    this.queue = ready.map((f) => f.name).filter((name) => !this.slots.has(name));
+    return out;
+  }
+
+  /**
+   * Whether a file is complete: its writer left a `NAME.done` marker, or its size and mtime
+   * have not changed for the stable time by our own clock (a writer still copying changes one
+   * or the other; our clock, not the file's mtime, measures the quiet, so a share's skewed
+   * clock cannot make a half-written file look old). A file whose mtime is already the stable
+   * time old when first seen (a backlog) only needs a second look, `confirmMs` later, showing
+   * the same size and mtime: that look still catches a writer on a share whose clock runs
+   * behind ours, and a file seen changing waits the whole stable time whatever its mtime says.
+   */
+  private observe(f: ListedInput, now: number): Seen {
+    const prev = this.names.get(f.name);
+    if (prev && prev.size === f.size && prev.mtimeMs === f.mtimeMs) return prev;
+    const oldAtFirstSight = prev === undefined && now - f.mtimeMs >= this.stableMs;
+    const quietMs = oldAtFirstSight ? this.confirmMs : this.stableMs;
+    const seen: Seen = { ...prev, size: f.size, mtimeMs: f.mtimeMs, since: now, quietMs };
+    this.names.set(f.name, seen);
+    return seen;
   }
 
   /** A scan failed; returns how many in a row. */
@@ -194,21 +233,20 @@ export class WatchScheduler<I extends { readonly name: string }> {
    * `waitedMs`: from ready to claimed.
    */
   claimed(name: string, input: I | undefined, now: number): { held: Held<I>; waitedMs?: number } | undefined {
-    this.claimErrors.delete(name);
-    this.announced.delete(name);
-    this.tracker.forget(name);
-    const since = this.readySince.get(name);
-    this.readySince.delete(name);
+    // Taken (or another instance's): a file of this name that appears again is watched afresh.
+    const readyAt = this.names.get(name)?.readyAt;
+    this.names.delete(name);
     if (input === undefined) return undefined;
     const held: Held<I> = { input, attempts: 0, dueAt: 0, lost: false, processing: true };
     this.held.set(name, held);
-    return { held, ...(since === undefined ? {} : { waitedMs: now - since }) };
+    return { held, ...(readyAt === undefined ? {} : { waitedMs: now - readyAt }) };
   }
 
   /** Claiming `name` threw; true the first time with this message (to log it once, not at every scan). */
   claimFailed(name: string, message: string): boolean {
-    if (this.claimErrors.get(name) === message) return false;
-    this.claimErrors.set(name, message);
+    const seen = this.names.get(name);
+    if (seen?.claimError === message) return false;
+    if (seen) seen.claimError = message;
     return true;
   }
 
@@ -283,8 +321,9 @@ export class WatchScheduler<I extends { readonly name: string }> {
   }
 
   private announce(name: string): Decision<I>[] {
-    if (this.announced.has(name)) return [];
-    this.announced.add(name);
+    const seen = this.names.get(name);
+    if (!seen || seen.announced) return [];
+    seen.announced = true;
     return [{ kind: 'waiting', name }];
   }
 }

@@ -105,6 +105,89 @@ describe('WatchScheduler: stability', () => {
   });
 });
 
+/**
+ * A scheduler that only decides when files are complete: slots for all, scans far apart.
+ * `look` is one scan: the names it finds ready, and when the next settling one is due.
+ */
+function settling(stableMs: number) {
+  const s = scheduler({ needsStability: true, stableMs, parallel: 100, scanIntervalMs: 1e9 });
+  s.scanNow(0);
+  return {
+    look(files: ListedInput[], now: number) {
+      s.listed(files, now);
+      const ready = kinds(s.fill(now))
+        .filter((k) => k.startsWith('claim '))
+        .map((k) => k.slice('claim '.length));
+      const due = s.wakeAt();
+      return { ready, nextDueAt: due >= 1e9 ? undefined : due };
+    },
+    /** Another instance took it: a file of that name is watched afresh. */
+    forget(name: string, now: number) {
+      s.claimed(name, undefined, now);
+      s.free(name);
+    },
+  };
+}
+
+describe('WatchScheduler: when a file is complete', () => {
+  const f = (size: number, mtimeMs: number, marked = false) => file('a.yaml', mtimeMs, size, marked);
+
+  it('waits until size and mtime have not changed for the stable time', () => {
+    const t = settling(100);
+    expect(t.look([f(10, 1)], 0)).toEqual({ ready: [], nextDueAt: 100 });
+    expect(t.look([f(20, 2)], 50).ready).toEqual([]); // still growing: the clock restarts
+    expect(t.look([f(20, 2)], 120)).toEqual({ ready: [], nextDueAt: 150 });
+    expect(t.look([f(20, 2)], 150).ready).toEqual(['a.yaml']);
+  });
+
+  it('takes a marked file at once', () => {
+    expect(settling(10_000).look([f(10, 1, true)], 0).ready).toEqual(['a.yaml']);
+  });
+
+  it('watches a file afresh after it was taken by another instance or disappeared', () => {
+    const t = settling(100);
+    t.look([f(10, 1)], 0);
+    t.look([], 50);
+    expect(t.look([f(10, 1)], 100).ready).toEqual([]);
+    t.forget('a.yaml', 120);
+    expect(t.look([f(10, 1)], 150).ready).toEqual([]);
+    expect(t.look([f(10, 1)], 250).ready).toEqual(['a.yaml']);
+  });
+
+  it('takes a file whose mtime is already the stable time old at the second look, a tenth of it later', () => {
+    const t = settling(2000);
+    const now = 1_000_000;
+    expect(t.look([f(10, now - 60_000)], now)).toEqual({ ready: [], nextDueAt: now + 200 });
+    expect(t.look([f(10, now - 60_000)], now + 100).ready).toEqual([]);
+    expect(t.look([f(10, now - 60_000)], now + 200).ready).toEqual(['a.yaml']);
+  });
+
+  it('makes a file that changes between the two looks wait the whole stable time, whatever its mtime', () => {
+    // A writer on a share whose clock runs behind ours: old-looking mtimes, but growing.
+    const t = settling(2000);
+    const now = 1_000_000;
+    t.look([f(10, now - 60_000)], now);
+    expect(t.look([f(20, now - 59_000)], now + 200)).toEqual({ ready: [], nextDueAt: now + 2200 });
+    expect(t.look([f(20, now - 59_000)], now + 2100).ready).toEqual([]);
+    expect(t.look([f(20, now - 59_000)], now + 2200).ready).toEqual(['a.yaml']);
+  });
+
+  it('makes a recent file (or one dated in the future) wait the whole stable time', () => {
+    const now = 1_000_000;
+    expect(settling(2000).look([f(10, now - 1999)], now).nextDueAt).toBe(now + 2000);
+    expect(settling(2000).look([f(10, now + 60_000)], now).nextDueAt).toBe(now + 2000);
+  });
+
+  it('keeps the second look short but never longer than the stable time', () => {
+    const now = 1_000_000;
+    const secondLook = (stableMs: number) => settling(stableMs).look([f(10, 0)], now).nextDueAt ?? now;
+    expect(secondLook(0) - now).toBe(0);
+    expect(secondLook(30) - now).toBe(30);
+    expect(secondLook(150) - now).toBe(50);
+    expect(secondLook(60_000) - now).toBe(6000);
+  });
+});
+
 describe('WatchScheduler: slots', () => {
   it('claims up to `parallel` inputs, oldest first, and takes the next one when a slot frees, without a scan', () => {
     const s = scheduler({ parallel: 2 });
@@ -145,10 +228,13 @@ describe('WatchScheduler: slots', () => {
 
   it('logs a claim error once per name and message, and again once the name came back', () => {
     const s = scheduler();
+    s.listed([file('a.yaml')], 0);
     expect(s.claimFailed('a.yaml', 'EACCES')).toBe(true);
     expect(s.claimFailed('a.yaml', 'EACCES')).toBe(false);
     expect(s.claimFailed('a.yaml', 'EIO')).toBe(true);
-    s.listed([], 0);
+    expect(s.claimFailed('a.yaml', 'EIO')).toBe(false);
+    s.listed([], 1);
+    s.listed([file('a.yaml')], 2);
     expect(s.claimFailed('a.yaml', 'EIO')).toBe(true);
   });
 });
