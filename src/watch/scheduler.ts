@@ -16,8 +16,6 @@ export interface Held<I> {
   dueAt: number;
   /** Its claim was taken over by another instance: nothing more is done with it here. */
   lost: boolean;
-  /** handle() is running on it. */
-  processing: boolean;
 }
 
 /**
@@ -143,7 +141,7 @@ export class WatchScheduler<I extends { readonly name: string }> {
   /** An input of a crashed instance, now claimed: true when it is held (due at once), false to release it. */
   resume(input: I): boolean {
     if (this.stopped || this.held.has(input.name)) return false;
-    this.held.set(input.name, { input, attempts: 0, dueAt: 0, lost: false, processing: false });
+    this.held.set(input.name, { input, attempts: 0, dueAt: 0, lost: false });
     return true;
   }
 
@@ -213,7 +211,6 @@ export class WatchScheduler<I extends { readonly name: string }> {
       const due = [...this.held.values()].find((h) => !this.slots.has(h.input.name) && h.dueAt <= now);
       if (due) {
         this.slots.add(due.input.name);
-        due.processing = true;
         out.push({ kind: 'process', held: due });
         continue;
       }
@@ -237,7 +234,7 @@ export class WatchScheduler<I extends { readonly name: string }> {
     const readyAt = this.names.get(name)?.readyAt;
     this.names.delete(name);
     if (input === undefined) return undefined;
-    const held: Held<I> = { input, attempts: 0, dueAt: 0, lost: false, processing: true };
+    const held: Held<I> = { input, attempts: 0, dueAt: 0, lost: false };
     this.held.set(name, held);
     return { held, ...(readyAt === undefined ? {} : { waitedMs: now - readyAt }) };
   }
@@ -255,7 +252,6 @@ export class WatchScheduler<I extends { readonly name: string }> {
    * else no longer held — released when it was to be retried, dropped when it was lost.
    */
   handled(held: Held<I>, result: HandleResult, now: number): Decision<I> | undefined {
-    held.processing = false;
     if (result === 'retry' && !held.lost && !this.stopped) {
       held.attempts += 1;
       const delayMs = backoffDelay(held.attempts, this.retry, this.opts.random);
@@ -306,7 +302,8 @@ export class WatchScheduler<I extends { readonly name: string }> {
 
   /** What /healthz says of the loop at `location` (the gauges read it too). */
   health(location: string): HealthState & { inFlight: number; inFlightInputs: string[]; waitingRetry: number } {
-    const inFlightInputs = [...this.held.values()].filter((h) => h.processing).map((h) => h.input.name);
+    // Held and in a slot: being processed (a slot whose claim is under way holds nothing yet).
+    const inFlightInputs = [...this.held.keys()].filter((name) => this.slots.has(name));
     return {
       status: this.stopped ? 'stopping' : this.scanFailures >= 3 ? 'failing' : 'ok',
       location,

@@ -143,6 +143,7 @@ class WatchShell {
       .finally(() => {
         this.tasks.delete(p);
         this.scheduler.free(name);
+        this.gauges();
         this.wakeSleeper?.();
       });
     this.tasks.add(p);
@@ -185,7 +186,6 @@ class WatchShell {
     const next = this.scheduler.handled(held, result, Date.now());
     if (next) await this.carry(next, typeof handled === 'string' ? undefined : handled.detail);
     metrics?.files.inc({ outcome: result });
-    this.gauges();
   }
 
   /** Renews every claim held; one that turns out to be another instance's is marked lost. */
