@@ -37,40 +37,38 @@ export interface Watcher {
  * scheduler's next time, a slot that frees or a wake-up (file-system events).
  */
 export function startWatcher(opts: WatcherOptions): Watcher {
-  const shell = new WatchShell(opts);
-  const finished = shell.run();
-  finished.catch(() => undefined);
-  return {
-    finished,
-    async stop() {
-      shell.stop();
-      await finished;
-    },
-    health: () => shell.scheduler.health(opts.source.location),
-  };
+  return new WatchLoop(opts);
 }
 
-class WatchShell {
-  readonly scheduler: WatchScheduler<ClaimedInput>;
+class WatchLoop implements Watcher {
+  readonly finished: Promise<void>;
+  private readonly scheduler: WatchScheduler<ClaimedInput>;
   /** The slots' tasks (claim and handle one input). */
   private readonly tasks = new Set<Promise<void>>();
   private wakeSleeper: (() => void) | undefined;
 
   constructor(private readonly opts: WatcherOptions) {
     this.scheduler = new WatchScheduler({ ...opts, needsStability: opts.source.needsStability });
+    this.finished = this.run();
+    this.finished.catch(() => undefined);
   }
 
-  wake(): void {
+  async stop(): Promise<void> {
+    this.scheduler.stop();
+    this.wakeSleeper?.();
+    await this.finished;
+  }
+
+  health(): HealthState {
+    return this.scheduler.health(this.opts.source.location);
+  }
+
+  private wake(): void {
     this.scheduler.ask();
     this.wakeSleeper?.();
   }
 
-  stop(): void {
-    this.scheduler.stop();
-    this.wakeSleeper?.();
-  }
-
-  async run(): Promise<void> {
+  private async run(): Promise<void> {
     const unsubscribe = this.opts.wakeOn?.(() => this.wake());
     const renewTimer = setInterval(() => this.renew(), this.opts.renewEveryMs ?? 10_000);
     renewTimer.unref();
