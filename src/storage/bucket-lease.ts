@@ -1,4 +1,4 @@
-import { isExpired, type Lease, type LeaseStore, leaseText, newOwnerId, parseLease } from './lease.js';
+import { type ExpiryRule, isExpired, type Lease, type LeaseStore, leaseText, newOwnerId, parseLease } from './lease.js';
 import { PRECONDITION_FAILED, type S3Store } from './s3/s3-store.js';
 
 const JSON_TYPE = 'application/json';
@@ -14,6 +14,7 @@ export class BucketLeases implements LeaseStore {
   constructor(
     private readonly store: S3Store,
     readonly leaseMs: number,
+    private readonly rule: ExpiryRule = {},
   ) {}
 
   async tryAcquire(key: string): Promise<Lease | undefined> {
@@ -25,7 +26,7 @@ export class BucketLeases implements LeaseStore {
     // Released between our create and our read: one more create, no loop.
     const retried = current ? undefined : await this.store.put(key, text, { ifNoneMatch: '*' }, JSON_TYPE);
     if (retried !== undefined) return retried === PRECONDITION_FAILED ? undefined : this.hold(key, owner, retried);
-    if (!current || !isExpired(parseLease(current.body.toString('utf8')))) return undefined;
+    if (!current || !isExpired(parseLease(current.body.toString('utf8')), Date.now(), this.rule)) return undefined;
     const taken = await this.store.put(key, text, { ifMatch: current.etag }, JSON_TYPE);
     return taken === PRECONDITION_FAILED ? undefined : this.hold(key, owner, taken);
   }

@@ -67,6 +67,8 @@ export interface FolderLeaseOptions {
   mode?: number;
   /** fs.linkSync; tests pass one that refuses, as some SMB shares do. */
   link?: LinkFile;
+  /** Leases outlive their holder's process until they run out (lease.ts ExpiryRule). */
+  survivesHolder?: boolean;
 }
 
 /** A file whose record this process rewrites in place: the token of a folder's leases, or a lease made exclusively. */
@@ -174,7 +176,10 @@ export class FolderLeases implements LeaseStore {
   }
 
   private expired(seen: Seen): boolean {
-    return isExpired(parseLease(seen.text), Date.now(), { mtimeMs: seen.mtimeMs, staleMs: this.leaseMs });
+    return isExpired(parseLease(seen.text), Date.now(), {
+      age: { mtimeMs: seen.mtimeMs, staleMs: this.leaseMs },
+      survivesHolder: this.options.survivesHolder === true,
+    });
   }
 
   /**

@@ -76,21 +76,28 @@ export function parseLease(text: string): LeaseRecord | undefined {
   return undefined;
 }
 
+/** What a store knows beyond a lease's record. */
+export interface ExpiryRule {
+  /** The lease's mtime, for a lease without a record, judged stale once untouched for `staleMs`. */
+  age?: { mtimeMs: number; staleMs: number };
+  /**
+   * The lease outlives its holder's process until it runs out, because what it guards does too:
+   * a request on the wire may still reach the API after its sender died (the ledger's locks).
+   */
+  survivesHolder?: boolean;
+}
+
 /**
  * The one rule a lease is judged by: its holder is presumed dead when its lease ran out (or its
- * `until` is no time at all), or its process is gone from this host — which lets a restarted
- * process resume its own crashed work at once. A lease without a record (an older htorder's
- * lock, which only keeps its mtime fresh; one cut short before its record was written) is
- * judged by its age where that is known: expired once untouched for `staleMs`.
+ * `until` is no time at all), or — unless it survives its holder — its process is gone from
+ * this host, which lets a restarted process resume its own crashed work at once. A lease
+ * without a record (an older htorder's lock, which only keeps its mtime fresh; one cut short
+ * before its record was written) is judged by its age where that is known.
  */
-export function isExpired(
-  lease: LeaseRecord | undefined,
-  now = Date.now(),
-  age?: { mtimeMs: number; staleMs: number },
-): boolean {
-  if (!lease) return age === undefined || now - age.mtimeMs > age.staleMs;
+export function isExpired(lease: LeaseRecord | undefined, now = Date.now(), rule: ExpiryRule = {}): boolean {
+  if (!lease) return rule.age === undefined || now - rule.age.mtimeMs > rule.age.staleMs;
   if (!(Date.parse(lease.until) > now)) return true;
-  return lease.host === HOST && lease.pid !== process.pid && !processAlive(lease.pid);
+  return !rule.survivesHolder && lease.host === HOST && lease.pid !== process.pid && !processAlive(lease.pid);
 }
 
 /** Whether a process of this host with `pid` exists (ours or another user's). */

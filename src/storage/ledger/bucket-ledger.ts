@@ -37,7 +37,7 @@ export class BucketLedger implements LedgerStore {
     private readonly root: string,
     options: BucketLedgerOptions = {},
   ) {
-    this.locks = new BucketLeases(store, Math.max(1000, options.leaseMs ?? 30_000));
+    this.locks = new BucketLeases(store, Math.max(1000, options.leaseMs ?? 30_000), { survivesHolder: true });
     this.waitMs = options.waitMs ?? 120_000;
     this.pollMs = options.pollMs ?? 200;
   }

@@ -30,8 +30,8 @@ export interface FolderLedgerOptions {
  *
  * Locking: `<entry>.json.lock` is a folder lease (folder-lease.ts) whose token is in the
  * account's `.locks/`, renewed while held; a lock left by a killed process is taken over once
- * it expires, at once when that process was of this host. Older htorder versions' locks (the
- * same path, judged by mtime) and these exclude each other.
+ * its lease runs out, as the requests that process sent may still be on their way. Older
+ * htorder versions' locks (the same path, judged by mtime) and these exclude each other.
  *
  * Writes (entry-writer.ts): temp file, fsync when durable, rename — with the replaced version
  * kept as the temp file of a later write, so a new order creates one file, not three. The
@@ -64,6 +64,7 @@ export class FolderLedger implements LedgerStore {
       leaseMs: Math.max(2000, options.staleMs ?? 10_000),
       tokenDir: '.locks',
       mode: options.mode,
+      survivesHolder: true,
     });
     cleanUpOnExit(this.writer);
   }
