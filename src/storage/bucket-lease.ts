@@ -52,7 +52,8 @@ export class BucketLeases implements LeaseStore {
           if (!store.conditional) {
             // Without conditional writes, check the owner before rewriting (best effort).
             const cur = await store.get(key);
-            if (parseLease(cur?.body.toString('utf8') ?? '')?.owner !== owner) return lose('another instance took it over');
+            if (parseLease(cur?.body.toString('utf8') ?? '')?.owner !== owner)
+              return lose('another instance took it over');
           }
           const next = await store.put(key, leaseText(owner, leaseMs), { ifMatch: etag }, JSON_TYPE);
           if (next === PRECONDITION_FAILED) return lose('another instance took it over');

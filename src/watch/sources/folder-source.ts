@@ -348,8 +348,7 @@ export class FolderSource implements DropSource {
       renew: () => lease.renew(),
       finish: async (outcome: FinishOutcome, writeReports?: (target: ReportTarget) => Promise<unknown>) => {
         const folder = await this.assertOwnFolder(outcome);
-        // A holder whose lease ran out during a stall (a slow fsync under load) may find its
-        // input taken over: the claim is the truth; not ours any more, hands off.
+        // Taken over (our lease ran out during a stall)? The claim is the truth: hands off.
         if (lease.lost()) throw new ClaimLostError(takenOver);
         const finalName = await this.freeName(outcome, name);
         const finalPath = this.sub(outcome, finalName);
