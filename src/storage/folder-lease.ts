@@ -20,21 +20,16 @@ import { isExpired, type Lease, type LeaseStore, leaseText, parseLease } from '.
 
 /**
  * Leases in a folder (lease.ts): the lease `NAME` is a hard link to its holder's token, a file
- * holding the holder's lease record. `link` fails when the name exists, so it is as atomic as
- * an exclusive create, on local disks and on NFS, where it is the classic lock primitive.
+ * holding the holder's record. `link` fails when the name exists: as atomic as an exclusive
+ * create, on local disks and on NFS, where it is the classic lock primitive. One token per store
+ * and folder, so no inode is made or freed per lease (creating one is the dearest thing these
+ * file systems do); rewriting it in place renews every lease linked to it at once. A lease is
+ * ours while its name leads to our token's inode. Where hard links are refused (some SMB shares),
+ * a lease is a file of its own, made exclusively and rewritten in place the same way.
  *
- * One token per store and folder, so no inode is made or freed per lease: creating an inode is
- * the dearest thing these file systems do, and every inode freed makes later ones slower. The
- * holder renews by rewriting its token in place (same length, never truncated first: a reader
- * never sees it empty), which renews every lease linked to it at once. A lease is ours while its
- * name leads to our token's inode; a takeover moves the name aside first, so a holder that
- * stalled finds its name gone or leading elsewhere. Where hard links are refused (some SMB
- * shares), a lease is a file of its own, made exclusively and rewritten in place the same way.
- *
- * Older htorder versions share these names: their exclusive claim files hold the same record;
- * their ledger locks (empty tokens, proper-lockfile's folders) carry none and are judged by
- * mtime, as they judge ours — a renewal also refreshes the token's mtime. Names are never
- * followed: a link planted at a lease's name is lstat'ed, moved and removed as itself.
+ * Older htorder versions share these names: their claim files hold the same record; their ledger
+ * locks (empty tokens, proper-lockfile's folders) hold none and are judged by mtime, as they
+ * judge ours — a renewal refreshes it. A link planted at a lease's name is never followed.
  */
 
 /** A token's name: hidden, and never a claim's or a lock's (those end in `.claim`, `.lock`). */
@@ -45,11 +40,7 @@ export function isLeaseToken(name: string): boolean {
   return name.startsWith(TOKEN_PREFIX) || /~\d+~[0-9a-f]+\.token$/.test(name);
 }
 
-/**
- * Errors of `link` that mean "this file system will not make a hard link here" (some SMB
- * shares, FAT, a name on another mount, an inode at its link limit), not "the name exists":
- * callers fall back to an exclusive create on these.
- */
+/** Errors of `link` meaning "no hard link here" (SMB, FAT, another mount, the link limit), not "the name exists". */
 const LINKS_REFUSED = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS', 'EMLINK', 'EXDEV']);
 
 export function linkRefused(err: unknown): boolean {
