@@ -90,3 +90,8 @@ export function parseRequestDate(value: string): string | null {
 export function isoSeconds(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
+
+export const DAY_MS = 86_400_000;
+
+/** The instant `days` days before `start`, without milliseconds. */
+export const daysBefore = (start: Date, days: number): string => isoSeconds(new Date(start.getTime() - days * DAY_MS));
