@@ -7,7 +7,8 @@ import { ExitCode } from '../core/errors.js';
 import type { Notifier } from '../watch/notify/notifier.js';
 import { reportNameProblem } from '../report/report-paths.js';
 import { printable } from '../core/printable.js';
-import { formatInputOutcome, jsonSummary } from './format-outcome.js';
+import { formatInputOutcome } from './format-outcome.js';
+import { jsonSummary, pipelineDetails } from './json-summary.js';
 import { createProgress } from './progress.js';
 
 export interface PipelineCommandInput {
@@ -107,7 +108,8 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Pipeli
     await pipeline.close();
   }
   const exitCode = exitCodeOf(outcomes);
-  if (input.json) io.stdout.write(`${JSON.stringify(jsonSummary(input.command, outcomes, exitCode))}\n`);
+  if (input.json)
+    io.stdout.write(`${JSON.stringify(jsonSummary(input.command, outcomes, exitCode, pipelineDetails))}\n`);
   return exitCode;
 }
 
