@@ -90,7 +90,7 @@ export function exitCodeOf(outcomes: readonly CheckOutcome[]): ExitCode {
   return ExitCode.Ok;
 }
 
-/** What `check` prints for one input; control characters from the input escaped (util/printable). */
+/** What `check` prints for one input; control characters from the input escaped (core/printable.ts). */
 export function humanSummary(o: CheckOutcome): string {
   return printableLines(summaryText(o));
 }
