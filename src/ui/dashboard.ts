@@ -211,22 +211,23 @@ function send(res: ServerResponse, contentType: string, text: string): void {
   res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': contentType }).end(text);
 }
 
-/** Refuses what a read-only dashboard never answers; true when it did. */
-function refused(req: IncomingMessage, res: ServerResponse, token: string | undefined): boolean {
+type Refusal = [status: number, text: string, headers?: Record<string, string>];
+
+/** The answer to a request a read-only dashboard never serves (status, text, headers), or undefined. */
+function refusal(req: IncomingMessage, token: string | undefined): Refusal | undefined {
   if (req.method !== 'GET' && req.method !== 'HEAD')
-    plain(res, 405, 'read-only', { allow: 'GET, HEAD', connection: 'close' });
-  else if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)
-    plain(res, 413, 'no request bodies here', { connection: 'close' });
-  else {
-    const access = allowed(req, token);
-    if (access === 'unauthorized')
-      plain(res, 401, 'this dashboard asks for its token', {
-        'www-authenticate': 'Basic realm="htorder dashboard", charset="UTF-8"',
-      });
-    else if (access === 'bad-host') plain(res, 403, 'this dashboard answers to loopback host names only');
-    else return false;
-  }
-  return true;
+    return [405, 'read-only', { allow: 'GET, HEAD', connection: 'close' }];
+  if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)
+    return [413, 'no request bodies here', { connection: 'close' }];
+  const access = allowed(req, token);
+  if (access === 'unauthorized')
+    return [
+      401,
+      'this dashboard asks for its token',
+      { 'www-authenticate': 'Basic realm="htorder dashboard", charset="UTF-8"' },
+    ];
+  if (access === 'bad-host') return [403, 'this dashboard answers to loopback host names only'];
+  return undefined;
 }
 
 async function handle(
@@ -235,7 +236,8 @@ async function handle(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  if (refused(req, res, opts.token)) return;
+  const refused = refusal(req, opts.token);
+  if (refused) return plain(res, ...refused);
   const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
   const q = (k: string): string | undefined => url.searchParams.get(k) ?? undefined;
   const page = (name: PageName, title: string, body: Html): void =>
