@@ -6,6 +6,7 @@ import type { Targets } from '../../pipeline/track/targets.js';
 import type { TrackOptions, TrackResult } from '../../pipeline/track/track.js';
 import { ExitCode, UsageError } from '../../core/errors.js';
 import { examples } from '../help.js';
+import { untilStopped } from '../stop-signals.js';
 import { printable, printableLines } from '../../core/printable.js';
 
 const MINUTE = 60_000;
@@ -112,16 +113,12 @@ async function trackEvery(
   { client, track, format, load, options, json, io }: TrackRun,
   minutes: number,
 ): Promise<number> {
-  const controller = new AbortController();
-  const stop = (): void => controller.abort();
-  io.signal?.addEventListener('abort', stop);
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  const { signal, stop } = untilStopped(io.signal);
   try {
     await track.watchTracking(client, load, {
       ...options,
       intervalMs: minutes * MINUTE,
-      signal: controller.signal,
+      signal,
       onCheck: (result, first) => print(format, result, first ? 'table' : 'changes', json, io),
       onError: (err) =>
         io.stderr.write(
@@ -129,8 +126,7 @@ async function trackEvery(
         ),
     });
   } finally {
-    process.off('SIGINT', stop);
-    process.off('SIGTERM', stop);
+    stop();
   }
   return ExitCode.Ok;
 }
