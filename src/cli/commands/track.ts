@@ -109,17 +109,15 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
 }
 
 /** `--watch`: checks every `minutes` until Ctrl-C (or the io's signal); a failed check is reported and retried. */
-async function trackEvery(
-  { client, track, format, load, options, json, io }: TrackRun,
-  minutes: number,
-): Promise<number> {
+async function trackEvery(run: TrackRun, minutes: number): Promise<number> {
+  const { client, track, load, options, io } = run;
   const { signal, stop } = untilStopped(io.signal);
   try {
     await track.watchTracking(client, load, {
       ...options,
       intervalMs: minutes * MINUTE,
       signal,
-      onCheck: (result, first) => print(format, result, first ? 'table' : 'changes', json, io),
+      onCheck: (result, first) => print(run, result, first ? 'table' : 'changes'),
       onError: (err) =>
         io.stderr.write(
           `htorder track: check failed, trying again in ${minutes} min: ${printable((err as Error).message)}\n`,
@@ -132,36 +130,29 @@ async function trackEvery(
 }
 
 /** One check, its table or JSON printed; the exit code says whether every job could be followed. */
-async function trackNow({ client, logger, track, format, load, options, json, io }: TrackRun): Promise<number> {
-  const unreachable = (err: unknown): number => {
+async function trackNow(run: TrackRun): Promise<number> {
+  const { client, logger, track, load, options, io } = run;
+  let result: TrackResult;
+  try {
+    const targets = await load();
+    if (targets.targets.length === 0) {
+      io.stderr.write('htorder track: no submitted jobs to follow\n');
+      return targets.problems.length > 0 ? ExitCode.Usage : ExitCode.Ok;
+    }
+    result = await track.trackOnce(client, targets, options);
+  } catch (err) {
     io.stderr.write(
       `htorder track: cannot reach the API or the credentials were refused: ${printable((err as Error).message)}\n`,
     );
     return ExitCode.Unavailable;
-  };
-  let targets: Targets;
-  try {
-    targets = await load();
-  } catch (err) {
-    return unreachable(err);
-  }
-  if (targets.targets.length === 0) {
-    io.stderr.write('htorder track: no submitted jobs to follow\n');
-    return targets.problems.length > 0 ? ExitCode.Usage : ExitCode.Ok;
-  }
-  let result: TrackResult;
-  try {
-    result = await track.trackOnce(client, targets, options);
-  } catch (err) {
-    return unreachable(err);
   }
   logger.info({ jobs: result.jobs.length, reports: result.reportsWritten.length }, 'tracked');
-  print(format, result, 'table', json, io);
+  print(run, result, 'table');
   if (result.incomplete) return ExitCode.Unavailable;
   return result.jobs.some((j) => j.tracking.problem !== null) ? ExitCode.Invalid : ExitCode.Ok;
 }
 
-function print(format: TrackFormat, result: TrackResult, how: 'table' | 'changes', json: boolean, io: TrackIo): void {
+function print({ format, json, io }: TrackRun, result: TrackResult, how: 'table' | 'changes'): void {
   if (json) {
     io.stdout.write(`${JSON.stringify(format.jsonResult(result, how === 'changes'))}\n`);
     return;
