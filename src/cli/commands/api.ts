@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import type { CommandIo } from '../command-io.js';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { HttpMethod } from '../../api/transport.js';
@@ -17,13 +18,6 @@ export interface ApiCommandInput {
   sandboxReset?: boolean;
   logLevel?: string;
   flags: ConfigFlags;
-}
-
-export interface ApiCommandIo {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream & { isTTY?: boolean };
-  env: Record<string, string | undefined>;
-  cwd: string;
 }
 
 const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
@@ -73,7 +67,7 @@ export function register(program: Command): void {
  * API could not be reached or refused the credentials. Usage and configuration mistakes
  * throw UsageError (exit 2 at the CLI edge).
  */
-export async function runApiCommand(input: ApiCommandInput, io: ApiCommandIo): Promise<number> {
+export async function runApiCommand(input: ApiCommandInput, io: CommandIo): Promise<number> {
   const method = input.method.toUpperCase() as HttpMethod;
   if (!METHODS.includes(method)) throw new UsageError(`unknown method "${input.method}" (use ${METHODS.join(', ')})`);
   const { path, query } = splitPath(input.path);

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { CommandIo } from '../command-io.js';
 import { addConfigOptions, configFlagsFrom } from '../../core/config/config-flags.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Logger } from '../../core/log/logger.js';
@@ -47,11 +48,7 @@ export function register(program: Command): void {
   });
 }
 
-export interface TrackIo {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream & { isTTY?: boolean };
-  env: Record<string, string | undefined>;
-  cwd: string;
+export interface TrackIo extends CommandIo {
   /** Stops a --watch (tests); SIGINT/SIGTERM do it otherwise. */
   signal?: AbortSignal;
 }
