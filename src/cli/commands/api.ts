@@ -6,7 +6,7 @@ import type { HttpMethod } from '../../api/transport.js';
 import { addConfigOptions, configFlagsFrom } from '../../core/config/config-flags.js';
 import type { ConfigFlags } from '../../core/config/resolve-config.js';
 import { ExitCode, UsageError } from '../../core/errors.js';
-import { examples, SANDBOX_RESET_HELP } from '../help.js';
+import { addSandboxOptions, examples, sandboxOptionsFrom } from '../help.js';
 import { printable } from '../../core/printable.js';
 
 export interface ApiCommandInput {
@@ -30,12 +30,6 @@ export function register(program: Command): void {
     .argument('<method>', 'GET, POST, PATCH, PUT or DELETE')
     .argument('<path>', 'path relative to the API base URL, with an optional query: /Jobs/active?pageSize=5')
     .option('--data <json>', 'request body as JSON text, or @FILE to read it from a file')
-    .option(
-      '--sandbox',
-      'start an in-process sandbox and call it (no credentials needed; its jobs are kept in the state dir)',
-    )
-    .option('--account <name>', 'sandbox demo account to call as (with --sandbox; default us-demo)')
-    .option('--sandbox-reset', SANDBOX_RESET_HELP)
     .addHelpText(
       'after',
       examples([
@@ -45,6 +39,7 @@ export function register(program: Command): void {
         ['htorder api POST /Jobs --data @job.json', 'creates a job! (never retried)'],
       ]),
     );
+  addSandboxOptions(cmd, 'call it', 'sandbox demo account to call as');
   addConfigOptions(cmd);
   cmd.action(async (method: string, path: string, opts: Record<string, unknown>) => {
     process.exitCode = await runApiCommand(
@@ -52,9 +47,7 @@ export function register(program: Command): void {
         method,
         path,
         data: opts.data as string | undefined,
-        sandbox: opts.sandbox === true,
-        account: opts.account as string | undefined,
-        sandboxReset: opts.sandboxReset === true,
+        ...sandboxOptionsFrom(opts),
         flags: configFlagsFrom(opts),
       },
       { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() },
