@@ -101,9 +101,11 @@ export function resolveSettings(input: ResolveSettingsInput): Settings {
         'or create ./htorder.config.yaml or ~/.config/htorder/config.yaml)',
     );
   }
+  const envValues = layerOf((n) => (SETTINGS[n].env === null ? undefined : text(env[SETTINGS[n].env])));
+  const defaults = layerOf((n) => input.defaults?.[n] ?? SETTINGS[n].default);
   layers.push(
-    { layer: 'env', values: envLayer(env), nameOf: envName, baseDir: cwd },
-    { layer: 'default', values: defaultLayer(input.defaults), nameOf: (n) => `the default of ${n}`, baseDir: cwd },
+    { layer: 'env', values: envValues, nameOf: envName, baseDir: cwd },
+    { layer: 'default', values: defaults, nameOf: (n) => `the default of ${n}`, baseDir: cwd },
   );
   const raw = (name: SettingName): RawSetting | undefined => {
     for (const l of layers) {
@@ -149,23 +151,12 @@ function selectedProfile(name: string, found: FoundConfig, env: Record<string, s
   return values;
 }
 
-/** The settings the environment sets (HTORDER_*), by setting name. */
-function envLayer(env: Record<string, string | undefined>): SettingFlags {
+/** A layer's values by setting name: `valueOf` answers null or undefined for a setting it leaves alone. */
+function layerOf(valueOf: (name: SettingName) => string | number | boolean | null | undefined): SettingFlags {
   const values: SettingFlags = {};
   for (const name of SETTING_NAMES) {
-    const variable = SETTINGS[name].env;
-    const v = variable === null ? undefined : text(env[variable]);
-    if (v !== undefined) values[name] = v;
-  }
-  return values;
-}
-
-/** The table's defaults, with a command's own defaults over them. */
-function defaultLayer(commandDefaults: SettingFlags | undefined): SettingFlags {
-  const values: SettingFlags = {};
-  for (const name of SETTING_NAMES) {
-    const d = commandDefaults?.[name] ?? SETTINGS[name].default;
-    if (d !== null && d !== undefined) values[name] = d;
+    const v = valueOf(name);
+    if (v !== null && v !== undefined) values[name] = v;
   }
   return values;
 }
