@@ -87,7 +87,7 @@ interface Sandbox {
   api: Router<ApiHandler>;
   admin: ReturnType<typeof adminRouter>;
   accounts: AccountDef[];
-  calls: Map<string, number>;
+  /** Its `calls` count the requests by route key. */
   adminDeps: AdminDeps;
 }
 
@@ -111,17 +111,16 @@ interface Planned {
 }
 
 /** One HTTP server for every region (by path prefix) plus the admin API under /_sandbox/. */
-export function createSandboxServer(deps: ServerDeps): { server: Server; calls: Map<string, number> } {
-  const calls = new Map<string, number>();
+export function createSandboxServer(deps: ServerDeps): Server {
+  const { world, tokens, faults, info } = deps;
   const sandbox: Sandbox = {
     deps,
     api: apiRouter(),
     admin: adminRouter(),
     accounts: accountDefs(),
-    calls,
-    adminDeps: { world: deps.world, tokens: deps.tokens, faults: deps.faults, calls, info: deps.info },
+    adminDeps: { world, tokens, faults, calls: new Map(), info },
   };
-  const server = createServer((req, res) => {
+  return createServer((req, res) => {
     handle(sandbox, req, res).catch((err: unknown) => {
       send(
         res,
@@ -129,7 +128,6 @@ export function createSandboxServer(deps: ServerDeps): { server: Server; calls: 
       );
     });
   });
-  return { server, calls };
 }
 
 /**
@@ -241,7 +239,8 @@ async function answerWithFaults(
   res: ServerResponse,
 ): Promise<void> {
   const { key } = planned;
-  sandbox.calls.set(key, (sandbox.calls.get(key) ?? 0) + 1);
+  const { calls } = sandbox.adminDeps;
+  calls.set(key, (calls.get(key) ?? 0) + 1);
   const fault = sandbox.deps.faults.decide(key, key === 'POST /Jobs' ? jobsMode(body) : undefined);
   if (fault.delayMs > 0) await sleep(fault.delayMs);
   const action = fault.action;
