@@ -94,31 +94,6 @@ function base(
 
 export function buildCatalogue(region: RegionDef, tierFactor: number): PriceCodeDto[] {
   const f = region.priceFactor * tierFactor;
-  const out = [...dtfFullColourCodes(region, f), ...screenPrintCodes(region, f)];
-  if (region.code === 'us') {
-    out.push({
-      ...base('Sublimation 8" x 10"', 'SUB', 'Sublimation'),
-      description: 'Sublimation transfer for polyester, 8 x 10 in',
-      minimumQuantity: 12,
-      standardSetup: null,
-      standardReset: null,
-      sizeWidth: 8,
-      sizeHeight: 10,
-      attributes: [],
-      priceBands: scale(
-        [
-          [12, 99, 1.95],
-          [100, null, 1.5],
-        ],
-        f,
-      ),
-    });
-  }
-  out.push(customSizeCode(region, tierFactor, null));
-  return out;
-}
-
-function dtfFullColourCodes(region: RegionDef, f: number): PriceCodeDto[] {
   const colour = region.colourWord;
   const out: PriceCodeDto[] = [];
   const dtfSizes: [number, number][] = [
@@ -145,52 +120,66 @@ function dtfFullColourCodes(region: RegionDef, f: number): PriceCodeDto[] {
       priceBands: dtfBands(w, h, minimum, f),
     });
   }
+  out.push({
+    ...base(`Screen Print 1 ${colour} 3" x 3"`, 'SCR', 'Screen Print'),
+    description: `One-${colour.toLowerCase()} screen-printed transfer, 3 x 3 in`,
+    minimumQuantity: 50,
+    standardSetup: round2(40 * f),
+    standardReset: round2(15 * f),
+    sampleAvailable: true,
+    samplePrice: round2(5 * f),
+    sampleLabel: 'Sample print',
+    sizeWidth: 3,
+    sizeHeight: 3,
+    attributes: [colourAttributes(region)[1]],
+    priceBands: scale(
+      [
+        [50, 99, 0.9],
+        [100, 499, 0.7],
+        [500, null, 0.5],
+      ],
+      f,
+    ),
+  });
+  out.push({
+    ...base(`Screen Print 2 ${colour} 6" x 6"`, 'SCR', 'Screen Print'),
+    description: `Two-${colour.toLowerCase()} screen-printed transfer, 6 x 6 in`,
+    minimumQuantity: 50,
+    standardSetup: round2(60 * f),
+    standardReset: round2(20 * f),
+    sizeWidth: 6,
+    sizeHeight: 6,
+    attributes: [colourAttributes(region)[1]],
+    priceBands: scale(
+      [
+        [50, 99, 1.6],
+        [100, 499, 1.25],
+        [500, null, 0.95],
+      ],
+      f,
+    ),
+  });
+  if (region.code === 'us') {
+    out.push({
+      ...base('Sublimation 8" x 10"', 'SUB', 'Sublimation'),
+      description: 'Sublimation transfer for polyester, 8 x 10 in',
+      minimumQuantity: 12,
+      standardSetup: null,
+      standardReset: null,
+      sizeWidth: 8,
+      sizeHeight: 10,
+      attributes: [],
+      priceBands: scale(
+        [
+          [12, 99, 1.95],
+          [100, null, 1.5],
+        ],
+        f,
+      ),
+    });
+  }
+  out.push(customSizeCode(region, tierFactor, null));
   return out;
-}
-
-function screenPrintCodes(region: RegionDef, f: number): PriceCodeDto[] {
-  const colour = region.colourWord;
-  return [
-    {
-      ...base(`Screen Print 1 ${colour} 3" x 3"`, 'SCR', 'Screen Print'),
-      description: `One-${colour.toLowerCase()} screen-printed transfer, 3 x 3 in`,
-      minimumQuantity: 50,
-      standardSetup: round2(40 * f),
-      standardReset: round2(15 * f),
-      sampleAvailable: true,
-      samplePrice: round2(5 * f),
-      sampleLabel: 'Sample print',
-      sizeWidth: 3,
-      sizeHeight: 3,
-      attributes: [colourAttributes(region)[1]],
-      priceBands: scale(
-        [
-          [50, 99, 0.9],
-          [100, 499, 0.7],
-          [500, null, 0.5],
-        ],
-        f,
-      ),
-    },
-    {
-      ...base(`Screen Print 2 ${colour} 6" x 6"`, 'SCR', 'Screen Print'),
-      description: `Two-${colour.toLowerCase()} screen-printed transfer, 6 x 6 in`,
-      minimumQuantity: 50,
-      standardSetup: round2(60 * f),
-      standardReset: round2(20 * f),
-      sizeWidth: 6,
-      sizeHeight: 6,
-      attributes: [colourAttributes(region)[1]],
-      priceBands: scale(
-        [
-          [50, 99, 1.6],
-          [100, 499, 1.25],
-          [500, null, 0.95],
-        ],
-        f,
-      ),
-    },
-  ];
 }
 
 /** The custom-size code; with `size` its bands are priced for that width × height. */
