@@ -73,15 +73,14 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
   if (!Number.isFinite(minutes) || minutes < 1)
     throw new UsageError(`--interval must be a number of minutes >= 1, got "${String(opts.interval)}"`);
   // Loaded when the command runs, not for `htorder --help`: the client pulls in undici.
-  const [{ openApiSession }, { accountKey }, { createCatalogue }, { collectTargets }, track, format] =
-    await Promise.all([
-      import('../../app/api-session.js'),
-      import('../../app/pipeline-context.js'),
-      import('../../resolve/catalogue.js'),
-      import('../../pipeline/track/targets.js'),
-      import('../../pipeline/track/track.js'),
-      import('../../pipeline/track/format.js'),
-    ]);
+  const [{ openApiSession }, { accountKey }, { createCatalogue }, { collectTargets }, track] = await Promise.all([
+    import('../../app/api-session.js'),
+    import('../../app/pipeline-context.js'),
+    import('../../resolve/catalogue.js'),
+    import('../../pipeline/track/targets.js'),
+    import('../../pipeline/track/track.js'),
+  ]);
+  const format = await import('../../pipeline/track/format.js');
   const session = await openApiSession({ flags: configFlagsFrom(opts), env: io.env, cwd: io.cwd, stderr: io.stderr });
   const { client, config, logger } = session;
   const catalogue = createCatalogue(client);

@@ -151,11 +151,11 @@ function selectedProfile(name: string, found: FoundConfig, env: Record<string, s
   return values;
 }
 
-/** A layer's values by setting name: `valueOf` answers null or undefined for a setting it leaves alone. */
-function layerOf(valueOf: (name: SettingName) => string | number | boolean | null | undefined): SettingFlags {
+/** A layer's values by setting name: `read` answers null or undefined for a setting it leaves alone. */
+function layerOf(read: (name: SettingName) => string | number | boolean | null | undefined): SettingFlags {
   const values: SettingFlags = {};
   for (const name of SETTING_NAMES) {
-    const v = valueOf(name);
+    const v = read(name);
     if (v !== null && v !== undefined) values[name] = v;
   }
   return values;
