@@ -231,8 +231,8 @@ async function runJobs(
   // Each job flows on its own through look-up, changes, resolve and dry run: only submitting
   // waits for every job (all or nothing), so one job's lookups overlap others' dry runs.
   // Each job's plan goes into the report as it comes out (the report is begun at the first),
-  // not all of them between the last dry run and the first create, when no call is in flight
-  // (1,000 writes, ~15 ms, issue 16); a hold-back or a withdrawal writes them all again.
+  // not all of them between the last dry run and the first create, when no call is in flight;
+  // a hold-back or a withdrawal writes them all again.
   const planning = (job: JobState): boolean => job.outcome === 'checked';
   const jobs = await eachJob(checked, {
     select: planning,
