@@ -180,7 +180,8 @@ function skippedRows(report: ResultReport): Map<number, string> {
   const skipped = new Map<number, string>();
   for (const job of report.jobs) {
     if (job.status !== 'skipped') continue;
-    for (const item of job.items) if (item.source && 'row' in item.source) skipped.set(item.source.row, job.reason ?? '');
+    for (const item of job.items)
+      if (item.source && 'row' in item.source) skipped.set(item.source.row, job.reason ?? '');
   }
   return skipped;
 }

@@ -10,6 +10,7 @@
  * a status, cost one map look-up.
  */
 import jsonata from 'jsonata';
+import { excelSerialText } from '../../core/excel-date.js';
 import type { LookupTable } from './model.js';
 
 /** The row an expression sees: column name → cell text (blank cells are ""). */
@@ -215,14 +216,13 @@ function integer(text: unknown, separator?: unknown): number | undefined {
 
 const pad2 = (n: number): string => String(n).padStart(2, '0');
 
-/** An Excel serial day number (1900 date system) → YYYY-MM-DD. */
+/** An Excel serial day number (1900 date system) → YYYY-MM-DD, its time of day dropped. */
 export function excelDate(serial: unknown): string | undefined {
   if (serial === undefined || serial === null || serial === '') return undefined;
   const n = typeof serial === 'number' ? serial : Number(String(serial).trim());
+  // Up to 9999-12-31, the last day Excel has.
   if (!Number.isFinite(n) || n < 1 || n > 2_958_465) fail(`"${String(serial)}" is not an Excel date number`);
-  // Day 25569 is 1970-01-01; Excel's fictitious 1900-02-29 lies before every real date here.
-  const d = new Date(Math.round((Math.floor(n) - 25569) * 86_400_000));
-  return `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`;
+  return excelSerialText(Math.floor(n));
 }
 
 /**

@@ -152,7 +152,10 @@ async function scanWithText(text: string, delimiter = ',', cutsAt: number[] = []
   const records: Array<{ cells: string[]; row: number; text?: string }> = [];
   const scanner = new CsvScanner(
     { ...dialectOf(), delimiter },
-    { header: () => {}, record: (cells, row, own) => records.push({ cells, row, ...(own === undefined ? {} : { text: own }) }) },
+    {
+      header: () => {},
+      record: (cells, row, own) => records.push({ cells, row, ...(own === undefined ? {} : { text: own }) }),
+    },
     { keepText: true },
   );
   const bytes = Buffer.from(text, 'utf8');
