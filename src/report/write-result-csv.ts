@@ -4,7 +4,6 @@ import type { Mapping } from '../manifest/mapping/model.js';
 import type { CsvLimits } from '../manifest/read-input.js';
 import type { NewFileOptions } from '../storage/atomic-write.js';
 import { writeAtomicStream } from './atomic-stream.js';
-import { ByteOutput } from './byte-output.js';
 import { BATCH_JOBS, type EncodedBatches } from './encoded-batches.js';
 import { changeClock } from './job-changes.js';
 import { peekItems } from './lazy-items.js';
@@ -41,9 +40,9 @@ export const YAML_RESULT_COLUMNS = [
 
 /** Rows per yielded batch of text; the text stays well under the size V8 allocates straight into the old generation. */
 const BATCH_ROWS = 200;
-const LF = 0x0a;
 /** First characters of a cell neutraliseCell may change (= + - @ tab CR): such a record is written from its cells. */
-const FORMULA_START = new Set([0x3d, 0x2b, 0x2d, 0x40, 0x09, 0x0d]);
+const FORMULA_START = new Uint8Array(128);
+for (const c of '=+-@\t\r') FORMULA_START[c.charCodeAt(0)] = 1;
 
 export interface ResultCsvOptions {
   /** CSV and spreadsheet inputs: the manifest (for itemRows and header) and the mapping it was read with. */
@@ -145,22 +144,17 @@ async function* csvInputChunks(
   opts: ResultCsvOptions,
 ): AsyncGenerator<string | Uint8Array> {
   const encode = encoderOf(dialect);
-  const out = new ByteOutput();
-  if (dialect.bom) out.text('\uFEFF');
+  let out = dialect.bom ? '\uFEFF' : '';
   let width = -1;
   const header = (cells: readonly string[]) => {
     width = cells.length;
-    out.text(encode([...cells, ...CSV_RESULT_COLUMNS]));
-    out.byte(LF);
+    out += `${encode([...cells, ...CSV_RESULT_COLUMNS])}\n`;
   };
   if (knownHeader !== undefined) header(knownHeader);
   const record = (cells: string[], row: number, text: string | undefined) => {
-    out.text(text !== undefined && !mayNeutralise(cells) ? text : encode(cells));
-    if (cells.length < width) out.text(dialect.delimiter.repeat(width - cells.length));
-    out.text(dialect.delimiter);
-    out.digits(row);
-    out.text(results.tailText(row));
-    out.byte(LF);
+    out += text !== undefined && !mayNeutralise(cells) ? text : encode(cells);
+    if (cells.length < width) out += dialect.delimiter.repeat(width - cells.length);
+    out += `${dialect.delimiter}${row}${results.tailText(row)}\n`;
   };
   // A file refused for its size is not read again to list its rows.
   if (!results.tooLarge) {
@@ -174,15 +168,19 @@ async function* csvInputChunks(
     };
     const keepText = opts.copyVerbatim !== false;
     for await (const _ of scanCsvFile(file, { mapping: opts.mapping, csv: opts.csvLimits, keepText }, handlers)) {
-      if (out.length > 0) yield out.flush();
+      if (out.length > 0) yield out;
+      out = '';
     }
   }
   if (width < 0) header([]);
-  if (out.length > 0) yield out.flush();
+  if (out.length > 0) yield out;
 }
 
 function mayNeutralise(cells: readonly string[]): boolean {
-  for (let i = 0; i < cells.length; i++) if (FORMULA_START.has(cells[i].charCodeAt(0))) return true;
+  for (let i = 0; i < cells.length; i++) {
+    const c = cells[i].length === 0 ? 0 : cells[i].charCodeAt(0);
+    if (c < 128 && FORMULA_START[c] === 1) return true;
+  }
   return false;
 }
 

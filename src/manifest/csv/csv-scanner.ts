@@ -94,7 +94,7 @@ export class CsvScanner {
     this.keepText = opts.keepText === true;
     this.nextStart = dialect.skipRows + 1;
     this.linesToSkip = dialect.skipRows;
-    if (dialect.delimiter.length === 1) this.fast = new FastRecords(dialect.delimiter.charCodeAt(0));
+    if (dialect.delimiter.length === 1) this.fast = new FastRecords(dialect.delimiter.charCodeAt(0), this.keepText);
     else this.startParser();
   }
 
@@ -210,7 +210,7 @@ export class CsvScanner {
       (cells, lineEnd, end, mayBreak, strict) => {
         const start = previous;
         previous = end;
-        const own = this.keepText && strict ? text.slice(start, lineEnd) : undefined;
+        const own = strict ? text.slice(start, lineEnd) : undefined;
         this.onRecord(cells, bytesOf(start, end), mayBreak, own);
       },
       () => this.failed,

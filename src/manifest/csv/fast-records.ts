@@ -29,8 +29,8 @@ const MAX_CELLS_HINT = 1024;
 /**
  * Takes a record. `lineEnd`: where its line break starts (the end of its own text); `end`: just
  * after the line break. `mayBreak`: some quoted cell holds a line break, so the record spans more
- * than one line. `strict`: every quote of its text belongs to a quoted cell, so the text is valid
- * CSV under strict rules too (no bare quote inside an unquoted cell).
+ * than one line. `strict` (when kept): every quote of its text belongs to a quoted cell, so the
+ * text is valid CSV under strict rules too (no bare quote inside an unquoted cell).
  */
 export type RecordSink = (cells: string[], lineEnd: number, end: number, mayBreak: boolean, strict: boolean) => void;
 
@@ -41,7 +41,7 @@ export class FastRecords {
   private cells: string[] = [];
   private lineEnd = 0;
   private mayBreak = false;
-  private strict = true;
+  private strict = false;
   /**
    * Where the next LF, CR and quote are, at or after the last place looked (-1: none in the text;
    * -2: not looked for yet). Moved forward only, so a text is searched about once.
@@ -52,7 +52,11 @@ export class FastRecords {
   /** How many cells the last record had: filling an array made that long avoids regrowing it. */
   private cellsHint = 0;
 
-  constructor(private readonly delimiter: number) {}
+  /** `keepStrict`: tell the sink whether each record is strict CSV (result.csv copies those). */
+  constructor(
+    private readonly delimiter: number,
+    private readonly keepStrict = false,
+  ) {}
 
   /**
    * Splits `text` into records. Returns where it stopped: the start of the first record it did
@@ -77,25 +81,31 @@ export class FastRecords {
   private record(start: number): number {
     const text = this.text;
     const len = text.length;
+    const delimiter = this.delimiter;
     const cells: string[] = new Array<string>(this.cellsHint);
     let n = 0;
     let i = start;
     this.mayBreak = false;
-    this.strict = true;
+    this.strict = this.keepStrict;
     for (;;) {
       let at: number; // where this cell ends: a delimiter, a line break or the end of the text
       if (i < len && text.charCodeAt(i) === QUOTE) {
         at = this.quotedCell(i, cells, n++);
         if (at < 0) return at;
       } else {
-        at = this.unquotedEnd(i);
+        at = i;
+        while (at < len) {
+          const c = text.charCodeAt(at);
+          if (c === delimiter || c === LF || c === CR) break;
+          at++;
+        }
         if (at >= len && !this.final) return MORE;
         cells[n++] = at === i ? '' : text.slice(i, at);
-        if (this.strict && this.quoteWithin(i, at)) this.strict = false;
+        if (this.keepStrict && this.strict && this.quoteWithin(i, at)) this.strict = false;
       }
       if (at >= len) return this.found(cells, n, len, len);
       const c = text.charCodeAt(at);
-      if (c === this.delimiter) {
+      if (c === delimiter) {
         i = at + 1;
         continue;
       }
@@ -123,20 +133,6 @@ export class FastRecords {
       cells[n] = value + text.slice(j, k);
       return k + 1;
     }
-  }
-
-  /** The end of the unquoted cell at `i`: the next delimiter, line break, or the end of the text. */
-  private unquotedEnd(i: number): number {
-    const text = this.text;
-    const len = text.length;
-    const delimiter = this.delimiter;
-    let k = i;
-    while (k < len) {
-      const c = text.charCodeAt(k);
-      if (c === delimiter || c === LF || c === CR) break;
-      k++;
-    }
-    return k;
   }
 
   private found(cells: string[], n: number, lineEnd: number, end: number): number {
