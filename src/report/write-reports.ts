@@ -44,8 +44,8 @@ export interface ReportTarget {
  * the others of the same write. result.csv and errors.txt read the input (a CSV's own cells)
  * and name it (errors.txt's lines) as `report.input.file` says before result.json is written,
  * which then becomes `target.inputShownAs`, and stays so. result.csv is written while
- * result.json is; nothing is renamed until all three are written, and a failure of any leaves
- * none of them (nor a temporary file).
+ * result.json is (a big CSV input's by a worker thread, write-result-csv.ts); nothing is renamed
+ * until all three are written, and a failure of any leaves none of them (nor a temporary file).
  */
 export async function writeReports(
   report: ResultReport,
@@ -54,11 +54,13 @@ export async function writeReports(
     mapping?: Mapping;
     csvLimits?: Partial<CsvLimits>;
     target?: ReportTarget;
+    /** Whether a worker thread writes result.csv (ResultCsvOptions.worker): by default by the input's size. */
+    csvWorker?: boolean;
     /** The jobs' bytes kept from the last write of this report (ReportWriter), to reuse and update. */
     cache?: ReportCache;
   } = {},
 ): Promise<WrittenReports> {
-  const { target, cache, ...csvOpts } = opts;
+  const { target, csvWorker, cache, ...csvOpts } = opts;
   const paths = target?.paths ?? reportPaths(report.input.file);
   const input = report.input.file;
   // `staged`: the caller renames the files itself (paths are its temporary names).
@@ -71,7 +73,13 @@ export async function writeReports(
   let wroteErrors = false;
   let written = false;
   try {
-    csv = beginResultCsv(tmp.csv, report, { ...csvOpts, input, file, ...(cache ? { cache: cache.csv } : {}) });
+    csv = beginResultCsv(tmp.csv, report, {
+      ...csvOpts,
+      input,
+      file,
+      ...(csvWorker === undefined ? {} : { worker: csvWorker }),
+      ...(cache ? { cache: cache.csv } : {}),
+    });
     if (reportHasErrors(report)) wroteErrors = await writeErrorsTxt(tmp.errors, report, file);
     if (target) report.input.file = target.inputShownAs;
     await writeResultJson(tmp.json, report, file, cache?.json);

@@ -1,15 +1,21 @@
+import { existsSync } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { stringify } from 'csv-stringify/sync';
+import { type CsvDialect, dialectOf } from '../manifest/csv/dialect.js';
 import type { Manifest } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { CsvLimits } from '../manifest/read-input.js';
 import type { NewFileOptions } from '../storage/atomic-write.js';
 import { writeAtomicStream } from './atomic-stream.js';
+import { ByteOutput } from './byte-output.js';
 import { BATCH_JOBS, type EncodedBatches } from './encoded-batches.js';
 import { changeClock } from './job-changes.js';
 import { peekItems } from './lazy-items.js';
 import type { JobResult, ResultReport } from './model.js';
 import { neutraliseCell } from './neutralise.js';
-import { bool, errorText, num, RowCells, rowCellsOf } from './row-cells.js';
+import { bool, errorText, num, RowCells, type RowCellsTable, rowCellsOf } from './row-cells.js';
+import type { WorkerAnswer } from './result-csv-worker.js';
 
 /**
  * X.result.csv: one row per item. For a CSV or spreadsheet input, the input's own cells first,
@@ -40,9 +46,21 @@ export const YAML_RESULT_COLUMNS = [
 
 /** Rows per yielded batch of text; the text stays well under the size V8 allocates straight into the old generation. */
 const BATCH_ROWS = 200;
+const LF = 0x0a;
 /** First characters of a cell neutraliseCell may change (= + - @ tab CR): such a record is written from its cells. */
 const FORMULA_START = new Uint8Array(128);
 for (const c of '=+-@\t\r') FORMULA_START[c.charCodeAt(0)] = 1;
+/**
+ * From this input size on, a CSV input's result.csv is written by a worker thread while the main
+ * thread writes result.json: the re-read then runs on another core, which `npm run bench:check`
+ * shows in its wall time. Below it, the thread's start-up costs more than it saves (`watch`'s
+ * one-order inputs). A table of many distinct outcomes (rows with errors of their own) is not
+ * copied to another thread.
+ */
+const WORKER_MIN_BYTES = 4 << 20;
+const WORKER_MAX_TAILS = 50_000;
+/** The worker's module, beside this one in the built package (absent under a TypeScript runner or a bundler). */
+const WORKER_URL = new URL('./result-csv-worker.js', import.meta.url);
 
 export interface ResultCsvOptions {
   /** CSV and spreadsheet inputs: the manifest (for itemRows and header) and the mapping it was read with. */
@@ -58,6 +76,12 @@ export interface ResultCsvOptions {
   input?: string;
   /** YAML/JSON inputs: the rows of jobs kept from the last write (a report rewritten as outcomes arrive). */
   cache?: EncodedBatches;
+  /**
+   * CSV inputs: whether a worker thread writes result.csv: by default when the input is big and
+   * the worker's module is there; true insists (throws where it is not: tests of the built
+   * package), false never.
+   */
+  worker?: boolean;
 }
 
 /** result.csv under way: `done` settles once it is written. */
@@ -76,27 +100,91 @@ export async function writeResultCsv(path: string, report: ResultReport, opts: R
  * `done` is never left to reject unobserved.
  */
 export function beginResultCsv(path: string, report: ResultReport, opts: ResultCsvOptions = {}): ResultCsvWrite {
-  const done = writeAtomicStream(path, resultChunks(report, opts), opts.file);
+  const input = opts.input ?? report.input.file;
+  const header = opts.manifest?.csv?.header;
+  let done: Promise<void>;
+  if (report.input.format === 'csv') {
+    const job: CsvResultJob = {
+      path,
+      input,
+      header,
+      table: rowCellsOf(report, opts.manifest),
+      output: outputDialect(opts.mapping),
+      read: dialectOf(opts.mapping),
+      limits: opts.csvLimits,
+      copyText: opts.copyVerbatim !== false,
+      file: opts.file,
+    };
+    done = inWorker(job, opts.worker).then((yes) => (yes ? writeInWorker(job) : writeCsvResult(job)));
+  } else if (report.input.format === 'xlsx') {
+    const results = new RowCells(rowCellsOf(report, opts.manifest), ',', encoderOf(EXCEL_DIALECT));
+    done = writeAtomicStream(path, batches(sheetRows(input, header, results, opts), EXCEL_DIALECT), opts.file);
+  } else done = writeAtomicStream(path, manifestCsv(report, opts.cache), opts.file);
   done.catch(() => undefined); // observed by the caller's await of `done`
   return { done };
 }
 
-function resultChunks(report: ResultReport, opts: ResultCsvOptions): AsyncIterable<string | Uint8Array> {
-  const input = opts.input ?? report.input.file;
-  const header = opts.manifest?.csv?.header;
-  switch (report.input.format) {
-    case 'csv': {
-      const dialect = outputDialect(opts.mapping);
-      const results = new RowCells(rowCellsOf(report, opts.manifest), dialect.delimiter, encoderOf(dialect));
-      return csvInputChunks(input, header, results, dialect, opts);
-    }
-    case 'xlsx': {
-      const results = new RowCells(rowCellsOf(report, opts.manifest), ',', encoderOf(EXCEL_DIALECT));
-      return batches(sheetRows(input, header, results, opts), EXCEL_DIALECT);
-    }
-    default:
-      return manifestCsv(report, opts.cache);
-  }
+/** result.csv of a CSV input, as plain data: all a worker thread is handed. */
+export interface CsvResultJob {
+  /** Where result.csv goes (written as `file` says). */
+  path: string;
+  /** The input, and its header as the reader saw it. */
+  input: string;
+  header: string[] | undefined;
+  table: RowCellsTable;
+  /** How result.csv is written, and how the input is read. */
+  output: OutputDialect;
+  read: CsvDialect;
+  limits: Partial<CsvLimits> | undefined;
+  /** Copy each strict record's own text (else every record is written from its cells). */
+  copyText: boolean;
+  file: NewFileOptions | undefined;
+}
+
+export function writeCsvResult(job: CsvResultJob): Promise<void> {
+  return writeAtomicStream(job.path, csvInputChunks(job), job.file);
+}
+
+let workerThere: boolean | undefined;
+
+/** Whether a worker thread writes this result.csv (see WORKER_MIN_BYTES and ResultCsvOptions.worker). */
+async function inWorker(job: CsvResultJob, want: boolean | undefined): Promise<boolean> {
+  if (want === false) return false;
+  workerThere ??= WORKER_URL.protocol === 'file:' && existsSync(fileURLToPath(WORKER_URL));
+  if (want === true && !workerThere)
+    throw new Error(`result.csv: no worker module at ${WORKER_URL.href} (run the built package)`);
+  if (want === true) return true;
+  if (!workerThere || job.table.tails.length > WORKER_MAX_TAILS) return false;
+  // Unreadable now: the write in this thread says why.
+  const size = await stat(job.input).then(
+    (s) => s.size,
+    () => 0,
+  );
+  return size >= WORKER_MIN_BYTES;
+}
+
+/**
+ * Writes result.csv in a worker thread (result-csv-worker.ts): settles once the thread and
+ * everything it opened are gone; rejects as the write there failed, or when the thread died.
+ */
+async function writeInWorker(job: CsvResultJob): Promise<void> {
+  // Loaded only for a big input: most checks (one-order files) never start a thread.
+  const { Worker } = await import('node:worker_threads');
+  return new Promise((resolve, reject) => {
+    // The row table (4 bytes a row) is handed over rather than copied.
+    const worker = new Worker(WORKER_URL, { workerData: job, transferList: [job.table.itemTail.buffer] });
+    let answer: WorkerAnswer | undefined;
+    worker.once('message', (m: WorkerAnswer) => {
+      answer = m;
+    });
+    worker.once('error', reject);
+    worker.once('exit', (code) => {
+      if (answer === undefined)
+        reject(new Error(`result.csv: the worker thread writing ${job.path} stopped (exit code ${code})`));
+      else if (answer.failed === undefined) resolve();
+      else reject(Object.assign(new Error(answer.failed.message), { code: answer.failed.code }));
+    });
+  });
 }
 
 /** How result.csv is written: the delimiter, and whether it starts with a UTF-8 byte-order mark. */
@@ -136,25 +224,26 @@ function encoderOf(dialect: OutputDialect): (cells: readonly string[]) => string
  * padded to the header's width, with its result cells. Every record of the file is written,
  * whether an item, a row a mapping skipped, or neither.
  */
-async function* csvInputChunks(
-  file: string,
-  knownHeader: string[] | undefined,
-  results: RowCells,
-  dialect: OutputDialect,
-  opts: ResultCsvOptions,
-): AsyncGenerator<string | Uint8Array> {
+async function* csvInputChunks(job: CsvResultJob): AsyncGenerator<Uint8Array> {
+  const dialect = job.output;
   const encode = encoderOf(dialect);
-  let out = dialect.bom ? '\uFEFF' : '';
+  const results = new RowCells(job.table, dialect.delimiter, encode);
+  // Bytes in one reused buffer rather than strings joined per row: lower peak RSS in `npm run bench:check`.
+  const out = new ByteOutput();
+  if (dialect.bom) out.text('\uFEFF');
   let width = -1;
   const header = (cells: readonly string[]) => {
     width = cells.length;
-    out += `${encode([...cells, ...CSV_RESULT_COLUMNS])}\n`;
+    out.text(`${encode([...cells, ...CSV_RESULT_COLUMNS])}\n`);
   };
-  if (knownHeader !== undefined) header(knownHeader);
+  if (job.header !== undefined) header(job.header);
   const record = (cells: string[], row: number, text: string | undefined) => {
-    out += text !== undefined && !mayNeutralise(cells) ? text : encode(cells);
-    if (cells.length < width) out += dialect.delimiter.repeat(width - cells.length);
-    out += `${dialect.delimiter}${row}${results.tailText(row)}\n`;
+    out.text(text !== undefined && !mayNeutralise(cells) ? text : encode(cells));
+    if (cells.length < width) out.text(dialect.delimiter.repeat(width - cells.length));
+    out.text(dialect.delimiter);
+    out.digits(row);
+    out.text(results.tailText(row));
+    out.byte(LF);
   };
   // A file refused for its size is not read again to list its rows.
   if (!results.tooLarge) {
@@ -166,14 +255,13 @@ async function* csvInputChunks(
       },
       record,
     };
-    const keepText = opts.copyVerbatim !== false;
-    for await (const _ of scanCsvFile(file, { mapping: opts.mapping, csv: opts.csvLimits, keepText }, handlers)) {
-      if (out.length > 0) yield out;
-      out = '';
+    const reread = { limits: job.limits, keepText: job.copyText };
+    for await (const _ of scanCsvFile(job.input, job.read, handlers, reread)) {
+      if (out.length > 0) yield out.flush();
     }
   }
   if (width < 0) header([]);
-  if (out.length > 0) yield out;
+  if (out.length > 0) yield out.flush();
 }
 
 function mayNeutralise(cells: readonly string[]): boolean {

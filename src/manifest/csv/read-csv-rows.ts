@@ -5,23 +5,30 @@
  * memory stays flat however long the file is.
  */
 import { open } from 'node:fs/promises';
-import { csvLimitsOf } from '../read-input.js';
+import { type CsvLimits, csvLimitsOf } from '../read-input.js';
 import { type CsvScanHandlers, CsvScanner } from './csv-scanner.js';
-import { dialectOf } from './dialect.js';
-import { fileChunks, type ReadCsvOptions } from './read-csv.js';
+import type { CsvDialect } from './dialect.js';
+import { fileChunks } from './read-csv.js';
+
+export interface CsvRereadOptions {
+  /** The limits the input was read with (default DEFAULT_CSV_LIMITS). */
+  limits?: Partial<CsvLimits>;
+  /** Hand each strict record's own text to `record` too. */
+  keepText?: boolean;
+}
 
 /**
- * Hands every record to `handlers` (synchronously, cells untrimmed and unmapped; with `keepText`,
- * a strict record's own text too), yielding after each chunk so the caller can write out what it
- * gathered. Stops quietly where the file stops parsing or meets a limit; throws when it cannot be read.
+ * Hands every record to `handlers` (synchronously, cells untrimmed and unmapped), yielding after
+ * each chunk so the caller can write out what it gathered. Stops quietly where the file stops
+ * parsing or meets a limit; throws when it cannot be read.
  */
 export async function* scanCsvFile(
   file: string,
-  opts: ReadCsvOptions & { keepText?: boolean },
+  dialect: CsvDialect,
   handlers: CsvScanHandlers,
+  opts: CsvRereadOptions = {},
 ): AsyncGenerator<void> {
-  const limits = csvLimitsOf(opts.csv);
-  const scanner = new CsvScanner(dialectOf(opts.mapping), handlers, { limits, keepText: opts.keepText });
+  const scanner = new CsvScanner(dialect, handlers, { limits: csvLimitsOf(opts.limits), keepText: opts.keepText });
   const handle = await open(file, 'r');
   try {
     for await (const chunk of fileChunks(handle)) {

@@ -1,3 +1,4 @@
+import { dialectOf } from '../../../src/manifest/csv/dialect.js';
 import type { ReadCsvOptions } from '../../../src/manifest/csv/read-csv.js';
 import { scanCsvFile } from '../../../src/manifest/csv/read-csv-rows.js';
 
@@ -21,6 +22,6 @@ export async function csvRows(
       rows.push({ row, cells });
     },
   };
-  for await (const _ of scanCsvFile(file, opts, handlers));
+  for await (const _ of scanCsvFile(file, dialectOf(opts.mapping), handlers, { limits: opts.csv }));
   return { header, rows };
 }

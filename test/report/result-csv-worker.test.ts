@@ -2,24 +2,23 @@ import { execFile } from 'node:child_process';
 import { copyFile, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { CLI, DIST, requireDist, ROOT } from '../support/dist.js';
 import { tempDirPerTest } from '../support/temp-files.js';
 
 /**
- * result.csv of a CSV input reads the input again through the reader's grammar while result.json
- * is written (write-result-csv.ts), copying each strict record's own text. These tests use the
- * built package in dist/, as `htorder` runs it: the reports come out with the same cells as
- * when every record is written from its cells, `htorder check` writes the same bytes as the
- * library, and a failed write leaves nothing behind.
+ * result.csv of a big CSV input is written by a worker thread while the main thread writes
+ * result.json (write-result-csv.ts). A worker runs JavaScript, so these tests use the built
+ * package in dist/ (under vitest the sources are TypeScript, and the write stays in the main
+ * thread): every report must come out byte for byte as the main thread writes it, with the
+ * same files and nothing else left in the folder. `csvWorker: true` throws where the worker's
+ * module is missing, so a test that passes with it did run the worker.
  */
 requireDist();
 type Modules = {
   load: typeof import('../../src/manifest/load-manifest.js');
   build: typeof import('../../src/report/build-report.js');
   write: typeof import('../../src/report/write-reports.js');
-  csv: typeof import('../../src/report/write-result-csv.js');
   paths: typeof import('../../src/report/report-paths.js');
   mapping: typeof import('../../src/manifest/mapping/load-mapping.js');
 };
@@ -28,7 +27,6 @@ const built: Modules = {
   load: await dist('manifest/load-manifest.js'),
   build: await dist('report/build-report.js'),
   write: await dist('report/write-reports.js'),
-  csv: await dist('report/write-result-csv.js'),
   paths: await dist('report/report-paths.js'),
   mapping: await dist('manifest/mapping/load-mapping.js'),
 };
@@ -66,8 +64,13 @@ function checkReport(loaded: Awaited<ReturnType<typeof built.load.loadManifest>>
   });
 }
 
-/** The reports of `input` written into `dir` (as `watch` does: to a target). */
-async function reportsOf(input: string, dir: string, opts: { mapping?: string } = {}): Promise<Record<string, Buffer>> {
+/** The reports of `input` written into `dir` (as `watch` does: to a target), the copy in a worker or not. */
+async function reportsOf(
+  input: string,
+  dir: string,
+  csvWorker: boolean,
+  opts: { mapping?: string } = {},
+): Promise<Record<string, Buffer>> {
   const mapping = opts.mapping ? await built.mapping.loadMapping(opts.mapping) : undefined;
   const loaded = await built.load.loadManifest(input, mapping ? { mapping } : {});
   const report = checkReport(loaded);
@@ -76,77 +79,72 @@ async function reportsOf(input: string, dir: string, opts: { mapping?: string } 
     ...(mapping ? { mapping } : {}),
     // The same name shown in both folders, so result.json can be compared byte for byte.
     target: { paths: built.paths.reportPaths(join(dir, 'orders.csv')), inputShownAs: 'done/orders.csv' },
+    csvWorker,
   });
-  // The same cells as a result.csv written from every record's cells (none copied).
-  const fromCells = join(dir, 'from-cells.csv');
-  await built.csv.writeResultCsv(fromCells, report, {
-    manifest: loaded.manifest,
-    ...(mapping ? { mapping } : {}),
-    input,
-    copyVerbatim: false,
-  });
-  const cells = (text: Buffer) => parse(text, { relax_column_count: true, bom: true });
-  expect(cells(await readFile(join(dir, 'orders.csv.result.csv')))).toEqual(cells(await readFile(fromCells)));
-  await rm(fromCells);
   const out: Record<string, Buffer> = {};
   for (const name of (await readdir(dir)).sort()) out[name] = await readFile(join(dir, name));
   return out;
 }
 
-async function reportsOfText(text: string | Buffer, opts: { mapping?: string } = {}): Promise<Record<string, Buffer>> {
-  const input = join(await tempDirPerTest('htorder-reread-'), 'input.csv');
+async function sameBothWays(text: string | Buffer, opts: { mapping?: string } = {}): Promise<Record<string, Buffer>> {
+  const input = join(await tempDirPerTest('htorder-worker-'), 'input.csv');
   await writeFile(input, text);
-  return reportsOf(input, await tempDirPerTest('htorder-reread-'), opts);
+  const inThread = await reportsOf(input, await tempDirPerTest('htorder-worker-'), false, opts);
+  const inWorker = await reportsOf(input, await tempDirPerTest('htorder-worker-'), true, opts);
+  expect(Object.keys(inWorker)).toEqual(Object.keys(inThread));
+  for (const name of Object.keys(inThread)) expect(inWorker[name].equals(inThread[name]), name).toBe(true);
+  return inWorker;
 }
 
-describe('result.csv of a CSV input, read again through the same grammar', () => {
-  it('writes the three reports for an input with errors: formulas neutralised, quoted cells copied', async () => {
-    const reports = await reportsOfText(ordersCsv(300));
+describe('result.csv written by a worker thread', () => {
+  it('writes the same three reports as the main thread, for an input with errors', async () => {
+    const reports = await sameBothWays(ordersCsv(300));
     expect(Object.keys(reports)).toEqual(['orders.csv.errors.txt', 'orders.csv.result.csv', 'orders.csv.result.json']);
     const csv = reports['orders.csv.result.csv'].toString();
-    expect(csv).toContain("'=HYPERLINK(1)"); // a formula cell re-parsed and neutralised
+    expect(csv).toContain("'=HYPERLINK(1)"); // a formula cell written from its cells, neutralised
     expect(csv).toContain('"two\nlines, ""quoted"""'); // a quoted cell copied as it was
     expect(csv.split('\n')[1]).toMatch(/^SO-1,Kit 1,.*,2,valid,,,,$/);
     expect(reports['orders.csv.errors.txt'].toString()).toMatch(/^input\.csv:\d+: quantity: /m);
   });
 
   it('and for CRLF line ends, and mixed line ends', async () => {
-    await reportsOfText(ordersCsv(100, '\r\n'));
+    await sameBothWays(ordersCsv(100, '\r\n'));
     const text = ordersCsv(100);
     const mixed = `${text.slice(0, text.indexOf('\n'))}\r\n${text.slice(text.indexOf('\n') + 1)}`;
-    const reports = await reportsOfText(mixed);
+    const reports = await sameBothWays(mixed);
     expect(reports['orders.csv.result.csv'].toString().split('\n')[1]).toMatch(/^SO-1,Kit 1,/);
   });
 
   it('and for a mapped export (every row copied, skipped ones too)', async () => {
     const text = await readFile(join(ROOT, 'samples/shopify/orders_export.csv'));
-    const reports = await reportsOfText(text, { mapping: 'shopify' });
+    const reports = await sameBothWays(text, { mapping: 'shopify' });
     expect(reports['orders.csv.result.csv'].toString().split('\n').length).toBeGreaterThan(3);
   });
 
-  it('fails the whole write when the input cannot be read again, leaving no report and no temporary file', async () => {
-    const input = join(await tempDirPerTest('htorder-reread-'), 'input.csv');
+  it('fails the whole write when the worker fails, leaving no report and no temporary file', async () => {
+    const input = join(await tempDirPerTest('htorder-worker-'), 'input.csv');
     await writeFile(input, ordersCsv(20));
-    const dir = await tempDirPerTest('htorder-reread-');
+    const dir = await tempDirPerTest('htorder-worker-');
     const loaded = await built.load.loadManifest(input, {});
     const report = checkReport(loaded);
-    // The input is gone by the time result.csv reads it again.
+    // The input is gone by the time the worker reads it again.
     await rm(input);
     const shownAs = join(dir, 'orders.csv');
     await expect(
       built.write.writeReports(report, {
         manifest: loaded.manifest,
         target: { paths: built.paths.reportPaths(shownAs), inputShownAs: shownAs },
+        csvWorker: true,
       }),
     ).rejects.toMatchObject({ code: 'ENOENT' });
     expect(await readdir(dir)).toEqual([]);
   });
 
-  it('is what `htorder check` does for a big input: the same reports as the library writes', async () => {
-    // Several MB: many chunks read, and many written.
+  it('is what `htorder check` does for a big input: the same reports as the main thread writes', async () => {
+    // Over 4 MB (WORKER_MIN_BYTES), so the CLI writes result.csv in a worker by default.
     const text = ordersCsv(30_000);
     expect(text.length).toBeGreaterThan(4 << 20);
-    const dir = await tempDirPerTest('htorder-reread-');
+    const dir = await tempDirPerTest('htorder-worker-');
     const input = join(dir, 'big.csv');
     await writeFile(input, text);
     await run(process.execPath, [CLI, 'check', input]).catch((err: { code?: number }) => {
@@ -157,9 +155,9 @@ describe('result.csv of a CSV input, read again through the same grammar', () =>
       json: await readFile(`${input}.result.json`, 'utf8'),
       errors: await readFile(`${input}.errors.txt`),
     };
-    const copy = join(await tempDirPerTest('htorder-reread-'), 'big.csv');
+    const copy = join(await tempDirPerTest('htorder-worker-'), 'big.csv');
     await copyFile(input, copy);
-    const inThread = await reportsOf(copy, await tempDirPerTest('htorder-reread-'));
+    const inThread = await reportsOf(copy, await tempDirPerTest('htorder-worker-'), false);
     expect(byCli.csv.equals(inThread['orders.csv.result.csv'])).toBe(true);
     expect(byCli.errors.toString()).toBe(inThread['orders.csv.errors.txt'].toString());
     // result.json differs only in the times and where the input is.
