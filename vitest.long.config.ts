@@ -9,8 +9,9 @@ export default defineConfig({
     pool: 'forks',
     fileParallelism: false,
     // A temporary folder per test file, removed after it, inside one per run, checked at its end;
-    // then a fresh XDG_STATE_HOME per test: the default ledger is per user, never the tester's own.
-    globalSetup: ['test/support/temp-root.global.ts'],
-    setupFiles: ['test/support/temp-root.ts', 'test/support/isolated-state.ts'],
+    // in it, a home and a working directory of the file's own and a fresh XDG_STATE_HOME per
+    // test: no test reads or writes the tester's own (checked at the end of the run).
+    globalSetup: ['test/support/temp-root.global.ts', 'test/support/real-home.global.ts'],
+    setupFiles: ['test/support/temp-root.ts', 'test/support/isolated-home.ts'],
   },
 });

@@ -133,7 +133,7 @@ async function sandboxSession(
   // that does not depend on its port: a second run answers `already-submitted`, as a real
   // account would. Another process may use the same state at once (src/sandbox/persistence.ts).
   const lockStaleMs = settings.get('lockStaleMs') ?? SETTINGS.lockStaleMs.default;
-  // Loaded only on demand: the simulator and its state file (proper-lockfile) are not needed for real calls.
+  // Loaded only on demand: the simulator and its state file are not needed for real calls.
   const { resetSandboxState, SandboxStateFile, sandboxStateFile, unusableState } = await import('./sandbox-state.js');
   const file = sandboxStateFile(stateDir);
   const { startSandbox, SandboxStateError, sandboxAccountNames } = await import('../sandbox/index.js');

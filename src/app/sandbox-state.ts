@@ -2,8 +2,9 @@ import type { BigIntStats } from 'node:fs';
 import { constants } from 'node:fs';
 import { mkdir, open, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import lockfile from 'proper-lockfile';
 import { UsageError } from '../core/errors.js';
+import { FolderLeases } from '../storage/folder-lease.js';
+import { acquireLease, holdLease, type Lease, LeaseBusyError, newOwnerId } from '../storage/lease.js';
 import { sandboxAccountKey } from '../storage/ledger/account-key.js';
 import type { FolderLedger } from '../storage/ledger/folder-ledger.js';
 import type { SandboxSnapshot, SandboxStateStore, StoredState } from '../sandbox/index.js';
@@ -14,7 +15,8 @@ import { writeFileAtomic } from '../storage/atomic-write.js';
  * second run finds the jobs of the first (and its ledger, under `sandbox/<account>`, agrees):
  * `<stateDir>/sandbox/state.json`. The simulator does no I/O itself (src/sandbox/persistence.ts
  * says when to read and write); this is its store: a bounded, hostile-input read, atomic
- * fsynced writes, and a lock between processes (`run --sandbox` beside `watch --sandbox`).
+ * fsynced writes, and a lock between processes (`run --sandbox` beside `watch --sandbox`): the
+ * folder lease `state.json.lock` (folder-lease.ts).
  */
 
 /** A state this large is a runaway, not a demo (about 15,000 jobs of one line); a reset starts over. */
@@ -36,7 +38,7 @@ export function unusableState(file: string, why: string): UsageError {
 }
 
 export interface SandboxStateFileOptions {
-  /** A lock not refreshed this long is a killed process's and is taken over. */
+  /** A lock not renewed this long is a killed process's and is taken over (at least 2 s). */
   staleMs: number;
   /** How long to wait for another process's lock (held only while it saves). Default 30 s. */
   waitMs?: number;
@@ -45,13 +47,16 @@ export interface SandboxStateFileOptions {
 export class SandboxStateFile implements SandboxStateStore {
   /** The file as last read or written by this process (inode, size, mtime), or `none`. */
   private seen: string | undefined;
-  /** Set when another process took the lock over while this one held it. */
-  private lost: Error | undefined;
+  private readonly locks: FolderLeases;
+  /** The lock while withLock holds it. */
+  private lease: Lease | undefined;
 
   constructor(
     readonly file: string,
     private readonly options: SandboxStateFileOptions,
-  ) {}
+  ) {
+    this.locks = new FolderLeases({ owner: newOwnerId(), leaseMs: Math.max(2000, options.staleMs) });
+  }
 
   get lockFile(): string {
     return `${this.file}.lock`;
@@ -111,33 +116,30 @@ export class SandboxStateFile implements SandboxStateStore {
   async withLock<T>(fn: () => Promise<T>): Promise<T> {
     await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
     const waitMs = this.options.waitMs ?? 30_000;
-    let release: () => Promise<void>;
-    this.lost = undefined;
+    let lease: Lease;
     try {
-      release = await lockfile.lock(this.file, {
-        realpath: false,
-        stale: Math.max(2000, this.options.staleMs),
-        retries: { retries: Math.ceil(waitMs / 200), factor: 1.2, minTimeout: 10, maxTimeout: 200, randomize: true },
-        onCompromised: (err) => {
-          this.lost = err;
-        },
-      });
+      lease = await acquireLease(this.locks, this.lockFile, { waitMs, backoff: { baseMs: 10, maxMs: 200 } });
     } catch (err) {
+      if (!(err instanceof LeaseBusyError)) throw err;
       throw new UsageError(
         `the sandbox state ${this.file} is locked by another htorder process (lock ${this.lockFile}, ` +
-          `waited ${Math.round(waitMs / 1000)} s): ${(err as Error).message}. A process that was killed ` +
-          `leaves it behind; it is taken over once not refreshed for ${Math.round(Math.max(2000, this.options.staleMs) / 1000)} s`,
+          `waited ${Math.round(waitMs / 1000)} s). A lock left by a killed process is taken over at once ` +
+          `on this machine, and from another once not renewed for ${Math.round(this.locks.leaseMs / 1000)} s`,
       );
     }
-    try {
-      return await fn();
-    } finally {
-      if (!this.lost) await release().catch(() => undefined);
-    }
+    return holdLease(this.locks, lease, async () => {
+      this.lease = lease;
+      try {
+        return await fn();
+      } finally {
+        this.lease = undefined;
+      }
+    });
   }
 
   async write(state: SandboxSnapshot): Promise<void> {
-    if (this.lost) throw new Error(`lost the lock of the sandbox state ${this.file}: ${this.lost.message}`);
+    const lost = this.lease?.lost();
+    if (lost) throw new Error(`lost the lock of the sandbox state ${this.file}: ${lost.message}`);
     const text = `${JSON.stringify(state)}\n`;
     if (Buffer.byteLength(text) > MAX_SANDBOX_STATE_BYTES)
       throw unusableState(

@@ -1,7 +1,19 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { type Backoff, backoffDelay } from '../core/backoff.js';
 
-/** Who holds a claim or lock, and until when; written into claim and lock files/objects. */
+/**
+ * The one lease protocol of htorder: every lock and claim is a lease (the ledger's per-order
+ * locks, watch's claims, the sandbox state's lock). A lease is a name — a file in a folder
+ * (folder-lease.ts), an object in a bucket (bucket-lease.ts) — that exists while someone holds
+ * it and holds, or leads to, its holder's LeaseRecord. It is made atomically (of several
+ * contenders exactly one wins), renewed by its holder while it works, judged expired by one
+ * rule (isExpired), taken over atomically once expired, and checked by its holder right before
+ * anything irreversible is done under it.
+ */
+
+/** Who holds a lease, and until when: the text of every lease (one line of JSON). */
 export interface LeaseRecord {
   owner: string;
   host: string;
@@ -10,12 +22,29 @@ export interface LeaseRecord {
   until: string;
 }
 
-/**
- * Leases on claims and locks. A holder renews its lease while it works; a lease that ran out
- * belongs to a dead (or hopelessly stalled) instance and may be taken over. On the same host
- * we can do better than wait: a holder whose process no longer exists is dead now, which is
- * what lets a restarted instance resume its own crashed work at once.
- */
+export interface Lease {
+  /**
+   * Why the lease is no longer ours, as far as can be told now without waiting (a folder: its
+   * name leads elsewhere or is gone; a bucket: a renewal was refused, or none succeeded within a
+   * lease); undefined while held. Once lost, always lost.
+   */
+  lost(): Error | undefined;
+  /** Renews it, checked where it lives (inode, ETag): false when it is no longer ours. */
+  renew(): Promise<boolean>;
+  /** Gives it up; one that is no longer ours is left to its new holder. */
+  release(): Promise<void>;
+}
+
+export interface LeaseStore {
+  /** How long a lease lasts unrenewed. */
+  readonly leaseMs: number;
+  /** Takes `name` when it is free or expired (taken over atomically); undefined while another holds it. */
+  tryAcquire(name: string): Promise<Lease | undefined>;
+}
+
+export class LeaseBusyError extends Error {
+  override name = 'LeaseBusyError';
+}
 
 export const HOST = hostname();
 
@@ -24,8 +53,10 @@ export function newOwnerId(): string {
   return `${HOST}:${process.pid}:${randomUUID()}`;
 }
 
-export function leaseRecord(owner: string, leaseMs: number, now = Date.now()): LeaseRecord {
-  return { owner, host: HOST, pid: process.pid, until: new Date(now + leaseMs).toISOString() };
+/** The record of a lease held by `owner` from `now`, as stored (one line of JSON). */
+export function leaseText(owner: string, leaseMs: number, now = Date.now()): string {
+  const record: LeaseRecord = { owner, host: HOST, pid: process.pid, until: new Date(now + leaseMs).toISOString() };
+  return `${JSON.stringify(record)}\n`;
 }
 
 export function parseLease(text: string): LeaseRecord | undefined {
@@ -40,20 +71,37 @@ export function parseLease(text: string): LeaseRecord | undefined {
       return v as LeaseRecord;
     }
   } catch {
-    // A torn or foreign file: treated as no lease at all (see isExpired).
+    // A torn or foreign file: no record (see isExpired).
   }
   return undefined;
 }
 
-/** True when the lease's holder is presumed dead: lease run out, or its process is gone from this host. */
-export function isExpired(lease: LeaseRecord | undefined, now = Date.now()): boolean {
-  if (!lease) return true;
-  if (Date.parse(lease.until) <= now) return true;
-  return lease.host === HOST && lease.pid !== process.pid && !processAlive(lease.pid);
+/** What a store knows beyond a lease's record. */
+export interface ExpiryRule {
+  /** The lease's mtime, for a lease without a record, judged stale once untouched for `staleMs`. */
+  age?: { mtimeMs: number; staleMs: number };
+  /**
+   * The lease outlives its holder's process until it runs out, because what it guards does too:
+   * a request on the wire may still reach the API after its sender died (the ledger's locks).
+   */
+  survivesHolder?: boolean;
+}
+
+/**
+ * The one rule a lease is judged by: its holder is presumed dead when its lease ran out (or its
+ * `until` is no time at all), or — unless it survives its holder — its process is gone from
+ * this host, which lets a restarted process resume its own crashed work at once. A lease
+ * without a record (an older htorder's lock, which only keeps its mtime fresh; one cut short
+ * before its record was written) is judged by its age where that is known.
+ */
+export function isExpired(lease: LeaseRecord | undefined, now = Date.now(), rule: ExpiryRule = {}): boolean {
+  if (!lease) return rule.age === undefined || now - rule.age.mtimeMs > rule.age.staleMs;
+  if (!(Date.parse(lease.until) > now)) return true;
+  return !rule.survivesHolder && lease.host === HOST && lease.pid !== process.pid && !processAlive(lease.pid);
 }
 
 /** Whether a process of this host with `pid` exists (ours or another user's). */
-export function processAlive(pid: number): boolean {
+function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -63,31 +111,63 @@ export function processAlive(pid: number): boolean {
   }
 }
 
+/** How long to wait for a lease another holds, and how often to look again. */
+export interface LeaseWait {
+  waitMs: number;
+  backoff: Backoff;
+}
+
+/** Takes `name`, waiting with the one backoff while a live holder has it; LeaseBusyError after `waitMs`. */
+export async function acquireLease(store: LeaseStore, name: string, wait: LeaseWait): Promise<Lease> {
+  const deadline = Date.now() + wait.waitMs;
+  for (let attempt = 1; ; attempt++) {
+    const lease = await store.tryAcquire(name);
+    if (lease) return lease;
+    const left = deadline - Date.now();
+    if (left <= 0) throw new LeaseBusyError(`${name} is held by a live process`);
+    await sleep(Math.min(left, backoffDelay(attempt, wait.backoff)));
+  }
+}
+
+/** Runs `fn` holding `lease`, renewed every quarter lease, and releases it after. */
+export async function holdLease<T>(store: LeaseStore, lease: Lease, fn: () => Promise<T>): Promise<T> {
+  const timer = setInterval(
+    () => {
+      // A failed renewal is not yet a loss: lost() tells once it is.
+      lease.renew().catch(() => undefined);
+    },
+    Math.max(100, store.leaseMs / 4),
+  );
+  timer.unref();
+  try {
+    return await fn();
+  } finally {
+    clearInterval(timer);
+    await lease.release().catch(() => undefined);
+  }
+}
+
 /**
  * A new name prefix for a file or folder of this process (`<host>~<pid>~<random>`: a ledger
- * spare or lock token, a watcher's work folder), read back by nameOwner.
+ * spare, a watcher's work folder), read back by nameOwnerDead.
  */
 export function ownedName(): string {
   return `${encodeURIComponent(HOST)}~${process.pid}~${randomBytes(4).toString('hex')}`;
 }
 
-/** The process that made a file or folder named by ownedName (from its name), to tell whether it is still alive. */
-function nameOwner(name: string): { host: string; pid: number } | undefined {
-  const [host, pid] = name.split('~');
-  if (host === undefined || pid === undefined || !/^\d+$/.test(pid)) return undefined;
-  try {
-    return { host: decodeURIComponent(host), pid: Number(pid) };
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Whether what is named `name` (by ownedName) was left by a process of this host that is gone:
- * the same liveness rule as a lease's. A name of another host, or without an owner, is never
- * judged dead here.
+ * the liveness rule of a lease. A name of another host, or without an owner, is never judged
+ * dead here.
  */
 export function nameOwnerDead(name: string): boolean {
-  const owner = nameOwner(name);
-  return owner !== undefined && owner.host === HOST && owner.pid !== process.pid && !processAlive(owner.pid);
+  const [host, pid] = name.split('~');
+  if (host === undefined || pid === undefined || !/^\d+$/.test(pid)) return false;
+  let owner: string;
+  try {
+    owner = decodeURIComponent(host);
+  } catch {
+    return false;
+  }
+  return owner === HOST && Number(pid) !== process.pid && !processAlive(Number(pid));
 }

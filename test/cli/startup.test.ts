@@ -17,7 +17,7 @@ const dir = mkdtempSync(join(tmpdir(), 'htorder-startup-'));
 
 /** Packages and stages that only some commands need: none of them for --version or --help. */
 const HEAVY = [
-  /node_modules\/(ajv|ajv-formats|undici|pino|pino-pretty|@aws-sdk|chokidar|prom-client|yaml|csv-parse|csv-stringify|iconv-lite|proper-lockfile|p-limit)\//,
+  /node_modules\/(ajv|ajv-formats|undici|pino|pino-pretty|@aws-sdk|chokidar|prom-client|yaml|csv-parse|csv-stringify|iconv-lite|p-limit)\//,
   /\/dist\/(api\/client|manifest|schema|pipeline|sources|ledger|observe|resolve|report|track|log|ui)\//,
 ];
 

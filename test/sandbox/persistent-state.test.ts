@@ -1,6 +1,5 @@
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import lockfile from 'proper-lockfile';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SandboxStateFile } from '../../src/app/sandbox-state.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
@@ -84,16 +83,16 @@ describe('a persistent sandbox', () => {
     const dir = await tempDirPerTest();
     const file = join(dir, 'sandbox', 'state.json');
     await mkdir(join(dir, 'sandbox'));
-    const release = await lockfile.lock(file, { realpath: false, stale: 10_000 });
-    try {
-      const store = new SandboxStateFile(file, { staleMs: 10_000, waitMs: 300 });
-      await expect(store.withLock(async () => 'never')).rejects.toThrow(
-        `the sandbox state ${file} is locked by another htorder process (lock ${file}.lock`,
-      );
-    } finally {
-      await release();
-    }
     const store = new SandboxStateFile(file, { staleMs: 10_000, waitMs: 300 });
+    const locked = `the sandbox state ${file} is locked by another htorder process (lock ${file}.lock`;
+    // Held by another holder, then by an older htorder (proper-lockfile's lock: a fresh folder).
+    const holder = new SandboxStateFile(file, { staleMs: 10_000 });
+    await holder.withLock(async () => {
+      await expect(store.withLock(async () => 'never')).rejects.toThrow(locked);
+    });
+    await mkdir(`${file}.lock`);
+    await expect(store.withLock(async () => 'never')).rejects.toThrow(locked);
+    await rmdir(`${file}.lock`);
     expect(await store.withLock(async () => 'now')).toBe('now');
   });
 

@@ -16,7 +16,7 @@ declare module 'vitest' {
  *
  * os.tmpdir() reads TMPDIR at each call, and processes a test spawns inherit it, so this one
  * hook covers every temporary thing of the file: a test's mkdtemp and the helpers' folders
- * (isolated-state, temp-files, watch-harness, pipeline-harness, s3, chaos), folders
+ * (isolated-home, temp-files, watch-harness, pipeline-harness, s3, chaos), folders
  * htorder makes itself in the temporary folder (a watcher's private copies, the demo's), and
  * a child's leftovers after a kill -9. Tests still remove what they can early (tempDir's
  * remove()), which keeps a long file's disk use small, but nothing depends on it: before

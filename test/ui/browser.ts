@@ -4,10 +4,18 @@ import { join } from 'node:path';
 import { chromium, type BrowserContext } from 'playwright-core';
 
 /**
- * Debian's chromium, driven by playwright-core (which downloads no browser). `.ci/run`
- * installs it when missing; a machine without it fails here with how to get it, never skips.
+ * The browser of the dashboard's tests: the Chromium that ships inside the npm package
+ * @sparticuz/chromium (a devDependency, so `npm ci` brings it: nothing to install by hand,
+ * nothing downloaded at run time), unpacked into the test file's own temporary folder, driven
+ * by playwright-core (which downloads no browser). CHROMIUM_PATH picks another one, such as
+ * Debian's /usr/bin/chromium.
  */
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+async function executable(): Promise<string> {
+  if (process.env.CHROMIUM_PATH) return process.env.CHROMIUM_PATH;
+  // Unpacks into os.tmpdir(): the test file's private TMPDIR (test/support/temp-root.ts).
+  const { default: packaged } = await import('@sparticuz/chromium');
+  return packaged.executablePath();
+}
 
 /** Without the background-networking switches a closed network refuses many connections at start. */
 const ARGS = [
@@ -26,15 +34,27 @@ export interface Browser {
   close(): Promise<void>;
 }
 
+/** Why no browser starts on this machine, or undefined when one does (closed again at once). */
+export async function browserMissing(): Promise<string | undefined> {
+  try {
+    const browser = await launch();
+    await browser.close();
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
 /** A fresh browser profile (its own user-data-dir), removed on close. */
 export async function launch(
   opts: { httpCredentials?: { username: string; password: string } } = {},
 ): Promise<Browser> {
+  const path = await executable();
   const profile = await mkdtemp(join(tmpdir(), 'htorder-chromium-'));
   let context: BrowserContext;
   try {
     context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
+      executablePath: path,
       headless: true,
       args: ARGS,
       viewport: { width: 1280, height: 800 },
@@ -45,9 +65,7 @@ export async function launch(
     });
   } catch (err) {
     await rm(profile, { recursive: true, force: true });
-    throw new Error(
-      `cannot start ${CHROMIUM} (install it: apt-get install chromium, or set CHROMIUM_PATH): ${(err as Error).message}`,
-    );
+    throw new Error(`cannot start the browser ${path}: ${(err as Error).message}`);
   }
   return {
     context,

@@ -1,6 +1,4 @@
-import { setTimeout as sleep } from 'node:timers/promises';
-import { newOwnerId } from '../lease.js';
-import { LeaseObject } from '../s3/lease-object.js';
+import { BucketLeases } from '../bucket-lease.js';
 import type { S3Store } from '../s3/s3-store.js';
 import {
   type LedgerAccount,
@@ -8,8 +6,7 @@ import {
   type LedgerKey,
   type LedgerStore,
   type LockGuard,
-  LockLostError,
-  LockTimeoutError,
+  withOrderLock,
 } from './model.js';
 import { safeName } from './safe-name.js';
 
@@ -18,19 +15,19 @@ export interface BucketLedgerOptions {
   leaseMs?: number;
   /** How long to wait for another live holder before giving up. Default 120 s. */
   waitMs?: number;
-  /** How often to look again while waiting. Default 200 ms. */
+  /** The first wait before looking again while another holds it (then the backoff doubles it). Default 200 ms. */
   pollMs?: number;
 }
 
 /**
  * The ledger of docs/architecture.md#exactly-once as objects in the watched bucket, so instances on different
  * machines share it: `<root><account>/<orderNumber>.json` per order, and beside it
- * `<orderNumber>.lock`, a lease object (see LeaseObject) created with `If-None-Match: *`,
+ * `<orderNumber>.lock`, a bucket lease (bucket-lease.ts) created with `If-None-Match: *`,
  * renewed while held and released with `If-Match`. A PUT replaces an object atomically, so
  * readers never see a torn entry.
  */
 export class BucketLedger implements LedgerStore {
-  private readonly leaseMs: number;
+  private readonly locks: BucketLeases;
   private readonly waitMs: number;
   private readonly pollMs: number;
 
@@ -40,7 +37,7 @@ export class BucketLedger implements LedgerStore {
     private readonly root: string,
     options: BucketLedgerOptions = {},
   ) {
-    this.leaseMs = Math.max(1000, options.leaseMs ?? 30_000);
+    this.locks = new BucketLeases(store, Math.max(1000, options.leaseMs ?? 30_000), { survivesHolder: true });
     this.waitMs = options.waitMs ?? 120_000;
     this.pollMs = options.pollMs ?? 200;
   }
@@ -50,44 +47,9 @@ export class BucketLedger implements LedgerStore {
   }
 
   async withLock<T>(key: LedgerKey, fn: (guard: LockGuard) => Promise<T>): Promise<T> {
-    const lock = new LeaseObject(this.store, `${this.base(key)}.lock`, newOwnerId(), this.leaseMs);
-    const deadline = Date.now() + this.waitMs;
-    while (!(await lock.tryAcquire())) {
-      if (Date.now() >= deadline) {
-        throw new LockTimeoutError(`order ${JSON.stringify(key.orderNumber)} is locked by another htorder instance`);
-      }
-      await sleep(this.pollMs * (0.5 + Math.random()));
-    }
-    let lost: string | undefined;
-    let lastRenewed = Date.now();
-    const timer = setInterval(
-      () => {
-        lock.renew().then(
-          (ok) => {
-            if (ok) lastRenewed = Date.now();
-            else lost ??= 'another instance took it over';
-          },
-          (err: unknown) => {
-            // A failed renewal is not yet a loss; running past the lease without one is.
-            if (Date.now() - lastRenewed > this.leaseMs) lost ??= `could not renew it (${(err as Error).message})`;
-          },
-        );
-      },
-      Math.max(100, Math.floor(this.leaseMs / 3)),
-    );
-    timer.unref();
-    const guard: LockGuard = {
-      assertHeld: () => {
-        if (!lost && Date.now() - lastRenewed > this.leaseMs) lost = 'its lease ran out before it could be renewed';
-        if (lost) throw new LockLostError(`lost the ledger lock of order ${JSON.stringify(key.orderNumber)}: ${lost}`);
-      },
-    };
-    try {
-      return await fn(guard);
-    } finally {
-      clearInterval(timer);
-      if (!lost) await lock.release().catch(() => undefined);
-    }
+    // Each look is a request: the waits grow to ten times the first.
+    const wait = { waitMs: this.waitMs, backoff: { baseMs: this.pollMs, maxMs: 10 * this.pollMs } };
+    return withOrderLock(this.locks, `${this.base(key)}.lock`, key, wait, fn);
   }
 
   async read(key: LedgerKey): Promise<LedgerEntry | undefined> {

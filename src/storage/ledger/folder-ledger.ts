@@ -2,7 +2,9 @@ import { readFileSync, statSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
-import { cleanUpOnExit, DirLocks, type HeldDirLock } from './dir-lock.js';
+import { cleanUpOnExit, FolderLeases } from '../folder-lease.js';
+import { nameOwnerDead, newOwnerId } from '../lease.js';
+import { removeFile } from '../remove-file.js';
 import { EntryWriter } from './entry-writer.js';
 import { safeName } from './safe-name.js';
 import {
@@ -11,8 +13,7 @@ import {
   type LedgerKey,
   type LedgerStore,
   type LockGuard,
-  LockLostError,
-  LockTimeoutError,
+  withOrderLock,
 } from './model.js';
 
 export interface FolderLedgerOptions {
@@ -27,37 +28,44 @@ export interface FolderLedgerOptions {
 /**
  * The ledger as one JSON file per (account, orderNumber) under `<stateDir>/ledger/`.
  *
- * Locking (dir-lock.ts): `<entry>.json.lock`, made atomically (a hard link to the process's
- * token, or `mkdir` where there are no hard links) and refreshed by its holder; a lock left by
- * a killed process goes stale after `staleMs` and is taken over. Older htorder versions'
- * proper-lockfile locks (the same path and staleness) and these exclude each other.
+ * Locking: `<entry>.json.lock` is a folder lease (folder-lease.ts) whose token is in the
+ * account's `.locks/`, renewed while held; a lock left by a killed process is taken over once
+ * its lease runs out, as the requests that process sent may still be on their way. Older
+ * htorder versions' locks (the same path, judged by mtime) and these exclude each other.
  *
  * Writes (entry-writer.ts): temp file, fsync when durable, rename — with the replaced version
  * kept as the temp file of a later write, so a new order creates one file, not three. The
  * per-order calls are synchronous except the two that wait (fsync, creating a file): each is
- * microseconds of metadata, and a thousand orders cost thousands of thread-pool round trips
- * otherwise (issue 16). See docs/architecture.md#exactly-once.
+ * microseconds of metadata, and a thousand orders would otherwise cost thousands of thread-pool
+ * round trips. See docs/architecture.md#exactly-once.
  */
+/** Waiting for an order another process holds: its lock is held for one submission. */
+const LOCK_BACKOFF = { baseMs: 25, maxMs: 500 };
+
 export class FolderLedger implements LedgerStore {
   private readonly root: string;
-  private readonly staleMs: number;
   private readonly waitMs: number;
   /** Account folders known to exist: saves a mkdir per write on the hot path. */
   private readonly made = new Set<string>();
 
   /** Mode of the folders it creates: 0700 for the per-user default state dir. */
   private readonly mode: number | undefined;
-  private readonly locks: DirLocks;
+  private readonly locks: FolderLeases;
   private readonly writer = new EntryWriter();
   private readonly dirs = new Map<string, string>();
   private readonly paths = new Map<string, string>();
 
   constructor(stateDir: string, options: FolderLedgerOptions = {}) {
     this.root = join(stateDir, 'ledger');
-    this.staleMs = Math.max(2000, options.staleMs ?? 10_000);
     this.waitMs = options.waitMs ?? 120_000;
     this.mode = options.mode;
-    this.locks = new DirLocks({ staleMs: this.staleMs, waitMs: this.waitMs, mode: this.mode });
+    this.locks = new FolderLeases({
+      owner: newOwnerId(),
+      leaseMs: Math.max(2000, options.staleMs ?? 10_000),
+      tokenDir: '.locks',
+      mode: options.mode,
+      survivesHolder: true,
+    });
     cleanUpOnExit(this.writer);
   }
 
@@ -111,28 +119,7 @@ export class FolderLedger implements LedgerStore {
   async withLock<T>(key: LedgerKey, fn: (guard: LockGuard) => Promise<T>): Promise<T> {
     const path = this.pathOf(key);
     await this.ensureDir(key.account);
-    let lock: HeldDirLock;
-    try {
-      lock = await this.locks.acquire(path);
-    } catch (err) {
-      throw new LockTimeoutError(
-        `order ${JSON.stringify(key.orderNumber)} is locked by another htorder process (${(err as Error).message})`,
-      );
-    }
-    const guard: LockGuard = {
-      assertHeld() {
-        // Lost: another process took the lock over (this one stalled past staleMs, or someone
-        // removed the lock folder); nothing irreversible may be done under it any more.
-        const lost = lock.lost();
-        if (lost)
-          throw new LockLostError(`lost the ledger lock of order ${JSON.stringify(key.orderNumber)}: ${lost.message}`);
-      },
-    };
-    try {
-      return await fn(guard);
-    } finally {
-      lock.release();
-    }
+    return withOrderLock(this.locks, `${path}.lock`, key, { waitMs: this.waitMs, backoff: LOCK_BACKOFF }, fn);
   }
 
   async read(key: LedgerKey): Promise<LedgerEntry | undefined> {
@@ -163,6 +150,12 @@ export class FolderLedger implements LedgerStore {
     if (this.made.has(dir)) return;
     await mkdir(dir, { recursive: true, ...(this.mode === undefined ? {} : { mode: this.mode }) });
     this.made.add(dir);
+    // The writer's spares that processes of this host left in `.locks` when killed: each only
+    // another name of an inode.
+    const locks = join(dir, '.locks');
+    for (const name of await readdir(locks).catch(() => [])) {
+      if (name.endsWith('.spare') && nameOwnerDead(name)) await removeFile(join(locks, name));
+    }
   }
 
   /**

@@ -1,3 +1,5 @@
+import { acquireLease, holdLease, type Lease, LeaseBusyError, type LeaseStore, type LeaseWait } from '../lease.js';
+
 /**
  * Exactly-once bookkeeping (docs/architecture.md#exactly-once). Per account and orderNumber the ledger records
  * the intent BEFORE `POST /Jobs` and the outcome after. Every decision to send is taken
@@ -112,6 +114,37 @@ export interface LedgerStore {
    * still works. Resolves when done; never rejects.
    */
   release?(): Promise<void>;
+}
+
+/**
+ * Runs `fn` holding the order's lock, a lease (lease.ts) named `lockName`: waits for another
+ * holder, renews it while held, and gives `fn` the guard that checks it right before anything
+ * irreversible.
+ */
+export async function withOrderLock<T>(
+  leases: LeaseStore,
+  lockName: string,
+  key: LedgerKey,
+  wait: LeaseWait,
+  fn: (guard: LockGuard) => Promise<T>,
+): Promise<T> {
+  const order = JSON.stringify(key.orderNumber);
+  let lease: Lease;
+  try {
+    lease = await acquireLease(leases, lockName, wait);
+  } catch (err) {
+    if (!(err instanceof LeaseBusyError)) throw err;
+    throw new LockTimeoutError(`order ${order} is locked by another htorder process (${err.message})`);
+  }
+  const guard: LockGuard = {
+    assertHeld() {
+      // Lost: another process took the lock over (this one stalled past its lease, or someone
+      // removed the lock); nothing irreversible may be done under it any more.
+      const lost = lease.lost();
+      if (lost) throw new LockLostError(`lost the ledger lock of order ${order}: ${lost.message}`);
+    },
+  };
+  return holdLease(leases, lease, () => fn(guard));
 }
 
 export class LockLostError extends Error {

@@ -1,5 +1,6 @@
 import { Agent, request } from '../../api/undici-parts.js';
 import { parseRetryAfter } from '../../api/retry-policy.js';
+import { backoffDelay } from '../../core/backoff.js';
 import type { Logger } from '../../core/log/logger.js';
 import { rememberSecret } from '../../core/log/redact.js';
 import { outsideText } from './notification.js';
@@ -11,7 +12,7 @@ export interface SenderOptions {
   timeoutMs?: number;
   /** Tries per message, the first included. Default 6 (about a minute of backoff). */
   maxAttempts?: number;
-  /** First backoff; doubles each try, with jitter, up to maxDelayMs. Default 1 s. */
+  /** First backoff; doubles each try, with jitter (core/backoff.ts), up to maxDelayMs. Default 1 s. */
   baseDelayMs?: number;
   /** Longest backoff, and the most a Retry-After is honoured for. Default 60 s. */
   maxDelayMs?: number;
@@ -27,8 +28,8 @@ interface Queued {
 /**
  * Delivers messages to one webhook, in order, one POST at a time, without ever making its
  * caller wait: `send` queues and returns. Network errors, timeouts, 408, 429 and 5xx are tried
- * again after an exponential backoff with jitter (a Retry-After, in seconds or as a date, is
- * honoured up to maxDelayMs); any other answer is final. The queue is bounded: when the
+ * again after the one backoff (core/backoff.ts; a Retry-After, in seconds or as a date, is
+ * honoured instead, up to maxDelayMs); any other answer is final. The queue is bounded: when the
  * receiver is down for long, the oldest messages go first. The URL is a secret: logs name the
  * webhook by its label, and an error's text has the URL scrubbed out (rememberSecret).
  */
@@ -129,10 +130,10 @@ export class WebhookSender {
         );
         return;
       }
-      const backoff = Math.min(this.opts.maxDelayMs, this.opts.baseDelayMs * 2 ** (attempt - 1));
-      // Half fixed, half random: retries of several watchers do not arrive together.
-      const jittered = backoff / 2 + this.opts.random() * (backoff / 2);
-      const delay = result.retryAfterMs === undefined ? jittered : Math.min(this.opts.maxDelayMs, result.retryAfterMs);
+      const delay =
+        result.retryAfterMs === undefined
+          ? backoffDelay(attempt, { baseMs: this.opts.baseDelayMs, maxMs: this.opts.maxDelayMs }, this.opts.random)
+          : Math.min(this.opts.maxDelayMs, result.retryAfterMs);
       this.logger.debug(
         {
           webhook: this.label,

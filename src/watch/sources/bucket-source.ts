@@ -11,7 +11,8 @@ import {
 } from './drop-names.js';
 import { reportPaths } from '../../report/report-paths.js';
 import type { ReportTarget } from '../../report/write-reports.js';
-import { newOwnerId } from '../../storage/lease.js';
+import { BucketLeases } from '../../storage/bucket-lease.js';
+import type { Lease } from '../../storage/lease.js';
 import { removeFile } from '../../storage/remove-file.js';
 import {
   ClaimLostError,
@@ -24,7 +25,6 @@ import {
   type InputChange,
   type ListedInput,
 } from './model.js';
-import { LeaseObject } from '../../storage/s3/lease-object.js';
 import { describe, type ListedObject, type S3Store } from '../../storage/s3/s3-store.js';
 import { initialised, makeWorkFolder, type Slot, WorkSlots } from './work-folder.js';
 
@@ -52,7 +52,7 @@ export function stateRoot(prefix: string): string {
 
 /**
  * A bucket prefix as a drop location (`htorder watch s3://BUCKET/PREFIX`), with the folder's
- * layout as key prefixes. A claim is a lease object `processing/.NAME.claim` (LeaseObject:
+ * layout as key prefixes. A claim is a bucket lease `processing/.NAME.claim` (bucket-lease.ts:
  * `If-None-Match: *` create, so one instance wins; expired claims are taken over with
  * `If-Match`); then the input is copied to `processing/NAME` and removed from the top. The
  * input is processed from a local temporary copy and its reports are uploaded beside it in
@@ -62,8 +62,7 @@ export class BucketSource implements DropSource {
   readonly location: string;
   readonly needsStability = false;
   private readonly layout: DropLayout;
-  private readonly leaseMs: number;
-  private readonly owner = newOwnerId();
+  private readonly claims: BucketLeases;
   private work: string | undefined;
   /** Where objects' copies are made in the private folder: reused folders and files (work-folder.ts). */
   private readonly slots = new WorkSlots();
@@ -71,7 +70,7 @@ export class BucketSource implements DropSource {
   constructor(private readonly opts: BucketSourceOptions) {
     this.location = `s3://${opts.store.bucket}/${opts.prefix}`;
     this.layout = opts.layout ?? DEFAULT_LAYOUT;
-    this.leaseMs = opts.leaseMs ?? 30_000;
+    this.claims = new BucketLeases(opts.store, opts.leaseMs ?? 30_000);
   }
 
   private key(which: keyof DropLayout | 'top', name: string): string {
@@ -118,9 +117,8 @@ export class BucketSource implements DropSource {
 
   async claim(name: string): Promise<ClaimedInput | undefined> {
     if (!classifyName(name).take) return undefined;
-    const lease = new LeaseObject(this.opts.store, this.claimKey(name), this.owner, this.leaseMs);
-    if (!(await lease.tryAcquire())) return undefined;
-    return this.adopt(name, lease);
+    const lease = await this.claims.tryAcquire(this.claimKey(name));
+    return lease && this.adopt(name, lease);
   }
 
   async claimOrphans(): Promise<ClaimedInput[]> {
@@ -134,8 +132,8 @@ export class BucketSource implements DropSource {
     }
     const out: ClaimedInput[] = [];
     for (const name of names) {
-      const lease = new LeaseObject(this.opts.store, this.claimKey(name), this.owner, this.leaseMs);
-      if (!(await lease.tryAcquire())) continue; // a live instance holds it
+      const lease = await this.claims.tryAcquire(this.claimKey(name));
+      if (!lease) continue; // a live instance holds it
       const claimed = await this.adopt(name, lease);
       if (claimed) out.push(claimed);
     }
@@ -146,7 +144,7 @@ export class BucketSource implements DropSource {
    * With the claim held: make sure the input is in processing/ (copy it there and remove it
    * from the top, unless a crashed holder already did) and fetch a local copy.
    */
-  private async adopt(name: string, lease: LeaseObject): Promise<ClaimedInput | undefined> {
+  private async adopt(name: string, lease: Lease): Promise<ClaimedInput | undefined> {
     const store = this.opts.store;
     const processingKey = this.key('processing', name);
     let input = await store.get(processingKey);
@@ -219,7 +217,7 @@ export class BucketSource implements DropSource {
     slot: Slot,
     path: string,
     sha256: string,
-    lease: LeaseObject,
+    lease: Lease,
     claim: { etag: string; topEtag: string | undefined },
   ): ClaimedInput {
     const store = this.opts.store;

@@ -4,9 +4,9 @@ import { link, lstat, mkdir, open, readdir, rename, rm, stat, unlink, type FileH
 import { join, resolve } from 'node:path';
 import type { ReportTarget } from '../../report/write-reports.js';
 import { type NewFileOptions, writeFileAtomic } from '../../storage/atomic-write.js';
-import { linkRefused } from '../../storage/hard-links.js';
+import { FolderLeases, type LinkFile, linkRefused } from '../../storage/folder-lease.js';
+import { type Lease, newOwnerId } from '../../storage/lease.js';
 import { removeFile } from '../../storage/remove-file.js';
-import { type ClaimMade, ClaimToken, type LinkFile, readLease, sweepDeadTokens } from './claim-token.js';
 import {
   DONE_MARKER_SUFFIX,
   MAX_INPUT_NAME_BYTES,
@@ -21,7 +21,6 @@ import {
   timestampedName,
 } from './drop-names.js';
 import { initialised, makeWorkFolder, type Slot, WorkSlots } from './work-folder.js';
-import { isExpired, newOwnerId, parseLease } from '../../storage/lease.js';
 import {
   ClaimLostError,
   DEFAULT_LAYOUT,
@@ -47,7 +46,7 @@ export interface FolderSourceOptions {
   workDir?: string;
   /** Largest input copied for processing; a larger one is set aside to failed/. Default 1 GiB. */
   maxInputBytes?: number;
-  /** How claims are linked to the lease token (fs.link); tests pass one that refuses, as some SMB shares do. */
+  /** How claims are linked to the lease token (fs.linkSync); tests pass one that refuses, as some SMB shares do. */
   linkFile?: LinkFile;
 }
 
@@ -83,14 +82,13 @@ interface Fingerprint {
 /**
  * A drop folder (docs/watch.md, `htorder watch DIR`), safe for several instances on one
  * folder, also on NFS/SMB:
- * - claim: make `processing/.NAME.claim` as a hard link to this instance's lease token
- *   (claim-token.ts; `link` fails on an existing name: one instance wins; where the file
- *   system refuses hard links, an exclusive create, O_EXCL, instead), then rename `NAME` into
- *   `processing/` (ENOENT: another instance already took and finished it);
- * - the claim holds owner, host, pid and a lease the holder renews (the token's record, renewed
- *   for all its claims at once); a claim whose lease ran out, or whose process is gone from this
- *   host, is taken over (crash recovery), and a claim name that no longer leads to our token
- *   (or, created exclusively, names another owner) is no longer ours;
+ * - claim: take the folder lease `processing/.NAME.claim` (folder-lease.ts: a hard link to
+ *   this instance's lease token, or an exclusive create where the file system refuses hard
+ *   links; one instance wins), then rename `NAME` into `processing/` (ENOENT: another instance
+ *   already took and finished it);
+ * - the claim leads to owner, host, pid and a lease the holder renews (for all its claims at
+ *   once); a claim whose lease ran out, or whose process is gone from this host, is taken over
+ *   (crash recovery), and a claim name that no longer leads to our token is no longer ours;
  * - finish: reports then input renamed into `done/` or `failed/`, never over an older file.
  * Links are never followed: entries are lstat'ed and anything but a regular file is refused;
  * after the claim the input is opened with O_NOFOLLOW, the open handle must be a regular file
@@ -105,8 +103,7 @@ export class FolderSource implements DropSource {
   readonly needsStability = true;
   private readonly layout: DropLayout;
   private readonly leaseMs: number;
-  private readonly owner = newOwnerId();
-  private readonly token: ClaimToken;
+  private readonly claims: FolderLeases;
   private readonly refused = new Set<string>();
   private work: string | undefined;
   /** Where inputs' copies are made in the private folder: reused folders and files (work-folder.ts). */
@@ -119,7 +116,11 @@ export class FolderSource implements DropSource {
     this.location = resolve(dir);
     this.layout = opts.layout ?? DEFAULT_LAYOUT;
     this.leaseMs = opts.leaseMs ?? 30_000;
-    this.token = new ClaimToken(this.sub('processing'), this.owner, this.leaseMs, opts.linkFile);
+    this.claims = new FolderLeases({
+      owner: newOwnerId(),
+      leaseMs: this.leaseMs,
+      ...(opts.linkFile ? { link: opts.linkFile } : {}),
+    });
   }
 
   private sub(which: keyof DropLayout, name = ''): string {
@@ -147,7 +148,7 @@ export class FolderSource implements DropSource {
       await this.assertOwnFolder(k);
       await this.sweepAbandoned(k);
     }
-    await sweepDeadTokens(this.sub('processing'));
+    this.claims.sweep(this.sub('processing'));
     this.work = await makeWorkFolder(this.opts.workDir);
   }
 
@@ -224,8 +225,8 @@ export class FolderSource implements DropSource {
       return undefined;
     }
     await this.assertOwnFolder('processing');
-    const made = await this.createClaim(name);
-    if (!made) return undefined;
+    const lease = await this.createClaim(name);
+    if (!lease) return undefined;
     // An earlier file of this name is still in processing/ (released at a shutdown): resume
     // that one first; renaming over it would lose it. The new one is taken on a later scan.
     if (
@@ -234,11 +235,11 @@ export class FolderSource implements DropSource {
         () => false,
       )
     )
-      return await this.claimed(name, made);
+      return await this.claimed(name, lease);
     try {
       await rename(join(this.location, name), this.sub('processing', name));
     } catch (err) {
-      await removeFile(this.claimFile(name));
+      await lease.release();
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     }
@@ -248,7 +249,7 @@ export class FolderSource implements DropSource {
     const marker = join(this.location, `${name}${DONE_MARKER_SUFFIX}`);
     if ((await lstat(marker).catch(() => undefined))?.isFile())
       await rm(marker, { force: true }).catch(() => undefined);
-    return await this.claimed(name, made);
+    return await this.claimed(name, lease);
   }
 
   /**
@@ -261,7 +262,8 @@ export class FolderSource implements DropSource {
     const short = shortName(name, createHash('sha256').update(name).digest('hex'));
     await this.assertOwnFolder('processing');
     await this.assertOwnFolder('failed');
-    if (!(await this.createClaim(short))) return;
+    const lease = await this.createClaim(short);
+    if (!lease) return;
     try {
       const final = await this.freeName('failed', short);
       const why =
@@ -280,13 +282,13 @@ export class FolderSource implements DropSource {
       }
       this.opts.onRefused?.(name, `its name is too long (${nameBytes(name)} bytes); set aside as failed/${final}`);
     } finally {
-      await rm(this.claimFile(short), { force: true });
+      await lease.release();
     }
   }
 
-  /** Makes the claim (a link to our token); undefined when one exists (live, or stale but not ours to take here). */
-  private createClaim(name: string): Promise<ClaimMade | undefined> {
-    return this.token.claim(this.claimFile(name));
+  /** Takes the claim, or takes an expired one over; undefined while a live instance holds it. */
+  private createClaim(name: string): Promise<Lease | undefined> {
+    return this.claims.tryAcquire(this.claimFile(name));
   }
 
   async claimOrphans(): Promise<ClaimedInput[]> {
@@ -297,45 +299,15 @@ export class FolderSource implements DropSource {
       if (!classifyName(name).take) continue;
       const info = await lstat(this.sub('processing', name)).catch(() => undefined);
       if (!info?.isFile()) continue;
-      const made = present.has(`.${name}.claim`) ? await this.takeOverStale(name) : await this.createClaim(name);
-      if (made) out.push(await this.claimed(name, made));
+      const lease = await this.createClaim(name);
+      if (lease) out.push(await this.claimed(name, lease));
     }
-    // Claims whose input is gone (a crash between finishing and dropping the claim).
+    // Expired claims whose input is gone (a crash between finishing and dropping the claim).
     for (const name of names) {
       const m = /^\.(.+)\.claim$/.exec(name);
-      if (m && !present.has(m[1])) {
-        const lease = parseLease((await readLease(this.sub('processing', name))) ?? '');
-        if (isExpired(lease)) await rm(this.sub('processing', name), { force: true });
-      }
+      if (m?.[1] !== undefined && !present.has(m[1])) await (await this.createClaim(m[1]))?.release();
     }
     return out;
-  }
-
-  /**
-   * Takes over an expired claim: rename it aside (of several instances, one rename wins),
-   * check that what was moved is the stale claim that was read, then create ours.
-   */
-  private async takeOverStale(name: string): Promise<ClaimMade | undefined> {
-    const path = this.claimFile(name);
-    const text = await readLease(path);
-    if (text === undefined) return this.createClaim(name);
-    if (!isExpired(parseLease(text))) return undefined;
-    // A short tag of the owner: the aside name must stay within the limit on a name's length.
-    const aside = `${path}.${createHash('sha256').update(this.owner).digest('hex').slice(0, 8)}.stale`;
-    try {
-      await rename(path, aside);
-    } catch {
-      return undefined;
-    }
-    // Read again whole: a first read that met a renewal half-written differs too.
-    const moved = await readLease(aside);
-    if (moved !== text) {
-      // Another instance renewed or took it in between: put its claim back.
-      await rename(aside, path).catch(() => undefined);
-      return undefined;
-    }
-    await rm(aside, { force: true });
-    return this.createClaim(name);
   }
 
   /**
@@ -345,10 +317,8 @@ export class FolderSource implements DropSource {
    * once, at finish, straight beside the input's final name. `refused` says why an input is
    * set aside unread.
    */
-  private async claimed(name: string, made: ClaimMade): Promise<ClaimedInput> {
+  private async claimed(name: string, lease: Lease): Promise<ClaimedInput> {
     const path = this.sub('processing', name);
-    const claimPath = this.claimFile(name);
-    const owner = this.owner;
     const slot = await this.slots.take(initialised(this.work));
     const copy = slot.pathFor(name);
     let verified: Verified | undefined;
@@ -368,30 +338,18 @@ export class FolderSource implements DropSource {
       await dropCopy();
       throw err;
     }
-    const token = this.token;
-    const holds = async (): Promise<boolean> =>
-      made === 'exclusive'
-        ? parseLease((await readLease(claimPath)) ?? '')?.owner === owner
-        : await token.holds(claimPath, made);
+    const takenOver = `the claim on ${name} was taken over by another instance`;
     return {
       name,
       path: copy,
       location: path,
       ...(verified ? { sha256: verified.copied.sha256 } : {}),
       ...(refused === undefined ? {} : { refused }),
-      renew: async () => {
-        if (!(await holds())) return false;
-        // A linked claim is renewed with the token (once for all); one of its own by replacing it.
-        if (made === 'exclusive') await writeFileAtomic(claimPath, token.record());
-        else await token.renew();
-        return true;
-      },
+      renew: () => lease.renew(),
       finish: async (outcome: FinishOutcome, writeReports?: (target: ReportTarget) => Promise<unknown>) => {
         const folder = await this.assertOwnFolder(outcome);
-        // Found by the chaos suite: a holder whose lease ran out during a stall (slow fsync
-        // under load) went on to finish an input another instance had taken over, so both
-        // moved it. The claim file is the truth: not ours any more, hands off.
-        if (!(await holds())) throw new ClaimLostError(`the claim on ${name} was taken over by another instance`);
+        // Taken over (our lease ran out during a stall)? The claim is the truth: hands off.
+        if (lease.lost()) throw new ClaimLostError(takenOver);
         const finalName = await this.freeName(outcome, name);
         const finalPath = this.sub(outcome, finalName);
         // Each report is written whole (fsynced) under a hidden temporary name first; then all
@@ -421,20 +379,20 @@ export class FolderSource implements DropSource {
         // The private copy has served: gone before the input is moved, so a finished input leaves nothing behind.
         await dropCopy();
         await rename(path, finalPath);
-        await removeFile(claimPath);
+        await lease.release();
         return finalPath;
       },
       release: async () => {
-        if (await holds()) await removeFile(claimPath);
+        await lease.release();
         await dropCopy();
       },
       forget: dropCopy,
       recheck: async () => (verified ? await changeOf(path, verified.copied) : undefined),
       requeue: async () => {
-        if (!(await holds())) throw new ClaimLostError(`the claim on ${name} was taken over by another instance`);
+        if (lease.lost()) throw new ClaimLostError(takenOver);
         await dropCopy();
         const back = await this.putBack(name);
-        await removeFile(claimPath);
+        await lease.release();
         return back ?? path;
       },
     };
@@ -553,7 +511,7 @@ export class FolderSource implements DropSource {
 
   /** Removes this instance's private folder (a crash leaves it behind in the state directory: 0700, the user's own). */
   async close(): Promise<void> {
-    await this.token.close();
+    this.claims.close();
     if (this.work) await rm(this.work, { recursive: true, force: true });
   }
 }

@@ -4,7 +4,7 @@ import { BucketLedger } from '../../../src/storage/ledger/bucket-ledger.js';
 import type { LedgerEntry } from '../../../src/storage/ledger/model.js';
 import { LockLostError } from '../../../src/storage/ledger/model.js';
 import { safeName } from '../../../src/storage/ledger/safe-name.js';
-import { LeaseObject } from '../../../src/storage/s3/lease-object.js';
+import { BucketLeases } from '../../../src/storage/bucket-lease.js';
 import { S3Store } from '../../../src/storage/s3/s3-store.js';
 import { s3Fixture } from '../../support/s3.js';
 
@@ -40,32 +40,29 @@ describe('conditional-write probe', () => {
   });
 });
 
-describe('LeaseObject', () => {
+describe('bucket leases', () => {
   it('lets exactly one of many racing claimants win (412 for the others)', async () => {
-    const claimants = Array.from(
-      { length: 8 },
-      (_, i) => new LeaseObject(fx.store, 'race/x.claim', `owner-${i}`, 30_000),
+    const leases = new BucketLeases(fx.store, 30_000);
+    const won = (await Promise.all(Array.from({ length: 8 }, () => leases.tryAcquire('race/x.claim')))).filter(
+      (l) => l !== undefined,
     );
-    const won = await Promise.all(claimants.map((c) => c.tryAcquire()));
-    expect(won.filter(Boolean)).toHaveLength(1);
-    await claimants[won.indexOf(true)]!.release();
+    expect(won).toHaveLength(1);
+    await won[0]!.release();
     expect(await fx.store.get('race/x.claim')).toBeUndefined();
   });
 
   it('takes over an expired lease exactly once, and the old holder then finds it lost', async () => {
-    const old = new LeaseObject(fx.store, 'race/y.claim', 'old', 1000);
-    expect(await old.tryAcquire()).toBe(true);
-    const live = new LeaseObject(fx.store, 'race/y.claim', 'other', 30_000);
-    expect(await live.tryAcquire()).toBe(false); // the old lease is still valid
+    const old = await new BucketLeases(fx.store, 1000).tryAcquire('race/y.claim');
+    expect(old).toBeDefined();
+    const leases = new BucketLeases(fx.store, 30_000);
+    expect(await leases.tryAcquire('race/y.claim')).toBeUndefined(); // the old lease is still valid
     await sleep(1100);
-    const takers = [
-      new LeaseObject(fx.store, 'race/y.claim', 'a', 30_000),
-      new LeaseObject(fx.store, 'race/y.claim', 'b', 30_000),
-    ];
-    const won = await Promise.all(takers.map((t) => t.tryAcquire()));
-    expect(won.filter(Boolean)).toHaveLength(1);
-    expect(await old.renew()).toBe(false);
-    await old.release(); // no-op: it no longer holds it, and must not delete the new holder's claim
+    const won = (await Promise.all([leases.tryAcquire('race/y.claim'), leases.tryAcquire('race/y.claim')])).filter(
+      (l) => l !== undefined,
+    );
+    expect(won).toHaveLength(1);
+    expect(await old!.renew()).toBe(false);
+    await old!.release(); // no-op: it no longer holds it, and must not delete the new holder's claim
     expect(await fx.store.get('race/y.claim')).toBeDefined();
   });
 });
@@ -108,8 +105,8 @@ describe('BucketLedger', () => {
 
   it('takes over the lock of a crashed holder once its lease has run out', async () => {
     const key = { account: 'acc', orderNumber: 'PO-crash' };
-    const crashed = new LeaseObject(fx.store, `l3/${lockPath(key)}`, 'dead-host:1:x', 1000);
-    expect(await crashed.tryAcquire()).toBe(true); // never released: the "process" died
+    // Never released: the "process" died.
+    expect(await new BucketLeases(fx.store, 1000).tryAcquire(`l3/${lockPath(key)}`)).toBeDefined();
     const ledger = new BucketLedger(fx.store, 'l3/', { pollMs: 50, waitMs: 5000 });
     const got = await ledger.withLock(key, async () => 'mine');
     expect(got).toBe('mine');

@@ -1,8 +1,8 @@
 import { linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import lockfile from 'proper-lockfile';
 import { describe, expect, it, vi } from 'vitest';
+import { isLeaseToken } from '../../../src/storage/folder-lease.js';
 import { EntryWriter } from '../../../src/storage/ledger/entry-writer.js';
 import { FolderLedger } from '../../../src/storage/ledger/folder-ledger.js';
 import type { LedgerKey } from '../../../src/storage/ledger/model.js';
@@ -11,9 +11,11 @@ import { ledgerEntry as entry } from '../../support/ledger-entries.js';
 import { tempDirPerTest } from '../../support/temp-files.js';
 
 /**
- * The folder ledger's files (issue 16): a lock is a hard link to the process's token, not a new
+ * The folder ledger's files: a lock is a hard link to the process's token, not a new file or
  * folder; an entry's replaced version becomes the temp file of a later write, never while anyone
- * can read it; both still exclude, and are excluded by, proper-lockfile's mkdir locks.
+ * can read it. Locks still exclude, and are excluded by, the mkdir locks of older htorder
+ * versions (proper-lockfile's: a folder `<entry>.json.lock`, stale once its mtime is older than
+ * the stale time).
  */
 
 const account = 'http://127.0.0.1/us/api#1001';
@@ -40,7 +42,7 @@ describe('the ledger lock', () => {
         }
       });
     });
-    const tokens = readdirSync(join(dir, '.locks')).filter((n) => n.endsWith('.token'));
+    const tokens = readdirSync(join(dir, '.locks')).filter(isLeaseToken);
     expect(tokens).toHaveLength(1);
     expect(inos).toEqual([lstatSync(join(dir, '.locks', tokens[0] as string)).ino, inos[0]]);
     // Released: the names are gone, the token stays for the next lock.
@@ -65,14 +67,12 @@ describe('the ledger lock', () => {
     });
   });
 
-  it('waits for a live proper-lockfile lock (older htorder) and takes over a stale one', async () => {
-    const { ledger, dir, entryPath, lockPath } = await setUp({ staleMs: 2000, waitMs: 300 });
-    mkdirSync(dir, { recursive: true });
-    const release = await lockfile.lock(entryPath(key('P')), { realpath: false, stale: 10_000 });
+  it('waits for a live mkdir lock (older htorder) and takes over a stale one', async () => {
+    const { ledger, dir, lockPath } = await setUp({ staleMs: 2000, waitMs: 300 });
+    mkdirSync(lockPath(key('P')), { recursive: true });
     await expect(ledger.withLock(key('P'), async () => 1)).rejects.toThrow(/locked by another htorder process/);
-    await release();
+    expect(lstatSync(lockPath(key('P'))).isDirectory()).toBe(true);
     // A folder lock left by a killed older process: stale once its mtime is older than staleMs.
-    mkdirSync(lockPath(key('P')));
     const old = new Date(Date.now() - 60_000);
     utimesSync(lockPath(key('P')), old, old);
     const took = await ledger.withLock(key('P'), async (guard) => {
@@ -80,14 +80,19 @@ describe('the ledger lock', () => {
       return 'taken over';
     });
     expect(took).toBe('taken over');
+    expect(readdirSync(dir).filter((n) => /\.(lock|stale)$/.test(n))).toEqual([]);
   });
 
-  it('is respected by proper-lockfile (older htorder) while held', async () => {
-    const { ledger, entryPath } = await setUp();
+  it('is respected by an older htorder while held: its mkdir fails and the mtime stays fresh', async () => {
+    const { ledger, lockPath } = await setUp({ staleMs: 2000 });
     await ledger.withLock(key('Q'), async () => {
-      await expect(lockfile.lock(entryPath(key('Q')), { realpath: false, stale: 10_000 })).rejects.toThrow(
-        /already being held/,
-      );
+      // Held past the stale time: renewing the token keeps the lock's mtime fresh, so an older
+      // htorder (proper-lockfile: mkdir, then the mtime rule) sees it held, never stale.
+      for (let i = 0; i < 5; i++) {
+        expect(() => mkdirSync(lockPath(key('Q')))).toThrow(/EEXIST/);
+        expect(Date.now() - lstatSync(lockPath(key('Q'))).mtimeMs).toBeLessThan(2000);
+        await new Promise((r) => setTimeout(r, 600));
+      }
     });
   });
 

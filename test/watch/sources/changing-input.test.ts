@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { InputEvent } from '../../../src/watch/events.js';
 import type { Sandbox } from '../../../src/sandbox/index.js';
-import { isClaimToken } from '../../../src/watch/sources/claim-token.js';
+import { isLeaseToken } from '../../../src/storage/folder-lease.js';
 import { FolderSource } from '../../../src/watch/sources/folder-source.js';
 import { startTestS3, type TestS3 } from '../../support/s3.js';
 import { tempDir } from '../../support/temp-files.js';
@@ -307,9 +307,9 @@ describe('FolderSource: change detection and giving a file back', () => {
     await source.close();
     await dir.remove();
   });
-  /** Without the source's lease token (claim-token.ts). */
+  /** Without the source's lease token (folder-lease.ts). */
   const ls = async (sub = ''): Promise<string[]> =>
-    (await readdir(join(dir.path, sub))).filter((n) => !isClaimToken(n)).sort();
+    (await readdir(join(dir.path, sub))).filter((n) => !isLeaseToken(n)).sort();
   /** A whole second, so the mtime restored after a rewrite is exactly the one seen at claim. */
   const MTIME = 1_700_000_000;
 

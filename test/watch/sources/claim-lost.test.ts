@@ -3,7 +3,7 @@ import { readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BucketSource } from '../../../src/watch/sources/bucket-source.js';
-import { isClaimToken } from '../../../src/watch/sources/claim-token.js';
+import { isLeaseToken } from '../../../src/storage/folder-lease.js';
 import { FolderSource } from '../../../src/watch/sources/folder-source.js';
 import { ClaimLostError, type ClaimedInput } from '../../../src/watch/sources/model.js';
 import { HOST } from '../../../src/storage/lease.js';
@@ -49,7 +49,7 @@ describe('finish after the claim was taken over', () => {
       ).rejects.toBeInstanceOf(ClaimLostError);
       expect(wrote).toBe(false);
       expect(await readdir(join(dir, 'done'))).toEqual([]);
-      expect((await readdir(join(dir, 'processing'))).filter((n) => !isClaimToken(n)).sort()).toEqual([
+      expect((await readdir(join(dir, 'processing'))).filter((n) => !isLeaseToken(n)).sort()).toEqual([
         '.a.yaml.claim',
         'a.yaml',
       ]);

@@ -2,14 +2,14 @@ import { spawnSync } from 'node:child_process';
 import { link, lstat, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isClaimToken } from '../../../src/watch/sources/claim-token.js';
+import { isLeaseToken } from '../../../src/storage/folder-lease.js';
 import { FolderSource, type FolderSourceOptions } from '../../../src/watch/sources/folder-source.js';
 import { ClaimLostError } from '../../../src/watch/sources/model.js';
 import { HOST, isExpired, parseLease } from '../../../src/storage/lease.js';
 import { tempDir } from '../../support/temp-files.js';
 
 /**
- * Claims are hard links to one lease token per instance (claim-token.ts): no inode is made or
+ * Claims are hard links to one lease token per instance (folder-lease.ts): no inode is made or
  * freed per claim. They must exclude each other exactly as the exclusive claim files did, also
  * against an htorder that only knows those (it reads the record and judges it by its lease),
  * in both directions.
@@ -25,7 +25,7 @@ afterEach(async () => {
 });
 
 const processing = (name = ''): string => join(dir.path, 'processing', name);
-const tokensIn = async (): Promise<string[]> => (await readdir(processing())).filter(isClaimToken);
+const tokensIn = async (): Promise<string[]> => (await readdir(processing())).filter(isLeaseToken);
 const source = async (opts: FolderSourceOptions = {}): Promise<FolderSource> => {
   const s = new FolderSource(dir.path, { leaseMs: 60_000, workDir: join(dir.path, '.work'), ...opts });
   await s.init();
@@ -184,7 +184,7 @@ describe('claims linked to a lease token', () => {
   });
 
   it('where hard links are refused, claims are files of their own that still exclude each other', async () => {
-    const refuse = async (): Promise<void> => {
+    const refuse = (): void => {
       throw Object.assign(new Error('operation not permitted'), { code: 'EPERM' });
     };
     const s = await source({ linkFile: refuse, leaseMs: 600 });

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { link, mkdir, readdir, readFile, rename, stat, symlink, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isClaimToken } from '../../../src/watch/sources/claim-token.js';
+import { isLeaseToken } from '../../../src/storage/folder-lease.js';
 import { FolderSource } from '../../../src/watch/sources/folder-source.js';
 import { HOST } from '../../../src/storage/lease.js';
 import { tempDir } from '../../support/temp-files.js';
@@ -18,9 +18,9 @@ afterEach(async () => {
   await dir.remove();
 });
 
-/** The names in `sub`, without the lease tokens of the instances (claim-token.ts). */
+/** The names in `sub`, without the lease tokens of the instances (folder-lease.ts). */
 const ls = async (sub = ''): Promise<string[]> =>
-  (await readdir(join(dir.path, sub))).filter((n) => !isClaimToken(n)).sort();
+  (await readdir(join(dir.path, sub))).filter((n) => !isLeaseToken(n)).sort();
 const source = async (): Promise<FolderSource> => {
   const s = new FolderSource(dir.path, { leaseMs: 60_000 });
   made.push(s);

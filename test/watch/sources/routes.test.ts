@@ -3,6 +3,7 @@ import { join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sandboxConfig } from '../../../src/core/config/sandbox-config.js';
 import type { InputEvent } from '../../../src/watch/events.js';
+import { ROOT } from '../../support/dist.js';
 import { tempDir } from '../../support/temp-files.js';
 import { startWatch, waitFor, watchFixture } from '../../support/watch-harness.js';
 import { ITEMS, manifest } from '../../support/yaml-manifests.js';
@@ -60,9 +61,9 @@ describe('watch routes (config file)', () => {
 `);
     const w = await startWatch({ target: fx.drop.path }, routed);
     try {
-      await copyFile('samples/shopify/orders_export.csv', join(fx.drop.path, 'orders_export.csv'));
+      await copyFile(join(ROOT, 'samples/shopify/orders_export.csv'), join(fx.drop.path, 'orders_export.csv'));
       // Upper case: globs match case-insensitively, like the input extensions.
-      await copyFile('samples/csv/orders.csv', join(fx.drop.path, 'ORDERS.CSV'));
+      await copyFile(join(ROOT, 'samples/csv/orders.csv'), join(fx.drop.path, 'ORDERS.CSV'));
       await waitFor(inDone('orders_export.csv'), 'the Shopify export in done/');
       await waitFor(inDone('ORDERS.CSV'), 'the template CSV in done/');
       expect(await ls('failed')).toEqual([]);
