@@ -106,7 +106,7 @@ async function processClaimed(
     ...pipeline,
     command: 'run',
     reportCommand: 'watch',
-    beforeSubmit,
+    beforeSend: beforeSubmit,
     deferReports: true,
   });
   if (!changed && !lease.lost()) changed = await input.recheck('finish');

@@ -1,6 +1,6 @@
 import type { InputOutcome, PipelineCommand } from '../pipeline/process-input.js';
 import type { ResultReport } from '../report/model.js';
-import { builtItems, itemCount } from '../report/lazy-items.js';
+import { itemCount } from '../report/lazy-items.js';
 import { errorLines, warningLines } from '../report/write-errors-txt.js';
 import { printable, printableLines } from '../core/printable.js';
 
@@ -71,8 +71,8 @@ function summaryLine(r: ResultReport): string {
 
 /**
  * Errors first, then warnings, with the path as the user typed it (clickable in a terminal).
- * None when the summary (fresh, as the summary line above uses it) counts none: walking a
- * 1,000-job run's items for nothing took ~5 ms after its last answer (issue 16).
+ * None when the summary (fresh, as the summary line above uses it) counts none, so a clean
+ * run's items are not walked for nothing.
  */
 function* messages(r: ResultReport): Generator<string> {
   if (r.summary.errors === 0 && r.summary.warnings === 0) return;
@@ -80,11 +80,7 @@ function* messages(r: ResultReport): Generator<string> {
   yield* warningLines(r, r.input.file);
 }
 
-/**
- * Columns padded to their widest cell, two spaces apart. Index loops, not entries() and
- * map/join: this runs once per input, cold, after the last answer of a run (a 1,000-job table
- * took ~5 ms through the iterators, issue 16).
- */
+/** Columns padded to their widest cell, two spaces apart. */
 function table(rows: string[][]): string[] {
   const widths: number[] = [];
   for (const r of rows) {
@@ -99,34 +95,6 @@ function table(rows: string[][]): string[] {
 
 function money(n: number): string {
   return n.toFixed(2);
-}
-
-export function jsonSummary(command: PipelineCommand, outcomes: readonly InputOutcome[], exitCode: number): unknown {
-  return {
-    command,
-    exitCode,
-    inputs: outcomes.map((o) => ({
-      file: o.file,
-      status: o.status,
-      ...(o.problem ? { problem: o.problem } : {}),
-      ...(o.report
-        ? {
-            summary: o.report.summary,
-            reports: o.reports,
-            jobs: o.report.jobs.map((j) => ({
-              orderNumber: j.orderNumber,
-              status: j.status,
-              jobNumber: j.jobNumber,
-              dateDue: j.dateDue,
-              estimatedCost: j.estimatedCost,
-              totalJobCost: j.totalJobCost,
-              errors: j.errors.length + builtItems(j).reduce((n, i) => n + i.errors.length, 0),
-              warnings: j.warnings.length,
-            })),
-          }
-        : {}),
-    })),
-  };
 }
 
 function sourceText(source: { row?: number; line?: number } | null): string {

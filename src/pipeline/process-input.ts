@@ -66,7 +66,7 @@ export interface PipelineContext {
    * cancel) of a submitted job is sent; a reason not to send anything from this input
    * (`watch`: it changed since it was read), or undefined to go on.
    */
-  beforeSubmit?: () => Promise<string | undefined>;
+  beforeSend?: () => Promise<string | undefined>;
   /**
    * No report is written: the caller writes them once, where it decides
    * (InputOutcome.writeReports; `watch`: where the input ends up).
@@ -233,8 +233,8 @@ async function runJobs(
   // Each job flows on its own through look-up, changes, resolve and dry run: only submitting
   // waits for every job (all or nothing), so one job's lookups overlap others' dry runs.
   // Each job's plan goes into the report as it comes out (the report is begun at the first),
-  // not all of them between the last dry run and the first create, when no call is in flight
-  // (1,000 writes, ~15 ms, issue 16); a hold-back or a withdrawal writes them all again.
+  // not all of them between the last dry run and the first create, when no call is in flight;
+  // a hold-back or a withdrawal writes them all again.
   const planning = (job: JobState): boolean => job.outcome === 'checked';
   const jobs = await eachJob(checked, {
     select: planning,
@@ -246,7 +246,7 @@ async function runJobs(
   });
   if (ctx.command === 'plan') return writeAll(jobs);
   if (mustHoldBack(jobs, ctx.partial)) return writeAll(holdBack(jobs, stage));
-  const withdrawn = await ctx.beforeSubmit?.();
+  const withdrawn = await ctx.beforeSend?.();
   if (withdrawn !== undefined) return writeAll(withdraw(jobs, stage, withdrawn));
   // The jobs that went through no plan stage (check refused them) were not written yet.
   jobs.forEach((job, j) => {
@@ -280,7 +280,7 @@ function stageContext(manifest: Manifest, ctx: PipelineContext & { verifiedAbsen
     ledger,
     account,
     logger,
-    ...(ctx.beforeSubmit ? { beforeSend: ctx.beforeSubmit } : {}),
+    ...(ctx.beforeSend ? { beforeSend: ctx.beforeSend } : {}),
     submit: { client, ledger, account, verifyUnseen, verifiedAbsent, input, logger, ...ctx.submit },
   };
 }

@@ -13,8 +13,8 @@ const tables = new WeakMap<readonly object[], Tables>();
  * The first entry of `list` whose `field`, folded (foldCase), is `folded`: what
  * `list.find((e) => foldCase(field(e)) === folded)` answers, from a table made once per list
  * and field (`field` must be one function, not a new closure per call). Every job of a run is
- * resolved against the same lookup lists (one array each, kept by the catalogue): folding
- * ~230 country names again for each of 1,000 jobs held the thread while API answers waited.
+ * resolved against the same lookup lists (one array each, kept by the catalogue), so each
+ * list is folded once per run, not once per job.
  */
 export function findFolded<T extends object>(
   list: readonly T[],

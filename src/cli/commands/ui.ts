@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { addSettingOptions, configFlagsFrom } from '../../core/config/config-flags.js';
 import { ExitCode, UsageError } from '../../core/errors.js';
 import { examples } from '../help.js';
+import { untilStopped } from '../stop-signals.js';
 
 /** `htorder ui [DIR] [--port N] [--host H]`: the read-only dashboard of a folder (docs/ui.md). */
 export function register(program: Command): void {
@@ -63,16 +64,7 @@ export function register(program: Command): void {
       process.exitCode = ExitCode.Usage;
       return;
     }
-    const stopped = new Promise<void>((done) => {
-      const stop = (): void => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        done();
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
-    // Handlers first, URL second: a supervisor may stop us the moment it reads the line.
+    const { stopped } = untilStopped();
     process.stdout.write(`${dashboard.url}\n`);
     await stopped;
     await dashboard.close();

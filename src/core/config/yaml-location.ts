@@ -16,7 +16,7 @@ export function yamlLocator(path: string, lineCounter: LineCounter): (node: unkn
 
 /**
  * The `yaml` package, loaded when a config file is read: a run without one (and a manifest
- * the fast reader takes) never loads it, ~25 ms of every start (issue 16).
+ * the fast reader takes) never loads it.
  */
 export function yamlPackage(): typeof import('yaml') {
   return createRequire(import.meta.url)('yaml') as typeof import('yaml');

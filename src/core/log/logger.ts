@@ -81,7 +81,7 @@ function loadPino(): typeof import('pino').pino {
 
 /**
  * pino-pretty (and its colours) only for a person at a terminal: loaded when a pretty logger is
- * made, so `run` from cron, a pipe or a container never pays its ~20 ms of start-up.
+ * made, so `run` from cron, a pipe or a container never pays for loading it.
  */
 function prettyStream(): typeof import('pino-pretty').PinoPretty {
   return requireCjs('pino-pretty') as typeof import('pino-pretty').PinoPretty;
