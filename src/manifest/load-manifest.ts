@@ -66,7 +66,7 @@ export async function loadManifest(file: string, opts: LoadOptions = {}): Promis
   // The event loop polls once between the parse and the checks (both CPU, tens of ms for a
   // big manifest): what arrived meanwhile is handled first. `run` reads its input while the
   // account request is in flight; its answer lets the ledger's account record be read now,
-  // not after the checks, and the first lookups go out as soon as the checks end (issue 16).
+  // not after the checks, and the first lookups go out as soon as the checks end (`npm run bench`).
   await afterIoPoll();
   return checkRawDocument(raw);
 }
@@ -93,7 +93,7 @@ export function checkRawDocument(raw: RawDocument): LoadResult {
 /**
  * The schema's faulted paths, indexed so that each rule finding is judged in time of its own
  * path's length: comparing every finding with every faulted path made a file whose every row
- * is faulty quadratic (30,000 such rows: 38 s of CPU).
+ * is faulty quadratic.
  */
 class FaultIndex {
   /** Every faulted path. */
