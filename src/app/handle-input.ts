@@ -11,10 +11,7 @@ import type { HandleResult } from '../watch/scheduler.js';
 import type { Handled } from '../watch/watcher.js';
 
 export interface HandleContext {
-  /**
-   * The pipeline context for `run` (client, catalogue, ledger, account). A function because
-   * the account is learnt from the API, which may be down: a throw means "unavailable".
-   */
+  /** The pipeline context: a function, as the account is learnt from the API (a throw: unavailable). */
   pipeline: () => Promise<PipelineContext>;
   logger: Logger;
   metrics?: WatchMetrics;
@@ -27,11 +24,9 @@ export interface HandleContext {
 }
 
 /**
- * One claimed input through `run` (exactly once, via the ledger), then to done/ (every job
- * submitted or already submitted) or failed/ (anything invalid or refused), reports beside
- * it. When the API or store was unavailable nothing was decided: the input stays claimed in
- * processing/ and the watcher retries it later (exit code 3's meaning, for a daemon). When
- * the input changed while it was processed, it is given back to wait until complete (requeued).
+ * One claimed input through `run` (exactly once, via the ledger), then to done/ or failed/
+ * with its reports; `retry` when the API or store was unavailable (nothing decided: it stays
+ * claimed), `requeued` when it changed while processed (given back to wait until complete).
  */
 export async function handleInput(
   input: ClaimedInput,
@@ -167,9 +162,8 @@ function tellFinished(
 }
 
 /**
- * Gives a changed input back to its source (ClaimedInput.requeue), this attempt's reports
- * discarded: processed again in full once complete, the ledger keeping the jobs already
- * submitted (`submitted`, only when the change showed after the submit) exactly once.
+ * Gives a changed input back (ClaimedInput.requeue), this attempt's reports discarded: it is
+ * processed again in full, the ledger keeping the jobs `submitted` before the change showed.
  */
 async function requeue(
   input: ClaimedInput,

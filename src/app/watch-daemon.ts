@@ -55,10 +55,8 @@ const CATALOGUE_MAX_AGE_MS = 10 * 60_000;
 type Closers = (() => unknown)[];
 
 /**
- * `htorder watch DIR | s3://BUCKET/PREFIX`: wires configuration and routes, the API session,
- * the drop source and its ledger, metrics, the health server and the dashboard around the
- * watcher loop, and runs until `io.signal` aborts. Returns the exit code: 0 after a graceful
- * stop, 2 for usage or configuration problems, 3 when the store cannot be reached at start.
+ * `htorder watch DIR | s3://BUCKET/PREFIX` until `io.signal` aborts. Returns the exit code: 0
+ * after a graceful stop, 2 for usage or configuration problems, 3 when the store is unreachable.
  */
 export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> {
   const s3 = s3Target(input);
@@ -134,10 +132,7 @@ interface OpenDrop {
   attempts: InputAttempts;
 }
 
-/**
- * The API session, the drop source and the ledger beside it (a bucket's ledger is in the
- * bucket, shared by the instances of every machine), and the pipeline over them.
- */
+/** The API session, the drop source, the ledger beside it (a bucket's is in the bucket) and the pipeline. */
 async function openDrop(
   input: WatchInput,
   s3: S3Location | undefined,
@@ -188,10 +183,7 @@ async function openDrop(
   return { session, pipeline, source, attempts: new InputAttempts(join(config.stateDir, 'attempts'), maxAttempts) };
 }
 
-/**
- * A folder's ledger for watch: an explicit lease also bounds how long a crashed instance's
- * order locks block a restart.
- */
+/** A folder's ledger for watch: an explicit lease also bounds how long a crashed instance's locks last. */
 function folderLedger({ config, settings }: ApiSession): FolderLedger {
   return new FolderLedger(config.stateDir, { staleMs: settings.explicit('leaseMs') ?? settings.get('lockStaleMs') });
 }
@@ -204,10 +196,7 @@ interface Served {
   watcher: { current?: Watcher };
 }
 
-/**
- * Metrics, the health server and the dashboard, each only when asked for. Bound before the
- * watcher starts: a port in use stops the start before any input is claimed (undefined).
- */
+/** Metrics, health server and dashboard when asked for; a port in use stops the start (undefined). */
 async function serve(
   input: WatchInput,
   { session, source }: OpenDrop,
@@ -249,9 +238,8 @@ async function serve(
 }
 
 /**
- * Binds the dashboard's or the health server's port. One that cannot be bound (in use,
- * privileged, an address this machine lacks) is the user's to fix: said with the flags and
- * settings that chose it, exit 2 (undefined); anything else is a bug and is thrown.
+ * Binds the dashboard's or the health server's port. One that cannot be bound is the user's to
+ * fix: said with the flags and settings that chose it (undefined: exit 2); anything else throws.
  */
 async function bind<T>(
   which: 'ui' | 'health',
@@ -308,10 +296,8 @@ async function watch(
   });
   served.watcher.current = watcher;
   if (!routing) {
-    // Signed in and the account learnt while the first scan waits for its second look at a
-    // backlog, instead of after the first claim: the first inputs start with their dry runs.
-    // A failure is not kept: the first input asks again and reports it. Routes may use other
-    // accounts: nothing warmed.
+    // Signed in while the first scan settles, so the first inputs start with their dry runs; a
+    // failure is not kept (the first input asks again). Routes may use other accounts.
     pipeline.context().catch((err: unknown) => {
       logger.debug({ err: (err as Error).message }, 'could not sign in at start; the first input will try again');
     });
@@ -373,11 +359,9 @@ interface RouteAccounts {
 }
 
 /**
- * One pipeline per account the routes name, over the watcher's own (`main`, from the command
- * line, its profile and the environment) for routes that name none: a different profile is a
- * different API session, catalogue and ledger account; routes of one account share them and
- * differ only in mapping and partial, given per input. Sessions are opened here, so a profile
- * that cannot be used stops the start (exit 2); each talks to its API only when a file needs it.
+ * One pipeline per account the routes name (the watcher's own, `main`, for routes that name
+ * none); routes of one account share it and differ only in mapping and partial, given per
+ * input. Opened here, so a profile that cannot be used stops the start (exit 2).
  */
 async function openRouteAccounts(
   routes: WatchRoutes,

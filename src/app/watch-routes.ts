@@ -32,11 +32,9 @@ export interface WatchRoutes {
 }
 
 /**
- * The routes of the config file that apply to the watched `target`, checked as a whole before
- * anything is watched (docs/watch.md#routes): undefined when the file has none, no routes when
- * none is for this location; the watcher then runs on the command line's `--mapping` and
- * `--partial` as before. Every problem is a
- * UsageError (exit 2) located in the config file.
+ * The routes of the config file for the watched `target`, checked as a whole before anything
+ * is watched (docs/watch.md#routes): undefined when the file has none, no routes when none is
+ * for this location. Every problem is a UsageError (exit 2) located in the config file.
  */
 export async function loadWatchRoutes(opts: {
   target: string;

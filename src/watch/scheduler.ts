@@ -2,11 +2,7 @@ import { type Backoff, backoffDelay } from '../core/backoff.js';
 import type { HealthState } from './health-server.js';
 import type { ListedInput } from './sources/model.js';
 
-/**
- * What became of one claimed input: finished (done/failed), to be retried later, lost to
- * another instance, or given back to its source because it changed while processed
- * (`requeued`: the claim is dropped; the input is taken again once complete).
- */
+/** What became of one claimed input; `requeued`: given back because it changed while processed. */
 export type HandleResult = 'done' | 'failed' | 'retry' | 'lost' | 'requeued';
 
 /** An input this instance holds a claim on: being processed, or waiting for its retry (due at `dueAt`). */
@@ -18,10 +14,7 @@ export interface Held<I> {
   lost: boolean;
 }
 
-/**
- * What the shell is to do. `claim` and `process` each take a slot, which the shell gives back
- * (`free`) when its task ends; a claimed input is processed in the slot that claimed it.
- */
+/** What the shell is to do. `claim` and `process` take a slot, given back (`free`) when their task ends. */
 export type Decision<I> =
   | { kind: 'claim'; name: string }
   | { kind: 'process'; held: Held<I> }
@@ -69,12 +62,10 @@ interface Seen {
 }
 
 /**
- * The decisions of `htorder watch`, without I/O: told what the scans found, what became of
- * claims and inputs, and the time, it says what to claim, process, retry, release or drop,
- * and when to look again. The shell (watcher.ts) carries them out on a DropSource. A scan
- * queues the ready inputs, oldest first; a slot that frees takes the next one (inputs due for
- * a retry first) without scanning again. Every input held stays in `held` until it is
- * finished, released or lost, so nothing claimed is ever forgotten.
+ * The decisions of `htorder watch`, without I/O: told what scans found, what became of claims
+ * and inputs, and the time, it says what to claim, process, retry, release or drop, and when
+ * to look again; the shell (watcher.ts) carries them out. A slot that frees takes the next
+ * input (retries first) without a scan. An input stays in `held` until finished, released or lost.
  */
 export class WatchScheduler<I extends { readonly name: string }> {
   private readonly held = new Map<string, Held<I>>();
@@ -88,7 +79,8 @@ export class WatchScheduler<I extends { readonly name: string }> {
   private readonly confirmMs: number;
   private readonly parallel: number;
   private readonly retry: Backoff;
-  private stopped = false;
+  /** Set by stop(). */
+  stopping = false;
   /** A scan was asked for (file-system events). */
   private asked = false;
   private lastScanStart = -Infinity;
@@ -107,13 +99,9 @@ export class WatchScheduler<I extends { readonly name: string }> {
     this.retry = { baseMs: opts.retryMinMs ?? 5000, maxMs: opts.retryMaxMs ?? 300_000 };
   }
 
-  get stopping(): boolean {
-    return this.stopped;
-  }
-
   /** Take nothing new; what is in flight finishes, and a retry is released instead. */
   stop(): void {
-    this.stopped = true;
+    this.stopping = true;
   }
 
   /** Scan soon (file-system events). */
@@ -138,11 +126,15 @@ export class WatchScheduler<I extends { readonly name: string }> {
     return { orphans };
   }
 
-  /** An input of a crashed instance, now claimed: true when it is held (due at once), false to release it. */
-  resume(input: I): boolean {
-    if (this.stopped || this.held.has(input.name)) return false;
+  /**
+   * An input of a crashed instance, now claimed: held, due at once (`resumed`), unless stopping
+   * (`release` its claim) or already held here (`duplicate`: drop only what the copy keeps).
+   */
+  resume(input: I): 'resumed' | 'release' | 'duplicate' {
+    if (this.held.has(input.name)) return 'duplicate';
+    if (this.stopping) return 'release';
     this.held.set(input.name, { input, attempts: 0, dueAt: 0, lost: false });
-    return true;
+    return 'resumed';
   }
 
   /**
@@ -173,13 +165,11 @@ export class WatchScheduler<I extends { readonly name: string }> {
   }
 
   /**
-   * Whether a file is complete: its writer left a `NAME.done` marker, or its size and mtime
-   * have not changed for the stable time by our own clock (a writer still copying changes one
-   * or the other; our clock, not the file's mtime, measures the quiet, so a share's skewed
-   * clock cannot make a half-written file look old). A file whose mtime is already the stable
-   * time old when first seen (a backlog) only needs a second look, `confirmMs` later, showing
-   * the same size and mtime: that look still catches a writer on a share whose clock runs
-   * behind ours, and a file seen changing waits the whole stable time whatever its mtime says.
+   * A file is complete with a `NAME.done` marker, or when its size and mtime stood still for the
+   * stable time by our clock (a share's skewed clock cannot make a half-written file look old).
+   * One whose mtime is that old at first sight (a backlog) needs only a second look, `confirmMs`
+   * later, which still catches a writer whose clock runs behind ours; a file seen changing
+   * waits the whole stable time whatever its mtime says.
    */
   private observe(f: ListedInput, now: number): Seen {
     const prev = this.names.get(f.name);
@@ -207,7 +197,7 @@ export class WatchScheduler<I extends { readonly name: string }> {
       this.held.delete(h.input.name);
       out.push({ kind: 'lost', input: h.input });
     }
-    while (!this.stopped && this.slots.size < this.parallel) {
+    while (!this.stopping && this.slots.size < this.parallel) {
       const due = [...this.held.values()].find((h) => !this.slots.has(h.input.name) && h.dueAt <= now);
       if (due) {
         this.slots.add(due.input.name);
@@ -252,7 +242,7 @@ export class WatchScheduler<I extends { readonly name: string }> {
    * else no longer held — released when it was to be retried, dropped when it was lost.
    */
   handled(held: Held<I>, result: HandleResult, now: number): Decision<I> | undefined {
-    if (result === 'retry' && !held.lost && !this.stopped) {
+    if (result === 'retry' && !held.lost && !this.stopping) {
       held.attempts += 1;
       const delayMs = backoffDelay(held.attempts, this.retry, this.opts.random);
       held.dueAt = now + delayMs;
@@ -305,7 +295,7 @@ export class WatchScheduler<I extends { readonly name: string }> {
     // Held and in a slot: being processed (a slot whose claim is under way holds nothing yet).
     const inFlightInputs = [...this.held.keys()].filter((name) => this.slots.has(name));
     return {
-      status: this.stopped ? 'stopping' : this.scanFailures >= 3 ? 'failing' : 'ok',
+      status: this.stopping ? 'stopping' : this.scanFailures >= 3 ? 'failing' : 'ok',
       location,
       lastScanAt: this.lastScanAt === undefined ? null : new Date(this.lastScanAt).toISOString(),
       inFlight: inFlightInputs.length,

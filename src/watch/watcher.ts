@@ -95,9 +95,10 @@ class WatchLoop implements Watcher {
     const { source, logger, metrics } = this.opts;
     try {
       for (const input of orphans ? await source.claimOrphans() : []) {
-        if (!this.scheduler.resume(input)) await input.release();
-        else
+        const resumed = this.scheduler.resume(input);
+        if (resumed === 'resumed')
           logger.info({ file: input.location }, 'resuming an input left in processing (an instance stopped mid-way)');
+        else await (resumed === 'release' ? input.release() : input.forget());
       }
       const listed = await source.list();
       const now = Date.now();

@@ -346,8 +346,8 @@ describe('WatchScheduler: claims lost', () => {
 describe('WatchScheduler: orphans and stopping', () => {
   it('holds the inputs of crashed instances due at once and processes them before new ones', () => {
     const s = scheduler();
-    expect(s.resume({ name: 'o.yaml' })).toBe(true);
-    expect(s.resume({ name: 'o.yaml' })).toBe(false); // held already
+    expect(s.resume({ name: 'o.yaml' })).toBe('resumed');
+    expect(s.resume({ name: 'o.yaml' })).toBe('duplicate'); // held already: its claim is not released
     s.listed([file('a.yaml')], 0);
     expect(kinds(s.fill(0))).toEqual(['process o.yaml', 'waiting a.yaml']);
     expect(s.health('').inFlightInputs).toEqual(['o.yaml']);
@@ -360,7 +360,7 @@ describe('WatchScheduler: orphans and stopping', () => {
     const a = claim(s, 'a.yaml', 0);
     s.stop();
     expect(s.stopping).toBe(true);
-    expect(s.resume({ name: 'o.yaml' })).toBe(false); // the shell releases it
+    expect(s.resume({ name: 'o.yaml' })).toBe('release');
     // A claim under way when the stop came is in flight now: it is processed.
     const b = claim(s, 'b.yaml', 1);
     expect(s.fill(2).filter((d) => d.kind === 'claim' || d.kind === 'process')).toEqual([]);

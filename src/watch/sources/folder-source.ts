@@ -373,11 +373,9 @@ export class FolderSource implements DropSource {
   }
 
   /**
-   * Chooses the input's name in done/ or failed/ and puts its reports there; returns the
-   * input's final path. Each report is written whole (fsynced) under a hidden temporary name
-   * first, then those written are renamed into place back to back, and the input after them: a
-   * crash while they are written leaves only hidden temporary files, and the input, resumed,
-   * takes its own name; only one between these renames makes it take a timestamped one.
+   * Puts the reports in done/ or failed/ under the input's free name; returns its final path.
+   * They are written whole under hidden temporary names, then renamed back to back: a crash
+   * while writing leaves only hidden files, so the resumed input still takes its own name.
    */
   private async placeReports(
     outcome: FinishOutcome,

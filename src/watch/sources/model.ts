@@ -20,10 +20,7 @@ export interface ListedInput {
 
 export type FinishOutcome = 'done' | 'failed';
 
-/**
- * Writes an input's reports once, to where `target` says, before the input moves; returns the
- * paths of those it wrote (errors.txt only when something failed), which are the ones that move.
- */
+/** Writes an input's reports once, to `target`; returns the paths of those it wrote (the ones that move). */
 export type WriteReports = (target: ReportTarget) => Promise<Partial<ReportPaths>>;
 
 /** The reports of an input, in the order they are put in place (the input moves after them). */
@@ -46,15 +43,11 @@ export interface ClaimedInput {
   path: string;
   /** Where the input is, for people (logs): a folder path or `s3://bucket/key`. */
   location: string;
-  /**
-   * sha256 (hex) of the private copy's bytes, taken while it was copied (the crash counter's
-   * key, attempts.ts). Absent only when the input is `refused` (nothing was read).
-   */
+  /** sha256 (hex) of the private copy's bytes, taken while copying (attempts.ts); absent when `refused`. */
   sha256?: string;
   /**
-   * Set when the input must not be read (a link or a FIFO swapped in under the name, a hard
-   * link, over the size cap, changed while read): why, for its errors.txt. It is finished as
-   * failed without being processed.
+   * Why the input must not be read (a link or a FIFO swapped in, a hard link, over the size
+   * cap), for its errors.txt: it is finished as failed without being processed.
    */
   refused?: string;
   /**
@@ -76,17 +69,15 @@ export interface ClaimedInput {
    */
   forget(): Promise<void>;
   /**
-   * Compares the input with what was read at claim, right before `when`: `submit` (the first
-   * create; nothing sent from it yet) or `finish` (about to be moved out; jobs may have been
-   * sent). Undefined while it is unchanged. A folder compares size, mtime and sha256 of the
-   * file in processing/ (opened without following links); a bucket compares ETags.
+   * How the input differs from what was read at claim, right before `when` (the first send, or
+   * the move out); undefined while unchanged. A folder compares size, mtime and sha256 (no
+   * link followed); a bucket compares ETags.
    */
   recheck(when: 'submit' | 'finish'): Promise<InputChange | undefined>;
   /**
-   * Gives a changed input back, never over another file: a folder moves it to the top again
-   * to wait until it is stable; a bucket drops an upload a newer one replaced. The claim and
-   * the private copy go (no report of this attempt was written). Returns where the input is now.
-   * Throws ClaimLostError when the claim was taken over.
+   * Gives a changed input back, never over another file (a folder: to the top again; a bucket:
+   * drops an upload a newer one replaced); the claim and the copy go. Returns where it is now;
+   * throws ClaimLostError when the claim was taken over.
    */
   requeue(): Promise<string>;
 }
