@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { SettingFlags } from './resolve-settings.js';
-import { SETTINGS, SETTING_NAMES, flagAttribute, type SettingName } from './settings.js';
+import { SETTING_NAMES, flagAttribute, setting, type SettingName } from './settings.js';
 
 /** What every command that talks to the API accepts (api, plan, run, track, watch). */
 export const CONNECTION_SETTINGS: readonly SettingName[] = [
@@ -61,12 +61,12 @@ export function addSettingOptions(
   defaults: SettingFlags = {},
 ): Command {
   for (const name of names) {
-    const s = SETTINGS[name];
+    const s = setting(name);
     if (s.flag === null) continue;
     const negated = s.flag.startsWith('--no-');
-    const arg = 'arg' in s ? ` ${s.arg}` : '';
+    const arg = s.arg === undefined ? '' : ` ${s.arg}`;
     const d = defaults[name] ?? s.default;
-    const shownDefault = d === null || s.type.kind === 'boolean' ? '' : `, default ${String(d)}`;
+    const shownDefault = d === undefined || s.type.kind === 'boolean' ? '' : `, default ${String(d)}`;
     const value = s.type.kind === 'boolean' ? `=${negated ? 'false' : 'true'}` : '';
     const env = s.env === null ? '' : ` (env ${s.env}${value})`;
     const help = `${negated ? 'do not ' : ''}${s.description}${shownDefault}${env}`;
@@ -91,7 +91,7 @@ export function addConfigOptions(command: Command, defaults: SettingFlags = {}):
 export function configFlagsFrom(opts: Record<string, unknown>): SettingFlags {
   const flags: SettingFlags = {};
   for (const name of SETTING_NAMES) {
-    const s = SETTINGS[name];
+    const s = setting(name);
     if (s.flag === null) continue;
     const v = opts[flagAttribute(s.flag)];
     if (s.type.kind === 'boolean') {

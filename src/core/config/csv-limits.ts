@@ -6,16 +6,13 @@ import type { Settings } from './resolve-settings.js';
  * which needs no API session, reads them without loading the pipeline's wiring.
  */
 export function csvLimitsFrom(settings: Settings): {
-  maxColumns?: number;
-  maxRecordBytes?: number;
-  maxFileBytes?: number;
+  maxColumns: number;
+  maxRecordBytes: number;
+  maxFileBytes: number;
 } {
-  const limits: { maxColumns?: number; maxRecordBytes?: number; maxFileBytes?: number } = {};
-  const maxColumns = settings.get('csvMaxColumns');
-  const maxRecordBytes = settings.get('csvMaxRecordBytes');
-  const maxFileBytes = settings.get('csvMaxFileBytes');
-  if (maxColumns !== undefined) limits.maxColumns = maxColumns;
-  if (maxRecordBytes !== undefined) limits.maxRecordBytes = maxRecordBytes;
-  if (maxFileBytes !== undefined) limits.maxFileBytes = maxFileBytes;
-  return limits;
+  return {
+    maxColumns: settings.get('csvMaxColumns'),
+    maxRecordBytes: settings.get('csvMaxRecordBytes'),
+    maxFileBytes: settings.get('csvMaxFileBytes'),
+  };
 }

@@ -142,66 +142,46 @@ export function parseNotifySection(
  * naming their source, never a URL.
  */
 export function notifyWebhooks(settings: Settings): WebhookConfig[] {
-  const allowInsecure = settings.get('allowInsecure') === true;
   const source = (name: 'notifyOn' | 'notifyDigestAt' | 'notifyUrl'): string =>
     settings.raw(name)?.source ?? SETTINGS[name].env;
-  const onText = settings.get('notifyOn') ?? SETTINGS.notifyOn.default;
-  const events = parseNotifyEvents(onText.split(','), (why) => {
-    throw new UsageError(`${source('notifyOn')}: ${why}`);
-  });
+  const failAt =
+    (name: 'notifyOn' | 'notifyDigestAt' | 'notifyUrl') =>
+    (why: string): never => {
+      throw new UsageError(`${source(name)}: ${why}`);
+    };
   const digestText = settings.get('notifyDigestAt');
-  const digestAt =
-    digestText === undefined
-      ? undefined
-      : parseDigestAt(digestText, (why) => {
-          throw new UsageError(`${source('notifyDigestAt')}: ${why}`);
-        });
-  const format = settings.get('notifyFormat') ?? SETTINGS.notifyFormat.default;
-  const apiUnavailableMs = settings.get('notifyApiUnavailableMs') ?? SETTINGS.notifyApiUnavailableMs.default;
-  const out: WebhookConfig[] = [];
+  const defaults = {
+    format: settings.get('notifyFormat') as NotifyFormat | 'auto',
+    events: parseNotifyEvents(settings.get('notifyOn').split(','), failAt('notifyOn')),
+    apiUnavailableMs: settings.get('notifyApiUnavailableMs'),
+    digestAt: digestText === undefined ? undefined : parseDigestAt(digestText, failAt('notifyDigestAt')),
+  };
+  const urls = settings.get('notifyUrl')?.split(/\s+/).filter(Boolean) ?? [];
   /** `at`: where the URL was given, `file:line:col: field` or the setting's source. */
-  const add = (w: Omit<WebhookConfig, 'label'> & { name?: string }, at: string): void => {
-    if (!allowInsecure && isClearTextUrl(w.url)) {
+  const hooks: (typeof defaults & { url: string; at: string; name?: string })[] = [
+    ...(settings.configFile?.notify?.webhooks ?? []).map((w) => ({
+      ...defaults,
+      ...w,
+      at: `config file ${w.at}: ${w.field}.url`,
+    })),
+    ...urls.map((raw) => ({ ...defaults, url: checkWebhookUrl(raw, failAt('notifyUrl')), at: source('notifyUrl') })),
+  ];
+  return hooks.map((w, i) => {
+    if (!settings.get('allowInsecure') && isClearTextUrl(w.url)) {
       throw new UsageError(
-        `${at}: webhook ${redactWebhookUrl(w.url)} is not https; refusing to send its token in clear ` +
+        `${w.at}: webhook ${redactWebhookUrl(w.url)} is not https; refusing to send its token in clear ` +
           '(plain http only to loopback, or set allowInsecure)',
       );
     }
-    const n = out.length + 1;
-    const { name, ...rest } = w;
-    out.push({ ...rest, label: name ?? `webhook ${n} (${redactWebhookUrl(w.url)})` });
-  };
-  const file = settings.configFile;
-  for (const w of file?.notify?.webhooks ?? []) {
-    add(
-      {
-        url: w.url,
-        ...(w.name === undefined ? {} : { name: w.name }),
-        format: resolveFormat(w.format ?? format, w.url),
-        events: w.events ?? events,
-        apiUnavailableMs: w.apiUnavailableMs ?? apiUnavailableMs,
-        ...((w.digestAt ?? digestAt) === undefined ? {} : { digestAt: w.digestAt ?? digestAt }),
-      },
-      `config file ${w.at}: ${w.field}.url`,
-    );
-  }
-  const urls = settings.get('notifyUrl');
-  for (const raw of urls === undefined ? [] : urls.split(/\s+/).filter(Boolean)) {
-    const url = checkWebhookUrl(raw, (why) => {
-      throw new UsageError(`${source('notifyUrl')}: ${why}`);
-    });
-    add(
-      {
-        url,
-        format: resolveFormat(format, url),
-        events,
-        apiUnavailableMs,
-        ...(digestAt === undefined ? {} : { digestAt }),
-      },
-      source('notifyUrl'),
-    );
-  }
-  return out;
+    return {
+      url: w.url,
+      label: w.name ?? `webhook ${i + 1} (${redactWebhookUrl(w.url)})`,
+      format: resolveFormat(w.format, w.url),
+      events: w.events,
+      apiUnavailableMs: w.apiUnavailableMs,
+      digestAt: w.digestAt,
+    };
+  });
 }
 
 /**
@@ -222,8 +202,8 @@ export function redactWebhookUrl(url: string): string {
  * hooks.slack.com; Teams' Workflows webhooks on Power Automate / Logic Apps hosts (and the
  * retiring Office 365 connectors on *.webhook.office.com). Anything else gets plain JSON.
  */
-function resolveFormat(format: NotifyFormat | 'auto' | string, url: string): NotifyFormat {
-  if (format !== 'auto') return format as NotifyFormat;
+function resolveFormat(format: NotifyFormat | 'auto', url: string): NotifyFormat {
+  if (format !== 'auto') return format;
   const host = new URL(url).hostname.toLowerCase();
   if (host === 'hooks.slack.com') return 'slack';
   if (/(^|\.)(webhook\.office\.com|logic\.azure\.com|powerautomate\.com|powerplatform\.com)$/.test(host)) {

@@ -2,21 +2,20 @@ import { readFileSync, statSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { defaultStateDir, type ApiConfig } from './api-config.js';
 import { parsePath } from './parse-setting.js';
-import { envName, resolveSettings, type Settings, type SettingFlags } from './resolve-settings.js';
-import { SETTINGS, type SettingName } from './settings.js';
+import {
+  envName,
+  resolveSettings,
+  type ResolveSettingsInput,
+  type Settings,
+  type SettingFlags,
+} from './resolve-settings.js';
+import { setting, type SettingName } from './settings.js';
 import { checkTransportSecurity } from './url-security.js';
 
 /** Command-line flags (or a program's values in their place), by setting name. All optional. */
 export type ConfigFlags = SettingFlags;
 
-export interface ResolveConfigInput {
-  env: Record<string, string | undefined>;
-  flags?: ConfigFlags;
-  /** Relative paths (state dir, secret file, ./htorder.config.yaml) resolve against this. */
-  cwd: string;
-  /** For `~/.config/htorder/config.yaml` and `~/` in profile paths; default os.homedir(). */
-  home?: string;
-}
+export type ResolveConfigInput = Pick<ResolveSettingsInput, 'env' | 'flags' | 'cwd' | 'home'>;
 
 /**
  * Resolves the configuration of one account from flags, the selected profile, the
@@ -39,29 +38,24 @@ export function apiConfigFrom(settings: Settings): ApiConfig {
     if (value === undefined) throw new UsageError(`missing configuration: ${describeMissing(name, settings.profile)}`);
     return value;
   };
-  const baseUrl = required('baseUrl');
-  const authUrl = required('authUrl');
-  const realm = required('realm');
-  const clientId = required('clientId');
-  const clientSecret = resolveSecret(settings);
   const config: ApiConfig = {
-    baseUrl,
-    authUrl,
-    realm,
-    clientId,
-    clientSecret,
+    baseUrl: required('baseUrl'),
+    authUrl: required('authUrl'),
+    realm: required('realm'),
+    clientId: required('clientId'),
+    clientSecret: resolveSecret(settings),
     statusUrl: settings.get('statusUrl') ?? null,
     stateDir: settings.get('stateDir') ?? defaultStateDir(settings.env, settings.home),
-    concurrency: settings.get('concurrency') ?? SETTINGS.concurrency.default,
-    appName: settings.get('appName') ?? SETTINGS.appName.default,
+    concurrency: settings.get('concurrency'),
+    appName: settings.get('appName'),
     timeouts: {
-      connectMs: settings.get('connectTimeoutMs') ?? SETTINGS.connectTimeoutMs.default,
-      headersMs: settings.get('requestTimeoutMs') ?? SETTINGS.requestTimeoutMs.default,
-      bodyMs: settings.get('requestTimeoutMs') ?? SETTINGS.requestTimeoutMs.default,
-      deadlineMs: settings.get('requestDeadlineMs') ?? SETTINGS.requestDeadlineMs.default,
+      connectMs: settings.get('connectTimeoutMs'),
+      headersMs: settings.get('requestTimeoutMs'),
+      bodyMs: settings.get('requestTimeoutMs'),
+      deadlineMs: settings.get('requestDeadlineMs'),
     },
-    maxResponseBytes: settings.get('maxResponseBytes') ?? SETTINGS.maxResponseBytes.default,
-    allowInsecure: settings.get('allowInsecure') ?? false,
+    maxResponseBytes: settings.get('maxResponseBytes'),
+    allowInsecure: settings.get('allowInsecure'),
     profile: settings.profile,
   };
   checkTransportSecurity(config);
@@ -112,8 +106,8 @@ function resolveSecret(settings: Settings): string {
 
 /** `HTORDER_CLIENT_ID is not set (or use --client-id or clientId in profile "nz")`. */
 export function describeMissing(name: SettingName, profileName: string | null): string {
-  const s = SETTINGS[name];
-  const inProfile = profileName && s.profile ? `${name} in profile "${profileName}"` : null;
+  const s = setting(name);
+  const inProfile = profileName && s.profile !== false ? `${name} in profile "${profileName}"` : null;
   const alternatives = [s.flag, inProfile].filter(Boolean);
   return `${envName(name)} is not set${alternatives.length ? ` (or use ${alternatives.join(' or ')})` : ''}`;
 }

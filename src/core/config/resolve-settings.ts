@@ -3,8 +3,15 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
 import { loadConfigFile, type ConfigFile, type ProfileValues } from './config-file.js';
-import { parsePath, parseSettingValue, type ParsedValue } from './parse-setting.js';
-import { SETTINGS, SETTING_NAMES, type SettingName, type SettingValue } from './settings.js';
+import { parseBoolean, parsePath, parseSettingValue, type ParsedValue } from './parse-setting.js';
+import {
+  SETTINGS,
+  SETTING_NAMES,
+  setting,
+  type DefaultedSetting,
+  type SettingName,
+  type SettingValue,
+} from './settings.js';
 
 /** Raw values given on the command line (or by a program calling in), by setting name. */
 export type SettingFlags = { [K in SettingName]?: string | number | boolean };
@@ -23,6 +30,15 @@ export interface ResolveSettingsInput {
 }
 
 export type Layer = 'flag' | 'profile' | 'env' | 'default';
+
+/** One layer of values, by setting name, and how it names a setting in messages. */
+export interface SettingLayer {
+  layer: Layer;
+  values: SettingFlags;
+  nameOf(name: SettingName): string;
+  /** Relative paths given in this layer resolve against this folder (a profile's: its file's). */
+  baseDir: string;
+}
 
 /** A raw value and where it came from. */
 export interface RawSetting {
@@ -47,13 +63,13 @@ export interface RawSetting {
  */
 export interface Settings {
   /** The value, or undefined when no layer sets it and it has no default. */
-  get<K extends SettingName>(name: K): SettingValue<K> | undefined;
+  get<K extends SettingName>(name: K): K extends DefaultedSetting ? SettingValue<K> : SettingValue<K> | undefined;
   /** The value only when a flag, the profile or the environment set it (not the default). */
   explicit<K extends SettingName>(name: K): SettingValue<K> | undefined;
   /** The raw value and its layer, or undefined. */
   raw(name: SettingName): RawSetting | undefined;
   /** The layers in precedence order, for settings that span two names (the secret and its file). */
-  layers(): readonly { layer: Layer; values: SettingFlags; nameOf(name: SettingName): string; baseDir: string }[];
+  layers(): readonly SettingLayer[];
   /** Name of the selected profile, or null. */
   readonly profile: string | null;
   readonly home: string;
@@ -68,13 +84,6 @@ export interface Settings {
   readonly configFile?: ConfigFile;
 }
 
-interface LayerData {
-  layer: Layer;
-  values: SettingFlags;
-  nameOf(name: SettingName): string;
-  baseDir: string;
-}
-
 export function resolveSettings(input: ResolveSettingsInput): Settings {
   const env = input.env;
   const flags = definedOnly(input.flags ?? {});
@@ -86,7 +95,7 @@ export function resolveSettings(input: ResolveSettingsInput): Settings {
   // with profiles off (--sandbox) too, for its other sections (notify), as watch reads its routes.
   const found = locateConfigFile(flags, env, cwd, home, warnings);
   const file = found?.file;
-  const layers: LayerData[] = [{ layer: 'flag', values: flags, nameOf: flagName, baseDir: cwd }];
+  const layers: SettingLayer[] = [{ layer: 'flag', values: flags, nameOf: flagName, baseDir: cwd }];
   if (profileName !== null && found) {
     const values = selectedProfile(profileName, found, env);
     layers.push({
@@ -102,7 +111,7 @@ export function resolveSettings(input: ResolveSettingsInput): Settings {
     );
   }
   const envValues = layerOf((n) => (SETTINGS[n].env === null ? undefined : text(env[SETTINGS[n].env])));
-  const defaults = layerOf((n) => input.defaults?.[n] ?? SETTINGS[n].default);
+  const defaults = layerOf((n) => input.defaults?.[n] ?? setting(n).default);
   layers.push(
     { layer: 'env', values: envValues, nameOf: envName, baseDir: cwd },
     { layer: 'default', values: defaults, nameOf: (n) => `the default of ${n}`, baseDir: cwd },
@@ -115,17 +124,18 @@ export function resolveSettings(input: ResolveSettingsInput): Settings {
     return undefined;
   };
   const parsed = new Map<SettingName, ParsedValue | undefined>();
-  const get = <K extends SettingName>(name: K): SettingValue<K> | undefined => {
+  const get = (name: SettingName): ParsedValue | undefined => {
     if (!parsed.has(name)) {
       const r = raw(name);
       const paths = { baseDir: r?.baseDir ?? cwd, home };
       parsed.set(name, r === undefined ? undefined : parseSettingValue(SETTINGS[name].type, r.value, r.source, paths));
     }
-    return parsed.get(name) as SettingValue<K> | undefined;
+    return parsed.get(name);
   };
   return {
-    get,
-    explicit: (name) => (raw(name)?.layer === 'default' ? undefined : get(name)),
+    get: get as Settings['get'],
+    explicit: (name) =>
+      (raw(name)?.layer === 'default' ? undefined : get(name)) as SettingValue<typeof name> | undefined,
     raw,
     layers: () => layers,
     profile: profileName,
@@ -272,14 +282,7 @@ function checkLocalProfile(
   env: Record<string, string | undefined>,
 ): void {
   const trust = text(env[envName('trustLocalConfig')]);
-  if (
-    trust !== undefined &&
-    parseSettingValue(SETTINGS.trustLocalConfig.type, trust, envName('trustLocalConfig'), {
-      baseDir: '/',
-      home: '/',
-    }) === true
-  )
-    return;
+  if (trust !== undefined && parseBoolean(trust, envName('trustLocalConfig'))) return;
   const user = loadConfigFile(found.userPath, true)?.profiles[profileName];
   if (!user) return;
   const changed = GUARDED_KEYS.filter((k) => local[k] !== undefined && String(local[k]) !== String(user[k]));

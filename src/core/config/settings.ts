@@ -29,15 +29,15 @@ export interface Setting {
   flag: string | null;
   /** Placeholder of the flag's value in help (`<url>`); absent for a switch. */
   arg?: string;
-  /** Whether a profile of the config file can set it (its key is the setting's name). */
-  profile: boolean;
+  /** false: no profile of the config file can set it; else a profile can, under the setting's name. */
+  profile?: false;
   type: SettingType;
-  /** Built-in default; null: none (required, or off). */
-  default: string | number | boolean | null;
+  /** Built-in default; absent: none (required, or off). */
+  default?: string | number | boolean;
   /** Must be set somewhere (the API account's coordinates). */
   required?: boolean;
-  /** Never printed: only the setting's name ever appears in a message, never its value. */
-  secret: boolean;
+  /** Never printed (only its name appears in a message) and never a flag, as command lines are visible to every user. */
+  secret?: true;
   /** One line for `--help` and docs/configuration.md. */
   description: string;
 }
@@ -64,8 +64,6 @@ export const SETTINGS = {
     arg: '<name>',
     profile: false,
     type: { kind: 'string' },
-    default: null,
-    secret: false,
     description: 'profile of the config file to use',
   },
   config: {
@@ -74,8 +72,6 @@ export const SETTINGS = {
     arg: '<file>',
     profile: false,
     type: { kind: 'path' },
-    default: null,
-    secret: false,
     description:
       'config file with named profiles (default ./htorder.config.yaml if safe, then ~/.config/htorder/config.yaml)',
   },
@@ -84,53 +80,38 @@ export const SETTINGS = {
     env: 'HTORDER_BASE_URL',
     flag: '--base-url',
     arg: '<url>',
-    profile: true,
     type: { kind: 'url' },
-    default: null,
     required: true,
-    secret: false,
     description: "the region's API host",
   },
   authUrl: {
     env: 'HTORDER_AUTH_URL',
     flag: '--auth-url',
     arg: '<url>',
-    profile: true,
     type: { kind: 'url' },
-    default: null,
     required: true,
-    secret: false,
     description: "the region's authentication host",
   },
   realm: {
     env: 'HTORDER_REALM',
     flag: '--realm',
     arg: '<realm>',
-    profile: true,
     type: { kind: 'string' },
-    default: null,
     required: true,
-    secret: false,
     description: 'authentication realm',
   },
   clientId: {
     env: 'HTORDER_CLIENT_ID',
     flag: '--client-id',
     arg: '<id>',
-    profile: true,
     type: { kind: 'string' },
-    default: null,
     required: true,
-    secret: false,
     description: 'API key id',
   },
-  // No flag: a secret on the command line is visible to every user via ps.
   clientSecret: {
     env: 'HTORDER_CLIENT_SECRET',
     flag: null,
-    profile: true,
     type: { kind: 'string' },
-    default: null,
     secret: true,
     description: 'API secret (or clientSecretFile; not both)',
   },
@@ -138,20 +119,14 @@ export const SETTINGS = {
     env: 'HTORDER_CLIENT_SECRET_FILE',
     flag: '--client-secret-file',
     arg: '<file>',
-    profile: true,
     type: { kind: 'path' },
-    default: null,
-    secret: false,
     description: 'file holding the API secret',
   },
   statusUrl: {
     env: 'HTORDER_STATUS_URL',
     flag: '--status-url',
     arg: '<url>',
-    profile: true,
     type: { kind: 'url' },
-    default: null,
-    secret: false,
     description: "the region's status page host",
   },
   // The client.
@@ -159,67 +134,53 @@ export const SETTINGS = {
     env: 'HTORDER_CONCURRENCY',
     flag: '--concurrency',
     arg: '<n>',
-    profile: true,
     type: { kind: 'integer', min: 1, max: MAX_CONCURRENCY },
     default: 8,
-    secret: false,
     description: 'API requests in flight at once',
   },
   appName: {
     env: 'HTORDER_APP_NAME',
     flag: '--app-name',
     arg: '<name>',
-    profile: true,
     type: { kind: 'string' },
     default: 'API',
-    secret: false,
     description: 'X-Application-Name header',
   },
   connectTimeoutMs: {
     env: 'HTORDER_CONNECT_TIMEOUT_MS',
     flag: '--connect-timeout-ms',
     arg: '<ms>',
-    profile: true,
     type: { kind: 'milliseconds', min: 1, max: HOUR_MS },
     default: 10_000,
-    secret: false,
     description: 'connect timeout',
   },
   requestTimeoutMs: {
     env: 'HTORDER_REQUEST_TIMEOUT_MS',
     flag: '--request-timeout-ms',
     arg: '<ms>',
-    profile: true,
     type: { kind: 'milliseconds', min: 1, max: HOUR_MS },
     default: 60_000,
-    secret: false,
     description: 'response timeout',
   },
   requestDeadlineMs: {
     env: 'HTORDER_REQUEST_DEADLINE_MS',
     flag: null,
-    profile: true,
     type: { kind: 'milliseconds', min: 1, max: HOUR_MS },
     default: 300_000,
-    secret: false,
     description: 'whole API exchange, sending to the last byte of the answer',
   },
   maxResponseBytes: {
     env: 'HTORDER_MAX_RESPONSE_BYTES',
     flag: null,
-    profile: true,
     type: { kind: 'integer', min: 1024, max: 2 ** 31 },
     default: 32 * 1024 * 1024,
-    secret: false,
     description: 'largest API answer read; a larger one is dropped unread',
   },
   allowInsecure: {
     env: 'HTORDER_ALLOW_INSECURE',
     flag: '--allow-insecure',
-    profile: true,
     type: { kind: 'boolean' },
     default: false,
-    secret: false,
     description: 'allow plain-http hosts other than loopback',
   },
   // The ledger.
@@ -227,20 +188,14 @@ export const SETTINGS = {
     env: 'HTORDER_STATE_DIR',
     flag: '--state-dir',
     arg: '<dir>',
-    profile: true,
     type: { kind: 'path' },
-    // Per user, not per working directory: $XDG_STATE_HOME/htorder, else ~/.local/state/htorder.
-    default: null,
-    secret: false,
     description: 'ledger directory (default $XDG_STATE_HOME/htorder or ~/.local/state/htorder)',
   },
   verifyNewOrders: {
     env: 'HTORDER_VERIFY_NEW_ORDERS',
     flag: null,
-    profile: true,
     type: { kind: 'enum', values: ['auto', 'always'] },
     default: 'auto',
-    secret: false,
     description:
       'search the account for an order the ledger has never seen before its first create: auto (while the ledger cannot vouch for the account) or always',
   },
@@ -250,17 +205,14 @@ export const SETTINGS = {
     profile: false,
     type: { kind: 'boolean' },
     default: false,
-    secret: false,
     description: "let ./htorder.config.yaml change the user's hosts, allowInsecure or secret file",
   },
   lockStaleMs: {
     env: 'HTORDER_LOCK_STALE_MS',
     flag: '--lock-stale-ms',
     arg: '<ms>',
-    profile: true,
     type: { kind: 'milliseconds', min: 2000, max: DAY_MS },
     default: 10_000,
-    secret: false,
     description: "an order lock not refreshed this long is a killed process's and is taken over",
   },
   // Logging.
@@ -268,10 +220,8 @@ export const SETTINGS = {
     env: 'HTORDER_LOG_LEVEL',
     flag: '--log-level',
     arg: '<level>',
-    profile: true,
     type: { kind: 'enum', values: LOG_LEVELS },
     default: 'warn',
-    secret: false,
     description: 'fatal, error, warn, info, debug, trace or silent',
   },
   // watch: S3 buckets.
@@ -279,38 +229,28 @@ export const SETTINGS = {
     env: 'HTORDER_S3_ENDPOINT',
     flag: '--s3-endpoint',
     arg: '<url>',
-    profile: true,
     type: { kind: 'url' },
-    default: null,
-    secret: false,
     description: 'S3-compatible endpoint, e.g. MinIO, R2, Ceph',
   },
   s3Region: {
     env: 'HTORDER_S3_REGION',
     flag: '--s3-region',
     arg: '<region>',
-    profile: true,
     type: { kind: 'string' },
-    default: null,
-    secret: false,
     description: 'bucket region; else AWS_REGION',
   },
   s3ForcePathStyle: {
     env: 'HTORDER_S3_FORCE_PATH_STYLE',
     flag: '--s3-force-path-style',
-    profile: true,
     type: { kind: 'boolean' },
     default: false,
-    secret: false,
     description: 'path-style bucket addressing',
   },
   singleInstance: {
     env: 'HTORDER_SINGLE_INSTANCE',
     flag: '--single-instance',
-    profile: true,
     type: { kind: 'boolean' },
     default: false,
-    secret: false,
     description: 'allow a store without conditional writes; then run exactly ONE watcher on the prefix',
   },
   // watch: health endpoint.
@@ -318,20 +258,15 @@ export const SETTINGS = {
     env: 'HTORDER_HEALTH_PORT',
     flag: '--health-port',
     arg: '<port>',
-    profile: true,
     type: { kind: 'port' },
-    default: null,
-    secret: false,
     description: 'serve /healthz and Prometheus /metrics on this port (0: any free port)',
   },
   healthHost: {
     env: 'HTORDER_HEALTH_HOST',
     flag: '--health-host',
     arg: '<host>',
-    profile: true,
     type: { kind: 'host' },
     default: '127.0.0.1',
-    secret: false,
     description: 'address for --health-port (0.0.0.0 in containers)',
   },
   // The dashboard (htorder ui, watch --ui; docs/ui.md).
@@ -339,29 +274,21 @@ export const SETTINGS = {
     env: 'HTORDER_UI_PORT',
     flag: '--ui-port',
     arg: '<port>',
-    profile: true,
     type: { kind: 'port' },
-    default: null,
-    secret: false,
     description: 'port of the dashboard (htorder ui, watch --ui); default any free port',
   },
   uiHost: {
     env: 'HTORDER_UI_HOST',
     flag: '--ui-host',
     arg: '<host>',
-    profile: true,
     type: { kind: 'host' },
     default: '127.0.0.1',
-    secret: false,
     description: 'address of the dashboard; any but loopback needs uiToken',
   },
-  // No flag: a token on the command line is visible to every user via ps.
   uiToken: {
     env: 'HTORDER_UI_TOKEN',
     flag: null,
-    profile: true,
     type: { kind: 'string' },
-    default: null,
     secret: true,
     description:
       'token the dashboard asks for (basic-auth password or bearer token); required to bind other than loopback',
@@ -371,155 +298,121 @@ export const SETTINGS = {
     env: 'HTORDER_SCAN_INTERVAL_MS',
     flag: '--scan-interval',
     arg: '<ms>',
-    profile: true,
     type: { kind: 'milliseconds', min: 0, max: DAY_MS },
     default: 2000,
-    secret: false,
     description: 'how often the drop location is scanned',
   },
   stableTimeMs: {
     env: 'HTORDER_STABLE_TIME_MS',
     flag: '--stable-time',
     arg: '<ms>',
-    profile: true,
     type: { kind: 'milliseconds', min: 0, max: DAY_MS },
     default: 2000,
-    secret: false,
     description: 'a file unchanged this long is complete (folders only)',
   },
   watchParallelFiles: {
     env: 'HTORDER_WATCH_PARALLEL_FILES',
     flag: '--parallel-files',
     arg: '<n>',
-    profile: true,
     type: { kind: 'integer', min: 1, max: MAX_CONCURRENCY },
     // Unset: twice `concurrency` (watch-daemon.ts), so one-order files keep every request slot busy.
-    default: null,
-    secret: false,
     description: 'inputs worked on at once (default twice --concurrency); they share the one budget of API requests',
   },
   leaseMs: {
     env: 'HTORDER_LEASE_MS',
     flag: '--lease',
     arg: '<ms>',
-    profile: true,
     type: { kind: 'milliseconds', min: 0, max: DAY_MS },
     default: 30_000,
-    secret: false,
     description: "claims and bucket locks not renewed this long are a crashed instance's",
   },
   retryMinMs: {
     env: 'HTORDER_RETRY_MIN_MS',
     flag: '--retry-min',
     arg: '<ms>',
-    profile: true,
     type: { kind: 'milliseconds', min: 0, max: DAY_MS },
     default: 5000,
-    secret: false,
     description: 'first retry step when the API is unavailable (doubles up to --retry-max, jittered)',
   },
   retryMaxMs: {
     env: 'HTORDER_RETRY_MAX_MS',
     flag: '--retry-max',
     arg: '<ms>',
-    profile: true,
     type: { kind: 'milliseconds', min: 0, max: DAY_MS },
     default: 300_000,
-    secret: false,
     description: 'longest retry delay',
   },
   processingDir: {
     env: 'HTORDER_PROCESSING_DIR',
     flag: '--processing-dir',
     arg: '<name>',
-    profile: true,
     type: { kind: 'string' },
     default: 'processing',
-    secret: false,
     description: 'name of the claimed-inputs folder/prefix',
   },
   doneDir: {
     env: 'HTORDER_DONE_DIR',
     flag: '--done-dir',
     arg: '<name>',
-    profile: true,
     type: { kind: 'string' },
     default: 'done',
-    secret: false,
     description: 'name of the finished-inputs folder/prefix',
   },
   failedDir: {
     env: 'HTORDER_FAILED_DIR',
     flag: '--failed-dir',
     arg: '<name>',
-    profile: true,
     type: { kind: 'string' },
     default: 'failed',
-    secret: false,
     description: 'name of the failed-inputs folder/prefix',
   },
   csvMaxColumns: {
     env: 'HTORDER_CSV_MAX_COLUMNS',
     flag: null,
-    profile: true,
     type: { kind: 'integer', min: 1, max: 1_000_000 },
     default: 1000,
-    secret: false,
     description: 'most cells one CSV record (header or row) may have; more is a located error and reading stops',
   },
   csvMaxRecordBytes: {
     env: 'HTORDER_CSV_MAX_RECORD_BYTES',
     flag: null,
-    profile: true,
     type: { kind: 'integer', min: 1024, max: 2 ** 30 },
     default: 1024 * 1024,
-    secret: false,
     description: 'largest CSV record in bytes, delimiters and quotes included; a longer one is a located error',
   },
   csvMaxFileBytes: {
     env: 'HTORDER_CSV_MAX_FILE_BYTES',
     flag: null,
-    profile: true,
     type: { kind: 'integer', min: 1024, max: 2 ** 40 },
     default: 1024 * 1024 * 1024,
-    secret: false,
     description: 'largest CSV file; a larger one is refused before it is parsed',
   },
   watchMaxInputBytes: {
     env: 'HTORDER_WATCH_MAX_INPUT_BYTES',
     flag: null,
-    profile: true,
     type: { kind: 'integer', min: 1, max: 2 ** 40 },
     default: 1024 * 1024 * 1024,
-    secret: false,
     description: 'largest file watch takes from a drop folder; a larger one is set aside to failed/ unread',
   },
   watchMaxInputAttempts: {
     env: 'HTORDER_WATCH_MAX_INPUT_ATTEMPTS',
     flag: null,
-    profile: true,
     type: { kind: 'integer', min: 1, max: 100 },
     default: 3,
-    secret: false,
     description: 'an input whose processing a crash interrupted this often is set aside to failed/',
   },
   fsEvents: {
     env: 'HTORDER_FS_EVENTS',
     flag: '--no-fs-events',
-    profile: true,
     type: { kind: 'boolean' },
     default: true,
-    secret: false,
     description: 'wake the scan early on file-system events (folders); the scan alone is always enough',
   },
   // Notifications (watch, run): webhooks told of failures (docs/notifications.md).
-  // No flag for the URL: a Slack or Teams webhook URL carries its token, and command lines are visible to every user.
   notifyUrl: {
     env: 'HTORDER_NOTIFY_URL',
     flag: null,
-    profile: true,
     type: { kind: 'string' },
-    default: null,
     secret: true,
     description: 'webhook URL(s) told of failures, separated by spaces (https; http only on loopback)',
   },
@@ -527,40 +420,31 @@ export const SETTINGS = {
     env: 'HTORDER_NOTIFY_FORMAT',
     flag: '--notify-format',
     arg: '<format>',
-    profile: true,
     type: { kind: 'enum', values: ['auto', 'slack', 'teams', 'json'] },
     default: 'auto',
-    secret: false,
     description: "webhook payload: slack, teams, json, or auto (from the URL's host)",
   },
   notifyOn: {
     env: 'HTORDER_NOTIFY_ON',
     flag: '--notify-on',
     arg: '<events>',
-    profile: true,
     type: { kind: 'string' },
     default: 'failed,in-doubt,api-unavailable,api-recovered',
-    secret: false,
     description: 'events that notify, comma-separated: failed, in-doubt, api-unavailable, api-recovered, done',
   },
   notifyApiUnavailableMs: {
     env: 'HTORDER_NOTIFY_API_UNAVAILABLE_MS',
     flag: '--notify-api-unavailable',
     arg: '<ms>',
-    profile: true,
     type: { kind: 'milliseconds', min: 0, max: DAY_MS },
     default: 600_000,
-    secret: false,
     description: 'notify api-unavailable once the API has been unavailable this long',
   },
   notifyDigestAt: {
     env: 'HTORDER_NOTIFY_DIGEST_AT',
     flag: '--notify-digest-at',
     arg: '<HH:MM>',
-    profile: true,
     type: { kind: 'string' },
-    default: null,
-    secret: false,
     description: "watch: send a digest of the day's counts every day at this local time",
   },
 } as const satisfies Record<string, Setting>;
@@ -585,10 +469,20 @@ interface KindValue {
 /** The parsed value of a setting. */
 export type SettingValue<K extends SettingName> = KindValue[(typeof SETTINGS)[K]['type']['kind']];
 
+/** The settings the table gives a default, which therefore always have a value. */
+export type DefaultedSetting = {
+  [K in SettingName]: (typeof SETTINGS)[K] extends { default: string | number | boolean } ? K : never;
+}[SettingName];
+
+/** A setting's row, with the optional fields of every row (the table's own type narrows each one). */
+export function setting(name: SettingName): Setting {
+  return SETTINGS[name];
+}
+
 export const SETTING_NAMES = Object.keys(SETTINGS) as SettingName[];
 
 /** The profile keys, in table order. */
-export const PROFILE_SETTINGS: readonly SettingName[] = SETTING_NAMES.filter((n) => SETTINGS[n].profile);
+export const PROFILE_SETTINGS: readonly SettingName[] = SETTING_NAMES.filter((n) => setting(n).profile !== false);
 
 /**
  * The attribute commander stores a flag's value under: `--scan-interval` → `scanInterval`,

@@ -14,7 +14,7 @@ import {
   parseString,
   parseUrl,
 } from '../../../src/core/config/parse-setting.js';
-import { LOG_LEVELS, SETTINGS, SETTING_NAMES } from '../../../src/core/config/settings.js';
+import { LOG_LEVELS, SETTINGS, SETTING_NAMES, setting } from '../../../src/core/config/settings.js';
 import { isLogLevel } from '../../../src/core/log/logger.js';
 import { runCli } from '../../../src/cli/program.js';
 import { captureStdio } from '../../support/capture-stdio.js';
@@ -121,8 +121,8 @@ describe('port, host, URL, enum, text, path', () => {
   it('every setting of the table has a parser for its type', () => {
     const paths = { baseDir: '/work', home: homedir() };
     for (const name of SETTING_NAMES) {
-      const d = SETTINGS[name].default;
-      if (d !== null) expect(() => parseSettingValue(SETTINGS[name].type, d, name, paths), name).not.toThrow();
+      const d = setting(name).default;
+      if (d !== undefined) expect(() => parseSettingValue(SETTINGS[name].type, d, name, paths), name).not.toThrow();
     }
   });
 });
