@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { ExitCode, UsageError } from '../../core/errors.js';
+import { parseInteger, parsePort } from '../../core/config/parse-setting.js';
+import { ExitCode } from '../../core/errors.js';
 import type { SandboxInfo } from '../../sandbox/index.js';
 import { examples } from '../help.js';
 import { untilStopped } from '../stop-signals.js';
@@ -26,13 +27,6 @@ export function requestSandboxStop(): boolean {
   return true;
 }
 
-function parseIntOption(flag: string, raw: string | undefined, min: number, max: number): number | undefined {
-  if (raw === undefined) return undefined;
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max)
-    throw new UsageError(`${flag} must be an integer from ${min} to ${max} (got '${raw}')`);
-  return Number(raw);
-}
-
 /** `htorder sandbox [--port N] [--host H] [--seed N] [--token-ttl SECONDS]` */
 export function register(program: Command): void {
   program
@@ -55,9 +49,9 @@ export function register(program: Command): void {
       ]),
     )
     .action(async (opts: { port: string; host: string; seed: string; tokenTtl: string }) => {
-      const port = parseIntOption('--port', opts.port, 0, 65535);
-      const seed = parseIntOption('--seed', opts.seed, 0, 2 ** 32 - 1);
-      const tokenTtlSeconds = parseIntOption('--token-ttl', opts.tokenTtl, 1, 86_400);
+      const port = parsePort(opts.port, '--port');
+      const seed = parseInteger(opts.seed, '--seed', 0, 2 ** 32 - 1);
+      const tokenTtlSeconds = parseInteger(opts.tokenTtl, '--token-ttl', 1, 86_400);
       const { startSandbox } = await import('../../sandbox/index.js');
       let sandbox: Awaited<ReturnType<typeof startSandbox>>;
       try {

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { addSettingOptions, configFlagsFrom } from '../../core/config/config-flags.js';
+import { parsePort } from '../../core/config/parse-setting.js';
 import { ExitCode, UsageError } from '../../core/errors.js';
 import { examples } from '../help.js';
 import { untilStopped } from '../stop-signals.js';
@@ -30,8 +31,7 @@ export function register(program: Command): void {
       throw new UsageError(
         `${dir}: not a folder (htorder ui shows a drop folder or a folder of inputs and their reports)`,
       );
-    if (typeof opts.port === 'string' && !(/^\d{1,5}$/.test(opts.port) && Number(opts.port) <= 65535))
-      throw new UsageError(`--port must be a port number from 0 to 65535, got "${opts.port}"`);
+    if (typeof opts.port === 'string') parsePort(opts.port, '--port');
     const { resolveSettings } = await import('../../core/config/resolve-settings.js');
     const { startDashboard } = await import('../../ui/dashboard.js');
     const { cannotListen, isListenError } = await import('../../core/limited-server.js');

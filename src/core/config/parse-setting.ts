@@ -24,28 +24,23 @@ export function parseBoolean(raw: unknown, source: SourceName): boolean {
   throw new UsageError(`${source} must be true or false, got "${String(raw)}"`);
 }
 
-export function parseInteger(raw: unknown, source: SourceName, min: number, max: number): number {
+/** Digits only, from `min` to `max`; `what` names the kind of number in the message. */
+export function parseInteger(
+  raw: unknown,
+  source: SourceName,
+  min: number,
+  max: number,
+  what = 'a whole number',
+): number {
   const text = String(raw).trim();
   if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
-    throw new UsageError(`${source} must be a whole number from ${min} to ${max}, got "${text}"`);
-  }
-  return Number(text);
-}
-
-export function parseMilliseconds(raw: unknown, source: SourceName, min: number, max: number): number {
-  const text = String(raw).trim();
-  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
-    throw new UsageError(`${source} must be a whole number of milliseconds from ${min} to ${max}, got "${text}"`);
+    throw new UsageError(`${source} must be ${what} from ${min} to ${max}, got "${text}"`);
   }
   return Number(text);
 }
 
 export function parsePort(raw: unknown, source: SourceName): number {
-  const text = String(raw).trim();
-  if (!/^\d+$/.test(text) || Number(text) > 65535) {
-    throw new UsageError(`${source} must be a port number from 0 to 65535, got "${text}"`);
-  }
-  return Number(text);
+  return parseInteger(raw, source, 0, 65535, 'a port number');
 }
 
 /** An http(s) URL without query, fragment or credentials; returned without trailing slashes. */
@@ -111,7 +106,7 @@ export function parseSettingValue(
     case 'integer':
       return parseInteger(raw, source, type.min, type.max);
     case 'milliseconds':
-      return parseMilliseconds(raw, source, type.min, type.max);
+      return parseInteger(raw, source, type.min, type.max, 'a whole number of milliseconds');
     case 'port':
       return parsePort(raw, source);
     case 'url':

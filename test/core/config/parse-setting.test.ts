@@ -7,7 +7,6 @@ import {
   parseEnum,
   parseHost,
   parseInteger,
-  parseMilliseconds,
   parsePath,
   parsePort,
   parseSettingValue,
@@ -19,6 +18,8 @@ import { isLogLevel } from '../../../src/core/log/logger.js';
 import { runCli } from '../../../src/cli/program.js';
 import { captureStdio } from '../../support/capture-stdio.js';
 import { usageMessage } from '../../support/usage-error.js';
+
+const PATHS = { baseDir: '/work', home: '/home/me' };
 
 describe('boolean', () => {
   it.each([
@@ -50,7 +51,7 @@ describe('integer and milliseconds', () => {
   it('takes digits within the limits, from text or a YAML number', () => {
     expect(parseInteger('8', '--concurrency', 1, 256)).toBe(8);
     expect(parseInteger(256, '--concurrency', 1, 256)).toBe(256);
-    expect(parseMilliseconds(' 2000 ', 'HTORDER_LOCK_STALE_MS', 2000, 86_400_000)).toBe(2000);
+    expect(parseSettingValue(SETTINGS.lockStaleMs.type, ' 2000 ', 'HTORDER_LOCK_STALE_MS', PATHS)).toBe(2000);
   });
 
   it.each(['0', '257', 'eight', '2.5', '-1', '8x', '', '1e3'])('concurrency %j is refused with its limits', (raw) => {
@@ -60,9 +61,9 @@ describe('integer and milliseconds', () => {
   });
 
   it.each(['1999', '10s', '2000.5'])('lock staleness %j is refused', (raw) => {
-    expect(usageMessage(() => parseMilliseconds(raw, 'HTORDER_LOCK_STALE_MS', 2000, 86_400_000))).toMatch(
-      /^HTORDER_LOCK_STALE_MS must be a whole number of milliseconds from 2000 to 86400000, got "/,
-    );
+    expect(
+      usageMessage(() => parseSettingValue(SETTINGS.lockStaleMs.type, raw, 'HTORDER_LOCK_STALE_MS', PATHS)),
+    ).toMatch(/^HTORDER_LOCK_STALE_MS must be a whole number of milliseconds from 2000 to 86400000, got "/);
   });
 });
 
