@@ -1,5 +1,4 @@
 import { isAbsolute, join } from 'node:path';
-import { SETTINGS } from './settings.js';
 
 /**
  * Everything needed to talk to one account of the API. Built by resolveConfig (env, profile
@@ -46,15 +45,6 @@ export interface Timeouts {
   /** The whole exchange, sending to last body byte (setting requestDeadlineMs); default in src/api/http.ts. */
   deadlineMs?: number;
 }
-
-// The defaults of the table in settings.ts, for configurations built without the resolver (--sandbox).
-export const DEFAULT_TIMEOUTS: Timeouts = {
-  connectMs: SETTINGS.connectTimeoutMs.default,
-  headersMs: SETTINGS.requestTimeoutMs.default,
-  bodyMs: SETTINGS.requestTimeoutMs.default,
-};
-export const DEFAULT_CONCURRENCY: number = SETTINGS.concurrency.default;
-export const DEFAULT_APP_NAME: string = SETTINGS.appName.default;
 
 /**
  * The per-user state directory: `$XDG_STATE_HOME/htorder` (when it is an absolute path, as the

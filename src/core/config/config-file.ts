@@ -24,8 +24,6 @@ export interface ConfigFile {
 
 const TOP_LEVEL_KEYS = ['profiles', 'routes', 'notify'];
 
-export const PROFILE_KEYS: readonly SettingName[] = PROFILE_SETTINGS;
-
 /** Parses config-file text; `path` is for messages. Pure: no I/O. */
 export function parseConfigFile(text: string, path: string): ConfigFile {
   const { LineCounter, parseDocument } = yamlPackage();
@@ -52,9 +50,9 @@ export function parseConfigFile(text: string, path: string): ConfigFile {
   for (const [name, raw] of Object.entries(rawProfiles)) {
     if (!isRecord(raw)) throw new UsageError(`config file ${path}: profile "${name}" must be a mapping`);
     for (const [key, value] of Object.entries(raw)) {
-      if (!(PROFILE_KEYS as readonly string[]).includes(key)) {
+      if (!(PROFILE_SETTINGS as readonly string[]).includes(key)) {
         throw new UsageError(
-          `config file ${path}: profile "${name}": unknown key "${key}" (known: ${PROFILE_KEYS.join(', ')})`,
+          `config file ${path}: profile "${name}": unknown key "${key}" (known: ${PROFILE_SETTINGS.join(', ')})`,
         );
       }
       // A YAML scalar of the setting's kind; its value is checked by the setting's parser.
@@ -67,10 +65,11 @@ export function parseConfigFile(text: string, path: string): ConfigFile {
     }
     profiles[name] = raw as ProfileValues;
   }
-  const withNotify = { path, profiles, ...(notify ? { notify } : {}) };
-  if (doc.routes === undefined || doc.routes === null) return withNotify;
-  const routes = parseRoutes(parsed.get('routes', true), { path, lineCounter, profiles: Object.keys(profiles) });
-  return { ...withNotify, routes };
+  const routes =
+    doc.routes === undefined || doc.routes === null
+      ? undefined
+      : parseRoutes(parsed.get('routes', true), { path, lineCounter, profiles: Object.keys(profiles) });
+  return { path, profiles, notify, routes };
 }
 
 /** Reads and parses a config file; undefined when `optional` and the file does not exist. */

@@ -41,13 +41,10 @@ export interface SettingLayer {
 }
 
 /** A raw value and where it came from. */
-export interface RawSetting {
+export interface RawSetting extends Pick<SettingLayer, 'layer' | 'baseDir'> {
   value: string | number | boolean;
-  layer: Layer;
   /** `--concurrency`, `HTORDER_CONCURRENCY`, `concurrency of profile "nz" in F`, `the default`. */
   source: string;
-  /** Relative paths given in this layer resolve against this folder (a profile's: its file's). */
-  baseDir: string;
 }
 
 /**

@@ -1,5 +1,4 @@
-import { createRequire } from 'node:module';
-import type picomatchType from 'picomatch';
+import picomatch from 'picomatch';
 import type { LineCounter, Scalar, YAMLMap, Node as YamlNode } from 'yaml';
 import { UsageError } from '../errors.js';
 import { yamlLocator, yamlPackage } from './yaml-location.js';
@@ -43,17 +42,7 @@ type RouteKey = (typeof ROUTE_KEYS)[number];
  * `dot: false` keeps `*` from meaning anything else. An unbalanced bracket, brace or parenthesis
  * is an error rather than a literal character.
  */
-const GLOB_OPTIONS: picomatchType.PicomatchOptions = { nocase: true, dot: false, strictBrackets: true, windows: false };
-
-/**
- * picomatch, loaded when a route is first parsed or matched: every command reads the config
- * file, and only one with routes (watch) needs globs.
- */
-let picomatchModule: typeof picomatchType | undefined;
-function picomatch(): typeof picomatchType {
-  picomatchModule ??= createRequire(import.meta.url)('picomatch') as typeof picomatchType;
-  return picomatchModule;
-}
+const GLOB_OPTIONS: picomatch.PicomatchOptions = { nocase: true, dot: false, strictBrackets: true, windows: false };
 
 interface RouteProblem {
   at: string;
@@ -199,7 +188,7 @@ function globProblem(glob: string): string | undefined {
   if (glob.startsWith('!')) return 'negations are not supported: put a narrower rule first (first match wins)';
   if (/(^|[^\\])(\\\\)*\\$/.test(glob)) return 'ends in a lone backslash';
   try {
-    picomatch().makeRe(glob, GLOB_OPTIONS);
+    picomatch.makeRe(glob, GLOB_OPTIONS);
   } catch (err) {
     return `not a valid glob: ${(err as Error).message}`;
   }
@@ -208,7 +197,7 @@ function globProblem(glob: string): string | undefined {
 
 /** A name matcher for a route's globs (checked by parseRoutes). */
 export function routeMatcher(route: Pick<Route, 'match'>): (name: string) => boolean {
-  const matchers = route.match.map((g) => picomatch()(g, GLOB_OPTIONS));
+  const matchers = route.match.map((g) => picomatch(g, GLOB_OPTIONS));
   return (name) => matchers.some((m) => m(name));
 }
 

@@ -1,13 +1,7 @@
 import { homedir } from 'node:os';
 import { UsageError } from '../errors.js';
 import { SETTINGS } from './settings.js';
-import {
-  DEFAULT_APP_NAME,
-  DEFAULT_CONCURRENCY,
-  DEFAULT_TIMEOUTS,
-  defaultStateDir,
-  type ApiConfig,
-} from './api-config.js';
+import { defaultStateDir, type ApiConfig } from './api-config.js';
 
 /**
  * The part of the sandbox's SandboxInfo that configuration needs. Declared structurally
@@ -19,14 +13,13 @@ export interface SandboxDirectory {
 }
 
 /**
- * The ApiConfig of one sandbox demo account (default `us-demo`), for `--sandbox`.
- * `overrides` can set the state dir, concurrency etc.; the sandbox's URLs and credentials
- * always come from the sandbox itself.
+ * The ApiConfig of one sandbox demo account (default `us-demo`), for `--sandbox`: the sandbox's
+ * URLs and credentials, the table's defaults (settings.ts) for the rest but what `overrides` sets.
  */
 export function sandboxConfig(
   sandbox: SandboxDirectory,
   accountName = 'us-demo',
-  overrides: Partial<Pick<ApiConfig, 'stateDir' | 'concurrency' | 'appName' | 'timeouts' | 'ledgerAccount'>> = {},
+  overrides: Partial<Pick<ApiConfig, 'stateDir' | 'concurrency' | 'ledgerAccount'>> = {},
 ): ApiConfig {
   const account = sandbox.accounts.find((a) => a.name === accountName);
   if (!account) {
@@ -44,12 +37,16 @@ export function sandboxConfig(
     clientSecret: account.clientSecret,
     statusUrl: region.statusUrl,
     stateDir: overrides.stateDir ?? defaultStateDir(process.env, homedir()),
-    concurrency: overrides.concurrency ?? DEFAULT_CONCURRENCY,
-    appName: overrides.appName ?? DEFAULT_APP_NAME,
-    timeouts: overrides.timeouts ?? DEFAULT_TIMEOUTS,
+    concurrency: overrides.concurrency ?? SETTINGS.concurrency.default,
+    appName: SETTINGS.appName.default,
+    timeouts: {
+      connectMs: SETTINGS.connectTimeoutMs.default,
+      headersMs: SETTINGS.requestTimeoutMs.default,
+      bodyMs: SETTINGS.requestTimeoutMs.default,
+    },
     allowInsecure: false,
     profile: null,
-    ...(overrides.ledgerAccount === undefined ? {} : { ledgerAccount: overrides.ledgerAccount }),
+    ledgerAccount: overrides.ledgerAccount,
   };
 }
 

@@ -3,8 +3,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { Command } from 'commander';
 import { CONNECTION_SETTINGS, WATCH_SETTINGS, addSettingOptions } from '../../../src/core/config/config-flags.js';
-import { PROFILE_KEYS } from '../../../src/core/config/config-file.js';
-import { SETTINGS, SETTING_NAMES, setting, type SettingName } from '../../../src/core/config/settings.js';
+import { parseConfigFile } from '../../../src/core/config/config-file.js';
+import {
+  PROFILE_SETTINGS,
+  SETTINGS,
+  SETTING_NAMES,
+  setting,
+  type SettingName,
+} from '../../../src/core/config/settings.js';
 import { ROOT } from '../../support/dist.js';
 
 /**
@@ -99,9 +105,10 @@ describe('the settings table', () => {
   });
 
   it('profile keys are exactly the settings a profile may set', () => {
-    expect([...PROFILE_KEYS].sort()).toEqual(SETTING_NAMES.filter((n) => setting(n).profile !== false).sort());
-    expect(PROFILE_KEYS).not.toContain('profile');
-    expect(PROFILE_KEYS).not.toContain('config');
+    expect([...PROFILE_SETTINGS].sort()).toEqual(SETTING_NAMES.filter((n) => setting(n).profile !== false).sort());
+    expect(PROFILE_SETTINGS).not.toContain('profile');
+    expect(PROFILE_SETTINGS).not.toContain('config');
+    expect(() => parseConfigFile('profiles:\n  p:\n    config: x.yaml\n', '/c.yaml')).toThrow('unknown key "config"');
   });
 
   it('every flag of the table is offered by a command, spelt as in the table', () => {
