@@ -6,7 +6,7 @@ import { reportPaths, type ReportPaths } from '../report/report-paths.js';
 import { classifyName } from '../watch/sources/drop-names.js';
 import type { DropLayout } from '../watch/sources/model.js';
 import { readHead } from './safe-files.js';
-import { costs, reportView, type ReportView, type TrackingView } from './report-view.js';
+import { costs, reportView, type JobView, type ReportView } from './report-view.js';
 
 /**
  * Every input the dashboard knows: the files of a folder (a drop folder's own files and its
@@ -23,16 +23,6 @@ export type Place = 'drop' | 'processing' | 'done' | 'failed';
 export type ReportKind = keyof ReportPaths;
 /** The reports' names after their input's (`.result.json` …): the names the pipeline writes. */
 export const REPORT_SUFFIX: Record<ReportKind, string> = reportPaths('');
-
-/** One job as the list, the day's picture and the orders page need it. */
-export interface JobDigest {
-  orderNumber: string | null;
-  status: string;
-  jobNumber: number | null;
-  dateDue: string | null;
-  totalJobCost: number | null;
-  tracking: TrackingView | null;
-}
 
 export interface InputRecord {
   /** `place/name`: how a request names it. */
@@ -54,7 +44,7 @@ export interface InputRecord {
   /** Absolute paths of the files found by listing. */
   inputPath: string | null;
   reports: Partial<Record<ReportKind, string>>;
-  digest: JobDigest[];
+  digest: JobView[];
 }
 
 export const SCAN_LIMITS = {
@@ -117,7 +107,7 @@ interface ParsedReport {
   /** The report's view without its jobs (kept small); the jobs are in `digest`. */
   view?: ReportView;
   problem?: string;
-  digest: JobDigest[];
+  digest: JobView[];
   estimated: number | null;
   actual: number | null;
 }
@@ -267,30 +257,15 @@ export class DropInputs {
         if (!g.input && place !== 'done' && place !== 'failed') continue;
         const json = g.reports.json;
         const parsed = json ? await this.parse(json) : undefined;
-        const view = parsed?.view;
         const first = g.input ?? json ?? Object.values(g.reports)[0];
+        const r = record(`${place}/${name}`, name, place, first?.mtimeMs ?? 0, parsed);
         records.push({
-          id: `${place}/${name}`,
-          name,
-          place,
-          status: statusOf(place, view),
-          at: view?.startedAt ?? first?.mtimeMs ?? 0,
-          durationMs:
-            this.durations.get(name) ??
-            (view?.startedAt != null && view.finishedAt != null ? view.finishedAt - view.startedAt : null),
-          jobs: view?.jobCount ?? null,
-          lines: view?.lineCount ?? null,
-          errors: view?.errorCount ?? null,
-          warnings: view?.warningCount ?? null,
-          byStatus: view?.byStatus ?? null,
-          estimated: parsed?.estimated ?? null,
-          actual: parsed?.actual ?? null,
+          ...r,
+          durationMs: this.durations.get(name) ?? r.durationMs,
           problem:
-            parsed?.problem ??
-            (place === 'failed' && !json ? 'set aside without a report (see the watcher’s log)' : null),
+            r.problem ?? (place === 'failed' && !json ? 'set aside without a report (see the watcher’s log)' : null),
           inputPath: g.input?.path ?? null,
           reports: Object.fromEntries(Object.entries(g.reports).map(([k, f]) => [k, f.path])),
-          digest: parsed?.digest ?? [],
         });
         if (json) used.add(json.path);
       }
@@ -313,14 +288,10 @@ export class DropInputs {
       key,
       view: view && { ...view, jobs: [] },
       problem,
-      digest: (view?.jobs ?? []).slice(0, SCAN_LIMITS.digestJobs).map((j) => ({
-        orderNumber: j.orderNumber,
-        status: j.status,
-        jobNumber: j.jobNumber,
-        dateDue: j.dateDue,
-        totalJobCost: j.totalJobCost,
-        tracking: j.tracking,
-      })),
+      // Only what the list, the day's picture and the orders page show: the problems and lines stay in the file.
+      digest: (view?.jobs ?? [])
+        .slice(0, SCAN_LIMITS.digestJobs)
+        .map((j) => ({ ...j, warnings: [], errors: [], lines: [] })),
       ...(view ? costs(view) : { estimated: null, actual: null }),
     };
     if (this.cache.size >= SCAN_LIMITS.cachedReports) this.cache.delete(this.cache.keys().next().value as string);
@@ -336,7 +307,7 @@ export class DropInputs {
     });
     const listed = new Set(this.records.filter((r) => r.place !== 'done' && r.place !== 'failed').map((r) => r.name));
     for (const [name, l] of this.live) {
-      if (!listed.has(name)) out.push(withLive(emptyRecord(name, l.at), l));
+      if (!listed.has(name)) out.push(withLive(record(`live/${name}`, name, 'drop', l.at), l));
     }
     return out.sort((a, b) => b.at - a.at || a.id.localeCompare(b.id));
   }
@@ -347,25 +318,27 @@ export class DropInputs {
   }
 }
 
-function emptyRecord(name: string, at: number): InputRecord {
+/** An input as its report (if any) tells it; `at`: when, for an input without a report. */
+function record(id: string, name: string, place: Place, at: number, parsed?: ParsedReport): InputRecord {
+  const view = parsed?.view;
   return {
-    id: `live/${name}`,
+    id,
     name,
-    place: 'drop',
-    status: 'waiting',
-    at,
-    durationMs: null,
-    jobs: null,
-    lines: null,
-    errors: null,
-    warnings: null,
-    byStatus: null,
-    estimated: null,
-    actual: null,
-    problem: null,
+    place,
+    status: statusOf(place, view),
+    at: view?.startedAt ?? at,
+    durationMs: view?.startedAt != null && view.finishedAt != null ? view.finishedAt - view.startedAt : null,
+    jobs: view?.jobCount ?? null,
+    lines: view?.lineCount ?? null,
+    errors: view?.errorCount ?? null,
+    warnings: view?.warningCount ?? null,
+    byStatus: view?.byStatus ?? null,
+    estimated: parsed?.estimated ?? null,
+    actual: parsed?.actual ?? null,
+    problem: parsed?.problem ?? null,
     inputPath: null,
     reports: {},
-    digest: [],
+    digest: parsed?.digest ?? [],
   };
 }
 
