@@ -5,3 +5,8 @@ export interface CommandIo {
   env: Record<string, string | undefined>;
   cwd: string;
 }
+
+/** The process's own, for a command run from the command line. */
+export function processIo(): CommandIo {
+  return { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() };
+}

@@ -34,8 +34,14 @@ export function addSandboxOptions(
     );
 }
 
+export interface SandboxOptions {
+  sandbox: boolean;
+  account?: string;
+  sandboxReset: boolean;
+}
+
 /** The sandbox options as commander parsed them. */
-export const sandboxOptionsFrom = (opts: Record<string, unknown>) => ({
+export const sandboxOptionsFrom = (opts: Record<string, unknown>): SandboxOptions => ({
   sandbox: opts.sandbox === true,
   account: opts.account as string | undefined,
   sandboxReset: opts.sandboxReset === true,

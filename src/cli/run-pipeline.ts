@@ -11,17 +11,14 @@ import { printable } from '../core/printable.js';
 import { formatInputOutcome } from './format-outcome.js';
 import { jsonSummary, pipelineDetails } from './json-summary.js';
 import { createProgress } from './progress.js';
+import type { SandboxOptions } from './help.js';
 
-export interface PipelineCommandInput {
+export interface PipelineCommandInput extends Partial<SandboxOptions> {
   command: PipelineCommand;
   files: string[];
   mapping?: string;
   partial?: boolean;
   json?: boolean;
-  sandbox?: boolean;
-  account?: string;
-  sandboxReset?: boolean;
-  logLevel?: string;
   flags: ConfigFlags;
 }
 

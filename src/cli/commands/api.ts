@@ -1,22 +1,18 @@
 import { readFileSync } from 'node:fs';
-import type { CommandIo } from '../command-io.js';
+import { processIo, type CommandIo } from '../command-io.js';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { HttpMethod } from '../../api/transport.js';
 import { addConfigOptions, configFlagsFrom } from '../../core/config/config-flags.js';
 import type { ConfigFlags } from '../../core/config/resolve-config.js';
 import { ExitCode, UsageError } from '../../core/errors.js';
-import { addSandboxOptions, examples, sandboxOptionsFrom } from '../help.js';
+import { addSandboxOptions, examples, sandboxOptionsFrom, type SandboxOptions } from '../help.js';
 import { printable } from '../../core/printable.js';
 
-export interface ApiCommandInput {
+export interface ApiCommandInput extends Partial<SandboxOptions> {
   method: string;
   path: string;
   data?: string;
-  sandbox?: boolean;
-  account?: string;
-  sandboxReset?: boolean;
-  logLevel?: string;
   flags: ConfigFlags;
 }
 
@@ -50,7 +46,7 @@ export function register(program: Command): void {
         ...sandboxOptionsFrom(opts),
         flags: configFlagsFrom(opts),
       },
-      { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() },
+      processIo(),
     );
   });
 }
@@ -76,7 +72,6 @@ export async function runApiCommand(input: ApiCommandInput, io: CommandIo): Prom
     sandbox: input.sandbox,
     account: input.account,
     sandboxReset: input.sandboxReset,
-    logLevel: input.logLevel,
     flags: input.flags,
     env: io.env,
     cwd: io.cwd,

@@ -5,21 +5,51 @@ import {
   configFlagsFrom,
   RUN_NOTIFY_SETTINGS,
 } from '../../core/config/config-flags.js';
+import { processIo } from '../command-io.js';
 import { addSandboxOptions, examples, sandboxOptionsFrom, type Example } from '../help.js';
 
-export interface PipelineCommandSpec {
+interface PipelineCommandSpec {
   name: 'plan' | 'run';
   description: string;
-  /** `run` only: submit the valid jobs even when others failed. */
-  partial?: boolean;
   examples: readonly Example[];
 }
 
+const PLAN: PipelineCommandSpec = {
+  name: 'plan',
+  description: 'check, resolve, preflight and dry-run manifests against the API; estimates costs, creates nothing',
+  examples: [
+    [
+      'htorder plan --sandbox samples/reorder/asset-reorder.yaml',
+      'try it against the built-in simulator, no credentials needed',
+    ],
+    ['htorder plan orders.yaml', 'against the account configured by HTORDER_* (or --profile)'],
+    ['htorder plan --json --mapping erp.yaml exports/*.csv', 'ERP exports; one JSON summary line on stdout'],
+  ],
+};
+
+const RUN: PipelineCommandSpec = {
+  name: 'run',
+  description: 'plan, then submit every job exactly once (all or nothing per manifest unless --partial)',
+  examples: [
+    [
+      'htorder run --sandbox samples/reorder/asset-reorder.yaml',
+      'submit to the built-in simulator, no credentials needed',
+    ],
+    ['htorder run orders.yaml more.csv', 'against the account configured by HTORDER_* (or --profile); safe to repeat'],
+    ['htorder run --partial --json orders.csv', 'submit the valid jobs even if others failed; JSON summary on stdout'],
+    ['htorder run --mapping erp.yaml exports/*.csv', 'nightly ERP exports'],
+  ],
+};
+
 /**
- * `plan` and `run` take the same inputs and flags (run adds --partial) and share one driver,
- * so they are declared once here.
+ * `htorder plan FILE...` and `htorder run FILE...`: the same inputs and flags (run adds
+ * --partial and its notifications) and one driver (run-pipeline.ts).
  */
-export function registerPipelineCommand(program: Command, spec: PipelineCommandSpec): void {
+export function register(program: Command): void {
+  for (const spec of [PLAN, RUN]) registerPipelineCommand(program, spec);
+}
+
+function registerPipelineCommand(program: Command, spec: PipelineCommandSpec): void {
   const cmd = program
     .command(spec.name)
     .description(spec.description)
@@ -28,7 +58,7 @@ export function registerPipelineCommand(program: Command, spec: PipelineCommandS
       '--mapping <preset|file>',
       'a mapping for CSV/xlsx exports: a file, or a preset (shopify, woocommerce, odoo)',
     );
-  if (spec.partial) cmd.option('--partial', 'submit the valid jobs even when other jobs of the manifest failed');
+  if (spec.name === 'run') cmd.option('--partial', 'submit the valid jobs even when other jobs of the manifest failed');
   cmd.option('--json', 'print a machine-readable summary to stdout');
   addSandboxOptions(cmd).addHelpText('after', examples(spec.examples));
   // The ledger's order locks: plan and run take them.
@@ -49,7 +79,7 @@ export function registerPipelineCommand(program: Command, spec: PipelineCommandS
         ...sandboxOptionsFrom(opts),
         flags: configFlagsFrom(opts),
       },
-      { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() },
+      processIo(),
     );
   });
 }

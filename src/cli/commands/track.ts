@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { CommandIo } from '../command-io.js';
+import { processIo, type CommandIo } from '../command-io.js';
 import { addConfigOptions, configFlagsFrom } from '../../core/config/config-flags.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Logger } from '../../core/log/logger.js';
@@ -39,12 +39,7 @@ export function register(program: Command): void {
     );
   addConfigOptions(cmd);
   cmd.action(async (paths: string[], opts: Record<string, unknown>) => {
-    process.exitCode = await runTrack(paths, opts, {
-      stdout: process.stdout,
-      stderr: process.stderr,
-      env: process.env,
-      cwd: process.cwd(),
-    });
+    process.exitCode = await runTrack(paths, opts, processIo());
   });
 }
 
