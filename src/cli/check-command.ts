@@ -7,9 +7,8 @@ import { buildReport, reportHasErrors } from '../report/build-report.js';
 import type { ResultReport } from '../report/model.js';
 import { errorLines, warningLines } from '../report/write-errors-txt.js';
 import { writeReports, type WrittenReports } from '../report/write-reports.js';
-import { ExitCode } from '../core/errors.js';
 import { printableLines } from '../core/printable.js';
-import { checkDetails, first, jsonSummary } from './json-summary.js';
+import { checkDetails, exitCodeOf, first, jsonSummary } from './json-summary.js';
 
 /**
  * The work of `htorder check FILE... [--mapping FILE] [--json]` — parse, schema check and local rules;
@@ -82,12 +81,6 @@ export async function runCheckCommand(
   const exitCode = exitCodeOf(outcomes);
   if (opts.json) process.stdout.write(`${JSON.stringify(jsonSummary('check', outcomes, exitCode, checkDetails))}\n`);
   return exitCode;
-}
-
-export function exitCodeOf(outcomes: readonly CheckOutcome[]): ExitCode {
-  if (outcomes.some((o) => o.status === 'unreadable')) return ExitCode.Usage;
-  if (outcomes.some((o) => o.status === 'invalid')) return ExitCode.Invalid;
-  return ExitCode.Ok;
 }
 
 /** What `check` prints for one input; control characters from the input escaped (core/printable.ts). */

@@ -1,3 +1,4 @@
+import { ExitCode } from '../core/errors.js';
 import type { InputOutcome } from '../pipeline/process-input.js';
 import { builtItems } from '../report/lazy-items.js';
 import type { ResultReport } from '../report/model.js';
@@ -11,6 +12,14 @@ interface Outcome {
   problem?: string;
   report?: ResultReport;
   reports?: WrittenReports;
+}
+
+/** The exit code of a command over its inputs, the worst one's (docs/commands.md#exit-codes). */
+export function exitCodeOf(outcomes: readonly Pick<Outcome, 'status'>[]): ExitCode {
+  if (outcomes.some((o) => o.status === 'unreadable')) return ExitCode.Usage;
+  if (outcomes.some((o) => o.status === 'unavailable')) return ExitCode.Unavailable;
+  if (outcomes.some((o) => o.status === 'invalid')) return ExitCode.Invalid;
+  return ExitCode.Ok;
 }
 
 /**

@@ -9,7 +9,7 @@ import type { Notifier } from '../watch/notify/notifier.js';
 import { reportNameProblem } from '../report/report-paths.js';
 import { printable } from '../core/printable.js';
 import { formatInputOutcome } from './format-outcome.js';
-import { jsonSummary, pipelineDetails } from './json-summary.js';
+import { exitCodeOf, jsonSummary, pipelineDetails } from './json-summary.js';
 import { createProgress } from './progress.js';
 import type { SandboxOptions } from './help.js';
 
@@ -104,11 +104,4 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Comman
   if (input.json)
     io.stdout.write(`${JSON.stringify(jsonSummary(input.command, outcomes, exitCode, pipelineDetails))}\n`);
   return exitCode;
-}
-
-export function exitCodeOf(outcomes: readonly InputOutcome[]): number {
-  if (outcomes.some((o) => o.status === 'unreadable')) return ExitCode.Usage;
-  if (outcomes.some((o) => o.status === 'unavailable')) return ExitCode.Unavailable;
-  if (outcomes.some((o) => o.status === 'invalid')) return ExitCode.Invalid;
-  return ExitCode.Ok;
 }

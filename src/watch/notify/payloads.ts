@@ -47,14 +47,7 @@ function slackPayload(n: Notification): unknown {
   const blocks: unknown[] = [
     { type: 'header', text: { type: 'plain_text', text: clip(`${icon} htorder: ${n.title}`, 150), emoji: true } },
   ];
-  const lines: string[] = [];
-  if (n.input) {
-    lines.push(`*File* ${slackCode(n.input.name)}`);
-    lines.push(`*Now in* ${slackCode(n.input.location)}`);
-  }
-  if (n.outage) lines.push(`*Unavailable since* ${n.outage.since}`);
-  if (n.digest) lines.push(`*Period* ${n.digest.from} – ${n.digest.to}`);
-  if (n.durationMs !== undefined) lines.push(`*Took* ${duration(n.durationMs)}`);
+  const lines = facts(n).map(([label, value, outside]) => `*${label}* ${outside ? slackCode(value) : value}`);
   if (lines.length) blocks.push(section(lines.join('\n')));
   if (n.problem) blocks.push(section(`*Problem*\n\`\`\`${clip(slackEscape(noBackticks(n.problem)), 2900)}\`\`\``));
   const counts = countFields(n);
@@ -122,18 +115,15 @@ function teamsPayload(n: Notification): unknown {
       wrap: true,
     },
   ];
-  const row = (label: string, value: string, monospace = true): unknown => ({
+  const row = (label: string, value: string, monospace: boolean): unknown => ({
     type: 'RichTextBlock',
     inlines: [
       { type: 'TextRun', text: `${label} `, weight: 'Bolder' },
       { type: 'TextRun', text: teamsText(value), ...(monospace ? { fontType: 'Monospace' } : {}) },
     ],
   });
-  if (n.input) body.push(row('File', n.input.name), row('Now in', n.input.location));
-  if (n.outage) body.push(row('Unavailable since', n.outage.since, false));
-  if (n.digest) body.push(row('Period', `${n.digest.from} – ${n.digest.to}`, false));
-  if (n.durationMs !== undefined) body.push(row('Took', duration(n.durationMs), false));
-  if (n.problem) body.push(row('Problem', n.problem));
+  for (const [label, value, outside] of facts(n)) body.push(row(label, value, outside));
+  if (n.problem) body.push(row('Problem', n.problem, true));
   const counts = countFields(n);
   if (counts.length) body.push({ type: 'FactSet', facts: counts.map(([title, value]) => ({ title, value })) });
   body.push({
@@ -161,6 +151,16 @@ function teamsPayload(n: Notification): unknown {
 /** Teams' template functions start with `{{`; a zero-width space between the braces disarms them. */
 export function teamsText(text: string): string {
   return text.replace(/\{\{/g, '{\u200b{').replace(/\}\}/g, '}\u200b}');
+}
+
+/** What the message says beside its title, as label, text and whether the text is from outside (shown as code). */
+function facts(n: Notification): [label: string, value: string, outside: boolean][] {
+  const out: [string, string, boolean][] = [];
+  if (n.input) out.push(['File', n.input.name, true], ['Now in', n.input.location, true]);
+  if (n.outage) out.push(['Unavailable since', n.outage.since, false]);
+  if (n.digest) out.push(['Period', `${n.digest.from} – ${n.digest.to}`, false]);
+  if (n.durationMs !== undefined) out.push(['Took', duration(n.durationMs), false]);
+  return out;
 }
 
 /** Label/number pairs: the input's jobs by status, or the digest's counts. Our words and numbers only. */
