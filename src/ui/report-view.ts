@@ -19,73 +19,12 @@ export const VIEW_LIMITS = {
   text: 2_000,
 };
 
-export interface ProblemView {
-  code: string;
-  message: string;
-  field: string | null;
-  /** The input's own line (YAML/JSON) or row (CSV), 1-based; null when not located. */
-  line: number | null;
-  column: string | null;
-  /** Set when the location is in another file (a mapping's constant). */
-  file: string | null;
-}
-
-export interface LineView {
-  index: number;
-  line: number | null;
-  itemType: string | null;
-  code: string | null;
-  quantity: number | null;
-  status: string;
-  newAssetSku: string | null;
-  needsArtwork: boolean | null;
-  errors: ProblemView[];
-}
-
-export interface TrackingView {
-  checkedAt: string | null;
-  status: string | null;
-  dateDue: string | null;
-  dateOut: string | null;
-  shippedDaysToProcess: number | null;
-  shippedDateStatus: string | null;
-  tracking: { number: string | null; link: string | null }[];
-  invoiceNumber: string | null;
-  invoiceAvailable: boolean;
-  problem: string | null;
-}
-
-export interface JobView {
-  index: number;
-  orderNumber: string | null;
-  status: string;
-  line: number | null;
-  jobNumber: number | null;
-  dateDue: string | null;
-  totalJobCost: number | null;
-  estimatedCost: number | null;
-  warnings: ProblemView[];
-  errors: ProblemView[];
-  lines: LineView[];
-  tracking: TrackingView | null;
-}
-
-export interface ReportView {
-  command: string | null;
-  format: string | null;
-  startedAt: number | null;
-  finishedAt: number | null;
-  byStatus: Record<JobStatus, number>;
-  jobCount: number;
-  lineCount: number;
-  errorCount: number;
-  warningCount: number;
-  errors: ProblemView[];
-  warnings: ProblemView[];
-  jobs: JobView[];
-  /** Jobs or lines past VIEW_LIMITS, left out of `jobs`. */
-  cut: boolean;
-}
+/** The shapes the pages read are those the readers below build. */
+export type ProblemView = ReturnType<typeof problems>[number];
+export type TrackingView = NonNullable<ReturnType<typeof tracking>>;
+export type LineView = ReturnType<typeof lineView>;
+export type JobView = ReturnType<typeof jobView>;
+export type ReportView = ReturnType<typeof reportView>;
 
 type Obj = Record<string, unknown>;
 
@@ -105,7 +44,7 @@ const positive = (v: unknown): number | null => {
   return n !== null && Number.isInteger(n) && n > 0 ? n : null;
 };
 
-function problems(v: unknown): ProblemView[] {
+function problems(v: unknown) {
   return arr(v)
     .slice(0, VIEW_LIMITS.problems)
     .filter(isObj)
@@ -115,8 +54,10 @@ function problems(v: unknown): ProblemView[] {
         code: str(p.code) ?? '',
         message: str(p.message) ?? '',
         field: str(p.field),
+        // The input's own line (YAML/JSON) or row (CSV), 1-based; null when not located.
         line: positive(src.line) ?? positive(src.row),
         column: str(src.columnName) ?? (positive(src.column) === null ? null : String(src.column)),
+        // Set when the location is in another file (a mapping's constant).
         file: str(src.file),
       };
     });
@@ -127,7 +68,7 @@ function lineOf(source: unknown): number | null {
   return positive(source.line) ?? positive(source.row);
 }
 
-function tracking(v: unknown): TrackingView | null {
+function tracking(v: unknown) {
   if (!isObj(v)) return null;
   return {
     checkedAt: str(v.checkedAt),
@@ -147,8 +88,40 @@ function tracking(v: unknown): TrackingView | null {
   };
 }
 
+function lineView(it: Obj, k: number, jobStatus: string) {
+  return {
+    index: num(it.index) ?? k,
+    line: lineOf(it.source),
+    itemType: str(it.itemType),
+    code: str(it.code),
+    quantity: num(it.quantity),
+    status: str(it.status) ?? jobStatus,
+    newAssetSku: str(it.newAssetSku),
+    needsArtwork: bool(it.needsArtworkToBeUploaded),
+    errors: problems(it.errors),
+  };
+}
+
+/** One job, with the `shown` part of its items (VIEW_LIMITS). */
+function jobView(j: Obj, i: number, status: string, shown: unknown[]) {
+  return {
+    index: num(j.index) ?? i,
+    orderNumber: str(j.orderNumber),
+    status,
+    line: lineOf(j.source),
+    jobNumber: num(j.jobNumber),
+    dateDue: str(j.dateDue),
+    totalJobCost: num(j.totalJobCost),
+    estimatedCost: num(j.estimatedCost),
+    warnings: problems(j.warnings),
+    errors: problems(j.errors),
+    lines: shown.filter(isObj).map((it, k) => lineView(it, k, status)),
+    tracking: tracking(j.tracking),
+  };
+}
+
 /** The view of a parsed result.json (any JSON value). */
-export function reportView(doc: unknown): ReportView {
+export function reportView(doc: unknown) {
   const d = isObj(doc) ? doc : {};
   const summary = isObj(d.summary) ? d.summary : {};
   const input = isObj(d.input) ? d.input : {};
@@ -171,30 +144,7 @@ export function reportView(doc: unknown): ReportView {
     const shown = items.slice(0, VIEW_LIMITS.lines - lines);
     if (shown.length < items.length) cut = true;
     lines += shown.length;
-    jobs.push({
-      index: num(j.index) ?? i,
-      orderNumber: str(j.orderNumber),
-      status,
-      line: lineOf(j.source),
-      jobNumber: num(j.jobNumber),
-      dateDue: str(j.dateDue),
-      totalJobCost: num(j.totalJobCost),
-      estimatedCost: num(j.estimatedCost),
-      warnings: problems(j.warnings),
-      errors: problems(j.errors),
-      lines: shown.filter(isObj).map((it, k) => ({
-        index: num(it.index) ?? k,
-        line: lineOf(it.source),
-        itemType: str(it.itemType),
-        code: str(it.code),
-        quantity: num(it.quantity),
-        status: str(it.status) ?? status,
-        newAssetSku: str(it.newAssetSku),
-        needsArtwork: bool(it.needsArtworkToBeUploaded),
-        errors: problems(it.errors),
-      })),
-      tracking: tracking(j.tracking),
-    });
+    jobs.push(jobView(j, i, status, shown));
   }
   const count = (v: unknown, fallback: number): number => {
     const n = num(v);
