@@ -2,15 +2,15 @@ import { Command, CommanderError } from 'commander';
 import { VERSION } from '../core/version.js';
 import { ExitCode, UsageError } from '../core/errors.js';
 import { examples } from './help.js';
-import { register as registerInit } from './commands/init.js';
-import { register as registerSandbox } from './commands/sandbox.js';
-import { register as registerApi } from './commands/api.js';
-import { register as registerCheck } from './commands/check.js';
-import { register as registerPlanAndRun } from './commands/pipeline-command.js';
-import { register as registerTrack } from './commands/track.js';
-import { register as registerDemo } from './commands/demo.js';
-import { register as registerWatch } from './commands/watch.js';
-import { register as registerUi } from './commands/ui.js';
+import * as init from './commands/init.js';
+import * as sandbox from './commands/sandbox.js';
+import * as api from './commands/api.js';
+import * as check from './commands/check.js';
+import * as planAndRun from './commands/pipeline-command.js';
+import * as track from './commands/track.js';
+import * as demo from './commands/demo.js';
+import * as watch from './commands/watch.js';
+import * as ui from './commands/ui.js';
 import { printableLines } from '../core/printable.js';
 
 /**
@@ -43,15 +43,8 @@ export function buildProgram(): Command {
       ]) +
         '\n\nExit codes: 0 ok, 1 invalid or refused (see the reports), 2 usage or configuration, 3 API unreachable (retry).\nDocumentation: README.md of the htorder package.',
     );
-  registerInit(program);
-  registerCheck(program);
-  registerPlanAndRun(program);
-  registerTrack(program);
-  registerWatch(program);
-  registerUi(program);
-  registerApi(program);
-  registerSandbox(program);
-  registerDemo(program);
+  // In the order `--help` lists them.
+  for (const command of [init, check, planAndRun, track, watch, ui, api, sandbox, demo]) command.register(program);
   return program;
 }
 

@@ -1,4 +1,6 @@
 import { basename } from 'node:path';
+import { JOB_STATUSES } from '../../report/model.js';
+import { INPUT_STATUSES } from '../drop-inputs.js';
 import { html, type Html } from '../html.js';
 
 export type PageName = 'inputs' | 'orders' | 'days' | 'input';
@@ -59,21 +61,10 @@ export function dayOf(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
+/** Statuses with a style of their own: the inputs' and the jobs'. */
+const STYLED = new Set<string>([...INPUT_STATUSES, ...JOB_STATUSES]);
+
 /** A CSS class for a status word (a fixed set; anything else is "other"). */
 export function statusClass(status: string): string {
-  const known = [
-    'waiting',
-    'processing',
-    'done',
-    'failed',
-    'in doubt',
-    'in-doubt',
-    'valid',
-    'invalid',
-    'submitted',
-    'already-submitted',
-    'not-submitted',
-    'skipped',
-  ];
-  return known.includes(status) ? `st st-${status.replace(' ', '-')}` : 'st st-other';
+  return STYLED.has(status) ? `st st-${status.replace(' ', '-')}` : 'st st-other';
 }
