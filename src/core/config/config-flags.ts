@@ -1,6 +1,6 @@
 import { Option, type Command } from 'commander';
 import type { SettingFlags } from './resolve-settings.js';
-import { SETTING_NAMES, flagAttribute, setting, type SettingName } from './settings.js';
+import { SETTING_NAMES, flagAttribute, setting, type SettingName, type SettingType } from './settings.js';
 
 /** What every command that talks to the API accepts (api, plan, run, track, watch). */
 export const CONNECTION_SETTINGS: readonly SettingName[] = [
@@ -50,6 +50,15 @@ export const WATCH_SETTINGS: readonly SettingName[] = [
   'notifyDigestAt',
 ];
 
+/** A flag's placeholder in help when its setting names none. */
+const PLACEHOLDERS: Partial<Record<SettingType['kind'], string>> = {
+  milliseconds: '<ms>',
+  url: '<url>',
+  port: '<port>',
+  host: '<host>',
+  integer: '<n>',
+};
+
 /**
  * Adds the flags of `names` to a command, spelt and described as in the table of settings.ts,
  * so every command spells them the same way. Values are not parsed here: the resolver does
@@ -64,7 +73,8 @@ export function addSettingOptions(
     const s = setting(name);
     if (s.flag === null) continue;
     const negated = s.flag.startsWith('--no-');
-    const arg = s.arg === undefined ? '' : ` ${s.arg}`;
+    const placeholder = s.arg ?? PLACEHOLDERS[s.type.kind];
+    const arg = placeholder === undefined ? '' : ` ${placeholder}`;
     const d = defaults[name] ?? s.default;
     const shownDefault = d === undefined || s.type.kind === 'boolean' ? '' : `, default ${String(d)}`;
     const value = s.type.kind === 'boolean' ? `=${negated ? 'false' : 'true'}` : '';

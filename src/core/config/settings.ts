@@ -27,7 +27,7 @@ export interface Setting {
   env: string | null;
   /** Command-line flag, or null. A boolean flag is a switch: `--x` means true, `--no-x` false. */
   flag: string | null;
-  /** Placeholder of the flag's value in help (`<url>`); absent for a switch. */
+  /** Placeholder of the flag's value in help (`<name>`); absent: its type's (`<ms>`, `<url>` …), or none for a switch. */
   arg?: string;
   /** false: no profile of the config file can set it; else a profile can, under the setting's name. */
   profile?: false;
@@ -79,7 +79,6 @@ export const SETTINGS = {
   baseUrl: {
     env: 'HTORDER_BASE_URL',
     flag: '--base-url',
-    arg: '<url>',
     type: { kind: 'url' },
     required: true,
     description: "the region's API host",
@@ -87,7 +86,6 @@ export const SETTINGS = {
   authUrl: {
     env: 'HTORDER_AUTH_URL',
     flag: '--auth-url',
-    arg: '<url>',
     type: { kind: 'url' },
     required: true,
     description: "the region's authentication host",
@@ -125,7 +123,6 @@ export const SETTINGS = {
   statusUrl: {
     env: 'HTORDER_STATUS_URL',
     flag: '--status-url',
-    arg: '<url>',
     type: { kind: 'url' },
     description: "the region's status page host",
   },
@@ -133,7 +130,6 @@ export const SETTINGS = {
   concurrency: {
     env: 'HTORDER_CONCURRENCY',
     flag: '--concurrency',
-    arg: '<n>',
     type: { kind: 'integer', min: 1, max: MAX_CONCURRENCY },
     default: 8,
     description: 'API requests in flight at once',
@@ -149,7 +145,6 @@ export const SETTINGS = {
   connectTimeoutMs: {
     env: 'HTORDER_CONNECT_TIMEOUT_MS',
     flag: '--connect-timeout-ms',
-    arg: '<ms>',
     type: { kind: 'milliseconds', min: 1, max: HOUR_MS },
     default: 10_000,
     description: 'connect timeout',
@@ -157,7 +152,6 @@ export const SETTINGS = {
   requestTimeoutMs: {
     env: 'HTORDER_REQUEST_TIMEOUT_MS',
     flag: '--request-timeout-ms',
-    arg: '<ms>',
     type: { kind: 'milliseconds', min: 1, max: HOUR_MS },
     default: 60_000,
     description: 'response timeout',
@@ -210,7 +204,6 @@ export const SETTINGS = {
   lockStaleMs: {
     env: 'HTORDER_LOCK_STALE_MS',
     flag: '--lock-stale-ms',
-    arg: '<ms>',
     type: { kind: 'milliseconds', min: 2000, max: DAY_MS },
     default: 10_000,
     description: "an order lock not refreshed this long is a killed process's and is taken over",
@@ -228,7 +221,6 @@ export const SETTINGS = {
   s3Endpoint: {
     env: 'HTORDER_S3_ENDPOINT',
     flag: '--s3-endpoint',
-    arg: '<url>',
     type: { kind: 'url' },
     description: 'S3-compatible endpoint, e.g. MinIO, R2, Ceph',
   },
@@ -257,14 +249,12 @@ export const SETTINGS = {
   healthPort: {
     env: 'HTORDER_HEALTH_PORT',
     flag: '--health-port',
-    arg: '<port>',
     type: { kind: 'port' },
     description: 'serve /healthz and Prometheus /metrics on this port (0: any free port)',
   },
   healthHost: {
     env: 'HTORDER_HEALTH_HOST',
     flag: '--health-host',
-    arg: '<host>',
     type: { kind: 'host' },
     default: '127.0.0.1',
     description: 'address for --health-port (0.0.0.0 in containers)',
@@ -273,14 +263,12 @@ export const SETTINGS = {
   uiPort: {
     env: 'HTORDER_UI_PORT',
     flag: '--ui-port',
-    arg: '<port>',
     type: { kind: 'port' },
     description: 'port of the dashboard (htorder ui, watch --ui); default any free port',
   },
   uiHost: {
     env: 'HTORDER_UI_HOST',
     flag: '--ui-host',
-    arg: '<host>',
     type: { kind: 'host' },
     default: '127.0.0.1',
     description: 'address of the dashboard; any but loopback needs uiToken',
@@ -297,7 +285,6 @@ export const SETTINGS = {
   scanIntervalMs: {
     env: 'HTORDER_SCAN_INTERVAL_MS',
     flag: '--scan-interval',
-    arg: '<ms>',
     type: { kind: 'milliseconds', min: 0, max: DAY_MS },
     default: 2000,
     description: 'how often the drop location is scanned',
@@ -305,7 +292,6 @@ export const SETTINGS = {
   stableTimeMs: {
     env: 'HTORDER_STABLE_TIME_MS',
     flag: '--stable-time',
-    arg: '<ms>',
     type: { kind: 'milliseconds', min: 0, max: DAY_MS },
     default: 2000,
     description: 'a file unchanged this long is complete (folders only)',
@@ -313,7 +299,6 @@ export const SETTINGS = {
   watchParallelFiles: {
     env: 'HTORDER_WATCH_PARALLEL_FILES',
     flag: '--parallel-files',
-    arg: '<n>',
     type: { kind: 'integer', min: 1, max: MAX_CONCURRENCY },
     // Unset: twice `concurrency` (watch-daemon.ts), so one-order files keep every request slot busy.
     description: 'inputs worked on at once (default twice --concurrency); they share the one budget of API requests',
@@ -321,7 +306,6 @@ export const SETTINGS = {
   leaseMs: {
     env: 'HTORDER_LEASE_MS',
     flag: '--lease',
-    arg: '<ms>',
     type: { kind: 'milliseconds', min: 0, max: DAY_MS },
     default: 30_000,
     description: "claims and bucket locks not renewed this long are a crashed instance's",
@@ -329,7 +313,6 @@ export const SETTINGS = {
   retryMinMs: {
     env: 'HTORDER_RETRY_MIN_MS',
     flag: '--retry-min',
-    arg: '<ms>',
     type: { kind: 'milliseconds', min: 0, max: DAY_MS },
     default: 5000,
     description: 'first retry step when the API is unavailable (doubles up to --retry-max, jittered)',
@@ -337,7 +320,6 @@ export const SETTINGS = {
   retryMaxMs: {
     env: 'HTORDER_RETRY_MAX_MS',
     flag: '--retry-max',
-    arg: '<ms>',
     type: { kind: 'milliseconds', min: 0, max: DAY_MS },
     default: 300_000,
     description: 'longest retry delay',
@@ -435,7 +417,6 @@ export const SETTINGS = {
   notifyApiUnavailableMs: {
     env: 'HTORDER_NOTIFY_API_UNAVAILABLE_MS',
     flag: '--notify-api-unavailable',
-    arg: '<ms>',
     type: { kind: 'milliseconds', min: 0, max: DAY_MS },
     default: 600_000,
     description: 'notify api-unavailable once the API has been unavailable this long',
