@@ -83,7 +83,7 @@ export interface Settings {
 
 export function resolveSettings(input: ResolveSettingsInput): Settings {
   const env = input.env;
-  const flags = definedOnly(input.flags ?? {});
+  const flags = definedOnly(input.flags);
   const home = input.home ?? homedir();
   const cwd = input.cwd;
   const warnings: string[] = [];
@@ -91,13 +91,12 @@ export function resolveSettings(input: ResolveSettingsInput): Settings {
   // Read (and so checked) even when no profile is selected, as an explicit --config must exist;
   // with profiles off (--sandbox) too, for its other sections (notify), as watch reads its routes.
   const found = locateConfigFile(flags, env, cwd, home, warnings);
-  const file = found?.file;
   const layers: SettingLayer[] = [{ layer: 'flag', values: flags, nameOf: flagName, baseDir: cwd }];
   if (profileName !== null && found) {
     const values = selectedProfile(profileName, found, env);
     layers.push({
       layer: 'profile',
-      values: definedOnly(values as SettingFlags),
+      values: definedOnly(values),
       nameOf: (n) => `${n} of profile "${profileName}" in ${found.file.path}`,
       baseDir: dirname(found.file.path),
     });
@@ -140,7 +139,7 @@ export function resolveSettings(input: ResolveSettingsInput): Settings {
     cwd,
     env,
     warnings,
-    ...(file ? { configFile: file } : {}),
+    configFile: found?.file,
   };
 }
 
@@ -158,14 +157,19 @@ function selectedProfile(name: string, found: FoundConfig, env: Record<string, s
   return values;
 }
 
-/** A layer's values by setting name: `read` answers null or undefined for a setting it leaves alone. */
-function layerOf(read: (name: SettingName) => string | number | boolean | null | undefined): SettingFlags {
+/** A layer's values by setting name: `read` answers null, undefined or '' for a setting it leaves alone. */
+function layerOf(read: (name: SettingName) => unknown): SettingFlags {
   const values: SettingFlags = {};
   for (const name of SETTING_NAMES) {
     const v = read(name);
-    if (v !== null && v !== undefined) values[name] = v;
+    if (v !== null && v !== undefined && v !== '') values[name] = v as string | number | boolean;
   }
   return values;
+}
+
+/** The settings of `values` (flags, a profile) that say something. */
+function definedOnly(values: Record<string, unknown> = {}): SettingFlags {
+  return layerOf((name) => values[name]);
 }
 
 /**
@@ -175,7 +179,7 @@ function layerOf(read: (name: SettingName) => string | number | boolean | null |
 export function findConfigFile(
   input: Pick<ResolveSettingsInput, 'env' | 'flags' | 'cwd' | 'home'>,
 ): ConfigFile | undefined {
-  const flags = definedOnly(input.flags ?? {});
+  const flags = definedOnly(input.flags);
   return locateConfigFile(flags, input.env, input.cwd, input.home ?? homedir(), [])?.file;
 }
 
@@ -212,25 +216,19 @@ function locateConfigFile(
   const explicit = fromFlag ?? text(env.HTORDER_CONFIG);
   const xdg = text(env.XDG_CONFIG_HOME) ?? join(home, '.config');
   const userPath = join(xdg, 'htorder', 'config.yaml');
+  const found = (file: ConfigFile | undefined, local: boolean): FoundConfig | undefined => {
+    if (file) warnReadable(file, warnings);
+    return file && { file, local, userPath };
+  };
   if (explicit !== undefined) {
     const source = fromFlag !== undefined ? flagName('config') : envName('config');
-    const file = loadConfigFile(parsePath(explicit, source, cwd, home));
-    if (file) warnReadable(file, warnings);
-    return file && { file, local: false, userPath };
+    return found(loadConfigFile(parsePath(explicit, source, cwd, home)), false);
   }
   const localPath = join(cwd, 'htorder.config.yaml');
   // A file in the working directory may have been put there by someone else (a shared folder,
   // a checkout, an unpacked archive): as ssh and git do, refuse one that is not the user's own.
-  if (checkLocalOwner(localPath)) {
-    const file = loadConfigFile(localPath, true);
-    if (file) {
-      warnReadable(file, warnings);
-      return { file, local: true, userPath };
-    }
-  }
-  const file = loadConfigFile(userPath, true);
-  if (file) warnReadable(file, warnings);
-  return file && { file, local: false, userPath };
+  const local = checkLocalOwner(localPath) ? loadConfigFile(localPath, true) : undefined;
+  return local ? found(local, true) : found(loadConfigFile(userPath, true), false);
 }
 
 /**
@@ -309,13 +307,4 @@ function text(v: unknown): string | undefined {
   if (v === undefined || v === null) return undefined;
   const s = String(v);
   return s.trim() === '' ? undefined : s;
-}
-
-function definedOnly(values: Record<string, unknown>): SettingFlags {
-  const out: SettingFlags = {};
-  for (const [k, v] of Object.entries(values)) {
-    if (!(k in SETTINGS) || v === undefined || v === null || v === '') continue;
-    out[k as SettingName] = v as string | number | boolean;
-  }
-  return out;
 }
