@@ -1,7 +1,6 @@
 import { opendir, lstat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { InputEvent, InputPhase, WatchEvents } from '../watch/events.js';
-import type { JobStatus } from '../report/model.js';
 import { reportPaths, type ReportPaths } from '../report/report-paths.js';
 import { classifyName } from '../watch/sources/drop-names.js';
 import type { DropLayout } from '../watch/sources/model.js';
@@ -24,28 +23,8 @@ export type ReportKind = keyof ReportPaths;
 /** The reports' names after their input's (`.result.json` …): the names the pipeline writes. */
 export const REPORT_SUFFIX: Record<ReportKind, string> = reportPaths('');
 
-export interface InputRecord {
-  /** `place/name`: how a request names it. */
-  id: string;
-  name: string;
-  place: Place;
-  status: InputStatus;
-  /** When it started (the report's start, the event, else the file's time), ms. */
-  at: number;
-  durationMs: number | null;
-  jobs: number | null;
-  lines: number | null;
-  errors: number | null;
-  warnings: number | null;
-  byStatus: Record<JobStatus, number> | null;
-  estimated: number | null;
-  actual: number | null;
-  problem: string | null;
-  /** Absolute paths of the files found by listing. */
-  inputPath: string | null;
-  reports: Partial<Record<ReportKind, string>>;
-  digest: JobView[];
-}
+/** One input as the pages show it (record() builds it). */
+export type InputRecord = ReturnType<typeof record>;
 
 export const SCAN_LIMITS = {
   /** Entries read from one folder; a folder with more shows the first ones only. */
@@ -319,13 +298,15 @@ export class DropInputs {
 }
 
 /** An input as its report (if any) tells it; `at`: when, for an input without a report. */
-function record(id: string, name: string, place: Place, at: number, parsed?: ParsedReport): InputRecord {
+function record(id: string, name: string, place: Place, at: number, parsed?: ParsedReport) {
   const view = parsed?.view;
   return {
+    /** `place/name`: how a request names it. */
     id,
     name,
     place,
     status: statusOf(place, view),
+    /** When it started (the report's start, the event, else the file's time), ms. */
     at: view?.startedAt ?? at,
     durationMs: view?.startedAt != null && view.finishedAt != null ? view.finishedAt - view.startedAt : null,
     jobs: view?.jobCount ?? null,
@@ -336,8 +317,9 @@ function record(id: string, name: string, place: Place, at: number, parsed?: Par
     estimated: parsed?.estimated ?? null,
     actual: parsed?.actual ?? null,
     problem: parsed?.problem ?? null,
-    inputPath: null,
-    reports: {},
+    /** Absolute paths of the files found by listing. */
+    inputPath: null as string | null,
+    reports: {} as Partial<Record<ReportKind, string>>,
     digest: parsed?.digest ?? [],
   };
 }
