@@ -89,16 +89,14 @@ export class Notifier {
     summary?: InputEvent['summary'],
     problem?: string,
   ): void {
-    const name = basename(file);
-    const base = { kind: 'input' as const, name, location: file, at: Date.now() };
-    const extra = { ...(summary ? { summary } : {}), ...(problem === undefined ? {} : { problem }) };
+    const event = { kind: 'input' as const, name: basename(file), location: file, at: Date.now(), summary, problem };
     if (status === 'unavailable') {
-      if (inDoubtCount(summary) > 0) this.onInput({ ...base, ...extra, phase: 'retry' });
+      if (inDoubtCount(summary) > 0) this.onInput({ ...event, phase: 'retry' });
       else this.apiUnreachable(problem ?? 'the API was unavailable');
       return;
     }
-    const why = status === 'ok' || problem !== undefined ? {} : { problem: 'see its reports' };
-    this.onInput({ ...base, ...extra, ...why, phase: status === 'ok' ? 'done' : 'failed' });
+    if (status !== 'ok') event.problem ??= 'see its reports';
+    this.onInput({ ...event, phase: status === 'ok' ? 'done' : 'failed' });
   }
 
   /** `htorder run`: the API could not be reached (or the credentials were refused); told once per run. */
