@@ -60,7 +60,11 @@ export class Notifier {
       toldOutage: false,
     }));
     // A digest is a daemon's: a run ends long before the next one is due.
-    if (opts.command === 'watch') for (const t of this.targets) if (t.config.digestAt) this.startDigest(t);
+    if (opts.command !== 'watch') return;
+    for (const t of this.targets.filter((t) => t.config.digestAt)) {
+      t.digest = { counts: emptyDigest(), from: Date.now() };
+      this.scheduleDigest(t);
+    }
   }
 
   /** For WatchEvents.on. Never throws (a notification must not stop orders). */
@@ -196,11 +200,6 @@ export class Notifier {
 
   private count(add: (d: DigestCounts) => void): void {
     for (const t of this.targets) if (t.digest) add(t.digest.counts);
-  }
-
-  private startDigest(t: Target): void {
-    t.digest = { counts: emptyDigest(), from: Date.now() };
-    this.scheduleDigest(t);
   }
 
   private scheduleDigest(t: Target): void {
