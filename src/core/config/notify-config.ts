@@ -48,7 +48,34 @@ export interface NotifySection {
   webhooks: NotifyFileWebhook[];
 }
 
-const WEBHOOK_KEYS = ['url', 'name', 'format', 'on', 'apiUnavailableMs', 'digestAt'];
+type Fail = (why: string) => never;
+const nonBlank = (v: unknown): v is string => typeof v === 'string' && v.trim() !== '';
+const FILE_FORMATS: readonly string[] = SETTINGS.notifyFormat.type.values;
+
+/** Each key of a webhook entry, and what its value (as plain data) makes of it. */
+const WEBHOOK_KEYS: Record<string, (value: unknown, fail: Fail) => Partial<NotifyFileWebhook>> = {
+  url: (v, fail) => ({ url: nonBlank(v) ? checkWebhookUrl(v.trim(), fail) : fail('must be a URL') }),
+  name: (v, fail) => ({ name: nonBlank(v) ? v.trim() : fail('must be text') }),
+  format: (v, fail) => ({
+    format: FILE_FORMATS.includes(v as string)
+      ? (v as NotifyFileWebhook['format'])
+      : fail(`must be one of ${FILE_FORMATS.join(', ')}, got ${JSON.stringify(v ?? null)}`),
+  }),
+  on: (v, fail) => {
+    const words = Array.isArray(v)
+      ? v.map(String)
+      : typeof v === 'string'
+        ? v.split(',')
+        : fail('must be a list of events');
+    return { events: parseNotifyEvents(words, fail) };
+  },
+  apiUnavailableMs: (v, fail) => {
+    const { min, max } = SETTINGS.notifyApiUnavailableMs.type;
+    const ok = typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
+    return { apiUnavailableMs: ok ? v : fail(`must be a whole number of milliseconds from ${min} to ${max}`) };
+  },
+  digestAt: (v, fail) => ({ digestAt: parseDigestAt(String(v ?? ''), fail) }),
+};
 
 /**
  * The `notify` node of a config file (parsed by config-file.ts, with positions), or undefined
@@ -58,76 +85,38 @@ export function parseNotifySection(
   sectionNode: unknown,
   ctx: { path: string; lineCounter: LineCounter },
 ): NotifySection | undefined {
-  const { isMap, isScalar, isSeq } = yamlPackage();
-  const { path, lineCounter } = ctx;
+  const { isMap, isNode, isScalar, isSeq } = yamlPackage();
   const section = sectionNode as YamlNode | null | undefined;
   if (section === undefined || section === null) return undefined;
-  const at = yamlLocator(path, lineCounter);
-  const fail = (node: YamlNode | null | undefined, field: string, message: string): never => {
+  const at = yamlLocator(ctx.path, ctx.lineCounter);
+  const fail = (node: unknown, field: string, message: string): never => {
     throw new UsageError(`config file ${at(node)}: ${field}: ${message}`);
   };
+  const keyOf = (key: unknown): string => (isScalar(key) ? String(key.value) : '');
   if (isScalar(section) && section.value === null) return { webhooks: [] };
   if (!isMap(section)) return fail(section, 'notify', 'must be a mapping with a "webhooks" list');
-  for (const pair of section.items) {
-    const key = isScalar(pair.key) ? String(pair.key.value) : '';
-    if (key !== 'webhooks') fail(pair.key as YamlNode, `notify.${key}`, 'unknown key (expected "webhooks")');
+  for (const { key } of section.items) {
+    if (keyOf(key) !== 'webhooks') fail(key, `notify.${keyOf(key)}`, 'unknown key (expected "webhooks")');
   }
   const list = section.get('webhooks', true) as YamlNode | undefined;
   if (list === undefined || (isScalar(list) && list.value === null)) return { webhooks: [] };
   if (!isSeq(list)) return fail(list, 'notify.webhooks', 'must be a list of webhooks');
-  const webhooks = list.items.map((item, i) => {
+  const webhooks = list.items.map((node, i) => {
     // Numbered from 1, as routes[N] are and as a user counts the list's entries.
     const field = `notify.webhooks[${i + 1}]`;
-    const node = item as YamlNode;
     if (!isMap(node)) return fail(node, field, 'must be a mapping with at least a "url"');
     const entry: Partial<NotifyFileWebhook> & { at: string; field: string } = { at: at(node), field };
     for (const pair of node.items) {
-      const key = isScalar(pair.key) ? String(pair.key.value) : '';
-      const value = pair.value as YamlNode | null;
-      const name = `${field}.${key}`;
-      if (!WEBHOOK_KEYS.includes(key)) {
-        fail(pair.key as YamlNode, name, `unknown key (known: ${WEBHOOK_KEYS.join(', ')})`);
-      }
-      const scalar = isScalar(value) ? value.value : undefined;
-      switch (key) {
-        case 'url':
-          if (typeof scalar !== 'string' || scalar.trim() === '') fail(value, name, 'must be a URL');
-          entry.url = checkWebhookUrl(String(scalar).trim(), (why) => fail(value, name, why));
-          entry.at = at(value);
-          break;
-        case 'name':
-          if (typeof scalar !== 'string' || scalar.trim() === '') fail(value, name, 'must be text');
-          entry.name = String(scalar).trim();
-          break;
-        case 'format': {
-          const formats = ['auto', ...NOTIFY_FORMATS];
-          if (typeof scalar !== 'string' || !formats.includes(scalar)) {
-            fail(value, name, `must be one of ${formats.join(', ')}, got ${JSON.stringify(scalar ?? null)}`);
-          }
-          entry.format = scalar as NotifyFileWebhook['format'];
-          break;
-        }
-        case 'on': {
-          const words = isSeq(value)
-            ? value.items.map((v) => (isScalar(v) ? String(v.value) : ''))
-            : typeof scalar === 'string'
-              ? scalar.split(',')
-              : fail(value, name, 'must be a list of events');
-          entry.events = parseNotifyEvents(words, (why) => fail(value, name, why));
-          break;
-        }
-        case 'apiUnavailableMs': {
-          const { min, max } = SETTINGS.notifyApiUnavailableMs.type;
-          if (typeof scalar !== 'number' || !Number.isInteger(scalar) || scalar < min || scalar > max) {
-            fail(value, name, `must be a whole number of milliseconds from ${min} to ${max}`);
-          }
-          entry.apiUnavailableMs = scalar as number;
-          break;
-        }
-        case 'digestAt':
-          entry.digestAt = parseDigestAt(String(scalar ?? ''), (why) => fail(value, name, why));
-          break;
-      }
+      const key = keyOf(pair.key);
+      const read = Object.hasOwn(WEBHOOK_KEYS, key) ? WEBHOOK_KEYS[key] : undefined;
+      if (!read)
+        return fail(pair.key, `${field}.${key}`, `unknown key (known: ${Object.keys(WEBHOOK_KEYS).join(', ')})`);
+      const v = pair.value;
+      Object.assign(
+        entry,
+        read(isNode(v) ? v.toJSON() : v, (why) => fail(v, `${field}.${key}`, why)),
+      );
+      if (key === 'url') entry.at = at(v);
     }
     if (entry.url === undefined) fail(node, field, 'has no "url"');
     return entry as NotifyFileWebhook;
