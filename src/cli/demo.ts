@@ -103,13 +103,19 @@ async function step(
   env: DemoEnv,
   say: (line: string) => void,
 ): Promise<number> {
-  const out = collect();
+  let json = '';
+  const stdout = new Writable({
+    write: (chunk, _e, cb) => {
+      json += String(chunk);
+      cb();
+    },
+  });
   const quiet = new Writable({ write: (_c, _e, cb) => cb() });
   const code = await runPipelineCommand(
     { command, files: [s.file], mapping: s.mapping, json: true, flags: env.flags },
-    { stdout: out.stream, stderr: quiet, env: env.env, cwd: dir },
+    { stdout, stderr: quiet, env: env.env, cwd: dir },
   );
-  say(`   ${describe(relative(dir, s.file), JSON.parse(out.text()) as Summary)}`);
+  say(`   ${describe(relative(dir, s.file), JSON.parse(json) as Summary)}`);
   return code;
 }
 
@@ -122,17 +128,6 @@ function describe(name: string, summary: Summary): string {
   const jobs = summary.inputs[0]?.jobs ?? [];
   const parts = jobs.map((j) => `${j.orderNumber} ${j.status}${j.jobNumber ? ` #${j.jobNumber}` : ''}`);
   return `${name.padEnd(40)} exit ${summary.exitCode}  ${parts.join(', ')}`;
-}
-
-function collect(): { stream: Writable; text: () => string } {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      chunks.push(String(chunk));
-      cb();
-    },
-  });
-  return { stream, text: () => chunks.join('') };
 }
 
 /** A report, a hidden or a temporary file: never a sample (the rules of a watched folder, drop-names.ts). */

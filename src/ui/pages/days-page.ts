@@ -22,37 +22,28 @@ const JOB_SERIES: (Series & { statuses: string[] })[] = [
   { label: 'valid (dry run)', colour: '#1565c0', statuses: ['valid'] },
 ];
 
+/** One day's inputs by outcome, jobs by status and spend. */
+function dayRow(inputs: readonly InputRecord[], day: string) {
+  const rs = inputs.filter((r) => dayOf(r.at) === day);
+  return {
+    day,
+    inputs: INPUT_SERIES.map(
+      (s) => rs.filter((r) => r.status === s.status || (s.status === 'processing' && r.status === 'waiting')).length,
+    ),
+    jobs: JOB_SERIES.map((s) =>
+      rs.reduce((n, r) => n + s.statuses.reduce((m, st) => m + (r.byStatus?.[st as 'valid'] ?? 0), 0), 0),
+    ),
+    spend: rs.reduce((n, r) => n + (r.actual ?? 0), 0),
+  };
+}
+
 /** The picture of the last days (UTC): inputs and jobs by outcome, and spend, per day. */
 export function daysPage(inputs: readonly InputRecord[], now: number): Html {
-  const days: string[] = [];
-  for (let i = DAYS - 1; i >= 0; i--) days.push(dayOf(now - i * DAY_MS));
-  const byDay = new Map(days.map((d) => [d, inputs.filter((r) => dayOf(r.at) === d)]));
-  const inputBars = days.map((d) => {
-    const rs = byDay.get(d) ?? [];
-    return {
-      label: d,
-      values: INPUT_SERIES.map(
-        (s) =>
-          rs.filter((r) =>
-            s.status === 'processing' ? r.status === 'processing' || r.status === 'waiting' : r.status === s.status,
-          ).length,
-      ),
-    };
-  });
-  const jobBars = days.map((d) => {
-    const rs = byDay.get(d) ?? [];
-    return {
-      label: d,
-      values: JOB_SERIES.map((s) =>
-        rs.reduce((n, r) => n + s.statuses.reduce((m, st) => m + (r.byStatus?.[st as 'valid'] ?? 0), 0), 0),
-      ),
-    };
-  });
-  const spend = days.map((d) => ({
-    label: d,
-    values: [(byDay.get(d) ?? []).reduce((n, r) => n + (r.actual ?? 0), 0)],
-  }));
-  const totalSpend = spend.reduce((n, b) => n + (b.values[0] ?? 0), 0);
+  const rows = Array.from({ length: DAYS }, (_, i) => dayRow(inputs, dayOf(now - (DAYS - 1 - i) * DAY_MS)));
+  const inputBars = rows.map((r) => ({ label: r.day, values: r.inputs }));
+  const jobBars = rows.map((r) => ({ label: r.day, values: r.jobs }));
+  const spend = rows.map((r) => ({ label: r.day, values: [r.spend] }));
+  const totalSpend = rows.reduce((n, r) => n + r.spend, 0);
   return html`<h1>The last ${String(DAYS)} days</h1>
 <p>Days in UTC, by when each input started. Spend is the API's total job cost of submitted jobs: ${money(totalSpend)} in all.</p>
 <section class="charts">
@@ -63,13 +54,13 @@ export function daysPage(inputs: readonly InputRecord[], now: number): Html {
 <table id="days" class="grid">
 <thead><tr><th>Day</th>${INPUT_SERIES.map((s) => html`<th class="n">${s.label}</th>`)}${JOB_SERIES.map((s) => html`<th class="n">jobs ${s.label}</th>`)}<th class="n">Spend</th></tr></thead>
 <tbody>
-${days
+${rows
   .slice()
   .reverse()
-  .map((d) => {
-    const i = days.indexOf(d);
-    return html`<tr><td><a href="/${query({ day: d })}">${d}</a></td>${(inputBars[i]?.values ?? []).map((v) => html`<td class="n">${v || ''}</td>`)}${(jobBars[i]?.values ?? []).map((v) => html`<td class="n">${v || ''}</td>`)}<td class="n">${spend[i]?.values[0] ? money(spend[i]?.values[0] ?? 0) : ''}</td></tr>`;
-  })}
+  .map(
+    (r) =>
+      html`<tr><td><a href="/${query({ day: r.day })}">${r.day}</a></td>${[...r.inputs, ...r.jobs].map((v) => html`<td class="n">${v || ''}</td>`)}<td class="n">${r.spend ? money(r.spend) : ''}</td></tr>`,
+  )}
 </tbody>
 </table>`;
 }
