@@ -24,31 +24,13 @@ export const CONNECTION_SETTINGS: readonly SettingName[] = [
 /** Notifications' flags for `run` (the webhook URLs themselves have no flag: they are secrets). */
 export const RUN_NOTIFY_SETTINGS: readonly SettingName[] = ['notifyFormat', 'notifyOn'];
 
-/** What `watch` adds: the drop location, S3, the health endpoint, notifications. */
-export const WATCH_SETTINGS: readonly SettingName[] = [
-  'scanIntervalMs',
-  'stableTimeMs',
-  'watchParallelFiles',
-  'leaseMs',
-  'retryMinMs',
-  'retryMaxMs',
-  'processingDir',
-  'doneDir',
-  'failedDir',
-  's3Endpoint',
-  's3Region',
-  's3ForcePathStyle',
-  'singleInstance',
-  'fsEvents',
-  'healthPort',
-  'healthHost',
-  'uiPort',
-  'uiHost',
-  'lockStaleMs',
-  ...RUN_NOTIFY_SETTINGS,
-  'notifyApiUnavailableMs',
-  'notifyDigestAt',
-];
+/**
+ * What `watch` adds: every other flag of the table (the drop location, S3, the health endpoint,
+ * the dashboard, the order locks, notifications), in the table's order.
+ */
+export const WATCH_SETTINGS: readonly SettingName[] = SETTING_NAMES.filter(
+  (n) => setting(n).flag !== null && !CONNECTION_SETTINGS.includes(n),
+);
 
 /** A flag's placeholder in help when its setting names none. */
 const PLACEHOLDERS: Partial<Record<SettingType['kind'], string>> = {

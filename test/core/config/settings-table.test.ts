@@ -12,6 +12,7 @@ import {
   type SettingName,
 } from '../../../src/core/config/settings.js';
 import { ROOT } from '../../support/dist.js';
+import { buildProgram } from '../../../src/cli/program.js';
 
 /**
  * The table of settings in src/core/config/settings.ts and the one in docs/configuration.md are the
@@ -115,6 +116,10 @@ describe('the settings table', () => {
     const offered = new Set<SettingName>([...CONNECTION_SETTINGS, ...WATCH_SETTINGS]);
     const withFlag = SETTING_NAMES.filter((n) => SETTINGS[n].flag !== null);
     expect(withFlag.filter((n) => !offered.has(n))).toEqual([]);
+    // The daemon takes them all.
+    const watch = buildProgram().commands.find((c) => c.name() === 'watch');
+    const watchFlags = new Set(watch?.options.map((o) => o.long));
+    expect(withFlag.filter((n) => !watchFlags.has(SETTINGS[n].flag ?? ''))).toEqual([]);
     const cmd = addSettingOptions(new Command('x'), withFlag);
     expect(cmd.options.map((o) => o.long).sort()).toEqual(withFlag.map((n) => SETTINGS[n].flag).sort());
   });
