@@ -1,6 +1,6 @@
 import { opendir, lstat } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { InputEvent, InputPhase, WatchEvents } from '../watch/events.js';
+import type { InputEvent, WatchEvents } from '../watch/events.js';
 import { reportPaths, type ReportPaths } from '../report/report-paths.js';
 import { classifyName } from '../watch/sources/drop-names.js';
 import type { DropLayout } from '../watch/sources/model.js';
@@ -72,15 +72,6 @@ async function listFolder(dir: string): Promise<Listed[]> {
  */
 const RACY_MS = 2_000;
 
-/** The folders of one look: each place that is a real folder, and a stamp of them all. */
-interface Folders {
-  places: [Place, string][];
-  /** Each folder's identity and times: it differs when an entry was added, removed or renamed. */
-  stamp: string;
-  /** The newest folder time, ms. */
-  newestMs: number;
-}
-
 interface ParsedReport {
   key: string;
   /** The report's view without its jobs (kept small); the jobs are in `digest`. */
@@ -121,12 +112,7 @@ function reportOf(name: string): { base: string; kind: ReportKind } | undefined 
   return undefined;
 }
 
-interface LiveState {
-  phase: InputPhase;
-  at: number;
-  problem?: string;
-  retryInMs?: number;
-}
+type LiveState = Pick<InputEvent, 'phase' | 'at' | 'problem' | 'retryInMs'>;
 
 /**
  * The inputs of one folder, kept up to date: `scan()` lists the folder again (reports are
@@ -180,8 +166,12 @@ export class DropInputs {
     return (await this.folders()).stamp !== last.stamp;
   }
 
-  /** The drop folder and its layout folders that are real folders (not a link out of it). */
-  private async folders(): Promise<Folders> {
+  /**
+   * The drop folder and its layout folders that are real folders (not a link out of it), with a
+   * stamp of their identities and times (it differs when an entry was added, removed or renamed)
+   * and the newest of those times.
+   */
+  private async folders() {
     const places: [Place, string][] = [];
     const stamp: string[] = [];
     let newestMs = 0;
@@ -220,15 +210,12 @@ export class DropInputs {
       for (const f of files) {
         sig.push(`${place}/${f.name}:${f.mtimeMs}:${f.size}`);
         const report = reportOf(f.name);
-        if (report) {
-          const g = groups.get(report.base) ?? { reports: {} };
-          g.reports[report.kind] = f;
-          groups.set(report.base, g);
-        } else if (classifyName(f.name).take) {
-          const g = groups.get(f.name) ?? { reports: {} };
-          g.input = f;
-          groups.set(f.name, g);
-        }
+        const name = report?.base ?? (classifyName(f.name).take ? f.name : undefined);
+        if (name === undefined) continue;
+        const g = groups.get(name) ?? { reports: {} };
+        if (report) g.reports[report.kind] = f;
+        else g.input = f;
+        groups.set(name, g);
       }
       for (const [name, g] of groups) {
         // Reports without an input beside them are listed only in done/ and failed/ (a drop's own
