@@ -4,11 +4,10 @@ import { loadManifest } from '../manifest/load-manifest.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import { type CsvLimits, INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from '../manifest/read-input.js';
 import { buildReport, reportHasErrors } from '../report/build-report.js';
-import type { ResultReport } from '../report/model.js';
 import { errorLines, warningLines } from '../report/write-errors-txt.js';
-import { writeReports, type WrittenReports } from '../report/write-reports.js';
+import { writeReports } from '../report/write-reports.js';
 import { printableLines } from '../core/printable.js';
-import { checkDetails, exitCodeOf, first, jsonSummary } from './json-summary.js';
+import { checkDetails, exitCodeOf, first, jsonSummary, type Outcome } from './json-summary.js';
 
 /**
  * The work of `htorder check FILE... [--mapping FILE] [--json]` — parse, schema check and local rules;
@@ -28,14 +27,8 @@ const SHOWN_ERRORS = 5;
 
 export type CheckStatus = 'valid' | 'invalid' | 'unreadable';
 
-export interface CheckOutcome {
-  file: string;
+export interface CheckOutcome extends Outcome {
   status: CheckStatus;
-  /** Absent for unreadable inputs. */
-  report?: ResultReport;
-  reports?: WrittenReports;
-  /** Why an unreadable input could not be checked. */
-  problem?: string;
 }
 
 /** Checks one input and writes its reports. */

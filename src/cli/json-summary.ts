@@ -6,10 +6,12 @@ import { errorLines } from '../report/write-errors-txt.js';
 import type { WrittenReports } from '../report/write-reports.js';
 
 /** What every command knows of one input. */
-interface Outcome {
+export interface Outcome {
   file: string;
   status: string;
+  /** Why it could not be read or processed. */
   problem?: string;
+  /** Absent for an input that could not be read. */
   report?: ResultReport;
   reports?: WrittenReports;
 }
