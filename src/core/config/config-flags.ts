@@ -29,7 +29,7 @@ export const RUN_NOTIFY_SETTINGS: readonly SettingName[] = ['notifyFormat', 'not
  * the dashboard, the order locks, notifications), in the table's order.
  */
 export const WATCH_SETTINGS: readonly SettingName[] = SETTING_NAMES.filter(
-  (n) => setting(n).flag !== null && !CONNECTION_SETTINGS.includes(n),
+  (n) => setting(n).flag !== undefined && !CONNECTION_SETTINGS.includes(n),
 );
 
 /** A flag's placeholder in help when its setting names none. */
@@ -53,15 +53,14 @@ export function addSettingOptions(
 ): Command {
   for (const name of names) {
     const s = setting(name);
-    if (s.flag === null) continue;
+    if (s.flag === undefined) continue;
     const negated = s.flag.startsWith('--no-');
     const placeholder = s.arg ?? PLACEHOLDERS[s.type.kind];
     const arg = placeholder === undefined ? '' : ` ${placeholder}`;
     const d = defaults[name] ?? s.default;
     const shownDefault = d === undefined || s.type.kind === 'boolean' ? '' : `, default ${String(d)}`;
     const value = s.type.kind === 'boolean' ? `=${negated ? 'false' : 'true'}` : '';
-    const env = s.env === null ? '' : ` (env ${s.env}${value})`;
-    const help = `${negated ? 'do not ' : ''}${s.description}${shownDefault}${env}`;
+    const help = `${negated ? 'do not ' : ''}${s.description}${shownDefault} (env ${s.env}${value})`;
     command.addOption(new Option(`${s.flag}${arg}`, help));
   }
   return command;
@@ -84,7 +83,7 @@ export function configFlagsFrom(opts: Record<string, unknown>): SettingFlags {
   const flags: SettingFlags = {};
   for (const name of SETTING_NAMES) {
     const s = setting(name);
-    if (s.flag === null) continue;
+    if (s.flag === undefined) continue;
     const v = opts[flagAttribute(s.flag)];
     if (s.type.kind === 'boolean') {
       // A switch: commander stores true for `--x` and false for `--no-x`; a default is no value.

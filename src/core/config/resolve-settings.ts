@@ -106,7 +106,7 @@ export function resolveSettings(input: ResolveSettingsInput): Settings {
         'or create ./htorder.config.yaml or ~/.config/htorder/config.yaml)',
     );
   }
-  const envValues = layerOf((n) => (SETTINGS[n].env === null ? undefined : text(env[SETTINGS[n].env])));
+  const envValues = layerOf((n) => text(env[SETTINGS[n].env]));
   const defaults = layerOf((n) => input.defaults?.[n] ?? setting(n).default);
   layers.push(
     { layer: 'env', values: envValues, nameOf: envName, baseDir: cwd },
@@ -185,11 +185,11 @@ export function findConfigFile(
 
 /** How a setting is named on the command line, else in the environment, for messages. */
 export function flagName(name: SettingName): string {
-  return SETTINGS[name].flag ?? envName(name);
+  return setting(name).flag ?? envName(name);
 }
 
 export function envName(name: SettingName): string {
-  return SETTINGS[name].env ?? name;
+  return SETTINGS[name].env;
 }
 
 interface FoundConfig {

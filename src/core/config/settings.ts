@@ -23,10 +23,10 @@ export type SettingType =
   | { kind: 'host' };
 
 export interface Setting {
-  /** Environment variable, or null when the environment cannot set it. */
-  env: string | null;
-  /** Command-line flag, or null. A boolean flag is a switch: `--x` means true, `--no-x` false. */
-  flag: string | null;
+  /** Environment variable. */
+  env: string;
+  /** Command-line flag; absent: none. A boolean flag is a switch: `--x` means true, `--no-x` false. */
+  flag?: string;
   /** Placeholder of the flag's value in help (`<name>`); absent: its type's (`<ms>`, `<url>` …), or none for a switch. */
   arg?: string;
   /** false: no profile of the config file can set it; else a profile can, under the setting's name. */
@@ -108,7 +108,6 @@ export const SETTINGS = {
   },
   clientSecret: {
     env: 'HTORDER_CLIENT_SECRET',
-    flag: null,
     type: { kind: 'string' },
     secret: true,
     description: 'API secret (or clientSecretFile; not both)',
@@ -158,14 +157,12 @@ export const SETTINGS = {
   },
   requestDeadlineMs: {
     env: 'HTORDER_REQUEST_DEADLINE_MS',
-    flag: null,
     type: { kind: 'milliseconds', min: 1, max: HOUR_MS },
     default: 300_000,
     description: 'whole API exchange, sending to the last byte of the answer',
   },
   maxResponseBytes: {
     env: 'HTORDER_MAX_RESPONSE_BYTES',
-    flag: null,
     type: { kind: 'integer', min: 1024, max: 2 ** 31 },
     default: 32 * 1024 * 1024,
     description: 'largest API answer read; a larger one is dropped unread',
@@ -187,7 +184,6 @@ export const SETTINGS = {
   },
   verifyNewOrders: {
     env: 'HTORDER_VERIFY_NEW_ORDERS',
-    flag: null,
     type: { kind: 'enum', values: ['auto', 'always'] },
     default: 'auto',
     description:
@@ -195,7 +191,6 @@ export const SETTINGS = {
   },
   trustLocalConfig: {
     env: 'HTORDER_TRUST_LOCAL_CONFIG',
-    flag: null,
     profile: false,
     type: { kind: 'boolean' },
     default: false,
@@ -275,7 +270,6 @@ export const SETTINGS = {
   },
   uiToken: {
     env: 'HTORDER_UI_TOKEN',
-    flag: null,
     type: { kind: 'string' },
     secret: true,
     description:
@@ -350,35 +344,30 @@ export const SETTINGS = {
   },
   csvMaxColumns: {
     env: 'HTORDER_CSV_MAX_COLUMNS',
-    flag: null,
     type: { kind: 'integer', min: 1, max: 1_000_000 },
     default: 1000,
     description: 'most cells one CSV record (header or row) may have; more is a located error and reading stops',
   },
   csvMaxRecordBytes: {
     env: 'HTORDER_CSV_MAX_RECORD_BYTES',
-    flag: null,
     type: { kind: 'integer', min: 1024, max: 2 ** 30 },
     default: 1024 * 1024,
     description: 'largest CSV record in bytes, delimiters and quotes included; a longer one is a located error',
   },
   csvMaxFileBytes: {
     env: 'HTORDER_CSV_MAX_FILE_BYTES',
-    flag: null,
     type: { kind: 'integer', min: 1024, max: 2 ** 40 },
     default: 1024 * 1024 * 1024,
     description: 'largest CSV file; a larger one is refused before it is parsed',
   },
   watchMaxInputBytes: {
     env: 'HTORDER_WATCH_MAX_INPUT_BYTES',
-    flag: null,
     type: { kind: 'integer', min: 1, max: 2 ** 40 },
     default: 1024 * 1024 * 1024,
     description: 'largest file watch takes from a drop folder; a larger one is set aside to failed/ unread',
   },
   watchMaxInputAttempts: {
     env: 'HTORDER_WATCH_MAX_INPUT_ATTEMPTS',
-    flag: null,
     type: { kind: 'integer', min: 1, max: 100 },
     default: 3,
     description: 'an input whose processing a crash interrupted this often is set aside to failed/',
@@ -393,7 +382,6 @@ export const SETTINGS = {
   // Notifications (watch, run): webhooks told of failures (docs/notifications.md).
   notifyUrl: {
     env: 'HTORDER_NOTIFY_URL',
-    flag: null,
     type: { kind: 'string' },
     secret: true,
     description: 'webhook URL(s) told of failures, separated by spaces (https; http only on loopback)',

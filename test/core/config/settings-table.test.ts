@@ -69,7 +69,7 @@ describe('the settings table', () => {
     const row = byName.get(name);
     expect(row, `${name} is not in docs/configuration.md`).toBeDefined();
     if (!row) return;
-    expect(row.env).toBe(s.env ?? '—');
+    expect(row.env).toBe(s.env);
     expect(row.flag).toBe(s.flag ?? '—');
     expect(row.profile).toBe(s.profile === false ? 'no' : 'yes');
     if (s.type.kind === 'integer' || s.type.kind === 'milliseconds')
@@ -80,7 +80,7 @@ describe('the settings table', () => {
   });
 
   it('every HTORDER_ variable named in src/ is a setting of the table (or a help text about them all)', () => {
-    const known = new Set<string>(SETTING_NAMES.flatMap((n) => SETTINGS[n].env ?? []));
+    const known = new Set<string>(SETTING_NAMES.map((n) => SETTINGS[n].env));
     const unknown: string[] = [];
     for (const file of sourceFiles(join(ROOT, 'src'))) {
       for (const m of readFileSync(file, 'utf8').matchAll(/HTORDER_[A-Z0-9_]*/g)) {
@@ -114,13 +114,13 @@ describe('the settings table', () => {
 
   it('every flag of the table is offered by a command, spelt as in the table', () => {
     const offered = new Set<SettingName>([...CONNECTION_SETTINGS, ...WATCH_SETTINGS]);
-    const withFlag = SETTING_NAMES.filter((n) => SETTINGS[n].flag !== null);
+    const withFlag = SETTING_NAMES.filter((n) => setting(n).flag !== undefined);
     expect(withFlag.filter((n) => !offered.has(n))).toEqual([]);
     // The daemon takes them all.
     const watch = buildProgram().commands.find((c) => c.name() === 'watch');
     const watchFlags = new Set(watch?.options.map((o) => o.long));
-    expect(withFlag.filter((n) => !watchFlags.has(SETTINGS[n].flag ?? ''))).toEqual([]);
+    expect(withFlag.filter((n) => !watchFlags.has(setting(n).flag ?? ''))).toEqual([]);
     const cmd = addSettingOptions(new Command('x'), withFlag);
-    expect(cmd.options.map((o) => o.long).sort()).toEqual(withFlag.map((n) => SETTINGS[n].flag).sort());
+    expect(cmd.options.map((o) => o.long).sort()).toEqual(withFlag.map((n) => setting(n).flag).sort());
   });
 });
