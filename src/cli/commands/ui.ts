@@ -35,7 +35,6 @@ export function register(program: Command): void {
     const { resolveSettings } = await import('../../core/config/resolve-settings.js');
     const { startDashboard } = await import('../../ui/dashboard.js');
     const { cannotListen, isListenError } = await import('../../core/limited-server.js');
-    const { SETTINGS } = await import('../../core/config/settings.js');
     const { dropLayout } = await import('../../watch/sources/model.js');
     const flags = {
       ...configFlagsFrom(opts),
@@ -43,7 +42,7 @@ export function register(program: Command): void {
       ...(typeof opts.host === 'string' ? { uiHost: opts.host } : {}),
     };
     const settings = resolveSettings({ env: process.env, flags, cwd: process.cwd() });
-    const host = settings.get('uiHost') ?? SETTINGS.uiHost.default;
+    const host = settings.get('uiHost');
     const port = settings.get('uiPort') ?? 0;
     let dashboard: Awaited<ReturnType<typeof startDashboard>>;
     try {

@@ -1,13 +1,7 @@
-import type { InputRecord, ReportKind } from '../drop-inputs.js';
+import { REPORT_SUFFIX, type InputRecord, type ReportKind } from '../drop-inputs.js';
 import { html, query, type Html } from '../html.js';
 import type { JobView, LineView, ProblemView, ReportView } from '../report-view.js';
 import { duration, money, statusClass, when } from './layout.js';
-
-const DOWNLOADS: [ReportKind, string][] = [
-  ['json', 'result.json'],
-  ['csv', 'result.csv'],
-  ['errors', 'errors.txt'],
-];
 
 /** Every line number the page shows a source line for. */
 export function linesWanted(view: ReportView | undefined): Set<number> {
@@ -91,7 +85,10 @@ export function inputPage(
   problem: string | undefined,
   lines: Map<number, string>,
 ): Html {
-  const available = DOWNLOADS.filter(([k]) => r.reports[k] !== undefined);
+  // Each report by its name after the input's: result.json, result.csv, errors.txt.
+  const available = (Object.keys(REPORT_SUFFIX) as ReportKind[])
+    .filter((k) => r.reports[k] !== undefined)
+    .map((k) => [k, REPORT_SUFFIX[k].slice(1)] as const);
   return html`<p class="crumbs"><a href="/">Inputs</a> ›</p>
 <h1 class="input-name">${r.name}</h1>
 <p class="facts"><span class="${statusClass(r.status)}">${r.status}</span> in <code>${r.place === 'drop' ? '.' : r.place}</code> · started ${when(r.at)} UTC · took ${duration(r.durationMs)} · ${count(r.jobs, 'job')}, ${count(r.lines, 'line')}, ${count(r.errors, 'error')}, ${count(r.warnings, 'warning')} · estimated ${money(r.estimated)} · cost ${money(r.actual)}</p>
