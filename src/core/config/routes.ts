@@ -44,12 +44,6 @@ type RouteKey = (typeof ROUTE_KEYS)[number];
  */
 const GLOB_OPTIONS: picomatch.PicomatchOptions = { nocase: true, dot: false, strictBrackets: true, windows: false };
 
-interface RouteProblem {
-  at: string;
-  field: string;
-  message: string;
-}
-
 /** How one rule's nodes are located, and where its problems go (`key` '' for the rule itself). */
 interface RuleEnv {
   at: (node: unknown) => string;
@@ -66,12 +60,12 @@ export function parseRoutes(
 ): Route[] {
   const at = yamlLocator(ctx.path, ctx.lineCounter);
   if (!yamlPackage().isSeq(node)) {
-    throw located([{ at: at(node), field: 'routes', message: 'must be a list of rules (each "- match: GLOB …")' }]);
+    throw located([`${at(node)}: routes: must be a list of rules (each "- match: GLOB …")`]);
   }
-  const problems: RouteProblem[] = [];
+  const problems: string[] = [];
   const routes = node.items.flatMap((item, i) => {
     const problem = (where: string, key: string, message: string): void => {
-      problems.push({ at: where, field: `routes[${i + 1}]${key ? `.${key}` : ''}`, message });
+      problems.push(`${where}: routes[${i + 1}]${key ? `.${key}` : ''}: ${message}`);
     };
     return parseRule(item, i + 1, ctx.profiles, { at, problem }) ?? [];
   });
@@ -219,8 +213,8 @@ export function chooseRoute<R extends Pick<Route, 'match'>>(
 }
 
 /** One message for several problems, each on its own line starting with its location (like errors.txt). */
-function located(problems: RouteProblem[]): UsageError {
-  const lines = problems.slice(0, 20).map((p) => `${p.at}: ${p.field}: ${p.message}`);
+function located(problems: string[]): UsageError {
+  const lines = problems.slice(0, 20);
   if (problems.length > 20) lines.push(`… and ${problems.length - 20} more problems in the routes`);
   return new UsageError(lines.join('\n'));
 }
