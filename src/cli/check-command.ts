@@ -78,12 +78,8 @@ export async function runCheckCommand(
 
 /** What `check` prints for one input; control characters from the input escaped (core/printable.ts). */
 export function humanSummary(o: CheckOutcome): string {
-  return printableLines(summaryText(o));
-}
-
-function summaryText(o: CheckOutcome): string {
   if (o.status === 'unreadable' || !o.report)
-    return `${o.file}: ${o.problem ?? 'cannot be read'} (not checked, no reports written)\n`;
+    return printableLines(`${o.file}: ${o.problem ?? 'cannot be read'} (not checked, no reports written)\n`);
   const r = o.report;
   const { valid, invalid, skipped } = r.summary.byStatus;
   const lines: string[] = [];
@@ -109,5 +105,5 @@ function summaryText(o: CheckOutcome): string {
   }
   const written = [o.reports?.json, o.reports?.csv, o.reports?.errors].filter(Boolean).join(', ');
   lines.push(`  reports: ${written}`);
-  return `${lines.join('\n')}\n`;
+  return printableLines(`${lines.join('\n')}\n`);
 }
