@@ -70,7 +70,6 @@ export interface Settings {
   /** Name of the selected profile, or null. */
   readonly profile: string | null;
   readonly home: string;
-  readonly cwd: string;
   readonly env: Record<string, string | undefined>;
   /**
    * Things worth a warning that do not stop the command (a secret file readable by others);
@@ -136,7 +135,6 @@ export function resolveSettings(input: ResolveSettingsInput): Settings {
     layers: () => layers,
     profile: profileName,
     home,
-    cwd,
     env,
     warnings,
     configFile: found?.file,
