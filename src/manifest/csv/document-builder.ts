@@ -13,27 +13,24 @@
  * value itself; where values came from is kept in Int32Arrays (row-tables.ts).
  */
 import type { CsvOrigin, Diagnostic, ManifestFormat, RawDocument, SourceLocation } from '../model.js';
-import { csvSourceMap } from './csv-source-map.js';
+import { type CsvSourceTables, csvSourceMap } from './csv-source-map.js';
 import type { Mapping } from '../mapping/model.js';
+import { isExpressionMapping } from '../mapping/expression-mapping.js';
+import type { MappedRows, RecordSink } from '../mapping/mapped-rows.js';
+import { finishMapped } from '../mapping/merge-lines.js';
 import { StringInterner, ownCopy, parseSizes, toBoolean, toInteger, trimCell } from './cells.js';
 import { CappedDiagnostics } from './capped-diagnostics.js';
 import { Kind, isJobLevel, planColumns, type Binding, type ColumnPlan } from './column-plan.js';
 import { DocumentLayout } from './document-layout.js';
 import { ItemDraft } from './item-draft.js';
-import { type FieldRowLookup, FieldRows, ItemsInFileOrder } from './row-tables.js';
+import { FieldRows, ItemsInFileOrder } from './row-tables.js';
 import { csvOriginOf } from './item-rows.js';
 
 type Value = string | number | boolean;
 type Obj = Record<string, unknown>;
 
-export interface CsvDocumentParts {
+export interface CsvDocumentParts extends CsvSourceTables {
   doc?: { version: 1; jobs: Obj[] };
-  csv: CsvOrigin;
-  headerRow: number;
-  slotRows: FieldRowLookup;
-  jobSlots: ReadonlyMap<string, number>;
-  fieldColumns: ReadonlyMap<string, string>;
-  constantLocations: ReadonlyMap<string, SourceLocation>;
   diagnostics: Diagnostic[];
 }
 
@@ -47,9 +44,9 @@ interface FromHeader {
 /** Shared placeholder until a job's items are distributed (never mutated). */
 const NO_ITEMS: Obj[] = [];
 
-export class CsvDocumentBuilder {
+export class CsvDocumentBuilder implements RecordSink {
   private fromHeader: FromHeader | undefined;
-  private header: string[] = [];
+  private headerCells: string[] = [];
   private headerRow = 0;
   private readonly jobs: Obj[] = [];
   private readonly jobIndex = new Map<string, number>();
@@ -69,8 +66,8 @@ export class CsvDocumentBuilder {
     this.diagnostics = new CappedDiagnostics(file);
   }
 
-  onHeader(cells: string[], row: number): void {
-    this.header = cells;
+  header(cells: string[], row: number): void {
+    this.headerCells = cells;
     this.headerRow = row;
     const plan = planColumns(cells, this.file, row, this.mapping);
     // An expression mapping's template columns are named by the export columns they come from.
@@ -90,7 +87,7 @@ export class CsvDocumentBuilder {
     if (layout.problem !== undefined) this.diagnostics.report({ ...layout.problem, source: { file: this.file, row } });
   }
 
-  onRecord(cells: string[], row: number): void {
+  record(cells: string[], row: number): void {
     const from = this.fromHeader;
     const byOrderNumber = from?.plan.orderNumber;
     if (from === undefined || byOrderNumber === undefined) return; // reported at the header
@@ -145,7 +142,7 @@ export class CsvDocumentBuilder {
 
   result(): CsvDocumentParts {
     const plan = this.fromHeader?.plan;
-    const csv: CsvOrigin = csvOriginOf(this.header, this.skipRows, this.items.distribute(this.jobs));
+    const csv: CsvOrigin = csvOriginOf(this.headerCells, this.skipRows, this.items.distribute(this.jobs));
     const base = {
       csv,
       headerRow: this.headerRow || this.skipRows + 1,
@@ -369,33 +366,66 @@ function blankFrom(cells: string[], from: number): boolean {
 }
 
 /**
- * The RawDocument a CSV or spreadsheet reader returns from the builder's parts: the source map
- * over the input's rows and columns, and no document when the input stopped half-way (`broken`).
+ * The records of a CSV or spreadsheet input on their way into the document builder: through an
+ * expression mapping's rows first when the mapping has expressions (mapping/mapped-rows.ts).
  */
-export function rawDocumentOf(
-  parts: CsvDocumentParts,
-  input: { file: string; format: ManifestFormat; sha256: string; broken: boolean },
-  skipped: RawDocument['skipped'],
-  diagnostics: Diagnostic[],
-): RawDocument {
-  const { file, format, sha256, broken } = input;
-  const sources = csvSourceMap({
-    file,
-    headerRow: parts.headerRow,
-    csv: parts.csv,
-    slotRows: parts.slotRows,
-    jobSlots: parts.jobSlots,
-    fieldColumns: parts.fieldColumns,
-    constantLocations: parts.constantLocations,
-  });
-  return {
-    file,
-    format,
-    sha256,
-    ...(parts.doc !== undefined && !broken ? { doc: parts.doc } : {}),
-    sources,
-    csv: parts.csv,
-    ...(skipped !== undefined && skipped.length > 0 ? { skipped } : {}),
-    diagnostics,
-  };
+export class TemplateReader {
+  private constructor(
+    readonly rows: RecordSink,
+    private readonly builder: CsvDocumentBuilder,
+    private readonly mapped: MappedRows | undefined,
+  ) {}
+
+  static async open(file: string, skipRows: number, mapping: Mapping | undefined): Promise<TemplateReader> {
+    if (!isExpressionMapping(mapping)) {
+      const builder = new CsvDocumentBuilder(file, skipRows, mapping);
+      return new TemplateReader(builder, builder, undefined);
+    }
+    // Loaded on demand: the expression code (jsonata) is a noticeable part of a start.
+    const { MappedRows } = await import('../mapping/mapped-rows.js');
+    const mapped = new MappedRows(file, mapping, {
+      header: (cells, row) => builder.header(cells, row),
+      record: (cells, row) => builder.record(cells, row),
+    });
+    const builder = new CsvDocumentBuilder(file, skipRows, mapped.builderMapping);
+    return new TemplateReader(mapped, builder, mapped);
+  }
+
+  /** Maps the records taken so far (an expression mapping's expressions may be asynchronous). */
+  async drain(): Promise<void> {
+    await this.mapped?.drain();
+  }
+
+  /**
+   * The RawDocument: the source map over the input's rows and columns, the builder's and the
+   * mapping's findings, then the reader's own `problems` (errors, at their row when they have
+   * one). No document when the input stopped half-way (`broken`), and no "no rows" then either:
+   * it would only mislead.
+   */
+  document(
+    input: { file: string; format: ManifestFormat; sha256: string; broken: boolean },
+    problems: ReadonlyArray<{ code: string; message: string; row?: number }>,
+  ): RawDocument {
+    const { file, format, sha256, broken } = input;
+    const parts = this.builder.result();
+    const diagnostics = broken ? parts.diagnostics.filter((d) => d.code !== 'csv.no-rows') : [...parts.diagnostics];
+    const skipped = this.mapped ? finishMapped(this.mapped, parts, diagnostics) : [];
+    for (const { code, message, row } of problems)
+      diagnostics.push({ severity: 'error', code, message, source: row === undefined ? { file } : { file, row } });
+    return {
+      file,
+      format,
+      sha256,
+      ...(parts.doc !== undefined && !broken ? { doc: parts.doc } : {}),
+      sources: csvSourceMap(file, parts),
+      csv: parts.csv,
+      ...(skipped.length > 0 ? { skipped } : {}),
+      diagnostics,
+    };
+  }
+}
+
+/** What a reader returns for an input it could not read at all. */
+export function unreadDocument(file: string, format: ManifestFormat, diagnostic: Diagnostic): RawDocument {
+  return { file, format, sha256: '', sources: { locate: () => ({ file }) }, diagnostics: [diagnostic] };
 }

@@ -15,10 +15,7 @@ import type { Mapping } from '../mapping/model.js';
 import { CSV_LIMIT_SETTINGS, type CsvLimits, csvLimitsOf, INPUT_TOO_LARGE } from '../read-input.js';
 import { CsvScanner } from './csv-scanner.js';
 import { dialectOf } from './dialect.js';
-import { CsvDocumentBuilder, rawDocumentOf } from './document-builder.js';
-import { finishMapped } from '../mapping/merge-lines.js';
-import { isExpressionMapping } from '../mapping/expression-mapping.js';
-import type { MappedRows } from '../mapping/mapped-rows.js';
+import { TemplateReader, unreadDocument } from './document-builder.js';
 
 export interface ReadCsvOptions {
   mapping?: Mapping;
@@ -38,46 +35,22 @@ export const CSV_CHUNK_BYTES = 64 * 1024;
 export async function readCsvDocument(file: string, opts: ReadCsvOptions = {}): Promise<RawDocument> {
   const dialect = dialectOf(opts.mapping);
   const limits = csvLimitsOf(opts.csv);
-  // An expression mapping turns each export row into a template row first (mapping/mapped-rows.ts).
-  let mapped: MappedRows | undefined;
-  if (isExpressionMapping(opts.mapping)) {
-    const { MappedRows } = await import('../mapping/mapped-rows.js');
-    mapped = new MappedRows(file, opts.mapping, {
-      onHeader: (cells, row) => builder.onHeader(cells, row),
-      onRecord: (cells, row) => builder.onRecord(cells, row),
-    });
-  }
-  const builder = new CsvDocumentBuilder(file, dialect.skipRows, mapped ? mapped.builderMapping : opts.mapping);
-  const rows = mapped ?? builder;
-  const handlers = {
-    header: (cells: string[], row: number) => rows.onHeader(cells, row),
-    record: (cells: string[], row: number) => rows.onRecord(cells, row),
-  };
-  const scanner = new CsvScanner(dialect, handlers, { limits });
+  const reader = await TemplateReader.open(file, dialect.skipRows, opts.mapping);
+  const scanner = new CsvScanner(dialect, reader.rows, { limits });
   const hash = createHash('sha256');
   const failed = await readInto(file, limits, async (chunk) => {
     hash.update(chunk);
     scanner.push(chunk);
-    if (mapped) await mapped.drain();
+    await reader.drain();
     return scanner.stopped;
   });
-  if (failed !== undefined) {
-    return { file, format: 'csv', sha256: '', sources: { locate: () => ({ file }) }, diagnostics: [failed] };
-  }
+  if (failed !== undefined) return unreadDocument(file, 'csv', failed);
   await scanner.finish();
-  if (mapped) await mapped.drain();
-  // A file read only part-way has no hash that could stand for it.
+  await reader.drain();
+  // A file read only part-way has no hash that could stand for it, and no trustworthy document.
   const broken = scanner.problems.some((p) => CSV_STOPPED_CODES.has(p.code));
   const sha256 = broken ? '' : hash.digest('hex');
-
-  const parts = builder.result();
-  // Stopped at a limit before any record arrived, "no rows" would only mislead.
-  const diagnostics = broken ? parts.diagnostics.filter((d) => d.code !== 'csv.no-rows') : [...parts.diagnostics];
-  const skipped = mapped ? finishMapped(mapped, parts, diagnostics) : undefined;
-  for (const p of scanner.problems)
-    diagnostics.push({ severity: 'error', code: p.code, message: p.message, source: { file, row: p.row } });
-  // A file that stopped parsing half-way has no trustworthy document.
-  return rawDocumentOf(parts, { file, format: 'csv', sha256, broken }, skipped, diagnostics);
+  return reader.document({ file, format: 'csv', sha256, broken }, scanner.problems);
 }
 
 /**

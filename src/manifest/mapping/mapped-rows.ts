@@ -11,9 +11,10 @@ import type { Diagnostic, SkippedRows, SourceLocation } from '../model.js';
 import { type CompiledExpression, compileExpression, type ExpressionValue, type RowInput } from './expressions.js';
 import type { Mapping } from './model.js';
 
-export interface RowSink {
-  onHeader(cells: string[], row: number): void;
-  onRecord(cells: string[], row: number): void;
+/** Takes an input's records: the header first, then the rest (the document builder, the mapped rows). */
+export interface RecordSink {
+  header(cells: string[], row: number): void;
+  record(cells: string[], row: number): void;
 }
 
 /** An expression that failed on a row, placed on its job and item once the document is built. */
@@ -50,7 +51,7 @@ interface Rule {
 
 const quote = (column: string): string => `\`${column}\``;
 
-export class MappedRows {
+export class MappedRows implements RecordSink {
   /** The template-shaped header handed to the builder. */
   readonly targets: string[];
   /** The mapping the builder reads the template rows with: constants, values and labels only. */
@@ -59,7 +60,7 @@ export class MappedRows {
   readonly problems: RowProblem[] = [];
   readonly diagnostics: Diagnostic[] = [];
   /** The export's header as read. */
-  header: string[] = [];
+  exportHeader: string[] = [];
   private readonly fields: Field[];
   private readonly rules: Rule[];
   private readonly sizeField?: Field;
@@ -93,7 +94,7 @@ export class MappedRows {
   constructor(
     private readonly file: string,
     private readonly mapping: Mapping,
-    private readonly sink: RowSink,
+    private readonly sink: RecordSink,
   ) {
     const tables = mapping.lookupTables ?? {};
     const where = (key: string): SourceLocation | undefined => mapping.expressionLocations?.[key];
@@ -144,8 +145,8 @@ export class MappedRows {
     };
   }
 
-  onHeader(cells: string[], row: number): void {
-    this.header = cells;
+  header(cells: string[], row: number): void {
+    this.exportHeader = cells;
     this.names = cells.map((c) => c.trim());
     const indexOf = new Map<string, number>();
     this.names.forEach((n, i) => {
@@ -200,10 +201,10 @@ export class MappedRows {
     const named = new Set(this.exprs.flatMap((e) => e.columns));
     this.inputIndexes = this.names.flatMap((n, i) => (n !== '' && (all || named.has(n)) ? [i] : []));
     this.ready = true;
-    this.sink.onHeader(this.targets, row);
+    this.sink.header(this.targets, row);
   }
 
-  onRecord(cells: string[], row: number): void {
+  record(cells: string[], row: number): void {
     if (this.ready) this.queue.push({ cells, row });
   }
 
@@ -337,7 +338,7 @@ export class MappedRows {
       }
     }
     if (orderNumber !== undefined && !this.startedOrders.has(orderNumber)) this.startedOrders.set(orderNumber, row);
-    this.sink.onRecord(out, row);
+    this.sink.record(out, row);
   }
 
   private problem(

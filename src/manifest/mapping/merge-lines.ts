@@ -157,7 +157,7 @@ export function finishMapped(
   parts: { doc?: MappedDocument; csv: CsvOrigin },
   diagnostics: Diagnostic[],
 ): SkippedRows[] {
-  parts.csv.header = mapped.header;
+  parts.csv.header = mapped.exportHeader;
   diagnostics.push(...mapped.diagnostics);
   diagnostics.push(...placeProblems(parts.doc, parts.csv.itemRows, mapped.problems));
   if (parts.doc !== undefined && mapped.mergesLines) {
