@@ -82,37 +82,22 @@ export const JOB_FIELDS: ReadonlySet<string> = new Set(
 export const isJobLevel = (b: Binding): boolean => b.kind === Kind.Job || b.kind === Kind.Address;
 
 /** A binding for a template target, or undefined when the target is not a template column. */
-export function bindTarget(target: string, index: number, column: string | undefined): Binding | undefined {
+function bindTarget(target: string, index: number, column: string | undefined): Binding | undefined {
   const t = TEMPLATE_BY_NAME.get(target);
   if (t !== undefined) {
     const kind =
       t.level === 'job' ? Kind.Job : t.level === 'address' ? Kind.Address : t.type === 'sizes' ? Kind.Sizes : Kind.Item;
     return { index, target, kind, key: t.name, type: t.type, intern: t.intern, slot: -1, column };
   }
-  if (target.startsWith(ATTR_PREFIX) && target.length > ATTR_PREFIX.length) {
-    // Attribute values are text (the API compares them as text: "4", not 4).
-    return {
-      index,
-      target,
-      kind: Kind.Attribute,
-      key: target.slice(ATTR_PREFIX.length).trim(),
-      type: 'string',
-      intern: true,
-      slot: -1,
-      column,
-    };
-  }
-  if (target.startsWith(SIZE_PREFIX) && target.length > SIZE_PREFIX.length) {
-    return {
-      index,
-      target,
-      kind: Kind.Size,
-      key: target.slice(SIZE_PREFIX.length).trim(),
-      type: 'integer',
-      intern: false,
-      slot: -1,
-      column,
-    };
+  // Attribute values are text (the API compares them as text: "4", not 4); sizes are quantities.
+  const prefixed = [
+    [ATTR_PREFIX, Kind.Attribute, 'string'],
+    [SIZE_PREFIX, Kind.Size, 'integer'],
+  ] as const;
+  for (const [prefix, kind, type] of prefixed) {
+    if (!target.startsWith(prefix) || target.length === prefix.length) continue;
+    const key = target.slice(prefix.length).trim();
+    return { index, target, kind, key, type, intern: kind === Kind.Attribute, slot: -1, column };
   }
   return undefined;
 }

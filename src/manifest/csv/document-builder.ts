@@ -12,7 +12,7 @@
  * in the shapes the header fixes (document-layout.ts), and nothing per cell is kept beyond the
  * value itself; where values came from is kept in Int32Arrays (row-tables.ts).
  */
-import type { CsvOrigin, Diagnostic, ManifestFormat, RawDocument, SourceLocation } from '../model.js';
+import type { Diagnostic, ManifestFormat, RawDocument, SourceLocation } from '../model.js';
 import { type CsvSourceTables, csvSourceMap } from './csv-source-map.js';
 import type { Mapping } from '../mapping/model.js';
 import { isExpressionMapping } from '../mapping/expression-mapping.js';
@@ -142,36 +142,28 @@ export class CsvDocumentBuilder implements RecordSink {
 
   result(): CsvDocumentParts {
     const plan = this.fromHeader?.plan;
-    const csv: CsvOrigin = csvOriginOf(this.headerCells, this.skipRows, this.items.distribute(this.jobs));
-    const base = {
-      csv,
+    let doc: CsvDocumentParts['doc'];
+    if (plan === undefined) this.noRows('the file is empty: no header and no rows', { file: this.file });
+    else if (plan.orderNumber !== undefined && this.jobs.length === 0) {
+      this.noRows('the file has a header but no rows', { file: this.file, row: this.headerRow });
+    } else if (plan.orderNumber !== undefined) {
+      this.applyJobConstants(plan);
+      doc = { version: 1, jobs: this.jobs };
+    }
+    return {
+      ...(doc !== undefined ? { doc } : {}),
+      csv: csvOriginOf(this.headerCells, this.skipRows, this.items.distribute(this.jobs)),
       headerRow: this.headerRow || this.skipRows + 1,
       slotRows: this.fieldRows,
       jobSlots: plan?.jobSlots ?? new Map<string, number>(),
       fieldColumns: plan?.fieldColumns ?? new Map<string, string>(),
       constantLocations: plan?.constantLocations ?? new Map<string, SourceLocation>(),
+      diagnostics: this.diagnostics.finish(),
     };
-    if (plan === undefined) {
-      this.diagnostics.report({
-        severity: 'error',
-        code: 'csv.no-rows',
-        message: 'the file is empty: no header and no rows',
-        source: { file: this.file },
-      });
-      return { ...base, diagnostics: this.diagnostics.finish() };
-    }
-    if (plan.orderNumber === undefined) return { ...base, diagnostics: this.diagnostics.finish() };
-    if (this.jobs.length === 0) {
-      this.diagnostics.report({
-        severity: 'error',
-        code: 'csv.no-rows',
-        message: 'the file has a header but no rows',
-        source: { file: this.file, row: this.headerRow },
-      });
-      return { ...base, diagnostics: this.diagnostics.finish() };
-    }
-    this.applyJobConstants(plan);
-    return { ...base, doc: { version: 1, jobs: this.jobs }, diagnostics: this.diagnostics.finish() };
+  }
+
+  private noRows(message: string, source: SourceLocation): void {
+    this.diagnostics.report({ severity: 'error', code: 'csv.no-rows', message, source });
   }
 
   /**
