@@ -8,7 +8,7 @@ import type { SourceLocation, SourceMap } from './model.js';
  */
 export class ManifestSourceMap implements SourceMap {
   constructor(
-    private readonly raw: SourceMap & { locateKey?(path: string): SourceLocation },
+    private readonly raw: SourceMap,
     private readonly doc: unknown,
   ) {}
 

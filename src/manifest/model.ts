@@ -38,6 +38,8 @@ export interface Diagnostic {
 export interface SourceMap {
   /** Location of the value at `path`, or of its nearest existing ancestor. */
   locate(path: FieldPath): SourceLocation;
+  /** Location of the key of the entry at `path` (unknown keys), where the format has keys. */
+  locateKey?(path: FieldPath): SourceLocation;
 }
 
 export interface ManifestDeliveryAddress {
