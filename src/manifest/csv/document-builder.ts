@@ -17,7 +17,6 @@ import { type CsvSourceTables, csvSourceMap } from './csv-source-map.js';
 import type { Mapping } from '../mapping/model.js';
 import { isExpressionMapping } from '../mapping/expression-mapping.js';
 import type { MappedRows, RecordSink } from '../mapping/mapped-rows.js';
-import { finishMapped } from '../mapping/merge-lines.js';
 import { StringInterner, ownCopy, parseSizes, toBoolean, toInteger, trimCell } from './cells.js';
 import { CappedDiagnostics } from './capped-diagnostics.js';
 import { Kind, isJobLevel, planColumns, type Binding, type ColumnPlan } from './column-plan.js';
@@ -401,7 +400,7 @@ export class TemplateReader {
     const { file, format, sha256, broken } = input;
     const parts = this.builder.result();
     const diagnostics = broken ? parts.diagnostics.filter((d) => d.code !== 'csv.no-rows') : [...parts.diagnostics];
-    const skipped = this.mapped ? finishMapped(this.mapped, parts, diagnostics) : [];
+    const skipped = this.mapped?.complete(parts, diagnostics) ?? [];
     for (const { code, message, row } of problems)
       diagnostics.push({ severity: 'error', code, message, source: row === undefined ? { file } : { file, row } });
     return {

@@ -7,8 +7,9 @@
  * Expressions may be asynchronous (JSONata), the scanner is not: records are queued as they are
  * scanned and `drain()` maps them, in order, between chunks.
  */
-import type { Diagnostic, SkippedRows, SourceLocation } from '../model.js';
+import type { CsvOrigin, Diagnostic, SkippedRows, SourceLocation } from '../model.js';
 import { type CompiledExpression, compileExpression, type ExpressionValue, type RowInput } from './expressions.js';
+import { type MappedDocument, mergeLines, placeProblems } from './merge-lines.js';
 import type { Mapping } from './model.js';
 
 /** Takes an input's records: the header first, then the rest (the document builder, the mapped rows). */
@@ -56,11 +57,11 @@ export class MappedRows implements RecordSink {
   readonly targets: string[];
   /** The mapping the builder reads the template rows with: constants, values and labels only. */
   readonly builderMapping: Mapping;
-  readonly skipped: SkippedRows[] = [];
-  readonly problems: RowProblem[] = [];
-  readonly diagnostics: Diagnostic[] = [];
+  private readonly skipped: SkippedRows[] = [];
+  private readonly problems: RowProblem[] = [];
+  private readonly diagnostics: Diagnostic[] = [];
   /** The export's header as read. */
-  exportHeader: string[] = [];
+  private exportHeader: string[] = [];
   private readonly fields: Field[];
   private readonly rules: Rule[];
   private readonly sizeField?: Field;
@@ -81,16 +82,6 @@ export class MappedRows implements RecordSink {
   /** Cells an expression's input needs: the columns they name, or every column. */
   private inputIndexes: number[] = [];
 
-  /** Lines of one order naming the same item are merged (mapping `mergeLines`, default true). */
-  get mergesLines(): boolean {
-    return this.mapping.mergeLines !== false;
-  }
-
-  /** The mapping gives sizes through `fields.size`. */
-  get givesSizes(): boolean {
-    return this.sizeField !== undefined;
-  }
-
   constructor(
     private readonly file: string,
     private readonly mapping: Mapping,
@@ -100,7 +91,7 @@ export class MappedRows implements RecordSink {
     const where = (key: string): SourceLocation | undefined => mapping.expressionLocations?.[key];
     const fields: Field[] = [];
     const add = (target: string, source: string, at?: SourceLocation) => {
-      fields.push({ target, expr: compileExpression(source, tables), ...(at ? { at } : {}) });
+      fields.push({ target, expr: compileExpression(source, tables), at });
     };
     for (const [column, target] of Object.entries(mapping.columns ?? {})) add(target, quote(column));
     for (const [column, size] of Object.entries(mapping.sizeColumns ?? {})) add(`size:${size}`, quote(column));
@@ -115,7 +106,7 @@ export class MappedRows implements RecordSink {
       expr: compileExpression(r.when, tables),
       scope: r.scope ?? 'row',
       reason: r.reason,
-      ...(where(`skip[${i}]`) ? { at: where(`skip[${i}]`) } : {}),
+      at: where(`skip[${i}]`),
     }));
     this.targets = this.fields.map((f) => f.target);
     this.exprs = [
@@ -132,17 +123,12 @@ export class MappedRows implements RecordSink {
       const label = f.expr.column ?? f.expr.columns[0];
       if (label !== undefined) columnLabels[f.target] = label;
     }
-    if (this.sizeField !== undefined && this.sizesSlot >= 0) {
+    if (this.sizeField !== undefined) {
       columnLabels.sizeQuantities ??=
         this.sizeField.expr.columns[0] ?? columnLabels.quantity ?? this.sizeField.expr.source;
     }
-    this.builderMapping = {
-      ...(mapping.constants ? { constants: mapping.constants } : {}),
-      ...(mapping.values ? { values: mapping.values } : {}),
-      ...(mapping.constantLocations ? { constantLocations: mapping.constantLocations } : {}),
-      ...(mapping.file ? { file: mapping.file } : {}),
-      columnLabels,
-    };
+    const { constants, values, constantLocations, file: mappingFile } = mapping;
+    this.builderMapping = { constants, values, constantLocations, file: mappingFile, columnLabels };
   }
 
   header(cells: string[], row: number): void {
@@ -268,15 +254,15 @@ export class MappedRows implements RecordSink {
       }
     }
     if (!pending) {
-      this.finish(cells, row, results as Outcome[]);
+      this.emit(cells, row, results as Outcome[]);
       return undefined;
     }
     this.results = new Array<Outcome | Promise<Outcome>>(exprs.length);
-    return Promise.all(results).then((done) => this.finish(cells, row, done));
+    return Promise.all(results).then((done) => this.emit(cells, row, done));
   }
 
   /** The row's fate from its expressions' outcomes: skipped, or a template row for the builder. */
-  private finish(cells: string[], row: number, results: Outcome[]): void {
+  private emit(cells: string[], row: number, results: Outcome[]): void {
     const fields = this.fields;
     const value = (f: number, field: Field, orderNumber: string | undefined): string | undefined => {
       const v = results[f];
@@ -330,7 +316,7 @@ export class MappedRows implements RecordSink {
     for (let f = 0; f < fields.length; f++) {
       if (f !== this.orderSlot) out[f] = value(f, fields[f], orderNumber) ?? '';
     }
-    if (this.sizeField !== undefined && this.sizesSlot >= 0) {
+    if (this.sizeField !== undefined) {
       const size = value(fields.length + this.rules.length, this.sizeField, orderNumber);
       if (size !== undefined && this.quantitySlot >= 0 && out[this.quantitySlot] !== '') {
         out[this.sizesSlot] = `${size}=${out[this.quantitySlot]}`;
@@ -339,6 +325,22 @@ export class MappedRows implements RecordSink {
     }
     if (orderNumber !== undefined && !this.startedOrders.has(orderNumber)) this.startedOrders.set(orderNumber, row);
     this.sink.record(out, row);
+  }
+
+  /**
+   * The end of the read, once the builder made its document: the export's own header for
+   * result.csv, the mapping's findings and its rows' placed problems added to `diagnostics`, the
+   * same item's lines merged. Returns the rows the skip rules left out.
+   */
+  complete(parts: { doc?: MappedDocument; csv: CsvOrigin }, diagnostics: Diagnostic[]): SkippedRows[] {
+    parts.csv.header = this.exportHeader;
+    for (const d of this.diagnostics) diagnostics.push(d);
+    for (const d of placeProblems(parts.doc, parts.csv.itemRows, this.problems)) diagnostics.push(d);
+    if (parts.doc !== undefined && this.mapping.mergeLines !== false) {
+      const merged = mergeLines(parts.doc, parts.csv.itemRows, diagnostics, this.sizeField !== undefined);
+      if (merged.length > 0) parts.csv.mergedRows = merged;
+    }
+    return this.skipped;
   }
 
   private problem(
@@ -364,9 +366,7 @@ export class MappedRows implements RecordSink {
     this.diagnostics.push({
       severity: 'error',
       code: 'mapping.unknown-column',
-      message:
-        `${what} names column "${column}", which is not in the header of ${this.file} (line ${row})` +
-        (at === undefined ? '' : ''),
+      message: `${what} names column "${column}", which is not in the header of ${this.file} (line ${row})`,
       source: at ?? { file: this.mapping.file ?? this.file },
     });
   }

@@ -8,8 +8,8 @@
  * PriceCode) line whose mapping gave it a size is ordered by its total quantity, and its sizes
  * are written into its comment (`sizes: M 6, L 6`) for the people who press the transfers.
  */
-import type { CsvOrigin, Diagnostic, SkippedRows } from '../model.js';
-import type { MappedRows, RowProblem } from './mapped-rows.js';
+import type { Diagnostic } from '../model.js';
+import type { RowProblem } from './mapped-rows.js';
 
 type Obj = Record<string, unknown>;
 
@@ -145,24 +145,4 @@ function sizesOnTransfer(item: Obj): void {
   const note = `sizes: ${sizes.map(([s, n]) => `${s} ${String(n)}`).join(', ')}`;
   item.comment = typeof item.comment === 'string' ? `${item.comment}; ${note}` : note;
   delete item.sizeQuantities;
-}
-
-/**
- * The end of an expression mapping's read: the export's own header for result.csv, the
- * mapping's diagnostics and placed problems added to `diagnostics`, lines merged. Returns the
- * rows the skip rules left out.
- */
-export function finishMapped(
-  mapped: MappedRows,
-  parts: { doc?: MappedDocument; csv: CsvOrigin },
-  diagnostics: Diagnostic[],
-): SkippedRows[] {
-  parts.csv.header = mapped.exportHeader;
-  diagnostics.push(...mapped.diagnostics);
-  diagnostics.push(...placeProblems(parts.doc, parts.csv.itemRows, mapped.problems));
-  if (parts.doc !== undefined && mapped.mergesLines) {
-    const merged = mergeLines(parts.doc, parts.csv.itemRows, diagnostics, mapped.givesSizes);
-    if (merged.length > 0) parts.csv.mergedRows = merged;
-  }
-  return mapped.skipped;
 }
