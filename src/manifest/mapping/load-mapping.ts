@@ -132,7 +132,7 @@ export function parseMapping(text: string, file: string): Mapping {
   if (Object.keys(tables).length > 0) mapping.lookupTables = tables;
 
   const constantLocations: Record<string, SourceLocation> = {};
-  for (const key of Object.keys(mapping.constants ?? {})) constantLocations[key] = at(['constants', key]);
+  for (const key of Object.keys(own.constants ?? {})) constantLocations[key] = at(['constants', key]);
   return { ...mapping, file, constantLocations: { ...base?.constantLocations, ...constantLocations } };
 }
 
