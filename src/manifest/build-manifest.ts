@@ -32,20 +32,16 @@ export function buildManifest(raw: RawDocument): Manifest | undefined {
   };
 }
 
-function toJob(merged: unknown): ManifestJob {
-  if (!isPlainObject(merged)) return { deliveryAddress: {}, items: [] } as unknown as ManifestJob;
-  const job = merged;
+function toJob(job: unknown): ManifestJob {
+  if (!isPlainObject(job)) return { deliveryAddress: {}, items: [] } as unknown as ManifestJob;
   const rawItems = Array.isArray(job.items) ? job.items : undefined;
-  let items: unknown[] | undefined = rawItems;
-  if (rawItems !== undefined) {
-    for (let k = 0; k < rawItems.length; k++) {
-      const item = toItem(rawItems[k]);
-      if (item === rawItems[k]) continue;
-      // Copied on the first change only: most items are already in shape.
-      const target: unknown[] = items === rawItems ? rawItems.slice() : (items ?? rawItems.slice());
-      target[k] = item;
-      items = target;
-    }
+  let items = rawItems;
+  for (let k = 0; rawItems !== undefined && k < rawItems.length; k++) {
+    const item = toItem(rawItems[k]);
+    if (item === rawItems[k]) continue;
+    // Copied on the first change only: most items are already in shape.
+    if (items === rawItems) items = rawItems.slice();
+    (items as unknown[])[k] = item;
   }
   if (items === job.items && isPlainObject(job.deliveryAddress)) return job as unknown as ManifestJob;
   const deliveryAddress = isPlainObject(job.deliveryAddress) ? job.deliveryAddress : {};

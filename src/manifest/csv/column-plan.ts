@@ -16,7 +16,6 @@ import {
   TEMPLATE_BY_NAME,
   TEMPLATE_COLUMNS,
   TEMPLATE_NAME_MATCHING,
-  isTemplateTarget,
   templateNames,
   type CellType,
 } from './template.js';
@@ -188,14 +187,13 @@ function bindHeader(
     if (name === '' || previous !== undefined) continue;
     seenColumns.set(name, index);
     if (ignored.has(name)) continue;
-    const target = (mapping && mappedTarget(mapping, name)) ?? (isTemplateTarget(name) ? name : undefined);
-    if (target === undefined) {
+    const target = (mapping && mappedTarget(mapping, name)) ?? name;
+    const binding = bindTarget(target, index, name);
+    if (binding === undefined) {
       unmatchedHeaders.push(name);
       diagnostics.push(unknownColumn(name, at(name), mapping, mappedSources, header));
       continue;
     }
-    const binding = bindTarget(target, index, name);
-    if (binding === undefined) continue; // mapping targets are schema-checked; unreachable in practice
     const clash = fieldColumns.get(target);
     if (binding.key === '') {
       problem('csv.unknown-column', `column "${name}" names no attribute or size after the prefix`, at(name));
