@@ -394,7 +394,7 @@ async function* sheetRows(
   opts: ResultCsvOptions,
 ): AsyncGenerator<string[]> {
   const { xlsxRows } = await import('../manifest/xlsx/scan-xlsx.js');
-  const rows = xlsxRows(file, { sheet: opts.mapping?.sheet, skipRows: opts.mapping?.skipRows }, { problems: [] });
+  const rows = xlsxRows(file, { sheet: opts.mapping?.sheet, skipRows: opts.mapping?.skipRows });
   // The first row is the header, by the reader's own rules (skipped rows, blank rows).
   let width = -1;
   for await (const { row, cells } of rows) {

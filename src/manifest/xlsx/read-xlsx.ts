@@ -9,7 +9,7 @@ import type { Readable } from 'node:stream';
 import type { Mapping } from '../mapping/model.js';
 import type { RawDocument } from '../model.js';
 import { TemplateReader, unreadDocument } from '../csv/document-builder.js';
-import { archiveRows, type XlsxLimits, type XlsxScanResult } from './scan-xlsx.js';
+import { archiveRows, type XlsxLimits, type XlsxScanProblem } from './scan-xlsx.js';
 import { ZipArchive } from './zip-directory.js';
 
 export interface ReadXlsxOptions {
@@ -30,13 +30,13 @@ export async function readXlsxDocument(file: string, opts: ReadXlsxOptions = {})
     const message = `cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`;
     return unreadDocument(file, 'xlsx', { severity: 'error', code: 'io.read', message, source: { file } });
   }
-  const scan: XlsxScanResult = { problems: [] };
+  const problems: XlsxScanProblem[] = [];
   const sheet = opts.sheet ?? opts.mapping?.sheet;
   let sawHeader = false;
   let sha256: string;
   try {
     sha256 = await hashOf(archive.wholeFile());
-    for await (const { row, cells } of archiveRows(archive, { sheet, skipRows, limits: opts.limits }, scan)) {
+    for await (const { row, cells } of archiveRows(archive, { sheet, skipRows, limits: opts.limits }, problems)) {
       if (sawHeader) reader.rows.record(cells, row);
       else {
         sawHeader = true;
@@ -47,7 +47,7 @@ export async function readXlsxDocument(file: string, opts: ReadXlsxOptions = {})
   } finally {
     await archive.close();
   }
-  return reader.document({ file, format: 'xlsx', sha256, broken: scan.problems.length > 0 }, scan.problems);
+  return reader.document({ file, format: 'xlsx', sha256, broken: problems.length > 0 }, problems);
 }
 
 async function hashOf(bytes: Readable): Promise<string> {

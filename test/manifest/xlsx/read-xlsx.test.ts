@@ -186,6 +186,24 @@ describe('.xlsx inputs', () => {
     ]);
   });
 
+  it('a part that unpacks to less than its zip directory declares is refused', async () => {
+    const file = await workbook({ Orders: [HEADER, ROW] });
+    const archive = await ZipArchive.open(file);
+    const actual = archive.directory?.entries.get('xl/worksheets/sheet1.xml')?.unpackedBytes ?? 0;
+    await archive.close();
+    await declareUnpacked(file, 'xl/worksheets/sheet1.xml', actual + 100);
+    const raw = await readXlsxDocument(file);
+    expect(raw.doc).toBeUndefined();
+    expect(raw.diagnostics.map((d) => [d.code, d.message])).toEqual([
+      [
+        'xlsx.unreadable',
+        'cannot read the workbook: xl/worksheets/sheet1.xml (sheet "Orders"): ' +
+          `the part unpacks to ${actual} bytes, not the ${actual + 100} its zip directory declares ` +
+          '(is it an .xlsx file saved by Excel or a compatible program?)',
+      ],
+    ]);
+  });
+
   it('a broken sheet part names the file, the part, the sheet and the last row read before it', async () => {
     const file = await workbook({ Orders: [HEADER, ...Array.from({ length: 1500 }, () => ROW)] }, undefined, 'STORE');
     await overwrite(file, '<row r="1200" ', '<row r="1200"<');
