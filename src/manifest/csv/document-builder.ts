@@ -14,8 +14,7 @@
  */
 import type { Diagnostic, ManifestFormat, RawDocument, SourceLocation } from '../model.js';
 import { type CsvSourceTables, csvSourceMap } from './csv-source-map.js';
-import type { Mapping } from '../mapping/model.js';
-import { isExpressionMapping } from '../mapping/expression-mapping.js';
+import { isExpressionMapping, type Mapping } from '../mapping/model.js';
 import type { MappedRows, RecordSink } from '../mapping/mapped-rows.js';
 import { StringInterner, ownCopy, parseSizes, toBoolean, toInteger, trimCell } from './cells.js';
 import { CappedDiagnostics } from './capped-diagnostics.js';
@@ -109,13 +108,8 @@ export class CsvDocumentBuilder implements RecordSink {
     const i = this.items.countOf(j);
 
     if (cells.length !== plan.width && !(cells.length > plan.width && blankFrom(cells, plan.width))) {
-      this.diagnostics.report({
-        severity: 'error',
-        code: 'csv.row-length',
-        message: `row has ${cells.length} cells, the header has ${plan.width}`,
-        field: `jobs[${j}].items[${i}]`,
-        source: { file: this.file, row },
-      });
+      const message = `row has ${cells.length} cells, the header has ${plan.width}`;
+      this.error('csv.row-length', message, { file: this.file, row }, `jobs[${j}].items[${i}]`);
     }
 
     draft.reset();
@@ -142,9 +136,9 @@ export class CsvDocumentBuilder implements RecordSink {
   result(): CsvDocumentParts {
     const plan = this.fromHeader?.plan;
     let doc: CsvDocumentParts['doc'];
-    if (plan === undefined) this.noRows('the file is empty: no header and no rows', { file: this.file });
+    if (plan === undefined) this.error('csv.no-rows', 'the file is empty: no header and no rows', { file: this.file });
     else if (plan.orderNumber !== undefined && this.jobs.length === 0) {
-      this.noRows('the file has a header but no rows', { file: this.file, row: this.headerRow });
+      this.error('csv.no-rows', 'the file has a header but no rows', { file: this.file, row: this.headerRow });
     } else if (plan.orderNumber !== undefined) {
       this.applyJobConstants(plan);
       doc = { version: 1, jobs: this.jobs };
@@ -161,8 +155,8 @@ export class CsvDocumentBuilder implements RecordSink {
     };
   }
 
-  private noRows(message: string, source: SourceLocation): void {
-    this.diagnostics.report({ severity: 'error', code: 'csv.no-rows', message, source });
+  private error(code: string, message: string, source: SourceLocation, field?: string): void {
+    this.diagnostics.report({ severity: 'error', code, message, field, source });
   }
 
   /**
@@ -236,13 +230,8 @@ export class CsvDocumentBuilder implements RecordSink {
       case Kind.Sizes: {
         const parsed = parseSizes(text);
         if ('error' in parsed) {
-          this.diagnostics.report({
-            severity: 'error',
-            code: 'csv.size-quantities',
-            message: parsed.error,
-            field: `jobs[${j}].items[${i}].sizeQuantities`,
-            source: this.cellSource(binding, row),
-          });
+          const field = `jobs[${j}].items[${i}].sizeQuantities`;
+          this.error('csv.size-quantities', parsed.error, this.cellSource(binding, row), field);
           return;
         }
         for (const size in parsed.sizes) this.addSize(draft, binding, size, parsed.sizes[size], j, i, row);
@@ -278,16 +267,12 @@ export class CsvDocumentBuilder implements RecordSink {
     if (current === value) return;
     const firstRow = binding.slot >= 0 ? this.fieldRows.get(j, binding.slot) : 0;
     const orderNumber = job.orderNumber as string | undefined;
-    this.diagnostics.report({
-      severity: 'error',
-      code: 'csv.conflict',
-      message:
-        `${JSON.stringify(value)} conflicts with ${JSON.stringify(current)} ` +
-        `${firstRow > 0 ? `on row ${firstRow}` : 'from the mapping constants'} of order ${orderNumber ?? '(blank)'}` +
-        " (a job's rows must agree on job-level columns; leave later rows blank)",
-      field: `jobs[${j}].${binding.kind === Kind.Address ? 'deliveryAddress.' : ''}${binding.key}`,
-      source: this.cellSource(binding, row),
-    });
+    const message =
+      `${JSON.stringify(value)} conflicts with ${JSON.stringify(current)} ` +
+      `${firstRow > 0 ? `on row ${firstRow}` : 'from the mapping constants'} of order ${orderNumber ?? '(blank)'}` +
+      " (a job's rows must agree on job-level columns; leave later rows blank)";
+    const field = `jobs[${j}].${binding.kind === Kind.Address ? 'deliveryAddress.' : ''}${binding.key}`;
+    this.error('csv.conflict', message, this.cellSource(binding, row), field);
   }
 
   /** Job and address constants: for every job that no row gave the field. */
@@ -312,15 +297,13 @@ export class CsvDocumentBuilder implements RecordSink {
     row: number,
   ): void {
     if (draft.addSize(size, qty)) return;
-    this.diagnostics.report({
-      severity: 'error',
-      code: 'csv.duplicate-size',
-      message:
-        `size ${size} is given twice on this row ` +
-        `(in sizeQuantities and a size:${size} column, or twice in the cell)`,
-      field: `jobs[${j}].items[${i}].sizeQuantities.${size}`,
-      source: this.cellSource(binding, row),
-    });
+    const message = `size ${size} is given twice on this row (in sizeQuantities and a size:${size} column, or twice in the cell)`;
+    this.error(
+      'csv.duplicate-size',
+      message,
+      this.cellSource(binding, row),
+      `jobs[${j}].items[${i}].sizeQuantities.${size}`,
+    );
   }
 
   private cellSource(binding: Binding, row: number): SourceLocation {

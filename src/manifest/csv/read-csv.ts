@@ -13,8 +13,8 @@ import { type FileHandle, open } from 'node:fs/promises';
 import type { Diagnostic, RawDocument } from '../model.js';
 import type { Mapping } from '../mapping/model.js';
 import { CSV_LIMIT_SETTINGS, type CsvLimits, csvLimitsOf, INPUT_TOO_LARGE } from '../read-input.js';
-import { CsvScanner } from './csv-scanner.js';
-import { dialectOf } from './dialect.js';
+import { type CsvScanHandlers, CsvScanner } from './csv-scanner.js';
+import { type CsvDialect, dialectOf } from './dialect.js';
 import { TemplateReader, unreadDocument } from './document-builder.js';
 
 export interface ReadCsvOptions {
@@ -54,6 +54,36 @@ export async function readCsvDocument(file: string, opts: ReadCsvOptions = {}): 
 }
 
 /**
+ * Reads a CSV input's records again, for result.csv ("the input's own columns first"), through
+ * the same scanner, dialect and limits as readCsvDocument, so each row number equals the
+ * reader's (CsvOrigin.itemRows): every record to `handlers` (synchronously, cells untrimmed and
+ * unmapped), yielding after each chunk so the caller can write out what it gathered. Streaming:
+ * memory stays flat however long the file is. Stops quietly where the file stops parsing or
+ * meets a limit; throws when it cannot be read.
+ */
+export async function* scanCsvFile(
+  file: string,
+  dialect: CsvDialect,
+  handlers: CsvScanHandlers,
+  /** `limits`: the input's (default DEFAULT_CSV_LIMITS); `keepText`: hand each strict record's own text to `record` too. */
+  opts: { limits?: Partial<CsvLimits>; keepText?: boolean } = {},
+): AsyncGenerator<void> {
+  const scanner = new CsvScanner(dialect, handlers, { limits: csvLimitsOf(opts.limits), keepText: opts.keepText });
+  const handle = await open(file, 'r');
+  try {
+    for await (const chunk of fileChunks(handle)) {
+      scanner.push(chunk);
+      yield;
+      if (scanner.stopped) break;
+    }
+  } finally {
+    await handle.close();
+  }
+  await scanner.finish();
+  yield;
+}
+
+/**
  * Feeds the file's chunks to `take` until it returns true (stop) or the file ends. A file over
  * the size limit (when its size is known up front) or unreadable gives the error instead.
  */
@@ -90,7 +120,7 @@ async function readInto(
  * waiting idle for every read, which `npm run bench:check` shows. A chunk is valid until the
  * caller asks for the one after next; the CSV scanner and the hash keep nothing of it.
  */
-export async function* fileChunks(handle: FileHandle): AsyncGenerator<Buffer> {
+async function* fileChunks(handle: FileHandle): AsyncGenerator<Buffer> {
   const buffers = [Buffer.allocUnsafe(CSV_CHUNK_BYTES), Buffer.allocUnsafe(CSV_CHUNK_BYTES)];
   let next: Promise<{ bytesRead: number }> | undefined = handle.read(buffers[0], 0, CSV_CHUNK_BYTES, null);
   try {
