@@ -75,7 +75,6 @@ export class MappedRows implements RecordSink {
   private queue: Array<{ cells: string[]; row: number }> = [];
   private readonly skippedOrders = new Map<string, SkippedRows>();
   private readonly startedOrders = new Map<string, number>();
-  private ready = false;
   /** Every expression of a row, in order: fields, skip rules, then size. */
   private readonly exprs: CompiledExpression[];
   private results: Array<Outcome | Promise<Outcome>> = [];
@@ -186,12 +185,11 @@ export class MappedRows implements RecordSink {
     const all = this.exprs.some((e) => !e.cacheable);
     const named = new Set(this.exprs.flatMap((e) => e.columns));
     this.inputIndexes = this.names.flatMap((n, i) => (n !== '' && (all || named.has(n)) ? [i] : []));
-    this.ready = true;
     this.sink.header(this.targets, row);
   }
 
   record(cells: string[], row: number): void {
-    if (this.ready) this.queue.push({ cells, row });
+    this.queue.push({ cells, row });
   }
 
   /** Maps the queued records, in order, into the builder. */
@@ -204,25 +202,20 @@ export class MappedRows implements RecordSink {
     }
   }
 
-  /** Blank order-level cells of a continuation row come from the row above. */
+  /**
+   * Blank order-level cells of a continuation row come from the row above; filled in place (the
+   * scanner hands each record over once).
+   */
   private filled(cells: string[]): string[] {
     if (this.fillIndexes.length === 0) return cells;
     const prev = this.previous;
-    // The scanner hands each record over once: filling in place costs no copy.
-    const out = cells;
-    if (prev !== undefined) {
-      const key = this.keyIndex < 0 ? undefined : (cells[this.keyIndex] ?? '').trim();
-      const continues = key === undefined || key === '' || key === (prev[this.keyIndex] ?? '').trim();
-      if (continues) {
-        for (const i of this.fillIndexes) {
-          if ((cells[i] ?? '').trim() === '' && (prev[i] ?? '') !== '') {
-            out[i] = prev[i];
-          }
-        }
-      }
+    const key = this.keyIndex < 0 ? '' : (cells[this.keyIndex] ?? '').trim();
+    if (prev !== undefined && (key === '' || key === (prev[this.keyIndex] ?? '').trim())) {
+      for (const i of this.fillIndexes)
+        if ((cells[i] ?? '').trim() === '' && (prev[i] ?? '') !== '') cells[i] = prev[i];
     }
-    this.previous = out;
-    return out;
+    this.previous = cells;
+    return cells;
   }
 
   /**
