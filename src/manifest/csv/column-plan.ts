@@ -113,14 +113,9 @@ export function planColumns(header: string[], file: string, headerRow: number, m
   });
   const { bindings, fieldColumns, diagnostics } = bindHeader(header, mapping, at);
   const constants: Binding[] = [];
-  const constantLocations = new Map<string, SourceLocation>();
   for (const [target, value] of Object.entries(mapping?.constants ?? {})) {
     const binding = bindTarget(target, -1, undefined);
-    if (binding === undefined) continue;
-    binding.constant = String(value);
-    constants.push(binding);
-    const loc = mapping?.constantLocations?.[target];
-    if (loc !== undefined) constantLocations.set(target, loc);
+    if (binding !== undefined) constants.push({ ...binding, constant: String(value) });
   }
   const jobSlots = new Map<string, number>();
   for (const b of bindings) {
@@ -147,7 +142,7 @@ export function planColumns(header: string[], file: string, headerRow: number, m
     fieldColumns,
     jobSlots,
     jobSlotCount: Math.max(1, jobSlots.size),
-    constantLocations,
+    constantLocations: new Map(Object.entries(mapping?.constantLocations ?? {})),
     diagnostics,
   };
 }
@@ -172,6 +167,8 @@ function bindHeader(
     ...Object.keys(mapping?.sizeColumns ?? {}),
     ...Object.keys(mapping?.attributeColumns ?? {}),
   ]);
+  const present = new Set(header.map((h) => h.trim()));
+  const unmatchedSources = [...mappedSources].filter((s) => !present.has(s));
   const unmatchedHeaders: string[] = [];
   const problem = (code: string, message: string, source: SourceLocation): void => {
     diagnostics.push({ severity: 'error', code, message, source });
@@ -191,7 +188,8 @@ function bindHeader(
     const binding = bindTarget(target, index, name);
     if (binding === undefined) {
       unmatchedHeaders.push(name);
-      diagnostics.push(unknownColumn(name, at(name), mapping, mappedSources, header));
+      const unknown = unknownColumn(name, mapping, unmatchedSources);
+      problem(unknown.code, unknown.message, at(name));
       continue;
     }
     const clash = fieldColumns.get(target);
@@ -210,9 +208,7 @@ function bindHeader(
     bindings.push(binding);
   }
   if (mapping !== undefined) {
-    const present = new Set(header.map((h) => h.trim()));
-    for (const source of [...mappedSources, ...ignored]) {
-      if (present.has(source)) continue;
+    for (const source of [...unmatchedSources, ...[...ignored].filter((s) => !present.has(s))]) {
       const message =
         `the mapping${mapping.file ? ` (${mapping.file})` : ''} names column "${source}", which is not in the header` +
         didYouMeanName(source, unmatchedHeaders, COLUMN_NAME_MATCHING);
@@ -230,26 +226,21 @@ function mappedTarget(mapping: Mapping, name: string): string | undefined {
   return undefined;
 }
 
+/** A header name no template target takes: `unmatchedSources`, the mapping's names not in the header. */
 function unknownColumn(
   name: string,
-  source: SourceLocation,
   mapping: Mapping | undefined,
-  mappedSources: Set<string>,
-  header: string[],
-): Diagnostic {
+  unmatchedSources: string[],
+): { code: string; message: string } {
   if (mapping !== undefined) {
     // Most likely the mapping misspells this column: suggest the mapping's unmatched names.
-    const present = new Set(header.map((h) => h.trim()));
-    const unmatched = [...mappedSources].filter((s) => !present.has(s));
-    const close = suggest(name, unmatched, COLUMN_NAME_MATCHING);
+    const close = suggest(name, unmatchedSources, COLUMN_NAME_MATCHING);
     const hint = close === undefined ? '' : ` (the mapping names "${close}", which is not in the header: a typo?)`;
     return {
-      severity: 'error',
       code: 'csv.unmapped-column',
       message:
         `column "${name}" is not mapped${hint}; ` +
         `add it to columns, sizeColumns or attributeColumns${mapping.file ? ` in ${mapping.file}` : ''}, or list it in ignoreColumns`,
-      source,
     };
   }
   let hint = '';
@@ -260,10 +251,5 @@ function unknownColumn(
   } else {
     hint = didYouMeanName(name, templateNames(), TEMPLATE_NAME_MATCHING);
   }
-  return {
-    severity: 'error',
-    code: 'csv.unknown-column',
-    message: `unknown column "${name}"${hint}`,
-    source,
-  };
+  return { code: 'csv.unknown-column', message: `unknown column "${name}"${hint}` };
 }
