@@ -17,7 +17,7 @@ export async function readJsonDocument(
   return readTextDocument(file, 'json', bytes, opts, parseJsonText);
 }
 
-export async function parseJsonText(
+async function parseJsonText(
   file: string,
   text: string,
   opts: YamlReadOptions,

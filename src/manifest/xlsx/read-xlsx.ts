@@ -14,8 +14,6 @@ import { ZipArchive } from './zip-directory.js';
 
 export interface ReadXlsxOptions {
   mapping?: Mapping;
-  /** Overrides the mapping's `sheet`. */
-  sheet?: string;
   limits?: Partial<XlsxLimits>;
 }
 
@@ -31,7 +29,7 @@ export async function readXlsxDocument(file: string, opts: ReadXlsxOptions = {})
     return unreadDocument(file, 'xlsx', { severity: 'error', code: 'io.read', message, source: { file } });
   }
   const problems: XlsxScanProblem[] = [];
-  const sheet = opts.sheet ?? opts.mapping?.sheet;
+  const sheet = opts.mapping?.sheet;
   let sawHeader = false;
   let sha256: string;
   try {
