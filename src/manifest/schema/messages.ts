@@ -127,7 +127,7 @@ const ITEM_TYPE_BRANCHES = ((manifestSchema.$defs?.item as SchemaObject | undefi
   const branch = node as SchemaObject;
   const cond = (branch.if as SchemaObject | undefined)?.properties?.itemType as SchemaObject | undefined;
   const itemType = typeof cond?.const === 'string' ? cond.const : undefined;
-  return { itemType, then: branch.then as SchemaObject | undefined };
+  return { itemType, thenSchema: branch.then as SchemaObject | undefined };
 });
 
 /** `#/$defs/item/allOf/0/then/required` → the itemType that `then` branch is for. */
@@ -139,7 +139,7 @@ function itemTypeOfThen(schemaPath: string): string | undefined {
 /** Whether the schema's `then` branch for `itemType` forbids `field` (`not: {}`). */
 function forbidden(itemType: string, field: string): boolean {
   return ITEM_TYPE_BRANCHES.some((b) => {
-    const sub = b.itemType === itemType ? b.then?.properties?.[field] : undefined;
+    const sub = b.itemType === itemType ? b.thenSchema?.properties?.[field] : undefined;
     return typeof sub === 'object' && 'not' in sub;
   });
 }
