@@ -260,7 +260,7 @@ export class MappedRows implements RecordSink {
     const value = (f: number, field: Field, orderNumber: string | undefined): string | undefined => {
       const v = results[f];
       if (!(v instanceof Failure)) return text(v);
-      this.problem(row, orderNumber, field.target, v.message, field.expr, field.at);
+      this.problem(row, orderNumber, field.target, v.message, field);
       // The cell as written goes on, so the row still becomes a line the problem can be placed on.
       const first = field.expr.columns[0];
       return first === undefined ? undefined : trim(cells[this.names.indexOf(first)]);
@@ -280,22 +280,17 @@ export class MappedRows implements RecordSink {
       const rule = this.rules[r];
       const hit = results[fields.length + r];
       if (hit instanceof Failure) {
-        this.problem(row, orderNumber, 'skip', hit.message, rule.expr, rule.at);
+        this.problem(row, orderNumber, 'skip', hit.message, rule);
         continue;
       }
       if (!truthy(hit)) continue;
       if (rule.scope === 'order' && orderNumber !== undefined) {
         const started = this.startedOrders.get(orderNumber);
         if (started !== undefined) {
-          this.problem(
-            row,
-            orderNumber,
-            'skip',
+          const message =
             `order ${orderNumber} is to be skipped (${rule.reason}) but its row ${started} was read as an order ` +
-              "line: a skip rule for whole orders must hold on the order's first row (fillDown helps)",
-            rule.expr,
-            rule.at,
-          );
+            "line: a skip rule for whole orders must hold on the order's first row (fillDown helps)";
+          this.problem(row, orderNumber, 'skip', message, rule);
           return;
         }
         const group: SkippedRows = { reason: rule.reason, scope: 'order', orderNumber, rows: [row] };
@@ -341,8 +336,7 @@ export class MappedRows implements RecordSink {
     orderNumber: string | undefined,
     target: string,
     message: string,
-    expr: CompiledExpression,
-    at: SourceLocation | undefined,
+    { expr, at }: { expr: CompiledExpression; at?: SourceLocation },
   ): void {
     const column = expr.column ?? expr.columns[0];
     const where = at === undefined ? '' : ` (${at.file}:${at.line ?? 1}:${at.column ?? 1})`;
@@ -365,14 +359,9 @@ export class MappedRows implements RecordSink {
   }
 }
 
-function trim(cell: string | undefined): string {
-  return cell === undefined ? '' : cell.trim();
-}
+const trim = (cell: string | undefined): string => (cell ?? '').trim();
 
-function truthy(v: ExpressionValue): boolean {
-  if (v === undefined || v === false || v === '' || v === 0) return false;
-  return true;
-}
+const truthy = (v: ExpressionValue): boolean => v !== undefined && v !== false && v !== '' && v !== 0;
 
 /** An expression's value as template cell text; blank → undefined. */
 function text(v: ExpressionValue): string | undefined {
