@@ -13,6 +13,7 @@
  * the shared strings). The stream stays open until the sheet has been read: unzipper, under
  * exceljs, drops entries still waiting to be handed on when its input ends.
  */
+import type { Hash } from 'node:crypto';
 import { type EventEmitter, once } from 'node:events';
 import { posix } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -66,23 +67,25 @@ const NO_SHARED_STRINGS = Buffer.from(
 
 /**
  * The chosen sheet's non-blank rows after the skipped ones (the header first), streamed; stops
- * quietly where the workbook stops being readable, with the problem in `problems`.
+ * quietly where the workbook stops being readable, with the problem in `problems`. `hash` is
+ * given the whole file first, read through the same open file as the parts.
  */
 export async function* xlsxRows(
   file: string,
   opts: XlsxScanOptions,
   problems: XlsxScanProblem[] = [],
+  hash?: Hash,
 ): AsyncGenerator<SheetRow> {
   const archive = await ZipArchive.open(file);
   try {
+    if (hash !== undefined) for await (const chunk of archive.wholeFile()) hash.update(chunk as Buffer);
     yield* archiveRows(archive, opts, problems);
   } finally {
     await archive.close();
   }
 }
 
-/** xlsxRows of a workbook already open (the caller closes it). */
-export async function* archiveRows(
+async function* archiveRows(
   archive: ZipArchive,
   opts: XlsxScanOptions,
   problems: XlsxScanProblem[],
