@@ -74,13 +74,3 @@ export function wantsString(node: SchemaNode | undefined): boolean {
   const resolved = resolveRef(node);
   return typeof resolved === 'object' && resolved.type === 'string';
 }
-
-/** The schema at a path of segments from the manifest root, or undefined when the path is unknown. */
-export function schemaAt(segments: readonly (string | number)[]): SchemaNode | undefined {
-  let node: SchemaNode | undefined = manifestSchema;
-  for (const seg of segments) {
-    node = childSchema(node, seg);
-    if (node === undefined) return undefined;
-  }
-  return resolveRef(node);
-}
