@@ -156,7 +156,7 @@ export interface ReadResult {
  * What a format reader (YAML, JSON, CSV, ERP CSV) produces before validation: the raw
  * document shaped like the manifest schema (`{ version, defaults?, jobs: [...] }`), values as
  * written (strings stay strings), plus a SourceMap for locating any path in it. One validation
- * path (src/schema) then serves every format.
+ * path (schema/) then serves every format.
  */
 export interface RawDocument {
   file: string;
