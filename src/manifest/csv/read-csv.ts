@@ -23,9 +23,6 @@ export interface ReadCsvOptions {
   csv?: Partial<CsvLimits>;
 }
 
-/** Codes after which the file's records cannot be trusted (the reader stopped there). */
-export const CSV_STOPPED_CODES: ReadonlySet<string> = new Set(['csv.parse', 'csv.limit', INPUT_TOO_LARGE]);
-
 /**
  * Read size: as fast as bigger reads, and a lower peak RSS in `npm run bench:check`, because
  * chunks already parsed wait for a garbage collection before their memory is freed.
@@ -47,8 +44,9 @@ export async function readCsvDocument(file: string, opts: ReadCsvOptions = {}): 
   if (failed !== undefined) return unreadDocument(file, 'csv', failed);
   await scanner.finish();
   await reader.drain();
-  // A file read only part-way has no hash that could stand for it, and no trustworthy document.
-  const broken = scanner.problems.some((p) => CSV_STOPPED_CODES.has(p.code));
+  // A file read only part-way (a syntax error, a limit) has no hash that could stand for it,
+  // and no trustworthy document.
+  const broken = scanner.stopped;
   const sha256 = broken ? '' : hash.digest('hex');
   return reader.document({ file, format: 'csv', sha256, broken }, scanner.problems);
 }
