@@ -8,6 +8,7 @@
  * PriceCode) line whose mapping gave it a size is ordered by its total quantity, and its sizes
  * are written into its comment (`sizes: M 6, L 6`) for the people who press the transfers.
  */
+import { jobIndexOf } from '../field-path.js';
 import type { Diagnostic } from '../model.js';
 import type { RowProblem } from './mapped-rows.js';
 
@@ -67,11 +68,7 @@ export function mergeLines(
   sizesToComment: boolean,
 ): Array<[number, number]> {
   const merged: Array<[number, number]> = [];
-  const named = new Set<number>();
-  for (const d of diagnostics) {
-    const m = /^jobs\[(\d+)\]/.exec(d.field ?? '');
-    if (m !== null) named.add(Number(m[1]));
-  }
+  const named = new Set(diagnostics.map((d) => jobIndexOf(d.field)));
   doc.jobs.forEach((job, j) => {
     if (named.has(j) || !Array.isArray(job.items)) return;
     const items = job.items as Obj[];
