@@ -21,7 +21,7 @@ import { readYamlDocument, type YamlReadOptions } from './yaml/read-yaml.js';
  */
 
 export interface LoadOptions extends YamlReadOptions {
-  /** ERP column mapping, applied to CSV inputs. */
+  /** ERP column mapping, applied to CSV and .xlsx inputs. */
   mapping?: Mapping;
 }
 
