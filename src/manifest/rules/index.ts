@@ -11,7 +11,7 @@ import {
   orderNumberShape,
   uniqueOrderNumber,
 } from './job-fields.js';
-import type { Finding, JobRule, ManifestRule } from './rule.js';
+import type { Finding, JobRule } from './rule.js';
 
 const JOB_RULES: readonly JobRule[] = [
   // First: it repairs what it can (a ZIP's lost zero) before the other rules look.
@@ -28,11 +28,9 @@ const JOB_RULES: readonly JobRule[] = [
   orderGroupSequence,
 ];
 
-const MANIFEST_RULES: readonly ManifestRule[] = [uniqueOrderNumber];
-
-/** Runs every local rule; jobs in `skipJobs` get only the manifest-wide rules. */
+/** Runs every local rule; jobs in `skipJobs` get only the manifest-wide one (unique order numbers). */
 export function runLocalRules(manifest: Manifest, skipJobs: ReadonlySet<number> = new Set()): Diagnostic[] {
-  const findings: Finding[] = MANIFEST_RULES.flatMap((rule) => rule(manifest));
+  const findings: Finding[] = uniqueOrderNumber(manifest);
   const jobs = manifest.jobs;
   for (let j = 0; j < jobs.length; j++) {
     if (skipJobs.has(j)) continue;

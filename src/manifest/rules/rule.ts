@@ -1,4 +1,4 @@
-import type { Manifest, ManifestItem, ManifestJob, Severity } from '../model.js';
+import type { ManifestItem, ManifestJob, Severity } from '../model.js';
 
 /**
  * Local rules: checks that need no account data (no network). Each rule is a small pure
@@ -18,7 +18,6 @@ export interface Finding {
 
 /** A rule's findings: the runner only reads them, so a rule may return the shared NOTHING. */
 export type JobRule = (job: ManifestJob, jobIndex: number) => readonly Finding[];
-export type ManifestRule = (manifest: Manifest) => Finding[];
 
 export function itemPath(jobIndex: number, itemIndex: number, field?: string): string {
   return `jobs[${jobIndex}].items[${itemIndex}]${field ? `.${field}` : ''}`;
