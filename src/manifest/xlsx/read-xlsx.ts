@@ -8,17 +8,12 @@ import { createHash } from 'node:crypto';
 import type { Mapping } from '../mapping/model.js';
 import type { RawDocument } from '../model.js';
 import { TemplateReader, unreadDocument } from '../csv/document-builder.js';
-import { type XlsxLimits, type XlsxScanProblem, xlsxRows } from './scan-xlsx.js';
+import { type XlsxScanProblem, xlsxRows } from './scan-xlsx.js';
 
-export interface ReadXlsxOptions {
-  mapping?: Mapping;
-  limits?: Partial<XlsxLimits>;
-}
-
-export async function readXlsxDocument(file: string, opts: ReadXlsxOptions = {}): Promise<RawDocument> {
+export async function readXlsxDocument(file: string, opts: { mapping?: Mapping } = {}): Promise<RawDocument> {
   const skipRows = opts.mapping?.skipRows ?? 0;
   const reader = await TemplateReader.open(file, skipRows, opts.mapping);
-  const scan = { sheet: opts.mapping?.sheet, skipRows, limits: opts.limits };
+  const scan = { sheet: opts.mapping?.sheet, skipRows };
   const problems: XlsxScanProblem[] = [];
   // Of the same open file as the parts: the report's sha256 is of the bytes read.
   const hash = createHash('sha256');

@@ -33,24 +33,15 @@ export interface XlsxScanOptions {
   sheet?: string;
   /** Sheet rows to drop before the header (a mapping's `skipRows`). */
   skipRows?: number;
-  limits?: Partial<XlsxLimits>;
 }
 
-/** Caps on a spreadsheet input, so a hostile file stops with a located error. */
-export interface XlsxLimits {
-  /** Bytes of the (compressed) file. */
-  maxFileBytes: number;
-  /** Bytes the workbook's parts unpack to, as its zip directory declares them. */
-  maxUnpackedBytes: number;
-  /** Columns of one row: the cells a row may reach. */
-  maxColumns: number;
-}
-
-export const DEFAULT_XLSX_LIMITS: XlsxLimits = {
-  maxFileBytes: 256 * 1024 * 1024,
-  maxUnpackedBytes: 2 * 1024 * 1024 * 1024,
-  maxColumns: 1000,
-};
+// Caps on a spreadsheet input, so a hostile file stops with a located error (docs/manifests.md).
+/** Bytes of the (compressed) file. */
+const MAX_FILE_BYTES = 256 * 1024 * 1024;
+/** Bytes the workbook's parts unpack to, as its zip directory declares them. */
+const MAX_UNPACKED_BYTES = 2 * 1024 * 1024 * 1024;
+/** Columns of one row: the cells a row may reach. */
+const MAX_COLUMNS = 1000;
 
 type SheetRow = { row: number; cells: string[] };
 
@@ -90,21 +81,20 @@ async function* archiveRows(
   opts: XlsxScanOptions,
   problems: XlsxScanProblem[],
 ): AsyncGenerator<SheetRow> {
-  const limits = { ...DEFAULT_XLSX_LIMITS, ...opts.limits };
   const unreadable = (why: string): void => {
     const message = `cannot read the workbook: ${why} (is it an .xlsx file saved by Excel or a compatible program?)`;
     problems.push({ code: 'xlsx.unreadable', message });
   };
-  if (archive.size > limits.maxFileBytes) {
-    const message = `the file is ${archive.size} bytes, over the ${limits.maxFileBytes}-byte limit for .xlsx`;
+  if (archive.size > MAX_FILE_BYTES) {
+    const message = `the file is ${archive.size} bytes, over the ${MAX_FILE_BYTES}-byte limit for .xlsx`;
     problems.push({ code: INPUT_TOO_LARGE, message });
     return;
   }
   const zip = archive.directory;
   if (zip === undefined) return unreadable('it is not a zip archive');
-  if (zip.unpackedBytes > limits.maxUnpackedBytes) {
+  if (zip.unpackedBytes > MAX_UNPACKED_BYTES) {
     const bytes = Number.isFinite(zip.unpackedBytes) ? `${zip.unpackedBytes} bytes` : 'more than 4 GB';
-    const message = `the workbook unpacks to ${bytes}, over the ${limits.maxUnpackedBytes}-byte limit for .xlsx`;
+    const message = `the workbook unpacks to ${bytes}, over the ${MAX_UNPACKED_BYTES}-byte limit for .xlsx`;
     problems.push({ code: INPUT_TOO_LARGE, message });
     return;
   }
@@ -124,7 +114,7 @@ async function* archiveRows(
     }
     const part = sheet.part === undefined ? undefined : zip.entries.get(sheet.part);
     if (part === undefined) return unreadable(`the sheet "${sheet.name}" has no part in the archive`);
-    yield* rowsOf(archive, { ...book, sheet: sheet.name, part }, opts.skipRows ?? 0, limits, problems, at);
+    yield* rowsOf(archive, { ...book, sheet: sheet.name, part }, opts.skipRows ?? 0, problems, at);
   } catch (err) {
     unreadable(locatedProblem(at, (err as Error).message));
   }
@@ -205,7 +195,6 @@ async function* rowsOf(
   archive: ZipArchive,
   book: Book & { sheet: string; part: ZipEntry },
   skipRows: number,
-  limits: XlsxLimits,
   problems: XlsxScanProblem[],
   at: PartLocation,
 ): AsyncGenerator<SheetRow> {
@@ -237,9 +226,9 @@ async function* rowsOf(
       sheets++;
       for await (const row of raced(sheetReader, failed)) {
         if (row.number <= skipRows) continue;
-        const cells = rowCells(row, limits, book.date1904);
+        const cells = rowCells(row, book.date1904);
         if (cells === undefined) {
-          const message = `this row reaches past column ${limits.maxColumns}, the limit for a sheet`;
+          const message = `this row reaches past column ${MAX_COLUMNS}, the limit for a sheet`;
           problems.push({ code: 'xlsx.limit', row: row.number, message });
           return;
         }
@@ -267,11 +256,11 @@ async function* rowsOf(
 }
 
 /** A sheet row's cell texts, by column (gaps as ''); undefined when it reaches past the column limit. */
-function rowCells(row: XlsxRow, limits: XlsxLimits, date1904: boolean): string[] | undefined {
+function rowCells(row: XlsxRow, date1904: boolean): string[] | undefined {
   const cells: string[] = [];
   let tooWide = false;
   row.eachCell({ includeEmpty: false }, (cell, col) => {
-    if (col > limits.maxColumns) {
+    if (col > MAX_COLUMNS) {
       tooWide = true;
       return;
     }
