@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Agent, request } from '../../api/undici-parts.js';
 import { parseRetryAfter } from '../../api/retry-policy.js';
 import { backoffDelay } from '../../core/backoff.js';
@@ -36,9 +37,10 @@ interface Queued {
 export class WebhookSender {
   private readonly queue: Queued[] = [];
   private running: Promise<void> | undefined;
-  /** Aborted by close(): the request in flight and any backoff end at once. */
+  /** Aborted when close() begins: no more messages, no more backoff (each queued one gets its last try). */
+  private readonly closing = new AbortController();
+  /** Aborted when close() gives up: the request in flight ends at once. */
   private readonly stop = new AbortController();
-  private closing = false;
   private readonly dispatcher: Agent;
   private readonly opts: Required<SenderOptions>;
 
@@ -64,7 +66,7 @@ export class WebhookSender {
 
   /** Queues one message (`what` names it in logs: "failed: orders.csv"); never throws, never waits. */
   send(payload: unknown, what: string): void {
-    if (this.closing) return;
+    if (this.closing.signal.aborted) return;
     if (this.queue.length >= this.opts.maxQueue) {
       const dropped = this.queue.shift();
       this.logger.warn(
@@ -83,15 +85,11 @@ export class WebhookSender {
    * then gives up on the rest, logging how many were not sent. Idempotent.
    */
   async close(waitMs: number): Promise<void> {
-    this.closing = true;
-    this.wake?.();
+    this.closing.abort();
     if (this.running) {
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, waitMs);
-      });
-      await Promise.race([this.running, deadline]);
-      clearTimeout(timer);
+      const waited = new AbortController();
+      await Promise.race([this.running, sleep(waitMs, undefined, { signal: waited.signal }).catch(() => undefined)]);
+      waited.abort();
     }
     if (this.queue.length > 0 || this.running) {
       this.logger.warn(
@@ -104,8 +102,6 @@ export class WebhookSender {
     await this.running?.catch(() => undefined);
     await this.dispatcher.close().catch(() => undefined);
   }
-
-  private wake: (() => void) | undefined;
 
   private async drain(): Promise<void> {
     for (;;) {
@@ -122,7 +118,7 @@ export class WebhookSender {
         this.logger.debug({ webhook: this.label, notification: message.what, attempt }, 'notification delivered');
         return;
       }
-      const last = attempt >= this.opts.maxAttempts || this.closing || !result.retry;
+      const last = attempt >= this.opts.maxAttempts || this.closing.signal.aborted || !result.retry;
       if (last) {
         this.logger.warn(
           { webhook: this.label, notification: message.what, attempts: attempt, problem: result.problem },
@@ -144,22 +140,8 @@ export class WebhookSender {
         },
         'notification not delivered; will retry',
       );
-      await this.sleep(delay);
+      await sleep(delay, undefined, { signal: this.closing.signal, ref: false }).catch(() => undefined);
     }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = (): void => {
-        clearTimeout(timer);
-        this.wake = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      timer.unref();
-      this.wake = done;
-      if (this.closing) done();
-    });
   }
 
   private async post(
