@@ -1,13 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { isIP } from 'node:net';
 import type { IncomingMessage } from 'node:http';
-
-/** Loopback: the only addresses the dashboard binds without a token. */
-export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h === '::1') return true;
-  return isIP(h) === 4 && h.startsWith('127.');
-}
+import { isLoopbackHost } from '../core/config/url-security.js';
 
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
 

@@ -1,21 +1,19 @@
+import { isIP } from 'node:net';
 import { UsageError } from '../errors.js';
 import type { ApiConfig } from './api-config.js';
 import { SETTINGS } from './settings.js';
 
-const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
-
-/** True for http(s) URLs on the loopback interface, where plain http leaks nothing. */
-export function isLoopbackUrl(url: string): boolean {
-  try {
-    return LOOPBACK_HOSTS.has(new URL(url).hostname);
-  } catch {
-    return false;
-  }
+/** Loopback (localhost, ::1, 127.0.0.0/8), where plain http leaks nothing; brackets around IPv6 allowed. */
+export function isLoopbackHost(host: string): boolean {
+  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost' || h === '::1') return true;
+  return isIP(h) === 4 && h.startsWith('127.');
 }
 
 /** True for a URL whose requests would cross the network in clear: not https, not loopback. */
 export function isClearTextUrl(url: string): boolean {
-  return new URL(url).protocol !== 'https:' && !isLoopbackUrl(url);
+  const u = new URL(url);
+  return u.protocol !== 'https:' && !isLoopbackHost(u.hostname);
 }
 
 /**

@@ -112,7 +112,7 @@ describe('notify configuration', () => {
     );
   });
 
-  it('plain http is let through to loopback only (127.0.0.1, localhost, [::1]); look-alikes are refused', async () => {
+  it('plain http is let through to loopback only (127.0.0.0/8, localhost, [::1]); look-alikes are refused', async () => {
     const refused = (url: string, env: Record<string, string> = {}) =>
       webhooksOf(undefined, { HTORDER_NOTIFY_URL: url, ...env }).then(
         () => '',
@@ -120,6 +120,7 @@ describe('notify configuration', () => {
       );
     for (const url of [
       'http://127.0.0.1:9/hook',
+      'http://127.0.0.2:9/hook',
       'http://localhost:8080/x',
       'http://LOCALHOST/x',
       'http://[::1]:9/h',
