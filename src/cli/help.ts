@@ -34,14 +34,10 @@ export function addSandboxOptions(
     );
 }
 
-export interface SandboxOptions {
-  sandbox: boolean;
-  account?: string;
-  sandboxReset: boolean;
-}
+export type SandboxOptions = ReturnType<typeof sandboxOptionsFrom>;
 
 /** The sandbox options as commander parsed them. */
-export const sandboxOptionsFrom = (opts: Record<string, unknown>): SandboxOptions => ({
+export const sandboxOptionsFrom = (opts: Record<string, unknown>) => ({
   sandbox: opts.sandbox === true,
   account: opts.account as string | undefined,
   sandboxReset: opts.sandboxReset === true,
