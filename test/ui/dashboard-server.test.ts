@@ -44,6 +44,8 @@ describe('the dashboard server', () => {
     const root = await folder();
     await expect(startDashboard({ root, port: 0, host: '0.0.0.0' })).rejects.toThrow(UsageError);
     await expect(startDashboard({ root, port: 0, host: '0.0.0.0' })).rejects.toThrow(/uiToken/);
+    // Loopback is what htorder trusts for plain http too: 127.0.0.1, localhost, ::1.
+    await expect(startDashboard({ root, port: 0, host: '127.0.0.2' })).rejects.toThrow(/uiToken/);
   });
 
   it('sends its security headers and takes no method but GET and HEAD', async () => {

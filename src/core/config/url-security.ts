@@ -1,13 +1,15 @@
-import { isIP } from 'node:net';
 import { UsageError } from '../errors.js';
 import type { ApiConfig } from './api-config.js';
 import { SETTINGS } from './settings.js';
 
-/** Loopback (localhost, ::1, 127.0.0.0/8), where plain http leaks nothing; brackets around IPv6 allowed. */
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '::1']);
+
+/**
+ * The loopback names and addresses htorder trusts (an IPv6 address with or without brackets):
+ * plain http to them leaks nothing, and the dashboard binds them without a token.
+ */
 export function isLoopbackHost(host: string): boolean {
-  const h = host.replace(/^\[|\]$/g, '').toLowerCase();
-  if (h === 'localhost' || h === '::1') return true;
-  return isIP(h) === 4 && h.startsWith('127.');
+  return LOOPBACK_HOSTS.has(host.replace(/^\[|\]$/g, '').toLowerCase());
 }
 
 /** True for a URL whose requests would cross the network in clear: not https, not loopback. */
