@@ -1,8 +1,6 @@
 import type { UserProfile, UserSummary } from '../../api/types.js';
-import type { ApiContext, ApiHandler } from '../context.js';
+import { fieldErrors, json, problem, type ApiContext, type ApiHandler, type Reply } from '../handler.js';
 import { boolParam, compareValues, intParam, listEnvelope } from '../paging.js';
-import { fieldErrors, problem } from '../problem.js';
-import { json, type Reply } from '../reply.js';
 import type { Router } from '../router.js';
 
 const USER_SORT: Record<string, keyof UserProfile> = {

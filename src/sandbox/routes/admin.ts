@@ -4,8 +4,7 @@ import type { Faults } from '../faults.js';
 import { JOB_STATUSES } from '../data/lookups.js';
 import { isoSeconds } from '../dates.js';
 import { enter, NEXT_STATUS, settle } from '../jobs/lifecycle.js';
-import { problem } from '../problem.js';
-import { json, type Reply } from '../reply.js';
+import { json, problem, type Reply } from '../handler.js';
 import { Router } from '../router.js';
 import type { World } from '../state.js';
 

@@ -1,11 +1,9 @@
 import type { AssetDto, AssetFileList, AssetJob, AssetJobsResponse } from '../../api/types.js';
-import type { ApiContext, ApiHandler } from '../context.js';
+import { fieldErrors, json, problem, type ApiContext, type ApiHandler, type Reply } from '../handler.js';
 import { ASSET_TYPES } from '../data/lookups.js';
 import type { AssetRecord } from '../data/assets.js';
 import { settle, STATUS } from '../jobs/lifecycle.js';
 import { boolParam, compareValues, intParam, listEnvelope } from '../paging.js';
-import { fieldErrors, problem } from '../problem.js';
-import { json, type Reply } from '../reply.js';
 import type { Router } from '../router.js';
 import { isoSeconds } from '../dates.js';
 

@@ -1,7 +1,15 @@
 import type { ActiveJobsEnvelope, JobValidationFailure, PatchJobDto, ValidateOnlyResponse } from '../../api/types.js';
 import { VALIDATE_ONLY_MESSAGE } from '../../api/types.js';
-import { readJson } from '../body.js';
-import type { ApiContext, ApiHandler } from '../context.js';
+import {
+  fieldErrors,
+  json,
+  noContent,
+  problem,
+  readJson,
+  type ApiContext,
+  type ApiHandler,
+  type Reply,
+} from '../handler.js';
 import { defaultLocation } from '../data/regions.js';
 import { isoSeconds, parseRequestDate } from '../dates.js';
 import { bindCandidate } from '../jobs/binding.js';
@@ -11,9 +19,7 @@ import { matchesSearch } from '../jobs/search.js';
 import { validateCandidate } from '../jobs/validate.js';
 import { toActiveJobDto, toJobDto } from '../jobs/views.js';
 import { boolParam, compareValues, intParam } from '../paging.js';
-import { fieldErrors, problem } from '../problem.js';
 import { earliestShipDate, earliestShipDay } from '../ship-date.js';
-import { json, noContent, type Reply } from '../reply.js';
 import type { Router } from '../router.js';
 import type { JobRecord } from '../state.js';
 

@@ -1,9 +1,7 @@
 import type { PriceCodeDto, ProcessesResponse } from '../../api/types.js';
-import type { ApiHandler } from '../context.js';
+import { fieldErrors, json, problem, type ApiHandler } from '../handler.js';
 import { CUSTOM_SIZE_LIMITS, customSizeCode } from '../data/catalogue.js';
 import { intParam } from '../paging.js';
-import { fieldErrors, problem } from '../problem.js';
-import { json } from '../reply.js';
 import type { Router } from '../router.js';
 
 export function register(r: Router<ApiHandler>): void {

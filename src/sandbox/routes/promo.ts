@@ -1,6 +1,5 @@
-import type { ApiHandler } from '../context.js';
+import { json, type ApiHandler } from '../handler.js';
 import { checkPromo } from '../promo-check.js';
-import { json } from '../reply.js';
 import type { Router } from '../router.js';
 
 export function register(r: Router<ApiHandler>): void {

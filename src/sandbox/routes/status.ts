@@ -1,7 +1,7 @@
 import type { StatusPage } from '../../api/types.js';
 import type { RegionDef } from '../data/regions.js';
 import { isoSeconds } from '../dates.js';
-import type { Reply } from '../reply.js';
+import type { Reply } from '../handler.js';
 
 /** {status_url}/status.json: the region's own monitoring (the body shape is not specified). */
 export function statusJson(region: RegionDef, now: Date): Reply {

@@ -1,10 +1,8 @@
 import type { StockItem, StockShippingConfigSummary, StockVariant } from '../../api/types.js';
-import type { ApiContext, ApiHandler } from '../context.js';
+import { fieldErrors, json, problem, type ApiContext, type ApiHandler } from '../handler.js';
 import { findStockByCode, MAX_STOCK_CODE_LENGTH, STOCK, STOCK_SHIPPING, type StockRecord } from '../data/stock.js';
 import { round2 } from '../jobs/pricing.js';
 import { boolParam, compareValues, intParam } from '../paging.js';
-import { fieldErrors, problem } from '../problem.js';
-import { json } from '../reply.js';
 import type { Router } from '../router.js';
 
 const activeConfigs = (id: number) => STOCK_SHIPPING.filter((c) => c.stockItemId === id && c.active);
