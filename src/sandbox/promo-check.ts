@@ -9,11 +9,11 @@ import { DAY_MS } from './dates.js';
  */
 export function checkPromo(
   code: string,
-  processCodes: string[] | null,
+  processCodes: string[],
   nowMs: number,
   clockStartMs: number,
 ): PromoValidationResult {
-  const def = PROMOS.find((p) => p.code.toUpperCase() === code.trim().toUpperCase());
+  const def = findPromo(code);
   const invalid = (message: string): PromoValidationResult => ({
     isValid: false,
     promoCode: def?.code ?? code,
@@ -28,7 +28,7 @@ export function checkPromo(
   if (nowMs > clockStartMs + def.expiresInDays * DAY_MS) return invalid('Promo code has expired.');
   if (def.usageExceeded) return invalid('Promo code has reached its usage limit.');
   let applicable: string[] | null = null;
-  if (processCodes && processCodes.length > 0 && def.processCodes) {
+  if (processCodes.length > 0 && def.processCodes) {
     applicable = processCodes.filter((p) => def.processCodes?.includes(p.toUpperCase()));
     if (applicable.length === 0) return invalid(`Promo code applies only to process ${def.processCodes.join(', ')}.`);
   }
@@ -44,6 +44,6 @@ export function checkPromo(
 }
 
 /** Which processes a promo discounts: null = all. */
-export function promoProcesses(code: string): string[] | null {
-  return PROMOS.find((p) => p.code.toUpperCase() === code.trim().toUpperCase())?.processCodes ?? null;
-}
+export const promoProcesses = (code: string): string[] | null => findPromo(code)?.processCodes ?? null;
+
+const findPromo = (code: string) => PROMOS.find((p) => p.code.toUpperCase() === code.trim().toUpperCase());

@@ -18,7 +18,7 @@ import { canEdit, enter, isCancelable, lockedReason, settle, STATUS } from '../j
 import { matchesSearch } from '../jobs/search.js';
 import { validateCandidate } from '../jobs/validate.js';
 import { toActiveJobDto, toJobDto } from '../jobs/views.js';
-import { boolParam, compareValues, intParam } from '../paging.js';
+import { compareValues, QueryReader } from '../paging.js';
 import { earliestShipDate, earliestShipDay } from '../ship-date.js';
 import type { Router } from '../router.js';
 import type { JobRecord } from '../state.js';
@@ -155,29 +155,24 @@ function patchJob(ctx: ApiContext): Reply {
 }
 
 function activeJobs(ctx: ApiContext): Reply {
-  const errors: Record<string, string[]> = {};
-  const page = intParam(ctx.query, 'page') ?? 1;
-  let pageSize = intParam(ctx.query, 'pageSize') ?? 20;
-  const exclude = intParam(ctx.query, 'excludeJobNumber');
-  const userId = intParam(ctx.query, 'customerUserId');
-  const includeClosed = boolParam(ctx.query, 'includeClosedJobs');
-  if (page === null || page < 1) errors.page = ['page must be a positive integer.'];
-  if (pageSize === null || pageSize < 1) errors.pageSize = ['pageSize must be a positive integer.'];
-  if (exclude === null) errors.excludeJobNumber = ['excludeJobNumber must be an integer.'];
-  if (userId === null) errors.customerUserId = ['customerUserId must be an integer.'];
-  if (includeClosed === null) errors.includeClosedJobs = ['includeClosedJobs must be true or false.'];
+  const q = new QueryReader(ctx);
+  const page = q.int('page', 1) ?? 1;
+  const pageSize = Math.min(q.int('pageSize', 1) ?? 20, 100);
+  const exclude = q.int('excludeJobNumber');
+  const userId = q.int('customerUserId');
+  const includeClosed = q.bool('includeClosedJobs');
   const orderGroup = ctx.query.get('orderGroup') || null;
   const sortColumn = (ctx.query.get('sortColumn') || (orderGroup ? 'OrderGroupSequence' : 'JobNumber')).toLowerCase();
   const sortKey = ACTIVE_SORT[sortColumn];
-  if (!sortKey) errors.sortColumn = [`'${ctx.query.get('sortColumn')}' is not a sortable column.`];
+  if (!sortKey) q.fail('sortColumn', `'${ctx.query.get('sortColumn')}' is not a sortable column.`);
   const dirRaw = ctx.query.get('sortDirection')?.toLowerCase();
   if (dirRaw && !['asc', 'desc', 'ascending', 'descending'].includes(dirRaw))
-    errors.sortDirection = ['sortDirection must be asc or desc.'];
-  if (Object.keys(errors).length) return fieldErrors(ctx.path, errors);
+    q.fail('sortDirection', 'sortDirection must be asc or desc.');
+  const invalid = q.invalid();
+  if (invalid) return invalid;
   if (userId !== undefined && !ctx.customer.users.some((u) => u.id === userId)) {
     return fieldErrors(ctx.path, { customerUserId: [`User ${userId} does not belong to this customer.`] });
   }
-  pageSize = Math.min(pageSize as number, 100);
   // Newest first by default, except order-group sequence, which runs in sequence order.
   const desc = dirRaw ? dirRaw.startsWith('desc') : sortColumn !== 'ordergroupsequence';
   const nowMs = ctx.now.getTime();
@@ -192,15 +187,14 @@ function activeJobs(ctx: ApiContext): Reply {
     .filter((j) => matchesSearch(j, search))
     .sort((a, b) => (compareValues(sortKey(a), sortKey(b)) || a.jobNumber - b.jobNumber) * (desc ? -1 : 1));
   const totalPages = Math.ceil(all.length / pageSize);
-  const p = page as number;
   const envelope: ActiveJobsEnvelope = {
-    items: all.slice((p - 1) * pageSize, p * pageSize).map(toActiveJobDto),
+    items: all.slice((page - 1) * pageSize, page * pageSize).map(toActiveJobDto),
     totalCount: all.length,
-    pageNumber: p,
+    pageNumber: page,
     pageSize,
     totalPages,
-    hasPreviousPage: p > 1 && totalPages > 0,
-    hasNextPage: p < totalPages,
+    hasPreviousPage: page > 1 && totalPages > 0,
+    hasNextPage: page < totalPages,
   };
   return json(envelope);
 }
@@ -209,13 +203,9 @@ export function register(r: Router<ApiHandler>): void {
   r.add('POST', '/Jobs', postJob);
   r.add('GET', '/Jobs/active', activeJobs);
   r.add('GET', '/Jobs/delivery-options', (ctx) => json(ctx.region.deliveryOptions));
-  r.add('GET', '/Jobs/earliest-ship-date', (ctx) => {
-    const codes = (ctx.query.get('processCodes') ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    return json(earliestShipDate(ctx.now, defaultLocation(ctx.region), codes));
-  });
+  r.add('GET', '/Jobs/earliest-ship-date', (ctx) =>
+    json(earliestShipDate(ctx.now, defaultLocation(ctx.region), new QueryReader(ctx).list('processCodes'))),
+  );
   r.add('GET', '/Jobs/{jobNumber}', (ctx) => {
     const job = findJob(ctx);
     return job ? json(toJobDto(job, ctx.now.getTime())) : notFound(ctx);

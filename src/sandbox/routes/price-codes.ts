@@ -1,7 +1,7 @@
-import type { PriceCodeDto, ProcessesResponse } from '../../api/types.js';
+import type { ProcessesResponse } from '../../api/types.js';
 import { fieldErrors, json, problem, type ApiHandler } from '../handler.js';
 import { CUSTOM_SIZE_LIMITS, customSizeCode } from '../data/catalogue.js';
-import { intParam } from '../paging.js';
+import { containsText, optionalPage, QueryReader } from '../paging.js';
 import type { Router } from '../router.js';
 
 export function register(r: Router<ApiHandler>): void {
@@ -11,28 +11,18 @@ export function register(r: Router<ApiHandler>): void {
 
   // Codes with metadata attributes (custom sizes) are omitted from the list, per the spec.
   r.add('GET', '/PriceCodes/price-codes', (ctx) => {
-    const page = intParam(ctx.query, 'page');
-    const pageSize = intParam(ctx.query, 'pageSize');
-    const errors: Record<string, string[]> = {};
-    if (page === null || (page !== undefined && page < 1)) errors.page = ['page must be a positive integer.'];
-    if (pageSize === null || (pageSize !== undefined && pageSize < 1))
-      errors.pageSize = ['pageSize must be a positive integer.'];
-    if (Object.keys(errors).length) return fieldErrors(ctx.path, errors);
+    const q = new QueryReader(ctx);
+    const page = q.int('page', 1);
+    const pageSize = q.int('pageSize', 1);
+    const invalid = q.invalid();
+    if (invalid) return invalid;
     const filter = ctx.query.get('filter')?.trim().toLowerCase() ?? '';
-    let list: PriceCodeDto[] = ctx.customer.catalogue.filter((p) => !p.hasMetaDataAttributes);
-    if (filter) {
-      list = list.filter((p) =>
-        [p.priceCode, p.name, p.description, p.processCode, p.categoryName].some((v) =>
-          v?.toLowerCase().includes(filter),
-        ),
-      );
-    }
-    if (page !== undefined || pageSize !== undefined) {
-      const size = pageSize ?? 50;
-      const p = page ?? 1;
-      list = list.slice((p - 1) * size, p * size);
-    }
-    return json(list);
+    const list = ctx.customer.catalogue.filter(
+      (p) =>
+        !p.hasMetaDataAttributes &&
+        containsText(filter, [p.priceCode, p.name, p.description, p.processCode, p.categoryName]),
+    );
+    return json(optionalPage(list, page, pageSize));
   });
 
   r.add('GET', '/PriceCodes/{priceCode}', (ctx) => {
