@@ -22,13 +22,8 @@ export function createJob(
   world.dirty = true;
   const expectingArtwork = plan.lines.some((l) => l.needsArtwork);
   const status = expectingArtwork ? STATUS.ArtworkPending : STATUS.Received;
-  const newTags = new Map<number, string>();
   const lines: JobLineDto[] = plan.lines.map((l, i) => {
-    let assetSku = l.asset?.assetTag ?? null;
-    if (l.itemType === 'PriceCode' && l.priceCode) {
-      assetSku = fileNewAsset(customer, l.priceCode, l, nowMs);
-      newTags.set(l.index, assetSku);
-    }
+    const assetSku = l.priceCode ? fileNewAsset(customer, l.priceCode, l, nowMs) : (l.asset?.assetTag ?? null);
     return {
       jobLineId: jobNumber * 100 + i + 1,
       assetSku,
@@ -80,11 +75,11 @@ export function createJob(
     dateDue: dueString(job),
     totalJobCost: plan.totalJobCost,
     expectingArtworkToBeUploaded: expectingArtwork,
-    jobLineDetails: plan.lines.map((l) => ({
+    jobLineDetails: plan.lines.map((l, i) => ({
       needsArtworkToBeUploaded: l.needsArtwork,
       customerReference: l.customerReference ?? '',
       quantity: l.quantity,
-      newAssetSku: newTags.get(l.index) ?? null,
+      newAssetSku: l.priceCode ? lines[i].assetSku : null,
       jobLineLabelUrl: null,
     })),
   };
