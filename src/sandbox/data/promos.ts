@@ -1,5 +1,5 @@
 /** Promo codes. Expiry is relative to the sandbox clock's start, so the codes never go stale. */
-export interface PromoDef {
+interface PromoDef {
   code: string;
   description: string;
   /** Percentage, or cents when isFixed. */
@@ -13,65 +13,24 @@ export interface PromoDef {
   usageExceeded: boolean;
 }
 
+/** A percentage off every process, active, valid for a year and usable: what `other` changes. */
+const promo = (code: string, description: string, discount: number, other: Partial<PromoDef> = {}): PromoDef => ({
+  code,
+  description,
+  discount,
+  isFixed: false,
+  active: true,
+  expiresInDays: 365,
+  processCodes: null,
+  usageExceeded: false,
+  ...other,
+});
+
 export const PROMOS: readonly PromoDef[] = [
-  {
-    code: 'SPRING10',
-    description: '10% off everything',
-    discount: 10,
-    isFixed: false,
-    active: true,
-    expiresInDays: 365,
-    processCodes: null,
-    usageExceeded: false,
-  },
-  {
-    code: 'WELCOME500',
-    description: '$5.00 off your order',
-    discount: 500,
-    isFixed: true,
-    active: true,
-    expiresInDays: 365,
-    processCodes: null,
-    usageExceeded: false,
-  },
-  {
-    code: 'EXPIRED20',
-    description: '20% off (expired)',
-    discount: 20,
-    isFixed: false,
-    active: true,
-    expiresInDays: -30,
-    processCodes: null,
-    usageExceeded: false,
-  },
-  {
-    code: 'DTFONLY15',
-    description: '15% off DTF transfers',
-    discount: 15,
-    isFixed: false,
-    active: true,
-    expiresInDays: 365,
-    processCodes: ['DTF'],
-    usageExceeded: false,
-  },
-  {
-    code: 'RETIRED5',
-    description: '5% off (deactivated)',
-    discount: 5,
-    isFixed: false,
-    active: false,
-    expiresInDays: 365,
-    processCodes: null,
-    usageExceeded: false,
-  },
-  {
-    code: 'LIMIT1',
-    description: '25% off (usage limit reached)',
-    discount: 25,
-    isFixed: false,
-    active: true,
-    expiresInDays: 365,
-    processCodes: null,
-    usageExceeded: true,
-  },
+  promo('SPRING10', '10% off everything', 10),
+  promo('WELCOME500', '$5.00 off your order', 500, { isFixed: true }),
+  promo('EXPIRED20', '20% off (expired)', 20, { expiresInDays: -30 }),
+  promo('DTFONLY15', '15% off DTF transfers', 15, { processCodes: ['DTF'] }),
+  promo('RETIRED5', '5% off (deactivated)', 5, { active: false }),
+  promo('LIMIT1', '25% off (usage limit reached)', 25, { usageExceeded: true }),
 ];

@@ -1,4 +1,4 @@
-import type { ActiveJobsEnvelope, JobValidationFailure, PatchJobDto, ValidateOnlyResponse } from '../../api/types.js';
+import type { ActiveJobsEnvelope, JobValidationFailure, ValidateOnlyResponse } from '../../api/types.js';
 import { VALIDATE_ONLY_MESSAGE } from '../../api/types.js';
 import {
   fieldErrors,
@@ -12,7 +12,7 @@ import {
 } from '../handler.js';
 import { defaultLocation } from '../data/regions.js';
 import { isoSeconds, parseRequestDate } from '../dates.js';
-import { bindCandidate } from '../jobs/binding.js';
+import { bindCandidate, bindPatch } from '../jobs/binding.js';
 import { createJob } from '../jobs/create.js';
 import { canEdit, enter, isCancelable, lockedReason, settle, STATUS } from '../jobs/lifecycle.js';
 import { matchesSearch } from '../jobs/search.js';
@@ -100,28 +100,7 @@ function patchJob(ctx: ApiContext): Reply {
   const { value } = readJson(ctx);
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return fieldErrors(ctx.path, { $: ['The request body must be a JSON object.'] });
-  const body = value as Record<string, unknown>;
-  const errors: Record<string, string[]> = {};
-  const str = (k: keyof PatchJobDto): string | undefined => {
-    const v = body[k];
-    if (v === undefined || v === null) return undefined;
-    if (typeof v !== 'string')
-      errors[`$.${k}`] = [`The JSON value could not be converted to System.String. Path: $.${k}.`];
-    return typeof v === 'string' ? v : undefined;
-  };
-  const patch = {
-    description: str('description'),
-    comments: str('comments'),
-    orderNumber: str('orderNumber'),
-    dateDue: str('dateDue'),
-    locationCode: str('locationCode'),
-  };
-  let mustDate: boolean | undefined;
-  if (body.mustDate !== undefined && body.mustDate !== null) {
-    if (typeof body.mustDate !== 'boolean')
-      errors['$.mustDate'] = ['The JSON value could not be converted to System.Boolean. Path: $.mustDate.'];
-    else mustDate = body.mustDate;
-  }
+  const { value: patch, errors } = bindPatch(value as Record<string, unknown>);
   if (Object.keys(errors).length) return fieldErrors(ctx.path, errors);
   if (!canEdit(job.status)) {
     const reason = lockedReason(job.status);
@@ -148,7 +127,7 @@ function patchJob(ctx: ApiContext): Reply {
   if (patch.description !== undefined) job.description = patch.description;
   if (patch.comments !== undefined) job.comments = patch.comments;
   if (patch.orderNumber !== undefined) job.orderNumber = patch.orderNumber;
-  if (mustDate !== undefined) job.mustDate = mustDate;
+  if (patch.mustDate !== undefined) job.mustDate = patch.mustDate;
   if (dueDay !== undefined) job.dueDay = dueDay;
   ctx.world.dirty = true;
   return json(toJobDto(job, ctx.now.getTime()));
