@@ -97,7 +97,13 @@ export function restoreSnapshot(world: World, data: unknown): void {
   world.startMs = s.startMs;
   world.reset();
   world.nextJobNumber = s.nextJobNumber;
-  world.created = s.created.map((r) => ({ ...r, request: null, rawBody: '' }));
+  world.created = s.created.map(({ headers, receivedAt, ...rest }) => ({
+    ...rest,
+    request: null,
+    rawBody: '',
+    headers,
+    receivedAt,
+  }));
   world.clock.resetOffset();
   world.clock.advance(s.clockOffsetMs);
   for (const { saved, jobs } of customers) {
