@@ -5,30 +5,24 @@
 
 // Building an Intl.DateTimeFormat costs far more than using one, and every POST /Jobs needs
 // several, so one of each kind is kept per time zone.
-const dateFormats = new Map<string, Intl.DateTimeFormat>();
-const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+const formats = new Map<string, Intl.DateTimeFormat>();
 
-function cached(
-  cache: Map<string, Intl.DateTimeFormat>,
-  timeZone: string,
-  make: () => Intl.DateTimeFormat,
-): Intl.DateTimeFormat {
-  let f = cache.get(timeZone);
+function format(kind: 'date' | 'offset', timeZone: string): Intl.DateTimeFormat {
+  const key = `${kind} ${timeZone}`;
+  let f = formats.get(key);
   if (!f) {
-    f = make();
-    cache.set(timeZone, f);
+    f =
+      kind === 'date'
+        ? new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' })
+        : new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' });
+    formats.set(key, f);
   }
   return f;
 }
 
 /** `YYYY-MM-DD` of an instant, as seen in `timeZone`. */
 export function localDate(instant: Date, timeZone: string): string {
-  const format = cached(
-    dateFormats,
-    timeZone,
-    () => new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }),
-  );
-  const parts = format.formatToParts(instant);
+  const parts = format('date', timeZone).formatToParts(instant);
   const get = (t: string): string => parts.find((p) => p.type === t)?.value ?? '00';
   return `${get('year')}-${get('month')}-${get('day')}`;
 }
@@ -36,7 +30,7 @@ export function localDate(instant: Date, timeZone: string): string {
 /** Offset of `timeZone` from UTC at `instant`, in minutes (e.g. -300 for America/Chicago in summer). */
 export function offsetMinutes(instant: Date, timeZone: string): number {
   const name =
-    cached(offsetFormats, timeZone, () => new Intl.DateTimeFormat('en-US', { timeZone, timeZoneName: 'longOffset' }))
+    format('offset', timeZone)
       .formatToParts(instant)
       .find((p) => p.type === 'timeZoneName')?.value ?? 'GMT';
   const m = /GMT([+-])(\d{2}):?(\d{2})?/.exec(name);
@@ -55,13 +49,13 @@ export function zonedToUtc(date: string, time: string, timeZone: string): Date {
   return off2 === off ? first : new Date(guess.getTime() - off2 * 60_000);
 }
 
-export function addDays(date: string, days: number): string {
+function addDays(date: string, days: number): string {
   const d = new Date(`${date}T00:00:00Z`);
   d.setUTCDate(d.getUTCDate() + days);
   return d.toISOString().slice(0, 10);
 }
 
-export function isWeekend(date: string): boolean {
+function isWeekend(date: string): boolean {
   const day = new Date(`${date}T00:00:00Z`).getUTCDay();
   return day === 0 || day === 6;
 }

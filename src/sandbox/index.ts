@@ -1,7 +1,8 @@
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { TokenStore } from './auth.js';
 import { createClock } from './clock.js';
-import { accountDefs, clientSecret, customerDef } from './data/accounts.js';
+import { accountDefs, clientSecret } from './data/accounts.js';
 import { REGION_CODES, REGIONS } from './data/regions.js';
 import { Faults } from './faults.js';
 import { createSandboxServer } from './server.js';
@@ -76,44 +77,38 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   // Before listening: a bad saved state stops the start, and nothing is served from a half-loaded world.
   await shared?.open();
   const tokens = new TokenStore(clock, opts.tokenTtlSeconds ?? 600);
-  const faults = new Faults(seed);
-  const defs = accountDefs();
-  const secrets = new Map(defs.map((a) => [a.name, clientSecret(seed, a.name)]));
-  let info: SandboxInfo | null = null;
-  const server = createSandboxServer({ world, tokens, faults, secrets, info: () => info, shared });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const regions: Record<string, SandboxRegion> = {};
-  for (const code of REGION_CODES) {
-    regions[code] = {
-      baseUrl: `${url}/${code}/api`,
-      authUrl: `${url}/${code}/auth`,
-      realm: REGIONS[code].realm,
-      statusUrl: `${url}/${code}/status`,
-    };
-  }
-  const accounts: SandboxAccount[] = defs.map((a) => ({
+  const accounts: SandboxAccount[] = accountDefs().map((a) => ({
     name: a.name,
     region: a.region,
     clientId: a.clientId,
-    clientSecret: secrets.get(a.name) as string,
-    customerId: customerDef(a.customerId).customerId,
+    clientSecret: clientSecret(seed, a.name),
+    customerId: a.customerId,
     role: a.role,
   }));
-  info = { url, regions, accounts };
-  const snapshot = info;
+  const secrets = new Map(accounts.map((a) => [a.name, a.clientSecret]));
+  let info: SandboxInfo | null = null;
+  const server = createSandboxServer({ world, tokens, faults: new Faults(seed), secrets, info: () => info, shared });
+  server.listen(opts.port ?? 0, host);
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const regions = Object.fromEntries(
+    REGION_CODES.map((code) => [
+      code,
+      {
+        baseUrl: `${url}/${code}/api`,
+        authUrl: `${url}/${code}/auth`,
+        realm: REGIONS[code].realm,
+        statusUrl: `${url}/${code}/status`,
+      },
+    ]),
+  );
+  const started: SandboxInfo = { url, regions, accounts };
+  info = started;
   return {
-    ...snapshot,
+    ...started,
     admin: new SandboxAdmin(url),
-    info: () => structuredClone(snapshot),
+    info: () => structuredClone(started),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));

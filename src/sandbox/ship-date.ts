@@ -8,10 +8,10 @@ import { addBusinessDays, localDate, offsetMinutes, zonedToUtc, isoSeconds } fro
  * +2 when screen print (SCR) is among the processes; weekends and the listed holidays
  * (25–26 Dec, 1 Jan) are skipped. Despatch is at 17:00 local on that date.
  */
-export const LEAD_BUSINESS_DAYS = 3;
-export const CUTOFF_HOUR = 14;
+const LEAD_BUSINESS_DAYS = 3;
+const CUTOFF_HOUR = 14;
 
-export function holidays(now: Date, timezone: string): string[] {
+function holidays(now: Date, timezone: string): string[] {
   const year = Number(localDate(now, timezone).slice(0, 4));
   return [year, year + 1]
     .flatMap((y) => [`${y}-12-25`, `${y}-12-26`, `${y + 1}-01-01`])

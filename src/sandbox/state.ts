@@ -44,7 +44,6 @@ export interface JobRecord {
   deliveryLabel: string;
   isCollection: boolean;
   lines: JobLineDto[];
-  /** Line quantities by asset tag (for GET /Assets/{code}/jobs). */
   shippingAddresses: ShippingAddressTracking[];
   invoiceNumber: string | null;
   totalJobCost: number;
