@@ -1,4 +1,4 @@
-import type { IncomingHttpHeaders } from 'node:http';
+import { type IncomingHttpHeaders, STATUS_CODES } from 'node:http';
 import type { ProblemDetails } from '../api/types.js';
 import type { AccountDef } from './data/accounts.js';
 import type { RegionDef } from './data/regions.js';
@@ -37,21 +37,6 @@ export interface Reply {
 export const json = (body: unknown, status = 200): Reply => ({ status, body });
 export const noContent = (): Reply => ({ status: 204 });
 
-const TITLES: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  409: 'Conflict',
-  413: 'Payload Too Large',
-  415: 'Unsupported Media Type',
-  429: 'Too Many Requests',
-  500: 'Internal Server Error',
-  502: 'Bad Gateway',
-  503: 'Service Unavailable',
-};
-
 /** An RFC 7807 problem reply (type, title, status, detail, instance), plus any extra members. */
 export function problem(
   status: number,
@@ -62,7 +47,7 @@ export function problem(
 ): Reply {
   const body: ProblemDetails = {
     type: `https://tools.ietf.org/html/rfc9110#status-${status}`,
-    title: TITLES[status] ?? 'Error',
+    title: STATUS_CODES[status] ?? 'Error',
     status,
     detail,
     instance,

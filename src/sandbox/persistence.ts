@@ -106,7 +106,6 @@ export class SharedWorld {
     else if (found.kind === 'none') {
       // Removed by a reset in another process: start over too (its ledger entries are gone).
       this.world.reset();
-      this.world.clock.resetOffset();
       this.world.dirty = false;
     }
   }

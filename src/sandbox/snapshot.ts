@@ -104,7 +104,6 @@ export function restoreSnapshot(world: World, data: unknown): void {
     headers,
     receivedAt,
   }));
-  world.clock.resetOffset();
   world.clock.advance(s.clockOffsetMs);
   for (const { saved, jobs } of customers) {
     const c = world.customer(saved.customerId);

@@ -97,7 +97,9 @@ export class World {
     public startMs: number,
   ) {}
 
+  /** Back to the seed's state and the clock's start (no offset). */
   reset(): void {
+    this.clock.resetOffset();
     this.customers.clear();
     this.globals.clear();
     this.nextJobNumber = FIRST_JOB_NUMBER;

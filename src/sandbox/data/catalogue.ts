@@ -66,14 +66,8 @@ export function dtfBands(width: number, height: number, minimum: number, factor:
 const scale = (bands: [number, number | null, number][], factor: number): PriceBand[] =>
   bands.map(([from, to, price]) => ({ from, to, unitPrice: round2(price * factor) }));
 
-function base(
-  code: string,
-  processCode: string,
-  categoryName: string,
-): Omit<
-  PriceCodeDto,
-  'minimumQuantity' | 'priceBands' | 'attributes' | 'standardSetup' | 'standardReset' | 'sizeWidth' | 'sizeHeight'
-> {
+/** What a price code's own fields complete: its names and categories, no sample, inches. */
+function base(code: string, processCode: string, categoryName: string) {
   return {
     priceCode: code,
     description: code,

@@ -6,6 +6,7 @@ import type {
   ValidationMessage,
 } from '../../api/types.js';
 import type { AssetRecord } from '../data/assets.js';
+import type { ApiContext } from '../handler.js';
 import { customSizeCode } from '../data/catalogue.js';
 import { findCountry, ORIGIN_CODES, STATES } from '../data/lookups.js';
 import { defaultLocation, type LocationDef } from '../data/regions.js';
@@ -55,17 +56,6 @@ export interface JobPlan {
   totalJobCost: number;
 }
 
-export interface ValidationContext {
-  customer: CustomerState;
-  findAsset(tag: string): AssetRecord | undefined;
-  /** Calling credential's user id: the default customerUserId. */
-  callerUserId: number;
-  /** Raw X-Application-Name header; undefined means the default `API`. */
-  originHeader: string | undefined;
-  now: Date;
-  clockStartMs: number;
-}
-
 const present = (s: string | undefined): s is string => typeof s === 'string' && s.trim() !== '';
 
 /** The two kinds of finding, in the order the checks run. Both add and answer null: `return f.msg(…)`. */
@@ -92,7 +82,7 @@ interface Promo {
 
 export function validateCandidate(
   c: BoundCandidate,
-  ctx: ValidationContext,
+  ctx: ApiContext,
 ): { crashes: string[]; messages: ValidationMessage[]; plan: JobPlan | null } {
   const f = new Findings();
   const job = checkJobFields(c, ctx, f);
@@ -109,13 +99,15 @@ export function validateCandidate(
 }
 
 /** The origin header, an empty job, the location override, the due date and the user. */
-function checkJobFields(c: BoundCandidate, ctx: ValidationContext, f: Findings) {
+function checkJobFields(c: BoundCandidate, ctx: ApiContext, f: Findings) {
   const { customer } = ctx;
+  const header = ctx.headers['x-application-name'];
+  const origin = Array.isArray(header) ? header[0] : header;
   let originCode = 'API';
-  if (ctx.originHeader !== undefined) {
-    const hit = ORIGIN_CODES.find((o) => o.toLowerCase() === ctx.originHeader?.trim().toLowerCase());
+  if (origin !== undefined) {
+    const hit = ORIGIN_CODES.find((o) => o.toLowerCase() === origin.trim().toLowerCase());
     if (hit) originCode = hit;
-    else f.msg('InvalidOriginCode', `X-Application-Name: '${ctx.originHeader}' is not a valid origin code.`);
+    else f.msg('InvalidOriginCode', `X-Application-Name: '${origin}' is not a valid origin code.`);
   }
   if ((c.items ?? []).length === 0) f.crash('items is empty');
   let location = defaultLocation(customer.region);
@@ -134,7 +126,7 @@ function checkJobFields(c: BoundCandidate, ctx: ValidationContext, f: Findings) 
     dueRequested = parseRequestDate(c.dateDue);
     if (!dueRequested) f.msg('InvalidDateDue', `dateDue: '${c.dateDue}' is not a valid date.`);
   }
-  let user = customer.users.find((u) => u.id === ctx.callerUserId) as UserProfile;
+  let user = customer.users.find((u) => u.id === ctx.account.userId) as UserProfile;
   if (c.customerUserId !== undefined) {
     const u = customer.users.find((x) => x.id === c.customerUserId);
     if (!u?.active)
@@ -203,7 +195,7 @@ function checkRoutable(da: DeliveryAddress, iso: string | undefined, f: Findings
 }
 
 /** Plans each line by its item type; PriceCode lines supply an artwork URL all or none. */
-function checkLines(items: BoundLine[], ctx: ValidationContext, f: Findings): PlannedLine[] {
+function checkLines(items: BoundLine[], ctx: ApiContext, f: Findings): PlannedLine[] {
   const planned: PlannedLine[] = [];
   const artworkLines: { index: number; has: boolean }[] = [];
   for (const [index, line] of items.entries()) {
@@ -231,9 +223,9 @@ function checkLines(items: BoundLine[], ctx: ValidationContext, f: Findings): Pl
 }
 
 /** A promo code is checked against the processes of the planned lines. */
-function checkPromoCode(code: string | undefined, processes: string[], ctx: ValidationContext, f: Findings) {
+function checkPromoCode(code: string | undefined, processes: string[], ctx: ApiContext, f: Findings) {
   if (!present(code)) return null;
-  const r = checkPromo(code, processes, ctx.now.getTime(), ctx.clockStartMs);
+  const r = checkPromo(code, processes, ctx.now.getTime(), ctx.world.startMs);
   if (r.isValid) return { discount: r.discount, isFixed: r.isFixed, processes: promoProcesses(code) };
   return f.msg('InvalidPromoCode', `promocode: '${code}' is not valid: ${r.message}`);
 }
@@ -352,8 +344,8 @@ function attributeProblem(def: ProcessAttribute, value: string | undefined, at: 
   }
 }
 
-function assetLine(line: BoundLine, p: string, ctx: ValidationContext, f: Findings): PlannedLine | null {
-  const asset = ctx.findAsset(line.code as string);
+function assetLine(line: BoundLine, p: string, ctx: ApiContext, f: Findings): PlannedLine | null {
+  const asset = ctx.world.findAsset(ctx.customer, line.code as string);
   if (!asset) return f.crash(`${p}.code: asset '${line.code}' does not exist`);
   if (asset.isArchived)
     return f.msg('AssetNotOrderable', `${p}.code: asset '${asset.assetTag}' is not in an orderable state (archived).`);

@@ -53,7 +53,6 @@ export function adminRouter(): Router<AdminHandler> {
   r.add('GET', '/info', (_q, d) => json(d.info()));
   r.add('POST', '/reset', (_q, d) => {
     d.world.reset();
-    d.world.clock.resetOffset();
     d.calls.clear();
     d.faults.clear();
     return json({ ok: true });

@@ -51,15 +51,7 @@ function postJob(ctx: ApiContext): Reply {
   const bound = bindCandidate(value);
   if (Object.keys(bound.errors).length) return fieldErrors(ctx.path, bound.errors);
   const c = bound.value;
-  const header = ctx.headers['x-application-name'];
-  const verdict = validateCandidate(c, {
-    customer: ctx.customer,
-    findAsset: (tag) => ctx.world.findAsset(ctx.customer, tag),
-    callerUserId: ctx.account.userId,
-    originHeader: Array.isArray(header) ? header[0] : header,
-    now: ctx.now,
-    clockStartMs: ctx.world.startMs,
-  });
+  const verdict = validateCandidate(c, ctx);
   const validateOnly = c.validateOnly === true;
   // The documented 500 causes: a crash on a real submit; real messages on a dry run
   // ("send the payload with validateOnly true to get real validation messages").
