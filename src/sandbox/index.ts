@@ -75,7 +75,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const world = new World(seed, clock, clock.nowMs());
   const shared = opts.state ? new SharedWorld(world, opts.state) : undefined;
   // Before listening: a bad saved state stops the start, and nothing is served from a half-loaded world.
-  await shared?.open();
+  await shared?.read();
   const tokens = new TokenStore(clock, opts.tokenTtlSeconds ?? 600);
   const accounts: SandboxAccount[] = accountDefs().map((a) => ({
     name: a.name,

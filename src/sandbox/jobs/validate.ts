@@ -255,46 +255,33 @@ function quantityOf(line: BoundLine, p: string, f: Findings): number | null {
 function priceCodeLine(line: BoundLine, p: string, customer: CustomerState, f: Findings): PlannedLine | null {
   let pc = customer.catalogue.find((x) => x.priceCode === line.code);
   if (!pc) return f.msg('UnknownPriceCode', `${p}.code: price code '${line.code}' does not exist for this account.`);
-  let ok = true;
-  if (!present(line.customerReference)) {
+  // Every check below runs and says what it finds; the line is planned only if none found anything.
+  const before = f.messages.length;
+  if (!present(line.customerReference))
     f.msg('MissingCustomerReference', `${p}.customerReference is required on PriceCode lines.`);
-    ok = false;
-  }
-  if (present(line.externalArtworkUrl) && !/^https?:\/\/[^\s/]+/i.test(line.externalArtworkUrl)) {
+  if (present(line.externalArtworkUrl) && !/^https?:\/\/[^\s/]+/i.test(line.externalArtworkUrl))
     f.msg('InvalidArtworkUrl', `${p}.externalArtworkUrl: '${line.externalArtworkUrl}' is not an absolute http(s) URL.`);
-    ok = false;
-  }
   const attrs = line.attributes ?? {};
   for (const def of pc.attributes ?? []) {
     const wrong = attributeProblem(def, attrs[def.name ?? ''], `${p}.attributes.${def.name ?? ''}`);
-    if (wrong) {
-      f.msg(...wrong);
-      ok = false;
-    }
+    if (wrong) f.msg(...wrong);
   }
-  if (pc.hasMetaDataAttributes) {
-    const dgX = Number(attrs['DG-X']);
-    const dgY = Number(attrs['DG-Y']);
-    // An unusable size already has its attribute message.
-    if (Number.isFinite(dgX) && Number.isFinite(dgY) && dgX > 0 && dgY > 0) {
-      pc = customSizeCode(customer.region, customer.def.tierFactor, { dgX, dgY });
-    } else ok = false;
-  }
+  const dgX = Number(attrs['DG-X']);
+  const dgY = Number(attrs['DG-Y']);
+  // An unusable custom size has its attribute message already.
+  if (pc.hasMetaDataAttributes && Number.isFinite(dgX) && Number.isFinite(dgY) && dgX > 0 && dgY > 0)
+    pc = customSizeCode(customer.region, customer.def.tierFactor, { dgX, dgY });
   const isSample = line.isSample === true;
   const quantity = quantityOf(line, p, f);
   if (quantity === null) return null;
-  if (isSample && !pc.sampleAvailable) {
+  if (isSample && !pc.sampleAvailable)
     f.msg('SampleNotAvailable', `${p}: no sample is available for '${pc.priceCode}'.`);
-    ok = false;
-  }
-  if (!isSample && quantity < pc.minimumQuantity) {
+  if (!isSample && quantity < pc.minimumQuantity)
     f.msg(
       'BelowMinimumQuantity',
       `${p}: quantity ${quantity} is below the minimum quantity ${pc.minimumQuantity} for '${pc.priceCode}'.`,
     );
-    ok = false;
-  }
-  if (!ok) return null;
+  if (f.messages.length > before) return null;
   return {
     quantity,
     unitPrice: isSample ? (pc.samplePrice ?? 0) : unitPriceFor(pc.priceBands ?? [], quantity),
