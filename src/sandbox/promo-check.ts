@@ -13,7 +13,7 @@ export function checkPromo(
   nowMs: number,
   clockStartMs: number,
 ): PromoValidationResult {
-  const def = findPromo(code);
+  const def = PROMOS.find((p) => p.code.toUpperCase() === code.trim().toUpperCase());
   const invalid = (message: string): PromoValidationResult => ({
     isValid: false,
     promoCode: def?.code ?? code,
@@ -42,8 +42,3 @@ export function checkPromo(
     applicableProcessCodes: applicable,
   };
 }
-
-/** Which processes a promo discounts: null = all. */
-export const promoProcesses = (code: string): string[] | null => findPromo(code)?.processCodes ?? null;
-
-const findPromo = (code: string) => PROMOS.find((p) => p.code.toUpperCase() === code.trim().toUpperCase());

@@ -1,4 +1,4 @@
-import type { JobCreateResponse, JobLineDto, PriceCodeDto, ShippingAddressTracking } from '../../api/types.js';
+import type { JobCreateResponse, JobLineDto, PriceCodeDto } from '../../api/types.js';
 import { assetFromPriceCode } from '../data/assets.js';
 import { isoSeconds } from '../dates.js';
 import type { CustomerState, JobRecord, World } from '../state.js';
@@ -22,6 +22,7 @@ export function createJob(
   world.dirty = true;
   const expectingArtwork = plan.lines.some((l) => l.needsArtwork);
   const status = expectingArtwork ? STATUS.ArtworkPending : STATUS.Received;
+  const da = c.deliveryAddress ?? {};
   const lines: JobLineDto[] = plan.lines.map((l, i) => {
     const assetSku = l.priceCode ? fileNewAsset(customer, l.priceCode, l, nowMs) : (l.asset?.assetTag ?? null);
     return {
@@ -63,7 +64,20 @@ export function createJob(
     deliveryLabel: plan.delivery.label,
     isCollection: plan.delivery.isCollection,
     lines,
-    shippingAddresses: [shippingAddress(c.deliveryAddress ?? {}, plan.delivery.code)],
+    shippingAddresses: [
+      {
+        contactName: da.contactName ?? null,
+        organisation: da.organisation ?? null,
+        streetAddress: da.streetAddress ?? null,
+        city: da.city ?? null,
+        state: da.stateCode ?? da.state ?? null,
+        postalCode: da.postalCode ?? null,
+        countryCodeISO2: da.countryCodeISO2 ?? null,
+        deliveryMethod: plan.delivery.code,
+        trackingNumber: null,
+        trackingLink: null,
+      },
+    ],
     invoiceNumber: null,
     totalJobCost: plan.totalJobCost,
     taxTotal: round2(plan.totalJobCost * customer.region.taxRate),
@@ -103,24 +117,6 @@ function fileNewAsset(customer: CustomerState, priceCode: PriceCodeDto, l: Plann
   customer.assets.push(asset);
   customer.assetsByTag.set(tag, asset);
   return tag;
-}
-
-function shippingAddress(
-  da: NonNullable<BoundCandidate['deliveryAddress']>,
-  deliveryMethod: string,
-): ShippingAddressTracking {
-  return {
-    contactName: da.contactName ?? null,
-    organisation: da.organisation ?? null,
-    streetAddress: da.streetAddress ?? null,
-    city: da.city ?? null,
-    state: da.stateCode ?? da.state ?? null,
-    postalCode: da.postalCode ?? null,
-    countryCodeISO2: da.countryCodeISO2 ?? null,
-    deliveryMethod,
-    trackingNumber: null,
-    trackingLink: null,
-  };
 }
 
 /** Due date in the location's timezone, without offset; time-sensitive jobs carry the 15:00 cut. */

@@ -2,6 +2,7 @@ import type {
   DeliveryOption,
   PriceCodeDto,
   ProcessAttribute,
+  PromoValidationResult,
   UserProfile,
   ValidationMessage,
 } from '../../api/types.js';
@@ -12,7 +13,7 @@ import { findCountry, ORIGIN_CODES, STATES } from '../data/lookups.js';
 import { defaultLocation, type LocationDef } from '../data/regions.js';
 import { STOCK } from '../data/stock.js';
 import { parseRequestDate } from '../dates.js';
-import { checkPromo, promoProcesses } from '../promo-check.js';
+import { checkPromo } from '../promo-check.js';
 import { earliestShipDay } from '../ship-date.js';
 import type { CustomerState } from '../state.js';
 import type { BoundCandidate, BoundLine } from './binding.js';
@@ -72,12 +73,6 @@ class Findings {
     this.messages.push({ errorCode, message });
     return null;
   }
-}
-
-interface Promo {
-  discount: number;
-  isFixed: boolean;
-  processes: string[] | null;
 }
 
 export function validateCandidate(
@@ -226,19 +221,18 @@ function checkLines(items: BoundLine[], ctx: ApiContext, f: Findings): PlannedLi
 function checkPromoCode(code: string | undefined, processes: string[], ctx: ApiContext, f: Findings) {
   if (!present(code)) return null;
   const r = checkPromo(code, processes, ctx.now.getTime(), ctx.world.startMs);
-  if (r.isValid) return { discount: r.discount, isFixed: r.isFixed, processes: promoProcesses(code) };
-  return f.msg('InvalidPromoCode', `promocode: '${code}' is not valid: ${r.message}`);
+  return r.isValid ? r : f.msg('InvalidPromoCode', `promocode: '${code}' is not valid: ${r.message}`);
 }
 
-/** The total of the lines less the promo's discount (fixed, or a share of its processes' lines). */
-function price(planned: PlannedLine[], promo: Promo | null): number {
+/** The total of the lines less the promo's discount (fixed, or a share of the lines of its processes). */
+function price(planned: PlannedLine[], promo: PromoValidationResult | null): number {
   const lineTotal = (l: PlannedLine): number => round2(l.quantity * l.unitPrice + l.oneOff);
   const subtotal = round2(planned.reduce((s, l) => s + lineTotal(l), 0));
   let discount = 0;
   if (promo?.isFixed) discount = Math.min(subtotal, promo.discount / 100);
   else if (promo) {
     const base = planned
-      .filter((l) => !promo.processes || promo.processes.includes(l.processCode ?? ''))
+      .filter((l) => !promo.applicableProcessCodes || promo.applicableProcessCodes.includes(l.processCode ?? ''))
       .reduce((s, l) => s + lineTotal(l), 0);
     discount = round2((base * promo.discount) / 100);
   }
