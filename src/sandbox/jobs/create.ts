@@ -23,23 +23,7 @@ export function createJob(
   const expectingArtwork = plan.lines.some((l) => l.needsArtwork);
   const status = expectingArtwork ? STATUS.ArtworkPending : STATUS.Received;
   const da = c.deliveryAddress ?? {};
-  const lines: JobLineDto[] = plan.lines.map((l, i) => {
-    const assetSku = l.priceCode ? fileNewAsset(customer, l.priceCode, l, nowMs) : (l.asset?.assetTag ?? null);
-    return {
-      jobLineId: jobNumber * 100 + i + 1,
-      assetSku,
-      processCode: l.processCode,
-      garment: l.garment,
-      description: l.description,
-      comments: l.comments,
-      quantity: l.quantity,
-      unitPrice: l.unitPrice,
-      customerReference: l.customerReference,
-      imageUrl: assetSku ? `https://cdn.sandbox.invalid/assets/${assetSku}.png?size=100` : null,
-      gang: null,
-      jobLineStatus: status,
-    };
-  });
+  const lines = jobLines(customer, plan, jobNumber, status, nowMs);
   const job: JobRecord = {
     jobNumber,
     customerId: customer.def.customerId,
@@ -98,6 +82,27 @@ export function createJob(
     })),
   };
   return { job, response };
+}
+
+/** The job's lines; each new-print line files its asset. */
+function jobLines(customer: CustomerState, plan: JobPlan, jobNumber: number, status: string, nowMs: number) {
+  return plan.lines.map((l, i): JobLineDto => {
+    const assetSku = l.priceCode ? fileNewAsset(customer, l.priceCode, l, nowMs) : (l.asset?.assetTag ?? null);
+    return {
+      jobLineId: jobNumber * 100 + i + 1,
+      assetSku,
+      processCode: l.processCode,
+      garment: l.garment,
+      description: l.description,
+      comments: l.comments,
+      quantity: l.quantity,
+      unitPrice: l.unitPrice,
+      customerReference: l.customerReference,
+      imageUrl: assetSku ? `https://cdn.sandbox.invalid/assets/${assetSku}.png?size=100` : null,
+      gang: null,
+      jobLineStatus: status,
+    };
+  });
 }
 
 /** Files a new-print line as the customer's next asset and answers its tag. */
