@@ -2,12 +2,7 @@ import type { EarliestShipDate } from '../api/types.js';
 import type { LocationDef } from './data/regions.js';
 import { addBusinessDays, localDate, offsetMinutes, zonedToUtc, isoSeconds } from './dates.js';
 
-/**
- * The earliest ship date, a live calculation from the sandbox clock:
- * 3 business days after today in the factory's timezone, +1 after the 14:00 local cut-off,
- * +2 when screen print (SCR) is among the processes; weekends and the listed holidays
- * (25–26 Dec, 1 Jan) are skipped. Despatch is at 17:00 local on that date.
- */
+/** The earliest ship date of docs/sandbox.md (Due date), from the sandbox clock; despatch is at 17:00 local. */
 const LEAD_BUSINESS_DAYS = 3;
 const CUTOFF_HOUR = 14;
 

@@ -1,5 +1,5 @@
 import type { ProcessesResponse } from '../../api/types.js';
-import { fieldErrors, json, problem, type ApiHandler } from '../handler.js';
+import { json, problem, type ApiHandler } from '../handler.js';
 import { CUSTOM_SIZE_LIMITS, customSizeCode } from '../data/catalogue.js';
 import { containsText, optionalPage, QueryReader } from '../paging.js';
 import type { Router } from '../router.js';
@@ -30,23 +30,17 @@ export function register(r: Router<ApiHandler>): void {
     const pc = ctx.customer.catalogue.find((p) => p.priceCode === code);
     if (!pc) return problem(404, `Price code '${code}' was not found.`, ctx.path);
     if (!pc.hasMetaDataAttributes) return json(pc);
-    const errors: Record<string, string[]> = {};
-    const dim = (name: 'dgX' | 'dgY'): number | null => {
+    const q = new QueryReader(ctx);
+    const dim = (name: 'dgX' | 'dgY'): number => {
       const raw = ctx.query.get(name);
-      if (raw === null || raw.trim() === '') {
-        errors[name] = [`${name} is required for '${code}' (it has metadata attributes).`];
-        return null;
-      }
       const n = Number(raw);
-      if (!Number.isFinite(n) || n <= 0 || n > CUSTOM_SIZE_LIMITS[name]) {
-        errors[name] = [`${name} must be a number greater than 0 and at most ${CUSTOM_SIZE_LIMITS[name]}.`];
-        return null;
-      }
+      if (raw === null || raw.trim() === '')
+        q.fail(name, `${name} is required for '${code}' (it has metadata attributes).`);
+      else if (!Number.isFinite(n) || n <= 0 || n > CUSTOM_SIZE_LIMITS[name])
+        q.fail(name, `${name} must be a number greater than 0 and at most ${CUSTOM_SIZE_LIMITS[name]}.`);
       return n;
     };
-    const dgX = dim('dgX');
-    const dgY = dim('dgY');
-    if (dgX === null || dgY === null) return fieldErrors(ctx.path, errors);
-    return json(customSizeCode(ctx.customer.region, ctx.customer.def.tierFactor, { dgX, dgY }));
+    const size = { dgX: dim('dgX'), dgY: dim('dgY') };
+    return q.invalid() ?? json(customSizeCode(ctx.customer.region, ctx.customer.def.tierFactor, size));
   });
 }
