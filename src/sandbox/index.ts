@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { TokenStore } from './auth.js';
 import { createClock } from './clock.js';
-import { accountDefs, clientSecret } from './data/accounts.js';
+import { ACCOUNTS, clientSecret } from './data/accounts.js';
 import { REGION_CODES, REGIONS } from './data/regions.js';
 import { Faults } from './faults.js';
 import { createSandboxServer } from './server.js';
@@ -64,7 +64,7 @@ export interface Sandbox extends SandboxInfo {
 
 /** The names of the demo accounts (`--account`), whatever the seed. */
 export function sandboxAccountNames(): string[] {
-  return accountDefs().map((a) => a.name);
+  return ACCOUNTS.map((a) => a.name);
 }
 
 /** Starts the simulator on one HTTP server; resolves once it is listening. */
@@ -77,10 +77,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   // Before listening: a bad saved state stops the start, and nothing is served from a half-loaded world.
   await shared?.read();
   const tokens = new TokenStore(clock, opts.tokenTtlSeconds ?? 600);
-  const accounts: SandboxAccount[] = accountDefs().map((a) => ({
+  const accounts: SandboxAccount[] = ACCOUNTS.map((a) => ({
     name: a.name,
     region: a.region,
-    clientId: a.clientId,
+    clientId: a.name,
     clientSecret: clientSecret(seed, a.name),
     customerId: a.customerId,
     role: a.role,

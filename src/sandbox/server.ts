@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { TokenResponse } from '../api/types.js';
-import { accountDefs } from './data/accounts.js';
+import { ACCOUNTS } from './data/accounts.js';
 import { REGIONS, type RegionCode, type RegionDef } from './data/regions.js';
 import { problem, ProblemError, type ApiHandler, type Reply } from './handler.js';
 import type { SharedWorld } from './persistence.js';
@@ -40,7 +40,6 @@ for (const register of [
 ])
   register(API);
 const ADMIN = adminRouter();
-const ACCOUNTS = accountDefs();
 
 function send(res: ServerResponse, reply: Reply): void {
   if (res.headersSent || res.destroyed) return;
@@ -246,7 +245,7 @@ function tokenEndpoint(d: Deps, { req, body, url }: SandboxRequest, region: Regi
   const form = new URLSearchParams(body.toString('utf8'));
   if (form.get('grant_type') !== 'client_credentials')
     return oauth(400, 'unsupported_grant_type', 'grant_type must be client_credentials.');
-  const account = ACCOUNTS.find((a) => a.clientId === form.get('client_id') && a.region === region);
+  const account = ACCOUNTS.find((a) => a.name === form.get('client_id') && a.region === region);
   if (!account || d.secrets.get(account.name) !== (form.get('client_secret') ?? ''))
     return oauth(401, 'invalid_client', 'Invalid client credentials.');
   const token: TokenResponse & Record<string, unknown> = {

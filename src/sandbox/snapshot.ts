@@ -4,7 +4,8 @@ import type { CreatedJobRecord } from './admin-types.js';
 import { CUSTOMERS } from './data/accounts.js';
 import type { AssetRecord } from './data/assets.js';
 import { REGIONS } from './data/regions.js';
-import { FIRST_JOB_NUMBER, type JobRecord, type World } from './state.js';
+import { createClock } from './clock.js';
+import { FIRST_JOB_NUMBER, type JobRecord, World } from './state.js';
 
 /**
  * What a persistent sandbox keeps between runs (`--sandbox`), as plain JSON: only what requests
@@ -322,23 +323,9 @@ export function resetSnapshot(
   seed: number,
   nowMs: number,
 ): { snapshot: SandboxSnapshot; forgotJobs: number | undefined } {
-  const old = typeof previous === 'object' && previous !== null ? (previous as Record<string, unknown>) : {};
-  const counter = old.nextJobNumber;
-  const created = old.created;
-  return {
-    snapshot: {
-      format: FORMAT,
-      version: VERSION,
-      seed,
-      startMs: nowMs,
-      clockOffsetMs: 0,
-      nextJobNumber:
-        Number.isSafeInteger(counter) && (counter as number) > FIRST_JOB_NUMBER
-          ? (counter as number)
-          : FIRST_JOB_NUMBER,
-      created: [],
-      customers: [],
-    },
-    forgotJobs: Array.isArray(created) ? created.length : undefined,
-  };
+  const old = (typeof previous === 'object' && previous !== null ? previous : {}) as Record<string, unknown>;
+  const world = new World(seed, createClock(new Date(nowMs)), nowMs);
+  const counter = old.nextJobNumber as number;
+  if (Number.isSafeInteger(counter) && counter > FIRST_JOB_NUMBER) world.nextJobNumber = counter;
+  return { snapshot: takeSnapshot(world), forgotJobs: Array.isArray(old.created) ? old.created.length : undefined };
 }

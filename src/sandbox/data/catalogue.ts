@@ -7,14 +7,14 @@ import type { RegionDef } from './regions.js';
  * and tier (per-account prices). Named demo codes are fixed; see docs/sandbox.md.
  */
 
-export const CUSTOM_SIZE_CODE = 'DTF Custom Size';
+const CUSTOM_SIZE_CODE = 'DTF Custom Size';
 
 /** DTF per-square-inch rates by band; `DTF … 10" x 10"` thus costs 3.20 / 2.80 / 2.40. */
 const DTF_RATES = [0.032, 0.028, 0.024];
 const DTF_MAX_WIDTH = 22;
 const DTF_MAX_HEIGHT = 100;
 
-export function colourAttributes(region: RegionDef): ProcessAttribute[] {
+function colourAttributes(region: RegionDef): ProcessAttribute[] {
   const word = `${region.colourWord}s`;
   return [
     {
@@ -53,7 +53,7 @@ export function colourAttributes(region: RegionDef): ProcessAttribute[] {
 }
 
 /** DTF bands for a size: first band from the minimum, then 50 and 100 breaks. */
-export function dtfBands(width: number, height: number, minimum: number, factor: number): PriceBand[] {
+function dtfBands(width: number, height: number, minimum: number, factor: number): PriceBand[] {
   const area = width * height;
   const unit = (rate: number): number => round2(Math.max(0.5, area * rate) * factor);
   return [
@@ -220,8 +220,8 @@ export function buildProcesses(region: RegionDef): PricingProcessDto[] {
     description: string,
     sheetRank: number,
     sheetColor: string,
-    w: number | null,
-    h: number | null,
+    w: number,
+    h: number,
   ): PricingProcessDto => ({
     processCode,
     description,
