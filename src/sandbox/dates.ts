@@ -1,3 +1,6 @@
+import type { EarliestShipDate } from '../api/types.js';
+import type { LocationDef } from './data/regions.js';
+
 /**
  * Calendar arithmetic in a location's timezone, with no date library: Intl gives the
  * local wall-clock parts and the UTC offset; everything else is plain date-only math.
@@ -21,14 +24,14 @@ function format(kind: 'date' | 'offset', timeZone: string): Intl.DateTimeFormat 
 }
 
 /** `YYYY-MM-DD` of an instant, as seen in `timeZone`. */
-export function localDate(instant: Date, timeZone: string): string {
+function localDate(instant: Date, timeZone: string): string {
   const parts = format('date', timeZone).formatToParts(instant);
   const get = (t: string): string => parts.find((p) => p.type === t)?.value ?? '00';
   return `${get('year')}-${get('month')}-${get('day')}`;
 }
 
 /** Offset of `timeZone` from UTC at `instant`, in minutes (e.g. -300 for America/Chicago in summer). */
-export function offsetMinutes(instant: Date, timeZone: string): number {
+function offsetMinutes(instant: Date, timeZone: string): number {
   const name =
     format('offset', timeZone)
       .formatToParts(instant)
@@ -40,7 +43,7 @@ export function offsetMinutes(instant: Date, timeZone: string): number {
 }
 
 /** The UTC instant of wall-clock `date` + `time` (HH:MM:SS) in `timeZone`. */
-export function zonedToUtc(date: string, time: string, timeZone: string): Date {
+function zonedToUtc(date: string, time: string, timeZone: string): Date {
   const guess = new Date(`${date}T${time}Z`);
   const off = offsetMinutes(guess, timeZone);
   const first = new Date(guess.getTime() - off * 60_000);
@@ -61,7 +64,7 @@ function isWeekend(date: string): boolean {
 }
 
 /** Adds `n` business days, skipping weekends and any date in `excluded`. */
-export function addBusinessDays(date: string, n: number, excluded: ReadonlySet<string>): string {
+function addBusinessDays(date: string, n: number, excluded: ReadonlySet<string>): string {
   let d = date;
   let left = n;
   while (left > 0) {
@@ -89,3 +92,37 @@ export const DAY_MS = 86_400_000;
 
 /** The instant `days` days before `start`, without milliseconds. */
 export const daysBefore = (start: Date, days: number): string => isoSeconds(new Date(start.getTime() - days * DAY_MS));
+
+/** The earliest ship date of docs/sandbox.md (Due date), from the sandbox clock; despatch is at 17:00 local. */
+const LEAD_BUSINESS_DAYS = 3;
+const CUTOFF_HOUR = 14;
+
+function holidays(now: Date, timezone: string): string[] {
+  const year = Number(localDate(now, timezone).slice(0, 4));
+  return [year, year + 1]
+    .flatMap((y) => [`${y}-12-25`, `${y}-12-26`, `${y + 1}-01-01`])
+    .filter((d, i, a) => a.indexOf(d) === i);
+}
+
+export function earliestShipDay(now: Date, location: LocationDef, processCodes: string[] = []): string {
+  const tz = location.timezone;
+  const today = localDate(now, tz);
+  const localHour = new Date(now.getTime() + offsetMinutes(now, tz) * 60_000).getUTCHours();
+  let days = LEAD_BUSINESS_DAYS;
+  if (localHour >= CUTOFF_HOUR) days += 1;
+  if (processCodes.some((p) => p.toUpperCase() === 'SCR')) days += 2;
+  return addBusinessDays(today, days, new Set(holidays(now, tz)));
+}
+
+export function earliestShipDate(now: Date, location: LocationDef, processCodes: string[] = []): EarliestShipDate {
+  const day = earliestShipDay(now, location, processCodes);
+  const today = localDate(now, location.timezone);
+  return {
+    shippingDateUtc: isoSeconds(zonedToUtc(day, '17:00:00', location.timezone)),
+    shippingDateLocal: `${day}T17:00:00`,
+    timezone: location.timezone,
+    dateExclusions: holidays(now, location.timezone)
+      .filter((d) => d >= today)
+      .map((d) => ({ dateFrom: d, dateTo: d })),
+  };
+}

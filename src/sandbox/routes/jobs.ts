@@ -11,7 +11,7 @@ import {
   type Reply,
 } from '../handler.js';
 import { defaultLocation } from '../data/regions.js';
-import { isoSeconds, parseRequestDate } from '../dates.js';
+import { earliestShipDate, earliestShipDay, isoSeconds, parseRequestDate } from '../dates.js';
 import { bindCandidate, bindPatch } from '../jobs/binding.js';
 import { createJob } from '../jobs/create.js';
 import { canEdit, enter, isCancelable, lockedReason, settle, STATUS } from '../jobs/lifecycle.js';
@@ -19,7 +19,6 @@ import { matchesSearch } from '../jobs/search.js';
 import { validateCandidate } from '../jobs/validate.js';
 import { toActiveJobDto, toJobDto } from '../jobs/views.js';
 import { compareValues, QueryReader } from '../paging.js';
-import { earliestShipDate, earliestShipDay } from '../ship-date.js';
 import type { Router } from '../router.js';
 import type { JobRecord } from '../state.js';
 

@@ -1,6 +1,6 @@
 import { json, type ApiHandler } from '../handler.js';
 import { QueryReader } from '../paging.js';
-import { checkPromo } from '../promo-check.js';
+import { checkPromo } from '../data/promos.js';
 import type { Router } from '../router.js';
 
 export function register(r: Router<ApiHandler>): void {
