@@ -172,10 +172,9 @@ function unmatched(method: string, run: () => Reply): Planned {
 function planApi(d: Deps, { req, method, url, body }: SandboxRequest, region: RegionDef, rest: string): Planned {
   const m = API.match(method, rest);
   if (m.kind === 'method-not-allowed')
-    return unmatched(method, () => ({
-      ...problem(405, `${method} is not allowed here.`, url.pathname),
-      headers: { allow: m.allowed.join(', ') },
-    }));
+    return unmatched(method, () =>
+      problem(405, `${method} is not allowed here.`, url.pathname, {}, { allow: m.allowed.join(', ') }),
+    );
   if (m.kind !== 'found') return unmatched(method, () => problem(404, `No route ${method} ${rest}.`, url.pathname));
   const run = (): Reply => {
     const auth = d.tokens.verify(req.headers.authorization, region.code);

@@ -82,18 +82,21 @@ export function restoreSnapshot(world: World, data: unknown): void {
     customerIds.add(saved.customerId);
     return { saved, jobs };
   });
-  const jobNumbers = new Set<number>();
-  for (const [i, { jobs }] of customers.entries())
+  const owners = new Map<number, number>();
+  for (const [i, { saved, jobs }] of customers.entries())
     for (const [j, { jobNumber }] of jobs.entries()) {
-      if (jobNumbers.has(jobNumber) || (jobNumber >= FIRST_JOB_NUMBER && jobNumber >= s.nextJobNumber))
+      if (owners.has(jobNumber) || (jobNumber >= FIRST_JOB_NUMBER && jobNumber >= s.nextJobNumber))
         fail(
           `$.customers[${i}].jobs[${j}].jobNumber`,
           `a job number below nextJobNumber (${s.nextJobNumber}), each once`,
         );
-      jobNumbers.add(jobNumber);
+      owners.set(jobNumber, saved.customerId);
     }
-  for (const [i, r] of s.created.entries())
-    if (!jobNumbers.has(r.jobNumber)) fail(`$.created[${i}].jobNumber`, 'the number of a job in customers[].jobs');
+  for (const [i, r] of s.created.entries()) {
+    const owner =
+      owners.get(r.jobNumber) ?? fail(`$.created[${i}].jobNumber`, 'the number of a job in customers[].jobs');
+    if (r.customerId !== owner) fail(`$.created[${i}].customerId`, `${owner}, the customer of job ${r.jobNumber}`);
+  }
 
   world.startMs = s.startMs;
   world.reset();

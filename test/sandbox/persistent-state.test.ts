@@ -161,6 +161,11 @@ describe('a persistent sandbox', () => {
         '$.customers[0].jobs[3].customerId: expected 1001',
       ],
       [
+        'a record of another customer',
+        (s) => (s.created[0].customerId = 1002),
+        `$.created[0].customerId: expected 1001, the customer of job ${posted.body.jobNumber}`,
+      ],
+      [
         'a record of no job',
         (s) => (s.created[0].jobNumber = 700099),
         '$.created[0].jobNumber: expected the number of a job in customers[].jobs',
