@@ -53,7 +53,7 @@ export class Router<H> {
       const ok = segments.every((s, i) => {
         if ('literal' in s) return s.literal === parts[i].toLowerCase();
         params[s.param] = parts[i];
-        return parts[i].length > 0;
+        return true;
       });
       if (!ok) continue;
       if (route.method === method) return { kind: 'found', match: { route, params } };
@@ -63,7 +63,4 @@ export class Router<H> {
   }
 }
 
-function split(path: string): string[] {
-  const trimmed = path.replace(/^\/+/, '').replace(/\/+$/, '');
-  return trimmed === '' ? [] : trimmed.split('/');
-}
+const split = (path: string): string[] => path.split('/').filter(Boolean);
