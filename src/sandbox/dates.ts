@@ -99,9 +99,7 @@ const CUTOFF_HOUR = 14;
 
 function holidays(now: Date, timezone: string): string[] {
   const year = Number(localDate(now, timezone).slice(0, 4));
-  return [year, year + 1]
-    .flatMap((y) => [`${y}-12-25`, `${y}-12-26`, `${y + 1}-01-01`])
-    .filter((d, i, a) => a.indexOf(d) === i);
+  return [year, year + 1].flatMap((y) => [`${y}-12-25`, `${y}-12-26`, `${y + 1}-01-01`]);
 }
 
 export function earliestShipDay(now: Date, location: LocationDef, processCodes: string[] = []): string {

@@ -35,7 +35,6 @@ export interface Reply {
 }
 
 export const json = (body: unknown, status = 200): Reply => ({ status, body });
-export const noContent = (): Reply => ({ status: 204 });
 
 /** An RFC 7807 problem reply (type, title, status, detail, instance), plus any extra members. */
 export function problem(

@@ -200,11 +200,11 @@ const str = { type: 'string' };
 const strOrNull = { type: ['string', 'null'] };
 const bool = { type: 'boolean' };
 const list = (items: object) => ({ type: 'array', items });
-/** These properties, every one required but the `optional` ones; no others (dropped, see above). */
-const record = (properties: Record<string, object>, optional: string[] = []) => ({
+/** These properties, the `required` ones (all by default) required; no others (dropped, see above). */
+const record = (properties: Record<string, object>, required = Object.keys(properties)) => ({
   type: 'object',
   properties,
-  required: Object.keys(properties).filter((k) => !optional.includes(k)),
+  required,
   additionalProperties: false,
 });
 
@@ -223,24 +223,21 @@ const LINE = record({
   jobLineStatus: strOrNull,
 });
 
-/** The address fields a job keeps (create.ts); only the tracking ones are always there. */
-const ADDRESS_FIELDS = [
-  'contactName',
-  'organisation',
-  'streetAddress',
-  'city',
-  'state',
-  'postalCode',
-  'countryCodeISO2',
-  'deliveryMethod',
-];
+/** A job's shipping address as create.ts writes it; only the tracking fields are always there. */
 const ADDRESS = record(
   {
     trackingNumber: strOrNull,
     trackingLink: strOrNull,
-    ...Object.fromEntries(ADDRESS_FIELDS.map((k) => [k, strOrNull])),
+    contactName: strOrNull,
+    organisation: strOrNull,
+    streetAddress: strOrNull,
+    city: strOrNull,
+    state: strOrNull,
+    postalCode: strOrNull,
+    countryCodeISO2: strOrNull,
+    deliveryMethod: strOrNull,
   },
-  ADDRESS_FIELDS,
+  ['trackingNumber', 'trackingLink'],
 );
 
 const JOB = record({

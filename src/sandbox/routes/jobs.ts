@@ -1,20 +1,11 @@
 import type { ActiveJobsEnvelope, JobValidationFailure, ValidateOnlyResponse } from '../../api/types.js';
 import { VALIDATE_ONLY_MESSAGE } from '../../api/types.js';
-import {
-  fieldErrors,
-  json,
-  noContent,
-  problem,
-  readJson,
-  type ApiContext,
-  type ApiHandler,
-  type Reply,
-} from '../handler.js';
+import { fieldErrors, json, problem, readJson, type ApiContext, type ApiHandler, type Reply } from '../handler.js';
 import { defaultLocation } from '../data/regions.js';
 import { earliestShipDate, earliestShipDay, isoSeconds, parseRequestDate } from '../dates.js';
 import { bindCandidate, bindPatch } from '../jobs/binding.js';
 import { createJob } from '../jobs/create.js';
-import { canEdit, enter, isCancelable, lockedReason, settle, STATUS } from '../jobs/lifecycle.js';
+import { enter, isCancelable, lockedReason, settle, STATUS } from '../jobs/lifecycle.js';
 import { matchesSearch } from '../jobs/search.js';
 import { validateCandidate } from '../jobs/validate.js';
 import { toActiveJobDto, toJobDto } from '../jobs/views.js';
@@ -93,10 +84,8 @@ function patchJob(ctx: ApiContext): Reply {
     return fieldErrors(ctx.path, { $: ['The request body must be a JSON object.'] });
   const { value: patch, errors } = bindPatch(value as Record<string, unknown>);
   if (Object.keys(errors).length) return fieldErrors(ctx.path, errors);
-  if (!canEdit(job.status)) {
-    const reason = lockedReason(job.status);
-    return problem(403, reason ?? 'Job is locked.', ctx.path, { lockedReason: reason });
-  }
+  const locked = lockedReason(job.status);
+  if (locked) return problem(403, locked, ctx.path, { lockedReason: locked });
   // Customer credentials are never super-users.
   if (patch.locationCode !== undefined)
     return problem(403, 'locationCode may only be changed by a super-user.', ctx.path);
@@ -184,11 +173,11 @@ export function register(r: Router<ApiHandler>): void {
   r.add('POST', '/Jobs/{jobNumber}/cancel', (ctx) => {
     const job = findJob(ctx);
     if (!job) return notFound(ctx);
-    if (job.status === STATUS.Cancelled) return noContent();
+    if (job.status === STATUS.Cancelled) return { status: 204 };
     if (!isCancelable(job.status))
       return problem(409, `Job ${job.jobNumber} is ${job.status} and can no longer be cancelled.`, ctx.path);
     enter(job, STATUS.Cancelled, ctx.now.getTime());
     ctx.world.dirty = true;
-    return noContent();
+    return { status: 204 };
   });
 }

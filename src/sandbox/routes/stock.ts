@@ -1,6 +1,6 @@
 import type { StockItem, StockShippingConfigSummary, StockVariant } from '../../api/types.js';
 import { fieldErrors, json, problem, type ApiContext, type ApiHandler } from '../handler.js';
-import { findStockByCode, MAX_STOCK_CODE_LENGTH, STOCK, STOCK_SHIPPING, type StockRecord } from '../data/stock.js';
+import { hasCode, MAX_STOCK_CODE_LENGTH, STOCK, STOCK_SHIPPING, type StockRecord } from '../data/stock.js';
 import { round2 } from '../jobs/pricing.js';
 import { compareValues, containsText, optionalPage, QueryReader } from '../paging.js';
 import type { Router } from '../router.js';
@@ -8,6 +8,8 @@ import type { Router } from '../router.js';
 const activeConfigs = (id: number) => STOCK_SHIPPING.filter((c) => c.stockItemId === id && c.active);
 /** A boolean option that is false unless it says `true` (a malformed one is not an error here). */
 const flag = (ctx: ApiContext, name: string): boolean => ctx.query.get(name)?.trim().toLowerCase() === 'true';
+const codeTooLong = (ctx: ApiContext) =>
+  fieldErrors(ctx.path, { code: [`code must be at most ${MAX_STOCK_CODE_LENGTH} characters.`] });
 const marketsOf = (id: number): string[] => [...new Set(activeConfigs(id).flatMap((c) => c.markets))];
 
 function sortVariants(variants: StockVariant[], ctx: ApiContext): StockVariant[] {
@@ -44,9 +46,7 @@ function view(s: StockRecord, ctx: ApiContext, withConfigs: boolean): StockItem 
 export function register(r: Router<ApiHandler>): void {
   r.add('GET', '/Stock', (ctx) => {
     const code = ctx.query.get('code');
-    if (code !== null && code.length > MAX_STOCK_CODE_LENGTH) {
-      return fieldErrors(ctx.path, { code: [`code must be at most ${MAX_STOCK_CODE_LENGTH} characters.`] });
-    }
+    if (code !== null && code.length > MAX_STOCK_CODE_LENGTH) return codeTooLong(ctx);
     const q = new QueryReader(ctx);
     const page = q.int('page', 1);
     const pageSize = q.int('pageSize', 1);
@@ -59,7 +59,7 @@ export function register(r: Router<ApiHandler>): void {
         !s.hidden &&
         (!s.archived || flag(ctx, 'includeArchived')) &&
         // `code` is exact and untrimmed: " GD5000" matches nothing.
-        (!code || s.item.stockCode === code || s.item.stockVariants.some((v) => v.variantCode === code)) &&
+        (!code || hasCode(s, code)) &&
         containsText(filter, [s.item.stockCode, s.item.stockName, s.item.stockDescription, s.item.categoryName]) &&
         (markets.size === 0 || marketsOf(s.id).some((m) => markets.has(m))),
     );
@@ -73,9 +73,8 @@ export function register(r: Router<ApiHandler>): void {
 
   r.add('GET', '/Stock/{code}', (ctx) => {
     const code = ctx.params.code;
-    if (code.length > MAX_STOCK_CODE_LENGTH)
-      return fieldErrors(ctx.path, { code: [`code must be at most ${MAX_STOCK_CODE_LENGTH} characters.`] });
-    const s = findStockByCode(code);
+    if (code.length > MAX_STOCK_CODE_LENGTH) return codeTooLong(ctx);
+    const s = STOCK.find((x) => hasCode(x, code));
     if (!s || s.hidden || (s.archived && !flag(ctx, 'includeArchived')))
       return problem(404, `Stock item '${code}' was not found.`, ctx.path);
     return json(view(s, ctx, true));
@@ -94,7 +93,6 @@ export function register(r: Router<ApiHandler>): void {
     }
     const id = Number(raw);
     const s = STOCK.find((x) => x.id === id);
-    if (!s || s.hidden) return json([]);
-    return json(activeConfigs(id));
+    return json(s && !s.hidden ? activeConfigs(id) : []);
   });
 }
