@@ -1,6 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { TokenResponse } from '../api/types.js';
 import { ACCOUNTS } from './data/accounts.js';
 import { REGIONS, type RegionCode, type RegionDef } from './data/regions.js';
 import { problem, ProblemError, type ApiHandler, type Reply } from './handler.js';
@@ -235,24 +234,20 @@ async function answerWithFaults(
   send(res, reply);
 }
 
-function tokenEndpoint(d: Deps, { req, body, url }: SandboxRequest, region: RegionCode): Reply {
+function tokenEndpoint(d: Deps, { req, body: raw, url }: SandboxRequest, region: RegionCode): Reply {
   const oauth = (status: number, error: string, description: string): Reply =>
     problem(status, description, url.pathname, { error, error_description: description });
   const ct = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (ct !== 'application/x-www-form-urlencoded')
     return oauth(400, 'invalid_request', 'The token request must be form-encoded (application/x-www-form-urlencoded).');
-  const form = new URLSearchParams(body.toString('utf8'));
+  const form = new URLSearchParams(raw.toString('utf8'));
   if (form.get('grant_type') !== 'client_credentials')
     return oauth(400, 'unsupported_grant_type', 'grant_type must be client_credentials.');
   const account = ACCOUNTS.find((a) => a.name === form.get('client_id') && a.region === region);
   if (!account || d.secrets.get(account.name) !== (form.get('client_secret') ?? ''))
     return oauth(401, 'invalid_client', 'Invalid client credentials.');
-  const token: TokenResponse & Record<string, unknown> = {
-    ...d.tokens.issue(account),
-    token_type: 'Bearer',
-    scope: 'htorder-api',
-  };
-  return { status: 200, body: token, headers: { 'cache-control': 'no-store' } };
+  const body = { ...d.tokens.issue(account), token_type: 'Bearer', scope: 'htorder-api' };
+  return { status: 200, body, headers: { 'cache-control': 'no-store' } };
 }
 
 /** Whether a POST /Jobs body is a validateOnly dry run (for fault rules with `when`). */

@@ -2,6 +2,7 @@ import type { AssetDto, AssetFileList, AssetJob, AssetJobsResponse } from '../..
 import { fieldErrors, json, problem, type ApiContext, type ApiHandler, type Reply } from '../handler.js';
 import { ASSET_TYPES } from '../data/lookups.js';
 import type { AssetRecord } from '../data/assets.js';
+import type { JobRecord } from '../state.js';
 import { settle, STATUS } from '../jobs/lifecycle.js';
 import { compareValues, containsText, listEnvelope, QueryReader } from '../paging.js';
 import type { Router } from '../router.js';
@@ -110,28 +111,26 @@ function assetJobs(ctx: ApiContext): Reply {
   const a = ctx.world.findAsset(ctx.customer, code);
   if (!a) return fieldErrors(ctx.path, { assetCode: [`Asset '${code}' was not found.`] });
   const nowMs = ctx.now.getTime();
-  const rows: (AssetJob & { outMs: number | null })[] = [];
-  for (const job of ctx.customer.jobs.values()) {
-    settle(job, nowMs);
-    if (job.status === STATUS.Cancelled) continue;
-    const qty = job.lines.filter((l) => l.assetSku === code).reduce((s, l) => s + l.quantity, 0);
-    if (qty === 0) continue;
-    rows.push({
-      jobNumber: job.jobNumber,
-      orderNumber: job.orderNumber,
-      description: job.description,
-      quantity: qty,
-      dateOut: job.dateOutMs === null ? null : isoSeconds(new Date(job.dateOutMs)),
-      masterJobStatus: job.status,
-      outMs: job.dateOutMs,
-    });
-  }
-  rows.sort((x, y) => {
-    if (x.outMs === null && y.outMs === null) return y.jobNumber - x.jobNumber;
-    if (x.outMs === null) return -1;
-    if (y.outMs === null) return 1;
-    return y.outMs - x.outMs;
-  });
-  const jobs = rows.map(({ outMs: _o, ...j }) => j);
+  const quantity = (job: JobRecord): number =>
+    job.lines.filter((l) => l.assetSku === code).reduce((s, l) => s + l.quantity, 0);
+  const jobs = [...ctx.customer.jobs.values()]
+    .map((job) => settle(job, nowMs))
+    .filter((job) => job.status !== STATUS.Cancelled && quantity(job) > 0)
+    .sort((x, y) => {
+      if (x.dateOutMs === null && y.dateOutMs === null) return y.jobNumber - x.jobNumber;
+      if (x.dateOutMs === null) return -1;
+      if (y.dateOutMs === null) return 1;
+      return y.dateOutMs - x.dateOutMs;
+    })
+    .map(
+      (job): AssetJob => ({
+        jobNumber: job.jobNumber,
+        orderNumber: job.orderNumber,
+        description: job.description,
+        quantity: quantity(job),
+        dateOut: job.dateOutMs === null ? null : isoSeconds(new Date(job.dateOutMs)),
+        masterJobStatus: job.status,
+      }),
+    );
   return json({ assetCode: a.assetTag, jobs, totalCount: jobs.length } satisfies AssetJobsResponse);
 }
