@@ -95,7 +95,8 @@ type Errors = Record<string, string[]>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function fail(errors: Errors, path: string, type: string): undefined {
-  (errors[path] ??= []).push(`The JSON value could not be converted to ${type}. Path: ${path}.`);
+  errors[path] ??= [];
+  errors[path].push(`The JSON value could not be converted to ${type}. Path: ${path}.`);
   return undefined;
 }
 
