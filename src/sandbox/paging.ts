@@ -6,7 +6,7 @@ import { type ApiContext, fieldErrors, type Reply } from './handler.js';
  * recorded as a field error, and `invalid()` answers the 400 of them all, if any.
  */
 export class QueryReader {
-  readonly errors: Record<string, string[]> = {};
+  private readonly errors: Record<string, string[]> = {};
 
   constructor(private readonly ctx: Pick<ApiContext, 'query' | 'path'>) {}
 

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
+import type { Ajv as AjvClass, ErrorObject, ValidateFunction } from 'ajv';
 import type { CreatedJobRecord } from './admin-types.js';
 import { CUSTOMERS } from './data/accounts.js';
 import type { AssetRecord } from './data/assets.js';
@@ -183,12 +183,12 @@ let validator: ValidateFunction<SandboxSnapshot> | undefined;
 
 /**
  * Compiled on the first restore only: ajv is loaded here, not with this module, so a sandbox
- * without a saved state never loads it. Properties the schema does not name are dropped
+ * without a saved state never pays for loading it and compiling the schema. Properties the schema does not name are dropped
  * (removeAdditional), as a copy of the known fields would: nothing unknown from the file
  * reaches a reply.
  */
 function compileSnapshotSchema(): ValidateFunction<SandboxSnapshot> {
-  const { Ajv2020: Ajv } = createRequire(import.meta.url)('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 };
+  const { Ajv } = createRequire(import.meta.url)('ajv') as { Ajv: typeof AjvClass };
   const ajv = new Ajv({ strict: true, allowUnionTypes: true, removeAdditional: true });
   return ajv.compile<SandboxSnapshot>(SNAPSHOT_SCHEMA);
 }
