@@ -1,7 +1,6 @@
 import { setImmediate as checkPhase } from 'node:timers/promises';
 import pLimit, { type LimitFunction } from 'p-limit';
-import type { Dispatcher } from 'undici';
-import { Agent } from './undici-parts.js';
+import { Agent, type Dispatcher } from 'undici';
 import type { ApiConfig } from '../core/config/api-config.js';
 import type { Logger } from '../core/log/logger.js';
 import { VERSION } from '../core/version.js';

@@ -69,7 +69,7 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Pipeli
     const first = input.files.length > 0 ? pipeline.prepare(input.files[0] as string) : undefined;
     first?.catch(() => undefined);
     const { processInput, processPrepared } = await import('../pipeline/process-input.js');
-    // The webhook code (and all of undici it needs) only when there is a webhook to tell.
+    // The webhook code only when there is a webhook to tell.
     if (tellWebhooks) notifier = (await import('../watch/notify/notifier.js')).notifierFor(settings, logger, 'run');
     let context: PipelineContext;
     try {

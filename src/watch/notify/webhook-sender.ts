@@ -1,4 +1,4 @@
-import { Agent, request } from '../../api/undici-parts.js';
+import { Agent, request } from 'undici';
 import { parseRetryAfter } from '../../api/retry-policy.js';
 import { backoffDelay } from '../../core/backoff.js';
 import type { Logger } from '../../core/log/logger.js';
