@@ -2,7 +2,7 @@
  * Output gathered as bytes in one reusable buffer, for the big reports (result.csv's copied
  * records, result.json's items): bytes and digits are written straight in, rather than built as
  * strings that are then flattened and encoded. flush() hands out a view of the buffer, valid
- * until the next write: safe, as writeAtomicStream copies or writes each chunk before asking
+ * until the next write: safe, as writeFileAtomic writes each chunk before asking
  * for the next.
  */
 export class ByteOutput {

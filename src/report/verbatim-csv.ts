@@ -1,8 +1,7 @@
 import { open } from 'node:fs/promises';
 import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
-import type { NewFileOptions } from '../storage/atomic-write.js';
-import { writeAtomicStream } from './atomic-stream.js';
+import { type NewFileOptions, writeFileAtomic } from '../storage/atomic-write.js';
 import { ByteOutput } from './byte-output.js';
 import { CsvRecordScanner, LineEnd, NotVerbatim } from './csv-record-scanner.js';
 import { neutraliseCell } from './neutralise.js';
@@ -37,7 +36,7 @@ export interface VerbatimCopy {
 
 /** Writes result.csv by copying; throws NotVerbatim (and leaves no file) when the copy cannot mirror the reader. */
 export async function writeVerbatimCsv(copy: VerbatimCopy): Promise<void> {
-  await writeAtomicStream(
+  await writeFileAtomic(
     copy.path,
     verbatimChunks(copy.input, copy.header, new RowCells(copy.cells), copy.everyRow),
     copy.file,

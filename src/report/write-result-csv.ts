@@ -10,8 +10,7 @@ import { type CsvLimits, INPUT_TOO_LARGE } from '../manifest/read-input.js';
 import { NotVerbatim } from './csv-record-scanner.js';
 import { type ItemOutcome, itemOutcomes, peekItems } from './lazy-items.js';
 import type { JobResult, ReportError, ResultReport } from './model.js';
-import { writeAtomicStream } from './atomic-stream.js';
-import type { NewFileOptions } from '../storage/atomic-write.js';
+import { type NewFileOptions, writeFileAtomic } from '../storage/atomic-write.js';
 import { neutraliseCell } from './neutralise.js';
 import type { WorkerAnswer } from './result-csv-worker.js';
 import { BATCH_JOBS, type EncodedBatches } from './encoded-batches.js';
@@ -109,7 +108,7 @@ export async function beginResultCsv(
   const input = opts.input ?? report.input.file;
   if (report.input.format === 'xlsx') {
     const results = new RowCells(rowCellsOf(report, opts.manifest));
-    await writeAtomicStream(
+    await writeFileAtomic(
       path,
       batches(sheetRows(input, opts.manifest?.csv?.header, results, opts), EXCEL_DIALECT),
       opts.file,
@@ -119,14 +118,14 @@ export async function beginResultCsv(
   if (report.input.format !== 'csv') {
     // Not waited for: the caller writes result.json meanwhile, so the two files' writes and
     // fsyncs overlap (the final write of a `run` is on its way to exit).
-    const done = writeAtomicStream(path, manifestCsv(report, opts.cache), opts.file);
+    const done = writeFileAtomic(path, manifestCsv(report, opts.cache), opts.file);
     done.catch(() => undefined); // observed by the caller's await of `done`
     return { done };
   }
   const header = opts.manifest?.csv?.header;
   const cells = rowCellsOf(report, opts.manifest);
   const reparse = () =>
-    writeAtomicStream(
+    writeFileAtomic(
       path,
       batches(reparsedRows(input, header, new RowCells(cells), opts), outputDialect(opts)),
       opts.file,

@@ -1,8 +1,7 @@
 import { itemsPending, peekItems } from './lazy-items.js';
 import type { ItemResult, JobResult, ResultReport } from './model.js';
-import { writeAtomicStream } from './atomic-stream.js';
 import { ByteOutput } from './byte-output.js';
-import type { NewFileOptions } from '../storage/atomic-write.js';
+import { type NewFileOptions, writeFileAtomic } from '../storage/atomic-write.js';
 import { BATCH_JOBS, type EncodedBatches } from './encoded-batches.js';
 import { changeClock } from './job-changes.js';
 
@@ -17,14 +16,10 @@ export async function writeResultJson(
   file?: NewFileOptions,
   cache?: EncodedBatches,
 ): Promise<void> {
-  await writeAtomicStream(path, resultJsonChunks(report, cache), file);
+  await writeFileAtomic(path, resultJsonChunks(report, cache), file);
 }
 
-/**
- * Bytes gathered per chunk handed to the writer (which copies them into its own ~1 MB write
- * batches): small enough that the writer can let other events through between two of them
- * (atomic-stream.ts, TURN_MS) — a 1,000-job report is ~1.5 MB.
- */
+/** Bytes gathered per chunk handed to the writer: one write each, other events run between two. */
 const CHUNK_BYTES = 64 << 10;
 
 /**
