@@ -2,7 +2,6 @@ import type { Manifest } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { CsvLimits } from '../manifest/read-input.js';
 import { refreshSummary } from './build-report.js';
-import type { EncodedBatches, ReportCache } from './encoded-batches.js';
 import type { ResultReport } from './model.js';
 import type { ReportTarget, WrittenReports } from './write-reports.js';
 
@@ -15,9 +14,6 @@ import type { ReportTarget, WrittenReports } from './write-reports.js';
  * time rewriting reports, and a small one sees every outcome on disk within a second. The
  * first write also waits a pause after the first outcome, so an input whose outcomes all
  * arrive within it is written once, by flush(). Each file is replaced atomically.
- * A report written more than once keeps its jobs' encoded bytes between writes
- * (encoded-batches.ts): a rewrite encodes only the batches of jobs that changed since
- * (job-changes.ts), and the rest is copied.
  * With `progress: false` nothing is written before flush() (`watch`: the reports are written
  * once, where the input ends up; a progress write would go to its private copy's folder,
  * where nobody sees it).
@@ -41,14 +37,6 @@ export class ReportWriter {
    * otherwise load them before its first API call, where every module is start-up time.
    */
   private writersLoaded: Promise<typeof import('./write-reports.js')> | undefined;
-  /**
-   * The jobs' bytes kept between writes, made by the first progress write: a report whose first
-   * write is the final one (`watch`, `check`, a `run` whose outcomes all came within the first
-   * pause) is encoded once and keeps nothing. Let go after the final write.
-   */
-  private cache: ReportCache | undefined;
-  /** How many jobs the last write encoded and copied, per file (undefined: it had no cache). */
-  lastReuse: { json: Reuse; csv: Reuse } | undefined;
 
   constructor(
     private readonly report: ResultReport,
@@ -118,24 +106,10 @@ export class ReportWriter {
         const started = Date.now();
         refreshSummary(this.report);
         // The final write goes to the target; a progress write still under way goes next to the
-        // input, keeps the cache, and the loop goes round once more for the final one.
-        const final = this.final;
-        const target = final ? this.target : undefined;
-        const { writeReports, reportCache } = await this.writers();
-        if (!final) this.cache ??= reportCache();
-        const cache = this.cache;
-        if (final && cache) {
-          // Nothing is written after the final write: it keeps no bytes, and the cache is let go.
-          cache.json.lastWrite();
-          cache.csv.lastWrite();
-          this.cache = undefined;
-        }
-        this.last = await writeReports(this.report, {
-          ...this.opts,
-          ...(target ? { target } : {}),
-          ...(cache ? { cache } : {}),
-        });
-        this.lastReuse = cache && { json: reuseOf(cache.json), csv: reuseOf(cache.csv) };
+        // input, and the loop goes round once more for the final one.
+        const target = this.final ? this.target : undefined;
+        const { writeReports } = await this.writers();
+        this.last = await writeReports(this.report, { ...this.opts, ...(target ? { target } : {}) });
         this.lastAt = Date.now();
         this.lastTook = this.lastAt - started;
       }
@@ -145,13 +119,4 @@ export class ReportWriter {
       this.writing = undefined;
     }
   }
-}
-
-interface Reuse {
-  encoded: number;
-  reused: number;
-}
-
-function reuseOf(batches: EncodedBatches): Reuse {
-  return { encoded: batches.encoded, reused: batches.reused };
 }

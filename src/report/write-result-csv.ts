@@ -13,8 +13,6 @@ import type { JobResult, ReportError, ResultReport } from './model.js';
 import { type NewFileOptions, writeFileAtomic } from '../storage/atomic-write.js';
 import { neutraliseCell } from './neutralise.js';
 import type { WorkerAnswer } from './result-csv-worker.js';
-import { BATCH_JOBS, type EncodedBatches } from './encoded-batches.js';
-import { changeClock } from './job-changes.js';
 import { csvCell, RowCells, type RowCellsTable } from './row-cells.js';
 import { CSV_RESULT_COLUMNS, padTo, type VerbatimCopy, writeVerbatimCsv } from './verbatim-csv.js';
 
@@ -79,8 +77,6 @@ export interface ResultCsvOptions {
    * false never.
    */
   worker?: boolean;
-  /** YAML/JSON inputs: the rows of jobs kept from the last write (a report rewritten as outcomes arrive). */
-  cache?: EncodedBatches;
 }
 
 /** result.csv under way: `done` settles once it is written (at once unless a worker thread copies it). */
@@ -118,7 +114,7 @@ export async function beginResultCsv(
   if (report.input.format !== 'csv') {
     // Not waited for: the caller writes result.json meanwhile, so the two files' writes and
     // fsyncs overlap (the final write of a `run` is on its way to exit).
-    const done = writeFileAtomic(path, manifestCsv(report, opts.cache), opts.file);
+    const done = writeFileAtomic(path, manifestCsv(report), opts.file);
     done.catch(() => undefined); // observed by the caller's await of `done`
     return { done };
   }
@@ -283,59 +279,15 @@ function commaRow(row: readonly string[]): string {
   return `${text}\n`;
 }
 
-/**
- * A YAML/JSON input's result.csv, as batches(manifestRows()) writes it: the header, then each
- * batch of jobs' rows, copied from the cache when none of its jobs changed since they were kept
- * (a report rewritten as outcomes arrive), else encoded (and kept) BATCH_ROWS rows at a time.
- */
-async function* manifestCsv(
-  report: ResultReport,
-  cache: EncodedBatches | undefined,
-): AsyncGenerator<string | Uint8Array> {
+/** A YAML/JSON input's result.csv: the header, then every job's rows. */
+async function* manifestCsv(report: ResultReport): AsyncGenerator<string> {
   yield commaRow(YAML_RESULT_COLUMNS);
-  const fileErrors = report.errors.map(errorText);
-  // Every row repeats the file-level errors: a different list makes every kept row stale.
-  cache?.begin(report, fileErrors.join('\n'));
-  const jobs = report.jobs;
-  for (let from = 0; from < jobs.length; from += BATCH_JOBS) {
-    const to = Math.min(from + BATCH_JOBS, jobs.length);
-    const kept = cache?.get(report, from, to);
-    if (kept !== undefined) {
-      yield kept;
-      continue;
-    }
-    // Read before the first row: a job changed after it (even while this batch is written) is newer than the bytes.
-    const clock = changeClock(report);
-    const keep = cache?.keeping === true;
-    const texts: string[] = [];
-    let text = '';
-    let n = 0;
-    for (const row of manifestRows(jobs, from, to, fileErrors)) {
-      text += commaRow(row);
-      if (++n >= BATCH_ROWS) {
-        if (keep) texts.push(text);
-        yield text;
-        text = '';
-        n = 0;
-      }
-    }
-    if (n > 0) {
-      if (keep) texts.push(text);
-      yield text;
-    }
-    if (keep) cache?.put(from, to, clock, Buffer.from(texts.join(''), 'utf8'));
-  }
+  yield* batches(manifestRows(report.jobs, report.errors.map(errorText)));
 }
 
-/** The rows of jobs `[from, to)` of a YAML/JSON input. */
-function* manifestRows(
-  jobs: readonly JobResult[],
-  from: number,
-  to: number,
-  fileErrors: readonly string[],
-): Generator<string[]> {
-  for (let j = from; j < to; j++) {
-    const job = jobs[j];
+/** The rows of a YAML/JSON input's jobs. */
+function* manifestRows(jobs: readonly JobResult[], fileErrors: readonly string[]): Generator<string[]> {
+  for (const job of jobs) {
     const jobErrors = job.errors.map(errorText);
     const items = peekItems(job);
     if (items.length === 0) {

@@ -1,46 +1,26 @@
 import { itemsPending, peekItems } from './lazy-items.js';
 import type { JobResult, ResultReport } from './model.js';
 import { type NewFileOptions, writeFileAtomic } from '../storage/atomic-write.js';
-import { BATCH_JOBS, type EncodedBatches } from './encoded-batches.js';
-import { changeClock } from './job-changes.js';
 
 /**
  * Writes X.result.json atomically. Jobs are serialised a batch at a time, so a manifest with
  * a million items never becomes one giant string in memory, and items not yet built are
  * serialised from transient copies rather than built and kept (lazy-items.ts).
  */
-export async function writeResultJson(
-  path: string,
-  report: ResultReport,
-  file?: NewFileOptions,
-  cache?: EncodedBatches,
-): Promise<void> {
-  await writeFileAtomic(path, resultJsonChunks(report, cache), file);
+export async function writeResultJson(path: string, report: ResultReport, file?: NewFileOptions): Promise<void> {
+  await writeFileAtomic(path, resultJsonChunks(report), file);
 }
 
-/**
- * The same text as `JSON.stringify(report, null, 2) + '\n'`, a batch of jobs at a time. With a
- * cache (a report rewritten as outcomes arrive), a batch of jobs none of which changed since
- * its bytes were kept is copied from them; the head is encoded every time.
- */
-export function* resultJsonChunks(report: ResultReport, cache?: EncodedBatches): Generator<string | Uint8Array> {
+/** Jobs per JSON.stringify call: big enough to amortise the call, small enough to stay young garbage. */
+const BATCH_JOBS = 64;
+
+/** The same text as `JSON.stringify(report, null, 2) + '\n'`, a batch of jobs at a time. */
+export function* resultJsonChunks(report: ResultReport): Generator<string> {
   const { jobs, ...head } = report;
   const text = JSON.stringify(head, null, 2);
   yield `${text.slice(0, text.lastIndexOf('\n}'))},\n  "jobs": [`;
-  cache?.begin(report);
   for (let from = 0; from < jobs.length; from += BATCH_JOBS) {
-    yield from === 0 ? '\n' : ',\n';
-    const to = Math.min(from + BATCH_JOBS, jobs.length);
-    const kept = cache?.get(report, from, to);
-    if (kept !== undefined) {
-      yield kept;
-      continue;
-    }
-    // The clock is read before the batch is encoded (synchronously): a job changed later is newer than the bytes.
-    const clock = changeClock(report);
-    const batch = batchJson(jobs.slice(from, to));
-    if (cache?.keeping) cache.put(from, to, clock, Buffer.from(batch));
-    yield batch;
+    yield `${from === 0 ? '\n' : ',\n'}${batchJson(jobs.slice(from, from + BATCH_JOBS))}`;
   }
   yield jobs.length === 0 ? ']\n}\n' : '\n  ]\n}\n';
 }
