@@ -3,7 +3,7 @@ import type { Mapping } from '../manifest/mapping/model.js';
 import type { CsvLimits } from '../manifest/read-input.js';
 import { refreshSummary } from './build-report.js';
 import type { ResultReport } from './model.js';
-import type { ReportTarget, WrittenReports } from './write-reports.js';
+import { type ReportTarget, type WrittenReports, writeReports } from './write-reports.js';
 
 /**
  * Rewrites an input's reports as job outcomes arrive, coalescing: while one write is on disk
@@ -31,12 +31,6 @@ export class ReportWriter {
   private target: ReportTarget | undefined;
   /** Ends the current pause early (the final flush must not wait out a throttle pause). */
   private wake: (() => void) | undefined;
-  /**
-   * The writers (result.json, result.csv with its CSV reader and csv-stringify, errors.txt: ~50
-   * modules), loaded from the first outcome on, a pause before the first write: `run` would
-   * otherwise load them before its first API call, where every module is start-up time.
-   */
-  private writersLoaded: Promise<typeof import('./write-reports.js')> | undefined;
 
   constructor(
     private readonly report: ResultReport,
@@ -55,7 +49,6 @@ export class ReportWriter {
     if (this.opts.progress === false && !this.final) return;
     // The first outcome starts the first pause: outcomes that follow within it share one write.
     if (this.lastAt === 0) this.lastAt = Date.now();
-    void this.writers();
     this.dirty = true;
     this.writing ??= this.loop();
   }
@@ -76,15 +69,6 @@ export class ReportWriter {
     // The loop wrote at least once (it always does when dirty) or recorded why not.
     if (this.last === undefined) throw new Error(`the reports of ${this.report.input.file} were not written`);
     return this.last;
-  }
-
-  private writers(): Promise<typeof import('./write-reports.js')> {
-    if (this.writersLoaded === undefined) {
-      this.writersLoaded = import('./write-reports.js');
-      // A failure to load surfaces at the write that awaits it, not as an unhandled rejection meanwhile.
-      this.writersLoaded.catch(() => undefined);
-    }
-    return this.writersLoaded;
   }
 
   private async loop(): Promise<void> {
@@ -108,7 +92,6 @@ export class ReportWriter {
         // The final write goes to the target; a progress write still under way goes next to the
         // input, and the loop goes round once more for the final one.
         const target = this.final ? this.target : undefined;
-        const { writeReports } = await this.writers();
         this.last = await writeReports(this.report, { ...this.opts, ...(target ? { target } : {}) });
         this.lastAt = Date.now();
         this.lastTook = this.lastAt - started;

@@ -197,7 +197,7 @@ describe('the final write after a progress write under way', () => {
   it('writes the report as it is', async () => {
     const { input, report, manifest } = await begin('orders.yaml', yamlInput());
     const writer = new ReportWriter(report, { manifest, intervalMs: 0 });
-    // No pause: the progress write is under way (loading its writers) when flush() arrives.
+    // No pause: the progress write is under way when flush() arrives.
     writer.schedule();
     report.finishedAt = '2026-03-01T10:00:59Z';
     await writer.flush();
