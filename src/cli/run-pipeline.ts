@@ -53,7 +53,6 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Pipeli
   }
   const pipeline = await openPipelineContext({ ...input, mapping, env: io.env, cwd: io.cwd, stderr: io.stderr });
   const outcomes: InputOutcome[] = [];
-  let released: Promise<void> | undefined;
   // run (a nightly cron's command) tells the same webhooks as watch (docs/notifications.md).
   let notifier: Notifier | undefined;
   try {
@@ -82,19 +81,7 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Pipeli
     }
     const progress = createProgress(io.stderr, input.command);
     for (const [i, file] of input.files.entries()) {
-      // After the last input's ledger writes, its spare files go while its reports are written.
-      const last = i === input.files.length - 1;
-      const ctx = {
-        ...context,
-        onProgress: progress.update,
-        ...(last
-          ? {
-              onLedgerDone: () => {
-                released = context.ledger.release?.();
-              },
-            }
-          : {}),
-      };
+      const ctx = { ...context, onProgress: progress.update };
       const outcome = await (i === 0 && first ? processPrepared(await first, ctx) : processInput(file, ctx));
       progress.clear();
       outcomes.push(outcome);
@@ -102,7 +89,6 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Pipeli
       notifier?.runOutcome(resolve(file), outcome.status, outcome.report?.summary, outcome.problem);
     }
   } finally {
-    await released;
     await notifier?.close();
     await pipeline.close();
   }

@@ -72,12 +72,6 @@ export interface PipelineContext {
    * (InputOutcome.writeReports; `watch`: where the input ends up).
    */
   deferReports?: boolean;
-  /**
-   * Told once the input's jobs are through every stage, so no more ledger writes come from
-   * it: `run` tells its ledger after the last input's, to release its spare files while the
-   * reports are written (LedgerStore.release).
-   */
-  onLedgerDone?: () => void;
 }
 
 export interface ProgressEvent {
@@ -188,7 +182,6 @@ export async function processPrepared(prepared: PreparedInput, ctx: PipelineCont
     manifest && prepared.jobs.length > 0
       ? await runJobs(manifest, prepared.jobs, begin, { ...ctx, verifiedAbsent })
       : [];
-  ctx.onLedgerDone?.();
   const { report, writer } = begin();
   const vouch = ctx.command === 'run' ? ctx.unseen?.vouch : undefined;
   if (vouch && jobs.every((job) => job.ledger?.entry !== undefined || verifiedAbsent.has(job.orderNumber)))

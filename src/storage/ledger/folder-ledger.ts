@@ -2,10 +2,9 @@ import { readFileSync, statSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
-import { cleanUpOnExit, FolderLeases } from '../folder-lease.js';
+import { FolderLeases } from '../folder-lease.js';
 import { nameOwnerDead, newOwnerId } from '../lease.js';
 import { removeFile } from '../remove-file.js';
-import { EntryWriter } from './entry-writer.js';
 import { safeName } from './safe-name.js';
 import {
   type LedgerAccount,
@@ -33,11 +32,8 @@ export interface FolderLedgerOptions {
  * its lease runs out, as the requests that process sent may still be on their way. Older
  * htorder versions' locks (the same path, judged by mtime) and these exclude each other.
  *
- * Writes (entry-writer.ts): temp file, fsync when durable, rename — with the replaced version
- * kept as the temp file of a later write, so a new order creates one file, not three. The
- * per-order calls are synchronous except the two that wait (fsync, creating a file): each is
- * microseconds of metadata, and a thousand orders would otherwise cost thousands of thread-pool
- * round trips. See docs/architecture.md#exactly-once.
+ * Writes: writeFileAtomic (temp file, fsync when durable, rename). See
+ * docs/architecture.md#exactly-once.
  */
 /** Waiting for an order another process holds: its lock is held for one submission. */
 const LOCK_BACKOFF = { baseMs: 25, maxMs: 500 };
@@ -51,7 +47,6 @@ export class FolderLedger implements LedgerStore {
   /** Mode of the folders it creates: 0700 for the per-user default state dir. */
   private readonly mode: number | undefined;
   private readonly locks: FolderLeases;
-  private readonly writer = new EntryWriter();
   private readonly dirs = new Map<string, string>();
   private readonly paths = new Map<string, string>();
 
@@ -66,7 +61,6 @@ export class FolderLedger implements LedgerStore {
       mode: options.mode,
       survivesHolder: true,
     });
-    cleanUpOnExit(this.writer);
   }
 
   async readAccount(account: string): Promise<LedgerAccount | undefined> {
@@ -78,11 +72,6 @@ export class FolderLedger implements LedgerStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
       throw err;
     }
-  }
-
-  /** The entry writer's spare files (entry-writer.ts), unlinked off the main thread. */
-  release(): Promise<void> {
-    return this.writer.release();
   }
 
   async writeAccount(record: LedgerAccount): Promise<void> {
@@ -142,7 +131,7 @@ export class FolderLedger implements LedgerStore {
   async write(entry: LedgerEntry, options: { durable?: boolean } = {}): Promise<void> {
     await this.ensureDir(entry.account);
     const durable = entry.state === 'intent' || options.durable !== false;
-    await this.writer.write(this.pathOf(entry), `${JSON.stringify(entry, null, 2)}\n`, durable);
+    await writeFileAtomic(this.pathOf(entry), `${JSON.stringify(entry, null, 2)}\n`, { durable });
   }
 
   private async ensureDir(account: string): Promise<void> {
@@ -150,8 +139,8 @@ export class FolderLedger implements LedgerStore {
     if (this.made.has(dir)) return;
     await mkdir(dir, { recursive: true, ...(this.mode === undefined ? {} : { mode: this.mode }) });
     this.made.add(dir);
-    // The writer's spares that processes of this host left in `.locks` when killed: each only
-    // another name of an inode.
+    // Spare files (`.spare`: another name of an old entry's inode) that processes of earlier
+    // htorder versions on this host left in `.locks` when killed.
     const locks = join(dir, '.locks');
     for (const name of await readdir(locks).catch(() => [])) {
       if (name.endsWith('.spare') && nameOwnerDead(name)) await removeFile(join(locks, name));
