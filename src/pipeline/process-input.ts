@@ -225,26 +225,18 @@ async function runJobs(
 
   // Each job flows on its own through look-up, changes, resolve and dry run: only submitting
   // waits for every job (all or nothing), so one job's lookups overlap others' dry runs.
-  // Each job's plan goes into the report as it comes out (the report is begun at the first),
-  // not all of them between the last dry run and the first create, when no call is in flight
-  // (1,000 writes, ~15 ms, issue 16); a hold-back or a withdrawal writes them all again.
-  const planning = (job: JobState): boolean => job.outcome === 'checked';
   const jobs = await eachJob(checked, {
-    select: planning,
+    select: (job) => job.outcome === 'checked',
     stage: PLAN,
     ctx: stage,
     limit,
-    onJob: write,
     progress: progress('plan'),
   });
   if (ctx.command === 'plan') return writeAll(jobs);
   if (mustHoldBack(jobs, ctx.partial)) return writeAll(holdBack(jobs, stage));
   const withdrawn = await ctx.beforeSubmit?.();
   if (withdrawn !== undefined) return writeAll(withdraw(jobs, stage, withdrawn));
-  // The jobs that went through no plan stage (check refused them) were not written yet.
-  jobs.forEach((job, j) => {
-    if (!planning(checked[j] as JobState)) write(job);
-  });
+  writeAll(jobs);
 
   // Each outcome is in the report on disk soon after (the writer coalesces rewrites); the
   // ledger, not the report, is the durable record of what was submitted.
