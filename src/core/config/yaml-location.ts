@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import type { LineCounter, Node as YamlNode } from 'yaml';
 
 /**
@@ -12,12 +11,4 @@ export function yamlLocator(path: string, lineCounter: LineCounter): (node: unkn
     const { line, col } = lineCounter.linePos(offset);
     return `${path}:${line}:${col}`;
   };
-}
-
-/**
- * The `yaml` package, loaded when a config file is read: a run without one (and a manifest
- * the fast reader takes) never loads it, ~25 ms of every start (issue 16).
- */
-export function yamlPackage(): typeof import('yaml') {
-  return createRequire(import.meta.url)('yaml') as typeof import('yaml');
 }
