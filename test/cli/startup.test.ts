@@ -57,7 +57,10 @@ describe('startup: heavy modules load only for the commands that need them', () 
     writeFileSync(join(dir, 'x.yaml'), 'version: 1\njobs: []\n');
     const mods = modulesOf(['check', join(dir, 'x.yaml')], 'check');
     expect(mods.some((m) => /\/dist\/manifest\//.test(m))).toBe(true);
-    expect(mods.some((m) => /node_modules\/yaml\//.test(m))).toBe(true);
+    // The fast YAML reader took it: the yaml package is loaded only for what it leaves.
+    expect(mods.filter((m) => /node_modules\/yaml\//.test(m))).toEqual([]);
+    writeFileSync(join(dir, 'y.yaml'), 'version: 1\njobs: &none []\n');
+    expect(modulesOf(['check', join(dir, 'y.yaml')], 'check-y').some((m) => /node_modules\/yaml\//.test(m))).toBe(true);
     // The dashboard is loaded only by `htorder ui` and `watch --ui`.
     expect(mods.filter((m) => /\/dist\/ui\//.test(m))).toEqual([]);
   }, 30_000);
@@ -73,7 +76,7 @@ describe('startup: heavy modules load only for the commands that need them', () 
     expect(heavyIn(modulesOf(['watch', '--help'], 'watch-help'))).toEqual([]);
   }, 30_000);
 
-  it('watch of a folder reaches its ready line without the mapping code (jsonata) or, with no health port, prom-client', async () => {
+  it('watch of a folder reaches its ready line without the mapping code (jsonata, the yaml package) or, with no health port, prom-client', async () => {
     const log = join(dir, 'watch.log');
     writeFileSync(log, '');
     const drop = mkdtempSync(join(dir, 'drop-'));
@@ -97,7 +100,7 @@ describe('startup: heavy modules load only for the commands that need them', () 
     expect(mods.some((m) => m.endsWith('/dist/app/watch-daemon.js'))).toBe(true);
     expect(
       mods.filter((m) =>
-        /node_modules\/(jsonata|prom-client)\/|\/dist\/manifest\/mapping\/(load-mapping|mapped-rows|expressions)\.js/.test(
+        /node_modules\/(jsonata|yaml|prom-client)\/|\/dist\/manifest\/mapping\/(load-mapping|mapped-rows|expressions)\.js/.test(
           m,
         ),
       ),

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../errors.js';
-import { LineCounter, parseDocument } from 'yaml';
+import { yamlPackage } from './yaml-location.js';
 import { parseNotifySection, type NotifySection } from './notify-config.js';
 import { parseRoutes, type Route } from './routes.js';
 import { PROFILE_SETTINGS, SETTINGS, type SettingName } from './settings.js';
@@ -28,6 +28,7 @@ export const PROFILE_KEYS: readonly SettingName[] = PROFILE_SETTINGS;
 
 /** Parses config-file text; `path` is for messages. Pure: no I/O. */
 export function parseConfigFile(text: string, path: string): ConfigFile {
+  const { LineCounter, parseDocument } = yamlPackage();
   // The document keeps each node's position, so the routes' problems can be located; its
   // warnings are never logged: they quote the line, which may hold the secret.
   const lineCounter = new LineCounter();

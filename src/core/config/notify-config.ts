@@ -1,9 +1,9 @@
-import { isMap, isScalar, isSeq, type LineCounter, type Node as YamlNode } from 'yaml';
+import type { LineCounter, Node as YamlNode } from 'yaml';
 import { UsageError } from '../errors.js';
 import type { Settings } from './resolve-settings.js';
 import { SETTINGS } from './settings.js';
 import { isClearTextUrl } from './url-security.js';
-import { yamlLocator } from './yaml-location.js';
+import { yamlLocator, yamlPackage } from './yaml-location.js';
 
 /**
  * Notifications' configuration (docs/notifications.md): the `notify` section of the config
@@ -58,6 +58,7 @@ export function parseNotifySection(
   sectionNode: unknown,
   ctx: { path: string; lineCounter: LineCounter },
 ): NotifySection | undefined {
+  const { isMap, isScalar, isSeq } = yamlPackage();
   const { path, lineCounter } = ctx;
   const section = sectionNode as YamlNode | null | undefined;
   if (section === undefined || section === null) return undefined;

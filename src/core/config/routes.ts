@@ -1,8 +1,8 @@
 import { createRequire } from 'node:module';
 import type picomatchType from 'picomatch';
-import { isMap, isScalar, isSeq, type LineCounter, type Node as YamlNode } from 'yaml';
+import type { LineCounter, Node as YamlNode } from 'yaml';
 import { UsageError } from '../errors.js';
-import { yamlLocator } from './yaml-location.js';
+import { yamlLocator, yamlPackage } from './yaml-location.js';
 
 /**
  * The `routes` section of the config file (docs/watch.md#routes): an ordered list of rules that
@@ -69,6 +69,7 @@ export function parseRoutes(
   node: unknown,
   ctx: { path: string; lineCounter: LineCounter; profiles: readonly string[] },
 ): Route[] {
+  const { isMap, isScalar, isSeq } = yamlPackage();
   const at = yamlLocator(ctx.path, ctx.lineCounter);
   const problems: RouteProblem[] = [];
   if (!isSeq(node)) {

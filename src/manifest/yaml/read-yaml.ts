@@ -1,6 +1,5 @@
-import { type Document, LineCounter, parseDocument } from 'yaml';
 import { manifestSchema } from '../schema/manifest-schema.js';
-import type { Diagnostic, ManifestFormat, RawDocument, SourceMap } from '../model.js';
+import type { ManifestFormat, RawDocument, SourceMap } from '../model.js';
 import {
   decodeUtf8,
   readInputBytes,
@@ -11,8 +10,8 @@ import {
   INPUT_TOO_LARGE,
   type ReadLimits,
 } from '../read-input.js';
-import { type AliasLimits, astToValue } from './ast-to-value.js';
-import { YamlSourceMap } from './yaml-source-map.js';
+import type { AliasLimits } from './ast-to-value.js';
+import { parseFastYaml } from './fast-yaml.js';
 
 /**
  * The YAML manifest reader: bytes → RawDocument (plain data + a SourceMap). YAML 1.2 core
@@ -36,7 +35,7 @@ export async function readTextDocument(
   format: ManifestFormat,
   bytes: Uint8Array | undefined,
   opts: YamlReadOptions,
-  parse: (file: string, text: string, opts: YamlReadOptions) => Parsed | Promise<Parsed>,
+  parse: (file: string, text: string, opts: YamlReadOptions) => Promise<Parsed>,
 ): Promise<RawDocument> {
   // Nothing was parsed: every location is the file's.
   const emptySources: SourceMap = { locate: () => ({ file }) };
@@ -62,53 +61,14 @@ export async function readTextDocument(
 
 type Parsed = Pick<RawDocument, 'doc' | 'sources' | 'diagnostics'>;
 
-/** YAML (or JSON) text → plain data, source map and diagnostics, by the `yaml` package. */
-export function parseYamlText(file: string, text: string, opts: YamlReadOptions): Parsed {
-  const lineCounter = new LineCounter();
-  const doc = parseDocument(text, {
-    version: '1.2',
-    schema: 'core',
-    lineCounter,
-    prettyErrors: false,
-    // Checked by astToValue instead, which names BOTH locations.
-    uniqueKeys: false,
-    merge: false,
-  }) as Document.Parsed;
-  const sources = new YamlSourceMap(file, doc, lineCounter);
-  const diagnostics: Diagnostic[] = [];
-
-  const directive = doc.directives?.yaml;
-  if (directive?.explicit && directive.version !== '1.2') {
-    const at = Math.max(0, text.indexOf('%YAML'));
-    diagnostics.push({
-      severity: 'error',
-      code: 'yaml.version',
-      message:
-        `%YAML ${directive.version} is not supported: manifests are YAML 1.2 ` +
-        '(in 1.1 `NO` means false and `01234` is octal). Remove the directive',
-      source: sources.at(at),
-    });
-    return { sources, diagnostics };
-  }
-  for (const problem of [...doc.errors, ...doc.warnings]) {
-    diagnostics.push({
-      severity: 'error',
-      code: `yaml.${problem.code.toLowerCase().replace(/_/g, '-')}`,
-      message: problem.message,
-      source: sources.at(problem.pos[0]),
-    });
-  }
-  if (diagnostics.length > 0) return { sources, diagnostics };
-  if (doc.contents === null || (doc.contents as { value?: unknown }).value === null) {
-    diagnostics.push({
-      severity: 'error',
-      code: 'manifest.empty',
-      message: 'the manifest is empty',
-      source: { file, line: 1, column: 1 },
-    });
-    return { sources, diagnostics };
-  }
-  const converted = astToValue(doc, sources, manifestSchema, opts);
-  diagnostics.push(...converted.diagnostics);
-  return { doc: converted.aborted ? undefined : converted.value, sources, diagnostics };
+/**
+ * YAML (or JSON) text → plain data, source map and diagnostics: by the fast reader when the
+ * text is in its subset (./fast-yaml.ts: most manifests), else by the `yaml` package, which
+ * is loaded only then.
+ */
+export async function parseYamlText(file: string, text: string, opts: YamlReadOptions): Promise<Parsed> {
+  const fast = parseFastYaml(file, text, manifestSchema);
+  if (fast) return fast;
+  const { parseYamlPackage } = await import('./package-yaml.js');
+  return parseYamlPackage(file, text, opts);
 }
