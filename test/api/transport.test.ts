@@ -1,3 +1,4 @@
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClientOptions } from '../../src/api/client.js';
@@ -158,6 +159,32 @@ describe('headers and token', () => {
     clock += 60_000; // long after the backoff: no wait
     await caught(client.account.get());
     expect(sleeps).toHaveLength(1);
+  });
+});
+
+describe('calls in flight', () => {
+  it('puts the call waiting for a slot on the wire before handing the answer that freed it back', async () => {
+    // undici writes a request on a reused keep-alive connection only in the event loop's check
+    // phase; the caller of the finished call must not go on (a job's ledger and report work)
+    // before then, or the waiting call sits behind that work.
+    const { client } = await server((_req, res) => json(res, 200, { ok: true }), { concurrency: 1 });
+    await client.request({ method: 'GET', path: '/warm' }); // the connection is now a reused one
+    const written: string[] = [];
+    const onHeaders = (message: unknown) => {
+      written.push((message as { request: { path: string } }).request.path);
+    };
+    subscribe('undici:client:sendHeaders', onHeaders);
+    try {
+      let writtenWhenFirstAnswered: string[] = [];
+      const first = client.request({ method: 'GET', path: '/first' }).then(() => {
+        writtenWhenFirstAnswered = [...written];
+      });
+      const second = client.request({ method: 'GET', path: '/second' });
+      await Promise.all([first, second]);
+      expect(writtenWhenFirstAnswered).toEqual(['/api/first', '/api/second']);
+    } finally {
+      unsubscribe('undici:client:sendHeaders', onHeaders);
+    }
   });
 });
 
