@@ -64,7 +64,7 @@ async function measureIn(label, { events }, drop, state) {
     HTORDER_STATE_DIR: state,
   };
   const done = runWatch(
-    { target: drop, flags: {}, scanIntervalMs, stableMs, fsEvents: events },
+    { target: drop, flags: { scanIntervalMs, stableTimeMs: stableMs, fsEvents: events } },
     { stderr, env, cwd: process.cwd(), signal: controller.signal, onReady: () => ready() },
   );
   await readyP;

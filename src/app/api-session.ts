@@ -43,16 +43,8 @@ export interface ApiSession {
   sandbox?: SandboxDirectory;
 }
 
-/** The account settings `--sandbox` supplies itself; giving one as well is a contradiction. */
-const SANDBOX_SUPPLIES = [
-  'profile',
-  'baseUrl',
-  'authUrl',
-  'realm',
-  'clientId',
-  'clientSecretFile',
-  'statusUrl',
-] as const;
+/** The settings that say which account a session talks to (besides the profile that may hold them). */
+export const ACCOUNT_SETTINGS = ['baseUrl', 'authUrl', 'realm', 'clientId', 'clientSecretFile', 'statusUrl'] as const;
 
 /**
  * What every command that talks to the API starts with (api, plan, run, watch, track): the
@@ -123,7 +115,8 @@ async function sandboxSession(
   cleanups: (() => Promise<void>)[],
   out: { directory?: SandboxDirectory },
 ): Promise<ApiConfig> {
-  const clash = SANDBOX_SUPPLIES.find((k) => input.flags[k] !== undefined);
+  // `--sandbox` supplies its own account: giving one as well is a contradiction.
+  const clash = (['profile', ...ACCOUNT_SETTINGS] as const).find((k) => input.flags[k] !== undefined);
   if (clash) throw new UsageError(`--sandbox supplies its own account; it cannot be combined with ${flagName(clash)}`);
   // Checked before the sandbox starts: the same limits as for a configured account.
   const concurrency = settings.get('concurrency');

@@ -15,11 +15,6 @@ export interface PipelineContextInput extends ApiSessionInput {
   command: PipelineCommand;
   partial?: boolean;
   mapping?: Mapping;
-  /**
-   * The ledger, built once the session is open; default the folder ledger in the state dir,
-   * whose order locks go stale after `lockStaleMs`.
-   */
-  ledger?: (session: ApiSession) => LedgerStore;
   /** A catalogue older than this is rebuilt (a daemon must see price codes that changed); default never. */
   catalogueMaxAgeMs?: number;
 }
@@ -34,10 +29,8 @@ export interface OpenPipeline {
   session: ApiSession;
   ledger: LedgerStore;
   /**
-   * The context for processInput. The account is learnt from the API the first time, so a
-   * throw means the API is unavailable or refused the credentials (nothing was decided).
-   * `perInput` replaces the mapping and `partial` for one input (watch routes) over the same
-   * session, catalogue and ledger account.
+   * The context for processInput; a throw means the API is unavailable or refused the
+   * credentials (the account is learnt from it). `perInput`: one input's mapping and partial.
    */
   context(perInput?: InputOptions): Promise<PipelineContext>;
   /**
@@ -60,22 +53,22 @@ export interface OpenPipeline {
  */
 export async function openPipelineContext(input: PipelineContextInput): Promise<OpenPipeline> {
   const session = await openApiSession(input);
+  // The folder ledger in the state dir, whose order locks go stale after `lockStaleMs`.
+  const { config, settings } = session;
+  return pipelineOver(session, input, new FolderLedger(config.stateDir, { staleMs: settings.get('lockStaleMs') }));
+}
+
+/** The pipeline of an open session over `ledger` (closing it closes the session). */
+export function pipelineOver(
+  session: ApiSession,
+  input: Pick<PipelineContextInput, 'command' | 'partial' | 'mapping' | 'catalogueMaxAgeMs' | 'sandbox' | 'cwd'>,
+  ledger: LedgerStore,
+): OpenPipeline {
   const { config, client, logger, settings } = session;
-  let ledger: LedgerStore;
-  try {
-    ledger = input.ledger
-      ? input.ledger(session)
-      : new FolderLedger(config.stateDir, { staleMs: settings.get('lockStaleMs') });
-  } catch (err) {
-    await session.close();
-    throw err;
-  }
   let catalogue: { value: AccountCatalogue; at: number } | undefined;
   /**
-   * The account key and the ledger's vouching, learnt once and shared by every input (watch
-   * works on several at once): the promise is kept, so inputs that start together wait for
-   * one GET /account and one read (and import) of the account record. A failure is not
-   * kept: the next input asks again.
+   * The account key and the ledger's vouching, learnt once for every input (inputs that start
+   * together share one GET /account); a failure is not kept: the next input asks again.
    */
   let first: Promise<{ account: string; vouch: Vouching }> | undefined;
   // htorder 0.1 kept the ledger in ./.htorder/ of the working directory: still read (imported).

@@ -10,6 +10,7 @@ import { UsageError } from '../core/errors.js';
 import { presetPath } from '../manifest/mapping/presets-dir.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import { isS3Url, parseS3Url } from '../storage/s3/s3-url.js';
+import { ACCOUNT_SETTINGS } from './api-session.js';
 
 /** A route of the config file, ready for the watcher: its mapping loaded, its session named. */
 export interface WatchRoute extends Route {
@@ -30,15 +31,10 @@ export interface WatchRoutes {
   noRoute(name: string): string;
 }
 
-/** The account-defining flags: with routes that choose profiles, they would silently override every profile. */
-const ACCOUNT_FLAGS = ['baseUrl', 'authUrl', 'realm', 'clientId', 'clientSecretFile', 'statusUrl'] as const;
-
 /**
- * The routes of the config file that apply to the watched `target`, checked as a whole before
- * anything is watched (docs/watch.md#routes): undefined when the file has none, no routes when
- * none is for this location; the watcher then runs on the command line's `--mapping` and
- * `--partial` as before. Every problem is a
- * UsageError (exit 2) located in the config file.
+ * The routes of the config file for the watched `target`, checked as a whole before anything
+ * is watched (docs/watch.md#routes): undefined when the file has none, no routes when none is
+ * for this location. Every problem is a UsageError (exit 2) located in the config file.
  */
 export async function loadWatchRoutes(opts: {
   target: string;
@@ -54,11 +50,39 @@ export async function loadWatchRoutes(opts: {
   const home = opts.home ?? homedir();
   const file = findConfigFile({ env: opts.env, flags: opts.flags, cwd: opts.cwd, home });
   if (!file?.routes || file.routes.length === 0) return undefined;
-  const here = locationMatcher(opts.target, opts.cwd, file, home);
-  const routes = routesFor(file.routes, here);
+  const routes = routesFor(file.routes, locationMatcher(opts.target, opts.cwd, file, home));
   // Every rule names other locations: this watcher runs as without routes (and says so).
   if (routes.length === 0) return { file: file.path, routes: [], choose: () => undefined, noRoute: () => '' };
+  checkRoutes(routes, file, opts);
+  const mappings = new Map<string, Mapping>();
+  const loaded: WatchRoute[] = [];
+  for (const r of routes) {
+    const loadedMapping = r.mapping === undefined ? undefined : await routeMapping(r, file, home, mappings);
+    loaded.push({
+      ...r,
+      matches: routeMatcher(r),
+      ...(loadedMapping ? { loadedMapping } : {}),
+      sessionKey:
+        r.profile !== undefined ? `profile:${r.profile}` : r.account !== undefined ? `account:${r.account}` : '',
+    });
+  }
+  return {
+    file: file.path,
+    routes: loaded,
+    choose: (name) => chooseRoute(loaded, name),
+    noRoute: (name) =>
+      `${name} matches no route of ${file.path} for this location (${loaded
+        .map((r) => `${r.name}: ${r.match.join(', ')}`)
+        .join('; ')}); ` + 'nothing of it was sent. Add a rule for it (or rename the file) and drop it again',
+  };
+}
 
+/** Throws a UsageError naming every route that contradicts the command line (or --sandbox). */
+function checkRoutes(
+  routes: Route[],
+  file: ConfigFile,
+  opts: { flags: SettingFlags; sandbox: boolean; mapping?: string; partial?: boolean },
+): void {
   const contradiction = (what: string): UsageError =>
     new UsageError(
       `${what} cannot be combined with the routes of ${file.path} for this location: each route says ` +
@@ -80,7 +104,8 @@ export async function loadWatchRoutes(opts: {
       );
     }
   }
-  const flag = ACCOUNT_FLAGS.find((k) => opts.flags[k] !== undefined);
+  // Account settings on the command line would silently override every route's profile.
+  const flag = ACCOUNT_SETTINGS.find((k) => opts.flags[k] !== undefined);
   const withProfile = routes.find((r) => r.profile !== undefined);
   if (flag && withProfile) {
     problems.push(
@@ -89,48 +114,28 @@ export async function loadWatchRoutes(opts: {
     );
   }
   if (problems.length > 0) throw new UsageError(problems.join('\n'));
+}
 
-  const mappings = new Map<string, Mapping>();
-  const loaded: WatchRoute[] = [];
-  for (const r of routes) {
-    let loadedMapping: Mapping | undefined;
-    if (r.mapping !== undefined) {
-      const path = mappingPath(r.mapping, file, home);
-      const at = `${r.keyAt.mapping}: routes[${r.index}].mapping`;
-      if (path === undefined) {
-        throw new UsageError(`${at}: "${r.mapping}" is neither a mapping file (beside ${file.path}) nor a preset`);
-      }
-      loadedMapping = mappings.get(path);
-      if (!loadedMapping) {
-        try {
-          // Loaded on first use: a watcher without mappings starts without their code.
-          const { loadMapping } = await import('../manifest/mapping/load-mapping.js');
-          loadedMapping = await loadMapping(path);
-        } catch (err) {
-          if (!(err instanceof UsageError)) throw err;
-          // The mapping's own problems keep their file:line:col; this says which route named it.
-          throw new UsageError(`${at}: ${err.message}`);
-        }
-        mappings.set(path, loadedMapping);
-      }
-    }
-    loaded.push({
-      ...r,
-      matches: routeMatcher(r),
-      ...(loadedMapping ? { loadedMapping } : {}),
-      sessionKey:
-        r.profile !== undefined ? `profile:${r.profile}` : r.account !== undefined ? `account:${r.account}` : '',
-    });
+/** The mapping route `r` names, loaded once per file (`loaded`); its problems located at the route. */
+async function routeMapping(r: Route, file: ConfigFile, home: string, loaded: Map<string, Mapping>): Promise<Mapping> {
+  const at = `${r.keyAt.mapping}: routes[${r.index}].mapping`;
+  const path = mappingPath(r.mapping ?? '', file, home);
+  if (path === undefined) {
+    throw new UsageError(`${at}: "${r.mapping}" is neither a mapping file (beside ${file.path}) nor a preset`);
   }
-  return {
-    file: file.path,
-    routes: loaded,
-    choose: (name) => chooseRoute(loaded, name),
-    noRoute: (name) =>
-      `${name} matches no route of ${file.path} for this location (${loaded
-        .map((r) => `${r.name}: ${r.match.join(', ')}`)
-        .join('; ')}); ` + 'nothing of it was sent. Add a rule for it (or rename the file) and drop it again',
-  };
+  const known = loaded.get(path);
+  if (known) return known;
+  try {
+    // Loaded on first use: a watcher without mappings starts without their code.
+    const { loadMapping } = await import('../manifest/mapping/load-mapping.js');
+    const mapping = await loadMapping(path);
+    loaded.set(path, mapping);
+    return mapping;
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    // The mapping's own problems keep their file:line:col; this says which route named it.
+    throw new UsageError(`${at}: ${err.message}`);
+  }
 }
 
 /**

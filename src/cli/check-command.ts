@@ -9,6 +9,7 @@ import { errorLines, warningLines } from '../report/write-errors-txt.js';
 import { writeReports, type WrittenReports } from '../report/write-reports.js';
 import { ExitCode } from '../core/errors.js';
 import { printableLines } from '../core/printable.js';
+import { checkDetails, first, jsonSummary } from './json-summary.js';
 
 /**
  * The work of `htorder check FILE... [--mapping FILE] [--json]` — parse, schema check and local rules;
@@ -79,7 +80,7 @@ export async function runCheckCommand(
     process.stderr.write(humanSummary(outcome));
   }
   const exitCode = exitCodeOf(outcomes);
-  if (opts.json) process.stdout.write(`${JSON.stringify(jsonSummary(outcomes, exitCode))}\n`);
+  if (opts.json) process.stdout.write(`${JSON.stringify(jsonSummary('check', outcomes, exitCode, checkDetails))}\n`);
   return exitCode;
 }
 
@@ -89,7 +90,7 @@ export function exitCodeOf(outcomes: readonly CheckOutcome[]): ExitCode {
   return ExitCode.Ok;
 }
 
-/** What `check` prints for one input; control characters from the input escaped (util/printable). */
+/** What `check` prints for one input; control characters from the input escaped (core/printable.ts). */
 export function humanSummary(o: CheckOutcome): string {
   return printableLines(summaryText(o));
 }
@@ -108,15 +109,11 @@ function summaryText(o: CheckOutcome): string {
     lines.push(
       `${o.file}: ${invalid} of ${jobs} invalid, ${valid} valid; ${r.summary.errors} error${r.summary.errors === 1 ? '' : 's'}`,
     );
-    let shown = 0;
-    for (const line of errorLines(r, r.input.file)) {
-      if (shown++ === SHOWN_ERRORS) break;
-      lines.push(`  ${line}`);
-    }
+    for (const line of first(errorLines(r, r.input.file), SHOWN_ERRORS)) lines.push(`  ${line}`);
     if (r.summary.errors > SHOWN_ERRORS)
       lines.push(`  ... ${r.summary.errors - SHOWN_ERRORS} more in ${o.reports?.errors ?? 'errors.txt'}`);
   }
-  for (const w of take(warningLines(r, r.input.file), SHOWN_ERRORS)) lines.push(`  ${w}`);
+  for (const w of first(warningLines(r, r.input.file), SHOWN_ERRORS)) lines.push(`  ${w}`);
   // Rows an ERP mapping left out, each with its row and the mapping's reason: not errors.
   for (const job of r.jobs) {
     if (job.status !== 'skipped') continue;
@@ -127,40 +124,4 @@ function summaryText(o: CheckOutcome): string {
   const written = [o.reports?.json, o.reports?.csv, o.reports?.errors].filter(Boolean).join(', ');
   lines.push(`  reports: ${written}`);
   return `${lines.join('\n')}\n`;
-}
-
-export function jsonSummary(outcomes: readonly CheckOutcome[], exitCode: number): unknown {
-  return {
-    command: 'check',
-    exitCode,
-    inputs: outcomes.map((o) => ({
-      file: o.file,
-      status: o.status,
-      ...(o.problem ? { problem: o.problem } : {}),
-      ...(o.report
-        ? {
-            format: o.report.input.format,
-            sha256: o.report.input.sha256,
-            jobs: {
-              total: o.report.summary.jobs,
-              valid: o.report.summary.byStatus.valid,
-              invalid: o.report.summary.byStatus.invalid,
-            },
-            items: o.report.summary.items,
-            errors: o.report.summary.errors,
-            warnings: o.report.summary.warnings,
-            reports: o.reports,
-            firstErrors: [...take(errorLines(o.report, o.report.input.file), 20)],
-          }
-        : {}),
-    })),
-  };
-}
-
-function* take<T>(it: Iterable<T>, n: number): Generator<T> {
-  if (n <= 0) return;
-  for (const x of it) {
-    yield x;
-    if (--n === 0) return;
-  }
 }

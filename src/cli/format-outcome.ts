@@ -1,6 +1,6 @@
 import type { InputOutcome, PipelineCommand } from '../pipeline/process-input.js';
 import type { ResultReport } from '../report/model.js';
-import { builtItems, itemCount } from '../report/lazy-items.js';
+import { itemCount } from '../report/lazy-items.js';
 import { errorLines, warningLines } from '../report/write-errors-txt.js';
 import { printable, printableLines } from '../core/printable.js';
 
@@ -88,34 +88,6 @@ function table(rows: string[][]): string[] {
 
 function money(n: number): string {
   return n.toFixed(2);
-}
-
-export function jsonSummary(command: PipelineCommand, outcomes: readonly InputOutcome[], exitCode: number): unknown {
-  return {
-    command,
-    exitCode,
-    inputs: outcomes.map((o) => ({
-      file: o.file,
-      status: o.status,
-      ...(o.problem ? { problem: o.problem } : {}),
-      ...(o.report
-        ? {
-            summary: o.report.summary,
-            reports: o.reports,
-            jobs: o.report.jobs.map((j) => ({
-              orderNumber: j.orderNumber,
-              status: j.status,
-              jobNumber: j.jobNumber,
-              dateDue: j.dateDue,
-              estimatedCost: j.estimatedCost,
-              totalJobCost: j.totalJobCost,
-              errors: j.errors.length + builtItems(j).reduce((n, i) => n + i.errors.length, 0),
-              warnings: j.warnings.length,
-            })),
-          }
-        : {}),
-    })),
-  };
 }
 
 function sourceText(source: { row?: number; line?: number } | null): string {

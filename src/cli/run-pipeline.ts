@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import type { CommandIo } from './command-io.js';
 import { openPipelineContext } from '../app/pipeline-context.js';
 import type { ConfigFlags } from '../core/config/resolve-config.js';
 import { notifyWebhooks } from '../core/config/notify-config.js';
@@ -7,7 +8,8 @@ import { ExitCode } from '../core/errors.js';
 import type { Notifier } from '../watch/notify/notifier.js';
 import { reportNameProblem } from '../report/report-paths.js';
 import { printable } from '../core/printable.js';
-import { formatInputOutcome, jsonSummary } from './format-outcome.js';
+import { formatInputOutcome } from './format-outcome.js';
+import { jsonSummary, pipelineDetails } from './json-summary.js';
 import { createProgress } from './progress.js';
 
 export interface PipelineCommandInput {
@@ -23,20 +25,13 @@ export interface PipelineCommandInput {
   flags: ConfigFlags;
 }
 
-export interface PipelineIo {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream & { isTTY?: boolean };
-  env: Record<string, string | undefined>;
-  cwd: string;
-}
-
 /**
  * `htorder plan|run FILE...`, the command-line side: progress, the summary of each input, the
  * `--json` summary and the exit code (docs/commands.md#exit-codes). The wiring (session,
  * ledger, one catalogue for the whole run, the account key) is the app's
  * openPipelineContext; inputs are processed one after another, jobs of an input concurrently.
  */
-export async function runPipelineCommand(input: PipelineCommandInput, io: PipelineIo): Promise<number> {
+export async function runPipelineCommand(input: PipelineCommandInput, io: CommandIo): Promise<number> {
   // A broken mapping is a usage error (exit 2) before anything is sent.
   // Loaded only with --mapping: most inputs need no mapping (and not its CSV and jsonata code).
   const mapping = input.mapping
@@ -81,7 +76,7 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Pipeli
     }
     const progress = createProgress(io.stderr, input.command);
     for (const [i, file] of input.files.entries()) {
-      const ctx = { ...context, onProgress: progress.update };
+      const ctx: PipelineContext = { ...context, hooks: { onProgress: progress.update } };
       const outcome = await (i === 0 && first ? processPrepared(await first, ctx) : processInput(file, ctx));
       progress.clear();
       outcomes.push(outcome);
@@ -93,7 +88,8 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Pipeli
     await pipeline.close();
   }
   const exitCode = exitCodeOf(outcomes);
-  if (input.json) io.stdout.write(`${JSON.stringify(jsonSummary(input.command, outcomes, exitCode))}\n`);
+  if (input.json)
+    io.stdout.write(`${JSON.stringify(jsonSummary(input.command, outcomes, exitCode, pipelineDetails))}\n`);
   return exitCode;
 }
 

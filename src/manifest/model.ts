@@ -99,7 +99,7 @@ export interface ManifestJob {
   locationCodeOverride?: string;
   deliveryAddress: ManifestDeliveryAddress;
   items: ManifestItem[];
-  /** Declarative cancel of an already-submitted job (issue 9). */
+  /** Declarative cancel of an already-submitted job. */
   cancel?: boolean;
 }
 

@@ -6,7 +6,7 @@ import type { Logger } from '../core/log/logger.js';
 import type { Diagnostic, ManifestJob, SourceMap } from '../manifest/model.js';
 
 /**
- * Declarative changes to an already-submitted job (issue 9). The manifest is the desired
+ * Declarative changes to an already-submitted job. The manifest is the desired
  * state: `cancel: true` cancels the job; an edited description, orderComment, mustDate or
  * dateDue becomes a PATCH. The job's flags (`isCancelable`, `permissions.canEdit`) are read
  * from `GET /Jobs/{n}` each time, never inferred from a status or an earlier answer (spec,
@@ -15,8 +15,9 @@ import type { Diagnostic, ManifestJob, SourceMap } from '../manifest/model.js';
  * What counts as an edit: a manifest value that differs from the value recorded in the ledger
  * when it was last sent (`entry.patchable`) AND from the job's current value. So a change made
  * in the dashboard is not undone by re-running an unchanged manifest, and a due date the
- * factory moved later (a request earlier than possible) is not sent again. Entries recorded
- * before baselines existed (or settled by search) compare against the job's current values.
+ * factory moved later (a request earlier than possible) is not sent again. An entry without a
+ * baseline (settled by search, or written by an older htorder) compares with the job's current
+ * values only.
  */
 
 /**

@@ -28,10 +28,9 @@ export function jobHash(job: ManifestJob): string {
 /**
  * JSON with object keys sorted at every level, so key order in the file does not matter.
  * The ledger keeps these fingerprints: the text must never change. Built by concatenation,
- * where entries, filter, sort with a comparator and map made arrays at every level (most of
- * the hash's time). Keys sort by UTF-16 code units, as `<` compares them; an array element
- * JSON cannot hold is empty (as join writes it) and an object key whose value is undefined is
- * left out.
+ * without an array per level. Keys sort by UTF-16 code units, as `<` compares them; an array
+ * element JSON cannot hold is empty (as join writes it) and an object key whose value is
+ * undefined is left out.
  */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) {

@@ -6,7 +6,7 @@ import type { Mapping } from '../manifest/mapping/model.js';
 import type { Manifest } from '../manifest/model.js';
 import { type CsvLimits, INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from '../manifest/read-input.js';
 import { buildReport, refreshSummary, reportHasErrors } from '../report/build-report.js';
-import type { ReportCommand, ResultReport } from '../report/model.js';
+import type { ResultReport } from '../report/model.js';
 import { ReportWriter } from '../report/report-writer.js';
 import type { ReportTarget, WrittenReports } from '../report/write-reports.js';
 import type { AccountCatalogue } from '../resolve/catalogue.js';
@@ -20,7 +20,6 @@ import { dryRun } from './stages/dry-run.js';
 import { lookUp } from './stages/look-up.js';
 import { resolve } from './stages/resolve.js';
 import { holdBack, mustHoldBack, submit, withdraw } from './stages/submit.js';
-import type { SubmitContext } from './submit-job.js';
 
 /**
  * One input through the pipeline (docs/architecture.md#the-pipeline):
@@ -31,7 +30,11 @@ import type { SubmitContext } from './submit-job.js';
  * states (job-report.ts). plan and run go through the same stages; only run submits.
  */
 
-export type PipelineCommand = 'plan' | 'run';
+/**
+ * `watch` runs as `run`, and its reports are written by the caller, once, where the input ends
+ * up (InputOutcome.writeReports) instead of next to the file as jobs finish.
+ */
+export type PipelineCommand = 'plan' | 'run' | 'watch';
 
 export interface PipelineContext {
   command: PipelineCommand;
@@ -56,22 +59,18 @@ export interface PipelineContext {
    */
   unseen?: { vouch?: () => Promise<void> };
   logger: Logger;
+  /** How the caller takes part in one input's way. */
+  hooks?: PipelineHooks;
+}
+
+export interface PipelineHooks {
   onProgress?: (event: ProgressEvent) => void;
-  /** Resend limits and waits (tests shorten them). */
-  submit?: Pick<SubmitContext, 'maxSends' | 'wait'>;
-  /** The command named in the reports when it is not `command` itself (`watch` runs as `run`). */
-  reportCommand?: ReportCommand;
   /**
-   * run only: asked right before the first job is submitted, and before each change (PATCH,
-   * cancel) of a submitted job is sent; a reason not to send anything from this input
-   * (`watch`: it changed since it was read), or undefined to go on.
+   * Asked right before the first job is submitted, and before each change (PATCH, cancel) of a
+   * submitted job is sent; a reason not to send anything from this input (`watch`: it changed
+   * since it was read), or undefined to go on.
    */
-  beforeSubmit?: () => Promise<string | undefined>;
-  /**
-   * No report is written: the caller writes them once, where it decides
-   * (InputOutcome.writeReports; `watch`: where the input ends up).
-   */
-  deferReports?: boolean;
+  beforeSend?: () => Promise<string | undefined>;
 }
 
 export interface ProgressEvent {
@@ -89,7 +88,7 @@ export interface InputOutcome {
   status: InputStatus;
   report?: ResultReport;
   reports?: WrittenReports;
-  /** With `deferReports`: writes the reports (once) to `target`. */
+  /** `watch`: writes the reports (once) to `target`. */
   writeReports?: (target: ReportTarget) => Promise<WrittenReports>;
   /** Resolved jobs by index (for the plan table). */
   resolved: Map<number, ResolvedJob>;
@@ -110,7 +109,7 @@ export function loadInput(file: string, opts: Pick<PipelineContext, 'mapping' | 
 }
 
 /** What reading an input and starting its report need of its context: nothing the API answers. */
-export type InputPlan = Pick<PipelineContext, 'command' | 'reportCommand' | 'mapping' | 'csvLimits' | 'deferReports'>;
+export type InputPlan = Pick<PipelineContext, 'command' | 'mapping' | 'csvLimits'>;
 
 /**
  * An input read and checked and its jobs' first states made: the work of an input that needs
@@ -146,13 +145,12 @@ export async function prepareInput(
   let begun: { report: ResultReport; writer: ReportWriter } | undefined;
   const begin = () => {
     if (begun) return begun;
-    const command = plan.reportCommand ?? plan.command;
-    const report = buildReport({ command, input: read.input, manifest, diagnostics, startedAt });
+    const report = buildReport({ command: plan.command, input: read.input, manifest, diagnostics, startedAt });
     const writer = new ReportWriter(report, {
       manifest,
       mapping: plan.mapping,
       csvLimits: plan.csvLimits,
-      progress: !plan.deferReports,
+      progress: plan.command !== 'watch',
     });
     begun = { report, writer };
     return begun;
@@ -183,18 +181,18 @@ export async function processPrepared(prepared: PreparedInput, ctx: PipelineCont
       ? await runJobs(manifest, prepared.jobs, begin, { ...ctx, verifiedAbsent })
       : [];
   const { report, writer } = begin();
-  const vouch = ctx.command === 'run' ? ctx.unseen?.vouch : undefined;
+  const vouch = ctx.command === 'plan' ? undefined : ctx.unseen?.vouch;
   if (vouch && jobs.every((job) => job.ledger?.entry !== undefined || verifiedAbsent.has(job.orderNumber)))
     await vouch();
   report.finishedAt = new Date().toISOString();
-  if (ctx.deferReports) {
+  if (ctx.command === 'watch') {
     refreshSummary(report);
-    ctx.onProgress?.({ file, stage: 'done', done: report.jobs.length, total: report.jobs.length });
+    ctx.hooks?.onProgress?.({ file, stage: 'done', done: report.jobs.length, total: report.jobs.length });
     const writeReports = (target: ReportTarget) => writer.flush(target);
     return { file, status: inputStatus(jobs, report), report, writeReports, resolved: resolutions(jobs) };
   }
   const reports = await writer.flush();
-  ctx.onProgress?.({ file, stage: 'done', done: report.jobs.length, total: report.jobs.length });
+  ctx.hooks?.onProgress?.({ file, stage: 'done', done: report.jobs.length, total: report.jobs.length });
   return { file, status: inputStatus(jobs, report), report, reports, resolved: resolutions(jobs) };
 }
 
@@ -217,7 +215,7 @@ async function runJobs(
   // in flight at `concurrency`, which is what the API sees.
   const limit = jobLimit(manifest.jobs.length, ctx.concurrency * 2);
   const progress = (name: ProgressEvent['stage']) => (done: number, total: number) =>
-    ctx.onProgress?.({ file: manifest.file, stage: name, done, total });
+    ctx.hooks?.onProgress?.({ file: manifest.file, stage: name, done, total });
   const writeAll = (jobs: JobState[]): JobState[] => {
     for (const job of jobs) write(job);
     return jobs;
@@ -234,7 +232,7 @@ async function runJobs(
   });
   if (ctx.command === 'plan') return writeAll(jobs);
   if (mustHoldBack(jobs, ctx.partial)) return writeAll(holdBack(jobs, stage));
-  const withdrawn = await ctx.beforeSubmit?.();
+  const withdrawn = await ctx.hooks?.beforeSend?.();
   if (withdrawn !== undefined) return writeAll(withdraw(jobs, stage, withdrawn));
   writeAll(jobs);
 
@@ -257,16 +255,17 @@ function stageContext(manifest: Manifest, ctx: PipelineContext & { verifiedAbsen
   const { client, ledger, account, logger, verifiedAbsent } = ctx;
   const verifyUnseen = ctx.unseen !== undefined;
   const input = { file: manifest.file, sha256: manifest.sha256 };
+  const beforeSend = ctx.hooks?.beforeSend;
   return {
-    mode: ctx.command,
+    mode: ctx.command === 'plan' ? 'plan' : 'run',
     manifest,
     client,
     catalogue: ctx.catalogue,
     ledger,
     account,
     logger,
-    ...(ctx.beforeSubmit ? { beforeSend: ctx.beforeSubmit } : {}),
-    submit: { client, ledger, account, verifyUnseen, verifiedAbsent, input, logger, ...ctx.submit },
+    ...(beforeSend ? { beforeSend } : {}),
+    submit: { client, ledger, account, verifyUnseen, verifiedAbsent, input, logger },
   };
 }
 

@@ -79,7 +79,7 @@ export interface JobResult {
   /** Job-level errors; an item's own errors are on the item. Read-only like `warnings`. */
   errors: readonly ReportError[];
   items: ItemResult[];
-  /** Written by `htorder track`: the job's state after submission (src/pipeline/track/model.ts). */
+  /** Written by `htorder track`: the job's state after submission (tracking-model.ts). */
   tracking?: JobTracking;
 }
 

@@ -8,7 +8,8 @@ import type { Tracking } from '../api/types.js';
  * Two sources with different costs: `GET /Jobs/active` (100 jobs per call) gives the status,
  * dates, tracking and edit permission; `GET /Jobs/{n}` (one call per job) adds jobStatus,
  * shippedDateStatus, isCancelable and the invoice. The second is asked only when needed
- * (see plan-fetch.ts), so its fields carry their own time, `detailCheckedAt`.
+ * (needsDetail in src/pipeline/track/build-tracking.ts), so its fields carry their own time,
+ * `detailCheckedAt`.
  */
 export interface JobTracking {
   /** When htorder last looked (ISO 8601 UTC). */

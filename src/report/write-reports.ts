@@ -39,9 +39,9 @@ export interface ReportTarget {
  * are renamed into place before result.json, so a reader who sees the new result.json finds
  * the others of the same write. result.csv and errors.txt read the input (a CSV's own cells)
  * and name it (errors.txt's lines) as `report.input.file` says before result.json is written,
- * which then becomes `target.inputShownAs`, and stays so. A big CSV input's result.csv is
- * copied by a worker thread meanwhile (write-result-csv.ts); nothing is renamed until all
- * three are written, and a failure of any leaves none of them (nor a temporary file).
+ * which then becomes `target.inputShownAs`, and stays so. result.csv is written while
+ * result.json is (a big CSV input's by a worker thread, write-result-csv.ts); nothing is renamed
+ * until all three are written, and a failure of any leaves none of them (nor a temporary file).
  */
 export async function writeReports(
   report: ResultReport,
@@ -50,7 +50,7 @@ export async function writeReports(
     mapping?: Mapping;
     csvLimits?: Partial<CsvLimits>;
     target?: ReportTarget;
-    /** Where result.csv is copied (ResultCsvOptions.worker): by default by the input's size. */
+    /** Whether a worker thread writes result.csv (ResultCsvOptions.worker): by default by the input's size. */
     csvWorker?: boolean;
   } = {},
 ): Promise<WrittenReports> {
@@ -67,7 +67,7 @@ export async function writeReports(
   let wroteErrors = false;
   let written = false;
   try {
-    csv = await beginResultCsv(tmp.csv, report, {
+    csv = beginResultCsv(tmp.csv, report, {
       ...csvOpts,
       input,
       file,
@@ -80,7 +80,7 @@ export async function writeReports(
     written = true;
   } finally {
     if (!written) {
-      await csv?.done.catch(() => undefined); // the worker's file is complete or gone before it is removed
+      await csv?.done.catch(() => undefined); // result.csv's file is complete or gone before it is removed
       await Promise.all([tmp.csv, tmp.errors, tmp.json].map((t) => rm(t, { force: true })));
     }
   }

@@ -3,8 +3,8 @@
  * local wall-clock parts and the UTC offset; everything else is plain date-only math.
  */
 
-// Building an Intl.DateTimeFormat costs far more than using one (it dominated the sandbox's
-// CPU per POST /Jobs), so one of each kind is kept per time zone.
+// Building an Intl.DateTimeFormat costs far more than using one, and every POST /Jobs needs
+// several, so one of each kind is kept per time zone.
 const dateFormats = new Map<string, Intl.DateTimeFormat>();
 const offsetFormats = new Map<string, Intl.DateTimeFormat>();
 
@@ -90,3 +90,8 @@ export function parseRequestDate(value: string): string | null {
 export function isoSeconds(d: Date): string {
   return d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
+
+export const DAY_MS = 86_400_000;
+
+/** The instant `days` days before `start`, without milliseconds. */
+export const daysBefore = (start: Date, days: number): string => isoSeconds(new Date(start.getTime() - days * DAY_MS));

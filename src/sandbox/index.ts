@@ -80,7 +80,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const defs = accountDefs();
   const secrets = new Map(defs.map((a) => [a.name, clientSecret(seed, a.name)]));
   let info: SandboxInfo | null = null;
-  const { server } = createSandboxServer({ world, tokens, faults, secrets, info: () => info, shared });
+  const server = createSandboxServer({ world, tokens, faults, secrets, info: () => info, shared });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -1,5 +1,6 @@
 import type { PromoValidationResult } from '../api/types.js';
 import { PROMOS } from './data/promos.js';
+import { DAY_MS } from './dates.js';
 
 /**
  * Promo validation (GET /promocode/validate and POST /Jobs): exists, active, not expired,
@@ -24,7 +25,7 @@ export function checkPromo(
   });
   if (!def) return invalid('Promo code not found.');
   if (!def.active) return invalid('Promo code is not active.');
-  if (nowMs > clockStartMs + def.expiresInDays * 86_400_000) return invalid('Promo code has expired.');
+  if (nowMs > clockStartMs + def.expiresInDays * DAY_MS) return invalid('Promo code has expired.');
   if (def.usageExceeded) return invalid('Promo code has reached its usage limit.');
   let applicable: string[] | null = null;
   if (processCodes && processCodes.length > 0 && def.processCodes) {

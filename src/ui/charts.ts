@@ -1,9 +1,10 @@
-import { escapeHtml, trusted, type Html } from './html.js';
+import { html, type Html } from './html.js';
 
 /**
  * Stacked bar charts as SVG written by the server: a handful of rectangles needs no charting
  * library, no script and nothing from outside the page (the CSP allows none). Colours are
- * presentation attributes, which the CSP's style-src does not govern.
+ * presentation attributes, which the CSP's style-src does not govern. Every label is built with
+ * `html`, so text from outside is escaped like anywhere else on the page.
  */
 
 export interface Series {
@@ -40,37 +41,27 @@ export function stackedBars(
   const step = plotW / Math.max(1, bars.length);
   const bw = Math.max(2, step * 0.7);
   const y = (v: number): number => PAD.top + plotH - (v / max) * plotH;
-  const parts: string[] = [];
-  for (const t of [0, max / 2, max]) {
-    parts.push(
-      `<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${y(t).toFixed(1)}" y2="${y(t).toFixed(1)}" stroke="#ddd"/>`,
-      `<text x="${PAD.left - 4}" y="${(y(t) + 4).toFixed(1)}" text-anchor="end" font-size="11" fill="#555">${escapeHtml(format(t))}</text>`,
-    );
-  }
-  bars.forEach((b, i) => {
+  const at = (n: number): string => n.toFixed(1);
+  const grid = [0, max / 2, max].map(
+    (t) =>
+      html`<line x1="${PAD.left}" x2="${W - PAD.right}" y1="${at(y(t))}" y2="${at(y(t))}" stroke="#ddd"/><text x="${PAD.left - 4}" y="${at(y(t) + 4)}" text-anchor="end" font-size="11" fill="#555">${format(t)}</text>`,
+  );
+  const columns = bars.map((b, i) => {
     const x = PAD.left + i * step + (step - bw) / 2;
     let base = 0;
-    b.values.forEach((v, s) => {
-      if (v <= 0) return;
+    const rects = b.values.map((v, s) => {
+      if (v <= 0) return null;
       const top = y(base + v);
       const h = y(base) - top;
-      parts.push(
-        `<rect x="${x.toFixed(1)}" y="${top.toFixed(1)}" width="${bw.toFixed(1)}" height="${h.toFixed(1)}" fill="${escapeHtml(series[s]?.colour ?? '#999')}"><title>${escapeHtml(`${b.label}: ${format(v)} ${series[s]?.label ?? ''}`)}</title></rect>`,
-      );
       base += v;
+      return html`<rect x="${at(x)}" y="${at(top)}" width="${at(bw)}" height="${at(h)}" fill="${series[s]?.colour ?? '#999'}"><title>${`${b.label}: ${format(v)} ${series[s]?.label ?? ''}`}</title></rect>`;
     });
-    parts.push(
-      `<text x="${(x + bw / 2).toFixed(1)}" y="${H - PAD.bottom + 14}" text-anchor="middle" font-size="10" fill="#555">${escapeHtml(b.label.slice(5))}</text>`,
-    );
+    return html`${rects}<text x="${at(x + bw / 2)}" y="${H - PAD.bottom + 14}" text-anchor="middle" font-size="10" fill="#555">${b.label.slice(5)}</text>`;
   });
   const gap = Math.min(120, (W - PAD.left) / Math.max(1, series.length));
-  const legend = series
-    .map(
-      (s, i) =>
-        `<rect x="${(PAD.left + i * gap).toFixed(1)}" y="${H - 12}" width="10" height="10" fill="${escapeHtml(s.colour)}"/><text x="${(PAD.left + i * gap + 14).toFixed(1)}" y="${H - 3}" font-size="11" fill="#333">${escapeHtml(s.label)}</text>`,
-    )
-    .join('');
-  return trusted(
-    `<svg class="chart" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${escapeHtml(title)}"><title>${escapeHtml(title)}</title>${parts.join('')}${legend}</svg>`,
+  const legend = series.map(
+    (s, i) =>
+      html`<rect x="${at(PAD.left + i * gap)}" y="${H - 12}" width="10" height="10" fill="${s.colour}"/><text x="${at(PAD.left + i * gap + 14)}" y="${H - 3}" font-size="11" fill="#333">${s.label}</text>`,
   );
+  return html`<svg class="chart" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${title}"><title>${title}</title>${grid}${columns}${legend}</svg>`;
 }

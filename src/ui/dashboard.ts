@@ -4,7 +4,8 @@ import { UsageError } from '../core/errors.js';
 import type { WatchEvents } from '../watch/events.js';
 import { listenLimited } from '../core/limited-server.js';
 import { allowed, isLoopbackHost } from './access.js';
-import { DropInputs, readReport, REPORT_SUFFIX, type Layout, type ReportKind } from './drop-inputs.js';
+import { DropInputs, readReport, REPORT_SUFFIX, type ReportKind } from './drop-inputs.js';
+import type { DropLayout } from '../watch/sources/model.js';
 import type { Html } from './html.js';
 import { daysPage } from './pages/days-page.js';
 import { inputPage, linesWanted } from './pages/input-page.js';
@@ -37,7 +38,7 @@ export interface DashboardOptions {
   /** The folder shown: a drop folder (with `layout`) or a folder of plain runs. */
   root: string;
   /** The drop folder's processing/, done/ and failed/ names; absent: the folder's own files only. */
-  layout?: Layout;
+  layout?: DropLayout;
   /** A watcher's events: inputs appear as waiting/processing before they have a report. */
   events?: WatchEvents;
   port: number;
@@ -93,117 +94,92 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
       `the dashboard binds ${opts.host}, which is not loopback: set uiToken (HTORDER_UI_TOKEN or a profile) so it asks for a token, and put it behind a TLS reverse proxy (docs/ui.md#remote-access)`,
     );
   const limits = { ...UI_LIMITS, ...opts.limits };
-  const inputs = new DropInputs(opts.root, opts.layout);
-  const streams = new Set<ServerResponse>();
-  let version = 0;
-  let scanning: Promise<boolean> | undefined;
-  let scannedAt = 0;
-
-  const scan = (): Promise<boolean> => {
-    scanning ??= inputs.scan().finally(() => {
-      scanning = undefined;
-      scannedAt = Date.now();
+  const live = new LiveInputs(new DropInputs(opts.root, opts.layout), opts, limits);
+  const { server, url } = await listenLimited(limits, { port: opts.port, host: opts.host }, (req, res) => {
+    handle(live, opts, req, res).catch(() => {
+      if (!res.headersSent) plain(res, 500, 'the dashboard could not read this; see the log');
+      else res.destroy();
     });
-    return scanning;
+  });
+  await live.scan();
+  return {
+    url: `${url}/`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        live.close();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
-  const fresh = async (): Promise<void> => {
-    if (scanning || Date.now() - scannedAt > 200) await scan();
-  };
-  const announce = (): void => {
-    version += 1;
-    for (const s of streams) s.write(`data: ${version}\n\n`);
-  };
-  // A watcher's event means the folder changed too (a file claimed, reports in place): the next page looks again.
-  const unfollow = opts.events
-    ? inputs.follow(opts.events, () => {
-        scannedAt = 0;
-        announce();
-      })
-    : undefined;
-  // While someone is looking, look at the folder too: reports written, files dropped by hand.
-  // Listing every file each second cost a stat per file; the folders' own times say when an
-  // entry came, went or was renamed over (how reports are written), so most looks are 4 stats.
-  const liveMs = opts.liveMs ?? 1000;
-  const ticker = setInterval(() => {
-    if (streams.size === 0) return;
-    const relist = Date.now() - scannedAt >= RELIST_EVERY * liveMs;
-    (relist ? Promise.resolve(true) : inputs.foldersChanged())
-      .then((changed) => (changed ? scan() : false))
-      .then(
-        (changed) => changed && announce(),
-        () => undefined,
-      );
-  }, liveMs);
-  ticker.unref();
-  const heartbeat = setInterval(() => {
-    for (const s of streams) s.write(': keep-alive\n\n');
-  }, limits.heartbeatMs);
-  heartbeat.unref();
+}
 
-  const page = (res: ServerResponse, name: PageName, title: string, body: Html): void => {
-    const text = layout({ title, page: name, root: opts.root, live: true, body }).text;
-    res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/html; charset=utf-8' }).end(text);
-  };
-  const plain = (res: ServerResponse, status: number, text: string, extra: Record<string, string> = {}): void => {
-    res
-      .writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8', ...extra })
-      .end(`${text}\n`);
-  };
+/**
+ * The folder's inputs, listed again when a page asks and they may have moved, and the live-update
+ * streams of the open pages, told a new version whenever the folder changed.
+ */
+class LiveInputs {
+  private readonly streams = new Set<ServerResponse>();
+  private version = 0;
+  private scanning: Promise<boolean> | undefined;
+  private scannedAt = 0;
+  private readonly timers: NodeJS.Timeout[];
+  private readonly unfollow: (() => void) | undefined;
 
-  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    if (req.method !== 'GET' && req.method !== 'HEAD')
-      return plain(res, 405, 'read-only', { allow: 'GET, HEAD', connection: 'close' });
-    if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)
-      return plain(res, 413, 'no request bodies here', { connection: 'close' });
-    const access = allowed(req, opts.token);
-    if (access === 'unauthorized')
-      return plain(res, 401, 'this dashboard asks for its token', {
-        'www-authenticate': 'Basic realm="htorder dashboard", charset="UTF-8"',
-      });
-    if (access === 'bad-host') return plain(res, 403, 'this dashboard answers to loopback host names only');
-    const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
-    const q = (k: string): string | undefined => url.searchParams.get(k) ?? undefined;
-    switch (url.pathname) {
-      case '/static/app.js':
-        res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/javascript; charset=utf-8' }).end(APP_JS);
-        return;
-      case '/static/app.css':
-        res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': 'text/css; charset=utf-8' }).end(APP_CSS);
-        return;
-      case '/events':
-        return stream(req, res);
-      case '/':
-        await fresh();
-        return page(res, 'inputs', 'Inputs', inputsPage(inputs.list(), { status: q('status'), day: q('day') }));
-      case '/orders':
-        await fresh();
-        return page(res, 'orders', 'Orders in flight', ordersPage(inputs.list()));
-      case '/days':
-        await fresh();
-        return page(res, 'days', 'The last days', daysPage(inputs.list(), Date.now()));
-      case '/input': {
-        await fresh();
-        const r = inputs.find(q('id') ?? '');
-        if (!r) return plain(res, 404, 'no such input (it may have moved: go back to the list)');
-        const read = r.reports.json ? await readReport(r.reports.json) : undefined;
-        const lines = await sourceLines(r.inputPath, linesWanted(read?.view));
-        return page(res, 'input', r.name, inputPage(r, read?.view, read?.problem, lines));
-      }
-      case '/file': {
-        await fresh();
-        const r = inputs.find(q('id') ?? '');
-        const kind = (Object.keys(REPORT_SUFFIX) as ReportKind[]).find((k) => k === q('kind'));
-        const path = kind && r?.reports[kind];
-        if (!r || !kind || !path) return plain(res, 404, 'no such report');
-        return download(res, path, kind);
-      }
-      default:
-        return plain(res, 404, 'not found');
-    }
-  };
+  constructor(
+    readonly inputs: DropInputs,
+    opts: Pick<DashboardOptions, 'events' | 'liveMs'>,
+    private readonly limits: typeof UI_LIMITS,
+  ) {
+    // A watcher's event means the folder changed too (a file claimed, reports in place): the next page looks again.
+    this.unfollow = opts.events
+      ? inputs.follow(opts.events, () => {
+          this.scannedAt = 0;
+          this.announce();
+        })
+      : undefined;
+    // While someone is looking, look at the folder too: reports written, files dropped by hand.
+    // The folders' own times say when an entry came, went or was renamed over (how reports are
+    // written), so most looks cost a stat per folder instead of one per file.
+    const liveMs = opts.liveMs ?? 1000;
+    const ticker = setInterval(() => {
+      if (this.streams.size === 0) return;
+      const relist = Date.now() - this.scannedAt >= RELIST_EVERY * liveMs;
+      (relist ? Promise.resolve(true) : inputs.foldersChanged())
+        .then((changed) => (changed ? this.scan() : false))
+        .then(
+          (changed) => changed && this.announce(),
+          () => undefined,
+        );
+    }, liveMs);
+    const heartbeat = setInterval(() => {
+      for (const s of this.streams) s.write(': keep-alive\n\n');
+    }, limits.heartbeatMs);
+    this.timers = [ticker, heartbeat];
+    for (const t of this.timers) t.unref();
+  }
 
-  const stream = (req: IncomingMessage, res: ServerResponse): void => {
-    if (streams.size >= limits.maxStreams) {
+  scan(): Promise<boolean> {
+    this.scanning ??= this.inputs.scan().finally(() => {
+      this.scanning = undefined;
+      this.scannedAt = Date.now();
+    });
+    return this.scanning;
+  }
+
+  /** Lists the folder again unless it was listed a moment ago. */
+  async fresh(): Promise<DropInputs> {
+    if (this.scanning || Date.now() - this.scannedAt > 200) await this.scan();
+    return this.inputs;
+  }
+
+  private announce(): void {
+    this.version += 1;
+    for (const s of this.streams) s.write(`data: ${this.version}\n\n`);
+  }
+
+  /** Answers `/events`: a live-update stream, or 503 past the cap. */
+  stream(req: IncomingMessage, res: ServerResponse): void {
+    if (this.streams.size >= this.limits.maxStreams) {
       plain(res, 503, 'too many live pages open', { 'retry-after': '30' });
       return;
     }
@@ -214,49 +190,108 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
       'content-type': 'text/event-stream; charset=utf-8',
       connection: 'keep-alive',
     });
-    res.write(`retry: 2000\ndata: ${version}\n\n`);
-    streams.add(res);
-    res.on('close', () => streams.delete(res));
-  };
+    res.write(`retry: 2000\ndata: ${this.version}\n\n`);
+    this.streams.add(res);
+    res.on('close', () => this.streams.delete(res));
+  }
 
-  const download = async (res: ServerResponse, path: string, kind: ReportKind): Promise<void> => {
-    const opened = await openRegular(path);
-    if (!opened) return plain(res, 404, 'no such report');
-    const name = basename(path);
-    const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
-    res.writeHead(200, {
-      ...SECURITY_HEADERS,
-      'content-type': CONTENT_TYPES[kind],
-      'content-length': String(opened.stat.size),
-      'content-disposition': `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`,
-    });
-    const body = opened.handle.createReadStream({ start: 0, end: Math.max(0, opened.stat.size - 1) });
-    if (opened.stat.size === 0) {
-      body.destroy();
-      res.end();
-      return;
+  close(): void {
+    for (const t of this.timers) clearInterval(t);
+    this.unfollow?.();
+    for (const s of this.streams) s.end();
+  }
+}
+
+function plain(res: ServerResponse, status: number, text: string, extra: Record<string, string> = {}): void {
+  res
+    .writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8', ...extra })
+    .end(`${text}\n`);
+}
+
+function send(res: ServerResponse, contentType: string, text: string): void {
+  res.writeHead(200, { ...SECURITY_HEADERS, 'content-type': contentType }).end(text);
+}
+
+type Refusal = [status: number, text: string, headers?: Record<string, string>];
+
+/** The answer to a request a read-only dashboard never serves (status, text, headers), or undefined. */
+function refusal(req: IncomingMessage, token: string | undefined): Refusal | undefined {
+  if (req.method !== 'GET' && req.method !== 'HEAD')
+    return [405, 'read-only', { allow: 'GET, HEAD', connection: 'close' }];
+  if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)
+    return [413, 'no request bodies here', { connection: 'close' }];
+  const access = allowed(req, token);
+  if (access === 'unauthorized')
+    return [
+      401,
+      'this dashboard asks for its token',
+      { 'www-authenticate': 'Basic realm="htorder dashboard", charset="UTF-8"' },
+    ];
+  if (access === 'bad-host') return [403, 'this dashboard answers to loopback host names only'];
+  return undefined;
+}
+
+async function handle(
+  live: LiveInputs,
+  opts: DashboardOptions,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const refused = refusal(req, opts.token);
+  if (refused) return plain(res, ...refused);
+  const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
+  const q = (k: string): string | undefined => url.searchParams.get(k) ?? undefined;
+  const page = (name: PageName, title: string, body: Html): void =>
+    send(res, 'text/html; charset=utf-8', layout({ title, page: name, root: opts.root, live: true, body }).text);
+  switch (url.pathname) {
+    case '/static/app.js':
+      return send(res, 'text/javascript; charset=utf-8', APP_JS);
+    case '/static/app.css':
+      return send(res, 'text/css; charset=utf-8', APP_CSS);
+    case '/events':
+      return live.stream(req, res);
+    case '/':
+      return page('inputs', 'Inputs', inputsPage((await live.fresh()).list(), { status: q('status'), day: q('day') }));
+    case '/orders':
+      return page('orders', 'Orders in flight', ordersPage((await live.fresh()).list()));
+    case '/days':
+      return page('days', 'The last days', daysPage((await live.fresh()).list(), Date.now()));
+    case '/input': {
+      const r = (await live.fresh()).find(q('id') ?? '');
+      if (!r) return plain(res, 404, 'no such input (it may have moved: go back to the list)');
+      const read = r.reports.json ? await readReport(r.reports.json) : undefined;
+      const lines = await sourceLines(r.inputPath, linesWanted(read?.view));
+      return page('input', r.name, inputPage(r, read?.view, read?.problem, lines));
     }
-    body.pipe(res);
-    res.on('close', () => body.destroy());
-  };
+    case '/file': {
+      const r = (await live.fresh()).find(q('id') ?? '');
+      const kind = (Object.keys(REPORT_SUFFIX) as ReportKind[]).find((k) => k === q('kind'));
+      const path = kind && r?.reports[kind];
+      if (!r || !kind || !path) return plain(res, 404, 'no such report');
+      return download(res, path, kind);
+    }
+    default:
+      return plain(res, 404, 'not found');
+  }
+}
 
-  const { server, url } = await listenLimited(limits, { port: opts.port, host: opts.host }, (req, res) => {
-    handle(req, res).catch(() => {
-      if (!res.headersSent) plain(res, 500, 'the dashboard could not read this; see the log');
-      else res.destroy();
-    });
+async function download(res: ServerResponse, path: string, kind: ReportKind): Promise<void> {
+  const opened = await openRegular(path);
+  if (!opened) return plain(res, 404, 'no such report');
+  const name = basename(path);
+  const ascii = name.replace(/[^\x20-\x7e]|["\\]/g, '_');
+  res.writeHead(200, {
+    ...SECURITY_HEADERS,
+    'content-type': CONTENT_TYPES[kind],
+    'content-length': String(opened.stat.size),
+    'content-disposition': `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(name)}`,
   });
-  await scan();
-  return {
-    url: `${url}/`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        clearInterval(ticker);
-        clearInterval(heartbeat);
-        unfollow?.();
-        for (const s of streams) s.end();
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  const body = opened.handle.createReadStream({ start: 0, end: Math.max(0, opened.stat.size - 1) });
+  if (opened.stat.size === 0) {
+    body.destroy();
+    res.end();
+    return;
+  }
+  body.pipe(res);
+  res.on('close', () => body.destroy());
 }

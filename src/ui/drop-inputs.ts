@@ -4,6 +4,7 @@ import type { InputEvent, InputPhase, WatchEvents } from '../watch/events.js';
 import type { JobStatus } from '../report/model.js';
 import { reportPaths, type ReportPaths } from '../report/report-paths.js';
 import { classifyName } from '../watch/sources/drop-names.js';
+import type { DropLayout } from '../watch/sources/model.js';
 import { readHead } from './safe-files.js';
 import { costs, reportView, type ReportView, type TrackingView } from './report-view.js';
 
@@ -18,12 +19,6 @@ export type InputStatus = 'waiting' | 'processing' | 'done' | 'failed' | 'in dou
 export const INPUT_STATUSES: readonly InputStatus[] = ['waiting', 'processing', 'done', 'failed', 'in doubt'];
 
 export type Place = 'drop' | 'processing' | 'done' | 'failed';
-
-export interface Layout {
-  processing: string;
-  done: string;
-  failed: string;
-}
 
 export type ReportKind = keyof ReportPaths;
 /** The reports' names after their input's (`.result.json` …): the names the pipeline writes. */
@@ -180,7 +175,7 @@ export class DropInputs {
 
   constructor(
     readonly root: string,
-    private readonly layout: Layout | undefined,
+    private readonly layout: DropLayout | undefined,
   ) {}
 
   /** Listens to a watcher; returns the unsubscribe. `onChange` is told after each event. */

@@ -4,8 +4,7 @@ import { printable } from '../core/printable.js';
  * HTML built from parts: text from outside (file names, order numbers, API messages — all
  * chosen by whoever wrote the input or answered the request) is escaped where it is put in,
  * so a page is made only of the server's own markup and escaped text. `html`…`` escapes every
- * interpolated value that is not already Html; nothing else produces Html but `trusted`, which
- * takes only the server's own constant markup.
+ * interpolated value that is not already Html, and nothing else produces Html.
  */
 export class Html {
   constructor(readonly text: string) {}
@@ -38,11 +37,6 @@ export function html(strings: TemplateStringsArray, ...values: Part[]): Html {
   let out = strings[0] ?? '';
   for (let i = 0; i < values.length; i++) out += render(values[i]) + (strings[i + 1] ?? '');
   return new Html(out);
-}
-
-/** The server's own markup (an SVG path it computed), never text from outside. */
-export function trusted(markup: string): Html {
-  return new Html(markup);
 }
 
 /** A query-string value in an href (escaped again as an attribute by `html`). */

@@ -6,7 +6,7 @@ import { emptySummary } from '../report/build-report.js';
  * program, an older htorder, a hand edit or a hostile drop may have written it), so every
  * field is taken only when it has the expected type, and lists and texts are cut at limits that
  * keep one page small. Nothing here throws on a strange report; a report that is not JSON at
- * all is a `problem` (read-files.ts).
+ * all is a `problem` (readReport in drop-inputs.ts).
  */
 
 export const VIEW_LIMITS = {

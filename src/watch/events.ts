@@ -54,7 +54,6 @@ export type WatchEventListener = (event: WatchEvent) => void;
 export class WatchEvents {
   private readonly listeners = new Set<WatchEventListener>();
   private api: { available: boolean; since: number } = { available: true, since: Date.now() };
-  private readonly retryDetails = new Map<string, Pick<InputEvent, 'summary' | 'problem'>>();
 
   /** Subscribes; returns the unsubscribe. */
   on(listener: WatchEventListener): () => void {
@@ -65,19 +64,7 @@ export class WatchEvents {
   }
 
   input(event: Omit<InputEvent, 'kind' | 'at'> & { at?: number }): void {
-    // The watcher says `retry`; what the pipeline learnt on the way (jobs in doubt) joins it.
-    const detail = this.retryDetails.get(event.name);
-    this.retryDetails.delete(event.name);
-    const joined = event.phase === 'retry' && detail ? { ...event, ...detail } : event;
-    this.emit({ kind: 'input', at: Date.now(), ...joined });
-  }
-
-  /**
-   * What an input that will be retried showed (its report's counts, such as jobs in doubt,
-   * and why): added to the watcher's next `retry` event of that name, dropped by any other.
-   */
-  retryDetail(name: string, detail: Pick<InputEvent, 'summary' | 'problem'>): void {
-    this.retryDetails.set(name, detail);
+    this.emit({ kind: 'input', at: Date.now(), ...event });
   }
 
   /**

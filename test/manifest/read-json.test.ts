@@ -86,3 +86,20 @@ describe('JSON syntax error messages', () => {
     expect(raw.diagnostics[0].message).not.toMatch(/SECRET/);
   });
 });
+
+describe('JSON syntax errors V8 gives no position for (and one it does)', () => {
+  it.each([
+    ['[1,]', 1, 4],
+    ['{"a": }', 1, 7],
+    ['[1,,2]', 1, 4],
+    ['{"a": :}', 1, 7],
+    ["{'a': 1}", 1, 2],
+    ['{"a": NaN}', 1, 7],
+    ['# a note\n{}', 1, 1],
+    ['{\n  "a": [1, 2]  # note\n}', 2, 16],
+    ['', 1, 1],
+  ])('%j fails at %i:%i', async (text, line, column) => {
+    const raw = await read(text);
+    expect(raw.diagnostics[0]).toMatchObject({ code: 'json.syntax', source: { line, column } });
+  });
+});

@@ -3,12 +3,10 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { CsvRecordScanner, NotVerbatim } from '../../src/report/csv-record-scanner.js';
 import { itemCount, itemsPending } from '../../src/report/lazy-items.js';
 import type { ResultReport } from '../../src/report/model.js';
 import { reportPaths } from '../../src/report/report-paths.js';
-import { csvCell } from '../../src/report/row-cells.js';
-import { writeResultCsv } from '../../src/report/write-result-csv.js';
+import { csvCell, writeResultCsv } from '../../src/report/write-result-csv.js';
 import { writeReports } from '../../src/report/write-reports.js';
 import { ASSET_ITEM, reportOfInput, writeInput } from '../support/manifest-files.js';
 
@@ -137,7 +135,7 @@ const awkwardCsv = fc
   });
 
 describe('result.csv of a default-template CSV', () => {
-  it('copying records verbatim gives the same cells as re-parsing them', async () => {
+  it('copying records verbatim gives the same cells as writing them from their cells', async () => {
     await fc.assert(
       fc.asyncProperty(awkwardCsv, async (text) => {
         const file = await writeInput('orders.csv', text);
@@ -152,7 +150,7 @@ describe('result.csv of a default-template CSV', () => {
     );
   });
 
-  it('copies plain records byte for byte and re-parses only the ones it must', async () => {
+  it('copies plain records byte for byte and writes from their cells only the ones it must', async () => {
     const text =
       'orderNumber,itemType,code,quantity,customerReference\r\n"PO-1","Asset",A10001,5\r\nPO-1,Asset,A10001,5,=1+1\r\n';
     const file = await writeInput('orders.csv', text);
@@ -162,13 +160,13 @@ describe('result.csv of a default-template CSV', () => {
     expect(lines[0]).toBe(
       'orderNumber,itemType,code,quantity,customerReference,_row,_status,_jobNumber,_newAssetSku,_needsArtwork,_error',
     );
-    // Quotes kept (verbatim), the short row padded; the formula row re-parsed and neutralised.
+    // Quotes kept (verbatim), the short row padded; the formula row written from its cells, neutralised.
     expect(lines[1]).toMatch(/^"PO-1","Asset",A10001,5,,2,invalid,,,,"jobs\[0\]/);
     expect(lines[2]).toMatch(/^PO-1,Asset,A10001,5,'=1\+1,3,invalid,,,,"jobs\[0\]/);
     expect(lines).toHaveLength(4);
   });
 
-  it('falls back to re-parsing a file whose line ends it does not mirror', async () => {
+  it('reads a file whose lines end in a lone CR (old Mac exports) as the reader does', async () => {
     const text = 'orderNumber,itemType,code,quantity\rPO-1,Asset,A10001,5\rPO-2,Asset,A10001,6\r';
     const file = await writeInput('orders.csv', text);
     const { report, loaded } = await reportFor(file);
@@ -180,35 +178,6 @@ describe('result.csv of a default-template CSV', () => {
       ['PO-1', 'Asset', 'A10001', '5', '2', 'invalid'],
       ['PO-2', 'Asset', 'A10001', '6', '3', 'invalid'],
     ]);
-  });
-});
-
-describe('CsvRecordScanner', () => {
-  const scan = (text: string, eof = true) => {
-    const s = new CsvRecordScanner();
-    const buf = Buffer.from(text);
-    const out: Array<[string, number, boolean, boolean, number]> = [];
-    for (let pos = 0; pos < buf.length && s.scan(buf, pos, eof); pos = s.next)
-      out.push([buf.subarray(pos, s.end).toString(), s.cells, s.reparse, s.blank, s.breaks]);
-    return out;
-  };
-
-  it('finds records, cells, quoted line breaks, blanks and cells to rewrite', () => {
-    expect(scan('a,"b\r\nc",d\n,, \n"x""y",1" x 2"\n-1,z')).toEqual([
-      ['a,"b\r\nc",d', 3, false, false, 1],
-      [',, ', 3, false, true, 0],
-      ['"x""y",1" x 2"', 2, true, false, 0],
-      ['-1,z', 2, true, false, 0],
-    ]);
-  });
-
-  it('waits for more bytes mid-record, and refuses what it does not mirror', () => {
-    expect(scan('a,"b\nc', false)).toEqual([]);
-    expect(scan('a,b\r', false)).toEqual([]);
-    expect(() => scan('a\rb\n')).toThrow(NotVerbatim);
-    expect(() => scan('a\nb\r\n')).toThrow(NotVerbatim);
-    expect(() => scan('"a"b,c\n')).toThrow(NotVerbatim);
-    expect(() => scan('"a\n')).toThrow(NotVerbatim);
   });
 });
 

@@ -7,10 +7,10 @@ import { CLI, DIST, requireDist, ROOT } from '../support/dist.js';
 import { tempDirPerTest } from '../support/temp-files.js';
 
 /**
- * result.csv of a big CSV input is copied by a worker thread while the main thread writes
+ * result.csv of a big CSV input is written by a worker thread while the main thread writes
  * result.json (write-result-csv.ts). A worker runs JavaScript, so these tests use the built
- * package in dist/ (under vitest the sources are TypeScript, and the copy stays in the main
- * thread): every report must come out byte for byte as the in-thread copy writes it, with the
+ * package in dist/ (under vitest the sources are TypeScript, and the write stays in the main
+ * thread): every report must come out byte for byte as the main thread writes it, with the
  * same files and nothing else left in the folder. `csvWorker: true` throws where the worker's
  * module is missing, so a test that passes with it did run the worker.
  */
@@ -96,18 +96,18 @@ async function sameBothWays(text: string | Buffer, opts: { mapping?: string } = 
   return inWorker;
 }
 
-describe('result.csv copied by a worker thread', () => {
-  it('writes the same three reports as the copy in the main thread, for an input with errors', async () => {
+describe('result.csv written by a worker thread', () => {
+  it('writes the same three reports as the main thread, for an input with errors', async () => {
     const reports = await sameBothWays(ordersCsv(300));
     expect(Object.keys(reports)).toEqual(['orders.csv.errors.txt', 'orders.csv.result.csv', 'orders.csv.result.json']);
     const csv = reports['orders.csv.result.csv'].toString();
-    expect(csv).toContain("'=HYPERLINK(1)"); // a formula cell re-parsed and neutralised
+    expect(csv).toContain("'=HYPERLINK(1)"); // a formula cell written from its cells, neutralised
     expect(csv).toContain('"two\nlines, ""quoted"""'); // a quoted cell copied as it was
     expect(csv.split('\n')[1]).toMatch(/^SO-1,Kit 1,.*,2,valid,,,,$/);
     expect(reports['orders.csv.errors.txt'].toString()).toMatch(/^input\.csv:\d+: quantity: /m);
   });
 
-  it('and for CRLF line ends, and a file it must re-parse (mixed line ends: the worker hands the rows back)', async () => {
+  it('and for CRLF line ends, and mixed line ends', async () => {
     await sameBothWays(ordersCsv(100, '\r\n'));
     const text = ordersCsv(100);
     const mixed = `${text.slice(0, text.indexOf('\n'))}\r\n${text.slice(text.indexOf('\n') + 1)}`;
@@ -121,7 +121,7 @@ describe('result.csv copied by a worker thread', () => {
     expect(reports['orders.csv.result.csv'].toString().split('\n').length).toBeGreaterThan(3);
   });
 
-  it('fails the whole write when the copy fails, leaving no report and no temporary file', async () => {
+  it('fails the whole write when the worker fails, leaving no report and no temporary file', async () => {
     const input = join(await tempDirPerTest('htorder-worker-'), 'input.csv');
     await writeFile(input, ordersCsv(20));
     const dir = await tempDirPerTest('htorder-worker-');
@@ -141,7 +141,7 @@ describe('result.csv copied by a worker thread', () => {
   });
 
   it('is what `htorder check` does for a big input: the same reports as the main thread writes', async () => {
-    // Over 4 MB (WORKER_MIN_BYTES), so the CLI copies in a worker by default.
+    // Over 4 MB (WORKER_MIN_BYTES), so the CLI writes result.csv in a worker by default.
     const text = ordersCsv(30_000);
     expect(text.length).toBeGreaterThan(4 << 20);
     const dir = await tempDirPerTest('htorder-worker-');

@@ -40,7 +40,7 @@ describe('long file names in a drop folder', () => {
     await writeFile(join(drop.path, n250), manifest('LONG-A', 2));
     await writeFile(join(drop.path, n230), manifest('LONG-B', 2));
     await writeFile(join(drop.path, 'ok.yaml'), manifest('LONG-OK', 2));
-    const watch = await startWatch({ target: drop.path, fsEvents: false }, env);
+    const watch = await startWatch({ target: drop.path, flags: { fsEvents: false } }, env);
     try {
       await waitFor(
         async () => ((await readdir(join(drop.path, 'done'))).includes('ok.yaml') ? true : undefined),
@@ -68,7 +68,7 @@ describe('long file names in a drop folder', () => {
 
   it('turns /healthz unhealthy while scans keep failing', async () => {
     const drop = await tempDir('htorder-long-health-');
-    const watch = await startWatch({ target: drop.path, fsEvents: false, healthPort: 0 }, env);
+    const watch = await startWatch({ target: drop.path, flags: { fsEvents: false, healthPort: 0 } }, env);
     try {
       const status = async (): Promise<number> => (await fetch(`${watch.healthUrl}/healthz`)).status;
       expect(await status()).toBe(200);

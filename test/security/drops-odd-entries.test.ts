@@ -49,7 +49,7 @@ describe('drop folder: many files and odd entries', () => {
         await Promise.all(names.slice(i, i + 500).map((n) => writeFile(join(drop.path, n), '')));
       }
       const before = await inotifyWatches();
-      const watch = await startWatch({ target: drop.path, fsEvents: true }, env);
+      const watch = await startWatch({ target: drop.path, flags: { fsEvents: true } }, env);
       try {
         await writeFile(join(drop.path, 'many.yaml'), manifest('MANY', 1));
         await waitFor(
@@ -73,7 +73,7 @@ describe('drop folder: many files and odd entries', () => {
     await mkdir(join(drop.path, 'a.yaml'));
     await mkdir(join(drop.path, 'b.yaml.done'));
     await writeFile(join(drop.path, 'b.yaml'), manifest('ODD-B', 1));
-    const watch = await startWatch({ target: drop.path, fsEvents: false }, env);
+    const watch = await startWatch({ target: drop.path, flags: { fsEvents: false } }, env);
     try {
       await waitFor(
         async () => ((await list(join(drop.path, 'done'))).includes('b.yaml') ? true : undefined),
@@ -110,7 +110,7 @@ describe('drop folder: many files and odd entries', () => {
       await waitFor(async () => ((await readFile(grow)).length > 70_000 ? true : undefined), 'the file to grow');
       await writeFile(`${grow}.done`, '');
       const watch = await startWatch(
-        { target: drop.path, fsEvents: false },
+        { target: drop.path, flags: { fsEvents: false } },
         { ...env, HTORDER_WATCH_MAX_INPUT_BYTES: '65536' },
       );
       try {

@@ -62,7 +62,7 @@ describe('drop folder: a file swapped for a symbolic link (race with a second pr
     await writeFile(secret, `orderNumber,token\n${marker},${marker}\n`, { mode: 0o600 });
     await chmod(secret, 0o600);
     const watch = await startWatch(
-      { target: drop.path, scanIntervalMs: 20, stableMs: 0, fsEvents: false },
+      { target: drop.path, flags: { scanIntervalMs: 20, stableTimeMs: 0, fsEvents: false } },
       { ...env, HTORDER_LOG_LEVEL: 'warn' },
     );
     const swapper = spawn(process.execPath, ['-e', SWAPPER, drop.path, 'orders.csv', secret], { stdio: 'ignore' });
@@ -104,7 +104,7 @@ describe('drop folder: a file swapped for a symbolic link (race with a second pr
 
   it('writes reports with the input group and never more readable than the input', async () => {
     const drop = await tempDir('htorder-swap-mode-');
-    const watch = await startWatch({ target: drop.path, fsEvents: false }, env);
+    const watch = await startWatch({ target: drop.path, flags: { fsEvents: false } }, env);
     try {
       const privateFile = join(drop.path, 'private.yaml');
       const publicFile = join(drop.path, 'public.yaml');

@@ -80,7 +80,10 @@ export async function startWatch(
   let ready!: () => void;
   const readyP = new Promise<void>((r) => (ready = r));
   const done = runWatch(
-    { flags: {}, scanIntervalMs: 100, stableMs: 150, retryMinMs: 200, retryMaxMs: 400, ...input },
+    {
+      ...input,
+      flags: { scanIntervalMs: 100, stableTimeMs: 150, retryMinMs: 200, retryMaxMs: 400, ...input.flags },
+    },
     {
       stderr: stderr.stream,
       // The user's own ~/.config/htorder/config.yaml is not the test's: its routes would apply

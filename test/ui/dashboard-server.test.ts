@@ -1,4 +1,5 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
@@ -54,6 +55,28 @@ describe('the dashboard server', () => {
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     expect((await fetch(url, { method: 'POST', body: 'x' })).status).toBe(405);
     expect((await fetch(`${url}static/app.js`)).headers.get('content-type')).toContain('javascript');
+  });
+
+  it('refuses a GET that carries a body, and a Host header that does not name loopback', async () => {
+    const url = new URL(await serve(await folder()));
+    const get = (headers: Record<string, string>): Promise<{ status: number; body: string }> =>
+      new Promise((resolve, reject) => {
+        const req = request({ host: url.hostname, port: url.port, path: '/', headers }, (res) => {
+          let body = '';
+          res.setEncoding('utf8');
+          res.on('data', (c: string) => {
+            body += c;
+          });
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        req.end();
+      });
+    expect(await get({ 'content-length': '0' })).toEqual({ status: 413, body: 'no request bodies here\n' });
+    const rebound = await get({ host: `attacker.example:${url.port}` });
+    expect(rebound.status).toBe(403);
+    expect(rebound.body).toContain('loopback host names only');
+    expect((await get({})).status).toBe(200);
   });
 
   it('shows a report with fields of the wrong types, one that is not JSON and one too large, without failing', async () => {

@@ -12,7 +12,7 @@ const phasesOf = (events: WatchEvent[], name: string): string[] =>
 
 describe('watch events (what notifications and the dashboard are told)', () => {
   it('tells waiting → processing → done for a good file and → failed, with its counts, for a bad one', async () => {
-    const w = await startWatch({ target: fx.drop.path, stableMs: 300 }, fx.env);
+    const w = await startWatch({ target: fx.drop.path, flags: { stableTimeMs: 300 } }, fx.env);
     try {
       await writeFile(join(fx.drop.path, 'good.yaml'), manifest('G', 2));
       await writeFile(join(fx.drop.path, 'bad.yaml'), 'version: 1\njobs: [ {');

@@ -1,11 +1,12 @@
 import { readFileSync } from 'node:fs';
+import type { CommandIo } from '../command-io.js';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { HttpMethod } from '../../api/transport.js';
 import { addConfigOptions, configFlagsFrom } from '../../core/config/config-flags.js';
 import type { ConfigFlags } from '../../core/config/resolve-config.js';
 import { ExitCode, UsageError } from '../../core/errors.js';
-import { examples, SANDBOX_RESET_HELP } from '../help.js';
+import { addSandboxOptions, examples, sandboxOptionsFrom } from '../help.js';
 import { printable } from '../../core/printable.js';
 
 export interface ApiCommandInput {
@@ -19,13 +20,6 @@ export interface ApiCommandInput {
   flags: ConfigFlags;
 }
 
-export interface ApiCommandIo {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream & { isTTY?: boolean };
-  env: Record<string, string | undefined>;
-  cwd: string;
-}
-
 const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PATCH', 'PUT', 'DELETE'];
 
 /** `htorder api METHOD PATH [--data JSON]`: one authenticated call, for debugging. */
@@ -36,12 +30,6 @@ export function register(program: Command): void {
     .argument('<method>', 'GET, POST, PATCH, PUT or DELETE')
     .argument('<path>', 'path relative to the API base URL, with an optional query: /Jobs/active?pageSize=5')
     .option('--data <json>', 'request body as JSON text, or @FILE to read it from a file')
-    .option(
-      '--sandbox',
-      'start an in-process sandbox and call it (no credentials needed; its jobs are kept in the state dir)',
-    )
-    .option('--account <name>', 'sandbox demo account to call as (with --sandbox; default us-demo)')
-    .option('--sandbox-reset', SANDBOX_RESET_HELP)
     .addHelpText(
       'after',
       examples([
@@ -51,6 +39,7 @@ export function register(program: Command): void {
         ['htorder api POST /Jobs --data @job.json', 'creates a job! (never retried)'],
       ]),
     );
+  addSandboxOptions(cmd, 'call it', 'sandbox demo account to call as');
   addConfigOptions(cmd);
   cmd.action(async (method: string, path: string, opts: Record<string, unknown>) => {
     process.exitCode = await runApiCommand(
@@ -58,9 +47,7 @@ export function register(program: Command): void {
         method,
         path,
         data: opts.data as string | undefined,
-        sandbox: opts.sandbox === true,
-        account: opts.account as string | undefined,
-        sandboxReset: opts.sandboxReset === true,
+        ...sandboxOptionsFrom(opts),
         flags: configFlagsFrom(opts),
       },
       { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() },
@@ -73,7 +60,7 @@ export function register(program: Command): void {
  * API could not be reached or refused the credentials. Usage and configuration mistakes
  * throw UsageError (exit 2 at the CLI edge).
  */
-export async function runApiCommand(input: ApiCommandInput, io: ApiCommandIo): Promise<number> {
+export async function runApiCommand(input: ApiCommandInput, io: CommandIo): Promise<number> {
   const method = input.method.toUpperCase() as HttpMethod;
   if (!METHODS.includes(method)) throw new UsageError(`unknown method "${input.method}" (use ${METHODS.join(', ')})`);
   const { path, query } = splitPath(input.path);

@@ -5,7 +5,7 @@ import {
   configFlagsFrom,
   RUN_NOTIFY_SETTINGS,
 } from '../../core/config/config-flags.js';
-import { examples, SANDBOX_RESET_HELP, type Example } from '../help.js';
+import { addSandboxOptions, examples, sandboxOptionsFrom, type Example } from '../help.js';
 
 export interface PipelineCommandSpec {
   name: 'plan' | 'run';
@@ -29,15 +29,8 @@ export function registerPipelineCommand(program: Command, spec: PipelineCommandS
       'a mapping for CSV/xlsx exports: a file, or a preset (shopify, woocommerce, odoo)',
     );
   if (spec.partial) cmd.option('--partial', 'submit the valid jobs even when other jobs of the manifest failed');
-  cmd
-    .option('--json', 'print a machine-readable summary to stdout')
-    .option(
-      '--sandbox',
-      'start an in-process sandbox and use its demo account (no credentials needed; its jobs are kept in the state dir)',
-    )
-    .option('--account <name>', 'sandbox demo account (with --sandbox; default us-demo)')
-    .option('--sandbox-reset', SANDBOX_RESET_HELP)
-    .addHelpText('after', examples(spec.examples));
+  cmd.option('--json', 'print a machine-readable summary to stdout');
+  addSandboxOptions(cmd).addHelpText('after', examples(spec.examples));
   // The ledger's order locks: plan and run take them.
   addSettingOptions(cmd, ['lockStaleMs']);
   // run tells webhooks of failures (docs/notifications.md); plan sends nothing.
@@ -53,9 +46,7 @@ export function registerPipelineCommand(program: Command, spec: PipelineCommandS
         mapping: opts.mapping as string | undefined,
         partial: opts.partial === true,
         json: opts.json === true,
-        sandbox: opts.sandbox === true,
-        account: opts.account as string | undefined,
-        sandboxReset: opts.sandboxReset === true,
+        ...sandboxOptionsFrom(opts),
         flags: configFlagsFrom(opts),
       },
       { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd() },

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { ExitCode, UsageError } from '../../core/errors.js';
 import type { SandboxInfo } from '../../sandbox/index.js';
 import { examples } from '../help.js';
+import { untilStopped } from '../stop-signals.js';
 
 /** The ready line (docs/sandbox.md): one JSON object on one line, then nothing else on stdout. */
 export function readyLine(info: SandboxInfo): string {
@@ -68,20 +69,11 @@ export function register(program: Command): void {
         process.exitCode = ExitCode.Usage;
         return;
       }
-      // Handlers first, ready line second: a supervisor may stop us the moment it reads the line.
-      const stopped = new Promise<void>((resolve) => {
-        const stop = (): void => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          stopRequested = null;
-          resolve();
-        };
-        stopRequested = stop;
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      const { stopped, stop } = untilStopped();
+      stopRequested = stop;
       process.stdout.write(readyLine(sandbox.info()) + '\n');
       await stopped;
+      stopRequested = null;
       await sandbox.close();
       process.exitCode = ExitCode.Ok;
     });

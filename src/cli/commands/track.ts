@@ -1,8 +1,13 @@
 import type { Command } from 'commander';
+import type { CommandIo } from '../command-io.js';
 import { addConfigOptions, configFlagsFrom } from '../../core/config/config-flags.js';
-import type { TrackResult } from '../../pipeline/track/track.js';
+import type { ApiClient } from '../../api/client.js';
+import type { Logger } from '../../core/log/logger.js';
+import type { Targets } from '../../pipeline/track/targets.js';
+import type { TrackOptions, TrackResult } from '../../pipeline/track/track.js';
 import { ExitCode, UsageError } from '../../core/errors.js';
 import { examples } from '../help.js';
+import { untilStopped } from '../stop-signals.js';
 import { printable, printableLines } from '../../core/printable.js';
 
 const MINUTE = 60_000;
@@ -43,13 +48,24 @@ export function register(program: Command): void {
   });
 }
 
-export interface TrackIo {
-  stdout: NodeJS.WritableStream;
-  stderr: NodeJS.WritableStream & { isTTY?: boolean };
-  env: Record<string, string | undefined>;
-  cwd: string;
+export interface TrackIo extends CommandIo {
   /** Stops a --watch (tests); SIGINT/SIGTERM do it otherwise. */
   signal?: AbortSignal;
+}
+
+type TrackModule = typeof import('../../pipeline/track/track.js');
+type TrackFormat = typeof import('../../pipeline/track/format.js');
+
+/** What both ways of tracking (once, or every few minutes) share; `load` collects the targets afresh. */
+interface TrackRun {
+  client: ApiClient;
+  logger: Logger;
+  track: TrackModule;
+  format: TrackFormat;
+  load: () => Promise<Targets>;
+  options: TrackOptions;
+  json: boolean;
+  io: TrackIo;
 }
 
 export async function runTrack(paths: string[], opts: Record<string, unknown>, io: TrackIo): Promise<number> {
@@ -57,88 +73,82 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
   if (!Number.isFinite(minutes) || minutes < 1)
     throw new UsageError(`--interval must be a number of minutes >= 1, got "${String(opts.interval)}"`);
   // Loaded when the command runs, not for `htorder --help`: the client pulls in undici.
-  const [{ openApiSession }, { accountKey }, { createCatalogue }, { collectTargets }, { trackOnce, watchTracking }] =
-    await Promise.all([
-      import('../../app/api-session.js'),
-      import('../../app/pipeline-context.js'),
-      import('../../resolve/catalogue.js'),
-      import('../../pipeline/track/targets.js'),
-      import('../../pipeline/track/track.js'),
-    ]);
+  const [{ openApiSession }, { accountKey }, { createCatalogue }, { collectTargets }, track] = await Promise.all([
+    import('../../app/api-session.js'),
+    import('../../app/pipeline-context.js'),
+    import('../../resolve/catalogue.js'),
+    import('../../pipeline/track/targets.js'),
+    import('../../pipeline/track/track.js'),
+  ]);
   const format = await import('../../pipeline/track/format.js');
   const session = await openApiSession({ flags: configFlagsFrom(opts), env: io.env, cwd: io.cwd, stderr: io.stderr });
   const { client, config, logger } = session;
   const catalogue = createCatalogue(client);
   // The ledger key, exactly as run computes it (region base URL + account id).
   const account = (): Promise<string> => accountKey(config, catalogue);
-  const load = async () => {
+  const load = async (): Promise<Targets> => {
     const t = await collectTargets(paths, { stateDir: config.stateDir, account });
     for (const p of t.problems) io.stderr.write(`htorder track: ${printable(p)}\n`);
     return t;
   };
-  const trackOpts = {
+  const options = {
     includeClosed: opts.includeClosed === true,
     details: opts.details === true,
     concurrency: config.concurrency,
   };
+  const run: TrackRun = { client, logger, track, format, load, options, json: opts.json === true, io };
   try {
-    if (opts.watch === true) {
-      const controller = new AbortController();
-      const stop = (): void => controller.abort();
-      io.signal?.addEventListener('abort', stop);
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-      try {
-        await watchTracking(client, load, {
-          ...trackOpts,
-          intervalMs: minutes * MINUTE,
-          signal: controller.signal,
-          onCheck: (result, first) => print(format, result, first ? 'table' : 'changes', opts.json === true, io),
-          onError: (err) =>
-            io.stderr.write(
-              `htorder track: check failed, trying again in ${minutes} min: ${printable((err as Error).message)}\n`,
-            ),
-        });
-      } finally {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-      }
-      return ExitCode.Ok;
-    }
-    let targets: Awaited<ReturnType<typeof load>>;
-    try {
-      targets = await load();
-    } catch (err) {
-      io.stderr.write(
-        `htorder track: cannot reach the API or the credentials were refused: ${printable((err as Error).message)}\n`,
-      );
-      return ExitCode.Unavailable;
-    }
-    if (targets.targets.length === 0) {
-      io.stderr.write('htorder track: no submitted jobs to follow\n');
-      return targets.problems.length > 0 ? ExitCode.Usage : ExitCode.Ok;
-    }
-    let result: TrackResult;
-    try {
-      result = await trackOnce(client, targets, trackOpts);
-    } catch (err) {
-      io.stderr.write(
-        `htorder track: cannot reach the API or the credentials were refused: ${printable((err as Error).message)}\n`,
-      );
-      return ExitCode.Unavailable;
-    }
-    logger.info({ jobs: result.jobs.length, reports: result.reportsWritten.length }, 'tracked');
-    print(format, result, 'table', opts.json === true, io);
-    if (result.incomplete) return ExitCode.Unavailable;
-    return result.jobs.some((j) => j.tracking.problem !== null) ? ExitCode.Invalid : ExitCode.Ok;
+    return opts.watch === true ? await trackEvery(run, minutes) : await trackNow(run);
   } finally {
     await session.close();
   }
 }
 
-type TrackFormat = typeof import('../../pipeline/track/format.js');
+/** `--watch`: checks every `minutes` until Ctrl-C (or the io's signal); a failed check is reported and retried. */
+async function trackEvery(run: TrackRun, minutes: number): Promise<number> {
+  const { client, track, load, options, io } = run;
+  const { signal, stop } = untilStopped(io.signal);
+  try {
+    await track.watchTracking(client, load, {
+      ...options,
+      intervalMs: minutes * MINUTE,
+      signal,
+      onCheck: (result, first) => print(run, result, first ? 'table' : 'changes'),
+      onError: (err) =>
+        io.stderr.write(
+          `htorder track: check failed, trying again in ${minutes} min: ${printable((err as Error).message)}\n`,
+        ),
+    });
+  } finally {
+    stop();
+  }
+  return ExitCode.Ok;
+}
 
-function print(format: TrackFormat, result: TrackResult, how: 'table' | 'changes', json: boolean, io: TrackIo): void {
+/** One check, its table or JSON printed; the exit code says whether every job could be followed. */
+async function trackNow(run: TrackRun): Promise<number> {
+  const { client, logger, track, load, options, io } = run;
+  let result: TrackResult;
+  try {
+    const targets = await load();
+    if (targets.targets.length === 0) {
+      io.stderr.write('htorder track: no submitted jobs to follow\n');
+      return targets.problems.length > 0 ? ExitCode.Usage : ExitCode.Ok;
+    }
+    result = await track.trackOnce(client, targets, options);
+  } catch (err) {
+    io.stderr.write(
+      `htorder track: cannot reach the API or the credentials were refused: ${printable((err as Error).message)}\n`,
+    );
+    return ExitCode.Unavailable;
+  }
+  logger.info({ jobs: result.jobs.length, reports: result.reportsWritten.length }, 'tracked');
+  print(run, result, 'table');
+  if (result.incomplete) return ExitCode.Unavailable;
+  return result.jobs.some((j) => j.tracking.problem !== null) ? ExitCode.Invalid : ExitCode.Ok;
+}
+
+function print({ format, json, io }: TrackRun, result: TrackResult, how: 'table' | 'changes'): void {
   if (json) {
     io.stdout.write(`${JSON.stringify(format.jsonResult(result, how === 'changes'))}\n`);
     return;

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { addSettingOptions, configFlagsFrom } from '../../core/config/config-flags.js';
 import { ExitCode, UsageError } from '../../core/errors.js';
 import { examples } from '../help.js';
+import { untilStopped } from '../stop-signals.js';
 
 /** `htorder ui [DIR] [--port N] [--host H]`: the read-only dashboard of a folder (docs/ui.md). */
 export function register(program: Command): void {
@@ -35,7 +36,7 @@ export function register(program: Command): void {
     const { startDashboard } = await import('../../ui/dashboard.js');
     const { cannotListen, isListenError } = await import('../../core/limited-server.js');
     const { SETTINGS } = await import('../../core/config/settings.js');
-    const { DEFAULT_LAYOUT } = await import('../../watch/sources/model.js');
+    const { dropLayout } = await import('../../watch/sources/model.js');
     const flags = {
       ...configFlagsFrom(opts),
       ...(typeof opts.port === 'string' ? { uiPort: opts.port } : {}),
@@ -48,11 +49,7 @@ export function register(program: Command): void {
     try {
       dashboard = await startDashboard({
         root,
-        layout: {
-          processing: settings.get('processingDir') ?? DEFAULT_LAYOUT.processing,
-          done: settings.get('doneDir') ?? DEFAULT_LAYOUT.done,
-          failed: settings.get('failedDir') ?? DEFAULT_LAYOUT.failed,
-        },
+        layout: dropLayout(settings),
         port,
         host,
         token: settings.get('uiToken'),
@@ -63,16 +60,7 @@ export function register(program: Command): void {
       process.exitCode = ExitCode.Usage;
       return;
     }
-    const stopped = new Promise<void>((done) => {
-      const stop = (): void => {
-        process.off('SIGINT', stop);
-        process.off('SIGTERM', stop);
-        done();
-      };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
-    });
-    // Handlers first, URL second: a supervisor may stop us the moment it reads the line.
+    const { stopped } = untilStopped();
     process.stdout.write(`${dashboard.url}\n`);
     await stopped;
     await dashboard.close();

@@ -6,27 +6,23 @@ import {
   configFlagsFrom,
 } from '../../core/config/config-flags.js';
 import { WATCH_DEFAULTS } from '../../core/config/settings.js';
-import { examples, SANDBOX_RESET_HELP } from '../help.js';
+import { addSandboxOptions, examples, sandboxOptionsFrom } from '../help.js';
 
 /** `htorder watch DIR | s3://BUCKET/PREFIX` — daemon: runs each manifest dropped in, exactly once. */
 export function register(program: Command): void {
-  const cmd = program
-    .command('watch')
-    .description(
-      'daemon: run each manifest dropped into a folder or an S3 prefix exactly once; reports beside it in done/ or failed/',
-    )
-    .argument('<target>', 'a drop folder, or s3://BUCKET/PREFIX')
-    .option(
-      '--mapping <preset|file>',
-      'a mapping for CSV/xlsx exports: a file, or a preset (shopify, woocommerce, odoo); per file: routes in the config file',
-    )
-    .option('--partial', 'submit the valid jobs even when other jobs of the manifest failed')
-    .option(
-      '--sandbox',
-      'start an in-process sandbox and use its demo account (no credentials needed; its jobs are kept in the state dir)',
-    )
-    .option('--account <name>', 'sandbox demo account (with --sandbox; default us-demo)')
-    .option('--sandbox-reset', SANDBOX_RESET_HELP)
+  const cmd = addSandboxOptions(
+    program
+      .command('watch')
+      .description(
+        'daemon: run each manifest dropped into a folder or an S3 prefix exactly once; reports beside it in done/ or failed/',
+      )
+      .argument('<target>', 'a drop folder, or s3://BUCKET/PREFIX')
+      .option(
+        '--mapping <preset|file>',
+        'a mapping for CSV/xlsx exports: a file, or a preset (shopify, woocommerce, odoo); per file: routes in the config file',
+      )
+      .option('--partial', 'submit the valid jobs even when other jobs of the manifest failed'),
+  )
     .option('--ui', 'serve the read-only dashboard on --ui-port (docs/ui.md)')
     .addHelpText(
       'after',
@@ -64,9 +60,7 @@ export function register(program: Command): void {
           target,
           mapping: opts.mapping as string | undefined,
           partial: opts.partial === true,
-          sandbox: opts.sandbox === true,
-          account: opts.account as string | undefined,
-          sandboxReset: opts.sandboxReset === true,
+          ...sandboxOptionsFrom(opts),
           ui: opts.ui === true,
           flags: configFlagsFrom(opts),
         },

@@ -80,57 +80,33 @@ export function resolveSettings(input: ResolveSettingsInput): Settings {
   const flags = definedOnly(input.flags ?? {});
   const home = input.home ?? homedir();
   const cwd = input.cwd;
-
   const warnings: string[] = [];
   const profileName = input.profiles === false ? null : (text(flags.profile) ?? text(env.HTORDER_PROFILE) ?? null);
   // Read (and so checked) even when no profile is selected, as an explicit --config must exist;
   // with profiles off (--sandbox) too, for its other sections (notify), as watch reads its routes.
   const found = locateConfigFile(flags, env, cwd, home, warnings);
   const file = found?.file;
-  let profile: { values: ProfileValues; file: ConfigFile } | undefined;
-  if (profileName !== null) {
-    if (!file) {
-      throw new UsageError(
-        `profile "${profileName}" not found: no config file (set HTORDER_CONFIG or --config, ` +
-          'or create ./htorder.config.yaml or ~/.config/htorder/config.yaml)',
-      );
-    }
-    const values = file.profiles[profileName];
-    if (!values) {
-      const known = Object.keys(file.profiles);
-      throw new UsageError(
-        `profile "${profileName}" not found in ${file.path} ` +
-          `(known profiles: ${known.length ? known.join(', ') : 'none'})`,
-      );
-    }
-    if (found?.local) checkLocalProfile(found, profileName, values, env);
-    profile = { values, file };
-  }
-
   const layers: LayerData[] = [{ layer: 'flag', values: flags, nameOf: flagName, baseDir: cwd }];
-  if (profile) {
-    const { file } = profile;
+  if (profileName !== null && found) {
+    const values = selectedProfile(profileName, found, env);
     layers.push({
       layer: 'profile',
-      values: definedOnly(profile.values as SettingFlags),
-      nameOf: (n) => `${n} of profile "${profileName}" in ${file.path}`,
-      baseDir: dirname(file.path),
+      values: definedOnly(values as SettingFlags),
+      nameOf: (n) => `${n} of profile "${profileName}" in ${found.file.path}`,
+      baseDir: dirname(found.file.path),
     });
+  } else if (profileName !== null) {
+    throw new UsageError(
+      `profile "${profileName}" not found: no config file (set HTORDER_CONFIG or --config, ` +
+        'or create ./htorder.config.yaml or ~/.config/htorder/config.yaml)',
+    );
   }
-  const envValues: SettingFlags = {};
-  for (const name of SETTING_NAMES) {
-    const variable = SETTINGS[name].env;
-    const v = variable === null ? undefined : text(env[variable]);
-    if (v !== undefined) envValues[name] = v;
-  }
-  layers.push({ layer: 'env', values: envValues, nameOf: envName, baseDir: cwd });
-  const defaults: SettingFlags = {};
-  for (const name of SETTING_NAMES) {
-    const d = input.defaults?.[name] ?? SETTINGS[name].default;
-    if (d !== null && d !== undefined) defaults[name] = d;
-  }
-  layers.push({ layer: 'default', values: defaults, nameOf: (n) => `the default of ${n}`, baseDir: cwd });
-
+  const envValues = layerOf((n) => (SETTINGS[n].env === null ? undefined : text(env[SETTINGS[n].env])));
+  const defaults = layerOf((n) => input.defaults?.[n] ?? SETTINGS[n].default);
+  layers.push(
+    { layer: 'env', values: envValues, nameOf: envName, baseDir: cwd },
+    { layer: 'default', values: defaults, nameOf: (n) => `the default of ${n}`, baseDir: cwd },
+  );
   const raw = (name: SettingName): RawSetting | undefined => {
     for (const l of layers) {
       const value = l.values[name];
@@ -159,6 +135,30 @@ export function resolveSettings(input: ResolveSettingsInput): Settings {
     warnings,
     ...(file ? { configFile: file } : {}),
   };
+}
+
+/** The values of the selected profile; a profile the file does not have is an error. */
+function selectedProfile(name: string, found: FoundConfig, env: Record<string, string | undefined>): ProfileValues {
+  const values = found.file.profiles[name];
+  if (!values) {
+    const known = Object.keys(found.file.profiles);
+    throw new UsageError(
+      `profile "${name}" not found in ${found.file.path} ` +
+        `(known profiles: ${known.length ? known.join(', ') : 'none'})`,
+    );
+  }
+  if (found.local) checkLocalProfile(found, name, values, env);
+  return values;
+}
+
+/** A layer's values by setting name: `read` answers null or undefined for a setting it leaves alone. */
+function layerOf(read: (name: SettingName) => string | number | boolean | null | undefined): SettingFlags {
+  const values: SettingFlags = {};
+  for (const name of SETTING_NAMES) {
+    const v = read(name);
+    if (v !== null && v !== undefined) values[name] = v;
+  }
+  return values;
 }
 
 /**

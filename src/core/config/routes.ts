@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type picomatchType from 'picomatch';
-import type { LineCounter, Node as YamlNode } from 'yaml';
+import type { LineCounter, Scalar, YAMLMap, Node as YamlNode } from 'yaml';
 import { UsageError } from '../errors.js';
 import { yamlLocator, yamlPackage } from './yaml-location.js';
 
@@ -61,6 +61,12 @@ interface RouteProblem {
   message: string;
 }
 
+/** How one rule's nodes are located, and where its problems go (`key` '' for the rule itself). */
+interface RuleEnv {
+  at: (node: unknown) => string;
+  problem: (at: string, key: string, message: string) => void;
+}
+
 /**
  * Parses the `routes` node of a config file. `profiles` are the file's profile names, so a route
  * naming an unknown one is an error here, located like every other problem of the section.
@@ -69,109 +75,119 @@ export function parseRoutes(
   node: unknown,
   ctx: { path: string; lineCounter: LineCounter; profiles: readonly string[] },
 ): Route[] {
-  const { isMap, isScalar, isSeq } = yamlPackage();
   const at = yamlLocator(ctx.path, ctx.lineCounter);
-  const problems: RouteProblem[] = [];
-  if (!isSeq(node)) {
+  if (!yamlPackage().isSeq(node)) {
     throw located([{ at: at(node), field: 'routes', message: 'must be a list of rules (each "- match: GLOB …")' }]);
   }
-  const routes: Route[] = [];
-  node.items.forEach((item, i) => {
-    const index = i + 1;
-    const field = (key: string): string => `routes[${index}]${key ? `.${key}` : ''}`;
-    if (!isMap(item)) {
-      problems.push({ at: at(item), field: field(''), message: 'must be a mapping with at least "match"' });
-      return;
-    }
-    const keyAt: Partial<Record<RouteKey, string>> = {};
-    const values: Partial<Record<RouteKey, YamlNode>> = {};
-    for (const pair of item.items) {
-      const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-      if (!(ROUTE_KEYS as readonly string[]).includes(key)) {
-        problems.push({
-          at: at(pair.key),
-          field: field(key),
-          message: `unknown key (known: ${ROUTE_KEYS.join(', ')})`,
-        });
-        continue;
-      }
-      keyAt[key as RouteKey] = at(pair.value ?? pair.key);
-      values[key as RouteKey] = pair.value as YamlNode;
-    }
-    const text = (key: RouteKey): string | undefined => {
-      const v = values[key];
-      if (v === undefined) return undefined;
-      if (isScalar(v) && typeof v.value === 'string' && v.value.trim() !== '') return v.value;
-      problems.push({ at: at(v), field: field(key), message: 'must be non-empty text' });
-      return undefined;
+  const problems: RouteProblem[] = [];
+  const routes = node.items.flatMap((item, i) => {
+    const problem = (where: string, key: string, message: string): void => {
+      problems.push({ at: where, field: `routes[${i + 1}]${key ? `.${key}` : ''}`, message });
     };
-    /** One text or a list of them; `located` gets each one's location. */
-    const texts = (key: RouteKey, located: string[] = []): string[] | undefined => {
-      const v = values[key];
-      if (v === undefined) return undefined;
-      const items = isSeq(v) ? v.items : [v];
-      const out: string[] = [];
-      items.forEach((x, j) => {
-        if (isScalar(x) && typeof x.value === 'string' && x.value.trim() !== '') {
-          out.push(x.value);
-          located.push(at(x));
-        } else
-          problems.push({
-            at: at(x),
-            field: field(isSeq(v) ? `${key}[${j + 1}]` : key),
-            message: 'must be non-empty text',
-          });
-      });
-      if (items.length === 0) problems.push({ at: at(v), field: field(key), message: 'must not be an empty list' });
-      return out;
-    };
-
-    const globAt: string[] = [];
-    const match = texts('match', globAt);
-    if (match === undefined) {
-      problems.push({
-        at: at(item),
-        field: field('match'),
-        message: 'missing: every rule needs a file-name glob ("*" for any file)',
-      });
-    }
-    (match ?? []).forEach((glob, j) => {
-      const why = globProblem(glob);
-      if (why) problems.push({ at: globAt[j] ?? at(item), field: field('match'), message: `"${glob}": ${why}` });
-    });
-    const where = texts('where');
-    const mappingValue = text('mapping');
-    const profile = text('profile');
-    if (profile !== undefined && !ctx.profiles.includes(profile)) {
-      problems.push({
-        at: keyAt.profile ?? at(item),
-        field: field('profile'),
-        message: `no profile "${profile}" in this file (profiles: ${ctx.profiles.length ? ctx.profiles.join(', ') : 'none'})`,
-      });
-    }
-    const account = text('account');
-    let partial = false;
-    const p = values.partial;
-    if (p !== undefined) {
-      if (isScalar(p) && typeof p.value === 'boolean') partial = p.value;
-      else problems.push({ at: at(p), field: field('partial'), message: 'must be true or false' });
-    }
-    const name = text('name') ?? `route ${index}`;
-    routes.push({
-      index,
-      name,
-      match: match ?? [],
-      ...(where ? { where } : {}),
-      ...(mappingValue === undefined ? {} : { mapping: mappingValue }),
-      ...(profile === undefined ? {} : { profile }),
-      ...(account === undefined ? {} : { account }),
-      partial,
-      at: at(item),
-      keyAt,
-    });
+    return parseRule(item, i + 1, ctx.profiles, { at, problem }) ?? [];
   });
   if (problems.length > 0) throw located(problems);
   return routes;
+}
+
+function parseRule(item: unknown, index: number, profiles: readonly string[], env: RuleEnv): Route | undefined {
+  const { at, problem } = env;
+  if (!yamlPackage().isMap(item)) {
+    problem(at(item), '', 'must be a mapping with at least "match"');
+    return undefined;
+  }
+  const { keyAt, values } = ruleKeys(item, env);
+  const text = (key: RouteKey): string | undefined => readText(values[key], key, env);
+  const match = readGlobs(values.match, at(item), env);
+  const where = readTexts(values.where, 'where', env);
+  const mapping = text('mapping');
+  const profile = text('profile');
+  if (profile !== undefined && !profiles.includes(profile)) {
+    const known = profiles.length ? profiles.join(', ') : 'none';
+    problem(keyAt.profile ?? at(item), 'profile', `no profile "${profile}" in this file (profiles: ${known})`);
+  }
+  const account = text('account');
+  const partial = readPartial(values.partial, env);
+  return {
+    index,
+    name: text('name') ?? `route ${index}`,
+    match,
+    ...(where ? { where } : {}),
+    ...(mapping === undefined ? {} : { mapping }),
+    ...(profile === undefined ? {} : { profile }),
+    ...(account === undefined ? {} : { account }),
+    partial,
+    at: at(item),
+    keyAt,
+  };
+}
+
+/** The rule's known keys, their values and locations; an unknown key is a problem. */
+function ruleKeys(item: YAMLMap, { at, problem }: RuleEnv) {
+  const { isScalar } = yamlPackage();
+  const keyAt: Partial<Record<RouteKey, string>> = {};
+  const values: Partial<Record<RouteKey, YamlNode>> = {};
+  for (const pair of item.items) {
+    const key = isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+    if (!(ROUTE_KEYS as readonly string[]).includes(key)) {
+      problem(at(pair.key), key, `unknown key (known: ${ROUTE_KEYS.join(', ')})`);
+      continue;
+    }
+    keyAt[key as RouteKey] = at(pair.value ?? pair.key);
+    values[key as RouteKey] = pair.value as YamlNode;
+  }
+  return { keyAt, values };
+}
+
+const isText = (x: unknown): x is Scalar<string> =>
+  yamlPackage().isScalar(x) && typeof x.value === 'string' && x.value.trim() !== '';
+
+function readText(v: YamlNode | undefined, key: RouteKey, { at, problem }: RuleEnv): string | undefined {
+  if (v === undefined) return undefined;
+  if (isText(v)) return v.value;
+  problem(at(v), key, 'must be non-empty text');
+  return undefined;
+}
+
+/** One text or a list of them; `located` gets each one's location. */
+function readTexts(
+  v: YamlNode | undefined,
+  key: RouteKey,
+  { at, problem }: RuleEnv,
+  located: string[] = [],
+): string[] | undefined {
+  if (v === undefined) return undefined;
+  const list = yamlPackage().isSeq(v);
+  const items = list ? v.items : [v];
+  const out: string[] = [];
+  items.forEach((x, j) => {
+    if (isText(x)) {
+      out.push(x.value);
+      located.push(at(x));
+    } else problem(at(x), list ? `${key}[${j + 1}]` : key, 'must be non-empty text');
+  });
+  if (items.length === 0) problem(at(v), key, 'must not be an empty list');
+  return out;
+}
+
+/** The rule's `match`: required, each glob checked. */
+function readGlobs(v: YamlNode | undefined, ruleAt: string, env: RuleEnv): string[] {
+  const globAt: string[] = [];
+  const match = readTexts(v, 'match', env, globAt);
+  if (match === undefined)
+    env.problem(ruleAt, 'match', 'missing: every rule needs a file-name glob ("*" for any file)');
+  (match ?? []).forEach((glob, j) => {
+    const why = globProblem(glob);
+    if (why) env.problem(globAt[j] ?? ruleAt, 'match', `"${glob}": ${why}`);
+  });
+  return match ?? [];
+}
+
+function readPartial(v: YamlNode | undefined, { at, problem }: RuleEnv): boolean {
+  if (v === undefined) return false;
+  if (yamlPackage().isScalar(v) && typeof v.value === 'boolean') return v.value;
+  problem(at(v), 'partial', 'must be true or false');
+  return false;
 }
 
 /** Why `glob` cannot be a route's file-name glob, or undefined when it can. */

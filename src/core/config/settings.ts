@@ -416,7 +416,7 @@ export const SETTINGS = {
     type: { kind: 'milliseconds', min: 0, max: DAY_MS },
     default: 5000,
     secret: false,
-    description: 'first retry delay when the API is unavailable (doubles up to --retry-max)',
+    description: 'first retry step when the API is unavailable (doubles up to --retry-max, jittered)',
   },
   retryMaxMs: {
     env: 'HTORDER_RETRY_MAX_MS',

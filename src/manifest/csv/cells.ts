@@ -75,8 +75,9 @@ export function parseSizes(text: string): SizesResult {
  * `s` as a string of its own. A cell is sliced out of the decoded text of a whole 64 KiB chunk
  * (fast-records.ts), and V8 makes a slice of 13 characters or more a view that keeps that
  * whole text alive: one kept name or street per chunk would keep the entire decoded file in
- * memory. Concatenating makes a new string, and reading a character from it flattens it into
- * one fresh copy (the garbage collector then drops the wrapper); shorter slices are copies already.
+ * memory (peak RSS in `npm run bench:check`). Concatenating makes a new string, and reading a
+ * character from it flattens it into one fresh copy (the garbage collector then drops the
+ * wrapper); shorter slices are copies already.
  */
 export function ownCopy(s: string): string {
   if (s.length < 13) return s;
@@ -87,8 +88,9 @@ export function ownCopy(s: string): string {
 
 /**
  * Keeps one copy of strings that repeat across a big file (codes, countries, methods), so a
- * million rows hold a few thousand distinct strings instead of a million copies. Bounded, so
- * a column of unique values cannot make the table itself the memory problem.
+ * million rows hold a few thousand distinct strings instead of a million copies (peak RSS in
+ * `npm run bench:check`). Bounded, so a column of unique values cannot make the table itself
+ * the memory problem.
  */
 export class StringInterner {
   private readonly table = new Map<string, string>();

@@ -122,106 +122,12 @@ export function bindTarget(target: string, index: number, column: string | undef
  * is named where a problem lies in the mapping rather than in the input.
  */
 export function planColumns(header: string[], file: string, headerRow: number, mapping?: Mapping): ColumnPlan {
-  const diagnostics: Diagnostic[] = [];
   const at = (columnName?: string): SourceLocation => ({
     file,
     row: headerRow,
     ...(columnName !== undefined ? { columnName } : {}),
   });
-  const bindings: Binding[] = [];
-  const fieldColumns = new Map<string, string>();
-  const seenColumns = new Map<string, number>();
-  const ignored = new Set(mapping?.ignoreColumns ?? []);
-  const valueMaps = new Map<string, Map<string, string>>();
-  for (const [field, map] of Object.entries(mapping?.values ?? {})) {
-    valueMaps.set(field, new Map(Object.entries(map).map(([k, v]) => [k, String(v)])));
-  }
-  const mappedSources = new Set<string>([
-    ...Object.keys(mapping?.columns ?? {}),
-    ...Object.keys(mapping?.sizeColumns ?? {}),
-    ...Object.keys(mapping?.attributeColumns ?? {}),
-  ]);
-
-  const unmatchedHeaders: string[] = [];
-  header.forEach((raw, index) => {
-    const name = raw.trim();
-    if (name === '') {
-      diagnostics.push({
-        severity: 'error',
-        code: 'csv.blank-column',
-        message: `column ${index + 1} has no name in the header`,
-        source: at(),
-      });
-      return;
-    }
-    const previous = seenColumns.get(name);
-    if (previous !== undefined) {
-      diagnostics.push({
-        severity: 'error',
-        code: 'csv.duplicate-column',
-        message: `column "${name}" appears twice in the header (columns ${previous + 1} and ${index + 1})`,
-        source: at(name),
-      });
-      return;
-    }
-    seenColumns.set(name, index);
-    if (ignored.has(name)) return;
-
-    let target: string | undefined;
-    if (mapping !== undefined) {
-      target =
-        mapping.columns?.[name] ??
-        (mapping.sizeColumns?.[name] !== undefined ? SIZE_PREFIX + mapping.sizeColumns[name] : undefined) ??
-        (mapping.attributeColumns?.[name] !== undefined ? ATTR_PREFIX + mapping.attributeColumns[name] : undefined);
-    }
-    if (target === undefined && isTemplateTarget(name)) target = name; // template names map to themselves
-    if (target === undefined) {
-      unmatchedHeaders.push(name);
-      diagnostics.push(unknownColumn(name, at(name), mapping, mappedSources, header));
-      return;
-    }
-    const binding = bindTarget(target, index, name);
-    if (binding === undefined) return; // mapping targets are schema-checked; unreachable in practice
-    if (binding.key === '') {
-      diagnostics.push({
-        severity: 'error',
-        code: 'csv.unknown-column',
-        message: `column "${name}" names no attribute or size after the prefix`,
-        source: at(name),
-      });
-      return;
-    }
-    const clash = fieldColumns.get(target);
-    if (clash !== undefined) {
-      diagnostics.push({
-        severity: 'error',
-        code: 'csv.duplicate-column',
-        message: `columns "${clash}" and "${name}" both give ${target}; keep one${mapping ? ' (or list one in ignoreColumns)' : ''}`,
-        source: at(name),
-      });
-      return;
-    }
-    const values = valueMaps.get(target);
-    if (values !== undefined) binding.values = values;
-    fieldColumns.set(target, name);
-    bindings.push(binding);
-  });
-
-  if (mapping !== undefined) {
-    const present = new Set(header.map((h) => h.trim()));
-    for (const source of [...mappedSources, ...ignored]) {
-      if (present.has(source)) continue;
-      diagnostics.push({
-        severity: 'error',
-        code: 'csv.mapping-column-missing',
-        message:
-          `the mapping${mapping.file ? ` (${mapping.file})` : ''} names column "${source}", which is not in the header` +
-          didYouMeanName(source, unmatchedHeaders, COLUMN_NAME_MATCHING),
-        source: at(),
-      });
-    }
-  }
-
+  const { bindings, fieldColumns, diagnostics } = bindHeader(header, mapping, at);
   const constants: Binding[] = [];
   const constantLocations = new Map<string, SourceLocation>();
   for (const [target, value] of Object.entries(mapping?.constants ?? {})) {
@@ -232,7 +138,6 @@ export function planColumns(header: string[], file: string, headerRow: number, m
     const loc = mapping?.constantLocations?.[target];
     if (loc !== undefined) constantLocations.set(target, loc);
   }
-
   const jobSlots = new Map<string, number>();
   for (const b of bindings) {
     if (isJobLevel(b)) {
@@ -240,7 +145,6 @@ export function planColumns(header: string[], file: string, headerRow: number, m
       jobSlots.set(b.key, b.slot);
     }
   }
-
   const orderNumber =
     bindings.find((b) => b.target === 'orderNumber') ?? constants.find((b) => b.target === 'orderNumber');
   if (orderNumber === undefined) {
@@ -262,6 +166,85 @@ export function planColumns(header: string[], file: string, headerRow: number, m
     constantLocations,
     diagnostics,
   };
+}
+
+/** The header's columns bound to template targets, in column order, with what is wrong with the header. */
+function bindHeader(
+  header: string[],
+  mapping: Mapping | undefined,
+  at: (columnName?: string) => SourceLocation,
+): { bindings: Binding[]; fieldColumns: Map<string, string>; diagnostics: Diagnostic[] } {
+  const diagnostics: Diagnostic[] = [];
+  const bindings: Binding[] = [];
+  const fieldColumns = new Map<string, string>();
+  const seenColumns = new Map<string, number>();
+  const ignored = new Set(mapping?.ignoreColumns ?? []);
+  const valueMaps = new Map<string, Map<string, string>>();
+  for (const [field, map] of Object.entries(mapping?.values ?? {})) {
+    valueMaps.set(field, new Map(Object.entries(map).map(([k, v]) => [k, String(v)])));
+  }
+  const mappedSources = new Set<string>([
+    ...Object.keys(mapping?.columns ?? {}),
+    ...Object.keys(mapping?.sizeColumns ?? {}),
+    ...Object.keys(mapping?.attributeColumns ?? {}),
+  ]);
+  const unmatchedHeaders: string[] = [];
+  const problem = (code: string, message: string, source: SourceLocation): void => {
+    diagnostics.push({ severity: 'error', code, message, source });
+  };
+  for (let index = 0; index < header.length; index++) {
+    const name = header[index].trim();
+    const previous = seenColumns.get(name);
+    if (name === '') problem('csv.blank-column', `column ${index + 1} has no name in the header`, at());
+    else if (previous !== undefined) {
+      const message = `column "${name}" appears twice in the header (columns ${previous + 1} and ${index + 1})`;
+      problem('csv.duplicate-column', message, at(name));
+    }
+    if (name === '' || previous !== undefined) continue;
+    seenColumns.set(name, index);
+    if (ignored.has(name)) continue;
+    const target = (mapping && mappedTarget(mapping, name)) ?? (isTemplateTarget(name) ? name : undefined);
+    if (target === undefined) {
+      unmatchedHeaders.push(name);
+      diagnostics.push(unknownColumn(name, at(name), mapping, mappedSources, header));
+      continue;
+    }
+    const binding = bindTarget(target, index, name);
+    if (binding === undefined) continue; // mapping targets are schema-checked; unreachable in practice
+    const clash = fieldColumns.get(target);
+    if (binding.key === '') {
+      problem('csv.unknown-column', `column "${name}" names no attribute or size after the prefix`, at(name));
+      continue;
+    }
+    if (clash !== undefined) {
+      const keep = `keep one${mapping ? ' (or list one in ignoreColumns)' : ''}`;
+      problem('csv.duplicate-column', `columns "${clash}" and "${name}" both give ${target}; ${keep}`, at(name));
+      continue;
+    }
+    const values = valueMaps.get(target);
+    if (values !== undefined) binding.values = values;
+    fieldColumns.set(target, name);
+    bindings.push(binding);
+  }
+  if (mapping !== undefined) {
+    const present = new Set(header.map((h) => h.trim()));
+    for (const source of [...mappedSources, ...ignored]) {
+      if (present.has(source)) continue;
+      const message =
+        `the mapping${mapping.file ? ` (${mapping.file})` : ''} names column "${source}", which is not in the header` +
+        didYouMeanName(source, unmatchedHeaders, COLUMN_NAME_MATCHING);
+      problem('csv.mapping-column-missing', message, at());
+    }
+  }
+  return { bindings, fieldColumns, diagnostics };
+}
+
+/** The template target a mapping gives a column (its columns, sizeColumns or attributeColumns). */
+function mappedTarget(mapping: Mapping, name: string): string | undefined {
+  if (mapping.columns?.[name] !== undefined) return mapping.columns[name];
+  if (mapping.sizeColumns?.[name] !== undefined) return SIZE_PREFIX + mapping.sizeColumns[name];
+  if (mapping.attributeColumns?.[name] !== undefined) return ATTR_PREFIX + mapping.attributeColumns[name];
+  return undefined;
 }
 
 function unknownColumn(

@@ -1,31 +1,28 @@
 /**
- * Turns the bytes of one CSV file into records with their PHYSICAL row numbers, streaming.
+ * The one CSV grammar: csv-parse, with a fast path in front (fast-records.ts) that hands it the
+ * rest of the input at the first record it does not handle. Every CSV input is read through it,
+ * and so is result.csv's copy of a CSV input's rows. This adds only what csv-parse does not do:
  *
- * Steps, per chunk: byte-order-mark sniffing → decoding (UTF-8 is parsed as bytes and only
- * validated; UTF-16 and Windows-1252 go through iconv-lite, because Node's TextDecoder
- * mangles 0x80–0x9F in windows-1252) → dropping `skipRows` leading lines → csv-parse.
- *
- * Row numbers: 1-based physical line numbers in the ORIGINAL file, counting skipped lines
- * and blank lines; a record spanning several lines (quoted newlines) has the number of the
- * line it starts on. Lines are counted here (one per record plus the line breaks inside its
- * cells, CRLF counting once) rather than taken from csv-parse's `info.lines`, which counts CR
- * and LF separately inside quoted CRLF values and so drifts after the first such cell.
+ * - Decoding: a byte-order mark decides the encoding, else the dialect's. UTF-8 is decoded by
+ *   whole characters and validated (a bad byte is reported, not silently U+FFFD); UTF-16 and
+ *   Windows-1252 go through iconv-lite (Node's TextDecoder mangles 0x80–0x9F in windows-1252).
+ * - `skipRows` leading lines dropped before the grammar sees anything.
+ * - Row numbers: 1-based physical lines of the original file, skipped and blank lines counted; a
+ *   record spanning lines (quoted line breaks) has the number of the line it starts on. Counted
+ *   here, one per record plus the line breaks inside its cells (CRLF once): csv-parse's
+ *   `info.lines` counts CR and LF apart inside quoted CRLF values and drifts after one.
+ * - Blank records skipped; the first other one is the header.
+ * - Limits (csvMaxColumns, csvMaxRecordBytes, csvMaxFileBytes), each stopping with a located error.
  *
  * Records are delivered synchronously from `push` (csv-parse emits 'data' inside write() in
- * flowing mode), so callers need no async iteration per record: a million rows would
- * otherwise cost a million promise round trips.
- *
- * Splitting: with a one-character delimiter, records are split by fast-records.ts, which slices
- * cells out of the decoded text; at the first record it does not handle (text after a closing
- * quote, a quote never closed) the rest of the input, from that record on, goes to csv-parse —
- * so what comes out, errors included, is what csv-parse alone would give.
+ * flowing mode): a caller needs no promise per record.
  */
 import { isUtf8 } from 'node:buffer';
 import { parse, type CsvError, type Parser } from 'csv-parse';
-import { splitRecords } from './fast-records.js';
 import iconv from 'iconv-lite';
 import { CSV_LIMIT_SETTINGS, type CsvLimits, DEFAULT_CSV_LIMITS, INPUT_TOO_LARGE } from '../read-input.js';
 import type { CsvDialect } from './dialect.js';
+import { FastRecords } from './fast-records.js';
 
 export interface CsvScanProblem {
   /** `csv.limit`: a record over csvMaxColumns or csvMaxRecordBytes; `input.too-large`: over csvMaxFileBytes. */
@@ -37,87 +34,68 @@ export interface CsvScanProblem {
 export interface CsvScanHandlers {
   /** The first non-blank record after the skipped lines. */
   header(cells: string[], row: number): void;
-  /** Every later non-blank record. `cells` is owned by the callee. */
-  record(cells: string[], row: number): void;
+  /**
+   * Every later non-blank record; `cells` is owned by the callee. With `keepText`, `text` is the
+   * record's own text (decoded, its line break left out) when it is strict CSV as it stands: split
+   * by the fast path, every quote inside a quoted cell. Undefined otherwise.
+   */
+  record(cells: string[], row: number, text?: string): void;
+}
+
+export interface CsvScanOptions {
+  limits?: CsvLimits;
+  /** Hand each record's own text to `record` (result.csv copies it). */
+  keepText?: boolean;
 }
 
 type Decoder = { write(buf: Buffer): string; end(): string | undefined };
 
+const ENCODING_MESSAGE =
+  'the file is not valid UTF-8 here; if it was saved as Windows-1252 ("ANSI") or UTF-16 without a byte-order mark, ' +
+  'pass --mapping with an "encoding" (see docs: ERP mapping)';
+
 export class CsvScanner {
-  /** Set when the file cannot be read further (syntax) or is not in its encoding. */
+  /** Set when the file cannot be read further (syntax, a limit) or is not in its encoding. */
   readonly problems: CsvScanProblem[] = [];
+  private readonly limits: CsvLimits;
+  private readonly keepText: boolean;
   /** Physical row number the next record starts on. */
   private nextStart: number;
   private sawHeader = false;
   private failed = false;
-  /** csv-parse, once the fast splitter handed over (or from the start, for a longer delimiter). */
-  private parser: Parser | undefined;
-  /** Records are split by fast-records.ts until it meets a record it does not handle. */
-  private fast: boolean;
-  private readonly delimiterCode: number;
+  /** Lines still to drop before the grammar sees anything. */
+  private linesToSkip: number;
+  /** The fast path, until it hands over (none for a delimiter longer than one character). */
+  private fast: FastRecords | undefined;
   /** Fast path: decoded text not yet delivered, starting at a record boundary. */
   private pending = '';
-  /** `pending` is ASCII only (it is the end of a text that was). */
+  /** `pending` is ASCII only, so its length in bytes is its length. */
   private pendingAscii = true;
-  private sniffed = false;
-  private sniffBuffer: Buffer | undefined;
-  private decoder: Decoder | undefined;
-  /** Lines still to drop before csv-parse sees anything. */
-  private linesToSkip: number;
-  /**
-   * UTF-8: the first bytes of a character split across chunks, put before the next chunk, so
-   * validation, the fast splitter and csv-parse all see whole characters.
-   */
-  private utf8Carry: Buffer | undefined;
-  private utf8Reported = false;
-  /** Raw file bytes pushed so far (csvMaxFileBytes). */
-  private fileBytes = 0;
-  /** Bytes handed to csv-parse so far, and where its last record ended (csvMaxRecordBytes). */
+  /** csv-parse, once the fast path handed over (or from the start). */
+  private parser: Parser | undefined;
+  /** Bytes handed to csv-parse, and where its last record ended (csvMaxRecordBytes). */
   private parsedBytes = 0;
   private lastRecordEnd = 0;
+  /** The first bytes, held until a byte-order mark can be told. */
+  private head: Buffer | undefined = Buffer.alloc(0);
+  /** iconv-lite's decoder; undefined for UTF-8. */
+  private decoder: Decoder | undefined;
+  /** UTF-8: the first bytes of a character the next chunk completes. */
+  private utf8Carry: Buffer | undefined;
+  private utf8Reported = false;
+  private fileBytes = 0;
 
   constructor(
     private readonly dialect: CsvDialect,
     private readonly handlers: CsvScanHandlers,
-    private readonly limits: CsvLimits = DEFAULT_CSV_LIMITS,
+    opts: CsvScanOptions = {},
   ) {
+    this.limits = opts.limits ?? DEFAULT_CSV_LIMITS;
+    this.keepText = opts.keepText === true;
     this.nextStart = dialect.skipRows + 1;
     this.linesToSkip = dialect.skipRows;
-    this.fast = dialect.delimiter.length === 1;
-    this.delimiterCode = dialect.delimiter.charCodeAt(0);
-    if (!this.fast) this.startParser();
-  }
-
-  private startParser(): Parser {
-    this.fast = false;
-    this.parsedBytes = 0;
-    this.lastRecordEnd = 0;
-    const parser = parse({
-      delimiter: this.dialect.delimiter,
-      // Price codes contain bare double quotes (`DTF Full Color 10" x 10"`): a quote inside
-      // an unquoted field is text, not a syntax error.
-      relax_quotes: true,
-      // Row-length mismatches are reported by the reader, at the row, with both counts.
-      relax_column_count: true,
-      // Blank lines are kept here and dropped below, so every physical line is accounted for.
-      skip_empty_lines: false,
-      // Every line end ends a record, whatever the first line used: csv-parse otherwise learns
-      // ONE delimiter from the first line, and a file mixing CRLF and LF lines (concatenated
-      // exports) read as one long record. CRLF first, so it is one delimiter, not two; this
-      // matches countLineBreaks (CRLF, LF and a lone CR are each one physical line).
-      record_delimiter: ['\r\n', '\n', '\r'],
-    });
-    // 'data' in flowing mode is delivered synchronously inside write(); csv-parse's on_record
-    // hook would give line info but builds two info objects per record (measurably slower).
-    parser.on('data', (cells: string[]) => {
-      const end = parser.info.bytes;
-      const bytes = end - this.lastRecordEnd;
-      this.lastRecordEnd = end;
-      this.onRecord(cells, bytes);
-    });
-    parser.on('error', (err: CsvError) => this.fail(err));
-    this.parser = parser;
-    return parser;
+    if (dialect.delimiter.length === 1) this.fast = new FastRecords(dialect.delimiter.charCodeAt(0), this.keepText);
+    else this.startParser();
   }
 
   /** True once the file cannot be read further (syntax or a limit): callers stop reading. */
@@ -126,66 +104,38 @@ export class CsvScanner {
   }
 
   /**
-   * Feeds the next chunk of raw file bytes. The scanner keeps nothing of `chunk` after it
-   * returns (what it holds on to is copied), so the caller may read the next chunk into the
-   * same buffer: one reused read buffer instead of a fresh 64 KiB one per read, which the
-   * process otherwise kept as resident memory long after parsing (~45 MB for a 66 MB file).
+   * Feeds the next chunk of raw file bytes. Nothing of `chunk` is kept after it returns (what is
+   * held on to is copied), so the caller may read the next chunk into the same buffer: one
+   * reused read buffer rather than a fresh one per read, which peak RSS in `npm run bench:check` shows.
    */
   push(chunk: Buffer): void {
     if (this.failed) return;
     this.fileBytes += chunk.length;
     if (this.fileBytes > this.limits.maxFileBytes) {
-      this.stop(
-        INPUT_TOO_LARGE,
-        this.nextStart,
-        `the file is over the ${this.limits.maxFileBytes}-byte limit for CSV (limit ${CSV_LIMIT_SETTINGS.maxFileBytes})`,
-      );
+      const { maxFileBytes } = this.limits;
+      const message = `the file is over the ${maxFileBytes}-byte limit for CSV (limit ${CSV_LIMIT_SETTINGS.maxFileBytes})`;
+      this.stop(INPUT_TOO_LARGE, message);
       return;
     }
-    if (!this.sniffed) {
-      // A BOM needs up to 3 bytes; a first chunk shorter than that is held back once.
-      this.sniffBuffer = this.sniffBuffer === undefined ? Buffer.from(chunk) : Buffer.concat([this.sniffBuffer, chunk]);
-      if (this.sniffBuffer.length < 3) return;
-      chunk = this.sniff(this.sniffBuffer);
-      this.sniffBuffer = undefined;
+    if (this.head !== undefined) {
+      // A byte-order mark is up to 3 bytes: a shorter first chunk is held back.
+      this.head = Buffer.concat([this.head, chunk]);
+      if (this.head.length < 3) return;
+      chunk = this.sniff(this.head);
+      this.head = undefined;
     }
-    // iconv-lite's decoders may hold on to bytes of a chunk between writes: they get their own copy.
-    if (this.decoder !== undefined) this.feedText(this.decoder.write(Buffer.from(chunk)));
-    else this.pushUtf8(chunk);
-  }
-
-  private pushUtf8(chunk: Buffer): void {
-    let buf = this.utf8Carry === undefined ? chunk : Buffer.concat([this.utf8Carry, chunk]);
-    this.utf8Carry = undefined;
-    const tail = incompleteUtf8Tail(buf);
-    if (tail > 0) {
-      this.utf8Carry = Buffer.from(buf.subarray(buf.length - tail));
-      buf = buf.subarray(0, buf.length - tail);
-    }
-    // Parsed as bytes: invalid sequences would otherwise silently become U+FFFD.
-    if (!this.utf8Reported && !isUtf8(buf)) this.reportUtf8(buf);
-    this.feedBytes(buf);
+    this.decode(chunk, false);
   }
 
   /** Ends the input; every record has been delivered when the promise settles (it never rejects). */
   async finish(): Promise<void> {
-    if (!this.sniffed && this.sniffBuffer !== undefined) {
-      const rest = this.sniff(this.sniffBuffer);
-      this.sniffBuffer = undefined;
-      if (this.decoder === undefined) this.pushUtf8(rest);
-      else this.feedText(this.decoder.write(rest));
+    if (this.head !== undefined) {
+      const rest = this.sniff(this.head);
+      this.head = undefined;
+      this.decode(rest, false);
     }
-    if (this.decoder !== undefined) {
-      const tail = this.decoder.end();
-      if (tail) this.feedText(tail);
-    } else if (this.utf8Carry !== undefined) {
-      // The file ends inside a multi-byte character: reported, and its bytes read as they are.
-      const rest = this.utf8Carry;
-      this.utf8Carry = undefined;
-      this.reportUtf8();
-      this.feedBytes(rest);
-    }
-    if (this.fast && !this.failed) this.splitText('', true);
+    this.decode(Buffer.alloc(0), true);
+    if (this.fast !== undefined && !this.failed) this.splitText('', true, true);
     const parser = this.parser;
     if (this.failed || parser === undefined || parser.destroyed) return;
     // Stream errors are emitted on a later tick, so wait for the parser to settle either way.
@@ -197,184 +147,169 @@ export class CsvScanner {
     });
   }
 
+  /** Picks the encoding from a byte-order mark, or the dialect's; returns the bytes after the mark. */
   private sniff(buf: Buffer): Buffer {
-    this.sniffed = true;
     let encoding: string = this.dialect.encoding;
     let start = 0;
-    if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) {
-      encoding = 'utf-8';
-      start = 3;
-    } else if (buf[0] === 0xff && buf[1] === 0xfe) {
-      encoding = 'utf-16le';
-      start = 2;
-    } else if (buf[0] === 0xfe && buf[1] === 0xff) {
-      encoding = 'utf-16be';
-      start = 2;
-    } else if (encoding === 'utf-16') {
-      encoding = 'utf-16le';
-    }
+    if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) [encoding, start] = ['utf-8', 3];
+    else if (buf[0] === 0xff && buf[1] === 0xfe) [encoding, start] = ['utf-16le', 2];
+    else if (buf[0] === 0xfe && buf[1] === 0xff) [encoding, start] = ['utf-16be', 2];
+    else if (encoding === 'utf-16') encoding = 'utf-16le';
     if (encoding !== 'utf-8') this.decoder = iconv.getDecoder(encoding, { stripBOM: false }) as Decoder;
     return buf.subarray(start);
   }
 
-  private feedBytes(buf: Buffer): void {
-    if (this.linesToSkip > 0) {
-      let at = 0;
-      while (this.linesToSkip > 0) {
-        const nl = buf.indexOf(0x0a, at);
-        if (nl < 0) return; // the whole chunk is inside skipped lines
-        at = nl + 1;
-        this.linesToSkip--;
-      }
-      buf = buf.subarray(at);
+  /** Bytes → text, whole characters only; `end`: the input ends after `chunk`. */
+  private decode(chunk: Buffer, end: boolean): void {
+    if (this.decoder !== undefined) {
+      // iconv-lite's decoders may hold on to bytes of a chunk between writes: they get a copy.
+      const text = this.decoder.write(Buffer.from(chunk)) + (end ? (this.decoder.end() ?? '') : '');
+      this.feed(text, false);
+      return;
     }
-    if (buf.length === 0) return;
-    // Whole characters only (pushUtf8), so the text decodes without a broken one at the end.
-    if (this.fast) {
-      const text = buf.toString('utf8');
-      // One character per byte of valid UTF-8 is ASCII: known here without measuring the text again.
-      this.splitText(text, false, text.length === buf.length && !this.utf8Reported);
+    let buf = this.utf8Carry === undefined ? chunk : Buffer.concat([this.utf8Carry, chunk]);
+    this.utf8Carry = undefined;
+    const tail = end ? 0 : incompleteUtf8Tail(buf);
+    if (tail > 0) {
+      this.utf8Carry = Buffer.from(buf.subarray(buf.length - tail));
+      buf = buf.subarray(0, buf.length - tail);
     }
-    // csv-parse keeps the unfinished end of a chunk as a view of it: it gets its own copy.
-    else this.write(Buffer.from(buf));
+    const text = buf.toString('utf8');
+    // Validated as bytes: a bad sequence would otherwise silently become U+FFFD.
+    if (!this.utf8Reported && !isUtf8(buf)) this.reportUtf8(text);
+    // One character per byte of valid UTF-8 is ASCII.
+    this.feed(text, text.length === buf.length && !this.utf8Reported);
+  }
+
+  /** Decoded text: the skipped lines dropped, the rest to the fast path or csv-parse. */
+  private feed(text: string, ascii: boolean): void {
+    let at = 0;
+    while (this.linesToSkip > 0) {
+      const nl = text.indexOf('\n', at);
+      if (nl < 0) return; // all of it is inside skipped lines
+      at = nl + 1;
+      this.linesToSkip--;
+    }
+    if (at > 0) text = text.slice(at);
+    if (text.length === 0 || this.failed) return;
+    if (this.fast !== undefined) this.splitText(text, false, ascii);
+    else this.write(text);
   }
 
   /** Fast path: delivers the whole records of pending + chunk; hands over to csv-parse where it must. */
-  private splitText(chunk: string, final: boolean, chunkAscii = false): void {
+  private splitText(chunk: string, final: boolean, chunkAscii: boolean): void {
     const text = this.pending === '' ? chunk : this.pending + chunk;
-    // Record sizes are in bytes (csvMaxRecordBytes): text of ASCII only has one byte per character.
-    // Measuring that (Buffer.byteLength) walked every character of the file once more.
+    // Record sizes are in bytes (csvMaxRecordBytes); known without measuring when all is ASCII.
     const ascii = (chunkAscii && (this.pending === '' || this.pendingAscii)) || Buffer.byteLength(text) === text.length;
+    const bytesOf = (from: number, to: number) => (ascii ? to - from : Buffer.byteLength(text.slice(from, to)));
     this.pending = '';
     let previous = 0;
-    const split = splitRecords(
+    const split = (this.fast as FastRecords).split(
       text,
-      0,
-      this.delimiterCode,
       final,
-      (cells, end, mayBreak) => {
-        const bytes = ascii ? end - previous : Buffer.byteLength(text.slice(previous, end));
+      (cells, lineEnd, end, mayBreak, strict) => {
+        const start = previous;
         previous = end;
-        this.onRecord(cells, bytes, mayBreak);
+        const own = strict ? text.slice(start, lineEnd) : undefined;
+        this.onRecord(cells, bytesOf(start, end), mayBreak, own);
       },
       () => this.failed,
     );
     if (this.failed) return;
     const rest = split.at === 0 ? text : text.slice(split.at);
     if (split.fallback) {
-      // From this record on, csv-parse reads everything: its state at a record boundary is its first.
+      // From this record on csv-parse reads everything: its state at a record boundary is its first.
+      this.fast = undefined;
       this.startParser();
-      this.write(Buffer.from(rest, 'utf8'));
+      this.write(rest);
       return;
     }
     this.pending = rest;
     this.pendingAscii = ascii;
-    // A record still open after this chunk: stopped here, one chunk past the cap (as below).
-    const open = ascii ? rest.length : Buffer.byteLength(rest);
-    if (open > this.limits.maxRecordBytes) this.recordTooLarge();
+    // A record still open after this chunk: stopped here, one chunk past the cap.
+    if (bytesOf(split.at, text.length) > this.limits.maxRecordBytes) this.recordTooLarge();
   }
 
-  private feedText(text: string): void {
-    if (this.linesToSkip > 0) {
-      let at = 0;
-      while (this.linesToSkip > 0) {
-        const nl = text.indexOf('\n', at);
-        if (nl < 0) return;
-        at = nl + 1;
-        this.linesToSkip--;
-      }
-      text = text.slice(at);
-    }
-    if (text.length === 0) return;
-    if (this.fast) this.splitText(text, false);
-    // csv-parse works on bytes internally; it converts strings with Buffer.from.
-    else this.write(Buffer.from(text, 'utf8'));
+  private startParser(): void {
+    const parser = parse({
+      delimiter: this.dialect.delimiter,
+      // Price codes contain bare double quotes (`DTF Full Color 10" x 10"`): text, not a syntax error.
+      relax_quotes: true,
+      // Row-length mismatches are reported by the reader, at the row, with both counts.
+      relax_column_count: true,
+      // Blank lines are kept here and dropped in onRecord, so every physical line is counted.
+      skip_empty_lines: false,
+      // Every line end ends a record: csv-parse otherwise learns ONE from the first line, and a
+      // file mixing CRLF and LF lines reads as one long record. CRLF first, so it is one, not two.
+      record_delimiter: ['\r\n', '\n', '\r'],
+    });
+    // 'data' in flowing mode comes synchronously inside write().
+    parser.on('data', (cells: string[]) => {
+      const end = parser.info.bytes;
+      const bytes = end - this.lastRecordEnd;
+      this.lastRecordEnd = end;
+      this.onRecord(cells, bytes, true, undefined);
+    });
+    parser.on('error', (err: CsvError) => {
+      // csv-parse's "at line N" drifts after quoted CRLF values; the record's own start row is what helps.
+      const message = err.message.replace(/\s*at line \d+/, '').replace(/\s*\(line \d+\)/, '');
+      this.stop('csv.parse', `cannot parse the record starting on this row: ${message}`);
+    });
+    this.parser = parser;
   }
 
-  private write(buf: Buffer): void {
-    if (this.failed || this.parser === undefined) return;
-    this.parser.write(buf);
-    this.parsedBytes += buf.length;
-    // A record still open after this chunk: csv-parse holds its cells until it ends, so an
-    // endless record (or a line of a million delimiters) is stopped here, one chunk past the cap.
+  private write(text: string): void {
+    const parser = this.parser as Parser;
+    const bytes = Buffer.from(text, 'utf8');
+    parser.write(bytes);
+    this.parsedBytes += bytes.length;
+    // A record still open: csv-parse holds its cells until it ends, so an endless record (or a
+    // line of a million delimiters) is stopped here, one chunk past the cap.
     if (!this.failed && this.parsedBytes - this.lastRecordEnd > this.limits.maxRecordBytes) this.recordTooLarge();
   }
 
-  private recordTooLarge(): void {
-    this.stop(
-      'csv.limit',
-      this.nextStart,
-      `the record starting on this row is over the ${this.limits.maxRecordBytes}-byte limit ` +
-        `(limit ${CSV_LIMIT_SETTINGS.maxRecordBytes})`,
-    );
-  }
-
-  /** Ends reading at a limit: the parser is dropped, nothing more is delivered. */
-  private stop(code: CsvScanProblem['code'], row: number, message: string): void {
-    if (this.failed) return;
-    this.failed = true;
-    this.problems.push({ code, row, message });
-    this.parser?.destroy();
-  }
-
-  /**
-   * One record of `bytes` bytes (its line break included). `mayBreak` false: no cell can hold a
-   * line break (the fast splitter saw none inside a quoted cell), so its cells need not be searched for one.
-   */
-  private onRecord(cells: string[], bytes: number, mayBreak = true): void {
+  /** One record of `bytes` bytes (its line break included); `mayBreak` false: no cell holds a line break. */
+  private onRecord(cells: string[], bytes: number, mayBreak: boolean, text: string | undefined): void {
     if (this.failed) return;
     if (bytes > this.limits.maxRecordBytes) {
       this.recordTooLarge();
       return;
     }
     if (cells.length > this.limits.maxColumns) {
-      this.stop(
-        'csv.limit',
-        this.nextStart,
-        `this row has ${cells.length} columns, over the limit of ${this.limits.maxColumns} ` +
-          `(limit ${CSV_LIMIT_SETTINGS.maxColumns})`,
-      );
+      const limit = `${this.limits.maxColumns} (limit ${CSV_LIMIT_SETTINGS.maxColumns})`;
+      this.stop('csv.limit', `this row has ${cells.length} columns, over the limit of ${limit}`);
       return;
     }
     const row = this.nextStart;
     this.nextStart = row + 1 + (mayBreak ? countLineBreaks(cells) : 0);
     if (isBlank(cells)) return;
-    if (this.sawHeader) this.handlers.record(cells, row);
+    if (this.sawHeader) this.handlers.record(cells, row, text);
     else {
       this.sawHeader = true;
       this.handlers.header(cells, row);
     }
   }
 
-  private fail(err: CsvError): void {
-    if (this.failed) return;
-    this.failed = true;
-    // csv-parse's "at line N" drifts after quoted CRLF values; the record's own start row
-    // (where an unclosed quote opened) is what the user needs.
-    const message = err.message.replace(/\s*at line \d+/, '').replace(/\s*\(line \d+\)/, '');
-    this.problems.push({
-      code: 'csv.parse',
-      row: this.nextStart,
-      message: `cannot parse the record starting on this row: ${message}`,
-    });
+  private recordTooLarge(): void {
+    const limit = `${this.limits.maxRecordBytes}-byte limit (limit ${CSV_LIMIT_SETTINGS.maxRecordBytes})`;
+    this.stop('csv.limit', `the record starting on this row is over the ${limit}`);
   }
 
-  private reportUtf8(buf?: Buffer): void {
-    if (this.utf8Reported) return;
+  /** Ends reading, at the row the next record starts on: the parser is dropped, nothing more is delivered. */
+  private stop(code: CsvScanProblem['code'], message: string): void {
+    if (this.failed) return;
+    this.failed = true;
+    this.problems.push({ code, row: this.nextStart, message });
+    this.parser?.destroy();
+  }
+
+  /** Reported once, at about the row of the first bad byte (lines counted from the current record). */
+  private reportUtf8(text: string): void {
     this.utf8Reported = true;
     let row = this.nextStart;
-    if (buf !== undefined) {
-      // Approximate: lines before the first bad byte in this chunk, from the current record.
-      const bad = firstInvalidUtf8(buf);
-      for (let i = buf.indexOf(0x0a); i >= 0 && i < bad; i = buf.indexOf(0x0a, i + 1)) row++;
-    }
-    this.problems.push({
-      code: 'csv.encoding',
-      row,
-      message:
-        'the file is not valid UTF-8 here; if it was saved as Windows-1252 ("ANSI") or UTF-16 without a byte-order mark, ' +
-        'pass --mapping with an "encoding" (see docs: ERP mapping)',
-    });
+    const bad = text.indexOf('\uFFFD');
+    for (let i = text.indexOf('\n'); i >= 0 && i < bad; i = text.indexOf('\n', i + 1)) row++;
+    this.problems.push({ code: 'csv.encoding', row, message: ENCODING_MESSAGE });
   }
 }
 
@@ -413,18 +348,4 @@ function incompleteUtf8Tail(buf: Buffer): number {
     return need > i ? i : 0;
   }
   return 0;
-}
-
-/** Offset of the first byte that breaks UTF-8 (only called once, on failure). */
-function firstInvalidUtf8(buf: Buffer): number {
-  let lo = 0;
-  let hi = buf.length;
-  // Binary search on the longest valid prefix, allowing for a split character at the cut.
-  while (hi - lo > 4) {
-    const mid = (lo + hi) >>> 1;
-    const prefix = buf.subarray(0, mid);
-    if (isUtf8(prefix.subarray(0, prefix.length - incompleteUtf8Tail(prefix)))) lo = mid;
-    else hi = mid;
-  }
-  return lo;
 }

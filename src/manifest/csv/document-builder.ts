@@ -7,10 +7,10 @@
  * same". The first row that sets a field wins and is remembered (compactly, in an Int32Array)
  * both for conflict messages and for source locations.
  *
- * Memory matters here (a million rows must fit with room to spare), hence: strings that repeat
- * are interned, objects are built as compact literals in the shapes the header fixes
- * (document-layout.ts), and nothing per cell is kept beyond the value itself; where values
- * came from is kept in Int32Arrays (row-tables.ts).
+ * Memory matters here (a million rows must fit with room to spare: peak RSS in `npm run
+ * bench:check`), hence: strings that repeat are interned, objects are built as compact literals
+ * in the shapes the header fixes (document-layout.ts), and nothing per cell is kept beyond the
+ * value itself; where values came from is kept in Int32Arrays (row-tables.ts).
  */
 import type { CsvOrigin, Diagnostic, ManifestFormat, RawDocument, SourceLocation } from '../model.js';
 import { csvSourceMap } from './csv-source-map.js';

@@ -1,69 +1,44 @@
 /**
- * Re-reads a CSV input's data rows, cells verbatim (untrimmed, unmapped), for result.csv:
- * "the input's own columns first, verbatim". Same decoding, delimiter, skipped lines and
- * blank-line rules as readCsvDocument, so `row` equals the numbers in CsvOrigin.itemRows.
- * Streaming: memory stays flat however long the file is.
+ * Reads a CSV input's records again, for result.csv ("the input's own columns first"), through
+ * the same grammar, decoding, delimiter, skipped lines, blank-line rules and limits as
+ * readCsvDocument, so each row number equals the reader's (CsvOrigin.itemRows). Streaming:
+ * memory stays flat however long the file is.
  */
-import { createReadStream } from 'node:fs';
-import { CsvScanner } from './csv-scanner.js';
-import { dialectOf } from './dialect.js';
-import { csvLimitsOf } from '../read-input.js';
-import { CSV_CHUNK_BYTES, type ReadCsvOptions } from './read-csv.js';
+import { open } from 'node:fs/promises';
+import { type CsvLimits, csvLimitsOf } from '../read-input.js';
+import { type CsvScanHandlers, CsvScanner } from './csv-scanner.js';
+import type { CsvDialect } from './dialect.js';
+import { fileChunks } from './read-csv.js';
 
-export interface CsvRow {
-  /** Physical line number in the original file where the record starts (header of a plain file = 1). */
-  row: number;
-  cells: string[];
+export interface CsvRereadOptions {
+  /** The limits the input was read with (default DEFAULT_CSV_LIMITS). */
+  limits?: Partial<CsvLimits>;
+  /** Hand each strict record's own text to `record` too. */
+  keepText?: boolean;
 }
 
-/** Data rows (not the header), in file order. Stops quietly where the file stops parsing or meets a limit. */
-export async function* readCsvRows(file: string, opts: ReadCsvOptions = {}): AsyncGenerator<CsvRow> {
-  const batch: CsvRow[] = [];
-  const scanner = new CsvScanner(
-    dialectOf(opts.mapping),
-    {
-      header: () => {},
-      record: (cells, row) => batch.push({ row, cells }),
-    },
-    csvLimitsOf(opts.csv),
-  );
-  for await (const chunk of createReadStream(file, { highWaterMark: CSV_CHUNK_BYTES })) {
-    scanner.push(chunk as Buffer);
-    if (batch.length > 0) {
-      yield* batch.splice(0, batch.length);
+/**
+ * Hands every record to `handlers` (synchronously, cells untrimmed and unmapped), yielding after
+ * each chunk so the caller can write out what it gathered. Stops quietly where the file stops
+ * parsing or meets a limit; throws when it cannot be read.
+ */
+export async function* scanCsvFile(
+  file: string,
+  dialect: CsvDialect,
+  handlers: CsvScanHandlers,
+  opts: CsvRereadOptions = {},
+): AsyncGenerator<void> {
+  const scanner = new CsvScanner(dialect, handlers, { limits: csvLimitsOf(opts.limits), keepText: opts.keepText });
+  const handle = await open(file, 'r');
+  try {
+    for await (const chunk of fileChunks(handle)) {
+      scanner.push(chunk);
+      yield;
+      if (scanner.stopped) break;
     }
-    if (scanner.stopped) break;
+  } finally {
+    await handle.close();
   }
   await scanner.finish();
-  yield* batch.splice(0, batch.length);
-}
-
-/** The decoded header cells, verbatim, and their row; undefined for an empty file. */
-export async function readCsvHeader(
-  file: string,
-  opts: ReadCsvOptions = {},
-): Promise<{ header: string[]; row: number } | undefined> {
-  let found: { header: string[]; row: number } | undefined;
-  const scanner = new CsvScanner(
-    dialectOf(opts.mapping),
-    {
-      header: (cells, row) => {
-        found = { header: cells, row };
-      },
-      record: () => {},
-    },
-    csvLimitsOf(opts.csv),
-  );
-  const stream = createReadStream(file, { highWaterMark: 64 * 1024 });
-  try {
-    for await (const chunk of stream) {
-      scanner.push(chunk as Buffer);
-      if (found !== undefined) return found;
-      if (scanner.stopped) return undefined;
-    }
-    await scanner.finish();
-    return found;
-  } finally {
-    stream.destroy();
-  }
+  yield;
 }

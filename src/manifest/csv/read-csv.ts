@@ -9,7 +9,7 @@
  * text editor shows.
  */
 import { createHash } from 'node:crypto';
-import { open, stat } from 'node:fs/promises';
+import { type FileHandle, open } from 'node:fs/promises';
 import type { Diagnostic, RawDocument } from '../model.js';
 import type { Mapping } from '../mapping/model.js';
 import { CSV_LIMIT_SETTINGS, type CsvLimits, csvLimitsOf, INPUT_TOO_LARGE } from '../read-input.js';
@@ -18,6 +18,7 @@ import { dialectOf } from './dialect.js';
 import { CsvDocumentBuilder, rawDocumentOf } from './document-builder.js';
 import { finishMapped } from '../mapping/merge-lines.js';
 import { isExpressionMapping } from '../mapping/expression-mapping.js';
+import type { MappedRows } from '../mapping/mapped-rows.js';
 
 export interface ReadCsvOptions {
   mapping?: Mapping;
@@ -29,8 +30,8 @@ export interface ReadCsvOptions {
 export const CSV_STOPPED_CODES: ReadonlySet<string> = new Set(['csv.parse', 'csv.limit', INPUT_TOO_LARGE]);
 
 /**
- * Read size. Measured on a 1,000,000-row file: 64 KiB is as fast as 1 MiB, and peak RSS is
- * ~50 MB lower, because chunks already parsed wait for a GC before their memory is freed.
+ * Read size: as fast as bigger reads, and a lower peak RSS in `npm run bench:check`, because
+ * chunks already parsed wait for a garbage collection before their memory is freed.
  */
 export const CSV_CHUNK_BYTES = 64 * 1024;
 
@@ -38,68 +39,30 @@ export async function readCsvDocument(file: string, opts: ReadCsvOptions = {}): 
   const dialect = dialectOf(opts.mapping);
   const limits = csvLimitsOf(opts.csv);
   // An expression mapping turns each export row into a template row first (mapping/mapped-rows.ts).
-  const mapped = isExpressionMapping(opts.mapping)
-    ? new (await import('../mapping/mapped-rows.js')).MappedRows(file, opts.mapping, {
-        onHeader: (cells, row) => builder.onHeader(cells, row),
-        onRecord: (cells, row) => builder.onRecord(cells, row),
-      })
-    : undefined;
+  let mapped: MappedRows | undefined;
+  if (isExpressionMapping(opts.mapping)) {
+    const { MappedRows } = await import('../mapping/mapped-rows.js');
+    mapped = new MappedRows(file, opts.mapping, {
+      onHeader: (cells, row) => builder.onHeader(cells, row),
+      onRecord: (cells, row) => builder.onRecord(cells, row),
+    });
+  }
   const builder = new CsvDocumentBuilder(file, dialect.skipRows, mapped ? mapped.builderMapping : opts.mapping);
   const rows = mapped ?? builder;
-  const scanner = new CsvScanner(
-    dialect,
-    {
-      header: (cells, row) => rows.onHeader(cells, row),
-      record: (cells, row) => rows.onRecord(cells, row),
-    },
-    limits,
-  );
+  const handlers = {
+    header: (cells: string[], row: number) => rows.onHeader(cells, row),
+    record: (cells: string[], row: number) => rows.onRecord(cells, row),
+  };
+  const scanner = new CsvScanner(dialect, handlers, { limits });
   const hash = createHash('sha256');
-  try {
-    // Refused before a byte is read when the size is known; the scanner also counts, for a file still growing.
-    const size = (await stat(file)).size;
-    if (size > limits.maxFileBytes) {
-      const message =
-        `the file is ${size} bytes, over the ${limits.maxFileBytes}-byte limit for CSV ` +
-        `(limit ${CSV_LIMIT_SETTINGS.maxFileBytes})`;
-      const diagnostics: Diagnostic[] = [{ severity: 'error', code: INPUT_TOO_LARGE, message, source: { file } }];
-      return { file, format: 'csv', sha256: '', sources: { locate: () => ({ file }) }, diagnostics };
-    }
-    // Two read buffers, taken in turn: the next chunk is read (on libuv's thread pool) while
-    // this one is hashed and parsed, instead of the parser waiting idle for every read — ~300
-    // waits for a 20 MB file. The hash and the scanner keep nothing of a chunk (CsvScanner.push),
-    // so a buffer is free again once its chunk is parsed. Reads stay in order: each starts
-    // when the one before it has ended, at the file's current position.
-    const buffers = [Buffer.allocUnsafe(CSV_CHUNK_BYTES), Buffer.allocUnsafe(CSV_CHUNK_BYTES)];
-    const handle = await open(file, 'r');
-    let next: Promise<{ bytesRead: number }> | undefined = handle.read(buffers[0], 0, CSV_CHUNK_BYTES, null);
-    try {
-      for (let turn = 0; next !== undefined; turn ^= 1) {
-        const { bytesRead } = await next;
-        next = undefined;
-        if (bytesRead === 0) break;
-        next = handle.read(buffers[turn ^ 1], 0, CSV_CHUNK_BYTES, null);
-        const chunk = buffers[turn].subarray(0, bytesRead);
-        hash.update(chunk);
-        scanner.push(chunk);
-        if (mapped) await mapped.drain();
-        if (scanner.stopped) break;
-      }
-    } finally {
-      // A read still under way (the scanner stopped, or a parse step threw) ends before the file is closed.
-      if (next !== undefined) await next.catch(() => undefined);
-      await handle.close();
-    }
-  } catch (err) {
-    const diagnostics: Diagnostic[] = [
-      {
-        severity: 'error',
-        code: 'io.read',
-        message: `cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`,
-        source: { file },
-      },
-    ];
-    return { file, format: 'csv', sha256: '', sources: { locate: () => ({ file }) }, diagnostics };
+  const failed = await readInto(file, limits, async (chunk) => {
+    hash.update(chunk);
+    scanner.push(chunk);
+    if (mapped) await mapped.drain();
+    return scanner.stopped;
+  });
+  if (failed !== undefined) {
+    return { file, format: 'csv', sha256: '', sources: { locate: () => ({ file }) }, diagnostics: [failed] };
   }
   await scanner.finish();
   if (mapped) await mapped.drain();
@@ -115,4 +78,59 @@ export async function readCsvDocument(file: string, opts: ReadCsvOptions = {}): 
     diagnostics.push({ severity: 'error', code: p.code, message: p.message, source: { file, row: p.row } });
   // A file that stopped parsing half-way has no trustworthy document.
   return rawDocumentOf(parts, { file, format: 'csv', sha256, broken }, skipped, diagnostics);
+}
+
+/**
+ * Feeds the file's chunks to `take` until it returns true (stop) or the file ends. A file over
+ * the size limit (when its size is known up front) or unreadable gives the error instead.
+ */
+async function readInto(
+  file: string,
+  limits: CsvLimits,
+  take: (chunk: Buffer) => Promise<boolean>,
+): Promise<Diagnostic | undefined> {
+  try {
+    const handle = await open(file, 'r');
+    try {
+      // Refused before a byte is read when the size is known; the scanner also counts, for a file still growing.
+      const size = (await handle.stat()).size;
+      if (size > limits.maxFileBytes) {
+        const message =
+          `the file is ${size} bytes, over the ${limits.maxFileBytes}-byte limit for CSV ` +
+          `(limit ${CSV_LIMIT_SETTINGS.maxFileBytes})`;
+        return { severity: 'error', code: INPUT_TOO_LARGE, message, source: { file } };
+      }
+      for await (const chunk of fileChunks(handle)) if (await take(chunk)) break;
+    } finally {
+      await handle.close();
+    }
+  } catch (err) {
+    const message = `cannot read the file (${(err as NodeJS.ErrnoException).code ?? String(err)})`;
+    return { severity: 'error', code: 'io.read', message, source: { file } };
+  }
+  return undefined;
+}
+
+/**
+ * The file's bytes, CSV_CHUNK_BYTES at a time, from two read buffers taken in turn: the next
+ * chunk is read (on libuv's thread pool) while the caller parses this one, rather than the parser
+ * waiting idle for every read, which `npm run bench:check` shows. A chunk is valid until the
+ * caller asks for the one after next; the CSV scanner and the hash keep nothing of it.
+ */
+export async function* fileChunks(handle: FileHandle): AsyncGenerator<Buffer> {
+  const buffers = [Buffer.allocUnsafe(CSV_CHUNK_BYTES), Buffer.allocUnsafe(CSV_CHUNK_BYTES)];
+  let next: Promise<{ bytesRead: number }> | undefined = handle.read(buffers[0], 0, CSV_CHUNK_BYTES, null);
+  try {
+    for (let turn = 0; next !== undefined; turn ^= 1) {
+      const { bytesRead } = await next;
+      next = undefined;
+      if (bytesRead === 0) return;
+      // Reads stay in order: each starts when the one before it has ended, at the file's position.
+      next = handle.read(buffers[turn ^ 1], 0, CSV_CHUNK_BYTES, null);
+      yield buffers[turn].subarray(0, bytesRead);
+    }
+  } finally {
+    // A read still under way (the caller stopped early) ends before the file is closed.
+    if (next !== undefined) await next.catch(() => undefined);
+  }
 }

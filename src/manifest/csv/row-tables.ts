@@ -1,7 +1,8 @@
 /**
  * Where the document's parts came from, kept in Int32Arrays allocated in blocks that are never
  * copied: for each job the row that set each job-level field, for each item its job and row.
- * A million rows must fit with room to spare: 4 bytes a number, where a plain array takes 8 or more.
+ * Half the bytes of a plain array per number, and nothing for the collector to copy: peak RSS
+ * in `npm run bench:check`.
  */
 
 import { ItemRowTable } from './item-rows.js';
@@ -71,15 +72,15 @@ const JOB_BLOCK_MASK = JOB_BLOCK - 1;
 
 /**
  * Every item in file order, with its job and row. Each job's `items` and `itemRows` are made
- * at the end, exact-size: arrays grown by push per job reserve ~17 slots each, and copying
- * them exact afterwards left ~45 MB of discarded arrays (a million rows) in the old
- * generation, where nothing collected them before the reports were written.
+ * at the end, exact-size: arrays grown by push per job reserve spare slots, and copying them
+ * exact afterwards left the discarded arrays in the old generation, where nothing collected
+ * them before the reports were written.
  */
 export class ItemsInFileOrder {
   /**
    * Items, their jobs and rows in blocks of BLOCK that are never copied: a store grown by
-   * doubling left its outgrown copies (~25 MB for a million rows) as garbage at the moment
-   * memory peaks, when the items are handed out to their jobs.
+   * doubling left its outgrown copies as garbage at the moment memory peaks, when the items
+   * are handed out to their jobs.
    */
   private readonly items: Obj[][] = [];
   private readonly jobOf: Int32Array[] = [];

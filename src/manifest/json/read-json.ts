@@ -1,8 +1,7 @@
+import { CST, Lexer, LineCounter } from 'yaml';
 import type { RawDocument } from '../model.js';
 import { parseYamlText, readTextDocument, type YamlReadOptions } from '../yaml/read-yaml.js';
-import { LineCounter } from 'yaml';
 import { YamlSourceMap } from '../yaml/yaml-source-map.js';
-import { jsonErrorOffset } from './json-error-offset.js';
 
 /**
  * The JSON manifest reader. JSON.parse decides what is valid JSON (so YAML-only syntax is
@@ -32,7 +31,6 @@ export async function parseJsonText(
     for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lineCounter.addNewLine(i + 1);
     const sources = new YamlSourceMap(file, undefined, lineCounter);
     const message = (err as Error).message;
-    const offset = jsonErrorOffset(text);
     return {
       sources,
       diagnostics: [
@@ -40,7 +38,7 @@ export async function parseJsonText(
           severity: 'error',
           code: 'json.syntax',
           message: `invalid JSON: ${cleanMessage(message)}`,
-          source: sources.at(offset),
+          source: sources.at(jsonErrorOffset(text, message)),
         },
       ],
     };
@@ -54,4 +52,52 @@ function cleanMessage(message: string): string {
     .replace(/ in JSON at position \d+.*$/s, '')
     .replace(/, "(?:[^"\\]|\\.)*" is not valid JSON$/s, '')
     .replace(/, ".*" is not valid JSON$/s, '');
+}
+
+/**
+ * Where a text JSON.parse refused first goes wrong, as an offset: the position V8's message
+ * gives; for the errors it gives none ("Unexpected token"), the first token, as the yaml
+ * package's lexer splits the text, that JSON does not allow there; else the end.
+ */
+function jsonErrorOffset(text: string, message: string): number {
+  const end = Math.max(0, text.length - 1);
+  const at = / at position (\d+)/.exec(message);
+  if (at !== null) return Math.min(Number(at[1]), end);
+  return firstNonJsonToken(text) ?? end;
+}
+
+/** The lexer's marks between tokens: not text. */
+const LEXER_MARKS = new Set(['\u0002', '\u0018', '\u001f']);
+const JSON_TOKENS = new Set([
+  'flow-map-start',
+  'flow-map-end',
+  'flow-seq-start',
+  'flow-seq-end',
+  'comma',
+  'map-value-ind',
+  'double-quoted-scalar',
+]);
+const JSON_WORD = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)$/;
+const SEPARATORS = new Set(['comma', 'map-value-ind']);
+const OPENERS = new Set(['flow-map-start', 'flow-seq-start']);
+const CLOSERS = new Set(['flow-map-end', 'flow-seq-end']);
+
+function firstNonJsonToken(text: string): number | undefined {
+  let offset = 0;
+  let previous: string | undefined;
+  for (const token of new Lexer().lex(text)) {
+    if (LEXER_MARKS.has(token)) continue;
+    const at = offset;
+    offset += token.length;
+    const type = CST.tokenType(token) ?? 'plain-scalar';
+    if (type === 'space' || type === 'newline') continue;
+    if (type === 'plain-scalar' ? !JSON_WORD.test(token) : !JSON_TOKENS.has(type)) return at;
+    // A value missing: `[,`, `,]`, `,,`, `: }`, `: ,`.
+    if (SEPARATORS.has(type) || CLOSERS.has(type)) {
+      if (previous !== undefined && SEPARATORS.has(previous)) return at;
+      if (previous !== undefined && OPENERS.has(previous) && SEPARATORS.has(type)) return at;
+    }
+    previous = type;
+  }
+  return undefined;
 }

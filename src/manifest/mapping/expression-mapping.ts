@@ -3,7 +3,7 @@ import type { Mapping } from './model.js';
 /**
  * Does this mapping need the expression path (anything beyond renames, constants and values)?
  * Apart from mapped-rows.ts, so that a reader can ask without loading the expression code
- * (jsonata, ~45 ms of a start): readers import MappedRows only for such a mapping.
+ * (jsonata, a noticeable part of a start): readers import MappedRows only for such a mapping.
  */
 export function isExpressionMapping(m: Mapping | undefined): m is Mapping {
   return (

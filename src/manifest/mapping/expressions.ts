@@ -10,6 +10,7 @@
  * a status, cost one map look-up.
  */
 import jsonata from 'jsonata';
+import { excelSerialText } from '../../core/excel-date.js';
 import type { LookupTable } from './model.js';
 
 /** The row an expression sees: column name → cell text (blank cells are ""). */
@@ -59,86 +60,93 @@ export function compileExpression(source: string, tables: Readonly<Record<string
   const ast = expr.ast() as Node;
   const single =
     (ast.type as string) === 'path' && ast.steps?.length === 1 && ast.steps[0].type === 'name' && !hasExtras(ast);
-  let indexes: number[] = [];
-  if (single) {
-    const column = String(ast.steps?.[0].value);
-    return {
-      source,
-      columns,
-      column,
-      cacheable: true,
-      bind(indexOf) {
-        indexes = [indexOf.get(column) ?? -1];
-      },
-      evaluate(cells) {
-        const i = indexes[0];
-        return i < 0 ? undefined : cells[i];
-      },
-    };
-  }
-  const cache = new Map<string, ExpressionValue>();
-  // The cells of the last row evaluated, and its value: an order's rows repeat them (fill-down),
-  // and comparing a few strings is cheaper than building a cache key.
-  let last: string[] = [];
-  let lastValue: ExpressionValue;
-  let hasLast = false;
-  const remember = (cells: readonly string[], v: ExpressionValue): void => {
-    for (let k = 0; k < indexes.length; k++) last[k] = cells[indexes[k]] ?? '';
-    lastValue = v;
-    hasLast = true;
-  };
+  if (single) return renameOf(source, columns, String(ast.steps?.[0].value));
+  return new EvaluatedExpression(source, columns, found.cacheable, expr);
+}
+
+/** The plain rename: the cell of one column, never evaluated by JSONata. */
+function renameOf(source: string, columns: string[], column: string): CompiledExpression {
+  let index = -1;
   return {
     source,
     columns,
-    cacheable: found.cacheable,
+    column,
+    cacheable: true,
     bind(indexOf) {
-      indexes = columns.map((c) => indexOf.get(c) ?? -1);
-      last = new Array<string>(indexes.length).fill('');
-      hasLast = false;
+      index = indexOf.get(column) ?? -1;
     },
-    evaluate(cells, row) {
-      let key: string | undefined;
-      if (found.cacheable) {
-        if (hasLast) {
-          let same = true;
-          for (let k = 0; k < indexes.length; k++) {
-            if ((cells[indexes[k]] ?? '') !== last[k]) {
-              same = false;
-              break;
-            }
-          }
-          if (same) return lastValue;
-        }
-        key = cells[indexes[0]] ?? '';
-        for (let k = 1; k < indexes.length; k++) key += `\u0000${cells[indexes[k]] ?? ''}`;
-        const hit = cache.get(key);
-        if (hit !== undefined || cache.has(key)) {
-          remember(cells, hit);
-          return hit;
-        }
-      }
-      // A cacheable expression reads only its own columns: give it just those.
-      let input: RowInput;
-      if (found.cacheable) {
-        input = {};
-        for (let k = 0; k < indexes.length; k++) input[columns[k]] = (cells[indexes[k]] ?? '').trim();
-      } else input = row();
-      return expr.evaluate(input).then(
-        (value: unknown) => {
-          const v = plain(value);
-          if (key !== undefined) {
-            if (cache.size >= CACHE_LIMIT) cache.clear();
-            cache.set(key, v);
-            remember(cells, v);
-          }
-          return v;
-        },
-        (err: { message?: string }) => {
-          throw new Error(err.message ?? String(err));
-        },
-      );
+    evaluate(cells) {
+      return index < 0 ? undefined : cells[index];
     },
   };
+}
+
+/** An expression JSONata evaluates; when cacheable, its value is cached by the cells it reads. */
+class EvaluatedExpression implements CompiledExpression {
+  private indexes: number[] = [];
+  private readonly cache = new Map<string, ExpressionValue>();
+  // The cells of the last row evaluated, and its value: an order's rows repeat them (fill-down),
+  // and comparing a few strings is cheaper than building a cache key.
+  private last: string[] = [];
+  private lastValue: ExpressionValue;
+  private hasLast = false;
+
+  constructor(
+    readonly source: string,
+    readonly columns: string[],
+    readonly cacheable: boolean,
+    private readonly expr: jsonata.Expression,
+  ) {}
+
+  bind(indexOf: ReadonlyMap<string, number>): void {
+    this.indexes = this.columns.map((c) => indexOf.get(c) ?? -1);
+    this.last = new Array<string>(this.indexes.length).fill('');
+    this.hasLast = false;
+  }
+
+  evaluate(cells: readonly string[], row: () => RowInput): ExpressionValue | Promise<ExpressionValue> {
+    const indexes = this.indexes;
+    let key: string | undefined;
+    let input: RowInput;
+    if (this.cacheable) {
+      if (this.hasLast && this.sameAsLast(cells)) return this.lastValue;
+      key = cells[indexes[0]] ?? '';
+      for (let k = 1; k < indexes.length; k++) key += `\u0000${cells[indexes[k]] ?? ''}`;
+      const hit = this.cache.get(key);
+      if (hit !== undefined || this.cache.has(key)) {
+        this.remember(cells, hit);
+        return hit;
+      }
+      // A cacheable expression reads only its own columns: give it just those.
+      input = {};
+      for (let k = 0; k < indexes.length; k++) input[this.columns[k]] = (cells[indexes[k]] ?? '').trim();
+    } else input = row();
+    return this.expr.evaluate(input).then(
+      (value: unknown) => {
+        const v = plain(value);
+        if (key !== undefined) {
+          if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
+          this.cache.set(key, v);
+          this.remember(cells, v);
+        }
+        return v;
+      },
+      (err: { message?: string }) => {
+        throw new Error(err.message ?? String(err));
+      },
+    );
+  }
+
+  private sameAsLast(cells: readonly string[]): boolean {
+    for (let k = 0; k < this.indexes.length; k++) if ((cells[this.indexes[k]] ?? '') !== this.last[k]) return false;
+    return true;
+  }
+
+  private remember(cells: readonly string[], v: ExpressionValue): void {
+    for (let k = 0; k < this.indexes.length; k++) this.last[k] = cells[this.indexes[k]] ?? '';
+    this.lastValue = v;
+    this.hasLast = true;
+  }
 }
 
 /** JSONata sequences and arrays of one value become that value; everything else as is. */
@@ -215,14 +223,13 @@ function integer(text: unknown, separator?: unknown): number | undefined {
 
 const pad2 = (n: number): string => String(n).padStart(2, '0');
 
-/** An Excel serial day number (1900 date system) → YYYY-MM-DD. */
+/** An Excel serial day number (1900 date system) → YYYY-MM-DD, its time of day dropped. */
 export function excelDate(serial: unknown): string | undefined {
   if (serial === undefined || serial === null || serial === '') return undefined;
   const n = typeof serial === 'number' ? serial : Number(String(serial).trim());
+  // Up to 9999-12-31, the last day Excel has.
   if (!Number.isFinite(n) || n < 1 || n > 2_958_465) fail(`"${String(serial)}" is not an Excel date number`);
-  // Day 25569 is 1970-01-01; Excel's fictitious 1900-02-29 lies before every real date here.
-  const d = new Date(Math.round((Math.floor(n) - 25569) * 86_400_000));
-  return `${d.getUTCFullYear()}-${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())}`;
+  return excelSerialText(Math.floor(n));
 }
 
 /**

@@ -35,7 +35,7 @@ function validator(): { validate: ValidateFunction; topKeys: string[] } {
   if (compiled === undefined) {
     const schema = JSON.parse(readFileSync(MAPPING_SCHEMA_URL, 'utf8')) as { properties: Record<string, unknown> };
     // ajv is loaded here, not with this module: every command that may take --mapping imports
-    // this module, and loading ajv's ~100 files cost each of them ~50 ms (issue 16).
+    // this module, and loading ajv's many files slowed every start (`npm run bench`).
     const { Ajv2020: Ajv } = createRequire(import.meta.url)('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 };
     const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
     compiled = { validate: ajv.compile(schema), topKeys: Object.keys(schema.properties) };

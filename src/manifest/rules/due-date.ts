@@ -1,5 +1,5 @@
 import type { ManifestJob } from '../model.js';
-import { dateText, excelSerialToDate } from '../xlsx/xlsx-cells.js';
+import { excelSerialText } from '../../core/excel-date.js';
 import { NOTHING, type Finding } from './rule.js';
 
 /**
@@ -70,5 +70,5 @@ function excelSerial(value: unknown): string | undefined {
   if (typeof value !== 'string' && typeof value !== 'number') return undefined;
   const text = String(value).trim();
   if (!/^\d{5}(?:[.,]\d+)?$/.test(text)) return undefined;
-  return dateText(excelSerialToDate(Number(text.replace(',', '.'))));
+  return excelSerialText(Number(text.replace(',', '.')));
 }

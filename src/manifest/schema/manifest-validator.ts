@@ -9,8 +9,8 @@ import { manifestSchema } from './manifest-schema.js';
  *
  * `npm run build` generates it ahead of time (build/standalone-validators.mjs: ajv's standalone
  * code, next to this module as manifest-validator.standalone.cjs, stamped with the hash of the
- * schema it was made from), so a command does not load ajv and compile the schema at each start
- * (~0.1–0.2 s). When that file is missing (sources run directly, as the tests do) or was made
+ * schema it was made from), so a command does not load ajv and compile the schema at each start,
+ * which `npm run bench` shows in a run's start-up. When that file is missing (sources run directly, as the tests do) or was made
  * from another schema than the one on disk, the schema is compiled here as before: the
  * validator in use is always the schema's.
  */

@@ -2,25 +2,26 @@
  * Streams one sheet of an .xlsx workbook as rows of cell text, with the sheet's own row
  * numbers (row 1 = the sheet's first row, as Excel shows them): the header first, then the
  * records, as the CSV scanner hands them on, so an .xlsx goes through the same template
- * builder, mappings, row numbers and reports as a CSV export.
+ * builder, mappings, row numbers and reports as a CSV export. Blank rows are skipped like blank
+ * CSV lines; `skipRows` drops the sheet's first rows, like the CSV's first lines.
  *
- * The archive is read through its central directory (zip-directory.ts), part by part in the
- * order a reader needs them: the workbook's relationships, its sheet list, the shared strings
- * and the styles first, then only the chosen sheet, row by row through exceljs's streaming
- * sheet reader. Only the shared-strings table (every distinct text of the workbook) is held in
- * memory; no other sheet is unpacked and nothing is parked in temporary files. exceljs's own
- * front-to-back WorkbookReader is not used: it reads the zip through unzipper's `Parse`
- * stream, which ends itself when its input ends while entries still wait to be handed on, so
- * the last parts (`xl/workbook.xml`, last in exceljs's and other writers' files) were lost in
- * a fraction of reads ("Cannot read properties of undefined (reading 'sheets')"), in most
- * reads of a workbook saved without compression. Blank rows are skipped like blank CSV lines;
- * `skipRows` drops the sheet's first rows, like the CSV's first lines.
+ * The archive is read through its central directory (zip-directory.ts), never front to back,
+ * so its declared sizes refuse a zip bomb before anything is unpacked. The sheet list and the
+ * relationships (two small parts) are read here to find the chosen sheet's part. exceljs's
+ * public streaming WorkbookReader then reads a zip stream made of only the parts it needs, in
+ * the order it needs them — relationships, workbook, shared strings, styles, the one sheet —
+ * each unpacked here under its declared size and handed on uncompressed: no other sheet is
+ * unpacked, and nothing is parked in temporary files (exceljs parks a sheet that comes before
+ * the shared strings). The stream stays open until the sheet has been read: unzipper, under
+ * exceljs, ends its entries when its input ends while some still wait to be handed on, and the
+ * last parts were lost in a fraction of reads.
  */
+import { type EventEmitter, once } from 'node:events';
 import { posix } from 'node:path';
-import { Readable } from 'node:stream';
+import { PassThrough, type Readable } from 'node:stream';
 import { INPUT_TOO_LARGE } from '../read-input.js';
 import { cellText } from './xlsx-cells.js';
-import { ZipArchive } from './zip-directory.js';
+import { ZipArchive, type ZipEntry } from './zip-directory.js';
 
 export interface XlsxScanProblem {
   code: 'xlsx.unreadable' | 'xlsx.sheet' | 'xlsx.limit' | typeof INPUT_TOO_LARGE;
@@ -59,35 +60,24 @@ export interface XlsxScanResult {
   problems: XlsxScanProblem[];
 }
 
-/** The parts of exceljs's streaming reader used here, beyond its typings (checked, never assumed). */
-interface SheetReader extends AsyncIterable<XlsxRowLike> {
-  name?: string;
-}
-interface XlsxRowLike {
-  number: number;
-  eachCell(opts: { includeEmpty: boolean }, fn: (cell: { value: unknown; numFmt?: string }, col: number) => void): void;
-}
-interface WorkbookParts {
-  _parseRels(entry: Readable): Promise<void>;
-  _parseWorkbook(entry: Readable): Promise<void>;
-  _parseSharedStrings(entry: Readable): AsyncIterable<unknown>;
-  _parseStyles(entry: Readable): Promise<void>;
-  _parseWorksheet(entry: Readable, sheetNo: string): Iterable<{ eventType: string; value: SheetReader }>;
-  workbookRels?: Array<{ Id?: string; Target?: string }>;
-  model?: { sheets?: Array<{ id?: number; name?: string; rId?: string }> };
-  properties?: { date1904?: boolean; model?: { date1904?: boolean } };
-}
-const PART_READERS = ['_parseRels', '_parseWorkbook', '_parseSharedStrings', '_parseStyles', '_parseWorksheet'];
+type SheetRow = { row: number; cells: string[] };
+
+const RELS = 'xl/_rels/workbook.xml.rels';
+const WORKBOOK = 'xl/workbook.xml';
+const SHARED_STRINGS = 'xl/sharedStrings.xml';
+const STYLES = 'xl/styles.xml';
+/** The name the chosen sheet is handed to exceljs under (it takes sheets by such names only). */
+const SHEET = 'xl/worksheets/sheet1.xml';
+/** What exceljs needs before a sheet, when the workbook has no shared strings. */
+const NO_SHARED_STRINGS = Buffer.from(
+  '<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"/>',
+);
 
 /**
  * The chosen sheet's non-blank rows after the skipped ones (the header first), streamed; stops
  * quietly where the workbook stops being readable, with the problem in `result`.
  */
-export async function* xlsxRows(
-  file: string,
-  opts: XlsxScanOptions,
-  result: XlsxScanResult,
-): AsyncGenerator<{ row: number; cells: string[] }> {
+export async function* xlsxRows(file: string, opts: XlsxScanOptions, result: XlsxScanResult): AsyncGenerator<SheetRow> {
   const archive = await ZipArchive.open(file);
   try {
     yield* archiveRows(archive, opts, result);
@@ -101,142 +91,264 @@ export async function* archiveRows(
   archive: ZipArchive,
   opts: XlsxScanOptions,
   result: XlsxScanResult,
-): AsyncGenerator<{ row: number; cells: string[] }> {
+): AsyncGenerator<SheetRow> {
   const limits = { ...DEFAULT_XLSX_LIMITS, ...opts.limits };
-  if (archive.size > limits.maxFileBytes) {
-    result.problems.push({
-      code: INPUT_TOO_LARGE,
-      message: `the file is ${archive.size} bytes, over the ${limits.maxFileBytes}-byte limit for .xlsx`,
-    });
-    return;
-  }
-  yield* sheetRows(archive, opts, limits, result);
-}
-
-async function* sheetRows(
-  archive: ZipArchive,
-  opts: XlsxScanOptions,
-  limits: XlsxLimits,
-  result: XlsxScanResult,
-): AsyncGenerator<{ row: number; cells: string[] }> {
   const problems = result.problems;
   const unreadable = (why: string): void => {
-    problems.push({
-      code: 'xlsx.unreadable',
-      message: `cannot read the workbook: ${why} (is it an .xlsx file saved by Excel or a compatible program?)`,
-    });
+    const message = `cannot read the workbook: ${why} (is it an .xlsx file saved by Excel or a compatible program?)`;
+    problems.push({ code: 'xlsx.unreadable', message });
   };
-  // Where the reading is, so a broken part is named with its sheet and the last good row.
-  const at: PartLocation = {};
+  if (archive.size > limits.maxFileBytes) {
+    const message = `the file is ${archive.size} bytes, over the ${limits.maxFileBytes}-byte limit for .xlsx`;
+    problems.push({ code: INPUT_TOO_LARGE, message });
+    return;
+  }
   const zip = archive.directory;
-  if (zip === undefined) {
-    unreadable('it is not a zip archive');
-    return;
-  }
+  if (zip === undefined) return unreadable('it is not a zip archive');
   if (zip.unpackedBytes > limits.maxUnpackedBytes) {
-    problems.push({
-      code: INPUT_TOO_LARGE,
-      message:
-        `the workbook unpacks to ${Number.isFinite(zip.unpackedBytes) ? `${zip.unpackedBytes} bytes` : 'more than 4 GB'}, ` +
-        `over the ${limits.maxUnpackedBytes}-byte limit for .xlsx`,
-    });
+    const bytes = Number.isFinite(zip.unpackedBytes) ? `${zip.unpackedBytes} bytes` : 'more than 4 GB';
+    const message = `the workbook unpacks to ${bytes}, over the ${limits.maxUnpackedBytes}-byte limit for .xlsx`;
+    problems.push({ code: INPUT_TOO_LARGE, message });
     return;
   }
+  const at: PartLocation = {};
+  try {
+    const book = await bookOf(archive, at);
+    if (book === undefined) return unreadable(`it has no ${WORKBOOK}`);
+    const sheet = opts.sheet !== undefined ? book.sheets.find((s) => s.name === opts.sheet) : book.sheets[0];
+    if (sheet === undefined) {
+      const names = book.sheets.map((s) => `"${s.name}"`).join(', ') || '(none)';
+      const message =
+        opts.sheet !== undefined
+          ? `the workbook has no sheet named "${opts.sheet}"; its sheets are: ${names}`
+          : 'the workbook has no sheets';
+      problems.push({ code: 'xlsx.sheet', message });
+      return;
+    }
+    const part = sheet.part === undefined ? undefined : zip.entries.get(sheet.part);
+    if (part === undefined) return unreadable(`the sheet "${sheet.name}" has no part in the archive`);
+    yield* rowsOf(archive, { ...book, sheet: sheet.name, part }, opts.skipRows ?? 0, limits, result, at);
+    result.sheet = sheet.name;
+  } catch (err) {
+    unreadable(locatedProblem(at, (err as Error).message));
+  }
+}
+
+/** What is known of the workbook before its sheet is read. */
+interface Book {
+  /** The sheets in tab order, each with its part (from the relationships). */
+  sheets: Array<{ name: string; part: string | undefined }>;
+  /** Dates are counted from 1904 (old Mac workbooks). */
+  date1904: boolean;
+}
+
+/** The sheet list and relationships, read from their parts; undefined when there is no workbook part. */
+async function bookOf(archive: ZipArchive, at: PartLocation): Promise<Book | undefined> {
+  const rels = await partText(archive, RELS, at);
+  const workbook = await partText(archive, WORKBOOK, at);
+  if (workbook === undefined) return undefined;
+  const targets = new Map<string, string>();
+  for (const a of elements(rels ?? '', 'Relationship')) {
+    const id = a.get('Id');
+    const target = a.get('Target');
+    if (id !== undefined && target !== undefined) targets.set(id, partPath(target));
+  }
+  const sheets = elements(workbook, 'sheet').map((a) => {
+    const rId = [...a].find(([name]) => name === 'id' || name.endsWith(':id'))?.[1];
+    return { name: a.get('name') ?? '', part: rId === undefined ? undefined : targets.get(rId) };
+  });
+  const pr = elements(workbook, 'workbookPr')[0];
+  return { sheets, date1904: ['1', 'true'].includes(pr?.get('date1904') ?? '') };
+}
+
+/** A small part's text; undefined when the archive has no such part. */
+async function partText(archive: ZipArchive, name: string, at: PartLocation): Promise<string | undefined> {
+  const entry = archive.directory?.entries.get(name);
+  if (entry === undefined) return undefined;
+  at.part = name;
+  const chunks: Buffer[] = [];
+  for await (const chunk of await archive.openEntry(entry)) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * The attributes of every `<name …>` element of an XML text (any namespace prefix), values with
+ * their entities decoded. Enough for the two flat, machine-written parts read here; exceljs,
+ * which parses them properly, exposes neither the relationships nor where each sheet's part is.
+ */
+function elements(xml: string, name: string): Array<Map<string, string>> {
+  const found: Array<Map<string, string>> = [];
+  // Quoted values may hold a `>`.
+  const tag = new RegExp(`<(?:[\\w.-]+:)?${name}\\s((?:[^>"']|"[^"]*"|'[^']*')*)>`, 'g');
+  for (const m of xml.matchAll(tag)) {
+    const attributes = new Map<string, string>();
+    for (const a of m[1].matchAll(/([\w.:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g))
+      attributes.set(a[1], decodeEntities(a[2] ?? a[3]));
+    found.push(attributes);
+  }
+  return found;
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+function decodeEntities(text: string): string {
+  return text.replace(/&(#x[0-9a-f]+|#\d+|\w+);/gi, (whole, e: string) => {
+    if (e[0] !== '#') return ENTITIES[e] ?? whole;
+    const code = e[1] === 'x' || e[1] === 'X' ? Number.parseInt(e.slice(2), 16) : Number(e.slice(1));
+    return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+  });
+}
+
+/** A relationship's target (relative to `xl/`, or absolute from the archive's root) as a part name. */
+function partPath(target: string): string {
+  return target.startsWith('/') ? posix.normalize(target.slice(1)) : posix.normalize(`xl/${target}`);
+}
+
+/** The chosen sheet, read by exceljs from the parts fed to it. */
+async function* rowsOf(
+  archive: ZipArchive,
+  book: Book & { sheet: string; part: ZipEntry },
+  skipRows: number,
+  limits: XlsxLimits,
+  result: XlsxScanResult,
+  at: PartLocation,
+): AsyncGenerator<SheetRow> {
   // Loaded on demand: YAML and CSV runs never pay for the spreadsheet machinery.
   const { default: ExcelJS } = await import('exceljs');
-  const reader = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([]), {
+  const input = new PassThrough();
+  const reader = new ExcelJS.stream.xlsx.WorkbookReader(input, {
     worksheets: 'emit',
     sharedStrings: 'cache',
     styles: 'cache', // number formats: dates, `00000`
     hyperlinks: 'ignore',
-    entries: 'ignore',
+    entries: 'emit', // where the reading is, for a located error
   });
-  const workbook = reader as unknown as WorkbookParts;
-  const opened: Readable[] = [];
-  const part = async (name: string): Promise<Readable | undefined> => {
-    const entry = zip.entries.get(name);
-    if (entry === undefined) return undefined;
-    at.part = name;
-    const stream = await archive.openEntry(entry);
-    opened.push(stream);
-    return stream;
-  };
-  let chosen: string | undefined;
-  const skipRows = opts.skipRows ?? 0;
+  const partOf: Record<string, string> = { workbook: WORKBOOK, 'shared-strings': SHARED_STRINGS, styles: STYLES };
+  // The reader is an EventEmitter (its documented events), which its typings leave out.
+  (reader as unknown as EventEmitter).on('entry', (e: { type: string }) => {
+    at.part = partOf[e.type] ?? book.part.name;
+    if (e.type === 'worksheet') at.sheet = book.sheet;
+  });
+  at.part = RELS;
+  const stop = new AbortController();
+  const feeding = feed(archive, input, book.part, stop.signal);
+  // Rejects when feeding fails (never resolves): a read waiting for bytes that will not come ends.
+  const failed = feeding.then(() => new Promise<never>(() => {}));
+  failed.catch(() => undefined);
+  let sheets = 0;
   try {
-    const missing = PART_READERS.filter(
-      (m) => typeof (workbook as unknown as Record<string, unknown>)[m] !== 'function',
-    );
-    if (missing.length > 0) throw new Error(`the installed exceljs has no ${missing.join(', ')} (htorder needs 4.4)`);
-    const rels = await part('xl/_rels/workbook.xml.rels');
-    if (rels) await workbook._parseRels(rels);
-    const book = await part('xl/workbook.xml');
-    if (book === undefined) {
-      unreadable('it has no xl/workbook.xml');
-      return;
-    }
-    await workbook._parseWorkbook(book);
-    const strings = await part('xl/sharedStrings.xml');
-    if (strings) for await (const _ of workbook._parseSharedStrings(strings));
-    const styles = await part('xl/styles.xml');
-    if (styles) await workbook._parseStyles(styles);
-
-    const sheets = workbook.model?.sheets ?? [];
-    const sheet = opts.sheet !== undefined ? sheets.find((s) => s.name === opts.sheet) : sheets[0];
-    if (sheet === undefined) {
-      const names = sheets.map((s) => `"${s.name}"`).join(', ') || '(none)';
-      problems.push({
-        code: 'xlsx.sheet',
-        message:
-          opts.sheet !== undefined
-            ? `the workbook has no sheet named "${opts.sheet}"; its sheets are: ${names}`
-            : 'the workbook has no sheets',
-      });
-      return;
-    }
-    chosen = sheet.name ?? '(first sheet)';
-    at.sheet = chosen;
-    const target = workbook.workbookRels?.find((r) => r.Id === sheet.rId)?.Target;
-    const path = target === undefined ? undefined : partPath(target);
-    const stream = path === undefined ? undefined : await part(path);
-    if (stream === undefined) {
-      unreadable(`the sheet "${chosen}" has no part in the archive`);
-      return;
-    }
-    const sheetReader = [...workbook._parseWorksheet(stream, String(sheet.id ?? 1))][0]?.value;
-    if (sheetReader === undefined) throw new Error('exceljs handed no sheet reader');
-    const date1904 = workbook.properties?.model?.date1904 ?? workbook.properties?.date1904 ?? false;
-    for await (const row of sheetReader) {
-      if (row.number <= skipRows) continue;
-      const cells: string[] = [];
-      let tooWide = false;
-      row.eachCell({ includeEmpty: false }, (cell, col) => {
-        if (col > limits.maxColumns) {
-          tooWide = true;
+    for await (const sheetReader of raced(reader, failed)) {
+      sheets++;
+      for await (const row of raced(sheetReader, failed)) {
+        if (row.number <= skipRows) continue;
+        const cells = rowCells(row, limits, book.date1904);
+        if (cells === undefined) {
+          const message = `this row reaches past column ${limits.maxColumns}, the limit for a sheet`;
+          result.problems.push({ code: 'xlsx.limit', row: row.number, message });
           return;
         }
-        while (cells.length < col - 1) cells.push('');
-        cells[col - 1] = cellText(cell.value, cell.numFmt, date1904);
-      });
-      if (tooWide) {
-        problems.push({
-          code: 'xlsx.limit',
-          row: row.number,
-          message: `this row reaches past column ${limits.maxColumns}, the limit for a sheet`,
-        });
-        break;
+        at.lastRow = row.number;
+        if (cells.every((c) => c.trim() === '')) continue;
+        yield { row: row.number, cells };
       }
-      at.lastRow = row.number;
-      if (cells.every((c) => c.trim() === '')) continue;
-      yield { row: row.number, cells };
+      break; // the one sheet fed
     }
+    if (sheets === 0) throw new Error('exceljs handed no sheet reader');
   } catch (err) {
-    unreadable(locatedProblem(at, (err as Error).message));
-    return;
+    // A part fed short or long is named by the feeder, wherever the reader was.
+    const part = (err as { part?: string }).part;
+    if (part !== undefined) {
+      at.part = part;
+      at.sheet = part === book.part.name ? book.sheet : undefined;
+      at.lastRow = undefined;
+    }
+    throw err;
   } finally {
-    for (const stream of opened) stream.destroy();
+    stop.abort();
+    input.destroy();
+    await feeding.catch(() => undefined);
   }
-  result.sheet = chosen;
+}
+
+/** A sheet row's cell texts, by column (gaps as ''); undefined when it reaches past the column limit. */
+function rowCells(row: XlsxRow, limits: XlsxLimits, date1904: boolean): string[] | undefined {
+  const cells: string[] = [];
+  let tooWide = false;
+  row.eachCell({ includeEmpty: false }, (cell, col) => {
+    if (col > limits.maxColumns) {
+      tooWide = true;
+      return;
+    }
+    while (cells.length < col - 1) cells.push('');
+    cells[col - 1] = cellText(cell.value, cell.numFmt, date1904);
+  });
+  return tooWide ? undefined : cells;
+}
+
+type XlsxRow = import('exceljs').Row;
+
+/**
+ * Writes the parts exceljs needs into its input as a zip stream of uncompressed entries, each
+ * unpacked from the archive under its declared size. A part that fails rejects with its name.
+ */
+async function feed(archive: ZipArchive, input: PassThrough, sheet: ZipEntry, signal: AbortSignal): Promise<void> {
+  const entries = archive.directory?.entries;
+  const parts: Array<[string, ZipEntry | undefined, Buffer | undefined]> = [
+    [RELS, entries?.get(RELS), undefined],
+    [WORKBOOK, entries?.get(WORKBOOK), undefined],
+    [SHARED_STRINGS, entries?.get(SHARED_STRINGS), entries?.has(SHARED_STRINGS) ? undefined : NO_SHARED_STRINGS],
+    [STYLES, entries?.get(STYLES), undefined],
+    [SHEET, sheet, undefined],
+  ];
+  for (const [name, entry, fixed] of parts) {
+    if (entry === undefined && fixed === undefined) continue;
+    try {
+      const size = fixed?.length ?? (entry as ZipEntry).unpackedBytes;
+      await put(input, localHeader(name, size), signal);
+      if (fixed !== undefined) await put(input, fixed, signal);
+      else await putAll(input, await archive.openEntry(entry as ZipEntry), size, signal);
+    } catch (err) {
+      if (signal.aborted) return;
+      throw Object.assign(err as Error, { part: entry?.name ?? name });
+    }
+  }
+}
+
+async function putAll(input: PassThrough, part: Readable, size: number, signal: AbortSignal): Promise<void> {
+  let seen = 0;
+  for await (const chunk of part) {
+    seen += (chunk as Buffer).length;
+    await put(input, chunk as Buffer, signal);
+  }
+  if (seen !== size) throw new Error(`the part unpacks to ${seen} bytes, not the ${size} its zip directory declares`);
+}
+
+async function put(input: PassThrough, bytes: Buffer, signal: AbortSignal): Promise<void> {
+  signal.throwIfAborted();
+  if (!input.write(bytes)) await once(input, 'drain', { signal });
+}
+
+/** A zip local file header for an uncompressed entry of `size` bytes (no checksum: nothing here checks one). */
+function localHeader(name: string, size: number): Buffer {
+  const nameBytes = Buffer.from(name, 'utf8');
+  const header = Buffer.alloc(30);
+  header.writeUInt32LE(0x04034b50, 0);
+  header.writeUInt16LE(20, 4); // version needed: 2.0
+  header.writeUInt16LE(0x0800, 6); // the name is UTF-8
+  header.writeUInt32LE(size, 18);
+  header.writeUInt32LE(size, 22);
+  header.writeUInt16LE(nameBytes.length, 26);
+  return Buffer.concat([header, nameBytes]);
+}
+
+/** `source`'s values until it ends, or until `failed` rejects (then that is thrown). */
+async function* raced<T>(source: AsyncIterable<T>, failed: Promise<never>): AsyncGenerator<T> {
+  const it = source[Symbol.asyncIterator]();
+  for (;;) {
+    const step = await Promise.race([it.next(), failed]);
+    if (step.done) return;
+    yield step.value;
+  }
 }
 
 interface PartLocation {
@@ -264,9 +376,4 @@ function locatedProblem(at: PartLocation, message: string): string {
     ...(at.lastRow === undefined ? [] : [`after row ${at.lastRow}`]),
   ];
   return `${at.part}${where.length > 0 ? ` (${where.join(', ')})` : ''}: ${why}`;
-}
-
-/** A relationship's target (relative to `xl/`, or absolute from the archive's root) as a part name. */
-function partPath(target: string): string {
-  return target.startsWith('/') ? posix.normalize(target.slice(1)) : posix.normalize(`xl/${target}`);
 }

@@ -1,4 +1,15 @@
-import { isAlias, isMap, isPair, isScalar, isSeq, visit, type Alias, type Document, type Node } from 'yaml';
+import {
+  isAlias,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  visit,
+  type Alias,
+  type Document,
+  type Node,
+  type YAMLMap,
+} from 'yaml';
 import { childSchema, wantsString, type SchemaNode } from '../schema/manifest-schema.js';
 import { formatPath, type PathSegment } from '../field-path.js';
 import type { Diagnostic } from '../model.js';
@@ -35,43 +46,45 @@ export function astToValue(
   rootSchema: SchemaNode,
   limits: AliasLimits = {},
 ): ConvertResult {
-  const maxAliasCount = limits.maxAliasCount ?? 10_000;
-  const maxAliasNodes = limits.maxAliasNodes ?? 100_000;
-  const diagnostics: Diagnostic[] = [];
-  let aliasCount = 0;
-  let aliasNodes = 0;
-  let aliasDepth = 0;
-  const expanding = new Set<Node>();
-  let abortAt: Node | undefined;
-  const resolveAlias = anchorResolver(doc);
+  const converter = new Converter(doc, sources, limits.maxAliasCount ?? 10_000, limits.maxAliasNodes ?? 100_000);
+  try {
+    const value = converter.convert(doc.contents as Node | null, rootSchema, undefined);
+    return { value, diagnostics: converter.diagnostics, aborted: false };
+  } catch (err) {
+    if (!(err instanceof AliasBudgetExceeded)) throw err;
+    const message =
+      `aliases expand too far (over ${converter.maxAliasCount} alias references or ${converter.maxAliasNodes} expanded nodes); ` +
+      'this looks like an alias bomb. Use `defaults:` for shared values instead';
+    const source = sources.at(converter.abortAt ?? 0);
+    converter.diagnostics.push({ severity: 'error', code: 'yaml.alias-limit', message, source });
+    return { value: undefined, diagnostics: converter.diagnostics, aborted: true };
+  }
+}
 
-  const convert = (node: Node | null | undefined, schema: SchemaNode | undefined, path: PathLink): unknown => {
+/** One conversion's state: the diagnostics found, and the alias budget spent so far. */
+class Converter {
+  readonly diagnostics: Diagnostic[] = [];
+  /** The outermost alias being expanded when the budget ran out: the reference the user wrote. */
+  abortAt: Node | undefined;
+  private aliasCount = 0;
+  private aliasNodes = 0;
+  private aliasDepth = 0;
+  private readonly expanding = new Set<Node>();
+  private readonly resolveAlias: (alias: Alias) => Node | undefined;
+
+  constructor(
+    doc: Document.Parsed,
+    private readonly sources: YamlSourceMap,
+    readonly maxAliasCount: number,
+    readonly maxAliasNodes: number,
+  ) {
+    this.resolveAlias = anchorResolver(doc);
+  }
+
+  convert(node: Node | null | undefined, schema: SchemaNode | undefined, path: PathLink): unknown {
     if (node === null || node === undefined) return null;
-    if (aliasDepth > 0 && ++aliasNodes > maxAliasNodes) throw new AliasBudgetExceeded();
-    if (isAlias(node)) {
-      // Report at the outermost alias: that is the reference the user wrote in the document.
-      if (aliasDepth === 0) abortAt = node;
-      if (++aliasCount > maxAliasCount) throw new AliasBudgetExceeded();
-      const target = resolveAlias(node);
-      if (!target) {
-        diagnostics.push(error('yaml.unknown-alias', `unknown alias *${node.source}`, path, sources.at(node)));
-        return null;
-      }
-      if (expanding.has(target)) {
-        diagnostics.push(
-          error('yaml.recursive-alias', `alias *${node.source} refers to itself`, path, sources.at(node)),
-        );
-        return null;
-      }
-      expanding.add(target);
-      aliasDepth++;
-      try {
-        return convert(target, schema, path);
-      } finally {
-        aliasDepth--;
-        expanding.delete(target);
-      }
-    }
+    if (this.aliasDepth > 0 && ++this.aliasNodes > this.maxAliasNodes) throw new AliasBudgetExceeded();
+    if (isAlias(node)) return this.alias(node, schema, path);
     if (isScalar(node)) {
       const value = node.value;
       // Only plain scalars are re-read: quoted and block scalars are already text.
@@ -82,54 +95,63 @@ export function astToValue(
     }
     if (isSeq(node)) {
       const itemSchema = childSchema(schema, 0);
-      return node.items.map((item, i) => convert(item as Node, itemSchema, { up: path, seg: i }));
+      return node.items.map((item, i) => this.convert(item as Node, itemSchema, { up: path, seg: i }));
     }
-    if (isMap(node)) {
-      const out: Record<string, unknown> = {};
-      const firstKeys = new Map<string, Node>();
-      for (const pair of node.items) {
-        if (!isPair(pair)) continue;
-        const keyNode = pair.key as Node | null;
-        if (!isScalar(keyNode)) {
-          diagnostics.push(error('yaml.complex-key', 'keys must be plain text', path, sources.at(keyNode ?? node)));
-          continue;
-        }
-        const key = String(keyNode.source ?? keyNode.value ?? '');
-        const first = firstKeys.get(key);
-        if (first) {
-          const was = sources.at(first);
-          diagnostics.push(
-            error(
-              'yaml.duplicate-key',
-              `duplicate key "${key}" (first at line ${was.line}, column ${was.column})`,
-              { up: path, seg: key },
-              sources.at(keyNode),
-            ),
-          );
-          continue;
-        }
-        firstKeys.set(key, keyNode);
-        const value = convert(pair.value as Node | null, childSchema(schema, key), { up: path, seg: key });
-        // A key named `__proto__` must stay data, never become the object's prototype.
-        if (key === '__proto__')
-          Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
-        else out[key] = value;
-      }
-      return out;
-    }
+    if (isMap(node)) return this.map(node as YAMLMap, schema, path);
     return null;
-  };
+  }
 
-  try {
-    const value = convert(doc.contents as Node | null, rootSchema, undefined);
-    return { value, diagnostics, aborted: false };
-  } catch (err) {
-    if (!(err instanceof AliasBudgetExceeded)) throw err;
-    const message =
-      `aliases expand too far (over ${maxAliasCount} alias references or ${maxAliasNodes} expanded nodes); ` +
-      'this looks like an alias bomb. Use `defaults:` for shared values instead';
-    diagnostics.push({ severity: 'error', code: 'yaml.alias-limit', message, source: sources.at(abortAt ?? 0) });
-    return { value: undefined, diagnostics, aborted: true };
+  private alias(node: Alias, schema: SchemaNode | undefined, path: PathLink): unknown {
+    if (this.aliasDepth === 0) this.abortAt = node;
+    if (++this.aliasCount > this.maxAliasCount) throw new AliasBudgetExceeded();
+    const target = this.resolveAlias(node);
+    if (!target) {
+      this.diagnostics.push(error('yaml.unknown-alias', `unknown alias *${node.source}`, path, this.sources.at(node)));
+      return null;
+    }
+    if (this.expanding.has(target)) {
+      const message = `alias *${node.source} refers to itself`;
+      this.diagnostics.push(error('yaml.recursive-alias', message, path, this.sources.at(node)));
+      return null;
+    }
+    this.expanding.add(target);
+    this.aliasDepth++;
+    try {
+      return this.convert(target, schema, path);
+    } finally {
+      this.aliasDepth--;
+      this.expanding.delete(target);
+    }
+  }
+
+  private map(node: YAMLMap, schema: SchemaNode | undefined, path: PathLink): Record<string, unknown> {
+    const out: Record<string, unknown> = {};
+    const firstKeys = new Map<string, Node>();
+    for (const pair of node.items) {
+      if (!isPair(pair)) continue;
+      const keyNode = pair.key as Node | null;
+      if (!isScalar(keyNode)) {
+        this.diagnostics.push(
+          error('yaml.complex-key', 'keys must be plain text', path, this.sources.at(keyNode ?? node)),
+        );
+        continue;
+      }
+      const key = String(keyNode.source ?? keyNode.value ?? '');
+      const first = firstKeys.get(key);
+      if (first) {
+        const was = this.sources.at(first);
+        const message = `duplicate key "${key}" (first at line ${was.line}, column ${was.column})`;
+        this.diagnostics.push(error('yaml.duplicate-key', message, { up: path, seg: key }, this.sources.at(keyNode)));
+        continue;
+      }
+      firstKeys.set(key, keyNode);
+      const value = this.convert(pair.value as Node | null, childSchema(schema, key), { up: path, seg: key });
+      // A key named `__proto__` must stay data, never become the object's prototype.
+      if (key === '__proto__')
+        Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+      else out[key] = value;
+    }
+    return out;
   }
 }
 

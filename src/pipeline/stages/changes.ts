@@ -4,7 +4,7 @@ import { withFindings, type JobState } from '../job-state.js';
 import type { StageContext } from './context.js';
 
 /**
- * Declarative changes (issue 9): run cancels or PATCHes a submitted job as the manifest now
+ * Declarative changes: run cancels or PATCHes a submitted job as the manifest now
  * asks; plan describes what run would do. A job not submitted yet with `cancel: true` is
  * refused here, so it is never submitted only to be cancelled.
  */

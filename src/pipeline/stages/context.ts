@@ -17,7 +17,7 @@ export interface StageContext {
   /** Ledger account key (region base URL + account id). */
   account: string;
   logger: Logger;
-  /** run: asked before a change of a submitted job is sent; a reason not to send it (PipelineContext.beforeSubmit). */
+  /** run: asked before a change of a submitted job is sent; a reason not to send it (PipelineHooks.beforeSend). */
   beforeSend?: () => Promise<string | undefined>;
   /** The exactly-once protocol's own context (submit-job.ts). */
   submit: SubmitContext;

@@ -22,7 +22,7 @@ export function checkAttributes(
 ): Diagnostic[] {
   const out: Diagnostic[] = [];
   const given = values ?? {};
-  const named = (defs ?? []).filter((d): d is ProcessAttribute & { name: string } => typeof d.name === 'string');
+  const named = (defs ?? []).filter((d): d is NamedAttribute => typeof d.name === 'string');
   const attrsPath = `${base}.attributes`;
   const code = quote(priceCode);
 
@@ -92,98 +92,81 @@ function selectValues(def: ProcessAttribute): string[] {
   return (def.enumerableValues ?? []).map((e) => e.value);
 }
 
-function checkValue(
-  def: ProcessAttribute & { name: string },
-  value: string,
-  field: string,
-  code: string,
-  sources: SourceMap,
-): Diagnostic[] {
-  const name = quote(def.name);
+type NamedAttribute = ProcessAttribute & { name: string };
+/** A value's problem: its diagnostic code and message. */
+type ValueProblem = { code: string; message: string } | undefined;
+
+function checkValue(def: NamedAttribute, value: string, field: string, code: string, sources: SourceMap): Diagnostic[] {
+  const problem = valueProblem(def, value, code);
+  return problem ? [diagnostic(sources, 'error', problem.code, field, problem.message)] : [];
+}
+
+function valueProblem(def: NamedAttribute, value: string, code: string): ValueProblem {
   switch (def.type) {
-    case 'select': {
-      const entries = def.enumerableValues ?? [];
-      if (entries.length === 0 || entries.some((e) => e.value === value)) return [];
-      // "Four" for value "4": point at the value whose display text the user wrote.
-      const byText = entries.find((e) => foldCase(e.text) === foldCase(value) || foldCase(e.value) === foldCase(value));
-      const hint = byText ? ` (did you mean ${quote(byText.value)}?)` : '';
-      return [
-        diagnostic(
-          sources,
-          'error',
-          'attribute.not-allowed',
-          field,
-          `${quote(value)} is not an allowed value of ${name} for ${code}${hint}; allowed: ${entries.map((e) => e.value).join(', ')}`,
-        ),
-      ];
-    }
-    case 'text': {
-      const length = [...value].length;
-      if (def.maxLength !== undefined && def.maxLength !== null && length > def.maxLength) {
-        return [
-          diagnostic(
-            sources,
-            'error',
-            'attribute.too-long',
-            field,
-            `${name} is ${chars(length)}, longer than its maximum ${def.maxLength} for ${code} ` +
-              `(htorder never truncates: shorten it)`,
-          ),
-        ];
-      }
-      if (def.minLength !== undefined && def.minLength !== null && length < def.minLength) {
-        return [
-          diagnostic(
-            sources,
-            'error',
-            'attribute.too-short',
-            field,
-            `${name} is ${chars(length)}, shorter than its minimum ${def.minLength} for ${code}`,
-          ),
-        ];
-      }
-      return [];
-    }
+    case 'select':
+      return selectProblem(def, value, code);
+    case 'text':
+      return textProblem(def, value, code);
     case 'int':
-    case 'decimal': {
-      const isInt = def.type === 'int';
-      const ok = isInt ? /^[+-]?\d+$/.test(value.trim()) : /^[+-]?(\d+\.?\d*|\.\d+)$/.test(value.trim());
-      if (!ok) {
-        return [
-          diagnostic(
-            sources,
-            'error',
-            'attribute.not-a-number',
-            field,
-            `${name} must be ${isInt ? 'a whole number' : 'a number'} for ${code}, not ${quote(value)}`,
-          ),
-        ];
-      }
-      const n = Number(value);
-      const min = def.minValue ?? undefined;
-      const max = def.maxValue ?? undefined;
-      if ((min !== undefined && n < min) || (max !== undefined && n > max)) {
-        const range =
-          min !== undefined && max !== undefined
-            ? `${min} to ${max}`
-            : min !== undefined
-              ? `at least ${min}`
-              : `at most ${max}`;
-        return [
-          diagnostic(
-            sources,
-            'error',
-            'attribute.out-of-range',
-            field,
-            `${name} is ${value}, outside ${range} for ${code}`,
-          ),
-        ];
-      }
-      return [];
-    }
+    case 'decimal':
+      return numberProblem(def, value, code);
     default:
-      return []; // a type the spec does not list: let the API judge it
+      return undefined; // a type the spec does not list: let the API judge it
   }
+}
+
+function selectProblem(def: NamedAttribute, value: string, code: string): ValueProblem {
+  const entries = def.enumerableValues ?? [];
+  if (entries.length === 0 || entries.some((e) => e.value === value)) return undefined;
+  // "Four" for value "4": point at the value whose display text the user wrote.
+  const byText = entries.find((e) => foldCase(e.text) === foldCase(value) || foldCase(e.value) === foldCase(value));
+  const hint = byText ? ` (did you mean ${quote(byText.value)}?)` : '';
+  const allowed = entries.map((e) => e.value).join(', ');
+  return {
+    code: 'attribute.not-allowed',
+    message: `${quote(value)} is not an allowed value of ${quote(def.name)} for ${code}${hint}; allowed: ${allowed}`,
+  };
+}
+
+function textProblem(def: NamedAttribute, value: string, code: string): ValueProblem {
+  const length = [...value].length;
+  const name = quote(def.name);
+  if (def.maxLength !== undefined && def.maxLength !== null && length > def.maxLength) {
+    return {
+      code: 'attribute.too-long',
+      message: `${name} is ${chars(length)}, longer than its maximum ${def.maxLength} for ${code} (htorder never truncates: shorten it)`,
+    };
+  }
+  if (def.minLength !== undefined && def.minLength !== null && length < def.minLength) {
+    return {
+      code: 'attribute.too-short',
+      message: `${name} is ${chars(length)}, shorter than its minimum ${def.minLength} for ${code}`,
+    };
+  }
+  return undefined;
+}
+
+function numberProblem(def: NamedAttribute, value: string, code: string): ValueProblem {
+  const name = quote(def.name);
+  const isInt = def.type === 'int';
+  const ok = isInt ? /^[+-]?\d+$/.test(value.trim()) : /^[+-]?(\d+\.?\d*|\.\d+)$/.test(value.trim());
+  if (!ok) {
+    return {
+      code: 'attribute.not-a-number',
+      message: `${name} must be ${isInt ? 'a whole number' : 'a number'} for ${code}, not ${quote(value)}`,
+    };
+  }
+  const n = Number(value);
+  const min = def.minValue ?? undefined;
+  const max = def.maxValue ?? undefined;
+  if ((min === undefined || n >= min) && (max === undefined || n <= max)) return undefined;
+  const range =
+    min !== undefined && max !== undefined
+      ? `${min} to ${max}`
+      : min !== undefined
+        ? `at least ${min}`
+        : `at most ${max}`;
+  return { code: 'attribute.out-of-range', message: `${name} is ${value}, outside ${range} for ${code}` };
 }
 
 function chars(n: number): string {

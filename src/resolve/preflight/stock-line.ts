@@ -29,86 +29,35 @@ export function sizesOf(variant: StockVariant): string[] {
  * data and is the check stage's rule (src/manifest/rules), not repeated here.
  */
 export function checkStockLine(item: ManifestItem, stock: StockItem, base: string, sources: SourceMap): StockLineCheck {
+  const error = (code: string, field: string, message: string): Diagnostic =>
+    diagnostic(sources, 'error', code, field, message);
   const out: Diagnostic[] = [];
-  const variants = stock.stockVariants ?? [];
-  const codes = variants.map((v) => v.variantCode);
-
-  let variant: StockVariant | undefined;
-  if (item.variantCode !== undefined) {
-    variant = variants.find((v) => v.variantCode === item.variantCode);
-    if (!variant) {
-      out.push(
-        diagnostic(
-          sources,
-          'error',
-          'stock.variant-unknown',
-          `${base}.variantCode`,
-          `${stock.stockCode} has no variant ${quote(item.variantCode)}${didYouMean(item.variantCode, codes)}; its variants are: ${codes.join(', ')}`,
-        ),
-      );
-    }
-  } else {
-    // GET /Stock/{code} accepts a variant code too; otherwise a single-variant item is unambiguous.
-    variant = variants.find((v) => v.variantCode === item.code) ?? (variants.length === 1 ? variants[0] : undefined);
-    if (!variant) {
-      out.push(
-        diagnostic(
-          sources,
-          'error',
-          'stock.variant-missing',
-          `${base}.variantCode`,
-          `${stock.stockCode} needs a variantCode, one of: ${codes.join(', ')}`,
-        ),
-      );
-    }
-  }
-
-  let sizes = item.sizeQuantities;
+  const variant = chooseVariant(item, stock, base, error, out);
   const run = variant ? sizesOf(variant) : undefined;
-  if (
-    (sizes === undefined || Object.keys(sizes).length === 0) &&
-    item.quantity !== undefined &&
-    run?.length === 1 &&
-    run[0] === 'Qty'
-  ) {
-    sizes = { Qty: item.quantity };
-  }
+  const written = item.sizeQuantities;
+  const equipment = run?.length === 1 && run[0] === 'Qty';
+  const sizes =
+    (written === undefined || Object.keys(written).length === 0) && item.quantity !== undefined && equipment
+      ? { Qty: item.quantity }
+      : written;
   const quantity = Object.values(sizes ?? {}).reduce((a, b) => a + b, 0);
-
   if (sizes === undefined || Object.keys(sizes).length === 0) {
-    out.push(
-      diagnostic(
-        sources,
-        'error',
-        'stock.sizes-missing',
-        `${base}.sizeQuantities`,
-        `a Stock line needs sizeQuantities${run ? ` (sizes: ${run.join(', ')})` : ''}`,
-      ),
-    );
+    const known = run ? ` (sizes: ${run.join(', ')})` : '';
+    out.push(error('stock.sizes-missing', `${base}.sizeQuantities`, `a Stock line needs sizeQuantities${known}`));
   } else {
-    if (variant && run) {
-      for (const key of Object.keys(sizes)) {
-        if (run.includes(key)) continue;
-        out.push(
-          diagnostic(
-            sources,
-            'error',
-            'stock.size-unknown',
-            childPath(`${base}.sizeQuantities`, key),
-            `${quote(key)} is not a size of ${variant.variantCode}${didYouMean(key, run)}; its sizes are: ${run.join(', ')}`,
-          ),
-        );
-      }
+    for (const key of Object.keys(sizes)) {
+      if (!variant || !run || run.includes(key)) continue;
+      out.push(
+        error(
+          'stock.size-unknown',
+          childPath(`${base}.sizeQuantities`, key),
+          `${quote(key)} is not a size of ${variant.variantCode}${didYouMean(key, run)}; its sizes are: ${run.join(', ')}`,
+        ),
+      );
     }
     if (quantity <= 0) {
       out.push(
-        diagnostic(
-          sources,
-          'error',
-          'stock.quantity-zero',
-          `${base}.sizeQuantities`,
-          'the sizeQuantities of this Stock line add up to 0',
-        ),
+        error('stock.quantity-zero', `${base}.sizeQuantities`, 'the sizeQuantities of this Stock line add up to 0'),
       );
     }
   }
@@ -118,4 +67,44 @@ export function checkStockLine(item: ManifestItem, stock: StockItem, base: strin
     ...(sizes ? { sizeQuantities: sizes } : {}),
     quantity,
   };
+}
+
+/**
+ * The variant a Stock line names, else the one its code names (GET /Stock/{code} accepts a
+ * variant code too), else the only one; none is an error.
+ */
+function chooseVariant(
+  item: ManifestItem,
+  stock: StockItem,
+  base: string,
+  error: (code: string, field: string, message: string) => Diagnostic,
+  out: Diagnostic[],
+): StockVariant | undefined {
+  const variants = stock.stockVariants ?? [];
+  const codes = variants.map((v) => v.variantCode);
+  if (item.variantCode !== undefined) {
+    const variant = variants.find((v) => v.variantCode === item.variantCode);
+    if (!variant) {
+      out.push(
+        error(
+          'stock.variant-unknown',
+          `${base}.variantCode`,
+          `${stock.stockCode} has no variant ${quote(item.variantCode)}${didYouMean(item.variantCode, codes)}; its variants are: ${codes.join(', ')}`,
+        ),
+      );
+    }
+    return variant;
+  }
+  const variant =
+    variants.find((v) => v.variantCode === item.code) ?? (variants.length === 1 ? variants[0] : undefined);
+  if (!variant) {
+    out.push(
+      error(
+        'stock.variant-missing',
+        `${base}.variantCode`,
+        `${stock.stockCode} needs a variantCode, one of: ${codes.join(', ')}`,
+      ),
+    );
+  }
+  return variant;
 }

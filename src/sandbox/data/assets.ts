@@ -1,4 +1,6 @@
 import type { AssetDto, PriceBand, PriceCodeDto } from '../../api/types.js';
+import { daysBefore } from '../dates.js';
+import { round2 } from '../jobs/pricing.js';
 import { createRandom, deriveSeed } from '../random.js';
 import type { CustomerDef } from './accounts.js';
 import type { RegionDef } from './regions.js';
@@ -22,8 +24,7 @@ const SUBJECTS = [
 
 /** Bands for an asset whose price code is gone (null): one flat ladder by process. */
 function fallbackBands(processCode: string, factor: number): PriceBand[] {
-  const unit = processCode === 'SCR' ? 0.8 : 2.5;
-  return [{ from: 10, to: null, unitPrice: Math.round(unit * factor * 100) / 100 }];
+  return [{ from: 10, to: null, unitPrice: round2((processCode === 'SCR' ? 0.8 : 2.5) * factor) }];
 }
 
 export function assetFromPriceCode(
@@ -72,67 +73,43 @@ export function generateAssets(
   const rnd = createRandom(deriveSeed(seed, `assets:${customer.customerId}`));
   const listed = catalogue.filter((p) => !p.hasMetaDataAttributes);
   const byName = (prefix: string): PriceCodeDto => listed.find((p) => p.priceCode?.startsWith(prefix)) ?? listed[0];
-  const big = byName(`DTF Full ${region.colourWord} 10"`);
-  const small = byName(`DTF Full ${region.colourWord} 4"`);
-  const screen = byName('Screen Print 1');
   const factor = region.priceFactor * customer.tierFactor;
-  const out: AssetRecord[] = [];
-  const dayMs = 86_400_000;
-  const date = (daysAgo: number): string =>
-    new Date(start.getTime() - daysAgo * dayMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
-  const tag = (i: number): string => `${customer.assetPrefix}${customer.assetStart + i}`;
-  const idBase = customer.customerId * 1000;
-
-  out.push(
+  const asset = (
+    pc: PriceCodeDto,
+    i: number,
+    daysAgo: number,
+    description: string,
+    garment: string | null,
+    externalId: string | null,
+  ): AssetRecord =>
     assetFromPriceCode(
-      big,
-      tag(0),
-      idBase + 1,
-      customer.customerId,
-      customer.priceTierCode,
-      date(400),
-      'Front logo, full colour',
-      'Gildan 5000',
-      'ext-0001',
-    ),
-  );
-  const archived = assetFromPriceCode(
-    small,
-    tag(1),
-    idBase + 2,
-    customer.customerId,
-    customer.priceTierCode,
-    date(380),
-    'Old sponsor badge',
-    'Cap',
-    null,
-  );
-  archived.isArchived = true;
-  out.push(archived);
-  const orphan = assetFromPriceCode(
-    screen,
-    tag(2),
-    idBase + 3,
-    customer.customerId,
-    customer.priceTierCode,
-    date(360),
-    'Legacy one-colour mark',
-    'Polo',
-    null,
-  );
-  orphan.priceCode = null;
-  orphan.priceBands = fallbackBands('SCR', factor);
-  out.push(orphan);
-
-  for (let i = 3; i < customer.assetCount; i++) {
-    const pc = rnd.pick(listed);
-    const a = assetFromPriceCode(
       pc,
-      tag(i),
-      idBase + i + 1,
+      `${customer.assetPrefix}${customer.assetStart + i}`,
+      customer.customerId * 1000 + i + 1,
       customer.customerId,
       customer.priceTierCode,
-      date(rnd.int(1, 700)),
+      daysBefore(start, daysAgo),
+      description,
+      garment,
+      externalId,
+    );
+  const out: AssetRecord[] = [
+    asset(byName(`DTF Full ${region.colourWord} 10"`), 0, 400, 'Front logo, full colour', 'Gildan 5000', 'ext-0001'),
+    {
+      ...asset(byName(`DTF Full ${region.colourWord} 4"`), 1, 380, 'Old sponsor badge', 'Cap', null),
+      isArchived: true,
+    },
+    {
+      ...asset(byName('Screen Print 1'), 2, 360, 'Legacy one-colour mark', 'Polo', null),
+      priceCode: null,
+      priceBands: fallbackBands('SCR', factor),
+    },
+  ];
+  for (let i = 3; i < customer.assetCount; i++) {
+    const a = asset(
+      rnd.pick(listed),
+      i,
+      rnd.int(1, 700),
       `${rnd.pick(SUBJECTS)} ${rnd.int(1, 99)}`,
       rnd.pick(GARMENTS),
       rnd.chance(0.3) ? `ext-${String(i).padStart(4, '0')}` : null,
@@ -156,13 +133,20 @@ export function generateGlobalAssets(
 ): AssetRecord[] {
   const rnd = createRandom(deriveSeed(seed, `global-assets:${region.code}`));
   const listed = catalogue.filter((p) => !p.hasMetaDataAttributes && p.processCode === 'DTF');
-  const dayMs = 86_400_000;
-  const date = (daysAgo: number): string =>
-    new Date(start.getTime() - daysAgo * dayMs).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const out: AssetRecord[] = [];
   const first = listed.find((p) => p.priceCode?.includes('10"')) ?? listed[0];
   out.push(
-    assetFromPriceCode(first, 'G20001', 9_000_001, null, 'GLOBAL', date(900), 'Stars and stripes flag', null, null),
+    assetFromPriceCode(
+      first,
+      'G20001',
+      9_000_001,
+      null,
+      'GLOBAL',
+      daysBefore(start, 900),
+      'Stars and stripes flag',
+      null,
+      null,
+    ),
   );
   for (let i = 1; i < 30; i++) {
     const a = assetFromPriceCode(
@@ -171,7 +155,7 @@ export function generateGlobalAssets(
       9_000_001 + i,
       null,
       'GLOBAL',
-      date(rnd.int(30, 900)),
+      daysBefore(start, rnd.int(30, 900)),
       `${rnd.pick(['Flag', 'Heart', 'Star', 'Paw print', 'Lightning bolt', 'Anchor'])} motif ${i}`,
       null,
       null,

@@ -1,4 +1,5 @@
 import type { PriceBand, PriceCodeDto, PricingProcessDto, ProcessAttribute } from '../../api/types.js';
+import { round2 } from '../jobs/pricing.js';
 import type { RegionDef } from './regions.js';
 
 /**
@@ -12,8 +13,6 @@ export const CUSTOM_SIZE_CODE = 'DTF Custom Size';
 const DTF_RATES = [0.032, 0.028, 0.024];
 const DTF_MAX_WIDTH = 22;
 const DTF_MAX_HEIGHT = 100;
-
-const round2 = (n: number): number => Math.round(n * 100) / 100;
 
 export function colourAttributes(region: RegionDef): ProcessAttribute[] {
   const word = `${region.colourWord}s`;

@@ -1,4 +1,5 @@
 import type { AccountProfile, PaymentTransaction, ShipmentSettings, UserProfile } from '../../api/types.js';
+import { DAY_MS, daysBefore, isoSeconds } from '../dates.js';
 import { createRandom, deriveSeed } from '../random.js';
 import type { CustomerDef } from './accounts.js';
 import type { RegionDef } from './regions.js';
@@ -86,9 +87,7 @@ function user(
  */
 export function generateUsers(customer: CustomerDef, region: RegionDef, seed: number, start: Date): UserProfile[] {
   const rnd = createRandom(deriveSeed(seed, `users:${customer.customerId}`));
-  const day = 86_400_000;
-  const at = (daysAgo: number): string =>
-    new Date(start.getTime() - daysAgo * day).toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const at = (daysAgo: number): string => daysBefore(start, daysAgo);
   const id0 = customer.firstUserId;
   const users = [
     user(id0, customer, region, 'Alex', 'Admin', true, at(1), 412),
@@ -179,7 +178,7 @@ export function generateTransactions(
   start: Date,
 ): PaymentTransaction[] {
   const rnd = createRandom(deriveSeed(seed, `transactions:${customer.customerId}`));
-  const day = 86_400_000;
+  const day = DAY_MS;
   const out: PaymentTransaction[] = [];
   for (let i = 1; i <= 45; i++) {
     const created = new Date(start.getTime() - (46 - i) * 3 * day - rnd.int(0, day));
@@ -188,8 +187,8 @@ export function generateTransactions(
       id: customer.customerId * 1000 + i,
       gatewayType: 'Stripe',
       transactionStatus: completed ? 'Completed' : rnd.pick(['Pending', 'Failed']),
-      createdAt: created.toISOString().replace(/\.\d{3}Z$/, 'Z'),
-      completedAt: completed ? new Date(created.getTime() + 60_000).toISOString().replace(/\.\d{3}Z$/, 'Z') : null,
+      createdAt: isoSeconds(created),
+      completedAt: completed ? isoSeconds(new Date(created.getTime() + 60_000)) : null,
       cardName: rnd.pick(['Visa', 'Mastercard', 'Amex']),
       cardNumber: `************${rnd.int(1000, 9999)}`,
       cardExpiry: `${String(rnd.int(1, 12)).padStart(2, '0')}/${rnd.int(26, 31)}`,

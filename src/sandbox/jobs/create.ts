@@ -1,11 +1,11 @@
-import type { JobCreateResponse, JobLineDto } from '../../api/types.js';
+import type { JobCreateResponse, JobLineDto, PriceCodeDto, ShippingAddressTracking } from '../../api/types.js';
 import { assetFromPriceCode } from '../data/assets.js';
 import { isoSeconds } from '../dates.js';
 import type { CustomerState, JobRecord, World } from '../state.js';
 import type { BoundCandidate } from './binding.js';
 import { STATUS } from './lifecycle.js';
 import { round2 } from './pricing.js';
-import type { JobPlan } from './validate.js';
+import type { JobPlan, PlannedLine } from './validate.js';
 
 /**
  * Files a validated job: assigns the job number, files each new-print line as a new asset
@@ -20,28 +20,15 @@ export function createJob(
   const nowMs = world.clock.nowMs();
   const jobNumber = world.nextJobNumber++;
   world.dirty = true;
+  const expectingArtwork = plan.lines.some((l) => l.needsArtwork);
+  const status = expectingArtwork ? STATUS.ArtworkPending : STATUS.Received;
   const newTags = new Map<number, string>();
   const lines: JobLineDto[] = plan.lines.map((l, i) => {
     let assetSku = l.asset?.assetTag ?? null;
     if (l.itemType === 'PriceCode' && l.priceCode) {
-      const tag = `${customer.def.assetPrefix}${customer.nextAssetNumber++}`;
-      const asset = assetFromPriceCode(
-        l.priceCode,
-        tag,
-        customer.def.customerId * 1000 + customer.assets.length + 1,
-        customer.def.customerId,
-        customer.def.priceTierCode,
-        isoSeconds(new Date(nowMs)),
-        l.customerReference ?? l.priceCode.description ?? tag,
-        null,
-        l.externalId ?? null,
-      );
-      customer.assets.push(asset);
-      customer.assetsByTag.set(tag, asset);
-      newTags.set(l.index, tag);
-      assetSku = tag;
+      assetSku = fileNewAsset(customer, l.priceCode, l, nowMs);
+      newTags.set(l.index, assetSku);
     }
-    const status = plan.lines.some((x) => x.needsArtwork) ? STATUS.ArtworkPending : STATUS.Received;
     return {
       jobLineId: jobNumber * 100 + i + 1,
       assetSku,
@@ -57,8 +44,6 @@ export function createJob(
       jobLineStatus: status,
     };
   });
-  const expectingArtwork = plan.lines.some((l) => l.needsArtwork);
-  const da = c.deliveryAddress ?? {};
   const job: JobRecord = {
     jobNumber,
     customerId: customer.def.customerId,
@@ -75,7 +60,7 @@ export function createJob(
     creator: `${plan.user.firstName} ${plan.user.lastName}`,
     originCode: plan.originCode,
     dateInMs: nowMs,
-    status: expectingArtwork ? STATUS.ArtworkPending : STATUS.Received,
+    status,
     statusSinceMs: nowMs,
     dateOutMs: null,
     location: plan.location,
@@ -83,20 +68,7 @@ export function createJob(
     deliveryLabel: plan.delivery.label,
     isCollection: plan.delivery.isCollection,
     lines,
-    shippingAddresses: [
-      {
-        contactName: da.contactName ?? null,
-        organisation: da.organisation ?? null,
-        streetAddress: da.streetAddress ?? null,
-        city: da.city ?? null,
-        state: da.stateCode ?? da.state ?? null,
-        postalCode: da.postalCode ?? null,
-        countryCodeISO2: da.countryCodeISO2 ?? null,
-        deliveryMethod: plan.delivery.code,
-        trackingNumber: null,
-        trackingLink: null,
-      },
-    ],
+    shippingAddresses: [shippingAddress(c.deliveryAddress ?? {}, plan.delivery.code)],
     invoiceNumber: null,
     totalJobCost: plan.totalJobCost,
     taxTotal: round2(plan.totalJobCost * customer.region.taxRate),
@@ -117,6 +89,43 @@ export function createJob(
     })),
   };
   return { job, response };
+}
+
+/** Files a new-print line as the customer's next asset and answers its tag. */
+function fileNewAsset(customer: CustomerState, priceCode: PriceCodeDto, l: PlannedLine, nowMs: number): string {
+  const tag = `${customer.def.assetPrefix}${customer.nextAssetNumber++}`;
+  const asset = assetFromPriceCode(
+    priceCode,
+    tag,
+    customer.def.customerId * 1000 + customer.assets.length + 1,
+    customer.def.customerId,
+    customer.def.priceTierCode,
+    isoSeconds(new Date(nowMs)),
+    l.customerReference ?? priceCode.description ?? tag,
+    null,
+    l.externalId ?? null,
+  );
+  customer.assets.push(asset);
+  customer.assetsByTag.set(tag, asset);
+  return tag;
+}
+
+function shippingAddress(
+  da: NonNullable<BoundCandidate['deliveryAddress']>,
+  deliveryMethod: string,
+): ShippingAddressTracking {
+  return {
+    contactName: da.contactName ?? null,
+    organisation: da.organisation ?? null,
+    streetAddress: da.streetAddress ?? null,
+    city: da.city ?? null,
+    state: da.stateCode ?? da.state ?? null,
+    postalCode: da.postalCode ?? null,
+    countryCodeISO2: da.countryCodeISO2 ?? null,
+    deliveryMethod,
+    trackingNumber: null,
+    trackingLink: null,
+  };
 }
 
 /** Due date in the location's timezone, without offset; time-sensitive jobs carry the 15:00 cut. */

@@ -1,7 +1,6 @@
+import { DAY_MS } from '../dates.js';
 import type { CustomerState, JobRecord } from '../state.js';
 import { STATUS } from './lifecycle.js';
-
-const DAY = 86_400_000;
 
 /**
  * A few finished jobs every customer starts with (all Closed, so they show in
@@ -20,8 +19,8 @@ export function seedHistory(c: CustomerState, startMs: number): void {
   ];
   plans.forEach(([daysAgo, asset, quantity], i) => {
     const jobNumber = 600000 + (c.def.customerId % 1000) * 10 + i + 1 + (c.def.customerId >= 2000 ? 50000 : 0);
-    const dateInMs = startMs - daysAgo * DAY;
-    const dateOutMs = dateInMs + 3 * DAY;
+    const dateInMs = startMs - daysAgo * DAY_MS;
+    const dateOutMs = dateInMs + 3 * DAY_MS;
     const job: JobRecord = {
       jobNumber,
       customerId: c.def.customerId,
@@ -39,7 +38,7 @@ export function seedHistory(c: CustomerState, startMs: number): void {
       originCode: 'WEB',
       dateInMs,
       status: STATUS.Closed,
-      statusSinceMs: dateOutMs + 5 * DAY,
+      statusSinceMs: dateOutMs + 5 * DAY_MS,
       dateOutMs,
       location: loc,
       deliveryMethod: delivery.code,

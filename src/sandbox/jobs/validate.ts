@@ -84,29 +84,53 @@ export interface ValidationContext {
 
 const present = (s: string | undefined): s is string => typeof s === 'string' && s.trim() !== '';
 
+/** The two kinds of finding, gathered in the order the checks run. */
+interface Findings {
+  crashes: string[];
+  msg: Msg;
+}
+
+interface Promo {
+  discount: number;
+  isFixed: boolean;
+  processes: string[] | null;
+}
+
 export function validateCandidate(c: BoundCandidate, ctx: ValidationContext): Verdict {
-  const crashes: string[] = [];
   const messages: ValidationMessage[] = [];
-  const msg = (errorCode: string, message: string): void => {
+  const msg: Msg = (errorCode, message) => {
     messages.push({ errorCode, message });
   };
-  const { customer } = ctx;
-  const region = customer.region;
+  const f: Findings = { crashes: [], msg };
+  const job = checkJobFields(c, ctx, f);
+  const delivery = checkDeliveryAddress(c.deliveryAddress, ctx.customer.region, f);
+  const planned = checkLines(c.items ?? [], ctx, f);
+  const processes = [...new Set(planned.map((l) => l.processCode).filter((x): x is string => !!x))];
+  const promo = checkPromoCode(c.promocode, processes, ctx, f);
+  if (f.crashes.length || messages.length || !delivery) return { crashes: f.crashes, messages, plan: null };
+  const earliest = earliestShipDay(ctx.now, job.location, processes);
+  const dueDay = job.dueRequested && job.dueRequested > earliest ? job.dueRequested : earliest;
+  const { dueRequested: _, ...fields } = job;
+  return {
+    crashes: f.crashes,
+    messages,
+    plan: { lines: planned, ...fields, dueDay, delivery, ...price(planned, promo) },
+  };
+}
 
-  // ---- header and job-level fields
+/** The origin header, an empty job, the location override, the due date and the user. */
+function checkJobFields(c: BoundCandidate, ctx: ValidationContext, { crashes, msg }: Findings) {
+  const { customer } = ctx;
   let originCode = 'API';
   if (ctx.originHeader !== undefined) {
     const hit = ORIGIN_CODES.find((o) => o.toLowerCase() === ctx.originHeader?.trim().toLowerCase());
     if (hit) originCode = hit;
     else msg('InvalidOriginCode', `X-Application-Name: '${ctx.originHeader}' is not a valid origin code.`);
   }
-
-  const items = c.items ?? [];
-  if (items.length === 0) crashes.push('items is empty');
-
-  let location = defaultLocation(region);
+  if ((c.items ?? []).length === 0) crashes.push('items is empty');
+  let location = defaultLocation(customer.region);
   if (present(c.locationCodeOverride)) {
-    const loc = region.locations.find((l) => l.code === c.locationCodeOverride);
+    const loc = customer.region.locations.find((l) => l.code === c.locationCodeOverride);
     if (!loc?.active || loc.virtual) {
       msg(
         'InvalidLocationCode',
@@ -114,14 +138,12 @@ export function validateCandidate(c: BoundCandidate, ctx: ValidationContext): Ve
       );
     } else location = loc;
   }
-
   let dueRequested: string | null = null;
   if (!present(c.dateDue)) crashes.push('dateDue is missing');
   else {
     dueRequested = parseRequestDate(c.dateDue);
     if (!dueRequested) msg('InvalidDateDue', `dateDue: '${c.dateDue}' is not a valid date.`);
   }
-
   let user = customer.users.find((u) => u.id === ctx.callerUserId) as UserProfile;
   if (c.customerUserId !== undefined) {
     const u = customer.users.find((x) => x.id === c.customerUserId);
@@ -129,89 +151,85 @@ export function validateCandidate(c: BoundCandidate, ctx: ValidationContext): Ve
       msg('InvalidCustomerUser', `customerUserId: ${c.customerUserId} is not an active user of this account.`);
     else user = u;
   }
+  return { originCode, location, dueRequested, user };
+}
 
-  // ---- delivery address
-  const da = c.deliveryAddress;
+type DeliveryAddress = NonNullable<BoundCandidate['deliveryAddress']>;
+
+function checkDeliveryAddress(
+  da: DeliveryAddress | undefined,
+  region: CustomerState['region'],
+  f: Findings,
+): DeliveryOption | undefined {
+  const { msg } = f;
+  if (!da) {
+    f.crashes.push('deliveryAddress is missing, so the job cannot be routed');
+    return undefined;
+  }
   let delivery: DeliveryOption | undefined;
-  if (!da) crashes.push('deliveryAddress is missing, so the job cannot be routed');
+  if (!present(da.deliveryMethod)) msg('MissingDeliveryMethod', 'deliveryAddress.deliveryMethod is required.');
   else {
-    if (!present(da.deliveryMethod)) msg('MissingDeliveryMethod', 'deliveryAddress.deliveryMethod is required.');
-    else {
-      delivery = region.deliveryOptions.find((o) => o.code === da.deliveryMethod);
-      if (!delivery)
-        msg(
-          'InvalidDeliveryMethod',
-          `deliveryAddress.deliveryMethod: '${da.deliveryMethod}' is not a valid delivery method code.`,
-        );
-    }
-    const iso = da.countryCodeISO2?.trim();
-    if (present(iso) && iso.length !== 2) {
+    delivery = region.deliveryOptions.find((o) => o.code === da.deliveryMethod);
+    if (!delivery)
       msg(
-        'InvalidCountryCode',
-        `deliveryAddress.countryCodeISO2: '${da.countryCodeISO2}' must be exactly 2 characters (ISO 3166-1 alpha-2).`,
+        'InvalidDeliveryMethod',
+        `deliveryAddress.deliveryMethod: '${da.deliveryMethod}' is not a valid delivery method code.`,
       );
+  }
+  const iso = da.countryCodeISO2?.trim();
+  const badIso = present(iso) && iso.length !== 2;
+  if (badIso) {
+    msg(
+      'InvalidCountryCode',
+      `deliveryAddress.countryCodeISO2: '${da.countryCodeISO2}' must be exactly 2 characters (ISO 3166-1 alpha-2).`,
+    );
+  }
+  if (delivery && !delivery.isCollection && !badIso) checkRoutable(da, iso, f);
+  return delivery;
+}
+
+/** A non-collection delivery needs a known country and the address parts that country uses. */
+function checkRoutable(da: DeliveryAddress, iso: string | undefined, { crashes, msg }: Findings): void {
+  const country = present(iso) ? findCountry(iso) : undefined;
+  const missing: string[] = [];
+  if (!present(iso)) missing.push('countryCodeISO2');
+  else if (!country) missing.push(`a known country (got '${iso}')`);
+  if (!present(da.streetAddress)) missing.push('streetAddress');
+  if (!present(da.city)) missing.push('city');
+  if (country?.hasPostalCode && !present(da.postalCode)) missing.push('postalCode');
+  if (country?.hasState && !present(da.state) && !present(da.stateCode)) missing.push('state');
+  if (missing.length) crashes.push(`deliveryAddress cannot be routed: missing ${missing.join(', ')}`);
+  else if (country?.hasState) {
+    const states = STATES[country.iso2] ?? [];
+    if (present(da.stateCode) && !states.some((s) => s.abbreviation === da.stateCode)) {
+      msg('InvalidState', `deliveryAddress.stateCode: '${da.stateCode}' is not a state of ${country.iso2}.`);
     }
-    if (delivery && !delivery.isCollection && !(present(iso) && iso.length !== 2)) {
-      const country = present(iso) ? findCountry(iso) : undefined;
-      const missing: string[] = [];
-      if (!present(iso)) missing.push('countryCodeISO2');
-      else if (!country) missing.push(`a known country (got '${iso}')`);
-      if (!present(da.streetAddress)) missing.push('streetAddress');
-      if (!present(da.city)) missing.push('city');
-      if (country?.hasPostalCode && !present(da.postalCode)) missing.push('postalCode');
-      if (country?.hasState && !present(da.state) && !present(da.stateCode)) missing.push('state');
-      if (missing.length) crashes.push(`deliveryAddress cannot be routed: missing ${missing.join(', ')}`);
-      else if (country?.hasState) {
-        const states = STATES[country.iso2] ?? [];
-        if (present(da.stateCode) && !states.some((s) => s.abbreviation === da.stateCode)) {
-          msg('InvalidState', `deliveryAddress.stateCode: '${da.stateCode}' is not a state of ${country.iso2}.`);
-        }
-        if (
-          present(da.state) &&
-          !states.some((s) => s.abbreviation === da.state || s.name.toLowerCase() === da.state?.toLowerCase())
-        ) {
-          msg('InvalidState', `deliveryAddress.state: '${da.state}' is not a state of ${country.iso2}.`);
-        }
-      }
+    if (
+      present(da.state) &&
+      !states.some((s) => s.abbreviation === da.state || s.name.toLowerCase() === da.state?.toLowerCase())
+    ) {
+      msg('InvalidState', `deliveryAddress.state: '${da.state}' is not a state of ${country.iso2}.`);
     }
   }
+}
 
-  // ---- lines
+/** Plans each line by its item type; PriceCode lines supply an artwork URL all or none. */
+function checkLines(items: BoundLine[], ctx: ValidationContext, { crashes, msg }: Findings): PlannedLine[] {
   const planned: PlannedLine[] = [];
   const artworkLines: { index: number; has: boolean }[] = [];
-  items.forEach((line, index) => {
+  for (const [index, line] of items.entries()) {
     const p = `items[${index}]`;
-    if (!present(line.itemType)) {
-      msg('MissingItemType', `${p}.itemType is required.`);
-      return;
-    }
-    if (!present(line.code)) {
-      msg('MissingCode', `${p}.code is required.`);
-      return;
-    }
-    switch (line.itemType) {
-      case 'PriceCode': {
-        artworkLines.push({ index, has: present(line.externalArtworkUrl) });
-        const r = priceCodeLine(line, p, customer, msg);
-        if (r) planned.push({ ...r, index });
-        return;
-      }
-      case 'Asset': {
-        const r = assetLine(line, p, ctx, crashes, msg);
-        if (r) planned.push({ ...r, index });
-        return;
-      }
-      case 'Stock': {
-        const r = stockLine(line, p, region.priceFactor, crashes, msg);
-        if (r) planned.push({ ...r, index });
-        return;
-      }
-      default: {
-        msg('UnsupportedItemType', `${p}.itemType: '${line.itemType}' is not a supported item type.`);
-        return;
-      }
-    }
-  });
+    let r: UnnumberedLine | null = null;
+    if (!present(line.itemType)) msg('MissingItemType', `${p}.itemType is required.`);
+    else if (!present(line.code)) msg('MissingCode', `${p}.code is required.`);
+    else if (line.itemType === 'PriceCode') {
+      artworkLines.push({ index, has: present(line.externalArtworkUrl) });
+      r = priceCodeLine(line, p, ctx.customer, msg);
+    } else if (line.itemType === 'Asset') r = assetLine(line, p, ctx, crashes, msg);
+    else if (line.itemType === 'Stock') r = stockLine(line, p, ctx.customer.region.priceFactor, crashes, msg);
+    else msg('UnsupportedItemType', `${p}.itemType: '${line.itemType}' is not a supported item type.`);
+    if (r) planned.push({ ...r, index });
+  }
   if (artworkLines.some((l) => l.has)) {
     for (const l of artworkLines.filter((x) => !x.has)) {
       msg(
@@ -220,48 +238,36 @@ export function validateCandidate(c: BoundCandidate, ctx: ValidationContext): Ve
       );
     }
   }
+  return planned;
+}
 
-  // ---- promo (needs the lines' processes)
-  const processes = [...new Set(planned.map((l) => l.processCode).filter((x): x is string => !!x))];
-  let promo: { discount: number; isFixed: boolean; processes: string[] | null } | null = null;
-  if (present(c.promocode)) {
-    const r = checkPromo(c.promocode, processes, ctx.now.getTime(), ctx.clockStartMs);
-    if (!r.isValid) msg('InvalidPromoCode', `promocode: '${c.promocode}' is not valid: ${r.message}`);
-    else promo = { discount: r.discount, isFixed: r.isFixed, processes: promoProcesses(c.promocode) };
-  }
+/** A promo code is checked against the processes of the planned lines. */
+function checkPromoCode(
+  code: string | undefined,
+  processes: string[],
+  ctx: ValidationContext,
+  { msg }: Findings,
+): Promo | null {
+  if (!present(code)) return null;
+  const r = checkPromo(code, processes, ctx.now.getTime(), ctx.clockStartMs);
+  if (r.isValid) return { discount: r.discount, isFixed: r.isFixed, processes: promoProcesses(code) };
+  msg('InvalidPromoCode', `promocode: '${code}' is not valid: ${r.message}`);
+  return null;
+}
 
-  if (crashes.length || messages.length || !delivery) return { crashes, messages, plan: null };
-
-  // ---- price and date
-  const earliest = earliestShipDay(ctx.now, location, processes);
-  const dueDay = dueRequested && dueRequested > earliest ? dueRequested : earliest;
+/** The subtotal of the lines, the promo's discount (fixed, or a share of its processes' lines) and the total. */
+function price(planned: PlannedLine[], promo: Promo | null): Pick<JobPlan, 'subtotal' | 'discount' | 'totalJobCost'> {
   const lineTotal = (l: PlannedLine): number => round2(l.quantity * l.unitPrice + l.oneOff);
   const subtotal = round2(planned.reduce((s, l) => s + lineTotal(l), 0));
   let discount = 0;
-  if (promo) {
-    if (promo.isFixed) discount = Math.min(subtotal, promo.discount / 100);
-    else {
-      const base = planned
-        .filter((l) => !promo?.processes || promo.processes.includes(l.processCode ?? ''))
-        .reduce((s, l) => s + lineTotal(l), 0);
-      discount = round2((base * promo.discount) / 100);
-    }
+  if (promo?.isFixed) discount = Math.min(subtotal, promo.discount / 100);
+  else if (promo) {
+    const base = planned
+      .filter((l) => !promo.processes || promo.processes.includes(l.processCode ?? ''))
+      .reduce((s, l) => s + lineTotal(l), 0);
+    discount = round2((base * promo.discount) / 100);
   }
-  return {
-    crashes,
-    messages,
-    plan: {
-      lines: planned,
-      location,
-      dueDay,
-      user,
-      originCode,
-      delivery,
-      subtotal,
-      discount,
-      totalJobCost: round2(subtotal - discount),
-    },
-  };
+  return { subtotal, discount, totalJobCost: round2(subtotal - discount) };
 }
 
 type Msg = (errorCode: string, message: string) => void;

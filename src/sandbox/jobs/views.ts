@@ -1,16 +1,14 @@
 import type { ActiveJobDto, JobDto } from '../../api/types.js';
-import { isoSeconds } from '../dates.js';
+import { DAY_MS, isoSeconds } from '../dates.js';
 import type { JobRecord } from '../state.js';
 import { dueString } from './create.js';
 import { canEdit, isCancelable, lockedReason, STATUS } from './lifecycle.js';
-
-const DAY = 86_400_000;
 
 /** Days between due date and dispatch: negative early, positive late. */
 function shippedDays(job: JobRecord): number | null {
   if (job.dateOutMs === null) return null;
   const due = Date.parse(`${job.dueDay}T23:59:59Z`);
-  return Math.round((job.dateOutMs - due) / DAY);
+  return Math.round((job.dateOutMs - due) / DAY_MS);
 }
 
 export function toJobDto(job: JobRecord, nowMs: number): JobDto {
@@ -34,7 +32,7 @@ export function toJobDto(job: JobRecord, nowMs: number): JobDto {
     shippedDateStatus:
       days === null ? null : days < 0 ? 'Shipped early' : days === 0 ? 'Shipped on time' : 'Shipped late',
     shippedDaysToProcess: days,
-    processingDays: job.dateOutMs === null ? null : Math.round(((job.dateOutMs - job.dateInMs) / DAY) * 10) / 10,
+    processingDays: job.dateOutMs === null ? null : Math.round(((job.dateOutMs - job.dateInMs) / DAY_MS) * 10) / 10,
     taxTotal: job.taxTotal,
     isCancelable: isCancelable(job.status),
     permissions: { canEdit: canEdit(job.status), lockedReason: lockedReason(job.status) },

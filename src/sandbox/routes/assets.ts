@@ -2,8 +2,7 @@ import type { AssetDto, AssetFileList, AssetJob, AssetJobsResponse } from '../..
 import type { ApiContext, ApiHandler } from '../context.js';
 import { ASSET_TYPES } from '../data/lookups.js';
 import type { AssetRecord } from '../data/assets.js';
-import { settle } from '../jobs/lifecycle.js';
-import { STATUS } from '../jobs/lifecycle.js';
+import { settle, STATUS } from '../jobs/lifecycle.js';
 import { boolParam, compareValues, intParam, listEnvelope } from '../paging.js';
 import { fieldErrors, problem } from '../problem.js';
 import { json, type Reply } from '../reply.js';
@@ -92,82 +91,63 @@ export function register(r: Router<ApiHandler>): void {
     return json({ ...rest, priceBands: a.priceBands.map((b) => ({ ...b })) });
   });
 
-  r.add('GET', '/Assets/{assetTag}/files', (ctx) => {
-    const a = ctx.world.findAsset(ctx.customer, ctx.params.assetTag);
-    if (!a) return problem(404, `Asset '${ctx.params.assetTag}' was not found.`, ctx.path);
-    const size = ctx.query.get('size');
-    if (size !== null && !['50', '100', '150'].includes(size))
-      return fieldErrors(ctx.path, { size: ['size must be 50, 100 or 150.'] });
-    const tag = a.assetTag as string;
-    const url = (name: string): string =>
-      `https://cdn.sandbox.invalid/assets/${tag}/${name}?expires=${Math.floor(ctx.now.getTime() / 1000) + 3600}&sig=sandbox${size ? `&size=${size}` : ''}`;
-    const body: AssetFileList = {
-      assetTag: tag,
-      currentFiles: [
-        {
-          fileId: `${tag}-art`,
-          fileName: `${tag}.png`,
-          fileSize: 482_113,
-          dateUploaded: a.createDate,
-          isImage: true,
-          cdnUrl: url(`${tag}.png`),
-        },
-        {
-          fileId: `${tag}-pdf`,
-          fileName: `${tag}-proof.pdf`,
-          fileSize: 120_442,
-          dateUploaded: a.createDate,
-          isImage: false,
-          cdnUrl: url(`${tag}-proof.pdf`),
-        },
-      ],
-      historicFiles: a.isArchived
-        ? [
-            {
-              fileId: `${tag}-old`,
-              fileName: `${tag}-v1.png`,
-              fileSize: 301_877,
-              dateUploaded: a.createDate,
-              isImage: true,
-              cdnUrl: url(`${tag}-v1.png`),
-              action: 'Archived',
-            },
-          ]
-        : [],
-    };
-    return json(body);
-  });
+  r.add('GET', '/Assets/{assetTag}/files', assetFiles);
+  // An unknown asset is a 400 here: this endpoint documents 400, not 404.
+  r.add('GET', '/Assets/{assetCode}/jobs', assetJobs);
+}
 
-  // Active jobs first, then completed ones by dateOut descending. An unknown asset is a 400
-  // (this endpoint documents 400, not 404).
-  r.add('GET', '/Assets/{assetCode}/jobs', (ctx) => {
-    const code = ctx.params.assetCode;
-    const a = ctx.world.findAsset(ctx.customer, code);
-    if (!a) return fieldErrors(ctx.path, { assetCode: [`Asset '${code}' was not found.`] });
-    const nowMs = ctx.now.getTime();
-    const rows: (AssetJob & { outMs: number | null })[] = [];
-    for (const job of ctx.customer.jobs.values()) {
-      settle(job, nowMs);
-      if (job.status === STATUS.Cancelled) continue;
-      const qty = job.lines.filter((l) => l.assetSku === code).reduce((s, l) => s + l.quantity, 0);
-      if (qty === 0) continue;
-      rows.push({
-        jobNumber: job.jobNumber,
-        orderNumber: job.orderNumber,
-        description: job.description,
-        quantity: qty,
-        dateOut: job.dateOutMs === null ? null : isoSeconds(new Date(job.dateOutMs)),
-        masterJobStatus: job.status,
-        outMs: job.dateOutMs,
-      });
-    }
-    rows.sort((x, y) => {
-      if (x.outMs === null && y.outMs === null) return y.jobNumber - x.jobNumber;
-      if (x.outMs === null) return -1;
-      if (y.outMs === null) return 1;
-      return y.outMs - x.outMs;
-    });
-    const jobs = rows.map(({ outMs: _o, ...j }) => j);
-    return json({ assetCode: a.assetTag, jobs, totalCount: jobs.length } satisfies AssetJobsResponse);
+function assetFiles(ctx: ApiContext): Reply {
+  const a = ctx.world.findAsset(ctx.customer, ctx.params.assetTag);
+  if (!a) return problem(404, `Asset '${ctx.params.assetTag}' was not found.`, ctx.path);
+  const size = ctx.query.get('size');
+  if (size !== null && !['50', '100', '150'].includes(size))
+    return fieldErrors(ctx.path, { size: ['size must be 50, 100 or 150.'] });
+  const tag = a.assetTag as string;
+  const expires = Math.floor(ctx.now.getTime() / 1000) + 3600;
+  const file = (id: string, fileName: string, fileSize: number, isImage: boolean) => ({
+    fileId: `${tag}-${id}`,
+    fileName,
+    fileSize,
+    dateUploaded: a.createDate,
+    isImage,
+    cdnUrl: `https://cdn.sandbox.invalid/assets/${tag}/${fileName}?expires=${expires}&sig=sandbox${size ? `&size=${size}` : ''}`,
   });
+  const body: AssetFileList = {
+    assetTag: tag,
+    currentFiles: [file('art', `${tag}.png`, 482_113, true), file('pdf', `${tag}-proof.pdf`, 120_442, false)],
+    historicFiles: a.isArchived ? [{ ...file('old', `${tag}-v1.png`, 301_877, true), action: 'Archived' }] : [],
+  };
+  return json(body);
+}
+
+/** Active jobs first, then completed ones by dateOut descending. */
+function assetJobs(ctx: ApiContext): Reply {
+  const code = ctx.params.assetCode;
+  const a = ctx.world.findAsset(ctx.customer, code);
+  if (!a) return fieldErrors(ctx.path, { assetCode: [`Asset '${code}' was not found.`] });
+  const nowMs = ctx.now.getTime();
+  const rows: (AssetJob & { outMs: number | null })[] = [];
+  for (const job of ctx.customer.jobs.values()) {
+    settle(job, nowMs);
+    if (job.status === STATUS.Cancelled) continue;
+    const qty = job.lines.filter((l) => l.assetSku === code).reduce((s, l) => s + l.quantity, 0);
+    if (qty === 0) continue;
+    rows.push({
+      jobNumber: job.jobNumber,
+      orderNumber: job.orderNumber,
+      description: job.description,
+      quantity: qty,
+      dateOut: job.dateOutMs === null ? null : isoSeconds(new Date(job.dateOutMs)),
+      masterJobStatus: job.status,
+      outMs: job.dateOutMs,
+    });
+  }
+  rows.sort((x, y) => {
+    if (x.outMs === null && y.outMs === null) return y.jobNumber - x.jobNumber;
+    if (x.outMs === null) return -1;
+    if (y.outMs === null) return 1;
+    return y.outMs - x.outMs;
+  });
+  const jobs = rows.map(({ outMs: _o, ...j }) => j);
+  return json({ assetCode: a.assetTag, jobs, totalCount: jobs.length } satisfies AssetJobsResponse);
 }

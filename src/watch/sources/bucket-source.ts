@@ -1,29 +1,23 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { readFile, rm } from 'node:fs/promises';
-import {
-  DONE_MARKER_SUFFIX,
-  REPORT_SUFFIXES,
-  classifyName,
-  isSafeName,
-  markedInput,
-  reportNames,
-  timestampedName,
-} from './drop-names.js';
-import { reportPaths } from '../../report/report-paths.js';
-import type { ReportTarget } from '../../report/write-reports.js';
+import { DONE_MARKER_SUFFIX, classifyName, markedInput, reportNames, timestampedName } from './drop-names.js';
+import { type ReportPaths, reportPaths } from '../../report/report-paths.js';
 import { BucketLeases } from '../../storage/bucket-lease.js';
 import type { Lease } from '../../storage/lease.js';
 import { removeFile } from '../../storage/remove-file.js';
 import {
   ClaimLostError,
   DEFAULT_LAYOUT,
+  REPORT_KINDS,
   SourceError,
+  assertLayout,
   type ClaimedInput,
   type DropLayout,
   type DropSource,
   type FinishOutcome,
   type InputChange,
   type ListedInput,
+  type WriteReports,
 } from './model.js';
 import { describe, type ListedObject, type S3Store } from '../../storage/s3/s3-store.js';
 import { initialised, makeWorkFolder, type Slot, WorkSlots } from './work-folder.js';
@@ -82,10 +76,7 @@ export class BucketSource implements DropSource {
   }
 
   async init(): Promise<void> {
-    for (const k of ['processing', 'done', 'failed'] as const) {
-      if (!isSafeName(this.layout[k]))
-        throw new SourceError(`the ${k} prefix name "${this.layout[k]}" must be a plain name`, 'usage');
-    }
+    assertLayout(this.layout, 'prefix');
     let probe: Awaited<ReturnType<S3Store['probeConditionalWrites']>>;
     try {
       probe = await this.opts.store.probeConditionalWrites(`${stateRoot(this.opts.prefix)}probe-${randomUUID()}`);
@@ -236,7 +227,7 @@ export class BucketSource implements DropSource {
       sha256,
       location: `s3://${store.bucket}/${this.key('processing', name)}`,
       renew: () => lease.renew(),
-      finish: async (outcome: FinishOutcome, writeReports?: (target: ReportTarget) => Promise<unknown>) => {
+      finish: async (outcome: FinishOutcome, writeReports?: WriteReports) => {
         // Nothing irreversible without the claim: if it was taken over, the taker finishes (as
         // for a folder, ClaimLostError: the caller reports the input lost, not unavailable).
         if (!(await lease.renew()))
@@ -245,14 +236,13 @@ export class BucketSource implements DropSource {
         const finalKey = this.key(outcome, finalName);
         // Written once, beside the private copy, then uploaded beside the input's final key.
         const local = reportPaths(path);
-        await writeReports?.({ paths: local, inputShownAs: `s3://${store.bucket}/${finalKey}` });
-        const finals = reportNames(finalName);
-        const locals = [local.json, local.csv, local.errors];
-        for (let i = 0; i < locals.length; i++) {
-          const body = await readFile(locals[i]).catch(() => undefined);
-          if (body) await store.put(this.key(outcome, finals[i]), body, undefined, contentTypeOf(finals[i]));
+        const wrote = (await writeReports?.({ paths: local, inputShownAs: `s3://${store.bucket}/${finalKey}` })) ?? {};
+        const finals = reportPaths(finalKey);
+        for (const kind of REPORT_KINDS) {
+          if (wrote[kind] !== undefined)
+            await store.put(finals[kind], await readFile(local[kind]), undefined, CONTENT_TYPES[kind]);
           // A report the cut-short finish uploaded and this one did not write (errors.txt) goes.
-          else if (resumed) await store.delete(this.key(outcome, finals[i]));
+          else if (resumed) await store.delete(finals[kind]);
         }
         await store.copy(this.key('processing', name), finalKey);
         await store.delete(this.key('processing', name));
@@ -320,8 +310,8 @@ export class BucketSource implements DropSource {
   }
 }
 
-function contentTypeOf(name: string): string {
-  if (name.endsWith(REPORT_SUFFIXES[0])) return 'application/json';
-  if (name.endsWith(REPORT_SUFFIXES[1])) return 'text/csv; charset=utf-8';
-  return 'text/plain; charset=utf-8';
-}
+const CONTENT_TYPES: Record<keyof ReportPaths, string> = {
+  json: 'application/json',
+  csv: 'text/csv; charset=utf-8',
+  errors: 'text/plain; charset=utf-8',
+};

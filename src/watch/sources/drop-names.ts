@@ -7,12 +7,14 @@
  * so nothing we derive from it can leave the watched location.
  */
 
+import { reportPaths } from '../../report/report-paths.js';
+
 export type NameVerdict =
   | { take: true }
   | { take: false; reason: 'hidden' | 'temporary' | 'report' | 'marker' | 'extension' | 'unsafe' };
 
 export const INPUT_EXTENSIONS: readonly string[] = ['.yaml', '.yml', '.json', '.csv', '.xlsx'];
-export const REPORT_SUFFIXES: readonly string[] = ['.result.json', '.result.csv', '.errors.txt'];
+const REPORT_SUFFIXES: readonly string[] = reportNames('');
 /** `X.done` next to `X` says "X is complete, take it now" (optional, for writers that can make one). */
 export const DONE_MARKER_SUFFIX = '.done';
 const TEMPORARY_SUFFIXES = ['.tmp', '.part', '.crdownload', '.partial', '.swp'];
@@ -44,7 +46,7 @@ export function markedInput(name: string): string | undefined {
 
 /** The names of the reports written beside input `name` (docs/reports.md). */
 export function reportNames(name: string): string[] {
-  return REPORT_SUFFIXES.map((s) => `${name}${s}`);
+  return Object.values(reportPaths(name));
 }
 
 /**

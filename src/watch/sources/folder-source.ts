@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { link, lstat, mkdir, open, readdir, rename, rm, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { ReportTarget } from '../../report/write-reports.js';
+import { type ReportPaths, reportPaths } from '../../report/report-paths.js';
 import { type NewFileOptions, writeFileAtomic } from '../../storage/atomic-write.js';
 import { FolderLeases, type LinkFile, linkRefused } from '../../storage/folder-lease.js';
 import { type Lease, newOwnerId } from '../../storage/lease.js';
@@ -13,7 +13,6 @@ import {
   NAME_MAX_BYTES,
   classifyName,
   isOwnTemporary,
-  isSafeName,
   markedInput,
   nameBytes,
   reportNames,
@@ -24,13 +23,16 @@ import { initialised, makeWorkFolder, type Slot, WorkSlots } from './work-folder
 import {
   ClaimLostError,
   DEFAULT_LAYOUT,
+  REPORT_KINDS,
   SourceError,
+  assertLayout,
   type ClaimedInput,
   type DropLayout,
   type DropSource,
   type FinishOutcome,
   type InputChange,
   type ListedInput,
+  type WriteReports,
 } from './model.js';
 
 export interface FolderSourceOptions {
@@ -132,10 +134,7 @@ export class FolderSource implements DropSource {
   }
 
   async init(): Promise<void> {
-    for (const k of ['processing', 'done', 'failed'] as const) {
-      if (!isSafeName(this.layout[k]))
-        throw new SourceError(`the ${k} folder name "${this.layout[k]}" must be a plain name`, 'usage');
-    }
+    assertLayout(this.layout, 'folder');
     let info: Stats;
     try {
       info = await stat(this.location);
@@ -271,7 +270,7 @@ export class FolderSource implements DropSource {
         `watch takes names of up to ${MAX_INPUT_NAME_BYTES} bytes, because its reports, claim and ` +
         `timestamped names add to it and a file name may not exceed ${NAME_MAX_BYTES} bytes. ` +
         'Rename the file to a shorter name and drop it again.\n';
-      const errors = this.sub('failed', reportNames(final)[2]);
+      const errors = reportPaths(this.sub('failed', final)).errors;
       await writeFileAtomic(errors, why);
       try {
         await rename(join(this.location, name), this.sub('failed', final));
@@ -346,36 +345,11 @@ export class FolderSource implements DropSource {
       ...(verified ? { sha256: verified.copied.sha256 } : {}),
       ...(refused === undefined ? {} : { refused }),
       renew: () => lease.renew(),
-      finish: async (outcome: FinishOutcome, writeReports?: (target: ReportTarget) => Promise<unknown>) => {
+      finish: async (outcome: FinishOutcome, writeReports?: WriteReports) => {
         const folder = await this.assertOwnFolder(outcome);
         // Taken over (our lease ran out during a stall)? The claim is the truth: hands off.
         if (lease.lost()) throw new ClaimLostError(takenOver);
-        const finalName = await this.freeName(outcome, name);
-        const finalPath = this.sub(outcome, finalName);
-        // Each report is written whole (fsynced) under a hidden temporary name first; then all
-        // are renamed into place back to back, and the input last. A crash while they are
-        // written leaves only hidden temporary files, and the input, resumed, takes its own
-        // name; only one between these renames leaves reports that make it take a timestamped one.
-        const finals = reportNames(finalName).map((n) => this.sub(outcome, n));
-        const tag = `${process.pid}.${randomBytes(4).toString('hex')}`;
-        const staged = reportNames(finalName).map((n) => this.sub(outcome, `.${n}.${tag}.tmp`));
-        try {
-          const wrote = await writeReports?.({
-            paths: { json: staged[0], csv: staged[1], errors: staged[2] },
-            inputShownAs: finalPath,
-            file: { ...reportFileOptions(verified, folder), staged: true },
-          });
-          // errors.txt (the last) only when it was written, or when the writer does not say.
-          const count = typeof wrote === 'object' && wrote !== null && !('errors' in wrote) ? 2 : 3;
-          for (let i = 0; i < count; i++) {
-            await rename(staged[i], finals[i]).catch((err: NodeJS.ErrnoException) => {
-              if (err.code !== 'ENOENT') throw err; // a report not written (errors.txt when nothing failed)
-            });
-          }
-        } catch (err) {
-          await Promise.all(staged.map((r) => removeFile(r)));
-          throw err;
-        }
+        const finalPath = await this.placeReports(outcome, name, writeReports, reportFileOptions(verified, folder));
         // The private copy has served: gone before the input is moved, so a finished input leaves nothing behind.
         await dropCopy();
         await rename(path, finalPath);
@@ -396,6 +370,35 @@ export class FolderSource implements DropSource {
         return back ?? path;
       },
     };
+  }
+
+  /**
+   * Puts the reports in done/ or failed/ under the input's free name; returns its final path.
+   * They are written whole under hidden temporary names, then renamed back to back: a crash
+   * while writing leaves only hidden files, so the resumed input still takes its own name.
+   */
+  private async placeReports(
+    outcome: FinishOutcome,
+    name: string,
+    writeReports: WriteReports | undefined,
+    file: NewFileOptions,
+  ): Promise<string> {
+    const finalName = await this.freeName(outcome, name);
+    const finalPath = this.sub(outcome, finalName);
+    if (!writeReports) return finalPath;
+    const finals = reportPaths(finalPath);
+    const tag = `${process.pid}.${randomBytes(4).toString('hex')}`;
+    const names = reportPaths(finalName);
+    const hidden = (kind: keyof ReportPaths): string => this.sub(outcome, `.${names[kind]}.${tag}.tmp`);
+    const staged: ReportPaths = { json: hidden('json'), csv: hidden('csv'), errors: hidden('errors') };
+    try {
+      const wrote = await writeReports({ paths: staged, inputShownAs: finalPath, file: { ...file, staged: true } });
+      for (const kind of REPORT_KINDS) if (wrote[kind] !== undefined) await rename(staged[kind], finals[kind]);
+    } catch (err) {
+      await Promise.all(REPORT_KINDS.map((kind) => removeFile(staged[kind])));
+      throw err;
+    }
+    return finalPath;
   }
 
   /**

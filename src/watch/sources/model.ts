@@ -4,7 +4,10 @@
  * the top, claimed ones in `processing/`, finished ones in `done/` or `failed/`.
  */
 
+import type { Settings } from '../../core/config/resolve-settings.js';
+import type { ReportPaths } from '../../report/report-paths.js';
 import type { ReportTarget } from '../../report/write-reports.js';
+import { isSafeName } from './drop-names.js';
 
 export interface ListedInput {
   /** A single path segment (see drop-names.ts), never a path. */
@@ -16,6 +19,12 @@ export interface ListedInput {
 }
 
 export type FinishOutcome = 'done' | 'failed';
+
+/** Writes an input's reports once, to `target`; returns the paths of those it wrote (the ones that move). */
+export type WriteReports = (target: ReportTarget) => Promise<Partial<ReportPaths>>;
+
+/** The reports of an input, in the order they are put in place (the input moves after them). */
+export const REPORT_KINDS = ['json', 'csv', 'errors'] as const satisfies readonly (keyof ReportPaths)[];
 
 /**
  * The input is no longer what was read at claim (docs/watch.md#a-file-that-changes-while-it-is-processed):
@@ -34,15 +43,11 @@ export interface ClaimedInput {
   path: string;
   /** Where the input is, for people (logs): a folder path or `s3://bucket/key`. */
   location: string;
-  /**
-   * sha256 (hex) of the private copy's bytes, taken while it was copied (the crash counter's
-   * key, attempts.ts). Absent only when the input is `refused` (nothing was read).
-   */
+  /** sha256 (hex) of the private copy's bytes, taken while copying (attempts.ts); absent when `refused`. */
   sha256?: string;
   /**
-   * Set when the input must not be read (a link or a FIFO swapped in under the name, a hard
-   * link, over the size cap, changed while read): why, for its errors.txt. It is finished as
-   * failed without being processed.
+   * Why the input must not be read (a link or a FIFO swapped in, a hard link, over the size
+   * cap), for its errors.txt: it is finished as failed without being processed.
    */
   refused?: string;
   /**
@@ -51,14 +56,11 @@ export interface ClaimedInput {
    */
   renew(): Promise<boolean>;
   /**
-   * Moves the input to done/ or failed/ (never over an earlier file of the same name) with its
-   * reports, then drops the claim. `writeReports` writes them once, to where `target` says
-   * (a folder: straight beside the input's final name; a bucket: local files it uploads),
-   * before the input moves; it may return what it wrote (WrittenReports: without `errors`,
-   * no errors.txt was written).
-   * Returns the input's final location.
+   * Moves the input to done/ or failed/ (never over an earlier file of the same name) with the
+   * reports `writeReports` wrote (a folder: straight beside the input's final name; a bucket:
+   * local files it uploads), then drops the claim. Returns the input's final location.
    */
-  finish(outcome: FinishOutcome, writeReports?: (target: ReportTarget) => Promise<unknown>): Promise<string>;
+  finish(outcome: FinishOutcome, writeReports?: WriteReports): Promise<string>;
   /** Drops the claim but leaves the input in processing/, for this or another instance to resume. */
   release(): Promise<void>;
   /**
@@ -67,17 +69,15 @@ export interface ClaimedInput {
    */
   forget(): Promise<void>;
   /**
-   * Compares the input with what was read at claim, right before `when`: `submit` (the first
-   * create; nothing sent from it yet) or `finish` (about to be moved out; jobs may have been
-   * sent). Undefined while it is unchanged. A folder compares size, mtime and sha256 of the
-   * file in processing/ (opened without following links); a bucket compares ETags.
+   * How the input differs from what was read at claim, right before `when` (the first send, or
+   * the move out); undefined while unchanged. A folder compares size, mtime and sha256 (no
+   * link followed); a bucket compares ETags.
    */
   recheck(when: 'submit' | 'finish'): Promise<InputChange | undefined>;
   /**
-   * Gives a changed input back, never over another file: a folder moves it to the top again
-   * to wait until it is stable; a bucket drops an upload a newer one replaced. The claim and
-   * the private copy go (no report of this attempt was written). Returns where the input is now.
-   * Throws ClaimLostError when the claim was taken over.
+   * Gives a changed input back, never over another file (a folder: to the top again; a bucket:
+   * drops an upload a newer one replaced); the claim and the copy go. Returns where it is now;
+   * throws ClaimLostError when the claim was taken over.
    */
   requeue(): Promise<string>;
 }
@@ -132,3 +132,19 @@ export interface DropLayout {
 }
 
 export const DEFAULT_LAYOUT: DropLayout = { processing: 'processing', done: 'done', failed: 'failed' };
+
+/** The layout the settings name (processingDir, doneDir, failedDir): watch's sources and the dashboard agree on it. */
+export function dropLayout(settings: Pick<Settings, 'get'>): DropLayout {
+  return {
+    processing: settings.get('processingDir') ?? DEFAULT_LAYOUT.processing,
+    done: settings.get('doneDir') ?? DEFAULT_LAYOUT.done,
+    failed: settings.get('failedDir') ?? DEFAULT_LAYOUT.failed,
+  };
+}
+
+/** Throws a SourceError (usage) unless each sub-location of `layout` is a plain name (`what`: folder or prefix). */
+export function assertLayout(layout: DropLayout, what: 'folder' | 'prefix'): void {
+  for (const [k, name] of Object.entries(layout)) {
+    if (!isSafeName(name)) throw new SourceError(`the ${k} ${what} name "${name}" must be a plain name`, 'usage');
+  }
+}

@@ -42,8 +42,8 @@ const OPEN_KEPT = constants.O_WRONLY | constants.O_TRUNC | constants.O_NOFOLLOW;
  * The folders of a work folder where claimed inputs' private copies are made. An input in
  * flight holds one slot and gives it back when its copy is dropped, so folders are made once,
  * not per input; and each slot keeps one 0600 file for its life: a copy is written into it (no
- * new inode per input: on the disks measured, making one costs ~1 ms of kernel CPU and freeing
- * one slows later makes for minutes), then renamed to the input's name, which errors.txt names
+ * new inode per input: making one costs kernel time, and freed ones slow later makes for
+ * minutes on some file systems), then renamed to the input's name, which errors.txt names
  * the input by; dropped, it is emptied (no customer's bytes kept) and renamed back.
  */
 export class WorkSlots {

@@ -146,3 +146,67 @@ describe('the scanner reads records as csv-parse does', () => {
     expect(got.problems[0].message).toContain('Quote Not Closed');
   });
 });
+
+/** The records of `text` read with keepText: cells, row and the record's own text when given. */
+async function scanWithText(text: string, delimiter = ',', cutsAt: number[] = []) {
+  const records: Array<{ cells: string[]; row: number; text?: string }> = [];
+  const scanner = new CsvScanner(
+    { ...dialectOf(), delimiter },
+    {
+      header: () => {},
+      record: (cells, row, own) => records.push({ cells, row, ...(own === undefined ? {} : { text: own }) }),
+    },
+    { keepText: true },
+  );
+  const bytes = Buffer.from(text, 'utf8');
+  let at = 0;
+  for (const cut of [...cutsAt, bytes.length]) {
+    if (cut > at) scanner.push(bytes.subarray(at, cut));
+    at = Math.max(at, cut);
+  }
+  await scanner.finish();
+  return records;
+}
+
+describe("a record's own text (result.csv copies it)", () => {
+  it('is given for strict records only: quoted line breaks kept, a bare quote or text after a closing quote not', async () => {
+    const records = await scanWithText('h1\na,"b\r\nc",d\n,, \n"x""y",1" x 2"\n-1,z\n"a"b,c\nlast');
+    expect(records).toEqual([
+      { cells: ['a', 'b\r\nc', 'd'], row: 2, text: 'a,"b\r\nc",d' },
+      { cells: ['x"y', '1" x 2"'], row: 5 },
+      { cells: ['-1', 'z'], row: 6, text: '-1,z' },
+      // csv-parse reads from here on: its records come without their text.
+      { cells: ['"a"b', 'c'], row: 7 },
+      { cells: ['last'], row: 8 },
+    ]);
+  });
+
+  it('lone CR and mixed line ends: each line its record, with its text', async () => {
+    expect(await scanWithText('h\ra,b\r\nc\nd\r')).toEqual([
+      { cells: ['a', 'b'], row: 2, text: 'a,b' },
+      { cells: ['c'], row: 3, text: 'c' },
+      { cells: ['d'], row: 4, text: 'd' },
+    ]);
+  });
+
+  it('parses, under csv-parse without relax_quotes, into exactly its cells (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(csvText, cutsArb, fc.constantFrom(',', ';'), async (text, cuts, delimiter) => {
+        const bytes = Buffer.byteLength(text);
+        const got = await scanWithText(
+          `h\n${text}`,
+          delimiter,
+          cuts.map((c) => Math.floor(c * bytes)).sort((a, b) => a - b),
+        );
+        for (const r of got) {
+          if (r.text === undefined) continue;
+          const strict = parse(r.text, { delimiter, relax_column_count: true, record_delimiter: ['\r\n', '\n', '\r'] });
+          expect(strict).toEqual([r.cells]);
+        }
+        // Text without quotes is all strict: every record comes with its text.
+        if (!text.includes('"')) expect(got.every((r) => r.text !== undefined)).toBe(true);
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});

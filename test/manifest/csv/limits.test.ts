@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readCsvRows } from '../../../src/manifest/csv/read-csv-rows.js';
+import { csvRows } from './csv-rows.js';
 import { readCsvDocument } from '../../../src/manifest/csv/read-csv.js';
 import { loadManifest } from '../../../src/manifest/load-manifest.js';
 import { tempFiles } from '../../support/temp-files.js';
@@ -99,8 +99,7 @@ describe('CSV limits: hostile files stop with a located error', () => {
     expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     expect(r.sha256).toMatch(/^[0-9a-f]{64}$/);
     const file = await files.write('rows.csv', `${HEADER}\n${ROW}\n${ROW}${',x'.repeat(30)}\n${ROW}\n`);
-    const rows: number[] = [];
-    for await (const { row } of readCsvRows(file, { csv: { maxColumns: 20 } })) rows.push(row);
+    const rows = (await csvRows(file, { csv: { maxColumns: 20 } })).rows.map((r) => r.row);
     expect(rows).toEqual([2]);
   });
 });

@@ -2,18 +2,20 @@ import fc from 'fast-check';
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { readCsvDocument } from '../../../src/manifest/csv/read-csv.js';
-import { readCsvHeader, readCsvRows } from '../../../src/manifest/csv/read-csv-rows.js';
+import { csvRows } from './csv-rows.js';
 import { tempFiles } from '../../support/temp-files.js';
 
 const files = tempFiles();
 
 async function collect(file: string, opts = {}) {
-  const rows = [];
-  for await (const r of readCsvRows(file, opts)) rows.push(r);
-  return rows;
+  return (await csvRows(file, opts)).rows;
 }
 
-describe('readCsvRows', () => {
+async function readCsvHeader(file: string, opts = {}) {
+  return (await csvRows(file, opts)).header;
+}
+
+describe('scanCsvFile: the records read again for result.csv', () => {
   it("yields data rows verbatim (untrimmed, quotes resolved) with the reader's row numbers", async () => {
     const content =
       '\uFEFForderNumber,itemType,code,comment\r\n PO-1 ,Asset,A1,"say ""hi"",\r\nthere"\r\n\r\nPO-2,Asset,A2,  \r\n';

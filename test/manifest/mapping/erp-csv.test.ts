@@ -1,7 +1,7 @@
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import { readCsvDocument } from '../../../src/manifest/csv/read-csv.js';
-import { readCsvRows } from '../../../src/manifest/csv/read-csv-rows.js';
+import { csvRows } from '../csv/csv-rows.js';
 import { parseMapping } from '../../../src/manifest/mapping/load-mapping.js';
 import type { Mapping } from '../../../src/manifest/mapping/model.js';
 import { tempFiles } from '../../support/temp-files.js';
@@ -195,8 +195,7 @@ describe('readCsvDocument with an ERP mapping', () => {
 
   it('re-reads the export rows verbatim (decoded, untrimmed, unmapped) with the same row numbers', async () => {
     const file = await files.write('rows.csv', iconv.encode(EXPORT.slice(0, 7).join('\r\n') + '\r\n', 'windows-1252'));
-    const rows = [];
-    for await (const row of readCsvRows(file, { mapping: mapping() })) rows.push(row);
+    const { rows } = await csvRows(file, { mapping: mapping() });
     expect(rows).toEqual(EXPORT.slice(3, 7).map((l, i) => ({ row: 4 + i, cells: l.split(';') })));
   });
 });

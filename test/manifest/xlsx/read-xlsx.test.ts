@@ -235,3 +235,111 @@ describe('.xlsx inputs', () => {
     expect(errors(diagnostics).map((d) => d.code)).toEqual(['xlsx.unreadable']);
   });
 });
+
+/** Every part of a workbook, unpacked (through the reader's own zip directory). */
+async function partsOf(file: string): Promise<Map<string, string>> {
+  const archive = await ZipArchive.open(file);
+  const parts = new Map<string, string>();
+  try {
+    for (const [name, entry] of archive.directory?.entries ?? []) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of await archive.openEntry(entry)) chunks.push(chunk as Buffer);
+      parts.set(name, Buffer.concat(chunks).toString('utf8'));
+    }
+  } finally {
+    await archive.close();
+  }
+  return parts;
+}
+
+/** A zip of `parts` (name → text), stored uncompressed, in the order given. */
+async function zipOf(parts: Array<[string, string]>): Promise<string> {
+  const locals: Buffer[] = [];
+  const central: Buffer[] = [];
+  let offset = 0;
+  for (const [name, text] of parts) {
+    const nameBytes = Buffer.from(name);
+    const data = Buffer.from(text);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt32LE(data.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(nameBytes.length, 26);
+    const entry = Buffer.alloc(46);
+    entry.writeUInt32LE(0x02014b50, 0);
+    entry.writeUInt32LE(data.length, 20);
+    entry.writeUInt32LE(data.length, 24);
+    entry.writeUInt16LE(nameBytes.length, 28);
+    entry.writeUInt32LE(offset, 42);
+    locals.push(local, nameBytes, data);
+    central.push(entry, nameBytes);
+    offset += 30 + nameBytes.length + data.length;
+  }
+  const directory = Buffer.concat(central);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(parts.length, 8);
+  end.writeUInt16LE(parts.length, 10);
+  end.writeUInt32LE(directory.length, 12);
+  end.writeUInt32LE(offset, 16);
+  const file = `${await tempDirPerTest()}/orders.xlsx`;
+  await writeFile(file, Buffer.concat([...locals, directory, end]));
+  return file;
+}
+
+describe('.xlsx inputs as other writers store them', () => {
+  it('sheet parts by any name, relationships with absolute targets, sheets stored before the shared strings', async () => {
+    const parts = await partsOf(await workbook({ Notes: [['just notes']], Orders: [HEADER, ROW] }));
+    // As openpyxl writes them: absolute targets; parts named otherwise; the sheets first in the archive.
+    const rels = (parts.get('xl/_rels/workbook.xml.rels') as string)
+      .replace('Target="worksheets/sheet1.xml"', 'Target="/xl/worksheets/notes.xml"')
+      .replace('Target="worksheets/sheet2.xml"', 'Target="/xl/worksheets/orders.xml"');
+    expect(rels).toContain('/xl/worksheets/orders.xml');
+    const renamed: Array<[string, string]> = [
+      ['xl/worksheets/orders.xml', parts.get('xl/worksheets/sheet2.xml') as string],
+      ['xl/worksheets/notes.xml', parts.get('xl/worksheets/sheet1.xml') as string],
+      ...[...parts].filter(([name]) => !/^xl\/worksheets\/sheet\d\.xml$|workbook\.xml\.rels$/.test(name)),
+      ['xl/_rels/workbook.xml.rels', rels],
+    ];
+    const file = await zipOf(renamed);
+    const first = await loadManifest(file);
+    expect(errors(first.diagnostics).map((d) => d.code)).toContain('csv.missing-column'); // Notes, first in tab order
+    const named = await loadManifest(file, { mapping: parseMapping('sheet: Orders\n', 'm.yaml') });
+    expect(errors(named.diagnostics)).toEqual([]);
+    expect(named.manifest?.jobs[0]).toMatchObject({ orderNumber: 'PO-1', dateDue: '2026-12-04' });
+  });
+
+  it('a workbook without shared strings (inline text) and one counting dates from 1904', async () => {
+    const parts = await partsOf(await workbook({ Orders: [HEADER, ROW] }));
+    const strings = [...(parts.get('xl/sharedStrings.xml') as string).matchAll(/<t[^>]*>([^<]*)<\/t>/g)].map(
+      (m) => m[1],
+    );
+    // Each shared-string cell written inline instead; the part itself left out.
+    const sheet = (parts.get('xl/worksheets/sheet1.xml') as string).replace(
+      /<c r="([A-Z]+\d+)"([^>]*) t="s"([^>]*)><v>(\d+)<\/v><\/c>/g,
+      (_, ref, a, b, i) => `<c r="${ref}"${a} t="inlineStr"${b}><is><t>${strings[Number(i)]}</t></is></c>`,
+    );
+    expect(sheet).toContain('inlineStr');
+    const inline = await zipOf([
+      ...[...parts].filter(([name]) => name !== 'xl/sharedStrings.xml' && name !== 'xl/worksheets/sheet1.xml'),
+      ['xl/worksheets/sheet1.xml', sheet],
+    ]);
+    const read = await loadManifest(inline);
+    expect(errors(read.diagnostics)).toEqual([]);
+    expect(read.manifest?.jobs[0]).toMatchObject({ orderNumber: 'PO-1', dateDue: '2026-12-04' });
+
+    // The same serial day number read in the 1904 date system is 1,462 days later.
+    const book = (parts.get('xl/workbook.xml') as string).replace(
+      /<workbookPr([^>]*?)\/>/,
+      '<workbookPr$1 date1904="1"/>',
+    );
+    expect(book).toContain('date1904="1"');
+    const in1904 = await zipOf([
+      ...[...parts].filter(([name]) => name !== 'xl/workbook.xml'),
+      ['xl/workbook.xml', book],
+    ]);
+    const later = await loadManifest(in1904);
+    expect(later.manifest?.jobs[0].dateDue).toBe('2030-12-05');
+  });
+});

@@ -38,7 +38,7 @@ describe('a bucket input resumed after a finish cut short', () => {
   const reports = (tag: string) => async (target: ReportTarget) => {
     await writeFile(target.paths.json, `{"run":"${tag}"}\n`);
     await writeFile(target.paths.csv, `run\n${tag}\n`);
-    return {};
+    return { json: target.paths.json, csv: target.paths.csv };
   };
 
   /** `name` dropped under `prefix`, claimed by one instance and given up (as by a crash) after `cut`; then resumed by another and finished. */

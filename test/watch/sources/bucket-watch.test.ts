@@ -81,8 +81,8 @@ describe('htorder watch s3://BUCKET/PREFIX', () => {
   });
 
   it('two watchers on one bucket prefix, several objects in flight each, process every object exactly once', async () => {
-    const a = await startWatch({ target: target(), parallelFiles: 3 }, env);
-    const b = await startWatch({ target: target(), parallelFiles: 3 }, env);
+    const a = await startWatch({ target: target(), flags: { watchParallelFiles: 3 } }, env);
+    const b = await startWatch({ target: target(), flags: { watchParallelFiles: 3 } }, env);
     try {
       for (let i = 1; i <= 10; i++) await put(`f${i}.yaml`, manifest(`BF${i}`, 2));
       await waitFor(
@@ -142,7 +142,7 @@ describe('htorder watch s3://BUCKET/PREFIX', () => {
     expect(code).toBe(2);
     expect(err).toMatch(/does not support conditional writes.*--single-instance/s);
 
-    const w = await startWatch({ target: target(), singleInstance: true }, rawEnv);
+    const w = await startWatch({ target: target(), flags: { singleInstance: true } }, rawEnv);
     try {
       await put('s.yaml', manifest('BS'));
       await waitFor(async () => ((await keys('done/')).includes('done/s.yaml') ? true : undefined), 's.yaml in done/');

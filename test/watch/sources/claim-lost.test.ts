@@ -45,6 +45,7 @@ describe('finish after the claim was taken over', () => {
       await expect(
         c.finish('done', async () => {
           wrote = true;
+          return {};
         }),
       ).rejects.toBeInstanceOf(ClaimLostError);
       expect(wrote).toBe(false);
@@ -93,6 +94,7 @@ describe('finish after the claim was taken over', () => {
         await expect(
           c.finish('done', async () => {
             wrote = true;
+            return {};
           }),
         ).rejects.toBeInstanceOf(ClaimLostError);
         expect(wrote).toBe(false);

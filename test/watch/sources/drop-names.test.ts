@@ -10,7 +10,6 @@ import {
   shortName,
   timestampedName,
 } from '../../../src/watch/sources/drop-names.js';
-import { StabilityTracker } from '../../../src/watch/sources/stability.js';
 
 describe('classifyName', () => {
   it('takes manifests by extension, case-insensitively', () => {
@@ -62,33 +61,6 @@ describe('markers and clash names', () => {
     expect(timestampedName('orders.csv', at)).toBe('orders.20261121T060328123Z.csv');
     expect(timestampedName('orders.csv', at, 2)).toBe('orders.20261121T060328123Z-2.csv');
     expect(classifyName(timestampedName('orders.csv', at)).take).toBe(true);
-  });
-});
-
-describe('StabilityTracker', () => {
-  const f = (size: number, mtimeMs: number, marked = false) => ({ name: 'a.yaml', size, mtimeMs, marked });
-
-  it('waits until size and mtime have not changed for the stable time', () => {
-    const t = new StabilityTracker(100);
-    expect(t.observe([f(10, 1)], 0)).toEqual({ ready: [], nextDueAt: 100 });
-    expect(t.observe([f(20, 2)], 50).ready).toEqual([]); // still growing: the clock restarts
-    expect(t.observe([f(20, 2)], 120)).toEqual({ ready: [], nextDueAt: 150 });
-    expect(t.observe([f(20, 2)], 150).ready).toEqual(['a.yaml']);
-  });
-
-  it('takes a marked file at once', () => {
-    const t = new StabilityTracker(10_000);
-    expect(t.observe([f(10, 1, true)], 0).ready).toEqual(['a.yaml']);
-  });
-
-  it('watches a file afresh after it was forgotten or disappeared', () => {
-    const t = new StabilityTracker(100);
-    t.observe([f(10, 1)], 0);
-    t.observe([], 50);
-    expect(t.observe([f(10, 1)], 100).ready).toEqual([]);
-    t.forget('a.yaml');
-    expect(t.observe([f(10, 1)], 150).ready).toEqual([]);
-    expect(t.observe([f(10, 1)], 250).ready).toEqual(['a.yaml']);
   });
 });
 

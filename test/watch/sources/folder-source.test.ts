@@ -63,6 +63,7 @@ describe('FolderSource', () => {
       const final = await c.finish('done', async (to) => {
         shownAs = to.inputShownAs;
         await writeFile(to.paths.json, `{"round":${round}}`);
+        return { json: to.paths.json };
       });
       expect(shownAs).toBe(final);
       expect(await readFile(final, 'utf8')).toBe(`round ${round}`);
@@ -84,7 +85,7 @@ describe('FolderSource', () => {
     const dying = c.finish('done', async (to) => {
       staged = to.paths.csv;
       await writeFile(to.paths.csv, 'half');
-      await new Promise<void>((_, reject) => {
+      return new Promise<never>((_, reject) => {
         crash = reject;
       });
     });
@@ -97,6 +98,7 @@ describe('FolderSource', () => {
     const [resumed] = await (await source()).claimOrphans();
     const final = await resumed!.finish('done', async (to) => {
       await writeFile(to.paths.json, '{}');
+      return { json: to.paths.json };
     });
     expect(final).toBe(join(dir.path, 'done', 'e.yaml'));
     expect((await ls('done')).filter((n) => !n.startsWith('.'))).toEqual(['e.yaml', 'e.yaml.result.json']);

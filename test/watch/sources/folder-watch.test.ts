@@ -56,7 +56,7 @@ describe('htorder watch DIR', () => {
   });
 
   it('takes a slowly written file only once it is complete', async () => {
-    const w = await startWatch({ target: fx.drop.path, stableMs: 500 }, fx.env);
+    const w = await startWatch({ target: fx.drop.path, flags: { stableTimeMs: 500 } }, fx.env);
     try {
       const text = manifest('SLOW', 3);
       const path = join(fx.drop.path, 'slow.yaml');
@@ -76,7 +76,7 @@ describe('htorder watch DIR', () => {
   });
 
   it('takes a file with a NAME.done marker at once, and ignores temporary and report names', async () => {
-    const w = await startWatch({ target: fx.drop.path, stableMs: 60_000 }, fx.env);
+    const w = await startWatch({ target: fx.drop.path, flags: { stableTimeMs: 60_000 } }, fx.env);
     try {
       await writeFile(join(fx.drop.path, 'm.yaml.part'), manifest('PART'));
       await writeFile(join(fx.drop.path, 'x.yaml.result.json'), manifest('REPORT'));
@@ -158,8 +158,8 @@ describe('htorder watch DIR', () => {
   });
 
   it('two watchers on one folder, several files in flight each, process every file exactly once', async () => {
-    const a = await startWatch({ target: fx.drop.path, parallelFiles: 4 }, fx.env);
-    const b = await startWatch({ target: fx.drop.path, parallelFiles: 4 }, fx.env);
+    const a = await startWatch({ target: fx.drop.path, flags: { watchParallelFiles: 4 } }, fx.env);
+    const b = await startWatch({ target: fx.drop.path, flags: { watchParallelFiles: 4 } }, fx.env);
     try {
       for (let i = 1; i <= 16; i++) await writeFile(join(fx.drop.path, `f${i}.yaml`), manifest(`F${i}`, 2));
       await waitFor(
@@ -195,7 +195,7 @@ describe('htorder watch DIR', () => {
 
   it('serves /healthz and Prometheus /metrics with files, jobs and API calls', async () => {
     await mkdir(join(fx.drop.path, 'sub'), { recursive: true });
-    const w = await startWatch({ target: fx.drop.path, healthPort: 0 }, fx.env);
+    const w = await startWatch({ target: fx.drop.path, flags: { healthPort: 0 } }, fx.env);
     try {
       await writeFile(join(fx.drop.path, 'p.yaml'), manifest('P', 2));
       await waitFor(async () => ((await ls('done')).includes('p.yaml') ? true : undefined), 'p.yaml in done/');

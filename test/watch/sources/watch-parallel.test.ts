@@ -44,7 +44,7 @@ describe('htorder watch with several files in flight', () => {
   it('works on --parallel-files inputs at once, no more, and shows them in /healthz and the gauge', async () => {
     // Slow creates keep the first inputs in flight while the others are ready.
     await fx.sandbox.admin.setFaults([{ route: 'POST /Jobs', kind: 'latency', latencyMs: 400 }]);
-    const w = await startWatch({ target: fx.drop.path, parallelFiles: 3, healthPort: 0 }, fx.env);
+    const w = await startWatch({ target: fx.drop.path, flags: { watchParallelFiles: 3, healthPort: 0 } }, fx.env);
     try {
       await drops('P', 7);
       const health = await waitFor(async () => {
@@ -91,7 +91,7 @@ describe('htorder watch with several files in flight', () => {
     });
     await fx.sandbox.admin.setFaults([{ route: '*', kind: 'latency', latencyMs: 30 }]);
     const viaProxy = { ...fx.env, HTORDER_BASE_URL: `${proxy.url}${upstream.pathname}`, HTORDER_CONCURRENCY: '2' };
-    const w = await startWatch({ target: fx.drop.path, parallelFiles: 6 }, viaProxy);
+    const w = await startWatch({ target: fx.drop.path, flags: { watchParallelFiles: 6 } }, viaProxy);
     try {
       await drops('B', 6, 3);
       await waitFor(allDone(6), '6 inputs in done/');
@@ -105,7 +105,7 @@ describe('htorder watch with several files in flight', () => {
   });
 
   it('files of one account share their lookups: one GET /account, one per asset, however many start together', async () => {
-    const w = await startWatch({ target: fx.drop.path, parallelFiles: 8 }, fx.env);
+    const w = await startWatch({ target: fx.drop.path, flags: { watchParallelFiles: 8 } }, fx.env);
     try {
       await drops('L', 8);
       await waitFor(allDone(8), '8 inputs in done/');
@@ -122,7 +122,7 @@ describe('htorder watch with several files in flight', () => {
 
   it('on SIGTERM finishes every input in flight, takes no new one, and leaves nothing in processing/', async () => {
     await fx.sandbox.admin.setFaults([{ route: 'POST /Jobs', kind: 'latency', latencyMs: 500 }]);
-    const w = await startWatch({ target: fx.drop.path, parallelFiles: 3 }, fx.env);
+    const w = await startWatch({ target: fx.drop.path, flags: { watchParallelFiles: 3 } }, fx.env);
     await drops('S', 5);
     await waitFor(() => (mostInFlight(w.events()) === 3 ? true : undefined), 'three inputs in flight at once');
     expect(await w.stop()).toBe(0);
@@ -137,7 +137,7 @@ describe('htorder watch with several files in flight', () => {
 
   it('retries each input on its own backoff while the API is down, and the API is reported down once, back once', async () => {
     await fx.sandbox.admin.setFaults([{ route: '*', kind: 'status', status: 503 }]);
-    const w = await startWatch({ target: fx.drop.path, parallelFiles: 3, healthPort: 0 }, fx.env);
+    const w = await startWatch({ target: fx.drop.path, flags: { watchParallelFiles: 3, healthPort: 0 } }, fx.env);
     try {
       await drops('R', 3, 2);
       await waitFor(
@@ -162,7 +162,7 @@ describe('htorder watch with several files in flight', () => {
     // A crash leaves inputs in processing/ without a live claim.
     for (let f = 0; f < 3; f++) await writeFile(join(fx.drop.path, 'processing', `O${f}.yaml`), manifest(`O${f}`, 2));
     await drops('N', 3, 2);
-    const w = await startWatch({ target: fx.drop.path, parallelFiles: 2 }, fx.env);
+    const w = await startWatch({ target: fx.drop.path, flags: { watchParallelFiles: 2 } }, fx.env);
     try {
       await waitFor(allDone(6), '6 inputs in done/');
     } finally {
@@ -184,7 +184,7 @@ describe('htorder watch with several files in flight', () => {
   it('takes files that were already complete when it started without waiting the stable time', async () => {
     // Ten seconds of stable time: only a file found already quiet (a backlog) can be taken now.
     await writeBacklog();
-    const w = await startWatch({ target: fx.drop.path, stableMs: 10_000 }, fx.env);
+    const w = await startWatch({ target: fx.drop.path, flags: { stableTimeMs: 10_000 } }, fx.env);
     try {
       await waitFor(allDone(2), 'the two old files in done/');
       await sleep(300); // several scans: the fresh file is still settling

@@ -157,6 +157,7 @@ describe('a bucket source', () => {
         seen.push({ path: c.path, ino: (await stat(c.path)).ino });
         await c.finish('done', async (to) => {
           await writeFile(to.paths.json, '{}');
+          return { json: to.paths.json };
         });
       }
       expect(seen[1]!.ino).toBe(seen[0]!.ino);

@@ -1,0 +1,80 @@
+import type { InputOutcome } from '../pipeline/process-input.js';
+import { builtItems } from '../report/lazy-items.js';
+import type { ResultReport } from '../report/model.js';
+import { errorLines } from '../report/write-errors-txt.js';
+import type { WrittenReports } from '../report/write-reports.js';
+
+/** What every command knows of one input. */
+interface Outcome {
+  file: string;
+  status: string;
+  problem?: string;
+  report?: ResultReport;
+  reports?: WrittenReports;
+}
+
+/**
+ * The one JSON line of `--json` (docs/commands.md): the command, its exit code and, per input,
+ * its file, status and problem, plus what the command tells of an input it could read.
+ */
+export function jsonSummary<O extends Outcome>(
+  command: string,
+  outcomes: readonly O[],
+  exitCode: number,
+  details: (report: ResultReport, o: O) => object,
+): unknown {
+  return {
+    command,
+    exitCode,
+    inputs: outcomes.map((o) => ({
+      file: o.file,
+      status: o.status,
+      ...(o.problem ? { problem: o.problem } : {}),
+      ...(o.report ? details(o.report, o) : {}),
+    })),
+  };
+}
+
+/** `plan` and `run`: the report's summary, the reports written and each job's outcome. */
+export function pipelineDetails(report: ResultReport, o: InputOutcome): object {
+  return {
+    summary: report.summary,
+    reports: o.reports,
+    jobs: report.jobs.map((j) => ({
+      orderNumber: j.orderNumber,
+      status: j.status,
+      jobNumber: j.jobNumber,
+      dateDue: j.dateDue,
+      estimatedCost: j.estimatedCost,
+      totalJobCost: j.totalJobCost,
+      errors: j.errors.length + builtItems(j).reduce((n, i) => n + i.errors.length, 0),
+      warnings: j.warnings.length,
+    })),
+  };
+}
+
+/** `check`: the input's format and hash, the counts, the reports written and the first 20 errors. */
+export function checkDetails(report: ResultReport, o: Outcome): object {
+  return {
+    format: report.input.format,
+    sha256: report.input.sha256,
+    jobs: {
+      total: report.summary.jobs,
+      valid: report.summary.byStatus.valid,
+      invalid: report.summary.byStatus.invalid,
+    },
+    items: report.summary.items,
+    errors: report.summary.errors,
+    warnings: report.summary.warnings,
+    reports: o.reports,
+    firstErrors: first(errorLines(report, report.input.file), 20),
+  };
+}
+
+/** The first `n` of a sequence, without walking the rest. */
+export function first<T>(it: Iterable<T>, n: number): T[] {
+  const out: T[] = [];
+  if (n <= 0) return out;
+  for (const x of it) if (out.push(x) === n) break;
+  return out;
+}
