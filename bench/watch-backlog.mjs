@@ -1,4 +1,4 @@
-// `npm run bench:watch`: how fast `htorder watch` drains a backlog (issue 15).
+// `npm run bench:watch`: how fast `htorder watch` drains a backlog.
 //
 // 1. Backlog: BENCH_FILES (600) one-order files (2 items each) already in the drop folder when
 //    the watcher starts, as after an outage of the shop's integration (their mtimes a minute
