@@ -1,6 +1,6 @@
-import { ManifestSourceMap } from './manifest-source-map.js';
+import { formatPath, parsePath, type PathSegment } from './field-path.js';
 import { isPlainObject, mergeDefaults } from './merge-defaults.js';
-import type { Manifest, ManifestItem, ManifestJob, RawDocument } from './model.js';
+import type { Manifest, ManifestItem, ManifestJob, RawDocument, SourceLocation, SourceMap } from './model.js';
 
 /**
  * Raw document → Manifest: `defaults` merged into every job, and zero-quantity sizes dropped
@@ -32,20 +32,16 @@ export function buildManifest(raw: RawDocument): Manifest | undefined {
   };
 }
 
-function toJob(merged: unknown): ManifestJob {
-  if (!isPlainObject(merged)) return { deliveryAddress: {}, items: [] } as unknown as ManifestJob;
-  const job = merged;
+function toJob(job: unknown): ManifestJob {
+  if (!isPlainObject(job)) return { deliveryAddress: {}, items: [] } as unknown as ManifestJob;
   const rawItems = Array.isArray(job.items) ? job.items : undefined;
-  let items: unknown[] | undefined = rawItems;
-  if (rawItems !== undefined) {
-    for (let k = 0; k < rawItems.length; k++) {
-      const item = toItem(rawItems[k]);
-      if (item === rawItems[k]) continue;
-      // Copied on the first change only: most items are already in shape.
-      const target: unknown[] = items === rawItems ? rawItems.slice() : (items ?? rawItems.slice());
-      target[k] = item;
-      items = target;
-    }
+  let items = rawItems;
+  for (let k = 0; rawItems !== undefined && k < rawItems.length; k++) {
+    const item = toItem(rawItems[k]);
+    if (item === rawItems[k]) continue;
+    // Copied on the first change only: most items are already in shape.
+    if (items === rawItems) items = rawItems.slice();
+    (items as unknown[])[k] = item;
   }
   if (items === job.items && isPlainObject(job.deliveryAddress)) return job as unknown as ManifestJob;
   const deliveryAddress = isPlainObject(job.deliveryAddress) ? job.deliveryAddress : {};
@@ -65,4 +61,43 @@ function toItem(raw: unknown): ManifestItem {
 function hasZero(sizes: Record<string, unknown>): boolean {
   for (const size in sizes) if (Object.hasOwn(sizes, size) && sizes[size] === 0) return true;
   return false;
+}
+
+/**
+ * The SourceMap of a built manifest: paths are the merged jobs' paths, but a value a job
+ * got from `defaults` is located where it is written — in `defaults:` — not at the job.
+ */
+class ManifestSourceMap implements SourceMap {
+  constructor(
+    private readonly raw: SourceMap,
+    private readonly doc: unknown,
+  ) {}
+
+  locate(path: string): SourceLocation {
+    return this.raw.locate(this.where(path));
+  }
+
+  locateKey(path: string): SourceLocation {
+    const where = this.where(path);
+    return this.raw.locateKey ? this.raw.locateKey(where) : this.raw.locate(where);
+  }
+
+  private where(path: string): string {
+    const segments = parsePath(path);
+    if (segments[0] !== 'jobs' || typeof segments[1] !== 'number' || segments.length < 3 || !isPlainObject(this.doc))
+      return path;
+    const rest = segments.slice(2);
+    if (has(this.doc, segments)) return path;
+    return has(this.doc, ['defaults', ...rest]) ? formatPath(['defaults', ...rest]) : path;
+  }
+}
+
+function has(doc: unknown, segments: PathSegment[]): boolean {
+  let node = doc;
+  for (const seg of segments) {
+    if (Array.isArray(node) && typeof seg === 'number' && seg < node.length) node = node[seg];
+    else if (isPlainObject(node) && typeof seg === 'string' && Object.hasOwn(node, seg)) node = node[seg];
+    else return false;
+  }
+  return true;
 }

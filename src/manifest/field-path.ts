@@ -20,41 +20,23 @@ export function formatPath(segments: readonly PathSegment[]): string {
   return out;
 }
 
+/** One segment: a key (after a `.`, or first), an index `[3]`, or a quoted key `["A.B"]` (JSON). */
+const SEGMENT = /\.?([^.[]+)|\[(\d+)\]|\[("(?:[^"\\]|\\.)*")\]/y;
+
 /** The inverse of formatPath. Unparseable input yields the segments read so far. */
 export function parsePath(path: string): PathSegment[] {
   const segments: PathSegment[] = [];
-  let i = 0;
-  while (i < path.length) {
-    const ch = path[i];
-    if (ch === '.') {
-      i++;
-      continue;
-    }
-    if (ch === '[') {
-      if (path[i + 1] === '"') {
-        // A JSON string literal: find its closing quote, skipping escapes.
-        let j = i + 2;
-        while (j < path.length && path[j] !== '"') j += path[j] === '\\' ? 2 : 1;
-        try {
-          segments.push(JSON.parse(path.slice(i + 1, j + 1)) as string);
-        } catch {
-          return segments;
-        }
-        i = j + 2; // past `"]`
-      } else {
-        const close = path.indexOf(']', i);
-        if (close < 0) return segments;
-        const n = Number(path.slice(i + 1, close));
-        if (!Number.isInteger(n)) return segments;
-        segments.push(n);
-        i = close + 1;
+  SEGMENT.lastIndex = 0;
+  for (let m = SEGMENT.exec(path); m !== null; m = SEGMENT.exec(path)) {
+    if (m[1] !== undefined) segments.push(m[1]);
+    else if (m[2] !== undefined) segments.push(Number(m[2]));
+    else {
+      try {
+        segments.push(JSON.parse(m[3]) as string);
+      } catch {
+        break;
       }
-      continue;
     }
-    let j = i;
-    while (j < path.length && path[j] !== '.' && path[j] !== '[') j++;
-    segments.push(path.slice(i, j));
-    i = j;
   }
   return segments;
 }

@@ -20,7 +20,7 @@ import { readYamlDocument, type YamlReadOptions } from './yaml/read-yaml.js';
  */
 
 export interface LoadOptions extends YamlReadOptions {
-  /** ERP column mapping, applied to CSV inputs. */
+  /** ERP column mapping, applied to CSV and .xlsx inputs. */
   mapping?: Mapping;
 }
 
@@ -77,43 +77,30 @@ export function checkRawDocument(raw: RawDocument): LoadResult {
     const fileLevel = diagnostics.some((d) => d.severity === 'error' && jobIndexOf(d.field) === undefined);
     const skip = fileLevel ? new Set(manifest.jobs.map((_, j) => j)) : new Set<number>();
     const faulted = diagnostics.flatMap((d) => (d.severity === 'error' && d.field !== undefined ? [d.field] : []));
-    const index = new FaultIndex(faulted);
+    const restated = restatesFault(faulted);
     // A loop, not push(...findings): spreading a file's worth of findings as arguments overflows the stack.
-    for (const d of runLocalRules(manifest, skip)) if (!index.overlaps(d.field)) diagnostics.push(d);
+    for (const d of runLocalRules(manifest, skip)) if (!restated(d.field)) diagnostics.push(d);
   }
   return { input, manifest, diagnostics: sortDiagnostics(diagnostics) };
 }
 
 /**
- * The schema's faulted paths, indexed so that each rule finding is judged in time of its own
- * path's length: comparing every finding with every faulted path made a file whose every row
- * is faulty quadratic.
+ * Whether a rule finding restates a schema error: same item (`jobs[0].items[2]…`), or, outside
+ * items, one path is a prefix of the other (`jobs[0]` wrong type ⊃ everything in it). The
+ * faulted paths are indexed so that each finding costs its own path's length: comparing every
+ * finding with every faulted path made a file whose every row is faulty quadratic.
  */
-class FaultIndex {
-  /** Every faulted path. */
-  private readonly faulted: ReadonlySet<string>;
-  /** Every faulted path and each path it is within (`jobs[0].items[2].code` → `jobs[0].items[2]`, `jobs[0]`…). */
-  private readonly within = new Set<string>();
-
-  constructor(faulted: readonly string[]) {
-    this.faulted = new Set(faulted);
-    for (const f of faulted) for (const outer of withinOrSelf(f)) this.within.add(outer);
-  }
-
-  /**
-   * True when a rule finding restates a schema error: same item (`jobs[0].items[2]…`), or,
-   * outside items, one path is a prefix of the other (`jobs[0]` wrong type ⊃ everything in it).
-   */
-  overlaps(field: string | undefined): boolean {
+function restatesFault(faulted: readonly string[]): (field: string | undefined) => boolean {
+  const exact = new Set(faulted);
+  // Every faulted path and each path it is within (`jobs[0].items[2].code` → `jobs[0].items[2]`, `jobs[0]`…).
+  const within = new Set(faulted.flatMap(withinOrSelf));
+  return (field) => {
     if (field === undefined) return false;
     const item = itemIndexOf(field);
-    // A faulted path within the finding's item, or within the finding's path.
-    if (item !== undefined && this.within.has(`jobs[${item[0]}].items[${item[1]}]`)) return true;
-    if (this.within.has(field)) return true;
-    // The finding's path within a faulted one.
-    for (const outer of withinOrSelf(field)) if (this.faulted.has(outer)) return true;
-    return false;
-  }
+    // A faulted path within the finding's item or its path, or the finding's path within a faulted one.
+    if (item !== undefined && within.has(`jobs[${item[0]}].items[${item[1]}]`)) return true;
+    return within.has(field) || withinOrSelf(field).some((outer) => exact.has(outer));
+  };
 }
 
 /**

@@ -38,6 +38,8 @@ export interface Diagnostic {
 export interface SourceMap {
   /** Location of the value at `path`, or of its nearest existing ancestor. */
   locate(path: FieldPath): SourceLocation;
+  /** Location of the key of the entry at `path` (unknown keys), where the format has keys. */
+  locateKey?(path: FieldPath): SourceLocation;
 }
 
 export interface ManifestDeliveryAddress {
@@ -154,7 +156,7 @@ export interface ReadResult {
  * What a format reader (YAML, JSON, CSV, ERP CSV) produces before validation: the raw
  * document shaped like the manifest schema (`{ version, defaults?, jobs: [...] }`), values as
  * written (strings stay strings), plus a SourceMap for locating any path in it. One validation
- * path (src/schema) then serves every format.
+ * path (schema/) then serves every format.
  */
 export interface RawDocument {
   file: string;

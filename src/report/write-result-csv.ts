@@ -243,7 +243,7 @@ async function* csvInputChunks(job: CsvResultJob): AsyncGenerator<Uint8Array> {
   // A file refused for its size is not read again to list its rows.
   if (!results.tooLarge) {
     // Loaded on first use: YAML/JSON reports never need the CSV grammar.
-    const { scanCsvFile } = await import('../manifest/csv/read-csv-rows.js');
+    const { scanCsvFile } = await import('../manifest/csv/read-csv.js');
     const handlers = {
       header: (cells: string[]) => {
         if (width < 0) header(cells);
@@ -345,7 +345,7 @@ async function* sheetRows(
   opts: ResultCsvOptions,
 ): AsyncGenerator<string[]> {
   const { xlsxRows } = await import('../manifest/xlsx/scan-xlsx.js');
-  const rows = xlsxRows(file, { sheet: opts.mapping?.sheet, skipRows: opts.mapping?.skipRows }, { problems: [] });
+  const rows = xlsxRows(file, { sheet: opts.mapping?.sheet, skipRows: opts.mapping?.skipRows });
   // The first row is the header, by the reader's own rules (skipped rows, blank rows).
   let width = -1;
   for await (const { row, cells } of rows) {

@@ -1,6 +1,7 @@
 /** Shapes of the admin (test-control) API, shared by the server and SandboxAdmin. */
 
-export type FaultKind = 'latency' | 'status' | 'reset' | 'create-then-drop' | 'create-then-500';
+export const FAULT_KINDS = ['latency', 'status', 'reset', 'create-then-drop', 'create-then-500'] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface FaultRule {
   /** `"POST /Jobs"`, `"GET /Jobs/active"`, `"token"` (or `"POST token"`), `"*"` for every non-admin route. */

@@ -4,11 +4,10 @@ import type { SandboxClock } from './clock.js';
 
 interface TokenRecord {
   account: AccountDef;
-  region: string;
   expiresAtMs: number;
 }
 
-export type TokenCheck = { ok: true; account: AccountDef } | { ok: false; reason: string };
+type TokenCheck = { ok: true; account: AccountDef } | { ok: false; reason: string };
 
 /**
  * Opaque bearer tokens. A token is bound to its region and account; expiry reads the
@@ -24,11 +23,7 @@ export class TokenStore {
 
   issue(account: AccountDef): { access_token: string; expires_in: number } {
     const token = `sbx.${account.region}.${randomBytes(24).toString('base64url')}`;
-    this.tokens.set(token, {
-      account,
-      region: account.region,
-      expiresAtMs: this.clock.nowMs() + this.ttlSeconds * 1000,
-    });
+    this.tokens.set(token, { account, expiresAtMs: this.clock.nowMs() + this.ttlSeconds * 1000 });
     return { access_token: token, expires_in: this.ttlSeconds };
   }
 
@@ -37,9 +32,8 @@ export class TokenStore {
     const m = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
     if (!m) return { ok: false, reason: 'No bearer token was sent.' };
     const rec = this.tokens.get(m[1]);
-    if (!rec) return { ok: false, reason: 'The bearer token is not valid.' };
-    // Deliberately the same answer as an unknown token: a token from another region is useless here.
-    if (rec.region !== region) return { ok: false, reason: 'The bearer token is not valid.' };
+    // A token of another region gets the answer of an unknown one: it is useless here.
+    if (rec?.account.region !== region) return { ok: false, reason: 'The bearer token is not valid.' };
     if (this.clock.nowMs() >= rec.expiresAtMs) return { ok: false, reason: 'The bearer token has expired.' };
     return { ok: true, account: rec.account };
   }

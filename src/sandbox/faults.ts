@@ -2,7 +2,7 @@ import type { FaultRule } from './admin-types.js';
 import { createRandom, type Random } from './random.js';
 
 /** What the server does with one request, decided before it acts. */
-export interface FaultDecision {
+interface FaultDecision {
   delayMs: number;
   action:
     | null
@@ -56,9 +56,9 @@ export class Faults {
         case 'status':
           out.action = {
             kind: 'status',
-            status: rule.status ?? 503,
+            status: rule.status as number,
             retryAfterSeconds:
-              rule.status === 429 || rule.status === 503 || rule.status === undefined
+              rule.status === 429 || rule.status === 503
                 ? (rule.retryAfterSeconds ?? 1)
                 : (rule.retryAfterSeconds ?? null),
           };

@@ -1,7 +1,8 @@
+import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { TokenStore } from './auth.js';
 import { createClock } from './clock.js';
-import { accountDefs, clientSecret, customerDef } from './data/accounts.js';
+import { ACCOUNTS, clientSecret } from './data/accounts.js';
 import { REGION_CODES, REGIONS } from './data/regions.js';
 import { Faults } from './faults.js';
 import { createSandboxServer } from './server.js';
@@ -63,7 +64,7 @@ export interface Sandbox extends SandboxInfo {
 
 /** The names of the demo accounts (`--account`), whatever the seed. */
 export function sandboxAccountNames(): string[] {
-  return accountDefs().map((a) => a.name);
+  return ACCOUNTS.map((a) => a.name);
 }
 
 /** Starts the simulator on one HTTP server; resolves once it is listening. */
@@ -74,46 +75,40 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const world = new World(seed, clock, clock.nowMs());
   const shared = opts.state ? new SharedWorld(world, opts.state) : undefined;
   // Before listening: a bad saved state stops the start, and nothing is served from a half-loaded world.
-  await shared?.open();
+  await shared?.read();
   const tokens = new TokenStore(clock, opts.tokenTtlSeconds ?? 600);
-  const faults = new Faults(seed);
-  const defs = accountDefs();
-  const secrets = new Map(defs.map((a) => [a.name, clientSecret(seed, a.name)]));
-  let info: SandboxInfo | null = null;
-  const server = createSandboxServer({ world, tokens, faults, secrets, info: () => info, shared });
-
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(opts.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const regions: Record<string, SandboxRegion> = {};
-  for (const code of REGION_CODES) {
-    regions[code] = {
-      baseUrl: `${url}/${code}/api`,
-      authUrl: `${url}/${code}/auth`,
-      realm: REGIONS[code].realm,
-      statusUrl: `${url}/${code}/status`,
-    };
-  }
-  const accounts: SandboxAccount[] = defs.map((a) => ({
+  const accounts: SandboxAccount[] = ACCOUNTS.map((a) => ({
     name: a.name,
     region: a.region,
-    clientId: a.clientId,
-    clientSecret: secrets.get(a.name) as string,
-    customerId: customerDef(a.customerId).customerId,
+    clientId: a.name,
+    clientSecret: clientSecret(seed, a.name),
+    customerId: a.customerId,
     role: a.role,
   }));
-  info = { url, regions, accounts };
-  const snapshot = info;
+  const secrets = new Map(accounts.map((a) => [a.name, a.clientSecret]));
+  let info: SandboxInfo | null = null;
+  const server = createSandboxServer({ world, tokens, faults: new Faults(seed), secrets, info: () => info, shared });
+  server.listen(opts.port ?? 0, host);
+  await once(server, 'listening');
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const regions = Object.fromEntries(
+    REGION_CODES.map((code) => [
+      code,
+      {
+        baseUrl: `${url}/${code}/api`,
+        authUrl: `${url}/${code}/auth`,
+        realm: REGIONS[code].realm,
+        statusUrl: `${url}/${code}/status`,
+      },
+    ]),
+  );
+  const started: SandboxInfo = { url, regions, accounts };
+  info = started;
   return {
-    ...snapshot,
+    ...started,
     admin: new SandboxAdmin(url),
-    info: () => structuredClone(snapshot),
+    info: () => structuredClone(started),
     close: () =>
       new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));

@@ -33,8 +33,8 @@ interface Pending {
  * `watch --sandbox`). Requests that may change it run under the store's lock, on the latest
  * saved state, and answer only once the change is saved: a job number is never handed out
  * twice, and a caller never records a job (in its ledger) that the sandbox could forget.
- * Requests waiting at the same time share one lock and one write (group commit). Requests that
- * only read first pick up what another process saved.
+ * Requests waiting at the same time share one lock and one write (group commit) instead of
+ * queueing for one each. Requests that only read first pick up what another process saved.
  */
 export class SharedWorld {
   private tail: Promise<unknown> = Promise.resolve();
@@ -46,11 +46,7 @@ export class SharedWorld {
     private readonly store: SandboxStateStore,
   ) {}
 
-  /** Loads the saved state, if any, before the server answers anything; throws on a bad one. */
-  open(): Promise<void> {
-    return this.serial(() => this.refresh());
-  }
-
+  /** Picks up what another process saved; at the start, the saved state (a bad one throws). */
   read(): Promise<void> {
     return this.serial(() => this.refresh());
   }
@@ -67,35 +63,32 @@ export class SharedWorld {
     this.draining = true;
     while (this.queue.length > 0) {
       const batch = this.queue.splice(0);
-      const results: ({ ok: true; value: unknown } | { ok: false; err: unknown })[] = [];
       try {
-        await this.serial(() =>
+        // Each request is answered only once the batch is saved.
+        const answers = await this.serial(() =>
           this.store.withLock(async () => {
             await this.refresh();
-            for (const p of batch) {
+            const settled = batch.map((p) => {
               try {
-                results.push({ ok: true, value: p.fn() });
+                const value = p.fn();
+                return () => p.resolve(value);
               } catch (err) {
-                results.push({ ok: false, err });
+                return () => p.reject(err);
               }
-            }
+            });
             if (this.world.dirty) {
               // Still dirty if this throws: the next change saves it, unless another process
               // saved first, in which case its state wins (and these requests were answered 500).
               await this.store.write(takeSnapshot(this.world));
               this.world.dirty = false;
             }
+            return settled;
           }),
         );
+        for (const answer of answers) answer();
       } catch (err) {
         for (const p of batch) p.reject(err);
-        continue;
       }
-      batch.forEach((p, i) => {
-        const r = results[i];
-        if (r.ok) p.resolve(r.value);
-        else p.reject(r.err);
-      });
     }
     this.draining = false;
   }
@@ -106,7 +99,6 @@ export class SharedWorld {
     else if (found.kind === 'none') {
       // Removed by a reset in another process: start over too (its ledger entries are gone).
       this.world.reset();
-      this.world.clock.resetOffset();
       this.world.dirty = false;
     }
   }

@@ -2,7 +2,8 @@
  * A tiny router: templates like `/PriceCodes/{priceCode}`. Literal segments match
  * case-insensitively (the real API is ASP.NET, whose routing ignores case, which is why
  * the spec mixes `/Stock` and `/stock`); parameters are percent-decoded per segment, so a
- * price code containing `"`, spaces or an encoded `/` arrives intact.
+ * price code containing `"`, spaces or an encoded `/` arrives intact. A route with more
+ * literal segments is tried first: `/Jobs/active` before `/Jobs/{jobNumber}`.
  */
 export interface Route<H> {
   method: string;
@@ -11,20 +12,15 @@ export interface Route<H> {
   handler: H;
 }
 
-export interface RouteMatch<H> {
-  route: Route<H>;
-  params: Record<string, string>;
-}
-
-export type MatchResult<H> =
-  | { kind: 'found'; match: RouteMatch<H> }
+type MatchResult<H> =
+  | { kind: 'found'; match: { route: Route<H>; params: Record<string, string> } }
   | { kind: 'method-not-allowed'; allowed: string[] }
-  | { kind: 'not-found' }
-  | { kind: 'bad-path' };
+  | { kind: 'not-found' };
 
 interface Compiled<H> {
   route: Route<H>;
-  segments: { literal: string | null; param: string | null }[];
+  /** A literal in lower case, or a parameter's name. */
+  segments: ({ literal: string } | { param: string })[];
   literals: number;
 }
 
@@ -34,13 +30,11 @@ export class Router<H> {
   add(method: string, template: string, handler: H): this {
     const segments = split(template).map((s) => {
       const m = /^\{(\w+)\}$/.exec(s);
-      return m ? { literal: null, param: m[1] } : { literal: s.toLowerCase(), param: null };
+      return m ? { param: m[1] } : { literal: s.toLowerCase() };
     });
-    this.compiled.push({
-      route: { method, template, handler },
-      segments,
-      literals: segments.filter((s) => s.literal).length,
-    });
+    const literals = segments.filter((s) => 'literal' in s).length;
+    this.compiled.push({ route: { method, template, handler }, segments, literals });
+    this.compiled.sort((a, b) => b.literals - a.literals);
     return this;
   }
 
@@ -50,32 +44,23 @@ export class Router<H> {
     try {
       parts = split(rawPath).map((p) => decodeURIComponent(p));
     } catch {
-      return { kind: 'bad-path' };
+      return { kind: 'not-found' };
     }
-    const candidates: { c: Compiled<H>; params: Record<string, string> }[] = [];
-    for (const c of this.compiled) {
-      if (c.segments.length !== parts.length) continue;
+    const allowed = new Set<string>();
+    for (const { route, segments } of this.compiled) {
+      if (segments.length !== parts.length) continue;
       const params: Record<string, string> = {};
-      const ok = c.segments.every((s, i) => {
-        if (s.literal !== null) return s.literal === parts[i].toLowerCase();
-        params[s.param as string] = parts[i];
-        return parts[i].length > 0;
+      const ok = segments.every((s, i) => {
+        if ('literal' in s) return s.literal === parts[i].toLowerCase();
+        params[s.param] = parts[i];
+        return true;
       });
-      if (ok) candidates.push({ c, params });
+      if (!ok) continue;
+      if (route.method === method) return { kind: 'found', match: { route, params } };
+      allowed.add(route.method);
     }
-    if (candidates.length === 0) return { kind: 'not-found' };
-    // Most literal segments wins: `/Jobs/active` beats `/Jobs/{jobNumber}`.
-    const best = Math.max(...candidates.map((x) => x.c.literals));
-    const top = candidates.filter((x) => x.c.literals === best);
-    const hit = top.find((x) => x.c.route.method === method);
-    if (hit) return { kind: 'found', match: { route: hit.c.route, params: hit.params } };
-    const other = candidates.find((x) => x.c.route.method === method);
-    if (other) return { kind: 'found', match: { route: other.c.route, params: other.params } };
-    return { kind: 'method-not-allowed', allowed: [...new Set(candidates.map((x) => x.c.route.method))] };
+    return allowed.size ? { kind: 'method-not-allowed', allowed: [...allowed] } : { kind: 'not-found' };
   }
 }
 
-function split(path: string): string[] {
-  const trimmed = path.replace(/^\/+/, '').replace(/\/+$/, '');
-  return trimmed === '' ? [] : trimmed.split('/');
-}
+const split = (path: string): string[] => path.split('/').filter(Boolean);

@@ -1,15 +1,12 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { TokenResponse } from '../api/types.js';
-import type { TokenStore } from './auth.js';
-import type { ApiContext, ApiHandler } from './context.js';
-import { accountDefs, type AccountDef } from './data/accounts.js';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ACCOUNTS } from './data/accounts.js';
 import { REGIONS, type RegionCode, type RegionDef } from './data/regions.js';
-import type { Faults } from './faults.js';
-import { problem, ProblemError } from './problem.js';
-import type { Reply } from './reply.js';
+import { problem, ProblemError, type ApiHandler, type Reply } from './handler.js';
+import type { SharedWorld } from './persistence.js';
 import { Router } from './router.js';
-import { adminRouter, type AdminDeps } from './routes/admin.js';
 import { register as registerAccount } from './routes/account.js';
+import { adminRouter, type AdminDeps } from './routes/admin.js';
 import { register as registerAssets } from './routes/assets.js';
 import { register as registerJobs } from './routes/jobs.js';
 import { register as registerLookups } from './routes/lookups.js';
@@ -17,38 +14,31 @@ import { register as registerPriceCodes } from './routes/price-codes.js';
 import { register as registerPromo } from './routes/promo.js';
 import { register as registerStock } from './routes/stock.js';
 import { statusHtml, statusJson } from './routes/status.js';
-import type { SharedWorld } from './persistence.js';
-import type { World } from './state.js';
 
 const MAX_BODY = 5 * 1024 * 1024;
 
-export interface ServerDeps {
-  world: World;
-  tokens: TokenStore;
-  faults: Faults;
+export interface ServerDeps extends Omit<AdminDeps, 'calls'> {
   /** Client secrets by account name. */
   secrets: Map<string, string>;
-  info(): unknown;
   /** A persistent sandbox's state, shared through its store; absent: in memory only. */
   shared?: Pick<SharedWorld, 'read' | 'change'>;
 }
 
-function apiRouter(): Router<ApiHandler> {
-  const r = new Router<ApiHandler>();
-  for (const reg of [
-    registerPriceCodes,
-    registerJobs,
-    registerAssets,
-    registerAccount,
-    registerLookups,
-    registerStock,
-    registerPromo,
-  ])
-    reg(r);
-  return r;
-}
+/** The deps and the call counts of one server. */
+type Deps = ServerDeps & AdminDeps;
 
-const sleep = (ms: number): Promise<void> => new Promise((res) => setTimeout(res, ms));
+const API = new Router<ApiHandler>();
+for (const register of [
+  registerPriceCodes,
+  registerJobs,
+  registerAssets,
+  registerAccount,
+  registerLookups,
+  registerStock,
+  registerPromo,
+])
+  register(API);
+const ADMIN = adminRouter();
 
 function send(res: ServerResponse, reply: Reply): void {
   if (res.headersSent || res.destroyed) return;
@@ -63,6 +53,7 @@ function send(res: ServerResponse, reply: Reply): void {
   res.end(payload);
 }
 
+/** The body, or null once it is over MAX_BODY (the rest is read and dropped). */
 function readBody(req: IncomingMessage): Promise<Buffer | null> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -79,16 +70,6 @@ function readBody(req: IncomingMessage): Promise<Buffer | null> {
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
-}
-
-/** The parts every request of one sandbox server shares. */
-interface Sandbox {
-  deps: ServerDeps;
-  api: Router<ApiHandler>;
-  admin: ReturnType<typeof adminRouter>;
-  accounts: AccountDef[];
-  /** Its `calls` count the requests by route key. */
-  adminDeps: AdminDeps;
 }
 
 /** One request, its body read. */
@@ -111,17 +92,10 @@ interface Planned {
 }
 
 /** One HTTP server for every region (by path prefix) plus the admin API under /_sandbox/. */
-export function createSandboxServer(deps: ServerDeps): Server {
-  const { world, tokens, faults, info } = deps;
-  const sandbox: Sandbox = {
-    deps,
-    api: apiRouter(),
-    admin: adminRouter(),
-    accounts: accountDefs(),
-    adminDeps: { world, tokens, faults, calls: new Map(), info },
-  };
+export function createSandboxServer(deps: ServerDeps) {
+  const d: Deps = { ...deps, calls: new Map() };
   return createServer((req, res) => {
-    handle(sandbox, req, res).catch((err: unknown) => {
+    handle(d, req, res).catch((err: unknown) => {
       send(
         res,
         problem(500, `Sandbox internal error: ${err instanceof Error ? err.message : String(err)}`, req.url ?? '/'),
@@ -135,34 +109,34 @@ export function createSandboxServer(deps: ServerDeps): Server {
  * persistent one after picking up what another process saved, and — for anything but a GET —
  * under the store's lock, answering only once what it changed is saved.
  */
-async function onWorld(deps: ServerDeps, method: string, fn: () => Reply): Promise<Reply> {
-  if (!deps.shared) return fn();
+async function onWorld(d: Deps, method: string, fn: () => Reply): Promise<Reply> {
+  if (!d.shared) return fn();
   if (method === 'GET') {
-    await deps.shared.read();
+    await d.shared.read();
     return fn();
   }
-  return deps.shared.change(fn);
+  return d.shared.change(fn);
 }
 
-async function handle(sandbox: Sandbox, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(d: Deps, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const method = (req.method ?? 'GET').toUpperCase();
   const url = new URL(req.url ?? '/', `http://${req.headers.host ?? 'localhost'}`);
   const segments = (req.url ?? '/').split('?')[0].split('/').filter(Boolean);
   const body = await readBody(req);
   if (body === null) return send(res, problem(413, 'The request body is too large.', url.pathname));
   const request: SandboxRequest = { req, method, url, segments, body };
-  if (segments[0] === '_sandbox') return send(res, await answerAdmin(sandbox, request));
+  if (segments[0] === '_sandbox') return send(res, await answerAdmin(d, request));
   const region = REGIONS[segments[0] as RegionCode];
   if (!region)
     return send(
       res,
       problem(404, `No region '${segments[0] ?? ''}'. Regions: ${Object.keys(REGIONS).join(', ')}.`, url.pathname),
     );
-  await answerWithFaults(sandbox, request, planRegionRequest(sandbox, request, region), res);
+  await answerWithFaults(d, request, planRegionRequest(d, request, region), res);
 }
 
-async function answerAdmin(sandbox: Sandbox, { method, url, segments, body }: SandboxRequest): Promise<Reply> {
-  const m = sandbox.admin.match(method, '/' + segments.slice(1).join('/'));
+async function answerAdmin(d: Deps, { method, url, segments, body }: SandboxRequest): Promise<Reply> {
+  const m = ADMIN.match(method, '/' + segments.slice(1).join('/'));
   if (m.kind !== 'found') return problem(404, `No admin route ${method} ${url.pathname}.`, url.pathname);
   let parsed: unknown = null;
   if (body.length) {
@@ -173,21 +147,19 @@ async function answerAdmin(sandbox: Sandbox, { method, url, segments, body }: Sa
     }
   }
   const { route, params } = m.match;
-  return onWorld(sandbox.deps, method, () =>
-    route.handler({ params, body: parsed, path: url.pathname }, sandbox.adminDeps),
-  );
+  return onWorld(d, method, () => route.handler({ params, body: parsed, path: url.pathname }, d));
 }
 
-function planRegionRequest(sandbox: Sandbox, request: SandboxRequest, region: RegionDef): Planned {
+function planRegionRequest(d: Deps, request: SandboxRequest, region: RegionDef): Planned {
   const { method, url, segments } = request;
   const area = segments[1];
   const rest = '/' + segments.slice(2).join('/');
-  if (area === 'api') return planApi(sandbox, request, region, rest);
+  if (area === 'api') return planApi(d, request, region, rest);
   if (area === 'auth' && rest === `/realms/${region.realm}/protocol/openid-connect/token` && method === 'POST')
-    return { key: 'POST token', onWorld: false, run: () => tokenEndpoint(sandbox, request, region.code) };
+    return { key: 'POST token', onWorld: false, run: () => tokenEndpoint(d, request, region.code) };
   if (area === 'status' && method === 'GET' && (rest === '/status.json' || rest === '/status')) {
     const page = rest === '/status.json' ? statusJson : statusHtml;
-    return { key: `GET ${rest.slice(1)}`, onWorld: false, run: () => page(region, sandbox.deps.world.clock.now()) };
+    return { key: `GET ${rest.slice(1)}`, onWorld: false, run: () => page(region, d.world.clock.now()) };
   }
   return unmatched(method, () => problem(404, `No route ${method} ${url.pathname}.`, url.pathname));
 }
@@ -196,52 +168,44 @@ function unmatched(method: string, run: () => Reply): Planned {
   return { key: `${method} (unmatched)`, onWorld: false, run };
 }
 
-function planApi(sandbox: Sandbox, request: SandboxRequest, region: RegionDef, rest: string): Planned {
-  const { deps } = sandbox;
-  const { req, method, url, body } = request;
-  const m = sandbox.api.match(method, rest);
+function planApi(d: Deps, { req, method, url, body }: SandboxRequest, region: RegionDef, rest: string): Planned {
+  const m = API.match(method, rest);
   if (m.kind === 'method-not-allowed')
-    return unmatched(method, () => ({
-      ...problem(405, `${method} is not allowed here.`, url.pathname),
-      headers: { allow: m.allowed.join(', ') },
-    }));
+    return unmatched(method, () =>
+      problem(405, `${method} is not allowed here.`, url.pathname, {}, { allow: m.allowed.join(', ') }),
+    );
   if (m.kind !== 'found') return unmatched(method, () => problem(404, `No route ${method} ${rest}.`, url.pathname));
   const run = (): Reply => {
-    const auth = deps.tokens.verify(req.headers.authorization, region.code);
+    const auth = d.tokens.verify(req.headers.authorization, region.code);
     if (!auth.ok)
       return problem(401, auth.reason, url.pathname, {}, { 'www-authenticate': 'Bearer error="invalid_token"' });
-    const ctx: ApiContext = {
-      world: deps.world,
+    return m.match.route.handler({
+      world: d.world,
       region,
       account: auth.account,
-      customer: deps.world.customer(auth.account.customerId),
-      method,
+      customer: d.world.customer(auth.account.customerId),
       params: m.match.params,
       query: url.searchParams,
       headers: req.headers,
       rawBody: body,
       path: url.pathname,
       url,
-      now: deps.world.clock.now(),
-    };
-    const out = m.match.route.handler(ctx);
-    if (out instanceof Promise) throw new Error('async handlers are not supported');
-    return out;
+      now: d.world.clock.now(),
+    });
   };
   return { key: `${method} ${m.match.route.template}`, onWorld: true, run };
 }
 
 /** Counts the call, applies the fault rules that fire for it and answers (or does not). */
 async function answerWithFaults(
-  sandbox: Sandbox,
+  d: Deps,
   { req, method, url, body }: SandboxRequest,
   planned: Planned,
   res: ServerResponse,
 ): Promise<void> {
   const { key } = planned;
-  const { calls } = sandbox.adminDeps;
-  calls.set(key, (calls.get(key) ?? 0) + 1);
-  const fault = sandbox.deps.faults.decide(key, key === 'POST /Jobs' ? jobsMode(body) : undefined);
+  d.calls.set(key, (d.calls.get(key) ?? 0) + 1);
+  const fault = d.faults.decide(key, key === 'POST /Jobs' ? jobsMode(body) : undefined);
   if (fault.delayMs > 0) await sleep(fault.delayMs);
   const action = fault.action;
   if (action?.kind === 'reset') {
@@ -256,7 +220,7 @@ async function answerWithFaults(
   }
   let reply: Reply;
   try {
-    reply = planned.onWorld ? await onWorld(sandbox.deps, method, planned.run) : planned.run();
+    reply = planned.onWorld ? await onWorld(d, method, planned.run) : planned.run();
   } catch (err) {
     if (err instanceof ProblemError) reply = err.reply;
     else throw err;
@@ -270,26 +234,20 @@ async function answerWithFaults(
   send(res, reply);
 }
 
-function tokenEndpoint(sandbox: Sandbox, { req, body, url }: SandboxRequest, region: RegionCode): Reply {
+function tokenEndpoint(d: Deps, { req, body: raw, url }: SandboxRequest, region: RegionCode): Reply {
   const oauth = (status: number, error: string, description: string): Reply =>
     problem(status, description, url.pathname, { error, error_description: description });
   const ct = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   if (ct !== 'application/x-www-form-urlencoded')
     return oauth(400, 'invalid_request', 'The token request must be form-encoded (application/x-www-form-urlencoded).');
-  const form = new URLSearchParams(body.toString('utf8'));
+  const form = new URLSearchParams(raw.toString('utf8'));
   if (form.get('grant_type') !== 'client_credentials')
     return oauth(400, 'unsupported_grant_type', 'grant_type must be client_credentials.');
-  const clientId = form.get('client_id') ?? '';
-  const secret = form.get('client_secret') ?? '';
-  const account = sandbox.accounts.find((a) => a.clientId === clientId && a.region === region);
-  if (!account || sandbox.deps.secrets.get(account.name) !== secret)
+  const account = ACCOUNTS.find((a) => a.name === form.get('client_id') && a.region === region);
+  if (!account || d.secrets.get(account.name) !== (form.get('client_secret') ?? ''))
     return oauth(401, 'invalid_client', 'Invalid client credentials.');
-  const token: TokenResponse & Record<string, unknown> = {
-    ...sandbox.deps.tokens.issue(account),
-    token_type: 'Bearer',
-    scope: 'htorder-api',
-  };
-  return { status: 200, body: token, headers: { 'cache-control': 'no-store' } };
+  const body = { ...d.tokens.issue(account), token_type: 'Bearer', scope: 'htorder-api' };
+  return { status: 200, body, headers: { 'cache-control': 'no-store' } };
 }
 
 /** Whether a POST /Jobs body is a validateOnly dry run (for fault rules with `when`). */

@@ -1,9 +1,11 @@
-import type { JobLineDto, PriceBand, ShippingAddressTracking } from '../api/types.js';
+import { createRequire } from 'node:module';
+import type { Ajv as AjvClass, ErrorObject, ValidateFunction } from 'ajv';
 import type { CreatedJobRecord } from './admin-types.js';
 import { CUSTOMERS } from './data/accounts.js';
 import type { AssetRecord } from './data/assets.js';
-import { REGIONS, type RegionCode } from './data/regions.js';
-import { FIRST_JOB_NUMBER, type JobRecord, type World } from './state.js';
+import { REGIONS } from './data/regions.js';
+import { createClock } from './clock.js';
+import { FIRST_JOB_NUMBER, type JobRecord, World } from './state.js';
 
 /**
  * What a persistent sandbox keeps between runs (`--sandbox`), as plain JSON: only what requests
@@ -66,21 +68,50 @@ export function takeSnapshot(world: World): SandboxSnapshot {
 
 /**
  * Replaces the world's state with a saved one. Everything is checked before anything is
- * changed, so a bad state leaves the world as it was: types, known customers, regions and
- * locations, no job number twice, and — what keeps the sandbox and a ledger from disagreeing —
- * no job or asset at or above the counter that hands out the next one.
+ * changed, so a bad state leaves the world as it was: the types (SNAPSHOT_SCHEMA), then
+ * known customers, regions and locations, no job number twice, and — what keeps the sandbox
+ * and a ledger from disagreeing — no job or asset at or above the counter that hands out the
+ * next one.
  */
 export function restoreSnapshot(world: World, data: unknown): void {
-  const s = readSnapshot(new At(data, '$'), world.seed);
+  const s = checkSnapshot(data, world.seed);
+  const customerIds = new Set<number>();
+  const customers = s.customers.map((saved, i) => {
+    const jobs = checkCustomer(saved, `$.customers[${i}]`);
+    if (customerIds.has(saved.customerId)) fail(`$.customers[${i}].customerId`, 'each customer once');
+    customerIds.add(saved.customerId);
+    return { saved, jobs };
+  });
+  const owners = new Map<number, number>();
+  for (const [i, { saved, jobs }] of customers.entries())
+    for (const [j, { jobNumber }] of jobs.entries()) {
+      if (owners.has(jobNumber) || (jobNumber >= FIRST_JOB_NUMBER && jobNumber >= s.nextJobNumber))
+        fail(
+          `$.customers[${i}].jobs[${j}].jobNumber`,
+          `a job number below nextJobNumber (${s.nextJobNumber}), each once`,
+        );
+      owners.set(jobNumber, saved.customerId);
+    }
+  for (const [i, r] of s.created.entries()) {
+    const owner =
+      owners.get(r.jobNumber) ?? fail(`$.created[${i}].jobNumber`, 'the number of a job in customers[].jobs');
+    if (r.customerId !== owner) fail(`$.created[${i}].customerId`, `${owner}, the customer of job ${r.jobNumber}`);
+  }
+
   world.startMs = s.startMs;
   world.reset();
   world.nextJobNumber = s.nextJobNumber;
-  world.created = s.created;
-  world.clock.resetOffset();
+  world.created = s.created.map(({ headers, receivedAt, ...rest }) => ({
+    ...rest,
+    request: null,
+    rawBody: '',
+    headers,
+    receivedAt,
+  }));
   world.clock.advance(s.clockOffsetMs);
-  for (const saved of s.customers) {
+  for (const { saved, jobs } of customers) {
     const c = world.customer(saved.customerId);
-    c.jobs = new Map(saved.jobs.map((j) => [j.jobNumber, j]));
+    c.jobs = new Map(jobs.map((j) => [j.jobNumber, j]));
     for (const a of saved.filedAssets) {
       c.assets.push(a);
       c.assetsByTag.set(a.assetTag as string, a);
@@ -90,261 +121,195 @@ export function restoreSnapshot(world: World, data: unknown): void {
   world.dirty = false;
 }
 
-interface Restored {
-  startMs: number;
-  clockOffsetMs: number;
-  nextJobNumber: number;
-  created: CreatedJobRecord[];
-  customers: { customerId: number; nextAssetNumber: number; filedAssets: AssetRecord[]; jobs: JobRecord[] }[];
+function fail(path: string, expected: string): never {
+  throw new SandboxStateError(`${path}: expected ${expected}`);
 }
 
-function readSnapshot(root: At, seed: number): Restored {
-  if (root.get('format').str() !== FORMAT) root.get('format').fail(`"${FORMAT}"`);
-  if (root.get('version').int() !== VERSION)
-    root.get('version').fail(`${VERSION} (written by another htorder version)`);
-  const savedSeed = root.get('seed').int();
-  if (savedSeed !== seed) root.get('seed').fail(`${seed}, the seed of this sandbox (it holds ${savedSeed})`);
-  const nextJobNumber = root.get('nextJobNumber').int(FIRST_JOB_NUMBER);
-  const jobNumbers = new Set<number>();
-  const customerIds = new Set<number>();
-  const customers = root
-    .get('customers')
-    .list()
-    .map((c) => {
-      const customerId = c.get('customerId').int();
-      const def =
-        CUSTOMERS.find((d) => d.customerId === customerId) ?? c.get('customerId').fail('a customer of the sandbox');
-      if (customerIds.has(customerId)) c.get('customerId').fail('each customer once');
-      customerIds.add(customerId);
-      const nextAssetNumber = c.get('nextAssetNumber').int(def.assetStart + def.assetCount);
-      const tags = new Set<string>();
-      const filedAssets = c
-        .get('filedAssets')
-        .list()
-        .map((a) => {
-          const asset = readAsset(a);
-          const tag = asset.assetTag as string;
-          const n = Number(tag.slice(def.assetPrefix.length));
-          if (!tag.startsWith(def.assetPrefix) || !Number.isSafeInteger(n) || n >= nextAssetNumber || tags.has(tag))
-            a.get('assetTag').fail(`a new tag of this customer below nextAssetNumber (${nextAssetNumber}), each once`);
-          tags.add(tag);
-          return asset;
-        });
-      const jobs = c
-        .get('jobs')
-        .list()
-        .map((j) => {
-          const job = readJob(j, def.region);
-          if (job.customerId !== customerId) j.get('customerId').fail(`${customerId}`);
-          if (jobNumbers.has(job.jobNumber) || (job.jobNumber >= FIRST_JOB_NUMBER && job.jobNumber >= nextJobNumber))
-            j.get('jobNumber').fail(`a job number below nextJobNumber (${nextJobNumber}), each once`);
-          jobNumbers.add(job.jobNumber);
-          return job;
-        });
-      return { customerId, nextAssetNumber, filedAssets, jobs };
-    });
-  const created = root
-    .get('created')
-    .list()
-    .map((r) => {
-      const record = readCreated(r);
-      if (!jobNumbers.has(record.jobNumber)) r.get('jobNumber').fail('the number of a job in customers[].jobs');
-      return record;
-    });
-  const startMs = root.get('startMs').num(0);
-  const clockOffsetMs = root.get('clockOffsetMs').num(0);
-  return { startMs, clockOffsetMs, nextJobNumber, created, customers };
+/** The format, version and seed by hand (their messages say what to do), then the types by the schema. */
+function checkSnapshot(data: unknown, seed: number): SandboxSnapshot {
+  const o = (typeof data === 'object' && data !== null ? data : {}) as Record<string, unknown>;
+  if (o.format !== FORMAT) fail('$.format', `"${FORMAT}"`);
+  if (o.version !== VERSION) fail('$.version', `${VERSION} (written by another htorder version)`);
+  if (o.seed !== seed) fail('$.seed', `${seed}, the seed of this sandbox (it holds ${JSON.stringify(o.seed)})`);
+  validator ??= compileSnapshotSchema();
+  if (validator(data)) return data;
+  const e = (validator.errors as ErrorObject[])[0];
+  const missing = e.keyword === 'required' ? `/${(e.params as { missingProperty: string }).missingProperty}` : '';
+  throw new SandboxStateError(`${jsonPath(data, e.instancePath + missing)}: ${e.message}`);
 }
 
-function readJob(j: At, region: RegionCode): JobRecord {
-  const r = REGIONS[region];
-  const locationCode = j.get('location').str();
-  const location =
-    r.locations.find((l) => l.code === locationCode) ?? j.get('location').fail(`a location of region ${region}`);
-  if (j.get('region').str() !== region) j.get('region').fail(`"${region}"`);
-  return {
-    jobNumber: j.get('jobNumber').int(1),
-    customerId: j.get('customerId').int(),
-    region,
-    description: j.get('description').strOrNull(),
-    comments: j.get('comments').strOrNull(),
-    orderNumber: j.get('orderNumber').strOrNull(),
-    dueDay: j.get('dueDay').day(),
-    timeSensitive: j.get('timeSensitive').bool(),
-    mustDate: j.get('mustDate').bool(),
-    orderGroup: j.get('orderGroup').strOrNull(),
-    orderGroupSequence: j.get('orderGroupSequence').isNull() ? null : j.get('orderGroupSequence').int(),
-    customerUserId: j.get('customerUserId').int(),
-    creator: j.get('creator').strOrNull(),
-    originCode: j.get('originCode').str(),
-    dateInMs: j.get('dateInMs').num(),
-    status: j.get('status').str(),
-    statusSinceMs: j.get('statusSinceMs').num(),
-    dateOutMs: j.get('dateOutMs').isNull() ? null : j.get('dateOutMs').num(),
-    location,
-    deliveryMethod: j.get('deliveryMethod').str(),
-    deliveryLabel: j.get('deliveryLabel').str(),
-    isCollection: j.get('isCollection').bool(),
-    lines: j.get('lines').list().map(readLine),
-    shippingAddresses: j.get('shippingAddresses').list().map(readAddress),
-    invoiceNumber: j.get('invoiceNumber').strOrNull(),
-    totalJobCost: j.get('totalJobCost').num(),
-    taxTotal: j.get('taxTotal').num(),
-  };
+/** One customer's saved part against the sandbox's own data; answers its jobs with their locations. */
+function checkCustomer(saved: CustomerSnapshot, at: string): JobRecord[] {
+  const def =
+    CUSTOMERS.find((d) => d.customerId === saved.customerId) ?? fail(`${at}.customerId`, 'a customer of the sandbox');
+  const { customerId, nextAssetNumber } = saved;
+  if (nextAssetNumber < def.assetStart + def.assetCount)
+    fail(`${at}.nextAssetNumber`, `an integer >= ${def.assetStart + def.assetCount}`);
+  const tags = new Set<string>();
+  for (const [i, a] of saved.filedAssets.entries()) {
+    const tag = a.assetTag as string;
+    const n = Number(tag.slice(def.assetPrefix.length));
+    if (!tag.startsWith(def.assetPrefix) || !Number.isSafeInteger(n) || n >= nextAssetNumber || tags.has(tag))
+      fail(
+        `${at}.filedAssets[${i}].assetTag`,
+        `a new tag of this customer below nextAssetNumber (${nextAssetNumber}), each once`,
+      );
+    tags.add(tag);
+  }
+  const region = REGIONS[def.region];
+  return saved.jobs.map((job, i) => {
+    const location =
+      region.locations.find((l) => l.code === job.location) ??
+      fail(`${at}.jobs[${i}].location`, `a location of region ${def.region}`);
+    if (job.region !== def.region) fail(`${at}.jobs[${i}].region`, `"${def.region}"`);
+    if (job.customerId !== customerId) fail(`${at}.jobs[${i}].customerId`, `${customerId}`);
+    return { ...job, location };
+  });
 }
 
-function readLine(l: At): JobLineDto {
-  return {
-    jobLineId: l.get('jobLineId').int(),
-    assetSku: l.get('assetSku').strOrNull(),
-    processCode: l.get('processCode').strOrNull(),
-    garment: l.get('garment').strOrNull(),
-    description: l.get('description').strOrNull(),
-    comments: l.get('comments').strOrNull(),
-    quantity: l.get('quantity').num(),
-    unitPrice: l.get('unitPrice').num(),
-    customerReference: l.get('customerReference').strOrNull(),
-    imageUrl: l.get('imageUrl').strOrNull(),
-    gang: l.get('gang').strOrNull(),
-    jobLineStatus: l.get('jobLineStatus').strOrNull(),
-  };
+/** `$.customers[0].jobs[2].status` for the JSON pointer `/customers/0/jobs/2/status`. */
+function jsonPath(data: unknown, pointer: string): string {
+  let path = '$';
+  let node = data;
+  for (const raw of pointer.split('/').slice(1)) {
+    const key = raw.replaceAll('~1', '/').replaceAll('~0', '~');
+    path += Array.isArray(node) ? `[${key}]` : `.${key}`;
+    node = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
+  }
+  return path;
 }
 
-/** The address fields a job keeps (create.ts), each a string or null when present. */
-const ADDRESS_FIELDS = [
-  'contactName',
-  'organisation',
-  'streetAddress',
-  'city',
-  'state',
-  'postalCode',
-  'countryCodeISO2',
-  'deliveryMethod',
-] as const;
+let validator: ValidateFunction<SandboxSnapshot> | undefined;
 
-function readAddress(a: At): ShippingAddressTracking {
-  const out: ShippingAddressTracking = {
-    trackingNumber: a.get('trackingNumber').strOrNull(),
-    trackingLink: a.get('trackingLink').strOrNull(),
-  };
-  for (const k of ADDRESS_FIELDS) if (a.has(k)) out[k] = a.get(k).strOrNull();
-  return out;
+/**
+ * Compiled on the first restore only: ajv is loaded here, not with this module, so a sandbox
+ * without a saved state never pays for loading it and compiling the schema. Properties the schema does not name are dropped
+ * (removeAdditional), as a copy of the known fields would: nothing unknown from the file
+ * reaches a reply.
+ */
+function compileSnapshotSchema(): ValidateFunction<SandboxSnapshot> {
+  const { Ajv } = createRequire(import.meta.url)('ajv') as { Ajv: typeof AjvClass };
+  const ajv = new Ajv({ strict: true, allowUnionTypes: true, removeAdditional: true });
+  return ajv.compile<SandboxSnapshot>(SNAPSHOT_SCHEMA);
 }
 
-function readAsset(a: At): AssetRecord {
-  return {
-    assetId: a.get('assetId').int(),
-    assetTag: a.get('assetTag').str(),
-    processCode: a.get('processCode').strOrNull(),
-    description: a.get('description').strOrNull(),
-    garment: a.get('garment').strOrNull(),
-    priceTierCode: a.get('priceTierCode').strOrNull(),
-    setup: a.get('setup').num(0),
-    reset: a.get('reset').num(0),
-    priceCode: a.get('priceCode').strOrNull(),
-    assetUrl: a.get('assetUrl').strOrNull(),
-    createDate: a.get('createDate').str(),
-    isGlobal: a.get('isGlobal').bool(),
-    isArchived: a.get('isArchived').bool(),
-    priceBands: a.get('priceBands').list().map(readBand),
-    externalId: a.get('externalId').strOrNull(),
-    customerId: a.get('customerId').isNull() ? null : a.get('customerId').int(),
-  };
-}
+const int = (minimum = Number.MIN_SAFE_INTEGER) => ({ type: 'integer', minimum, maximum: Number.MAX_SAFE_INTEGER });
+const intOrNull = { ...int(), type: ['integer', 'null'] };
+const num = (minimum?: number) => (minimum === undefined ? { type: 'number' } : { type: 'number', minimum });
+const str = { type: 'string' };
+const strOrNull = { type: ['string', 'null'] };
+const bool = { type: 'boolean' };
+const list = (items: object) => ({ type: 'array', items });
+/** These properties, the `required` ones (all by default) required; no others (dropped, see above). */
+const record = (properties: Record<string, object>, required = Object.keys(properties)) => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+});
 
-function readBand(b: At): PriceBand {
-  return {
-    from: b.get('from').int(),
-    to: b.get('to').isNull() ? null : b.get('to').int(),
-    unitPrice: b.get('unitPrice').num(0),
-  };
-}
+const LINE = record({
+  jobLineId: int(),
+  assetSku: strOrNull,
+  processCode: strOrNull,
+  garment: strOrNull,
+  description: strOrNull,
+  comments: strOrNull,
+  quantity: num(),
+  unitPrice: num(),
+  customerReference: strOrNull,
+  imageUrl: strOrNull,
+  gang: strOrNull,
+  jobLineStatus: strOrNull,
+});
 
-function readCreated(r: At): CreatedJobRecord {
-  const headers: Record<string, string> = {};
-  const h = r.get('headers');
-  for (const k of Object.keys(h.object())) headers[k] = h.get(k).str();
-  return {
-    region: r.get('region').str(),
-    customerId: r.get('customerId').int(),
-    account: r.get('account').str(),
-    jobNumber: r.get('jobNumber').int(),
-    orderNumber: r.get('orderNumber').strOrNull(),
-    jobStatus: r.get('jobStatus').str(),
-    request: null,
-    rawBody: '',
-    headers,
-    receivedAt: r.get('receivedAt').str(),
-  };
-}
+/** A job's shipping address as create.ts writes it; only the tracking fields are always there. */
+const ADDRESS = record(
+  {
+    trackingNumber: strOrNull,
+    trackingLink: strOrNull,
+    contactName: strOrNull,
+    organisation: strOrNull,
+    streetAddress: strOrNull,
+    city: strOrNull,
+    state: strOrNull,
+    postalCode: strOrNull,
+    countryCodeISO2: strOrNull,
+    deliveryMethod: strOrNull,
+  },
+  ['trackingNumber', 'trackingLink'],
+);
 
-/** A value of the parsed JSON and its path (`$.customers[0].jobs[2].status`), for located errors. */
-class At {
-  constructor(
-    private readonly value: unknown,
-    private readonly path: string,
-  ) {}
+const JOB = record({
+  jobNumber: int(1),
+  customerId: int(),
+  region: str,
+  description: strOrNull,
+  comments: strOrNull,
+  orderNumber: strOrNull,
+  dueDay: { type: 'string', pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
+  timeSensitive: bool,
+  mustDate: bool,
+  orderGroup: strOrNull,
+  orderGroupSequence: intOrNull,
+  customerUserId: int(),
+  creator: strOrNull,
+  originCode: str,
+  dateInMs: num(),
+  status: str,
+  statusSinceMs: num(),
+  dateOutMs: { type: ['number', 'null'] },
+  location: str,
+  deliveryMethod: str,
+  deliveryLabel: str,
+  isCollection: bool,
+  lines: list(LINE),
+  shippingAddresses: list(ADDRESS),
+  invoiceNumber: strOrNull,
+  totalJobCost: num(),
+  taxTotal: num(),
+});
 
-  fail(expected: string): never {
-    throw new SandboxStateError(`${this.path}: expected ${expected}`);
-  }
+const ASSET = record({
+  assetId: int(),
+  assetTag: str,
+  processCode: strOrNull,
+  description: strOrNull,
+  garment: strOrNull,
+  priceTierCode: strOrNull,
+  setup: num(0),
+  reset: num(0),
+  priceCode: strOrNull,
+  assetUrl: strOrNull,
+  createDate: str,
+  isGlobal: bool,
+  isArchived: bool,
+  priceBands: list(record({ from: int(), to: intOrNull, unitPrice: num(0) })),
+  externalId: strOrNull,
+  customerId: intOrNull,
+});
 
-  object(): Record<string, unknown> {
-    const v = this.value;
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) this.fail('an object');
-    return v as Record<string, unknown>;
-  }
-
-  has(key: string): boolean {
-    return Object.hasOwn(this.object(), key);
-  }
-
-  get(key: string): At {
-    const o = this.object();
-    return new At(Object.hasOwn(o, key) ? o[key] : undefined, `${this.path}.${key}`);
-  }
-
-  list(): At[] {
-    if (!Array.isArray(this.value)) this.fail('a list');
-    return this.value.map((v, i) => new At(v, `${this.path}[${i}]`));
-  }
-
-  isNull(): boolean {
-    return this.value === null;
-  }
-
-  str(): string {
-    if (typeof this.value !== 'string') this.fail('a string');
-    return this.value;
-  }
-
-  strOrNull(): string | null {
-    return this.value === null ? null : this.str();
-  }
-
-  day(): string {
-    const v = this.str();
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(v)) this.fail('a date YYYY-MM-DD');
-    return v;
-  }
-
-  bool(): boolean {
-    if (typeof this.value !== 'boolean') this.fail('true or false');
-    return this.value;
-  }
-
-  num(min = -Number.MAX_VALUE): number {
-    if (typeof this.value !== 'number' || !Number.isFinite(this.value) || this.value < min)
-      this.fail(min === -Number.MAX_VALUE ? 'a number' : `a number >= ${min}`);
-    return this.value;
-  }
-
-  int(min = Number.MIN_SAFE_INTEGER): number {
-    if (!Number.isSafeInteger(this.value) || (this.value as number) < min)
-      this.fail(min === Number.MIN_SAFE_INTEGER ? 'an integer' : `an integer >= ${min}`);
-    return this.value as number;
-  }
-}
+const SNAPSHOT_SCHEMA = record({
+  format: { const: FORMAT },
+  version: { const: VERSION },
+  seed: int(),
+  startMs: num(0),
+  clockOffsetMs: num(0),
+  nextJobNumber: int(FIRST_JOB_NUMBER),
+  created: list(
+    record({
+      region: str,
+      customerId: int(),
+      account: str,
+      jobNumber: int(),
+      orderNumber: strOrNull,
+      jobStatus: str,
+      headers: { type: 'object', additionalProperties: str },
+      receivedAt: str,
+    }),
+  ),
+  customers: list(record({ customerId: int(), nextAssetNumber: int(), filedAssets: list(ASSET), jobs: list(JOB) })),
+});
 
 /**
  * The state a reset starts over from: no jobs, no filed assets, the clock's start now — but
@@ -358,23 +323,9 @@ export function resetSnapshot(
   seed: number,
   nowMs: number,
 ): { snapshot: SandboxSnapshot; forgotJobs: number | undefined } {
-  const old = typeof previous === 'object' && previous !== null ? (previous as Record<string, unknown>) : {};
-  const counter = old.nextJobNumber;
-  const created = old.created;
-  return {
-    snapshot: {
-      format: FORMAT,
-      version: VERSION,
-      seed,
-      startMs: nowMs,
-      clockOffsetMs: 0,
-      nextJobNumber:
-        Number.isSafeInteger(counter) && (counter as number) > FIRST_JOB_NUMBER
-          ? (counter as number)
-          : FIRST_JOB_NUMBER,
-      created: [],
-      customers: [],
-    },
-    forgotJobs: Array.isArray(created) ? created.length : undefined,
-  };
+  const old = (typeof previous === 'object' && previous !== null ? previous : {}) as Record<string, unknown>;
+  const world = new World(seed, createClock(new Date(nowMs)), nowMs);
+  const counter = old.nextJobNumber as number;
+  if (Number.isSafeInteger(counter) && counter > FIRST_JOB_NUMBER) world.nextJobNumber = counter;
+  return { snapshot: takeSnapshot(world), forgotJobs: Array.isArray(old.created) ? old.created.length : undefined };
 }

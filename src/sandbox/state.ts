@@ -44,7 +44,6 @@ export interface JobRecord {
   deliveryLabel: string;
   isCollection: boolean;
   lines: JobLineDto[];
-  /** Line quantities by asset tag (for GET /Assets/{code}/jobs). */
   shippingAddresses: ShippingAddressTracking[];
   invoiceNumber: string | null;
   totalJobCost: number;
@@ -98,7 +97,9 @@ export class World {
     public startMs: number,
   ) {}
 
+  /** Back to the seed's state and the clock's start (no offset). */
   reset(): void {
+    this.clock.resetOffset();
     this.customers.clear();
     this.globals.clear();
     this.nextJobNumber = FIRST_JOB_NUMBER;

@@ -1,7 +1,7 @@
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { invalidJobs, formatDiagnostic, hasErrors } from '../../src/manifest/diagnostics.js';
+import { invalidJobs, isError } from '../../src/manifest/diagnostics.js';
 import { loadManifest } from '../../src/manifest/load-manifest.js';
 import { ASSET_ITEM, brief, errors, loadText, writeInput } from '../support/manifest-files.js';
 
@@ -185,7 +185,7 @@ describe('loadManifest: rules on a whole file', () => {
       `version: 1\ndefaults: { deliveryAddress: { deliveryMethod: X } }\njobs:\n  - orderNumber: A\n    items: [${ASSET_ITEM}]\n  - orderNumber: B\n    items: [{ itemType: Asset, code: A1, quantity: lots }]\n  - 42\n`,
     );
     expect(manifest!.jobs.map((j) => j.orderNumber)).toEqual(['A', 'B', undefined]);
-    expect(hasErrors(diagnostics)).toBe(true);
+    expect(diagnostics.some(isError)).toBe(true);
     const bad = invalidJobs(diagnostics);
     expect(bad.all).toBe(false);
     expect([...bad.jobs].sort()).toEqual([1, 2]);
@@ -226,27 +226,6 @@ describe('loadManifest: inputs', () => {
     expect(manifest!.jobs).toHaveLength(1);
     expect(manifest!.jobs[0].items.map((i) => i.code)).toEqual(['A10001', 'A10002']);
     expect(manifest!.csv!.itemRows).toEqual([[2, 3]]);
-  });
-
-  it('formats diagnostics compiler-style', () => {
-    expect(
-      formatDiagnostic({
-        severity: 'error',
-        code: 'x',
-        message: 'bad',
-        field: 'jobs[0].dateDue',
-        source: { file: 'o.yaml', line: 4, column: 9 },
-      }),
-    ).toBe('o.yaml:4:9: jobs[0].dateDue: bad');
-    expect(
-      formatDiagnostic({
-        severity: 'error',
-        code: 'x',
-        message: 'bad',
-        field: 'jobs[0].items[0].quantity',
-        source: { file: 'o.csv', row: 12, columnName: 'Qty' },
-      }),
-    ).toBe('o.csv:12: Qty: bad');
   });
 });
 

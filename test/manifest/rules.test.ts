@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { Manifest, ManifestItem, ManifestJob } from '../../src/manifest/model.js';
 import { artworkUrls, urlProblem } from '../../src/manifest/rules/artwork-url.js';
-import { countryCodeShape } from '../../src/manifest/rules/country-code.js';
-import { deliveryMethodRequired } from '../../src/manifest/rules/delivery-method.js';
 import { dueDate, isCalendarDate } from '../../src/manifest/rules/due-date.js';
 import { runLocalRules } from '../../src/manifest/rules/index.js';
-import { itemRequiredFields } from '../../src/manifest/rules/item-required-fields.js';
-import { nonEmptyItems } from '../../src/manifest/rules/non-empty-items.js';
-import { orderGroupSequence } from '../../src/manifest/rules/order-group.js';
-import { orderNumberShape } from '../../src/manifest/rules/order-number-shape.js';
-import { positiveQuantities } from '../../src/manifest/rules/positive-quantities.js';
-import { sizeQuantitiesAgree } from '../../src/manifest/rules/size-quantities.js';
-import { uniqueOrderNumber } from '../../src/manifest/rules/unique-order-number.js';
+import { itemRequiredFields, positiveQuantities, sizeQuantitiesAgree } from '../../src/manifest/rules/item-fields.js';
+import {
+  countryCodeShape,
+  deliveryMethodRequired,
+  nonEmptyItems,
+  orderGroupSequence,
+  orderNumberShape,
+  uniqueOrderNumber,
+} from '../../src/manifest/rules/job-fields.js';
 
 const asset: ManifestItem = { itemType: 'Asset', code: 'A10001', quantity: 5 };
 const job = (over: Partial<ManifestJob> = {}): ManifestJob => ({

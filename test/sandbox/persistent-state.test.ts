@@ -2,7 +2,7 @@ import { mkdir, readFile, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SandboxStateFile } from '../../src/app/sandbox-state.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import type { Sandbox, SandboxSnapshot, SandboxStateStore } from '../../src/sandbox/index.js';
 import { Caller, dtfLine, start, usJob } from '../support/sandbox-http.js';
 import { tempDirPerTest } from '../support/temp-files.js';
 
@@ -104,5 +104,87 @@ describe('a persistent sandbox', () => {
     await expect(start({ seed: 2, state: new SandboxStateFile(file, { staleMs: 10_000 }) })).rejects.toThrow(
       '$.seed: expected 2, the seed of this sandbox (it holds 1)',
     );
+  });
+
+  it('a state that does not fit its schema or the sandbox is refused, naming the first bad field', async () => {
+    // A state saved through an in-memory store, then restored changed in one place at a time.
+    let saved: SandboxSnapshot | undefined;
+    const store = (state: unknown): SandboxStateStore => ({
+      readIfChanged: async () => (state === undefined ? { kind: 'none' } : { kind: 'saved', state }),
+      withLock: (fn) => fn(),
+      write: async (s) => {
+        saved = s;
+      },
+    });
+    const first = await start({ state: store(undefined) });
+    open.push(first);
+    const posted = await new Caller(first, 'us-demo').post('/Jobs', usJob({ items: [dtfLine()] }));
+    expect(posted.status, posted.text).toBe(201);
+    await stop(first);
+    const good = structuredClone(saved) as any;
+    expect(good.customers[0].filedAssets).toHaveLength(1);
+
+    const refused: [string, (s: any) => void, string][] = [
+      ['a wrong type', (s) => (s.customers[0].jobs[3].status = 5), '$.customers[0].jobs[3].status: must be string'],
+      [
+        'a missing field',
+        (s) => delete s.customers[0].jobs[3].lines[0].quantity,
+        "$.customers[0].jobs[3].lines[0].quantity: must have required property 'quantity'",
+      ],
+      ['a bad day', (s) => (s.customers[0].jobs[3].dueDay = 'soon'), '$.customers[0].jobs[3].dueDay: must match'],
+      ['an unsafe integer', (s) => (s.nextJobNumber = 2 ** 60), '$.nextJobNumber: must be <= 9007199254740991'],
+      ['a header that is no string', (s) => (s.created[0].headers['7'] = 7), '$.created[0].headers.7: must be string'],
+      ['an unknown customer', (s) => (s.customers[0].customerId = 9), '$.customers[0].customerId: expected a customer'],
+      [
+        'a customer twice',
+        (s) => s.customers.push({ ...s.customers[0], jobs: [] }),
+        '$.customers[1].customerId: expected each customer once',
+      ],
+      [
+        'an asset counter behind the generated assets',
+        (s) => (s.customers[0].nextAssetNumber = 10400),
+        '$.customers[0].nextAssetNumber: expected an integer >= 10401',
+      ],
+      [
+        'a filed asset at the counter',
+        (s) => (s.customers[0].nextAssetNumber = 10401),
+        '$.customers[0].filedAssets[0].assetTag: expected a new tag of this customer below nextAssetNumber (10401)',
+      ],
+      [
+        'a location of another region',
+        (s) => (s.customers[0].jobs[3].location = 'AKL'),
+        '$.customers[0].jobs[3].location: expected a location of region us',
+      ],
+      [
+        'a job of another customer',
+        (s) => (s.customers[0].jobs[3].customerId = 1002),
+        '$.customers[0].jobs[3].customerId: expected 1001',
+      ],
+      [
+        'a record of another customer',
+        (s) => (s.created[0].customerId = 1002),
+        `$.created[0].customerId: expected 1001, the customer of job ${posted.body.jobNumber}`,
+      ],
+      [
+        'a record of no job',
+        (s) => (s.created[0].jobNumber = 700099),
+        '$.created[0].jobNumber: expected the number of a job in customers[].jobs',
+      ],
+    ];
+    for (const [what, change, message] of refused) {
+      const state = structuredClone(good);
+      change(state);
+      await expect(start({ state: store(state) }), what).rejects.toThrow(message);
+    }
+
+    // Properties the schema does not name are dropped, never served.
+    const extra = structuredClone(good);
+    extra.customers[0].jobs[3].lines[0].planted = 'x';
+    extra.customers[0].jobs[3].planted = 'x';
+    const again = await start({ state: store(extra) });
+    open.push(again);
+    const job = await new Caller(again, 'us-demo').get(`/Jobs/${posted.body.jobNumber}`);
+    expect(job.status).toBe(200);
+    expect(job.text).not.toContain('planted');
   });
 });

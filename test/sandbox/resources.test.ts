@@ -242,3 +242,49 @@ describe('promo codes', () => {
     expect((await v('DTFONLY15')).body).toMatchObject({ isValid: true, applicableProcessCodes: null });
   });
 });
+
+describe('query values', () => {
+  it('a malformed paging, boolean or sort value is a 400 naming each field', async () => {
+    const errors = async (path: string): Promise<unknown> => {
+      const r = await us.get(path);
+      expect(r.status, path).toBe(400);
+      return r.body.errors;
+    };
+    expect(await errors('/Assets?page=0&pageSize=x&isArchived=maybe&sortColumn=colour&sortDirection=up')).toEqual({
+      page: ['page must be a positive integer.'],
+      pageSize: ['pageSize must be a positive integer.'],
+      isArchived: ['isArchived must be true or false.'],
+      sortColumn: ["'colour' is not a sortable column."],
+      sortDirection: ['sortDirection must be Ascending or Descending.'],
+    });
+    expect(
+      await errors('/Jobs/active?page=-1&excludeJobNumber=1.5&customerUserId=me&includeClosedJobs=1&sortColumn=x'),
+    ).toEqual({
+      page: ['page must be a positive integer.'],
+      excludeJobNumber: ['excludeJobNumber must be an integer.'],
+      customerUserId: ['customerUserId must be an integer.'],
+      includeClosedJobs: ['includeClosedJobs must be true or false.'],
+      sortColumn: ["'x' is not a sortable column."],
+    });
+    expect(await errors('/account/users?pageSize=0&includeInactive=yes&sortBy=age&sortDirection=up')).toEqual({
+      pageSize: ['pageSize must be a positive integer.'],
+      sortBy: ["'age' is not a valid sortBy value."],
+      sortDirection: ['sortDirection must be ASC or DESC.'],
+      includeInactive: ['includeInactive must be true or false.'],
+    });
+    expect(await errors('/account/transactions?page=one&completedOnly=no')).toEqual({
+      page: ['page must be a positive integer.'],
+      completedOnly: ['completedOnly must be true or false.'],
+    });
+    expect(await errors('/PriceCodes/price-codes?page=1&pageSize=0')).toEqual({
+      pageSize: ['pageSize must be a positive integer.'],
+    });
+    expect(await errors('/Stock?page=0&pageSize=2')).toEqual({ page: ['page must be a positive integer.'] });
+    // Stock's boolean options are false unless they say true.
+    expect((await us.get('/Stock?includeArchived=maybe&includePricing=TRUE')).status).toBe(200);
+    // Blank values are absent; limits and defaults hold.
+    expect((await us.get('/Assets?page=%20&pageSize=')).body).toMatchObject({ currentPage: 1, pageSize: 25 });
+    expect((await us.get('/Jobs/active?pageSize=500')).body.pageSize).toBe(100);
+    expect((await us.get('/PriceCodes/price-codes?pageSize=2&page=2')).body).toHaveLength(2);
+  });
+});

@@ -16,7 +16,6 @@ import {
   TEMPLATE_BY_NAME,
   TEMPLATE_COLUMNS,
   TEMPLATE_NAME_MATCHING,
-  isTemplateTarget,
   templateNames,
   type CellType,
 } from './template.js';
@@ -82,37 +81,22 @@ export const JOB_FIELDS: ReadonlySet<string> = new Set(
 export const isJobLevel = (b: Binding): boolean => b.kind === Kind.Job || b.kind === Kind.Address;
 
 /** A binding for a template target, or undefined when the target is not a template column. */
-export function bindTarget(target: string, index: number, column: string | undefined): Binding | undefined {
+function bindTarget(target: string, index: number, column: string | undefined): Binding | undefined {
   const t = TEMPLATE_BY_NAME.get(target);
   if (t !== undefined) {
     const kind =
       t.level === 'job' ? Kind.Job : t.level === 'address' ? Kind.Address : t.type === 'sizes' ? Kind.Sizes : Kind.Item;
     return { index, target, kind, key: t.name, type: t.type, intern: t.intern, slot: -1, column };
   }
-  if (target.startsWith(ATTR_PREFIX) && target.length > ATTR_PREFIX.length) {
-    // Attribute values are text (the API compares them as text: "4", not 4).
-    return {
-      index,
-      target,
-      kind: Kind.Attribute,
-      key: target.slice(ATTR_PREFIX.length).trim(),
-      type: 'string',
-      intern: true,
-      slot: -1,
-      column,
-    };
-  }
-  if (target.startsWith(SIZE_PREFIX) && target.length > SIZE_PREFIX.length) {
-    return {
-      index,
-      target,
-      kind: Kind.Size,
-      key: target.slice(SIZE_PREFIX.length).trim(),
-      type: 'integer',
-      intern: false,
-      slot: -1,
-      column,
-    };
+  // Attribute values are text (the API compares them as text: "4", not 4); sizes are quantities.
+  const prefixed = [
+    [ATTR_PREFIX, Kind.Attribute, 'string'],
+    [SIZE_PREFIX, Kind.Size, 'integer'],
+  ] as const;
+  for (const [prefix, kind, type] of prefixed) {
+    if (!target.startsWith(prefix) || target.length === prefix.length) continue;
+    const key = target.slice(prefix.length).trim();
+    return { index, target, kind, key, type, intern: kind === Kind.Attribute, slot: -1, column };
   }
   return undefined;
 }
@@ -129,14 +113,9 @@ export function planColumns(header: string[], file: string, headerRow: number, m
   });
   const { bindings, fieldColumns, diagnostics } = bindHeader(header, mapping, at);
   const constants: Binding[] = [];
-  const constantLocations = new Map<string, SourceLocation>();
   for (const [target, value] of Object.entries(mapping?.constants ?? {})) {
     const binding = bindTarget(target, -1, undefined);
-    if (binding === undefined) continue;
-    binding.constant = String(value);
-    constants.push(binding);
-    const loc = mapping?.constantLocations?.[target];
-    if (loc !== undefined) constantLocations.set(target, loc);
+    if (binding !== undefined) constants.push({ ...binding, constant: String(value) });
   }
   const jobSlots = new Map<string, number>();
   for (const b of bindings) {
@@ -163,7 +142,7 @@ export function planColumns(header: string[], file: string, headerRow: number, m
     fieldColumns,
     jobSlots,
     jobSlotCount: Math.max(1, jobSlots.size),
-    constantLocations,
+    constantLocations: new Map(Object.entries(mapping?.constantLocations ?? {})),
     diagnostics,
   };
 }
@@ -188,6 +167,8 @@ function bindHeader(
     ...Object.keys(mapping?.sizeColumns ?? {}),
     ...Object.keys(mapping?.attributeColumns ?? {}),
   ]);
+  const present = new Set(header.map((h) => h.trim()));
+  const unmatchedSources = [...mappedSources].filter((s) => !present.has(s));
   const unmatchedHeaders: string[] = [];
   const problem = (code: string, message: string, source: SourceLocation): void => {
     diagnostics.push({ severity: 'error', code, message, source });
@@ -203,14 +184,14 @@ function bindHeader(
     if (name === '' || previous !== undefined) continue;
     seenColumns.set(name, index);
     if (ignored.has(name)) continue;
-    const target = (mapping && mappedTarget(mapping, name)) ?? (isTemplateTarget(name) ? name : undefined);
-    if (target === undefined) {
+    const target = (mapping && mappedTarget(mapping, name)) ?? name;
+    const binding = bindTarget(target, index, name);
+    if (binding === undefined) {
       unmatchedHeaders.push(name);
-      diagnostics.push(unknownColumn(name, at(name), mapping, mappedSources, header));
+      const unknown = unknownColumn(name, mapping, unmatchedSources);
+      problem(unknown.code, unknown.message, at(name));
       continue;
     }
-    const binding = bindTarget(target, index, name);
-    if (binding === undefined) continue; // mapping targets are schema-checked; unreachable in practice
     const clash = fieldColumns.get(target);
     if (binding.key === '') {
       problem('csv.unknown-column', `column "${name}" names no attribute or size after the prefix`, at(name));
@@ -227,9 +208,7 @@ function bindHeader(
     bindings.push(binding);
   }
   if (mapping !== undefined) {
-    const present = new Set(header.map((h) => h.trim()));
-    for (const source of [...mappedSources, ...ignored]) {
-      if (present.has(source)) continue;
+    for (const source of [...unmatchedSources, ...[...ignored].filter((s) => !present.has(s))]) {
       const message =
         `the mapping${mapping.file ? ` (${mapping.file})` : ''} names column "${source}", which is not in the header` +
         didYouMeanName(source, unmatchedHeaders, COLUMN_NAME_MATCHING);
@@ -247,26 +226,21 @@ function mappedTarget(mapping: Mapping, name: string): string | undefined {
   return undefined;
 }
 
+/** A header name no template target takes: `unmatchedSources`, the mapping's names not in the header. */
 function unknownColumn(
   name: string,
-  source: SourceLocation,
   mapping: Mapping | undefined,
-  mappedSources: Set<string>,
-  header: string[],
-): Diagnostic {
+  unmatchedSources: string[],
+): { code: string; message: string } {
   if (mapping !== undefined) {
     // Most likely the mapping misspells this column: suggest the mapping's unmatched names.
-    const present = new Set(header.map((h) => h.trim()));
-    const unmatched = [...mappedSources].filter((s) => !present.has(s));
-    const close = suggest(name, unmatched, COLUMN_NAME_MATCHING);
+    const close = suggest(name, unmatchedSources, COLUMN_NAME_MATCHING);
     const hint = close === undefined ? '' : ` (the mapping names "${close}", which is not in the header: a typo?)`;
     return {
-      severity: 'error',
       code: 'csv.unmapped-column',
       message:
         `column "${name}" is not mapped${hint}; ` +
         `add it to columns, sizeColumns or attributeColumns${mapping.file ? ` in ${mapping.file}` : ''}, or list it in ignoreColumns`,
-      source,
     };
   }
   let hint = '';
@@ -277,10 +251,5 @@ function unknownColumn(
   } else {
     hint = didYouMeanName(name, templateNames(), TEMPLATE_NAME_MATCHING);
   }
-  return {
-    severity: 'error',
-    code: 'csv.unknown-column',
-    message: `unknown column "${name}"${hint}`,
-    source,
-  };
+  return { code: 'csv.unknown-column', message: `unknown column "${name}"${hint}` };
 }

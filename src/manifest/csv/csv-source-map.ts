@@ -8,13 +8,14 @@
  * - a value that came from a mapping constant: where the mapping wrote it.
  */
 import type { CsvOrigin, FieldPath, SourceLocation, SourceMap } from '../model.js';
+import { parsePath } from '../field-path.js';
 import { itemRowOf } from './item-rows.js';
 import type { FieldRowLookup } from './row-tables.js';
 import { JOB_FIELDS } from './column-plan.js';
 import { ATTR_PREFIX, SIZE_PREFIX } from './template.js';
 
+/** What a CSV document's locations are computed from (the document builder's result). */
 export interface CsvSourceTables {
-  file: string;
   headerRow: number;
   /** Its item rows (read through item-rows.ts, so the arrays are not made for this). */
   csv: CsvOrigin;
@@ -28,57 +29,37 @@ export interface CsvSourceTables {
   constantLocations: ReadonlyMap<string, SourceLocation>;
 }
 
-/** Splits `jobs[3].items[0].quantity`, `jobs.3.items.0`, `/jobs/3/items/0` or `attributes["A b"]`. */
-export function parseFieldPath(path: string): Array<string | number> {
-  if (path.startsWith('/')) {
-    return path
-      .slice(1)
-      .split('/')
-      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
-      .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
-  }
-  const out: Array<string | number> = [];
-  const re = /\[(\d+)\]|\["((?:[^"\\]|\\.)*)"\]|\['([^']*)'\]|([^.[\]]+)/g;
-  for (let m = re.exec(path); m !== null; m = re.exec(path)) {
-    if (m[1] !== undefined) out.push(Number(m[1]));
-    else if (m[2] !== undefined) out.push(m[2].replace(/\\(.)/g, '$1'));
-    else if (m[3] !== undefined) out.push(m[3]);
-    else out.push(/^\d+$/.test(m[4]) ? Number(m[4]) : m[4]);
-  }
-  return out;
-}
-
-export function csvSourceMap(t: CsvSourceTables): SourceMap {
-  const header: SourceLocation = { file: t.file, row: t.headerRow };
+export function csvSourceMap(file: string, t: CsvSourceTables): SourceMap {
+  const header: SourceLocation = { file, row: t.headerRow };
 
   /** The location of `target` on `row`: its column, or the mapping constant, or the row alone. */
   const at = (row: number, target: string | undefined): SourceLocation => {
-    if (target === undefined) return { file: t.file, row };
+    if (target === undefined) return { file: file, row };
     const columnName = t.fieldColumns.get(target);
-    if (columnName !== undefined) return { file: t.file, row, columnName };
+    if (columnName !== undefined) return { file: file, row, columnName };
     const constant = t.constantLocations.get(target);
     if (constant !== undefined) return constant;
-    return { file: t.file, row };
+    return { file: file, row };
   };
 
   return {
     locate(path: FieldPath): SourceLocation {
-      const p = parseFieldPath(path);
+      const p = parsePath(path);
       if (p[0] !== 'jobs' || typeof p[1] !== 'number') return header;
       const j = p[1];
       // A job's row is its first item's; a job without item rows has only the header.
       const jobRow = itemRowOf(t.csv, j, 0);
       if (jobRow === undefined) return header;
       const rest = p.slice(2);
-      if (rest.length === 0) return { file: t.file, row: jobRow };
+      if (rest.length === 0) return { file: file, row: jobRow };
 
       if (rest[0] === 'items') {
-        if (typeof rest[1] !== 'number') return { file: t.file, row: jobRow };
+        if (typeof rest[1] !== 'number') return { file: file, row: jobRow };
         const row = itemRowOf(t.csv, j, rest[1]) ?? jobRow;
         const field = rest[2];
-        if (field === undefined || typeof field === 'number') return { file: t.file, row };
+        if (field === undefined || typeof field === 'number') return { file: file, row };
         if (field === 'attributes') {
-          return rest[3] === undefined ? { file: t.file, row } : at(row, ATTR_PREFIX + String(rest[3]));
+          return rest[3] === undefined ? { file: file, row } : at(row, ATTR_PREFIX + String(rest[3]));
         }
         if (field === 'sizeQuantities') {
           // A size may come from its own size:CODE column or from the sizeQuantities cell.

@@ -12,28 +12,23 @@
  * in the shapes the header fixes (document-layout.ts), and nothing per cell is kept beyond the
  * value itself; where values came from is kept in Int32Arrays (row-tables.ts).
  */
-import type { CsvOrigin, Diagnostic, ManifestFormat, RawDocument, SourceLocation } from '../model.js';
-import { csvSourceMap } from './csv-source-map.js';
-import type { Mapping } from '../mapping/model.js';
+import type { Diagnostic, ManifestFormat, RawDocument, SourceLocation } from '../model.js';
+import { type CsvSourceTables, csvSourceMap } from './csv-source-map.js';
+import { isExpressionMapping, type Mapping } from '../mapping/model.js';
+import type { MappedRows, RecordSink } from '../mapping/mapped-rows.js';
 import { StringInterner, ownCopy, parseSizes, toBoolean, toInteger, trimCell } from './cells.js';
 import { CappedDiagnostics } from './capped-diagnostics.js';
 import { Kind, isJobLevel, planColumns, type Binding, type ColumnPlan } from './column-plan.js';
 import { DocumentLayout } from './document-layout.js';
 import { ItemDraft } from './item-draft.js';
-import { type FieldRowLookup, FieldRows, ItemsInFileOrder } from './row-tables.js';
+import { FieldRows, ItemsInFileOrder } from './row-tables.js';
 import { csvOriginOf } from './item-rows.js';
 
 type Value = string | number | boolean;
 type Obj = Record<string, unknown>;
 
-export interface CsvDocumentParts {
+export interface CsvDocumentParts extends CsvSourceTables {
   doc?: { version: 1; jobs: Obj[] };
-  csv: CsvOrigin;
-  headerRow: number;
-  slotRows: FieldRowLookup;
-  jobSlots: ReadonlyMap<string, number>;
-  fieldColumns: ReadonlyMap<string, string>;
-  constantLocations: ReadonlyMap<string, SourceLocation>;
   diagnostics: Diagnostic[];
 }
 
@@ -47,9 +42,9 @@ interface FromHeader {
 /** Shared placeholder until a job's items are distributed (never mutated). */
 const NO_ITEMS: Obj[] = [];
 
-export class CsvDocumentBuilder {
+export class CsvDocumentBuilder implements RecordSink {
   private fromHeader: FromHeader | undefined;
-  private header: string[] = [];
+  private headerCells: string[] = [];
   private headerRow = 0;
   private readonly jobs: Obj[] = [];
   private readonly jobIndex = new Map<string, number>();
@@ -69,8 +64,8 @@ export class CsvDocumentBuilder {
     this.diagnostics = new CappedDiagnostics(file);
   }
 
-  onHeader(cells: string[], row: number): void {
-    this.header = cells;
+  header(cells: string[], row: number): void {
+    this.headerCells = cells;
     this.headerRow = row;
     const plan = planColumns(cells, this.file, row, this.mapping);
     // An expression mapping's template columns are named by the export columns they come from.
@@ -90,7 +85,7 @@ export class CsvDocumentBuilder {
     if (layout.problem !== undefined) this.diagnostics.report({ ...layout.problem, source: { file: this.file, row } });
   }
 
-  onRecord(cells: string[], row: number): void {
+  record(cells: string[], row: number): void {
     const from = this.fromHeader;
     const byOrderNumber = from?.plan.orderNumber;
     if (from === undefined || byOrderNumber === undefined) return; // reported at the header
@@ -113,13 +108,8 @@ export class CsvDocumentBuilder {
     const i = this.items.countOf(j);
 
     if (cells.length !== plan.width && !(cells.length > plan.width && blankFrom(cells, plan.width))) {
-      this.diagnostics.report({
-        severity: 'error',
-        code: 'csv.row-length',
-        message: `row has ${cells.length} cells, the header has ${plan.width}`,
-        field: `jobs[${j}].items[${i}]`,
-        source: { file: this.file, row },
-      });
+      const message = `row has ${cells.length} cells, the header has ${plan.width}`;
+      this.error('csv.row-length', message, { file: this.file, row }, `jobs[${j}].items[${i}]`);
     }
 
     draft.reset();
@@ -145,36 +135,28 @@ export class CsvDocumentBuilder {
 
   result(): CsvDocumentParts {
     const plan = this.fromHeader?.plan;
-    const csv: CsvOrigin = csvOriginOf(this.header, this.skipRows, this.items.distribute(this.jobs));
-    const base = {
-      csv,
+    let doc: CsvDocumentParts['doc'];
+    if (plan === undefined) this.error('csv.no-rows', 'the file is empty: no header and no rows', { file: this.file });
+    else if (plan.orderNumber !== undefined && this.jobs.length === 0) {
+      this.error('csv.no-rows', 'the file has a header but no rows', { file: this.file, row: this.headerRow });
+    } else if (plan.orderNumber !== undefined) {
+      this.applyJobConstants(plan);
+      doc = { version: 1, jobs: this.jobs };
+    }
+    return {
+      ...(doc !== undefined ? { doc } : {}),
+      csv: csvOriginOf(this.headerCells, this.skipRows, this.items.distribute(this.jobs)),
       headerRow: this.headerRow || this.skipRows + 1,
       slotRows: this.fieldRows,
       jobSlots: plan?.jobSlots ?? new Map<string, number>(),
       fieldColumns: plan?.fieldColumns ?? new Map<string, string>(),
       constantLocations: plan?.constantLocations ?? new Map<string, SourceLocation>(),
+      diagnostics: this.diagnostics.finish(),
     };
-    if (plan === undefined) {
-      this.diagnostics.report({
-        severity: 'error',
-        code: 'csv.no-rows',
-        message: 'the file is empty: no header and no rows',
-        source: { file: this.file },
-      });
-      return { ...base, diagnostics: this.diagnostics.finish() };
-    }
-    if (plan.orderNumber === undefined) return { ...base, diagnostics: this.diagnostics.finish() };
-    if (this.jobs.length === 0) {
-      this.diagnostics.report({
-        severity: 'error',
-        code: 'csv.no-rows',
-        message: 'the file has a header but no rows',
-        source: { file: this.file, row: this.headerRow },
-      });
-      return { ...base, diagnostics: this.diagnostics.finish() };
-    }
-    this.applyJobConstants(plan);
-    return { ...base, doc: { version: 1, jobs: this.jobs }, diagnostics: this.diagnostics.finish() };
+  }
+
+  private error(code: string, message: string, source: SourceLocation, field?: string): void {
+    this.diagnostics.report({ severity: 'error', code, message, field, source });
   }
 
   /**
@@ -248,13 +230,8 @@ export class CsvDocumentBuilder {
       case Kind.Sizes: {
         const parsed = parseSizes(text);
         if ('error' in parsed) {
-          this.diagnostics.report({
-            severity: 'error',
-            code: 'csv.size-quantities',
-            message: parsed.error,
-            field: `jobs[${j}].items[${i}].sizeQuantities`,
-            source: this.cellSource(binding, row),
-          });
+          const field = `jobs[${j}].items[${i}].sizeQuantities`;
+          this.error('csv.size-quantities', parsed.error, this.cellSource(binding, row), field);
           return;
         }
         for (const size in parsed.sizes) this.addSize(draft, binding, size, parsed.sizes[size], j, i, row);
@@ -290,16 +267,12 @@ export class CsvDocumentBuilder {
     if (current === value) return;
     const firstRow = binding.slot >= 0 ? this.fieldRows.get(j, binding.slot) : 0;
     const orderNumber = job.orderNumber as string | undefined;
-    this.diagnostics.report({
-      severity: 'error',
-      code: 'csv.conflict',
-      message:
-        `${JSON.stringify(value)} conflicts with ${JSON.stringify(current)} ` +
-        `${firstRow > 0 ? `on row ${firstRow}` : 'from the mapping constants'} of order ${orderNumber ?? '(blank)'}` +
-        " (a job's rows must agree on job-level columns; leave later rows blank)",
-      field: `jobs[${j}].${binding.kind === Kind.Address ? 'deliveryAddress.' : ''}${binding.key}`,
-      source: this.cellSource(binding, row),
-    });
+    const message =
+      `${JSON.stringify(value)} conflicts with ${JSON.stringify(current)} ` +
+      `${firstRow > 0 ? `on row ${firstRow}` : 'from the mapping constants'} of order ${orderNumber ?? '(blank)'}` +
+      " (a job's rows must agree on job-level columns; leave later rows blank)";
+    const field = `jobs[${j}].${binding.kind === Kind.Address ? 'deliveryAddress.' : ''}${binding.key}`;
+    this.error('csv.conflict', message, this.cellSource(binding, row), field);
   }
 
   /** Job and address constants: for every job that no row gave the field. */
@@ -324,15 +297,13 @@ export class CsvDocumentBuilder {
     row: number,
   ): void {
     if (draft.addSize(size, qty)) return;
-    this.diagnostics.report({
-      severity: 'error',
-      code: 'csv.duplicate-size',
-      message:
-        `size ${size} is given twice on this row ` +
-        `(in sizeQuantities and a size:${size} column, or twice in the cell)`,
-      field: `jobs[${j}].items[${i}].sizeQuantities.${size}`,
-      source: this.cellSource(binding, row),
-    });
+    const message = `size ${size} is given twice on this row (in sizeQuantities and a size:${size} column, or twice in the cell)`;
+    this.error(
+      'csv.duplicate-size',
+      message,
+      this.cellSource(binding, row),
+      `jobs[${j}].items[${i}].sizeQuantities.${size}`,
+    );
   }
 
   private cellSource(binding: Binding, row: number): SourceLocation {
@@ -369,33 +340,66 @@ function blankFrom(cells: string[], from: number): boolean {
 }
 
 /**
- * The RawDocument a CSV or spreadsheet reader returns from the builder's parts: the source map
- * over the input's rows and columns, and no document when the input stopped half-way (`broken`).
+ * The records of a CSV or spreadsheet input on their way into the document builder: through an
+ * expression mapping's rows first when the mapping has expressions (mapping/mapped-rows.ts).
  */
-export function rawDocumentOf(
-  parts: CsvDocumentParts,
-  input: { file: string; format: ManifestFormat; sha256: string; broken: boolean },
-  skipped: RawDocument['skipped'],
-  diagnostics: Diagnostic[],
-): RawDocument {
-  const { file, format, sha256, broken } = input;
-  const sources = csvSourceMap({
-    file,
-    headerRow: parts.headerRow,
-    csv: parts.csv,
-    slotRows: parts.slotRows,
-    jobSlots: parts.jobSlots,
-    fieldColumns: parts.fieldColumns,
-    constantLocations: parts.constantLocations,
-  });
-  return {
-    file,
-    format,
-    sha256,
-    ...(parts.doc !== undefined && !broken ? { doc: parts.doc } : {}),
-    sources,
-    csv: parts.csv,
-    ...(skipped !== undefined && skipped.length > 0 ? { skipped } : {}),
-    diagnostics,
-  };
+export class TemplateReader {
+  private constructor(
+    readonly rows: RecordSink,
+    private readonly builder: CsvDocumentBuilder,
+    private readonly mapped: MappedRows | undefined,
+  ) {}
+
+  static async open(file: string, skipRows: number, mapping: Mapping | undefined): Promise<TemplateReader> {
+    if (!isExpressionMapping(mapping)) {
+      const builder = new CsvDocumentBuilder(file, skipRows, mapping);
+      return new TemplateReader(builder, builder, undefined);
+    }
+    // Loaded on demand: the expression code (jsonata) is a noticeable part of a start.
+    const { MappedRows } = await import('../mapping/mapped-rows.js');
+    const mapped = new MappedRows(file, mapping, {
+      header: (cells, row) => builder.header(cells, row),
+      record: (cells, row) => builder.record(cells, row),
+    });
+    const builder = new CsvDocumentBuilder(file, skipRows, mapped.builderMapping);
+    return new TemplateReader(mapped, builder, mapped);
+  }
+
+  /** Maps the records taken so far (an expression mapping's expressions may be asynchronous). */
+  async drain(): Promise<void> {
+    await this.mapped?.drain();
+  }
+
+  /**
+   * The RawDocument: the source map over the input's rows and columns, the builder's and the
+   * mapping's findings, then the reader's own `problems` (errors, at their row when they have
+   * one). No document when the input stopped half-way (`broken`), and no "no rows" then either:
+   * it would only mislead.
+   */
+  document(
+    input: { file: string; format: ManifestFormat; sha256: string; broken: boolean },
+    problems: ReadonlyArray<{ code: string; message: string; row?: number }>,
+  ): RawDocument {
+    const { file, format, sha256, broken } = input;
+    const parts = this.builder.result();
+    const diagnostics = broken ? parts.diagnostics.filter((d) => d.code !== 'csv.no-rows') : [...parts.diagnostics];
+    const skipped = this.mapped?.complete(parts, diagnostics) ?? [];
+    for (const { code, message, row } of problems)
+      diagnostics.push({ severity: 'error', code, message, source: row === undefined ? { file } : { file, row } });
+    return {
+      file,
+      format,
+      sha256,
+      ...(parts.doc !== undefined && !broken ? { doc: parts.doc } : {}),
+      sources: csvSourceMap(file, parts),
+      csv: parts.csv,
+      ...(skipped.length > 0 ? { skipped } : {}),
+      diagnostics,
+    };
+  }
+}
+
+/** What a reader returns for an input it could not read at all. */
+export function unreadDocument(file: string, format: ManifestFormat, diagnostic: Diagnostic): RawDocument {
+  return { file, format, sha256: '', sources: { locate: () => ({ file }) }, diagnostics: [diagnostic] };
 }

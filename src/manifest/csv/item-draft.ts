@@ -49,9 +49,7 @@ export class ItemDraft {
     this.mask |= 1 << slot;
   }
 
-  /** An attribute; a slot of -1 (beyond the limit, reported at the header) is dropped. */
   setAttribute(slot: number, value: string): void {
-    if (slot < 0) return;
     this.layout.attributes.values[slot] = value;
     this.attrMask |= 1 << slot;
   }

@@ -13,21 +13,15 @@ import { type FileHandle, open } from 'node:fs/promises';
 import type { Diagnostic, RawDocument } from '../model.js';
 import type { Mapping } from '../mapping/model.js';
 import { CSV_LIMIT_SETTINGS, type CsvLimits, csvLimitsOf, INPUT_TOO_LARGE } from '../read-input.js';
-import { CsvScanner } from './csv-scanner.js';
-import { dialectOf } from './dialect.js';
-import { CsvDocumentBuilder, rawDocumentOf } from './document-builder.js';
-import { finishMapped } from '../mapping/merge-lines.js';
-import { isExpressionMapping } from '../mapping/expression-mapping.js';
-import type { MappedRows } from '../mapping/mapped-rows.js';
+import { type CsvScanHandlers, CsvScanner } from './csv-scanner.js';
+import { type CsvDialect, dialectOf } from './dialect.js';
+import { TemplateReader, unreadDocument } from './document-builder.js';
 
 export interface ReadCsvOptions {
   mapping?: Mapping;
   /** Caps on columns, record and file size; defaults DEFAULT_CSV_LIMITS. */
   csv?: Partial<CsvLimits>;
 }
-
-/** Codes after which the file's records cannot be trusted (the reader stopped there). */
-export const CSV_STOPPED_CODES: ReadonlySet<string> = new Set(['csv.parse', 'csv.limit', INPUT_TOO_LARGE]);
 
 /**
  * Read size: as fast as bigger reads, and a lower peak RSS in `npm run bench:check`, because
@@ -38,46 +32,53 @@ export const CSV_CHUNK_BYTES = 64 * 1024;
 export async function readCsvDocument(file: string, opts: ReadCsvOptions = {}): Promise<RawDocument> {
   const dialect = dialectOf(opts.mapping);
   const limits = csvLimitsOf(opts.csv);
-  // An expression mapping turns each export row into a template row first (mapping/mapped-rows.ts).
-  let mapped: MappedRows | undefined;
-  if (isExpressionMapping(opts.mapping)) {
-    const { MappedRows } = await import('../mapping/mapped-rows.js');
-    mapped = new MappedRows(file, opts.mapping, {
-      onHeader: (cells, row) => builder.onHeader(cells, row),
-      onRecord: (cells, row) => builder.onRecord(cells, row),
-    });
-  }
-  const builder = new CsvDocumentBuilder(file, dialect.skipRows, mapped ? mapped.builderMapping : opts.mapping);
-  const rows = mapped ?? builder;
-  const handlers = {
-    header: (cells: string[], row: number) => rows.onHeader(cells, row),
-    record: (cells: string[], row: number) => rows.onRecord(cells, row),
-  };
-  const scanner = new CsvScanner(dialect, handlers, { limits });
+  const reader = await TemplateReader.open(file, dialect.skipRows, opts.mapping);
+  const scanner = new CsvScanner(dialect, reader.rows, { limits });
   const hash = createHash('sha256');
   const failed = await readInto(file, limits, async (chunk) => {
     hash.update(chunk);
     scanner.push(chunk);
-    if (mapped) await mapped.drain();
+    await reader.drain();
     return scanner.stopped;
   });
-  if (failed !== undefined) {
-    return { file, format: 'csv', sha256: '', sources: { locate: () => ({ file }) }, diagnostics: [failed] };
+  if (failed !== undefined) return unreadDocument(file, 'csv', failed);
+  await scanner.finish();
+  await reader.drain();
+  // A file read only part-way (a syntax error, a limit) has no hash that could stand for it,
+  // and no trustworthy document.
+  const broken = scanner.stopped;
+  const sha256 = broken ? '' : hash.digest('hex');
+  return reader.document({ file, format: 'csv', sha256, broken }, scanner.problems);
+}
+
+/**
+ * Reads a CSV input's records again, for result.csv ("the input's own columns first"), through
+ * the same scanner, dialect and limits as readCsvDocument, so each row number equals the
+ * reader's (CsvOrigin.itemRows): every record to `handlers` (synchronously, cells untrimmed and
+ * unmapped), yielding after each chunk so the caller can write out what it gathered. Streaming:
+ * memory stays flat however long the file is. Stops quietly where the file stops parsing or
+ * meets a limit; throws when it cannot be read.
+ */
+export async function* scanCsvFile(
+  file: string,
+  dialect: CsvDialect,
+  handlers: CsvScanHandlers,
+  /** `limits`: the input's (default DEFAULT_CSV_LIMITS); `keepText`: hand each strict record's own text to `record` too. */
+  opts: { limits?: Partial<CsvLimits>; keepText?: boolean } = {},
+): AsyncGenerator<void> {
+  const scanner = new CsvScanner(dialect, handlers, { limits: csvLimitsOf(opts.limits), keepText: opts.keepText });
+  const handle = await open(file, 'r');
+  try {
+    for await (const chunk of fileChunks(handle)) {
+      scanner.push(chunk);
+      yield;
+      if (scanner.stopped) break;
+    }
+  } finally {
+    await handle.close();
   }
   await scanner.finish();
-  if (mapped) await mapped.drain();
-  // A file read only part-way has no hash that could stand for it.
-  const broken = scanner.problems.some((p) => CSV_STOPPED_CODES.has(p.code));
-  const sha256 = broken ? '' : hash.digest('hex');
-
-  const parts = builder.result();
-  // Stopped at a limit before any record arrived, "no rows" would only mislead.
-  const diagnostics = broken ? parts.diagnostics.filter((d) => d.code !== 'csv.no-rows') : [...parts.diagnostics];
-  const skipped = mapped ? finishMapped(mapped, parts, diagnostics) : undefined;
-  for (const p of scanner.problems)
-    diagnostics.push({ severity: 'error', code: p.code, message: p.message, source: { file, row: p.row } });
-  // A file that stopped parsing half-way has no trustworthy document.
-  return rawDocumentOf(parts, { file, format: 'csv', sha256, broken }, skipped, diagnostics);
+  yield;
 }
 
 /**
@@ -117,7 +118,7 @@ async function readInto(
  * waiting idle for every read, which `npm run bench:check` shows. A chunk is valid until the
  * caller asks for the one after next; the CSV scanner and the hash keep nothing of it.
  */
-export async function* fileChunks(handle: FileHandle): AsyncGenerator<Buffer> {
+async function* fileChunks(handle: FileHandle): AsyncGenerator<Buffer> {
   const buffers = [Buffer.allocUnsafe(CSV_CHUNK_BYTES), Buffer.allocUnsafe(CSV_CHUNK_BYTES)];
   let next: Promise<{ bytesRead: number }> | undefined = handle.read(buffers[0], 0, CSV_CHUNK_BYTES, null);
   try {

@@ -134,11 +134,3 @@ export const COLUMN_NAME_MATCHING: SuggestOptions = { containment: true };
 
 /** Suggesting a template name for a header: also the short forms above (`qty` → `quantity`). */
 export const TEMPLATE_NAME_MATCHING: SuggestOptions = { containment: true, aliases: HEADER_ALIASES };
-
-/** True for a template column name or a well-formed `attr:NAME` / `size:CODE`. */
-export function isTemplateTarget(name: string): boolean {
-  if (TEMPLATE_BY_NAME.has(name)) return true;
-  if (name.startsWith(ATTR_PREFIX)) return name.length > ATTR_PREFIX.length;
-  if (name.startsWith(SIZE_PREFIX)) return name.length > SIZE_PREFIX.length;
-  return false;
-}

@@ -17,7 +17,7 @@ export async function readJsonDocument(
   return readTextDocument(file, 'json', bytes, opts, parseJsonText);
 }
 
-export async function parseJsonText(
+async function parseJsonText(
   file: string,
   text: string,
   opts: YamlReadOptions,
@@ -48,10 +48,7 @@ export async function parseJsonText(
 
 /** V8's message without its position (given as line:column instead) or a copy of the text. */
 function cleanMessage(message: string): string {
-  return message
-    .replace(/ in JSON at position \d+.*$/s, '')
-    .replace(/, "(?:[^"\\]|\\.)*" is not valid JSON$/s, '')
-    .replace(/, ".*" is not valid JSON$/s, '');
+  return message.replace(/ in JSON at position \d+.*$/s, '').replace(/, ".*" is not valid JSON$/s, '');
 }
 
 /**

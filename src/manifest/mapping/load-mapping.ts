@@ -26,7 +26,7 @@ import type { LookupTable, Mapping } from './model.js';
 import { PRESETS_DIR, presetPath } from './presets-dir.js';
 
 // Three levels up from src/manifest/mapping/ and dist/manifest/mapping/ alike.
-export const MAPPING_SCHEMA_URL = new URL('../../../schemas/mapping.schema.json', import.meta.url);
+const MAPPING_SCHEMA_URL = new URL('../../../schemas/mapping.schema.json', import.meta.url);
 
 let compiled: { validate: ValidateFunction; topKeys: string[] } | undefined;
 
@@ -51,19 +51,14 @@ interface MappingProblem {
   message: string;
 }
 
-/** A preset's file when `name` is one (a bare name with no file of that name beside it). */
-export function presetFile(name: string): string | undefined {
-  if (existsSync(name) && statSync(name).isFile()) return undefined;
-  return presetPath(name);
-}
-
 /** The presets there are, for messages. */
 function presetNames(): string[] {
   return ['shopify', 'woocommerce', 'odoo'].filter((n) => existsSync(join(PRESETS_DIR, `${n}.yaml`)));
 }
 
 export async function loadMapping(name: string): Promise<Mapping> {
-  const file = presetFile(name) ?? name;
+  // A preset's name, unless a file of that name is beside it.
+  const file = (statSync(name, { throwIfNoEntry: false })?.isFile() ? undefined : presetPath(name)) ?? name;
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -116,7 +111,7 @@ export function parseMapping(text: string, file: string): Mapping {
   const compile = (source: string, path: Array<string | number>, key: string) => {
     const node = doc.getIn(path, true) as YamlNode | undefined;
     const start = node?.range?.[0];
-    expressionLocations[key] = { file, ...pos(start) };
+    expressionLocations[key] = at(path);
     try {
       compileExpression(source, tables);
     } catch (err) {
@@ -137,10 +132,7 @@ export function parseMapping(text: string, file: string): Mapping {
   if (Object.keys(tables).length > 0) mapping.lookupTables = tables;
 
   const constantLocations: Record<string, SourceLocation> = {};
-  for (const key of Object.keys(mapping.constants ?? {})) {
-    const node = doc.getIn(['constants', key], true) as YamlNode | undefined;
-    constantLocations[key] = { file, ...pos(node?.range?.[0]) };
-  }
+  for (const key of Object.keys(own.constants ?? {})) constantLocations[key] = at(['constants', key]);
   return { ...mapping, file, constantLocations: { ...base?.constantLocations, ...constantLocations } };
 }
 
@@ -336,24 +328,17 @@ function describe(
     const hint = path.length === 0 ? didYouMeanName(key, topKeys, COLUMN_NAME_MATCHING) : '';
     return { ...pos(keyOffset(doc, path, key)), field: field([...path, key]), message: `unknown key "${key}"${hint}` };
   }
+  // A name (propertyNames) or a value (anyOf) that is no template target.
   const propertyName = (err as ErrorObject & { propertyName?: string }).propertyName;
-  if (propertyName !== undefined) {
+  if (propertyName !== undefined || err.keyword === 'anyOf') {
+    const bad = propertyName ?? String(doc.getIn(path) ?? '');
+    const at = propertyName === undefined ? valueOffset(path) : keyOffset(doc, path, propertyName);
     return {
-      ...pos(keyOffset(doc, path, propertyName)),
-      field: field([...path, propertyName]),
-      message:
-        `"${propertyName}" is not a template field (a default CSV column name, attr:NAME or size:CODE)` +
-        didYouMeanName(propertyName, templateTargets(), TEMPLATE_NAME_MATCHING),
-    };
-  }
-  if (err.keyword === 'anyOf') {
-    const bad = String(doc.getIn(path) ?? '');
-    return {
-      ...pos(valueOffset(path)),
-      field: field(path),
+      ...pos(at),
+      field: field(propertyName === undefined ? path : [...path, propertyName]),
       message:
         `"${bad}" is not a template field (a default CSV column name, attr:NAME or size:CODE)` +
-        didYouMeanName(bad, templateTargets(), TEMPLATE_NAME_MATCHING),
+        didYouMeanName(bad, templateNames(), TEMPLATE_NAME_MATCHING),
     };
   }
   if (err.keyword === 'enum') {
@@ -362,12 +347,6 @@ function describe(
     return { ...pos(valueOffset(path)), field: field(path), message: `must be one of ${allowed.join(', ')}${hint}` };
   }
   return { ...pos(valueOffset(path)), field: field(path), message: err.message ?? err.keyword };
-}
-
-let templateTargetList: string[] | undefined;
-function templateTargets(): string[] {
-  templateTargetList ??= templateNames();
-  return templateTargetList;
 }
 
 function usage(file: string, problems: MappingProblem[]): UsageError {

@@ -7,13 +7,15 @@
  * Expressions may be asynchronous (JSONata), the scanner is not: records are queued as they are
  * scanned and `drain()` maps them, in order, between chunks.
  */
-import type { Diagnostic, SkippedRows, SourceLocation } from '../model.js';
+import type { CsvOrigin, Diagnostic, SkippedRows, SourceLocation } from '../model.js';
 import { type CompiledExpression, compileExpression, type ExpressionValue, type RowInput } from './expressions.js';
+import { type MappedDocument, mergeLines, placeProblems } from './merge-lines.js';
 import type { Mapping } from './model.js';
 
-export interface RowSink {
-  onHeader(cells: string[], row: number): void;
-  onRecord(cells: string[], row: number): void;
+/** Takes an input's records: the header first, then the rest (the document builder, the mapped rows). */
+export interface RecordSink {
+  header(cells: string[], row: number): void;
+  record(cells: string[], row: number): void;
 }
 
 /** An expression that failed on a row, placed on its job and item once the document is built. */
@@ -50,16 +52,16 @@ interface Rule {
 
 const quote = (column: string): string => `\`${column}\``;
 
-export class MappedRows {
+export class MappedRows implements RecordSink {
   /** The template-shaped header handed to the builder. */
   readonly targets: string[];
   /** The mapping the builder reads the template rows with: constants, values and labels only. */
   readonly builderMapping: Mapping;
-  readonly skipped: SkippedRows[] = [];
-  readonly problems: RowProblem[] = [];
-  readonly diagnostics: Diagnostic[] = [];
+  private readonly skipped: SkippedRows[] = [];
+  private readonly problems: RowProblem[] = [];
+  private readonly diagnostics: Diagnostic[] = [];
   /** The export's header as read. */
-  header: string[] = [];
+  private exportHeader: string[] = [];
   private readonly fields: Field[];
   private readonly rules: Rule[];
   private readonly sizeField?: Field;
@@ -73,33 +75,22 @@ export class MappedRows {
   private queue: Array<{ cells: string[]; row: number }> = [];
   private readonly skippedOrders = new Map<string, SkippedRows>();
   private readonly startedOrders = new Map<string, number>();
-  private ready = false;
   /** Every expression of a row, in order: fields, skip rules, then size. */
   private readonly exprs: CompiledExpression[];
   private results: Array<Outcome | Promise<Outcome>> = [];
   /** Cells an expression's input needs: the columns they name, or every column. */
   private inputIndexes: number[] = [];
 
-  /** Lines of one order naming the same item are merged (mapping `mergeLines`, default true). */
-  get mergesLines(): boolean {
-    return this.mapping.mergeLines !== false;
-  }
-
-  /** The mapping gives sizes through `fields.size`. */
-  get givesSizes(): boolean {
-    return this.sizeField !== undefined;
-  }
-
   constructor(
     private readonly file: string,
     private readonly mapping: Mapping,
-    private readonly sink: RowSink,
+    private readonly sink: RecordSink,
   ) {
     const tables = mapping.lookupTables ?? {};
     const where = (key: string): SourceLocation | undefined => mapping.expressionLocations?.[key];
     const fields: Field[] = [];
     const add = (target: string, source: string, at?: SourceLocation) => {
-      fields.push({ target, expr: compileExpression(source, tables), ...(at ? { at } : {}) });
+      fields.push({ target, expr: compileExpression(source, tables), at });
     };
     for (const [column, target] of Object.entries(mapping.columns ?? {})) add(target, quote(column));
     for (const [column, size] of Object.entries(mapping.sizeColumns ?? {})) add(`size:${size}`, quote(column));
@@ -114,7 +105,7 @@ export class MappedRows {
       expr: compileExpression(r.when, tables),
       scope: r.scope ?? 'row',
       reason: r.reason,
-      ...(where(`skip[${i}]`) ? { at: where(`skip[${i}]`) } : {}),
+      at: where(`skip[${i}]`),
     }));
     this.targets = this.fields.map((f) => f.target);
     this.exprs = [
@@ -131,21 +122,16 @@ export class MappedRows {
       const label = f.expr.column ?? f.expr.columns[0];
       if (label !== undefined) columnLabels[f.target] = label;
     }
-    if (this.sizeField !== undefined && this.sizesSlot >= 0) {
+    if (this.sizeField !== undefined) {
       columnLabels.sizeQuantities ??=
         this.sizeField.expr.columns[0] ?? columnLabels.quantity ?? this.sizeField.expr.source;
     }
-    this.builderMapping = {
-      ...(mapping.constants ? { constants: mapping.constants } : {}),
-      ...(mapping.values ? { values: mapping.values } : {}),
-      ...(mapping.constantLocations ? { constantLocations: mapping.constantLocations } : {}),
-      ...(mapping.file ? { file: mapping.file } : {}),
-      columnLabels,
-    };
+    const { constants, values, constantLocations, file: mappingFile } = mapping;
+    this.builderMapping = { constants, values, constantLocations, file: mappingFile, columnLabels };
   }
 
-  onHeader(cells: string[], row: number): void {
-    this.header = cells;
+  header(cells: string[], row: number): void {
+    this.exportHeader = cells;
     this.names = cells.map((c) => c.trim());
     const indexOf = new Map<string, number>();
     this.names.forEach((n, i) => {
@@ -199,12 +185,11 @@ export class MappedRows {
     const all = this.exprs.some((e) => !e.cacheable);
     const named = new Set(this.exprs.flatMap((e) => e.columns));
     this.inputIndexes = this.names.flatMap((n, i) => (n !== '' && (all || named.has(n)) ? [i] : []));
-    this.ready = true;
-    this.sink.onHeader(this.targets, row);
+    this.sink.header(this.targets, row);
   }
 
-  onRecord(cells: string[], row: number): void {
-    if (this.ready) this.queue.push({ cells, row });
+  record(cells: string[], row: number): void {
+    this.queue.push({ cells, row });
   }
 
   /** Maps the queued records, in order, into the builder. */
@@ -217,25 +202,20 @@ export class MappedRows {
     }
   }
 
-  /** Blank order-level cells of a continuation row come from the row above. */
+  /**
+   * Blank order-level cells of a continuation row come from the row above; filled in place (the
+   * scanner hands each record over once).
+   */
   private filled(cells: string[]): string[] {
     if (this.fillIndexes.length === 0) return cells;
     const prev = this.previous;
-    // The scanner hands each record over once: filling in place costs no copy.
-    const out = cells;
-    if (prev !== undefined) {
-      const key = this.keyIndex < 0 ? undefined : (cells[this.keyIndex] ?? '').trim();
-      const continues = key === undefined || key === '' || key === (prev[this.keyIndex] ?? '').trim();
-      if (continues) {
-        for (const i of this.fillIndexes) {
-          if ((cells[i] ?? '').trim() === '' && (prev[i] ?? '') !== '') {
-            out[i] = prev[i];
-          }
-        }
-      }
+    const key = this.keyIndex < 0 ? '' : (cells[this.keyIndex] ?? '').trim();
+    if (prev !== undefined && (key === '' || key === (prev[this.keyIndex] ?? '').trim())) {
+      for (const i of this.fillIndexes)
+        if ((cells[i] ?? '').trim() === '' && (prev[i] ?? '') !== '') cells[i] = prev[i];
     }
-    this.previous = out;
-    return out;
+    this.previous = cells;
+    return cells;
   }
 
   /**
@@ -267,20 +247,20 @@ export class MappedRows {
       }
     }
     if (!pending) {
-      this.finish(cells, row, results as Outcome[]);
+      this.emit(cells, row, results as Outcome[]);
       return undefined;
     }
     this.results = new Array<Outcome | Promise<Outcome>>(exprs.length);
-    return Promise.all(results).then((done) => this.finish(cells, row, done));
+    return Promise.all(results).then((done) => this.emit(cells, row, done));
   }
 
   /** The row's fate from its expressions' outcomes: skipped, or a template row for the builder. */
-  private finish(cells: string[], row: number, results: Outcome[]): void {
+  private emit(cells: string[], row: number, results: Outcome[]): void {
     const fields = this.fields;
     const value = (f: number, field: Field, orderNumber: string | undefined): string | undefined => {
       const v = results[f];
       if (!(v instanceof Failure)) return text(v);
-      this.problem(row, orderNumber, field.target, v.message, field.expr, field.at);
+      this.problem(row, orderNumber, field.target, v.message, field);
       // The cell as written goes on, so the row still becomes a line the problem can be placed on.
       const first = field.expr.columns[0];
       return first === undefined ? undefined : trim(cells[this.names.indexOf(first)]);
@@ -300,22 +280,17 @@ export class MappedRows {
       const rule = this.rules[r];
       const hit = results[fields.length + r];
       if (hit instanceof Failure) {
-        this.problem(row, orderNumber, 'skip', hit.message, rule.expr, rule.at);
+        this.problem(row, orderNumber, 'skip', hit.message, rule);
         continue;
       }
       if (!truthy(hit)) continue;
       if (rule.scope === 'order' && orderNumber !== undefined) {
         const started = this.startedOrders.get(orderNumber);
         if (started !== undefined) {
-          this.problem(
-            row,
-            orderNumber,
-            'skip',
+          const message =
             `order ${orderNumber} is to be skipped (${rule.reason}) but its row ${started} was read as an order ` +
-              "line: a skip rule for whole orders must hold on the order's first row (fillDown helps)",
-            rule.expr,
-            rule.at,
-          );
+            "line: a skip rule for whole orders must hold on the order's first row (fillDown helps)";
+          this.problem(row, orderNumber, 'skip', message, rule);
           return;
         }
         const group: SkippedRows = { reason: rule.reason, scope: 'order', orderNumber, rows: [row] };
@@ -329,7 +304,7 @@ export class MappedRows {
     for (let f = 0; f < fields.length; f++) {
       if (f !== this.orderSlot) out[f] = value(f, fields[f], orderNumber) ?? '';
     }
-    if (this.sizeField !== undefined && this.sizesSlot >= 0) {
+    if (this.sizeField !== undefined) {
       const size = value(fields.length + this.rules.length, this.sizeField, orderNumber);
       if (size !== undefined && this.quantitySlot >= 0 && out[this.quantitySlot] !== '') {
         out[this.sizesSlot] = `${size}=${out[this.quantitySlot]}`;
@@ -337,7 +312,23 @@ export class MappedRows {
       }
     }
     if (orderNumber !== undefined && !this.startedOrders.has(orderNumber)) this.startedOrders.set(orderNumber, row);
-    this.sink.onRecord(out, row);
+    this.sink.record(out, row);
+  }
+
+  /**
+   * The end of the read, once the builder made its document: the export's own header for
+   * result.csv, the mapping's findings and its rows' placed problems added to `diagnostics`, the
+   * same item's lines merged. Returns the rows the skip rules left out.
+   */
+  complete(parts: { doc?: MappedDocument; csv: CsvOrigin }, diagnostics: Diagnostic[]): SkippedRows[] {
+    parts.csv.header = this.exportHeader;
+    for (const d of this.diagnostics) diagnostics.push(d);
+    for (const d of placeProblems(parts.doc, parts.csv.itemRows, this.problems)) diagnostics.push(d);
+    if (parts.doc !== undefined && this.mapping.mergeLines !== false) {
+      const merged = mergeLines(parts.doc, parts.csv.itemRows, diagnostics, this.sizeField !== undefined);
+      if (merged.length > 0) parts.csv.mergedRows = merged;
+    }
+    return this.skipped;
   }
 
   private problem(
@@ -345,8 +336,7 @@ export class MappedRows {
     orderNumber: string | undefined,
     target: string,
     message: string,
-    expr: CompiledExpression,
-    at: SourceLocation | undefined,
+    { expr, at }: { expr: CompiledExpression; at?: SourceLocation },
   ): void {
     const column = expr.column ?? expr.columns[0];
     const where = at === undefined ? '' : ` (${at.file}:${at.line ?? 1}:${at.column ?? 1})`;
@@ -363,22 +353,15 @@ export class MappedRows {
     this.diagnostics.push({
       severity: 'error',
       code: 'mapping.unknown-column',
-      message:
-        `${what} names column "${column}", which is not in the header of ${this.file} (line ${row})` +
-        (at === undefined ? '' : ''),
+      message: `${what} names column "${column}", which is not in the header of ${this.file} (line ${row})`,
       source: at ?? { file: this.mapping.file ?? this.file },
     });
   }
 }
 
-function trim(cell: string | undefined): string {
-  return cell === undefined ? '' : cell.trim();
-}
+const trim = (cell: string | undefined): string => (cell ?? '').trim();
 
-function truthy(v: ExpressionValue): boolean {
-  if (v === undefined || v === false || v === '' || v === 0) return false;
-  return true;
-}
+const truthy = (v: ExpressionValue): boolean => v !== undefined && v !== false && v !== '' && v !== 0;
 
 /** An expression's value as template cell text; blank → undefined. */
 function text(v: ExpressionValue): string | undefined {

@@ -8,8 +8,9 @@
  * PriceCode) line whose mapping gave it a size is ordered by its total quantity, and its sizes
  * are written into its comment (`sizes: M 6, L 6`) for the people who press the transfers.
  */
-import type { CsvOrigin, Diagnostic, SkippedRows } from '../model.js';
-import type { MappedRows, RowProblem } from './mapped-rows.js';
+import { jobIndexOf } from '../field-path.js';
+import type { Diagnostic } from '../model.js';
+import type { RowProblem } from './mapped-rows.js';
 
 type Obj = Record<string, unknown>;
 
@@ -67,11 +68,7 @@ export function mergeLines(
   sizesToComment: boolean,
 ): Array<[number, number]> {
   const merged: Array<[number, number]> = [];
-  const named = new Set<number>();
-  for (const d of diagnostics) {
-    const m = /^jobs\[(\d+)\]/.exec(d.field ?? '');
-    if (m !== null) named.add(Number(m[1]));
-  }
+  const named = new Set(diagnostics.map((d) => jobIndexOf(d.field)));
   doc.jobs.forEach((job, j) => {
     if (named.has(j) || !Array.isArray(job.items)) return;
     const items = job.items as Obj[];
@@ -145,24 +142,4 @@ function sizesOnTransfer(item: Obj): void {
   const note = `sizes: ${sizes.map(([s, n]) => `${s} ${String(n)}`).join(', ')}`;
   item.comment = typeof item.comment === 'string' ? `${item.comment}; ${note}` : note;
   delete item.sizeQuantities;
-}
-
-/**
- * The end of an expression mapping's read: the export's own header for result.csv, the
- * mapping's diagnostics and placed problems added to `diagnostics`, lines merged. Returns the
- * rows the skip rules left out.
- */
-export function finishMapped(
-  mapped: MappedRows,
-  parts: { doc?: MappedDocument; csv: CsvOrigin },
-  diagnostics: Diagnostic[],
-): SkippedRows[] {
-  parts.csv.header = mapped.header;
-  diagnostics.push(...mapped.diagnostics);
-  diagnostics.push(...placeProblems(parts.doc, parts.csv.itemRows, mapped.problems));
-  if (parts.doc !== undefined && mapped.mergesLines) {
-    const merged = mergeLines(parts.doc, parts.csv.itemRows, diagnostics, mapped.givesSizes);
-    if (merged.length > 0) parts.csv.mergedRows = merged;
-  }
-  return mapped.skipped;
 }

@@ -76,3 +76,20 @@ export interface LookupTable {
   file: string;
   rows: ReadonlyMap<string, Readonly<Record<string, string>>>;
 }
+
+/**
+ * Does this mapping need the expression path (anything beyond renames, constants and values)?
+ * Here, with the types, so that a reader can ask without loading the expression code (jsonata,
+ * a noticeable part of a start).
+ */
+export function isExpressionMapping(m: Mapping | undefined): m is Mapping {
+  return (
+    m !== undefined &&
+    (m.fields !== undefined ||
+      m.skip !== undefined ||
+      m.fillDown !== undefined ||
+      m.ignoreUnmapped !== undefined ||
+      m.lookups !== undefined ||
+      m.extends !== undefined)
+  );
+}

@@ -1,21 +1,19 @@
 import type { Diagnostic, Manifest } from '../model.js';
 import { artworkUrls } from './artwork-url.js';
-import { countryCodeShape } from './country-code.js';
-import { deliveryMethodRequired } from './delivery-method.js';
 import { dueDate } from './due-date.js';
 import { excelDamage } from './excel-damage.js';
-import { itemRequiredFields } from './item-required-fields.js';
-import { nonEmptyItems } from './non-empty-items.js';
-import { orderGroupSequence } from './order-group.js';
-import { orderNumberShape } from './order-number-shape.js';
-import { positiveQuantities } from './positive-quantities.js';
-import type { Finding, JobRule, ManifestRule } from './rule.js';
-import { sizeQuantitiesAgree } from './size-quantities.js';
-import { uniqueOrderNumber } from './unique-order-number.js';
+import { itemRequiredFields, positiveQuantities, sizeQuantitiesAgree } from './item-fields.js';
+import {
+  countryCodeShape,
+  deliveryMethodRequired,
+  nonEmptyItems,
+  orderGroupSequence,
+  orderNumberShape,
+  uniqueOrderNumber,
+} from './job-fields.js';
+import type { Finding, JobRule } from './rule.js';
 
-export type { JobRule, ManifestRule } from './rule.js';
-
-export const JOB_RULES: readonly JobRule[] = [
+const JOB_RULES: readonly JobRule[] = [
   // First: it repairs what it can (a ZIP's lost zero) before the other rules look.
   excelDamage,
   orderNumberShape,
@@ -30,11 +28,9 @@ export const JOB_RULES: readonly JobRule[] = [
   orderGroupSequence,
 ];
 
-export const MANIFEST_RULES: readonly ManifestRule[] = [uniqueOrderNumber];
-
-/** Runs every local rule; jobs in `skipJobs` get only the manifest-wide rules. */
+/** Runs every local rule; jobs in `skipJobs` get only the manifest-wide one (unique order numbers). */
 export function runLocalRules(manifest: Manifest, skipJobs: ReadonlySet<number> = new Set()): Diagnostic[] {
-  const findings: Finding[] = MANIFEST_RULES.flatMap((rule) => rule(manifest));
+  const findings: Finding[] = uniqueOrderNumber(manifest);
   const jobs = manifest.jobs;
   for (let j = 0; j < jobs.length; j++) {
     if (skipJobs.has(j)) continue;

@@ -1,4 +1,4 @@
-import type { Manifest, ManifestItem, ManifestJob, Severity, SourceLocation } from '../model.js';
+import type { ManifestItem, ManifestJob, Severity } from '../model.js';
 
 /**
  * Local rules: checks that need no account data (no network). Each rule is a small pure
@@ -18,7 +18,6 @@ export interface Finding {
 
 /** A rule's findings: the runner only reads them, so a rule may return the shared NOTHING. */
 export type JobRule = (job: ManifestJob, jobIndex: number) => readonly Finding[];
-export type ManifestRule = (manifest: Manifest) => Finding[];
 
 export function itemPath(jobIndex: number, itemIndex: number, field?: string): string {
   return `jobs[${jobIndex}].items[${itemIndex}]${field ? `.${field}` : ''}`;
@@ -51,13 +50,6 @@ export function adding(list: Finding[] | undefined, finding: Finding): Finding[]
 
 /** What an item check returns when it finds nothing: shared, never modified (eachItem only reads it). */
 export const NOTHING: readonly Finding[] = Object.freeze([]);
-
-/** "line 3, column 18" or "row 7", for messages that name a second location. */
-export function describeLocation(loc: SourceLocation): string {
-  if (loc.row !== undefined) return `row ${loc.row}`;
-  if (loc.line !== undefined) return `line ${loc.line}, column ${loc.column ?? 1}`;
-  return loc.file;
-}
 
 export function isPositiveInteger(n: unknown): n is number {
   return typeof n === 'number' && Number.isInteger(n) && n >= 1;

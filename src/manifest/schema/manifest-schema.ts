@@ -14,12 +14,8 @@ export interface SchemaObject {
   additionalProperties?: SchemaNode;
   items?: SchemaNode;
   required?: string[];
-  enum?: unknown[];
   const?: unknown;
   minimum?: number;
-  minLength?: number;
-  minItems?: number;
-  minProperties?: number;
   description?: string;
   allOf?: SchemaNode[];
   anyOf?: SchemaNode[];
@@ -29,33 +25,28 @@ export interface SchemaObject {
   [key: string]: unknown;
 }
 
-// Two levels up from src/schema/ and from dist/schema/ alike.
-export const MANIFEST_SCHEMA_URL = new URL('../../../schemas/manifest.schema.json', import.meta.url);
+// Three levels up from src/manifest/schema/ and from dist/manifest/schema/ alike.
+export const manifestSchema: SchemaObject = JSON.parse(
+  readFileSync(new URL('../../../schemas/manifest.schema.json', import.meta.url), 'utf8'),
+) as SchemaObject;
 
-export const manifestSchema: SchemaObject = JSON.parse(readFileSync(MANIFEST_SCHEMA_URL, 'utf8')) as SchemaObject;
-
-/** Pointer → target, per root: the YAML reader resolves refs for every node it converts. */
-const refCache = new WeakMap<SchemaObject, Map<string, SchemaNode | undefined>>();
+/** Pointer → target: the YAML reader resolves refs for every node it converts. */
+const refCache = new Map<string, SchemaNode | undefined>();
 
 /** Follows `$ref` JSON pointers (`#/$defs/job/properties/dateDue`) within the manifest schema. */
-export function resolveRef(node: SchemaNode | undefined, root: SchemaObject = manifestSchema): SchemaNode | undefined {
+export function resolveRef(node: SchemaNode | undefined): SchemaNode | undefined {
   let current = node;
   for (let hops = 0; hops < 16 && typeof current === 'object' && current.$ref !== undefined; hops++) {
-    current = lookupPointer(current.$ref, root);
+    current = lookupPointer(current.$ref);
   }
   return current;
 }
 
-function lookupPointer(ref: string, root: SchemaObject): SchemaNode | undefined {
-  let cache = refCache.get(root);
-  if (!cache) {
-    cache = new Map();
-    refCache.set(root, cache);
-  }
-  if (cache.has(ref)) return cache.get(ref);
+function lookupPointer(ref: string): SchemaNode | undefined {
+  if (refCache.has(ref)) return refCache.get(ref);
   let target: unknown;
   if (ref.startsWith('#')) {
-    target = root;
+    target = manifestSchema;
     for (const raw of ref
       .slice(2)
       .split('/')
@@ -64,7 +55,7 @@ function lookupPointer(ref: string, root: SchemaObject): SchemaNode | undefined 
       target = (target as Record<string, unknown> | undefined)?.[key];
     }
   }
-  cache.set(ref, target as SchemaNode | undefined);
+  refCache.set(ref, target as SchemaNode | undefined);
   return target as SchemaNode | undefined;
 }
 
@@ -82,14 +73,4 @@ export function childSchema(node: SchemaNode | undefined, key: string | number):
 export function wantsString(node: SchemaNode | undefined): boolean {
   const resolved = resolveRef(node);
   return typeof resolved === 'object' && resolved.type === 'string';
-}
-
-/** The schema at a path of segments from the manifest root, or undefined when the path is unknown. */
-export function schemaAt(segments: readonly (string | number)[]): SchemaNode | undefined {
-  let node: SchemaNode | undefined = manifestSchema;
-  for (const seg of segments) {
-    node = childSchema(node, seg);
-    if (node === undefined) return undefined;
-  }
-  return resolveRef(node);
 }

@@ -5,14 +5,12 @@ import type { ValidateFunction } from 'ajv/dist/2020.js';
 import { manifestSchema } from './manifest-schema.js';
 
 /**
- * The compiled validator of schemas/manifest.schema.json.
- *
- * `npm run build` generates it ahead of time (build/standalone-validators.mjs: ajv's standalone
- * code, next to this module as manifest-validator.standalone.cjs, stamped with the hash of the
- * schema it was made from), so a command does not load ajv and compile the schema at each start,
- * which `npm run bench` shows in a run's start-up. When that file is missing (sources run directly, as the tests do) or was made
- * from another schema than the one on disk, the schema is compiled here as before: the
- * validator in use is always the schema's.
+ * The compiled validator of schemas/manifest.schema.json. `npm run build` generates it ahead of
+ * time (build/standalone-validators.mjs: ajv's standalone code beside this module, stamped with
+ * the hash of its schema), so a command starts without loading ajv and compiling the schema
+ * (a run's start-up in `npm run bench`). When that file is missing (sources run directly, as the
+ * tests do) or stamped for another schema, the schema is compiled here: the validator in use is
+ * always the schema's.
  */
 
 /** ajv's options for the manifest schema: the build and the fallback compile with the same ones. */

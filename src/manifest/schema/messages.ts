@@ -1,10 +1,10 @@
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { PathSegment } from '../field-path.js';
-import { manifestSchema, resolveRef, schemaAt, type SchemaObject } from './manifest-schema.js';
+import { manifestSchema, resolveRef, type SchemaObject } from './manifest-schema.js';
 import { suggest } from '../../core/suggest.js';
 
 /** What one ajv error means for a person: where (segments, at the key or the value), a code, a message. */
-export interface DescribedError {
+interface DescribedError {
   segments: PathSegment[];
   code: string;
   message: string;
@@ -17,7 +17,7 @@ const ITEM_TYPES = ['PriceCode', 'Asset', 'Stock'] as const;
 /** Fields a job may not take from `defaults`: each job needs its own. */
 const JOB_ONLY_FIELDS = new Set(['orderNumber', 'items', 'cancel']);
 
-export function describeError(error: ErrorObject, segments: PathSegment[], doc: unknown): DescribedError | undefined {
+export function describeError(error: ErrorObject, segments: PathSegment[]): DescribedError {
   const schema = error.parentSchema as SchemaObject | undefined;
   switch (error.keyword) {
     case 'required': {
@@ -41,7 +41,7 @@ export function describeError(error: ErrorObject, segments: PathSegment[], doc: 
     case 'not': {
       const field = String(segments[segments.length - 1]);
       const itemType = itemTypeOfThen(error.schemaPath);
-      const users = ITEM_TYPES.filter((t) => !forbiddenFor(t).has(field));
+      const users = ITEM_TYPES.filter((t) => !forbidden(t, field));
       return {
         segments,
         code: 'schema.not-allowed',
@@ -88,95 +88,64 @@ export function describeError(error: ErrorObject, segments: PathSegment[], doc: 
         message: `must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}, got ${describeValue(error.data)}`,
       };
     default:
-      void doc;
       return { segments, code: `schema.${error.keyword}`, message: error.message ?? 'is not valid' };
   }
 }
 
 function describeUnknownKey(key: string, parent: PathSegment[], schema: SchemaObject | undefined): DescribedError {
-  const segments = [...parent, key];
+  const unknown = (message: string): DescribedError => ({
+    segments: [...parent, key],
+    atKey: true,
+    code: 'schema.unknown-field',
+    message,
+  });
   const known = Object.keys(schema?.properties ?? {});
   const where =
     parent.length === 0 ? 'the manifest' : parent[parent.length - 1] === 'defaults' ? 'defaults' : undefined;
-  if (key === '<<') {
-    return {
-      segments,
-      atKey: true,
-      code: 'schema.unknown-field',
-      message: 'YAML merge keys (<<) are not supported; put shared values under `defaults:`',
-    };
-  }
-  if (where === 'defaults' && JOB_ONLY_FIELDS.has(key)) {
-    return {
-      segments,
-      atKey: true,
-      code: 'schema.unknown-field',
-      message: `"${key}" cannot be a default; set it on each job`,
-    };
-  }
+  if (key === '<<') return unknown('YAML merge keys (<<) are not supported; put shared values under `defaults:`');
+  if (where === 'defaults' && JOB_ONLY_FIELDS.has(key))
+    return unknown(`"${key}" cannot be a default; set it on each job`);
   const hint = suggest(key, known);
-  if (hint) {
-    return {
-      segments,
-      atKey: true,
-      code: 'schema.unknown-field',
-      message: `unknown field "${key}"; did you mean "${hint}"?`,
-    };
-  }
+  if (hint) return unknown(`unknown field "${key}"; did you mean "${hint}"?`);
   // A delivery field written at job level (or in defaults) belongs one level down.
   const isJobLevel = parent[0] === 'jobs' && parent.length === 2;
   const addressFields = Object.keys(
     (resolveRef(manifestSchema.$defs?.deliveryAddress) as SchemaObject).properties ?? {},
   );
-  if ((isJobLevel || where === 'defaults') && addressFields.some((f) => f.toLowerCase() === key.toLowerCase())) {
-    const field = addressFields.find((f) => f.toLowerCase() === key.toLowerCase());
-    return {
-      segments,
-      atKey: true,
-      code: 'schema.unknown-field',
-      message: `unknown field "${key}"; did you mean "deliveryAddress.${field}"?`,
-    };
+  const field = addressFields.find((f) => f.toLowerCase() === key.toLowerCase());
+  if ((isJobLevel || where === 'defaults') && field !== undefined) {
+    return unknown(`unknown field "${key}"; did you mean "deliveryAddress.${field}"?`);
   }
-  const scope = where ?? 'here';
-  return {
-    segments,
-    atKey: true,
-    code: 'schema.unknown-field',
-    message: `unknown field "${key}" (the API would silently ignore it); known fields ${scope === 'here' ? 'here' : `in ${scope}`}: ${known.join(', ')}`,
-  };
+  const scope = where === undefined ? 'here' : `in ${where}`;
+  return unknown(
+    `unknown field "${key}" (the API would silently ignore it); known fields ${scope}: ${known.join(', ')}`,
+  );
 }
+
+/** The item schema's `if: { itemType: const }` / `then` branches, by their index in its allOf. */
+const ITEM_TYPE_BRANCHES = ((manifestSchema.$defs?.item as SchemaObject | undefined)?.allOf ?? []).map((node) => {
+  const branch = node as SchemaObject;
+  const cond = (branch.if as SchemaObject | undefined)?.properties?.itemType as SchemaObject | undefined;
+  const itemType = typeof cond?.const === 'string' ? cond.const : undefined;
+  return { itemType, thenSchema: branch.then as SchemaObject | undefined };
+});
 
 /** `#/$defs/item/allOf/0/then/required` → the itemType that `then` branch is for. */
 function itemTypeOfThen(schemaPath: string): string | undefined {
   const m = /\/allOf\/(\d+)\/then\//.exec(schemaPath);
-  if (!m) return undefined;
-  const branch = ((schemaAt([]) as SchemaObject).$defs?.item as SchemaObject | undefined)?.allOf?.[Number(m[1])] as
-    | SchemaObject
-    | undefined;
-  const cond = (branch?.if as SchemaObject | undefined)?.properties?.itemType as SchemaObject | undefined;
-  return typeof cond?.const === 'string' ? cond.const : undefined;
+  return m ? ITEM_TYPE_BRANCHES[Number(m[1])]?.itemType : undefined;
 }
 
-const forbiddenCache = new Map<string, Set<string>>();
-/** Fields the schema's `then` branch for `itemType` forbids (`not: {}`). */
-function forbiddenFor(itemType: string): Set<string> {
-  let set = forbiddenCache.get(itemType);
-  if (!set) {
-    set = new Set();
-    for (const branch of ((manifestSchema.$defs?.item as SchemaObject | undefined)?.allOf ?? []) as SchemaObject[]) {
-      const cond = (branch.if as SchemaObject | undefined)?.properties?.itemType as SchemaObject | undefined;
-      if (cond?.const !== itemType) continue;
-      for (const [name, sub] of Object.entries((branch.then as SchemaObject | undefined)?.properties ?? {})) {
-        if (typeof sub === 'object' && 'not' in sub) set.add(name);
-      }
-    }
-    forbiddenCache.set(itemType, set);
-  }
-  return set;
+/** Whether the schema's `then` branch for `itemType` forbids `field` (`not: {}`). */
+function forbidden(itemType: string, field: string): boolean {
+  return ITEM_TYPE_BRANCHES.some((b) => {
+    const sub = b.itemType === itemType ? b.thenSchema?.properties?.[field] : undefined;
+    return typeof sub === 'object' && 'not' in sub;
+  });
 }
 
 /** "an integer ≥ 1", "text", "true or false" … from the schema a value failed. */
-export function expected(schema: SchemaObject | undefined): string {
+function expected(schema: SchemaObject | undefined): string {
   const type = schema?.type;
   switch (type) {
     case 'integer':
@@ -197,7 +166,7 @@ export function expected(schema: SchemaObject | undefined): string {
 }
 
 /** A short, safe rendering of an offending value for a message. */
-export function describeValue(value: unknown): string {
+function describeValue(value: unknown): string {
   if (value === null || value === undefined) return 'nothing (null)';
   if (typeof value === 'string') {
     const shown = value.length > 40 ? `${value.slice(0, 37)}...` : value;

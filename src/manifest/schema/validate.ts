@@ -19,14 +19,12 @@ export function validateDocument(raw: Pick<RawDocument, 'doc' | 'sources'>): Dia
   const seen = new Set<string>();
   for (const error of errors) {
     const segments = pointerToSegments(raw.doc, error.instancePath);
-    const described = describeError(error, segments, raw.doc);
-    if (described === undefined) continue;
+    const described = describeError(error, segments);
     const field = formatPath(described.segments);
     const key = `${field}\u0000${described.message}`;
     if (seen.has(key)) continue; // e.g. `type` and `minimum` on one value say the same thing
     seen.add(key);
-    const locateKey = (raw.sources as { locateKey?: (p: string) => Diagnostic['source'] }).locateKey;
-    const source = described.atKey && locateKey ? locateKey.call(raw.sources, field) : raw.sources.locate(field);
+    const source = described.atKey && raw.sources.locateKey ? raw.sources.locateKey(field) : raw.sources.locate(field);
     diagnostics.push({
       severity: 'error',
       code: described.code,

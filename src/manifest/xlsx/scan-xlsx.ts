@@ -1,24 +1,22 @@
 /**
- * Streams one sheet of an .xlsx workbook as rows of cell text, with the sheet's own row
- * numbers (row 1 = the sheet's first row, as Excel shows them): the header first, then the
- * records, as the CSV scanner hands them on, so an .xlsx goes through the same template
+ * Streams one sheet of an .xlsx workbook as rows of cell text, numbered as Excel shows them,
+ * header first, as the CSV scanner hands records on: an .xlsx goes through the same template
  * builder, mappings, row numbers and reports as a CSV export. Blank rows are skipped like blank
- * CSV lines; `skipRows` drops the sheet's first rows, like the CSV's first lines.
+ * CSV lines; `skipRows` drops the sheet's first rows.
  *
- * The archive is read through its central directory (zip-directory.ts), never front to back,
- * so its declared sizes refuse a zip bomb before anything is unpacked. The sheet list and the
- * relationships (two small parts) are read here to find the chosen sheet's part. exceljs's
- * public streaming WorkbookReader then reads a zip stream made of only the parts it needs, in
- * the order it needs them — relationships, workbook, shared strings, styles, the one sheet —
- * each unpacked here under its declared size and handed on uncompressed: no other sheet is
- * unpacked, and nothing is parked in temporary files (exceljs parks a sheet that comes before
+ * The archive is read through its central directory (zip-directory.ts), so its declared sizes
+ * refuse a zip bomb before anything is unpacked. The sheet list and the relationships are read
+ * here to find the chosen sheet's part; exceljs's public streaming WorkbookReader then reads a
+ * zip stream of only the parts it needs, in the order it needs them (relationships, workbook,
+ * shared strings, styles, the one sheet), each unpacked under its declared size: no other sheet
+ * is unpacked, and exceljs parks nothing in temporary files (it parks a sheet that comes before
  * the shared strings). The stream stays open until the sheet has been read: unzipper, under
- * exceljs, ends its entries when its input ends while some still wait to be handed on, and the
- * last parts were lost in a fraction of reads.
+ * exceljs, drops entries still waiting to be handed on when its input ends.
  */
+import type { Hash } from 'node:crypto';
 import { type EventEmitter, once } from 'node:events';
 import { posix } from 'node:path';
-import { PassThrough, type Readable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import { INPUT_TOO_LARGE } from '../read-input.js';
 import { cellText } from './xlsx-cells.js';
 import { ZipArchive, type ZipEntry } from './zip-directory.js';
@@ -35,30 +33,15 @@ export interface XlsxScanOptions {
   sheet?: string;
   /** Sheet rows to drop before the header (a mapping's `skipRows`). */
   skipRows?: number;
-  limits?: Partial<XlsxLimits>;
 }
 
-/** Caps on a spreadsheet input, so a hostile file stops with a located error. */
-export interface XlsxLimits {
-  /** Bytes of the (compressed) file. */
-  maxFileBytes: number;
-  /** Bytes the workbook's parts unpack to, as its zip directory declares them. */
-  maxUnpackedBytes: number;
-  /** Columns of one row: the cells a row may reach. */
-  maxColumns: number;
-}
-
-export const DEFAULT_XLSX_LIMITS: XlsxLimits = {
-  maxFileBytes: 256 * 1024 * 1024,
-  maxUnpackedBytes: 2 * 1024 * 1024 * 1024,
-  maxColumns: 1000,
-};
-
-export interface XlsxScanResult {
-  /** The sheet read (its name), when found. */
-  sheet?: string;
-  problems: XlsxScanProblem[];
-}
+// Caps on a spreadsheet input, so a hostile file stops with a located error (docs/manifests.md).
+/** Bytes of the (compressed) file. */
+const MAX_FILE_BYTES = 256 * 1024 * 1024;
+/** Bytes the workbook's parts unpack to, as its zip directory declares them. */
+const MAX_UNPACKED_BYTES = 2 * 1024 * 1024 * 1024;
+/** Columns of one row: the cells a row may reach. */
+const MAX_COLUMNS = 1000;
 
 type SheetRow = { row: number; cells: string[] };
 
@@ -68,46 +51,50 @@ const SHARED_STRINGS = 'xl/sharedStrings.xml';
 const STYLES = 'xl/styles.xml';
 /** The name the chosen sheet is handed to exceljs under (it takes sheets by such names only). */
 const SHEET = 'xl/worksheets/sheet1.xml';
-/** What exceljs needs before a sheet, when the workbook has no shared strings. */
+/** An empty shared-strings part. */
 const NO_SHARED_STRINGS = Buffer.from(
   '<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"/>',
 );
 
 /**
  * The chosen sheet's non-blank rows after the skipped ones (the header first), streamed; stops
- * quietly where the workbook stops being readable, with the problem in `result`.
+ * quietly where the workbook stops being readable, with the problem in `problems`. `hash` is
+ * given the whole file first, read through the same open file as the parts.
  */
-export async function* xlsxRows(file: string, opts: XlsxScanOptions, result: XlsxScanResult): AsyncGenerator<SheetRow> {
+export async function* xlsxRows(
+  file: string,
+  opts: XlsxScanOptions,
+  problems: XlsxScanProblem[] = [],
+  hash?: Hash,
+): AsyncGenerator<SheetRow> {
   const archive = await ZipArchive.open(file);
   try {
-    yield* archiveRows(archive, opts, result);
+    if (hash !== undefined) for await (const chunk of archive.wholeFile()) hash.update(chunk as Buffer);
+    yield* archiveRows(archive, opts, problems);
   } finally {
     await archive.close();
   }
 }
 
-/** xlsxRows of a workbook already open (the caller closes it). */
-export async function* archiveRows(
+async function* archiveRows(
   archive: ZipArchive,
   opts: XlsxScanOptions,
-  result: XlsxScanResult,
+  problems: XlsxScanProblem[],
 ): AsyncGenerator<SheetRow> {
-  const limits = { ...DEFAULT_XLSX_LIMITS, ...opts.limits };
-  const problems = result.problems;
   const unreadable = (why: string): void => {
     const message = `cannot read the workbook: ${why} (is it an .xlsx file saved by Excel or a compatible program?)`;
     problems.push({ code: 'xlsx.unreadable', message });
   };
-  if (archive.size > limits.maxFileBytes) {
-    const message = `the file is ${archive.size} bytes, over the ${limits.maxFileBytes}-byte limit for .xlsx`;
+  if (archive.size > MAX_FILE_BYTES) {
+    const message = `the file is ${archive.size} bytes, over the ${MAX_FILE_BYTES}-byte limit for .xlsx`;
     problems.push({ code: INPUT_TOO_LARGE, message });
     return;
   }
   const zip = archive.directory;
   if (zip === undefined) return unreadable('it is not a zip archive');
-  if (zip.unpackedBytes > limits.maxUnpackedBytes) {
+  if (zip.unpackedBytes > MAX_UNPACKED_BYTES) {
     const bytes = Number.isFinite(zip.unpackedBytes) ? `${zip.unpackedBytes} bytes` : 'more than 4 GB';
-    const message = `the workbook unpacks to ${bytes}, over the ${limits.maxUnpackedBytes}-byte limit for .xlsx`;
+    const message = `the workbook unpacks to ${bytes}, over the ${MAX_UNPACKED_BYTES}-byte limit for .xlsx`;
     problems.push({ code: INPUT_TOO_LARGE, message });
     return;
   }
@@ -127,8 +114,7 @@ export async function* archiveRows(
     }
     const part = sheet.part === undefined ? undefined : zip.entries.get(sheet.part);
     if (part === undefined) return unreadable(`the sheet "${sheet.name}" has no part in the archive`);
-    yield* rowsOf(archive, { ...book, sheet: sheet.name, part }, opts.skipRows ?? 0, limits, result, at);
-    result.sheet = sheet.name;
+    yield* rowsOf(archive, { ...book, sheet: sheet.name, part }, opts.skipRows ?? 0, problems, at);
   } catch (err) {
     unreadable(locatedProblem(at, (err as Error).message));
   }
@@ -209,8 +195,7 @@ async function* rowsOf(
   archive: ZipArchive,
   book: Book & { sheet: string; part: ZipEntry },
   skipRows: number,
-  limits: XlsxLimits,
-  result: XlsxScanResult,
+  problems: XlsxScanProblem[],
   at: PartLocation,
 ): AsyncGenerator<SheetRow> {
   // Loaded on demand: YAML and CSV runs never pay for the spreadsheet machinery.
@@ -241,10 +226,10 @@ async function* rowsOf(
       sheets++;
       for await (const row of raced(sheetReader, failed)) {
         if (row.number <= skipRows) continue;
-        const cells = rowCells(row, limits, book.date1904);
+        const cells = rowCells(row, book.date1904);
         if (cells === undefined) {
-          const message = `this row reaches past column ${limits.maxColumns}, the limit for a sheet`;
-          result.problems.push({ code: 'xlsx.limit', row: row.number, message });
+          const message = `this row reaches past column ${MAX_COLUMNS}, the limit for a sheet`;
+          problems.push({ code: 'xlsx.limit', row: row.number, message });
           return;
         }
         at.lastRow = row.number;
@@ -271,11 +256,11 @@ async function* rowsOf(
 }
 
 /** A sheet row's cell texts, by column (gaps as ''); undefined when it reaches past the column limit. */
-function rowCells(row: XlsxRow, limits: XlsxLimits, date1904: boolean): string[] | undefined {
+function rowCells(row: XlsxRow, date1904: boolean): string[] | undefined {
   const cells: string[] = [];
   let tooWide = false;
   row.eachCell({ includeEmpty: false }, (cell, col) => {
-    if (col > limits.maxColumns) {
+    if (col > MAX_COLUMNS) {
       tooWide = true;
       return;
     }
@@ -289,38 +274,25 @@ type XlsxRow = import('exceljs').Row;
 
 /**
  * Writes the parts exceljs needs into its input as a zip stream of uncompressed entries, each
- * unpacked from the archive under its declared size. A part that fails rejects with its name.
+ * unpacked from the archive at its declared size. A part that fails rejects with its name.
  */
 async function feed(archive: ZipArchive, input: PassThrough, sheet: ZipEntry, signal: AbortSignal): Promise<void> {
   const entries = archive.directory?.entries;
-  const parts: Array<[string, ZipEntry | undefined, Buffer | undefined]> = [
-    [RELS, entries?.get(RELS), undefined],
-    [WORKBOOK, entries?.get(WORKBOOK), undefined],
-    [SHARED_STRINGS, entries?.get(SHARED_STRINGS), entries?.has(SHARED_STRINGS) ? undefined : NO_SHARED_STRINGS],
-    [STYLES, entries?.get(STYLES), undefined],
-    [SHEET, sheet, undefined],
-  ];
-  for (const [name, entry, fixed] of parts) {
-    if (entry === undefined && fixed === undefined) continue;
+  const parts = [RELS, WORKBOOK, SHARED_STRINGS, STYLES].map((name) => [name, entries?.get(name)] as const);
+  for (const [name, entry] of [...parts, [SHEET, sheet] as const]) {
+    // exceljs waits for shared strings before a sheet: a workbook without them gets an empty table.
+    const fixed = entry === undefined && name === SHARED_STRINGS ? NO_SHARED_STRINGS : undefined;
     try {
-      const size = fixed?.length ?? (entry as ZipEntry).unpackedBytes;
-      await put(input, localHeader(name, size), signal);
-      if (fixed !== undefined) await put(input, fixed, signal);
-      else await putAll(input, await archive.openEntry(entry as ZipEntry), size, signal);
+      if (fixed !== undefined) await put(input, Buffer.concat([localHeader(name, fixed.length), fixed]), signal);
+      else if (entry !== undefined) {
+        await put(input, localHeader(name, entry.unpackedBytes), signal);
+        for await (const chunk of await archive.openEntry(entry)) await put(input, chunk as Buffer, signal);
+      }
     } catch (err) {
       if (signal.aborted) return;
       throw Object.assign(err as Error, { part: entry?.name ?? name });
     }
   }
-}
-
-async function putAll(input: PassThrough, part: Readable, size: number, signal: AbortSignal): Promise<void> {
-  let seen = 0;
-  for await (const chunk of part) {
-    seen += (chunk as Buffer).length;
-    await put(input, chunk as Buffer, signal);
-  }
-  if (seen !== size) throw new Error(`the part unpacks to ${seen} bytes, not the ${size} its zip directory declares`);
 }
 
 async function put(input: PassThrough, bytes: Buffer, signal: AbortSignal): Promise<void> {

@@ -61,8 +61,8 @@ export class ZipArchive {
 
   /**
    * The unpacked bytes of one part, streamed from its own offset: memory stays one chunk, and the
-   * stream fails when the part unpacks past the size the directory declared for it. Errors say
-   * "the part": the reader names it, with the sheet and row it was at.
+   * stream fails when the part unpacks to more or fewer bytes than the directory declares for it.
+   * Errors say "the part": the reader names it, with the sheet and row it was at.
    */
   async openEntry(entry: ZipEntry): Promise<Readable> {
     if (entry.flags & 0x1) throw new Error('the part is encrypted');
@@ -77,15 +77,11 @@ export class ZipArchive {
     // The local header's own name and extra field lengths (they may differ from the directory's).
     const start = entry.localHeaderOffset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
     if (start + entry.compressedBytes > this.size) throw new Error('the part runs past the end of the file');
-    if (entry.compressedBytes === 0) return Readable.from([]);
+    const capped = new UnpackedSizeCap(entry.unpackedBytes);
+    if (entry.compressedBytes === 0) return Readable.from([]).pipe(capped);
     // Positioned reads on the shared handle, which stays open until close().
-    const raw = createReadStream('', {
-      fd: this.handle,
-      autoClose: false,
-      start,
-      end: start + entry.compressedBytes - 1,
-    });
-    const capped = new UnpackedSizeCap(entry);
+    const end = start + entry.compressedBytes - 1;
+    const raw = createReadStream('', { fd: this.handle, autoClose: false, start, end });
     const stages = entry.method === DEFLATED ? [raw, createInflateRaw(), capped] : [raw, capped];
     // pipeline destroys every stage with the first error, so the reader of `capped` sees it.
     return pipeline(stages, () => {}) as Transform;
@@ -144,17 +140,20 @@ async function directoryOf(handle: FileHandle, size: number): Promise<ZipDirecto
   return { entries, unpackedBytes: total };
 }
 
+/** Passes a part's unpacked bytes on while they are within its declared size, and checks they reach it. */
 class UnpackedSizeCap extends Transform {
   private seen = 0;
-  constructor(private readonly entry: ZipEntry) {
+  constructor(private readonly declared: number) {
     super();
   }
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     this.seen += chunk.length;
-    if (this.seen > this.entry.unpackedBytes) {
-      done(new Error(`the part unpacks past the ${this.entry.unpackedBytes} bytes its zip directory declares`));
-      return;
-    }
-    done(null, chunk);
+    if (this.seen > this.declared)
+      done(new Error(`the part unpacks past the ${this.declared} bytes its zip directory declares`));
+    else done(null, chunk);
+  }
+  override _flush(done: TransformCallback): void {
+    if (this.seen === this.declared) done();
+    else done(new Error(`the part unpacks to ${this.seen} bytes, not the ${this.declared} its zip directory declares`));
   }
 }

@@ -1,11 +1,10 @@
 import { deriveHex } from '../random.js';
 import type { RegionCode } from './regions.js';
 
-/** A credential (client) of a customer. Several credentials may share one customer. */
+/** A credential (client) of a customer; its name is its client id. Several credentials may share one customer. */
 export interface AccountDef {
   name: string;
   region: RegionCode;
-  clientId: string;
   customerId: number;
   role: 'admin' | 'user';
   /** The user the credential acts as (GET /account/user, default customerUserId). */
@@ -76,17 +75,13 @@ export const CUSTOMERS: readonly CustomerDef[] = [
   },
 ];
 
-const ACCOUNTS: readonly Omit<AccountDef, 'clientId'>[] = [
+export const ACCOUNTS: readonly AccountDef[] = [
   { name: 'us-demo', region: 'us', customerId: 1001, role: 'admin', userId: 501 },
   { name: 'us-demo-user', region: 'us', customerId: 1001, role: 'user', userId: 502 },
   { name: 'us-other', region: 'us', customerId: 1002, role: 'admin', userId: 601 },
   { name: 'nz-demo', region: 'nz', customerId: 2001, role: 'admin', userId: 701 },
   { name: 'uk-demo', region: 'uk', customerId: 3001, role: 'admin', userId: 801 },
 ];
-
-export function accountDefs(): AccountDef[] {
-  return ACCOUNTS.map((a) => ({ ...a, clientId: a.name }));
-}
 
 /** Deterministic from the seed, so a script can start the sandbox twice and reuse secrets. */
 export function clientSecret(seed: number, name: string): string {

@@ -133,32 +133,26 @@ export function generateGlobalAssets(
 ): AssetRecord[] {
   const rnd = createRandom(deriveSeed(seed, `global-assets:${region.code}`));
   const listed = catalogue.filter((p) => !p.hasMetaDataAttributes && p.processCode === 'DTF');
-  const out: AssetRecord[] = [];
-  const first = listed.find((p) => p.priceCode?.includes('10"')) ?? listed[0];
-  out.push(
+  const global = (pc: PriceCodeDto, i: number, daysAgo: number, description: string): AssetRecord =>
     assetFromPriceCode(
-      first,
-      'G20001',
-      9_000_001,
-      null,
-      'GLOBAL',
-      daysBefore(start, 900),
-      'Stars and stripes flag',
-      null,
-      null,
-    ),
-  );
-  for (let i = 1; i < 30; i++) {
-    const a = assetFromPriceCode(
-      rnd.pick(listed),
+      pc,
       `G${20001 + i}`,
       9_000_001 + i,
       null,
       'GLOBAL',
-      daysBefore(start, rnd.int(30, 900)),
+      daysBefore(start, daysAgo),
+      description,
+      null,
+      null,
+    );
+  const first = listed.find((p) => p.priceCode?.includes('10"')) ?? listed[0];
+  const out = [global(first, 0, 900, 'Stars and stripes flag')];
+  for (let i = 1; i < 30; i++) {
+    const a = global(
+      rnd.pick(listed),
+      i,
+      rnd.int(30, 900),
       `${rnd.pick(['Flag', 'Heart', 'Star', 'Paw print', 'Lightning bolt', 'Anchor'])} motif ${i}`,
-      null,
-      null,
     );
     if (rnd.chance(0.15)) a.isArchived = true;
     out.push(a);

@@ -7,14 +7,14 @@ import type { RegionDef } from './regions.js';
  * and tier (per-account prices). Named demo codes are fixed; see docs/sandbox.md.
  */
 
-export const CUSTOM_SIZE_CODE = 'DTF Custom Size';
+const CUSTOM_SIZE_CODE = 'DTF Custom Size';
 
 /** DTF per-square-inch rates by band; `DTF … 10" x 10"` thus costs 3.20 / 2.80 / 2.40. */
 const DTF_RATES = [0.032, 0.028, 0.024];
 const DTF_MAX_WIDTH = 22;
 const DTF_MAX_HEIGHT = 100;
 
-export function colourAttributes(region: RegionDef): ProcessAttribute[] {
+function colourAttributes(region: RegionDef): ProcessAttribute[] {
   const word = `${region.colourWord}s`;
   return [
     {
@@ -53,7 +53,7 @@ export function colourAttributes(region: RegionDef): ProcessAttribute[] {
 }
 
 /** DTF bands for a size: first band from the minimum, then 50 and 100 breaks. */
-export function dtfBands(width: number, height: number, minimum: number, factor: number): PriceBand[] {
+function dtfBands(width: number, height: number, minimum: number, factor: number): PriceBand[] {
   const area = width * height;
   const unit = (rate: number): number => round2(Math.max(0.5, area * rate) * factor);
   return [
@@ -66,14 +66,8 @@ export function dtfBands(width: number, height: number, minimum: number, factor:
 const scale = (bands: [number, number | null, number][], factor: number): PriceBand[] =>
   bands.map(([from, to, price]) => ({ from, to, unitPrice: round2(price * factor) }));
 
-function base(
-  code: string,
-  processCode: string,
-  categoryName: string,
-): Omit<
-  PriceCodeDto,
-  'minimumQuantity' | 'priceBands' | 'attributes' | 'standardSetup' | 'standardReset' | 'sizeWidth' | 'sizeHeight'
-> {
+/** What a price code's own fields complete: its names and categories, no sample, inches. */
+function base(code: string, processCode: string, categoryName: string) {
   return {
     priceCode: code,
     description: code,
@@ -226,8 +220,8 @@ export function buildProcesses(region: RegionDef): PricingProcessDto[] {
     description: string,
     sheetRank: number,
     sheetColor: string,
-    w: number | null,
-    h: number | null,
+    w: number,
+    h: number,
   ): PricingProcessDto => ({
     processCode,
     description,

@@ -35,52 +35,6 @@ const LAST = [
   'Cohen',
 ];
 
-function user(
-  id: number,
-  customer: CustomerDef,
-  region: RegionDef,
-  firstName: string,
-  lastName: string,
-  active: boolean,
-  lastLogin: string | null,
-  loginCount: number,
-): UserProfile {
-  const userName = `${firstName}.${lastName}`.toLowerCase().replace(/[^a-z.]/g, '');
-  return {
-    id,
-    guid: `00000000-0000-4000-8000-${String(id).padStart(12, '0')}`,
-    customerId: customer.customerId,
-    customerName: customer.name,
-    userName,
-    firstName,
-    lastName,
-    emailAddress: `${userName}@example.com`,
-    active,
-    phone: null,
-    mobile: null,
-    streetAddress: null,
-    addressLine2: null,
-    suburb: null,
-    city: null,
-    state: null,
-    postalCode: null,
-    country: region.defaultCountry,
-    locationID: 1,
-    locationName: region.locations[0].name,
-    defaultPage: 'dashboard',
-    orderNumberPrefix: customer.assetPrefix + 'PO',
-    receiveEmails: true,
-    promotionRecipient: false,
-    receiveInvoice: true,
-    receiveInwards: false,
-    textNotifyProof: false,
-    textNotifyDispatch: false,
-    usernameLoginOnly: false,
-    lastLogin,
-    loginCount,
-  };
-}
-
 /**
  * The customer's users. The first three ids are fixed: first = admin, second = ordinary
  * user, third = inactive (us-demo: 501, 502, 503); then ten generated from the seed.
@@ -88,18 +42,59 @@ function user(
 export function generateUsers(customer: CustomerDef, region: RegionDef, seed: number, start: Date): UserProfile[] {
   const rnd = createRandom(deriveSeed(seed, `users:${customer.customerId}`));
   const at = (daysAgo: number): string => daysBefore(start, daysAgo);
+  const user = (
+    id: number,
+    firstName: string,
+    lastName: string,
+    active: boolean,
+    lastLogin: string | null,
+    loginCount: number,
+  ): UserProfile => {
+    const userName = `${firstName}.${lastName}`.toLowerCase().replace(/[^a-z.]/g, '');
+    return {
+      id,
+      guid: `00000000-0000-4000-8000-${String(id).padStart(12, '0')}`,
+      customerId: customer.customerId,
+      customerName: customer.name,
+      userName,
+      firstName,
+      lastName,
+      emailAddress: `${userName}@example.com`,
+      active,
+      phone: null,
+      mobile: null,
+      streetAddress: null,
+      addressLine2: null,
+      suburb: null,
+      city: null,
+      state: null,
+      postalCode: null,
+      country: region.defaultCountry,
+      locationID: 1,
+      locationName: region.locations[0].name,
+      defaultPage: 'dashboard',
+      orderNumberPrefix: customer.assetPrefix + 'PO',
+      receiveEmails: true,
+      promotionRecipient: false,
+      receiveInvoice: true,
+      receiveInwards: false,
+      textNotifyProof: false,
+      textNotifyDispatch: false,
+      usernameLoginOnly: false,
+      lastLogin,
+      loginCount,
+    };
+  };
   const id0 = customer.firstUserId;
   const users = [
-    user(id0, customer, region, 'Alex', 'Admin', true, at(1), 412),
-    user(id0 + 1, customer, region, 'Uma', 'User', true, at(3), 57),
-    user(id0 + 2, customer, region, 'Ian', 'Inactive', false, at(400), 3),
+    user(id0, 'Alex', 'Admin', true, at(1), 412),
+    user(id0 + 1, 'Uma', 'User', true, at(3), 57),
+    user(id0 + 2, 'Ian', 'Inactive', false, at(400), 3),
   ];
   for (let i = 0; i < 10; i++) {
     users.push(
       user(
         id0 + 9 + i,
-        customer,
-        region,
         rnd.pick(FIRST),
         rnd.pick(LAST),
         rnd.chance(0.85),

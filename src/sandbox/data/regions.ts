@@ -22,8 +22,6 @@ export interface RegionDef {
   /** Multiplies the base (USD) price ladder into the region's currency. */
   priceFactor: number;
   defaultCountry: string;
-  /** Stock market code for the region's customers. */
-  market: string;
   locations: LocationDef[];
   deliveryOptions: DeliveryOption[];
   /** Tax rate used for JobDto.taxTotal. */
@@ -51,7 +49,6 @@ export const REGIONS: Record<RegionCode, RegionDef> = {
     colourWord: 'Color',
     priceFactor: 1,
     defaultCountry: 'US',
-    market: 'US',
     taxRate: 0,
     locations: [
       { code: 'DAL', name: 'Dallas', timezone: 'America/Chicago', active: true, virtual: false },
@@ -74,7 +71,6 @@ export const REGIONS: Record<RegionCode, RegionDef> = {
     colourWord: 'Colour',
     priceFactor: 1.65,
     defaultCountry: 'NZ',
-    market: 'NZ',
     taxRate: 0.15,
     locations: [{ code: 'AKL', name: 'Auckland', timezone: 'Pacific/Auckland', active: true, virtual: false }],
     deliveryOptions: [option('NZCOUR', 'NZ Courier', 1), pickup(2)],
@@ -87,7 +83,6 @@ export const REGIONS: Record<RegionCode, RegionDef> = {
     colourWord: 'Colour',
     priceFactor: 1.5,
     defaultCountry: 'AU',
-    market: 'AU',
     taxRate: 0.1,
     locations: [{ code: 'SYD', name: 'Sydney', timezone: 'Australia/Sydney', active: true, virtual: false }],
     deliveryOptions: [option('AUPOST', 'Australia Post', 1), option('STEXP', 'StarTrack Express', 2), pickup(3)],
@@ -100,7 +95,6 @@ export const REGIONS: Record<RegionCode, RegionDef> = {
     colourWord: 'Colour',
     priceFactor: 0.8,
     defaultCountry: 'GB',
-    market: 'UK',
     taxRate: 0.2,
     locations: [{ code: 'MAN', name: 'Manchester', timezone: 'Europe/London', active: true, virtual: false }],
     deliveryOptions: [option('RM48', 'Royal Mail Tracked 48', 1), option('DPDNXT', 'DPD Next Day', 2), pickup(3)],
@@ -113,7 +107,6 @@ export const REGIONS: Record<RegionCode, RegionDef> = {
     colourWord: 'Colour',
     priceFactor: 0.92,
     defaultCountry: 'DE',
-    market: 'EU',
     taxRate: 0.19,
     locations: [{ code: 'BER', name: 'Berlin', timezone: 'Europe/Berlin', active: true, virtual: false }],
     deliveryOptions: [option('DHLEXP', 'DHL Express', 1), option('DPDEU', 'DPD Classic', 2), pickup(3)],

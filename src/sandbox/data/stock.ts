@@ -185,6 +185,6 @@ export const STOCK_SHIPPING: readonly StockShippingConfig[] = [
   config(601, 6, ['US'], true),
 ];
 
-export function findStockByCode(code: string): StockRecord | undefined {
-  return STOCK.find((s) => s.item.stockCode === code || s.item.stockVariants.some((v) => v.variantCode === code));
-}
+/** Whether `code` is the item's stock code or one of its variant codes. */
+export const hasCode = (s: StockRecord, code: string): boolean =>
+  s.item.stockCode === code || s.item.stockVariants.some((v) => v.variantCode === code);

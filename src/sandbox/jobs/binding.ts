@@ -5,217 +5,160 @@
  * field errors keyed by JSON path (`$.items[0].quantity`).
  */
 
-export interface BoundAddress {
-  deliveryMethod?: string;
-  shippingInstructions?: string;
-  contactName?: string;
-  organisation?: string;
-  phone?: string;
-  mobile?: string;
-  emailAddress?: string;
-  isSaturdayDelivery?: boolean;
-  streetAddress?: string;
-  address2?: string;
-  suburb?: string;
-  city?: string;
-  state?: string;
-  stateCode?: string;
-  postalCode?: string;
-  countryCodeISO2?: string;
-  country?: string;
-}
+const CLR = { string: 'System.String', int: 'System.Int32', bool: 'System.Boolean' } as const;
+type Kind = keyof typeof CLR;
+const IS: Record<Kind, (v: unknown) => boolean> = {
+  string: (v) => typeof v === 'string',
+  int: (v) => Number.isInteger(v),
+  bool: (v) => typeof v === 'boolean',
+};
 
-export interface BoundLine {
-  itemType?: string;
-  code?: string;
-  quantity?: number;
-  customerReference?: string;
-  groupHead?: string;
-  group?: string;
+/**
+ * A model's scalar properties and their kinds, in the order they are checked; `!` marks a
+ * value type (bool, int) that refuses null.
+ */
+type Scalars = Record<string, Kind | `${Kind}!`>;
+/** What a model binds to: each property optional (absent, or null where that is allowed). */
+type Bound<M extends Scalars> = {
+  -readonly [K in keyof M]?: M[K] extends `string${string}` ? string : M[K] extends `int${string}` ? number : boolean;
+};
+
+const CANDIDATE = {
+  orderNumber: 'string',
+  orderComment: 'string',
+  customerUserId: 'int',
+  dateDue: 'string',
+  mustDate: 'bool!',
+  timeSensitive: 'bool!',
+  description: 'string',
+  promocode: 'string',
+  orderGroup: 'string',
+  orderGroupSequence: 'int',
+  validateOnly: 'bool!',
+  locationCodeOverride: 'string',
+} as const satisfies Scalars;
+
+const ADDRESS = {
+  deliveryMethod: 'string',
+  shippingInstructions: 'string',
+  contactName: 'string',
+  organisation: 'string',
+  phone: 'string',
+  mobile: 'string',
+  emailAddress: 'string',
+  streetAddress: 'string',
+  address2: 'string',
+  suburb: 'string',
+  city: 'string',
+  state: 'string',
+  stateCode: 'string',
+  postalCode: 'string',
+  countryCodeISO2: 'string',
+  country: 'string',
+  isSaturdayDelivery: 'bool!',
+} as const satisfies Scalars;
+
+const LINE = {
+  itemType: 'string',
+  code: 'string',
+  customerReference: 'string',
+  groupHead: 'string',
+  group: 'string',
+  externalArtworkUrl: 'string',
+  externalId: 'string',
+  garment: 'string',
+  comment: 'string',
+  variantCode: 'string',
+  quantity: 'int!',
+  isSample: 'bool!',
+} as const satisfies Scalars;
+
+/** The fields a PATCH /Jobs/{n} may carry (null leaves a field as it is). */
+const PATCH = {
+  description: 'string',
+  comments: 'string',
+  orderNumber: 'string',
+  dateDue: 'string',
+  locationCode: 'string',
+  mustDate: 'bool',
+} as const satisfies Scalars;
+
+export type BoundLine = Bound<typeof LINE> & {
   attributes?: Record<string, string>;
-  externalArtworkUrl?: string;
-  externalId?: string;
-  isSample?: boolean;
-  garment?: string;
-  comment?: string;
-  variantCode?: string;
   sizeQuantities?: Record<string, number>;
-}
+};
+export type BoundCandidate = Bound<typeof CANDIDATE> & { deliveryAddress?: Bound<typeof ADDRESS>; items?: BoundLine[] };
 
-export interface BoundCandidate {
-  orderNumber?: string;
-  orderComment?: string;
-  customerUserId?: number;
-  dateDue?: string;
-  mustDate?: boolean;
-  timeSensitive?: boolean;
-  description?: string;
-  deliveryAddress?: BoundAddress;
-  promocode?: string;
-  items?: BoundLine[];
-  orderGroup?: string;
-  orderGroupSequence?: number;
-  validateOnly?: boolean;
-  locationCodeOverride?: string;
-}
-
-export interface BindResult<T> {
-  value: T;
-  errors: Record<string, string[]>;
-}
-
-type Kind = 'string' | 'int' | 'bool' | 'number';
 type Obj = Record<string, unknown>;
+type Errors = Record<string, string[]>;
 
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-const CLR: Record<Kind, string> = {
-  string: 'System.String',
-  int: 'System.Int32',
-  bool: 'System.Boolean',
-  number: 'System.Decimal',
-};
-
-class Binder {
-  readonly errors: Record<string, string[]> = {};
-
-  fail(path: string, kind: string): void {
-    this.errors[path] ??= [];
-    this.errors[path].push(`The JSON value could not be converted to ${kind}. Path: ${path}.`);
-  }
-
-  scalar(src: Obj, key: string, kind: Kind, path: string, nullable = true): unknown {
-    if (!Object.hasOwn(src, key)) return undefined;
-    const v = src[key];
-    if (v === null) {
-      if (!nullable) this.fail(`${path}.${key}`, CLR[kind]);
-      return undefined;
-    }
-    const ok =
-      kind === 'string'
-        ? typeof v === 'string'
-        : kind === 'bool'
-          ? typeof v === 'boolean'
-          : kind === 'int'
-            ? typeof v === 'number' && Number.isInteger(v)
-            : typeof v === 'number' && Number.isFinite(v);
-    if (!ok) {
-      this.fail(`${path}.${key}`, CLR[kind]);
-      return undefined;
-    }
-    return v;
-  }
-
-  pick<T extends object>(src: Obj, path: string, spec: Record<string, [Kind, boolean?]>): T {
-    const out: Record<string, unknown> = {};
-    for (const [key, [kind, nullable]] of Object.entries(spec)) {
-      const v = this.scalar(src, key, kind, path, nullable ?? true);
-      if (v !== undefined) out[key] = v;
-    }
-    return out as T;
-  }
-
-  map<V>(src: Obj, key: string, kind: Kind, path: string): Record<string, V> | undefined {
-    if (!Object.hasOwn(src, key) || src[key] === null) return undefined;
-    const v = src[key];
-    if (!isObj(v)) {
-      this.fail(`${path}.${key}`, `System.Collections.Generic.Dictionary\`2[System.String,${CLR[kind]}]`);
-      return undefined;
-    }
-    const out: Record<string, V> = {};
-    for (const k of Object.keys(v)) {
-      const got = this.scalar(v, k, kind, `${path}.${key}`, false);
-      if (got !== undefined) out[k] = got as V;
-    }
-    return out;
-  }
+function fail(errors: Errors, path: string, type: string): undefined {
+  errors[path] ??= [];
+  errors[path].push(`The JSON value could not be converted to ${type}. Path: ${path}.`);
+  return undefined;
 }
 
-const ADDRESS_STRINGS = [
-  'deliveryMethod',
-  'shippingInstructions',
-  'contactName',
-  'organisation',
-  'phone',
-  'mobile',
-  'emailAddress',
-  'streetAddress',
-  'address2',
-  'suburb',
-  'city',
-  'state',
-  'stateCode',
-  'postalCode',
-  'countryCodeISO2',
-  'country',
-] as const;
-const LINE_STRINGS = [
-  'itemType',
-  'code',
-  'customerReference',
-  'groupHead',
-  'group',
-  'externalArtworkUrl',
-  'externalId',
-  'garment',
-  'comment',
-  'variantCode',
-] as const;
+/** The model's properties present in `src` with the right kind; each wrong one is an error. */
+function pick<M extends Scalars>(src: Obj, path: string, model: M, errors: Errors): Bound<M> {
+  const out: Obj = {};
+  for (const [key, spec] of Object.entries(model)) {
+    if (!Object.hasOwn(src, key)) continue;
+    const v = src[key];
+    const kind = spec.replace('!', '') as Kind;
+    if (v === null) {
+      if (spec.endsWith('!')) fail(errors, `${path}.${key}`, CLR[kind]);
+    } else if (!IS[kind](v)) fail(errors, `${path}.${key}`, CLR[kind]);
+    else out[key] = v;
+  }
+  return out as Bound<M>;
+}
 
-export function bindCandidate(body: unknown): BindResult<BoundCandidate> {
-  const b = new Binder();
+/** A dictionary of non-null `kind` values; undefined when absent, null or not an object. */
+function dictionary<V>(src: Obj, key: string, kind: Kind, path: string, errors: Errors) {
+  const v = src[key];
+  if (!Object.hasOwn(src, key) || v === null) return undefined;
+  if (!isObj(v))
+    return fail(errors, `${path}.${key}`, `System.Collections.Generic.Dictionary\`2[System.String,${CLR[kind]}]`);
+  const model: Scalars = Object.fromEntries(Object.keys(v).map((k) => [k, `${kind}!`]));
+  return pick(v, `${path}.${key}`, model, errors) as Record<string, V>;
+}
+
+function bindLine(raw: unknown, path: string, errors: Errors): BoundLine {
+  if (!isObj(raw)) {
+    fail(errors, path, 'JobLine');
+    return {};
+  }
+  const line: BoundLine = pick(raw, path, LINE, errors);
+  const attributes = dictionary<string>(raw, 'attributes', 'string', path, errors);
+  if (attributes) line.attributes = attributes;
+  const sizes = dictionary<number>(raw, 'sizeQuantities', 'int', path, errors);
+  if (sizes) line.sizeQuantities = sizes;
+  return line;
+}
+
+export function bindCandidate(body: unknown): { value: BoundCandidate; errors: Errors } {
+  const errors: Errors = {};
   if (!isObj(body)) {
-    b.fail('$', 'JobCandidate');
-    return { value: {}, errors: b.errors };
+    fail(errors, '$', 'JobCandidate');
+    return { value: {}, errors };
   }
-  const value = b.pick<BoundCandidate>(body, '$', {
-    orderNumber: ['string'],
-    orderComment: ['string'],
-    customerUserId: ['int'],
-    dateDue: ['string'],
-    mustDate: ['bool', false],
-    timeSensitive: ['bool', false],
-    description: ['string'],
-    promocode: ['string'],
-    orderGroup: ['string'],
-    orderGroupSequence: ['int'],
-    validateOnly: ['bool', false],
-    locationCodeOverride: ['string'],
-  });
-  if (Object.hasOwn(body, 'deliveryAddress') && body.deliveryAddress !== null) {
-    const da = body.deliveryAddress;
-    if (!isObj(da)) b.fail('$.deliveryAddress', 'DeliveryAddress');
-    else {
-      const spec: Record<string, [Kind, boolean?]> = Object.fromEntries(
-        ADDRESS_STRINGS.map((k) => [k, ['string'] as [Kind]]),
-      );
-      spec.isSaturdayDelivery = ['bool', false];
-      value.deliveryAddress = b.pick<BoundAddress>(da, '$.deliveryAddress', spec);
-    }
+  const value: BoundCandidate = pick(body, '$', CANDIDATE, errors);
+  const { deliveryAddress: da, items } = body;
+  if (Object.hasOwn(body, 'deliveryAddress') && da !== null) {
+    if (!isObj(da)) fail(errors, '$.deliveryAddress', 'DeliveryAddress');
+    else value.deliveryAddress = pick(da, '$.deliveryAddress', ADDRESS, errors);
   }
-  if (Object.hasOwn(body, 'items') && body.items !== null) {
-    const items = body.items;
-    if (!Array.isArray(items)) b.fail('$.items', 'System.Collections.Generic.List`1[JobLine]');
-    else {
-      value.items = items.map((raw, i) => {
-        const path = `$.items[${i}]`;
-        if (!isObj(raw)) {
-          b.fail(path, 'JobLine');
-          return {};
-        }
-        const spec: Record<string, [Kind, boolean?]> = Object.fromEntries(
-          LINE_STRINGS.map((k) => [k, ['string'] as [Kind]]),
-        );
-        spec.quantity = ['int', false];
-        spec.isSample = ['bool', false];
-        const line = b.pick<BoundLine>(raw, path, spec);
-        const attributes = b.map<string>(raw, 'attributes', 'string', path);
-        if (attributes) line.attributes = attributes;
-        const sizes = b.map<number>(raw, 'sizeQuantities', 'int', path);
-        if (sizes) line.sizeQuantities = sizes;
-        return line;
-      });
-    }
+  if (Object.hasOwn(body, 'items') && items !== null) {
+    if (!Array.isArray(items)) fail(errors, '$.items', 'System.Collections.Generic.List`1[JobLine]');
+    else value.items = items.map((raw, i) => bindLine(raw, `$.items[${i}]`, errors));
   }
-  return { value, errors: b.errors };
+  return { value, errors };
+}
+
+/** A PATCH body (an object, checked by the caller) bound the same way. */
+export function bindPatch(body: Obj): { value: Bound<typeof PATCH>; errors: Errors } {
+  const errors: Errors = {};
+  return { value: pick(body, '$', PATCH, errors), errors };
 }

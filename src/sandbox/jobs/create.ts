@@ -1,4 +1,4 @@
-import type { JobCreateResponse, JobLineDto, PriceCodeDto, ShippingAddressTracking } from '../../api/types.js';
+import type { JobCreateResponse, JobLineDto, PriceCodeDto } from '../../api/types.js';
 import { assetFromPriceCode } from '../data/assets.js';
 import { isoSeconds } from '../dates.js';
 import type { CustomerState, JobRecord, World } from '../state.js';
@@ -22,28 +22,8 @@ export function createJob(
   world.dirty = true;
   const expectingArtwork = plan.lines.some((l) => l.needsArtwork);
   const status = expectingArtwork ? STATUS.ArtworkPending : STATUS.Received;
-  const newTags = new Map<number, string>();
-  const lines: JobLineDto[] = plan.lines.map((l, i) => {
-    let assetSku = l.asset?.assetTag ?? null;
-    if (l.itemType === 'PriceCode' && l.priceCode) {
-      assetSku = fileNewAsset(customer, l.priceCode, l, nowMs);
-      newTags.set(l.index, assetSku);
-    }
-    return {
-      jobLineId: jobNumber * 100 + i + 1,
-      assetSku,
-      processCode: l.processCode,
-      garment: l.garment,
-      description: l.description,
-      comments: l.comments,
-      quantity: l.quantity,
-      unitPrice: l.unitPrice,
-      customerReference: l.customerReference,
-      imageUrl: assetSku ? `https://cdn.sandbox.invalid/assets/${assetSku}.png?size=100` : null,
-      gang: null,
-      jobLineStatus: status,
-    };
-  });
+  const da = c.deliveryAddress ?? {};
+  const lines = jobLines(customer, plan, jobNumber, status, nowMs);
   const job: JobRecord = {
     jobNumber,
     customerId: customer.def.customerId,
@@ -68,7 +48,20 @@ export function createJob(
     deliveryLabel: plan.delivery.label,
     isCollection: plan.delivery.isCollection,
     lines,
-    shippingAddresses: [shippingAddress(c.deliveryAddress ?? {}, plan.delivery.code)],
+    shippingAddresses: [
+      {
+        contactName: da.contactName ?? null,
+        organisation: da.organisation ?? null,
+        streetAddress: da.streetAddress ?? null,
+        city: da.city ?? null,
+        state: da.stateCode ?? da.state ?? null,
+        postalCode: da.postalCode ?? null,
+        countryCodeISO2: da.countryCodeISO2 ?? null,
+        deliveryMethod: plan.delivery.code,
+        trackingNumber: null,
+        trackingLink: null,
+      },
+    ],
     invoiceNumber: null,
     totalJobCost: plan.totalJobCost,
     taxTotal: round2(plan.totalJobCost * customer.region.taxRate),
@@ -80,15 +73,36 @@ export function createJob(
     dateDue: dueString(job),
     totalJobCost: plan.totalJobCost,
     expectingArtworkToBeUploaded: expectingArtwork,
-    jobLineDetails: plan.lines.map((l) => ({
+    jobLineDetails: plan.lines.map((l, i) => ({
       needsArtworkToBeUploaded: l.needsArtwork,
       customerReference: l.customerReference ?? '',
       quantity: l.quantity,
-      newAssetSku: newTags.get(l.index) ?? null,
+      newAssetSku: l.priceCode ? lines[i].assetSku : null,
       jobLineLabelUrl: null,
     })),
   };
   return { job, response };
+}
+
+/** The job's lines; each new-print line files its asset. */
+function jobLines(customer: CustomerState, plan: JobPlan, jobNumber: number, status: string, nowMs: number) {
+  return plan.lines.map((l, i): JobLineDto => {
+    const assetSku = l.priceCode ? fileNewAsset(customer, l.priceCode, l, nowMs) : (l.asset?.assetTag ?? null);
+    return {
+      jobLineId: jobNumber * 100 + i + 1,
+      assetSku,
+      processCode: l.processCode,
+      garment: l.garment,
+      description: l.description,
+      comments: l.comments,
+      quantity: l.quantity,
+      unitPrice: l.unitPrice,
+      customerReference: l.customerReference,
+      imageUrl: assetSku ? `https://cdn.sandbox.invalid/assets/${assetSku}.png?size=100` : null,
+      gang: null,
+      jobLineStatus: status,
+    };
+  });
 }
 
 /** Files a new-print line as the customer's next asset and answers its tag. */
@@ -108,24 +122,6 @@ function fileNewAsset(customer: CustomerState, priceCode: PriceCodeDto, l: Plann
   customer.assets.push(asset);
   customer.assetsByTag.set(tag, asset);
   return tag;
-}
-
-function shippingAddress(
-  da: NonNullable<BoundCandidate['deliveryAddress']>,
-  deliveryMethod: string,
-): ShippingAddressTracking {
-  return {
-    contactName: da.contactName ?? null,
-    organisation: da.organisation ?? null,
-    streetAddress: da.streetAddress ?? null,
-    city: da.city ?? null,
-    state: da.stateCode ?? da.state ?? null,
-    postalCode: da.postalCode ?? null,
-    countryCodeISO2: da.countryCodeISO2 ?? null,
-    deliveryMethod,
-    trackingNumber: null,
-    trackingLink: null,
-  };
 }
 
 /** Due date in the location's timezone, without offset; time-sensitive jobs carry the 15:00 cut. */

@@ -1,6 +1,6 @@
 import { DAY_MS } from '../dates.js';
 import type { CustomerState, JobRecord } from '../state.js';
-import { STATUS } from './lifecycle.js';
+import { enter, settle, STATUS } from './lifecycle.js';
 
 /**
  * A few finished jobs every customer starts with (all Closed, so they show in
@@ -10,7 +10,6 @@ import { STATUS } from './lifecycle.js';
 export function seedHistory(c: CustomerState, startMs: number): void {
   const first = c.assets[0];
   const other = c.assets.find((a, i) => i > 2 && !a.isArchived) ?? first;
-  const loc = c.region.locations[0];
   const delivery = c.region.deliveryOptions[0];
   const plans: [number, typeof first, number][] = [
     [60, first, 120],
@@ -37,10 +36,10 @@ export function seedHistory(c: CustomerState, startMs: number): void {
       creator: `${c.users[0].firstName} ${c.users[0].lastName}`,
       originCode: 'WEB',
       dateInMs,
-      status: STATUS.Closed,
-      statusSinceMs: dateOutMs + 5 * DAY_MS,
-      dateOutMs,
-      location: loc,
+      status: STATUS.InProduction,
+      statusSinceMs: dateInMs,
+      dateOutMs: null,
+      location: c.region.locations[0],
       deliveryMethod: delivery.code,
       deliveryLabel: delivery.label,
       isCollection: false,
@@ -57,19 +56,17 @@ export function seedHistory(c: CustomerState, startMs: number): void {
           customerReference: null,
           imageUrl: asset.assetUrl,
           gang: `G${jobNumber % 1000}`,
-          jobLineStatus: STATUS.Closed,
+          jobLineStatus: null,
         },
       ],
-      shippingAddresses: [
-        {
-          trackingNumber: `${delivery.code}${jobNumber}1`,
-          trackingLink: `https://track.sandbox.invalid/${delivery.code}/${jobNumber}1`,
-        },
-      ],
-      invoiceNumber: `INV-${jobNumber}`,
+      shippingAddresses: [{ trackingNumber: null, trackingLink: null }],
+      invoiceNumber: null,
       totalJobCost: 0,
       taxTotal: 0,
     };
+    // Dispatched three days after it came in (date out, tracking and invoice as for any job), then closed by the clock.
+    enter(job, STATUS.Dispatched, dateOutMs);
+    settle(job, startMs);
     c.jobs.set(jobNumber, job);
   });
 }

@@ -1,15 +1,8 @@
 import type { JobRecord } from '../state.js';
 
 /**
- * The sandbox's job lifecycle. Statuses are the job-status lookup's names.
- *
- * Created → `Received`, or `Artwork Pending` when a new-print line has no artwork URL.
- * With the sandbox clock (real time + POST /_sandbox/clock/advance), measured from when the
- * current status was entered:
- *   Received --1h--> Scheduled --23h--> In Production --24h--> Dispatched --5 days--> Closed.
- * `Artwork Pending` and `On Hold` wait for an admin advance; `Cancelled`, `Returned` and
- * `Closed` are final. POST /_sandbox/jobs/{n}/advance moves a job to the next status of
- * NEXT_STATUS, or to any named one.
+ * The job lifecycle of docs/sandbox.md (Lifecycle), on the sandbox clock. Statuses are the
+ * job-status lookup's names; timed transitions are applied when a job is read (settle).
  */
 export const STATUS = {
   Received: 'Received',

@@ -2,10 +2,7 @@ import type { PriceBand } from '../../api/types.js';
 
 export const round2 = (n: number): number => Math.round(n * 100) / 100;
 
-/**
- * The unit price for a quantity: the band whose [from, to] holds it. Below the first band
- * (only reachable for samples) the first band applies; above the top band, the top band.
- */
+/** The unit price for a quantity: the band whose [from, to] holds it, else the nearer end of the ladder. */
 export function unitPriceFor(bands: readonly PriceBand[], quantity: number): number {
   if (bands.length === 0) return 0;
   const hit = bands.find((b) => quantity >= b.from && (b.to === null || quantity <= b.to));

@@ -1,12 +1,7 @@
 import type { JobRecord } from '../state.js';
 
-/**
- * GET /Jobs/active `searchText`: split on whitespace; every word must be a case-insensitive
- * prefix of some searchable value of the job (a whole value, or any word inside it), in any
- * order. Searchable: job number, order number, description, client (creator), delivery
- * option code and label, location, gang codes, asset tags, garments, customer references.
- */
-export function searchableValues(job: JobRecord): string[] {
+/** GET /Jobs/active `searchText`, as docs/sandbox.md (Search) says: each word a prefix of a value or a word in it. */
+function searchableValues(job: JobRecord): string[] {
   const values = [
     String(job.jobNumber),
     job.orderNumber,

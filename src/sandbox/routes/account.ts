@@ -1,8 +1,6 @@
-import type { UserProfile, UserSummary } from '../../api/types.js';
-import type { ApiContext, ApiHandler } from '../context.js';
-import { boolParam, compareValues, intParam, listEnvelope } from '../paging.js';
-import { fieldErrors, problem } from '../problem.js';
-import { json, type Reply } from '../reply.js';
+import type { PaymentTransaction, UserProfile, UserSummary } from '../../api/types.js';
+import { json, problem, type ApiContext, type ApiHandler, type Reply } from '../handler.js';
+import { compareValues, containsText, listEnvelope, QueryReader } from '../paging.js';
 import type { Router } from '../router.js';
 
 const USER_SORT: Record<string, keyof UserProfile> = {
@@ -13,7 +11,7 @@ const USER_SORT: Record<string, keyof UserProfile> = {
   lastloginutc: 'lastLogin',
   logincount: 'loginCount',
 };
-const TX_SORT: Record<string, 'id' | 'createdAt' | 'completedAt' | 'amountSettlement'> = {
+const TX_SORT: Record<string, keyof PaymentTransaction> = {
   id: 'id',
   createdat: 'createdAt',
   completedat: 'completedAt',
@@ -41,29 +39,23 @@ function adminOnly(ctx: ApiContext): Reply | null {
     : problem(403, 'This operation requires the account administrator role.', ctx.path);
 }
 
-function paging(
+/** The paging and sorting query of the account lists. */
+function listQuery<K>(
   ctx: ApiContext,
   defaultSize: number,
-  sortMap: Record<string, string>,
+  sortMap: Record<string, K>,
   defaultSort: string,
   defaultDir: 'ASC' | 'DESC',
 ) {
-  const page = intParam(ctx.query, 'page') ?? 1;
-  const pageSize = intParam(ctx.query, 'pageSize') ?? defaultSize;
+  const q = new QueryReader(ctx);
+  const page = q.int('page', 1) ?? 1;
+  const pageSize = q.int('pageSize', 1) ?? defaultSize;
   const sortBy = ctx.query.get('sortBy') ?? defaultSort;
   const dir = (ctx.query.get('sortDirection') ?? defaultDir).toUpperCase();
-  const errors: Record<string, string[]> = {};
-  if (page === null || page < 1) errors.page = ['page must be a positive integer.'];
-  if (pageSize === null || pageSize < 1) errors.pageSize = ['pageSize must be a positive integer.'];
-  if (!sortMap[sortBy.toLowerCase()]) errors.sortBy = [`'${sortBy}' is not a valid sortBy value.`];
-  if (dir !== 'ASC' && dir !== 'DESC') errors.sortDirection = ['sortDirection must be ASC or DESC.'];
-  return {
-    page: page as number,
-    pageSize: pageSize as number,
-    key: sortMap[sortBy.toLowerCase()],
-    sign: dir === 'DESC' ? -1 : 1,
-    errors,
-  };
+  if (!sortMap[sortBy.toLowerCase()]) q.fail('sortBy', `'${sortBy}' is not a valid sortBy value.`);
+  if (dir !== 'ASC' && dir !== 'DESC') q.fail('sortDirection', 'sortDirection must be ASC or DESC.');
+  const text = ctx.query.get('textFilter')?.trim().toLowerCase() ?? '';
+  return { q, page, pageSize, key: sortMap[sortBy.toLowerCase()], sign: dir === 'DESC' ? -1 : 1, text };
 }
 
 export function register(r: Router<ApiHandler>): void {
@@ -77,21 +69,16 @@ export function register(r: Router<ApiHandler>): void {
   r.add('GET', '/account/users', (ctx) => {
     const denied = adminOnly(ctx);
     if (denied) return denied;
-    const p = paging(ctx, 50, USER_SORT, 'LastName', 'ASC');
-    const includeInactive = boolParam(ctx.query, 'includeInactive');
-    if (includeInactive === null) p.errors.includeInactive = ['includeInactive must be true or false.'];
-    if (Object.keys(p.errors).length) return fieldErrors(ctx.path, p.errors);
-    const text = ctx.query.get('textFilter')?.trim().toLowerCase() ?? '';
-    const key = p.key as keyof UserProfile;
+    const { q, page, pageSize, key, sign, text } = listQuery(ctx, 50, USER_SORT, 'LastName', 'ASC');
+    const includeInactive = q.bool('includeInactive');
+    const invalid = q.invalid();
+    if (invalid) return invalid;
     const list = ctx.customer.users
       .filter((u) => includeInactive === true || u.active)
-      .filter(
-        (u) =>
-          !text || [u.userName, u.firstName, u.lastName, u.emailAddress].some((v) => v?.toLowerCase().includes(text)),
-      )
-      .sort((a, b) => compareValues(a[key], b[key]) * p.sign || a.id - b.id)
+      .filter((u) => containsText(text, [u.userName, u.firstName, u.lastName, u.emailAddress]))
+      .sort((a, b) => compareValues(a[key], b[key]) * sign || a.id - b.id)
       .map(summary);
-    return json(listEnvelope(list, p.page, p.pageSize, ctx.query.get('textFilter'), ctx.url));
+    return json(listEnvelope(list, page, pageSize, ctx.query.get('textFilter'), ctx.url));
   });
 
   r.add('GET', '/account/users/{userId}', (ctx) => {
@@ -103,23 +90,15 @@ export function register(r: Router<ApiHandler>): void {
   });
 
   r.add('GET', '/account/transactions', (ctx) => {
-    const p = paging(ctx, 20, TX_SORT, 'Id', 'DESC');
-    const completedOnly = boolParam(ctx.query, 'completedOnly');
-    if (completedOnly === null) p.errors.completedOnly = ['completedOnly must be true or false.'];
-    if (Object.keys(p.errors).length) return fieldErrors(ctx.path, p.errors);
-    const text = ctx.query.get('textFilter')?.trim().toLowerCase() ?? '';
-    const key = p.key as 'id';
+    const { q, page, pageSize, key, sign, text } = listQuery(ctx, 20, TX_SORT, 'Id', 'DESC');
+    const completedOnly = q.bool('completedOnly');
+    const invalid = q.invalid();
+    if (invalid) return invalid;
     const list = ctx.customer.transactions
       .filter((t) => completedOnly !== true || t.completedAt !== null)
-      .filter(
-        (t) =>
-          !text ||
-          [String(t.id), t.cardName, t.transactionStatus, t.gatewayType, t.cardNumber].some((v) =>
-            v?.toLowerCase().includes(text),
-          ),
-      )
-      .sort((a, b) => compareValues(a[key], b[key]) * p.sign);
-    return json(listEnvelope(list, p.page, p.pageSize, ctx.query.get('textFilter'), ctx.url));
+      .filter((t) => containsText(text, [String(t.id), t.cardName, t.transactionStatus, t.gatewayType, t.cardNumber]))
+      .sort((a, b) => compareValues(a[key], b[key]) * sign);
+    return json(listEnvelope(list, page, pageSize, ctx.query.get('textFilter'), ctx.url));
   });
 
   r.add('GET', '/account/shipment-settings', (ctx) => json(ctx.customer.shipmentSettings));

@@ -1,11 +1,10 @@
-import type { FaultRule } from '../admin-types.js';
+import { FAULT_KINDS, type FaultKind, type FaultRule } from '../admin-types.js';
 import type { TokenStore } from '../auth.js';
 import type { Faults } from '../faults.js';
 import { JOB_STATUSES } from '../data/lookups.js';
 import { isoSeconds } from '../dates.js';
 import { enter, NEXT_STATUS, settle } from '../jobs/lifecycle.js';
-import { problem } from '../problem.js';
-import { json, type Reply } from '../reply.js';
+import { json, problem, type Reply } from '../handler.js';
 import { Router } from '../router.js';
 import type { World } from '../state.js';
 
@@ -25,15 +24,14 @@ export interface AdminRequest {
 
 type AdminHandler = (req: AdminRequest, deps: AdminDeps) => Reply;
 
-const KINDS = new Set(['latency', 'status', 'reset', 'create-then-drop', 'create-then-500']);
-
 function validRules(body: unknown): { rules: FaultRule[]; seed?: number } | string {
   const b = (body ?? {}) as { rules?: unknown; seed?: unknown };
   if (!Array.isArray(b.rules)) return 'body must be { rules: FaultRule[], seed?: number }';
   for (const [i, r] of b.rules.entries()) {
     const rule = r as Partial<FaultRule>;
     if (typeof rule.route !== 'string' || !rule.route) return `rules[${i}].route is required`;
-    if (!rule.kind || !KINDS.has(rule.kind)) return `rules[${i}].kind must be one of ${[...KINDS].join(', ')}`;
+    if (!FAULT_KINDS.includes(rule.kind as FaultKind))
+      return `rules[${i}].kind must be one of ${FAULT_KINDS.join(', ')}`;
     if (rule.kind === 'status' && ![429, 500, 502, 503].includes(rule.status as number))
       return `rules[${i}].status must be 429, 500, 502 or 503`;
     if (rule.when !== undefined && rule.when !== 'create' && rule.when !== 'validate')
@@ -54,7 +52,6 @@ export function adminRouter(): Router<AdminHandler> {
   r.add('GET', '/info', (_q, d) => json(d.info()));
   r.add('POST', '/reset', (_q, d) => {
     d.world.reset();
-    d.world.clock.resetOffset();
     d.calls.clear();
     d.faults.clear();
     return json({ ok: true });

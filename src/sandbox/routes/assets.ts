@@ -1,11 +1,10 @@
 import type { AssetDto, AssetFileList, AssetJob, AssetJobsResponse } from '../../api/types.js';
-import type { ApiContext, ApiHandler } from '../context.js';
+import { fieldErrors, json, problem, type ApiContext, type ApiHandler, type Reply } from '../handler.js';
 import { ASSET_TYPES } from '../data/lookups.js';
 import type { AssetRecord } from '../data/assets.js';
+import type { JobRecord } from '../state.js';
 import { settle, STATUS } from '../jobs/lifecycle.js';
-import { boolParam, compareValues, intParam, listEnvelope } from '../paging.js';
-import { fieldErrors, problem } from '../problem.js';
-import { json, type Reply } from '../reply.js';
+import { compareValues, containsText, listEnvelope, QueryReader } from '../paging.js';
 import type { Router } from '../router.js';
 import { isoSeconds } from '../dates.js';
 
@@ -25,37 +24,30 @@ function listForm(a: AssetRecord): AssetDto {
   return { ...rest, priceBands: a.priceBands.map((b) => ({ ...b })) };
 }
 
-const splitCsv = (v: string | null): string[] =>
-  (v ?? '')
-    .split(',')
-    .map((s) => s.trim().toLowerCase())
-    .filter(Boolean);
-
 /** The spec's filter semantics, shared by GET /Assets and GET /Assets/global. */
 function listAssets(ctx: ApiContext, source: AssetRecord[]): Reply {
-  const page = intParam(ctx.query, 'page') ?? 1;
-  const pageSize = intParam(ctx.query, 'pageSize') ?? 25;
-  const isArchived = boolParam(ctx.query, 'isArchived');
-  const errors: Record<string, string[]> = {};
-  if (page === null || page < 1) errors.page = ['page must be a positive integer.'];
-  if (pageSize === null || pageSize < 1) errors.pageSize = ['pageSize must be a positive integer.'];
-  if (isArchived === null) errors.isArchived = ['isArchived must be true or false.'];
+  const q = new QueryReader(ctx);
+  const page = q.int('page', 1) ?? 1;
+  const pageSize = q.int('pageSize', 1) ?? 25;
+  const isArchived = q.bool('isArchived');
   const sortColumn = ctx.query.get('sortColumn') ?? 'AssetTag';
   const sortKey = SORT_KEYS[sortColumn.toLowerCase()];
-  if (!sortKey) errors.sortColumn = [`'${sortColumn}' is not a sortable column.`];
+  if (!sortKey) q.fail('sortColumn', `'${sortColumn}' is not a sortable column.`);
   const dir = (ctx.query.get('sortDirection') ?? 'Ascending').toLowerCase();
   if (!['ascending', 'descending', 'asc', 'desc'].includes(dir))
-    errors.sortDirection = ['sortDirection must be Ascending or Descending.'];
-  if (Object.keys(errors).length) return fieldErrors(ctx.path, errors);
+    q.fail('sortDirection', 'sortDirection must be Ascending or Descending.');
+  const invalid = q.invalid();
+  if (invalid) return invalid;
 
-  const include = splitCsv(ctx.query.get('includeProcesses'));
-  const exclude = splitCsv(ctx.query.get('excludeProcesses'));
-  const contains = splitCsv(ctx.query.get('priceCodeContains'));
-  const notContains = splitCsv(ctx.query.get('priceCodeNotContains'));
+  const lower = (name: string): string[] => q.list(name).map((s) => s.toLowerCase());
+  const include = lower('includeProcesses');
+  const exclude = lower('excludeProcesses');
+  const contains = lower('priceCodeContains');
+  const notContains = lower('priceCodeNotContains');
   const filter = ctx.query.get('filter');
   const f = filter?.trim().toLowerCase() ?? '';
 
-  let list = source.filter((a) => {
+  const list = source.filter((a) => {
     if (isArchived !== undefined && a.isArchived !== isArchived) return false;
     const proc = (a.processCode ?? '').toLowerCase();
     if (include.length && !include.includes(proc)) return false;
@@ -65,18 +57,11 @@ function listAssets(ctx: ApiContext, source: AssetRecord[]): Reply {
     if (contains.length && (pc === null || !contains.some((s) => pc.includes(s)))) return false;
     // NotContains: none matches, and a null price code is included.
     if (notContains.length && pc !== null && notContains.some((s) => pc.includes(s))) return false;
-    if (
-      f &&
-      ![a.assetTag, a.description, a.priceCode, a.garment, a.processCode].some((v) => v?.toLowerCase().includes(f))
-    )
-      return false;
-    return true;
+    return containsText(f, [a.assetTag, a.description, a.priceCode, a.garment, a.processCode]);
   });
   const sign = dir.startsWith('desc') ? -1 : 1;
-  list = [...list].sort(
-    (x, y) => compareValues(x[sortKey], y[sortKey]) * sign || compareValues(x.assetTag, y.assetTag),
-  );
-  return json(listEnvelope(list.map(listForm), page as number, pageSize as number, filter, ctx.url));
+  list.sort((x, y) => compareValues(x[sortKey], y[sortKey]) * sign || compareValues(x.assetTag, y.assetTag));
+  return json(listEnvelope(list.map(listForm), page, pageSize, filter, ctx.url));
 }
 
 export function register(r: Router<ApiHandler>): void {
@@ -126,28 +111,26 @@ function assetJobs(ctx: ApiContext): Reply {
   const a = ctx.world.findAsset(ctx.customer, code);
   if (!a) return fieldErrors(ctx.path, { assetCode: [`Asset '${code}' was not found.`] });
   const nowMs = ctx.now.getTime();
-  const rows: (AssetJob & { outMs: number | null })[] = [];
-  for (const job of ctx.customer.jobs.values()) {
-    settle(job, nowMs);
-    if (job.status === STATUS.Cancelled) continue;
-    const qty = job.lines.filter((l) => l.assetSku === code).reduce((s, l) => s + l.quantity, 0);
-    if (qty === 0) continue;
-    rows.push({
-      jobNumber: job.jobNumber,
-      orderNumber: job.orderNumber,
-      description: job.description,
-      quantity: qty,
-      dateOut: job.dateOutMs === null ? null : isoSeconds(new Date(job.dateOutMs)),
-      masterJobStatus: job.status,
-      outMs: job.dateOutMs,
-    });
-  }
-  rows.sort((x, y) => {
-    if (x.outMs === null && y.outMs === null) return y.jobNumber - x.jobNumber;
-    if (x.outMs === null) return -1;
-    if (y.outMs === null) return 1;
-    return y.outMs - x.outMs;
-  });
-  const jobs = rows.map(({ outMs: _o, ...j }) => j);
+  const quantity = (job: JobRecord): number =>
+    job.lines.filter((l) => l.assetSku === code).reduce((s, l) => s + l.quantity, 0);
+  const jobs = [...ctx.customer.jobs.values()]
+    .map((job) => settle(job, nowMs))
+    .filter((job) => job.status !== STATUS.Cancelled && quantity(job) > 0)
+    .sort((x, y) => {
+      if (x.dateOutMs === null && y.dateOutMs === null) return y.jobNumber - x.jobNumber;
+      if (x.dateOutMs === null) return -1;
+      if (y.dateOutMs === null) return 1;
+      return y.dateOutMs - x.dateOutMs;
+    })
+    .map(
+      (job): AssetJob => ({
+        jobNumber: job.jobNumber,
+        orderNumber: job.orderNumber,
+        description: job.description,
+        quantity: quantity(job),
+        dateOut: job.dateOutMs === null ? null : isoSeconds(new Date(job.dateOutMs)),
+        masterJobStatus: job.status,
+      }),
+    );
   return json({ assetCode: a.assetTag, jobs, totalCount: jobs.length } satisfies AssetJobsResponse);
 }

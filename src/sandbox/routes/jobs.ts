@@ -1,19 +1,15 @@
-import type { ActiveJobsEnvelope, JobValidationFailure, PatchJobDto, ValidateOnlyResponse } from '../../api/types.js';
+import type { ActiveJobsEnvelope, JobValidationFailure, ValidateOnlyResponse } from '../../api/types.js';
 import { VALIDATE_ONLY_MESSAGE } from '../../api/types.js';
-import { readJson } from '../body.js';
-import type { ApiContext, ApiHandler } from '../context.js';
+import { fieldErrors, json, problem, readJson, type ApiContext, type ApiHandler, type Reply } from '../handler.js';
 import { defaultLocation } from '../data/regions.js';
-import { isoSeconds, parseRequestDate } from '../dates.js';
-import { bindCandidate } from '../jobs/binding.js';
+import { earliestShipDate, earliestShipDay, isoSeconds, parseRequestDate } from '../dates.js';
+import { bindCandidate, bindPatch } from '../jobs/binding.js';
 import { createJob } from '../jobs/create.js';
-import { canEdit, enter, isCancelable, lockedReason, settle, STATUS } from '../jobs/lifecycle.js';
+import { enter, isCancelable, lockedReason, settle, STATUS } from '../jobs/lifecycle.js';
 import { matchesSearch } from '../jobs/search.js';
 import { validateCandidate } from '../jobs/validate.js';
 import { toActiveJobDto, toJobDto } from '../jobs/views.js';
-import { boolParam, compareValues, intParam } from '../paging.js';
-import { fieldErrors, problem } from '../problem.js';
-import { earliestShipDate, earliestShipDay } from '../ship-date.js';
-import { json, noContent, type Reply } from '../reply.js';
+import { compareValues, QueryReader } from '../paging.js';
 import type { Router } from '../router.js';
 import type { JobRecord } from '../state.js';
 
@@ -45,15 +41,7 @@ function postJob(ctx: ApiContext): Reply {
   const bound = bindCandidate(value);
   if (Object.keys(bound.errors).length) return fieldErrors(ctx.path, bound.errors);
   const c = bound.value;
-  const header = ctx.headers['x-application-name'];
-  const verdict = validateCandidate(c, {
-    customer: ctx.customer,
-    findAsset: (tag) => ctx.world.findAsset(ctx.customer, tag),
-    callerUserId: ctx.account.userId,
-    originHeader: Array.isArray(header) ? header[0] : header,
-    now: ctx.now,
-    clockStartMs: ctx.world.startMs,
-  });
+  const verdict = validateCandidate(c, ctx);
   const validateOnly = c.validateOnly === true;
   // The documented 500 causes: a crash on a real submit; real messages on a dry run
   // ("send the payload with validateOnly true to get real validation messages").
@@ -94,33 +82,10 @@ function patchJob(ctx: ApiContext): Reply {
   const { value } = readJson(ctx);
   if (typeof value !== 'object' || value === null || Array.isArray(value))
     return fieldErrors(ctx.path, { $: ['The request body must be a JSON object.'] });
-  const body = value as Record<string, unknown>;
-  const errors: Record<string, string[]> = {};
-  const str = (k: keyof PatchJobDto): string | undefined => {
-    const v = body[k];
-    if (v === undefined || v === null) return undefined;
-    if (typeof v !== 'string')
-      errors[`$.${k}`] = [`The JSON value could not be converted to System.String. Path: $.${k}.`];
-    return typeof v === 'string' ? v : undefined;
-  };
-  const patch = {
-    description: str('description'),
-    comments: str('comments'),
-    orderNumber: str('orderNumber'),
-    dateDue: str('dateDue'),
-    locationCode: str('locationCode'),
-  };
-  let mustDate: boolean | undefined;
-  if (body.mustDate !== undefined && body.mustDate !== null) {
-    if (typeof body.mustDate !== 'boolean')
-      errors['$.mustDate'] = ['The JSON value could not be converted to System.Boolean. Path: $.mustDate.'];
-    else mustDate = body.mustDate;
-  }
+  const { value: patch, errors } = bindPatch(value as Record<string, unknown>);
   if (Object.keys(errors).length) return fieldErrors(ctx.path, errors);
-  if (!canEdit(job.status)) {
-    const reason = lockedReason(job.status);
-    return problem(403, reason ?? 'Job is locked.', ctx.path, { lockedReason: reason });
-  }
+  const locked = lockedReason(job.status);
+  if (locked) return problem(403, locked, ctx.path, { lockedReason: locked });
   // Customer credentials are never super-users.
   if (patch.locationCode !== undefined)
     return problem(403, 'locationCode may only be changed by a super-user.', ctx.path);
@@ -142,36 +107,31 @@ function patchJob(ctx: ApiContext): Reply {
   if (patch.description !== undefined) job.description = patch.description;
   if (patch.comments !== undefined) job.comments = patch.comments;
   if (patch.orderNumber !== undefined) job.orderNumber = patch.orderNumber;
-  if (mustDate !== undefined) job.mustDate = mustDate;
+  if (patch.mustDate !== undefined) job.mustDate = patch.mustDate;
   if (dueDay !== undefined) job.dueDay = dueDay;
   ctx.world.dirty = true;
   return json(toJobDto(job, ctx.now.getTime()));
 }
 
 function activeJobs(ctx: ApiContext): Reply {
-  const errors: Record<string, string[]> = {};
-  const page = intParam(ctx.query, 'page') ?? 1;
-  let pageSize = intParam(ctx.query, 'pageSize') ?? 20;
-  const exclude = intParam(ctx.query, 'excludeJobNumber');
-  const userId = intParam(ctx.query, 'customerUserId');
-  const includeClosed = boolParam(ctx.query, 'includeClosedJobs');
-  if (page === null || page < 1) errors.page = ['page must be a positive integer.'];
-  if (pageSize === null || pageSize < 1) errors.pageSize = ['pageSize must be a positive integer.'];
-  if (exclude === null) errors.excludeJobNumber = ['excludeJobNumber must be an integer.'];
-  if (userId === null) errors.customerUserId = ['customerUserId must be an integer.'];
-  if (includeClosed === null) errors.includeClosedJobs = ['includeClosedJobs must be true or false.'];
+  const q = new QueryReader(ctx);
+  const page = q.int('page', 1) ?? 1;
+  const pageSize = Math.min(q.int('pageSize', 1) ?? 20, 100);
+  const exclude = q.int('excludeJobNumber');
+  const userId = q.int('customerUserId');
+  const includeClosed = q.bool('includeClosedJobs');
   const orderGroup = ctx.query.get('orderGroup') || null;
   const sortColumn = (ctx.query.get('sortColumn') || (orderGroup ? 'OrderGroupSequence' : 'JobNumber')).toLowerCase();
   const sortKey = ACTIVE_SORT[sortColumn];
-  if (!sortKey) errors.sortColumn = [`'${ctx.query.get('sortColumn')}' is not a sortable column.`];
+  if (!sortKey) q.fail('sortColumn', `'${ctx.query.get('sortColumn')}' is not a sortable column.`);
   const dirRaw = ctx.query.get('sortDirection')?.toLowerCase();
   if (dirRaw && !['asc', 'desc', 'ascending', 'descending'].includes(dirRaw))
-    errors.sortDirection = ['sortDirection must be asc or desc.'];
-  if (Object.keys(errors).length) return fieldErrors(ctx.path, errors);
+    q.fail('sortDirection', 'sortDirection must be asc or desc.');
+  const invalid = q.invalid();
+  if (invalid) return invalid;
   if (userId !== undefined && !ctx.customer.users.some((u) => u.id === userId)) {
     return fieldErrors(ctx.path, { customerUserId: [`User ${userId} does not belong to this customer.`] });
   }
-  pageSize = Math.min(pageSize as number, 100);
   // Newest first by default, except order-group sequence, which runs in sequence order.
   const desc = dirRaw ? dirRaw.startsWith('desc') : sortColumn !== 'ordergroupsequence';
   const nowMs = ctx.now.getTime();
@@ -186,15 +146,14 @@ function activeJobs(ctx: ApiContext): Reply {
     .filter((j) => matchesSearch(j, search))
     .sort((a, b) => (compareValues(sortKey(a), sortKey(b)) || a.jobNumber - b.jobNumber) * (desc ? -1 : 1));
   const totalPages = Math.ceil(all.length / pageSize);
-  const p = page as number;
   const envelope: ActiveJobsEnvelope = {
-    items: all.slice((p - 1) * pageSize, p * pageSize).map(toActiveJobDto),
+    items: all.slice((page - 1) * pageSize, page * pageSize).map(toActiveJobDto),
     totalCount: all.length,
-    pageNumber: p,
+    pageNumber: page,
     pageSize,
     totalPages,
-    hasPreviousPage: p > 1 && totalPages > 0,
-    hasNextPage: p < totalPages,
+    hasPreviousPage: page > 1 && totalPages > 0,
+    hasNextPage: page < totalPages,
   };
   return json(envelope);
 }
@@ -203,13 +162,9 @@ export function register(r: Router<ApiHandler>): void {
   r.add('POST', '/Jobs', postJob);
   r.add('GET', '/Jobs/active', activeJobs);
   r.add('GET', '/Jobs/delivery-options', (ctx) => json(ctx.region.deliveryOptions));
-  r.add('GET', '/Jobs/earliest-ship-date', (ctx) => {
-    const codes = (ctx.query.get('processCodes') ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    return json(earliestShipDate(ctx.now, defaultLocation(ctx.region), codes));
-  });
+  r.add('GET', '/Jobs/earliest-ship-date', (ctx) =>
+    json(earliestShipDate(ctx.now, defaultLocation(ctx.region), new QueryReader(ctx).list('processCodes'))),
+  );
   r.add('GET', '/Jobs/{jobNumber}', (ctx) => {
     const job = findJob(ctx);
     return job ? json(toJobDto(job, ctx.now.getTime())) : notFound(ctx);
@@ -218,11 +173,11 @@ export function register(r: Router<ApiHandler>): void {
   r.add('POST', '/Jobs/{jobNumber}/cancel', (ctx) => {
     const job = findJob(ctx);
     if (!job) return notFound(ctx);
-    if (job.status === STATUS.Cancelled) return noContent();
+    if (job.status === STATUS.Cancelled) return { status: 204 };
     if (!isCancelable(job.status))
       return problem(409, `Job ${job.jobNumber} is ${job.status} and can no longer be cancelled.`, ctx.path);
     enter(job, STATUS.Cancelled, ctx.now.getTime());
     ctx.world.dirty = true;
-    return noContent();
+    return { status: 204 };
   });
 }

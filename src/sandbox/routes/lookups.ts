@@ -1,7 +1,6 @@
 import type { CountryListResponse, StateListResponse } from '../../api/types.js';
-import type { ApiHandler } from '../context.js';
+import { json, type ApiHandler } from '../handler.js';
 import { COUNTRIES, JOB_STATUSES, PROCESS_CODES, SIZE_SETS, STATES } from '../data/lookups.js';
-import { json } from '../reply.js';
 import type { Router } from '../router.js';
 
 export function register(r: Router<ApiHandler>): void {

@@ -1,18 +1,11 @@
-import type { ApiHandler } from '../context.js';
-import { checkPromo } from '../promo-check.js';
-import { json } from '../reply.js';
+import { json, type ApiHandler } from '../handler.js';
+import { QueryReader } from '../paging.js';
+import { checkPromo } from '../data/promos.js';
 import type { Router } from '../router.js';
 
 export function register(r: Router<ApiHandler>): void {
   // 200 even when invalid: callers must read isValid.
-  r.add('GET', '/promocode/validate/{code}', (ctx) => {
-    const raw = ctx.query.get('processCodes');
-    const processCodes = raw
-      ? raw
-          .split(',')
-          .map((s) => s.trim())
-          .filter(Boolean)
-      : null;
-    return json(checkPromo(ctx.params.code, processCodes, ctx.now.getTime(), ctx.world.startMs));
-  });
+  r.add('GET', '/promocode/validate/{code}', (ctx) =>
+    json(checkPromo(ctx.params.code, new QueryReader(ctx).list('processCodes'), ctx.now.getTime(), ctx.world.startMs)),
+  );
 }

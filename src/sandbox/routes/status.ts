@@ -1,7 +1,9 @@
 import type { StatusPage } from '../../api/types.js';
 import type { RegionDef } from '../data/regions.js';
 import { isoSeconds } from '../dates.js';
-import type { Reply } from '../reply.js';
+import type { Reply } from '../handler.js';
+
+const COMPONENTS = ['API', 'Authentication', 'Artwork fetching'];
 
 /** {status_url}/status.json: the region's own monitoring (the body shape is not specified). */
 export function statusJson(region: RegionDef, now: Date): Reply {
@@ -10,11 +12,7 @@ export function statusJson(region: RegionDef, now: Date): Reply {
     region: region.code,
     regionName: region.name,
     updatedAt: isoSeconds(now),
-    components: [
-      { name: 'API', status: 'operational' },
-      { name: 'Authentication', status: 'operational' },
-      { name: 'Artwork fetching', status: 'operational' },
-    ],
+    components: COMPONENTS.map((name) => ({ name, status: 'operational' })),
     incidents: [],
   };
   return { status: 200, body };
@@ -24,7 +22,7 @@ export function statusHtml(region: RegionDef, now: Date): Reply {
   const raw = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Status: ${region.name}</title></head>
 <body><h1>${region.name}: all systems operational</h1>
-<ul><li>API: operational</li><li>Authentication: operational</li><li>Artwork fetching: operational</li></ul>
+<ul>${COMPONENTS.map((c) => `<li>${c}: operational</li>`).join('')}</ul>
 <p>Updated ${isoSeconds(now)} (sandbox).</p></body></html>
 `;
   return { status: 200, raw, contentType: 'text/html; charset=utf-8' };

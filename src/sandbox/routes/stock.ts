@@ -1,13 +1,15 @@
 import type { StockItem, StockShippingConfigSummary, StockVariant } from '../../api/types.js';
-import type { ApiContext, ApiHandler } from '../context.js';
-import { findStockByCode, MAX_STOCK_CODE_LENGTH, STOCK, STOCK_SHIPPING, type StockRecord } from '../data/stock.js';
+import { fieldErrors, json, problem, type ApiContext, type ApiHandler } from '../handler.js';
+import { hasCode, MAX_STOCK_CODE_LENGTH, STOCK, STOCK_SHIPPING, type StockRecord } from '../data/stock.js';
 import { round2 } from '../jobs/pricing.js';
-import { boolParam, compareValues, intParam } from '../paging.js';
-import { fieldErrors, problem } from '../problem.js';
-import { json } from '../reply.js';
+import { compareValues, containsText, optionalPage, QueryReader } from '../paging.js';
 import type { Router } from '../router.js';
 
 const activeConfigs = (id: number) => STOCK_SHIPPING.filter((c) => c.stockItemId === id && c.active);
+/** A boolean option that is false unless it says `true` (a malformed one is not an error here). */
+const flag = (ctx: ApiContext, name: string): boolean => ctx.query.get(name)?.trim().toLowerCase() === 'true';
+const codeTooLong = (ctx: ApiContext) =>
+  fieldErrors(ctx.path, { code: [`code must be at most ${MAX_STOCK_CODE_LENGTH} characters.`] });
 const marketsOf = (id: number): string[] => [...new Set(activeConfigs(id).flatMap((c) => c.markets))];
 
 function sortVariants(variants: StockVariant[], ctx: ApiContext): StockVariant[] {
@@ -19,12 +21,11 @@ function sortVariants(variants: StockVariant[], ctx: ApiContext): StockVariant[]
 }
 
 function view(s: StockRecord, ctx: ApiContext, withConfigs: boolean): StockItem {
-  const includePricing = boolParam(ctx.query, 'includePricing') === true;
   const item: StockItem = {
     ...s.item,
     stockVariants: sortVariants(s.item.stockVariants, ctx),
     markets: marketsOf(s.id),
-    priceBands: includePricing
+    priceBands: flag(ctx, 'includePricing')
       ? s.basePriceBands.map((b) => ({ ...b, unitPrice: round2(b.unitPrice * ctx.region.priceFactor) }))
       : null,
   };
@@ -45,56 +46,36 @@ function view(s: StockRecord, ctx: ApiContext, withConfigs: boolean): StockItem 
 export function register(r: Router<ApiHandler>): void {
   r.add('GET', '/Stock', (ctx) => {
     const code = ctx.query.get('code');
-    if (code !== null && code.length > MAX_STOCK_CODE_LENGTH) {
-      return fieldErrors(ctx.path, { code: [`code must be at most ${MAX_STOCK_CODE_LENGTH} characters.`] });
-    }
-    const includeArchived = boolParam(ctx.query, 'includeArchived') === true;
+    if (code !== null && code.length > MAX_STOCK_CODE_LENGTH) return codeTooLong(ctx);
+    const q = new QueryReader(ctx);
+    const page = q.int('page', 1);
+    const pageSize = q.int('pageSize', 1);
+    const invalid = q.invalid();
+    if (invalid) return invalid;
     const filter = ctx.query.get('filter')?.trim().toLowerCase() ?? '';
-    const markets = [
-      ...new Set(
-        (ctx.query.get('markets') ?? '')
-          .split(',')
-          .map((m) => m.trim().toUpperCase())
-          .filter(Boolean),
-      ),
-    ];
-    let list = STOCK.filter((s) => !s.hidden && (includeArchived || !s.archived));
-    // `code` is exact and untrimmed: " GD5000" matches nothing.
-    if (code !== null && code !== '') {
-      list = list.filter((s) => s.item.stockCode === code || s.item.stockVariants.some((v) => v.variantCode === code));
-    }
-    if (filter) {
-      list = list.filter((s) =>
-        [s.item.stockCode, s.item.stockName, s.item.stockDescription, s.item.categoryName].some((v) =>
-          v?.toLowerCase().includes(filter),
-        ),
-      );
-    }
-    if (markets.length) list = list.filter((s) => marketsOf(s.id).some((m) => markets.includes(m)));
+    const markets = new Set(q.list('markets').map((m) => m.toUpperCase()));
+    const list = STOCK.filter(
+      (s) =>
+        !s.hidden &&
+        (!s.archived || flag(ctx, 'includeArchived')) &&
+        // `code` is exact and untrimmed: " GD5000" matches nothing.
+        (!code || hasCode(s, code)) &&
+        containsText(filter, [s.item.stockCode, s.item.stockName, s.item.stockDescription, s.item.categoryName]) &&
+        (markets.size === 0 || marketsOf(s.id).some((m) => markets.has(m))),
+    );
     const col = ctx.query.get('stockSortColumn')?.toLowerCase();
     const desc = ctx.query.get('stockSortDirection')?.toLowerCase().startsWith('desc') ?? false;
     const key = (s: StockRecord): unknown =>
       col === 'stockcode' ? s.item.stockCode : col === 'stockname' ? s.item.stockName : s.item.rank;
-    list = [...list].sort((a, b) => compareValues(key(a), key(b)) * (desc ? -1 : 1));
-    const page = intParam(ctx.query, 'page');
-    const pageSize = intParam(ctx.query, 'pageSize');
-    if (page === null || pageSize === null || (page ?? 1) < 1 || (pageSize ?? 1) < 1) {
-      return fieldErrors(ctx.path, { page: ['page and pageSize must be positive integers.'] });
-    }
-    if (page !== undefined || pageSize !== undefined) {
-      const size = pageSize ?? 50;
-      list = list.slice(((page ?? 1) - 1) * size, (page ?? 1) * size);
-    }
-    return json(list.map((s) => view(s, ctx, false)));
+    list.sort((a, b) => compareValues(key(a), key(b)) * (desc ? -1 : 1));
+    return json(optionalPage(list, page, pageSize).map((s) => view(s, ctx, false)));
   });
 
   r.add('GET', '/Stock/{code}', (ctx) => {
     const code = ctx.params.code;
-    if (code.length > MAX_STOCK_CODE_LENGTH)
-      return fieldErrors(ctx.path, { code: [`code must be at most ${MAX_STOCK_CODE_LENGTH} characters.`] });
-    const s = findStockByCode(code);
-    const includeArchived = boolParam(ctx.query, 'includeArchived') === true;
-    if (!s || s.hidden || (s.archived && !includeArchived))
+    if (code.length > MAX_STOCK_CODE_LENGTH) return codeTooLong(ctx);
+    const s = STOCK.find((x) => hasCode(x, code));
+    if (!s || s.hidden || (s.archived && !flag(ctx, 'includeArchived')))
       return problem(404, `Stock item '${code}' was not found.`, ctx.path);
     return json(view(s, ctx, true));
   });
@@ -112,7 +93,6 @@ export function register(r: Router<ApiHandler>): void {
     }
     const id = Number(raw);
     const s = STOCK.find((x) => x.id === id);
-    if (!s || s.hidden) return json([]);
-    return json(activeConfigs(id));
+    return json(s && !s.hidden ? activeConfigs(id) : []);
   });
 }

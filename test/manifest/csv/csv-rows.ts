@@ -1,6 +1,6 @@
 import { dialectOf } from '../../../src/manifest/csv/dialect.js';
 import type { ReadCsvOptions } from '../../../src/manifest/csv/read-csv.js';
-import { scanCsvFile } from '../../../src/manifest/csv/read-csv-rows.js';
+import { scanCsvFile } from '../../../src/manifest/csv/read-csv.js';
 
 export interface CsvRow {
   row: number;

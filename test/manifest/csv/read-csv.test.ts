@@ -302,7 +302,7 @@ describe('readCsvDocument: default template', () => {
       items: [{ quantity: -3, sizeQuantities: { M: 7 } }],
     });
     expect(r.sources.locate('jobs[0].items[0].quantity')).toEqual({ file: r.file, row: 2, columnName: 'quantity' });
-    expect(r.sources.locate('/jobs/0/customerUserId')).toEqual({ file: r.file, row: 2, columnName: 'customerUserId' });
+    expect(r.sources.locate('jobs[0].customerUserId')).toEqual({ file: r.file, row: 2, columnName: 'customerUserId' });
   });
 
   it('treats blank and whitespace-only cells as absent and trims values', async () => {

@@ -48,6 +48,17 @@ describe('loadMapping', () => {
     });
   });
 
+  it('a constant from the mapping it extends stays located in that mapping', async () => {
+    const base = await files.write('base.yaml', 'constants:\n  itemType: Asset\n');
+    const file = await files.write('own.yaml', 'extends: ./base.yaml\nconstants:\n  country: US\n');
+    const m = await loadMapping(file);
+    expect(m.constants).toEqual({ itemType: 'Asset', country: 'US' });
+    expect(m.constantLocations).toEqual({
+      itemType: { file: base, line: 2, column: 13 },
+      country: { file, line: 3, column: 12 },
+    });
+  });
+
   it('loads JSON mappings too', async () => {
     const file = await files.write(
       'ok.json',

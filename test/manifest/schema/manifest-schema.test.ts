@@ -3,12 +3,21 @@ import {
   childSchema,
   manifestSchema,
   resolveRef,
-  schemaAt,
   wantsString,
   type SchemaNode,
   type SchemaObject,
 } from '../../../src/manifest/schema/manifest-schema.js';
 import type { DeliveryAddress, JobCandidate } from '../../../src/api/types.js';
+
+/** The schema at a path of segments from the manifest root, as the YAML readers walk it (childSchema). */
+function schemaAt(segments: readonly (string | number)[]): SchemaNode | undefined {
+  let node: SchemaNode | undefined = manifestSchema;
+  for (const seg of segments) {
+    node = childSchema(node, seg);
+    if (node === undefined) return undefined;
+  }
+  return resolveRef(node);
+}
 
 /** Every (path, property schema) in the schema, refs not followed. */
 function* properties(node: SchemaNode, path: string): Generator<[string, SchemaNode, SchemaObject]> {

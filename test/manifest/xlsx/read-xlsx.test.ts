@@ -159,16 +159,18 @@ describe('.xlsx inputs', () => {
 
   it('a workbook that would unpack past the limit is refused before it is unpacked', async () => {
     const file = await workbook({ Orders: [HEADER, ROW] });
+    expect((await readXlsxDocument(file)).doc).toBeDefined();
+    // One part declared at 3 GB: the archive is refused on its directory alone.
+    await declareUnpacked(file, 'xl/worksheets/sheet1.xml', 3 * 1024 ** 3);
     const archive = await ZipArchive.open(file);
     const unpacked = archive.directory?.unpackedBytes;
     await archive.close();
-    expect(unpacked).toBeGreaterThan(2000);
-    const raw = await readXlsxDocument(file, { limits: { maxUnpackedBytes: 2000 } });
+    expect(unpacked).toBeGreaterThan(3 * 1024 ** 3);
+    const raw = await readXlsxDocument(file);
     expect(raw.doc).toBeUndefined();
     expect(raw.diagnostics.map((d) => [d.code, d.message])).toEqual([
-      ['input.too-large', `the workbook unpacks to ${unpacked} bytes, over the 2000-byte limit for .xlsx`],
+      ['input.too-large', `the workbook unpacks to ${unpacked} bytes, over the 2147483648-byte limit for .xlsx`],
     ]);
-    expect((await readXlsxDocument(file)).doc).toBeDefined();
   });
 
   it('a part that unpacks past the size its zip directory declares is stopped, not unpacked', async () => {
@@ -181,6 +183,24 @@ describe('.xlsx inputs', () => {
         'xlsx.unreadable',
         'cannot read the workbook: xl/worksheets/sheet1.xml (sheet "Orders"): ' +
           'the part unpacks past the 100 bytes its zip directory declares ' +
+          '(is it an .xlsx file saved by Excel or a compatible program?)',
+      ],
+    ]);
+  });
+
+  it('a part that unpacks to less than its zip directory declares is refused', async () => {
+    const file = await workbook({ Orders: [HEADER, ROW] });
+    const archive = await ZipArchive.open(file);
+    const actual = archive.directory?.entries.get('xl/worksheets/sheet1.xml')?.unpackedBytes ?? 0;
+    await archive.close();
+    await declareUnpacked(file, 'xl/worksheets/sheet1.xml', actual + 100);
+    const raw = await readXlsxDocument(file);
+    expect(raw.doc).toBeUndefined();
+    expect(raw.diagnostics.map((d) => [d.code, d.message])).toEqual([
+      [
+        'xlsx.unreadable',
+        'cannot read the workbook: xl/worksheets/sheet1.xml (sheet "Orders"): ' +
+          `the part unpacks to ${actual} bytes, not the ${actual + 100} its zip directory declares ` +
           '(is it an .xlsx file saved by Excel or a compatible program?)',
       ],
     ]);
