@@ -11,7 +11,7 @@
  * Sizes: --rows (default 1,000,000) and --small-rows (default 300,000; 0 skips), 19 columns,
  * 5 rows per order, the address on each order's first row (lib/generate-csv.mjs).
  *
- * Then the mapped benchmark (issue 14): a Shopify-shaped export of --mapped-rows rows (default
+ * Then the mapped benchmark: a Shopify-shaped export of --mapped-rows rows (default
  * 100,000; 0 skips) through `check --mapping shopify` against the same lines in the default
  * template, judged on CPU time (goal ≤ 3×).
  *

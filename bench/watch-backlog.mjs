@@ -1,4 +1,4 @@
-// `npm run bench:watch`: how fast `htorder watch` drains a backlog (issue 15).
+// `npm run bench:watch`: how fast `htorder watch` drains a backlog.
 //
 // 1. Backlog: BENCH_FILES (600) one-order files (2 items each) already in the drop folder when
 //    the watcher starts, as after an outage of the shop's integration (their mtimes a minute
@@ -21,14 +21,15 @@
 // reports), which costs much more CPU on some file systems than others (an ext4 without a journal
 // scans its recently deleted inodes on every create), so the folder's file system is part of the
 // result. BENCH_BIG_JOBS=0 skips the big file. BENCH_PROF=1 writes --cpu-prof files to
-// /tmp/benchprof. Prints numbers; exit code 1 only if an input did not end in done/.
+// /tmp/benchprof. --cli FILE (BENCH_CLI): another build's dist/cli/main.js, for before/after.
+// Prints numbers; exit code 1 only if an input did not end in done/.
 
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { orderableAssets, sandboxEnv } from './lib/demo-account.mjs';
-import { load, seconds, spread, times } from './lib/measure.mjs';
+import { load, option, seconds, spread, times } from './lib/measure.mjs';
 import { startSandbox } from '../dist/sandbox/index.js';
 
 const FILES = Number(process.env.BENCH_FILES ?? 600);
@@ -37,7 +38,7 @@ const LATENCY = Number(process.env.BENCH_LATENCY_MS ?? 25);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const DIR = process.env.BENCH_DIR ?? tmpdir();
-const CLI = new URL('../dist/cli/main.js', import.meta.url).pathname;
+const CLI = option('--cli', 'BENCH_CLI', new URL('../dist/cli/main.js', import.meta.url).pathname);
 
 const sandbox = await startSandbox({ port: 0 });
 const assets = await orderableAssets(sandbox, 20);

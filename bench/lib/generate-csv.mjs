@@ -1,8 +1,8 @@
 /**
- * Writes a large default-template CSV (streamed to disk, constant memory) shaped as issue 16
- * measures it: the 19 columns below, 5 rows per order, the order's cells (description, date,
- * delivery method and address) on its first row only and the order number on every row, as
- * spreadsheets and most exports write them; mostly Asset reorders, some PriceCode (a quoted price
+ * Writes a large default-template CSV (streamed to disk, constant memory): the 19 columns
+ * below, 5 rows per order, the order's cells (description, date, delivery method and address)
+ * on its first row only and the order number on every row, as spreadsheets and most exports
+ * write them; mostly Asset reorders, some PriceCode (a quoted price
  * code with `"`) and Stock lines, from the sandbox demo catalogue. 1,000,000 rows ≈ 69 MB.
  */
 import { createWriteStream } from 'node:fs';

@@ -1,5 +1,4 @@
-import type { Dispatcher } from 'undici';
-import { request } from './undici-parts.js';
+import { type Dispatcher, request } from 'undici';
 import { ApiError } from './errors.js';
 import type { Timeouts } from '../core/config/api-config.js';
 

@@ -69,28 +69,21 @@ function summaryLine(r: ResultReport): string {
   return `${r.summary.jobs} job${r.summary.jobs === 1 ? '' : 's'}: ${counts.join(', ') || 'none'}`;
 }
 
-/**
- * Errors first, then warnings, with the path as the user typed it (clickable in a terminal).
- * None when the summary (fresh, as the summary line above uses it) counts none, so a clean
- * run's items are not walked for nothing.
- */
+/** Errors first, then warnings, with the path as the user typed it (clickable in a terminal). */
 function* messages(r: ResultReport): Generator<string> {
-  if (r.summary.errors === 0 && r.summary.warnings === 0) return;
   yield* errorLines(r, r.input.file);
   yield* warningLines(r, r.input.file);
 }
 
 /** Columns padded to their widest cell, two spaces apart. */
 function table(rows: string[][]): string[] {
-  const widths: number[] = [];
-  for (const r of rows) {
-    for (let c = 0; c < r.length; c++) widths[c] = Math.max(widths[c] ?? 0, (r[c] as string).length);
-  }
-  return rows.map((r) => {
-    let line = '';
-    for (let c = 0; c < r.length; c++) line += (c === 0 ? '' : '  ') + (r[c] as string).padEnd(widths[c] ?? 0);
-    return line.trimEnd();
-  });
+  const widths = (rows[0] ?? []).map((_, c) => rows.reduce((w, r) => Math.max(w, (r[c] ?? '').length), 0));
+  return rows.map((r) =>
+    r
+      .map((cell, c) => cell.padEnd(widths[c] ?? 0))
+      .join('  ')
+      .trimEnd(),
+  );
 }
 
 function money(n: number): string {

@@ -45,7 +45,6 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Comman
   }
   const pipeline = await openPipelineContext({ ...input, mapping, env: io.env, cwd: io.cwd, stderr: io.stderr });
   const outcomes: InputOutcome[] = [];
-  let released: Promise<void> | undefined;
   // run (a nightly cron's command) tells the same webhooks as watch (docs/notifications.md).
   let notifier: Notifier | undefined;
   try {
@@ -61,7 +60,7 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Comman
     const first = input.files.length > 0 ? pipeline.prepare(input.files[0] as string) : undefined;
     first?.catch(() => undefined);
     const { processInput, processPrepared } = await import('../pipeline/process-input.js');
-    // The webhook code (and all of undici it needs) only when there is a webhook to tell.
+    // The webhook code only when there is a webhook to tell.
     if (tellWebhooks) notifier = (await import('../watch/notify/notifier.js')).notifierFor(settings, logger, 'run');
     let context: PipelineContext;
     try {
@@ -74,21 +73,7 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Comman
     }
     const progress = createProgress(io.stderr, input.command);
     for (const [i, file] of input.files.entries()) {
-      // After the last input's ledger writes, its spare files go while its reports are written.
-      const last = i === input.files.length - 1;
-      const ctx: PipelineContext = {
-        ...context,
-        hooks: {
-          onProgress: progress.update,
-          ...(last
-            ? {
-                onLedgerDone: () => {
-                  released = context.ledger.release?.();
-                },
-              }
-            : {}),
-        },
-      };
+      const ctx: PipelineContext = { ...context, hooks: { onProgress: progress.update } };
       const outcome = await (i === 0 && first ? processPrepared(await first, ctx) : processInput(file, ctx));
       progress.clear();
       outcomes.push(outcome);
@@ -96,7 +81,6 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Comman
       notifier?.runOutcome(resolve(file), outcome.status, outcome.report?.summary, outcome.problem);
     }
   } finally {
-    await released;
     await notifier?.close();
     await pipeline.close();
   }

@@ -7,7 +7,6 @@ import type { Mapping } from './mapping/model.js';
 import type { Diagnostic, Manifest, ManifestFormat, RawDocument, ReadResult } from './model.js';
 import { INPUT_UNREADABLE, INPUT_UNSUPPORTED } from './read-input.js';
 import { runLocalRules } from './rules/index.js';
-import { afterIoPoll } from '../core/event-loop.js';
 import { readYamlDocument, type YamlReadOptions } from './yaml/read-yaml.js';
 
 /**
@@ -63,11 +62,6 @@ export async function loadManifest(file: string, opts: LoadOptions = {}): Promis
     };
     return { input: { file, format }, diagnostics: [diagnostic] };
   }
-  // The event loop polls once between the parse and the checks (both CPU, tens of ms for a
-  // big manifest): what arrived meanwhile is handled first. `run` reads its input while the
-  // account request is in flight; its answer lets the ledger's account record be read now,
-  // not after the checks, and the first lookups go out as soon as the checks end (`npm run bench`).
-  await afterIoPoll();
   return checkRawDocument(raw);
 }
 

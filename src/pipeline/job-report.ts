@@ -2,7 +2,6 @@ import { isError } from '../manifest/diagnostics.js';
 import { itemIndexOf } from '../manifest/field-path.js';
 import type { Manifest } from '../manifest/model.js';
 import { toReportError } from '../report/build-report.js';
-import { jobChanged } from '../report/job-changes.js';
 import { itemCount } from '../report/lazy-items.js';
 import type { ReportError, ResultReport } from '../report/model.js';
 import type { JobState } from './job-state.js';
@@ -37,9 +36,6 @@ interface Checked {
 
 function writeJob(report: ResultReport, job: JobState, check: Checked, manifest: Manifest): void {
   const result = report.jobs[job.index];
-  // Every change to the job and its items below shows in the next write: the report writer
-  // reuses a job's kept bytes only while it is unmarked (src/report/job-changes.ts).
-  jobChanged(report, job.index);
   const status = jobStatus(job.outcome);
   const entry = job.ledger?.entry;
   result.status = status;

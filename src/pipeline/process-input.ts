@@ -71,12 +71,6 @@ export interface PipelineHooks {
    * since it was read), or undefined to go on.
    */
   beforeSend?: () => Promise<string | undefined>;
-  /**
-   * Told once the input's jobs are through every stage, so no more ledger writes come from
-   * it: `run` tells its ledger after the last input's, to release its spare files while the
-   * reports are written (LedgerStore.release).
-   */
-  onLedgerDone?: () => void;
 }
 
 export interface ProgressEvent {
@@ -186,7 +180,6 @@ export async function processPrepared(prepared: PreparedInput, ctx: PipelineCont
     manifest && prepared.jobs.length > 0
       ? await runJobs(manifest, prepared.jobs, begin, { ...ctx, verifiedAbsent })
       : [];
-  ctx.hooks?.onLedgerDone?.();
   const { report, writer } = begin();
   const vouch = ctx.command === 'plan' ? undefined : ctx.unseen?.vouch;
   if (vouch && jobs.every((job) => job.ledger?.entry !== undefined || verifiedAbsent.has(job.orderNumber)))
@@ -230,26 +223,18 @@ async function runJobs(
 
   // Each job flows on its own through look-up, changes, resolve and dry run: only submitting
   // waits for every job (all or nothing), so one job's lookups overlap others' dry runs.
-  // Each job's plan goes into the report as it comes out (the report is begun at the first),
-  // not all of them between the last dry run and the first create, when no call is in flight;
-  // a hold-back or a withdrawal writes them all again.
-  const planning = (job: JobState): boolean => job.outcome === 'checked';
   const jobs = await eachJob(checked, {
-    select: planning,
+    select: (job) => job.outcome === 'checked',
     stage: PLAN,
     ctx: stage,
     limit,
-    onJob: write,
     progress: progress('plan'),
   });
   if (ctx.command === 'plan') return writeAll(jobs);
   if (mustHoldBack(jobs, ctx.partial)) return writeAll(holdBack(jobs, stage));
   const withdrawn = await ctx.hooks?.beforeSend?.();
   if (withdrawn !== undefined) return writeAll(withdraw(jobs, stage, withdrawn));
-  // The jobs that went through no plan stage (check refused them) were not written yet.
-  jobs.forEach((job, j) => {
-    if (!planning(checked[j] as JobState)) write(job);
-  });
+  writeAll(jobs);
 
   // Each outcome is in the report on disk soon after (the writer coalesces rewrites); the
   // ledger, not the report, is the durable record of what was submitted.

@@ -92,7 +92,7 @@ export function buildReport(x: BuildReportInput): ResultReport {
 
 /**
  * A job's `warnings` and `errors` while it has none: one frozen empty array shared by every
- * job, not two arrays per job (13 MB for 200,000 jobs). Whoever adds a finding replaces the
+ * job, not two arrays per job. Whoever adds a finding replaces the
  * array (as `append` does here and the pipeline's job-report.ts does); pushing onto it throws.
  */
 const NONE: readonly ReportError[] = Object.freeze([]);

@@ -1,7 +1,8 @@
 /**
- * Item results made on first use. A million-row manifest would otherwise hold a million
- * ItemResult objects (~200 MB) that `check` only writes out once; yet the pipeline mutates
- * item results (statuses, new asset SKUs), so they must also be ordinary objects when used.
+ * Item results made on first use. Memory (`npm run bench:check`, its peak RSS): a big manifest
+ * would otherwise hold an ItemResult object per item that `check` only writes out once; yet the
+ * pipeline mutates item results (statuses, new asset SKUs), so they must also be ordinary
+ * objects when used.
  *
  * So a job's `items` starts as an own, enumerable getter (in the property's usual place, so
  * JSON key order and deep equality are unchanged) that builds the array once, replaces
@@ -46,9 +47,8 @@ const STATUS_CODE: ReadonlyMap<JobStatus, number> = new Map(JOB_STATUSES.map((s,
  *
  * Nothing is stored per job: the accessor pair is one per report (so every job shares one
  * hidden class, the getter and setter living in it, not in the object), and it finds its
- * report through the getter. A per-job record (a pending object under a symbol key) cost
- * ~100 bytes a job, 15 MB for 150k jobs. Materialising turns the accessor (the last
- * property) into a data property, which keeps the object in V8's fast mode.
+ * report through the getter. Materialising turns the accessor (the last property) into a data
+ * property, which keeps the object in V8's fast mode.
  */
 export function itemDeferrer(source: ItemSource, jobCount: number): (job: Omit<JobResult, 'items'>) => JobResult {
   const context: Context = { source, statuses: new Uint8Array(jobCount) };

@@ -2,9 +2,8 @@ import type { Manifest } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { CsvLimits } from '../manifest/read-input.js';
 import { refreshSummary } from './build-report.js';
-import type { EncodedBatches, ReportCache } from './encoded-batches.js';
 import type { ResultReport } from './model.js';
-import type { ReportTarget, WrittenReports } from './write-reports.js';
+import { type ReportTarget, type WrittenReports, writeReports } from './write-reports.js';
 
 /**
  * Rewrites an input's reports as job outcomes arrive, coalescing: while one write is on disk
@@ -15,9 +14,6 @@ import type { ReportTarget, WrittenReports } from './write-reports.js';
  * time rewriting reports, and a small one sees every outcome on disk within a second. The
  * first write also waits a pause after the first outcome, so an input whose outcomes all
  * arrive within it is written once, by flush(). Each file is replaced atomically.
- * A report written more than once keeps its jobs' encoded bytes between writes
- * (encoded-batches.ts): a rewrite encodes only the batches of jobs that changed since
- * (job-changes.ts), and the rest is copied.
  * With `progress: false` nothing is written before flush() (`watch`: the reports are written
  * once, where the input ends up; a progress write would go to its private copy's folder,
  * where nobody sees it).
@@ -35,20 +31,6 @@ export class ReportWriter {
   private target: ReportTarget | undefined;
   /** Ends the current pause early (the final flush must not wait out a throttle pause). */
   private wake: (() => void) | undefined;
-  /**
-   * The writers (result.json, result.csv with its CSV reader and csv-stringify, errors.txt: ~50
-   * modules), loaded from the first outcome on, a pause before the first write: `run` would
-   * otherwise load them before its first API call, where every module is start-up time.
-   */
-  private writersLoaded: Promise<typeof import('./write-reports.js')> | undefined;
-  /**
-   * The jobs' bytes kept between writes, made by the first progress write: a report whose first
-   * write is the final one (`watch`, `check`, a `run` whose outcomes all came within the first
-   * pause) is encoded once and keeps nothing. Let go after the final write.
-   */
-  private cache: ReportCache | undefined;
-  /** How many jobs the last write encoded and copied, per file (undefined: it had no cache). */
-  lastReuse: { json: Reuse; csv: Reuse } | undefined;
 
   constructor(
     private readonly report: ResultReport,
@@ -67,7 +49,6 @@ export class ReportWriter {
     if (this.opts.progress === false && !this.final) return;
     // The first outcome starts the first pause: outcomes that follow within it share one write.
     if (this.lastAt === 0) this.lastAt = Date.now();
-    void this.writers();
     this.dirty = true;
     this.writing ??= this.loop();
   }
@@ -90,15 +71,6 @@ export class ReportWriter {
     return this.last;
   }
 
-  private writers(): Promise<typeof import('./write-reports.js')> {
-    if (this.writersLoaded === undefined) {
-      this.writersLoaded = import('./write-reports.js');
-      // A failure to load surfaces at the write that awaits it, not as an unhandled rejection meanwhile.
-      this.writersLoaded.catch(() => undefined);
-    }
-    return this.writersLoaded;
-  }
-
   private async loop(): Promise<void> {
     try {
       while (this.dirty) {
@@ -118,24 +90,9 @@ export class ReportWriter {
         const started = Date.now();
         refreshSummary(this.report);
         // The final write goes to the target; a progress write still under way goes next to the
-        // input, keeps the cache, and the loop goes round once more for the final one.
-        const final = this.final;
-        const target = final ? this.target : undefined;
-        const { writeReports, reportCache } = await this.writers();
-        if (!final) this.cache ??= reportCache();
-        const cache = this.cache;
-        if (final && cache) {
-          // Nothing is written after the final write: it keeps no bytes, and the cache is let go.
-          cache.json.lastWrite();
-          cache.csv.lastWrite();
-          this.cache = undefined;
-        }
-        this.last = await writeReports(this.report, {
-          ...this.opts,
-          ...(target ? { target } : {}),
-          ...(cache ? { cache } : {}),
-        });
-        this.lastReuse = cache && { json: reuseOf(cache.json), csv: reuseOf(cache.csv) };
+        // input, and the loop goes round once more for the final one.
+        const target = this.final ? this.target : undefined;
+        this.last = await writeReports(this.report, { ...this.opts, ...(target ? { target } : {}) });
         this.lastAt = Date.now();
         this.lastTook = this.lastAt - started;
       }
@@ -145,13 +102,4 @@ export class ReportWriter {
       this.writing = undefined;
     }
   }
-}
-
-interface Reuse {
-  encoded: number;
-  reused: number;
-}
-
-function reuseOf(batches: EncodedBatches): Reuse {
-  return { encoded: batches.encoded, reused: batches.reused };
 }

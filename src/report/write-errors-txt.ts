@@ -1,8 +1,7 @@
 import { rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { ReportError, ResultReport } from './model.js';
-import { writeAtomicStream } from './atomic-stream.js';
-import type { NewFileOptions } from '../storage/atomic-write.js';
+import { type NewFileOptions, writeFileAtomic } from '../storage/atomic-write.js';
 import { printable } from '../core/printable.js';
 import { builtItems } from './lazy-items.js';
 
@@ -18,7 +17,7 @@ export async function writeErrorsTxt(path: string, report: ResultReport, file?: 
     await rm(path, { force: true });
     return false;
   }
-  await writeAtomicStream(
+  await writeFileAtomic(
     path,
     (function* () {
       yield `${first.value}\n`;

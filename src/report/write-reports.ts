@@ -4,15 +4,11 @@ import type { Mapping } from '../manifest/mapping/model.js';
 import type { CsvLimits } from '../manifest/read-input.js';
 import { type NewFileOptions, temporaryName } from '../storage/atomic-write.js';
 import { reportHasErrors } from './build-report.js';
-import type { ReportCache } from './encoded-batches.js';
 import type { ResultReport } from './model.js';
 import { reportPaths, type ReportPaths } from './report-paths.js';
 import { writeErrorsTxt } from './write-errors-txt.js';
 import { beginResultCsv, type ResultCsvWrite } from './write-result-csv.js';
 import { writeResultJson } from './write-result-json.js';
-
-// The ReportWriter makes its cache with the writers it loads lazily (not at start-up).
-export { reportCache } from './encoded-batches.js';
 
 export interface WrittenReports extends Partial<ReportPaths> {
   json: string;
@@ -56,11 +52,9 @@ export async function writeReports(
     target?: ReportTarget;
     /** Whether a worker thread writes result.csv (ResultCsvOptions.worker): by default by the input's size. */
     csvWorker?: boolean;
-    /** The jobs' bytes kept from the last write of this report (ReportWriter), to reuse and update. */
-    cache?: ReportCache;
   } = {},
 ): Promise<WrittenReports> {
-  const { target, csvWorker, cache, ...csvOpts } = opts;
+  const { target, csvWorker, ...csvOpts } = opts;
   const paths = target?.paths ?? reportPaths(report.input.file);
   const input = report.input.file;
   // `staged`: the caller renames the files itself (paths are its temporary names).
@@ -78,11 +72,10 @@ export async function writeReports(
       input,
       file,
       ...(csvWorker === undefined ? {} : { worker: csvWorker }),
-      ...(cache ? { cache: cache.csv } : {}),
     });
     if (reportHasErrors(report)) wroteErrors = await writeErrorsTxt(tmp.errors, report, file);
     if (target) report.input.file = target.inputShownAs;
-    await writeResultJson(tmp.json, report, file, cache?.json);
+    await writeResultJson(tmp.json, report, file);
     await csv.done;
     written = true;
   } finally {

@@ -6,11 +6,8 @@ import { type CsvDialect, dialectOf } from '../manifest/csv/dialect.js';
 import type { Manifest } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { CsvLimits } from '../manifest/read-input.js';
-import type { NewFileOptions } from '../storage/atomic-write.js';
-import { writeAtomicStream } from './atomic-stream.js';
+import { type NewFileOptions, writeFileAtomic } from '../storage/atomic-write.js';
 import { ByteOutput } from './byte-output.js';
-import { BATCH_JOBS, type EncodedBatches } from './encoded-batches.js';
-import { changeClock } from './job-changes.js';
 import { peekItems } from './lazy-items.js';
 import type { JobResult, ResultReport } from './model.js';
 import { neutraliseCell } from './neutralise.js';
@@ -74,8 +71,6 @@ export interface ResultCsvOptions {
   file?: NewFileOptions;
   /** The input to read the rows from (default `report.input.file`). */
   input?: string;
-  /** YAML/JSON inputs: the rows of jobs kept from the last write (a report rewritten as outcomes arrive). */
-  cache?: EncodedBatches;
   /**
    * CSV inputs: whether a worker thread writes result.csv: by default when the input is big and
    * the worker's module is there; true insists (throws where it is not: tests of the built
@@ -118,8 +113,8 @@ export function beginResultCsv(path: string, report: ResultReport, opts: ResultC
     done = inWorker(job, opts.worker).then((yes) => (yes ? writeInWorker(job) : writeCsvResult(job)));
   } else if (report.input.format === 'xlsx') {
     const results = new RowCells(rowCellsOf(report, opts.manifest), ',', encoderOf(EXCEL_DIALECT));
-    done = writeAtomicStream(path, batches(sheetRows(input, header, results, opts), EXCEL_DIALECT), opts.file);
-  } else done = writeAtomicStream(path, manifestCsv(report, opts.cache), opts.file);
+    done = writeFileAtomic(path, batches(sheetRows(input, header, results, opts), EXCEL_DIALECT), opts.file);
+  } else done = writeFileAtomic(path, manifestCsv(report), opts.file);
   done.catch(() => undefined); // observed by the caller's await of `done`
   return { done };
 }
@@ -142,7 +137,7 @@ export interface CsvResultJob {
 }
 
 export function writeCsvResult(job: CsvResultJob): Promise<void> {
-  return writeAtomicStream(job.path, csvInputChunks(job), job.file);
+  return writeFileAtomic(job.path, csvInputChunks(job), job.file);
 }
 
 let workerThere: boolean | undefined;
@@ -308,59 +303,15 @@ export function csvCell(value: string): string {
   return /[",\r\n]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
 }
 
-/**
- * A YAML/JSON input's result.csv: the header, then each batch of jobs' rows, copied from the
- * cache when none of its jobs changed since they were kept (a report rewritten as outcomes
- * arrive), else encoded (and kept) BATCH_ROWS rows at a time.
- */
-async function* manifestCsv(
-  report: ResultReport,
-  cache: EncodedBatches | undefined,
-): AsyncGenerator<string | Uint8Array> {
+/** A YAML/JSON input's result.csv: the header, then every job's rows. */
+async function* manifestCsv(report: ResultReport): AsyncGenerator<string> {
   yield commaRow(YAML_RESULT_COLUMNS);
-  const fileErrors = report.errors.map(errorText);
-  // Every row repeats the file-level errors: a different list makes every kept row stale.
-  cache?.begin(report, fileErrors.join('\n'));
-  const jobs = report.jobs;
-  for (let from = 0; from < jobs.length; from += BATCH_JOBS) {
-    const to = Math.min(from + BATCH_JOBS, jobs.length);
-    const kept = cache?.get(report, from, to);
-    if (kept !== undefined) {
-      yield kept;
-      continue;
-    }
-    // Read before the first row: a job changed after it (even while this batch is written) is newer than the bytes.
-    const clock = changeClock(report);
-    const keep = cache?.keeping === true;
-    const texts: string[] = [];
-    let text = '';
-    let n = 0;
-    for (const row of manifestRows(jobs, from, to, fileErrors)) {
-      text += commaRow(row);
-      if (++n >= BATCH_ROWS) {
-        if (keep) texts.push(text);
-        yield text;
-        text = '';
-        n = 0;
-      }
-    }
-    if (n > 0) {
-      if (keep) texts.push(text);
-      yield text;
-    }
-    if (keep) cache?.put(from, to, clock, Buffer.from(texts.join(''), 'utf8'));
-  }
+  yield* batches(manifestRows(report.jobs, report.errors.map(errorText)));
 }
 
-/** The rows of jobs `[from, to)` of a YAML/JSON input. */
-function* manifestRows(
-  jobs: readonly JobResult[],
-  from: number,
-  to: number,
-  fileErrors: readonly string[],
-): Generator<string[]> {
-  for (let j = from; j < to; j++) {
-    const job = jobs[j];
+/** The rows of a YAML/JSON input's jobs. */
+function* manifestRows(jobs: readonly JobResult[], fileErrors: readonly string[]): Generator<string[]> {
+  for (const job of jobs) {
     const jobErrors = job.errors.map(errorText);
     const items = peekItems(job);
     if (items.length === 0) {

@@ -1,15 +1,12 @@
 import type { Country } from '../api/types.js';
 import { foldCase, suggest } from '../core/suggest.js';
-import { findFolded, type Match } from './match.js';
+import type { Match } from './match.js';
 
 /**
  * Codes people write that ISO 3166 does not assign, mapped to the ISO2 they mean. "UK" is
  * the classic: the United Kingdom's alpha-2 code is GB.
  */
 const ALIASES: Readonly<Record<string, string>> = { UK: 'GB' };
-
-/** The field findFolded tables (one function for every call, so one table per list). */
-const countryName = (c: Country): string => c.name;
 
 /**
  * A country as written (name, ISO2 or ISO3, any case, accents optional) → the lookup's
@@ -27,7 +24,7 @@ export function matchCountry(input: string, countries: readonly Country[]): Matc
         : undefined;
   if (byCode) return { found: byCode };
   const folded = foldCase(text);
-  const byName = findFolded(countries, countryName, folded);
+  const byName = countries.find((c) => foldCase(c.name) === folded);
   if (byName) return { found: byName };
   const alias = ALIASES[upper];
   const byAlias = alias === undefined ? undefined : countries.find((c) => c.iso2 === alias);

@@ -1,9 +1,6 @@
 import type { DeliveryOption } from '../api/types.js';
 import { foldCase, suggest } from '../core/suggest.js';
-import { findFolded, type Match } from './match.js';
-
-const optionCode = (o: DeliveryOption): string => o.code;
-const optionLabel = (o: DeliveryOption): string => o.label;
+import type { Match } from './match.js';
 
 /**
  * A delivery method as written (the option's code or its label, any case) → the option.
@@ -14,7 +11,7 @@ export function matchDeliveryOption(input: string, options: readonly DeliveryOpt
   const exact = options.find((o) => o.code === text);
   if (exact) return { found: exact };
   const folded = foldCase(text);
-  const found = findFolded(options, optionCode, folded) ?? findFolded(options, optionLabel, folded);
+  const found = options.find((o) => foldCase(o.code) === folded) ?? options.find((o) => foldCase(o.label) === folded);
   if (found) return { found };
   const suggestion =
     suggest(

@@ -76,20 +76,28 @@ function processUmask(): number {
   return umask;
 }
 
+/** What an atomic write writes: the whole content, or chunks of it for output too big to hold at once. */
+export type FileContent = string | Uint8Array | Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>;
+
 /**
  * Writes `data` to `path` atomically: a temp file in the same directory (so the rename
- * never crosses a file system), fsync, then rename over the target. A reader sees the old
- * file or the new one, never a torn one; a crash leaves at most a stray `.tmp` file.
+ * never crosses a file system), fsync when durable, then rename over the target. A reader
+ * sees the old file or the new one, never a torn one; a failure (of the disk, or of the
+ * source of the chunks midway) leaves the target as it was and no temp file; a crash leaves
+ * at most a stray `.tmp` file. Chunks are written in order, each before the next is asked for
+ * (a source may reuse a chunk's memory); text pieces are gathered into writes of about
+ * BATCH_BYTES.
  */
 export async function writeFileAtomic(
   path: string,
-  data: string | Uint8Array,
+  data: FileContent,
   options: AtomicWriteOptions = {},
 ): Promise<void> {
   const { tmp, handle } = await openTemporary(path, options);
   let ok = false;
   try {
-    await handle.writeFile(data);
+    if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
+    else await writeChunks(handle, data);
     if (options.durable !== false) await handle.sync();
     ok = true;
   } finally {
@@ -103,4 +111,31 @@ export async function writeFileAtomic(
     await rm(tmp, { force: true });
     throw err;
   }
+}
+
+/** Text gathered per write: a report's many small pieces (errors.txt's lines) are not a write each. */
+const BATCH_BYTES = 1 << 16;
+
+async function writeChunks(
+  handle: FileHandle,
+  chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>,
+): Promise<void> {
+  let text = '';
+  for await (const chunk of chunks) {
+    if (typeof chunk === 'string') {
+      text += chunk;
+      if (text.length < BATCH_BYTES) continue;
+      await writeAll(handle, Buffer.from(text));
+      text = '';
+    } else {
+      if (text !== '') await writeAll(handle, Buffer.from(text));
+      text = '';
+      await writeAll(handle, chunk);
+    }
+  }
+  if (text !== '') await writeAll(handle, Buffer.from(text));
+}
+
+async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
+  for (let at = 0; at < bytes.length; ) at += (await handle.write(bytes, at, bytes.length - at)).bytesWritten;
 }

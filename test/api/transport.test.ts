@@ -1,5 +1,6 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { PassThrough } from 'node:stream';
+import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClientOptions } from '../../src/api/client.js';
 import { isNotFound, orNull } from '../../src/api/errors.js';
@@ -185,6 +186,47 @@ describe('calls in flight', () => {
     } finally {
       unsubscribe('undici:client:sendHeaders', onHeaders);
     }
+  });
+});
+
+describe('answers handed back in the check phase', () => {
+  it('every caller gets its own answer, whatever the timing: what a plain hand-back gives', async () => {
+    // The hand-back changes when an answer reaches its caller, never which: random calls with
+    // random delays and statuses, concurrency 1 to 4, each answered with its own path.
+    const { client } = await server(
+      (req, res) => {
+        const u = new URL(req.url, 'http://x');
+        setTimeout(
+          () => json(res, Number(u.searchParams.get('status')), { path: u.pathname }),
+          Number(u.searchParams.get('delay')),
+        );
+      },
+      { concurrency: 3 },
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ delay: fc.integer({ min: 0, max: 3 }), status: fc.constantFrom(200, 201, 404) }), {
+          minLength: 1,
+          maxLength: 12,
+        }),
+        async (calls) => {
+          const answers = await Promise.all(
+            calls.map((c, i) =>
+              client.send({ method: 'GET', path: `/call-${i}`, query: { delay: c.delay, status: c.status } }).then(
+                (r) => ({ status: r.status, body: r.body }),
+                (e: { status?: number }) => ({ status: e.status }),
+              ),
+            ),
+          );
+          expect(answers).toEqual(
+            calls.map((c, i) =>
+              c.status === 404 ? { status: 404 } : { status: c.status, body: { path: `/api/call-${i}` } },
+            ),
+          );
+        },
+      ),
+      { numRuns: 25 },
+    );
   });
 });
 

@@ -269,6 +269,8 @@ const COMMANDS: Record<string, Entry> = {
   'CHAOS_SEED=42 npm run test:chaos': { skip: 'the long chaos suite with another seed (minutes)' },
   'FUZZ_SEED=42 FUZZ_CASES=20000 npm run test:fuzz': { skip: 'the long fuzz suite with more cases (minutes)' },
   'npm run bench': { skip: 'a benchmark of minutes; its script is checked to exist' },
+  'npm run bench:check': { skip: 'a benchmark of minutes; its script is checked to exist' },
+  'npm run bench:watch': { skip: 'a benchmark of minutes; its script is checked to exist' },
   'npm run typecheck': { skip: '.ci/run runs it; its script is checked to exist' },
   'npm run deps': { skip: '.ci/run runs it (dependency-cruiser over src/); its script is checked to exist' },
   'npm run lint': { skip: '.ci/run runs it; its script is checked to exist' },

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../src/storage/atomic-write.js';
+import { tempDirPerTest } from '../support/temp-files.js';
 
 describe('writeFileAtomic', () => {
   it('replaces the file and leaves no temp file behind', async () => {
@@ -34,5 +35,107 @@ describe('writeFileAtomic', () => {
     expect(await readFile(staged, 'utf8')).toBe('y');
     await expect(writeFileAtomic(staged, 'z', { staged: true })).rejects.toThrow(/EEXIST/);
     expect(await readFile(staged, 'utf8')).toBe('y');
+  });
+});
+
+/**
+ * Chunked content (the big reports): every byte must come out once and in order whatever the
+ * chunks' sizes, for text (UTF-8 up to 4 bytes a character) and bytes.
+ */
+function chunksOf(): (string | Uint8Array)[] {
+  const chunks: (string | Uint8Array)[] = [];
+  // Small pieces well past a batch, multi-byte text at every offset.
+  for (let i = 0; i < 60_000; i++) chunks.push(i % 7 === 0 ? `é€😀${i},` : `row ${i},"x";`);
+  chunks.push(Buffer.from('raw bytes between text\n'));
+  // One piece bigger than a batch, after others are gathered.
+  chunks.push(`${'ü'.repeat(1_500_000)}\n`);
+  for (let i = 0; i < 1000; i++) chunks.push(`tail ${i}\n`);
+  return chunks;
+}
+
+function expected(chunks: readonly (string | Uint8Array)[]): Buffer {
+  return Buffer.concat(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c, 'utf8') : Buffer.from(c))));
+}
+
+describe('writeFileAtomic of chunks', () => {
+  it('writes every chunk once and in order, from a synchronous or an asynchronous source', async () => {
+    const dir = await tempDirPerTest('htorder-aw-');
+    const chunks = chunksOf();
+    await writeFileAtomic(join(dir, 'sync.txt'), chunks);
+    async function* later(): AsyncGenerator<string | Uint8Array> {
+      yield* chunks;
+    }
+    await writeFileAtomic(join(dir, 'async.txt'), later());
+    const want = expected(chunks);
+    expect((await readFile(join(dir, 'sync.txt'))).equals(want)).toBe(true);
+    expect((await readFile(join(dir, 'async.txt'))).equals(want)).toBe(true);
+    expect((await readdir(dir)).sort()).toEqual(['async.txt', 'sync.txt']);
+  });
+
+  it('writes a small report and an empty one whole', async () => {
+    const dir = await tempDirPerTest('htorder-aw-');
+    await writeFileAtomic(join(dir, 'small.json'), ['{"a":', '"ü€"', '}\n']);
+    await writeFileAtomic(join(dir, 'empty.txt'), []);
+    expect(await readFile(join(dir, 'small.json'), 'utf8')).toBe('{"a":"ü€"}\n');
+    expect(await readFile(join(dir, 'empty.txt'), 'utf8')).toBe('');
+  });
+
+  it('copies byte chunks whose memory the source reuses once the next chunk is asked for', async () => {
+    // result.csv's writer hands out one reused buffer; a write still in flight must not see it change.
+    const dir = await tempDirPerTest('htorder-aw-');
+    const reused = Buffer.alloc(700_000);
+    const want: Buffer[] = [];
+    async function* source(): AsyncGenerator<string | Uint8Array> {
+      for (let i = 0; i < 12; i++) {
+        reused.fill(0x41 + i);
+        want.push(Buffer.from(reused));
+        yield reused;
+        want.push(Buffer.from(`line ${i}\n`));
+        yield `line ${i}\n`;
+      }
+    }
+    await writeFileAtomic(join(dir, 'bytes.csv'), source());
+    expect((await readFile(join(dir, 'bytes.csv'))).equals(Buffer.concat(want))).toBe(true);
+  });
+
+  it('leaves neither the file nor a temporary one when the source fails midway', async () => {
+    const dir = await tempDirPerTest('htorder-aw-');
+    function* failing(): Generator<string> {
+      for (let i = 0; i < 5_000; i++) yield `${'x'.repeat(999)}\n`; // several batches in flight first
+      throw new Error('source broke');
+    }
+    await expect(writeFileAtomic(join(dir, 'broken.json'), failing())).rejects.toThrow('source broke');
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it("lets other events through while it encodes a long report (a run's API answers)", async () => {
+    // Each chunk stands for ~1 ms of encoding; an event queued at the first chunk must run before
+    // the last, from a synchronous source (result.json) and an asynchronous one (result.csv).
+    const dir = await tempDirPerTest('htorder-aw-');
+    const busy = (ms: number) => {
+      const end = performance.now() + ms;
+      while (performance.now() < end);
+    };
+    const chunk = Buffer.alloc(1024, 0x61);
+    const seen: boolean[] = [];
+    function* slow(): Generator<Uint8Array> {
+      let ran = false;
+      setImmediate(() => {
+        ran = true;
+      });
+      for (let i = 0; i < 40; i++) {
+        busy(1);
+        yield chunk;
+      }
+      seen.push(ran);
+    }
+    async function* slowAsync(): AsyncGenerator<Uint8Array> {
+      yield* slow();
+    }
+    await writeFileAtomic(join(dir, 'sync.json'), slow());
+    await writeFileAtomic(join(dir, 'async.csv'), slowAsync());
+    expect(seen).toEqual([true, true]);
+    expect((await readFile(join(dir, 'sync.json'))).length).toBe(40 * 1024);
+    expect((await readFile(join(dir, 'async.csv'))).length).toBe(40 * 1024);
   });
 });

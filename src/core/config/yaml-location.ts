@@ -15,8 +15,8 @@ export function yamlLocator(path: string, lineCounter: LineCounter): (node: unkn
 }
 
 /**
- * The `yaml` package, loaded when a config file is read: a run without one (and a manifest
- * the fast reader takes) never loads it.
+ * The `yaml` package, loaded when a config file is read: a run without one, of a manifest the
+ * fast reader takes (src/manifest/yaml/fast-yaml.ts), never loads it.
  */
 export function yamlPackage(): typeof import('yaml') {
   return createRequire(import.meta.url)('yaml') as typeof import('yaml');

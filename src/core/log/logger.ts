@@ -1,11 +1,7 @@
-import type { DestinationStream, Logger as PinoLogger, LevelWithSilent } from 'pino';
-import { createRequire } from 'node:module';
+import { type DestinationStream, type Logger as PinoLogger, type LevelWithSilent, pino } from 'pino';
+import { PinoPretty } from 'pino-pretty';
 import { printableLines } from '../printable.js';
-import { lazyLogger } from './lazy-logger.js';
 import { redactDeep, scrubServerText } from './redact.js';
-
-/** pino and pino-pretty are CommonJS: required when a logger first needs them, not imported at load. */
-const requireCjs = createRequire(import.meta.url);
 
 export type Logger = PinoLogger;
 export type LogLevel = LevelWithSilent;
@@ -28,21 +24,16 @@ export function isLogLevel(value: string): value is LogLevel {
 }
 
 /**
- * The one pino logger of a process, made when it first writes a line (src/core/log/lazy-logger.ts):
- * a run at the default level that logs nothing never loads pino. Redaction happens in two places
+ * The one pino logger of a process. Redaction happens in two places
  * because pino's own `redact` only knows fixed paths: the `log` formatter deep-redacts every key
  * that looks like a secret or token (whatever its depth or spelling), and the `logMethod` hook
  * strips query strings from URLs written into the message text.
  */
 export function createLogger(options: LoggerOptions = {}): Logger {
-  return lazyLogger(options.level ?? 'warn', (level) => makePino(options, level));
-}
-
-function makePino(options: LoggerOptions, level: string): Logger {
-  const pino = loadPino();
+  const level = options.level ?? 'warn';
   const destination = options.destination ?? (options.pretty ? undefined : pino.destination({ fd: 2, sync: true }));
   const stream = options.pretty
-    ? prettyStream()({
+    ? PinoPretty({
         destination: (destination as NodeJS.WritableStream | undefined) ?? 2,
         colorize: options.colorize === true,
         sync: true,
@@ -75,18 +66,6 @@ function makePino(options: LoggerOptions, level: string): Logger {
   );
 }
 
-function loadPino(): typeof import('pino').pino {
-  return requireCjs('pino') as typeof import('pino').pino;
-}
-
-/**
- * pino-pretty (and its colours) only for a person at a terminal: loaded when a pretty logger is
- * made, so `run` from cron, a pipe or a container never pays for loading it.
- */
-function prettyStream(): typeof import('pino-pretty').PinoPretty {
-  return requireCjs('pino-pretty') as typeof import('pino-pretty').PinoPretty;
-}
-
 /**
  * Colour only for a person at a terminal: never when the stream is not a TTY (a file, a
  * pipe, a container log) and never when NO_COLOR is set to anything non-empty (no-color.org).
@@ -95,7 +74,7 @@ export function wantsColor(stream: { isTTY?: boolean }, env: Record<string, stri
   return stream.isTTY === true && !env.NO_COLOR;
 }
 
-/** A logger that writes nothing; the default for library callers that pass none. Loads no pino either. */
+/** A logger that writes nothing; the default for library callers that pass none. */
 export function silentLogger(): Logger {
-  return lazyLogger('silent', (level) => loadPino()({ level }));
+  return pino({ level: 'silent' });
 }

@@ -5,22 +5,23 @@ import { childSchema, wantsString, type SchemaNode } from '../schema/manifest-sc
 /**
  * A fast reader for the YAML most manifests are written in — block maps and sequences, one-line
  * plain or quoted scalars, one-line flow maps and sequences (`{ itemType: Asset, code: A1 }`),
- * comments — giving the same data and the same source locations as the `yaml` package, many
- * times faster: the package's parse was most of a big `run`'s start (`npm run bench`). Anything
- * else (anchors, aliases, tags, block or multi-line scalars, escapes, empty values, duplicate
- * or quoted keys, keys over 1,024 characters, tabs, CR, white space other than the space,
- * directives, documents markers, and everything that is not valid) makes it give up, and
- * the manifest is read by the `yaml` package as before, which also words every error. Plain scalars are resolved as the package's YAML 1.2 core schema does, so
- * `0o17`, `1e3`, `.inf`, `~` or `2026-12-04` mean what they always meant.
- * test/manifest/fast-yaml.test.ts compares both readers on the samples and on random manifests.
+ * comments — giving the same data and the same source locations as the `yaml` package. Speed
+ * (`npm run bench`, run against a bare client): the package's parse of a big manifest is most of
+ * a run's start, before the first order can be sent. Anything else (anchors, aliases, tags, block
+ * or multi-line scalars, escapes, empty values, duplicate or quoted keys, keys over 1,024
+ * characters, tabs, CR, white space other than the space, directives, document markers, and
+ * everything that is not valid) makes it give up, and the `yaml` package reads the manifest,
+ * wording every error. Plain scalars are resolved as the package's YAML 1.2 core schema does,
+ * so `0o17`, `1e3`, `.inf`, `~` or `2026-12-04` mean what they always meant.
+ * test/manifest/fast-yaml.test.ts holds both readers to the same answers, on the samples and
+ * on random manifests.
  */
 
 /**
  * The node table: one row per node (scalar, map or sequence) in parallel typed arrays, not an
- * object per node. Every node is kept by the source map, and objects for them (with their key
- * nodes, arrays and per-value tuples) were copied by every young-generation collection of the
- * parse; typed arrays live outside the collected heap (`npm run bench`, a run's start-up). A
- * map's keys are not stored: a key is its text, `keyAt` to `keyEnd`.
+ * object per node: every node is kept by the source map, and typed arrays live outside the heap
+ * the young-generation collector copies. A map's keys are not stored: a key is its text,
+ * `keyAt` to `keyEnd`.
  */
 const SCALAR = 0;
 const MAP = 1;
@@ -111,7 +112,7 @@ const giveUp = (): never => {
 /**
  * The `yaml` package's YAML 1.2 core schema for plain scalars (yaml 2.x, src/schema/core), in
  * its order: the first test that matches decides. Copied rather than imported so that a
- * manifest in the fast subset never loads the package at start;
+ * manifest in the fast subset never loads the package;
  * test/manifest/fast-yaml.test.ts holds both to the same values.
  */
 const CORE_SCALARS: readonly (readonly [RegExp, (source: string) => unknown])[] = [

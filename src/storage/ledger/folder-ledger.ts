@@ -1,11 +1,9 @@
-import { readFileSync, statSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
-import { cleanUpOnExit, FolderLeases } from '../folder-lease.js';
+import { FolderLeases } from '../folder-lease.js';
 import { nameOwnerDead, newOwnerId } from '../lease.js';
 import { removeFile } from '../remove-file.js';
-import { EntryWriter } from './entry-writer.js';
 import { safeName } from './safe-name.js';
 import {
   type LedgerAccount,
@@ -33,11 +31,8 @@ export interface FolderLedgerOptions {
  * its lease runs out, as the requests that process sent may still be on their way. Older
  * htorder versions' locks (the same path, judged by mtime) and these exclude each other.
  *
- * Writes (entry-writer.ts): temp file, fsync when durable, rename — with the replaced version
- * kept as the temp file of a later write, so a new order creates one file, not three. The
- * per-order calls are synchronous except the two that wait (fsync, creating a file): each is
- * microseconds of metadata, and a thousand orders would otherwise cost thousands of thread-pool
- * round trips. See docs/architecture.md#exactly-once.
+ * Writes: writeFileAtomic (temp file, fsync when durable, rename). See
+ * docs/architecture.md#exactly-once.
  */
 /** Waiting for an order another process holds: its lock is held for one submission. */
 const LOCK_BACKOFF = { baseMs: 25, maxMs: 500 };
@@ -51,9 +46,6 @@ export class FolderLedger implements LedgerStore {
   /** Mode of the folders it creates: 0700 for the per-user default state dir. */
   private readonly mode: number | undefined;
   private readonly locks: FolderLeases;
-  private readonly writer = new EntryWriter();
-  private readonly dirs = new Map<string, string>();
-  private readonly paths = new Map<string, string>();
 
   constructor(stateDir: string, options: FolderLedgerOptions = {}) {
     this.root = join(stateDir, 'ledger');
@@ -66,23 +58,10 @@ export class FolderLedger implements LedgerStore {
       mode: options.mode,
       survivesHolder: true,
     });
-    cleanUpOnExit(this.writer);
   }
 
   async readAccount(account: string): Promise<LedgerAccount | undefined> {
-    // Read at once, like the entries (read): a run's first lookups wait for this record, and
-    // readFile's four thread-pool round trips each waited for the manifest check's CPU to end.
-    try {
-      return JSON.parse(readFileSync(join(this.dirOf(account), '.account'), 'utf8')) as LedgerAccount;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
-  }
-
-  /** The entry writer's spare files (entry-writer.ts), unlinked off the main thread. */
-  release(): Promise<void> {
-    return this.writer.release();
+    return readJson<LedgerAccount>(join(this.dirOf(account), '.account'));
   }
 
   async writeAccount(record: LedgerAccount): Promise<void> {
@@ -93,27 +72,11 @@ export class FolderLedger implements LedgerStore {
   }
 
   private dirOf(account: string): string {
-    let dir = this.dirs.get(account);
-    if (dir === undefined) {
-      dir = join(this.root, safeName(account));
-      this.dirs.set(account, dir);
-    }
-    return dir;
+    return join(this.root, safeName(account));
   }
 
-  /**
-   * An order's entry path is asked for five times per submitted order (look-up, lock, read,
-   * intent, outcome), and safeName hashes: the last few thousand are remembered.
-   */
   private pathOf(key: LedgerKey): string {
-    const id = `${key.account}\n${key.orderNumber}`;
-    let path = this.paths.get(id);
-    if (path === undefined) {
-      if (this.paths.size >= 4096) this.paths.clear();
-      path = join(this.dirOf(key.account), `${safeName(key.orderNumber)}.json`);
-      this.paths.set(id, path);
-    }
-    return path;
+    return join(this.dirOf(key.account), `${safeName(key.orderNumber)}.json`);
   }
 
   async withLock<T>(key: LedgerKey, fn: (guard: LockGuard) => Promise<T>): Promise<T> {
@@ -123,26 +86,13 @@ export class FolderLedger implements LedgerStore {
   }
 
   async read(key: LedgerKey): Promise<LedgerEntry | undefined> {
-    try {
-      // Synchronous: an entry is one small local file, and most reads find none (a new order).
-      // fs/promises' readFile takes four thread-pool round trips (open, stat, read, close) and
-      // a rejected promise with a stack for each missing file: a third of `run`'s ledger CPU
-      // for a thousand new orders (issue 16), against a few microseconds of blocking here.
-      // A stat first: a missing file (a new order, twice per order) then costs no exception.
-      // Not existsSync, which answers false for any error (EACCES): only ENOENT means "none".
-      const path = this.pathOf(key);
-      if (!statSync(path, { throwIfNoEntry: false })) return undefined;
-      return JSON.parse(readFileSync(path, 'utf8')) as LedgerEntry;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw err;
-    }
+    return readJson<LedgerEntry>(this.pathOf(key));
   }
 
   async write(entry: LedgerEntry, options: { durable?: boolean } = {}): Promise<void> {
     await this.ensureDir(entry.account);
     const durable = entry.state === 'intent' || options.durable !== false;
-    await this.writer.write(this.pathOf(entry), `${JSON.stringify(entry, null, 2)}\n`, durable);
+    await writeFileAtomic(this.pathOf(entry), `${JSON.stringify(entry, null, 2)}\n`, { durable });
   }
 
   private async ensureDir(account: string): Promise<void> {
@@ -150,8 +100,8 @@ export class FolderLedger implements LedgerStore {
     if (this.made.has(dir)) return;
     await mkdir(dir, { recursive: true, ...(this.mode === undefined ? {} : { mode: this.mode }) });
     this.made.add(dir);
-    // The writer's spares that processes of this host left in `.locks` when killed: each only
-    // another name of an inode.
+    // Spare files (`.spare`: another name of an old entry's inode) that processes of earlier
+    // htorder versions on this host left in `.locks` when killed.
     const locks = join(dir, '.locks');
     for (const name of await readdir(locks).catch(() => [])) {
       if (name.endsWith('.spare') && nameOwnerDead(name)) await removeFile(join(locks, name));
@@ -201,6 +151,16 @@ async function listDirs(root: string): Promise<string[]> {
     return items.filter((d) => d.isDirectory() && !d.name.endsWith('.lock')).map((d) => join(root, d.name));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw err;
+  }
+}
+
+/** The parsed file, or undefined when there is none. */
+async function readJson<T>(path: string): Promise<T | undefined> {
+  try {
+    return JSON.parse(await readFile(path, 'utf8')) as T;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
 }

@@ -108,12 +108,6 @@ export interface LedgerStore {
   /** The account's record, if this ledger vouches for the account. */
   readAccount(account: string): Promise<LedgerAccount | undefined>;
   writeAccount(record: LedgerAccount): Promise<void>;
-  /**
-   * Optional: nothing more will be written for a while (the caller's last write is done);
-   * the store may give back what it keeps to make later writes cheaper. Writing afterwards
-   * still works. Resolves when done; never rejects.
-   */
-  release?(): Promise<void>;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Agent, request } from '../../api/undici-parts.js';
+import { Agent, request } from 'undici';
 import { parseRetryAfter } from '../../api/retry-policy.js';
 import { backoffDelay } from '../../core/backoff.js';
 import type { Logger } from '../../core/log/logger.js';

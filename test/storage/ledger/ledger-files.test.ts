@@ -1,9 +1,8 @@
-import { linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { linkSync, lstatSync, mkdirSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { isLeaseToken } from '../../../src/storage/folder-lease.js';
-import { EntryWriter } from '../../../src/storage/ledger/entry-writer.js';
 import { FolderLedger } from '../../../src/storage/ledger/folder-ledger.js';
 import type { LedgerKey } from '../../../src/storage/ledger/model.js';
 import { safeName } from '../../../src/storage/ledger/safe-name.js';
@@ -12,8 +11,7 @@ import { tempDirPerTest } from '../../support/temp-files.js';
 
 /**
  * The folder ledger's files: a lock is a hard link to the process's token, not a new file or
- * folder; an entry's replaced version becomes the temp file of a later write, never while anyone
- * can read it. Locks still exclude, and are excluded by, the mkdir locks of older htorder
+ * folder. Locks still exclude, and are excluded by, the mkdir locks of older htorder
  * versions (proper-lockfile's: a folder `<entry>.json.lock`, stale once its mtime is older than
  * the stale time).
  */
@@ -120,103 +118,12 @@ describe('the ledger lock', () => {
 });
 
 describe('ledger entry writes', () => {
-  /** Ledger-shaped folder with a `.locks` folder, as the lock makes it, and a writer that syncs after every spare. */
-  async function writerSetUp() {
-    const dir = await tempDirPerTest('htorder-ledger-');
-    mkdirSync(join(dir, '.locks'));
-    return { dir, writer: new EntryWriter(64, 1), path: (name: string) => join(dir, `${name}.json`) };
-  }
-  const text = (name: string, state: string) => `${JSON.stringify({ orderNumber: name, state })}\n`;
-  const spareNames = (dir: string) => readdirSync(join(dir, '.locks')).filter((n) => n.endsWith('.spare'));
-
-  it('write an intent into the replaced version of an earlier entry once the folder is synced', async () => {
-    const { dir, writer, path } = await writerSetUp();
-    await writer.write(path('A'), text('A', 'intent'), true);
-    const intentIno = lstatSync(path('A')).ino;
-    await writer.write(path('A'), text('A', 'submitted'), false);
-    expect(spareNames(dir)).toHaveLength(1);
-    // The first durable write starts the folder fsync and takes a new file; once it is done, the
-    // spare (A's replaced intent) is ready for the next intent.
-    await writer.write(path('B'), text('B', 'intent'), true);
-    expect(lstatSync(path('B')).ino).not.toBe(intentIno);
-    await vi.waitFor(async () => {
-      await writer.write(path('C'), text('C', 'intent'), true);
-      expect(lstatSync(path('C')).ino).toBe(intentIno);
-    });
-    expect(readFileSync(path('A'), 'utf8')).toBe(text('A', 'submitted'));
-    expect(readFileSync(path('C'), 'utf8')).toBe(text('C', 'intent'));
-    expect(lstatSync(path('C')).nlink).toBe(1);
-  });
-
-  it('never write an outcome (not fsynced) into a spare', async () => {
-    const { writer, path } = await writerSetUp();
-    await writer.write(path('A'), text('A', 'intent'), true);
-    const intentIno = lstatSync(path('A')).ino;
-    await writer.write(path('A'), text('A', 'submitted'), false);
-    await writer.write(path('B'), text('B', 'intent'), true);
-    await new Promise((r) => setTimeout(r, 50));
-    for (const name of ['C', 'D']) {
-      await writer.write(path(name), text(name, 'submitted'), false);
-      expect(lstatSync(path(name)).ino).not.toBe(intentIno);
-    }
-  });
-
-  it('never write into a spare that has another name (someone can read it)', async () => {
-    const { dir, writer, path } = await writerSetUp();
-    await writer.write(path('A'), text('A', 'intent'), true);
-    await writer.write(path('A'), text('A', 'submitted'), false);
-    await writer.write(path('B'), text('B', 'intent'), true);
-    await new Promise((r) => setTimeout(r, 50));
-    // Someone linked the spare (the old intent of A) to a name they read.
-    const other = join(dir, 'kept-by-someone.json');
-    linkSync(join(dir, '.locks', spareNames(dir)[0] as string), other);
-    await writer.write(path('C'), text('C', 'intent'), true);
-    expect(readFileSync(other, 'utf8')).toBe(text('A', 'intent'));
-    expect(readFileSync(path('C'), 'utf8')).toBe(text('C', 'intent'));
-    expect(lstatSync(path('C')).ino).not.toBe(lstatSync(other).ino);
-  });
-
-  it('release waits for a folder fsync under way and gives back its spares too', async () => {
-    const { dir, writer, path } = await writerSetUp();
-    await writer.write(path('A'), text('A', 'intent'), true);
-    await writer.write(path('A'), text('A', 'submitted'), false);
-    // This intent starts the folder fsync that makes A's old intent a ready spare.
-    const writingB = writer.write(path('B'), text('B', 'intent'), true);
-    await writer.release();
-    await writingB;
-    expect(spareNames(dir)).toEqual([]);
-    expect(readFileSync(path('A'), 'utf8')).toBe(text('A', 'submitted'));
-    expect(readFileSync(path('B'), 'utf8')).toBe(text('B', 'intent'));
-  });
-
-  it('release gives every spare back at once; writing afterwards still works', async () => {
-    const { ledger, dir } = await setUp();
-    for (let i = 0; i < 12; i++) {
-      const k = key(`R${i}`);
-      await ledger.withLock(k, async () => {
-        await ledger.write(entry(k, { attempts: 0 }), { durable: true });
-        await ledger.write(entry(k, { attempts: 1 }), { durable: false });
-      });
-    }
-    expect(spareNames(dir).length).toBeGreaterThan(0);
-    await ledger.release();
-    expect(spareNames(dir)).toEqual([]);
-    for (let i = 0; i < 12; i++) expect(await ledger.read(key(`R${i}`))).toMatchObject({ attempts: 1 });
-    const k = key('R12');
-    await ledger.withLock(k, async () => {
-      await ledger.write(entry(k, { attempts: 0 }), { durable: true });
-      await ledger.write(entry(k, { attempts: 1 }), { durable: false });
-    });
-    expect(await ledger.read(k)).toMatchObject({ attempts: 1 });
-    expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
-  });
-
   it('through the ledger: no temp files, and entries that read back whole after many rewrites', async () => {
     const { ledger, dir } = await setUp();
     for (let i = 0; i < 60; i++) {
       const k = key(`O${i % 3}`);
       await ledger.withLock(k, async () => {
-        // Alternate long and short contents: a reused file is truncated to the new length.
+        // Alternate long and short contents.
         await ledger.write(entry(k, { attempts: i, error: i % 2 ? 'x'.repeat(500) : undefined }), {
           durable: i % 4 === 0 ? true : i % 2 === 0,
         });

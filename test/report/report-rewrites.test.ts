@@ -6,20 +6,17 @@ import type { Diagnostic, Manifest } from '../../src/manifest/model.js';
 import { jobReporter } from '../../src/pipeline/job-report.js';
 import type { JobState, StageOutcome } from '../../src/pipeline/job-state.js';
 import { refreshSummary } from '../../src/report/build-report.js';
-import { EncodedBatches, reportCache } from '../../src/report/encoded-batches.js';
 import type { ResultReport } from '../../src/report/model.js';
 import { reportPaths } from '../../src/report/report-paths.js';
 import { ReportWriter } from '../../src/report/report-writer.js';
-import { writeResultJson } from '../../src/report/write-result-json.js';
 import { writeReports } from '../../src/report/write-reports.js';
 import { reportOfInput, writeInput } from '../support/manifest-files.js';
 import { seeded } from '../support/seeded-random.js';
 import { tempDirPerTest } from '../support/temp-files.js';
 
 /**
- * The report writer keeps its jobs' encoded bytes between writes (encoded-batches.ts) and
- * reuses a batch only while none of its jobs was marked changed (job-changes.ts, marked by the
- * pipeline's writeJob). Every cached write must equal an uncached one byte for byte.
+ * A report is rewritten as its jobs' outcomes arrive: every rewrite shows the report as it is
+ * then, byte for byte what a first write of it into a new folder gives.
  */
 
 /** Jobs enough for several batches (64 jobs each) and a short last one. */
@@ -107,8 +104,8 @@ function stateOf(j: number, next: () => number, n: number): JobState {
   };
 }
 
-/** Writes the report without a cache into a folder of its own, and returns the two files. */
-async function uncached(report: ResultReport, manifest: Manifest, input: string) {
+/** Writes the report into a folder of its own, and returns the two files. */
+async function fresh(report: ResultReport, manifest: Manifest, input: string) {
   const paths = reportPaths(join(await tempDirPerTest('htorder-uncached-'), basename(input)));
   await writeReports(report, { manifest, target: { paths, inputShownAs: input } });
   return { json: await readFile(paths.json), csv: await readFile(paths.csv) };
@@ -119,17 +116,15 @@ const files = async (input: string) => {
   return { json: await readFile(paths.json), csv: await readFile(paths.csv) };
 };
 
-describe('rewrites reuse the bytes of unchanged jobs', () => {
+describe('rewrites', () => {
   for (const [name, text] of [
     ['orders.yaml', yamlInput()],
     ['orders.csv', csvInput()],
   ] as const) {
-    it(`${name}: after random changes through the real jobReporter, every cached write equals an uncached one`, async () => {
+    it(`${name}: after random changes through the real jobReporter, every rewrite equals a fresh write`, async () => {
       const { input, report, manifest } = await begin(name, text);
       const reporter = jobReporter(report, manifest);
-      const cache = reportCache();
       const next = seeded(name.length * 7919);
-      let reused = 0;
       for (let round = 0; round < 12; round++) {
         // A few jobs change (sometimes none, sometimes many), as outcomes arrive between writes.
         const changes = round === 0 ? JOBS : Math.floor(next() * (round % 4 === 0 ? 60 : 6));
@@ -141,30 +136,23 @@ describe('rewrites reuse the bytes of unchanged jobs', () => {
         if (next() < 0.5) void report.jobs[Math.floor(next() * JOBS)].items;
         report.finishedAt = `2026-03-01T10:00:${String(round).padStart(2, '0')}Z`;
         refreshSummary(report);
-        await writeReports(report, { manifest, cache });
+        await writeReports(report, { manifest });
         const got = await files(input);
-        const want = await uncached(report, manifest, input);
+        const want = await fresh(report, manifest, input);
         expect(got.json.equals(want.json), `result.json, round ${round}`).toBe(true);
         expect(got.csv.equals(want.csv), `result.csv, round ${round}`).toBe(true);
         expect(got.json.toString('utf8')).toBe(`${JSON.stringify(report, null, 2)}\n`);
-        expect(cache.json.encoded + cache.json.reused).toBe(JOBS);
-        if (round === 0) expect(cache.json.reused).toBe(0);
-        reused += cache.json.reused;
       }
-      // The cache was used, not merely consistent.
-      expect(reused).toBeGreaterThan(JOBS);
     });
   }
 
-  it('a change to a job of a kept batch shows in the next write (writeJob marks it)', async () => {
+  it('a change to a job after a progress write shows in the next write', async () => {
     const { input, report, manifest } = await begin('orders.yaml', yamlInput());
     const reporter = jobReporter(report, manifest);
     const writer = new ReportWriter(report, { manifest, intervalMs: 0 });
     for (let j = 0; j < JOBS; j++) reporter({ ...stateOf(j, seeded(j), 0), outcome: 'held-back' });
     writer.schedule();
-    // The first progress write keeps every job's bytes.
-    await vi.waitFor(() => expect(writer.lastReuse).toBeDefined());
-    expect(writer.lastReuse?.json).toEqual({ encoded: JOBS, reused: 0 });
+    await vi.waitFor(async () => expect((await files(input).catch(() => undefined))?.json.length).toBeGreaterThan(0));
     const before = await files(input);
     expect(JSON.parse(before.json.toString('utf8')).jobs[70].jobNumber).toBeNull();
 
@@ -198,83 +186,21 @@ describe('rewrites reuse the bytes of unchanged jobs', () => {
     expect(json.jobs[70]).toMatchObject({ status: 'submitted', jobNumber: 812345 });
     expect(json.jobs[70].items[0]).toMatchObject({ newAssetSku: 'NEW-SKU-70', needsArtworkToBeUploaded: true });
     expect(after.csv.toString('utf8')).toMatch(/^PO-70,0,\d+,Asset,A10000,80,submitted,812345,NEW-SKU-70,true,$/m);
-    // Only job 70's batch was encoded again; the summary is always new.
-    expect(writer.lastReuse).toEqual({
-      json: { encoded: 64, reused: JOBS - 64 },
-      csv: { encoded: 64, reused: JOBS - 64 },
-    });
     expect(json.summary.byStatus.submitted).toBe(1);
-    const want = await uncached(report, manifest, input);
+    const want = await fresh(report, manifest, input);
     expect(after.json.equals(want.json)).toBe(true);
     expect(after.csv.equals(want.csv)).toBe(true);
   });
 });
 
 describe('the final write after a progress write under way', () => {
-  it('reuses the bytes that write kept', async () => {
-    const { report, manifest } = await begin('orders.yaml', yamlInput());
-    const writer = new ReportWriter(report, { manifest, intervalMs: 0 });
-    // No pause: the progress write is under way (loading its writers) when flush() arrives.
-    writer.schedule();
-    await writer.flush();
-    expect(writer.lastReuse).toEqual({ json: { encoded: 0, reused: JOBS }, csv: { encoded: 0, reused: JOBS } });
-  });
-});
-
-describe('where nothing is kept', () => {
-  it('a report whose first write is the final one (watch, a run done within the first pause) keeps nothing', async () => {
-    const { report, manifest } = await begin('orders.yaml', yamlInput());
-    const writer = new ReportWriter(report, { manifest });
-    writer.schedule();
-    await writer.flush();
-    expect(writer.lastReuse).toBeUndefined();
-
-    const deferred = new ReportWriter(report, { manifest, progress: false, intervalMs: 0 });
-    deferred.schedule();
-    await deferred.flush();
-    expect(deferred.lastReuse).toBeUndefined();
-  });
-
-  it('the cache is let go at the final write: a write after it encodes everything afresh', async () => {
-    const { report, manifest } = await begin('orders.yaml', yamlInput());
-    const writer = new ReportWriter(report, { manifest, intervalMs: 0 });
-    writer.schedule();
-    await vi.waitFor(() => expect(writer.lastReuse).toBeDefined());
-    await writer.flush();
-    expect(writer.lastReuse?.json.reused).toBe(JOBS);
-    await writer.flush();
-    expect(writer.lastReuse).toBeUndefined();
-  });
-
-  it('the last write uses the kept bytes but keeps none of its own', async () => {
+  it('writes the report as it is', async () => {
     const { input, report, manifest } = await begin('orders.yaml', yamlInput());
-    const reporter = jobReporter(report, manifest);
-    const cache = reportCache();
-    await writeReports(report, { manifest, cache });
-    const kept = cache.json.keptBytes;
-    reporter({ ...stateOf(3, seeded(3), 1), outcome: 'held-back' });
-    cache.json.lastWrite();
-    cache.csv.lastWrite();
-    await writeReports(report, { manifest, cache });
-    expect(cache.json).toMatchObject({ encoded: 64, reused: JOBS - 64, keptBytes: kept });
-    const want = await uncached(report, manifest, input);
-    const got = await files(input);
-    expect(got.json.equals(want.json)).toBe(true);
-    expect(got.csv.equals(want.csv)).toBe(true);
-  });
-
-  it('keeps no more than its cap: batches past it are encoded at every write, the file still whole', async () => {
-    const { input, report, manifest } = await begin('orders.yaml', yamlInput());
-    const cap = 40_000;
-    const cache = new EncodedBatches(cap);
-    const path = join(await tempDirPerTest(), 'capped.json');
-    await writeResultJson(path, report, undefined, cache);
-    expect(cache.keptBytes).toBeGreaterThan(0);
-    expect(cache.keptBytes).toBeLessThanOrEqual(cap);
-    await writeResultJson(path, report, undefined, cache);
-    expect(cache.reused).toBeGreaterThan(0);
-    expect(cache.encoded).toBeGreaterThan(0);
-    const want = await uncached(report, manifest, input);
-    expect((await readFile(path)).equals(want.json)).toBe(true);
+    const writer = new ReportWriter(report, { manifest, intervalMs: 0 });
+    // No pause: the progress write is under way when flush() arrives.
+    writer.schedule();
+    report.finishedAt = '2026-03-01T10:00:59Z';
+    await writer.flush();
+    expect((await files(input)).json.toString('utf8')).toBe(`${JSON.stringify(report, null, 2)}\n`);
   });
 });
