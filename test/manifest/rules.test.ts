@@ -3,13 +3,12 @@ import type { Manifest, ManifestItem, ManifestJob } from '../../src/manifest/mod
 import { artworkUrls, urlProblem } from '../../src/manifest/rules/artwork-url.js';
 import { dueDate, isCalendarDate } from '../../src/manifest/rules/due-date.js';
 import { runLocalRules } from '../../src/manifest/rules/index.js';
-import { itemRequiredFields, positiveQuantities, sizeQuantitiesAgree } from '../../src/manifest/rules/item-fields.js';
 import {
   countryCodeShape,
   deliveryMethodRequired,
-  nonEmptyItems,
   orderGroupSequence,
   orderNumberShape,
+  sizeQuantitiesAgree,
   uniqueOrderNumber,
 } from '../../src/manifest/rules/job-fields.js';
 
@@ -62,51 +61,6 @@ describe('per-job rules', () => {
     ['orderNumberShape', orderNumberShape, job(), []],
     ['orderNumberShape', orderNumberShape, job({ orderNumber: ' PO-1' }), ['order-number.whitespace']],
     ['orderNumberShape', orderNumberShape, job({ orderNumber: 'PO\t1' }), ['order-number.control-character']],
-    ['nonEmptyItems', nonEmptyItems, job({ items: [] }), ['items.empty']],
-    ['nonEmptyItems', nonEmptyItems, job(), []],
-    [
-      'itemRequiredFields',
-      itemRequiredFields,
-      job({ items: [{ itemType: 'PriceCode', code: 'X', quantity: 10 }] }),
-      ['item.required'],
-    ],
-    [
-      'itemRequiredFields',
-      itemRequiredFields,
-      job({ items: [{ itemType: 'PriceCode', code: 'X', quantity: 10, customerReference: 'r' }] }),
-      [],
-    ],
-    [
-      'itemRequiredFields',
-      itemRequiredFields,
-      job({ items: [{ itemType: 'Asset', code: '' }] }),
-      ['item.required', 'item.required'],
-    ],
-    [
-      'itemRequiredFields',
-      itemRequiredFields,
-      job({ items: [{ itemType: 'Stock', code: 'GD5000', variantCode: 'V' }] }),
-      ['item.required'],
-    ],
-    [
-      'itemRequiredFields',
-      itemRequiredFields,
-      job({ items: [{ itemType: 'Stock', code: 'GD5000', variantCode: 'V', quantity: 3 }] }),
-      [],
-    ],
-    ['itemRequiredFields', itemRequiredFields, job({ items: [{ itemType: 'Bundle', code: 'X' }] }), ['item.type']],
-    // Names of Object.prototype's members are unknown item types too (they crashed the rule once).
-    ['itemRequiredFields', itemRequiredFields, job({ items: [{ itemType: 'constructor', code: 'X' }] }), ['item.type']],
-    ['itemRequiredFields', itemRequiredFields, job({ items: [{ itemType: 'toString', code: 'X' }] }), ['item.type']],
-    ['positiveQuantities', positiveQuantities, job({ items: [{ ...asset, quantity: 0 }] }), ['quantity.invalid']],
-    ['positiveQuantities', positiveQuantities, job({ items: [{ ...asset, quantity: 1.5 }] }), ['quantity.invalid']],
-    [
-      'positiveQuantities',
-      positiveQuantities,
-      job({ items: [{ itemType: 'Stock', code: 'S', sizeQuantities: { M: -1, L: 2 } }] }),
-      ['quantity.invalid'],
-    ],
-    ['positiveQuantities', positiveQuantities, job(), []],
     [
       'sizeQuantitiesAgree',
       sizeQuantitiesAgree,
@@ -168,13 +122,6 @@ describe('per-job rules', () => {
   });
 
   it('points each finding at its field', () => {
-    expect(itemRequiredFields(job({ items: [asset, { itemType: 'PriceCode', code: 'X', quantity: 10 }] }), 4)).toEqual([
-      {
-        code: 'item.required',
-        field: 'jobs[4].items[1].customerReference',
-        message: 'missing required field "customerReference" (required for PriceCode items)',
-      },
-    ]);
     expect(
       sizeQuantitiesAgree(
         job({ items: [{ itemType: 'Stock', code: 'S', sizeQuantities: { M: 1 }, quantity: 4 }] }),
@@ -271,10 +218,14 @@ describe('runLocalRules', () => {
       file: 'm.yaml',
       format: 'yaml',
       sha256: '',
-      jobs: [job({ items: [] }), job({ items: [] })],
+      jobs: [job({ deliveryAddress: {} }), job({ deliveryAddress: {} })],
       sources: { locate: () => ({ file: 'm.yaml', line: 1, column: 1 }) },
     };
-    expect(runLocalRules(m).map((d) => d.code)).toEqual(['order-number.duplicate', 'items.empty', 'items.empty']);
+    expect(runLocalRules(m).map((d) => d.code)).toEqual([
+      'order-number.duplicate',
+      'delivery-method.missing',
+      'delivery-method.missing',
+    ]);
     expect(runLocalRules(m, new Set([0, 1])).map((d) => d.code)).toEqual(['order-number.duplicate']);
     expect(runLocalRules(m)[0]).toMatchObject({ severity: 'error', source: { file: 'm.yaml', line: 1, column: 1 } });
   });

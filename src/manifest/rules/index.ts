@@ -2,13 +2,12 @@ import type { Diagnostic, Manifest } from '../model.js';
 import { artworkUrls } from './artwork-url.js';
 import { dueDate } from './due-date.js';
 import { excelDamage } from './excel-damage.js';
-import { itemRequiredFields, positiveQuantities, sizeQuantitiesAgree } from './item-fields.js';
 import {
   countryCodeShape,
   deliveryMethodRequired,
-  nonEmptyItems,
   orderGroupSequence,
   orderNumberShape,
+  sizeQuantitiesAgree,
   uniqueOrderNumber,
 } from './job-fields.js';
 import type { Finding, JobRule } from './rule.js';
@@ -17,9 +16,6 @@ const JOB_RULES: readonly JobRule[] = [
   // First: it repairs what it can (a ZIP's lost zero) before the other rules look.
   excelDamage,
   orderNumberShape,
-  nonEmptyItems,
-  itemRequiredFields,
-  positiveQuantities,
   sizeQuantitiesAgree,
   deliveryMethodRequired,
   countryCodeShape,

@@ -1,5 +1,5 @@
 import type { Manifest, ManifestJob, SourceLocation } from '../model.js';
-import { NOTHING, type Finding } from './rule.js';
+import { eachItem, itemPath, NOTHING, type Finding } from './rule.js';
 
 /**
  * Leading/trailing spaces or control characters in an orderNumber make the exact-match
@@ -44,12 +44,6 @@ function describeLocation(loc: SourceLocation): string {
   if (loc.row !== undefined) return `row ${loc.row}`;
   if (loc.line !== undefined) return `line ${loc.line}, column ${loc.column ?? 1}`;
   return loc.file;
-}
-
-/** The API answers an empty items list with a 500, so it is caught here. */
-export function nonEmptyItems(job: ManifestJob, j: number): readonly Finding[] {
-  if (Array.isArray(job.items) && job.items.length > 0) return NOTHING;
-  return [{ code: 'items.empty', field: `jobs[${j}].items`, message: 'a job needs at least one item' }];
 }
 
 /** Every job ships somehow: deliveryMethod is required, on the job or in defaults. */
@@ -99,4 +93,40 @@ export function orderGroupSequence(job: ManifestJob, j: number): readonly Findin
       message: 'orderGroupSequence needs an orderGroup',
     },
   ];
+}
+
+/**
+ * A Stock line's quantity comes from its sizes. When both are written they must agree, and
+ * sizes that are all zero order nothing.
+ */
+export function sizeQuantitiesAgree(job: ManifestJob, j: number): readonly Finding[] {
+  return eachItem(job, (item, i) => {
+    const sizes = item.sizeQuantities;
+    if (!sizes || typeof sizes !== 'object') return NOTHING;
+    const keys = Object.keys(sizes);
+    if (keys.length === 0) {
+      return [
+        {
+          code: 'size-quantities.all-zero',
+          field: itemPath(j, i, 'sizeQuantities'),
+          message: 'every size quantity is zero; order at least one unit',
+        },
+      ];
+    }
+    let sum = 0;
+    for (let k = 0; k < keys.length; k++) {
+      const n = sizes[keys[k]];
+      if (typeof n === 'number') sum += n;
+    }
+    if (item.quantity !== undefined && item.quantity !== sum) {
+      return [
+        {
+          code: 'size-quantities.sum-mismatch',
+          field: itemPath(j, i, 'quantity'),
+          message: `quantity ${item.quantity} does not match the sum of sizeQuantities (${sum}); give one or make them agree`,
+        },
+      ];
+    }
+    return NOTHING;
+  });
 }

@@ -1,10 +1,10 @@
 import type { ManifestItem, ManifestJob, Severity } from '../model.js';
 
 /**
- * Local rules: checks that need no account data (no network). Each rule is a small pure
- * function returning findings; the runner attaches locations. A rule sees a job only after
- * it passed the schema, so types are as declared — rules still check defensively, because
- * the pipeline may hand them manifests built in code.
+ * Local rules: checks that need no account data (no network) and that the schema cannot
+ * express (required fields, types and quantities are the schema's). Each rule is a small pure
+ * function returning findings; the runner attaches locations. Rules also see jobs the schema
+ * faulted (a finding that restates a schema error is dropped later), so they trust no type.
  */
 
 export interface Finding {
@@ -41,16 +41,5 @@ export function eachItem(job: ManifestJob, fn: (item: ManifestItem, index: numbe
   return findings;
 }
 
-/** `list` with `finding` added; a new list when there was none (item checks make arrays only for findings). */
-export function adding(list: Finding[] | undefined, finding: Finding): Finding[] {
-  if (list === undefined) return [finding];
-  list.push(finding);
-  return list;
-}
-
 /** What an item check returns when it finds nothing: shared, never modified (eachItem only reads it). */
 export const NOTHING: readonly Finding[] = Object.freeze([]);
-
-export function isPositiveInteger(n: unknown): n is number {
-  return typeof n === 'number' && Number.isInteger(n) && n >= 1;
-}

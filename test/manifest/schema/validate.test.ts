@@ -110,6 +110,18 @@ describe('validateDocument', () => {
     expect(ds.map((d) => d.message)).toEqual(['needs "sizeQuantities" or "quantity" (Stock items)']);
   });
 
+  // The schema alone guards item fields: no local rule repeats these checks.
+  it.each([
+    ['{ itemType: constructor, code: X }', ['schema.enum']],
+    ['{ itemType: toString, code: X }', ['schema.enum']],
+    ['{ itemType: Asset, code: "" }', ['schema.empty', 'schema.required']],
+    ['{ itemType: Stock, code: S, sizeQuantities: { M: -1, L: 2 } }', ['schema.type']],
+    ['{ itemType: Asset, code: A1, quantity: 1.5 }', ['schema.type']],
+  ])('refuses the item %s', async (item, codes) => {
+    const ds = await check(job([], [`      - ${item}`]));
+    expect(ds.map((d) => d.code).sort()).toEqual(codes);
+  });
+
   it('refuses fields of another item type, naming where they belong', async () => {
     const ds = await check(
       job([], ['      - { itemType: Asset, code: A1, quantity: 5, externalArtworkUrl: "https://x/a.png" }']),
