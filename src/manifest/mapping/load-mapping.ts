@@ -10,9 +10,11 @@ import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { createRequire } from 'node:module';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
-import { LineCounter, parseDocument, isMap, isPair, isScalar, type Document, type Node as YamlNode } from 'yaml';
+import { LineCounter, parseDocument, isScalar, type Document, type Node as YamlNode } from 'yaml';
 import { UsageError } from '../../core/errors.js';
+import { formatPath } from '../field-path.js';
 import type { SourceLocation } from '../model.js';
+import { YamlSourceMap } from '../yaml/yaml-source-map.js';
 import { didYouMeanName } from '../../core/suggest.js';
 import {
   ATTR_PREFIX,
@@ -51,6 +53,12 @@ interface MappingProblem {
   message: string;
 }
 
+/** Where a value (by its path) or a map's key is written in the mapping file. */
+interface Locate {
+  value(path: Array<string | number>): SourceLocation;
+  key(path: Array<string | number>, key: string): SourceLocation;
+}
+
 /** The presets there are, for messages. */
 function presetNames(): string[] {
   return ['shopify', 'woocommerce', 'odoo'].filter((n) => existsSync(join(PRESETS_DIR, `${n}.yaml`)));
@@ -72,15 +80,15 @@ export async function loadMapping(name: string): Promise<Mapping> {
 export function parseMapping(text: string, file: string): Mapping {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text.replace(/^\uFEFF/, ''), { lineCounter, prettyErrors: false, uniqueKeys: true });
-  const pos = (offset: number | undefined): { line?: number; column?: number } => {
-    if (offset === undefined) return {};
-    const p = lineCounter.linePos(offset);
-    return { line: p.line, column: p.col };
+  const sources = new YamlSourceMap(file, doc, lineCounter);
+  const locate: Locate = {
+    value: (path) => sources.at(doc.getIn(path, true) as YamlNode | undefined),
+    key: (path, key) => sources.locateKey(formatPath([...path, key])),
   };
 
   const problems: MappingProblem[] = [];
   for (const e of doc.errors) {
-    problems.push({ ...pos(e.pos[0]), field: '(syntax)', message: e.message.split('\n')[0] });
+    problems.push({ ...sources.at(e.pos[0]), field: '(syntax)', message: e.message.split('\n')[0] });
   }
   if (problems.length > 0) throw usage(file, problems);
 
@@ -91,19 +99,16 @@ export function parseMapping(text: string, file: string): Mapping {
 
   const { validate, topKeys } = validator();
   if (!validate(value)) {
-    for (const err of collapse(validate.errors ?? [])) problems.push(describe(err, doc, pos, topKeys));
+    for (const err of collapse(validate.errors ?? [])) problems.push(describe(err, doc, locate, topKeys));
     throw usage(file, problems);
   }
 
   const own = value as Mapping;
-  problems.push(...crossCheck(own, doc, pos));
+  problems.push(...crossCheck(own, locate));
   if (problems.length > 0) throw usage(file, problems);
 
   const expressionLocations: Record<string, SourceLocation> = {};
-  const at = (path: Array<string | number>): SourceLocation => {
-    const node = doc.getIn(path, true) as YamlNode | undefined;
-    return { file, ...pos(node?.range?.[0]) };
-  };
+  const at = locate.value;
   for (const key of ['fillDown', 'ignoreColumns']) if (doc.has(key)) expressionLocations[key] = at([key]);
   const lookupTables = readLookups(own, file, at, problems);
   const base = own.extends === undefined ? undefined : parent(own.extends, file, at(['extends']));
@@ -118,7 +123,7 @@ export function parseMapping(text: string, file: string): Mapping {
       if (!(err instanceof ExpressionError)) throw err;
       const quoted = isScalar(node) && (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') ? 1 : 0;
       const offset = start === undefined ? undefined : start + quoted + Math.max(0, (err.position ?? 1) - 1);
-      problems.push({ ...pos(offset), field: key, message: `bad expression: ${err.message}` });
+      problems.push({ ...sources.at(offset), field: key, message: `bad expression: ${err.message}` });
     }
   };
   for (const [target, source] of Object.entries(own.fields ?? {}))
@@ -145,8 +150,7 @@ function parent(name: string, file: string, at: SourceLocation): Mapping {
   } catch {
     throw usage(file, [
       {
-        line: at.line,
-        column: at.column,
+        ...at,
         field: 'extends',
         message: `"${name}" is neither a preset (${presetNames().join(', ')}) nor a readable mapping file`,
       },
@@ -190,8 +194,7 @@ function readLookups(
   const folder = dirname(resolve(file));
   for (const [name, spec] of Object.entries(m.lookups ?? {})) {
     const where = at(['lookups', name, 'file']);
-    const problem = (message: string) =>
-      problems.push({ line: where.line, column: where.column, field: `lookups.${name}.file`, message });
+    const problem = (message: string) => problems.push({ ...where, field: `lookups.${name}.file`, message });
     const path = resolve(folder, spec.file);
     const inside = relative(folder, path);
     if (isAbsolute(spec.file) || inside.startsWith('..') || isAbsolute(inside)) {
@@ -234,11 +237,7 @@ function readLookups(
 }
 
 /** Checks JSON Schema cannot express: one source column, one field; one field, one source. */
-function crossCheck(
-  m: Mapping,
-  doc: Document,
-  pos: (o: number | undefined) => { line?: number; column?: number },
-): MappingProblem[] {
+function crossCheck(m: Mapping, locate: Locate): MappingProblem[] {
   const problems: MappingProblem[] = [];
   const sourceOf = new Map<string, string>(); // source column → section it appears in
   const targetOf = new Map<string, string>(); // template field → source column
@@ -249,7 +248,7 @@ function crossCheck(
   ];
   for (const [section, entries, toTarget] of sections) {
     for (const [source, raw] of Object.entries(entries ?? {})) {
-      const at = pos(keyOffset(doc, [section], source));
+      const at = locate.key([section], source);
       const earlier = sourceOf.get(source);
       if (earlier !== undefined) {
         problems.push({
@@ -274,25 +273,14 @@ function crossCheck(
   (m.ignoreColumns ?? []).forEach((source, i) => {
     const section = sourceOf.get(source);
     if (section !== undefined) {
-      const node = doc.getIn(['ignoreColumns', i], true) as YamlNode | undefined;
       problems.push({
-        ...pos(node?.range?.[0]),
+        ...locate.value(['ignoreColumns', i]),
         field: `ignoreColumns[${i}]`,
         message: `"${source}" is both mapped (in ${section}) and ignored`,
       });
     }
   });
   return problems;
-}
-
-/** Offset of `key` inside the map at `path` (the key itself, not its value). */
-function keyOffset(doc: Document, path: Array<string | number>, key: string): number | undefined {
-  const parent = path.length === 0 ? doc.contents : doc.getIn(path, true);
-  if (!isMap(parent)) return undefined;
-  for (const pair of parent.items) {
-    if (isPair(pair) && isScalar(pair.key) && String(pair.key.value) === key) return pair.key.range?.[0];
-  }
-  return undefined;
 }
 
 /** `anyOf` failures produce one error per branch plus the anyOf itself: keep only the anyOf. */
@@ -307,34 +295,24 @@ function collapse(errors: ErrorObject[]): ErrorObject[] {
   return out.filter((e) => e.keyword !== 'propertyNames');
 }
 
-function describe(
-  err: ErrorObject,
-  doc: Document,
-  pos: (o: number | undefined) => { line?: number; column?: number },
-  topKeys: string[],
-): MappingProblem {
+function describe(err: ErrorObject, doc: Document, locate: Locate, topKeys: string[]): MappingProblem {
   const path = err.instancePath
     .split('/')
     .slice(1)
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
   const field = (segments: string[]): string => (segments.length === 0 ? '(root)' : segments.join('.'));
-  const valueOffset = (segments: string[]): number | undefined => {
-    const node = (segments.length === 0 ? doc.contents : doc.getIn(segments, true)) as YamlNode | null | undefined;
-    return node?.range?.[0];
-  };
 
   if (err.keyword === 'additionalProperties') {
     const key = String((err.params as { additionalProperty: string }).additionalProperty);
     const hint = path.length === 0 ? didYouMeanName(key, topKeys, COLUMN_NAME_MATCHING) : '';
-    return { ...pos(keyOffset(doc, path, key)), field: field([...path, key]), message: `unknown key "${key}"${hint}` };
+    return { ...locate.key(path, key), field: field([...path, key]), message: `unknown key "${key}"${hint}` };
   }
   // A name (propertyNames) or a value (anyOf) that is no template target.
   const propertyName = (err as ErrorObject & { propertyName?: string }).propertyName;
   if (propertyName !== undefined || err.keyword === 'anyOf') {
     const bad = propertyName ?? String(doc.getIn(path) ?? '');
-    const at = propertyName === undefined ? valueOffset(path) : keyOffset(doc, path, propertyName);
     return {
-      ...pos(at),
+      ...(propertyName === undefined ? locate.value(path) : locate.key(path, propertyName)),
       field: field(propertyName === undefined ? path : [...path, propertyName]),
       message:
         `"${bad}" is not a template field (a default CSV column name, attr:NAME or size:CODE)` +
@@ -344,9 +322,9 @@ function describe(
   if (err.keyword === 'enum') {
     const allowed = (err.params as { allowedValues: unknown[] }).allowedValues.map(String);
     const hint = didYouMeanName(String(doc.getIn(path)), allowed, COLUMN_NAME_MATCHING);
-    return { ...pos(valueOffset(path)), field: field(path), message: `must be one of ${allowed.join(', ')}${hint}` };
+    return { ...locate.value(path), field: field(path), message: `must be one of ${allowed.join(', ')}${hint}` };
   }
-  return { ...pos(valueOffset(path)), field: field(path), message: err.message ?? err.keyword };
+  return { ...locate.value(path), field: field(path), message: err.message ?? err.keyword };
 }
 
 function usage(file: string, problems: MappingProblem[]): UsageError {
