@@ -41,6 +41,14 @@ export function parsePath(path: string): PathSegment[] {
   return segments;
 }
 
+/** A JSON pointer's keys, unescaped: `/jobs/0/a~1b` → ['jobs', '0', 'a/b']; `` → []. */
+export function pointerKeys(pointer: string): string[] {
+  return pointer
+    .split('/')
+    .slice(1)
+    .map((key) => key.replace(/~1/g, '/').replace(/~0/g, '~'));
+}
+
 /** `jobs[3].items[0]` + `quantity` → `jobs[3].items[0].quantity`. */
 export function childPath(parent: string, key: PathSegment): string {
   return formatPath([...parsePath(parent), key]);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { childPath, formatPath, itemIndexOf, jobIndexOf, parsePath } from '../../src/manifest/field-path.js';
+import { childPath, formatPath, itemIndexOf, jobIndexOf, parsePath, pointerKeys } from '../../src/manifest/field-path.js';
 
 describe('field paths', () => {
   it.each([
@@ -30,5 +30,11 @@ describe('field paths', () => {
     expect(itemIndexOf('jobs[12].items[3].code')).toEqual([12, 3]);
     expect(itemIndexOf('jobs[12].deliveryAddress')).toBeUndefined();
     expect(childPath('jobs[1]', 'items')).toBe('jobs[1].items');
+  });
+
+  it('reads JSON pointers back to their keys', () => {
+    expect(pointerKeys('')).toEqual([]);
+    expect(pointerKeys('/jobs/0/attributes/a~1b~0c')).toEqual(['jobs', '0', 'attributes', 'a/b~c']);
+    expect(pointerKeys('/~01')).toEqual(['~1']);
   });
 });

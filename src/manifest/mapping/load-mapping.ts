@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { LineCounter, parseDocument, isScalar, type Document, type Node as YamlNode } from 'yaml';
 import { UsageError } from '../../core/errors.js';
-import { formatPath } from '../field-path.js';
+import { formatPath, pointerKeys } from '../field-path.js';
 import type { SourceLocation } from '../model.js';
 import { YamlSourceMap } from '../yaml/yaml-source-map.js';
 import { didYouMeanName } from '../../core/suggest.js';
@@ -296,10 +296,7 @@ function collapse(errors: ErrorObject[]): ErrorObject[] {
 }
 
 function describe(err: ErrorObject, doc: Document, locate: Locate, topKeys: string[]): MappingProblem {
-  const path = err.instancePath
-    .split('/')
-    .slice(1)
-    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const path = pointerKeys(err.instancePath);
   const field = (segments: string[]): string => (segments.length === 0 ? '(root)' : segments.join('.'));
 
   if (err.keyword === 'additionalProperties') {

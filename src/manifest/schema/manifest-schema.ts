@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { pointerKeys } from '../field-path.js';
 
 /**
  * The manifest JSON Schema (schemas/manifest.schema.json), read once. The file is the
@@ -47,13 +48,7 @@ function lookupPointer(ref: string): SchemaNode | undefined {
   let target: unknown;
   if (ref.startsWith('#')) {
     target = manifestSchema;
-    for (const raw of ref
-      .slice(2)
-      .split('/')
-      .filter((s) => s !== '')) {
-      const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-      target = (target as Record<string, unknown> | undefined)?.[key];
-    }
+    for (const key of pointerKeys(ref.slice(1))) target = (target as Record<string, unknown> | undefined)?.[key];
   }
   refCache.set(ref, target as SchemaNode | undefined);
   return target as SchemaNode | undefined;

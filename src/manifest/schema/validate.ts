@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv/dist/2020.js';
 import type { Diagnostic, RawDocument } from '../model.js';
-import { formatPath, type PathSegment } from '../field-path.js';
+import { formatPath, pointerKeys, type PathSegment } from '../field-path.js';
 import { validateManifest } from './manifest-validator.js';
 import { describeError } from './messages.js';
 
@@ -60,11 +60,9 @@ function pruneErrors(errors: ErrorObject[]): ErrorObject[] {
 
 /** `/jobs/0/items/1` → ['jobs', 0, 'items', 1], using the data to tell indices from keys. */
 function pointerToSegments(doc: unknown, pointer: string): PathSegment[] {
-  if (pointer === '') return [];
   const segments: PathSegment[] = [];
   let node: unknown = doc;
-  for (const raw of pointer.slice(1).split('/')) {
-    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+  for (const key of pointerKeys(pointer)) {
     if (Array.isArray(node)) {
       const index = Number(key);
       segments.push(index);
