@@ -1,6 +1,5 @@
 import { formatPath, parsePath, type PathSegment } from './field-path.js';
-import { isPlainObject, mergeDefaults } from './merge-defaults.js';
-import type { Manifest, ManifestItem, ManifestJob, RawDocument, SourceLocation, SourceMap } from './model.js';
+import type { Manifest, ManifestItem, ManifestJob, RawDocument, SourceMap } from './model.js';
 
 /**
  * Raw document → Manifest: `defaults` merged into every job, and zero-quantity sizes dropped
@@ -26,7 +25,7 @@ export function buildManifest(raw: RawDocument): Manifest | undefined {
     sha256: raw.sha256,
     jobs,
     // The document is needed only to place values that came from `defaults`.
-    sources: new ManifestSourceMap(raw.sources, hasDefaults ? doc : undefined),
+    sources: manifestSourceMap(raw.sources, hasDefaults ? doc : undefined),
     ...(raw.csv ? { csv: raw.csv } : {}),
     ...(raw.skipped ? { skipped: raw.skipped } : {}),
   };
@@ -67,29 +66,19 @@ function hasZero(sizes: Record<string, unknown>): boolean {
  * The SourceMap of a built manifest: paths are the merged jobs' paths, but a value a job
  * got from `defaults` is located where it is written — in `defaults:` — not at the job.
  */
-class ManifestSourceMap implements SourceMap {
-  constructor(
-    private readonly raw: SourceMap,
-    private readonly doc: unknown,
-  ) {}
-
-  locate(path: string): SourceLocation {
-    return this.raw.locate(this.where(path));
-  }
-
-  locateKey(path: string): SourceLocation {
-    const where = this.where(path);
-    return this.raw.locateKey ? this.raw.locateKey(where) : this.raw.locate(where);
-  }
-
-  private where(path: string): string {
+function manifestSourceMap(raw: SourceMap, doc: unknown): SourceMap {
+  const where = (path: string): string => {
     const segments = parsePath(path);
-    if (segments[0] !== 'jobs' || typeof segments[1] !== 'number' || segments.length < 3 || !isPlainObject(this.doc))
+    if (segments[0] !== 'jobs' || typeof segments[1] !== 'number' || segments.length < 3 || !isPlainObject(doc))
       return path;
     const rest = segments.slice(2);
-    if (has(this.doc, segments)) return path;
-    return has(this.doc, ['defaults', ...rest]) ? formatPath(['defaults', ...rest]) : path;
-  }
+    if (has(doc, segments)) return path;
+    return has(doc, ['defaults', ...rest]) ? formatPath(['defaults', ...rest]) : path;
+  };
+  return {
+    locate: (path) => raw.locate(where(path)),
+    locateKey: (path) => (raw.locateKey ? raw.locateKey(where(path)) : raw.locate(where(path))),
+  };
 }
 
 function has(doc: unknown, segments: PathSegment[]): boolean {
@@ -100,4 +89,23 @@ function has(doc: unknown, segments: PathSegment[]): boolean {
     else return false;
   }
   return true;
+}
+
+/**
+ * `defaults` deep-merged into a job: mappings merge key by key, the job's value wins, and
+ * anything else (lists, text, numbers) is replaced whole — a job's `items` never gets the
+ * default's items appended. A key named `__proto__` is an ordinary key (Object.fromEntries).
+ */
+export function mergeDefaults(defaults: unknown, job: unknown): unknown {
+  if (!isPlainObject(defaults) || !isPlainObject(job)) return job === undefined ? defaults : job;
+  const merged = new Map(Object.entries(defaults));
+  for (const [key, value] of Object.entries(job)) {
+    const base = merged.get(key);
+    merged.set(key, isPlainObject(base) && isPlainObject(value) ? mergeDefaults(base, value) : value);
+  }
+  return Object.fromEntries(merged);
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

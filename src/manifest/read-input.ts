@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
-import type { Diagnostic } from './model.js';
+import type { Diagnostic, ManifestFormat, RawDocument } from './model.js';
 
 /** Limits every reader applies, so one hostile file cannot exhaust memory or time. */
 export interface ReadLimits {
@@ -70,6 +70,11 @@ export async function readInputBytes(file: string, limits: ReadLimits = {}): Pro
     if (code === 'ENOENT' || code === 'ENOTDIR') return fail(INPUT_NOT_FOUND, 'no such file');
     return fail(INPUT_UNREADABLE, `cannot be read (${code ?? 'error'})`);
   }
+}
+
+/** What a reader returns for an input it could not read (or parse) at all: every location is the file's. */
+export function unreadDocument(file: string, format: ManifestFormat, diagnostic: Diagnostic, sha256 = ''): RawDocument {
+  return { file, format, sha256, sources: { locate: () => ({ file }) }, diagnostics: [diagnostic] };
 }
 
 export function tooLargeMessage(size: number, maxBytes: number): string {

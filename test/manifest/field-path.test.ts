@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { childPath, formatPath, itemIndexOf, jobIndexOf, parsePath, pointerKeys } from '../../src/manifest/field-path.js';
+import {
+  childPath,
+  formatPath,
+  itemIndexOf,
+  jobIndexOf,
+  parsePath,
+  pointerKeys,
+} from '../../src/manifest/field-path.js';
 
 describe('field paths', () => {
   it.each([

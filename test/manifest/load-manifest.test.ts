@@ -58,7 +58,7 @@ describe('loadManifest: defaults', () => {
 
   it('lists replace, never append: a job with items keeps only its own', async () => {
     // items cannot be a default; this checks the merge itself through a nested list.
-    const { mergeDefaults } = await import('../../src/manifest/merge-defaults.js');
+    const { mergeDefaults } = await import('../../src/manifest/build-manifest.js');
     expect(mergeDefaults({ a: [1, 2], m: { x: 1, y: [1] } }, { a: [3], m: { y: [2] } })).toEqual({
       a: [3],
       m: { x: 1, y: [2] },
@@ -66,7 +66,7 @@ describe('loadManifest: defaults', () => {
   });
 
   it('merges a key named __proto__ as data: an own key of the result, never its prototype', async () => {
-    const { mergeDefaults } = await import('../../src/manifest/merge-defaults.js');
+    const { mergeDefaults } = await import('../../src/manifest/build-manifest.js');
     // JSON.parse makes `__proto__` an own key, as the manifest readers do.
     const defaults = JSON.parse('{"__proto__": {"polluted": true}, "constructor": 1, "m": {"__proto__": {"x": 1}}}');
     const job = JSON.parse('{"m": {"__proto__": {"y": 2}}, "toString": "text"}');

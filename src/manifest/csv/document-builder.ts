@@ -398,8 +398,3 @@ export class TemplateReader {
     };
   }
 }
-
-/** What a reader returns for an input it could not read at all. */
-export function unreadDocument(file: string, format: ManifestFormat, diagnostic: Diagnostic): RawDocument {
-  return { file, format, sha256: '', sources: { locate: () => ({ file }) }, diagnostics: [diagnostic] };
-}

@@ -12,10 +12,10 @@ import { createHash } from 'node:crypto';
 import { type FileHandle, open } from 'node:fs/promises';
 import type { Diagnostic, RawDocument } from '../model.js';
 import type { Mapping } from '../mapping/model.js';
-import { CSV_LIMIT_SETTINGS, type CsvLimits, csvLimitsOf, INPUT_TOO_LARGE } from '../read-input.js';
+import { CSV_LIMIT_SETTINGS, type CsvLimits, csvLimitsOf, INPUT_TOO_LARGE, unreadDocument } from '../read-input.js';
 import { type CsvScanHandlers, CsvScanner } from './csv-scanner.js';
 import { type CsvDialect, dialectOf } from './dialect.js';
-import { TemplateReader, unreadDocument } from './document-builder.js';
+import { TemplateReader } from './document-builder.js';
 
 export interface ReadCsvOptions {
   mapping?: Mapping;

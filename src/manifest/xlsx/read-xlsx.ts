@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import type { Mapping } from '../mapping/model.js';
 import type { RawDocument } from '../model.js';
-import { TemplateReader, unreadDocument } from '../csv/document-builder.js';
+import { TemplateReader } from '../csv/document-builder.js';
+import { unreadDocument } from '../read-input.js';
 import { type XlsxScanProblem, xlsxRows } from './scan-xlsx.js';
 
 export async function readXlsxDocument(file: string, opts: { mapping?: Mapping } = {}): Promise<RawDocument> {

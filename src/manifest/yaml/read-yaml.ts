@@ -1,5 +1,5 @@
 import { manifestSchema } from '../schema/manifest-schema.js';
-import type { ManifestFormat, RawDocument, SourceMap } from '../model.js';
+import type { ManifestFormat, RawDocument } from '../model.js';
 import {
   decodeUtf8,
   readInputBytes,
@@ -9,6 +9,7 @@ import {
   INPUT_ENCODING,
   INPUT_TOO_LARGE,
   type ReadLimits,
+  unreadDocument,
 } from '../read-input.js';
 import type { AliasLimits } from './ast-to-value.js';
 import { parseFastYaml } from './fast-yaml.js';
@@ -37,22 +38,15 @@ export async function readTextDocument(
   opts: YamlReadOptions,
   parse: (file: string, text: string, opts: YamlReadOptions) => Promise<Parsed>,
 ): Promise<RawDocument> {
-  // Nothing was parsed: every location is the file's.
-  const emptySources: SourceMap = { locate: () => ({ file }) };
   if (bytes === undefined) {
     const read = await readInputBytes(file, opts);
-    if (read.diagnostic) return { file, format, sha256: '', sources: emptySources, diagnostics: [read.diagnostic] };
+    if (read.diagnostic) return unreadDocument(file, format, read.diagnostic);
     bytes = read.bytes;
   }
   const sha256 = sha256Hex(bytes);
   const maxBytes = opts.maxBytes ?? DEFAULT_MAX_BYTES;
-  const fail = (code: string, message: string): RawDocument => ({
-    file,
-    format,
-    sha256,
-    sources: emptySources,
-    diagnostics: [{ severity: 'error', code, message, source: { file } }],
-  });
+  const fail = (code: string, message: string): RawDocument =>
+    unreadDocument(file, format, { severity: 'error', code, message, source: { file } }, sha256);
   if (bytes.byteLength > maxBytes) return fail(INPUT_TOO_LARGE, tooLargeMessage(bytes.byteLength, maxBytes));
   const text = decodeUtf8(bytes);
   if (text === undefined) return fail(INPUT_ENCODING, 'the file is not valid UTF-8; save it as UTF-8');
