@@ -1,7 +1,6 @@
-import { CST, Lexer, LineCounter } from 'yaml';
-import type { RawDocument } from '../model.js';
+import { CST, Lexer } from 'yaml';
+import type { Diagnostic, RawDocument } from '../model.js';
 import { parseYamlText, readTextDocument, type YamlReadOptions } from '../yaml/read-yaml.js';
-import { YamlSourceMap } from '../yaml/yaml-source-map.js';
 
 /**
  * The JSON manifest reader. JSON.parse decides what is valid JSON (so YAML-only syntax is
@@ -25,23 +24,16 @@ async function parseJsonText(
   try {
     JSON.parse(text);
   } catch (err) {
-    const lineCounter = new LineCounter();
-    // Feed the counter the line starts (the first line too) so an offset maps to line:column.
-    lineCounter.addNewLine(0);
-    for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lineCounter.addNewLine(i + 1);
-    const sources = new YamlSourceMap(file, undefined, lineCounter);
     const message = (err as Error).message;
-    return {
-      sources,
-      diagnostics: [
-        {
-          severity: 'error',
-          code: 'json.syntax',
-          message: `invalid JSON: ${cleanMessage(message)}`,
-          source: sources.at(jsonErrorOffset(text, message)),
-        },
-      ],
+    const lines = text.slice(0, jsonErrorOffset(text, message)).split('\n');
+    const source = { file, line: lines.length, column: (lines.at(-1) ?? '').length + 1 };
+    const diagnostic: Diagnostic = {
+      severity: 'error',
+      code: 'json.syntax',
+      message: `invalid JSON: ${cleanMessage(message)}`,
+      source,
     };
+    return { sources: { locate: () => ({ file }) }, diagnostics: [diagnostic] };
   }
   return parseYamlText(file, text, opts);
 }
