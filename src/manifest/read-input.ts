@@ -34,13 +34,6 @@ export const DEFAULT_CSV_LIMITS: CsvLimits = {
   maxFileBytes: 1024 * 1024 * 1024,
 };
 
-/** The name of each CSV limit in its error message and in docs/security.md. */
-export const CSV_LIMIT_SETTINGS: Record<keyof CsvLimits, string> = {
-  maxColumns: 'csvMaxColumns',
-  maxRecordBytes: 'csvMaxRecordBytes',
-  maxFileBytes: 'csvMaxFileBytes',
-};
-
 export function csvLimitsOf(limits: Partial<CsvLimits> | undefined): CsvLimits {
   return { ...DEFAULT_CSV_LIMITS, ...limits };
 }

@@ -20,7 +20,7 @@
 import { isUtf8 } from 'node:buffer';
 import { parse, type CsvError, type Parser } from 'csv-parse';
 import iconv from 'iconv-lite';
-import { CSV_LIMIT_SETTINGS, type CsvLimits, DEFAULT_CSV_LIMITS, INPUT_TOO_LARGE } from '../read-input.js';
+import { type CsvLimits, DEFAULT_CSV_LIMITS, INPUT_TOO_LARGE } from '../read-input.js';
 import type { CsvDialect } from './dialect.js';
 import { FastRecords } from './fast-records.js';
 
@@ -113,7 +113,7 @@ export class CsvScanner {
     this.fileBytes += chunk.length;
     if (this.fileBytes > this.limits.maxFileBytes) {
       const { maxFileBytes } = this.limits;
-      const message = `the file is over the ${maxFileBytes}-byte limit for CSV (limit ${CSV_LIMIT_SETTINGS.maxFileBytes})`;
+      const message = `the file is over the ${maxFileBytes}-byte limit for CSV (limit csvMaxFileBytes)`;
       this.stop(INPUT_TOO_LARGE, message);
       return;
     }
@@ -276,7 +276,7 @@ export class CsvScanner {
       return;
     }
     if (cells.length > this.limits.maxColumns) {
-      const limit = `${this.limits.maxColumns} (limit ${CSV_LIMIT_SETTINGS.maxColumns})`;
+      const limit = `${this.limits.maxColumns} (limit csvMaxColumns)`;
       this.stop('csv.limit', `this row has ${cells.length} columns, over the limit of ${limit}`);
       return;
     }
@@ -291,7 +291,7 @@ export class CsvScanner {
   }
 
   private recordTooLarge(): void {
-    const limit = `${this.limits.maxRecordBytes}-byte limit (limit ${CSV_LIMIT_SETTINGS.maxRecordBytes})`;
+    const limit = `${this.limits.maxRecordBytes}-byte limit (limit csvMaxRecordBytes)`;
     this.stop('csv.limit', `the record starting on this row is over the ${limit}`);
   }
 

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { type FileHandle, open } from 'node:fs/promises';
 import type { Diagnostic, RawDocument } from '../model.js';
 import type { Mapping } from '../mapping/model.js';
-import { CSV_LIMIT_SETTINGS, type CsvLimits, csvLimitsOf, INPUT_TOO_LARGE, unreadDocument } from '../read-input.js';
+import { type CsvLimits, csvLimitsOf, INPUT_TOO_LARGE, unreadDocument } from '../read-input.js';
 import { type CsvScanHandlers, CsvScanner } from './csv-scanner.js';
 import { type CsvDialect, dialectOf } from './dialect.js';
 import { TemplateReader } from './document-builder.js';
@@ -96,9 +96,7 @@ async function readInto(
       // Refused before a byte is read when the size is known; the scanner also counts, for a file still growing.
       const size = (await handle.stat()).size;
       if (size > limits.maxFileBytes) {
-        const message =
-          `the file is ${size} bytes, over the ${limits.maxFileBytes}-byte limit for CSV ` +
-          `(limit ${CSV_LIMIT_SETTINGS.maxFileBytes})`;
+        const message = `the file is ${size} bytes, over the ${limits.maxFileBytes}-byte limit for CSV (limit csvMaxFileBytes)`;
         return { severity: 'error', code: INPUT_TOO_LARGE, message, source: { file } };
       }
       for await (const chunk of fileChunks(handle)) if (await take(chunk)) break;
