@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'csv-stringify/sync';
-import { type CsvDialect, dialectOf } from '../manifest/csv/dialect.js';
+import { type CsvDialect, dialectOf } from '../manifest/csv/csv-scanner.js';
 import type { Manifest } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { CsvLimits } from '../manifest/read-input.js';

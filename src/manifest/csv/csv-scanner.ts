@@ -21,8 +21,29 @@ import { isUtf8 } from 'node:buffer';
 import { parse, type CsvError, type Parser } from 'csv-parse';
 import iconv from 'iconv-lite';
 import { type CsvLimits, DEFAULT_CSV_LIMITS, INPUT_TOO_LARGE } from '../read-input.js';
-import type { CsvDialect } from './dialect.js';
+import type { Mapping, MappingEncoding } from '../mapping/model.js';
 import { FastRecords } from './fast-records.js';
+
+/**
+ * The physical reading rules of one CSV input: separator, text encoding, lines before the header.
+ * The default template is comma-separated UTF-8; an ERP mapping may say otherwise. The document
+ * reader and the row re-reader (for result.csv) use the same dialect, so their row numbers agree.
+ */
+export interface CsvDialect {
+  delimiter: string;
+  /** Declared encoding; a byte-order mark in the file overrides it. */
+  encoding: MappingEncoding;
+  /** Physical lines skipped before the header row. */
+  skipRows: number;
+}
+
+export function dialectOf(mapping?: Mapping): CsvDialect {
+  return {
+    delimiter: mapping?.delimiter ?? ',',
+    encoding: mapping?.encoding ?? 'utf-8',
+    skipRows: mapping?.skipRows ?? 0,
+  };
+}
 
 export interface CsvScanProblem {
   /** `csv.limit`: a record over csvMaxColumns or csvMaxRecordBytes; `input.too-large`: over csvMaxFileBytes. */

@@ -17,7 +17,6 @@ import { type CsvSourceTables, csvSourceMap } from './csv-source-map.js';
 import { isExpressionMapping, type Mapping } from '../mapping/model.js';
 import type { MappedRows, RecordSink } from '../mapping/mapped-rows.js';
 import { StringInterner, ownCopy, parseSizes, toBoolean, toInteger, trimCell } from './cells.js';
-import { CappedDiagnostics } from './capped-diagnostics.js';
 import { Kind, isJobLevel, planColumns, type Binding, type ColumnPlan } from './column-plan.js';
 import { DocumentLayout } from './document-layout.js';
 import { ItemDraft } from './item-draft.js';
@@ -396,5 +395,42 @@ export class TemplateReader {
       ...(skipped.length > 0 ? { skipped } : {}),
       diagnostics,
     };
+  }
+}
+
+const MAX_DIAGNOSTICS_PER_CODE = 1000;
+
+/**
+ * Diagnostics of one file, at most MAX_DIAGNOSTICS_PER_CODE of each code: most problems in a
+ * huge file repeat, and the first ones of each kind are what helps. The rest are counted and
+ * summed up in one line per code.
+ */
+class CappedDiagnostics {
+  private readonly kept: Diagnostic[] = [];
+  private readonly perCode = new Map<string, number>();
+
+  constructor(private readonly file: string) {}
+
+  report(d: Diagnostic): void {
+    const n = (this.perCode.get(d.code) ?? 0) + 1;
+    this.perCode.set(d.code, n);
+    if (n <= MAX_DIAGNOSTICS_PER_CODE) this.kept.push(d);
+  }
+
+  /** The diagnostics kept, then one "… and N more" line per code over the cap. */
+  finish(): Diagnostic[] {
+    for (const [code, n] of this.perCode) {
+      if (n > MAX_DIAGNOSTICS_PER_CODE) {
+        this.kept.push({
+          severity: 'error',
+          code,
+          message:
+            `… and ${n - MAX_DIAGNOSTICS_PER_CODE} more ${code} problems ` +
+            `(only the first ${MAX_DIAGNOSTICS_PER_CODE} are listed)`,
+          source: { file: this.file },
+        });
+      }
+    }
+    return this.kept;
   }
 }

@@ -13,8 +13,7 @@ import { type FileHandle, open } from 'node:fs/promises';
 import type { Diagnostic, RawDocument } from '../model.js';
 import type { Mapping } from '../mapping/model.js';
 import { type CsvLimits, csvLimitsOf, INPUT_TOO_LARGE, unreadDocument } from '../read-input.js';
-import { type CsvScanHandlers, CsvScanner } from './csv-scanner.js';
-import { type CsvDialect, dialectOf } from './dialect.js';
+import { type CsvDialect, type CsvScanHandlers, CsvScanner, dialectOf } from './csv-scanner.js';
 import { TemplateReader } from './document-builder.js';
 
 export interface ReadCsvOptions {

@@ -1,4 +1,4 @@
-import { dialectOf } from '../../../src/manifest/csv/dialect.js';
+import { dialectOf } from '../../../src/manifest/csv/csv-scanner.js';
 import type { ReadCsvOptions } from '../../../src/manifest/csv/read-csv.js';
 import { scanCsvFile } from '../../../src/manifest/csv/read-csv.js';
 

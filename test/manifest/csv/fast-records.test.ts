@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { CsvScanner, countLineBreaks } from '../../../src/manifest/csv/csv-scanner.js';
-import { dialectOf } from '../../../src/manifest/csv/dialect.js';
+import { dialectOf } from '../../../src/manifest/csv/csv-scanner.js';
 
 /**
  * The scanner splits records itself (fast-records.ts) and hands the rest of the input to
