@@ -116,17 +116,16 @@ function withinOrSelf(path: string): string[] {
   return out;
 }
 
+/** The other formats' readers are loaded on demand: a YAML-only run never loads their machinery. */
 async function readRaw(file: string, format: ManifestFormat, opts: LoadOptions): Promise<RawDocument> {
   switch (format) {
     case 'yaml':
       return readYamlDocument(file, undefined, opts);
     case 'json': {
-      // Loaded on demand, like the YAML reader's `yaml` package side: it loads that package.
       const { readJsonDocument } = await import('./json/read-json.js');
       return readJsonDocument(file, undefined, opts);
     }
     case 'csv': {
-      // Loaded on demand: YAML-only runs never pay for the CSV machinery.
       const { readCsvDocument } = await import('./csv/read-csv.js');
       return readCsvDocument(file, { mapping: opts.mapping, csv: opts.csv });
     }

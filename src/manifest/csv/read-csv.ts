@@ -1,12 +1,8 @@
 /**
  * The CSV reader (default template, or any export through an ERP mapping): streams the file
- * once, hashing its bytes and building the manifest-shaped document as records arrive.
- *
- * Row numbers everywhere (`CsvOrigin.itemRows`, source locations, diagnostics) are 1-based
- * PHYSICAL line numbers of the original file: skipped lines (`skipRows`) and blank lines are
- * counted, a record with quoted newlines has the number of the line it starts on. For a file
- * without skipped lines the header is row 1 and the first data row is row 2 — the numbers a
- * text editor shows.
+ * once, hashing its bytes and building the manifest-shaped document as records arrive. Row
+ * numbers everywhere (`CsvOrigin.itemRows`, source locations, diagnostics) are the scanner's:
+ * physical lines of the original file, the numbers a text editor shows (csv-scanner.ts).
  */
 import { createHash } from 'node:crypto';
 import { type FileHandle, open } from 'node:fs/promises';

@@ -12,8 +12,6 @@ interface DescribedError {
   atKey?: boolean;
 }
 
-const ITEM_TYPES = ['PriceCode', 'Asset', 'Stock'] as const;
-
 /** Fields a job may not take from `defaults`: each job needs its own. */
 const JOB_ONLY_FIELDS = new Set(['orderNumber', 'items', 'cancel']);
 
@@ -41,7 +39,7 @@ export function describeError(error: ErrorObject, segments: PathSegment[]): Desc
     case 'not': {
       const field = String(segments[segments.length - 1]);
       const itemType = itemTypeOfThen(error.schemaPath);
-      const users = ITEM_TYPES.filter((t) => !forbidden(t, field));
+      const users = ITEM_TYPE_BRANCHES.filter((b) => !forbids(b, field)).map((b) => b.itemType);
       return {
         segments,
         code: 'schema.not-allowed',
@@ -136,12 +134,10 @@ function itemTypeOfThen(schemaPath: string): string | undefined {
   return m ? ITEM_TYPE_BRANCHES[Number(m[1])]?.itemType : undefined;
 }
 
-/** Whether the schema's `then` branch for `itemType` forbids `field` (`not: {}`). */
-function forbidden(itemType: string, field: string): boolean {
-  return ITEM_TYPE_BRANCHES.some((b) => {
-    const sub = b.itemType === itemType ? b.thenSchema?.properties?.[field] : undefined;
-    return typeof sub === 'object' && 'not' in sub;
-  });
+/** Whether an itemType's `then` branch forbids `field` (`not: {}`). */
+function forbids(branch: (typeof ITEM_TYPE_BRANCHES)[number], field: string): boolean {
+  const sub = branch.thenSchema?.properties?.[field];
+  return typeof sub === 'object' && 'not' in sub;
 }
 
 /** "an integer ≥ 1", "text", "true or false" … from the schema a value failed. */
