@@ -52,6 +52,7 @@ export interface CsvScanProblem {
   message: string;
 }
 
+/** Takes an input's records, the header first (the document builder, an expression mapping's rows, result.csv). */
 export interface CsvScanHandlers {
   /** The first non-blank record after the skipped lines. */
   header(cells: string[], row: number): void;

@@ -15,7 +15,8 @@
 import type { Diagnostic, ManifestFormat, RawDocument, SourceLocation } from '../model.js';
 import { type CsvSourceTables, csvSourceMap } from './csv-source-map.js';
 import { isExpressionMapping, type Mapping } from '../mapping/model.js';
-import type { MappedRows, RecordSink } from '../mapping/mapped-rows.js';
+import type { MappedRows } from '../mapping/mapped-rows.js';
+import type { CsvScanHandlers } from './csv-scanner.js';
 import { StringInterner, ownCopy, parseSizes, toBoolean, toInteger, trimCell } from './cells.js';
 import { Kind, isJobLevel, planColumns, type Binding, type ColumnPlan } from './column-plan.js';
 import { DocumentLayout } from './document-layout.js';
@@ -41,7 +42,7 @@ interface FromHeader {
 /** Shared placeholder until a job's items are distributed (never mutated). */
 const NO_ITEMS: Obj[] = [];
 
-export class CsvDocumentBuilder implements RecordSink {
+export class CsvDocumentBuilder implements CsvScanHandlers {
   private fromHeader: FromHeader | undefined;
   private headerCells: string[] = [];
   private headerRow = 0;
@@ -344,7 +345,7 @@ function blankFrom(cells: string[], from: number): boolean {
  */
 export class TemplateReader {
   private constructor(
-    readonly rows: RecordSink,
+    readonly rows: CsvScanHandlers,
     private readonly builder: CsvDocumentBuilder,
     private readonly mapped: MappedRows | undefined,
   ) {}

@@ -7,16 +7,11 @@
  * Expressions may be asynchronous (JSONata), the scanner is not: records are queued as they are
  * scanned and `drain()` maps them, in order, between chunks.
  */
+import type { CsvScanHandlers } from '../csv/csv-scanner.js';
 import type { CsvOrigin, Diagnostic, SkippedRows, SourceLocation } from '../model.js';
 import { type CompiledExpression, compileExpression, type ExpressionValue, type RowInput } from './expressions.js';
 import { type MappedDocument, mergeLines, placeProblems } from './merge-lines.js';
 import type { Mapping } from './model.js';
-
-/** Takes an input's records: the header first, then the rest (the document builder, the mapped rows). */
-export interface RecordSink {
-  header(cells: string[], row: number): void;
-  record(cells: string[], row: number): void;
-}
 
 /** An expression that failed on a row, placed on its job and item once the document is built. */
 export interface RowProblem {
@@ -52,7 +47,7 @@ interface Rule {
 
 const quote = (column: string): string => `\`${column}\``;
 
-export class MappedRows implements RecordSink {
+export class MappedRows implements CsvScanHandlers {
   /** The template-shaped header handed to the builder. */
   readonly targets: string[];
   /** The mapping the builder reads the template rows with: constants, values and labels only. */
@@ -84,7 +79,7 @@ export class MappedRows implements RecordSink {
   constructor(
     private readonly file: string,
     private readonly mapping: Mapping,
-    private readonly sink: RecordSink,
+    private readonly sink: CsvScanHandlers,
   ) {
     const tables = mapping.lookupTables ?? {};
     const where = (key: string): SourceLocation | undefined => mapping.expressionLocations?.[key];
