@@ -23,14 +23,10 @@ export function invalidJobs(diagnostics: readonly Diagnostic[]): { all: boolean;
   return { all, jobs };
 }
 
-/** Document order: by line/row, then column; diagnostics without a location last, stable. */
+/** Sorts in document order: by line/row, then column; diagnostics without a location last (sort is stable). */
 export function sortDiagnostics(diagnostics: Diagnostic[]): Diagnostic[] {
-  const pos = (s: SourceLocation | undefined): [number, number] => [
-    s?.line ?? s?.row ?? Number.MAX_SAFE_INTEGER,
-    s?.column ?? 0,
-  ];
-  return diagnostics
-    .map((d, i) => ({ d, i, p: pos(d.source) }))
-    .sort((a, b) => a.p[0] - b.p[0] || a.p[1] - b.p[1] || a.i - b.i)
-    .map((x) => x.d);
+  const line = (s: SourceLocation | undefined) => s?.line ?? s?.row ?? Number.MAX_SAFE_INTEGER;
+  return diagnostics.sort(
+    (a, b) => line(a.source) - line(b.source) || (a.source?.column ?? 0) - (b.source?.column ?? 0),
+  );
 }

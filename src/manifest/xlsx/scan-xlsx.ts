@@ -17,6 +17,7 @@ import type { Hash } from 'node:crypto';
 import { type EventEmitter, once } from 'node:events';
 import { posix } from 'node:path';
 import { PassThrough } from 'node:stream';
+import type { Mapping } from '../mapping/model.js';
 import { INPUT_TOO_LARGE } from '../read-input.js';
 import { cellText } from './xlsx-cells.js';
 import { ZipArchive, type ZipEntry } from './zip-directory.js';
@@ -28,12 +29,8 @@ export interface XlsxScanProblem {
   message: string;
 }
 
-export interface XlsxScanOptions {
-  /** The sheet to read, by name; default the workbook's first sheet (in tab order). */
-  sheet?: string;
-  /** Sheet rows to drop before the header (a mapping's `skipRows`). */
-  skipRows?: number;
-}
+/** A mapping's `sheet` (by name; default the first in tab order) and `skipRows` (rows before the header). */
+type XlsxScanOptions = Pick<Mapping, 'sheet' | 'skipRows'>;
 
 // Caps on a spreadsheet input, so a hostile file stops with a located error (docs/manifests.md).
 /** Bytes of the (compressed) file. */
