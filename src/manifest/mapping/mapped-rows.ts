@@ -136,7 +136,13 @@ export class MappedRows implements CsvScanHandlers {
     const check = (columns: readonly string[], at: SourceLocation | undefined, what: string) => {
       for (const c of columns) {
         used.add(c);
-        if (!indexOf.has(c)) this.missingColumn(c, at, what, row);
+        if (indexOf.has(c)) continue;
+        this.diagnostics.push({
+          severity: 'error',
+          code: 'mapping.unknown-column',
+          message: `${what} names column "${c}", which is not in the header of ${this.file} (line ${row})`,
+          source: at ?? { file: this.mapping.file ?? this.file },
+        });
       }
     };
     for (const f of this.fields) {
@@ -341,15 +347,6 @@ export class MappedRows implements CsvScanHandlers {
       target,
       message: `${message}${where}`,
       source: { file: this.file, row, ...(column !== undefined ? { columnName: column } : {}) },
-    });
-  }
-
-  private missingColumn(column: string, at: SourceLocation | undefined, what: string, row: number): void {
-    this.diagnostics.push({
-      severity: 'error',
-      code: 'mapping.unknown-column',
-      message: `${what} names column "${column}", which is not in the header of ${this.file} (line ${row})`,
-      source: at ?? { file: this.mapping.file ?? this.file },
     });
   }
 }

@@ -45,7 +45,7 @@ export class YamlSourceMap implements SourceMap {
     let node: Node = contents;
     let key: Node | undefined;
     for (const seg of parsePath(path)) {
-      const resolved = this.deref(node);
+      const resolved = isAlias(node) && this.doc ? ((node.resolve(this.doc) as Node | undefined) ?? node) : node;
       let next: { node: Node; key?: Node } | undefined;
       if (typeof seg === 'number' && isSeq(resolved)) {
         const item = resolved.items[seg] as Node | undefined;
@@ -66,10 +66,5 @@ export class YamlSourceMap implements SourceMap {
       key = next.key;
     }
     return { node, key, complete: true };
-  }
-
-  private deref(node: Node): Node {
-    if (isAlias(node) && this.doc) return (node.resolve(this.doc) as Node | undefined) ?? node;
-    return node;
   }
 }
