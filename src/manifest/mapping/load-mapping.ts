@@ -76,8 +76,11 @@ export async function loadMapping(name: string): Promise<Mapping> {
   return parseMapping(text, file);
 }
 
-/** Parses and validates mapping text; `file` is used in messages and locations only. */
-export function parseMapping(text: string, file: string): Mapping {
+/**
+ * Parses and validates mapping text; `file` is used in messages and locations only. `extendedBy`:
+ * the mapping files that extend this one, so that an `extends` going round in a circle is refused.
+ */
+export function parseMapping(text: string, file: string, extendedBy: readonly string[] = []): Mapping {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text.replace(/^\uFEFF/, ''), { lineCounter, prettyErrors: false, uniqueKeys: true });
   const sources = new YamlSourceMap(file, doc, lineCounter);
@@ -111,7 +114,8 @@ export function parseMapping(text: string, file: string): Mapping {
   const at = locate.value;
   for (const key of ['fillDown', 'ignoreColumns']) if (doc.has(key)) expressionLocations[key] = at([key]);
   const lookupTables = readLookups(own, file, at, problems);
-  const base = own.extends === undefined ? undefined : parent(own.extends, file, at(['extends']));
+  const base =
+    own.extends === undefined ? undefined : parent(own.extends, file, at(['extends']), [...extendedBy, resolve(file)]);
   const tables = { ...base?.lookupTables, ...lookupTables };
   const compile = (source: string, path: Array<string | number>, key: string) => {
     const node = doc.getIn(path, true) as YamlNode | undefined;
@@ -142,8 +146,11 @@ export function parseMapping(text: string, file: string): Mapping {
 }
 
 /** The mapping `extends` names: a preset, or a file relative to this one. */
-function parent(name: string, file: string, at: SourceLocation): Mapping {
+function parent(name: string, file: string, at: SourceLocation, chain: readonly string[]): Mapping {
   const path = presetPath(name) ?? resolve(dirname(file), name);
+  if (chain.includes(path)) {
+    throw usage(file, [{ ...at, field: 'extends', message: `"${name}" extends this mapping again: a circle` }]);
+  }
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -156,7 +163,7 @@ function parent(name: string, file: string, at: SourceLocation): Mapping {
       },
     ]);
   }
-  return parseMapping(text, path);
+  return parseMapping(text, path, chain);
 }
 
 /** `own` on top of `base`: maps merged key by key (own wins), skip rules appended, the rest replaced. */

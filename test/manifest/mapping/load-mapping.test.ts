@@ -59,6 +59,14 @@ describe('loadMapping', () => {
     });
   });
 
+  it('refuses an extends that goes round in a circle', async () => {
+    const a = await files.write('a.yaml', 'extends: ./b.yaml\ncolumns:\n  PO: orderNumber\n');
+    const b = await files.write('b.yaml', 'extends: ./a.yaml\n');
+    await expect(loadMapping(a)).rejects.toThrow(`${b}:1:10: extends: "./a.yaml" extends this mapping again: a circle`);
+    const self = await files.write('self.yaml', 'extends: ./self.yaml\n');
+    await expect(loadMapping(self)).rejects.toThrow(/extends: ".\/self.yaml" extends this mapping again/);
+  });
+
   it('loads JSON mappings too', async () => {
     const file = await files.write(
       'ok.json',
