@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { type FileHandle, open } from 'node:fs/promises';
 import type { Diagnostic, ManifestFormat, RawDocument } from './model.js';
 
 /** Limits every reader applies, so one hostile file cannot exhaust memory or time. */
@@ -47,21 +48,33 @@ export const INPUT_UNSUPPORTED = 'input.unsupported-format';
 
 export type InputRead = { bytes: Uint8Array; diagnostic?: undefined } | { bytes?: undefined; diagnostic: Diagnostic };
 
-/** Reads a whole input file, refusing missing files, directories and files over the size cap. */
+/**
+ * Reads a whole input file, refusing missing files, anything that is not a regular file and files
+ * over the size cap. Checked and read through one open handle (non-blocking, so a FIFO put there
+ * cannot hang the open), and never more than one byte past the cap: a file swapped or grown after
+ * the check is still read within bounds, and the reader's own size check refuses it.
+ */
 export async function readInputBytes(file: string, limits: ReadLimits = {}): Promise<InputRead> {
   const maxBytes = limits.maxBytes ?? DEFAULT_MAX_BYTES;
   const fail = (code: string, message: string): InputRead => ({
     diagnostic: { severity: 'error', code, message, source: { file } },
   });
+  let handle: FileHandle | undefined;
   try {
-    const info = await stat(file);
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    const info = await handle.stat();
     if (!info.isFile()) return fail(INPUT_UNREADABLE, 'is not a regular file');
     if (info.size > maxBytes) return fail(INPUT_TOO_LARGE, tooLargeMessage(info.size, maxBytes));
-    return { bytes: await readFile(file) };
+    const chunks: Buffer[] = [];
+    for await (const chunk of handle.createReadStream({ autoClose: false, start: 0, end: maxBytes }))
+      chunks.push(chunk);
+    return { bytes: Buffer.concat(chunks) };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return fail(INPUT_NOT_FOUND, 'no such file');
     return fail(INPUT_UNREADABLE, `cannot be read (${code ?? 'error'})`);
+  } finally {
+    await handle?.close();
   }
 }
 

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -215,6 +216,13 @@ describe('loadManifest: inputs', () => {
     const dir = await writeInput('x.yaml', '').then((f) => join(f, '..', 'sub.yaml'));
     await import('node:fs/promises').then((fs) => fs.mkdir(dir));
     expect((await loadManifest(dir)).diagnostics.map((d) => d.code)).toEqual(['input.unreadable']);
+  });
+
+  it('refuses a FIFO at the path without waiting for a writer', async () => {
+    const fifo = await writeInput('y.yaml', '').then((f) => join(f, '..', 'fifo.yaml'));
+    execFileSync('mkfifo', [fifo]);
+    const result = await loadManifest(fifo);
+    expect(result.diagnostics).toMatchObject([{ code: 'input.unreadable', message: 'is not a regular file' }]);
   });
 
   it('reads CSV through the CSV reader', async () => {
