@@ -13,13 +13,6 @@ import { NOTHING, type Finding } from './rule.js';
  * fingerprinted. What is not unambiguous is refused: the digits a scientific-notation number
  * dropped cannot be recovered.
  */
-export function excelDamage(job: ManifestJob, j: number): readonly Finding[] {
-  const zero = postalCodeZero(job, j);
-  const scientific = scientificOrderNumber(job, j);
-  // Runs for every job: a new array only when there is something to say.
-  if (scientific.length === 0) return zero;
-  return zero.length === 0 ? scientific : [...zero, ...scientific];
-}
 
 /** Countries whose postal codes are exactly five digits, by the names a manifest may use. */
 const FIVE_DIGIT_POSTAL: ReadonlyMap<string, string> = new Map([
@@ -37,7 +30,7 @@ const FIVE_DIGIT_POSTAL: ReadonlyMap<string, string> = new Map([
 /** Four digits, optionally with a ZIP+4 suffix: what `02134` / `02134-1234` become in a spreadsheet. */
 const LOST_ZERO = /^(\d{4})(-\d{4})?$/;
 
-function postalCodeZero(job: ManifestJob, j: number): readonly Finding[] {
+export function postalCodeZero(job: ManifestJob, j: number): readonly Finding[] {
   const address = job.deliveryAddress;
   if (address === null || typeof address !== 'object') return NOTHING;
   const code = address.postalCode;
@@ -65,7 +58,7 @@ function postalCodeZero(job: ManifestJob, j: number): readonly Finding[] {
 /** `1.23E+11`, `1,23E+11` (German Excel), `4.5e10`: how a spreadsheet shows a long number. */
 const SCIENTIFIC = /^[+-]?\d+(?:[.,]\d+)?[eE][+-]?\d+$/;
 
-function scientificOrderNumber(job: ManifestJob, j: number): readonly Finding[] {
+export function scientificOrderNumber(job: ManifestJob, j: number): readonly Finding[] {
   const n = job.orderNumber;
   if (typeof n !== 'string' || !SCIENTIFIC.test(n.trim())) return NOTHING;
   return [

@@ -1,7 +1,7 @@
 import type { Diagnostic, Manifest } from '../model.js';
 import { artworkUrls } from './artwork-url.js';
 import { dueDate } from './due-date.js';
-import { excelDamage } from './excel-damage.js';
+import { postalCodeZero, scientificOrderNumber } from './excel-damage.js';
 import {
   countryCodeShape,
   deliveryMethodRequired,
@@ -13,8 +13,9 @@ import {
 import type { Finding, JobRule } from './rule.js';
 
 const JOB_RULES: readonly JobRule[] = [
-  // First: it repairs what it can (a ZIP's lost zero) before the other rules look.
-  excelDamage,
+  // First: it repairs a ZIP's lost zero before the other rules look.
+  postalCodeZero,
+  scientificOrderNumber,
   orderNumberShape,
   sizeQuantitiesAgree,
   deliveryMethodRequired,
