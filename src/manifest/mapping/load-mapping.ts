@@ -45,13 +45,8 @@ function validator(): { validate: ValidateFunction; topKeys: string[] } {
   return compiled;
 }
 
-/** One problem in a mapping file, before it is turned into the UsageError message. */
-interface MappingProblem {
-  line?: number;
-  column?: number;
-  field: string;
-  message: string;
-}
+/** One problem in a mapping file (where, which key, what), before it becomes the UsageError's message. */
+type MappingProblem = Partial<SourceLocation> & { field: string; message: string };
 
 /** Where a value (by its path) or a map's key is written in the mapping file. */
 interface Locate {
