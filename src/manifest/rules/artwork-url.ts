@@ -1,4 +1,4 @@
-import type { ManifestJob } from '../model.js';
+import type { ManifestItem, ManifestJob } from '../model.js';
 import { eachItem, itemPath, NOTHING, type Finding } from './rule.js';
 
 /**
@@ -14,15 +14,13 @@ export function artworkUrls(job: ManifestJob, j: number): Finding[] {
     const problem = urlProblem(item.externalArtworkUrl);
     return problem ? [{ code: problem.code, field, message: problem.message }] : NOTHING;
   });
-  // Plain loops: this runs for every job of the file, and almost none has artwork.
-  const items = job.items ?? [];
-  const isPriceCode = (i: number) => items[i]?.itemType === 'PriceCode';
-  let firstWithArt = -1;
-  for (let i = 0; i < items.length && firstWithArt < 0; i++)
-    if (isPriceCode(i) && items[i].externalArtworkUrl !== undefined) firstWithArt = i;
+  const items: readonly (ManifestItem | undefined)[] = Array.isArray(job.items) ? job.items : [];
+  const firstWithArt = items.findIndex(
+    (item) => item?.itemType === 'PriceCode' && item.externalArtworkUrl !== undefined,
+  );
   if (firstWithArt >= 0) {
     for (let i = 0; i < items.length; i++) {
-      if (!isPriceCode(i) || items[i].externalArtworkUrl !== undefined) continue;
+      if (items[i]?.itemType !== 'PriceCode' || items[i]?.externalArtworkUrl !== undefined) continue;
       findings.push({
         code: 'artwork.missing',
         field: itemPath(j, i),
