@@ -35,10 +35,6 @@ export const DEFAULT_CSV_LIMITS: CsvLimits = {
   maxFileBytes: 1024 * 1024 * 1024,
 };
 
-export function csvLimitsOf(limits: Partial<CsvLimits> | undefined): CsvLimits {
-  return { ...DEFAULT_CSV_LIMITS, ...limits };
-}
-
 /** Codes for problems with the input itself (not its content); `check` treats them as usage errors. */
 export const INPUT_NOT_FOUND = 'input.not-found';
 export const INPUT_UNREADABLE = 'input.unreadable';

@@ -65,7 +65,8 @@ export interface CsvScanHandlers {
 }
 
 export interface CsvScanOptions {
-  limits?: CsvLimits;
+  /** The input's caps; those not given are DEFAULT_CSV_LIMITS'. */
+  limits?: Partial<CsvLimits>;
   /** Hand each record's own text to `record` (result.csv copies it). */
   keepText?: boolean;
 }
@@ -79,7 +80,7 @@ const ENCODING_MESSAGE =
 export class CsvScanner {
   /** Set when the file cannot be read further (syntax, a limit) or is not in its encoding. */
   readonly problems: CsvScanProblem[] = [];
-  private readonly limits: CsvLimits;
+  readonly limits: CsvLimits;
   private readonly keepText: boolean;
   /** Physical row number the next record starts on. */
   private nextStart: number;
@@ -112,7 +113,7 @@ export class CsvScanner {
     private readonly handlers: CsvScanHandlers,
     opts: CsvScanOptions = {},
   ) {
-    this.limits = opts.limits ?? DEFAULT_CSV_LIMITS;
+    this.limits = { ...DEFAULT_CSV_LIMITS, ...opts.limits };
     this.keepText = opts.keepText === true;
     this.nextStart = dialect.skipRows + 1;
     this.linesToSkip = dialect.skipRows;

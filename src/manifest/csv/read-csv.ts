@@ -8,8 +8,8 @@ import { createHash } from 'node:crypto';
 import { type FileHandle, open } from 'node:fs/promises';
 import type { Diagnostic, RawDocument } from '../model.js';
 import type { Mapping } from '../mapping/model.js';
-import { type CsvLimits, csvLimitsOf, INPUT_TOO_LARGE, unreadDocument } from '../read-input.js';
-import { type CsvDialect, type CsvScanHandlers, CsvScanner, dialectOf } from './csv-scanner.js';
+import { type CsvLimits, INPUT_TOO_LARGE, unreadDocument } from '../read-input.js';
+import { type CsvDialect, type CsvScanHandlers, CsvScanner, type CsvScanOptions, dialectOf } from './csv-scanner.js';
 import { TemplateReader } from './document-builder.js';
 
 export interface ReadCsvOptions {
@@ -26,11 +26,10 @@ export const CSV_CHUNK_BYTES = 64 * 1024;
 
 export async function readCsvDocument(file: string, opts: ReadCsvOptions = {}): Promise<RawDocument> {
   const dialect = dialectOf(opts.mapping);
-  const limits = csvLimitsOf(opts.csv);
   const reader = await TemplateReader.open(file, dialect.skipRows, opts.mapping);
-  const scanner = new CsvScanner(dialect, reader.rows, { limits });
+  const scanner = new CsvScanner(dialect, reader.rows, { limits: opts.csv });
   const hash = createHash('sha256');
-  const failed = await readInto(file, limits, async (chunk) => {
+  const failed = await readInto(file, scanner.limits, async (chunk) => {
     hash.update(chunk);
     scanner.push(chunk);
     await reader.drain();
@@ -58,10 +57,9 @@ export async function* scanCsvFile(
   file: string,
   dialect: CsvDialect,
   handlers: CsvScanHandlers,
-  /** `limits`: the input's (default DEFAULT_CSV_LIMITS); `keepText`: hand each strict record's own text to `record` too. */
-  opts: { limits?: Partial<CsvLimits>; keepText?: boolean } = {},
+  opts: CsvScanOptions = {},
 ): AsyncGenerator<void> {
-  const scanner = new CsvScanner(dialect, handlers, { limits: csvLimitsOf(opts.limits), keepText: opts.keepText });
+  const scanner = new CsvScanner(dialect, handlers, opts);
   const handle = await open(file, 'r');
   try {
     for await (const chunk of fileChunks(handle)) {
