@@ -3,9 +3,7 @@ import type { Diagnostic, ManifestDeliveryAddress, SourceMap } from '../manifest
 import { diagnostic } from './preflight/diagnostic.js';
 import { quote } from '../core/suggest.js';
 import type { AccountCatalogue } from './catalogue.js';
-import { matchCountry } from './country.js';
-import { matchDeliveryOption } from './delivery-method.js';
-import { matchState } from './state.js';
+import { matchCountry, matchDeliveryOption, matchState } from './match.js';
 
 export interface ResolvedAddress {
   /** Ready to send: the method's code, the lookup's ISO2 and country name, the state's abbreviation. */
