@@ -7,7 +7,7 @@ import { reportHasErrors } from './build-report.js';
 import type { ResultReport } from './model.js';
 import { reportPaths, type ReportPaths } from './report-paths.js';
 import { writeErrorsTxt } from './write-errors-txt.js';
-import { beginResultCsv } from './write-result-csv.js';
+import { writeResultCsv } from './write-result-csv.js';
 import { writeResultJson } from './write-result-json.js';
 
 export interface WrittenReports extends Partial<ReportPaths> {
@@ -67,7 +67,7 @@ export async function writeReports(
   let wroteErrors = false;
   let written = false;
   try {
-    csv = beginResultCsv(tmp.csv, report, { ...csvOpts, input, file });
+    csv = writeResultCsv(tmp.csv, report, { ...csvOpts, input, file });
     if (reportHasErrors(report)) wroteErrors = await writeErrorsTxt(tmp.errors, report, file);
     if (target) report.input.file = target.inputShownAs;
     await writeResultJson(tmp.json, report, file);

@@ -79,17 +79,13 @@ export interface ResultCsvOptions {
   worker?: boolean;
 }
 
-export function writeResultCsv(path: string, report: ResultReport, opts: ResultCsvOptions = {}): Promise<void> {
-  return beginResultCsv(path, report, opts);
-}
-
 /**
- * Starts writing result.csv, not waited for: the caller writes result.json meanwhile, so the two
- * files' writes and fsyncs overlap. What it needs of the report (the input's name, the row
- * table) is taken now, so the report may change meanwhile (its input's name, for result.json).
- * The promise settles once result.csv is written, and is never left to reject unobserved.
+ * Writes result.csv. writeReports does not wait for it at once: it writes result.json meanwhile,
+ * so the two files' writes and fsyncs overlap. What this needs of the report (the input's name,
+ * the row table) is taken before it returns, so the report may change meanwhile (its input's
+ * name, for result.json). The promise is never left to reject unobserved.
  */
-export function beginResultCsv(path: string, report: ResultReport, opts: ResultCsvOptions = {}): Promise<void> {
+export function writeResultCsv(path: string, report: ResultReport, opts: ResultCsvOptions = {}): Promise<void> {
   const input = opts.input ?? report.input.file;
   const header = opts.manifest?.csv?.header;
   let done: Promise<void>;
