@@ -42,11 +42,10 @@ export interface SubmitContext {
   verifiedAbsent?: Set<string>;
   input: { file: string; sha256: string };
   logger: Logger;
-  /** POSTs per job per run, each one only after a search proved the previous one created nothing. */
-  maxSends?: number;
-  /** Waits between resends (tests shorten them). */
-  wait?: (ms: number) => Promise<void>;
 }
+
+/** POSTs per job per run, each one only after a search proved the previous one created nothing. */
+const MAX_SENDS = 3;
 
 export interface SubmitRequest {
   orderNumber: string;
@@ -140,7 +139,7 @@ async function searchUnseen(ctx: SubmitContext, orderNumber: string, hash: strin
  *   2. an `intent` entry (earlier outcome unknown) → settled by search before anything is sent;
  *   3. intent recorded durably, THEN `POST /Jobs`, THEN the outcome recorded.
  * A failure that may have reached the server is never resent blindly: the search runs first,
- * and only "not found" allows another POST (up to maxSends). A crash at any point leaves an
+ * and only "not found" allows another POST (up to MAX_SENDS). A crash at any point leaves an
  * `intent` entry that the next run settles the same way.
  */
 export async function submitJob(ctx: SubmitContext, req: SubmitRequest): Promise<SubmitOutcome> {
@@ -168,8 +167,6 @@ async function send(
   previous: LedgerEntry | undefined,
   guard: LockGuard,
 ): Promise<SubmitOutcome> {
-  const maxSends = ctx.maxSends ?? 3;
-  const wait = ctx.wait ?? ((ms: number) => sleep(ms));
   let attempts = previous?.attempts ?? 0;
   for (let send = 1; ; send++) {
     const intent: LedgerEntry = {
@@ -187,9 +184,9 @@ async function send(
       // Proven not created, but refused before acting (429, 5xx, reset) on every send of
       // this run: the API is unavailable, the job is not wrong. Exit 3 / retry later, never
       // "invalid" (a watcher would move the file to failed/ for the user to fix).
-      if (send >= maxSends) return { ...outcome, unavailable: true };
+      if (send >= MAX_SENDS) return { ...outcome, unavailable: true };
       ctx.logger.warn({ orderNumber: req.orderNumber, send }, 'job was not created; sending again');
-      await wait(outcome.resendAfterMs ?? 500 * send);
+      await sleep(outcome.resendAfterMs ?? 500 * send);
       continue;
     }
     const done: LedgerEntry = {
