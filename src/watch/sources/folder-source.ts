@@ -119,18 +119,10 @@ export class FolderSource implements DropSource {
     return join(this.location, this.layout[which], name);
   }
 
-  private claimFile(name: string): string {
-    return this.sub('processing', `.${name}.claim`);
-  }
-
   async init(): Promise<void> {
     assertLayout(this.layout, 'folder');
-    let info: Stats;
-    try {
-      info = await stat(this.location);
-    } catch {
-      throw new SourceError(`the drop folder ${this.location} does not exist`, 'usage');
-    }
+    const info = await stat(this.location).catch(() => undefined);
+    if (!info) throw new SourceError(`the drop folder ${this.location} does not exist`, 'usage');
     if (!info.isDirectory()) throw new SourceError(`${this.location} is not a folder`, 'usage');
     for (const k of ['processing', 'done', 'failed'] as const) {
       await mkdir(this.sub(k), { recursive: true });
@@ -187,12 +179,8 @@ export class FolderSource implements DropSource {
     const out: ListedInput[] = [];
     for (const e of entries) {
       if (!classifyName(e.name).take) continue;
-      let info: Stats;
-      try {
-        info = await lstat(join(this.location, e.name));
-      } catch {
-        continue; // taken by another instance between readdir and lstat
-      }
+      const info = await lstat(join(this.location, e.name)).catch(() => undefined);
+      if (!info) continue; // taken by another instance between readdir and lstat
       if (info.isSymbolicLink())
         this.refuse(e.name, 'is a symbolic link; links are not followed (copy the file in instead)');
       else if (!info.isFile()) this.refuse(e.name, 'is not a regular file');
@@ -271,7 +259,7 @@ export class FolderSource implements DropSource {
 
   /** Takes the claim, or takes an expired one over; undefined while a live instance holds it. */
   private createClaim(name: string): Promise<Lease | undefined> {
-    return this.claims.tryAcquire(this.claimFile(name));
+    return this.claims.tryAcquire(this.sub('processing', `.${name}.claim`));
   }
 
   async claimOrphans(): Promise<ClaimedInput[]> {
