@@ -4,7 +4,6 @@ import { DONE_MARKER_SUFFIX, classifyName, markedInput, reportNames, timestamped
 import { type ReportPaths, reportPaths } from '../../report/report-paths.js';
 import { BucketLeases } from '../../storage/bucket-lease.js';
 import type { Lease } from '../../storage/lease.js';
-import { removeFile } from '../../storage/remove-file.js';
 import {
   ClaimLostError,
   DEFAULT_LAYOUT,
@@ -211,14 +210,8 @@ export class BucketSource implements DropSource {
     const holdClaim = async (): Promise<void> => {
       if (!(await lease.renew())) throw new ClaimLostError(`lost the claim on ${name}: another instance took it over`);
     };
-    // The copy and this attempt's local reports go with the claim; the slot is then free for another input.
-    let dropped = false;
-    const dropCopy = async (): Promise<void> => {
-      if (dropped) return;
-      dropped = true;
-      await Promise.all(Object.values(reportPaths(path)).map((r) => removeFile(r)));
-      await slot.drop();
-    };
+    // The copy and this attempt's local reports go with the claim (slot.drop); the slot is then free for another input.
+    const dropCopy = (): Promise<void> => slot.drop();
     return {
       name,
       path,

@@ -292,12 +292,7 @@ export class FolderSource implements DropSource {
     let verified: Verified | undefined;
     let refused: string | undefined;
     // The copy goes with the claim (finish, release, requeue, forget); its slot is then free for another input.
-    let dropped = false;
-    const dropCopy = async (): Promise<void> => {
-      if (dropped) return;
-      dropped = true;
-      await slot.drop();
-    };
+    const dropCopy = (): Promise<void> => slot.drop();
     try {
       const checked = await this.copyVerified(path, slot, name);
       if ('refused' in checked) refused = checked.refused;
