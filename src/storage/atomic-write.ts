@@ -15,9 +15,6 @@ export interface NewFileOptions {
    * together with other files (watch: an input's reports, back to back, just before the input).
    */
   staged?: boolean;
-}
-
-export interface AtomicWriteOptions extends NewFileOptions {
   /**
    * fsync the data before the rename (default true), so the new content survives a power
    * cut, not only a process crash. Callers that can recover a lost write by other means
@@ -32,29 +29,6 @@ export interface AtomicWriteOptions extends NewFileOptions {
  */
 export function temporaryName(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-}
-
-/**
- * A new temporary file beside `path` for an atomic write: exclusive create (O_EXCL, so a name
- * planted in a shared folder is never followed) under a random name (`path` itself when
- * `staged`), with `options` applied.
- */
-export async function openTemporary(
-  path: string,
-  options: NewFileOptions = {},
-): Promise<{ tmp: string; handle: FileHandle }> {
-  const tmp = options.staged ? path : temporaryName(path);
-  const handle = await open(tmp, 'wx', options.mode ?? 0o666);
-  try {
-    // The create's mode is cut by the umask: set it again only when the umask took something away.
-    if (options.mode !== undefined && (options.mode & processUmask()) !== 0) await handle.chmod(options.mode);
-    if (options.gid !== undefined) await handle.chown(-1, options.gid).catch(() => undefined);
-  } catch (err) {
-    await handle.close();
-    await rm(tmp, { force: true });
-    throw err;
-  }
-  return { tmp, handle };
 }
 
 let umask: number | undefined;
@@ -80,22 +54,22 @@ function processUmask(): number {
 export type FileContent = string | Uint8Array | Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>;
 
 /**
- * Writes `data` to `path` atomically: a temp file in the same directory (so the rename
- * never crosses a file system), fsync when durable, then rename over the target. A reader
- * sees the old file or the new one, never a torn one; a failure (of the disk, or of the
- * source of the chunks midway) leaves the target as it was and no temp file; a crash leaves
- * at most a stray `.tmp` file. Chunks are written in order, each before the next is asked for
- * (a source may reuse a chunk's memory); text pieces are gathered into writes of about
- * BATCH_BYTES.
+ * Writes `data` to `path` atomically: a temp file in the same directory, created exclusively
+ * (O_EXCL, so a name planted in a shared folder is never followed) with `options` applied,
+ * fsync when durable, then rename over the target. A reader sees the old file or the new one,
+ * never a torn one; a failure (of the disk, or of the source of the chunks midway) leaves the
+ * target as it was and no temp file; a crash leaves at most a stray `.tmp` file. Chunks are
+ * written in order, each before the next is asked for (a source may reuse a chunk's memory);
+ * text pieces are gathered into writes of about BATCH_BYTES.
  */
-export async function writeFileAtomic(
-  path: string,
-  data: FileContent,
-  options: AtomicWriteOptions = {},
-): Promise<void> {
-  const { tmp, handle } = await openTemporary(path, options);
+export async function writeFileAtomic(path: string, data: FileContent, options: NewFileOptions = {}): Promise<void> {
+  const tmp = options.staged ? path : temporaryName(path);
+  const handle = await open(tmp, 'wx', options.mode ?? 0o666);
   let ok = false;
   try {
+    // The create's mode is cut by the umask: set it again only when the umask took something away.
+    if (options.mode !== undefined && (options.mode & processUmask()) !== 0) await handle.chmod(options.mode);
+    if (options.gid !== undefined) await handle.chown(-1, options.gid).catch(() => undefined);
     if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
     else await writeChunks(handle, data);
     if (options.durable !== false) await handle.sync();

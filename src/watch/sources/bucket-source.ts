@@ -4,7 +4,6 @@ import { DONE_MARKER_SUFFIX, classifyName, markedInput, reportNames, timestamped
 import { type ReportPaths, reportPaths } from '../../report/report-paths.js';
 import { BucketLeases } from '../../storage/bucket-lease.js';
 import type { Lease } from '../../storage/lease.js';
-import { removeFile } from '../../storage/remove-file.js';
 import {
   ClaimLostError,
   DEFAULT_LAYOUT,
@@ -218,7 +217,7 @@ export class BucketSource implements DropSource {
       if (dropped) return;
       dropped = true;
       const reports = reportPaths(path);
-      await Promise.all([reports.json, reports.csv, reports.errors].map((r) => removeFile(r)));
+      await Promise.all([reports.json, reports.csv, reports.errors].map((r) => rm(r, { force: true })));
       await slot.drop();
     };
     return {

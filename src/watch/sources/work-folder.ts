@@ -3,7 +3,6 @@ import { mkdir, mkdtemp, open, readdir, rename, rm, truncate, type FileHandle } 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { nameOwnerDead, ownedName } from '../../storage/lease.js';
-import { removeFile } from '../../storage/remove-file.js';
 
 const PREFIX = 'htorder-watch-';
 
@@ -101,7 +100,7 @@ export class Slot {
       if (this.named !== undefined) await rename(at, join(this.dir, SPARE));
     } catch (err) {
       // Gone or odd: the next copy makes a new kept file.
-      if (this.named !== undefined) await removeFile(at);
+      if (this.named !== undefined) await rm(at, { force: true });
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     } finally {
       this.named = undefined;
