@@ -74,14 +74,16 @@ export async function openApiSession(input: ApiSessionInput): Promise<ApiSession
   const closeAll = async (): Promise<void> => {
     for (const c of cleanups.reverse()) await c().catch(() => undefined);
   };
-  let config: ApiConfig;
-  const sandbox: { directory?: SandboxDirectory } = {};
+  let opened: { config: ApiConfig; sandbox?: SandboxDirectory };
   try {
-    config = input.sandbox ? await sandboxSession(input, settings, cleanups, sandbox) : resolveNamed(input, settings);
+    opened = input.sandbox
+      ? await sandboxSession(input, settings, cleanups)
+      : { config: resolveNamed(input, settings) };
   } catch (err) {
     await closeAll();
     throw err;
   }
+  const { config } = opened;
   // Warnings of the configuration (a secret file others can read), once the logger exists.
   for (const warning of settings.warnings) logger.warn(warning);
   if (settings.explicit('stateDir') === undefined) {
@@ -97,7 +99,7 @@ export async function openApiSession(input: ApiSessionInput): Promise<ApiSession
     logger,
     settings,
     close: closeAll,
-    ...(sandbox.directory ? { sandbox: sandbox.directory } : {}),
+    ...(opened.sandbox ? { sandbox: opened.sandbox } : {}),
   };
 }
 
@@ -113,8 +115,7 @@ async function sandboxSession(
   input: ApiSessionInput,
   settings: Settings,
   cleanups: (() => Promise<void>)[],
-  out: { directory?: SandboxDirectory },
-): Promise<ApiConfig> {
+): Promise<{ config: ApiConfig; sandbox: SandboxDirectory }> {
   // `--sandbox` supplies its own account: giving one as well is a contradiction.
   const clash = (['profile', ...ACCOUNT_SETTINGS] as const).find((k) => input.flags[k] !== undefined);
   if (clash) throw new UsageError(`--sandbox supplies its own account; it cannot be combined with ${flagName(clash)}`);
@@ -125,6 +126,7 @@ async function sandboxSession(
   // The sandbox keeps its jobs under the state dir, and its ledger is found again under a key
   // that does not depend on its port: a second run answers `already-submitted`, as a real
   // account would. Another process may use the same state at once (src/sandbox/persistence.ts).
+  const ledgerAccount = sandboxAccountKey(accountName);
   const lockStaleMs = settings.get('lockStaleMs') ?? SETTINGS.lockStaleMs.default;
   // Loaded only on demand: the simulator and its state file are not needed for real calls.
   const { resetSandboxState, SandboxStateFile, sandboxStateFile, unusableState } = await import('./sandbox-state.js');
@@ -136,12 +138,12 @@ async function sandboxSession(
   }
   const shared = input.sandboxOf;
   if (shared?.sandbox) {
-    out.directory = shared.sandbox;
-    return sandboxConfig(shared.sandbox, accountName, {
+    const config = sandboxConfig(shared.sandbox, accountName, {
       stateDir: shared.config.stateDir,
       concurrency,
-      ledgerAccount: sandboxAccountKey(accountName),
+      ledgerAccount,
     });
+    return { config, sandbox: shared.sandbox };
   }
   if (input.sandboxReset === true) {
     const message = await resetSandboxState({
@@ -163,12 +165,7 @@ async function sandboxSession(
     throw err;
   }
   cleanups.push(() => sandbox.close());
-  out.directory = sandbox;
-  return sandboxConfig(sandbox, accountName, {
-    stateDir,
-    concurrency,
-    ledgerAccount: sandboxAccountKey(accountName),
-  });
+  return { config: sandboxConfig(sandbox, accountName, { stateDir, concurrency, ledgerAccount }), sandbox };
 }
 
 /** The seed of the in-process sandbox: fixed, so its saved state and its secrets fit every run. */

@@ -25,8 +25,8 @@ export const MAX_SANDBOX_STATE_BYTES = 32 * 1024 * 1024;
 const RESET_HINT =
   "run again with --sandbox-reset to start over (it forgets the sandbox's jobs and the ledger entries of its accounts)";
 
-/** O_NOFOLLOW: a link planted at the name is refused (ELOOP), never followed out of the state dir. */
-const OPEN_STATE = constants.O_RDONLY | constants.O_NOFOLLOW;
+/** O_NOFOLLOW: a link planted at the name is refused (ELOOP), not followed; O_NONBLOCK: a FIFO cannot block the open. */
+const OPEN_STATE = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 export function sandboxStateFile(stateDir: string): string {
   return join(stateDir, 'sandbox', 'state.json');
@@ -56,10 +56,6 @@ export class SandboxStateFile implements SandboxStateStore {
     private readonly options: SandboxStateFileOptions,
   ) {
     this.locks = new FolderLeases({ owner: newOwnerId(), leaseMs: Math.max(2000, options.staleMs) });
-  }
-
-  get lockFile(): string {
-    return `${this.file}.lock`;
   }
 
   async readIfChanged(): Promise<StoredState> {
@@ -116,13 +112,14 @@ export class SandboxStateFile implements SandboxStateStore {
   async withLock<T>(fn: () => Promise<T>): Promise<T> {
     await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
     const waitMs = this.options.waitMs ?? 30_000;
+    const lockFile = `${this.file}.lock`;
     let lease: Lease;
     try {
-      lease = await acquireLease(this.locks, this.lockFile, { waitMs, backoff: { baseMs: 10, maxMs: 200 } });
+      lease = await acquireLease(this.locks, lockFile, { waitMs, backoff: { baseMs: 10, maxMs: 200 } });
     } catch (err) {
       if (!(err instanceof LeaseBusyError)) throw err;
       throw new UsageError(
-        `the sandbox state ${this.file} is locked by another htorder process (lock ${this.lockFile}, ` +
+        `the sandbox state ${this.file} is locked by another htorder process (lock ${lockFile}, ` +
           `waited ${Math.round(waitMs / 1000)} s). A lock left by a killed process is taken over at once ` +
           `on this machine, and from another once not renewed for ${Math.round(this.locks.leaseMs / 1000)} s`,
       );

@@ -1,5 +1,4 @@
-import { realpathSync } from 'node:fs';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { ConfigFile } from '../core/config/config-file.js';
@@ -45,9 +44,8 @@ export async function loadWatchRoutes(opts: {
   /** Command-line options that routes replace. */
   mapping?: string;
   partial?: boolean;
-  home?: string;
 }): Promise<WatchRoutes | undefined> {
-  const home = opts.home ?? homedir();
+  const home = homedir();
   const file = findConfigFile({ env: opts.env, flags: opts.flags, cwd: opts.cwd, home });
   if (!file?.routes || file.routes.length === 0) return undefined;
   const routes = routesFor(file.routes, locationMatcher(opts.target, opts.cwd, file, home));

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { open, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /** What a new file gets besides its bytes (reports in a drop folder: the input's group, never more readable than the input). */
@@ -70,8 +70,7 @@ export async function writeFileAtomic(path: string, data: FileContent, options: 
     // The create's mode is cut by the umask: set it again only when the umask took something away.
     if (options.mode !== undefined && (options.mode & processUmask()) !== 0) await handle.chmod(options.mode);
     if (options.gid !== undefined) await handle.chown(-1, options.gid).catch(() => undefined);
-    if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
-    else await writeChunks(handle, data);
+    await writeFile(handle, typeof data === 'string' || data instanceof Uint8Array ? data : batched(data));
     if (options.durable !== false) await handle.sync();
     ok = true;
   } finally {
@@ -90,26 +89,18 @@ export async function writeFileAtomic(path: string, data: FileContent, options: 
 /** Text gathered per write: a report's many small pieces (errors.txt's lines) are not a write each. */
 const BATCH_BYTES = 1 << 16;
 
-async function writeChunks(
-  handle: FileHandle,
-  chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>,
-): Promise<void> {
+async function* batched(chunks: Exclude<FileContent, string | Uint8Array>): AsyncIterable<string | Uint8Array> {
   let text = '';
   for await (const chunk of chunks) {
     if (typeof chunk === 'string') {
       text += chunk;
       if (text.length < BATCH_BYTES) continue;
-      await writeAll(handle, Buffer.from(text));
-      text = '';
+      yield text;
     } else {
-      if (text !== '') await writeAll(handle, Buffer.from(text));
-      text = '';
-      await writeAll(handle, chunk);
+      if (text !== '') yield text;
+      yield chunk;
     }
+    text = '';
   }
-  if (text !== '') await writeAll(handle, Buffer.from(text));
-}
-
-async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
-  for (let at = 0; at < bytes.length; ) at += (await handle.write(bytes, at, bytes.length - at)).bytesWritten;
+  if (text !== '') yield text;
 }
