@@ -1,6 +1,6 @@
 import type { BigIntStats } from 'node:fs';
 import { constants } from 'node:fs';
-import { mkdir, open, stat } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { FolderLeases } from '../storage/folder-lease.js';
@@ -78,18 +78,9 @@ export class SandboxStateFile implements SandboxStateStore {
 
   /** The file's text, read with a bound; `none` when there is no file. */
   async read(): Promise<{ kind: 'none' } | { kind: 'text'; text: string; signature: string }> {
-    let handle: Awaited<ReturnType<typeof open>>;
+    let handle: FileHandle | undefined;
     try {
       handle = await open(this.file, OPEN_STATE);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return { kind: 'none' };
-      throw unusableState(
-        this.file,
-        `cannot be read (${code === 'ELOOP' ? 'it is a symbolic link' : (code ?? 'error')})`,
-      );
-    }
-    try {
       const st = await handle.stat({ bigint: true });
       if (!st.isFile()) throw unusableState(this.file, 'is not a regular file');
       if (st.size > BigInt(MAX_SANDBOX_STATE_BYTES))
@@ -100,12 +91,12 @@ export class SandboxStateFile implements SandboxStateStore {
       return { kind: 'text', text: buffer.subarray(0, bytesRead).toString('utf8'), signature: signature(st) };
     } catch (err) {
       if (err instanceof UsageError) throw err;
-      throw unusableState(
-        this.file,
-        `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
-      );
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' && handle === undefined) return { kind: 'none' };
+      const why = code === 'ELOOP' ? 'it is a symbolic link' : (code ?? (err as Error).message);
+      throw unusableState(this.file, `cannot be read (${why})`);
     } finally {
-      await handle.close();
+      await handle?.close();
     }
   }
 

@@ -143,9 +143,7 @@ async function routeMapping(r: Route, file: ConfigFile, home: string, loaded: Ma
 function mappingPath(value: string, file: ConfigFile, home: string): string | undefined {
   const path = parsePath(value, `mapping in ${file.path}`, dirname(file.path), home);
   if (existsSync(path) && statSync(path).isFile()) return path;
-  const preset = presetPath(value);
-  if (preset !== undefined) return preset;
-  return existsSync(path) ? path : undefined;
+  return presetPath(value) ?? (existsSync(path) ? path : undefined);
 }
 
 /**

@@ -20,11 +20,9 @@ export interface BucketLedgerOptions {
 }
 
 /**
- * The ledger of docs/architecture.md#exactly-once as objects in the watched bucket, so instances on different
- * machines share it: `<root><account>/<orderNumber>.json` per order, and beside it
- * `<orderNumber>.lock`, a bucket lease (bucket-lease.ts) created with `If-None-Match: *`,
- * renewed while held and released with `If-Match`. A PUT replaces an object atomically, so
- * readers never see a torn entry.
+ * The ledger (docs/architecture.md#exactly-once) as objects in the watched bucket, shared by
+ * instances on different machines: `<root><account>/<orderNumber>.json` per order, locked by the
+ * bucket lease `<orderNumber>.lock` beside it. A PUT replaces an object whole: no torn entry.
  */
 export class BucketLedger implements LedgerStore {
   private readonly locks: BucketLeases;

@@ -26,15 +26,9 @@ export interface FolderLedgerOptions {
 const LOCK_BACKOFF = { baseMs: 25, maxMs: 500 };
 
 /**
- * The ledger as one JSON file per (account, orderNumber) under `<stateDir>/ledger/`.
- *
- * Locking: `<entry>.json.lock` is a folder lease (folder-lease.ts) whose token is in the
- * account's `.locks/`, renewed while held; a lock left by a killed process is taken over once
- * its lease runs out, as the requests that process sent may still be on their way. Older
- * htorder versions' locks (the same path, judged by mtime) and these exclude each other.
- *
- * Writes: writeFileAtomic (temp file, fsync when durable, rename). See
- * docs/architecture.md#exactly-once.
+ * The ledger as one JSON file per (account, orderNumber) under `<stateDir>/ledger/`, locked by
+ * the folder lease `<entry>.json.lock` (its token in the account's `.locks/`) and written by
+ * writeFileAtomic (docs/architecture.md#exactly-once).
  */
 export class FolderLedger implements LedgerStore {
   private readonly root: string;
