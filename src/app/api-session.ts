@@ -70,19 +70,9 @@ export async function openApiSession(input: ApiSessionInput): Promise<ApiSession
     colorize: wantsColor(input.stderr, input.env),
     destination: input.stderr,
   });
-  const cleanups: (() => Promise<void>)[] = [];
-  const closeAll = async (): Promise<void> => {
-    for (const c of cleanups.reverse()) await c().catch(() => undefined);
-  };
-  let opened: { config: ApiConfig; sandbox?: SandboxDirectory };
-  try {
-    opened = input.sandbox
-      ? await sandboxSession(input, settings, cleanups)
-      : { config: resolveNamed(input, settings) };
-  } catch (err) {
-    await closeAll();
-    throw err;
-  }
+  const opened: { config: ApiConfig; sandbox?: SandboxDirectory; close?: () => Promise<void> } = input.sandbox
+    ? await sandboxSession(input, settings)
+    : { config: resolveNamed(input, settings) };
   const { config } = opened;
   // Warnings of the configuration (a secret file others can read), once the logger exists.
   for (const warning of settings.warnings) logger.warn(warning);
@@ -92,13 +82,15 @@ export async function openApiSession(input: ApiSessionInput): Promise<ApiSession
     await mkdir(config.stateDir, { recursive: true, mode: 0o700 }).catch(() => undefined);
   }
   const client = createApiClient(config, { logger });
-  cleanups.push(() => client.close());
   return {
     config,
     client,
     logger,
     settings,
-    close: closeAll,
+    close: async () => {
+      await client.close().catch(() => undefined);
+      await opened.close?.().catch(() => undefined);
+    },
     ...(opened.sandbox ? { sandbox: opened.sandbox } : {}),
   };
 }
@@ -114,8 +106,7 @@ function resolveNamed(input: ApiSessionInput, settings: Settings): ApiConfig {
 async function sandboxSession(
   input: ApiSessionInput,
   settings: Settings,
-  cleanups: (() => Promise<void>)[],
-): Promise<{ config: ApiConfig; sandbox: SandboxDirectory }> {
+): Promise<{ config: ApiConfig; sandbox: SandboxDirectory; close?: () => Promise<void> }> {
   // `--sandbox` supplies its own account: giving one as well is a contradiction.
   const clash = (['profile', ...ACCOUNT_SETTINGS] as const).find((k) => input.flags[k] !== undefined);
   if (clash) throw new UsageError(`--sandbox supplies its own account; it cannot be combined with ${flagName(clash)}`);
@@ -164,8 +155,8 @@ async function sandboxSession(
     if (err instanceof SandboxStateError) throw unusableState(file, `is not a state htorder can use (${err.message})`);
     throw err;
   }
-  cleanups.push(() => sandbox.close());
-  return { config: sandboxConfig(sandbox, accountName, { stateDir, concurrency, ledgerAccount }), sandbox };
+  const config = sandboxConfig(sandbox, accountName, { stateDir, concurrency, ledgerAccount });
+  return { config, sandbox, close: () => sandbox.close() };
 }
 
 /** The seed of the in-process sandbox: fixed, so its saved state and its secrets fit every run. */

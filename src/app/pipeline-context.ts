@@ -122,10 +122,8 @@ export function pipelineOver(
 }
 
 /**
- * The ledger's account key: the account's region (its API host, spelt one way) and its id
- * (`GET /account`), so two credentials of one account and two spellings of its URL share a
- * ledger and two accounts never do. plan, run, watch and track agree on it. The in-process
- * sandbox's key is fixed by its configuration (`sandbox/us-demo`), its URL changing every run.
+ * The ledger's account key, the one plan, run, watch and track agree on: region and account id
+ * (ledgerAccountKey), or for the in-process sandbox the key its configuration fixes.
  */
 export async function accountKey(
   config: Pick<ApiConfig, 'baseUrl' | 'clientId' | 'ledgerAccount'>,
