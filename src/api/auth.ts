@@ -1,11 +1,9 @@
-import type { Dispatcher } from 'undici';
-import type { Timeouts } from '../core/config/api-config.js';
-import type { Logger } from '../core/log/logger.js';
+import type { ApiConfig } from '../core/config/api-config.js';
 import { redactUrl, rememberSecret } from '../core/log/redact.js';
 import { ApiError } from './errors.js';
-import { sendHttp } from './http.js';
+import { type ClientDeps, sendHttp, USER_AGENT } from './http.js';
 import { backoffDelay } from '../core/backoff.js';
-import { isRetryableStatus, retryBackoff, type RetryOptions } from './retry-policy.js';
+import { isRetryableStatus, retryBackoff } from './retry-policy.js';
 
 export interface CachedToken {
   accessToken: string;
@@ -18,37 +16,10 @@ export interface CachedToken {
  * another account's calls. A client owns a fresh cache unless the caller passes one in
  * (e.g. a daemon recreating clients for the same account).
  */
-export class TokenCache {
-  private readonly entries = new Map<string, CachedToken>();
-
+export class TokenCache extends Map<string, CachedToken> {
   static key(authUrl: string, realm: string, clientId: string): string {
     return JSON.stringify([authUrl, realm, clientId]);
   }
-  get(key: string): CachedToken | undefined {
-    return this.entries.get(key);
-  }
-  set(key: string, token: CachedToken): void {
-    this.entries.set(key, token);
-  }
-  delete(key: string): void {
-    this.entries.delete(key);
-  }
-}
-
-export interface TokenProviderOptions {
-  authUrl: string;
-  realm: string;
-  clientId: string;
-  clientSecret: string;
-  dispatcher: Dispatcher;
-  timeouts: Timeouts;
-  userAgent: string;
-  logger: Logger;
-  retry: RetryOptions;
-  cache?: TokenCache;
-  now?: () => number;
-  sleep?: (ms: number) => Promise<void>;
-  random?: () => number;
 }
 
 /**
@@ -58,31 +29,27 @@ export interface TokenProviderOptions {
  * token-request loops lead to rate limiting.
  */
 export class TokenProvider {
-  private readonly cache: TokenCache;
   private readonly key: string;
   private inFlight: Promise<string> | null = null;
   private consecutiveFailures = 0;
   private notBefore = 0;
-  private readonly now: () => number;
-  private readonly sleep: (ms: number) => Promise<void>;
-  readonly tokenUrl: string;
   /** For error values and logs: no host, no secret. */
-  readonly route: string;
+  private readonly route: string;
 
-  constructor(private readonly opts: TokenProviderOptions) {
-    this.cache = opts.cache ?? new TokenCache();
-    this.key = TokenCache.key(opts.authUrl, opts.realm, opts.clientId);
-    rememberSecret(opts.clientSecret);
-    this.now = opts.now ?? Date.now;
-    this.sleep = opts.sleep ?? defaultSleep;
-    this.route = `/realms/${encodeURIComponent(opts.realm)}/protocol/openid-connect/token`;
-    this.tokenUrl = `${opts.authUrl}${this.route}`;
+  constructor(
+    private readonly config: Pick<ApiConfig, 'authUrl' | 'realm' | 'clientId' | 'clientSecret' | 'timeouts'>,
+    private readonly deps: ClientDeps,
+    private readonly cache = new TokenCache(),
+  ) {
+    this.key = TokenCache.key(config.authUrl, config.realm, config.clientId);
+    rememberSecret(config.clientSecret);
+    this.route = `/realms/${encodeURIComponent(config.realm)}/protocol/openid-connect/token`;
   }
 
   /** A valid access token: the cached one, or a fresh one. */
   async get(): Promise<string> {
     const cached = this.cache.get(this.key);
-    if (cached && this.now() < cached.refreshAt) return cached.accessToken;
+    if (cached && this.deps.now() < cached.refreshAt) return cached.accessToken;
     if (!this.inFlight) {
       this.inFlight = this.fetchWithBackoff().finally(() => {
         this.inFlight = null;
@@ -100,8 +67,8 @@ export class TokenProvider {
   }
 
   private async fetchWithBackoff(): Promise<string> {
-    const wait = this.notBefore - this.now();
-    if (wait > 0) await this.sleep(wait);
+    const wait = this.notBefore - this.deps.now();
+    if (wait > 0) await this.deps.sleep(wait);
     try {
       const token = await this.fetchWithRetries();
       this.consecutiveFailures = 0;
@@ -110,7 +77,7 @@ export class TokenProvider {
     } catch (err) {
       this.consecutiveFailures++;
       this.notBefore =
-        this.now() + backoffDelay(this.consecutiveFailures, retryBackoff(this.opts.retry), this.opts.random);
+        this.deps.now() + backoffDelay(this.consecutiveFailures, retryBackoff(this.deps.retry), this.deps.random);
       throw err;
     }
   }
@@ -127,14 +94,12 @@ export class TokenProvider {
           e.kind === 'timeout' ||
           (e.status !== null && isRetryableStatus(e.status, previous500s));
         if (e.status === 500) previous500s++;
-        if (!transient || attempt >= this.opts.retry.maxAttempts) {
-          throw e;
-        }
-        const delay = backoffDelay(attempt, retryBackoff(this.opts.retry), this.opts.random);
-        this.opts.logger.warn(
+        if (!transient || attempt >= this.deps.retry.maxAttempts) throw e;
+        const delay = backoffDelay(attempt, retryBackoff(this.deps.retry), this.deps.random);
+        this.deps.logger.warn(
           {
             route: 'token',
-            authUrl: redactUrl(this.opts.authUrl),
+            authUrl: redactUrl(this.config.authUrl),
             status: e.status,
             code: e.code,
             attempt,
@@ -142,76 +107,63 @@ export class TokenProvider {
           },
           'token request failed; retrying',
         );
-        await this.sleep(delay);
+        await this.deps.sleep(delay);
       }
     }
   }
 
   private async fetchOnce(): Promise<string> {
-    const startedAt = this.now();
+    const startedAt = this.deps.now();
     const form = new URLSearchParams({
       grant_type: 'client_credentials',
-      client_id: this.opts.clientId,
-      client_secret: this.opts.clientSecret,
+      client_id: this.config.clientId,
+      client_secret: this.config.clientSecret,
     }).toString();
     const res = await sendHttp({
-      dispatcher: this.opts.dispatcher,
+      dispatcher: this.deps.dispatcher,
       method: 'POST',
-      url: this.tokenUrl,
+      url: `${this.config.authUrl}${this.route}`,
       route: this.route,
       headers: {
         'content-type': 'application/x-www-form-urlencoded',
         accept: 'application/json',
-        'user-agent': this.opts.userAgent,
+        'user-agent': USER_AGENT,
       },
       body: form,
-      timeouts: this.opts.timeouts,
-      deadlineMs: this.opts.timeouts.deadlineMs,
+      timeouts: this.config.timeouts,
     });
+    // Kind `auth`, not `http`: whatever the token host says, no API call was decided.
+    const refused = (message: string, body?: unknown): ApiError =>
+      new ApiError({
+        kind: 'auth',
+        method: 'POST',
+        route: this.route,
+        status: res.status,
+        body,
+        mayHaveReachedServer: true,
+        message,
+      });
     if (res.status === 400 || res.status === 401 || res.status === 403) {
       // OAuth error bodies carry `error` / `error_description`; neither holds the secret.
       const b = (typeof res.body === 'object' && res.body !== null ? res.body : {}) as Record<string, unknown>;
       const reason = [b.error, b.error_description].filter((x) => typeof x === 'string').join(': ');
-      throw new ApiError({
-        kind: 'auth',
-        method: 'POST',
-        route: this.route,
-        status: res.status,
-        body: res.body,
-        mayHaveReachedServer: true,
-        message: `token request for client "${this.opts.clientId}" refused (${res.status}${reason ? ` ${reason}` : ''}); check the client id, secret, realm and region`,
-      });
+      throw refused(
+        `token request for client "${this.config.clientId}" refused (${res.status}${reason ? ` ${reason}` : ''}); check the client id, secret, realm and region`,
+        res.body,
+      );
     }
-    if (res.status < 200 || res.status >= 300) {
-      // Kind `auth`, not `http`: whatever the token host says, no API call was decided.
-      throw new ApiError({
-        kind: 'auth',
-        method: 'POST',
-        route: this.route,
-        status: res.status,
-        body: res.body,
-        mayHaveReachedServer: true,
-        message: `token request failed with status ${res.status}`,
-      });
-    }
+    if (res.status < 200 || res.status >= 300)
+      throw refused(`token request failed with status ${res.status}`, res.body);
     const body = res.body as { access_token?: unknown; expires_in?: unknown } | null;
     if (body && typeof body.access_token === 'string') rememberSecret(body.access_token);
-    if (!body || typeof body.access_token !== 'string' || body.access_token === '') {
-      throw new ApiError({
-        kind: 'auth',
-        method: 'POST',
-        route: this.route,
-        status: res.status,
-        mayHaveReachedServer: true,
-        message: 'token response carried no access_token',
-      });
-    }
+    if (!body || typeof body.access_token !== 'string' || body.access_token === '')
+      throw refused('token response carried no access_token');
     const expiresIn = typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : 600;
     this.cache.set(this.key, {
       accessToken: body.access_token,
       refreshAt: startedAt + (expiresIn - refreshMargin(expiresIn)) * 1000,
     });
-    this.opts.logger.debug({ route: 'token', expiresIn }, 'obtained access token');
+    this.deps.logger.debug({ route: 'token', expiresIn }, 'obtained access token');
     return body.access_token;
   }
 }
@@ -222,8 +174,4 @@ export class TokenProvider {
  */
 export function refreshMargin(expiresInSeconds: number): number {
   return Math.min(60, expiresInSeconds / 10);
-}
-
-function defaultSleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -12,7 +12,7 @@ import { promoApi, type PromoApi } from './resources/promo.js';
 import { statusApi, type StatusApi } from './resources/status.js';
 import { stockApi, type StockApi } from './resources/stock.js';
 import { DEFAULT_RETRY, type RetryOptions } from './retry-policy.js';
-import { createDispatcher, Transport, USER_AGENT, type RequestSpec } from './transport.js';
+import { createDispatcher, Transport, type RequestSpec } from './transport.js';
 
 export interface ApiClientOptions {
   logger?: Logger;
@@ -56,35 +56,17 @@ export interface ApiClient {
 
 /** A typed client for one account of one region. */
 export function createApiClient(config: ApiConfig, options: ApiClientOptions = {}): ApiClient {
-  const logger = options.logger ?? silentLogger();
-  const retry: RetryOptions = { ...DEFAULT_RETRY, ...options.retry };
   const ownDispatcher = options.dispatcher === undefined;
   const dispatcher = options.dispatcher ?? createDispatcher(config);
-  const tokens = new TokenProvider({
-    authUrl: config.authUrl,
-    realm: config.realm,
-    clientId: config.clientId,
-    clientSecret: config.clientSecret,
+  const deps = {
     dispatcher,
-    timeouts: config.timeouts,
-    userAgent: USER_AGENT,
-    logger,
-    retry,
-    cache: options.tokenCache,
-    now: options.now,
-    sleep: options.sleep,
+    logger: options.logger ?? silentLogger(),
+    retry: { ...DEFAULT_RETRY, ...options.retry },
+    now: options.now ?? Date.now,
+    sleep: options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms))),
     random: options.random,
-  });
-  const transport = new Transport({
-    config,
-    tokens,
-    dispatcher,
-    logger,
-    retry,
-    now: options.now,
-    sleep: options.sleep,
-    random: options.random,
-  });
+  };
+  const transport = new Transport(config, new TokenProvider(config, deps, options.tokenCache), deps);
   return {
     identity: { baseUrl: config.baseUrl, authUrl: config.authUrl, realm: config.realm, clientId: config.clientId },
     priceCodes: priceCodesApi(transport),

@@ -1,6 +1,21 @@
 import { type Dispatcher, request } from 'undici';
-import { ApiError } from './errors.js';
 import type { Timeouts } from '../core/config/api-config.js';
+import type { Logger } from '../core/log/logger.js';
+import { VERSION } from '../core/version.js';
+import { ApiError } from './errors.js';
+import type { RetryOptions } from './retry-policy.js';
+
+export const USER_AGENT = `htorder/${VERSION}`;
+
+/** What the token provider and the transport share: the connection pool, the log, the retry policy, the clock. */
+export interface ClientDeps {
+  dispatcher: Dispatcher;
+  logger: Logger;
+  retry: RetryOptions;
+  now: () => number;
+  sleep: (ms: number) => Promise<void>;
+  random?: () => number;
+}
 
 /** One HTTP exchange as the client sees it: status, headers and the parsed body. */
 export interface HttpResponse {
@@ -16,11 +31,10 @@ export interface HttpRequest {
   url: string;
   headers: Record<string, string>;
   body?: string;
+  /** `deadlineMs`: the whole exchange, from sending to the last body byte; default DEFAULT_DEADLINE_MS. */
   timeouts: Timeouts;
   /** For error values: method and route (path without query) as the caller names them. */
   route: string;
-  /** Whole exchange, from sending to the last body byte; default DEFAULT_DEADLINE_MS. */
-  deadlineMs?: number;
   /** Largest body read; default DEFAULT_MAX_RESPONSE_BYTES. */
   maxResponseBytes?: number;
 }
@@ -44,7 +58,7 @@ export const TOO_LARGE_CODE = 'RESPONSE_TOO_LARGE';
  * stage: errors raised while connecting mean the request was never sent.
  */
 export async function sendHttp(req: HttpRequest): Promise<HttpResponse> {
-  const deadlineMs = req.deadlineMs ?? DEFAULT_DEADLINE_MS;
+  const deadlineMs = req.timeouts.deadlineMs ?? DEFAULT_DEADLINE_MS;
   const maxBytes = req.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const controller = new AbortController();
   let expired = false;

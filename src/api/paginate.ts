@@ -8,7 +8,7 @@ const MAX_PAGES = 10_000;
  * fetching page N+1 only when the consumer asks for more. Follows `currentPage`/`hasNext`.
  */
 export async function* paginateList<T>(
-  fetchPage: (page: number) => Promise<ListEnvelope<T>>,
+  fetchPage: (page: number) => Promise<Pick<ListEnvelope<T>, 'entities' | 'hasNext' | 'currentPage'>>,
   firstPage = 1,
 ): AsyncGenerator<T, void, undefined> {
   let page = firstPage;
@@ -22,15 +22,12 @@ export async function* paginateList<T>(
 }
 
 /** The same for GET /Jobs/active, whose envelope says `pageNumber`/`hasNextPage`/`items`. */
-export async function* paginateActiveJobs(
+export function paginateActiveJobs(
   fetchPage: (page: number) => Promise<ActiveJobsEnvelope>,
   firstPage = 1,
 ): AsyncGenerator<ActiveJobDto, void, undefined> {
-  let page = firstPage;
-  for (let n = 0; n < MAX_PAGES; n++) {
-    const envelope = await fetchPage(page);
-    yield* envelope.items;
-    if (!envelope.hasNextPage || envelope.items.length === 0) return;
-    page = Math.max(page, envelope.pageNumber) + 1;
-  }
+  return paginateList(async (page) => {
+    const { items, hasNextPage, pageNumber } = await fetchPage(page);
+    return { entities: items, hasNext: hasNextPage, currentPage: pageNumber };
+  }, firstPage);
 }

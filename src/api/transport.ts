@@ -1,14 +1,12 @@
 import { setImmediate as checkPhase } from 'node:timers/promises';
 import pLimit, { type LimitFunction } from 'p-limit';
-import { Agent, type Dispatcher } from 'undici';
+import { Agent } from 'undici';
 import type { ApiConfig } from '../core/config/api-config.js';
-import type { Logger } from '../core/log/logger.js';
-import { VERSION } from '../core/version.js';
 import type { TokenProvider } from './auth.js';
 import { ApiError } from './errors.js';
-import { sendHttp, type HttpResponse } from './http.js';
+import { type ClientDeps, sendHttp, type HttpResponse, USER_AGENT } from './http.js';
 import { backoffDelay } from '../core/backoff.js';
-import { isRetryableStatus, isRetrySafe, parseRetryAfter, retryBackoff, type RetryOptions } from './retry-policy.js';
+import { isRetryableStatus, isRetrySafe, parseRetryAfter, retryBackoff } from './retry-policy.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 export type QueryValue = string | number | boolean | null | undefined | readonly (string | number)[];
@@ -29,19 +27,6 @@ export interface RequestSpec {
   retrySafe?: boolean;
 }
 
-export interface TransportOptions {
-  config: ApiConfig;
-  tokens: TokenProvider;
-  dispatcher: Dispatcher;
-  logger: Logger;
-  retry: RetryOptions;
-  now?: () => number;
-  sleep?: (ms: number) => Promise<void>;
-  random?: () => number;
-}
-
-export const USER_AGENT = `htorder/${VERSION}`;
-
 /** A keep-alive connection pool per origin, with the configured connect timeout. */
 export function createDispatcher(config: Pick<ApiConfig, 'timeouts' | 'concurrency'>): Agent {
   return new Agent({
@@ -61,8 +46,6 @@ export function createDispatcher(config: Pick<ApiConfig, 'timeouts' | 'concurren
  * act on the request.
  */
 export class Transport {
-  private readonly now: () => number;
-  private readonly sleep: (ms: number) => Promise<void>;
   /**
    * At most `config.concurrency` requests in flight to the API, whoever sends them. The
    * pipeline may work on more jobs than that at once (their local ledger writes overlap with
@@ -71,10 +54,12 @@ export class Transport {
    */
   private readonly inFlight: LimitFunction;
 
-  constructor(private readonly opts: TransportOptions) {
-    this.now = opts.now ?? Date.now;
-    this.sleep = opts.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
-    this.inFlight = pLimit(Math.max(1, opts.config.concurrency));
+  constructor(
+    private readonly config: ApiConfig,
+    private readonly tokens: TokenProvider,
+    private readonly deps: ClientDeps,
+  ) {
+    this.inFlight = pLimit(Math.max(1, config.concurrency));
   }
 
   /** The parsed body of a 2xx answer (null for 204). */
@@ -86,11 +71,12 @@ export class Transport {
   async send(spec: RequestSpec): Promise<HttpResponse> {
     const route = spec.path;
     const retrySafe = spec.retrySafe ?? isRetrySafe({ method: spec.method, path: spec.path, body: spec.body });
-    const { retry, logger } = this.opts;
+    const { retry, logger, now } = this.deps;
     let previous500s = 0;
     for (let attempt = 1; ; attempt++) {
-      const started = this.now();
+      const started = now();
       let res: HttpResponse;
+      let delay: number;
       try {
         res = await this.sendAuthorised(spec, route);
       } catch (err) {
@@ -98,43 +84,39 @@ export class Transport {
         if (err instanceof TokenFailure) throw err.error;
         const e = err as ApiError;
         const transient = e.kind === 'network' || e.kind === 'timeout';
-        if (retrySafe && transient && attempt < retry.maxAttempts) {
-          const delay = backoffDelay(attempt, retryBackoff(retry), this.opts.random);
-          logger.warn(
-            { method: spec.method, route, code: e.code, attempt, delayMs: delay },
-            'API call failed; retrying',
-          );
-          await this.sleep(delay);
-          continue;
+        if (!retrySafe || !transient || attempt >= retry.maxAttempts) {
+          logger.debug({ method: spec.method, route, kind: e.kind, code: e.code, attempt }, 'API call failed');
+          throw e;
         }
-        logger.debug({ method: spec.method, route, kind: e.kind, code: e.code, attempt }, 'API call failed');
-        throw e;
+        delay = backoffDelay(attempt, retryBackoff(retry), this.deps.random);
+        logger.warn({ method: spec.method, route, code: e.code, attempt, delayMs: delay }, 'API call failed; retrying');
+        await this.deps.sleep(delay);
+        continue;
       }
       logger.debug(
-        { method: spec.method, route, status: res.status, attempt, durationMs: this.now() - started },
+        { method: spec.method, route, status: res.status, attempt, durationMs: now() - started },
         'API call',
       );
       if (res.status >= 200 && res.status < 300) return res;
-      if (retrySafe && attempt < retry.maxAttempts && isRetryableStatus(res.status, previous500s)) {
-        if (res.status === 500) previous500s++;
-        const retryAfter = parseRetryAfter(res.headers['retry-after'], this.now(), retry.maxRetryAfterMs);
-        const delay = retryAfter ?? backoffDelay(attempt, retryBackoff(retry), this.opts.random);
-        logger.warn(
-          { method: spec.method, route, status: res.status, attempt, delayMs: delay },
-          'API call failed; retrying',
-        );
-        await this.sleep(delay);
-        continue;
+      const retryAfterMs = parseRetryAfter(res.headers['retry-after'], now(), retry.maxRetryAfterMs);
+      if (!retrySafe || attempt >= retry.maxAttempts || !isRetryableStatus(res.status, previous500s)) {
+        throw new ApiError({
+          kind: res.status === 401 && spec.auth !== false ? 'auth' : 'http',
+          method: spec.method,
+          route,
+          status: res.status,
+          body: res.body,
+          mayHaveReachedServer: true,
+          retryAfterMs,
+        });
       }
-      throw new ApiError({
-        kind: res.status === 401 && spec.auth !== false ? 'auth' : 'http',
-        method: spec.method,
-        route,
-        status: res.status,
-        body: res.body,
-        mayHaveReachedServer: true,
-        retryAfterMs: parseRetryAfter(res.headers['retry-after'], this.now(), retry.maxRetryAfterMs),
-      });
+      if (res.status === 500) previous500s++;
+      delay = retryAfterMs ?? backoffDelay(attempt, retryBackoff(retry), this.deps.random);
+      logger.warn(
+        { method: spec.method, route, status: res.status, attempt, delayMs: delay },
+        'API call failed; retrying',
+      );
+      await this.deps.sleep(delay);
     }
   }
 
@@ -144,22 +126,22 @@ export class Transport {
     const token = await this.token();
     const res = await this.sendOnce(spec, route, token);
     if (res.status !== 401) return res;
-    this.opts.logger.info({ method: spec.method, route }, 'token refused (401); fetching a new one and retrying once');
-    this.opts.tokens.invalidate(token);
+    this.deps.logger.info({ method: spec.method, route }, 'token refused (401); fetching a new one and retrying once');
+    this.tokens.invalidate(token);
     const fresh = await this.token();
     return this.sendOnce(spec, route, fresh);
   }
 
   private async token(): Promise<string> {
     try {
-      return await this.opts.tokens.get();
+      return await this.tokens.get();
     } catch (err) {
       throw new TokenFailure(err as ApiError);
     }
   }
 
   private async sendOnce(spec: RequestSpec, route: string, token: string | null): Promise<HttpResponse> {
-    const { config } = this.opts;
+    const { config } = this;
     const headers: Record<string, string> = {
       accept: 'application/json',
       'user-agent': USER_AGENT,
@@ -174,14 +156,13 @@ export class Transport {
     const url = buildUrl(spec.baseUrl ?? config.baseUrl, spec.path, spec.query);
     const res = await this.inFlight(() =>
       sendHttp({
-        dispatcher: this.opts.dispatcher,
+        dispatcher: this.deps.dispatcher,
         method: spec.method,
         url,
         headers,
         body,
         timeouts: config.timeouts,
         route,
-        deadlineMs: config.timeouts.deadlineMs,
         maxResponseBytes: config.maxResponseBytes,
       }),
     );

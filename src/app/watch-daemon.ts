@@ -17,7 +17,7 @@ import { InputAttempts } from '../watch/sources/attempts.js';
 import { folderEvents } from '../watch/sources/folder-events.js';
 import { FolderSource } from '../watch/sources/folder-source.js';
 import { dropLayout, SourceError, type DropSource } from '../watch/sources/model.js';
-import { startWatcher, type Watcher, type WatcherOptions } from '../watch/watcher.js';
+import { Watcher, type WatcherOptions } from '../watch/watcher.js';
 import { type ApiSession, openApiSession } from './api-session.js';
 import { handleInput, setAside, type HandleContext } from './handle-input.js';
 import { pipelineOver, type OpenPipeline, type PipelineContextInput } from './pipeline-context.js';
@@ -276,7 +276,7 @@ async function watch(
   // time, and while some files wait on the API others are claimed, copied and moved.
   const parallel = settings.get('watchParallelFiles') ?? Math.min(MAX_CONCURRENCY, 2 * config.concurrency);
   const onFsError = (err: Error) => logger.debug({ err: err.message }, 'file-system events unavailable; scanning only');
-  const watcher = startWatcher({
+  const watcher = new Watcher({
     source,
     handle: inputHandler(pipeline, routing, { logger, metrics: served.metrics, events, attempts: w.attempts }),
     logger,

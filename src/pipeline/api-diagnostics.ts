@@ -15,8 +15,7 @@ export function apiDiagnostics(err: unknown, manifest: Manifest, jobIndex: numbe
     return { field, source: manifest.sources.locate(field) };
   };
   if (!(err instanceof ApiError)) {
-    const message = err instanceof Error ? err.message : String(err);
-    return [{ severity: 'error', code: 'api.error', message, ...at(undefined) }];
+    return [{ severity: 'error', code: 'api.error', message: errorText(err), ...at(undefined) }];
   }
   const out: Diagnostic[] = [];
   for (const m of err.validationMessages ?? []) {
@@ -47,6 +46,10 @@ export function apiDiagnostics(err: unknown, manifest: Manifest, jobIndex: numbe
     });
   }
   return out;
+}
+
+export function errorText(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 const REQUEST_PATH = /\b(items\[\d+\](?:\.[A-Za-z][A-Za-z0-9]*)*|deliveryAddress(?:\.[A-Za-z][A-Za-z0-9]*)?)/;

@@ -4,6 +4,7 @@ import type { JobDto, PatchJobDto } from '../api/types.js';
 import type { LedgerEntry, LedgerPatchable, LedgerStore } from '../storage/ledger/model.js';
 import type { Logger } from '../core/log/logger.js';
 import type { Diagnostic, ManifestJob, SourceMap } from '../manifest/model.js';
+import { errorText } from './api-diagnostics.js';
 
 /**
  * Declarative changes to an already-submitted job. The manifest is the desired
@@ -123,12 +124,12 @@ export function patchBody(changes: readonly FieldChange[]): PatchJobDto {
  * diagnostics; plan mode only describes what run would do (warnings).
  */
 export async function applyChanges(ctx: ChangeContext, job: ManifestJob, entry: LedgerEntry): Promise<ChangeOutcome> {
-  const none: ChangeOutcome = { state: 'none', cancel: false, changes: [], diagnostics: [] };
+  const none = outcome('none', false);
   const jobNumber = entry.jobNumber;
   if (entry.state !== 'submitted' || jobNumber === undefined) return none;
   if (job.cancel === true && entry.cancelledAt !== undefined) {
     const message = `job ${jobNumber} was cancelled by an earlier run (${entry.cancelledAt})`;
-    return { ...none, cancel: true, diagnostics: [note(ctx, 'cancel', 'changes.cancelled', message)] };
+    return outcome('none', true, [note(ctx, 'cancel', 'changes.cancelled', message)]);
   }
   if (!wantsChanges(job, entry)) return none;
   if (ctx.mode === 'plan') return planChanges(ctx, job, entry, jobNumber);
@@ -161,7 +162,7 @@ async function planChanges(
       const message = `job ${n} cannot be cancelled now (${status(current)}): ${CANCEL_ADVICE}`;
       d.push(note(ctx, 'cancel', 'changes.will-be-refused', message));
     }
-    return { state: 'planned', cancel: true, changes: [], diagnostics: d };
+    return outcome('planned', true, d);
   }
   const changes = diffChanges(job, entry.patchable, current);
   for (const c of changes) d.push(note(ctx, c.field, 'changes.planned', `run would change ${describe(c)} on job ${n}`));
@@ -169,25 +170,19 @@ async function planChanges(
     const message = `job ${n} is locked for editing: ${current.permissions.lockedReason ?? 'no reason given'}`;
     d.push(note(ctx, changes[0].field, 'changes.will-be-refused', message));
   }
-  return { state: changes.length ? 'planned' : 'none', cancel: false, changes, diagnostics: d };
+  return outcome(changes.length ? 'planned' : 'none', false, d, changes);
 }
 
 const CANCEL_ADVICE = 'it has entered production or its status does not allow cancelling; contact the account manager';
 
 async function cancel(ctx: ChangeContext, entry: LedgerEntry, current: JobDto): Promise<ChangeOutcome> {
   const n = current.jobNumber;
-  const result = (state: ChangeState, diagnostics: Diagnostic[]): ChangeOutcome => ({
-    state,
-    cancel: true,
-    changes: [],
-    diagnostics,
-  });
   // A cancel sent by an earlier run whose answer was lost may have worked, and then the job
   // reads isCancelable false. Cancelling an already-cancelled job answers 204 again (spec), so
   // sending once more is how that earlier outcome is learnt; otherwise the flag decides.
   if (!current.isCancelable && entry.cancelRequestedAt === undefined) {
     const message = `job ${n} cannot be cancelled (${status(current)}): ${CANCEL_ADVICE}; nothing was sent`;
-    return result('refused', [error(ctx, 'cancel', 'changes.not-cancelable', message)]);
+    return outcome('refused', true, [error(ctx, 'cancel', 'changes.not-cancelable', message)]);
   }
   const stop = await withdrawn(ctx, 'cancel', true);
   if (stop) return stop;
@@ -201,9 +196,9 @@ async function cancel(ctx: ChangeContext, entry: LedgerEntry, current: JobDto): 
       const { cancelRequestedAt: _r, ...rest } = entry;
       await ctx.ledger.write(rest);
       const message = `job ${n} was not cancelled (409): ${CANCEL_ADVICE}`;
-      return result('refused', [error(ctx, 'cancel', 'changes.not-cancelable', message)]);
+      return outcome('refused', true, [error(ctx, 'cancel', 'changes.not-cancelable', message)]);
     }
-    return result(...failure(ctx, 'cancel', `cancel of job ${n}`, err));
+    return outcome('unavailable', true, [failure(ctx, 'cancel', `cancel of job ${n}`, err)]);
   }
   await ctx.ledger.write({
     ...entry,
@@ -211,7 +206,7 @@ async function cancel(ctx: ChangeContext, entry: LedgerEntry, current: JobDto): 
     cancelledAt: (ctx.now ?? (() => new Date()))().toISOString(),
   });
   ctx.logger.info({ orderNumber: entry.orderNumber, jobNumber: n }, 'job cancelled');
-  return result('applied', [note(ctx, 'cancel', 'changes.cancelled', `job ${n} cancelled`)]);
+  return outcome('applied', true, [note(ctx, 'cancel', 'changes.cancelled', `job ${n} cancelled`)]);
 }
 
 async function patch(
@@ -227,14 +222,9 @@ async function patch(
     // Already as the manifest says (changed in the dashboard, or by a run whose answer was
     // lost): adopt the manifest's values as the baseline, nothing to send.
     await ctx.ledger.write({ ...entry, patchable: baseline });
-    return { state: 'none', cancel: false, changes, diagnostics: [] };
+    return outcome('none', false, [], changes);
   }
-  const result = (state: ChangeState, diagnostics: Diagnostic[]): ChangeOutcome => ({
-    state,
-    cancel: false,
-    changes,
-    diagnostics,
-  });
+  const result = (state: ChangeState, diagnostics: Diagnostic[]) => outcome(state, false, diagnostics, changes);
   const field = changes[0].field;
   if (current.permissions?.canEdit === false) {
     const reason = current.permissions.lockedReason ?? 'no reason given';
@@ -253,7 +243,7 @@ async function patch(
     if (err instanceof ApiError && err.status === 400) {
       return result('refused', [error(ctx, field, 'changes.rejected', `job ${n} was not changed: ${err.message}`)]);
     }
-    return result(...failure(ctx, field, `change of job ${n}`, err));
+    return result('unavailable', [failure(ctx, field, `change of job ${n}`, err)]);
   }
   await ctx.ledger.write({ ...entry, patchable: baseline });
   const fields = changes.map((c) => c.apiField);
@@ -268,8 +258,7 @@ async function patch(
 async function withdrawn(ctx: ChangeContext, field: string, cancel: boolean): Promise<ChangeOutcome | undefined> {
   const why = await ctx.beforeSend?.();
   if (why === undefined) return undefined;
-  const diagnostics = [error(ctx, field, 'run.input-changed', `not sent: ${why}`)];
-  return { state: 'refused', cancel, changes: [], diagnostics };
+  return outcome('refused', cancel, [error(ctx, field, 'run.input-changed', `not sent: ${why}`)]);
 }
 
 /** GET /Jobs/{n}: the flags are read fresh every time. */
@@ -282,29 +271,30 @@ async function readJob(ctx: ChangeContext, jobNumber: number): Promise<{ job: Jo
       const message =
         `job ${jobNumber} (recorded in the ledger for this order) was not found on this account; ` +
         'nothing was changed';
-      return {
-        outcome: {
-          state: 'refused',
-          cancel: false,
-          changes: [],
-          diagnostics: [error(ctx, field, 'changes.job-not-found', message)],
-        },
-      };
+      return { outcome: outcome('refused', false, [error(ctx, field, 'changes.job-not-found', message)]) };
     }
-    const [state, diagnostics] = failure(ctx, field, `reading job ${jobNumber}`, err);
-    return { outcome: { state, cancel: false, changes: [], diagnostics } };
+    return { outcome: outcome('unavailable', false, [failure(ctx, field, `reading job ${jobNumber}`, err)]) };
   }
 }
 
-/** A failure that is not the job's fault: unreachable, credentials, 5xx, timeout. */
-function failure(ctx: ChangeContext, field: string, what: string, err: unknown): [ChangeState, Diagnostic[]] {
-  const text = err instanceof Error ? err.message : String(err);
+/** A failure that is not the job's fault (unreachable, credentials, 5xx, timeout): the outcome is `unavailable`. */
+function failure(ctx: ChangeContext, field: string, what: string, err: unknown): Diagnostic {
+  const text = errorText(err);
   const maybe = err instanceof ApiError && err.mayHaveReachedServer && err.method !== 'GET';
   ctx.logger.warn({ err: text }, `${what} failed`);
   const message =
     `${what} failed${maybe ? ' and may or may not have been applied' : ''}: ${text}; ` +
     'run again later (it is read back first, never resent blindly)';
-  return ['unavailable', [error(ctx, field, 'changes.unavailable', message)]];
+  return error(ctx, field, 'changes.unavailable', message);
+}
+
+function outcome(
+  state: ChangeState,
+  cancel: boolean,
+  diagnostics: Diagnostic[] = [],
+  changes: FieldChange[] = [],
+): ChangeOutcome {
+  return { state, cancel, changes, diagnostics };
 }
 
 function lockedReasonOf(err: ApiError): string | null {
@@ -370,25 +360,15 @@ export async function declarativeChanges(
   job: ManifestJob,
   view: LedgerView,
 ): Promise<ChangeOutcome> {
-  const none: ChangeOutcome = { state: 'none', cancel: false, changes: [], diagnostics: [] };
+  const none = outcome('none', false);
   const key = { account: view.account, orderNumber: job.orderNumber };
   const entry = ctx.mode === 'plan' || view.submitted ? await ctx.ledger.read(key) : undefined;
   if (entry?.state !== 'submitted') {
     if (job.cancel !== true) return none;
-    return {
-      ...none,
-      state: 'refused',
-      cancel: true,
-      diagnostics: [
-        error(
-          ctx,
-          'cancel',
-          'changes.cancel-unsubmitted',
-          `cancel: true, but order ${JSON.stringify(job.orderNumber)} has not been submitted from this state dir: ` +
-            'nothing to cancel, and it is not submitted',
-        ),
-      ],
-    };
+    const message =
+      `cancel: true, but order ${JSON.stringify(job.orderNumber)} has not been submitted from this state dir: ` +
+      'nothing to cancel, and it is not submitted';
+    return outcome('refused', true, [error(ctx, 'cancel', 'changes.cancel-unsubmitted', message)]);
   }
   if (entry.payloadHash !== view.hash) {
     // run has already filed ledger.changed-after-submit; plan says what run will do.
@@ -396,7 +376,7 @@ export async function declarativeChanges(
     const message =
       `already submitted as job ${entry.jobNumber ?? '?'}, and fields other than ${PATCHABLE_FIELDS.join(', ')} ` +
       'or cancel have changed since: run will report this and send nothing';
-    return { ...none, diagnostics: [note(ctx, 'orderNumber', 'changes.not-sent', message)] };
+    return outcome('none', false, [note(ctx, 'orderNumber', 'changes.not-sent', message)]);
   }
   return applyChanges(ctx, job, entry);
 }

@@ -1,5 +1,5 @@
 import pLimit from 'p-limit';
-import { apiDiagnostics } from './api-diagnostics.js';
+import { apiDiagnostics, errorText } from './api-diagnostics.js';
 import { withFindings, type JobState } from './job-state.js';
 import type { Stage, StageContext } from './stages/context.js';
 
@@ -78,8 +78,4 @@ export async function eachJob(jobs: readonly JobState[], each: EachJob): Promise
       });
     }),
   );
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

@@ -21,35 +21,23 @@ export function jobHash(job: ManifestJob): string {
     dateDue: _due,
     ...rest
   } = job;
-  // One call, not a Hash object fed and finished: the text is a few hundred bytes.
   return hash('sha256', canonicalJson(rest), 'hex');
 }
 
 /**
- * JSON with object keys sorted at every level, so key order in the file does not matter.
- * The ledger keeps these fingerprints: the text must never change. Built by concatenation,
- * without an array per level. Keys sort by UTF-16 code units, as `<` compares them; an array
- * element JSON cannot hold is empty (as join writes it) and an object key whose value is
- * undefined is left out.
+ * JSON with object keys sorted at every level (by UTF-16 code units), so key order in the
+ * file does not matter; keys whose value is undefined are left out. The ledger keeps these
+ * fingerprints: the text must never change.
  */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) {
-    let out = '[';
-    for (let i = 0; i < value.length; i++) out += `${i === 0 ? '' : ','}${canonicalJson(value[i]) ?? ''}`;
-    return `${out}]`;
-  }
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const object = value as Record<string, unknown>;
-    const keys = Object.keys(object).sort();
-    let out = '{';
-    let first = true;
-    for (const key of keys) {
-      const v = object[key];
-      if (v === undefined) continue;
-      out += `${first ? '' : ','}${JSON.stringify(key)}:${canonicalJson(v)}`;
-      first = false;
-    }
-    return `${out}}`;
+    const keys = Object.keys(object).filter((key) => object[key] !== undefined);
+    return `{${keys
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson(object[key])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value);
 }

@@ -11,37 +11,28 @@ import { jobHash } from './job-hash.js';
  */
 
 /** Where a job stands after the stages it went through. */
-export type StageOutcome =
+export const STAGE_OUTCOMES = [
   /** Passed check: waits for the ledger look-up and resolution. */
-  | 'checked'
-  /** Resolved, preflighted, estimated and dry-run without an error: may be submitted. */
-  | 'ready'
-  /** Check, the catalogue, preflight, a declarative change or the API's dry run refused it. */
-  | 'refused'
-  /** Ready, but another job of the manifest was not (all or nothing, without --partial). */
-  | 'held-back'
-  /** Created by this run. */
-  | 'created'
-  /** Created before: the ledger records it (or a search found the job an earlier run left in doubt). */
-  | 'found'
-  /** Not created: the API refused the create, or a search proved nothing exists. */
-  | 'not-created'
-  /** May or may not have been created, and the search that would tell could not be made. */
-  | 'unknown'
-  /** The API, the credentials or the disk failed while it was processed: nothing was decided. */
-  | 'not-processed';
-
-export const STAGE_OUTCOMES: readonly StageOutcome[] = [
   'checked',
+  /** Resolved, preflighted, estimated and dry-run without an error: may be submitted. */
   'ready',
+  /** Check, the catalogue, preflight, a declarative change or the API's dry run refused it. */
   'refused',
+  /** Ready, but another job of the manifest was not (all or nothing, without --partial). */
   'held-back',
+  /** Created by this run. */
   'created',
+  /** Created before: the ledger records it (or a search found the job an earlier run left in doubt). */
   'found',
+  /** Not created: the API refused the create, or a search proved nothing exists. */
   'not-created',
+  /** May or may not have been created, and the search that would tell could not be made. */
   'unknown',
+  /** The API, the credentials or the disk failed while it was processed: nothing was decided. */
   'not-processed',
-];
+] as const;
+
+export type StageOutcome = (typeof STAGE_OUTCOMES)[number];
 
 interface JobFacts {
   /** The job's place in the manifest (`jobs[index]`). */

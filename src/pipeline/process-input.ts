@@ -103,14 +103,6 @@ const PLAN = flow(lookUp, applyChanges, resolve, dryRun);
 /** run only, once every job is through PLAN. */
 const SUBMIT = flow(submit);
 
-/** Reads and checks an input (stage 1) for processInput; it sends nothing. */
-export function loadInput(file: string, opts: Pick<PipelineContext, 'mapping' | 'csvLimits'>): Promise<LoadResult> {
-  return loadManifest(file, { ...(opts.mapping ? { mapping: opts.mapping } : {}), csv: opts.csvLimits });
-}
-
-/** What reading an input and starting its report need of its context: nothing the API answers. */
-export type InputPlan = Pick<PipelineContext, 'command' | 'mapping' | 'csvLimits'>;
-
 /**
  * An input read and checked and its jobs' first states made: the work of an input that needs
  * no answer from the API (`run` does it for its first input while the token and account
@@ -131,14 +123,13 @@ export type PreparedInput =
     }
   | { file: string; unreadable: InputOutcome };
 
-/** Reads and checks an input; sends nothing. `loaded`: as processInput's. */
+/** Reads and checks an input (stage 1); sends nothing, and needs nothing the API answers. */
 export async function prepareInput(
   file: string,
-  plan: InputPlan,
-  loaded: Promise<LoadResult> = loadInput(file, plan),
+  plan: Pick<PipelineContext, 'command' | 'mapping' | 'csvLimits'>,
 ): Promise<PreparedInput> {
   const startedAt = new Date();
-  const read = await loaded;
+  const read = await loadManifest(file, { ...(plan.mapping ? { mapping: plan.mapping } : {}), csv: plan.csvLimits });
   const usage = read.diagnostics.find((d) => USAGE_CODES.has(d.code));
   if (usage) return { file, unreadable: { file, status: 'unreadable', problem: usage.message, resolved: new Map() } };
   const { manifest, diagnostics } = read;
@@ -159,15 +150,8 @@ export async function prepareInput(
   return { file, read, jobs, begin };
 }
 
-/**
- * `loaded`: the input already being read by loadInput; by default processInput reads it itself.
- */
-export async function processInput(
-  file: string,
-  ctx: PipelineContext,
-  loaded: Promise<LoadResult> = loadInput(file, ctx),
-): Promise<InputOutcome> {
-  return processPrepared(await prepareInput(file, ctx, loaded), ctx);
+export async function processInput(file: string, ctx: PipelineContext): Promise<InputOutcome> {
+  return processPrepared(await prepareInput(file, ctx), ctx);
 }
 
 /** The rest of processInput, for an input prepareInput has read (with the plan `ctx` agrees with). */

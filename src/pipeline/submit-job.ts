@@ -11,6 +11,7 @@ import type {
   LockGuard,
 } from '../storage/ledger/model.js';
 import type { Logger } from '../core/log/logger.js';
+import { errorText } from './api-diagnostics.js';
 import { findSubmitted } from './find-submitted.js';
 
 export type SubmitStatus = 'submitted' | 'already-submitted' | 'failed' | 'in-doubt';
@@ -41,11 +42,10 @@ export interface SubmitContext {
   verifiedAbsent?: Set<string>;
   input: { file: string; sha256: string };
   logger: Logger;
-  /** POSTs per job per run, each one only after a search proved the previous one created nothing. */
-  maxSends?: number;
-  /** Waits between resends (tests shorten them). */
-  wait?: (ms: number) => Promise<void>;
 }
+
+/** POSTs per job per run, each one only after a search proved the previous one created nothing. */
+const MAX_SENDS = 3;
 
 export interface SubmitRequest {
   orderNumber: string;
@@ -56,31 +56,8 @@ export interface SubmitRequest {
   patchable?: LedgerPatchable;
 }
 
-/**
- * The ledger entry of an order as read once, without its lock, by the look-up stage: only a
- * hint (a final state needs no lock), passed on so the checks below need not read it again.
- * Every decision to send reads the entry again under the lock.
- */
-export interface LedgerPeek {
-  entry: LedgerEntry | undefined;
-}
-
-export async function peekLedger(ctx: SubmitContext, orderNumber: string): Promise<LedgerPeek> {
-  return { entry: await ctx.ledger.read({ account: ctx.account, orderNumber }) };
-}
-
-/**
- * Looks the order up in the ledger without sending anything: a submitted order is reported
- * `already-submitted` before any resolution or dry run is spent on it. Final states need no
- * lock; anything else is decided later, under the lock, by submitJob.
- */
-export async function ledgerStatus(
-  ctx: SubmitContext,
-  orderNumber: string,
-  hash: string,
-  peek?: LedgerPeek,
-): Promise<SubmitOutcome | undefined> {
-  const entry = (peek ?? (await peekLedger(ctx, orderNumber))).entry;
+/** A `submitted` entry: the order is reported already-submitted (and whether it changed since), never sent. */
+export function alreadySubmitted(entry: LedgerEntry | undefined, hash: string): SubmitOutcome | undefined {
   if (entry?.state !== 'submitted') return undefined;
   return { status: 'already-submitted', entry, changedAfterSubmit: entry.payloadHash !== hash };
 }
@@ -88,28 +65,22 @@ export async function ledgerStatus(
 /**
  * Settles an order left `intent` by an earlier run (crash, timeout) without sending: if the
  * search finds it, it is recorded as submitted. Used before resolving an in-doubt order, so
- * an order that already exists is never re-validated or re-sent.
+ * an order that already exists is never re-validated or re-sent. `peeked`: the entry as the
+ * look-up read it without the lock (a hint; it is read again under the lock).
  */
 export async function settleInDoubt(
   ctx: SubmitContext,
   orderNumber: string,
   hash: string,
-  peek?: LedgerPeek,
+  peeked: LedgerEntry | undefined,
 ): Promise<SubmitOutcome | undefined> {
-  const key = { account: ctx.account, orderNumber };
-  const peeked = (peek ?? (await peekLedger(ctx, orderNumber))).entry;
   if (peeked?.state !== 'intent') return undefined;
+  const key = { account: ctx.account, orderNumber };
   return ctx.ledger.withLock(key, async () => {
     const entry = await ctx.ledger.read(key);
-    if (entry?.state === 'submitted') {
-      return { status: 'already-submitted', entry, changedAfterSubmit: entry.payloadHash !== hash };
-    }
-    if (entry?.state !== 'intent') return undefined;
-    const settled = await settle(ctx, entry);
-    if (settled.status === 'submitted') {
-      return { status: 'already-submitted', entry: settled.entry, changedAfterSubmit: entry.payloadHash !== hash };
-    }
-    return settled.status === 'in-doubt' ? settled : undefined;
+    if (entry?.state !== 'intent') return alreadySubmitted(entry, hash);
+    const settled = await settleEarlier(ctx, entry, hash);
+    return settled.status === 'failed' ? undefined : settled;
   });
 }
 
@@ -124,7 +95,7 @@ export async function verifyUnseen(
   ctx: SubmitContext,
   orderNumber: string,
   hash: string,
-  peek?: LedgerPeek,
+  peeked: LedgerEntry | undefined,
 ): Promise<SubmitOutcome | undefined> {
   if (!ctx.verifyUnseen || ctx.verifiedAbsent?.has(orderNumber)) return undefined;
   const key = { account: ctx.account, orderNumber };
@@ -133,13 +104,10 @@ export async function verifyUnseen(
     ctx.verifiedAbsent?.add(orderNumber);
     return undefined;
   };
-  if ((peek ?? (await peekLedger(ctx, orderNumber))).entry) return seen();
+  if (peeked) return seen();
   return ctx.ledger.withLock(key, async () => {
     const entry = await ctx.ledger.read(key);
-    if (entry?.state === 'submitted') {
-      return { status: 'already-submitted', entry, changedAfterSubmit: entry.payloadHash !== hash };
-    }
-    if (entry) return seen();
+    if (entry) return alreadySubmitted(entry, hash) ?? seen();
     return searchUnseen(ctx, orderNumber, hash);
   });
 }
@@ -147,16 +115,6 @@ export async function verifyUnseen(
 /** The search of verifyUnseen, under the order's lock, for an order the ledger has no entry for. */
 async function searchUnseen(ctx: SubmitContext, orderNumber: string, hash: string): Promise<SubmitOutcome | undefined> {
   const now = new Date().toISOString();
-  const probe: LedgerEntry = {
-    ledgerVersion: 1,
-    account: ctx.account,
-    orderNumber,
-    payloadHash: hash,
-    state: 'intent',
-    attempts: 0,
-    intentAt: now,
-    input: ctx.input,
-  };
   let found: Awaited<ReturnType<typeof findSubmitted>>;
   try {
     found = await findSubmitted(ctx.client, orderNumber);
@@ -170,7 +128,7 @@ async function searchUnseen(ctx: SubmitContext, orderNumber: string, hash: strin
   }
   // The same recording as a settled intent: the job exists, so it is submitted, never resent.
   // Its fingerprint is unknown (another ledger sent it): the manifest's is taken as the baseline.
-  const settled = await recordFound(ctx, probe, found, now);
+  const settled = await recordFound(ctx, intentEntry(ctx, orderNumber, hash, 0, now), found, now);
   ctx.logger.info({ orderNumber, jobNumber: settled.jobNumber }, 'order found on the account; not sent again');
   return { status: 'already-submitted', entry: settled };
 }
@@ -181,24 +139,20 @@ async function searchUnseen(ctx: SubmitContext, orderNumber: string, hash: strin
  *   2. an `intent` entry (earlier outcome unknown) → settled by search before anything is sent;
  *   3. intent recorded durably, THEN `POST /Jobs`, THEN the outcome recorded.
  * A failure that may have reached the server is never resent blindly: the search runs first,
- * and only "not found" allows another POST (up to maxSends). A crash at any point leaves an
+ * and only "not found" allows another POST (up to MAX_SENDS). A crash at any point leaves an
  * `intent` entry that the next run settles the same way.
  */
 export async function submitJob(ctx: SubmitContext, req: SubmitRequest): Promise<SubmitOutcome> {
   const key: LedgerKey = { account: ctx.account, orderNumber: req.orderNumber };
   return ctx.ledger.withLock(key, async (guard) => {
     let entry = await ctx.ledger.read(key);
-    if (entry?.state === 'submitted') {
-      return { status: 'already-submitted', entry, changedAfterSubmit: entry.payloadHash !== req.hash };
-    }
     if (entry?.state === 'intent') {
-      const settled = await settle(ctx, entry);
-      if (settled.status === 'submitted') {
-        return { ...settled, status: 'already-submitted', changedAfterSubmit: entry.payloadHash !== req.hash };
-      }
-      if (settled.status === 'in-doubt') return settled;
+      const settled = await settleEarlier(ctx, entry, req.hash);
+      if (settled.status !== 'failed') return settled;
       entry = settled.entry;
     }
+    const known = alreadySubmitted(entry, req.hash);
+    if (known) return known;
     if (entry === undefined && ctx.verifyUnseen && !ctx.verifiedAbsent?.has(req.orderNumber)) {
       const unseen = await searchUnseen(ctx, req.orderNumber, req.hash);
       if (unseen) return unseen;
@@ -213,19 +167,10 @@ async function send(
   previous: LedgerEntry | undefined,
   guard: LockGuard,
 ): Promise<SubmitOutcome> {
-  const maxSends = ctx.maxSends ?? 3;
-  const wait = ctx.wait ?? ((ms: number) => sleep(ms));
   let attempts = previous?.attempts ?? 0;
   for (let send = 1; ; send++) {
     const intent: LedgerEntry = {
-      ledgerVersion: 1,
-      account: ctx.account,
-      orderNumber: req.orderNumber,
-      payloadHash: req.hash,
-      state: 'intent',
-      attempts: ++attempts,
-      intentAt: new Date().toISOString(),
-      input: ctx.input,
+      ...intentEntry(ctx, req.orderNumber, req.hash, ++attempts, new Date().toISOString()),
       ...(req.patchable ? { patchable: req.patchable } : {}),
     };
     await ctx.ledger.write(intent);
@@ -239,9 +184,9 @@ async function send(
       // Proven not created, but refused before acting (429, 5xx, reset) on every send of
       // this run: the API is unavailable, the job is not wrong. Exit 3 / retry later, never
       // "invalid" (a watcher would move the file to failed/ for the user to fix).
-      if (send >= maxSends) return { ...outcome, unavailable: true };
+      if (send >= MAX_SENDS) return { ...outcome, unavailable: true };
       ctx.logger.warn({ orderNumber: req.orderNumber, send }, 'job was not created; sending again');
-      await wait(outcome.resendAfterMs ?? 500 * send);
+      await sleep(outcome.resendAfterMs ?? 500 * send);
       continue;
     }
     const done: LedgerEntry = {
@@ -255,6 +200,25 @@ async function send(
     await ctx.ledger.write(done, { durable: false });
     return { status: 'submitted', entry: done };
   }
+}
+
+function intentEntry(
+  ctx: SubmitContext,
+  orderNumber: string,
+  hash: string,
+  attempts: number,
+  intentAt: string,
+): LedgerEntry {
+  return {
+    ledgerVersion: 1,
+    account: ctx.account,
+    orderNumber,
+    payloadHash: hash,
+    state: 'intent',
+    attempts,
+    intentAt,
+    input: ctx.input,
+  };
 }
 
 interface FailedCreate extends SubmitOutcome {
@@ -297,6 +261,13 @@ async function afterFailedCreate(
     }
   }
   return { ...settled, error: err, resend: true, resendAfterMs: api.retryAfterMs ?? undefined };
+}
+
+/** An `intent` left by an earlier run, settled by search: a job found is reported already-submitted. */
+async function settleEarlier(ctx: SubmitContext, intent: LedgerEntry, hash: string): Promise<SubmitOutcome> {
+  const settled = await settle(ctx, intent);
+  if (settled.status !== 'submitted') return settled;
+  return { ...settled, status: 'already-submitted', changedAfterSubmit: intent.payloadHash !== hash };
 }
 
 /**
@@ -375,8 +346,4 @@ function fromResponse(r: JobCreateResponse): Partial<LedgerEntry> {
       needsArtworkToBeUploaded: l.needsArtworkToBeUploaded === true,
     })),
   };
-}
-
-function errorText(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

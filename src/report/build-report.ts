@@ -6,7 +6,6 @@ import { VERSION } from '../core/version.js';
 import { builtItems, itemCount, itemDeferrer, itemsPending, type ItemSource } from './lazy-items.js';
 import {
   JOB_STATUSES,
-  type ItemResult,
   type JobResult,
   type JobStatus,
   type ReportCommand,
@@ -37,14 +36,14 @@ export function buildReport(x: BuildReportInput): ResultReport {
   const { all: fileLevelError, jobs: badJobs } = invalidJobs(x.diagnostics);
   const manifest = x.manifest;
   // `items`, built on first use (lazy-items.ts): check writes a million items without keeping them.
-  const defer = itemDeferrer(manifest ? new ManifestItemResults(manifest) : NO_ITEMS, manifest?.jobs.length ?? 0);
+  const defer = itemDeferrer(manifestItems(manifest), manifest?.jobs.length ?? 0);
   const jobs: JobResult[] = (manifest?.jobs ?? []).map((job, j) => {
     const status: JobStatus = fileLevelError || badJobs.has(j) ? 'invalid' : 'valid';
     const result: Omit<JobResult, 'items'> = {
       index: j,
       orderNumber: str(job.orderNumber),
       status,
-      source: jobSource(manifest, j, file),
+      source: sourceOf(manifest, file, j),
       jobNumber: null,
       dateDue: str(job.dateDue),
       totalJobCost: null,
@@ -147,56 +146,41 @@ export function toReportSource(loc: SourceLocation | undefined, inputFile: strin
   return null;
 }
 
-/** A job's row is its first item's (csv-source-map.ts); read from the table, without a path to parse. */
-function jobSource(manifest: Manifest | undefined, j: number, file: string): ReportSource | null {
-  const row = manifest?.csv === undefined ? undefined : itemRowOf(manifest.csv, j, 0);
+/**
+ * Where job `j`, or its item `k`, was written. A CSV row is read from the table, without a path
+ * to parse; a job's row is its first item's (csv-source-map.ts).
+ */
+function sourceOf(manifest: Manifest | undefined, file: string, j: number, k?: number): ReportSource | null {
+  const row = manifest?.csv === undefined ? undefined : itemRowOf(manifest.csv, j, k ?? 0);
   if (row !== undefined) return { row };
-  return toReportSource(manifest?.sources.locate(`jobs[${j}]`), file);
+  return toReportSource(manifest?.sources.locate(k === undefined ? `jobs[${j}]` : `jobs[${j}].items[${k}]`), file);
 }
 
-function itemSource(manifest: Manifest, j: number, k: number): ReportSource | null {
-  const row = manifest.csv === undefined ? undefined : itemRowOf(manifest.csv, j, k);
-  if (row !== undefined) return { row };
-  return toReportSource(manifest.sources.locate(`jobs[${j}].items[${k}]`), manifest.file);
+/** Item results as buildReport defines them, made when first needed (one source per report, not per job). */
+function manifestItems(manifest: Manifest | undefined): ItemSource {
+  return {
+    count: (j) => manifest?.jobs[j]?.items?.length ?? 0,
+    build: (j, k, status) => {
+      const item = manifest?.jobs[j]?.items?.[k];
+      return {
+        index: k,
+        source: sourceOf(manifest, manifest?.file ?? '', j, k),
+        itemType: str(item?.itemType),
+        code: str(item?.code),
+        quantity: typeof item?.quantity === 'number' ? item.quantity : sumSizes(item?.sizeQuantities),
+        status,
+        newAssetSku: null,
+        needsArtworkToBeUploaded: null,
+        errors: [],
+      };
+    },
+  };
 }
-
-const NO_ITEMS: ItemSource = {
-  count: () => 0,
-  build: () => {
-    throw new Error('no items');
-  },
-};
-
-/** Item results as buildReport defines them, made when first needed (one per report, not per job). */
-class ManifestItemResults implements ItemSource {
-  constructor(private readonly manifest: Manifest) {}
-
-  count(j: number): number {
-    return this.manifest.jobs[j]?.items?.length ?? 0;
-  }
-
-  build(j: number, k: number, status: JobStatus): ItemResult {
-    const item = this.manifest.jobs[j]?.items?.[k];
-    return {
-      index: k,
-      source: itemSource(this.manifest, j, k),
-      itemType: str(item?.itemType),
-      code: str(item?.code),
-      quantity: typeof item?.quantity === 'number' ? item.quantity : sumSizes(item?.sizeQuantities),
-      status,
-      newAssetSku: null,
-      needsArtworkToBeUploaded: null,
-      errors: [],
-    };
-  }
-}
-
-/** Every job status at 0, in JOB_STATUSES' order: copied, not built from the list, for each summary. */
-const NO_STATUSES = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Readonly<Record<JobStatus, number>>;
 
 /** A summary of nothing: every count 0, every job status present (the dashboard's too). */
 export function emptySummary(): ReportSummary {
-  return { jobs: 0, items: 0, errors: 0, warnings: 0, byStatus: { ...NO_STATUSES } };
+  const byStatus = Object.fromEntries(JOB_STATUSES.map((s) => [s, 0])) as Record<JobStatus, number>;
+  return { jobs: 0, items: 0, errors: 0, warnings: 0, byStatus };
 }
 
 function str(value: unknown): string | null {

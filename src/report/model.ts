@@ -7,17 +7,7 @@
 
 import type { JobTracking } from './tracking-model.js';
 
-export type JobStatus =
-  | 'valid'
-  | 'invalid'
-  | 'submitted'
-  | 'already-submitted'
-  | 'failed'
-  | 'not-submitted'
-  | 'in-doubt'
-  | 'skipped';
-
-export const JOB_STATUSES: readonly JobStatus[] = [
+export const JOB_STATUSES = [
   'valid',
   'invalid',
   'submitted',
@@ -26,7 +16,9 @@ export const JOB_STATUSES: readonly JobStatus[] = [
   'not-submitted',
   'in-doubt',
   'skipped',
-];
+] as const;
+
+export type JobStatus = (typeof JOB_STATUSES)[number];
 
 export type ReportCommand = 'check' | 'plan' | 'run' | 'watch';
 

@@ -36,10 +36,6 @@ export class RowCells {
     this.texts = new Array<string | undefined>(table.tails.length);
   }
 
-  get tooLarge(): boolean {
-    return this.table.tooLarge;
-  }
-
   /** `_row, _status, _jobNumber, _newAssetSku, _needsArtwork, _error` of the input row. */
   cells(row: number): string[] {
     return [String(row), ...this.table.tails[this.tailOf(row)]];

@@ -50,16 +50,12 @@ export function* warningLines(report: ResultReport, label = basename(report.inpu
 
 /** One compiler-style line; control characters of every part (file, column, message) escaped (util/printable). */
 export function formatReportError(e: ReportError, inputLabel: string): string {
-  return printable(formatRaw(e, inputLabel));
-}
-
-function formatRaw(e: ReportError, inputLabel: string): string {
   const s = e.source;
   const file = s?.file ?? inputLabel;
   if (s && 'row' in s) {
     const column = s.columnName ?? e.field;
-    return `${file}:${s.row}: ${column ? `${column}: ` : ''}${e.message}`;
+    return printable(`${file}:${s.row}: ${column ? `${column}: ` : ''}${e.message}`);
   }
   const where = s && 'line' in s ? `${file}:${s.line}:${s.column}` : file;
-  return `${where}: ${e.field ? `${e.field}: ` : ''}${e.message}`;
+  return printable(`${where}: ${e.field ? `${e.field}: ` : ''}${e.message}`);
 }

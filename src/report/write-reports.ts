@@ -7,7 +7,7 @@ import { reportHasErrors } from './build-report.js';
 import type { ResultReport } from './model.js';
 import { reportPaths, type ReportPaths } from './report-paths.js';
 import { writeErrorsTxt } from './write-errors-txt.js';
-import { beginResultCsv, type ResultCsvWrite } from './write-result-csv.js';
+import { writeResultCsv } from './write-result-csv.js';
 import { writeResultJson } from './write-result-json.js';
 
 export interface WrittenReports extends Partial<ReportPaths> {
@@ -51,10 +51,10 @@ export async function writeReports(
     csvLimits?: Partial<CsvLimits>;
     target?: ReportTarget;
     /** Whether a worker thread writes result.csv (ResultCsvOptions.worker): by default by the input's size. */
-    csvWorker?: boolean;
+    worker?: boolean;
   } = {},
 ): Promise<WrittenReports> {
-  const { target, csvWorker, ...csvOpts } = opts;
+  const { target, ...csvOpts } = opts;
   const paths = target?.paths ?? reportPaths(report.input.file);
   const input = report.input.file;
   // `staged`: the caller renames the files itself (paths are its temporary names).
@@ -63,24 +63,19 @@ export async function writeReports(
   const tmp: ReportPaths = staged
     ? paths
     : { json: temporaryName(paths.json), csv: temporaryName(paths.csv), errors: temporaryName(paths.errors) };
-  let csv: ResultCsvWrite | undefined;
+  let csv: Promise<void> | undefined;
   let wroteErrors = false;
   let written = false;
   try {
-    csv = beginResultCsv(tmp.csv, report, {
-      ...csvOpts,
-      input,
-      file,
-      ...(csvWorker === undefined ? {} : { worker: csvWorker }),
-    });
+    csv = writeResultCsv(tmp.csv, report, { ...csvOpts, input, file });
     if (reportHasErrors(report)) wroteErrors = await writeErrorsTxt(tmp.errors, report, file);
     if (target) report.input.file = target.inputShownAs;
     await writeResultJson(tmp.json, report, file);
-    await csv.done;
+    await csv;
     written = true;
   } finally {
     if (!written) {
-      await csv?.done.catch(() => undefined); // result.csv's file is complete or gone before it is removed
+      await csv?.catch(() => undefined); // result.csv's file is complete or gone before it is removed
       await Promise.all([tmp.csv, tmp.errors, tmp.json].map((t) => rm(t, { force: true })));
     }
   }

@@ -79,22 +79,13 @@ export interface ResultCsvOptions {
   worker?: boolean;
 }
 
-/** result.csv under way: `done` settles once it is written. */
-export interface ResultCsvWrite {
-  done: Promise<void>;
-}
-
-export async function writeResultCsv(path: string, report: ResultReport, opts: ResultCsvOptions = {}): Promise<void> {
-  await beginResultCsv(path, report, opts).done;
-}
-
 /**
- * Starts writing result.csv, not waited for: the caller writes result.json meanwhile, so the two
- * files' writes and fsyncs overlap. What it needs of the report (the input's name, the row
- * table) is taken now, so the report may change meanwhile (its input's name, for result.json).
- * `done` is never left to reject unobserved.
+ * Writes result.csv. writeReports does not wait for it at once: it writes result.json meanwhile,
+ * so the two files' writes and fsyncs overlap. What this needs of the report (the input's name,
+ * the row table) is taken before it returns, so the report may change meanwhile (its input's
+ * name, for result.json). The promise is never left to reject unobserved.
  */
-export function beginResultCsv(path: string, report: ResultReport, opts: ResultCsvOptions = {}): ResultCsvWrite {
+export function writeResultCsv(path: string, report: ResultReport, opts: ResultCsvOptions = {}): Promise<void> {
   const input = opts.input ?? report.input.file;
   const header = opts.manifest?.csv?.header;
   let done: Promise<void>;
@@ -115,8 +106,8 @@ export function beginResultCsv(path: string, report: ResultReport, opts: ResultC
     const results = new RowCells(rowCellsOf(report, opts.manifest), ',', encoderOf(EXCEL_DIALECT));
     done = writeFileAtomic(path, batches(sheetRows(input, header, results, opts), EXCEL_DIALECT), opts.file);
   } else done = writeFileAtomic(path, manifestCsv(report), opts.file);
-  done.catch(() => undefined); // observed by the caller's await of `done`
-  return { done };
+  done.catch(() => undefined); // observed by the caller's await of it
+  return done;
 }
 
 /** result.csv of a CSV input, as plain data: all a worker thread is handed. */
@@ -241,7 +232,7 @@ async function* csvInputChunks(job: CsvResultJob): AsyncGenerator<Uint8Array> {
     out.byte(LF);
   };
   // A file refused for its size is not read again to list its rows.
-  if (!results.tooLarge) {
+  if (!job.table.tooLarge) {
     // Loaded on first use: YAML/JSON reports never need the CSV grammar.
     const { scanCsvFile } = await import('../manifest/csv/read-csv.js');
     const handlers = {

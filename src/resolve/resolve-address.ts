@@ -3,9 +3,7 @@ import type { Diagnostic, ManifestDeliveryAddress, SourceMap } from '../manifest
 import { diagnostic } from './preflight/diagnostic.js';
 import { quote } from '../core/suggest.js';
 import type { AccountCatalogue } from './catalogue.js';
-import { matchCountry } from './country.js';
-import { matchDeliveryOption } from './delivery-method.js';
-import { matchState } from './state.js';
+import { matchCountry, matchDeliveryOption, matchState } from './match.js';
 
 export interface ResolvedAddress {
   /** Ready to send: the method's code, the lookup's ISO2 and country name, the state's abbreviation. */
@@ -28,6 +26,8 @@ export async function resolveAddress(
   sources: SourceMap,
 ): Promise<ResolvedAddress> {
   const diagnostics: Diagnostic[] = [];
+  const error: AddError = (code, field, message) =>
+    diagnostics.push(diagnostic(sources, 'error', code, field, message));
   const path = `${base}.deliveryAddress`;
   const {
     deliveryMethod,
@@ -41,8 +41,8 @@ export async function resolveAddress(
 
   // Delivery method and country are independent lookups: fetch them side by side.
   const [method, country] = await Promise.all([
-    resolveMethod(deliveryMethod, path, catalogue, sources, diagnostics),
-    resolveCountry(countryText, isoText, path, catalogue, sources, diagnostics),
+    resolveMethod(deliveryMethod, path, catalogue, error),
+    resolveCountry(countryText, isoText, path, catalogue, error),
   ]);
   if (method) address.deliveryMethod = method.code;
   const isCollection = method?.isCollection ?? false;
@@ -50,17 +50,10 @@ export async function resolveAddress(
   if (country) {
     address.countryCodeISO2 = country.iso2;
     address.country = country.name;
-    if (method && !isCollection) diagnostics.push(...routingGaps(input, country, method.code, path, sources));
+    if (method && !isCollection) routingGaps(input, country, method.code, path, error);
   } else if (countryText === undefined && isoText === undefined && method && !isCollection) {
-    diagnostics.push(
-      diagnostic(
-        sources,
-        'error',
-        'country.missing',
-        `${path}.country`,
-        `delivery method ${quote(method.code)} ships by courier: the address needs a country`,
-      ),
-    );
+    const message = `delivery method ${quote(method.code)} ships by courier: the address needs a country`;
+    error('country.missing', `${path}.country`, message);
   }
 
   const written = stateText ?? stateCodeText;
@@ -73,18 +66,7 @@ export async function resolveAddress(
       if (states.length > 0) {
         const m = matchState(written, states);
         if (m.found) abbreviation = m.found.abbreviation;
-        else {
-          const hint = m.suggestion === undefined ? '' : ` (did you mean ${quote(m.suggestion)}?)`;
-          diagnostics.push(
-            diagnostic(
-              sources,
-              'error',
-              'state.unknown',
-              field,
-              `${quote(written)} is not a state of ${country.name}${hint}`,
-            ),
-          );
-        }
+        else error('state.unknown', field, `${quote(written)} is not a state of ${country.name}${hintOf(m)}`);
       }
     }
     if (stateText !== undefined) address.state = abbreviation;
@@ -92,6 +74,14 @@ export async function resolveAddress(
       address.stateCode = stateText !== undefined ? await sameState(stateCodeText, country, catalogue) : abbreviation;
   }
   return { address, isCollection, diagnostics };
+}
+
+/** Files an error diagnostic at `field`. */
+type AddError = (code: string, field: string, message: string) => void;
+
+/** ` (did you mean "X"?)` for a value a lookup did not match, or the empty string. */
+function hintOf(m: { suggestion?: string }): string {
+  return m.suggestion === undefined ? '' : ` (did you mean ${quote(m.suggestion)}?)`;
 }
 
 /**
@@ -104,8 +94,8 @@ function routingGaps(
   country: Country,
   method: string,
   path: string,
-  sources: SourceMap,
-): Diagnostic[] {
+  error: AddError,
+): void {
   const blank = (v: string | undefined): boolean => v === undefined || v.trim() === '';
   const needed: [keyof ManifestDeliveryAddress, boolean][] = [
     ['streetAddress', blank(input.streetAddress)],
@@ -113,42 +103,25 @@ function routingGaps(
     ['postalCode', country.hasPostalCode && blank(input.postalCode)],
     ['state', country.hasState && blank(input.state) && blank(input.stateCode)],
   ];
-  return needed
-    .filter(([, missing]) => missing)
-    .map(([field]) =>
-      diagnostic(
-        sources,
-        'error',
-        'address.incomplete',
-        `${path}.${field}`,
-        `a courier delivery (${method}) to ${country.name} needs ${field === 'state' ? 'a state' : `a ${field}`}`,
-      ),
-    );
+  for (const [field, missing] of needed) {
+    if (!missing) continue;
+    const what = field === 'state' ? 'a state' : `a ${field}`;
+    error('address.incomplete', `${path}.${field}`, `a courier delivery (${method}) to ${country.name} needs ${what}`);
+  }
 }
 
-async function resolveMethod(
-  written: string | undefined,
-  path: string,
-  catalogue: AccountCatalogue,
-  sources: SourceMap,
-  diagnostics: Diagnostic[],
-) {
+async function resolveMethod(written: string | undefined, path: string, catalogue: AccountCatalogue, error: AddError) {
   const field = `${path}.deliveryMethod`;
   // Missing altogether: the check stage's rule (delivery-method.missing) reports it.
   if (written === undefined || written.trim() === '') return undefined;
   const options = await catalogue.deliveryOptions();
   const m = matchDeliveryOption(written, options);
   if (m.found) return m.found;
-  const hint = m.suggestion === undefined ? '' : ` (did you mean ${quote(m.suggestion)}?)`;
   const list = options.map((o) => `${o.code} (${o.label})`).join(', ');
-  diagnostics.push(
-    diagnostic(
-      sources,
-      'error',
-      'deliveryMethod.unknown',
-      field,
-      `${quote(written)} is not a delivery method of this account${hint}; available: ${list}`,
-    ),
+  error(
+    'deliveryMethod.unknown',
+    field,
+    `${quote(written)} is not a delivery method of this account${hintOf(m)}; available: ${list}`,
   );
   return undefined;
 }
@@ -158,32 +131,21 @@ async function resolveCountry(
   isoText: string | undefined,
   path: string,
   catalogue: AccountCatalogue,
-  sources: SourceMap,
-  diagnostics: Diagnostic[],
+  error: AddError,
 ): Promise<Country | undefined> {
   if (countryText === undefined && isoText === undefined) return undefined;
   const countries = await catalogue.countries();
   const one = (text: string, field: string): Country | undefined => {
     const m = matchCountry(text, countries);
     if (m.found) return m.found;
-    const hint = m.suggestion === undefined ? '' : ` (did you mean ${quote(m.suggestion)}?)`;
-    diagnostics.push(
-      diagnostic(sources, 'error', 'country.unknown', field, `${quote(text)} is not a country known to the API${hint}`),
-    );
+    error('country.unknown', field, `${quote(text)} is not a country known to the API${hintOf(m)}`);
     return undefined;
   };
   const byIso = isoText === undefined ? undefined : one(isoText, `${path}.countryCodeISO2`);
   const byName = countryText === undefined ? undefined : one(countryText, `${path}.country`);
   if (byIso && byName && byIso.iso2 !== byName.iso2) {
-    diagnostics.push(
-      diagnostic(
-        sources,
-        'error',
-        'country.conflict',
-        `${path}.country`,
-        `country ${quote(countryText as string)} (${byName.iso2}) disagrees with countryCodeISO2 ${quote(isoText as string)} (${byIso.iso2})`,
-      ),
-    );
+    const message = `country ${quote(countryText as string)} (${byName.iso2}) disagrees with countryCodeISO2 ${quote(isoText as string)} (${byIso.iso2})`;
+    error('country.conflict', `${path}.country`, message);
     return undefined;
   }
   if ((isoText !== undefined && !byIso) || (countryText !== undefined && !byName)) return undefined;

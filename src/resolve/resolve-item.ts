@@ -22,10 +22,8 @@ export interface ResolvedItem {
   /** The line to send, in the API's field names. */
   line: JobLineRequest;
   diagnostics: Diagnostic[];
-  /** What the estimate needs to price the line. */
+  /** What the estimate needs to price the line; its processCode also serves the ship date and promo. */
   pricing: LinePricing;
-  /** The process of the code / asset / stock item, when known (for ship date and promo). */
-  processCode?: string;
 }
 
 /**
@@ -111,28 +109,14 @@ async function resolvePriceCodeItem(
     const hint = dims ? '' : ` (a custom-size code needs its width and height as attributes ${DG_X} and ${DG_Y})`;
     const refused = rejection(err, codeField, `to price ${quote(item.code)}`, sources, hint);
     if (!refused) throw err;
-    return {
-      line,
-      diagnostics: [refused],
-      pricing: { index, quantity, unpricedReason: 'the API refused to price this code' },
-    };
+    return unpriced(line, refused, index, quantity, 'the API refused to price this code');
   }
   if (!dto) {
     // Only now is the list worth fetching: once per run, to suggest the account's spelling.
     const listed = (await catalogue.priceCodeList()).map((p) => p.priceCode).filter((c): c is string => c !== null);
-    return {
-      line,
-      diagnostics: [
-        diagnostic(
-          sources,
-          'error',
-          'priceCode.unknown',
-          codeField,
-          `${quote(item.code)} is not a price code of this account${didYouMean(item.code, listed)}`,
-        ),
-      ],
-      pricing: { index, quantity, unpricedReason: 'unknown price code' },
-    };
+    const message = `${quote(item.code)} is not a price code of this account${didYouMean(item.code, listed)}`;
+    const unknown = diagnostic(sources, 'error', 'priceCode.unknown', codeField, message);
+    return unpriced(line, unknown, index, quantity, 'unknown price code');
   }
   if (dto.priceCode) line.code = dto.priceCode; // the API's own spelling
   const diagnostics = checkPriceCodeLine(item, dto, base, sources);
@@ -151,7 +135,7 @@ async function resolvePriceCodeItem(
   };
   if (item.isSample === true) pricing.samplePrice = dto.samplePrice ?? null;
   if (dto.hasMetaDataAttributes && !dims) pricing.unpricedReason = 'a custom size needs DG-X and DG-Y to be priced';
-  return { line, diagnostics, pricing, ...(dto.processCode ? { processCode: dto.processCode } : {}) };
+  return { line, diagnostics, pricing };
 }
 
 async function resolveAssetItem(
@@ -177,18 +161,19 @@ async function resolveAssetItem(
   } catch (err) {
     const refused = rejection(err, codeField, `asset ${quote(item.code)}`, sources);
     if (!refused) throw err;
-    return { line, diagnostics: [refused], pricing: { index, quantity, unpricedReason: 'the API refused this asset' } };
+    return unpriced(line, refused, index, quantity, 'the API refused this asset');
   }
   if (!asset) {
     // Only for an unknown tag: one filtered list call, to catch case slips (`a10001`).
     const hint = didYouMean(item.code, await catalogue.assetTagsLike(item.code));
-    return {
+    const message = `no asset ${quote(item.code)} on this account${hint}`;
+    return unpriced(
       line,
-      diagnostics: [
-        diagnostic(sources, 'error', 'asset.unknown', codeField, `no asset ${quote(item.code)} on this account${hint}`),
-      ],
-      pricing: { index, quantity, unpricedReason: 'unknown asset' },
-    };
+      diagnostic(sources, 'error', 'asset.unknown', codeField, message),
+      index,
+      quantity,
+      'unknown asset',
+    );
   }
   if (asset.assetTag) line.code = asset.assetTag;
   return {
@@ -202,7 +187,6 @@ async function resolveAssetItem(
       reset: asset.reset,
       designKey: JSON.stringify(['Asset', asset.assetTag ?? item.code, item.garment ?? null]),
     },
-    ...(asset.processCode ? { processCode: asset.processCode } : {}),
   };
 }
 
@@ -229,20 +213,17 @@ async function resolveStockItem(
   } catch (err) {
     const refused = rejection(err, codeField, `stock code ${quote(item.code)}`, sources);
     if (!refused) throw err;
-    return {
-      line,
-      diagnostics: [refused],
-      pricing: { index, quantity: sum, unpricedReason: 'the API refused this stock code' },
-    };
+    return unpriced(line, refused, index, sum, 'the API refused this stock code');
   }
   if (!stock) {
-    return {
-      line,
-      diagnostics: [
-        diagnostic(sources, 'error', 'stock.unknown', codeField, `no stock item ${quote(item.code)} for this account`),
-      ],
-      pricing: { index, quantity: sum, unpricedReason: 'unknown stock code' },
-    };
+    const unknown = diagnostic(
+      sources,
+      'error',
+      'stock.unknown',
+      codeField,
+      `no stock item ${quote(item.code)} for this account`,
+    );
+    return unpriced(line, unknown, index, sum, 'unknown stock code');
   }
   const check = checkStockLine(item, stock, base, sources);
   line.code = stock.stockCode;
@@ -260,8 +241,18 @@ async function resolveStockItem(
       priceBands: bands,
       ...(bands && bands.length > 0 ? {} : { unpricedReason: 'the API offers no price for this stock item' }),
     },
-    ...(stock.processCode ? { processCode: stock.processCode } : {}),
   };
+}
+
+/** A line the catalogue could not price (unknown or refused): sent as built, with its one finding. */
+function unpriced(
+  line: JobLineRequest,
+  finding: Diagnostic,
+  index: number,
+  quantity: number,
+  why: string,
+): ResolvedItem {
+  return { line, diagnostics: [finding], pricing: { index, quantity, unpricedReason: why } };
 }
 
 /**

@@ -61,7 +61,7 @@ export async function resolveJob(
     job.items.map((item, i) => resolveItem(item, `${base}.items[${i}]`, i, catalogue, sources)),
   ).then(async (items) => {
     const processCodes = [
-      ...new Set(items.map((r) => r.processCode).filter((c): c is string => c !== undefined)),
+      ...new Set(items.map((r) => r.pricing.processCode).filter((c): c is string => c !== undefined)),
     ].sort();
     const [promo, earliest] = await Promise.all([
       promocode === undefined ? undefined : catalogue.promo(promocode, processCodes),

@@ -44,19 +44,17 @@ export interface ApiEvent {
 
 export type WatchEvent = InputEvent | ApiEvent;
 
-export type WatchEventListener = (event: WatchEvent) => void;
-
 /**
  * One watcher's events, for whoever wants them (notifications, the dashboard, tests). A
  * listener's throw or slow work never reaches the watcher: listeners are called after the
  * watcher's own step, each guarded, and must hand anything slow to their own queue.
  */
 export class WatchEvents {
-  private readonly listeners = new Set<WatchEventListener>();
+  private readonly listeners = new Set<(event: WatchEvent) => void>();
   private api: { available: boolean; since: number } = { available: true, since: Date.now() };
 
   /** Subscribes; returns the unsubscribe. */
-  on(listener: WatchEventListener): () => void {
+  on(listener: (event: WatchEvent) => void): () => void {
     this.listeners.add(listener);
     return () => {
       this.listeners.delete(listener);

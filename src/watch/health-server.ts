@@ -13,16 +13,10 @@ export interface HealthServer {
 }
 
 /**
- * `GET /healthz` (200 with a small JSON body while healthy, 503 otherwise: what a
- * Kubernetes liveness/readiness probe or a load balancer wants) and `GET /metrics`
- * (Prometheus text format from `registry`). Nothing else; binds loopback unless told.
- */
-/**
  * Limits of the health port, which may be exposed (the Docker image binds 0.0.0.0): a probe
  * or a scrape is one small GET answered at once, so a handful of connections, short
  * timeouts and small headers are plenty, and no client (or 20,000 idle ones) can hold the
- * watcher's file descriptors: past the cap a connection is closed as soon as it is accepted,
- * and an idle one is dropped after IDLE_TIMEOUT_MS.
+ * watcher's file descriptors (core/limited-server.ts).
  */
 export const HEALTH_LIMITS: ServerLimits = {
   maxConnections: 32,
@@ -33,6 +27,11 @@ export const HEALTH_LIMITS: ServerLimits = {
   maxHeaderBytes: 8 * 1024,
 };
 
+/**
+ * `GET /healthz` (200 with a small JSON body while healthy, 503 otherwise: what a
+ * Kubernetes liveness/readiness probe or a load balancer wants) and `GET /metrics`
+ * (Prometheus text format from `registry`). Nothing else; binds loopback unless told.
+ */
 export async function startHealthServer(opts: {
   port: number;
   host?: string;

@@ -22,25 +22,15 @@ export interface WatcherOptions extends Omit<SchedulerOptions, 'needsStability' 
 /** handle()'s result; a retry may say what the input showed (jobs in doubt), for its `retry` event. */
 export type Handled = HandleResult | { result: 'retry'; detail: Pick<InputEvent, 'summary' | 'problem'> };
 
-export interface Watcher {
-  /** Stop taking new inputs, finish every one in flight, release the ones waiting; resolves when done. */
-  stop(): Promise<void>;
-  /** Resolves when the loop has ended (after stop(), or a fatal error: then it rejects). */
-  readonly finished: Promise<void>;
-  health(): HealthState;
-}
-
 /**
- * The daemon loop of `htorder watch`: the I/O around the scheduler (scheduler.ts). It scans
- * the source (and now and then its orphans), claims and handles inputs in up to `parallel`
- * slots as the scheduler decides, renews the claims it holds, and sleeps until the
- * scheduler's next time, a slot that frees or a wake-up (file-system events).
+ * The daemon loop of `htorder watch`, running from its construction: the I/O around the
+ * scheduler (scheduler.ts). It scans the source (and now and then its orphans), claims and
+ * handles inputs in up to `parallel` slots as the scheduler decides, renews the claims it
+ * holds, and sleeps until the scheduler's next time, a slot that frees or a wake-up
+ * (file-system events).
  */
-export function startWatcher(opts: WatcherOptions): Watcher {
-  return new WatchLoop(opts);
-}
-
-class WatchLoop implements Watcher {
+export class Watcher {
+  /** Resolves when the loop has ended (after stop(), or a fatal error: then it rejects). */
   readonly finished: Promise<void>;
   private readonly scheduler: WatchScheduler<ClaimedInput>;
   /** The slots' tasks (claim and handle one input). */
@@ -53,6 +43,7 @@ class WatchLoop implements Watcher {
     this.finished.catch(() => undefined);
   }
 
+  /** Stop taking new inputs, finish every one in flight, release the ones waiting; resolves when done. */
   async stop(): Promise<void> {
     this.scheduler.stop();
     this.wakeSleeper?.();

@@ -11,7 +11,7 @@ import { tempDirPerTest } from '../support/temp-files.js';
  * result.json (write-result-csv.ts). A worker runs JavaScript, so these tests use the built
  * package in dist/ (under vitest the sources are TypeScript, and the write stays in the main
  * thread): every report must come out byte for byte as the main thread writes it, with the
- * same files and nothing else left in the folder. `csvWorker: true` throws where the worker's
+ * same files and nothing else left in the folder. `worker: true` throws where the worker's
  * module is missing, so a test that passes with it did run the worker.
  */
 requireDist();
@@ -79,7 +79,7 @@ async function reportsOf(
     ...(mapping ? { mapping } : {}),
     // The same name shown in both folders, so result.json can be compared byte for byte.
     target: { paths: built.paths.reportPaths(join(dir, 'orders.csv')), inputShownAs: 'done/orders.csv' },
-    csvWorker,
+    worker: csvWorker,
   });
   const out: Record<string, Buffer> = {};
   for (const name of (await readdir(dir)).sort()) out[name] = await readFile(join(dir, name));
@@ -134,7 +134,7 @@ describe('result.csv written by a worker thread', () => {
       built.write.writeReports(report, {
         manifest: loaded.manifest,
         target: { paths: built.paths.reportPaths(shownAs), inputShownAs: shownAs },
-        csvWorker: true,
+        worker: true,
       }),
     ).rejects.toMatchObject({ code: 'ENOENT' });
     expect(await readdir(dir)).toEqual([]);

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Country, DeliveryOption, State } from '../../src/api/types.js';
-import { matchCountry } from '../../src/resolve/country.js';
-import { matchDeliveryOption } from '../../src/resolve/delivery-method.js';
-import { matchState } from '../../src/resolve/state.js';
+import { matchCountry, matchDeliveryOption, matchState } from '../../src/resolve/match.js';
 
 const c = (name: string, iso2: string, iso3: string, hasState = false): Country => ({
   name,

@@ -67,14 +67,8 @@ export function jobsApi(t: Transport): JobsApi {
     },
     validate: async (candidate) => {
       const res = await t.send({ method: 'POST', path: '/Jobs', body: { ...candidate, validateOnly: true } });
-      const b = res.body;
-      const message =
-        typeof b === 'string'
-          ? b
-          : typeof b === 'object' && b !== null && typeof (b as { message?: unknown }).message === 'string'
-            ? (b as { message: string }).message
-            : null;
-      return { status: res.status, body: b, message };
+      const m = typeof res.body === 'string' ? res.body : (res.body as { message?: unknown } | null)?.message;
+      return { status: res.status, body: res.body, message: typeof m === 'string' ? m : null };
     },
     get: (n) => t.request({ method: 'GET', path: job(n) }),
     patch: (n, patch) => t.request({ method: 'PATCH', path: job(n), body: patch }),

@@ -1,5 +1,5 @@
 import type { JobState } from '../job-state.js';
-import { ledgerStatus, peekLedger, settleInDoubt, verifyUnseen } from '../submit-job.js';
+import { alreadySubmitted, settleInDoubt, verifyUnseen } from '../submit-job.js';
 import type { StageContext } from './context.js';
 import { withLedgerOutcome } from './ledger-outcome.js';
 
@@ -12,16 +12,16 @@ import { withLedgerOutcome } from './ledger-outcome.js';
 export async function lookUp(job: JobState, ctx: StageContext): Promise<JobState> {
   if (job.outcome !== 'checked') return job;
   // Read once for the three checks below (a hint; sending is decided under the lock).
-  const peek = await peekLedger(ctx.submit, job.orderNumber);
+  const peeked = await ctx.ledger.read({ account: ctx.account, orderNumber: job.orderNumber });
   const known =
-    (await ledgerStatus(ctx.submit, job.orderNumber, job.hash, peek)) ??
-    (ctx.mode === 'run' ? await settleInDoubt(ctx.submit, job.orderNumber, job.hash, peek) : undefined);
+    alreadySubmitted(peeked, job.hash) ??
+    (ctx.mode === 'run' ? await settleInDoubt(ctx.submit, job.orderNumber, job.hash, peeked) : undefined);
   if (known) {
     // An order whose earlier outcome still cannot be searched is reported in doubt, which fails
     // the input; unlike the same answer during submit, it does not mark the input unavailable.
     return withLedgerOutcome(job, { ...known, unavailable: false }, ctx);
   }
-  const unseen = ctx.mode === 'run' ? await verifyUnseen(ctx.submit, job.orderNumber, job.hash, peek) : undefined;
+  const unseen = ctx.mode === 'run' ? await verifyUnseen(ctx.submit, job.orderNumber, job.hash, peeked) : undefined;
   // A search that could not be made leaves the job undecided: the API is unavailable (exit 3).
   return unseen ? withLedgerOutcome(job, unseen, ctx) : job;
 }

@@ -2,6 +2,7 @@ import pLimit from 'p-limit';
 import type { ApiClient } from '../../api/client.js';
 import { isNotFound } from '../../api/errors.js';
 import type { ActiveJobDto } from '../../api/types.js';
+import { errorText } from '../api-diagnostics.js';
 import { needsDetail, type Observation } from './build-tracking.js';
 import type { JobTracking } from '../../report/tracking-model.js';
 
@@ -62,7 +63,7 @@ export async function fetchStates(
           if (isNotFound(err)) seen.problem = `job ${jobNumber} was not found on this account`;
           else {
             incomplete = true;
-            seen.problem = `job ${jobNumber} could not be read: ${err instanceof Error ? err.message : String(err)}`;
+            seen.problem = `job ${jobNumber} could not be read: ${errorText(err)}`;
           }
         }
       });

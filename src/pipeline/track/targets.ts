@@ -52,20 +52,19 @@ export async function collectTargets(args: readonly string[], opts: TargetOption
   return out;
 }
 
-async function fromReport(path: string, out: Targets): Promise<ResultReport | undefined> {
+async function fromReport(path: string, out: Targets): Promise<void> {
   const key = resolve(path);
-  const known = out.reports.get(key);
-  if (known) return known;
+  if (out.reports.has(key)) return;
   let report: ResultReport;
   try {
     report = JSON.parse(await readFile(path, 'utf8')) as ResultReport;
   } catch (err) {
     out.problems.push(`${path}: cannot be read as a result report (${(err as Error).message})`);
-    return undefined;
+    return;
   }
   if (report?.reportVersion !== 1 || !Array.isArray(report.jobs)) {
     out.problems.push(`${path}: not an htorder result report (reportVersion 1)`);
-    return undefined;
+    return;
   }
   out.reports.set(key, report);
   for (const job of report.jobs) {
@@ -78,7 +77,6 @@ async function fromReport(path: string, out: Targets): Promise<ResultReport | un
       ...(job.tracking ? { previous: job.tracking } : {}),
     });
   }
-  return report;
 }
 
 async function fromLedger(stateDir: string, opts: TargetOptions, out: Targets): Promise<void> {

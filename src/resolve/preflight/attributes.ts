@@ -1,7 +1,8 @@
 import type { ProcessAttribute } from '../../api/types.js';
 import type { Diagnostic, SourceMap } from '../../manifest/model.js';
 import { didYouMean, foldCase, quote } from '../../core/suggest.js';
-import { childPath, diagnostic } from './diagnostic.js';
+import { childPath } from '../../manifest/field-path.js';
+import { diagnostic } from './diagnostic.js';
 
 /** The custom-size metadata attributes: width and height, passed to pricing as dgX/dgY. */
 export const DG_X = 'DG-X';

@@ -1,8 +1,5 @@
 import type { Diagnostic, FieldPath, Severity, SourceMap } from '../../manifest/model.js';
 
-// One path spelling for every diagnostic: the manifest's own (it parses them back to locate).
-export { childPath } from '../../manifest/field-path.js';
-
 /** A located diagnostic: the field path plus where that field was written. */
 export function diagnostic(
   sources: SourceMap,

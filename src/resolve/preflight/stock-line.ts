@@ -1,7 +1,8 @@
 import type { StockItem, StockVariant } from '../../api/types.js';
 import type { Diagnostic, ManifestItem, SourceMap } from '../../manifest/model.js';
 import { didYouMean, quote } from '../../core/suggest.js';
-import { childPath, diagnostic } from './diagnostic.js';
+import { childPath } from '../../manifest/field-path.js';
+import { diagnostic } from './diagnostic.js';
 
 export interface StockLineCheck {
   diagnostics: Diagnostic[];

@@ -100,11 +100,9 @@ export function apiNotification(
     event: kind,
     severity: kind === 'api-unavailable' ? 'error' : 'ok',
     title:
-      kind === 'api-unavailable'
-        ? forMs === 0
-          ? 'API unavailable'
-          : `API unavailable for ${duration(forMs)}`
-        : `API available again after ${duration(forMs)}`,
+      kind === 'api-recovered'
+        ? `API available again after ${duration(forMs)}`
+        : `API unavailable${forMs === 0 ? '' : ` for ${duration(forMs)}`}`,
     at: new Date(now).toISOString(),
     origin,
     ...(problem === undefined ? {} : { problem: outsideText(problem) }),

@@ -112,16 +112,16 @@ export class WebhookSender {
   }
 
   private async deliver(message: Queued): Promise<void> {
+    const about = { webhook: this.label, notification: message.what };
     for (let attempt = 1; ; attempt++) {
       const result = await this.post(message.body);
       if (result.ok) {
-        this.logger.debug({ webhook: this.label, notification: message.what, attempt }, 'notification delivered');
+        this.logger.debug({ ...about, attempt }, 'notification delivered');
         return;
       }
-      const last = attempt >= this.opts.maxAttempts || this.closing.signal.aborted || !result.retry;
-      if (last) {
+      if (attempt >= this.opts.maxAttempts || this.closing.signal.aborted || !result.retry) {
         this.logger.warn(
-          { webhook: this.label, notification: message.what, attempts: attempt, problem: result.problem },
+          { ...about, attempts: attempt, problem: result.problem },
           result.retry ? 'notification not delivered; giving up' : 'notification refused by the webhook',
         );
         return;
@@ -130,14 +130,9 @@ export class WebhookSender {
         result.retryAfterMs === undefined
           ? backoffDelay(attempt, { baseMs: this.opts.baseDelayMs, maxMs: this.opts.maxDelayMs }, this.opts.random)
           : Math.min(this.opts.maxDelayMs, result.retryAfterMs);
+      const retryInMs = Math.round(delay);
       this.logger.debug(
-        {
-          webhook: this.label,
-          notification: message.what,
-          attempt,
-          retryInMs: Math.round(delay),
-          problem: result.problem,
-        },
+        { ...about, attempt, retryInMs, problem: result.problem },
         'notification not delivered; will retry',
       );
       await sleep(delay, undefined, { signal: this.closing.signal, ref: false }).catch(() => undefined);

@@ -138,17 +138,11 @@ export class BucketSource implements DropSource {
     const store = this.opts.store;
     const processingKey = this.key('processing', name);
     let input = await store.get(processingKey);
+    if (!input && (await store.copy(this.key('top', name), processingKey))) input = await store.get(processingKey);
     if (!input) {
-      if (!(await store.copy(this.key('top', name), processingKey))) {
-        // Another instance finished it between our listing and our claim.
-        await lease.release();
-        return undefined;
-      }
-      input = await store.get(processingKey);
-      if (!input) {
-        await lease.release();
-        return undefined;
-      }
+      // Another instance finished it between our listing and our claim.
+      await lease.release();
+      return undefined;
     }
     // A crash between copy and delete leaves the same object at the top: remove it (same
     // ETag) so it is not taken a second time. A different one is a new drop and stays.
@@ -211,15 +205,13 @@ export class BucketSource implements DropSource {
     claim: { etag: string; topEtag: string | undefined },
   ): ClaimedInput {
     const store = this.opts.store;
-    // The copy and this attempt's local reports go with the claim; the slot is then free for another input.
-    let dropped = false;
-    const dropCopy = async (): Promise<void> => {
-      if (dropped) return;
-      dropped = true;
-      const reports = reportPaths(path);
-      await Promise.all([reports.json, reports.csv, reports.errors].map((r) => rm(r, { force: true })));
-      await slot.drop();
+    // Nothing irreversible without the claim: if it was taken over, the taker finishes (as for a
+    // folder, ClaimLostError: the caller reports the input lost, not unavailable).
+    const holdClaim = async (): Promise<void> => {
+      if (!(await lease.renew())) throw new ClaimLostError(`lost the claim on ${name}: another instance took it over`);
     };
+    // The copy and this attempt's local reports go with the claim (slot.drop); the slot is then free for another input.
+    const dropCopy = (): Promise<void> => slot.drop();
     return {
       name,
       path,
@@ -227,10 +219,7 @@ export class BucketSource implements DropSource {
       location: `s3://${store.bucket}/${this.key('processing', name)}`,
       renew: () => lease.renew(),
       finish: async (outcome: FinishOutcome, writeReports?: WriteReports) => {
-        // Nothing irreversible without the claim: if it was taken over, the taker finishes (as
-        // for a folder, ClaimLostError: the caller reports the input lost, not unavailable).
-        if (!(await lease.renew()))
-          throw new ClaimLostError(`lost the claim on ${name}: another instance took it over`);
+        await holdClaim();
         const { name: finalName, resumed } = await this.freeName(outcome, name, claim.etag);
         const finalKey = this.key(outcome, finalName);
         // Written once, beside the private copy, then uploaded beside the input's final key.
@@ -256,8 +245,7 @@ export class BucketSource implements DropSource {
       forget: dropCopy,
       recheck: (when) => this.changeOf(name, claim, when),
       requeue: async () => {
-        if (!(await lease.renew()))
-          throw new ClaimLostError(`lost the claim on ${name}: another instance took it over`);
+        await holdClaim();
         const topKey = this.key('top', name);
         const top = await this.head(topKey);
         // Replaced by a newer upload: this one goes (only if it is still the object read at

@@ -13,8 +13,7 @@ export function folderEvents(dir: string, onError?: (err: Error) => void): (wake
     let watcher: ReturnType<typeof watch> | undefined;
     try {
       watcher = watch(dir, { persistent: true }, (_event, name) => {
-        const entry = typeof name === 'string' ? name : undefined;
-        if (entry === undefined || classifyName(entry).take || markedInput(entry) !== undefined) wake();
+        if (typeof name !== 'string' || classifyName(name).take || markedInput(name) !== undefined) wake();
       });
       watcher.on('error', (err) => onError?.(err));
     } catch (err) {

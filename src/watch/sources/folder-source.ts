@@ -81,23 +81,13 @@ interface Fingerprint {
 }
 
 /**
- * A drop folder (docs/watch.md, `htorder watch DIR`), safe for several instances on one
- * folder, also on NFS/SMB:
- * - claim: take the folder lease `processing/.NAME.claim` (folder-lease.ts: a hard link to
- *   this instance's lease token, or an exclusive create where the file system refuses hard
- *   links; one instance wins), then rename `NAME` into `processing/` (ENOENT: another instance
- *   already took and finished it);
- * - the claim leads to owner, host, pid and a lease the holder renews (for all its claims at
- *   once); a claim whose lease ran out, or whose process is gone from this host, is taken over
- *   (crash recovery), and a claim name that no longer leads to our token is no longer ours;
- * - finish: reports then input renamed into `done/` or `failed/`, never over an older file.
- * Links are never followed: entries are lstat'ed and anything but a regular file is refused;
- * after the claim the input is opened with O_NOFOLLOW, the open handle must be a regular file
- * with one link, and its bytes are copied through that handle into a private 0700 folder that
- * is all the pipeline ever reads (a name swapped for a link between scan and claim is set aside
- * unread). Its reports are written once, at finish, straight into done/ or failed/ with the
- * input's group and never more readable than the input
- * (docs/security.md#drop-folders-links-swaps-and-odd-names).
+ * A drop folder (`htorder watch DIR`), safe for several instances on one folder, also on
+ * NFS/SMB. A claim is the folder lease `processing/.NAME.claim` (folder-lease.ts: one instance
+ * wins; an expired or dead holder's is taken over), then a rename of `NAME` into `processing/`;
+ * finishing renames the reports, then the input, into `done/` or `failed/`, never over an older
+ * file. Links are never followed, and the pipeline reads only a private copy made through one
+ * O_NOFOLLOW handle (docs/watch.md#exactly-once-several-instances-crashes,
+ * docs/security.md#drop-folders-links-swaps-and-odd-names).
  */
 export class FolderSource implements DropSource {
   readonly location: string;
@@ -128,18 +118,10 @@ export class FolderSource implements DropSource {
     return join(this.location, this.layout[which], name);
   }
 
-  private claimFile(name: string): string {
-    return this.sub('processing', `.${name}.claim`);
-  }
-
   async init(): Promise<void> {
     assertLayout(this.layout, 'folder');
-    let info: Stats;
-    try {
-      info = await stat(this.location);
-    } catch {
-      throw new SourceError(`the drop folder ${this.location} does not exist`, 'usage');
-    }
+    const info = await stat(this.location).catch(() => undefined);
+    if (!info) throw new SourceError(`the drop folder ${this.location} does not exist`, 'usage');
     if (!info.isDirectory()) throw new SourceError(`${this.location} is not a folder`, 'usage');
     for (const k of ['processing', 'done', 'failed'] as const) {
       await mkdir(this.sub(k), { recursive: true });
@@ -196,12 +178,8 @@ export class FolderSource implements DropSource {
     const out: ListedInput[] = [];
     for (const e of entries) {
       if (!classifyName(e.name).take) continue;
-      let info: Stats;
-      try {
-        info = await lstat(join(this.location, e.name));
-      } catch {
-        continue; // taken by another instance between readdir and lstat
-      }
+      const info = await lstat(join(this.location, e.name)).catch(() => undefined);
+      if (!info) continue; // taken by another instance between readdir and lstat
       if (info.isSymbolicLink())
         this.refuse(e.name, 'is a symbolic link; links are not followed (copy the file in instead)');
       else if (!info.isFile()) this.refuse(e.name, 'is not a regular file');
@@ -227,13 +205,7 @@ export class FolderSource implements DropSource {
     if (!lease) return undefined;
     // An earlier file of this name is still in processing/ (released at a shutdown): resume
     // that one first; renaming over it would lose it. The new one is taken on a later scan.
-    if (
-      await lstat(this.sub('processing', name)).then(
-        () => true,
-        () => false,
-      )
-    )
-      return await this.claimed(name, lease);
+    if (await occupied(this.sub('processing', name))) return await this.claimed(name, lease);
     try {
       await rename(join(this.location, name), this.sub('processing', name));
     } catch (err) {
@@ -286,7 +258,7 @@ export class FolderSource implements DropSource {
 
   /** Takes the claim, or takes an expired one over; undefined while a live instance holds it. */
   private createClaim(name: string): Promise<Lease | undefined> {
-    return this.claims.tryAcquire(this.claimFile(name));
+    return this.claims.tryAcquire(this.sub('processing', `.${name}.claim`));
   }
 
   async claimOrphans(): Promise<ClaimedInput[]> {
@@ -309,11 +281,8 @@ export class FolderSource implements DropSource {
   }
 
   /**
-   * The claimed input as the pipeline sees it: opened without following links, checked on the
-   * open handle (a regular file with one link, within the size cap) and copied through that
-   * handle into a private folder. The pipeline reads only the copy; its reports are written
-   * once, at finish, straight beside the input's final name. `refused` says why an input is
-   * set aside unread.
+   * The claimed input as the pipeline sees it: its private copy (copyVerified), or `refused`
+   * saying why it is set aside unread; its reports are written once, at finish.
    */
   private async claimed(name: string, lease: Lease): Promise<ClaimedInput> {
     const path = this.sub('processing', name);
@@ -322,12 +291,7 @@ export class FolderSource implements DropSource {
     let verified: Verified | undefined;
     let refused: string | undefined;
     // The copy goes with the claim (finish, release, requeue, forget); its slot is then free for another input.
-    let dropped = false;
-    const dropCopy = async (): Promise<void> => {
-      if (dropped) return;
-      dropped = true;
-      await slot.drop();
-    };
+    const dropCopy = (): Promise<void> => slot.drop();
     try {
       const checked = await this.copyVerified(path, slot, name);
       if ('refused' in checked) refused = checked.refused;
@@ -423,13 +387,7 @@ export class FolderSource implements DropSource {
         if (code === 'EEXIST') continue;
         if (!linkRefused(err)) throw err;
       }
-      if (
-        await lstat(to).then(
-          () => true,
-          () => false,
-        )
-      )
-        continue;
+      if (await occupied(to)) continue;
       await rename(from, to);
       return to;
     }
@@ -437,37 +395,34 @@ export class FolderSource implements DropSource {
 
   /**
    * Opens `path` with O_NOFOLLOW and copies at most the size cap through that one handle into
-   * the slot's kept 0600 file, named `name` once complete. Anything but a regular file with one link is refused: a link
-   * (ELOOP), a FIFO or device, a hard link to someone else's file. So is a file over the cap:
-   * it cannot pin the watcher. Nothing is read from a refused file.
+   * the slot's kept 0600 file, named `name` once complete. Anything but a regular file with one
+   * link is refused: a link (ELOOP), a FIFO or device, a hard link to someone else's file. So is
+   * a file over the cap: it cannot pin the watcher. Nothing is read from a refused file.
    */
   private async copyVerified(path: string, slot: Slot, name: string): Promise<Verified | { refused: string }> {
+    const unread = (why: string) => ({ refused: `set aside unread: ${why}` });
     let handle: FileHandle;
     try {
       handle = await open(path, OPEN_NO_FOLLOW);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ELOOP' || code === 'EMLINK')
-        return {
-          refused: 'set aside unread: it is a symbolic link; links are not followed (copy the file in instead)',
-        };
-      if (code === 'ENXIO' || code === 'EISDIR') return { refused: 'set aside unread: it is not a regular file' };
+        return unread('it is a symbolic link; links are not followed (copy the file in instead)');
+      if (code === 'ENXIO' || code === 'EISDIR') return unread('it is not a regular file');
       throw err;
     }
     try {
       const before = await handle.stat();
-      if (!before.isFile()) return { refused: 'set aside unread: it is not a regular file' };
-      if (before.nlink !== 1) {
-        return {
-          refused: `set aside unread: it has ${before.nlink} hard links; only a file with one link is taken (copy the file in instead of linking it)`,
-        };
-      }
+      if (!before.isFile()) return unread('it is not a regular file');
+      if (before.nlink !== 1)
+        return unread(
+          `it has ${before.nlink} hard links; only a file with one link is taken (copy the file in instead of linking it)`,
+        );
       const max = this.opts.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES;
-      if (before.size > max) {
-        return {
-          refused: `set aside unread: it is ${before.size} bytes, over the ${max}-byte limit for a dropped file (setting watchMaxInputBytes)`,
-        };
-      }
+      if (before.size > max)
+        return unread(
+          `it is ${before.size} bytes, over the ${max}-byte limit for a dropped file (setting watchMaxInputBytes)`,
+        );
       // Hashed as it is copied: what was read is what later checks compare with (changeOf).
       const hash = createHash('sha256');
       const out = await slot.open();
@@ -500,12 +455,7 @@ export class FolderSource implements DropSource {
     for (let attempt = 0; ; attempt++) {
       const candidate = attempt === 0 ? name : timestampedName(name, now, attempt - 1);
       const taken = await Promise.all(
-        [candidate, ...reportNames(candidate)].map((n) =>
-          lstat(this.sub(outcome, n)).then(
-            () => true,
-            () => false,
-          ),
-        ),
+        [candidate, ...reportNames(candidate)].map((n) => occupied(this.sub(outcome, n))),
       );
       if (!taken.includes(true)) return candidate;
     }
@@ -516,6 +466,13 @@ export class FolderSource implements DropSource {
     this.claims.close();
     if (this.work) await rm(this.work, { recursive: true, force: true });
   }
+}
+
+/** Whether anything is at `path`: a file, a folder or a link, dangling or not (lstat follows none). */
+function occupied(path: string): Promise<boolean> {
+  return lstat(path)
+    .then(() => true)
+    .catch(() => false);
 }
 
 /**

@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { mkdir, mkdtemp, open, readdir, rename, rm, truncate, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { reportPaths } from '../../report/report-paths.js';
 import { nameOwnerDead, ownedName } from '../../storage/lease.js';
 
 const PREFIX = 'htorder-watch-';
@@ -46,15 +47,17 @@ const OPEN_KEPT = constants.O_WRONLY | constants.O_TRUNC | constants.O_NOFOLLOW;
  * the input by; dropped, it is emptied (no customer's bytes kept) and renamed back.
  */
 export class WorkSlots {
-  private readonly free: Slot[] = [];
+  private readonly free: string[] = [];
   private count = 0;
 
+  /** One input's use of a slot folder: a new Slot each time, so a late drop() of an earlier input is a no-op. */
   async take(work: string): Promise<Slot> {
-    const free = this.free.pop();
-    if (free !== undefined) return free;
-    const dir = join(work, `in-${this.count++}`);
-    await mkdir(dir, { mode: 0o700 });
-    return new Slot(dir, (slot) => this.free.push(slot));
+    let dir = this.free.pop();
+    if (dir === undefined) {
+      dir = join(work, `in-${this.count++}`);
+      await mkdir(dir, { mode: 0o700 });
+    }
+    return new Slot(dir, (d) => this.free.push(d));
   }
 }
 
@@ -62,10 +65,11 @@ export class Slot {
   /** The input's name while its copy is in the slot. */
   private named: string | undefined;
   private written = false;
+  private dropped = false;
 
   constructor(
     readonly dir: string,
-    private readonly giveBack: (slot: Slot) => void,
+    private readonly giveBack: (dir: string) => void,
   ) {}
 
   /** Where the copy of input `name` is read from once `place(name)` was called. */
@@ -92,10 +96,17 @@ export class Slot {
     return this.pathFor(name);
   }
 
-  /** Empties the kept file and puts it back under its spare name; the slot is free for another input. */
+  /**
+   * Empties the kept file, removes the reports written beside the copy and puts the file back
+   * under its spare name; the folder is free for another input. Only the first call acts.
+   */
   async drop(): Promise<void> {
+    if (this.dropped) return;
+    this.dropped = true;
     const at = this.named === undefined ? join(this.dir, SPARE) : this.pathFor(this.named);
     try {
+      if (this.named !== undefined)
+        await Promise.all(Object.values(reportPaths(at)).map((r) => rm(r, { force: true })));
       if (this.written) await truncate(at, 0);
       if (this.named !== undefined) await rename(at, join(this.dir, SPARE));
     } catch (err) {
@@ -103,9 +114,7 @@ export class Slot {
       if (this.named !== undefined) await rm(at, { force: true });
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     } finally {
-      this.named = undefined;
-      this.written = false;
-      this.giveBack(this);
+      this.giveBack(this.dir);
     }
   }
 }

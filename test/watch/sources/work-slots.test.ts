@@ -6,7 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../../src/core/log/logger.js';
 import { BucketSource } from '../../../src/watch/sources/bucket-source.js';
 import { FolderSource } from '../../../src/watch/sources/folder-source.js';
-import { startWatcher } from '../../../src/watch/watcher.js';
+import { Watcher } from '../../../src/watch/watcher.js';
 import { HOST } from '../../../src/storage/lease.js';
 import { startTestS3, type TestS3, storeOf } from '../../support/s3.js';
 import { tempDirPerTest } from '../../support/temp-files.js';
@@ -67,7 +67,7 @@ describe('a folder source', () => {
     const wasHandled = new Promise<void>((resolve) => {
       handled = resolve;
     });
-    const watcher = startWatcher({
+    const watcher = new Watcher({
       source: s,
       logger: createLogger({ level: 'silent' }),
       scanIntervalMs: 20,
