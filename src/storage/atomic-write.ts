@@ -67,7 +67,8 @@ export async function writeFileAtomic(path: string, data: FileContent, options: 
   const handle = await open(tmp, 'wx', options.mode ?? 0o666);
   let ok = false;
   try {
-    // The create's mode is cut by the umask: set it again only when the umask took something away.
+    // The create's mode is cut by the umask: set it again only when the umask took something
+    // away, so a drop folder on a share that refuses chmod still gets its reports.
     if (options.mode !== undefined && (options.mode & processUmask()) !== 0) await handle.chmod(options.mode);
     if (options.gid !== undefined) await handle.chown(-1, options.gid).catch(() => undefined);
     await writeFile(handle, typeof data === 'string' || data instanceof Uint8Array ? data : batched(data));
