@@ -70,18 +70,10 @@ export async function openApiSession(input: ApiSessionInput): Promise<ApiSession
     colorize: wantsColor(input.stderr, input.env),
     destination: input.stderr,
   });
-  const cleanups: (() => Promise<void>)[] = [];
-  const closeAll = async (): Promise<void> => {
-    for (const c of cleanups.reverse()) await c().catch(() => undefined);
-  };
-  let config: ApiConfig;
-  const sandbox: { directory?: SandboxDirectory } = {};
-  try {
-    config = input.sandbox ? await sandboxSession(input, settings, cleanups, sandbox) : resolveNamed(input, settings);
-  } catch (err) {
-    await closeAll();
-    throw err;
-  }
+  const opened: { config: ApiConfig; sandbox?: SandboxDirectory; close?: () => Promise<void> } = input.sandbox
+    ? await sandboxSession(input, settings)
+    : { config: resolveNamed(input, settings) };
+  const { config } = opened;
   // Warnings of the configuration (a secret file others can read), once the logger exists.
   for (const warning of settings.warnings) logger.warn(warning);
   if (settings.explicit('stateDir') === undefined) {
@@ -90,14 +82,16 @@ export async function openApiSession(input: ApiSessionInput): Promise<ApiSession
     await mkdir(config.stateDir, { recursive: true, mode: 0o700 }).catch(() => undefined);
   }
   const client = createApiClient(config, { logger });
-  cleanups.push(() => client.close());
   return {
     config,
     client,
     logger,
     settings,
-    close: closeAll,
-    ...(sandbox.directory ? { sandbox: sandbox.directory } : {}),
+    close: async () => {
+      await client.close().catch(() => undefined);
+      await opened.close?.().catch(() => undefined);
+    },
+    ...(opened.sandbox ? { sandbox: opened.sandbox } : {}),
   };
 }
 
@@ -112,9 +106,7 @@ function resolveNamed(input: ApiSessionInput, settings: Settings): ApiConfig {
 async function sandboxSession(
   input: ApiSessionInput,
   settings: Settings,
-  cleanups: (() => Promise<void>)[],
-  out: { directory?: SandboxDirectory },
-): Promise<ApiConfig> {
+): Promise<{ config: ApiConfig; sandbox: SandboxDirectory; close?: () => Promise<void> }> {
   // `--sandbox` supplies its own account: giving one as well is a contradiction.
   const clash = (['profile', ...ACCOUNT_SETTINGS] as const).find((k) => input.flags[k] !== undefined);
   if (clash) throw new UsageError(`--sandbox supplies its own account; it cannot be combined with ${flagName(clash)}`);
@@ -125,6 +117,7 @@ async function sandboxSession(
   // The sandbox keeps its jobs under the state dir, and its ledger is found again under a key
   // that does not depend on its port: a second run answers `already-submitted`, as a real
   // account would. Another process may use the same state at once (src/sandbox/persistence.ts).
+  const ledgerAccount = sandboxAccountKey(accountName);
   const lockStaleMs = settings.get('lockStaleMs') ?? SETTINGS.lockStaleMs.default;
   // Loaded only on demand: the simulator and its state file are not needed for real calls.
   const { resetSandboxState, SandboxStateFile, sandboxStateFile, unusableState } = await import('./sandbox-state.js');
@@ -136,12 +129,12 @@ async function sandboxSession(
   }
   const shared = input.sandboxOf;
   if (shared?.sandbox) {
-    out.directory = shared.sandbox;
-    return sandboxConfig(shared.sandbox, accountName, {
+    const config = sandboxConfig(shared.sandbox, accountName, {
       stateDir: shared.config.stateDir,
       concurrency,
-      ledgerAccount: sandboxAccountKey(accountName),
+      ledgerAccount,
     });
+    return { config, sandbox: shared.sandbox };
   }
   if (input.sandboxReset === true) {
     const message = await resetSandboxState({
@@ -162,13 +155,8 @@ async function sandboxSession(
     if (err instanceof SandboxStateError) throw unusableState(file, `is not a state htorder can use (${err.message})`);
     throw err;
   }
-  cleanups.push(() => sandbox.close());
-  out.directory = sandbox;
-  return sandboxConfig(sandbox, accountName, {
-    stateDir,
-    concurrency,
-    ledgerAccount: sandboxAccountKey(accountName),
-  });
+  const config = sandboxConfig(sandbox, accountName, { stateDir, concurrency, ledgerAccount });
+  return { config, sandbox, close: () => sandbox.close() };
 }
 
 /** The seed of the in-process sandbox: fixed, so its saved state and its secrets fit every run. */

@@ -1,7 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ApiConfig } from '../core/config/api-config.js';
-import { csvLimitsFrom } from '../core/config/csv-limits.js';
+import { csvLimitsFrom } from '../core/config/resolve-settings.js';
 import { importEntries, ledgerAccountKey } from '../storage/ledger/account-key.js';
 import { FolderLedger } from '../storage/ledger/folder-ledger.js';
 import type { LedgerAccount, LedgerStore } from '../storage/ledger/model.js';
@@ -53,7 +53,6 @@ export interface OpenPipeline {
  */
 export async function openPipelineContext(input: PipelineContextInput): Promise<OpenPipeline> {
   const session = await openApiSession(input);
-  // The folder ledger in the state dir, whose order locks go stale after `lockStaleMs`.
   const { config, settings } = session;
   return pipelineOver(session, input, new FolderLedger(config.stateDir, { staleMs: settings.get('lockStaleMs') }));
 }
@@ -65,6 +64,7 @@ export function pipelineOver(
   ledger: LedgerStore,
 ): OpenPipeline {
   const { config, client, logger, settings } = session;
+  const csvLimits = csvLimitsFrom(settings);
   let catalogue: { value: AccountCatalogue; at: number } | undefined;
   /**
    * The account key and the ledger's vouching, learnt once for every input (inputs that start
@@ -93,7 +93,6 @@ export function pipelineOver(
         if (first === learnt) first = undefined;
         throw err;
       });
-      const unseen = always || !vouch.vouched() ? { ...(always ? {} : { vouch: vouch.vouch }) } : undefined;
       return {
         command: input.command,
         partial: (perInput ?? input).partial === true,
@@ -106,17 +105,14 @@ export function pipelineOver(
         ledger,
         account,
         csvLimits: csvLimitsFrom(settings),
-        ...(unseen ? { unseen } : {}),
+        // Orders the ledger has never seen are searched first unless it vouches for the account.
+        unseen: always ? {} : vouch.vouched() ? undefined : { vouch: vouch.vouch },
         logger,
       };
     },
     prepare: async (file, perInput) => {
       const { prepareInput } = await import('../pipeline/process-input.js');
-      return prepareInput(file, {
-        command: input.command,
-        mapping: (perInput ?? input).mapping,
-        csvLimits: csvLimitsFrom(settings),
-      });
+      return prepareInput(file, { command: input.command, mapping: (perInput ?? input).mapping, csvLimits });
     },
     forget: () => {
       catalogue = undefined;
@@ -126,10 +122,8 @@ export function pipelineOver(
 }
 
 /**
- * The ledger's account key: the account's region (its API host, spelt one way) and its id
- * (`GET /account`), so two credentials of one account and two spellings of its URL share a
- * ledger and two accounts never do. plan, run, watch and track agree on it. The in-process
- * sandbox's key is fixed by its configuration (`sandbox/us-demo`), its URL changing every run.
+ * The ledger's account key, the one plan, run, watch and track agree on: region and account id
+ * (ledgerAccountKey), or for the in-process sandbox the key its configuration fixes.
  */
 export async function accountKey(
   config: Pick<ApiConfig, 'baseUrl' | 'clientId' | 'ledgerAccount'>,

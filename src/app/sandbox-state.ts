@@ -1,6 +1,6 @@
 import type { BigIntStats } from 'node:fs';
 import { constants } from 'node:fs';
-import { mkdir, open, stat } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { UsageError } from '../core/errors.js';
 import { FolderLeases } from '../storage/folder-lease.js';
@@ -25,8 +25,8 @@ export const MAX_SANDBOX_STATE_BYTES = 32 * 1024 * 1024;
 const RESET_HINT =
   "run again with --sandbox-reset to start over (it forgets the sandbox's jobs and the ledger entries of its accounts)";
 
-/** O_NOFOLLOW: a link planted at the name is refused (ELOOP), never followed out of the state dir. */
-const OPEN_STATE = constants.O_RDONLY | constants.O_NOFOLLOW;
+/** O_NOFOLLOW: a link planted at the name is refused (ELOOP), not followed; O_NONBLOCK: a FIFO cannot block the open. */
+const OPEN_STATE = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 export function sandboxStateFile(stateDir: string): string {
   return join(stateDir, 'sandbox', 'state.json');
@@ -58,10 +58,6 @@ export class SandboxStateFile implements SandboxStateStore {
     this.locks = new FolderLeases({ owner: newOwnerId(), leaseMs: Math.max(2000, options.staleMs) });
   }
 
-  get lockFile(): string {
-    return `${this.file}.lock`;
-  }
-
   async readIfChanged(): Promise<StoredState> {
     const found = await this.read();
     if (found.kind === 'none') {
@@ -82,18 +78,9 @@ export class SandboxStateFile implements SandboxStateStore {
 
   /** The file's text, read with a bound; `none` when there is no file. */
   async read(): Promise<{ kind: 'none' } | { kind: 'text'; text: string; signature: string }> {
-    let handle: Awaited<ReturnType<typeof open>>;
+    let handle: FileHandle | undefined;
     try {
       handle = await open(this.file, OPEN_STATE);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return { kind: 'none' };
-      throw unusableState(
-        this.file,
-        `cannot be read (${code === 'ELOOP' ? 'it is a symbolic link' : (code ?? 'error')})`,
-      );
-    }
-    try {
       const st = await handle.stat({ bigint: true });
       if (!st.isFile()) throw unusableState(this.file, 'is not a regular file');
       if (st.size > BigInt(MAX_SANDBOX_STATE_BYTES))
@@ -104,25 +91,26 @@ export class SandboxStateFile implements SandboxStateStore {
       return { kind: 'text', text: buffer.subarray(0, bytesRead).toString('utf8'), signature: signature(st) };
     } catch (err) {
       if (err instanceof UsageError) throw err;
-      throw unusableState(
-        this.file,
-        `cannot be read (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`,
-      );
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' && handle === undefined) return { kind: 'none' };
+      const why = code === 'ELOOP' ? 'it is a symbolic link' : (code ?? (err as Error).message);
+      throw unusableState(this.file, `cannot be read (${why})`);
     } finally {
-      await handle.close();
+      await handle?.close();
     }
   }
 
   async withLock<T>(fn: () => Promise<T>): Promise<T> {
     await mkdir(dirname(this.file), { recursive: true, mode: 0o700 });
     const waitMs = this.options.waitMs ?? 30_000;
+    const lockFile = `${this.file}.lock`;
     let lease: Lease;
     try {
-      lease = await acquireLease(this.locks, this.lockFile, { waitMs, backoff: { baseMs: 10, maxMs: 200 } });
+      lease = await acquireLease(this.locks, lockFile, { waitMs, backoff: { baseMs: 10, maxMs: 200 } });
     } catch (err) {
       if (!(err instanceof LeaseBusyError)) throw err;
       throw new UsageError(
-        `the sandbox state ${this.file} is locked by another htorder process (lock ${this.lockFile}, ` +
+        `the sandbox state ${this.file} is locked by another htorder process (lock ${lockFile}, ` +
           `waited ${Math.round(waitMs / 1000)} s). A lock left by a killed process is taken over at once ` +
           `on this machine, and from another once not renewed for ${Math.round(this.locks.leaseMs / 1000)} s`,
       );

@@ -89,8 +89,8 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
   try {
     const opened = await openDrop(input, s3, base, closers);
     const { pipeline, source, session } = opened;
-    const accounts = routes && (await openRouteAccounts(routes, pipeline, base));
-    if (accounts) closers.push(() => accounts.close());
+    const routing = routes && (await openRouting(routes, pipeline, base));
+    if (routing) closers.push(() => routing.close());
     const events = new WatchEvents();
     // Webhooks told of failures (docs/notifications.md); they listen and never hold the watcher up.
     const notifier = notifierFor(session.settings, session.logger, 'watch');
@@ -108,7 +108,6 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
     }
     const served = await serve(input, opened, events, io, closers);
     if (served === undefined) return ExitCode.Usage;
-    const routing = routes && accounts ? { routes, accounts } : undefined;
     await watch({ ...opened, events, routing, routesFile: declared?.file }, served, io);
     return ExitCode.Ok;
   } finally {
@@ -143,8 +142,6 @@ async function openDrop(
   const mapping: Mapping | undefined = input.mapping
     ? await (await import('../manifest/mapping/load-mapping.js')).loadMapping(input.mapping)
     : undefined;
-  // The AWS SDK is loaded only to watch a bucket: a folder watcher starts without it.
-  const bucket = s3 ? await loadBucketModules() : undefined;
   // Only the watcher's own session resets the sandbox; routes' accounts share that sandbox.
   const session = await openApiSession({ ...base, sandboxReset: input.sandboxReset });
   closers.push(() => session.close());
@@ -155,8 +152,14 @@ async function openDrop(
   const workDir = join(config.stateDir, 'work');
   let source: DropSource;
   let ledger: LedgerStore;
-  if (s3 && bucket) {
-    const store = new bucket.S3Store({
+  if (s3) {
+    // The AWS SDK is loaded only to watch a bucket: a folder watcher starts without it.
+    const [{ S3Store }, { BucketSource, stateRoot }, { BucketLedger }] = await Promise.all([
+      import('../storage/s3/s3-store.js'),
+      import('../watch/sources/bucket-source.js'),
+      import('../storage/ledger/bucket-ledger.js'),
+    ]);
+    const store = new S3Store({
       bucket: s3.bucket,
       endpoint: settings.get('s3Endpoint'),
       forcePathStyle: settings.get('s3ForcePathStyle'),
@@ -165,8 +168,8 @@ async function openDrop(
     });
     const singleInstance = settings.get('singleInstance');
     const onWarning = (message: string): void => logger.warn(message);
-    source = new bucket.BucketSource({ store, prefix: s3.prefix, layout, leaseMs, singleInstance, onWarning, workDir });
-    ledger = new bucket.BucketLedger(store, `${bucket.stateRoot(s3.prefix)}ledger/`, { leaseMs });
+    source = new BucketSource({ store, prefix: s3.prefix, layout, leaseMs, singleInstance, onWarning, workDir });
+    ledger = new BucketLedger(store, `${stateRoot(s3.prefix)}ledger/`, { leaseMs });
   } else {
     source = new FolderSource(resolve(base.cwd, input.target), {
       layout,
@@ -259,11 +262,6 @@ async function bind<T>(
   }
 }
 
-interface Routing {
-  routes: WatchRoutes;
-  accounts: RouteAccounts;
-}
-
 /** The watcher loop, from start to a graceful stop (io.signal). */
 async function watch(
   w: OpenDrop & { events: WatchEvents; routing?: Routing; routesFile?: string },
@@ -308,10 +306,8 @@ async function watch(
   };
   if (io.signal.aborted) stop();
   else io.signal.addEventListener('abort', stop, { once: true });
-  const routesLog = routing
-    ? { routes: routing.routes.routes.map((r) => r.name), routesFrom: routing.routes.file }
-    : {};
   const { healthUrl, uiUrl } = served;
+  const routesLog = routing && { routes: routing.routes.routes.map((r) => r.name), routesFrom: routing.routes.file };
   logger.info(
     { location: source.location, scanIntervalMs, parallelFiles: parallel, health: healthUrl, ui: uiUrl, ...routesLog },
     'watching for manifests',
@@ -337,24 +333,23 @@ function inputHandler(
     }
     const route = routing.routes.choose(claimed.name);
     if (!route) return setAside(claimed, routing.routes.noRoute(claimed.name), ctx);
-    const account = routing.accounts.of(route);
+    const routed = routing.of(route);
     const logger = ctx.logger.child({ route: route.name });
-    logger.info(
-      { file: claimed.location, mapping: route.mapping, partial: route.partial, ...account.names },
-      'route chosen',
-    );
+    const { mapping, partial, profile } = route;
+    logger.info({ file: claimed.location, mapping, partial, profile, account: route.account }, 'route chosen');
     return handleInput(claimed, lease, {
       ...ctx,
       logger,
-      pipeline: () => account.pipeline.context({ mapping: route.loadedMapping, partial: route.partial }),
-      onUnavailable: account.pipeline.forget,
+      pipeline: () => routed.context({ mapping: route.loadedMapping, partial }),
+      onUnavailable: routed.forget,
     });
   };
 }
 
-interface RouteAccounts {
-  /** The pipeline of the route's account, and the profile/account that names it (for logs). */
-  of(route: WatchRoute): { pipeline: OpenPipeline; names: { profile?: string; account?: string } };
+interface Routing {
+  routes: WatchRoutes;
+  /** The pipeline of the route's account. */
+  of(route: WatchRoute): OpenPipeline;
   close(): Promise<void>;
 }
 
@@ -363,11 +358,7 @@ interface RouteAccounts {
  * none); routes of one account share it and differ only in mapping and partial, given per
  * input. Opened here, so a profile that cannot be used stops the start (exit 2).
  */
-async function openRouteAccounts(
-  routes: WatchRoutes,
-  main: OpenPipeline,
-  base: PipelineContextInput,
-): Promise<RouteAccounts> {
+async function openRouting(routes: WatchRoutes, main: OpenPipeline, base: PipelineContextInput): Promise<Routing> {
   const opened = new Map<string, OpenPipeline>([['', main]]);
   const close = async (): Promise<void> => {
     for (const [key, p] of opened) if (key !== '') await p.close().catch(() => undefined);
@@ -397,22 +388,8 @@ async function openRouteAccounts(
     throw err;
   }
   return {
-    of: (route) => ({
-      pipeline: opened.get(keyOf(route)) ?? main,
-      names: {
-        ...(route.profile === undefined ? {} : { profile: route.profile }),
-        ...(route.account === undefined ? {} : { account: route.account }),
-      },
-    }),
+    routes,
+    of: (route) => opened.get(keyOf(route)) ?? main,
     close,
   };
-}
-
-async function loadBucketModules() {
-  const [{ S3Store }, { BucketSource, stateRoot }, { BucketLedger }] = await Promise.all([
-    import('../storage/s3/s3-store.js'),
-    import('../watch/sources/bucket-source.js'),
-    import('../storage/ledger/bucket-ledger.js'),
-  ]);
-  return { S3Store, BucketSource, BucketLedger, stateRoot };
 }

@@ -1,5 +1,4 @@
-import { realpathSync } from 'node:fs';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { ConfigFile } from '../core/config/config-file.js';
@@ -45,9 +44,8 @@ export async function loadWatchRoutes(opts: {
   /** Command-line options that routes replace. */
   mapping?: string;
   partial?: boolean;
-  home?: string;
 }): Promise<WatchRoutes | undefined> {
-  const home = opts.home ?? homedir();
+  const home = homedir();
   const file = findConfigFile({ env: opts.env, flags: opts.flags, cwd: opts.cwd, home });
   if (!file?.routes || file.routes.length === 0) return undefined;
   const routes = routesFor(file.routes, locationMatcher(opts.target, opts.cwd, file, home));
@@ -145,9 +143,7 @@ async function routeMapping(r: Route, file: ConfigFile, home: string, loaded: Ma
 function mappingPath(value: string, file: ConfigFile, home: string): string | undefined {
   const path = parsePath(value, `mapping in ${file.path}`, dirname(file.path), home);
   if (existsSync(path) && statSync(path).isFile()) return path;
-  const preset = presetPath(value);
-  if (preset !== undefined) return preset;
-  return existsSync(path) ? path : undefined;
+  return presetPath(value) ?? (existsSync(path) ? path : undefined);
 }
 
 /**

@@ -1,5 +1,4 @@
-import { csvLimitsFrom } from '../core/config/csv-limits.js';
-import { resolveSettings } from '../core/config/resolve-settings.js';
+import { csvLimitsFrom, resolveSettings } from '../core/config/resolve-settings.js';
 import { loadManifest } from '../manifest/load-manifest.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import { type CsvLimits, INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from '../manifest/read-input.js';

@@ -17,7 +17,7 @@ export const DEFAULT_MAX_BYTES = 10 * 1024 * 1024;
  * Caps on a CSV input, checked while it streams, so a hostile file (100,000 columns, one
  * endless record, a file that keeps growing) stops with a located error instead of eating
  * memory and time. Each is named in its error message and in docs/security.md (csvMaxColumns …);
- * the settings of the same names set them for the CLI (core/config/csv-limits.ts); library callers pass `LoadOptions.csv`.
+ * the settings of the same names set them for the CLI (csvLimitsFrom, core/config/resolve-settings.ts); library callers pass `LoadOptions.csv`.
  */
 export interface CsvLimits {
   /** Cells in one record (the header or any row). */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { open, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 /** What a new file gets besides its bytes (reports in a drop folder: the input's group, never more readable than the input). */
@@ -15,9 +15,6 @@ export interface NewFileOptions {
    * together with other files (watch: an input's reports, back to back, just before the input).
    */
   staged?: boolean;
-}
-
-export interface AtomicWriteOptions extends NewFileOptions {
   /**
    * fsync the data before the rename (default true), so the new content survives a power
    * cut, not only a process crash. Callers that can recover a lost write by other means
@@ -32,29 +29,6 @@ export interface AtomicWriteOptions extends NewFileOptions {
  */
 export function temporaryName(path: string): string {
   return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-}
-
-/**
- * A new temporary file beside `path` for an atomic write: exclusive create (O_EXCL, so a name
- * planted in a shared folder is never followed) under a random name (`path` itself when
- * `staged`), with `options` applied.
- */
-export async function openTemporary(
-  path: string,
-  options: NewFileOptions = {},
-): Promise<{ tmp: string; handle: FileHandle }> {
-  const tmp = options.staged ? path : temporaryName(path);
-  const handle = await open(tmp, 'wx', options.mode ?? 0o666);
-  try {
-    // The create's mode is cut by the umask: set it again only when the umask took something away.
-    if (options.mode !== undefined && (options.mode & processUmask()) !== 0) await handle.chmod(options.mode);
-    if (options.gid !== undefined) await handle.chown(-1, options.gid).catch(() => undefined);
-  } catch (err) {
-    await handle.close();
-    await rm(tmp, { force: true });
-    throw err;
-  }
-  return { tmp, handle };
 }
 
 let umask: number | undefined;
@@ -80,24 +54,24 @@ function processUmask(): number {
 export type FileContent = string | Uint8Array | Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>;
 
 /**
- * Writes `data` to `path` atomically: a temp file in the same directory (so the rename
- * never crosses a file system), fsync when durable, then rename over the target. A reader
- * sees the old file or the new one, never a torn one; a failure (of the disk, or of the
- * source of the chunks midway) leaves the target as it was and no temp file; a crash leaves
- * at most a stray `.tmp` file. Chunks are written in order, each before the next is asked for
- * (a source may reuse a chunk's memory); text pieces are gathered into writes of about
- * BATCH_BYTES.
+ * Writes `data` to `path` atomically: a temp file in the same directory, created exclusively
+ * (O_EXCL, so a name planted in a shared folder is never followed) with `options` applied,
+ * fsync when durable, then rename over the target. A reader sees the old file or the new one,
+ * never a torn one; a failure (of the disk, or of the source of the chunks midway) leaves the
+ * target as it was and no temp file; a crash leaves at most a stray `.tmp` file. Chunks are
+ * written in order, each before the next is asked for (a source may reuse a chunk's memory);
+ * text pieces are gathered into writes of about BATCH_BYTES.
  */
-export async function writeFileAtomic(
-  path: string,
-  data: FileContent,
-  options: AtomicWriteOptions = {},
-): Promise<void> {
-  const { tmp, handle } = await openTemporary(path, options);
+export async function writeFileAtomic(path: string, data: FileContent, options: NewFileOptions = {}): Promise<void> {
+  const tmp = options.staged ? path : temporaryName(path);
+  const handle = await open(tmp, 'wx', options.mode ?? 0o666);
   let ok = false;
   try {
-    if (typeof data === 'string' || data instanceof Uint8Array) await handle.writeFile(data);
-    else await writeChunks(handle, data);
+    // The create's mode is cut by the umask: set it again only when the umask took something
+    // away, so a drop folder on a share that refuses chmod still gets its reports.
+    if (options.mode !== undefined && (options.mode & processUmask()) !== 0) await handle.chmod(options.mode);
+    if (options.gid !== undefined) await handle.chown(-1, options.gid).catch(() => undefined);
+    await writeFile(handle, typeof data === 'string' || data instanceof Uint8Array ? data : batched(data));
     if (options.durable !== false) await handle.sync();
     ok = true;
   } finally {
@@ -116,26 +90,18 @@ export async function writeFileAtomic(
 /** Text gathered per write: a report's many small pieces (errors.txt's lines) are not a write each. */
 const BATCH_BYTES = 1 << 16;
 
-async function writeChunks(
-  handle: FileHandle,
-  chunks: Iterable<string | Uint8Array> | AsyncIterable<string | Uint8Array>,
-): Promise<void> {
+async function* batched(chunks: Exclude<FileContent, string | Uint8Array>): AsyncIterable<string | Uint8Array> {
   let text = '';
   for await (const chunk of chunks) {
     if (typeof chunk === 'string') {
       text += chunk;
       if (text.length < BATCH_BYTES) continue;
-      await writeAll(handle, Buffer.from(text));
-      text = '';
+      yield text;
     } else {
-      if (text !== '') await writeAll(handle, Buffer.from(text));
-      text = '';
-      await writeAll(handle, chunk);
+      if (text !== '') yield text;
+      yield chunk;
     }
+    text = '';
   }
-  if (text !== '') await writeAll(handle, Buffer.from(text));
-}
-
-async function writeAll(handle: FileHandle, bytes: Uint8Array): Promise<void> {
-  for (let at = 0; at < bytes.length; ) at += (await handle.write(bytes, at, bytes.length - at)).bytesWritten;
+  if (text !== '') yield text;
 }

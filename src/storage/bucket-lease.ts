@@ -1,5 +1,5 @@
 import { type ExpiryRule, isExpired, type Lease, type LeaseStore, leaseText, newOwnerId, parseLease } from './lease.js';
-import { PRECONDITION_FAILED, type S3Store } from './s3/s3-store.js';
+import { PRECONDITION_FAILED, type PutCondition, type S3Store } from './s3/s3-store.js';
 
 const JSON_TYPE = 'application/json';
 
@@ -19,16 +19,17 @@ export class BucketLeases implements LeaseStore {
 
   async tryAcquire(key: string): Promise<Lease | undefined> {
     const owner = newOwnerId();
-    const text = leaseText(owner, this.leaseMs);
-    const created = await this.store.put(key, text, { ifNoneMatch: '*' }, JSON_TYPE);
-    if (created !== PRECONDITION_FAILED) return this.hold(key, owner, created);
+    const put = async (condition: PutCondition): Promise<Lease | undefined> => {
+      const etag = await this.store.put(key, leaseText(owner, this.leaseMs), condition, JSON_TYPE);
+      return etag === PRECONDITION_FAILED ? undefined : this.hold(key, owner, etag);
+    };
+    const created = await put({ ifNoneMatch: '*' });
+    if (created) return created;
     const current = await this.store.get(key);
     // Released between our create and our read: one more create, no loop.
-    const retried = current ? undefined : await this.store.put(key, text, { ifNoneMatch: '*' }, JSON_TYPE);
-    if (retried !== undefined) return retried === PRECONDITION_FAILED ? undefined : this.hold(key, owner, retried);
-    if (!current || !isExpired(parseLease(current.body.toString('utf8')), Date.now(), this.rule)) return undefined;
-    const taken = await this.store.put(key, text, { ifMatch: current.etag }, JSON_TYPE);
-    return taken === PRECONDITION_FAILED ? undefined : this.hold(key, owner, taken);
+    if (!current) return put({ ifNoneMatch: '*' });
+    if (!isExpired(parseLease(current.body.toString('utf8')), Date.now(), this.rule)) return undefined;
+    return put({ ifMatch: current.etag });
   }
 
   private hold(key: string, owner: string, etag: string): Lease {

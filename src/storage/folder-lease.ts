@@ -83,7 +83,7 @@ export class FolderLeases implements LeaseStore {
   private readonly tokens = new Map<string, Token>();
   /** Folders where hard links are refused: leases there are files of their own. */
   private readonly noLinks = new Set<string>();
-  private readonly held = new Set<FolderLease>();
+  readonly held = new Set<FolderLease>();
 
   constructor(private readonly options: FolderLeaseOptions) {
     this.leaseMs = options.leaseMs;
@@ -118,7 +118,7 @@ export class FolderLeases implements LeaseStore {
         // folder: a new one, whose leases are ours; those of the old one count as lost.
         if (codeOf(err) === 'ENOENT' && !retried) {
           this.tokens.delete(dir);
-          closeToken(token, true);
+          closeToken(token);
           return this.create(name, true);
         }
         if (!linkRefused(err)) throw err;
@@ -139,7 +139,7 @@ export class FolderLeases implements LeaseStore {
     const known = this.tokens.get(dir);
     if (known) return known;
     const tokens = join(dir, this.options.tokenDir ?? '');
-    mkdirSync(tokens, { recursive: true, ...(this.options.mode === undefined ? {} : { mode: this.options.mode }) });
+    mkdirSync(tokens, { recursive: true, mode: this.options.mode });
     this.sweep(tokens);
     const token = this.openToken(join(tokens, `${TOKEN_PREFIX}${randomBytes(8).toString('hex')}`));
     this.tokens.set(dir, token);
@@ -194,14 +194,10 @@ export class FolderLeases implements LeaseStore {
     return lease;
   }
 
-  forget(lease: FolderLease): void {
-    this.held.delete(lease);
-  }
-
   /** Releases the leases still held and removes the tokens (also when the process exits). */
   cleanUp(): void {
     for (const lease of [...this.held]) lease.releaseNow();
-    for (const token of this.tokens.values()) closeToken(token, true);
+    for (const token of this.tokens.values()) closeToken(token);
     this.tokens.clear();
   }
 
@@ -230,7 +226,7 @@ class FolderLease implements Lease {
     else if (!now) this.why = new Error(`the lease ${this.name} was removed`);
     else if (now.ino !== this.token.ino || now.dev !== this.token.dev)
       this.why = new Error(`the lease ${this.name} was taken over by another process`);
-    if (this.why) this.store.forget(this);
+    if (this.why) this.store.held.delete(this);
     return this.why;
   }
 
@@ -247,17 +243,17 @@ class FolderLease implements Lease {
   releaseNow(): void {
     if (this.released || this.lost()) return;
     this.released = true;
-    this.store.forget(this);
-    if (this.own) closeToken(this.token, true);
+    this.store.held.delete(this);
+    if (this.own) closeToken(this.token);
     else removeName(this.name);
   }
 }
 
-function closeToken(token: Token, remove: boolean): void {
+function closeToken(token: Token): void {
   if (token.fd === undefined) return;
   closeSync(token.fd);
   token.fd = undefined;
-  if (remove) removeName(token.path);
+  removeName(token.path);
 }
 
 /** What a name is now: its inode, mtime, and the text of a small regular file ('' for anything else). */

@@ -4,13 +4,10 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { type Backoff, backoffDelay } from '../core/backoff.js';
 
 /**
- * The one lease protocol of htorder: every lock and claim is a lease (the ledger's per-order
- * locks, watch's claims, the sandbox state's lock). A lease is a name — a file in a folder
- * (folder-lease.ts), an object in a bucket (bucket-lease.ts) — that exists while someone holds
- * it and holds, or leads to, its holder's LeaseRecord. It is made atomically (of several
- * contenders exactly one wins), renewed by its holder while it works, judged expired by one
- * rule (isExpired), taken over atomically once expired, and checked by its holder right before
- * anything irreversible is done under it.
+ * The one lease protocol of htorder (docs/architecture.md#exactly-once): every lock and claim
+ * is a lease — a name in a folder (folder-lease.ts) or a bucket (bucket-lease.ts) — made
+ * atomically, renewed by its holder, judged expired by one rule (isExpired), taken over
+ * atomically, and checked by its holder right before anything irreversible is done under it.
  */
 
 /** Who holds a lease, and until when: the text of every lease (one line of JSON). */

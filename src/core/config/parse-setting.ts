@@ -10,13 +10,10 @@ import type { SettingType } from './settings.js';
  * is never guessed: `ture` is not false, `8x` is not 8.
  */
 
-/** Where a raw value came from, for messages. */
-export type SourceName = string;
-
 const TRUE = new Set(['true', '1', 'yes']);
 const FALSE = new Set(['false', '0', 'no']);
 
-export function parseBoolean(raw: unknown, source: SourceName): boolean {
+export function parseBoolean(raw: unknown, source: string): boolean {
   if (typeof raw === 'boolean') return raw;
   const text = String(raw).trim().toLowerCase();
   if (TRUE.has(text)) return true;
@@ -25,13 +22,7 @@ export function parseBoolean(raw: unknown, source: SourceName): boolean {
 }
 
 /** Digits only, from `min` to `max`; `what` names the kind of number in the message. */
-export function parseInteger(
-  raw: unknown,
-  source: SourceName,
-  min: number,
-  max: number,
-  what = 'a whole number',
-): number {
+export function parseInteger(raw: unknown, source: string, min: number, max: number, what = 'a whole number'): number {
   const text = String(raw).trim();
   if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > max) {
     throw new UsageError(`${source} must be ${what} from ${min} to ${max}, got "${text}"`);
@@ -39,12 +30,12 @@ export function parseInteger(
   return Number(text);
 }
 
-export function parsePort(raw: unknown, source: SourceName): number {
+export function parsePort(raw: unknown, source: string): number {
   return parseInteger(raw, source, 0, 65535, 'a port number');
 }
 
 /** An http(s) URL without query, fragment or credentials; returned without trailing slashes. */
-export function parseUrl(raw: unknown, source: SourceName): string {
+export function parseUrl(raw: unknown, source: string): string {
   const value = String(raw).trim();
   let url: URL;
   try {
@@ -61,21 +52,21 @@ export function parseUrl(raw: unknown, source: SourceName): string {
   return url.toString().replace(/\/+$/, '');
 }
 
-export function parseEnum(raw: unknown, source: SourceName, values: readonly string[]): string {
+export function parseEnum(raw: unknown, source: string, values: readonly string[]): string {
   const text = String(raw).trim();
   if (!values.includes(text)) throw new UsageError(`${source} must be one of ${values.join(', ')}, got "${text}"`);
   return text;
 }
 
 /** Text that must not be blank. A secret's value is never repeated in a message. */
-export function parseString(raw: unknown, source: SourceName): string {
+export function parseString(raw: unknown, source: string): string {
   const text = String(raw).trim();
   if (text === '') throw new UsageError(`${source} must not be empty`);
   return text;
 }
 
 /** A host name or IP address to listen on: no scheme, port or path. */
-export function parseHost(raw: unknown, source: SourceName): string {
+export function parseHost(raw: unknown, source: string): string {
   const text = String(raw).trim();
   if (!/^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9])?|\[?[0-9A-Fa-f:.]+\]?)$/.test(text)) {
     throw new UsageError(`${source} must be a host name or IP address (no scheme or port), got "${text}"`);
@@ -84,7 +75,7 @@ export function parseHost(raw: unknown, source: SourceName): string {
 }
 
 /** A file or folder: `~/` is the home folder, a relative path is relative to `baseDir`. */
-export function parsePath(raw: unknown, source: SourceName, baseDir: string, home: string): string {
+export function parsePath(raw: unknown, source: string, baseDir: string, home: string): string {
   const path = parseString(raw, source);
   if (path === '~') return home;
   if (path.startsWith('~/')) return join(home, path.slice(2));
@@ -97,7 +88,7 @@ export type ParsedValue = string | number | boolean;
 export function parseSettingValue(
   type: SettingType,
   raw: unknown,
-  source: SourceName,
+  source: string,
   paths: { baseDir: string; home: string },
 ): ParsedValue {
   switch (type.kind) {

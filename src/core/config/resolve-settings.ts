@@ -306,3 +306,16 @@ function text(v: unknown): string | undefined {
   const s = String(v);
   return s.trim() === '' ? undefined : s;
 }
+
+/** The CSV reader's limits (csvMaxColumns, csvMaxRecordBytes, csvMaxFileBytes), in the shape of its `CsvLimits`. */
+export function csvLimitsFrom(settings: Settings): {
+  maxColumns: number;
+  maxRecordBytes: number;
+  maxFileBytes: number;
+} {
+  return {
+    maxColumns: settings.get('csvMaxColumns'),
+    maxRecordBytes: settings.get('csvMaxRecordBytes'),
+    maxFileBytes: settings.get('csvMaxFileBytes'),
+  };
+}

@@ -27,16 +27,11 @@ export function checkTransportSecurity(
   config: Pick<ApiConfig, 'baseUrl' | 'authUrl' | 'statusUrl' | 'allowInsecure'>,
 ): void {
   if (config.allowInsecure) return;
-  const urls: [string, string | null][] = [
-    [SETTINGS.baseUrl.env, config.baseUrl],
-    [SETTINGS.authUrl.env, config.authUrl],
-    [SETTINGS.statusUrl.env, config.statusUrl],
-  ];
-  for (const [name, url] of urls) {
-    if (url === null) continue;
-    if (isClearTextUrl(url)) {
+  for (const name of ['baseUrl', 'authUrl', 'statusUrl'] as const) {
+    const url = config[name];
+    if (url !== null && isClearTextUrl(url)) {
       throw new UsageError(
-        `${name} (${url}) is not https; refusing to send credentials in clear (set HTORDER_ALLOW_INSECURE=1 or --allow-insecure to override)`,
+        `${SETTINGS[name].env} (${url}) is not https; refusing to send credentials in clear (set HTORDER_ALLOW_INSECURE=1 or --allow-insecure to override)`,
       );
     }
   }

@@ -17,10 +17,8 @@ export interface LoggerOptions {
   destination?: DestinationStream | NodeJS.WritableStream;
 }
 
-const LEVELS: readonly string[] = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
 export function isLogLevel(value: string): value is LogLevel {
-  return LEVELS.includes(value);
+  return value === 'silent' || Object.hasOwn(pino.levels.values, value);
 }
 
 /**

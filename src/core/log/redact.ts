@@ -13,10 +13,6 @@ export const REDACTED = '[redacted]';
  */
 const SENSITIVE_KEY = /secret|token|authorization|password|cookie/i;
 
-export function isSensitiveKey(key: string): boolean {
-  return SENSITIVE_KEY.test(key);
-}
-
 /**
  * Secret VALUES in use by this process: the client secret and the bearer tokens it was
  * handed. A server that echoes the Authorization header or the secret into a message or a
@@ -119,7 +115,7 @@ function deepCopy(value: unknown, text: (s: string) => string, seen: WeakSet<obj
       : (value as Record<string, unknown>);
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(source)) {
-    out[k] = isSensitiveKey(k) && v !== undefined && v !== null ? REDACTED : deepCopy(v, text, seen);
+    out[k] = SENSITIVE_KEY.test(k) && v !== undefined && v !== null ? REDACTED : deepCopy(v, text, seen);
   }
   return out;
 }

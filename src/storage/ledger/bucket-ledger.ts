@@ -20,26 +20,20 @@ export interface BucketLedgerOptions {
 }
 
 /**
- * The ledger of docs/architecture.md#exactly-once as objects in the watched bucket, so instances on different
- * machines share it: `<root><account>/<orderNumber>.json` per order, and beside it
- * `<orderNumber>.lock`, a bucket lease (bucket-lease.ts) created with `If-None-Match: *`,
- * renewed while held and released with `If-Match`. A PUT replaces an object atomically, so
- * readers never see a torn entry.
+ * The ledger (docs/architecture.md#exactly-once) as objects in the watched bucket, shared by
+ * instances on different machines: `<root><account>/<orderNumber>.json` per order, locked by the
+ * bucket lease `<orderNumber>.lock` beside it. A PUT replaces an object whole: no torn entry.
  */
 export class BucketLedger implements LedgerStore {
   private readonly locks: BucketLeases;
-  private readonly waitMs: number;
-  private readonly pollMs: number;
 
   constructor(
     private readonly store: S3Store,
     /** Key prefix, empty or ending in `/`, e.g. `drop/.htorder/ledger/`. */
     private readonly root: string,
-    options: BucketLedgerOptions = {},
+    private readonly options: BucketLedgerOptions = {},
   ) {
     this.locks = new BucketLeases(store, Math.max(1000, options.leaseMs ?? 30_000), { survivesHolder: true });
-    this.waitMs = options.waitMs ?? 120_000;
-    this.pollMs = options.pollMs ?? 200;
   }
 
   private base(key: { account: string; orderNumber: string }): string {
@@ -48,32 +42,25 @@ export class BucketLedger implements LedgerStore {
 
   async withLock<T>(key: LedgerKey, fn: (guard: LockGuard) => Promise<T>): Promise<T> {
     // Each look is a request: the waits grow to ten times the first.
-    const wait = { waitMs: this.waitMs, backoff: { baseMs: this.pollMs, maxMs: 10 * this.pollMs } };
+    const pollMs = this.options.pollMs ?? 200;
+    const wait = { waitMs: this.options.waitMs ?? 120_000, backoff: { baseMs: pollMs, maxMs: 10 * pollMs } };
     return withOrderLock(this.locks, `${this.base(key)}.lock`, key, wait, fn);
   }
 
   async read(key: LedgerKey): Promise<LedgerEntry | undefined> {
-    const obj = await this.store.get(`${this.base(key)}.json`);
-    return obj ? (JSON.parse(obj.body.toString('utf8')) as LedgerEntry) : undefined;
+    return this.getJson(`${this.base(key)}.json`);
   }
 
   async write(entry: LedgerEntry): Promise<void> {
-    await this.store.put(
-      `${this.base(entry)}.json`,
-      `${JSON.stringify(entry, null, 2)}\n`,
-      undefined,
-      'application/json',
-    );
+    await this.putJson(`${this.base(entry)}.json`, entry);
   }
 
   async readAccount(account: string): Promise<LedgerAccount | undefined> {
-    const obj = await this.store.get(`${this.root}${safeName(account)}/.account`);
-    return obj ? (JSON.parse(obj.body.toString('utf8')) as LedgerAccount) : undefined;
+    return this.getJson(`${this.root}${safeName(account)}/.account`);
   }
 
   async writeAccount(record: LedgerAccount): Promise<void> {
-    const key = `${this.root}${safeName(record.account)}/.account`;
-    await this.store.put(key, `${JSON.stringify(record, null, 2)}\n`, undefined, 'application/json');
+    await this.putJson(`${this.root}${safeName(record.account)}/.account`, record);
   }
 
   async *entries(account?: string): AsyncIterable<LedgerEntry> {
@@ -82,8 +69,17 @@ export class BucketLedger implements LedgerStore {
       .filter((o) => o.key.endsWith('.json'))
       .sort((a, b) => (a.key < b.key ? -1 : 1));
     for (const o of objects) {
-      const obj = await this.store.get(o.key);
-      if (obj) yield JSON.parse(obj.body.toString('utf8')) as LedgerEntry;
+      const entry = await this.getJson<LedgerEntry>(o.key);
+      if (entry) yield entry;
     }
+  }
+
+  private async getJson<T>(key: string): Promise<T | undefined> {
+    const obj = await this.store.get(key);
+    return obj ? (JSON.parse(obj.body.toString('utf8')) as T) : undefined;
+  }
+
+  private async putJson(key: string, value: LedgerEntry | LedgerAccount): Promise<void> {
+    await this.store.put(key, `${JSON.stringify(value, null, 2)}\n`, undefined, 'application/json');
   }
 }

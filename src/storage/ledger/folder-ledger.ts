@@ -3,7 +3,6 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
 import { FolderLeases } from '../folder-lease.js';
 import { nameOwnerDead, newOwnerId } from '../lease.js';
-import { removeFile } from '../remove-file.js';
 import { safeName } from './safe-name.js';
 import {
   type LedgerAccount,
@@ -23,34 +22,25 @@ export interface FolderLedgerOptions {
   mode?: number;
 }
 
-/**
- * The ledger as one JSON file per (account, orderNumber) under `<stateDir>/ledger/`.
- *
- * Locking: `<entry>.json.lock` is a folder lease (folder-lease.ts) whose token is in the
- * account's `.locks/`, renewed while held; a lock left by a killed process is taken over once
- * its lease runs out, as the requests that process sent may still be on their way. Older
- * htorder versions' locks (the same path, judged by mtime) and these exclude each other.
- *
- * Writes: writeFileAtomic (temp file, fsync when durable, rename). See
- * docs/architecture.md#exactly-once.
- */
 /** Waiting for an order another process holds: its lock is held for one submission. */
 const LOCK_BACKOFF = { baseMs: 25, maxMs: 500 };
 
+/**
+ * The ledger as one JSON file per (account, orderNumber) under `<stateDir>/ledger/`, locked by
+ * the folder lease `<entry>.json.lock` (its token in the account's `.locks/`) and written by
+ * writeFileAtomic (docs/architecture.md#exactly-once).
+ */
 export class FolderLedger implements LedgerStore {
   private readonly root: string;
-  private readonly waitMs: number;
   /** Account folders known to exist: saves a mkdir per write on the hot path. */
   private readonly made = new Set<string>();
-
-  /** Mode of the folders it creates: 0700 for the per-user default state dir. */
-  private readonly mode: number | undefined;
   private readonly locks: FolderLeases;
 
-  constructor(stateDir: string, options: FolderLedgerOptions = {}) {
+  constructor(
+    stateDir: string,
+    private readonly options: FolderLedgerOptions = {},
+  ) {
     this.root = join(stateDir, 'ledger');
-    this.waitMs = options.waitMs ?? 120_000;
-    this.mode = options.mode;
     this.locks = new FolderLeases({
       owner: newOwnerId(),
       leaseMs: Math.max(2000, options.staleMs ?? 10_000),
@@ -80,9 +70,9 @@ export class FolderLedger implements LedgerStore {
   }
 
   async withLock<T>(key: LedgerKey, fn: (guard: LockGuard) => Promise<T>): Promise<T> {
-    const path = this.pathOf(key);
     await this.ensureDir(key.account);
-    return withOrderLock(this.locks, `${path}.lock`, key, { waitMs: this.waitMs, backoff: LOCK_BACKOFF }, fn);
+    const wait = { waitMs: this.options.waitMs ?? 120_000, backoff: LOCK_BACKOFF };
+    return withOrderLock(this.locks, `${this.pathOf(key)}.lock`, key, wait, fn);
   }
 
   async read(key: LedgerKey): Promise<LedgerEntry | undefined> {
@@ -98,13 +88,13 @@ export class FolderLedger implements LedgerStore {
   private async ensureDir(account: string): Promise<void> {
     const dir = this.dirOf(account);
     if (this.made.has(dir)) return;
-    await mkdir(dir, { recursive: true, ...(this.mode === undefined ? {} : { mode: this.mode }) });
+    await mkdir(dir, { recursive: true, mode: this.options.mode });
     this.made.add(dir);
     // Spare files (`.spare`: another name of an old entry's inode) that processes of earlier
     // htorder versions on this host left in `.locks` when killed.
     const locks = join(dir, '.locks');
     for (const name of await readdir(locks).catch(() => [])) {
-      if (name.endsWith('.spare') && nameOwnerDead(name)) await removeFile(join(locks, name));
+      if (name.endsWith('.spare') && nameOwnerDead(name)) await rm(join(locks, name), { force: true });
     }
   }
 
@@ -115,52 +105,42 @@ export class FolderLedger implements LedgerStore {
    */
   async removeAccount(account: string): Promise<number> {
     const dir = this.dirOf(account);
-    let names: string[];
-    try {
-      names = await readdir(dir);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return 0;
-      throw err;
-    }
+    const names = await unlessMissing(readdir(dir), []);
     await rm(dir, { recursive: true, force: true });
     this.made.delete(dir);
-    return names.filter((n) => n.endsWith('.json') && !n.startsWith('.')).length;
+    return names.filter(isEntryName).length;
   }
 
   async *entries(account?: string): AsyncIterable<LedgerEntry> {
-    const dirs = account ? [this.dirOf(account)] : await listDirs(this.root);
+    const dirs = account
+      ? [this.dirOf(account)]
+      : (await unlessMissing(readdir(this.root, { withFileTypes: true }), []))
+          .filter((d) => d.isDirectory() && !d.name.endsWith('.lock'))
+          .map((d) => join(this.root, d.name));
     for (const dir of dirs) {
-      let names: string[];
-      try {
-        names = await readdir(dir);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
-        throw err;
-      }
-      for (const name of names.sort()) {
-        if (!name.endsWith('.json') || name.startsWith('.')) continue;
-        yield JSON.parse(await readFile(join(dir, name), 'utf8')) as LedgerEntry;
+      for (const name of (await unlessMissing(readdir(dir), [])).sort()) {
+        if (isEntryName(name)) yield JSON.parse(await readFile(join(dir, name), 'utf8')) as LedgerEntry;
       }
     }
   }
 }
 
-async function listDirs(root: string): Promise<string[]> {
+function isEntryName(name: string): boolean {
+  return name.endsWith('.json') && !name.startsWith('.');
+}
+
+/** What `act` gives, or `none` when the file or folder is not there. */
+async function unlessMissing<T>(act: Promise<T>, none: T): Promise<T> {
   try {
-    const items = await readdir(root, { withFileTypes: true });
-    return items.filter((d) => d.isDirectory() && !d.name.endsWith('.lock')).map((d) => join(root, d.name));
+    return await act;
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return none;
     throw err;
   }
 }
 
 /** The parsed file, or undefined when there is none. */
 async function readJson<T>(path: string): Promise<T | undefined> {
-  try {
-    return JSON.parse(await readFile(path, 'utf8')) as T;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  const text = await unlessMissing(readFile(path, 'utf8'), undefined);
+  return text === undefined ? undefined : (JSON.parse(text) as T);
 }

@@ -51,7 +51,7 @@ export interface LedgerEntry {
   /** Which input asked for it (for people reading the ledger). */
   input?: { file: string; sha256: string };
   /**
-   * The declaratively changeable fields (issue 9) as the manifest had them when they were last
+   * The declaratively changeable fields as the manifest had them when they were last
    * sent (at submission, or by a later PATCH). A later run compares the manifest against these,
    * so only the user's own edits become a PATCH; changes made in the dashboard are not undone.
    */

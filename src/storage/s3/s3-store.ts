@@ -138,10 +138,6 @@ export class S3Store {
     }
   }
 
-  async exists(key: string): Promise<boolean> {
-    return (await this.list(key)).some((o) => o.key === key);
-  }
-
   /** Objects under `prefix`; with `delimiter` only those directly under it (no "sub-folders"). */
   async list(prefix: string, delimiter?: string): Promise<ListedObject[]> {
     const out: ListedObject[] = [];

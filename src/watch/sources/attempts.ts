@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { type FileHandle, mkdir, open } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { removeFile } from '../../storage/remove-file.js';
 
 /**
  * Poison-file protection for `watch`: how often processing of one input began without ending.
@@ -61,7 +60,7 @@ export class InputAttempts {
 
   /** Processing ended without a crash: forget the count. */
   async end(key: string): Promise<void> {
-    await removeFile(this.path(key));
+    await rm(this.path(key), { force: true });
   }
 
   private path(key: string): string {

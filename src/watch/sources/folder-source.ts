@@ -6,7 +6,6 @@ import { type ReportPaths, reportPaths } from '../../report/report-paths.js';
 import { type NewFileOptions, writeFileAtomic } from '../../storage/atomic-write.js';
 import { FolderLeases, type LinkFile, linkRefused } from '../../storage/folder-lease.js';
 import { type Lease, newOwnerId } from '../../storage/lease.js';
-import { removeFile } from '../../storage/remove-file.js';
 import {
   DONE_MARKER_SUFFIX,
   MAX_INPUT_NAME_BYTES,
@@ -145,7 +144,7 @@ export class FolderSource implements DropSource {
     for (const name of await readdir(this.sub(k))) {
       if (!isOwnTemporary(name)) continue;
       const info = await lstat(this.sub(k, name)).catch(() => undefined);
-      if (info?.isFile() && info.mtimeMs < before) await removeFile(this.sub(k, name));
+      if (info?.isFile() && info.mtimeMs < before) await rm(this.sub(k, name), { force: true });
     }
   }
 
@@ -359,7 +358,7 @@ export class FolderSource implements DropSource {
       const wrote = await writeReports({ paths: staged, inputShownAs: finalPath, file: { ...file, staged: true } });
       for (const kind of REPORT_KINDS) if (wrote[kind] !== undefined) await rename(staged[kind], finals[kind]);
     } catch (err) {
-      await Promise.all(REPORT_KINDS.map((kind) => removeFile(staged[kind])));
+      await Promise.all(REPORT_KINDS.map((kind) => rm(staged[kind], { force: true })));
       throw err;
     }
     return finalPath;

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { reportPaths } from '../../report/report-paths.js';
 import { nameOwnerDead, ownedName } from '../../storage/lease.js';
-import { removeFile } from '../../storage/remove-file.js';
 
 const PREFIX = 'htorder-watch-';
 
@@ -106,12 +105,13 @@ export class Slot {
     this.dropped = true;
     const at = this.named === undefined ? join(this.dir, SPARE) : this.pathFor(this.named);
     try {
-      if (this.named !== undefined) await Promise.all(Object.values(reportPaths(at)).map((r) => removeFile(r)));
+      if (this.named !== undefined)
+        await Promise.all(Object.values(reportPaths(at)).map((r) => rm(r, { force: true })));
       if (this.written) await truncate(at, 0);
       if (this.named !== undefined) await rename(at, join(this.dir, SPARE));
     } catch (err) {
       // Gone or odd: the next copy makes a new kept file.
-      if (this.named !== undefined) await removeFile(at);
+      if (this.named !== undefined) await rm(at, { force: true });
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
     } finally {
       this.giveBack(this.dir);
