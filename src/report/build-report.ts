@@ -43,7 +43,7 @@ export function buildReport(x: BuildReportInput): ResultReport {
       index: j,
       orderNumber: str(job.orderNumber),
       status,
-      source: sourceOf(manifest, file, j),
+      source: jobSource(manifest, j, file),
       jobNumber: null,
       dateDue: str(job.dateDue),
       totalJobCost: null,
@@ -147,13 +147,20 @@ export function toReportSource(loc: SourceLocation | undefined, inputFile: strin
 }
 
 /**
- * Where job `j`, or its item `k`, was written. A CSV row is read from the table, without a path
- * to parse; a job's row is its first item's (csv-source-map.ts).
+ * A job's row is its first item's (csv-source-map.ts); read from the table, without a path to
+ * parse. Jobs and items have a function each: one function for both, with an optional item,
+ * raises check's peak memory on a big CSV (`npm run bench:check`).
  */
-function sourceOf(manifest: Manifest | undefined, file: string, j: number, k?: number): ReportSource | null {
-  const row = manifest?.csv === undefined ? undefined : itemRowOf(manifest.csv, j, k ?? 0);
+function jobSource(manifest: Manifest | undefined, j: number, file: string): ReportSource | null {
+  const row = manifest?.csv === undefined ? undefined : itemRowOf(manifest.csv, j, 0);
   if (row !== undefined) return { row };
-  return toReportSource(manifest?.sources.locate(k === undefined ? `jobs[${j}]` : `jobs[${j}].items[${k}]`), file);
+  return toReportSource(manifest?.sources.locate(`jobs[${j}]`), file);
+}
+
+function itemSource(manifest: Manifest, j: number, k: number): ReportSource | null {
+  const row = manifest.csv === undefined ? undefined : itemRowOf(manifest.csv, j, k);
+  if (row !== undefined) return { row };
+  return toReportSource(manifest.sources.locate(`jobs[${j}].items[${k}]`), manifest.file);
 }
 
 /** Item results as buildReport defines them, made when first needed (one source per report, not per job). */
@@ -164,7 +171,7 @@ function manifestItems(manifest: Manifest | undefined): ItemSource {
       const item = manifest?.jobs[j]?.items?.[k];
       return {
         index: k,
-        source: sourceOf(manifest, manifest?.file ?? '', j, k),
+        source: manifest ? itemSource(manifest, j, k) : null,
         itemType: str(item?.itemType),
         code: str(item?.code),
         quantity: typeof item?.quantity === 'number' ? item.quantity : sumSizes(item?.sizeQuantities),
