@@ -14,11 +14,14 @@ export const MAX_NUMBER_FORMAT_CHARS = 255;
 export function plainNumberFormats(styles: string): { styles: string } | { tooLong: number } {
   let tooLong: number | undefined;
   // Attribute values hold no `<`, and a quote ends at the next quote: one pass, linear in the text.
-  const plain = styles.replace(/\bformatCode(\s*=\s*)(?:"([^"]*)"|'([^']*)')/g, (_, eq: string, dq?: string, sq?: string) => {
-    const code = decodeEntities(dq ?? sq ?? '');
-    if (code.length > MAX_NUMBER_FORMAT_CHARS) tooLong ??= code.length;
-    return `formatCode${eq}"${plainFormat(code)}"`;
-  });
+  const plain = styles.replace(
+    /\bformatCode(\s*=\s*)(?:"([^"]*)"|'([^']*)')/g,
+    (_, eq: string, dq?: string, sq?: string) => {
+      const code = decodeEntities(dq ?? sq ?? '');
+      if (code.length > MAX_NUMBER_FORMAT_CHARS) tooLong ??= code.length;
+      return `formatCode${eq}"${plainFormat(code)}"`;
+    },
+  );
   return tooLong === undefined ? { styles: plain } : { tooLong };
 }
 

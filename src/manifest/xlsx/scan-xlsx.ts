@@ -120,7 +120,13 @@ async function* archiveRows(
     const part = sheet.part === undefined ? undefined : zip.entries.get(sheet.part);
     if (part === undefined) return unreadable(`the sheet "${sheet.name}" has no part in the archive`);
     const limits = opts.limits ?? DEFAULT_CSV_LIMITS;
-    yield* rowsOf(archive, { ...book, sheet: sheet.name, part }, { skipRows: opts.skipRows ?? 0, limits }, problems, at);
+    yield* rowsOf(
+      archive,
+      { ...book, sheet: sheet.name, part },
+      { skipRows: opts.skipRows ?? 0, limits },
+      problems,
+      at,
+    );
   } catch (err) {
     unreadable(locatedProblem(at, (err as Error).message));
   }
@@ -131,7 +137,8 @@ async function* archiveRows(
  * memory, as its zip directory declares them (each part is stopped should it unpack past that).
  */
 function sizeProblem(fileBytes: number, zip?: ZipDirectory): string | undefined {
-  if (fileBytes > MAX_FILE_BYTES) return `the file is ${fileBytes} bytes, over the ${MAX_FILE_BYTES}-byte limit for .xlsx`;
+  if (fileBytes > MAX_FILE_BYTES)
+    return `the file is ${fileBytes} bytes, over the ${MAX_FILE_BYTES}-byte limit for .xlsx`;
   if (zip === undefined) return undefined;
   if (zip.unpackedBytes > MAX_UNPACKED_BYTES) {
     const bytes = Number.isFinite(zip.unpackedBytes) ? `${zip.unpackedBytes} bytes` : 'more than 4 GB';

@@ -164,8 +164,12 @@ describe('hostile number formats', () => {
 
 describe('hostile sizes', () => {
   it('a text table honestly declaring 130 MiB is refused on its zip directory, before it is unpacked', async () => {
-    const parts: Map<string, PartText> = await partsOf([[...HEADER, ...HEAD], [...ROW, ...ITEM]]);
-    const open = '<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">';
+    const parts: Map<string, PartText> = await partsOf([
+      [...HEADER, ...HEAD],
+      [...ROW, ...ITEM],
+    ]);
+    const open =
+      '<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">';
     const strings = (parts.get('xl/sharedStrings.xml') as string).replace(/^[\s\S]*?<sst[^>]*>/, '');
     const filler = '<si><t>x</t></si>'.repeat(4096);
     const times = Math.ceil((130 * 1024 * 1024) / filler.length);
@@ -190,7 +194,10 @@ describe('hostile sizes', () => {
 
   it('a cell of 2 MB (40 cells pointing at it) stops at its row and column, under csvMaxRecordBytes', async () => {
     const huge = 'x'.repeat(2 * 1024 * 1024);
-    const parts = await partsOf([[...HEADER, ...HEAD], [huge, ...Array.from({ length: 39 }, () => huge)]]);
+    const parts = await partsOf([
+      [...HEADER, ...HEAD],
+      [huge, ...Array.from({ length: 39 }, () => huge)],
+    ]);
     const file = await zipOf(parts);
     const { manifest, diagnostics } = await loadManifest(file);
     expect(manifest).toBeUndefined();
@@ -206,11 +213,7 @@ describe('hostile sizes', () => {
 
   it('a row whose cells add up past the limit stops at the cell that passes it; the setting raises it', async () => {
     const cell = 'é'.repeat(50_000); // 100,000 bytes as UTF-8
-    const parts = await partsOf([
-      [...HEADER, ...HEAD],
-      [...ROW, ...ITEM],
-      Array.from({ length: 12 }, () => cell),
-    ]);
+    const parts = await partsOf([[...HEADER, ...HEAD], [...ROW, ...ITEM], Array.from({ length: 12 }, () => cell)]);
     const file = await zipOf(parts);
     const { diagnostics } = await loadManifest(file);
     expect(errors(diagnostics).map((d) => [d.source, d.message])).toEqual([
