@@ -128,7 +128,9 @@ async function* archiveRows(
       at,
     );
   } catch (err) {
-    unreadable(locatedProblem(at, (err as Error).message));
+    const message = locatedProblem(at, (err as Error).message);
+    if (err instanceof RowTooLarge) problems.push({ code: 'xlsx.limit', message });
+    else unreadable(message);
   }
 }
 
@@ -247,7 +249,7 @@ async function* rowsOf(
   });
   at.part = RELS;
   const stop = new AbortController();
-  const feeding = feed(archive, input, book, stop.signal);
+  const feeding = feed(archive, input, { ...book, rowSpans: new RowSpans(limits.maxRecordBytes) }, stop.signal);
   // Rejects when feeding fails (never resolves): a read waiting for bytes that will not come ends.
   const failed = feeding.then(() => new Promise<never>(() => {}));
   failed.catch(() => undefined);
@@ -275,7 +277,8 @@ async function* rowsOf(
     if (part !== undefined) {
       at.part = part;
       at.sheet = part === book.part.name ? book.sheet : undefined;
-      at.lastRow = undefined;
+      // A row too large is located after the last row read; a part fed short or long is the whole part's.
+      if (!(err instanceof RowTooLarge)) at.lastRow = undefined;
     }
     throw err;
   } finally {
@@ -330,7 +333,7 @@ type XlsxRow = import('exceljs').Row;
 async function feed(
   archive: ZipArchive,
   input: PassThrough,
-  book: Pick<Book, 'styles'> & { part: ZipEntry },
+  book: Pick<Book, 'styles'> & { part: ZipEntry; rowSpans: RowSpans },
   signal: AbortSignal,
 ): Promise<void> {
   const entries = archive.directory?.entries;
@@ -343,12 +346,47 @@ async function feed(
       if (fixed !== undefined) await put(input, Buffer.concat([localHeader(name, fixed.length), fixed]), signal);
       else if (entry !== undefined) {
         await put(input, localHeader(name, entry.unpackedBytes), signal);
-        for await (const chunk of await archive.openEntry(entry)) await put(input, chunk as Buffer, signal);
+        for await (const chunk of await archive.openEntry(entry)) {
+          if (entry === book.part) book.rowSpans.check(chunk as Buffer);
+          await put(input, chunk as Buffer, signal);
+        }
       }
     } catch (err) {
       if (signal.aborted) return;
       throw Object.assign(err as Error, { part: entry?.name ?? name });
     }
+  }
+}
+
+/** A row of the sheet's XML longer than RowSpans allows. */
+class RowTooLarge extends Error {}
+
+/**
+ * Watches the sheet's XML as it is fed: exceljs holds a cell's whole text before a row is handed
+ * on, so a row is stopped here when its XML runs past what csvMaxRecordBytes of text can take
+ * (each byte escaped as `&quot;`, and the markup of a thousand cells), before exceljs holds it.
+ */
+class RowSpans {
+  private readonly max: number;
+  private since = 0;
+  private tail = '';
+  private pastRows = false;
+  constructor(maxRecordBytes: number) {
+    this.max = 8 * maxRecordBytes + 1024 * 1024;
+  }
+  check(chunk: Buffer): void {
+    if (this.pastRows) return;
+    // Markers are ASCII: latin1 keeps every byte one character, so offsets are bytes.
+    const text = this.tail + chunk.toString('latin1');
+    if (text.includes('</sheetData>')) {
+      this.pastRows = true;
+      return;
+    }
+    const row = text.lastIndexOf('<row');
+    this.since = row >= 0 ? text.length - row : this.since + chunk.length;
+    this.tail = text.slice(-11); // a marker split between chunks
+    if (this.since > this.max)
+      throw new RowTooLarge(`a row's XML runs past ${this.max} bytes (limit csvMaxRecordBytes)`);
   }
 }
 

@@ -163,6 +163,32 @@ describe('hostile number formats', () => {
 });
 
 describe('hostile sizes', () => {
+  it('a cell written in the sheet itself (inline) stops before exceljs holds it; an escaped 900 kB one reads', async () => {
+    const parts: Map<string, PartText> = await partsOf([['orderNumber']]);
+    const sheet = parts.get('xl/worksheets/sheet1.xml') as string;
+    const [before, after] = sheet.split('</sheetData>');
+    const inline = (text: PartText): PartText => [
+      { text: `${before}<row r="2"><c r="A2" t="inlineStr"><is><t>` },
+      ...(typeof text === 'string' ? [{ text }] : text),
+      { text: `</t></is></c></row></sheetData>${after}` },
+    ];
+    parts.set('xl/worksheets/sheet1.xml', inline([{ text: 'x'.repeat(1024 * 1024), times: 300 }]));
+    const huge = await zipOf(parts);
+    const { diagnostics } = await loadManifest(huge);
+    expect(errors(diagnostics).map((d) => [d.code, d.message])).toEqual([
+      [
+        'xlsx.limit',
+        'xl/worksheets/sheet1.xml (sheet "Orders", after row 1): ' +
+          "a row's XML runs past 9437184 bytes (limit csvMaxRecordBytes)",
+      ],
+    ]);
+    // Each `&amp;` is one byte of text: 4.5 MB of XML, 900 kB of text, within both limits.
+    parts.set('xl/worksheets/sheet1.xml', inline([{ text: '&amp;'.repeat(1000), times: 900 }]));
+    const rows = [];
+    for await (const row of xlsxRows(await zipOf(parts), {})) rows.push(row.cells.map((c) => c.length));
+    expect(rows).toEqual([[11], [900_000]]);
+  }, 60_000);
+
   it('a text table honestly declaring 130 MiB is refused on its zip directory, before it is unpacked', async () => {
     const parts: Map<string, PartText> = await partsOf([
       [...HEADER, ...HEAD],
