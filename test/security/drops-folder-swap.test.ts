@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
@@ -77,4 +77,19 @@ describe('drop folder: failed/ swapped with a symbolic link (race with a second 
     await drop.remove();
     await outside.remove();
   }, 60_000);
+
+  it('refuses to start on a drop folder others may write unless it is sticky (chmod +t)', async () => {
+    const drop = await tempDir('htorder-dirswap-mode-');
+    try {
+      await chmod(drop.path, 0o2775);
+      await expect(startWatch({ target: drop.path, flags: { fsEvents: false } }, env)).rejects.toThrow(
+        `watch ended early with 2: htorder watch: the drop folder ${drop.path} (mode 2775) may be written by group or others but has no sticky bit`,
+      );
+      await chmod(drop.path, 0o3775);
+      const watch = await startWatch({ target: drop.path, flags: { fsEvents: false } }, env);
+      expect(await watch.stop()).toBe(0);
+    } finally {
+      await drop.remove();
+    }
+  }, 30_000);
 });

@@ -148,6 +148,7 @@ export class FolderSource implements DropSource {
     const info = await stat(this.location).catch(() => undefined);
     if (!info) throw new SourceError(`the drop folder ${this.location} does not exist`, 'usage');
     if (!info.isDirectory()) throw new SourceError(`${this.location} is not a folder`, 'usage');
+    assertSticky(this.location, info);
     for (const k of ['processing', 'done', 'failed'] as const) {
       await mkdir(this.sub(k), { recursive: true });
       await this.assertOwnFolder(k);
@@ -547,6 +548,25 @@ interface Placed {
 /** Removes a file we placed; one already gone is fine. */
 function unlinkQuiet(path: string): Promise<void> {
   return rm(path, { force: true });
+}
+
+/** The sticky bit of a folder's mode: only an entry's owner (or the folder's) may rename or remove it. */
+const S_ISVTX = 0o1000;
+
+/**
+ * A drop folder that group or others may write must be sticky: else anyone who may drop a
+ * file may also rename the watcher's processing/, done/ and failed/, or swap them with links,
+ * and have the watcher's files moved wherever they point (docs/security.md).
+ */
+function assertSticky(location: string, info: Stats): void {
+  if ((info.mode & 0o022) === 0 || (info.mode & S_ISVTX) !== 0) return;
+  const mode = (info.mode & 0o7777).toString(8).padStart(4, '0');
+  throw new SourceError(
+    `the drop folder ${location} (mode ${mode}) may be written by group or others but has no sticky bit, ` +
+      'so a dropper could rename or swap its processing/, done/ and failed/ folders; make it sticky: ' +
+      `chmod +t ${location}`,
+    'usage',
+  );
 }
 
 /** Whether anything is at `path`: a file, a folder or a link, dangling or not (lstat follows none). */
