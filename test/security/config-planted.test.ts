@@ -97,7 +97,7 @@ describe("a working-directory config that is not the user's own is refused (exit
 describe("the user's own config (~/.config/htorder/config.yaml) that is not the user's own is refused (exit 2)", () => {
   const userPath = (): string => join(home, '.config', 'htorder', 'config.yaml');
 
-  it('owned by another user (a dropper\'s file moved there keeps its owner)', () => {
+  it("owned by another user (a dropper's file moved there keeps its owner)", () => {
     userConfig();
     chownSync(userPath(), 4242, 4242);
     const message = usage(() => resolveConfig({ env: env(), cwd: dir, home }));

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { chmod, mkdir, readdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../src/sandbox/index.js';
@@ -68,9 +68,24 @@ describe('drop folder: failed/ swapped with a symbolic link (race with a second 
         40_000,
       );
       expect(await readdir(outside.path)).toEqual([]);
-    } finally {
       swapper.kill('SIGKILL');
       await new Promise((r) => swapper.once('exit', r));
+      // The swapper stopped mid-swap: put the real failed/ back, as an operator would.
+      await rm(join(drop.path, 'failed'), { force: true }).catch(() => undefined);
+      await rename(join(drop.path, '.failed-real'), join(drop.path, 'failed')).catch(() => undefined);
+      // Every input ends in failed/, exactly once: none lost, none twice.
+      await waitFor(
+        async () => {
+          const inputs = (await readdir(join(drop.path, 'failed'))).filter((n) =>
+            /^bad-\d+(\.\d+T\d+Z)?\.yaml$/.test(n),
+          );
+          return inputs.length === dropped ? true : undefined;
+        },
+        'every input failed once',
+        30_000,
+      );
+    } finally {
+      swapper.kill('SIGKILL');
       await watch.stop();
     }
     expect(await readdir(outside.path)).toEqual([]);

@@ -409,7 +409,10 @@ export class FolderSource implements DropSource {
         reports.push(finals[kind]);
       }
     } catch (err) {
-      await Promise.all([...REPORT_KINDS.map((kind) => rm(staged[kind], { force: true })), ...reports.map(unlinkQuiet)]);
+      await Promise.all([
+        ...REPORT_KINDS.map((kind) => rm(staged[kind], { force: true })),
+        ...reports.map(unlinkQuiet),
+      ]);
       throw err;
     }
     return { name: finalName, reports };
@@ -428,7 +431,10 @@ export class FolderSource implements DropSource {
       await rename(this.in(outcome, placed.name), this.in('processing', name)).catch(() => undefined);
     await Promise.all(placed.reports.map(unlinkQuiet));
     await this.assertHeld(outcome);
-    throw new SourceError(`${this.sub(outcome, placed.name)} is not the input moved there; the move was undone`, 'usage');
+    throw new SourceError(
+      `${this.sub(outcome, placed.name)} is not the input moved there; the move was undone`,
+      'usage',
+    );
   }
 
   /**
@@ -521,9 +527,7 @@ export class FolderSource implements DropSource {
     const now = new Date();
     for (let attempt = 0; ; attempt++) {
       const candidate = attempt === 0 ? name : timestampedName(name, now, attempt - 1);
-      const taken = await Promise.all(
-        [candidate, ...reportNames(candidate)].map((n) => occupied(this.in(outcome, n))),
-      );
+      const taken = await Promise.all([candidate, ...reportNames(candidate)].map((n) => occupied(this.in(outcome, n))));
       if (!taken.includes(true)) return candidate;
     }
   }
