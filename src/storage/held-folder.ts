@@ -61,7 +61,7 @@ export class HeldFolder {
   /** Whether `path` still leads to the held folder itself (lstat: a link there is a swap). */
   async intact(): Promise<boolean> {
     const now: Stats | undefined = await lstat(this.path).catch(() => undefined);
-    return now !== undefined && now.isDirectory() && sameIdentity(now, this.identity);
+    return now?.isDirectory() === true && sameIdentity(now, this.identity);
   }
 
   /** Whether the entry `name` of the held folder is the file `expected` (same device and inode). */
