@@ -4,7 +4,7 @@ import { UsageError } from '../core/errors.js';
 import type { WatchEvents } from '../watch/events.js';
 import { listenLimited } from '../core/limited-server.js';
 import { isLoopbackHost } from '../core/config/url-security.js';
-import { allowed } from './access.js';
+import { allowed, cookieName, generatedToken, type Access } from './access.js';
 import { DropInputs, readReport, REPORT_SUFFIX, type ReportKind } from './drop-inputs.js';
 import type { DropLayout } from '../watch/sources/model.js';
 import type { Html } from './html.js';
@@ -44,7 +44,7 @@ export interface DashboardOptions {
   events?: WatchEvents;
   port: number;
   host: string;
-  /** Required for any host but loopback (uiToken). */
+  /** The token every request must carry (uiToken); absent: one is generated for this start (loopback only). */
   token?: string;
   /**
    * How often the folders' times are looked at while a page is open (live updates); their files
@@ -55,7 +55,10 @@ export interface DashboardOptions {
 }
 
 export interface Dashboard {
+  /** The dashboard's address, without the token. */
   url: string;
+  /** The address to open: `url` with `?token=`; opening it keeps the token in a cookie. */
+  openUrl: string;
   close(): Promise<void>;
 }
 
@@ -96,15 +99,18 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
     );
   const limits = { ...UI_LIMITS, ...opts.limits };
   const live = new LiveInputs(new DropInputs(opts.root, opts.layout), opts, limits);
+  const access: Access = { token: opts.token ?? generatedToken(), cookie: '', loopbackHostOnly: !opts.token };
   const { server, url } = await listenLimited(limits, { port: opts.port, host: opts.host }, (req, res) => {
-    handle(live, opts, req, res).catch(() => {
+    handle(live, opts, access, req, res).catch(() => {
       if (!res.headersSent) plain(res, 500, 'the dashboard could not read this; see the log');
       else res.destroy();
     });
   });
+  access.cookie = cookieName(Number(new URL(url).port));
   await live.scan();
   return {
     url: `${url}/`,
+    openUrl: `${url}/?token=${encodeURIComponent(access.token)}`,
     close: () =>
       new Promise<void>((resolve) => {
         live.close();
@@ -215,32 +221,42 @@ function send(res: ServerResponse, contentType: string, text: string): void {
 
 type Refusal = [status: number, text: string, headers?: Record<string, string>];
 
-/** The answer to a request a read-only dashboard never serves (status, text, headers), or undefined. */
-function refusal(req: IncomingMessage, token: string | undefined): Refusal | undefined {
+/**
+ * The answer to a request a read-only dashboard never serves (status, text, headers), or
+ * undefined; a request that brought the token in its query gets the cookie (`cookie`).
+ */
+function refusal(req: IncomingMessage, access: Access, url: URL, cookie: Record<string, string>): Refusal | undefined {
   if (req.method !== 'GET' && req.method !== 'HEAD')
     return [405, 'read-only', { allow: 'GET, HEAD', connection: 'close' }];
   if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)
     return [413, 'no request bodies here', { connection: 'close' }];
-  const access = allowed(req, token);
-  if (access === 'unauthorized')
+  const verdict = allowed(req, access, url);
+  if (verdict === 'ok-from-query')
+    // HttpOnly: no script reads it; SameSite=Strict: no other site's page sends it.
+    cookie['set-cookie'] = `${access.cookie}=${access.token}; Path=/; HttpOnly; SameSite=Strict`;
+  if (verdict === 'cross-site') return [403, 'this dashboard answers its own pages only, not other sites'];
+  if (verdict === 'unauthorized')
     return [
       401,
       'this dashboard asks for its token',
       { 'www-authenticate': 'Basic realm="htorder dashboard", charset="UTF-8"' },
     ];
-  if (access === 'bad-host') return [403, 'this dashboard answers to loopback host names only'];
+  if (verdict === 'bad-host') return [403, 'this dashboard answers to loopback host names only'];
   return undefined;
 }
 
 async function handle(
   live: LiveInputs,
   opts: DashboardOptions,
+  access: Access,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const refused = refusal(req, opts.token);
-  if (refused) return plain(res, ...refused);
   const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
+  const cookie: Record<string, string> = {};
+  const refused = refusal(req, access, url, cookie);
+  if (refused) return plain(res, ...refused);
+  for (const [k, v] of Object.entries(cookie)) res.setHeader(k, v);
   const q = (k: string): string | undefined => url.searchParams.get(k) ?? undefined;
   const page = (name: PageName, title: string, body: Html): void =>
     send(res, 'text/html; charset=utf-8', layout({ title, page: name, root: opts.root, live: true, body }).text);

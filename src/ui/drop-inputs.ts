@@ -30,7 +30,7 @@ export const SCAN_LIMITS = {
   /** Entries read from one folder; a folder with more shows the first ones only. */
   entriesPerFolder: 20_000,
   /** A larger report is not parsed (it can still be downloaded). */
-  reportBytes: 32 * 1024 * 1024,
+  reportBytes: 16 * 1024 * 1024,
   /** Jobs kept per report for the list, the day's picture and the orders page. */
   digestJobs: 5_000,
   /** Reports whose digest is kept between scans. */
@@ -82,8 +82,20 @@ interface ParsedReport {
   actual: number | null;
 }
 
-/** Reads and parses a report found by listing, bounded; a broken one is a problem, not a throw. */
-export async function readReport(path: string): Promise<{ view?: ReportView; problem?: string }> {
+let reading: Promise<unknown> = Promise.resolve();
+
+/**
+ * Reads and parses a report found by listing, bounded; a broken one is a problem, not a throw.
+ * One report at a time: many requests at once for large reports hold one file's bytes and parse
+ * in memory, not one per request.
+ */
+export function readReport(path: string): Promise<{ view?: ReportView; problem?: string }> {
+  const read = reading.then(() => readReportNow(path));
+  reading = read.catch(() => undefined);
+  return read;
+}
+
+async function readReportNow(path: string): Promise<{ view?: ReportView; problem?: string }> {
   const head = await readHead(path, SCAN_LIMITS.reportBytes);
   if (!head) return { problem: 'the report could not be opened (not a regular file)' };
   if (!head.whole)
