@@ -1,3 +1,4 @@
+import { realpath } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basename } from 'node:path';
 import { UsageError } from '../core/errors.js';
@@ -98,7 +99,9 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
       `the dashboard binds ${opts.host}, which is not loopback: set uiToken (HTORDER_UI_TOKEN or a profile) so it asks for a token, and put it behind a TLS reverse proxy (docs/ui.md#remote-access)`,
     );
   const limits = { ...UI_LIMITS, ...opts.limits };
-  const live = new LiveInputs(new DropInputs(opts.root, opts.layout), opts, limits);
+  // The folder by its real path: its layout folders and files are then opened never through a link.
+  const root = await realpath(opts.root).catch(() => opts.root);
+  const live = new LiveInputs(new DropInputs(root, opts.layout), opts, limits);
   const access: Access = { token: opts.token ?? generatedToken(), cookie: '', loopbackHostOnly: !opts.token };
   const { server, url } = await listenLimited(limits, { port: opts.port, host: opts.host }, (req, res) => {
     handle(live, opts, access, req, res).catch(() => {

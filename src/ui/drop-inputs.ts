@@ -4,7 +4,7 @@ import type { InputEvent, WatchEvents } from '../watch/events.js';
 import { reportPaths, type ReportPaths } from '../report/report-paths.js';
 import { classifyName } from '../watch/sources/drop-names.js';
 import type { DropLayout } from '../watch/sources/model.js';
-import { readHead } from './safe-files.js';
+import { openFolder, readHead } from './safe-files.js';
 import { costs, reportView, type JobView, type ReportView } from './report-view.js';
 
 /**
@@ -44,24 +44,28 @@ interface Listed {
   size: number;
 }
 
+/** A folder's files (never through a link, the folder's own name included: openFolder). */
 async function listFolder(dir: string): Promise<Listed[]> {
+  const folder = await openFolder(dir);
+  if (!folder) return [];
   const out: Listed[] = [];
-  let handle: Awaited<ReturnType<typeof opendir>>;
   try {
-    handle = await opendir(dir);
+    const handle = await opendir(folder.base);
+    let seen = 0;
+    for await (const entry of handle) {
+      if (++seen > SCAN_LIMITS.entriesPerFolder) break;
+      // Dirent types come from lstat: a link is never a file here, so it is never opened.
+      if (!entry.isFile() || entry.name.startsWith('.')) continue;
+      const st = await lstat(join(folder.base, entry.name)).catch(() => undefined);
+      const path = join(dir, entry.name);
+      if (st?.isFile()) out.push({ name: entry.name, path, mtimeMs: st.mtimeMs, size: st.size });
+    }
+    return (await folder.still()) ? out : [];
   } catch {
-    return out;
+    return [];
+  } finally {
+    await folder.close();
   }
-  let seen = 0;
-  for await (const entry of handle) {
-    if (++seen > SCAN_LIMITS.entriesPerFolder) break;
-    // Dirent types come from lstat: a link is never a file here, so it is never opened.
-    if (!entry.isFile() || entry.name.startsWith('.')) continue;
-    const path = join(dir, entry.name);
-    const st = await lstat(path).catch(() => undefined);
-    if (st?.isFile()) out.push({ name: entry.name, path, mtimeMs: st.mtimeMs, size: st.size });
-  }
-  return out;
 }
 
 /**
