@@ -27,6 +27,13 @@ export const UI_LIMITS = {
   maxConnections: 64,
   /** Live-update streams open at once; one more is answered 503 (the page still works, unrefreshed). */
   maxStreams: 16,
+  /**
+   * Live-update streams of one client address, so one client cannot hold them all (behind a
+   * reverse proxy every browser shares the proxy's address).
+   */
+  maxStreamsPerClient: 8,
+  /** A live-update stream is ended after this long; the page's script opens a new one at once. */
+  streamLifetimeMs: 10 * 60_000,
   idleTimeoutMs: 10_000,
   headersTimeoutMs: 5_000,
   requestTimeoutMs: 10_000,
@@ -129,6 +136,8 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
  */
 class LiveInputs {
   private readonly streams = new Set<ServerResponse>();
+  /** Open streams per client address. */
+  private readonly perClient = new Map<string, number>();
   private version = 0;
   private scanning: Promise<boolean> | undefined;
   private scannedAt = 0;
@@ -187,9 +196,11 @@ class LiveInputs {
     for (const s of this.streams) s.write(`data: ${this.version}\n\n`);
   }
 
-  /** Answers `/events`: a live-update stream, or 503 past the cap. */
+  /** Answers `/events`: a live-update stream, or 503 past the caps; ended after its lifetime. */
   stream(req: IncomingMessage, res: ServerResponse): void {
-    if (this.streams.size >= this.limits.maxStreams) {
+    const client = req.socket.remoteAddress ?? '';
+    const mine = this.perClient.get(client) ?? 0;
+    if (this.streams.size >= this.limits.maxStreams || mine >= this.limits.maxStreamsPerClient) {
       plain(res, 503, 'too many live pages open', { 'retry-after': '30' });
       return;
     }
@@ -202,7 +213,16 @@ class LiveInputs {
     });
     res.write(`retry: 2000\ndata: ${this.version}\n\n`);
     this.streams.add(res);
-    res.on('close', () => this.streams.delete(res));
+    this.perClient.set(client, mine + 1);
+    const lifetime = setTimeout(() => res.end(), this.limits.streamLifetimeMs);
+    lifetime.unref();
+    res.on('close', () => {
+      clearTimeout(lifetime);
+      this.streams.delete(res);
+      const left = (this.perClient.get(client) ?? 1) - 1;
+      if (left > 0) this.perClient.set(client, left);
+      else this.perClient.delete(client);
+    });
   }
 
   close(): void {

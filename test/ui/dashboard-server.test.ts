@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
 import { SCAN_LIMITS } from '../../src/ui/drop-inputs.js';
 import { VIEW_LIMITS } from '../../src/ui/report-view.js';
+import { MAX_INPUT_ROWS } from '../../src/ui/pages/inputs-page.js';
 import { startDashboard, type Dashboard } from '../../src/ui/dashboard.js';
 import { tempDirPerTest } from '../support/temp-files.js';
 
@@ -244,4 +245,57 @@ describe('the dashboard server', () => {
       expect(page).toMatch(/\d+ more errors and warnings are not shown/);
     }
   }, 60_000);
+
+  it('live-update streams: a few per client address, each ended after its lifetime', async () => {
+    running = await startDashboard({
+      root: await folder(),
+      layout: LAYOUT,
+      port: 0,
+      host: '127.0.0.1',
+      limits: { maxStreams: 4, maxStreamsPerClient: 2, streamLifetimeMs: 500 },
+    });
+    const { port } = new URL(running.url);
+    /** Opens /events from `from`; resolves with the status, and `ended` once the server ends the stream. */
+    const open = (from: string) =>
+      new Promise<{ status: number; ended: Promise<void> }>((resolve, reject) => {
+        request({ host: '127.0.0.1', port, path: '/events', localAddress: from, headers: bearer() }, (res) => {
+          const ended = new Promise<void>((done) => res.on('end', done).on('close', done));
+          res.resume();
+          resolve({ status: res.statusCode ?? 0, ended });
+        })
+          .on('error', reject)
+          .end();
+      });
+    const held = [await open('127.0.0.1'), await open('127.0.0.1')];
+    expect(held.map((h) => h.status)).toEqual([200, 200]);
+    // A third from the same address is refused; another address still gets one.
+    expect((await open('127.0.0.1')).status).toBe(503);
+    expect((await open('127.0.0.2')).status).toBe(200);
+    // Every stream ends by itself, which frees the client's places.
+    await Promise.all(held.map((h) => h.ended));
+    expect((await open('127.0.0.1')).status).toBe(200);
+  }, 20_000);
+
+  it('the inputs page shows its cap of rows and says how many more there are', async () => {
+    const root = await folder();
+    await Promise.all(
+      Array.from({ length: MAX_INPUT_ROWS + 7 }, (_, i) => writeFile(join(root, `in-${i}.yaml`), 'version: 1\n')),
+    );
+    const page = await (await get(await serve(root))).text();
+    expect(page.split('<tr data-id=').length - 1).toBe(MAX_INPUT_ROWS);
+    expect(page).toContain('7 more, older inputs are not shown');
+  });
+
+  it("a carrier's link is followed without its query string or fragment, as it is shown", async () => {
+    const root = await folder();
+    const tracked = JSON.parse(REPORT('T-1')) as { jobs: Record<string, unknown>[] };
+    (tracked.jobs[0] as Record<string, unknown>).tracking = {
+      status: 'Despatched',
+      tracking: [{ trackingNumber: null, trackingLink: 'https://carrier.example/t/1Z99?sig=SIGNATURE-1#frag' }],
+    };
+    await writeFile(join(root, 'done/t.yaml.result.json'), JSON.stringify(tracked));
+    const orders = await (await get(`${await serve(root)}orders`)).text();
+    expect(orders).toContain('href="https://carrier.example/t/1Z99"');
+    expect(orders).not.toContain('SIGNATURE-1');
+  });
 });
