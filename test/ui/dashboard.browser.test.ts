@@ -94,6 +94,15 @@ afterAll(async () => {
 });
 
 inBrowser('the dashboard of a watched drop folder, in a browser', () => {
+  it("keeps its token out of the log and hands the link to the watcher's user only", () => {
+    const ready = watch.logs().find((l) => 'uiLink' in l) ?? {};
+    const token = new URL(watch.uiUrl as string).searchParams.get('token') as string;
+    expect(JSON.stringify(watch.logs())).not.toContain(token);
+    const link = ready.uiLink as string;
+    expect(readFileSync(link, 'utf8')).toBe(`${watch.uiUrl}\n`);
+    expect(statSync(link).mode & 0o777).toBe(0o600);
+  });
+
   it('shows a dropped file as processing, then done, without a reload', async () => {
     // Slow creates keep the input in processing long enough for a person (and this test) to see it.
     await sandbox.admin.setFaults([{ route: 'POST /Jobs', when: 'create', kind: 'latency', latencyMs: 1500 }]);
