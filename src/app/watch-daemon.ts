@@ -317,7 +317,15 @@ async function watch(
   const { healthUrl, uiUrl, uiLink } = served;
   const routesLog = routing && { routes: routing.routes.routes.map((r) => r.name), routesFrom: routing.routes.file };
   logger.info(
-    { location: source.location, scanIntervalMs, parallelFiles: parallel, health: healthUrl, ui: uiUrl, uiLink, ...routesLog },
+    {
+      location: source.location,
+      scanIntervalMs,
+      parallelFiles: parallel,
+      health: healthUrl,
+      ui: uiUrl,
+      uiLink,
+      ...routesLog,
+    },
     'watching for manifests',
   );
   if (w.routesFile && !routing) {

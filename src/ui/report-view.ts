@@ -61,21 +61,19 @@ function problems(v: unknown, budget: Budget) {
   const kept = all.slice(0, Math.min(VIEW_LIMITS.problems, budget.left));
   budget.left -= kept.length;
   budget.dropped += all.length - kept.length;
-  return kept
-    .filter(isObj)
-    .map((p) => {
-      const src = isObj(p.source) ? p.source : {};
-      return {
-        code: str(p.code) ?? '',
-        message: str(p.message) ?? '',
-        field: str(p.field),
-        // The input's own line (YAML/JSON) or row (CSV), 1-based; null when not located.
-        line: positive(src.line) ?? positive(src.row),
-        column: str(src.columnName) ?? (positive(src.column) === null ? null : String(src.column)),
-        // Set when the location is in another file (a mapping's constant).
-        file: str(src.file),
-      };
-    });
+  return kept.filter(isObj).map((p) => {
+    const src = isObj(p.source) ? p.source : {};
+    return {
+      code: str(p.code) ?? '',
+      message: str(p.message) ?? '',
+      field: str(p.field),
+      // The input's own line (YAML/JSON) or row (CSV), 1-based; null when not located.
+      line: positive(src.line) ?? positive(src.row),
+      column: str(src.columnName) ?? (positive(src.column) === null ? null : String(src.column)),
+      // Set when the location is in another file (a mapping's constant).
+      file: str(src.file),
+    };
+  });
 }
 
 function lineOf(source: unknown): number | null {

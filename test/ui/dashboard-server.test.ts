@@ -72,14 +72,17 @@ describe('the dashboard server', () => {
     const url = new URL(await serve(await folder()));
     const get = (headers: Record<string, string>): Promise<{ status: number; body: string }> =>
       new Promise((resolve, reject) => {
-        const req = request({ host: url.hostname, port: url.port, path: '/', headers: { ...bearer(), ...headers } }, (res) => {
-          let body = '';
-          res.setEncoding('utf8');
-          res.on('data', (c: string) => {
-            body += c;
-          });
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        });
+        const req = request(
+          { host: url.hostname, port: url.port, path: '/', headers: { ...bearer(), ...headers } },
+          (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (c: string) => {
+              body += c;
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
         req.on('error', reject);
         req.end();
       });

@@ -48,7 +48,13 @@ describe('the dashboard while done/ is swapped for a link (race with a second pr
     const dashboard = await startDashboard({ root, layout, port: 0, host: '127.0.0.1' });
     const headers = { authorization: `Bearer ${new URL(dashboard.openUrl).searchParams.get('token')}` };
     const swapper = spawn(process.execPath, ['-e', SWAPPER, root, other], { stdio: 'ignore' });
-    const paths = ['', 'orders', 'file?id=done%2Fa.yaml&kind=json', 'input?id=done%2Fa.yaml', 'file?id=done%2Fb.yaml&kind=json'];
+    const paths = [
+      '',
+      'orders',
+      'file?id=done%2Fa.yaml&kind=json',
+      'input?id=done%2Fa.yaml',
+      'file?id=done%2Fb.yaml&kind=json',
+    ];
     let ours = 0;
     let asked = 0;
     try {

@@ -93,7 +93,8 @@ describe('DropInputs.scan past its cap of reports read', () => {
     const cap = SCAN_LIMITS.cachedReports;
     SCAN_LIMITS.cachedReports = 10;
     try {
-      const report = (n: string): string => JSON.stringify({ jobs: [{ orderNumber: n, status: 'submitted', jobNumber: 1 }] });
+      const report = (n: string): string =>
+        JSON.stringify({ jobs: [{ orderNumber: n, status: 'submitted', jobNumber: 1 }] });
       const paths: string[] = [];
       const base = Date.now() - 3_600_000;
       for (let i = 0; i < 15; i++) {
