@@ -29,7 +29,8 @@ export class HeldFolder {
     readonly path: string,
     private readonly handle: FileHandle,
     readonly identity: Identity,
-    private readonly viaProc: boolean,
+    /** Whether names resolve inside the held folder (/proc): then a swap of its name cannot redirect an act. */
+    readonly pinned: boolean,
   ) {}
 
   /** Opens the folder at `path` (never through a link); undefined when it is not a folder. */
@@ -54,8 +55,16 @@ export class HeldFolder {
 
   /** The path to act on `name` inside the held folder (the folder itself when `name` is empty). */
   at(name = ''): string {
-    const base = this.viaProc ? `/proc/self/fd/${this.handle.fd}` : this.path;
+    const base = this.pinned ? `/proc/self/fd/${this.handle.fd}` : this.path;
     return name === '' ? base : join(base, name);
+  }
+
+  /**
+   * Whether what was just read or done through `at()` was inside the held folder: always where
+   * names are pinned, otherwise when `path` still leads to it.
+   */
+  async stillHeld(): Promise<boolean> {
+    return this.pinned || (await this.intact());
   }
 
   /** Whether `path` still leads to the held folder itself (lstat: a link there is a swap). */

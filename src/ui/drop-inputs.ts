@@ -57,18 +57,18 @@ async function listFolder(dir: string): Promise<Listed[]> {
   if (!folder) return [];
   const out: Listed[] = [];
   try {
-    const handle = await opendir(folder.base);
+    const handle = await opendir(folder.at());
     let seen = 0;
     for await (const entry of handle) {
       if (++seen > SCAN_LIMITS.entriesPerFolder) break;
       // Dirent types come from lstat: a link is never a file here, so it is never opened.
       if (!entry.isFile() || entry.name.startsWith('.')) continue;
-      const st = await lstat(join(folder.base, entry.name)).catch(() => undefined);
+      const st = await lstat(folder.at(entry.name)).catch(() => undefined);
       const path = join(dir, entry.name);
       if (st?.isFile())
         out.push({ name: entry.name, path, mtimeMs: st.mtimeMs, size: st.size, dev: st.dev, ino: st.ino });
     }
-    return (await folder.still()) ? out : [];
+    return (await folder.stillHeld()) ? out : [];
   } catch {
     return [];
   } finally {

@@ -1,49 +1,19 @@
-import { constants, existsSync, type Stats } from 'node:fs';
-import { lstat, open, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { constants, type Stats } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import { HeldFolder } from '../storage/held-folder.js';
+import { basename, dirname } from 'node:path';
 
 /** O_NOFOLLOW: a link at the name fails (ELOOP); O_NONBLOCK: a FIFO put there cannot block the open. */
 const OPEN_NO_FOLLOW = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-const OPEN_FOLDER = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
-
-/**
- * Where the kernel names an open folder (Linux): a path through it resolves inside the very
- * folder that was opened, whatever its name points at by then — the openat Node lacks.
- */
-const FD_FOLDER = existsSync('/proc/self/fd') ? '/proc/self/fd' : undefined;
-
-export interface OpenFolder {
-  /** The path to list and open names under: through the open folder where the system allows. */
-  base: string;
-  /** Whether `dir` still names the folder that was opened (checked again after the act without FD_FOLDER). */
-  still(): Promise<boolean>;
-  close(): Promise<void>;
-}
 
 /**
  * Opens a folder the dashboard reads: never through a link at its own name (a dropper may swap
  * done/ for a link to another tenant's folder). Names are then resolved inside the folder that
- * was opened; where the system has no way to, the caller asks `still()` after reading and drops
- * what it read when the name was swapped meanwhile (device and inode differ).
+ * was opened; where the system has no way to, the caller asks `stillHeld()` after reading and
+ * drops what it read when the name was swapped meanwhile.
  */
-export async function openFolder(dir: string): Promise<OpenFolder | undefined> {
-  let handle: FileHandle;
-  try {
-    handle = await open(dir, OPEN_FOLDER);
-  } catch {
-    return undefined;
-  }
-  const opened = await handle.stat().catch(() => undefined);
-  if (!opened?.isDirectory()) {
-    await handle.close();
-    return undefined;
-  }
-  const still = async (): Promise<boolean> => {
-    if (FD_FOLDER) return true;
-    const now = await lstat(dir).catch(() => undefined);
-    return now?.isDirectory() === true && now.dev === opened.dev && now.ino === opened.ino;
-  };
-  return { base: FD_FOLDER ? join(FD_FOLDER, String(handle.fd)) : dir, still, close: () => handle.close() };
+export function openFolder(dir: string): Promise<HeldFolder | undefined> {
+  return HeldFolder.open(dir).catch(() => undefined);
 }
 
 /**
@@ -57,13 +27,13 @@ export async function openRegular(path: string): Promise<{ handle: FileHandle; s
   if (!folder) return undefined;
   let handle: FileHandle;
   try {
-    handle = await open(join(folder.base, basename(path)), OPEN_NO_FOLLOW);
+    handle = await open(folder.at(basename(path)), OPEN_NO_FOLLOW);
   } catch {
     await folder.close();
     return undefined;
   }
   const stat = await handle.stat().catch(() => undefined);
-  const kept = stat?.isFile() === true && (await folder.still());
+  const kept = stat?.isFile() === true && (await folder.stillHeld());
   await folder.close();
   if (!kept || !stat) {
     await handle.close();
