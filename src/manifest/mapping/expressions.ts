@@ -11,6 +11,7 @@
  */
 import jsonata from 'jsonata';
 import { excelSerialText } from '../../core/excel-date.js';
+import { isNumberText, MAX_NUMBER_TEXT } from '../../core/number-text.js';
 import type { LookupTable } from './model.js';
 
 /** The row an expression sees: column name → cell text (blank cells are ""). */
@@ -203,13 +204,14 @@ function fail(message: string): never {
 export function decimal(text: unknown, separator?: unknown): number | undefined {
   if (text === undefined || text === null) return undefined;
   if (typeof text === 'number') return text;
-  let s = String(text)
-    .replace(/[\s\u00a0€$£¥]/g, '')
-    .replace(/^[A-Z]{3}/, '');
+  const raw = String(text);
+  // Cell text is hostile: nothing longer than a number could be is scanned, or quoted back.
+  if (raw.length > MAX_NUMBER_TEXT) fail(`a text of ${raw.length} characters is not a number`);
+  let s = raw.replace(/[\s\u00a0€$£¥]/g, '').replace(/^[A-Z]{3}/, '');
   if (s === '') return undefined;
   if (separator === ',') s = s.replace(/\./g, '').replace(',', '.');
   else s = s.replace(/,/g, '');
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)$/.test(s)) fail(`"${String(text)}" is not a number`);
+  if (!isNumberText(s)) fail(`"${raw}" is not a number`);
   return Number(s);
 }
 
