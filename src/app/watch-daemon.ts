@@ -1,10 +1,12 @@
-import { join, resolve } from 'node:path';
+import { mkdir } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { awsCredentials } from '../core/config/aws-credentials.js';
 import type { ConfigFlags } from '../core/config/resolve-config.js';
 import { MAX_CONCURRENCY, SETTINGS, WATCH_DEFAULTS } from '../core/config/settings.js';
 import { ExitCode, UsageError } from '../core/errors.js';
 import { cannotListen, isListenError } from '../core/limited-server.js';
 import type { Mapping } from '../manifest/mapping/model.js';
+import { writeFileAtomic } from '../storage/atomic-write.js';
 import { FolderLedger } from '../storage/ledger/folder-ledger.js';
 import type { LedgerStore } from '../storage/ledger/model.js';
 import { isS3Url, parseS3Url, type S3Location } from '../storage/s3/s3-url.js';
@@ -195,6 +197,8 @@ interface Served {
   metrics?: WatchMetrics;
   healthUrl?: string;
   uiUrl?: string;
+  /** The file holding the dashboard's link with its token. */
+  uiLink?: string;
   /** Where the health endpoint reads the watcher's state from, once it runs. */
   watcher: { current?: Watcher };
 }
@@ -219,7 +223,11 @@ async function serve(
     );
     if (!ui) return undefined;
     closers.push(() => ui.close());
-    served.uiUrl = ui.url;
+    served.uiUrl = ui.openUrl;
+    // The log drops URLs' query strings, the token's place: the link to open goes to a file only the watcher's user reads.
+    served.uiLink = join(config.stateDir, 'ui', `${new URL(ui.url).port}.url`);
+    await mkdir(dirname(served.uiLink), { recursive: true, mode: 0o700 });
+    await writeFileAtomic(served.uiLink, `${ui.openUrl}\n`, { mode: 0o600 });
   }
   if (settings.get('healthPort') === undefined) return served;
   // Metrics are read only through the health server's /metrics: without a health port none
@@ -306,10 +314,18 @@ async function watch(
   };
   if (io.signal.aborted) stop();
   else io.signal.addEventListener('abort', stop, { once: true });
-  const { healthUrl, uiUrl } = served;
+  const { healthUrl, uiUrl, uiLink } = served;
   const routesLog = routing && { routes: routing.routes.routes.map((r) => r.name), routesFrom: routing.routes.file };
   logger.info(
-    { location: source.location, scanIntervalMs, parallelFiles: parallel, health: healthUrl, ui: uiUrl, ...routesLog },
+    {
+      location: source.location,
+      scanIntervalMs,
+      parallelFiles: parallel,
+      health: healthUrl,
+      ui: uiUrl,
+      uiLink,
+      ...routesLog,
+    },
     'watching for manifests',
   );
   if (w.routesFile && !routing) {

@@ -131,7 +131,7 @@ async function readRaw(file: string, format: ManifestFormat, opts: LoadOptions):
     }
     case 'xlsx': {
       const { readXlsxDocument } = await import('./xlsx/read-xlsx.js');
-      return readXlsxDocument(file, { mapping: opts.mapping });
+      return readXlsxDocument(file, { mapping: opts.mapping, csv: opts.csv });
     }
   }
 }

@@ -1,10 +1,11 @@
+import { realpath } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basename } from 'node:path';
 import { UsageError } from '../core/errors.js';
 import type { WatchEvents } from '../watch/events.js';
 import { listenLimited } from '../core/limited-server.js';
 import { isLoopbackHost } from '../core/config/url-security.js';
-import { allowed } from './access.js';
+import { allowed, cookieName, generatedToken, type Access } from './access.js';
 import { DropInputs, readReport, REPORT_SUFFIX, type ReportKind } from './drop-inputs.js';
 import type { DropLayout } from '../watch/sources/model.js';
 import type { Html } from './html.js';
@@ -26,6 +27,13 @@ export const UI_LIMITS = {
   maxConnections: 64,
   /** Live-update streams open at once; one more is answered 503 (the page still works, unrefreshed). */
   maxStreams: 16,
+  /**
+   * Live-update streams of one client address, so one client cannot hold them all (behind a
+   * reverse proxy every browser shares the proxy's address).
+   */
+  maxStreamsPerClient: 8,
+  /** A live-update stream is ended after this long; the page's script opens a new one at once. */
+  streamLifetimeMs: 10 * 60_000,
   idleTimeoutMs: 10_000,
   headersTimeoutMs: 5_000,
   requestTimeoutMs: 10_000,
@@ -44,7 +52,7 @@ export interface DashboardOptions {
   events?: WatchEvents;
   port: number;
   host: string;
-  /** Required for any host but loopback (uiToken). */
+  /** The token every request must carry (uiToken); absent: one is generated for this start (loopback only). */
   token?: string;
   /**
    * How often the folders' times are looked at while a page is open (live updates); their files
@@ -55,7 +63,10 @@ export interface DashboardOptions {
 }
 
 export interface Dashboard {
+  /** The dashboard's address, without the token. */
   url: string;
+  /** The address to open: `url` with `?token=`; opening it keeps the token in a cookie. */
+  openUrl: string;
   close(): Promise<void>;
 }
 
@@ -95,16 +106,21 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
       `the dashboard binds ${opts.host}, which is not loopback: set uiToken (HTORDER_UI_TOKEN or a profile) so it asks for a token, and put it behind a TLS reverse proxy (docs/ui.md#remote-access)`,
     );
   const limits = { ...UI_LIMITS, ...opts.limits };
-  const live = new LiveInputs(new DropInputs(opts.root, opts.layout), opts, limits);
+  // The folder by its real path: its layout folders and files are then opened never through a link.
+  const root = await realpath(opts.root).catch(() => opts.root);
+  const live = new LiveInputs(new DropInputs(root, opts.layout), opts, limits);
+  const access: Access = { token: opts.token ?? generatedToken(), cookie: '', loopbackHostOnly: !opts.token };
   const { server, url } = await listenLimited(limits, { port: opts.port, host: opts.host }, (req, res) => {
-    handle(live, opts, req, res).catch(() => {
+    handle(live, opts, access, req, res).catch(() => {
       if (!res.headersSent) plain(res, 500, 'the dashboard could not read this; see the log');
       else res.destroy();
     });
   });
+  access.cookie = cookieName(Number(new URL(url).port));
   await live.scan();
   return {
     url: `${url}/`,
+    openUrl: `${url}/?token=${encodeURIComponent(access.token)}`,
     close: () =>
       new Promise<void>((resolve) => {
         live.close();
@@ -120,6 +136,8 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
  */
 class LiveInputs {
   private readonly streams = new Set<ServerResponse>();
+  /** Open streams per client address. */
+  private readonly perClient = new Map<string, number>();
   private version = 0;
   private scanning: Promise<boolean> | undefined;
   private scannedAt = 0;
@@ -178,9 +196,11 @@ class LiveInputs {
     for (const s of this.streams) s.write(`data: ${this.version}\n\n`);
   }
 
-  /** Answers `/events`: a live-update stream, or 503 past the cap. */
+  /** Answers `/events`: a live-update stream, or 503 past the caps; ended after its lifetime. */
   stream(req: IncomingMessage, res: ServerResponse): void {
-    if (this.streams.size >= this.limits.maxStreams) {
+    const client = req.socket.remoteAddress ?? '';
+    const mine = this.perClient.get(client) ?? 0;
+    if (this.streams.size >= this.limits.maxStreams || mine >= this.limits.maxStreamsPerClient) {
       plain(res, 503, 'too many live pages open', { 'retry-after': '30' });
       return;
     }
@@ -193,7 +213,16 @@ class LiveInputs {
     });
     res.write(`retry: 2000\ndata: ${this.version}\n\n`);
     this.streams.add(res);
-    res.on('close', () => this.streams.delete(res));
+    this.perClient.set(client, mine + 1);
+    const lifetime = setTimeout(() => res.end(), this.limits.streamLifetimeMs);
+    lifetime.unref();
+    res.on('close', () => {
+      clearTimeout(lifetime);
+      this.streams.delete(res);
+      const left = (this.perClient.get(client) ?? 1) - 1;
+      if (left > 0) this.perClient.set(client, left);
+      else this.perClient.delete(client);
+    });
   }
 
   close(): void {
@@ -215,32 +244,42 @@ function send(res: ServerResponse, contentType: string, text: string): void {
 
 type Refusal = [status: number, text: string, headers?: Record<string, string>];
 
-/** The answer to a request a read-only dashboard never serves (status, text, headers), or undefined. */
-function refusal(req: IncomingMessage, token: string | undefined): Refusal | undefined {
+/**
+ * The answer to a request a read-only dashboard never serves (status, text, headers), or
+ * undefined; a request that brought the token in its query gets the cookie (`cookie`).
+ */
+function refusal(req: IncomingMessage, access: Access, url: URL, cookie: Record<string, string>): Refusal | undefined {
   if (req.method !== 'GET' && req.method !== 'HEAD')
     return [405, 'read-only', { allow: 'GET, HEAD', connection: 'close' }];
   if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)
     return [413, 'no request bodies here', { connection: 'close' }];
-  const access = allowed(req, token);
-  if (access === 'unauthorized')
+  const verdict = allowed(req, access, url);
+  if (verdict === 'ok-from-query')
+    // HttpOnly: no script reads it; SameSite=Strict: no other site's page sends it.
+    cookie['set-cookie'] = `${access.cookie}=${access.token}; Path=/; HttpOnly; SameSite=Strict`;
+  if (verdict === 'cross-site') return [403, 'this dashboard answers its own pages only, not other sites'];
+  if (verdict === 'unauthorized')
     return [
       401,
       'this dashboard asks for its token',
       { 'www-authenticate': 'Basic realm="htorder dashboard", charset="UTF-8"' },
     ];
-  if (access === 'bad-host') return [403, 'this dashboard answers to loopback host names only'];
+  if (verdict === 'bad-host') return [403, 'this dashboard answers to loopback host names only'];
   return undefined;
 }
 
 async function handle(
   live: LiveInputs,
   opts: DashboardOptions,
+  access: Access,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const refused = refusal(req, opts.token);
-  if (refused) return plain(res, ...refused);
   const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
+  const cookie: Record<string, string> = {};
+  const refused = refusal(req, access, url, cookie);
+  if (refused) return plain(res, ...refused);
+  for (const [k, v] of Object.entries(cookie)) res.setHeader(k, v);
   const q = (k: string): string | undefined => url.searchParams.get(k) ?? undefined;
   const page = (name: PageName, title: string, body: Html): void =>
     send(res, 'text/html; charset=utf-8', layout({ title, page: name, root: opts.root, live: true, body }).text);

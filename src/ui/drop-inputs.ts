@@ -4,7 +4,7 @@ import type { InputEvent, WatchEvents } from '../watch/events.js';
 import { reportPaths, type ReportPaths } from '../report/report-paths.js';
 import { classifyName } from '../watch/sources/drop-names.js';
 import type { DropLayout } from '../watch/sources/model.js';
-import { readHead } from './safe-files.js';
+import { openFolder, readHead } from './safe-files.js';
 import { costs, reportView, type JobView, type ReportView } from './report-view.js';
 
 /**
@@ -30,10 +30,14 @@ export const SCAN_LIMITS = {
   /** Entries read from one folder; a folder with more shows the first ones only. */
   entriesPerFolder: 20_000,
   /** A larger report is not parsed (it can still be downloaded). */
-  reportBytes: 32 * 1024 * 1024,
+  reportBytes: 16 * 1024 * 1024,
   /** Jobs kept per report for the list, the day's picture and the orders page. */
   digestJobs: 5_000,
-  /** Reports whose digest is kept between scans. */
+  /**
+   * Reports read for the pages: the newest ones, whose digests are kept between scans. Older
+   * reports are listed without their figures, so a done/ of many thousand reports costs a page
+   * view no parsing once they are read.
+   */
   cachedReports: 5_000,
 };
 
@@ -42,26 +46,34 @@ interface Listed {
   path: string;
   mtimeMs: number;
   size: number;
+  /** Which file it is: a report replaced by another of the same size and time is read again. */
+  dev: number;
+  ino: number;
 }
 
+/** A folder's files (never through a link, the folder's own name included: openFolder). */
 async function listFolder(dir: string): Promise<Listed[]> {
+  const folder = await openFolder(dir);
+  if (!folder) return [];
   const out: Listed[] = [];
-  let handle: Awaited<ReturnType<typeof opendir>>;
   try {
-    handle = await opendir(dir);
+    const handle = await opendir(folder.base);
+    let seen = 0;
+    for await (const entry of handle) {
+      if (++seen > SCAN_LIMITS.entriesPerFolder) break;
+      // Dirent types come from lstat: a link is never a file here, so it is never opened.
+      if (!entry.isFile() || entry.name.startsWith('.')) continue;
+      const st = await lstat(join(folder.base, entry.name)).catch(() => undefined);
+      const path = join(dir, entry.name);
+      if (st?.isFile())
+        out.push({ name: entry.name, path, mtimeMs: st.mtimeMs, size: st.size, dev: st.dev, ino: st.ino });
+    }
+    return (await folder.still()) ? out : [];
   } catch {
-    return out;
+    return [];
+  } finally {
+    await folder.close();
   }
-  let seen = 0;
-  for await (const entry of handle) {
-    if (++seen > SCAN_LIMITS.entriesPerFolder) break;
-    // Dirent types come from lstat: a link is never a file here, so it is never opened.
-    if (!entry.isFile() || entry.name.startsWith('.')) continue;
-    const path = join(dir, entry.name);
-    const st = await lstat(path).catch(() => undefined);
-    if (st?.isFile()) out.push({ name: entry.name, path, mtimeMs: st.mtimeMs, size: st.size });
-  }
-  return out;
 }
 
 /**
@@ -82,8 +94,20 @@ interface ParsedReport {
   actual: number | null;
 }
 
-/** Reads and parses a report found by listing, bounded; a broken one is a problem, not a throw. */
-export async function readReport(path: string): Promise<{ view?: ReportView; problem?: string }> {
+let reading: Promise<unknown> = Promise.resolve();
+
+/**
+ * Reads and parses a report found by listing, bounded; a broken one is a problem, not a throw.
+ * One report at a time: many requests at once for large reports hold one file's bytes and parse
+ * in memory, not one per request.
+ */
+export function readReport(path: string): Promise<{ view?: ReportView; problem?: string }> {
+  const read = reading.then(() => readReportNow(path));
+  reading = read.catch(() => undefined);
+  return read;
+}
+
+async function readReportNow(path: string): Promise<{ view?: ReportView; problem?: string }> {
   const head = await readHead(path, SCAN_LIMITS.reportBytes);
   if (!head) return { problem: 'the report could not be opened (not a regular file)' };
   if (!head.whole)
@@ -110,6 +134,39 @@ function reportOf(name: string): { base: string; kind: ReportKind } | undefined 
     if (name.endsWith(suffix) && name.length > suffix.length) return { base: name.slice(0, -suffix.length), kind };
   }
   return undefined;
+}
+
+/** An input (or reports without one) of one folder: its files by kind. */
+interface Found {
+  place: Place;
+  name: string;
+  input?: Listed;
+  reports: Partial<Record<ReportKind, Listed>>;
+}
+
+/** A folder's files as inputs with their reports; each file's identity and time go into `sig`. */
+function grouped(place: Place, files: Listed[], sig: string[]): Found[] {
+  const groups = new Map<string, Found>();
+  for (const f of files) {
+    sig.push(`${place}/${f.name}:${f.mtimeMs}:${f.size}`);
+    const report = reportOf(f.name);
+    const name = report?.base ?? (classifyName(f.name).take ? f.name : undefined);
+    if (name === undefined) continue;
+    const g = groups.get(name) ?? { place, name, reports: {} };
+    if (report) g.reports[report.kind] = f;
+    else g.input = f;
+    groups.set(name, g);
+  }
+  // Reports without an input beside them are listed only in done/ and failed/ (a drop's own
+  // reports stay with their input), and an input's name must itself look like one.
+  return [...groups.values()].filter((g) => g.input || place === 'done' || place === 'failed');
+}
+
+/** The paths of the newest reports, up to SCAN_LIMITS.cachedReports: those read for the pages. */
+function newestReports(found: Found[]): Set<string> {
+  const reports = found.flatMap((g) => (g.reports.json ? [g.reports.json] : []));
+  reports.sort((a, b) => b.mtimeMs - a.mtimeMs || a.path.localeCompare(b.path));
+  return new Set(reports.slice(0, SCAN_LIMITS.cachedReports).map((f) => f.path));
 }
 
 type LiveState = Pick<InputEvent, 'phase' | 'at' | 'problem' | 'retryInMs'>;
@@ -201,43 +258,30 @@ export class DropInputs {
     const at = Date.now();
     const { places, stamp, newestMs } = await this.folders();
     this.scanned = { stamp, newestMs, at };
-    const records: InputRecord[] = [];
-    const used = new Set<string>();
+    const found: Found[] = [];
     const sig: string[] = [];
-    for (const [place, dir] of places) {
-      const files = await listFolder(dir);
-      const groups = new Map<string, { input?: Listed; reports: Partial<Record<ReportKind, Listed>> }>();
-      for (const f of files) {
-        sig.push(`${place}/${f.name}:${f.mtimeMs}:${f.size}`);
-        const report = reportOf(f.name);
-        const name = report?.base ?? (classifyName(f.name).take ? f.name : undefined);
-        if (name === undefined) continue;
-        const g = groups.get(name) ?? { reports: {} };
-        if (report) g.reports[report.kind] = f;
-        else g.input = f;
-        groups.set(name, g);
-      }
-      for (const [name, g] of groups) {
-        // Reports without an input beside them are listed only in done/ and failed/ (a drop's own
-        // reports stay with their input), and an input's name must itself look like one.
-        if (!g.input && place !== 'done' && place !== 'failed') continue;
-        const json = g.reports.json;
-        const parsed = json ? await this.parse(json) : undefined;
-        const first = g.input ?? json ?? Object.values(g.reports)[0];
-        const r = record(`${place}/${name}`, name, place, first?.mtimeMs ?? 0, parsed);
-        records.push({
-          ...r,
-          durationMs: this.durations.get(name) ?? r.durationMs,
-          problem:
-            r.problem ?? (place === 'failed' && !json ? 'set aside without a report (see the watcher’s log)' : null),
-          inputPath: g.input?.path ?? null,
-          reports: Object.fromEntries(Object.entries(g.reports).map(([k, f]) => [k, f.path])),
-        });
-        if (json) used.add(json.path);
-      }
+    for (const [place, dir] of places) found.push(...grouped(place, await listFolder(dir), sig));
+    const read = newestReports(found);
+    const records: InputRecord[] = [];
+    for (const { place, name, input, reports } of found) {
+      const json = reports.json;
+      const parsed = json && read.has(json.path) ? await this.parse(json) : undefined;
+      const first = input ?? json ?? Object.values(reports)[0];
+      const r = record(`${place}/${name}`, name, place, first?.mtimeMs ?? 0, parsed);
+      const unread = json && !parsed ? `not read: only the newest ${SCAN_LIMITS.cachedReports} reports are` : null;
+      records.push({
+        ...r,
+        durationMs: this.durations.get(name) ?? r.durationMs,
+        problem:
+          r.problem ??
+          unread ??
+          (place === 'failed' && !json ? 'set aside without a report (see the watcher’s log)' : null),
+        inputPath: input?.path ?? null,
+        reports: Object.fromEntries(Object.entries(reports).map(([k, f]) => [k, f.path])),
+      });
     }
-    // Forget digests of reports that are gone.
-    for (const key of this.cache.keys()) if (!used.has(key)) this.cache.delete(key);
+    // Forget digests of reports that are gone or no longer read.
+    for (const key of this.cache.keys()) if (!read.has(key)) this.cache.delete(key);
     this.records = records;
     const signature = sig.sort().join('\n');
     const changed = signature !== this.signature;
@@ -246,7 +290,7 @@ export class DropInputs {
   }
 
   private async parse(f: Listed): Promise<ParsedReport> {
-    const key = `${f.mtimeMs}:${f.size}`;
+    const key = `${f.dev}:${f.ino}:${f.mtimeMs}:${f.size}`;
     const hit = this.cache.get(f.path);
     if (hit?.key === key) return hit;
     const { view, problem } = await readReport(f.path);
@@ -260,7 +304,6 @@ export class DropInputs {
         .map((j) => ({ ...j, warnings: [], errors: [], lines: [] })),
       ...(view ? costs(view) : { estimated: null, actual: null }),
     };
-    if (this.cache.size >= SCAN_LIMITS.cachedReports) this.cache.delete(this.cache.keys().next().value as string);
     this.cache.set(f.path, parsed);
     return parsed;
   }

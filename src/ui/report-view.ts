@@ -12,9 +12,15 @@ import { emptySummary } from '../report/build-report.js';
 export const VIEW_LIMITS = {
   /** Jobs, and lines of all jobs together, shown for one input; more are counted, not shown. */
   jobs: 5_000,
-  lines: 20_000,
+  lines: 5_000,
   /** Errors or warnings kept per job, line or file. */
   problems: 200,
+  /**
+   * Errors and warnings kept for one input's page in all: each is shown with its source line,
+   * so a report of hundreds of thousands of (even empty) problems cannot make a page of hundreds
+   * of megabytes.
+   */
+  pageProblems: 2_000,
   /** Characters of one text (a message, an order number). */
   text: 2_000,
 };
@@ -44,23 +50,30 @@ const positive = (v: unknown): number | null => {
   return n !== null && Number.isInteger(n) && n > 0 ? n : null;
 };
 
-function problems(v: unknown) {
-  return arr(v)
-    .slice(0, VIEW_LIMITS.problems)
-    .filter(isObj)
-    .map((p) => {
-      const src = isObj(p.source) ? p.source : {};
-      return {
-        code: str(p.code) ?? '',
-        message: str(p.message) ?? '',
-        field: str(p.field),
-        // The input's own line (YAML/JSON) or row (CSV), 1-based; null when not located.
-        line: positive(src.line) ?? positive(src.row),
-        column: str(src.columnName) ?? (positive(src.column) === null ? null : String(src.column)),
-        // Set when the location is in another file (a mapping's constant).
-        file: str(src.file),
-      };
-    });
+/** What is left of a page's problems (VIEW_LIMITS.pageProblems), and how many were left out. */
+interface Budget {
+  left: number;
+  dropped: number;
+}
+
+function problems(v: unknown, budget: Budget) {
+  const all = arr(v);
+  const kept = all.slice(0, Math.min(VIEW_LIMITS.problems, budget.left));
+  budget.left -= kept.length;
+  budget.dropped += all.length - kept.length;
+  return kept.filter(isObj).map((p) => {
+    const src = isObj(p.source) ? p.source : {};
+    return {
+      code: str(p.code) ?? '',
+      message: str(p.message) ?? '',
+      field: str(p.field),
+      // The input's own line (YAML/JSON) or row (CSV), 1-based; null when not located.
+      line: positive(src.line) ?? positive(src.row),
+      column: str(src.columnName) ?? (positive(src.column) === null ? null : String(src.column)),
+      // Set when the location is in another file (a mapping's constant).
+      file: str(src.file),
+    };
+  });
 }
 
 function lineOf(source: unknown): number | null {
@@ -88,7 +101,7 @@ function tracking(v: unknown) {
   };
 }
 
-function lineView(it: Obj, k: number, jobStatus: string) {
+function lineView(it: Obj, k: number, jobStatus: string, budget: Budget) {
   return {
     index: num(it.index) ?? k,
     line: lineOf(it.source),
@@ -98,12 +111,12 @@ function lineView(it: Obj, k: number, jobStatus: string) {
     status: str(it.status) ?? jobStatus,
     newAssetSku: str(it.newAssetSku),
     needsArtwork: bool(it.needsArtworkToBeUploaded),
-    errors: problems(it.errors),
+    errors: problems(it.errors, budget),
   };
 }
 
 /** One job, with the `shown` part of its items (VIEW_LIMITS). */
-function jobView(j: Obj, i: number, status: string, shown: unknown[]) {
+function jobView(j: Obj, i: number, status: string, shown: unknown[], budget: Budget) {
   return {
     index: num(j.index) ?? i,
     orderNumber: str(j.orderNumber),
@@ -113,9 +126,9 @@ function jobView(j: Obj, i: number, status: string, shown: unknown[]) {
     dateDue: str(j.dateDue),
     totalJobCost: num(j.totalJobCost),
     estimatedCost: num(j.estimatedCost),
-    warnings: problems(j.warnings),
-    errors: problems(j.errors),
-    lines: shown.filter(isObj).map((it, k) => lineView(it, k, status)),
+    warnings: problems(j.warnings, budget),
+    errors: problems(j.errors, budget),
+    lines: shown.filter(isObj).map((it, k) => lineView(it, k, status, budget)),
     tracking: tracking(j.tracking),
   };
 }
@@ -127,6 +140,10 @@ export function reportView(doc: unknown) {
   const input = isObj(d.input) ? d.input : {};
   const rawJobs = arr(d.jobs);
   const byStatus = emptySummary().byStatus;
+  const budget: Budget = { left: VIEW_LIMITS.pageProblems, dropped: 0 };
+  // The whole file's problems first: they are shown at the top of the page.
+  const topErrors = problems(d.errors, budget);
+  const topWarnings = problems(d.warnings, budget);
   const jobs: JobView[] = [];
   let lines = 0;
   let lineCount = 0;
@@ -144,14 +161,12 @@ export function reportView(doc: unknown) {
     const shown = items.slice(0, VIEW_LIMITS.lines - lines);
     if (shown.length < items.length) cut = true;
     lines += shown.length;
-    jobs.push(jobView(j, i, status, shown));
+    jobs.push(jobView(j, i, status, shown, budget));
   }
   const count = (v: unknown, fallback: number): number => {
     const n = num(v);
     return n !== null && n >= 0 ? n : fallback;
   };
-  const topErrors = problems(d.errors);
-  const topWarnings = problems(d.warnings);
   return {
     command: str(d.command),
     format: str(input.format),
@@ -166,6 +181,8 @@ export function reportView(doc: unknown) {
     warnings: topWarnings,
     jobs,
     cut,
+    /** Problems of the report not kept for the page (past VIEW_LIMITS). */
+    problemsLeftOut: budget.dropped,
   };
 }
 

@@ -1,23 +1,71 @@
-import { constants, type Stats } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { constants, existsSync, type Stats } from 'node:fs';
+import { lstat, open, type FileHandle } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 
 /** O_NOFOLLOW: a link at the name fails (ELOOP); O_NONBLOCK: a FIFO put there cannot block the open. */
 const OPEN_NO_FOLLOW = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+const OPEN_FOLDER = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW;
 
 /**
- * Opens a file the dashboard found by listing a folder, for reading: never through a link
- * (a link planted in done/ could point at any file the process can read), and only when
- * what was opened is a regular file. The caller closes it.
+ * Where the kernel names an open folder (Linux): a path through it resolves inside the very
+ * folder that was opened, whatever its name points at by then — the openat Node lacks.
  */
-export async function openRegular(path: string): Promise<{ handle: FileHandle; stat: Stats } | undefined> {
+const FD_FOLDER = existsSync('/proc/self/fd') ? '/proc/self/fd' : undefined;
+
+export interface OpenFolder {
+  /** The path to list and open names under: through the open folder where the system allows. */
+  base: string;
+  /** Whether `dir` still names the folder that was opened (checked again after the act without FD_FOLDER). */
+  still(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens a folder the dashboard reads: never through a link at its own name (a dropper may swap
+ * done/ for a link to another tenant's folder). Names are then resolved inside the folder that
+ * was opened; where the system has no way to, the caller asks `still()` after reading and drops
+ * what it read when the name was swapped meanwhile (device and inode differ).
+ */
+export async function openFolder(dir: string): Promise<OpenFolder | undefined> {
   let handle: FileHandle;
   try {
-    handle = await open(path, OPEN_NO_FOLLOW);
+    handle = await open(dir, OPEN_FOLDER);
   } catch {
     return undefined;
   }
+  const opened = await handle.stat().catch(() => undefined);
+  if (!opened?.isDirectory()) {
+    await handle.close();
+    return undefined;
+  }
+  const still = async (): Promise<boolean> => {
+    if (FD_FOLDER) return true;
+    const now = await lstat(dir).catch(() => undefined);
+    return now?.isDirectory() === true && now.dev === opened.dev && now.ino === opened.ino;
+  };
+  return { base: FD_FOLDER ? join(FD_FOLDER, String(handle.fd)) : dir, still, close: () => handle.close() };
+}
+
+/**
+ * Opens a file the dashboard found by listing a folder, for reading: never through a link,
+ * neither at its name nor at its folder's (a link planted in done/, or done/ swapped for one,
+ * could lead to any file the process can read), and only when what was opened is a regular
+ * file. The caller closes it.
+ */
+export async function openRegular(path: string): Promise<{ handle: FileHandle; stat: Stats } | undefined> {
+  const folder = await openFolder(dirname(path));
+  if (!folder) return undefined;
+  let handle: FileHandle;
+  try {
+    handle = await open(join(folder.base, basename(path)), OPEN_NO_FOLLOW);
+  } catch {
+    await folder.close();
+    return undefined;
+  }
   const stat = await handle.stat().catch(() => undefined);
-  if (!stat?.isFile()) {
+  const kept = stat?.isFile() === true && (await folder.still());
+  await folder.close();
+  if (!kept || !stat) {
     await handle.close();
     return undefined;
   }

@@ -531,8 +531,10 @@ const COMMANDS: Record<string, Entry> = {
       long: {
         act: dropped('samples/csv/orders.csv', 'srv/orders/orders.csv'),
         ready: async (ws, r) => {
-          const url = /"ui":"(http:\/\/127\.0\.0\.1:\d+\/)"/.exec(r.stderr)?.[1];
-          if (!url || !existsSync(join(ws.dir, 'srv/orders/done/orders.csv.result.json'))) return false;
+          // The log names the file holding the link with its token (the log drops query strings).
+          const link = /"uiLink":"([^"]+)"/.exec(r.stderr)?.[1];
+          if (!link || !existsSync(join(ws.dir, 'srv/orders/done/orders.csv.result.json'))) return false;
+          const url = readFileSync(link, 'utf8').trim();
           const page = await fetch(url).then(
             (res) => res.text(),
             () => '',
@@ -548,7 +550,7 @@ const COMMANDS: Record<string, Entry> = {
       long: {
         ready: async (_ws, r) => {
           const url = r.stdout.split('\n')[0] ?? '';
-          if (!/^http:\/\/127\.0\.0\.1:\d+\/$/.test(url)) return false;
+          if (!/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]+$/.test(url)) return false;
           const page = await fetch(url).then(
             (res) => res.text(),
             () => '',

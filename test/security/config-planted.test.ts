@@ -94,6 +94,42 @@ describe("a working-directory config that is not the user's own is refused (exit
   });
 });
 
+describe("the user's own config (~/.config/htorder/config.yaml) that is not the user's own is refused (exit 2)", () => {
+  const userPath = (): string => join(home, '.config', 'htorder', 'config.yaml');
+
+  it("owned by another user (a dropper's file moved there keeps its owner)", () => {
+    userConfig();
+    chownSync(userPath(), 4242, 4242);
+    const message = usage(() => resolveConfig({ env: env(), cwd: dir, home }));
+    expect(message).toContain(`refusing config file ${userPath()}: it belongs to uid 4242`);
+    expect(message).toContain('Your own config file can send your secret to another host');
+  });
+
+  it.each([
+    ['0620', 0o620],
+    ['0602', 0o602],
+    ['0666', 0o666],
+  ])('writable by group or others (mode %s)', (_, mode) => {
+    userConfig();
+    chmodSync(userPath(), mode);
+    expect(usage(() => resolveConfig({ env: env(), cwd: dir, home }))).toContain('group or others may write it');
+  });
+
+  it('also when a working-directory config is compared with it', () => {
+    userConfig();
+    chmodSync(userPath(), 0o666);
+    planted('profiles: { prod: { concurrency: 3 } }\n');
+    expect(usage(() => resolveSettings({ env: env(), cwd: dir, home }))).toContain(
+      `refusing config file ${userPath()}`,
+    );
+  });
+
+  it("is used when it is the user's own and private", () => {
+    userConfig();
+    expect(resolveSettings({ env: env(), cwd: dir, home }).get('clientId')).toBe('me');
+  });
+});
+
 describe("a working-directory config never switches the hosts of the user's profile silently", () => {
   beforeEach(() => userConfig());
 

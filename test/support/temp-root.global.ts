@@ -5,6 +5,8 @@ import type { TestProject } from 'vitest/node';
 
 /** What htorder and its tests name their temporary folders (htorder-watch-, htorder-state-, …). */
 const OURS = /^htorder-/;
+/** A run's own folder (below): another run's, never anything this run's tests make. */
+const RUN_ROOT = /^htorder-vitest-/;
 
 /**
  * The run's temporary folder, under which each test file gets its own TMPDIR (temp-root.ts),
@@ -25,8 +27,7 @@ export default function setup(project: TestProject): () => void {
     // Each file removes its own folder after its tests; what is left (`vitest list` collects
     // files without running their hooks; a worker that died) goes with the run's folder.
     rmSync(root, { recursive: true, force: true, maxRetries: 3 });
-    const mine = root.slice(system.length + 1);
-    const found = readdirSync(system).filter((n) => OURS.test(n) && !before.has(n) && n !== mine);
+    const found = readdirSync(system).filter((n) => OURS.test(n) && !RUN_ROOT.test(n) && !before.has(n));
     if (found.length === 0) return;
     const message =
       `New in ${system} after the tests (test/support/temp-root.ts; or another process's, if ` +

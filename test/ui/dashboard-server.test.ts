@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { UsageError } from '../../src/core/errors.js';
 import { SCAN_LIMITS } from '../../src/ui/drop-inputs.js';
+import { VIEW_LIMITS } from '../../src/ui/report-view.js';
+import { MAX_INPUT_ROWS } from '../../src/ui/pages/inputs-page.js';
 import { startDashboard, type Dashboard } from '../../src/ui/dashboard.js';
 import { tempDirPerTest } from '../support/temp-files.js';
 
@@ -26,6 +28,13 @@ async function serve(root: string, token?: string): Promise<string> {
   running = await startDashboard({ root, layout: LAYOUT, port: 0, host: '127.0.0.1', token });
   return running.url;
 }
+
+/** The running dashboard's token (the one it generated, unless the test set one). */
+const tokenOf = (d: Dashboard): string => new URL(d.openUrl).searchParams.get('token') ?? '';
+const bearer = (): Record<string, string> => ({ authorization: `Bearer ${tokenOf(running as Dashboard)}` });
+/** A request as a script with the token makes it. */
+const get = (url: string, init: RequestInit = {}): Promise<Response> =>
+  fetch(url, { ...init, headers: { ...bearer(), ...(init.headers as Record<string, string> | undefined) } });
 
 const REPORT = (orderNumber: unknown) =>
   JSON.stringify({
@@ -50,27 +59,30 @@ describe('the dashboard server', () => {
 
   it('sends its security headers and takes no method but GET and HEAD', async () => {
     const url = await serve(await folder());
-    const res = await fetch(url);
+    const res = await get(url);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
     expect(res.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
     expect(res.headers.get('x-content-type-options')).toBe('nosniff');
-    expect((await fetch(url, { method: 'POST', body: 'x' })).status).toBe(405);
-    expect((await fetch(`${url}static/app.js`)).headers.get('content-type')).toContain('javascript');
+    expect((await get(url, { method: 'POST', body: 'x' })).status).toBe(405);
+    expect((await get(`${url}static/app.js`)).headers.get('content-type')).toContain('javascript');
   });
 
   it('refuses a GET that carries a body, and a Host header that does not name loopback', async () => {
     const url = new URL(await serve(await folder()));
     const get = (headers: Record<string, string>): Promise<{ status: number; body: string }> =>
       new Promise((resolve, reject) => {
-        const req = request({ host: url.hostname, port: url.port, path: '/', headers }, (res) => {
-          let body = '';
-          res.setEncoding('utf8');
-          res.on('data', (c: string) => {
-            body += c;
-          });
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        });
+        const req = request(
+          { host: url.hostname, port: url.port, path: '/', headers: { ...bearer(), ...headers } },
+          (res) => {
+            let body = '';
+            res.setEncoding('utf8');
+            res.on('data', (c: string) => {
+              body += c;
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
         req.on('error', reject);
         req.end();
       });
@@ -90,11 +102,11 @@ describe('the dashboard server', () => {
     await writeFile(join(root, 'done/broken.yaml.result.json'), '{"jobs": [');
     await writeFile(join(root, 'done/huge.yaml.result.json'), Buffer.alloc(SCAN_LIMITS.reportBytes + 1, 0x20));
     const url = await serve(root);
-    const page = await (await fetch(url)).text();
+    const page = await (await get(url)).text();
     expect(page).toContain('odd.yaml');
     expect(page).toContain('the report is not valid JSON');
-    expect(page).toContain('larger than 32 MiB');
-    expect((await fetch(`${url}input?id=done%2Fodd.yaml`)).status).toBe(200);
+    expect(page).toContain(`larger than ${SCAN_LIMITS.reportBytes / 1024 / 1024} MiB`);
+    expect((await get(`${url}input?id=done%2Fodd.yaml`)).status).toBe(200);
   });
 
   it('serves only reports it listed: no path from the request, no link followed', async () => {
@@ -107,7 +119,7 @@ describe('the dashboard server', () => {
     await symlink(join(outside, 'secret.txt'), join(root, 'done/a.yaml.result.csv'));
     await symlink(join(outside, 'secret.txt'), join(root, 'done/b.yaml.result.json'));
     const url = await serve(root);
-    const ok = await fetch(`${url}file?id=done%2Fa.yaml&kind=json`);
+    const ok = await get(`${url}file?id=done%2Fa.yaml&kind=json`);
     expect(ok.status).toBe(200);
     expect(ok.headers.get('content-disposition')).toContain('filename="a.yaml.result.json"');
     expect(await ok.text()).toContain('A-1');
@@ -120,7 +132,7 @@ describe('the dashboard server', () => {
       'input?id=done%2F..%2F..%2Fsecret.txt',
       'done/a.yaml.result.json',
     ]) {
-      const res = await fetch(`${url}${path}`);
+      const res = await get(`${url}${path}`);
       expect(res.status, path).toBe(404);
       expect(await res.text()).not.toContain('TOP SECRET');
     }
@@ -132,17 +144,17 @@ describe('the dashboard server', () => {
     await writeFile(join(outside, 'x.yaml.result.json'), REPORT('OUTSIDE-1'));
     await symlink(outside, join(root, 'done'));
     const url = await serve(root);
-    expect(await (await fetch(url)).text()).not.toContain('x.yaml');
+    expect(await (await get(url)).text()).not.toContain('x.yaml');
   });
 
   it("an input's page counts jobs, lines, errors and warnings in words people read: 1 job, 0 errors", async () => {
     const root = await folder();
     await writeFile(join(root, 'done/one.yaml.result.json'), REPORT('PO-1'));
     const url = await serve(root);
-    const list = await (await fetch(url)).text();
+    const list = await (await get(url)).text();
     const link = /href="\/(input\?id=[^"]+)"/.exec(list)?.[1];
     expect(link).toBeDefined();
-    const page = await (await fetch(`${url}${(link ?? '').replaceAll('&amp;', '&')}`)).text();
+    const page = await (await get(`${url}${(link ?? '').replaceAll('&amp;', '&')}`)).text();
     expect(page).toMatch(/1 job, 0 lines, 0 errors, 0 warnings/);
   });
 
@@ -150,10 +162,10 @@ describe('the dashboard server', () => {
     const root = await folder();
     await writeFile(join(root, 'done/"><b>x<!--.yaml.result.json'), REPORT('<script>alert(1)</script>'));
     const url = await serve(root);
-    const list = await (await fetch(url)).text();
+    const list = await (await get(url)).text();
     expect(list).not.toContain('<b>x');
     expect(list).toContain('&quot;&gt;&lt;b&gt;x&lt;!--.yaml');
-    const orders = await (await fetch(`${url}orders`)).text();
+    const orders = await (await get(`${url}orders`)).text();
     expect(orders).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(orders).not.toContain('<script>alert');
   });
@@ -169,5 +181,124 @@ describe('the dashboard server', () => {
     expect((await fetch(url, { headers: { authorization: basic } })).status).toBe(200);
     expect((await fetch(url, { headers: { authorization: 'Bearer s3cret-token' } })).status).toBe(200);
     expect((await fetch(url, { headers: { authorization: 'Bearer s3cret-token-' } })).status).toBe(401);
+  });
+
+  it('without a configured token, asks for one generated per start: the printed link brings it and sets a cookie', async () => {
+    const root = await folder();
+    await writeFile(join(root, 'done/one.yaml.result.json'), REPORT('PRIVATE-1'));
+    const url = await serve(root);
+    const first = running as Dashboard;
+    // Another local user who finds the port gets nothing without the token.
+    for (const path of ['', 'events', 'orders', 'file?id=done%2Fone.yaml&kind=json']) {
+      const res = await fetch(`${url}${path}`);
+      expect(res.status, path).toBe(401);
+      expect(await res.text()).not.toContain('PRIVATE-1');
+    }
+    expect(tokenOf(first)).toMatch(/^[\w-]{32}$/);
+    const opened = await fetch(first.openUrl);
+    expect(opened.status).toBe(200);
+    const cookie = opened.headers.get('set-cookie') ?? '';
+    expect(cookie).toContain('HttpOnly');
+    expect(cookie).toContain('SameSite=Strict');
+    const crumb = cookie.split(';')[0] ?? '';
+    expect((await fetch(`${url}orders`, { headers: { cookie: crumb } })).status).toBe(200);
+    expect((await fetch(`${url}orders`, { headers: { cookie: `${crumb}x` } })).status).toBe(401);
+    // A new start, a new token: the old link opens nothing.
+    await first.close();
+    const second = await startDashboard({ root, layout: LAYOUT, port: 0, host: '127.0.0.1' });
+    running = second;
+    expect(tokenOf(second)).not.toBe(tokenOf(first));
+    expect((await fetch(`${second.url}?token=${tokenOf(first)}`)).status).toBe(401);
+  });
+
+  it("refuses what another site's page makes the browser ask, even with the token's cookie", async () => {
+    const url = await serve(await folder());
+    for (const headers of [
+      { 'sec-fetch-site': 'cross-site' } as Record<string, string>,
+      { 'sec-fetch-site': 'same-site' },
+      { origin: 'http://attacker.example' },
+    ]) {
+      const res = await get(`${url}input?id=drop%2Fx.yaml`, { headers });
+      expect(res.status, JSON.stringify(headers)).toBe(403);
+    }
+    expect((await get(url, { headers: { 'sec-fetch-site': 'same-origin' } })).status).toBe(200);
+    expect((await get(url, { headers: { 'sec-fetch-site': 'none' } })).status).toBe(200);
+    expect((await get(url, { headers: { origin: url.replace(/\/$/, '') } })).status).toBe(200);
+  });
+
+  it("a dropper's report of 800,000 empty problems makes a page of bounded size, ten at once", async () => {
+    const root = await folder();
+    // The input is kept in the drop folder (as one still being written would be), its report planted beside it.
+    await writeFile(join(root, 'x.yaml'), Array.from({ length: 100 }, (_, i) => `line ${i}`).join('\n'));
+    const errors = Array.from({ length: 40 }, () => ({}));
+    const items = Array.from({ length: 20_000 }, () => ({ errors }));
+    // The whole file's few problems point at a line: each is shown with it.
+    const located = Array.from({ length: 100 }, () => ({ source: { line: 7 } }));
+    const planted = JSON.stringify({ jobs: [{ status: 'failed', items }], errors: located });
+    expect(planted.length).toBeLessThan(SCAN_LIMITS.reportBytes);
+    await writeFile(join(root, 'x.yaml.result.json'), planted);
+    const url = await serve(root);
+    const pages = await Promise.all(
+      Array.from({ length: 10 }, () => get(`${url}input?id=drop%2Fx.yaml`).then((r) => r.text())),
+    );
+    for (const page of pages) {
+      // Each shown problem carries its source line; the page holds at most the page's cap of them.
+      expect(page.split('<li class="error"').length - 1).toBe(VIEW_LIMITS.pageProblems);
+      expect(page.length).toBeLessThan(2 * 1024 * 1024);
+      expect(page).toMatch(/\d+ more errors and warnings are not shown/);
+    }
+  }, 60_000);
+
+  it('live-update streams: a few per client address, each ended after its lifetime', async () => {
+    running = await startDashboard({
+      root: await folder(),
+      layout: LAYOUT,
+      port: 0,
+      host: '127.0.0.1',
+      limits: { maxStreams: 4, maxStreamsPerClient: 2, streamLifetimeMs: 500 },
+    });
+    const { port } = new URL(running.url);
+    /** Opens /events from `from`; resolves with the status, and `ended` once the server ends the stream. */
+    const open = (from: string) =>
+      new Promise<{ status: number; ended: Promise<void> }>((resolve, reject) => {
+        request({ host: '127.0.0.1', port, path: '/events', localAddress: from, headers: bearer() }, (res) => {
+          const ended = new Promise<void>((done) => res.on('end', done).on('close', done));
+          res.resume();
+          resolve({ status: res.statusCode ?? 0, ended });
+        })
+          .on('error', reject)
+          .end();
+      });
+    const held = [await open('127.0.0.1'), await open('127.0.0.1')];
+    expect(held.map((h) => h.status)).toEqual([200, 200]);
+    // A third from the same address is refused; another address still gets one.
+    expect((await open('127.0.0.1')).status).toBe(503);
+    expect((await open('127.0.0.2')).status).toBe(200);
+    // Every stream ends by itself, which frees the client's places.
+    await Promise.all(held.map((h) => h.ended));
+    expect((await open('127.0.0.1')).status).toBe(200);
+  }, 20_000);
+
+  it('the inputs page shows its cap of rows and says how many more there are', async () => {
+    const root = await folder();
+    await Promise.all(
+      Array.from({ length: MAX_INPUT_ROWS + 7 }, (_, i) => writeFile(join(root, `in-${i}.yaml`), 'version: 1\n')),
+    );
+    const page = await (await get(await serve(root))).text();
+    expect(page.split('<tr data-id=').length - 1).toBe(MAX_INPUT_ROWS);
+    expect(page).toContain('7 more, older inputs are not shown');
+  });
+
+  it("a carrier's link is followed without its query string or fragment, as it is shown", async () => {
+    const root = await folder();
+    const tracked = JSON.parse(REPORT('T-1')) as { jobs: Record<string, unknown>[] };
+    (tracked.jobs[0] as Record<string, unknown>).tracking = {
+      status: 'Despatched',
+      tracking: [{ trackingNumber: null, trackingLink: 'https://carrier.example/t/1Z99?sig=SIGNATURE-1#frag' }],
+    };
+    await writeFile(join(root, 'done/t.yaml.result.json'), JSON.stringify(tracked));
+    const orders = await (await get(`${await serve(root)}orders`)).text();
+    expect(orders).toContain('href="https://carrier.example/t/1Z99"');
+    expect(orders).not.toContain('SIGNATURE-1');
   });
 });

@@ -72,8 +72,13 @@ beforeAll(async () => {
   scratch = await tempDir('htorder-ui-shots-');
   ({ sandbox, env } = await sandboxWithEnv(state.path));
   watch = await startWatch({ target: drop.path, ui: true }, env);
-  ui = watch.uiUrl as string;
+  // The watcher hands out the link with its token; opening it once keeps the token in a cookie.
+  const open = watch.uiUrl as string;
+  ui = new URL('/', open).href;
   browser = await launch();
+  const first = await browser.context.newPage();
+  expect((await first.goto(open))?.status()).toBe(200);
+  await first.close();
 });
 
 afterAll(async () => {
@@ -89,6 +94,15 @@ afterAll(async () => {
 });
 
 inBrowser('the dashboard of a watched drop folder, in a browser', () => {
+  it("keeps its token out of the log and hands the link to the watcher's user only", () => {
+    const ready = watch.logs().find((l) => 'uiLink' in l) ?? {};
+    const token = new URL(watch.uiUrl as string).searchParams.get('token') as string;
+    expect(JSON.stringify(watch.logs())).not.toContain(token);
+    const link = ready.uiLink as string;
+    expect(readFileSync(link, 'utf8')).toBe(`${watch.uiUrl}\n`);
+    expect(statSync(link).mode & 0o777).toBe(0o600);
+  });
+
   it('shows a dropped file as processing, then done, without a reload', async () => {
     // Slow creates keep the input in processing long enough for a person (and this test) to see it.
     await sandbox.admin.setFaults([{ route: 'POST /Jobs', when: 'create', kind: 'latency', latencyMs: 1500 }]);
@@ -227,7 +241,7 @@ inBrowser('a folder without a watcher, in a browser', () => {
     const dashboard = await startDashboard({ root: folder.path, port: 0, host: '127.0.0.1', liveMs: LIVE });
     const page = await browser.context.newPage();
     try {
-      await page.goto(dashboard.url);
+      await page.goto(dashboard.openUrl);
       const kept = page.locator('#inputs tr', { hasText: 'kept.yaml' });
       expect(await kept.locator('td').nth(3).textContent()).toBe('1');
       await page.evaluate('window.stayed = true');
@@ -263,7 +277,7 @@ inBrowser('remote access', () => {
   });
 
   it('refuses a request without the token, in the browser and from a script', async () => {
-    const url = guarded.uiUrl as string;
+    const url = new URL('/', guarded.uiUrl).href;
     // A browser without the token (none, then a wrong one) gets the 401 and shows nothing of the dashboard.
     for (const credentials of [undefined, { username: 'anyone', password: 'wrong' }]) {
       const b = await launch(credentials ? { httpCredentials: credentials } : {});
@@ -295,11 +309,12 @@ inBrowser('remote access', () => {
     }
   }, 60_000);
 
-  it('without a token, answers loopback host names only (no DNS rebinding)', async () => {
-    const { port } = new URL(ui);
+  it('with the token it generated, answers loopback host names only (no DNS rebinding)', async () => {
+    const { port, searchParams } = new URL(watch.uiUrl as string);
+    const authorization = `Bearer ${searchParams.get('token')}`;
     const status = (host: string): Promise<number> =>
       new Promise((resolve, reject) => {
-        request({ host: '127.0.0.1', port, path: '/', headers: { host } }, (res) => {
+        request({ host: '127.0.0.1', port, path: '/', headers: { host, authorization } }, (res) => {
           res.resume();
           resolve(res.statusCode ?? 0);
         })

@@ -1,7 +1,7 @@
 import { mkdir, rename, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DropInputs } from '../../src/ui/drop-inputs.js';
+import { DropInputs, SCAN_LIMITS } from '../../src/ui/drop-inputs.js';
 import { tempDirPerTest } from '../support/temp-files.js';
 
 /**
@@ -84,5 +84,43 @@ describe('DropInputs.list', () => {
         .map((r) => `${r.name} ${r.status}`)
         .sort(),
     ).toEqual(['orders.csv waiting', 'orders.xlsx waiting']);
+  });
+});
+
+describe('DropInputs.scan past its cap of reports read', () => {
+  it('reads the newest reports once and keeps them; older ones are listed unread, not parsed on every view', async () => {
+    const root = await folder();
+    const cap = SCAN_LIMITS.cachedReports;
+    SCAN_LIMITS.cachedReports = 10;
+    try {
+      const report = (n: string): string =>
+        JSON.stringify({ jobs: [{ orderNumber: n, status: 'submitted', jobNumber: 1 }] });
+      const paths: string[] = [];
+      const base = Date.now() - 3_600_000;
+      for (let i = 0; i < 15; i++) {
+        const path = join(root, `done/r${String(i).padStart(2, '0')}.yaml.result.json`);
+        await writeFile(path, report(`OLD-${String(i).padStart(2, '0')}`));
+        // r14 the newest.
+        const t = new Date(base + i * 1000);
+        await utimes(path, t, t);
+        paths.push(path);
+      }
+      const inputs = new DropInputs(root, LAYOUT);
+      await inputs.scan();
+      // Each report rewritten in place with the same size and time: only a parse could see it.
+      for (const [i, path] of paths.entries()) {
+        await writeFile(path, report(`NEW-${String(i).padStart(2, '0')}`));
+        const t = new Date(base + i * 1000);
+        await utimes(path, t, t);
+      }
+      await inputs.scan();
+      const orders = inputs.list().map((r) => r.digest[0]?.orderNumber ?? r.problem);
+      expect(orders.filter((o) => o?.startsWith('OLD-'))).toHaveLength(10);
+      expect(orders.filter((o) => o?.startsWith('NEW-'))).toHaveLength(0);
+      expect(orders.filter((o) => o?.startsWith('not read'))).toHaveLength(5);
+      expect(inputs.list().find((r) => r.name === 'r14.yaml')?.digest[0]?.orderNumber).toBe('OLD-14');
+    } finally {
+      SCAN_LIMITS.cachedReports = cap;
+    }
   });
 });

@@ -25,7 +25,9 @@ describe('htorder ui (process)', () => {
       });
       child.on('exit', (code) => reject(new Error(`exited ${code} before its URL`)));
     });
-    expect(first).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
+    // Like Jupyter's: the link carries a token generated for this start, and nothing opens without it.
+    expect(first).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{32}$/);
+    expect((await fetch(new URL('/', first))).status).toBe(401);
     const page = await (await fetch(first)).text();
     expect(page).toContain('a.yaml');
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));

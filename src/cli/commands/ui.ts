@@ -60,7 +60,7 @@ export function register(program: Command): void {
       return;
     }
     const { stopped } = untilStopped();
-    process.stdout.write(`${dashboard.url}\n`);
+    process.stdout.write(`${dashboard.openUrl}\n`);
     await stopped;
     await dashboard.close();
     process.exitCode = ExitCode.Ok;

@@ -225,15 +225,30 @@ function locateConfigFile(
   const localPath = join(cwd, 'htorder.config.yaml');
   // A file in the working directory may have been put there by someone else (a shared folder,
   // a checkout, an unpacked archive): as ssh and git do, refuse one that is not the user's own.
-  const local = checkLocalOwner(localPath) ? loadConfigFile(localPath, true) : undefined;
-  return local ? found(local, true) : found(loadConfigFile(userPath, true), false);
+  const local = checkOwner(localPath, 'local') ? loadConfigFile(localPath, true) : undefined;
+  return local ? found(local, true) : found(loadUserConfig(userPath), false);
 }
+
+/**
+ * The user's own config file, when there is one: held to the same rule as the working
+ * directory's, since a file planted there (by anyone who can write the folder, or moved in by
+ * a process of the user's that was tricked) decides where the secret goes just the same.
+ */
+function loadUserConfig(path: string): ConfigFile | undefined {
+  return checkOwner(path, 'user') ? loadConfigFile(path, true) : undefined;
+}
+
+/** What a refused config file is, for its message: the working directory's, or the user's own. */
+const CONFIG_KINDS = {
+  local: 'A config file in the working directory',
+  user: 'Your own config file',
+} as const;
 
 /**
  * false when there is no file; throws UsageError (exit 2) for one that is not owned by the
  * user (nor its symbolic link) or that group or others may write.
  */
-function checkLocalOwner(path: string): boolean {
+function checkOwner(path: string, kind: keyof typeof CONFIG_KINDS): boolean {
   let link: Stats;
   let target: Stats;
   try {
@@ -246,7 +261,7 @@ function checkLocalOwner(path: string): boolean {
   const uid = process.getuid?.();
   const refuse = (why: string): never => {
     throw new UsageError(
-      `refusing config file ${path}: ${why}. A config file in the working directory can send your ` +
+      `refusing config file ${path}: ${why}. ${CONFIG_KINDS[kind]} can send your ` +
         'secret to another host; remove it, make it yours and private (chown, chmod go-w), or name a ' +
         'file you trust with --config',
     );
@@ -276,7 +291,7 @@ function checkLocalProfile(
 ): void {
   const trust = text(env[envName('trustLocalConfig')]);
   if (trust !== undefined && parseBoolean(trust, envName('trustLocalConfig'))) return;
-  const user = loadConfigFile(found.userPath, true)?.profiles[profileName];
+  const user = loadUserConfig(found.userPath)?.profiles[profileName];
   if (!user) return;
   const changed = GUARDED_KEYS.filter((k) => local[k] !== undefined && String(local[k]) !== String(user[k]));
   if (changed.length === 0) return;

@@ -346,13 +346,15 @@ export const SETTINGS = {
     env: 'HTORDER_CSV_MAX_COLUMNS',
     type: { kind: 'integer', min: 1, max: 1_000_000 },
     default: 1000,
-    description: 'most cells one CSV record (header or row) may have; more is a located error and reading stops',
+    description:
+      'most cells one CSV record (header or row) or .xlsx row may have; more is a located error and reading stops',
   },
   csvMaxRecordBytes: {
     env: 'HTORDER_CSV_MAX_RECORD_BYTES',
     type: { kind: 'integer', min: 1024, max: 2 ** 30 },
     default: 1024 * 1024,
-    description: 'largest CSV record in bytes, delimiters and quotes included; a longer one is a located error',
+    description:
+      'largest CSV record in bytes, delimiters and quotes included (an .xlsx row: the text of its cells); a longer one is a located error',
   },
   csvMaxFileBytes: {
     env: 'HTORDER_CSV_MAX_FILE_BYTES',

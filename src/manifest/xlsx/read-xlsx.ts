@@ -8,13 +8,17 @@ import { createHash } from 'node:crypto';
 import type { Mapping } from '../mapping/model.js';
 import type { RawDocument } from '../model.js';
 import { TemplateReader } from '../csv/document-builder.js';
-import { unreadDocument } from '../read-input.js';
+import { type CsvLimits, DEFAULT_CSV_LIMITS, unreadDocument } from '../read-input.js';
 import { type XlsxScanProblem, xlsxRows } from './scan-xlsx.js';
 
-export async function readXlsxDocument(file: string, opts: { mapping?: Mapping } = {}): Promise<RawDocument> {
+/** `csv`: the CSV limits a sheet's rows are held to (csvMaxColumns, csvMaxRecordBytes), as a CSV's records are. */
+export async function readXlsxDocument(
+  file: string,
+  opts: { mapping?: Mapping; csv?: Partial<CsvLimits> } = {},
+): Promise<RawDocument> {
   const skipRows = opts.mapping?.skipRows ?? 0;
   const reader = await TemplateReader.open(file, skipRows, opts.mapping);
-  const scan = { sheet: opts.mapping?.sheet, skipRows };
+  const scan = { sheet: opts.mapping?.sheet, skipRows, limits: { ...DEFAULT_CSV_LIMITS, ...opts.csv } };
   const problems: XlsxScanProblem[] = [];
   // Of the same open file as the parts: the report's sha256 is of the bytes read.
   const hash = createHash('sha256');

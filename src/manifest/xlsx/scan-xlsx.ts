@@ -18,9 +18,10 @@ import { type EventEmitter, once } from 'node:events';
 import { posix } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { Mapping } from '../mapping/model.js';
-import { INPUT_TOO_LARGE } from '../read-input.js';
+import { type CsvLimits, DEFAULT_CSV_LIMITS, INPUT_TOO_LARGE } from '../read-input.js';
+import { decodeEntities, MAX_NUMBER_FORMAT_CHARS, plainNumberFormats } from './number-formats.js';
 import { cellText } from './xlsx-cells.js';
-import { ZipArchive, type ZipEntry } from './zip-directory.js';
+import { ZipArchive, type ZipDirectory, type ZipEntry } from './zip-directory.js';
 
 export interface XlsxScanProblem {
   code: 'xlsx.unreadable' | 'xlsx.sheet' | 'xlsx.limit' | typeof INPUT_TOO_LARGE;
@@ -29,16 +30,25 @@ export interface XlsxScanProblem {
   message: string;
 }
 
-/** A mapping's `sheet` (by name; default the first in tab order) and `skipRows` (rows before the header). */
-type XlsxScanOptions = Pick<Mapping, 'sheet' | 'skipRows'>;
+/**
+ * A mapping's `sheet` (by name; default the first in tab order) and `skipRows` (rows before the
+ * header); the CSV limits a sheet's rows are held to as a CSV's records are (default DEFAULT_CSV_LIMITS).
+ */
+type XlsxScanOptions = Pick<Mapping, 'sheet' | 'skipRows'> & { limits?: RowLimits };
+
+/** Cells a row may reach (csvMaxColumns) and bytes of its cells' text as UTF-8 (csvMaxRecordBytes). */
+type RowLimits = Pick<CsvLimits, 'maxColumns' | 'maxRecordBytes'>;
 
 // Caps on a spreadsheet input, so a hostile file stops with a located error (docs/manifests.md).
 /** Bytes of the (compressed) file. */
 const MAX_FILE_BYTES = 256 * 1024 * 1024;
 /** Bytes the workbook's parts unpack to, as its zip directory declares them. */
 const MAX_UNPACKED_BYTES = 2 * 1024 * 1024 * 1024;
-/** Columns of one row: the cells a row may reach. */
-const MAX_COLUMNS = 1000;
+/**
+ * Bytes a part read whole unpacks to (the shared strings, the styles, the workbook and its
+ * relationships): each is held in memory, at about one and a half times its size.
+ */
+const MAX_WHOLE_PART_BYTES = 128 * 1024 * 1024;
 
 type SheetRow = { row: number; cells: string[] };
 
@@ -82,23 +92,21 @@ async function* archiveRows(
     const message = `cannot read the workbook: ${why} (is it an .xlsx file saved by Excel or a compatible program?)`;
     problems.push({ code: 'xlsx.unreadable', message });
   };
-  if (archive.size > MAX_FILE_BYTES) {
-    const message = `the file is ${archive.size} bytes, over the ${MAX_FILE_BYTES}-byte limit for .xlsx`;
-    problems.push({ code: INPUT_TOO_LARGE, message });
-    return;
-  }
   const zip = archive.directory;
-  if (zip === undefined) return unreadable('it is not a zip archive');
-  if (zip.unpackedBytes > MAX_UNPACKED_BYTES) {
-    const bytes = Number.isFinite(zip.unpackedBytes) ? `${zip.unpackedBytes} bytes` : 'more than 4 GB';
-    const message = `the workbook unpacks to ${bytes}, over the ${MAX_UNPACKED_BYTES}-byte limit for .xlsx`;
-    problems.push({ code: INPUT_TOO_LARGE, message });
-    return;
-  }
+  if (zip === undefined && archive.size <= MAX_FILE_BYTES) return unreadable('it is not a zip archive');
+  const tooLarge = zip === undefined ? sizeProblem(archive.size) : sizeProblem(archive.size, zip);
+  if (tooLarge !== undefined) return void problems.push({ code: INPUT_TOO_LARGE, message: tooLarge });
+  if (zip === undefined) return;
   const at: PartLocation = {};
   try {
     const book = await bookOf(archive, at);
     if (book === undefined) return unreadable(`it has no ${WORKBOOK}`);
+    if (book.longFormat !== undefined) {
+      const message =
+        `${STYLES}: a number format is ${book.longFormat} characters long, ` +
+        `over the ${MAX_NUMBER_FORMAT_CHARS} Excel allows`;
+      return void problems.push({ code: 'xlsx.limit', message });
+    }
     const sheet = opts.sheet !== undefined ? book.sheets.find((s) => s.name === opts.sheet) : book.sheets[0];
     if (sheet === undefined) {
       const names = book.sheets.map((s) => `"${s.name}"`).join(', ') || '(none)';
@@ -111,10 +119,40 @@ async function* archiveRows(
     }
     const part = sheet.part === undefined ? undefined : zip.entries.get(sheet.part);
     if (part === undefined) return unreadable(`the sheet "${sheet.name}" has no part in the archive`);
-    yield* rowsOf(archive, { ...book, sheet: sheet.name, part }, opts.skipRows ?? 0, problems, at);
+    const limits = opts.limits ?? DEFAULT_CSV_LIMITS;
+    yield* rowsOf(
+      archive,
+      { ...book, sheet: sheet.name, part },
+      { skipRows: opts.skipRows ?? 0, limits },
+      problems,
+      at,
+    );
   } catch (err) {
-    unreadable(locatedProblem(at, (err as Error).message));
+    const message = locatedProblem(at, (err as Error).message);
+    if (err instanceof RowTooLarge) problems.push({ code: 'xlsx.limit', message });
+    else unreadable(message);
   }
+}
+
+/**
+ * Why the file is too large to read: the file, all its parts together, or one part held in
+ * memory, as its zip directory declares them (each part is stopped should it unpack past that).
+ */
+function sizeProblem(fileBytes: number, zip?: ZipDirectory): string | undefined {
+  if (fileBytes > MAX_FILE_BYTES)
+    return `the file is ${fileBytes} bytes, over the ${MAX_FILE_BYTES}-byte limit for .xlsx`;
+  if (zip === undefined) return undefined;
+  if (zip.unpackedBytes > MAX_UNPACKED_BYTES) {
+    const bytes = Number.isFinite(zip.unpackedBytes) ? `${zip.unpackedBytes} bytes` : 'more than 4 GB';
+    return `the workbook unpacks to ${bytes}, over the ${MAX_UNPACKED_BYTES}-byte limit for .xlsx`;
+  }
+  for (const name of [RELS, WORKBOOK, SHARED_STRINGS, STYLES]) {
+    const bytes = zip.entries.get(name)?.unpackedBytes ?? 0;
+    if (bytes > MAX_WHOLE_PART_BYTES) {
+      return `${name} unpacks to ${bytes} bytes, over the ${MAX_WHOLE_PART_BYTES}-byte limit for a part read whole`;
+    }
+  }
+  return undefined;
 }
 
 /** What is known of the workbook before its sheet is read. */
@@ -123,6 +161,10 @@ interface Book {
   sheets: Array<{ name: string; part: string | undefined }>;
   /** Dates are counted from 1904 (old Mac workbooks). */
   date1904: boolean;
+  /** The styles part with its number formats made plain (number-formats.ts), when there is one. */
+  styles?: Buffer;
+  /** The length of a number format too long to read, when there is one. */
+  longFormat?: number;
 }
 
 /** The sheet list and relationships, read from their parts; undefined when there is no workbook part. */
@@ -141,7 +183,11 @@ async function bookOf(archive: ZipArchive, at: PartLocation): Promise<Book | und
     return { name: a.get('name') ?? '', part: rId === undefined ? undefined : targets.get(rId) };
   });
   const pr = elements(workbook, 'workbookPr')[0];
-  return { sheets, date1904: ['1', 'true'].includes(pr?.get('date1904') ?? '') };
+  const date1904 = ['1', 'true'].includes(pr?.get('date1904') ?? '');
+  const styles = await partText(archive, STYLES, at);
+  const plain = styles === undefined ? undefined : plainNumberFormats(styles);
+  if (plain !== undefined && 'tooLong' in plain) return { sheets, date1904, longFormat: plain.tooLong };
+  return { sheets, date1904, styles: plain === undefined ? undefined : Buffer.from(plain.styles) };
 }
 
 /** A small part's text; undefined when the archive has no such part. */
@@ -161,8 +207,8 @@ async function partText(archive: ZipArchive, name: string, at: PartLocation): Pr
  */
 function elements(xml: string, name: string): Array<Map<string, string>> {
   const found: Array<Map<string, string>> = [];
-  // Quoted values may hold a `>`.
-  const tag = new RegExp(`<(?:[\\w.-]+:)?${name}\\s((?:[^>"']|"[^"]*"|'[^']*')*)>`, 'g');
+  // Quoted values may hold a `>`; no `<` is inside a tag, so an unclosed one is given up at the next.
+  const tag = new RegExp(`<(?:[\\w.-]+:)?${name}\\s((?:[^<>"']|"[^"]*"|'[^']*')*)>`, 'g');
   for (const m of xml.matchAll(tag)) {
     const attributes = new Map<string, string>();
     for (const a of m[1].matchAll(/([\w.:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)')/g))
@@ -170,16 +216,6 @@ function elements(xml: string, name: string): Array<Map<string, string>> {
     found.push(attributes);
   }
   return found;
-}
-
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-
-function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|\w+);/gi, (whole, e: string) => {
-    if (e[0] !== '#') return ENTITIES[e] ?? whole;
-    const code = e[1] === 'x' || e[1] === 'X' ? Number.parseInt(e.slice(2), 16) : Number(e.slice(1));
-    return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-  });
 }
 
 /** A relationship's target (relative to `xl/`, or absolute from the archive's root) as a part name. */
@@ -191,7 +227,7 @@ function partPath(target: string): string {
 async function* rowsOf(
   archive: ZipArchive,
   book: Book & { sheet: string; part: ZipEntry },
-  skipRows: number,
+  { skipRows, limits }: { skipRows: number; limits: RowLimits },
   problems: XlsxScanProblem[],
   at: PartLocation,
 ): AsyncGenerator<SheetRow> {
@@ -213,7 +249,7 @@ async function* rowsOf(
   });
   at.part = RELS;
   const stop = new AbortController();
-  const feeding = feed(archive, input, book.part, stop.signal);
+  const feeding = feed(archive, input, { ...book, rowSpans: new RowSpans(limits.maxRecordBytes) }, stop.signal);
   // Rejects when feeding fails (never resolves): a read waiting for bytes that will not come ends.
   const failed = feeding.then(() => new Promise<never>(() => {}));
   failed.catch(() => undefined);
@@ -223,10 +259,9 @@ async function* rowsOf(
       sheets++;
       for await (const row of raced(sheetReader, failed)) {
         if (row.number <= skipRows) continue;
-        const cells = rowCells(row, book.date1904);
-        if (cells === undefined) {
-          const message = `this row reaches past column ${MAX_COLUMNS}, the limit for a sheet`;
-          problems.push({ code: 'xlsx.limit', row: row.number, message });
+        const cells = rowCells(row, book.date1904, limits);
+        if (typeof cells === 'string') {
+          problems.push({ code: 'xlsx.limit', row: row.number, message: `sheet "${book.sheet}": ${cells}` });
           return;
         }
         at.lastRow = row.number;
@@ -242,7 +277,8 @@ async function* rowsOf(
     if (part !== undefined) {
       at.part = part;
       at.sheet = part === book.part.name ? book.sheet : undefined;
-      at.lastRow = undefined;
+      // A row too large is located after the last row read; a part fed short or long is the whole part's.
+      if (!(err instanceof RowTooLarge)) at.lastRow = undefined;
     }
     throw err;
   } finally {
@@ -252,43 +288,105 @@ async function* rowsOf(
   }
 }
 
-/** A sheet row's cell texts, by column (gaps as ''); undefined when it reaches past the column limit. */
-function rowCells(row: XlsxRow, date1904: boolean): string[] | undefined {
+/**
+ * A sheet row's cell texts, by column (gaps as ''), or why the row is over a limit: it reaches
+ * past the column limit, or its cells' text passes the byte limit (at the column that passes it).
+ */
+function rowCells(row: XlsxRow, date1904: boolean, limits: RowLimits): string[] | string {
   const cells: string[] = [];
-  let tooWide = false;
+  let bytes = 0;
+  let over: string | undefined;
   row.eachCell({ includeEmpty: false }, (cell, col) => {
-    if (col > MAX_COLUMNS) {
-      tooWide = true;
+    if (over !== undefined) return;
+    if (col > limits.maxColumns) {
+      over = `this row reaches past column ${limits.maxColumns}, the limit (limit csvMaxColumns)`;
+      return;
+    }
+    const text = cellText(cell.value, cell.numFmt, date1904);
+    // A string's UTF-16 length is at most its UTF-8 bytes: a huge one is refused unmeasured.
+    bytes += text.length > limits.maxRecordBytes ? text.length : Buffer.byteLength(text);
+    if (bytes > limits.maxRecordBytes) {
+      const limit = `${limits.maxRecordBytes}-byte limit (limit csvMaxRecordBytes)`;
+      over = `column ${columnName(col)}: this row's cells are over the ${limit}`;
       return;
     }
     while (cells.length < col - 1) cells.push('');
-    cells[col - 1] = cellText(cell.value, cell.numFmt, date1904);
+    cells[col - 1] = text;
   });
-  return tooWide ? undefined : cells;
+  return over ?? cells;
+}
+
+/** A column's letters as Excel shows them: 1 → A, 27 → AA. */
+function columnName(col: number): string {
+  let name = '';
+  for (let n = col; n > 0; n = Math.floor((n - 1) / 26)) name = String.fromCharCode(65 + ((n - 1) % 26)) + name;
+  return name;
 }
 
 type XlsxRow = import('exceljs').Row;
 
 /**
  * Writes the parts exceljs needs into its input as a zip stream of uncompressed entries, each
- * unpacked from the archive at its declared size. A part that fails rejects with its name.
+ * unpacked from the archive at its declared size, but the styles with their number formats made
+ * plain. A part that fails rejects with its name.
  */
-async function feed(archive: ZipArchive, input: PassThrough, sheet: ZipEntry, signal: AbortSignal): Promise<void> {
+async function feed(
+  archive: ZipArchive,
+  input: PassThrough,
+  book: Pick<Book, 'styles'> & { part: ZipEntry; rowSpans: RowSpans },
+  signal: AbortSignal,
+): Promise<void> {
   const entries = archive.directory?.entries;
   const parts = [RELS, WORKBOOK, SHARED_STRINGS, STYLES].map((name) => [name, entries?.get(name)] as const);
-  for (const [name, entry] of [...parts, [SHEET, sheet] as const]) {
+  for (const [name, entry] of [...parts, [SHEET, book.part] as const]) {
     // exceljs waits for shared strings before a sheet: a workbook without them gets an empty table.
-    const fixed = entry === undefined && name === SHARED_STRINGS ? NO_SHARED_STRINGS : undefined;
+    const fixed =
+      entry === undefined && name === SHARED_STRINGS ? NO_SHARED_STRINGS : name === STYLES ? book.styles : undefined;
     try {
       if (fixed !== undefined) await put(input, Buffer.concat([localHeader(name, fixed.length), fixed]), signal);
       else if (entry !== undefined) {
         await put(input, localHeader(name, entry.unpackedBytes), signal);
-        for await (const chunk of await archive.openEntry(entry)) await put(input, chunk as Buffer, signal);
+        for await (const chunk of await archive.openEntry(entry)) {
+          if (entry === book.part) book.rowSpans.check(chunk as Buffer);
+          await put(input, chunk as Buffer, signal);
+        }
       }
     } catch (err) {
       if (signal.aborted) return;
       throw Object.assign(err as Error, { part: entry?.name ?? name });
     }
+  }
+}
+
+/** A row of the sheet's XML longer than RowSpans allows. */
+class RowTooLarge extends Error {}
+
+/**
+ * Watches the sheet's XML as it is fed: exceljs holds a cell's whole text before a row is handed
+ * on, so a row is stopped here when its XML runs past what csvMaxRecordBytes of text can take
+ * (each byte escaped as `&quot;`, and the markup of a thousand cells), before exceljs holds it.
+ */
+class RowSpans {
+  private readonly max: number;
+  private since = 0;
+  private tail = '';
+  private pastRows = false;
+  constructor(maxRecordBytes: number) {
+    this.max = 8 * maxRecordBytes + 1024 * 1024;
+  }
+  check(chunk: Buffer): void {
+    if (this.pastRows) return;
+    // Markers are ASCII: latin1 keeps every byte one character, so offsets are bytes.
+    const text = this.tail + chunk.toString('latin1');
+    if (text.includes('</sheetData>')) {
+      this.pastRows = true;
+      return;
+    }
+    const row = text.lastIndexOf('<row');
+    this.since = row >= 0 ? text.length - row : this.since + chunk.length;
+    this.tail = text.slice(-11); // a marker split between chunks
+    if (this.since > this.max)
+      throw new RowTooLarge(`a row's XML runs past ${this.max} bytes (limit csvMaxRecordBytes)`);
   }
 }
 

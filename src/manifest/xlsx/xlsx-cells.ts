@@ -6,6 +6,7 @@
  * its cached result. Pure; the streaming lives in scan-xlsx.ts.
  */
 import { dateText, excelSerialText } from '../../core/excel-date.js';
+import { isDateFormat } from './number-formats.js';
 
 export function cellText(value: unknown, numFmt: string | undefined, date1904 = false): string {
   if (value === null || value === undefined) return '';
@@ -24,13 +25,6 @@ export function cellText(value: unknown, numFmt: string | undefined, date1904 = 
   }
   if ('text' in value) return cellText((value as { text?: unknown }).text, numFmt, date1904);
   return '';
-}
-
-/** Excel's own test for a date format: a date or time letter outside quotes and [..]. */
-export function isDateFormat(numFmt: string | undefined): boolean {
-  if (numFmt === undefined || numFmt === '') return false;
-  const bare = numFmt.replace(/\[[^\]]*]/g, '').replace(/"[^"]*"/g, '');
-  return /[ymdhsb]/i.test(bare.replace(/general/gi, ''));
 }
 
 function numberText(n: number, numFmt: string | undefined, date1904: boolean): string {

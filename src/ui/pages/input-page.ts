@@ -107,5 +107,6 @@ ${
 ${view.jobs.map((j) => jobRows(j, lines))}
 </table>${view.cut ? html`<p class="note">Only the first ${String(view.jobs.length)} jobs are shown; download result.json for all ${String(view.jobCount)}.</p>` : ''}`
     : ''
-}`;
+}
+${view && view.problemsLeftOut > 0 ? html`<p class="note">${String(view.problemsLeftOut)} more errors and warnings are not shown; download result.json for all.</p>` : ''}`;
 }

@@ -18,11 +18,16 @@ const JOB_COLUMNS: [JobStatus, string][] = [
   ['in-doubt', 'in doubt'],
 ];
 
+/** Rows on the page; more inputs are counted, not shown (the filters narrow them down). */
+export const MAX_INPUT_ROWS = 1_000;
+
 /** The Inputs page: every input, newest first, filtered by status and day (UTC). */
 export function inputsPage(all: readonly InputRecord[], filter: InputsFilter): Html {
   const status = INPUT_STATUSES.find((s) => s === filter.status);
   const day = filter.day && /^\d{4}-\d{2}-\d{2}$/.test(filter.day) ? filter.day : undefined;
-  const shown = all.filter((r) => (!status || r.status === status) && (!day || dayOf(r.at) === day));
+  const matching = all.filter((r) => (!status || r.status === status) && (!day || dayOf(r.at) === day));
+  const shown = matching.slice(0, MAX_INPUT_ROWS);
+  const more = matching.length - shown.length;
   const days = [...new Set(all.map((r) => dayOf(r.at)))].slice(0, 60);
   const counts = INPUT_STATUSES.map((s) => [s, all.filter((r) => r.status === s).length] as const);
   return html`<h1>Inputs</h1>
@@ -50,5 +55,6 @@ ${JOB_COLUMNS.map(([s]) => html`<td class="n">${r.byStatus && r.byStatus[s] > 0 
 </tr>`,
 )}
 </tbody>
-</table>`;
+</table>
+${more > 0 ? html`<p class="note">${String(more)} more, older inputs are not shown: choose a status or a day to see them.</p>` : ''}`;
 }

@@ -18,10 +18,14 @@ function early(t: TrackingView): string {
   return t.shippedDateStatus ?? (d === null ? '' : d < 0 ? `${-d} d early` : d > 0 ? `${d} d late` : 'on time');
 }
 
-/** A carrier's link, only when it is http(s); shown without a query string that could be a signature. */
+/**
+ * A carrier's link, only when it is http(s), and without its query string and fragment, which
+ * could hold a signature: in the link followed as in the text shown.
+ */
 function carrierLink(link: string | null, label: string): Html {
   if (link === null || !/^https?:\/\//i.test(link)) return html`${label}`;
-  return html`<a href="${link}" rel="noopener noreferrer nofollow" target="_blank">${label}</a>`;
+  const cut = link.search(/[?#]/);
+  return html`<a href="${cut === -1 ? link : link.slice(0, cut)}" rel="noopener noreferrer nofollow" target="_blank">${label}</a>`;
 }
 
 /** Orders in flight: every submitted job, with what `htorder track` last wrote about it. */

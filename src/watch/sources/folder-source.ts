@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { type ReportPaths, reportPaths } from '../../report/report-paths.js';
 import { type NewFileOptions, writeFileAtomic } from '../../storage/atomic-write.js';
 import { FolderLeases, type LinkFile, linkRefused } from '../../storage/folder-lease.js';
+import { HeldFolder, type Identity } from '../../storage/held-folder.js';
 import { type Lease, newOwnerId } from '../../storage/lease.js';
 import {
   DONE_MARKER_SUFFIX,
@@ -99,6 +100,8 @@ export class FolderSource implements DropSource {
   private work: string | undefined;
   /** Where inputs' copies are made in the private folder: reused folders and files (work-folder.ts). */
   private readonly slots = new WorkSlots();
+  /** processing/, done/ and failed/, held open from init: every file is created and moved through them. */
+  private readonly held: Partial<Record<keyof DropLayout, HeldFolder>> = {};
 
   constructor(
     dir: string,
@@ -114,8 +117,30 @@ export class FolderSource implements DropSource {
     });
   }
 
+  /** Where `name` in sub-folder `which` is, for people (reports, logs). */
   private sub(which: keyof DropLayout, name = ''): string {
     return join(this.location, this.layout[which], name);
+  }
+
+  /** The path to act on `name` in sub-folder `which` through its held folder (held-folder.ts), never through its name. */
+  private in(which: keyof DropLayout, name = ''): string {
+    const held = this.held[which];
+    if (!held) throw new Error('the drop source was not initialised (init() opens its folders)');
+    return held.at(name);
+  }
+
+  /**
+   * Throws unless the name of sub-folder `which` still leads to the folder held since init: one
+   * who may write the drop folder could rename it or swap it with a link. Checked before and
+   * after each move into it.
+   */
+  private async assertHeld(which: keyof DropLayout): Promise<void> {
+    if (await this.held[which]?.intact()) return;
+    throw new SourceError(
+      `the ${which} folder ${this.sub(which)} was replaced (renamed, or swapped with a link) while watched; ` +
+        'refusing to move files through it (make the drop folder sticky: chmod +t)',
+      'usage',
+    );
   }
 
   async init(): Promise<void> {
@@ -123,12 +148,18 @@ export class FolderSource implements DropSource {
     const info = await stat(this.location).catch(() => undefined);
     if (!info) throw new SourceError(`the drop folder ${this.location} does not exist`, 'usage');
     if (!info.isDirectory()) throw new SourceError(`${this.location} is not a folder`, 'usage');
+    assertSticky(this.location, info);
     for (const k of ['processing', 'done', 'failed'] as const) {
       await mkdir(this.sub(k), { recursive: true });
       await this.assertOwnFolder(k);
+      const held = await HeldFolder.open(this.sub(k));
+      if (!held) throw new SourceError(`the ${k} folder ${this.sub(k)} is not a folder`, 'usage');
+      await this.held[k]?.close();
+      this.held[k] = held;
+      await this.assertHeld(k);
       await this.sweepAbandoned(k);
     }
-    this.claims.sweep(this.sub('processing'));
+    this.claims.sweep(this.in('processing'));
     this.work = await makeWorkFolder(this.opts.workDir);
   }
 
@@ -141,10 +172,10 @@ export class FolderSource implements DropSource {
    */
   private async sweepAbandoned(k: 'processing' | 'done' | 'failed'): Promise<void> {
     const before = Date.now() - Math.max(10 * 60_000, 4 * this.leaseMs);
-    for (const name of await readdir(this.sub(k))) {
+    for (const name of await readdir(this.in(k))) {
       if (!isOwnTemporary(name)) continue;
-      const info = await lstat(this.sub(k, name)).catch(() => undefined);
-      if (info?.isFile() && info.mtimeMs < before) await rm(this.sub(k, name), { force: true });
+      const info = await lstat(this.in(k, name)).catch(() => undefined);
+      if (info?.isFile() && info.mtimeMs < before) await rm(this.in(k, name), { force: true });
     }
   }
 
@@ -152,7 +183,7 @@ export class FolderSource implements DropSource {
    * processing/, done/ and failed/ must be real folders inside the drop folder: anyone who can
    * drop a file could otherwise pre-create `done` as a symbolic link and have every input and
    * report moved wherever it points. mkdir -p accepts an existing link, so lstat says.
-   * Checked at start and again before each move into the folder.
+   * Checked at start; then the folder is held (assertHeld).
    */
   private async assertOwnFolder(k: keyof DropLayout): Promise<Stats | undefined> {
     const info = await lstat(this.sub(k)).catch(() => undefined);
@@ -200,17 +231,25 @@ export class FolderSource implements DropSource {
       await this.setAsideLongName(name);
       return undefined;
     }
-    await this.assertOwnFolder('processing');
+    await this.assertHeld('processing');
     const lease = await this.createClaim(name);
     if (!lease) return undefined;
     // An earlier file of this name is still in processing/ (released at a shutdown): resume
     // that one first; renaming over it would lose it. The new one is taken on a later scan.
-    if (await occupied(this.sub('processing', name))) return await this.claimed(name, lease);
+    if (await occupied(this.in('processing', name))) return await this.claimed(name, lease);
     try {
-      await rename(join(this.location, name), this.sub('processing', name));
+      await rename(join(this.location, name), this.in('processing', name));
     } catch (err) {
       await lease.release();
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw err;
+    }
+    try {
+      await this.assertHeld('processing');
+    } catch (err) {
+      // Back to the top, where the next scan finds it once processing/ is a folder of ours again.
+      await rename(this.in('processing', name), join(this.location, name)).catch(() => undefined);
+      await lease.release();
       throw err;
     }
     // The marker has served its purpose; left behind it would wave through the next file of
@@ -230,8 +269,8 @@ export class FolderSource implements DropSource {
    */
   private async setAsideLongName(name: string): Promise<void> {
     const short = shortName(name, createHash('sha256').update(name).digest('hex'));
-    await this.assertOwnFolder('processing');
-    await this.assertOwnFolder('failed');
+    await this.assertHeld('processing');
+    await this.assertHeld('failed');
     const lease = await this.createClaim(short);
     if (!lease) return;
     try {
@@ -241,13 +280,17 @@ export class FolderSource implements DropSource {
         `watch takes names of up to ${MAX_INPUT_NAME_BYTES} bytes, because its reports, claim and ` +
         `timestamped names add to it and a file name may not exceed ${NAME_MAX_BYTES} bytes. ` +
         'Rename the file to a shorter name and drop it again.\n';
-      const errors = reportPaths(this.sub('failed', final)).errors;
+      const errors = reportPaths(this.in('failed', final)).errors;
       await writeFileAtomic(errors, why);
       try {
-        await rename(join(this.location, name), this.sub('failed', final));
+        await rename(join(this.location, name), this.in('failed', final));
+        await this.assertHeld('failed');
       } catch (err) {
         await rm(errors, { force: true });
         if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+        // failed/ was swapped: the input goes back to the top, its name still too long, and is tried again.
+        if (err instanceof SourceError)
+          await rename(this.in('failed', final), join(this.location, name)).catch(() => undefined);
         throw err;
       }
       this.opts.onRefused?.(name, `its name is too long (${nameBytes(name)} bytes); set aside as failed/${final}`);
@@ -258,16 +301,16 @@ export class FolderSource implements DropSource {
 
   /** Takes the claim, or takes an expired one over; undefined while a live instance holds it. */
   private createClaim(name: string): Promise<Lease | undefined> {
-    return this.claims.tryAcquire(this.sub('processing', `.${name}.claim`));
+    return this.claims.tryAcquire(this.in('processing', `.${name}.claim`));
   }
 
   async claimOrphans(): Promise<ClaimedInput[]> {
-    const names = await readdir(this.sub('processing'));
+    const names = await readdir(this.in('processing'));
     const present = new Set(names);
     const out: ClaimedInput[] = [];
     for (const name of names) {
       if (!classifyName(name).take) continue;
-      const info = await lstat(this.sub('processing', name)).catch(() => undefined);
+      const info = await lstat(this.in('processing', name)).catch(() => undefined);
       if (!info?.isFile()) continue;
       const lease = await this.createClaim(name);
       if (lease) out.push(await this.claimed(name, lease));
@@ -285,7 +328,7 @@ export class FolderSource implements DropSource {
    * saying why it is set aside unread; its reports are written once, at finish.
    */
   private async claimed(name: string, lease: Lease): Promise<ClaimedInput> {
-    const path = this.sub('processing', name);
+    const path = this.in('processing', name);
     const slot = await this.slots.take(initialised(this.work));
     const copy = slot.pathFor(name);
     let verified: Verified | undefined;
@@ -304,20 +347,23 @@ export class FolderSource implements DropSource {
     return {
       name,
       path: copy,
-      location: path,
+      location: this.sub('processing', name),
       ...(verified ? { sha256: verified.copied.sha256 } : {}),
       ...(refused === undefined ? {} : { refused }),
       renew: () => lease.renew(),
       finish: async (outcome: FinishOutcome, writeReports?: WriteReports) => {
-        const folder = await this.assertOwnFolder(outcome);
+        await this.assertHeld(outcome);
         // Taken over (our lease ran out during a stall)? The claim is the truth: hands off.
         if (lease.lost()) throw new ClaimLostError(takenOver);
-        const finalPath = await this.placeReports(outcome, name, writeReports, reportFileOptions(verified, folder));
+        const input = await lstat(path);
+        const folder = await this.held[outcome]?.stats();
+        const placed = await this.placeReports(outcome, name, writeReports, reportFileOptions(verified, folder));
         // The private copy has served: gone before the input is moved, so a finished input leaves nothing behind.
         await dropCopy();
-        await rename(path, finalPath);
+        await rename(path, this.in(outcome, placed.name));
+        await this.settle(outcome, placed, input, name);
         await lease.release();
-        return finalPath;
+        return this.sub(outcome, placed.name);
       },
       release: async () => {
         await lease.release();
@@ -330,7 +376,7 @@ export class FolderSource implements DropSource {
         await dropCopy();
         const back = await this.putBack(name);
         await lease.release();
-        return back ?? path;
+        return back ?? this.sub('processing', name);
       },
     };
   }
@@ -345,23 +391,50 @@ export class FolderSource implements DropSource {
     name: string,
     writeReports: WriteReports | undefined,
     file: NewFileOptions,
-  ): Promise<string> {
+  ): Promise<Placed> {
     const finalName = await this.freeName(outcome, name);
-    const finalPath = this.sub(outcome, finalName);
-    if (!writeReports) return finalPath;
-    const finals = reportPaths(finalPath);
+    if (!writeReports) return { name: finalName, reports: [] };
+    const finals = reportPaths(this.in(outcome, finalName));
     const tag = `${process.pid}.${randomBytes(4).toString('hex')}`;
     const names = reportPaths(finalName);
-    const hidden = (kind: keyof ReportPaths): string => this.sub(outcome, `.${names[kind]}.${tag}.tmp`);
+    const hidden = (kind: keyof ReportPaths): string => this.in(outcome, `.${names[kind]}.${tag}.tmp`);
     const staged: ReportPaths = { json: hidden('json'), csv: hidden('csv'), errors: hidden('errors') };
+    const reports: string[] = [];
     try {
-      const wrote = await writeReports({ paths: staged, inputShownAs: finalPath, file: { ...file, staged: true } });
-      for (const kind of REPORT_KINDS) if (wrote[kind] !== undefined) await rename(staged[kind], finals[kind]);
+      const shownAs = this.sub(outcome, finalName);
+      const wrote = await writeReports({ paths: staged, inputShownAs: shownAs, file: { ...file, staged: true } });
+      for (const kind of REPORT_KINDS) {
+        if (wrote[kind] === undefined) continue;
+        await rename(staged[kind], finals[kind]);
+        reports.push(finals[kind]);
+      }
     } catch (err) {
-      await Promise.all(REPORT_KINDS.map((kind) => rm(staged[kind], { force: true })));
+      await Promise.all([
+        ...REPORT_KINDS.map((kind) => rm(staged[kind], { force: true })),
+        ...reports.map(unlinkQuiet),
+      ]);
       throw err;
     }
-    return finalPath;
+    return { name: finalName, reports };
+  }
+
+  /**
+   * After the input's move into `outcome`: the folder's name must still lead to the held folder
+   * and the input's final name to the input (device and inode). Else someone swapped the folder
+   * meanwhile: the move is undone through the held folders (the input back to processing/,
+   * its claim kept, so it is resumed, never lost; its reports removed) and the finish fails.
+   */
+  private async settle(outcome: FinishOutcome, placed: Placed, input: Identity, name: string): Promise<void> {
+    const held = this.held[outcome];
+    if (held && (await held.intact()) && (await held.holds(placed.name, input))) return;
+    if (await held?.holds(placed.name, input))
+      await rename(this.in(outcome, placed.name), this.in('processing', name)).catch(() => undefined);
+    await Promise.all(placed.reports.map(unlinkQuiet));
+    await this.assertHeld(outcome);
+    throw new SourceError(
+      `${this.sub(outcome, placed.name)} is not the input moved there; the move was undone`,
+      'usage',
+    );
   }
 
   /**
@@ -372,7 +445,7 @@ export class FolderSource implements DropSource {
    * Undefined when the input is gone from processing/.
    */
   private async putBack(name: string): Promise<string | undefined> {
-    const from = this.sub('processing', name);
+    const from = this.in('processing', name);
     const now = new Date();
     for (let attempt = 0; ; attempt++) {
       const candidate = attempt === 0 ? name : timestampedName(name, now, attempt - 1);
@@ -454,9 +527,7 @@ export class FolderSource implements DropSource {
     const now = new Date();
     for (let attempt = 0; ; attempt++) {
       const candidate = attempt === 0 ? name : timestampedName(name, now, attempt - 1);
-      const taken = await Promise.all(
-        [candidate, ...reportNames(candidate)].map((n) => occupied(this.sub(outcome, n))),
-      );
+      const taken = await Promise.all([candidate, ...reportNames(candidate)].map((n) => occupied(this.in(outcome, n))));
       if (!taken.includes(true)) return candidate;
     }
   }
@@ -464,8 +535,42 @@ export class FolderSource implements DropSource {
   /** Removes this instance's private folder (a crash leaves it behind in the state directory: 0700, the user's own). */
   async close(): Promise<void> {
     this.claims.close();
+    for (const k of ['processing', 'done', 'failed'] as const) {
+      await this.held[k]?.close();
+      delete this.held[k];
+    }
     if (this.work) await rm(this.work, { recursive: true, force: true });
   }
+}
+
+/** Where an input's reports were put (paths through the held folder) and the input's free name beside them. */
+interface Placed {
+  name: string;
+  reports: string[];
+}
+
+/** Removes a file we placed; one already gone is fine. */
+function unlinkQuiet(path: string): Promise<void> {
+  return rm(path, { force: true });
+}
+
+/** The sticky bit of a folder's mode: only an entry's owner (or the folder's) may rename or remove it. */
+const S_ISVTX = 0o1000;
+
+/**
+ * A drop folder that group or others may write must be sticky: else anyone who may drop a
+ * file may also rename the watcher's processing/, done/ and failed/, or swap them with links,
+ * and have the watcher's files moved wherever they point (docs/security.md).
+ */
+function assertSticky(location: string, info: Stats): void {
+  if ((info.mode & 0o022) === 0 || (info.mode & S_ISVTX) !== 0) return;
+  const mode = (info.mode & 0o7777).toString(8).padStart(4, '0');
+  throw new SourceError(
+    `the drop folder ${location} (mode ${mode}) may be written by group or others but has no sticky bit, ` +
+      'so a dropper could rename or swap its processing/, done/ and failed/ folders; make it sticky: ' +
+      `chmod +t ${location}`,
+    'usage',
+  );
 }
 
 /** Whether anything is at `path`: a file, a folder or a link, dangling or not (lstat follows none). */

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -53,6 +53,26 @@ describe('FolderSource sub-folders', () => {
     await expect(claimed!.finish('done')).rejects.toMatchObject({ name: 'SourceError' });
     expect(await readdir(outside)).toEqual([]);
     expect(await readdir(join(drop, 'processing'))).toContain('a.yaml');
+  });
+
+  it.each([0o777, 0o775, 0o2775, 0o757])(
+    'refuses a drop folder of mode %o (others may write it, not sticky), naming chmod +t',
+    async (mode) => {
+      const drop = await temp('htorder-drop-');
+      await chmod(drop, mode);
+      await expect(folderSource(drop).init()).rejects.toMatchObject({
+        name: 'SourceError',
+        kind: 'usage',
+        message: expect.stringContaining(`chmod +t ${drop}`),
+      });
+      expect(await readdir(drop)).toEqual([]);
+    },
+  );
+
+  it.each([0o1777, 0o3775, 0o755, 0o700])('takes a drop folder of mode %o', async (mode) => {
+    const drop = await temp('htorder-drop-');
+    await chmod(drop, mode);
+    await expect(folderSource(drop).init()).resolves.toBeUndefined();
   });
 
   it('a real folder is fine (control)', async () => {
