@@ -42,7 +42,7 @@ export class TokenProvider {
     private readonly cache = new TokenCache(),
   ) {
     this.key = TokenCache.key(config.authUrl, config.realm, config.clientId);
-    rememberSecret(config.clientSecret);
+    rememberSecret(config.clientSecret, 'configured');
     this.route = `/realms/${encodeURIComponent(config.realm)}/protocol/openid-connect/token`;
   }
 

@@ -21,13 +21,61 @@ const SENSITIVE_KEY = /secret|token|authorization|password|cookie/i;
  */
 const liveSecrets: string[] = [];
 const MAX_LIVE_SECRETS = 32;
+/**
+ * Secrets of the configuration (the client secret, webhook URLs and their secret parts): a few,
+ * known at start, and never pushed out by the tokens a daemon keeps refreshing.
+ */
+const configuredSecrets: string[] = [];
+const MAX_CONFIGURED_SECRETS = 256;
 /** Shorter values would scrub ordinary words out of messages; real secrets and tokens are long. */
 const MIN_SECRET_LENGTH = 8;
 
-export function rememberSecret(value: string): void {
-  if (value.length < MIN_SECRET_LENGTH || liveSecrets.includes(value)) return;
+/** A token this process was handed (the newest MAX_LIVE_SECRETS kept), or, `configured`, a secret of its configuration. */
+export function rememberSecret(value: string, kind: 'token' | 'configured' = 'token'): void {
+  if (value.length < MIN_SECRET_LENGTH || liveSecrets.includes(value) || configuredSecrets.includes(value)) return;
+  if (kind === 'configured') {
+    if (configuredSecrets.length < MAX_CONFIGURED_SECRETS) configuredSecrets.push(value);
+    // Longest first: a secret that contains another is replaced whole, not around the other's hole.
+    configuredSecrets.sort((a, b) => b.length - a.length);
+    return;
+  }
   liveSecrets.push(value);
   if (liveSecrets.length > MAX_LIVE_SECRETS) liveSecrets.splice(0, liveSecrets.length - MAX_LIVE_SECRETS);
+}
+
+/**
+ * A URL whose path or query is a credential (a Slack, Teams or Discord webhook): the URL, its path
+ * with the query, and every part of them that could be a token — a path segment, query value or
+ * password of 16 characters or more, or of 8 or more with a digit in it — are scrubbed wherever
+ * they appear, so a receiver that echoes the path it was asked for (`no such hook:
+ * /services/T…/B…/x…`) cannot put the token into a log. Words such as `services` or `webhooks`
+ * are left alone.
+ */
+export function rememberSecretUrl(url: string): void {
+  rememberSecret(url, 'configured');
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return;
+  }
+  rememberSecret(`${parsed.pathname}${parsed.search}`, 'configured');
+  const parts = [
+    ...parsed.pathname.split('/').map(decodedOrSelf),
+    ...parsed.pathname.split('/'),
+    ...[...parsed.searchParams.values()],
+    decodedOrSelf(parsed.password),
+  ];
+  for (const part of parts)
+    if (part.length >= 16 || (part.length >= MIN_SECRET_LENGTH && /\d/.test(part))) rememberSecret(part, 'configured');
+}
+
+function decodedOrSelf(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /** `Bearer <token>` in any text, whoever's token it is. */
@@ -46,6 +94,7 @@ const SECRET_HINT = /bearer|basic|token|secret|password|authorization|api[_-]?ke
 /** Text with every live secret value, bearer credential and `secret_key=value` pair replaced. */
 export function scrubSecrets(text: string): string {
   let out = text;
+  for (const secret of configuredSecrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
   for (const secret of liveSecrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
   if (!SECRET_HINT.test(out)) return out;
   return out.replace(BEARER_IN_TEXT, `$1 ${REDACTED}`).replace(SECRET_PAIR_IN_TEXT, `$1${REDACTED}`);
@@ -76,10 +125,22 @@ export function redactUrlsInText(text: string): string {
   if (!text.includes('://')) return text;
   return text.replace(URL_IN_TEXT, (u) => {
     // Sentence punctuation right after a URL belongs to the sentence, unless it starts the query.
-    const tail = /[.,;:!)\]]+$/.exec(u)?.[0] ?? '';
-    const body = u.slice(0, u.length - tail.length);
-    return body.includes('?') ? `${redactUrl(body)}${tail}` : redactUrl(u);
+    const body = u.slice(0, endOfBody(u));
+    return body.includes('?') ? `${redactUrl(body)}${u.slice(body.length)}` : redactUrl(u);
   });
+}
+
+const SENTENCE_PUNCTUATION = '.,;:!)]';
+
+/**
+ * Where a URL's trailing sentence punctuation starts: a scan back from the end, once. (A regular
+ * expression `[.,;:!)\]]+$` retries from every character of a long run of dots that does not
+ * reach the end: quadratic, and this runs on every log line.)
+ */
+function endOfBody(u: string): number {
+  let end = u.length;
+  while (end > 0 && SENTENCE_PUNCTUATION.includes(u[end - 1])) end--;
+  return end;
 }
 
 /**

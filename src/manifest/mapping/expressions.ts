@@ -11,6 +11,7 @@
  */
 import jsonata from 'jsonata';
 import { excelSerialText } from '../../core/excel-date.js';
+import { isNumberText, MAX_NUMBER_TEXT } from '../../core/number-text.js';
 import type { LookupTable } from './model.js';
 
 /** The row an expression sees: column name → cell text (blank cells are ""). */
@@ -45,17 +46,35 @@ export class ExpressionError extends Error {
 /** Cache entries per expression before the cache starts over (bounded memory on unique values). */
 const CACHE_LIMIT = 50_000;
 
+/**
+ * What one evaluation may spend, whatever the row: a mapping's expression takes microseconds, and
+ * a recursion that never ends, a range of ten million numbers or a split of a megabyte cell stops
+ * with an error on its order instead of holding the event loop or the heap.
+ */
+const EXPRESSION_BUDGET = { timeout: 1_000, stack: 500, sequence: 100_000 } as const;
+
+/**
+ * JSONata functions a mapping may not call: `$eval` would evaluate text as an expression, and
+ * the text is a cell's, written by whoever made the export.
+ */
+const REFUSED_FUNCTIONS = new Set(['eval']);
+
 export function compileExpression(source: string, tables: Readonly<Record<string, LookupTable>>): CompiledExpression {
   let expr: jsonata.Expression;
   try {
-    expr = jsonata(source);
+    expr = jsonata(source, { ...EXPRESSION_BUDGET });
   } catch (err) {
     const e = err as { message?: string; position?: number };
     throw new ExpressionError(e.message ?? String(err), e.position);
   }
   registerHelpers(expr, tables);
-  const found = { columns: new Set<string>(), cacheable: true };
+  const found: Found = { columns: new Set<string>(), cacheable: true };
   walk(expr.ast(), found);
+  if (found.refused !== undefined)
+    throw new ExpressionError(
+      `$${found.refused.name} is not available in a mapping: it would evaluate a cell's text as an expression`,
+      found.refused.position,
+    );
   const columns = [...found.columns];
   const ast = expr.ast() as Node;
   const single =
@@ -160,6 +179,8 @@ function plain(value: unknown): ExpressionValue {
 interface Found {
   columns: Set<string>;
   cacheable: boolean;
+  /** The first reference to a REFUSED_FUNCTIONS name, called or not. */
+  refused?: { name: string; position?: number };
 }
 
 type Node = jsonata.ExprNode & Record<string, unknown>;
@@ -188,6 +209,8 @@ function walk(node: unknown, found: Found): void {
   )
     found.cacheable = false;
   if (n.type === 'function' && (n.procedure as Node | undefined)?.value === 'now') found.cacheable = false;
+  if (n.type === 'variable' && REFUSED_FUNCTIONS.has(String(n.value)))
+    found.refused ??= { name: String(n.value), position: typeof n.position === 'number' ? n.position : undefined };
   for (const key of Object.keys(n)) {
     if (key === 'position' || key === 'value' || key === 'type') continue;
     walk(n[key], found);
@@ -203,13 +226,14 @@ function fail(message: string): never {
 export function decimal(text: unknown, separator?: unknown): number | undefined {
   if (text === undefined || text === null) return undefined;
   if (typeof text === 'number') return text;
-  let s = String(text)
-    .replace(/[\s\u00a0€$£¥]/g, '')
-    .replace(/^[A-Z]{3}/, '');
+  const raw = String(text);
+  // Cell text is hostile: nothing longer than a number could be is scanned, or quoted back.
+  if (raw.length > MAX_NUMBER_TEXT) fail(`a text of ${raw.length} characters is not a number`);
+  let s = raw.replace(/[\s\u00a0€$£¥]/g, '').replace(/^[A-Z]{3}/, '');
   if (s === '') return undefined;
   if (separator === ',') s = s.replace(/\./g, '').replace(',', '.');
   else s = s.replace(/,/g, '');
-  if (!/^[+-]?(\d+\.?\d*|\.\d+)$/.test(s)) fail(`"${String(text)}" is not a number`);
+  if (!isNumberText(s)) fail(`"${raw}" is not a number`);
   return Number(s);
 }
 
@@ -285,6 +309,9 @@ function sizeOf(text: unknown): string | undefined {
 }
 
 function registerHelpers(expr: jsonata.Expression, tables: Readonly<Record<string, LookupTable>>): void {
+  // Refused when the mapping loads (walk); bound here too, so no alias reaches JSONata's own.
+  for (const name of REFUSED_FUNCTIONS)
+    expr.registerFunction(name, () => fail(`$${name} is not available in a mapping`));
   expr.registerFunction('decimal', decimal, '<x?s?:n>');
   expr.registerFunction('integer', integer, '<x?s?:n>');
   expr.registerFunction('date', date, '<x?s?:s>');

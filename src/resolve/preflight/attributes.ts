@@ -1,5 +1,6 @@
 import type { ProcessAttribute } from '../../api/types.js';
 import type { Diagnostic, SourceMap } from '../../manifest/model.js';
+import { isNumberText } from '../../core/number-text.js';
 import { didYouMean, foldCase, quote } from '../../core/suggest.js';
 import { childPath } from '../../manifest/field-path.js';
 import { diagnostic } from './diagnostic.js';
@@ -150,7 +151,7 @@ function textProblem(def: NamedAttribute, value: string, code: string): ValuePro
 function numberProblem(def: NamedAttribute, value: string, code: string): ValueProblem {
   const name = quote(def.name);
   const isInt = def.type === 'int';
-  const ok = isInt ? /^[+-]?\d+$/.test(value.trim()) : /^[+-]?(\d+\.?\d*|\.\d+)$/.test(value.trim());
+  const ok = isNumberText(value.trim(), isInt);
   if (!ok) {
     return {
       code: 'attribute.not-a-number',

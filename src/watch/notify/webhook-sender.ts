@@ -3,7 +3,7 @@ import { Agent, request } from 'undici';
 import { parseRetryAfter } from '../../api/retry-policy.js';
 import { backoffDelay } from '../../core/backoff.js';
 import type { Logger } from '../../core/log/logger.js';
-import { rememberSecret } from '../../core/log/redact.js';
+import { rememberSecretUrl } from '../../core/log/redact.js';
 import { outsideText } from './notification.js';
 
 export interface SenderOptions {
@@ -32,7 +32,7 @@ interface Queued {
  * again after the one backoff (core/backoff.ts; a Retry-After, in seconds or as a date, is
  * honoured instead, up to maxDelayMs); any other answer is final. The queue is bounded: when the
  * receiver is down for long, the oldest messages go first. The URL is a secret: logs name the
- * webhook by its label, and an error's text has the URL scrubbed out (rememberSecret).
+ * webhook by its label, and an error's text has the URL and its secret parts scrubbed out (rememberSecretUrl).
  */
 export class WebhookSender {
   private readonly queue: Queued[] = [];
@@ -50,7 +50,7 @@ export class WebhookSender {
     private readonly logger: Logger,
     options: SenderOptions = {},
   ) {
-    rememberSecret(url);
+    rememberSecretUrl(url);
     this.opts = {
       maxQueue: options.maxQueue ?? 100,
       timeoutMs: options.timeoutMs ?? 10_000,
@@ -171,15 +171,24 @@ export class WebhookSender {
   }
 }
 
-/** The start of an answer's body, for the log (Slack says why in words: `invalid_token`); the rest is discarded. */
+/**
+ * The start of an answer's body, for the log (Slack says why in words: `invalid_token`); the rest
+ * is discarded. A body cut short loses its last word too: it may be the start of an echoed token,
+ * which the scrubber, knowing only whole secrets, would not recognise.
+ */
 async function boundedText(body: AsyncIterable<Buffer> & { destroy(): unknown }, max: number): Promise<string> {
   let text = '';
   for await (const chunk of body) {
     text += chunk.toString('utf8');
-    if (text.length >= max) {
+    if (text.length > max) {
       body.destroy();
-      break;
+      let end = max;
+      while (end > 0 && !WORD_END.includes(text[end - 1])) end--;
+      return text.slice(0, end).trim();
     }
   }
-  return text.slice(0, max).trim();
+  return text.trim();
 }
+
+/** Characters no token contains: where a cut body's last whole word ends. */
+const WORD_END = ' \t\r\n/?&=:,;"\'<>()[]{}';
