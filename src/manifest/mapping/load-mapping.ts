@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { createRequire } from 'node:module';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
@@ -26,6 +26,7 @@ import {
 import { compileExpression, ExpressionError } from './expressions.js';
 import type { LookupTable, Mapping } from './model.js';
 import { PRESETS_DIR, presetPath } from './presets-dir.js';
+import { FolderFileError, readFileInFolder } from './folder-file.js';
 
 // Three levels up from src/manifest/mapping/ and dist/manifest/mapping/ alike.
 const MAPPING_SCHEMA_URL = new URL('../../../schemas/mapping.schema.json', import.meta.url);
@@ -140,23 +141,24 @@ export function parseMapping(text: string, file: string, extendedBy: readonly st
   return { ...mapping, file, constantLocations: { ...base?.constantLocations, ...constantLocations } };
 }
 
-/** The mapping `extends` names: a preset, or a file relative to this one. */
+/**
+ * The mapping `extends` names: a preset, or a mapping file in this one's folder (read as
+ * lookup tables are: never through a link, never outside the folder).
+ */
 function parent(name: string, file: string, at: SourceLocation, chain: readonly string[]): Mapping {
-  const path = presetPath(name) ?? resolve(dirname(file), name);
-  if (chain.includes(path)) {
-    throw usage(file, [{ ...at, field: 'extends', message: `"${name}" extends this mapping again: a circle` }]);
-  }
+  const refuse = (message: string) => usage(file, [{ ...at, field: 'extends', message }]);
+  const preset = presetPath(name);
+  const folder = dirname(resolve(file));
+  const path = preset ?? resolve(folder, name);
+  if (chain.includes(path)) throw refuse(`"${name}" extends this mapping again: a circle`);
   let text: string;
   try {
-    text = readFileSync(path, 'utf8');
-  } catch {
-    throw usage(file, [
-      {
-        ...at,
-        field: 'extends',
-        message: `"${name}" is neither a preset (${presetNames().join(', ')}) nor a readable mapping file`,
-      },
-    ]);
+    text = preset === undefined ? readFileInFolder(folder, name) : readFileSync(preset, 'utf8');
+  } catch (err) {
+    const why = err instanceof FolderFileError ? `: the file ${err.message}` : '';
+    throw refuse(
+      `"${name}" is neither a preset (${presetNames().join(', ')}) nor a mapping file in the mapping's folder${why}`,
+    );
   }
   return parseMapping(text, path, chain);
 }
@@ -198,30 +200,22 @@ function readLookups(
     const where = at(['lookups', name, 'file']);
     const problem = (message: string) => problems.push({ ...where, field: `lookups.${name}.file`, message });
     const path = resolve(folder, spec.file);
-    const inside = relative(folder, path);
-    if (isAbsolute(spec.file) || inside.startsWith('..') || isAbsolute(inside)) {
-      problem(`"${spec.file}" is outside the mapping's folder; lookup tables live beside the mapping`);
-      continue;
-    }
     let records: string[][];
     try {
-      records = parseCsv(readFileSync(path, 'utf8').replace(/^\uFEFF/, ''), {
+      records = parseCsv(readFileInFolder(folder, spec.file).replace(/^\uFEFF/, ''), {
         skip_empty_lines: true,
         relax_column_count: true,
       }) as string[][];
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      problem(
-        code === 'ENOENT'
-          ? `lookup file "${spec.file}" does not exist`
-          : `cannot read "${spec.file}": ${(err as Error).message}`,
-      );
+      // The message names the file and what is wrong, never a line of it: the file may not be ours.
+      if (err instanceof FolderFileError) problem(`lookup file "${spec.file}" ${err.message}`);
+      else problem(`"${spec.file}" is not valid CSV (${(err as { code?: string }).code ?? 'unreadable'})`);
       continue;
     }
     const header = (records[0] ?? []).map((h) => h.trim());
     const keyIndex = spec.key === undefined ? 0 : header.indexOf(spec.key);
     if (keyIndex < 0) {
-      problem(`"${spec.file}" has no column "${spec.key}" (its columns: ${header.join(', ')})`);
+      problem(`"${spec.file}" has no column "${spec.key}" in its first line`);
       continue;
     }
     const rows = new Map<string, Record<string, string>>();
