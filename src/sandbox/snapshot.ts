@@ -4,7 +4,7 @@ import type { CreatedJobRecord } from './admin-types.js';
 import { CUSTOMERS } from './data/accounts.js';
 import type { AssetRecord } from './data/assets.js';
 import { REGIONS } from './data/regions.js';
-import { createClock } from './clock.js';
+import { createClock, LATEST_CLOCK_START_MS, MAX_CLOCK_OFFSET_MS } from './clock.js';
 import { FIRST_JOB_NUMBER, type JobRecord, World } from './state.js';
 
 /**
@@ -293,8 +293,8 @@ const SNAPSHOT_SCHEMA = record({
   format: { const: FORMAT },
   version: { const: VERSION },
   seed: int(),
-  startMs: num(0),
-  clockOffsetMs: num(0),
+  startMs: { ...num(0), maximum: LATEST_CLOCK_START_MS },
+  clockOffsetMs: { ...num(0), maximum: MAX_CLOCK_OFFSET_MS },
   nextJobNumber: int(FIRST_JOB_NUMBER),
   created: list(
     record({

@@ -2,6 +2,7 @@ import { FAULT_KINDS, type FaultKind, type FaultRule } from '../admin-types.js';
 import type { TokenStore } from '../auth.js';
 import type { Faults } from '../faults.js';
 import { JOB_STATUSES } from '../data/lookups.js';
+import { MAX_CLOCK_OFFSET_MS } from '../clock.js';
 import { isoSeconds } from '../dates.js';
 import { enter, NEXT_STATUS, settle } from '../jobs/lifecycle.js';
 import { json, problem, type Reply } from '../handler.js';
@@ -113,6 +114,13 @@ export function adminRouter(): Router<AdminHandler> {
     const ms = (q.body as { ms?: unknown } | null)?.ms;
     if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0)
       return problem(400, 'body must be { ms: number >= 0 }', q.path);
+    const room = MAX_CLOCK_OFFSET_MS - d.world.clock.offsetMs();
+    if (ms > room)
+      return problem(
+        400,
+        `the clock moves at most ${MAX_CLOCK_OFFSET_MS} ms forward in all; ${room} ms are left`,
+        q.path,
+      );
     d.world.clock.advance(ms);
     d.world.dirty = true;
     return json({ now: isoSeconds(d.world.clock.now()) });
