@@ -26,15 +26,16 @@ export function orderNumberShape(job: ManifestJob, j: number): readonly Finding[
     const point = odd[0].codePointAt(0) ?? 0;
     const name = `U+${point.toString(16).toUpperCase().padStart(4, '0')}`;
     const at = `at character ${[...n.slice(0, odd.index)].length + 1}`;
-    return /\p{Cc}/u.test(odd[0])
-      ? [{ code: 'order-number.control-character', field, message: `orderNumber contains the control character ${name} ${at}` }]
-      : [
-          {
-            code: 'order-number.invisible-character',
-            field,
-            message: `orderNumber contains ${name} ${at}, an invisible or look-alike character; remove it so the order number reads as it is`,
-          },
-        ];
+    if (/\p{Cc}/u.test(odd[0]))
+      return [
+        {
+          code: 'order-number.control-character',
+          field,
+          message: `orderNumber contains the control character ${name} ${at}`,
+        },
+      ];
+    const message = `orderNumber contains ${name} ${at}, an invisible or look-alike character; remove it so the order number reads as it is`;
+    return [{ code: 'order-number.invisible-character', field, message }];
   }
   if (n.normalize('NFC') !== n)
     return [
