@@ -61,6 +61,10 @@ describe('per-job rules', () => {
     ['orderNumberShape', orderNumberShape, job(), []],
     ['orderNumberShape', orderNumberShape, job({ orderNumber: ' PO-1' }), ['order-number.whitespace']],
     ['orderNumberShape', orderNumberShape, job({ orderNumber: 'PO\t1' }), ['order-number.control-character']],
+    ['orderNumberShape', orderNumberShape, job({ orderNumber: 'PO-1\u0085' }), ['order-number.control-character']],
+    ['orderNumberShape', orderNumberShape, job({ orderNumber: 'PO-1\u200b' }), ['order-number.invisible-character']],
+    ['orderNumberShape', orderNumberShape, job({ orderNumber: 'Cafe\u0301' }), ['order-number.not-nfc']],
+    ['orderNumberShape', orderNumberShape, job({ orderNumber: 'Caf\u00e9 1' }), []],
     [
       'sizeQuantitiesAgree',
       sizeQuantitiesAgree,

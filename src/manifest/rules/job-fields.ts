@@ -2,8 +2,18 @@ import type { Manifest, ManifestJob, SourceLocation } from '../model.js';
 import { eachItem, itemPath, NOTHING, type Finding } from './rule.js';
 
 /**
- * Leading/trailing spaces or control characters in an orderNumber make the exact-match
- * search that settles an in-doubt submission unreliable, so they are refused up front.
+ * Characters that are invisible or drawn like another: C0/C1 controls (Cc), format characters
+ * such as U+200B, U+2060 and U+FEFF (Cf), lone surrogates (Cs), line and paragraph separators,
+ * and every space but U+0020. "PO-1" followed by U+200B looks like "PO-1" in every report yet is
+ * another order to the ledger and the API.
+ */
+const LOOK_ALIKE_CHARACTER = /(?! )[\p{Cc}\p{Cf}\p{Cs}\p{Zl}\p{Zp}\p{Zs}]/u;
+
+/**
+ * An orderNumber is the job's identity (the ledger key, and the exact text the in-doubt search
+ * looks for on the account), so two order numbers that print the same must be the same string.
+ * Leading/trailing spaces, invisible or look-alike characters, and text not in Unicode NFC are
+ * refused, not repaired: the file, the ledger, the API and the reports then hold one spelling.
  */
 export function orderNumberShape(job: ManifestJob, j: number): readonly Finding[] {
   const n = job.orderNumber;
@@ -11,21 +21,46 @@ export function orderNumberShape(job: ManifestJob, j: number): readonly Finding[
   const field = `jobs[${j}].orderNumber`;
   if (n.trim() !== n)
     return [{ code: 'order-number.whitespace', field, message: `orderNumber "${n}" has leading or trailing spaces` }];
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
-  if (/[\u0000-\u001f\u007f]/.test(n))
-    return [{ code: 'order-number.control-character', field, message: 'orderNumber contains a control character' }];
+  const odd = LOOK_ALIKE_CHARACTER.exec(n);
+  if (odd) {
+    const point = odd[0].codePointAt(0) ?? 0;
+    const name = `U+${point.toString(16).toUpperCase().padStart(4, '0')}`;
+    const at = `at character ${[...n.slice(0, odd.index)].length + 1}`;
+    if (/\p{Cc}/u.test(odd[0]))
+      return [
+        {
+          code: 'order-number.control-character',
+          field,
+          message: `orderNumber contains the control character ${name} ${at}`,
+        },
+      ];
+    const message = `orderNumber contains ${name} ${at}, an invisible or look-alike character; remove it so the order number reads as it is`;
+    return [{ code: 'order-number.invisible-character', field, message }];
+  }
+  if (n.normalize('NFC') !== n)
+    return [
+      {
+        code: 'order-number.not-nfc',
+        field,
+        message: `orderNumber "${n}" is not in Unicode NFC (composed) form, e.g. an "é" written as "e" and a combining accent; save it composed ("${n.normalize('NFC')}")`,
+      },
+    ];
   return NOTHING;
 }
 
-/** orderNumber is the job's identity (the ledger key): two jobs may not share one. */
+/**
+ * orderNumber is the job's identity (the ledger key): two jobs may not share one. Compared in
+ * NFC, so "Café" composed and decomposed are one order number here too.
+ */
 export function uniqueOrderNumber(manifest: Manifest): Finding[] {
   const first = new Map<string, number>();
   const findings: Finding[] = [];
   manifest.jobs.forEach((job, i) => {
     if (typeof job.orderNumber !== 'string' || job.orderNumber === '') return;
-    const earlier = first.get(job.orderNumber);
+    const same = job.orderNumber.normalize('NFC');
+    const earlier = first.get(same);
     if (earlier === undefined) {
-      first.set(job.orderNumber, i);
+      first.set(same, i);
       return;
     }
     const here = manifest.sources.locate(`jobs[${i}].orderNumber`);
