@@ -290,6 +290,14 @@ export const SETTINGS = {
     default: 2000,
     description: 'a file unchanged this long is complete (folders only)',
   },
+  settleWindowMs: {
+    env: 'HTORDER_SETTLE_WINDOW_MS',
+    flag: '--settle-window',
+    type: { kind: 'milliseconds', min: 0, max: DAY_MS },
+    default: 600_000,
+    description:
+      'a file moved to done/ or failed/ is watched this long; if it changes, it is processed again (folders only; 0: off)',
+  },
   watchParallelFiles: {
     env: 'HTORDER_WATCH_PARALLEL_FILES',
     flag: '--parallel-files',
