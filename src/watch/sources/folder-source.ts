@@ -62,6 +62,8 @@ export interface FolderSourceOptions {
 
 /** Settling files are looked at during scans, at most this often: each look is one lstat per file. */
 const SETTLE_CHECK_GAP_MS = 1000;
+/** At most this many settling files are looked at in one scan (a round trip each on a share); more take turns. */
+const SETTLE_LOOKS_PER_SCAN = 500;
 
 /** Default of `maxInputBytes` (the `watchMaxInputBytes` setting). */
 export const DEFAULT_MAX_INPUT_BYTES = 1024 * 1024 * 1024;
@@ -503,7 +505,7 @@ export class FolderSource implements DropSource {
     const now = Date.now();
     if (this.settling.size === 0 || now - this.lastSettleCheck < SETTLE_CHECK_GAP_MS) return;
     this.lastSettleCheck = now;
-    for (const s of this.settling.live(now)) {
+    for (const s of this.settling.live(now, SETTLE_LOOKS_PER_SCAN)) {
       const from = this.sub(s.outcome, s.name);
       const { name, outcome } = s;
       try {

@@ -38,8 +38,8 @@ export function settleVerdict(
 
 /**
  * The files this instance finished that are still within their settle window, in memory: a
- * restart forgets them (docs/watch.md says why). Each is looked at once per due check; one
- * that changed, went or whose window ended leaves the list.
+ * restart forgets them (docs/watch.md says why). One that changed, went or whose window ended
+ * leaves the list.
  */
 export class SettleList {
   private readonly files = new Map<string, Settling>();
@@ -55,12 +55,21 @@ export class SettleList {
     this.files.set(`${s.outcome}/${s.name}`, { ...s, until: now + this.windowMs });
   }
 
-  /** The files still to be watched at `now`; those whose window ended are dropped. */
-  live(now: number): Settling[] {
+  /**
+   * Up to `max` of the files still to be watched at `now`, those looked at longest ago first
+   * (they then go to the back: with more files than `max`, they take turns); those whose
+   * window ended are dropped.
+   */
+  live(now: number, max = Number.POSITIVE_INFINITY): Settling[] {
     const out: Settling[] = [];
     for (const [key, s] of this.files) {
       if (s.until <= now) this.files.delete(key);
-      else out.push(s);
+      else if (out.length < max) out.push(s);
+    }
+    for (const s of out) {
+      const key = `${s.outcome}/${s.name}`;
+      this.files.delete(key);
+      this.files.set(key, s);
     }
     return out;
   }
