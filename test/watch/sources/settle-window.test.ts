@@ -39,9 +39,13 @@ const ls = async (sub = ''): Promise<string[]> =>
   (await readdir(join(fx.drop.path, sub)).catch(() => [])).filter((n) => !isLeaseToken(n)).sort();
 const has = (sub: string, name: string) => async (): Promise<true | undefined> =>
   (await ls(sub)).includes(name) ? true : undefined;
-/** The statuses of a result report once it lists `n` jobs (the report of the complete file). */
-const statusesOnceComplete = (path: string, n: number) => async (): Promise<Record<string, string> | undefined> => {
-  const text = await readFile(path, 'utf8').catch(() => undefined);
+/**
+ * The statuses of done/NAME's result report once it lists `n` jobs (the report of the complete
+ * file) and the input is beside it (reports are put in place first, the input moved last).
+ */
+const statusesOnceComplete = (name: string, n: number) => async (): Promise<Record<string, string> | undefined> => {
+  if (!(await has('done', name)())) return undefined;
+  const text = await readFile(join(fx.drop.path, 'done', `${name}.result.json`), 'utf8').catch(() => undefined);
   const report = text && (JSON.parse(text) as { jobs: { orderNumber: string; status: string }[] });
   return report && report.jobs.length === n
     ? Object.fromEntries(report.jobs.map((j) => [j.orderNumber, j.status]))
@@ -86,10 +90,7 @@ describe('a writer that goes on writing after its file was moved out', () => {
     } finally {
       await writer.close();
     }
-    const statuses = await waitFor(
-      statusesOnceComplete(join(fx.drop.path, 'done', 'a.yaml.result.json'), 6),
-      'the complete file done',
-    );
+    const statuses = await waitFor(statusesOnceComplete('a.yaml', 6), 'the complete file done');
     expect(statuses).toEqual(Object.fromEntries(names('HALF').map((n) => [n, 'submitted'])));
     expect(await created()).toEqual(names('HALF').map((n) => [n, [50, 25]]));
     expect(await readFile(join(fx.drop.path, 'done', 'a.yaml'), 'utf8')).toBe(whole);
@@ -114,10 +115,7 @@ describe('a writer that goes on writing after its file was moved out', () => {
     } finally {
       await writer.close();
     }
-    const statuses = await waitFor(
-      statusesOnceComplete(join(fx.drop.path, 'done', 'b.yaml.result.json'), 6),
-      'the complete file done',
-    );
+    const statuses = await waitFor(statusesOnceComplete('b.yaml', 6), 'the complete file done');
     expect(statuses).toEqual({
       'EDGE-1': 'already-submitted',
       'EDGE-2': 'already-submitted',
