@@ -2,6 +2,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ApiConfig } from '../core/config/api-config.js';
 import { csvLimitsFrom } from '../core/config/resolve-settings.js';
+import { isLoopbackHost } from '../core/config/url-security.js';
 import { importEntries, ledgerAccountKey } from '../storage/ledger/account-key.js';
 import { FolderLedger } from '../storage/ledger/folder-ledger.js';
 import type { LedgerAccount, LedgerStore } from '../storage/ledger/model.js';
@@ -9,6 +10,7 @@ import type { Logger } from '../core/log/logger.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { PipelineCommand, PipelineContext, PreparedInput } from '../pipeline/process-input.js';
 import { createCatalogue, type AccountCatalogue } from '../resolve/catalogue.js';
+import { artworkChecks, type ArtworkChecks } from '../api/artwork-probe.js';
 import { openApiSession, type ApiSession, type ApiSessionInput } from './api-session.js';
 
 export interface PipelineContextInput extends ApiSessionInput {
@@ -65,7 +67,8 @@ export function pipelineOver(
 ): OpenPipeline {
   const { config, client, logger, settings } = session;
   const csvLimits = csvLimitsFrom(settings);
-  let catalogue: { value: AccountCatalogue; at: number } | undefined;
+  let catalogue: { value: AccountCatalogue; artwork?: ArtworkChecks; at: number } | undefined;
+  const artwork = artworkFrom(settings, input.sandbox === true || isLoopbackHost(new URL(config.baseUrl).hostname));
   /**
    * The account key and the ledger's vouching, learnt once for every input (inputs that start
    * together share one GET /account); a failure is not kept: the next input asks again.
@@ -81,9 +84,11 @@ export function pipelineOver(
     ledger,
     context: async (perInput) => {
       if (!catalogue || Date.now() - catalogue.at > maxAge) {
-        catalogue = { value: createCatalogue(client), at: Date.now() };
+        void catalogue?.artwork?.close();
+        catalogue = { value: createCatalogue(client), artwork: artwork(), at: Date.now() };
       }
       const current = catalogue.value;
+      const currentArtwork = catalogue.artwork;
       first ??= (async () => {
         const account = await accountKey(config, current);
         return { account, vouch: await vouching(ledger, account, { legacyDir, stateDir: config.stateDir, logger }) };
@@ -102,6 +107,7 @@ export function pipelineOver(
         // The catalogue this input started with: another input's outage may drop the current
         // one (forget) while this one waits for the account.
         catalogue: current,
+        ...(currentArtwork ? { artwork: currentArtwork } : {}),
         ledger,
         account,
         csvLimits: csvLimitsFrom(settings),
@@ -115,9 +121,13 @@ export function pipelineOver(
       return prepareInput(file, { command: input.command, mapping: (perInput ?? input).mapping, csvLimits });
     },
     forget: () => {
+      void catalogue?.artwork?.close();
       catalogue = undefined;
     },
-    close: () => session.close(),
+    close: async () => {
+      await catalogue?.artwork?.close();
+      await session.close();
+    },
   };
 }
 
@@ -179,4 +189,15 @@ async function vouching(
       await ledger.writeAccount(record);
     },
   };
+}
+
+/**
+ * The artwork checks a catalogue's lifetime shares (artworkCheck). A printer on loopback (the
+ * sandbox, a test rig) fetches from this machine, so loopback links are allowed for it.
+ */
+function artworkFrom(settings: ApiSession['settings'], sandbox: boolean): () => ArtworkChecks | undefined {
+  const mode = settings.get('artworkCheck');
+  if (mode === 'off') return () => undefined;
+  const allowPrivate = settings.get('artworkAllowPrivate') === true;
+  return () => artworkChecks(mode === 'warn' ? 'warn' : 'on', { allowLoopback: sandbox, allowPrivate });
 }

@@ -189,6 +189,22 @@ export const SETTINGS = {
     description:
       'search the account for an order the ledger has never seen before its first create: auto (while the ledger cannot vouch for the account) or always',
   },
+  artworkCheck: {
+    env: 'HTORDER_ARTWORK_CHECK',
+    flag: '--artwork-check',
+    arg: '<on|warn|off>',
+    type: { kind: 'enum', values: ['on', 'warn', 'off'] },
+    default: 'on',
+    description:
+      'plan/run: fetch each artwork link once as the printer will (on: a link that fails refuses its line; warn: a warning; off: not fetched)',
+  },
+  artworkAllowPrivate: {
+    env: 'HTORDER_ARTWORK_ALLOW_PRIVATE',
+    type: { kind: 'boolean' },
+    default: false,
+    description:
+      'allow artwork links on private, loopback or link-local addresses (a test rig whose printer shares the network)',
+  },
   trustLocalConfig: {
     env: 'HTORDER_TRUST_LOCAL_CONFIG',
     profile: false,

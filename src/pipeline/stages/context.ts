@@ -1,3 +1,4 @@
+import type { ArtworkChecks } from '../../api/artwork-probe.js';
 import type { ApiClient } from '../../api/client.js';
 import type { LedgerStore } from '../../storage/ledger/model.js';
 import type { Logger } from '../../core/log/logger.js';
@@ -14,6 +15,8 @@ export interface StageContext {
   /** One per account per run: lookups are shared by every input of the run, never across accounts. */
   catalogue: AccountCatalogue;
   ledger: LedgerStore;
+  /** One per run: each distinct artwork link probed once; absent when artworkCheck is off. */
+  artwork?: ArtworkChecks;
   /** Ledger account key (region base URL + account id). */
   account: string;
   logger: Logger;
