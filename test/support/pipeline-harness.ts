@@ -31,7 +31,13 @@ export class PipelineHarness {
   }
 
   env(account = 'us-demo'): Record<string, string> {
-    return { ...sandboxEnv(this.sandbox, account), HTORDER_STATE_DIR: this.stateDir, HTORDER_LOG_LEVEL: 'silent' };
+    // Fixtures link artwork to a fictional CDN: artwork tests turn the check on (test/pipeline/artwork.test.ts).
+    return {
+      ...sandboxEnv(this.sandbox, account),
+      HTORDER_STATE_DIR: this.stateDir,
+      HTORDER_LOG_LEVEL: 'silent',
+      HTORDER_ARTWORK_CHECK: 'off',
+    };
   }
 
   async write(name: string, text: string): Promise<string> {
