@@ -3,6 +3,10 @@ import { join, resolve } from 'node:path';
 import type { ApiConfig } from '../core/config/api-config.js';
 import { csvLimitsFrom } from '../core/config/resolve-settings.js';
 import { isLoopbackHost } from '../core/config/url-security.js';
+import { awsCredentials } from '../core/config/aws-credentials.js';
+import { UsageError } from '../core/errors.js';
+import type { ArtworkStore } from '../storage/artwork-store.js';
+import { parseS3Url } from '../storage/s3/s3-url.js';
 import { importEntries, ledgerAccountKey } from '../storage/ledger/account-key.js';
 import { FolderLedger } from '../storage/ledger/folder-ledger.js';
 import type { LedgerAccount, LedgerStore } from '../storage/ledger/model.js';
@@ -62,12 +66,16 @@ export async function openPipelineContext(input: PipelineContextInput): Promise<
 /** The pipeline of an open session over `ledger` (closing it closes the session). */
 export function pipelineOver(
   session: ApiSession,
-  input: Pick<PipelineContextInput, 'command' | 'partial' | 'mapping' | 'catalogueMaxAgeMs' | 'sandbox' | 'cwd'>,
+  input: Pick<
+    PipelineContextInput,
+    'command' | 'partial' | 'mapping' | 'catalogueMaxAgeMs' | 'sandbox' | 'cwd' | 'env'
+  >,
   ledger: LedgerStore,
 ): OpenPipeline {
   const { config, client, logger, settings } = session;
   const csvLimits = csvLimitsFrom(settings);
   let catalogue: { value: AccountCatalogue; artwork?: ArtworkChecks; at: number } | undefined;
+  let store: Promise<{ store: ArtworkStore; marginDays: number } | undefined> | undefined;
   const artwork = artworkFrom(settings, input.sandbox === true || isLoopbackHost(new URL(config.baseUrl).hostname));
   /**
    * The account key and the ledger's vouching, learnt once for every input (inputs that start
@@ -98,8 +106,11 @@ export function pipelineOver(
         if (first === learnt) first = undefined;
         throw err;
       });
+      store ??= artworkStoreFrom(settings, input.env);
+      const artworkStore = await store;
       return {
         command: input.command,
+        ...(artworkStore ? { artworkStore } : {}),
         partial: (perInput ?? input).partial === true,
         concurrency: config.concurrency,
         mapping: (perInput ?? input).mapping,
@@ -126,6 +137,7 @@ export function pipelineOver(
     },
     close: async () => {
       await catalogue?.artwork?.close();
+      (await store?.catch(() => undefined))?.store.close();
       await session.close();
     },
   };
@@ -200,4 +212,30 @@ function artworkFrom(settings: ApiSession['settings'], sandbox: boolean): () => 
   if (mode === 'off') return () => undefined;
   const allowPrivate = settings.get('artworkAllowPrivate') === true;
   return () => artworkChecks(mode === 'warn' ? 'warn' : 'on', { allowLoopback: sandbox, allowPrivate });
+}
+
+/**
+ * The artwork store of the artworkStore setting (undefined when unset). The AWS SDK is loaded
+ * only then: a run without `artwork:` files starts without it.
+ */
+async function artworkStoreFrom(
+  settings: ApiSession['settings'],
+  env: Record<string, string | undefined>,
+): Promise<{ store: ArtworkStore; marginDays: number } | undefined> {
+  const target = settings.get('artworkStore');
+  if (target === undefined) return undefined;
+  const where = parseS3Url(target);
+  if ('error' in where) throw new UsageError(`artworkStore: ${where.error}`);
+  const { ArtworkStore } = await import('../storage/artwork-store.js');
+  const publicBaseUrl = settings.get('artworkPublicBaseUrl');
+  const store = new ArtworkStore({
+    bucket: where.bucket,
+    prefix: where.prefix,
+    endpoint: settings.get('s3Endpoint'),
+    forcePathStyle: settings.get('s3ForcePathStyle'),
+    region: settings.get('s3Region'),
+    credentials: awsCredentials(env),
+    ...(publicBaseUrl ? { publicBaseUrl } : {}),
+  });
+  return { store, marginDays: settings.get('artworkLinkMarginDays') };
 }

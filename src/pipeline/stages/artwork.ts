@@ -22,7 +22,7 @@ export async function checkArtwork(job: JobState, ctx: StageContext): Promise<Jo
       const link = item?.externalArtworkUrl;
       if (typeof link !== 'string') return;
       const field = `jobs[${job.index}].items[${i}].externalArtworkUrl`;
-      const lifetime = artworkLifetime(link, mjob.dateDue, now);
+      const lifetime = artworkLifetime(link, job.resolved.candidate.dateDue ?? mjob.dateDue, now);
       if (lifetime) found.push(diagnostic(sources, lifetime.severity, lifetime.code, field, lifetime.message));
       if (!ctx.artwork || lifetime?.severity === 'error') return;
       const probe = await ctx.artwork.check(link);
