@@ -150,6 +150,7 @@ async function sandboxSession(
       port: 0,
       seed: SANDBOX_SEED,
       state: new SandboxStateFile(file, { staleMs: lockStaleMs }),
+      fetchArtwork: true,
     });
   } catch (err) {
     if (err instanceof SandboxStateError) throw unusableState(file, `is not a state htorder can use (${err.message})`);

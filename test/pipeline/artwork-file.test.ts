@@ -1,7 +1,10 @@
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createApiClient } from '../../src/api/client.js';
+import { sandboxConfig } from '../../src/core/config/sandbox-config.js';
 import { PNG } from '../support/artwork-server.js';
+import { waitFor } from '../support/watch-harness.js';
 import { PipelineHarness } from '../support/pipeline-harness.js';
 import { startTestS3, type TestS3 } from '../support/s3.js';
 import { manifest } from '../support/yaml-manifests.js';
@@ -9,7 +12,7 @@ import { manifest } from '../support/yaml-manifests.js';
 let h: PipelineHarness;
 let s3: TestS3;
 beforeAll(async () => {
-  h = await PipelineHarness.start();
+  h = await PipelineHarness.start({ fetchArtwork: true });
   s3 = await startTestS3({ conditional: true });
 });
 afterAll(async () => {
@@ -57,6 +60,14 @@ describe('artwork from a file', () => {
     const fetched = await fetch(link);
     expect(fetched.status).toBe(200);
     expect(Buffer.from(await fetched.arrayBuffer()).equals(PNG)).toBe(true);
+    // The sandbox, as the printer, fetched the link too: the job no longer waits for artwork.
+    const client = createApiClient(sandboxConfig(h.sandbox, 'us-demo', { stateDir: h.stateDir }));
+    try {
+      const status = () => client.jobs.get(job?.jobNumber ?? 0).then((j) => j.jobStatus);
+      await waitFor(async () => ((await status()) === 'Received' ? true : undefined), 'the job Received');
+    } finally {
+      await client.close();
+    }
   });
 
   it('the same file in another order, and a re-run, upload nothing again', async () => {

@@ -17,7 +17,7 @@ export class PipelineHarness {
 
   private constructor(readonly sandbox: Sandbox) {}
 
-  static async start(opts: { tokenTtlSeconds?: number } = {}): Promise<PipelineHarness> {
+  static async start(opts: { tokenTtlSeconds?: number; fetchArtwork?: boolean } = {}): Promise<PipelineHarness> {
     return new PipelineHarness(await startSandbox({ port: 0, ...opts }));
   }
 
