@@ -50,8 +50,8 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   // Only the sandbox's account: nothing of the user's own configuration reaches the demo. The
   // samples link to a fictional CDN, so fetching their artwork can only warn.
   const env: DemoEnv = {
-    env: { ...sandboxEnv(sandbox, 'us-demo'), HTORDER_ARTWORK_CHECK: 'warn' },
-    flags: { stateDir, logLevel: 'silent' },
+    env: sandboxEnv(sandbox, 'us-demo'),
+    flags: { stateDir, logLevel: 'silent', artworkCheck: 'warn' },
   };
   let ok = true;
   try {

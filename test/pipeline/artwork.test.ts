@@ -96,4 +96,20 @@ describe('artwork links in plan and run', () => {
     expect((await h.cli('run', [off], { env: { HTORDER_ARTWORK_CHECK: 'off' } })).code).toBe(0);
     expect(art.requests().length).toBe(before);
   });
+
+  it('a new print sent with no artwork is counted in the summary and the terminal as waiting for artwork', async () => {
+    const noArt = `      - itemType: PriceCode
+        code: 'DTF Full Color 10" x 10"'
+        quantity: 100
+        customerReference: later
+        attributes: { Colors: 4 }
+`;
+    const file = await h.write('owed.yaml', manifest([{ orderNumber: 'OWED-1', items: noArt }]));
+    const { code, stderr } = await h.cli('run', [file], ON);
+    expect(code).toBe(0);
+    const report = await h.report(file);
+    expect(report.summary.artworkNeeded).toBe(1);
+    expect(report.jobs[0]?.items[0]?.needsArtworkToBeUploaded).toBe(true);
+    expect(stderr).toContain('1 new-print line waits for artwork');
+  });
 });
