@@ -1,4 +1,4 @@
-import { Agent, type Dispatcher, interceptors, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { World } from '../state.js';
 import { enter, STATUS } from './lifecycle.js';
 
@@ -25,6 +25,8 @@ let printer: Dispatcher | undefined;
 
 /** Whether the link answers 2xx with an artwork content type (following up to 3 redirects). */
 export async function fetchArtwork(link: string): Promise<boolean> {
+  // Loaded on the first new print with a link: the sandbox starts with the simulator alone.
+  const { Agent, interceptors, request } = await import('undici');
   printer ??= new Agent({ headersTimeout: TIMEOUT_MS, bodyTimeout: TIMEOUT_MS }).compose(
     interceptors.redirect({ maxRedirections: 3 }),
   );
