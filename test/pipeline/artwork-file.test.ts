@@ -36,6 +36,10 @@ const print = (file: string) => `      - itemType: PriceCode
         attributes: { Colors: 4 }
 `;
 
+/** The artwork link a create request sent on its first line. */
+const sentLink = (request: unknown): string | undefined =>
+  (request as { items?: { externalArtworkUrl?: string }[] } | undefined)?.items?.[0]?.externalArtworkUrl;
+
 async function design(name = 'designs/tiger.png', bytes: Buffer = PNG): Promise<void> {
   await mkdir(join(h.workDir, 'designs'), { recursive: true });
   await writeFile(join(h.workDir, name), bytes);
@@ -55,7 +59,7 @@ describe('artwork from a file', () => {
     expect((await h.cli('run', [file], { env: store() })).code).toBe(0);
     expect(puts()).toBe(before + 1);
     const [job] = await h.sandbox.admin.jobs();
-    const link = (job?.request as { items: { externalArtworkUrl?: string }[] }).items[0]?.externalArtworkUrl ?? '';
+    const link = sentLink(job?.request) ?? '';
     expect(link).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/htorder-test\/art\/[0-9a-f]{64}\.png\?.*X-Amz-Signature=/);
     const fetched = await fetch(link);
     expect(fetched.status).toBe(200);
@@ -127,7 +131,7 @@ describe('artwork from a file', () => {
     };
     expect((await h.cli('run', [file], { env: pub })).code).toBe(0);
     const [job] = await h.sandbox.admin.jobs();
-    const link = (job?.request as { items: { externalArtworkUrl?: string }[] }).items[0]?.externalArtworkUrl;
+    const link = sentLink(job?.request);
     expect(link).toMatch(new RegExp(`^${s3.endpoint}/${s3.bucket}/art/[0-9a-f]{64}\\.png$`));
   });
 });
