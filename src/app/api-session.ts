@@ -59,7 +59,9 @@ export async function openApiSession(input: ApiSessionInput): Promise<ApiSession
     env: input.env,
     flags,
     cwd: input.cwd,
-    defaults: input.defaults,
+    // With --sandbox, a failing artwork link warns by default: trials and the samples link to
+    // fictional hosts, and the sandbox then keeps the job waiting for artwork, as the printer would.
+    defaults: input.sandbox ? { artworkCheck: 'warn', ...input.defaults } : input.defaults,
     profiles: !input.sandbox,
   });
   // The table's parser admits only pino's levels; the guard narrows the type without a cast.
