@@ -48,6 +48,11 @@ export function formatInputOutcome(o: InputOutcome, command: PipelineCommand): s
       }`,
     );
   lines.push(`  ${summaryLine(r)}`);
+  const owed = r.summary.artworkNeeded ?? 0;
+  if (owed > 0)
+    lines.push(
+      `  ${owed} new-print line${owed === 1 ? '' : 's'} wait${owed === 1 ? 's' : ''} for artwork: the printer holds the job until it has it (docs/artwork.md)`,
+    );
   let shown = 0;
   for (const line of messages(r)) {
     if (shown++ === SHOWN_ERRORS) {

@@ -81,6 +81,8 @@ export interface ReportSummary {
   errors: number;
   warnings: number;
   byStatus: Record<JobStatus, number>;
+  /** New-print lines the API answered with needsArtworkToBeUploaded: the job waits for their artwork. */
+  artworkNeeded?: number;
 }
 
 export interface ResultReport {

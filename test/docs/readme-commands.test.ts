@@ -138,6 +138,8 @@ async function workspace(files: Record<string, string> = {}): Promise<Workspace>
     // Its own state dir: the tests here run concurrently, and `--sandbox` keeps its jobs there.
     XDG_STATE_HOME: join(dir, '.state'),
     NO_COLOR: '1',
+    // The samples link artwork to a fictional CDN; docs/artwork.md's own checks are tested in test/pipeline.
+    HTORDER_ARTWORK_CHECK: 'off',
   };
   return { dir, sandbox, env, port: await freePort() };
 }

@@ -26,7 +26,7 @@ import {
 import { compileExpression, ExpressionError } from './expressions.js';
 import type { LookupTable, Mapping } from './model.js';
 import { PRESETS_DIR, presetPath } from './presets-dir.js';
-import { FolderFileError, readFileInFolder } from './folder-file.js';
+import { FolderFileError, readFileInFolder } from '../../storage/folder-file.js';
 
 // Three levels up from src/manifest/mapping/ and dist/manifest/mapping/ alike.
 const MAPPING_SCHEMA_URL = new URL('../../../schemas/mapping.schema.json', import.meta.url);
