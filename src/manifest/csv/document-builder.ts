@@ -331,7 +331,8 @@ function cellText(cells: string[], binding: Binding): string | undefined {
 }
 
 function translated(binding: Binding, text: string): string {
-  return binding.values === undefined ? text : (binding.values.get(text) ?? text);
+  // A `*` entry is the value of every text the map does not list.
+  return binding.values === undefined ? text : (binding.values.get(text) ?? binding.values.get('*') ?? text);
 }
 
 function blankFrom(cells: string[], from: number): boolean {

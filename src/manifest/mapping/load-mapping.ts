@@ -24,7 +24,7 @@ import {
   templateNames,
 } from '../csv/template.js';
 import { compileExpression, ExpressionError } from './expressions.js';
-import type { LookupTable, Mapping } from './model.js';
+import type { LookupTable, Mapping, MappingVariant } from './model.js';
 import { PRESETS_DIR, presetPath } from './presets-dir.js';
 import { FolderFileError, readFileInFolder } from './folder-file.js';
 
@@ -123,13 +123,22 @@ export function parseMapping(text: string, file: string, extendedBy: readonly st
       if (!(err instanceof ExpressionError)) throw err;
       const quoted = isScalar(node) && (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') ? 1 : 0;
       const offset = start === undefined ? undefined : start + quoted + Math.max(0, (err.position ?? 1) - 1);
-      problems.push({ ...sources.at(offset), field: key, message: `bad expression: ${err.message}` });
+      const message = `bad expression: ${err.message}${backtickHint(source)}`;
+      problems.push({ ...sources.at(offset), field: key, message });
     }
   };
-  for (const [target, source] of Object.entries(own.fields ?? {}))
-    compile(source, ['fields', target], `fields.${target}`);
-  (own.skip ?? []).forEach((rule, i) => {
-    compile(rule.when, ['skip', i, 'when'], `skip[${i}]`);
+  const compileAll = (m: Mapping | MappingVariant, path: Array<string | number>) => {
+    const key = (rest: string) => (path.length === 0 ? rest : `${formatPath(path)}.${rest}`);
+    for (const [target, source] of Object.entries(m.fields ?? {}))
+      compile(source, [...path, 'fields', target], key(`fields.${target}`));
+    (m.skip ?? []).forEach((rule, i) => {
+      compile(rule.when, [...path, 'skip', i, 'when'], key(`skip[${i}]`));
+    });
+    if (m.lines !== undefined) compile(m.lines, [...path, 'lines'], key('lines'));
+  };
+  compileAll(own, []);
+  (own.variants ?? []).forEach((v, i) => {
+    compileAll(v, ['variants', i]);
   });
   if (problems.length > 0) throw usage(file, problems);
   const mapping = base === undefined ? own : extend(base, own);
@@ -179,12 +188,43 @@ function extend(base: Mapping, own: Mapping): Mapping {
       (merged as Record<string, unknown>)[key] = { ...base[key], ...own[key] };
     }
   }
-  if (base.skip !== undefined || own.skip !== undefined) merged.skip = [...(base.skip ?? []), ...(own.skip ?? [])];
-  if (base.ignoreColumns !== undefined || own.ignoreColumns !== undefined) {
-    merged.ignoreColumns = [...new Set([...(base.ignoreColumns ?? []), ...(own.ignoreColumns ?? [])])];
+  // `skip: []` drops the inherited rules; rules given are added after them.
+  const dropSkip = own.skip !== undefined && own.skip.length === 0;
+  if (base.skip !== undefined || own.skip !== undefined)
+    merged.skip = dropSkip ? [] : [...(base.skip ?? []), ...(own.skip ?? [])];
+  for (const key of ['ignoreColumns', 'optionalColumns'] as const) {
+    if (base[key] !== undefined || own[key] !== undefined)
+      merged[key] = [...new Set([...(base[key] ?? []), ...(own[key] ?? [])])];
+  }
+  // The inherited variants keep what this mapping says: its fields win over theirs, its skip
+  // rules are added to theirs (`skip: []` drops them too), and its fillDown or lines replaces theirs.
+  if (own.variants === undefined && base.variants !== undefined) {
+    merged.variants = base.variants.map((v) => {
+      const out: MappingVariant = { ...v, fields: { ...v.fields, ...own.fields } };
+      if (dropSkip) out.skip = [];
+      else if (v.skip !== undefined && own.skip !== undefined) out.skip = [...v.skip, ...own.skip];
+      if (own.fillDown !== undefined) delete out.fillDown;
+      if (own.lines !== undefined) delete out.lines;
+      return out;
+    });
   }
   delete merged.extends;
   return merged;
+}
+
+/**
+ * A column name with spaces written without backticks reads as a syntax error at its second
+ * word: say how to quote it.
+ */
+function backtickHint(source: string): string {
+  const bare = source.replace(/`[^`]*`|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, ' ');
+  for (const m of bare.matchAll(/(?<![$\w.])[A-Za-z_][\w/#-]*(?: +[A-Za-z_#][\w/#-]*)+/g)) {
+    // JSONata's own words split a run: `Name and Shipping Method` names `Shipping Method`.
+    for (const part of m[0].split(/ +(?:and|or|in|mod) +/)) {
+      if (/ /.test(part.trim())) return `; a column name with spaces goes in backticks: \`${part.trim()}\``;
+    }
+  }
+  return '';
 }
 
 /** Reads each lookup table: a CSV file inside the mapping's folder, keyed by its `key` column. */
