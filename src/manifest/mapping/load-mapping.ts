@@ -5,8 +5,8 @@
  * can be judged with a broken mapping.
  */
 import { readFile } from 'node:fs/promises';
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { createRequire } from 'node:module';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
@@ -56,8 +56,14 @@ interface Locate {
 }
 
 /** The presets there are, for messages. */
-function presetNames(): string[] {
-  return ['shopify', 'woocommerce', 'odoo'].filter((n) => existsSync(join(PRESETS_DIR, `${n}.yaml`)));
+export function presetNames(): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(PRESETS_DIR);
+  } catch {
+    return [];
+  }
+  return names.flatMap((n) => (/^[a-z][a-z0-9-]*\.yaml$/.test(n) ? [n.slice(0, -'.yaml'.length)] : [])).sort();
 }
 
 export async function loadMapping(name: string): Promise<Mapping> {
@@ -67,7 +73,16 @@ export async function loadMapping(name: string): Promise<Mapping> {
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new UsageError(`${file}: cannot read mapping file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    // A name that could be a preset's, misspelt: say which presets there are.
+    if (code === 'ENOENT' && /^[a-z][a-z0-9-]*$/.test(name)) {
+      const names = presetNames();
+      throw new UsageError(
+        `--mapping ${name}: neither a preset (${names.join(', ')}) nor a mapping file` +
+          didYouMeanName(name, names, COLUMN_NAME_MATCHING),
+      );
+    }
+    throw new UsageError(`${file}: cannot read mapping file (${code})`);
   }
   return parseMapping(text, file);
 }
@@ -103,6 +118,9 @@ export function parseMapping(text: string, file: string, extendedBy: readonly st
   }
 
   const own = value as Mapping;
+  // `field: null` drops an inherited field: taken out here, and out of the merged mapping below.
+  const blanked = Object.entries(own.fields ?? {}).flatMap(([k, v]) => (v === null ? [k] : []));
+  for (const k of blanked) delete own.fields?.[k];
   problems.push(...crossCheck(own, locate));
   if (problems.length > 0) throw usage(file, problems);
 
@@ -142,6 +160,10 @@ export function parseMapping(text: string, file: string, extendedBy: readonly st
   });
   if (problems.length > 0) throw usage(file, problems);
   const mapping = base === undefined ? own : extend(base, own);
+  for (const k of blanked) {
+    delete mapping.fields?.[k];
+    for (const v of mapping.variants ?? []) delete v.fields?.[k];
+  }
   mapping.expressionLocations = { ...base?.expressionLocations, ...expressionLocations };
   if (Object.keys(tables).length > 0) mapping.lookupTables = tables;
 
@@ -362,11 +384,16 @@ function describe(err: ErrorObject, doc: Document, locate: Locate, topKeys: stri
 
 function usage(file: string, problems: MappingProblem[]): UsageError {
   const sorted = [...problems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
-  const lines = sorted.slice(0, 20).map((p) => {
-    const at = p.line === undefined ? file : `${file}:${p.line}:${p.column ?? 1}`;
-    return `${at}: ${p.field}: ${p.message}`;
-  });
-  if (problems.length > 20) lines.push(`… and ${problems.length - 20} more problems in ${file}`);
+  // The schema may report one mistake by two rules in the same words: say it once.
+  const all = [
+    ...new Set(
+      sorted.map(
+        (p) => `${p.line === undefined ? file : `${file}:${p.line}:${p.column ?? 1}`}: ${p.field}: ${p.message}`,
+      ),
+    ),
+  ];
+  const lines = all.slice(0, 20);
+  if (all.length > 20) lines.push(`… and ${all.length - 20} more problems in ${file}`);
   // One problem per line, each starting with its location, like errors.txt.
   return new UsageError(lines.join('\n'));
 }
