@@ -156,6 +156,73 @@ describe.each(CASES)('$name', ({ mapping, sample, placed, skipped }) => {
 });
 
 describe('what the presets make of the rows', () => {
+  const manifestOf = async (file: string, preset: string) => {
+    const { loadMapping } = await import('../../src/manifest/mapping/load-mapping.js');
+    const { loadManifest } = await import('../../src/manifest/load-manifest.js');
+    return loadManifest(file, { mapping: await loadMapping(preset) });
+  };
+
+  it('optional columns may be absent: a WooCommerce export without shipping_phone plans the same orders', async () => {
+    const file = await copySample('samples/woocommerce/orders-export.csv');
+    const rows = parseCsv(await readFile(file, 'utf8')) as string[][];
+    const drop = rows[0].indexOf('shipping_phone');
+    await writeFile(file, `${rows.map((r) => r.filter((_, i) => i !== drop).join(',')).join('\n')}\n`);
+    expect(await runCli(['check', '--mapping', 'woocommerce', file]), io.err).toBe(0);
+    expect(withStatus(await report(file), 'valid')).toEqual(['2051', '2054']);
+  });
+
+  it("Shopify: the shop's order name and shipping method are kept", async () => {
+    const file = await copySample('samples/shopify/orders_export.csv');
+    const { manifest } = await manifestOf(file, 'shopify');
+    const jobs = manifest?.jobs ?? [];
+    expect(jobs.map((j) => [j.orderNumber, j.deliveryAddress?.deliveryMethod])).toEqual([
+      ['#1041', 'UPS Ground'],
+      ['#1042', 'UPS Ground'],
+      ['#1044', 'UPS 2nd Day Air'],
+    ]);
+  });
+
+  it('Odoo 17: the display name split into company and contact, the size read off the reference', async () => {
+    const file = await copySample('samples/odoo/sale.order.csv');
+    const { manifest } = await manifestOf(file, 'odoo');
+    const first = manifest?.jobs[0];
+    expect(first?.deliveryAddress).toMatchObject({
+      contactName: 'Ann Lee',
+      organisation: 'Tigers FC',
+      postalCode: '78205',
+      deliveryMethod: 'UPS Ground',
+    });
+    expect(first?.items[1]).toMatchObject({
+      itemType: 'Stock',
+      code: 'GD5000',
+      variantCode: 'GD5000-BLK',
+      sizeQuantities: { M: 12, L: 8 },
+    });
+  });
+
+  it('the plan table tells a skipped line of a placed order from a skipped order', async () => {
+    const file = await copySample('samples/shopify/orders_export.csv');
+    const plan = await h.cli('plan', [file], { mapping: 'shopify' });
+    expect(plan.code, plan.stderr).toBe(0);
+    const table = plan.stdout + plan.stderr;
+    expect(table).toMatch(/#1041\s+1\s+-\s+line skipped/);
+    expect(table).toMatch(/#1043\s+1\s+-\s+skipped/);
+  }, 60_000);
+
+  it('a mapping naming a column the export lacks: exit 2, the column suggested, each message once', async () => {
+    const file = await copySample('samples/shopify/orders_export.csv');
+    const bad = join(dir, 'typo.yaml');
+    await writeFile(bad, 'extends: shopify\nfields:\n  orderComment: "`Shiping Method`"\n');
+    expect(await runCli(['check', '--mapping', bad, file])).toBe(2);
+    expect(io.err).toMatch(/"Shiping Method", which is not in the header .*; did you mean "Shipping Method"\?/);
+    await writeFile(bad, 'extends: shopify\nfields:\n  delivery: Name\n');
+    expect(await runCli(['check', '--mapping', bad, file])).toBe(2);
+    expect(io.err.match(/"delivery" is not a template field/g)).toHaveLength(1);
+    expect(await runCli(['check', '--mapping', 'shopfy', file])).toBe(2);
+    expect(io.err).toMatch(
+      /--mapping shopfy: neither a preset \(bigcommerce, etsy, odoo, .*\) nor a mapping file; did you mean "shopify"\?/,
+    );
+  });
   it('Shopify: 6 + 6 of one asset merged to 12, the lost zero of a ZIP restored, sizes as sizeQuantities', async () => {
     const file = await copySample('samples/shopify/orders_export.csv');
     expect(await runCli(['plan', '--sandbox', '--mapping', 'shopify', file]), io.err).toBe(0);

@@ -242,7 +242,7 @@ function backtickHint(source: string): string {
   const bare = source.replace(/`[^`]*`|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, ' ');
   for (const m of bare.matchAll(/(?<![$\w.])[A-Za-z_][\w/#-]*(?: +[A-Za-z_#][\w/#-]*)+/g)) {
     // JSONata's own words split a run: `Name and Shipping Method` names `Shipping Method`.
-    for (const part of m[0].split(/ +(?:and|or|in|mod) +/)) {
+    for (const part of m[0].split(/(?:^| +)(?:and|or|in|mod)(?: +|$)/)) {
       if (/ /.test(part.trim())) return `; a column name with spaces goes in backticks: \`${part.trim()}\``;
     }
   }
