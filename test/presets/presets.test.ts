@@ -200,6 +200,18 @@ describe('what the presets make of the rows', () => {
     });
   });
 
+  it('an export whose every order is skipped is not "a file with no rows": exit 0, each skip reported', async () => {
+    const file = await copySample('samples/shopify/orders_export.csv');
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    await writeFile(file, `${[lines[0], ...lines.filter((l) => l.startsWith('#1043'))].join('\n')}\n`);
+    expect(await runCli(['check', '--mapping', 'shopify', file]), io.err).toBe(0);
+    expect(io.err).not.toMatch(/no rows/);
+    expect(withStatus(await report(file), 'skipped')).toEqual(['#1043']);
+    const run = await h.cli('run', [file], { mapping: 'shopify' });
+    expect(run.code, run.stderr).toBe(0);
+    expect(withStatus(await report(file), 'skipped')).toEqual(['#1043']);
+  }, 60_000);
+
   it('the plan table tells a skipped line of a placed order from a skipped order', async () => {
     const file = await copySample('samples/shopify/orders_export.csv');
     const plan = await h.cli('plan', [file], { mapping: 'shopify' });

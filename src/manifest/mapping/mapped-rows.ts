@@ -50,6 +50,12 @@ interface Rule {
 
 const quote = (column: string): string => `\`${column}\``;
 
+/**
+ * Lines one row may give through `lines`: every line costs each expression of the mapping, and
+ * a cell is written by whoever made the export; no order packs a thousand products into a row.
+ */
+const MAX_LINES_PER_ROW = 1_000;
+
 export class MappedRows implements CsvScanHandlers {
   /** The template-shaped header handed to the builder. */
   targets: string[] = [];
@@ -81,6 +87,8 @@ export class MappedRows implements CsvScanHandlers {
   /** Cells an expression's input needs: the columns they name, or every column. */
   private inputIndexes: number[] = [];
   private absentOptional: string[] = [];
+  /** Rows the export has, skipped or not. */
+  private rowsRead = 0;
 
   /** The mapping as read for this file: its variant applied once the header is known. */
   private active: Mapping;
@@ -229,6 +237,7 @@ export class MappedRows implements CsvScanHandlers {
   }
 
   record(cells: string[], row: number): void {
+    this.rowsRead += 1;
     this.queue.push({ cells, row });
   }
 
@@ -291,6 +300,15 @@ export class MappedRows implements CsvScanHandlers {
     const lines = (Array.isArray(value) ? (value as unknown[]) : [value]).filter(
       (l) => l !== undefined && l !== null && l !== '',
     );
+    if (lines.length > MAX_LINES_PER_ROW) {
+      this.diagnostics.push({
+        severity: 'error',
+        code: 'mapping.expression',
+        message: `lines: the row gives ${lines.length} lines, more than the ${MAX_LINES_PER_ROW} one row may give`,
+        source: { file: this.file, row },
+      });
+      return;
+    }
     if (lines.length === 0) {
       this.skipped.push({ reason: "no order line in this row (the mapping's lines)", scope: 'row', rows: [row] });
       return;
@@ -407,6 +425,12 @@ export class MappedRows implements CsvScanHandlers {
    */
   complete(parts: { doc?: MappedDocument; csv: CsvOrigin }, diagnostics: Diagnostic[]): SkippedRows[] {
     parts.csv.header = this.exportHeader;
+    // The export has rows even when the mapping skipped them all (every order cancelled): that is
+    // what the skipped rows say, not "no rows".
+    if (this.rowsRead > 0) {
+      const kept = diagnostics.filter((d) => d.code !== 'csv.no-rows');
+      diagnostics.splice(0, diagnostics.length, ...kept);
+    }
     for (const d of this.diagnostics) diagnostics.push(d);
     for (const d of placeProblems(parts.doc, parts.csv.itemRows, this.problems)) diagnostics.push(d);
     if (parts.doc !== undefined && this.mapping.mergeLines !== false) {

@@ -57,6 +57,22 @@ describe('lines: one row, several order lines', () => {
     expect(r.doc?.jobs[0].items.map((i: { code: string }) => i.code)).toEqual(['A1', 'A2']);
   });
 
+  it('a row that would give more than 1,000 lines is an error on the row, not a stall', async () => {
+    const cell = Array.from({ length: 1_001 }, (_, i) => `sku:A${i}|qty:1`).join(';');
+    const r = await read(
+      `Ref,Items\nP1,"${cell}"\n`,
+      [...BASE, 'lines: \'$split(Items, ";").$pairs($)\'', ''].join('\n'),
+    );
+    // The row is there: an error on it, not "a header but no rows".
+    expect(r.errors.map((d) => [d.code, d.message, d.source])).toEqual([
+      [
+        'mapping.expression',
+        'lines: the row gives 1001 lines, more than the 1000 one row may give',
+        expect.objectContaining({ row: 2 }),
+      ],
+    ]);
+  });
+
   it('$pairs splits a packed cell into names and values, the first separator only', () => {
     expect(pairs('name:Tee: Black|sku:GD5000|meta:pa_size=M')).toEqual({
       name: 'Tee: Black',
