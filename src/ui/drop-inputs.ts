@@ -120,7 +120,9 @@ async function readReportNow(path: string): Promise<{ view?: ReportView; problem
 /** Checked, planned or a dry run: its report says nothing was sent to the API as an order. */
 function plannedOnly(view: ReportView): boolean {
   const b = view.byStatus;
-  return view.errorCount === 0 && b.invalid === 0 && (view.planned || (b.valid > 0 && b.valid + b.skipped === view.jobCount));
+  return (
+    view.errorCount === 0 && b.invalid === 0 && (view.planned || (b.valid > 0 && b.valid + b.skipped === view.jobCount))
+  );
 }
 
 function statusOf(place: Place, view: ReportView | undefined): InputStatus {

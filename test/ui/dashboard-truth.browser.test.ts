@@ -44,7 +44,8 @@ async function todayCells(page: Page, ui: string): Promise<Record<string, string
   await page.goto(`${ui}days`);
   const cells = page.locator(`#days tr[data-day="${today()}"] td[data-series]`);
   const out: Record<string, string> = {};
-  for (const c of await cells.all()) out[(await c.getAttribute('data-series')) as string] = (await c.textContent()) ?? '';
+  for (const c of await cells.all())
+    out[(await c.getAttribute('data-series')) as string] = (await c.textContent()) ?? '';
   return out;
 }
 
@@ -108,7 +109,9 @@ inBrowser('a drop folder whose file is dropped again', () => {
       await page.goto(`${ui}days`);
       expect(await page.locator('main > p').first().textContent()).toContain(`${before.spend} in all`);
       await page.goto(`${ui}orders`);
-      const jobs = await page.locator('#orders tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-job')));
+      const jobs = await page
+        .locator('#orders tbody tr')
+        .evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-job')));
       expect(jobs).toHaveLength(3);
       expect(new Set(jobs).size).toBe(3);
     } finally {
@@ -125,10 +128,17 @@ inBrowser('a folder of runs and plans', () => {
   beforeAll(async () => {
     folder = await tempDir('htorder-ui-truth-runs-');
     const ordered = join(folder.path, 'ordered.yaml');
-    await writeFile(ordered, manifest([
-      { orderNumber: 'TRUTH-1', items: '      - { itemType: Asset, code: A10001, quantity: 50 }\n', dateDue: '2026-12-01' },
-      { orderNumber: 'TRUTH-2', items: '      - { itemType: Asset, code: A10001, quantity: 60 }\n' },
-    ]));
+    await writeFile(
+      ordered,
+      manifest([
+        {
+          orderNumber: 'TRUTH-1',
+          items: '      - { itemType: Asset, code: A10001, quantity: 50 }\n',
+          dateDue: '2026-12-01',
+        },
+        { orderNumber: 'TRUTH-2', items: '      - { itemType: Asset, code: A10001, quantity: 60 }\n' },
+      ]),
+    );
     await htorder(['run', ordered]);
     await writeFile(join(folder.path, 'planned.yaml'), manifest('PLANNED', 2));
     await htorder(['plan', join(folder.path, 'planned.yaml')]);
@@ -156,15 +166,27 @@ inBrowser('a folder of runs and plans', () => {
     const page = await browser.context.newPage();
     try {
       await page.goto(dashboard.url);
-      const spend = await page.locator('#inputs tr', { hasText: 'ordered.yaml' }).locator('td[data-label="Spend"]').textContent();
+      const spend = await page
+        .locator('#inputs tr', { hasText: 'ordered.yaml' })
+        .locator('td[data-label="Spend"]')
+        .textContent();
       const total = report.jobs.reduce((n: number, j: { totalJobCost: number }) => n + j.totalJobCost, 0) as number;
-      expect(spend).toBe(`${total.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })} ${currency}`);
+      expect(spend).toBe(
+        `${total.toLocaleString('en-US', { minimumFractionDigits: 2, maximumFractionDigits: 2 })} ${currency}`,
+      );
       // The input sent again spent nothing: its jobs are ordered.yaml's.
-      expect(await page.locator('#inputs tr', { hasText: 'resent.yaml' }).locator('td[data-label="Spend"]').textContent()).toBe('–');
-      const estimated = await page.locator('#inputs tr', { hasText: 'planned.yaml' }).locator('td[data-label="Estimated"]').textContent();
+      expect(
+        await page.locator('#inputs tr', { hasText: 'resent.yaml' }).locator('td[data-label="Spend"]').textContent(),
+      ).toBe('–');
+      const estimated = await page
+        .locator('#inputs tr', { hasText: 'planned.yaml' })
+        .locator('td[data-label="Estimated"]')
+        .textContent();
       expect(estimated).toMatch(new RegExp(`^[\\d,]+\\.\\d\\d ${currency}$`));
       await page.goto(`${dashboard.url}orders`);
-      expect(await page.locator(`#orders tr[data-job="${onHold}"] td[data-label="Cost"]`).textContent()).toMatch(new RegExp(` ${currency}$`));
+      expect(await page.locator(`#orders tr[data-job="${onHold}"] td[data-label="Cost"]`).textContent()).toMatch(
+        new RegExp(` ${currency}$`),
+      );
     } finally {
       await page.close();
     }
@@ -177,7 +199,9 @@ inBrowser('a folder of runs and plans', () => {
       const planned = page.locator('#inputs tr', { hasText: 'planned.yaml' });
       expect(await planned.locator('td[data-label="Status"] .st').textContent()).toBe('planned');
       const look = (row: typeof planned) =>
-        row.locator('td[data-label="Status"] .st').evaluate((el) => getComputedStyle(el).backgroundColor);
+        row
+          .locator('td[data-label="Status"] .st')
+          .evaluate((el) => el.ownerDocument.defaultView?.getComputedStyle(el).backgroundColor);
       const ordered = page.locator('#inputs tr', { hasText: 'ordered.yaml' });
       expect(await ordered.locator('td[data-label="Status"] .st').textContent()).toBe('done');
       expect(await look(planned)).not.toBe(await look(ordered));
@@ -216,7 +240,8 @@ inBrowser('a folder of runs and plans', () => {
       expect(await first.locator('.st').textContent()).toBe('On Hold');
       expect(await first.locator('.needs-action').textContent()).toBe('needs you');
       const other = page.locator('#orders tbody tr').nth(1);
-      const bg = (row: typeof first) => row.locator('.st').evaluate((el) => getComputedStyle(el).backgroundColor);
+      const bg = (row: typeof first) =>
+        row.locator('.st').evaluate((el) => el.ownerDocument.defaultView?.getComputedStyle(el).backgroundColor);
       expect(await bg(first)).not.toBe(await bg(other));
       expect(await page.locator('.needs-action-note').textContent()).toContain('1 job waits on you');
     } finally {
@@ -234,7 +259,9 @@ inBrowser('a folder of runs and plans', () => {
       await page.goto(`${dashboard.url}orders`);
       const due = await page.locator(`#orders tr[data-job="${onHold}"] td[data-label="Due"]`).textContent();
       expect(due).toMatch(/^\d{4}-\d\d-\d\d$/);
-      const checked = await page.locator(`#orders tr[data-job="${onHold}"] td[data-label="Checked (UTC)"]`).textContent();
+      const checked = await page
+        .locator(`#orders tr[data-job="${onHold}"] td[data-label="Checked (UTC)"]`)
+        .textContent();
       expect(checked).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d$/);
     } finally {
       await page.close();

@@ -81,6 +81,9 @@ export function dateText(text: string | null | undefined): string {
  * and the reports write it.
  */
 export function statusClass(status: string): string {
-  const own = status.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+  const own = status
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
   return `st st-${own || 'other'} tone-${toneOf(status)}`;
 }
