@@ -1,3 +1,5 @@
+import { LINE_COLUMNS } from './pages/input-page.js';
+
 /**
  * The dashboard's script and styles, served as files (/static/app.js, /static/app.css) so the
  * Content-Security-Policy can forbid every inline script and style. Plain browser JavaScript,
@@ -33,6 +35,11 @@ export const APP_JS = `'use strict';
   events.onerror = function () { if (badge) badge.textContent = 'reconnecting…'; };
 })();
 `;
+
+/** A line's cells named by their place (LINE_COLUMNS), for the narrow layout. */
+const LINE_LABELS = LINE_COLUMNS.map(
+  (label, i) => `  table.lines tr.line td:nth-child(${i + 1})::before { content: "${label}: "; color: #666; }`,
+).join('\n');
 
 export const APP_CSS = `:root { font-family: system-ui, sans-serif; color: #222; background: #fafafa; }
 body { margin: 0; }
@@ -94,6 +101,8 @@ svg.chart { width: 100%; height: auto; }
   table.cards td.blank { display: none; }
   table.cards td[data-label]::before { content: attr(data-label) ": "; color: #666; font-weight: 400; }
   table.cards tr.job-head td { border-top: 0; }
+  table.lines tr.line td:empty { display: none; }
+${LINE_LABELS}
   .grid td:first-child { white-space: normal; }
   pre.src { overflow-x: auto; }
 }

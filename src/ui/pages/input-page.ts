@@ -66,16 +66,22 @@ ${j.lines.map((l) => lineRow(l, lines))}
 </tbody>`;
 }
 
+/**
+ * The columns of a line's row. On a narrow screen the stylesheet names each cell by its place
+ * (static-assets.ts): a page holds up to 5,000 lines, and a label in every cell would add to it.
+ */
+export const LINE_COLUMNS = ['Row', 'Type', 'Code', 'Qty', 'Status', 'newAssetSku', 'Artwork', 'Problems'];
+
 function lineRow(l: LineView, lines: Map<number, string>): Html {
   return html`<tr class="line" data-row="${l.line === null ? '' : String(l.line)}">
-<td class="n" data-label="Row">${l.line ?? ''}</td>
-<td data-label="Type">${l.itemType ?? ''}</td>
-<td data-label="Code"><code>${l.code ?? ''}</code></td>
-<td class="n" data-label="Qty">${l.quantity ?? ''}</td>
-<td data-label="Status"><span class="${statusClass(l.status)}">${l.status}</span></td>
-<td data-label="newAssetSku">${l.newAssetSku ? html`new asset <code>${l.newAssetSku}</code>` : ''}</td>
-<td data-label="Artwork">${l.needsArtwork === true ? html`<span class="warn needs-action">needs artwork</span>` : l.needsArtwork === false ? 'artwork ok' : ''}</td>
-<td data-label="Problems">${problemList(l.errors, 'error', lines)}</td>
+<td class="n">${l.line ?? ''}</td>
+<td>${l.itemType ?? ''}</td>
+<td><code>${l.code ?? ''}</code></td>
+<td class="n">${l.quantity ?? ''}</td>
+<td><span class="${statusClass(l.status)}">${l.status}</span></td>
+<td>${l.newAssetSku ? html`new asset <code>${l.newAssetSku}</code>` : ''}</td>
+<td>${l.needsArtwork === true ? html`<span class="warn needs-action">needs artwork</span>` : l.needsArtwork === false ? 'artwork ok' : ''}</td>
+<td>${problemList(l.errors, 'error', lines)}</td>
 </tr>`;
 }
 
@@ -105,7 +111,7 @@ ${
 ${
   view && view.jobs.length > 0
     ? html`<table class="grid lines cards">
-<thead><tr><th class="n">Row</th><th>Type</th><th>Code</th><th class="n">Qty</th><th>Status</th><th>newAssetSku</th><th>Artwork</th><th>Problems</th></tr></thead>
+<thead><tr>${LINE_COLUMNS.map((c, i) => html`<th${i === 0 || i === 3 ? html` class="n"` : ''}>${c}</th>`)}</tr></thead>
 ${view.jobs.map((j) => jobRows(j, lines))}
 </table>${view.cut ? html`<p class="note">Only the first ${String(view.jobs.length)} jobs are shown; download result.json for all ${String(view.jobCount)}.</p>` : ''}`
     : ''
