@@ -56,7 +56,8 @@ table.grid { border-collapse: collapse; width: 100%; background: #fff; font-size
 .grid th, .grid td { border-bottom: 1px solid #e0e0e0; padding: .3em .5em; text-align: left; vertical-align: top; }
 .grid th { background: #eceff1; font-weight: 600; }
 .grid td.n, .grid th.n { text-align: right; font-variant-numeric: tabular-nums; }
-.grid td:first-child { white-space: nowrap; }
+.grid td:first-child, .grid td.n, .grid td.date { white-space: nowrap; }
+.grid td.order, .grid td.name { overflow-wrap: anywhere; white-space: normal; min-width: 6em; }
 .grid td.bad { color: #c62828; font-weight: 600; }
 .grid tr.job-head td { background: #f5f5f5; border-top: 2px solid #cfd8dc; font-weight: 500; }
 .empty, .muted { color: #777; }
@@ -103,7 +104,7 @@ svg.chart { width: 100%; height: auto; }
   table.cards tr.job-head td { border-top: 0; }
   table.lines tr.line td:empty { display: none; }
 ${LINE_LABELS}
-  .grid td:first-child { white-space: normal; }
+  .grid td:first-child, table.cards td.n, table.cards td.date { white-space: normal; }
   pre.src { overflow-x: auto; }
 }
 `;

@@ -62,7 +62,7 @@ export function daysPage(inputs: readonly InputRecord[], subs: Submissions, now:
 <section class="charts">
 <figure><figcaption>Inputs by outcome</figcaption>${stackedBars('Inputs by outcome per day', INPUT_SERIES, inputBars)}</figure>
 <figure><figcaption>Jobs by status</figcaption>${stackedBars('Jobs by status per day', JOB_SERIES, jobBars)}</figure>
-<figure><figcaption>Spend per day${currency ? ` (${currency})` : ''}</figcaption>${stackedBars('Spend per day', [{ label: spendLabel, colour: '#6a1b9a' }], spend, (n) => money(n, currency || null))}</figure>
+<figure><figcaption>Spend per day${currency ? ` (${currency})` : ''}</figcaption>${stackedBars('Spend per day', [{ label: spendLabel, colour: '#6a1b9a' }], spend, (n) => money(n))}</figure>
 </section>
 <table id="days" class="grid cards">
 <thead><tr><th>Day</th>${INPUT_SERIES.map((s) => html`<th class="n">${s.label}</th>`)}${JOB_SERIES.map((s) => html`<th class="n">jobs ${s.label}</th>`)}<th class="n">Spend</th></tr></thead>

@@ -41,7 +41,7 @@ export function inputsPage(all: readonly InputRecord[], filter: InputsFilter, su
 ${shown.length === 0 ? html`<tr><td colspan="${String(8 + JOB_STATUSES.length)}" class="empty">No inputs${status || day ? ' match' : ' yet'}.</td></tr>` : ''}
 ${shown.map(
   (r) => html`<tr data-id="${r.id}" data-status="${r.status}">
-${cell('Started (UTC)', when(r.at))}
+${cell('Started (UTC)', when(r.at), 'date')}
 ${cell('Input', html`<a href="/input${query({ id: r.id })}">${r.name}</a>${r.problem ? html`<div class="note">${r.problem}</div>` : ''}`, 'name')}
 ${cell('Status', html`<span class="${statusClass(r.status)}">${r.status}</span>`)}
 ${cell('Jobs', r.jobs ?? '–', 'n')}

@@ -35,13 +35,13 @@ function orderRow({ input, job }: Submission): Html {
 <td class="order" data-label="Order">${job.orderNumber ?? ''}</td>
 <td class="n" data-label="Job">${String(job.jobNumber)}</td>
 <td data-label="Status">${t ? html`<span class="${statusClass(t.status ?? '')}">${t.status ?? '?'}</span>${action ? html` <strong class="needs-action">needs you</strong>` : ''}${t.problem ? html`<div class="note">${t.problem}</div>` : ''}` : html`<span class="muted">not tracked</span>`}</td>
-<td data-label="Due">${dateText(t?.dateDue ?? job.dateDue)}</td>
-<td data-label="Shipped">${dateText(t?.dateOut)}</td>
+<td class="date" data-label="Due">${dateText(t?.dateDue ?? job.dateDue)}</td>
+<td class="date" data-label="Shipped">${dateText(t?.dateOut)}</td>
 <td data-label="Early / late">${t ? early(t) : ''}</td>
 <td data-label="Tracking">${t?.tracking.map((x) => html`${carrierLink(x.link, x.number ?? (x.link ? redactUrl(x.link) : ''))} `)}</td>
 <td data-label="Invoice">${t?.invoiceAvailable ? `available${t.invoiceNumber ? ` (${t.invoiceNumber})` : ''}` : t?.invoiceNumber ? t.invoiceNumber : ''}</td>
 <td class="n" data-label="Cost">${job.totalJobCost === null ? '' : money(job.totalJobCost, job.currency)}</td>
-<td data-label="Checked (UTC)">${dateText(t?.checkedAt)}</td>
+<td class="date" data-label="Checked (UTC)">${dateText(t?.checkedAt)}</td>
 <td class="name" data-label="Input"><a href="/input${query({ id: input.id })}">${input.name}</a></td>
 </tr>`;
 }
