@@ -102,7 +102,7 @@ svg.chart { width: 100%; height: auto; }
   table.cards td.blank { display: none; }
   table.cards td[data-label]::before { content: attr(data-label) ": "; color: #666; font-weight: 400; }
   table.cards tr.job-head td { border-top: 0; }
-  table.lines tr.line td:empty { display: none; }
+  table.cards td:empty { display: none; }
 ${LINE_LABELS}
   .grid td:first-child, table.cards td.n, table.cards td.date { white-space: normal; }
   pre.src { overflow-x: auto; }
