@@ -61,6 +61,8 @@ export interface PipelineContext {
    */
   unseen?: { vouch?: () => Promise<void> };
   logger: Logger;
+  /** How log lines name the input: `watch` gives where it was dropped, not its private copy; the file by default. */
+  displayName?: string;
   /** How the caller takes part in one input's way. */
   hooks?: PipelineHooks;
 }
@@ -292,6 +294,7 @@ function stageContext(manifest: Manifest, ctx: RunContext): StageContext {
   return {
     mode: ctx.command === 'plan' ? 'plan' : 'run',
     manifest,
+    displayName: ctx.displayName ?? manifest.file,
     client,
     catalogue: ctx.catalogue,
     ledger,
