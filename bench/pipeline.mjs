@@ -34,7 +34,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { orderableAssets, sandboxEnv } from './lib/demo-account.mjs';
 import { startSandbox } from '../dist/sandbox/index.js';
-import { load, measureProcess, megabytes, option, seconds, spread, times } from './lib/measure.mjs';
+import { load, measureProcess, median, megabytes, option, seconds, spread, times } from './lib/measure.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const RUNS = Number(option('--runs', 'BENCH_RUNS', 5));
@@ -115,6 +115,7 @@ try {
   };
 
   const ratios = [];
+  const vouchedMs = [];
   let calls;
   for (let run = 1; run <= RUNS; run++) {
     const tag = `R${run}`;
@@ -126,6 +127,7 @@ try {
     const total = Object.values(calls).reduce((a, c) => a + c, 0);
     const ratio = h2.wallMs / b.wallMs;
     ratios.push(ratio);
+    vouchedMs.push(h2.wallMs);
     console.log(
       `  run ${run} (${run % 2 ? 'htorder first' : 'bare first'}): htorder ${seconds(h2.wallMs)} (CPU ${seconds(h2.cpuMs)}, peak RSS ${megabytes(h2.maxRssBytes)}, ${total} calls) · bare client ${seconds(b.wallMs)} (CPU ${seconds(b.cpuMs)}) · ${times(ratio)} · ${load()}`,
     );
@@ -146,6 +148,7 @@ try {
   // First runs: a fresh state dir each time, whose ledger cannot vouch for the account (a new
   // machine, a container without its volume), on the sandbox's account of a few closed jobs.
   const firstRatios = [];
+  const firstMs = [];
   const perJob = [];
   let firstCalls;
   for (let run = 1; run <= RUNS; run++) {
@@ -158,12 +161,15 @@ try {
     const total = Object.values(firstCalls).reduce((a, c) => a + c, 0);
     const ratio = h2.wallMs / b.wallMs;
     firstRatios.push(ratio);
+    firstMs.push(h2.wallMs);
     perJob.push(total / JOBS);
     console.log(
       `  first run ${run} (${run % 2 ? 'htorder first' : 'bare first'}): htorder ${seconds(h2.wallMs)} (${total} calls, ${(total / JOBS).toFixed(3)} per job) · bare client ${seconds(b.wallMs)} · ${times(ratio)} · ${load()}`,
     );
   }
   console.log(`  first run: ratio ${spread(firstRatios, times)}; calls per job ${spread(perJob, (v) => v.toFixed(3))}`);
+  // Both htorder, the same manifest size, minutes apart: what a first run costs over a vouched one.
+  console.log(`  first run ÷ vouched run (medians of wall time): ${times(median(firstMs) / median(vouchedMs))}`);
   console.log('  calls per endpoint (first run, last run):');
   for (const [k, v] of Object.entries(firstCalls).sort((a, b) => b[1] - a[1]))
     console.log(`    ${String(v).padStart(6)}  ${k}`);
