@@ -97,12 +97,15 @@ export async function openApiSession(input: ApiSessionInput): Promise<ApiSession
   };
 }
 
+/** Every command that opens a session takes --sandbox: said where settings are missing. */
+const SANDBOX_HINT = 'to try htorder without an account, add --sandbox (an in-process simulator with demo accounts)';
+
 function resolveNamed(input: ApiSessionInput, settings: Settings): ApiConfig {
   if (input.account !== undefined) {
     throw new UsageError('--account needs --sandbox (for configured accounts use --profile)');
   }
   if (input.sandboxReset === true) throw new UsageError('--sandbox-reset needs --sandbox (it resets only the sandbox)');
-  return apiConfigFrom(settings);
+  return apiConfigFrom(settings, { missingHint: SANDBOX_HINT });
 }
 
 async function sandboxSession(

@@ -466,6 +466,23 @@ const COMMANDS: Record<string, Entry> = {
   },
 
   // track.
+  'htorder track --sandbox my-orders/orders.yaml': {
+    spec: {
+      before: ['htorder init my-orders', 'htorder run --sandbox my-orders/orders.yaml'],
+      check: (ws, r) => {
+        expect(r.stderr).toContain('PO-0001');
+        expect(json(join(ws.dir, 'my-orders/orders.yaml.result.json')).jobs[0].tracking).toMatchObject({
+          status: 'Received',
+        });
+      },
+    },
+  },
+  'htorder track --sandbox': {
+    spec: {
+      before: ['htorder init my-orders', 'htorder run --sandbox my-orders/orders.yaml'],
+      check: (_ws, r) => expect(r.stderr).toContain('PO-0001'),
+    },
+  },
   'htorder track': { spec: { before: [RUN_ORDERS], check: (_ws, r) => expect(r.stderr).toContain('TEAM-1001') } },
   'htorder track orders.yaml': {
     spec: {

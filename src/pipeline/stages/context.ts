@@ -12,6 +12,8 @@ import type { SubmitContext } from '../submit-job.js';
 export interface StageContext {
   mode: 'plan' | 'run';
   manifest: Manifest;
+  /** The input as log lines name it (PipelineContext.displayName). */
+  displayName: string;
   client: ApiClient;
   /** One per account per run: lookups are shared by every input of the run, never across accounts. */
   catalogue: AccountCatalogue;
