@@ -130,7 +130,7 @@ async function resolvePriceCodeItem(
       'PriceCode',
       dto.priceCode ?? item.code,
       sortedEntries(item.attributes),
-      item.externalArtworkUrl ?? null,
+      item.externalArtworkUrl ?? item.artwork ?? null,
     ]),
   };
   if (item.isSample === true) pricing.samplePrice = dto.samplePrice ?? null;
