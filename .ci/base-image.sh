@@ -29,10 +29,13 @@ if [ -n "$want" ] && [ "$want" != "$have" ]; then
   echo "the Dockerfile asks for Node $want but this machine has Node $have: refusing to stand one in for the other" >&2
   exit 1
 fi
+if [ "$(id -u)" -ne 0 ]; then
+  echo "making it needs root (debootstrap, chroot); run this as root once, or load the image (podman load)" >&2
+  exit 1
+fi
 suite="$(sed -n 's/^node:[0-9][0-9]*-\([a-z]*\).*/\1/p' <<<"$base")"
 if ! command -v debootstrap >/dev/null; then
-  if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends debootstrap
+  apt-get update && env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends debootstrap
 fi
 
 root="$(mktemp -d)"
