@@ -10,6 +10,8 @@
 # --- production dependencies, exactly as the lock file has them ------------------------------
 # Its own stage, keyed on package.json and the lock file only: a source change reuses it.
 FROM node:20-bookworm-slim AS deps
+# No registry round trip to ask whether npm itself is out of date.
+ENV NPM_CONFIG_UPDATE_NOTIFIER=false
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN --mount=type=cache,target=/root/.npm,sharing=locked \
