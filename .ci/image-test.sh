@@ -81,8 +81,10 @@ podman_ run --rm --network none "$image" check --mapping shopify /app/samples/sh
 mkdir -p "$vol/data/drop"
 own() { if [ "$(id -u)" -eq 0 ]; then chown -R "$uid:$uid" "$@"; else podman unshare chown -R "$uid:$uid" "$@"; fi; }
 own "$vol/data"
-port="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
-closed="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
+free_port() { node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'; }
+port="$(free_port)"
+closed="$(free_port)"
+while [ "$closed" = "$port" ]; do closed="$(free_port)"; done
 podman_ run --detach --name "$name" --init --network host -e HTORDER_HEALTH_PORT="$port" \
   -v "$vol/data:/data" "$image" watch --sandbox /data/drop >/dev/null || fail "podman run watch"
 
