@@ -58,7 +58,7 @@ echo "image built in $((SECONDS - start)) s: $(podman image inspect --format '{{
 
 # The image's configuration: its user, and the HEALTHCHECK kept (the OCI format would drop it).
 user="$(podman image inspect --format '{{.Config.User}}' "$image")"
-[ -n "$user" ] && [ "$user" != root ] && [ "$user" != 0 ] || fail "the image runs as '${user:-root}'"
+case "$user" in "" | root | 0 | root:* | 0:*) fail "the image runs as '${user:-root}'" ;; esac
 health_json="$(podman image inspect --format '{{json .Config.Healthcheck.Test}}' "$image")"
 # The check's argv from the image: ["CMD", argv...] (exec form) or ["CMD-SHELL", line].
 mapfile -d '' health_cmd < <(node -e '
