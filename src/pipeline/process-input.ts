@@ -1,4 +1,6 @@
+import type { ArtworkChecks } from '../api/artwork-probe.js';
 import type { ApiClient } from '../api/client.js';
+import type { ArtworkStore } from '../storage/artwork-store.js';
 import type { LedgerStore } from '../storage/ledger/model.js';
 import type { Logger } from '../core/log/logger.js';
 import { loadManifest, type LoadResult } from '../manifest/load-manifest.js';
@@ -14,6 +16,8 @@ import type { ResolvedJob } from '../resolve/resolve-job.js';
 import { eachJob, flow, jobLimit } from './flow.js';
 import { jobReporter } from './job-report.js';
 import { checkedJobs, type JobState } from './job-state.js';
+import { checkArtwork } from './stages/artwork.js';
+import { provideArtwork } from './stages/provide-artwork.js';
 import { applyChanges } from './stages/changes.js';
 import type { StageContext } from './stages/context.js';
 import { dryRun } from './stages/dry-run.js';
@@ -47,6 +51,10 @@ export interface PipelineContext {
   client: ApiClient;
   /** One per account per run: lookups are shared by every input of the run, never across accounts. */
   catalogue: AccountCatalogue;
+  /** One per run, like the catalogue: each distinct artwork link probed once; absent when artworkCheck is off. */
+  artwork?: ArtworkChecks;
+  /** Where `artwork:` files are uploaded (artworkStore), and how long past the due date their links live. */
+  artworkStore?: { store: ArtworkStore; marginDays: number };
   ledger: LedgerStore;
   /** Ledger account key: region + account id (ledger/account-key.ts). */
   account: string;
@@ -99,7 +107,7 @@ export interface InputOutcome {
 const USAGE_CODES = new Set([INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED]);
 
 /** The stages every job goes through, in plan and in run alike, each job on its own. */
-const PLAN = flow(lookUp, applyChanges, resolve, dryRun);
+const PLAN = flow(lookUp, applyChanges, resolve, provideArtwork, checkArtwork, dryRun);
 /** run only, once every job is through PLAN. */
 const SUBMIT = flow(submit);
 
@@ -245,6 +253,9 @@ function stageContext(manifest: Manifest, ctx: PipelineContext & { verifiedAbsen
     manifest,
     client,
     catalogue: ctx.catalogue,
+    ...(ctx.artwork ? { artwork: ctx.artwork } : {}),
+    ...(ctx.artworkStore ? { artworkStore: ctx.artworkStore.store } : {}),
+    artworkMarginDays: ctx.artworkStore?.marginDays ?? 0,
     ledger,
     account,
     logger,
