@@ -24,6 +24,7 @@ run_id="$$-$(date +%s)"
 image="localhost/htorder:ci-$run_id"
 name="htorder-ci-$run_id"
 vol="$(mktemp -d)"
+images_before="$(podman images --all --quiet --no-trunc)"
 # Without systemd podman cannot arm the health check's timer and says so on every command; the
 # test runs the check itself, so that one message is noise here.
 podman_() { podman "$@" 2> >(grep -v 'unable to get systemd connection' >&2); }
@@ -31,6 +32,10 @@ podman_() { podman "$@" 2> >(grep -v 'unable to get systemd connection' >&2); }
 cleanup() {
   podman_ rm --force --ignore "$name" >/dev/null || true
   podman_ rmi --force "$image" >/dev/null 2>&1 || true
+  # The build's stage images (untagged): those that were not there before it.
+  for id in $(podman images --all --quiet --no-trunc 2>/dev/null); do
+    grep -qx "$id" <<<"$images_before" || podman_ rmi --force "$id" >/dev/null 2>&1 || true
+  done
   if [ "$(id -u)" -eq 0 ]; then rm -rf "$vol"; else podman unshare rm -rf "$vol"; fi
 }
 trap cleanup EXIT
