@@ -279,11 +279,11 @@ const COMMANDS: Record<string, Entry> = {
   'npm run format:check': { skip: '.ci/run runs it; its script is checked to exist' },
   'npm run knip': { skip: 'npm run check-all runs it; its script is checked to exist' },
 
-  // Docker: no engine here.
+  // Docker: npm test needs no container engine; CI builds and runs the image with podman (.ci/image-test.sh).
   'docker build -t htorder .': {
-    skip: 'no Docker engine on this machine; the Dockerfile is checked by test/cli/dockerfile.test.ts',
+    skip: 'needs a container engine; .ci/image-test.sh builds the Dockerfile with podman in CI',
   },
-  'docker run --rm htorder --help': { skip: 'needs Docker' },
+  'docker run --rm htorder --help': { skip: 'needs Docker; .ci/image-test.sh runs `htorder --version` in the image' },
   'docker run --rm htorder run --sandbox /app/samples/reorder/asset-reorder.yaml': {
     skip: 'needs Docker; the same command without docker is run here',
   },
@@ -291,7 +291,7 @@ const COMMANDS: Record<string, Entry> = {
     { skip: 'needs Docker and real credentials' },
   'docker run -d --name htorder-watch --init --restart unless-stopped -v /srv/orders:/data -p 127.0.0.1:9464:9464 -e HTORDER_BASE_URL -e HTORDER_AUTH_URL -e HTORDER_REALM -e HTORDER_CLIENT_ID -e HTORDER_CLIENT_SECRET_FILE=/run/secrets/htorder -v /etc/htorder/secret:/run/secrets/htorder:ro htorder watch /data/drop':
     {
-      skip: "needs Docker and real credentials; the image's HEALTHCHECK is run against a real watcher by test/cli/dockerfile.test.ts",
+      skip: "needs Docker and real credentials; .ci/image-test.sh runs the image's watch --sandbox on a mounted folder and its HEALTHCHECK",
     },
   'docker stop --time 120 htorder-watch': { skip: 'needs Docker' },
 
