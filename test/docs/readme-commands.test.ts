@@ -472,7 +472,7 @@ const COMMANDS: Record<string, Entry> = {
       check: (ws, r) => {
         expect(r.stderr).toContain('PO-0001');
         expect(json(join(ws.dir, 'my-orders/orders.yaml.result.json')).jobs[0].tracking).toMatchObject({
-          status: 'Received',
+          status: 'Artwork Pending',
         });
       },
     },
