@@ -1,11 +1,18 @@
 import { csvLimitsFrom, resolveSettings } from '../core/config/resolve-settings.js';
 import { loadManifest } from '../manifest/load-manifest.js';
 import type { Mapping } from '../manifest/mapping/model.js';
-import { type CsvLimits, INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from '../manifest/read-input.js';
+import {
+  type CsvLimits,
+  INPUT_MAPPING_CHOICE,
+  INPUT_NOT_FOUND,
+  INPUT_UNREADABLE,
+  INPUT_UNSUPPORTED,
+} from '../manifest/read-input.js';
 import { buildReport, reportHasErrors } from '../report/build-report.js';
 import { errorLines, warningLines } from '../report/write-errors-txt.js';
 import { writeReports } from '../report/write-reports.js';
 import { printableLines } from '../core/printable.js';
+import { recognisedText } from './format-outcome.js';
 import { checkDetails, exitCodeOf, first, jsonSummary, type Outcome } from './json-summary.js';
 
 /**
@@ -19,7 +26,7 @@ import { checkDetails, exitCodeOf, first, jsonSummary, type Outcome } from './js
  */
 
 /** Problems with the input path itself rather than its content. */
-const USAGE_CODES = new Set([INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED]);
+const USAGE_CODES = new Set([INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED, INPUT_MAPPING_CHOICE]);
 
 /** How many errors per input the human summary shows before pointing at errors.txt. */
 const SHOWN_ERRORS = 5;
@@ -43,12 +50,17 @@ export async function checkInput(
   const report = buildReport({
     command: 'check',
     input: loaded.input,
+    recognised: loaded.recognised,
     manifest: loaded.manifest,
     diagnostics: loaded.diagnostics,
     startedAt,
     finishedAt: new Date(),
   });
-  const reports = await writeReports(report, { manifest: loaded.manifest, mapping, csvLimits });
+  const reports = await writeReports(report, {
+    manifest: loaded.manifest,
+    mapping: loaded.recognised?.mapping ?? mapping,
+    csvLimits,
+  });
   return { file, status: reportHasErrors(report) ? 'invalid' : 'valid', report, reports };
 }
 
@@ -82,6 +94,7 @@ export function humanSummary(o: CheckOutcome): string {
   const r = o.report;
   const { valid, invalid, skipped } = r.summary.byStatus;
   const lines: string[] = [];
+  if (r.mapping) lines.push(`${o.file}: ${recognisedText(r.mapping)}`);
   const placed = r.summary.jobs - skipped;
   const jobs = `${placed} job${placed === 1 ? '' : 's'}`;
   if (o.status === 'valid') {
