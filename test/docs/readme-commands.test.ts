@@ -394,6 +394,14 @@ const COMMANDS: Record<string, Entry> = {
   // check.
   'htorder check samples/csv/orders.csv': { spec: {} },
   'htorder check samples/erp/export.csv --mapping samples/erp/mapping.yaml': { spec: {} },
+  'htorder check samples/shopify/orders_export.csv': {
+    spec: {
+      check: (ws, r) => {
+        expect(r.stderr).toContain('read as a Shopify export (--mapping shopify; 19 of its columns matched)');
+        expect(json(join(ws.dir, 'samples/shopify/orders_export.csv.result.json')).mapping.preset).toBe('shopify');
+      },
+    },
+  },
   'htorder check samples/erp-de/auftraege.csv --mapping samples/erp-de/mapping.yaml': { spec: {} },
   'htorder check orders.yaml': {
     spec: {
