@@ -2,6 +2,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ApiConfig } from '../core/config/api-config.js';
 import { csvLimitsFrom } from '../core/config/resolve-settings.js';
+import { deliveryMethodTable } from '../core/config/delivery-methods.js';
 import { importEntries, ledgerAccountKey } from '../storage/ledger/account-key.js';
 import { FolderLedger } from '../storage/ledger/folder-ledger.js';
 import type { LedgerAccount, LedgerStore } from '../storage/ledger/model.js';
@@ -65,6 +66,9 @@ export function pipelineOver(
 ): OpenPipeline {
   const { config, client, logger, settings } = session;
   const csvLimits = csvLimitsFrom(settings);
+  // Read (and so checked) when the pipeline opens: a broken table is a usage error before anything is sent.
+  const shopDeliveryMethods = deliveryMethodTable(settings);
+  const defaultDeliveryMethod = settings.get('defaultDeliveryMethod');
   let catalogue: { value: AccountCatalogue; at: number } | undefined;
   /**
    * The account key and the ledger's vouching, learnt once for every input (inputs that start
@@ -81,7 +85,7 @@ export function pipelineOver(
     ledger,
     context: async (perInput) => {
       if (!catalogue || Date.now() - catalogue.at > maxAge) {
-        catalogue = { value: createCatalogue(client), at: Date.now() };
+        catalogue = { value: createCatalogue(client, { shopDeliveryMethods }), at: Date.now() };
       }
       const current = catalogue.value;
       first ??= (async () => {
@@ -105,6 +109,7 @@ export function pipelineOver(
         ledger,
         account,
         csvLimits: csvLimitsFrom(settings),
+        defaultDeliveryMethod,
         // Orders the ledger has never seen are searched first unless it vouches for the account.
         unseen: always ? {} : vouch.vouched() ? undefined : { vouch: vouch.vouch },
         logger,
@@ -112,7 +117,8 @@ export function pipelineOver(
     },
     prepare: async (file, perInput) => {
       const { prepareInput } = await import('../pipeline/process-input.js');
-      return prepareInput(file, { command: input.command, mapping: (perInput ?? input).mapping, csvLimits });
+      const { mapping } = perInput ?? input;
+      return prepareInput(file, { command: input.command, mapping, csvLimits, defaultDeliveryMethod });
     },
     forget: () => {
       catalogue = undefined;

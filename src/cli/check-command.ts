@@ -42,9 +42,10 @@ export async function checkInput(
   file: string,
   mapping?: Mapping,
   csvLimits?: Partial<CsvLimits>,
+  defaultDeliveryMethod?: string,
 ): Promise<CheckOutcome> {
   const startedAt = new Date();
-  const loaded = await loadManifest(file, { ...(mapping ? { mapping } : {}), csv: csvLimits });
+  const loaded = await loadManifest(file, { ...(mapping ? { mapping } : {}), csv: csvLimits, defaultDeliveryMethod });
   const usage = loaded.diagnostics.find((d) => USAGE_CODES.has(d.code));
   if (usage) return { file, status: 'unreadable', problem: usage.message };
   const report = buildReport({
@@ -74,11 +75,13 @@ export async function runCheckCommand(
   const mapping = opts.mapping
     ? await (await import('../manifest/mapping/load-mapping.js')).loadMapping(opts.mapping)
     : undefined;
-  // check needs no credentials; of the settings it reads only the CSV limits (env or profile).
-  const csvLimits = csvLimitsFrom(resolveSettings({ env: process.env, cwd: process.cwd() }));
+  // check needs no credentials; of the settings it reads only the CSV limits and the default delivery method.
+  const settings = resolveSettings({ env: process.env, cwd: process.cwd() });
+  const csvLimits = csvLimitsFrom(settings);
+  const defaultMethod = settings.get('defaultDeliveryMethod');
   const outcomes: CheckOutcome[] = [];
   for (const file of files) {
-    const outcome = await checkInput(file, mapping, csvLimits);
+    const outcome = await checkInput(file, mapping, csvLimits, defaultMethod);
     outcomes.push(outcome);
     process.stderr.write(humanSummary(outcome));
   }

@@ -1,9 +1,10 @@
-import { extname } from 'node:path';
+import { dirname, extname, resolve } from 'node:path';
 import { validateDocument } from './schema/validate.js';
 import { buildManifest } from './build-manifest.js';
 import { sortDiagnostics } from './diagnostics.js';
 import { itemIndexOf, jobIndexOf } from './field-path.js';
 import type { Mapping } from './mapping/model.js';
+import { PRESETS_DIR } from './mapping/presets-dir.js';
 import type { RecognisedMapping } from './mapping/recognise-input.js';
 import type { Diagnostic, Manifest, ManifestFormat, RawDocument, ReadResult } from './model.js';
 import { INPUT_MAPPING_CHOICE, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from './read-input.js';
@@ -28,6 +29,11 @@ export interface LoadOptions extends YamlReadOptions {
    * shop export its header is recognised as (docs/mappings.md#recognised-exports). Default true.
    */
   recognise?: boolean;
+  /**
+   * The delivery option of a mapped export's orders that leave the method blank (setting
+   * defaultDeliveryMethod): replaces a preset's own default, never a mapping's own constant.
+   */
+  defaultDeliveryMethod?: string;
 }
 
 export interface LoadResult extends ReadResult {
@@ -63,7 +69,8 @@ export async function loadManifest(file: string, opts: LoadOptions = {}): Promis
     const chosen = await chooseMapping(file, format, opts);
     if ('refused' in chosen) return { input: { file, format }, diagnostics: [chosen.refused] };
     recognised = chosen.recognised;
-    raw = await readRaw(file, format, { ...opts, mapping: recognised?.mapping ?? opts.mapping });
+    const mapping = recognised?.mapping ?? opts.mapping;
+    raw = await readRaw(file, format, { ...opts, mapping: withDefaultMethod(mapping, opts.defaultDeliveryMethod) });
     const wrong = await misfit(raw, format, opts);
     if (wrong !== undefined) return { input: { file, format }, diagnostics: [wrong] };
   } catch (err) {
@@ -78,6 +85,16 @@ export async function loadManifest(file: string, opts: LoadOptions = {}): Promis
   }
   const checked = checkRawDocument(raw);
   return recognised === undefined ? checked : { ...checked, recognised };
+}
+
+/** `mapping` with the configured default delivery method, where the mapping's own is a preset's or none. */
+function withDefaultMethod(mapping: Mapping | undefined, method: string | undefined): Mapping | undefined {
+  if (mapping === undefined || method === undefined || method.trim() === '') return mapping;
+  const own = mapping.constants?.deliveryMethod;
+  const at = mapping.constantLocations?.deliveryMethod;
+  if (own !== undefined && !(at !== undefined && resolve(dirname(at.file)) === resolve(PRESETS_DIR))) return mapping;
+  const { deliveryMethod: _, ...locations } = mapping.constantLocations ?? {};
+  return { ...mapping, constants: { ...mapping.constants, deliveryMethod: method }, constantLocations: locations };
 }
 
 /** An input-level error of the mapping choice (`check`, `plan`, `run`: exit code 2; watch: failed/). */

@@ -48,6 +48,8 @@ export interface PipelineContext {
   partial: boolean;
   concurrency: number;
   mapping?: Mapping;
+  /** Setting defaultDeliveryMethod: a mapped export's orders without a method get it (LoadOptions). */
+  defaultDeliveryMethod?: string;
   /** CSV reader limits (settings csvMax*); the defaults of read-input.ts when absent. */
   csvLimits?: Partial<CsvLimits>;
   client: ApiClient;
@@ -132,10 +134,14 @@ export type PreparedInput =
 /** Reads and checks an input (stage 1); sends nothing, and needs nothing the API answers. */
 export async function prepareInput(
   file: string,
-  plan: Pick<PipelineContext, 'command' | 'mapping' | 'csvLimits'>,
+  plan: Pick<PipelineContext, 'command' | 'mapping' | 'csvLimits' | 'defaultDeliveryMethod'>,
 ): Promise<PreparedInput> {
   const startedAt = new Date();
-  const read = await loadManifest(file, { ...(plan.mapping ? { mapping: plan.mapping } : {}), csv: plan.csvLimits });
+  const read = await loadManifest(file, {
+    ...(plan.mapping ? { mapping: plan.mapping } : {}),
+    csv: plan.csvLimits,
+    defaultDeliveryMethod: plan.defaultDeliveryMethod,
+  });
   const usage = read.diagnostics.find((d) => USAGE_CODES.has(d.code));
   if (usage) return { file, unreadable: { file, status: 'unreadable', problem: usage.message, resolved: new Map() } };
   const { manifest, diagnostics } = read;
