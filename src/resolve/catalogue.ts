@@ -64,10 +64,10 @@ export interface AccountCatalogue {
 const MAX_LIST_PAGES = 50;
 const LIST_PAGE_SIZE = 100;
 
-export function createCatalogue(
-  client: CatalogueClient,
-  opts: { shopDeliveryMethods?: DeliveryMethodTable } = {},
-): AccountCatalogue {
+/** What a catalogue is given besides the client: the configuration's table of shops' methods. */
+export type CatalogueOptions = Pick<AccountCatalogue, 'shopDeliveryMethods'>;
+
+export function createCatalogue(client: CatalogueClient, opts: CatalogueOptions = {}): AccountCatalogue {
   const once = <T>(fetch: () => Promise<T>): (() => Promise<T>) => {
     let p: Promise<T> | undefined;
     return () => (p ??= fetch());
