@@ -1,5 +1,7 @@
 import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { parse as parseCsv } from 'csv-parse/sync';
+import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
 import { captureStdio } from '../support/capture-stdio.js';
@@ -81,8 +83,47 @@ describe('check, plan and run with no --mapping', () => {
   });
 });
 
+describe('spreadsheets', () => {
+  it('an .xlsx export with the Shopify header is read through the shopify preset', async () => {
+    const cells = parseCsv(await readFile(join(ROOT, 'samples/shopify/orders_export.csv'), 'utf8')) as string[][];
+    const wb = new ExcelJS.Workbook();
+    const ws = wb.addWorksheet('Orders');
+    for (const row of cells) ws.addRow(row);
+    const file = join(dir, 'orders_export.xlsx');
+    await wb.xlsx.writeFile(file);
+    expect(await runCli(['check', file]), io.err).toBe(0);
+    expect(io.err).toContain('read as a Shopify export');
+    const report = JSON.parse(await readFile(`${file}.result.json`, 'utf8'));
+    expect(
+      report.jobs
+        .filter((j: { status: string }) => j.status === 'valid')
+        .map((j: { orderNumber: string }) => j.orderNumber),
+    ).toEqual(['SHOPIFY-1041', 'SHOPIFY-1042', 'SHOPIFY-1044']);
+  });
+});
+
 describe('watch with no mapping', () => {
   const fx = watchFixture('htorder-recognised-watch-');
+
+  it('with routes: a route without a mapping recognises the export, a route naming one reads through it', async () => {
+    const config = join(dir, 'htorder.yaml');
+    await writeFile(config, 'routes:\n  - match: "woo-*.csv"\n    mapping: shopify\n  - match: "*"\n', { mode: 0o600 });
+    const w = await startWatch({ target: fx.drop.path }, { ...fx.env, HTORDER_CONFIG: config });
+    const ls = async (sub: string) => (await readdir(join(fx.drop.path, sub)).catch(() => [])).sort();
+    try {
+      await copySample('samples/woocommerce/orders-export.csv', fx.drop.path);
+      await waitFor(async () => ((await ls('done')).includes('orders-export.csv') ? true : undefined), 'done/');
+      const report = JSON.parse(await readFile(join(fx.drop.path, 'done', 'orders-export.csv.result.json'), 'utf8'));
+      expect(report.mapping.preset).toBe('woocommerce');
+      // The route's own mapping wins: a WooCommerce export through the Shopify preset fails, with one line.
+      await copyFile(join(ROOT, 'samples/woocommerce/orders-export.csv'), join(fx.drop.path, 'woo-1.csv'));
+      await waitFor(async () => ((await ls('failed')).includes('woo-1.csv') ? true : undefined), 'failed/');
+      const why = await readFile(join(fx.drop.path, 'failed', 'woo-1.csv.errors.txt'), 'utf8');
+      expect(why).toContain('this looks like a WooCommerce export, which the mapping shopify does not read');
+    } finally {
+      expect(await w.stop()).toBe(0);
+    }
+  }, 60_000);
 
   it('orders a recognised export and sets a near match aside in failed/ with the message', async () => {
     const w = await startWatch({ target: fx.drop.path }, fx.env);
