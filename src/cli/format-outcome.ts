@@ -3,7 +3,7 @@ import type { ResultReport } from '../report/model.js';
 import { itemCount } from '../report/lazy-items.js';
 import { errorLines, warningLines } from '../report/write-errors-txt.js';
 import { printable, printableLines } from '../core/printable.js';
-import { aPlatform } from '../manifest/mapping/platform-names.js';
+import { aPlatform } from '../core/platform-names.js';
 
 /** How many error lines per input the terminal shows before pointing at errors.txt. */
 const SHOWN_ERRORS = 8;

@@ -9,7 +9,6 @@ import { CsvScanner, dialectOf } from '../csv/csv-scanner.js';
 import { CSV_CHUNK_BYTES } from '../csv/read-csv.js';
 import type { ManifestFormat } from '../model.js';
 import { type CsvLimits, DEFAULT_CSV_LIMITS } from '../read-input.js';
-import { xlsxRows } from '../xlsx/scan-xlsx.js';
 
 /** The header's cells, or undefined when the input has none that can be read within the limits. */
 export async function readHeader(
@@ -20,6 +19,8 @@ export async function readHeader(
   const caps = { ...DEFAULT_CSV_LIMITS, ...limits };
   try {
     if (format === 'xlsx') {
+      // The workbook reader (exceljs) is loaded for workbooks only, as the reader proper does.
+      const { xlsxRows } = await import('../xlsx/scan-xlsx.js');
       for await (const { cells } of xlsxRows(file, { limits: caps })) return cells;
       return undefined;
     }

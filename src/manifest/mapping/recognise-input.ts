@@ -25,6 +25,20 @@ export type InputRecognition =
   /** Not read: the one message saying what the input looks like and how to choose. */
   | { kind: 'refused'; message: string };
 
+/** Each preset read once per process: a watcher recognises many exports of one shop (a mapping is never changed by a read). */
+const presets = new Map<string, Promise<Mapping>>();
+
+function presetMapping(name: string): Promise<Mapping> {
+  let loaded = presets.get(name);
+  if (loaded === undefined) {
+    loaded = import('./load-mapping.js').then(({ loadMapping }) => loadMapping(name));
+    // A failed read is not kept: the next input tries again.
+    loaded.catch(() => presets.delete(name));
+    presets.set(name, loaded);
+  }
+  return loaded;
+}
+
 /** The mapping an input with none is read through: a preset its header alone fits, or none, or a refusal. */
 export async function recogniseInput(
   file: string,
@@ -38,8 +52,7 @@ export async function recogniseInput(
   const verdict = recogniseHeader(header, presetSignatures());
   if (verdict.kind === 'none') return { kind: 'none' };
   if (verdict.kind !== 'match') return { kind: 'refused', message: recognitionMessage(verdict) };
-  const { loadMapping } = await import('./load-mapping.js');
-  const mapping = await loadMapping(verdict.preset);
+  const mapping = await presetMapping(verdict.preset);
   return { kind: 'match', recognised: { preset: verdict.preset, matchedColumns: verdict.matchedColumns, mapping } };
 }
 

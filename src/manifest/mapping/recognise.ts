@@ -10,7 +10,7 @@ import { ATTR_PREFIX, SIZE_PREFIX, TEMPLATE_BY_NAME } from '../csv/template.js';
 import { compileExpression } from './expressions.js';
 import { parseMapping } from './load-mapping.js';
 import type { Mapping } from './model.js';
-import { aPlatform, platformName } from './platform-names.js';
+import { aPlatform, platformName } from '../../core/platform-names.js';
 import { PRESETS_DIR } from './presets-dir.js';
 
 /** What a preset reads: columns it cannot do without, and columns it uses when they are there. */

@@ -1,4 +1,4 @@
-/** How presets are named in messages; a module of its own so that a command printing one loads no mapping code. */
+/** How the shop platforms the presets read are named in messages; in core so that a command printing one loads no manifest code. */
 const PLATFORM_NAMES: Readonly<Record<string, string>> = {
   shopify: 'Shopify',
   woocommerce: 'WooCommerce',
