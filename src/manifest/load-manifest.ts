@@ -1,10 +1,9 @@
-import { dirname, extname, resolve } from 'node:path';
+import { extname } from 'node:path';
 import { validateDocument } from './schema/validate.js';
 import { buildManifest } from './build-manifest.js';
 import { sortDiagnostics } from './diagnostics.js';
 import { itemIndexOf, jobIndexOf } from './field-path.js';
 import type { Mapping } from './mapping/model.js';
-import { PRESETS_DIR } from './mapping/presets-dir.js';
 import type { RecognisedMapping } from './mapping/recognise-input.js';
 import type { Diagnostic, Manifest, ManifestFormat, RawDocument, ReadResult } from './model.js';
 import { INPUT_MAPPING_CHOICE, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from './read-input.js';
@@ -31,7 +30,7 @@ export interface LoadOptions extends YamlReadOptions {
   recognise?: boolean;
   /**
    * The delivery option of a mapped export's orders that leave the method blank (setting
-   * defaultDeliveryMethod): replaces a preset's own default, never a mapping's own constant.
+   * defaultDeliveryMethod), unless the mapping has its own constant.
    */
   defaultDeliveryMethod?: string;
 }
@@ -87,14 +86,11 @@ export async function loadManifest(file: string, opts: LoadOptions = {}): Promis
   return recognised === undefined ? checked : { ...checked, recognised };
 }
 
-/** `mapping` with the configured default delivery method, where the mapping's own is a preset's or none. */
+/** `mapping` with the configured default delivery method, unless the mapping sets its own. */
 function withDefaultMethod(mapping: Mapping | undefined, method: string | undefined): Mapping | undefined {
   if (mapping === undefined || method === undefined || method.trim() === '') return mapping;
-  const own = mapping.constants?.deliveryMethod;
-  const at = mapping.constantLocations?.deliveryMethod;
-  if (own !== undefined && !(at !== undefined && resolve(dirname(at.file)) === resolve(PRESETS_DIR))) return mapping;
-  const { deliveryMethod: _, ...locations } = mapping.constantLocations ?? {};
-  return { ...mapping, constants: { ...mapping.constants, deliveryMethod: method }, constantLocations: locations };
+  if (mapping.constants?.deliveryMethod !== undefined) return mapping;
+  return { ...mapping, constants: { ...mapping.constants, deliveryMethod: method } };
 }
 
 /** An input-level error of the mapping choice (`check`, `plan`, `run`: exit code 2; watch: failed/). */
@@ -132,7 +128,11 @@ async function misfit(raw: RawDocument, format: ManifestFormat, opts: LoadOption
 /** Validation, manifest building and local rules for an already-read document (any format). */
 export function checkRawDocument(raw: RawDocument): LoadResult {
   const input = { file: raw.file, format: raw.format, sha256: raw.sha256 || undefined };
-  const diagnostics = [...raw.diagnostics, ...validateDocument(raw)];
+  // An export whose every row a mapping skipped (every order cancelled) has no jobs, and says so
+  // in its skipped rows: not an empty manifest.
+  const allSkipped = (raw.skipped?.length ?? 0) > 0;
+  const schema = validateDocument(raw).filter((d) => !(allSkipped && d.code === 'schema.empty' && d.field === 'jobs'));
+  const diagnostics = [...raw.diagnostics, ...schema];
   const manifest: Manifest | undefined = buildManifest(raw);
   if (manifest) {
     // A file-level error (syntax, version, a bad default) taints every merged job: only the

@@ -410,6 +410,14 @@ const COMMANDS: Record<string, Entry> = {
     },
   },
   'htorder check samples/erp-de/auftraege.csv --mapping samples/erp-de/mapping.yaml': { spec: {} },
+  // The presets' pages (docs/presets/): each platform's sample through its preset.
+  'htorder check samples/shopify/orders_export.csv --mapping shopify': { spec: {} },
+  'htorder check samples/woocommerce-webtoffee/order-export.csv --mapping woocommerce': { spec: {} },
+  'htorder check samples/odoo/sale.order.csv --mapping odoo': { spec: {} },
+  'htorder check samples/bigcommerce/orders-2026-11-22.csv --mapping bigcommerce': { spec: {} },
+  'htorder check samples/etsy/EtsySoldOrderItems2026-11.csv --mapping samples/etsy/mapping.yaml': { spec: {} },
+  'htorder check samples/squarespace/orders.csv --mapping squarespace': { spec: {} },
+  'htorder check samples/wix/orders.csv --mapping wix': { spec: {} },
   'htorder check orders.yaml': {
     spec: {
       files: { 'orders.yaml': INVALID_ORDER },

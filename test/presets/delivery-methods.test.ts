@@ -54,9 +54,9 @@ describe('the shop method through the account options, the table and the default
     const r = await h.cli('run', [file]);
     expect(r.code, r.stderr).toBe(0);
     expect(await sentMethods()).toEqual({
-      'SHOPIFY-1041': 'UPSGND',
-      'SHOPIFY-1042': 'UPSGND',
-      'SHOPIFY-1044': 'UPS2DA',
+      '#1041': 'UPSGND',
+      '#1042': 'UPSGND',
+      '#1044': 'UPS2DA',
     });
   }, 60_000);
 
@@ -80,7 +80,7 @@ describe('the shop method through the account options, the table and the default
     const r = await h.cli('run', [file], { env: { HTORDER_CONFIG: config } });
     expect(r.code, r.stderr).toBe(0);
     // Case differs on #1044: the one entry that matches but for case.
-    expect(await sentMethods()).toEqual({ 'SHOPIFY-1041': 'UPSGND', 'SHOPIFY-1042': 'FDXON', 'SHOPIFY-1044': 'FDXON' });
+    expect(await sentMethods()).toEqual({ '#1041': 'UPSGND', '#1042': 'FDXON', '#1044': 'FDXON' });
 
     const file2 = parseConfigFile(
       'deliveryMethods:\n  Express Shipping: FDXON\nprofiles:\n  shop2:\n    deliveryMethods: { Express Shipping: UPS 2nd Day Air }\n',
@@ -107,7 +107,7 @@ describe('the shop method through the account options, the table and the default
     const file = await shopify({ '#1041': '', '#1042': '', '#1044': '' });
     const r = await h.cli('run', [file], { env: { HTORDER_DEFAULT_DELIVERY_METHOD: 'FedEx Overnight' } });
     expect(r.code, r.stderr).toBe(0);
-    expect(await sentMethods()).toEqual({ 'SHOPIFY-1041': 'FDXON', 'SHOPIFY-1042': 'FDXON', 'SHOPIFY-1044': 'FDXON' });
+    expect(await sentMethods()).toEqual({ '#1041': 'FDXON', '#1042': 'FDXON', '#1044': 'FDXON' });
   }, 60_000);
 
   it('a table that is not a mapping of text is a configuration error at its line', () => {

@@ -422,7 +422,7 @@ export const SETTINGS = {
     env: 'HTORDER_DEFAULT_DELIVERY_METHOD',
     type: { kind: 'string' },
     description:
-      "shop exports: the delivery option for orders the export gives no shipping method, in place of the preset's",
+      "shop exports: the delivery option of orders the export gives no shipping method (a mapping's own constant wins)",
   },
 } as const satisfies Record<string, Setting>;
 

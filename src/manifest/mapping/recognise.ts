@@ -7,21 +7,19 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ATTR_PREFIX, SIZE_PREFIX, TEMPLATE_BY_NAME } from '../csv/template.js';
-import { compileExpression } from './expressions.js';
 import { parseMapping } from './load-mapping.js';
 import type { Mapping } from './model.js';
+import { type ColumnSet, presetColumns } from './preset-columns.js';
 import { aPlatform, platformName } from '../../core/platform-names.js';
 import { PRESETS_DIR } from './presets-dir.js';
 
-/** What a preset reads: columns it cannot do without, and columns it uses when they are there. */
-export interface PresetColumns {
-  required: string[];
-  optional: string[];
-}
-
-/** A preset's signature, with what sets it apart from the other presets. */
-export interface PresetSignature extends PresetColumns {
+/** A preset's signature: the forms of its export (the base and each variant), and what sets it apart. */
+export interface PresetSignature {
   preset: string;
+  /** Each form's required and optional columns (presetColumns): a header fits a form that it has every required column of. */
+  forms: ColumnSet[];
+  /** Every column of every form. */
+  columns: string[];
   /** Its columns no other preset reads and no default-template column is called. */
   distinctive: string[];
 }
@@ -40,20 +38,10 @@ export type Recognition =
   /** Enough of one preset's columns to be its export, not all it needs. */
   | { kind: 'near'; preset: string; missing: string[]; matchedColumns: string[] };
 
-/**
- * The presets' columns as their definitions name them: every column a field, skip rule or
- * fill-down reads. A preset read on this branch needs every one of them.
- */
-export function presetColumns(mapping: Mapping): PresetColumns {
-  const tables = mapping.lookupTables ?? {};
-  const used = new Set<string>();
-  for (const source of [...Object.values(mapping.fields ?? {}), ...(mapping.skip ?? []).map((r) => r.when)]) {
-    for (const c of compileExpression(source, tables).columns) used.add(c);
-  }
-  for (const c of mapping.fillDown?.columns ?? []) used.add(c);
-  if (mapping.fillDown?.key !== undefined) used.add(mapping.fillDown.key);
-  for (const c of Object.keys(mapping.columns ?? {})) used.add(c);
-  return { required: [...used], optional: [] };
+/** The forms of a mapping's export: the base and each variant (presetColumns). */
+export function formsOf(mapping: Mapping): ColumnSet[] {
+  const { variants, ...base } = presetColumns(mapping);
+  return [base, ...variants];
 }
 
 let signatures: PresetSignature[] | undefined;
@@ -67,20 +55,23 @@ export function presetSignatures(): PresetSignature[] {
     .sort();
   const columns = names.map((preset) => {
     const file = join(PRESETS_DIR, `${preset}.yaml`);
-    return { preset, ...presetColumns(parseMapping(readFileSync(file, 'utf8'), file)) };
+    return { preset, forms: formsOf(parseMapping(readFileSync(file, 'utf8'), file)) };
   });
   signatures = signaturesOf(columns);
   return signatures;
 }
 
-/** Signatures from each preset's columns: a column is distinctive when one preset alone reads it. */
-export function signaturesOf(presets: ReadonlyArray<PresetColumns & { preset: string }>): PresetSignature[] {
-  const readers = new Map<string, number>();
-  for (const p of presets)
-    for (const c of new Set([...p.required, ...p.optional])) readers.set(c, (readers.get(c) ?? 0) + 1);
-  return presets.map((p) => ({
+/** Signatures from each preset's forms: a column is distinctive when one preset alone reads it. */
+export function signaturesOf(presets: ReadonlyArray<{ preset: string; forms: ColumnSet[] }>): PresetSignature[] {
+  const all = presets.map((p) => ({
     ...p,
-    distinctive: [...new Set([...p.required, ...p.optional])].filter((c) => readers.get(c) === 1 && !isTemplateName(c)),
+    columns: [...new Set(p.forms.flatMap((f) => [...f.required, ...f.optional]))],
+  }));
+  const readers = new Map<string, number>();
+  for (const p of all) for (const c of p.columns) readers.set(c, (readers.get(c) ?? 0) + 1);
+  return all.map((p) => ({
+    ...p,
+    distinctive: p.columns.filter((c) => readers.get(c) === 1 && !isTemplateName(c)),
   }));
 }
 
@@ -103,8 +94,10 @@ export function recogniseHeader(header: readonly string[], presets: readonly Pre
   const scored = presets.map((p) => {
     const enough = Math.min(ENOUGH_DISTINCTIVE, p.distinctive.length);
     const distinctive = p.distinctive.filter((c) => names.has(c)).length;
-    const missing = p.required.filter((c) => !names.has(c));
-    const matchedColumns = [...p.required, ...p.optional].filter((c) => names.has(c));
+    // The form the header comes nearest to: the fewest required columns missing.
+    const missing =
+      p.forms.map((f) => f.required.filter((c) => !names.has(c))).sort((a, b) => a.length - b.length)[0] ?? [];
+    const matchedColumns = p.columns.filter((c) => names.has(c));
     return { preset: p.preset, looksLike: enough > 0 && distinctive >= enough, missing, matchedColumns, distinctive };
   });
   const matches = scored.filter((s) => s.looksLike && s.missing.length === 0);
@@ -115,10 +108,8 @@ export function recogniseHeader(header: readonly string[], presets: readonly Pre
   if (matches.length > 1) return { kind: 'ambiguous', candidates: matches.map((m) => m.preset) };
   const near = scored.filter((s) => s.looksLike).sort((a, b) => b.distinctive - a.distinctive);
   if (near.length > 1 && near[0].distinctive === near[1].distinctive) {
-    return {
-      kind: 'ambiguous',
-      candidates: near.filter((n) => n.distinctive === near[0].distinctive).map((n) => n.preset),
-    };
+    const best = near.filter((n) => n.distinctive === near[0].distinctive);
+    return { kind: 'ambiguous', candidates: best.map((n) => n.preset) };
   }
   if (near.length > 0) {
     const [n] = near;
@@ -148,7 +139,7 @@ export function recognitionMessage(r: Exclude<Recognition, { kind: 'none' | 'mat
 
 /** The preset whose distinctive columns a mapping reads most of (a preset itself, or a mapping extending one). */
 export function presetOfMapping(mapping: Mapping, presets: readonly PresetSignature[]): string | undefined {
-  const used = new Set(presetColumns(mapping).required);
+  const used = new Set(formsOf(mapping).flatMap((f) => [...f.required, ...f.optional]));
   let best: { preset: string; n: number } | undefined;
   for (const p of presets) {
     const n = p.distinctive.filter((c) => used.has(c)).length;

@@ -35,14 +35,18 @@ async function shopColumns(preset: string | undefined, header: readonly string[]
     if (verdict.kind !== 'match') return undefined;
     name = verdict.preset;
   }
-  const [{ loadMapping }, { compileExpression }] = await Promise.all([
+  const [{ loadMapping }, { compileExpression }, { selectVariant }] = await Promise.all([
     import('../../manifest/mapping/load-mapping.js'),
     import('../../manifest/mapping/expressions.js'),
+    import('../../manifest/mapping/preset-columns.js'),
   ]);
-  const mapping = await loadMapping(name);
+  // The form of the export this header is (a variant names its own columns).
+  const { mapping } = selectVariant(await loadMapping(name), header);
   const first = (field: string): string | undefined => {
     const source = mapping.fields?.[field];
-    return source === undefined ? undefined : compileExpression(source, mapping.lookupTables ?? {}).columns[0];
+    return source === undefined || source === null
+      ? undefined
+      : compileExpression(source, mapping.lookupTables ?? {}).columns[0];
   };
   const order = first('orderNumber');
   return order === undefined ? undefined : { preset: name, order, sku: first('code'), quantity: first('quantity') };

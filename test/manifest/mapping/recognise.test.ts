@@ -30,8 +30,14 @@ async function edited(sample: string, edit: (header: string[]) => string[]): Pro
 
 describe('recogniseHeader', () => {
   const presets = signaturesOf([
-    { preset: 'a', required: ['A1', 'A2', 'A3', 'Shared'], optional: ['A4'] },
-    { preset: 'b', required: ['B1', 'B2', 'B3', 'Shared'], optional: [] },
+    { preset: 'a', forms: [{ required: ['A1', 'A2', 'A3', 'Shared'], optional: ['A4'] }] },
+    {
+      preset: 'b',
+      forms: [
+        { required: ['B1', 'B2', 'B3', 'Shared'], optional: [] },
+        { required: ['B1', 'B2', 'B5'], optional: [] },
+      ],
+    },
   ]);
 
   it('matches the one preset whose required and distinctive columns are all there', () => {
@@ -40,6 +46,11 @@ describe('recogniseHeader', () => {
       preset: 'a',
       matchedColumns: ['A1', 'A2', 'A3', 'Shared'],
     });
+  });
+
+  it('a header fits a preset by any of its forms (variants); optional columns need not be there', () => {
+    expect(recogniseHeader(['B1', 'B2', 'B5', 'X'], presets)).toMatchObject({ kind: 'match', preset: 'b' });
+    expect(recogniseHeader(['A1', 'A2', 'A3', 'Shared'], presets)).toMatchObject({ kind: 'match', preset: 'a' });
   });
 
   it('never guesses: two fits are ambiguous, a fit missing a required column is near', () => {
@@ -77,7 +88,7 @@ describe('loadManifest without a mapping', () => {
     expect(r.recognised).toMatchObject({ preset: 'shopify' });
     expect(r.recognised?.matchedColumns).toContain('Lineitem sku');
     expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-    expect(r.manifest?.jobs.map((j) => j.orderNumber)).toEqual(['SHOPIFY-1041', 'SHOPIFY-1042', 'SHOPIFY-1044']);
+    expect(r.manifest?.jobs.map((j) => j.orderNumber)).toEqual(['#1041', '#1042', '#1044']);
   });
 
   it('recognise: false reads it as the default template (and its errors)', async () => {
@@ -131,5 +142,42 @@ describe('an explicit mapping always wins', () => {
     const r = await loadManifest(SHOPIFY, { mapping: await loadMapping('shopify') });
     expect(r.recognised).toBeUndefined();
     expect(r.manifest?.jobs).toHaveLength(3);
+  });
+});
+
+describe('each preset given another platform’s export', () => {
+  const SAMPLES: Array<[string, string]> = [
+    ['shopify', 'samples/shopify/orders_export.csv'],
+    ['woocommerce', 'samples/woocommerce/orders-export.csv'],
+    ['woocommerce', 'samples/woocommerce-webtoffee/order-export.csv'],
+    ['odoo', 'samples/odoo/sale.order.csv'],
+    ['etsy', 'samples/etsy/EtsySoldOrderItems2026-11.csv'],
+    ['bigcommerce', 'samples/bigcommerce/orders-2026-11-22.csv'],
+    ['squarespace', 'samples/squarespace/orders.csv'],
+    ['wix', 'samples/wix/orders.csv'],
+  ];
+  const PRESETS = [...new Set(SAMPLES.map(([p]) => p))];
+
+  it('no mapping: every sample is recognised as its own platform', async () => {
+    for (const [preset, sample] of SAMPLES) {
+      expect((await loadManifest(join(ROOT, sample))).recognised?.preset, sample).toBe(preset);
+    }
+  });
+
+  it.each(PRESETS)('--mapping %s on every other platform’s sample: one line naming that platform', async (used) => {
+    const mapping = await loadMapping(used);
+    for (const [preset, sample] of SAMPLES.filter(([p]) => p !== used)) {
+      const r = await loadManifest(join(ROOT, sample), { mapping });
+      expect(
+        r.diagnostics.map((d) => d.message),
+        sample,
+      ).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^this looks like an? .+ export, which the mapping ${used} does not read; use --mapping ${preset}$`,
+          ),
+        ),
+      ]);
+    }
   });
 });
