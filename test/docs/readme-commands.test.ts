@@ -218,7 +218,7 @@ interface Spec {
   /** Shell lines run first (each must exit 0), e.g. a `run` before a `track`. */
   before?: string[];
   /** Run after `before`, before the command (e.g. the sandbox clock moved on to despatch). */
-  then?: (ws: Workspace) => Promise<void>;
+  afterBefore?: (ws: Workspace) => Promise<void>;
   /** Replacements applied to the README line: hosts' paths and fixed ports that a test cannot use. */
   subst?: (ws: Workspace) => Record<string, string>;
   /** Exit code expected (default 0). */
@@ -505,7 +505,7 @@ const COMMANDS: Record<string, Entry> = {
   'htorder track orders_export.csv': {
     spec: {
       before: ['cp samples/shopify/orders_export.csv . && htorder run orders_export.csv'],
-      then: despatched,
+      afterBefore: despatched,
       check: (ws, r) => {
         expect(r.stderr).toMatch(/tracking for the shop: .*orders_export\.csv\.tracking\.csv/);
         expect(readFileSync(join(ws.dir, 'orders_export.csv.tracking.csv'), 'utf8')).toMatch(/^Name,Command,/);
@@ -515,7 +515,7 @@ const COMMANDS: Record<string, Entry> = {
   'htorder track --tracking-csv shipped.csv exports/': {
     spec: {
       before: ['cp samples/woocommerce/orders-export.csv exports/ && htorder run exports/orders-export.csv'],
-      then: despatched,
+      afterBefore: despatched,
       check: (ws) =>
         expect(readFileSync(join(ws.dir, 'shipped.csv'), 'utf8')).toMatch(
           /^order_id,tracking_provider,tracking_number,date_shipped,status_shipped,sku,qty\r\n2051,UPS,/,
@@ -717,7 +717,7 @@ describe('commands in README.md and docs/', () => {
         const r = await run(b, ws);
         expect(r.code, `before: ${b}\n${r.stderr}`).toBe(0);
       }
-      await spec.then?.(ws);
+      await spec.afterBefore?.(ws);
       let line = cmd;
       for (const [from, to] of Object.entries(spec.subst?.(ws) ?? {})) line = line.split(from).join(to);
       const cwd = spec.cwd?.(ws);
