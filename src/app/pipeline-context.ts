@@ -4,6 +4,7 @@ import type { ApiConfig } from '../core/config/api-config.js';
 import { csvLimitsFrom } from '../core/config/resolve-settings.js';
 import { isLoopbackHost } from '../core/config/url-security.js';
 import { awsCredentials } from '../core/config/aws-credentials.js';
+import { deliveryMethodTable } from '../core/config/delivery-methods.js';
 import { UsageError } from '../core/errors.js';
 import type { ArtworkStore } from '../storage/artwork-store.js';
 import { parseS3Url } from '../storage/s3/s3-url.js';
@@ -74,6 +75,9 @@ export function pipelineOver(
 ): OpenPipeline {
   const { config, client, logger, settings } = session;
   const csvLimits = csvLimitsFrom(settings);
+  // Read (and so checked) when the pipeline opens: a broken table is a usage error before anything is sent.
+  const shopDeliveryMethods = deliveryMethodTable(settings);
+  const defaultDeliveryMethod = settings.get('defaultDeliveryMethod');
   let catalogue: { value: AccountCatalogue; artwork?: ArtworkChecks; at: number } | undefined;
   let store: Promise<{ store: ArtworkStore; marginDays: number } | undefined> | undefined;
   const artwork = artworkFrom(settings, input.sandbox === true || isLoopbackHost(new URL(config.baseUrl).hostname));
@@ -93,7 +97,7 @@ export function pipelineOver(
     context: async (perInput) => {
       if (!catalogue || Date.now() - catalogue.at > maxAge) {
         void catalogue?.artwork?.close();
-        catalogue = { value: createCatalogue(client), artwork: artwork(), at: Date.now() };
+        catalogue = { value: createCatalogue(client, { shopDeliveryMethods }), artwork: artwork(), at: Date.now() };
       }
       const current = catalogue.value;
       const currentArtwork = catalogue.artwork;
@@ -122,6 +126,7 @@ export function pipelineOver(
         ledger,
         account,
         csvLimits: csvLimitsFrom(settings),
+        defaultDeliveryMethod,
         // Orders the ledger has never seen are searched first unless it vouches for the account.
         unseen: always ? {} : vouch.vouched() ? undefined : { vouch: vouch.vouch },
         logger,
@@ -129,7 +134,8 @@ export function pipelineOver(
     },
     prepare: async (file, perInput) => {
       const { prepareInput } = await import('../pipeline/process-input.js');
-      return prepareInput(file, { command: input.command, mapping: (perInput ?? input).mapping, csvLimits });
+      const { mapping } = perInput ?? input;
+      return prepareInput(file, { command: input.command, mapping, csvLimits, defaultDeliveryMethod });
     },
     forget: () => {
       void catalogue?.artwork?.close();

@@ -1,11 +1,18 @@
 import { csvLimitsFrom, resolveSettings } from '../core/config/resolve-settings.js';
 import { loadManifest } from '../manifest/load-manifest.js';
 import type { Mapping } from '../manifest/mapping/model.js';
-import { type CsvLimits, INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from '../manifest/read-input.js';
+import {
+  type CsvLimits,
+  INPUT_MAPPING_CHOICE,
+  INPUT_NOT_FOUND,
+  INPUT_UNREADABLE,
+  INPUT_UNSUPPORTED,
+} from '../manifest/read-input.js';
 import { buildReport, reportHasErrors } from '../report/build-report.js';
 import { errorLines, warningLines } from '../report/write-errors-txt.js';
 import { writeReports } from '../report/write-reports.js';
 import { printableLines } from '../core/printable.js';
+import { recognisedText } from './format-outcome.js';
 import { checkDetails, exitCodeOf, first, jsonSummary, type Outcome } from './json-summary.js';
 
 /**
@@ -19,7 +26,7 @@ import { checkDetails, exitCodeOf, first, jsonSummary, type Outcome } from './js
  */
 
 /** Problems with the input path itself rather than its content. */
-const USAGE_CODES = new Set([INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED]);
+const USAGE_CODES = new Set([INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED, INPUT_MAPPING_CHOICE]);
 
 /** How many errors per input the human summary shows before pointing at errors.txt. */
 const SHOWN_ERRORS = 5;
@@ -35,20 +42,26 @@ export async function checkInput(
   file: string,
   mapping?: Mapping,
   csvLimits?: Partial<CsvLimits>,
+  defaultDeliveryMethod?: string,
 ): Promise<CheckOutcome> {
   const startedAt = new Date();
-  const loaded = await loadManifest(file, { ...(mapping ? { mapping } : {}), csv: csvLimits });
+  const loaded = await loadManifest(file, { ...(mapping ? { mapping } : {}), csv: csvLimits, defaultDeliveryMethod });
   const usage = loaded.diagnostics.find((d) => USAGE_CODES.has(d.code));
   if (usage) return { file, status: 'unreadable', problem: usage.message };
   const report = buildReport({
     command: 'check',
     input: loaded.input,
+    recognised: loaded.recognised,
     manifest: loaded.manifest,
     diagnostics: loaded.diagnostics,
     startedAt,
     finishedAt: new Date(),
   });
-  const reports = await writeReports(report, { manifest: loaded.manifest, mapping, csvLimits });
+  const reports = await writeReports(report, {
+    manifest: loaded.manifest,
+    mapping: loaded.recognised?.mapping ?? mapping,
+    csvLimits,
+  });
   return { file, status: reportHasErrors(report) ? 'invalid' : 'valid', report, reports };
 }
 
@@ -62,11 +75,13 @@ export async function runCheckCommand(
   const mapping = opts.mapping
     ? await (await import('../manifest/mapping/load-mapping.js')).loadMapping(opts.mapping)
     : undefined;
-  // check needs no credentials; of the settings it reads only the CSV limits (env or profile).
-  const csvLimits = csvLimitsFrom(resolveSettings({ env: process.env, cwd: process.cwd() }));
+  // check needs no credentials; of the settings it reads only the CSV limits and the default delivery method.
+  const settings = resolveSettings({ env: process.env, cwd: process.cwd() });
+  const csvLimits = csvLimitsFrom(settings);
+  const defaultMethod = settings.get('defaultDeliveryMethod');
   const outcomes: CheckOutcome[] = [];
   for (const file of files) {
-    const outcome = await checkInput(file, mapping, csvLimits);
+    const outcome = await checkInput(file, mapping, csvLimits, defaultMethod);
     outcomes.push(outcome);
     process.stderr.write(humanSummary(outcome));
   }
@@ -82,6 +97,7 @@ export function humanSummary(o: CheckOutcome): string {
   const r = o.report;
   const { valid, invalid, skipped } = r.summary.byStatus;
   const lines: string[] = [];
+  if (r.mapping) lines.push(`${o.file}: ${recognisedText(r.mapping)}`);
   const placed = r.summary.jobs - skipped;
   const jobs = `${placed} job${placed === 1 ? '' : 's'}`;
   if (o.status === 'valid') {

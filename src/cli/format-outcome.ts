@@ -3,9 +3,15 @@ import type { ResultReport } from '../report/model.js';
 import { itemCount } from '../report/lazy-items.js';
 import { errorLines, warningLines } from '../report/write-errors-txt.js';
 import { printable, printableLines } from '../core/printable.js';
+import { aPlatform } from '../core/platform-names.js';
 
 /** How many error lines per input the terminal shows before pointing at errors.txt. */
 const SHOWN_ERRORS = 8;
+
+/** What the terminal says of an input read through a preset its header was recognised as. */
+export function recognisedText(m: { preset: string; matchedColumns: readonly string[] }): string {
+  return `read as ${aPlatform(m.preset)} export (--mapping ${m.preset}; ${m.matchedColumns.length} of its columns matched)`;
+}
 
 /**
  * The human summary of one input for `plan` and `run`: a table of its jobs (order, items,
@@ -43,7 +49,9 @@ export function formatInputOutcome(o: InputOutcome, command: PipelineCommand): s
       command === 'run' ? (job.jobNumber === null ? '-' : String(job.jobNumber)) : printable(job.dateDue ?? '-'),
     ]);
   }
-  const lines = [`${printable(o.file)}:`, ...table(rows).map((l) => `  ${l}`)];
+  const lines = [`${printable(o.file)}:`];
+  if (r.mapping) lines.push(`  ${recognisedText(r.mapping)}`);
+  lines.push(...table(rows).map((l) => `  ${l}`));
   if (r.jobs.length > 0)
     lines.push(
       `  estimated total: ${money(total)}${

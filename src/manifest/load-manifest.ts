@@ -4,8 +4,9 @@ import { buildManifest } from './build-manifest.js';
 import { sortDiagnostics } from './diagnostics.js';
 import { itemIndexOf, jobIndexOf } from './field-path.js';
 import type { Mapping } from './mapping/model.js';
+import type { RecognisedMapping } from './mapping/recognise-input.js';
 import type { Diagnostic, Manifest, ManifestFormat, RawDocument, ReadResult } from './model.js';
-import { INPUT_UNREADABLE, INPUT_UNSUPPORTED } from './read-input.js';
+import { INPUT_MAPPING_CHOICE, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from './read-input.js';
 import { runLocalRules } from './rules/index.js';
 import { readYamlDocument, type YamlReadOptions } from './yaml/read-yaml.js';
 
@@ -22,11 +23,23 @@ import { readYamlDocument, type YamlReadOptions } from './yaml/read-yaml.js';
 export interface LoadOptions extends YamlReadOptions {
   /** ERP column mapping, applied to CSV and .xlsx inputs. */
   mapping?: Mapping;
+  /**
+   * false: a CSV or .xlsx input without `mapping` is read as the default template, never as a
+   * shop export its header is recognised as (docs/mappings.md#recognised-exports). Default true.
+   */
+  recognise?: boolean;
+  /**
+   * The delivery option of a mapped export's orders that leave the method blank (setting
+   * defaultDeliveryMethod), unless the mapping has its own constant.
+   */
+  defaultDeliveryMethod?: string;
 }
 
 export interface LoadResult extends ReadResult {
   /** What the report needs even when nothing could be parsed. */
   input: { file: string; format?: ManifestFormat; sha256?: string };
+  /** The preset a shop export given no mapping was recognised as and read through. */
+  recognised?: RecognisedMapping;
 }
 
 export function formatOf(file: string): ManifestFormat | undefined {
@@ -50,8 +63,15 @@ export async function loadManifest(file: string, opts: LoadOptions = {}): Promis
     return { input: { file }, diagnostics: [diagnostic] };
   }
   let raw: RawDocument;
+  let recognised: RecognisedMapping | undefined;
   try {
-    raw = await readRaw(file, format, opts);
+    const chosen = await chooseMapping(file, format, opts);
+    if ('refused' in chosen) return { input: { file, format }, diagnostics: [chosen.refused] };
+    recognised = chosen.recognised;
+    const mapping = recognised?.mapping ?? opts.mapping;
+    raw = await readRaw(file, format, { ...opts, mapping: withDefaultMethod(mapping, opts.defaultDeliveryMethod) });
+    const wrong = await misfit(raw, format, opts);
+    if (wrong !== undefined) return { input: { file, format }, diagnostics: [wrong] };
   } catch (err) {
     // Readers report content problems as diagnostics; a throw here is an I/O failure mid-read.
     const diagnostic: Diagnostic = {
@@ -62,7 +82,47 @@ export async function loadManifest(file: string, opts: LoadOptions = {}): Promis
     };
     return { input: { file, format }, diagnostics: [diagnostic] };
   }
-  return checkRawDocument(raw);
+  const checked = checkRawDocument(raw);
+  return recognised === undefined ? checked : { ...checked, recognised };
+}
+
+/** `mapping` with the configured default delivery method, unless the mapping sets its own. */
+function withDefaultMethod(mapping: Mapping | undefined, method: string | undefined): Mapping | undefined {
+  if (mapping === undefined || method === undefined || method.trim() === '') return mapping;
+  if (mapping.constants?.deliveryMethod !== undefined) return mapping;
+  return { ...mapping, constants: { ...mapping.constants, deliveryMethod: method } };
+}
+
+/** An input-level error of the mapping choice (`check`, `plan`, `run`: exit code 2; watch: failed/). */
+function choiceError(file: string, message: string): Diagnostic {
+  return { severity: 'error', code: INPUT_MAPPING_CHOICE, message, source: { file } };
+}
+
+/**
+ * The mapping a CSV or .xlsx input is read through: the one given, else the preset its header
+ * alone fits, else none (the default template); or the refusal to guess between presets.
+ */
+async function chooseMapping(
+  file: string,
+  format: ManifestFormat,
+  opts: LoadOptions,
+): Promise<{ recognised?: RecognisedMapping } | { refused: Diagnostic }> {
+  if (opts.mapping !== undefined || opts.recognise === false || (format !== 'csv' && format !== 'xlsx')) return {};
+  const { recogniseInput } = await import('./mapping/recognise-input.js');
+  const r = await recogniseInput(file, format, opts.csv);
+  if (r.kind === 'refused') return { refused: choiceError(file, r.message) };
+  return r.kind === 'match' ? { recognised: r.recognised } : {};
+}
+
+/**
+ * A given mapping that names columns the header lacks, where the header is another preset's
+ * export: one error naming that export instead of one per missing column and row.
+ */
+async function misfit(raw: RawDocument, format: ManifestFormat, opts: LoadOptions): Promise<Diagnostic | undefined> {
+  if (opts.mapping === undefined || !raw.diagnostics.some((d) => d.code === 'mapping.unknown-column')) return undefined;
+  const { wrongMapping } = await import('./mapping/recognise-input.js');
+  const message = await wrongMapping(raw.file, format, opts.mapping, opts.csv);
+  return message === undefined ? undefined : choiceError(raw.file, message);
 }
 
 /** Validation, manifest building and local rules for an already-read document (any format). */

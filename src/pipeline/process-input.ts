@@ -6,7 +6,13 @@ import type { Logger } from '../core/log/logger.js';
 import { loadManifest, type LoadResult } from '../manifest/load-manifest.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { Manifest } from '../manifest/model.js';
-import { type CsvLimits, INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from '../manifest/read-input.js';
+import {
+  type CsvLimits,
+  INPUT_MAPPING_CHOICE,
+  INPUT_NOT_FOUND,
+  INPUT_UNREADABLE,
+  INPUT_UNSUPPORTED,
+} from '../manifest/read-input.js';
 import { buildReport, refreshSummary, reportHasErrors } from '../report/build-report.js';
 import type { ResultReport } from '../report/model.js';
 import { ReportWriter } from '../report/report-writer.js';
@@ -48,6 +54,8 @@ export interface PipelineContext {
   partial: boolean;
   concurrency: number;
   mapping?: Mapping;
+  /** Setting defaultDeliveryMethod: a mapped export's orders without a method get it (LoadOptions). */
+  defaultDeliveryMethod?: string;
   /** CSV reader limits (settings csvMax*); the defaults of read-input.ts when absent. */
   csvLimits?: Partial<CsvLimits>;
   client: ApiClient;
@@ -108,7 +116,7 @@ export interface InputOutcome {
   problem?: string;
 }
 
-const USAGE_CODES = new Set([INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED]);
+const USAGE_CODES = new Set([INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED, INPUT_MAPPING_CHOICE]);
 
 /** The stages every job goes through, in plan and in run alike, each job on its own. */
 const PLAN = flow(lookUp, applyChanges, resolve, provideArtwork, checkArtwork, dryRun);
@@ -138,20 +146,25 @@ export type PreparedInput =
 /** Reads and checks an input (stage 1); sends nothing, and needs nothing the API answers. */
 export async function prepareInput(
   file: string,
-  plan: Pick<PipelineContext, 'command' | 'mapping' | 'csvLimits'>,
+  plan: Pick<PipelineContext, 'command' | 'mapping' | 'csvLimits' | 'defaultDeliveryMethod'>,
 ): Promise<PreparedInput> {
   const startedAt = new Date();
-  const read = await loadManifest(file, { ...(plan.mapping ? { mapping: plan.mapping } : {}), csv: plan.csvLimits });
+  const read = await loadManifest(file, {
+    ...(plan.mapping ? { mapping: plan.mapping } : {}),
+    csv: plan.csvLimits,
+    defaultDeliveryMethod: plan.defaultDeliveryMethod,
+  });
   const usage = read.diagnostics.find((d) => USAGE_CODES.has(d.code));
   if (usage) return { file, unreadable: { file, status: 'unreadable', problem: usage.message, resolved: new Map() } };
   const { manifest, diagnostics } = read;
   let begun: { report: ResultReport; writer: ReportWriter } | undefined;
   const begin = () => {
     if (begun) return begun;
-    const report = buildReport({ command: plan.command, input: read.input, manifest, diagnostics, startedAt });
+    const { input, recognised } = read;
+    const report = buildReport({ command: plan.command, input, recognised, manifest, diagnostics, startedAt });
     const writer = new ReportWriter(report, {
       manifest,
-      mapping: plan.mapping,
+      mapping: recognised?.mapping ?? plan.mapping,
       csvLimits: plan.csvLimits,
       progress: plan.command !== 'watch',
     });
@@ -170,7 +183,14 @@ export async function processInput(file: string, ctx: PipelineContext): Promise<
 export async function processPrepared(prepared: PreparedInput, ctx: PipelineContext): Promise<InputOutcome> {
   if ('unreadable' in prepared) return prepared.unreadable;
   const { file, read, begin } = prepared;
-  const { manifest } = read;
+  const { manifest, recognised } = read;
+  if (recognised) {
+    const { preset, matchedColumns } = recognised;
+    ctx.logger.info(
+      { file, mapping: { preset, matchedColumns } },
+      `read as a shop export through the ${preset} preset`,
+    );
+  }
   const verifiedAbsent = new Set<string>();
   const listing = await listUnseen(prepared.jobs, ctx);
   const jobs =

@@ -25,6 +25,8 @@ import {
 export interface BuildReportInput {
   command: ReportCommand;
   input: { file: string; format?: ManifestFormat; sha256?: string };
+  /** The preset a shop export was recognised as (LoadResult.recognised). */
+  recognised?: { preset: string; matchedColumns: string[] };
   manifest?: Manifest;
   diagnostics: readonly Diagnostic[];
   startedAt: Date;
@@ -62,6 +64,7 @@ export function buildReport(x: BuildReportInput): ResultReport {
     command: x.command,
     htorderVersion: VERSION,
     input: { file, sha256: x.input.sha256 ?? null, format: x.input.format ?? null },
+    ...(x.recognised ? { mapping: { preset: x.recognised.preset, matchedColumns: x.recognised.matchedColumns } } : {}),
     startedAt: x.startedAt.toISOString(),
     finishedAt: x.finishedAt ? x.finishedAt.toISOString() : null,
     summary: emptySummary(),

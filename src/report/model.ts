@@ -96,6 +96,8 @@ export interface ResultReport {
   command: ReportCommand;
   htorderVersion: string;
   input: { file: string; sha256: string | null; format: 'yaml' | 'json' | 'csv' | 'xlsx' | null };
+  /** A shop export given no mapping: the preset its header was recognised as, and the columns that matched. */
+  mapping?: { preset: string; matchedColumns: string[] };
   startedAt: string;
   finishedAt: string | null;
   summary: ReportSummary;

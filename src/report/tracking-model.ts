@@ -45,6 +45,8 @@ export interface JobTracking {
   detailCheckedAt: string | null;
   /** Why the job could not be read this time (e.g. not found on this account); null when it was. */
   problem: string | null;
+  /** The delivery option's code, from GET /Jobs/{n}'s shipping address; absent or null when not read. */
+  deliveryMethod?: string | null;
 }
 
 /** One job to follow, and where its tracking is written (when it came from a report). */

@@ -1,5 +1,6 @@
 import type { ApiClient } from '../api/client.js';
 import { isNotFound } from '../api/errors.js';
+import type { DeliveryMethodTable } from '../core/config/delivery-methods.js';
 import type {
   AccountProfile,
   AssetDto,
@@ -52,13 +53,21 @@ export interface AccountCatalogue {
   earliestShipDate(processCodes: readonly string[]): Promise<EarliestShipDate | undefined>;
   /** The account profile (for its currency); undefined on 404. */
   account(): Promise<AccountProfile | undefined>;
+  /**
+   * The configuration's table of shops' shipping methods → this account's delivery options
+   * (the config file's `deliveryMethods`), looked up before the options themselves.
+   */
+  readonly shopDeliveryMethods?: DeliveryMethodTable;
 }
 
 /** Stops a server that ignores `page` from being asked for pages forever. */
 const MAX_LIST_PAGES = 50;
 const LIST_PAGE_SIZE = 100;
 
-export function createCatalogue(client: CatalogueClient): AccountCatalogue {
+/** What a catalogue is given besides the client: the configuration's table of shops' methods. */
+export type CatalogueOptions = Pick<AccountCatalogue, 'shopDeliveryMethods'>;
+
+export function createCatalogue(client: CatalogueClient, opts: CatalogueOptions = {}): AccountCatalogue {
   const once = <T>(fetch: () => Promise<T>): (() => Promise<T>) => {
     let p: Promise<T> | undefined;
     return () => (p ??= fetch());
@@ -79,6 +88,7 @@ export function createCatalogue(client: CatalogueClient): AccountCatalogue {
   const setKey = (codes: readonly string[]): string => [...new Set(codes)].sort().join(',');
 
   return {
+    shopDeliveryMethods: opts.shopDeliveryMethods,
     countries: once(async () => (await client.lookups.countries()).countries),
     states: keyed(
       (iso2: string) => iso2.toUpperCase(),

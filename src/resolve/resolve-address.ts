@@ -2,6 +2,7 @@ import type { Country, DeliveryAddress } from '../api/types.js';
 import type { Diagnostic, ManifestDeliveryAddress, SourceMap } from '../manifest/model.js';
 import { diagnostic } from './preflight/diagnostic.js';
 import { quote } from '../core/suggest.js';
+import { tableEntry } from '../core/config/delivery-methods.js';
 import type { AccountCatalogue } from './catalogue.js';
 import { matchCountry, matchDeliveryOption, matchState } from './match.js';
 
@@ -115,13 +116,25 @@ async function resolveMethod(written: string | undefined, path: string, catalogu
   // Missing altogether: the check stage's rule (delivery-method.missing) reports it.
   if (written === undefined || written.trim() === '') return undefined;
   const options = await catalogue.deliveryOptions();
+  const available = `available: ${options.map((o) => `${o.code} (${o.label})`).join(', ')}`;
+  // The configuration's table first: a shop's "Express Shipping" is whatever the table says it is.
+  const entry = catalogue.shopDeliveryMethods && tableEntry(catalogue.shopDeliveryMethods, written);
+  if (entry) {
+    const m = matchDeliveryOption(entry.target, options);
+    if (m.found) return m.found;
+    const message =
+      `${quote(written)} is mapped to ${quote(entry.target)} by deliveryMethods (${entry.at}), ` +
+      `which is not a delivery method of this account${hintOf(m)}; ${available}`;
+    error('deliveryMethod.unknown', field, message);
+    return undefined;
+  }
   const m = matchDeliveryOption(written, options);
   if (m.found) return m.found;
-  const list = options.map((o) => `${o.code} (${o.label})`).join(', ');
   error(
     'deliveryMethod.unknown',
     field,
-    `${quote(written)} is not a delivery method of this account${hintOf(m)}; available: ${list}`,
+    `${quote(written)} is not a delivery method of this account${hintOf(m)}; ${available}; ` +
+      `a shop's own method names go in the config file's deliveryMethods: { ${quote(written)}: ${options[0]?.label ?? 'OPTION'} }`,
   );
   return undefined;
 }

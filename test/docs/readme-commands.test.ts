@@ -219,6 +219,8 @@ interface Spec {
   files?: Record<string, string>;
   /** Shell lines run first (each must exit 0), e.g. a `run` before a `track`. */
   before?: string[];
+  /** Run after `before`, before the command (e.g. the sandbox clock moved on to despatch). */
+  afterBefore?: (ws: Workspace) => Promise<void>;
   /** Replacements applied to the README line: hosts' paths and fixed ports that a test cannot use. */
   subst?: (ws: Workspace) => Record<string, string>;
   /** Exit code expected (default 0). */
@@ -248,6 +250,11 @@ function readmeYaml(name: string): string {
   if (block === undefined) throw new Error(`README.md has no yaml block starting "# ${name}"`);
   return block.slice(0, block.indexOf('```'));
 }
+
+/** The sandbox clock moved on two days: every job submitted so far is despatched. */
+const despatched = async (ws: Workspace): Promise<void> => {
+  await ws.sandbox.admin.advanceClock(49 * 3_600_000);
+};
 
 const SANDBOX_READY = (_ws: Workspace, r: Result): boolean =>
   r.stdout.includes('\n') && 'url' in JSON.parse(r.stdout.split('\n')[0]);
@@ -396,6 +403,14 @@ const COMMANDS: Record<string, Entry> = {
   // check.
   'htorder check samples/csv/orders.csv': { spec: {} },
   'htorder check samples/erp/export.csv --mapping samples/erp/mapping.yaml': { spec: {} },
+  'htorder check samples/shopify/orders_export.csv': {
+    spec: {
+      check: (ws, r) => {
+        expect(r.stderr).toContain('read as a Shopify export (--mapping shopify; 19 of its columns matched)');
+        expect(json(join(ws.dir, 'samples/shopify/orders_export.csv.result.json')).mapping.preset).toBe('shopify');
+      },
+    },
+  },
   'htorder check samples/erp-de/auftraege.csv --mapping samples/erp-de/mapping.yaml': { spec: {} },
   // The presets' pages (docs/presets/): each platform's sample through its preset.
   'htorder check samples/shopify/orders_export.csv --mapping shopify': { spec: {} },
@@ -504,6 +519,26 @@ const COMMANDS: Record<string, Entry> = {
     spec: {
       before: [RUN_ORDERS],
       check: (_ws, r) => expect(JSON.stringify(JSON.parse(r.stdout))).toContain('TEAM-1001'),
+    },
+  },
+  'htorder track orders_export.csv': {
+    spec: {
+      before: ['cp samples/shopify/orders_export.csv . && htorder run orders_export.csv'],
+      afterBefore: despatched,
+      check: (ws, r) => {
+        expect(r.stderr).toMatch(/tracking for the shop: .*orders_export\.csv\.tracking\.csv/);
+        expect(readFileSync(join(ws.dir, 'orders_export.csv.tracking.csv'), 'utf8')).toMatch(/^Name,Command,/);
+      },
+    },
+  },
+  'htorder track --tracking-csv shipped.csv exports/': {
+    spec: {
+      before: ['cp samples/woocommerce/orders-export.csv exports/ && htorder run exports/orders-export.csv'],
+      afterBefore: despatched,
+      check: (ws) =>
+        expect(readFileSync(join(ws.dir, 'shipped.csv'), 'utf8')).toMatch(
+          /^order_id,tracking_provider,tracking_number,date_shipped,status_shipped,sku,qty\r\n2051,UPS,/,
+        ),
     },
   },
   'htorder track --watch --interval 30': {
@@ -701,6 +736,7 @@ describe('commands in README.md and docs/', () => {
         const r = await run(b, ws);
         expect(r.code, `before: ${b}\n${r.stderr}`).toBe(0);
       }
+      await spec.afterBefore?.(ws);
       let line = cmd;
       for (const [from, to] of Object.entries(spec.subst?.(ws) ?? {})) line = line.split(from).join(to);
       const cwd = spec.cwd?.(ws);

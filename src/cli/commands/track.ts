@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { processIo, type CommandIo } from '../command-io.js';
 import { addConfigOptions, configFlagsFrom } from '../../core/config/config-flags.js';
+import { notifyWebhooks } from '../../core/config/notify-config.js';
 import type { ApiClient } from '../../api/client.js';
 import type { Logger } from '../../core/log/logger.js';
 import type { Targets } from '../../pipeline/track/targets.js';
@@ -28,6 +29,10 @@ export function register(program: Command): void {
     .option('--json', 'print the tracking as JSON to stdout (invoice links without their signature)')
     .option('--watch', 'check again every --interval minutes and print only what changed, until Ctrl-C')
     .option('--interval <minutes>', 'minutes between checks with --watch (minimum 1)', '15')
+    .option(
+      '--tracking-csv <file>',
+      "write the despatched jobs' tracking for the shop to import into this one file, instead of X.tracking.csv beside each report",
+    )
     .addHelpText(
       'after',
       examples([
@@ -36,6 +41,10 @@ export function register(program: Command): void {
         ['htorder track --json orders.yaml.result.json more/', 'reports and folders of reports; JSON on stdout'],
         ['htorder track --watch --interval 30', 'check every 30 minutes and print only what changed, until Ctrl-C'],
         ['htorder track --sandbox', "the sandbox's jobs that `htorder run --sandbox` submitted"],
+        [
+          'htorder track --tracking-csv shipped.csv exports/',
+          "every despatched job's tracking in one file for the shop",
+        ],
       ]),
     );
   addSandboxOptions(cmd);
@@ -63,6 +72,8 @@ interface TrackRun {
   options: TrackOptions;
   json: boolean;
   io: TrackIo;
+  /** After each check: tracking files for the shops, `dispatched` notifications. */
+  after: (result: TrackResult) => Promise<void>;
 }
 
 export async function runTrack(paths: string[], opts: Record<string, unknown>, io: TrackIo): Promise<number> {
@@ -99,10 +110,23 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
     details: opts.details === true,
     concurrency: config.concurrency,
   };
-  const run: TrackRun = { client, logger, track, format, load, options, json: opts.json === true, io };
+  const { shipToShop } = await import('../../pipeline/track/ship-to-shop.js');
+  // Read before anything is asked: a broken webhook setting is a usage error (exit 2).
+  const notifier =
+    notifyWebhooks(session.settings).length > 0
+      ? (await import('../../watch/notify/notifier.js')).notifierFor(session.settings, logger, 'track')
+      : undefined;
+  const file = typeof opts.trackingCsv === 'string' ? opts.trackingCsv : undefined;
+  const after = async (result: TrackResult): Promise<void> => {
+    const shipped = await shipToShop(result, { file, deliveryOptions: () => catalogue.deliveryOptions() });
+    for (const path of shipped.written) io.stderr.write(`tracking for the shop: ${printable(path)}\n`);
+    for (const record of shipped.dispatched) notifier?.dispatched(record);
+  };
+  const run: TrackRun = { client, logger, track, format, load, options, json: opts.json === true, io, after };
   try {
     return opts.watch === true ? await trackEvery(run, minutes) : await trackNow(run);
   } finally {
+    await notifier?.close();
     await session.close();
   }
 }
@@ -116,7 +140,10 @@ async function trackEvery(run: TrackRun, minutes: number): Promise<number> {
       ...options,
       intervalMs: minutes * MINUTE,
       signal,
-      onCheck: (result, first) => print(run, result, first ? 'table' : 'changes'),
+      onCheck: async (result, first) => {
+        print(run, result, first ? 'table' : 'changes');
+        await run.after(result);
+      },
       onError: (err) =>
         io.stderr.write(
           `htorder track: check failed, trying again in ${minutes} min: ${printable((err as Error).message)}\n`,
@@ -146,6 +173,7 @@ async function trackNow(run: TrackRun): Promise<number> {
   }
   logger.info({ jobs: result.jobs.length, reports: result.reportsWritten.length }, 'tracked');
   print(run, result, 'table');
+  await run.after(result);
   if (result.incomplete) return ExitCode.Unavailable;
   return result.jobs.some((j) => j.tracking.problem !== null) ? ExitCode.Invalid : ExitCode.Ok;
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { yamlPackage } from './yaml-location.js';
+import { type DeliveryMethodEntry, parseDeliveryMethods } from './delivery-methods.js';
 import { parseNotifySection, type NotifySection } from './notify-config.js';
 import { parseRoutes, type Route } from './routes.js';
 import { PROFILE_SETTINGS, SETTINGS, type SettingName } from './settings.js';
@@ -20,9 +21,13 @@ export interface ConfigFile {
   routes?: Route[];
   /** The `notify` section: webhooks told of failures (notify-config.ts). */
   notify?: NotifySection;
+  /** The `deliveryMethods` table: shop method → delivery option, for every profile (delivery-methods.ts). */
+  deliveryMethods?: Map<string, DeliveryMethodEntry>;
+  /** Each profile's own `deliveryMethods`, over the file's. */
+  profileDeliveryMethods?: Record<string, Map<string, DeliveryMethodEntry>>;
 }
 
-const TOP_LEVEL_KEYS = ['profiles', 'routes', 'notify'];
+const TOP_LEVEL_KEYS = ['profiles', 'routes', 'notify', 'deliveryMethods'];
 
 /** Parses config-file text; `path` is for messages. Pure: no I/O. */
 export function parseConfigFile(text: string, path: string): ConfigFile {
@@ -43,16 +48,25 @@ export function parseConfigFile(text: string, path: string): ConfigFile {
       );
   }
   const notify = 'notify' in doc ? parseNotifySection(parsed.get('notify', true), { path, lineCounter }) : undefined;
+  const methodsAt = (keys: string[], field: string) =>
+    parseDeliveryMethods(parsed.getIn(keys, true), { path, lineCounter }, field);
+  const deliveryMethods = 'deliveryMethods' in doc ? methodsAt(['deliveryMethods'], 'deliveryMethods') : undefined;
+  const profileDeliveryMethods: Record<string, Map<string, DeliveryMethodEntry>> = {};
   const rawProfiles = doc.profiles ?? {};
   if (!isRecord(rawProfiles))
     throw new UsageError(`config file ${path}: "profiles" must be a mapping of name → settings`);
   const profiles: Record<string, ProfileValues> = {};
   for (const [name, raw] of Object.entries(rawProfiles)) {
     if (!isRecord(raw)) throw new UsageError(`config file ${path}: profile "${name}" must be a mapping`);
+    if ('deliveryMethods' in raw) {
+      const field = `profiles.${name}.deliveryMethods`;
+      profileDeliveryMethods[name] = methodsAt(['profiles', name, 'deliveryMethods'], field);
+      delete raw.deliveryMethods;
+    }
     for (const [key, value] of Object.entries(raw)) {
       if (!(PROFILE_SETTINGS as readonly string[]).includes(key)) {
         throw new UsageError(
-          `config file ${path}: profile "${name}": unknown key "${key}" (known: ${PROFILE_SETTINGS.join(', ')})`,
+          `config file ${path}: profile "${name}": unknown key "${key}" (known: ${[...PROFILE_SETTINGS, 'deliveryMethods'].join(', ')})`,
         );
       }
       // A YAML scalar of the setting's kind; its value is checked by the setting's parser.
@@ -69,7 +83,7 @@ export function parseConfigFile(text: string, path: string): ConfigFile {
     doc.routes === undefined || doc.routes === null
       ? undefined
       : parseRoutes(parsed.get('routes', true), { path, lineCounter, profiles: Object.keys(profiles) });
-  return { path, profiles, notify, routes };
+  return { path, profiles, notify, routes, deliveryMethods, profileDeliveryMethods };
 }
 
 /** Reads and parses a config file; undefined when `optional` and the file does not exist. */

@@ -463,6 +463,12 @@ export const SETTINGS = {
     type: { kind: 'string' },
     description: "watch: send a digest of the day's counts every day at this local time",
   },
+  defaultDeliveryMethod: {
+    env: 'HTORDER_DEFAULT_DELIVERY_METHOD',
+    type: { kind: 'string' },
+    description:
+      "shop exports: the delivery option of orders the export gives no shipping method (a mapping's own constant wins)",
+  },
 } as const satisfies Record<string, Setting>;
 
 export type SettingName = keyof typeof SETTINGS;

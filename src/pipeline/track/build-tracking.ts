@@ -47,6 +47,9 @@ export function buildTracking(previous: JobTracking | undefined, seen: Observati
     t.canEdit = j.permissions?.canEdit ?? null;
     t.lockedReason = j.permissions?.lockedReason ?? null;
     t.detailCheckedAt = checkedAt;
+    // Not among the fields the spec shows: read only when it is the text of an option's code.
+    const method = j.shippingAddresses.find((s) => typeof s.deliveryMethod === 'string')?.deliveryMethod;
+    t.deliveryMethod = typeof method === 'string' ? method : (p.deliveryMethod ?? null);
   }
   return t;
 }

@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiClient } from '../../api/client.js';
+import type { ResultReport } from '../../report/model.js';
 import { writeResultJson } from '../../report/write-result-json.js';
 import { buildTracking } from './build-tracking.js';
 import { fetchStates } from './fetch-states.js';
@@ -18,6 +19,11 @@ export interface TrackedJob extends TrackTarget {
   tracking: JobTracking;
   /** What changed since the previous check, for people (`status Scheduled → In Production`); empty when nothing. */
   changes: string[];
+  /**
+   * Despatched since the previous check: a `dispatched` notification is due. A job first seen
+   * despatched counts when its report will remember it (ledger-only jobs only within a --watch).
+   */
+  dispatched: boolean;
 }
 
 export interface TrackResult {
@@ -26,6 +32,8 @@ export interface TrackResult {
   reportsWritten: string[];
   /** Some jobs could not be read for reasons other than "not found". */
   incomplete: boolean;
+  /** The reports of the targets, by path, with the new tracking. */
+  reports: ReadonlyMap<string, ResultReport>;
 }
 
 /**
@@ -52,7 +60,10 @@ export async function trackOnce(
   const jobs: TrackedJob[] = targets.targets.map((t) => {
     // Every target was put in `wanted`, and `next` holds a tracking for each of those.
     const tracking = next.get(t.jobNumber) ?? buildTracking(t.previous, {}, checkedAt);
-    return { ...t, tracking, changes: describeChanges(wanted.get(t.jobNumber), tracking) };
+    const before = wanted.get(t.jobNumber);
+    const remembered = before !== undefined || t.reportFile !== undefined;
+    const dispatched = remembered && tracking.dateOut !== null && (before?.dateOut ?? null) === null;
+    return { ...t, tracking, changes: describeChanges(before, tracking), dispatched };
   });
   for (const [n, tracking] of next) memory.set(n, tracking);
 
@@ -71,7 +82,7 @@ export async function trackOnce(
     await writeResultJson(path, report);
     reportsWritten.push(path);
   }
-  return { jobs, reportsWritten, incomplete };
+  return { jobs, reportsWritten, incomplete, reports: targets.reports };
 }
 
 /** Pure: the differences a person cares about between two trackings of one job. */

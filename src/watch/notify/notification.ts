@@ -30,6 +30,17 @@ export interface Notification {
   /** api-unavailable / api-recovered: since when, and for how long so far. */
   outage?: { since: string; forMs: number };
   digest?: DigestCounts & { from: string; to: string };
+  /** dispatched (`htorder track`): the job's tracking, keyed by the shop's own order number; from outside. */
+  dispatch?: {
+    shopOrderNumber: string;
+    orderNumber: string;
+    jobNumber: number;
+    carrier: string;
+    trackingNumber: string;
+    trackingLink: string;
+    despatchDate: string;
+    skus: string[];
+  };
 }
 
 /** What a daily digest counts, from the events of the day. */
@@ -107,6 +118,41 @@ export function apiNotification(
     origin,
     ...(problem === undefined ? {} : { problem: outsideText(problem) }),
     outage: { since: new Date(since).toISOString(), forMs },
+  };
+}
+
+/** A job despatched, as `htorder track` saw it: what a shop needs to mark its order shipped. */
+export function dispatchNotification(
+  d: {
+    shopOrderNumber: string;
+    orderNumber: string;
+    jobNumber: number;
+    carrier: string;
+    trackingNumber: string;
+    trackingLink: string;
+    despatchDate: string;
+    lines: ReadonlyArray<{ sku: string }>;
+  },
+  origin: string,
+  at = Date.now(),
+): Notification {
+  return {
+    schema: 'htorder.notification/1',
+    event: 'dispatched',
+    severity: 'info',
+    title: 'Order dispatched',
+    at: new Date(at).toISOString(),
+    origin,
+    dispatch: {
+      shopOrderNumber: outsideText(d.shopOrderNumber, 200),
+      orderNumber: outsideText(d.orderNumber, 200),
+      jobNumber: d.jobNumber,
+      carrier: outsideText(d.carrier, 200),
+      trackingNumber: outsideText(d.trackingNumber, 200),
+      trackingLink: outsideText(d.trackingLink, 500),
+      despatchDate: outsideText(d.despatchDate, 40),
+      skus: d.lines.slice(0, 100).map((l) => outsideText(l.sku, 200)),
+    },
   };
 }
 

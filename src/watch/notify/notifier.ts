@@ -8,6 +8,7 @@ import {
   apiNotification,
   countJobs,
   digestNotification,
+  dispatchNotification,
   emptyDigest,
   inDoubtCount,
   inputNotification,
@@ -20,8 +21,8 @@ import { WebhookSender, type SenderOptions } from './webhook-sender.js';
 
 export interface NotifierOptions {
   logger: Logger;
-  /** The command telling: `watch` or `run`; with the host name, the notification's origin. */
-  command: 'watch' | 'run';
+  /** The command telling: `watch`, `run` or `track`; with the host name, the notification's origin. */
+  command: 'watch' | 'run' | 'track';
   sender?: SenderOptions;
 }
 
@@ -101,6 +102,11 @@ export class Notifier {
     }
     if (status !== 'ok') event.problem ??= 'see its reports';
     this.onInput({ ...event, phase: status === 'ok' ? 'done' : 'failed' });
+  }
+
+  /** `htorder track`: a job was despatched; told to the webhooks that want `dispatched`. */
+  dispatched(record: Parameters<typeof dispatchNotification>[0]): void {
+    this.notify('dispatched', dispatchNotification(record, this.origin));
   }
 
   /** `htorder run`: the API could not be reached (or the credentials were refused); told once per run. */

@@ -22,6 +22,10 @@ export function plainText(n: Notification): string {
   const parts = [`htorder: ${n.title}`];
   if (n.input) parts.push(n.input.name);
   if (n.problem) parts.push(n.problem);
+  if (n.dispatch) {
+    const d = n.dispatch;
+    parts.push([`order ${d.shopOrderNumber}`, d.carrier, d.trackingNumber].filter(Boolean).join(' '));
+  }
   return parts.join(' — ');
 }
 
@@ -160,6 +164,14 @@ function facts(n: Notification): [label: string, value: string, outside: boolean
   if (n.outage) out.push(['Unavailable since', n.outage.since, false]);
   if (n.digest) out.push(['Period', `${n.digest.from} – ${n.digest.to}`, false]);
   if (n.durationMs !== undefined) out.push(['Took', duration(n.durationMs), false]);
+  if (n.dispatch) {
+    const d = n.dispatch;
+    out.push(['Shop order', d.shopOrderNumber, true], ['Job', String(d.jobNumber), false]);
+    if (d.carrier) out.push(['Carrier', d.carrier, true]);
+    if (d.trackingNumber) out.push(['Tracking number', d.trackingNumber, true]);
+    if (d.trackingLink) out.push(['Tracking link', d.trackingLink, true]);
+    out.push(['Despatched', d.despatchDate, true]);
+  }
   return out;
 }
 

@@ -1,0 +1,80 @@
+/**
+ * The I/O side of recognising a shop export: the input's header (bounded, read-header.ts)
+ * against the presets' signatures (recognise.ts). Used by loadManifest for a CSV or `.xlsx`
+ * input given no mapping, and for one whose mapping does not fit its header.
+ */
+import { basename, dirname, resolve } from 'node:path';
+import type { ManifestFormat } from '../model.js';
+import type { CsvLimits } from '../read-input.js';
+import type { Mapping } from './model.js';
+import { PRESETS_DIR } from './presets-dir.js';
+import { readHeader } from './read-header.js';
+import { isTemplateHeader } from './recognise.js';
+
+/** What a recognised input is read through, and what the report says of it. */
+export interface RecognisedMapping {
+  preset: string;
+  /** The preset's columns the header has. */
+  matchedColumns: string[];
+  mapping: Mapping;
+}
+
+export type InputRecognition =
+  | { kind: 'none' }
+  | { kind: 'match'; recognised: RecognisedMapping }
+  /** Not read: the one message saying what the input looks like and how to choose. */
+  | { kind: 'refused'; message: string };
+
+/** Each preset read once per process: a watcher recognises many exports of one shop (a mapping is never changed by a read). */
+const presets = new Map<string, Promise<Mapping>>();
+
+function presetMapping(name: string): Promise<Mapping> {
+  let loaded = presets.get(name);
+  if (loaded === undefined) {
+    loaded = import('./load-mapping.js').then(({ loadMapping }) => loadMapping(name));
+    // A failed read is not kept: the next input tries again.
+    loaded.catch(() => presets.delete(name));
+    presets.set(name, loaded);
+  }
+  return loaded;
+}
+
+/** The mapping an input with none is read through: a preset its header alone fits, or none, or a refusal. */
+export async function recogniseInput(
+  file: string,
+  format: ManifestFormat,
+  limits: Partial<CsvLimits> = {},
+): Promise<InputRecognition> {
+  const header = await readHeader(file, format, limits);
+  // The default template's own header needs no preset (and the common case loads none of their code).
+  if (header === undefined || isTemplateHeader(header)) return { kind: 'none' };
+  const { presetSignatures, recogniseHeader, recognitionMessage } = await import('./recognise.js');
+  const verdict = recogniseHeader(header, presetSignatures());
+  if (verdict.kind === 'none') return { kind: 'none' };
+  if (verdict.kind !== 'match') return { kind: 'refused', message: recognitionMessage(verdict) };
+  const mapping = await presetMapping(verdict.preset);
+  return { kind: 'match', recognised: { preset: verdict.preset, matchedColumns: verdict.matchedColumns, mapping } };
+}
+
+/**
+ * For an input its mapping does not fit (the mapping names columns the header lacks): the one
+ * message naming the export it looks like, when that is another preset's; else undefined.
+ */
+export async function wrongMapping(
+  file: string,
+  format: ManifestFormat,
+  mapping: Mapping,
+  limits: Partial<CsvLimits> = {},
+): Promise<string | undefined> {
+  const header = await readHeader(file, format, limits);
+  if (header === undefined || isTemplateHeader(header)) return undefined;
+  const { presetOfMapping, presetSignatures, recogniseHeader, wrongMappingMessage } = await import('./recognise.js');
+  const presets = presetSignatures();
+  const mappingFile = mapping.file;
+  const preset =
+    mappingFile !== undefined && dirname(mappingFile) === resolve(PRESETS_DIR)
+      ? basename(mappingFile, '.yaml')
+      : undefined;
+  const name = preset ?? (mappingFile === undefined ? 'given' : `"${mappingFile}"`);
+  return wrongMappingMessage(recogniseHeader(header, presets), presetOfMapping(mapping, presets), name);
+}

@@ -1,0 +1,84 @@
+import { writeFileAtomic } from '../../storage/atomic-write.js';
+import type { DeliveryOption } from '../../api/types.js';
+import { type Despatched, dispatchRecords, reportRecords } from './shop-records.js';
+import { carrierOf, type DispatchRecord, type TrackingLayout, trackingCsv } from './shop-tracking.js';
+import type { TrackResult } from './track.js';
+
+/**
+ * After a check: the tracking of every despatched job written for the shop to import
+ * (X.tracking.csv next to each report, or all in one file), and the records of the jobs
+ * despatched since the previous check, for the `dispatched` notification.
+ */
+export interface ShipToShopOptions {
+  /** One file for every report's despatched jobs, instead of one beside each report. */
+  file?: string;
+  /** The account's delivery options (for the carrier); a failure leaves the carrier blank. */
+  deliveryOptions: () => Promise<DeliveryOption[]>;
+}
+
+export interface ShipToShop {
+  /** Tracking files written. */
+  written: string[];
+  /** Jobs despatched since the previous check, one record per tracking number. */
+  dispatched: DispatchRecord[];
+}
+
+/** `X.result.json` → `X.tracking.csv`. */
+export function trackingCsvPath(reportFile: string): string {
+  return `${reportFile.replace(/\.result\.json$/, '')}.tracking.csv`;
+}
+
+export async function shipToShop(result: TrackResult, opts: ShipToShopOptions): Promise<ShipToShop> {
+  if (!result.jobs.some((j) => j.tracking.dateOut !== null)) return { written: [], dispatched: [] };
+  // Asked only once something was despatched: a check of jobs in production costs no more calls.
+  const options = await opts.deliveryOptions().catch(() => [] as DeliveryOption[]);
+  const carrier = (code: string | null): string => {
+    const option = options.find((o) => o.code === code);
+    return carrierOf(option?.label, option?.isCollection);
+  };
+  const byReport = new Map<string, Despatched[]>();
+  const newly = new Set<number>();
+  const dispatched: DispatchRecord[] = [];
+  for (const job of result.jobs) {
+    if (job.tracking.dateOut === null) continue;
+    if (job.dispatched) newly.add(job.jobNumber);
+    const d = {
+      jobNumber: job.jobNumber,
+      orderNumber: job.orderNumber ?? String(job.jobNumber),
+      tracking: job.tracking,
+    };
+    if (job.reportFile === undefined) {
+      // No report, no shop to key it by: told by htorder's order number, never written.
+      if (job.dispatched) dispatched.push(...dispatchRecords(d, undefined, carrier));
+      continue;
+    }
+    byReport.set(job.reportFile, [...(byReport.get(job.reportFile) ?? []), d]);
+  }
+  const written: string[] = [];
+  const all: Array<{ layout: TrackingLayout; records: DispatchRecord[] }> = [];
+  for (const [reportFile, despatched] of byReport) {
+    const report = result.reports.get(reportFile) ?? {};
+    const made = await reportRecords(reportFile, report, despatched, carrier);
+    dispatched.push(...made.records.filter((r) => newly.has(r.jobNumber)));
+    if (opts.file !== undefined) all.push(made);
+    else {
+      const path = trackingCsvPath(reportFile);
+      await writeFileAtomic(path, trackingCsv(made.layout, made.records));
+      written.push(path);
+    }
+  }
+  if (opts.file !== undefined && all.length > 0) {
+    // One layout when every report's shop takes the same; the generic one for a mix.
+    const layouts = new Set(all.map((a) => a.layout));
+    const layout: TrackingLayout = layouts.size === 1 ? [...layouts][0] : 'generic';
+    await writeFileAtomic(
+      opts.file,
+      trackingCsv(
+        layout,
+        all.flatMap((a) => a.records),
+      ),
+    );
+    written.push(opts.file);
+  }
+  return { written, dispatched };
+}

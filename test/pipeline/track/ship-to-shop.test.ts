@@ -1,0 +1,180 @@
+import { copyFile, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse as parseCsv } from 'csv-parse/sync';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runTrack } from '../../../src/cli/commands/track.js';
+import { carrierOf, trackingCsv, type DispatchRecord } from '../../../src/pipeline/track/shop-tracking.js';
+import { ROOT } from '../../support/dist.js';
+import { startLoopback } from '../../support/loopback-server.js';
+import { PipelineHarness } from '../../support/pipeline-harness.js';
+import { sink } from '../../support/sink.js';
+import { ITEMS, manifest } from '../../support/yaml-manifests.js';
+
+/** Tracking back to the shop: X.tracking.csv in the shop's import layout, and the dispatched webhook. */
+let h: PipelineHarness;
+beforeAll(async () => {
+  h = await PipelineHarness.start();
+});
+afterAll(async () => h.close());
+beforeEach(async () => h.reset());
+
+const HOUR = 3_600_000;
+
+async function track(paths: string[], opts: Record<string, unknown> = {}, env: Record<string, string> = {}) {
+  const out = sink();
+  const err = sink();
+  const code = await runTrack(paths, opts, {
+    stdout: out.stream,
+    stderr: err.stream,
+    env: { ...h.env(), ...env },
+    cwd: h.workDir,
+  });
+  return { code, stdout: out.text(), stderr: err.text() };
+}
+
+const rows = async (file: string): Promise<string[][]> =>
+  parseCsv(await readFile(file, 'utf8'), { relax_column_count: false }) as string[][];
+
+/** The Shopify sample run (no --mapping: recognised), its jobs then despatched on the sandbox clock. */
+async function shopifyDespatched(): Promise<{ file: string; jobs: Map<string, number> }> {
+  const file = join(h.workDir, 'orders_export.csv');
+  await copyFile(join(ROOT, 'samples/shopify/orders_export.csv'), file);
+  const r = await h.cli('run', [file]);
+  expect(r.code, r.stderr).toBe(0);
+  const jobs = new Map(
+    (await h.report(file)).jobs.flatMap((j) => (j.jobNumber ? [[j.orderNumber!, j.jobNumber]] : [])),
+  );
+  expect([...jobs.keys()]).toEqual(['#1041', '#1042', '#1044']);
+  // Received → Scheduled (1 h) → In Production (23 h) → Dispatched (24 h).
+  await h.sandbox.admin.advanceClock(49 * HOUR);
+  return { file, jobs };
+}
+
+describe('htorder track writes the tracking for the shop', () => {
+  it('a submitted Shopify export: X.tracking.csv in the Matrixify layout, keyed by the shop order and SKU', async () => {
+    const { file, jobs } = await shopifyDespatched();
+    const t = await track([file]);
+    expect(t.code, t.stderr).toBe(0);
+    expect(t.stderr).toContain(`tracking for the shop: ${file}.tracking.csv`);
+    const [header, ...body] = await rows(`${file}.tracking.csv`);
+    expect(header).toEqual([
+      'Name',
+      'Command',
+      'Line: Type',
+      'Line: SKU',
+      'Line: Quantity',
+      'Fulfillment: Status',
+      'Fulfillment: Tracking Company',
+      'Fulfillment: Tracking Number',
+      'Fulfillment: Tracking URL',
+      'Fulfillment: Processed At',
+    ]);
+    const a = jobs.get('#1041');
+    const c = jobs.get('#1044');
+    // #1041: two lines of one transfer (merged into one job line), its fee line left out.
+    expect(body.filter((r) => r[0] === '#1041')).toEqual([
+      [
+        '#1041',
+        'UPDATE',
+        'Fulfillment Line',
+        'A10001-M',
+        '6',
+        'success',
+        'UPS',
+        `UPSGND${a}1`,
+        `https://track.sandbox.invalid/UPSGND/${a}1`,
+        expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+      ],
+      [
+        '#1041',
+        'UPDATE',
+        'Fulfillment Line',
+        'A10001-L',
+        '6',
+        'success',
+        'UPS',
+        `UPSGND${a}1`,
+        `https://track.sandbox.invalid/UPSGND/${a}1`,
+        expect.any(String),
+      ],
+    ]);
+    expect(body.find((r) => r[0] === '#1044')?.slice(6, 8)).toEqual(['UPS', `UPS2DA${c}1`]);
+    expect(new Set(body.map((r) => r[0]))).toEqual(new Set(['#1041', '#1042', '#1044']));
+  }, 60_000);
+
+  it('nothing despatched yet: no tracking file; --tracking-csv gathers every report into one file', async () => {
+    const yaml = await h.write('po.yaml', manifest([{ orderNumber: 'PO-1', items: ITEMS.reorder }]));
+    expect((await h.cli('run', [yaml])).code).toBe(0);
+    const early = await track([yaml]);
+    expect(early.code, early.stderr).toBe(0);
+    expect(early.stderr).not.toContain('tracking for the shop');
+    await h.sandbox.admin.advanceClock(49 * HOUR);
+    const out = join(h.workDir, 'shipped.csv');
+    const t = await track([yaml], { trackingCsv: out });
+    expect(t.code, t.stderr).toBe(0);
+    const [header, row] = await rows(out);
+    expect(header.slice(0, 6)).toEqual(['shop_order', 'sku', 'quantity', 'carrier', 'tracking_number', 'tracking_url']);
+    expect(row.slice(0, 4)).toEqual(['PO-1', '', '', 'UPS']);
+  }, 60_000);
+
+  it('a webhook receives dispatched once, with the shop order number and the tracking number', async () => {
+    const hook = await startLoopback((_req, res) => {
+      res.end('ok');
+    });
+    try {
+      const { file, jobs } = await shopifyDespatched();
+      const env = { HTORDER_NOTIFY_URL: `${hook.url}/hook`, HTORDER_NOTIFY_ON: 'dispatched' };
+      expect((await track([file], {}, env)).code).toBe(0);
+      const bodies = hook.seen.map((r) => JSON.parse(r.body) as { event: string; dispatch: Record<string, unknown> });
+      expect(bodies.map((b) => b.dispatch.shopOrderNumber).sort()).toEqual(['#1041', '#1042', '#1044']);
+      const a = jobs.get('#1041');
+      expect(bodies.find((b) => b.dispatch.shopOrderNumber === '#1041')).toMatchObject({
+        event: 'dispatched',
+        dispatch: {
+          orderNumber: '#1041',
+          jobNumber: a,
+          carrier: 'UPS',
+          trackingNumber: `UPSGND${a}1`,
+          skus: ['A10001-M', 'A10001-L'],
+        },
+      });
+      // Told once: the report remembers the despatch.
+      expect((await track([file], {}, env)).code).toBe(0);
+      expect(hook.seen).toHaveLength(3);
+    } finally {
+      await hook.close();
+    }
+  }, 60_000);
+});
+
+describe('layouts', () => {
+  const record: DispatchRecord = {
+    orderNumber: '2051',
+    shopOrderNumber: '2051',
+    jobNumber: 700001,
+    carrier: 'UPS',
+    trackingNumber: '1Z999',
+    trackingLink: 'https://t.example/1Z999',
+    despatchDate: '2026-11-21',
+    lines: [{ sku: 'A10001', quantity: '6' }],
+  };
+
+  it('WooCommerce: the Advanced Shipment Tracking import, day-first date, shipped status', () => {
+    expect(trackingCsv('woocommerce', [record])).toBe(
+      'order_id,tracking_provider,tracking_number,date_shipped,status_shipped,sku,qty\r\n2051,UPS,1Z999,21-11-2026,1,A10001,6\r\n',
+    );
+  });
+
+  it('a cell from outside that would run as a formula is neutralised', () => {
+    expect(trackingCsv('generic', [{ ...record, shopOrderNumber: '=HYPERLINK("x")', lines: [] }])).toContain(
+      `"'=HYPERLINK(""x"")"`,
+    );
+  });
+
+  it('the carrier is the known carrier a delivery option names, nothing for a collection', () => {
+    expect(carrierOf('UPS 2nd Day Air')).toBe('UPS');
+    expect(carrierOf('FedEx Overnight')).toBe('FedEx');
+    expect(carrierOf('NZ Courier')).toBe('NZ Courier');
+    expect(carrierOf('Customer Pickup', true)).toBe('');
+  });
+});
