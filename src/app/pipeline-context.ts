@@ -78,9 +78,12 @@ export function pipelineOver(
   // Read (and so checked) when the pipeline opens: a broken table is a usage error before anything is sent.
   const shopDeliveryMethods = deliveryMethodTable(settings);
   const defaultDeliveryMethod = settings.get('defaultDeliveryMethod');
-  let catalogue: { value: AccountCatalogue; artwork?: ArtworkChecks; at: number } | undefined;
   let store: Promise<{ store: ArtworkStore; marginDays: number } | undefined> | undefined;
   const artwork = artworkFrom(settings, input.sandbox === true || isLoopbackHost(new URL(config.baseUrl).hostname));
+  const lookups = runLookups(
+    () => ({ value: createCatalogue(client, { shopDeliveryMethods }), artwork: artwork() }),
+    input.catalogueMaxAgeMs ?? Infinity,
+  );
   /**
    * The account key and the ledger's vouching, learnt once for every input (inputs that start
    * together share one GET /account); a failure is not kept: the next input asks again.
@@ -90,17 +93,11 @@ export function pipelineOver(
   const legacyDir =
     input.sandbox || settings.explicit('stateDir') !== undefined ? undefined : join(input.cwd, '.htorder');
   const always = settings.get('verifyNewOrders') === 'always';
-  const maxAge = input.catalogueMaxAgeMs ?? Infinity;
   return {
     session,
     ledger,
     context: async (perInput) => {
-      if (!catalogue || Date.now() - catalogue.at > maxAge) {
-        void catalogue?.artwork?.close();
-        catalogue = { value: createCatalogue(client, { shopDeliveryMethods }), artwork: artwork(), at: Date.now() };
-      }
-      const current = catalogue.value;
-      const currentArtwork = catalogue.artwork;
+      const { value: current, artwork: currentArtwork } = lookups.current();
       first ??= (async () => {
         const account = await accountKey(config, current);
         return { account, vouch: await vouching(ledger, account, { legacyDir, stateDir: config.stateDir, logger }) };
@@ -137,12 +134,9 @@ export function pipelineOver(
       const { mapping } = perInput ?? input;
       return prepareInput(file, { command: input.command, mapping, csvLimits, defaultDeliveryMethod });
     },
-    forget: () => {
-      void catalogue?.artwork?.close();
-      catalogue = undefined;
-    },
+    forget: lookups.forget,
     close: async () => {
-      await catalogue?.artwork?.close();
+      await lookups.close();
       (await store?.catch(() => undefined))?.store.close();
       await session.close();
     },
@@ -205,6 +199,36 @@ async function vouching(
       if (record) return;
       record = { ledgerVersion: 1, account, vouchedSince: new Date().toISOString(), imported: [...imported] };
       await ledger.writeAccount(record);
+    },
+  };
+}
+
+interface Lookups {
+  value: AccountCatalogue;
+  artwork?: ArtworkChecks;
+}
+
+/**
+ * The catalogue and the artwork checks, one per account per run, made afresh when older than
+ * `maxAge` (a daemon must see price codes that changed) or after an outage (`forget`: their
+ * memoised answers include failures).
+ */
+function runLookups(make: () => Lookups, maxAge: number) {
+  let held: (Lookups & { at: number }) | undefined;
+  return {
+    current(): Lookups {
+      if (!held || Date.now() - held.at > maxAge) {
+        void held?.artwork?.close();
+        held = { ...make(), at: Date.now() };
+      }
+      return held;
+    },
+    forget(): void {
+      void held?.artwork?.close();
+      held = undefined;
+    },
+    close: async (): Promise<void> => {
+      await held?.artwork?.close();
     },
   };
 }
