@@ -1,7 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ApiConfig } from '../core/config/api-config.js';
-import { csvLimitsFrom } from '../core/config/resolve-settings.js';
+import { csvLimitsFrom, guardLimitsFrom } from '../core/config/resolve-settings.js';
 import { importEntries, ledgerAccountKey } from '../storage/ledger/account-key.js';
 import { FolderLedger } from '../storage/ledger/folder-ledger.js';
 import type { LedgerAccount, LedgerStore } from '../storage/ledger/model.js';
@@ -105,6 +105,7 @@ export function pipelineOver(
         ledger,
         account,
         csvLimits: csvLimitsFrom(settings),
+        guard: guardLimitsFrom(settings),
         // Orders the ledger has never seen are searched first unless it vouches for the account.
         unseen: always ? {} : vouch.vouched() ? undefined : { vouch: vouch.vouch },
         logger,

@@ -21,6 +21,7 @@ export function exitCodeOf(outcomes: readonly Pick<Outcome, 'status'>[]): ExitCo
   if (outcomes.some((o) => o.status === 'unreadable')) return ExitCode.Usage;
   if (outcomes.some((o) => o.status === 'unavailable')) return ExitCode.Unavailable;
   if (outcomes.some((o) => o.status === 'invalid')) return ExitCode.Invalid;
+  if (outcomes.some((o) => o.status === 'held')) return ExitCode.AwaitingApproval;
   return ExitCode.Ok;
 }
 

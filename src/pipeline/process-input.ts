@@ -14,11 +14,14 @@ import type { ResolvedJob } from '../resolve/resolve-job.js';
 import { eachJob, flow, jobLimit } from './flow.js';
 import { jobReporter } from './job-report.js';
 import { checkedJobs, type JobState } from './job-state.js';
+import { blocksSubmission } from './job-status.js';
 import { applyChanges } from './stages/changes.js';
 import type { StageContext } from './stages/context.js';
 import { dryRun } from './stages/dry-run.js';
 import { lookUp } from './stages/look-up.js';
 import { resolve } from './stages/resolve.js';
+import { guard, type GuardLimits, NO_LIMITS } from './stages/guard.js';
+import { overDailyCost, overInputCost, recordHeld, releaseUnspent, rememberContent } from './stages/input-guard.js';
 import { holdBack, mustHoldBack, submit, withdraw } from './stages/submit.js';
 
 /**
@@ -59,6 +62,8 @@ export interface PipelineContext {
    */
   unseen?: { vouch?: () => Promise<void> };
   logger: Logger;
+  /** The guardrails (docs/guardrails.md); none when absent. */
+  guard?: GuardLimits;
   /** How the caller takes part in one input's way. */
   hooks?: PipelineHooks;
 }
@@ -81,7 +86,8 @@ export interface ProgressEvent {
   total: number;
 }
 
-export type InputStatus = 'ok' | 'invalid' | 'unreadable' | 'unavailable';
+/** `held`: nothing failed, but jobs wait for approval (exit 4; watch: held/). */
+export type InputStatus = 'ok' | 'invalid' | 'unreadable' | 'unavailable' | 'held';
 
 export interface InputOutcome {
   file: string;
@@ -99,9 +105,9 @@ export interface InputOutcome {
 const USAGE_CODES = new Set([INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED]);
 
 /** The stages every job goes through, in plan and in run alike, each job on its own. */
-const PLAN = flow(lookUp, applyChanges, resolve, dryRun);
+const PLAN = flow(lookUp, applyChanges, resolve, dryRun, guard);
 /** run only, once every job is through PLAN. */
-const SUBMIT = flow(submit);
+const SUBMIT = flow(submit, rememberContent);
 
 /**
  * An input read and checked and its jobs' first states made: the work of an input that needs
@@ -207,22 +213,27 @@ async function runJobs(
 
   // Each job flows on its own through look-up, changes, resolve and dry run: only submitting
   // waits for every job (all or nothing), so one job's lookups overlap others' dry runs.
-  const jobs = await eachJob(checked, {
+  const planned = await eachJob(checked, {
     select: (job) => job.outcome === 'checked',
     stage: PLAN,
     ctx: stage,
     limit,
     progress: progress('plan'),
   });
-  if (ctx.command === 'plan') return writeAll(jobs);
+  let jobs = await overInputCost(planned, stage);
+  if (ctx.command === 'plan') return writeAll(await overDailyCost(jobs, stage, { partial: ctx.partial, count: false }));
+  if (!mustHoldBack(jobs, ctx.partial)) {
+    const withdrawn = await ctx.hooks?.beforeSend?.();
+    if (withdrawn !== undefined) return writeAll(withdraw(jobs, stage, withdrawn));
+    jobs = await overDailyCost(jobs, stage, { partial: ctx.partial, count: true });
+  }
+  await recordHeld(jobs, stage);
   if (mustHoldBack(jobs, ctx.partial)) return writeAll(holdBack(jobs, stage));
-  const withdrawn = await ctx.hooks?.beforeSend?.();
-  if (withdrawn !== undefined) return writeAll(withdraw(jobs, stage, withdrawn));
   writeAll(jobs);
 
   // Each outcome is in the report on disk soon after (the writer coalesces rewrites); the
   // ledger, not the report, is the durable record of what was submitted.
-  return eachJob(jobs, {
+  const done = await eachJob(jobs, {
     select: (job) => job.outcome === 'ready',
     stage: SUBMIT,
     ctx: stage,
@@ -233,6 +244,8 @@ async function runJobs(
     },
     progress: progress('submit'),
   });
+  await releaseUnspent(done, stage);
+  return done;
 }
 
 function stageContext(manifest: Manifest, ctx: PipelineContext & { verifiedAbsent: Set<string> }): StageContext {
@@ -249,6 +262,7 @@ function stageContext(manifest: Manifest, ctx: PipelineContext & { verifiedAbsen
     account,
     logger,
     ...(beforeSend ? { beforeSend } : {}),
+    guard: ctx.guard ?? NO_LIMITS,
     submit: { client, ledger, account, verifyUnseen, verifiedAbsent, input, logger },
   };
 }
@@ -259,7 +273,11 @@ function stageContext(manifest: Manifest, ctx: PipelineContext & { verifiedAbsen
  */
 function inputStatus(jobs: readonly JobState[], report: ResultReport): InputStatus {
   if (jobs.some((job) => job.unavailable)) return 'unavailable';
-  return reportHasErrors(report) ? 'invalid' : 'ok';
+  if (!reportHasErrors(report)) return 'ok';
+  // Held: every error is a job's reason to wait, or a job held back because another waits.
+  const waiting = jobs.some((job) => job.outcome === 'awaiting-approval');
+  const failing = report.errors.length > 0 || jobs.some((job) => blocksSubmission(job.outcome) && job.outcome !== 'awaiting-approval');
+  return waiting && !failing ? 'held' : 'invalid';
 }
 
 function resolutions(jobs: readonly JobState[]): Map<number, ResolvedJob> {

@@ -8,6 +8,7 @@ const EXPECTED: Record<StageOutcome, JobStatus> = {
   checked: 'valid',
   ready: 'valid',
   refused: 'invalid',
+  'awaiting-approval': 'awaiting-approval',
   'held-back': 'not-submitted',
   created: 'submitted',
   found: 'already-submitted',

@@ -3,6 +3,7 @@ import {
   addConfigOptions,
   addSettingOptions,
   configFlagsFrom,
+  GUARD_SETTINGS,
   RUN_NOTIFY_SETTINGS,
 } from '../../core/config/config-flags.js';
 import { processIo } from '../command-io.js';
@@ -63,6 +64,8 @@ function registerPipelineCommand(program: Command, spec: PipelineCommandSpec): v
   addSandboxOptions(cmd).addHelpText('after', examples(spec.examples));
   // The ledger's order locks: plan and run take them.
   addSettingOptions(cmd, ['lockStaleMs']);
+  // The guardrails (docs/guardrails.md): plan shows what would wait, run holds it.
+  addSettingOptions(cmd, GUARD_SETTINGS);
   // run tells webhooks of failures (docs/notifications.md); plan sends nothing.
   if (spec.name === 'run') addSettingOptions(cmd, RUN_NOTIFY_SETTINGS);
   addConfigOptions(cmd);

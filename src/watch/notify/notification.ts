@@ -57,13 +57,16 @@ export function inDoubtCount(summary: ReportSummary | undefined): number {
 
 /** A notification about one input: it failed, it was done, or some of its jobs are in doubt. */
 export function inputNotification(
-  kind: 'failed' | 'done' | 'in-doubt',
+  kind: 'failed' | 'done' | 'in-doubt' | 'awaiting-approval',
   event: InputEvent,
   origin: string,
 ): Notification {
   const doubt = inDoubtCount(event.summary);
+  const waiting = event.summary?.byStatus['awaiting-approval'] ?? 0;
   const title =
-    kind === 'failed'
+    kind === 'awaiting-approval'
+      ? `${waiting} ${waiting === 1 ? 'job' : 'jobs'} awaiting approval`
+      : kind === 'failed'
       ? 'Input failed'
       : kind === 'done'
         ? 'Input done'
