@@ -32,13 +32,21 @@ export async function runApprove(input: ApproveInput, io: CommandIo): Promise<nu
     io.stderr.write('htorder approve: give inputs or reports to approve, or --list\n');
     return ExitCode.Usage;
   }
-  const pipeline = await openPipelineContext({ ...input, command: 'plan', env: io.env, cwd: io.cwd, stderr: io.stderr });
+  const pipeline = await openPipelineContext({
+    ...input,
+    command: 'plan',
+    env: io.env,
+    cwd: io.cwd,
+    stderr: io.stderr,
+  });
   try {
     let account: string;
     try {
       account = (await pipeline.context()).account;
     } catch (err) {
-      io.stderr.write(`htorder approve: cannot reach the API to learn the account: ${printable((err as Error).message)}\n`);
+      io.stderr.write(
+        `htorder approve: cannot reach the API to learn the account: ${printable((err as Error).message)}\n`,
+      );
       return ExitCode.Unavailable;
     }
     const { ledger } = pipeline;

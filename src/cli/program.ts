@@ -45,7 +45,8 @@ export function buildProgram(): Command {
         '\n\nExit codes: 0 ok, 1 invalid or refused (see the reports), 2 usage or configuration, 3 API unreachable (retry).\nDocumentation: README.md of the htorder package.',
     );
   // In the order `--help` lists them.
-  for (const command of [init, check, planAndRun, approve, track, watch, ui, api, sandbox, demo]) command.register(program);
+  for (const command of [init, check, planAndRun, approve, track, watch, ui, api, sandbox, demo])
+    command.register(program);
   return program;
 }
 

@@ -276,7 +276,9 @@ function inputStatus(jobs: readonly JobState[], report: ResultReport): InputStat
   if (!reportHasErrors(report)) return 'ok';
   // Held: every error is a job's reason to wait, or a job held back because another waits.
   const waiting = jobs.some((job) => job.outcome === 'awaiting-approval');
-  const failing = report.errors.length > 0 || jobs.some((job) => blocksSubmission(job.outcome) && job.outcome !== 'awaiting-approval');
+  const failing =
+    report.errors.length > 0 ||
+    jobs.some((job) => blocksSubmission(job.outcome) && job.outcome !== 'awaiting-approval');
   return waiting && !failing ? 'held' : 'invalid';
 }
 

@@ -17,7 +17,10 @@ export function register(program: Command): void {
     'after',
     examples([
       ['htorder approve --list', 'what waits on the account'],
-      ['htorder approve orders.csv --note "big launch order, checked with Sam"', 'approve the waiting jobs of an input'],
+      [
+        'htorder approve orders.csv --note "big launch order, checked with Sam"',
+        'approve the waiting jobs of an input',
+      ],
       ['htorder approve held/orders.csv.result.json --order PO-1', 'one order of a held input'],
     ]),
   );

@@ -418,7 +418,8 @@ export const SETTINGS = {
     env: 'HTORDER_MAX_JOB_COST',
     flag: '--max-job-cost',
     type: { kind: 'amount', max: 1e12 },
-    description: "largest estimate of one job, in the account's currency; a job over it waits for approval (off when unset)",
+    description:
+      "largest estimate of one job, in the account's currency; a job over it waits for approval (off when unset)",
   },
   maxInputCost: {
     env: 'HTORDER_MAX_INPUT_COST',

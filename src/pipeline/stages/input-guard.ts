@@ -79,9 +79,7 @@ export async function overDailyCost(
       }
       const cost = costOf(job);
       const next =
-        job.approval || spent + cost <= max
-          ? job
-          : await hold(job, [dailyReason(spent, cost, max, cur)], ctx);
+        job.approval || spent + cost <= max ? job : await hold(job, [dailyReason(spent, cost, max, cur)], ctx);
       if (next.outcome === 'ready') {
         spent += cost;
         orders[job.orderNumber] = cost;

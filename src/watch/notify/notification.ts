@@ -67,10 +67,10 @@ export function inputNotification(
     kind === 'awaiting-approval'
       ? `${waiting} ${waiting === 1 ? 'job' : 'jobs'} awaiting approval`
       : kind === 'failed'
-      ? 'Input failed'
-      : kind === 'done'
-        ? 'Input done'
-        : `${doubt} ${doubt === 1 ? 'job' : 'jobs'} in doubt`;
+        ? 'Input failed'
+        : kind === 'done'
+          ? 'Input done'
+          : `${doubt} ${doubt === 1 ? 'job' : 'jobs'} in doubt`;
   const problem =
     kind === 'in-doubt'
       ? 'created or not is unknown until the API answers a search; htorder settles them before sending anything again'

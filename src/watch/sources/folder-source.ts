@@ -64,6 +64,9 @@ const S_ISGID = 0o2000;
 /** O_NOFOLLOW: a link at the name fails with ELOOP; O_NONBLOCK: a FIFO swapped in cannot block the open. */
 const OPEN_NO_FOLLOW = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
+/** The sub-folders made and held from init. */
+const SUB_FOLDERS = ['processing', 'done', 'failed', 'held'] as const satisfies readonly (keyof DropLayout)[];
+
 /**
  * The claimed file as opened and checked: what reports take their mode and group from, and
  * what was copied (size, mtime, inode, sha256 of the bytes), to tell later whether it changed.
@@ -93,7 +96,7 @@ interface Fingerprint {
 export class FolderSource implements DropSource {
   readonly location: string;
   readonly needsStability = true;
-  private readonly layout: DropLayout;
+  private readonly layout: Required<DropLayout>;
   private readonly leaseMs: number;
   private readonly claims: FolderLeases;
   private readonly refused = new Set<string>();
@@ -108,7 +111,7 @@ export class FolderSource implements DropSource {
     private readonly opts: FolderSourceOptions = {},
   ) {
     this.location = resolve(dir);
-    this.layout = opts.layout ?? DEFAULT_LAYOUT;
+    this.layout = { ...DEFAULT_LAYOUT, ...opts.layout };
     this.leaseMs = opts.leaseMs ?? 30_000;
     this.claims = new FolderLeases({
       owner: newOwnerId(),
@@ -149,7 +152,7 @@ export class FolderSource implements DropSource {
     if (!info) throw new SourceError(`the drop folder ${this.location} does not exist`, 'usage');
     if (!info.isDirectory()) throw new SourceError(`${this.location} is not a folder`, 'usage');
     assertSticky(this.location, info);
-    for (const k of ['processing', 'done', 'failed'] as const) {
+    for (const k of SUB_FOLDERS) {
       await mkdir(this.sub(k), { recursive: true });
       await this.assertOwnFolder(k);
       const held = await HeldFolder.open(this.sub(k));
@@ -170,7 +173,7 @@ export class FolderSource implements DropSource {
    * ten minutes and four leases: each lives for milliseconds, and another instance, alive on
    * another machine, may be writing one right now.
    */
-  private async sweepAbandoned(k: 'processing' | 'done' | 'failed'): Promise<void> {
+  private async sweepAbandoned(k: keyof DropLayout): Promise<void> {
     const before = Date.now() - Math.max(10 * 60_000, 4 * this.leaseMs);
     for (const name of await readdir(this.in(k))) {
       if (!isOwnTemporary(name)) continue;
@@ -444,8 +447,8 @@ export class FolderSource implements DropSource {
    * overwritten even in a race; where the file system has no hard links, a check then rename.
    * Undefined when the input is gone from processing/.
    */
-  private async putBack(name: string): Promise<string | undefined> {
-    const from = this.in('processing', name);
+  private async putBack(name: string, which: 'processing' | 'held' = 'processing'): Promise<string | undefined> {
+    const from = this.in(which, name);
     const now = new Date();
     for (let attempt = 0; ; attempt++) {
       const candidate = attempt === 0 ? name : timestampedName(name, now, attempt - 1);
@@ -532,10 +535,46 @@ export class FolderSource implements DropSource {
     }
   }
 
+  async listHeld(): Promise<string[]> {
+    await this.assertHeld('held');
+    const entries = await readdir(this.in('held'), { withFileTypes: true });
+    return entries.filter((e) => e.isFile() && classifyName(e.name).take).map((e) => e.name);
+  }
+
+  async heldHash(name: string): Promise<string | undefined> {
+    if (!classifyName(name).take) return undefined;
+    await this.assertHeld('held');
+    let handle: FileHandle;
+    try {
+      handle = await open(this.in('held', name), OPEN_NO_FOLLOW);
+    } catch {
+      return undefined;
+    }
+    try {
+      const info = await handle.stat();
+      const max = this.opts.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES;
+      if (!info.isFile() || info.nlink !== 1 || info.size > max) return undefined;
+      const hash = createHash('sha256');
+      for await (const chunk of handle.createReadStream({ autoClose: false })) hash.update(chunk as Buffer);
+      return (await this.held.held?.stillHeld()) ? hash.digest('hex') : undefined;
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async takeBack(name: string): Promise<string | undefined> {
+    if (!classifyName(name).take) return undefined;
+    await this.assertHeld('held');
+    const back = await this.putBack(name, 'held');
+    await this.assertHeld('held');
+    if (back !== undefined) await Promise.all(reportNames(name).map((r) => unlinkQuiet(this.in('held', r))));
+    return back;
+  }
+
   /** Removes this instance's private folder (a crash leaves it behind in the state directory: 0700, the user's own). */
   async close(): Promise<void> {
     this.claims.close();
-    for (const k of ['processing', 'done', 'failed'] as const) {
+    for (const k of SUB_FOLDERS) {
       await this.held[k]?.close();
       delete this.held[k];
     }
