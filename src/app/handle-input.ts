@@ -89,7 +89,7 @@ async function processClaimed(
     return { result: 'retry', detail: { summary: outcome.report.summary, problem } };
   }
   ctx.events?.apiSeen(true, undefined, startedAt);
-  const target = outcome.status === 'ok' ? 'done' : 'failed';
+  const target: FinishOutcome = outcome.status === 'ok' ? 'done' : outcome.status === 'held' ? 'held' : 'failed';
   const final = lease.lost()
     ? undefined
     : await unlessLost(
@@ -134,7 +134,7 @@ function changeCheck(input: ClaimedInput) {
   };
 }
 
-/** Metrics, event and log line of an input finished into done/ or failed/. */
+/** Metrics, event and log line of an input finished into done/, failed/ or held/. */
 function tellFinished(
   name: string,
   final: string,
@@ -156,8 +156,10 @@ function tellFinished(
     durationMs,
     ...(report ? { summary: report.summary } : {}),
     ...(target === 'failed' ? { problem: outcome.problem ?? 'see its reports' } : {}),
+    ...(target === 'held' ? { problem: 'jobs wait for approval (htorder approve); see its reports' } : {}),
   });
   if (target === 'done') ctx.logger.info(fields, 'input done');
+  else if (target === 'held') ctx.logger.warn(fields, 'input held: jobs wait for approval (htorder approve)');
   else ctx.logger.warn({ ...fields, problem: outcome.problem }, 'input failed; see its reports');
 }
 

@@ -1,12 +1,18 @@
+import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runApprove, type ApproveInput } from '../../src/cli/approve-command.js';
+import { CLI, requireDist } from '../support/dist.js';
 import { PipelineHarness } from '../support/pipeline-harness.js';
 import { sink } from '../support/sink.js';
 import { ITEMS, manifest } from '../support/yaml-manifests.js';
 
+const exec = promisify(execFile);
+
 let h: PipelineHarness;
 beforeAll(async () => {
+  requireDist();
   h = await PipelineHarness.start();
 });
 afterAll(async () => h.close());
@@ -57,5 +63,130 @@ describe('maxJobCost', () => {
     const again = await h.cli('run', [file], { env });
     expect(again.code).toBe(0);
     expect(await creates()).toBe(1);
+  });
+});
+
+/** The real `htorder run` in a process of its own; its exit code. */
+async function runProcess(files: string[], env: Record<string, string>): Promise<number> {
+  try {
+    await exec(process.execPath, [CLI, 'run', ...files], {
+      cwd: h.workDir,
+      env: { ...process.env, ...h.env(), ...env },
+    });
+    return 0;
+  } catch (err) {
+    return (err as { code: number }).code;
+  }
+}
+
+describe('maxDailyCost', () => {
+  it('two processes sharing a ledger share the day: the input that does not fit waits (exit 4), nothing over is sent', async () => {
+    // Each reorder of 50 is estimated at 150.00: one fits in 200, two do not.
+    const a = await h.write('a.yaml', manifest([{ orderNumber: 'DAY-A', items: ITEMS.reorder }]));
+    const b = await h.write('b.yaml', manifest([{ orderNumber: 'DAY-B', items: ITEMS.reorder }]));
+    const env = { HTORDER_MAX_DAILY_COST: '200' };
+    const codes = await Promise.all([runProcess([a], env), runProcess([b], env)]);
+    expect(codes.sort()).toEqual([0, 4]);
+    expect(await creates()).toBe(1);
+    const statuses = [(await h.report(a)).jobs[0]!.status, (await h.report(b)).jobs[0]!.status].sort();
+    expect(statuses).toEqual(['awaiting-approval', 'submitted']);
+    const waiting = statuses[0] === (await h.report(a)).jobs[0]!.status ? a : b;
+    expect((await h.report(waiting)).jobs[0]!.errors[0]).toMatchObject({ code: 'approval.daily-cost' });
+
+    // Approved, it goes through though the day is spent; once.
+    expect((await approve({ paths: [waiting] })).code).toBe(0);
+    expect((await h.cli('run', [a, b], { env })).code).toBe(0);
+    expect(await creates()).toBe(2);
+  });
+
+  it('plan shows what would wait and counts nothing', async () => {
+    const a = await h.write('a.yaml', manifest([{ orderNumber: 'P-A', items: ITEMS.reorder }]));
+    const env = { HTORDER_MAX_DAILY_COST: '100' };
+    const planned = await h.cli('plan', [a], { env });
+    expect(planned.code).toBe(4);
+    expect((await h.report(a)).jobs[0]!.status).toBe('awaiting-approval');
+    // plan sent nothing and counted nothing: with a limit that fits, run sends it.
+    expect((await h.cli('run', [a], { env: { HTORDER_MAX_DAILY_COST: '150' } })).code).toBe(0);
+    expect(await creates()).toBe(1);
+  });
+});
+
+describe('limits of one input', () => {
+  it('maxLineQuantity holds the job with the big line; all or nothing holds the rest back unless --partial', async () => {
+    const file = await h.write(
+      'lines.yaml',
+      manifest([
+        { orderNumber: 'Q-1', items: ITEMS.reorder },
+        { orderNumber: 'Q-2', items: ITEMS.print },
+      ]),
+    );
+    const env = { HTORDER_MAX_LINE_QUANTITY: '60' };
+    expect((await h.cli('run', [file], { env })).code).toBe(4);
+    expect(await creates()).toBe(0);
+    const r = await h.report(file);
+    expect(r.jobs.map((j) => j.status)).toEqual(['not-submitted', 'awaiting-approval']);
+    expect(r.jobs[0]!.errors[0]!.message).toContain('waits for approval');
+    expect(r.jobs[1]!.errors[0]).toMatchObject({ code: 'approval.line-quantity' });
+
+    expect((await h.cli('run', [file], { env, partial: true })).code).toBe(4);
+    expect(await creates()).toBe(1);
+    expect((await h.report(file)).jobs.map((j) => j.status)).toEqual(['submitted', 'awaiting-approval']);
+  });
+
+  it('maxInputCost holds every job of an input whose jobs together cost too much', async () => {
+    const file = await h.write('two.yaml', manifest('IC', 2));
+    expect((await h.cli('run', [file], { env: { HTORDER_MAX_INPUT_COST: '200' } })).code).toBe(4);
+    expect(await creates()).toBe(0);
+    const r = await h.report(file);
+    expect(r.jobs.map((j) => j.status)).toEqual(['awaiting-approval', 'awaiting-approval']);
+    expect(r.jobs[0]!.errors[0]!.message).toContain('over maxInputCost 200.00 USD');
+    expect((await h.cli('run', [file], { env: { HTORDER_MAX_INPUT_COST: '300' } })).code).toBe(0);
+    expect(await creates()).toBe(2);
+  });
+
+  it('an approval is for the fingerprint approved: a job changed since waits again', async () => {
+    const env = { HTORDER_MAX_JOB_COST: '1' };
+    const file = await h.write('c.yaml', manifest([{ orderNumber: 'CH-1', items: ITEMS.reorder }]));
+    expect((await h.cli('run', [file], { env })).code).toBe(4);
+    expect((await approve({ paths: [file] })).code).toBe(0);
+    await h.write('c.yaml', manifest([{ orderNumber: 'CH-1', items: ITEMS.reorder.replace('50', '40') }]));
+    expect((await h.cli('run', [file], { env })).code).toBe(4);
+    expect(await creates()).toBe(0);
+    expect((await approve({ list: true })).stderr).toContain('CH-1');
+  });
+});
+
+describe('suspected duplicates', () => {
+  it('the same content under a new order number within the window waits, naming the first order; approved, it is sent once', async () => {
+    const env = { HTORDER_DUPLICATE_WINDOW_DAYS: '7' };
+    const first = await h.write('first.yaml', manifest([{ orderNumber: 'SHOP-1001', items: ITEMS.reorder }]));
+    expect((await h.cli('run', [first], { env })).code).toBe(0);
+    const jobNumber = (await h.report(first)).jobs[0]!.jobNumber;
+    const again = await h.write('again.yaml', manifest([{ orderNumber: 'EXPORT2-1001', items: ITEMS.reorder }]));
+    expect((await h.cli('run', [again], { env })).code).toBe(4);
+    expect(await creates()).toBe(1);
+    const held = (await h.report(again)).jobs[0]!;
+    expect(held.status).toBe('awaiting-approval');
+    expect(held.errors[0]!.code).toBe('approval.duplicate');
+    expect(held.errors[0]!.message).toContain('"SHOP-1001"');
+    expect(held.errors[0]!.message).toContain(`job ${jobNumber}`);
+
+    expect((await approve({ paths: [`${again}.result.json`], note: 'a real second order' })).code).toBe(0);
+    expect((await h.cli('run', [again], { env })).code).toBe(0);
+    expect((await h.cli('run', [again], { env })).code).toBe(0);
+    expect(await creates()).toBe(2);
+  });
+
+  it('0 turns the check off, and another address is no duplicate', async () => {
+    const first = await h.write('first.yaml', manifest([{ orderNumber: 'S-1', items: ITEMS.reorder }]));
+    expect((await h.cli('run', [first], { env: { HTORDER_DUPLICATE_WINDOW_DAYS: '7' } })).code).toBe(0);
+    const other = await h.write(
+      'other.yaml',
+      manifest([{ orderNumber: 'S-2', items: ITEMS.reorder }]).replace('1 Main St', '2 Main St'),
+    );
+    expect((await h.cli('run', [other], { env: { HTORDER_DUPLICATE_WINDOW_DAYS: '7' } })).code).toBe(0);
+    const same = await h.write('same.yaml', manifest([{ orderNumber: 'S-3', items: ITEMS.reorder }]));
+    expect((await h.cli('run', [same], { env: { HTORDER_DUPLICATE_WINDOW_DAYS: '0' } })).code).toBe(0);
+    expect(await creates()).toBe(3);
   });
 });
