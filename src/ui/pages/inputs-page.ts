@@ -16,6 +16,7 @@ const JOB_COLUMNS: [JobStatus, string][] = [
   ['failed', 'failed'],
   ['not-submitted', 'held'],
   ['in-doubt', 'in doubt'],
+  ['awaiting-approval', 'awaiting approval'],
 ];
 
 /** Rows on the page; more inputs are counted, not shown (the filters narrow them down). */
