@@ -7,6 +7,7 @@ import * as sandbox from './commands/sandbox.js';
 import * as api from './commands/api.js';
 import * as check from './commands/check.js';
 import * as planAndRun from './commands/pipeline-command.js';
+import * as apply from './commands/apply.js';
 import * as approve from './commands/approve.js';
 import * as track from './commands/track.js';
 import * as demo from './commands/demo.js';
@@ -45,7 +46,7 @@ export function buildProgram(): Command {
         '\n\nExit codes: 0 ok, 1 invalid or refused (see the reports), 2 usage or configuration, 3 API unreachable (retry).\nDocumentation: README.md of the htorder package.',
     );
   // In the order `--help` lists them.
-  for (const command of [init, check, planAndRun, approve, track, watch, ui, api, sandbox, demo])
+  for (const command of [init, check, planAndRun, apply, approve, track, watch, ui, api, sandbox, demo])
     command.register(program);
   return program;
 }

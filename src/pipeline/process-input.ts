@@ -13,6 +13,7 @@ import type { AccountCatalogue } from '../resolve/catalogue.js';
 import type { ResolvedJob } from '../resolve/resolve-job.js';
 import { eachJob, flow, jobLimit } from './flow.js';
 import { jobReporter } from './job-report.js';
+import { checkPlanned, type PlanCheck } from './saved-plan.js';
 import { checkedJobs, type JobState } from './job-state.js';
 import { blocksSubmission } from './job-status.js';
 import { applyChanges } from './stages/changes.js';
@@ -64,6 +65,8 @@ export interface PipelineContext {
   logger: Logger;
   /** The guardrails (docs/guardrails.md); none when absent. */
   guard?: GuardLimits;
+  /** apply: the saved plan's jobs of this input; only they may be sent, and only unchanged (saved-plan.ts). */
+  planned?: PlanCheck;
   /** How the caller takes part in one input's way. */
   hooks?: PipelineHooks;
 }
@@ -220,7 +223,7 @@ async function runJobs(
     limit,
     progress: progress('plan'),
   });
-  let jobs = await overInputCost(planned, stage);
+  let jobs = await overInputCost(ctx.planned ? checkPlanned(planned, ctx.planned, stage) : planned, stage);
   if (ctx.command === 'plan') return writeAll(await overDailyCost(jobs, stage, { partial: ctx.partial, count: false }));
   if (!mustHoldBack(jobs, ctx.partial)) {
     const withdrawn = await ctx.hooks?.beforeSend?.();

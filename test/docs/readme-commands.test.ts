@@ -450,6 +450,20 @@ const COMMANDS: Record<string, Entry> = {
       },
     },
   },
+  'htorder plan --sandbox samples/reorder/asset-reorder.yaml --out plan.json': {
+    spec: {
+      check: (ws, r) => {
+        expect(r.stderr).toContain('plan saved to plan.json: 1 job(s), estimated total 150.00 USD');
+        expect(json(join(ws.dir, 'plan.json')).inputs[0].jobs[0].orderNumber).toBe('RO-2026-0001');
+      },
+    },
+  },
+  'htorder apply --sandbox plan.json': {
+    spec: {
+      before: ['htorder plan --sandbox samples/reorder/asset-reorder.yaml --out plan.json'],
+      check: allSubmitted('samples/reorder/asset-reorder.yaml.result.json'),
+    },
+  },
   "htorder api GET '/Jobs/active?pageSize=5' --sandbox": {
     spec: {
       before: ['htorder run --sandbox samples/reorder/asset-reorder.yaml'],

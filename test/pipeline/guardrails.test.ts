@@ -1,14 +1,26 @@
 import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsImport from 'ajv-formats';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runApprove, type ApproveInput } from '../../src/cli/approve-command.js';
+import { type ApplyInput, runApply } from '../../src/cli/saved-plan-command.js';
+import type { SavedPlan } from '../../src/pipeline/saved-plan.js';
 import { CLI, requireDist } from '../support/dist.js';
 import { PipelineHarness } from '../support/pipeline-harness.js';
 import { sink } from '../support/sink.js';
 import { ITEMS, manifest } from '../support/yaml-manifests.js';
 
 const exec = promisify(execFile);
+
+const addFormats = ((addFormatsImport as unknown as { default?: typeof addFormatsImport }).default ??
+  addFormatsImport) as unknown as (a: Ajv2020) => void;
+const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+addFormats(ajv);
+const validatePlan = ajv.compile(
+  JSON.parse(await readFile(new URL('../../schemas/plan.schema.json', import.meta.url), 'utf8')),
+);
 
 let h: PipelineHarness;
 beforeAll(async () => {
@@ -49,6 +61,9 @@ describe('maxJobCost', () => {
     expect(await readFile(`${file}.errors.txt`, 'utf8')).toContain('maxJobCost');
     expect(await readFile(`${file}.result.csv`, 'utf8')).toContain('awaiting approval: estimate');
     expect(held.stderr).toContain('awaiting-approval');
+    // Amounts carry the account's currency, in the terminal as in the reasons.
+    expect(held.stderr).toContain('estimated total: 150.00 USD');
+    expect(held.stderr).toContain('estimate 150.00 USD is over maxJobCost 1.00 USD');
 
     const listed = await approve({ list: true });
     expect(listed.stderr).toContain('PO-1');
@@ -188,5 +203,85 @@ describe('suspected duplicates', () => {
     const same = await h.write('same.yaml', manifest([{ orderNumber: 'S-3', items: ITEMS.reorder }]));
     expect((await h.cli('run', [same], { env: { HTORDER_DUPLICATE_WINDOW_DAYS: '0' } })).code).toBe(0);
     expect(await creates()).toBe(3);
+  });
+});
+
+async function apply(
+  input: Partial<ApplyInput> & { plan: string },
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  const out = sink();
+  const err = sink();
+  const code = await runApply(
+    { flags: {}, ...input },
+    { stdout: out.stream, stderr: err.stream, env: h.env(), cwd: h.workDir },
+  );
+  return { code, stdout: out.text(), stderr: err.text() };
+}
+
+describe('saved plans: plan --out, then apply', () => {
+  it('apply sends exactly the planned jobs, once; a second apply sends nothing', async () => {
+    const file = await h.write('p.yaml', manifest('PL', 2));
+    const planFile = `${h.workDir}/plan.json`;
+    const planned = await h.cli('plan', [file], { out: planFile, env: { HTORDER_MAX_DAILY_COST: '1000' } });
+    expect(planned.code).toBe(0);
+    expect(planned.stderr).toContain('2 job(s), estimated total 300.00 USD');
+    expect(planned.stderr).toContain('maxDailyCost 1000.00 USD: 300.00 USD');
+    const plan = JSON.parse(await readFile(planFile, 'utf8')) as SavedPlan;
+    expect(validatePlan(plan), JSON.stringify(validatePlan.errors)).toBe(true);
+    expect(plan.inputs[0]!.jobs.map((j) => j.orderNumber)).toEqual(['PL-1', 'PL-2']);
+    expect(await creates()).toBe(0);
+
+    expect((await apply({ plan: planFile })).code).toBe(0);
+    expect(await creates()).toBe(2);
+    expect((await apply({ plan: planFile })).code).toBe(0);
+    expect(await creates()).toBe(2);
+  });
+
+  it('a job added to the input after the plan refuses the apply (its bytes changed): nothing sent', async () => {
+    const file = await h.write('p.yaml', manifest('ED', 1));
+    const planFile = `${h.workDir}/plan.json`;
+    expect((await h.cli('plan', [file], { out: planFile })).code).toBe(0);
+    await h.write('p.yaml', manifest('ED', 2));
+    const r = await apply({ plan: planFile });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('changed since it was planned');
+    expect(await creates()).toBe(0);
+  });
+
+  it('an estimate higher than planned (a price change) refuses beyond the tolerance, nothing sent; within it, applies', async () => {
+    const file = await h.write('p.yaml', manifest('PR', 1));
+    const planFile = `${h.workDir}/plan.json`;
+    expect((await h.cli('plan', [file], { out: planFile })).code).toBe(0);
+    // The price the plan saw was 120.00; the account's is 150.00 now.
+    const plan = JSON.parse(await readFile(planFile, 'utf8')) as SavedPlan;
+    plan.inputs[0]!.jobs[0]!.estimate = 120;
+    await writeFile(planFile, JSON.stringify(plan));
+    const refused = await apply({ plan: planFile });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('the estimate rose from 120.00 to 150.00');
+    expect(await creates()).toBe(0);
+    expect((await apply({ plan: planFile, tolerance: 30 })).code).toBe(0);
+    expect(await creates()).toBe(1);
+  });
+
+  it('refuses another account, a changed request and an old plan: nothing sent', async () => {
+    const file = await h.write('p.yaml', manifest('AC', 1));
+    const planFile = `${h.workDir}/plan.json`;
+    expect((await h.cli('plan', [file], { out: planFile })).code).toBe(0);
+    const plan = JSON.parse(await readFile(planFile, 'utf8')) as SavedPlan;
+    await writeFile(planFile, JSON.stringify({ ...plan, account: 'https://elsewhere#1' }));
+    expect((await apply({ plan: planFile })).stderr).toContain('not ');
+    const changed = structuredClone(plan);
+    changed.inputs[0]!.jobs[0]!.request = '0'.repeat(64);
+    await writeFile(planFile, JSON.stringify(changed));
+    const r = await apply({ plan: planFile });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('differs from the plan');
+    await writeFile(
+      planFile,
+      JSON.stringify({ ...plan, createdAt: new Date(Date.now() - 25 * 3_600_000).toISOString() }),
+    );
+    expect((await apply({ plan: planFile })).stderr).toContain('older than --max-age 24 h');
+    expect(await creates()).toBe(0);
   });
 });

@@ -60,6 +60,8 @@ function registerPipelineCommand(program: Command, spec: PipelineCommandSpec): v
       'a mapping for CSV/xlsx exports: a file, or a preset (shopify, woocommerce, odoo)',
     );
   if (spec.name === 'run') cmd.option('--partial', 'submit the valid jobs even when other jobs of the manifest failed');
+  if (spec.name === 'plan')
+    cmd.option('--out <file>', 'save the plan (what run would send now) for htorder apply (docs/guardrails.md)');
   cmd.option('--json', 'print a machine-readable summary to stdout');
   addSandboxOptions(cmd).addHelpText('after', examples(spec.examples));
   // The ledger's order locks: plan and run take them.
@@ -79,6 +81,7 @@ function registerPipelineCommand(program: Command, spec: PipelineCommandSpec): v
         mapping: opts.mapping as string | undefined,
         partial: opts.partial === true,
         json: opts.json === true,
+        ...(typeof opts.out === 'string' ? { out: opts.out } : {}),
         ...sandboxOptionsFrom(opts),
         flags: configFlagsFrom(opts),
       },
