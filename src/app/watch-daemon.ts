@@ -385,8 +385,8 @@ function takeBackApproved(
       const route = routing?.routes.choose(name);
       const open = route && routing ? routing.of(route) : pipeline;
       const { ledger, account } = await open.context();
-      let all = notes.get(account);
-      if (!all) notes.set(account, (all = approvalNotes(ledger, account)));
+      const all = notes.get(account) ?? approvalNotes(ledger, account);
+      notes.set(account, all);
       const sha256 = await source.heldHash(name);
       if (sha256 === undefined) continue;
       const own = (await all).filter((n) => n.input.sha256 === sha256);
