@@ -1,6 +1,5 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { awsCredentials } from '../core/config/aws-credentials.js';
 import type { ConfigFlags } from '../core/config/resolve-config.js';
 import { MAX_CONCURRENCY, SETTINGS, WATCH_DEFAULTS } from '../core/config/settings.js';
 import { ExitCode, UsageError } from '../core/errors.js';
@@ -23,6 +22,7 @@ import { FolderSource } from '../watch/sources/folder-source.js';
 import { dropLayout, SourceError, type DropSource } from '../watch/sources/model.js';
 import { Watcher, type WatcherOptions } from '../watch/watcher.js';
 import { type ApiSession, openApiSession } from './api-session.js';
+import { bucketLedgerOf, openBucketStore } from './bucket-ledger.js';
 import { handleInput, setAside, type HandleContext } from './handle-input.js';
 import { pipelineOver, type OpenPipeline, type PipelineContextInput } from './pipeline-context.js';
 import { loadWatchRoutes, type WatchRoute, type WatchRoutes } from './watch-routes.js';
@@ -158,22 +158,12 @@ async function openDrop(
   let ledger: LedgerStore;
   if (s3) {
     // The AWS SDK is loaded only to watch a bucket: a folder watcher starts without it.
-    const [{ S3Store }, { BucketSource, stateRoot }, { BucketLedger }] = await Promise.all([
-      import('../storage/s3/s3-store.js'),
-      import('../watch/sources/bucket-source.js'),
-      import('../storage/ledger/bucket-ledger.js'),
-    ]);
-    const store = new S3Store({
-      bucket: s3.bucket,
-      endpoint: settings.get('s3Endpoint'),
-      forcePathStyle: settings.get('s3ForcePathStyle'),
-      region: settings.get('s3Region'),
-      credentials: awsCredentials(base.env),
-    });
+    const { BucketSource } = await import('../watch/sources/bucket-source.js');
+    const store = await openBucketStore(s3, settings, base.env);
     const singleInstance = settings.get('singleInstance');
     const onWarning = (message: string): void => logger.warn(message);
     source = new BucketSource({ store, prefix: s3.prefix, layout, leaseMs, singleInstance, onWarning, workDir });
-    ledger = new BucketLedger(store, `${stateRoot(s3.prefix)}ledger/`, { leaseMs });
+    ledger = await bucketLedgerOf(store, s3.prefix, leaseMs);
   } else {
     source = new FolderSource(resolve(base.cwd, input.target), {
       layout,

@@ -1,7 +1,10 @@
 import { hash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
+import { bucketLedgerOf, openBucketStore } from '../app/bucket-ledger.js';
 import { openPipelineContext } from '../app/pipeline-context.js';
+import type { LedgerStore } from '../storage/ledger/model.js';
+import { parseS3Url } from '../storage/s3/s3-url.js';
 import type { ConfigFlags } from '../core/config/resolve-config.js';
 import { ExitCode } from '../core/errors.js';
 import { amountText } from '../core/money.js';
@@ -17,6 +20,8 @@ export interface ApproveInput extends Partial<SandboxOptions> {
   note?: string;
   list?: boolean;
   json?: boolean;
+  /** `s3://BUCKET/PREFIX/`: the ledger a watcher of that prefix keeps in the bucket, instead of the state dir's. */
+  ledger?: string;
   flags: ConfigFlags;
 }
 
@@ -39,6 +44,7 @@ export async function runApprove(input: ApproveInput, io: CommandIo): Promise<nu
     cwd: io.cwd,
     stderr: io.stderr,
   });
+  let store: { close(): void } | undefined;
   try {
     let account: string;
     try {
@@ -49,7 +55,18 @@ export async function runApprove(input: ApproveInput, io: CommandIo): Promise<nu
       );
       return ExitCode.Unavailable;
     }
-    const { ledger } = pipeline;
+    let ledger: LedgerStore = pipeline.ledger;
+    if (input.ledger !== undefined) {
+      const s3 = parseS3Url(input.ledger);
+      if ('error' in s3) {
+        io.stderr.write(`htorder approve: --ledger: ${printable(s3.error)}\n`);
+        return ExitCode.Usage;
+      }
+      const { settings } = pipeline.session;
+      const bucket = await openBucketStore(s3, settings, io.env);
+      store = bucket;
+      ledger = await bucketLedgerOf(bucket, s3.prefix, settings.get('leaseMs'));
+    }
     if (input.list) {
       const open = await waiting(ledger, account);
       if (input.json) io.stdout.write(`${JSON.stringify({ command: 'approve', waiting: open })}\n`);
@@ -75,6 +92,7 @@ export async function runApprove(input: ApproveInput, io: CommandIo): Promise<nu
     if (input.json) io.stdout.write(`${JSON.stringify({ command: 'approve', by, results })}\n`);
     return missing ? ExitCode.Invalid : ExitCode.Ok;
   } finally {
+    store?.close();
     await pipeline.close();
   }
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addConfigOptions, configFlagsFrom } from '../../core/config/config-flags.js';
+import { addConfigOptions, addSettingOptions, configFlagsFrom } from '../../core/config/config-flags.js';
 import { processIo } from '../command-io.js';
 import { addSandboxOptions, examples, sandboxOptionsFrom } from '../help.js';
 
@@ -12,6 +12,10 @@ export function register(program: Command): void {
     .option('--order <orderNumber...>', 'approve only these orders of the inputs')
     .option('--note <text>', 'why, recorded with the approval')
     .option('--list', 'show the jobs that wait for approval on the account')
+    .option(
+      '--ledger <s3-url>',
+      "a bucket watcher's ledger (s3://BUCKET/PREFIX/, as given to watch) instead of the state dir's",
+    )
     .option('--json', 'print a machine-readable summary to stdout');
   addSandboxOptions(cmd).addHelpText(
     'after',
@@ -24,6 +28,7 @@ export function register(program: Command): void {
       ['htorder approve held/orders.csv.result.json --order PO-1', 'one order of a held input'],
     ]),
   );
+  addSettingOptions(cmd, ['s3Endpoint', 's3Region', 's3ForcePathStyle']);
   addConfigOptions(cmd);
   cmd.action(async (paths: string[], opts: Record<string, unknown>) => {
     const { runApprove } = await import('../approve-command.js');
@@ -33,6 +38,7 @@ export function register(program: Command): void {
         orders: opts.order as string[] | undefined,
         note: opts.note as string | undefined,
         list: opts.list === true,
+        ...(typeof opts.ledger === 'string' ? { ledger: opts.ledger } : {}),
         json: opts.json === true,
         ...sandboxOptionsFrom(opts),
         flags: configFlagsFrom(opts),
