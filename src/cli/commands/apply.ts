@@ -21,8 +21,8 @@ export function register(program: Command): void {
   addSandboxOptions(cmd).addHelpText(
     'after',
     examples([
-      ['htorder plan orders.csv --out plan.json', 'save what run would send now; review it'],
-      ['htorder apply plan.json', 'send exactly that, once; refused if the input, a request or a price changed'],
+      ['htorder apply plan.json', 'send exactly what htorder plan orders.csv --out plan.json saved, once'],
+      ['htorder apply --tolerance 5 plan.json', 'allow each estimate to have risen by up to 5.00'],
     ]),
   );
   addSettingOptions(cmd, GUARD_SETTINGS);
