@@ -84,7 +84,15 @@ describe('htorder watch DIR', () => {
       await writeFile(join(fx.drop.path, 'm.yaml'), manifest('M'));
       await writeFile(join(fx.drop.path, 'm.yaml.done'), '');
       await waitFor(async () => ((await ls('done')).includes('m.yaml') ? true : undefined), 'm.yaml in done/');
-      expect(await ls()).toEqual(['.hidden.yaml', 'done', 'failed', 'm.yaml.part', 'processing', 'x.yaml.result.json']);
+      expect(await ls()).toEqual([
+        '.hidden.yaml',
+        'done',
+        'failed',
+        'held',
+        'm.yaml.part',
+        'processing',
+        'x.yaml.result.json',
+      ]);
       expect(await jobsOf()).toEqual(['M-1']);
     } finally {
       await w.stop();
