@@ -17,7 +17,7 @@ export class PipelineHarness {
 
   private constructor(readonly sandbox: Sandbox) {}
 
-  static async start(opts: { tokenTtlSeconds?: number } = {}): Promise<PipelineHarness> {
+  static async start(opts: { tokenTtlSeconds?: number; fetchArtwork?: boolean } = {}): Promise<PipelineHarness> {
     return new PipelineHarness(await startSandbox({ port: 0, ...opts }));
   }
 
@@ -31,10 +31,12 @@ export class PipelineHarness {
   }
 
   env(account = 'us-demo'): Record<string, string> {
+    // Fixtures link artwork to a fictional CDN: artwork tests turn the check on (test/pipeline/artwork.test.ts).
     return {
       ...sandboxEnv(this.sandbox, account),
       HTORDER_STATE_DIR: this.stateDir,
       HTORDER_LOG_LEVEL: 'silent',
+      HTORDER_ARTWORK_CHECK: 'off',
       // Tests submit the same content under many order numbers: no suspected duplicates unless a test asks.
       HTORDER_DUPLICATE_WINDOW_DAYS: '0',
     };

@@ -48,11 +48,13 @@ export function watchFixture(prefix: string): WatchFixture {
 /** A sandbox in the test process and HTORDER_* env pointing at its us-demo account. */
 export async function sandboxWithEnv(stateDir: string): Promise<{ sandbox: Sandbox; env: Record<string, string> }> {
   const sandbox = await startSandbox({ port: 0 });
+  // Fixtures link artwork to a fictional CDN: artwork tests turn the check on.
   return {
     sandbox,
     env: {
       ...sandboxEnv(sandbox, 'us-demo'),
       HTORDER_STATE_DIR: stateDir,
+      HTORDER_ARTWORK_CHECK: 'off',
       // Tests submit the same content under many order numbers: no suspected duplicates unless a test asks.
       HTORDER_DUPLICATE_WINDOW_DAYS: '0',
     },
