@@ -20,7 +20,8 @@ describe('watch: an input whose jobs wait for approval', () => {
     try {
       await writeFile(join(fx.drop.path, 'big.yaml'), manifest('BIG', 1));
       const held = join(fx.drop.path, 'held');
-      await waitFor(() => (existsSync(join(held, 'big.yaml.result.json')) ? true : undefined), 'big.yaml in held/');
+      // The input moves last, after its reports.
+      await waitFor(() => (existsSync(join(held, 'big.yaml')) ? true : undefined), 'big.yaml in held/');
       expect(existsSync(join(held, 'big.yaml'))).toBe(true);
       expect(existsSync(join(held, 'big.yaml.errors.txt'))).toBe(true);
       expect(await creates()).toBe(0);
@@ -35,7 +36,7 @@ describe('watch: an input whose jobs wait for approval', () => {
       expect(code, err.text()).toBe(0);
 
       const done = join(fx.drop.path, 'done');
-      await waitFor(() => (existsSync(join(done, 'big.yaml.result.json')) ? true : undefined), 'big.yaml in done/');
+      await waitFor(() => (existsSync(join(done, 'big.yaml')) ? true : undefined), 'big.yaml in done/');
       expect(await creates()).toBe(1);
       expect(await readdir(held)).toEqual([]);
     } finally {
