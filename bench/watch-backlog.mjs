@@ -51,7 +51,8 @@ const manifest = (orders, tag) => {
   for (let i = 0; i < orders; i++) {
     lines.push(
       `  - orderNumber: ${tag}-${i}`,
-      '    deliveryAddress: { deliveryMethod: UPSGND, contactName: Ana Ruiz, streetAddress: 1 Main St, city: Austin, state: TX, postalCode: "78701", countryCodeISO2: US }',
+      // Named after the order: each order is new content, never a suspected duplicate of another.
+      `    deliveryAddress: { deliveryMethod: UPSGND, contactName: Ana Ruiz ${tag}-${i}, streetAddress: 1 Main St, city: Austin, state: TX, postalCode: "78701", countryCodeISO2: US }`,
       '    items:',
       `      - { itemType: Asset, code: ${assets[i % assets.length]}, quantity: 50 }`,
       `      - { itemType: Asset, code: ${assets[(i + 7) % assets.length]}, quantity: 50 }`,

@@ -21,7 +21,7 @@ const stableMs = Number(process.argv[4] ?? 500);
 const manifest = (order) => `version: 1
 jobs:
   - orderNumber: ${order}
-    deliveryAddress: { deliveryMethod: UPSGND, contactName: Ana Ruiz, streetAddress: 1 Main St, city: Austin, state: TX, postalCode: "78701", countryCodeISO2: US }
+    deliveryAddress: { deliveryMethod: UPSGND, contactName: Ana Ruiz ${order}, streetAddress: 1 Main St, city: Austin, state: TX, postalCode: "78701", countryCodeISO2: US }
     items:
       - { itemType: Asset, code: A10001, quantity: 50 }
 `;

@@ -92,7 +92,7 @@ async function processClaimed(
     return { result: 'retry', detail: { summary: outcome.report.summary, problem } };
   }
   ctx.events?.apiSeen(true, undefined, startedAt);
-  const target = outcome.status === 'ok' ? 'done' : 'failed';
+  const target: FinishOutcome = outcome.status === 'ok' ? 'done' : outcome.status === 'held' ? 'held' : 'failed';
   const final = lease.lost()
     ? undefined
     : await unlessLost(
@@ -137,7 +137,7 @@ function changeCheck(input: ClaimedInput) {
   };
 }
 
-/** Metrics, event and log line of an input finished into done/ or failed/. */
+/** Metrics, event and log line of an input finished into done/, failed/ or held/. */
 function tellFinished(
   name: string,
   final: string,
@@ -161,8 +161,10 @@ function tellFinished(
     ...(target === 'failed'
       ? { problem: outcome.problem ?? (report && firstErrors(report, basename(name))) ?? 'see its reports' }
       : {}),
+    ...(target === 'held' ? { problem: 'jobs wait for approval (htorder approve); see its reports' } : {}),
   });
   if (target === 'done') ctx.logger.info(fields, 'input done');
+  else if (target === 'held') ctx.logger.warn(fields, 'input held: jobs wait for approval (htorder approve)');
   else ctx.logger.warn({ ...fields, problem: outcome.problem }, 'input failed; see its reports');
 }
 

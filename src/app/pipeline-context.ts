@@ -1,7 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ApiConfig } from '../core/config/api-config.js';
-import { csvLimitsFrom } from '../core/config/resolve-settings.js';
+import { csvLimitsFrom, guardLimitsFrom } from '../core/config/resolve-settings.js';
 import { isLoopbackHost } from '../core/config/url-security.js';
 import { awsCredentials } from '../core/config/aws-credentials.js';
 import { deliveryMethodTable } from '../core/config/delivery-methods.js';
@@ -124,6 +124,7 @@ export function pipelineOver(
         account,
         csvLimits: csvLimitsFrom(settings),
         defaultDeliveryMethod,
+        guard: guardLimitsFrom(settings),
         // Orders the ledger has never seen are searched first unless it vouches for the account.
         unseen: always ? {} : vouch.vouched() ? undefined : { vouch: vouch.vouch },
         logger,

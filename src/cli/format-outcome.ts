@@ -2,6 +2,7 @@ import type { InputOutcome, PipelineCommand } from '../pipeline/process-input.js
 import type { ResultReport } from '../report/model.js';
 import { itemCount } from '../report/lazy-items.js';
 import { errorLines, warningLines } from '../report/write-errors-txt.js';
+import { amountText } from '../core/money.js';
 import { printable, printableLines } from '../core/printable.js';
 import { aPlatform } from '../core/platform-names.js';
 
@@ -52,9 +53,11 @@ export function formatInputOutcome(o: InputOutcome, command: PipelineCommand): s
   const lines = [`${printable(o.file)}:`];
   if (r.mapping) lines.push(`  ${recognisedText(r.mapping)}`);
   lines.push(...table(rows).map((l) => `  ${l}`));
+  // The account's currency, as the estimates give it (none when nothing was resolved).
+  const currency = [...o.resolved.values()].find((job) => job.estimate.currency)?.estimate.currency;
   if (r.jobs.length > 0)
     lines.push(
-      `  estimated total: ${money(total)}${
+      `  estimated total: ${amountText(total, currency && printable(currency))}${
         ordering === 0 ? ' (nothing new to order)' : priced ? '' : ' (some lines could not be priced)'
       }`,
     );

@@ -27,6 +27,7 @@ export function exitCodeOf(outcomes: readonly Pick<Outcome, 'status' | 'report'>
   if (outcomes.some((o) => o.report?.errors.some((e) => MAPPING_CODES.has(e.code)))) return ExitCode.Usage;
   if (outcomes.some((o) => o.status === 'unavailable')) return ExitCode.Unavailable;
   if (outcomes.some((o) => o.status === 'invalid')) return ExitCode.Invalid;
+  if (outcomes.some((o) => o.status === 'held')) return ExitCode.AwaitingApproval;
   return ExitCode.Ok;
 }
 

@@ -7,6 +7,8 @@ import * as sandbox from './commands/sandbox.js';
 import * as api from './commands/api.js';
 import * as check from './commands/check.js';
 import * as planAndRun from './commands/pipeline-command.js';
+import * as apply from './commands/apply.js';
+import * as approve from './commands/approve.js';
 import * as track from './commands/track.js';
 import * as demo from './commands/demo.js';
 import * as watch from './commands/watch.js';
@@ -41,10 +43,11 @@ export function buildProgram(): Command {
         ['htorder run orders.yaml', 'submit every job exactly once (configure HTORDER_* first)'],
         ['htorder <command> --help', 'options and examples of one command'],
       ]) +
-        '\n\nExit codes: 0 ok, 1 invalid or refused (see the reports), 2 usage or configuration, 3 API unreachable (retry).\nDocumentation: README.md of the htorder package.',
+        '\n\nExit codes: 0 ok, 1 invalid or refused (see the reports), 2 usage or configuration, 3 API unreachable (retry), 4 jobs wait for approval (htorder approve).\nDocumentation: README.md of the htorder package.',
     );
   // In the order `--help` lists them.
-  for (const command of [init, check, planAndRun, track, watch, ui, api, sandbox, demo]) command.register(program);
+  for (const command of [init, check, planAndRun, apply, approve, track, watch, ui, api, sandbox, demo])
+    command.register(program);
   return program;
 }
 

@@ -21,6 +21,8 @@ export interface PipelineCommandInput extends Partial<SandboxOptions> {
   mapping?: string;
   partial?: boolean;
   json?: boolean;
+  /** plan: write the saved plan here (`htorder apply` sends exactly it). */
+  out?: string;
   flags: ConfigFlags;
 }
 
@@ -85,6 +87,11 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Comman
         outcome.status === 'invalid' && outcome.report ? firstErrors(outcome.report, basename(file)) : undefined;
       const problem = outcome.problem ?? quoted;
       notifier?.runOutcome(resolve(file), outcome.status, outcome.report?.summary, problem);
+    }
+    if (input.command === 'plan' && input.out !== undefined) {
+      const { writeSavedPlan, planSummary } = await import('./saved-plan-command.js');
+      const plan = await writeSavedPlan(input.out, context.account, outcomes);
+      io.stderr.write(planSummary(input.out, plan, context.guard));
     }
   } finally {
     await notifier?.close();

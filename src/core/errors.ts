@@ -8,6 +8,8 @@ export const ExitCode = {
   Usage: 2,
   /** API or store unreachable, or credentials refused; nothing was decided, retry later. */
   Unavailable: 3,
+  /** Nothing failed, but jobs wait for approval (docs/guardrails.md): a code scripts can alert on. */
+  AwaitingApproval: 4,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

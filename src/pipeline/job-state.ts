@@ -2,6 +2,7 @@ import type { LedgerEntry } from '../storage/ledger/model.js';
 import { invalidJobs } from '../manifest/diagnostics.js';
 import type { Diagnostic, Manifest } from '../manifest/model.js';
 import type { ResolvedJob } from '../resolve/resolve-job.js';
+import type { Approval, HoldReason } from './guard-notes.js';
 import { jobHash } from './job-hash.js';
 
 /**
@@ -18,6 +19,8 @@ export const STAGE_OUTCOMES = [
   'ready',
   /** Check, the catalogue, preflight, a declarative change or the API's dry run refused it. */
   'refused',
+  /** Ready, but over a limit or a suspected duplicate: not sent until approved (docs/guardrails.md). */
+  'awaiting-approval',
   /** Ready, but another job of the manifest was not (all or nothing, without --partial). */
   'held-back',
   /** Created by this run. */
@@ -48,6 +51,10 @@ interface JobFacts {
   readonly resolved?: ResolvedJob;
   /** The API could not be reached or refused the credentials while this job was processed. */
   readonly unavailable: boolean;
+  /** The approval this job's fingerprint has: the guardrails let it through. */
+  readonly approval?: Approval;
+  /** `awaiting-approval`: why (the approval note records them). */
+  readonly holdReasons?: readonly HoldReason[];
 }
 
 export interface LedgerFinding {

@@ -12,6 +12,8 @@ export function jobStatus(outcome: StageOutcome): JobStatus {
       return 'valid';
     case 'refused':
       return 'invalid';
+    case 'awaiting-approval':
+      return 'awaiting-approval';
     case 'held-back':
       return 'not-submitted';
     case 'created':
@@ -26,7 +28,7 @@ export function jobStatus(outcome: StageOutcome): JobStatus {
   }
 }
 
-const BLOCKING: ReadonlySet<JobStatus> = new Set<JobStatus>(['invalid', 'failed', 'in-doubt']);
+const BLOCKING: ReadonlySet<JobStatus> = new Set<JobStatus>(['invalid', 'failed', 'in-doubt', 'awaiting-approval']);
 
 /** A job in this state keeps every other job of its manifest from being submitted (all or nothing). */
 export function blocksSubmission(outcome: StageOutcome): boolean {

@@ -23,7 +23,9 @@ import { errorText } from './api-diagnostics.js';
 import { type AccountListing, listAccount } from './find-submitted.js';
 import { eachJob, flow, jobLimit } from './flow.js';
 import { jobReporter } from './job-report.js';
+import { checkPlanned, type PlanCheck } from './saved-plan.js';
 import { checkedJobs, type JobState } from './job-state.js';
+import { blocksSubmission } from './job-status.js';
 import { checkArtwork } from './stages/artwork.js';
 import { provideArtwork } from './stages/provide-artwork.js';
 import { applyChanges } from './stages/changes.js';
@@ -31,6 +33,8 @@ import type { StageContext } from './stages/context.js';
 import { dryRun } from './stages/dry-run.js';
 import { lookUp } from './stages/look-up.js';
 import { resolve } from './stages/resolve.js';
+import { guard, type GuardLimits, NO_LIMITS } from './stages/guard.js';
+import { overDailyCost, overInputCost, recordHeld, releaseUnspent, rememberContent } from './stages/input-guard.js';
 import { holdBack, mustHoldBack, submit, withdraw } from './stages/submit.js';
 
 /**
@@ -77,6 +81,10 @@ export interface PipelineContext {
    */
   unseen?: { vouch?: () => Promise<void> };
   logger: Logger;
+  /** The guardrails (docs/guardrails.md); none when absent. */
+  guard?: GuardLimits;
+  /** apply: the saved plan's jobs of this input; only they may be sent, and only unchanged (saved-plan.ts). */
+  planned?: PlanCheck;
   /** How log lines name the input: `watch` gives where it was dropped, not its private copy; the file by default. */
   displayName?: string;
   /** How the caller takes part in one input's way. */
@@ -101,7 +109,8 @@ export interface ProgressEvent {
   total: number;
 }
 
-export type InputStatus = 'ok' | 'invalid' | 'unreadable' | 'unavailable';
+/** `held`: nothing failed, but jobs wait for approval (exit 4; watch: held/). */
+export type InputStatus = 'ok' | 'invalid' | 'unreadable' | 'unavailable' | 'held';
 
 export interface InputOutcome {
   file: string;
@@ -119,9 +128,9 @@ export interface InputOutcome {
 const USAGE_CODES = new Set([INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED, INPUT_MAPPING_CHOICE]);
 
 /** The stages every job goes through, in plan and in run alike, each job on its own. */
-const PLAN = flow(lookUp, applyChanges, resolve, provideArtwork, checkArtwork, dryRun);
+const PLAN = flow(lookUp, applyChanges, resolve, provideArtwork, checkArtwork, dryRun, guard);
 /** run only, once every job is through PLAN. */
-const SUBMIT = flow(submit);
+const SUBMIT = flow(submit, rememberContent);
 
 /**
  * An input read and checked and its jobs' first states made: the work of an input that needs
@@ -286,22 +295,27 @@ async function runJobs(
 
   // Each job flows on its own through look-up, changes, resolve and dry run: only submitting
   // waits for every job (all or nothing), so one job's lookups overlap others' dry runs.
-  const jobs = await eachJob(checked, {
+  const planned = await eachJob(checked, {
     select: (job) => job.outcome === 'checked',
     stage: PLAN,
     ctx: stage,
     limit,
     progress: progress('plan'),
   });
-  if (ctx.command === 'plan') return writeAll(jobs);
+  let jobs = await overInputCost(ctx.planned ? checkPlanned(planned, ctx.planned, stage) : planned, stage);
+  if (ctx.command === 'plan') return writeAll(await overDailyCost(jobs, stage, { partial: ctx.partial, count: false }));
+  if (!mustHoldBack(jobs, ctx.partial)) {
+    const withdrawn = await ctx.hooks?.beforeSend?.();
+    if (withdrawn !== undefined) return writeAll(withdraw(jobs, stage, withdrawn));
+    jobs = await overDailyCost(jobs, stage, { partial: ctx.partial, count: true });
+  }
+  await recordHeld(jobs, stage);
   if (mustHoldBack(jobs, ctx.partial)) return writeAll(holdBack(jobs, stage));
-  const withdrawn = await ctx.hooks?.beforeSend?.();
-  if (withdrawn !== undefined) return writeAll(withdraw(jobs, stage, withdrawn));
   writeAll(jobs);
 
   // Each outcome is in the report on disk soon after (the writer coalesces rewrites); the
   // ledger, not the report, is the durable record of what was submitted.
-  return eachJob(jobs, {
+  const done = await eachJob(jobs, {
     select: (job) => job.outcome === 'ready',
     stage: SUBMIT,
     ctx: stage,
@@ -312,6 +326,8 @@ async function runJobs(
     },
     progress: progress('submit'),
   });
+  await releaseUnspent(done, stage);
+  return done;
 }
 
 function stageContext(manifest: Manifest, ctx: RunContext): StageContext {
@@ -332,6 +348,7 @@ function stageContext(manifest: Manifest, ctx: RunContext): StageContext {
     account,
     logger,
     ...(beforeSend ? { beforeSend } : {}),
+    guard: ctx.guard ?? NO_LIMITS,
     submit: { client, ledger, account, verifyUnseen, verifiedAbsent, input, logger, ...(listing ? { listing } : {}) },
   };
 }
@@ -342,7 +359,13 @@ function stageContext(manifest: Manifest, ctx: RunContext): StageContext {
  */
 function inputStatus(jobs: readonly JobState[], report: ResultReport): InputStatus {
   if (jobs.some((job) => job.unavailable)) return 'unavailable';
-  return reportHasErrors(report) ? 'invalid' : 'ok';
+  if (!reportHasErrors(report)) return 'ok';
+  // Held: every error is a job's reason to wait, or a job held back because another waits.
+  const waiting = jobs.some((job) => job.outcome === 'awaiting-approval');
+  const failing =
+    report.errors.length > 0 ||
+    jobs.some((job) => blocksSubmission(job.outcome) && job.outcome !== 'awaiting-approval');
+  return waiting && !failing ? 'held' : 'invalid';
 }
 
 function resolutions(jobs: readonly JobState[]): Map<number, ResolvedJob> {

@@ -134,7 +134,13 @@ export function refreshSummary(report: ResultReport): ResultReport {
 
 /** True when the report shows a failure of any kind (drives errors.txt and exit codes). */
 export function reportHasErrors(report: ResultReport): boolean {
-  const bad: ReadonlySet<JobStatus> = new Set<JobStatus>(['invalid', 'failed', 'in-doubt', 'not-submitted']);
+  const bad: ReadonlySet<JobStatus> = new Set<JobStatus>([
+    'invalid',
+    'failed',
+    'in-doubt',
+    'not-submitted',
+    'awaiting-approval',
+  ]);
   return report.summary.errors > 0 || report.jobs.some((j) => bad.has(j.status));
 }
 

@@ -16,6 +16,7 @@ export const JOB_STATUSES = [
   'not-submitted',
   'in-doubt',
   'skipped',
+  'awaiting-approval',
 ] as const;
 
 export type JobStatus = (typeof JOB_STATUSES)[number];

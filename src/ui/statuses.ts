@@ -27,6 +27,7 @@ export const JOB_STATUS_LOOK: Readonly<Record<JobStatus, StatusLook>> = {
   'not-submitted': { tone: 'quiet', colour: '#8d6e63' },
   'in-doubt': { tone: 'doubt', colour: '#ef6c00' },
   skipped: { tone: 'quiet', colour: '#b0bec5' },
+  'awaiting-approval': { tone: 'action', colour: '#f9a825' },
 };
 
 /**

@@ -7,7 +7,7 @@ import type { ReportSummary } from '../report/model.js';
  * processed (`requeued`), taken over by another instance (`lost`), or finished (`done`,
  * `failed`).
  */
-export type InputPhase = 'waiting' | 'processing' | 'retry' | 'requeued' | 'lost' | 'done' | 'failed';
+export type InputPhase = 'waiting' | 'processing' | 'retry' | 'requeued' | 'lost' | 'done' | 'failed' | 'held';
 
 export interface InputEvent {
   kind: 'input';

@@ -3,7 +3,7 @@ import type { HealthState } from './health-server.js';
 import type { ListedInput } from './sources/model.js';
 
 /** What became of one claimed input; `requeued`: given back because it changed while processed. */
-export type HandleResult = 'done' | 'failed' | 'retry' | 'lost' | 'requeued';
+export type HandleResult = 'done' | 'failed' | 'held' | 'retry' | 'lost' | 'requeued';
 
 /** An input this instance holds a claim on: being processed, or waiting for its retry (due at `dueAt`). */
 export interface Held<I> {
@@ -249,7 +249,7 @@ export class WatchScheduler<I extends { readonly name: string }> {
       return { kind: 'retry', held, delayMs };
     }
     this.held.delete(held.input.name);
-    if (result === 'done' || result === 'failed') this.processed += 1;
+    if (result === 'done' || result === 'failed' || result === 'held') this.processed += 1;
     if (result === 'lost' || held.lost) return { kind: 'lost', input: held.input };
     return result === 'retry' ? { kind: 'release', input: held.input } : undefined;
   }

@@ -15,6 +15,11 @@ export interface WatcherOptions extends Omit<SchedulerOptions, 'needsStability' 
   metrics?: WatchMetrics;
   /** Told where each input is in its life (waiting, processing, retry, lost); handle() tells done/failed. */
   events?: WatchEvents;
+  /**
+   * Called at each scan before the listing: gives approved inputs in held/ back to the top
+   * (docs/guardrails.md), where this scan finds them. A throw is logged, never fatal.
+   */
+  takeBack?: () => Promise<void>;
   /** Subscribes to early wake-ups (file-system events); returns the unsubscribe. */
   wakeOn?: (wake: () => void) => () => void | Promise<void>;
 }
@@ -91,6 +96,9 @@ export class Watcher {
           logger.info({ file: input.location }, 'resuming an input left in processing (an instance stopped mid-way)');
         else await (resumed === 'release' ? input.release() : input.forget());
       }
+      await this.opts.takeBack?.().catch((err: unknown) => {
+        logger.warn({ err: (err as Error).message }, 'could not look at held inputs; will try again at the next scan');
+      });
       const listed = await source.list();
       const now = Date.now();
       for (const d of this.scheduler.listed(listed, now)) void this.carry(d);

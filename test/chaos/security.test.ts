@@ -186,7 +186,7 @@ describe('watch: nothing outside its folders', () => {
       }
       expect((await sandbox.admin.jobs()).map((j) => j.orderNumber)).toEqual(['OK-1']);
       expect((await readdir(outside.path)).sort()).toEqual(['target.yaml']);
-      expect((await readdir(drop.path)).sort()).toEqual(['done', 'evil.yaml', 'failed', 'processing']);
+      expect((await readdir(drop.path)).sort()).toEqual(['done', 'evil.yaml', 'failed', 'held', 'processing']);
     } finally {
       await outside.remove();
       await drop.remove();

@@ -3,12 +3,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
-import { CSV_TEMPLATE_COLUMNS, MAPPING_SKELETON } from '../../src/cli/init/templates.js';
+import { CONFIG_EXAMPLE, CSV_TEMPLATE_COLUMNS, MAPPING_SKELETON } from '../../src/cli/init/templates.js';
+import { parseConfigFile } from '../../src/core/config/config-file.js';
 import { TEMPLATE_BY_NAME } from '../../src/manifest/csv/template.js';
 import { parseMapping } from '../../src/manifest/mapping/load-mapping.js';
 import { captureStdio } from '../support/capture-stdio.js';
 
 const FILES = [
+  'htorder.config.example.yaml',
   'mapping.yaml',
   'orders-template.csv',
   'orders.yaml',
@@ -95,6 +97,16 @@ describe('htorder init', () => {
     const mapping = parseMapping(on, 'mapping.yaml');
     expect(mapping).toMatchObject({ delimiter: ',', skipRows: 0 });
     expect(JSON.stringify(mapping)).toContain('orderNumber');
+  });
+
+  it('the config example sets nothing as written; uncommented, its guardrail limits are valid profile keys', () => {
+    expect(CONFIG_EXAMPLE.split('\n').every((l) => l === '' || l.startsWith('#'))).toBe(true);
+    const on = CONFIG_EXAMPLE.split('\n')
+      .filter((l) => /^# (profiles:| {2,})/.test(l))
+      .map((l) => l.slice(2))
+      .join('\n');
+    const parsed = parseConfigFile(on, 'htorder.config.yaml');
+    expect(parsed.profiles.shop).toMatchObject({ maxJobCost: 500, maxDailyCost: 20000, duplicateWindowDays: 7 });
   });
 
   it('never overwrites: an existing file stops it with exit 2, names the file, and nothing is written', async () => {

@@ -259,6 +259,7 @@ const despatched = async (ws: Workspace): Promise<void> => {
 const SANDBOX_READY = (_ws: Workspace, r: Result): boolean =>
   r.stdout.includes('\n') && 'url' in JSON.parse(r.stdout.split('\n')[0]);
 const RUN_ORDERS = 'htorder run orders.yaml';
+const HELD_REORDER = 'htorder run --sandbox --max-job-cost 100 samples/reorder/asset-reorder.yaml';
 
 const COMMANDS: Record<string, Entry> = {
   // Installing and developing: npm itself.
@@ -449,6 +450,44 @@ const COMMANDS: Record<string, Entry> = {
   'htorder run --mapping erp.yaml exports/*.csv': { spec: { check: allSubmitted('exports/export.csv.result.json') } },
   'htorder run --sandbox samples/reorder/asset-reorder.yaml': {
     spec: { check: allSubmitted('samples/reorder/asset-reorder.yaml.result.json') },
+  },
+  // Guardrails (docs/guardrails.md): a job over a limit waits (exit 4); approved, it is sent once.
+  'htorder run --sandbox --max-job-cost 100 samples/reorder/asset-reorder.yaml': {
+    spec: {
+      exit: 4,
+      check: (ws) =>
+        expect(statuses(join(ws.dir, 'samples/reorder/asset-reorder.yaml.result.json'))).toEqual(['awaiting-approval']),
+    },
+  },
+  'htorder approve --list --sandbox': {
+    spec: {
+      before: [`${HELD_REORDER}; test $? -eq 4`],
+      check: (_ws, r) => expect(r.stderr).toContain('RO-2026-0001'),
+    },
+  },
+  'htorder approve --sandbox samples/reorder/asset-reorder.yaml --note "checked with Sam"': {
+    spec: {
+      before: [`${HELD_REORDER}; test $? -eq 4`],
+      check: async (ws, r) => {
+        expect(r.stderr).toContain('approved RO-2026-0001');
+        expect((await run(HELD_REORDER, ws)).code).toBe(0);
+        expect(statuses(join(ws.dir, 'samples/reorder/asset-reorder.yaml.result.json'))).toEqual(['submitted']);
+      },
+    },
+  },
+  'htorder plan --sandbox samples/reorder/asset-reorder.yaml --out plan.json': {
+    spec: {
+      check: (ws, r) => {
+        expect(r.stderr).toContain('plan saved to plan.json: 1 job(s), estimated total 150.00 USD');
+        expect(json(join(ws.dir, 'plan.json')).inputs[0].jobs[0].orderNumber).toBe('RO-2026-0001');
+      },
+    },
+  },
+  'htorder apply --sandbox plan.json': {
+    spec: {
+      before: ['htorder plan --sandbox samples/reorder/asset-reorder.yaml --out plan.json'],
+      check: allSubmitted('samples/reorder/asset-reorder.yaml.result.json'),
+    },
   },
   "htorder api GET '/Jobs/active?pageSize=5' --sandbox": {
     spec: {

@@ -8,6 +8,7 @@ const EXPECTED: Record<StageOutcome, JobStatus> = {
   checked: 'valid',
   ready: 'valid',
   refused: 'invalid',
+  'awaiting-approval': 'awaiting-approval',
   'held-back': 'not-submitted',
   created: 'submitted',
   found: 'already-submitted',
@@ -29,11 +30,13 @@ describe('jobStatus: a stage outcome → the status the report shows', () => {
     expect([...produced].sort()).toEqual(JOB_STATUSES.filter((s) => s !== 'skipped').sort());
   });
 
-  it('only an invalid, failed or in-doubt job holds the others back (all or nothing)', () => {
+  it('only an invalid, failed, in-doubt or awaiting-approval job holds the others back (all or nothing)', () => {
     const blocking = STAGE_OUTCOMES.filter(blocksSubmission).sort();
-    expect(blocking).toEqual(['not-created', 'not-processed', 'refused', 'unknown']);
+    expect(blocking).toEqual(['awaiting-approval', 'not-created', 'not-processed', 'refused', 'unknown']);
     for (const outcome of STAGE_OUTCOMES) {
-      expect(blocksSubmission(outcome)).toBe(['invalid', 'failed', 'in-doubt'].includes(jobStatus(outcome)));
+      expect(blocksSubmission(outcome)).toBe(
+        ['invalid', 'failed', 'in-doubt', 'awaiting-approval'].includes(jobStatus(outcome)),
+      );
     }
   });
 });

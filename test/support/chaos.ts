@@ -96,6 +96,8 @@ export class ChaosRig {
       HTORDER_STATE_DIR: this.stateDir,
       HTORDER_LOCK_STALE_MS: '2000',
       HTORDER_CONCURRENCY: '8',
+      // The same content under many order numbers is the workload here, not a suspected duplicate.
+      HTORDER_DUPLICATE_WINDOW_DAYS: '0',
       // Debug logs give the secret scan something to scan.
       HTORDER_LOG_LEVEL: 'debug',
       ...extra,

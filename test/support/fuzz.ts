@@ -666,6 +666,8 @@ export async function runInvalidThroughRun(opts: {
       HTORDER_CLIENT_SECRET: a.clientSecret,
       HTORDER_STATE_DIR: join(opts.dir, 'state'),
       HTORDER_LOG_LEVEL: 'debug',
+      // The same content under many order numbers is the workload here, not a suspected duplicate.
+      HTORDER_DUPLICATE_WINDOW_DAYS: '0',
     };
     const tokenRes = await fetch(`${r.authUrl}/realms/${r.realm}/protocol/openid-connect/token`, {
       method: 'POST',

@@ -51,7 +51,13 @@ export async function sandboxWithEnv(stateDir: string): Promise<{ sandbox: Sandb
   // Fixtures link artwork to a fictional CDN: artwork tests turn the check on.
   return {
     sandbox,
-    env: { ...sandboxEnv(sandbox, 'us-demo'), HTORDER_STATE_DIR: stateDir, HTORDER_ARTWORK_CHECK: 'off' },
+    env: {
+      ...sandboxEnv(sandbox, 'us-demo'),
+      HTORDER_STATE_DIR: stateDir,
+      HTORDER_ARTWORK_CHECK: 'off',
+      // Tests submit the same content under many order numbers: no suspected duplicates unless a test asks.
+      HTORDER_DUPLICATE_WINDOW_DAYS: '0',
+    },
   };
 }
 

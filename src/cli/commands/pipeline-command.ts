@@ -3,6 +3,7 @@ import {
   addConfigOptions,
   addSettingOptions,
   configFlagsFrom,
+  GUARD_SETTINGS,
   RUN_NOTIFY_SETTINGS,
 } from '../../core/config/config-flags.js';
 import { processIo } from '../command-io.js';
@@ -59,10 +60,14 @@ function registerPipelineCommand(program: Command, spec: PipelineCommandSpec): v
       'a mapping for CSV/xlsx exports: a file, or a preset (shopify, woocommerce, odoo, bigcommerce, etsy, squarespace, wix)',
     );
   if (spec.name === 'run') cmd.option('--partial', 'submit the valid jobs even when other jobs of the manifest failed');
+  if (spec.name === 'plan')
+    cmd.option('--out <file>', 'save the plan (what run would send now) for htorder apply (docs/guardrails.md)');
   cmd.option('--json', 'print a machine-readable summary to stdout');
   addSandboxOptions(cmd).addHelpText('after', examples(spec.examples));
   // The ledger's order locks: plan and run take them.
   addSettingOptions(cmd, ['lockStaleMs']);
+  // The guardrails (docs/guardrails.md): plan shows what would wait, run holds it.
+  addSettingOptions(cmd, GUARD_SETTINGS);
   // run tells webhooks of failures (docs/notifications.md); plan sends nothing.
   if (spec.name === 'run') addSettingOptions(cmd, RUN_NOTIFY_SETTINGS);
   addConfigOptions(cmd);
@@ -76,6 +81,7 @@ function registerPipelineCommand(program: Command, spec: PipelineCommandSpec): v
         mapping: opts.mapping as string | undefined,
         partial: opts.partial === true,
         json: opts.json === true,
+        ...(typeof opts.out === 'string' ? { out: opts.out } : {}),
         ...sandboxOptionsFrom(opts),
         flags: configFlagsFrom(opts),
       },

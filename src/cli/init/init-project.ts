@@ -3,7 +3,14 @@ import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../../storage/atomic-write.js';
 import { UsageError } from '../../core/errors.js';
-import { CSV_TEMPLATE, MAPPING_SKELETON, SCHEMA_DIR, STARTER_MANIFEST } from './templates.js';
+import {
+  CONFIG_EXAMPLE,
+  CONFIG_EXAMPLE_NAME,
+  CSV_TEMPLATE,
+  MAPPING_SKELETON,
+  SCHEMA_DIR,
+  STARTER_MANIFEST,
+} from './templates.js';
 
 export interface InitOptions {
   /** Folder to initialise; created when missing. */
@@ -33,6 +40,7 @@ async function plannedFiles(): Promise<Array<{ path: string; content: string }>>
     { path: 'orders.yaml', content: STARTER_MANIFEST },
     { path: 'orders-template.csv', content: CSV_TEMPLATE },
     { path: 'mapping.yaml', content: MAPPING_SKELETON },
+    { path: CONFIG_EXAMPLE_NAME, content: CONFIG_EXAMPLE },
     { path: `${SCHEMA_DIR}/manifest.schema.json`, content: await schema('manifest.schema.json') },
     { path: `${SCHEMA_DIR}/mapping.schema.json`, content: await schema('mapping.schema.json') },
   ];

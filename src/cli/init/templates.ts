@@ -108,3 +108,21 @@ skipRows: 0                        # banner lines above the header
 #   COLOURS: Colors
 # ignoreColumns: [UNIT_PRICE]      # export columns to read past
 `;
+
+/** Never read by htorder as it is (its name is not a config file's): examples to copy. */
+export const CONFIG_EXAMPLE_NAME = 'htorder.config.example.yaml';
+
+export const CONFIG_EXAMPLE = `# Examples written by \`htorder init\`. htorder does NOT read this file: copy what you need
+# into ~/.config/htorder/config.yaml (or ./htorder.config.yaml, not writable by group or others)
+# and select the profile with --profile or HTORDER_PROFILE. Every key: docs/configuration.md.
+# Spending guardrails (docs/guardrails.md), each off unless set: a job over a limit is not sent
+# but waits for approval (exit 4; \`htorder approve\`). Uncomment and set your own amounts,
+# in your account's currency:
+# profiles:
+#   shop:
+#     maxJobCost: 500              # the estimate of one job
+#     maxInputCost: 5000           # one input file's jobs together
+#     maxDailyCost: 20000          # per account per day (UTC), counted in the ledger across processes
+#     maxLineQuantity: 1000        # the quantity of one line
+#     duplicateWindowDays: 7       # same address and items as a recent order under another number (0: off)
+`;

@@ -24,6 +24,15 @@ export const CONNECTION_SETTINGS: readonly SettingName[] = [
 /** Notifications' flags for `run` (the webhook URLs themselves have no flag: they are secrets). */
 export const RUN_NOTIFY_SETTINGS: readonly SettingName[] = ['notifyFormat', 'notifyOn'];
 
+/** The guardrails' flags for `plan` and `run` (docs/guardrails.md); watch has every flag. */
+export const GUARD_SETTINGS: readonly SettingName[] = [
+  'maxJobCost',
+  'maxInputCost',
+  'maxDailyCost',
+  'maxLineQuantity',
+  'duplicateWindowDays',
+];
+
 /**
  * What `watch` adds: every other flag of the table (the drop location, S3, the health endpoint,
  * the dashboard, the order locks, notifications), in the table's order.
@@ -39,6 +48,7 @@ const PLACEHOLDERS: Partial<Record<SettingType['kind'], string>> = {
   port: '<port>',
   host: '<host>',
   integer: '<n>',
+  amount: '<amount>',
 };
 
 /**

@@ -13,7 +13,15 @@ import { yamlLocator, yamlPackage } from './yaml-location.js';
  * signature): no message here ever repeats one, only redactWebhookUrl's host.
  */
 
-export const NOTIFY_EVENTS = ['failed', 'in-doubt', 'api-unavailable', 'api-recovered', 'done', 'dispatched'] as const;
+export const NOTIFY_EVENTS = [
+  'failed',
+  'in-doubt',
+  'api-unavailable',
+  'api-recovered',
+  'done',
+  'awaiting-approval',
+  'dispatched',
+] as const;
 export type NotifyEventName = (typeof NOTIFY_EVENTS)[number];
 
 export const NOTIFY_FORMATS = ['slack', 'teams', 'json'] as const;

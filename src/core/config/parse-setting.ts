@@ -30,6 +30,15 @@ export function parseInteger(raw: unknown, source: string, min: number, max: num
   return Number(text);
 }
 
+/** A sum of money from 0 to `max`, at most two decimals (`250`, `1999.90`); never a guess (`1,000` is refused). */
+export function parseAmount(raw: unknown, source: string, max: number): number {
+  const text = String(raw).trim();
+  if (!/^\d+(?:\.\d{1,2})?$/.test(text) || Number(text) > max) {
+    throw new UsageError(`${source} must be an amount from 0 to ${max} with at most two decimals, got "${text}"`);
+  }
+  return Number(text);
+}
+
 export function parsePort(raw: unknown, source: string): number {
   return parseInteger(raw, source, 0, 65535, 'a port number');
 }
@@ -98,6 +107,8 @@ export function parseSettingValue(
       return parseInteger(raw, source, type.min, type.max);
     case 'milliseconds':
       return parseInteger(raw, source, type.min, type.max, 'a whole number of milliseconds');
+    case 'amount':
+      return parseAmount(raw, source, type.max);
     case 'port':
       return parsePort(raw, source);
     case 'url':

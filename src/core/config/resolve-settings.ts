@@ -334,3 +334,24 @@ export function csvLimitsFrom(settings: Settings): {
     maxFileBytes: settings.get('csvMaxFileBytes'),
   };
 }
+
+/** The guardrails' limits (docs/guardrails.md), each absent when off. */
+export function guardLimitsFrom(settings: Settings): {
+  maxJobCost?: number;
+  maxInputCost?: number;
+  maxDailyCost?: number;
+  maxLineQuantity?: number;
+  duplicateWindowDays: number;
+} {
+  const optional = (name: 'maxJobCost' | 'maxInputCost' | 'maxDailyCost' | 'maxLineQuantity') => {
+    const value = settings.get(name);
+    return value === undefined ? {} : { [name]: value };
+  };
+  return {
+    ...optional('maxJobCost'),
+    ...optional('maxInputCost'),
+    ...optional('maxDailyCost'),
+    ...optional('maxLineQuantity'),
+    duplicateWindowDays: settings.get('duplicateWindowDays'),
+  };
+}

@@ -17,6 +17,7 @@ export type SettingType =
   | { kind: 'path' }
   | { kind: 'integer'; min: number; max: number }
   | { kind: 'milliseconds'; min: number; max: number }
+  | { kind: 'amount'; max: number }
   | { kind: 'boolean' }
   | { kind: 'enum'; values: readonly string[] }
   | { kind: 'port' }
@@ -446,8 +447,9 @@ export const SETTINGS = {
     flag: '--notify-on',
     arg: '<events>',
     type: { kind: 'string' },
-    default: 'failed,in-doubt,api-unavailable,api-recovered',
-    description: 'events that notify, comma-separated: failed, in-doubt, api-unavailable, api-recovered, done',
+    default: 'failed,in-doubt,api-unavailable,api-recovered,awaiting-approval',
+    description:
+      'events that notify, comma-separated: failed, in-doubt, api-unavailable, api-recovered, done, awaiting-approval',
   },
   notifyApiUnavailableMs: {
     env: 'HTORDER_NOTIFY_API_UNAVAILABLE_MS',
@@ -455,6 +457,50 @@ export const SETTINGS = {
     type: { kind: 'milliseconds', min: 0, max: DAY_MS },
     default: 600_000,
     description: 'notify api-unavailable once the API has been unavailable this long',
+  },
+  // Guardrails (docs/guardrails.md): a job over a limit waits for approval instead of being sent.
+  maxJobCost: {
+    env: 'HTORDER_MAX_JOB_COST',
+    flag: '--max-job-cost',
+    type: { kind: 'amount', max: 1e12 },
+    description:
+      "largest estimate of one job, in the account's currency; a job over it waits for approval (off when unset)",
+  },
+  maxInputCost: {
+    env: 'HTORDER_MAX_INPUT_COST',
+    flag: '--max-input-cost',
+    type: { kind: 'amount', max: 1e12 },
+    description: "largest estimate of one input's jobs together; over it, they wait for approval (off when unset)",
+  },
+  maxDailyCost: {
+    env: 'HTORDER_MAX_DAILY_COST',
+    flag: '--max-daily-cost',
+    type: { kind: 'amount', max: 1e12 },
+    description:
+      'most spent per account per day (UTC), counted in the ledger across runs, watchers and processes; a job beyond it waits for approval (off when unset)',
+  },
+  maxLineQuantity: {
+    env: 'HTORDER_MAX_LINE_QUANTITY',
+    flag: '--max-line-quantity',
+    type: { kind: 'integer', min: 1, max: 1_000_000_000 },
+    description: 'largest quantity of one line; a job with a larger one waits for approval (off when unset)',
+  },
+  duplicateWindowDays: {
+    env: 'HTORDER_DUPLICATE_WINDOW_DAYS',
+    flag: '--duplicate-window-days',
+    arg: '<days>',
+    type: { kind: 'integer', min: 0, max: 366 },
+    default: 7,
+    description:
+      'a new order with the same address and items as one the ledger recorded this many days back under another order number waits for approval (0: off)',
+  },
+  heldDir: {
+    env: 'HTORDER_HELD_DIR',
+    flag: '--held-dir',
+    arg: '<name>',
+    type: { kind: 'string' },
+    default: 'held',
+    description: 'name of the folder/prefix for inputs whose jobs wait for approval',
   },
   notifyDigestAt: {
     env: 'HTORDER_NOTIFY_DIGEST_AT',
@@ -482,6 +528,7 @@ interface KindValue {
   path: string;
   integer: number;
   milliseconds: number;
+  amount: number;
   boolean: boolean;
   enum: string;
   port: number;

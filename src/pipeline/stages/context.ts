@@ -7,6 +7,7 @@ import type { Manifest } from '../../manifest/model.js';
 import type { AccountCatalogue } from '../../resolve/catalogue.js';
 import type { JobState } from '../job-state.js';
 import type { SubmitContext } from '../submit-job.js';
+import type { GuardLimits } from './guard.js';
 
 /** What every stage of one input may use. plan and run differ only in `mode`. */
 export interface StageContext {
@@ -29,6 +30,8 @@ export interface StageContext {
   logger: Logger;
   /** run: asked before a change of a submitted job is sent; a reason not to send it (PipelineHooks.beforeSend). */
   beforeSend?: () => Promise<string | undefined>;
+  /** The guardrails' limits (stages/guard.ts). */
+  guard: GuardLimits;
   /** The exactly-once protocol's own context (submit-job.ts). */
   submit: SubmitContext;
 }

@@ -17,11 +17,12 @@ export function mustHoldBack(jobs: readonly JobState[], partial: boolean): boole
 
 /** Every ready job, held back: not submitted, and told why. */
 export function holdBack(jobs: readonly JobState[], ctx: StageContext): JobState[] {
+  const failed = jobs.some((job) => blocksSubmission(job.outcome) && job.outcome !== 'awaiting-approval');
   return notSubmitted(
     jobs,
     ctx,
     'run.held-back',
-    'valid, but not submitted because another job of this manifest failed ' +
+    `valid, but not submitted because another job of this manifest ${failed ? 'failed' : 'waits for approval'} ` +
       '(all or nothing; use --partial to submit the valid jobs)',
   );
 }

@@ -8,7 +8,7 @@ import {
   type LockGuard,
   withOrderLock,
 } from './model.js';
-import { safeName } from './safe-name.js';
+import { noteName, safeName } from './safe-name.js';
 
 export interface BucketLedgerOptions {
   /** A lock not renewed for this long belongs to a dead instance and may be taken over. Default 30 s. */
@@ -61,6 +61,35 @@ export class BucketLedger implements LedgerStore {
 
   async writeAccount(record: LedgerAccount): Promise<void> {
     await this.putJson(`${this.root}${safeName(record.account)}/.account`, record);
+  }
+
+  async readNote<T>(account: string, name: string): Promise<T | undefined> {
+    return this.getJson(`${this.root}${safeName(account)}/${noteName(name)}`);
+  }
+
+  async writeNote(account: string, name: string, value: unknown): Promise<void> {
+    await this.store.put(
+      `${this.root}${safeName(account)}/${noteName(name)}`,
+      `${JSON.stringify(value, null, 2)}\n`,
+      undefined,
+      'application/json',
+    );
+  }
+
+  async listNotes(account: string, prefix: string): Promise<string[]> {
+    const dir = `${this.root}${safeName(account)}/`;
+    const objects = await this.store.list(`${dir}${noteName(prefix)}`);
+    return objects
+      .map((o) => o.key.slice(dir.length))
+      .filter((n) => !n.endsWith('.lock'))
+      .sort();
+  }
+
+  async withAccountLock<T>(account: string, name: string, fn: (guard: LockGuard) => Promise<T>): Promise<T> {
+    const pollMs = this.options.pollMs ?? 200;
+    const wait = { waitMs: this.options.waitMs ?? 120_000, backoff: { baseMs: pollMs, maxMs: 10 * pollMs } };
+    const lock = `${this.root}${safeName(account)}/${noteName(name)}.lock`;
+    return withOrderLock(this.locks, lock, { account, orderNumber: name }, wait, fn);
   }
 
   async *entries(account?: string): AsyncIterable<LedgerEntry> {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
 import { FolderLeases } from '../folder-lease.js';
 import { nameOwnerDead, newOwnerId } from '../lease.js';
-import { safeName } from './safe-name.js';
+import { noteName, safeName } from './safe-name.js';
 import {
   type LedgerAccount,
   type LedgerEntry,
@@ -59,6 +59,29 @@ export class FolderLedger implements LedgerStore {
     await writeFileAtomic(join(this.dirOf(record.account), '.account'), `${JSON.stringify(record, null, 2)}\n`, {
       durable: true,
     });
+  }
+
+  async readNote<T>(account: string, name: string): Promise<T | undefined> {
+    return readJson<T>(join(this.dirOf(account), noteName(name)));
+  }
+
+  async writeNote(account: string, name: string, value: unknown, options: { durable?: boolean } = {}): Promise<void> {
+    await this.ensureDir(account);
+    await writeFileAtomic(join(this.dirOf(account), noteName(name)), `${JSON.stringify(value, null, 2)}\n`, {
+      durable: options.durable !== false,
+    });
+  }
+
+  async listNotes(account: string, prefix: string): Promise<string[]> {
+    const names = await unlessMissing(readdir(this.dirOf(account)), []);
+    return names.filter((n) => n.startsWith(noteName(prefix)) && !n.endsWith('.tmp') && !n.endsWith('.lock')).sort();
+  }
+
+  async withAccountLock<T>(account: string, name: string, fn: (guard: LockGuard) => Promise<T>): Promise<T> {
+    await this.ensureDir(account);
+    const wait = { waitMs: this.options.waitMs ?? 120_000, backoff: LOCK_BACKOFF };
+    const lock = join(this.dirOf(account), `${noteName(name)}.lock`);
+    return withOrderLock(this.locks, lock, { account, orderNumber: name }, wait, fn);
   }
 
   private dirOf(account: string): string {

@@ -108,6 +108,20 @@ export interface LedgerStore {
   /** The account's record, if this ledger vouches for the account. */
   readAccount(account: string): Promise<LedgerAccount | undefined>;
   writeAccount(record: LedgerAccount): Promise<void>;
+  /**
+   * An account-wide note beside the entries (the guardrails' approvals, daily spend and content
+   * index, guard-notes.ts). `name` is a plain name starting with `.`, so it is never an entry's.
+   */
+  readNote<T>(account: string, name: string): Promise<T | undefined>;
+  /** Atomic like `write`; durable unless `durable: false`. */
+  writeNote(account: string, name: string, value: unknown, options?: { durable?: boolean }): Promise<void>;
+  /** The names of the account's notes that start with `prefix`. */
+  listNotes(account: string, prefix: string): Promise<string[]>;
+  /**
+   * Runs `fn` holding the account-wide lock `name` (a plain name): the same lease as an
+   * order's lock, shared by every process (or machine, for a bucket) using this ledger.
+   */
+  withAccountLock<T>(account: string, name: string, fn: (guard: LockGuard) => Promise<T>): Promise<T>;
 }
 
 /**

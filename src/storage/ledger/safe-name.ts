@@ -13,3 +13,9 @@ export function safeName(value: string): string {
   const hash = createHash('sha256').update(value, 'utf8').digest('hex').slice(0, 16);
   return `${readable}-${hash}`;
 }
+
+/** A ledger note's name (LedgerStore.readNote): a plain name starting with a dot, never an entry's (safeName never starts with one). */
+export function noteName(name: string): string {
+  if (!/^\.[A-Za-z0-9._-]+$/.test(name)) throw new Error(`not a ledger note name: ${JSON.stringify(name)}`);
+  return name;
+}

@@ -68,17 +68,20 @@ export function inDoubtCount(summary: ReportSummary | undefined): number {
 
 /** A notification about one input: it failed, it was done, or some of its jobs are in doubt. */
 export function inputNotification(
-  kind: 'failed' | 'done' | 'in-doubt',
+  kind: 'failed' | 'done' | 'in-doubt' | 'awaiting-approval',
   event: InputEvent,
   origin: string,
 ): Notification {
   const doubt = inDoubtCount(event.summary);
+  const waiting = event.summary?.byStatus['awaiting-approval'] ?? 0;
   const title =
-    kind === 'failed'
-      ? 'Input failed'
-      : kind === 'done'
-        ? 'Input done'
-        : `${doubt} ${doubt === 1 ? 'job' : 'jobs'} in doubt`;
+    kind === 'awaiting-approval'
+      ? `${waiting} ${waiting === 1 ? 'job' : 'jobs'} awaiting approval`
+      : kind === 'failed'
+        ? 'Input failed'
+        : kind === 'done'
+          ? 'Input done'
+          : `${doubt} ${doubt === 1 ? 'job' : 'jobs'} in doubt`;
   const problem =
     kind === 'in-doubt'
       ? 'created or not is unknown until the API answers a search; htorder settles them before sending anything again'

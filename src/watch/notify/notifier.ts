@@ -90,7 +90,7 @@ export class Notifier {
    */
   runOutcome(
     file: string,
-    status: 'ok' | 'invalid' | 'unreadable' | 'unavailable',
+    status: 'ok' | 'invalid' | 'unreadable' | 'unavailable' | 'held',
     summary?: InputEvent['summary'],
     problem?: string,
   ): void {
@@ -101,7 +101,7 @@ export class Notifier {
       return;
     }
     if (status !== 'ok') event.problem ??= 'see its reports';
-    this.onInput({ ...event, phase: status === 'ok' ? 'done' : 'failed' });
+    this.onInput({ ...event, phase: status === 'ok' ? 'done' : status === 'held' ? 'held' : 'failed' });
   }
 
   /** `htorder track`: a job was despatched; told to the webhooks that want `dispatched`. */
@@ -133,6 +133,11 @@ export class Notifier {
 
   private onInput(event: InputEvent): void {
     const doubt = inDoubtCount(event.summary);
+    if (event.phase === 'held') {
+      this.count((d) => countJobs(d, event.summary));
+      this.notify('awaiting-approval', inputNotification('awaiting-approval', event, this.origin));
+      return;
+    }
     if (event.phase === 'failed' || event.phase === 'done') {
       this.count((d) => {
         if (event.phase === 'done') d.inputsDone += 1;

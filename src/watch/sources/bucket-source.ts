@@ -18,7 +18,7 @@ import {
   type ListedInput,
   type WriteReports,
 } from './model.js';
-import { describe, type ListedObject, type S3Store } from '../../storage/s3/s3-store.js';
+import { describe, type ListedObject, PRECONDITION_FAILED, type S3Store } from '../../storage/s3/s3-store.js';
 import { initialised, makeWorkFolder, type Slot, WorkSlots } from './work-folder.js';
 
 export interface BucketSourceOptions {
@@ -54,7 +54,7 @@ export function stateRoot(prefix: string): string {
 export class BucketSource implements DropSource {
   readonly location: string;
   readonly needsStability = false;
-  private readonly layout: DropLayout;
+  private readonly layout: Required<DropLayout>;
   private readonly claims: BucketLeases;
   private work: string | undefined;
   /** Where objects' copies are made in the private folder: reused folders and files (work-folder.ts). */
@@ -62,7 +62,7 @@ export class BucketSource implements DropSource {
 
   constructor(private readonly opts: BucketSourceOptions) {
     this.location = `s3://${opts.store.bucket}/${opts.prefix}`;
-    this.layout = opts.layout ?? DEFAULT_LAYOUT;
+    this.layout = { ...DEFAULT_LAYOUT, ...opts.layout };
     this.claims = new BucketLeases(opts.store, opts.leaseMs ?? 30_000);
   }
 
@@ -289,6 +289,34 @@ export class BucketSource implements DropSource {
     const claimed = await this.head(this.key('processing', name));
     if (!claimed || claimed.etag !== etag) return false;
     return there.every((o) => o.lastModified >= claimed.lastModified && (o.key !== inputKey || o.etag === etag));
+  }
+
+  async listHeld(): Promise<string[]> {
+    const prefix = this.key('held', '');
+    const objects = await this.opts.store.list(prefix, '/');
+    return objects.map((o) => o.key.slice(prefix.length)).filter((name) => classifyName(name).take);
+  }
+
+  async heldHash(name: string): Promise<string | undefined> {
+    if (!classifyName(name).take) return undefined;
+    const obj = await this.opts.store.get(this.key('held', name));
+    return obj && createHash('sha256').update(obj.body).digest('hex');
+  }
+
+  async takeBack(name: string): Promise<string | undefined> {
+    if (!classifyName(name).take) return undefined;
+    const store = this.opts.store;
+    const heldKey = this.key('held', name);
+    const obj = await store.get(heldKey);
+    if (!obj) return undefined;
+    // Created only where no object is (a newer upload of the same name keeps its key).
+    const now = new Date();
+    for (let attempt = 0; ; attempt++) {
+      const topKey = this.key('top', attempt === 0 ? name : timestampedName(name, now, attempt - 1));
+      if ((await store.put(topKey, obj.body, { ifNoneMatch: '*' })) === PRECONDITION_FAILED) continue;
+      await Promise.all([heldKey, ...reportNames(heldKey)].map((k) => store.delete(k)));
+      return `s3://${store.bucket}/${topKey}`;
+    }
   }
 
   async close(): Promise<void> {

@@ -77,6 +77,9 @@ const S_ISGID = 0o2000;
 /** O_NOFOLLOW: a link at the name fails with ELOOP; O_NONBLOCK: a FIFO swapped in cannot block the open. */
 const OPEN_NO_FOLLOW = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
+/** The sub-folders made and held from init. */
+const SUB_FOLDERS = ['processing', 'done', 'failed', 'held'] as const satisfies readonly (keyof DropLayout)[];
+
 /**
  * The claimed file as opened and checked: what reports take their mode and group from, and
  * what was copied (size, mtime, inode, sha256 of the bytes), to tell later whether it changed.
@@ -106,7 +109,7 @@ interface Fingerprint {
 export class FolderSource implements DropSource {
   readonly location: string;
   readonly needsStability = true;
-  private readonly layout: DropLayout;
+  private readonly layout: Required<DropLayout>;
   private readonly leaseMs: number;
   private readonly claims: FolderLeases;
   private readonly refused = new Set<string>();
@@ -124,7 +127,7 @@ export class FolderSource implements DropSource {
     private readonly opts: FolderSourceOptions = {},
   ) {
     this.location = resolve(dir);
-    this.layout = opts.layout ?? DEFAULT_LAYOUT;
+    this.layout = { ...DEFAULT_LAYOUT, ...opts.layout };
     this.leaseMs = opts.leaseMs ?? 30_000;
     this.settling = new SettleList(opts.settleWindowMs ?? DEFAULT_SETTLE_WINDOW_MS);
     this.claims = new FolderLeases({
@@ -166,7 +169,7 @@ export class FolderSource implements DropSource {
     if (!info) throw new SourceError(`the drop folder ${this.location} does not exist`, 'usage');
     if (!info.isDirectory()) throw new SourceError(`${this.location} is not a folder`, 'usage');
     assertSticky(this.location, info);
-    for (const k of ['processing', 'done', 'failed'] as const) {
+    for (const k of SUB_FOLDERS) {
       await mkdir(this.sub(k), { recursive: true });
       await this.assertOwnFolder(k);
       const held = await HeldFolder.open(this.sub(k));
@@ -187,7 +190,7 @@ export class FolderSource implements DropSource {
    * ten minutes and four leases: each lives for milliseconds, and another instance, alive on
    * another machine, may be writing one right now.
    */
-  private async sweepAbandoned(k: 'processing' | 'done' | 'failed'): Promise<void> {
+  private async sweepAbandoned(k: keyof DropLayout): Promise<void> {
     const before = Date.now() - Math.max(10 * 60_000, 4 * this.leaseMs);
     for (const name of await readdir(this.in(k))) {
       if (!isOwnTemporary(name)) continue;
@@ -602,10 +605,50 @@ export class FolderSource implements DropSource {
     }
   }
 
+  async listHeld(): Promise<string[]> {
+    await this.assertHeld('held');
+    const entries = await readdir(this.in('held'), { withFileTypes: true });
+    return entries.filter((e) => e.isFile() && classifyName(e.name).take).map((e) => e.name);
+  }
+
+  async heldHash(name: string): Promise<string | undefined> {
+    if (!classifyName(name).take) return undefined;
+    await this.assertHeld('held');
+    let handle: FileHandle;
+    try {
+      handle = await open(this.in('held', name), OPEN_NO_FOLLOW);
+    } catch {
+      return undefined;
+    }
+    try {
+      const info = await handle.stat();
+      const max = this.opts.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES;
+      if (!info.isFile() || info.nlink !== 1 || info.size > max) return undefined;
+      const hash = createHash('sha256');
+      for await (const chunk of handle.createReadStream({ autoClose: false })) hash.update(chunk as Buffer);
+      return (await this.held.held?.stillHeld()) ? hash.digest('hex') : undefined;
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async takeBack(name: string): Promise<string | undefined> {
+    if (!classifyName(name).take) return undefined;
+    await this.assertHeld('held');
+    const at = this.in('held', name);
+    const info = await lstat(at).catch(() => undefined);
+    if (!info?.isFile()) return undefined;
+    // What arrives at the top must be the held file itself (device and inode), else it is undone.
+    const back = await this.putBack(at, name, info);
+    await this.assertHeld('held');
+    if (back !== undefined) await Promise.all(reportNames(name).map((r) => unlinkQuiet(this.in('held', r))));
+    return back;
+  }
+
   /** Removes this instance's private folder (a crash leaves it behind in the state directory: 0700, the user's own). */
   async close(): Promise<void> {
     this.claims.close();
-    for (const k of ['processing', 'done', 'failed'] as const) {
+    for (const k of SUB_FOLDERS) {
       await this.held[k]?.close();
       delete this.held[k];
     }

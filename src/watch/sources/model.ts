@@ -18,7 +18,8 @@ export interface ListedInput {
   marked: boolean;
 }
 
-export type FinishOutcome = 'done' | 'failed';
+/** `held`: nothing failed, but jobs wait for approval (docs/guardrails.md); taken back once approved. */
+export type FinishOutcome = 'done' | 'failed' | 'held';
 
 /** Writes an input's reports once, to `target`; returns the paths of those it wrote (the ones that move). */
 export type WriteReports = (target: ReportTarget) => Promise<Partial<ReportPaths>>;
@@ -101,6 +102,16 @@ export interface DropSource {
    * claimed for this instance. Never returns an input a live instance holds.
    */
   claimOrphans(): Promise<ClaimedInput[]>;
+  /** The inputs in held/ (names, not their reports), for the watcher to take back once approved. */
+  listHeld(): Promise<string[]>;
+  /** sha256 (hex) of held input `name`'s bytes; undefined when it is gone or not a regular file. */
+  heldHash(name: string): Promise<string | undefined>;
+  /**
+   * Moves held input `name` back to the top of the drop location (never over another file),
+   * its reports in held/ removed: it is processed again, and the ledger sends only what was
+   * approved. Returns where it is now, or undefined when it is gone.
+   */
+  takeBack(name: string): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -124,21 +135,29 @@ export class ClaimLostError extends Error {
   override name = 'ClaimLostError';
 }
 
-/** Names of the three sub-locations; configurable, each a single path segment. */
+/** Names of the sub-locations; configurable, each a single path segment. */
 export interface DropLayout {
   processing: string;
   done: string;
   failed: string;
+  /** Absent: `held` (the dashboard's layouts predate it). */
+  held?: string;
 }
 
-export const DEFAULT_LAYOUT: DropLayout = { processing: 'processing', done: 'done', failed: 'failed' };
+export const DEFAULT_LAYOUT: Required<DropLayout> = {
+  processing: 'processing',
+  done: 'done',
+  failed: 'failed',
+  held: 'held',
+};
 
-/** The layout the settings name (processingDir, doneDir, failedDir): watch's sources and the dashboard agree on it. */
+/** The layout the settings name (processingDir, doneDir, failedDir, heldDir): watch's sources and the dashboard agree on it. */
 export function dropLayout(settings: Pick<Settings, 'get'>): DropLayout {
   return {
     processing: settings.get('processingDir') ?? DEFAULT_LAYOUT.processing,
     done: settings.get('doneDir') ?? DEFAULT_LAYOUT.done,
     failed: settings.get('failedDir') ?? DEFAULT_LAYOUT.failed,
+    held: settings.get('heldDir') ?? DEFAULT_LAYOUT.held,
   };
 }
 

@@ -61,14 +61,14 @@ describe('notify configuration', () => {
       {
         label: 'webhook 2 (https://prod-01.westus.logic.azure.com/…)',
         format: 'teams',
-        events: ['failed', 'in-doubt', 'api-unavailable', 'api-recovered'],
+        events: ['failed', 'in-doubt', 'api-unavailable', 'api-recovered', 'awaiting-approval'],
         apiUnavailableMs: 60_000,
         url: undefined,
       },
       {
         label: 'webhook 3 (http://127.0.0.1:9/…)',
         format: 'json',
-        events: ['failed', 'in-doubt', 'api-unavailable', 'api-recovered'],
+        events: ['failed', 'in-doubt', 'api-unavailable', 'api-recovered', 'awaiting-approval'],
         apiUnavailableMs: 600_000,
         url: undefined,
       },
@@ -96,7 +96,7 @@ describe('notify configuration', () => {
     );
     expect(at('notify:\n  webhooks:\n    - url: https://x.example/h\n      on: [failed, faild]\n')).toBe(
       'config file /etc/htorder.yaml:4:11: notify.webhooks[1].on: unknown event "faild" ' +
-        '(known: failed, in-doubt, api-unavailable, api-recovered, done, dispatched)',
+        '(known: failed, in-doubt, api-unavailable, api-recovered, done, awaiting-approval, dispatched)',
     );
     expect(at('notify:\n  webhooks:\n    - name: x\n')).toBe(
       'config file /etc/htorder.yaml:3:7: notify.webhooks[1]: has no "url"',
@@ -173,7 +173,7 @@ describe('notify configuration', () => {
       (err: Error) => err.message,
     );
     expect(bad).toBe(
-      'HTORDER_NOTIFY_ON: unknown event "everything" (known: failed, in-doubt, api-unavailable, api-recovered, done, dispatched)',
+      'HTORDER_NOTIFY_ON: unknown event "everything" (known: failed, in-doubt, api-unavailable, api-recovered, done, awaiting-approval, dispatched)',
     );
   });
 });

@@ -157,3 +157,27 @@ describe('notifications from a real watcher', () => {
     );
   });
 });
+
+describe('awaiting-approval', () => {
+  it('an input held for approval sends the awaiting-approval event (on by default) with its counts', async () => {
+    const hook = await receiver();
+    const w = await startWatch(
+      { target: fx.drop.path },
+      { ...fx.env, HTORDER_NOTIFY_URL: hook.hook, HTORDER_NOTIFY_FORMAT: 'json', HTORDER_MAX_JOB_COST: '1' },
+    );
+    try {
+      await writeFile(join(fx.drop.path, 'big.yaml'), manifest('NA', 2));
+      await waitFor(() => (hook.seen.length > 0 ? true : undefined), 'a notification');
+    } finally {
+      expect(await w.stop()).toBe(0);
+    }
+    expect(hook.bodies()).toEqual([
+      expect.objectContaining({
+        event: 'awaiting-approval',
+        severity: 'warning',
+        title: '2 jobs awaiting approval',
+        jobs: { 'awaiting-approval': 2 },
+      }),
+    ]);
+  });
+});

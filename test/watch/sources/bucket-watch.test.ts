@@ -1,9 +1,12 @@
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../../src/sandbox/index.js';
 import { runWatch } from '../../../src/app/watch-daemon.js';
+import { runApprove } from '../../../src/cli/approve-command.js';
 import { startTestS3, type TestS3 } from '../../support/s3.js';
 import { tempDir } from '../../support/temp-files.js';
 import { sandboxWithEnv, startWatch, waitFor } from '../../support/watch-harness.js';
@@ -148,6 +151,48 @@ describe('htorder watch s3://BUCKET/PREFIX', () => {
       await waitFor(async () => ((await keys('done/')).includes('done/s.yaml') ? true : undefined), 's.yaml in done/');
       expect(await jobsOf()).toEqual(['BS-1']);
       expect(w.logs().some((l) => String(l.msg).includes('--single-instance'))).toBe(true);
+    } finally {
+      await w.stop();
+    }
+  });
+});
+
+describe('htorder watch s3://…: held/', () => {
+  it('an object over a limit lands in held/; approved in the bucket ledger, it is taken back, submitted once, and ends in done/', async () => {
+    const limited = { ...env, HTORDER_MAX_JOB_COST: '1' };
+    const w = await startWatch({ target: target() }, limited);
+    try {
+      await put('big.yaml', manifest('BH', 1));
+      await waitFor(
+        async () => ((await keys('held/')).includes('held/big.yaml.result.json') ? true : undefined),
+        'held',
+      );
+      expect(await jobsOf()).toEqual([]);
+      const out = new Writable({ write: (_c, _e, cb) => cb() });
+      let said = '';
+      const err = new Writable({
+        write: (c, _e, cb) => {
+          said += String(c);
+          cb();
+        },
+      });
+      const code = await runApprove(
+        { paths: [], flags: {}, list: true, ledger: target() },
+        { stdout: out, stderr: err, env: limited, cwd: state.path },
+      );
+      expect(code).toBe(0);
+      expect(said).toContain('BH-1');
+      const local = join(state.path, 'big.yaml');
+      await writeFile(local, await text('held/big.yaml'));
+      expect(
+        await runApprove(
+          { paths: [local], flags: {}, ledger: target() },
+          { stdout: out, stderr: err, env: limited, cwd: state.path },
+        ),
+      ).toBe(0);
+      await waitFor(async () => ((await keys('done/')).includes('done/big.yaml') ? true : undefined), 'done');
+      expect(await jobsOf()).toEqual(['BH-1']);
+      expect(await keys('held/')).toEqual([]);
     } finally {
       await w.stop();
     }

@@ -209,7 +209,7 @@ describe('a drop folder file that changes while it is processed', () => {
         'HALF-3': 'submitted',
       });
       expect(await ls('failed')).toEqual([]);
-      expect(await ls()).toEqual(['done', 'failed', 'processing']);
+      expect(await ls()).toEqual(['done', 'failed', 'held', 'processing']);
       expect(await readFile(join(drop.path, 'done', 'half.yaml'), 'utf8')).toBe(
         HEADER + whole('HALF-1') + whole('HALF-2') + whole('HALF-3'),
       );

@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -29,7 +29,7 @@ afterEach(async () => {
 });
 
 describe('FolderSource sub-folders', () => {
-  it.each(['processing', 'done', 'failed'])('refuses to start when %s/ is a symbolic link', async (sub) => {
+  it.each(['processing', 'done', 'failed', 'held'])('refuses to start when %s/ is a symbolic link', async (sub) => {
     const drop = await temp('htorder-drop-');
     const outside = await temp('htorder-outside-');
     await symlink(outside, join(drop, sub));
@@ -53,6 +53,30 @@ describe('FolderSource sub-folders', () => {
     await expect(claimed!.finish('done')).rejects.toMatchObject({ name: 'SourceError' });
     expect(await readdir(outside)).toEqual([]);
     expect(await readdir(join(drop, 'processing'))).toContain('a.yaml');
+  });
+
+  it('held/: an input finished there is listed and taken back to the top; held/ swapped with a link is refused', async () => {
+    const drop = await temp('htorder-drop-');
+    const outside = await temp('htorder-outside-');
+    const source = folderSource(drop);
+    await source.init();
+    await writeFile(join(drop, 'a.yaml'), 'version: 1\n');
+    const claimed = await source.claim('a.yaml');
+    await claimed!.finish('held');
+    expect(await source.listHeld()).toEqual(['a.yaml']);
+    expect(await source.heldHash('a.yaml')).toMatch(/^[0-9a-f]{64}$/);
+    expect(await source.takeBack('a.yaml')).toBe(join(drop, 'a.yaml'));
+    expect(await readdir(join(drop, 'held'))).toEqual([]);
+
+    const again = await source.claim('a.yaml');
+    await again!.finish('held');
+    await rename(join(drop, 'held'), join(drop, 'held-old'));
+    await symlink(outside, join(drop, 'held'));
+    await writeFile(join(outside, 'b.yaml'), 'version: 1\n');
+    await expect(source.listHeld()).rejects.toMatchObject({ name: 'SourceError' });
+    await expect(source.takeBack('b.yaml')).rejects.toMatchObject({ name: 'SourceError' });
+    expect(await readdir(drop)).not.toContain('b.yaml');
+    expect(await readdir(outside)).toEqual(['b.yaml']);
   });
 
   it.each([0o777, 0o775, 0o2775, 0o757])(

@@ -18,7 +18,7 @@ describe('htorder watch DIR', () => {
       await writeFile(join(fx.drop.path, 'a.yaml'), manifest('A', 2));
       await waitFor(async () => ((await ls('done')).includes('a.yaml') ? true : undefined), 'a.yaml in done/');
       expect(await ls('done')).toEqual(['a.yaml', 'a.yaml.result.csv', 'a.yaml.result.json']);
-      expect(await ls()).toEqual(['done', 'failed', 'processing']);
+      expect(await ls()).toEqual(['done', 'failed', 'held', 'processing']);
       const report = JSON.parse(await readFile(join(fx.drop.path, 'done', 'a.yaml.result.json'), 'utf8'));
       expect(report.command).toBe('watch');
       expect(report.input.file).toBe(join(fx.drop.path, 'done', 'a.yaml'));
@@ -84,7 +84,15 @@ describe('htorder watch DIR', () => {
       await writeFile(join(fx.drop.path, 'm.yaml'), manifest('M'));
       await writeFile(join(fx.drop.path, 'm.yaml.done'), '');
       await waitFor(async () => ((await ls('done')).includes('m.yaml') ? true : undefined), 'm.yaml in done/');
-      expect(await ls()).toEqual(['.hidden.yaml', 'done', 'failed', 'm.yaml.part', 'processing', 'x.yaml.result.json']);
+      expect(await ls()).toEqual([
+        '.hidden.yaml',
+        'done',
+        'failed',
+        'held',
+        'm.yaml.part',
+        'processing',
+        'x.yaml.result.json',
+      ]);
       expect(await jobsOf()).toEqual(['M-1']);
     } finally {
       await w.stop();

@@ -1,0 +1,49 @@
+import type { Command } from 'commander';
+import { addConfigOptions, addSettingOptions, configFlagsFrom } from '../../core/config/config-flags.js';
+import { processIo } from '../command-io.js';
+import { addSandboxOptions, examples, sandboxOptionsFrom } from '../help.js';
+
+/** `htorder approve INPUT|REPORT… [--order N…] [--note TEXT]` and `htorder approve --list` (docs/guardrails.md). */
+export function register(program: Command): void {
+  const cmd = program
+    .command('approve')
+    .description('approve jobs that wait for approval (over a limit, suspected duplicates); the next run submits them')
+    .argument('[paths...]', 'inputs or their result reports (X.result.json) whose waiting jobs to approve')
+    .option('--order <orderNumber...>', 'approve only these orders of the inputs')
+    .option('--note <text>', 'why, recorded with the approval')
+    .option('--list', 'show the jobs that wait for approval on the account')
+    .option(
+      '--ledger <s3-url>',
+      "a bucket watcher's ledger (s3://BUCKET/PREFIX/, as given to watch) instead of the state dir's",
+    )
+    .option('--json', 'print a machine-readable summary to stdout');
+  addSandboxOptions(cmd).addHelpText(
+    'after',
+    examples([
+      ['htorder approve --list', 'what waits on the account'],
+      [
+        'htorder approve orders.csv --note "big launch order, checked with Sam"',
+        'approve the waiting jobs of an input',
+      ],
+      ['htorder approve held/orders.csv.result.json --order PO-1', 'one order of a held input'],
+    ]),
+  );
+  addSettingOptions(cmd, ['s3Endpoint', 's3Region', 's3ForcePathStyle']);
+  addConfigOptions(cmd);
+  cmd.action(async (paths: string[], opts: Record<string, unknown>) => {
+    const { runApprove } = await import('../approve-command.js');
+    process.exitCode = await runApprove(
+      {
+        paths,
+        orders: opts.order as string[] | undefined,
+        note: opts.note as string | undefined,
+        list: opts.list === true,
+        ...(typeof opts.ledger === 'string' ? { ledger: opts.ledger } : {}),
+        json: opts.json === true,
+        ...sandboxOptionsFrom(opts),
+        flags: configFlagsFrom(opts),
+      },
+      processIo(),
+    );
+  });
+}

@@ -1,0 +1,179 @@
+import { hash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { openPipelineContext } from '../app/pipeline-context.js';
+import type { ConfigFlags } from '../core/config/resolve-config.js';
+import { ExitCode } from '../core/errors.js';
+import { amountText } from '../core/money.js';
+import { printable } from '../core/printable.js';
+import { VERSION } from '../core/version.js';
+import type { InputOutcome, PipelineContext } from '../pipeline/process-input.js';
+import { type PlannedInput, requestHash, type SavedPlan } from '../pipeline/saved-plan.js';
+import { writeFileAtomic } from '../storage/atomic-write.js';
+import type { CommandIo } from './command-io.js';
+import { formatInputOutcome } from './format-outcome.js';
+import type { SandboxOptions } from './help.js';
+import { exitCodeOf, jsonSummary, pipelineDetails } from './json-summary.js';
+
+/** `plan --out`: what `run` would send now, per input, written atomically to `out`. */
+export async function writeSavedPlan(
+  out: string,
+  account: string,
+  outcomes: readonly InputOutcome[],
+): Promise<SavedPlan> {
+  let currency: string | null = null;
+  const inputs: PlannedInput[] = [];
+  for (const o of outcomes) {
+    if (!o.report?.input.sha256) continue;
+    const jobs = o.report.jobs.flatMap((job) => {
+      const resolved = job.status === 'valid' ? o.resolved.get(job.index) : undefined;
+      if (!resolved) return [];
+      currency ??= resolved.estimate.currency ?? null;
+      const { estimate } = resolved;
+      return [
+        {
+          orderNumber: resolved.orderNumber,
+          request: requestHash(resolved.candidate),
+          estimate: estimate.total ?? null,
+        },
+      ];
+    });
+    inputs.push({ file: resolve(o.file), sha256: o.report.input.sha256, jobs });
+  }
+  const plan: SavedPlan = {
+    planVersion: 1,
+    htorderVersion: VERSION,
+    createdAt: new Date().toISOString(),
+    account,
+    currency,
+    inputs,
+  };
+  await writeFileAtomic(out, `${JSON.stringify(plan, null, 2)}\n`, { durable: true });
+  return plan;
+}
+
+/**
+ * The saved plan's summary: its jobs and total, and the total against each cost limit set
+ * (what `apply` would spend, in the account's currency).
+ */
+export function planSummary(out: string, plan: SavedPlan, limits: PipelineContext['guard']): string {
+  const jobs = plan.inputs.flatMap((i) => i.jobs);
+  const cur = plan.currency ?? undefined;
+  const total = jobs.reduce((sum, j) => sum + (j.estimate ?? 0), 0);
+  const unpriced = jobs.some((j) => j.estimate === null) ? ' (some jobs could not be priced)' : '';
+  const lines = [
+    `plan saved to ${printable(out)}: ${jobs.length} job(s), estimated total ${amountText(total, cur)}${unpriced}`,
+  ];
+  const largestInput = Math.max(0, ...plan.inputs.map((i) => i.jobs.reduce((sum, j) => sum + (j.estimate ?? 0), 0)));
+  const largestJob = Math.max(0, ...jobs.map((j) => j.estimate ?? 0));
+  const against = (name: string, value: number, max: number | undefined) => {
+    if (max !== undefined)
+      lines.push(`  ${name} ${amountText(max, cur)}: ${amountText(value, cur)}${value > max ? ' (over)' : ''}`);
+  };
+  against('maxJobCost', largestJob, limits?.maxJobCost);
+  against('maxInputCost', largestInput, limits?.maxInputCost);
+  against('maxDailyCost', total, limits?.maxDailyCost);
+  lines.push(`  apply it with: htorder apply ${printable(out)}`);
+  return `${lines.join('\n')}\n`;
+}
+
+export interface ApplyInput extends Partial<SandboxOptions> {
+  plan: string;
+  /** Amount an estimate may rise by since the plan (default 0). */
+  tolerance?: number;
+  /** Hours after which a plan is too old (default 24). */
+  maxAgeHours?: number;
+  json?: boolean;
+  flags: ConfigFlags;
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * `htorder apply PLAN.json`: exactly the planned jobs through run's exactly-once path, or
+ * nothing (exit 1, saying what changed) when an input's bytes, a request, an estimate beyond
+ * the tolerance, the account or the plan's age says the plan no longer holds. Every input is
+ * checked before anything of any input is sent.
+ */
+export async function runApply(input: ApplyInput, io: CommandIo): Promise<number> {
+  const refuse = (why: string): number => {
+    io.stderr.write(`htorder apply: refused, nothing sent: ${printable(why)}\n`);
+    return ExitCode.Invalid;
+  };
+  let plan: SavedPlan;
+  try {
+    plan = parsePlan(await readFile(input.plan, 'utf8'));
+  } catch (err) {
+    io.stderr.write(`htorder apply: ${printable(input.plan)}: ${printable((err as Error).message)}\n`);
+    return ExitCode.Usage;
+  }
+  const ageMs = Date.now() - Date.parse(plan.createdAt);
+  const maxAgeMs = (input.maxAgeHours ?? 24) * HOUR_MS;
+  if (!(ageMs <= maxAgeMs))
+    return refuse(`the plan is from ${plan.createdAt}, older than --max-age ${input.maxAgeHours ?? 24} h`);
+  for (const p of plan.inputs) {
+    const now = await readFile(p.file).then(
+      (bytes) => hash('sha256', bytes, 'hex'),
+      () => undefined,
+    );
+    if (now !== p.sha256)
+      return refuse(`${p.file} ${now === undefined ? 'cannot be read' : 'changed since it was planned'}`);
+  }
+  const pipeline = await openPipelineContext({ ...input, command: 'run', env: io.env, cwd: io.cwd, stderr: io.stderr });
+  try {
+    let context: PipelineContext;
+    try {
+      context = await pipeline.context();
+    } catch (err) {
+      io.stderr.write(
+        `htorder apply: cannot reach the API or the credentials were refused: ${printable((err as Error).message)}\n`,
+      );
+      return ExitCode.Unavailable;
+    }
+    if (context.account !== plan.account)
+      return refuse(`the plan is for account ${plan.account}, not ${context.account}`);
+    const { processInput } = await import('../pipeline/process-input.js');
+    const tolerance = input.tolerance ?? 0;
+    const checkOf = (p: PlannedInput) => ({ jobs: new Map(p.jobs.map((j) => [j.orderNumber, j])), tolerance });
+    // First every input as a plan: a refusal of any sends nothing of all.
+    for (const p of plan.inputs) {
+      const o = await processInput(p.file, { ...context, command: 'plan', planned: checkOf(p) });
+      if (o.status === 'invalid' || o.status === 'unreadable' || o.status === 'unavailable') {
+        io.stderr.write(formatInputOutcome(o, 'plan'));
+        return o.status === 'unavailable'
+          ? ExitCode.Unavailable
+          : refuse(`${p.file} no longer matches the plan (see above)`);
+      }
+    }
+    const outcomes: InputOutcome[] = [];
+    for (const p of plan.inputs) {
+      const o = await processInput(p.file, { ...context, command: 'run', planned: checkOf(p) });
+      outcomes.push(o);
+      io.stderr.write(formatInputOutcome(o, 'run'));
+    }
+    const exitCode = exitCodeOf(outcomes);
+    if (input.json) io.stdout.write(`${JSON.stringify(jsonSummary('apply', outcomes, exitCode, pipelineDetails))}\n`);
+    return exitCode;
+  } finally {
+    await pipeline.close();
+  }
+}
+
+/** The plan file, checked for the shape apply relies on (schemas/plan.schema.json). */
+function parsePlan(text: string): SavedPlan {
+  const plan = JSON.parse(text) as SavedPlan;
+  const ok =
+    plan?.planVersion === 1 &&
+    typeof plan.account === 'string' &&
+    typeof plan.createdAt === 'string' &&
+    Array.isArray(plan.inputs) &&
+    plan.inputs.every(
+      (i) =>
+        typeof i?.file === 'string' &&
+        typeof i.sha256 === 'string' &&
+        Array.isArray(i.jobs) &&
+        i.jobs.every((j) => typeof j?.orderNumber === 'string' && typeof j.request === 'string'),
+    );
+  if (!ok) throw new Error('not an htorder plan (planVersion 1): write one with htorder plan --out');
+  return plan;
+}

@@ -1,0 +1,93 @@
+import { hash } from 'node:crypto';
+import type { Diagnostic } from '../manifest/model.js';
+import type { JobCandidate } from '../api/types.js';
+import { canonicalJson } from './job-hash.js';
+import { withFindings, type JobState } from './job-state.js';
+import type { StageContext } from './stages/context.js';
+
+/**
+ * Saved plans (docs/guardrails.md#saved-plans-plan---out-and-apply): `htorder plan --out`
+ * writes what `run` would send, `htorder apply` sends exactly that or nothing.
+ * schemas/plan.schema.json describes the file for other tools.
+ */
+
+export interface SavedPlan {
+  planVersion: 1;
+  htorderVersion: string;
+  createdAt: string;
+  /** The ledger's account key (region + account id): apply refuses another account. */
+  account: string;
+  currency: string | null;
+  inputs: PlannedInput[];
+}
+
+export interface PlannedInput {
+  /** Absolute path of the input when planned. */
+  file: string;
+  /** SHA-256 of its bytes: apply refuses an input whose bytes changed. */
+  sha256: string;
+  jobs: PlannedJob[];
+}
+
+export interface PlannedJob {
+  orderNumber: string;
+  /** SHA-256 of the exact request body that would be sent (canonical JSON). */
+  request: string;
+  estimate: number | null;
+}
+
+/** The fingerprint of a request body: canonical JSON, so key order does not matter. */
+export function requestHash(candidate: JobCandidate): string {
+  return hash('sha256', canonicalJson(candidate), 'hex');
+}
+
+/** What apply holds one input's jobs to. */
+export interface PlanCheck {
+  jobs: ReadonlyMap<string, PlannedJob>;
+  /** How much an estimate may have risen since the plan (amount, default 0). */
+  tolerance: number;
+}
+
+/**
+ * apply's check of the ready jobs against the plan, after the plan stages: a job the plan does
+ * not name is not sent (not-submitted); one whose request now differs, or whose estimate rose
+ * beyond the tolerance, is refused, and so (all or nothing) nothing of the input is sent.
+ */
+export function checkPlanned(jobs: readonly JobState[], plan: PlanCheck, ctx: StageContext): JobState[] {
+  return jobs.map((job) => {
+    if (job.outcome !== 'ready') return job;
+    const field = `jobs[${job.index}]`;
+    const at = (code: string, message: string): Diagnostic => ({
+      severity: 'error',
+      code,
+      message,
+      field,
+      source: ctx.manifest.sources.locate(field),
+    });
+    const planned = plan.jobs.get(job.orderNumber);
+    if (!planned)
+      return {
+        ...withFindings(job, [at('apply.not-planned', 'not in the plan: not sent (plan it, or run it)')]),
+        outcome: 'held-back',
+      };
+    if (requestHash(job.resolved.candidate) !== planned.request)
+      return {
+        ...withFindings(job, [
+          at('apply.request-changed', "the request resolved now differs from the plan's: plan again"),
+        ]),
+        outcome: 'refused',
+      };
+    const now = job.resolved.estimate.total;
+    if (planned.estimate !== null && now !== undefined && now > planned.estimate + plan.tolerance)
+      return {
+        ...withFindings(job, [
+          at(
+            'apply.estimate-rose',
+            `the estimate rose from ${planned.estimate.toFixed(2)} to ${now.toFixed(2)}, beyond the tolerance ${plan.tolerance.toFixed(2)}: plan again`,
+          ),
+        ]),
+        outcome: 'refused',
+      };
+    return job;
+  });
+}

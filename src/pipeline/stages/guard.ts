@@ -1,0 +1,122 @@
+import type { Diagnostic } from '../../manifest/model.js';
+import { amountText } from '../../core/money.js';
+import {
+  type ApprovalNote,
+  approves,
+  contentKey,
+  contentName,
+  type ContentNote,
+  type HoldReason,
+  readApproval,
+} from '../guard-notes.js';
+import { withFindings, type JobState } from '../job-state.js';
+import type { StageContext } from './context.js';
+
+/**
+ * The guardrails of one job (docs/guardrails.md): a ready job over a limit, or whose content
+ * the ledger recorded lately under another order number, waits for approval instead of being
+ * sent — unless its fingerprint was approved. Nothing here asks the API.
+ */
+
+/** The limits, each off when absent (settings maxJobCost, maxInputCost, maxDailyCost, maxLineQuantity, duplicateWindowDays). */
+export interface GuardLimits {
+  maxJobCost?: number;
+  maxInputCost?: number;
+  maxDailyCost?: number;
+  maxLineQuantity?: number;
+  /** 0: suspected duplicates are not looked for. */
+  duplicateWindowDays: number;
+}
+
+export const NO_LIMITS: GuardLimits = { duplicateWindowDays: 0 };
+
+const DAY_MS = 86_400_000;
+
+/** The stage: a ready job over a job-level limit or a suspected duplicate waits for approval. */
+export async function guard(job: JobState, ctx: StageContext): Promise<JobState> {
+  if (job.outcome !== 'ready') return job;
+  const reasons = jobReasons(job, ctx.guard);
+  const duplicate = await duplicateOf(job, ctx);
+  if (duplicate) reasons.push(duplicate);
+  return reasons.length === 0 ? job : hold(job, reasons, ctx);
+}
+
+/** The job's own reasons to wait, from its estimate and lines alone. */
+function jobReasons(job: JobState & { outcome: 'ready' }, limits: GuardLimits): HoldReason[] {
+  const reasons: HoldReason[] = [];
+  const { estimate } = job.resolved;
+  const max = limits.maxLineQuantity;
+  if (max !== undefined) {
+    const line = estimate.lines.find((l) => l.quantity > max);
+    if (line)
+      reasons.push({
+        code: 'approval.line-quantity',
+        message: `line ${line.index + 1} orders ${line.quantity}, over maxLineQuantity ${max}`,
+      });
+  }
+  const costLimited =
+    limits.maxJobCost !== undefined || limits.maxInputCost !== undefined || limits.maxDailyCost !== undefined;
+  if (costLimited && (estimate.total === undefined || !estimate.complete)) {
+    reasons.push({
+      code: 'approval.estimate-incomplete',
+      message: 'its cost cannot be estimated in full, so the cost limits cannot be checked',
+    });
+  } else if (limits.maxJobCost !== undefined && (estimate.total ?? 0) > limits.maxJobCost) {
+    const cur = estimate.currency;
+    reasons.push({
+      code: 'approval.job-cost',
+      message: `estimate ${amountText(estimate.total ?? 0, cur)} is over maxJobCost ${amountText(limits.maxJobCost, cur)}`,
+    });
+  }
+  return reasons;
+}
+
+/** The order the ledger recorded with this job's content under another number, within the window. */
+async function duplicateOf(job: JobState & { outcome: 'ready' }, ctx: StageContext): Promise<HoldReason | undefined> {
+  const days = ctx.guard.duplicateWindowDays;
+  if (days === 0) return undefined;
+  const seen = await ctx.ledger.readNote<ContentNote>(ctx.account, contentName(contentKey(job.resolved.candidate)));
+  if (!seen || seen.orderNumber === job.orderNumber) return undefined;
+  if (Date.now() - Date.parse(seen.at) > days * DAY_MS) return undefined;
+  const number = seen.jobNumber === undefined ? '' : ` (job ${seen.jobNumber})`;
+  return {
+    code: 'approval.duplicate',
+    message:
+      `suspected duplicate: order ${JSON.stringify(seen.orderNumber)}${number} of ${seen.at.slice(0, 10)} ` +
+      'has the same delivery address and items',
+  };
+}
+
+/**
+ * The job held for `reasons`, or let through when its fingerprint was approved (then a
+ * warning says by whom). `note`: the approval note when the caller read it already.
+ */
+export async function hold(
+  job: JobState,
+  reasons: readonly HoldReason[],
+  ctx: StageContext,
+  note?: ApprovalNote,
+): Promise<JobState> {
+  if (job.outcome !== 'ready') return job;
+  if (job.approval) return job;
+  const approval = note ?? (await readApproval(ctx.ledger, ctx.account, job.orderNumber));
+  const field = `jobs[${job.index}]`;
+  const at = { field, source: ctx.manifest.sources.locate(field) };
+  if (approval?.approval && approves(approval, job.hash)) {
+    const { by, at: when, note: why } = approval.approval;
+    const approved: Diagnostic = {
+      severity: 'warning',
+      code: 'approval.approved',
+      message: `${reasons.map((r) => r.message).join('; ')}: approved by ${by} at ${when}${why ? ` (${why})` : ''}`,
+      ...at,
+    };
+    return { ...withFindings(job, [approved]), approval: approval.approval };
+  }
+  const held: Diagnostic[] = reasons.map((r) => ({
+    severity: 'error',
+    code: r.code,
+    message: `awaiting approval: ${r.message} (htorder approve)`,
+    ...at,
+  }));
+  return { ...withFindings(job, held), outcome: 'awaiting-approval', holdReasons: reasons };
+}

@@ -1,0 +1,156 @@
+import { amountText } from '../../core/money.js';
+import {
+  approvalName,
+  type ApprovalNote,
+  contentKey,
+  contentName,
+  type ContentNote,
+  type HoldReason,
+  SPEND_LOCK,
+  spendName,
+  type SpendNote,
+  spentOf,
+  utcDay,
+} from '../guard-notes.js';
+import type { JobState } from '../job-state.js';
+import type { StageContext } from './context.js';
+import { hold } from './guard.js';
+
+/**
+ * The guardrails over a whole input and over the account's day (docs/guardrails.md), once
+ * every job is through the plan stages: `maxInputCost` and `maxDailyCost`, and what the ledger
+ * keeps of them (held jobs, the day's spend, the content index).
+ */
+
+type Ready = JobState & { outcome: 'ready' };
+
+function isReady(job: JobState): job is Ready {
+  return job.outcome === 'ready';
+}
+
+function costOf(job: Ready): number {
+  return job.resolved.estimate.total ?? 0;
+}
+
+function currencyOf(jobs: readonly JobState[]): string | undefined {
+  return jobs.find(isReady)?.resolved.estimate.currency;
+}
+
+/** `maxInputCost`: when the input's ready jobs together cost more, each one not approved waits. */
+export async function overInputCost(jobs: JobState[], ctx: StageContext): Promise<JobState[]> {
+  const max = ctx.guard.maxInputCost;
+  if (max === undefined) return jobs;
+  const total = jobs.filter(isReady).reduce((sum, job) => sum + costOf(job), 0);
+  if (total <= max) return jobs;
+  const cur = currencyOf(jobs);
+  const reason: HoldReason = {
+    code: 'approval.input-cost',
+    message: `the input's jobs together are estimated at ${amountText(total, cur)}, over maxInputCost ${amountText(max, cur)}`,
+  };
+  return Promise.all(jobs.map((job) => hold(job, [reason], ctx)));
+}
+
+/**
+ * `maxDailyCost`: the jobs that fit in what is left of the account's day are counted in the
+ * ledger (under its account lock, so processes sharing the ledger share the budget); one
+ * beyond it waits unless approved. Without `partial`, nothing is counted when any job waits
+ * (all or nothing). `count: false` (plan): only looks.
+ */
+export async function overDailyCost(
+  jobs: JobState[],
+  ctx: StageContext,
+  opts: { partial: boolean; count: boolean },
+): Promise<JobState[]> {
+  const max = ctx.guard.maxDailyCost;
+  if (max === undefined || !jobs.some(isReady)) return jobs;
+  const name = spendName(utcDay(new Date()));
+  const decide = async (): Promise<JobState[]> => {
+    const note = await ctx.ledger.readNote<SpendNote>(ctx.account, name);
+    const orders = { ...note?.orders };
+    // This input's own orders counted by an earlier attempt are counted again below, not twice.
+    for (const job of jobs) if (isReady(job)) delete orders[job.orderNumber];
+    let spent = spentOf({ noteVersion: 1, day: '', orders });
+    const cur = currencyOf(jobs);
+    const out: JobState[] = [];
+    for (const job of jobs) {
+      if (!isReady(job)) {
+        out.push(job);
+        continue;
+      }
+      const cost = costOf(job);
+      const next =
+        job.approval || spent + cost <= max ? job : await hold(job, [dailyReason(spent, cost, max, cur)], ctx);
+      if (next.outcome === 'ready') {
+        spent += cost;
+        orders[job.orderNumber] = cost;
+      }
+      out.push(next);
+    }
+    const waiting = out.some((job) => job.outcome === 'awaiting-approval');
+    if (opts.count && (opts.partial || !waiting))
+      await ctx.ledger.writeNote(ctx.account, name, { noteVersion: 1, day: name.slice(-10), orders });
+    return out;
+  };
+  return opts.count ? ctx.ledger.withAccountLock(ctx.account, SPEND_LOCK, decide) : decide();
+}
+
+function dailyReason(spent: number, cost: number, max: number, cur: string | undefined): HoldReason {
+  return {
+    code: 'approval.daily-cost',
+    message:
+      `estimate ${amountText(cost, cur)} with the ${amountText(spent, cur)} already counted today (UTC) ` +
+      `is over maxDailyCost ${amountText(max, cur)}`,
+  };
+}
+
+/** Gives back to the day's budget what was counted for jobs that were not created after all. */
+export async function releaseUnspent(jobs: readonly JobState[], ctx: StageContext): Promise<void> {
+  if (ctx.guard.maxDailyCost === undefined) return;
+  const unspent = jobs.filter((job) => job.outcome === 'not-created' || job.outcome === 'not-processed');
+  if (unspent.length === 0) return;
+  const name = spendName(utcDay(new Date()));
+  await ctx.ledger.withAccountLock(ctx.account, SPEND_LOCK, async () => {
+    const note = await ctx.ledger.readNote<SpendNote>(ctx.account, name);
+    if (!note) return;
+    const orders = { ...note.orders };
+    for (const job of unspent) delete orders[job.orderNumber];
+    await ctx.ledger.writeNote(ctx.account, name, { ...note, orders });
+  });
+}
+
+/** Records every job that waits in the ledger, for `htorder approve` (an earlier approval of another fingerprint is dropped). */
+export async function recordHeld(jobs: readonly JobState[], ctx: StageContext): Promise<void> {
+  const now = new Date().toISOString();
+  const { file, sha256 } = ctx.manifest;
+  await Promise.all(
+    jobs.map((job) => {
+      if (job.outcome !== 'awaiting-approval') return undefined;
+      const estimate = job.resolved?.estimate;
+      const note: ApprovalNote = {
+        noteVersion: 1,
+        orderNumber: job.orderNumber,
+        fingerprint: job.hash,
+        heldAt: now,
+        reasons: (job.holdReasons ?? []).map((r) => r.message),
+        input: { file, sha256 },
+        ...(estimate?.total === undefined ? {} : { estimate: estimate.total }),
+        ...(estimate?.currency ? { currency: estimate.currency } : {}),
+      };
+      return ctx.ledger.writeNote(ctx.account, approvalName(job.orderNumber), note);
+    }),
+  );
+}
+
+/** The stage after submit: a created order's content goes into the index suspected duplicates are found by. */
+export async function rememberContent(job: JobState, ctx: StageContext): Promise<JobState> {
+  if (job.outcome !== 'created' || ctx.guard.duplicateWindowDays === 0 || !job.resolved) return job;
+  const note: ContentNote = {
+    noteVersion: 1,
+    orderNumber: job.orderNumber,
+    ...(job.ledger?.entry?.jobNumber === undefined ? {} : { jobNumber: job.ledger.entry.jobNumber }),
+    at: new Date().toISOString(),
+  };
+  // Not fsynced: a note lost in a power cut only weakens the suspicion, never sends anything.
+  await ctx.ledger.writeNote(ctx.account, contentName(contentKey(job.resolved.candidate)), note, { durable: false });
+  return job;
+}
