@@ -56,6 +56,8 @@ describe('chaos slice: exactly once under faults and kill -9', () => {
         parallelFiles: 3,
         kills: 2,
         seed,
+        // Within the test's own timeout, so a hang fails with the watchers' output.
+        deadlineMs: 100_000,
       });
       expectClean(r);
       expect(r.mostFilesInFlight).toBeGreaterThan(1);

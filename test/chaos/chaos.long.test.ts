@@ -68,6 +68,8 @@ describe('chaos: exactly once under faults and kill -9', () => {
         parallelFiles: 4,
         kills: 12,
         seed: w.seed,
+        // Well within the test's timeout, so a hang fails with the watchers' output.
+        deadlineMs: 420_000,
       });
       expectClean(r);
       expect(r.mostFilesInFlight).toBeGreaterThan(1);

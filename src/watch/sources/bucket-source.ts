@@ -111,6 +111,12 @@ export class BucketSource implements DropSource {
     return lease && this.adopt(name, lease);
   }
 
+  /**
+   * Every orphan that can be claimed now. A failure part-way gives back every claim this call
+   * took (the failed one's too) before it is thrown: the inputs stay in processing/ for the
+   * next search, and no claim is left unrenewed until it runs out.
+   */
+
   async claimOrphans(): Promise<ClaimedInput[]> {
     const prefix = this.key('processing', '');
     const names = new Set<string>();
@@ -121,20 +127,35 @@ export class BucketSource implements DropSource {
       else if (classifyName(name).take) names.add(name);
     }
     const out: ClaimedInput[] = [];
-    for (const name of names) {
-      const lease = await this.claims.tryAcquire(this.claimKey(name));
-      if (!lease) continue; // a live instance holds it
-      const claimed = await this.adopt(name, lease);
-      if (claimed) out.push(claimed);
+    try {
+      for (const name of names) {
+        const lease = await this.claims.tryAcquire(this.claimKey(name));
+        if (!lease) continue; // a live instance holds it (this one included)
+        const claimed = await this.adopt(name, lease);
+        if (claimed) out.push(claimed);
+      }
+    } catch (err) {
+      for (const input of out) await input.release().catch(() => undefined);
+      throw err;
     }
     return out;
   }
 
   /**
    * With the claim held: make sure the input is in processing/ (copy it there and remove it
-   * from the top, unless a crashed holder already did) and fetch a local copy.
+   * from the top, unless a crashed holder already did) and fetch a local copy. The claim is
+   * given back when that fails: the input is then where an orphan search finds it.
    */
   private async adopt(name: string, lease: Lease): Promise<ClaimedInput | undefined> {
+    try {
+      return await this.take(name, lease);
+    } catch (err) {
+      await lease.release().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private async take(name: string, lease: Lease): Promise<ClaimedInput | undefined> {
     const store = this.opts.store;
     const processingKey = this.key('processing', name);
     let input = await store.get(processingKey);

@@ -308,12 +308,18 @@ export class FolderSource implements DropSource {
     const names = await readdir(this.in('processing'));
     const present = new Set(names);
     const out: ClaimedInput[] = [];
-    for (const name of names) {
-      if (!classifyName(name).take) continue;
-      const info = await lstat(this.in('processing', name)).catch(() => undefined);
-      if (!info?.isFile()) continue;
-      const lease = await this.createClaim(name);
-      if (lease) out.push(await this.claimed(name, lease));
+    try {
+      for (const name of names) {
+        if (!classifyName(name).take) continue;
+        const info = await lstat(this.in('processing', name)).catch(() => undefined);
+        if (!info?.isFile()) continue;
+        const lease = await this.createClaim(name);
+        if (lease) out.push(await this.claimed(name, lease));
+      }
+    } catch (err) {
+      // Every claim this search took goes back (claimed() gave back the failed one's).
+      for (const input of out) await input.release().catch(() => undefined);
+      throw err;
     }
     // Expired claims whose input is gone (a crash between finishing and dropping the claim).
     for (const name of names) {
@@ -329,7 +335,10 @@ export class FolderSource implements DropSource {
    */
   private async claimed(name: string, lease: Lease): Promise<ClaimedInput> {
     const path = this.in('processing', name);
-    const slot = await this.slots.take(initialised(this.work));
+    const slot = await this.slots.take(initialised(this.work)).catch(async (err: unknown) => {
+      await lease.release().catch(() => undefined);
+      throw err;
+    });
     const copy = slot.pathFor(name);
     let verified: Verified | undefined;
     let refused: string | undefined;
@@ -340,7 +349,9 @@ export class FolderSource implements DropSource {
       if ('refused' in checked) refused = checked.refused;
       else verified = checked;
     } catch (err) {
+      // Not taken after all: the input stays in processing/, where an orphan search finds it.
       await dropCopy();
+      await lease.release().catch(() => undefined);
       throw err;
     }
     const takenOver = `the claim on ${name} was taken over by another instance`;
