@@ -69,10 +69,17 @@ export async function runScenario(rig: ChaosRig, s: RunScenario): Promise<Scenar
   const processes = s.processes ?? 1;
   const rnd = seeded(s.seed);
   const progress = async () => (await rig.sandbox.admin.jobs()).length;
+  const logDir = await watcherLogDir(s.name.replace(/\W+/g, ''));
+  let started = 0;
   const loops = await Promise.all(
     Array.from({ length: processes }, (_, p) =>
       runWithKills(
-        () => spawnHtorder(['run', ...files], { env: rig.env({ HTORDER_STATE_DIR: stateDir }), cwd: workDir }),
+        () =>
+          spawnHtorder(['run', ...files], {
+            env: rig.env({ HTORDER_STATE_DIR: stateDir }),
+            cwd: workDir,
+            logFile: join(logDir, `process-${p + 1}-run-${String(++started).padStart(3, '0')}.log`),
+          }),
         {
           kills: Math.ceil(s.kills / processes) + (p === 0 ? 0 : 0),
           rnd,
@@ -108,7 +115,7 @@ export async function runScenario(rig: ChaosRig, s: RunScenario): Promise<Scenar
   const output = loops.map((l) => l.output).join('\n');
   // Exit 1 says "a job is wrong, fix the manifest": faults and kills must never cause it.
   const exitCodes = loops.flatMap((l) => l.exitCodes);
-  if (exitCodes.includes(1)) problems.push(`a run exited 1 (exit codes ${exitCodes.join(',')})`);
+  if (exitCodes.includes(1)) problems.push(`a run exited 1 (exit codes ${exitCodes.join(',')}; logs in ${logDir})`);
   // Debug logs on: the secret scan must have something to scan.
   if (!output.includes('"level":20')) problems.push('no debug log lines captured: the secret scan would prove nothing');
   problems.push(...leaks(output, [rig.secret, await rig.token()]).map((l) => `log: ${l}`));
