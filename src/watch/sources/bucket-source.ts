@@ -19,6 +19,7 @@ import {
   type WriteReports,
 } from './model.js';
 import { describe, type ListedObject, type S3Store } from '../../storage/s3/s3-store.js';
+import { claimEach } from './orphans.js';
 import { initialised, makeWorkFolder, type Slot, WorkSlots } from './work-folder.js';
 
 export interface BucketSourceOptions {
@@ -111,12 +112,6 @@ export class BucketSource implements DropSource {
     return lease && this.adopt(name, lease);
   }
 
-  /**
-   * Every orphan that can be claimed now. A failure part-way gives back every claim this call
-   * took (the failed one's too) before it is thrown: the inputs stay in processing/ for the
-   * next search, and no claim is left unrenewed until it runs out.
-   */
-
   async claimOrphans(): Promise<ClaimedInput[]> {
     const prefix = this.key('processing', '');
     const names = new Set<string>();
@@ -126,19 +121,12 @@ export class BucketSource implements DropSource {
       if (claimOf !== undefined && classifyName(claimOf).take) names.add(claimOf);
       else if (classifyName(name).take) names.add(name);
     }
-    const out: ClaimedInput[] = [];
-    try {
-      for (const name of names) {
-        const lease = await this.claims.tryAcquire(this.claimKey(name));
-        if (!lease) continue; // a live instance holds it (this one included)
-        const claimed = await this.adopt(name, lease);
-        if (claimed) out.push(claimed);
-      }
-    } catch (err) {
-      for (const input of out) await input.release().catch(() => undefined);
-      throw err;
-    }
-    return out;
+    // A live instance holds it (this one included): no claim; else adopted.
+    const claimOne = async (name: string): Promise<ClaimedInput | undefined> => {
+      const lease = await this.claims.tryAcquire(this.claimKey(name));
+      return lease && this.adopt(name, lease);
+    };
+    return claimEach(names, claimOne, { renewEveryMs: this.claims.leaseMs / 3 });
   }
 
   /**

@@ -19,6 +19,7 @@ import {
   shortName,
   timestampedName,
 } from './drop-names.js';
+import { claimEach } from './orphans.js';
 import { initialised, makeWorkFolder, type Slot, WorkSlots } from './work-folder.js';
 import {
   ClaimLostError,
@@ -307,26 +308,20 @@ export class FolderSource implements DropSource {
   async claimOrphans(): Promise<ClaimedInput[]> {
     const names = await readdir(this.in('processing'));
     const present = new Set(names);
-    const out: ClaimedInput[] = [];
-    try {
-      for (const name of names) {
-        if (!classifyName(name).take) continue;
-        const info = await lstat(this.in('processing', name)).catch(() => undefined);
-        if (!info?.isFile()) continue;
-        const lease = await this.createClaim(name);
-        if (lease) out.push(await this.claimed(name, lease));
-      }
-    } catch (err) {
-      // Every claim this search took goes back (claimed() gave back the failed one's).
-      for (const input of out) await input.release().catch(() => undefined);
-      throw err;
-    }
-    // Expired claims whose input is gone (a crash between finishing and dropping the claim).
+    const claimOne = async (name: string): Promise<ClaimedInput | undefined> => {
+      if (!classifyName(name).take) return undefined;
+      const info = await lstat(this.in('processing', name)).catch(() => undefined);
+      if (!info?.isFile()) return undefined;
+      const lease = await this.createClaim(name);
+      return lease && (await this.claimed(name, lease));
+    };
+    // First (nothing claimed yet to give back if it fails): expired claims whose input is gone
+    // (a crash between finishing and dropping the claim).
     for (const name of names) {
       const m = /^\.(.+)\.claim$/.exec(name);
       if (m?.[1] !== undefined && !present.has(m[1])) await (await this.createClaim(m[1]))?.release();
     }
-    return out;
+    return claimEach(names, claimOne, { renewEveryMs: this.leaseMs / 3 });
   }
 
   /**
