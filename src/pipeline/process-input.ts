@@ -242,6 +242,7 @@ function stageContext(manifest: Manifest, ctx: PipelineContext & { verifiedAbsen
   const beforeSend = ctx.hooks?.beforeSend;
   return {
     mode: ctx.command === 'plan' ? 'plan' : 'run',
+    inDoubtFailsInput: ctx.command === 'watch',
     manifest,
     client,
     catalogue: ctx.catalogue,

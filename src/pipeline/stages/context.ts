@@ -19,6 +19,12 @@ export interface StageContext {
   logger: Logger;
   /** run: asked before a change of a submitted job is sent; a reason not to send it (PipelineHooks.beforeSend). */
   beforeSend?: () => Promise<string | undefined>;
+  /**
+   * An order an earlier attempt left in doubt that still cannot be searched fails its input
+   * (watch: a dropped file retried once ends in failed/, docs/notifications.md) instead of
+   * marking it unavailable (run: exit 3, docs/commands.md#exit-codes).
+   */
+  inDoubtFailsInput: boolean;
   /** The exactly-once protocol's own context (submit-job.ts). */
   submit: SubmitContext;
 }
