@@ -102,19 +102,28 @@ async function startConditionalProxy(
     }
   };
 
+  // Settles however the exchange ends, a client that went away mid-answer included (a watcher
+  // killed with SIGKILL): its object's turn must end with it, or every later request on that
+  // object waits forever (a pipe to a closed response stops, and its source never ends).
   const forward = (req: IncomingMessage, res: ServerResponse, body?: Buffer): Promise<void> =>
     new Promise((resolve) => {
       const up = request(
         { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers },
         (upRes) => {
-          res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+          if (!res.headersSent && !res.destroyed) res.writeHead(upRes.statusCode ?? 502, upRes.headers);
           upRes.pipe(res);
           upRes.on('end', resolve);
           upRes.on('error', () => resolve());
+          upRes.on('close', () => resolve());
         },
       );
       up.on('error', () => {
-        res.writeHead(502).end();
+        if (!res.headersSent && !res.destroyed) res.writeHead(502).end();
+        else res.destroy();
+        resolve();
+      });
+      res.on('close', () => {
+        up.destroy();
         resolve();
       });
       if (body) up.end(body);
