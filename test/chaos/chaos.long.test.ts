@@ -40,7 +40,14 @@ async function expectClean(r: ScenarioResult): Promise<void> {
 
 describe('chaos: exactly once under faults and kill -9', () => {
   it('1,000 jobs, one process killed 20+ times', async () => {
-    const r = await runScenario(rig, { name: 'run 1000 jobs, 1 process', jobs: 1000, kills: 20, seed });
+    const r = await runScenario(rig, {
+      name: 'run 1000 jobs, 1 process',
+      jobs: 1000,
+      kills: 20,
+      seed,
+      // Well within the test's timeout: a process that hangs fails the scenario with the output.
+      deadlineMs: 600_000,
+    });
     await expectClean(r);
     expect(r.row.kills).toBeGreaterThanOrEqual(20);
     expect(r.row.created).toBe(1000);
@@ -54,6 +61,7 @@ describe('chaos: exactly once under faults and kill -9', () => {
       processes: 3,
       kills: 21,
       seed: seed + 1,
+      deadlineMs: 600_000,
     });
     await expectClean(r);
     expect(r.row.kills).toBeGreaterThanOrEqual(21);

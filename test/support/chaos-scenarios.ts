@@ -47,6 +47,8 @@ export interface RunScenario {
   /** SIGKILLs in total (spread over the processes). */
   kills: number;
   seed: number;
+  /** The processes' time: past it, every one still running is killed and the scenario fails with their output's tails. */
+  deadlineMs: number;
 }
 
 /** `htorder run FILE...` by 1–3 processes at once, each killed and restarted until exit 0. */
@@ -69,25 +71,26 @@ export async function runScenario(rig: ChaosRig, s: RunScenario): Promise<Scenar
   const processes = s.processes ?? 1;
   const rnd = seeded(s.seed);
   const progress = async () => (await rig.sandbox.admin.jobs()).length;
-  const logDir = await watcherLogDir(s.name.replace(/\W+/g, ''));
-  let started = 0;
-  const loops = await Promise.all(
-    Array.from({ length: processes }, (_, p) =>
-      runWithKills(
-        () =>
-          spawnHtorder(['run', ...files], {
-            env: rig.env({ HTORDER_STATE_DIR: stateDir }),
-            cwd: workDir,
-            logFile: join(logDir, `process-${p + 1}-run-${String(++started).padStart(3, '0')}.log`),
-          }),
-        {
-          kills: Math.ceil(s.kills / processes) + (p === 0 ? 0 : 0),
-          rnd,
-          progress,
-        },
-      ),
-    ),
+  const pool = new ChaosProcesses(await chaosLogDir(s.name.replace(/\W+/g, '')), (logFile) =>
+    spawnHtorder(['run', ...files], { env: rig.env({ HTORDER_STATE_DIR: stateDir }), cwd: workDir, logFile }),
   );
+  pool.step = 'killing and restarting the processes until each exits 0';
+  let loops: Awaited<ReturnType<typeof runWithKills>>[];
+  try {
+    loops = await withinDeadline(s.name, s.deadlineMs, pool, () =>
+      Promise.all(
+        Array.from({ length: processes }, (_, p) =>
+          runWithKills(() => pool.start(`process-${p + 1}`), {
+            kills: Math.ceil(s.kills / processes),
+            rnd,
+            progress,
+          }),
+        ),
+      ),
+    );
+  } finally {
+    await pool.killAll();
+  }
   const wallSeconds = (Date.now() - t0) / 1000;
   const faults = await faultsFired(rig.sandbox);
   await rig.sandbox.admin.clearFaults();
@@ -115,7 +118,8 @@ export async function runScenario(rig: ChaosRig, s: RunScenario): Promise<Scenar
   const output = loops.map((l) => l.output).join('\n');
   // Exit 1 says "a job is wrong, fix the manifest": faults and kills must never cause it.
   const exitCodes = loops.flatMap((l) => l.exitCodes);
-  if (exitCodes.includes(1)) problems.push(`a run exited 1 (exit codes ${exitCodes.join(',')}; logs in ${logDir})`);
+  if (exitCodes.includes(1))
+    problems.push(`a run exited 1 (exit codes ${exitCodes.join(',')}; each run's output in ${pool.logDir})`);
   // Debug logs on: the secret scan must have something to scan.
   if (!output.includes('"level":20')) problems.push('no debug log lines captured: the secret scan would prove nothing');
   problems.push(...leaks(output, [rig.secret, await rig.token()]).map((l) => `log: ${l}`));
@@ -155,28 +159,37 @@ export interface WatchScenario {
   deadlineMs: number;
 }
 
-/** Where each watcher's output is kept, one file per process: CHAOS_LOG_DIR, else the test's temporary folder. */
-async function watcherLogDir(tag: string): Promise<string> {
+/** Where each process's output is kept, one file per process: CHAOS_LOG_DIR, else the test's temporary folder. */
+async function chaosLogDir(tag: string): Promise<string> {
   const base = process.env.CHAOS_LOG_DIR;
   if (base) await mkdir(base, { recursive: true });
   return mkdtemp(join(base ?? tmpdir(), `htorder-chaos-logs-${tag}-`));
 }
 
-/** The watchers of one scenario, every process it started (killed ones too), each with its log file. */
-class WatcherPool {
+/** The htorder processes of one scenario, every one it started (killed ones too), each with its log file. */
+class ChaosProcesses {
   readonly all: { proc: Proc; log: string }[] = [];
   /** What the scenario is doing now, for the message of a scenario that ran out of time. */
   step = 'starting';
+  /** Set when the scenario ran out of time: nothing more is started, and its loops end. */
+  expired = false;
   constructor(
-    private readonly logDir: string,
+    readonly logDir: string,
     private readonly spawnOne: (logFile: string) => Proc,
   ) {}
 
-  start(): Proc {
-    const log = join(this.logDir, `watcher-${String(this.all.length + 1).padStart(2, '0')}.log`);
+  /** Starts one more; its output goes to `<label>-<n>.log` (n counts every process of the scenario). */
+  start(label = 'watcher'): Proc {
+    this.assertLive();
+    const log = join(this.logDir, `${label}-${String(this.all.length + 1).padStart(3, '0')}.log`);
     const proc = this.spawnOne(log);
     this.all.push({ proc, log });
     return proc;
+  }
+
+  /** Throws once the scenario ran out of time (its loops call it, so none goes on in the background). */
+  assertLive(): void {
+    if (this.expired) throw new Error('the scenario ran out of time');
   }
 
   /** SIGKILL to every process still running; resolves when each has exited. */
@@ -191,7 +204,7 @@ class WatcherPool {
     return this.all
       .map((w, i) => {
         const state = w.proc.child.exitCode ?? w.proc.child.signalCode ?? 'running';
-        return `--- watcher ${i + 1} (pid ${w.proc.child.pid}, ${state}; ${w.log}) ---\n${w.proc.output().slice(-chars)}`;
+        return `--- process ${i + 1} (pid ${w.proc.child.pid}, ${state}; ${w.log}) ---\n${w.proc.output().slice(-chars)}`;
       })
       .join('\n');
   }
@@ -201,15 +214,16 @@ class WatcherPool {
  * Runs `body` within `ms`; past it the pool's processes are killed and the scenario fails with
  * what it was doing and every watcher's last output, instead of hanging until the test timeout.
  */
-async function withinDeadline<T>(name: string, ms: number, pool: WatcherPool, body: () => Promise<T>): Promise<T> {
+async function withinDeadline<T>(name: string, ms: number, pool: ChaosProcesses, body: () => Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const expired = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
       const step = pool.step;
+      pool.expired = true;
       void pool
         .killAll()
         .then(() =>
-          reject(new Error(`watch scenario ${name} ran out of its ${ms / 1000} s while ${step}\n${pool.tails()}`)),
+          reject(new Error(`chaos scenario ${name} ran out of its ${ms / 1000} s while ${step}\n${pool.tails()}`)),
         );
     }, ms);
   });
@@ -263,7 +277,7 @@ export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<Sc
   const expected = new Map<string, ExpectedItem[]>();
   const names: string[] = [];
   const tag = s.name.replace(/\W+/g, '');
-  const pool = new WatcherPool(await watcherLogDir(tag), (logFile) => spawnHtorder(args, { env, cwd: drop, logFile }));
+  const pool = new ChaosProcesses(await chaosLogDir(tag), (logFile) => spawnHtorder(args, { env, cwd: drop, logFile }));
   try {
     return await withinDeadline(s.name, s.deadlineMs, pool, async () => {
       for (let f = 0; f < s.files; f++) {
@@ -302,6 +316,7 @@ export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<Sc
       const progress = async () => (await rig.sandbox.admin.jobs()).length;
       pool.step = 'waiting for every file to reach done/';
       while (!(await finished())) {
+        pool.assertLive();
         if (kills < s.kills) {
           pool.step = `waiting for progress before kill ${kills + 1}`;
           const before = await progress();
