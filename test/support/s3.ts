@@ -110,11 +110,13 @@ async function startConditionalProxy(
       const up = request(
         { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers },
         (upRes) => {
-          if (!res.headersSent && !res.destroyed) res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-          upRes.pipe(res);
           upRes.on('end', resolve);
           upRes.on('error', () => resolve());
           upRes.on('close', () => resolve());
+          // Gone while it waited for its turn (its 'close' came before this exchange began).
+          if (res.destroyed) return void upRes.resume();
+          if (!res.headersSent) res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+          upRes.pipe(res);
         },
       );
       up.on('error', () => {
