@@ -275,7 +275,7 @@ export class FolderSource implements DropSource {
     const lease = await this.createClaim(short);
     if (!lease) return;
     try {
-      const final = await this.freeName('failed', short);
+      const { name: final } = await this.freeName('failed', short);
       const why =
         `${short}: set aside unread: its name was ${nameBytes(name)} bytes long ("${name.slice(0, 60)}…"); ` +
         `watch takes names of up to ${MAX_INPUT_NAME_BYTES} bytes, because its reports, claim and ` +
@@ -390,7 +390,9 @@ export class FolderSource implements DropSource {
   /**
    * Puts the reports in done/ or failed/ under the input's free name; returns its final path.
    * They are written whole under hidden temporary names, then renamed back to back: a crash
-   * while writing leaves only hidden files, so the resumed input still takes its own name.
+   * while writing leaves only hidden files, so the resumed input still takes its own name. A
+   * kill between those renames and the input's move leaves some reports under its name without
+   * the input: this input's own cut-short finish (ownCutFinish), finished over, not beside.
    */
   private async placeReports(
     outcome: FinishOutcome,
@@ -398,7 +400,7 @@ export class FolderSource implements DropSource {
     writeReports: WriteReports | undefined,
     file: NewFileOptions,
   ): Promise<Placed> {
-    const finalName = await this.freeName(outcome, name);
+    const { name: finalName, resumed } = await this.freeName(outcome, name, await this.claimedAt(name));
     if (!writeReports) return { name: finalName, reports: [] };
     const finals = reportPaths(this.in(outcome, finalName));
     const tag = `${process.pid}.${randomBytes(4).toString('hex')}`;
@@ -410,7 +412,11 @@ export class FolderSource implements DropSource {
       const shownAs = this.sub(outcome, finalName);
       const wrote = await writeReports({ paths: staged, inputShownAs: shownAs, file: { ...file, staged: true } });
       for (const kind of REPORT_KINDS) {
-        if (wrote[kind] === undefined) continue;
+        // A report the cut-short finish placed and this one did not write (errors.txt) goes.
+        if (wrote[kind] === undefined) {
+          if (resumed) await rm(finals[kind], { force: true });
+          continue;
+        }
         await rename(staged[kind], finals[kind]);
         reports.push(finals[kind]);
       }
@@ -529,13 +535,25 @@ export class FolderSource implements DropSource {
   }
 
   /** `name`, or a timestamped variant when done/ or failed/ already has it or its reports. */
-  private async freeName(outcome: FinishOutcome, name: string): Promise<string> {
+  private async freeName(
+    outcome: FinishOutcome,
+    name: string,
+    claimedAt?: number,
+  ): Promise<{ name: string; resumed: boolean }> {
     const now = new Date();
     for (let attempt = 0; ; attempt++) {
       const candidate = attempt === 0 ? name : timestampedName(name, now, attempt - 1);
-      const taken = await Promise.all([candidate, ...reportNames(candidate)].map((n) => occupied(this.in(outcome, n))));
-      if (!taken.includes(true)) return candidate;
+      const paths = [candidate, ...reportNames(candidate)].map((n) => this.in(outcome, n));
+      const taken = await Promise.all(paths.map(occupied));
+      if (!taken.includes(true)) return { name: candidate, resumed: false };
+      if (attempt === 0 && claimedAt !== undefined && !taken[0] && (await ownCutFinish(paths.slice(1), claimedAt)))
+        return { name: candidate, resumed: true };
     }
+  }
+
+  /** When the input in processing/ was put there (its ctime: the claim's rename), or undefined. */
+  private async claimedAt(name: string): Promise<number | undefined> {
+    return (await lstat(this.in('processing', name)).catch(() => undefined))?.ctimeMs;
   }
 
   /** Removes this instance's private folder (a crash leaves it behind in the state directory: 0700, the user's own). */
@@ -580,6 +598,19 @@ function assertSticky(location: string, info: Stats): void {
 }
 
 /** Whether anything is at `path`: a file, a folder or a link, dangling or not (lstat follows none). */
+/**
+ * Whether the reports at `paths` (the input's own name not taken) are this input's own finish,
+ * cut short between placing them and moving the input: each one there is a regular file made
+ * since the input was claimed. An older input's reports under the name predate the claim.
+ */
+async function ownCutFinish(paths: string[], claimedAt: number): Promise<boolean> {
+  for (const path of paths) {
+    const s = await lstat(path).catch(() => undefined);
+    if (s && (!s.isFile() || s.mtimeMs < claimedAt)) return false;
+  }
+  return true;
+}
+
 function occupied(path: string): Promise<boolean> {
   return lstat(path)
     .then(() => true)
