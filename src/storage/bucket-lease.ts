@@ -53,34 +53,51 @@ export class BucketLeases implements LeaseStore {
       why ??= reason;
       return false;
     };
+    const renewOnce = async (): Promise<boolean> => {
+      if (why) return false;
+      try {
+        if (!store.conditional) {
+          // Without conditional writes, check the owner before rewriting (best effort).
+          const cur = await store.get(key);
+          if (parseLease(cur?.body.toString('utf8') ?? '')?.owner !== owner)
+            return lose('another instance took it over');
+        }
+        const next = await store.put(key, leaseText(owner, leaseMs, now()), { ifMatch: etag }, JSON_TYPE);
+        if (next === PRECONDITION_FAILED) return lose('another instance took it over');
+        etag = next;
+        renewedAt = now();
+        return true;
+      } catch (err) {
+        failure = ` (${(err as Error).message})`;
+        throw err;
+      }
+    };
+    let sent: Promise<unknown> = Promise.resolve();
+    let waiting: Promise<boolean> | undefined;
     return {
       lost() {
         // Nothing can be checked without a request: a lease not renewed within its time is lost.
         if (!why && now() - renewedAt > leaseMs) lose(`its lease ran out before it could be renewed${failure}`);
         return why === undefined ? undefined : new Error(why);
       },
-      async renew() {
-        if (why) return false;
-        try {
-          if (!store.conditional) {
-            // Without conditional writes, check the owner before rewriting (best effort).
-            const cur = await store.get(key);
-            if (parseLease(cur?.body.toString('utf8') ?? '')?.owner !== owner)
-              return lose('another instance took it over');
-          }
-          const next = await store.put(key, leaseText(owner, leaseMs, now()), { ifMatch: etag }, JSON_TYPE);
-          if (next === PRECONDITION_FAILED) return lose('another instance took it over');
-          etag = next;
-          renewedAt = now();
-          return true;
-        } catch (err) {
-          failure = ` (${(err as Error).message})`;
-          throw err;
-        }
+      renew() {
+        // One at a time: two renewals sent with the same ETag race, and the loser's 412 would
+        // read as a takeover — its holder would lose the lease to itself. A caller arriving
+        // while one waits shares it: it is sent after every renewal already under way.
+        if (waiting) return waiting;
+        const mine = sent.then(() => {
+          if (waiting === mine) waiting = undefined;
+          return renewOnce();
+        });
+        waiting = mine;
+        sent = mine.catch(() => undefined);
+        return mine;
       },
       async release() {
         if (why) return;
         lose('released');
+        // After the renewals under way: deleted with the ETag the last of them left.
+        await sent;
         await store.delete(key, etag);
       },
     };

@@ -307,6 +307,15 @@ describe('bucket leases', () => {
     },
   }));
 
+  it('renewals at once (the timer and a check before a move) never race: each succeeds, none reads as a takeover', async () => {
+    const lease = (await new BucketLeases(fx.store, 30_000).tryAcquire(`leases/${process.pid}-together`))!;
+    expect(await Promise.all([lease.renew(), lease.renew(), lease.renew()])).toEqual([true, true, true]);
+    expect(lease.lost()).toBeUndefined();
+    expect(await lease.renew()).toBe(true);
+    await lease.release();
+    expect(await fx.store.get(`leases/${process.pid}-together`)).toBeUndefined();
+  });
+
   it('a lease not renewed within its time is lost, as far as its holder can tell without a request', async () => {
     const lease = (await new BucketLeases(fx.store, 300).tryAcquire(`leases/${process.pid}-late`))!;
     expect(lease.lost()).toBeUndefined();
