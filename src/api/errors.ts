@@ -117,6 +117,18 @@ export function isApiError(err: unknown): err is ApiError {
   return err instanceof ApiError;
 }
 
+/**
+ * Why a run could not start on the API, in words: the host and the cause of a network error or
+ * timeout (the error's message names them), credentials refused, or the API's own answer.
+ */
+export function unavailableReason(err: unknown): string {
+  const message = err instanceof Error ? err.message : String(err);
+  if (!(err instanceof ApiError)) return `cannot reach the API or the credentials were refused: ${message}`;
+  if (err.kind === 'auth') return `the credentials were refused: ${message}`;
+  if (err.kind === 'http') return `the API turned the request away: ${message}`;
+  return `cannot reach the API: ${message}`;
+}
+
 /** No such record, or it belongs to another account (the API does not distinguish). */
 export function isNotFound(err: unknown): boolean {
   return err instanceof ApiError && err.kind === 'http' && err.status === 404;

@@ -96,7 +96,7 @@ export async function sendHttp(req: HttpRequest): Promise<HttpResponse> {
         cause: err,
       });
     }
-    throw transportError(err, req.method, req.route);
+    throw transportError(err, req.method, req.route, hostOf(req.url));
   } finally {
     clearTimeout(timer);
   }
@@ -173,14 +173,63 @@ const BEFORE_SEND = new Set([
 ]);
 const TIMEOUTS = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
 
-export function transportError(err: unknown, method: string, route: string): ApiError {
+export function transportError(err: unknown, method: string, route: string, host?: string): ApiError {
   if (err instanceof ApiError) return err;
   const code = errorCode(err);
   const kind = code !== null && TIMEOUTS.has(code) ? 'timeout' : 'network';
   // Anything not known to happen before sending (resets, sockets closed mid-request,
   // header/body timeouts) is treated as possibly delivered: the safe assumption for POSTs.
   const mayHaveReachedServer = code === null ? true : !BEFORE_SEND.has(code);
-  return new ApiError({ kind, method, route, code, mayHaveReachedServer, cause: err });
+  const message = host === undefined ? undefined : `${method} ${route}: ${transportCause(host, code, kind)}`;
+  return new ApiError({ kind, method, route, code, mayHaveReachedServer, cause: err, ...(message ? { message } : {}) });
+}
+
+/** `host:port` of a request URL (never its path, query or user info), or '?' for one that does not parse. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '?';
+  }
+}
+
+/** What a transport failure means, in words, naming the host and the code it came with. */
+export function transportCause(host: string, code: string | null, kind: 'network' | 'timeout'): string {
+  const tagged = (text: string) => `${text}${code ? ` (${code})` : ''}`;
+  switch (code) {
+    case 'ENOTFOUND':
+      return tagged(`no such host: ${host} does not resolve (check the URL)`);
+    case 'EAI_AGAIN':
+      return tagged(`cannot resolve ${host} (the name server did not answer)`);
+    case 'ECONNREFUSED':
+      return tagged(`${host} refused the connection (nothing listens there)`);
+    case 'ECONNRESET':
+    case 'EPIPE':
+    case 'UND_ERR_SOCKET':
+      return tagged(`${host} closed the connection`);
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+    case 'EADDRNOTAVAIL':
+      return tagged(`${host} cannot be reached from this machine (no route)`);
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return tagged(`no connection to ${host} in time (setting connectTimeoutMs)`);
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+    case 'ETIMEDOUT':
+      return tagged(`${host} did not answer in time (setting requestTimeoutMs)`);
+    case 'CERT_HAS_EXPIRED':
+      return tagged(`the TLS certificate of ${host} has expired`);
+    case 'DEPTH_ZERO_SELF_SIGNED_CERT':
+    case 'SELF_SIGNED_CERT_IN_CHAIN':
+    case 'UNABLE_TO_VERIFY_LEAF_SIGNATURE':
+    case 'UNABLE_TO_GET_ISSUER_CERT_LOCALLY':
+      return tagged(`the TLS certificate of ${host} is not trusted (self-signed or an unknown issuer)`);
+    case 'ERR_TLS_CERT_ALTNAME_INVALID':
+      return tagged(`the TLS certificate of ${host} is for another name`);
+    default:
+      if (code !== null && /^ERR_SSL|^EPROTO$|TLS/.test(code)) return tagged(`the TLS handshake with ${host} failed`);
+      return tagged(kind === 'timeout' ? `${host} did not answer in time` : `network error talking to ${host}`);
+  }
 }
 
 function errorCode(err: unknown): string | null {

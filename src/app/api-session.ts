@@ -59,7 +59,9 @@ export async function openApiSession(input: ApiSessionInput): Promise<ApiSession
     env: input.env,
     flags,
     cwd: input.cwd,
-    defaults: input.defaults,
+    // With --sandbox, a failing artwork link warns by default: trials and the samples link to
+    // fictional hosts, and the sandbox then keeps the job waiting for artwork, as the printer would.
+    defaults: input.sandbox ? { artworkCheck: 'warn', ...input.defaults } : input.defaults,
     profiles: !input.sandbox,
   });
   // The table's parser admits only pino's levels; the guard narrows the type without a cast.
@@ -95,12 +97,15 @@ export async function openApiSession(input: ApiSessionInput): Promise<ApiSession
   };
 }
 
+/** Every command that opens a session takes --sandbox: said where settings are missing. */
+const SANDBOX_HINT = 'to try htorder without an account, add --sandbox (an in-process simulator with demo accounts)';
+
 function resolveNamed(input: ApiSessionInput, settings: Settings): ApiConfig {
   if (input.account !== undefined) {
     throw new UsageError('--account needs --sandbox (for configured accounts use --profile)');
   }
   if (input.sandboxReset === true) throw new UsageError('--sandbox-reset needs --sandbox (it resets only the sandbox)');
-  return apiConfigFrom(settings);
+  return apiConfigFrom(settings, { missingHint: SANDBOX_HINT });
 }
 
 async function sandboxSession(
@@ -150,6 +155,7 @@ async function sandboxSession(
       port: 0,
       seed: SANDBOX_SEED,
       state: new SandboxStateFile(file, { staleMs: lockStaleMs }),
+      fetchArtwork: true,
     });
   } catch (err) {
     if (err instanceof SandboxStateError) throw unusableState(file, `is not a state htorder can use (${err.message})`);

@@ -1,10 +1,12 @@
 import { basename } from 'node:path';
+import { unavailableReason } from '../api/errors.js';
 import type { Logger } from '../core/log/logger.js';
 import type { WatchEvents } from '../watch/events.js';
 import type { WatchMetrics } from '../watch/metrics.js';
 import { processInput, type InputOutcome, type PipelineContext } from '../pipeline/process-input.js';
 import type { ReportTarget } from '../report/write-reports.js';
 import { writeFileAtomic } from '../storage/atomic-write.js';
+import { firstErrors } from '../report/write-errors-txt.js';
 import type { InputAttempts } from '../watch/sources/attempts.js';
 import { ClaimLostError, type ClaimedInput, type FinishOutcome, type InputChange } from '../watch/sources/model.js';
 import type { HandleResult } from '../watch/scheduler.js';
@@ -40,7 +42,7 @@ export async function handleInput(
   try {
     pipeline = await ctx.pipeline();
   } catch (err) {
-    const why = 'cannot reach the API or the credentials were refused';
+    const why = unavailableReason(err);
     ctx.logger.warn({ file: input.location, err: (err as Error).message }, why);
     ctx.events?.apiSeen(false, why, startedAt);
     ctx.onUnavailable?.();
@@ -76,6 +78,7 @@ async function processClaimed(
   const outcome = await processInput(input.path, {
     ...pipeline,
     command: 'watch',
+    displayName: input.location,
     hooks: { beforeSend: change.beforeSend },
   });
   const changed = lease.lost() ? undefined : await change.beforeMove();
@@ -155,7 +158,9 @@ function tellFinished(
     phase: target,
     durationMs,
     ...(report ? { summary: report.summary } : {}),
-    ...(target === 'failed' ? { problem: outcome.problem ?? 'see its reports' } : {}),
+    ...(target === 'failed'
+      ? { problem: outcome.problem ?? (report && firstErrors(report, basename(name))) ?? 'see its reports' }
+      : {}),
   });
   if (target === 'done') ctx.logger.info(fields, 'input done');
   else ctx.logger.warn({ ...fields, problem: outcome.problem }, 'input failed; see its reports');

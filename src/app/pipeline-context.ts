@@ -2,6 +2,11 @@ import { existsSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { ApiConfig } from '../core/config/api-config.js';
 import { csvLimitsFrom } from '../core/config/resolve-settings.js';
+import { isLoopbackHost } from '../core/config/url-security.js';
+import { awsCredentials } from '../core/config/aws-credentials.js';
+import { UsageError } from '../core/errors.js';
+import type { ArtworkStore } from '../storage/artwork-store.js';
+import { parseS3Url } from '../storage/s3/s3-url.js';
 import { importEntries, ledgerAccountKey } from '../storage/ledger/account-key.js';
 import { FolderLedger } from '../storage/ledger/folder-ledger.js';
 import type { LedgerAccount, LedgerStore } from '../storage/ledger/model.js';
@@ -9,6 +14,7 @@ import type { Logger } from '../core/log/logger.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { PipelineCommand, PipelineContext, PreparedInput } from '../pipeline/process-input.js';
 import { createCatalogue, type AccountCatalogue } from '../resolve/catalogue.js';
+import { artworkChecks, type ArtworkChecks } from '../api/artwork-probe.js';
 import { openApiSession, type ApiSession, type ApiSessionInput } from './api-session.js';
 
 export interface PipelineContextInput extends ApiSessionInput {
@@ -60,12 +66,17 @@ export async function openPipelineContext(input: PipelineContextInput): Promise<
 /** The pipeline of an open session over `ledger` (closing it closes the session). */
 export function pipelineOver(
   session: ApiSession,
-  input: Pick<PipelineContextInput, 'command' | 'partial' | 'mapping' | 'catalogueMaxAgeMs' | 'sandbox' | 'cwd'>,
+  input: Pick<
+    PipelineContextInput,
+    'command' | 'partial' | 'mapping' | 'catalogueMaxAgeMs' | 'sandbox' | 'cwd' | 'env'
+  >,
   ledger: LedgerStore,
 ): OpenPipeline {
   const { config, client, logger, settings } = session;
   const csvLimits = csvLimitsFrom(settings);
-  let catalogue: { value: AccountCatalogue; at: number } | undefined;
+  let catalogue: { value: AccountCatalogue; artwork?: ArtworkChecks; at: number } | undefined;
+  let store: Promise<{ store: ArtworkStore; marginDays: number } | undefined> | undefined;
+  const artwork = artworkFrom(settings, input.sandbox === true || isLoopbackHost(new URL(config.baseUrl).hostname));
   /**
    * The account key and the ledger's vouching, learnt once for every input (inputs that start
    * together share one GET /account); a failure is not kept: the next input asks again.
@@ -81,9 +92,11 @@ export function pipelineOver(
     ledger,
     context: async (perInput) => {
       if (!catalogue || Date.now() - catalogue.at > maxAge) {
-        catalogue = { value: createCatalogue(client), at: Date.now() };
+        void catalogue?.artwork?.close();
+        catalogue = { value: createCatalogue(client), artwork: artwork(), at: Date.now() };
       }
       const current = catalogue.value;
+      const currentArtwork = catalogue.artwork;
       first ??= (async () => {
         const account = await accountKey(config, current);
         return { account, vouch: await vouching(ledger, account, { legacyDir, stateDir: config.stateDir, logger }) };
@@ -93,8 +106,11 @@ export function pipelineOver(
         if (first === learnt) first = undefined;
         throw err;
       });
+      store ??= artworkStoreFrom(settings, input.env);
+      const artworkStore = await store;
       return {
         command: input.command,
+        ...(artworkStore ? { artworkStore } : {}),
         partial: (perInput ?? input).partial === true,
         concurrency: config.concurrency,
         mapping: (perInput ?? input).mapping,
@@ -102,6 +118,7 @@ export function pipelineOver(
         // The catalogue this input started with: another input's outage may drop the current
         // one (forget) while this one waits for the account.
         catalogue: current,
+        ...(currentArtwork ? { artwork: currentArtwork } : {}),
         ledger,
         account,
         csvLimits: csvLimitsFrom(settings),
@@ -115,9 +132,14 @@ export function pipelineOver(
       return prepareInput(file, { command: input.command, mapping: (perInput ?? input).mapping, csvLimits });
     },
     forget: () => {
+      void catalogue?.artwork?.close();
       catalogue = undefined;
     },
-    close: () => session.close(),
+    close: async () => {
+      await catalogue?.artwork?.close();
+      (await store?.catch(() => undefined))?.store.close();
+      await session.close();
+    },
   };
 }
 
@@ -179,4 +201,41 @@ async function vouching(
       await ledger.writeAccount(record);
     },
   };
+}
+
+/**
+ * The artwork checks a catalogue's lifetime shares (artworkCheck). A printer on loopback (the
+ * sandbox, a test rig) fetches from this machine, so loopback links are allowed for it.
+ */
+function artworkFrom(settings: ApiSession['settings'], sandbox: boolean): () => ArtworkChecks | undefined {
+  const mode = settings.get('artworkCheck');
+  if (mode === 'off') return () => undefined;
+  const allowPrivate = settings.get('artworkAllowPrivate') === true;
+  return () => artworkChecks(mode === 'warn' ? 'warn' : 'on', { allowLoopback: sandbox, allowPrivate });
+}
+
+/**
+ * The artwork store of the artworkStore setting (undefined when unset). The AWS SDK is loaded
+ * only then: a run without `artwork:` files starts without it.
+ */
+async function artworkStoreFrom(
+  settings: ApiSession['settings'],
+  env: Record<string, string | undefined>,
+): Promise<{ store: ArtworkStore; marginDays: number } | undefined> {
+  const target = settings.get('artworkStore');
+  if (target === undefined) return undefined;
+  const where = parseS3Url(target);
+  if ('error' in where) throw new UsageError(`artworkStore: ${where.error}`);
+  const { ArtworkStore } = await import('../storage/artwork-store.js');
+  const publicBaseUrl = settings.get('artworkPublicBaseUrl');
+  const store = new ArtworkStore({
+    bucket: where.bucket,
+    prefix: where.prefix,
+    endpoint: settings.get('s3Endpoint'),
+    forcePathStyle: settings.get('s3ForcePathStyle'),
+    region: settings.get('s3Region'),
+    credentials: awsCredentials(env),
+    ...(publicBaseUrl ? { publicBaseUrl } : {}),
+  });
+  return { store, marginDays: settings.get('artworkLinkMarginDays') };
 }

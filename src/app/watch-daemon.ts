@@ -19,9 +19,11 @@ import { InputAttempts } from '../watch/sources/attempts.js';
 import { folderEvents } from '../watch/sources/folder-events.js';
 import { FolderSource } from '../watch/sources/folder-source.js';
 import { dropLayout, SourceError, type DropSource } from '../watch/sources/model.js';
+import type { SettleEvent } from '../watch/sources/settling.js';
 import { Watcher, type WatcherOptions } from '../watch/watcher.js';
 import { type ApiSession, openApiSession } from './api-session.js';
 import { handleInput, setAside, type HandleContext } from './handle-input.js';
+import { tellSettled } from './settled.js';
 import { pipelineOver, type OpenPipeline, type PipelineContextInput } from './pipeline-context.js';
 import { loadWatchRoutes, type WatchRoute, type WatchRoutes } from './watch-routes.js';
 
@@ -131,6 +133,8 @@ interface OpenDrop {
   pipeline: OpenPipeline;
   source: DropSource;
   attempts: InputAttempts;
+  /** Where a folder's finished inputs that changed within their settle window are told. */
+  settled: { tell?: (e: SettleEvent) => void };
 }
 
 /** The API session, the drop source, the ledger beside it (a bucket's is in the bucket) and the pipeline. */
@@ -154,6 +158,7 @@ async function openDrop(
   const workDir = join(config.stateDir, 'work');
   let source: DropSource;
   let ledger: LedgerStore;
+  const settled: OpenDrop['settled'] = {};
   if (s3) {
     // The AWS SDK is loaded only to watch a bucket: a folder watcher starts without it.
     const [{ S3Store }, { BucketSource, stateRoot }, { BucketLedger }] = await Promise.all([
@@ -179,13 +184,17 @@ async function openDrop(
       onRefused: (name, why) => logger.warn({ name }, `not taken: ${why}`),
       workDir,
       maxInputBytes: settings.get('watchMaxInputBytes'),
+      settleWindowMs: settings.get('settleWindowMs'),
+      // Logged and counted once the watcher's events and metrics exist (watch()).
+      onSettled: (e) => settled.tell?.(e),
     });
     ledger = folderLedger(session);
   }
   const pipeline = pipelineOver(session, { ...base, partial: input.partial, mapping }, ledger);
   // Kept by this machine's state directory: for a bucket, each machine counts its own crashes.
   const maxAttempts = settings.get('watchMaxInputAttempts') ?? SETTINGS.watchMaxInputAttempts.default;
-  return { session, pipeline, source, attempts: new InputAttempts(join(config.stateDir, 'attempts'), maxAttempts) };
+  const attempts = new InputAttempts(join(config.stateDir, 'attempts'), maxAttempts);
+  return { session, pipeline, source, attempts, settled };
 }
 
 /** A folder's ledger for watch: an explicit lease also bounds how long a crashed instance's locks last. */
@@ -301,6 +310,7 @@ async function watch(
       source instanceof FolderSource && settings.get('fsEvents') ? folderEvents(source.location, onFsError) : undefined,
   });
   served.watcher.current = watcher;
+  w.settled.tell = (e) => tellSettled(e, { logger, events, metrics: served.metrics });
   if (!routing) {
     // Signed in while the first scan settles, so the first inputs start with their dry runs; a
     // failure is not kept (the first input asks again). Routes may use other accounts.

@@ -24,6 +24,9 @@ export function formatInputOutcome(o: InputOutcome, command: PipelineCommand): s
   // Jobs this command orders (or would): an already-submitted job is not ordered again and a
   // skipped one never was, so neither makes the total "unpriced".
   let ordering = 0;
+  // A skipped group whose order is also read as an order is lines of it (a fee, a line without a
+  // SKU), not the order: the table says so, so that it does not read as a skipped order.
+  const ordered = new Set(r.jobs.filter((j) => j.status !== 'skipped').map((j) => j.orderNumber));
   for (const job of r.jobs) {
     const estimate = job.estimatedCost;
     const orders = job.status !== 'skipped' && job.status !== 'already-submitted';
@@ -35,7 +38,7 @@ export function formatInputOutcome(o: InputOutcome, command: PipelineCommand): s
       printable(job.orderNumber ?? `(no order number, ${sourceText(job.source)})`),
       String(itemCount(job)),
       estimate === null ? '-' : money(estimate),
-      job.status +
+      statusText(job, ordered) +
         (job.warnings.length ? ` (${job.warnings.length} warning${job.warnings.length === 1 ? '' : 's'})` : ''),
       command === 'run' ? (job.jobNumber === null ? '-' : String(job.jobNumber)) : printable(job.dateDue ?? '-'),
     ]);
@@ -48,6 +51,11 @@ export function formatInputOutcome(o: InputOutcome, command: PipelineCommand): s
       }`,
     );
   lines.push(`  ${summaryLine(r)}`);
+  const owed = r.summary.artworkNeeded ?? 0;
+  if (owed > 0)
+    lines.push(
+      `  ${owed} new-print line${owed === 1 ? '' : 's'} wait${owed === 1 ? 's' : ''} for artwork: the printer holds the job until it has it (docs/artwork.md)`,
+    );
   let shown = 0;
   for (const line of messages(r)) {
     if (shown++ === SHOWN_ERRORS) {
@@ -60,6 +68,13 @@ export function formatInputOutcome(o: InputOutcome, command: PipelineCommand): s
   if (written) lines.push(`  reports: ${written}`);
   // Every part above is escaped already; once more over the whole, for anything added later.
   return printableLines(`${lines.join('\n')}\n`);
+}
+
+/** `skipped` for an order left out; `line skipped` (`3 lines skipped`) for lines of an order that is read. */
+function statusText(job: ResultReport['jobs'][number], ordered: ReadonlySet<string | null>): string {
+  if (job.status !== 'skipped' || job.orderNumber === null || !ordered.has(job.orderNumber)) return job.status;
+  const n = itemCount(job);
+  return n === 1 ? 'line skipped' : `${n} lines skipped`;
 }
 
 function summaryLine(r: ResultReport): string {

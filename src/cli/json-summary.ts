@@ -16,9 +16,15 @@ export interface Outcome {
   reports?: WrittenReports;
 }
 
+/** File-level findings that say the mapping does not fit the file. */
+const MAPPING_CODES: ReadonlySet<string> = new Set(['mapping.unknown-column']);
+
 /** The exit code of a command over its inputs, the worst one's (docs/commands.md#exit-codes). */
-export function exitCodeOf(outcomes: readonly Pick<Outcome, 'status'>[]): ExitCode {
+export function exitCodeOf(outcomes: readonly Pick<Outcome, 'status' | 'report'>[]): ExitCode {
   if (outcomes.some((o) => o.status === 'unreadable')) return ExitCode.Usage;
+  // A mapping naming a column the export lacks is a configuration error: reports are written,
+  // and the exit code says the mapping (or the file given to it) is the wrong one.
+  if (outcomes.some((o) => o.report?.errors.some((e) => MAPPING_CODES.has(e.code)))) return ExitCode.Usage;
   if (outcomes.some((o) => o.status === 'unavailable')) return ExitCode.Unavailable;
   if (outcomes.some((o) => o.status === 'invalid')) return ExitCode.Invalid;
   return ExitCode.Ok;

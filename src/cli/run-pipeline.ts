@@ -1,6 +1,8 @@
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
+import { firstErrors } from '../report/write-errors-txt.js';
 import type { CommandIo } from './command-io.js';
 import { openPipelineContext } from '../app/pipeline-context.js';
+import { unavailableReason } from '../api/errors.js';
 import type { ConfigFlags } from '../core/config/resolve-config.js';
 import { notifyWebhooks } from '../core/config/notify-config.js';
 import type { InputOutcome, PipelineCommand, PipelineContext } from '../pipeline/process-input.js';
@@ -66,9 +68,9 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Comman
     try {
       context = await learning;
     } catch (err) {
-      const why = printable((err as Error).message);
-      io.stderr.write(`htorder ${input.command}: cannot reach the API or the credentials were refused: ${why}\n`);
-      notifier?.apiUnreachable('cannot reach the API or the credentials were refused');
+      const why = unavailableReason(err);
+      io.stderr.write(`htorder ${input.command}: ${printable(why)}\n`);
+      notifier?.apiUnreachable(why);
       return ExitCode.Unavailable;
     }
     const progress = createProgress(io.stderr, input.command);
@@ -78,7 +80,11 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Comman
       progress.clear();
       outcomes.push(outcome);
       io.stderr.write(formatInputOutcome(outcome, input.command));
-      notifier?.runOutcome(resolve(file), outcome.status, outcome.report?.summary, outcome.problem);
+      // An invalid input's alert quotes its first errors.
+      const quoted =
+        outcome.status === 'invalid' && outcome.report ? firstErrors(outcome.report, basename(file)) : undefined;
+      const problem = outcome.problem ?? quoted;
+      notifier?.runOutcome(resolve(file), outcome.status, outcome.report?.summary, problem);
     }
   } finally {
     await notifier?.close();

@@ -68,7 +68,11 @@ export async function loadManifest(file: string, opts: LoadOptions = {}): Promis
 /** Validation, manifest building and local rules for an already-read document (any format). */
 export function checkRawDocument(raw: RawDocument): LoadResult {
   const input = { file: raw.file, format: raw.format, sha256: raw.sha256 || undefined };
-  const diagnostics = [...raw.diagnostics, ...validateDocument(raw)];
+  // An export whose every row a mapping skipped (every order cancelled) has no jobs, and says so
+  // in its skipped rows: not an empty manifest.
+  const allSkipped = (raw.skipped?.length ?? 0) > 0;
+  const schema = validateDocument(raw).filter((d) => !(allSkipped && d.code === 'schema.empty' && d.field === 'jobs'));
+  const diagnostics = [...raw.diagnostics, ...schema];
   const manifest: Manifest | undefined = buildManifest(raw);
   if (manifest) {
     // A file-level error (syntax, version, a bad default) taints every merged job: only the

@@ -75,6 +75,8 @@ export interface ManifestItem {
   // PriceCode
   attributes?: Record<string, string>;
   externalArtworkUrl?: string;
+  /** PriceCode only: a file of the manifest's folder, uploaded to the artwork store and sent as externalArtworkUrl. */
+  artwork?: string;
   externalId?: string;
   isSample?: boolean;
   // Asset

@@ -26,7 +26,7 @@ export function flow(...stages: Stage[]): Stage {
 }
 
 function notProcessed(job: JobState, err: unknown, ctx: StageContext): JobState {
-  const file = ctx.manifest.file;
+  const file = ctx.displayName;
   ctx.logger.error({ file, orderNumber: job.orderNumber, err: errorText(err) }, 'job could not be processed');
   const next = withFindings(job, apiDiagnostics(err, ctx.manifest, job.index));
   return { ...next, outcome: job.outcome === 'unknown' ? 'unknown' : 'not-processed', unavailable: true };

@@ -43,6 +43,8 @@ function writeJob(report: ResultReport, job: JobState, check: Checked, manifest:
   result.dateDue = entry?.dateDue || job.resolved?.candidate.dateDue || check.dateDue;
   result.totalJobCost = entry?.totalJobCost ?? null;
   result.estimatedCost = job.resolved?.estimate.total ?? null;
+  const currency = job.resolved?.estimate.currency;
+  if (currency !== undefined) result.currency = currency;
 
   // Warnings go on the job; an error on an item's field goes on that item, any other on the job.
   const warnings = [...check.warnings];

@@ -1,4 +1,6 @@
+import type { ArtworkChecks } from '../api/artwork-probe.js';
 import type { ApiClient } from '../api/client.js';
+import type { ArtworkStore } from '../storage/artwork-store.js';
 import type { LedgerStore } from '../storage/ledger/model.js';
 import type { Logger } from '../core/log/logger.js';
 import { loadManifest, type LoadResult } from '../manifest/load-manifest.js';
@@ -11,9 +13,13 @@ import { ReportWriter } from '../report/report-writer.js';
 import type { ReportTarget, WrittenReports } from '../report/write-reports.js';
 import type { AccountCatalogue } from '../resolve/catalogue.js';
 import type { ResolvedJob } from '../resolve/resolve-job.js';
+import { errorText } from './api-diagnostics.js';
+import { type AccountListing, listAccount } from './find-submitted.js';
 import { eachJob, flow, jobLimit } from './flow.js';
 import { jobReporter } from './job-report.js';
 import { checkedJobs, type JobState } from './job-state.js';
+import { checkArtwork } from './stages/artwork.js';
+import { provideArtwork } from './stages/provide-artwork.js';
 import { applyChanges } from './stages/changes.js';
 import type { StageContext } from './stages/context.js';
 import { dryRun } from './stages/dry-run.js';
@@ -47,6 +53,10 @@ export interface PipelineContext {
   client: ApiClient;
   /** One per account per run: lookups are shared by every input of the run, never across accounts. */
   catalogue: AccountCatalogue;
+  /** One per run, like the catalogue: each distinct artwork link probed once; absent when artworkCheck is off. */
+  artwork?: ArtworkChecks;
+  /** Where `artwork:` files are uploaded (artworkStore), and how long past the due date their links live. */
+  artworkStore?: { store: ArtworkStore; marginDays: number };
   ledger: LedgerStore;
   /** Ledger account key: region + account id (ledger/account-key.ts). */
   account: string;
@@ -59,6 +69,8 @@ export interface PipelineContext {
    */
   unseen?: { vouch?: () => Promise<void> };
   logger: Logger;
+  /** How log lines name the input: `watch` gives where it was dropped, not its private copy; the file by default. */
+  displayName?: string;
   /** How the caller takes part in one input's way. */
   hooks?: PipelineHooks;
 }
@@ -99,7 +111,7 @@ export interface InputOutcome {
 const USAGE_CODES = new Set([INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTED]);
 
 /** The stages every job goes through, in plan and in run alike, each job on its own. */
-const PLAN = flow(lookUp, applyChanges, resolve, dryRun);
+const PLAN = flow(lookUp, applyChanges, resolve, provideArtwork, checkArtwork, dryRun);
 /** run only, once every job is through PLAN. */
 const SUBMIT = flow(submit);
 
@@ -160,9 +172,10 @@ export async function processPrepared(prepared: PreparedInput, ctx: PipelineCont
   const { file, read, begin } = prepared;
   const { manifest } = read;
   const verifiedAbsent = new Set<string>();
+  const listing = await listUnseen(prepared.jobs, ctx);
   const jobs =
     manifest && prepared.jobs.length > 0
-      ? await runJobs(manifest, prepared.jobs, begin, { ...ctx, verifiedAbsent })
+      ? await runJobs(manifest, prepared.jobs, begin, { ...ctx, verifiedAbsent, listing })
       : [];
   const { report, writer } = begin();
   const vouch = ctx.command === 'plan' ? undefined : ctx.unseen?.vouch;
@@ -180,12 +193,58 @@ export async function processPrepared(prepared: PreparedInput, ctx: PipelineCont
   return { file, status: inputStatus(jobs, report), report, reports, resolved: resolutions(jobs) };
 }
 
+/** What one input's run adds to its context: what it learnt of orders the ledger has never seen. */
+type RunContext = PipelineContext & { verifiedAbsent: Set<string>; listing: AccountListing | undefined };
+
+/**
+ * When the ledger cannot vouch for the account, this input's orders it has never seen are
+ * checked on the account before anything is spent on them: by one listing of the account's
+ * jobs when that costs fewer calls than one search per order (find-submitted.ts, listAccount),
+ * else by a search each. A listing that fails leaves them to their searches, as before.
+ */
+async function listUnseen(jobs: readonly JobState[], ctx: PipelineContext): Promise<AccountListing | undefined> {
+  if (ctx.command === 'plan' || !ctx.unseen) return undefined;
+  const checked = [...new Set(jobs.filter((job) => job.outcome === 'checked').map((job) => job.orderNumber))];
+  try {
+    const unseen = checked.length < 2 ? checked.length : await countUnseen(checked, ctx);
+    // One order: its search is one call, which no listing beats.
+    if (unseen < 2) return undefined;
+    const listing = await listAccount(
+      (page, pageSize) => ctx.client.jobs.active({ includeClosedJobs: true, page, pageSize }),
+      unseen,
+    );
+    ctx.logger.debug(
+      { orders: unseen, pages: listing.pages, complete: listing.complete },
+      listing.complete
+        ? "listed the account's jobs for the orders the ledger has never seen"
+        : 'searching each order the ledger has never seen',
+    );
+    return listing;
+  } catch (err) {
+    ctx.logger.debug({ err: errorText(err) }, "could not list the account's jobs; searching each order instead");
+    return undefined;
+  }
+}
+
+/** How many of `orders` the ledger has no entry for (read a few at a time). */
+async function countUnseen(orders: readonly string[], ctx: PipelineContext): Promise<number> {
+  let unseen = 0;
+  for (let i = 0; i < orders.length; i += 64) {
+    const batch = orders.slice(i, i + 64);
+    const entries = await Promise.all(
+      batch.map((orderNumber) => ctx.ledger.read({ account: ctx.account, orderNumber })),
+    );
+    unseen += entries.filter((entry) => entry === undefined).length;
+  }
+  return unseen;
+}
+
 /** check → PLAN, job by job → [run: hold back or SUBMIT, job by job]; the report is written from the states. */
 async function runJobs(
   manifest: Manifest,
   checked: JobState[],
   begin: () => { report: ResultReport; writer: ReportWriter },
-  ctx: PipelineContext & { verifiedAbsent: Set<string> },
+  ctx: RunContext,
 ): Promise<JobState[]> {
   const stage = stageContext(manifest, ctx);
   // The report is begun when the first job is written, after the plan stages (PreparedInput.begin).
@@ -235,8 +294,8 @@ async function runJobs(
   });
 }
 
-function stageContext(manifest: Manifest, ctx: PipelineContext & { verifiedAbsent: Set<string> }): StageContext {
-  const { client, ledger, account, logger, verifiedAbsent } = ctx;
+function stageContext(manifest: Manifest, ctx: RunContext): StageContext {
+  const { client, ledger, account, logger, verifiedAbsent, listing } = ctx;
   const verifyUnseen = ctx.unseen !== undefined;
   const input = { file: manifest.file, sha256: manifest.sha256 };
   const beforeSend = ctx.hooks?.beforeSend;
@@ -244,13 +303,17 @@ function stageContext(manifest: Manifest, ctx: PipelineContext & { verifiedAbsen
     mode: ctx.command === 'plan' ? 'plan' : 'run',
     inDoubtFailsInput: ctx.command === 'watch',
     manifest,
+    displayName: ctx.displayName ?? manifest.file,
     client,
     catalogue: ctx.catalogue,
+    ...(ctx.artwork ? { artwork: ctx.artwork } : {}),
+    ...(ctx.artworkStore ? { artworkStore: ctx.artworkStore.store } : {}),
+    artworkMarginDays: ctx.artworkStore?.marginDays ?? 0,
     ledger,
     account,
     logger,
     ...(beforeSend ? { beforeSend } : {}),
-    submit: { client, ledger, account, verifyUnseen, verifiedAbsent, input, logger },
+    submit: { client, ledger, account, verifyUnseen, verifiedAbsent, input, logger, ...(listing ? { listing } : {}) },
   };
 }
 

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiClient } from '../api/client.js';
 import { ApiError } from '../api/errors.js';
-import type { JobCandidate, JobCreateResponse } from '../api/types.js';
+import type { ActiveJobDto, JobCandidate, JobCreateResponse } from '../api/types.js';
 import type {
   LedgerEntry,
   LedgerKey,
@@ -12,7 +12,7 @@ import type {
 } from '../storage/ledger/model.js';
 import type { Logger } from '../core/log/logger.js';
 import { errorText, isRefusal } from './api-diagnostics.js';
-import { findSubmitted } from './find-submitted.js';
+import { type AccountListing, findSubmitted } from './find-submitted.js';
 
 export type SubmitStatus = 'submitted' | 'already-submitted' | 'failed' | 'in-doubt';
 
@@ -40,6 +40,12 @@ export interface SubmitContext {
   verifyUnseen?: boolean;
   /** Orders this run searched and did not find, or found in the ledger (so submit does not search them again). */
   verifiedAbsent?: Set<string>;
+  /**
+   * The account's jobs, listed once for this input's unseen orders (find-submitted.ts,
+   * listAccount): an order it lists is found without a search; when complete, an order it does
+   * not list is absent without one.
+   */
+  listing?: AccountListing;
   input: { file: string; sha256: string };
   logger: Logger;
 }
@@ -115,9 +121,9 @@ export async function verifyUnseen(
 /** The search of verifyUnseen, under the order's lock, for an order the ledger has no entry for. */
 async function searchUnseen(ctx: SubmitContext, orderNumber: string, hash: string): Promise<SubmitOutcome | undefined> {
   const now = new Date().toISOString();
-  let found: Awaited<ReturnType<typeof findSubmitted>>;
+  let found: readonly ActiveJobDto[];
   try {
-    found = await findSubmitted(ctx.client, orderNumber);
+    found = listed(ctx.listing, orderNumber) ?? (await findSubmitted(ctx.client, orderNumber));
   } catch (err) {
     ctx.logger.warn({ orderNumber, err: errorText(err) }, 'could not check the account for this order; not sent');
     return { status: 'failed', error: err, unavailable: true };
@@ -131,6 +137,12 @@ async function searchUnseen(ctx: SubmitContext, orderNumber: string, hash: strin
   const settled = await recordFound(ctx, intentEntry(ctx, orderNumber, hash, 0, now), found, now);
   ctx.logger.info({ orderNumber, jobNumber: settled.jobNumber }, 'order found on the account; not sent again');
   return { status: 'already-submitted', entry: settled };
+}
+
+/** What the listing says of an order: its jobs, none (a complete listing), or undefined (search it). */
+function listed(listing: AccountListing | undefined, orderNumber: string): readonly ActiveJobDto[] | undefined {
+  if (!listing) return undefined;
+  return listing.jobs.get(orderNumber) ?? (listing.complete ? [] : undefined);
 }
 
 /**
@@ -297,7 +309,7 @@ async function settle(ctx: SubmitContext, intent: LedgerEntry): Promise<SubmitOu
 async function recordFound(
   ctx: SubmitContext,
   intent: LedgerEntry,
-  found: Awaited<ReturnType<typeof findSubmitted>>,
+  found: readonly ActiveJobDto[],
   now: string,
 ): Promise<LedgerEntry> {
   const first = found[0];

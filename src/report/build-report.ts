@@ -117,8 +117,13 @@ export function refreshSummary(report: ResultReport): ResultReport {
     s.byStatus[job.status]++;
     s.items += itemCount(job);
     s.errors += job.errors.length;
-    for (const item of builtItems(job)) s.errors += item.errors.length;
+    let artwork = 0;
+    for (const item of builtItems(job)) {
+      s.errors += item.errors.length;
+      if (item.needsArtworkToBeUploaded === true) artwork++;
+    }
     s.warnings += job.warnings.length;
+    if (artwork > 0) s.artworkNeeded = (s.artworkNeeded ?? 0) + artwork;
   }
   report.summary = s;
   return report;

@@ -64,6 +64,12 @@ export interface JobResult {
   totalJobCost: number | null;
   estimatedCost: number | null;
   /**
+   * The account's currency code (ISO 4217, from its profile) that `totalJobCost` and
+   * `estimatedCost` are in; absent when the run did not read the profile (a job the ledger
+   * already vouched for, an older report).
+   */
+  currency?: string;
+  /**
    * Read-only: a job without any is given one shared, frozen empty array (build-report.ts), so
    * a finding is added by assigning a new array, never by pushing (the type says so).
    */
@@ -81,6 +87,8 @@ export interface ReportSummary {
   errors: number;
   warnings: number;
   byStatus: Record<JobStatus, number>;
+  /** New-print lines the API answered with needsArtworkToBeUploaded: the job waits for their artwork. */
+  artworkNeeded?: number;
 }
 
 export interface ResultReport {

@@ -34,12 +34,44 @@ export async function writeErrorsTxt(path: string, report: ResultReport, file?: 
  * user typed it on a terminal (clickable there).
  */
 export function* errorLines(report: ResultReport, label = basename(report.input.file)): Generator<string> {
-  for (const e of report.errors) yield formatReportError(e, label);
+  for (const e of reportErrors(report)) yield formatReportError(e, label);
+}
+
+/** Every error of the report, in document order of jobs and items. */
+function* reportErrors(report: ResultReport): Generator<ReportError> {
+  yield* report.errors;
   for (const job of report.jobs) {
-    for (const e of job.errors) yield formatReportError(e, label);
+    yield* job.errors;
     // builtItems: items nobody has read yet have no errors, and are not built just to look.
-    for (const item of builtItems(job)) for (const e of item.errors) yield formatReportError(e, label);
+    for (const item of builtItems(job)) yield* item.errors;
   }
+}
+
+/** Errors that only say another job's error held this one back: quoted only when nothing else is. */
+const CONSEQUENCES = new Set(['run.held-back']);
+
+/**
+ * The report's first few errors as errors.txt has them (escaped, each cut at `maxChars`),
+ * those that caused the failure before those that only follow from it, and how many there are
+ * in all: what an alert quotes instead of pointing at the reports. Undefined when there is none.
+ */
+export function firstErrors(report: ResultReport, label: string, max = 3, maxChars = 300): string | undefined {
+  const causes: string[] = [];
+  const others: string[] = [];
+  for (const e of reportErrors(report)) {
+    const line = formatReportError(e, label);
+    const clipped = line.length > maxChars ? `${line.slice(0, maxChars - 1)}…` : line;
+    if (!CONSEQUENCES.has(e.code)) causes.push(clipped);
+    else if (others.length < max) others.push(clipped);
+    if (causes.length >= max) break;
+  }
+  const shown = [...causes, ...others].slice(0, max);
+  if (shown.length === 0) return undefined;
+  const total = Math.max(report.summary.errors, shown.length);
+  const head =
+    total > shown.length ? `first ${shown.length} of ${total} errors` : `${total} error${total === 1 ? '' : 's'}`;
+  // One line: receivers (a webhook's text, the dashboard) show an outside text on one line.
+  return `${head}: ${shown.join(' | ')}`;
 }
 
 /** Every warning of the report, file-level first, as `warning: ` + a compiler-style line. */

@@ -32,6 +32,12 @@ export interface SandboxOptions {
    * used rejects the start with a SandboxStateError (never silently starts over).
    */
   state?: SandboxStateStore;
+  /**
+   * Play the printer's part for new prints: fetch each job's artwork links after creation and
+   * keep the job in "Artwork Pending" until every one answered with an image (docs/sandbox.md).
+   * Default false: jobs with links are taken as fetched.
+   */
+  fetchArtwork?: boolean;
 }
 
 export interface SandboxRegion {
@@ -73,6 +79,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
   const host = opts.host ?? '127.0.0.1';
   const clock = createClock(opts.now ?? new Date());
   const world = new World(seed, clock, clock.nowMs());
+  world.fetchArtwork = opts.fetchArtwork === true;
   const shared = opts.state ? new SharedWorld(world, opts.state) : undefined;
   // Before listening: a bad saved state stops the start, and nothing is served from a half-loaded world.
   await shared?.read();
@@ -109,10 +116,12 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     ...started,
     admin: new SandboxAdmin(url),
     info: () => structuredClone(started),
-    close: () =>
-      new Promise<void>((resolve, reject) => {
+    close: async () => {
+      await Promise.allSettled([...world.fetching]);
+      await new Promise<void>((resolve, reject) => {
         server.close((err) => (err ? reject(err) : resolve()));
         server.closeAllConnections();
-      }),
+      });
+    },
   };
 }

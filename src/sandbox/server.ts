@@ -2,7 +2,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ACCOUNTS } from './data/accounts.js';
 import { REGIONS, type RegionCode, type RegionDef } from './data/regions.js';
-import { problem, ProblemError, type ApiHandler, type Reply } from './handler.js';
+import { json, problem, ProblemError, type ApiHandler, type Reply } from './handler.js';
+import { applyArtwork, fetchArtwork } from './jobs/artwork-fetch.js';
 import type { SharedWorld } from './persistence.js';
 import { Router } from './router.js';
 import { register as registerAccount } from './routes/account.js';
@@ -232,6 +233,22 @@ async function answerWithFaults(
   }
   if (action?.kind === 'create-then-500') return send(res, problem(500, 'An unexpected error occurred.', url.pathname));
   send(res, reply);
+  if (d.world.pendingArtwork.length > 0) {
+    const fetching = fetchPendingArtwork(d);
+    d.world.fetching.add(fetching);
+    void fetching.finally(() => d.world.fetching.delete(fetching));
+  }
+}
+
+/** The printer fetches the links of the jobs just created, then records what it got. */
+async function fetchPendingArtwork(d: Deps): Promise<void> {
+  for (const pending of d.world.pendingArtwork.splice(0)) {
+    const fetched = await Promise.all(pending.links.map(fetchArtwork));
+    await onWorld(d, 'POST', () => {
+      applyArtwork(d.world, pending, fetched);
+      return json({});
+    }).catch(() => undefined);
+  }
 }
 
 function tokenEndpoint(d: Deps, { req, body: raw, url }: SandboxRequest, region: RegionCode): Reply {

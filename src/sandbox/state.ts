@@ -15,6 +15,7 @@ import { buildCatalogue, buildProcesses } from './data/catalogue.js';
 import { buildProfile, buildShipmentSettings, generateTransactions, generateUsers } from './data/people.js';
 import { REGIONS, type LocationDef, type RegionCode, type RegionDef } from './data/regions.js';
 import type { SandboxClock } from './clock.js';
+import type { PendingArtwork } from './jobs/artwork-fetch.js';
 import { seedHistory } from './jobs/history.js';
 
 /** A job as the sandbox keeps it; JobDto / ActiveJobDto are views of it (jobs/views.ts). */
@@ -86,6 +87,12 @@ export class World {
    * customer built, a status settled by the clock) repeats exactly and needs no saving.
    */
   dirty = false;
+  /** The printer fetches each new print's artwork links after the job is created (artwork-fetch.ts). */
+  fetchArtwork = false;
+  /** Jobs whose links are still to be fetched; in memory only (the printer keeps no copy of a link). */
+  pendingArtwork: PendingArtwork[] = [];
+  /** Fetches in flight: a sandbox closing waits for them, so what the printer got is recorded. */
+  fetching = new Set<Promise<void>>();
 
   constructor(
     readonly seed: number,
@@ -104,6 +111,7 @@ export class World {
     this.globals.clear();
     this.nextJobNumber = FIRST_JOB_NUMBER;
     this.created = [];
+    this.pendingArtwork = [];
     this.dirty = true;
   }
 

@@ -20,6 +20,9 @@ export interface Bar {
 const W = 640;
 const H = 200;
 const PAD = { left: 48, right: 8, top: 8, bottom: 36 };
+/** A legend entry's width (a swatch and a status name such as `already-submitted`), and a row's height. */
+const LEGEND_GAP = 130;
+const LEGEND_ROW = 15;
 
 function niceMax(n: number): number {
   if (n <= 0) return 1;
@@ -58,10 +61,13 @@ export function stackedBars(
     });
     return html`${rects}<text x="${at(x + bw / 2)}" y="${H - PAD.bottom + 14}" text-anchor="middle" font-size="10" fill="#555">${b.label.slice(5)}</text>`;
   });
-  const gap = Math.min(120, (W - PAD.left) / Math.max(1, series.length));
-  const legend = series.map(
-    (s, i) =>
-      html`<rect x="${at(PAD.left + i * gap)}" y="${H - 12}" width="10" height="10" fill="${s.colour}"/><text x="${at(PAD.left + i * gap + 14)}" y="${H - 3}" font-size="11" fill="#333">${s.label}</text>`,
-  );
-  return html`<svg class="chart" viewBox="0 0 ${W} ${H}" width="${W}" height="${H}" role="img" aria-label="${title}"><title>${title}</title>${grid}${columns}${legend}</svg>`;
+  // The legend in rows of entries wide enough for a status name: the chart grows a row at a time.
+  const perRow = Math.max(1, Math.floor((W - PAD.left) / LEGEND_GAP));
+  const extra = (Math.ceil(series.length / perRow) - 1) * LEGEND_ROW;
+  const legend = series.map((s, i) => {
+    const x = PAD.left + (i % perRow) * LEGEND_GAP;
+    const top = H - 12 + Math.floor(i / perRow) * LEGEND_ROW;
+    return html`<rect x="${at(x)}" y="${top}" width="10" height="10" fill="${s.colour}"/><text x="${at(x + 14)}" y="${top + 9}" font-size="11" fill="#333">${s.label}</text>`;
+  });
+  return html`<svg class="chart" viewBox="0 0 ${W} ${H + extra}" width="${W}" height="${H + extra}" role="img" aria-label="${title}"><title>${title}</title>${grid}${columns}${legend}</svg>`;
 }

@@ -16,6 +16,7 @@ import { layout, type PageName } from './pages/layout.js';
 import { ordersPage } from './pages/orders-page.js';
 import { openRegular } from './safe-files.js';
 import { sourceLines } from './source-lines.js';
+import { submissions } from './submissions.js';
 import { APP_CSS, APP_JS } from './static-assets.js';
 
 /**
@@ -290,18 +291,23 @@ async function handle(
       return send(res, 'text/css; charset=utf-8', APP_CSS);
     case '/events':
       return live.stream(req, res);
-    case '/':
-      return page('inputs', 'Inputs', inputsPage((await live.fresh()).list(), { status: q('status'), day: q('day') }));
+    case '/': {
+      const all = (await live.fresh()).list();
+      return page('inputs', 'Inputs', inputsPage(all, { status: q('status'), day: q('day') }, submissions(all)));
+    }
     case '/orders':
-      return page('orders', 'Orders in flight', ordersPage((await live.fresh()).list()));
-    case '/days':
-      return page('days', 'The last days', daysPage((await live.fresh()).list(), Date.now()));
+      return page('orders', 'Orders in flight', ordersPage(submissions((await live.fresh()).list())));
+    case '/days': {
+      const all = (await live.fresh()).list();
+      return page('days', 'The last days', daysPage(all, submissions(all), Date.now()));
+    }
     case '/input': {
-      const r = (await live.fresh()).find(q('id') ?? '');
+      const all = (await live.fresh()).list();
+      const r = all.find((x) => x.id === q('id'));
       if (!r) return plain(res, 404, 'no such input (it may have moved: go back to the list)');
       const read = r.reports.json ? await readReport(r.reports.json) : undefined;
       const lines = await sourceLines(r.inputPath, linesWanted(read?.view));
-      return page('input', r.name, inputPage(r, read?.view, read?.problem, lines));
+      return page('input', r.name, inputPage(r, read?.view, read?.problem, lines, submissions(all).spend.get(r.id)));
     }
     case '/file': {
       const r = (await live.fresh()).find(q('id') ?? '');

@@ -5,7 +5,9 @@ import { reportPaths, type ReportPaths } from '../report/report-paths.js';
 import { classifyName } from '../watch/sources/drop-names.js';
 import type { DropLayout } from '../watch/sources/model.js';
 import { openFolder, readHead } from './safe-files.js';
-import { costs, reportView, type JobView, type ReportView } from './report-view.js';
+import { estimates, reportView, type JobView, type ReportView } from './report-view.js';
+import type { Amounts } from './amounts.js';
+import type { InputStatus } from './statuses.js';
 
 /**
  * Every input the dashboard knows: the files of a folder (a drop folder's own files and its
@@ -13,9 +15,6 @@ import { costs, reportView, type JobView, type ReportView } from './report-view.
  * and, while watching, the watcher's events for inputs not finished yet. Only names found by
  * listing are ever opened: a request names an input by the id given here, never by a path.
  */
-
-export type InputStatus = 'waiting' | 'processing' | 'done' | 'failed' | 'in doubt';
-export const INPUT_STATUSES: readonly InputStatus[] = ['waiting', 'processing', 'done', 'failed', 'in doubt'];
 
 export type Place = 'drop' | 'processing' | 'done' | 'failed';
 
@@ -90,8 +89,7 @@ interface ParsedReport {
   view?: ReportView;
   problem?: string;
   digest: JobView[];
-  estimated: number | null;
-  actual: number | null;
+  estimated: Amounts | null;
 }
 
 let reading: Promise<unknown> = Promise.resolve();
@@ -119,10 +117,20 @@ async function readReportNow(path: string): Promise<{ view?: ReportView; problem
   }
 }
 
+/** Checked, planned or a dry run: its report says nothing was sent to the API as an order. */
+function plannedOnly(view: ReportView): boolean {
+  const b = view.byStatus;
+  return (
+    view.errorCount === 0 && b.invalid === 0 && (view.planned || (b.valid > 0 && b.valid + b.skipped === view.jobCount))
+  );
+}
+
 function statusOf(place: Place, view: ReportView | undefined): InputStatus {
   if (place === 'processing') return 'processing';
   if (view && view.byStatus['in-doubt'] > 0) return 'in doubt';
-  if (place === 'done' || place === 'failed') return place;
+  if (place === 'failed') return place;
+  if (view && plannedOnly(view)) return 'planned';
+  if (place === 'done') return place;
   if (!view) return 'waiting';
   const b = view.byStatus;
   return b.failed + b.invalid > 0 || view.errorCount > 0 ? 'failed' : 'done';
@@ -302,7 +310,7 @@ export class DropInputs {
       digest: (view?.jobs ?? [])
         .slice(0, SCAN_LIMITS.digestJobs)
         .map((j) => ({ ...j, warnings: [], errors: [], lines: [] })),
-      ...(view ? costs(view) : { estimated: null, actual: null }),
+      estimated: view ? estimates(view) : null,
     };
     this.cache.set(f.path, parsed);
     return parsed;
@@ -344,8 +352,8 @@ function record(id: string, name: string, place: Place, at: number, parsed?: Par
     errors: view?.errorCount ?? null,
     warnings: view?.warningCount ?? null,
     byStatus: view?.byStatus ?? null,
+    /** The estimates of its jobs, per currency. What it spent is counted across inputs (submissions.ts). */
     estimated: parsed?.estimated ?? null,
-    actual: parsed?.actual ?? null,
     problem: parsed?.problem ?? null,
     /** Absolute paths of the files found by listing. */
     inputPath: null as string | null,

@@ -1,5 +1,6 @@
 import { JOB_STATUSES, type JobStatus } from '../report/model.js';
 import { emptySummary } from '../report/build-report.js';
+import { addAmount, type Amounts } from './amounts.js';
 
 /**
  * What the dashboard shows of one X.result.json, read tolerantly: the file is the user's (any
@@ -45,6 +46,8 @@ const time = (v: unknown): number | null => {
   const t = Date.parse(v);
   return Number.isNaN(t) ? null : t;
 };
+/** A currency code as ISO 4217 writes them; anything else is not shown as one. */
+const currencyCode = (v: unknown): string | null => (typeof v === 'string' && /^[A-Z]{3}$/.test(v) ? v : null);
 const positive = (v: unknown): number | null => {
   const n = num(v);
   return n !== null && Number.isInteger(n) && n > 0 ? n : null;
@@ -126,6 +129,8 @@ function jobView(j: Obj, i: number, status: string, shown: unknown[], budget: Bu
     dateDue: str(j.dateDue),
     totalJobCost: num(j.totalJobCost),
     estimatedCost: num(j.estimatedCost),
+    /** The currency of both costs, when the report recorded it. */
+    currency: currencyCode(j.currency),
     warnings: problems(j.warnings, budget),
     errors: problems(j.errors, budget),
     lines: shown.filter(isObj).map((it, k) => lineView(it, k, status, budget)),
@@ -169,6 +174,8 @@ export function reportView(doc: unknown) {
   };
   return {
     command: str(d.command),
+    /** Checked or planned only: nothing of it went to the API as an order. */
+    planned: d.command === 'check' || d.command === 'plan',
     format: str(input.format),
     startedAt: time(d.startedAt),
     finishedAt: time(d.finishedAt),
@@ -186,13 +193,9 @@ export function reportView(doc: unknown) {
   };
 }
 
-/** Sums of one report's jobs: what the list and the day's picture show. */
-export function costs(view: ReportView): { estimated: number | null; actual: number | null } {
-  let estimated: number | null = null;
-  let actual: number | null = null;
-  for (const j of view.jobs) {
-    if (j.estimatedCost !== null) estimated = (estimated ?? 0) + j.estimatedCost;
-    if (j.totalJobCost !== null) actual = (actual ?? 0) + j.totalJobCost;
-  }
-  return { estimated, actual };
+/** The estimates of one report's jobs, per currency: what the list shows. */
+export function estimates(view: ReportView): Amounts {
+  const estimated: Amounts = new Map();
+  for (const j of view.jobs) addAmount(estimated, j.currency, j.estimatedCost);
+  return estimated;
 }

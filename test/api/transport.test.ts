@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClientOptions } from '../../src/api/client.js';
 import { isNotFound, orNull } from '../../src/api/errors.js';
+import { transportCause } from '../../src/api/http.js';
 import { createLogger } from '../../src/core/log/logger.js';
 import { VERSION } from '../../src/core/version.js';
 import {
@@ -336,6 +337,10 @@ describe('transport failures', () => {
     expect(err.code).toBe('UND_ERR_HEADERS_TIMEOUT');
     expect(err.mayHaveReachedServer).toBe(true);
     expect(err.route).toBe('/Jobs/1');
+    // The message names the host and the cause, and the setting that bounds the wait.
+    expect(err.message).toBe(
+      `GET /Jobs/1: ${new URL(srv.url).host} did not answer in time (setting requestTimeoutMs) (UND_ERR_HEADERS_TIMEOUT)`,
+    );
     expect(apiRequests(srv.seen)).toHaveLength(2);
 
     const before = apiRequests(srv.seen).length;
@@ -361,6 +366,48 @@ describe('transport failures', () => {
     expect(err.kind).toBe('network');
     expect(err.code).toBe('ECONNREFUSED');
     expect(err.mayHaveReachedServer).toBe(false);
+    expect(err.message).toBe(
+      `POST /Jobs: ${new URL(deadUrl).host} refused the connection (nothing listens there) (ECONNREFUSED)`,
+    );
+  });
+
+  it('TLS spoken to a server that does not speak it names the host and the handshake', async () => {
+    const plain = await startLoopback((_req, res) => tokenReply(res, 1));
+    const https = plain.url.replace(/^http:/, 'https:');
+    const client = createApiClient(loopbackConfig(https), { retry: { maxAttempts: 1 } });
+    cleanups.push(
+      () => plain.close(),
+      () => client.close(),
+    );
+    const err = await caught(client.jobs.get(1));
+    expect(err.kind).toBe('network');
+    expect(err.message).toMatch(
+      new RegExp(`^POST /realms/test/.*: the TLS handshake with ${new URL(https).host} failed \\(`),
+    );
+  });
+
+  it('every transport cause names the host: DNS, refusals, timeouts, certificates', () => {
+    const host = 'api.example.com';
+    expect(transportCause(host, 'ENOTFOUND', 'network')).toBe(
+      'no such host: api.example.com does not resolve (check the URL) (ENOTFOUND)',
+    );
+    for (const code of [
+      'EAI_AGAIN',
+      'ECONNRESET',
+      'EHOSTUNREACH',
+      'UND_ERR_CONNECT_TIMEOUT',
+      'ETIMEDOUT',
+      'CERT_HAS_EXPIRED',
+      'DEPTH_ZERO_SELF_SIGNED_CERT',
+      'ERR_TLS_CERT_ALTNAME_INVALID',
+      'ERR_SSL_WRONG_VERSION_NUMBER',
+      'SOMETHING_NEW',
+    ])
+      expect(transportCause(host, code, 'network')).toMatch(
+        new RegExp(`${host.replace(/\./g, '\\.')}.*\\(${code}\\)$`),
+      );
+    expect(transportCause(host, 'CERT_HAS_EXPIRED', 'network')).toContain('certificate');
+    expect(transportCause(host, null, 'timeout')).toBe('api.example.com did not answer in time');
   });
 
   it('a connection reset after sending may have reached the server', async () => {

@@ -138,6 +138,8 @@ async function workspace(files: Record<string, string> = {}): Promise<Workspace>
     // Its own state dir: the tests here run concurrently, and `--sandbox` keeps its jobs there.
     XDG_STATE_HOME: join(dir, '.state'),
     NO_COLOR: '1',
+    // The samples link artwork to a fictional CDN; docs/artwork.md's own checks are tested in test/pipeline.
+    HTORDER_ARTWORK_CHECK: 'off',
   };
   return { dir, sandbox, env, port: await freePort() };
 }
@@ -395,6 +397,14 @@ const COMMANDS: Record<string, Entry> = {
   'htorder check samples/csv/orders.csv': { spec: {} },
   'htorder check samples/erp/export.csv --mapping samples/erp/mapping.yaml': { spec: {} },
   'htorder check samples/erp-de/auftraege.csv --mapping samples/erp-de/mapping.yaml': { spec: {} },
+  // The presets' pages (docs/presets/): each platform's sample through its preset.
+  'htorder check samples/shopify/orders_export.csv --mapping shopify': { spec: {} },
+  'htorder check samples/woocommerce-webtoffee/order-export.csv --mapping woocommerce': { spec: {} },
+  'htorder check samples/odoo/sale.order.csv --mapping odoo': { spec: {} },
+  'htorder check samples/bigcommerce/orders-2026-11-22.csv --mapping bigcommerce': { spec: {} },
+  'htorder check samples/etsy/EtsySoldOrderItems2026-11.csv --mapping samples/etsy/mapping.yaml': { spec: {} },
+  'htorder check samples/squarespace/orders.csv --mapping squarespace': { spec: {} },
+  'htorder check samples/wix/orders.csv --mapping wix': { spec: {} },
   'htorder check orders.yaml': {
     spec: {
       files: { 'orders.yaml': INVALID_ORDER },
@@ -456,6 +466,23 @@ const COMMANDS: Record<string, Entry> = {
   },
 
   // track.
+  'htorder track --sandbox my-orders/orders.yaml': {
+    spec: {
+      before: ['htorder init my-orders', 'htorder run --sandbox my-orders/orders.yaml'],
+      check: (ws, r) => {
+        expect(r.stderr).toContain('PO-0001');
+        expect(json(join(ws.dir, 'my-orders/orders.yaml.result.json')).jobs[0].tracking).toMatchObject({
+          status: 'Received',
+        });
+      },
+    },
+  },
+  'htorder track --sandbox': {
+    spec: {
+      before: ['htorder init my-orders', 'htorder run --sandbox my-orders/orders.yaml'],
+      check: (_ws, r) => expect(r.stderr).toContain('PO-0001'),
+    },
+  },
   'htorder track': { spec: { before: [RUN_ORDERS], check: (_ws, r) => expect(r.stderr).toContain('TEAM-1001') } },
   'htorder track orders.yaml': {
     spec: {

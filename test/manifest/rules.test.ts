@@ -209,7 +209,7 @@ describe('artwork URLs', () => {
         code: 'artwork.missing',
         field: 'jobs[0].items[1]',
         message:
-          'has no externalArtworkUrl but items[0] of this job does; the API expects every PriceCode line to supply one when any does',
+          'has no artwork or externalArtworkUrl but items[0] of this job does; the API expects every PriceCode line to supply one when any does',
       },
     ]);
     expect(artworkUrls(job({ items: [pc(), pc()] }), 0)).toEqual([]);

@@ -176,6 +176,9 @@ describe('htorder run', () => {
     });
     expect(code).toBe(3);
     expect(stderr).toMatch(/cannot reach the API/);
+    // The host and the cause, not "or the credentials were refused".
+    expect(stderr).toContain('127.0.0.1:9 refused the connection (nothing listens there) (ECONNREFUSED)');
+    expect(stderr).not.toContain('credentials were refused');
     expect(stderr).not.toContain(h.env().HTORDER_CLIENT_SECRET);
     // The input was read while the token was asked for, but nothing was decided: no reports.
     expect(existsSync(`${file}.result.json`)).toBe(false);

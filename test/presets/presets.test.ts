@@ -18,24 +18,73 @@ interface Report {
   jobs: Array<{ orderNumber: string | null; status: string; reason?: string; items: Array<Record<string, unknown>> }>;
 }
 
+/**
+ * One sample per platform in the platform's own columns. `mapping`: what `--mapping` names (the
+ * preset, unless the export needs a setting the preset cannot know, such as Etsy's delivery).
+ */
 const CASES = [
   {
-    preset: 'shopify',
+    name: 'shopify',
+    mapping: 'shopify',
     sample: 'samples/shopify/orders_export.csv',
-    placed: ['SHOPIFY-1041', 'SHOPIFY-1042', 'SHOPIFY-1044'],
-    skipped: ['SHOPIFY-1041', 'SHOPIFY-1043'],
+    placed: ['#1041', '#1042', '#1044'],
+    skipped: ['#1041', '#1043'],
   },
   {
-    preset: 'woocommerce',
+    name: 'woocommerce (Customer/Order/Coupon Export, one row per item)',
+    mapping: 'woocommerce',
     sample: 'samples/woocommerce/orders-export.csv',
-    placed: ['WOO-2051', 'WOO-2054'],
-    skipped: ['WOO-2052', 'WOO-2053'],
+    placed: ['2051', '2054'],
+    skipped: ['2052', '2053'],
   },
   {
-    preset: 'odoo',
+    name: 'woocommerce (WebToffee Order Export & Import, one row per order)',
+    mapping: 'woocommerce',
+    sample: 'samples/woocommerce-webtoffee/order-export.csv',
+    placed: ['3101', '3103'],
+    skipped: ['3102', '3103'],
+  },
+  {
+    name: 'odoo (17)',
+    mapping: 'odoo',
     sample: 'samples/odoo/sale.order.csv',
-    placed: ['ODOO-S00041', 'ODOO-S00044'],
-    skipped: ['ODOO-S00041', 'ODOO-S00042', 'ODOO-S00043', 'ODOO-S00044'],
+    placed: ['S00041', 'S00044'],
+    skipped: ['S00041', 'S00042', 'S00043', 'S00044'],
+  },
+  {
+    name: 'odoo (16 labels)',
+    mapping: 'odoo',
+    sample: 'test/presets/fixtures/odoo16-sale.order.csv',
+    placed: ['S00041', 'S00044'],
+    skipped: ['S00041', 'S00042', 'S00043', 'S00044'],
+  },
+  {
+    name: 'bigcommerce',
+    mapping: 'bigcommerce',
+    sample: 'samples/bigcommerce/orders-2026-11-22.csv',
+    placed: ['118', '120'],
+    skipped: ['119', '120'],
+  },
+  {
+    name: 'etsy',
+    mapping: 'samples/etsy/mapping.yaml',
+    sample: 'samples/etsy/EtsySoldOrderItems2026-11.csv',
+    placed: ['3412876590', '3413001277'],
+    skipped: ['3412876590'],
+  },
+  {
+    name: 'squarespace',
+    mapping: 'squarespace',
+    sample: 'samples/squarespace/orders.csv',
+    placed: ['00412', '00414'],
+    skipped: ['00413', '00414'],
+  },
+  {
+    name: 'wix',
+    mapping: 'wix',
+    sample: 'samples/wix/orders.csv',
+    placed: ['10023', '10025'],
+    skipped: ['10024', '10025'],
   },
 ];
 
@@ -67,7 +116,8 @@ async function copySample(sample: string): Promise<string> {
 const report = async (file: string): Promise<Report> => JSON.parse(await readFile(`${file}.result.json`, 'utf8'));
 const withStatus = (r: Report, status: string) => r.jobs.filter((j) => j.status === status).map((j) => j.orderNumber);
 
-describe.each(CASES)('--mapping $preset', ({ preset, sample, placed, skipped }) => {
+describe.each(CASES)('$name', ({ mapping, sample, placed, skipped }) => {
+  const preset = mapping.includes('/') ? join(ROOT, mapping) : mapping;
   it('check explains every skipped row and exits 0', async () => {
     const file = await copySample(sample);
     expect(await runCli(['check', '--mapping', preset, file]), io.err).toBe(0);
@@ -91,11 +141,14 @@ describe.each(CASES)('--mapping $preset', ({ preset, sample, placed, skipped }) 
     expect(withStatus(await report(file), 'valid')).toEqual(placed);
     // run twice against one sandbox and one ledger: the orders are sent once.
     await h.reset();
+    const created = async () => (await h.sandbox.admin.jobs()).length;
     const first = await h.cli('run', [file], { mapping: preset });
     expect(first.code, first.stderr).toBe(0);
     expect(withStatus(await report(file), 'submitted')).toEqual(placed);
+    expect(await created()).toBe(placed.length);
     const second = await h.cli('run', [file], { mapping: preset });
     expect(second.code, second.stderr).toBe(0);
+    expect(await created()).toBe(placed.length);
     const again = await report(file);
     expect(withStatus(again, 'submitted')).toEqual([]);
     expect(withStatus(again, 'already-submitted')).toEqual(placed);
@@ -103,13 +156,92 @@ describe.each(CASES)('--mapping $preset', ({ preset, sample, placed, skipped }) 
 });
 
 describe('what the presets make of the rows', () => {
+  const manifestOf = async (file: string, preset: string) => {
+    const { loadMapping } = await import('../../src/manifest/mapping/load-mapping.js');
+    const { loadManifest } = await import('../../src/manifest/load-manifest.js');
+    return loadManifest(file, { mapping: await loadMapping(preset) });
+  };
+
+  it('optional columns may be absent: a WooCommerce export without shipping_phone plans the same orders', async () => {
+    const file = await copySample('samples/woocommerce/orders-export.csv');
+    const rows = parseCsv(await readFile(file, 'utf8')) as string[][];
+    const drop = rows[0].indexOf('shipping_phone');
+    await writeFile(file, `${rows.map((r) => r.filter((_, i) => i !== drop).join(',')).join('\n')}\n`);
+    expect(await runCli(['check', '--mapping', 'woocommerce', file]), io.err).toBe(0);
+    expect(withStatus(await report(file), 'valid')).toEqual(['2051', '2054']);
+  });
+
+  it("Shopify: the shop's order name and shipping method are kept", async () => {
+    const file = await copySample('samples/shopify/orders_export.csv');
+    const { manifest } = await manifestOf(file, 'shopify');
+    const jobs = manifest?.jobs ?? [];
+    expect(jobs.map((j) => [j.orderNumber, j.deliveryAddress?.deliveryMethod])).toEqual([
+      ['#1041', 'UPS Ground'],
+      ['#1042', 'UPS Ground'],
+      ['#1044', 'UPS 2nd Day Air'],
+    ]);
+  });
+
+  it('Odoo 17: the display name split into company and contact, the size read off the reference', async () => {
+    const file = await copySample('samples/odoo/sale.order.csv');
+    const { manifest } = await manifestOf(file, 'odoo');
+    const first = manifest?.jobs[0];
+    expect(first?.deliveryAddress).toMatchObject({
+      contactName: 'Ann Lee',
+      organisation: 'Tigers FC',
+      postalCode: '78205',
+      deliveryMethod: 'UPS Ground',
+    });
+    expect(first?.items[1]).toMatchObject({
+      itemType: 'Stock',
+      code: 'GD5000',
+      variantCode: 'GD5000-BLK',
+      sizeQuantities: { M: 12, L: 8 },
+    });
+  });
+
+  it('an export whose every order is skipped is not "a file with no rows": exit 0, each skip reported', async () => {
+    const file = await copySample('samples/shopify/orders_export.csv');
+    const lines = (await readFile(file, 'utf8')).split('\n');
+    await writeFile(file, `${[lines[0], ...lines.filter((l) => l.startsWith('#1043'))].join('\n')}\n`);
+    expect(await runCli(['check', '--mapping', 'shopify', file]), io.err).toBe(0);
+    expect(io.err).not.toMatch(/no rows/);
+    expect(withStatus(await report(file), 'skipped')).toEqual(['#1043']);
+    const run = await h.cli('run', [file], { mapping: 'shopify' });
+    expect(run.code, run.stderr).toBe(0);
+    expect(withStatus(await report(file), 'skipped')).toEqual(['#1043']);
+  }, 60_000);
+
+  it('the plan table tells a skipped line of a placed order from a skipped order', async () => {
+    const file = await copySample('samples/shopify/orders_export.csv');
+    const plan = await h.cli('plan', [file], { mapping: 'shopify' });
+    expect(plan.code, plan.stderr).toBe(0);
+    const table = plan.stdout + plan.stderr;
+    expect(table).toMatch(/#1041\s+1\s+-\s+line skipped/);
+    expect(table).toMatch(/#1043\s+1\s+-\s+skipped/);
+  }, 60_000);
+
+  it('a mapping naming a column the export lacks: exit 2, the column suggested, each message once', async () => {
+    const file = await copySample('samples/shopify/orders_export.csv');
+    const bad = join(dir, 'typo.yaml');
+    await writeFile(bad, 'extends: shopify\nfields:\n  orderComment: "`Shiping Method`"\n');
+    expect(await runCli(['check', '--mapping', bad, file])).toBe(2);
+    expect(io.err).toMatch(/"Shiping Method", which is not in the header .*; did you mean "Shipping Method"\?/);
+    await writeFile(bad, 'extends: shopify\nfields:\n  delivery: Name\n');
+    expect(await runCli(['check', '--mapping', bad, file])).toBe(2);
+    expect(io.err.match(/"delivery" is not a template field/g)).toHaveLength(1);
+    expect(await runCli(['check', '--mapping', 'shopfy', file])).toBe(2);
+    expect(io.err).toMatch(
+      /--mapping shopfy: neither a preset \(bigcommerce, etsy, odoo, .*\) nor a mapping file; did you mean "shopify"\?/,
+    );
+  });
   it('Shopify: 6 + 6 of one asset merged to 12, the lost zero of a ZIP restored, sizes as sizeQuantities', async () => {
     const file = await copySample('samples/shopify/orders_export.csv');
     expect(await runCli(['plan', '--sandbox', '--mapping', 'shopify', file]), io.err).toBe(0);
     const r = await report(file);
-    const first = r.jobs.find((j) => j.orderNumber === 'SHOPIFY-1041' && j.status === 'valid');
+    const first = r.jobs.find((j) => j.orderNumber === '#1041' && j.status === 'valid');
     expect(first?.items).toMatchObject([{ itemType: 'Asset', code: 'A10001', quantity: 12 }]);
-    const stock = r.jobs.find((j) => j.orderNumber === 'SHOPIFY-1042');
+    const stock = r.jobs.find((j) => j.orderNumber === '#1042');
     expect(stock?.items).toMatchObject([{ itemType: 'Stock', code: 'GD5000', quantity: 22 }]);
     expect(await readFile(`${file}.result.json`, 'utf8')).not.toContain('jobs[');
   }, 60_000);
@@ -155,7 +287,8 @@ describe('what the presets make of the rows', () => {
     expect(await runCli(['check', '--mapping', bad, file])).toBe(2);
     expect(io.err).toMatch(/bad\.yaml:3:\d+: lookups\.skus\.file: lookup file "nowhere\.csv" does not exist/);
     await writeFile(bad, 'extends: shopify\nfields:\n  comment: "`Lineitem colour`"\n');
-    expect(await runCli(['check', '--mapping', bad, file])).toBe(1);
+    // The mapping does not fit the file: a configuration error (docs/commands.md#exit-codes).
+    expect(await runCli(['check', '--mapping', bad, file])).toBe(2);
     expect(io.err).toMatch(/bad\.yaml:3:\d+: .*"Lineitem colour", which is not in the header/);
   });
 

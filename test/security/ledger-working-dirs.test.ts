@@ -102,18 +102,20 @@ describe('one ledger per account, wherever htorder runs (issue 13, finding 2)', 
     const r = await run(a, { HTORDER_BASE_URL: other });
     expect(r.code, r.stderr).toBe(0);
     expect(await creates()).toBe(N);
-    // A key the ledger has never vouched for: one search per order, nothing sent.
-    expect(await searches()).toBe(N);
+    // A key the ledger has never vouched for: the account is checked (one listing of its jobs,
+    // cheaper than a search per order), nothing sent.
+    expect(await searches()).toBe(1);
   });
 
-  it('a second ledger (another state dir, another machine) searches each unseen order once before its first create', async () => {
+  it('a second ledger (another state dir, another machine) checks each unseen order on the account before its first create', async () => {
     const a = await workDir('a');
     expect((await run(a, { HTORDER_STATE_DIR: join(root, 'ledger-1') })).code).toBe(0);
     await sandbox.admin.resetCalls();
     const second = await run(a, { HTORDER_STATE_DIR: join(root, 'ledger-2') });
     expect(second.code).toBe(0);
     expect(await creates()).toBe(N);
-    expect(await searches()).toBe(N);
+    // One listing of the account's jobs (a page) instead of a search per order.
+    expect(await searches()).toBe(1);
     expect((await sandbox.admin.calls())['GET /Jobs/{jobNumber}']).toBe(N);
     // Recorded as submitted by search: the next run of that ledger costs nothing.
     await sandbox.admin.resetCalls();
@@ -154,7 +156,7 @@ describe('one ledger per account, wherever htorder runs (issue 13, finding 2)', 
     expect(r.stderr).toContain(`read ${N} order(s) of this account from`);
   });
 
-  it('HTORDER_VERIFY_NEW_ORDERS=always searches a new order even on a ledger that vouches for the account', async () => {
+  it('HTORDER_VERIFY_NEW_ORDERS=always checks new orders on the account even on a ledger that vouches for it', async () => {
     const a = await workDir('a');
     expect((await run(a)).code).toBe(0);
     await writeFile(join(a, 'orders.yaml'), manifest('PX', 2));
@@ -164,6 +166,13 @@ describe('one ledger per account, wherever htorder runs (issue 13, finding 2)', 
     await writeFile(join(a, 'orders.yaml'), manifest('PY', 2));
     await sandbox.admin.resetCalls();
     expect((await run(a, { HTORDER_VERIFY_NEW_ORDERS: 'always' })).code).toBe(0);
-    expect(await searches()).toBe(2);
+    // Two new orders: one page of the account's jobs lists both.
+    expect(await searches()).toBe(1);
+    await writeFile(join(a, 'orders.yaml'), manifest('PZ', 1));
+    await sandbox.admin.resetCalls();
+    expect((await run(a, { HTORDER_VERIFY_NEW_ORDERS: 'always' })).code).toBe(0);
+    // One new order: its own search.
+    expect(await searches()).toBe(1);
+    expect(await creates()).toBe(N + 5);
   });
 });

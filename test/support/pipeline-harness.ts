@@ -17,7 +17,7 @@ export class PipelineHarness {
 
   private constructor(readonly sandbox: Sandbox) {}
 
-  static async start(opts: { tokenTtlSeconds?: number } = {}): Promise<PipelineHarness> {
+  static async start(opts: { tokenTtlSeconds?: number; fetchArtwork?: boolean } = {}): Promise<PipelineHarness> {
     return new PipelineHarness(await startSandbox({ port: 0, ...opts }));
   }
 
@@ -31,7 +31,13 @@ export class PipelineHarness {
   }
 
   env(account = 'us-demo'): Record<string, string> {
-    return { ...sandboxEnv(this.sandbox, account), HTORDER_STATE_DIR: this.stateDir, HTORDER_LOG_LEVEL: 'silent' };
+    // Fixtures link artwork to a fictional CDN: artwork tests turn the check on (test/pipeline/artwork.test.ts).
+    return {
+      ...sandboxEnv(this.sandbox, account),
+      HTORDER_STATE_DIR: this.stateDir,
+      HTORDER_LOG_LEVEL: 'silent',
+      HTORDER_ARTWORK_CHECK: 'off',
+    };
   }
 
   async write(name: string, text: string): Promise<string> {

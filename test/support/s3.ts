@@ -26,6 +26,8 @@ export interface TestS3 {
   /** Env vars for a spawned htorder: endpoint, path style, credentials. */
   env: Record<string, string>;
   client: S3Client;
+  /** Every request the proxy passed on or answered: method and path (no query). */
+  requests: { method: string; path: string }[];
   close(): Promise<void>;
 }
 
@@ -44,6 +46,7 @@ export async function startTestS3(opts: { conditional?: boolean; bucket?: string
   // headers only with `conditional`, otherwise it passes them on to s3rver, which ignores them.
   const proxy = await startConditionalProxy(addr.port, raw, opts.conditional === true);
   const endpoint = proxy.endpoint;
+  const requests = proxy.requests;
   const closeProxy = proxy.close;
   const c = client(endpoint);
   return {
@@ -60,6 +63,7 @@ export async function startTestS3(opts: { conditional?: boolean; bucket?: string
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     },
     client: c,
+    requests,
     async close() {
       c.destroy();
       raw.destroy();
@@ -85,7 +89,8 @@ async function startConditionalProxy(
   port: number,
   raw: S3Client,
   honour: boolean,
-): Promise<{ endpoint: string; close(): Promise<void> }> {
+): Promise<{ endpoint: string; requests: { method: string; path: string }[]; close(): Promise<void> }> {
+  const requests: { method: string; path: string }[] = [];
   const queues = new Map<string, Promise<void>>();
   const serialised = async <T>(key: string, fn: () => Promise<T>): Promise<T> => {
     const before = queues.get(key) ?? Promise.resolve();
@@ -148,6 +153,7 @@ async function startConditionalProxy(
   const writes = (req: IncomingMessage): boolean => req.method !== 'GET' && req.method !== 'HEAD';
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
+    requests.push({ method: req.method ?? '', path: url.pathname });
     const [, bucket, ...rest] = url.pathname.split('/');
     const key = decodeURIComponent(rest.join('/'));
     if (!bucket || !key) {
@@ -191,6 +197,7 @@ async function startConditionalProxy(
   const { port: proxyPort } = server.address() as AddressInfo;
   return {
     endpoint: `http://127.0.0.1:${proxyPort}`,
+    requests,
     close: () =>
       new Promise<void>((r) => {
         server.close(() => r());

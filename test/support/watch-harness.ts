@@ -48,7 +48,11 @@ export function watchFixture(prefix: string): WatchFixture {
 /** A sandbox in the test process and HTORDER_* env pointing at its us-demo account. */
 export async function sandboxWithEnv(stateDir: string): Promise<{ sandbox: Sandbox; env: Record<string, string> }> {
   const sandbox = await startSandbox({ port: 0 });
-  return { sandbox, env: { ...sandboxEnv(sandbox, 'us-demo'), HTORDER_STATE_DIR: stateDir } };
+  // Fixtures link artwork to a fictional CDN: artwork tests turn the check on.
+  return {
+    sandbox,
+    env: { ...sandboxEnv(sandbox, 'us-demo'), HTORDER_STATE_DIR: stateDir, HTORDER_ARTWORK_CHECK: 'off' },
+  };
 }
 
 /** An XDG_CONFIG_HOME of this test file's own, holding no config file. */

@@ -55,7 +55,7 @@ export function register(program: Command): void {
       const { startSandbox } = await import('../../sandbox/index.js');
       let sandbox: Awaited<ReturnType<typeof startSandbox>>;
       try {
-        sandbox = await startSandbox({ port, host: opts.host, seed, tokenTtlSeconds });
+        sandbox = await startSandbox({ port, host: opts.host, seed, tokenTtlSeconds, fetchArtwork: true });
       } catch (err) {
         process.stderr.write(
           `htorder sandbox: cannot listen on ${opts.host}:${opts.port}: ${(err as Error).message}\n`,

@@ -6,7 +6,7 @@ import type { Logger } from '../../core/log/logger.js';
 import type { Targets } from '../../pipeline/track/targets.js';
 import type { TrackOptions, TrackResult } from '../../pipeline/track/track.js';
 import { ExitCode, UsageError } from '../../core/errors.js';
-import { examples } from '../help.js';
+import { addSandboxOptions, examples, sandboxOptionsFrom } from '../help.js';
 import { untilStopped } from '../stop-signals.js';
 import { printable, printableLines } from '../../core/printable.js';
 
@@ -35,8 +35,10 @@ export function register(program: Command): void {
         ['htorder track orders.yaml', 'the jobs in orders.yaml.result.json; their tracking is written into it'],
         ['htorder track --json orders.yaml.result.json more/', 'reports and folders of reports; JSON on stdout'],
         ['htorder track --watch --interval 30', 'check every 30 minutes and print only what changed, until Ctrl-C'],
+        ['htorder track --sandbox', "the sandbox's jobs that `htorder run --sandbox` submitted"],
       ]),
     );
+  addSandboxOptions(cmd);
   addConfigOptions(cmd);
   cmd.action(async (paths: string[], opts: Record<string, unknown>) => {
     process.exitCode = await runTrack(paths, opts, processIo());
@@ -76,7 +78,13 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
     import('../../pipeline/track/track.js'),
   ]);
   const format = await import('../../pipeline/track/format.js');
-  const session = await openApiSession({ flags: configFlagsFrom(opts), env: io.env, cwd: io.cwd, stderr: io.stderr });
+  const session = await openApiSession({
+    ...sandboxOptionsFrom(opts),
+    flags: configFlagsFrom(opts),
+    env: io.env,
+    cwd: io.cwd,
+    stderr: io.stderr,
+  });
   const { client, config, logger } = session;
   const catalogue = createCatalogue(client);
   // The ledger key, exactly as run computes it (region base URL + account id).
@@ -132,9 +140,8 @@ async function trackNow(run: TrackRun): Promise<number> {
     }
     result = await track.trackOnce(client, targets, options);
   } catch (err) {
-    io.stderr.write(
-      `htorder track: cannot reach the API or the credentials were refused: ${printable((err as Error).message)}\n`,
-    );
+    const { unavailableReason } = await import('../../api/errors.js');
+    io.stderr.write(`htorder track: ${printable(unavailableReason(err))}\n`);
     return ExitCode.Unavailable;
   }
   logger.info({ jobs: result.jobs.length, reports: result.reportsWritten.length }, 'tracked');

@@ -70,7 +70,9 @@ jobs:
         code: 'DTF Full Color 10" x 10"'
         quantity: 50
         customerReference: front-logo
-        externalArtworkUrl: https://cdn.example.com/artwork/front-logo.png
+        # The artwork, one of (docs/artwork.md); without it the printer waits for an upload:
+        # externalArtworkUrl: https://cdn.example.com/artwork/front-logo.png
+        # artwork: designs/front-logo.png   # a file here, uploaded to your artworkStore
         attributes: { Colors: 4 }
       - itemType: Asset            # a reorder of a print you ordered before
         code: A10001

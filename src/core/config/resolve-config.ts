@@ -32,18 +32,26 @@ export function resolveConfig(input: ResolveConfigInput): ApiConfig {
  * as one setting: the highest layer that has either supplies it, and a layer that has both is
  * contradictory.
  */
-export function apiConfigFrom(settings: Settings): ApiConfig {
+export function apiConfigFrom(settings: Settings, opts: { missingHint?: string } = {}): ApiConfig {
+  // Every missing setting in one message: a new user learns them all from one run.
+  const missing: string[] = [];
   const required = <K extends 'baseUrl' | 'authUrl' | 'realm' | 'clientId'>(name: K): string => {
     const value = settings.get(name);
-    if (value === undefined) throw new UsageError(`missing configuration: ${describeMissing(name, settings.profile)}`);
-    return value;
+    if (value === undefined) missing.push(describeMissing(name, settings.profile));
+    return value ?? '';
   };
+  const baseUrl = required('baseUrl');
+  const authUrl = required('authUrl');
+  const realm = required('realm');
+  const clientId = required('clientId');
+  const clientSecret = resolveSecret(settings, missing);
+  if (missing.length > 0) throw new UsageError(missingMessage(missing, opts.missingHint));
   const config: ApiConfig = {
-    baseUrl: required('baseUrl'),
-    authUrl: required('authUrl'),
-    realm: required('realm'),
-    clientId: required('clientId'),
-    clientSecret: resolveSecret(settings),
+    baseUrl,
+    authUrl,
+    realm,
+    clientId,
+    clientSecret,
     statusUrl: settings.get('statusUrl') ?? null,
     stateDir: settings.get('stateDir') ?? defaultStateDir(settings.env, settings.home),
     concurrency: settings.get('concurrency'),
@@ -62,7 +70,20 @@ export function apiConfigFrom(settings: Settings): ApiConfig {
   return config;
 }
 
-function resolveSecret(settings: Settings): string {
+/**
+ * `missing configuration: X is not set (…)` for one; for several, one line each. `hint`: what
+ * else the command offers (its --sandbox), on a line of its own.
+ */
+function missingMessage(missing: readonly string[], hint: string | undefined): string {
+  const head =
+    missing.length === 1
+      ? `missing configuration: ${missing[0]}`
+      : `missing configuration (${missing.length} settings):\n${missing.map((m) => `  ${m}`).join('\n')}`;
+  return hint ? `${head}\n${hint}` : head;
+}
+
+/** The secret, or '' with what is missing added to `missing`. */
+function resolveSecret(settings: Settings, missing: string[]): string {
   for (const layer of settings.layers()) {
     if (layer.layer === 'default') break;
     const secret = layer.values.clientSecret;
@@ -97,11 +118,12 @@ function resolveSecret(settings: Settings): string {
       return value;
     }
   }
-  throw new UsageError(
-    `missing configuration: ${envName('clientSecret')} or ${envName('clientSecretFile')} is not set${
+  missing.push(
+    `${envName('clientSecret')} or ${envName('clientSecretFile')} is not set${
       settings.profile ? ` (nor clientSecret/clientSecretFile in profile "${settings.profile}")` : ''
     }`,
   );
+  return '';
 }
 
 /** `HTORDER_CLIENT_ID is not set (or use --client-id or clientId in profile "nz")`. */

@@ -189,6 +189,43 @@ export const SETTINGS = {
     description:
       'search the account for an order the ledger has never seen before its first create: auto (while the ledger cannot vouch for the account) or always',
   },
+  artworkCheck: {
+    env: 'HTORDER_ARTWORK_CHECK',
+    flag: '--artwork-check',
+    arg: '<on|warn|off>',
+    type: { kind: 'enum', values: ['on', 'warn', 'off'] },
+    default: 'on',
+    description:
+      'plan/run: fetch each artwork link once as the printer will (on: a link that fails refuses its line; warn: a warning; off: not fetched)',
+  },
+  artworkAllowPrivate: {
+    env: 'HTORDER_ARTWORK_ALLOW_PRIVATE',
+    type: { kind: 'boolean' },
+    default: false,
+    description:
+      'allow artwork links on private, loopback or link-local addresses (a test rig whose printer shares the network)',
+  },
+  artworkStore: {
+    env: 'HTORDER_ARTWORK_STORE',
+    flag: '--artwork-store',
+    arg: '<s3://bucket/prefix>',
+    type: { kind: 'string' },
+    description:
+      'where `artwork:` files are uploaded for the printer to fetch (an S3-compatible bucket and prefix; s3Endpoint, s3Region and s3ForcePathStyle apply)',
+  },
+  artworkPublicBaseUrl: {
+    env: 'HTORDER_ARTWORK_PUBLIC_BASE_URL',
+    flag: '--artwork-public-base-url',
+    type: { kind: 'url' },
+    description:
+      'the artwork store is public at this URL: links are BASE/KEY instead of presigned (which live at most 7 days)',
+  },
+  artworkLinkMarginDays: {
+    env: 'HTORDER_ARTWORK_LINK_MARGIN_DAYS',
+    type: { kind: 'integer', min: 0, max: 60 },
+    default: 1,
+    description: "a presigned artwork link lives until the start of the job's due date plus this many days",
+  },
   trustLocalConfig: {
     env: 'HTORDER_TRUST_LOCAL_CONFIG',
     profile: false,
@@ -289,6 +326,14 @@ export const SETTINGS = {
     type: { kind: 'milliseconds', min: 0, max: DAY_MS },
     default: 2000,
     description: 'a file unchanged this long is complete (folders only)',
+  },
+  settleWindowMs: {
+    env: 'HTORDER_SETTLE_WINDOW_MS',
+    flag: '--settle-window',
+    type: { kind: 'milliseconds', min: 0, max: DAY_MS },
+    default: 600_000,
+    description:
+      'a file moved to done/ or failed/ is watched this long; if it changes, it is processed again (folders only; 0: off)',
   },
   watchParallelFiles: {
     env: 'HTORDER_WATCH_PARALLEL_FILES',

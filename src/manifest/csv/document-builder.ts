@@ -331,7 +331,8 @@ function cellText(cells: string[], binding: Binding): string | undefined {
 }
 
 function translated(binding: Binding, text: string): string {
-  return binding.values === undefined ? text : (binding.values.get(text) ?? text);
+  // A `*` entry is the value of every text the map does not list.
+  return binding.values === undefined ? text : (binding.values.get(text) ?? binding.values.get('*') ?? text);
 }
 
 function blankFrom(cells: string[], from: number): boolean {
@@ -384,13 +385,16 @@ export class TemplateReader {
     const parts = this.builder.result();
     const diagnostics = broken ? parts.diagnostics.filter((d) => d.code !== 'csv.no-rows') : [...parts.diagnostics];
     const skipped = this.mapped?.complete(parts, diagnostics) ?? [];
+    // Every row skipped by the mapping (every order cancelled): an empty document, so that the
+    // skipped rows reach the report as what the file holds.
+    const doc = parts.doc ?? (skipped.length > 0 && !broken ? { version: 1 as const, jobs: [] } : undefined);
     for (const { code, message, row } of problems)
       diagnostics.push({ severity: 'error', code, message, source: row === undefined ? { file } : { file, row } });
     return {
       file,
       format,
       sha256,
-      ...(parts.doc !== undefined && !broken ? { doc: parts.doc } : {}),
+      ...(doc !== undefined && !broken ? { doc } : {}),
       sources: csvSourceMap(file, parts),
       csv: parts.csv,
       ...(skipped.length > 0 ? { skipped } : {}),

@@ -69,6 +69,7 @@ export const TEMPLATE_COLUMNS: readonly TemplateColumn[] = [
   col('groupHead', 'item', 'string', true),
   col('group', 'item', 'string', true),
   col('externalArtworkUrl', 'item'),
+  col('artwork', 'item'),
   col('externalId', 'item'),
   col('isSample', 'item', 'boolean'),
   col('garment', 'item', 'string', true),

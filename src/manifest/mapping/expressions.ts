@@ -25,10 +25,13 @@ export interface CompiledExpression {
   columns: string[];
   /** The plain rename: the one column it is. */
   column?: string;
-  /** Its value depends on `columns` alone (no `$`, wildcard or `$now()`): it needs only those cells. */
+  /** Its value depends on `columns` (and `$line`) alone (no `$`, wildcard or `$now()`): it needs only those cells. */
   cacheable: boolean;
-  /** Evaluates on a row: the cells by index (`indexes` from `bind`) and the full row when needed. */
-  evaluate(cells: readonly string[], row: () => RowInput): ExpressionValue | Promise<ExpressionValue>;
+  /**
+   * Evaluates on a row: the cells by index (`indexes` from `bind`), the full row when needed, and
+   * the line of a mapping's `lines` as `$line`.
+   */
+  evaluate(cells: readonly string[], row: () => RowInput, line?: unknown): ExpressionValue | Promise<ExpressionValue>;
   /** Fixes the column indexes once the header is known. */
   bind(indexOf: ReadonlyMap<string, number>): void;
 }
@@ -59,7 +62,15 @@ const EXPRESSION_BUDGET = { timeout: 1_000, stack: 500, sequence: 100_000 } as c
  */
 const REFUSED_FUNCTIONS = new Set(['eval']);
 
-export function compileExpression(source: string, tables: Readonly<Record<string, LookupTable>>): CompiledExpression {
+/**
+ * `sequence`: the expression's whole result is kept, an array as an array (a mapping's `lines`);
+ * otherwise an array of one value is that value.
+ */
+export function compileExpression(
+  source: string,
+  tables: Readonly<Record<string, LookupTable>>,
+  sequence = false,
+): CompiledExpression {
   let expr: jsonata.Expression;
   try {
     expr = jsonata(source, { ...EXPRESSION_BUDGET });
@@ -79,8 +90,8 @@ export function compileExpression(source: string, tables: Readonly<Record<string
   const ast = expr.ast() as Node;
   const single =
     (ast.type as string) === 'path' && ast.steps?.length === 1 && ast.steps[0].type === 'name' && !hasExtras(ast);
-  if (single) return renameOf(source, columns, String(ast.steps?.[0].value));
-  return new EvaluatedExpression(source, columns, found.cacheable, expr);
+  if (single && !sequence) return renameOf(source, columns, String(ast.steps?.[0].value));
+  return new EvaluatedExpression(source, columns, found.cacheable, expr, found.usesLine === true, sequence);
 }
 
 /** The plain rename: the cell of one column, never evaluated by JSONata. */
@@ -115,6 +126,8 @@ class EvaluatedExpression implements CompiledExpression {
     readonly columns: string[],
     readonly cacheable: boolean,
     private readonly expr: jsonata.Expression,
+    private readonly usesLine: boolean,
+    private readonly sequence: boolean,
   ) {}
 
   bind(indexOf: ReadonlyMap<string, number>): void {
@@ -123,14 +136,15 @@ class EvaluatedExpression implements CompiledExpression {
     this.hasLast = false;
   }
 
-  evaluate(cells: readonly string[], row: () => RowInput): ExpressionValue | Promise<ExpressionValue> {
+  evaluate(cells: readonly string[], row: () => RowInput, line?: unknown): ExpressionValue | Promise<ExpressionValue> {
     const indexes = this.indexes;
     let key: string | undefined;
     let input: RowInput;
     if (this.cacheable) {
-      if (this.hasLast && this.sameAsLast(cells)) return this.lastValue;
+      if (!this.usesLine && this.hasLast && this.sameAsLast(cells)) return this.lastValue;
       key = cells[indexes[0]] ?? '';
       for (let k = 1; k < indexes.length; k++) key += `\u0000${cells[indexes[k]] ?? ''}`;
+      if (this.usesLine) key += `\u0001${JSON.stringify(line) ?? ''}`;
       const hit = this.cache.get(key);
       if (hit !== undefined || this.cache.has(key)) {
         this.remember(cells, hit);
@@ -140,9 +154,10 @@ class EvaluatedExpression implements CompiledExpression {
       input = {};
       for (let k = 0; k < indexes.length; k++) input[this.columns[k]] = (cells[indexes[k]] ?? '').trim();
     } else input = row();
-    return this.expr.evaluate(input).then(
+    const bindings = this.usesLine ? { line } : undefined;
+    return this.expr.evaluate(input, bindings).then(
       (value: unknown) => {
-        const v = plain(value);
+        const v = this.sequence ? (value as ExpressionValue) : plain(value);
         if (key !== undefined) {
           if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
           this.cache.set(key, v);
@@ -179,6 +194,8 @@ function plain(value: unknown): ExpressionValue {
 interface Found {
   columns: Set<string>;
   cacheable: boolean;
+  /** It reads `$line` (a line of a mapping's `lines`). */
+  usesLine?: boolean;
   /** The first reference to a REFUSED_FUNCTIONS name, called or not. */
   refused?: { name: string; position?: number };
 }
@@ -209,6 +226,7 @@ function walk(node: unknown, found: Found): void {
   )
     found.cacheable = false;
   if (n.type === 'function' && (n.procedure as Node | undefined)?.value === 'now') found.cacheable = false;
+  if (n.type === 'variable' && n.value === 'line') found.usesLine = true;
   if (n.type === 'variable' && REFUSED_FUNCTIONS.has(String(n.value)))
     found.refused ??= { name: String(n.value), position: typeof n.position === 'number' ? n.position : undefined };
   for (const key of Object.keys(n)) {
@@ -308,6 +326,48 @@ function sizeOf(text: unknown): string | undefined {
   return m === null ? undefined : m[1].toUpperCase();
 }
 
+/** Pairs a packed cell holds, at most this many: a cell is hostile and may be megabytes. */
+const MAX_PAIRS = 1_000;
+
+/**
+ * `name:Tee|sku:GD5000-M|quantity:2` → { name: "Tee", sku: "GD5000-M", quantity: "2" }: the
+ * items separator (default `|`), then the first name separator (default `:`) of each part.
+ * Names and values are trimmed; a part without a separator is left out; the first of a name wins.
+ */
+export function pairs(
+  text: unknown,
+  itemSeparator?: unknown,
+  nameSeparator?: unknown,
+): Record<string, string> | undefined {
+  if (text === undefined || text === null || text === '') return undefined;
+  const items = String(text).split(itemSeparator === undefined ? '|' : String(itemSeparator), MAX_PAIRS);
+  const sep = nameSeparator === undefined ? ':' : String(nameSeparator);
+  const out: Record<string, string> = {};
+  for (const item of items) {
+    const at = item.indexOf(sep);
+    if (at <= 0) continue;
+    const name = item.slice(0, at).trim();
+    if (name !== '' && !Object.hasOwn(out, name)) out[name] = item.slice(at + sep.length).trim();
+  }
+  return out;
+}
+
+/**
+ * The non-blank cells of the columns named `prefix` + a number (`line_item_1`, `line_item_2` …)
+ * of the row `$`, in the order of their numbers.
+ */
+function numbered(row: unknown, prefix: string): string[] {
+  if (row === null || typeof row !== 'object') return [];
+  const found: Array<[number, string]> = [];
+  for (const [name, cell] of Object.entries(row as Record<string, unknown>)) {
+    if (!name.startsWith(prefix)) continue;
+    const rest = name.slice(prefix.length);
+    if (!/^\d{1,6}$/.test(rest) || typeof cell !== 'string' || cell.trim() === '') continue;
+    found.push([Number(rest), cell]);
+  }
+  return found.sort((a, b) => a[0] - b[0]).map(([, cell]) => cell);
+}
+
 function registerHelpers(expr: jsonata.Expression, tables: Readonly<Record<string, LookupTable>>): void {
   // Refused when the mapping loads (walk); bound here too, so no alias reaches JSONata's own.
   for (const name of REFUSED_FUNCTIONS)
@@ -318,6 +378,8 @@ function registerHelpers(expr: jsonata.Expression, tables: Readonly<Record<strin
   expr.registerFunction('excelDate', excelDate, '<x?:s>');
   expr.registerFunction('pad', pad, '<x?ns?:s>');
   expr.registerFunction('sizeOf', sizeOf, '<x?:s>');
+  expr.registerFunction('pairs', pairs, '<x?s?s?:o>');
+  expr.registerFunction('numbered', numbered, '<x?s:a>');
   expr.registerFunction(
     'lookup',
     (name: string, key: unknown, column?: string) => {

@@ -5,8 +5,8 @@
  * can be judged with a broken mapping.
  */
 import { readFile } from 'node:fs/promises';
-import { existsSync, readFileSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { createRequire } from 'node:module';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
@@ -24,9 +24,9 @@ import {
   templateNames,
 } from '../csv/template.js';
 import { compileExpression, ExpressionError } from './expressions.js';
-import type { LookupTable, Mapping } from './model.js';
+import type { LookupTable, Mapping, MappingVariant } from './model.js';
 import { PRESETS_DIR, presetPath } from './presets-dir.js';
-import { FolderFileError, readFileInFolder } from './folder-file.js';
+import { FolderFileError, readFileInFolder } from '../../storage/folder-file.js';
 
 // Three levels up from src/manifest/mapping/ and dist/manifest/mapping/ alike.
 const MAPPING_SCHEMA_URL = new URL('../../../schemas/mapping.schema.json', import.meta.url);
@@ -56,8 +56,14 @@ interface Locate {
 }
 
 /** The presets there are, for messages. */
-function presetNames(): string[] {
-  return ['shopify', 'woocommerce', 'odoo'].filter((n) => existsSync(join(PRESETS_DIR, `${n}.yaml`)));
+export function presetNames(): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(PRESETS_DIR);
+  } catch {
+    return [];
+  }
+  return names.flatMap((n) => (/^[a-z][a-z0-9-]*\.yaml$/.test(n) ? [n.slice(0, -'.yaml'.length)] : [])).sort();
 }
 
 export async function loadMapping(name: string): Promise<Mapping> {
@@ -67,7 +73,16 @@ export async function loadMapping(name: string): Promise<Mapping> {
   try {
     text = await readFile(file, 'utf8');
   } catch (err) {
-    throw new UsageError(`${file}: cannot read mapping file (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    const code = (err as NodeJS.ErrnoException).code ?? String(err);
+    // A name that could be a preset's, misspelt: say which presets there are.
+    if (code === 'ENOENT' && /^[a-z][a-z0-9-]*$/.test(name)) {
+      const names = presetNames();
+      throw new UsageError(
+        `--mapping ${name}: neither a preset (${names.join(', ')}) nor a mapping file` +
+          didYouMeanName(name, names, COLUMN_NAME_MATCHING),
+      );
+    }
+    throw new UsageError(`${file}: cannot read mapping file (${code})`);
   }
   return parseMapping(text, file);
 }
@@ -103,6 +118,9 @@ export function parseMapping(text: string, file: string, extendedBy: readonly st
   }
 
   const own = value as Mapping;
+  // `field: null` drops an inherited field: taken out here, and out of the merged mapping below.
+  const blanked = Object.entries(own.fields ?? {}).flatMap(([k, v]) => (v === null ? [k] : []));
+  for (const k of blanked) delete own.fields?.[k];
   problems.push(...crossCheck(own, locate));
   if (problems.length > 0) throw usage(file, problems);
 
@@ -123,16 +141,29 @@ export function parseMapping(text: string, file: string, extendedBy: readonly st
       if (!(err instanceof ExpressionError)) throw err;
       const quoted = isScalar(node) && (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') ? 1 : 0;
       const offset = start === undefined ? undefined : start + quoted + Math.max(0, (err.position ?? 1) - 1);
-      problems.push({ ...sources.at(offset), field: key, message: `bad expression: ${err.message}` });
+      const message = `bad expression: ${err.message}${backtickHint(source)}`;
+      problems.push({ ...sources.at(offset), field: key, message });
     }
   };
-  for (const [target, source] of Object.entries(own.fields ?? {}))
-    compile(source, ['fields', target], `fields.${target}`);
-  (own.skip ?? []).forEach((rule, i) => {
-    compile(rule.when, ['skip', i, 'when'], `skip[${i}]`);
+  const compileAll = (m: Mapping | MappingVariant, path: Array<string | number>) => {
+    const key = (rest: string) => (path.length === 0 ? rest : `${formatPath(path)}.${rest}`);
+    for (const [target, source] of Object.entries(m.fields ?? {}))
+      compile(source, [...path, 'fields', target], key(`fields.${target}`));
+    (m.skip ?? []).forEach((rule, i) => {
+      compile(rule.when, [...path, 'skip', i, 'when'], key(`skip[${i}]`));
+    });
+    if (m.lines !== undefined) compile(m.lines, [...path, 'lines'], key('lines'));
+  };
+  compileAll(own, []);
+  (own.variants ?? []).forEach((v, i) => {
+    compileAll(v, ['variants', i]);
   });
   if (problems.length > 0) throw usage(file, problems);
   const mapping = base === undefined ? own : extend(base, own);
+  for (const k of blanked) {
+    delete mapping.fields?.[k];
+    for (const v of mapping.variants ?? []) delete v.fields?.[k];
+  }
   mapping.expressionLocations = { ...base?.expressionLocations, ...expressionLocations };
   if (Object.keys(tables).length > 0) mapping.lookupTables = tables;
 
@@ -179,12 +210,43 @@ function extend(base: Mapping, own: Mapping): Mapping {
       (merged as Record<string, unknown>)[key] = { ...base[key], ...own[key] };
     }
   }
-  if (base.skip !== undefined || own.skip !== undefined) merged.skip = [...(base.skip ?? []), ...(own.skip ?? [])];
-  if (base.ignoreColumns !== undefined || own.ignoreColumns !== undefined) {
-    merged.ignoreColumns = [...new Set([...(base.ignoreColumns ?? []), ...(own.ignoreColumns ?? [])])];
+  // `skip: []` drops the inherited rules; rules given are added after them.
+  const dropSkip = own.skip !== undefined && own.skip.length === 0;
+  if (base.skip !== undefined || own.skip !== undefined)
+    merged.skip = dropSkip ? [] : [...(base.skip ?? []), ...(own.skip ?? [])];
+  for (const key of ['ignoreColumns', 'optionalColumns'] as const) {
+    if (base[key] !== undefined || own[key] !== undefined)
+      merged[key] = [...new Set([...(base[key] ?? []), ...(own[key] ?? [])])];
+  }
+  // The inherited variants keep what this mapping says: its fields win over theirs, its skip
+  // rules are added to theirs (`skip: []` drops them too), and its fillDown or lines replaces theirs.
+  if (own.variants === undefined && base.variants !== undefined) {
+    merged.variants = base.variants.map((v) => {
+      const out: MappingVariant = { ...v, fields: { ...v.fields, ...own.fields } };
+      if (dropSkip) out.skip = [];
+      else if (v.skip !== undefined && own.skip !== undefined) out.skip = [...v.skip, ...own.skip];
+      if (own.fillDown !== undefined) delete out.fillDown;
+      if (own.lines !== undefined) delete out.lines;
+      return out;
+    });
   }
   delete merged.extends;
   return merged;
+}
+
+/**
+ * A column name with spaces written without backticks reads as a syntax error at its second
+ * word: say how to quote it.
+ */
+function backtickHint(source: string): string {
+  const bare = source.replace(/`[^`]*`|"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'/g, ' ');
+  for (const m of bare.matchAll(/(?<![$\w.])[A-Za-z_][\w/#-]*(?: +[A-Za-z_#][\w/#-]*)+/g)) {
+    // JSONata's own words split a run: `Name and Shipping Method` names `Shipping Method`.
+    for (const part of m[0].split(/(?:^| +)(?:and|or|in|mod)(?: +|$)/)) {
+      if (/ /.test(part.trim())) return `; a column name with spaces goes in backticks: \`${part.trim()}\``;
+    }
+  }
+  return '';
 }
 
 /** Reads each lookup table: a CSV file inside the mapping's folder, keyed by its `key` column. */
@@ -322,11 +384,16 @@ function describe(err: ErrorObject, doc: Document, locate: Locate, topKeys: stri
 
 function usage(file: string, problems: MappingProblem[]): UsageError {
   const sorted = [...problems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
-  const lines = sorted.slice(0, 20).map((p) => {
-    const at = p.line === undefined ? file : `${file}:${p.line}:${p.column ?? 1}`;
-    return `${at}: ${p.field}: ${p.message}`;
-  });
-  if (problems.length > 20) lines.push(`… and ${problems.length - 20} more problems in ${file}`);
+  // The schema may report one mistake by two rules in the same words: say it once.
+  const all = [
+    ...new Set(
+      sorted.map(
+        (p) => `${p.line === undefined ? file : `${file}:${p.line}:${p.column ?? 1}`}: ${p.field}: ${p.message}`,
+      ),
+    ),
+  ];
+  const lines = all.slice(0, 20);
+  if (all.length > 20) lines.push(`… and ${all.length - 20} more problems in ${file}`);
   // One problem per line, each starting with its location, like errors.txt.
   return new UsageError(lines.join('\n'));
 }

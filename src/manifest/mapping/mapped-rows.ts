@@ -12,6 +12,9 @@ import type { CsvOrigin, Diagnostic, SkippedRows, SourceLocation } from '../mode
 import { type CompiledExpression, compileExpression, type ExpressionValue, type RowInput } from './expressions.js';
 import { type MappedDocument, mergeLines, placeProblems } from './merge-lines.js';
 import type { Mapping } from './model.js';
+import { selectVariant } from './preset-columns.js';
+import { didYouMeanName } from '../../core/suggest.js';
+import { COLUMN_NAME_MATCHING } from '../csv/template.js';
 
 /** An expression that failed on a row, placed on its job and item once the document is built. */
 export interface RowProblem {
@@ -47,9 +50,15 @@ interface Rule {
 
 const quote = (column: string): string => `\`${column}\``;
 
+/**
+ * Lines one row may give through `lines`: every line costs each expression of the mapping, and
+ * a cell is written by whoever made the export; no order packs a thousand products into a row.
+ */
+const MAX_LINES_PER_ROW = 1_000;
+
 export class MappedRows implements CsvScanHandlers {
   /** The template-shaped header handed to the builder. */
-  readonly targets: string[];
+  targets: string[] = [];
   /** The mapping the builder reads the template rows with: constants, values and labels only. */
   readonly builderMapping: Mapping;
   private readonly skipped: SkippedRows[] = [];
@@ -57,12 +66,14 @@ export class MappedRows implements CsvScanHandlers {
   private readonly diagnostics: Diagnostic[] = [];
   /** The export's header as read. */
   private exportHeader: string[] = [];
-  private readonly fields: Field[];
-  private readonly rules: Rule[];
-  private readonly sizeField?: Field;
-  private readonly quantitySlot: number;
-  private readonly sizesSlot: number;
-  private readonly orderSlot: number;
+  private fields: Field[] = [];
+  private rules: Rule[] = [];
+  private sizeField?: Field;
+  /** A mapping's `lines`: one row → several lines. */
+  private linesField?: Field;
+  private quantitySlot = -1;
+  private sizesSlot = -1;
+  private orderSlot = -1;
   private names: string[] = [];
   private fillIndexes: number[] = [];
   private keyIndex = -1;
@@ -71,16 +82,32 @@ export class MappedRows implements CsvScanHandlers {
   private readonly skippedOrders = new Map<string, SkippedRows>();
   private readonly startedOrders = new Map<string, number>();
   /** Every expression of a row, in order: fields, skip rules, then size. */
-  private readonly exprs: CompiledExpression[];
+  private exprs: CompiledExpression[] = [];
   private results: Array<Outcome | Promise<Outcome>> = [];
   /** Cells an expression's input needs: the columns they name, or every column. */
   private inputIndexes: number[] = [];
+  private absentOptional: string[] = [];
+  /** Rows the export has, skipped or not. */
+  private rowsRead = 0;
+
+  /** The mapping as read for this file: its variant applied once the header is known. */
+  private active: Mapping;
+  /** The variant of the export the header showed, when the mapping has variants. */
+  variant?: string;
 
   constructor(
     private readonly file: string,
     private readonly mapping: Mapping,
     private readonly sink: CsvScanHandlers,
   ) {
+    const { constants, values, constantLocations, file: mappingFile } = mapping;
+    this.builderMapping = { constants, values, constantLocations, file: mappingFile, columnLabels: {} };
+    this.active = mapping;
+    this.setup(mapping);
+  }
+
+  /** Compiles the mapping's expressions (again, when the header chose a variant). */
+  private setup(mapping: Mapping): void {
     const tables = mapping.lookupTables ?? {};
     const where = (key: string): SourceLocation | undefined => mapping.expressionLocations?.[key];
     const fields: Field[] = [];
@@ -96,6 +123,10 @@ export class MappedRows implements CsvScanHandlers {
     if (this.sizeField !== undefined && !this.fields.some((f) => f.target === 'sizeQuantities')) {
       this.fields.push({ target: 'sizeQuantities', expr: compileExpression('""', tables) });
     }
+    this.linesField =
+      mapping.lines === undefined
+        ? undefined
+        : { target: 'lines', expr: compileExpression(mapping.lines, tables, true), at: where('lines') };
     this.rules = (mapping.skip ?? []).map((r, i) => ({
       expr: compileExpression(r.when, tables),
       scope: r.scope ?? 'row',
@@ -112,7 +143,8 @@ export class MappedRows implements CsvScanHandlers {
     this.quantitySlot = this.targets.indexOf('quantity');
     this.sizesSlot = this.targets.indexOf('sizeQuantities');
     this.orderSlot = this.targets.indexOf('orderNumber');
-    const columnLabels: Record<string, string> = {};
+    const columnLabels = this.builderMapping.columnLabels ?? {};
+    for (const key of Object.keys(columnLabels)) delete columnLabels[key];
     for (const f of this.fields) {
       const label = f.expr.column ?? f.expr.columns[0];
       if (label !== undefined) columnLabels[f.target] = label;
@@ -121,13 +153,18 @@ export class MappedRows implements CsvScanHandlers {
       columnLabels.sizeQuantities ??=
         this.sizeField.expr.columns[0] ?? columnLabels.quantity ?? this.sizeField.expr.source;
     }
-    const { constants, values, constantLocations, file: mappingFile } = mapping;
-    this.builderMapping = { constants, values, constantLocations, file: mappingFile, columnLabels };
   }
 
   header(cells: string[], row: number): void {
     this.exportHeader = cells;
     this.names = cells.map((c) => c.trim());
+    const chosen = selectVariant(this.mapping, this.names);
+    if (chosen.variant !== undefined) {
+      this.variant = chosen.variant;
+      this.active = chosen.mapping;
+      this.setup(chosen.mapping);
+    }
+    const optional = new Set(this.active.optionalColumns ?? []);
     const indexOf = new Map<string, number>();
     this.names.forEach((n, i) => {
       if (n !== '' && !indexOf.has(n)) indexOf.set(n, i);
@@ -136,11 +173,13 @@ export class MappedRows implements CsvScanHandlers {
     const check = (columns: readonly string[], at: SourceLocation | undefined, what: string) => {
       for (const c of columns) {
         used.add(c);
-        if (indexOf.has(c)) continue;
+        if (indexOf.has(c) || optional.has(c)) continue;
         this.diagnostics.push({
           severity: 'error',
           code: 'mapping.unknown-column',
-          message: `${what} names column "${c}", which is not in the header of ${this.file} (line ${row})`,
+          message:
+            `${what} names column "${c}", which is not in the header of ${this.file} (line ${row})` +
+            didYouMeanName(c, indexOf.keys(), COLUMN_NAME_MATCHING),
           source: at ?? { file: this.mapping.file ?? this.file },
         });
       }
@@ -157,9 +196,13 @@ export class MappedRows implements CsvScanHandlers {
       r.expr.bind(indexOf);
       check(r.expr.columns, r.at, `skip[${i}]`);
     });
-    const fill = this.mapping.fillDown;
+    if (this.linesField) {
+      this.linesField.expr.bind(indexOf);
+      check(this.linesField.expr.columns, this.linesField.at, 'lines');
+    }
+    const fill = this.active.fillDown;
     if (fill !== undefined) {
-      const at = this.mapping.expressionLocations?.fillDown;
+      const at = this.active.expressionLocations?.fillDown;
       check(fill.columns, at, 'fillDown');
       this.fillIndexes = fill.columns.map((c) => indexOf.get(c) ?? -1).filter((i) => i >= 0);
       if (fill.key !== undefined) {
@@ -167,9 +210,10 @@ export class MappedRows implements CsvScanHandlers {
         this.keyIndex = indexOf.get(fill.key) ?? -1;
       }
     }
-    const ignored = new Set(this.mapping.ignoreColumns ?? []);
-    check([...ignored], this.mapping.expressionLocations?.ignoreColumns, 'ignoreColumns');
-    if (this.mapping.ignoreUnmapped !== true) {
+    const ignored = new Set(this.active.ignoreColumns ?? []);
+    check([...ignored], this.active.expressionLocations?.ignoreColumns, 'ignoreColumns');
+    for (const c of optional) used.add(c);
+    if (this.active.ignoreUnmapped !== true) {
       for (const name of this.names) {
         if (name === '' || used.has(name) || ignored.has(name)) continue;
         this.diagnostics.push({
@@ -183,13 +227,17 @@ export class MappedRows implements CsvScanHandlers {
       }
     }
     // JSONata sees only the cells some expression names, unless one reads the whole row ($, *).
-    const all = this.exprs.some((e) => !e.cacheable);
-    const named = new Set(this.exprs.flatMap((e) => e.columns));
+    const exprs = this.linesField === undefined ? this.exprs : [...this.exprs, this.linesField.expr];
+    const all = exprs.some((e) => !e.cacheable);
+    const named = new Set(exprs.flatMap((e) => e.columns));
     this.inputIndexes = this.names.flatMap((n, i) => (n !== '' && (all || named.has(n)) ? [i] : []));
+    // An absent optional column reads as a blank cell, for expressions that read the whole row too.
+    this.absentOptional = [...optional].filter((c) => !indexOf.has(c));
     this.sink.header(this.targets, row);
   }
 
   record(cells: string[], row: number): void {
+    this.rowsRead += 1;
     this.queue.push({ cells, row });
   }
 
@@ -224,21 +272,75 @@ export class MappedRows implements CsvScanHandlers {
    * rename or a cache hit, which is almost every row, so the row costs no promise at all.
    */
   private map(cells: string[], row: number): Promise<void> | undefined {
+    const lines = this.linesField;
+    if (lines === undefined) return this.mapLine(cells, row, undefined);
+    let v: Outcome | Promise<Outcome>;
+    try {
+      const r = lines.expr.evaluate(cells, this.rowInput(cells));
+      v = r instanceof Promise ? r.then(undefined, failed) : r;
+    } catch (err) {
+      v = failed(err);
+    }
+    return v instanceof Promise ? v.then((done) => this.mapLines(cells, row, done)) : this.mapLines(cells, row, v);
+  }
+
+  /** The lines a row's `lines` gave, each mapped as a row of its own (same row number). */
+  private async mapLines(cells: string[], row: number, value: Outcome): Promise<void> {
+    if (value instanceof Failure) {
+      const at = this.linesField?.at;
+      const where = at === undefined ? '' : ` (${at.file}:${at.line ?? 1}:${at.column ?? 1})`;
+      this.diagnostics.push({
+        severity: 'error',
+        code: 'mapping.expression',
+        message: `lines: ${value.message}${where}`,
+        source: { file: this.file, row },
+      });
+      return;
+    }
+    const lines = (Array.isArray(value) ? (value as unknown[]) : [value]).filter(
+      (l) => l !== undefined && l !== null && l !== '',
+    );
+    if (lines.length > MAX_LINES_PER_ROW) {
+      this.diagnostics.push({
+        severity: 'error',
+        code: 'mapping.expression',
+        message: `lines: the row gives ${lines.length} lines, more than the ${MAX_LINES_PER_ROW} one row may give`,
+        source: { file: this.file, row },
+      });
+      return;
+    }
+    if (lines.length === 0) {
+      this.skipped.push({ reason: "no order line in this row (the mapping's lines)", scope: 'row', rows: [row] });
+      return;
+    }
+    for (const line of lines) {
+      const pending = this.mapLine(cells, row, line);
+      if (pending !== undefined) await pending;
+    }
+  }
+
+  /** The row as expressions that read the whole row see it (made once, on first need). */
+  private rowInput(cells: string[]): () => RowInput {
     let input: RowInput | undefined;
-    const rowInput = (): RowInput => {
+    return () => {
       if (input === undefined) {
         input = {};
         for (const i of this.inputIndexes) input[this.names[i]] ??= trim(cells[i]);
+        for (const c of this.absentOptional) input[c] = '';
       }
       return input;
     };
+  }
+
+  private mapLine(cells: string[], row: number, line: unknown): Promise<void> | undefined {
+    const rowInput = this.rowInput(cells);
     const exprs = this.exprs;
     // Reused while rows stay synchronous; a row that waits gets its own.
     const results = this.results;
     let pending = false;
     for (let e = 0; e < exprs.length; e++) {
       try {
-        const v = exprs[e].evaluate(cells, rowInput);
+        const v = exprs[e].evaluate(cells, rowInput, line);
         if (v instanceof Promise) {
           pending = true;
           results[e] = v.then(undefined, failed);
@@ -323,6 +425,12 @@ export class MappedRows implements CsvScanHandlers {
    */
   complete(parts: { doc?: MappedDocument; csv: CsvOrigin }, diagnostics: Diagnostic[]): SkippedRows[] {
     parts.csv.header = this.exportHeader;
+    // The export has rows even when the mapping skipped them all (every order cancelled): that is
+    // what the skipped rows say, not "no rows".
+    if (this.rowsRead > 0) {
+      const kept = diagnostics.filter((d) => d.code !== 'csv.no-rows');
+      diagnostics.splice(0, diagnostics.length, ...kept);
+    }
     for (const d of this.diagnostics) diagnostics.push(d);
     for (const d of placeProblems(parts.doc, parts.csv.itemRows, this.problems)) diagnostics.push(d);
     if (parts.doc !== undefined && this.mapping.mergeLines !== false) {

@@ -24,6 +24,7 @@ const SAME = [
   'groupHead',
   'group',
   'externalArtworkUrl',
+  'artwork',
   'externalId',
   'isSample',
   'attributes',

@@ -24,6 +24,10 @@ export interface Mapping {
   sizeColumns?: Record<string, string>;
   attributeColumns?: Record<string, string>;
   ignoreColumns?: string[];
+  optionalColumns?: string[];
+  /** JSONata: one row → several lines (each element is `$line` to fields and skip rules). */
+  lines?: string;
+  variants?: MappingVariant[];
   extends?: string;
   ignoreUnmapped?: boolean;
   fields?: Record<string, string>;
@@ -41,6 +45,18 @@ export interface Mapping {
   file?: string;
   /** Set by loadMapping: where each constant was written, so errors in it point there. */
   constantLocations?: Record<string, SourceLocation>;
+}
+
+/** A form of the export (a platform or plugin version), chosen by the columns of the header. */
+export interface MappingVariant {
+  name: string;
+  /** Columns that all must be in the header for this variant. */
+  when: string[];
+  optionalColumns?: string[];
+  fields?: Record<string, string>;
+  skip?: SkipRule[];
+  fillDown?: { columns: string[]; key?: string };
+  lines?: string;
 }
 
 export interface SkipRule {
@@ -71,6 +87,8 @@ export function isExpressionMapping(m: Mapping | undefined): m is Mapping {
       m.fillDown !== undefined ||
       m.ignoreUnmapped !== undefined ||
       m.lookups !== undefined ||
+      m.lines !== undefined ||
+      m.variants !== undefined ||
       m.extends !== undefined)
   );
 }

@@ -9,26 +9,47 @@ import { eachItem, itemPath, NOTHING, type Finding } from './rule.js';
  */
 export function artworkUrls(job: ManifestJob, j: number): Finding[] {
   const findings = eachItem(job, (item, i) => {
+    if (item.artwork !== undefined) return artworkFile(item, j, i);
     if (item.externalArtworkUrl === undefined) return NOTHING;
     const field = itemPath(j, i, 'externalArtworkUrl');
     const problem = urlProblem(item.externalArtworkUrl);
     return problem ? [{ code: problem.code, field, message: problem.message }] : NOTHING;
   });
   const items: readonly (ManifestItem | undefined)[] = Array.isArray(job.items) ? job.items : [];
-  const firstWithArt = items.findIndex(
-    (item) => item?.itemType === 'PriceCode' && item.externalArtworkUrl !== undefined,
-  );
+  const hasArt = (item: ManifestItem | undefined) =>
+    item?.externalArtworkUrl !== undefined || item?.artwork !== undefined;
+  const firstWithArt = items.findIndex((item) => item?.itemType === 'PriceCode' && hasArt(item));
   if (firstWithArt >= 0) {
     for (let i = 0; i < items.length; i++) {
-      if (items[i]?.itemType !== 'PriceCode' || items[i]?.externalArtworkUrl !== undefined) continue;
+      if (items[i]?.itemType !== 'PriceCode' || hasArt(items[i])) continue;
       findings.push({
         code: 'artwork.missing',
         field: itemPath(j, i),
-        message: `has no externalArtworkUrl but items[${firstWithArt}] of this job does; the API expects every PriceCode line to supply one when any does`,
+        message: `has no artwork or externalArtworkUrl but items[${firstWithArt}] of this job does; the API expects every PriceCode line to supply one when any does`,
       });
     }
   }
   return findings;
+}
+
+/**
+ * `artwork` names a file of the manifest's own folder tree: relative, no `..`; whether it is
+ * really there (and not a link out) is checked when it is read.
+ */
+function artworkFile(item: ManifestItem, j: number, i: number): readonly Finding[] {
+  const field = itemPath(j, i, 'artwork');
+  if (item.externalArtworkUrl !== undefined)
+    return [{ code: 'artwork.both', field, message: 'give artwork or externalArtworkUrl, not both' }];
+  const name = String(item.artwork);
+  if (name.startsWith('/') || name.startsWith('\\') || /^[A-Za-z]:/.test(name) || name.split(/[\\/]/).includes('..'))
+    return [
+      {
+        code: 'artwork.outside',
+        field,
+        message: "must name a file inside the manifest's folder, relative to it (designs/tiger.png)",
+      },
+    ];
+  return NOTHING;
 }
 
 export function urlProblem(value: unknown): { code: string; message: string } | undefined {

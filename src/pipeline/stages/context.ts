@@ -1,4 +1,6 @@
+import type { ArtworkChecks } from '../../api/artwork-probe.js';
 import type { ApiClient } from '../../api/client.js';
+import type { ArtworkStore } from '../../storage/artwork-store.js';
 import type { LedgerStore } from '../../storage/ledger/model.js';
 import type { Logger } from '../../core/log/logger.js';
 import type { Manifest } from '../../manifest/model.js';
@@ -10,10 +12,18 @@ import type { SubmitContext } from '../submit-job.js';
 export interface StageContext {
   mode: 'plan' | 'run';
   manifest: Manifest;
+  /** The input as log lines name it (PipelineContext.displayName). */
+  displayName: string;
   client: ApiClient;
   /** One per account per run: lookups are shared by every input of the run, never across accounts. */
   catalogue: AccountCatalogue;
   ledger: LedgerStore;
+  /** One per run: each distinct artwork link probed once; absent when artworkCheck is off. */
+  artwork?: ArtworkChecks;
+  /** Where `artwork:` files are uploaded; absent when artworkStore is not set. */
+  artworkStore?: ArtworkStore;
+  /** A presigned artwork link lives until the due date plus this many days. */
+  artworkMarginDays: number;
   /** Ledger account key (region base URL + account id). */
   account: string;
   logger: Logger;

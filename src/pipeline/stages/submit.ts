@@ -58,6 +58,6 @@ export async function submit(job: JobState, ctx: StageContext): Promise<JobState
   const next = withLedgerOutcome(job, outcome, ctx);
   const status = jobStatus(next.outcome);
   const jobNumber = outcome.entry?.jobNumber ?? null;
-  ctx.logger.info({ file: ctx.manifest.file, orderNumber: job.orderNumber, status, jobNumber }, 'job outcome');
+  ctx.logger.info({ file: ctx.displayName, orderNumber: job.orderNumber, status, jobNumber }, 'job outcome');
   return next;
 }

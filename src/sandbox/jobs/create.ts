@@ -21,7 +21,9 @@ export function createJob(
   const jobNumber = world.nextJobNumber++;
   world.dirty = true;
   const expectingArtwork = plan.lines.some((l) => l.needsArtwork);
-  const status = expectingArtwork ? STATUS.ArtworkPending : STATUS.Received;
+  // A printer that fetches artwork itself waits for it like for an upload (artwork-fetch.ts).
+  const fetching = world.fetchArtwork && artworkLinks(c).length > 0;
+  const status = expectingArtwork || fetching ? STATUS.ArtworkPending : STATUS.Received;
   const da = c.deliveryAddress ?? {};
   const lines = jobLines(customer, plan, jobNumber, status, nowMs);
   const job: JobRecord = {
@@ -127,4 +129,12 @@ function fileNewAsset(customer: CustomerState, priceCode: PriceCodeDto, l: Plann
 /** Due date in the location's timezone, without offset; time-sensitive jobs carry the 15:00 cut. */
 export function dueString(job: Pick<JobRecord, 'dueDay' | 'timeSensitive'>): string {
   return `${job.dueDay}T${job.timeSensitive ? '15:00:00' : '00:00:00'}`;
+}
+
+/** The artwork links of a candidate's lines, in line order. */
+export function artworkLinks(c: BoundCandidate): string[] {
+  return (c.items ?? []).flatMap((item) => {
+    const link = (item as { externalArtworkUrl?: unknown } | undefined)?.externalArtworkUrl;
+    return typeof link === 'string' && link !== '' ? [link] : [];
+  });
 }

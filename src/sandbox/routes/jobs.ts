@@ -4,7 +4,7 @@ import { fieldErrors, json, problem, readJson, type ApiContext, type ApiHandler,
 import { defaultLocation } from '../data/regions.js';
 import { earliestShipDate, earliestShipDay, isoSeconds, parseRequestDate } from '../dates.js';
 import { bindCandidate, bindPatch } from '../jobs/binding.js';
-import { createJob } from '../jobs/create.js';
+import { artworkLinks, createJob } from '../jobs/create.js';
 import { enter, isCancelable, lockedReason, settle, STATUS } from '../jobs/lifecycle.js';
 import { matchesSearch } from '../jobs/search.js';
 import { validateCandidate } from '../jobs/validate.js';
@@ -56,6 +56,9 @@ function postJob(ctx: ApiContext): Reply {
   }
   if (validateOnly) return json({ isValid: true, message: VALIDATE_ONLY_MESSAGE } satisfies ValidateOnlyResponse);
   const { job, response } = createJob(ctx.world, ctx.customer, c, verdict.plan);
+  const links = artworkLinks(c);
+  if (ctx.world.fetchArtwork && links.length > 0)
+    ctx.world.pendingArtwork.push({ customerId: ctx.customer.def.customerId, jobNumber: job.jobNumber, links });
   const headers: Record<string, string> = {};
   for (const h of HEADERS_OF_INTEREST) {
     const v = ctx.headers[h];

@@ -2,11 +2,13 @@ import {
   CopyObjectCommand,
   DeleteObjectCommand,
   GetObjectCommand,
+  HeadObjectCommand,
   ListObjectsV2Command,
   PutObjectCommand,
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
+import type { Readable } from 'node:stream';
 
 /**
  * The few object operations watch and the bucket ledger need, over one bucket, with S3's
@@ -89,8 +91,25 @@ export class S3Store {
     }
   }
 
+  /** Whether an object is at `key` (HEAD: nothing of it is read). */
+  async exists(key: string): Promise<boolean> {
+    try {
+      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      return true;
+    } catch (err) {
+      if (isNotFound(err)) return false;
+      throw err;
+    }
+  }
+
   /** The new ETag, or 'precondition-failed' when the condition did not hold. */
-  async put(key: string, body: string | Uint8Array, condition?: PutCondition, contentType?: string): Promise<string> {
+  async put(
+    key: string,
+    body: string | Uint8Array | Readable,
+    condition?: PutCondition,
+    contentType?: string,
+    contentLength?: number,
+  ): Promise<string> {
     const cond =
       this.conditional && condition
         ? 'ifMatch' in condition
@@ -104,6 +123,7 @@ export class S3Store {
           Key: key,
           Body: body,
           ...(contentType ? { ContentType: contentType } : {}),
+          ...(contentLength !== undefined ? { ContentLength: contentLength } : {}),
           ...cond,
         }),
       );

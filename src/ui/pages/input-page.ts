@@ -1,7 +1,8 @@
 import { REPORT_SUFFIX, type InputRecord, type ReportKind } from '../drop-inputs.js';
 import { html, query, type Html } from '../html.js';
 import type { JobView, LineView, ProblemView, ReportView } from '../report-view.js';
-import { duration, money, statusClass, when } from './layout.js';
+import { money, moneyOf, type Amounts } from '../amounts.js';
+import { dateText, duration, statusClass, when } from './layout.js';
 
 /** Every line number the page shows a source line for. */
 export function linesWanted(view: ReportView | undefined): Set<number> {
@@ -48,22 +49,28 @@ function jobRows(j: JobView, lines: Map<number, string>): Html {
   const jobProblems = j.errors.length + j.warnings.length > 0;
   return html`<tbody class="job" data-order="${j.orderNumber ?? ''}">
 <tr class="job-head">
-<td class="n">${j.line ?? ''}</td>
-<td colspan="3"><span class="order">${j.orderNumber ?? '(no order number)'}</span></td>
-<td><span class="${statusClass(j.status)}">${j.status}</span></td>
+<td class="n" data-label="Row">${j.line ?? ''}</td>
+<td colspan="3" data-label="Order"><span class="order">${j.orderNumber ?? '(no order number)'}</span></td>
+<td data-label="Status"><span class="${statusClass(j.status)}">${j.status}</span></td>
 <td colspan="3" class="job-facts">${[
     j.jobNumber === null ? '' : `job ${j.jobNumber}`,
-    j.dateDue ? `due ${j.dateDue}` : '',
-    j.estimatedCost === null ? '' : `estimated ${money(j.estimatedCost)}`,
-    j.totalJobCost === null ? '' : `cost ${money(j.totalJobCost)}`,
+    j.dateDue ? `due ${dateText(j.dateDue)}` : '',
+    j.estimatedCost === null ? '' : `estimated ${money(j.estimatedCost, j.currency)}`,
+    j.totalJobCost === null ? '' : `cost ${money(j.totalJobCost, j.currency)}`,
   ]
     .filter(Boolean)
     .join(' · ')}</td>
 </tr>
-${jobProblems ? html`<tr class="job-problems"><td></td><td colspan="7">${problemList(j.errors, 'error', lines)}${problemList(j.warnings, 'warning', lines)}</td></tr>` : ''}
+${jobProblems ? html`<tr class="job-problems"><td></td><td colspan="7" data-label="Problems">${problemList(j.errors, 'error', lines)}${problemList(j.warnings, 'warning', lines)}</td></tr>` : ''}
 ${j.lines.map((l) => lineRow(l, lines))}
 </tbody>`;
 }
+
+/**
+ * The columns of a line's row. On a narrow screen the stylesheet names each cell by its place
+ * (static-assets.ts): a page holds up to 5,000 lines, and a label in every cell would add to it.
+ */
+export const LINE_COLUMNS = ['Row', 'Type', 'Code', 'Qty', 'Status', 'newAssetSku', 'Artwork', 'Problems'];
 
 function lineRow(l: LineView, lines: Map<number, string>): Html {
   return html`<tr class="line" data-row="${l.line === null ? '' : String(l.line)}">
@@ -73,7 +80,7 @@ function lineRow(l: LineView, lines: Map<number, string>): Html {
 <td class="n">${l.quantity ?? ''}</td>
 <td><span class="${statusClass(l.status)}">${l.status}</span></td>
 <td>${l.newAssetSku ? html`new asset <code>${l.newAssetSku}</code>` : ''}</td>
-<td>${l.needsArtwork === true ? html`<span class="warn">needs artwork</span>` : l.needsArtwork === false ? 'artwork ok' : ''}</td>
+<td>${l.needsArtwork === true ? html`<span class="warn needs-action">needs artwork</span>` : l.needsArtwork === false ? 'artwork ok' : ''}</td>
 <td>${problemList(l.errors, 'error', lines)}</td>
 </tr>`;
 }
@@ -84,6 +91,7 @@ export function inputPage(
   view: ReportView | undefined,
   problem: string | undefined,
   lines: Map<number, string>,
+  spend: Amounts | undefined,
 ): Html {
   // Each report by its name after the input's: result.json, result.csv, errors.txt.
   const available = (Object.keys(REPORT_SUFFIX) as ReportKind[])
@@ -91,7 +99,7 @@ export function inputPage(
     .map((k) => [k, REPORT_SUFFIX[k].slice(1)] as const);
   return html`<p class="crumbs"><a href="/">Inputs</a> ›</p>
 <h1 class="input-name">${r.name}</h1>
-<p class="facts"><span class="${statusClass(r.status)}">${r.status}</span> in <code>${r.place === 'drop' ? '.' : r.place}</code> · started ${when(r.at)} UTC · took ${duration(r.durationMs)} · ${count(r.jobs, 'job')}, ${count(r.lines, 'line')}, ${count(r.errors, 'error')}, ${count(r.warnings, 'warning')} · estimated ${money(r.estimated)} · cost ${money(r.actual)}</p>
+<p class="facts"><span class="${statusClass(r.status)}">${r.status}</span> in <code>${r.place === 'drop' ? '.' : r.place}</code> · started ${when(r.at)} UTC · took ${duration(r.durationMs)} · ${count(r.jobs, 'job')}, ${count(r.lines, 'line')}, ${count(r.errors, 'error')}, ${count(r.warnings, 'warning')} · estimated ${moneyOf(r.estimated)} · spend ${moneyOf(spend)}</p>
 ${r.problem ? html`<p class="note">${r.problem}</p>` : ''}
 ${problem ? html`<p class="note">${problem}</p>` : ''}
 <p class="downloads">${available.length === 0 ? 'No reports yet.' : available.map(([k, label]) => html`<a class="download" download href="/file${query({ id: r.id, kind: k })}">${label}</a> `)}</p>
@@ -102,8 +110,8 @@ ${
 }
 ${
   view && view.jobs.length > 0
-    ? html`<table class="grid lines">
-<thead><tr><th class="n">Row</th><th>Type</th><th>Code</th><th class="n">Qty</th><th>Status</th><th>newAssetSku</th><th>Artwork</th><th>Problems</th></tr></thead>
+    ? html`<table class="grid lines cards">
+<thead><tr>${LINE_COLUMNS.map((c, i) => html`<th${i === 0 || i === 3 ? html` class="n"` : ''}>${c}</th>`)}</tr></thead>
 ${view.jobs.map((j) => jobRows(j, lines))}
 </table>${view.cut ? html`<p class="note">Only the first ${String(view.jobs.length)} jobs are shown; download result.json for all ${String(view.jobCount)}.</p>` : ''}`
     : ''

@@ -1,7 +1,6 @@
 import { basename } from 'node:path';
-import { JOB_STATUSES } from '../../report/model.js';
-import { INPUT_STATUSES } from '../drop-inputs.js';
 import { html, type Html } from '../html.js';
+import { toneOf } from '../statuses.js';
 
 export type PageName = 'inputs' | 'orders' | 'days' | 'input';
 
@@ -40,10 +39,6 @@ ${opts.body}
 `;
 }
 
-export function money(n: number | null): string {
-  return n === null ? '–' : n.toFixed(2);
-}
-
 export function duration(ms: number | null): string {
   if (ms === null || ms < 0) return '–';
   if (ms < 1000) return `${Math.round(ms)} ms`;
@@ -61,10 +56,34 @@ export function dayOf(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }
 
-/** Statuses with a style of their own: the inputs' and the jobs'. */
-const STYLED = new Set<string>([...INPUT_STATUSES, ...JOB_STATUSES]);
+/**
+ * A date the API or a report wrote (`2026-12-01T00:00:00`, `2026-12-01`, `…Z`) as people read
+ * it: the day alone when there is no time of day in it, else the day and the time (UTC when the
+ * text names its zone). Text that is no date is shown as it is.
+ */
+export function dateText(text: string | null | undefined): string {
+  if (!text) return '';
+  const m = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2})(?::\d{2}(?:\.\d+)?)?)?(Z|[+-]\d{2}:?\d{2})?$/.exec(text);
+  if (!m) return text;
+  const [, day, hm, zone] = m;
+  if (zone !== undefined) {
+    const t = Date.parse(text);
+    if (Number.isNaN(t)) return text;
+    const w = when(t);
+    return w.endsWith(' 00:00') ? w.slice(0, 10) : w;
+  }
+  return hm === undefined || hm === '00:00' ? (day as string) : `${day} ${hm}`;
+}
 
-/** A CSS class for a status word (a fixed set; anything else is "other"). */
+/**
+ * The CSS classes of a status word: `st`, its own (`st-already-submitted`) and its tone's
+ * (`tone-good`, statuses.ts), which gives it its look. The word itself is shown as the CLI
+ * and the reports write it.
+ */
 export function statusClass(status: string): string {
-  return STYLED.has(status) ? `st st-${status.replace(' ', '-')}` : 'st st-other';
+  const own = status
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
+  return `st st-${own || 'other'} tone-${toneOf(status)}`;
 }

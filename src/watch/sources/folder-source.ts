@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { type ReportPaths, reportPaths } from '../../report/report-paths.js';
 import { type NewFileOptions, writeFileAtomic } from '../../storage/atomic-write.js';
 import { FolderLeases, type LinkFile, linkRefused } from '../../storage/folder-lease.js';
-import { HeldFolder, type Identity } from '../../storage/held-folder.js';
+import { HeldFolder, type Identity, sameIdentity } from '../../storage/held-folder.js';
 import { type Lease, newOwnerId } from '../../storage/lease.js';
 import {
   DONE_MARKER_SUFFIX,
@@ -20,6 +20,7 @@ import {
   timestampedName,
 } from './drop-names.js';
 import { claimEach } from './orphans.js';
+import { DEFAULT_SETTLE_WINDOW_MS, type SettleEvent, SettleList, type Settling, settleVerdict } from './settling.js';
 import { initialised, makeWorkFolder, type Slot, WorkSlots } from './work-folder.js';
 import {
   ClaimLostError,
@@ -51,7 +52,19 @@ export interface FolderSourceOptions {
   maxInputBytes?: number;
   /** How claims are linked to the lease token (fs.linkSync); tests pass one that refuses, as some SMB shares do. */
   linkFile?: LinkFile;
+  /**
+   * How long a file moved to done/ or failed/ is watched for a writer still writing into it
+   * (settling.ts); 0: not at all. Default 10 minutes (the `settleWindowMs` setting).
+   */
+  settleWindowMs?: number;
+  /** Told when a settling file changed: given back to the top, or why it could not be. */
+  onSettled?: (e: SettleEvent) => void;
 }
+
+/** Settling files are looked at during scans, at most this often: each look is one lstat per file. */
+const SETTLE_CHECK_GAP_MS = 1000;
+/** At most this many settling files are looked at in one scan (a round trip each on a share); more take turns. */
+const SETTLE_LOOKS_PER_SCAN = 500;
 
 /** Default of `maxInputBytes` (the `watchMaxInputBytes` setting). */
 export const DEFAULT_MAX_INPUT_BYTES = 1024 * 1024 * 1024;
@@ -103,6 +116,9 @@ export class FolderSource implements DropSource {
   private readonly slots = new WorkSlots();
   /** processing/, done/ and failed/, held open from init: every file is created and moved through them. */
   private readonly held: Partial<Record<keyof DropLayout, HeldFolder>> = {};
+  /** Files this instance moved to done/ or failed/, watched for the settle window. */
+  private readonly settling: SettleList;
+  private lastSettleCheck = -Infinity;
 
   constructor(
     dir: string,
@@ -111,6 +127,7 @@ export class FolderSource implements DropSource {
     this.location = resolve(dir);
     this.layout = opts.layout ?? DEFAULT_LAYOUT;
     this.leaseMs = opts.leaseMs ?? 30_000;
+    this.settling = new SettleList(opts.settleWindowMs ?? DEFAULT_SETTLE_WINDOW_MS);
     this.claims = new FolderLeases({
       owner: newOwnerId(),
       leaseMs: this.leaseMs,
@@ -199,6 +216,8 @@ export class FolderSource implements DropSource {
   }
 
   async list(): Promise<ListedInput[]> {
+    // First: a finished file given back now is listed by this very scan.
+    await this.settleCheck();
     const entries = await readdir(this.location, { withFileTypes: true });
     // Only a regular file is a marker: a folder named `x.yaml.done` says nothing about x.yaml.
     const markers = new Set(
@@ -368,6 +387,12 @@ export class FolderSource implements DropSource {
         await dropCopy();
         await rename(path, this.in(outcome, placed.name));
         await this.settle(outcome, placed, input, name);
+        // What was processed is what was copied: a change since then, even one made before the
+        // move, shows as a difference at the first look.
+        if (verified) {
+          const { size, mtimeMs } = verified.copied;
+          this.settling.add({ outcome, name: placed.name, dev: input.dev, ino: input.ino, size, mtimeMs }, Date.now());
+        }
         await lease.release();
         return this.sub(outcome, placed.name);
       },
@@ -380,7 +405,7 @@ export class FolderSource implements DropSource {
       requeue: async () => {
         if (lease.lost()) throw new ClaimLostError(takenOver);
         await dropCopy();
-        const back = await this.putBack(name);
+        const back = await this.putBack(this.in('processing', name), name);
         await lease.release();
         return back ?? this.sub('processing', name);
       },
@@ -450,20 +475,22 @@ export class FolderSource implements DropSource {
   }
 
   /**
-   * Moves a claimed input from processing/ back to the top of the drop folder, to wait until
-   * it is stable again. A new file dropped under its name meanwhile is never replaced: ours
-   * takes a timestamped name (as in done/). link() fails on an existing name, so nothing is
+   * Moves the file at `from` (a claimed input in processing/, or a finished one in done/ or
+   * failed/ that changed within its settle window) back to the top of the drop folder, to wait
+   * until it is stable again. A new file dropped under its name meanwhile is never replaced:
+   * ours takes a timestamped name (as in done/). link() fails on an existing name, so nothing is
    * overwritten even in a race; where the file system has no hard links, a check then rename.
-   * Undefined when the input is gone from processing/.
+   * With `expected`, what arrived at the top must be that file (device and inode), else the
+   * act is undone and this throws. Undefined when nothing is at `from`.
    */
-  private async putBack(name: string): Promise<string | undefined> {
-    const from = this.in('processing', name);
+  private async putBack(from: string, name: string, expected?: Identity): Promise<string | undefined> {
     const now = new Date();
     for (let attempt = 0; ; attempt++) {
       const candidate = attempt === 0 ? name : timestampedName(name, now, attempt - 1);
       const to = join(this.location, candidate);
       try {
         await link(from, to);
+        await arrived(to, expected, () => unlink(to));
         await unlink(from);
         return to;
       } catch (err) {
@@ -474,8 +501,51 @@ export class FolderSource implements DropSource {
       }
       if (await occupied(to)) continue;
       await rename(from, to);
+      await arrived(to, expected, () => rename(to, from));
       return to;
     }
+  }
+
+  /**
+   * Looks at the files moved to done/ or failed/ within their settle window: one that grew or
+   * was written to since it was processed (a writer holding it open went on writing into it) is
+   * given back to the top of the drop folder, its reports removed, and processed again in full
+   * once stable; the ledger keeps what was already submitted. One that went (moved away,
+   * replaced) is forgotten. A failure is told, and never fails the scan.
+   */
+  private async settleCheck(): Promise<void> {
+    const now = Date.now();
+    if (this.settling.size === 0 || now - this.lastSettleCheck < SETTLE_CHECK_GAP_MS) return;
+    this.lastSettleCheck = now;
+    for (const s of this.settling.live(now, SETTLE_LOOKS_PER_SCAN)) {
+      const from = this.sub(s.outcome, s.name);
+      const { name, outcome } = s;
+      try {
+        const verdict = settleVerdict(s, await lstat(this.in(outcome, name)).catch(() => undefined));
+        if (verdict.kind === 'same') continue;
+        this.settling.drop(s);
+        if (verdict.kind === 'gone') continue;
+        const to = await this.giveBackFinished(s);
+        if (to) this.opts.onSettled?.({ kind: 'requeued', name, outcome, from, to, what: verdict.what });
+      } catch (err) {
+        this.settling.drop(s);
+        this.opts.onSettled?.({ kind: 'error', name, outcome, from, error: (err as Error).message });
+      }
+    }
+  }
+
+  /**
+   * Gives a finished file back through its held folder (never through a folder swapped in at
+   * its name), checked to be the very file processed (device and inode), then removes its
+   * reports: they described what it held then, and its next run writes them whole.
+   */
+  private async giveBackFinished(s: Settling): Promise<string | undefined> {
+    await this.assertHeld(s.outcome);
+    const at = this.in(s.outcome, s.name);
+    if (!(await this.held[s.outcome]?.holds(s.name, s))) return undefined;
+    const to = await this.putBack(at, s.name, s);
+    if (to) await Promise.all(Object.values(reportPaths(at)).map(unlinkQuiet));
+    return to;
   }
 
   /**
@@ -595,6 +665,18 @@ function assertSticky(location: string, info: Stats): void {
       `chmod +t ${location}`,
     'usage',
   );
+}
+
+/**
+ * After a move to the top: the entry at `to` must be the file `expected` (device and inode);
+ * else what was moved was not it (its name was swapped meanwhile), and `undo` puts it back.
+ */
+async function arrived(to: string, expected: Identity | undefined, undo: () => Promise<void>): Promise<void> {
+  if (!expected) return;
+  const now = await lstat(to).catch(() => undefined);
+  if (now && sameIdentity(now, expected)) return;
+  await undo().catch(() => undefined);
+  throw new SourceError(`${to} is not the file that was processed; it was not given back`, 'usage');
 }
 
 /** Whether anything is at `path`: a file, a folder or a link, dangling or not (lstat follows none). */

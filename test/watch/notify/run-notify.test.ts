@@ -47,8 +47,9 @@ describe('htorder run notifies too (the nightly cron job)', () => {
       expect(bodies[0]).toMatchObject({
         event: 'failed',
         input: { name: 'bad.yaml', location: join(dir.path, 'bad.yaml') },
-        problem: 'see its reports',
       });
+      // Its first errors, as its errors.txt has them, not "see its reports".
+      expect(bodies[0]?.problem).toMatch(/^2 errors: bad\.yaml:2:10: Flow map in block collection /);
       expect(String(bodies[0]?.origin)).toMatch(/^htorder run on /);
     } finally {
       await hook.close();

@@ -68,9 +68,9 @@ describe('watch routes (config file)', () => {
       await waitFor(inDone('ORDERS.CSV'), 'the template CSV in done/');
       expect(await ls('failed')).toEqual([]);
       const jobs = (await fx.sandbox.admin.jobs()).map((j) => j.orderNumber).sort();
-      expect(jobs).toEqual(['PO-2001', 'PO-2002', 'PO-2003', 'SHOPIFY-1041', 'SHOPIFY-1042', 'SHOPIFY-1044']);
+      expect(jobs).toEqual(['#1041', '#1042', '#1044', 'PO-2001', 'PO-2002', 'PO-2003']);
       const report = JSON.parse(await readFile(join(fx.drop.path, 'done', 'orders_export.csv.result.json'), 'utf8'));
-      expect(report.jobs.map((j: { orderNumber: string }) => j.orderNumber)).toContain('SHOPIFY-1042');
+      expect(report.jobs.map((j: { orderNumber: string }) => j.orderNumber)).toContain('#1042');
     } finally {
       expect(await w.stop()).toBe(0);
     }

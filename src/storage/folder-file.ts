@@ -18,18 +18,24 @@ function isInside(folder: string, path: string): boolean {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
+/** A regular file opened inside its folder: the open descriptor and its size. The caller closes `fd`. */
+export interface FolderFile {
+  fd: number;
+  size: number;
+}
+
 /**
- * The text of `name`, a file a mapping names (a lookup table, the mapping it extends), read
- * only when it is a regular file inside `folder`: never through a link, neither at its name
- * (O_NOFOLLOW) nor in a folder on the way (the file's real path must lie in the folder's real
- * path, and be the very file that was opened: same device and inode, so a folder swapped for a
- * link between the open and the check is caught). A mapping may sit in a folder others can
- * write; a link there must not lead it to read, and echo, a secret file.
+ * Opens `name`, a file an input names (a mapping's lookup table or the mapping it extends, a
+ * manifest's artwork), only when it is a regular file inside `folder`: never through a link,
+ * neither at its name (O_NOFOLLOW) nor in a folder on the way (the file's real path must lie in
+ * the folder's real path, and be the very file that was opened: same device and inode, so a
+ * folder swapped for a link between the open and the check is caught). An input may sit in a
+ * folder others can write; a link there must not lead htorder to read, echo or upload a secret
+ * file. `place` names the folder in messages ("the mapping's folder").
  */
-export function readFileInFolder(folder: string, name: string, maxBytes = MAX_MAPPING_FILE_BYTES): string {
+export function openFileInFolder(folder: string, name: string, maxBytes: number, place: string): FolderFile {
   const path = resolve(folder, name);
-  if (isAbsolute(name) || !isInside(resolve(folder), path))
-    throw new FolderFileError("is outside the mapping's folder");
+  if (isAbsolute(name) || !isInside(resolve(folder), path)) throw new FolderFileError(`is outside ${place}`);
   let fd: number;
   try {
     fd = openSync(path, OPEN_NO_FOLLOW);
@@ -39,7 +45,7 @@ export function readFileInFolder(folder: string, name: string, maxBytes = MAX_MA
       code === 'ENOENT'
         ? 'does not exist'
         : code === 'ELOOP'
-          ? "is a symbolic link (read only as a file of the mapping's folder)"
+          ? `is a symbolic link (read only as a file of ${place})`
           : `cannot be read (${code})`,
     );
   }
@@ -54,9 +60,20 @@ export function readFileInFolder(folder: string, name: string, maxBytes = MAX_MA
     }
     const now = statSync(real, { throwIfNoEntry: false });
     if (!isInside(realpathSync(folder), real) || now?.dev !== st.dev || now.ino !== st.ino)
-      throw new FolderFileError("is outside the mapping's folder (through a symbolic link)");
+      throw new FolderFileError(`is outside ${place} (through a symbolic link)`);
     if (st.size > maxBytes) throw new FolderFileError(`is larger than ${maxBytes} bytes`);
-    const bytes = Buffer.alloc(st.size);
+    return { fd, size: st.size };
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+}
+
+/** The text of a file a mapping names, read as openFileInFolder allows. */
+export function readFileInFolder(folder: string, name: string, maxBytes = MAX_MAPPING_FILE_BYTES): string {
+  const { fd, size } = openFileInFolder(folder, name, maxBytes, "the mapping's folder");
+  try {
+    const bytes = Buffer.alloc(size);
     let at = 0;
     while (at < bytes.length) {
       const n = readSync(fd, bytes, at, bytes.length - at, at);

@@ -1,0 +1,255 @@
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
+import pLimit from 'p-limit';
+import { Agent, request } from 'undici';
+
+/**
+ * Asks an artwork link what the printer will get when it fetches it: `HEAD`, then a ranged
+ * `GET` of the first bytes where `HEAD` is refused, following at most a few redirects, each
+ * bounded in time and size. The printer fetches from the internet, so a host that resolves to
+ * a private, loopback or link-local address is refused — checked on the address actually
+ * connected to (the lookup of the connection itself), so a name that resolves differently the
+ * second time cannot slip past. Messages name the link without its query string (a signature
+ * is a credential).
+ */
+
+export interface ProbeOptions {
+  /** Allow loopback addresses (the sandbox, test rigs). */
+  allowLoopback?: boolean;
+  /** Allow private and link-local addresses too (a test rig whose printer is on the same network). */
+  allowPrivate?: boolean;
+  /** One request, connect to last byte read. Default 10 s. */
+  timeoutMs?: number;
+  /** Redirects followed at most. Default 3. */
+  maxRedirects?: number;
+}
+
+export type ProbeResult =
+  | { ok: true; contentType: string; finalUrl: string }
+  | { ok: false; code: string; message: string };
+
+/** Bytes read at most from an answer's body: enough to tell an image by its first bytes. */
+const SNIFF_BYTES = 512;
+
+const ACCEPTED = [
+  /^image\//,
+  /^application\/pdf$/,
+  /^application\/(postscript|eps|x-eps|illustrator|vnd\.adobe\.illustrator)$/,
+];
+
+/** One agent per probe run: its own connections, and the lookup that refuses private addresses. */
+export function artworkAgent(opts: ProbeOptions): Agent {
+  const t = opts.timeoutMs ?? 10_000;
+  return new Agent({
+    connect: { timeout: t, lookup: guardedLookup(opts) },
+    headersTimeout: t,
+    bodyTimeout: t,
+    connections: 4,
+  });
+}
+
+export async function probeArtwork(link: string, agent: Agent, opts: ProbeOptions = {}): Promise<ProbeResult> {
+  let url = new URL(link);
+  for (let hop = 0; hop <= (opts.maxRedirects ?? 3); hop++) {
+    const refused = addressRefusal(url, opts);
+    if (refused) return refused;
+    let answer: Answer;
+    try {
+      answer = await ask(url, agent);
+    } catch (err) {
+      return networkFailure(url, err);
+    }
+    if (answer.location === undefined) return judge(url, answer);
+    url = new URL(answer.location, url);
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && opts.allowLoopback))
+      return { ok: false, code: 'artwork.redirect', message: `redirects to a link that is not https (${safe(url)})` };
+  }
+  return { ok: false, code: 'artwork.redirect', message: `redirects more than ${opts.maxRedirects ?? 3} times` };
+}
+
+/** scheme://host/path: the link as messages show it, never its query or user name. */
+export function safe(url: URL): string {
+  return `${url.protocol}//${url.host}${url.pathname}`;
+}
+
+interface Answer {
+  status: number;
+  contentType: string;
+  head: Buffer;
+  location?: string;
+}
+
+async function ask(url: URL, agent: Agent): Promise<Answer> {
+  const head = await once(url, agent, 'HEAD');
+  if (![403, 405, 501].includes(head.status)) return head;
+  return once(url, agent, 'GET');
+}
+
+async function once(url: URL, agent: Agent, method: 'HEAD' | 'GET'): Promise<Answer> {
+  const res = await request(url, {
+    method,
+    dispatcher: agent,
+    headers: method === 'GET' ? { range: `bytes=0-${SNIFF_BYTES - 1}` } : {},
+  });
+  const header = (name: string): string | undefined => {
+    const v = res.headers[name];
+    return Array.isArray(v) ? v[0] : v;
+  };
+  const head = await firstBytes(res.body);
+  const redirect = res.statusCode >= 300 && res.statusCode < 400 ? header('location') : undefined;
+  return { status: res.statusCode, contentType: header('content-type') ?? '', head, location: redirect };
+}
+
+/** Reads at most SNIFF_BYTES of a body and lets the rest go. */
+async function firstBytes(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    chunks.push(chunk);
+    size += chunk.length;
+    if (size >= SNIFF_BYTES) break;
+  }
+  body.destroy();
+  return Buffer.concat(chunks).subarray(0, SNIFF_BYTES);
+}
+
+function judge(url: URL, a: Answer): ProbeResult {
+  if (a.status < 200 || a.status > 299)
+    return { ok: false, code: 'artwork.unreachable', message: `answers ${a.status} (${safe(url)})` };
+  const type = (a.contentType.split(';')[0] ?? '').trim().toLowerCase();
+  if (ACCEPTED.some((re) => re.test(type)) || (isGeneric(type) && looksLikeArtwork(a.head)))
+    return { ok: true, contentType: type, finalUrl: safe(url) };
+  if (isGeneric(type) && a.head.length === 0) return { ok: true, contentType: type, finalUrl: safe(url) };
+  return {
+    ok: false,
+    code: 'artwork.not-an-image',
+    message: `answers with ${type || 'no content type'}, not an image, PDF or PostScript file (${safe(url)})`,
+  };
+}
+
+function isGeneric(type: string): boolean {
+  return type === '' || type === 'application/octet-stream' || type === 'binary/octet-stream';
+}
+
+/** PNG, JPEG, GIF, TIFF, WebP, PDF, PostScript/EPS, SVG: what an untyped file's first bytes say. */
+function looksLikeArtwork(head: Buffer): boolean {
+  const text = head.subarray(0, 16).toString('latin1');
+  return (
+    head.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) ||
+    (head[0] === 0xff && head[1] === 0xd8 && head[2] === 0xff) ||
+    /^(GIF8|II\*\0|MM\0\*|%PDF-|%!PS)/.test(text) ||
+    (text.startsWith('RIFF') && head.subarray(8, 12).toString('latin1') === 'WEBP') ||
+    /^\s*(<\?xml[^>]*>\s*)?<svg[\s>]/.test(head.toString('utf8'))
+  );
+}
+
+function networkFailure(url: URL, err: unknown): ProbeResult {
+  const e = err as { code?: string; message?: string; cause?: { code?: string } };
+  if (e.code === 'ERR_ARTWORK_PRIVATE_ADDRESS')
+    return { ok: false, code: 'artwork.private-address', message: `${e.message} (${safe(url)})` };
+  const cause = e.code ?? e.cause?.code ?? 'error';
+  const what: Record<string, string> = {
+    ENOTFOUND: 'its host name is not found',
+    ECONNREFUSED: 'its host refuses the connection',
+    UND_ERR_CONNECT_TIMEOUT: 'its host does not answer (connect timeout)',
+    UND_ERR_HEADERS_TIMEOUT: 'its host does not answer in time',
+    UND_ERR_BODY_TIMEOUT: 'its host stops answering mid-answer',
+  };
+  return {
+    ok: false,
+    code: 'artwork.unreachable',
+    message: `cannot be fetched: ${what[cause] ?? cause} (${safe(url)})`,
+  };
+}
+
+/** A link written with an address (no lookup happens for it): refused here when the lookup would refuse it. */
+function addressRefusal(url: URL, opts: ProbeOptions): ProbeResult | undefined {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (isIP(host) === 0 || !refusedAddress(host, opts)) return undefined;
+  return { ok: false, code: 'artwork.private-address', message: `${refusalText(host)} (${safe(url)})` };
+}
+
+function guardedLookup(opts: ProbeOptions): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+      if (err) return callback(err, '', 4);
+      const refused = addresses.find((a) => refusedAddress(a.address, opts));
+      if (refused) {
+        const e = Object.assign(new Error(`${hostname}: ${refusalText(refused.address)}`), {
+          code: 'ERR_ARTWORK_PRIVATE_ADDRESS',
+        });
+        return callback(e, '', 4);
+      }
+      if ((options as { all?: boolean }).all) return (callback as unknown as AllCallback)(null, addresses);
+      const [first] = addresses;
+      if (!first) return callback(Object.assign(new Error(`${hostname}: no address`), { code: 'ENOTFOUND' }), '', 4);
+      return callback(null, first.address, first.family);
+    });
+  };
+}
+
+type AllCallback = (err: null, addresses: LookupAddress[]) => void;
+
+function refusalText(address: string): string {
+  return `resolves to ${address}, a private, loopback or link-local address the printer cannot reach (setting artworkAllowPrivate)`;
+}
+
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
+/** Addresses the printer on the internet cannot reach: private, link-local, shared, unspecified, multicast. */
+const PRIVATE = new BlockList();
+for (const [net, bits] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 3],
+] as const)
+  PRIVATE.addSubnet(net, bits, 'ipv4');
+for (const [net, bits] of [
+  ['::', 128],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const)
+  PRIVATE.addSubnet(net, bits, 'ipv6');
+
+/** An IPv4 address written as IPv6 (::ffff:10.0.0.1) is judged as the IPv4 address it is. */
+export function refusedAddress(address: string, opts: ProbeOptions): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  const ip = mapped?.[1] ?? address;
+  const family = isIP(ip) === 6 ? 'ipv6' : 'ipv4';
+  if (LOOPBACK.check(ip, family)) return !opts.allowLoopback && !opts.allowPrivate;
+  return PRIVATE.check(ip, family) && !opts.allowPrivate;
+}
+
+/** Every distinct link probed once per run, a few at a time; `close` ends the connections. */
+export interface ArtworkChecks {
+  /** on: a failed probe refuses the line; warn: it is a warning; the agent's options apply. */
+  mode: 'on' | 'warn';
+  check(link: string): Promise<ProbeResult>;
+  close(): Promise<void>;
+}
+
+export function artworkChecks(mode: 'on' | 'warn', opts: ProbeOptions & { concurrency?: number }): ArtworkChecks {
+  const agent = artworkAgent(opts);
+  const limit = pLimit(opts.concurrency ?? 4);
+  const seen = new Map<string, Promise<ProbeResult>>();
+  return {
+    mode,
+    check(link) {
+      let result = seen.get(link);
+      if (result === undefined) {
+        result = limit(() => probeArtwork(link, agent, opts));
+        seen.set(link, result);
+      }
+      return result;
+    },
+    close: () => agent.close(),
+  };
+}
