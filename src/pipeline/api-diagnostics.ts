@@ -2,6 +2,18 @@ import { ApiError } from '../api/errors.js';
 import type { Diagnostic, FieldPath, Manifest } from '../manifest/model.js';
 
 /**
+ * Whether `err` is the API refusing the job itself (its content: a 4xx other than 401 and 429,
+ * or — to a `validateOnly` dry run, "usually an invalid payload" (spec) — a 500), as opposed
+ * to the API being unavailable (429, credentials refused, 5xx, no answer): only a refusal
+ * makes a job invalid; the rest is retried later (exit 3).
+ */
+export function isRefusal(err: unknown, opts: { fiveHundred: boolean }): boolean {
+  if (!(err instanceof ApiError) || err.kind !== 'http' || err.status === null) return false;
+  if (err.status === 500) return opts.fiveHundred;
+  return err.status >= 400 && err.status < 500 && err.status !== 401 && err.status !== 429;
+}
+
+/**
  * Turns the API's refusal of a job into located Diagnostics: problem details, `errors` by
  * field, and job `validationMessages`. The spec does not show the format of the messages or
  * of their error codes, so locating is best effort: a message that starts with (or names)

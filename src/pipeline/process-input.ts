@@ -337,6 +337,7 @@ function stageContext(manifest: Manifest, ctx: RunContext): StageContext {
   const beforeSend = ctx.hooks?.beforeSend;
   return {
     mode: ctx.command === 'plan' ? 'plan' : 'run',
+    inDoubtFailsInput: ctx.command === 'watch',
     manifest,
     displayName: ctx.displayName ?? manifest.file,
     client,

@@ -11,7 +11,7 @@ import type {
   LockGuard,
 } from '../storage/ledger/model.js';
 import type { Logger } from '../core/log/logger.js';
-import { errorText } from './api-diagnostics.js';
+import { errorText, isRefusal } from './api-diagnostics.js';
 import { type AccountListing, findSubmitted } from './find-submitted.js';
 
 export type SubmitStatus = 'submitted' | 'already-submitted' | 'failed' | 'in-doubt';
@@ -267,9 +267,9 @@ async function afterFailedCreate(
     try {
       await ctx.client.jobs.validate(req.candidate);
     } catch (validation) {
-      if (validation instanceof ApiError && validation.status !== null && validation.status < 500) {
-        return { ...settled, error: validation, resend: false };
-      }
+      // Only the job's own refusal ends it; a 429 or refused credentials on the check is the API
+      // unavailable, and the job is sent again like after any 5xx.
+      if (isRefusal(validation, { fiveHundred: false })) return { ...settled, error: validation, resend: false };
     }
   }
   return { ...settled, error: err, resend: true, resendAfterMs: api.retryAfterMs ?? undefined };

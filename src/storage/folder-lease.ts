@@ -60,6 +60,8 @@ export interface FolderLeaseOptions {
   link?: LinkFile;
   /** Leases outlive their holder's process until they run out (lease.ts ExpiryRule). */
   survivesHolder?: boolean;
+  /** The time (tests pass their own). */
+  now?: () => number;
 }
 
 /** A file whose record this process rewrites in place: the token of a folder's leases, or a lease made exclusively. */
@@ -90,6 +92,8 @@ export class FolderLeases implements LeaseStore {
   }
 
   async tryAcquire(name: string): Promise<Lease | undefined> {
+    // Ours still, however late its renewal: taking it over would make its holder lose it to us.
+    if ([...this.held].some((l) => l.name === name && !l.lost())) return undefined;
     // Two passes at most: the second after moving an expired lease out of the way.
     for (let pass = 0; pass < 2; pass++) {
       const lease = this.create(name);
@@ -157,8 +161,9 @@ export class FolderLeases implements LeaseStore {
 
   /** Rewrites the token's record unless that was done less than `minAgeMs` ago (a sixth of a lease). */
   renewToken(token: Token, minAgeMs = this.leaseMs / 6): void {
-    if (token.fd === undefined || Date.now() - token.renewedAt < minAgeMs) return;
-    token.renewedAt = Date.now();
+    const now = this.now();
+    if (token.fd === undefined || now - token.renewedAt < minAgeMs) return;
+    token.renewedAt = now;
     const bytes = Buffer.from(leaseText(this.options.owner, this.leaseMs, token.renewedAt));
     // Same length each time (only the time's digits change): written over, never cut short first.
     writeSync(token.fd, bytes, 0, bytes.length, 0);
@@ -167,7 +172,7 @@ export class FolderLeases implements LeaseStore {
   }
 
   private expired(seen: Seen): boolean {
-    return isExpired(parseLease(seen.text), Date.now(), {
+    return isExpired(parseLease(seen.text), this.now(), {
       age: { mtimeMs: seen.mtimeMs, staleMs: this.leaseMs },
       survivesHolder: this.options.survivesHolder === true,
     });
@@ -186,6 +191,10 @@ export class FolderLeases implements LeaseStore {
       const seen = inspect(path);
       if (seen && this.expired(seen) && inspect(path)?.text === seen.text) removeName(path);
     }
+  }
+
+  private now(): number {
+    return this.options.now?.() ?? Date.now();
   }
 
   private hold(name: string, token: Token, own: boolean): FolderLease {
@@ -213,7 +222,7 @@ class FolderLease implements Lease {
 
   constructor(
     private readonly store: FolderLeases,
-    private readonly name: string,
+    readonly name: string,
     private readonly token: Token,
     /** Made exclusively: a file of its own, closed and removed with the lease. */
     private readonly own: boolean,

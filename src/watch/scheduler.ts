@@ -128,11 +128,13 @@ export class WatchScheduler<I extends { readonly name: string }> {
 
   /**
    * An input of a crashed instance, now claimed: held, due at once (`resumed`), unless stopping
-   * (`release` its claim) or already held here (`duplicate`: drop only what the copy keeps).
+   * or already held here (`release` its claim either way). An instance never claims what it
+   * holds live (lease.ts), so one held here is one whose claim was lost and is not yet dropped
+   * (maybe still in its slot): the new claim is given back, never kept unrenewed, and the input
+   * is taken again by a later search, here or elsewhere.
    */
-  resume(input: I): 'resumed' | 'release' | 'duplicate' {
-    if (this.held.has(input.name)) return 'duplicate';
-    if (this.stopping) return 'release';
+  resume(input: I): 'resumed' | 'release' {
+    if (this.held.has(input.name) || this.stopping) return 'release';
     this.held.set(input.name, { input, attempts: 0, dueAt: 0, lost: false });
     return 'resumed';
   }

@@ -94,7 +94,8 @@ export class Watcher {
         const resumed = this.scheduler.resume(input);
         if (resumed === 'resumed')
           logger.info({ file: input.location }, 'resuming an input left in processing (an instance stopped mid-way)');
-        else await (resumed === 'release' ? input.release() : input.forget());
+        // Given back; a failure to (the store) leaves a claim that runs out: never stops the others.
+        else await input.release().catch(() => undefined);
       }
       await this.opts.takeBack?.().catch((err: unknown) => {
         logger.warn({ err: (err as Error).message }, 'could not look at held inputs; will try again at the next scan');

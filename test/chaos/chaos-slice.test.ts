@@ -27,7 +27,7 @@ function expectClean(r: ScenarioResult): void {
 
 describe('chaos slice: exactly once under faults and kill -9', () => {
   it('80 jobs, one process killed 3 times', async () => {
-    const r = await runScenario(rig, { name: 'run 80 jobs', jobs: 80, kills: 3, seed: 11 });
+    const r = await runScenario(rig, { name: 'run 80 jobs', jobs: 80, kills: 3, seed: 11, deadlineMs: 100_000 });
     expectClean(r);
     // The loop stops at the first run that exits 0: on a loaded machine the manifest may finish
     // before the last planned kill lands, so only "killed at least once" is certain.
@@ -37,9 +37,33 @@ describe('chaos slice: exactly once under faults and kill -9', () => {
 
   it('40 jobs, 2 processes at once', async () => {
     expectClean(
-      await runScenario(rig, { name: 'run 40 jobs, 2 processes', jobs: 40, processes: 2, kills: 2, seed: 12 }),
+      await runScenario(rig, {
+        name: 'run 40 jobs, 2 processes',
+        jobs: 40,
+        processes: 2,
+        kills: 2,
+        seed: 12,
+        deadlineMs: 100_000,
+      }),
     );
   }, 120_000);
+
+  it('a scenario that runs out of time fails then, its processes killed, with each one’s output', async () => {
+    // 300 jobs cannot be done in 1.5 s: the deadline, not the test's timeout, ends it.
+    const scenario = watchScenario(rig, {
+      name: 'watch deadline',
+      kind: 'folder',
+      files: 20,
+      jobsPerFile: 15,
+      watchers: 2,
+      kills: 0,
+      seed: 15,
+      deadlineMs: 1500,
+    });
+    await expect(scenario).rejects.toThrow(
+      /ran out of its 1\.5 s while .*--- process 1 \(pid \d+, SIGKILL;.*--- process 2 \(pid \d+, SIGKILL;/s,
+    );
+  }, 60_000);
 
   const watched = [
     { kind: 'folder', what: 'a folder', name: 'watch folder', seed: 13 },
@@ -56,6 +80,8 @@ describe('chaos slice: exactly once under faults and kill -9', () => {
         parallelFiles: 3,
         kills: 2,
         seed,
+        // Within the test's own timeout, so a hang fails with the watchers' output.
+        deadlineMs: 100_000,
       });
       expectClean(r);
       expect(r.mostFilesInFlight).toBeGreaterThan(1);

@@ -1,4 +1,4 @@
-import { writeFile } from 'node:fs/promises';
+import { appendFile, writeFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChaosRig, formatChaosTable, type ChaosRow } from '../support/chaos.js';
 import { expectExactlyOnce, runScenario, type ScenarioResult, watchScenario } from '../support/chaos-scenarios.js';
@@ -9,7 +9,9 @@ import { requireDist } from '../support/dist.js';
  * 10% create-then-drop, 5% create-then-500, 5% 503, 2% 429 (Retry-After), 2% resets, latency
  * jitter on every call and 3-second tokens, killed with SIGKILL at random moments and
  * restarted until done. CHAOS_SEED varies the run; the table goes to stdout and, with
- * CHAOS_TABLE=path, to a file.
+ * CHAOS_TABLE=path, to a file; with CHAOS_RESULTS=path, each scenario's row, exit codes and
+ * problems are appended to it as a line of JSON (for runs repeated in a row); with
+ * CHAOS_LOG_DIR=path, every watcher's output is kept there.
  */
 
 const seed = Number(process.env.CHAOS_SEED ?? 7);
@@ -27,15 +29,26 @@ afterAll(async () => {
   await rig?.close();
 });
 
-function expectClean(r: ScenarioResult): void {
+async function expectClean(r: ScenarioResult): Promise<void> {
   rows.push(r.row);
+  if (process.env.CHAOS_RESULTS) {
+    const line = { seed, ...r.row, exitCodes: r.exitCodes, problems: r.problems.slice(0, 20) };
+    await appendFile(process.env.CHAOS_RESULTS, `${JSON.stringify(line)}\n`);
+  }
   expectExactlyOnce(r);
 }
 
 describe('chaos: exactly once under faults and kill -9', () => {
   it('1,000 jobs, one process killed 20+ times', async () => {
-    const r = await runScenario(rig, { name: 'run 1000 jobs, 1 process', jobs: 1000, kills: 20, seed });
-    expectClean(r);
+    const r = await runScenario(rig, {
+      name: 'run 1000 jobs, 1 process',
+      jobs: 1000,
+      kills: 20,
+      seed,
+      // Well within the test's timeout: a process that hangs fails the scenario with the output.
+      deadlineMs: 600_000,
+    });
+    await expectClean(r);
     expect(r.row.kills).toBeGreaterThanOrEqual(20);
     expect(r.row.created).toBe(1000);
   });
@@ -48,8 +61,9 @@ describe('chaos: exactly once under faults and kill -9', () => {
       processes: 3,
       kills: 21,
       seed: seed + 1,
+      deadlineMs: 600_000,
     });
-    expectClean(r);
+    await expectClean(r);
     expect(r.row.kills).toBeGreaterThanOrEqual(21);
   });
 
@@ -68,8 +82,10 @@ describe('chaos: exactly once under faults and kill -9', () => {
         parallelFiles: 4,
         kills: 12,
         seed: w.seed,
+        // Well within the test's timeout, so a hang fails with the watchers' output.
+        deadlineMs: 420_000,
       });
-      expectClean(r);
+      await expectClean(r);
       expect(r.mostFilesInFlight).toBeGreaterThan(1);
     });
   }

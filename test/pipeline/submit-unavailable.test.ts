@@ -38,3 +38,26 @@ describe('a create that keeps being refused before acting', () => {
     30_000,
   );
 });
+
+describe('an order left in doubt that the next run still cannot search', () => {
+  it('is in doubt again, exit 3 (the API unavailable), never exit 1; settled once the search works', async () => {
+    // A first order lets the ledger vouch for the account: the next one is not searched before its create.
+    const first = await h.write('first.yaml', manifest([{ orderNumber: 'PO-D0', items: ITEMS.reorder }]));
+    expect((await h.cli('run', [first])).code).toBe(0);
+    // Created, its answer lost, and the search that would settle it fails: in doubt.
+    await h.sandbox.admin.setFaults([
+      { route: 'POST /Jobs', kind: 'create-then-drop', when: 'create', times: 1 },
+      { route: 'GET /Jobs/active', kind: 'status', status: 503, retryAfterSeconds: 0 },
+    ]);
+    const file = await h.write('order.yaml', manifest([{ orderNumber: 'PO-D1', items: ITEMS.reorder }]));
+    expect((await h.cli('run', [file])).code).toBe(3);
+    // The next run finds the intent and still cannot search: the same answer, not "fix the manifest".
+    const again = await h.cli('run', [file]);
+    expect((await h.report(file)).jobs[0]!.status).toBe('in-doubt');
+    expect(again.code).toBe(3);
+    await h.sandbox.admin.clearFaults();
+    expect((await h.cli('run', [file])).code).toBe(0);
+    expect((await h.report(file)).jobs[0]!.status).toBe('already-submitted');
+    expect((await h.sandbox.admin.jobs()).map((j) => j.orderNumber).sort()).toEqual(['PO-D0', 'PO-D1']);
+  }, 60_000);
+});

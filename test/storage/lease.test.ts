@@ -17,7 +17,8 @@ import { tempDir } from '../support/temp-files.js';
  * made by `store()` is one instance: its own owner, and for a folder its own token.
  */
 interface Subject {
-  store(leaseMs: number, rule?: ExpiryRule): LeaseStore;
+  /** `now`: the store's clock (tests move it instead of sleeping). */
+  store(leaseMs: number, rule?: ExpiryRule, now?: () => number): LeaseStore;
   /** A fresh lease name. */
   name(): string;
   /** The text stored under the name, or undefined when there is none. */
@@ -82,6 +83,28 @@ function contract(kind: string, setUp: () => Subject): void {
       expect(won[0]!.lost()).toBeUndefined();
     });
 
+    it('is never taken over by the instance holding it, however late its renewal; by another, once expired', async () => {
+      let t = Date.now();
+      const clock = (): number => t;
+      const name = subject.name();
+      const mine = subject.store(3000, {}, clock);
+      const lease = (await mine.tryAcquire(name))!;
+      // Its holder stalled past its lease: to its own instance it is still no orphan.
+      t += 3001;
+      expect(await mine.tryAcquire(name)).toBeUndefined();
+      expect(await lease.renew()).toBe(true);
+      expect(lease.lost()).toBeUndefined();
+      // Expired again unrenewed: its own instance still leaves it alone, another takes it over.
+      t += 3001;
+      expect(await mine.tryAcquire(name)).toBeUndefined();
+      const taken = await subject.store(3000, {}, clock).tryAcquire(name);
+      expect(taken).toBeDefined();
+      expect(await lease.renew()).toBe(false);
+      // Lost to another, released, it is no longer its instance's to keep from itself.
+      await taken!.release();
+      expect(await mine.tryAcquire(name)).toBeDefined();
+    });
+
     it('is lost once another holder replaced it, and never comes back', async () => {
       const name = subject.name();
       const lease = (await subject.store(30_000).tryAcquire(name))!;
@@ -127,11 +150,17 @@ describe('folder leases', () => {
 
   let n = 0;
   const folderSubject = (refuseLinks: boolean): Subject => ({
-    store(leaseMs, rule = {}) {
+    store(leaseMs, rule = {}, now) {
       const refuse = (): void => {
         throw Object.assign(new Error('operation not permitted'), { code: 'EPERM' });
       };
-      const s = new FolderLeases({ owner: `owner-${n++}`, leaseMs, ...rule, ...(refuseLinks ? { link: refuse } : {}) });
+      const s = new FolderLeases({
+        owner: `owner-${n++}`,
+        leaseMs,
+        ...rule,
+        ...(now ? { now } : {}),
+        ...(refuseLinks ? { link: refuse } : {}),
+      });
       opened.push(s);
       return s;
     },
@@ -270,13 +299,22 @@ describe('bucket leases', () => {
   const fx = s3Fixture();
   let n = 0;
   contract('a bucket', () => ({
-    store: (leaseMs, rule) => new BucketLeases(fx.store, leaseMs, rule),
+    store: (leaseMs, rule, now) => new BucketLeases(fx.store, leaseMs, rule, now),
     name: () => `leases/${process.pid}-${n++}.claim`,
     read: async (key) => (await fx.store.get(key))?.body.toString('utf8'),
     plant: async (key, text) => {
       await fx.store.put(key, text);
     },
   }));
+
+  it('renewals at once (the timer and a check before a move) never race: each succeeds, none reads as a takeover', async () => {
+    const lease = (await new BucketLeases(fx.store, 30_000).tryAcquire(`leases/${process.pid}-together`))!;
+    expect(await Promise.all([lease.renew(), lease.renew(), lease.renew()])).toEqual([true, true, true]);
+    expect(lease.lost()).toBeUndefined();
+    expect(await lease.renew()).toBe(true);
+    await lease.release();
+    expect(await fx.store.get(`leases/${process.pid}-together`)).toBeUndefined();
+  });
 
   it('a lease not renewed within its time is lost, as far as its holder can tell without a request', async () => {
     const lease = (await new BucketLeases(fx.store, 300).tryAcquire(`leases/${process.pid}-late`))!;

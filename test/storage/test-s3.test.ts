@@ -1,4 +1,5 @@
-import { DeleteObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestS3, type TestS3 } from '../support/s3.js';
 
@@ -28,4 +29,22 @@ describe('the tests’ S3', () => {
       expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled']);
     }
   }, 60_000);
+
+  it('goes on serving an object after clients died reading it (a watcher killed mid-download)', async () => {
+    // Big enough that the answer is still being piped when its reader goes.
+    await s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: 'big', Body: Buffer.alloc(4_000_000, 'x') }));
+    const { port } = new URL(s3.endpoint);
+    for (let i = 0; i < 10; i++) {
+      const socket = connect(Number(port), '127.0.0.1');
+      await new Promise((r) => socket.on('connect', r));
+      socket.write(`GET /${s3.bucket}/big HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+      await new Promise((r) => setTimeout(r, i * 3));
+      socket.destroy();
+    }
+    const read = s3.client
+      .send(new GetObjectCommand({ Bucket: s3.bucket, Key: 'big' }))
+      .then(async (r) => (await r.Body!.transformToByteArray()).length);
+    const stuck = new Promise((r) => setTimeout(() => r('stuck'), 10_000));
+    expect(await Promise.race([read, stuck])).toBe(4_000_000);
+  }, 30_000);
 });

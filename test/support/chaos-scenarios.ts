@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { PutObjectCommand, ListObjectsV2Command, GetObjectCommand } from '@aws-sdk/client-s3';
-import { readdir, readFile, writeFile, mkdtemp } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LedgerEntry } from '../../src/storage/ledger/model.js';
@@ -47,6 +47,8 @@ export interface RunScenario {
   /** SIGKILLs in total (spread over the processes). */
   kills: number;
   seed: number;
+  /** The processes' time: past it, every one still running is killed and the scenario fails with their output's tails. */
+  deadlineMs: number;
 }
 
 /** `htorder run FILE...` by 1–3 processes at once, each killed and restarted until exit 0. */
@@ -69,18 +71,26 @@ export async function runScenario(rig: ChaosRig, s: RunScenario): Promise<Scenar
   const processes = s.processes ?? 1;
   const rnd = seeded(s.seed);
   const progress = async () => (await rig.sandbox.admin.jobs()).length;
-  const loops = await Promise.all(
-    Array.from({ length: processes }, (_, p) =>
-      runWithKills(
-        () => spawnHtorder(['run', ...files], { env: rig.env({ HTORDER_STATE_DIR: stateDir }), cwd: workDir }),
-        {
-          kills: Math.ceil(s.kills / processes) + (p === 0 ? 0 : 0),
-          rnd,
-          progress,
-        },
-      ),
-    ),
+  const pool = new ChaosProcesses(await chaosLogDir(s.name.replace(/\W+/g, '')), (logFile) =>
+    spawnHtorder(['run', ...files], { env: rig.env({ HTORDER_STATE_DIR: stateDir }), cwd: workDir, logFile }),
   );
+  pool.step = 'killing and restarting the processes until each exits 0';
+  let loops: Awaited<ReturnType<typeof runWithKills>>[];
+  try {
+    loops = await withinDeadline(s.name, s.deadlineMs, pool, () =>
+      Promise.all(
+        Array.from({ length: processes }, (_, p) =>
+          runWithKills(() => pool.start(`process-${p + 1}`), {
+            kills: Math.ceil(s.kills / processes),
+            rnd,
+            progress,
+          }),
+        ),
+      ),
+    );
+  } finally {
+    await pool.killAll();
+  }
   const wallSeconds = (Date.now() - t0) / 1000;
   const faults = await faultsFired(rig.sandbox);
   await rig.sandbox.admin.clearFaults();
@@ -108,7 +118,8 @@ export async function runScenario(rig: ChaosRig, s: RunScenario): Promise<Scenar
   const output = loops.map((l) => l.output).join('\n');
   // Exit 1 says "a job is wrong, fix the manifest": faults and kills must never cause it.
   const exitCodes = loops.flatMap((l) => l.exitCodes);
-  if (exitCodes.includes(1)) problems.push(`a run exited 1 (exit codes ${exitCodes.join(',')})`);
+  if (exitCodes.includes(1))
+    problems.push(`a run exited 1 (exit codes ${exitCodes.join(',')}; each run's output in ${pool.logDir})`);
   // Debug logs on: the secret scan must have something to scan.
   if (!output.includes('"level":20')) problems.push('no debug log lines captured: the secret scan would prove nothing');
   problems.push(...leaks(output, [rig.secret, await rig.token()]).map((l) => `log: ${l}`));
@@ -141,6 +152,86 @@ export interface WatchScenario {
   parallelFiles?: number;
   kills: number;
   seed: number;
+  /**
+   * The whole scenario's time: past it, every watcher still running is killed with SIGKILL and
+   * the scenario fails with the step it was at and the tail of each watcher's output.
+   */
+  deadlineMs: number;
+}
+
+/** Where each process's output is kept, one file per process: CHAOS_LOG_DIR, else the test's temporary folder. */
+async function chaosLogDir(tag: string): Promise<string> {
+  const base = process.env.CHAOS_LOG_DIR;
+  if (base) await mkdir(base, { recursive: true });
+  return mkdtemp(join(base ?? tmpdir(), `htorder-chaos-logs-${tag}-`));
+}
+
+/** The htorder processes of one scenario, every one it started (killed ones too), each with its log file. */
+class ChaosProcesses {
+  readonly all: { proc: Proc; log: string }[] = [];
+  /** What the scenario is doing now, for the message of a scenario that ran out of time. */
+  step = 'starting';
+  /** Set when the scenario ran out of time: nothing more is started, and its loops end. */
+  expired = false;
+  constructor(
+    readonly logDir: string,
+    private readonly spawnOne: (logFile: string) => Proc,
+  ) {}
+
+  /** Starts one more; its output goes to `<label>-<n>.log` (n counts every process of the scenario). */
+  start(label = 'watcher'): Proc {
+    this.assertLive();
+    const log = join(this.logDir, `${label}-${String(this.all.length + 1).padStart(3, '0')}.log`);
+    const proc = this.spawnOne(log);
+    this.all.push({ proc, log });
+    return proc;
+  }
+
+  /** Throws once the scenario ran out of time (its loops call it, so none goes on in the background). */
+  assertLive(): void {
+    if (this.expired) throw new Error('the scenario ran out of time');
+  }
+
+  /** SIGKILL to every process still running; resolves when each has exited. */
+  async killAll(): Promise<void> {
+    const live = this.all.filter((w) => w.proc.child.exitCode === null && w.proc.child.signalCode === null);
+    for (const w of live) w.proc.child.kill('SIGKILL');
+    await Promise.all(live.map((w) => w.proc.exited));
+  }
+
+  /** The last `chars` of each process's output, newest process last, with the log file's path. */
+  tails(chars = 1500): string {
+    return this.all
+      .map((w, i) => {
+        const state = w.proc.child.exitCode ?? w.proc.child.signalCode ?? 'running';
+        return `--- process ${i + 1} (pid ${w.proc.child.pid}, ${state}; ${w.log}) ---\n${w.proc.output().slice(-chars)}`;
+      })
+      .join('\n');
+  }
+}
+
+/**
+ * Runs `body` within `ms`; past it the pool's processes are killed and the scenario fails with
+ * what it was doing and every watcher's last output, instead of hanging until the test timeout.
+ */
+async function withinDeadline<T>(name: string, ms: number, pool: ChaosProcesses, body: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      const step = pool.step;
+      pool.expired = true;
+      void pool
+        .killAll()
+        .then(() =>
+          reject(new Error(`chaos scenario ${name} ran out of its ${ms / 1000} s while ${step}\n${pool.tails()}`)),
+        );
+    }, ms);
+  });
+  try {
+    return await Promise.race([body(), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -186,141 +277,150 @@ export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<Sc
   const expected = new Map<string, ExpectedItem[]>();
   const names: string[] = [];
   const tag = s.name.replace(/\W+/g, '');
+  const pool = new ChaosProcesses(await chaosLogDir(tag), (logFile) => spawnHtorder(args, { env, cwd: drop, logFile }));
   try {
-    for (let f = 0; f < s.files; f++) {
-      const m = chaosManifest(`${tag}${f}`, s.jobsPerFile);
-      for (const [k, v] of m.expected) expected.set(k, v);
-      const name = `w${f}.yaml`;
-      names.push(name);
-      if (s3) await s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `${prefix}${name}`, Body: m.text }));
-      else await writeFile(join(drop, name), m.text);
-    }
-    const list = async (under: string): Promise<string[]> => {
-      if (!s3) return (await readdir(join(drop, under)).catch(() => [] as string[])).sort();
-      const res = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: `${prefix}${under}/` }));
-      return (res.Contents ?? []).map((o) => o.Key!.slice(`${prefix}${under}/`.length)).sort();
-    };
-    const read = async (under: string, name: string): Promise<string> => {
-      if (!s3) return readFile(join(drop, under, name), 'utf8');
-      const res = await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: `${prefix}${under}/${name}` }));
-      return res.Body!.transformToString();
-    };
-    const finished = async (): Promise<boolean> => {
-      const done = await list('done');
-      const failed = (await list('failed')).filter((n) => !n.includes('.result.') && !n.endsWith('.errors.txt'));
-      if (failed.length > 0)
-        throw new Error(
-          `${failed.join(', ')} went to failed/: ${await read('failed', `${failed[0]}.errors.txt`).catch(() => '?')}`,
-        );
-      return names.every((n) => done.includes(n) && done.includes(`${n}.result.json`));
-    };
+    return await withinDeadline(s.name, s.deadlineMs, pool, async () => {
+      for (let f = 0; f < s.files; f++) {
+        const m = chaosManifest(`${tag}${f}`, s.jobsPerFile);
+        for (const [k, v] of m.expected) expected.set(k, v);
+        const name = `w${f}.yaml`;
+        names.push(name);
+        if (s3)
+          await s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `${prefix}${name}`, Body: m.text }));
+        else await writeFile(join(drop, name), m.text);
+      }
+      const list = async (under: string): Promise<string[]> => {
+        if (!s3) return (await readdir(join(drop, under)).catch(() => [] as string[])).sort();
+        const res = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: `${prefix}${under}/` }));
+        return (res.Contents ?? []).map((o) => o.Key!.slice(`${prefix}${under}/`.length)).sort();
+      };
+      const read = async (under: string, name: string): Promise<string> => {
+        if (!s3) return readFile(join(drop, under, name), 'utf8');
+        const res = await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: `${prefix}${under}/${name}` }));
+        return res.Body!.transformToString();
+      };
+      const finished = async (): Promise<boolean> => {
+        const done = await list('done');
+        const failed = (await list('failed')).filter((n) => !n.includes('.result.') && !n.endsWith('.errors.txt'));
+        if (failed.length > 0)
+          throw new Error(
+            `${failed.join(', ')} went to failed/: ${await read('failed', `${failed[0]}.errors.txt`).catch(() => '?')}`,
+          );
+        return names.every((n) => done.includes(n) && done.includes(`${n}.result.json`));
+      };
 
-    const procs: Proc[] = [];
-    const start = (): Proc => spawnHtorder(args, { env, cwd: drop });
-    for (let i = 0; i < s.watchers; i++) procs.push(start());
-    let kills = 0;
-    let runs = s.watchers;
-    const progress = async () => (await rig.sandbox.admin.jobs()).length;
-    const deadline = Date.now() + 600_000;
-    while (!(await finished())) {
-      if (Date.now() > deadline)
-        throw new Error(`watch scenario ${s.name} did not finish: ${outputs.join('\n').slice(-3000)}`);
-      if (kills < s.kills) {
-        const before = await progress();
-        const want = 1 + Math.floor(rnd() * 10);
-        const t = Date.now();
-        while ((await progress()) < before + want && Date.now() - t < 5000 && !(await finished())) await sleep(20);
-        await sleep(Math.floor(rnd() * 300));
-        const victim = Math.floor(rnd() * procs.length);
-        const p = procs[victim]!;
-        p.child.kill('SIGKILL');
-        await p.exited;
-        outputs.push(p.output());
-        kills++;
-        procs[victim] = start();
-        runs++;
-      } else await sleep(100);
-    }
-    // A watcher restarted a moment ago may not have its signal handlers yet: wait until
-    // every one is watching, so SIGTERM tests the graceful stop rather than start-up.
-    for (const p of procs) await waitUntil(() => p.output().includes('watching for manifests'), 30_000);
-    for (const p of procs) p.child.kill('SIGTERM');
-    const codes = await Promise.all(procs.map((p) => p.exited));
-    outputs.push(...procs.map((p) => p.output()));
-    const wallSeconds = (Date.now() - t0) / 1000;
-    const faults = await faultsFired(rig.sandbox);
-    await rig.sandbox.admin.clearFaults();
+      const procs: Proc[] = [];
+      for (let i = 0; i < s.watchers; i++) procs.push(pool.start());
+      let kills = 0;
+      let runs = s.watchers;
+      const progress = async () => (await rig.sandbox.admin.jobs()).length;
+      pool.step = 'waiting for every file to reach done/';
+      while (!(await finished())) {
+        pool.assertLive();
+        if (kills < s.kills) {
+          pool.step = `waiting for progress before kill ${kills + 1}`;
+          const before = await progress();
+          const want = 1 + Math.floor(rnd() * 10);
+          const t = Date.now();
+          while ((await progress()) < before + want && Date.now() - t < 5000 && !(await finished())) await sleep(20);
+          await sleep(Math.floor(rnd() * 300));
+          const victim = Math.floor(rnd() * procs.length);
+          const p = procs[victim]!;
+          pool.step = `waiting for watcher ${victim + 1} to die of kill ${kills + 1}`;
+          p.child.kill('SIGKILL');
+          await p.exited;
+          outputs.push(p.output());
+          kills++;
+          procs[victim] = pool.start();
+          runs++;
+          pool.step = 'waiting for every file to reach done/';
+        } else await sleep(100);
+      }
+      // A watcher restarted a moment ago may not have its signal handlers yet: wait until
+      // every one is watching, so SIGTERM tests the graceful stop rather than start-up.
+      pool.step = 'waiting for the watchers to be watching before SIGTERM';
+      for (const p of procs) await waitUntil(() => p.output().includes('watching for manifests'), 30_000);
+      pool.step = 'waiting for the watchers to exit on SIGTERM';
+      for (const p of procs) p.child.kill('SIGTERM');
+      const codes = await Promise.all(procs.map((p) => p.exited));
+      pool.step = 'checking the results';
+      outputs.push(...procs.map((p) => p.output()));
+      const wallSeconds = (Date.now() - t0) / 1000;
+      const faults = await faultsFired(rig.sandbox);
+      await rig.sandbox.admin.clearFaults();
 
-    const problems: string[] = [];
-    if (codes.some((c) => c !== 0)) problems.push(`watchers exited ${codes.join(',')} on SIGTERM`);
-    const verdict = await verifyAgainstSandbox(rig.sandbox, expected);
-    problems.push(
-      ...verdict.duplicates.map((d) => `duplicate ${d}`),
-      ...verdict.missing.map((m) => `missing ${m}`),
-      ...verdict.unexpected.map((u) => `unexpected ${u}`),
-      ...verdict.wrongItems,
-    );
-    const processing = (await list('processing')).filter((n) => !n.startsWith('.'));
-    if (processing.length > 0) problems.push(`left in processing/: ${processing.join(', ')}`);
-    const doneNames = await list('done');
-    const twice = doneNames.filter((n) => /\d{8}T\d+Z/.test(n));
-    if (twice.length > 0) problems.push(`finished twice: ${twice.join(', ')}`);
-    for (let f = 0; f < names.length; f++) {
-      const text = await read('done', `${names[f]}.result.json`);
-      const mine = new Map([...expected].filter(([k]) => k.startsWith(`${tag}${f}-`)));
+      const problems: string[] = [];
+      if (codes.some((c) => c !== 0)) problems.push(`watchers exited ${codes.join(',')} on SIGTERM`);
+      const verdict = await verifyAgainstSandbox(rig.sandbox, expected);
       problems.push(
-        ...(await checkReport(JSON.parse(text) as Record<string, unknown>, rig.sandbox, mine)).problems.map(
-          (p) => `${names[f]}: ${p}`,
-        ),
+        ...verdict.duplicates.map((d) => `duplicate ${d}`),
+        ...verdict.missing.map((m) => `missing ${m}`),
+        ...verdict.unexpected.map((u) => `unexpected ${u}`),
+        ...verdict.wrongItems,
       );
-      const csv = await read('done', `${names[f]}.result.csv`);
-      problems.push(...leaks(text + csv, [rig.secret]).map((l) => `${names[f]} reports: ${l}`));
-    }
-    let entries: LedgerEntry[];
-    if (s3) {
-      entries = [];
-      // The bucket ledger: one JSON object per order under PREFIX.htorder/ledger/.
-      let token: string | undefined;
-      do {
-        const res = await s3.client.send(
-          new ListObjectsV2Command({
-            Bucket: s3.bucket,
-            Prefix: `${prefix}.htorder/ledger/`,
-            ContinuationToken: token,
-          }),
+      const processing = (await list('processing')).filter((n) => !n.startsWith('.'));
+      if (processing.length > 0) problems.push(`left in processing/: ${processing.join(', ')}`);
+      const doneNames = await list('done');
+      const twice = doneNames.filter((n) => /\d{8}T\d+Z/.test(n));
+      if (twice.length > 0) problems.push(`finished twice: ${twice.join(', ')}`);
+      for (let f = 0; f < names.length; f++) {
+        const text = await read('done', `${names[f]}.result.json`);
+        const mine = new Map([...expected].filter(([k]) => k.startsWith(`${tag}${f}-`)));
+        problems.push(
+          ...(await checkReport(JSON.parse(text) as Record<string, unknown>, rig.sandbox, mine)).problems.map(
+            (p) => `${names[f]}: ${p}`,
+          ),
         );
-        for (const o of res.Contents ?? []) {
-          if (!o.Key!.endsWith('.json')) continue;
-          const body = await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: o.Key! }));
-          entries.push(JSON.parse(await body.Body!.transformToString()) as LedgerEntry);
-        }
-        token = res.NextContinuationToken;
-      } while (token);
-    } else entries = await folderLedgerEntries(stateDir);
-    if (entries.length !== expected.size)
-      problems.push(`ledger has ${entries.length} entries, expected ${expected.size}`);
-    problems.push(...(await verifyLedger(entries, rig.sandbox)));
-    if (!outputs.join('').includes('"level":20'))
-      problems.push('no debug log lines captured: the secret scan would prove nothing');
-    problems.push(...leaks(outputs.join('\n'), [rig.secret, await rig.token()]).map((l) => `log: ${l}`));
-    problems.push(...(await scanLedger(entries, [rig.secret])));
-    return {
-      row: {
-        scenario: s.name,
-        jobs: expected.size,
-        faults,
-        kills,
-        runs,
-        created: verdict.created,
-        duplicates: verdict.duplicates.length,
-        missing: verdict.missing.length,
-        wallSeconds,
-      },
-      problems,
-      exitCodes: codes,
-      mostFilesInFlight: Math.max(0, ...outputs.map(mostInFlight)),
-    };
+        const csv = await read('done', `${names[f]}.result.csv`);
+        problems.push(...leaks(text + csv, [rig.secret]).map((l) => `${names[f]} reports: ${l}`));
+      }
+      let entries: LedgerEntry[];
+      if (s3) {
+        entries = [];
+        // The bucket ledger: one JSON object per order under PREFIX.htorder/ledger/.
+        let token: string | undefined;
+        do {
+          const res = await s3.client.send(
+            new ListObjectsV2Command({
+              Bucket: s3.bucket,
+              Prefix: `${prefix}.htorder/ledger/`,
+              ContinuationToken: token,
+            }),
+          );
+          for (const o of res.Contents ?? []) {
+            if (!o.Key!.endsWith('.json')) continue;
+            const body = await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: o.Key! }));
+            entries.push(JSON.parse(await body.Body!.transformToString()) as LedgerEntry);
+          }
+          token = res.NextContinuationToken;
+        } while (token);
+      } else entries = await folderLedgerEntries(stateDir);
+      if (entries.length !== expected.size)
+        problems.push(`ledger has ${entries.length} entries, expected ${expected.size}`);
+      problems.push(...(await verifyLedger(entries, rig.sandbox)));
+      if (!outputs.join('').includes('"level":20'))
+        problems.push('no debug log lines captured: the secret scan would prove nothing');
+      problems.push(...leaks(outputs.join('\n'), [rig.secret, await rig.token()]).map((l) => `log: ${l}`));
+      problems.push(...(await scanLedger(entries, [rig.secret])));
+      return {
+        row: {
+          scenario: s.name,
+          jobs: expected.size,
+          faults,
+          kills,
+          runs,
+          created: verdict.created,
+          duplicates: verdict.duplicates.length,
+          missing: verdict.missing.length,
+          wallSeconds,
+        },
+        problems,
+        exitCodes: codes,
+        mostFilesInFlight: Math.max(0, ...outputs.map(mostInFlight)),
+      };
+    });
   } finally {
+    await pool.killAll();
     await rig.sandbox.admin.clearFaults();
     await s3?.close();
   }

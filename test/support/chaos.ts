@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -154,17 +155,34 @@ export function chaosManifest(prefix: string, n: number): ChaosManifest {
   return { text: `version: 1\njobs:\n${jobs.join('')}`, expected };
 }
 
-/** The built CLI as a separate process (crash recovery needs a process to kill). */
-export function spawnHtorder(args: string[], opts: { env: Record<string, string>; cwd: string }): Proc {
+/**
+ * The built CLI as a separate process (crash recovery needs a process to kill). With
+ * `logFile`, its stdout and stderr are also kept there as they come, so a run that hangs or
+ * dies can be read afterwards.
+ */
+export function spawnHtorder(
+  args: string[],
+  opts: { env: Record<string, string>; cwd: string; logFile?: string },
+): Proc {
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: opts.cwd,
     env: { ...process.env, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const chunks: Buffer[] = [];
-  child.stdout!.on('data', (d: Buffer) => chunks.push(d));
-  child.stderr!.on('data', (d: Buffer) => chunks.push(d));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const log = opts.logFile === undefined ? undefined : createWriteStream(opts.logFile, { flags: 'a' });
+  const keep = (d: Buffer): void => {
+    chunks.push(d);
+    log?.write(d);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('close', (code, signal) => {
+      log?.end(`\n[htorder exited: code ${code}, signal ${signal}]\n`);
+      resolve(code);
+    }),
+  );
   return { child, exited, output: () => Buffer.concat(chunks).toString('utf8') };
 }
 

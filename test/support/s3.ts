@@ -107,19 +107,35 @@ async function startConditionalProxy(
     }
   };
 
+  // Settles however the exchange ends, a client that went away mid-answer included (a watcher
+  // killed with SIGKILL): its object's turn must end with it, or every later request on that
+  // object waits forever (a pipe to a closed response stops, and its source never ends). The
+  // request itself always completes upstream, as on S3: cut short, s3rver would keep a torn object.
   const forward = (req: IncomingMessage, res: ServerResponse, body?: Buffer): Promise<void> =>
     new Promise((resolve) => {
       const up = request(
         { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers },
         (upRes) => {
-          res.writeHead(upRes.statusCode ?? 502, upRes.headers);
-          upRes.pipe(res);
           upRes.on('end', resolve);
           upRes.on('error', () => resolve());
+          upRes.on('close', () => resolve());
+          // The client gone (before or while answered): the answer is drained, not piped.
+          const drain = (): void => {
+            upRes.unpipe(res);
+            upRes.resume();
+          };
+          if (res.destroyed) return drain();
+          if (!res.headersSent) res.writeHead(upRes.statusCode ?? 502, upRes.headers);
+          upRes.pipe(res);
+          // After the pipe's own clean-up on close (which pauses the answer).
+          res.on('close', () => {
+            if (!upRes.complete) setImmediate(drain);
+          });
         },
       );
       up.on('error', () => {
-        res.writeHead(502).end();
+        if (!res.headersSent && !res.destroyed) res.writeHead(502).end();
+        else res.destroy();
         resolve();
       });
       if (body) up.end(body);

@@ -347,10 +347,32 @@ describe('WatchScheduler: orphans and stopping', () => {
   it('holds the inputs of crashed instances due at once and processes them before new ones', () => {
     const s = scheduler();
     expect(s.resume({ name: 'o.yaml' })).toBe('resumed');
-    expect(s.resume({ name: 'o.yaml' })).toBe('duplicate'); // held already: its claim is not released
+    // Held already (its claim here lost, not yet dropped): the new claim is given back, not kept unrenewed.
+    expect(s.resume({ name: 'o.yaml' })).toBe('release');
     s.listed([file('a.yaml')], 0);
     expect(kinds(s.fill(0))).toEqual(['process o.yaml', 'waiting a.yaml']);
     expect(s.health('').inFlightInputs).toEqual(['o.yaml']);
+  });
+
+  it('gives back a new claim on an input whose claim here was lost and is not yet dropped', () => {
+    const s = scheduler({ parallel: 2 });
+    s.listed([file('a.yaml'), file('b.yaml')], 0);
+    s.fill(0);
+    const a = claim(s, 'a.yaml', 0);
+    const b = claim(s, 'b.yaml', 0);
+    s.handled(b, 'retry', 1);
+    s.free('b.yaml');
+    // Both lost (a in its slot, b waiting for its retry); the orphan search claims them again
+    // before the loop dropped them: neither new claim is kept (nor left unreleased).
+    s.markLost(a);
+    s.markLost(b);
+    expect(s.resume({ name: 'a.yaml' })).toBe('release');
+    expect(s.resume({ name: 'b.yaml' })).toBe('release');
+    expect(kinds(s.fill(2))).toEqual(['lost b.yaml']);
+    expect(kinds([s.handled(a, 'done', 3)!])).toEqual(['lost a.yaml']);
+    s.free('a.yaml');
+    // Dropped: the next search's claim is resumed.
+    expect(s.resume({ name: 'a.yaml' })).toBe('resumed');
   });
 
   it('once stopping: takes nothing new, finishes what is in flight, releases retries and what waits', () => {

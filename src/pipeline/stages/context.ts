@@ -32,6 +32,12 @@ export interface StageContext {
   beforeSend?: () => Promise<string | undefined>;
   /** The guardrails' limits (stages/guard.ts). */
   guard: GuardLimits;
+  /**
+   * An order an earlier attempt left in doubt that still cannot be searched fails its input
+   * (watch: a dropped file retried once ends in failed/, docs/notifications.md) instead of
+   * marking it unavailable (run: exit 3, docs/commands.md#exit-codes).
+   */
+  inDoubtFailsInput: boolean;
   /** The exactly-once protocol's own context (submit-job.ts). */
   submit: SubmitContext;
 }

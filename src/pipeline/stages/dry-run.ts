@@ -1,5 +1,4 @@
-import { ApiError } from '../../api/errors.js';
-import { apiDiagnostics } from '../api-diagnostics.js';
+import { apiDiagnostics, isRefusal } from '../api-diagnostics.js';
 import { withFindings, type JobState } from '../job-state.js';
 import type { StageContext } from './context.js';
 
@@ -14,14 +13,8 @@ export async function dryRun(job: JobState, ctx: StageContext): Promise<JobState
     await ctx.client.jobs.validate(job.resolved.candidate);
     return job;
   } catch (err) {
-    if (!isRefusal(err)) throw err;
+    // The client already retried a 500 once.
+    if (!isRefusal(err, { fiveHundred: true })) throw err;
     return { ...withFindings(job, apiDiagnostics(err, ctx.manifest, job.index)), outcome: 'refused' };
   }
-}
-
-/** A refusal of the job itself (its content), as opposed to the API being unavailable. */
-function isRefusal(err: unknown): boolean {
-  if (!(err instanceof ApiError) || err.kind !== 'http' || err.status === null) return false;
-  // validateOnly: a 500 "usually means an invalid payload" (spec); the client already retried it once.
-  return (err.status >= 400 && err.status < 500 && err.status !== 401 && err.status !== 429) || err.status === 500;
 }

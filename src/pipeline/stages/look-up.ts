@@ -17,9 +17,9 @@ export async function lookUp(job: JobState, ctx: StageContext): Promise<JobState
     alreadySubmitted(peeked, job.hash) ??
     (ctx.mode === 'run' ? await settleInDoubt(ctx.submit, job.orderNumber, job.hash, peeked) : undefined);
   if (known) {
-    // An order whose earlier outcome still cannot be searched is reported in doubt, which fails
-    // the input; unlike the same answer during submit, it does not mark the input unavailable.
-    return withLedgerOutcome(job, { ...known, unavailable: false }, ctx);
+    // An order whose earlier outcome still cannot be searched is reported in doubt: the API is
+    // unavailable (run: exit 3), except where that fails the input (watch, inDoubtFailsInput).
+    return withLedgerOutcome(job, ctx.inDoubtFailsInput ? { ...known, unavailable: false } : known, ctx);
   }
   const unseen = ctx.mode === 'run' ? await verifyUnseen(ctx.submit, job.orderNumber, job.hash, peeked) : undefined;
   // A search that could not be made leaves the job undecided: the API is unavailable (exit 3).

@@ -27,7 +27,16 @@ export interface S3StoreOptions {
   region?: string;
   /** Tests and local servers; default: the SDK's standard credential chain. */
   credentials?: { accessKeyId: string; secretAccessKey: string };
+  /** How long a connection may take, and a request's socket stay silent (default STORE_TIMEOUTS). */
+  timeouts?: { connectMs: number; idleMs: number };
 }
+
+/**
+ * The SDK waits for ever by default: one request a store (or a network) never answers would
+ * hold its input's slot, and a watcher's stop, for good. A silent socket fails the request
+ * instead (the input is retried); silence, not duration, so a big upload that flows never trips.
+ */
+export const STORE_TIMEOUTS = { connectMs: 10_000, idleMs: 60_000 };
 
 export interface StoredObject {
   body: Buffer;
@@ -63,6 +72,10 @@ export class S3Store {
       // Only where the API requires it: S3-compatible stores often lack the newer CRC checksums.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      requestHandler: {
+        connectionTimeout: (opts.timeouts ?? STORE_TIMEOUTS).connectMs,
+        socketTimeout: (opts.timeouts ?? STORE_TIMEOUTS).idleMs,
+      },
     });
   }
 

@@ -19,6 +19,7 @@ import {
   type WriteReports,
 } from './model.js';
 import { describe, type ListedObject, PRECONDITION_FAILED, type S3Store } from '../../storage/s3/s3-store.js';
+import { claimEach } from './orphans.js';
 import { initialised, makeWorkFolder, type Slot, WorkSlots } from './work-folder.js';
 
 export interface BucketSourceOptions {
@@ -120,21 +121,29 @@ export class BucketSource implements DropSource {
       if (claimOf !== undefined && classifyName(claimOf).take) names.add(claimOf);
       else if (classifyName(name).take) names.add(name);
     }
-    const out: ClaimedInput[] = [];
-    for (const name of names) {
+    // A live instance holds it (this one included): no claim; else adopted.
+    const claimOne = async (name: string): Promise<ClaimedInput | undefined> => {
       const lease = await this.claims.tryAcquire(this.claimKey(name));
-      if (!lease) continue; // a live instance holds it
-      const claimed = await this.adopt(name, lease);
-      if (claimed) out.push(claimed);
-    }
-    return out;
+      return lease && this.adopt(name, lease);
+    };
+    return claimEach(names, claimOne, { renewEveryMs: this.claims.leaseMs / 3 });
   }
 
   /**
    * With the claim held: make sure the input is in processing/ (copy it there and remove it
-   * from the top, unless a crashed holder already did) and fetch a local copy.
+   * from the top, unless a crashed holder already did) and fetch a local copy. The claim is
+   * given back when that fails: the input is then where an orphan search finds it.
    */
   private async adopt(name: string, lease: Lease): Promise<ClaimedInput | undefined> {
+    try {
+      return await this.take(name, lease);
+    } catch (err) {
+      await lease.release().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  private async take(name: string, lease: Lease): Promise<ClaimedInput | undefined> {
     const store = this.opts.store;
     const processingKey = this.key('processing', name);
     let input = await store.get(processingKey);

@@ -19,6 +19,7 @@ import {
   shortName,
   timestampedName,
 } from './drop-names.js';
+import { claimEach } from './orphans.js';
 import { DEFAULT_SETTLE_WINDOW_MS, type SettleEvent, SettleList, type Settling, settleVerdict } from './settling.js';
 import { initialised, makeWorkFolder, type Slot, WorkSlots } from './work-folder.js';
 import {
@@ -296,7 +297,7 @@ export class FolderSource implements DropSource {
     const lease = await this.createClaim(short);
     if (!lease) return;
     try {
-      const final = await this.freeName('failed', short);
+      const { name: final } = await this.freeName('failed', short);
       const why =
         `${short}: set aside unread: its name was ${nameBytes(name)} bytes long ("${name.slice(0, 60)}…"); ` +
         `watch takes names of up to ${MAX_INPUT_NAME_BYTES} bytes, because its reports, claim and ` +
@@ -329,20 +330,20 @@ export class FolderSource implements DropSource {
   async claimOrphans(): Promise<ClaimedInput[]> {
     const names = await readdir(this.in('processing'));
     const present = new Set(names);
-    const out: ClaimedInput[] = [];
-    for (const name of names) {
-      if (!classifyName(name).take) continue;
+    const claimOne = async (name: string): Promise<ClaimedInput | undefined> => {
+      if (!classifyName(name).take) return undefined;
       const info = await lstat(this.in('processing', name)).catch(() => undefined);
-      if (!info?.isFile()) continue;
+      if (!info?.isFile()) return undefined;
       const lease = await this.createClaim(name);
-      if (lease) out.push(await this.claimed(name, lease));
-    }
-    // Expired claims whose input is gone (a crash between finishing and dropping the claim).
+      return lease && (await this.claimed(name, lease));
+    };
+    // First (nothing claimed yet to give back if it fails): expired claims whose input is gone
+    // (a crash between finishing and dropping the claim).
     for (const name of names) {
       const m = /^\.(.+)\.claim$/.exec(name);
       if (m?.[1] !== undefined && !present.has(m[1])) await (await this.createClaim(m[1]))?.release();
     }
-    return out;
+    return claimEach(names, claimOne, { renewEveryMs: this.leaseMs / 3 });
   }
 
   /**
@@ -351,7 +352,10 @@ export class FolderSource implements DropSource {
    */
   private async claimed(name: string, lease: Lease): Promise<ClaimedInput> {
     const path = this.in('processing', name);
-    const slot = await this.slots.take(initialised(this.work));
+    const slot = await this.slots.take(initialised(this.work)).catch(async (err: unknown) => {
+      await lease.release().catch(() => undefined);
+      throw err;
+    });
     const copy = slot.pathFor(name);
     let verified: Verified | undefined;
     let refused: string | undefined;
@@ -362,7 +366,9 @@ export class FolderSource implements DropSource {
       if ('refused' in checked) refused = checked.refused;
       else verified = checked;
     } catch (err) {
+      // Not taken after all: the input stays in processing/, where an orphan search finds it.
       await dropCopy();
+      await lease.release().catch(() => undefined);
       throw err;
     }
     const takenOver = `the claim on ${name} was taken over by another instance`;
@@ -412,7 +418,9 @@ export class FolderSource implements DropSource {
   /**
    * Puts the reports in done/ or failed/ under the input's free name; returns its final path.
    * They are written whole under hidden temporary names, then renamed back to back: a crash
-   * while writing leaves only hidden files, so the resumed input still takes its own name.
+   * while writing leaves only hidden files, so the resumed input still takes its own name. A
+   * kill between those renames and the input's move leaves some reports under its name without
+   * the input: this input's own cut-short finish (ownCutFinish), finished over, not beside.
    */
   private async placeReports(
     outcome: FinishOutcome,
@@ -420,7 +428,7 @@ export class FolderSource implements DropSource {
     writeReports: WriteReports | undefined,
     file: NewFileOptions,
   ): Promise<Placed> {
-    const finalName = await this.freeName(outcome, name);
+    const { name: finalName, resumed } = await this.freeName(outcome, name, await this.claimedAt(name));
     if (!writeReports) return { name: finalName, reports: [] };
     const finals = reportPaths(this.in(outcome, finalName));
     const tag = `${process.pid}.${randomBytes(4).toString('hex')}`;
@@ -432,7 +440,11 @@ export class FolderSource implements DropSource {
       const shownAs = this.sub(outcome, finalName);
       const wrote = await writeReports({ paths: staged, inputShownAs: shownAs, file: { ...file, staged: true } });
       for (const kind of REPORT_KINDS) {
-        if (wrote[kind] === undefined) continue;
+        // A report the cut-short finish placed and this one did not write (errors.txt) goes.
+        if (wrote[kind] === undefined) {
+          if (resumed) await rm(finals[kind], { force: true });
+          continue;
+        }
         await rename(staged[kind], finals[kind]);
         reports.push(finals[kind]);
       }
@@ -596,12 +608,19 @@ export class FolderSource implements DropSource {
   }
 
   /** `name`, or a timestamped variant when done/ or failed/ already has it or its reports. */
-  private async freeName(outcome: FinishOutcome, name: string): Promise<string> {
+  private async freeName(
+    outcome: FinishOutcome,
+    name: string,
+    claimedAt?: number,
+  ): Promise<{ name: string; resumed: boolean }> {
     const now = new Date();
     for (let attempt = 0; ; attempt++) {
       const candidate = attempt === 0 ? name : timestampedName(name, now, attempt - 1);
-      const taken = await Promise.all([candidate, ...reportNames(candidate)].map((n) => occupied(this.in(outcome, n))));
-      if (!taken.includes(true)) return candidate;
+      const paths = [candidate, ...reportNames(candidate)].map((n) => this.in(outcome, n));
+      const taken = await Promise.all(paths.map(occupied));
+      if (!taken.includes(true)) return { name: candidate, resumed: false };
+      if (attempt === 0 && claimedAt !== undefined && !taken[0] && (await ownCutFinish(paths.slice(1), claimedAt)))
+        return { name: candidate, resumed: true };
     }
   }
 
@@ -643,6 +662,11 @@ export class FolderSource implements DropSource {
     await this.assertHeld('held');
     if (back !== undefined) await Promise.all(reportNames(name).map((r) => unlinkQuiet(this.in('held', r))));
     return back;
+  }
+
+  /** When the input in processing/ was put there (its ctime: the claim's rename), or undefined. */
+  private async claimedAt(name: string): Promise<number | undefined> {
+    return (await lstat(this.in('processing', name)).catch(() => undefined))?.ctimeMs;
   }
 
   /** Removes this instance's private folder (a crash leaves it behind in the state directory: 0700, the user's own). */
@@ -699,6 +723,19 @@ async function arrived(to: string, expected: Identity | undefined, undo: () => P
 }
 
 /** Whether anything is at `path`: a file, a folder or a link, dangling or not (lstat follows none). */
+/**
+ * Whether the reports at `paths` (the input's own name not taken) are this input's own finish,
+ * cut short between placing them and moving the input: each one there is a regular file made
+ * since the input was claimed. An older input's reports under the name predate the claim.
+ */
+async function ownCutFinish(paths: string[], claimedAt: number): Promise<boolean> {
+  for (const path of paths) {
+    const s = await lstat(path).catch(() => undefined);
+    if (s && (!s.isFile() || s.mtimeMs < claimedAt)) return false;
+  }
+  return true;
+}
+
 function occupied(path: string): Promise<boolean> {
   return lstat(path)
     .then(() => true)

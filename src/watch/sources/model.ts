@@ -99,7 +99,8 @@ export interface DropSource {
   claim(name: string): Promise<ClaimedInput | undefined>;
   /**
    * Inputs left in processing/ whose claim is gone or expired (an instance crashed), now
-   * claimed for this instance. Never returns an input a live instance holds.
+   * claimed for this instance (orphans.ts). Never returns an input a live instance holds,
+   * this one included.
    */
   claimOrphans(): Promise<ClaimedInput[]>;
   /** The inputs in held/ (names, not their reports), for the watcher to take back once approved. */
