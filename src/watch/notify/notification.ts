@@ -31,16 +31,18 @@ export interface Notification {
   outage?: { since: string; forMs: number };
   digest?: DigestCounts & { from: string; to: string };
   /** dispatched (`htorder track`): the job's tracking, keyed by the shop's own order number; from outside. */
-  dispatch?: {
-    shopOrderNumber: string;
-    orderNumber: string;
-    jobNumber: number;
-    carrier: string;
-    trackingNumber: string;
-    trackingLink: string;
-    despatchDate: string;
-    skus: string[];
-  };
+  dispatch?: DispatchFacts & { skus: string[] };
+}
+
+/** What a shop needs to mark its order shipped. */
+interface DispatchFacts {
+  shopOrderNumber: string;
+  orderNumber: string;
+  jobNumber: number;
+  carrier: string;
+  trackingNumber: string;
+  trackingLink: string;
+  despatchDate: string;
 }
 
 /** What a daily digest counts, from the events of the day. */
@@ -126,16 +128,7 @@ export function apiNotification(
 
 /** A job despatched, as `htorder track` saw it: what a shop needs to mark its order shipped. */
 export function dispatchNotification(
-  d: {
-    shopOrderNumber: string;
-    orderNumber: string;
-    jobNumber: number;
-    carrier: string;
-    trackingNumber: string;
-    trackingLink: string;
-    despatchDate: string;
-    lines: ReadonlyArray<{ sku: string }>;
-  },
+  d: DispatchFacts & { lines: ReadonlyArray<{ sku: string }> },
   origin: string,
   at = Date.now(),
 ): Notification {
