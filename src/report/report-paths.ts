@@ -11,6 +11,11 @@ export function reportPaths(inputFile: string): ReportPaths {
   return { json: `${inputFile}.result.json`, csv: `${inputFile}.result.csv`, errors: `${inputFile}.errors.txt` };
 }
 
+/** Where `htorder track` writes input `inputFile`'s tracking for the shop to import (docs/track.md). */
+export function trackingPath(inputFile: string): string {
+  return `${inputFile}.tracking.csv`;
+}
+
 /** The file system's limit on one name (NAME_MAX), in bytes. */
 const NAME_MAX_BYTES = 255;
 /** The longest report suffix (`.result.json`) and an atomic write's temporary name around it (`.` … `.PID.XXXXXXXX.tmp`). */

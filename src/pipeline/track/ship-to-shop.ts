@@ -1,3 +1,4 @@
+import { trackingPath } from '../../report/report-paths.js';
 import { writeFileAtomic } from '../../storage/atomic-write.js';
 import type { DeliveryOption } from '../../api/types.js';
 import { type Despatched, dispatchRecords, reportRecords } from './shop-records.js';
@@ -25,7 +26,7 @@ export interface ShipToShop {
 
 /** `X.result.json` → `X.tracking.csv`. */
 export function trackingCsvPath(reportFile: string): string {
-  return `${reportFile.replace(/\.result\.json$/, '')}.tracking.csv`;
+  return trackingPath(reportFile.replace(/\.result\.json$/, ''));
 }
 
 export async function shipToShop(result: TrackResult, opts: ShipToShopOptions): Promise<ShipToShop> {

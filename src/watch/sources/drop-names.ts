@@ -7,14 +7,15 @@
  * so nothing we derive from it can leave the watched location.
  */
 
-import { reportPaths } from '../../report/report-paths.js';
+import { reportPaths, trackingPath } from '../../report/report-paths.js';
 
 export type NameVerdict =
   | { take: true }
   | { take: false; reason: 'hidden' | 'temporary' | 'report' | 'marker' | 'extension' | 'unsafe' };
 
 export const INPUT_EXTENSIONS: readonly string[] = ['.yaml', '.yml', '.json', '.csv', '.xlsx'];
-const REPORT_SUFFIXES: readonly string[] = reportNames('');
+/** Our reports, and the tracking file `htorder track` writes beside them: never an input. */
+const REPORT_SUFFIXES: readonly string[] = [...reportNames(''), trackingPath('')];
 /** `X.done` next to `X` says "X is complete, take it now" (optional, for writers that can make one). */
 export const DONE_MARKER_SUFFIX = '.done';
 const TEMPORARY_SUFFIXES = ['.tmp', '.part', '.crdownload', '.partial', '.swp'];

@@ -26,6 +26,7 @@ describe('classifyName', () => {
     ['orders.csv.result.json', 'report'],
     ['orders.csv.result.csv', 'report'],
     ['orders.csv.errors.txt', 'report'],
+    ['orders.csv.tracking.csv', 'report'],
     ['orders.csv.done', 'marker'],
     ['orders.xls', 'extension'],
     ['orders.xlsx.result.csv', 'report'],
