@@ -99,6 +99,8 @@ export class ChaosRig {
       HTORDER_CONCURRENCY: '8',
       // The same content under many order numbers is the workload here, not a suspected duplicate.
       HTORDER_DUPLICATE_WINDOW_DAYS: '0',
+      // The manifests link artwork to a fictional CDN: the artwork tests fetch real links.
+      HTORDER_ARTWORK_CHECK: 'off',
       // Debug logs give the secret scan something to scan.
       HTORDER_LOG_LEVEL: 'debug',
       ...extra,
