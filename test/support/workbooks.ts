@@ -24,6 +24,11 @@ export async function partsOf(rows: Cell[][], style?: (ws: ExcelJS.Worksheet) =>
   style?.(ws);
   const file = `${await tempDirPerTest()}/written.xlsx`;
   await wb.xlsx.writeFile(file);
+  return unpacked(file);
+}
+
+/** Every part of a workbook, unpacked through the reader's own zip directory (name → text). */
+export async function unpacked(file: string): Promise<Map<string, string>> {
   const archive = await ZipArchive.open(file);
   const parts = new Map<string, string>();
   try {

@@ -8,6 +8,7 @@ import { readXlsxDocument } from '../../../src/manifest/xlsx/read-xlsx.js';
 import { ZipArchive } from '../../../src/manifest/xlsx/zip-directory.js';
 import { errors } from '../../support/manifest-files.js';
 import { tempDirPerTest } from '../../support/temp-files.js';
+import { unpacked } from '../../support/workbooks.js';
 
 const HEADER = [
   'orderNumber',
@@ -256,22 +257,6 @@ describe('.xlsx inputs', () => {
   });
 });
 
-/** Every part of a workbook, unpacked (through the reader's own zip directory). */
-async function partsOf(file: string): Promise<Map<string, string>> {
-  const archive = await ZipArchive.open(file);
-  const parts = new Map<string, string>();
-  try {
-    for (const [name, entry] of archive.directory?.entries ?? []) {
-      const chunks: Buffer[] = [];
-      for await (const chunk of await archive.openEntry(entry)) chunks.push(chunk as Buffer);
-      parts.set(name, Buffer.concat(chunks).toString('utf8'));
-    }
-  } finally {
-    await archive.close();
-  }
-  return parts;
-}
-
 /** A zip of `parts` (name → text), stored uncompressed, in the order given. */
 async function zipOf(parts: Array<[string, string]>): Promise<string> {
   const locals: Buffer[] = [];
@@ -310,7 +295,7 @@ async function zipOf(parts: Array<[string, string]>): Promise<string> {
 
 describe('.xlsx inputs as other writers store them', () => {
   it('sheet parts by any name, relationships with absolute targets, sheets stored before the shared strings', async () => {
-    const parts = await partsOf(await workbook({ Notes: [['just notes']], Orders: [HEADER, ROW] }));
+    const parts = await unpacked(await workbook({ Notes: [['just notes']], Orders: [HEADER, ROW] }));
     // As openpyxl writes them: absolute targets; parts named otherwise; the sheets first in the archive.
     const rels = (parts.get('xl/_rels/workbook.xml.rels') as string)
       .replace('Target="worksheets/sheet1.xml"', 'Target="/xl/worksheets/notes.xml"')
@@ -331,7 +316,7 @@ describe('.xlsx inputs as other writers store them', () => {
   });
 
   it('a workbook without shared strings (inline text) and one counting dates from 1904', async () => {
-    const parts = await partsOf(await workbook({ Orders: [HEADER, ROW] }));
+    const parts = await unpacked(await workbook({ Orders: [HEADER, ROW] }));
     const strings = [...(parts.get('xl/sharedStrings.xml') as string).matchAll(/<t[^>]*>([^<]*)<\/t>/g)].map(
       (m) => m[1],
     );
