@@ -29,7 +29,8 @@ export function nowIso(clock: Clock): string {
   return new Date(clock.now()).toISOString();
 }
 
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+const DAY_MS = 86_400_000;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: DAY_MS };
 
 /**
  * A signed duration as people write it (`+2d`, `36h`, `-90m`, `1d12h`, `0`), in milliseconds, or
@@ -45,6 +46,6 @@ export function parseOffset(text: string): number | undefined {
   for (const part of (match[2] ?? '').matchAll(/(\d{1,9})(ms|s|m|h|d)/g)) {
     total += Number(part[1]) * (UNIT_MS[part[2] ?? 'ms'] ?? 1);
   }
-  if (total > 100 * 365.25 * UNIT_MS.d!) return undefined;
+  if (total > 100 * 365.25 * DAY_MS) return undefined;
   return match[1] === '-' ? -total : total;
 }
