@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../core/clock.js';
 import { mkdir } from 'node:fs/promises';
 import { createApiClient, type ApiClient } from '../api/client.js';
 import { defaultStateDir, type ApiConfig } from '../core/config/api-config.js';
@@ -41,6 +42,8 @@ export interface ApiSession {
   close(): Promise<void>;
   /** The in-process sandbox (`--sandbox`), for sessions of its other accounts (sandboxOf). */
   sandbox?: SandboxDirectory;
+  /** The calendar clock of every time-based rule of this process (core/clock.ts). */
+  clock: Clock;
 }
 
 /** The settings that say which account a session talks to (besides the profile that may hold them). */
@@ -89,6 +92,7 @@ export async function openApiSession(input: ApiSessionInput): Promise<ApiSession
     client,
     logger,
     settings,
+    clock: systemClock,
     close: async () => {
       await client.close().catch(() => undefined);
       await opened.close?.().catch(() => undefined);

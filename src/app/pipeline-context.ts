@@ -128,6 +128,7 @@ export function pipelineOver(
         // Orders the ledger has never seen are searched first unless it vouches for the account.
         unseen: always ? {} : vouch.vouched() ? undefined : { vouch: vouch.vouch },
         logger,
+        clock: session.clock,
       };
     },
     prepare: async (file, perInput) => {

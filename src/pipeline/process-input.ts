@@ -1,3 +1,4 @@
+import type { Clock } from '../core/clock.js';
 import type { ArtworkChecks } from '../api/artwork-probe.js';
 import type { ApiClient } from '../api/client.js';
 import type { ArtworkStore } from '../storage/artwork-store.js';
@@ -89,6 +90,8 @@ export interface PipelineContext {
   displayName?: string;
   /** How the caller takes part in one input's way. */
   hooks?: PipelineHooks;
+  /** The calendar clock of every time-based rule (core/clock.ts). */
+  clock: Clock;
 }
 
 export interface PipelineHooks {
