@@ -1,5 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { type Clock, nowIso } from '../core/clock.js';
 import type { ApiConfig } from '../core/config/api-config.js';
 import { csvLimitsFrom, guardLimitsFrom } from '../core/config/resolve-settings.js';
 import { isLoopbackHost } from '../core/config/url-security.js';
@@ -30,6 +31,8 @@ export interface PipelineContextInput extends ApiSessionInput {
 export interface InputOptions {
   mapping?: Mapping;
   partial?: boolean;
+  /** A watch route's own suspected-duplicate window (ms), over the setting's. */
+  duplicateWindowMs?: number;
 }
 
 export interface OpenPipeline {
@@ -100,7 +103,8 @@ export function pipelineOver(
       const { value: current, artwork: currentArtwork } = lookups.current();
       first ??= (async () => {
         const account = await accountKey(config, current);
-        return { account, vouch: await vouching(ledger, account, { legacyDir, stateDir: config.stateDir, logger }) };
+        const opts = { legacyDir, stateDir: config.stateDir, logger, clock: session.clock };
+        return { account, vouch: await vouching(ledger, account, opts) };
       })();
       const learnt = first;
       const { account, vouch } = await learnt.catch((err: unknown) => {
@@ -124,7 +128,7 @@ export function pipelineOver(
         account,
         csvLimits: csvLimitsFrom(settings),
         defaultDeliveryMethod,
-        guard: guardLimitsFrom(settings),
+        guard: { ...guardLimitsFrom(settings), ...windowOf(perInput) },
         // Orders the ledger has never seen are searched first unless it vouches for the account.
         unseen: always ? {} : vouch.vouched() ? undefined : { vouch: vouch.vouch },
         logger,
@@ -134,7 +138,8 @@ export function pipelineOver(
     prepare: async (file, perInput) => {
       const { prepareInput } = await import('../pipeline/process-input.js');
       const { mapping } = perInput ?? input;
-      return prepareInput(file, { command: input.command, mapping, csvLimits, defaultDeliveryMethod });
+      const plan = { command: input.command, mapping, csvLimits, defaultDeliveryMethod, clock: session.clock };
+      return prepareInput(file, plan);
     },
     forget: lookups.forget,
     close: async () => {
@@ -143,6 +148,11 @@ export function pipelineOver(
       await session.close();
     },
   };
+}
+
+function windowOf(perInput: InputOptions | undefined): { duplicateWindowMs?: number } {
+  const ms = perInput?.duplicateWindowMs;
+  return ms === undefined ? {} : { duplicateWindowMs: ms };
 }
 
 /**
@@ -175,7 +185,7 @@ interface Vouching {
 async function vouching(
   ledger: LedgerStore,
   account: string,
-  opts: { legacyDir: string | undefined; stateDir: string; logger: Logger },
+  opts: { legacyDir: string | undefined; stateDir: string; logger: Logger; clock: Clock },
 ): Promise<Vouching> {
   let record: LedgerAccount | undefined = await ledger.readAccount(account);
   const imported = new Set(record?.imported ?? []);
@@ -199,7 +209,7 @@ async function vouching(
     vouched: () => record !== undefined,
     vouch: async () => {
       if (record) return;
-      record = { ledgerVersion: 1, account, vouchedSince: new Date().toISOString(), imported: [...imported] };
+      record = { ledgerVersion: 1, account, vouchedSince: nowIso(opts.clock), imported: [...imported] };
       await ledger.writeAccount(record);
     },
   };

@@ -49,3 +49,17 @@ export function parseOffset(text: string): number | undefined {
   if (total > 100 * 365.25 * DAY_MS) return undefined;
   return match[1] === '-' ? -total : total;
 }
+
+/** A non-negative length of time in parseOffset's notation (`12h`, `7d`, `1d12h`, `90s`, `0`): parseOffset reads it back. */
+export function durationText(ms: number): string {
+  if (!(ms > 0)) return '0';
+  let rest = Math.round(ms);
+  let out = '';
+  for (const unit of ['d', 'h', 'm', 's', 'ms'] as const) {
+    const size = UNIT_MS[unit] ?? 1;
+    const n = Math.floor(rest / size);
+    if (n > 0) out += `${n}${unit}`;
+    rest -= n * size;
+  }
+  return out;
+}

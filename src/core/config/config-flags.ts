@@ -30,7 +30,7 @@ export const GUARD_SETTINGS: readonly SettingName[] = [
   'maxInputCost',
   'maxDailyCost',
   'maxLineQuantity',
-  'duplicateWindowDays',
+  'duplicateWindow',
 ];
 
 /**
