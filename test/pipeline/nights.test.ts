@@ -143,4 +143,31 @@ describe('nights played by moving the injected clock', () => {
     clock.at = NIGHT_1 + NIGHT;
     expect(statuses((await runAt(clock, b, { env })).report)).toEqual([['DAY-2', 'submitted']]);
   });
+
+  it('the jobs sent beside a held duplicate count in the day’s budget', async () => {
+    const clock = handClock(NIGHT_1);
+    const env = { HTORDER_MAX_DAILY_COST: '300' };
+    const a = await h.write('a.yaml', orders([{ orderNumber: 'R-1', address: REORDER_TO }]));
+    expect((await runAt(clock, a, { env })).status).toBe('ok');
+    clock.at = NIGHT_1 + HOUR;
+    const b = await h.write(
+      'b.yaml',
+      orders([
+        { orderNumber: 'R-1-AGAIN', address: REORDER_TO },
+        { orderNumber: 'NEW-1', address: NEW_CUSTOMER },
+      ]),
+    );
+    expect(statuses((await runAt(clock, b, { env })).report)).toEqual([
+      ['R-1-AGAIN', 'awaiting-approval'],
+      ['NEW-1', 'submitted'],
+    ]);
+    // 150 + 150 counted: a third order of 150 does not fit today.
+    const c = await h.write(
+      'c.yaml',
+      orders([{ orderNumber: 'NEW-2', address: NEW_CUSTOMER.replace('Bo Chen', 'Cy Day') }]),
+    );
+    const third = await runAt(clock, c, { env });
+    expect(statuses(third.report)).toEqual([['NEW-2', 'awaiting-approval']]);
+    expect(third.report.jobs[0]?.errors[0]?.code).toBe('approval.daily-cost');
+  });
 });

@@ -146,12 +146,14 @@ export async function recordHeld(jobs: readonly JobState[], ctx: StageContext): 
 
 /**
  * The stage after submit: a created order goes into the index suspected duplicates are found
- * by, with the input it came from. The entry is read and written again without a lock: two
+ * by, with the input it came from — whatever this input's window, as inputs of other routes or
+ * profiles of the account may look further back (a window of 0 turns the check off, not the
+ * index). The entry is read and written again without a lock: two
  * orders of one content created at the same moment may keep only one of them, which weakens a
  * later suspicion and never sends anything.
  */
 export async function rememberContent(job: JobState, ctx: StageContext): Promise<JobState> {
-  if (job.outcome !== 'created' || ctx.guard.duplicateWindowMs === 0 || !job.resolved) return job;
+  if (job.outcome !== 'created' || !job.resolved) return job;
   const name = contentName(contentKey(job.resolved.candidate));
   const jobNumber = job.ledger?.entry?.jobNumber;
   const note = withContentOrder(await ctx.ledger.readNote<unknown>(ctx.account, name), {
