@@ -76,7 +76,7 @@ export function pipelineOver(
   >,
   ledger: LedgerStore,
 ): OpenPipeline {
-  const { config, client, logger, settings } = session;
+  const { config, client, logger, settings, clock } = session;
   const csvLimits = csvLimitsFrom(settings);
   // Read (and so checked) when the pipeline opens: a broken table is a usage error before anything is sent.
   const shopDeliveryMethods = deliveryMethodTable(settings);
@@ -96,6 +96,7 @@ export function pipelineOver(
   const legacyDir =
     input.sandbox || settings.explicit('stateDir') !== undefined ? undefined : join(input.cwd, '.htorder');
   const always = settings.get('verifyNewOrders') === 'always';
+  const vouchOpts = { legacyDir, stateDir: config.stateDir, logger, clock };
   return {
     session,
     ledger,
@@ -103,8 +104,7 @@ export function pipelineOver(
       const { value: current, artwork: currentArtwork } = lookups.current();
       first ??= (async () => {
         const account = await accountKey(config, current);
-        const opts = { legacyDir, stateDir: config.stateDir, logger, clock: session.clock };
-        return { account, vouch: await vouching(ledger, account, opts) };
+        return { account, vouch: await vouching(ledger, account, vouchOpts) };
       })();
       const learnt = first;
       const { account, vouch } = await learnt.catch((err: unknown) => {
@@ -132,14 +132,13 @@ export function pipelineOver(
         // Orders the ledger has never seen are searched first unless it vouches for the account.
         unseen: always ? {} : vouch.vouched() ? undefined : { vouch: vouch.vouch },
         logger,
-        clock: session.clock,
+        clock,
       };
     },
     prepare: async (file, perInput) => {
       const { prepareInput } = await import('../pipeline/process-input.js');
       const { mapping } = perInput ?? input;
-      const plan = { command: input.command, mapping, csvLimits, defaultDeliveryMethod, clock: session.clock };
-      return prepareInput(file, plan);
+      return prepareInput(file, { command: input.command, mapping, csvLimits, defaultDeliveryMethod, clock });
     },
     forget: lookups.forget,
     close: async () => {

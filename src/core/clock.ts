@@ -1,10 +1,11 @@
 /**
  * htorder's calendar clock: the one source of "now" for every rule that reads the date or time of
- * day (the suspected-duplicate window, the daily budget's day, a saved plan's age, leases' expiry,
- * retention, the timestamps in reports and the ledger). The composition room makes one per process
- * and passes it down; a test or a rehearsal moves it to play a later night. Elapsed-time
- * measurements (timeouts, backoff, how long an input took) keep using the real clock: they measure
- * waiting, not dates.
+ * day (the suspected-duplicate window, the daily budget's day, a saved plan's age, retention, the
+ * timestamps in reports and the ledger). The composition room makes one per process and passes it
+ * down; a test or a rehearsal moves it to play a later night. Elapsed-time measurements (timeouts,
+ * backoff, how long an input took) and leases keep using the real clock: they measure waiting and
+ * whether a holder is alive, not dates, and a calendar moved forward must never make a live lease
+ * holder look dead.
  */
 export interface Clock {
   /** Milliseconds since the epoch, as Date.now(). */
