@@ -15,7 +15,7 @@ import type { Logger } from '../core/log/logger.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { PipelineCommand, PipelineContext, PreparedInput } from '../pipeline/process-input.js';
 import { createCatalogue, type AccountCatalogue } from '../resolve/catalogue.js';
-import { artworkChecks, type ArtworkChecks } from '../api/artwork-probe.js';
+import { artworkChecks, type ArtworkChecks } from '../api/artwork-checks.js';
 import { openApiSession, type ApiSession, type ApiSessionInput } from './api-session.js';
 
 export interface PipelineContextInput extends ApiSessionInput {
@@ -78,7 +78,7 @@ export function pipelineOver(
   // Read (and so checked) when the pipeline opens: a broken table is a usage error before anything is sent.
   const shopDeliveryMethods = deliveryMethodTable(settings);
   const defaultDeliveryMethod = settings.get('defaultDeliveryMethod');
-  let store: Promise<{ store: ArtworkStore; marginDays: number } | undefined> | undefined;
+  let store: Promise<{ store: ArtworkStore; marginDays: number; maxInputBytes: number } | undefined> | undefined;
   const artwork = artworkFrom(settings, input.sandbox === true || isLoopbackHost(new URL(config.baseUrl).hostname));
   const lookups = runLookups(
     () => ({ value: createCatalogue(client, { shopDeliveryMethods }), artwork: artwork() }),
@@ -243,7 +243,8 @@ function artworkFrom(settings: ApiSession['settings'], sandbox: boolean): () => 
   const mode = settings.get('artworkCheck');
   if (mode === 'off') return () => undefined;
   const allowPrivate = settings.get('artworkAllowPrivate') === true;
-  return () => artworkChecks(mode === 'warn' ? 'warn' : 'on', { allowLoopback: sandbox, allowPrivate });
+  const budgetMs = settings.get('artworkCheckBudgetMs');
+  return () => artworkChecks(mode === 'warn' ? 'warn' : 'on', { allowLoopback: sandbox, allowPrivate, budgetMs });
 }
 
 /**
@@ -253,7 +254,7 @@ function artworkFrom(settings: ApiSession['settings'], sandbox: boolean): () => 
 async function artworkStoreFrom(
   settings: ApiSession['settings'],
   env: Record<string, string | undefined>,
-): Promise<{ store: ArtworkStore; marginDays: number } | undefined> {
+): Promise<{ store: ArtworkStore; marginDays: number; maxInputBytes: number } | undefined> {
   const target = settings.get('artworkStore');
   if (target === undefined) return undefined;
   const where = parseS3Url(target);
@@ -269,5 +270,9 @@ async function artworkStoreFrom(
     credentials: awsCredentials(env),
     ...(publicBaseUrl ? { publicBaseUrl } : {}),
   });
-  return { store, marginDays: settings.get('artworkLinkMarginDays') };
+  return {
+    store,
+    marginDays: settings.get('artworkLinkMarginDays'),
+    maxInputBytes: settings.get('artworkMaxInputBytes'),
+  };
 }
