@@ -67,6 +67,8 @@ export class ArtworkStore {
   private readonly s3: S3Store;
   /** PUTs made by this store: what a re-run must not repeat. */
   uploads = 0;
+  /** Files read and hashed (describe): one per file and identity, however many lines name it. */
+  hashed = 0;
   /** Files hashed, by identity (describe). */
   private readonly hashes = new Map<string, Promise<string>>();
 
@@ -106,6 +108,7 @@ export class ArtworkStore {
     if (hashing) closeSync(fd);
     else {
       const made = hashOpenFile(fd, size);
+      this.hashed++;
       hashing = made;
       this.remember(id, made);
     }
