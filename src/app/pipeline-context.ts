@@ -61,7 +61,13 @@ export interface OpenPipeline {
 export async function openPipelineContext(input: PipelineContextInput): Promise<OpenPipeline> {
   const session = await openApiSession(input);
   const { config, settings } = session;
-  return pipelineOver(session, input, new FolderLedger(config.stateDir, { staleMs: settings.get('lockStaleMs') }));
+  try {
+    return pipelineOver(session, input, new FolderLedger(config.stateDir, { staleMs: settings.get('lockStaleMs') }));
+  } catch (err) {
+    // A setting refused as the pipeline opens: the session (an in-process sandbox's server) must not outlive it.
+    await session.close();
+    throw err;
+  }
 }
 
 /** The pipeline of an open session over `ledger` (closing it closes the session). */
@@ -80,6 +86,11 @@ export function pipelineOver(
   const defaultDeliveryMethod = settings.get('defaultDeliveryMethod');
   let store: Promise<{ store: ArtworkStore; marginDays: number; maxInputBytes: number } | undefined> | undefined;
   const artwork = artworkFrom(settings, input.sandbox === true || isLoopbackHost(new URL(config.baseUrl).hostname));
+  // Read (and so checked) when the pipeline opens, store or not: a bad value is a usage error, not an outage.
+  const artworkLimits = {
+    marginDays: settings.get('artworkLinkMarginDays'),
+    maxInputBytes: settings.get('artworkMaxInputBytes'),
+  };
   const lookups = runLookups(
     () => ({ value: createCatalogue(client, { shopDeliveryMethods }), artwork: artwork() }),
     input.catalogueMaxAgeMs ?? Infinity,
@@ -107,7 +118,7 @@ export function pipelineOver(
         if (first === learnt) first = undefined;
         throw err;
       });
-      store ??= artworkStoreFrom(settings, input.env);
+      store ??= artworkStoreFrom(settings, input.env, artworkLimits);
       const artworkStore = await store;
       return {
         command: input.command,
@@ -254,6 +265,7 @@ function artworkFrom(settings: ApiSession['settings'], sandbox: boolean): () => 
 async function artworkStoreFrom(
   settings: ApiSession['settings'],
   env: Record<string, string | undefined>,
+  limits: { marginDays: number; maxInputBytes: number },
 ): Promise<{ store: ArtworkStore; marginDays: number; maxInputBytes: number } | undefined> {
   const target = settings.get('artworkStore');
   if (target === undefined) return undefined;
@@ -270,9 +282,5 @@ async function artworkStoreFrom(
     credentials: awsCredentials(env),
     ...(publicBaseUrl ? { publicBaseUrl } : {}),
   });
-  return {
-    store,
-    marginDays: settings.get('artworkLinkMarginDays'),
-    maxInputBytes: settings.get('artworkMaxInputBytes'),
-  };
+  return { store, ...limits };
 }
