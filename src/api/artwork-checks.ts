@@ -24,7 +24,7 @@ export interface ArtworkCheckOptions extends Omit<ProbeOptions, 'signal'> {
 }
 
 /** artworkCheckBudgetMs's default. */
-export const CHECK_BUDGET_MS = 300_000;
+const CHECK_BUDGET_MS = 300_000;
 
 /**
  * The artwork checks of a run or a watcher. A slow link holds a slot until its probe's

@@ -96,7 +96,7 @@ function slow(deadlineMs: number): string {
 }
 
 /** What a probe the input's budget cut short (or never began) says. */
-export function budgetSpent(url: URL): ProbeResult {
+function budgetSpent(url: URL): ProbeResult {
   return {
     ok: false,
     code: 'artwork.unchecked',

@@ -84,7 +84,7 @@ export class ArtworkStore {
   /**
    * Reads and hashes `name` inside `folder` (never through a link, never outside it). Each
    * file is read once per (device, inode, size, modification and change time) for as long as
-   * the store lives, however many lines name it, streamed off the event loop; `admit` may
+   * the store lives, however many lines name it (npm run bench:artwork), streamed off the event loop; `admit` may
    * refuse it first, by its identity and size (an input's cap on artwork bytes).
    */
   async describe(

@@ -60,7 +60,8 @@ describe('artwork files under watch', () => {
       );
       expect(await ls('failed')).toEqual([]);
       const [job] = await fx.sandbox.admin.jobs();
-      const link = (job?.request as { items?: { externalArtworkUrl?: string }[] }).items?.[0]?.externalArtworkUrl;
+      const link = (job?.request as { items?: { externalArtworkUrl?: string }[] } | undefined)?.items?.[0]
+        ?.externalArtworkUrl;
       expect(link).toMatch(/\/art\/[0-9a-f]{64}\.png\?/);
       expect(s3.requests.filter((r) => r.method === 'PUT' && r.path.includes('/art/')).length).toBe(1);
     } finally {
