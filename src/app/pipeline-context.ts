@@ -86,11 +86,7 @@ export function pipelineOver(
   const defaultDeliveryMethod = settings.get('defaultDeliveryMethod');
   let store: Promise<{ store: ArtworkStore; marginDays: number; maxInputBytes: number } | undefined> | undefined;
   const artwork = artworkFrom(settings, input.sandbox === true || isLoopbackHost(new URL(config.baseUrl).hostname));
-  // Read (and so checked) when the pipeline opens, store or not: a bad value is a usage error, not an outage.
-  const artworkLimits = {
-    marginDays: settings.get('artworkLinkMarginDays'),
-    maxInputBytes: settings.get('artworkMaxInputBytes'),
-  };
+  const artworkLimits = artworkLimitsFrom(settings);
   const lookups = runLookups(
     () => ({ value: createCatalogue(client, { shopDeliveryMethods }), artwork: artwork() }),
     input.catalogueMaxAgeMs ?? Infinity,
@@ -256,6 +252,11 @@ function artworkFrom(settings: ApiSession['settings'], sandbox: boolean): () => 
   const allowPrivate = settings.get('artworkAllowPrivate') === true;
   const budgetMs = settings.get('artworkCheckBudgetMs');
   return () => artworkChecks(mode === 'warn' ? 'warn' : 'on', { allowLoopback: sandbox, allowPrivate, budgetMs });
+}
+
+/** The artwork store's limits, read (and so checked) when the pipeline opens, store or not: a bad value is a usage error, not an outage. */
+function artworkLimitsFrom(settings: ApiSession['settings']): { marginDays: number; maxInputBytes: number } {
+  return { marginDays: settings.get('artworkLinkMarginDays'), maxInputBytes: settings.get('artworkMaxInputBytes') };
 }
 
 /**
