@@ -15,7 +15,7 @@ import type { Logger } from '../core/log/logger.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { PipelineCommand, PipelineContext, PreparedInput } from '../pipeline/process-input.js';
 import { createCatalogue, type AccountCatalogue } from '../resolve/catalogue.js';
-import { artworkChecks, type ArtworkChecks } from '../api/artwork-probe.js';
+import { artworkChecks, type ArtworkChecks } from '../api/artwork-checks.js';
 import { openApiSession, type ApiSession, type ApiSessionInput } from './api-session.js';
 
 export interface PipelineContextInput extends ApiSessionInput {
@@ -61,7 +61,13 @@ export interface OpenPipeline {
 export async function openPipelineContext(input: PipelineContextInput): Promise<OpenPipeline> {
   const session = await openApiSession(input);
   const { config, settings } = session;
-  return pipelineOver(session, input, new FolderLedger(config.stateDir, { staleMs: settings.get('lockStaleMs') }));
+  try {
+    return pipelineOver(session, input, new FolderLedger(config.stateDir, { staleMs: settings.get('lockStaleMs') }));
+  } catch (err) {
+    // A setting refused as the pipeline opens: the session (an in-process sandbox's server) must not outlive it.
+    await session.close();
+    throw err;
+  }
 }
 
 /** The pipeline of an open session over `ledger` (closing it closes the session). */
@@ -78,8 +84,9 @@ export function pipelineOver(
   // Read (and so checked) when the pipeline opens: a broken table is a usage error before anything is sent.
   const shopDeliveryMethods = deliveryMethodTable(settings);
   const defaultDeliveryMethod = settings.get('defaultDeliveryMethod');
-  let store: Promise<{ store: ArtworkStore; marginDays: number } | undefined> | undefined;
+  let store: Promise<{ store: ArtworkStore; marginDays: number; maxInputBytes: number } | undefined> | undefined;
   const artwork = artworkFrom(settings, input.sandbox === true || isLoopbackHost(new URL(config.baseUrl).hostname));
+  const artworkLimits = artworkLimitsFrom(settings);
   const lookups = runLookups(
     () => ({ value: createCatalogue(client, { shopDeliveryMethods }), artwork: artwork() }),
     input.catalogueMaxAgeMs ?? Infinity,
@@ -107,7 +114,7 @@ export function pipelineOver(
         if (first === learnt) first = undefined;
         throw err;
       });
-      store ??= artworkStoreFrom(settings, input.env);
+      store ??= artworkStoreFrom(settings, input.env, artworkLimits);
       const artworkStore = await store;
       return {
         command: input.command,
@@ -243,7 +250,13 @@ function artworkFrom(settings: ApiSession['settings'], sandbox: boolean): () => 
   const mode = settings.get('artworkCheck');
   if (mode === 'off') return () => undefined;
   const allowPrivate = settings.get('artworkAllowPrivate') === true;
-  return () => artworkChecks(mode === 'warn' ? 'warn' : 'on', { allowLoopback: sandbox, allowPrivate });
+  const budgetMs = settings.get('artworkCheckBudgetMs');
+  return () => artworkChecks(mode === 'warn' ? 'warn' : 'on', { allowLoopback: sandbox, allowPrivate, budgetMs });
+}
+
+/** The artwork store's limits, read (and so checked) when the pipeline opens, store or not: a bad value is a usage error, not an outage. */
+function artworkLimitsFrom(settings: ApiSession['settings']): { marginDays: number; maxInputBytes: number } {
+  return { marginDays: settings.get('artworkLinkMarginDays'), maxInputBytes: settings.get('artworkMaxInputBytes') };
 }
 
 /**
@@ -253,7 +266,8 @@ function artworkFrom(settings: ApiSession['settings'], sandbox: boolean): () => 
 async function artworkStoreFrom(
   settings: ApiSession['settings'],
   env: Record<string, string | undefined>,
-): Promise<{ store: ArtworkStore; marginDays: number } | undefined> {
+  limits: { marginDays: number; maxInputBytes: number },
+): Promise<{ store: ArtworkStore; marginDays: number; maxInputBytes: number } | undefined> {
   const target = settings.get('artworkStore');
   if (target === undefined) return undefined;
   const where = parseS3Url(target);
@@ -269,5 +283,5 @@ async function artworkStoreFrom(
     credentials: awsCredentials(env),
     ...(publicBaseUrl ? { publicBaseUrl } : {}),
   });
-  return { store, marginDays: settings.get('artworkLinkMarginDays') };
+  return { store, ...limits };
 }
