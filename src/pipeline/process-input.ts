@@ -1,7 +1,8 @@
 import { type Clock, nowDate, nowIso } from '../core/clock.js';
-import type { ArtworkChecks } from '../api/artwork-probe.js';
+import type { ArtworkChecks } from '../api/artwork-checks.js';
 import type { ApiClient } from '../api/client.js';
 import type { ArtworkStore } from '../storage/artwork-store.js';
+import type { FolderPin } from '../storage/folder-file.js';
 import type { LedgerStore } from '../storage/ledger/model.js';
 import type { Logger } from '../core/log/logger.js';
 import { loadManifest, type LoadResult } from '../manifest/load-manifest.js';
@@ -28,6 +29,7 @@ import { checkPlanned, type PlanCheck } from './saved-plan.js';
 import { checkedJobs, type JobState } from './job-state.js';
 import { blocksSubmission } from './job-status.js';
 import { checkArtwork } from './stages/artwork.js';
+import { InputArtworkFiles } from './stages/artwork-files.js';
 import { provideArtwork } from './stages/provide-artwork.js';
 import { applyChanges } from './stages/changes.js';
 import type { StageContext } from './stages/context.js';
@@ -68,8 +70,13 @@ export interface PipelineContext {
   catalogue: AccountCatalogue;
   /** One per run, like the catalogue: each distinct artwork link probed once; absent when artworkCheck is off. */
   artwork?: ArtworkChecks;
-  /** Where `artwork:` files are uploaded (artworkStore), and how long past the due date their links live. */
-  artworkStore?: { store: ArtworkStore; marginDays: number };
+  /**
+   * Where `artwork:` files are uploaded (artworkStore), how long past the due date their links
+   * live, and how many bytes of them one input may name (artworkMaxInputBytes).
+   */
+  artworkStore?: { store: ArtworkStore; marginDays: number; maxInputBytes: number };
+  /** `watch`: the folder the input was dropped in, where its `artwork:` files are (default: the manifest's own). */
+  artworkFolder?: FolderPin;
   ledger: LedgerStore;
   /** Ledger account key: region + account id (ledger/account-key.ts). */
   account: string;
@@ -345,8 +352,8 @@ function stageContext(manifest: Manifest, ctx: RunContext): StageContext {
     displayName: ctx.displayName ?? manifest.file,
     client,
     catalogue: ctx.catalogue,
-    ...(ctx.artwork ? { artwork: ctx.artwork } : {}),
-    ...(ctx.artworkStore ? { artworkStore: ctx.artworkStore.store } : {}),
+    ...(ctx.artwork ? { artwork: ctx.artwork.forInput() } : {}),
+    ...(ctx.artworkStore ? { artworkStore: ctx.artworkStore.store, artworkFiles: artworkFilesOf(manifest, ctx) } : {}),
     artworkMarginDays: ctx.artworkStore?.marginDays ?? 0,
     ledger,
     account,
@@ -366,6 +373,12 @@ function stageContext(manifest: Manifest, ctx: RunContext): StageContext {
       ...(listing ? { listing } : {}),
     },
   };
+}
+
+/** Where this input's `artwork:` files are read from: watch names the drop folder; a bucket input has none. */
+function artworkFilesOf(manifest: Manifest, ctx: RunContext): InputArtworkFiles {
+  const where = ctx.artworkFolder ?? (ctx.command === 'watch' ? 'none' : 'manifest');
+  return new InputArtworkFiles(manifest, where, ctx.artworkStore?.maxInputBytes ?? Number.POSITIVE_INFINITY);
 }
 
 /**

@@ -203,6 +203,7 @@ export const SETTINGS = {
   },
   artworkAllowPrivate: {
     env: 'HTORDER_ARTWORK_ALLOW_PRIVATE',
+    flag: '--artwork-allow-private',
     type: { kind: 'boolean' },
     default: false,
     description:
@@ -225,9 +226,25 @@ export const SETTINGS = {
   },
   artworkLinkMarginDays: {
     env: 'HTORDER_ARTWORK_LINK_MARGIN_DAYS',
+    flag: '--artwork-link-margin-days',
     type: { kind: 'integer', min: 0, max: 60 },
     default: 1,
     description: "a presigned artwork link lives until the start of the job's due date plus this many days",
+  },
+  artworkCheckBudgetMs: {
+    env: 'HTORDER_ARTWORK_CHECK_BUDGET_MS',
+    flag: '--artwork-check-budget-ms',
+    type: { kind: 'milliseconds', min: 1000, max: HOUR_MS },
+    default: 300_000,
+    description: "the time one input's artwork link checks may take in all; links not checked by then fail their check",
+  },
+  artworkMaxInputBytes: {
+    env: 'HTORDER_ARTWORK_MAX_INPUT_BYTES',
+    flag: '--artwork-max-input-bytes',
+    type: { kind: 'integer', min: 1_048_576, max: 1_099_511_627_776 },
+    default: 2_147_483_648,
+    description:
+      'the bytes of distinct `artwork:` files one input may name in all (each file is read and hashed once per run)',
   },
   trustLocalConfig: {
     env: 'HTORDER_TRUST_LOCAL_CONFIG',

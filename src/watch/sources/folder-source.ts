@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { type ReportPaths, reportPaths } from '../../report/report-paths.js';
 import { type NewFileOptions, writeFileAtomic } from '../../storage/atomic-write.js';
 import { FolderLeases, type LinkFile, linkRefused } from '../../storage/folder-lease.js';
+import { type FolderPin, pinFolder } from '../../storage/folder-file.js';
 import { HeldFolder, type Identity, sameIdentity } from '../../storage/held-folder.js';
 import { type Lease, newOwnerId } from '../../storage/lease.js';
 import {
@@ -88,6 +89,7 @@ const SUB_FOLDERS = ['processing', 'done', 'failed', 'held'] as const satisfies 
 interface Verified {
   mode: number;
   gid: number;
+  uid: number;
   copied: Fingerprint;
 }
 
@@ -119,6 +121,8 @@ export class FolderSource implements DropSource {
   private readonly slots = new WorkSlots();
   /** processing/, done/ and failed/, held open from init: every file is created and moved through them. */
   private readonly held: Partial<Record<keyof DropLayout, HeldFolder>> = {};
+  /** The drop folder itself, pinned at init: where dropped manifests' `artwork:` files are read. */
+  private top: FolderPin | undefined;
   /** Files this instance moved to done/ or failed/, watched for the settle window. */
   private readonly settling: SettleList;
   private lastSettleCheck = -Infinity;
@@ -170,6 +174,7 @@ export class FolderSource implements DropSource {
     if (!info) throw new SourceError(`the drop folder ${this.location} does not exist`, 'usage');
     if (!info.isDirectory()) throw new SourceError(`${this.location} is not a folder`, 'usage');
     assertSticky(this.location, info);
+    this.top = pinFolder(this.location);
     for (const k of SUB_FOLDERS) {
       await mkdir(this.sub(k), { recursive: true });
       await this.assertOwnFolder(k);
@@ -377,6 +382,7 @@ export class FolderSource implements DropSource {
       path: copy,
       location: this.sub('processing', name),
       ...(verified ? { sha256: verified.copied.sha256 } : {}),
+      ...(verified && this.top ? { artworkFolder: { ...this.top, readerUid: verified.uid } } : {}),
       ...(refused === undefined ? {} : { refused }),
       renew: () => lease.renew(),
       finish: async (outcome: FinishOutcome, writeReports?: WriteReports) => {
@@ -601,7 +607,7 @@ export class FolderSource implements DropSource {
       // The size and mtime from before the copy: a file that changed while it was read (still
       // being written) differs at the first check, and is given back before anything is sent.
       const copied = { size: before.size, mtimeMs: before.mtimeMs, ino: before.ino, sha256: hash.digest('hex') };
-      return { mode: before.mode, gid: before.gid, copied };
+      return { mode: before.mode, gid: before.gid, uid: before.uid, copied };
     } finally {
       await handle.close();
     }
