@@ -359,7 +359,8 @@ function inputHandler(
     return handleInput(claimed, lease, {
       ...ctx,
       logger,
-      pipeline: () => routed.context({ mapping: route.loadedMapping, partial }),
+      pipeline: () =>
+        routed.context({ mapping: route.loadedMapping, partial, duplicateWindowMs: route.duplicateWindowMs }),
       onUnavailable: routed.forget,
     });
   };

@@ -109,6 +109,7 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
     includeClosed: opts.includeClosed === true,
     details: opts.details === true,
     concurrency: config.concurrency,
+    now: () => new Date(session.clock.now()),
   };
   const { shipToShop } = await import('../../pipeline/track/ship-to-shop.js');
   // Read before anything is asked: a broken webhook setting is a usage error (exit 2).

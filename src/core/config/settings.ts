@@ -17,6 +17,8 @@ export type SettingType =
   | { kind: 'path' }
   | { kind: 'integer'; min: number; max: number }
   | { kind: 'milliseconds'; min: number; max: number }
+  /** A length of time as people write it (`12h`, `7d`, `1d12h`, `0`), in milliseconds, from 0 to `max`. */
+  | { kind: 'duration'; max: number }
   | { kind: 'amount'; max: number }
   | { kind: 'boolean' }
   | { kind: 'enum'; values: readonly string[] }
@@ -502,14 +504,14 @@ export const SETTINGS = {
     type: { kind: 'integer', min: 1, max: 1_000_000_000 },
     description: 'largest quantity of one line; a job with a larger one waits for approval (off when unset)',
   },
-  duplicateWindowDays: {
-    env: 'HTORDER_DUPLICATE_WINDOW_DAYS',
-    flag: '--duplicate-window-days',
-    arg: '<days>',
-    type: { kind: 'integer', min: 0, max: 366 },
-    default: 7,
+  duplicateWindow: {
+    env: 'HTORDER_DUPLICATE_WINDOW',
+    flag: '--duplicate-window',
+    arg: '<duration>',
+    type: { kind: 'duration', max: 366 * DAY_MS },
+    default: '12h',
     description:
-      'a new order with the same address and items as one the ledger recorded this many days back under another order number waits for approval (0: off)',
+      'a new order with the same address and items as one sent from another input this long before, under another order number, waits for approval (12h: the same night; 0: off)',
   },
   heldDir: {
     env: 'HTORDER_HELD_DIR',
@@ -545,6 +547,7 @@ interface KindValue {
   path: string;
   integer: number;
   milliseconds: number;
+  duration: number;
   amount: number;
   boolean: boolean;
   enum: string;
