@@ -228,7 +228,10 @@ async function withinDeadline<T>(name: string, ms: number, pool: ChaosProcesses,
     }, ms);
   });
   try {
-    return await Promise.race([body(), expired]);
+    // Once expired, the body's own failure (a loop's assertLive, a killed process) is a symptom:
+    // the deadline's message, with every process's output, is the one that says what happened.
+    const settled = body().catch((err: unknown) => (pool.expired ? expired : Promise.reject(err)));
+    return await Promise.race([settled, expired]);
   } finally {
     clearTimeout(timer);
   }
