@@ -271,6 +271,14 @@ export const SETTINGS = {
     default: false,
     description: 'path-style bucket addressing',
   },
+  bucketLedger: {
+    env: 'HTORDER_BUCKET_LEDGER',
+    flag: '--bucket-ledger',
+    arg: '<s3://bucket/prefix/>',
+    type: { kind: 'string' },
+    description:
+      'where a bucket watcher keeps its ledger and claims: a prefix droppers cannot write, outside every watched prefix (required to watch a bucket; approve reads it)',
+  },
   singleInstance: {
     env: 'HTORDER_SINGLE_INSTANCE',
     flag: '--single-instance',
