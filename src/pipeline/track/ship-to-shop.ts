@@ -1,8 +1,9 @@
 import { trackingPath } from '../../report/report-paths.js';
-import { writeFileAtomic } from '../../storage/atomic-write.js';
+import { type NewFileOptions, writeFileAtomic } from '../../storage/atomic-write.js';
 import type { DeliveryOption } from '../../api/types.js';
 import { type Despatched, dispatchRecords, reportRecords } from './shop-records.js';
 import { carrierOf, type DispatchRecord, type TrackingLayout, trackingCsv } from './shop-tracking.js';
+import type { ReportFile } from './targets.js';
 import type { TrackResult } from './track.js';
 
 /**
@@ -27,6 +28,19 @@ export interface ShipToShop {
 /** `X.result.json` → `X.tracking.csv`. */
 export function trackingCsvPath(reportFile: string): string {
   return trackingPath(reportFile.replace(/\.result\.json$/, ''));
+}
+
+/**
+ * The mode and group of a tracking file made from `reports`: never more readable than any of
+ * them (no execute bits), in their group when they share one, else readable by its owner only.
+ * A report whose mode is unknown (none read) leaves the file to the umask.
+ */
+export function fileOf(reports: ReadonlyArray<ReportFile | undefined>): NewFileOptions {
+  const known = reports.filter((r): r is ReportFile => r !== undefined);
+  if (known.length === 0 || known.length < reports.length) return known.length === 0 ? {} : { mode: 0o600 };
+  const mode = known.reduce((m, r) => m & r.mode, 0o666);
+  const gids = new Set(known.map((r) => r.gid));
+  return gids.size === 1 ? { mode, gid: known[0]!.gid } : { mode: mode & 0o600 };
 }
 
 export async function shipToShop(result: TrackResult, opts: ShipToShopOptions): Promise<ShipToShop> {
@@ -64,7 +78,7 @@ export async function shipToShop(result: TrackResult, opts: ShipToShopOptions): 
     if (opts.file !== undefined) all.push(made);
     else {
       const path = trackingCsvPath(reportFile);
-      await writeFileAtomic(path, trackingCsv(made.layout, made.records));
+      await writeFileAtomic(path, trackingCsv(made.layout, made.records), fileOf([result.files.get(reportFile)]));
       written.push(path);
     }
   }
@@ -72,12 +86,14 @@ export async function shipToShop(result: TrackResult, opts: ShipToShopOptions): 
     // One layout when every report's shop takes the same; the generic one for a mix.
     const layouts = new Set(all.map((a) => a.layout));
     const layout: TrackingLayout = layouts.size === 1 ? [...layouts][0] : 'generic';
+    const reports = [...byReport.keys()].map((r) => result.files.get(r));
     await writeFileAtomic(
       opts.file,
       trackingCsv(
         layout,
         all.flatMap((a) => a.records),
       ),
+      fileOf(reports),
     );
     written.push(opts.file);
   }
