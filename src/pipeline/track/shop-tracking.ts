@@ -126,10 +126,17 @@ export function trackingRows(layout: TrackingLayout, records: readonly DispatchR
   }
 }
 
-/** The file's text: UTF-8, CRLF (what spreadsheet imports expect), every cell guarded against formulas. */
+/**
+ * The file's text: UTF-8, CRLF (what spreadsheet imports expect), every cell guarded against
+ * formulas. A cell holding a lone LF or CR is quoted too: with a CRLF record delimiter
+ * csv-stringify quotes only CRLF, and an unquoted line break starts a new row.
+ */
 export function trackingCsv(layout: TrackingLayout, records: readonly DispatchRecord[]): string {
   const [header, ...rows] = trackingRows(layout, records);
-  return stringify([header, ...rows.map((row) => row.map(neutraliseCell))], { record_delimiter: 'windows' });
+  return stringify([header, ...rows.map((row) => row.map(neutraliseCell))], {
+    record_delimiter: 'windows',
+    quoted_match: /[\r\n]/,
+  });
 }
 
 /** Carriers a delivery option's label may start with: the name a shop's import knows them by. */

@@ -171,6 +171,22 @@ describe('layouts', () => {
     );
   });
 
+  it('a cell with a lone line break is quoted, and its next line guarded: no row starts with a formula', () => {
+    const payload = "=cmd|' /C calc'!A0";
+    for (const layout of ['shopify', 'woocommerce', 'generic'] as const) {
+      for (const br of ['\n', '\r', '\r\n']) {
+        const text = trackingCsv(layout, [
+          { ...record, shopOrderNumber: `2051${br}${payload}`, lines: [{ sku: `A1${br}${payload}`, quantity: '6' }] },
+        ]);
+        expect(text.split(/\r\n|\r|\n/).filter((line) => /^[=+\-@]/.test(line))).toEqual([]);
+        const rows = parseCsv(text) as string[][];
+        expect(rows).toHaveLength(2);
+        expect(rows[1]).toContain(`2051${br}'${payload}`);
+        expect(rows[1]).toContain(`A1${br}'${payload}`);
+      }
+    }
+  });
+
   it('the carrier is the known carrier a delivery option names, nothing for a collection', () => {
     expect(carrierOf('UPS 2nd Day Air')).toBe('UPS');
     expect(carrierOf('FedEx Overnight')).toBe('FedEx');
