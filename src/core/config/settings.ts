@@ -435,6 +435,14 @@ export const SETTINGS = {
     default: true,
     description: 'wake the scan early on file-system events (folders); the scan alone is always enough',
   },
+  // track: the files written for the shop to import (docs/track.md#tracking-back-to-the-shop).
+  trackingSendReceipt: {
+    env: 'HTORDER_TRACKING_SEND_RECEIPT',
+    type: { kind: 'boolean' },
+    default: true,
+    description:
+      "track: the Shopify (Matrixify) tracking file has Shopify email each customer their tracking (Fulfillment: Send Receipt); false: no email",
+  },
   // Notifications (watch, run): webhooks told of failures (docs/notifications.md).
   notifyUrl: {
     env: 'HTORDER_NOTIFY_URL',

@@ -2,7 +2,13 @@ import { trackingPath } from '../../report/report-paths.js';
 import { type NewFileOptions, writeFileAtomic } from '../../storage/atomic-write.js';
 import type { DeliveryOption } from '../../api/types.js';
 import { type Despatched, dispatchRecords, reportRecords } from './shop-records.js';
-import { carrierOf, type DispatchRecord, type TrackingLayout, trackingCsv } from './shop-tracking.js';
+import {
+  carrierOf,
+  type DispatchRecord,
+  type TrackingFileOptions,
+  type TrackingLayout,
+  trackingCsv,
+} from './shop-tracking.js';
 import type { ReportFile } from './targets.js';
 import type { TrackResult } from './track.js';
 
@@ -11,7 +17,7 @@ import type { TrackResult } from './track.js';
  * (X.tracking.csv next to each report, or all in one file), and the records of the jobs
  * despatched since the previous check, for the `dispatched` notification.
  */
-export interface ShipToShopOptions {
+export interface ShipToShopOptions extends Partial<TrackingFileOptions> {
   /** One file for every report's despatched jobs, instead of one beside each report. */
   file?: string;
   /** The account's delivery options (for the carrier); a failure leaves the carrier blank. */
@@ -51,6 +57,7 @@ export async function shipToShop(result: TrackResult, opts: ShipToShopOptions): 
     const option = options.find((o) => o.code === code);
     return carrierOf(option?.label, option?.isCollection);
   };
+  const fileOptions: TrackingFileOptions = { sendReceipt: opts.sendReceipt ?? true };
   const byReport = new Map<string, Despatched[]>();
   const newly = new Set<number>();
   const dispatched: DispatchRecord[] = [];
@@ -78,7 +85,8 @@ export async function shipToShop(result: TrackResult, opts: ShipToShopOptions): 
     if (opts.file !== undefined) all.push(made);
     else {
       const path = trackingCsvPath(reportFile);
-      await writeFileAtomic(path, trackingCsv(made.layout, made.records), fileOf([result.files.get(reportFile)]));
+      const text = trackingCsv(made.layout, made.records, fileOptions);
+      await writeFileAtomic(path, text, fileOf([result.files.get(reportFile)]));
       written.push(path);
     }
   }
@@ -92,6 +100,7 @@ export async function shipToShop(result: TrackResult, opts: ShipToShopOptions): 
       trackingCsv(
         layout,
         all.flatMap((a) => a.records),
+        fileOptions,
       ),
       fileOf(reports),
     );

@@ -65,7 +65,8 @@ export async function collectTargets(args: readonly string[], opts: TargetOption
   }
   // Reports named directly are vouched for by the configured ledger (opened only when one is read).
   let ledger: FolderLedger | undefined;
-  const vouch: Vouch = (order, job) => vouchedBy((ledger ??= new FolderLedger(opts.stateDir)), opts.account)(order, job);
+  const vouch: Vouch = (order, job) =>
+    vouchedBy((ledger ??= new FolderLedger(opts.stateDir)), opts.account)(order, job);
   for (const arg of args) {
     const info = await stat(arg).catch(() => undefined);
     if (info?.isDirectory()) {
