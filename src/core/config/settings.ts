@@ -441,7 +441,7 @@ export const SETTINGS = {
     type: { kind: 'boolean' },
     default: true,
     description:
-      "track: the Shopify (Matrixify) tracking file has Shopify email each customer their tracking (Fulfillment: Send Receipt); false: no email",
+      'track: the Shopify (Matrixify) tracking file has Shopify email each customer their tracking (Fulfillment: Send Receipt); false: no email',
   },
   // Notifications (watch, run): webhooks told of failures (docs/notifications.md).
   notifyUrl: {

@@ -45,8 +45,8 @@ export function fileOf(reports: ReadonlyArray<ReportFile | undefined>): NewFileO
   const known = reports.filter((r): r is ReportFile => r !== undefined);
   if (known.length === 0 || known.length < reports.length) return known.length === 0 ? {} : { mode: 0o600 };
   const mode = known.reduce((m, r) => m & r.mode, 0o666);
-  const gids = new Set(known.map((r) => r.gid));
-  return gids.size === 1 ? { mode, gid: known[0]!.gid } : { mode: mode & 0o600 };
+  const [gid, ...others] = new Set(known.map((r) => r.gid));
+  return others.length === 0 ? { mode, gid } : { mode: mode & 0o600 };
 }
 
 export async function shipToShop(result: TrackResult, opts: ShipToShopOptions): Promise<ShipToShop> {

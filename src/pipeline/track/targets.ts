@@ -63,10 +63,8 @@ export async function collectTargets(args: readonly string[], opts: TargetOption
     await fromLedger(opts.stateDir, opts, out);
     return out;
   }
-  // Reports named directly are vouched for by the configured ledger (opened only when one is read).
-  let ledger: FolderLedger | undefined;
-  const vouch: Vouch = (order, job) =>
-    vouchedBy((ledger ??= new FolderLedger(opts.stateDir)), opts.account)(order, job);
+  // Reports named directly are vouched for by the configured ledger.
+  const vouch = vouchedBy(new FolderLedger(opts.stateDir), opts.account);
   for (const arg of args) {
     const info = await stat(arg).catch(() => undefined);
     if (info?.isDirectory()) {
