@@ -166,9 +166,10 @@ async function openDrop(
   if (s3) {
     // The AWS SDK is loaded only to watch a bucket: a folder watcher starts without it.
     const { BucketSource } = await import('../watch/sources/bucket-source.js');
-    // Checked before any store is opened: a ledger droppers could write is a usage error.
-    const where = bucketStateOf(settings.get('bucketLedger'), s3, dropLocations);
     const store = await openBucketStore(s3, settings, base.env);
+    closers.push(() => store.close());
+    // Before a request is made: a ledger droppers could write is a usage error.
+    const where = bucketStateOf(settings.get('bucketLedger'), s3, dropLocations);
     const stateStore = where.bucket === s3.bucket ? store : await openBucketStore(where, settings, base.env);
     const state = { store: stateStore, prefix: where.prefix };
     const singleInstance = settings.get('singleInstance');
