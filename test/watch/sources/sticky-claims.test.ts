@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chmod, chown, mkdir, readdir, stat, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdir, readdir, rename, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,9 +93,12 @@ describe.skipIf(!isRoot)('a watcher under its own user, on a sticky folder it do
     child.stderr!.on('data', (d) => (out += d));
     await waitFor(() => (out.includes('watching for manifests') ? true : undefined), 'the watcher to start', 60_000);
 
+    // Dropped as the other user's: written under a hidden name, given to that user, then renamed in.
     const file = join(drop.path, 'a.yaml');
-    await writeFile(file, manifest('STK'), { mode: 0o644 });
-    await chown(file, DROPPER, DROPPER);
+    const hidden = join(drop.path, '.a.yaml.tmp');
+    await writeFile(hidden, manifest('STK'), { mode: 0o644 });
+    await chown(hidden, DROPPER, DROPPER);
+    await rename(hidden, file);
     await waitFor(() => (out.includes('not taken: it belongs to') ? true : undefined), 'the refusal', 30_000);
     // Many scans later: said once, not retried, the file where it was.
     await sleep(1500);
