@@ -214,7 +214,7 @@ describe('a dropper with access to the drop prefix only', () => {
   it("cannot reset the day's spend or delete the content index", async () => {
     const flags = { bucketLedger: `s3://${s3.bucket}/${statePrefix}` };
     // Each reorder of 50 is estimated at 150.00: one fits in a day of 200, two do not.
-    const limits = { HTORDER_MAX_DAILY_COST: '200', HTORDER_DUPLICATE_WINDOW_DAYS: '1' };
+    const limits = { HTORDER_MAX_DAILY_COST: '200', HTORDER_DUPLICATE_WINDOW: '1d' };
     const w = await startWatch({ target: `s3://${s3.bucket}/${drop}`, flags }, { ...env, ...limits });
     try {
       await put('d1.yaml', manifest('DD'));
