@@ -12,6 +12,7 @@
 import jsonata from 'jsonata';
 import { excelSerialText } from '../../core/excel-date.js';
 import { isNumberText, MAX_NUMBER_TEXT } from '../../core/number-text.js';
+import { localisedBoolean } from '../csv/cells.js';
 import type { LookupTable } from './model.js';
 
 /** The row an expression sees: column name → cell text (blank cells are ""). */
@@ -70,6 +71,7 @@ export function compileExpression(
   source: string,
   tables: Readonly<Record<string, LookupTable>>,
   sequence = false,
+  numbers: NumberStyle = { decimalComma: false },
 ): CompiledExpression {
   let expr: jsonata.Expression;
   try {
@@ -78,7 +80,7 @@ export function compileExpression(
     const e = err as { message?: string; position?: number };
     throw new ExpressionError(e.message ?? String(err), e.position);
   }
-  registerHelpers(expr, tables);
+  registerHelpers(expr, tables, numbers);
   const found: Found = { columns: new Set<string>(), cacheable: true };
   walk(expr.ast(), found);
   if (found.refused !== undefined)
@@ -240,8 +242,24 @@ function fail(message: string): never {
   throw { message };
 }
 
-/** `24,00` with `,` → 24; `1.234,50` with `,` → 1234.5; `24.0` → 24. Blank → undefined. */
-export function decimal(text: unknown, separator?: unknown): number | undefined {
+/**
+ * What the numbers of one file look like, set once its header is read: a `;`-separated file was
+ * saved by a spreadsheet whose decimal mark is `,` (that is why its list separator is `;`).
+ */
+export interface NumberStyle {
+  decimalComma: boolean;
+}
+
+/**
+ * A number from cell text. `separator` `","`: `24,00` → 24, `1.234,50` → 1234.5; `"."`: commas
+ * group thousands. Not given, the text's shape says: the last of `.` and `,` is the decimal mark
+ * when both are there (`1,234.50`, `1.234,50`); a lone one followed by other than three digits
+ * is one (`12,50`, `24.0`); marks repeated group thousands (`1,234,567`); a lone mark before
+ * exactly three digits (`1,000`) groups thousands unless the file writes decimal commas
+ * (`decimalComma`: `1,000` → 1, `1.000` → 1000). Currency signs and blanks are read past.
+ * Blank → undefined.
+ */
+export function decimal(text: unknown, separator?: unknown, decimalComma = false): number | undefined {
   if (text === undefined || text === null) return undefined;
   if (typeof text === 'number') return text;
   const raw = String(text);
@@ -250,17 +268,50 @@ export function decimal(text: unknown, separator?: unknown): number | undefined 
   let s = raw.replace(/[\s\u00a0€$£¥]/g, '').replace(/^[A-Z]{3}/, '');
   if (s === '') return undefined;
   if (separator === ',') s = s.replace(/\./g, '').replace(',', '.');
-  else s = s.replace(/,/g, '');
+  else if (separator === '.') s = s.replace(/,/g, '');
+  else s = byShape(s, decimalComma);
   if (!isNumberText(s)) fail(`"${raw}" is not a number`);
   return Number(s);
 }
 
+/** `s` with its decimal mark as `.` and no grouping marks, by the rules of `decimal`. */
+function byShape(s: string, decimalComma: boolean): string {
+  const comma = s.lastIndexOf(',');
+  const dot = s.lastIndexOf('.');
+  if (comma >= 0 && dot >= 0) {
+    return comma > dot ? s.replace(/\./g, '').replace(',', '.') : s.replace(/,/g, '');
+  }
+  const at = comma >= 0 ? comma : dot;
+  if (at < 0) return s;
+  const mark = s[at];
+  if (s.indexOf(mark) !== at) return s.split(mark).join('');
+  const grouping = s.length - at - 1 === 3 && (mark === ',' ? !decimalComma : decimalComma);
+  if (grouping) return s.slice(0, at) + s.slice(at + 1);
+  return mark === ',' ? `${s.slice(0, at)}.${s.slice(at + 1)}` : s;
+}
+
 /** A whole number from `24`, `24.0` or `24,00`; anything with a fraction is an error. */
-function integer(text: unknown, separator?: unknown): number | undefined {
-  const n = decimal(text, separator);
+function integer(text: unknown, separator?: unknown, decimalComma = false): number | undefined {
+  const n = decimal(text, separator, decimalComma);
   if (n === undefined) return undefined;
   if (!Number.isInteger(n)) fail(`"${String(text)}" is not a whole number`);
   return n;
+}
+
+/**
+ * Yes or no from cell text, in the words spreadsheets write in their languages (Excel writes
+ * TRUE as WAHR, VRAI, VERDADERO…): true/false, yes/no, 1/0 and theirs. Blank → undefined;
+ * anything else is an error, never taken for no.
+ */
+export function bool(text: unknown): boolean | undefined {
+  if (text === undefined || text === null) return undefined;
+  if (typeof text === 'boolean') return text;
+  const raw = String(text).trim();
+  if (raw === '') return undefined;
+  const b = localisedBoolean(raw);
+  if (b === undefined)
+    fail(`"${raw.slice(0, MAX_NUMBER_TEXT)}" is not yes or no (true/false, WAHR/FALSCH, VRAI/FAUX…)`);
+  return b;
 }
 
 const pad2 = (n: number): string => String(n).padStart(2, '0');
@@ -368,12 +419,17 @@ function numbered(row: unknown, prefix: string): string[] {
   return found.sort((a, b) => a[0] - b[0]).map(([, cell]) => cell);
 }
 
-function registerHelpers(expr: jsonata.Expression, tables: Readonly<Record<string, LookupTable>>): void {
+function registerHelpers(
+  expr: jsonata.Expression,
+  tables: Readonly<Record<string, LookupTable>>,
+  numbers: NumberStyle,
+): void {
   // Refused when the mapping loads (walk); bound here too, so no alias reaches JSONata's own.
   for (const name of REFUSED_FUNCTIONS)
     expr.registerFunction(name, () => fail(`$${name} is not available in a mapping`));
-  expr.registerFunction('decimal', decimal, '<x?s?:n>');
-  expr.registerFunction('integer', integer, '<x?s?:n>');
+  expr.registerFunction('decimal', (t: unknown, sep?: unknown) => decimal(t, sep, numbers.decimalComma), '<x?s?:n>');
+  expr.registerFunction('integer', (t: unknown, sep?: unknown) => integer(t, sep, numbers.decimalComma), '<x?s?:n>');
+  expr.registerFunction('bool', bool, '<x?:b>');
   expr.registerFunction('date', date, '<x?s?:s>');
   expr.registerFunction('excelDate', excelDate, '<x?:s>');
   expr.registerFunction('pad', pad, '<x?ns?:s>');

@@ -109,6 +109,16 @@ describe('reading by content', () => {
     });
   });
 
+  it('yes/no columns read the words a spreadsheet writes in its language', async () => {
+    const csv = ORDER.replaceAll('\t', ';')
+      .replace('quantity', 'quantity;timeSensitive;isSaturdayDelivery')
+      .replace(/12$/m, '12;WAHR;FALSCH');
+    const r = await loadManifest(await files.write('de.csv', iconv.encode(csv, 'windows-1252')));
+    expect(r.diagnostics).toEqual([]);
+    expect(r.manifest?.jobs[0].timeSensitive).toBe(true);
+    expect(r.manifest?.jobs[0].deliveryAddress.isSaturdayDelivery).toBe(false);
+  });
+
   it('an Excel `sep=;` line is read past, and rows keep their physical numbers', async () => {
     const file = await files.write('sep.csv', `sep=;\n${ORDER.replaceAll('\t', ';').replace('\n', '\n\n')}`);
     const r = await loadManifest(file);
