@@ -200,11 +200,10 @@ const EXCEL_DIALECT: OutputDialect = { delimiter: ',', bom: true };
  * its list separator, never on tabs.
  */
 function outputDialect(read: CsvRead | undefined, mapping: Mapping | undefined): OutputDialect {
-  const declared = read?.delimiter ?? mapping?.delimiter ?? ',';
-  const delimiter = declared === '\t' ? ',' : declared;
+  const separator = read?.delimiter ?? mapping?.delimiter ?? ',';
   const encoding = read?.encoding ?? mapping?.encoding ?? 'utf-8';
-  if (delimiter === ',' && encoding === 'utf-8') return PLAIN_DIALECT;
-  return { delimiter, bom: true };
+  if (separator === ',' && encoding === 'utf-8') return PLAIN_DIALECT;
+  return { delimiter: separator === '\t' ? ',' : separator, bom: true };
 }
 
 /** Cells as one row of text in the dialect, neutralised and quoted as csv-stringify does, without a line break. */
