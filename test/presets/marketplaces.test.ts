@@ -39,7 +39,20 @@ const EBAY_SAMPLE = {
   skipped: ['22-11873-44120', '22-11873-44120', '05-11874-90017', '09-11869-22304', null, null],
 };
 
-const CASES = [
+interface Case {
+  name: string;
+  file: string;
+  preset: string;
+  placed: string[];
+  /** Skipped jobs by order number; rows with none (a report's footer) as null. */
+  skipped: Array<string | null>;
+  /** The config file (the shop's delivery-method names), when the export needs one. */
+  config?: string;
+  /** The sandbox account, when not us-demo. */
+  account?: string;
+}
+
+const CASES: Case[] = [
   {
     name: 'Amazon Unshipped Orders (the sample)',
     file: 'samples/amazon/unshipped-orders-2026-11-22.txt',
