@@ -229,19 +229,7 @@ export class MappedRows implements CsvScanHandlers {
     const ignored = new Set(this.active.ignoreColumns ?? []);
     check([...ignored], this.active.expressionLocations?.ignoreColumns, 'ignoreColumns');
     for (const c of optional) used.add(c);
-    if (this.active.ignoreUnmapped !== true) {
-      for (const name of this.names) {
-        if (name === '' || used.has(name) || ignored.has(name)) continue;
-        this.diagnostics.push({
-          severity: 'error',
-          code: 'csv.unmapped-column',
-          message:
-            `column "${name}" is not mapped; use it in fields${this.mapping.file ? ` of ${this.mapping.file}` : ''}, ` +
-            'list it in ignoreColumns, or set ignoreUnmapped: true',
-          source: { file: this.file, row, columnName: name },
-        });
-      }
-    }
+    if (this.active.ignoreUnmapped !== true) this.reportUnmapped(row, used, ignored);
     this.unfit = this.diagnostics.some((d) => d.code === 'mapping.unknown-column');
     // JSONata sees only the cells some expression names, unless one reads the whole row ($, *).
     const exprs = this.linesField === undefined ? this.exprs : [...this.exprs, this.linesField.expr];
@@ -251,6 +239,21 @@ export class MappedRows implements CsvScanHandlers {
     // An absent optional column reads as a blank cell, for expressions that read the whole row too.
     this.absentOptional = [...optional].filter((c) => !indexOf.has(c));
     this.sink.header(this.targets, row);
+  }
+
+  /** Each column of the header neither used by the mapping nor ignored: an error at the header. */
+  private reportUnmapped(row: number, used: ReadonlySet<string>, ignored: ReadonlySet<string>): void {
+    for (const name of this.names) {
+      if (name === '' || used.has(name) || ignored.has(name)) continue;
+      this.diagnostics.push({
+        severity: 'error',
+        code: 'csv.unmapped-column',
+        message:
+          `column "${name}" is not mapped; use it in fields${this.mapping.file ? ` of ${this.mapping.file}` : ''}, ` +
+          'list it in ignoreColumns, or set ignoreUnmapped: true',
+        source: { file: this.file, row, columnName: name },
+      });
+    }
   }
 
   record(cells: string[], row: number): void {
