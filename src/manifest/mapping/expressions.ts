@@ -63,6 +63,73 @@ const EXPRESSION_BUDGET = { timeout: 1_000, stack: 500, sequence: 100_000 } as c
  */
 const REFUSED_FUNCTIONS = new Set(['eval']);
 
+/** What an expression is, found once from its syntax tree. */
+export interface ExpressionAnalysis {
+  /** The columns it reads by name (for the header check and the cache key). */
+  columns: string[];
+  /** Its value depends on `columns` (and `$line`) alone. */
+  cacheable: boolean;
+  usesLine: boolean;
+  /** A bare column name: the plain rename of that column. */
+  rename?: string;
+}
+
+/**
+ * Analyses by source text, each parsed once per process: recognising an export reads every
+ * preset's expressions, which repeat across presets and variants (and once more for the preset
+ * that fits), which is what recognition costs over `--mapping` in `npm run bench:recognise`.
+ * An analysis is a pure function of the source. Bounded: a process reading many mappings starts
+ * the table over.
+ */
+const analyses = new Map<string, ExpressionAnalysis | ExpressionError>();
+const MAX_ANALYSES = 10_000;
+
+/** The columns an expression reads and its shape; a syntax error or a refused function throws ExpressionError. */
+export function analyseExpression(source: string): ExpressionAnalysis {
+  let found = analyses.get(source);
+  if (found === undefined) {
+    found = analyse(source);
+    if (analyses.size >= MAX_ANALYSES) analyses.clear();
+    analyses.set(source, found);
+  }
+  if (found instanceof ExpressionError) throw found;
+  return found;
+}
+
+function parse(source: string): jsonata.Expression {
+  try {
+    return jsonata(source, { ...EXPRESSION_BUDGET });
+  } catch (err) {
+    const e = err as { message?: string; position?: number };
+    throw new ExpressionError(e.message ?? String(err), e.position);
+  }
+}
+
+function analyse(source: string): ExpressionAnalysis | ExpressionError {
+  let ast: Node;
+  try {
+    ast = parse(source).ast() as Node;
+  } catch (err) {
+    if (err instanceof ExpressionError) return err;
+    throw err;
+  }
+  const found: Found = { columns: new Set<string>(), cacheable: true };
+  walk(ast, found);
+  if (found.refused !== undefined)
+    return new ExpressionError(
+      `$${found.refused.name} is not available in a mapping: it would evaluate a cell's text as an expression`,
+      found.refused.position,
+    );
+  const single =
+    (ast.type as string) === 'path' && ast.steps?.length === 1 && ast.steps[0].type === 'name' && !hasExtras(ast);
+  return {
+    columns: [...found.columns],
+    cacheable: found.cacheable,
+    usesLine: found.usesLine === true,
+    ...(single ? { rename: String(ast.steps?.[0].value) } : {}),
+  };
+}
+
 /**
  * `sequence`: the expression's whole result is kept, an array as an array (a mapping's `lines`);
  * otherwise an array of one value is that value.
@@ -73,27 +140,12 @@ export function compileExpression(
   sequence = false,
   numbers: NumberStyle = { decimalComma: false },
 ): CompiledExpression {
-  let expr: jsonata.Expression;
-  try {
-    expr = jsonata(source, { ...EXPRESSION_BUDGET });
-  } catch (err) {
-    const e = err as { message?: string; position?: number };
-    throw new ExpressionError(e.message ?? String(err), e.position);
-  }
+  const { columns, cacheable, usesLine, rename } = analyseExpression(source);
+  if (rename !== undefined && !sequence) return renameOf(source, [...columns], rename);
+  // An evaluation of its own: the helpers it is given are this file's (its number style, its lookups).
+  const expr = parse(source);
   registerHelpers(expr, tables, numbers);
-  const found: Found = { columns: new Set<string>(), cacheable: true };
-  walk(expr.ast(), found);
-  if (found.refused !== undefined)
-    throw new ExpressionError(
-      `$${found.refused.name} is not available in a mapping: it would evaluate a cell's text as an expression`,
-      found.refused.position,
-    );
-  const columns = [...found.columns];
-  const ast = expr.ast() as Node;
-  const single =
-    (ast.type as string) === 'path' && ast.steps?.length === 1 && ast.steps[0].type === 'name' && !hasExtras(ast);
-  if (single && !sequence) return renameOf(source, columns, String(ast.steps?.[0].value));
-  return new EvaluatedExpression(source, columns, found.cacheable, expr, found.usesLine === true, sequence);
+  return new EvaluatedExpression(source, [...columns], cacheable, expr, usesLine, sequence);
 }
 
 /** The plain rename: the cell of one column, never evaluated by JSONata. */

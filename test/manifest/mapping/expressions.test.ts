@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { readCsvDocument } from '../../../src/manifest/csv/read-csv.js';
-import { bool, date, decimal, excelDate } from '../../../src/manifest/mapping/expressions.js';
+import {
+  analyseExpression,
+  bool,
+  compileExpression,
+  date,
+  decimal,
+  excelDate,
+  ExpressionError,
+} from '../../../src/manifest/mapping/expressions.js';
 import { parseMapping } from '../../../src/manifest/mapping/load-mapping.js';
 import { tempFiles } from '../../support/temp-files.js';
 
@@ -56,6 +64,42 @@ describe('locale-aware helpers', () => {
     expect(() => date('13/04/2026', 'mm/dd/yyyy')).toThrow();
     expect(() => date('04.12.2026', 'mm/dd/yyyy')).toThrow();
     expect(excelDate(46363)).toBe('2026-12-07');
+  });
+});
+
+describe('expression analyses, parsed once per source', () => {
+  it('a remembered analysis is what a fresh parse gives, and an expression compiled from it evaluates', async () => {
+    const sources = [
+      '`Lineitem sku`',
+      '$integer(Qty, ",")',
+      '$contains(SKU, /^A\\d/) ? "Asset" : "Stock"',
+      '$line.sku',
+    ];
+    for (const source of sources) {
+      const first = analyseExpression(source);
+      expect(analyseExpression(source)).toEqual(first);
+      expect(compileExpression(source, {}).columns).toEqual(first.columns);
+    }
+    expect(analyseExpression('`Lineitem sku`').rename).toBe('Lineitem sku');
+    const expr = compileExpression('$contains(SKU, /^A\\d/) ? "Asset" : "Stock"', {});
+    expr.bind(new Map([['SKU', 0]]));
+    expect(await expr.evaluate(['A10001-M'], () => ({ SKU: 'A10001-M' }))).toBe('Asset');
+  });
+
+  it('a bad expression is refused every time with the same message and position', () => {
+    for (const source of ['$substringBefore(', '$eval("1")']) {
+      const errors = [0, 1].map(() => {
+        try {
+          analyseExpression(source);
+        } catch (err) {
+          return err;
+        }
+        return undefined;
+      });
+      expect(errors[0]).toBeInstanceOf(ExpressionError);
+      expect(errors[1]).toEqual(errors[0]);
+      expect(() => compileExpression(source, {})).toThrow((errors[0] as Error).message);
+    }
   });
 });
 
