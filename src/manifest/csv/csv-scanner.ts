@@ -27,7 +27,7 @@
 import { isUtf8 } from 'node:buffer';
 import { parse, type CsvError, type Parser } from 'csv-parse';
 import iconv from 'iconv-lite';
-import { type CsvLimits, DEFAULT_CSV_LIMITS, INPUT_TOO_LARGE, INPUT_UNSUPPORTED } from '../read-input.js';
+import { type CsvLimits, DEFAULT_CSV_LIMITS, INPUT_TOO_LARGE } from '../read-input.js';
 import type { Mapping, MappingEncoding } from '../mapping/model.js';
 import type { CsvRead } from '../model.js';
 import { FastRecords } from './fast-records.js';
@@ -63,9 +63,10 @@ export function dialectRead(read: CsvRead, skipRows: number): CsvDialect {
 export interface CsvScanProblem {
   /**
    * `csv.limit`: a record over csvMaxColumns or csvMaxRecordBytes; `input.too-large`: over
-   * csvMaxFileBytes; `input.unsupported-format`: not text at all (no row).
+   * csvMaxFileBytes; `csv.not-text`: not text at all (no row), a verdict on the file's content
+   * like any other, with its reports.
    */
-  code: 'csv.parse' | 'csv.encoding' | 'csv.limit' | typeof INPUT_TOO_LARGE | typeof INPUT_UNSUPPORTED;
+  code: 'csv.parse' | 'csv.encoding' | 'csv.limit' | 'csv.not-text' | typeof INPUT_TOO_LARGE;
   row?: number;
   message: string;
 }
@@ -216,7 +217,7 @@ export class CsvScanner {
     const declared = this.dialect.encoding;
     const verdict = sniffBytes(buf, declared);
     if (!verdict.text) {
-      this.stop(INPUT_UNSUPPORTED, verdict.message, false);
+      this.stop('csv.not-text', verdict.message, false);
       return Buffer.alloc(0);
     }
     const decoding: Decoding =

@@ -326,21 +326,37 @@ export function decimal(text: unknown, separator?: unknown, decimalComma = false
   return Number(s);
 }
 
-/** `s` with its decimal mark as `.` and no grouping marks, by the rules of `decimal`. */
+/** `s` with its decimal mark as `.` and no grouping marks, by the rules of `decimal`; as it was when it fits none. */
 function byShape(s: string, decimalComma: boolean): string {
   const comma = s.lastIndexOf(',');
   const dot = s.lastIndexOf('.');
   if (comma >= 0 && dot >= 0) {
-    return comma > dot ? s.replace(/\./g, '').replace(',', '.') : s.replace(/,/g, '');
+    const group = comma > dot ? '.' : ',';
+    const at = Math.max(comma, dot);
+    const whole = s.slice(0, at);
+    return grouped(whole, group) ? `${ungrouped(whole, group)}.${s.slice(at + 1)}` : s;
   }
   const at = comma >= 0 ? comma : dot;
   if (at < 0) return s;
   const mark = s[at];
-  if (s.indexOf(mark) !== at) return s.split(mark).join('');
-  const grouping = s.length - at - 1 === 3 && (mark === ',' ? !decimalComma : decimalComma);
-  if (grouping) return s.slice(0, at) + s.slice(at + 1);
+  // Repeated, a mark groups thousands (`1,234,567`); `1.2.3` is no number.
+  if (s.indexOf(mark) !== at) return grouped(s, mark) ? ungrouped(s, mark) : s;
+  const thousands = mark === ',' ? !decimalComma : decimalComma;
+  if (thousands && s.length - at - 1 === 3 && grouped(s, mark)) return ungrouped(s, mark);
   return mark === ',' ? `${s.slice(0, at)}.${s.slice(at + 1)}` : s;
 }
+
+/** Digits grouped by threes with `mark` (`1,234,567`, `-12.345`): a first group of one to three digits, then threes. */
+function grouped(s: string, mark: string): boolean {
+  const groups = s.replace(/^[+-]/, '').split(mark);
+  return (
+    groups.length > 1 &&
+    /^\d{1,3}$/.test(groups[0]) &&
+    groups.slice(1).every((g) => g.length === 3 && /^\d{3}$/.test(g))
+  );
+}
+
+const ungrouped = (s: string, mark: string): string => s.split(mark).join('');
 
 /** A whole number from `24`, `24.0` or `24,00`; anything with a fraction is an error. */
 function integer(text: unknown, separator?: unknown, decimalComma = false): number | undefined {

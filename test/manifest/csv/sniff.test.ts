@@ -129,7 +129,7 @@ describe('reading by content', () => {
   it('a PDF or an image renamed .csv or .txt is "not a text file", not an encoding problem', async () => {
     const pdf = await files.write('orders.csv', Buffer.from('%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n', 'latin1'));
     const r = await loadManifest(pdf);
-    expect(r.diagnostics).toMatchObject([{ severity: 'error', code: 'input.unsupported-format' }]);
+    expect(r.diagnostics).toMatchObject([{ severity: 'error', code: 'csv.not-text' }]);
     expect(r.diagnostics[0].message).toBe(
       'not a text file: it looks like a PDF document. An order export is delimited text (.csv, .tsv, .txt) or an .xlsx workbook',
     );

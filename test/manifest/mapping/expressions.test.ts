@@ -46,6 +46,9 @@ describe('locale-aware helpers', () => {
     expect(decimal('1.000', undefined, true)).toBe(1000);
     expect(decimal('24.0', undefined, true)).toBe(24);
     expect(decimal('12,50 €', undefined, true)).toBe(12.5);
+    // Marks that group nothing by threes are no number.
+    for (const bad of ['1.2.3', '1,2.50', '12,34,567', '1.2345,6'])
+      expect(() => decimal(bad)).toThrow('is not a number');
   });
 
   it('reads yes and no as spreadsheets write them in their languages', () => {
