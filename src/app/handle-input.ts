@@ -109,8 +109,8 @@ async function processClaimed(
     logger.warn({ file: input.location }, 'claim lost while processing; the instance that took it over finishes it');
     return 'lost';
   }
-  if (target === 'held') await noteHeld(input, final, outcome, pipeline, ctx);
   tellFinished(input.name, final, target, outcome, ctx, Date.now() - startedAt);
+  if (target === 'held') await noteHeld(input, final, outcome, pipeline, ctx);
   return target;
 }
 

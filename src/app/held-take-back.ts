@@ -73,9 +73,11 @@ export function takeBackApproved(opts: TakeBackOptions): () => Promise<void> {
       if (nowMarks !== marks || nowListing !== listing) {
         // Approvals unchanged: only the inputs new in held/ can be approved already.
         const fresh = nowMarks === marks ? (name: string) => !known.has(name) : () => true;
-        known = await look(names, ownerOf, fresh);
+        const looked = await look(names, ownerOf, fresh);
+        known = looked.known;
         marks = nowMarks;
-        listing = nowListing;
+        // An input that could not be hashed (busy, too many files open) is looked at again next scan.
+        listing = looked.unhashed ? undefined : nowListing;
       }
     }
     if (!pruning && Date.now() >= nextPrune) {
@@ -95,9 +97,10 @@ export function takeBackApproved(opts: TakeBackOptions): () => Promise<void> {
     names: readonly string[],
     ownerOf: ReadonlyMap<string, HeldOwner>,
     fresh: (name: string) => boolean,
-  ): Promise<Map<string, Known>> {
+  ): Promise<{ known: Map<string, Known>; unhashed: boolean }> {
     const limit = pLimit(NOTE_READS);
     const now = new Map<string, Known>();
+    let unhashed = false;
     await Promise.all(
       names.map((name) =>
         limit(async () => {
@@ -106,6 +109,7 @@ export function takeBackApproved(opts: TakeBackOptions): () => Promise<void> {
           const before = known.get(name);
           const sha256 = before?.account === owner.account ? before.sha256 : await source.heldHash(name);
           if (sha256 !== undefined) now.set(name, { ...owner, sha256 });
+          else unhashed = true;
         }),
       ),
     );
@@ -116,6 +120,7 @@ export function takeBackApproved(opts: TakeBackOptions): () => Promise<void> {
       // Gone from held/ but not taken back by us: nobody can approve it there any more.
       await k.ledger.deleteNote(k.account, heldName(k.sha256));
     }
+    logger.debug({ held: now.size }, 'looked at the inputs in held/');
     await Promise.all(
       [...now]
         .filter(([name]) => fresh(name))
@@ -133,6 +138,6 @@ export function takeBackApproved(opts: TakeBackOptions): () => Promise<void> {
           }),
         ),
     );
-    return now;
+    return { known: now, unhashed };
   }
 }
