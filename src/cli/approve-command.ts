@@ -4,7 +4,7 @@ import { lstat, open, readFile } from 'node:fs/promises';
 import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { bucketLedgerOf, openBucketStore } from '../app/bucket-ledger.js';
-import { openPipelineContext } from '../app/pipeline-context.js';
+import { type OpenPipeline, openPipelineContext } from '../app/pipeline-context.js';
 import type { LedgerStore } from '../storage/ledger/model.js';
 import { parseS3Url } from '../storage/s3/s3-url.js';
 import type { ConfigFlags } from '../core/config/resolve-config.js';
@@ -94,30 +94,10 @@ export async function runApprove(input: ApproveInput, io: CommandIo): Promise<nu
       return ExitCode.Unavailable;
     }
     const { session } = pipeline;
-    let target: Target = {
-      ledger: pipeline.ledger,
-      account,
-      where: `the ledger of state dir ${session.config.stateDir}`,
-      hint:
-        "a watcher's held inputs are in the watcher's own state dir: run approve as the watcher's user, with the " +
-        'config file or profile that sets its stateDir, or set HTORDER_STATE_DIR to that dir',
-    };
-    if (input.ledger !== undefined) {
-      const s3 = parseS3Url(input.ledger);
-      if ('error' in s3) {
-        io.stderr.write(`htorder approve: --ledger: ${printable(s3.error)}\n`);
-        return ExitCode.Usage;
-      }
-      const bucket = await openBucketStore(s3, session.settings, io.env);
-      store = bucket;
-      const ledger = await bucketLedgerOf(bucket, s3.prefix, session.settings.get('leaseMs'));
-      target = {
-        ledger,
-        account,
-        where: `the bucket's ledger of ${input.ledger}`,
-        hint: 'give --ledger the URL the watcher watches, with its account',
-      };
-    }
+    const opened = await targetOf(input, pipeline, account, io);
+    if (typeof opened === 'number') return opened;
+    const { target } = opened;
+    store = opened.store;
     // Housekeeping: old approval notes go (a failure here never stops an approval).
     await pruneApprovalNotes(target.ledger, account, session.clock.now(), stillHeld).catch((err: unknown) => {
       session.logger.debug({ err: (err as Error).message }, 'could not remove old approval notes');
@@ -129,26 +109,66 @@ export async function runApprove(input: ApproveInput, io: CommandIo): Promise<nu
       else io.stderr.write(printableLines(listText(open, page.offset)));
       return ExitCode.Ok;
     }
-    const by = who(io.env);
-    const now = nowDate(session.clock);
-    let failed = false;
-    const results: { path: string; approved: WaitingJob[]; already: WaitingJob[] }[] = [];
-    for (const path of input.paths) {
-      const done = await approvePath(path, { ...input, by, now, target, cwd: io.cwd });
-      if ('problem' in done) {
-        failed = true;
-        io.stderr.write(printableLines(`${done.problem}\n`));
-        continue;
-      }
-      results.push({ path, approved: done.approved, already: done.already });
-      io.stderr.write(printableLines(approvedText(path, done)));
-    }
-    if (input.json) io.stdout.write(`${JSON.stringify({ command: 'approve', by, results })}\n`);
-    return failed ? ExitCode.Invalid : ExitCode.Ok;
+    return await approveAll(input, { target, now: nowDate(session.clock), io });
   } finally {
     store?.close();
     await pipeline.close();
   }
+}
+
+/** The ledger approve works on: the state dir's, or a bucket watcher's (`--ledger`); an exit code for a bad URL. */
+async function targetOf(
+  input: ApproveInput,
+  pipeline: OpenPipeline,
+  account: string,
+  io: CommandIo,
+): Promise<{ target: Target; store?: { close(): void } } | number> {
+  const { session } = pipeline;
+  if (input.ledger === undefined) {
+    const target: Target = {
+      ledger: pipeline.ledger,
+      account,
+      where: `the ledger of state dir ${session.config.stateDir}`,
+      hint:
+        "a watcher's held inputs are in the watcher's own state dir: run approve as the watcher's user, with the " +
+        'config file or profile that sets its stateDir, or set HTORDER_STATE_DIR to that dir',
+    };
+    return { target };
+  }
+  const s3 = parseS3Url(input.ledger);
+  if ('error' in s3) {
+    io.stderr.write(`htorder approve: --ledger: ${printable(s3.error)}\n`);
+    return ExitCode.Usage;
+  }
+  const store = await openBucketStore(s3, session.settings, io.env);
+  const ledger = await bucketLedgerOf(store, s3.prefix, session.settings.get('leaseMs'));
+  const where = `the bucket's ledger of ${input.ledger}`;
+  return {
+    target: { ledger, account, where, hint: 'give --ledger the URL the watcher watches, with its account' },
+    store,
+  };
+}
+
+/** Approves each path's waiting jobs; exit 1 when any path had none or could not be found. */
+async function approveAll(
+  input: ApproveInput,
+  { target, now, io }: { target: Target; now: Date; io: CommandIo },
+): Promise<number> {
+  const by = who(io.env);
+  let failed = false;
+  const results: { path: string; approved: WaitingJob[]; already: WaitingJob[] }[] = [];
+  for (const path of input.paths) {
+    const done = await approvePath(path, { ...input, by, now, target, cwd: io.cwd });
+    if ('problem' in done) {
+      failed = true;
+      io.stderr.write(printableLines(`${done.problem}\n`));
+      continue;
+    }
+    results.push({ path, approved: done.approved, already: done.already });
+    io.stderr.write(printableLines(approvedText(path, done)));
+  }
+  if (input.json) io.stdout.write(`${JSON.stringify({ command: 'approve', by, results })}\n`);
+  return failed ? ExitCode.Invalid : ExitCode.Ok;
 }
 
 function pageOf(input: ApproveInput): { offset: number; limit: number } | string {
