@@ -53,6 +53,9 @@ describe('approvals are keyed by the input and the job, not the order number', (
     const ok = await approve({ paths: [victim], note: 'checked' });
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stderr).toContain('approved V-1');
+    const again = await approve({ paths: [victim] });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('V-1 was already approved by');
 
     // The victim's very job, copied into another input beside one more job: not approved there.
     const copy = await h.write(

@@ -170,16 +170,23 @@ describe('watch: an input whose jobs wait for approval', () => {
     await chmod(config, 0o600);
     // No HTORDER_* but the config file's name: the account and the state dir come from the profile.
     const elsewhere = await tempDirPerTest('htorder-xdg-state-');
-    const env = { HTORDER_CONFIG: config, XDG_STATE_HOME: elsewhere };
-    const w = await startWatch({ target: fx.drop.path }, { ...env, HTORDER_PROFILE: 'orders' });
+    const env = { HTORDER_CONFIG: config, HTORDER_PROFILE: 'orders', XDG_STATE_HOME: elsewhere };
+    const w = await startWatch({ target: fx.drop.path }, env);
     try {
-      await writeFile(join(fx.drop.path, 'prof.yaml'), manifest('PROF', 1));
+      await writeFile(join(fx.drop.path, 'prof.yaml'), manifest('PROF', 2));
       await inFolder('held', 'prof.yaml');
       expect(await approvalNotes(state)).toHaveLength(1);
-      const ok = await approve({ paths: ['held/prof.yaml'], flags: { profile: 'orders' } }, env);
+      // The watcher's own environment, no flag; and the profile as a flag, without the variable.
+      const ok = await approve({ paths: ['held/prof.yaml'], orders: ['PROF-1'] }, env);
       expect(ok.code, ok.stderr).toBe(0);
+      const { HTORDER_PROFILE: _, ...noProfile } = env;
+      const flag = await approve(
+        { paths: ['held/prof.yaml'], orders: ['PROF-2'], flags: { profile: 'orders' } },
+        noProfile,
+      );
+      expect(flag.code, flag.stderr).toBe(0);
       await inFolder('done', 'prof.yaml');
-      expect(await creates()).toBe(1);
+      expect(await creates()).toBe(2);
     } finally {
       expect(await w.stop()).toBe(0);
     }
