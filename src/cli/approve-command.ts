@@ -15,7 +15,7 @@ import { printable, printableLines } from '../core/printable.js';
 import {
   approveInput,
   type ApproveResult,
-  heldAt,
+  heldFrom,
   pruneApprovalNotes,
   waiting,
   type WaitingJob,
@@ -205,9 +205,17 @@ async function approvePath(path: string, ctx: PathContext): Promise<ApproveResul
   let shas = id.sha256 === undefined ? [] : [id.sha256];
   if (id.sha256 === undefined) {
     // Gone from there: the input a watcher moved to held/, or a run's input moved away since.
-    shas = (await heldAt(ledger, account, id.input)).map((n) => n.input.sha256);
-    if (shas.length === 0)
+    const there = await heldFrom(ledger, account, id.input);
+    if (there.length === 0)
       return { problem: `htorder approve: ${shown}: no such file, and ${where} holds no input held from there` };
+    // Several inputs dropped at one name over time: the operator says which.
+    if (there.length > 1) {
+      const names = there.map((n) => printable(n.input.held ?? n.input.file)).join(', ');
+      return {
+        problem: `htorder approve: ${shown}: ${there.length} held inputs came from there; approve one by its file: ${names}`,
+      };
+    }
+    shas = there.map((n) => n.input.sha256);
   }
   const request = {
     ...(ctx.orders ? { orders: ctx.orders } : {}),
@@ -228,7 +236,7 @@ async function approvePath(path: string, ctx: PathContext): Promise<ApproveResul
       problem: `${shown}: no job of it with the order(s) given waits for approval (its waiting jobs: ${known})`,
     };
   }
-  const there = id.sha256 === undefined ? [] : await heldAt(ledger, account, id.input);
+  const there = id.sha256 === undefined ? [] : await heldFrom(ledger, account, id.input);
   const waitsIn = there.find((n) => n.input.held !== undefined && n.input.held !== id.input)?.input.held;
   if (waitsIn !== undefined)
     return { problem: `${shown}: not the file that was held from there; approve ${printable(waitsIn)}` };

@@ -114,7 +114,7 @@ export async function approvalsMark(ledger: LedgerStore, account: string): Promi
   }
 }
 
-/** Whether the ledger holds jobs of the input `sha256` that wait, every one of them approved. */
+/** The waiting jobs of the input `sha256` when every one of them is approved; none otherwise. */
 export async function fullyApproved(ledger: LedgerStore, account: string, sha256: string): Promise<HeldJob[]> {
   const held = await readHeld(ledger, account, sha256);
   if (!held || held.jobs.length === 0) return [];
@@ -148,7 +148,7 @@ function noNote(): undefined {
 }
 
 /** The held inputs the ledger knows at `path`: read from there, waiting there, or dropped there. */
-export async function heldAt(ledger: LedgerStore, account: string, path: string): Promise<HeldNote[]> {
+export async function heldFrom(ledger: LedgerStore, account: string, path: string): Promise<HeldNote[]> {
   const notes = await heldNotes(ledger, account);
   return notes.filter((n) => n.input.file === path || n.input.held === path || n.input.dropped === path);
 }

@@ -75,7 +75,11 @@ describe('watch: an input whose jobs wait for approval', () => {
       await writeFile(join(fx.drop.path, 'three.yaml'), manifest('FORM', 3));
       await inFolder('held', 'three.yaml');
       const heldFile = join(fx.drop.path, 'held', 'three.yaml');
-      const listed = await approve({ list: true }, env);
+      // The watcher notes where the input waits right after moving it there.
+      const listed = await waitFor(async () => {
+        const r = await approve({ list: true }, env);
+        return r.stderr.includes(heldFile) ? r : undefined;
+      }, 'approve --list to name held/three.yaml');
       expect(listed.stderr).toContain(`FORM-1 (estimate 150.00 USD)`);
       expect(listed.stderr).toContain(`in ${heldFile}\n`);
       expect(listed.stderr).not.toContain('processing');
@@ -120,6 +124,35 @@ describe('watch: an input whose jobs wait for approval', () => {
       expect(other.stderr).toContain('profile');
       expect(other.stderr).not.toContain('    at ');
       expect(existsSync(join(fx.drop.path, 'held', 'lost.yaml'))).toBe(true);
+    } finally {
+      expect(await w.stop()).toBe(0);
+    }
+  });
+
+  it('a name dropped twice and held twice: approve by that name asks which held file', async () => {
+    const env = { ...fx.env, HTORDER_MAX_JOB_COST: '1' };
+    const w = await startWatch({ target: fx.drop.path }, env);
+    try {
+      await writeFile(join(fx.drop.path, 'twice.yaml'), manifest('TWICE-A', 1));
+      await inFolder('held', 'twice.yaml');
+      await writeFile(join(fx.drop.path, 'twice.yaml'), manifest('TWICE-B', 1));
+      const second = await waitFor(async () => {
+        const names = await readdir(join(fx.drop.path, 'held'));
+        return names.find((n) => n.startsWith('twice.') && n.endsWith('.yaml') && n !== 'twice.yaml');
+      }, 'the second twice.yaml in held/');
+      // Once the watcher has noted where each waits.
+      await waitFor(async () => {
+        const listed = JSON.parse((await approve({ list: true, json: true }, env)).stdout) as {
+          waiting: { input: { held?: string } }[];
+        };
+        return listed.waiting.filter((j) => j.input.held?.includes('twice')).length === 2 ? true : undefined;
+      }, 'both held notes to say where they wait');
+      const r = await approve({ paths: ['twice.yaml'] }, env);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('twice.yaml: 2 held inputs came from there; approve one by its file:');
+      expect(r.stderr).toContain(join(fx.drop.path, 'held', second));
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(await creates()).toBe(0);
     } finally {
       expect(await w.stop()).toBe(0);
     }
