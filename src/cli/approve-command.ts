@@ -34,7 +34,7 @@ export interface ApproveInput extends Partial<SandboxOptions> {
   /** `--list`: how many jobs to show, and how many to skip first. */
   limit?: number;
   offset?: number;
-  /** `s3://BUCKET/PREFIX/`: the ledger a watcher of that prefix keeps in the bucket, instead of the state dir's. */
+  /** `s3://BUCKET/PREFIX/`: a bucket watcher's ledger (its bucketLedger), instead of the state dir's. */
   ledger?: string;
   flags: ConfigFlags;
 }
@@ -124,7 +124,10 @@ async function targetOf(
   io: CommandIo,
 ): Promise<{ target: Target; store?: { close(): void } } | number> {
   const { session } = pipeline;
-  if (input.ledger === undefined) {
+  const { settings } = session;
+  // A bucket watcher's ledger: --ledger, else the bucketLedger its recipe sets.
+  const bucketLedger = input.ledger ?? settings.get('bucketLedger');
+  if (bucketLedger === undefined) {
     const target: Target = {
       ledger: pipeline.ledger,
       account,
@@ -135,18 +138,16 @@ async function targetOf(
     };
     return { target };
   }
-  const s3 = parseS3Url(input.ledger);
+  const s3 = parseS3Url(bucketLedger);
   if ('error' in s3) {
     io.stderr.write(`htorder approve: --ledger: ${printable(s3.error)}\n`);
     return ExitCode.Usage;
   }
-  const store = await openBucketStore(s3, session.settings, io.env);
-  const ledger = await bucketLedgerOf(store, s3.prefix, session.settings.get('leaseMs'));
-  const where = `the bucket's ledger of ${input.ledger}`;
-  return {
-    target: { ledger, account, where, hint: 'give --ledger the URL the watcher watches, with its account' },
-    store,
-  };
+  const store = await openBucketStore(s3, settings, io.env);
+  const ledger = await bucketLedgerOf(store, s3.prefix, settings.get('leaseMs'));
+  const where = `the bucket's ledger at ${bucketLedger}`;
+  const hint = "set bucketLedger (or --ledger) to the watcher's, with its account";
+  return { target: { ledger, account, where, hint }, store };
 }
 
 /** Approves each path's waiting jobs; exit 1 when any path had none or could not be found. */

@@ -196,7 +196,7 @@ describe('watch: an input whose jobs wait for approval', () => {
         `    stateDir: ${state}`,
         '    maxJobCost: 1',
         '    artworkCheck: "off"',
-        '    duplicateWindowDays: 0',
+        '    duplicateWindow: "0"',
         '',
       ].join('\n'),
     );
