@@ -238,6 +238,7 @@ export class MappedRows implements CsvScanHandlers {
 
   record(cells: string[], row: number): void {
     this.rowsRead += 1;
+    if (this.mapping.unguard !== undefined) unguard(cells, this.mapping.unguard);
     this.queue.push({ cells, row });
   }
 
@@ -460,6 +461,14 @@ export class MappedRows implements CsvScanHandlers {
 }
 
 const trim = (cell: string | undefined): string => (cell ?? '').trim();
+
+/** Each cell guarded against spreadsheet formulas (`'+1 713…`) without its mark, in place. */
+function unguard(cells: string[], { mark, before }: { mark: string; before: string }): void {
+  for (let i = 0; i < cells.length; i++) {
+    const cell = cells[i];
+    if (cell.length > 1 && cell[0] === mark && before.includes(cell[1])) cells[i] = cell.slice(1);
+  }
+}
 
 const truthy = (v: ExpressionValue): boolean => v !== undefined && v !== false && v !== '' && v !== 0;
 
