@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { createRequire } from 'node:module';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
@@ -169,7 +169,13 @@ export function parseMapping(text: string, file: string, extendedBy: readonly st
 
   const constantLocations: Record<string, SourceLocation> = {};
   for (const key of Object.keys(own.constants ?? {})) constantLocations[key] = at(['constants', key]);
-  return { ...mapping, file, constantLocations: { ...base?.constantLocations, ...constantLocations } };
+  const preset = dirname(resolve(file)) === resolve(PRESETS_DIR) ? basename(file, '.yaml') : base?.preset;
+  return {
+    ...mapping,
+    file,
+    ...(preset !== undefined ? { preset } : {}),
+    constantLocations: { ...base?.constantLocations, ...constantLocations },
+  };
 }
 
 /**

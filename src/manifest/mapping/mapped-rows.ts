@@ -7,6 +7,7 @@
  * Expressions may be asynchronous (JSONata), the scanner is not: records are queued as they are
  * scanned and `drain()` maps them, in order, between chunks.
  */
+import { basename, dirname, resolve } from 'node:path';
 import type { CsvScanHandlers } from '../csv/csv-scanner.js';
 import type { CsvOrigin, Diagnostic, SkippedRows, SourceLocation } from '../model.js';
 import { type CompiledExpression, compileExpression, type ExpressionValue, type RowInput } from './expressions.js';
@@ -15,6 +16,7 @@ import type { Mapping } from './model.js';
 import { selectVariant } from './preset-columns.js';
 import { didYouMeanName } from '../../core/suggest.js';
 import { COLUMN_NAME_MATCHING } from '../csv/template.js';
+import { PRESETS_DIR } from './presets-dir.js';
 
 /** An expression that failed on a row, placed on its job and item once the document is built. */
 export interface RowProblem {
@@ -170,16 +172,32 @@ export class MappedRows implements CsvScanHandlers {
       if (n !== '' && !indexOf.has(n)) indexOf.set(n, i);
     });
     const used = new Set<string>();
+    // Suggestions come from the header's plausible names: a line of another delimiter read as one
+    // cell holds every name, and would be suggested, whole, for each of them.
+    const suggestible = [...indexOf.keys()].filter((n) => n.length <= MAX_SUGGESTED && !/[;\t|]/.test(n));
+    const reported = new Set<string>();
     const check = (columns: readonly string[], at: SourceLocation | undefined, what: string) => {
       for (const c of columns) {
         used.add(c);
         if (indexOf.has(c) || optional.has(c)) continue;
+        const hint = didYouMeanName(c, suggestible, COLUMN_NAME_MATCHING);
+        const preset = at === undefined ? undefined : presetOf(at.file);
+        // A shipped preset's own lines are not the user's to edit: one error per column, at the header.
+        if (preset !== undefined) {
+          if (reported.has(c)) continue;
+          reported.add(c);
+          this.diagnostics.push({
+            severity: 'error',
+            code: 'mapping.unknown-column',
+            message: `the ${preset} preset reads column "${c}", which is not in the header${hint}`,
+            source: { file: this.file, row },
+          });
+          continue;
+        }
         this.diagnostics.push({
           severity: 'error',
           code: 'mapping.unknown-column',
-          message:
-            `${what} names column "${c}", which is not in the header of ${this.file} (line ${row})` +
-            didYouMeanName(c, indexOf.keys(), COLUMN_NAME_MATCHING),
+          message: `${what} names column "${c}", which is not in the header of ${this.file} (line ${row})${hint}`,
           source: at ?? { file: this.mapping.file ?? this.file },
         });
       }
@@ -288,8 +306,7 @@ export class MappedRows implements CsvScanHandlers {
   /** The lines a row's `lines` gave, each mapped as a row of its own (same row number). */
   private async mapLines(cells: string[], row: number, value: Outcome): Promise<void> {
     if (value instanceof Failure) {
-      const at = this.linesField?.at;
-      const where = at === undefined ? '' : ` (${at.file}:${at.line ?? 1}:${at.column ?? 1})`;
+      const where = whereWritten(this.linesField?.at);
       this.diagnostics.push({
         severity: 'error',
         code: 'mapping.expression',
@@ -449,7 +466,7 @@ export class MappedRows implements CsvScanHandlers {
     { expr, at }: { expr: CompiledExpression; at?: SourceLocation },
   ): void {
     const column = expr.column ?? expr.columns[0];
-    const where = at === undefined ? '' : ` (${at.file}:${at.line ?? 1}:${at.column ?? 1})`;
+    const where = whereWritten(at);
     this.problems.push({
       row,
       ...(orderNumber ? { orderNumber } : {}),
@@ -461,6 +478,21 @@ export class MappedRows implements CsvScanHandlers {
 }
 
 const trim = (cell: string | undefined): string => (cell ?? '').trim();
+
+/** Longest header name suggested for a column a mapping names. */
+const MAX_SUGGESTED = 100;
+
+/** The shipped preset a location is in (presets/NAME.yaml), if it is in one. */
+function presetOf(file: string): string | undefined {
+  return dirname(resolve(file)) === resolve(PRESETS_DIR) ? basename(file, '.yaml') : undefined;
+}
+
+/** ` (mapping.yaml:3:11)` after a row's message: where the expression is; a preset by its name, not its path. */
+function whereWritten(at: SourceLocation | undefined): string {
+  if (at === undefined) return '';
+  const preset = presetOf(at.file);
+  return preset !== undefined ? ` (the ${preset} preset)` : ` (${at.file}:${at.line ?? 1}:${at.column ?? 1})`;
+}
 
 /** Each cell guarded against spreadsheet formulas (`'+1 713…`) without its mark, in place. */
 function unguard(cells: string[], { mark, before }: { mark: string; before: string }): void {

@@ -45,6 +45,8 @@ export interface Mapping {
   lookupTables?: Record<string, LookupTable>;
   /** Set by loadMapping: the mapping file, for messages and locations. */
   file?: string;
+  /** Set by loadMapping: the shipped preset this mapping is, or extends (directly or through another file). */
+  preset?: string;
   /** Set by loadMapping: where each constant was written, so errors in it point there. */
   constantLocations?: Record<string, SourceLocation>;
 }

@@ -104,7 +104,8 @@ describe('loadManifest without a mapping', () => {
     expect(r.diagnostics[0]).toMatchObject({ code: INPUT_MAPPING_CHOICE });
     expect(r.diagnostics[0].message).toBe(
       'this looks like a WooCommerce export, but its header lacks "item_sku", which the woocommerce preset reads; ' +
-        'use --mapping woocommerce with a mapping that extends it (docs/mappings.md), or export with those columns',
+        'export with those columns (docs/presets/woocommerce.md), or use --mapping woocommerce with a mapping that ' +
+        'extends it (docs/mappings.md)',
     );
   });
 
