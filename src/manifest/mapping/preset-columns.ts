@@ -32,11 +32,28 @@ export function presetColumns(preset: Mapping): PresetColumns {
   };
 }
 
+/**
+ * The columns each expression names, by its source: a preset's variants repeat most of its
+ * fields, and a column list does not depend on the lookup tables (bench:check, recognition).
+ */
+const columnsBySource = new Map<string, readonly string[]>();
+
+function columnsOf(source: string): readonly string[] {
+  let columns = columnsBySource.get(source);
+  if (columns === undefined) {
+    columns = compileExpression(source, {}).columns;
+    // Mapping expressions, not cells: few; the bound only keeps a long-lived watcher's memory flat.
+    if (columnsBySource.size >= 10_000) columnsBySource.clear();
+    columnsBySource.set(source, columns);
+  }
+  return columns;
+}
+
 /** Every column the mapping names, split by whether it is optional. */
 function columnSet(m: Mapping): ColumnSet {
   const named = new Set<string>();
   const add = (source: string) => {
-    for (const c of compileExpression(source, m.lookupTables ?? {}).columns) named.add(c);
+    for (const c of columnsOf(source)) named.add(c);
   };
   for (const section of [m.columns, m.sizeColumns, m.attributeColumns])
     for (const c of Object.keys(section ?? {})) named.add(c);
