@@ -37,6 +37,18 @@ describe("a shop's own SKU", () => {
     expect(await h.sandbox.admin.jobs()).toEqual([]);
   }, 60_000);
 
+  it('the SKU table of docs/mappings.md, as written there, fixes it', async () => {
+    const docs = await readFile(join(ROOT, 'docs/mappings.md'), 'utf8');
+    const block = docs.slice(docs.indexOf('# shop.yaml, beside skus.csv'));
+    const mapping = await h.write('shop.yaml', block.slice(0, block.indexOf('```')));
+    await h.write('skus.csv', 'sku,itemType,code,variantCode,size\nHAWKS-HOODIE-M,Stock,GD5000,GD5000-BLK,M\n');
+    const file = await sample('samples/shopify/orders_export.csv', (t) => t.replace('GD5000-BLK-M', 'HAWKS-HOODIE-M'));
+    const plan = await h.cli('plan', [file], { mapping });
+    expect(plan.code, plan.stderr + plan.stdout).toBe(0);
+    const jobs = (await h.report(file)).jobs.filter((j) => j.status === 'valid');
+    expect(jobs.map((j) => j.orderNumber)).toEqual(['#1041', '#1042', '#1044']);
+  }, 60_000);
+
   it('a YAML manifest gets no SKU advice', async () => {
     const file = await h.write(
       'orders.yaml',

@@ -166,16 +166,15 @@ export function parseMapping(text: string, file: string, extendedBy: readonly st
   }
   mapping.expressionLocations = { ...base?.expressionLocations, ...expressionLocations };
   if (Object.keys(tables).length > 0) mapping.lookupTables = tables;
-
+  markPreset(mapping, file);
   const constantLocations: Record<string, SourceLocation> = {};
   for (const key of Object.keys(own.constants ?? {})) constantLocations[key] = at(['constants', key]);
-  const preset = dirname(resolve(file)) === resolve(PRESETS_DIR) ? basename(file, '.yaml') : base?.preset;
-  return {
-    ...mapping,
-    file,
-    ...(preset !== undefined ? { preset } : {}),
-    constantLocations: { ...base?.constantLocations, ...constantLocations },
-  };
+  return { ...mapping, file, constantLocations: { ...base?.constantLocations, ...constantLocations } };
+}
+
+/** `preset`: the shipped preset the mapping file is (presets/NAME.yaml); one that extends a preset has it from `extend`. */
+function markPreset(mapping: Mapping, file: string): void {
+  if (dirname(resolve(file)) === resolve(PRESETS_DIR)) mapping.preset = basename(file, '.yaml');
 }
 
 /**

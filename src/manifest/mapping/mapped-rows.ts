@@ -172,36 +172,10 @@ export class MappedRows implements CsvScanHandlers {
       if (n !== '' && !indexOf.has(n)) indexOf.set(n, i);
     });
     const used = new Set<string>();
-    // Suggestions come from the header's plausible names: a line of another delimiter read as one
-    // cell holds every name, and would be suggested, whole, for each of them.
-    const suggestible = [...indexOf.keys()].filter((n) => n.length <= MAX_SUGGESTED && !/[;\t|]/.test(n));
-    const reported = new Set<string>();
-    const check = (columns: readonly string[], at: SourceLocation | undefined, what: string) => {
-      for (const c of columns) {
-        used.add(c);
-        if (indexOf.has(c) || optional.has(c)) continue;
-        const hint = didYouMeanName(c, suggestible, COLUMN_NAME_MATCHING);
-        const preset = at === undefined ? undefined : presetOf(at.file);
-        // A shipped preset's own lines are not the user's to edit: one error per column, at the header.
-        if (preset !== undefined) {
-          if (reported.has(c)) continue;
-          reported.add(c);
-          this.diagnostics.push({
-            severity: 'error',
-            code: 'mapping.unknown-column',
-            message: `the ${preset} preset reads column "${c}", which is not in the header${hint}`,
-            source: { file: this.file, row },
-          });
-          continue;
-        }
-        this.diagnostics.push({
-          severity: 'error',
-          code: 'mapping.unknown-column',
-          message: `${what} names column "${c}", which is not in the header of ${this.file} (line ${row})${hint}`,
-          source: at ?? { file: this.mapping.file ?? this.file },
-        });
-      }
-    };
+    const check = unknownColumns(
+      { file: this.file, mappingFile: this.mapping.file, row, indexOf, optional, used },
+      this.diagnostics,
+    );
     for (const f of this.fields) {
       f.expr.bind(indexOf);
       check(f.expr.columns, f.at, `fields.${f.target}`);
@@ -478,6 +452,51 @@ export class MappedRows implements CsvScanHandlers {
 }
 
 const trim = (cell: string | undefined): string => (cell ?? '').trim();
+
+/**
+ * The checker of the columns a mapping names against the header: each one the header lacks (and
+ * the mapping does not take as optional) is an error, located where the mapping names it; a
+ * shipped preset's own lines are not the user's to edit, so its columns are reported once each,
+ * at the header. Every column checked is added to `used`.
+ */
+function unknownColumns(
+  ctx: {
+    file: string;
+    mappingFile?: string;
+    row: number;
+    indexOf: ReadonlyMap<string, number>;
+    optional: ReadonlySet<string>;
+    used: Set<string>;
+  },
+  out: Diagnostic[],
+): (columns: readonly string[], at: SourceLocation | undefined, what: string) => void {
+  const { file, row, indexOf, optional, used } = ctx;
+  // Suggestions come from the header's plausible names: a line of another delimiter read as one
+  // cell holds every name, and would be suggested, whole, for each of them.
+  const suggestible = [...indexOf.keys()].filter((n) => n.length <= MAX_SUGGESTED && !/[;\t|]/.test(n));
+  const reported = new Set<string>();
+  return (columns, at, what) => {
+    for (const c of columns) {
+      used.add(c);
+      if (indexOf.has(c) || optional.has(c)) continue;
+      const hint = didYouMeanName(c, suggestible, COLUMN_NAME_MATCHING);
+      const preset = at === undefined ? undefined : presetOf(at.file);
+      if (preset === undefined) {
+        const message = `${what} names column "${c}", which is not in the header of ${file} (line ${row})${hint}`;
+        out.push({
+          severity: 'error',
+          code: 'mapping.unknown-column',
+          message,
+          source: at ?? { file: ctx.mappingFile ?? file },
+        });
+      } else if (!reported.has(c)) {
+        reported.add(c);
+        const message = `the ${preset} preset reads column "${c}", which is not in the header${hint}`;
+        out.push({ severity: 'error', code: 'mapping.unknown-column', message, source: { file, row } });
+      }
+    }
+  };
+}
 
 /** Longest header name suggested for a column a mapping names. */
 const MAX_SUGGESTED = 100;

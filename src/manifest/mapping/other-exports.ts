@@ -7,7 +7,7 @@
 import { aPlatform } from '../../core/platform-names.js';
 
 interface OtherExport {
-  /** The platform (a preset's name: its page is docs/presets/NAME.md). */
+  /** The platform, by the name of the preset that reads its orders (and of its page in docs/presets). */
   preset: string;
   /** What the file is, after the platform's name: `products export`. */
   what: string;
