@@ -20,6 +20,7 @@ const CASES: Array<{
   platform: string;
   placed: string[];
   config?: string;
+  env?: Record<string, string>;
   sent: Record<string, Record<string, unknown>>;
 }> = [
   {
@@ -34,6 +35,16 @@ const CASES: Array<{
     },
   },
   {
+    name: 'Wix: alpha-3 and full country names, ISO 3166-2 states of Australia and the US',
+    fixture: 'wix-iso-codes-au-us.csv',
+    platform: 'Wix',
+    placed: ['20041', '20042'],
+    sent: {
+      '20041': { deliveryAddress: { countryCodeISO2: 'AU', state: 'NSW', postalCode: '2000' } },
+      '20042': { deliveryAddress: { countryCodeISO2: 'US', state: 'TX', postalCode: '78701' } },
+    },
+  },
+  {
     name: 'WebToffee: the method title out of the packed shipping cell, through the deliveryMethods table',
     fixture: 'webtoffee-packed-shipping.csv',
     platform: 'WooCommerce',
@@ -43,6 +54,17 @@ const CASES: Array<{
       '3201': { deliveryAddress: { deliveryMethod: 'UPSGND' } },
       '3202': { deliveryAddress: { deliveryMethod: 'PICKUP' } },
       '3204': { deliveryAddress: { deliveryMethod: 'UPS2DA' } },
+    },
+  },
+  {
+    name: 'WebToffee: no shipping_method column, the title from shipping_items (the first of several lines)',
+    fixture: 'webtoffee-shipping-items-only.csv',
+    platform: 'WooCommerce',
+    placed: ['3301', '3302'],
+    config: 'deliveryMethods:\n  Flat rate: UPS Ground\n  Local pickup: Customer Pickup\n',
+    sent: {
+      '3301': { deliveryAddress: { deliveryMethod: 'UPSGND' } },
+      '3302': { deliveryAddress: { deliveryMethod: 'PICKUP' } },
     },
   },
   {
@@ -78,6 +100,17 @@ const CASES: Array<{
       },
     },
   },
+  {
+    name: "Odoo's import-compatible export with the fewest columns: no status, no carrier (the default method)",
+    fixture: 'odoo-import-compatible-minimal.csv',
+    platform: 'Odoo',
+    placed: ['S00071', 'S00072'],
+    env: { HTORDER_DEFAULT_DELIVERY_METHOD: 'UPS Ground' },
+    sent: {
+      S00071: { deliveryAddress: { contactName: 'Joe Park', organisation: 'Rams FC', streetAddress: '-12 Ram Rd' } },
+      S00072: { deliveryAddress: { contactName: 'Owen Hart', state: 'MA', postalCode: '02134' } },
+    },
+  },
 ];
 
 let h: PipelineHarness;
@@ -94,12 +127,14 @@ beforeEach(async () => {
 const withStatus = (jobs: Array<{ orderNumber: string | null; status: string }>, status: string) =>
   jobs.filter((j) => j.status === status).map((j) => j.orderNumber);
 
-describe.each(CASES)('$name', ({ fixture, platform, placed, config, sent }) => {
+describe.each(CASES)('$name', ({ fixture, platform, placed, config, env: extra, sent }) => {
   it('recognised with no flag; plans exactly its orders, runs once, a second run sends nothing', async () => {
     const file = join(h.workDir, fixture);
     await copyFile(join(ROOT, 'test/presets/fixtures', fixture), file);
-    const env: Record<string, string> =
-      config === undefined ? {} : { HTORDER_CONFIG: await h.write('htorder.yaml', config) };
+    const env: Record<string, string> = {
+      ...extra,
+      ...(config === undefined ? {} : { HTORDER_CONFIG: await h.write('htorder.yaml', config) }),
+    };
     const plan = await h.cli('plan', [file], { env });
     expect(plan.code, plan.stderr + plan.stdout).toBe(0);
     expect(plan.stdout + plan.stderr).toContain(`read as a${platform === 'Odoo' ? 'n' : ''} ${platform} export`);
