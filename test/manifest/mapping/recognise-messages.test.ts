@@ -129,6 +129,11 @@ describe('a header that fits a preset, or nearly', () => {
     const unknown = mine.diagnostics.filter((d) => d.code === 'mapping.unknown-column');
     expect(unknown).toHaveLength(2);
     for (const d of unknown) expect(d.message).not.toContain('Shipping Address1');
+    // No row is read through a mapping that does not fit: no job, none "skipped".
+    expect(mine.diagnostics.map((d) => d.message)).toContainEqual(
+      expect.stringMatching(/^none of the file's 1 rows was read/),
+    );
+    expect(mine.manifest?.jobs ?? []).toEqual([]);
   });
 
   it("a value a preset's expression cannot read names the preset, not its file", async () => {
