@@ -97,6 +97,8 @@ export function pipelineOver(
     session,
     ledger,
     context: async (perInput) => {
+      // Each input reads the calendar where it is now: `htorder sandbox clock` may have moved it.
+      await session.refreshClock();
       const { value: current, artwork: currentArtwork } = lookups.current();
       first ??= (async () => {
         const account = await accountKey(config, current);
@@ -123,6 +125,7 @@ export function pipelineOver(
         ledger,
         account,
         csvLimits: csvLimitsFrom(settings),
+        manifestMaxBytes: settings.get('manifestMaxBytes'),
         defaultDeliveryMethod,
         guard: guardLimitsFrom(settings),
         // Orders the ledger has never seen are searched first unless it vouches for the account.
@@ -134,7 +137,14 @@ export function pipelineOver(
     prepare: async (file, perInput) => {
       const { prepareInput } = await import('../pipeline/process-input.js');
       const { mapping } = perInput ?? input;
-      return prepareInput(file, { command: input.command, mapping, csvLimits, defaultDeliveryMethod });
+      const manifestMaxBytes = settings.get('manifestMaxBytes');
+      return prepareInput(file, {
+        command: input.command,
+        mapping,
+        csvLimits,
+        manifestMaxBytes,
+        defaultDeliveryMethod,
+      });
     },
     forget: lookups.forget,
     close: async () => {

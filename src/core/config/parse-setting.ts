@@ -1,4 +1,5 @@
 import { isAbsolute, join, resolve } from 'node:path';
+import { parseOffset } from '../clock.js';
 import { UsageError } from '../errors.js';
 import type { SettingType } from './settings.js';
 
@@ -83,6 +84,18 @@ export function parseHost(raw: unknown, source: string): string {
   return text.replace(/^\[(.*)\]$/, '$1');
 }
 
+/** A signed duration (`+3d`, `-12h`, `1d12h`, `90m`, `0`), in milliseconds; at most a century either way. */
+export function parseDuration(raw: unknown, source: string): number {
+  const text = String(raw).trim();
+  const ms = parseOffset(text);
+  if (ms === undefined) {
+    throw new UsageError(
+      `${source} must be a duration such as +3d, -12h, 1d12h, 90m or 0 (units d, h, m, s, ms; at most a century), got "${text}"`,
+    );
+  }
+  return ms;
+}
+
 /** A file or folder: `~/` is the home folder, a relative path is relative to `baseDir`. */
 export function parsePath(raw: unknown, source: string, baseDir: string, home: string): string {
   const path = parseString(raw, source);
@@ -121,5 +134,7 @@ export function parseSettingValue(
       return parsePath(raw, source, paths.baseDir, paths.home);
     case 'string':
       return parseString(raw, source);
+    case 'duration':
+      return parseDuration(raw, source);
   }
 }
