@@ -10,7 +10,7 @@ import { createLogger, isLogLevel, wantsColor, type Logger } from '../core/log/l
 import { UsageError } from '../core/errors.js';
 import { sandboxAccountKey } from '../storage/ledger/account-key.js';
 import { FolderLedger } from '../storage/ledger/folder-ledger.js';
-import { checkSettings } from './check-settings.js';
+import { checkSettings, settingsInForce } from './check-settings.js';
 
 export interface ApiSessionInput {
   sandbox?: boolean;
@@ -99,6 +99,7 @@ export async function openApiSession(input: ApiSessionInput): Promise<ApiSession
     ? await sandboxSession(input, settings)
     : { config: resolveNamed(input, settings) };
   const { config } = opened;
+  logger.debug({ settings: settingsInForce(settings) }, 'settings in force');
   // Warnings of the configuration (a secret file others can read), once the logger exists.
   for (const warning of settings.warnings) logger.warn(warning);
   if (settings.explicit('stateDir') === undefined) {

@@ -1,6 +1,6 @@
 import { notifyWebhooks } from '../core/config/notify-config.js';
 import type { Settings } from '../core/config/resolve-settings.js';
-import type { SettingName } from '../core/config/settings.js';
+import { SETTING_NAMES, setting, type SettingName } from '../core/config/settings.js';
 import { UsageError } from '../core/errors.js';
 import { parseS3Url } from '../storage/s3/s3-url.js';
 import { isSafeName } from '../watch/sources/drop-names.js';
@@ -29,4 +29,19 @@ export function checkSettings(settings: Settings): void {
   const where = store === undefined ? undefined : parseS3Url(store);
   if (where && 'error' in where) throw new UsageError(`${source('artworkStore')}: ${where.error}`);
   notifyWebhooks(settings);
+}
+
+/**
+ * What `--log-level debug` shows at a command's start: each setting given anywhere but the
+ * defaults, with its value (a secret's only as `[set]`) and where it came from, e.g.
+ * `maxJobCost=500 (maxJobCost of profile "shop" in /etc/htorder/config.yaml)`: the answer to
+ * "which value is in force, and why".
+ */
+export function settingsInForce(settings: Settings): string[] {
+  return SETTING_NAMES.flatMap((name) => {
+    const raw = settings.raw(name);
+    if (raw === undefined || raw.layer === 'default') return [];
+    const value = setting(name).secret ? '[set]' : String(settings.get(name));
+    return [`${name}=${value} (${raw.source})`];
+  });
 }

@@ -114,14 +114,18 @@ function checkValues(values: Record<string, unknown>, where: string): void {
   }
 }
 
-/** Reads and parses a config file; undefined when `optional` and the file does not exist. */
-export function loadConfigFile(path: string, optional = false): ConfigFile | undefined {
+/**
+ * Reads and parses a config file; undefined when `optional` and the file does not exist.
+ * `namedBy`: the flag or variable that named it, said when it cannot be read.
+ */
+export function loadConfigFile(path: string, optional = false, namedBy?: string): ConfigFile | undefined {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     if (optional && (err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new UsageError(`config file ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    const by = namedBy === undefined ? '' : ` (${namedBy})`;
+    throw new UsageError(`config file ${path}${by}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   return parseConfigFile(text, path);
 }

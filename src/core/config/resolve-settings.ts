@@ -105,6 +105,7 @@ export function resolveSettings(input: ResolveSettingsInput): Settings {
   const cwd = input.cwd;
   const warnings: string[] = [];
   const selected = text(flags.profile) ?? text(env.HTORDER_PROFILE) ?? null;
+  const selectedBy = input.profileChosenBy ?? (text(flags.profile) !== undefined ? flagName('profile') : envName('profile'));
   // Read (and so checked) even when no profile is selected, as an explicit --config must exist,
   // and for its other sections (notify, routes, the top-level settings).
   const found = locateConfigFile(flags, env, cwd, home, warnings);
@@ -113,13 +114,14 @@ export function resolveSettings(input: ResolveSettingsInput): Settings {
   const layers: SettingLayer[] = [{ layer: 'flag', values: flags, nameOf: flagName, baseDir: cwd }];
   if (selected !== null && !found) {
     throw new UsageError(
-      `profile "${selected}" not found: no config file (set HTORDER_CONFIG or --config, ` +
+      `profile "${selected}" (${selectedBy}) not found: no config file (set HTORDER_CONFIG or --config, ` +
         'or create ./htorder.config.yaml or ~/.config/htorder/config.yaml)',
     );
   }
   const chosenBy = input.profileChosenBy ? ` (${input.profileChosenBy})` : '';
   if (selected !== null && found) {
-    layers.push(profileLayer('profile', selected, selectedProfile(selected, found, env), found, chosenBy, own));
+    const values = selectedProfile(selected, selectedBy, found, env);
+    layers.push(profileLayer('profile', selected, values, found, chosenBy, own));
   }
   layers.push({ layer: 'env', values: own(layerOf((n) => text(env[SETTINGS[n].env]))), nameOf: envName, baseDir: cwd });
   const implicit = selected === null && found?.file.profiles[DEFAULT_PROFILE] !== undefined;
@@ -190,12 +192,17 @@ function profileLayer(
 }
 
 /** The values of the selected profile; a profile the file does not have is an error. */
-function selectedProfile(name: string, found: FoundConfig, env: Record<string, string | undefined>): ProfileValues {
+function selectedProfile(
+  name: string,
+  selectedBy: string,
+  found: FoundConfig,
+  env: Record<string, string | undefined>,
+): ProfileValues {
   const values = found.file.profiles[name];
   if (!values) {
     const known = Object.keys(found.file.profiles);
     throw new UsageError(
-      `profile "${name}" not found in ${found.file.path} ` +
+      `profile "${name}" (${selectedBy}) not found in ${found.file.path} ` +
         `(known profiles: ${known.length ? known.join(', ') : 'none'})`,
     );
   }
@@ -268,7 +275,7 @@ function locateConfigFile(
   };
   if (explicit !== undefined) {
     const source = fromFlag !== undefined ? flagName('config') : envName('config');
-    return found(loadConfigFile(parsePath(explicit, source, cwd, home)), false);
+    return found(loadConfigFile(parsePath(explicit, source, cwd, home), false, source), false);
   }
   const localPath = join(cwd, 'htorder.config.yaml');
   // A file in the working directory may have been put there by someone else (a shared folder,
