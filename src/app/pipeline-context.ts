@@ -74,24 +74,29 @@ export function pipelineOver(
   ledger: LedgerStore,
 ): OpenPipeline {
   const { config, client, logger, settings } = session;
-  const csvLimits = csvLimitsFrom(settings);
+  // How every input is read: the same for prepare (run's first input) and each context.
+  const reading = {
+    csvLimits: csvLimitsFrom(settings),
+    manifestMaxBytes: settings.get('manifestMaxBytes'),
+    defaultDeliveryMethod: settings.get('defaultDeliveryMethod'),
+  };
   // Read (and so checked) when the pipeline opens: a broken table is a usage error before anything is sent.
   const shopDeliveryMethods = deliveryMethodTable(settings);
-  const defaultDeliveryMethod = settings.get('defaultDeliveryMethod');
   let store: Promise<{ store: ArtworkStore; marginDays: number } | undefined> | undefined;
   const artwork = artworkFrom(settings, input.sandbox === true || isLoopbackHost(new URL(config.baseUrl).hostname));
   const lookups = runLookups(
     () => ({ value: createCatalogue(client, { shopDeliveryMethods }), artwork: artwork() }),
     input.catalogueMaxAgeMs ?? Infinity,
   );
-  /**
-   * The account key and the ledger's vouching, learnt once for every input (inputs that start
-   * together share one GET /account); a failure is not kept: the next input asks again.
-   */
-  let first: Promise<{ account: string; vouch: Vouching }> | undefined;
   // htorder 0.1 kept the ledger in ./.htorder/ of the working directory: still read (imported).
   const legacyDir =
     input.sandbox || settings.explicit('stateDir') !== undefined ? undefined : join(input.cwd, '.htorder');
+  const learn = learnOnce((catalogue) =>
+    accountKey(config, catalogue).then(async (account) => ({
+      account,
+      vouch: await vouching(ledger, account, { legacyDir, stateDir: config.stateDir, logger }),
+    })),
+  );
   const always = settings.get('verifyNewOrders') === 'always';
   return {
     session,
@@ -100,15 +105,7 @@ export function pipelineOver(
       // Each input reads the calendar where it is now: `htorder sandbox clock` may have moved it.
       await session.refreshClock();
       const { value: current, artwork: currentArtwork } = lookups.current();
-      first ??= (async () => {
-        const account = await accountKey(config, current);
-        return { account, vouch: await vouching(ledger, account, { legacyDir, stateDir: config.stateDir, logger }) };
-      })();
-      const learnt = first;
-      const { account, vouch } = await learnt.catch((err: unknown) => {
-        if (first === learnt) first = undefined;
-        throw err;
-      });
+      const { account, vouch } = await learn(current);
       store ??= artworkStoreFrom(settings, input.env);
       const artworkStore = await store;
       return {
@@ -124,9 +121,7 @@ export function pipelineOver(
         ...(currentArtwork ? { artwork: currentArtwork } : {}),
         ledger,
         account,
-        csvLimits: csvLimitsFrom(settings),
-        manifestMaxBytes: settings.get('manifestMaxBytes'),
-        defaultDeliveryMethod,
+        ...reading,
         guard: guardLimitsFrom(settings),
         // Orders the ledger has never seen are searched first unless it vouches for the account.
         unseen: always ? {} : vouch.vouched() ? undefined : { vouch: vouch.vouch },
@@ -136,15 +131,7 @@ export function pipelineOver(
     },
     prepare: async (file, perInput) => {
       const { prepareInput } = await import('../pipeline/process-input.js');
-      const { mapping } = perInput ?? input;
-      const manifestMaxBytes = settings.get('manifestMaxBytes');
-      return prepareInput(file, {
-        command: input.command,
-        mapping,
-        csvLimits,
-        manifestMaxBytes,
-        defaultDeliveryMethod,
-      });
+      return prepareInput(file, { command: input.command, mapping: (perInput ?? input).mapping, ...reading });
     },
     forget: lookups.forget,
     close: async () => {
@@ -166,6 +153,22 @@ export async function accountKey(
   if (config.ledgerAccount !== undefined) return config.ledgerAccount;
   const profile = await catalogue.account();
   return ledgerAccountKey(config.baseUrl, profile?.id ?? config.clientId);
+}
+
+/**
+ * The account key and the ledger's vouching, learnt once for every input (inputs that start
+ * together share one GET /account); a failure is not kept: the next input asks again.
+ */
+function learnOnce<T>(learn: (catalogue: AccountCatalogue) => Promise<T>): (catalogue: AccountCatalogue) => Promise<T> {
+  let first: Promise<T> | undefined;
+  return (catalogue) => {
+    first ??= learn(catalogue);
+    const learnt = first;
+    return learnt.catch((err: unknown) => {
+      if (first === learnt) first = undefined;
+      throw err;
+    });
+  };
 }
 
 interface Vouching {

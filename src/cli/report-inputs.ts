@@ -1,5 +1,5 @@
 import { printable } from '../core/printable.js';
-import { isReportName } from '../report/report-paths.js';
+import { isReportName, reportNameProblem } from '../report/report-paths.js';
 
 /**
  * The inputs of `check`, `plan` and `run` without htorder's own reports: a cron's glob
@@ -19,4 +19,16 @@ export function leaveOutReports(
     stderr.write(`htorder ${command}: skipped ${printable(file)}: an htorder report, never read as an input\n`);
   }
   return { inputs, skipped };
+}
+
+/** Whether every input's reports can be written (their names fit the file system); each one that cannot is said. */
+export function reportNamesFit(files: readonly string[], command: string, stderr: NodeJS.WritableStream): boolean {
+  let fit = true;
+  for (const file of files) {
+    const problem = reportNameProblem(file);
+    if (problem === undefined) continue;
+    stderr.write(`htorder ${command}: ${printable(file)}: ${printable(problem)}\n`);
+    fit = false;
+  }
+  return fit;
 }

@@ -8,12 +8,11 @@ import { notifyWebhooks } from '../core/config/notify-config.js';
 import type { InputOutcome, PipelineCommand, PipelineContext } from '../pipeline/process-input.js';
 import { ExitCode, UsageError } from '../core/errors.js';
 import type { Notifier } from '../watch/notify/notifier.js';
-import { reportNameProblem } from '../report/report-paths.js';
 import { printable } from '../core/printable.js';
 import { formatInputOutcome } from './format-outcome.js';
 import { exitCodeOf, jsonSummary, pipelineDetails } from './json-summary.js';
 import { createProgress } from './progress.js';
-import { leaveOutReports } from './report-inputs.js';
+import { leaveOutReports, reportNamesFit } from './report-inputs.js';
 import type { SandboxOptions } from './help.js';
 
 export interface PipelineCommandInput extends Partial<SandboxOptions> {
@@ -42,14 +41,7 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Comman
   // Last night's reports beside tonight's input (a cron's glob) are left out, each said once.
   const { inputs: files, skipped } = leaveOutReports(input.files, input.command, io.stderr);
   // Report paths are checked before anything is sent: an input whose reports cannot be written is a usage error.
-  const badNames = files.flatMap((file) => {
-    const problem = reportNameProblem(file);
-    return problem ? [`htorder ${input.command}: ${printable(file)}: ${printable(problem)}\n`] : [];
-  });
-  if (badNames.length > 0) {
-    for (const line of badNames) io.stderr.write(line);
-    return ExitCode.Usage;
-  }
+  if (!reportNamesFit(files, input.command, io.stderr)) return ExitCode.Usage;
   const pipeline = await openPipelineContext({ ...input, mapping, env: io.env, cwd: io.cwd, stderr: io.stderr });
   const outcomes: InputOutcome[] = [];
   const finish = (): number => {

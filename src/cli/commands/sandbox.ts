@@ -82,7 +82,7 @@ export function register(program: Command): void {
  * (its state under the state dir; a running `watch --sandbox` follows) or, with `--url`, of a
  * running `htorder sandbox`, through its admin route; without a duration it tells the time.
  * The sandbox's jobs follow its clock to despatch, and htorder's own calendar (duplicate window,
- * daily budget) follows it under `--sandbox` (docs/sandbox.md#moving-the-clock).
+ * daily budget) follows it under `--sandbox` (docs/sandbox.md#moving-the-clock-later-nights).
  */
 function registerClock(sandbox: Command): void {
   const cmd = sandbox

@@ -125,7 +125,9 @@ export function loadConfigFile(path: string, optional = false, namedBy?: string)
   } catch (err) {
     if (optional && (err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     const by = namedBy === undefined ? '' : ` (${namedBy})`;
-    throw new UsageError(`config file ${path}${by}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new UsageError(
+      `config file ${path}${by}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
   return parseConfigFile(text, path);
 }

@@ -105,7 +105,8 @@ export function resolveSettings(input: ResolveSettingsInput): Settings {
   const cwd = input.cwd;
   const warnings: string[] = [];
   const selected = text(flags.profile) ?? text(env.HTORDER_PROFILE) ?? null;
-  const selectedBy = input.profileChosenBy ?? (text(flags.profile) !== undefined ? flagName('profile') : envName('profile'));
+  const selectedBy =
+    input.profileChosenBy ?? (text(flags.profile) !== undefined ? flagName('profile') : envName('profile'));
   // Read (and so checked) even when no profile is selected, as an explicit --config must exist,
   // and for its other sections (notify, routes, the top-level settings).
   const found = locateConfigFile(flags, env, cwd, home, warnings);

@@ -56,7 +56,7 @@ export const MAX_CONCURRENCY = 256;
 /**
  * The most a YAML or JSON manifest may be set to (manifestMaxBytes): it is read whole and parsed
  * into a tree with a source location per value, several times its size in memory
- * (docs/performance.md#big-manifests).
+ * (docs/manifests.md#big-files).
  */
 export const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
 
