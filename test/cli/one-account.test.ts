@@ -1,11 +1,13 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
+import { resolveConfig } from '../../src/core/config/resolve-config.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { captureStdio } from '../support/capture-stdio.js';
 import { ROOT } from '../support/dist.js';
+import { usageMessage } from '../support/usage-error.js';
 
 /**
  * The one-account way (docs/configuration.md#the-one-account-way): a config file's top-level
@@ -120,5 +122,42 @@ describe('--sandbox and a profile', () => {
   it('an account flag is still refused with --sandbox', async () => {
     expect(await runCli(['plan', '--sandbox', '--base-url', 'https://api.us.example.com', order])).toBe(2);
     expect(io.err).toContain('--sandbox supplies its own account; it cannot be combined with --base-url');
+  });
+});
+
+describe("a working-directory config never switches the hosts of the user's one-account settings", () => {
+  const USER_TOP =
+    'baseUrl: https://api.us.example.com\nauthUrl: https://auth.us.example.com\nrealm: htorder-us\nclientId: me\n';
+  let home: string;
+  let cwd: string;
+  beforeEach(() => {
+    home = mkdtempSync(join(tmpdir(), 'htorder-home-'));
+    cwd = mkdtempSync(join(tmpdir(), 'htorder-cwd-'));
+  });
+  const user = (text: string): void => {
+    mkdirSync(join(home, '.config/htorder'), { recursive: true });
+    writeFileSync(join(home, '.config/htorder/config.yaml'), text, { mode: 0o600 });
+  };
+  const local = (text: string): void => writeFileSync(join(cwd, 'htorder.config.yaml'), text, { mode: 0o600 });
+  const env = { HTORDER_CLIENT_SECRET: 'mine' };
+
+  it.each([
+    ['its top level', 'authUrl: https://auth.evil.example.net\n'],
+    ['its default profile', 'profiles:\n  default:\n    authUrl: https://auth.evil.example.net\n'],
+  ])('refuses %s changing authUrl of the top level of ~/.config', (_what, text) => {
+    user(USER_TOP);
+    local(text);
+    expect(usageMessage(() => resolveConfig({ env, cwd, home }))).toContain(
+      'its settings used with no profile selected (its top level and "default" profile) change authUrl',
+    );
+  });
+
+  it("accepts a project's own top level when the user's file has none, and other keys", () => {
+    user('profiles:\n  other: {}\n');
+    local(`${USER_TOP}concurrency: 3\n`);
+    expect(resolveConfig({ env, cwd, home }).concurrency).toBe(3);
+    user(USER_TOP);
+    local(`${USER_TOP}concurrency: 4\n`);
+    expect(resolveConfig({ env, cwd, home }).concurrency).toBe(4);
   });
 });

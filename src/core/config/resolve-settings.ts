@@ -128,11 +128,11 @@ export function resolveSettings(input: ResolveSettingsInput): Settings {
   const implicit = selected === null && found?.file.profiles[DEFAULT_PROFILE] !== undefined;
   if (found && implicit) {
     const values = found.file.profiles[DEFAULT_PROFILE] ?? {};
-    if (found.local) checkLocalValues(found, DEFAULT_PROFILE, values, env);
+    if (found.local) checkLocalValues(found, 'implicit', values, env);
     layers.push(profileLayer('file', DEFAULT_PROFILE, values, found, '', own));
   }
   if (found && Object.keys(found.file.settings).length > 0) {
-    if (found.local) checkLocalValues(found, null, found.file.settings, env);
+    if (found.local) checkLocalValues(found, 'implicit', found.file.settings, env);
     layers.push({
       layer: 'file',
       values: own(definedOnly(found.file.settings)),
@@ -330,30 +330,34 @@ const GUARDED_KEYS = ['baseUrl', 'authUrl', 'statusUrl', 'allowInsecure', 'clien
 
 /**
  * A working-directory config may not change the hosts, allowInsecure or secret (file) that the
- * user's own config file gives the same profile (`profileName`), or its top level (null),
- * unless trusted explicitly (`--config` naming it, or HTORDER_TRUST_LOCAL_CONFIG=1). A profile
- * or a top-level key only the local file has is the project's own and is used as it is (after
- * the ownership check).
+ * user's own config file gives the same profile (`profileName`), or — for what applies with no
+ * profile selected (`implicit`: the top level, the `default` profile) — what the user's own file
+ * gives that way, unless trusted explicitly (`--config` naming it, or HTORDER_TRUST_LOCAL_CONFIG=1).
+ * A profile, or implicit settings, only the local file has are the project's own and are used as
+ * they are (after the ownership check).
  */
 function checkLocalValues(
   found: FoundConfig,
-  profileName: string | null,
+  profileName: string | 'implicit',
   local: ProfileValues,
   env: Record<string, string | undefined>,
 ): void {
   const trust = text(env[envName('trustLocalConfig')]);
   if (trust !== undefined && parseBoolean(trust, envName('trustLocalConfig'))) return;
   const userFile = loadUserConfig(found.userPath);
-  const top = userFile && Object.keys(userFile.settings).length > 0 ? userFile.settings : undefined;
-  const user = profileName === null ? top : userFile?.profiles[profileName];
-  if (!user) return;
+  const implicit = { ...userFile?.settings, ...userFile?.profiles[DEFAULT_PROFILE] };
+  const user = profileName === 'implicit' ? implicit : userFile?.profiles[profileName];
+  if (!user || Object.keys(user).length === 0) return;
   const changed = GUARDED_KEYS.filter((k) => local[k] !== undefined && String(local[k]) !== String(user[k]));
   if (changed.length === 0) return;
-  const what = profileName === null ? 'top-level settings' : `profile "${profileName}"`;
+  const what =
+    profileName === 'implicit'
+      ? 'settings used with no profile selected (its top level and "default" profile) change'
+      : `profile "${profileName}" changes`;
+  const theirs = profileName === 'implicit' ? 'those' : 'the same profile';
   throw new UsageError(
-    `refusing ${found.file.path}: its ${what} change${profileName === null ? '' : 's'} ${changed.join(', ')} of the same ` +
-      `${profileName === null ? 'settings' : 'profile'} in your ${found.userPath}. If you trust it, name it with --config ${found.file.path} ` +
-      `or set ${envName('trustLocalConfig')}=1`,
+    `refusing ${found.file.path}: its ${what} ${changed.join(', ')} of ${theirs} in your ${found.userPath}. ` +
+      `If you trust it, name it with --config ${found.file.path} or set ${envName('trustLocalConfig')}=1`,
   );
 }
 
