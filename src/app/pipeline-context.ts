@@ -102,10 +102,13 @@ export function pipelineOver(
     session,
     ledger,
     context: async (perInput) => {
-      // Each input reads the calendar where it is now: `htorder sandbox clock` may have moved it.
-      await session.refreshClock();
+      // Each input reads the calendar where it is now (`htorder sandbox clock` may have moved it),
+      // while the account is asked for: that request goes out first.
       const { value: current, artwork: currentArtwork } = lookups.current();
-      const { account, vouch } = await learn(current);
+      const learning = learn(current);
+      learning.catch(() => undefined);
+      await session.refreshClock();
+      const { account, vouch } = await learning;
       store ??= artworkStoreFrom(settings, input.env);
       const artworkStore = await store;
       return {
