@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
-import { BlockList, isIP, type LookupFunction } from 'node:net';
-import pLimit from 'p-limit';
+import { isIP, type LookupFunction } from 'node:net';
 import { Agent, request } from 'undici';
+import { type AddressRules, refusalText, refusedAddress } from './artwork-addresses.js';
 
 /**
  * Asks an artwork link what the printer will get when it fetches it: `HEAD`, then a ranged
@@ -9,24 +9,28 @@ import { Agent, request } from 'undici';
  * bounded in time and size. The printer fetches from the internet, so a host that resolves to
  * a private, loopback or link-local address is refused — checked on the address actually
  * connected to (the lookup of the connection itself), so a name that resolves differently the
- * second time cannot slip past. Messages name the link without its query string (a signature
- * is a credential).
+ * second time cannot slip past (artwork-addresses.ts). One probe, every request and redirect
+ * included, ends at its deadline whatever the server does (a body sent a byte at a time).
+ * Messages name the link without its query string (a signature is a credential).
  */
 
-export interface ProbeOptions {
-  /** Allow loopback addresses (the sandbox, test rigs). */
-  allowLoopback?: boolean;
-  /** Allow private and link-local addresses too (a test rig whose printer is on the same network). */
-  allowPrivate?: boolean;
-  /** One request, connect to last byte read. Default 10 s. */
+export interface ProbeOptions extends AddressRules {
+  /** How long a request may wait for its connection, its headers or its next bytes. Default 10 s. */
   timeoutMs?: number;
+  /** The whole probe: every request and redirect, from the first connection to the last byte read. Default 30 s. */
+  deadlineMs?: number;
   /** Redirects followed at most. Default 3. */
   maxRedirects?: number;
+  /** Ends the probe early (the input's budget for its artwork checks is spent): the result is `budget`. */
+  signal?: AbortSignal;
 }
+
+/** A probe's whole time when not set: a few requests of a slow but honest host. */
+export const PROBE_DEADLINE_MS = 30_000;
 
 export type ProbeResult =
   | { ok: true; contentType: string; finalUrl: string }
-  | { ok: false; code: string; message: string };
+  | { ok: false; code: string; message: string; budget?: true };
 
 /** Bytes read at most from an answer's body: enough to tell an image by its first bytes. */
 const SNIFF_BYTES = 512;
@@ -49,14 +53,21 @@ export function artworkAgent(opts: ProbeOptions): Agent {
 }
 
 export async function probeArtwork(link: string, agent: Agent, opts: ProbeOptions = {}): Promise<ProbeResult> {
+  const deadlineMs = opts.deadlineMs ?? PROBE_DEADLINE_MS;
+  const deadline = AbortSignal.timeout(deadlineMs);
+  const signal = opts.signal ? AbortSignal.any([deadline, opts.signal]) : deadline;
   let url = new URL(link);
+  if (opts.signal?.aborted) return budgetSpent(url);
   for (let hop = 0; hop <= (opts.maxRedirects ?? 3); hop++) {
     const refused = addressRefusal(url, opts);
     if (refused) return refused;
     let answer: Answer;
     try {
-      answer = await ask(url, agent);
+      answer = await ask(url, agent, signal);
     } catch (err) {
+      if (opts.signal?.aborted) return budgetSpent(url);
+      if (deadline.aborted)
+        return { ok: false, code: 'artwork.unreachable', message: `${slow(deadlineMs)} (${safe(url)})` };
       return networkFailure(url, err);
     }
     if (answer.location === undefined) return judge(url, answer);
@@ -79,16 +90,32 @@ interface Answer {
   location?: string;
 }
 
-async function ask(url: URL, agent: Agent): Promise<Answer> {
-  const head = await once(url, agent, 'HEAD');
-  if (![403, 405, 501].includes(head.status)) return head;
-  return once(url, agent, 'GET');
+/** The words for a probe cut at its deadline. */
+function slow(deadlineMs: number): string {
+  return `cannot be fetched: its host did not answer in full within ${deadlineMs / 1000} s`;
 }
 
-async function once(url: URL, agent: Agent, method: 'HEAD' | 'GET'): Promise<Answer> {
+/** What a probe the input's budget cut short (or never began) says. */
+function budgetSpent(url: URL): ProbeResult {
+  return {
+    ok: false,
+    code: 'artwork.unchecked',
+    message: `not checked: this input's artwork checks took all the time they may (setting artworkCheckBudgetMs) (${safe(url)})`,
+    budget: true,
+  };
+}
+
+async function ask(url: URL, agent: Agent, signal: AbortSignal): Promise<Answer> {
+  const head = await once(url, agent, 'HEAD', signal);
+  if (![403, 405, 501].includes(head.status)) return head;
+  return once(url, agent, 'GET', signal);
+}
+
+async function once(url: URL, agent: Agent, method: 'HEAD' | 'GET', signal: AbortSignal): Promise<Answer> {
   const res = await request(url, {
     method,
     dispatcher: agent,
+    signal,
     headers: method === 'GET' ? { range: `bytes=0-${SNIFF_BYTES - 1}` } : {},
   });
   const header = (name: string): string | undefined => {
@@ -189,67 +216,3 @@ function guardedLookup(opts: ProbeOptions): LookupFunction {
 }
 
 type AllCallback = (err: null, addresses: LookupAddress[]) => void;
-
-function refusalText(address: string): string {
-  return `resolves to ${address}, a private, loopback or link-local address the printer cannot reach (setting artworkAllowPrivate)`;
-}
-
-const LOOPBACK = new BlockList();
-LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
-LOOPBACK.addAddress('::1', 'ipv6');
-
-/** Addresses the printer on the internet cannot reach: private, link-local, shared, unspecified, multicast. */
-const PRIVATE = new BlockList();
-for (const [net, bits] of [
-  ['0.0.0.0', 8],
-  ['10.0.0.0', 8],
-  ['100.64.0.0', 10],
-  ['169.254.0.0', 16],
-  ['172.16.0.0', 12],
-  ['192.168.0.0', 16],
-  ['198.18.0.0', 15],
-  ['224.0.0.0', 3],
-] as const)
-  PRIVATE.addSubnet(net, bits, 'ipv4');
-for (const [net, bits] of [
-  ['::', 128],
-  ['fc00::', 7],
-  ['fe80::', 10],
-  ['ff00::', 8],
-] as const)
-  PRIVATE.addSubnet(net, bits, 'ipv6');
-
-/** An IPv4 address written as IPv6 (::ffff:10.0.0.1) is judged as the IPv4 address it is. */
-export function refusedAddress(address: string, opts: ProbeOptions): boolean {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  const ip = mapped?.[1] ?? address;
-  const family = isIP(ip) === 6 ? 'ipv6' : 'ipv4';
-  if (LOOPBACK.check(ip, family)) return !opts.allowLoopback && !opts.allowPrivate;
-  return PRIVATE.check(ip, family) && !opts.allowPrivate;
-}
-
-/** Every distinct link probed once per run, a few at a time; `close` ends the connections. */
-export interface ArtworkChecks {
-  /** on: a failed probe refuses the line; warn: it is a warning; the agent's options apply. */
-  mode: 'on' | 'warn';
-  check(link: string): Promise<ProbeResult>;
-  close(): Promise<void>;
-}
-
-export function artworkChecks(mode: 'on' | 'warn', opts: ProbeOptions & { concurrency?: number }): ArtworkChecks {
-  const agent = artworkAgent(opts);
-  const limit = pLimit(opts.concurrency ?? 4);
-  const seen = new Map<string, Promise<ProbeResult>>();
-  return {
-    mode,
-    check(link) {
-      let result = seen.get(link);
-      if (result === undefined) {
-        result = limit(() => probeArtwork(link, agent, opts));
-        seen.set(link, result);
-      }
-      return result;
-    },
-    close: () => agent.close(),
-  };
-}

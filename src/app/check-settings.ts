@@ -5,13 +5,16 @@ import { UsageError } from '../core/errors.js';
 import { parseS3Url } from '../storage/s3/s3-url.js';
 import { isSafeName } from '../watch/sources/drop-names.js';
 
+/** Settings that name a bucket and prefix, `s3://BUCKET/PREFIX/`. */
+const S3_URL_SETTINGS = ['artworkStore', 'bucketLedger'] as const satisfies SettingName[];
+
 /** The names of a drop location's sub-folders (or sub-prefixes): each one plain name. */
 const DROP_FOLDER_SETTINGS = ['processingDir', 'doneDir', 'failedDir', 'heldDir'] as const satisfies SettingName[];
 
 /**
  * Every setting checked as a command starts, before anything is read, watched or sent: each
  * value in force parsed by its type (Settings.checkAll), then what a type cannot say — a drop
- * folder name that is one plain name, an artwork store that is an s3:// URL, the webhooks and
+ * folder name that is one plain name, an artwork store or bucket ledger that is an s3:// URL, the webhooks and
  * their events and digest time. A bad one throws UsageError (exit 2) naming the setting and
  * where it was set (docs/configuration.md#configuration-errors-exit-code-2), whether or not this
  * command reads it: a mistyped limit must never wait for the first order to be found out.
@@ -25,9 +28,11 @@ export function checkSettings(settings: Settings): void {
       throw new UsageError(`${source(name)} must be one plain folder name (no / or \\, not . or ..), got "${value}"`);
     }
   }
-  const store = settings.get('artworkStore');
-  const where = store === undefined ? undefined : parseS3Url(store);
-  if (where && 'error' in where) throw new UsageError(`${source('artworkStore')}: ${where.error}`);
+  for (const name of S3_URL_SETTINGS) {
+    const url = settings.get(name);
+    const where = url === undefined ? undefined : parseS3Url(url);
+    if (where && 'error' in where) throw new UsageError(`${source(name)}: ${where.error}`);
+  }
   notifyWebhooks(settings);
 }
 

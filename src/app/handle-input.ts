@@ -79,6 +79,7 @@ async function processClaimed(
     ...pipeline,
     command: 'watch',
     displayName: input.location,
+    ...(input.artworkFolder ? { artworkFolder: input.artworkFolder } : {}),
     hooks: { beforeSend: change.beforeSend },
   });
   const changed = lease.lost() ? undefined : await change.beforeMove();

@@ -1,5 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { nowIso } from '../core/clock.js';
 import type { ApiConfig } from '../core/config/api-config.js';
 import { csvLimitsFrom, guardLimitsFrom } from '../core/config/resolve-settings.js';
 import { isLoopbackHost } from '../core/config/url-security.js';
@@ -11,11 +12,10 @@ import { parseS3Url } from '../storage/s3/s3-url.js';
 import { importEntries, ledgerAccountKey } from '../storage/ledger/account-key.js';
 import { FolderLedger } from '../storage/ledger/folder-ledger.js';
 import type { LedgerAccount, LedgerStore } from '../storage/ledger/model.js';
-import type { Logger } from '../core/log/logger.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { PipelineCommand, PipelineContext, PreparedInput } from '../pipeline/process-input.js';
 import { createCatalogue, type AccountCatalogue } from '../resolve/catalogue.js';
-import { artworkChecks, type ArtworkChecks } from '../api/artwork-probe.js';
+import { artworkChecks, type ArtworkChecks } from '../api/artwork-checks.js';
 import { openApiSession, type ApiSession, type ApiSessionInput } from './api-session.js';
 
 export interface PipelineContextInput extends ApiSessionInput {
@@ -30,6 +30,8 @@ export interface PipelineContextInput extends ApiSessionInput {
 export interface InputOptions {
   mapping?: Mapping;
   partial?: boolean;
+  /** A watch route's own suspected-duplicate window (ms), over the setting's. */
+  duplicateWindowMs?: number;
 }
 
 export interface OpenPipeline {
@@ -61,7 +63,13 @@ export interface OpenPipeline {
 export async function openPipelineContext(input: PipelineContextInput): Promise<OpenPipeline> {
   const session = await openApiSession(input);
   const { config, settings } = session;
-  return pipelineOver(session, input, new FolderLedger(config.stateDir, { staleMs: settings.get('lockStaleMs') }));
+  try {
+    return pipelineOver(session, input, new FolderLedger(config.stateDir, { staleMs: settings.get('lockStaleMs') }));
+  } catch (err) {
+    // A setting refused as the pipeline opens: the session (an in-process sandbox's server) must not outlive it.
+    await session.close();
+    throw err;
+  }
 }
 
 /** The pipeline of an open session over `ledger` (closing it closes the session). */
@@ -73,7 +81,7 @@ export function pipelineOver(
   >,
   ledger: LedgerStore,
 ): OpenPipeline {
-  const { config, client, logger, settings } = session;
+  const { config, client, logger, settings, clock } = session;
   // How every input is read: the same for prepare (run's first input) and each context.
   const reading = {
     csvLimits: csvLimitsFrom(settings),
@@ -82,8 +90,9 @@ export function pipelineOver(
   };
   // Read (and so checked) when the pipeline opens: a broken table is a usage error before anything is sent.
   const shopDeliveryMethods = deliveryMethodTable(settings);
-  let store: Promise<{ store: ArtworkStore; marginDays: number } | undefined> | undefined;
+  let store: Promise<{ store: ArtworkStore; marginDays: number; maxInputBytes: number } | undefined> | undefined;
   const artwork = artworkFrom(settings, input.sandbox === true || isLoopbackHost(new URL(config.baseUrl).hostname));
+  const artworkLimits = artworkLimitsFrom(settings);
   const lookups = runLookups(
     () => ({ value: createCatalogue(client, { shopDeliveryMethods }), artwork: artwork() }),
     input.catalogueMaxAgeMs ?? Infinity,
@@ -94,7 +103,7 @@ export function pipelineOver(
   const learn = learnOnce((catalogue) =>
     accountKey(config, catalogue).then(async (account) => ({
       account,
-      vouch: await vouching(ledger, account, { legacyDir, stateDir: config.stateDir, logger }),
+      vouch: await vouching(ledger, account, { legacyDir, session }),
     })),
   );
   const always = settings.get('verifyNewOrders') === 'always';
@@ -109,7 +118,7 @@ export function pipelineOver(
       learning.catch(() => undefined);
       await session.refreshClock();
       const { account, vouch } = await learning;
-      store ??= artworkStoreFrom(settings, input.env);
+      store ??= artworkStoreFrom(settings, input.env, artworkLimits);
       const artworkStore = await store;
       return {
         command: input.command,
@@ -125,16 +134,16 @@ export function pipelineOver(
         ledger,
         account,
         ...reading,
-        guard: guardLimitsFrom(settings),
+        guard: { ...guardLimitsFrom(settings), ...windowOf(perInput) },
         // Orders the ledger has never seen are searched first unless it vouches for the account.
         unseen: always ? {} : vouch.vouched() ? undefined : { vouch: vouch.vouch },
         logger,
-        clock: session.clock,
+        clock,
       };
     },
     prepare: async (file, perInput) => {
       const { prepareInput } = await import('../pipeline/process-input.js');
-      return prepareInput(file, { command: input.command, mapping: (perInput ?? input).mapping, ...reading });
+      return prepareInput(file, { command: input.command, mapping: (perInput ?? input).mapping, ...reading, clock });
     },
     forget: lookups.forget,
     close: async () => {
@@ -143,6 +152,11 @@ export function pipelineOver(
       await session.close();
     },
   };
+}
+
+function windowOf(perInput: InputOptions | undefined): { duplicateWindowMs?: number } {
+  const ms = perInput?.duplicateWindowMs;
+  return ms === undefined ? {} : { duplicateWindowMs: ms };
 }
 
 /**
@@ -191,19 +205,20 @@ interface Vouching {
 async function vouching(
   ledger: LedgerStore,
   account: string,
-  opts: { legacyDir: string | undefined; stateDir: string; logger: Logger },
+  opts: { legacyDir: string | undefined; session: Pick<ApiSession, 'config' | 'logger' | 'clock'> },
 ): Promise<Vouching> {
+  const { config, logger, clock } = opts.session;
   let record: LedgerAccount | undefined = await ledger.readAccount(account);
   const imported = new Set(record?.imported ?? []);
   if (!record) await importEntries(ledger, ledger, account);
   const legacy =
     opts.legacyDir && existsSync(join(opts.legacyDir, 'ledger')) ? realpathSync(opts.legacyDir) : undefined;
-  if (legacy && legacy !== resolve(opts.stateDir) && !imported.has(legacy)) {
+  if (legacy && legacy !== resolve(config.stateDir) && !imported.has(legacy)) {
     const n = await importEntries(new FolderLedger(legacy), ledger, account);
     imported.add(legacy);
-    opts.logger.warn(
-      { from: legacy, to: opts.stateDir, orders: n },
-      `the ledger now lives per user in ${opts.stateDir}; read ${n} order(s) of this account from ${legacy} ` +
+    logger.warn(
+      { from: legacy, to: config.stateDir, orders: n },
+      `the ledger now lives per user in ${config.stateDir}; read ${n} order(s) of this account from ${legacy} ` +
         "(htorder 0.1's ledger, no longer written; keep it until you no longer need it)",
     );
     if (record) {
@@ -215,7 +230,7 @@ async function vouching(
     vouched: () => record !== undefined,
     vouch: async () => {
       if (record) return;
-      record = { ledgerVersion: 1, account, vouchedSince: new Date().toISOString(), imported: [...imported] };
+      record = { ledgerVersion: 1, account, vouchedSince: nowIso(clock), imported: [...imported] };
       await ledger.writeAccount(record);
     },
   };
@@ -259,7 +274,13 @@ function artworkFrom(settings: ApiSession['settings'], sandbox: boolean): () => 
   const mode = settings.get('artworkCheck');
   if (mode === 'off') return () => undefined;
   const allowPrivate = settings.get('artworkAllowPrivate') === true;
-  return () => artworkChecks(mode === 'warn' ? 'warn' : 'on', { allowLoopback: sandbox, allowPrivate });
+  const budgetMs = settings.get('artworkCheckBudgetMs');
+  return () => artworkChecks(mode === 'warn' ? 'warn' : 'on', { allowLoopback: sandbox, allowPrivate, budgetMs });
+}
+
+/** The artwork store's limits, read (and so checked) when the pipeline opens, store or not: a bad value is a usage error, not an outage. */
+function artworkLimitsFrom(settings: ApiSession['settings']): { marginDays: number; maxInputBytes: number } {
+  return { marginDays: settings.get('artworkLinkMarginDays'), maxInputBytes: settings.get('artworkMaxInputBytes') };
 }
 
 /**
@@ -269,7 +290,8 @@ function artworkFrom(settings: ApiSession['settings'], sandbox: boolean): () => 
 async function artworkStoreFrom(
   settings: ApiSession['settings'],
   env: Record<string, string | undefined>,
-): Promise<{ store: ArtworkStore; marginDays: number } | undefined> {
+  limits: { marginDays: number; maxInputBytes: number },
+): Promise<{ store: ArtworkStore; marginDays: number; maxInputBytes: number } | undefined> {
   const target = settings.get('artworkStore');
   if (target === undefined) return undefined;
   const where = parseS3Url(target);
@@ -285,5 +307,5 @@ async function artworkStoreFrom(
     credentials: awsCredentials(env),
     ...(publicBaseUrl ? { publicBaseUrl } : {}),
   });
-  return { store, marginDays: settings.get('artworkLinkMarginDays') };
+  return { store, ...limits };
 }

@@ -37,7 +37,7 @@ export async function writeSavedPlan(
       return [
         {
           orderNumber: resolved.orderNumber,
-          request: requestHash(resolved.candidate),
+          request: requestHash(resolved),
           estimate: estimate.total ?? null,
         },
       ];

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { Diagnostic } from '../manifest/model.js';
-import type { JobCandidate } from '../api/types.js';
+import type { ResolvedJob } from '../resolve/resolve-job.js';
 import { canonicalJson } from './job-hash.js';
 import { withFindings, type JobState } from './job-state.js';
 import type { StageContext } from './stages/context.js';
@@ -31,14 +31,28 @@ export interface PlannedInput {
 
 export interface PlannedJob {
   orderNumber: string;
-  /** SHA-256 of the exact request body that would be sent (canonical JSON). */
+  /**
+   * SHA-256 of the exact request body that would be sent (canonical JSON), where a link made
+   * from an `artwork:` file stands as the artwork's store key (its content's hash).
+   */
   request: string;
   estimate: number | null;
 }
 
-/** The fingerprint of a request body: canonical JSON, so key order does not matter. */
-export function requestHash(candidate: JobCandidate): string {
-  return hash('sha256', canonicalJson(candidate), 'hex');
+/**
+ * The fingerprint of a request body: canonical JSON, so key order does not matter. A link
+ * made from an `artwork:` file is presigned anew at every run, so it counts as what it leads
+ * to (`artwork:KEY`, the key being the SHA-256 of the file's bytes): the same artwork is the
+ * same request, other artwork is not.
+ */
+export function requestHash(resolved: Pick<ResolvedJob, 'candidate' | 'artworkKeys'>): string {
+  const { candidate, artworkKeys = {} } = resolved;
+  if (Object.keys(artworkKeys).length === 0) return hash('sha256', canonicalJson(candidate), 'hex');
+  const items = candidate.items.map((item, i) => {
+    const key = artworkKeys[i];
+    return key === undefined ? item : { ...item, externalArtworkUrl: `artwork:${key}` };
+  });
+  return hash('sha256', canonicalJson({ ...candidate, items }), 'hex');
 }
 
 /** What apply holds one input's jobs to. */
@@ -70,7 +84,7 @@ export function checkPlanned(jobs: readonly JobState[], plan: PlanCheck, ctx: St
         ...withFindings(job, [at('apply.not-planned', 'not in the plan: not sent (plan it, or run it)')]),
         outcome: 'held-back',
       };
-    if (requestHash(job.resolved.candidate) !== planned.request)
+    if (requestHash(job.resolved) !== planned.request)
       return {
         ...withFindings(job, [
           at('apply.request-changed', "the request resolved now differs from the plan's: plan again"),

@@ -2,15 +2,15 @@ import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'csv-stringify/sync';
-import { type CsvDialect, dialectOf } from '../manifest/csv/csv-scanner.js';
-import type { Manifest } from '../manifest/model.js';
+import { type CsvDialect, dialectOf, dialectRead } from '../manifest/csv/csv-scanner.js';
+import type { CsvRead, Manifest } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { CsvLimits } from '../manifest/read-input.js';
 import { type NewFileOptions, writeFileAtomic } from '../storage/atomic-write.js';
 import { ByteOutput } from './byte-output.js';
 import { peekItems } from './lazy-items.js';
 import type { JobResult, ResultReport } from './model.js';
-import { neutraliseCell } from './neutralise.js';
+import { hasLineBreak, neutraliseCell } from './neutralise.js';
 import { bool, errorText, num, RowCells, type RowCellsTable, rowCellsOf } from './row-cells.js';
 import type { WorkerAnswer } from './result-csv-worker.js';
 
@@ -44,7 +44,10 @@ export const YAML_RESULT_COLUMNS = [
 /** Rows per yielded batch of text; the text stays well under the size V8 allocates straight into the old generation. */
 const BATCH_ROWS = 200;
 const LF = 0x0a;
-/** First characters of a cell neutraliseCell may change (= + - @ tab CR): such a record is written from its cells. */
+/**
+ * First characters of a cell neutraliseCell may change (= + - @ tab CR): such a record is
+ * written from its cells, as is one holding a line break (neutraliseCell guards each line).
+ */
 const FORMULA_START = new Uint8Array(128);
 for (const c of '=+-@\t\r') FORMULA_START[c.charCodeAt(0)] = 1;
 /**
@@ -90,15 +93,21 @@ export function writeResultCsv(path: string, report: ResultReport, opts: ResultC
   const header = opts.manifest?.csv?.header;
   let done: Promise<void>;
   if (report.input.format === 'csv') {
+    // Read again as it was read the first time (declared, or told from its bytes).
+    const read = opts.manifest?.csv?.read;
+    const skipRows = opts.mapping?.skipRows ?? 0;
+    const output = outputDialect(read, opts.mapping);
+    const dialect = read === undefined ? dialectOf(opts.mapping) : dialectRead(read, skipRows);
     const job: CsvResultJob = {
       path,
       input,
       header,
       table: rowCellsOf(report, opts.manifest),
-      output: outputDialect(opts.mapping),
-      read: dialectOf(opts.mapping),
+      output,
+      read: dialect,
       limits: opts.csvLimits,
-      copyText: opts.copyVerbatim !== false,
+      // A record's own text is copied only where it is already in the output's separator.
+      copyText: opts.copyVerbatim !== false && dialect.delimiter === output.delimiter,
       file: opts.file,
     };
     done = inWorker(job, opts.worker).then((yes) => (yes ? writeInWorker(job) : writeCsvResult(job)));
@@ -189,13 +198,15 @@ const EXCEL_DIALECT: OutputDialect = { delimiter: ',', bom: true };
  * German Excel splits on `;`), as UTF-8 with a BOM rather than the input's encoding: Excel
  * reads a BOM-marked UTF-8 file correctly in every locale, and UTF-8 can hold every character
  * of the messages and of any input, where Windows-1252 cannot. The default template (comma,
- * UTF-8) stays as it was, byte for byte where it can.
+ * UTF-8) stays as it was, byte for byte where it can. A tab-separated input (a marketplace's
+ * `.txt` report, Excel's "Unicode text") gets commas: a spreadsheet opening a `.csv` splits it on
+ * its list separator, never on tabs.
  */
-function outputDialect(mapping: Mapping | undefined): OutputDialect {
-  const delimiter = mapping?.delimiter ?? ',';
-  const encoding = mapping?.encoding ?? 'utf-8';
-  if (delimiter === ',' && encoding === 'utf-8') return PLAIN_DIALECT;
-  return { delimiter, bom: true };
+function outputDialect(read: CsvRead | undefined, mapping: Mapping | undefined): OutputDialect {
+  const separator = read?.delimiter ?? mapping?.delimiter ?? ',';
+  const encoding = read?.encoding ?? mapping?.encoding ?? 'utf-8';
+  if (separator === ',' && encoding === 'utf-8') return PLAIN_DIALECT;
+  return { delimiter: separator === '\t' ? ',' : separator, bom: true };
 }
 
 /** Cells as one row of text in the dialect, neutralised and quoted as csv-stringify does, without a line break. */
@@ -224,7 +235,7 @@ async function* csvInputChunks(job: CsvResultJob): AsyncGenerator<Uint8Array> {
   };
   if (job.header !== undefined) header(job.header);
   const record = (cells: string[], row: number, text: string | undefined) => {
-    out.text(text !== undefined && !mayNeutralise(cells) ? text : encode(cells));
+    out.text(text !== undefined && !mayNeutralise(cells) && !hasLineBreak(text) ? text : encode(cells));
     if (cells.length < width) out.text(dialect.delimiter.repeat(width - cells.length));
     out.text(dialect.delimiter);
     out.digits(row);

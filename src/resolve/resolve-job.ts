@@ -19,6 +19,12 @@ export interface ResolvedJob {
   estimate: JobEstimate;
   /** The distinct process codes of the job's lines, sorted. */
   processCodes: string[];
+  /**
+   * Lines whose artwork link was made from an `artwork:` file: line index → the artwork
+   * store's key (the SHA-256 of the file's bytes). A presigned link differs at every run; the
+   * key says what it leads to.
+   */
+  artworkKeys?: Readonly<Record<number, string>>;
 }
 
 /** Job-level fields copied to the candidate as written (manifest-only keys such as `cancel` are not). */

@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
-import { closeSync, createReadStream, readSync } from 'node:fs';
+import { closeSync, createReadStream } from 'node:fs';
 import { extname } from 'node:path';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import { FolderFileError, openFileInFolder } from './folder-file.js';
+import { FolderFileError, type FolderPin, openFileInFolder } from './folder-file.js';
 import { PRECONDITION_FAILED, S3Store, type S3StoreOptions } from './s3/s3-store.js';
 
 /**
@@ -29,10 +29,15 @@ export interface ArtworkStoreOptions extends S3StoreOptions {
   publicBaseUrl?: string;
 }
 
+/** Files hashed at most, remembered by identity (a long-running watcher sees new files every night). */
+const REMEMBERED_HASHES = 10_000;
+
 /** A file of the manifest's folder, hashed: what it would be stored as. */
 export interface ArtworkFile {
   /** As the manifest names it. */
   name: string;
+  /** Device, inode, size and times: the file's identity while it is unchanged (describe's memo key). */
+  id: string;
   sha256: string;
   size: number;
   contentType: string;
@@ -62,6 +67,10 @@ export class ArtworkStore {
   private readonly s3: S3Store;
   /** PUTs made by this store: what a re-run must not repeat. */
   uploads = 0;
+  /** Files read and hashed (describe): one per file and identity, however many lines name it. */
+  hashed = 0;
+  /** Files hashed, by identity (describe). */
+  private readonly hashes = new Map<string, Promise<string>>();
 
   constructor(private readonly opts: ArtworkStoreOptions) {
     this.s3 = new S3Store(opts);
@@ -72,33 +81,58 @@ export class ArtworkStore {
     return `s3://${this.opts.bucket}/${this.opts.prefix}`;
   }
 
-  /** Reads and hashes `name` inside `folder` (never through a link, never outside it). */
-  describe(folder: string, name: string): ArtworkFile {
+  /**
+   * Reads and hashes `name` inside `folder` (never through a link, never outside it). Each
+   * file is read once per (device, inode, size, modification and change time) for as long as
+   * the store lives, however many lines name it (npm run bench:artwork), streamed off the event loop; `admit` may
+   * refuse it first, by its identity and size (an input's cap on artwork bytes).
+   */
+  async describe(
+    folder: FolderPin,
+    name: string,
+    admit: (id: string, size: number) => string | undefined = () => undefined,
+  ): Promise<ArtworkFile> {
     const contentType = artworkContentType(name);
     if (!contentType)
       throw new FolderFileError(`is not a file type the printer takes (${Object.keys(TYPES).join(', ')})`);
-    const { fd, size } = openFileInFolder(folder, name, MAX_ARTWORK_BYTES, "the manifest's folder");
+    const { fd, size, stats } = openFileInFolder(folder, name, MAX_ARTWORK_BYTES, "the manifest's folder");
+    const id = `${stats.dev}:${stats.ino}:${size}:${stats.mtimeMs}:${stats.ctimeMs}`;
+    let hashing = this.hashes.get(id);
     try {
-      const hash = createHash('sha256');
-      const chunk = Buffer.alloc(1024 * 1024);
-      for (let at = 0; ; ) {
-        const n = readSync(fd, chunk, 0, chunk.length, at);
-        if (n === 0) break;
-        hash.update(chunk.subarray(0, n));
-        at += n;
-      }
-      const sha256 = hash.digest('hex');
-      return { name, sha256, size, contentType, key: `${this.opts.prefix}${sha256}${extname(name).toLowerCase()}` };
-    } finally {
+      const refused = admit(id, size);
+      if (refused) throw new FolderFileError(refused);
+    } catch (err) {
       closeSync(fd);
+      throw err;
     }
+    if (hashing) closeSync(fd);
+    else {
+      const made = hashOpenFile(fd, size);
+      this.hashed++;
+      hashing = made;
+      this.remember(id, made);
+    }
+    const sha256 = await hashing;
+    return { name, id, sha256, size, contentType, key: `${this.opts.prefix}${sha256}${extname(name).toLowerCase()}` };
+  }
+
+  /** Keeps a file's hash by its identity (a failed read is forgotten, so it is read again). */
+  private remember(id: string, hashing: Promise<string>): void {
+    if (this.hashes.size >= REMEMBERED_HASHES) {
+      const [oldest] = this.hashes.keys();
+      if (oldest !== undefined) this.hashes.delete(oldest);
+    }
+    this.hashes.set(id, hashing);
+    hashing.catch(() => {
+      if (this.hashes.get(id) === hashing) this.hashes.delete(id);
+    });
   }
 
   /**
    * Puts the file in the store unless an object is at its key already; true when it uploaded.
    * The bytes are read again through the same checks and must still hash to `file.sha256`.
    */
-  async upload(folder: string, file: ArtworkFile): Promise<boolean> {
+  async upload(folder: FolderPin, file: ArtworkFile): Promise<boolean> {
     if (await this.s3.exists(file.key)) return false;
     const { fd, size } = openFileInFolder(folder, file.name, MAX_ARTWORK_BYTES, "the manifest's folder");
     const hash = createHash('sha256');
@@ -138,4 +172,14 @@ export class ArtworkStore {
   close(): void {
     this.s3.close();
   }
+}
+
+/** SHA-256 of the first `size` bytes of the open file `fd`, streamed; closes `fd`. */
+async function hashOpenFile(fd: number, size: number): Promise<string> {
+  const hash = createHash('sha256');
+  if (size === 0) closeSync(fd);
+  else
+    for await (const chunk of createReadStream('', { fd, start: 0, end: size - 1, highWaterMark: 1024 * 1024 }))
+      hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }

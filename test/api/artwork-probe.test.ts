@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { artworkAgent, probeArtwork, refusedAddress } from '../../src/api/artwork-probe.js';
+import { refusedAddress } from '../../src/api/artwork-addresses.js';
+import { artworkAgent, probeArtwork } from '../../src/api/artwork-probe.js';
 import { startArtworkServer } from '../support/artwork-server.js';
 
 let art: Awaited<ReturnType<typeof startArtworkServer>>;

@@ -12,6 +12,7 @@ import { SETTINGS, SETTING_NAMES, setting, type SettingName } from '../../src/co
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { captureStdio } from '../support/capture-stdio.js';
 import { ROOT } from '../support/dist.js';
+import { startTestS3, type TestS3 } from '../support/s3.js';
 
 /**
  * Every setting of the table (src/core/config/settings.ts) × every source it can come from × every
@@ -38,7 +39,7 @@ const COMMANDS: Record<string, () => string[]> = {
   run: () => ['run', w.input],
   apply: () => ['apply', w.plan],
   approve: () => ['approve', w.input],
-  track: () => ['track', w.tracked],
+  track: () => ['track'],
   watch: () => ['watch', w.drop],
   api: () => ['api', 'GET', '/account'],
 };
@@ -61,6 +62,7 @@ const CHECKED_TEXT: Partial<Record<SettingName, string>> = {
   failedDir: 'x\\y',
   heldDir: '.',
   artworkStore: 'bucket-without-scheme',
+  bucketLedger: 's3:/no-bucket',
   notifyUrl: 'not a url',
   notifyOn: 'failed,fialed',
   notifyDigestAt: '25:00',
@@ -109,11 +111,15 @@ function validValue(name: SettingName): string {
   const special: Partial<Record<SettingName, () => string>> = {
     config: () => w.plainConfig,
     profile: () => 'plain',
-    stateDir: () => mkdtempSync(join(w.dir, 'state-')),
+    // Where the job `track` follows is recorded (beforeAll).
+    stateDir: () => w.state,
     clientSecretFile: () => w.secretFile,
     notifyUrl: () => `http://127.0.0.1:${w.hookPort}/hook`,
     notifyDigestAt: () => '23:59',
-    artworkStore: () => 's3://htorder-test/art/',
+    artworkStore: () => `s3://${w.s3.bucket}/art/`,
+    bucketLedger: () => `s3://${w.s3.bucket}/ledger/`,
+    s3Endpoint: () => w.s3.endpoint,
+    s3Region: () => 'us-east-1',
     clockOffset: () => '+1d',
     logLevel: () => 'debug',
     ...Object.fromEntries(Object.entries(w.account).map(([k, v]) => [k, () => v])),
@@ -275,8 +281,11 @@ async function invoke(c: Case): Promise<{ code: number; err: string }> {
 interface World {
   dir: string;
   input: string;
-  /** An input with a submitted job (once the valid runs begin), for track to follow. */
+  /** An input with a submitted job, for track to follow, and the state dir whose ledger records it. */
   tracked: string;
+  state: string;
+  /** An S3 server on loopback, for the settings that name a bucket (bucketLedger: approve reads it). */
+  s3: TestS3;
   plan: string;
   drop: string;
   config: string;
@@ -333,6 +342,8 @@ beforeAll(async () => {
     dir,
     input,
     tracked: join(dir, 'tracked.yaml'),
+    state: mkdtempSync(join(dir, 'state-')),
+    s3: await startTestS3({ conditional: true }),
     plan,
     drop: join(dir, 'drop'),
     config: join(dir, 'config.yaml'),
@@ -345,18 +356,30 @@ beforeAll(async () => {
 
 /** The job `track` follows: submitted to `busy`, so `quiet` sees no request. */
 beforeAll(async () => {
+  // The bucket's credentials, as the AWS SDK reads them.
+  for (const [k, v] of Object.entries(w.s3.env)) if (!k.startsWith('HTORDER_')) process.env[k] = v;
   const own = w.account;
   w.account = accountOf(busy);
   try {
     writeFileSync(w.tracked, readFileSync(w.input));
-    const { code, err } = await invoke({ command: 'run-tracked', source: 'env', values: {} });
-    expect(code, err).toBe(0);
+    // One job of the test's account and one of --sandbox's, both in the ledger of w.state.
+    for (const sandbox of [undefined, 'flag'] as const) {
+      const c: Case = {
+        command: 'run-tracked',
+        source: 'env',
+        values: { stateDir: w.state },
+        ...(sandbox ? { sandbox } : {}),
+      };
+      const { code, err } = await invoke(c);
+      expect(code, err).toBe(0);
+    }
   } finally {
     w.account = own;
   }
 });
 
 afterAll(async () => {
+  await w?.s3.close();
   await quiet?.close();
   await busy?.close();
   hooks?.close();
@@ -403,7 +426,7 @@ describe('the settings table, walked', () => {
           (n) =>
             sourcesOf(n, command).includes(source) &&
             n !== (one === 'clientSecret' ? 'clientSecretFile' : 'clientSecret') &&
-            (one === 'clientSecretFile' || n === 'clientSecret' || n === 'logLevel'),
+            (one === 'clientSecretFile' || ['clientSecret', 'logLevel', 'stateDir'].includes(n)),
         );
         if (!names.includes(one) && one === 'clientSecret') continue;
         const values = Object.fromEntries(names.map((n) => [n, validValue(n)]));

@@ -281,6 +281,8 @@ const COMMANDS: Record<string, Entry> = {
   'npm run bench': { skip: 'a benchmark of minutes; its script is checked to exist' },
   'npm run bench:check': { skip: 'a benchmark of minutes; its script is checked to exist' },
   'npm run bench:watch': { skip: 'a benchmark of minutes; its script is checked to exist' },
+  'npm run bench:artwork': { skip: 'a benchmark of a minute; its script is checked to exist' },
+  'npm run bench:recognise': { skip: 'a benchmark of minutes; its script is checked to exist' },
   'npm run typecheck': { skip: '.ci/run runs it; its script is checked to exist' },
   'npm run deps': { skip: '.ci/run runs it (dependency-cruiser over src/); its script is checked to exist' },
   'npm run lint': { skip: '.ci/run runs it; its script is checked to exist' },
@@ -304,12 +306,13 @@ const COMMANDS: Record<string, Entry> = {
   'docker stop --time 120 htorder-watch': { skip: 'needs Docker' },
 
   // S3 with real buckets.
-  'htorder watch s3://acme-orders/incoming/': {
+  'htorder watch s3://acme-orders/incoming/ --bucket-ledger s3://acme-orders/htorder-state/': {
     skip: 'needs a real S3 bucket and AWS credentials; the S3 source is tested against s3rver in test/watch/sources',
   },
-  'htorder watch s3://orders/drop/ --s3-endpoint http://minio:9000 --s3-force-path-style': {
-    skip: 'needs a MinIO server at minio:9000; S3-compatible endpoints are tested against s3rver in test/watch/sources',
-  },
+  'htorder watch s3://orders/drop/ --bucket-ledger s3://orders/htorder-state/ --s3-endpoint http://minio:9000 --s3-force-path-style':
+    {
+      skip: 'needs a MinIO server at minio:9000; S3-compatible endpoints are tested against s3rver in test/watch/sources',
+    },
 
   // The CLI itself.
   'htorder --version': { spec: { check: (_ws, r) => expect(r.stdout).toMatch(/^\d+\.\d+\.\d+\n$/) } },
@@ -421,6 +424,12 @@ const COMMANDS: Record<string, Entry> = {
   'htorder check samples/etsy/EtsySoldOrderItems2026-11.csv --mapping samples/etsy/mapping.yaml': { spec: {} },
   'htorder check samples/squarespace/orders.csv --mapping squarespace': { spec: {} },
   'htorder check samples/wix/orders.csv --mapping wix': { spec: {} },
+  'htorder check samples/amazon/unshipped-orders-2026-11-22.txt': {
+    spec: { check: (_ws, r) => expect(r.stderr).toContain('read as an Amazon export (--mapping amazon;') },
+  },
+  'htorder check samples/ebay/orders-report-2026-11-22.csv': {
+    spec: { check: (_ws, r) => expect(r.stderr).toContain('read as an eBay export (--mapping ebay;') },
+  },
   'htorder check orders.yaml': {
     spec: {
       files: { 'orders.yaml': INVALID_ORDER },

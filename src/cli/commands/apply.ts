@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import {
+  ARTWORK_SETTINGS,
   addConfigOptions,
   addSettingOptions,
   configFlagsFrom,
@@ -26,6 +27,7 @@ export function register(program: Command): void {
     ]),
   );
   addSettingOptions(cmd, GUARD_SETTINGS);
+  addSettingOptions(cmd, ARTWORK_SETTINGS);
   addConfigOptions(cmd);
   cmd.action(async (plan: string, opts: Record<string, unknown>) => {
     const { runApply } = await import('../saved-plan-command.js');

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import {
+  ARTWORK_SETTINGS,
   addConfigOptions,
   addSettingOptions,
   configFlagsFrom,
@@ -57,7 +58,7 @@ function registerPipelineCommand(program: Command, spec: PipelineCommandSpec): v
     .argument('<files...>', 'YAML, JSON or CSV manifests')
     .option(
       '--mapping <preset|file>',
-      'a mapping for CSV/xlsx exports: a file, or a preset (shopify, woocommerce, odoo, bigcommerce, etsy, squarespace, wix)',
+      'a mapping for CSV/xlsx exports: a file, or a preset (shopify, woocommerce, odoo, bigcommerce, etsy, squarespace, wix, amazon, ebay)',
     );
   if (spec.name === 'run') cmd.option('--partial', 'submit the valid jobs even when other jobs of the manifest failed');
   if (spec.name === 'plan')
@@ -68,6 +69,8 @@ function registerPipelineCommand(program: Command, spec: PipelineCommandSpec): v
   addSettingOptions(cmd, ['lockStaleMs']);
   // The guardrails (docs/guardrails.md): plan shows what would wait, run holds it.
   addSettingOptions(cmd, GUARD_SETTINGS);
+  // Artwork files and links (docs/artwork.md): plan checks them, run uploads and checks.
+  addSettingOptions(cmd, ARTWORK_SETTINGS);
   // run tells webhooks of failures (docs/notifications.md); plan sends nothing.
   if (spec.name === 'run') addSettingOptions(cmd, RUN_NOTIFY_SETTINGS);
   addConfigOptions(cmd);

@@ -108,7 +108,8 @@ function checkValues(values: Record<string, unknown>, where: string): void {
     const kind = SETTINGS[key as SettingName].type.kind;
     const ok =
       typeof value === 'string' ||
-      (typeof value === 'number' && ['integer', 'milliseconds', 'port', 'amount', 'duration'].includes(kind)) ||
+      (typeof value === 'number' &&
+        ['integer', 'milliseconds', 'duration', 'offset', 'port', 'amount'].includes(kind)) ||
       (typeof value === 'boolean' && kind === 'boolean');
     if (!ok) throw new UsageError(`${where} "${key}" has the wrong type`);
   }

@@ -30,8 +30,13 @@ export const GUARD_SETTINGS: readonly SettingName[] = [
   'maxInputCost',
   'maxDailyCost',
   'maxLineQuantity',
-  'duplicateWindowDays',
+  'duplicateWindow',
 ];
+
+/** The artwork settings' flags for `plan`, `run` and `apply` (docs/artwork.md); watch has every flag. */
+export const ARTWORK_SETTINGS: readonly SettingName[] = SETTING_NAMES.filter(
+  (n) => n.startsWith('artwork') && setting(n).flag !== undefined,
+);
 
 /**
  * What `watch` adds: every other flag of the table (the drop location, S3, the health endpoint,

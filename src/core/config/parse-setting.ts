@@ -40,6 +40,25 @@ export function parseAmount(raw: unknown, source: string, max: number): number {
   return Number(text);
 }
 
+/** A length of time (`12h`, `36h`, `7d`, `1d12h`, `0`) from 0 to `max` ms, in milliseconds; never signed. */
+export function parseDuration(raw: unknown, source: string, max: number): number {
+  const text = String(raw).trim();
+  const ms = durationMs(text, max);
+  if (ms === undefined) throw new UsageError(`${source} ${durationRule(max)}, got "${text}"`);
+  return ms;
+}
+
+/** The milliseconds of a length of time from 0 to `max`, or undefined when `text` is not one. */
+export function durationMs(text: string, max: number): number | undefined {
+  const ms = /^[+-]/.test(text) ? undefined : parseOffset(text);
+  return ms === undefined || ms > max ? undefined : ms;
+}
+
+/** What a length of time must look like, for messages. */
+export function durationRule(max: number): string {
+  return `must be a length of time such as 12h, 36h or 7d (units ms, s, m, h, d), or 0, at most ${max / 86_400_000}d`;
+}
+
 export function parsePort(raw: unknown, source: string): number {
   return parseInteger(raw, source, 0, 65535, 'a port number');
 }
@@ -84,13 +103,13 @@ export function parseHost(raw: unknown, source: string): string {
   return text.replace(/^\[(.*)\]$/, '$1');
 }
 
-/** A signed duration (`+3d`, `-12h`, `1d12h`, `90m`, `0`), in milliseconds; at most a century either way. */
-export function parseDuration(raw: unknown, source: string): number {
+/** A signed length of time (`+3d`, `-12h`, `1d12h`, `90m`, `0`), in milliseconds; at most a century either way. */
+export function parseSignedDuration(raw: unknown, source: string): number {
   const text = String(raw).trim();
   const ms = parseOffset(text);
   if (ms === undefined) {
     throw new UsageError(
-      `${source} must be a duration such as +3d, -12h, 1d12h, 90m or 0 (units d, h, m, s, ms; at most a century), got "${text}"`,
+      `${source} must be a signed length of time such as +3d, -12h, 1d12h, 90m or 0 (units d, h, m, s, ms; at most a century), got "${text}"`,
     );
   }
   return ms;
@@ -120,6 +139,8 @@ export function parseSettingValue(
       return parseInteger(raw, source, type.min, type.max);
     case 'milliseconds':
       return parseInteger(raw, source, type.min, type.max, 'a whole number of milliseconds');
+    case 'duration':
+      return parseDuration(raw, source, type.max);
     case 'amount':
       return parseAmount(raw, source, type.max);
     case 'port':
@@ -134,7 +155,7 @@ export function parseSettingValue(
       return parsePath(raw, source, paths.baseDir, paths.home);
     case 'string':
       return parseString(raw, source);
-    case 'duration':
-      return parseDuration(raw, source);
+    case 'offset':
+      return parseSignedDuration(raw, source);
   }
 }

@@ -17,13 +17,15 @@ export type SettingType =
   | { kind: 'path' }
   | { kind: 'integer'; min: number; max: number }
   | { kind: 'milliseconds'; min: number; max: number }
+  /** A length of time as people write it (`12h`, `7d`, `1d12h`, `0`), in milliseconds, from 0 to `max`. */
+  | { kind: 'duration'; max: number }
   | { kind: 'amount'; max: number }
   | { kind: 'boolean' }
   | { kind: 'enum'; values: readonly string[] }
   | { kind: 'port' }
   | { kind: 'host' }
-  /** A signed duration as people write it (`+3d`, `-12h`, `90m`, `0`), in milliseconds (core/clock.ts parseOffset). */
-  | { kind: 'duration' };
+  /** A signed length of time (`+3d`, `-12h`, `90m`, `0`), in milliseconds, at most a century either way (core/clock.ts parseOffset). */
+  | { kind: 'offset' };
 
 export interface Setting {
   /** Environment variable. */
@@ -210,6 +212,7 @@ export const SETTINGS = {
   },
   artworkAllowPrivate: {
     env: 'HTORDER_ARTWORK_ALLOW_PRIVATE',
+    flag: '--artwork-allow-private',
     type: { kind: 'boolean' },
     default: false,
     description:
@@ -232,9 +235,25 @@ export const SETTINGS = {
   },
   artworkLinkMarginDays: {
     env: 'HTORDER_ARTWORK_LINK_MARGIN_DAYS',
+    flag: '--artwork-link-margin-days',
     type: { kind: 'integer', min: 0, max: 60 },
     default: 1,
     description: "a presigned artwork link lives until the start of the job's due date plus this many days",
+  },
+  artworkCheckBudgetMs: {
+    env: 'HTORDER_ARTWORK_CHECK_BUDGET_MS',
+    flag: '--artwork-check-budget-ms',
+    type: { kind: 'milliseconds', min: 1000, max: HOUR_MS },
+    default: 300_000,
+    description: "the time one input's artwork link checks may take in all; links not checked by then fail their check",
+  },
+  artworkMaxInputBytes: {
+    env: 'HTORDER_ARTWORK_MAX_INPUT_BYTES',
+    flag: '--artwork-max-input-bytes',
+    type: { kind: 'integer', min: 1_048_576, max: 1_099_511_627_776 },
+    default: 2_147_483_648,
+    description:
+      'the bytes of distinct `artwork:` files one input may name in all (each file is read and hashed once per run)',
   },
   trustLocalConfig: {
     env: 'HTORDER_TRUST_LOCAL_CONFIG',
@@ -253,7 +272,7 @@ export const SETTINGS = {
   // Rehearsals and tests (docs/configuration.md#rehearsals-and-tests).
   clockOffset: {
     env: 'HTORDER_CLOCK_OFFSET',
-    type: { kind: 'duration' },
+    type: { kind: 'offset' },
     default: '0',
     description:
       "moves htorder's calendar clock (duplicate window, daily budget, saved plans' age, report and ledger times) by this much, e.g. +3d: a rehearsal of a later night",
@@ -287,6 +306,14 @@ export const SETTINGS = {
     type: { kind: 'boolean' },
     default: false,
     description: 'path-style bucket addressing',
+  },
+  bucketLedger: {
+    env: 'HTORDER_BUCKET_LEDGER',
+    flag: '--bucket-ledger',
+    arg: '<s3://bucket/prefix/>',
+    type: { kind: 'string' },
+    description:
+      'where a bucket watcher keeps its ledger and claims: a prefix droppers cannot write, outside every watched prefix (required to watch a bucket; approve reads it)',
   },
   singleInstance: {
     env: 'HTORDER_SINGLE_INSTANCE',
@@ -450,6 +477,14 @@ export const SETTINGS = {
     default: true,
     description: 'wake the scan early on file-system events (folders); the scan alone is always enough',
   },
+  // track: the files written for the shop to import (docs/track.md#tracking-back-to-the-shop).
+  trackingSendReceipt: {
+    env: 'HTORDER_TRACKING_SEND_RECEIPT',
+    type: { kind: 'boolean' },
+    default: true,
+    description:
+      'track: the Shopify (Matrixify) tracking file has Shopify email each customer their tracking (Fulfillment: Send Receipt); false: no email',
+  },
   // Notifications (watch, run): webhooks told of failures (docs/notifications.md).
   notifyUrl: {
     env: 'HTORDER_NOTIFY_URL',
@@ -508,14 +543,14 @@ export const SETTINGS = {
     type: { kind: 'integer', min: 1, max: 1_000_000_000 },
     description: 'largest quantity of one line; a job with a larger one waits for approval (off when unset)',
   },
-  duplicateWindowDays: {
-    env: 'HTORDER_DUPLICATE_WINDOW_DAYS',
-    flag: '--duplicate-window-days',
-    arg: '<days>',
-    type: { kind: 'integer', min: 0, max: 366 },
-    default: 7,
+  duplicateWindow: {
+    env: 'HTORDER_DUPLICATE_WINDOW',
+    flag: '--duplicate-window',
+    arg: '<duration>',
+    type: { kind: 'duration', max: 366 * DAY_MS },
+    default: '12h',
     description:
-      'a new order with the same address and items as one the ledger recorded this many days back under another order number waits for approval (0: off)',
+      'a new order with the same address and items as one sent from another input this long before, under another order number, waits for approval (12h: the same night; 0: off)',
   },
   heldDir: {
     env: 'HTORDER_HELD_DIR',
@@ -551,12 +586,13 @@ interface KindValue {
   path: string;
   integer: number;
   milliseconds: number;
+  duration: number;
   amount: number;
   boolean: boolean;
   enum: string;
   port: number;
   host: string;
-  duration: number;
+  offset: number;
 }
 
 /** The parsed value of a setting. */

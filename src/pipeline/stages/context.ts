@@ -1,4 +1,5 @@
-import type { ArtworkChecks } from '../../api/artwork-probe.js';
+import type { LinkChecks } from '../../api/artwork-checks.js';
+import type { Clock } from '../../core/clock.js';
 import type { ApiClient } from '../../api/client.js';
 import type { ArtworkStore } from '../../storage/artwork-store.js';
 import type { LedgerStore } from '../../storage/ledger/model.js';
@@ -6,6 +7,7 @@ import type { Logger } from '../../core/log/logger.js';
 import type { Manifest } from '../../manifest/model.js';
 import type { AccountCatalogue } from '../../resolve/catalogue.js';
 import type { JobState } from '../job-state.js';
+import type { InputArtworkFiles } from './artwork-files.js';
 import type { SubmitContext } from '../submit-job.js';
 import type { GuardLimits } from './guard.js';
 
@@ -19,10 +21,12 @@ export interface StageContext {
   /** One per account per run: lookups are shared by every input of the run, never across accounts. */
   catalogue: AccountCatalogue;
   ledger: LedgerStore;
-  /** One per run: each distinct artwork link probed once; absent when artworkCheck is off. */
-  artwork?: ArtworkChecks;
+  /** This input's artwork link checks (each distinct link probed once per run); absent when artworkCheck is off. */
+  artwork?: LinkChecks;
   /** Where `artwork:` files are uploaded; absent when artworkStore is not set. */
   artworkStore?: ArtworkStore;
+  /** This input's `artwork:` files: their folder, its cap on their bytes, its uploads; with artworkStore. */
+  artworkFiles?: InputArtworkFiles;
   /** A presigned artwork link lives until the due date plus this many days. */
   artworkMarginDays: number;
   /** Ledger account key (region base URL + account id). */
@@ -38,6 +42,8 @@ export interface StageContext {
    * marking it unavailable (run: exit 3, docs/commands.md#exit-codes).
    */
   inDoubtFailsInput: boolean;
+  /** The calendar clock of every rule that reads the date (core/clock.ts); never used to measure waiting. */
+  clock: Clock;
   /** The exactly-once protocol's own context (submit-job.ts). */
   submit: SubmitContext;
 }

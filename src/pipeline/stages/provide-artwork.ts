@@ -1,9 +1,10 @@
-import { dirname, resolve as resolvePath } from 'node:path';
+import { nowDate } from '../../core/clock.js';
 import type { Diagnostic } from '../../manifest/model.js';
 import { diagnostic } from '../../resolve/preflight/diagnostic.js';
 import type { ArtworkFile, ArtworkStore } from '../../storage/artwork-store.js';
 import { FolderFileError } from '../../storage/folder-file.js';
 import { withFindings, type JobState } from '../job-state.js';
+import type { InputArtworkFiles } from './artwork-files.js';
 import type { StageContext } from './context.js';
 
 const DAY_MS = 86_400_000;
@@ -22,22 +23,24 @@ export async function provideArtwork(job: JobState, ctx: StageContext): Promise<
   const { sources } = ctx.manifest;
   const field = (i: number) => `jobs[${job.index}].items[${i}].artwork`;
   const store = ctx.artworkStore;
-  if (!store) {
+  const files = ctx.artworkFiles;
+  if (!store || !files) {
     const message = 'names a file, but no artwork store is set (setting artworkStore: s3://bucket/prefix)';
     const found = named.map(({ i }) => diagnostic(sources, 'error', 'artwork.no-store', field(i), message));
     return { ...withFindings(job, found), outcome: 'refused' };
   }
-  const folder = dirname(resolvePath(ctx.manifest.file));
-  const now = new Date();
+  const now = nowDate(ctx.clock);
   const due = job.resolved.candidate.dateDue ?? now.toISOString().slice(0, 10);
   const until = new Date(Date.parse(`${due}T00:00:00Z`) + ctx.artworkMarginDays * DAY_MS);
   const found: Diagnostic[] = [];
   const lines = [...job.resolved.candidate.items];
+  const keys: Record<number, string> = {};
   for (const { name, i } of named) {
-    const result = await oneFile(store, folder, name, ctx.mode, until, now);
+    const result = await oneFile({ store, files, mode: ctx.mode, until, now }, name);
     if ('error' in result) found.push(diagnostic(sources, 'error', result.code, field(i), result.error));
     else {
       lines[i] = { ...lines[i], externalArtworkUrl: result.url } as (typeof lines)[number];
+      keys[i] = result.key;
       if (result.note) found.push(diagnostic(sources, 'warning', 'artwork.upload', field(i), result.note));
       ctx.logger.info(
         { file: ctx.manifest.file, artwork: name, key: result.key, uploaded: result.uploaded },
@@ -47,23 +50,24 @@ export async function provideArtwork(job: JobState, ctx: StageContext): Promise<
   }
   const next = withFindings(job, found);
   if (found.some((d) => d.severity === 'error')) return { ...next, outcome: 'refused' };
-  const resolved = { ...job.resolved, candidate: { ...job.resolved.candidate, items: lines } };
+  const resolved = { ...job.resolved, candidate: { ...job.resolved.candidate, items: lines }, artworkKeys: keys };
   return { ...next, outcome: 'ready', resolved };
 }
 
 type FileResult = { url: string; key: string; uploaded: boolean; note?: string } | { error: string; code: string };
 
-async function oneFile(
-  store: ArtworkStore,
-  folder: string,
-  name: string,
-  mode: 'plan' | 'run',
-  until: Date,
-  now: Date,
-): Promise<FileResult> {
+interface FileWork {
+  store: ArtworkStore;
+  files: InputArtworkFiles;
+  mode: 'plan' | 'run';
+  until: Date;
+  now: Date;
+}
+
+async function oneFile({ store, files, mode, until, now }: FileWork, name: string): Promise<FileResult> {
   let file: ArtworkFile;
   try {
-    file = store.describe(folder, name);
+    file = await store.describe(await files.folder(), name, files.admit);
   } catch (err) {
     if (err instanceof FolderFileError) return { code: 'artwork.file', error: `${name} ${err.message}` };
     throw err;
@@ -75,7 +79,12 @@ async function oneFile(
     return { url: link.url, key: file.key, uploaded: false, note };
   }
   try {
-    return { url: link.url, key: file.key, uploaded: await store.upload(folder, file) };
+    const folder = await files.folder();
+    return {
+      url: link.url,
+      key: file.key,
+      uploaded: await files.uploadOnce(file.key, () => store.upload(folder, file)),
+    };
   } catch (err) {
     if (err instanceof FolderFileError) return { code: 'artwork.file', error: `${name} ${err.message}` };
     throw err;

@@ -5,6 +5,7 @@
  */
 
 import type { Settings } from '../../core/config/resolve-settings.js';
+import type { FolderPin } from '../../storage/folder-file.js';
 import type { ReportPaths } from '../../report/report-paths.js';
 import type { ReportTarget } from '../../report/write-reports.js';
 import { isSafeName } from './drop-names.js';
@@ -46,6 +47,11 @@ export interface ClaimedInput {
   location: string;
   /** sha256 (hex) of the private copy's bytes, taken while copying (attempts.ts); absent when `refused`. */
   sha256?: string;
+  /**
+   * A drop folder: the folder the input was dropped in, pinned, where its `artwork:` files are
+   * read (never the private copy's), as files its dropper could read. Absent for a bucket.
+   */
+  artworkFolder?: FolderPin;
   /**
    * Why the input must not be read (a link or a FIFO swapped in, a hard link, over the size
    * cap), for its errors.txt: it is finished as failed without being processed.
