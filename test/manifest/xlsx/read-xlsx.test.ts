@@ -217,23 +217,19 @@ describe('.xlsx inputs', () => {
         severity: 'error',
         code: 'xlsx.unreadable',
         message: expect.stringMatching(
-          /^cannot read the workbook: xl\/worksheets\/sheet1\.xml \(sheet "Orders", after row \d+\): no whitespace between attributes at line \d+, column \d+ of the part \(is it/,
+          /^cannot read the workbook: xl\/worksheets\/sheet1\.xml \(sheet "Orders", after row 1199\): disallowed character in attribute name at line \d+, column \d+ of the part \(is it/,
         ),
         source: { file },
       },
     ]);
-    // The rows before the break were read; the break is at or after the row named.
-    const lastRow = Number(/after row (\d+)/.exec(errors(diagnostics)[0].message)?.[1]);
-    expect(lastRow).toBeGreaterThan(1);
-    expect(lastRow).toBeLessThan(1200);
   });
 
-  it('a small broken sheet (parsed in one piece) still names its part and sheet', async () => {
+  it('a small broken sheet (parsed in one piece) names its part, its sheet and the row before the break', async () => {
     const file = await workbook({ Orders: [HEADER, ROW, ROW] }, undefined, 'STORE');
     await overwrite(file, '<row r="3" ', '<row r="3"<');
     const { diagnostics } = await loadManifest(file);
     expect(errors(diagnostics).map((d) => d.message)).toEqual([
-      expect.stringMatching(/^cannot read the workbook: xl\/worksheets\/sheet1\.xml \(sheet "Orders"\): /),
+      expect.stringMatching(/^cannot read the workbook: xl\/worksheets\/sheet1\.xml \(sheet "Orders", after row 2\): /),
     ]);
   });
 
