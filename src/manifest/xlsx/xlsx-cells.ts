@@ -44,7 +44,7 @@ function sharedString(value: string, strings: readonly string[]): string {
   const index = numberOf(value);
   const text = index !== undefined && Number.isInteger(index) ? strings[index] : undefined;
   if (text === undefined) {
-    throw new Error(`a cell refers to shared string "${value}", and the table holds ${strings.length}`);
+    throw new Error(`shared string "${value}" is not in the table (it holds ${strings.length})`);
   }
   return text;
 }
