@@ -169,12 +169,22 @@ describe('the shapes other writers give a sheet', () => {
 
   it('a row whose last cells are blank (not stored) is read as wide as the header, and checks', async () => {
     // Excel stores no blank cell: the last column, empty on a row, leaves that row shorter.
-    const file = await zipOf(await partsOf([[...HEADER, ...HEAD, 'customerReference'], [...ROW, ...ITEM]]));
+    const file = await zipOf(
+      await partsOf([
+        [...HEADER, ...HEAD, 'customerReference'],
+        [...ROW, ...ITEM],
+      ]),
+    );
     const { manifest, diagnostics } = await loadManifest(file);
     expect(errors(diagnostics)).toEqual([]);
     expect(manifest?.jobs[0].items).toHaveLength(1);
     // A row wider than the header is still refused.
-    const wide = await zipOf(await partsOf([[...HEADER, ...HEAD], [...ROW, ...ITEM, 'extra']]));
+    const wide = await zipOf(
+      await partsOf([
+        [...HEADER, ...HEAD],
+        [...ROW, ...ITEM, 'extra'],
+      ]),
+    );
     expect(errors((await loadManifest(wide)).diagnostics).map((d) => d.code)).toEqual(['csv.row-length']);
   });
 });
@@ -218,7 +228,7 @@ describe('whatever exceljs’s writer stores, the reader reads', () => {
   // Text a cell can hold in XML 1.0 (no control characters; a carriage return is a line end).
   const text = fc
     .string({ unit: 'grapheme', maxLength: 12 })
-    .filter((s) => !/[\u0000-\u0008\u000b-\u001f\r]|_x[0-9a-f]{4}_/i.test(s));
+    .filter((s) => ![...s].some((c) => c < ' ' && c !== '\t' && c !== '\n') && !/_x[0-9a-f]{4}_/i.test(s));
   const value = fc.oneof(
     text,
     fc.integer(),
