@@ -1,5 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { nowIso } from '../core/clock.js';
 import type { ApiConfig } from '../core/config/api-config.js';
 import { csvLimitsFrom, guardLimitsFrom } from '../core/config/resolve-settings.js';
 import { isLoopbackHost } from '../core/config/url-security.js';
@@ -11,7 +12,6 @@ import { parseS3Url } from '../storage/s3/s3-url.js';
 import { importEntries, ledgerAccountKey } from '../storage/ledger/account-key.js';
 import { FolderLedger } from '../storage/ledger/folder-ledger.js';
 import type { LedgerAccount, LedgerStore } from '../storage/ledger/model.js';
-import type { Logger } from '../core/log/logger.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { PipelineCommand, PipelineContext, PreparedInput } from '../pipeline/process-input.js';
 import { createCatalogue, type AccountCatalogue } from '../resolve/catalogue.js';
@@ -30,6 +30,8 @@ export interface PipelineContextInput extends ApiSessionInput {
 export interface InputOptions {
   mapping?: Mapping;
   partial?: boolean;
+  /** A watch route's own suspected-duplicate window (ms), over the setting's. */
+  duplicateWindowMs?: number;
 }
 
 export interface OpenPipeline {
@@ -79,7 +81,7 @@ export function pipelineOver(
   >,
   ledger: LedgerStore,
 ): OpenPipeline {
-  const { config, client, logger, settings } = session;
+  const { config, client, logger, settings, clock } = session;
   const csvLimits = csvLimitsFrom(settings);
   // Read (and so checked) when the pipeline opens: a broken table is a usage error before anything is sent.
   const shopDeliveryMethods = deliveryMethodTable(settings);
@@ -107,7 +109,7 @@ export function pipelineOver(
       const { value: current, artwork: currentArtwork } = lookups.current();
       first ??= (async () => {
         const account = await accountKey(config, current);
-        return { account, vouch: await vouching(ledger, account, { legacyDir, stateDir: config.stateDir, logger }) };
+        return { account, vouch: await vouching(ledger, account, { legacyDir, session }) };
       })();
       const learnt = first;
       const { account, vouch } = await learnt.catch((err: unknown) => {
@@ -131,17 +133,17 @@ export function pipelineOver(
         account,
         csvLimits: csvLimitsFrom(settings),
         defaultDeliveryMethod,
-        guard: guardLimitsFrom(settings),
+        guard: { ...guardLimitsFrom(settings), ...windowOf(perInput) },
         // Orders the ledger has never seen are searched first unless it vouches for the account.
         unseen: always ? {} : vouch.vouched() ? undefined : { vouch: vouch.vouch },
         logger,
-        clock: session.clock,
+        clock,
       };
     },
     prepare: async (file, perInput) => {
       const { prepareInput } = await import('../pipeline/process-input.js');
       const { mapping } = perInput ?? input;
-      return prepareInput(file, { command: input.command, mapping, csvLimits, defaultDeliveryMethod });
+      return prepareInput(file, { command: input.command, mapping, csvLimits, defaultDeliveryMethod, clock });
     },
     forget: lookups.forget,
     close: async () => {
@@ -150,6 +152,11 @@ export function pipelineOver(
       await session.close();
     },
   };
+}
+
+function windowOf(perInput: InputOptions | undefined): { duplicateWindowMs?: number } {
+  const ms = perInput?.duplicateWindowMs;
+  return ms === undefined ? {} : { duplicateWindowMs: ms };
 }
 
 /**
@@ -182,19 +189,20 @@ interface Vouching {
 async function vouching(
   ledger: LedgerStore,
   account: string,
-  opts: { legacyDir: string | undefined; stateDir: string; logger: Logger },
+  opts: { legacyDir: string | undefined; session: Pick<ApiSession, 'config' | 'logger' | 'clock'> },
 ): Promise<Vouching> {
+  const { config, logger, clock } = opts.session;
   let record: LedgerAccount | undefined = await ledger.readAccount(account);
   const imported = new Set(record?.imported ?? []);
   if (!record) await importEntries(ledger, ledger, account);
   const legacy =
     opts.legacyDir && existsSync(join(opts.legacyDir, 'ledger')) ? realpathSync(opts.legacyDir) : undefined;
-  if (legacy && legacy !== resolve(opts.stateDir) && !imported.has(legacy)) {
+  if (legacy && legacy !== resolve(config.stateDir) && !imported.has(legacy)) {
     const n = await importEntries(new FolderLedger(legacy), ledger, account);
     imported.add(legacy);
-    opts.logger.warn(
-      { from: legacy, to: opts.stateDir, orders: n },
-      `the ledger now lives per user in ${opts.stateDir}; read ${n} order(s) of this account from ${legacy} ` +
+    logger.warn(
+      { from: legacy, to: config.stateDir, orders: n },
+      `the ledger now lives per user in ${config.stateDir}; read ${n} order(s) of this account from ${legacy} ` +
         "(htorder 0.1's ledger, no longer written; keep it until you no longer need it)",
     );
     if (record) {
@@ -206,7 +214,7 @@ async function vouching(
     vouched: () => record !== undefined,
     vouch: async () => {
       if (record) return;
-      record = { ledgerVersion: 1, account, vouchedSince: new Date().toISOString(), imported: [...imported] };
+      record = { ledgerVersion: 1, account, vouchedSince: nowIso(clock), imported: [...imported] };
       await ledger.writeAccount(record);
     },
   };

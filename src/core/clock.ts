@@ -1,10 +1,11 @@
 /**
  * htorder's calendar clock: the one source of "now" for every rule that reads the date or time of
- * day (the suspected-duplicate window, the daily budget's day, a saved plan's age, leases' expiry,
- * retention, the timestamps in reports and the ledger). The composition room makes one per process
- * and passes it down; a test or a rehearsal moves it to play a later night. Elapsed-time
- * measurements (timeouts, backoff, how long an input took) keep using the real clock: they measure
- * waiting, not dates.
+ * day (the suspected-duplicate window, the daily budget's day, a saved plan's age, retention, the
+ * timestamps in reports and the ledger). The composition room makes one per process and passes it
+ * down; a test or a rehearsal moves it to play a later night. Elapsed-time measurements (timeouts,
+ * backoff, how long an input took) and leases keep using the real clock: they measure waiting and
+ * whether a holder is alive, not dates, and a calendar moved forward must never make a live lease
+ * holder look dead.
  */
 export interface Clock {
   /** Milliseconds since the epoch, as Date.now(). */
@@ -48,4 +49,18 @@ export function parseOffset(text: string): number | undefined {
   }
   if (total > 100 * 365.25 * DAY_MS) return undefined;
   return match[1] === '-' ? -total : total;
+}
+
+/** A non-negative length of time in parseOffset's notation (`12h`, `7d`, `1d12h`, `90s`, `0`): parseOffset reads it back. */
+export function durationText(ms: number): string {
+  if (!(ms > 0)) return '0';
+  let rest = Math.round(ms);
+  let out = '';
+  for (const unit of ['d', 'h', 'm', 's', 'ms'] as const) {
+    const size = UNIT_MS[unit] ?? 1;
+    const n = Math.floor(rest / size);
+    if (n > 0) out += `${n}${unit}`;
+    rest -= n * size;
+  }
+  return out;
 }

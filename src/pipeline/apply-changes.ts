@@ -2,6 +2,7 @@ import type { ApiClient } from '../api/client.js';
 import { ApiError, isNotFound } from '../api/errors.js';
 import type { JobDto, PatchJobDto } from '../api/types.js';
 import type { LedgerEntry, LedgerPatchable, LedgerStore } from '../storage/ledger/model.js';
+import { type Clock, nowIso } from '../core/clock.js';
 import type { Logger } from '../core/log/logger.js';
 import type { Diagnostic, ManifestJob, SourceMap } from '../manifest/model.js';
 import { errorText } from './api-diagnostics.js';
@@ -65,7 +66,8 @@ export interface ChangeContext {
   /** Where the job is in the manifest, for the diagnostics' locations. */
   jobIndex: number;
   sources: SourceMap;
-  now?: () => Date;
+  /** The calendar clock of the ledger's cancel timestamps. */
+  clock: Clock;
   /** run: asked right before a PATCH or cancel is sent; a reason not to send it (the input changed). */
   beforeSend?: () => Promise<string | undefined>;
 }
@@ -186,7 +188,7 @@ async function cancel(ctx: ChangeContext, entry: LedgerEntry, current: JobDto): 
   }
   const stop = await withdrawn(ctx, 'cancel', true);
   if (stop) return stop;
-  const now = (ctx.now ?? (() => new Date()))().toISOString();
+  const now = nowIso(ctx.clock);
   await ctx.ledger.write({ ...entry, cancelRequestedAt: entry.cancelRequestedAt ?? now });
   try {
     await ctx.client.jobs.cancel(n);
@@ -203,7 +205,7 @@ async function cancel(ctx: ChangeContext, entry: LedgerEntry, current: JobDto): 
   await ctx.ledger.write({
     ...entry,
     cancelRequestedAt: entry.cancelRequestedAt ?? now,
-    cancelledAt: (ctx.now ?? (() => new Date()))().toISOString(),
+    cancelledAt: nowIso(ctx.clock),
   });
   ctx.logger.info({ orderNumber: entry.orderNumber, jobNumber: n }, 'job cancelled');
   return outcome('applied', true, [note(ctx, 'cancel', 'changes.cancelled', `job ${n} cancelled`)]);

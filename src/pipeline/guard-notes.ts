@@ -14,7 +14,10 @@ import { canonicalJson } from './job-hash.js';
 /** Why a job waits: a code (`approval.job-cost` …) and a message for people. */
 export interface HoldReason {
   code: string;
+  /** For the input's reports, which whoever dropped the input may read. */
   message: string;
+  /** For the operator only (the ledger's held-job note, `approve --list`), when it says more than `message`. */
+  detail?: string;
 }
 
 /** A job that waits for approval, and the approval once given. */
@@ -48,13 +51,30 @@ export interface SpendNote {
   orders: Record<string, number>;
 }
 
-/** One entry of the content index: which order had this content, when. */
+/**
+ * One entry of the content index: the orders lately sent with one content (contentKey), newest
+ * last, at most CONTENT_ORDERS of them.
+ */
 export interface ContentNote {
-  noteVersion: 1;
+  noteVersion: 2;
+  orders: ContentOrder[];
+}
+
+/** An order the ledger's account sent with a content: which, when, and from which input. */
+export interface ContentOrder {
   orderNumber: string;
   jobNumber?: number;
+  /** When it was created, by the calendar clock (ISO 8601). */
   at: string;
+  /**
+   * The SHA-256 of the input it came from: orders of one input (the same bytes, whatever the
+   * file is called and however often it runs) are never suspected duplicates of each other.
+   */
+  input: string;
 }
+
+/** The newest orders an index entry keeps: enough for several inputs of one night, bounded for any flood. */
+export const CONTENT_ORDERS = 8;
 
 const APPROVAL = '.approval-';
 
@@ -95,6 +115,50 @@ export function utcDay(at: Date): string {
 
 export function contentName(key: string): string {
   return `.content-${key}`;
+}
+
+/** The orders of an index entry as written by any version (version 1 kept one order, of no known input). */
+export function contentOrders(note: unknown): ContentOrder[] {
+  if (typeof note !== 'object' || note === null) return [];
+  const n = note as {
+    noteVersion?: unknown;
+    orders?: unknown;
+    orderNumber?: unknown;
+    jobNumber?: unknown;
+    at?: unknown;
+  };
+  if (n.noteVersion === 1 && typeof n.orderNumber === 'string' && typeof n.at === 'string') {
+    const jobNumber = typeof n.jobNumber === 'number' ? { jobNumber: n.jobNumber } : {};
+    return [{ orderNumber: n.orderNumber, at: n.at, input: '', ...jobNumber }];
+  }
+  if (!Array.isArray(n.orders)) return [];
+  return (n.orders as Partial<ContentOrder>[]).filter(
+    (o): o is ContentOrder =>
+      typeof o?.orderNumber === 'string' && typeof o.at === 'string' && typeof o.input === 'string',
+  );
+}
+
+/** The index entry with `order` added as the newest (an earlier record of the same order number replaced). */
+export function withContentOrder(note: unknown, order: ContentOrder): ContentNote {
+  const kept = contentOrders(note).filter((o) => o.orderNumber !== order.orderNumber);
+  return { noteVersion: 2, orders: [...kept, order].slice(-CONTENT_ORDERS) };
+}
+
+/**
+ * The orders of an index entry that make a job a suspected duplicate, newest first: sent under
+ * another order number, from another input, no longer than `windowMs` before `now` (one from
+ * the future, a clock set back, counts as within). None when `windowMs` is 0.
+ */
+export function suspectedOf(
+  orders: readonly ContentOrder[],
+  job: { orderNumber: string; input: string },
+  now: number,
+  windowMs: number,
+): ContentOrder[] {
+  if (windowMs <= 0) return [];
+  return orders
+    .filter((o) => o.orderNumber !== job.orderNumber && o.input !== job.input && now - Date.parse(o.at) <= windowMs)
+    .reverse();
 }
 
 /** Text compared without case, spacing or punctuation: `12 Main St.` and `12  main st` agree. */

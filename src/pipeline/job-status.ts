@@ -1,5 +1,5 @@
 import type { JobStatus } from '../report/model.js';
-import type { StageOutcome } from './job-state.js';
+import type { JobState, StageOutcome } from './job-state.js';
 
 /**
  * The one place that decides the status a job is reported with. Stages say where a job
@@ -34,3 +34,19 @@ const BLOCKING: ReadonlySet<JobStatus> = new Set<JobStatus>(['invalid', 'failed'
 export function blocksSubmission(outcome: StageOutcome): boolean {
   return BLOCKING.has(jobStatus(outcome));
 }
+
+/**
+ * Whether the job keeps the other jobs of its input from being submitted (all or nothing,
+ * docs/guardrails.md): a job in a blocking state does, except one that waits only as a
+ * suspected duplicate. That says something about this order and an earlier one, not about the
+ * input, so it holds itself alone; a limit (a shifted column, a doubled export) holds the input.
+ */
+export function holdsInput(job: Pick<JobState, 'outcome' | 'holdReasons'>): boolean {
+  if (!blocksSubmission(job.outcome)) return false;
+  if (job.outcome !== 'awaiting-approval') return true;
+  const reasons = job.holdReasons ?? [];
+  return reasons.length === 0 || reasons.some((r) => r.code !== DUPLICATE);
+}
+
+/** The reason code of a suspected duplicate (stages/guard.ts). */
+export const DUPLICATE = 'approval.duplicate';

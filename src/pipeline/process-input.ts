@@ -1,4 +1,4 @@
-import type { Clock } from '../core/clock.js';
+import { type Clock, nowDate, nowIso } from '../core/clock.js';
 import type { ArtworkChecks } from '../api/artwork-checks.js';
 import type { ApiClient } from '../api/client.js';
 import type { ArtworkStore } from '../storage/artwork-store.js';
@@ -165,9 +165,9 @@ export type PreparedInput =
 /** Reads and checks an input (stage 1); sends nothing, and needs nothing the API answers. */
 export async function prepareInput(
   file: string,
-  plan: Pick<PipelineContext, 'command' | 'mapping' | 'csvLimits' | 'defaultDeliveryMethod'>,
+  plan: Pick<PipelineContext, 'command' | 'mapping' | 'csvLimits' | 'defaultDeliveryMethod' | 'clock'>,
 ): Promise<PreparedInput> {
-  const startedAt = new Date();
+  const startedAt = nowDate(plan.clock);
   const read = await loadManifest(file, {
     ...(plan.mapping ? { mapping: plan.mapping } : {}),
     csv: plan.csvLimits,
@@ -220,7 +220,7 @@ export async function processPrepared(prepared: PreparedInput, ctx: PipelineCont
   const vouch = ctx.command === 'plan' ? undefined : ctx.unseen?.vouch;
   if (vouch && jobs.every((job) => job.ledger?.entry !== undefined || verifiedAbsent.has(job.orderNumber)))
     await vouch();
-  report.finishedAt = new Date().toISOString();
+  report.finishedAt = nowIso(ctx.clock);
   if (ctx.command === 'watch') {
     refreshSummary(report);
     ctx.hooks?.onProgress?.({ file, stage: 'done', done: report.jobs.length, total: report.jobs.length });
@@ -341,7 +341,7 @@ async function runJobs(
 }
 
 function stageContext(manifest: Manifest, ctx: RunContext): StageContext {
-  const { client, ledger, account, logger, verifiedAbsent, listing } = ctx;
+  const { client, ledger, account, logger, verifiedAbsent, listing, clock } = ctx;
   const verifyUnseen = ctx.unseen !== undefined;
   const input = { file: manifest.file, sha256: manifest.sha256 };
   const beforeSend = ctx.hooks?.beforeSend;
@@ -360,7 +360,18 @@ function stageContext(manifest: Manifest, ctx: RunContext): StageContext {
     logger,
     ...(beforeSend ? { beforeSend } : {}),
     guard: ctx.guard ?? NO_LIMITS,
-    submit: { client, ledger, account, verifyUnseen, verifiedAbsent, input, logger, ...(listing ? { listing } : {}) },
+    clock,
+    submit: {
+      client,
+      ledger,
+      account,
+      verifyUnseen,
+      verifiedAbsent,
+      input,
+      logger,
+      clock,
+      ...(listing ? { listing } : {}),
+    },
   };
 }
 

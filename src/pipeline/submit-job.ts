@@ -10,6 +10,7 @@ import type {
   LedgerStore,
   LockGuard,
 } from '../storage/ledger/model.js';
+import { type Clock, nowIso } from '../core/clock.js';
 import type { Logger } from '../core/log/logger.js';
 import { errorText, isRefusal } from './api-diagnostics.js';
 import { type AccountListing, findSubmitted } from './find-submitted.js';
@@ -48,6 +49,8 @@ export interface SubmitContext {
   listing?: AccountListing;
   input: { file: string; sha256: string };
   logger: Logger;
+  /** The calendar clock of the ledger's timestamps (intentAt, outcomeAt); waits between sends use real time. */
+  clock: Clock;
 }
 
 /** POSTs per job per run, each one only after a search proved the previous one created nothing. */
@@ -120,7 +123,7 @@ export async function verifyUnseen(
 
 /** The search of verifyUnseen, under the order's lock, for an order the ledger has no entry for. */
 async function searchUnseen(ctx: SubmitContext, orderNumber: string, hash: string): Promise<SubmitOutcome | undefined> {
-  const now = new Date().toISOString();
+  const now = nowIso(ctx.clock);
   let found: readonly ActiveJobDto[];
   try {
     found = listed(ctx.listing, orderNumber) ?? (await findSubmitted(ctx.client, orderNumber));
@@ -182,7 +185,7 @@ async function send(
   let attempts = previous?.attempts ?? 0;
   for (let send = 1; ; send++) {
     const intent: LedgerEntry = {
-      ...intentEntry(ctx, req.orderNumber, req.hash, ++attempts, new Date().toISOString()),
+      ...intentEntry(ctx, req.orderNumber, req.hash, ++attempts, nowIso(ctx.clock)),
       ...(req.patchable ? { patchable: req.patchable } : {}),
     };
     await ctx.ledger.write(intent);
@@ -206,7 +209,7 @@ async function send(
       ...fromResponse(response),
       state: 'submitted',
       settledBy: 'response',
-      outcomeAt: new Date().toISOString(),
+      outcomeAt: nowIso(ctx.clock),
     };
     // Not fsynced: if a power cut loses it, the durable intent remains and is settled by search.
     await ctx.ledger.write(done, { durable: false });
@@ -247,7 +250,7 @@ async function afterFailedCreate(
 ): Promise<FailedCreate> {
   const api = err instanceof ApiError ? err : undefined;
   const fail = async (resend: boolean, extra: Partial<FailedCreate> = {}): Promise<FailedCreate> => {
-    const outcomeAt = new Date().toISOString();
+    const outcomeAt = nowIso(ctx.clock);
     const entry: LedgerEntry = { ...intent, state: 'failed', outcomeAt, error: errorText(err) };
     await ctx.ledger.write(entry);
     return { status: 'failed', entry, error: err, resend, ...extra };
@@ -295,7 +298,7 @@ async function settle(ctx: SubmitContext, intent: LedgerEntry): Promise<SubmitOu
     ctx.logger.warn({ orderNumber: intent.orderNumber, err: errorText(err) }, message);
     return { status: 'in-doubt', entry: intent, error: err, unavailable: true };
   }
-  const now = new Date().toISOString();
+  const now = nowIso(ctx.clock);
   if (found.length === 0) {
     const error = 'not created (confirmed by search)';
     const entry: LedgerEntry = { ...intent, state: 'failed', outcomeAt: now, error };

@@ -106,7 +106,7 @@ describe('htorder init', () => {
       .map((l) => l.slice(2))
       .join('\n');
     const parsed = parseConfigFile(on, 'htorder.config.yaml');
-    expect(parsed.profiles.shop).toMatchObject({ maxJobCost: 500, maxDailyCost: 20000, duplicateWindowDays: 7 });
+    expect(parsed.profiles.shop).toMatchObject({ maxJobCost: 500, maxDailyCost: 20000, duplicateWindow: '7d' });
   });
 
   it('never overwrites: an existing file stops it with exit 2, names the file, and nothing is written', async () => {

@@ -168,7 +168,7 @@ describe('two processes on one sandbox state at once', () => {
     const both = await orders(dir, 'both.yaml', 'PO-SHARED', 4);
 
     // The same content under many order numbers is the workload here, not a suspected duplicate.
-    const noDuplicates = ['--duplicate-window-days', '0'];
+    const noDuplicates = ['--duplicate-window', '0'];
     const [ra, rb] = await Promise.all([
       htorder(['run', '--sandbox', '--json', ...noDuplicates, a, both], dir),
       htorder(['run', '--sandbox', '--json', ...noDuplicates, b, both], dir),

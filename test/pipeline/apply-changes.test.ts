@@ -1,3 +1,4 @@
+import { systemClock } from '../../src/core/clock.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import { ApiError } from '../../src/api/errors.js';
@@ -277,6 +278,7 @@ describe('declarative changes through htorder run and plan', () => {
         logger: silentLogger(),
         jobIndex: 0,
         sources: { locate: (file) => ({ file }) },
+        clock: systemClock,
       },
       { orderNumber: 'PO-1', description: 'b', deliveryAddress: {}, items: [] },
       entry,

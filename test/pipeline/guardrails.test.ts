@@ -172,8 +172,9 @@ describe('limits of one input', () => {
 });
 
 describe('suspected duplicates', () => {
-  it('the same content under a new order number within the window waits, naming the first order; approved, it is sent once', async () => {
-    const env = { HTORDER_DUPLICATE_WINDOW_DAYS: '7' };
+  const env = { HTORDER_DUPLICATE_WINDOW: '12h' };
+
+  it('the same content under a new order number within the window waits; the report names no other order, approve --list does; approved, it is sent once', async () => {
     const first = await h.write('first.yaml', manifest([{ orderNumber: 'SHOP-1001', items: ITEMS.reorder }]));
     expect((await h.cli('run', [first], { env })).code).toBe(0);
     const jobNumber = (await h.report(first)).jobs[0]!.jobNumber;
@@ -183,8 +184,17 @@ describe('suspected duplicates', () => {
     const held = (await h.report(again)).jobs[0]!;
     expect(held.status).toBe('awaiting-approval');
     expect(held.errors[0]!.code).toBe('approval.duplicate');
-    expect(held.errors[0]!.message).toContain('"SHOP-1001"');
-    expect(held.errors[0]!.message).toContain(`job ${jobNumber}`);
+    expect(held.errors[0]!.message).toContain('an order sent from another input of this account within the last 12h');
+    // Whoever dropped the input reads its reports: nothing in them names the other order or its date.
+    for (const report of ['result.json', 'result.csv', 'errors.txt']) {
+      const text = await readFile(`${again}.${report}`, 'utf8');
+      expect(text, report).not.toContain('SHOP-1001');
+      expect(text, report).not.toContain(String(jobNumber));
+    }
+    // The operator sees which order it looks like.
+    const listed = (await approve({ list: true })).stderr;
+    expect(listed).toContain('"SHOP-1001"');
+    expect(listed).toContain(`job ${jobNumber}`);
 
     expect((await approve({ paths: [`${again}.result.json`], note: 'a real second order' })).code).toBe(0);
     expect((await h.cli('run', [again], { env })).code).toBe(0);
@@ -194,15 +204,59 @@ describe('suspected duplicates', () => {
 
   it('0 turns the check off, and another address is no duplicate', async () => {
     const first = await h.write('first.yaml', manifest([{ orderNumber: 'S-1', items: ITEMS.reorder }]));
-    expect((await h.cli('run', [first], { env: { HTORDER_DUPLICATE_WINDOW_DAYS: '7' } })).code).toBe(0);
+    expect((await h.cli('run', [first], { env })).code).toBe(0);
     const other = await h.write(
       'other.yaml',
       manifest([{ orderNumber: 'S-2', items: ITEMS.reorder }]).replace('1 Main St', '2 Main St'),
     );
-    expect((await h.cli('run', [other], { env: { HTORDER_DUPLICATE_WINDOW_DAYS: '7' } })).code).toBe(0);
+    expect((await h.cli('run', [other], { env })).code).toBe(0);
     const same = await h.write('same.yaml', manifest([{ orderNumber: 'S-3', items: ITEMS.reorder }]));
-    expect((await h.cli('run', [same], { env: { HTORDER_DUPLICATE_WINDOW_DAYS: '0' } })).code).toBe(0);
+    expect((await h.cli('run', [same], { env: { HTORDER_DUPLICATE_WINDOW: '0' } })).code).toBe(0);
     expect(await creates()).toBe(3);
+  });
+
+  it('holds its own job only: the other orders of its input are sent (all or nothing does not hold them back)', async () => {
+    const first = await h.write('first.yaml', manifest([{ orderNumber: 'R-1', items: ITEMS.reorder }]));
+    expect((await h.cli('run', [first], { env })).code).toBe(0);
+    const mixed = await h.write(
+      'mixed.yaml',
+      manifest([
+        { orderNumber: 'R-1-AGAIN', items: ITEMS.reorder },
+        { orderNumber: 'NEW-1', items: ITEMS.stock },
+      ]),
+    );
+    const planned = await h.cli('plan', [mixed], { env });
+    expect(planned.code).toBe(4);
+    expect((await h.report(mixed)).jobs.map((j) => j.status)).toEqual(['awaiting-approval', 'valid']);
+    const ran = await h.cli('run', [mixed], { env });
+    expect(ran.code).toBe(4);
+    expect((await h.report(mixed)).jobs.map((j) => j.status)).toEqual(['awaiting-approval', 'submitted']);
+    expect((await h.sandbox.admin.jobs()).map((j) => j.orderNumber).sort()).toEqual(['NEW-1', 'R-1']);
+  });
+
+  it('a limit still holds the whole input', async () => {
+    const mixed = await h.write(
+      'mixed.yaml',
+      manifest([
+        { orderNumber: 'L-1', items: ITEMS.reorder },
+        { orderNumber: 'L-2', items: ITEMS.stock },
+      ]),
+    );
+    expect((await h.cli('run', [mixed], { env: { ...env, HTORDER_MAX_LINE_QUANTITY: '40' } })).code).toBe(4);
+    expect((await h.report(mixed)).jobs.map((j) => j.status)).toEqual(['awaiting-approval', 'not-submitted']);
+    expect(await creates()).toBe(0);
+  });
+
+  it('a cancelled order is no reason to hold another with its content', async () => {
+    const text = manifest([{ orderNumber: 'C-1', items: ITEMS.reorder }]);
+    const first = await h.write('first.yaml', text);
+    expect((await h.cli('run', [first], { env })).code).toBe(0);
+    await h.write('first.yaml', text.replace('  - orderNumber: C-1\n', '  - orderNumber: C-1\n    cancel: true\n'));
+    expect((await h.cli('run', [first], { env })).code).toBe(0);
+    expect((await h.report(first)).jobs[0]!.warnings.map((w) => w.code)).toContain('changes.cancelled');
+    const other = await h.write('other.yaml', manifest([{ orderNumber: 'C-2', items: ITEMS.reorder }]));
+    expect((await h.cli('run', [other], { env })).code).toBe(0);
+    expect((await h.report(other)).jobs[0]!.status).toBe('submitted');
   });
 });
 

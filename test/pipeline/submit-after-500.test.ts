@@ -1,3 +1,4 @@
+import { systemClock } from '../../src/core/clock.js';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -42,6 +43,7 @@ async function submitOnce(orderNumber: string) {
         account: 'sandbox/us-demo',
         input: { file: 'orders.yaml', sha256: '0'.repeat(64) },
         logger: silentLogger(),
+        clock: systemClock,
       },
       { orderNumber, hash: 'h', candidate: usJob({ orderNumber }) as JobCandidate },
     );

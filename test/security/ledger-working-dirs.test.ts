@@ -59,7 +59,7 @@ async function run(
         XDG_STATE_HOME: stateHome,
         HTORDER_LOG_LEVEL: 'warn',
         // The same content under new order numbers is the workload here, not a suspected duplicate.
-        HTORDER_DUPLICATE_WINDOW_DAYS: '0',
+        HTORDER_DUPLICATE_WINDOW: '0',
         ...env,
       },
     },

@@ -98,7 +98,7 @@ export class ChaosRig {
       HTORDER_LOCK_STALE_MS: '2000',
       HTORDER_CONCURRENCY: '8',
       // The same content under many order numbers is the workload here, not a suspected duplicate.
-      HTORDER_DUPLICATE_WINDOW_DAYS: '0',
+      HTORDER_DUPLICATE_WINDOW: '0',
       // The manifests link artwork to a fictional CDN: the artwork tests fetch real links.
       HTORDER_ARTWORK_CHECK: 'off',
       // Debug logs give the secret scan something to scan.

@@ -667,7 +667,7 @@ export async function runInvalidThroughRun(opts: {
       HTORDER_STATE_DIR: join(opts.dir, 'state'),
       HTORDER_LOG_LEVEL: 'debug',
       // The same content under many order numbers is the workload here, not a suspected duplicate.
-      HTORDER_DUPLICATE_WINDOW_DAYS: '0',
+      HTORDER_DUPLICATE_WINDOW: '0',
       // The manifests link artwork to a fictional CDN: the artwork tests fetch real links.
       HTORDER_ARTWORK_CHECK: 'off',
     };

@@ -38,7 +38,7 @@ export class PipelineHarness {
       HTORDER_LOG_LEVEL: 'silent',
       HTORDER_ARTWORK_CHECK: 'off',
       // Tests submit the same content under many order numbers: no suspected duplicates unless a test asks.
-      HTORDER_DUPLICATE_WINDOW_DAYS: '0',
+      HTORDER_DUPLICATE_WINDOW: '0',
     };
   }
 

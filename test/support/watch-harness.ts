@@ -56,7 +56,7 @@ export async function sandboxWithEnv(stateDir: string): Promise<{ sandbox: Sandb
       HTORDER_STATE_DIR: stateDir,
       HTORDER_ARTWORK_CHECK: 'off',
       // Tests submit the same content under many order numbers: no suspected duplicates unless a test asks.
-      HTORDER_DUPLICATE_WINDOW_DAYS: '0',
+      HTORDER_DUPLICATE_WINDOW: '0',
     },
   };
 }

@@ -109,6 +109,7 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
     includeClosed: opts.includeClosed === true,
     details: opts.details === true,
     concurrency: config.concurrency,
+    now: () => new Date(session.clock.now()),
   };
   const { shipToShop } = await import('../../pipeline/track/ship-to-shop.js');
   // Read before anything is asked: a broken webhook setting is a usage error (exit 2).
@@ -118,7 +119,11 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
       : undefined;
   const file = typeof opts.trackingCsv === 'string' ? opts.trackingCsv : undefined;
   const after = async (result: TrackResult): Promise<void> => {
-    const shipped = await shipToShop(result, { file, deliveryOptions: () => catalogue.deliveryOptions() });
+    const shipped = await shipToShop(result, {
+      file,
+      sendReceipt: session.settings.get('trackingSendReceipt'),
+      deliveryOptions: () => catalogue.deliveryOptions(),
+    });
     for (const path of shipped.written) io.stderr.write(`tracking for the shop: ${printable(path)}\n`);
     for (const record of shipped.dispatched) notifier?.dispatched(record);
   };

@@ -124,5 +124,5 @@ export const CONFIG_EXAMPLE = `# Examples written by \`htorder init\`. htorder d
 #     maxInputCost: 5000           # one input file's jobs together
 #     maxDailyCost: 20000          # per account per day (UTC), counted in the ledger across processes
 #     maxLineQuantity: 1000        # the quantity of one line
-#     duplicateWindowDays: 7       # same address and items as a recent order under another number (0: off)
+#     duplicateWindow: 7d          # same address and items as an order of another input sent within 7 days (default 12h; 0: off)
 `;

@@ -73,7 +73,7 @@ export function parseConfigFile(text: string, path: string): ConfigFile {
       const kind = SETTINGS[key as SettingName].type.kind;
       const ok =
         typeof value === 'string' ||
-        (typeof value === 'number' && ['integer', 'milliseconds', 'port', 'amount'].includes(kind)) ||
+        (typeof value === 'number' && ['integer', 'milliseconds', 'duration', 'port', 'amount'].includes(kind)) ||
         (typeof value === 'boolean' && kind === 'boolean');
       if (!ok) throw new UsageError(`config file ${path}: profile "${name}": "${key}" has the wrong type`);
     }

@@ -30,7 +30,7 @@ export const GUARD_SETTINGS: readonly SettingName[] = [
   'maxInputCost',
   'maxDailyCost',
   'maxLineQuantity',
-  'duplicateWindowDays',
+  'duplicateWindow',
 ];
 
 /** The artwork settings' flags for `plan`, `run` and `apply` (docs/artwork.md); watch has every flag. */

@@ -1,4 +1,5 @@
 import { isAbsolute, join, resolve } from 'node:path';
+import { parseOffset } from '../clock.js';
 import { UsageError } from '../errors.js';
 import type { SettingType } from './settings.js';
 
@@ -37,6 +38,25 @@ export function parseAmount(raw: unknown, source: string, max: number): number {
     throw new UsageError(`${source} must be an amount from 0 to ${max} with at most two decimals, got "${text}"`);
   }
   return Number(text);
+}
+
+/** A length of time (`12h`, `36h`, `7d`, `1d12h`, `0`) from 0 to `max` ms, in milliseconds; never signed. */
+export function parseDuration(raw: unknown, source: string, max: number): number {
+  const text = String(raw).trim();
+  const ms = durationMs(text, max);
+  if (ms === undefined) throw new UsageError(`${source} ${durationRule(max)}, got "${text}"`);
+  return ms;
+}
+
+/** The milliseconds of a length of time from 0 to `max`, or undefined when `text` is not one. */
+export function durationMs(text: string, max: number): number | undefined {
+  const ms = /^[+-]/.test(text) ? undefined : parseOffset(text);
+  return ms === undefined || ms > max ? undefined : ms;
+}
+
+/** What a length of time must look like, for messages. */
+export function durationRule(max: number): string {
+  return `must be a length of time such as 12h, 36h or 7d (units ms, s, m, h, d), or 0, at most ${max / 86_400_000}d`;
 }
 
 export function parsePort(raw: unknown, source: string): number {
@@ -107,6 +127,8 @@ export function parseSettingValue(
       return parseInteger(raw, source, type.min, type.max);
     case 'milliseconds':
       return parseInteger(raw, source, type.min, type.max, 'a whole number of milliseconds');
+    case 'duration':
+      return parseDuration(raw, source, type.max);
     case 'amount':
       return parseAmount(raw, source, type.max);
     case 'port':

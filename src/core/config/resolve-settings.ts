@@ -341,7 +341,7 @@ export function guardLimitsFrom(settings: Settings): {
   maxInputCost?: number;
   maxDailyCost?: number;
   maxLineQuantity?: number;
-  duplicateWindowDays: number;
+  duplicateWindowMs: number;
 } {
   const optional = (name: 'maxJobCost' | 'maxInputCost' | 'maxDailyCost' | 'maxLineQuantity') => {
     const value = settings.get(name);
@@ -352,6 +352,6 @@ export function guardLimitsFrom(settings: Settings): {
     ...optional('maxInputCost'),
     ...optional('maxDailyCost'),
     ...optional('maxLineQuantity'),
-    duplicateWindowDays: settings.get('duplicateWindowDays'),
+    duplicateWindowMs: settings.get('duplicateWindow'),
   };
 }

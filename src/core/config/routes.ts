@@ -2,6 +2,8 @@ import picomatch from 'picomatch';
 import type { LineCounter, Scalar, YAMLMap, Node as YamlNode } from 'yaml';
 import { UsageError } from '../errors.js';
 import { compileFileGlob } from './file-glob.js';
+import { durationMs, durationRule } from './parse-setting.js';
+import { SETTINGS } from './settings.js';
 import { yamlLocator, yamlPackage } from './yaml-location.js';
 
 /**
@@ -28,12 +30,14 @@ export interface Route {
   /** A sandbox demo account (with `--sandbox`). */
   account?: string;
   partial: boolean;
+  /** The suspected-duplicate window of the files it takes, in ms (setting duplicateWindow); absent: the setting's. */
+  duplicateWindowMs?: number;
   /** `file:line:col` of the rule, and of each of its keys, for messages. */
   at: string;
   keyAt: Partial<Record<RouteKey, string>>;
 }
 
-const ROUTE_KEYS = ['name', 'match', 'where', 'mapping', 'profile', 'account', 'partial'] as const;
+const ROUTE_KEYS = ['name', 'match', 'where', 'mapping', 'profile', 'account', 'partial', 'duplicateWindow'] as const;
 type RouteKey = (typeof ROUTE_KEYS)[number];
 
 /**
@@ -92,6 +96,7 @@ function parseRule(item: unknown, index: number, profiles: readonly string[], en
   }
   const account = text('account');
   const partial = readPartial(values.partial, env);
+  const duplicateWindowMs = readWindow(values.duplicateWindow, env);
   return {
     index,
     name: text('name') ?? `route ${index}`,
@@ -101,6 +106,7 @@ function parseRule(item: unknown, index: number, profiles: readonly string[], en
     profile,
     account,
     partial,
+    ...(duplicateWindowMs === undefined ? {} : { duplicateWindowMs }),
     at: at(item),
     keyAt,
   };
@@ -172,6 +178,16 @@ function readPartial(v: YamlNode | undefined, { at, problem }: RuleEnv): boolean
   if (yamlPackage().isScalar(v) && typeof v.value === 'boolean') return v.value;
   problem(at(v), 'partial', 'must be true or false');
   return false;
+}
+
+/** `duplicateWindow`: a length of time, as the setting of that name takes it. */
+function readWindow(v: YamlNode | undefined, { at, problem }: RuleEnv): number | undefined {
+  if (v === undefined) return undefined;
+  const max = SETTINGS.duplicateWindow.type.max;
+  const value = yamlPackage().isScalar(v) ? v.value : undefined;
+  const ms = typeof value === 'string' || typeof value === 'number' ? durationMs(String(value).trim(), max) : undefined;
+  if (ms === undefined) problem(at(v), 'duplicateWindow', `${durationRule(max)}, got ${JSON.stringify(value ?? null)}`);
+  return ms;
 }
 
 /** Why `glob` cannot be a route's file-name glob, or undefined when it can. */

@@ -17,6 +17,8 @@ export type SettingType =
   | { kind: 'path' }
   | { kind: 'integer'; min: number; max: number }
   | { kind: 'milliseconds'; min: number; max: number }
+  /** A length of time as people write it (`12h`, `7d`, `1d12h`, `0`), in milliseconds, from 0 to `max`. */
+  | { kind: 'duration'; max: number }
   | { kind: 'amount'; max: number }
   | { kind: 'boolean' }
   | { kind: 'enum'; values: readonly string[] }
@@ -288,6 +290,14 @@ export const SETTINGS = {
     default: false,
     description: 'path-style bucket addressing',
   },
+  bucketLedger: {
+    env: 'HTORDER_BUCKET_LEDGER',
+    flag: '--bucket-ledger',
+    arg: '<s3://bucket/prefix/>',
+    type: { kind: 'string' },
+    description:
+      'where a bucket watcher keeps its ledger and claims: a prefix droppers cannot write, outside every watched prefix (required to watch a bucket; approve reads it)',
+  },
   singleInstance: {
     env: 'HTORDER_SINGLE_INSTANCE',
     flag: '--single-instance',
@@ -444,6 +454,14 @@ export const SETTINGS = {
     default: true,
     description: 'wake the scan early on file-system events (folders); the scan alone is always enough',
   },
+  // track: the files written for the shop to import (docs/track.md#tracking-back-to-the-shop).
+  trackingSendReceipt: {
+    env: 'HTORDER_TRACKING_SEND_RECEIPT',
+    type: { kind: 'boolean' },
+    default: true,
+    description:
+      'track: the Shopify (Matrixify) tracking file has Shopify email each customer their tracking (Fulfillment: Send Receipt); false: no email',
+  },
   // Notifications (watch, run): webhooks told of failures (docs/notifications.md).
   notifyUrl: {
     env: 'HTORDER_NOTIFY_URL',
@@ -502,14 +520,14 @@ export const SETTINGS = {
     type: { kind: 'integer', min: 1, max: 1_000_000_000 },
     description: 'largest quantity of one line; a job with a larger one waits for approval (off when unset)',
   },
-  duplicateWindowDays: {
-    env: 'HTORDER_DUPLICATE_WINDOW_DAYS',
-    flag: '--duplicate-window-days',
-    arg: '<days>',
-    type: { kind: 'integer', min: 0, max: 366 },
-    default: 7,
+  duplicateWindow: {
+    env: 'HTORDER_DUPLICATE_WINDOW',
+    flag: '--duplicate-window',
+    arg: '<duration>',
+    type: { kind: 'duration', max: 366 * DAY_MS },
+    default: '12h',
     description:
-      'a new order with the same address and items as one the ledger recorded this many days back under another order number waits for approval (0: off)',
+      'a new order with the same address and items as one sent from another input this long before, under another order number, waits for approval (12h: the same night; 0: off)',
   },
   heldDir: {
     env: 'HTORDER_HELD_DIR',
@@ -545,6 +563,7 @@ interface KindValue {
   path: string;
   integer: number;
   milliseconds: number;
+  duration: number;
   amount: number;
   boolean: boolean;
   enum: string;

@@ -1,3 +1,4 @@
+import { nowDate } from '../../core/clock.js';
 import type { Diagnostic } from '../../manifest/model.js';
 import { artworkLifetime } from '../../resolve/preflight/artwork-lifetime.js';
 import { diagnostic } from '../../resolve/preflight/diagnostic.js';
@@ -15,7 +16,7 @@ export async function checkArtwork(job: JobState, ctx: StageContext): Promise<Jo
   const mjob = ctx.manifest.jobs[job.index];
   if (!mjob || !Array.isArray(mjob.items)) return job;
   const { sources } = ctx.manifest;
-  const now = new Date();
+  const now = nowDate(ctx.clock);
   const found: Diagnostic[] = [];
   await Promise.all(
     mjob.items.map(async (item, i) => {

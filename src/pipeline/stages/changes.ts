@@ -19,6 +19,7 @@ export async function applyChanges(job: JobState, ctx: StageContext): Promise<Jo
       logger: ctx.logger,
       jobIndex: job.index,
       sources: manifest.sources,
+      clock: ctx.clock,
       ...(ctx.beforeSend ? { beforeSend: ctx.beforeSend } : {}),
     },
     manifest.jobs[job.index],

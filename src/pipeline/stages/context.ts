@@ -1,4 +1,5 @@
 import type { LinkChecks } from '../../api/artwork-checks.js';
+import type { Clock } from '../../core/clock.js';
 import type { ApiClient } from '../../api/client.js';
 import type { ArtworkStore } from '../../storage/artwork-store.js';
 import type { LedgerStore } from '../../storage/ledger/model.js';
@@ -41,6 +42,8 @@ export interface StageContext {
    * marking it unavailable (run: exit 3, docs/commands.md#exit-codes).
    */
   inDoubtFailsInput: boolean;
+  /** The calendar clock of every rule that reads the date (core/clock.ts); never used to measure waiting. */
+  clock: Clock;
   /** The exactly-once protocol's own context (submit-job.ts). */
   submit: SubmitContext;
 }

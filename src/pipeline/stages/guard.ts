@@ -1,3 +1,4 @@
+import { durationText } from '../../core/clock.js';
 import type { Diagnostic } from '../../manifest/model.js';
 import { amountText } from '../../core/money.js';
 import {
@@ -5,11 +6,14 @@ import {
   approves,
   contentKey,
   contentName,
-  type ContentNote,
+  type ContentOrder,
+  contentOrders,
   type HoldReason,
   readApproval,
+  suspectedOf,
 } from '../guard-notes.js';
 import { withFindings, type JobState } from '../job-state.js';
+import { DUPLICATE } from '../job-status.js';
 import type { StageContext } from './context.js';
 
 /**
@@ -18,19 +22,17 @@ import type { StageContext } from './context.js';
  * sent — unless its fingerprint was approved. Nothing here asks the API.
  */
 
-/** The limits, each off when absent (settings maxJobCost, maxInputCost, maxDailyCost, maxLineQuantity, duplicateWindowDays). */
+/** The limits, each off when absent (settings maxJobCost, maxInputCost, maxDailyCost, maxLineQuantity, duplicateWindow). */
 export interface GuardLimits {
   maxJobCost?: number;
   maxInputCost?: number;
   maxDailyCost?: number;
   maxLineQuantity?: number;
-  /** 0: suspected duplicates are not looked for. */
-  duplicateWindowDays: number;
+  /** How long before a job an order with its content counts as a suspected duplicate, in ms; 0: not looked for. */
+  duplicateWindowMs: number;
 }
 
-export const NO_LIMITS: GuardLimits = { duplicateWindowDays: 0 };
-
-const DAY_MS = 86_400_000;
+export const NO_LIMITS: GuardLimits = { duplicateWindowMs: 0 };
 
 /** The stage: a ready job over a job-level limit or a suspected duplicate waits for approval. */
 export async function guard(job: JobState, ctx: StageContext): Promise<JobState> {
@@ -71,20 +73,36 @@ function jobReasons(job: JobState & { outcome: 'ready' }, limits: GuardLimits): 
   return reasons;
 }
 
-/** The order the ledger recorded with this job's content under another number, within the window. */
+/**
+ * Why the job waits when the ledger's content index holds an order with its content sent from
+ * another input within the window (guard-notes.ts, suspectedOf), and not cancelled since. The
+ * report's message names no other order: reports are for whoever dropped the input, and the
+ * earlier order may be someone else's; the detail is for the operator.
+ */
 async function duplicateOf(job: JobState & { outcome: 'ready' }, ctx: StageContext): Promise<HoldReason | undefined> {
-  const days = ctx.guard.duplicateWindowDays;
-  if (days === 0) return undefined;
-  const seen = await ctx.ledger.readNote<ContentNote>(ctx.account, contentName(contentKey(job.resolved.candidate)));
-  if (!seen || seen.orderNumber === job.orderNumber) return undefined;
-  if (Date.now() - Date.parse(seen.at) > days * DAY_MS) return undefined;
-  const number = seen.jobNumber === undefined ? '' : ` (job ${seen.jobNumber})`;
-  return {
-    code: 'approval.duplicate',
-    message:
-      `suspected duplicate: order ${JSON.stringify(seen.orderNumber)}${number} of ${seen.at.slice(0, 10)} ` +
-      'has the same delivery address and items',
-  };
+  const windowMs = ctx.guard.duplicateWindowMs;
+  if (windowMs === 0) return undefined;
+  const note = await ctx.ledger.readNote<unknown>(ctx.account, contentName(contentKey(job.resolved.candidate)));
+  const mine = { orderNumber: job.orderNumber, input: ctx.manifest.sha256 };
+  for (const seen of suspectedOf(contentOrders(note), mine, ctx.clock.now(), windowMs)) {
+    if (await cancelled(seen, ctx)) continue;
+    return {
+      code: DUPLICATE,
+      message:
+        `suspected duplicate: an order sent from another input of this account within the last ${durationText(windowMs)} ` +
+        '(duplicateWindow) has the same delivery address and items; htorder approve --list names it',
+      detail:
+        `suspected duplicate: order ${JSON.stringify(seen.orderNumber)}${seen.jobNumber === undefined ? '' : ` (job ${seen.jobNumber})`} ` +
+        `sent ${seen.at} has the same delivery address and items`,
+    };
+  }
+  return undefined;
+}
+
+/** Whether the ledger records the order as cancelled: a cancelled order is no reason to hold another. */
+async function cancelled(order: ContentOrder, ctx: StageContext): Promise<boolean> {
+  const entry = await ctx.ledger.read({ account: ctx.account, orderNumber: order.orderNumber });
+  return entry?.cancelledAt !== undefined;
 }
 
 /**

@@ -1,18 +1,20 @@
+import { nowDate, nowIso } from '../../core/clock.js';
 import { amountText } from '../../core/money.js';
 import {
   approvalName,
   type ApprovalNote,
   contentKey,
   contentName,
-  type ContentNote,
   type HoldReason,
   SPEND_LOCK,
   spendName,
   type SpendNote,
   spentOf,
   utcDay,
+  withContentOrder,
 } from '../guard-notes.js';
 import type { JobState } from '../job-state.js';
+import { holdsInput } from '../job-status.js';
 import type { StageContext } from './context.js';
 import { hold } from './guard.js';
 
@@ -63,7 +65,7 @@ export async function overDailyCost(
 ): Promise<JobState[]> {
   const max = ctx.guard.maxDailyCost;
   if (max === undefined || !jobs.some(isReady)) return jobs;
-  const name = spendName(utcDay(new Date()));
+  const name = spendName(utcDay(nowDate(ctx.clock)));
   const decide = async (): Promise<JobState[]> => {
     const note = await ctx.ledger.readNote<SpendNote>(ctx.account, name);
     const orders = { ...note?.orders };
@@ -86,7 +88,8 @@ export async function overDailyCost(
       }
       out.push(next);
     }
-    const waiting = out.some((job) => job.outcome === 'awaiting-approval');
+    // A job that holds only itself (a suspected duplicate) does not stop the others being counted and sent.
+    const waiting = out.some(holdsInput);
     if (opts.count && (opts.partial || !waiting))
       await ctx.ledger.writeNote(ctx.account, name, { noteVersion: 1, day: name.slice(-10), orders });
     return out;
@@ -108,7 +111,7 @@ export async function releaseUnspent(jobs: readonly JobState[], ctx: StageContex
   if (ctx.guard.maxDailyCost === undefined) return;
   const unspent = jobs.filter((job) => job.outcome === 'not-created' || job.outcome === 'not-processed');
   if (unspent.length === 0) return;
-  const name = spendName(utcDay(new Date()));
+  const name = spendName(utcDay(nowDate(ctx.clock)));
   await ctx.ledger.withAccountLock(ctx.account, SPEND_LOCK, async () => {
     const note = await ctx.ledger.readNote<SpendNote>(ctx.account, name);
     if (!note) return;
@@ -120,7 +123,7 @@ export async function releaseUnspent(jobs: readonly JobState[], ctx: StageContex
 
 /** Records every job that waits in the ledger, for `htorder approve` (an earlier approval of another fingerprint is dropped). */
 export async function recordHeld(jobs: readonly JobState[], ctx: StageContext): Promise<void> {
-  const now = new Date().toISOString();
+  const now = nowIso(ctx.clock);
   const { file, sha256 } = ctx.manifest;
   await Promise.all(
     jobs.map((job) => {
@@ -131,7 +134,7 @@ export async function recordHeld(jobs: readonly JobState[], ctx: StageContext): 
         orderNumber: job.orderNumber,
         fingerprint: job.hash,
         heldAt: now,
-        reasons: (job.holdReasons ?? []).map((r) => r.message),
+        reasons: (job.holdReasons ?? []).map((r) => r.detail ?? r.message),
         input: { file, sha256 },
         ...(estimate?.total === undefined ? {} : { estimate: estimate.total }),
         ...(estimate?.currency ? { currency: estimate.currency } : {}),
@@ -141,16 +144,25 @@ export async function recordHeld(jobs: readonly JobState[], ctx: StageContext): 
   );
 }
 
-/** The stage after submit: a created order's content goes into the index suspected duplicates are found by. */
+/**
+ * The stage after submit: a created order goes into the index suspected duplicates are found
+ * by, with the input it came from — whatever this input's window, as inputs of other routes or
+ * profiles of the account may look further back (a window of 0 turns the check off, not the
+ * index). The entry is read and written again without a lock: two
+ * orders of one content created at the same moment may keep only one of them, which weakens a
+ * later suspicion and never sends anything.
+ */
 export async function rememberContent(job: JobState, ctx: StageContext): Promise<JobState> {
-  if (job.outcome !== 'created' || ctx.guard.duplicateWindowDays === 0 || !job.resolved) return job;
-  const note: ContentNote = {
-    noteVersion: 1,
+  if (job.outcome !== 'created' || !job.resolved) return job;
+  const name = contentName(contentKey(job.resolved.candidate));
+  const jobNumber = job.ledger?.entry?.jobNumber;
+  const note = withContentOrder(await ctx.ledger.readNote<unknown>(ctx.account, name), {
     orderNumber: job.orderNumber,
-    ...(job.ledger?.entry?.jobNumber === undefined ? {} : { jobNumber: job.ledger.entry.jobNumber }),
-    at: new Date().toISOString(),
-  };
+    ...(jobNumber === undefined ? {} : { jobNumber }),
+    at: nowIso(ctx.clock),
+    input: ctx.manifest.sha256,
+  });
   // Not fsynced: a note lost in a power cut only weakens the suspicion, never sends anything.
-  await ctx.ledger.writeNote(ctx.account, contentName(contentKey(job.resolved.candidate)), note, { durable: false });
+  await ctx.ledger.writeNote(ctx.account, name, note, { durable: false });
   return job;
 }

@@ -1,3 +1,4 @@
+import { nowDate } from '../../core/clock.js';
 import type { Diagnostic } from '../../manifest/model.js';
 import { diagnostic } from '../../resolve/preflight/diagnostic.js';
 import type { ArtworkFile, ArtworkStore } from '../../storage/artwork-store.js';
@@ -28,7 +29,7 @@ export async function provideArtwork(job: JobState, ctx: StageContext): Promise<
     const found = named.map(({ i }) => diagnostic(sources, 'error', 'artwork.no-store', field(i), message));
     return { ...withFindings(job, found), outcome: 'refused' };
   }
-  const now = new Date();
+  const now = nowDate(ctx.clock);
   const due = job.resolved.candidate.dateDue ?? now.toISOString().slice(0, 10);
   const until = new Date(Date.parse(`${due}T00:00:00Z`) + ctx.artworkMarginDays * DAY_MS);
   const found: Diagnostic[] = [];

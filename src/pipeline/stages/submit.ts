@@ -1,18 +1,19 @@
 import type { Diagnostic } from '../../manifest/model.js';
 import { patchableOf } from '../apply-changes.js';
 import { withFindings, type JobState } from '../job-state.js';
-import { blocksSubmission, jobStatus } from '../job-status.js';
+import { blocksSubmission, holdsInput, jobStatus } from '../job-status.js';
 import { submitJob } from '../submit-job.js';
 import type { StageContext } from './context.js';
 import { withLedgerOutcome } from './ledger-outcome.js';
 
 /**
- * All or nothing: unless `--partial`, one job that is invalid, failed or in doubt keeps every
- * ready job of the manifest from being submitted. Decided once every job has been through
- * the plan stages (the only point where one job waits for the others).
+ * All or nothing: unless `--partial`, one job that is invalid, failed, in doubt or waiting for
+ * approval keeps every ready job of the manifest from being submitted — except a suspected
+ * duplicate, which holds only itself (holdsInput). Decided once every job has been through the
+ * plan stages (the only point where one job waits for the others).
  */
 export function mustHoldBack(jobs: readonly JobState[], partial: boolean): boolean {
-  return !partial && jobs.some((job) => blocksSubmission(job.outcome));
+  return !partial && jobs.some(holdsInput);
 }
 
 /** Every ready job, held back: not submitted, and told why. */

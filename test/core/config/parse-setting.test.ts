@@ -67,6 +67,28 @@ describe('integer and milliseconds', () => {
   });
 });
 
+describe('length of time', () => {
+  const type = SETTINGS.duplicateWindow.type;
+  it.each([
+    ['12h', 12 * 3_600_000],
+    [' 7d ', 7 * 86_400_000],
+    ['1d12h', 36 * 3_600_000],
+    ['90m', 90 * 60_000],
+    ['0', 0],
+    [0, 0],
+    ['366d', 366 * 86_400_000],
+  ] as const)('%j is %d ms', (raw, ms) => {
+    expect(parseSettingValue(type, raw, 'HTORDER_DUPLICATE_WINDOW', PATHS)).toBe(ms);
+  });
+
+  it.each(['12', '-1h', '+1h', '1.5d', '2 days', '367d', 'soon', ''])('%j is refused, naming the setting', (raw) => {
+    expect(usageMessage(() => parseSettingValue(type, raw, 'HTORDER_DUPLICATE_WINDOW', PATHS))).toBe(
+      'HTORDER_DUPLICATE_WINDOW must be a length of time such as 12h, 36h or 7d (units ms, s, m, h, d), or 0, ' +
+        `at most 366d, got "${raw.trim()}"`,
+    );
+  });
+});
+
 describe('port, host, URL, enum, text, path', () => {
   it('port: 0 to 65535', () => {
     expect(parsePort('0', '--health-port')).toBe(0);

@@ -72,13 +72,40 @@ routes:
     expect(lines).toEqual([
       `${F}:4:12: routes[1].match: "orders_[a-z.csv": not a valid glob: Missing closing: "]" - use "\\\\]" to match literal characters`,
       `${F}:6:12: routes[2].match: "sub/*.csv": a glob matches a file name, never a path (sub-folders are not watched; "where" names the drop location)`,
-      `${F}:8:5: routes[3].profle: unknown key (known: name, match, where, mapping, profile, account, partial)`,
+      `${F}:8:5: routes[3].profle: unknown key (known: name, match, where, mapping, profile, account, partial, duplicateWindow)`,
       `${F}:7:12: routes[3].match: "!*.tmp": negations are not supported: put a narrower rule first (first match wins)`,
       `${F}:9:5: routes[4].match: missing: every rule needs a file-name glob ("*" for any file)`,
       `${F}:11:14: routes[5].profile: no profile "nz" in this file (profiles: us)`,
       `${F}:12:14: routes[5].partial: must be true or false`,
       `${F}:13:5: routes[6]: must be a mapping with at least "match"`,
       `${F}:14:22: routes[7].match: "a{b": not a valid glob: Missing closing: "}" - use "\\\\}" to match literal characters`,
+    ]);
+  });
+
+  it('a rule may set its own suspected-duplicate window, a length of time as the setting takes it', () => {
+    const { routes } = parse(`routes:
+  - match: "erp-*.csv"
+    duplicateWindow: 7d
+  - match: "test-*.csv"
+    duplicateWindow: 0
+  - match: "*"
+`);
+    expect(routes?.map((r) => r.duplicateWindowMs)).toEqual([7 * 86_400_000, 0, undefined]);
+    const message = usageMessage(() =>
+      parse(`routes:
+  - match: "a*"
+    duplicateWindow: 7
+  - match: "b*"
+    duplicateWindow: -1h
+  - match: "c*"
+    duplicateWindow: 400d
+`),
+    );
+    const rule = 'must be a length of time such as 12h, 36h or 7d (units ms, s, m, h, d), or 0, at most 366d';
+    expect(message.split('\n')).toEqual([
+      `${F}:3:22: routes[1].duplicateWindow: ${rule}, got 7`,
+      `${F}:5:22: routes[2].duplicateWindow: ${rule}, got "-1h"`,
+      `${F}:7:22: routes[3].duplicateWindow: ${rule}, got "400d"`,
     ]);
   });
 

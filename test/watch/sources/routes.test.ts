@@ -118,6 +118,28 @@ describe('watch routes (config file)', () => {
     }
   });
 
+  it('a route’s own duplicateWindow holds a re-send of its files; another route’s files go by the setting (off here)', async () => {
+    const routed = await withConfig(`routes:
+  - match: "strict-*.yaml"
+    duplicateWindow: 12h
+  - match: "*.yaml"
+`);
+    const order = (orderNumber: string) => manifest([{ orderNumber, items: ITEMS.reorder }]);
+    const w = await startWatch({ target: fx.drop.path }, routed);
+    try {
+      // Sent through the route without a window of its own: still indexed for the others.
+      await writeFile(join(fx.drop.path, 'first.yaml'), order('DUP-1'));
+      await waitFor(inDone('first.yaml'), 'first.yaml in done/');
+      await writeFile(join(fx.drop.path, 'strict-again.yaml'), order('DUP-2'));
+      await writeFile(join(fx.drop.path, 'loose-again.yaml'), order('DUP-3'));
+      await waitFor(async () => ((await ls('held')).includes('strict-again.yaml') ? true : undefined), 'held/');
+      await waitFor(inDone('loose-again.yaml'), 'loose-again.yaml in done/');
+      expect((await fx.sandbox.admin.jobs()).map((j) => j.orderNumber).sort()).toEqual(['DUP-1', 'DUP-3']);
+    } finally {
+      await w.stop();
+    }
+  });
+
   it('moves a file that matches no route to failed/ with an errors.txt that says so, and sends nothing of it', async () => {
     const routed = await withConfig(`routes:
   - name: shop
