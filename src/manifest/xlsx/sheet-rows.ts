@@ -68,26 +68,31 @@ export async function* sheetRows(
   let fed = 0;
   let since = 0;
   const chunks = part[Symbol.asyncIterator]();
-  for (;;) {
-    const step = await chunks.next().catch((err: Error) => {
-      throw new PartBroken(err.message);
-    });
-    if (step.done) break;
-    if (sheet.ended) continue;
-    const chunk = step.value as Buffer;
-    if (fed + chunk.length - since > maxRowXml) {
-      throw new RowTooLarge(`a row's XML runs past ${maxRowXml} bytes (limit csvMaxRecordBytes)`);
+  try {
+    for (;;) {
+      const step = await chunks.next().catch((err: Error) => {
+        throw new PartBroken(err.message);
+      });
+      if (step.done) break;
+      if (sheet.ended) continue;
+      const chunk = step.value as Buffer;
+      if (fed + chunk.length - since > maxRowXml) {
+        throw new RowTooLarge(`a row's XML runs past ${maxRowXml} bytes (limit csvMaxRecordBytes)`);
+      }
+      const start = fed;
+      fed += chunk.length;
+      try {
+        parser.write(decoder.write(chunk));
+      } finally {
+        if (sheet.rowEnded) since = start;
+        sheet.rowEnded = false;
+        // Rows read whole before a break are handed on before it.
+        yield* sheet.take();
+      }
     }
-    const start = fed;
-    fed += chunk.length;
-    try {
-      parser.write(decoder.write(chunk));
-    } finally {
-      if (sheet.rowEnded) since = start;
-      sheet.rowEnded = false;
-      // Rows read whole before a break are handed on before it.
-      yield* sheet.take();
-    }
+  } finally {
+    // A reader that stops early (the header alone) leaves nothing streaming.
+    part.destroy();
   }
   if (sheet.ended) return;
   parser.write(decoder.end());

@@ -131,10 +131,8 @@ describe('.xlsx inputs', () => {
     expect(named.manifest?.jobs[0].orderNumber).toBe('PO-1');
   });
 
-  // exceljs stores xl/workbook.xml last. Read front to back through unzipper's Parse stream, the
-  // last parts were lost whenever the stream ended before they were handed on: in about 1 read
-  // in 1,000 of a compressed workbook, and in 4 of 5 of one saved without compression (parts
-  // are then handed on as fast as they are read). Ten reads of that one failed every time.
+  // exceljs stores xl/workbook.xml last: a reader going front to back through the archive must
+  // keep every part until it gets there, however fast parts saved without compression arrive.
   it('a workbook saved without compression reads the same every time (its last part is never lost)', async () => {
     const file = await workbook({ Notes: [['just notes']], Orders: [HEADER, ROW] }, undefined, 'STORE');
     for (let i = 0; i < 10; i++) {
