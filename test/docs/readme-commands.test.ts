@@ -282,6 +282,7 @@ const COMMANDS: Record<string, Entry> = {
   'npm run bench:check': { skip: 'a benchmark of minutes; its script is checked to exist' },
   'npm run bench:watch': { skip: 'a benchmark of minutes; its script is checked to exist' },
   'npm run bench:artwork': { skip: 'a benchmark of a minute; its script is checked to exist' },
+  'npm run bench:xlsx': { skip: 'a benchmark of minutes; its script is checked to exist' },
   'npm run bench:recognise': { skip: 'a benchmark of minutes; its script is checked to exist' },
   'npm run typecheck': { skip: '.ci/run runs it; its script is checked to exist' },
   'npm run deps': { skip: '.ci/run runs it (dependency-cruiser over src/); its script is checked to exist' },
