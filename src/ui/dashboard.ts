@@ -6,7 +6,7 @@ import type { WatchEvents } from '../watch/events.js';
 import { listenLimited } from '../core/limited-server.js';
 import { isLoopbackHost } from '../core/config/url-security.js';
 import { allowed, cookieName, generatedToken, type Access } from './access.js';
-import { DropInputs, readReport, REPORT_SUFFIX, type ReportKind } from './drop-inputs.js';
+import { DropInputs, readReport, REPORT_SUFFIX, type InputRecord, type ReportKind } from './drop-inputs.js';
 import type { DropLayout } from '../watch/sources/model.js';
 import type { Html } from './html.js';
 import { daysPage } from './pages/days-page.js';
@@ -16,7 +16,7 @@ import { layout, type PageName } from './pages/layout.js';
 import { ordersPage } from './pages/orders-page.js';
 import { openRegular } from './safe-files.js';
 import { sourceLines } from './source-lines.js';
-import { submissions } from './submissions.js';
+import { submissions, type Submissions } from './submissions.js';
 import { APP_CSS, APP_JS } from './static-assets.js';
 
 /**
@@ -56,8 +56,8 @@ export interface DashboardOptions {
   /** The token every request must carry (uiToken); absent: one is generated for this start (loopback only). */
   token?: string;
   /**
-   * How often the folders' times are looked at while a page is open (live updates); their files
-   * are listed again when a time moved, and every `RELIST_EVERY` looks anyway. Default 1 s.
+   * How often the folders' times are looked at while a page is open (live updates); their names
+   * are listed again when a time moved, and every file every `RELIST_EVERY` looks. Default 1 s.
    */
   liveMs?: number;
   limits?: Partial<typeof UI_LIMITS>;
@@ -84,8 +84,9 @@ const SECURITY_HEADERS = {
 };
 
 /**
- * Every this many looks the folders are listed even when their times did not move: a report
- * rewritten in place, or a file still being written, changes only the file's own time.
+ * Every this many looks every file of the folders is looked at again, even when their times
+ * did not move: a report rewritten in place or renamed over a name already listed, or a file
+ * still being written, changes only the file's own time.
  */
 const RELIST_EVERY = 10;
 
@@ -141,7 +142,12 @@ class LiveInputs {
   private readonly perClient = new Map<string, number>();
   private version = 0;
   private scanning: Promise<boolean> | undefined;
-  private scannedAt = 0;
+  private scanningFull = false;
+  /** When the last full listing began: every file is looked at again after RELIST_EVERY looks. */
+  private fullAt = 0;
+  /** A watcher's event came since the last scan: the folder changed. */
+  private told = false;
+  private readonly liveMs: number;
   private readonly timers: NodeJS.Timeout[];
   private readonly unfollow: (() => void) | undefined;
 
@@ -150,27 +156,23 @@ class LiveInputs {
     opts: Pick<DashboardOptions, 'events' | 'liveMs'>,
     private readonly limits: typeof UI_LIMITS,
   ) {
-    // A watcher's event means the folder changed too (a file claimed, reports in place): the next page looks again.
     this.unfollow = opts.events
       ? inputs.follow(opts.events, () => {
-          this.scannedAt = 0;
+          this.told = true;
           this.announce();
         })
       : undefined;
     // While someone is looking, look at the folder too: reports written, files dropped by hand.
     // The folders' own times say when an entry came, went or was renamed over (how reports are
     // written), so most looks cost a stat per folder instead of one per file.
-    const liveMs = opts.liveMs ?? 1000;
+    this.liveMs = opts.liveMs ?? 1000;
     const ticker = setInterval(() => {
       if (this.streams.size === 0) return;
-      const relist = Date.now() - this.scannedAt >= RELIST_EVERY * liveMs;
-      (relist ? Promise.resolve(true) : inputs.foldersChanged())
-        .then((changed) => (changed ? this.scan() : false))
-        .then(
-          (changed) => changed && this.announce(),
-          () => undefined,
-        );
-    }, liveMs);
+      (this.relistDue() ? this.scan(true) : this.look()).then(
+        (changed) => changed && this.announce(),
+        () => undefined,
+      );
+    }, this.liveMs);
     const heartbeat = setInterval(() => {
       for (const s of this.streams) s.write(': keep-alive\n\n');
     }, limits.heartbeatMs);
@@ -178,17 +180,47 @@ class LiveInputs {
     for (const t of this.timers) t.unref();
   }
 
-  scan(): Promise<boolean> {
-    this.scanning ??= this.inputs.scan().finally(() => {
-      this.scanning = undefined;
-      this.scannedAt = Date.now();
-    });
+  /** Lists the folders (`full`: every file, else what moved); one listing at a time. */
+  scan(full = true): Promise<boolean> {
+    if (!this.scanning) {
+      const startedAt = Date.now();
+      this.told = false;
+      this.scanningFull = full;
+      this.scanning = this.inputs.scan(full).finally(() => {
+        this.scanning = undefined;
+        if (full) this.fullAt = startedAt;
+      });
+    }
     return this.scanning;
   }
 
-  /** Lists the folder again unless it was listed a moment ago. */
+  private relistDue(): boolean {
+    return Date.now() - this.fullAt >= RELIST_EVERY * this.liveMs;
+  }
+
+  /**
+   * Lists again the folders whose times moved (a few stats when none did); whether the inputs
+   * changed. A full listing under way is not waited for: it tells the open pages what it finds.
+   */
+  private async look(): Promise<boolean> {
+    if (this.scanning) return this.scanningFull ? false : this.scanning;
+    if (this.told || (await this.inputs.foldersChanged())) return this.scan(false);
+    return false;
+  }
+
+  /**
+   * The inputs as they are now: what came, went or was renamed is listed before the page is
+   * made. A full listing that is due (a file rewritten under a name already known) runs after
+   * it, and open pages are told when it found a change: a page never waits for every file of a
+   * large folder to be looked at.
+   */
   async fresh(): Promise<DropInputs> {
-    if (this.scanning || Date.now() - this.scannedAt > 200) await this.scan();
+    await this.look();
+    if (this.relistDue())
+      this.scan(true).then(
+        (changed) => changed && this.announce(),
+        () => undefined,
+      );
     return this.inputs;
   }
 
@@ -231,6 +263,17 @@ class LiveInputs {
     this.unfollow?.();
     for (const s of this.streams) s.end();
   }
+}
+
+/** Each list's submissions, counted once: the list is the same array until the folder or the watcher changed it. */
+const countedFor = new WeakMap<readonly InputRecord[], Submissions>();
+function counted(all: readonly InputRecord[]): Submissions {
+  let subs = countedFor.get(all);
+  if (!subs) {
+    subs = submissions(all);
+    countedFor.set(all, subs);
+  }
+  return subs;
 }
 
 function plain(res: ServerResponse, status: number, text: string, extra: Record<string, string> = {}): void {
@@ -293,13 +336,13 @@ async function handle(
       return live.stream(req, res);
     case '/': {
       const all = (await live.fresh()).list();
-      return page('inputs', 'Inputs', inputsPage(all, { status: q('status'), day: q('day') }, submissions(all)));
+      return page('inputs', 'Inputs', inputsPage(all, { status: q('status'), day: q('day') }, counted(all)));
     }
     case '/orders':
-      return page('orders', 'Orders in flight', ordersPage(submissions((await live.fresh()).list())));
+      return page('orders', 'Orders in flight', ordersPage(counted((await live.fresh()).list())));
     case '/days': {
       const all = (await live.fresh()).list();
-      return page('days', 'The last days', daysPage(all, submissions(all), Date.now()));
+      return page('days', 'The last days', daysPage(all, counted(all), Date.now()));
     }
     case '/input': {
       const all = (await live.fresh()).list();
@@ -307,7 +350,7 @@ async function handle(
       if (!r) return plain(res, 404, 'no such input (it may have moved: go back to the list)');
       const read = r.reports.json ? await readReport(r.reports.json) : undefined;
       const lines = await sourceLines(r.inputPath, linesWanted(read?.view));
-      return page('input', r.name, inputPage(r, read?.view, read?.problem, lines, submissions(all).spend.get(r.id)));
+      return page('input', r.name, inputPage(r, read?.view, read?.problem, lines, counted(all).spend.get(r.id)));
     }
     case '/file': {
       const r = (await live.fresh()).find(q('id') ?? '');
