@@ -301,4 +301,36 @@ describe('the dashboard server', () => {
     expect(orders).toContain('href="https://carrier.example/t/1Z99"');
     expect(orders).not.toContain('SIGNATURE-1');
   });
+
+  it('lists the inputs in held/ as held, with how much waits and why, and counts them', async () => {
+    const root = await folder();
+    await mkdir(join(root, 'held'));
+    const held = (orderNumber: string, estimate: number) => ({
+      orderNumber,
+      status: 'awaiting-approval',
+      estimatedCost: estimate,
+      currency: 'USD',
+      errors: [
+        {
+          code: 'approval.job-cost',
+          message: `awaiting approval: estimate ${estimate} USD is over maxJobCost 500.00 USD (htorder approve)`,
+        },
+      ],
+    });
+    for (const [name, jobs] of [
+      ['shop-a.csv', [held('A-1', 6000), held('A-2', 4000)]],
+      ['shop-b.csv', [held('B-1', 1550)]],
+    ] as const) {
+      await writeFile(join(root, 'held', name), 'x');
+      await writeFile(join(root, 'held', `${name}.result.json`), JSON.stringify({ command: 'watch', jobs }));
+    }
+    const page = await (await get(await serve(root))).text();
+    expect(page).toContain('>held 2</a>');
+    expect(page).toContain('>waiting 0</a>');
+    expect(page).toMatch(/2 inputs<\/a> wait for approval: 3 jobs, 11,550\.00 USD/);
+    expect(page).toContain(
+      '2 jobs wait for approval, 10,000.00 USD: A-1: estimate 6000 USD is over maxJobCost 500.00 USD; A-2:',
+    );
+    expect(page.match(/data-status="held"/g)).toHaveLength(2);
+  });
 });
