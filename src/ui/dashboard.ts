@@ -3,7 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basename } from 'node:path';
 import { UsageError } from '../core/errors.js';
 import type { WatchEvents } from '../watch/events.js';
-import { listenLimited } from '../core/limited-server.js';
+import { listenLimited, UntrustedConnections } from '../core/limited-server.js';
 import { isLoopbackHost } from '../core/config/url-security.js';
 import { allowed, cookieName, generatedToken, type Access } from './access.js';
 import { DropInputs, readReport, REPORT_SUFFIX, type InputRecord, type ReportKind } from './drop-inputs.js';
@@ -35,6 +35,17 @@ export const UI_LIMITS = {
   maxStreamsPerClient: 8,
   /** A live-update stream is ended after this long; the page's script opens a new one at once. */
   streamLifetimeMs: 10 * 60_000,
+  /**
+   * Connections that have not shown the token yet (another local user, a port scan), held apart
+   * so they cannot crowd out the owner's (UntrustedConnections): each closed 3 s after it was
+   * accepted; past 32 (16 from one address) the oldest that had a second to send its request
+   * is closed for each new one, past 256 the oldest.
+   */
+  maxUntrusted: 256,
+  keepUntrusted: 32,
+  keepUntrustedPerAddress: 16,
+  graceMs: 1_000,
+  untrustedMs: 3_000,
   idleTimeoutMs: 10_000,
   headersTimeoutMs: 5_000,
   requestTimeoutMs: 10_000,
@@ -55,6 +66,11 @@ export interface DashboardOptions {
   host: string;
   /** The token every request must carry (uiToken); absent: one is generated for this start (loopback only). */
   token?: string;
+  /**
+   * The file its starter keeps the link with the token in, by port (`watch --ui`): named on the
+   * page a request without the token gets. Absent: the link is printed (`htorder ui`).
+   */
+  linkFile?: (port: number) => string;
   /**
    * How often the folders' times are looked at while a page is open (live updates); their names
    * are listed again when a time moved, and every file every `RELIST_EVERY` looks. Default 1 s.
@@ -112,13 +128,21 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
   const root = await realpath(opts.root).catch(() => opts.root);
   const live = new LiveInputs(new DropInputs(root, opts.layout), opts, limits);
   const access: Access = { token: opts.token ?? generatedToken(), cookie: '', loopbackHostOnly: !opts.token };
-  const { server, url } = await listenLimited(limits, { port: opts.port, host: opts.host }, (req, res) => {
-    handle(live, opts, access, req, res).catch(() => {
-      if (!res.headersSent) plain(res, 500, 'the dashboard could not read this; see the log');
-      else res.destroy();
-    });
-  });
-  access.cookie = cookieName(Number(new URL(url).port));
+  const gate: Gate = { access, untrusted: new UntrustedConnections(limits), help: '' };
+  const { server, url } = await listenLimited(
+    limits,
+    { port: opts.port, host: opts.host },
+    (req, res) => {
+      handle(live, opts, gate, req, res).catch(() => {
+        if (!res.headersSent) plain(res, 500, 'the dashboard could not read this; see the log');
+        else res.destroy();
+      });
+    },
+    gate.untrusted,
+  );
+  const port = Number(new URL(url).port);
+  access.cookie = cookieName(port);
+  gate.help = tokenHelp(opts, port);
   await live.scan();
   return {
     url: `${url}/`,
@@ -288,11 +312,35 @@ function send(res: ServerResponse, contentType: string, text: string): void {
 
 type Refusal = [status: number, text: string, headers?: Record<string, string>];
 
+/** Who may in: the token, the connections that have not shown it yet, and what to tell those without it. */
+interface Gate {
+  access: Access;
+  untrusted: UntrustedConnections;
+  /** The page a request without the token gets: where its owner finds the link. */
+  help: string;
+}
+
+/**
+ * Where the owner finds the token: the link the command printed, the file `watch --ui` keeps it
+ * in, or the uiToken they set. Shown to anyone who reaches the port without it; a configured
+ * token (the only kind another machine can reach) names no file.
+ */
+function tokenHelp(opts: Pick<DashboardOptions, 'token' | 'linkFile'>, port: number): string {
+  const head = 'This dashboard asks for its token.';
+  if (opts.token)
+    return `${head} It is the one set as uiToken (HTORDER_UI_TOKEN, or uiToken in a profile of the config file); a browser asks for it as the password of its sign-in, with any user name.`;
+  const again = 'Each start makes a new token: a link from an earlier start opens nothing.';
+  const file = opts.linkFile?.(port);
+  if (file === undefined) return `${head} Open the link htorder ui printed when it started (its first line). ${again}`;
+  return `${head} Open the link htorder watch --ui printed when it started, or the one in the file ${file}, readable by the watcher's user only (cat ${file}). ${again}`;
+}
+
 /**
  * The answer to a request a read-only dashboard never serves (status, text, headers), or
  * undefined; a request that brought the token in its query gets the cookie (`cookie`).
  */
-function refusal(req: IncomingMessage, access: Access, url: URL, cookie: Record<string, string>): Refusal | undefined {
+function refusal(req: IncomingMessage, gate: Gate, url: URL, cookie: Record<string, string>): Refusal | undefined {
+  const { access } = gate;
   if (req.method !== 'GET' && req.method !== 'HEAD')
     return [405, 'read-only', { allow: 'GET, HEAD', connection: 'close' }];
   if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)
@@ -301,27 +349,27 @@ function refusal(req: IncomingMessage, access: Access, url: URL, cookie: Record<
   if (verdict === 'ok-from-query')
     // HttpOnly: no script reads it; SameSite=Strict: no other site's page sends it.
     cookie['set-cookie'] = `${access.cookie}=${access.token}; Path=/; HttpOnly; SameSite=Strict`;
-  if (verdict === 'cross-site') return [403, 'this dashboard answers its own pages only, not other sites'];
+  // A refused request's connection is closed with the answer: it never waits, kept alive, for another try.
+  const close = { connection: 'close' };
+  if (verdict === 'cross-site') return [403, 'this dashboard answers its own pages only, not other sites', close];
   if (verdict === 'unauthorized')
-    return [
-      401,
-      'this dashboard asks for its token',
-      { 'www-authenticate': 'Basic realm="htorder dashboard", charset="UTF-8"' },
-    ];
-  if (verdict === 'bad-host') return [403, 'this dashboard answers to loopback host names only'];
+    return [401, gate.help, { 'www-authenticate': 'Basic realm="htorder dashboard", charset="UTF-8"', ...close }];
+  if (verdict === 'bad-host') return [403, 'this dashboard answers to loopback host names only', close];
+  // Shown the token: from now on the connection is the owner's, not held to the untrusted caps.
+  gate.untrusted.trust(req.socket);
   return undefined;
 }
 
 async function handle(
   live: LiveInputs,
   opts: DashboardOptions,
-  access: Access,
+  gate: Gate,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
   const cookie: Record<string, string> = {};
-  const refused = refusal(req, access, url, cookie);
+  const refused = refusal(req, gate, url, cookie);
   if (refused) return plain(res, ...refused);
   for (const [k, v] of Object.entries(cookie)) res.setHeader(k, v);
   const q = (k: string): string | undefined => url.searchParams.get(k) ?? undefined;

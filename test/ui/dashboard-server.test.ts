@@ -333,4 +333,42 @@ describe('the dashboard server', () => {
     );
     expect(page.match(/data-status="held"/g)).toHaveLength(2);
   });
+
+  it('tells a request without the token where its owner finds the link, and closes its connection', async () => {
+    const root = await folder();
+    running = await startDashboard({ root, layout: LAYOUT, port: 0, host: '127.0.0.1' });
+    let res = await fetch(running.url);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('connection')).toBe('close');
+    expect(await res.text()).toContain('Open the link htorder ui printed when it started (its first line).');
+    await running.close();
+
+    running = await startDashboard({
+      root,
+      layout: LAYOUT,
+      port: 0,
+      host: '127.0.0.1',
+      linkFile: (port) => `/state/ui/${port}.url`,
+    });
+    const { port } = new URL(running.url);
+    const text = await (await fetch(running.url)).text();
+    expect(text).toContain('Open the link htorder watch --ui printed when it started');
+    expect(text).toContain(`/state/ui/${port}.url, readable by the watcher's user only (cat /state/ui/${port}.url)`);
+    expect(text).not.toContain(tokenOf(running));
+    await running.close();
+
+    // A token of one's own (the kind another machine reaches through a proxy): no file is named.
+    running = await startDashboard({
+      root,
+      layout: LAYOUT,
+      port: 0,
+      host: '127.0.0.1',
+      token: 'mine-1234',
+      linkFile: () => '/state/x.url',
+    });
+    res = await fetch(running.url);
+    const own = await res.text();
+    expect(own).toContain('uiToken (HTORDER_UI_TOKEN');
+    expect(own).not.toContain('/state/');
+  });
 });
