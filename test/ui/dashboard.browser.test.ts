@@ -311,7 +311,7 @@ inBrowser('remote access', () => {
 
   it('tells a browser without the token where the link is: the file and the command', async () => {
     const { port } = new URL(watch.uiUrl as string);
-    const file = (watch.logs().find((l) => 'uiLink' in l) ?? {}).uiLink as string;
+    const file = watch.logs().find((l) => 'uiLink' in l)?.uiLink as string;
     expect(file).toMatch(new RegExp(`/ui/${port}\\.url$`));
     const b = await launch();
     try {
