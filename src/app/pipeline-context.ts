@@ -88,7 +88,7 @@ export function pipelineOver(
    * The account key and the ledger's vouching, learnt once for every input (inputs that start
    * together share one GET /account); a failure is not kept: the next input asks again.
    */
-  let first: Promise<{ account: string; vouch: Vouching }> | undefined;
+  let first: Promise<{ account: string; vouch: Vouching; currency?: string }> | undefined;
   // htorder 0.1 kept the ledger in ./.htorder/ of the working directory: still read (imported).
   const legacyDir =
     input.sandbox || settings.explicit('stateDir') !== undefined ? undefined : join(input.cwd, '.htorder');
@@ -100,10 +100,11 @@ export function pipelineOver(
       const { value: current, artwork: currentArtwork } = lookups.current();
       first ??= (async () => {
         const account = await accountKey(config, current);
-        return { account, vouch: await vouching(ledger, account, { legacyDir, stateDir: config.stateDir, logger }) };
+        const vouch = await vouching(ledger, account, { legacyDir, stateDir: config.stateDir, logger });
+        return { account, vouch, currency: await accountCurrency(current) };
       })();
       const learnt = first;
-      const { account, vouch } = await learnt.catch((err: unknown) => {
+      const { account, vouch, currency } = await learnt.catch((err: unknown) => {
         if (first === learnt) first = undefined;
         throw err;
       });
@@ -122,6 +123,7 @@ export function pipelineOver(
         ...(currentArtwork ? { artwork: currentArtwork } : {}),
         ledger,
         account,
+        ...(currency ? { currency } : {}),
         csvLimits: csvLimitsFrom(settings),
         defaultDeliveryMethod,
         guard: guardLimitsFrom(settings),
@@ -156,6 +158,15 @@ export async function accountKey(
   if (config.ledgerAccount !== undefined) return config.ledgerAccount;
   const profile = await catalogue.account();
   return ledgerAccountKey(config.baseUrl, profile?.id ?? config.clientId);
+}
+
+/**
+ * The account's currency, from the profile accountKey read (the catalogue keeps it: no second
+ * request); none when the profile names none or could not be read.
+ */
+async function accountCurrency(catalogue: AccountCatalogue): Promise<string | undefined> {
+  const profile = await catalogue.account().catch(() => undefined);
+  return profile?.currency ?? undefined;
 }
 
 interface Vouching {
