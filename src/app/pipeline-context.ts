@@ -88,7 +88,7 @@ export function pipelineOver(
    * The account key and the ledger's vouching, learnt once for every input (inputs that start
    * together share one GET /account); a failure is not kept: the next input asks again.
    */
-  let first: Promise<{ account: string; vouch: Vouching; currency?: string }> | undefined;
+  let first: ReturnType<typeof learnAccount> | undefined;
   // htorder 0.1 kept the ledger in ./.htorder/ of the working directory: still read (imported).
   const legacyDir =
     input.sandbox || settings.explicit('stateDir') !== undefined ? undefined : join(input.cwd, '.htorder');
@@ -98,11 +98,7 @@ export function pipelineOver(
     ledger,
     context: async (perInput) => {
       const { value: current, artwork: currentArtwork } = lookups.current();
-      first ??= (async () => {
-        const account = await accountKey(config, current);
-        const vouch = await vouching(ledger, account, { legacyDir, stateDir: config.stateDir, logger });
-        return { account, vouch, currency: await accountCurrency(current) };
-      })();
+      first ??= learnAccount(config, current, ledger, { legacyDir, stateDir: config.stateDir, logger });
       const learnt = first;
       const { account, vouch, currency } = await learnt.catch((err: unknown) => {
         if (first === learnt) first = undefined;
@@ -158,6 +154,18 @@ export async function accountKey(
   if (config.ledgerAccount !== undefined) return config.ledgerAccount;
   const profile = await catalogue.account();
   return ledgerAccountKey(config.baseUrl, profile?.id ?? config.clientId);
+}
+
+/** The account key, whether the ledger vouches for it, and the account's currency. */
+async function learnAccount(
+  config: Pick<ApiConfig, 'baseUrl' | 'clientId' | 'ledgerAccount'>,
+  catalogue: AccountCatalogue,
+  ledger: LedgerStore,
+  opts: Parameters<typeof vouching>[2],
+): Promise<{ account: string; vouch: Vouching; currency?: string }> {
+  const account = await accountKey(config, catalogue);
+  const vouch = await vouching(ledger, account, opts);
+  return { account, vouch, currency: await accountCurrency(catalogue) };
 }
 
 /**
