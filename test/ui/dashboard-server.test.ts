@@ -332,6 +332,8 @@ describe('the dashboard server', () => {
       '2 jobs wait for approval, 10,000.00 USD: A-1: estimate 6000 USD is over maxJobCost 500.00 USD; A-2:',
     );
     expect(page.match(/data-status="held"/g)).toHaveLength(2);
+    const one = await (await get(`${running?.url}input?id=held%2Fshop-a.csv`)).text();
+    expect(one).toContain('2 jobs wait for approval, estimated 10,000.00 USD: nothing of them is sent until');
   });
 
   it('tells a request without the token where its owner finds the link, and closes its connection', async () => {
