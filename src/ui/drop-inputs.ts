@@ -28,7 +28,6 @@ export type Place = 'drop' | 'processing' | 'done' | 'failed' | 'held';
 export type ReportKind = keyof ReportPaths;
 /** The reports' names after their input's (`.result.json` …): the names the pipeline writes. */
 export const REPORT_SUFFIX: Record<ReportKind, string> = reportPaths('');
-const REPORT_KINDS = Object.keys(REPORT_SUFFIX) as ReportKind[];
 
 /** One input as the pages show it (record() builds it). */
 export type InputRecord = ReturnType<typeof record>;
@@ -53,7 +52,7 @@ export const SCAN_LIMITS = {
   cachedReports: 5_000,
 };
 
-export interface Listed {
+interface Listed {
   name: string;
   path: string;
   mtimeMs: number;
@@ -64,26 +63,19 @@ export interface Listed {
 }
 
 /**
- * Entries stat'ed at once while listing: a folder of tens of thousands of files is listed in a
- * fraction of the time one stat after another takes (each waits its turn in the thread pool),
- * and a batch bounds the promises in flight. bench:ui shows it.
- */
-const STAT_BATCH = 64;
-
-/**
  * A folder's files (never through a link, the folder's own name included: openFolder). `known`:
  * the files of its last listing, reused for the names still there instead of a stat each — a
  * file renamed over under a known name keeps its old size and time until a listing without
  * `known`.
  */
-export async function listFolder(dir: string, known?: ReadonlyMap<string, Listed>): Promise<Listed[]> {
+async function listFolder(dir: string, known?: ReadonlyMap<string, Listed>): Promise<Listed[]> {
   const folder = await openFolder(dir);
   if (!folder) return [];
   try {
     const out: Listed[] = [];
     const unknown: string[] = [];
     let seen = 0;
-    for await (const entry of await opendir(folder.at(), { bufferSize: 256 })) {
+    for await (const entry of await opendir(folder.at())) {
       if (++seen > SCAN_LIMITS.entriesPerFolder) break;
       // Dirent types come from lstat: a link is never a file here, so it is never opened.
       if (!entry.isFile() || entry.name.startsWith('.')) continue;
@@ -91,14 +83,10 @@ export async function listFolder(dir: string, known?: ReadonlyMap<string, Listed
       if (had) out.push(had);
       else unknown.push(entry.name);
     }
-    for (let i = 0; i < unknown.length; i += STAT_BATCH) {
-      const batch = unknown.slice(i, i + STAT_BATCH);
-      const stats = await Promise.all(batch.map((name) => lstat(folder.at(name)).catch(() => undefined)));
-      for (const [k, st] of stats.entries()) {
-        const name = batch[k] as string;
-        if (st?.isFile())
-          out.push({ name, path: join(dir, name), mtimeMs: st.mtimeMs, size: st.size, dev: st.dev, ino: st.ino });
-      }
+    for (const name of unknown) {
+      const st = await lstat(folder.at(name)).catch(() => undefined);
+      if (st?.isFile())
+        out.push({ name, path: join(dir, name), mtimeMs: st.mtimeMs, size: st.size, dev: st.dev, ino: st.ino });
     }
     return (await folder.stillHeld()) ? out : [];
   } catch {
@@ -200,7 +188,7 @@ function statusOf(place: Place, view: ReportView | undefined): InputStatus {
 }
 
 function reportOf(name: string): { base: string; kind: ReportKind } | undefined {
-  for (const kind of REPORT_KINDS) {
+  for (const kind of Object.keys(REPORT_SUFFIX) as ReportKind[]) {
     const suffix = REPORT_SUFFIX[kind];
     if (name.endsWith(suffix) && name.length > suffix.length) return { base: name.slice(0, -suffix.length), kind };
   }
@@ -208,7 +196,7 @@ function reportOf(name: string): { base: string; kind: ReportKind } | undefined 
 }
 
 /** An input (or reports without one) of one folder: its files by kind. */
-export interface Found {
+interface Found {
   place: Place;
   name: string;
   input?: Listed;
@@ -239,66 +227,21 @@ const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 const newestFirst = (a: { at: number; id: string }, b: { at: number; id: string }): number =>
   b.at - a.at || byText(a.id, b.id);
 
-/**
- * The paths of the newest reports, up to SCAN_LIMITS.cachedReports: those read for the pages.
- * The cut is found on the times alone (a numeric sort of a typed array, not a sort of the
- * reports by a comparator): a folder of tens of thousands of reports is cut in milliseconds.
- * bench:ui shows it; test/ui/drop-inputs.test.ts holds it to the plain sort.
- */
-export function newestReports(found: readonly Found[]): Set<string> {
+/** The paths of the newest reports, up to SCAN_LIMITS.cachedReports: those read for the pages. */
+function newestReports(found: readonly Found[]): Set<string> {
   const reports = found.flatMap((g) => (g.reports.json ? [g.reports.json] : []));
-  const cap = SCAN_LIMITS.cachedReports;
-  if (reports.length <= cap) return new Set(reports.map((f) => f.path));
-  const times = Float64Array.from(reports, (f) => f.mtimeMs).sort();
-  const cut = times[times.length - cap] as number;
-  const newer = reports.filter((f) => f.mtimeMs > cut);
-  // Reports as old as the cut take the places left, by path.
-  const atCut = reports.filter((f) => f.mtimeMs === cut).sort((a, b) => byText(a.path, b.path));
-  return new Set([...newer, ...atCut.slice(0, cap - newer.length)].map((f) => f.path));
-}
-
-/** Lists each sorted newest first, merged into one. */
-function mergeNewestFirst(lists: readonly (readonly InputRecord[])[]): InputRecord[] {
-  let out: InputRecord[] = [];
-  for (const list of lists) {
-    const merged: InputRecord[] = [];
-    let i = 0;
-    for (const r of list) {
-      while (i < out.length && newestFirst(out[i] as InputRecord, r) <= 0) merged.push(out[i++] as InputRecord);
-      merged.push(r);
-    }
-    while (i < out.length) merged.push(out[i++] as InputRecord);
-    out = merged;
-  }
-  return out;
+  reports.sort((a, b) => b.mtimeMs - a.mtimeMs || byText(a.path, b.path));
+  return new Set(reports.slice(0, SCAN_LIMITS.cachedReports).map((f) => f.path));
 }
 
 type LiveState = Pick<InputEvent, 'phase' | 'at' | 'problem' | 'retryInMs'>;
 
-/** An input of a folder, as its record was made. */
-interface Entry {
-  group: Found;
-  /** Whether its report was among those read. */
-  read: boolean;
-  record: InputRecord;
-}
-
-/** A folder as the last scan listed it (reused while its stamp stays the same), and its records. */
-interface PlacedRecords {
+/** A folder as the last scan listed it: kept while its stamp stays the same. */
+interface FolderListing {
   /** The folder's device and inode. */
   id: string;
   stamp: string;
   files: readonly Listed[];
-  found: Found[];
-  /** Its inputs by name. */
-  entries: Map<string, Entry>;
-  /** Newest first. */
-  records: InputRecord[];
-}
-
-/** Whether an input's files are the same as before. */
-function sameGroup(a: Found, b: Found): boolean {
-  return sameFile(a.input, b.input) && REPORT_KINDS.every((k) => sameFile(a.reports[k], b.reports[k]));
 }
 
 /**
@@ -310,15 +253,16 @@ export class DropInputs {
   private readonly cache = new Map<string, ParsedReport>();
   private readonly live = new Map<string, LiveState>();
   private readonly durations = new Map<string, number>();
-  /** Inputs whose duration the watcher told since the last scan: their records are made again. */
-  private retold = new Set<string>();
+  /** Durations the watcher told, and how many of them the records show. */
+  private durationsTold = 0;
+  private durationsShown = 0;
   private records: InputRecord[] = [];
   /** list()'s answer until the next scan or event. */
   private sorted: InputRecord[] | undefined;
   /** The folders as they were when the last scan began, and when that was. */
   private scanned: { stamp: string; newestMs: number; at: number } | undefined;
-  /** Each folder as last listed, by place, with its records. */
-  private placed = new Map<Place, PlacedRecords>();
+  /** Each folder as last listed, by place. */
+  private listings = new Map<Place, FolderListing>();
 
   constructor(
     readonly root: string,
@@ -341,7 +285,7 @@ export class DropInputs {
       this.live.delete(e.name);
       if (e.durationMs !== undefined) {
         this.durations.set(e.name, e.durationMs);
-        this.retold.add(e.name);
+        this.durationsTold += 1;
         // Bounded: the oldest durations go first.
         if (this.durations.size > 10_000) this.durations.delete(this.durations.keys().next().value as string);
       }
@@ -400,17 +344,18 @@ export class DropInputs {
    * enough to trust (RACY_MS), keeps that listing; in a large folder that changed
    * (SCAN_LIMITS.quickListing), the files keep their last stat while their names are still
    * there (listFolder's `known`). A file rewritten in place, or replaced under a name a large
-   * folder had, is seen at the next full scan.
+   * folder had, is seen at the next full scan. When no listing changed, neither do the records.
    */
   async scan(full = true): Promise<boolean> {
     // The folders' stamp is taken before listing: a change while listing shows as a new stamp.
     const at = Date.now();
     const { places, stamp, newestMs } = await this.folders();
     this.scanned = { stamp, newestMs, at };
-    const listed = new Map<Place, readonly Listed[]>();
-    let changed = places.length !== this.placed.size;
+    const listings = new Map<Place, FolderListing>();
+    let changed = places.length !== this.listings.size;
+    let kept = !changed && this.durationsShown === this.durationsTold;
     for (const { place, dir, id, stamp: own, mtimeMs } of places) {
-      const last = this.placed.get(place);
+      const last = this.listings.get(place);
       // Stats are reused only from the same folder (another one renamed to its name is listed afresh).
       const files =
         full || !last || last.id !== id || last.files.length <= SCAN_LIMITS.quickListing
@@ -419,73 +364,28 @@ export class DropInputs {
             ? last.files
             : await listFolder(dir, new Map(last.files.map((f) => [f.name, f])));
       changed ||= !last || !sameFiles(files, last.files);
-      listed.set(place, files);
+      kept &&= files === last?.files;
+      listings.set(place, { id, stamp: own, files });
     }
-    await this.place(listed, places);
+    this.listings = listings;
+    if (kept) return false;
+    this.durationsShown = this.durationsTold;
+    await this.recordsOf([...listings].flatMap(([place, l]) => grouped(place, l.files)));
     return changed;
   }
 
-  /**
-   * Each folder's records, newest first, merged. An input whose files, whose place among the
-   * reports read and whose duration are what they were keeps its record and its place in the
-   * order; only the others are made and sorted, then merged in: a change in a folder of tens of
-   * thousands of inputs costs a pass over them, not a sort. bench:ui shows it.
-   */
-  private async place(
-    listed: ReadonlyMap<Place, readonly Listed[]>,
-    places: readonly { place: Place; id: string; stamp: string }[],
-  ) {
-    const retold = this.retold;
-    this.retold = new Set();
-    const found = new Map<Place, Found[]>();
-    for (const [place, files] of listed) {
-      const had = this.placed.get(place);
-      found.set(place, had?.files === files ? had.found : grouped(place, files));
-    }
-    const read = newestReports([...found.values()].flat());
-    const placed = new Map<Place, PlacedRecords>();
-    let allKept = places.length === this.placed.size;
-    for (const { place, id, stamp } of places) {
-      const had = this.placed.get(place);
-      const groups = found.get(place) ?? [];
-      const { entries, records } = await this.recordsOf(groups, read, retold, had);
-      allKept &&= records === had?.records;
-      placed.set(place, { id, stamp, files: listed.get(place) ?? [], found: groups, entries, records });
+  /** The records of the inputs found, newest first. */
+  private async recordsOf(found: readonly Found[]): Promise<void> {
+    const read = newestReports(found);
+    const records: InputRecord[] = [];
+    for (const group of found) {
+      const json = group.reports.json;
+      records.push(await this.recordOf(group, json !== undefined && read.has(json.path)));
     }
     // Forget digests of reports that are gone or no longer read.
     for (const key of this.cache.keys()) if (!read.has(key)) this.cache.delete(key);
-    this.placed = placed;
-    if (allKept) return;
-    this.records = mergeNewestFirst([...placed.values()].map((p) => p.records));
+    this.records = records.sort(newestFirst);
     this.sorted = undefined;
-  }
-
-  /** One folder's records, newest first, those of unchanged inputs kept from `had` (place()). */
-  private async recordsOf(
-    groups: readonly Found[],
-    read: ReadonlySet<string>,
-    retold: ReadonlySet<string>,
-    had: PlacedRecords | undefined,
-  ): Promise<Pick<PlacedRecords, 'entries' | 'records'>> {
-    const entries = new Map<string, Entry>();
-    const kept = new Set<InputRecord>();
-    const made: InputRecord[] = [];
-    for (const group of groups) {
-      const json = group.reports.json;
-      const isRead = json !== undefined && read.has(json.path);
-      const prev = had?.entries.get(group.name);
-      if (prev && prev.read === isRead && !retold.has(group.name) && sameGroup(prev.group, group)) {
-        entries.set(group.name, prev);
-        kept.add(prev.record);
-        continue;
-      }
-      const record = await this.recordOf(group, isRead);
-      entries.set(group.name, { group, read: isRead, record });
-      made.push(record);
-    }
-    if (had && made.length === 0 && kept.size === had.records.length) return { entries, records: had.records };
-    const before = (had?.records ?? []).filter((r) => kept.has(r));
-    return { entries, records: mergeNewestFirst([before, made.sort(newestFirst)]) };
   }
 
   /** An input's record from its files; `read`: its report is among those read. */
@@ -533,27 +433,19 @@ export class DropInputs {
     return this.sorted;
   }
 
-  /**
-   * The records (sorted at scan) with the watcher's news laid over them: the few inputs it tells
-   * about are taken out, changed, sorted and merged back, so a list of tens of thousands is not
-   * sorted again at every event.
-   */
   private overlaid(): InputRecord[] {
     if (this.live.size === 0) return this.records;
-    const base: InputRecord[] = [];
-    const news: InputRecord[] = [];
-    const listed = new Set<string>();
-    for (const r of this.records) {
-      const open = r.place === 'drop' || r.place === 'processing';
-      if (open) listed.add(r.name);
-      const l = open ? this.live.get(r.name) : undefined;
-      if (l) news.push(withLive(r, l));
-      else base.push(r);
-    }
+    const out = this.records.map((r) => {
+      const l = r.place === 'drop' || r.place === 'processing' ? this.live.get(r.name) : undefined;
+      return l ? withLive(r, l) : r;
+    });
+    const listed = new Set(
+      this.records.filter((r) => r.place === 'drop' || r.place === 'processing').map((r) => r.name),
+    );
     for (const [name, l] of this.live) {
-      if (!listed.has(name)) news.push(withLive(record(`live/${name}`, name, 'drop', l.at), l));
+      if (!listed.has(name)) out.push(withLive(record(`live/${name}`, name, 'drop', l.at), l));
     }
-    return mergeNewestFirst([base, news.sort(newestFirst)]);
+    return out.sort(newestFirst);
   }
 
   /** The input a request names, when it is one of those listed. */
