@@ -104,6 +104,7 @@ export function pipelineOver(
     accountKey(config, catalogue).then(async (account) => ({
       account,
       vouch: await vouching(ledger, account, { legacyDir, session }),
+      currency: await accountCurrency(catalogue),
     })),
   );
   const always = settings.get('verifyNewOrders') === 'always';
@@ -117,7 +118,7 @@ export function pipelineOver(
       const learning = learn(current);
       learning.catch(() => undefined);
       await session.refreshClock();
-      const { account, vouch } = await learning;
+      const { account, vouch, currency } = await learning;
       store ??= artworkStoreFrom(settings, input.env, artworkLimits);
       const artworkStore = await store;
       return {
@@ -133,6 +134,7 @@ export function pipelineOver(
         ...(currentArtwork ? { artwork: currentArtwork } : {}),
         ledger,
         account,
+        ...(currency ? { currency } : {}),
         ...reading,
         guard: { ...guardLimitsFrom(settings), ...windowOf(perInput) },
         // Orders the ledger has never seen are searched first unless it vouches for the account.
@@ -186,6 +188,15 @@ function learnOnce<T>(learn: (catalogue: AccountCatalogue) => Promise<T>): (cata
       throw err;
     });
   };
+}
+
+/**
+ * The account's currency, from the profile accountKey read (the catalogue keeps it: no second
+ * request); none when the profile names none or could not be read.
+ */
+async function accountCurrency(catalogue: AccountCatalogue): Promise<string | undefined> {
+  const profile = await catalogue.account().catch(() => undefined);
+  return profile?.currency ?? undefined;
 }
 
 interface Vouching {
