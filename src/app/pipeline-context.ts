@@ -82,12 +82,7 @@ export function pipelineOver(
   ledger: LedgerStore,
 ): OpenPipeline {
   const { config, client, logger, settings, clock } = session;
-  // How every input is read: the same for prepare (run's first input) and each context.
-  const reading = {
-    csvLimits: csvLimitsFrom(settings),
-    manifestMaxBytes: settings.get('manifestMaxBytes'),
-    defaultDeliveryMethod: settings.get('defaultDeliveryMethod'),
-  };
+  const reading = readingFrom(settings);
   // Read (and so checked) when the pipeline opens: a broken table is a usage error before anything is sent.
   const shopDeliveryMethods = deliveryMethodTable(settings);
   let store: Promise<{ store: ArtworkStore; marginDays: number; maxInputBytes: number } | undefined> | undefined;
@@ -153,6 +148,15 @@ export function pipelineOver(
       (await store?.catch(() => undefined))?.store.close();
       await session.close();
     },
+  };
+}
+
+/** How every input is read: the same for prepare (run's first input) and each context. */
+function readingFrom(settings: ApiSession['settings']) {
+  return {
+    csvLimits: csvLimitsFrom(settings),
+    manifestMaxBytes: settings.get('manifestMaxBytes'),
+    defaultDeliveryMethod: settings.get('defaultDeliveryMethod'),
   };
 }
 
