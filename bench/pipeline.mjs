@@ -29,7 +29,8 @@
  * --latency MS (25), --concurrency N (8), --bare 0 (no bare client: htorder's time, CPU and
  * memory alone, after a warm-up of one job that vouches the ledger), --memory (each run's
  * memory as it grows: process.memoryUsage() per 1,000 jobs, lib/report-peak.mjs), --prof DIR
- * (a --cpu-prof profile of each htorder run into DIR), --cli FILE (another build's
+ * (a --cpu-prof profile of each htorder run into DIR), --heap-prof DIR (a --heap-prof sampling
+ * profile of each htorder run into DIR: the allocations still live when it exits), --cli FILE (another build's
  * dist/cli/main.js, for before/after), --reports-cli FILE (after each size's runs, one more
  * run of this build and one of FILE's on the same input, each with a fresh state dir: their
  * result.json, result.csv and errors.txt must say the same, timestamps and job numbers aside;
@@ -59,6 +60,7 @@ const LATENCY = Number(option('--latency', 'BENCH_LATENCY_MS', 25));
 const CONCURRENCY = Number(option('--concurrency', 'BENCH_CONCURRENCY', 8));
 const BARE_CLIENT = option('--bare', 'BENCH_BARE', '1') !== '0';
 const PROF = option('--prof', 'BENCH_PROF', undefined);
+const HEAP_PROF = option('--heap-prof', 'BENCH_HEAP_PROF', undefined);
 const TRACE = process.argv.includes('--trace');
 const MEMORY = process.argv.includes('--memory');
 const LINES = 5;
@@ -121,7 +123,10 @@ async function benchSize(JOBS, { assets, env, bareEnv }) {
     for (const f of keep ? [file] : [file, ...reports]) await rm(f, { force: true });
     return { ...r, calls };
   };
-  const profArgs = PROF ? ['--cpu-prof', `--cpu-prof-dir=${PROF}`] : [];
+  const profArgs = [
+    ...(PROF ? ['--cpu-prof', `--cpu-prof-dir=${PROF}`] : []),
+    ...(HEAP_PROF ? ['--heap-prof', `--heap-prof-dir=${HEAP_PROF}`] : []),
+  ];
 
   // Warm-up: vouches the ledger, warms the simulator, gives the request bodies.
   const warm = await htorder(`W${JOBS}`, { jobs: BARE_CLIENT ? JOBS : 1 });
