@@ -4,10 +4,8 @@ import type { ConfigFlags } from '../core/config/resolve-config.js';
 import { MAX_CONCURRENCY, SETTINGS, WATCH_DEFAULTS } from '../core/config/settings.js';
 import { ExitCode, UsageError } from '../core/errors.js';
 import { cannotListen, isListenError } from '../core/limited-server.js';
-import type { Logger } from '../core/log/logger.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import { writeFileAtomic } from '../storage/atomic-write.js';
-import { type ApprovalNote, approvalNotes, approves } from '../pipeline/guard-notes.js';
 import { FolderLedger } from '../storage/ledger/folder-ledger.js';
 import type { LedgerStore } from '../storage/ledger/model.js';
 import { isS3Url, parseS3Url, type S3Location } from '../storage/s3/s3-url.js';
@@ -25,6 +23,7 @@ import { Watcher, type WatcherOptions } from '../watch/watcher.js';
 import { type ApiSession, openApiSession } from './api-session.js';
 import { bucketLedgerOf, bucketStateOf, openBucketStore } from './bucket-ledger.js';
 import { handleInput, setAside, type HandleContext } from './handle-input.js';
+import { takeBackApproved } from './held-take-back.js';
 import { tellSettled } from './settled.js';
 import { pipelineOver, type OpenPipeline, type PipelineContextInput } from './pipeline-context.js';
 import { loadWatchRoutes, type WatchRoute, type WatchRoutes } from './watch-routes.js';
@@ -226,16 +225,18 @@ async function serve(
     const { startDashboard } = await import('../ui/dashboard.js');
     const layout = dropLayout(settings);
     const token = settings.get('uiToken');
+    const linkFile = (port: number): string => join(config.stateDir, 'ui', `${port}.url`);
     const ui = await bind('ui', session, io, (at) =>
-      startDashboard({ root: source.location, layout, events, token, ...at }),
+      startDashboard({ root: source.location, layout, events, token, linkFile, ...at }),
     );
     if (!ui) return undefined;
     closers.push(() => ui.close());
     served.uiUrl = ui.openUrl;
     // The log drops URLs' query strings, the token's place: the link to open goes to a file only the watcher's user reads.
-    served.uiLink = join(config.stateDir, 'ui', `${new URL(ui.url).port}.url`);
+    served.uiLink = linkFile(Number(new URL(ui.url).port));
     await mkdir(dirname(served.uiLink), { recursive: true, mode: 0o700 });
     await writeFileAtomic(served.uiLink, `${ui.openUrl}\n`, { mode: 0o600 });
+    io.stderr.write(uiLinkLines(ui, served.uiLink, io.stderr.isTTY === true));
   }
   if (settings.get('healthPort') === undefined) return served;
   // Metrics are read only through the health server's /metrics: without a health port none
@@ -254,6 +255,19 @@ async function serve(
   closers.push(() => health.close());
   served.healthUrl = health.url;
   return served;
+}
+
+/**
+ * What `watch --ui` prints at start, outside the log: on a terminal, the link to open with its
+ * token (the person who started it sees it there); otherwise (a service, output kept in a
+ * journal or a file) the address without the token, since that output is a log. Both name the
+ * file that holds the link.
+ */
+function uiLinkLines(ui: { url: string; openUrl: string }, file: string, terminal: boolean): string {
+  const where = `the link with its token is also in ${file} (readable by this user only)`;
+  return terminal
+    ? `htorder watch: dashboard: ${ui.openUrl}\nhtorder watch: ${where}\n`
+    : `htorder watch: dashboard at ${ui.url}: open the link in ${file} (readable by this user only; it holds the token)\n`;
 }
 
 /**
@@ -295,7 +309,16 @@ async function watch(
   const watcher = new Watcher({
     source,
     handle: inputHandler(pipeline, routing, { logger, metrics: served.metrics, events, attempts: w.attempts }),
-    takeBack: takeBackApproved(source, pipeline, routing, logger),
+    takeBack: takeBackApproved({
+      source,
+      ownerOf: async (name) => {
+        const route = routing?.routes.choose(name);
+        return (route && routing ? routing.of(route) : pipeline).context();
+      },
+      own: () => pipeline.context(),
+      logger,
+      clock: session.clock,
+    }),
     logger,
     scanIntervalMs,
     stableMs: settings.get('stableTimeMs'),
@@ -373,39 +396,6 @@ function inputHandler(
   };
 }
 
-/**
- * Gives back to the top of the drop location each input in held/ whose waiting jobs are all
- * approved (docs/guardrails.md): processed again, it sends exactly the approved jobs, once.
- * Approvals are matched by the input's sha256, so an input edited in held/ stays there.
- */
-function takeBackApproved(
-  source: DropSource,
-  pipeline: OpenPipeline,
-  routing: Routing | undefined,
-  logger: Logger,
-): () => Promise<void> {
-  return async () => {
-    const names = await source.listHeld();
-    if (names.length === 0) return;
-    // Each account's notes once per scan.
-    const notes = new Map<string, Promise<ApprovalNote[]>>();
-    for (const name of names) {
-      const route = routing?.routes.choose(name);
-      const open = route && routing ? routing.of(route) : pipeline;
-      const { ledger, account } = await open.context();
-      const all = notes.get(account) ?? approvalNotes(ledger, account);
-      notes.set(account, all);
-      const sha256 = await source.heldHash(name);
-      if (sha256 === undefined) continue;
-      const own = (await all).filter((n) => n.input.sha256 === sha256);
-      if (own.length === 0 || !own.every((n) => approves(n, n.fingerprint))) continue;
-      const back = await source.takeBack(name);
-      if (back)
-        logger.info({ file: back, orders: own.map((n) => n.orderNumber) }, 'approved input taken back from held');
-    }
-  };
-}
-
 interface Routing {
   routes: WatchRoutes;
   /** The pipeline of the route's account. */
@@ -435,7 +425,12 @@ async function openRouting(routes: WatchRoutes, main: OpenPipeline, base: Pipeli
       if (opened.has(key)) continue;
       const session = await openApiSession({
         ...base,
-        ...(route.profile === undefined ? {} : { flags: { ...base.flags, profile: route.profile } }),
+        ...(route.profile === undefined
+          ? {}
+          : {
+              flags: { ...base.flags, profile: route.profile },
+              profileChosenBy: `chosen by ${route.name} at ${route.at}`,
+            }),
         ...(route.account === undefined ? {} : { account: route.account, sandboxOf: main.session }),
       });
       // A bucket's ledger is the bucket's, shared by every account (keyed by account);

@@ -37,7 +37,15 @@ import { dryRun } from './stages/dry-run.js';
 import { lookUp } from './stages/look-up.js';
 import { resolve } from './stages/resolve.js';
 import { guard, type GuardLimits, NO_LIMITS } from './stages/guard.js';
-import { overDailyCost, overInputCost, recordHeld, releaseUnspent, rememberContent } from './stages/input-guard.js';
+import {
+  capHeld,
+  forgetApproved,
+  overDailyCost,
+  overInputCost,
+  recordHeld,
+  releaseUnspent,
+  rememberContent,
+} from './stages/input-guard.js';
 import { holdBack, mustHoldBack, submit, withdraw } from './stages/submit.js';
 
 /**
@@ -65,6 +73,8 @@ export interface PipelineContext {
   defaultDeliveryMethod?: string;
   /** CSV reader limits (settings csvMax*); the defaults of read-input.ts when absent. */
   csvLimits?: Partial<CsvLimits>;
+  /** Largest YAML or JSON manifest (setting manifestMaxBytes); read-input.ts's default when absent. */
+  manifestMaxBytes?: number;
   client: ApiClient;
   /** One per account per run: lookups are shared by every input of the run, never across accounts. */
   catalogue: AccountCatalogue;
@@ -80,6 +90,8 @@ export interface PipelineContext {
   ledger: LedgerStore;
   /** Ledger account key: region + account id (ledger/account-key.ts). */
   account: string;
+  /** The account's currency (its profile), learnt with the account: what the jobs the ledger vouches for cost in. */
+  currency?: string;
   /**
    * Set when the ledger cannot vouch for the account (a new or moved state dir, another
    * machine) or HTORDER_VERIFY_NEW_ORDERS=always: `run` searches the account for every order
@@ -165,12 +177,16 @@ export type PreparedInput =
 /** Reads and checks an input (stage 1); sends nothing, and needs nothing the API answers. */
 export async function prepareInput(
   file: string,
-  plan: Pick<PipelineContext, 'command' | 'mapping' | 'csvLimits' | 'defaultDeliveryMethod' | 'clock'>,
+  plan: Pick<
+    PipelineContext,
+    'command' | 'mapping' | 'csvLimits' | 'manifestMaxBytes' | 'defaultDeliveryMethod' | 'clock'
+  >,
 ): Promise<PreparedInput> {
   const startedAt = nowDate(plan.clock);
   const read = await loadManifest(file, {
     ...(plan.mapping ? { mapping: plan.mapping } : {}),
     csv: plan.csvLimits,
+    ...(plan.manifestMaxBytes === undefined ? {} : { maxBytes: plan.manifestMaxBytes }),
     defaultDeliveryMethod: plan.defaultDeliveryMethod,
   });
   const usage = read.diagnostics.find((d) => USAGE_CODES.has(d.code));
@@ -313,12 +329,14 @@ async function runJobs(
     progress: progress('plan'),
   });
   let jobs = await overInputCost(ctx.planned ? checkPlanned(planned, ctx.planned, stage) : planned, stage);
-  if (ctx.command === 'plan') return writeAll(await overDailyCost(jobs, stage, { partial: ctx.partial, count: false }));
+  if (ctx.command === 'plan')
+    return writeAll(capHeld(await overDailyCost(jobs, stage, { partial: ctx.partial, count: false }), stage));
   if (!mustHoldBack(jobs, ctx.partial)) {
     const withdrawn = await ctx.hooks?.beforeSend?.();
     if (withdrawn !== undefined) return writeAll(withdraw(jobs, stage, withdrawn));
     jobs = await overDailyCost(jobs, stage, { partial: ctx.partial, count: true });
   }
+  jobs = capHeld(jobs, stage);
   await recordHeld(jobs, stage);
   if (mustHoldBack(jobs, ctx.partial)) return writeAll(holdBack(jobs, stage));
   writeAll(jobs);
@@ -337,6 +355,7 @@ async function runJobs(
     progress: progress('submit'),
   });
   await releaseUnspent(done, stage);
+  await forgetApproved(done, stage);
   return done;
 }
 
@@ -357,6 +376,7 @@ function stageContext(manifest: Manifest, ctx: RunContext): StageContext {
     artworkMarginDays: ctx.artworkStore?.marginDays ?? 0,
     ledger,
     account,
+    ...(ctx.currency ? { currency: ctx.currency } : {}),
     logger,
     ...(beforeSend ? { beforeSend } : {}),
     guard: ctx.guard ?? NO_LIMITS,
