@@ -31,6 +31,16 @@ describe('objects a run keeps per job share hidden classes (memory per job)', ()
     expect(Object.getOwnPropertyDescriptor(out, 'lazy')).toMatchObject({ value: 'x', writable: true });
   });
 
+  it('extend defines an own __proto__ key, as a spread does, and never sets the prototype', () => {
+    const base = JSON.parse('{"a": 1, "__proto__": {"polluted": true}}') as Record<string, unknown>;
+    const out = extend(base, { b: 2 }) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(out.polluted).toBeUndefined();
+    expect(Object.keys(out)).toEqual(['a', '__proto__', 'b']);
+    const more = JSON.parse('{"__proto__": {"polluted": true}}') as object;
+    expect(Object.getPrototypeOf(extend({ a: 1 }, more))).toBe(Object.prototype);
+  });
+
   it('extend shares one hidden class where a spread followed by keys makes one per object', () => {
     expect(shareHiddenClass((i) => extend({ index: i, quantity: 5 }, { unitPrice: 1, total: i }))).toBe(true);
     // What it replaces (Node 20): this is why it exists; a V8 that shares them here too makes it moot.
