@@ -51,6 +51,12 @@ export interface OpenPipeline {
   prepare(file: string, perInput?: InputOptions): Promise<PreparedInput>;
   /** Drops the catalogue, whose memoised answers include failures: after an outage, start afresh. */
   forget(): void;
+  /**
+   * Keeps the account's share of the ledger bounded once a day (pipeline/ledger-upkeep.ts), once
+   * the account is known; `windowMs`: the longest suspected-duplicate window of the caller's
+   * routes. Never throws: a failure is logged, and the next call tries again.
+   */
+  upkeep(windowMs?: number): Promise<void>;
   /** Closes the session (client, in-process sandbox). */
   close(): Promise<void>;
 }
@@ -102,6 +108,7 @@ export function pipelineOver(
   const legacyDir =
     input.sandbox || settings.explicit('stateDir') !== undefined ? undefined : join(input.cwd, '.htorder');
   const always = settings.get('verifyNewOrders') === 'always';
+  const retentionMs = settings.get('ledgerRetention');
   return {
     session,
     ledger,
@@ -146,6 +153,23 @@ export function pipelineOver(
       return prepareInput(file, { command: input.command, mapping, csvLimits, defaultDeliveryMethod, clock });
     },
     forget: lookups.forget,
+    upkeep: async (windowMs = 0) => {
+      const learnt = await first?.catch(() => undefined);
+      if (!learnt) return;
+      const own = guardLimitsFrom(settings).duplicateWindowMs;
+      const options = { clock, retentionMs, windowMs: Math.max(own, windowMs) };
+      try {
+        const { upkeepLedger } = await import('../pipeline/ledger-upkeep.js');
+        const done = await upkeepLedger(ledger, learnt.account, options);
+        if (done && done.folded + done.notes + done.moved + done.approvals > 0)
+          logger.info(
+            { account: learnt.account, ...done },
+            'kept the ledger up: folded old orders, removed expired notes',
+          );
+      } catch (err) {
+        logger.warn({ err: (err as Error).message }, 'could not keep the ledger up; the next run tries again');
+      }
+    },
     close: async () => {
       await lookups.close();
       (await store?.catch(() => undefined))?.store.close();

@@ -88,6 +88,8 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Comman
       const problem = outcome.problem ?? quoted;
       notifier?.runOutcome(resolve(file), outcome.status, outcome.report?.summary, problem);
     }
+    // After the inputs: a day's upkeep of the ledger never holds up an order.
+    if (input.command === 'run') await pipeline.upkeep();
     if (input.command === 'plan' && input.out !== undefined) {
       const { writeSavedPlan, planSummary } = await import('./saved-plan-command.js');
       const plan = await writeSavedPlan(input.out, context.account, outcomes);
