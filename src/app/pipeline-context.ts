@@ -1,6 +1,4 @@
-import { existsSync, realpathSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { nowIso } from '../core/clock.js';
+import { join } from 'node:path';
 import type { ApiConfig } from '../core/config/api-config.js';
 import { csvLimitsFrom, guardLimitsFrom } from '../core/config/resolve-settings.js';
 import { isLoopbackHost } from '../core/config/url-security.js';
@@ -9,14 +7,15 @@ import { deliveryMethodTable } from '../core/config/delivery-methods.js';
 import { UsageError } from '../core/errors.js';
 import type { ArtworkStore } from '../storage/artwork-store.js';
 import { parseS3Url } from '../storage/s3/s3-url.js';
-import { importEntries, ledgerAccountKey } from '../storage/ledger/account-key.js';
+import { ledgerAccountKey } from '../storage/ledger/account-key.js';
 import { FolderLedger } from '../storage/ledger/folder-ledger.js';
-import type { LedgerAccount, LedgerStore } from '../storage/ledger/model.js';
+import type { LedgerStore } from '../storage/ledger/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { PipelineCommand, PipelineContext, PreparedInput } from '../pipeline/process-input.js';
 import { createCatalogue, type AccountCatalogue } from '../resolve/catalogue.js';
 import { artworkChecks, type ArtworkChecks } from '../api/artwork-checks.js';
 import { openApiSession, type ApiSession, type ApiSessionInput } from './api-session.js';
+import { vouching } from './vouching.js';
 
 export interface PipelineContextInput extends ApiSessionInput {
   command: PipelineCommand;
@@ -146,6 +145,7 @@ export function pipelineOver(
         guard: { ...guardLimitsFrom(settings), ...windowOf(perInput) },
         // Orders the ledger has never seen are searched first unless it vouches for the account.
         unseen: always ? {} : vouch.vouched() ? undefined : { vouch: vouch.vouch },
+        ...(always || !vouch.vouched() ? {} : { soleWriter: vouch.soleWriter }),
         logger,
         clock,
       };
@@ -222,54 +222,6 @@ function learnOnce<T>(learn: (catalogue: AccountCatalogue) => Promise<T>): (cata
       if (first === learnt) first = undefined;
       throw err;
     });
-  };
-}
-
-interface Vouching {
-  /** Whether the ledger vouches for the account (its record exists). */
-  vouched(): boolean;
-  /** Writes the record: from now on the ledger vouches for the account. */
-  vouch(): Promise<void>;
-}
-
-/**
- * Whether the ledger can vouch for the account, after bringing in what other ledgers of the
- * same account hold: entries under htorder 0.1's key (`<baseUrl>#<id>`) or another spelling of
- * the URL in the same ledger, and the old `./.htorder/` ledger of the working directory. An
- * old ledger is read once per working directory (the account record remembers it); nothing it
- * records as submitted is sent again.
- */
-async function vouching(
-  ledger: LedgerStore,
-  account: string,
-  opts: { legacyDir: string | undefined; session: Pick<ApiSession, 'config' | 'logger' | 'clock'> },
-): Promise<Vouching> {
-  const { config, logger, clock } = opts.session;
-  let record: LedgerAccount | undefined = await ledger.readAccount(account);
-  const imported = new Set(record?.imported ?? []);
-  if (!record) await importEntries(ledger, ledger, account);
-  const legacy =
-    opts.legacyDir && existsSync(join(opts.legacyDir, 'ledger')) ? realpathSync(opts.legacyDir) : undefined;
-  if (legacy && legacy !== resolve(config.stateDir) && !imported.has(legacy)) {
-    const n = await importEntries(new FolderLedger(legacy), ledger, account);
-    imported.add(legacy);
-    logger.warn(
-      { from: legacy, to: config.stateDir, orders: n },
-      `the ledger now lives per user in ${config.stateDir}; read ${n} order(s) of this account from ${legacy} ` +
-        "(htorder 0.1's ledger, no longer written; keep it until you no longer need it)",
-    );
-    if (record) {
-      record = { ...record, imported: [...imported] };
-      await ledger.writeAccount(record);
-    }
-  }
-  return {
-    vouched: () => record !== undefined,
-    vouch: async () => {
-      if (record) return;
-      record = { ledgerVersion: 1, account, vouchedSince: nowIso(clock), imported: [...imported] };
-      await ledger.writeAccount(record);
-    },
   };
 }
 

@@ -91,6 +91,13 @@ export interface LedgerAccount {
   vouchedSince: string;
   /** Old ledgers (htorder 0.1's `./.htorder/`, by real path) whose entries were read into this one. */
   imported?: string[];
+  /** The newest job number of the account a look for other writers saw: the next look stops there. */
+  checkedThrough?: number;
+  /**
+   * A job another writer made on the account after `vouchedSince` (pipeline/other-writers.ts):
+   * from then on the ledger vouches for nothing, whatever the rest of this record says.
+   */
+  otherWriter?: { jobNumber: number; orderNumber: string | null; seenAt: string };
 }
 
 /** Proof that the caller still holds the lock; checked right before anything irreversible. */
