@@ -15,7 +15,7 @@ import type { PipelineCommand, PipelineContext, PreparedInput } from '../pipelin
 import { createCatalogue, type AccountCatalogue } from '../resolve/catalogue.js';
 import { artworkChecks, type ArtworkChecks } from '../api/artwork-checks.js';
 import { openApiSession, type ApiSession, type ApiSessionInput } from './api-session.js';
-import { vouching } from './vouching.js';
+import { type Vouching, vouching } from './vouching.js';
 
 export interface PipelineContextInput extends ApiSessionInput {
   command: PipelineCommand;
@@ -108,8 +108,7 @@ export function pipelineOver(
     })),
   );
   const always = settings.get('verifyNewOrders') === 'always';
-  /** The account once an input has learnt it: the upkeep's. */
-  let known: string | undefined;
+  let known: string | undefined; // the account once an input has learnt it: the upkeep's
   return {
     session,
     ledger,
@@ -140,9 +139,7 @@ export function pipelineOver(
         ...(currency ? { currency } : {}),
         ...reading,
         guard: { ...guardLimitsFrom(settings), ...windowOf(perInput) },
-        // Orders the ledger has never seen are searched first unless it vouches for the account.
-        unseen: always ? {} : vouch.vouched() ? undefined : { vouch: vouch.vouch },
-        ...(always || !vouch.vouched() ? {} : { soleWriter: vouch.soleWriter }),
+        ...unseenRule(always, vouch),
         logger,
         clock,
       };
@@ -195,6 +192,15 @@ function readingFrom(settings: ApiSession['settings']) {
     manifestMaxBytes: settings.get('manifestMaxBytes'),
     defaultDeliveryMethod: settings.get('defaultDeliveryMethod'),
   };
+}
+
+/**
+ * Orders the ledger has never seen are searched first unless it vouches for the account; while
+ * it does, it is asked whether it is still the account's only writer.
+ */
+function unseenRule(always: boolean, vouch: Vouching): Pick<PipelineContext, 'unseen' | 'soleWriter'> {
+  if (always) return { unseen: {} };
+  return vouch.vouched() ? { soleWriter: vouch.soleWriter } : { unseen: { vouch: vouch.vouch } };
 }
 
 function windowOf(perInput: InputOptions | undefined): { duplicateWindowMs?: number } {
