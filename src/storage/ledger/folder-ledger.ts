@@ -1,8 +1,9 @@
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
 import { FolderLeases } from '../folder-lease.js';
 import { nameOwnerDead, newOwnerId } from '../lease.js';
+import { fileLedgerId } from './ledger-id.js';
 import { noteName, safeName } from './safe-name.js';
 import {
   type LedgerAccount,
@@ -86,6 +87,11 @@ export class FolderLedger implements LedgerStore {
     const wait = { waitMs: this.options.waitMs ?? 120_000, backoff: LOCK_BACKOFF };
     const lock = join(this.dirOf(account), `${noteName(name)}.lock`);
     return withOrderLock(this.locks, lock, { account, orderNumber: name }, wait, fn);
+  }
+
+  /** Kept as `<stateDir>/ledger-id`. */
+  ledgerId(): Promise<string> {
+    return fileLedgerId(join(dirname(this.root), 'ledger-id'));
   }
 
   private dirOf(account: string): string {

@@ -124,6 +124,12 @@ export interface LedgerStore {
    * order's lock, shared by every process (or machine, for a bucket) using this ledger.
    */
   withAccountLock<T>(account: string, name: string, fn: (guard: LockGuard) => Promise<T>): Promise<T>;
+  /**
+   * The ledger's own id: random, made once and kept in the ledger itself (ledger-id.ts), the
+   * same for every process that uses this ledger and different for any other. A watcher marks
+   * its drop location with it: watchers of one location must share one ledger.
+   */
+  ledgerId(): Promise<string>;
 }
 
 /**
