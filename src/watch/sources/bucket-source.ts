@@ -143,7 +143,7 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
     return [...inputs, ...claimed].filter((n): n is string => n !== undefined);
   }
 
-  protected async take(name: string, slot: Slot, fromTop: boolean): Promise<Taken<BucketClaim> | undefined> {
+  protected async take(name: string, newSlot: () => Promise<Slot>, fromTop: boolean): Promise<Taken<BucketClaim> | undefined> {
     const store = this.opts.store;
     const processingKey = this.key('processing', name);
     let input = await store.get(processingKey);
@@ -157,6 +157,7 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
     let topEtag = top?.etag;
     if (top && top.etag === input.etag && (await store.delete(top.key, top.etag))) topEtag = undefined;
     await store.delete(this.key('top', `${name}${DONE_MARKER_SUFFIX}`));
+    const slot = await newSlot();
     const out = await slot.open();
     try {
       await out.writeFile(input.body);

@@ -89,9 +89,9 @@ export abstract class Drop<C, G> implements DropSource {
   protected abstract orphanNames(): Promise<Iterable<string>>;
   /**
    * With the claim held: the input into processing/ (from the top when `fromTop` and it is not
-   * there yet) and copied into `slot`; undefined when there is nothing to take.
+   * there yet), then copied into a slot from `slot()`; undefined when there is nothing to take.
    */
-  protected abstract take(name: string, slot: Slot, fromTop: boolean): Promise<Taken<C> | undefined>;
+  protected abstract take(name: string, slot: () => Promise<Slot>, fromTop: boolean): Promise<Taken<C> | undefined>;
   protected abstract recheck(name: string, facts: C, when: 'submit' | 'finish'): Promise<InputChange | undefined>;
   /** When the input was claimed, by the store's clock; undefined when processing/ no longer holds this claim's input. */
   protected abstract claimedAt(name: string, facts: C): Promise<number | undefined>;
@@ -157,16 +157,15 @@ export abstract class Drop<C, G> implements DropSource {
     let slot: Slot | undefined;
     let taken: Taken<C> | undefined;
     try {
-      slot = await this.slots.take(initialised(this.work));
-      taken = await this.take(name, slot, fromTop);
+      taken = await this.take(name, async () => (slot = await this.slots.take(initialised(this.work))), fromTop);
     } catch (err) {
       // Not taken after all: the input stays where an orphan search or a scan finds it.
       await slot?.drop().catch(() => undefined);
       await lease.release().catch(() => undefined);
       throw err;
     }
-    if (taken) return this.claimed(name, lease, slot, taken);
-    await slot.drop();
+    if (taken && slot) return this.claimed(name, lease, slot, taken);
+    await slot?.drop();
     await lease.release();
     return undefined;
   }

@@ -297,12 +297,13 @@ export class FolderSource extends Drop<FolderClaim, Entry> {
     return out as string[];
   }
 
-  protected async take(name: string, slot: Slot, fromTop: boolean): Promise<Taken<FolderClaim> | undefined> {
+  protected async take(name: string, slot: () => Promise<Slot>, fromTop: boolean): Promise<Taken<FolderClaim> | undefined> {
     const at = this.in('processing', name);
     // An earlier file of this name still in processing/ (released at a shutdown) is resumed
     // first: renaming over it would lose it. The new one is taken at a later scan.
     if (!(await occupied(at)) && !(fromTop && (await this.intoProcessing(name)))) return undefined;
-    const verified = await copyVerified(at, slot, name, this.opts.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES);
+    const max = this.opts.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES;
+    const verified = await copyVerified(at, await slot(), name, max);
     if (typeof verified === 'string') return { facts: {}, refused: verified };
     const artworkFolder = this.top && { ...this.top, readerUid: verified.uid };
     return { facts: { verified }, sha256: verified.sha256, ...(artworkFolder ? { artworkFolder } : {}) };

@@ -129,7 +129,7 @@ describe('a writer that goes on writing after its file was moved out', () => {
     });
     expect(await created()).toEqual(names('EDGE').map((n) => [n, [50, 25]]));
     expect(await ls('done')).toEqual(['b.yaml', 'b.yaml.result.csv', 'b.yaml.result.json']);
-    expect(await ls()).toEqual(['done', 'failed', 'held', 'processing']);
+    expect(await ls()).toEqual(['.htorder-ledger', 'done', 'failed', 'held', 'processing']);
     const logged = ws.flatMap((w) => w.logs()).filter((l) => l.msg === 'input requeued');
     expect(logged).toHaveLength(1);
     expect(logged[0]).toMatchObject({ outcome: 'requeued', file: path, from: join(fx.drop.path, 'done', 'b.yaml') });
