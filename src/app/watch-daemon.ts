@@ -17,7 +17,7 @@ import { notifierFor } from '../watch/notify/notifier.js';
 import { InputAttempts } from '../watch/attempts.js';
 import { folderEvents } from '../watch/folder-events.js';
 import { FolderSource } from '../watch/sources/folder-source.js';
-import type { LedgerMark } from '../watch/sources/ledger-mark.js';
+import type { LedgerMark } from '../storage/ledger/ledger-mark.js';
 import { DropTakenError, dropLayout, SourceError, type DropSource } from '../watch/sources/model.js';
 import { Watcher, type WatcherOptions } from '../watch/watcher.js';
 import { type ApiSession, openApiSession } from './api-session.js';
@@ -168,7 +168,7 @@ async function openDrop(
   const workDir = join(config.stateDir, 'work');
   let source: DropSource;
   let ledger: LedgerStore;
-  // The drop location is marked as this ledger's (watch/sources/ledger-mark.ts).
+  // The drop location is marked as this ledger's (storage/ledger/ledger-mark.ts).
   const mark = (where: string): LedgerMark => ({ id: () => ledger.ledgerId(), where, replace: input.replaceLedger });
   if (s3) {
     // The AWS SDK is loaded only to watch a bucket: a folder watcher starts without it.

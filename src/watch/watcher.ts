@@ -116,7 +116,10 @@ export class Watcher {
     } catch (err) {
       if (err instanceof DropTakenError) {
         // Another ledger's watcher marked the location: finish what is in flight, take nothing more.
-        logger.error({ location: source.location, err: err.message }, 'stopping: the drop location was marked for another ledger');
+        logger.error(
+          { location: source.location, err: err.message },
+          'stopping: the drop location was marked for another ledger',
+        );
         this.fatal = err;
         this.scheduler.stop();
         return;

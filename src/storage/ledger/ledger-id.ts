@@ -53,7 +53,8 @@ async function readId(path: string): Promise<string | undefined> {
   const id = text.trim();
   // Empty: being made without hard links (exclusively, then written); looked at again.
   if (id === '') return undefined;
-  if (!ID.test(id)) throw new Error(`${path} is not a ledger id written by htorder (remove it if nothing else wrote it)`);
+  if (!ID.test(id))
+    throw new Error(`${path} is not a ledger id written by htorder (remove it if nothing else wrote it)`);
   return id;
 }
 

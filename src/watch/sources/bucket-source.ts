@@ -3,11 +3,10 @@ import { readFile } from 'node:fs/promises';
 import { type ReportPaths, reportPaths } from '../../report/report-paths.js';
 import { BucketLeases } from '../../storage/bucket-lease.js';
 import { describe, type ListedObject, PRECONDITION_FAILED, type S3Store } from '../../storage/s3/s3-store.js';
-import { Drop, type DropOptions, type Occupant, type Staged, type Taken, type Where } from './drop.js';
+import { Drop, type DropOptions, type NewSlot, type Occupant, type Staged, type Taken, type Where } from './drop.js';
 import { DONE_MARKER_SUFFIX, classifyName, markedInput, reportNames } from './drop-names.js';
-import { LEDGER_MARK } from './ledger-mark.js';
+import { LEDGER_MARK } from '../../storage/ledger/ledger-mark.js';
 import { REPORT_KINDS, SourceError, type FinishOutcome, type InputChange, type ListedInput } from './model.js';
-import type { Slot } from './work-folder.js';
 
 export interface BucketSourceOptions extends DropOptions {
   store: S3Store;
@@ -143,7 +142,7 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
     return [...inputs, ...claimed].filter((n): n is string => n !== undefined);
   }
 
-  protected async take(name: string, newSlot: () => Promise<Slot>, fromTop: boolean): Promise<Taken<BucketClaim> | undefined> {
+  protected async take(name: string, newSlot: NewSlot, fromTop: boolean): Promise<Taken<BucketClaim> | undefined> {
     const store = this.opts.store;
     const processingKey = this.key('processing', name);
     let input = await store.get(processingKey);
@@ -180,7 +179,11 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
    * been slower, the store itself would have replaced it). Once jobs were submitted, it is a new
    * input like any other drop and this one finishes as usual.
    */
-  protected async recheck(name: string, claim: BucketClaim, when: 'submit' | 'finish'): Promise<InputChange | undefined> {
+  protected async recheck(
+    name: string,
+    claim: BucketClaim,
+    when: 'submit' | 'finish',
+  ): Promise<InputChange | undefined> {
     const now = await this.head(this.key('processing', name));
     if (!now) return { what: 'it is gone from processing/', next: 'nothing is left to process' };
     if (now.etag !== claim.etag) return { what: 'it was replaced in processing/', next: 'will be processed again' };

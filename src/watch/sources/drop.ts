@@ -2,12 +2,14 @@ import { rm } from 'node:fs/promises';
 import type { ReportPaths } from '../../report/report-paths.js';
 import type { ReportTarget } from '../../report/write-reports.js';
 import type { FolderPin } from '../../storage/folder-file.js';
+import { type LedgerMark, markFor } from '../../storage/ledger/ledger-mark.js';
 import type { Lease, LeaseStore } from '../../storage/lease.js';
 import { classifyName, timestampedName } from './drop-names.js';
-import { type LedgerMark, markFor } from './ledger-mark.js';
 import {
   ClaimLostError,
   DEFAULT_LAYOUT,
+  DropTakenError,
+  SourceError,
   REPORT_KINDS,
   assertLayout,
   type ClaimedInput,
@@ -20,7 +22,7 @@ import {
   type WriteReports,
 } from './model.js';
 import { claimEach } from './orphans.js';
-import { initialised, makeWorkFolder, type Slot, WorkSlots } from './work-folder.js';
+import { initialised, makeWorkFolder, type Slot, WorkSlots } from '../work-folder.js';
 
 /** What a store made of a claimed input: its private copy is in the slot, under the input's name. */
 export interface Taken<C> {
@@ -42,6 +44,9 @@ export interface Occupant {
   claimed: boolean;
 }
 
+/** Gives a claimed input's private copy its slot (taken only once there is an input to copy). */
+export type NewSlot = () => Promise<Slot>;
+
 /** A place in the layout: the top of the location or one of its sub-locations. */
 export type Where = keyof DropLayout | 'top';
 
@@ -50,9 +55,9 @@ export type Staged = Omit<ReportTarget, 'inputShownAs'>;
 
 export interface DropOptions {
   layout?: DropLayout;
-  /** Where private copies of claimed inputs are made (work-folder.ts); default the system's temporary folder. */
+  /** Where private copies of claimed inputs are made (../work-folder.ts); default the system's temporary folder. */
   workDir?: string;
-  /** The ledger this watcher writes to: the location is marked as its (ledger-mark.ts). Absent: not marked. */
+  /** The ledger this watcher writes to: the location is marked as its (src/storage/ledger/ledger-mark.ts). Absent: not marked. */
   ledger?: LedgerMark;
 }
 
@@ -91,7 +96,7 @@ export abstract class Drop<C, G> implements DropSource {
    * With the claim held: the input into processing/ (from the top when `fromTop` and it is not
    * there yet), then copied into a slot from `slot()`; undefined when there is nothing to take.
    */
-  protected abstract take(name: string, slot: () => Promise<Slot>, fromTop: boolean): Promise<Taken<C> | undefined>;
+  protected abstract take(name: string, slot: NewSlot, fromTop: boolean): Promise<Taken<C> | undefined>;
   protected abstract recheck(name: string, facts: C, when: 'submit' | 'finish'): Promise<InputChange | undefined>;
   /** When the input was claimed, by the store's clock; undefined when processing/ no longer holds this claim's input. */
   protected abstract claimedAt(name: string, facts: C): Promise<number | undefined>;
@@ -101,7 +106,11 @@ export abstract class Drop<C, G> implements DropSource {
   protected abstract stage(outcome: FinishOutcome, final: string, facts: C, copy: string): Promise<Staged>;
   /** Puts the written report `kind` in place beside the input's final name. */
   protected abstract place(outcome: FinishOutcome, final: string, kind: keyof ReportPaths, from: string): Promise<void>;
-  protected abstract removeReports(where: FinishOutcome, name: string, kinds?: readonly (keyof ReportPaths)[]): Promise<void>;
+  protected abstract removeReports(
+    where: FinishOutcome,
+    name: string,
+    kinds?: readonly (keyof ReportPaths)[],
+  ): Promise<void>;
   /** Moves the input from processing/ to `final` in `outcome`, last; what the settle window watches, if anything. */
   protected abstract moveIn(
     outcome: FinishOutcome,
@@ -135,8 +144,10 @@ export abstract class Drop<C, G> implements DropSource {
   /** Throws DropTakenError when the location is marked as another ledger's (made ours when it has no mark). */
   private async checkMark(replace = false): Promise<void> {
     const { ledger } = this.options;
-    if (ledger)
-      await markFor(ledger, this.location, replace, { read: () => this.readMark(), write: (t, r) => this.writeMark(t, r) });
+    const io = { read: () => this.readMark(), write: (t: string, r: boolean) => this.writeMark(t, r) };
+    const refused = ledger && (await markFor(ledger, this.location, replace, io));
+    if (refused?.kind === 'taken') throw new DropTakenError(refused.why);
+    if (refused) throw new SourceError(refused.why, 'unavailable');
   }
 
   claim(name: string): Promise<ClaimedInput | undefined> {
@@ -249,7 +260,11 @@ export abstract class Drop<C, G> implements DropSource {
    * input's own finish cut short (`resumed`): regular files no older than the claim, and no
    * input but this claim's own. An older input's reports predate the claim.
    */
-  protected async freeName(outcome: FinishOutcome, name: string, facts?: C): Promise<{ name: string; resumed: boolean }> {
+  protected async freeName(
+    outcome: FinishOutcome,
+    name: string,
+    facts?: C,
+  ): Promise<{ name: string; resumed: boolean }> {
     const claimedAt = facts === undefined ? undefined : await this.claimedAt(name, facts);
     const own = (o: Occupant): boolean =>
       claimedAt !== undefined && o.regular && o.mtimeMs >= claimedAt && (!o.input || o.claimed);
@@ -287,7 +302,10 @@ export abstract class Drop<C, G> implements DropSource {
  * The first free name of `name`: itself, then timestamped variants (drop-names.ts) until
  * `attempt` says one was free (anything but 'taken').
  */
-export async function firstFree<T>(name: string, attempt: (candidate: string, first: boolean) => Promise<T | 'taken'>): Promise<T> {
+export async function firstFree<T>(
+  name: string,
+  attempt: (candidate: string, first: boolean) => Promise<T | 'taken'>,
+): Promise<T> {
   const now = new Date();
   for (let n = 0; ; n++) {
     const result = await attempt(n === 0 ? name : timestampedName(name, now, n - 1), n === 0);

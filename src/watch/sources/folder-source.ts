@@ -1,37 +1,49 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { constants, type Stats } from 'node:fs';
-import { link, lstat, mkdir, open, readdir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { lstat, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type ReportPaths, reportPaths } from '../../report/report-paths.js';
-import { temporaryName, writeFileAtomic } from '../../storage/atomic-write.js';
-import { FolderLeases, type LinkFile, linkRefused } from '../../storage/folder-lease.js';
+import { writeFileAtomic } from '../../storage/atomic-write.js';
+import { FolderLeases, type LinkFile } from '../../storage/folder-lease.js';
 import { type FolderPin, pinFolder } from '../../storage/folder-file.js';
 import { HeldFolder, type Identity } from '../../storage/held-folder.js';
 import { newOwnerId } from '../../storage/lease.js';
-import { Drop, type DropOptions, firstFree, type Occupant, type Staged, type Taken, type Where } from './drop.js';
+import {
+  Drop,
+  type DropOptions,
+  firstFree,
+  type NewSlot,
+  type Occupant,
+  type Staged,
+  type Taken,
+  type Where,
+} from './drop.js';
 import {
   DONE_MARKER_SUFFIX,
   MAX_INPUT_NAME_BYTES,
-  NAME_MAX_BYTES,
   classifyName,
   isOwnTemporary,
+  longNameErrors,
   markedInput,
   nameBytes,
   reportNames,
   shortName,
 } from './drop-names.js';
 import {
-  arrived,
-  assertSticky,
   changeOf,
   copyVerified,
   hashHeld,
+  missingSticky,
   occupied,
+  readSmallFile,
+  removeFile,
   reportFileOptions,
+  moveNoClobber,
+  sweepOld,
   unlinkQuiet,
   type Verified,
-} from './folder-files.js';
-import { LEDGER_MARK } from './ledger-mark.js';
+  writeFileExclusive,
+} from '../../storage/drop-files.js';
+import { LEDGER_MARK } from '../../storage/ledger/ledger-mark.js';
 import {
   REPORT_KINDS,
   SourceError,
@@ -43,8 +55,7 @@ import {
   type InputChange,
   type ListedInput,
 } from './model.js';
-import { refusalKey, stickyRefusal } from './sticky-claims.js';
-import type { Slot } from './work-folder.js';
+import { StickyRefusals } from '../../storage/sticky-claims.js';
 
 export interface FolderSourceOptions extends DropOptions {
   /** A claim not renewed for this long belongs to a dead instance. Default 30 s. */
@@ -80,16 +91,13 @@ interface Entry {
  * (folder-lease.ts), then a rename of `NAME` into `processing/`; every move goes through the
  * sub-folders held open since init (held-folder.ts), and is checked by device and inode. Links
  * are never followed, and the pipeline reads only a private copy made through one O_NOFOLLOW
- * handle (folder-files.ts; docs/security.md#drop-folders-links-swaps-and-odd-names).
+ * handle (src/storage/drop-files.ts; docs/security.md#drop-folders-links-swaps-and-odd-names).
  */
 export class FolderSource extends Drop<FolderClaim, Entry> {
   readonly location: string;
   readonly needsStability = true;
-  private readonly leaseMs: number;
   private readonly claims: FolderLeases;
-  private readonly refused = new Set<string>();
-  /** Files whose claim the sticky bit refused, by name: left alone while refusalKey stays the same. */
-  private readonly stuck = new Map<string, string>();
+  private readonly sticky: StickyRefusals;
   /** The sub-folders, held open from init: every file is created and moved through them. */
   private readonly held: Partial<Record<keyof DropLayout, HeldFolder>> = {};
   /** The drop folder itself, pinned at init: where dropped manifests' `artwork:` files are read. */
@@ -99,12 +107,12 @@ export class FolderSource extends Drop<FolderClaim, Entry> {
     dir: string,
     private readonly opts: FolderSourceOptions = {},
   ) {
-    const leaseMs = opts.leaseMs ?? 30_000;
-    const claims = new FolderLeases({ owner: newOwnerId(), leaseMs, ...(opts.linkFile ? { link: opts.linkFile } : {}) });
+    const link = opts.linkFile ? { link: opts.linkFile } : {};
+    const claims = new FolderLeases({ owner: newOwnerId(), leaseMs: opts.leaseMs ?? 30_000, ...link });
     super(claims, opts);
-    this.leaseMs = leaseMs;
     this.claims = claims;
     this.location = resolve(dir);
+    this.sticky = new StickyRefusals(this.location, (name, why) => opts.onRefused?.(name, why));
   }
 
   protected where(which: Where, name = ''): string {
@@ -136,49 +144,19 @@ export class FolderSource extends Drop<FolderClaim, Entry> {
     const info = await stat(this.location).catch(() => undefined);
     if (!info) throw new SourceError(`the drop folder ${this.location} does not exist`, 'usage');
     if (!info.isDirectory()) throw new SourceError(`${this.location} is not a folder`, 'usage');
-    assertSticky(this.location, info);
+    const unsafe = missingSticky(this.location, info);
+    if (unsafe) throw new SourceError(unsafe, 'usage');
     this.top = pinFolder(this.location);
     for (const k of SUB_FOLDERS) {
-      await mkdir(this.where(k), { recursive: true });
-      await this.assertOwnFolder(k);
-      const held = await HeldFolder.open(this.where(k));
-      if (!held) throw new SourceError(`the ${k} folder ${this.where(k)} is not a folder`, 'usage');
+      const held = await HeldFolder.make(this.where(k));
+      if (typeof held === 'string') throw new SourceError(`the ${k} folder ${this.where(k)} ${held}`, 'usage');
       await this.held[k]?.close();
       this.held[k] = held;
       await this.assertHeld(k);
-      await this.sweepAbandoned(k);
+      // Temporaries of instances killed mid-write: each lives for ms, so one untouched this long is no live one's.
+      await sweepOld(this.in(k), isOwnTemporary, Date.now() - Math.max(10 * 60_000, 4 * this.leases.leaseMs));
     }
     this.claims.sweep(this.in('processing'));
-  }
-
-  /**
-   * Removes htorder's own temporary files that an instance killed mid-write left in `k` (a
-   * claim renewal's, staged reports, a stale claim moved aside): hidden, never taken as inputs,
-   * but they would pile up. Only those untouched for ten minutes and four leases: each lives
-   * for milliseconds, and another instance, alive on another machine, may be writing one now.
-   */
-  private async sweepAbandoned(k: keyof DropLayout): Promise<void> {
-    const before = Date.now() - Math.max(10 * 60_000, 4 * this.leaseMs);
-    for (const name of await readdir(this.in(k))) {
-      if (!isOwnTemporary(name)) continue;
-      const info = await lstat(this.in(k, name)).catch(() => undefined);
-      if (info?.isFile() && info.mtimeMs < before) await rm(this.in(k, name), { force: true });
-    }
-  }
-
-  /**
-   * The sub-folders must be real folders inside the drop folder: anyone who can drop a file
-   * could otherwise pre-create `done` as a symbolic link and have every input and report moved
-   * wherever it points. mkdir -p accepts an existing link, so lstat says.
-   */
-  private async assertOwnFolder(k: keyof DropLayout): Promise<void> {
-    const info = await lstat(this.where(k)).catch(() => undefined);
-    if (info?.isSymbolicLink())
-      throw new SourceError(
-        `the ${k} folder ${this.where(k)} is a symbolic link; refusing to move files through it (make it a real folder)`,
-        'usage',
-      );
-    if (info && !info.isDirectory()) throw new SourceError(`${this.where(k)} is not a folder`, 'usage');
   }
 
   async list(): Promise<ListedInput[]> {
@@ -186,51 +164,17 @@ export class FolderSource extends Drop<FolderClaim, Entry> {
     // Only a regular file is a marker: a folder named `x.yaml.done` says nothing about x.yaml.
     const markers = new Set(entries.filter((e) => e.isFile()).map((e) => markedInput(e.name)));
     const out: ListedInput[] = [];
-    const folder = this.stuck.size > 0 ? await lstat(this.location).catch(() => undefined) : undefined;
+    const folder = await this.sticky.folder();
     for (const e of entries) {
       if (!classifyName(e.name).take) continue;
       const info = await lstat(this.where('top', e.name)).catch(() => undefined);
-      if (!info || this.stillStuck(e.name, info, folder)) continue; // gone: taken by another instance
+      if (!info || this.sticky.leftAlone(e.name, info, folder)) continue; // gone: taken by another instance
       if (info.isSymbolicLink())
-        this.refuse(e.name, 'is a symbolic link; links are not followed (copy the file in instead)');
-      else if (!info.isFile()) this.refuse(e.name, 'is not a regular file');
+        this.sticky.tellOnce(e.name, 'is a symbolic link; links are not followed (copy the file in instead)');
+      else if (!info.isFile()) this.sticky.tellOnce(e.name, 'is not a regular file');
       else out.push({ name: e.name, size: info.size, mtimeMs: info.mtimeMs, marked: markers.has(e.name) });
     }
     return out;
-  }
-
-  /** Whether `name`'s claim was refused by the sticky bit and nothing has changed since (forgotten once it has). */
-  private stillStuck(name: string, info: Stats, folder: Stats | undefined): boolean {
-    const key = this.stuck.get(name);
-    if (key === undefined) return false;
-    if (folder !== undefined && key === refusalKey(info, folder)) return true;
-    this.stuck.delete(name);
-    return false;
-  }
-
-  /**
-   * A claim's rename refused (EPERM, EACCES): when the sticky bit is why (the file and the folder
-   * belong to other users), it is said once, with the fix, and the file is left alone until it
-   * or the folder changes; true then. Otherwise false: the error stands.
-   */
-  private async refusedBySticky(name: string, err: unknown): Promise<boolean> {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== 'EPERM' && code !== 'EACCES') return false;
-    const [file, folder] = await Promise.all([
-      lstat(this.where('top', name)).catch(() => undefined),
-      lstat(this.location).catch(() => undefined),
-    ]);
-    const why = file && folder && stickyRefusal(this.location, file, folder);
-    if (!file || !folder || why === undefined) return false;
-    this.stuck.set(name, refusalKey(file, folder));
-    this.opts.onRefused?.(name, why);
-    return true;
-  }
-
-  private refuse(name: string, why: string): void {
-    if (this.refused.has(name)) return;
-    this.refused.add(name);
-    this.opts.onRefused?.(name, why);
   }
 
   override async claim(name: string): Promise<ClaimedInput | undefined> {
@@ -257,13 +201,8 @@ export class FolderSource extends Drop<FolderClaim, Entry> {
     if (!lease) return;
     try {
       const { name: final } = await this.freeName('failed', short);
-      const why =
-        `${short}: set aside unread: its name was ${nameBytes(name)} bytes long ("${name.slice(0, 60)}…"); ` +
-        `watch takes names of up to ${MAX_INPUT_NAME_BYTES} bytes, because its reports, claim and ` +
-        `timestamped names add to it and a file name may not exceed ${NAME_MAX_BYTES} bytes. ` +
-        'Rename the file to a shorter name and drop it again.\n';
       const errors = reportPaths(this.in('failed', final)).errors;
-      await writeFileAtomic(errors, why);
+      await writeFileAtomic(errors, longNameErrors(name, short));
       try {
         await rename(this.where('top', name), this.in('failed', final));
         await this.assertHeld('failed');
@@ -297,7 +236,7 @@ export class FolderSource extends Drop<FolderClaim, Entry> {
     return out as string[];
   }
 
-  protected async take(name: string, slot: () => Promise<Slot>, fromTop: boolean): Promise<Taken<FolderClaim> | undefined> {
+  protected async take(name: string, slot: NewSlot, fromTop: boolean): Promise<Taken<FolderClaim> | undefined> {
     const at = this.in('processing', name);
     // An earlier file of this name still in processing/ (released at a shutdown) is resumed
     // first: renaming over it would lose it. The new one is taken at a later scan.
@@ -314,7 +253,7 @@ export class FolderSource extends Drop<FolderClaim, Entry> {
     try {
       await rename(this.where('top', name), this.in('processing', name));
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (await this.refusedBySticky(name, err))) return false;
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (await this.sticky.refused(name, err))) return false;
       throw err;
     }
     try {
@@ -324,10 +263,8 @@ export class FolderSource extends Drop<FolderClaim, Entry> {
       await rename(this.in('processing', name), this.where('top', name)).catch(() => undefined);
       throw err;
     }
-    // The marker has served; left behind it would wave through the next file of this name
-    // half-written. Only a regular file is removed (a folder of that name is refused by the scan).
-    const marker = this.where('top', `${name}${DONE_MARKER_SUFFIX}`);
-    if ((await lstat(marker).catch(() => undefined))?.isFile()) await rm(marker, { force: true }).catch(() => undefined);
+    // The marker has served; left behind it would wave through the next file of this name half-written.
+    await removeFile(this.where('top', `${name}${DONE_MARKER_SUFFIX}`));
     return true;
   }
 
@@ -343,7 +280,9 @@ export class FolderSource extends Drop<FolderClaim, Entry> {
   protected async occupants(outcome: FinishOutcome, name: string): Promise<Occupant[]> {
     const names = [name, ...reportNames(name)];
     const seen = await Promise.all(names.map((n) => lstat(this.in(outcome, n)).catch(() => undefined)));
-    return seen.flatMap((s, i) => (s ? [{ input: i === 0, regular: s.isFile(), mtimeMs: s.mtimeMs, claimed: false }] : []));
+    return seen.flatMap((s, i) =>
+      s ? [{ input: i === 0, regular: s.isFile(), mtimeMs: s.mtimeMs, claimed: false }] : [],
+    );
   }
 
   /**
@@ -357,7 +296,8 @@ export class FolderSource extends Drop<FolderClaim, Entry> {
     const tag = `${process.pid}.${randomBytes(4).toString('hex')}`;
     const names = reportPaths(final);
     const hidden = (kind: keyof ReportPaths): string => this.in(outcome, `.${names[kind]}.${tag}.tmp`);
-    return { paths: { json: hidden('json'), csv: hidden('csv'), errors: hidden('errors') }, file: { ...file, staged: true } };
+    const paths = { json: hidden('json'), csv: hidden('csv'), errors: hidden('errors') };
+    return { paths, file: { ...file, staged: true } };
   }
 
   protected async place(outcome: FinishOutcome, final: string, kind: keyof ReportPaths, from: string): Promise<void> {
@@ -412,28 +352,13 @@ export class FolderSource extends Drop<FolderClaim, Entry> {
     return info?.isFile() ? { path, expected: info } : undefined;
   }
 
-  /**
-   * link() fails on an existing name, so nothing is overwritten even in a race; where the file
-   * system has no hard links, a check then a rename. What arrives must be the entry itself
-   * (device and inode), else the act is undone and this throws.
-   */
-  protected async putAtTop({ path: from, expected }: Entry, candidate: string): Promise<string | 'taken' | 'gone'> {
+  /** Never over another file; what arrives must be the entry itself (moveNoClobber), else the move is undone and this throws. */
+  protected async putAtTop({ path, expected }: Entry, candidate: string): Promise<string | 'taken' | 'gone'> {
     const to = this.where('top', candidate);
-    try {
-      await link(from, to);
-      await arrived(to, expected, () => unlink(to));
-      await unlink(from);
-      return to;
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return 'gone';
-      if (code === 'EEXIST') return 'taken';
-      if (!linkRefused(err)) throw err;
-    }
-    if (await occupied(to)) return 'taken';
-    await rename(from, to);
-    await arrived(to, expected, () => rename(to, from));
-    return to;
+    const moved = await moveNoClobber(path, to, expected);
+    if (moved === 'swapped')
+      throw new SourceError(`${to} is not the file that was processed; it was not given back`, 'usage');
+    return moved === 'moved' ? to : moved;
   }
 
   lookFinished(f: Finished): Promise<FileLook | undefined> {
@@ -457,43 +382,12 @@ export class FolderSource extends Drop<FolderClaim, Entry> {
     return hashHeld(this.in('held', name), max, async () => (await this.held.held?.stillHeld()) === true);
   }
 
-  protected async readMark(): Promise<string | undefined> {
-    const handle = await open(join(this.location, LEDGER_MARK), MARK_READ).catch((err: NodeJS.ErrnoException) => {
-      if (err.code === 'ENOENT') return undefined;
-      if (err.code === 'ELOOP' || err.code === 'ENXIO' || err.code === 'EISDIR') return null;
-      throw err;
-    });
-    if (handle === null) return '';
-    if (!handle) return undefined;
-    try {
-      const info = await handle.stat();
-      return info.isFile() && info.size <= 4096 ? await handle.readFile('utf8') : '';
-    } finally {
-      await handle.close();
-    }
+  protected readMark(): Promise<string | undefined> {
+    return readSmallFile(join(this.location, LEDGER_MARK), 4096);
   }
 
-  /** Exclusively where none is (written whole, then linked: a reader never sees it half-written), or over one. */
-  protected async writeMark(text: string, replace: boolean): Promise<boolean> {
-    const path = join(this.location, LEDGER_MARK);
-    if (replace) {
-      await writeFileAtomic(path, text, { mode: 0o644 });
-      return true;
-    }
-    const tmp = temporaryName(path);
-    await writeFileAtomic(tmp, text, { mode: 0o644, staged: true });
-    try {
-      await link(tmp, path);
-      return true;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-      if (!linkRefused(err)) throw err;
-      if (await occupied(path)) return false;
-      await rename(tmp, path);
-      return true;
-    } finally {
-      await rm(tmp, { force: true });
-    }
+  protected writeMark(text: string, replace: boolean): Promise<boolean> {
+    return writeFileExclusive(join(this.location, LEDGER_MARK), text, replace);
   }
 
   protected async closeStore(): Promise<void> {
@@ -504,6 +398,3 @@ export class FolderSource extends Drop<FolderClaim, Entry> {
     }
   }
 }
-
-/** O_NOFOLLOW | O_NONBLOCK: the mark is read like an input, never through a link or from a FIFO. */
-const MARK_READ = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;

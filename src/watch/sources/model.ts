@@ -161,7 +161,7 @@ export class SourceError extends Error {
 }
 
 /**
- * The drop location is marked as another ledger's (drop-owner.ts): watchers of one location
+ * The drop location is marked as another ledger's (src/storage/ledger/ledger-mark.ts): watchers of one location
  * must share one ledger. Fatal for a running watcher, not a failed scan.
  */
 export class DropTakenError extends SourceError {

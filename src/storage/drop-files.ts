@@ -1,19 +1,30 @@
 import { createHash } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
-import { type FileHandle, lstat, open, rm } from 'node:fs/promises';
-import type { NewFileOptions } from '../../storage/atomic-write.js';
-import { type Identity, sameIdentity } from '../../storage/held-folder.js';
-import type { InputChange } from './model.js';
-import { SourceError } from './model.js';
-import type { Slot } from './work-folder.js';
+import { type FileHandle, link, lstat, open, readdir, rename, rm, unlink } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type NewFileOptions, temporaryName, writeFileAtomic } from './atomic-write.js';
+import { linkRefused } from './folder-lease.js';
+import { type Identity, sameIdentity } from './held-folder.js';
 
 /**
- * The files of a drop folder as its store reads them: never through a link, never blocked by a
+ * The files of a drop folder as its store (src/watch/sources/folder-source.ts) reads them: never through a link, never blocked by a
  * FIFO, a regular file with one link or nothing (docs/security.md#drop-folders-links-swaps-and-odd-names).
  */
 
 /** O_NOFOLLOW: a link at the name fails with ELOOP; O_NONBLOCK: a FIFO swapped in cannot block the open. */
 const OPEN_NO_FOLLOW = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
+
+/** How a file differs from what was copied (`what`), and what becomes of it (`next`), for people. */
+export interface FileChange {
+  what: string;
+  next: string;
+}
+
+/** Where a copy is written: a file opened for writing, then named once complete (a watcher's work slot). */
+export interface CopyTarget {
+  open(): Promise<FileHandle>;
+  place(name: string): Promise<unknown>;
+}
 
 /** What was copied of a claimed file, to tell later whether it changed, and what its reports take after. */
 export interface Verified {
@@ -32,7 +43,12 @@ export interface Verified {
  * refused unread: a link (ELOOP), a FIFO or device, a hard link to someone else's file; so is
  * a file over the cap, which then cannot pin the watcher.
  */
-export async function copyVerified(path: string, slot: Slot, name: string, max: number): Promise<Verified | string> {
+export async function copyVerified(
+  path: string,
+  slot: CopyTarget,
+  name: string,
+  max: number,
+): Promise<Verified | string> {
   const unread = (why: string): string => `set aside unread: ${why}`;
   const handle = await openNoFollow(path).catch((err: NodeJS.ErrnoException) => {
     if (err.code === 'ELOOP' || err.code === 'EMLINK')
@@ -49,7 +65,9 @@ export async function copyVerified(path: string, slot: Slot, name: string, max: 
         `it has ${before.nlink} hard links; only a file with one link is taken (copy the file in instead of linking it)`,
       );
     if (before.size > max)
-      return unread(`it is ${before.size} bytes, over the ${max}-byte limit for a dropped file (setting watchMaxInputBytes)`);
+      return unread(
+        `it is ${before.size} bytes, over the ${max}-byte limit for a dropped file (setting watchMaxInputBytes)`,
+      );
     // Hashed as it is copied: what was read is what later checks compare with (changeOf).
     const out = await slot.open();
     let sha256: string;
@@ -74,7 +92,7 @@ export async function copyVerified(path: string, slot: Slot, name: string, max: 
  * catches a rewrite that kept both (a coarse mtime on a share). One more byte than was copied
  * is read, so growth shows too.
  */
-export async function changeOf(path: string, copied: Verified): Promise<InputChange | undefined> {
+export async function changeOf(path: string, copied: Verified): Promise<FileChange | undefined> {
   const next = 'will be processed again once stable';
   let handle: FileHandle;
   try {
@@ -101,7 +119,11 @@ export async function changeOf(path: string, copied: Verified): Promise<InputCha
 }
 
 /** sha256 of held file `path` when it is a regular file with one link of at most `max` bytes; else undefined. */
-export async function hashHeld(path: string, max: number, stillHeld: () => Promise<boolean>): Promise<string | undefined> {
+export async function hashHeld(
+  path: string,
+  max: number,
+  stillHeld: () => Promise<boolean>,
+): Promise<string | undefined> {
   const handle = await openNoFollow(path).catch(() => undefined);
   if (!handle) return undefined;
   try {
@@ -166,31 +188,24 @@ export function reportFileOptions(input: Verified | undefined, folder: Stats | u
 const S_ISVTX = 0o1000;
 
 /**
- * A drop folder that group or others may write must be sticky: else anyone who may drop a
- * file may also rename the watcher's processing/, done/ and failed/, or swap them with links,
- * and have the watcher's files moved wherever they point (docs/security.md).
+ * Why a drop folder that group or others may write is refused, or undefined: without the sticky
+ * bit, anyone who may drop a file may also rename the watcher's processing/, done/ and failed/,
+ * or swap them with links, and have the watcher's files moved wherever they point (docs/security.md).
  */
-export function assertSticky(location: string, info: Stats): void {
-  if ((info.mode & 0o022) === 0 || (info.mode & S_ISVTX) !== 0) return;
+export function missingSticky(location: string, info: Stats): string | undefined {
+  if ((info.mode & 0o022) === 0 || (info.mode & S_ISVTX) !== 0) return undefined;
   const mode = (info.mode & 0o7777).toString(8).padStart(4, '0');
-  throw new SourceError(
+  return (
     `the drop folder ${location} (mode ${mode}) may be written by group or others but has no sticky bit, ` +
-      'so a dropper could rename or swap its processing/, done/ and failed/ folders; make it sticky: ' +
-      `chmod +t ${location}`,
-    'usage',
+    'so a dropper could rename or swap its processing/, done/ and failed/ folders; make it sticky: ' +
+    `chmod +t ${location}`
   );
 }
 
-/**
- * After a move to the top: the entry at `to` must be the file `expected` (device and inode);
- * else what was moved was not it (its name was swapped meanwhile), and `undo` puts it back.
- */
-export async function arrived(to: string, expected: Identity | undefined, undo: () => Promise<void>): Promise<void> {
-  if (!expected) return;
+/** Whether the entry at `to` is the file `expected` (device and inode), never through a link. */
+export async function sameFileAt(to: string, expected: Identity): Promise<boolean> {
   const now = await lstat(to).catch(() => undefined);
-  if (now && sameIdentity(now, expected)) return;
-  await undo().catch(() => undefined);
-  throw new SourceError(`${to} is not the file that was processed; it was not given back`, 'usage');
+  return now !== undefined && sameIdentity(now, expected);
 }
 
 /** Whether anything is at `path`: a file, a folder or a link, dangling or not (lstat follows none). */
@@ -204,4 +219,85 @@ export function occupied(path: string): Promise<boolean> {
 /** Removes a file we placed; one already gone is fine. */
 export function unlinkQuiet(path: string): Promise<void> {
   return rm(path, { force: true });
+}
+
+/** A small file's text, read through no link and from no FIFO: undefined when absent, '' when not a regular file of at most `max` bytes. */
+export async function readSmallFile(path: string, max: number): Promise<string | undefined> {
+  const handle = await openNoFollow(path).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOENT') return undefined;
+    if (err.code === 'ELOOP' || err.code === 'ENXIO' || err.code === 'EISDIR') return null;
+    throw err;
+  });
+  if (handle === null) return '';
+  if (!handle) return undefined;
+  try {
+    const info = await handle.stat();
+    return info.isFile() && info.size <= max ? await handle.readFile('utf8') : '';
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Writes `text` at `path` whole (a reader never sees it half-written): over what is there when
+ * `replace`, else only where nothing is (moveNoClobber). False when something was there.
+ */
+export async function writeFileExclusive(path: string, text: string, replace: boolean): Promise<boolean> {
+  if (replace) {
+    await writeFileAtomic(path, text, { mode: 0o644 });
+    return true;
+  }
+  const tmp = temporaryName(path);
+  await writeFileAtomic(tmp, text, { mode: 0o644, staged: true });
+  try {
+    return (await moveNoClobber(tmp, path)) === 'moved';
+  } finally {
+    await rm(tmp, { force: true });
+  }
+}
+
+/**
+ * Moves `from` to `to`, never over anything there ('taken'): link() fails on an existing name,
+ * so nothing is overwritten even in a race; where the file system has no hard links, a check
+ * then a rename. What arrives must be `expected` (device and inode) when given, else its name
+ * was swapped meanwhile: the move is undone ('swapped').
+ */
+export async function moveNoClobber(
+  from: string,
+  to: string,
+  expected?: Identity,
+): Promise<'moved' | 'taken' | 'gone' | 'swapped'> {
+  const arrived = async (undo: () => Promise<void>): Promise<boolean> => {
+    if (!expected || (await sameFileAt(to, expected))) return true;
+    await undo().catch(() => undefined);
+    return false;
+  };
+  try {
+    await link(from, to);
+    if (!(await arrived(() => unlink(to)))) return 'swapped';
+    await unlink(from);
+    return 'moved';
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return 'gone';
+    if (code === 'EEXIST') return 'taken';
+    if (!linkRefused(err)) throw err;
+  }
+  if (await occupied(to)) return 'taken';
+  await rename(from, to);
+  return (await arrived(() => rename(to, from))) ? 'moved' : 'swapped';
+}
+
+/** Removes the regular files in `dir` that `match` names and that were untouched since `before` (ms since the epoch). */
+export async function sweepOld(dir: string, match: (name: string) => boolean, before: number): Promise<void> {
+  for (const name of await readdir(dir)) {
+    if (!match(name)) continue;
+    const info = await lstat(join(dir, name)).catch(() => undefined);
+    if (info?.isFile() && info.mtimeMs < before) await rm(join(dir, name), { force: true });
+  }
+}
+
+/** Removes the regular file at `path`, if one is there; anything else (a folder of that name) stays. */
+export async function removeFile(path: string): Promise<void> {
+  if ((await lstat(path).catch(() => undefined))?.isFile()) await rm(path, { force: true }).catch(() => undefined);
 }

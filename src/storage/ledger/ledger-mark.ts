@@ -1,8 +1,13 @@
-import { HOST } from '../../storage/lease.js';
-import { DropTakenError, SourceError } from './model.js';
+import { HOST } from '../lease.js';
 
 /** The mark's name, at the top of a drop folder or prefix: hidden, so never taken as an input. */
 export const LEDGER_MARK = '.htorder-ledger';
+
+/** Why a location's mark refuses a watcher: `taken` by another ledger (fix the command), or `unsettled` (retry later). */
+export interface MarkRefusal {
+  kind: 'taken' | 'unsettled';
+  why: string;
+}
 
 /** The ledger a watcher writes to, which marks its drop location. */
 export interface LedgerMark {
@@ -23,36 +28,35 @@ interface Mark {
 }
 
 /**
- * Marks `location` as `ledger`'s, or checks that it is: watchers of one drop location must
- * share one ledger, or an input a killed watcher left in processing/ is resumed by a watcher
- * whose ledger never saw its intents — and its orders are sent again. The first watcher writes
- * the mark where none is (exclusively: of two starting at once, one writes it, the other reads
- * it); a watcher of another ledger is refused (DropTakenError), unless `replace`.
+ * Marks `location` (a watcher's drop folder or prefix) as `ledger`'s, or checks that it is:
+ * watchers of one drop location must share one ledger, or an input a killed watcher left in
+ * processing/ is resumed by a watcher whose ledger never saw its intents — and its orders are
+ * sent again. The first watcher writes the mark where none is (exclusively: of two starting at
+ * once, one writes it, the other reads it); a watcher of another ledger is refused, unless
+ * `replace`. Undefined when the location is `ledger`'s.
  */
 export async function markFor(
   ledger: LedgerMark,
   location: string,
   replace: boolean,
   io: { read(): Promise<string | undefined>; write(text: string, replace: boolean): Promise<boolean> },
-): Promise<void> {
+): Promise<MarkRefusal | undefined> {
   const id = await ledger.id();
   const mine: Mark = { ledgerId: id, ledger: ledger.where, host: HOST, since: new Date().toISOString() };
   const text = `${JSON.stringify(mine)}\n`;
   for (let attempt = 0; attempt < 3; attempt++) {
     const found = await io.read();
     if (found === undefined) {
-      if (await io.write(text, false)) return;
+      if (await io.write(text, false)) return undefined;
       continue;
     }
     const mark = parseMark(found);
-    if (mark?.ledgerId === id) return;
-    if (replace) {
-      await io.write(text, true);
-      return;
-    }
-    throw new DropTakenError(refusal(location, mark, mine));
+    if (mark?.ledgerId === id) return undefined;
+    if (!replace) return { kind: 'taken', why: refusal(location, mark, mine) };
+    await io.write(text, true);
+    return undefined;
   }
-  throw new SourceError(`${location}: its ${LEDGER_MARK} keeps appearing and disappearing`, 'unavailable');
+  return { kind: 'unsettled', why: `${location}: its ${LEDGER_MARK} keeps appearing and disappearing` };
 }
 
 function parseMark(text: string): Mark | undefined {
