@@ -339,7 +339,8 @@ async function watch(
   }
   const stop = (): void => {
     logger.info({ location: source.location }, 'stopping: finishing the inputs in flight, taking no new ones');
-    void watcher.stop();
+    // A fatal end (the location marked for another ledger) is told by `watcher.finished`, below.
+    watcher.stop().catch(() => undefined);
   };
   if (io.signal.aborted) stop();
   else io.signal.addEventListener('abort', stop, { once: true });

@@ -122,7 +122,8 @@ export async function startWatch(
       controller.abort();
       return done;
     },
-    logs: () => lines().map((l) => JSON.parse(l) as Record<string, unknown>),
+    // The log's JSON lines; a plain line (`htorder watch: …`, what a fatal end says) is left out.
+    logs: () => lines().flatMap((l) => (l.startsWith('{') ? [JSON.parse(l) as Record<string, unknown>] : [])),
   };
 }
 
