@@ -57,6 +57,8 @@ export interface DropOptions {
   layout?: DropLayout;
   /** Where private copies of claimed inputs are made (../work-folder.ts); default the system's temporary folder. */
   workDir?: string;
+  /** Where claims are made instead of the store's own leases (a database's, beside its ledger). */
+  leases?: LeaseStore;
   /** The ledger this watcher writes to: the location is marked as its (src/storage/ledger/ledger-mark.ts). Absent: not marked. */
   ledger?: LedgerMark;
 }
@@ -78,10 +80,14 @@ export abstract class Drop<C, G> implements DropSource {
   private readonly slots = new WorkSlots();
   private work: string | undefined;
 
+  /** Every claim is a lease of this store: the store's own, or `DropOptions.leases`. */
+  protected readonly leases: LeaseStore;
+
   constructor(
-    protected readonly leases: LeaseStore,
+    ownLeases: LeaseStore,
     private readonly options: DropOptions,
   ) {
+    this.leases = options.leases ?? ownLeases;
     this.layout = { ...DEFAULT_LAYOUT, ...options.layout };
   }
 
@@ -160,10 +166,15 @@ export abstract class Drop<C, G> implements DropSource {
     return claimEach(names, (name) => this.claimOne(name, false), { renewEveryMs: this.leases.leaseMs / 3 });
   }
 
+  /** The lease of `name`'s claim: the store's own name, or (a LeaseStore given) where it is for people, alike in every instance. */
+  protected leaseName(name: string): string {
+    return this.options.leases ? this.where('processing', `.${name}.claim`) : this.claimName(name);
+  }
+
   /** Takes the claim, then the input; the claim is given back when there is nothing to take or taking fails. */
   private async claimOne(name: string, fromTop: boolean): Promise<ClaimedInput | undefined> {
     if (!classifyName(name).take) return undefined;
-    const lease = await this.leases.tryAcquire(this.claimName(name));
+    const lease = await this.leases.tryAcquire(this.leaseName(name));
     if (!lease) return undefined;
     let slot: Slot | undefined;
     let taken: Taken<C> | undefined;

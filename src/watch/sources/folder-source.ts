@@ -197,7 +197,7 @@ export class FolderSource extends Drop<FolderClaim, Entry> {
     const short = shortName(name, createHash('sha256').update(name).digest('hex'));
     await this.assertHeld('processing');
     await this.assertHeld('failed');
-    const lease = await this.claims.tryAcquire(this.claimName(short));
+    const lease = await this.leases.tryAcquire(this.leaseName(short));
     if (!lease) return;
     try {
       const { name: final } = await this.freeName('failed', short);

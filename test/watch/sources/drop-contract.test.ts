@@ -5,6 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ReportTarget } from '../../../src/report/write-reports.js';
 import type { LedgerMark } from '../../../src/storage/ledger/ledger-mark.js';
+import type { LeaseStore } from '../../../src/storage/lease.js';
 import { BucketSource } from '../../../src/watch/sources/bucket-source.js';
 import { FolderSource } from '../../../src/watch/sources/folder-source.js';
 import {
@@ -23,10 +24,16 @@ import { tempDirPerTest } from '../../support/temp-files.js';
  * the steps are, and what a dropper, a crash or a second instance sees, is the protocol's.
  */
 
+/** What an instance may be given: the ledger that marks its location, a LeaseStore for its claims. */
+interface Extra {
+  ledger?: LedgerMark;
+  leases?: LeaseStore;
+}
+
 /** How a test reaches a store's location `loc` from outside, as a dropper or a crash would. */
 interface Kit {
   /** A new instance on `loc`, initialised. */
-  open(loc: string, ledger?: LedgerMark): Promise<DropSource>;
+  open(loc: string, extra?: Extra): Promise<DropSource>;
   /** Writes `path` (`a.yaml`, `done/a.yaml`) under `loc`. */
   put(loc: string, path: string, body: string): Promise<void>;
   /** Makes `path` an hour older than a claim made now (a bucket: the claim is made a second later). */
@@ -43,11 +50,11 @@ let root: string;
 let n = 0;
 
 const folderKit: Kit = {
-  async open(loc, ledger) {
+  async open(loc, extra = {}) {
     const source = new FolderSource(join(root, loc), {
       leaseMs: 60_000,
       workDir: join(root, 'work', String(n++)),
-      ...(ledger ? { ledger } : {}),
+      ...extra,
     });
     await source.init();
     return source;
@@ -73,14 +80,14 @@ const folderKit: Kit = {
 };
 
 const bucketKit: Kit = {
-  async open(loc, ledger) {
+  async open(loc, extra = {}) {
     const source = new BucketSource({
       store: fx.store,
       prefix: `${loc}/`,
       state: { store: fx.store, prefix: `state-${loc}/` },
       leaseMs: 60_000,
       workDir: join(root, 'work', String(n++)),
-      ...(ledger ? { ledger } : {}),
+      ...extra,
     });
     await source.init();
     return source;
@@ -118,6 +125,31 @@ const reports =
 
 const MANIFEST = 'version: 1\njobs: []\n';
 
+/** Leases in memory, shared by the instances given them: claims made elsewhere than the location's own store. */
+function memoryLeases(): LeaseStore & { held: Set<string>; taken: string[] } {
+  const held = new Set<string>();
+  const taken: string[] = [];
+  return {
+    leaseMs: 60_000,
+    held,
+    taken,
+    async tryAcquire(name) {
+      if (held.has(name)) return undefined;
+      held.add(name);
+      taken.push(name);
+      let ours = true;
+      return {
+        lost: () => (ours ? undefined : new Error('released')),
+        renew: async () => ours,
+        release: async () => {
+          if (ours) held.delete(name);
+          ours = false;
+        },
+      };
+    },
+  };
+}
+
 describe.each([
   ['a folder', folderKit],
   ['a bucket prefix', bucketKit],
@@ -132,8 +164,8 @@ describe.each([
       for (const s of open.splice(0)) await s.close();
     };
   });
-  const source = async (ledger?: LedgerMark): Promise<DropSource> => {
-    const s = await kit.open(loc, ledger);
+  const source = async (extra?: Extra): Promise<DropSource> => {
+    const s = await kit.open(loc, extra);
     open.push(s);
     return s;
   };
@@ -244,14 +276,25 @@ describe.each([
       where: `ledger ${id}`,
       replace,
     });
-    await source(ledger('ledger-a'));
-    await source(ledger('ledger-a'));
-    const refused = await kit.open(loc, ledger('ledger-b')).catch((err: unknown) => err);
+    await source({ ledger: ledger('ledger-a') });
+    await source({ ledger: ledger('ledger-a') });
+    const refused = await kit.open(loc, { ledger: ledger('ledger-b') }).catch((err: unknown) => err);
     expect(refused).toBeInstanceOf(DropTakenError);
     expect(String(refused)).toMatch(/another ledger.*ledger ledger-a.*--replace-ledger/s);
     // Deliberately pointed at the new ledger: the mark is rewritten, and the old ledger's watcher is refused.
-    await source(ledger('ledger-b', true));
-    await expect(kit.open(loc, ledger('ledger-a'))).rejects.toBeInstanceOf(DropTakenError);
+    await source({ ledger: ledger('ledger-b', true) });
+    await expect(kit.open(loc, { ledger: ledger('ledger-a') })).rejects.toBeInstanceOf(DropTakenError);
+  });
+
+  it('claims through the LeaseStore it is given instead of its own (a database’s)', async () => {
+    await kit.put(loc, 'a.yaml', MANIFEST);
+    const leases = memoryLeases();
+    const [one, two] = [await source({ leases }), await source({ leases })];
+    const won = (await Promise.all([one.claim('a.yaml'), two.claim('a.yaml')])).filter((c) => c !== undefined);
+    expect(won).toHaveLength(1);
+    expect(leases.taken).toHaveLength(1);
+    expect(await won[0]!.finish('done', reports('leased'))).toBe(kit.where(loc, 'done/a.yaml'));
+    expect(leases.held.size).toBe(0);
   });
 
   it.runIf(kit === folderKit)(
