@@ -122,8 +122,11 @@ export async function startWatch(
       controller.abort();
       return done;
     },
-    // The log's JSON lines; a plain line (`htorder watch: …`, what a fatal end says) is left out.
-    logs: () => lines().flatMap((l) => (l.startsWith('{') ? [JSON.parse(l) as Record<string, unknown>] : [])),
+    // The log's lines; a line for people (the dashboard's link) is not one.
+    logs: () =>
+      lines()
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
   };
 }
 
