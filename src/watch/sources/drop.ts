@@ -276,13 +276,13 @@ export abstract class Drop<C, G> implements DropSource {
     name: string,
     facts?: C,
   ): Promise<{ name: string; resumed: boolean }> {
-    const claimedAt = facts === undefined ? undefined : await this.claimedAt(name, facts);
-    const own = (o: Occupant): boolean =>
-      claimedAt !== undefined && o.regular && o.mtimeMs >= claimedAt && (!o.input || o.claimed);
     return firstFree(name, async (candidate, first) => {
       const there = await this.occupants(outcome, candidate, facts);
       if (there.length === 0) return { name: candidate, resumed: false };
-      return first && there.every(own) ? { name: candidate, resumed: true } : 'taken';
+      // Asked only when something is there: a request of its own for a bucket.
+      const at = first && facts !== undefined ? await this.claimedAt(name, facts) : undefined;
+      const own = (o: Occupant) => at !== undefined && o.regular && o.mtimeMs >= at && (!o.input || o.claimed);
+      return there.every(own) ? { name: candidate, resumed: true } : 'taken';
     });
   }
 
