@@ -44,6 +44,7 @@ import {
   overInputCost,
   recordHeld,
   releaseUnspent,
+  forgetRefusedContent,
   rememberContent,
 } from './stages/input-guard.js';
 import { holdBack, mustHoldBack, submit, withdraw } from './stages/submit.js';
@@ -158,7 +159,7 @@ const USAGE_CODES = new Set([INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTE
 /** The stages every job goes through, in plan and in run alike, each job on its own. */
 const PLAN = flow(lookUp, applyChanges, resolve, provideArtwork, checkArtwork, dryRun, guard);
 /** run only, once every job is through PLAN. */
-const SUBMIT = flow(submit, rememberContent);
+const SUBMIT = flow(rememberContent, submit, forgetRefusedContent);
 
 /**
  * An input read and checked and its jobs' first states made: the work of an input that needs

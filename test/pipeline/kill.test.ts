@@ -106,4 +106,38 @@ describe('kill -9 with the suspected-duplicate check on (its default window)', (
       orders.map((o) => o.orderNumber).sort(),
     );
   }, 60_000);
+
+  it('killed while its create is on the wire: the order sent is in the index, and a re-send from another input waits', async () => {
+    const one = (orderNumber: string) => manifest([{ orderNumber, items: ITEMS.reorder }]);
+    const file = await h.write('night.yaml', one('NIGHT-1'));
+    // The create is answered late: the run is killed after sending it, before any answer.
+    await h.sandbox.admin.setFaults([{ route: 'POST /Jobs', when: 'create', kind: 'latency', latencyMs: 1500 }]);
+    const first = htorder(['run', file], env);
+    // One dry run, then the create.
+    while (((await h.sandbox.admin.calls())['POST /Jobs'] ?? 0) < 2) await new Promise((r) => setTimeout(r, 5));
+    first.child.kill('SIGKILL');
+    await first.exited;
+    while ((await h.sandbox.admin.jobs()).length < 1) await new Promise((r) => setTimeout(r, 20));
+    await h.sandbox.admin.clearFaults();
+    const resend = await h.write('night-again.yaml', one('NIGHT-1-AGAIN'));
+    const second = htorder(['run', resend], env);
+    expect(await second.exited).toBe(4);
+    expect((await h.sandbox.admin.jobs()).map((j) => j.orderNumber)).toEqual(['NIGHT-1']);
+    // The killed run's re-run settles its order by search and sends nothing new.
+    expect(await htorder(['run', file], env).exited).toBe(0);
+    expect((await h.sandbox.admin.jobs()).map((j) => j.orderNumber)).toEqual(['NIGHT-1']);
+  }, 60_000);
+
+  it('an order proven not created leaves the index: a later order of its content is sent', async () => {
+    const one = (orderNumber: string) => manifest([{ orderNumber, items: ITEMS.reorder }]);
+    await h.sandbox.admin.setFaults([{ route: 'POST /Jobs', when: 'create', kind: 'status', status: 500 }]);
+    const refused = await h.write('refused.yaml', one('REFUSED-1'));
+    // Every create answered 500 and the account searched: nothing exists (an outage, exit 3).
+    expect(await htorder(['run', refused], env).exited).toBe(3);
+    expect(await indexed()).toBe(0);
+    await h.sandbox.admin.clearFaults();
+    const later = await h.write('later.yaml', one('LATER-1'));
+    expect(await htorder(['run', later], env).exited).toBe(0);
+    expect((await h.sandbox.admin.jobs()).map((j) => j.orderNumber)).toEqual(['LATER-1']);
+  }, 60_000);
 });

@@ -1,15 +1,7 @@
 import { durationText } from '../../core/clock.js';
 import type { Diagnostic } from '../../manifest/model.js';
 import { amountText } from '../../core/money.js';
-import {
-  approvalFor,
-  contentKey,
-  contentName,
-  type ContentOrder,
-  contentOrders,
-  type HoldReason,
-  suspectedOf,
-} from '../guard-notes.js';
+import { approvalFor, contentKey, contentName, contentOrders, type HoldReason, suspectedOf } from '../guard-notes.js';
 import { withFindings, type JobState } from '../job-state.js';
 import { DUPLICATE } from '../job-status.js';
 import type { StageContext } from './context.js';
@@ -83,24 +75,22 @@ async function duplicateOf(job: JobState & { outcome: 'ready' }, ctx: StageConte
   const note = await ctx.ledger.readNote<unknown>(ctx.account, contentName(contentKey(job.resolved.candidate)));
   const mine = { orderNumber: job.orderNumber, input: ctx.manifest.sha256 };
   for (const seen of suspectedOf(contentOrders(note), mine, ctx.clock.now(), windowMs)) {
-    if (await cancelled(seen, ctx)) continue;
+    // The ledger's entry: a cancelled order is no reason to hold another; its job number is told
+    // to the operator (the index is written before the create, so it has none).
+    const entry = await ctx.ledger.read({ account: ctx.account, orderNumber: seen.orderNumber });
+    if (entry?.cancelledAt !== undefined) continue;
+    const jobNumber = seen.jobNumber ?? entry?.jobNumber;
     return {
       code: DUPLICATE,
       message:
         `suspected duplicate: an order sent from another input of this account within the last ${durationText(windowMs)} ` +
         '(duplicateWindow) has the same delivery address and items; htorder approve --list names it',
       detail:
-        `suspected duplicate: order ${JSON.stringify(seen.orderNumber)}${seen.jobNumber === undefined ? '' : ` (job ${seen.jobNumber})`} ` +
+        `suspected duplicate: order ${JSON.stringify(seen.orderNumber)}${jobNumber === undefined ? '' : ` (job ${jobNumber})`} ` +
         `sent ${seen.at} has the same delivery address and items`,
     };
   }
   return undefined;
-}
-
-/** Whether the ledger records the order as cancelled: a cancelled order is no reason to hold another. */
-async function cancelled(order: ContentOrder, ctx: StageContext): Promise<boolean> {
-  const entry = await ctx.ledger.read({ account: ctx.account, orderNumber: order.orderNumber });
-  return entry?.cancelledAt !== undefined;
 }
 
 /**

@@ -6,6 +6,7 @@ import {
   approvedName,
   contentKey,
   contentName,
+  contentOrders,
   heldName,
   type HeldNote,
   type HoldReason,
@@ -198,24 +199,36 @@ export async function forgetApproved(jobs: readonly JobState[], ctx: StageContex
 }
 
 /**
- * The stage after submit: a created order goes into the index suspected duplicates are found
- * by, with the input it came from — whatever this input's window, as inputs of other routes or
+ * The stage before submit: the order goes into the index suspected duplicates are found by,
+ * with the input it came from — whatever this input's window, as inputs of other routes or
  * profiles of the account may look further back (a window of 0 turns the check off, not the
- * index). The entry is read and written again without a lock: two
- * orders of one content created at the same moment may keep only one of them, which weakens a
- * later suspicion and never sends anything.
+ * index). It is written before the create, as the ledger's intent is: a run killed between the
+ * create and this write would leave a sent order out, and a later re-send of its content would
+ * not wait. An order the API then refuses leaves the index again (forgetRefusedContent); one
+ * killed before it was sent stays and can only make a later re-send wait.
+ * The entry is read and written again without a lock: two orders of one content sent at the
+ * same moment may keep only one of them, which weakens a later suspicion and never sends anything.
  */
 export async function rememberContent(job: JobState, ctx: StageContext): Promise<JobState> {
-  if (job.outcome !== 'created' || !job.resolved) return job;
+  if (job.outcome !== 'ready') return job;
   const name = contentName(contentKey(job.resolved.candidate));
-  const jobNumber = job.ledger?.entry?.jobNumber;
   const note = withContentOrder(await ctx.ledger.readNote<unknown>(ctx.account, name), {
     orderNumber: job.orderNumber,
-    ...(jobNumber === undefined ? {} : { jobNumber }),
     at: nowIso(ctx.clock),
     input: ctx.manifest.sha256,
   });
   // Not fsynced: a note lost in a power cut only weakens the suspicion, never sends anything.
   await ctx.ledger.writeNote(ctx.account, name, note, { durable: false });
+  return job;
+}
+
+/** The stage after submit: an order the API refused is no reason to hold another, so it leaves the index. */
+export async function forgetRefusedContent(job: JobState, ctx: StageContext): Promise<JobState> {
+  if (job.outcome !== 'not-created' || !job.resolved) return job;
+  const name = contentName(contentKey(job.resolved.candidate));
+  const orders = contentOrders(await ctx.ledger.readNote<unknown>(ctx.account, name));
+  const kept = orders.filter((o) => o.orderNumber !== job.orderNumber);
+  if (kept.length === orders.length) return job;
+  await ctx.ledger.writeNote(ctx.account, name, { noteVersion: 2, orders: kept }, { durable: false });
   return job;
 }
