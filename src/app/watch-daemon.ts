@@ -23,7 +23,7 @@ import { dropLayout, SourceError, type DropSource } from '../watch/sources/model
 import type { SettleEvent } from '../watch/sources/settling.js';
 import { Watcher, type WatcherOptions } from '../watch/watcher.js';
 import { type ApiSession, openApiSession } from './api-session.js';
-import { bucketLedgerOf, openBucketStore } from './bucket-ledger.js';
+import { bucketLedgerOf, bucketStateOf, openBucketStore } from './bucket-ledger.js';
 import { handleInput, setAside, type HandleContext } from './handle-input.js';
 import { tellSettled } from './settled.js';
 import { pipelineOver, type OpenPipeline, type PipelineContextInput } from './pipeline-context.js';
@@ -93,7 +93,7 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
   } as const;
   const closers: Closers = [];
   try {
-    const opened = await openDrop(input, s3, base, closers);
+    const opened = await openDrop(input, s3, base, closers, declared?.locations);
     const { pipeline, source, session } = opened;
     const routing = routes && (await openRouting(routes, pipeline, base));
     if (routing) closers.push(() => routing.close());
@@ -145,6 +145,8 @@ async function openDrop(
   s3: S3Location | undefined,
   base: PipelineContextInput,
   closers: Closers,
+  /** Every bucket location the config file's routes name (`where`): other watchers' drops. */
+  dropLocations: readonly string[] = [],
 ): Promise<OpenDrop> {
   // Loaded only with --mapping: a watcher of manifests starts without the mapping code.
   const mapping: Mapping | undefined = input.mapping
@@ -165,10 +167,15 @@ async function openDrop(
     // The AWS SDK is loaded only to watch a bucket: a folder watcher starts without it.
     const { BucketSource } = await import('../watch/sources/bucket-source.js');
     const store = await openBucketStore(s3, settings, base.env);
+    closers.push(() => store.close());
+    // Before a request is made: a ledger droppers could write is a usage error.
+    const where = bucketStateOf(settings.get('bucketLedger'), s3, dropLocations);
+    const stateStore = where.bucket === s3.bucket ? store : await openBucketStore(where, settings, base.env);
+    const state = { store: stateStore, prefix: where.prefix };
     const singleInstance = settings.get('singleInstance');
     const onWarning = (message: string): void => logger.warn(message);
-    source = new BucketSource({ store, prefix: s3.prefix, layout, leaseMs, singleInstance, onWarning, workDir });
-    ledger = await bucketLedgerOf(store, s3.prefix, leaseMs);
+    source = new BucketSource({ store, prefix: s3.prefix, state, layout, leaseMs, singleInstance, onWarning, workDir });
+    ledger = await bucketLedgerOf(stateStore, where.prefix, leaseMs);
   } else {
     source = new FolderSource(resolve(base.cwd, input.target), {
       layout,

@@ -22,6 +22,8 @@ export interface WatchRoute extends Route {
 
 export interface WatchRoutes {
   file: string;
+  /** Every bucket location (`s3://…`) any rule's `where` names: drop locations of the watchers sharing the file. */
+  locations: string[];
   /** Empty when every rule of the file names other drop locations (`where`). */
   routes: WatchRoute[];
   /** The route that takes `name` (first match wins), or undefined. */
@@ -49,8 +51,10 @@ export async function loadWatchRoutes(opts: {
   const file = findConfigFile({ env: opts.env, flags: opts.flags, cwd: opts.cwd, home });
   if (!file?.routes || file.routes.length === 0) return undefined;
   const routes = routesFor(file.routes, locationMatcher(opts.target, opts.cwd, file, home));
+  const locations = file.routes.flatMap((r) => (r.where ?? []).filter(isS3Url));
   // Every rule names other locations: this watcher runs as without routes (and says so).
-  if (routes.length === 0) return { file: file.path, routes: [], choose: () => undefined, noRoute: () => '' };
+  if (routes.length === 0)
+    return { file: file.path, locations, routes: [], choose: () => undefined, noRoute: () => '' };
   checkRoutes(routes, file, opts);
   const mappings = new Map<string, Mapping>();
   const loaded: WatchRoute[] = [];
@@ -66,6 +70,7 @@ export async function loadWatchRoutes(opts: {
   }
   return {
     file: file.path,
+    locations,
     routes: loaded,
     choose: (name) => chooseRoute(loaded, name),
     noRoute: (name) =>

@@ -20,7 +20,7 @@ export interface ApproveInput extends Partial<SandboxOptions> {
   note?: string;
   list?: boolean;
   json?: boolean;
-  /** `s3://BUCKET/PREFIX/`: the ledger a watcher of that prefix keeps in the bucket, instead of the state dir's. */
+  /** `s3://BUCKET/PREFIX/`: a bucket watcher's ledger (its bucketLedger), instead of the state dir's. */
   ledger?: string;
   flags: ConfigFlags;
 }
@@ -56,13 +56,15 @@ export async function runApprove(input: ApproveInput, io: CommandIo): Promise<nu
       return ExitCode.Unavailable;
     }
     let ledger: LedgerStore = pipeline.ledger;
-    if (input.ledger !== undefined) {
-      const s3 = parseS3Url(input.ledger);
+    const { settings } = pipeline.session;
+    // A bucket watcher's ledger: --ledger, else the bucketLedger its recipe sets.
+    const bucketLedger = input.ledger ?? settings.get('bucketLedger');
+    if (bucketLedger !== undefined) {
+      const s3 = parseS3Url(bucketLedger);
       if ('error' in s3) {
         io.stderr.write(`htorder approve: --ledger: ${printable(s3.error)}\n`);
         return ExitCode.Usage;
       }
-      const { settings } = pipeline.session;
       const bucket = await openBucketStore(s3, settings, io.env);
       store = bucket;
       ledger = await bucketLedgerOf(bucket, s3.prefix, settings.get('leaseMs'));

@@ -10,7 +10,7 @@ import { type NewFileOptions, writeFileAtomic } from '../storage/atomic-write.js
 import { ByteOutput } from './byte-output.js';
 import { peekItems } from './lazy-items.js';
 import type { JobResult, ResultReport } from './model.js';
-import { neutraliseCell } from './neutralise.js';
+import { hasLineBreak, neutraliseCell } from './neutralise.js';
 import { bool, errorText, num, RowCells, type RowCellsTable, rowCellsOf } from './row-cells.js';
 import type { WorkerAnswer } from './result-csv-worker.js';
 
@@ -44,7 +44,10 @@ export const YAML_RESULT_COLUMNS = [
 /** Rows per yielded batch of text; the text stays well under the size V8 allocates straight into the old generation. */
 const BATCH_ROWS = 200;
 const LF = 0x0a;
-/** First characters of a cell neutraliseCell may change (= + - @ tab CR): such a record is written from its cells. */
+/**
+ * First characters of a cell neutraliseCell may change (= + - @ tab CR): such a record is
+ * written from its cells, as is one holding a line break (neutraliseCell guards each line).
+ */
 const FORMULA_START = new Uint8Array(128);
 for (const c of '=+-@\t\r') FORMULA_START[c.charCodeAt(0)] = 1;
 /**
@@ -224,7 +227,7 @@ async function* csvInputChunks(job: CsvResultJob): AsyncGenerator<Uint8Array> {
   };
   if (job.header !== undefined) header(job.header);
   const record = (cells: string[], row: number, text: string | undefined) => {
-    out.text(text !== undefined && !mayNeutralise(cells) ? text : encode(cells));
+    out.text(text !== undefined && !mayNeutralise(cells) && !hasLineBreak(text) ? text : encode(cells));
     if (cells.length < width) out.text(dialect.delimiter.repeat(width - cells.length));
     out.text(dialect.delimiter);
     out.digits(row);

@@ -236,7 +236,10 @@ describe('watch: nothing outside its folders', () => {
             Body: manifest(key.includes('good') ? 'GOOD' : 'EVIL', 1),
           }),
         );
-      const w = await startWatch({ target: `s3://${s3.bucket}/in/` }, { ...env(), ...s3.env });
+      const w = await startWatch(
+        { target: `s3://${s3.bucket}/in/`, flags: { bucketLedger: `s3://${s3.bucket}/state/` } },
+        { ...env(), ...s3.env },
+      );
       try {
         await waitFor(async () => {
           const res = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: 'in/done/' }));
@@ -247,7 +250,7 @@ describe('watch: nothing outside its folders', () => {
       }
       expect((await sandbox.admin.jobs()).map((j) => j.orderNumber)).toEqual(['GOOD-1']);
       const res = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket }));
-      const keys = (res.Contents ?? []).map((o) => o.Key!).filter((k) => !k.startsWith('in/.htorder/'));
+      const keys = (res.Contents ?? []).map((o) => o.Key!).filter((k) => !k.startsWith('state/'));
       expect(keys.filter((k) => !k.startsWith('in/done/'))).toEqual(expect.arrayContaining(['in/sub/x.yaml']));
       expect(keys.filter((k) => !k.startsWith('in/'))).toEqual(['evil.yaml'].filter((k) => keys.includes(k)));
     } finally {

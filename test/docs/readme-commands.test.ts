@@ -305,12 +305,13 @@ const COMMANDS: Record<string, Entry> = {
   'docker stop --time 120 htorder-watch': { skip: 'needs Docker' },
 
   // S3 with real buckets.
-  'htorder watch s3://acme-orders/incoming/': {
+  'htorder watch s3://acme-orders/incoming/ --bucket-ledger s3://acme-orders/htorder-state/': {
     skip: 'needs a real S3 bucket and AWS credentials; the S3 source is tested against s3rver in test/watch/sources',
   },
-  'htorder watch s3://orders/drop/ --s3-endpoint http://minio:9000 --s3-force-path-style': {
-    skip: 'needs a MinIO server at minio:9000; S3-compatible endpoints are tested against s3rver in test/watch/sources',
-  },
+  'htorder watch s3://orders/drop/ --bucket-ledger s3://orders/htorder-state/ --s3-endpoint http://minio:9000 --s3-force-path-style':
+    {
+      skip: 'needs a MinIO server at minio:9000; S3-compatible endpoints are tested against s3rver in test/watch/sources',
+    },
 
   // The CLI itself.
   'htorder --version': { spec: { check: (_ws, r) => expect(r.stdout).toMatch(/^\d+\.\d+\.\d+\n$/) } },

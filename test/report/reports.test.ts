@@ -203,6 +203,22 @@ describe('writeReports', () => {
     ]);
   });
 
+  it('for a CSV input, guards each line of a multi-line cell, which a verbatim copy would not', async () => {
+    const csv = [
+      'orderNumber,deliveryMethod,itemType,code,quantity,customerReference',
+      'PO-1,UPSGND,Asset,A10001,50,"front',
+      "=cmd|' /C calc'!A0\"",
+      '',
+    ].join('\r\n');
+    const file = await writeInput('orders.csv', csv);
+    const { report, loaded } = await reportFor(file);
+    await writeReports(report, { manifest: loaded.manifest });
+    const text = await readFile(reportPaths(file).csv, 'utf8');
+    expect(text.split(/\r\n|\r|\n/).filter((line) => /^[=+\-@]/.test(line))).toEqual([]);
+    const rows = parse(text, { relax_column_count: true }) as string[][];
+    expect(rows[1]!.slice(0, 6)).toEqual(['PO-1', 'UPSGND', 'Asset', 'A10001', '50', "front\r\n'=cmd|' /C calc'!A0"]);
+  });
+
   it('for a CSV input, copies the input columns verbatim, then the result columns', async () => {
     const csv = [
       'orderNumber,deliveryMethod,itemType,code,quantity,customerReference',
@@ -415,6 +431,12 @@ describe('neutraliseCell', () => {
     ['+1.5', '+1.5'],
     ['PO-1', 'PO-1'],
     ['', ''],
+    // Each line of a multi-line cell, for an importer that splits rows on any line break.
+    ['x\n=cmd|"/C calc"!A0', 'x\n\'=cmd|"/C calc"!A0'],
+    ['x\r\n+1', "x\r\n'+1"],
+    ['x\r@SUM(A1)', "x\r'@SUM(A1)"],
+    ['=a\n-b', "'=a\n'-b"],
+    ['12 Main St\nApt 4', '12 Main St\nApt 4'],
   ])('%j → %j', (cell, out) => {
     expect(neutraliseCell(cell)).toBe(out);
   });

@@ -259,6 +259,7 @@ export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<Sc
     // must still be finished, so poison-file protection (default 3 interrupted runs) is set high.
     HTORDER_WATCH_MAX_INPUT_ATTEMPTS: '100',
     ...(s3?.env ?? {}),
+    ...(s3 ? { HTORDER_BUCKET_LEDGER: `s3://${s3.bucket}/htorder-state/` } : {}),
   });
   const args = [
     'watch',
@@ -380,13 +381,13 @@ export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<Sc
       let entries: LedgerEntry[];
       if (s3) {
         entries = [];
-        // The bucket ledger: one JSON object per order under PREFIX.htorder/ledger/.
+        // The bucket ledger: one JSON object per order under the state prefix's ledger/.
         let token: string | undefined;
         do {
           const res = await s3.client.send(
             new ListObjectsV2Command({
               Bucket: s3.bucket,
-              Prefix: `${prefix}.htorder/ledger/`,
+              Prefix: 'htorder-state/ledger/',
               ContinuationToken: token,
             }),
           );

@@ -227,3 +227,60 @@ export function s3Fixture(): { s3: TestS3; store: S3Store } {
   });
   return fx;
 }
+
+/** An endpoint that passes on only the requests a dropper's policy allows, and what it refused. */
+export interface DropperEndpoint {
+  endpoint: string;
+  /** Requests answered 403: method and key (or `?prefix=` of a listing). */
+  denied: { method: string; key: string }[];
+  close(): Promise<void>;
+}
+
+/**
+ * A dropper's view of the test server: an endpoint in front of `s3` that passes on only what an
+ * IAM policy granting `s3:GetObject`, `s3:PutObject`, `s3:DeleteObject` on `BUCKET/PREFIX*` and
+ * `s3:ListBucket` with `s3:prefix` under PREFIX allows; every other request (another key, a
+ * listing of another prefix, a multi-object delete) is answered 403 AccessDenied, as S3 would.
+ */
+export async function startDropperEndpoint(s3: TestS3, prefix: string): Promise<DropperEndpoint> {
+  const up = new URL(s3.endpoint);
+  const denied: DropperEndpoint['denied'] = [];
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const [, bucket, ...rest] = url.pathname.split('/');
+    const key = decodeURIComponent(rest.join('/'));
+    const listing = key === '' && req.method === 'GET' && !url.searchParams.has('delete');
+    const asked = listing ? (url.searchParams.get('prefix') ?? '') : key;
+    const allowed =
+      bucket === s3.bucket && asked.startsWith(prefix) && (listing || key !== '') && req.method !== 'POST';
+    if (!allowed) {
+      denied.push({ method: req.method ?? '', key: asked });
+      req.resume();
+      res.writeHead(403, { 'content-type': 'application/xml' });
+      res.end(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Access Denied</Message></Error>',
+      );
+      return;
+    }
+    const out = request(
+      { host: up.hostname, port: up.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      },
+    );
+    out.on('error', () => res.destroy());
+    req.pipe(out);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const { port } = server.address() as AddressInfo;
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    denied,
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+  };
+}

@@ -14,7 +14,7 @@ export function register(program: Command): void {
     .option('--list', 'show the jobs that wait for approval on the account')
     .option(
       '--ledger <s3-url>',
-      "a bucket watcher's ledger (s3://BUCKET/PREFIX/, as given to watch) instead of the state dir's",
+      "a bucket watcher's ledger (its bucketLedger, s3://BUCKET/PREFIX/) instead of the state dir's (default: bucketLedger when set)",
     )
     .option('--json', 'print a machine-readable summary to stdout');
   addSandboxOptions(cmd).addHelpText(

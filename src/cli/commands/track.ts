@@ -119,7 +119,11 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
       : undefined;
   const file = typeof opts.trackingCsv === 'string' ? opts.trackingCsv : undefined;
   const after = async (result: TrackResult): Promise<void> => {
-    const shipped = await shipToShop(result, { file, deliveryOptions: () => catalogue.deliveryOptions() });
+    const shipped = await shipToShop(result, {
+      file,
+      sendReceipt: session.settings.get('trackingSendReceipt'),
+      deliveryOptions: () => catalogue.deliveryOptions(),
+    });
     for (const path of shipped.written) io.stderr.write(`tracking for the shop: ${printable(path)}\n`);
     for (const record of shipped.dispatched) notifier?.dispatched(record);
   };

@@ -35,7 +35,10 @@ export function register(program: Command): void {
           'htorder watch /srv/orders --health-port 9464',
           'a drop folder, with /healthz and /metrics (env HTORDER_HEALTH_PORT)',
         ],
-        ['htorder watch s3://acme-orders/incoming/', 'an S3 prefix (AWS credentials from the usual chain)'],
+        [
+          'htorder watch s3://acme-orders/incoming/ --bucket-ledger s3://acme-orders/htorder-state/',
+          'an S3 prefix; its ledger and claims where droppers cannot write (AWS credentials from the usual chain)',
+        ],
       ]),
     );
   addSettingOptions(cmd, WATCH_SETTINGS, WATCH_DEFAULTS);

@@ -290,6 +290,14 @@ export const SETTINGS = {
     default: false,
     description: 'path-style bucket addressing',
   },
+  bucketLedger: {
+    env: 'HTORDER_BUCKET_LEDGER',
+    flag: '--bucket-ledger',
+    arg: '<s3://bucket/prefix/>',
+    type: { kind: 'string' },
+    description:
+      'where a bucket watcher keeps its ledger and claims: a prefix droppers cannot write, outside every watched prefix (required to watch a bucket; approve reads it)',
+  },
   singleInstance: {
     env: 'HTORDER_SINGLE_INSTANCE',
     flag: '--single-instance',
@@ -445,6 +453,14 @@ export const SETTINGS = {
     type: { kind: 'boolean' },
     default: true,
     description: 'wake the scan early on file-system events (folders); the scan alone is always enough',
+  },
+  // track: the files written for the shop to import (docs/track.md#tracking-back-to-the-shop).
+  trackingSendReceipt: {
+    env: 'HTORDER_TRACKING_SEND_RECEIPT',
+    type: { kind: 'boolean' },
+    default: true,
+    description:
+      'track: the Shopify (Matrixify) tracking file has Shopify email each customer their tracking (Fulfillment: Send Receipt); false: no email',
   },
   // Notifications (watch, run): webhooks told of failures (docs/notifications.md).
   notifyUrl: {

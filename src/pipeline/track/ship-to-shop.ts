@@ -1,8 +1,15 @@
 import { trackingPath } from '../../report/report-paths.js';
-import { writeFileAtomic } from '../../storage/atomic-write.js';
+import { type NewFileOptions, writeFileAtomic } from '../../storage/atomic-write.js';
 import type { DeliveryOption } from '../../api/types.js';
 import { type Despatched, dispatchRecords, reportRecords } from './shop-records.js';
-import { carrierOf, type DispatchRecord, type TrackingLayout, trackingCsv } from './shop-tracking.js';
+import {
+  carrierOf,
+  type DispatchRecord,
+  type TrackingFileOptions,
+  type TrackingLayout,
+  trackingCsv,
+} from './shop-tracking.js';
+import type { ReportFile } from './targets.js';
 import type { TrackResult } from './track.js';
 
 /**
@@ -10,7 +17,7 @@ import type { TrackResult } from './track.js';
  * (X.tracking.csv next to each report, or all in one file), and the records of the jobs
  * despatched since the previous check, for the `dispatched` notification.
  */
-export interface ShipToShopOptions {
+export interface ShipToShopOptions extends Partial<TrackingFileOptions> {
   /** One file for every report's despatched jobs, instead of one beside each report. */
   file?: string;
   /** The account's delivery options (for the carrier); a failure leaves the carrier blank. */
@@ -29,6 +36,19 @@ export function trackingCsvPath(reportFile: string): string {
   return trackingPath(reportFile.replace(/\.result\.json$/, ''));
 }
 
+/**
+ * The mode and group of a tracking file made from `reports`: never more readable than any of
+ * them (no execute bits), in their group when they share one, else readable by its owner only.
+ * A report whose mode is unknown (none read) leaves the file to the umask.
+ */
+export function fileOf(reports: ReadonlyArray<ReportFile | undefined>): NewFileOptions {
+  const known = reports.filter((r): r is ReportFile => r !== undefined);
+  if (known.length === 0 || known.length < reports.length) return known.length === 0 ? {} : { mode: 0o600 };
+  const mode = known.reduce((m, r) => m & r.mode, 0o666);
+  const [gid, ...others] = new Set(known.map((r) => r.gid));
+  return others.length === 0 ? { mode, gid } : { mode: mode & 0o600 };
+}
+
 export async function shipToShop(result: TrackResult, opts: ShipToShopOptions): Promise<ShipToShop> {
   if (!result.jobs.some((j) => j.tracking.dateOut !== null)) return { written: [], dispatched: [] };
   // Asked only once something was despatched: a check of jobs in production costs no more calls.
@@ -37,6 +57,7 @@ export async function shipToShop(result: TrackResult, opts: ShipToShopOptions): 
     const option = options.find((o) => o.code === code);
     return carrierOf(option?.label, option?.isCollection);
   };
+  const fileOptions: TrackingFileOptions = { sendReceipt: opts.sendReceipt ?? true };
   const byReport = new Map<string, Despatched[]>();
   const newly = new Set<number>();
   const dispatched: DispatchRecord[] = [];
@@ -64,7 +85,8 @@ export async function shipToShop(result: TrackResult, opts: ShipToShopOptions): 
     if (opts.file !== undefined) all.push(made);
     else {
       const path = trackingCsvPath(reportFile);
-      await writeFileAtomic(path, trackingCsv(made.layout, made.records));
+      const text = trackingCsv(made.layout, made.records, fileOptions);
+      await writeFileAtomic(path, text, fileOf([result.files.get(reportFile)]));
       written.push(path);
     }
   }
@@ -72,12 +94,15 @@ export async function shipToShop(result: TrackResult, opts: ShipToShopOptions): 
     // One layout when every report's shop takes the same; the generic one for a mix.
     const layouts = new Set(all.map((a) => a.layout));
     const layout: TrackingLayout = layouts.size === 1 ? [...layouts][0] : 'generic';
+    const reports = [...byReport.keys()].map((r) => result.files.get(r));
     await writeFileAtomic(
       opts.file,
       trackingCsv(
         layout,
         all.flatMap((a) => a.records),
+        fileOptions,
       ),
+      fileOf(reports),
     );
     written.push(opts.file);
   }

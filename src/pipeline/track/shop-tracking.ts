@@ -32,14 +32,46 @@ export function layoutFor(preset: string | undefined): TrackingLayout {
   return preset === 'shopify' || preset === 'woocommerce' ? preset : 'generic';
 }
 
-/** A row per record and line (a record with no lines: one row, its SKU blank). */
-function perLine(records: readonly DispatchRecord[]): Array<[DispatchRecord, { sku: string; quantity: string }]> {
+type Line = DispatchRecord['lines'][number];
+
+/**
+ * A row per record and SKU (a record with no lines: one row, its SKU blank). Lines of one SKU
+ * are one row with their quantities added: the imports match a row to the order's line by its
+ * SKU, so a repeated SKU would be a second shipment of the same line.
+ */
+function perLine(records: readonly DispatchRecord[]): Array<[DispatchRecord, Line]> {
   return records.flatMap((r) =>
     r.lines.length === 0
-      ? [[r, { sku: '', quantity: '' }] as [DispatchRecord, { sku: string; quantity: string }]]
-      : r.lines.map((l) => [r, l] as [DispatchRecord, { sku: string; quantity: string }]),
+      ? [[r, { sku: '', quantity: '' }] as [DispatchRecord, Line]]
+      : bySku(r.lines).map((l) => [r, l] as [DispatchRecord, Line]),
   );
 }
+
+/** Lines of one SKU folded into one, in the order SKUs first appear; quantities added when each is a whole number. */
+export function bySku(lines: readonly Line[]): Line[] {
+  const out = new Map<string, Line>();
+  for (const line of lines) {
+    const seen = out.get(line.sku);
+    if (seen === undefined) out.set(line.sku, { ...line });
+    else seen.quantity = addQuantities(seen.quantity, line.quantity);
+  }
+  return [...out.values()];
+}
+
+const WHOLE = /^\d{1,9}$/;
+
+/** `6` + `4` → `10`; a quantity that is not a plain whole number leaves the sum blank (the whole line). */
+function addQuantities(a: string, b: string): string {
+  return WHOLE.test(a) && WHOLE.test(b) ? String(Number(a) + Number(b)) : '';
+}
+
+/** What a shop's import is asked to do besides recording the tracking. */
+export interface TrackingFileOptions {
+  /** Shopify (Matrixify): email each customer their tracking (`Fulfillment: Send Receipt`). */
+  sendReceipt: boolean;
+}
+
+const DEFAULT_FILE_OPTIONS: TrackingFileOptions = { sendReceipt: true };
 
 /** `2026-11-21` → `21-11-2026`, the day-first format the WooCommerce import is told to expect. */
 function dayFirst(iso: string): string {
@@ -48,15 +80,22 @@ function dayFirst(iso: string): string {
 }
 
 /**
- * The header and rows of a tracking file:
+ * The header and rows of a tracking file (docs/track.md#tracking-back-to-the-shop cites each
+ * import's documentation):
  * - `shopify`: the Orders sheet of the Matrixify import app, updating each order (`Command`
- *   UPDATE) with a fulfillment line per SKU and its tracking company, number and URL;
+ *   UPDATE, matched by `Name`) with a `Fulfillment Line` per SKU, its status `success`, tracking
+ *   company, number and URL, and `Fulfillment: Send Receipt` (Matrixify's default is FALSE: no
+ *   email to the customer);
  * - `woocommerce`: the CSV import of the Advanced Shipment Tracking plugin (order_id,
  *   tracking_provider, tracking_number, date_shipped as DD-MM-YYYY, status_shipped 1 = shipped,
  *   sku and qty for tracking per item);
  * - `generic`: every field by its own name, for any other shop or a script.
  */
-export function trackingRows(layout: TrackingLayout, records: readonly DispatchRecord[]): string[][] {
+export function trackingRows(
+  layout: TrackingLayout,
+  records: readonly DispatchRecord[],
+  options: TrackingFileOptions = DEFAULT_FILE_OPTIONS,
+): string[][] {
   switch (layout) {
     case 'shopify':
       return [
@@ -71,6 +110,7 @@ export function trackingRows(layout: TrackingLayout, records: readonly DispatchR
           'Fulfillment: Tracking Number',
           'Fulfillment: Tracking URL',
           'Fulfillment: Processed At',
+          'Fulfillment: Send Receipt',
         ],
         ...perLine(records).map(([r, l]) => [
           r.shopOrderNumber,
@@ -83,6 +123,7 @@ export function trackingRows(layout: TrackingLayout, records: readonly DispatchR
           r.trackingNumber,
           r.trackingLink,
           r.despatchDate,
+          options.sendReceipt ? 'TRUE' : 'FALSE',
         ]),
       ];
     case 'woocommerce':
@@ -126,10 +167,21 @@ export function trackingRows(layout: TrackingLayout, records: readonly DispatchR
   }
 }
 
-/** The file's text: UTF-8, CRLF (what spreadsheet imports expect), every cell guarded against formulas. */
-export function trackingCsv(layout: TrackingLayout, records: readonly DispatchRecord[]): string {
-  const [header, ...rows] = trackingRows(layout, records);
-  return stringify([header, ...rows.map((row) => row.map(neutraliseCell))], { record_delimiter: 'windows' });
+/**
+ * The file's text: UTF-8, CRLF (what spreadsheet imports expect), every cell guarded against
+ * formulas. A cell holding a lone LF or CR is quoted too: with a CRLF record delimiter
+ * csv-stringify quotes only CRLF, and an unquoted line break starts a new row.
+ */
+export function trackingCsv(
+  layout: TrackingLayout,
+  records: readonly DispatchRecord[],
+  options: TrackingFileOptions = DEFAULT_FILE_OPTIONS,
+): string {
+  const [header, ...rows] = trackingRows(layout, records, options);
+  return stringify([header, ...rows.map((row) => row.map(neutraliseCell))], {
+    record_delimiter: 'windows',
+    quoted_match: /[\r\n]/,
+  });
 }
 
 /** Carriers a delivery option's label may start with: the name a shop's import knows them by. */

@@ -5,7 +5,7 @@ import { writeResultJson } from '../../report/write-result-json.js';
 import { buildTracking } from './build-tracking.js';
 import { fetchStates } from './fetch-states.js';
 import type { JobTracking, TrackTarget } from '../../report/tracking-model.js';
-import type { Targets } from './targets.js';
+import type { ReportFile, Targets } from './targets.js';
 
 export interface TrackOptions {
   includeClosed: boolean;
@@ -34,6 +34,8 @@ export interface TrackResult {
   incomplete: boolean;
   /** The reports of the targets, by path, with the new tracking. */
   reports: ReadonlyMap<string, ResultReport>;
+  /** Each report's mode and group: its tracking file gets no more. */
+  files: ReadonlyMap<string, ReportFile>;
 }
 
 /**
@@ -79,10 +81,11 @@ export async function trackOnce(
       }
     }
     if (!touched) continue;
-    await writeResultJson(path, report);
+    // Rewritten with the mode and group it had: a private report stays private.
+    await writeResultJson(path, report, targets.files.get(path));
     reportsWritten.push(path);
   }
-  return { jobs, reportsWritten, incomplete, reports: targets.reports };
+  return { jobs, reportsWritten, incomplete, reports: targets.reports, files: targets.files };
 }
 
 /** Pure: the differences a person cares about between two trackings of one job. */

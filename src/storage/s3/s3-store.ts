@@ -193,6 +193,12 @@ export class S3Store {
     return out;
   }
 
+  /** Whether any object's key starts with `prefix` (one listing request). */
+  async hasAny(prefix: string): Promise<boolean> {
+    const res = await this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, MaxKeys: 1 }));
+    return (res.Contents ?? []).length > 0;
+  }
+
   /**
    * Whether the store honours `If-None-Match: *`: the second create of one probe object must
    * be refused with 412. Stores that ignore the header (older MinIO, s3rver) would let two

@@ -26,6 +26,11 @@ export interface BucketSourceOptions {
   store: S3Store;
   /** Empty or ending in `/`. */
   prefix: string;
+  /**
+   * Where the claims live (and the ledger beside them, `bucketLedger`): a prefix droppers cannot
+   * write, outside the drop prefix, perhaps in another bucket (its own store then).
+   */
+  state: { store: S3Store; prefix: string };
   layout?: DropLayout;
   /** A claim not renewed for this long belongs to a dead instance. Default 30 s. */
   leaseMs?: number;
@@ -39,18 +44,26 @@ export interface BucketSourceOptions {
   workDir?: string;
 }
 
-/** Where the bucket's shared state lives: beside the inputs, hidden from the listing by its dot. */
-export function stateRoot(prefix: string): string {
+/**
+ * Where watchers of earlier builds kept a bucket's ledger and claims: under the drop prefix,
+ * where every dropper may write. Never read now; its presence is only told.
+ */
+function droppersStateRoot(prefix: string): string {
   return `${prefix}.htorder/`;
+}
+
+/** The claims of the inputs of `s3://bucket/prefix`, under the watcher's state prefix (a name holds no `/`, so none collide). */
+export function claimsRoot(statePrefix: string, bucket: string, prefix: string): string {
+  return `${statePrefix}claims/${bucket}/${prefix}`;
 }
 
 /**
  * A bucket prefix as a drop location (`htorder watch s3://BUCKET/PREFIX`), with the folder's
- * layout as key prefixes. A claim is a bucket lease `processing/.NAME.claim` (bucket-lease.ts:
- * `If-None-Match: *` create, so one instance wins; expired claims are taken over with
- * `If-Match`); then the input is copied to `processing/NAME` and removed from the top. The
- * input is processed from a local temporary copy and its reports are uploaded beside it in
- * `done/` or `failed/`.
+ * layout as key prefixes. A claim is a bucket lease `STATE/claims/BUCKET/PREFIX/NAME.claim`
+ * under the watcher's state prefix, which droppers cannot write (bucket-lease.ts: `If-None-Match:
+ * *` create, so one instance wins; expired claims are taken over with `If-Match`); then the
+ * input is copied to `processing/NAME` and removed from the top. The input is processed from a
+ * local temporary copy and its reports are uploaded beside it in `done/` or `failed/`.
  */
 export class BucketSource implements DropSource {
   readonly location: string;
@@ -64,37 +77,59 @@ export class BucketSource implements DropSource {
   constructor(private readonly opts: BucketSourceOptions) {
     this.location = `s3://${opts.store.bucket}/${opts.prefix}`;
     this.layout = { ...DEFAULT_LAYOUT, ...opts.layout };
-    this.claims = new BucketLeases(opts.store, opts.leaseMs ?? 30_000);
+    this.claims = new BucketLeases(opts.state.store, opts.leaseMs ?? 30_000);
   }
 
   private key(which: keyof DropLayout | 'top', name: string): string {
     return which === 'top' ? `${this.opts.prefix}${name}` : `${this.opts.prefix}${this.layout[which]}/${name}`;
   }
 
+  private claimsRoot(): string {
+    return claimsRoot(this.opts.state.prefix, this.opts.store.bucket, this.opts.prefix);
+  }
+
   private claimKey(name: string): string {
-    return this.key('processing', `.${name}.claim`);
+    return `${this.claimsRoot()}${name}.claim`;
   }
 
   async init(): Promise<void> {
     assertLayout(this.layout, 'prefix');
+    const { store, state, prefix } = this.opts;
+    // Claims and ledger locks are made in the state's store; the drop's own conditional writes
+    // keep a given-back input from replacing a newer upload.
+    await this.probe(state.store, `${state.prefix}probe-${randomUUID()}`, `s3://${state.store.bucket}/${state.prefix}`);
+    if (store !== state.store) await this.probe(store, `${prefix}.htorder-probe-${randomUUID()}`, this.location);
+    await this.tellDroppersState();
+    this.work = await makeWorkFolder(this.opts.workDir);
+  }
+
+  /** Whether `store` honours conditional writes; SourceError (usage) when not, unless --single-instance. */
+  private async probe(store: S3Store, key: string, where: string): Promise<void> {
     let probe: Awaited<ReturnType<S3Store['probeConditionalWrites']>>;
     try {
-      probe = await this.opts.store.probeConditionalWrites(`${stateRoot(this.opts.prefix)}probe-${randomUUID()}`);
+      probe = await store.probeConditionalWrites(key);
     } catch (err) {
-      throw new SourceError(`cannot use ${this.location}: ${describe(err)}`, 'unavailable');
+      throw new SourceError(`cannot use ${where}: ${describe(err)}`, 'unavailable');
     }
-    if (!probe.ok) {
-      const why = `${this.location} does not support conditional writes (${probe.why})`;
-      if (!this.opts.singleInstance) {
-        throw new SourceError(
-          `${why}, so several watchers could process one file twice. Use a store with conditional writes (AWS S3, recent MinIO, R2), or run exactly one watcher with --single-instance`,
-          'usage',
-        );
-      }
-      this.opts.store.conditional = false;
-      this.opts.onWarning?.(`${why}; running as the only instance (--single-instance)`);
+    if (probe.ok) return;
+    const why = `${where} does not support conditional writes (${probe.why})`;
+    if (!this.opts.singleInstance) {
+      throw new SourceError(
+        `${why}, so several watchers could process one file twice. Use a store with conditional writes (AWS S3, recent MinIO, R2), or run exactly one watcher with --single-instance`,
+        'usage',
+      );
     }
-    this.work = await makeWorkFolder(this.opts.workDir);
+    store.conditional = false;
+    this.opts.onWarning?.(`${why}; running as the only instance (--single-instance)`);
+  }
+
+  /** A ledger an earlier build kept under the drop prefix is not read (droppers could write it): said once, at start. */
+  private async tellDroppersState(): Promise<void> {
+    const old = droppersStateRoot(this.opts.prefix);
+    if (!(await this.opts.store.hasAny(old))) return;
+    this.opts.onWarning?.(
+      `s3://${this.opts.store.bucket}/${old} (a ledger and claims kept under the drop prefix, where droppers may write) is no longer read: the ledger is s3://${this.opts.state.store.bucket}/${this.opts.state.prefix}ledger/, and until it vouches for the account each new order is searched on the account before it is sent. Remove the old prefix once no watcher of an earlier build runs`,
+    );
   }
 
   async list(): Promise<ListedInput[]> {
@@ -117,9 +152,14 @@ export class BucketSource implements DropSource {
     const names = new Set<string>();
     for (const o of await this.opts.store.list(prefix, '/')) {
       const name = o.key.slice(prefix.length);
-      const claimOf = /^\.(.+)\.claim$/.exec(name)?.[1];
+      if (classifyName(name).take) names.add(name);
+    }
+    // A claim whose input is gone from processing/ (a finish cut short after its delete) is
+    // taken and given back by take(), which finds nothing to process.
+    const claims = this.claimsRoot();
+    for (const o of await this.opts.state.store.list(claims, '/')) {
+      const claimOf = /^(.+)\.claim$/.exec(o.key.slice(claims.length))?.[1];
       if (claimOf !== undefined && classifyName(claimOf).take) names.add(claimOf);
-      else if (classifyName(name).take) names.add(name);
     }
     // A live instance holds it (this one included): no claim; else adopted.
     const claimOne = async (name: string): Promise<ClaimedInput | undefined> => {
@@ -331,6 +371,7 @@ export class BucketSource implements DropSource {
   async close(): Promise<void> {
     if (this.work) await rm(this.work, { recursive: true, force: true });
     this.opts.store.close();
+    if (this.opts.state.store !== this.opts.store) this.opts.state.store.close();
   }
 }
 

@@ -21,6 +21,7 @@ import {
   timestampedName,
 } from './drop-names.js';
 import { claimEach } from './orphans.js';
+import { refusalKey, stickyRefusal } from './sticky-claims.js';
 import { DEFAULT_SETTLE_WINDOW_MS, type SettleEvent, SettleList, type Settling, settleVerdict } from './settling.js';
 import { initialised, makeWorkFolder, type Slot, WorkSlots } from './work-folder.js';
 import {
@@ -116,6 +117,8 @@ export class FolderSource implements DropSource {
   private readonly leaseMs: number;
   private readonly claims: FolderLeases;
   private readonly refused = new Set<string>();
+  /** Files whose claim the sticky bit refused, by name: left alone while refusalKey stays the same. */
+  private readonly stuck = new Map<string, string>();
   private work: string | undefined;
   /** Where inputs' copies are made in the private folder: reused folders and files (work-folder.ts). */
   private readonly slots = new WorkSlots();
@@ -235,16 +238,46 @@ export class FolderSource implements DropSource {
         .filter((n): n is string => n !== undefined),
     );
     const out: ListedInput[] = [];
+    const folder = this.stuck.size > 0 ? await lstat(this.location).catch(() => undefined) : undefined;
     for (const e of entries) {
       if (!classifyName(e.name).take) continue;
       const info = await lstat(join(this.location, e.name)).catch(() => undefined);
       if (!info) continue; // taken by another instance between readdir and lstat
+      if (this.stillStuck(e.name, info, folder)) continue;
       if (info.isSymbolicLink())
         this.refuse(e.name, 'is a symbolic link; links are not followed (copy the file in instead)');
       else if (!info.isFile()) this.refuse(e.name, 'is not a regular file');
       else out.push({ name: e.name, size: info.size, mtimeMs: info.mtimeMs, marked: markers.has(e.name) });
     }
     return out;
+  }
+
+  /** Whether `name`'s claim was refused by the sticky bit and nothing has changed since (forgotten once it has). */
+  private stillStuck(name: string, info: Stats, folder: Stats | undefined): boolean {
+    const key = this.stuck.get(name);
+    if (key === undefined) return false;
+    if (folder !== undefined && key === refusalKey(info, folder)) return true;
+    this.stuck.delete(name);
+    return false;
+  }
+
+  /**
+   * A claim's rename refused (EPERM, EACCES): when the sticky bit is why (the file and the folder
+   * belong to other users), it is said once, with the fix, and the file is left alone until it
+   * or the folder changes; true then. Otherwise false: the error stands.
+   */
+  private async refusedBySticky(name: string, err: unknown): Promise<boolean> {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'EACCES') return false;
+    const [file, folder] = await Promise.all([
+      lstat(join(this.location, name)).catch(() => undefined),
+      lstat(this.location).catch(() => undefined),
+    ]);
+    const why = file && folder && stickyRefusal(this.location, file, folder);
+    if (!file || !folder || why === undefined) return false;
+    this.stuck.set(name, refusalKey(file, folder));
+    this.opts.onRefused?.(name, why);
+    return true;
   }
 
   private refuse(name: string, why: string): void {
@@ -269,7 +302,7 @@ export class FolderSource implements DropSource {
       await rename(join(this.location, name), this.in('processing', name));
     } catch (err) {
       await lease.release();
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (await this.refusedBySticky(name, err))) return undefined;
       throw err;
     }
     try {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runTrack } from '../../../src/cli/commands/track.js';
-import { carrierOf, trackingCsv, type DispatchRecord } from '../../../src/pipeline/track/shop-tracking.js';
+import { bySku, carrierOf, trackingCsv, type DispatchRecord } from '../../../src/pipeline/track/shop-tracking.js';
 import { ROOT } from '../../support/dist.js';
 import { startLoopback } from '../../support/loopback-server.js';
 import { PipelineHarness } from '../../support/pipeline-harness.js';
@@ -68,6 +68,7 @@ describe('htorder track writes the tracking for the shop', () => {
       'Fulfillment: Tracking Number',
       'Fulfillment: Tracking URL',
       'Fulfillment: Processed At',
+      'Fulfillment: Send Receipt',
     ]);
     const a = jobs.get('#1041');
     const c = jobs.get('#1044');
@@ -84,6 +85,7 @@ describe('htorder track writes the tracking for the shop', () => {
         `UPSGND${a}1`,
         `https://track.sandbox.invalid/UPSGND/${a}1`,
         expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+        'TRUE',
       ],
       [
         '#1041',
@@ -96,10 +98,17 @@ describe('htorder track writes the tracking for the shop', () => {
         `UPSGND${a}1`,
         `https://track.sandbox.invalid/UPSGND/${a}1`,
         expect.any(String),
+        'TRUE',
       ],
     ]);
     expect(body.find((r) => r[0] === '#1044')?.slice(6, 8)).toEqual(['UPS', `UPS2DA${c}1`]);
     expect(new Set(body.map((r) => r[0]))).toEqual(new Set(['#1041', '#1042', '#1044']));
+
+    // A shop that emails its customers itself turns the receipt off.
+    const off = await track([file], {}, { HTORDER_TRACKING_SEND_RECEIPT: 'false' });
+    expect(off.code, off.stderr).toBe(0);
+    const [, ...quiet] = await rows(`${file}.tracking.csv`);
+    expect(new Set(quiet.map((r) => r[10]))).toEqual(new Set(['FALSE']));
   }, 60_000);
 
   it('nothing despatched yet: no tracking file; --tracking-csv gathers every report into one file', async () => {
@@ -165,10 +174,64 @@ describe('layouts', () => {
     );
   });
 
+  it('Shopify (Matrixify): a Fulfillment Line per SKU that emails the customer, unless told not to', () => {
+    expect(trackingCsv('shopify', [record])).toBe(
+      'Name,Command,Line: Type,Line: SKU,Line: Quantity,Fulfillment: Status,Fulfillment: Tracking Company,Fulfillment: Tracking Number,Fulfillment: Tracking URL,Fulfillment: Processed At,Fulfillment: Send Receipt\r\n' +
+        '2051,UPDATE,Fulfillment Line,A10001,6,success,UPS,1Z999,https://t.example/1Z999,2026-11-21,TRUE\r\n',
+    );
+    expect(trackingCsv('shopify', [record], { sendReceipt: false })).toMatch(/,FALSE\r\n$/);
+  });
+
+  it('one row per shipment and SKU: lines of one SKU are one row, their quantities added', () => {
+    const twice = {
+      ...record,
+      lines: [
+        { sku: 'A10001', quantity: '6' },
+        { sku: 'B2', quantity: '1' },
+        { sku: 'A10001', quantity: '4' },
+      ],
+    };
+    const two = { ...twice, trackingNumber: '1Z998' };
+    for (const layout of ['shopify', 'woocommerce', 'generic'] as const) {
+      const [header, ...body] = parseCsv(trackingCsv(layout, [twice, two])) as string[][];
+      const sku = header!.findIndex((h) => ['Line: SKU', 'sku'].includes(h));
+      const qty = header!.findIndex((h) => ['Line: Quantity', 'qty', 'quantity'].includes(h));
+      const number = header!.findIndex((h) => ['Fulfillment: Tracking Number', 'tracking_number'].includes(h));
+      expect(body.map((r) => [r[number], r[sku], r[qty]])).toEqual([
+        ['1Z999', 'A10001', '10'],
+        ['1Z999', 'B2', '1'],
+        ['1Z998', 'A10001', '10'],
+        ['1Z998', 'B2', '1'],
+      ]);
+    }
+    expect(
+      bySku([
+        { sku: 'X', quantity: '2' },
+        { sku: 'X', quantity: 'two' },
+      ]),
+    ).toEqual([{ sku: 'X', quantity: '' }]);
+  });
+
   it('a cell from outside that would run as a formula is neutralised', () => {
     expect(trackingCsv('generic', [{ ...record, shopOrderNumber: '=HYPERLINK("x")', lines: [] }])).toContain(
       `"'=HYPERLINK(""x"")"`,
     );
+  });
+
+  it('a cell with a lone line break is quoted, and its next line guarded: no row starts with a formula', () => {
+    const payload = "=cmd|' /C calc'!A0";
+    for (const layout of ['shopify', 'woocommerce', 'generic'] as const) {
+      for (const br of ['\n', '\r', '\r\n']) {
+        const text = trackingCsv(layout, [
+          { ...record, shopOrderNumber: `2051${br}${payload}`, lines: [{ sku: `A1${br}${payload}`, quantity: '6' }] },
+        ]);
+        expect(text.split(/\r\n|\r|\n/).filter((line) => /^[=+\-@]/.test(line))).toEqual([]);
+        const rows = parseCsv(text) as string[][];
+        expect(rows).toHaveLength(2);
+        expect(rows[1]).toContain(`2051${br}'${payload}`);
+        expect(rows[1]).toContain(`A1${br}'${payload}`);
+      }
+    }
   });
 
   it('the carrier is the known carrier a delivery option names, nothing for a collection', () => {

@@ -8,6 +8,7 @@ import { runTrack } from '../../../src/cli/commands/track.js';
 import { sandboxConfig } from '../../../src/core/config/sandbox-config.js';
 import type { ResultReport } from '../../../src/report/model.js';
 import { collectTargets } from '../../../src/pipeline/track/targets.js';
+import { FolderLedger } from '../../../src/storage/ledger/folder-ledger.js';
 import { watchTracking, type TrackResult } from '../../../src/pipeline/track/track.js';
 import { PipelineHarness } from '../../support/pipeline-harness.js';
 import { ITEMS, manifest } from '../../support/yaml-manifests.js';
@@ -49,6 +50,12 @@ async function submitted(n: number, prefix = 'PO'): Promise<{ file: string; jobN
   const r = await h.cli('run', [file]);
   expect(r.code, r.stderr).toBe(0);
   return { file, jobNumbers: (await h.report(file)).jobs.map((j) => j.jobNumber!) };
+}
+
+/** The account key the runs recorded their orders under (the ledger vouches for reports' jobs by it). */
+async function ledgerAccount(): Promise<string> {
+  for await (const entry of new FolderLedger(h.stateDir).entries()) return entry.account;
+  throw new Error('the ledger has no entries');
 }
 
 async function calls(): Promise<Record<string, number>> {
@@ -209,7 +216,8 @@ describe('htorder track', () => {
     expect((await report(f1)).jobs[0]!.tracking!.status).toBe('Received');
     expect((await report(f2)).jobs.map((j) => j.tracking!.status)).toEqual(['Received', 'Received']);
     // A folder of inputs: every report in it.
-    const targets = await collectTargets([h.workDir], { stateDir: h.stateDir, account: async () => 'unused' });
+    const account = await ledgerAccount();
+    const targets = await collectTargets([h.workDir], { stateDir: h.stateDir, account: async () => account });
     expect(targets.targets.map((t) => t.orderNumber).sort()).toEqual(['A-1', 'B-1', 'B-2']);
   });
 
@@ -219,6 +227,10 @@ describe('htorder track', () => {
     const r = JSON.parse(await readFile(path, 'utf8')) as ResultReport;
     r.jobs[1]!.jobNumber = 999_999;
     await writeFile(path, JSON.stringify(r));
+    // The ledger says so too (a job gone from the account): followed, and found missing.
+    const ledger = new FolderLedger(h.stateDir);
+    const key = { account: await ledgerAccount(), orderNumber: r.jobs[1]!.orderNumber! };
+    await ledger.write({ ...(await ledger.read(key))!, jobNumber: 999_999 });
     const out = await track([path]);
     expect(out.code).toBe(1);
     const after = await report(file);
@@ -239,7 +251,8 @@ describe('htorder track', () => {
     const client = createApiClient(sandboxConfig(h.sandbox, 'us-demo', { stateDir: h.stateDir }));
     const seen: TrackResult[] = [];
     const stop = new AbortController();
-    await watchTracking(client, () => collectTargets([file], { stateDir: h.stateDir, account: async () => 'unused' }), {
+    const account = await ledgerAccount();
+    await watchTracking(client, () => collectTargets([file], { stateDir: h.stateDir, account: async () => account }), {
       includeClosed: false,
       details: false,
       concurrency: 4,

@@ -33,7 +33,13 @@ describe('a bucket input resumed after a finish cut short', () => {
       .map((o) => o.Key!.slice(prefix.length))
       .sort();
   const source = (prefix: string) =>
-    new BucketSource({ store: fx.store, prefix, leaseMs: 60_000, workDir: join(dir, 'work') });
+    new BucketSource({
+      store: fx.store,
+      prefix,
+      state: { store: fx.store, prefix: `state-${prefix}` },
+      leaseMs: 60_000,
+      workDir: join(dir, 'work'),
+    });
   /** Writes result.json and result.csv (no errors.txt) as the pipeline would. */
   const reports = (tag: string) => async (target: ReportTarget) => {
     await writeFile(target.paths.json, `{"run":"${tag}"}\n`);

@@ -6,6 +6,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../../src/sandbox/index.js';
 import { runWatch } from '../../../src/app/watch-daemon.js';
+import { bucketStateOf } from '../../../src/app/bucket-ledger.js';
+import { UsageError } from '../../../src/core/errors.js';
 import { runApprove } from '../../../src/cli/approve-command.js';
 import { startTestS3, type TestS3 } from '../../support/s3.js';
 import { tempDir } from '../../support/temp-files.js';
@@ -47,10 +49,18 @@ const text = async (key: string): Promise<string> =>
   (await s3.client.send(new GetObjectCommand({ Bucket: s3.bucket, Key: `${prefix}${key}` }))).Body!.transformToString();
 const jobsOf = async (): Promise<string[]> => (await sandbox.admin.jobs()).map((j) => j.orderNumber ?? '?').sort();
 const target = (): string => `s3://${s3.bucket}/${prefix}`;
+/** Each test's watcher ledger and claims: a prefix beside the drop prefix, never under it. */
+const stateUrl = (): string => `s3://${s3.bucket}/state-${prefix}`;
+const stateKeys = async (under = ''): Promise<string[]> => {
+  const at = `state-${prefix}`;
+  const res = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: `${at}${under}` }));
+  return (res.Contents ?? []).map((o) => o.Key!.slice(at.length)).sort();
+};
+const claimKey = (name: string): string => `state-${prefix}claims/${s3.bucket}/${prefix}${name}.claim`;
 
 describe('htorder watch s3://BUCKET/PREFIX', () => {
   it('runs a dropped object once and leaves it with its reports under done/', async () => {
-    const w = await startWatch({ target: target() }, env);
+    const w = await startWatch({ target: target(), flags: { bucketLedger: stateUrl() } }, env);
     try {
       await put('a.yaml', manifest('BA', 2));
       await put('bad.yaml', manifest('BB').replace('quantity: 50', 'quantity: 0'));
@@ -76,16 +86,17 @@ describe('htorder watch s3://BUCKET/PREFIX', () => {
       // processing/ is empty (claims released) and notes.txt was left alone.
       await waitFor(async () => ((await keys('processing/')).length === 0 ? true : undefined), 'claims released');
       expect((await keys()).filter((k) => !k.includes('/'))).toEqual(['notes.txt']);
-      // The ledger lives in the bucket, beside the inputs.
-      expect((await keys('.htorder/ledger/')).filter((k) => k.endsWith('.json'))).toHaveLength(2);
+      // The ledger lives in the bucket, under the state prefix; nothing of it under the drop prefix.
+      expect((await stateKeys('ledger/')).filter((k) => k.endsWith('.json'))).toHaveLength(2);
+      expect(await keys('.htorder/')).toEqual([]);
     } finally {
       expect(await w.stop()).toBe(0);
     }
   });
 
   it('two watchers on one bucket prefix, several objects in flight each, process every object exactly once', async () => {
-    const a = await startWatch({ target: target(), flags: { watchParallelFiles: 3 } }, env);
-    const b = await startWatch({ target: target(), flags: { watchParallelFiles: 3 } }, env);
+    const a = await startWatch({ target: target(), flags: { watchParallelFiles: 3, bucketLedger: stateUrl() } }, env);
+    const b = await startWatch({ target: target(), flags: { watchParallelFiles: 3, bucketLedger: stateUrl() } }, env);
     try {
       for (let i = 1; i <= 10; i++) await put(`f${i}.yaml`, manifest(`BF${i}`, 2));
       await waitFor(
@@ -108,21 +119,24 @@ describe('htorder watch s3://BUCKET/PREFIX', () => {
   it('resumes an input whose claim expired (its instance crashed) exactly once', async () => {
     // What a crashed instance leaves: the input in processing/ and a claim whose lease ran out.
     await put('processing/c.yaml', manifest('BC'));
-    await put(
-      'processing/.c.yaml.claim',
+    const putClaim = (name: string, body: string) =>
+      s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: claimKey(name), Body: body }));
+    await putClaim(
+      'c.yaml',
       JSON.stringify({ owner: 'gone', host: 'elsewhere', pid: 1, until: '2020-01-01T00:00:00.000Z' }),
     );
     // And a live claim of another instance, which must be left alone.
     await put('processing/live.yaml', manifest('BL'));
-    await put(
-      'processing/.live.yaml.claim',
+    await putClaim(
+      'live.yaml',
       JSON.stringify({ owner: 'alive', host: 'elsewhere', pid: 1, until: '2999-01-01T00:00:00.000Z' }),
     );
-    const w = await startWatch({ target: target() }, env);
+    const w = await startWatch({ target: target(), flags: { bucketLedger: stateUrl() } }, env);
     try {
       await waitFor(async () => ((await keys('done/')).includes('done/c.yaml') ? true : undefined), 'c.yaml in done/');
       await sleep(300);
-      expect(await keys('processing/')).toEqual(['processing/.live.yaml.claim', 'processing/live.yaml']);
+      expect(await keys('processing/')).toEqual(['processing/live.yaml']);
+      expect(await stateKeys('claims/')).toEqual([`claims/${s3.bucket}/${prefix}live.yaml.claim`]);
       expect(await jobsOf()).toEqual(['BC-1']);
     } finally {
       await w.stop();
@@ -139,13 +153,13 @@ describe('htorder watch s3://BUCKET/PREFIX', () => {
       },
     });
     const code = await runWatch(
-      { target: target(), flags: {}, logLevel: 'silent' },
+      { target: target(), flags: { bucketLedger: stateUrl() }, logLevel: 'silent' },
       { stderr, env: rawEnv, cwd: process.cwd(), signal: new AbortController().signal },
     );
     expect(code).toBe(2);
     expect(err).toMatch(/does not support conditional writes.*--single-instance/s);
 
-    const w = await startWatch({ target: target(), flags: { singleInstance: true } }, rawEnv);
+    const w = await startWatch({ target: target(), flags: { singleInstance: true, bucketLedger: stateUrl() } }, rawEnv);
     try {
       await put('s.yaml', manifest('BS'));
       await waitFor(async () => ((await keys('done/')).includes('done/s.yaml') ? true : undefined), 's.yaml in done/');
@@ -157,9 +171,82 @@ describe('htorder watch s3://BUCKET/PREFIX', () => {
   });
 });
 
+describe('htorder watch s3://…: where the ledger and claims live', () => {
+  const refusal = async (flags: Record<string, unknown>, extraEnv: Record<string, string> = {}) => {
+    let err = '';
+    const stderr = new Writable({
+      write(chunk, _e, cb) {
+        err += String(chunk);
+        cb();
+      },
+    });
+    // As the command line turns a UsageError into its message and exit 2.
+    const code = await runWatch(
+      { target: target(), flags, logLevel: 'silent' },
+      { stderr, env: { ...env, ...extraEnv }, cwd: process.cwd(), signal: new AbortController().signal },
+    ).catch((e: unknown) => {
+      if (!(e instanceof UsageError)) throw e;
+      err += e.message;
+      return 2;
+    });
+    return { code, err };
+  };
+
+  it('refuses to start without bucketLedger, naming the setting and an example', async () => {
+    const { code, err } = await refusal({});
+    expect(code).toBe(2);
+    expect(err).toContain('needs bucketLedger (--bucket-ledger, HTORDER_BUCKET_LEDGER or a profile)');
+    expect(err).toContain(`--bucket-ledger s3://${s3.bucket}/htorder-state/`);
+    expect(await keys()).toEqual([]);
+  });
+
+  it('refuses a ledger under the drop prefix, or one the drop prefix lies under', async () => {
+    for (const ledger of [`${target()}state/`, `${target()}.htorder/`, `s3://${s3.bucket}/`]) {
+      const { code, err } = await refusal({ bucketLedger: ledger });
+      expect(code).toBe(2);
+      expect(err).toContain(`overlaps the drop location ${target()}`);
+    }
+    expect(await keys()).toEqual([]);
+    // In another bucket, the same prefix is not the drop location; beside it, neither.
+    const drop = { bucket: s3.bucket, prefix };
+    expect(bucketStateOf(`s3://other-bucket/${prefix}`, drop)).toEqual({ bucket: 'other-bucket', prefix });
+    expect(bucketStateOf(`s3://${s3.bucket}/${prefix.slice(0, -1)}-state`, drop).prefix).toBe(
+      `${prefix.slice(0, -1)}-state/`,
+    );
+    expect(() => bucketStateOf('/var/lib/htorder', drop)).toThrow('is not an s3://BUCKET/PREFIX/ URL');
+  });
+
+  it("refuses a ledger under another route's drop location named in the config file", async () => {
+    const dir = await tempDir('htorder-bucket-routes-');
+    try {
+      const config = join(dir.path, 'config.yaml');
+      const other = `s3://${s3.bucket}/other-drop/`;
+      await writeFile(config, `routes:\n  - where: ${other}\n    match: "*"\n`, { mode: 0o600 });
+      const { code, err } = await refusal({ bucketLedger: `${other}ledger/` }, { HTORDER_CONFIG: config });
+      expect(code).toBe(2);
+      expect(err).toContain(`overlaps the drop location ${other}`);
+    } finally {
+      await dir.remove();
+    }
+  });
+
+  it('says once that a ledger left under the drop prefix by an earlier build is no longer read', async () => {
+    await put('.htorder/ledger/acct/PO-1.json', '{}');
+    const w = await startWatch({ target: target(), flags: { bucketLedger: stateUrl() } }, env);
+    try {
+      const told = w.logs().filter((l) => String(l.msg).includes('is no longer read'));
+      expect(told).toHaveLength(1);
+      expect(String(told[0]!.msg)).toContain(`the ledger is ${stateUrl()}ledger/`);
+    } finally {
+      await w.stop();
+    }
+  });
+});
+
 describe('htorder watch s3://…: held/', () => {
   it('an object over a limit lands in held/; approved in the bucket ledger, it is taken back, submitted once, and ends in done/', async () => {
-    const limited = { ...env, HTORDER_MAX_JOB_COST: '1' };
+    // The ledger set as the recipe sets it (environment): approve finds it without --ledger.
+    const limited = { ...env, HTORDER_MAX_JOB_COST: '1', HTORDER_BUCKET_LEDGER: stateUrl() };
     const w = await startWatch({ target: target() }, limited);
     try {
       await put('big.yaml', manifest('BH', 1));
@@ -177,7 +264,7 @@ describe('htorder watch s3://…: held/', () => {
         },
       });
       const code = await runApprove(
-        { paths: [], flags: {}, list: true, ledger: target() },
+        { paths: [], flags: {}, list: true, ledger: stateUrl() },
         { stdout: out, stderr: err, env: limited, cwd: state.path },
       );
       expect(code).toBe(0);
@@ -185,10 +272,7 @@ describe('htorder watch s3://…: held/', () => {
       const local = join(state.path, 'big.yaml');
       await writeFile(local, await text('held/big.yaml'));
       expect(
-        await runApprove(
-          { paths: [local], flags: {}, ledger: target() },
-          { stdout: out, stderr: err, env: limited, cwd: state.path },
-        ),
+        await runApprove({ paths: [local], flags: {} }, { stdout: out, stderr: err, env: limited, cwd: state.path }),
       ).toBe(0);
       await waitFor(async () => ((await keys('done/')).includes('done/big.yaml') ? true : undefined), 'done');
       expect(await jobsOf()).toEqual(['BH-1']);

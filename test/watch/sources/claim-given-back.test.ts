@@ -2,7 +2,7 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { lstat, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { BucketSource } from '../../../src/watch/sources/bucket-source.js';
+import { BucketSource, claimsRoot } from '../../../src/watch/sources/bucket-source.js';
 import { FolderSource } from '../../../src/watch/sources/folder-source.js';
 import type { ClaimedInput, DropSource } from '../../../src/watch/sources/model.js';
 import { s3Fixture } from '../../support/s3.js';
@@ -95,7 +95,8 @@ describe('buckets', () => {
     const prefix = `given-back-${n++}/`;
     return {
       async source(work) {
-        const s = new BucketSource({ store: fx.store, prefix, leaseMs: 60_000, workDir: work });
+        const state = { store: fx.store, prefix: `state-${prefix}` };
+        const s = new BucketSource({ store: fx.store, prefix, state, leaseMs: 60_000, workDir: work });
         await s.init();
         return s;
       },
@@ -105,7 +106,8 @@ describe('buckets', () => {
           new PutObjectCommand({ Bucket: fx.s3.bucket, Key: key, Body: 'version: 1\njobs: []\n' }),
         );
       },
-      claimed: async (name) => (await fx.store.get(`${prefix}processing/.${name}.claim`)) !== undefined,
+      claimed: async (name) =>
+        (await fx.store.get(`${claimsRoot(`state-${prefix}`, fx.s3.bucket, prefix)}${name}.claim`)) !== undefined,
     };
   });
 });

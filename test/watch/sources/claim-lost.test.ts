@@ -2,7 +2,7 @@ import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BucketSource } from '../../../src/watch/sources/bucket-source.js';
+import { BucketSource, claimsRoot } from '../../../src/watch/sources/bucket-source.js';
 import { isLeaseToken } from '../../../src/storage/folder-lease.js';
 import { FolderSource } from '../../../src/watch/sources/folder-source.js';
 import { ClaimLostError, type ClaimedInput } from '../../../src/watch/sources/model.js';
@@ -82,13 +82,18 @@ describe('finish after the claim was taken over', () => {
     it('ClaimLostError, no report written, the input left in processing/', async () => {
       const prefix = 'lost/';
       const store = storeOf(s3);
-      const source = new BucketSource({ store, prefix, leaseMs: 60_000 });
+      const state = { store, prefix: 'lost-state/' };
+      const source = new BucketSource({ store, prefix, state, leaseMs: 60_000 });
       await source.init();
       try {
         await s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: `${prefix}a.yaml`, Body: 'version: 1\n' }));
         const c = (await source.claim('a.yaml'))!;
         await s3.client.send(
-          new PutObjectCommand({ Bucket: s3.bucket, Key: `${prefix}processing/.a.yaml.claim`, Body: otherOwner }),
+          new PutObjectCommand({
+            Bucket: s3.bucket,
+            Key: `${claimsRoot(state.prefix, s3.bucket, prefix)}a.yaml.claim`,
+            Body: otherOwner,
+          }),
         );
         let wrote = false;
         await expect(
@@ -100,7 +105,7 @@ describe('finish after the claim was taken over', () => {
         expect(wrote).toBe(false);
         const res = await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: prefix }));
         const keys = (res.Contents ?? []).map((o) => o.Key!.slice(prefix.length)).filter((k) => !k.startsWith('.'));
-        expect(keys.sort()).toEqual(['processing/.a.yaml.claim', 'processing/a.yaml']);
+        expect(keys.sort()).toEqual(['processing/a.yaml']);
       } finally {
         await source.close();
       }

@@ -37,7 +37,13 @@ describe('private copies in the given work folder', () => {
   it('a bucket', async () => {
     const workDir = join(dir.path, 'state', 'work');
     const store = storeOf(s3);
-    const source = new BucketSource({ store, prefix: 'wf/', leaseMs: 60_000, workDir });
+    const source = new BucketSource({
+      store,
+      prefix: 'wf/',
+      state: { store, prefix: 'wf-state/' },
+      leaseMs: 60_000,
+      workDir,
+    });
     await source.init();
     try {
       await s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: 'wf/a.yaml', Body: 'version: 1\n' }));

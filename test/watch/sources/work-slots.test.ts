@@ -144,7 +144,13 @@ describe('a bucket source', () => {
 
   it('copies objects in turn into one kept slot: the same folder and file, no folder per object', async () => {
     const store = storeOf(s3);
-    const source = new BucketSource({ store, prefix: 'slots/', leaseMs: 60_000, workDir: workDir() });
+    const source = new BucketSource({
+      store,
+      prefix: 'slots/',
+      state: { store, prefix: 'slots-state/' },
+      leaseMs: 60_000,
+      workDir: workDir(),
+    });
     await source.init();
     try {
       const seen: { path: string; ino: number }[] = [];

@@ -1,0 +1,59 @@
+import { userInfo } from 'node:os';
+
+/** The sticky bit of a folder's mode: only an entry's owner, the folder's owner or root may rename or remove it. */
+const S_ISVTX = 0o1000;
+
+/** What is judged of the dropped file and of the drop folder. */
+export interface OwnedEntry {
+  uid: number;
+  mode: number;
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+}
+
+/**
+ * Pure: why the watcher (user `uid`) may not move `file` out of the drop folder: the folder is
+ * sticky and neither the file nor the folder is the watcher's user's. Undefined when that is not
+ * the cause (another error, or root, whom the sticky bit does not stop).
+ */
+export function stickyRefusal(
+  location: string,
+  file: Pick<OwnedEntry, 'uid'>,
+  folder: Pick<OwnedEntry, 'uid' | 'mode'>,
+  uid: number | undefined = process.getuid?.(),
+): string | undefined {
+  if (uid === undefined || uid === 0 || (folder.mode & S_ISVTX) === 0) return undefined;
+  if (file.uid === uid || folder.uid === uid) return undefined;
+  const me = `uid ${uid}${userName()}`;
+  return (
+    `it belongs to uid ${file.uid}, not to the watcher's user (${me}), and ${location} has the sticky bit ` +
+    `and belongs to uid ${folder.uid}, so only the file's owner or the folder's owner may move it. It is not tried again ` +
+    `until it or the folder changes. Fix: give the folder to the watcher's user (chown ${userInfoName() ?? uid} ${location}; keep it sticky), ` +
+    `or drop files as the watcher's user`
+  );
+}
+
+/**
+ * What a refused file is remembered by: it is tried again once the file (another file at its
+ * name, new content, a new owner: its ctime) or the folder's owner or mode changed.
+ */
+export function refusalKey(file: OwnedEntry, folder: Pick<OwnedEntry, 'uid' | 'mode'>): string {
+  return [file.dev, file.ino, file.size, file.mtimeMs, file.ctimeMs, file.uid, folder.uid, folder.mode].join(':');
+}
+
+/** `, name` of the watcher's user, or nothing where it has none (a uid without a passwd entry). */
+function userName(): string {
+  const name = userInfoName();
+  return name === undefined ? '' : `, ${name}`;
+}
+
+function userInfoName(): string | undefined {
+  try {
+    return userInfo().username || undefined;
+  } catch {
+    return undefined;
+  }
+}
