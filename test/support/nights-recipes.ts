@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { chmod, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ResultReport } from '../../src/report/model.js';
-import { startSandbox } from '../../src/sandbox/index.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { CLI, ROOT } from './dist.js';
 import type { NightFile } from './nights-orders.js';
 import { type CreatedJob, NIGHTS_MAX_JOB_COST, type Recipe, sha256 } from './nights.js';
@@ -20,7 +20,7 @@ import { type CreatedJob, NIGHTS_MAX_JOB_COST, type Recipe, sha256 } from './nig
  */
 
 /** A finished command: its exit code and what it printed. */
-interface Ran {
+export interface Ran {
   code: number | null;
   stdout: string;
   stderr: string;
@@ -52,7 +52,7 @@ function runCommand(
 }
 
 /** `htorder ARGS` (the built CLI); a code other than `expect` fails, naming the command and its output. */
-async function htorder(args: string[], env: Record<string, string>, cwd: string, expect: number[] = [0]): Promise<Ran> {
+export async function htorder(args: string[], env: Record<string, string>, cwd: string, expect: number[] = [0]): Promise<Ran> {
   const r = await runCommand(process.execPath, [CLI, ...args], { env, cwd });
   if (r.code === null || !expect.includes(r.code)) {
     throw new Error(`htorder ${args.join(' ')}: exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
@@ -93,13 +93,24 @@ const statusesOf = (r: ResultReport): string[] => r.jobs.map((j) => j.status);
 
 const WRAPPER = join(ROOT, 'deploy/htorder-nightly');
 
-export async function cronRecipe(root: string): Promise<Recipe> {
-  const sandbox = await startSandbox({ port: 0 });
+/** An ERP folder run by the cron wrapper: `erp/exports/`, its config file with the account, and `htorder` on the PATH. */
+export interface CronFolder {
+  erp: string;
+  exports: string;
+  /** The config file's folder: config.yaml, the secret, and the state dir `state/`. */
+  etc: string;
+  /** HTORDER_CONFIG and HTORDER_PROFILE, as the crontab line sets them, and htorder's calendar moved by `hours`. */
+  env(hours?: number): Record<string, string>;
+  /** deploy/htorder-nightly as cron starts it, in its own process group (a kill takes htorder with it). */
+  startWrapper(extraEnv?: Record<string, string>): { child: ChildProcess; done: Promise<Ran> };
+}
+
+export async function cronFolder(root: string, sandbox: Sandbox): Promise<CronFolder> {
   const erp = join(root, 'erp');
   const exports = join(erp, 'exports');
   const etc = join(root, 'etc');
   const bin = join(root, 'bin');
-  await Promise.all([mkdir(exports, { recursive: true }), mkdir(etc, { recursive: true }), mkdir(bin)]);
+  await Promise.all([mkdir(exports, { recursive: true }), mkdir(etc, { recursive: true }), mkdir(bin, { recursive: true })]);
   const account = sandbox.accounts.find((a) => a.name === 'us-demo');
   if (!account) throw new Error('the sandbox has no us-demo account');
   const region = sandbox.regions[account.region];
@@ -115,18 +126,12 @@ export async function cronRecipe(root: string): Promise<Recipe> {
   // `htorder` on the wrapper's PATH: this checkout's build, as `npm install -g` would link it.
   await writeFile(join(bin, 'htorder'), `#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
   await chmod(join(bin, 'htorder'), 0o755);
-  let hours = 0;
-  const env = (): Record<string, string> => ({
+  const env = (hours = 0): Record<string, string> => ({
     HTORDER_CONFIG: join(etc, 'config.yaml'),
     HTORDER_PROFILE: 'nightly',
-    // The sandbox server's clock is moved through its admin route; htorder's calendar with it.
-    HTORDER_CLOCK_OFFSET: `${hours}h`,
+    ...(hours === 0 ? {} : { HTORDER_CLOCK_OFFSET: `${hours}h` }),
   });
-  const created = async (): Promise<CreatedJob[]> =>
-    (await sandbox.admin.jobs()).map((j) => ({ orderNumber: j.orderNumber ?? '?', jobNumber: j.jobNumber }));
-
-  /** The wrapper as cron starts it: its own process group, so a kill takes htorder with it. */
-  const startWrapper = (): { child: ChildProcess; done: Promise<Ran> } => {
+  const startWrapper = (extraEnv: Record<string, string> = {}): { child: ChildProcess; done: Promise<Ran> } => {
     const child = spawn('/bin/sh', [WRAPPER], {
       cwd: root,
       detached: true,
@@ -135,6 +140,7 @@ export async function cronRecipe(root: string): Promise<Recipe> {
         ...env(),
         HTORDER_NIGHTLY_DIR: erp,
         HTORDER_NIGHTLY_PATH: `${bin}:${dirname(process.execPath)}`,
+        ...extraEnv,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -149,6 +155,18 @@ export async function cronRecipe(root: string): Promise<Recipe> {
     );
     return { child, done };
   };
+  return { erp, exports, etc, env, startWrapper };
+}
+
+export async function cronRecipe(root: string): Promise<Recipe> {
+  const sandbox = await startSandbox({ port: 0 });
+  const { erp, exports, etc, env: envAt, startWrapper: wrapperAt } = await cronFolder(root, sandbox);
+  let hours = 0;
+  // The sandbox server's clock is moved through its admin route; htorder's calendar with it.
+  const env = (): Record<string, string> => envAt(hours);
+  const startWrapper = (): { child: ChildProcess; done: Promise<Ran> } => wrapperAt(env());
+  const created = async (): Promise<CreatedJob[]> =>
+    (await sandbox.admin.jobs()).map((j) => ({ orderNumber: j.orderNumber ?? '?', jobNumber: j.jobNumber }));
 
   const recipe: Recipe = {
     name: 'cron',
@@ -178,10 +196,11 @@ export async function cronRecipe(root: string): Promise<Recipe> {
         let ended = false;
         void run.done.then(() => (ended = true));
         await until('the run sent something, or ended', async () => ended || (await created()).length > before);
-        if (!ended && run.child.pid !== undefined) process.kill(-run.child.pid, 'SIGKILL');
+        const killed = !ended && run.child.pid !== undefined;
+        if (killed && run.child.pid !== undefined) process.kill(-run.child.pid, 'SIGKILL');
         const r = await run.done;
         const sent = (await created()).length - before;
-        return { note: ended ? `run ended (exit ${r.code}) before the kill` : `run killed -9 after ${sent} create(s)` };
+        return { note: killed ? `run killed -9 after ${sent} create(s)` : `run ended (exit ${r.code}) before the kill` };
       } finally {
         await sandbox.admin.clearFaults();
       }

@@ -128,7 +128,7 @@ export async function playNights(
     }
     // After the last night, one more run with nothing new: the last morning's approval is taken up.
     await completeRun(night, last);
-    const f = await nightFigures(night, last ? opts.nights : n, Date.now() - started);
+    const f = await nightFigures(night, n, Date.now() - started);
     await checkNight(night, last ? opts.nights : n, last);
     figures.push(f);
     opts.log(formatFigures(f));
@@ -325,6 +325,35 @@ export async function treeSize(dir: string): Promise<{ files: number; bytes: num
     bytes += s.size;
   }
   return { files, bytes };
+}
+
+/**
+ * What the nights add up to: the state dir per 1,000 orders and per night (its growth from the
+ * first night to the last, per night), and each long-running process's RSS on the first night
+ * against the last.
+ */
+export function formatSummary(figures: readonly NightFigures[]): string {
+  const nights = figures.slice(0, -1);
+  const first = nights[0];
+  const lastNight = nights.at(-1);
+  const end = figures.at(-1);
+  if (!first || !lastNight || !end) return 'no nights';
+  const per1000 = (v: number): string => (end.ordersCreated > 0 ? ((v * 1000) / end.ordersCreated).toFixed(0) : '-');
+  const span = Math.max(1, nights.length - 1);
+  const lines = [
+    `${end.recipe}: ${nights.length} nights, ${end.ordersCreated} orders`,
+    `  state dir: ${end.stateFiles} files, ${end.stateBytes} bytes; per 1,000 orders ${per1000(end.stateFiles)} files, ` +
+      `${per1000(end.stateBytes)} bytes; per night +${((lastNight.stateFiles - first.stateFiles) / span).toFixed(1)} files, ` +
+      `+${((lastNight.stateBytes - first.stateBytes) / span).toFixed(0)} bytes`,
+    `  folder: ${end.workspaceFiles} files, ${end.workspaceBytes} bytes; sandbox state ${end.sandboxBytes} bytes`,
+  ];
+  for (const [who, rss] of Object.entries(lastNight.rss)) {
+    const was = first.rss[who];
+    if (was === undefined) continue;
+    const mib = (b: number): string => `${(b / 1048576).toFixed(1)} MiB`;
+    lines.push(`  RSS of the ${who} watcher: night 1 ${mib(was)}, night ${lastNight.night} ${mib(rss)} (${(((rss - was) / was) * 100).toFixed(1)}%)`);
+  }
+  return lines.join('\n');
 }
 
 export function formatFigures(f: NightFigures): string {
