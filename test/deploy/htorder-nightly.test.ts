@@ -32,7 +32,9 @@ afterAll(async () => {
 });
 
 const logLines = async (): Promise<string[]> =>
-  (await readFile(join(folder.erp, 'htorder-nightly.log'), 'utf8')).split('\n').filter((l) => l.includes('htorder-nightly: exit'));
+  (await readFile(join(folder.erp, 'htorder-nightly.log'), 'utf8'))
+    .split('\n')
+    .filter((l) => l.includes('htorder-nightly: exit'));
 
 describe('deploy/htorder-nightly', () => {
   it('is a POSIX shell script', () => {
@@ -99,6 +101,8 @@ describe('deploy/htorder-nightly', () => {
     await writeFile(join(other.exports, 'reorder.csv'), orders.reorder(1).text);
     const r = await other.startWrapper().done;
     expect(r.code).toBe(3);
-    expect(r.stdout).toMatch(/htorder-nightly: exit 3: the API could not be reached .*; nothing was decided; the next run retries safely/);
+    expect(r.stdout).toMatch(
+      /htorder-nightly: exit 3: the API could not be reached .*; nothing was decided; the next run retries safely/,
+    );
   }, 60_000);
 });

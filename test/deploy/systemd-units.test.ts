@@ -52,7 +52,7 @@ describe('deploy/systemd', () => {
 
   it('the watcher restarts after a crash, not after a configuration error; the nightly run counts a held night (4) as done', async () => {
     const watch = keys(await unitText('htorder-watch.service'));
-    expect(watch.get('ExecStart')).toEqual(['htorder watch ${HTORDER_WATCH_DIR}']);
+    expect(watch.get('ExecStart')).toEqual([`htorder watch \${HTORDER_WATCH_DIR}`]);
     expect(watch.get('Restart')).toEqual(['always']);
     expect(watch.get('RestartPreventExitStatus')).toEqual(['2']);
     const nightly = keys(await unitText('htorder-nightly.service'));
@@ -115,7 +115,7 @@ describe('deploy/compose.yaml', () => {
     const watch = compose.services.watch;
     expect(watch.build.context).toBe('..');
     expect((await readFile(join(ROOT, 'deploy', watch.build.context, 'Dockerfile'), 'utf8')).length).toBeGreaterThan(0);
-    expect(watch.image).toBe('localhost/htorder:local');
+    expect(watch.image).toBe(`\${HTORDER_IMAGE:-localhost/htorder:local}`);
     expect(watch.command).toEqual(['watch', '/data/drop']);
     expect(watch.environment.HTORDER_CONFIG).toBe('/etc/htorder/config.yaml');
     const targets = (watch.volumes as string[]).map((v) => /:(\/[^:]+)(?::ro)?$/.exec(v)?.[1]);

@@ -19,23 +19,27 @@ const RECIPES: Record<string, (root: string) => Promise<Recipe>> = { cron: cronR
 const chosen = (process.env.NIGHTS_RECIPES ?? 'cron,watch').split(',').filter(Boolean);
 
 describe.each(chosen)('%s, night after night', (name) => {
-  it(`${NIGHTS} nights: 0 duplicates, 0 lost, 0 wrong holds, every re-send held, no report read, every approval taken up`, async () => {
-    requireDist();
-    const make = RECIPES[name];
-    if (!make) throw new Error(`no recipe "${name}" (known: ${Object.keys(RECIPES).join(', ')})`);
-    const dir = await tempDir(`htorder-nights-${name}-`);
-    const recipe = await make(dir.path);
-    const figures: NightFigures[] = [];
-    try {
-      const log = (line: string): void => void process.stdout.write(`${line}\n`);
-      figures.push(...(await playNights(recipe, { nights: NIGHTS, seed: SEED, log })).figures);
-      process.stdout.write(`${formatSummary(figures)}\n`);
-    } finally {
-      await recipe.close();
-      await dir.remove();
-      if (process.env.NIGHTS_FIGURES)
-        await appendFile(process.env.NIGHTS_FIGURES, figures.map((f) => `${JSON.stringify(f)}\n`).join(''));
-    }
-    expect(figures).toHaveLength(NIGHTS + 1);
-  }, NIGHTS * 120_000 + 120_000);
+  it(
+    `${NIGHTS} nights: 0 duplicates, 0 lost, 0 wrong holds, every re-send held, no report read, every approval taken up`,
+    async () => {
+      requireDist();
+      const make = RECIPES[name];
+      if (!make) throw new Error(`no recipe "${name}" (known: ${Object.keys(RECIPES).join(', ')})`);
+      const dir = await tempDir(`htorder-nights-${name}-`);
+      const recipe = await make(dir.path);
+      const figures: NightFigures[] = [];
+      try {
+        const log = (line: string): void => void process.stdout.write(`${line}\n`);
+        figures.push(...(await playNights(recipe, { nights: NIGHTS, seed: SEED, log })).figures);
+        process.stdout.write(`${formatSummary(figures)}\n`);
+      } finally {
+        await recipe.close();
+        await dir.remove();
+        if (process.env.NIGHTS_FIGURES)
+          await appendFile(process.env.NIGHTS_FIGURES, figures.map((f) => `${JSON.stringify(f)}\n`).join(''));
+      }
+      expect(figures).toHaveLength(NIGHTS + 1);
+    },
+    NIGHTS * 120_000 + 120_000,
+  );
 });

@@ -188,7 +188,12 @@ export class NightOrders {
         const transfer = rnd() < 0.3;
         lines.push(
           transfer
-            ? { sku: `A10001-${size}`, name: `Crest Transfer - ${size}`, quantity: 10 + Math.floor(rnd() * 15), price: '4.00' }
+            ? {
+                sku: `A10001-${size}`,
+                name: `Crest Transfer - ${size}`,
+                quantity: 10 + Math.floor(rnd() * 15),
+                price: '4.00',
+              }
             : {
                 sku: `${pick(TEES)}-${size}`,
                 name: `Gildan 5000 Tee - ${size}`,

@@ -52,7 +52,12 @@ function runCommand(
 }
 
 /** `htorder ARGS` (the built CLI); a code other than `expect` fails, naming the command and its output. */
-export async function htorder(args: string[], env: Record<string, string>, cwd: string, expect: number[] = [0]): Promise<Ran> {
+export async function htorder(
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+  expect: number[] = [0],
+): Promise<Ran> {
   const r = await runCommand(process.execPath, [CLI, ...args], { env, cwd });
   if (r.code === null || !expect.includes(r.code)) {
     throw new Error(`htorder ${args.join(' ')}: exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
@@ -110,7 +115,11 @@ export async function cronFolder(root: string, sandbox: Sandbox): Promise<CronFo
   const exports = join(erp, 'exports');
   const etc = join(root, 'etc');
   const bin = join(root, 'bin');
-  await Promise.all([mkdir(exports, { recursive: true }), mkdir(etc, { recursive: true }), mkdir(bin, { recursive: true })]);
+  await Promise.all([
+    mkdir(exports, { recursive: true }),
+    mkdir(etc, { recursive: true }),
+    mkdir(bin, { recursive: true }),
+  ]);
   const account = sandbox.accounts.find((a) => a.name === 'us-demo');
   if (!account) throw new Error('the sandbox has no us-demo account');
   const region = sandbox.regions[account.region];
@@ -200,7 +209,9 @@ export async function cronRecipe(root: string): Promise<Recipe> {
         if (killed && run.child.pid !== undefined) process.kill(-run.child.pid, 'SIGKILL');
         const r = await run.done;
         const sent = (await created()).length - before;
-        return { note: killed ? `run killed -9 after ${sent} create(s)` : `run ended (exit ${r.code}) before the kill` };
+        return {
+          note: killed ? `run killed -9 after ${sent} create(s)` : `run ended (exit ${r.code}) before the kill`,
+        };
       } finally {
         await sandbox.admin.clearFaults();
       }
@@ -295,7 +306,9 @@ export async function watchRecipe(root: string): Promise<Recipe> {
   const reportOf = async (sha: string): Promise<{ file: string; report: ResultReport } | undefined> => {
     let best: { file: string; report: ResultReport; at: string } | undefined;
     for (const sub of where) {
-      const names = (await readdir(join(drop, sub)).catch(() => [] as string[])).filter((f) => f.endsWith('.result.json'));
+      const names = (await readdir(join(drop, sub)).catch(() => [] as string[])).filter((f) =>
+        f.endsWith('.result.json'),
+      );
       for (const f of names) {
         const report = await readJson<ResultReport & { finishedAt?: string }>(join(drop, sub, f));
         if (report?.input.sha256 !== sha) continue;
@@ -349,7 +362,9 @@ export async function watchRecipe(root: string): Promise<Recipe> {
         second.child.kill('SIGKILL');
         await second.exited;
         watchers.second = await startWatcher('second');
-        note = busy ? 'second instance killed -9 holding a claim, restarted' : 'second instance killed -9 idle, restarted';
+        note = busy
+          ? 'second instance killed -9 holding a claim, restarted'
+          : 'second instance killed -9 idle, restarted';
       }
       await until('every delivered file is done with', settled);
       pending.clear();
@@ -371,7 +386,9 @@ export async function watchRecipe(root: string): Promise<Recipe> {
     discard: async () => undefined,
     async track() {
       await htorder(sandboxed(['track', join('drop', 'done')]), env, root);
-      return (await readdir(join(drop, 'done'))).filter((f) => f.endsWith('.tracking.csv')).map((f) => join(drop, 'done', f));
+      return (await readdir(join(drop, 'done')))
+        .filter((f) => f.endsWith('.tracking.csv'))
+        .map((f) => join(drop, 'done', f));
     },
     report: async (_name, sha) => (await reportOf(sha))?.report,
     async waiting() {

@@ -240,7 +240,8 @@ async function checkNight(night: Night, n: number, last: boolean): Promise<void>
 }
 
 /** A report's own report: `X.result.csv.result.json`, `X.tracking.csv.errors.txt` … */
-const REPORT_OF_REPORT = /\.(?:result\.json|result\.csv|errors\.txt|tracking\.csv)\.(?:result\.json|result\.csv|errors\.txt)$/;
+const REPORT_OF_REPORT =
+  /\.(?:result\.json|result\.csv|errors\.txt|tracking\.csv)\.(?:result\.json|result\.csv|errors\.txt)$/;
 
 function resendNames(orders: NightOrders, n: number): string[] {
   return Array.from({ length: n }, (_, i) => orders.resend(i + 1).name);
@@ -270,7 +271,8 @@ async function checkTonightsReports(night: Night, n: number): Promise<void> {
     (await reportOf(name)).jobs.flatMap((j) => j.errors.map((e) => e.code));
   const expectOnly = (name: string, got: string[], allowed: string[]): void => {
     const bad = got.filter((s) => !allowed.includes(s));
-    if (bad.length > 0 || got.length === 0) fail(night, `${name}: job statuses ${got.join(', ')}; expected only ${allowed.join('/')}`);
+    if (bad.length > 0 || got.length === 0)
+      fail(night, `${name}: job statuses ${got.join(', ')}; expected only ${allowed.join('/')}`);
   };
   expectOnly('orders_export.csv', await statuses('orders_export.csv'), ['submitted', 'already-submitted', 'skipped']);
   expectOnly('reorder.csv', await statuses('reorder.csv'), ['submitted', 'already-submitted']);
@@ -281,7 +283,8 @@ async function checkTonightsReports(night: Night, n: number): Promise<void> {
   // Every accidental re-send held, as a suspected duplicate.
   const resend = orders.resend(n).name;
   expectOnly(resend, await statuses(resend), ['awaiting-approval']);
-  if (!(await codes(resend)).includes('approval.duplicate')) fail(night, `${resend}: held, but not as a suspected duplicate`);
+  if (!(await codes(resend)).includes('approval.duplicate'))
+    fail(night, `${resend}: held, but not as a suspected duplicate`);
 }
 
 class NightFailed extends Error {}
@@ -351,7 +354,9 @@ export function formatSummary(figures: readonly NightFigures[]): string {
     const was = first.rss[who];
     if (was === undefined) continue;
     const mib = (b: number): string => `${(b / 1048576).toFixed(1)} MiB`;
-    lines.push(`  RSS of the ${who} watcher: night 1 ${mib(was)}, night ${lastNight.night} ${mib(rss)} (${(((rss - was) / was) * 100).toFixed(1)}%)`);
+    lines.push(
+      `  RSS of the ${who} watcher: night 1 ${mib(was)}, night ${lastNight.night} ${mib(rss)} (${(((rss - was) / was) * 100).toFixed(1)}%)`,
+    );
   }
   return lines.join('\n');
 }
@@ -376,6 +381,9 @@ export function sha256(text: string | Buffer): string {
 
 /** The shop order names (`Name`, or `shop_order` in the generic layout) in a tracking file. */
 async function trackingOrderNames(file: string): Promise<string[]> {
-  const rows = parse(await readFile(file, 'utf8'), { columns: true, skip_empty_lines: true }) as Record<string, string>[];
+  const rows = parse(await readFile(file, 'utf8'), { columns: true, skip_empty_lines: true }) as Record<
+    string,
+    string
+  >[];
   return rows.map((r) => r.Name ?? r.shop_order ?? '').filter(Boolean);
 }
