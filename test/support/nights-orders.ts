@@ -158,7 +158,7 @@ export class NightOrders {
 
   constructor(private readonly seed: number) {}
 
-  /** The store's new orders of night `n` (3 to 5; about one in eight cancelled, one in four with a fee line). */
+  /** The store's new orders of night `n` (5 to 12; about one in eight cancelled, one in four with a fee line). */
   shopOrdersOf(n: number): ShopOrder[] {
     for (let k = this.shop.size + 1; k <= n; k++) this.shop.set(k, this.makeShopOrders(k));
     return this.shop.get(n) ?? [];
@@ -174,7 +174,7 @@ export class NightOrders {
   private makeShopOrders(n: number): ShopOrder[] {
     const rnd = seeded(this.seed * 7919 + n);
     const pick = <T>(list: readonly T[]): T => list[Math.floor(rnd() * list.length)] as T;
-    const count = 3 + Math.floor(rnd() * 3);
+    const count = 5 + Math.floor(rnd() * 8);
     const orders: ShopOrder[] = [];
     for (let i = 0; i < count; i++) {
       const number = this.nextShopNumber++;

@@ -269,18 +269,15 @@ export async function watchRecipe(root: string): Promise<Recipe> {
   const sandboxed = (args: string[]): string[] => [...args, '--sandbox'];
 
   /**
-   * The service (`service`): scans every second, no file-system events, as on a share. The
-   * second instance (`second`) wakes on events, so it takes most files first; it is the one
-   * killed mid-night and started again, while the service's memory is followed night after night.
+   * Two instances of the service on one folder, as a deployment of two replicas runs them: the
+   * `second` is the one killed mid-night and started again, while the memory of the `service`,
+   * which lives through every night, is followed night after night.
    */
-  const WATCH_ARGS: Record<string, string[]> = {
-    service: ['--scan-interval', '1000', '--no-fs-events'],
-    second: ['--scan-interval', '250'],
-  };
+  const WATCH_ARGS = ['--scan-interval', '250', '--stable-time', '500', '--lease', '10000'];
   const startWatcher = async (role: string): Promise<Watcher> => {
     const child = spawn(
       process.execPath,
-      [CLI, 'watch', '--sandbox', drop, '--stable-time', '500', '--lease', '10000', ...(WATCH_ARGS[role] ?? [])],
+      [CLI, 'watch', '--sandbox', drop, ...WATCH_ARGS],
       { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] },
     );
     const err: Buffer[] = [];
@@ -298,6 +295,10 @@ export async function watchRecipe(root: string): Promise<Recipe> {
   const watchers: Record<string, Watcher> = {};
   watchers.service = await startWatcher('service');
   watchers.second = await startWatcher('second');
+  /** Inputs each role claimed before its current process (a killed one's count is kept). */
+  const claimedBefore: Record<string, number> = { service: 0, second: 0 };
+  const claims = (role: string): number =>
+    (claimedBefore[role] ?? 0) + (watchers[role]?.log().split('"claimed input"').length ?? 1) - 1;
 
   /** Delivered and not yet seen done with: name → sha256. */
   const pending = new Map<string, string>();
@@ -341,7 +342,7 @@ export async function watchRecipe(root: string): Promise<Recipe> {
     stateDir: join(etc, 'state'),
     workspace: drop,
     async advance(h) {
-      await htorder(sandboxed(['sandbox', 'clock', `+${h}h`]), env, root);
+      await htorder(['sandbox', 'clock', `+${h}h`], env, root);
     },
     created,
     async deliver(file) {
@@ -361,6 +362,7 @@ export async function watchRecipe(root: string): Promise<Recipe> {
         const busy = second.log().slice(from).includes('"claimed input"');
         second.child.kill('SIGKILL');
         await second.exited;
+        claimedBefore.second = claims('second');
         watchers.second = await startWatcher('second');
         note = busy
           ? 'second instance killed -9 holding a claim, restarted'
@@ -368,7 +370,7 @@ export async function watchRecipe(root: string): Promise<Recipe> {
       }
       await until('every delivered file is done with', settled);
       pending.clear();
-      return { note };
+      return { note: `${note}; inputs claimed so far: service ${claims('service')}, second ${claims('second')}` };
     },
     async approve(name) {
       const held = join('drop', 'held', name);
@@ -397,11 +399,19 @@ export async function watchRecipe(root: string): Promise<Recipe> {
     },
     files: () => listFiles(drop),
     async rss() {
+      // The median of a few readings a moment apart: one reading lands anywhere in a collection cycle.
       const out: Record<string, number> = {};
       for (const [role, w] of Object.entries(watchers)) {
-        const status = await readFile(`/proc/${w.child.pid}/status`, 'utf8').catch(() => '');
-        const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
-        if (kb) out[role] = Number(kb) * 1024;
+        const readings: number[] = [];
+        for (let i = 0; i < 5; i++) {
+          const status = await readFile(`/proc/${w.child.pid}/status`, 'utf8').catch(() => '');
+          const kb = /VmRSS:\s+(\d+) kB/.exec(status)?.[1];
+          if (kb) readings.push(Number(kb) * 1024);
+          await new Promise((r) => setTimeout(r, 200));
+        }
+        readings.sort((a, b) => a - b);
+        const median = readings[Math.floor(readings.length / 2)];
+        if (median !== undefined) out[role] = median;
       }
       return out;
     },

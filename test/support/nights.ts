@@ -369,7 +369,8 @@ export function formatFigures(f: NightFigures): string {
   return (
     `night ${String(f.night).padStart(3)} [${f.recipe}] ${f.ordersCreated} orders; ` +
     `state dir ${f.stateFiles} files ${kb(f.stateBytes)} (+ sandbox ${kb(f.sandboxBytes)}); ` +
-    `folder ${f.workspaceFiles} files ${kb(f.workspaceBytes)}${rss ? `; RSS ${rss}` : ''}; ${f.seconds} s`
+    `folder ${f.workspaceFiles} files ${kb(f.workspaceBytes)}${rss ? `; RSS ${rss}` : ''}; ${f.seconds} s` +
+    `\n      ${f.note}`
   );
 }
 
