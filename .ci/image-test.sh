@@ -3,16 +3,24 @@
 # engine. Builds the repository's Dockerfile with podman, runs `htorder --version` and a preset
 # check as the image's non-root user, then `watch --sandbox` on a mounted folder until a dropped
 # file reaches done/ and /healthz answers, and runs the image's own HEALTHCHECK (podman's
-# `healthcheck run`, and the same command against a closed port, which must fail). Any failure
-# prints the container's logs and exits 1; the test's container and image are always removed.
+# `healthcheck run`, and the same command against a closed port, which must fail); then the
+# compose recipe (deploy/compose.yaml) for two nights (.ci/compose-nights.sh). Any failure
+# prints the container's logs and exits 1; the test's containers and image are always removed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if [ "$(id -u)" -eq 0 ]; then SUDO=""; else SUDO="sudo"; fi
-if ! command -v podman >/dev/null; then
-  echo "podman is not installed: installing Debian's podman"
+# podman and runc; catatonit, the init process of `--init` and of compose's `init: true`;
+# podman-compose for the compose recipe (.ci/compose-nights.sh). Debian's packages, when missing.
+missing=""
+command -v podman >/dev/null || missing="$missing podman runc"
+[ -x /usr/libexec/podman/catatonit ] || command -v catatonit >/dev/null || missing="$missing catatonit"
+command -v podman-compose >/dev/null || missing="$missing podman-compose"
+if [ -n "$missing" ]; then
+  echo "installing Debian's$missing"
   $SUDO apt-get update
-  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends podman runc
+  # shellcheck disable=SC2086 # one word per package
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $missing
 fi
 # A machine without containers.conf gets the settings this kind of VM needs (it refuses some
 # rlimits and runs hybrid cgroups); a configured one keeps its own.
@@ -55,6 +63,8 @@ fail() {
 }
 
 .ci/base-image.sh
+# Counted after the base image is in place: a base made here stays for the next run, as a pulled one does.
+images_before="$(podman images --all --quiet --no-trunc)"
 
 start=$SECONDS
 podman_ build --network host --pull=never --format docker --tag "$image" . >"$vol/build.log" 2>&1 \
@@ -136,4 +146,7 @@ echo "HEALTHCHECK: healthy; fails against a closed port"
 podman_ stop --time 60 "$name" >/dev/null || fail "podman stop"
 code="$(podman inspect --format '{{.State.ExitCode}}' "$name")"
 [ "$code" = 0 ] || fail "the watcher exited $code on SIGTERM"
+
+# The compose recipe of docs/deploy.md with this image: two nights against the sandbox inside it.
+.ci/compose-nights.sh "$image"
 echo "image test passed"
