@@ -410,7 +410,12 @@ async function openRouting(routes: WatchRoutes, main: OpenPipeline, base: Pipeli
       if (opened.has(key)) continue;
       const session = await openApiSession({
         ...base,
-        ...(route.profile === undefined ? {} : { flags: { ...base.flags, profile: route.profile } }),
+        ...(route.profile === undefined
+          ? {}
+          : {
+              flags: { ...base.flags, profile: route.profile },
+              profileChosenBy: `chosen by ${route.name} at ${route.at}`,
+            }),
         ...(route.account === undefined ? {} : { account: route.account, sandboxOf: main.session }),
       });
       // A bucket's ledger is the bucket's, shared by every account (keyed by account);

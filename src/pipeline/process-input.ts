@@ -73,6 +73,8 @@ export interface PipelineContext {
   defaultDeliveryMethod?: string;
   /** CSV reader limits (settings csvMax*); the defaults of read-input.ts when absent. */
   csvLimits?: Partial<CsvLimits>;
+  /** Largest YAML or JSON manifest (setting manifestMaxBytes); read-input.ts's default when absent. */
+  manifestMaxBytes?: number;
   client: ApiClient;
   /** One per account per run: lookups are shared by every input of the run, never across accounts. */
   catalogue: AccountCatalogue;
@@ -173,12 +175,16 @@ export type PreparedInput =
 /** Reads and checks an input (stage 1); sends nothing, and needs nothing the API answers. */
 export async function prepareInput(
   file: string,
-  plan: Pick<PipelineContext, 'command' | 'mapping' | 'csvLimits' | 'defaultDeliveryMethod' | 'clock'>,
+  plan: Pick<
+    PipelineContext,
+    'command' | 'mapping' | 'csvLimits' | 'manifestMaxBytes' | 'defaultDeliveryMethod' | 'clock'
+  >,
 ): Promise<PreparedInput> {
   const startedAt = nowDate(plan.clock);
   const read = await loadManifest(file, {
     ...(plan.mapping ? { mapping: plan.mapping } : {}),
     csv: plan.csvLimits,
+    ...(plan.manifestMaxBytes === undefined ? {} : { maxBytes: plan.manifestMaxBytes }),
     defaultDeliveryMethod: plan.defaultDeliveryMethod,
   });
   const usage = read.diagnostics.find((d) => USAGE_CODES.has(d.code));
