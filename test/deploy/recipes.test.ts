@@ -3,6 +3,7 @@ import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { parseConfigFile } from '../../src/core/config/config-file.js';
 import { ROOT } from '../support/dist.js';
 import { tempDirPerTest } from '../support/temp-files.js';
 
@@ -109,6 +110,17 @@ describe('deploy/systemd', () => {
   });
 });
 
+describe('deploy/etc/config.yaml', () => {
+  it('is a config file htorder reads: the account, the limits, and the state dir the units make', async () => {
+    const file = join(ROOT, 'deploy/etc/config.yaml');
+    const config = parseConfigFile(await readFile(file, 'utf8'), file);
+    expect(config.settings).toMatchObject({ clientSecretFile: 'secret', maxJobCost: 500 });
+    // StateDirectory=htorder is /var/lib/htorder: `htorder approve` with this file finds the services' ledger.
+    expect(config.settings.stateDir).toBe('/var/lib/htorder');
+    expect(Object.keys(config.profiles)).toEqual([]);
+  });
+});
+
 describe('deploy/compose.yaml', () => {
   it('builds the local image from this repository, with volumes for the drop folder and the state', async () => {
     const compose = parse(await readFile(join(ROOT, 'deploy/compose.yaml'), 'utf8'));
@@ -116,12 +128,13 @@ describe('deploy/compose.yaml', () => {
     expect(watch.build.context).toBe('..');
     expect((await readFile(join(ROOT, 'deploy', watch.build.context, 'Dockerfile'), 'utf8')).length).toBeGreaterThan(0);
     expect(watch.image).toBe(`\${HTORDER_IMAGE:-localhost/htorder:local}`);
-    expect(watch.command).toEqual(['watch', '/data/drop']);
+    // Strings, not lists: podman-compose appends a list of an override to the base file's.
+    expect(watch.command).toBe('watch /data/drop');
     expect(watch.environment.HTORDER_CONFIG).toBe('/etc/htorder/config.yaml');
     const targets = (watch.volumes as string[]).map((v) => /:(\/[^:]+)(?::ro)?$/.exec(v)?.[1]);
     expect(targets).toEqual(['/data/drop', '/data/state', '/etc/htorder']);
     expect(Object.keys(compose.volumes)).toEqual(['htorder-state']);
     const sandbox = parse(await readFile(join(ROOT, 'deploy/compose.sandbox.yaml'), 'utf8'));
-    expect(sandbox.services.watch.command).toEqual(['watch', '--sandbox', '/data/drop']);
+    expect(sandbox.services.watch.command).toBe('watch --sandbox /data/drop');
   });
 });
