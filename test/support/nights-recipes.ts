@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
 import { chmod, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { ResultReport } from '../../src/report/model.js';
@@ -205,8 +206,9 @@ export async function cronRecipe(root: string): Promise<Recipe> {
         let ended = false;
         void run.done.then(() => (ended = true));
         await until('the run sent something, or ended', async () => ended || (await created()).length > before);
-        const killed = !ended && run.child.pid !== undefined;
-        if (killed && run.child.pid !== undefined) process.kill(-run.child.pid, 'SIGKILL');
+        const pid = ended ? undefined : run.child.pid;
+        if (pid !== undefined) process.kill(-pid, 'SIGKILL');
+        const killed = pid !== undefined;
         const r = await run.done;
         const sent = (await created()).length - before;
         return {
@@ -263,7 +265,7 @@ interface Watcher {
 export async function watchRecipe(root: string): Promise<Recipe> {
   const drop = join(root, 'drop');
   const etc = join(root, 'etc');
-  await Promise.all([mkdir(drop, { recursive: true }), mkdir(etc, { recursive: true })]);
+  await Promise.all([mkdir(drop, { recursive: true }), mkdir(etc, { recursive: true }), mkdir(join(root, 'logs'))]);
   await writeFile(join(etc, 'config.yaml'), configText(''), { mode: 0o600 });
   const env = { HTORDER_CONFIG: join(etc, 'config.yaml'), HTORDER_PROFILE: 'nightly' };
   const sandboxed = (args: string[]): string[] => [...args, '--sandbox'];
@@ -275,14 +277,24 @@ export async function watchRecipe(root: string): Promise<Recipe> {
    */
   const WATCH_ARGS = ['--scan-interval', '250', '--stable-time', '500', '--lease', '10000'];
   const startWatcher = async (role: string): Promise<Watcher> => {
-    const child = spawn(
-      process.execPath,
-      [CLI, 'watch', '--sandbox', drop, ...WATCH_ARGS],
-      { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] },
-    );
+    const child = spawn(process.execPath, [CLI, 'watch', '--sandbox', drop, ...WATCH_ARGS], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     const err: Buffer[] = [];
-    child.stderr?.on('data', (d: Buffer) => err.push(d));
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    // Also kept in logs/ (NIGHTS_KEEP=1 keeps the folder of a failed run to read them).
+    const file = createWriteStream(join(root, 'logs', `${role}.log`), { flags: 'a' });
+    child.stderr?.on('data', (d: Buffer) => {
+      err.push(d);
+      file.write(d);
+    });
+    const exited = new Promise<number | null>((resolve) =>
+      child.on('close', (code, signal) => {
+        file.end(`[exited: code ${code}, signal ${signal}]\n`);
+        resolve(code);
+      }),
+    );
     const w: Watcher = { child, log: () => Buffer.concat(err).toString('utf8'), exited };
     let gone = false;
     void exited.then(() => (gone = true));
