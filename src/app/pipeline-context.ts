@@ -82,12 +82,7 @@ export function pipelineOver(
   ledger: LedgerStore,
 ): OpenPipeline {
   const { config, client, logger, settings, clock } = session;
-  // How every input is read: the same for prepare (run's first input) and each context.
-  const reading = {
-    csvLimits: csvLimitsFrom(settings),
-    manifestMaxBytes: settings.get('manifestMaxBytes'),
-    defaultDeliveryMethod: settings.get('defaultDeliveryMethod'),
-  };
+  const reading = readingFrom(settings);
   // Read (and so checked) when the pipeline opens: a broken table is a usage error before anything is sent.
   const shopDeliveryMethods = deliveryMethodTable(settings);
   let store: Promise<{ store: ArtworkStore; marginDays: number; maxInputBytes: number } | undefined> | undefined;
@@ -104,6 +99,7 @@ export function pipelineOver(
     accountKey(config, catalogue).then(async (account) => ({
       account,
       vouch: await vouching(ledger, account, { legacyDir, session }),
+      currency: await accountCurrency(catalogue),
     })),
   );
   const always = settings.get('verifyNewOrders') === 'always';
@@ -117,7 +113,7 @@ export function pipelineOver(
       const learning = learn(current);
       learning.catch(() => undefined);
       await session.refreshClock();
-      const { account, vouch } = await learning;
+      const { account, vouch, currency } = await learning;
       store ??= artworkStoreFrom(settings, input.env, artworkLimits);
       const artworkStore = await store;
       return {
@@ -133,6 +129,7 @@ export function pipelineOver(
         ...(currentArtwork ? { artwork: currentArtwork } : {}),
         ledger,
         account,
+        ...(currency ? { currency } : {}),
         ...reading,
         guard: { ...guardLimitsFrom(settings), ...windowOf(perInput) },
         // Orders the ledger has never seen are searched first unless it vouches for the account.
@@ -151,6 +148,15 @@ export function pipelineOver(
       (await store?.catch(() => undefined))?.store.close();
       await session.close();
     },
+  };
+}
+
+/** How every input is read: the same for prepare (run's first input) and each context. */
+function readingFrom(settings: ApiSession['settings']) {
+  return {
+    csvLimits: csvLimitsFrom(settings),
+    manifestMaxBytes: settings.get('manifestMaxBytes'),
+    defaultDeliveryMethod: settings.get('defaultDeliveryMethod'),
   };
 }
 
@@ -186,6 +192,15 @@ function learnOnce<T>(learn: (catalogue: AccountCatalogue) => Promise<T>): (cata
       throw err;
     });
   };
+}
+
+/**
+ * The account's currency, from the profile accountKey read (the catalogue keeps it: no second
+ * request); none when the profile names none or could not be read.
+ */
+async function accountCurrency(catalogue: AccountCatalogue): Promise<string | undefined> {
+  const profile = await catalogue.account().catch(() => undefined);
+  return profile?.currency ?? undefined;
 }
 
 interface Vouching {

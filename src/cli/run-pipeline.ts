@@ -1,5 +1,5 @@
 import { basename, resolve } from 'node:path';
-import { firstErrors } from '../report/write-errors-txt.js';
+import { firstErrors, heldReasons } from '../report/write-errors-txt.js';
 import type { CommandIo } from './command-io.js';
 import { openPipelineContext } from '../app/pipeline-context.js';
 import { unavailableReason } from '../api/errors.js';
@@ -90,9 +90,14 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Comman
       progress.clear();
       outcomes.push(outcome);
       io.stderr.write(formatInputOutcome(outcome, input.command));
-      // An invalid input's alert quotes its first errors.
-      const quoted =
-        outcome.status === 'invalid' && outcome.report ? firstErrors(outcome.report, basename(file)) : undefined;
+      // An invalid input's alert quotes its first errors; a held one's, why its jobs wait.
+      const quoted = !outcome.report
+        ? undefined
+        : outcome.status === 'invalid'
+          ? firstErrors(outcome.report, basename(file))
+          : outcome.status === 'held'
+            ? heldReasons(outcome.report, basename(file))
+            : undefined;
       const problem = outcome.problem ?? quoted;
       notifier?.runOutcome(resolve(file), outcome.status, outcome.report?.summary, problem);
     }

@@ -90,6 +90,8 @@ export interface PipelineContext {
   ledger: LedgerStore;
   /** Ledger account key: region + account id (ledger/account-key.ts). */
   account: string;
+  /** The account's currency (its profile), learnt with the account: what the jobs the ledger vouches for cost in. */
+  currency?: string;
   /**
    * Set when the ledger cannot vouch for the account (a new or moved state dir, another
    * machine) or HTORDER_VERIFY_NEW_ORDERS=always: `run` searches the account for every order
@@ -374,6 +376,7 @@ function stageContext(manifest: Manifest, ctx: RunContext): StageContext {
     artworkMarginDays: ctx.artworkStore?.marginDays ?? 0,
     ledger,
     account,
+    ...(ctx.currency ? { currency: ctx.currency } : {}),
     logger,
     ...(beforeSend ? { beforeSend } : {}),
     guard: ctx.guard ?? NO_LIMITS,
