@@ -70,8 +70,10 @@ deliver() { # deliver NAME < content
   cat >"$dir/incoming"
   own "$dir/incoming"
   mv "$dir/incoming" "$drop/$1"
-  : >"$drop/$1.done"
-  own "$drop/$1.done"
+  # The marker owned before it appears: a watcher may take the file and the marker at once.
+  : >"$dir/marker"
+  own "$dir/marker"
+  mv "$dir/marker" "$drop/$1.done"
 }
 template() { # template ORDER STREET QUANTITY: one default-template order
   printf 'orderNumber,deliveryMethod,contactName,streetAddress,city,state,postalCode,country,itemType,code,quantity\n'
