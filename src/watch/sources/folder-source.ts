@@ -530,14 +530,20 @@ export class FolderSource implements DropSource {
     for (let attempt = 0; ; attempt++) {
       const candidate = attempt === 0 ? name : timestampedName(name, now, attempt - 1);
       const to = join(this.location, candidate);
+      let linked = false;
       try {
         await link(from, to);
+        linked = true;
         await arrived(to, expected, () => unlink(to));
         await unlink(from);
         return to;
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code;
-        if (code === 'ENOENT') return undefined;
+        // Gone from under us (put back by another instance): our link would be a second name of it.
+        if (code === 'ENOENT') {
+          if (linked) await unlinkQuiet(to);
+          return undefined;
+        }
         if (code === 'EEXIST') continue;
         if (!linkRefused(err)) throw err;
       }
