@@ -276,7 +276,9 @@ const COMMANDS: Record<string, Entry> = {
   'npm ci': { skip: 'installs from the registry; .ci/run does it on a clean clone' },
   'npm run test:chaos': { skip: 'the long chaos suite (minutes); its script is checked to exist' },
   'npm run test:fuzz': { skip: 'the long fuzz suite (minutes); its script is checked to exist' },
-  'npm run test:nights': { skip: 'seven nights through two recipes (minutes; .ci/run runs it); its script is checked to exist' },
+  'npm run test:nights': {
+    skip: 'seven nights through two recipes (minutes; .ci/run runs it); its script is checked to exist',
+  },
   'npm run soak': { skip: 'thirty nights (long); its script is checked to exist' },
   'CHAOS_SEED=42 npm run test:chaos': { skip: 'the long chaos suite with another seed (minutes)' },
   'FUZZ_SEED=42 FUZZ_CASES=20000 npm run test:fuzz': { skip: 'the long fuzz suite with more cases (minutes)' },
