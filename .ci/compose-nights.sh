@@ -50,6 +50,8 @@ fail() {
     echo "--- its logs (last 60 lines):" >&2
     podman logs "$c" 2>&1 | tail -n 60 >&2 || true
   fi
+  # podman-compose exits 0 when its `podman run` fails: what it said.
+  [ ! -s "$dir/up.log" ] || { echo "--- podman-compose up (last 20 lines):" >&2; tail -n 20 "$dir/up.log" >&2; }
   echo "--- the drop folder:" >&2
   find "$drop" -printf '%M %u %s %p\n' >&2 || true
   exit 1
