@@ -289,6 +289,7 @@ const COMMANDS: Record<string, Entry> = {
   'npm run bench:xlsx': { skip: 'a benchmark of minutes; its script is checked to exist' },
   'npm run bench:recognise': { skip: 'a benchmark of minutes; its script is checked to exist' },
   'npm run bench:ui': { skip: 'a benchmark of minutes; its script is checked to exist' },
+  'npm run bench:ledger': { skip: 'a benchmark of minutes and 4 GB; its script is checked to exist' },
   'npm run typecheck': { skip: '.ci/run runs it; its script is checked to exist' },
   'npm run deps': { skip: '.ci/run runs it (dependency-cruiser over src/); its script is checked to exist' },
   'npm run lint': { skip: '.ci/run runs it; its script is checked to exist' },
