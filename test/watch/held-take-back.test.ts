@@ -108,7 +108,7 @@ describe('taking approved inputs back from held/', () => {
   });
 
   it('two watchers on one folder take each approved input back once, as one file with one link', async () => {
-    const { source, ledger, shas, drop, state } = await heldInputs(12);
+    const { source, ledger, shas, drop, state } = await heldInputs(24);
     // The second instance: its own source (work folder) and ledger handle on the same folders.
     const other = new FolderSource(drop, { workDir: join(state, 'work-2') });
     await other.init();
