@@ -32,6 +32,8 @@ ENV PATH=/tools/node_modules/.bin:$PATH
 COPY tsconfig.json tsconfig.build.json ./
 COPY build ./build
 COPY schemas ./schemas
+# The build reads the presets too: their header signatures are made ahead (build/preset-signatures.mjs).
+COPY presets ./presets
 COPY src ./src
 RUN npm run build \
  && find dist -name '*.map' -delete

@@ -3,6 +3,7 @@
 # registry, or — where no container registry can be reached — made here from Debian packages
 # (debootstrap) plus this machine's Node, under the name the Dockerfile asks for, shaped like the
 # official image (Node and npm in /usr/local, a `node` user with uid 1000, CMD ["node"]).
+# `--name` prints the name it makes sure of.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,6 +13,11 @@ case "$base" in
   */*) name="docker.io/$base" ;;
   *) name="docker.io/library/$base" ;;
 esac
+# `.ci/base-image.sh --name`: only print the name.
+if [ "${1:-}" = --name ]; then
+  echo "$name"
+  exit 0
+fi
 
 if podman image exists "$name"; then
   echo "base image $name: already in podman's store"

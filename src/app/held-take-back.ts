@@ -2,7 +2,7 @@ import pLimit from 'p-limit';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/log/logger.js';
 import { approvalsMark, fullyApproved, NOTE_READS, pruneApprovalNotes } from '../pipeline/approve.js';
-import { heldName } from '../pipeline/guard-notes.js';
+import { heldName, takeBackLock } from '../pipeline/guard-notes.js';
 import type { LedgerStore } from '../storage/ledger/model.js';
 import type { DropSource } from '../watch/sources/model.js';
 
@@ -130,7 +130,8 @@ class HeldInputs {
           limit(async () => {
             const jobs = await fullyApproved(k.ledger, k.account, k.sha256);
             if (jobs.length === 0) return;
-            const back = await source.takeBack(name);
+            // Under the input's lock: another watcher on the folder may be taking it back now.
+            const back = await k.ledger.withAccountLock(k.account, takeBackLock(k.sha256), () => source.takeBack(name));
             known.delete(name);
             if (back)
               logger.info(

@@ -110,6 +110,11 @@ export function approveLock(sha256: string): string {
   return `.approve-${shaPart(sha256)}`;
 }
 
+/** The account-wide lock a held input is taken back under: one watcher of several takes it. */
+export function takeBackLock(sha256: string): string {
+  return `.take-back-${shaPart(sha256)}`;
+}
+
 export function readHeld(ledger: LedgerStore, account: string, sha256: string): Promise<HeldNote | undefined> {
   return readSound<HeldNote>(ledger, account, heldName(sha256), (n) => Array.isArray(n.jobs) && n.input !== undefined);
 }

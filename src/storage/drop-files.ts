@@ -272,14 +272,20 @@ export async function moveNoClobber(
     await undo().catch(() => undefined);
     return false;
   };
+  let linked = false;
   try {
     await link(from, to);
+    linked = true;
     if (!(await arrived(() => unlink(to)))) return 'swapped';
     await unlink(from);
     return 'moved';
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return 'gone';
+    // Gone from under us (moved by another instance): our link would be a second name of it.
+    if (code === 'ENOENT') {
+      if (linked) await rm(to, { force: true });
+      return 'gone';
+    }
     if (code === 'EEXIST') return 'taken';
     if (!linkRefused(err)) throw err;
   }

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -276,6 +276,10 @@ const COMMANDS: Record<string, Entry> = {
   'npm ci': { skip: 'installs from the registry; .ci/run does it on a clean clone' },
   'npm run test:chaos': { skip: 'the long chaos suite (minutes); its script is checked to exist' },
   'npm run test:fuzz': { skip: 'the long fuzz suite (minutes); its script is checked to exist' },
+  'npm run test:nights': {
+    skip: 'seven nights through two recipes (minutes; .ci/run runs it); its script is checked to exist',
+  },
+  'npm run soak': { skip: 'thirty nights (long); its script is checked to exist' },
   'CHAOS_SEED=42 npm run test:chaos': { skip: 'the long chaos suite with another seed (minutes)' },
   'FUZZ_SEED=42 FUZZ_CASES=20000 npm run test:fuzz': { skip: 'the long fuzz suite with more cases (minutes)' },
   'npm run bench': { skip: 'a benchmark of minutes; its script is checked to exist' },
@@ -307,6 +311,20 @@ const COMMANDS: Record<string, Entry> = {
       skip: "needs Docker and real credentials; .ci/image-test.sh runs the image's watch --sandbox on a mounted folder and its HEALTHCHECK",
     },
   'docker stop --time 120 htorder-watch': { skip: 'needs Docker' },
+  // The compose recipe (docs/deploy.md): .ci/image-test.sh runs it with podman-compose, two nights against the sandbox.
+  'docker compose -f deploy/compose.yaml up -d --build': {
+    skip: 'needs a container engine; .ci/image-test.sh builds and starts this compose recipe with podman-compose',
+  },
+  'docker compose -f deploy/compose.yaml logs -f watch': { skip: 'needs a container engine' },
+  'docker compose -f deploy/compose.yaml exec watch htorder approve /data/drop/held/big.csv': {
+    skip: 'needs a container engine; .ci/image-test.sh approves a held file inside the container of the compose recipe',
+  },
+  'docker compose -f deploy/compose.yaml -f deploy/compose.sandbox.yaml up -d --build': {
+    skip: 'needs a container engine; .ci/image-test.sh runs exactly these two files for two nights',
+  },
+  'docker build -t registry.example.com/htorder:0.1.0 . && docker push registry.example.com/htorder:0.1.0': {
+    skip: 'needs Docker and a registry; .ci/image-test.sh builds the Dockerfile with podman',
+  },
 
   // S3 with real buckets.
   'htorder watch s3://acme-orders/incoming/ --bucket-ledger s3://acme-orders/htorder-state/': {
@@ -619,24 +637,6 @@ const COMMANDS: Record<string, Entry> = {
       check: allSubmitted('srv/erp-drop/done/export.csv.result.json'),
     },
   },
-  '/usr/bin/htorder watch /srv/orders --health-port 9464': {
-    spec: {
-      subst: (ws) => ({
-        '/usr/bin/htorder': 'htorder',
-        '/srv/orders': join(ws.dir, 'srv/orders'),
-        '9464': String(ws.port),
-      }),
-      before: ['mkdir -p srv/orders'],
-      long: {
-        act: dropped('samples/csv/orders.csv', 'srv/orders/orders.csv'),
-        ready: async (ws) => {
-          if (!existsSync(join(ws.dir, 'srv/orders/done/orders.csv.result.json'))) return false;
-          const res = await fetch(`http://127.0.0.1:${ws.port}/healthz`).catch(() => null);
-          return res?.status === 200;
-        },
-      },
-    },
-  },
   'htorder watch --ui /srv/orders': {
     spec: {
       subst: (ws) => ({ '/srv/orders': join(ws.dir, 'srv/orders') }),
@@ -670,19 +670,6 @@ const COMMANDS: Record<string, Entry> = {
           );
           return page.includes('orders.yaml') && page.includes('st-done');
         },
-      },
-    },
-  },
-  'cd /srv/erp && htorder run --mapping erp.yaml exports/*.csv >> /var/log/htorder-nightly.log 2>&1': {
-    spec: {
-      subst: (ws) => ({
-        '/srv/erp': join(ws.dir, 'srv/erp'),
-        '/var/log/htorder-nightly.log': join(ws.dir, 'nightly.log'),
-      }),
-      before: ['mkdir -p srv/erp/exports && cp erp.yaml srv/erp/ && cp exports/export.csv srv/erp/exports/'],
-      check: async (ws) => {
-        expect(await readFile(join(ws.dir, 'nightly.log'), 'utf8')).toContain('submitted');
-        allSubmitted('srv/erp/exports/export.csv.result.json')(ws);
       },
     },
   },

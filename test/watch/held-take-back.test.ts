@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { lstat, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { takeBackApproved } from '../../src/app/held-take-back.js';
@@ -105,6 +105,22 @@ describe('taking approved inputs back from held/', () => {
     expect(ledgerCalls.get('readNote')).toBeLessThanOrEqual(1 + 2 * 20);
     expect(sourceCalls.get('heldHash') ?? 0).toBe(0);
     await source.close();
+  });
+
+  it('two watchers on one folder take each approved input back once, as one file with one link', async () => {
+    const { source, ledger, shas, drop, state } = await heldInputs(24);
+    // The second instance: its own source (work folder) and ledger handle on the same folders.
+    const other = new FolderSource(drop, { workDir: join(state, 'work-2') });
+    await other.init();
+    const scans = [takeBack(source, ledger), takeBack(other, new FolderLedger(state))];
+    await Promise.all(scans.map((scan) => scan()));
+    for (const sha256 of shas) await approveInput(ledger, ACCOUNT, { sha256, by: 'sam' }, new Date());
+    await Promise.all(scans.map((scan) => scan()));
+    const top = (await readdir(drop, { withFileTypes: true })).filter((e) => e.isFile()).map((e) => e.name);
+    expect(top.sort()).toEqual(shas.map((_, i) => `in-${i + 1}.yaml`).sort());
+    for (const name of top) expect((await lstat(join(drop, name))).nlink, name).toBe(1);
+    expect(await readdir(join(drop, 'held'))).toEqual([]);
+    await Promise.all([source.close(), other.close()]);
   });
 
   it('opens a few notes and files at a time, however many inputs are held', async () => {
