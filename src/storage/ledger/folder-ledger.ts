@@ -10,6 +10,8 @@ import {
   type LedgerKey,
   type LedgerStore,
   type LockGuard,
+  type NoteUpdate,
+  noteUnderLock,
   withOrderLock,
 } from './model.js';
 
@@ -75,6 +77,15 @@ export class FolderLedger implements LedgerStore {
   async listNotes(account: string, prefix: string): Promise<string[]> {
     const names = await unlessMissing(readdir(this.dirOf(account)), []);
     return names.filter((n) => n.startsWith(noteName(prefix)) && !n.endsWith('.tmp') && !n.endsWith('.lock')).sort();
+  }
+
+  updateNote<T>(
+    account: string,
+    name: string,
+    change: (current: T | undefined) => Promise<T | undefined>,
+    options?: NoteUpdate,
+  ): Promise<void> {
+    return noteUnderLock(this, account, name, change, options);
   }
 
   async withAccountLock<T>(account: string, name: string, fn: (guard: LockGuard) => Promise<T>): Promise<T> {
