@@ -17,6 +17,7 @@ import type { PipelineCommand, PipelineContext, PreparedInput } from '../pipelin
 import { createCatalogue, type AccountCatalogue } from '../resolve/catalogue.js';
 import { artworkChecks, type ArtworkChecks } from '../api/artwork-checks.js';
 import { openApiSession, type ApiSession, type ApiSessionInput } from './api-session.js';
+import { openLedger } from './ledger-store.js';
 
 export interface PipelineContextInput extends ApiSessionInput {
   command: PipelineCommand;
@@ -62,9 +63,18 @@ export interface OpenPipeline {
  */
 export async function openPipelineContext(input: PipelineContextInput): Promise<OpenPipeline> {
   const session = await openApiSession(input);
-  const { config, settings } = session;
+  const { settings } = session;
   try {
-    return pipelineOver(session, input, new FolderLedger(config.stateDir, { staleMs: settings.get('lockStaleMs') }));
+    const staleMs = settings.get('lockStaleMs');
+    const { ledger } = await openLedger(session, { staleMs, env: input.env, sandbox: input.sandbox === true });
+    const pipeline = pipelineOver(session, input, ledger);
+    return {
+      ...pipeline,
+      close: async () => {
+        await pipeline.close();
+        await ledger.close?.();
+      },
+    };
   } catch (err) {
     // A setting refused as the pipeline opens: the session (an in-process sandbox's server) must not outlive it.
     await session.close();

@@ -19,12 +19,14 @@ import { notifierFor } from '../watch/notify/notifier.js';
 import { InputAttempts } from '../watch/sources/attempts.js';
 import { folderEvents } from '../watch/sources/folder-events.js';
 import { FolderSource } from '../watch/sources/folder-source.js';
+import type { BucketSourceOptions } from '../watch/sources/bucket-source.js';
 import { dropLayout, SourceError, type DropSource } from '../watch/sources/model.js';
 import type { SettleEvent } from '../watch/sources/settling.js';
 import { Watcher, type WatcherOptions } from '../watch/watcher.js';
 import { type ApiSession, openApiSession } from './api-session.js';
 import { bucketLedgerOf, bucketStateOf, openBucketStore } from './bucket-ledger.js';
 import { handleInput, setAside, type HandleContext } from './handle-input.js';
+import { openLedger } from './ledger-store.js';
 import { tellSettled } from './settled.js';
 import { pipelineOver, type OpenPipeline, type PipelineContextInput } from './pipeline-context.js';
 import { loadWatchRoutes, type WatchRoute, type WatchRoutes } from './watch-routes.js';
@@ -163,19 +165,34 @@ async function openDrop(
   let source: DropSource;
   let ledger: LedgerStore;
   const settled: OpenDrop['settled'] = {};
+  // A database every host shares (ledgerUrl): the ledger, and the claims as its leases.
+  const shared =
+    settings.get('ledgerUrl') === undefined
+      ? undefined
+      : await openLedger(session, { staleMs: lockLeaseMs(session), env: base.env, sandbox: base.sandbox === true });
+  if (shared) closers.push(() => shared.ledger.close?.());
+  const sharedClaims = shared?.claims?.(leaseMs ?? SETTINGS.leaseMs.default);
   if (s3) {
     // The AWS SDK is loaded only to watch a bucket: a folder watcher starts without it.
     const { BucketSource } = await import('../watch/sources/bucket-source.js');
     const store = await openBucketStore(s3, settings, base.env);
     closers.push(() => store.close());
-    // Before a request is made: a ledger droppers could write is a usage error.
-    const where = bucketStateOf(settings.get('bucketLedger'), s3, dropLocations);
-    const stateStore = where.bucket === s3.bucket ? store : await openBucketStore(where, settings, base.env);
-    const state = { store: stateStore, prefix: where.prefix };
     const singleInstance = settings.get('singleInstance');
     const onWarning = (message: string): void => logger.warn(message);
+    let state: BucketSourceOptions['state'];
+    if (shared && sharedClaims) {
+      if (settings.get('bucketLedger') !== undefined)
+        logger.warn({ ledger: shared.where }, 'bucketLedger is not used: the ledger and claims are in ledgerUrl');
+      state = { leases: sharedClaims, ledger: shared.where };
+      ledger = shared.ledger;
+    } else {
+      // Before a request is made: a ledger droppers could write is a usage error.
+      const where = bucketStateOf(settings.get('bucketLedger'), s3, dropLocations);
+      const stateStore = where.bucket === s3.bucket ? store : await openBucketStore(where, settings, base.env);
+      state = { store: stateStore, prefix: where.prefix };
+      ledger = await bucketLedgerOf(stateStore, where.prefix, leaseMs);
+    }
     source = new BucketSource({ store, prefix: s3.prefix, state, layout, leaseMs, singleInstance, onWarning, workDir });
-    ledger = await bucketLedgerOf(stateStore, where.prefix, leaseMs);
   } else {
     source = new FolderSource(resolve(base.cwd, input.target), {
       layout,
@@ -186,8 +203,9 @@ async function openDrop(
       settleWindowMs: settings.get('settleWindowMs'),
       // Logged and counted once the watcher's events and metrics exist (watch()).
       onSettled: (e) => settled.tell?.(e),
+      ...(sharedClaims ? { claims: sharedClaims } : {}),
     });
-    ledger = folderLedger(session);
+    ledger = shared?.ledger ?? folderLedger(session);
   }
   const pipeline = pipelineOver(session, { ...base, partial: input.partial, mapping }, ledger);
   // Kept by this machine's state directory: for a bucket, each machine counts its own crashes.
@@ -197,8 +215,13 @@ async function openDrop(
 }
 
 /** A folder's ledger for watch: an explicit lease also bounds how long a crashed instance's locks last. */
-function folderLedger({ config, settings }: ApiSession): FolderLedger {
-  return new FolderLedger(config.stateDir, { staleMs: settings.explicit('leaseMs') ?? settings.get('lockStaleMs') });
+function folderLedger(session: ApiSession): FolderLedger {
+  return new FolderLedger(session.config.stateDir, { staleMs: lockLeaseMs(session) });
+}
+
+/** How long a crashed watcher's order locks last: an explicit lease, else lockStaleMs. */
+function lockLeaseMs({ settings }: ApiSession): number {
+  return settings.explicit('leaseMs') ?? settings.get('lockStaleMs');
 }
 
 interface Served {

@@ -57,8 +57,10 @@ export async function runApprove(input: ApproveInput, io: CommandIo): Promise<nu
     }
     let ledger: LedgerStore = pipeline.ledger;
     const { settings } = pipeline.session;
-    // A bucket watcher's ledger: --ledger, else the bucketLedger its recipe sets.
-    const bucketLedger = input.ledger ?? settings.get('bucketLedger');
+    // A bucket watcher's ledger: --ledger, else the bucketLedger its recipe sets (unless the
+    // ledger is a database, ledgerUrl: then a bucket watcher keeps it there too).
+    const bucketLedger =
+      input.ledger ?? (settings.get('ledgerUrl') === undefined ? settings.get('bucketLedger') : undefined);
     if (bucketLedger !== undefined) {
       const s3 = parseS3Url(bucketLedger);
       if ('error' in s3) {

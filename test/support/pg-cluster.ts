@@ -80,7 +80,7 @@ async function startCluster(): Promise<PgTestCluster & { destroy(): Promise<void
     }
   };
   let running = true;
-  return {
+  const cluster = {
     port,
     user,
     password,
@@ -102,10 +102,11 @@ async function startCluster(): Promise<PgTestCluster & { destroy(): Promise<void
     },
     sql,
     async destroy() {
-      await this.stop().catch(() => undefined);
+      await cluster.stop().catch(() => undefined);
       rmSync(root, { recursive: true, force: true });
     },
   };
+  return cluster;
 }
 
 /**

@@ -54,7 +54,8 @@ export async function overInputCost(jobs: JobState[], ctx: StageContext): Promis
 
 /**
  * `maxDailyCost`: the jobs that fit in what is left of the account's day are counted in the
- * ledger (under its account lock, so processes sharing the ledger share the budget); one
+ * ledger as one update of the day's note (LedgerStore.updateNote), so processes and hosts
+ * sharing the ledger share the budget; one
  * beyond it waits unless approved. Without `partial`, nothing is counted when any job waits
  * (all or nothing). `count: false` (plan): only looks.
  */
@@ -66,14 +67,15 @@ export async function overDailyCost(
   const max = ctx.guard.maxDailyCost;
   if (max === undefined || !jobs.some(isReady)) return jobs;
   const name = spendName(utcDay(nowDate(ctx.clock)));
-  const decide = async (): Promise<JobState[]> => {
-    const note = await ctx.ledger.readNote<SpendNote>(ctx.account, name);
+  let out: JobState[] = [];
+  /** The jobs' fate given the day's note, and the note's next value (undefined: unchanged). */
+  const decide = async (note: SpendNote | undefined): Promise<SpendNote | undefined> => {
     const orders = { ...note?.orders };
     // This input's own orders counted by an earlier attempt are counted again below, not twice.
     for (const job of jobs) if (isReady(job)) delete orders[job.orderNumber];
     let spent = spentOf({ noteVersion: 1, day: '', orders });
     const cur = currencyOf(jobs);
-    const out: JobState[] = [];
+    out = [];
     for (const job of jobs) {
       if (!isReady(job)) {
         out.push(job);
@@ -90,11 +92,12 @@ export async function overDailyCost(
     }
     // A job that holds only itself (a suspected duplicate) does not stop the others being counted and sent.
     const waiting = out.some(holdsInput);
-    if (opts.count && (opts.partial || !waiting))
-      await ctx.ledger.writeNote(ctx.account, name, { noteVersion: 1, day: name.slice(-10), orders });
-    return out;
+    return opts.count && (opts.partial || !waiting) ? { noteVersion: 1, day: name.slice(-10), orders } : undefined;
   };
-  return opts.count ? ctx.ledger.withAccountLock(ctx.account, SPEND_LOCK, decide) : decide();
+  // One step against every other process counting into the same day (a database: one transaction).
+  if (opts.count) await ctx.ledger.updateNote<SpendNote>(ctx.account, name, decide, { lock: SPEND_LOCK });
+  else await decide(await ctx.ledger.readNote<SpendNote>(ctx.account, name));
+  return out;
 }
 
 function dailyReason(spent: number, cost: number, max: number, cur: string | undefined): HoldReason {
@@ -112,13 +115,17 @@ export async function releaseUnspent(jobs: readonly JobState[], ctx: StageContex
   const unspent = jobs.filter((job) => job.outcome === 'not-created' || job.outcome === 'not-processed');
   if (unspent.length === 0) return;
   const name = spendName(utcDay(nowDate(ctx.clock)));
-  await ctx.ledger.withAccountLock(ctx.account, SPEND_LOCK, async () => {
-    const note = await ctx.ledger.readNote<SpendNote>(ctx.account, name);
-    if (!note) return;
-    const orders = { ...note.orders };
-    for (const job of unspent) delete orders[job.orderNumber];
-    await ctx.ledger.writeNote(ctx.account, name, { ...note, orders });
-  });
+  await ctx.ledger.updateNote<SpendNote>(
+    ctx.account,
+    name,
+    async (note) => {
+      if (!note) return undefined;
+      const orders = { ...note.orders };
+      for (const job of unspent) delete orders[job.orderNumber];
+      return { ...note, orders };
+    },
+    { lock: SPEND_LOCK },
+  );
 }
 
 /** Records every job that waits in the ledger, for `htorder approve` (an earlier approval of another fingerprint is dropped). */
@@ -148,21 +155,23 @@ export async function recordHeld(jobs: readonly JobState[], ctx: StageContext): 
  * The stage after submit: a created order goes into the index suspected duplicates are found
  * by, with the input it came from — whatever this input's window, as inputs of other routes or
  * profiles of the account may look further back (a window of 0 turns the check off, not the
- * index). The entry is read and written again without a lock: two
- * orders of one content created at the same moment may keep only one of them, which weakens a
- * later suspicion and never sends anything.
+ * index). A database ledger updates the entry in one transaction; a file ledger reads and
+ * writes it without a lock: two orders of one content created at the same moment may keep
+ * only one of them, which weakens a later suspicion and never sends anything.
  */
 export async function rememberContent(job: JobState, ctx: StageContext): Promise<JobState> {
   if (job.outcome !== 'created' || !job.resolved) return job;
   const name = contentName(contentKey(job.resolved.candidate));
   const jobNumber = job.ledger?.entry?.jobNumber;
-  const note = withContentOrder(await ctx.ledger.readNote<unknown>(ctx.account, name), {
+  const order = {
     orderNumber: job.orderNumber,
     ...(jobNumber === undefined ? {} : { jobNumber }),
     at: nowIso(ctx.clock),
     input: ctx.manifest.sha256,
-  });
+  };
   // Not fsynced: a note lost in a power cut only weakens the suspicion, never sends anything.
-  await ctx.ledger.writeNote(ctx.account, name, note, { durable: false });
+  await ctx.ledger.updateNote<unknown>(ctx.account, name, async (note) => withContentOrder(note, order), {
+    durable: false,
+  });
   return job;
 }

@@ -157,10 +157,10 @@ export class PgLedger implements LedgerStore {
     const note = noteName(name);
     await this.db.transaction(async (q) => {
       await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [JSON.stringify([account, note])]);
-      const { rows } = await q.query<{ value: T }>(
-        'SELECT value FROM htorder.notes WHERE account = $1 AND name = $2',
-        [account, note],
-      );
+      const { rows } = await q.query<{ value: T }>('SELECT value FROM htorder.notes WHERE account = $1 AND name = $2', [
+        account,
+        note,
+      ]);
       const next = await change(rows[0]?.value);
       if (next === undefined) return;
       await q.query(

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
 import { backoffDelay } from '../../core/backoff.js';
 import { StoreUnavailableError } from '../../core/errors.js';
-import { MIGRATIONS, migrate } from './migrations.js';
+import { migrate } from './migrations.js';
 
 /**
  * One PostgreSQL database as htorder uses it (the ledger, docs/fleet.md): a pool of
@@ -32,15 +32,28 @@ export type Queryable = Pick<pg.PoolClient, 'query'>;
 const RECONNECT = { baseMs: 200, maxMs: 5000 };
 
 export class PgDatabase {
+  /** Single statements. */
   private readonly pool: pg.Pool;
+  /**
+   * Transactions, apart: a transaction waiting for another's lock holds its connection, and
+   * the one it waits for may need a statement meanwhile (the day's budget reads approvals):
+   * from one pool, enough waiting transactions would leave it none.
+   */
+  private readonly transactions: pg.Pool;
   private migrated: Promise<void> | undefined;
   /** Whether the current outage was told (onWait); reset by a statement that succeeds. */
   private waiting = false;
 
   constructor(private readonly opts: PgDatabaseOptions) {
-    this.pool = new pg.Pool({
-      ...opts.connection,
-      max: opts.poolSize ?? 10,
+    const size = opts.poolSize ?? 10;
+    this.pool = PgDatabase.pool(opts.connection, size);
+    this.transactions = PgDatabase.pool(opts.connection, Math.max(2, Math.ceil(size / 2)));
+  }
+
+  private static pool(connection: pg.ClientConfig, max: number): pg.Pool {
+    const pool = new pg.Pool({
+      ...connection,
+      max,
       connectionTimeoutMillis: 10_000,
       idleTimeoutMillis: 10_000,
       keepAlive: true,
@@ -50,7 +63,8 @@ export class PgDatabase {
     });
     // An idle connection the server closed (a restart) is reported here, not thrown: the next
     // statement gets a new one.
-    this.pool.on('error', () => undefined);
+    pool.on('error', () => undefined);
+    return pool;
   }
 
   get name(): string {
@@ -78,7 +92,7 @@ export class PgDatabase {
   }
 
   private async once<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
+    const client = await this.transactions.connect();
     let failure: unknown;
     try {
       await client.query('BEGIN');
@@ -105,11 +119,6 @@ export class PgDatabase {
       });
     }
     return this.migrated;
-  }
-
-  /** The schema version this build brings a database to. */
-  static get schemaVersion(): number {
-    return MIGRATIONS.length;
   }
 
   private async retrying<T>(op: () => Promise<T>, wait: boolean): Promise<T> {
@@ -140,7 +149,7 @@ export class PgDatabase {
 
   /** Closes every connection. */
   async close(): Promise<void> {
-    await this.pool.end().catch(() => undefined);
+    await Promise.all([this.pool.end(), this.transactions.end()]).catch(() => undefined);
   }
 }
 

@@ -3,7 +3,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { DONE_MARKER_SUFFIX, classifyName, markedInput, reportNames, timestampedName } from './drop-names.js';
 import { type ReportPaths, reportPaths } from '../../report/report-paths.js';
 import { BucketLeases } from '../../storage/bucket-lease.js';
-import type { Lease } from '../../storage/lease.js';
+import type { Lease, LeaseStore } from '../../storage/lease.js';
 import {
   ClaimLostError,
   DEFAULT_LAYOUT,
@@ -27,10 +27,11 @@ export interface BucketSourceOptions {
   /** Empty or ending in `/`. */
   prefix: string;
   /**
-   * Where the claims live (and the ledger beside them, `bucketLedger`): a prefix droppers cannot
-   * write, outside the drop prefix, perhaps in another bucket (its own store then).
+   * Where the claims live: a prefix droppers cannot write, outside the drop prefix, perhaps in
+   * another bucket (its own store then), with the ledger beside them (`bucketLedger`); or the
+   * ledger's database (`ledgerUrl`), whose leases are the claims (`ledger` names it for people).
    */
-  state: { store: S3Store; prefix: string };
+  state: BucketState | { leases: LeaseStore; ledger: string };
   layout?: DropLayout;
   /** A claim not renewed for this long belongs to a dead instance. Default 30 s. */
   leaseMs?: number;
@@ -42,6 +43,12 @@ export interface BucketSourceOptions {
   onWarning?: (message: string) => void;
   /** Where the local copies of claimed objects are made (work-folder.ts); default the system's temporary folder. */
   workDir?: string;
+}
+
+/** A watcher's state prefix in a bucket: its claims, and the ledger beside them. */
+export interface BucketState {
+  store: S3Store;
+  prefix: string;
 }
 
 /**
@@ -69,7 +76,9 @@ export class BucketSource implements DropSource {
   readonly location: string;
   readonly needsStability = false;
   private readonly layout: Required<DropLayout>;
-  private readonly claims: BucketLeases;
+  private readonly claims: LeaseStore;
+  /** The state prefix the claims are objects under; undefined when they are the ledger database's leases. */
+  private readonly bucketState: BucketState | undefined;
   private work: string | undefined;
   /** Where objects' copies are made in the private folder: reused folders and files (work-folder.ts). */
   private readonly slots = new WorkSlots();
@@ -77,28 +86,39 @@ export class BucketSource implements DropSource {
   constructor(private readonly opts: BucketSourceOptions) {
     this.location = `s3://${opts.store.bucket}/${opts.prefix}`;
     this.layout = { ...DEFAULT_LAYOUT, ...opts.layout };
-    this.claims = new BucketLeases(opts.state.store, opts.leaseMs ?? 30_000);
+    const { state } = opts;
+    this.bucketState = 'store' in state ? state : undefined;
+    this.claims = 'store' in state ? new BucketLeases(state.store, opts.leaseMs ?? 30_000) : state.leases;
   }
 
   private key(which: keyof DropLayout | 'top', name: string): string {
     return which === 'top' ? `${this.opts.prefix}${name}` : `${this.opts.prefix}${this.layout[which]}/${name}`;
   }
 
-  private claimsRoot(): string {
-    return claimsRoot(this.opts.state.prefix, this.opts.store.bucket, this.opts.prefix);
+  private claimsRoot(state: BucketState): string {
+    return claimsRoot(state.prefix, this.opts.store.bucket, this.opts.prefix);
   }
 
   private claimKey(name: string): string {
-    return `${this.claimsRoot()}${name}.claim`;
+    const state = this.bucketState;
+    return state
+      ? `${this.claimsRoot(state)}${name}.claim`
+      : JSON.stringify(['claim', `s3://${this.opts.store.bucket}/${this.opts.prefix}`, name]);
   }
 
   async init(): Promise<void> {
     assertLayout(this.layout, 'prefix');
-    const { store, state, prefix } = this.opts;
-    // Claims and ledger locks are made in the state's store; the drop's own conditional writes
-    // keep a given-back input from replacing a newer upload.
-    await this.probe(state.store, `${state.prefix}probe-${randomUUID()}`, `s3://${state.store.bucket}/${state.prefix}`);
-    if (store !== state.store) await this.probe(store, `${prefix}.htorder-probe-${randomUUID()}`, this.location);
+    const { store, prefix } = this.opts;
+    const state = this.bucketState;
+    // Claims and ledger locks are made in the state's store (unless they are the database's);
+    // the drop's own conditional writes keep a given-back input from replacing a newer upload.
+    if (state)
+      await this.probe(
+        state.store,
+        `${state.prefix}probe-${randomUUID()}`,
+        `s3://${state.store.bucket}/${state.prefix}`,
+      );
+    if (store !== state?.store) await this.probe(store, `${prefix}.htorder-probe-${randomUUID()}`, this.location);
     await this.tellDroppersState();
     this.work = await makeWorkFolder(this.opts.workDir);
   }
@@ -128,8 +148,13 @@ export class BucketSource implements DropSource {
     const old = droppersStateRoot(this.opts.prefix);
     if (!(await this.opts.store.hasAny(old))) return;
     this.opts.onWarning?.(
-      `s3://${this.opts.store.bucket}/${old} (a ledger and claims kept under the drop prefix, where droppers may write) is no longer read: the ledger is s3://${this.opts.state.store.bucket}/${this.opts.state.prefix}ledger/, and until it vouches for the account each new order is searched on the account before it is sent. Remove the old prefix once no watcher of an earlier build runs`,
+      `s3://${this.opts.store.bucket}/${old} (a ledger and claims kept under the drop prefix, where droppers may write) is no longer read: the ledger is ${this.ledgerName()}, and until it vouches for the account each new order is searched on the account before it is sent. Remove the old prefix once no watcher of an earlier build runs`,
     );
+  }
+
+  private ledgerName(): string {
+    const { state } = this.opts;
+    return 'store' in state ? `s3://${state.store.bucket}/${state.prefix}ledger/` : state.ledger;
   }
 
   async list(): Promise<ListedInput[]> {
@@ -155,11 +180,15 @@ export class BucketSource implements DropSource {
       if (classifyName(name).take) names.add(name);
     }
     // A claim whose input is gone from processing/ (a finish cut short after its delete) is
-    // taken and given back by take(), which finds nothing to process.
-    const claims = this.claimsRoot();
-    for (const o of await this.opts.state.store.list(claims, '/')) {
-      const claimOf = /^(.+)\.claim$/.exec(o.key.slice(claims.length))?.[1];
-      if (claimOf !== undefined && classifyName(claimOf).take) names.add(claimOf);
+    // taken and given back by take(), which finds nothing to process. (The database's leases
+    // of such claims simply run out.)
+    const state = this.bucketState;
+    if (state) {
+      const claims = this.claimsRoot(state);
+      for (const o of await state.store.list(claims, '/')) {
+        const claimOf = /^(.+)\.claim$/.exec(o.key.slice(claims.length))?.[1];
+        if (claimOf !== undefined && classifyName(claimOf).take) names.add(claimOf);
+      }
     }
     // A live instance holds it (this one included): no claim; else adopted.
     const claimOne = async (name: string): Promise<ClaimedInput | undefined> => {
@@ -371,7 +400,8 @@ export class BucketSource implements DropSource {
   async close(): Promise<void> {
     if (this.work) await rm(this.work, { recursive: true, force: true });
     this.opts.store.close();
-    if (this.opts.state.store !== this.opts.store) this.opts.state.store.close();
+    const state = this.bucketState;
+    if (state && state.store !== this.opts.store) state.store.close();
   }
 }
 

@@ -7,7 +7,8 @@ import { type NewFileOptions, writeFileAtomic } from '../../storage/atomic-write
 import { FolderLeases, type LinkFile, linkRefused } from '../../storage/folder-lease.js';
 import { type FolderPin, pinFolder } from '../../storage/folder-file.js';
 import { HeldFolder, type Identity, sameIdentity } from '../../storage/held-folder.js';
-import { type Lease, newOwnerId } from '../../storage/lease.js';
+import { type Lease, type LeaseStore, newOwnerId } from '../../storage/lease.js';
+import { DROP_ID_FILE, dropId } from './drop-id.js';
 import {
   DONE_MARKER_SUFFIX,
   MAX_INPUT_NAME_BYTES,
@@ -61,6 +62,11 @@ export interface FolderSourceOptions {
   settleWindowMs?: number;
   /** Told when a settling file changed: given back to the top, or why it could not be. */
   onSettled?: (e: SettleEvent) => void;
+  /**
+   * Where claims are taken instead of as folder leases in processing/: the ledger database's
+   * leases (`ledgerUrl`), judged by its one clock; named by the folder's id (drop-id.ts).
+   */
+  claims?: LeaseStore;
 }
 
 /** Settling files are looked at during scans, at most this often: each look is one lstat per file. */
@@ -115,7 +121,11 @@ export class FolderSource implements DropSource {
   readonly needsStability = true;
   private readonly layout: Required<DropLayout>;
   private readonly leaseMs: number;
-  private readonly claims: FolderLeases;
+  /** The claims as folder leases in processing/, unless they are the database's. */
+  private readonly folderClaims: FolderLeases | undefined;
+  private readonly claims: LeaseStore;
+  /** The folder's id, which the database's claims are named by (init). */
+  private id: string | undefined;
   private readonly refused = new Set<string>();
   /** Files whose claim the sticky bit refused, by name: left alone while refusalKey stays the same. */
   private readonly stuck = new Map<string, string>();
@@ -138,11 +148,14 @@ export class FolderSource implements DropSource {
     this.layout = { ...DEFAULT_LAYOUT, ...opts.layout };
     this.leaseMs = opts.leaseMs ?? 30_000;
     this.settling = new SettleList(opts.settleWindowMs ?? DEFAULT_SETTLE_WINDOW_MS);
-    this.claims = new FolderLeases({
-      owner: newOwnerId(),
-      leaseMs: this.leaseMs,
-      ...(opts.linkFile ? { link: opts.linkFile } : {}),
-    });
+    this.folderClaims = opts.claims
+      ? undefined
+      : new FolderLeases({
+          owner: newOwnerId(),
+          leaseMs: this.leaseMs,
+          ...(opts.linkFile ? { link: opts.linkFile } : {}),
+        });
+    this.claims = opts.claims ?? (this.folderClaims as FolderLeases);
   }
 
   /** Where `name` in sub-folder `which` is, for people (reports, logs). */
@@ -188,7 +201,8 @@ export class FolderSource implements DropSource {
       await this.assertHeld(k);
       await this.sweepAbandoned(k);
     }
-    this.claims.sweep(this.in('processing'));
+    this.folderClaims?.sweep(this.in('processing'));
+    if (!this.folderClaims) this.id = await dropId(this.in('processing', DROP_ID_FILE));
     this.work = await makeWorkFolder(this.opts.workDir);
   }
 
@@ -362,7 +376,8 @@ export class FolderSource implements DropSource {
 
   /** Takes the claim, or takes an expired one over; undefined while a live instance holds it. */
   private createClaim(name: string): Promise<Lease | undefined> {
-    return this.claims.tryAcquire(this.in('processing', `.${name}.claim`));
+    if (this.folderClaims) return this.claims.tryAcquire(this.in('processing', `.${name}.claim`));
+    return this.claims.tryAcquire(JSON.stringify(['claim', `folder:${this.id}`, name]));
   }
 
   async claimOrphans(): Promise<ClaimedInput[]> {
@@ -710,7 +725,7 @@ export class FolderSource implements DropSource {
 
   /** Removes this instance's private folder (a crash leaves it behind in the state directory: 0700, the user's own). */
   async close(): Promise<void> {
-    this.claims.close();
+    this.folderClaims?.close();
     for (const k of SUB_FOLDERS) {
       await this.held[k]?.close();
       delete this.held[k];
