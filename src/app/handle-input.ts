@@ -3,6 +3,7 @@ import { unavailableReason } from '../api/errors.js';
 import type { Logger } from '../core/log/logger.js';
 import type { WatchEvents } from '../watch/events.js';
 import type { WatchMetrics } from '../watch/metrics.js';
+import { noteWhereHeld } from '../pipeline/approve.js';
 import { processInput, type InputOutcome, type PipelineContext } from '../pipeline/process-input.js';
 import type { ReportTarget } from '../report/write-reports.js';
 import { writeFileAtomic } from '../storage/atomic-write.js';
@@ -110,7 +111,26 @@ async function processClaimed(
     return 'lost';
   }
   tellFinished(input.name, final, target, outcome, ctx, Date.now() - startedAt);
+  if (target === 'held') await noteHeld(input, final, outcome, pipeline, ctx);
   return target;
+}
+
+/** Where a held input waits (`held/X`) and was dropped, in its held note: `approve` takes either path. */
+async function noteHeld(
+  input: ClaimedInput,
+  final: string,
+  outcome: InputOutcome,
+  { ledger, account }: PipelineContext,
+  ctx: HandleContext,
+): Promise<void> {
+  const sha256 = outcome.report?.input.sha256 ?? input.sha256;
+  if (!sha256) return;
+  // `…/processing/X` → `…/X`: a folder path or an s3:// URL alike.
+  const processing = input.location.slice(0, input.location.lastIndexOf('/'));
+  const dropped = `${processing.slice(0, processing.lastIndexOf('/'))}/${input.name}`;
+  await noteWhereHeld(ledger, account, sha256, { held: final, dropped }).catch((err: unknown) => {
+    ctx.logger.warn({ file: final, err: (err as Error).message }, 'could not record where the held input waits');
+  });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { APPROVALS_MARK, APPROVED_PREFIX, contentName, HELD_PREFIX, spendName } from '../pipeline/guard-notes.js';
 import type { LedgerEntry, LedgerStore } from '../storage/ledger/model.js';
 import type { AccountStats } from '../storage/ledger/pg-ledger.js';
 
@@ -6,8 +7,8 @@ import type { AccountStats } from '../storage/ledger/pg-ledger.js';
  * holds (`htorder ledger stats`), docs/fleet.md.
  */
 
-/** The kinds of account notes a ledger keeps (pipeline/guard-notes.ts): held jobs and approvals, the day's spend, the content index. */
-const NOTE_KINDS = ['.approval-', '.spent-', '.content-'];
+/** The kinds of account notes a ledger keeps (guard-notes.ts): held inputs, their approvals, the day's spend, the content index. */
+const NOTE_KINDS = [HELD_PREFIX, APPROVED_PREFIX, APPROVALS_MARK, spendName(''), contentName('')];
 
 export interface ImportResult {
   /** Entries written into the database (new there, or later than its own). */

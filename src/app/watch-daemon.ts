@@ -4,10 +4,8 @@ import type { ConfigFlags } from '../core/config/resolve-config.js';
 import { MAX_CONCURRENCY, SETTINGS, WATCH_DEFAULTS } from '../core/config/settings.js';
 import { ExitCode, UsageError } from '../core/errors.js';
 import { cannotListen, isListenError } from '../core/limited-server.js';
-import type { Logger } from '../core/log/logger.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import { writeFileAtomic } from '../storage/atomic-write.js';
-import { type ApprovalNote, approvalNotes, approves } from '../pipeline/guard-notes.js';
 import { FolderLedger } from '../storage/ledger/folder-ledger.js';
 import type { LedgerStore } from '../storage/ledger/model.js';
 import { isS3Url, parseS3Url, type S3Location } from '../storage/s3/s3-url.js';
@@ -27,6 +25,7 @@ import { type ApiSession, openApiSession } from './api-session.js';
 import { bucketLedgerOf, bucketStateOf, openBucketStore } from './bucket-ledger.js';
 import { handleInput, setAside, type HandleContext } from './handle-input.js';
 import { openLedger } from './ledger-store.js';
+import { takeBackApproved } from './held-take-back.js';
 import { tellSettled } from './settled.js';
 import { pipelineOver, type OpenPipeline, type PipelineContextInput } from './pipeline-context.js';
 import { loadWatchRoutes, type WatchRoute, type WatchRoutes } from './watch-routes.js';
@@ -318,7 +317,16 @@ async function watch(
   const watcher = new Watcher({
     source,
     handle: inputHandler(pipeline, routing, { logger, metrics: served.metrics, events, attempts: w.attempts }),
-    takeBack: takeBackApproved(source, pipeline, routing, logger),
+    takeBack: takeBackApproved({
+      source,
+      ownerOf: async (name) => {
+        const route = routing?.routes.choose(name);
+        return (route && routing ? routing.of(route) : pipeline).context();
+      },
+      own: () => pipeline.context(),
+      logger,
+      clock: session.clock,
+    }),
     logger,
     scanIntervalMs,
     stableMs: settings.get('stableTimeMs'),
@@ -393,39 +401,6 @@ function inputHandler(
         routed.context({ mapping: route.loadedMapping, partial, duplicateWindowMs: route.duplicateWindowMs }),
       onUnavailable: routed.forget,
     });
-  };
-}
-
-/**
- * Gives back to the top of the drop location each input in held/ whose waiting jobs are all
- * approved (docs/guardrails.md): processed again, it sends exactly the approved jobs, once.
- * Approvals are matched by the input's sha256, so an input edited in held/ stays there.
- */
-function takeBackApproved(
-  source: DropSource,
-  pipeline: OpenPipeline,
-  routing: Routing | undefined,
-  logger: Logger,
-): () => Promise<void> {
-  return async () => {
-    const names = await source.listHeld();
-    if (names.length === 0) return;
-    // Each account's notes once per scan.
-    const notes = new Map<string, Promise<ApprovalNote[]>>();
-    for (const name of names) {
-      const route = routing?.routes.choose(name);
-      const open = route && routing ? routing.of(route) : pipeline;
-      const { ledger, account } = await open.context();
-      const all = notes.get(account) ?? approvalNotes(ledger, account);
-      notes.set(account, all);
-      const sha256 = await source.heldHash(name);
-      if (sha256 === undefined) continue;
-      const own = (await all).filter((n) => n.input.sha256 === sha256);
-      if (own.length === 0 || !own.every((n) => approves(n, n.fingerprint))) continue;
-      const back = await source.takeBack(name);
-      if (back)
-        logger.info({ file: back, orders: own.map((n) => n.orderNumber) }, 'approved input taken back from held');
-    }
   };
 }
 

@@ -142,12 +142,12 @@ function isLeftOver(name: string): boolean {
   );
 }
 
-/** Manifests among the samples: YAML/JSON that name the manifest schema, and CSV files. */
+/** Manifests among the samples: YAML/JSON that name the manifest schema, and delimited text (CSV, TSV, TXT). */
 async function findSamples(dir: string): Promise<SampleInput[]> {
   const out: SampleInput[] = [];
   for (const entry of (await readdir(dir, { recursive: true })).sort()) {
     const file = join(dir, entry);
-    if (/\.csv$/i.test(entry)) {
+    if (/\.(csv|tsv|txt)$/i.test(entry)) {
       const mapping = join(dirname(file), 'mapping.yaml');
       const hasMapping = (await readdir(dirname(file))).includes('mapping.yaml');
       out.push(hasMapping ? { file, mapping } : { file });

@@ -7,6 +7,8 @@ const PLATFORM_NAMES: Readonly<Record<string, string>> = {
   bigcommerce: 'BigCommerce',
   squarespace: 'Squarespace',
   wix: 'Wix',
+  amazon: 'Amazon',
+  ebay: 'eBay',
 };
 
 /** The platform a preset reads the exports of (`woocommerce` → WooCommerce); an unknown preset by its name. */

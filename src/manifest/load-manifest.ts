@@ -42,11 +42,16 @@ export interface LoadResult extends ReadResult {
   recognised?: RecognisedMapping;
 }
 
+/**
+ * The reader of a file, by its extension. Delimited text is one format whatever its extension
+ * says (`.csv`, `.tsv`, a marketplace's `.txt` report): its separator and encoding are read from
+ * its content (csv/sniff.ts).
+ */
 export function formatOf(file: string): ManifestFormat | undefined {
   const ext = extname(file).toLowerCase();
   if (ext === '.yaml' || ext === '.yml') return 'yaml';
   if (ext === '.json') return 'json';
-  if (ext === '.csv') return 'csv';
+  if (ext === '.csv' || ext === '.tsv' || ext === '.txt') return 'csv';
   if (ext === '.xlsx') return 'xlsx';
   return undefined;
 }
@@ -57,7 +62,9 @@ export async function loadManifest(file: string, opts: LoadOptions = {}): Promis
     const diagnostic: Diagnostic = {
       severity: 'error',
       code: INPUT_UNSUPPORTED,
-      message: `unsupported file type "${extname(file) || '(none)'}"; manifests are .yaml, .yml, .json, .csv or .xlsx`,
+      message:
+        `unsupported file type "${extname(file) || '(none)'}"; manifests are .yaml, .yml, .json, ` +
+        'delimited text (.csv, .tsv, .txt) or .xlsx',
       source: { file },
     };
     return { input: { file }, diagnostics: [diagnostic] };

@@ -146,6 +146,14 @@ export interface CsvOrigin {
   itemRows: number[][];
   /** Rows merged into another line of their order (ERP mappings): [row, the row of the line kept]. */
   mergedRows?: Array<[number, number]>;
+  /** Delimited text: the separator and encoding it was read in, as a mapping declared them or the file showed them. */
+  read?: CsvRead;
+}
+
+/** How a delimited-text input was read: what reads it again the same way, and writes result.csv to match. */
+export interface CsvRead {
+  delimiter: string;
+  encoding: 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252';
 }
 
 /** The outcome of reading one input: a manifest (possibly with errors) or only errors. */

@@ -1,13 +1,12 @@
 import { hash } from 'node:crypto';
 import type { JobCandidate } from '../api/types.js';
 import type { LedgerStore } from '../storage/ledger/model.js';
-import { safeName } from '../storage/ledger/safe-name.js';
 import { canonicalJson } from './job-hash.js';
 
 /**
  * What the guardrails (docs/guardrails.md) keep in the ledger beside its entries, as account
- * notes (LedgerStore.readNote): a job waiting for approval and its approval, the day's spend
- * and the content index of recent orders. Kept in the ledger so every process and machine
+ * notes (LedgerStore.readNote): the jobs waiting for approval and their approvals, the day's
+ * spend and the content index of recent orders. Kept in the ledger so every process and machine
  * sharing it agrees.
  */
 
@@ -20,27 +19,156 @@ export interface HoldReason {
   detail?: string;
 }
 
-/** A job that waits for approval, and the approval once given. */
-export interface ApprovalNote {
-  noteVersion: 1;
+/**
+ * Approvals are kept per input (its sha256) and per job (order number and fingerprint), so no
+ * other input can rewrite or use them: `.held-<sha256>` lists the input's jobs that wait (only
+ * a run of that input writes it), `.approved-<sha256>` the approvals `htorder approve` gave
+ * them (only approve writes it), and `.approvals` changes with every approval, so a watcher
+ * looks at its held inputs again only then.
+ */
+
+/** One input's jobs that wait for approval (the note `.held-<sha256>`). */
+export interface HeldNote {
+  noteVersion: 2;
+  input: HeldInput;
+  heldAt: string;
+  jobs: HeldJob[];
+}
+
+export interface HeldInput {
+  /** The input as its run named it: the path given to run, or where a watcher processed it. */
+  file: string;
+  sha256: string;
+  /** watch: where the input waits (`…/held/X`). */
+  held?: string;
+  /** watch: where it was dropped. */
+  dropped?: string;
+}
+
+export interface HeldJob {
   orderNumber: string;
   /** jobHash of the manifest entry that was held: an approval is for this fingerprint only. */
   fingerprint: string;
-  heldAt: string;
   /** Why it waits, for people (the report's messages). */
   reasons: string[];
-  input: { file: string; sha256: string };
   estimate?: number;
   currency?: string;
-  approval?: Approval;
+}
+
+/** The approvals given to one input's jobs (the note `.approved-<sha256>`). */
+export interface ApprovedNote {
+  noteVersion: 2;
+  sha256: string;
+  approvals: ApprovedJob[];
 }
 
 export interface Approval {
-  /** The fingerprint approved (the note's, when it was given). */
+  /** The fingerprint approved (the held job's). */
   fingerprint: string;
   by: string;
   at: string;
   note?: string;
+}
+
+export interface ApprovedJob extends Approval {
+  orderNumber: string;
+}
+
+/** What changes with every approval given on the account. */
+export interface ApprovalsMark {
+  noteVersion: 1;
+  at: string;
+  serial: string;
+}
+
+/** How many jobs of one input may wait for approval: beyond it the input fails (docs/guardrails.md). */
+export const MAX_HELD_JOBS = 1000;
+
+/** Approval notes untouched this long are removed, unless their input still waits in a watcher's held/. */
+export const APPROVAL_NOTE_MAX_AGE_DAYS = 30;
+
+export const HELD_PREFIX = '.held-';
+export const APPROVED_PREFIX = '.approved-';
+export const APPROVALS_MARK = '.approvals';
+
+/** The sha256 of an input as a note's name part; anything else (a planted report's) is refused. */
+function shaPart(sha256: string): string {
+  if (!/^[0-9a-f]{64}$/.test(sha256)) throw new Error(`not an input's sha256: ${JSON.stringify(sha256.slice(0, 80))}`);
+  return sha256;
+}
+
+export function heldName(sha256: string): string {
+  return `${HELD_PREFIX}${shaPart(sha256)}`;
+}
+
+export function approvedName(sha256: string): string {
+  return `${APPROVED_PREFIX}${shaPart(sha256)}`;
+}
+
+/** The account-wide lock approvals of one input are written under. */
+export function approveLock(sha256: string): string {
+  return `.approve-${shaPart(sha256)}`;
+}
+
+export function readHeld(ledger: LedgerStore, account: string, sha256: string): Promise<HeldNote | undefined> {
+  return readSound<HeldNote>(ledger, account, heldName(sha256), (n) => Array.isArray(n.jobs) && n.input !== undefined);
+}
+
+export function readApproved(ledger: LedgerStore, account: string, sha256: string): Promise<ApprovedNote | undefined> {
+  return readSound<ApprovedNote>(ledger, account, approvedName(sha256), (n) => Array.isArray(n.approvals));
+}
+
+/** A note, or undefined when it is missing or not one of ours (damaged, another version): never a throw of its parse. */
+async function readSound<T>(
+  ledger: LedgerStore,
+  account: string,
+  name: string,
+  sound: (note: T) => boolean,
+): Promise<T | undefined> {
+  let note: T | undefined;
+  try {
+    note = await ledger.readNote<T>(account, name);
+  } catch (err) {
+    if (err instanceof SyntaxError) return undefined;
+    throw err;
+  }
+  return note !== null && typeof note === 'object' && sound(note) ? note : undefined;
+}
+
+/** The approval `note` gives the job with this order number and fingerprint. */
+export function approvalIn(
+  note: ApprovedNote | undefined,
+  orderNumber: string,
+  fingerprint: string,
+): Approval | undefined {
+  const a = note?.approvals.find((x) => x.orderNumber === orderNumber && x.fingerprint === fingerprint);
+  return a && { fingerprint: a.fingerprint, by: a.by, at: a.at, ...(a.note === undefined ? {} : { note: a.note }) };
+}
+
+/** Whether every job that waits in `held` is approved. */
+export function allApproved(held: HeldNote, approved: ApprovedNote | undefined): boolean {
+  return held.jobs.every((j) => approvalIn(approved, j.orderNumber, j.fingerprint) !== undefined);
+}
+
+/** Each input's approvals, read once per input processed (every job of it asks). */
+const approvedOfInput = new WeakMap<object, Promise<ApprovedNote | undefined>>();
+
+/** The approval of one job of `input` (the manifest being processed), or undefined. */
+export async function approvalFor(
+  ledger: LedgerStore,
+  account: string,
+  input: { sha256: string },
+  orderNumber: string,
+  fingerprint: string,
+): Promise<Approval | undefined> {
+  let note = approvedOfInput.get(input);
+  if (!note) {
+    note = readApproved(ledger, account, input.sha256);
+    approvedOfInput.set(input, note);
+    // A failed read is not kept: the next job asks again.
+    note.catch(() => approvedOfInput.delete(input));
+  }
+  return approvalIn(await note, orderNumber, fingerprint);
 }
 
 /** What the day's budget has counted (`maxDailyCost`): the estimate of each order let through. */
@@ -75,28 +203,6 @@ export interface ContentOrder {
 
 /** The newest orders an index entry keeps: enough for several inputs of one night, bounded for any flood. */
 export const CONTENT_ORDERS = 8;
-
-const APPROVAL = '.approval-';
-
-export function approvalName(orderNumber: string): string {
-  return `${APPROVAL}${safeName(orderNumber)}`;
-}
-
-export function readApproval(ledger: LedgerStore, account: string, orderNumber: string) {
-  return ledger.readNote<ApprovalNote>(account, approvalName(orderNumber));
-}
-
-/** Every job held on the account, approved or not. */
-export async function approvalNotes(ledger: LedgerStore, account: string): Promise<ApprovalNote[]> {
-  const names = await ledger.listNotes(account, APPROVAL);
-  const notes = await Promise.all(names.map((n) => ledger.readNote<ApprovalNote>(account, n)));
-  return notes.filter((n): n is ApprovalNote => n !== undefined);
-}
-
-/** Whether `note` approves the job with this fingerprint. */
-export function approves(note: ApprovalNote | undefined, fingerprint: string): boolean {
-  return note?.approval?.fingerprint === fingerprint;
-}
 
 export function spendName(day: string): string {
   return `.spent-${day}`;

@@ -37,7 +37,15 @@ import { dryRun } from './stages/dry-run.js';
 import { lookUp } from './stages/look-up.js';
 import { resolve } from './stages/resolve.js';
 import { guard, type GuardLimits, NO_LIMITS } from './stages/guard.js';
-import { overDailyCost, overInputCost, recordHeld, releaseUnspent, rememberContent } from './stages/input-guard.js';
+import {
+  capHeld,
+  forgetApproved,
+  overDailyCost,
+  overInputCost,
+  recordHeld,
+  releaseUnspent,
+  rememberContent,
+} from './stages/input-guard.js';
 import { holdBack, mustHoldBack, submit, withdraw } from './stages/submit.js';
 
 /**
@@ -313,12 +321,14 @@ async function runJobs(
     progress: progress('plan'),
   });
   let jobs = await overInputCost(ctx.planned ? checkPlanned(planned, ctx.planned, stage) : planned, stage);
-  if (ctx.command === 'plan') return writeAll(await overDailyCost(jobs, stage, { partial: ctx.partial, count: false }));
+  if (ctx.command === 'plan')
+    return writeAll(capHeld(await overDailyCost(jobs, stage, { partial: ctx.partial, count: false }), stage));
   if (!mustHoldBack(jobs, ctx.partial)) {
     const withdrawn = await ctx.hooks?.beforeSend?.();
     if (withdrawn !== undefined) return writeAll(withdraw(jobs, stage, withdrawn));
     jobs = await overDailyCost(jobs, stage, { partial: ctx.partial, count: true });
   }
+  jobs = capHeld(jobs, stage);
   await recordHeld(jobs, stage);
   if (mustHoldBack(jobs, ctx.partial)) return writeAll(holdBack(jobs, stage));
   writeAll(jobs);
@@ -337,6 +347,7 @@ async function runJobs(
     progress: progress('submit'),
   });
   await releaseUnspent(done, stage);
+  await forgetApproved(done, stage);
   return done;
 }
 

@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'csv-stringify/sync';
-import { type CsvDialect, dialectOf } from '../manifest/csv/csv-scanner.js';
-import type { Manifest } from '../manifest/model.js';
+import { type CsvDialect, dialectOf, dialectRead } from '../manifest/csv/csv-scanner.js';
+import type { CsvRead, Manifest } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { CsvLimits } from '../manifest/read-input.js';
 import { type NewFileOptions, writeFileAtomic } from '../storage/atomic-write.js';
@@ -93,15 +93,21 @@ export function writeResultCsv(path: string, report: ResultReport, opts: ResultC
   const header = opts.manifest?.csv?.header;
   let done: Promise<void>;
   if (report.input.format === 'csv') {
+    // Read again as it was read the first time (declared, or told from its bytes).
+    const read = opts.manifest?.csv?.read;
+    const skipRows = opts.mapping?.skipRows ?? 0;
+    const output = outputDialect(read, opts.mapping);
+    const dialect = read === undefined ? dialectOf(opts.mapping) : dialectRead(read, skipRows);
     const job: CsvResultJob = {
       path,
       input,
       header,
       table: rowCellsOf(report, opts.manifest),
-      output: outputDialect(opts.mapping),
-      read: dialectOf(opts.mapping),
+      output,
+      read: dialect,
       limits: opts.csvLimits,
-      copyText: opts.copyVerbatim !== false,
+      // A record's own text is copied only where it is already in the output's separator.
+      copyText: opts.copyVerbatim !== false && dialect.delimiter === output.delimiter,
       file: opts.file,
     };
     done = inWorker(job, opts.worker).then((yes) => (yes ? writeInWorker(job) : writeCsvResult(job)));
@@ -192,13 +198,15 @@ const EXCEL_DIALECT: OutputDialect = { delimiter: ',', bom: true };
  * German Excel splits on `;`), as UTF-8 with a BOM rather than the input's encoding: Excel
  * reads a BOM-marked UTF-8 file correctly in every locale, and UTF-8 can hold every character
  * of the messages and of any input, where Windows-1252 cannot. The default template (comma,
- * UTF-8) stays as it was, byte for byte where it can.
+ * UTF-8) stays as it was, byte for byte where it can. A tab-separated input (a marketplace's
+ * `.txt` report, Excel's "Unicode text") gets commas: a spreadsheet opening a `.csv` splits it on
+ * its list separator, never on tabs.
  */
-function outputDialect(mapping: Mapping | undefined): OutputDialect {
-  const delimiter = mapping?.delimiter ?? ',';
-  const encoding = mapping?.encoding ?? 'utf-8';
-  if (delimiter === ',' && encoding === 'utf-8') return PLAIN_DIALECT;
-  return { delimiter, bom: true };
+function outputDialect(read: CsvRead | undefined, mapping: Mapping | undefined): OutputDialect {
+  const separator = read?.delimiter ?? mapping?.delimiter ?? ',';
+  const encoding = read?.encoding ?? mapping?.encoding ?? 'utf-8';
+  if (separator === ',' && encoding === 'utf-8') return PLAIN_DIALECT;
+  return { delimiter: separator === '\t' ? ',' : separator, bom: true };
 }
 
 /** Cells as one row of text in the dialect, neutralised and quoted as csv-stringify does, without a line break. */

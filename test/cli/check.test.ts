@@ -125,10 +125,10 @@ describe('htorder check', () => {
   it('a directory or an unsupported extension is a usage error too', async () => {
     const dir = await tempDirPerTest();
     await mkdir(join(dir, 'folder.yaml'));
-    const txt = await writeInput('orders.txt', VALID, dir);
+    const pdf = await writeInput('orders.pdf', VALID, dir);
     expect(await runCli(['check', join(dir, 'folder.yaml')])).toBe(2);
-    expect(await runCli(['check', txt])).toBe(2);
-    expect((await readdir(dir)).sort()).toEqual(['folder.yaml', 'orders.txt']);
+    expect(await runCli(['check', pdf])).toBe(2);
+    expect((await readdir(dir)).sort()).toEqual(['folder.yaml', 'orders.pdf']);
   });
 
   it('exits 2 without files and for an unreadable mapping', async () => {

@@ -30,7 +30,9 @@ describe('htorder demo (npm run demo)', () => {
 
     // Every manifest among the samples ran, and got its reports next to it.
     const files = (await readdir(out, { recursive: true })) as string[];
-    const inputs = files.filter((f) => /\.(ya?ml|json|csv)$/.test(f) && !/result\.|mapping\.yaml$/.test(f));
+    const inputs = files.filter(
+      (f) => /\.(ya?ml|json|csv|txt)$/.test(f) && !/result\.|errors\.txt$|mapping\.yaml$/.test(f),
+    );
     expect(inputs.length).toBeGreaterThanOrEqual(7);
     for (const input of inputs) expect(existsSync(join(out, `${input}.result.json`)), input).toBe(true);
     expect(text).not.toMatch(/exit [23]/);

@@ -68,7 +68,7 @@ describe.skipIf(!cluster)('htorder ledger import and stats', () => {
     await file.write(entry('PO-1', { jobNumber: 1 }));
     await file.write(entry('PO-2', { state: 'intent', outcomeAt: undefined, jobNumber: undefined }));
     await file.write(entry('PO-3', { jobNumber: 3, intentAt: '2026-10-01T10:00:00.000Z' }));
-    await file.writeNote(account, '.approval-PO-9', { noteVersion: 1, orderNumber: 'PO-9' });
+    await file.writeNote(account, `.held-${'a'.repeat(64)}`, { noteVersion: 1, jobs: [] });
     await file.writeNote(account, '.spent-2026-11-01', { noteVersion: 1, day: '2026-11-01', orders: { 'PO-1': 5 } });
     await file.writeNote(account, '.content-abc', { noteVersion: 2, orders: [] });
     await file.writeAccount({ ledgerVersion: 1, account, vouchedSince: '2026-10-01T00:00:00.000Z' });

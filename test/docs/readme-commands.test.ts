@@ -282,6 +282,7 @@ const COMMANDS: Record<string, Entry> = {
   'npm run bench:check': { skip: 'a benchmark of minutes; its script is checked to exist' },
   'npm run bench:watch': { skip: 'a benchmark of minutes; its script is checked to exist' },
   'npm run bench:artwork': { skip: 'a benchmark of a minute; its script is checked to exist' },
+  'npm run bench:recognise': { skip: 'a benchmark of minutes; its script is checked to exist' },
   'npm run typecheck': { skip: '.ci/run runs it; its script is checked to exist' },
   'npm run deps': { skip: '.ci/run runs it (dependency-cruiser over src/); its script is checked to exist' },
   'npm run lint': { skip: '.ci/run runs it; its script is checked to exist' },
@@ -423,6 +424,12 @@ const COMMANDS: Record<string, Entry> = {
   'htorder check samples/etsy/EtsySoldOrderItems2026-11.csv --mapping samples/etsy/mapping.yaml': { spec: {} },
   'htorder check samples/squarespace/orders.csv --mapping squarespace': { spec: {} },
   'htorder check samples/wix/orders.csv --mapping wix': { spec: {} },
+  'htorder check samples/amazon/unshipped-orders-2026-11-22.txt': {
+    spec: { check: (_ws, r) => expect(r.stderr).toContain('read as an Amazon export (--mapping amazon;') },
+  },
+  'htorder check samples/ebay/orders-report-2026-11-22.csv': {
+    spec: { check: (_ws, r) => expect(r.stderr).toContain('read as an eBay export (--mapping ebay;') },
+  },
   'htorder check orders.yaml': {
     spec: {
       files: { 'orders.yaml': INVALID_ORDER },

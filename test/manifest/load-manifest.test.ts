@@ -195,13 +195,14 @@ describe('loadManifest: rules on a whole file', () => {
 
 describe('loadManifest: inputs', () => {
   it('refuses an unsupported extension', async () => {
-    const file = await writeInput('orders.txt', 'version: 1');
+    const file = await writeInput('orders.pdf', 'version: 1');
     const result = await loadManifest(file);
     expect(result.manifest).toBeUndefined();
     expect(result.diagnostics).toMatchObject([
       {
         code: 'input.unsupported-format',
-        message: 'unsupported file type ".txt"; manifests are .yaml, .yml, .json, .csv or .xlsx',
+        message:
+          'unsupported file type ".pdf"; manifests are .yaml, .yml, .json, delimited text (.csv, .tsv, .txt) or .xlsx',
       },
     ]);
   });

@@ -45,6 +45,29 @@ describe('Excel damage, in YAML', () => {
     expect(au.diagnostics).toEqual([]);
   });
 
+  it('padding by country: the zeros its codes may start with, and no more', async () => {
+    const padded = async (address: string) => {
+      const r = await loadText(yaml('PO-1', address));
+      return [r.manifest?.jobs[0].deliveryAddress.postalCode, r.diagnostics.map((d) => d.message)];
+    };
+    expect(await padded('postalCode: "118", country: Italia')).toEqual([
+      '00118',
+      [
+        '"118" has three digits; Italian postal codes (CAP) have five, so a spreadsheet dropped its leading zeros: sent as "00118" (format the column as Text in the export to keep it)',
+      ],
+    ]);
+    expect((await padded('postalCode: "1000", country: FR'))[0]).toBe('01000');
+    expect((await padded('postalCode: "8001", country: España'))[0]).toBe('08001');
+    expect((await padded('postalCode: "100", countryCodeISO2: FI'))[0]).toBe('00100');
+    expect((await padded('postalCode: "800", country: Australia'))[0]).toBe('0800');
+    expect((await padded('postalCode: "150", country: NO'))[0]).toBe('0150');
+    expect((await padded('state: NY, postalCode: "501", country: USA'))[0]).toBe('00501');
+    expect((await padded('postalCode: "601-1234", country: Puerto Rico'))[0]).toBe('00601-1234');
+    // Fewer digits than a lost zero or two explain, or a country whose codes never start with one: left alone.
+    expect(await padded('postalCode: "123", country: DE')).toEqual(['123', []]);
+    expect(await padded('postalCode: "1000", country: Belgium')).toEqual(['1000', []]);
+  });
+
   it('an order number in scientific notation is refused: its digits are lost', async () => {
     const r = await loadText(yaml('1.23E+11', 'postalCode: "02134", country: US'));
     expect(seen(r.diagnostics)).toEqual(['error order-number.scientific 3:jobs[0].orderNumber']);
@@ -99,6 +122,36 @@ describe('Excel damage, in CSV and mapped exports: named by row and column', () 
       'error date.excel-serial 2:Liefertermin',
     ]);
     expect(r.manifest?.jobs[0].deliveryAddress.postalCode).toBe('01099');
+  });
+
+  it('digits a spreadsheet lost: a phone left out with a warning; a postal code, a SKU or an order number refused', async () => {
+    const r = await loadText(
+      lines(
+        'orderNumber,deliveryMethod,contactName,phone,streetAddress,city,postalCode,country,itemType,code,quantity',
+        'PO-1,UPSGND,Ann,"1,61756E+10",1 Main St,Boston,02134,US,Asset,A10001,25',
+        'PO-2,UPSGND,Ann,16175550142000000,1 Main St,Boston,2.1345E+04,US,Asset,A10001,25',
+        'PO-3,UPSGND,Ann,617-555-0142,1 Main St,Boston,02134,US,Stock,1.23457E+11,25',
+        '1234567890123450000,UPSGND,Ann,,1 Main St,Boston,02134,US,Asset,3E10,25',
+      ),
+      'orders.csv',
+    );
+    expect(seen(r.diagnostics)).toEqual([
+      'warning phone.scientific 2:phone',
+      'warning phone.truncated 3:phone',
+      'error postal-code.scientific 3:postalCode',
+      'error item-code.scientific 4:code',
+      'error order-number.truncated 5:orderNumber',
+    ]);
+    expect(r.manifest?.jobs.map((j) => j.deliveryAddress.phone)).toEqual([
+      undefined,
+      undefined,
+      '617-555-0142',
+      undefined,
+    ]);
+    expect(r.diagnostics[0].message).toBe(
+      '"1,61756E+10" is a number in scientific notation, as a spreadsheet shows a long phone number: its real digits are lost: the order is sent without it. Export again without opening the file in a spreadsheet, or format the column as Text before saving',
+    );
+    expect(r.diagnostics[4].message).toContain('ends in zeros after its 15th digit');
   });
 
   it('an .xlsx whose ZIP column holds numbers', async () => {

@@ -232,7 +232,7 @@ describe('what the presets make of the rows', () => {
     expect(io.err.match(/"delivery" is not a template field/g)).toHaveLength(1);
     expect(await runCli(['check', '--mapping', 'shopfy', file])).toBe(2);
     expect(io.err).toMatch(
-      /--mapping shopfy: neither a preset \(bigcommerce, etsy, odoo, .*\) nor a mapping file; did you mean "shopify"\?/,
+      /--mapping shopfy: neither a preset \(amazon, bigcommerce, ebay, etsy, odoo, .*\) nor a mapping file; did you mean "shopify"\?/,
     );
   });
   it('Shopify: 6 + 6 of one asset merged to 12, the lost zero of a ZIP restored, sizes as sizeQuantities', async () => {

@@ -13,7 +13,7 @@ export function register(program: Command): void {
     .argument('<files...>', 'YAML, JSON or CSV manifests')
     .option(
       '--mapping <preset|file>',
-      'a mapping for CSV/xlsx exports: a file, or a preset (shopify, woocommerce, odoo, bigcommerce, etsy, squarespace, wix)',
+      'a mapping for CSV/xlsx exports: a file, or a preset (shopify, woocommerce, odoo, bigcommerce, etsy, squarespace, wix, amazon, ebay)',
     )
     .option('--json', 'print a machine-readable summary to stdout')
     .addHelpText(

@@ -58,7 +58,7 @@ function registerPipelineCommand(program: Command, spec: PipelineCommandSpec): v
     .argument('<files...>', 'YAML, JSON or CSV manifests')
     .option(
       '--mapping <preset|file>',
-      'a mapping for CSV/xlsx exports: a file, or a preset (shopify, woocommerce, odoo, bigcommerce, etsy, squarespace, wix)',
+      'a mapping for CSV/xlsx exports: a file, or a preset (shopify, woocommerce, odoo, bigcommerce, etsy, squarespace, wix, amazon, ebay)',
     );
   if (spec.name === 'run') cmd.option('--partial', 'submit the valid jobs even when other jobs of the manifest failed');
   if (spec.name === 'plan')

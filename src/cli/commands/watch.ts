@@ -19,7 +19,7 @@ export function register(program: Command): void {
       .argument('<target>', 'a drop folder, or s3://BUCKET/PREFIX')
       .option(
         '--mapping <preset|file>',
-        'a mapping for CSV/xlsx exports: a file, or a preset (shopify, woocommerce, odoo, bigcommerce, etsy, squarespace, wix); per file: routes in the config file',
+        'a mapping for CSV/xlsx exports: a file, or a preset (shopify, woocommerce, odoo, bigcommerce, etsy, squarespace, wix, amazon, ebay); per file: routes in the config file',
       )
       .option('--partial', 'submit the valid jobs even when other jobs of the manifest failed'),
   )

@@ -25,16 +25,29 @@ export function toInteger(text: string): number | string {
   return Number.isSafeInteger(n) ? n : text;
 }
 
+/**
+ * Yes and no as cells write them: true/false, yes/no, 1/0, and the words a spreadsheet writes for
+ * TRUE and FALSE in its language (a German Excel saves WAHR/FALSCH, a French one VRAI/FAUX) and
+ * for yes and no.
+ */
 const BOOLEANS: ReadonlyMap<string, boolean> = new Map([
-  ['true', true],
-  ['yes', true],
-  ['1', true],
-  ['false', false],
-  ['no', false],
-  ['0', false],
+  ...['true', 'yes', '1', 'y'].map((w) => [w, true] as const),
+  ...['false', 'no', '0', 'n'].map((w) => [w, false] as const),
+  // German, French, Spanish, Italian, Portuguese, Dutch, Swedish/Danish/Norwegian, Polish, Finnish.
+  ...['wahr', 'ja', 'vrai', 'oui', 'verdadero', 'sí', 'si', 'vero', 'verdadeiro', 'sim', 'waar', 'sant', 'sand']
+    .concat(['prawda', 'tak', 'tosi', 'kyllä'])
+    .map((w) => [w, true] as const),
+  ...['falsch', 'nein', 'faux', 'non', 'falso', 'não', 'nao', 'onwaar', 'nee', 'falskt', 'falsk', 'usant']
+    .concat(['fałsz', 'nie', 'epätosi', 'ei'])
+    .map((w) => [w, false] as const),
 ]);
 
-/** true/false/yes/no/1/0 in any case → boolean; anything else stays the string. */
+/** Yes or no in any case and any of those languages; undefined when the text is neither. */
+export function localisedBoolean(text: string): boolean | undefined {
+  return BOOLEANS.get(text.toLowerCase());
+}
+
+/** A yes or no cell → boolean (localisedBoolean); anything else stays the string. */
 export function toBoolean(text: string): boolean | string {
   const b = BOOLEANS.get(text.toLowerCase());
   return b === undefined ? text : b;

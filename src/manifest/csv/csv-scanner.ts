@@ -1,11 +1,18 @@
 /**
  * The one CSV grammar: csv-parse, with a fast path in front (fast-records.ts) that hands it the
- * rest of the input at the first record it does not handle. Every CSV input is read through it,
- * and so is result.csv's copy of a CSV input's rows. This adds only what csv-parse does not do:
+ * rest of the input at the first record it does not handle. Every delimited-text input (`.csv`,
+ * `.tsv`, `.txt`) is read through it, and so is result.csv's copy of its rows. This adds only
+ * what csv-parse does not do:
  *
- * - Decoding: a byte-order mark decides the encoding, else the dialect's. UTF-8 is decoded by
- *   whole characters and validated (a bad byte is reported, not silently U+FFFD); UTF-16 and
- *   Windows-1252 go through iconv-lite (Node's TextDecoder mangles 0x80–0x9F in windows-1252).
+ * - Reading by content (sniff.ts), unless a mapping declares it: a byte-order mark decides the
+ *   encoding; a file that is not text (a PDF or an image renamed) is refused as such; UTF-16
+ *   without a mark is told by its NUL bytes; otherwise the text is UTF-8 until its first
+ *   non-ASCII bytes, which decide between UTF-8 and Windows-1252 (the "ANSI" of a Western
+ *   Excel). The separator (`,`, `;` or tab) is judged on the first records, or taken from an
+ *   Excel `sep=;` first line.
+ * - Decoding: UTF-8 is decoded by whole characters and validated (a bad byte in a file read as
+ *   UTF-8 is reported, not silently U+FFFD); UTF-16 and Windows-1252 go through iconv-lite
+ *   (Node's TextDecoder mangles 0x80–0x9F in windows-1252).
  * - `skipRows` leading lines dropped before the grammar sees anything.
  * - Row numbers: 1-based physical lines of the original file, skipped and blank lines counted; a
  *   record spanning lines (quoted line breaks) has the number of the line it starts on. Counted
@@ -22,40 +29,52 @@ import { parse, type CsvError, type Parser } from 'csv-parse';
 import iconv from 'iconv-lite';
 import { type CsvLimits, DEFAULT_CSV_LIMITS, INPUT_TOO_LARGE } from '../read-input.js';
 import type { Mapping, MappingEncoding } from '../mapping/model.js';
+import type { CsvRead } from '../model.js';
 import { FastRecords } from './fast-records.js';
+import { SNIFF_BYTES, SNIFF_CHARS, sepLine, sniffBytes, sniffDelimiter } from './sniff.js';
 
 /**
  * The physical reading rules of one CSV input: separator, text encoding, lines before the header.
- * The default template is comma-separated UTF-8; an ERP mapping may say otherwise. The document
- * reader and the row re-reader (for result.csv) use the same dialect, so their row numbers agree.
+ * What a mapping does not declare is read from the input itself (sniff.ts). The document reader
+ * and the row re-reader (for result.csv) use the same dialect, so their row numbers agree.
  */
 export interface CsvDialect {
-  delimiter: string;
-  /** Declared encoding; a byte-order mark in the file overrides it. */
-  encoding: MappingEncoding;
+  /** Undefined: `,`, `;` or tab, judged on the first records. */
+  delimiter?: string;
+  /** Declared encoding; undefined: told by the bytes. A byte-order mark in the file overrides either. */
+  encoding?: MappingEncoding;
   /** Physical lines skipped before the header row. */
   skipRows: number;
 }
 
 export function dialectOf(mapping?: Mapping): CsvDialect {
   return {
-    delimiter: mapping?.delimiter ?? ',',
-    encoding: mapping?.encoding ?? 'utf-8',
+    ...(mapping?.delimiter !== undefined ? { delimiter: mapping.delimiter } : {}),
+    ...(mapping?.encoding !== undefined ? { encoding: mapping.encoding } : {}),
     skipRows: mapping?.skipRows ?? 0,
   };
 }
 
+/** The dialect an input was read in, as declared or told: what reads it again the same way. */
+export function dialectRead(read: CsvRead, skipRows: number): CsvDialect {
+  return { delimiter: read.delimiter, encoding: read.encoding, skipRows };
+}
+
 export interface CsvScanProblem {
-  /** `csv.limit`: a record over csvMaxColumns or csvMaxRecordBytes; `input.too-large`: over csvMaxFileBytes. */
-  code: 'csv.parse' | 'csv.encoding' | 'csv.limit' | typeof INPUT_TOO_LARGE;
-  row: number;
+  /**
+   * `csv.limit`: a record over csvMaxColumns or csvMaxRecordBytes; `input.too-large`: over
+   * csvMaxFileBytes; `csv.not-text`: not text at all (no row), a verdict on the file's content
+   * like any other, with its reports.
+   */
+  code: 'csv.parse' | 'csv.encoding' | 'csv.limit' | 'csv.not-text' | typeof INPUT_TOO_LARGE;
+  row?: number;
   message: string;
 }
 
 /** Takes an input's records, the header first (the document builder, an expression mapping's rows, result.csv). */
 export interface CsvScanHandlers {
-  /** The first non-blank record after the skipped lines. */
-  header(cells: string[], row: number): void;
+  /** The first non-blank record after the skipped lines; `read`: the dialect it was read in. */
+  header(cells: string[], row: number, read?: CsvRead): void;
   /**
    * Every later non-blank record; `cells` is owned by the callee. With `keepText`, `text` is the
    * record's own text (decoded, its line break left out) when it is strict CSV as it stands: split
@@ -76,6 +95,13 @@ type Decoder = { write(buf: Buffer): string; end(): string | undefined };
 const ENCODING_MESSAGE =
   'the file is not valid UTF-8 here; if it was saved as Windows-1252 ("ANSI") or UTF-16 without a byte-order mark, ' +
   'pass --mapping with an "encoding" (see docs: ERP mapping)';
+/** Text read as UTF-8 (its first non-ASCII bytes were) that stops being UTF-8 further on. */
+const MIXED_MESSAGE =
+  'the file is not valid UTF-8 here, though it reads as UTF-8 up to this row: it mixes two encodings. ' +
+  'Save it again as UTF-8, or pass --mapping with an "encoding" (see docs: ERP mapping)';
+
+/** How the text is decoded; `auto`: UTF-8 until the first non-ASCII bytes say UTF-8 or Windows-1252. */
+type Decoding = 'auto' | 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252';
 
 export class CsvScanner {
   /** Set when the file cannot be read further (syntax, a limit) or is not in its encoding. */
@@ -99,14 +125,21 @@ export class CsvScanner {
   /** Bytes handed to csv-parse, and where its last record ended (csvMaxRecordBytes). */
   private parsedBytes = 0;
   private lastRecordEnd = 0;
-  /** The first bytes, held until a byte-order mark can be told. */
+  /** The first bytes, held until they can say what the file is (sniff.ts). */
   private head: Buffer | undefined = Buffer.alloc(0);
+  /** How the text is decoded, once the first bytes are told. */
+  private decoding: Decoding = 'auto';
   /** iconv-lite's decoder; undefined for UTF-8. */
   private decoder: Decoder | undefined;
   /** UTF-8: the first bytes of a character the next chunk completes. */
   private utf8Carry: Buffer | undefined;
   private utf8Reported = false;
   private fileBytes = 0;
+  /** The separator, once declared or told. */
+  private delimiter: string | undefined;
+  /** Text held until the separator is told from it, and whether it is all ASCII. */
+  private sniffText = '';
+  private sniffAscii = true;
 
   constructor(
     private readonly dialect: CsvDialect,
@@ -117,13 +150,18 @@ export class CsvScanner {
     this.keepText = opts.keepText === true;
     this.nextStart = dialect.skipRows + 1;
     this.linesToSkip = dialect.skipRows;
-    if (dialect.delimiter.length === 1) this.fast = new FastRecords(dialect.delimiter.charCodeAt(0), this.keepText);
-    else this.startParser();
+    if (dialect.delimiter !== undefined) this.startGrammar(dialect.delimiter);
   }
 
   /** True once the file cannot be read further (syntax or a limit): callers stop reading. */
   get stopped(): boolean {
     return this.failed;
+  }
+
+  /** The separator and encoding the input is read in, declared or told (`,` and UTF-8 until known). */
+  get read(): CsvRead {
+    const encoding = this.decoding === 'auto' ? 'utf-8' : this.decoding;
+    return { delimiter: this.delimiter ?? this.dialect.delimiter ?? ',', encoding };
   }
 
   /**
@@ -141,9 +179,9 @@ export class CsvScanner {
       return;
     }
     if (this.head !== undefined) {
-      // A byte-order mark is up to 3 bytes: a shorter first chunk is held back.
+      // The first read chunk decides: held back only when the first read is shorter.
       this.head = Buffer.concat([this.head, chunk]);
-      if (this.head.length < 3) return;
+      if (this.head.length < SNIFF_BYTES) return;
       chunk = this.sniff(this.head);
       this.head = undefined;
     }
@@ -158,6 +196,7 @@ export class CsvScanner {
       this.decode(rest, false);
     }
     this.decode(Buffer.alloc(0), true);
+    if (this.delimiter === undefined && !this.failed) this.tellDelimiter(true);
     if (this.fast !== undefined && !this.failed) this.splitText('', true, true);
     const parser = this.parser;
     if (this.failed || parser === undefined || parser.destroyed) return;
@@ -170,20 +209,28 @@ export class CsvScanner {
     });
   }
 
-  /** Picks the encoding from a byte-order mark, or the dialect's; returns the bytes after the mark. */
+  /**
+   * Tells from the first bytes whether the input is text and how it is encoded (a byte-order
+   * mark, else the dialect's, else its bytes); returns the bytes after the mark.
+   */
   private sniff(buf: Buffer): Buffer {
-    let encoding: string = this.dialect.encoding;
-    let start = 0;
-    if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) [encoding, start] = ['utf-8', 3];
-    else if (buf[0] === 0xff && buf[1] === 0xfe) [encoding, start] = ['utf-16le', 2];
-    else if (buf[0] === 0xfe && buf[1] === 0xff) [encoding, start] = ['utf-16be', 2];
-    else if (encoding === 'utf-16') encoding = 'utf-16le';
-    if (encoding !== 'utf-8') this.decoder = iconv.getDecoder(encoding, { stripBOM: false }) as Decoder;
-    return buf.subarray(start);
+    const declared = this.dialect.encoding;
+    const verdict = sniffBytes(buf, declared);
+    if (!verdict.text) {
+      this.stop('csv.not-text', verdict.message, false);
+      return Buffer.alloc(0);
+    }
+    const decoding: Decoding =
+      verdict.encoding ?? (declared === 'utf-16' ? 'utf-16le' : declared === undefined ? 'auto' : declared);
+    this.decoding = decoding;
+    if (decoding !== 'utf-8' && decoding !== 'auto')
+      this.decoder = iconv.getDecoder(decoding, { stripBOM: false }) as Decoder;
+    return buf.subarray(verdict.bom);
   }
 
   /** Bytes → text, whole characters only; `end`: the input ends after `chunk`. */
   private decode(chunk: Buffer, end: boolean): void {
+    if (this.failed) return;
     if (this.decoder !== undefined) {
       // iconv-lite's decoders may hold on to bytes of a chunk between writes: they get a copy.
       const text = this.decoder.write(Buffer.from(chunk)) + (end ? (this.decoder.end() ?? '') : '');
@@ -197,11 +244,23 @@ export class CsvScanner {
       this.utf8Carry = Buffer.from(buf.subarray(buf.length - tail));
       buf = buf.subarray(0, buf.length - tail);
     }
-    const text = buf.toString('utf8');
     // Validated as bytes: a bad sequence would otherwise silently become U+FFFD.
-    if (!this.utf8Reported && !isUtf8(buf)) this.reportUtf8(text);
-    // One character per byte of valid UTF-8 is ASCII.
-    this.feed(text, text.length === buf.length && !this.utf8Reported);
+    const valid = isUtf8(buf);
+    if (!valid && this.decoding === 'auto' && !utf8Before(buf)) {
+      // Everything before was ASCII, which Windows-1252 reads alike: the rest is read as it.
+      this.decoding = 'windows-1252';
+      this.decoder = iconv.getDecoder('windows-1252') as Decoder;
+      const carried = this.utf8Carry;
+      this.utf8Carry = undefined;
+      this.decode(carried === undefined ? buf : Buffer.concat([buf, carried]), end);
+      return;
+    }
+    const text = buf.toString('utf8');
+    if (!valid && !this.utf8Reported) this.reportUtf8(text);
+    // One character per byte of valid UTF-8 is ASCII; the first other characters settle it as UTF-8.
+    const ascii = text.length === buf.length && !this.utf8Reported;
+    if (!ascii && this.decoding === 'auto') this.decoding = 'utf-8';
+    this.feed(text, ascii);
   }
 
   /** Decoded text: the skipped lines dropped, the rest to the fast path or csv-parse. */
@@ -215,8 +274,39 @@ export class CsvScanner {
     }
     if (at > 0) text = text.slice(at);
     if (text.length === 0 || this.failed) return;
+    if (this.delimiter === undefined) {
+      // Held until there is enough to tell the separator from.
+      this.sniffText += text;
+      this.sniffAscii &&= ascii;
+      if (this.sniffText.length < SNIFF_CHARS) return;
+      this.tellDelimiter(false);
+      return;
+    }
+    this.grammar(text, ascii);
+  }
+
+  private grammar(text: string, ascii: boolean): void {
     if (this.fast !== undefined) this.splitText(text, false, ascii);
     else this.write(text);
+  }
+
+  /** The separator from the text held (an Excel `sep=` line, else its records); the text goes on to the grammar. */
+  private tellDelimiter(final: boolean): void {
+    let text = this.sniffText;
+    this.sniffText = '';
+    const sep = sepLine(text);
+    if (sep !== undefined) {
+      text = text.slice(sep.length);
+      this.nextStart++;
+    }
+    this.startGrammar(this.dialect.delimiter ?? sep?.delimiter ?? sniffDelimiter(text, final));
+    if (text.length > 0) this.grammar(text, this.sniffAscii);
+  }
+
+  private startGrammar(delimiter: string): void {
+    this.delimiter = delimiter;
+    if (delimiter.length === 1) this.fast = new FastRecords(delimiter.charCodeAt(0), this.keepText);
+    else this.startParser();
   }
 
   /** Fast path: delivers the whole records of pending + chunk; hands over to csv-parse where it must. */
@@ -255,7 +345,7 @@ export class CsvScanner {
 
   private startParser(): void {
     const parser = parse({
-      delimiter: this.dialect.delimiter,
+      delimiter: this.delimiter,
       // Price codes contain bare double quotes (`DTF Full Color 10" x 10"`): text, not a syntax error.
       relax_quotes: true,
       // Row-length mismatches are reported by the reader, at the row, with both counts.
@@ -309,7 +399,7 @@ export class CsvScanner {
     if (this.sawHeader) this.handlers.record(cells, row, text);
     else {
       this.sawHeader = true;
-      this.handlers.header(cells, row);
+      this.handlers.header(cells, row, this.read);
     }
   }
 
@@ -318,11 +408,14 @@ export class CsvScanner {
     this.stop('csv.limit', `the record starting on this row is over the ${limit}`);
   }
 
-  /** Ends reading, at the row the next record starts on: the parser is dropped, nothing more is delivered. */
-  private stop(code: CsvScanProblem['code'], message: string): void {
+  /**
+   * Ends reading, at the row the next record starts on (`atRow` false: a problem of the whole
+   * file): the parser is dropped, nothing more is delivered.
+   */
+  private stop(code: CsvScanProblem['code'], message: string, atRow = true): void {
     if (this.failed) return;
     this.failed = true;
-    this.problems.push({ code, row: this.nextStart, message });
+    this.problems.push(atRow ? { code, row: this.nextStart, message } : { code, message });
     this.parser?.destroy();
   }
 
@@ -332,7 +425,8 @@ export class CsvScanner {
     let row = this.nextStart;
     const bad = text.indexOf('\uFFFD');
     for (let i = text.indexOf('\n'); i >= 0 && i < bad; i = text.indexOf('\n', i + 1)) row++;
-    this.problems.push({ code: 'csv.encoding', row, message: ENCODING_MESSAGE });
+    const message = this.dialect.encoding === undefined ? MIXED_MESSAGE : ENCODING_MESSAGE;
+    this.problems.push({ code: 'csv.encoding', row, message });
   }
 }
 
@@ -359,6 +453,17 @@ export function countLineBreaks(cells: string[]): number {
     }
   }
   return n;
+}
+
+/**
+ * Whether text that is not all UTF-8 has UTF-8 characters beyond ASCII before its first bad
+ * byte: two encodings mixed (exports pasted together), not a Windows-1252 file.
+ */
+function utf8Before(buf: Buffer): boolean {
+  const text = buf.toString('utf8');
+  const bad = text.indexOf('\uFFFD');
+  for (let i = 0; i < bad; i++) if (text.charCodeAt(i) > 0x7f) return true;
+  return false;
 }
 
 /** Bytes at the end of `buf` that start a multi-byte character completed by the next chunk. */

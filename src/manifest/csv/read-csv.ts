@@ -42,7 +42,9 @@ export async function readCsvDocument(file: string, opts: ReadCsvOptions = {}): 
   // and no trustworthy document.
   const broken = scanner.stopped;
   const sha256 = broken ? '' : hash.digest('hex');
-  return reader.document({ file, format: 'csv', sha256, broken }, scanner.problems);
+  const raw = reader.document({ file, format: 'csv', sha256, broken }, scanner.problems);
+  if (raw.csv !== undefined) raw.csv.read = scanner.read;
+  return raw;
 }
 
 /**

@@ -12,6 +12,7 @@
 import jsonata from 'jsonata';
 import { excelSerialText } from '../../core/excel-date.js';
 import { isNumberText, MAX_NUMBER_TEXT } from '../../core/number-text.js';
+import { localisedBoolean } from '../csv/cells.js';
 import type { LookupTable } from './model.js';
 
 /** The row an expression sees: column name → cell text (blank cells are ""). */
@@ -62,6 +63,73 @@ const EXPRESSION_BUDGET = { timeout: 1_000, stack: 500, sequence: 100_000 } as c
  */
 const REFUSED_FUNCTIONS = new Set(['eval']);
 
+/** What an expression is, found once from its syntax tree. */
+export interface ExpressionAnalysis {
+  /** The columns it reads by name (for the header check and the cache key). */
+  columns: string[];
+  /** Its value depends on `columns` (and `$line`) alone. */
+  cacheable: boolean;
+  usesLine: boolean;
+  /** A bare column name: the plain rename of that column. */
+  rename?: string;
+}
+
+/**
+ * Analyses by source text, each parsed once per process: recognising an export reads every
+ * preset's expressions, which repeat across presets and variants (and once more for the preset
+ * that fits), which is what recognition costs over `--mapping` in `npm run bench:recognise`.
+ * An analysis is a pure function of the source. Bounded: a process reading many mappings starts
+ * the table over.
+ */
+const analyses = new Map<string, ExpressionAnalysis | ExpressionError>();
+const MAX_ANALYSES = 10_000;
+
+/** The columns an expression reads and its shape; a syntax error or a refused function throws ExpressionError. */
+export function analyseExpression(source: string): ExpressionAnalysis {
+  let found = analyses.get(source);
+  if (found === undefined) {
+    found = analyse(source);
+    if (analyses.size >= MAX_ANALYSES) analyses.clear();
+    analyses.set(source, found);
+  }
+  if (found instanceof ExpressionError) throw found;
+  return found;
+}
+
+function parse(source: string): jsonata.Expression {
+  try {
+    return jsonata(source, { ...EXPRESSION_BUDGET });
+  } catch (err) {
+    const e = err as { message?: string; position?: number };
+    throw new ExpressionError(e.message ?? String(err), e.position);
+  }
+}
+
+function analyse(source: string): ExpressionAnalysis | ExpressionError {
+  let ast: Node;
+  try {
+    ast = parse(source).ast() as Node;
+  } catch (err) {
+    if (err instanceof ExpressionError) return err;
+    throw err;
+  }
+  const found: Found = { columns: new Set<string>(), cacheable: true };
+  walk(ast, found);
+  if (found.refused !== undefined)
+    return new ExpressionError(
+      `$${found.refused.name} is not available in a mapping: it would evaluate a cell's text as an expression`,
+      found.refused.position,
+    );
+  const single =
+    (ast.type as string) === 'path' && ast.steps?.length === 1 && ast.steps[0].type === 'name' && !hasExtras(ast);
+  return {
+    columns: [...found.columns],
+    cacheable: found.cacheable,
+    usesLine: found.usesLine === true,
+    ...(single ? { rename: String(ast.steps?.[0].value) } : {}),
+  };
+}
+
 /**
  * `sequence`: the expression's whole result is kept, an array as an array (a mapping's `lines`);
  * otherwise an array of one value is that value.
@@ -70,28 +138,14 @@ export function compileExpression(
   source: string,
   tables: Readonly<Record<string, LookupTable>>,
   sequence = false,
+  numbers: NumberStyle = { decimalComma: false },
 ): CompiledExpression {
-  let expr: jsonata.Expression;
-  try {
-    expr = jsonata(source, { ...EXPRESSION_BUDGET });
-  } catch (err) {
-    const e = err as { message?: string; position?: number };
-    throw new ExpressionError(e.message ?? String(err), e.position);
-  }
-  registerHelpers(expr, tables);
-  const found: Found = { columns: new Set<string>(), cacheable: true };
-  walk(expr.ast(), found);
-  if (found.refused !== undefined)
-    throw new ExpressionError(
-      `$${found.refused.name} is not available in a mapping: it would evaluate a cell's text as an expression`,
-      found.refused.position,
-    );
-  const columns = [...found.columns];
-  const ast = expr.ast() as Node;
-  const single =
-    (ast.type as string) === 'path' && ast.steps?.length === 1 && ast.steps[0].type === 'name' && !hasExtras(ast);
-  if (single && !sequence) return renameOf(source, columns, String(ast.steps?.[0].value));
-  return new EvaluatedExpression(source, columns, found.cacheable, expr, found.usesLine === true, sequence);
+  const { columns, cacheable, usesLine, rename } = analyseExpression(source);
+  if (rename !== undefined && !sequence) return renameOf(source, [...columns], rename);
+  // An evaluation of its own: the helpers it is given are this file's (its number style, its lookups).
+  const expr = parse(source);
+  registerHelpers(expr, tables, numbers);
+  return new EvaluatedExpression(source, [...columns], cacheable, expr, usesLine, sequence);
 }
 
 /** The plain rename: the cell of one column, never evaluated by JSONata. */
@@ -240,8 +294,24 @@ function fail(message: string): never {
   throw { message };
 }
 
-/** `24,00` with `,` → 24; `1.234,50` with `,` → 1234.5; `24.0` → 24. Blank → undefined. */
-export function decimal(text: unknown, separator?: unknown): number | undefined {
+/**
+ * What the numbers of one file look like, set once its header is read: a `;`-separated file was
+ * saved by a spreadsheet whose decimal mark is `,` (that is why its list separator is `;`).
+ */
+export interface NumberStyle {
+  decimalComma: boolean;
+}
+
+/**
+ * A number from cell text. `separator` `","`: `24,00` → 24, `1.234,50` → 1234.5; `"."`: commas
+ * group thousands. Not given, the text's shape says: the last of `.` and `,` is the decimal mark
+ * when both are there (`1,234.50`, `1.234,50`); a lone one followed by other than three digits
+ * is one (`12,50`, `24.0`); marks repeated group thousands (`1,234,567`); a lone mark before
+ * exactly three digits (`1,000`) groups thousands unless the file writes decimal commas
+ * (`decimalComma`: `1,000` → 1, `1.000` → 1000). Currency signs and blanks are read past.
+ * Blank → undefined.
+ */
+export function decimal(text: unknown, separator?: unknown, decimalComma = false): number | undefined {
   if (text === undefined || text === null) return undefined;
   if (typeof text === 'number') return text;
   const raw = String(text);
@@ -250,17 +320,66 @@ export function decimal(text: unknown, separator?: unknown): number | undefined 
   let s = raw.replace(/[\s\u00a0€$£¥]/g, '').replace(/^[A-Z]{3}/, '');
   if (s === '') return undefined;
   if (separator === ',') s = s.replace(/\./g, '').replace(',', '.');
-  else s = s.replace(/,/g, '');
+  else if (separator === '.') s = s.replace(/,/g, '');
+  else s = byShape(s, decimalComma);
   if (!isNumberText(s)) fail(`"${raw}" is not a number`);
   return Number(s);
 }
 
+/** `s` with its decimal mark as `.` and no grouping marks, by the rules of `decimal`; as it was when it fits none. */
+function byShape(s: string, decimalComma: boolean): string {
+  const comma = s.lastIndexOf(',');
+  const dot = s.lastIndexOf('.');
+  if (comma >= 0 && dot >= 0) {
+    const group = comma > dot ? '.' : ',';
+    const at = Math.max(comma, dot);
+    const whole = s.slice(0, at);
+    return grouped(whole, group) ? `${ungrouped(whole, group)}.${s.slice(at + 1)}` : s;
+  }
+  const at = comma >= 0 ? comma : dot;
+  if (at < 0) return s;
+  const mark = s[at];
+  // Repeated, a mark groups thousands (`1,234,567`); `1.2.3` is no number.
+  if (s.indexOf(mark) !== at) return grouped(s, mark) ? ungrouped(s, mark) : s;
+  const thousands = mark === ',' ? !decimalComma : decimalComma;
+  if (thousands && s.length - at - 1 === 3 && grouped(s, mark)) return ungrouped(s, mark);
+  return mark === ',' ? `${s.slice(0, at)}.${s.slice(at + 1)}` : s;
+}
+
+/** Digits grouped by threes with `mark` (`1,234,567`, `-12.345`): a first group of one to three digits, then threes. */
+function grouped(s: string, mark: string): boolean {
+  const groups = s.replace(/^[+-]/, '').split(mark);
+  return (
+    groups.length > 1 &&
+    /^\d{1,3}$/.test(groups[0]) &&
+    groups.slice(1).every((g) => g.length === 3 && /^\d{3}$/.test(g))
+  );
+}
+
+const ungrouped = (s: string, mark: string): string => s.split(mark).join('');
+
 /** A whole number from `24`, `24.0` or `24,00`; anything with a fraction is an error. */
-function integer(text: unknown, separator?: unknown): number | undefined {
-  const n = decimal(text, separator);
+function integer(text: unknown, separator?: unknown, decimalComma = false): number | undefined {
+  const n = decimal(text, separator, decimalComma);
   if (n === undefined) return undefined;
   if (!Number.isInteger(n)) fail(`"${String(text)}" is not a whole number`);
   return n;
+}
+
+/**
+ * Yes or no from cell text, in the words spreadsheets write in their languages (Excel writes
+ * TRUE as WAHR, VRAI, VERDADERO…): true/false, yes/no, 1/0 and theirs. Blank → undefined;
+ * anything else is an error, never taken for no.
+ */
+export function bool(text: unknown): boolean | undefined {
+  if (text === undefined || text === null) return undefined;
+  if (typeof text === 'boolean') return text;
+  const raw = String(text).trim();
+  if (raw === '') return undefined;
+  const b = localisedBoolean(raw);
+  if (b === undefined)
+    fail(`"${raw.slice(0, MAX_NUMBER_TEXT)}" is not yes or no (true/false, WAHR/FALSCH, VRAI/FAUX…)`);
+  return b;
 }
 
 const pad2 = (n: number): string => String(n).padStart(2, '0');
@@ -368,12 +487,17 @@ function numbered(row: unknown, prefix: string): string[] {
   return found.sort((a, b) => a[0] - b[0]).map(([, cell]) => cell);
 }
 
-function registerHelpers(expr: jsonata.Expression, tables: Readonly<Record<string, LookupTable>>): void {
+function registerHelpers(
+  expr: jsonata.Expression,
+  tables: Readonly<Record<string, LookupTable>>,
+  numbers: NumberStyle,
+): void {
   // Refused when the mapping loads (walk); bound here too, so no alias reaches JSONata's own.
   for (const name of REFUSED_FUNCTIONS)
     expr.registerFunction(name, () => fail(`$${name} is not available in a mapping`));
-  expr.registerFunction('decimal', decimal, '<x?s?:n>');
-  expr.registerFunction('integer', integer, '<x?s?:n>');
+  expr.registerFunction('decimal', (t: unknown, sep?: unknown) => decimal(t, sep, numbers.decimalComma), '<x?s?:n>');
+  expr.registerFunction('integer', (t: unknown, sep?: unknown) => integer(t, sep, numbers.decimalComma), '<x?s?:n>');
+  expr.registerFunction('bool', bool, '<x?:b>');
   expr.registerFunction('date', date, '<x?s?:s>');
   expr.registerFunction('excelDate', excelDate, '<x?:s>');
   expr.registerFunction('pad', pad, '<x?ns?:s>');

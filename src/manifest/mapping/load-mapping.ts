@@ -23,7 +23,7 @@ import {
   TEMPLATE_NAME_MATCHING,
   templateNames,
 } from '../csv/template.js';
-import { compileExpression, ExpressionError } from './expressions.js';
+import { analyseExpression, ExpressionError } from './expressions.js';
 import type { LookupTable, Mapping, MappingVariant } from './model.js';
 import { PRESETS_DIR, presetPath } from './presets-dir.js';
 import { FolderFileError, readFileInFolder } from '../../storage/folder-file.js';
@@ -136,7 +136,7 @@ export function parseMapping(text: string, file: string, extendedBy: readonly st
     const start = node?.range?.[0];
     expressionLocations[key] = at(path);
     try {
-      compileExpression(source, tables);
+      analyseExpression(source);
     } catch (err) {
       if (!(err instanceof ExpressionError)) throw err;
       const quoted = isScalar(node) && (node.type === 'QUOTE_DOUBLE' || node.type === 'QUOTE_SINGLE') ? 1 : 0;

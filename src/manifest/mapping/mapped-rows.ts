@@ -8,8 +8,14 @@
  * scanned and `drain()` maps them, in order, between chunks.
  */
 import type { CsvScanHandlers } from '../csv/csv-scanner.js';
-import type { CsvOrigin, Diagnostic, SkippedRows, SourceLocation } from '../model.js';
-import { type CompiledExpression, compileExpression, type ExpressionValue, type RowInput } from './expressions.js';
+import type { CsvOrigin, CsvRead, Diagnostic, SkippedRows, SourceLocation } from '../model.js';
+import {
+  type CompiledExpression,
+  compileExpression,
+  type ExpressionValue,
+  type NumberStyle,
+  type RowInput,
+} from './expressions.js';
 import { type MappedDocument, mergeLines, placeProblems } from './merge-lines.js';
 import type { Mapping } from './model.js';
 import { selectVariant } from './preset-columns.js';
@@ -89,7 +95,14 @@ export class MappedRows implements CsvScanHandlers {
   private absentOptional: string[] = [];
   /** Rows the export has, skipped or not. */
   private rowsRead = 0;
+  /**
+   * The mapping names columns the header lacks: no row can be read through it, and none is
+   * judged by its skip rules (every cell they read would be blank).
+   */
+  private unfit = false;
 
+  /** How the file writes numbers, known with its header; every expression of this file reads by it. */
+  private readonly numbers: NumberStyle = { decimalComma: false };
   /** The mapping as read for this file: its variant applied once the header is known. */
   private active: Mapping;
   /** The variant of the export the header showed, when the mapping has variants. */
@@ -111,8 +124,9 @@ export class MappedRows implements CsvScanHandlers {
     const tables = mapping.lookupTables ?? {};
     const where = (key: string): SourceLocation | undefined => mapping.expressionLocations?.[key];
     const fields: Field[] = [];
+    const compile = (source: string, sequence = false) => compileExpression(source, tables, sequence, this.numbers);
     const add = (target: string, source: string, at?: SourceLocation) => {
-      fields.push({ target, expr: compileExpression(source, tables), at });
+      fields.push({ target, expr: compile(source), at });
     };
     for (const [column, target] of Object.entries(mapping.columns ?? {})) add(target, quote(column));
     for (const [column, size] of Object.entries(mapping.sizeColumns ?? {})) add(`size:${size}`, quote(column));
@@ -121,14 +135,14 @@ export class MappedRows implements CsvScanHandlers {
     this.sizeField = fields.find((f) => f.target === 'size');
     this.fields = fields.filter((f) => f.target !== 'size');
     if (this.sizeField !== undefined && !this.fields.some((f) => f.target === 'sizeQuantities')) {
-      this.fields.push({ target: 'sizeQuantities', expr: compileExpression('""', tables) });
+      this.fields.push({ target: 'sizeQuantities', expr: compile('""') });
     }
     this.linesField =
       mapping.lines === undefined
         ? undefined
-        : { target: 'lines', expr: compileExpression(mapping.lines, tables, true), at: where('lines') };
+        : { target: 'lines', expr: compile(mapping.lines, true), at: where('lines') };
     this.rules = (mapping.skip ?? []).map((r, i) => ({
-      expr: compileExpression(r.when, tables),
+      expr: compile(r.when),
       scope: r.scope ?? 'row',
       reason: r.reason,
       at: where(`skip[${i}]`),
@@ -155,7 +169,9 @@ export class MappedRows implements CsvScanHandlers {
     }
   }
 
-  header(cells: string[], row: number): void {
+  header(cells: string[], row: number, read?: CsvRead): void {
+    // A `;`-separated file comes from a spreadsheet whose decimal mark is `,`.
+    this.numbers.decimalComma = read?.delimiter === ';';
     this.exportHeader = cells;
     this.names = cells.map((c) => c.trim());
     const chosen = selectVariant(this.mapping, this.names);
@@ -213,19 +229,8 @@ export class MappedRows implements CsvScanHandlers {
     const ignored = new Set(this.active.ignoreColumns ?? []);
     check([...ignored], this.active.expressionLocations?.ignoreColumns, 'ignoreColumns');
     for (const c of optional) used.add(c);
-    if (this.active.ignoreUnmapped !== true) {
-      for (const name of this.names) {
-        if (name === '' || used.has(name) || ignored.has(name)) continue;
-        this.diagnostics.push({
-          severity: 'error',
-          code: 'csv.unmapped-column',
-          message:
-            `column "${name}" is not mapped; use it in fields${this.mapping.file ? ` of ${this.mapping.file}` : ''}, ` +
-            'list it in ignoreColumns, or set ignoreUnmapped: true',
-          source: { file: this.file, row, columnName: name },
-        });
-      }
-    }
+    if (this.active.ignoreUnmapped !== true) this.reportUnmapped(row, used, ignored);
+    this.unfit = this.diagnostics.some((d) => d.code === 'mapping.unknown-column');
     // JSONata sees only the cells some expression names, unless one reads the whole row ($, *).
     const exprs = this.linesField === undefined ? this.exprs : [...this.exprs, this.linesField.expr];
     const all = exprs.some((e) => !e.cacheable);
@@ -236,9 +241,24 @@ export class MappedRows implements CsvScanHandlers {
     this.sink.header(this.targets, row);
   }
 
+  /** Each column of the header neither used by the mapping nor ignored: an error at the header. */
+  private reportUnmapped(row: number, used: ReadonlySet<string>, ignored: ReadonlySet<string>): void {
+    for (const name of this.names) {
+      if (name === '' || used.has(name) || ignored.has(name)) continue;
+      this.diagnostics.push({
+        severity: 'error',
+        code: 'csv.unmapped-column',
+        message:
+          `column "${name}" is not mapped; use it in fields${this.mapping.file ? ` of ${this.mapping.file}` : ''}, ` +
+          'list it in ignoreColumns, or set ignoreUnmapped: true',
+        source: { file: this.file, row, columnName: name },
+      });
+    }
+  }
+
   record(cells: string[], row: number): void {
     this.rowsRead += 1;
-    this.queue.push({ cells, row });
+    if (!this.unfit) this.queue.push({ cells, row });
   }
 
   /** Maps the queued records, in order, into the builder. */
@@ -432,6 +452,16 @@ export class MappedRows implements CsvScanHandlers {
       diagnostics.splice(0, diagnostics.length, ...kept);
     }
     for (const d of this.diagnostics) diagnostics.push(d);
+    if (this.unfit && this.rowsRead > 0) {
+      diagnostics.push({
+        severity: 'error',
+        code: 'mapping.rows-unread',
+        message:
+          `none of the file's ${this.rowsRead} rows was read: the mapping needs columns its header does not have ` +
+          '(each named above), so no row is an order, and none is skipped',
+        source: { file: this.file },
+      });
+    }
     for (const d of placeProblems(parts.doc, parts.csv.itemRows, this.problems)) diagnostics.push(d);
     if (parts.doc !== undefined && this.mapping.mergeLines !== false) {
       const merged = mergeLines(parts.doc, parts.csv.itemRows, diagnostics, this.sizeField !== undefined);

@@ -4,7 +4,7 @@
  * the mapped rows (which variant to read a file with) and by whoever recognises an export by its
  * header (a preset's signature is its required columns).
  */
-import { compileExpression } from './expressions.js';
+import { analyseExpression } from './expressions.js';
 import type { Mapping, MappingVariant } from './model.js';
 
 /** The columns one form of an export must have (`required`) and may have (`optional`). */
@@ -36,7 +36,7 @@ export function presetColumns(preset: Mapping): PresetColumns {
 function columnSet(m: Mapping): ColumnSet {
   const named = new Set<string>();
   const add = (source: string) => {
-    for (const c of compileExpression(source, m.lookupTables ?? {}).columns) named.add(c);
+    for (const c of analyseExpression(source).columns) named.add(c);
   };
   for (const section of [m.columns, m.sizeColumns, m.attributeColumns])
     for (const c of Object.keys(section ?? {})) named.add(c);

@@ -12,6 +12,7 @@ import type { Mapping } from './model.js';
 import { type ColumnSet, presetColumns } from './preset-columns.js';
 import { aPlatform, platformName } from '../../core/platform-names.js';
 import { PRESETS_DIR } from './presets-dir.js';
+import { builtSignatures } from './built-signatures.js';
 
 /** A preset's signature: the forms of its export (the base and each variant), and what sets it apart. */
 export interface PresetSignature {
@@ -46,19 +47,30 @@ export function formsOf(mapping: Mapping): ColumnSet[] {
 
 let signatures: PresetSignature[] | undefined;
 
-/** Every shipped preset's signature, read once per process. */
+/** Every shipped preset's signature, read once per process: built ahead (built-signatures.ts), else computed. */
 export function presetSignatures(): PresetSignature[] {
   if (signatures !== undefined) return signatures;
+  const texts = presetTexts();
+  signatures = builtSignatures(texts) ?? computedSignatures(texts);
+  return signatures;
+}
+
+/** The shipped presets' texts, by name (presets/NAME.yaml). */
+export function presetTexts(): Map<string, string> {
   const names = readdirSync(PRESETS_DIR)
     .filter((f) => f.endsWith('.yaml'))
     .map((f) => f.slice(0, -'.yaml'.length))
     .sort();
-  const columns = names.map((preset) => {
+  return new Map(names.map((name) => [name, readFileSync(join(PRESETS_DIR, `${name}.yaml`), 'utf8')]));
+}
+
+/** The presets' signatures from their texts: each parsed, validated and its columns listed. */
+export function computedSignatures(texts: ReadonlyMap<string, string>): PresetSignature[] {
+  const columns = [...texts].map(([preset, text]) => {
     const file = join(PRESETS_DIR, `${preset}.yaml`);
-    return { preset, forms: formsOf(parseMapping(readFileSync(file, 'utf8'), file)) };
+    return { preset, forms: formsOf(parseMapping(text, file)) };
   });
-  signatures = signaturesOf(columns);
-  return signatures;
+  return signaturesOf(columns);
 }
 
 /** Signatures from each preset's forms: a column is distinctive when one preset alone reads it. */

@@ -1,7 +1,7 @@
 import type { Diagnostic, Manifest } from '../model.js';
 import { artworkUrls } from './artwork-url.js';
 import { dueDate } from './due-date.js';
-import { postalCodeZero, scientificOrderNumber } from './excel-damage.js';
+import { lostDigitFields, postalCodeZero, scientificOrderNumber } from './excel-damage.js';
 import {
   countryCodeShape,
   deliveryMethodRequired,
@@ -16,6 +16,7 @@ const JOB_RULES: readonly JobRule[] = [
   // First: it repairs a ZIP's lost zero before the other rules look.
   postalCodeZero,
   scientificOrderNumber,
+  lostDigitFields,
   orderNumberShape,
   sizeQuantitiesAgree,
   deliveryMethodRequired,

@@ -2,14 +2,12 @@ import { durationText } from '../../core/clock.js';
 import type { Diagnostic } from '../../manifest/model.js';
 import { amountText } from '../../core/money.js';
 import {
-  type ApprovalNote,
-  approves,
+  approvalFor,
   contentKey,
   contentName,
   type ContentOrder,
   contentOrders,
   type HoldReason,
-  readApproval,
   suspectedOf,
 } from '../guard-notes.js';
 import { withFindings, type JobState } from '../job-state.js';
@@ -106,29 +104,24 @@ async function cancelled(order: ContentOrder, ctx: StageContext): Promise<boolea
 }
 
 /**
- * The job held for `reasons`, or let through when its fingerprint was approved (then a
- * warning says by whom). `note`: the approval note when the caller read it already.
+ * The job held for `reasons`, or let through when this input's job with its fingerprint was
+ * approved (then a warning says by whom).
  */
-export async function hold(
-  job: JobState,
-  reasons: readonly HoldReason[],
-  ctx: StageContext,
-  note?: ApprovalNote,
-): Promise<JobState> {
+export async function hold(job: JobState, reasons: readonly HoldReason[], ctx: StageContext): Promise<JobState> {
   if (job.outcome !== 'ready') return job;
   if (job.approval) return job;
-  const approval = note ?? (await readApproval(ctx.ledger, ctx.account, job.orderNumber));
+  const approval = await approvalFor(ctx.ledger, ctx.account, ctx.manifest, job.orderNumber, job.hash);
   const field = `jobs[${job.index}]`;
   const at = { field, source: ctx.manifest.sources.locate(field) };
-  if (approval?.approval && approves(approval, job.hash)) {
-    const { by, at: when, note: why } = approval.approval;
+  if (approval) {
+    const { by, at: when, note: why } = approval;
     const approved: Diagnostic = {
       severity: 'warning',
       code: 'approval.approved',
       message: `${reasons.map((r) => r.message).join('; ')}: approved by ${by} at ${when}${why ? ` (${why})` : ''}`,
       ...at,
     };
-    return { ...withFindings(job, [approved]), approval: approval.approval };
+    return { ...withFindings(job, [approved]), approval };
   }
   const held: Diagnostic[] = reasons.map((r) => ({
     severity: 'error',

@@ -1,11 +1,15 @@
+import { isAbsolute, resolve } from 'node:path';
 import { nowDate, nowIso } from '../../core/clock.js';
 import { amountText } from '../../core/money.js';
+import type { Diagnostic } from '../../manifest/model.js';
 import {
-  approvalName,
-  type ApprovalNote,
+  approvedName,
   contentKey,
   contentName,
+  heldName,
+  type HeldNote,
   type HoldReason,
+  MAX_HELD_JOBS,
   SPEND_LOCK,
   spendName,
   type SpendNote,
@@ -13,7 +17,7 @@ import {
   utcDay,
   withContentOrder,
 } from '../guard-notes.js';
-import type { JobState } from '../job-state.js';
+import { withFindings, type JobState } from '../job-state.js';
 import { holdsInput } from '../job-status.js';
 import type { StageContext } from './context.js';
 import { hold } from './guard.js';
@@ -128,27 +132,76 @@ export async function releaseUnspent(jobs: readonly JobState[], ctx: StageContex
   );
 }
 
-/** Records every job that waits in the ledger, for `htorder approve` (an earlier approval of another fingerprint is dropped). */
+/**
+ * At most MAX_HELD_JOBS jobs of one input wait for approval: beyond it, each of them is
+ * refused instead (the input fails, nothing of it is kept for approval), so no input can fill
+ * the ledger with held jobs or an operator's list with thousands of one file's orders.
+ */
+export function capHeld(jobs: JobState[], ctx: StageContext): JobState[] {
+  const held = jobs.filter((job) => job.outcome === 'awaiting-approval').length;
+  if (held <= MAX_HELD_JOBS) return jobs;
+  const message =
+    `${held} jobs of this input wait for approval, more than the ${MAX_HELD_JOBS} one input may hold: ` +
+    'none of them is kept for approval; split the input, or change what holds them (limits, suspected duplicates)';
+  return jobs.map((job) => {
+    if (job.outcome !== 'awaiting-approval') return job;
+    const field = `jobs[${job.index}]`;
+    const tooMany: Diagnostic = {
+      severity: 'error',
+      code: 'approval.too-many-held',
+      message,
+      field,
+      source: ctx.manifest.sources.locate(field),
+    };
+    return { ...withFindings(job, [tooMany]), outcome: 'refused' };
+  });
+}
+
+/** Records the input's jobs that wait in the ledger (one note per input), for `htorder approve` and the watcher. */
 export async function recordHeld(jobs: readonly JobState[], ctx: StageContext): Promise<void> {
-  const now = nowIso(ctx.clock);
-  const { file, sha256 } = ctx.manifest;
-  await Promise.all(
-    jobs.map((job) => {
-      if (job.outcome !== 'awaiting-approval') return undefined;
+  const waiting = jobs.filter((job) => job.outcome === 'awaiting-approval');
+  if (waiting.length === 0) return;
+  const { sha256 } = ctx.manifest;
+  const note: HeldNote = {
+    noteVersion: 2,
+    input: { file: inputPath(ctx.displayName), sha256 },
+    heldAt: nowIso(ctx.clock),
+    jobs: waiting.map((job) => {
       const estimate = job.resolved?.estimate;
-      const note: ApprovalNote = {
-        noteVersion: 1,
+      return {
         orderNumber: job.orderNumber,
         fingerprint: job.hash,
-        heldAt: now,
         reasons: (job.holdReasons ?? []).map((r) => r.detail ?? r.message),
-        input: { file, sha256 },
         ...(estimate?.total === undefined ? {} : { estimate: estimate.total }),
         ...(estimate?.currency ? { currency: estimate.currency } : {}),
       };
-      return ctx.ledger.writeNote(ctx.account, approvalName(job.orderNumber), note);
     }),
-  );
+  };
+  await ctx.ledger.writeNote(ctx.account, heldName(sha256), note);
+}
+
+/** An input's name for people who look for it later: a path given to run made absolute; a URL as it is. */
+function inputPath(name: string): string {
+  return isAbsolute(name) || /^[a-z][a-z0-9+.-]*:\/\//i.test(name) ? name : resolve(name);
+}
+
+/**
+ * Once a run of an input that had approvals ends with nothing waiting, its held note goes; once
+ * every job of it is submitted, its approvals go too (they were used; a later run of it finds
+ * every job `already-submitted` in the ledger, approval or not).
+ */
+export async function forgetApproved(jobs: readonly JobState[], ctx: StageContext): Promise<void> {
+  if (!jobs.some((job) => job.approval !== undefined)) return;
+  if (jobs.some((job) => job.outcome === 'awaiting-approval')) return;
+  const { sha256 } = ctx.manifest;
+  try {
+    await ctx.ledger.deleteNote(ctx.account, heldName(sha256));
+    if (jobs.every((job) => job.outcome === 'created' || job.outcome === 'found'))
+      await ctx.ledger.deleteNote(ctx.account, approvedName(sha256));
+  } catch (err) {
+    // Housekeeping only: a note left behind is removed by age (pruneApprovalNotes).
+    ctx.logger.warn({ file: ctx.displayName, err: (err as Error).message }, 'could not remove used approval notes');
+  }
 }
 
 /**

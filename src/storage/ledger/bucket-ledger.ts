@@ -78,6 +78,10 @@ export class BucketLedger implements LedgerStore {
     );
   }
 
+  async deleteNote(account: string, name: string): Promise<void> {
+    await this.store.delete(`${this.root}${safeName(account)}/${noteName(name)}`);
+  }
+
   async listNotes(account: string, prefix: string): Promise<string[]> {
     const dir = `${this.root}${safeName(account)}/`;
     const objects = await this.store.list(`${dir}${noteName(prefix)}`);

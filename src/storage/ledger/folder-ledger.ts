@@ -74,6 +74,10 @@ export class FolderLedger implements LedgerStore {
     });
   }
 
+  async deleteNote(account: string, name: string): Promise<void> {
+    await rm(join(this.dirOf(account), noteName(name)), { force: true });
+  }
+
   async listNotes(account: string, prefix: string): Promise<string[]> {
     const names = await unlessMissing(readdir(this.dirOf(account)), []);
     return names.filter((n) => n.startsWith(noteName(prefix)) && !n.endsWith('.tmp') && !n.endsWith('.lock')).sort();

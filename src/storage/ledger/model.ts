@@ -115,6 +115,8 @@ export interface LedgerStore {
   readNote<T>(account: string, name: string): Promise<T | undefined>;
   /** Atomic like `write`; durable unless `durable: false`. */
   writeNote(account: string, name: string, value: unknown, options?: { durable?: boolean }): Promise<void>;
+  /** Removes a note; one already gone is fine. */
+  deleteNote(account: string, name: string): Promise<void>;
   /** The names of the account's notes that start with `prefix`. */
   listNotes(account: string, prefix: string): Promise<string[]>;
   /**

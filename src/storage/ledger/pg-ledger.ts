@@ -135,6 +135,10 @@ export class PgLedger implements LedgerStore {
     );
   }
 
+  async deleteNote(account: string, name: string): Promise<void> {
+    await this.db.query('DELETE FROM htorder.notes WHERE account = $1 AND name = $2', [account, noteName(name)]);
+  }
+
   async listNotes(account: string, prefix: string): Promise<string[]> {
     const { rows } = await this.db.query<{ name: string }>(
       'SELECT name FROM htorder.notes WHERE account = $1 AND starts_with(name, $2) ORDER BY name',

@@ -13,7 +13,8 @@ export type NameVerdict =
   | { take: true }
   | { take: false; reason: 'hidden' | 'temporary' | 'report' | 'marker' | 'extension' | 'unsafe' };
 
-export const INPUT_EXTENSIONS: readonly string[] = ['.yaml', '.yml', '.json', '.csv', '.xlsx'];
+/** What load-manifest.ts reads: delimited text by any of its usual names (a marketplace's report is `.txt`). */
+export const INPUT_EXTENSIONS: readonly string[] = ['.yaml', '.yml', '.json', '.csv', '.tsv', '.txt', '.xlsx'];
 /** Our reports, and the tracking file `htorder track` writes beside them: never an input. */
 const REPORT_SUFFIXES: readonly string[] = [...reportNames(''), trackingPath('')];
 /** `X.done` next to `X` says "X is complete, take it now" (optional, for writers that can make one). */

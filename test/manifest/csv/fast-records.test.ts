@@ -42,14 +42,14 @@ function reference(text: string, delimiter: string): { records: string[][]; rows
 }
 
 /** `bytes` pushed as chunks ending at the given byte offsets (and at the end). */
-async function scanBytes(bytes: Buffer, delimiter: string, cutsAt: number[]) {
+async function scanBytes(bytes: Buffer, delimiter: string, cutsAt: number[], encoding?: 'utf-8') {
   const records: string[][] = [];
   const rows: number[] = [];
   const take = (cells: string[], row: number) => {
     records.push(cells);
     rows.push(row);
   };
-  const scanner = new CsvScanner({ ...dialectOf(), delimiter }, { header: take, record: take });
+  const scanner = new CsvScanner({ ...dialectOf(), delimiter, encoding }, { header: take, record: take });
   let at = 0;
   for (const cut of [...cutsAt, bytes.length]) {
     if (cut > at) scanner.push(bytes.subarray(at, cut));
@@ -126,14 +126,37 @@ describe('the scanner reads records as csv-parse does', () => {
     }
   });
 
-  it('a file that ends inside a character, or holds a byte that is not UTF-8, is reported once', async () => {
+  it('declared UTF-8: a file that ends inside a character, or holds a byte that is not UTF-8, is reported once', async () => {
     const cut = Buffer.from('h1,h2\na,€', 'utf8');
-    const ends = await scanBytes(cut.subarray(0, cut.length - 1), ',', [cut.length - 2]);
+    const ends = await scanBytes(cut.subarray(0, cut.length - 1), ',', [cut.length - 2], 'utf-8');
     expect(ends.problems.map((p) => [p.code, p.row])).toEqual([['csv.encoding', 2]]);
     const bad = Buffer.concat([Buffer.from('h1,h2\na,'), Buffer.from([0xe2, 0x28]), Buffer.from('b\nc,€\n')]);
-    const split = await scanBytes(bad, ',', [10, 11, 15]);
+    const split = await scanBytes(bad, ',', [10, 11, 15], 'utf-8');
     expect(split.problems.map((p) => p.code)).toEqual(['csv.encoding']);
     expect(split.records).toHaveLength(3);
+  });
+
+  it('undeclared: the first non-ASCII bytes decide UTF-8 or Windows-1252, whatever the chunks', async () => {
+    // München in Windows-1252 (0xFC), its first non-ASCII byte in a later chunk than the header.
+    const ansi = Buffer.concat([
+      Buffer.from('h1,h2\na,M'),
+      Buffer.from([0xfc]),
+      Buffer.from('nchen\nb,'),
+      Buffer.from([0x80]),
+      Buffer.from(' 5\n'),
+    ]);
+    const read = await scanBytes(ansi, ',', [3, 10, 11]);
+    expect(read.problems).toEqual([]);
+    expect(read.records).toEqual([
+      ['h1', 'h2'],
+      ['a', 'München'],
+      ['b', '€ 5'],
+    ]);
+    // UTF-8 text first, then a byte that is not: two encodings mixed, reported at its row.
+    const mixed = Buffer.concat([Buffer.from('h1,h2\na,€\nb,M'), Buffer.from([0xfc]), Buffer.from('nchen\n')]);
+    const got = await scanBytes(mixed, ',', [12]);
+    expect(got.problems.map((p) => [p.code, p.row])).toEqual([['csv.encoding', 3]]);
+    expect(got.problems[0].message).toContain('mixes two encodings');
   });
 
   it("a quote never closed is csv-parse's error, at the row it opened on", async () => {

@@ -2,15 +2,16 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { CSV_CHUNK_BYTES, readCsvDocument } from '../../../src/manifest/csv/read-csv.js';
+import type { Mapping } from '../../../src/manifest/mapping/model.js';
 import type { Diagnostic } from '../../../src/manifest/model.js';
 import { lines, tempFiles } from '../../support/temp-files.js';
 
 const files = tempFiles();
 
 type Doc = { version: 1; jobs: Array<Record<string, any>> };
-const read = async (name: string, content: string | Uint8Array) => {
+const read = async (name: string, content: string | Uint8Array, mapping?: Mapping) => {
   const file = await files.write(name, content);
-  const r = await readCsvDocument(file);
+  const r = await readCsvDocument(file, mapping === undefined ? {} : { mapping });
   return { ...r, doc: r.doc as Doc | undefined, file };
 };
 const codes = (ds: Diagnostic[]) => ds.map((d) => d.code);
@@ -407,8 +408,20 @@ describe('readCsvDocument: default template', () => {
     expect(r.doc?.jobs[0].items[0]).toEqual({ itemType: 'Asset', code: 'A1' });
   });
 
-  it('hints at the delimiter when the header is one semicolon-separated cell', async () => {
-    const r = await read('semi.csv', lines('orderNumber;itemType;code', 'PO-1;Asset;A1'));
+  it('reads a semicolon- or tab-separated file by its content', async () => {
+    for (const [name, sep] of [
+      ['semi.csv', ';'],
+      ['tabs.txt', '\t'],
+    ]) {
+      const r = await read(name, lines(`orderNumber${sep}itemType${sep}code`, `PO-1${sep}Asset${sep}A1,5`));
+      expect(r.diagnostics).toEqual([]);
+      expect(r.doc?.jobs[0].items[0]).toEqual({ itemType: 'Asset', code: 'A1,5' });
+      expect(r.csv?.read).toEqual({ delimiter: sep, encoding: 'utf-8' });
+    }
+  });
+
+  it('hints at the delimiter when the header is one cell separated by something else', async () => {
+    const r = await read('pipes.csv', lines('orderNumber|itemType|code', 'PO-1|Asset|A1'));
     expect(r.diagnostics.map((d) => d.code)).toEqual(['csv.unknown-column', 'csv.missing-column']);
     expect(r.diagnostics[0].message).toContain('--mapping with a "delimiter"');
     expect(r.doc).toBeUndefined();
@@ -509,13 +522,25 @@ describe('readCsvDocument: default template', () => {
     expect(r.doc).toBeUndefined();
   });
 
-  it('reports a file that is not UTF-8, near the right row', async () => {
+  it('reads a Windows-1252 ("ANSI") file with no mapping', async () => {
     const bytes = Buffer.concat([
       Buffer.from(lines(HEAD, 'PO-1,UPS Ground,Austin,Asset,A1,1') + 'PO-2,UPS Ground,M'),
       Buffer.from([0xfc]),
       Buffer.from('nchen,Asset,A1,1\n'),
     ]);
     const r = await read('latin1.csv', bytes);
+    expect(r.diagnostics).toEqual([]);
+    expect(r.doc?.jobs[1].deliveryAddress.city).toBe('München');
+    expect(r.csv?.read).toEqual({ delimiter: ',', encoding: 'windows-1252' });
+  });
+
+  it('reports a file declared UTF-8 that is not, near the right row', async () => {
+    const bytes = Buffer.concat([
+      Buffer.from(lines(HEAD, 'PO-1,UPS Ground,Austin,Asset,A1,1') + 'PO-2,UPS Ground,M'),
+      Buffer.from([0xfc]),
+      Buffer.from('nchen,Asset,A1,1\n'),
+    ]);
+    const r = await read('latin1-declared.csv', bytes, { encoding: 'utf-8' });
     expect(r.diagnostics).toMatchObject([{ code: 'csv.encoding', source: { row: 3 } }]);
     expect(r.diagnostics[0].message).toContain('"encoding"');
   });

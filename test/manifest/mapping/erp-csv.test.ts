@@ -98,6 +98,7 @@ describe('readCsvDocument with an ERP mapping', () => {
         [4, 5],
         [6, 7],
       ],
+      read: { delimiter: ';', encoding: 'windows-1252' },
     });
   });
 

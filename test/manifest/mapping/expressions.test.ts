@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { readCsvDocument } from '../../../src/manifest/csv/read-csv.js';
-import { date, decimal, excelDate } from '../../../src/manifest/mapping/expressions.js';
+import {
+  analyseExpression,
+  bool,
+  compileExpression,
+  date,
+  decimal,
+  excelDate,
+  ExpressionError,
+} from '../../../src/manifest/mapping/expressions.js';
 import { parseMapping } from '../../../src/manifest/mapping/load-mapping.js';
 import { tempFiles } from '../../support/temp-files.js';
 
@@ -23,6 +31,34 @@ describe('locale-aware helpers', () => {
     expect(() => decimal('twenty')).toThrow();
   });
 
+  it('with no separator given, reads a number by its shape, and by the file where only the file can tell', () => {
+    // Decimal commas, never a hundred times the amount.
+    expect(decimal('12,50')).toBe(12.5);
+    expect(decimal('24,00')).toBe(24);
+    expect(decimal('1.234,50')).toBe(1234.5);
+    expect(decimal('1,234.50')).toBe(1234.5);
+    expect(decimal('1,234,567')).toBe(1234567);
+    expect(decimal('1.234.567')).toBe(1234567);
+    // One mark before exactly three digits: thousands, unless the file writes decimal commas.
+    expect(decimal('1,000')).toBe(1000);
+    expect(decimal('1,000', undefined, true)).toBe(1);
+    expect(decimal('1.000')).toBe(1);
+    expect(decimal('1.000', undefined, true)).toBe(1000);
+    expect(decimal('24.0', undefined, true)).toBe(24);
+    expect(decimal('12,50 €', undefined, true)).toBe(12.5);
+    // Marks that group nothing by threes are no number.
+    for (const bad of ['1.2.3', '1,2.50', '12,34,567', '1.2345,6'])
+      expect(() => decimal(bad)).toThrow('is not a number');
+  });
+
+  it('reads yes and no as spreadsheets write them in their languages', () => {
+    for (const yes of ['true', 'TRUE', 'WAHR', 'Vrai', 'VERDADERO', 'Sí', 'VERO', 'yes', '1'])
+      expect(bool(yes)).toBe(true);
+    for (const no of ['false', 'FALSCH', 'FAUX', 'FALSO', 'No', '0']) expect(bool(no)).toBe(false);
+    expect(bool('')).toBeUndefined();
+    expect(() => bool('maybe')).toThrow('"maybe" is not yes or no');
+  });
+
   it('reads declared date formats, never guessing', () => {
     expect(date('04.12.2026', 'dd.mm.yyyy')).toBe('2026-12-04');
     expect(date('12/04/2026', 'mm/dd/yyyy')).toBe('2026-12-04');
@@ -31,6 +67,61 @@ describe('locale-aware helpers', () => {
     expect(() => date('13/04/2026', 'mm/dd/yyyy')).toThrow();
     expect(() => date('04.12.2026', 'mm/dd/yyyy')).toThrow();
     expect(excelDate(46363)).toBe('2026-12-07');
+  });
+});
+
+describe('expression analyses, parsed once per source', () => {
+  it('a remembered analysis is what a fresh parse gives, and an expression compiled from it evaluates', async () => {
+    const sources = [
+      '`Lineitem sku`',
+      '$integer(Qty, ",")',
+      '$contains(SKU, /^A\\d/) ? "Asset" : "Stock"',
+      '$line.sku',
+    ];
+    for (const source of sources) {
+      const first = analyseExpression(source);
+      expect(analyseExpression(source)).toEqual(first);
+      expect(compileExpression(source, {}).columns).toEqual(first.columns);
+    }
+    expect(analyseExpression('`Lineitem sku`').rename).toBe('Lineitem sku');
+    const expr = compileExpression('$contains(SKU, /^A\\d/) ? "Asset" : "Stock"', {});
+    expr.bind(new Map([['SKU', 0]]));
+    expect(await expr.evaluate(['A10001-M'], () => ({ SKU: 'A10001-M' }))).toBe('Asset');
+  });
+
+  it('a bad expression is refused every time with the same message and position', () => {
+    for (const source of ['$substringBefore(', '$eval("1")']) {
+      const errors = [0, 1].map(() => {
+        try {
+          analyseExpression(source);
+        } catch (err) {
+          return err;
+        }
+        return undefined;
+      });
+      expect(errors[0]).toBeInstanceOf(ExpressionError);
+      expect(errors[1]).toEqual(errors[0]);
+      expect(() => compileExpression(source, {})).toThrow((errors[0] as Error).message);
+    }
+  });
+});
+
+describe('a file saved by a spreadsheet in a decimal-comma locale', () => {
+  it('a `;`-separated export reads its quantities and flags as the spreadsheet wrote them', async () => {
+    const csv = ['Ref;Qty;Rush', 'S1;1,000;WAHR', 'S2;24,00;FALSCH'].join('\n');
+    const yaml = [
+      'fields:',
+      '  orderNumber: Ref',
+      '  quantity: $integer(Qty)',
+      '  orderComment: \'$bool(Rush) ? "rush" : "normal"\'',
+      'constants: { deliveryMethod: UPS Ground, itemType: Asset, code: A10001 }',
+    ].join('\n');
+    const r = await read(csv, yaml);
+    expect(r.diagnostics).toEqual([]);
+    expect(r.doc?.jobs.map((j) => [j.orderNumber, j.items[0].quantity, j.orderComment])).toEqual([
+      ['S1', 1, 'rush'],
+      ['S2', 24, 'normal'],
+    ]);
   });
 });
 

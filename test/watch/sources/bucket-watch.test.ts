@@ -64,7 +64,7 @@ describe('htorder watch s3://BUCKET/PREFIX', () => {
     try {
       await put('a.yaml', manifest('BA', 2));
       await put('bad.yaml', manifest('BB').replace('quantity: 50', 'quantity: 0'));
-      await put('notes.txt', 'not a manifest');
+      await put('notes.md', 'not a manifest');
       await waitFor(
         async () =>
           (await keys('done/')).includes('done/a.yaml') && (await keys('failed/')).includes('failed/bad.yaml')
@@ -83,9 +83,9 @@ describe('htorder watch s3://BUCKET/PREFIX', () => {
       expect(report).toMatchObject({ command: 'watch', input: { file: `s3://${s3.bucket}/${prefix}done/a.yaml` } });
       expect(await text('failed/bad.yaml.errors.txt')).toMatch(/^bad\.yaml:\d+:\d+: /);
       expect(await jobsOf()).toEqual(['BA-1', 'BA-2']);
-      // processing/ is empty (claims released) and notes.txt was left alone.
+      // processing/ is empty (claims released) and notes.md was left alone.
       await waitFor(async () => ((await keys('processing/')).length === 0 ? true : undefined), 'claims released');
-      expect((await keys()).filter((k) => !k.includes('/'))).toEqual(['notes.txt']);
+      expect((await keys()).filter((k) => !k.includes('/'))).toEqual(['notes.md']);
       // The ledger lives in the bucket, under the state prefix; nothing of it under the drop prefix.
       expect((await stateKeys('ledger/')).filter((k) => k.endsWith('.json'))).toHaveLength(2);
       expect(await keys('.htorder/')).toEqual([]);
