@@ -6,6 +6,7 @@ import { sandboxEnv } from '../../src/core/config/sandbox-config.js';
 import type { Sandbox } from '../../src/sandbox/index.js';
 import type { LedgerEntry } from '../../src/storage/ledger/model.js';
 import { type Proc, sleep, spawnHtorder } from './chaos.js';
+import type { FleetLedger } from './chaos-scenarios.js';
 import type { PgTestCluster } from './pg-cluster.js';
 import { manifest } from './yaml-manifests.js';
 
@@ -51,23 +52,7 @@ export async function startFleet(cluster: PgTestCluster, sandbox: Sandbox): Prom
     url,
     env,
     spawn: (host, args, cwd, extra) => spawnHtorder(args, { env: env(host, extra), cwd }),
-    async entries() {
-      const u = new URL(url);
-      const client = new pg.Client({
-        host: u.hostname,
-        port: Number(u.port),
-        user: cluster.user,
-        password: cluster.password,
-        database: u.pathname.slice(1),
-      });
-      await client.connect();
-      try {
-        const { rows } = await client.query<{ entry: LedgerEntry }>('SELECT entry FROM htorder.entries');
-        return rows.map((r) => r.entry);
-      } finally {
-        await client.end();
-      }
-    },
+    entries: () => entriesOf(cluster, url),
   };
 }
 
@@ -133,5 +118,38 @@ export async function watchersWithAKill(
     return { codes, killedAt, done: await inputsDone() };
   } finally {
     for (const w of watchers) if (w.child.exitCode === null && w.child.signalCode === null) w.child.kill('SIGKILL');
+  }
+}
+
+/** A fresh database of the test cluster as a chaos scenario's fleet ledger (chaos-scenarios.ts). */
+export async function fleetLedger(cluster: PgTestCluster): Promise<FleetLedger> {
+  const url = await cluster.createDatabase();
+  return {
+    env: { ...cluster.env, HTORDER_LEDGER_URL: url },
+    entries: () => entriesOf(cluster, url),
+    async restart(downMs) {
+      await cluster.stop();
+      await sleep(downMs);
+      await cluster.start();
+    },
+  };
+}
+
+/** Every entry of the ledger database at `url`. */
+async function entriesOf(cluster: PgTestCluster, url: string): Promise<LedgerEntry[]> {
+  const u = new URL(url);
+  const client = new pg.Client({
+    host: u.hostname,
+    port: Number(u.port),
+    user: cluster.user,
+    password: cluster.password,
+    database: u.pathname.slice(1),
+  });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ entry: LedgerEntry }>('SELECT entry FROM htorder.entries');
+    return rows.map((r) => r.entry);
+  } finally {
+    await client.end();
   }
 }

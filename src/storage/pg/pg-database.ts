@@ -94,6 +94,13 @@ export class PgDatabase {
   private async once<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
     const client = await this.transactions.connect();
     let failure: unknown;
+    // The server going away while the transaction waits between statements is told to the
+    // client as an event: without a listener it would end the process. The next statement
+    // fails instead, and the transaction is tried again.
+    const broken = (err: Error): void => {
+      failure ??= err;
+    };
+    client.on('error', broken);
     try {
       await client.query('BEGIN');
       const out = await fn(client);
@@ -104,6 +111,7 @@ export class PgDatabase {
       if (!lostConnection(err)) await client.query('ROLLBACK').catch(() => undefined);
       throw err;
     } finally {
+      client.removeListener('error', broken);
       // A connection that failed is not given back to the pool to be used again.
       client.release(failure !== undefined && lostConnection(failure));
     }

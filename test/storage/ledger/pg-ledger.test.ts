@@ -141,6 +141,24 @@ describe.skipIf(!cluster)('the PostgreSQL ledger', () => {
     }
   }, 60_000);
 
+  it('runs a note update cut short by a database restart again once the database is back', async () => {
+    const ledger = open(await fresh(), 20_000);
+    let runs = 0;
+    let back: Promise<void> | undefined;
+    await ledger.updateNote<{ n: number }>(account, '.spent-2026-11-21', async (note) => {
+      runs++;
+      if (runs === 1) {
+        // The server goes away while the transaction waits: told to its connection as an event.
+        await cluster!.stop();
+        back = sleep(500).then(() => cluster!.start());
+      }
+      return { n: (note?.n ?? 0) + 1 };
+    });
+    await back;
+    expect(runs).toBe(2);
+    expect(await ledger.readNote(account, '.spent-2026-11-21')).toEqual({ n: 1 });
+  }, 30_000);
+
   it('says a wrong password is refused, without the password', async () => {
     const url = await fresh();
     const db = new PgDatabase({
