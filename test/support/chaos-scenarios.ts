@@ -434,7 +434,8 @@ export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<Sc
         problems.push(...leaks(text + csv, [rig.secret]).map((l) => `${names[f]} reports: ${l}`));
       }
       let entries: LedgerEntry[];
-      if (s3) {
+      if (fleet) entries = await fleet.entries();
+      else if (s3) {
         entries = [];
         // The bucket ledger: one JSON object per order under the state prefix's ledger/.
         let token: string | undefined;
@@ -453,7 +454,7 @@ export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<Sc
           }
           token = res.NextContinuationToken;
         } while (token);
-      } else entries = fleet ? await fleet.entries() : await folderLedgerEntries(stateDir);
+      } else entries = await folderLedgerEntries(stateDir);
       if (fleet && dbRestarts === 0)
         problems.push('the database was never restarted: the scenario proved less than it says');
       if (entries.length !== expected.size)
