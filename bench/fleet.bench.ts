@@ -222,7 +222,8 @@ function manyOrders(tag: string): string {
   const out = [
     'version: 1',
     'defaults:',
-    '  deliveryAddress: { deliveryMethod: UPSGND, contactName: Ana Ruiz, streetAddress: 1 Main St, city: Austin, state: TX, postalCode: "78701", countryCodeISO2: US }',
+    // Named after the run: each run is new content, not a suspected duplicate of the run before.
+    `  deliveryAddress: { deliveryMethod: UPSGND, contactName: Ana Ruiz ${tag}, streetAddress: 1 Main St, city: Austin, state: TX, postalCode: "78701", countryCodeISO2: US }`,
     'jobs:',
   ];
   for (let j = 1; j <= JOBS; j++) {
