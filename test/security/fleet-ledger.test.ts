@@ -4,7 +4,11 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { requireDist } from '../support/dist.js';
 import { createdPerOrder, type Fleet, manifestFolder, startFleet, watchersWithAKill } from '../support/fleet.js';
+import { ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import { sleep } from '../support/chaos.js';
 import { pgClusterForFile } from '../support/pg-cluster.js';
+import { startTestS3 } from '../support/s3.js';
+import { manifest } from '../support/yaml-manifests.js';
 
 /**
  * Several hosts sharing one ledger database (ledgerUrl), each an htorder process with a state
@@ -65,6 +69,38 @@ describe.skipIf(!cluster)('a fleet sharing the PostgreSQL ledger', () => {
     const created = await createdPerOrder(sandbox);
     expect(created.size).toBe(files);
     expect([...created.values()].every((c) => c === 1)).toBe(true);
+  }, 120_000);
+
+  it('a bucket watcher with ledgerUrl needs no bucketLedger: its ledger and claims are in the database', async () => {
+    const s3 = await startTestS3({ conditional: true });
+    try {
+      await s3.client.send(
+        new PutObjectCommand({ Bucket: s3.bucket, Key: 'incoming/a.yaml', Body: manifest('BUCKET', 2) }),
+      );
+      const cwd = await manifestFolder('UNUSED', 1);
+      const watcher = fleet.spawn(0, ['watch', `s3://${s3.bucket}/incoming/`, '--scan-interval', '100'], cwd, {
+        ...s3.env,
+        HTORDER_LOG_LEVEL: 'info',
+      });
+      const deadline = Date.now() + 60_000;
+      while ((await fleet.entries()).filter((e) => e.state === 'submitted').length < 2 && Date.now() < deadline)
+        await sleep(100);
+      watcher.child.kill('SIGTERM');
+      expect(await watcher.exited, watcher.output()).toBe(0);
+      expect(await createdPerOrder(sandbox)).toEqual(
+        new Map([
+          ['BUCKET-1', 1],
+          ['BUCKET-2', 1],
+        ]),
+      );
+      // Nothing of the ledger or the claims in the bucket: only the drop prefix's own objects.
+      const keys = ((await s3.client.send(new ListObjectsV2Command({ Bucket: s3.bucket }))).Contents ?? []).map(
+        (o) => o.Key ?? '',
+      );
+      expect(keys.filter((k) => !k.startsWith('incoming/'))).toEqual([]);
+    } finally {
+      await s3.close();
+    }
   }, 120_000);
 
   it('shares one daily budget across hosts, and an approval given on another host', async () => {

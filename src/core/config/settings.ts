@@ -327,7 +327,7 @@ export const SETTINGS = {
     arg: '<s3://bucket/prefix/>',
     type: { kind: 'string' },
     description:
-      'where a bucket watcher keeps its ledger and claims: a prefix droppers cannot write, outside every watched prefix (required to watch a bucket; approve reads it)',
+      'where a bucket watcher keeps its ledger and claims: a prefix droppers cannot write, outside every watched prefix (required to watch a bucket, unless ledgerUrl is set; approve reads it)',
   },
   singleInstance: {
     env: 'HTORDER_SINGLE_INSTANCE',
