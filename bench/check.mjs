@@ -15,18 +15,22 @@
  * 100,000; 0 skips) through `check --mapping shopify` against the same lines in the default
  * template, judged on CPU time (goal ≤ 3×).
  *
+ * Then recognition: each recognised sample (samples/ and the shop-variant fixtures) checked with
+ * no mapping against the same file with `--mapping PRESET`, median of --runs (goal: within
+ * 0.15 s). `--rows 0 --small-rows 0 --mapped-rows 0` runs it alone; `--recognition 0` skips it.
+ *
  * Options: --runs N (default 5), --rows N, --small-rows N, --mapped-rows N, --keep (leave the
  * files in place), --prof DIR (a --cpu-prof profile of every check into DIR), --cli FILE (another
  * build's dist/cli/main.js, for before/after).
  * Environment: BENCH_RUNS, BENCH_ROWS, BENCH_SMALL_ROWS, BENCH_MAPPED_ROWS.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateCsv } from './lib/generate-csv.mjs';
 import { generateShopify } from './lib/generate-shopify.mjs';
-import { load, measureProcess, megabytes, option, seconds, spread, times } from './lib/measure.mjs';
+import { load, measureProcess, median, megabytes, option, seconds, spread, times } from './lib/measure.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const runs = Number(option('--runs', 'BENCH_RUNS', 5));
@@ -35,6 +39,7 @@ const sizes = [
   Number(option('--small-rows', 'BENCH_SMALL_ROWS', 300_000)),
 ];
 const mappedRows = Number(option('--mapped-rows', 'BENCH_MAPPED_ROWS', 100_000));
+const recognition = Number(option('--recognition', 'BENCH_RECOGNITION', 1));
 const prof = option('--prof', 'BENCH_PROF', undefined);
 const keep = process.argv.includes('--keep');
 const MB = 1024 * 1024;
@@ -48,6 +53,7 @@ const stats = join(dir, 'stats.json');
 try {
   for (const rows of sizes.filter((n) => n > 0)) await checkVsBare(rows);
   if (mappedRows > 0) await mapped();
+  if (recognition > 0) await recognised();
 } finally {
   if (keep) console.log(`kept ${dir}`);
   else await rm(dir, { recursive: true, force: true });
@@ -115,4 +121,39 @@ async function mapped() {
   const ok = ratios.filter((r) => r <= 3).length;
   console.log(`  ratio (CPU) ${spread(ratios, times)}`);
   console.log(`  goal: mapped ≤ 3× template (CPU) … met in ${ok} of ${runs} runs`);
+}
+
+/** A recognised export costs its header's read and the presets' signatures over the same file given --mapping. */
+async function recognised() {
+  const samples = [
+    ['shopify', 'samples/shopify/orders_export.csv'],
+    ['woocommerce', 'samples/woocommerce-webtoffee/order-export.csv'],
+    ['odoo', 'samples/odoo/sale.order.csv'],
+    ['odoo', 'test/presets/fixtures/odoo-import-compatible.csv'],
+    ['wix', 'test/presets/fixtures/wix-iso-codes.csv'],
+    ['etsy', 'samples/etsy/EtsySoldOrderItems2026-11.csv'],
+  ];
+  console.log(`\nrecognition: check FILE vs check --mapping PRESET FILE, median of ${runs} (goal: within 0.15 s)`);
+  for (const [preset, sample] of samples) {
+    const file = join(dir, sample.split('/').pop());
+    await copyFile(join(root, sample), file);
+    const plain = { wall: [], cpu: [] };
+    const given = { wall: [], cpu: [] };
+    for (let run = 1; run <= runs; run++) {
+      // Alternating, so that a busy neighbour slows both.
+      for (const [args, into] of [
+        [[CLI, 'check', file], plain],
+        [[CLI, 'check', '--mapping', preset, file], given],
+      ]) {
+        const m = await measureProcess(args, { statsFile: stats, cwd: root, nodeArgs });
+        into.wall.push(m.wallMs);
+        into.cpu.push(m.cpuMs);
+      }
+    }
+    const wall = median(plain.wall) - median(given.wall);
+    const cpu = median(plain.cpu) - median(given.cpu);
+    console.log(
+      `  ${sample}: +${seconds(wall)} wall (${seconds(median(plain.wall))} vs ${seconds(median(given.wall))}), +${seconds(cpu)} CPU · ${load()}`,
+    );
+  }
 }

@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from '../core/clock.js';
+import { type Clock, nowDate, offsetClock } from '../core/clock.js';
 import { mkdir } from 'node:fs/promises';
 import { createApiClient, type ApiClient } from '../api/client.js';
 import { defaultStateDir, type ApiConfig } from '../core/config/api-config.js';
@@ -10,6 +10,7 @@ import { createLogger, isLogLevel, wantsColor, type Logger } from '../core/log/l
 import { UsageError } from '../core/errors.js';
 import { sandboxAccountKey } from '../storage/ledger/account-key.js';
 import { FolderLedger } from '../storage/ledger/folder-ledger.js';
+import { checkSettings, settingsInForce } from './check-settings.js';
 
 export interface ApiSessionInput {
   sandbox?: boolean;
@@ -30,6 +31,8 @@ export interface ApiSessionInput {
    * of a sandbox of its own (watch routes: one simulator, several accounts).
    */
   sandboxOf?: ApiSession;
+  /** What selected `flags.profile` when the user did not (a watch route), for messages. */
+  profileChosenBy?: string;
 }
 
 export interface ApiSession {
@@ -42,12 +45,25 @@ export interface ApiSession {
   close(): Promise<void>;
   /** The in-process sandbox (`--sandbox`), for sessions of its other accounts (sandboxOf). */
   sandbox?: SandboxDirectory;
-  /** The calendar clock of every time-based rule of this process (core/clock.ts). */
+  /**
+   * The calendar clock of every time-based rule of this session (core/clock.ts): the real clock
+   * moved by the clockOffset setting, and with `--sandbox` by the sandbox's own clock too.
+   */
   clock: Clock;
+  /**
+   * Picks up a clock the sandbox's state moved in another process (`htorder sandbox clock`);
+   * nothing to do without `--sandbox`. Each input's context calls it.
+   */
+  refreshClock(): Promise<void>;
+  /** With `--sandbox`: the simulator's clock, which sessions of its other accounts share. */
+  sandboxClock?: SandboxClock;
 }
 
 /** The settings that say which account a session talks to (besides the profile that may hold them). */
 export const ACCOUNT_SETTINGS = ['baseUrl', 'authUrl', 'realm', 'clientId', 'clientSecretFile', 'statusUrl'] as const;
+
+/** What `--sandbox` supplies itself: no profile, config file or variable is read for them. */
+const SANDBOX_SUPPLIES = [...ACCOUNT_SETTINGS, 'clientSecret'] as const;
 
 /**
  * What every command that talks to the API starts with (api, plan, run, watch, track): the
@@ -57,7 +73,8 @@ export const ACCOUNT_SETTINGS = ['baseUrl', 'authUrl', 'realm', 'clientId', 'cli
  */
 export async function openApiSession(input: ApiSessionInput): Promise<ApiSession> {
   const flags: SettingFlags = { ...input.flags, ...(input.logLevel === undefined ? {} : { logLevel: input.logLevel }) };
-  // The sandbox brings its own account, so no profile is read (nor required to exist).
+  // The sandbox brings its own account: a profile (however selected) gives everything else —
+  // limits, guardrails, artwork, notifications — as it would for the real account.
   const settings = resolveSettings({
     env: input.env,
     flags,
@@ -65,8 +82,11 @@ export async function openApiSession(input: ApiSessionInput): Promise<ApiSession
     // With --sandbox, a failing artwork link warns by default: trials and the samples link to
     // fictional hosts, and the sandbox then keeps the job waiting for artwork, as the printer would.
     defaults: input.sandbox ? { artworkCheck: 'warn', ...input.defaults } : input.defaults,
-    profiles: !input.sandbox,
+    ...(input.sandbox ? { suppliedElsewhere: SANDBOX_SUPPLIES } : {}),
+    ...(input.profileChosenBy === undefined ? {} : { profileChosenBy: input.profileChosenBy }),
   });
+  // Before the logger, the sandbox or any request: a bad value of any setting stops here (exit 2).
+  checkSettings(settings);
   // The table's parser admits only pino's levels; the guard narrows the type without a cast.
   const level = settings.get('logLevel');
   const logger = createLogger({
@@ -75,10 +95,11 @@ export async function openApiSession(input: ApiSessionInput): Promise<ApiSession
     colorize: wantsColor(input.stderr, input.env),
     destination: input.stderr,
   });
-  const opened: { config: ApiConfig; sandbox?: SandboxDirectory; close?: () => Promise<void> } = input.sandbox
+  const opened: OpenedAccount = input.sandbox
     ? await sandboxSession(input, settings)
     : { config: resolveNamed(input, settings) };
   const { config } = opened;
+  logger.debug({ settings: settingsInForce(settings) }, 'settings in force');
   // Warnings of the configuration (a secret file others can read), once the logger exists.
   for (const warning of settings.warnings) logger.warn(warning);
   if (settings.explicit('stateDir') === undefined) {
@@ -87,18 +108,54 @@ export async function openApiSession(input: ApiSessionInput): Promise<ApiSession
     await mkdir(config.stateDir, { recursive: true, mode: 0o700 }).catch(() => undefined);
   }
   const client = createApiClient(config, { logger });
+  const offsetMs = settings.get('clockOffset');
+  const clock = sessionClock(offsetMs, opened.clock);
+  if (offsetMs !== 0) {
+    // A rehearsal's setting left in a real deployment would move every date rule: said every time.
+    const { source } = settings.raw('clockOffset') ?? { source: 'clockOffset' };
+    logger.warn({ now: nowDate(clock) }, `the calendar clock is moved by ${source}`);
+  }
   return {
     config,
     client,
     logger,
     settings,
-    clock: systemClock,
+    clock,
+    refreshClock: async () => {
+      await opened.clock?.refresh().catch(() => undefined);
+    },
     close: async () => {
       await client.close().catch(() => undefined);
       await opened.close?.().catch(() => undefined);
     },
     ...(opened.sandbox ? { sandbox: opened.sandbox } : {}),
+    ...(opened.clock ? { sandboxClock: opened.clock } : {}),
   };
+}
+
+/** The account a session talks to, and with `--sandbox` the simulator that plays it and its clock. */
+interface OpenedAccount {
+  config: ApiConfig;
+  sandbox?: SandboxDirectory;
+  close?: () => Promise<void>;
+  clock?: SandboxClock;
+}
+
+/** The in-process sandbox's clock, as far as htorder's own calendar follows it. */
+interface SandboxClock {
+  /** How far the sandbox's clock is ahead of real time, as last read. */
+  offsetMs(): number;
+  /** Reads it again from the state another process may have saved. */
+  refresh(): Promise<void>;
+}
+
+/**
+ * The real clock moved by the clockOffset setting, and with `--sandbox` by the sandbox's offset,
+ * read each time: a `htorder sandbox clock +1d` moves a running `watch --sandbox` too.
+ */
+function sessionClock(offsetMs: number, sandbox: SandboxClock | undefined): Clock {
+  if (!sandbox) return offsetClock(offsetMs);
+  return { now: () => Date.now() + offsetMs + sandbox.offsetMs() };
 }
 
 /** Every command that opens a session takes --sandbox: said where settings are missing. */
@@ -112,12 +169,9 @@ function resolveNamed(input: ApiSessionInput, settings: Settings): ApiConfig {
   return apiConfigFrom(settings, { missingHint: SANDBOX_HINT });
 }
 
-async function sandboxSession(
-  input: ApiSessionInput,
-  settings: Settings,
-): Promise<{ config: ApiConfig; sandbox: SandboxDirectory; close?: () => Promise<void> }> {
+async function sandboxSession(input: ApiSessionInput, settings: Settings): Promise<OpenedAccount> {
   // `--sandbox` supplies its own account: giving one as well is a contradiction.
-  const clash = (['profile', ...ACCOUNT_SETTINGS] as const).find((k) => input.flags[k] !== undefined);
+  const clash = ACCOUNT_SETTINGS.find((k) => input.flags[k] !== undefined);
   if (clash) throw new UsageError(`--sandbox supplies its own account; it cannot be combined with ${flagName(clash)}`);
   // Checked before the sandbox starts: the same limits as for a configured account.
   const concurrency = settings.get('concurrency');
@@ -129,7 +183,9 @@ async function sandboxSession(
   const ledgerAccount = sandboxAccountKey(accountName);
   const lockStaleMs = settings.get('lockStaleMs') ?? SETTINGS.lockStaleMs.default;
   // Loaded only on demand: the simulator and its state file are not needed for real calls.
-  const { resetSandboxState, SandboxStateFile, sandboxStateFile, unusableState } = await import('./sandbox-state.js');
+  const { resetSandboxState, SandboxStateFile, sandboxStateFile, unusableState, SANDBOX_SEED } = await import(
+    './sandbox-state.js'
+  );
   const file = sandboxStateFile(stateDir);
   const { startSandbox, SandboxStateError, sandboxAccountNames } = await import('../sandbox/index.js');
   // Before anything is reset: a mistyped --account changes nothing.
@@ -143,7 +199,8 @@ async function sandboxSession(
       concurrency,
       ledgerAccount,
     });
-    return { config, sandbox: shared.sandbox };
+    // One simulator, one clock.
+    return { config, sandbox: shared.sandbox, ...(shared.sandboxClock ? { clock: shared.sandboxClock } : {}) };
   }
   if (input.sandboxReset === true) {
     const message = await resetSandboxState({
@@ -166,8 +223,6 @@ async function sandboxSession(
     throw err;
   }
   const config = sandboxConfig(sandbox, accountName, { stateDir, concurrency, ledgerAccount });
-  return { config, sandbox, close: () => sandbox.close() };
+  const clock = { offsetMs: () => sandbox.clockOffsetMs(), refresh: () => sandbox.refresh() };
+  return { config, sandbox, close: () => sandbox.close(), clock };
 }
-
-/** The seed of the in-process sandbox: fixed, so its saved state and its secrets fit every run. */
-const SANDBOX_SEED = 1;

@@ -7,7 +7,7 @@ import { noteWhereHeld } from '../pipeline/approve.js';
 import { processInput, type InputOutcome, type PipelineContext } from '../pipeline/process-input.js';
 import type { ReportTarget } from '../report/write-reports.js';
 import { writeFileAtomic } from '../storage/atomic-write.js';
-import { firstErrors } from '../report/write-errors-txt.js';
+import { firstErrors, heldReasons } from '../report/write-errors-txt.js';
 import type { InputAttempts } from '../watch/sources/attempts.js';
 import { ClaimLostError, type ClaimedInput, type FinishOutcome, type InputChange } from '../watch/sources/model.js';
 import type { HandleResult } from '../watch/scheduler.js';
@@ -182,7 +182,13 @@ function tellFinished(
     ...(target === 'failed'
       ? { problem: outcome.problem ?? (report && firstErrors(report, basename(name))) ?? 'see its reports' }
       : {}),
-    ...(target === 'held' ? { problem: 'jobs wait for approval (htorder approve); see its reports' } : {}),
+    ...(target === 'held'
+      ? {
+          problem:
+            (report && heldReasons(report, basename(name))) ??
+            'jobs wait for approval (htorder approve); see its reports',
+        }
+      : {}),
   });
   if (target === 'done') ctx.logger.info(fields, 'input done');
   else if (target === 'held') ctx.logger.warn(fields, 'input held: jobs wait for approval (htorder approve)');

@@ -92,10 +92,9 @@ export function pipelineOver(
   ledger: LedgerStore,
 ): OpenPipeline {
   const { config, client, logger, settings, clock } = session;
-  const csvLimits = csvLimitsFrom(settings);
+  const reading = readingFrom(settings);
   // Read (and so checked) when the pipeline opens: a broken table is a usage error before anything is sent.
   const shopDeliveryMethods = deliveryMethodTable(settings);
-  const defaultDeliveryMethod = settings.get('defaultDeliveryMethod');
   let store: Promise<{ store: ArtworkStore; marginDays: number; maxInputBytes: number } | undefined> | undefined;
   const artwork = artworkFrom(settings, input.sandbox === true || isLoopbackHost(new URL(config.baseUrl).hostname));
   const artworkLimits = artworkLimitsFrom(settings);
@@ -103,29 +102,28 @@ export function pipelineOver(
     () => ({ value: createCatalogue(client, { shopDeliveryMethods }), artwork: artwork() }),
     input.catalogueMaxAgeMs ?? Infinity,
   );
-  /**
-   * The account key and the ledger's vouching, learnt once for every input (inputs that start
-   * together share one GET /account); a failure is not kept: the next input asks again.
-   */
-  let first: Promise<{ account: string; vouch: Vouching }> | undefined;
   // htorder 0.1 kept the ledger in ./.htorder/ of the working directory: still read (imported).
   const legacyDir =
     input.sandbox || settings.explicit('stateDir') !== undefined ? undefined : join(input.cwd, '.htorder');
+  const learn = learnOnce((catalogue) =>
+    accountKey(config, catalogue).then(async (account) => ({
+      account,
+      vouch: await vouching(ledger, account, { legacyDir, session }),
+      currency: await accountCurrency(catalogue),
+    })),
+  );
   const always = settings.get('verifyNewOrders') === 'always';
   return {
     session,
     ledger,
     context: async (perInput) => {
+      // Each input reads the calendar where it is now (`htorder sandbox clock` may have moved it),
+      // while the account is asked for: that request goes out first.
       const { value: current, artwork: currentArtwork } = lookups.current();
-      first ??= (async () => {
-        const account = await accountKey(config, current);
-        return { account, vouch: await vouching(ledger, account, { legacyDir, session }) };
-      })();
-      const learnt = first;
-      const { account, vouch } = await learnt.catch((err: unknown) => {
-        if (first === learnt) first = undefined;
-        throw err;
-      });
+      const learning = learn(current);
+      learning.catch(() => undefined);
+      await session.refreshClock();
+      const { account, vouch, currency } = await learning;
       store ??= artworkStoreFrom(settings, input.env, artworkLimits);
       const artworkStore = await store;
       return {
@@ -141,8 +139,8 @@ export function pipelineOver(
         ...(currentArtwork ? { artwork: currentArtwork } : {}),
         ledger,
         account,
-        csvLimits: csvLimitsFrom(settings),
-        defaultDeliveryMethod,
+        ...(currency ? { currency } : {}),
+        ...reading,
         guard: { ...guardLimitsFrom(settings), ...windowOf(perInput) },
         // Orders the ledger has never seen are searched first unless it vouches for the account.
         unseen: always ? {} : vouch.vouched() ? undefined : { vouch: vouch.vouch },
@@ -152,8 +150,7 @@ export function pipelineOver(
     },
     prepare: async (file, perInput) => {
       const { prepareInput } = await import('../pipeline/process-input.js');
-      const { mapping } = perInput ?? input;
-      return prepareInput(file, { command: input.command, mapping, csvLimits, defaultDeliveryMethod, clock });
+      return prepareInput(file, { command: input.command, mapping: (perInput ?? input).mapping, ...reading, clock });
     },
     forget: lookups.forget,
     close: async () => {
@@ -161,6 +158,15 @@ export function pipelineOver(
       (await store?.catch(() => undefined))?.store.close();
       await session.close();
     },
+  };
+}
+
+/** How every input is read: the same for prepare (run's first input) and each context. */
+function readingFrom(settings: ApiSession['settings']) {
+  return {
+    csvLimits: csvLimitsFrom(settings),
+    manifestMaxBytes: settings.get('manifestMaxBytes'),
+    defaultDeliveryMethod: settings.get('defaultDeliveryMethod'),
   };
 }
 
@@ -180,6 +186,31 @@ export async function accountKey(
   if (config.ledgerAccount !== undefined) return config.ledgerAccount;
   const profile = await catalogue.account();
   return ledgerAccountKey(config.baseUrl, profile?.id ?? config.clientId);
+}
+
+/**
+ * The account key and the ledger's vouching, learnt once for every input (inputs that start
+ * together share one GET /account); a failure is not kept: the next input asks again.
+ */
+function learnOnce<T>(learn: (catalogue: AccountCatalogue) => Promise<T>): (catalogue: AccountCatalogue) => Promise<T> {
+  let first: Promise<T> | undefined;
+  return (catalogue) => {
+    first ??= learn(catalogue);
+    const learnt = first;
+    return learnt.catch((err: unknown) => {
+      if (first === learnt) first = undefined;
+      throw err;
+    });
+  };
+}
+
+/**
+ * The account's currency, from the profile accountKey read (the catalogue keeps it: no second
+ * request); none when the profile names none or could not be read.
+ */
+async function accountCurrency(catalogue: AccountCatalogue): Promise<string | undefined> {
+  const profile = await catalogue.account().catch(() => undefined);
+  return profile?.currency ?? undefined;
 }
 
 interface Vouching {

@@ -19,6 +19,9 @@ import { writeFileAtomic } from '../storage/atomic-write.js';
  * folder lease `state.json.lock` (folder-lease.ts).
  */
 
+/** The seed of the sandbox of `--sandbox`: fixed, so its saved state and its secrets fit every run. */
+export const SANDBOX_SEED = 1;
+
 /** A state this large is a runaway, not a demo (about 15,000 jobs of one line); a reset starts over. */
 export const MAX_SANDBOX_STATE_BYTES = 32 * 1024 * 1024;
 
@@ -59,7 +62,8 @@ export class SandboxStateFile implements SandboxStateStore {
   }
 
   async readIfChanged(): Promise<StoredState> {
-    const found = await this.read();
+    const found = await this.read(this.seen);
+    if (found.kind === 'same') return { kind: 'unchanged' };
     if (found.kind === 'none') {
       if (this.seen === 'none') return { kind: 'unchanged' };
       this.seen = 'none';
@@ -76,13 +80,23 @@ export class SandboxStateFile implements SandboxStateStore {
     return { kind: 'saved', state };
   }
 
-  /** The file's text, read with a bound; `none` when there is no file. */
-  async read(): Promise<{ kind: 'none' } | { kind: 'text'; text: string; signature: string }> {
+  /**
+   * The file's text, read with a bound; `none` when there is no file; `same` without reading
+   * it when its signature is still `known` (a clock or a state checked often costs one stat).
+   */
+  read(): Promise<{ kind: 'none' } | { kind: 'text'; text: string; signature: string }>;
+  read(
+    known: string | undefined,
+  ): Promise<{ kind: 'none' } | { kind: 'same' } | { kind: 'text'; text: string; signature: string }>;
+  async read(
+    known?: string,
+  ): Promise<{ kind: 'none' } | { kind: 'same' } | { kind: 'text'; text: string; signature: string }> {
     let handle: FileHandle | undefined;
     try {
       handle = await open(this.file, OPEN_STATE);
       const st = await handle.stat({ bigint: true });
       if (!st.isFile()) throw unusableState(this.file, 'is not a regular file');
+      if (known !== undefined && signature(st) === known) return { kind: 'same' };
       if (st.size > BigInt(MAX_SANDBOX_STATE_BYTES))
         throw unusableState(this.file, `is larger than ${MAX_SANDBOX_STATE_BYTES / 1024 / 1024} MiB`);
       // Read at most the bound, whatever the file grows to meanwhile.
@@ -183,4 +197,36 @@ export async function resetSandboxState(input: {
     const entries = removed.length === 0 ? 'no ledger entries of the sandbox' : `ledger entries: ${removed.join(', ')}`;
     return `--sandbox-reset: ${state}; ${entries}. Job numbers go on from ${snapshot.nextJobNumber}.`;
   });
+}
+
+/**
+ * `htorder sandbox clock`: moves the clock of the sandbox state under `stateDir` forward by
+ * `ms` (0: only reads it), through the sandbox's own admin route, under the state's lock, so
+ * every `--sandbox` process on that state — a running `watch --sandbox` too — reads the new time
+ * from its next request or input on. Returns the sandbox's time and how far ahead of real time it is.
+ */
+export async function moveSandboxClock(input: {
+  stateDir: string;
+  ms: number;
+  staleMs: number;
+}): Promise<{ now: string; offsetMs: number; file: string }> {
+  const file = sandboxStateFile(input.stateDir);
+  const { startSandbox, SandboxStateError } = await import('../sandbox/index.js');
+  let sandbox: Awaited<ReturnType<typeof startSandbox>>;
+  try {
+    sandbox = await startSandbox({
+      port: 0,
+      seed: SANDBOX_SEED,
+      state: new SandboxStateFile(file, { staleMs: input.staleMs }),
+    });
+  } catch (err) {
+    if (err instanceof SandboxStateError) throw unusableState(file, `is not a state htorder can use (${err.message})`);
+    throw err;
+  }
+  try {
+    const { now } = input.ms > 0 ? await sandbox.admin.advanceClock(input.ms) : await sandbox.admin.clock();
+    return { now, offsetMs: sandbox.clockOffsetMs(), file };
+  } finally {
+    await sandbox.close();
+  }
 }

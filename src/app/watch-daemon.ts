@@ -248,16 +248,18 @@ async function serve(
     const { startDashboard } = await import('../ui/dashboard.js');
     const layout = dropLayout(settings);
     const token = settings.get('uiToken');
+    const linkFile = (port: number): string => join(config.stateDir, 'ui', `${port}.url`);
     const ui = await bind('ui', session, io, (at) =>
-      startDashboard({ root: source.location, layout, events, token, ...at }),
+      startDashboard({ root: source.location, layout, events, token, linkFile, ...at }),
     );
     if (!ui) return undefined;
     closers.push(() => ui.close());
     served.uiUrl = ui.openUrl;
     // The log drops URLs' query strings, the token's place: the link to open goes to a file only the watcher's user reads.
-    served.uiLink = join(config.stateDir, 'ui', `${new URL(ui.url).port}.url`);
+    served.uiLink = linkFile(Number(new URL(ui.url).port));
     await mkdir(dirname(served.uiLink), { recursive: true, mode: 0o700 });
     await writeFileAtomic(served.uiLink, `${ui.openUrl}\n`, { mode: 0o600 });
+    io.stderr.write(uiLinkLines(ui, served.uiLink, io.stderr.isTTY === true));
   }
   if (settings.get('healthPort') === undefined) return served;
   // Metrics are read only through the health server's /metrics: without a health port none
@@ -276,6 +278,19 @@ async function serve(
   closers.push(() => health.close());
   served.healthUrl = health.url;
   return served;
+}
+
+/**
+ * What `watch --ui` prints at start, outside the log: on a terminal, the link to open with its
+ * token (the person who started it sees it there); otherwise (a service, output kept in a
+ * journal or a file) the address without the token, since that output is a log. Both name the
+ * file that holds the link.
+ */
+function uiLinkLines(ui: { url: string; openUrl: string }, file: string, terminal: boolean): string {
+  const where = `the link with its token is also in ${file} (readable by this user only)`;
+  return terminal
+    ? `htorder watch: dashboard: ${ui.openUrl}\nhtorder watch: ${where}\n`
+    : `htorder watch: dashboard at ${ui.url}: open the link in ${file} (readable by this user only; it holds the token)\n`;
 }
 
 /**
@@ -433,7 +448,12 @@ async function openRouting(routes: WatchRoutes, main: OpenPipeline, base: Pipeli
       if (opened.has(key)) continue;
       const session = await openApiSession({
         ...base,
-        ...(route.profile === undefined ? {} : { flags: { ...base.flags, profile: route.profile } }),
+        ...(route.profile === undefined
+          ? {}
+          : {
+              flags: { ...base.flags, profile: route.profile },
+              profileChosenBy: `chosen by ${route.name} at ${route.at}`,
+            }),
         ...(route.account === undefined ? {} : { account: route.account, sandboxOf: main.session }),
       });
       // A bucket's ledger is the bucket's, shared by every account (keyed by account);

@@ -1,3 +1,4 @@
+import { checkSettings } from '../app/check-settings.js';
 import { csvLimitsFrom, resolveSettings } from '../core/config/resolve-settings.js';
 import { loadManifest } from '../manifest/load-manifest.js';
 import type { Mapping } from '../manifest/mapping/model.js';
@@ -13,6 +14,7 @@ import { errorLines, warningLines } from '../report/write-errors-txt.js';
 import { writeReports } from '../report/write-reports.js';
 import { printableLines } from '../core/printable.js';
 import { recognisedText } from './format-outcome.js';
+import { leaveOutReports } from './report-inputs.js';
 import { checkDetails, exitCodeOf, first, jsonSummary, type Outcome } from './json-summary.js';
 
 /**
@@ -43,9 +45,15 @@ export async function checkInput(
   mapping?: Mapping,
   csvLimits?: Partial<CsvLimits>,
   defaultDeliveryMethod?: string,
+  maxBytes?: number,
 ): Promise<CheckOutcome> {
   const startedAt = new Date();
-  const loaded = await loadManifest(file, { ...(mapping ? { mapping } : {}), csv: csvLimits, defaultDeliveryMethod });
+  const loaded = await loadManifest(file, {
+    ...(mapping ? { mapping } : {}),
+    csv: csvLimits,
+    defaultDeliveryMethod,
+    ...(maxBytes === undefined ? {} : { maxBytes }),
+  });
   const usage = loaded.diagnostics.find((d) => USAGE_CODES.has(d.code));
   if (usage) return { file, status: 'unreadable', problem: usage.message };
   const report = buildReport({
@@ -75,18 +83,23 @@ export async function runCheckCommand(
   const mapping = opts.mapping
     ? await (await import('../manifest/mapping/load-mapping.js')).loadMapping(opts.mapping)
     : undefined;
-  // check needs no credentials; of the settings it reads only the CSV limits and the default delivery method.
+  // check needs no credentials; of the settings it reads only the input limits and the default
+  // delivery method, but a bad value of any is said now, as every command does at its start.
   const settings = resolveSettings({ env: process.env, cwd: process.cwd() });
+  checkSettings(settings);
   const csvLimits = csvLimitsFrom(settings);
   const defaultMethod = settings.get('defaultDeliveryMethod');
+  const maxBytes = settings.get('manifestMaxBytes');
+  const { inputs, skipped } = leaveOutReports(files, 'check', process.stderr);
   const outcomes: CheckOutcome[] = [];
-  for (const file of files) {
-    const outcome = await checkInput(file, mapping, csvLimits, defaultMethod);
+  for (const file of inputs) {
+    const outcome = await checkInput(file, mapping, csvLimits, defaultMethod, maxBytes);
     outcomes.push(outcome);
     process.stderr.write(humanSummary(outcome));
   }
   const exitCode = exitCodeOf(outcomes);
-  if (opts.json) process.stdout.write(`${JSON.stringify(jsonSummary('check', outcomes, exitCode, checkDetails))}\n`);
+  if (opts.json)
+    process.stdout.write(`${JSON.stringify(jsonSummary('check', outcomes, exitCode, checkDetails, skipped))}\n`);
   return exitCode;
 }
 

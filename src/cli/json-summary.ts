@@ -33,13 +33,16 @@ export function exitCodeOf(outcomes: readonly Pick<Outcome, 'status' | 'report'>
 
 /**
  * The one JSON line of `--json` (docs/commands.md): the command, its exit code and, per input,
- * its file, status and problem, plus what the command tells of an input it could read.
+ * its file, status and problem, plus what the command tells of an input it could read; and the
+ * reports given as inputs and left out, if any.
  */
 export function jsonSummary<O extends Outcome>(
   command: string,
   outcomes: readonly O[],
   exitCode: number,
   details: (report: ResultReport, o: O) => object,
+  /** Files given that were left out as htorder's own reports (report-inputs.ts). */
+  skipped: readonly string[] = [],
 ): unknown {
   return {
     command,
@@ -50,6 +53,7 @@ export function jsonSummary<O extends Outcome>(
       ...(o.problem ? { problem: o.problem } : {}),
       ...(o.report ? details(o.report, o) : {}),
     })),
+    ...(skipped.length > 0 ? { skipped } : {}),
   };
 }
 

@@ -6,6 +6,9 @@
 process.env.UV_THREADPOOL_SIZE ??= '16';
 const { runCli } = await import('./program.js');
 const { printableLines } = await import('../core/printable.js');
+const { quietOnClosedPipes } = await import('./closed-pipes.js');
+
+quietOnClosedPipes(process);
 
 runCli(process.argv.slice(2)).then(
   (code) => {

@@ -1,18 +1,18 @@
 import { basename, resolve } from 'node:path';
-import { firstErrors } from '../report/write-errors-txt.js';
+import { firstErrors, heldReasons } from '../report/write-errors-txt.js';
 import type { CommandIo } from './command-io.js';
 import { openPipelineContext } from '../app/pipeline-context.js';
 import { unavailableReason } from '../api/errors.js';
 import type { ConfigFlags } from '../core/config/resolve-config.js';
 import { notifyWebhooks } from '../core/config/notify-config.js';
 import type { InputOutcome, PipelineCommand, PipelineContext } from '../pipeline/process-input.js';
-import { ExitCode } from '../core/errors.js';
+import { ExitCode, UsageError } from '../core/errors.js';
 import type { Notifier } from '../watch/notify/notifier.js';
-import { reportNameProblem } from '../report/report-paths.js';
 import { printable } from '../core/printable.js';
 import { formatInputOutcome } from './format-outcome.js';
 import { exitCodeOf, jsonSummary, pipelineDetails } from './json-summary.js';
 import { createProgress } from './progress.js';
+import { leaveOutReports, reportNamesFit } from './report-inputs.js';
 import type { SandboxOptions } from './help.js';
 
 export interface PipelineCommandInput extends Partial<SandboxOptions> {
@@ -38,17 +38,23 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Comman
   const mapping = input.mapping
     ? await (await import('../manifest/mapping/load-mapping.js')).loadMapping(input.mapping)
     : undefined;
+  // Last night's reports beside tonight's input (a cron's glob) are left out, each said once.
+  const { inputs: files, skipped } = leaveOutReports(input.files, input.command, io.stderr);
   // Report paths are checked before anything is sent: an input whose reports cannot be written is a usage error.
-  const badNames = input.files.flatMap((file) => {
-    const problem = reportNameProblem(file);
-    return problem ? [`htorder ${input.command}: ${printable(file)}: ${printable(problem)}\n`] : [];
-  });
-  if (badNames.length > 0) {
-    for (const line of badNames) io.stderr.write(line);
-    return ExitCode.Usage;
-  }
+  if (!reportNamesFit(files, input.command, io.stderr)) return ExitCode.Usage;
   const pipeline = await openPipelineContext({ ...input, mapping, env: io.env, cwd: io.cwd, stderr: io.stderr });
   const outcomes: InputOutcome[] = [];
+  const finish = (): number => {
+    const exitCode = exitCodeOf(outcomes);
+    if (input.json)
+      io.stdout.write(`${JSON.stringify(jsonSummary(input.command, outcomes, exitCode, pipelineDetails, skipped))}\n`);
+    return exitCode;
+  };
+  if (files.length === 0) {
+    // Only reports were given: the settings are checked, and there is nothing to ask the API.
+    await pipeline.close();
+    return finish();
+  }
   // run (a nightly cron's command) tells the same webhooks as watch (docs/notifications.md).
   let notifier: Notifier | undefined;
   try {
@@ -61,8 +67,8 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Comman
     // nothing is sent for the input before its context is known.
     const learning = pipeline.context();
     learning.catch(() => undefined);
-    const first = input.files.length > 0 ? pipeline.prepare(input.files[0] as string) : undefined;
-    first?.catch(() => undefined);
+    const first = pipeline.prepare(files[0] as string);
+    first.catch(() => undefined);
     const { processInput, processPrepared } = await import('../pipeline/process-input.js');
     // The webhook code only when there is a webhook to tell.
     if (tellWebhooks) notifier = (await import('../watch/notify/notifier.js')).notifierFor(settings, logger, 'run');
@@ -70,35 +76,39 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Comman
     try {
       context = await learning;
     } catch (err) {
+      // A setting only read now is still the user's to fix (exit 2), not an outage.
+      if (err instanceof UsageError) throw err;
       const why = unavailableReason(err);
       io.stderr.write(`htorder ${input.command}: ${printable(why)}\n`);
       notifier?.apiUnreachable(why);
       return ExitCode.Unavailable;
     }
     const progress = createProgress(io.stderr, input.command);
-    for (const [i, file] of input.files.entries()) {
+    for (const [i, file] of files.entries()) {
       const ctx: PipelineContext = { ...context, hooks: { onProgress: progress.update } };
-      const outcome = await (i === 0 && first ? processPrepared(await first, ctx) : processInput(file, ctx));
+      const outcome = await (i === 0 ? processPrepared(await first, ctx) : processInput(file, ctx));
       progress.clear();
       outcomes.push(outcome);
       io.stderr.write(formatInputOutcome(outcome, input.command));
-      // An invalid input's alert quotes its first errors.
-      const quoted =
-        outcome.status === 'invalid' && outcome.report ? firstErrors(outcome.report, basename(file)) : undefined;
+      // An invalid input's alert quotes its first errors; a held one's, why its jobs wait.
+      const quoted = !outcome.report
+        ? undefined
+        : outcome.status === 'invalid'
+          ? firstErrors(outcome.report, basename(file))
+          : outcome.status === 'held'
+            ? heldReasons(outcome.report, basename(file))
+            : undefined;
       const problem = outcome.problem ?? quoted;
       notifier?.runOutcome(resolve(file), outcome.status, outcome.report?.summary, problem);
     }
     if (input.command === 'plan' && input.out !== undefined) {
       const { writeSavedPlan, planSummary } = await import('./saved-plan-command.js');
-      const plan = await writeSavedPlan(input.out, context.account, outcomes);
+      const plan = await writeSavedPlan(input.out, context.account, outcomes, context.clock);
       io.stderr.write(planSummary(input.out, plan, context.guard));
     }
   } finally {
     await notifier?.close();
     await pipeline.close();
   }
-  const exitCode = exitCodeOf(outcomes);
-  if (input.json)
-    io.stdout.write(`${JSON.stringify(jsonSummary(input.command, outcomes, exitCode, pipelineDetails))}\n`);
-  return exitCode;
+  return finish();
 }

@@ -1,8 +1,11 @@
 import { hash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, open, readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { openPipelineContext } from '../app/pipeline-context.js';
 import type { ConfigFlags } from '../core/config/resolve-config.js';
+import { type Clock, nowIso } from '../core/clock.js';
+import { ownershipProblem } from '../core/config/file-owner.js';
 import { ExitCode } from '../core/errors.js';
 import { amountText } from '../core/money.js';
 import { printable } from '../core/printable.js';
@@ -20,6 +23,7 @@ export async function writeSavedPlan(
   out: string,
   account: string,
   outcomes: readonly InputOutcome[],
+  clock: Clock,
 ): Promise<SavedPlan> {
   let currency: string | null = null;
   const inputs: PlannedInput[] = [];
@@ -43,12 +47,13 @@ export async function writeSavedPlan(
   const plan: SavedPlan = {
     planVersion: 1,
     htorderVersion: VERSION,
-    createdAt: new Date().toISOString(),
+    createdAt: nowIso(clock),
     account,
     currency,
     inputs,
   };
-  await writeFileAtomic(out, `${JSON.stringify(plan, null, 2)}\n`, { durable: true });
+  // The user's own, private: apply refuses a plan others could have written (readPlanFile).
+  await writeFileAtomic(out, `${JSON.stringify(plan, null, 2)}\n`, { durable: true, mode: 0o600 });
   return plan;
 }
 
@@ -102,15 +107,11 @@ export async function runApply(input: ApplyInput, io: CommandIo): Promise<number
   };
   let plan: SavedPlan;
   try {
-    plan = parsePlan(await readFile(input.plan, 'utf8'));
+    plan = parsePlan(await readPlanFile(input.plan));
   } catch (err) {
     io.stderr.write(`htorder apply: ${printable(input.plan)}: ${printable((err as Error).message)}\n`);
     return ExitCode.Usage;
   }
-  const ageMs = Date.now() - Date.parse(plan.createdAt);
-  const maxAgeMs = (input.maxAgeHours ?? 24) * HOUR_MS;
-  if (!(ageMs <= maxAgeMs))
-    return refuse(`the plan is from ${plan.createdAt}, older than --max-age ${input.maxAgeHours ?? 24} h`);
   for (const p of plan.inputs) {
     const now = await readFile(p.file).then(
       (bytes) => hash('sha256', bytes, 'hex'),
@@ -121,6 +122,10 @@ export async function runApply(input: ApplyInput, io: CommandIo): Promise<number
   }
   const pipeline = await openPipelineContext({ ...input, command: 'run', env: io.env, cwd: io.cwd, stderr: io.stderr });
   try {
+    // The plan's age on the session's calendar clock, the one plan --out wrote it by.
+    await pipeline.session.refreshClock();
+    const stale = planAgeProblem(plan.createdAt, pipeline.session.clock.now(), input.maxAgeHours ?? 24);
+    if (stale !== undefined) return refuse(stale);
     let context: PipelineContext;
     try {
       context = await pipeline.context();
@@ -156,6 +161,52 @@ export async function runApply(input: ApplyInput, io: CommandIo): Promise<number
     return exitCode;
   } finally {
     await pipeline.close();
+  }
+}
+
+/** A plan this large is not one `plan --out` wrote (about 150 bytes per job). */
+const MAX_PLAN_BYTES = 128 * 1024 * 1024;
+
+/** How far ahead of this machine's clock a plan's `createdAt` may be: another host's clock may run a little fast. */
+const CLOCK_SKEW_MS = 5 * 60_000;
+
+/**
+ * Why a plan of `createdAt` no longer holds at `nowMs`: older than `maxAgeHours`, or from the
+ * future — a plan dated ahead would never grow old, so it is refused too — or undefined.
+ */
+export function planAgeProblem(createdAt: string, nowMs: number, maxAgeHours: number): string | undefined {
+  const at = Date.parse(createdAt);
+  if (!Number.isFinite(at)) return `its createdAt "${createdAt}" is not a date`;
+  if (at - nowMs > CLOCK_SKEW_MS)
+    return `the plan says it was made at ${createdAt}, later than now (${new Date(nowMs).toISOString()}); make it again with htorder plan --out`;
+  if (nowMs - at > maxAgeHours * HOUR_MS) return `the plan is from ${createdAt}, older than --max-age ${maxAgeHours} h`;
+  return undefined;
+}
+
+/**
+ * The plan file's text, if it can be trusted: a plan decides what is sent, so, as for config
+ * files, one that is not the user's own (nor its symbolic link), or that group or others may
+ * write, is refused. Checked on the descriptor that is read, so a name swapped after the check
+ * is not read instead; bounded.
+ */
+async function readPlanFile(path: string): Promise<string> {
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const [target, link] = await Promise.all([handle.stat(), lstat(path)]);
+    if (!target.isFile()) throw new Error('is not a regular file');
+    if (!link.isSymbolicLink() && (link.ino !== target.ino || link.dev !== target.dev))
+      throw new Error('changed while it was opened');
+    const why = ownershipProblem(target, link);
+    if (why !== undefined)
+      throw new Error(
+        `refusing the plan: ${why}. A plan decides what is sent: make it yours and private (chown, chmod go-w)`,
+      );
+    if (target.size > MAX_PLAN_BYTES) throw new Error(`is larger than ${MAX_PLAN_BYTES} bytes: not a plan`);
+    const buffer = Buffer.alloc(target.size);
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    return buffer.subarray(0, bytesRead).toString('utf8');
+  } finally {
+    await handle.close();
   }
 }
 

@@ -139,3 +139,21 @@ export function didYouMeanName(input: string, candidates: Iterable<string>, opts
 export function quote(value: string): string {
   return value.includes('"') && !value.includes("'") ? `'${value}'` : `"${value}"`;
 }
+
+/**
+ * Up to `n` candidates nearest to `input` by edit distance on letters and digits, nearest first
+ * (ties in the candidates' order), however far: for a value that names nothing known, the
+ * closest of what is known, where `suggest` finds no near miss. `names` gives each candidate's
+ * spellings (all are compared; the candidate counts by its nearest).
+ */
+export function nearest<T>(input: string, candidates: readonly T[], names: (c: T) => readonly string[], n = 3): T[] {
+  const alnum = foldAlnum(input);
+  if (alnum === '') return [];
+  const scored = candidates.map((c, k) => {
+    let best = Number.POSITIVE_INFINITY;
+    for (const name of names(c)) best = Math.min(best, editDistance(alnum, foldAlnum(name), best));
+    return { c, k, best };
+  });
+  scored.sort((a, b) => a.best - b.best || a.k - b.k);
+  return scored.slice(0, n).map((s) => s.c);
+}

@@ -8,6 +8,7 @@ import type { RecognisedMapping } from './mapping/recognise-input.js';
 import type { Diagnostic, Manifest, ManifestFormat, RawDocument, ReadResult } from './model.js';
 import { INPUT_MAPPING_CHOICE, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from './read-input.js';
 import { runLocalRules } from './rules/index.js';
+import { quote } from '../core/suggest.js';
 import { readYamlDocument, type YamlReadOptions } from './yaml/read-yaml.js';
 
 /**
@@ -71,11 +72,12 @@ export async function loadManifest(file: string, opts: LoadOptions = {}): Promis
   }
   let raw: RawDocument;
   let recognised: RecognisedMapping | undefined;
+  let mapping: Mapping | undefined;
   try {
     const chosen = await chooseMapping(file, format, opts);
     if ('refused' in chosen) return { input: { file, format }, diagnostics: [chosen.refused] };
     recognised = chosen.recognised;
-    const mapping = recognised?.mapping ?? opts.mapping;
+    mapping = recognised?.mapping ?? opts.mapping;
     raw = await readRaw(file, format, { ...opts, mapping: withDefaultMethod(mapping, opts.defaultDeliveryMethod) });
     const wrong = await misfit(raw, format, opts);
     if (wrong !== undefined) return { input: { file, format }, diagnostics: [wrong] };
@@ -90,7 +92,30 @@ export async function loadManifest(file: string, opts: LoadOptions = {}): Promis
     return { input: { file, format }, diagnostics: [diagnostic] };
   }
   const checked = checkRawDocument(raw);
+  if (mapping !== undefined) readThrough(checked, mapping, raw.csv?.header ?? []);
   return recognised === undefined ? checked : { ...checked, recognised };
+}
+
+/**
+ * What a mapped export's messages say in the mapping's terms: the preset it was read through (on
+ * the manifest, for the resolve layer's hints), and a missing delivery method as the setting
+ * that gives one (an Etsy export has no method column; a shop order may leave it blank), not as
+ * the YAML manifest's `defaults.deliveryAddress`.
+ */
+function readThrough(checked: LoadResult, mapping: Mapping, header: readonly string[]): void {
+  if (checked.manifest !== undefined && mapping.preset !== undefined) checked.manifest.preset = mapping.preset;
+  const by = mapping.preset === undefined ? 'the mapping' : `the ${mapping.preset} preset`;
+  const setting =
+    'set defaultDeliveryMethod in the config file (or HTORDER_DEFAULT_DELIVERY_METHOD) to the option such ' +
+    'orders ship by (docs/configuration.md#delivery-methods)';
+  for (const d of checked.diagnostics) {
+    if (d.code !== 'delivery-method.missing') continue;
+    const column = d.source?.columnName;
+    d.message =
+      column !== undefined && header.includes(column)
+        ? `no delivery method: the order's ${quote(column)} is blank; ${setting}`
+        : `no delivery method: the export has no shipping-method column (${by} reads none); ${setting}`;
+  }
 }
 
 /** `mapping` with the configured default delivery method, unless the mapping sets its own. */
@@ -126,9 +151,12 @@ async function chooseMapping(
  * export: one error naming that export instead of one per missing column and row.
  */
 async function misfit(raw: RawDocument, format: ManifestFormat, opts: LoadOptions): Promise<Diagnostic | undefined> {
-  if (opts.mapping === undefined || !raw.diagnostics.some((d) => d.code === 'mapping.unknown-column')) return undefined;
+  const unknown = raw.diagnostics.filter((d) => d.code === 'mapping.unknown-column');
+  if (opts.mapping === undefined || unknown.length === 0) return undefined;
   const { wrongMapping } = await import('./mapping/recognise-input.js');
-  const message = await wrongMapping(raw.file, format, opts.mapping, opts.csv);
+  // Only the preset's own columns missing (each reported at the input's header): one line for them all.
+  const presetOnly = unknown.every((d) => d.source?.file === raw.file);
+  const message = await wrongMapping(raw.file, format, opts.mapping, opts.csv, presetOnly);
   return message === undefined ? undefined : choiceError(raw.file, message);
 }
 

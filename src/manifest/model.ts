@@ -126,6 +126,8 @@ export interface Manifest {
   csv?: CsvOrigin;
   /** Rows an ERP mapping's skip rules left out (cancelled orders, fee lines), with the reasons. */
   skipped?: SkippedRows[];
+  /** The shipped preset a shop export was read through (given, extended or recognised), for messages. */
+  preset?: string;
 }
 
 /** Rows a mapping left out: a whole order, or lines of one; reported with status `skipped`. */

@@ -5,7 +5,7 @@ import type { Diagnostic, ManifestFormat, RawDocument } from './model.js';
 
 /** Limits every reader applies, so one hostile file cannot exhaust memory or time. */
 export interface ReadLimits {
-  /** Largest input accepted, in bytes. Default 10 MB (YAML/JSON; CSV streams and sets its own). */
+  /** Largest input accepted, in bytes (setting manifestMaxBytes). Default 10 MB (YAML/JSON; CSV streams and sets its own). */
   maxBytes?: number;
   /** CSV inputs: caps applied while streaming (defaults DEFAULT_CSV_LIMITS). */
   csv?: Partial<CsvLimits>;
@@ -82,7 +82,7 @@ export function unreadDocument(file: string, format: ManifestFormat, diagnostic:
 }
 
 export function tooLargeMessage(size: number, maxBytes: number): string {
-  return `the file is ${size} bytes, over the ${maxBytes}-byte limit for this format`;
+  return `the file is ${size} bytes, over the ${maxBytes}-byte limit for a YAML or JSON manifest (limit manifestMaxBytes, HTORDER_MANIFEST_MAX_BYTES)`;
 }
 
 /** Decodes UTF-8 (a BOM is dropped); undefined when the bytes are not valid UTF-8. */

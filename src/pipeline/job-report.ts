@@ -43,7 +43,8 @@ function writeJob(report: ResultReport, job: JobState, check: Checked, manifest:
   result.dateDue = entry?.dateDue || job.resolved?.candidate.dateDue || check.dateDue;
   result.totalJobCost = entry?.totalJobCost ?? null;
   result.estimatedCost = job.resolved?.estimate.total ?? null;
-  const currency = job.resolved?.estimate.currency;
+  // A job the ledger vouched for has no resolution: its cost is in the account's currency all the same.
+  const currency = job.resolved?.estimate.currency ?? job.ledger?.currency;
   if (currency !== undefined) result.currency = currency;
 
   // Warnings go on the job; an error on an item's field goes on that item, any other on the job.

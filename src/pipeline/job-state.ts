@@ -60,6 +60,8 @@ interface JobFacts {
 export interface LedgerFinding {
   readonly outcome: StageOutcome;
   readonly entry?: LedgerEntry;
+  /** The account's currency, for a job reported from the ledger without a resolution of its own. */
+  readonly currency?: string;
 }
 
 /** A job that is `ready` always carries the resolution its submit sends. */

@@ -73,6 +73,8 @@ export interface PipelineContext {
   defaultDeliveryMethod?: string;
   /** CSV reader limits (settings csvMax*); the defaults of read-input.ts when absent. */
   csvLimits?: Partial<CsvLimits>;
+  /** Largest YAML or JSON manifest (setting manifestMaxBytes); read-input.ts's default when absent. */
+  manifestMaxBytes?: number;
   client: ApiClient;
   /** One per account per run: lookups are shared by every input of the run, never across accounts. */
   catalogue: AccountCatalogue;
@@ -88,6 +90,8 @@ export interface PipelineContext {
   ledger: LedgerStore;
   /** Ledger account key: region + account id (ledger/account-key.ts). */
   account: string;
+  /** The account's currency (its profile), learnt with the account: what the jobs the ledger vouches for cost in. */
+  currency?: string;
   /**
    * Set when the ledger cannot vouch for the account (a new or moved state dir, another
    * machine) or HTORDER_VERIFY_NEW_ORDERS=always: `run` searches the account for every order
@@ -173,12 +177,16 @@ export type PreparedInput =
 /** Reads and checks an input (stage 1); sends nothing, and needs nothing the API answers. */
 export async function prepareInput(
   file: string,
-  plan: Pick<PipelineContext, 'command' | 'mapping' | 'csvLimits' | 'defaultDeliveryMethod' | 'clock'>,
+  plan: Pick<
+    PipelineContext,
+    'command' | 'mapping' | 'csvLimits' | 'manifestMaxBytes' | 'defaultDeliveryMethod' | 'clock'
+  >,
 ): Promise<PreparedInput> {
   const startedAt = nowDate(plan.clock);
   const read = await loadManifest(file, {
     ...(plan.mapping ? { mapping: plan.mapping } : {}),
     csv: plan.csvLimits,
+    ...(plan.manifestMaxBytes === undefined ? {} : { maxBytes: plan.manifestMaxBytes }),
     defaultDeliveryMethod: plan.defaultDeliveryMethod,
   });
   const usage = read.diagnostics.find((d) => USAGE_CODES.has(d.code));
@@ -368,6 +376,7 @@ function stageContext(manifest: Manifest, ctx: RunContext): StageContext {
     artworkMarginDays: ctx.artworkStore?.marginDays ?? 0,
     ledger,
     account,
+    ...(ctx.currency ? { currency: ctx.currency } : {}),
     logger,
     ...(beforeSend ? { beforeSend } : {}),
     guard: ctx.guard ?? NO_LIMITS,

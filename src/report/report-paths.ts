@@ -16,6 +16,19 @@ export function trackingPath(inputFile: string): string {
   return `${inputFile}.tracking.csv`;
 }
 
+/** The endings of the files htorder writes beside an input (its reports and its tracking file). */
+const WRITTEN_SUFFIXES: readonly string[] = [...Object.values(reportPaths('')), trackingPath('')];
+
+/**
+ * Whether `file` is named as one of htorder's own reports or tracking files, whatever the case:
+ * never an input, whether a watcher finds it in its drop folder or a cron's glob
+ * (`exports/*.csv`) hands it to `run` beside tonight's export.
+ */
+export function isReportName(file: string): boolean {
+  const lower = basename(file).toLowerCase();
+  return WRITTEN_SUFFIXES.some((s) => lower.endsWith(s));
+}
+
 /** The file system's limit on one name (NAME_MAX), in bytes. */
 const NAME_MAX_BYTES = 255;
 /** The longest report suffix (`.result.json`) and an atomic write's temporary name around it (`.` … `.PID.XXXXXXXX.tmp`). */

@@ -59,18 +59,38 @@ export function firstErrors(report: ResultReport, label: string, max = 3, maxCha
   const causes: string[] = [];
   const others: string[] = [];
   for (const e of reportErrors(report)) {
-    const line = formatReportError(e, label);
-    const clipped = line.length > maxChars ? `${line.slice(0, maxChars - 1)}…` : line;
-    if (!CONSEQUENCES.has(e.code)) causes.push(clipped);
-    else if (others.length < max) others.push(clipped);
+    const line = clipped(formatReportError(e, label), maxChars);
+    if (!CONSEQUENCES.has(e.code)) causes.push(line);
+    else if (others.length < max) others.push(line);
     if (causes.length >= max) break;
   }
   const shown = [...causes, ...others].slice(0, max);
+  return quoted(shown, Math.max(report.summary.errors, shown.length), 'error');
+}
+
+/**
+ * Why a held input's jobs wait for approval: the first few reasons (a held job's errors, as
+ * errors.txt has them, each cut at `maxChars`) and how many there are in all, as an alert
+ * quotes them. Undefined when no job waits.
+ */
+export function heldReasons(report: ResultReport, label: string, max = 3, maxChars = 300): string | undefined {
+  const shown: string[] = [];
+  let total = 0;
+  for (const job of report.jobs) {
+    if (job.status !== 'awaiting-approval') continue;
+    total += job.errors.length;
+    for (const e of job.errors.slice(0, max - shown.length)) shown.push(clipped(formatReportError(e, label), maxChars));
+  }
+  return quoted(shown, total, 'reason');
+}
+
+const clipped = (line: string, max: number): string => (line.length > max ? `${line.slice(0, max - 1)}…` : line);
+
+/** `first 3 of 7 errors: a | b | c`, `1 reason: a` — one line: receivers show an outside text on one line. */
+function quoted(shown: readonly string[], total: number, noun: string): string | undefined {
   if (shown.length === 0) return undefined;
-  const total = Math.max(report.summary.errors, shown.length);
   const head =
-    total > shown.length ? `first ${shown.length} of ${total} errors` : `${total} error${total === 1 ? '' : 's'}`;
-  // One line: receivers (a webhook's text, the dashboard) show an outside text on one line.
+    total > shown.length ? `first ${shown.length} of ${total} ${noun}s` : `${total} ${noun}${total === 1 ? '' : 's'}`;
   return `${head}: ${shown.join(' | ')}`;
 }
 

@@ -16,7 +16,8 @@ export interface ResolvedAddress {
 
 /**
  * A manifest delivery address → the API's: delivery label or code → code, country name /
- * ISO2 / ISO3 → `countryCodeISO2`, state name or abbreviation → the lookup's abbreviation.
+ * ISO2 / ISO3 (or its name in another language, `Deutschland`) → `countryCodeISO2`, state name,
+ * abbreviation or ISO 3166-2 code (`US-ME`) → the lookup's abbreviation.
  * An unresolved country is never sent as written (the API would reject a three-letter code,
  * and a free-text name routes nowhere). `base` is `jobs[j]`.
  */
@@ -65,7 +66,7 @@ export async function resolveAddress(
     if (country?.hasState) {
       const states = await catalogue.states(country.iso2);
       if (states.length > 0) {
-        const m = matchState(written, states);
+        const m = matchState(written, states, country.iso2);
         if (m.found) abbreviation = m.found.abbreviation;
         else error('state.unknown', field, `${quote(written)} is not a state of ${country.name}${hintOf(m)}`);
       }
@@ -80,9 +81,14 @@ export async function resolveAddress(
 /** Files an error diagnostic at `field`. */
 type AddError = (code: string, field: string, message: string) => void;
 
-/** ` (did you mean "X"?)` for a value a lookup did not match, or the empty string. */
-function hintOf(m: { suggestion?: string }): string {
-  return m.suggestion === undefined ? '' : ` (did you mean ${quote(m.suggestion)}?)`;
+/**
+ * ` (did you mean "X"?)` for a near miss of a value a lookup did not match, ` (nearest: "X",
+ * "Y")` for one that is far from every entry, or the empty string.
+ */
+function hintOf(m: { suggestion?: string; nearest?: string[] }): string {
+  if (m.suggestion !== undefined) return ` (did you mean ${quote(m.suggestion)}?)`;
+  if (m.nearest !== undefined && m.nearest.length > 0) return ` (nearest: ${m.nearest.map(quote).join(', ')})`;
+  return '';
 }
 
 /**
@@ -130,11 +136,13 @@ async function resolveMethod(written: string | undefined, path: string, catalogu
   }
   const m = matchDeliveryOption(written, options);
   if (m.found) return m.found;
+  // The table entry to write: the option the shop's name is nearest to, for the user to confirm.
+  const target = m.suggestion ?? m.nearest?.[0] ?? options[0]?.label ?? 'OPTION';
   error(
     'deliveryMethod.unknown',
     field,
     `${quote(written)} is not a delivery method of this account${hintOf(m)}; ${available}; ` +
-      `a shop's own method names go in the config file's deliveryMethods: { ${quote(written)}: ${options[0]?.label ?? 'OPTION'} }`,
+      `a shop's own method names go in the config file's deliveryMethods: { ${quote(written)}: ${target} }`,
   );
   return undefined;
 }
@@ -151,7 +159,11 @@ async function resolveCountry(
   const one = (text: string, field: string): Country | undefined => {
     const m = matchCountry(text, countries);
     if (m.found) return m.found;
-    error('country.unknown', field, `${quote(text)} is not a country known to the API${hintOf(m)}`);
+    const message =
+      'known' in m
+        ? `${quote(text)} is ${m.known.name} (${m.known.iso2}), which is not among the API's countries`
+        : `${quote(text)} is not a country known to the API${hintOf(m)}`;
+    error('country.unknown', field, message);
     return undefined;
   };
   const byIso = isoText === undefined ? undefined : one(isoText, `${path}.countryCodeISO2`);
@@ -168,6 +180,6 @@ async function resolveCountry(
 /** When both `state` and `stateCode` are written, each resolves on its own (quietly: `state` reports). */
 async function sameState(written: string, country: Country | undefined, catalogue: AccountCatalogue): Promise<string> {
   if (!country?.hasState) return written;
-  const m = matchState(written, await catalogue.states(country.iso2));
+  const m = matchState(written, await catalogue.states(country.iso2), country.iso2);
   return m.found ? m.found.abbreviation : written;
 }

@@ -37,14 +37,15 @@ export async function resolveItem(
   index: number,
   catalogue: AccountCatalogue,
   sources: SourceMap,
+  preset?: string,
 ): Promise<ResolvedItem> {
   switch (item.itemType) {
     case 'PriceCode':
       return resolvePriceCodeItem(item, base, index, catalogue, sources);
     case 'Asset':
-      return resolveAssetItem(item, base, index, catalogue, sources);
+      return resolveAssetItem(item, base, index, catalogue, sources, preset);
     case 'Stock':
-      return resolveStockItem(item, base, index, catalogue, sources);
+      return resolveStockItem(item, base, index, catalogue, sources, preset);
     default:
       // Other line types exist (bill of material, external garment) but the spec does not
       // show their itemType values: send as written, unchecked, and say so.
@@ -144,6 +145,7 @@ async function resolveAssetItem(
   index: number,
   catalogue: AccountCatalogue,
   sources: SourceMap,
+  preset?: string,
 ): Promise<ResolvedItem> {
   const line: AssetLineRequest = pick({ itemType: 'Asset', code: item.code }, item, [
     'quantity',
@@ -166,7 +168,7 @@ async function resolveAssetItem(
   if (!asset) {
     // Only for an unknown tag: one filtered list call, to catch case slips (`a10001`).
     const hint = didYouMean(item.code, await catalogue.assetTagsLike(item.code));
-    const message = `no asset ${quote(item.code)} on this account${hint}`;
+    const message = `no asset ${quote(item.code)} on this account${hint}${skuTableHint(preset, sources, codeField)}`;
     return unpriced(
       line,
       diagnostic(sources, 'error', 'asset.unknown', codeField, message),
@@ -196,6 +198,7 @@ async function resolveStockItem(
   index: number,
   catalogue: AccountCatalogue,
   sources: SourceMap,
+  preset?: string,
 ): Promise<ResolvedItem> {
   const line: StockLineRequest = pick({ itemType: 'Stock', code: item.code }, item, [
     'customerReference',
@@ -221,7 +224,7 @@ async function resolveStockItem(
       'error',
       'stock.unknown',
       codeField,
-      `no stock item ${quote(item.code)} for this account`,
+      `no stock item ${quote(item.code)} for this account${skuTableHint(preset, sources, codeField)}`,
     );
     return unpriced(line, unknown, index, sum, 'unknown stock code');
   }
@@ -242,6 +245,21 @@ async function resolveStockItem(
       ...(bands && bands.length > 0 ? {} : { unpricedReason: 'the API offers no price for this stock item' }),
     },
   };
+}
+
+/**
+ * For a code a preset read out of a shop's SKU column: how the preset reads SKUs, and the SKU
+ * table that maps a shop's own SKUs to the account's codes (docs/mappings.md#the-shops-own-skus).
+ * Empty for a code written in a manifest or read by the user's own mapping.
+ */
+function skuTableHint(preset: string | undefined, sources: SourceMap, field: string): string {
+  const column = sources.locate(field).columnName;
+  if (preset === undefined || column === undefined) return '';
+  return (
+    `; the ${preset} preset takes the code from the start of the SKU in ${quote(column)}: if the shop's SKUs ` +
+    `are its own, map each to the account's code in a SKU table (a mapping with \`extends: ${preset}\` and a ` +
+    'skus lookup, docs/mappings.md#the-shops-own-skus)'
+  );
 }
 
 /** A line the catalogue could not price (unknown or refused): sent as built, with its one finding. */

@@ -64,7 +64,7 @@ export async function resolveJob(
   // asked as soon as the lines are resolved, while the address may still wait for its states
   // (one round trip less before a run's first dry run).
   const lines = Promise.all(
-    job.items.map((item, i) => resolveItem(item, `${base}.items[${i}]`, i, catalogue, sources)),
+    job.items.map((item, i) => resolveItem(item, `${base}.items[${i}]`, i, catalogue, sources, manifest.preset)),
   ).then(async (items) => {
     const processCodes = [
       ...new Set(items.map((r) => r.pricing.processCode).filter((c): c is string => c !== undefined)),

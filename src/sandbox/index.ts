@@ -65,6 +65,10 @@ export interface SandboxInfo {
 export interface Sandbox extends SandboxInfo {
   admin: SandboxAdmin;
   info(): SandboxInfo;
+  /** How far the admin routes (or `htorder sandbox clock`) moved its clock ahead of real time. */
+  clockOffsetMs(): number;
+  /** Picks up what another process saved to its state (its clock among it); nothing without a store. */
+  refresh(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -116,6 +120,10 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<Sandbox> 
     ...started,
     admin: new SandboxAdmin(url),
     info: () => structuredClone(started),
+    clockOffsetMs: () => clock.offsetMs(),
+    refresh: async () => {
+      await shared?.read();
+    },
     close: async () => {
       await Promise.allSettled([...world.fetching]);
       await new Promise<void>((resolve, reject) => {

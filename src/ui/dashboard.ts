@@ -3,10 +3,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { basename } from 'node:path';
 import { UsageError } from '../core/errors.js';
 import type { WatchEvents } from '../watch/events.js';
-import { listenLimited } from '../core/limited-server.js';
+import { listenLimited, UntrustedConnections } from '../core/limited-server.js';
 import { isLoopbackHost } from '../core/config/url-security.js';
 import { allowed, cookieName, generatedToken, type Access } from './access.js';
-import { DropInputs, readReport, REPORT_SUFFIX, type ReportKind } from './drop-inputs.js';
+import { DropInputs, readReport, REPORT_SUFFIX, type InputRecord, type ReportKind } from './drop-inputs.js';
 import type { DropLayout } from '../watch/sources/model.js';
 import type { Html } from './html.js';
 import { daysPage } from './pages/days-page.js';
@@ -16,7 +16,7 @@ import { layout, type PageName } from './pages/layout.js';
 import { ordersPage } from './pages/orders-page.js';
 import { openRegular } from './safe-files.js';
 import { sourceLines } from './source-lines.js';
-import { submissions } from './submissions.js';
+import { submissions, type Submissions } from './submissions.js';
 import { APP_CSS, APP_JS } from './static-assets.js';
 
 /**
@@ -35,6 +35,17 @@ export const UI_LIMITS = {
   maxStreamsPerClient: 8,
   /** A live-update stream is ended after this long; the page's script opens a new one at once. */
   streamLifetimeMs: 10 * 60_000,
+  /**
+   * Connections that have not shown the token yet (another local user, a port scan), held apart
+   * so they cannot crowd out the owner's (UntrustedConnections): each closed 3 s after it was
+   * accepted; past 32 (16 from one address) the oldest that had a second to send its request
+   * is closed for each new one, past 256 the oldest.
+   */
+  maxUntrusted: 256,
+  keepUntrusted: 32,
+  keepUntrustedPerAddress: 16,
+  graceMs: 1_000,
+  untrustedMs: 3_000,
   idleTimeoutMs: 10_000,
   headersTimeoutMs: 5_000,
   requestTimeoutMs: 10_000,
@@ -56,8 +67,13 @@ export interface DashboardOptions {
   /** The token every request must carry (uiToken); absent: one is generated for this start (loopback only). */
   token?: string;
   /**
-   * How often the folders' times are looked at while a page is open (live updates); their files
-   * are listed again when a time moved, and every `RELIST_EVERY` looks anyway. Default 1 s.
+   * The file its starter keeps the link with the token in, by port (`watch --ui`): named on the
+   * page a request without the token gets. Absent: the link is printed (`htorder ui`).
+   */
+  linkFile?: (port: number) => string;
+  /**
+   * How often the folders' times are looked at while a page is open (live updates); their names
+   * are listed again when a time moved, and every file every `RELIST_EVERY` looks. Default 1 s.
    */
   liveMs?: number;
   limits?: Partial<typeof UI_LIMITS>;
@@ -84,8 +100,9 @@ const SECURITY_HEADERS = {
 };
 
 /**
- * Every this many looks the folders are listed even when their times did not move: a report
- * rewritten in place, or a file still being written, changes only the file's own time.
+ * Every this many looks every file of the folders is looked at again, even when their times
+ * did not move: a report rewritten in place or renamed over a name already listed, or a file
+ * still being written, changes only the file's own time.
  */
 const RELIST_EVERY = 10;
 
@@ -111,13 +128,21 @@ export async function startDashboard(opts: DashboardOptions): Promise<Dashboard>
   const root = await realpath(opts.root).catch(() => opts.root);
   const live = new LiveInputs(new DropInputs(root, opts.layout), opts, limits);
   const access: Access = { token: opts.token ?? generatedToken(), cookie: '', loopbackHostOnly: !opts.token };
-  const { server, url } = await listenLimited(limits, { port: opts.port, host: opts.host }, (req, res) => {
-    handle(live, opts, access, req, res).catch(() => {
-      if (!res.headersSent) plain(res, 500, 'the dashboard could not read this; see the log');
-      else res.destroy();
-    });
-  });
-  access.cookie = cookieName(Number(new URL(url).port));
+  const gate: Gate = { access, untrusted: new UntrustedConnections(limits), help: '' };
+  const { server, url } = await listenLimited(
+    limits,
+    { port: opts.port, host: opts.host },
+    (req, res) => {
+      handle(live, opts, gate, req, res).catch(() => {
+        if (!res.headersSent) plain(res, 500, 'the dashboard could not read this; see the log');
+        else res.destroy();
+      });
+    },
+    gate.untrusted,
+  );
+  const port = Number(new URL(url).port);
+  access.cookie = cookieName(port);
+  gate.help = tokenHelp(opts, port);
   await live.scan();
   return {
     url: `${url}/`,
@@ -141,7 +166,12 @@ class LiveInputs {
   private readonly perClient = new Map<string, number>();
   private version = 0;
   private scanning: Promise<boolean> | undefined;
-  private scannedAt = 0;
+  private scanningFull = false;
+  /** When the last full listing began: every file is looked at again after RELIST_EVERY looks. */
+  private fullAt = 0;
+  /** A watcher's event came since the last scan: the folder changed. */
+  private told = false;
+  private readonly liveMs: number;
   private readonly timers: NodeJS.Timeout[];
   private readonly unfollow: (() => void) | undefined;
 
@@ -150,27 +180,23 @@ class LiveInputs {
     opts: Pick<DashboardOptions, 'events' | 'liveMs'>,
     private readonly limits: typeof UI_LIMITS,
   ) {
-    // A watcher's event means the folder changed too (a file claimed, reports in place): the next page looks again.
     this.unfollow = opts.events
       ? inputs.follow(opts.events, () => {
-          this.scannedAt = 0;
+          this.told = true;
           this.announce();
         })
       : undefined;
     // While someone is looking, look at the folder too: reports written, files dropped by hand.
     // The folders' own times say when an entry came, went or was renamed over (how reports are
     // written), so most looks cost a stat per folder instead of one per file.
-    const liveMs = opts.liveMs ?? 1000;
+    this.liveMs = opts.liveMs ?? 1000;
     const ticker = setInterval(() => {
       if (this.streams.size === 0) return;
-      const relist = Date.now() - this.scannedAt >= RELIST_EVERY * liveMs;
-      (relist ? Promise.resolve(true) : inputs.foldersChanged())
-        .then((changed) => (changed ? this.scan() : false))
-        .then(
-          (changed) => changed && this.announce(),
-          () => undefined,
-        );
-    }, liveMs);
+      (this.relistDue() ? this.scan(true) : this.look()).then(
+        (changed) => changed && this.announce(),
+        () => undefined,
+      );
+    }, this.liveMs);
     const heartbeat = setInterval(() => {
       for (const s of this.streams) s.write(': keep-alive\n\n');
     }, limits.heartbeatMs);
@@ -178,17 +204,47 @@ class LiveInputs {
     for (const t of this.timers) t.unref();
   }
 
-  scan(): Promise<boolean> {
-    this.scanning ??= this.inputs.scan().finally(() => {
-      this.scanning = undefined;
-      this.scannedAt = Date.now();
-    });
+  /** Lists the folders (`full`: every file, else what moved); one listing at a time. */
+  scan(full = true): Promise<boolean> {
+    if (!this.scanning) {
+      const startedAt = Date.now();
+      this.told = false;
+      this.scanningFull = full;
+      this.scanning = this.inputs.scan(full).finally(() => {
+        this.scanning = undefined;
+        if (full) this.fullAt = startedAt;
+      });
+    }
     return this.scanning;
   }
 
-  /** Lists the folder again unless it was listed a moment ago. */
+  private relistDue(): boolean {
+    return Date.now() - this.fullAt >= RELIST_EVERY * this.liveMs;
+  }
+
+  /**
+   * Lists again the folders whose times moved (a few stats when none did); whether the inputs
+   * changed. A full listing under way is not waited for: it tells the open pages what it finds.
+   */
+  private async look(): Promise<boolean> {
+    if (this.scanning) return this.scanningFull ? false : this.scanning;
+    if (this.told || (await this.inputs.foldersChanged())) return this.scan(false);
+    return false;
+  }
+
+  /**
+   * The inputs as they are now: what came, went or was renamed is listed before the page is
+   * made. A full listing that is due (a file rewritten under a name already known) runs after
+   * it, and open pages are told when it found a change: a page never waits for every file of a
+   * large folder to be looked at.
+   */
   async fresh(): Promise<DropInputs> {
-    if (this.scanning || Date.now() - this.scannedAt > 200) await this.scan();
+    await this.look();
+    if (this.relistDue())
+      this.scan(true).then(
+        (changed) => changed && this.announce(),
+        () => undefined,
+      );
     return this.inputs;
   }
 
@@ -233,6 +289,17 @@ class LiveInputs {
   }
 }
 
+/** Each list's submissions, counted once: the list is the same array until the folder or the watcher changed it. */
+const countedFor = new WeakMap<readonly InputRecord[], Submissions>();
+function counted(all: readonly InputRecord[]): Submissions {
+  let subs = countedFor.get(all);
+  if (!subs) {
+    subs = submissions(all);
+    countedFor.set(all, subs);
+  }
+  return subs;
+}
+
 function plain(res: ServerResponse, status: number, text: string, extra: Record<string, string> = {}): void {
   res
     .writeHead(status, { ...SECURITY_HEADERS, 'content-type': 'text/plain; charset=utf-8', ...extra })
@@ -245,11 +312,35 @@ function send(res: ServerResponse, contentType: string, text: string): void {
 
 type Refusal = [status: number, text: string, headers?: Record<string, string>];
 
+/** Who may in: the token, the connections that have not shown it yet, and what to tell those without it. */
+interface Gate {
+  access: Access;
+  untrusted: UntrustedConnections;
+  /** The page a request without the token gets: where its owner finds the link. */
+  help: string;
+}
+
+/**
+ * Where the owner finds the token: the link the command printed, the file `watch --ui` keeps it
+ * in, or the uiToken they set. Shown to anyone who reaches the port without it; a configured
+ * token (the only kind another machine can reach) names no file.
+ */
+function tokenHelp(opts: Pick<DashboardOptions, 'token' | 'linkFile'>, port: number): string {
+  const head = 'This dashboard asks for its token.';
+  if (opts.token)
+    return `${head} It is the one set as uiToken (HTORDER_UI_TOKEN, or uiToken in a profile of the config file); a browser asks for it as the password of its sign-in, with any user name.`;
+  const again = 'Each start makes a new token: a link from an earlier start opens nothing.';
+  const file = opts.linkFile?.(port);
+  if (file === undefined) return `${head} Open the link htorder ui printed when it started (its first line). ${again}`;
+  return `${head} Open the link htorder watch --ui printed when it started, or the one in the file ${file}, readable by the watcher's user only (cat ${file}). ${again}`;
+}
+
 /**
  * The answer to a request a read-only dashboard never serves (status, text, headers), or
  * undefined; a request that brought the token in its query gets the cookie (`cookie`).
  */
-function refusal(req: IncomingMessage, access: Access, url: URL, cookie: Record<string, string>): Refusal | undefined {
+function refusal(req: IncomingMessage, gate: Gate, url: URL, cookie: Record<string, string>): Refusal | undefined {
+  const { access } = gate;
   if (req.method !== 'GET' && req.method !== 'HEAD')
     return [405, 'read-only', { allow: 'GET, HEAD', connection: 'close' }];
   if (req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined)
@@ -258,27 +349,27 @@ function refusal(req: IncomingMessage, access: Access, url: URL, cookie: Record<
   if (verdict === 'ok-from-query')
     // HttpOnly: no script reads it; SameSite=Strict: no other site's page sends it.
     cookie['set-cookie'] = `${access.cookie}=${access.token}; Path=/; HttpOnly; SameSite=Strict`;
-  if (verdict === 'cross-site') return [403, 'this dashboard answers its own pages only, not other sites'];
+  // A refused request's connection is closed with the answer: it never waits, kept alive, for another try.
+  const close = { connection: 'close' };
+  if (verdict === 'cross-site') return [403, 'this dashboard answers its own pages only, not other sites', close];
   if (verdict === 'unauthorized')
-    return [
-      401,
-      'this dashboard asks for its token',
-      { 'www-authenticate': 'Basic realm="htorder dashboard", charset="UTF-8"' },
-    ];
-  if (verdict === 'bad-host') return [403, 'this dashboard answers to loopback host names only'];
+    return [401, gate.help, { 'www-authenticate': 'Basic realm="htorder dashboard", charset="UTF-8"', ...close }];
+  if (verdict === 'bad-host') return [403, 'this dashboard answers to loopback host names only', close];
+  // Shown the token: from now on the connection is the owner's, not held to the untrusted caps.
+  gate.untrusted.trust(req.socket);
   return undefined;
 }
 
 async function handle(
   live: LiveInputs,
   opts: DashboardOptions,
-  access: Access,
+  gate: Gate,
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://dashboard.invalid');
   const cookie: Record<string, string> = {};
-  const refused = refusal(req, access, url, cookie);
+  const refused = refusal(req, gate, url, cookie);
   if (refused) return plain(res, ...refused);
   for (const [k, v] of Object.entries(cookie)) res.setHeader(k, v);
   const q = (k: string): string | undefined => url.searchParams.get(k) ?? undefined;
@@ -293,13 +384,13 @@ async function handle(
       return live.stream(req, res);
     case '/': {
       const all = (await live.fresh()).list();
-      return page('inputs', 'Inputs', inputsPage(all, { status: q('status'), day: q('day') }, submissions(all)));
+      return page('inputs', 'Inputs', inputsPage(all, { status: q('status'), day: q('day') }, counted(all)));
     }
     case '/orders':
-      return page('orders', 'Orders in flight', ordersPage(submissions((await live.fresh()).list())));
+      return page('orders', 'Orders in flight', ordersPage(counted((await live.fresh()).list())));
     case '/days': {
       const all = (await live.fresh()).list();
-      return page('days', 'The last days', daysPage(all, submissions(all), Date.now()));
+      return page('days', 'The last days', daysPage(all, counted(all), Date.now()));
     }
     case '/input': {
       const all = (await live.fresh()).list();
@@ -307,7 +398,7 @@ async function handle(
       if (!r) return plain(res, 404, 'no such input (it may have moved: go back to the list)');
       const read = r.reports.json ? await readReport(r.reports.json) : undefined;
       const lines = await sourceLines(r.inputPath, linesWanted(read?.view));
-      return page('input', r.name, inputPage(r, read?.view, read?.problem, lines, submissions(all).spend.get(r.id)));
+      return page('input', r.name, inputPage(r, read?.view, read?.problem, lines, counted(all).spend.get(r.id)));
     }
     case '/file': {
       const r = (await live.fresh()).find(q('id') ?? '');

@@ -3,20 +3,27 @@ import { join } from 'node:path';
 import type { InputEvent, WatchEvents } from '../watch/events.js';
 import { reportPaths, type ReportPaths } from '../report/report-paths.js';
 import { classifyName } from '../watch/sources/drop-names.js';
-import type { DropLayout } from '../watch/sources/model.js';
+import { DEFAULT_LAYOUT, type DropLayout } from '../watch/sources/model.js';
 import { openFolder, readHead } from './safe-files.js';
-import { estimates, reportView, type JobView, type ReportView } from './report-view.js';
+import {
+  awaitingApproval,
+  estimates,
+  reportView,
+  type AwaitingView,
+  type JobView,
+  type ReportView,
+} from './report-view.js';
 import type { Amounts } from './amounts.js';
 import type { InputStatus } from './statuses.js';
 
 /**
  * Every input the dashboard knows: the files of a folder (a drop folder's own files and its
- * processing/, done/ and failed/, or a folder of plain `run`s) with the reports beside them,
+ * processing/, done/, failed/ and held/, or a folder of plain `run`s) with the reports beside them,
  * and, while watching, the watcher's events for inputs not finished yet. Only names found by
  * listing are ever opened: a request names an input by the id given here, never by a path.
  */
 
-export type Place = 'drop' | 'processing' | 'done' | 'failed';
+export type Place = 'drop' | 'processing' | 'done' | 'failed' | 'held';
 
 export type ReportKind = keyof ReportPaths;
 /** The reports' names after their input's (`.result.json` …): the names the pipeline writes. */
@@ -32,6 +39,11 @@ export const SCAN_LIMITS = {
   reportBytes: 16 * 1024 * 1024,
   /** Jobs kept per report for the list, the day's picture and the orders page. */
   digestJobs: 5_000,
+  /**
+   * A folder with more files than this that changed is listed by name, the files it had keep
+   * their last stat (listFolder's `known`); a smaller one has each file looked at again.
+   */
+  quickListing: 2_000,
   /**
    * Reports read for the pages: the newest ones, whose digests are kept between scans. Older
    * reports are listed without their figures, so a done/ of many thousand reports costs a page
@@ -50,22 +62,31 @@ interface Listed {
   ino: number;
 }
 
-/** A folder's files (never through a link, the folder's own name included: openFolder). */
-async function listFolder(dir: string): Promise<Listed[]> {
+/**
+ * A folder's files (never through a link, the folder's own name included: openFolder). `known`:
+ * the files of its last listing, reused for the names still there instead of a stat each — a
+ * file renamed over under a known name keeps its old size and time until a listing without
+ * `known`.
+ */
+async function listFolder(dir: string, known?: ReadonlyMap<string, Listed>): Promise<Listed[]> {
   const folder = await openFolder(dir);
   if (!folder) return [];
-  const out: Listed[] = [];
   try {
-    const handle = await opendir(folder.at());
+    const out: Listed[] = [];
+    const unknown: string[] = [];
     let seen = 0;
-    for await (const entry of handle) {
+    for await (const entry of await opendir(folder.at())) {
       if (++seen > SCAN_LIMITS.entriesPerFolder) break;
       // Dirent types come from lstat: a link is never a file here, so it is never opened.
       if (!entry.isFile() || entry.name.startsWith('.')) continue;
-      const st = await lstat(folder.at(entry.name)).catch(() => undefined);
-      const path = join(dir, entry.name);
+      const had = known?.get(entry.name);
+      if (had) out.push(had);
+      else unknown.push(entry.name);
+    }
+    for (const name of unknown) {
+      const st = await lstat(folder.at(name)).catch(() => undefined);
       if (st?.isFile())
-        out.push({ name: entry.name, path, mtimeMs: st.mtimeMs, size: st.size, dev: st.dev, ino: st.ino });
+        out.push({ name, path: join(dir, name), mtimeMs: st.mtimeMs, size: st.size, dev: st.dev, ino: st.ino });
     }
     return (await folder.stillHeld()) ? out : [];
   } catch {
@@ -73,6 +94,24 @@ async function listFolder(dir: string): Promise<Listed[]> {
   } finally {
     await folder.close();
   }
+}
+
+/** The same file: its identity, size and time (a stat taken again gives a new object). */
+const sameFile = (a: Listed | undefined, b: Listed | undefined): boolean =>
+  a === b ||
+  (a !== undefined &&
+    b !== undefined &&
+    a.mtimeMs === b.mtimeMs &&
+    a.size === b.size &&
+    a.ino === b.ino &&
+    a.dev === b.dev);
+
+/** Whether two listings of a folder hold the same files with the same sizes and times. */
+function sameFiles(a: readonly Listed[], b: readonly Listed[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  const byName = new Map(b.map((f) => [f.name, f]));
+  return a.every((f) => sameFile(f, byName.get(f.name)));
 }
 
 /**
@@ -90,6 +129,7 @@ interface ParsedReport {
   problem?: string;
   digest: JobView[];
   estimated: Amounts | null;
+  awaiting: AwaitingView | null;
 }
 
 let reading: Promise<unknown> = Promise.resolve();
@@ -117,23 +157,34 @@ async function readReportNow(path: string): Promise<{ view?: ReportView; problem
   }
 }
 
+/** Nothing failed, but jobs wait for approval: their reasons are the report's only errors. */
+function onlyWaits(view: ReportView): boolean {
+  const b = view.byStatus;
+  return b['awaiting-approval'] > 0 && b.failed + b.invalid === 0;
+}
+
 /** Checked, planned or a dry run: its report says nothing was sent to the API as an order. */
 function plannedOnly(view: ReportView): boolean {
   const b = view.byStatus;
   return (
-    view.errorCount === 0 && b.invalid === 0 && (view.planned || (b.valid > 0 && b.valid + b.skipped === view.jobCount))
+    (view.errorCount === 0 || onlyWaits(view)) &&
+    b.invalid === 0 &&
+    (view.planned || (b.valid > 0 && b.valid + b.skipped === view.jobCount))
   );
 }
 
 function statusOf(place: Place, view: ReportView | undefined): InputStatus {
   if (place === 'processing') return 'processing';
   if (view && view.byStatus['in-doubt'] > 0) return 'in doubt';
-  if (place === 'failed') return place;
+  if (place === 'failed' || place === 'held') return place;
   if (view && plannedOnly(view)) return 'planned';
   if (place === 'done') return place;
   if (!view) return 'waiting';
   const b = view.byStatus;
-  return b.failed + b.invalid > 0 || view.errorCount > 0 ? 'failed' : 'done';
+  if (b.failed + b.invalid > 0) return 'failed';
+  // A `run` whose jobs wait for approval (exit 4): held where it lies, not failed.
+  if (onlyWaits(view)) return 'held';
+  return view.errorCount > 0 ? 'failed' : 'done';
 }
 
 function reportOf(name: string): { base: string; kind: ReportKind } | undefined {
@@ -152,11 +203,10 @@ interface Found {
   reports: Partial<Record<ReportKind, Listed>>;
 }
 
-/** A folder's files as inputs with their reports; each file's identity and time go into `sig`. */
-function grouped(place: Place, files: Listed[], sig: string[]): Found[] {
+/** A folder's files as inputs with their reports. */
+function grouped(place: Place, files: readonly Listed[]): Found[] {
   const groups = new Map<string, Found>();
   for (const f of files) {
-    sig.push(`${place}/${f.name}:${f.mtimeMs}:${f.size}`);
     const report = reportOf(f.name);
     const name = report?.base ?? (classifyName(f.name).take ? f.name : undefined);
     if (name === undefined) continue;
@@ -170,14 +220,29 @@ function grouped(place: Place, files: Listed[], sig: string[]): Found[] {
   return [...groups.values()].filter((g) => g.input || place === 'done' || place === 'failed');
 }
 
+/** Code-unit order: a tie-break that is the same everywhere and costs no collation. */
+const byText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The list's order: newest first, then by id. */
+const newestFirst = (a: { at: number; id: string }, b: { at: number; id: string }): number =>
+  b.at - a.at || byText(a.id, b.id);
+
 /** The paths of the newest reports, up to SCAN_LIMITS.cachedReports: those read for the pages. */
-function newestReports(found: Found[]): Set<string> {
+function newestReports(found: readonly Found[]): Set<string> {
   const reports = found.flatMap((g) => (g.reports.json ? [g.reports.json] : []));
-  reports.sort((a, b) => b.mtimeMs - a.mtimeMs || a.path.localeCompare(b.path));
+  reports.sort((a, b) => b.mtimeMs - a.mtimeMs || byText(a.path, b.path));
   return new Set(reports.slice(0, SCAN_LIMITS.cachedReports).map((f) => f.path));
 }
 
 type LiveState = Pick<InputEvent, 'phase' | 'at' | 'problem' | 'retryInMs'>;
+
+/** A folder as the last scan listed it: kept while its stamp stays the same. */
+interface FolderListing {
+  /** The folder's device and inode. */
+  id: string;
+  stamp: string;
+  files: readonly Listed[];
+}
 
 /**
  * The inputs of one folder, kept up to date: `scan()` lists the folder again (reports are
@@ -188,10 +253,16 @@ export class DropInputs {
   private readonly cache = new Map<string, ParsedReport>();
   private readonly live = new Map<string, LiveState>();
   private readonly durations = new Map<string, number>();
+  /** Durations the watcher told, and how many of them the records show. */
+  private durationsTold = 0;
+  private durationsShown = 0;
   private records: InputRecord[] = [];
-  private signature = '';
+  /** list()'s answer until the next scan or event. */
+  private sorted: InputRecord[] | undefined;
   /** The folders as they were when the last scan began, and when that was. */
   private scanned: { stamp: string; newestMs: number; at: number } | undefined;
+  /** Each folder as last listed, by place. */
+  private listings = new Map<Place, FolderListing>();
 
   constructor(
     readonly root: string,
@@ -203,15 +274,18 @@ export class DropInputs {
     return events.on((e) => {
       if (e.kind !== 'input') return;
       this.note(e);
+      this.sorted = undefined;
       onChange();
     });
   }
 
   private note(e: InputEvent): void {
-    if (e.phase === 'done' || e.phase === 'failed' || e.phase === 'lost') {
+    // Finished: the folder (done/, failed/, held/) and the reports say the rest.
+    if (e.phase === 'done' || e.phase === 'failed' || e.phase === 'held' || e.phase === 'lost') {
       this.live.delete(e.name);
       if (e.durationMs !== undefined) {
         this.durations.set(e.name, e.durationMs);
+        this.durationsTold += 1;
         // Bounded: the oldest durations go first.
         if (this.durations.size > 10_000) this.durations.delete(this.durations.keys().next().value as string);
       }
@@ -232,12 +306,12 @@ export class DropInputs {
   }
 
   /**
-   * The drop folder and its layout folders that are real folders (not a link out of it), with a
-   * stamp of their identities and times (it differs when an entry was added, removed or renamed)
-   * and the newest of those times.
+   * The drop folder and its layout folders that are real folders (not a link out of it), each
+   * with a stamp of its identity and time (it differs when an entry was added, removed or
+   * renamed), the stamp of them all, and the newest of their times.
    */
   private async folders() {
-    const places: [Place, string][] = [];
+    const places: { place: Place; dir: string; id: string; stamp: string; mtimeMs: number }[] = [];
     const stamp: string[] = [];
     let newestMs = 0;
     const look = async (place: Place, dir: string): Promise<void> => {
@@ -246,55 +320,91 @@ export class DropInputs {
         stamp.push(`${place}:-`);
         return;
       }
-      places.push([place, dir]);
-      stamp.push(`${place}:${st.dev}:${st.ino}:${st.mtimeMs}`);
+      const id = `${st.dev}:${st.ino}`;
+      const own = `${place}:${id}:${st.mtimeMs}`;
+      places.push({ place, dir, id, stamp: own, mtimeMs: st.mtimeMs });
+      stamp.push(own);
       newestMs = Math.max(newestMs, st.mtimeMs);
     };
     await look('drop', this.root);
     // The drop folder itself is listed even when it cannot be looked at (it shows as empty).
-    if (places.length === 0) places.push(['drop', this.root]);
+    if (places.length === 0)
+      places.push({ place: 'drop', dir: this.root, id: '?', stamp: 'drop:?', mtimeMs: Date.now() });
     if (this.layout) {
-      for (const place of ['processing', 'done', 'failed'] as const)
-        await look(place, join(this.root, this.layout[place]));
+      const names = { ...DEFAULT_LAYOUT, ...this.layout };
+      for (const place of ['processing', 'done', 'failed', 'held'] as const)
+        await look(place, join(this.root, names[place]));
     }
     return { places, stamp: stamp.join('\n'), newestMs };
   }
 
-  /** Lists the folders again; returns whether anything changed since the last scan. */
-  async scan(): Promise<boolean> {
+  /**
+   * Lists the folders again; returns whether anything changed since the last scan. `full`
+   * false: a folder whose stamp is what it was at its last listing, and whose time is old
+   * enough to trust (RACY_MS), keeps that listing; in a large folder that changed
+   * (SCAN_LIMITS.quickListing), the files keep their last stat while their names are still
+   * there (listFolder's `known`). A file rewritten in place, or replaced under a name a large
+   * folder had, is seen at the next full scan. When no listing changed, neither do the records.
+   */
+  async scan(full = true): Promise<boolean> {
     // The folders' stamp is taken before listing: a change while listing shows as a new stamp.
     const at = Date.now();
     const { places, stamp, newestMs } = await this.folders();
     this.scanned = { stamp, newestMs, at };
-    const found: Found[] = [];
-    const sig: string[] = [];
-    for (const [place, dir] of places) found.push(...grouped(place, await listFolder(dir), sig));
+    const listings = new Map<Place, FolderListing>();
+    let changed = places.length !== this.listings.size;
+    let kept = !changed && this.durationsShown === this.durationsTold;
+    for (const { place, dir, id, stamp: own, mtimeMs } of places) {
+      const last = this.listings.get(place);
+      // Stats are reused only from the same folder (another one renamed to its name is listed afresh).
+      const files =
+        full || !last || last.id !== id || last.files.length <= SCAN_LIMITS.quickListing
+          ? await listFolder(dir)
+          : last.stamp === own && mtimeMs <= at - RACY_MS
+            ? last.files
+            : await listFolder(dir, new Map(last.files.map((f) => [f.name, f])));
+      changed ||= !last || !sameFiles(files, last.files);
+      kept &&= files === last?.files;
+      listings.set(place, { id, stamp: own, files });
+    }
+    this.listings = listings;
+    if (kept) return false;
+    this.durationsShown = this.durationsTold;
+    await this.recordsOf([...listings].flatMap(([place, l]) => grouped(place, l.files)));
+    return changed;
+  }
+
+  /** The records of the inputs found, newest first. */
+  private async recordsOf(found: readonly Found[]): Promise<void> {
     const read = newestReports(found);
     const records: InputRecord[] = [];
-    for (const { place, name, input, reports } of found) {
-      const json = reports.json;
-      const parsed = json && read.has(json.path) ? await this.parse(json) : undefined;
-      const first = input ?? json ?? Object.values(reports)[0];
-      const r = record(`${place}/${name}`, name, place, first?.mtimeMs ?? 0, parsed);
-      const unread = json && !parsed ? `not read: only the newest ${SCAN_LIMITS.cachedReports} reports are` : null;
-      records.push({
-        ...r,
-        durationMs: this.durations.get(name) ?? r.durationMs,
-        problem:
-          r.problem ??
-          unread ??
-          (place === 'failed' && !json ? 'set aside without a report (see the watcher’s log)' : null),
-        inputPath: input?.path ?? null,
-        reports: Object.fromEntries(Object.entries(reports).map(([k, f]) => [k, f.path])),
-      });
+    for (const group of found) {
+      const json = group.reports.json;
+      records.push(await this.recordOf(group, json !== undefined && read.has(json.path)));
     }
     // Forget digests of reports that are gone or no longer read.
     for (const key of this.cache.keys()) if (!read.has(key)) this.cache.delete(key);
-    this.records = records;
-    const signature = sig.sort().join('\n');
-    const changed = signature !== this.signature;
-    this.signature = signature;
-    return changed;
+    this.records = records.sort(newestFirst);
+    this.sorted = undefined;
+  }
+
+  /** An input's record from its files; `read`: its report is among those read. */
+  private async recordOf({ place, name, input, reports }: Found, read: boolean): Promise<InputRecord> {
+    const json = reports.json;
+    const parsed = json && read ? await this.parse(json) : undefined;
+    const first = input ?? json ?? Object.values(reports)[0];
+    const r = record(`${place}/${name}`, name, place, first?.mtimeMs ?? 0, parsed);
+    const unread = json && !parsed ? `not read: only the newest ${SCAN_LIMITS.cachedReports} reports are` : null;
+    return {
+      ...r,
+      durationMs: this.durations.get(name) ?? r.durationMs,
+      problem:
+        r.problem ??
+        unread ??
+        (place === 'failed' && !json ? 'set aside without a report (see the watcher’s log)' : null),
+      inputPath: input?.path ?? null,
+      reports: Object.fromEntries(Object.entries(reports).map(([k, f]) => [k, f.path])),
+    };
   }
 
   private async parse(f: Listed): Promise<ParsedReport> {
@@ -311,22 +421,31 @@ export class DropInputs {
         .slice(0, SCAN_LIMITS.digestJobs)
         .map((j) => ({ ...j, warnings: [], errors: [], lines: [] })),
       estimated: view ? estimates(view) : null,
+      awaiting: view ? awaitingApproval(view) : null,
     };
     this.cache.set(f.path, parsed);
     return parsed;
   }
 
-  /** Every input, newest first, the watcher's news laid over the folder's. */
-  list(): InputRecord[] {
+  /** Every input, newest first, the watcher's news laid over the folder's. The same array until something changed. */
+  list(): readonly InputRecord[] {
+    this.sorted ??= this.overlaid();
+    return this.sorted;
+  }
+
+  private overlaid(): InputRecord[] {
+    if (this.live.size === 0) return this.records;
     const out = this.records.map((r) => {
       const l = r.place === 'drop' || r.place === 'processing' ? this.live.get(r.name) : undefined;
       return l ? withLive(r, l) : r;
     });
-    const listed = new Set(this.records.filter((r) => r.place !== 'done' && r.place !== 'failed').map((r) => r.name));
+    const listed = new Set(
+      this.records.filter((r) => r.place === 'drop' || r.place === 'processing').map((r) => r.name),
+    );
     for (const [name, l] of this.live) {
       if (!listed.has(name)) out.push(withLive(record(`live/${name}`, name, 'drop', l.at), l));
     }
-    return out.sort((a, b) => b.at - a.at || a.id.localeCompare(b.id));
+    return out.sort(newestFirst);
   }
 
   /** The input a request names, when it is one of those listed. */
@@ -354,6 +473,8 @@ function record(id: string, name: string, place: Place, at: number, parsed?: Par
     byStatus: view?.byStatus ?? null,
     /** The estimates of its jobs, per currency. What it spent is counted across inputs (submissions.ts). */
     estimated: parsed?.estimated ?? null,
+    /** Its jobs that wait for approval: how many, their estimate and why; null when none waits. */
+    awaiting: parsed?.awaiting ?? null,
     problem: parsed?.problem ?? null,
     /** Absolute paths of the files found by listing. */
     inputPath: null as string | null,

@@ -193,6 +193,38 @@ export function reportView(doc: unknown) {
   };
 }
 
+/** Reasons kept per report for the list: the first few say why; the input's page shows them all. */
+const LISTED_REASONS = 3;
+
+/**
+ * What of a report waits for approval: how many jobs are `awaiting-approval`, their estimate
+ * per currency, and the first reasons (a held job's errors are its reasons, docs/reports.md),
+ * each after its order number, with how many more there are. Null when no job waits.
+ */
+export function awaitingApproval(view: ReportView) {
+  const jobs = view.byStatus['awaiting-approval'];
+  if (jobs === 0) return null;
+  const amount: Amounts = new Map();
+  const reasons: string[] = [];
+  let more = 0;
+  for (const j of view.jobs) {
+    if (j.status !== 'awaiting-approval') continue;
+    addAmount(amount, j.currency, j.estimatedCost);
+    for (const e of j.errors) {
+      if (reasons.length >= LISTED_REASONS) {
+        more += 1;
+        continue;
+      }
+      // The list says once that these wait for approval and how to give it.
+      const why = e.message.replace(/^awaiting approval: /, '').replace(/ \(htorder approve\)$/, '');
+      reasons.push(`${j.orderNumber ?? '(no order number)'}: ${why}`);
+    }
+  }
+  return { jobs, amount, reasons, more };
+}
+
+export type AwaitingView = NonNullable<ReturnType<typeof awaitingApproval>>;
+
 /** The estimates of one report's jobs, per currency: what the list shows. */
 export function estimates(view: ReportView): Amounts {
   const estimated: Amounts = new Map();

@@ -32,14 +32,16 @@ export const JOB_STATUS_LOOK: Readonly<Record<JobStatus, StatusLook>> = {
 
 /**
  * An input's status on the dashboard: where the file is and what its report says. `planned`:
- * checked or planned only (`check`, `plan`, a dry run), nothing ordered.
+ * checked or planned only (`check`, `plan`, a dry run), nothing ordered. `held`: nothing
+ * failed, but jobs wait for approval (in a drop folder's held/, or a `run` that exited 4).
  */
-export type InputStatus = 'waiting' | 'processing' | 'planned' | 'done' | 'failed' | 'in doubt';
+export type InputStatus = 'waiting' | 'processing' | 'planned' | 'done' | 'failed' | 'in doubt' | 'held';
 
 export const INPUT_STATUS_LOOK: Readonly<Record<InputStatus, StatusLook>> = {
   done: { tone: 'good', colour: '#2e7d32' },
   failed: { tone: 'bad', colour: '#c62828' },
   'in doubt': { tone: 'doubt', colour: '#ef6c00' },
+  held: { tone: 'action', colour: '#f9a825' },
   planned: { tone: 'planned', colour: '#1565c0' },
   processing: { tone: 'busy', colour: '#64b5f6' },
   waiting: { tone: 'quiet', colour: '#b0bec5' },

@@ -45,8 +45,10 @@ export function submissions(inputs: readonly InputRecord[]): Submissions {
       const had = byJob.get(key);
       // What `htorder track` last saw of the job, whichever copy of the report it was written into.
       const tracking = newer(had?.job.tracking ?? null, s.job.tracking) ? (had?.job.tracking ?? null) : s.job.tracking;
+      // The currency any copy recorded: an older htorder wrote none for a job the ledger vouched for.
+      const currency = had?.job.currency ?? s.job.currency;
       const owner = had === undefined || first(s, had) ? s : had;
-      byJob.set(key, { input: owner.input, job: { ...owner.job, tracking } });
+      byJob.set(key, { input: owner.input, job: { ...owner.job, tracking, currency: owner.job.currency ?? currency } });
     }
   }
   const owned = [...byJob.values()];

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { dateText, excelSerialText, excelSerialToDate } from '../../src/core/excel-date.js';
 import { excelDate } from '../../src/manifest/mapping/expressions.js';
-import { cellText } from '../../src/manifest/xlsx/xlsx-cells.js';
+import { numberText } from '../../src/manifest/xlsx/xlsx-cells.js';
 
 describe('excel-date: one reading of spreadsheet serial day numbers', () => {
   it('reads the 1900 and 1904 date systems, with the time of day as wall-clock time', () => {
@@ -21,7 +21,7 @@ describe('excel-date: one reading of spreadsheet serial day numbers', () => {
         const text = excelSerialText(day);
         expect(excelDate(day)).toBe(text);
         expect(excelDate(`${day}.75`)).toBe(text);
-        expect(cellText(day, 'yyyy-mm-dd')).toBe(text);
+        expect(numberText(day, 'date')).toBe(text);
         const [finding] = dueDate({ dateDue: String(day) } as never, 0);
         expect(finding.message).toContain(`(it stands for ${text})`);
       }),

@@ -282,7 +282,9 @@ const COMMANDS: Record<string, Entry> = {
   'npm run bench:check': { skip: 'a benchmark of minutes; its script is checked to exist' },
   'npm run bench:watch': { skip: 'a benchmark of minutes; its script is checked to exist' },
   'npm run bench:artwork': { skip: 'a benchmark of a minute; its script is checked to exist' },
+  'npm run bench:xlsx': { skip: 'a benchmark of minutes; its script is checked to exist' },
   'npm run bench:recognise': { skip: 'a benchmark of minutes; its script is checked to exist' },
+  'npm run bench:ui': { skip: 'a benchmark of minutes; its script is checked to exist' },
   'npm run typecheck': { skip: '.ci/run runs it; its script is checked to exist' },
   'npm run deps': { skip: '.ci/run runs it (dependency-cruiser over src/); its script is checked to exist' },
   'npm run lint': { skip: '.ci/run runs it; its script is checked to exist' },
@@ -708,6 +710,50 @@ const COMMANDS: Record<string, Entry> = {
 
   // sandbox.
   'htorder sandbox': { spec: { long: { ready: SANDBOX_READY } } },
+  // Later nights (README tour, docs/sandbox.md, docs/configuration.md): the sandbox's clock moved on.
+  'htorder sandbox clock +2d': {
+    spec: { check: (_ws, r) => expect(r.stdout).toMatch(/^sandbox clock: \S+Z, 2d ahead of real time \(state /) },
+  },
+  'htorder sandbox clock +1d': { spec: { check: (_ws, r) => expect(r.stdout).toContain(', 1d ahead of real time') } },
+  'htorder sandbox clock': {
+    spec: { before: ['htorder sandbox clock +2d'], check: (_ws, r) => expect(r.stdout).toContain('2d ahead') },
+  },
+  'htorder sandbox clock +1d --url http://127.0.0.1:8080': {
+    spec: {
+      subst: (ws) => ({ 'http://127.0.0.1:8080': ws.sandbox.url }),
+      check: async (ws) => {
+        const now = Date.parse((await ws.sandbox.admin.clock()).now);
+        expect(now - Date.now()).toBeGreaterThan(86_400_000 - 60_000);
+      },
+    },
+  },
+  'htorder api POST /_sandbox/clock/advance --data \'{"ms":86400000}\' --sandbox': {
+    spec: {
+      check: async (ws, r) => {
+        expect(JSON.parse(r.stdout)).toHaveProperty('now');
+        expect((await run('htorder sandbox clock', ws)).stdout).toContain(', 1d ahead of real time');
+      },
+    },
+  },
+  'htorder track --sandbox samples/reorder/asset-reorder.yaml': {
+    spec: {
+      before: ['htorder run --sandbox samples/reorder/asset-reorder.yaml', 'htorder sandbox clock +2d'],
+      check: (ws, r) => {
+        expect(r.stderr).toMatch(/RO-2026-0001 +Dispatched/);
+        expect(r.stderr).toMatch(/tracking for the shop: .*samples\/reorder\/asset-reorder\.yaml\.tracking\.csv/);
+        const csv = readFileSync(join(ws.dir, 'samples/reorder/asset-reorder.yaml.tracking.csv'), 'utf8');
+        expect(csv).toMatch(/\nRO-2026-0001,.*,UPS,UPSGND\d+,/);
+      },
+    },
+  },
+  'HTORDER_CLOCK_OFFSET=+3d htorder plan --sandbox samples/reorder/asset-reorder.yaml': {
+    spec: {
+      check: (ws, r) => {
+        expect(r.stderr).toContain('the calendar clock is moved by HTORDER_CLOCK_OFFSET');
+        expect(statuses(join(ws.dir, 'samples/reorder/asset-reorder.yaml.result.json'))).toEqual(['valid']);
+      },
+    },
+  },
   'htorder sandbox --port 8080 --seed 7 --token-ttl 30': {
     spec: {
       subst: (ws) => ({ '8080': String(ws.port) }),

@@ -86,6 +86,22 @@ describe('htorder run', () => {
     expect(await createdOrders()).toEqual(['PO-1', 'PO-2']);
   });
 
+  it("keeps the account's currency on every job: a re-run's and a plan's already-submitted jobs too", async () => {
+    const file = await h.write('order.yaml', manifest([{ orderNumber: 'PO-C1', items: ITEMS.reorder }]));
+    expect((await h.cli('run', [file])).code).toBe(0);
+    const first = (await h.report(file)).jobs[0];
+    expect(first?.currency).toBe('USD');
+    for (const command of ['run', 'plan'] as const) {
+      expect((await h.cli(command, [file])).code).toBe(0);
+      const again = (await h.report(file)).jobs[0];
+      expect(again, command).toMatchObject({
+        status: 'already-submitted',
+        totalJobCost: first?.totalJobCost,
+        currency: 'USD',
+      });
+    }
+  });
+
   it("gives the ledger's spare files back before it returns, not one by one on the way out", async () => {
     const spares = async () =>
       (await readdir(join(h.stateDir, 'ledger'), { recursive: true })).filter((n) => n.endsWith('.spare'));

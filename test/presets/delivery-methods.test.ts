@@ -66,7 +66,7 @@ describe('the shop method through the account options, the table and the default
     expect(r.code).toBe(1);
     const errors = await readFile(`${file}.errors.txt`, 'utf8');
     expect(errors).toMatch(
-      /orders_export\.csv:5: Shipping Method: "Express Shipping" is not a delivery method of this account; available: UPSGND \(UPS Ground\), UPS2DA \(UPS 2nd Day Air\), FDXON \(FedEx Overnight\), PICKUP \(Customer Pickup\); a shop's own method names go in the config file's deliveryMethods/,
+      /orders_export\.csv:5: Shipping Method: "Express Shipping" is not a delivery method of this account \(nearest: "FedEx Overnight"\); available: UPSGND \(UPS Ground\), UPS2DA \(UPS 2nd Day Air\), FDXON \(FedEx Overnight\), PICKUP \(Customer Pickup\); a shop's own method names go in the config file's deliveryMethods: \{ "Express Shipping": FedEx Overnight \}/,
     );
     expect(await h.sandbox.admin.jobs()).toEqual([]);
   }, 60_000);

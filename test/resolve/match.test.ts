@@ -18,6 +18,9 @@ const countries = [
   c('Canada', 'CA', 'CAN', true),
   c('Côte d’Ivoire', 'CI', 'CIV'),
   c('Mexico', 'MX', 'MEX', true),
+  c('Germany', 'DE', 'DEU'),
+  c('Spain', 'ES', 'ESP'),
+  c('Switzerland', 'CH', 'CHE'),
 ];
 
 describe('matchCountry', () => {
@@ -51,10 +54,47 @@ describe('matchCountry', () => {
     expect(matchCountry(input, countries)).toEqual({ suggestion });
   });
 
-  it('suggests nothing for a far-off value or an unassigned code', () => {
-    expect(matchCountry('Atlantis', countries)).toEqual({});
-    expect(matchCountry('XX', countries)).toEqual({});
-    expect(matchCountry('XXX', countries)).toEqual({});
+  it.each([
+    ['England', 'GB'],
+    ['Scotland', 'GB'],
+    ['Wales', 'GB'],
+    ['Northern Ireland', 'GB'],
+    ['Great Britain', 'GB'],
+    ['GB-SCT', 'GB'],
+    ['U.S.A.', 'US'],
+    ['U.S.', 'US'],
+    ['United States of America', 'US'],
+    ['US-ME', 'US'],
+    ['Deutschland', 'DE'],
+    ['España', 'ES'],
+    ['Espana', 'ES'],
+    ['Schweiz', 'CH'],
+    ['Suisse', 'CH'],
+    ['Norge', 'NO'],
+    ['Royaume-Uni', 'GB'],
+    ['Vereinigtes Königreich', 'GB'],
+    ['Estados Unidos', 'US'],
+  ])('%s (a name people write) → %s', (input, iso2) => {
+    expect(matchCountry(input, countries).found?.iso2).toBe(iso2);
+  });
+
+  it('a country ISO 3166 knows but the API list lacks is named, not guessed', () => {
+    expect(matchCountry('Österreich', countries)).toEqual({ known: { iso2: 'AT', name: 'Austria' } });
+    expect(matchCountry('AUT', countries)).toEqual({ known: { iso2: 'AT', name: 'Austria' } });
+  });
+
+  it('a near miss of a name in another language suggests the list name', () => {
+    expect(matchCountry('Deutschlnd', countries)).toEqual({ suggestion: 'Germany' });
+    expect(matchCountry('Englnd', countries)).toEqual({ suggestion: 'United Kingdom' });
+  });
+
+  it('a far-off value gets the nearest countries; an unassigned code never a guess', () => {
+    const far = matchCountry('Atlantis', countries);
+    expect(far).toMatchObject({ nearest: expect.any(Array) });
+    expect((far as { nearest: string[] }).nearest).toHaveLength(3);
+    expect(matchCountry('XX', countries)).not.toHaveProperty('found');
+    expect(matchCountry('XX', countries)).not.toHaveProperty('suggestion');
+    expect(matchCountry('XXX', countries)).not.toHaveProperty('suggestion');
   });
 });
 
@@ -76,9 +116,22 @@ describe('matchState', () => {
     expect(matchState(input, states).found?.abbreviation).toBe(abbr);
   });
 
-  it('suggests the closest name', () => {
+  it('suggests the closest name, else the nearest states', () => {
     expect(matchState('Texsa', states)).toEqual({ suggestion: 'Texas' });
-    expect(matchState('Ohio', states)).toEqual({});
+    expect(matchState('Ohio', states)).toEqual({ nearest: ['Texas', 'New York', 'Québec'] });
+  });
+
+  it('reads an ISO 3166-2 code of the country the states are of', () => {
+    const us: State[] = [
+      { name: 'Maine', abbreviation: 'ME' },
+      { name: 'Texas', abbreviation: 'TX' },
+    ];
+    expect(matchState('US-ME', us, 'US').found?.abbreviation).toBe('ME');
+    expect(matchState('us-tx', us, 'US').found?.abbreviation).toBe('TX');
+    expect(matchState('US ME', us, 'US').found?.abbreviation).toBe('ME');
+    // Another country's code is not this country's state.
+    expect(matchState('CA-ME', us, 'US').found).toBeUndefined();
+    expect(matchState('US-ME', us).found).toBeUndefined();
   });
 });
 
@@ -113,7 +166,16 @@ describe('matchDeliveryOption', () => {
   it('suggests a label for a near miss', () => {
     expect(matchDeliveryOption('UPS Grnd', options)).toEqual({ suggestion: 'UPS Ground' });
     expect(matchDeliveryOption('Fedex Overnite', options)).toEqual({ suggestion: 'FedEx Overnight' });
-    expect(matchDeliveryOption('Pigeon', options)).toEqual({});
+  });
+
+  it('names the nearest option for a shop name that is no near miss', () => {
+    const nearestOf = (text: string) => (matchDeliveryOption(text, options) as { nearest?: string[] }).nearest;
+    expect(nearestOf('Local Pickup')).toEqual(['Customer Pickup']);
+    expect(nearestOf('Click & Collect')).toEqual(['Customer Pickup']);
+    expect(nearestOf('Next Day Delivery')).toEqual(['FedEx Overnight']);
+    expect(nearestOf('Flat rate')).toEqual(['UPS Ground']);
+    expect(nearestOf('Standard Shipping')).toEqual(['UPS Ground']);
+    expect(nearestOf('Pigeon')).toHaveLength(1);
   });
 
   it('an exact code wins over a label that folds to the same text', () => {

@@ -337,6 +337,54 @@ describe('addresses', () => {
     ]);
   });
 
+  it('countries and states by the names people write: England, U.S.A., Deutschland, ISO 3166-2 states', async () => {
+    const asset = `      - { itemType: Asset, code: A10001, quantity: 10 }\n`;
+    const at = (country: string, extra = '') =>
+      `{ deliveryMethod: UPS Ground, streetAddress: 1 Main St, city: Town, postalCode: "12345", country: "${country}"${extra} }`;
+    for (const [written, iso2] of [
+      ['England', 'GB'],
+      ['Scotland', 'GB'],
+      ['Great Britain', 'GB'],
+      ['Deutschland', 'DE'],
+      ['España', 'ES'],
+      ['GBR', 'GB'],
+    ]) {
+      const r = await resolveOne(job(asset, '', at(written)));
+      expect(r.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+      expect(r.candidate.deliveryAddress.countryCodeISO2).toBe(iso2);
+    }
+    const us = await resolveOne(job(asset, '', at('U.S.A.', ', state: US-ME')));
+    expect(us.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(us.candidate.deliveryAddress).toMatchObject({ countryCodeISO2: 'US', state: 'ME' });
+    const other = await resolveOne(job(asset, '', at('USA', ', state: CA-ON')));
+    expect(other.diagnostics.map((d) => d.message)).toEqual([
+      expect.stringMatching(/^"CA-ON" is not a state of United States \(nearest: /),
+    ]);
+    const austria = await resolveOne(job(asset, '', at('Österreich')));
+    expect(austria.diagnostics.map((d) => d.message)).toEqual([
+      '"Österreich" is Austria (AT), which is not among the API\'s countries',
+    ]);
+    const nowhere = await resolveOne(job(asset, '', at('Atlantis')));
+    expect(nowhere.diagnostics.map((d) => d.message)).toEqual([
+      expect.stringMatching(/^"Atlantis" is not a country known to the API \(nearest: "[^"]+", "[^"]+", "[^"]+"\)$/),
+    ]);
+  });
+
+  it("an unknown delivery method suggests the account's nearest option for the deliveryMethods table", async () => {
+    const r = await resolveOne(
+      job(
+        `      - { itemType: Asset, code: A10001, quantity: 10 }\n`,
+        '',
+        '{ deliveryMethod: Local Pickup, streetAddress: 1 Main St, city: Austin, state: TX, postalCode: "78701", country: US }',
+      ),
+    );
+    expect(r.diagnostics.map((d) => d.message)).toEqual([
+      expect.stringMatching(
+        /^"Local Pickup" is not a delivery method of this account \(nearest: "Customer Pickup"\); available: .*deliveryMethods: \{ "Local Pickup": Customer Pickup \}$/,
+      ),
+    ]);
+  });
+
   it('a collection method needs no address and looks none up', async () => {
     const r = await resolveOne(
       job(

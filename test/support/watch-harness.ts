@@ -122,7 +122,11 @@ export async function startWatch(
       controller.abort();
       return done;
     },
-    logs: () => lines().map((l) => JSON.parse(l) as Record<string, unknown>),
+    // The log's lines; a line for people (the dashboard's link) is not one.
+    logs: () =>
+      lines()
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
   };
 }
 

@@ -301,4 +301,76 @@ describe('the dashboard server', () => {
     expect(orders).toContain('href="https://carrier.example/t/1Z99"');
     expect(orders).not.toContain('SIGNATURE-1');
   });
+
+  it('lists the inputs in held/ as held, with how much waits and why, and counts them', async () => {
+    const root = await folder();
+    await mkdir(join(root, 'held'));
+    const held = (orderNumber: string, estimate: number) => ({
+      orderNumber,
+      status: 'awaiting-approval',
+      estimatedCost: estimate,
+      currency: 'USD',
+      errors: [
+        {
+          code: 'approval.job-cost',
+          message: `awaiting approval: estimate ${estimate} USD is over maxJobCost 500.00 USD (htorder approve)`,
+        },
+      ],
+    });
+    for (const [name, jobs] of [
+      ['shop-a.csv', [held('A-1', 6000), held('A-2', 4000)]],
+      ['shop-b.csv', [held('B-1', 1550)]],
+    ] as const) {
+      await writeFile(join(root, 'held', name), 'x');
+      await writeFile(join(root, 'held', `${name}.result.json`), JSON.stringify({ command: 'watch', jobs }));
+    }
+    const page = await (await get(await serve(root))).text();
+    expect(page).toContain('>held 2</a>');
+    expect(page).toContain('>waiting 0</a>');
+    expect(page).toMatch(/2 inputs<\/a> wait for approval: 3 jobs, 11,550\.00 USD/);
+    expect(page).toContain(
+      '2 jobs wait for approval, 10,000.00 USD: A-1: estimate 6000 USD is over maxJobCost 500.00 USD; A-2:',
+    );
+    expect(page.match(/data-status="held"/g)).toHaveLength(2);
+    const one = await (await get(`${running?.url}input?id=held%2Fshop-a.csv`)).text();
+    expect(one).toContain('2 jobs wait for approval, estimated 10,000.00 USD: nothing of them is sent until');
+  });
+
+  it('tells a request without the token where its owner finds the link, and closes its connection', async () => {
+    const root = await folder();
+    running = await startDashboard({ root, layout: LAYOUT, port: 0, host: '127.0.0.1' });
+    let res = await fetch(running.url);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('connection')).toBe('close');
+    expect(await res.text()).toContain('Open the link htorder ui printed when it started (its first line).');
+    await running.close();
+
+    running = await startDashboard({
+      root,
+      layout: LAYOUT,
+      port: 0,
+      host: '127.0.0.1',
+      linkFile: (port) => `/state/ui/${port}.url`,
+    });
+    const { port } = new URL(running.url);
+    const text = await (await fetch(running.url)).text();
+    expect(text).toContain('Open the link htorder watch --ui printed when it started');
+    expect(text).toContain(`/state/ui/${port}.url, readable by the watcher's user only (cat /state/ui/${port}.url)`);
+    expect(text).not.toContain(tokenOf(running));
+    await running.close();
+
+    // A token of one's own (the kind another machine reaches through a proxy): no file is named.
+    running = await startDashboard({
+      root,
+      layout: LAYOUT,
+      port: 0,
+      host: '127.0.0.1',
+      token: 'mine-1234',
+      linkFile: () => '/state/x.url',
+    });
+    res = await fetch(running.url);
+    const own = await res.text();
+    expect(own).toContain('uiToken (HTORDER_UI_TOKEN');
+    expect(own).not.toContain('/state/');
+  });
 });

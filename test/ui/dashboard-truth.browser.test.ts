@@ -34,8 +34,11 @@ let env: Record<string, string>;
 let state: Awaited<ReturnType<typeof tempDir>>;
 let browser: Browser;
 
-const htorder = (args: string[]) =>
-  promisify(execFile)(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, timeout: 30_000 });
+const htorder = (args: string[], more: Record<string, string> = {}) =>
+  promisify(execFile)(process.execPath, [CLI, ...args], {
+    env: { ...process.env, ...env, ...more },
+    timeout: 30_000,
+  });
 
 const today = (): string => new Date().toISOString().slice(0, 10);
 
@@ -289,6 +292,81 @@ inBrowser('a folder of runs and plans', () => {
       }
     } finally {
       await phone.close();
+    }
+  });
+});
+
+inBrowser('inputs whose jobs wait for approval', () => {
+  /** A limit every job of the tests' manifests is over. */
+  const LIMIT = { HTORDER_MAX_JOB_COST: '1' };
+  let drop: Awaited<ReturnType<typeof tempDir>>;
+  let runs: Awaited<ReturnType<typeof tempDir>>;
+  let watch: RunningWatch;
+  let folderUi: Dashboard;
+
+  beforeAll(async () => {
+    drop = await tempDir('htorder-ui-held-drop-');
+    runs = await tempDir('htorder-ui-held-runs-');
+    watch = await startWatch({ target: drop.path, ui: true }, { ...env, ...LIMIT });
+    await writeFile(join(runs.path, 'nightly.yaml'), manifest('NIGHTLY', 2));
+    // Exit 4: nothing failed, its jobs wait for approval.
+    await expect(htorder(['run', join(runs.path, 'nightly.yaml')], LIMIT)).rejects.toMatchObject({ code: 4 });
+    folderUi = await startDashboard({ root: runs.path, port: 0, host: '127.0.0.1' });
+    for (const link of [watch.uiUrl as string, folderUi.openUrl]) {
+      const page = await browser.context.newPage();
+      await page.goto(link);
+      await page.close();
+    }
+  }, 60_000);
+  afterAll(async () => {
+    await folderUi?.close();
+    await watch?.stop();
+    await drop?.remove();
+    await runs?.remove();
+  });
+
+  it("a watcher's held file shows as held, with its amount, currency and reasons, live", async () => {
+    const page = await browser.context.newPage();
+    try {
+      await page.goto(new URL('/', watch.uiUrl).href);
+      await writeFile(join(drop.path, 'big.yaml'), manifest('BIG', 2));
+      await waitFor(
+        () =>
+          watch.events().some((e) => e.kind === 'input' && e.name === 'big.yaml' && e.phase === 'held') || undefined,
+        'big.yaml to be held',
+        30_000,
+      );
+      const row = page.locator('#inputs tr[data-id="held/big.yaml"]');
+      await row.locator('.st-held').waitFor({ timeout: 5_000 });
+      const reasons = (await row.locator('.reasons').textContent()) ?? '';
+      expect(reasons).toMatch(/^2 jobs wait for approval, [\d,]+\.\d\d [A-Z]{3}: BIG-1: .*over maxJobCost/);
+      // Shown as waiting on someone, not as the grey of a file not yet taken.
+      const look = (cls: string) =>
+        page
+          .locator(`#inputs .counts ${cls}, p.counts ${cls}`)
+          .first()
+          .evaluate((el) => el.ownerDocument.defaultView?.getComputedStyle(el).backgroundColor);
+      expect(await look('.st-held')).not.toBe(await look('.st-waiting'));
+      expect(await page.locator('p.counts .st-held').textContent()).toBe('held 1');
+      expect(await page.locator('.held-summary').textContent()).toMatch(
+        /^1 input waits for approval: 2 jobs, [\d,]+\.\d\d [A-Z]{3}\./,
+      );
+      expect(await page.locator('#inputs tr', { hasText: 'No reports yet' }).count()).toBe(0);
+    } finally {
+      await page.close();
+    }
+  }, 60_000);
+
+  it('a run that exited 4 shows as held, not failed', async () => {
+    const page = await browser.context.newPage();
+    try {
+      await page.goto(folderUi.url);
+      const row = page.locator('#inputs tr', { hasText: 'nightly.yaml' });
+      expect(await row.locator('td[data-label="Status"] .st').textContent()).toBe('held');
+      expect(await row.locator('.reasons').textContent()).toMatch(/^2 jobs wait for approval/);
+      expect(await page.locator('p.counts .st-failed').textContent()).toBe('failed 0');
+    } finally {
+      await page.close();
     }
   });
 });

@@ -309,6 +309,23 @@ inBrowser('remote access', () => {
     }
   }, 60_000);
 
+  it('tells a browser without the token where the link is: the file and the command', async () => {
+    const { port } = new URL(watch.uiUrl as string);
+    const file = watch.logs().find((l) => 'uiLink' in l)?.uiLink as string;
+    expect(file).toMatch(new RegExp(`/ui/${port}\\.url$`));
+    const b = await launch();
+    try {
+      const p = await b.context.newPage();
+      const res = await p.goto(new URL('/', watch.uiUrl).href);
+      expect(res?.status()).toBe(401);
+      const text = (await p.locator('body').textContent()) ?? '';
+      expect(text).toContain('Open the link htorder watch --ui printed when it started');
+      expect(text).toContain(`the file ${file}, readable by the watcher's user only (cat ${file})`);
+    } finally {
+      await b.close();
+    }
+  });
+
   it('with the token it generated, answers loopback host names only (no DNS rebinding)', async () => {
     const { port, searchParams } = new URL(watch.uiUrl as string);
     const authorization = `Bearer ${searchParams.get('token')}`;

@@ -50,6 +50,13 @@ describe('each submission counted once', () => {
     expect(subs.owned[0]?.input.id).toBe('a');
   });
 
+  it("shows a job's spend with the currency another copy of its report recorded, when its owner's has none", () => {
+    // A cron re-run by an older htorder rewrote the submitting input's report without the currency.
+    const rewritten = input('drop/a.yaml', 1_000, [{ ...job(1, 'already-submitted', 10), currency: null }]);
+    const copy = input('drop/b.yaml', 2_000, [job(1, 'already-submitted', 10)]);
+    expect(moneyOf(submissions([rewritten, copy]).spend.get('drop/a.yaml'))).toBe('10.00 USD');
+  });
+
   it('keeps jobs of the same number but another order apart, and currencies apart', () => {
     const subs = submissions([
       input('a', 1, [job(1, 'submitted', 10, 'USD'), { ...job(1, 'submitted', 4, 'EUR'), orderNumber: 'OTHER' }]),

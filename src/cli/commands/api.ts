@@ -79,6 +79,10 @@ export async function runApiCommand(input: ApiCommandInput, io: CommandIo): Prom
   });
   const { client } = session;
   try {
+    // The in-process sandbox's test controls (docs/sandbox.md#test-controls-unauthenticated-under-url_sandbox):
+    // on its server, not under the API's base path, and on the state every --sandbox process shares.
+    if (input.sandbox && path.startsWith('/_sandbox/'))
+      return await sandboxControl(session.config.baseUrl, input.path, method, body, io);
     const res = await client.send({ method, path, query, body });
     if (res.body !== null) {
       // Secret-named keys (access_token, client_secret …) and the live token and secret are
@@ -98,6 +102,24 @@ export async function runApiCommand(input: ApiCommandInput, io: CommandIo): Prom
   } finally {
     await session.close();
   }
+}
+
+/** One call of the sandbox's test controls, as `api` shows an answer: the JSON on stdout, a refusal on stderr (exit 1). */
+async function sandboxControl(
+  baseUrl: string,
+  raw: string,
+  method: HttpMethod,
+  body: unknown,
+  io: CommandIo,
+): Promise<number> {
+  const res = await fetch(new URL(raw, new URL(baseUrl).origin), {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  (res.ok ? io.stdout : io.stderr).write(`${printable(text)}\n`);
+  return res.ok ? ExitCode.Ok : ExitCode.Invalid;
 }
 
 /** `/Jobs/active?pageSize=5` → path `/Jobs/active` + query. Spaces and quotes in the path get percent-encoded. */

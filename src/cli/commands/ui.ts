@@ -22,7 +22,7 @@ export function register(program: Command): void {
         ['htorder ui --port 8080 .', 'a fixed port, the current folder'],
       ]),
     );
-  addSettingOptions(cmd, ['profile', 'config', 'processingDir', 'doneDir', 'failedDir']);
+  addSettingOptions(cmd, ['profile', 'config', 'processingDir', 'doneDir', 'failedDir', 'heldDir']);
   cmd.action(async (dir: string, opts: Record<string, unknown>) => {
     const { resolve } = await import('node:path');
     const { stat } = await import('node:fs/promises');

@@ -114,7 +114,9 @@ export const CONFIG_EXAMPLE_NAME = 'htorder.config.example.yaml';
 
 export const CONFIG_EXAMPLE = `# Examples written by \`htorder init\`. htorder does NOT read this file: copy what you need
 # into ~/.config/htorder/config.yaml (or ./htorder.config.yaml, not writable by group or others)
-# and select the profile with --profile or HTORDER_PROFILE. Every key: docs/configuration.md.
+# and select the profile with --profile or HTORDER_PROFILE; or, for one account, put the keys at
+# the top of the file (unindented, no profile), where every command reads them without one
+# (docs/configuration.md#the-one-account-way). Every key: docs/configuration.md.
 # Spending guardrails (docs/guardrails.md), each off unless set: a job over a limit is not sent
 # but waits for approval (exit 4; \`htorder approve\`). Uncomment and set your own amounts,
 # in your account's currency:

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../errors.js';
+import { didYouMean } from '../suggest.js';
 import { yamlPackage } from './yaml-location.js';
 import { type DeliveryMethodEntry, parseDeliveryMethods } from './delivery-methods.js';
 import { parseNotifySection, type NotifySection } from './notify-config.js';
@@ -17,6 +18,11 @@ export type ProfileValues = { [K in SettingName]?: string | number | boolean };
 export interface ConfigFile {
   path: string;
   profiles: Record<string, ProfileValues>;
+  /**
+   * Settings at the top of the file, beside `profiles`: the one-account way (and what every
+   * profile shares). Empty when the file has none.
+   */
+  settings: ProfileValues;
   /** The `routes` section (watch), when the file has one. */
   routes?: Route[];
   /** The `notify` section: webhooks told of failures (notify-config.ts). */
@@ -27,7 +33,10 @@ export interface ConfigFile {
   profileDeliveryMethods?: Record<string, Map<string, DeliveryMethodEntry>>;
 }
 
-const TOP_LEVEL_KEYS = ['profiles', 'routes', 'notify', 'deliveryMethods'];
+const SECTION_KEYS = ['profiles', 'routes', 'notify', 'deliveryMethods'];
+
+/** The profile a command uses when none is selected (as the AWS CLI's `default`). */
+export const DEFAULT_PROFILE = 'default';
 
 /** Parses config-file text; `path` is for messages. Pure: no I/O. */
 export function parseConfigFile(text: string, path: string): ConfigFile {
@@ -39,14 +48,19 @@ export function parseConfigFile(text: string, path: string): ConfigFile {
   const syntax = parsed.errors[0];
   if (syntax) throw new UsageError(`config file ${path}: not valid YAML: ${yamlProblem(syntax)}`);
   const doc: unknown = parsed.toJS();
-  if (doc === null || doc === undefined) return { path, profiles: {} };
+  if (doc === null || doc === undefined) return { path, profiles: {}, settings: {} };
   if (!isRecord(doc)) throw new UsageError(`config file ${path}: expected a mapping with a "profiles" key`);
-  for (const key of Object.keys(doc)) {
-    if (!TOP_LEVEL_KEYS.includes(key))
+  const settings: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(doc)) {
+    if (SECTION_KEYS.includes(key)) continue;
+    if (!(PROFILE_SETTINGS as readonly string[]).includes(key))
       throw new UsageError(
-        `config file ${path}: unknown top-level key "${key}" (expected ${TOP_LEVEL_KEYS.map((k) => `"${k}"`).join(' or ')})`,
+        `config file ${path}: unknown top-level key "${key}"${didYouMean(key, [...SECTION_KEYS, ...PROFILE_SETTINGS])} ` +
+          `(expected ${SECTION_KEYS.map((k) => `"${k}"`).join(', ')} or a setting, as a profile takes)`,
       );
+    settings[key] = value;
   }
+  checkValues(settings, `config file ${path}: top-level setting`);
   const notify = 'notify' in doc ? parseNotifySection(parsed.get('notify', true), { path, lineCounter }) : undefined;
   const methodsAt = (keys: string[], field: string) =>
     parseDeliveryMethods(parsed.getIn(keys, true), { path, lineCounter }, field);
@@ -63,37 +77,58 @@ export function parseConfigFile(text: string, path: string): ConfigFile {
       profileDeliveryMethods[name] = methodsAt(['profiles', name, 'deliveryMethods'], field);
       delete raw.deliveryMethods;
     }
-    for (const [key, value] of Object.entries(raw)) {
+    for (const key of Object.keys(raw)) {
       if (!(PROFILE_SETTINGS as readonly string[]).includes(key)) {
         throw new UsageError(
           `config file ${path}: profile "${name}": unknown key "${key}" (known: ${[...PROFILE_SETTINGS, 'deliveryMethods'].join(', ')})`,
         );
       }
-      // A YAML scalar of the setting's kind; its value is checked by the setting's parser.
-      const kind = SETTINGS[key as SettingName].type.kind;
-      const ok =
-        typeof value === 'string' ||
-        (typeof value === 'number' && ['integer', 'milliseconds', 'duration', 'port', 'amount'].includes(kind)) ||
-        (typeof value === 'boolean' && kind === 'boolean');
-      if (!ok) throw new UsageError(`config file ${path}: profile "${name}": "${key}" has the wrong type`);
     }
+    checkValues(raw, `config file ${path}: profile "${name}":`);
     profiles[name] = raw as ProfileValues;
   }
   const routes =
     doc.routes === undefined || doc.routes === null
       ? undefined
       : parseRoutes(parsed.get('routes', true), { path, lineCounter, profiles: Object.keys(profiles) });
-  return { path, profiles, notify, routes, deliveryMethods, profileDeliveryMethods };
+  return {
+    path,
+    profiles,
+    settings: settings as ProfileValues,
+    notify,
+    routes,
+    deliveryMethods,
+    profileDeliveryMethods,
+  };
 }
 
-/** Reads and parses a config file; undefined when `optional` and the file does not exist. */
-export function loadConfigFile(path: string, optional = false): ConfigFile | undefined {
+/** Each value a YAML scalar of its setting's kind (`where` prefixes the message); the value itself is checked by the setting's parser. */
+function checkValues(values: Record<string, unknown>, where: string): void {
+  for (const [key, value] of Object.entries(values)) {
+    const kind = SETTINGS[key as SettingName].type.kind;
+    const ok =
+      typeof value === 'string' ||
+      (typeof value === 'number' &&
+        ['integer', 'milliseconds', 'duration', 'offset', 'port', 'amount'].includes(kind)) ||
+      (typeof value === 'boolean' && kind === 'boolean');
+    if (!ok) throw new UsageError(`${where} "${key}" has the wrong type`);
+  }
+}
+
+/**
+ * Reads and parses a config file; undefined when `optional` and the file does not exist.
+ * `namedBy`: the flag or variable that named it, said when it cannot be read.
+ */
+export function loadConfigFile(path: string, optional = false, namedBy?: string): ConfigFile | undefined {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (err) {
     if (optional && (err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new UsageError(`config file ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    const by = namedBy === undefined ? '' : ` (${namedBy})`;
+    throw new UsageError(
+      `config file ${path}${by}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
   return parseConfigFile(text, path);
 }

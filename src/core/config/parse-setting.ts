@@ -103,6 +103,18 @@ export function parseHost(raw: unknown, source: string): string {
   return text.replace(/^\[(.*)\]$/, '$1');
 }
 
+/** A signed length of time (`+3d`, `-12h`, `1d12h`, `90m`, `0`), in milliseconds; at most a century either way. */
+export function parseSignedDuration(raw: unknown, source: string): number {
+  const text = String(raw).trim();
+  const ms = parseOffset(text);
+  if (ms === undefined) {
+    throw new UsageError(
+      `${source} must be a signed length of time such as +3d, -12h, 1d12h, 90m or 0 (units d, h, m, s, ms; at most a century), got "${text}"`,
+    );
+  }
+  return ms;
+}
+
 /** A file or folder: `~/` is the home folder, a relative path is relative to `baseDir`. */
 export function parsePath(raw: unknown, source: string, baseDir: string, home: string): string {
   const path = parseString(raw, source);
@@ -143,5 +155,7 @@ export function parseSettingValue(
       return parsePath(raw, source, paths.baseDir, paths.home);
     case 'string':
       return parseString(raw, source);
+    case 'offset':
+      return parseSignedDuration(raw, source);
   }
 }

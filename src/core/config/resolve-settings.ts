@@ -2,7 +2,8 @@ import { lstatSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
-import { loadConfigFile, type ConfigFile, type ProfileValues } from './config-file.js';
+import { ownershipProblem } from './file-owner.js';
+import { DEFAULT_PROFILE, loadConfigFile, type ConfigFile, type ProfileValues } from './config-file.js';
 import { parseBoolean, parsePath, parseSettingValue, type ParsedValue } from './parse-setting.js';
 import {
   SETTINGS,
@@ -25,11 +26,21 @@ export interface ResolveSettingsInput {
   home?: string;
   /** Defaults of one command that differ from the table's (watch logs at `info`). */
   defaults?: SettingFlags;
-  /** false: ignore profiles altogether (`--sandbox` brings its own account). Default true. */
-  profiles?: boolean;
+  /**
+   * Settings something else supplies (`--sandbox` brings its own account): no profile, config
+   * file or environment variable sets them, so none is read or checked.
+   */
+  suppliedElsewhere?: readonly SettingName[];
+  /** What selected the profile when not the user (a watch route), said after its values' source. */
+  profileChosenBy?: string;
 }
 
-export type Layer = 'flag' | 'profile' | 'env' | 'default';
+/**
+ * The layers, highest first: a flag; the profile the user selected; an environment variable;
+ * the config file's own (its `default` profile when none is selected, then its top-level
+ * settings); the built-in default.
+ */
+export type Layer = 'flag' | 'profile' | 'env' | 'file' | 'default';
 
 /** One layer of values, by setting name, and how it names a setting in messages. */
 export interface SettingLayer {
@@ -52,22 +63,29 @@ export interface RawSetting extends Pick<SettingLayer, 'layer' | 'baseDir'> {
  *   1. flags (`--base-url` …)
  *   2. the selected profile of the config file (`--profile`, else HTORDER_PROFILE)
  *   3. environment variables (HTORDER_*)
- *   4. built-in defaults (the table in settings.ts).
- * A profile outranks the environment because choosing one is an explicit act, while the
- * environment is ambient; settings the profile does not mention still come from the
- * environment. Values are parsed when read, so a bad value of a setting the command does not
- * use does not stop it; every one it reads is checked (UsageError, exit 2, naming its source).
+ *   4. the config file's own settings: its `default` profile when no profile is selected, then
+ *      its top-level settings (the one-account way, docs/configuration.md)
+ *   5. built-in defaults (the table in settings.ts).
+ * A selected profile outranks the environment because choosing one is an explicit act, while
+ * the environment is ambient; what the file says for everyone (its default profile and top
+ * level) is ambient too, and yields to the environment, as the AWS CLI's does. Values are
+ * parsed when read; checkAll() reads them all, so a command can stop on any bad one at its start.
  */
 export interface Settings {
   /** The value, or undefined when no layer sets it and it has no default. */
   get<K extends SettingName>(name: K): K extends DefaultedSetting ? SettingValue<K> : SettingValue<K> | undefined;
-  /** The value only when a flag, the profile or the environment set it (not the default). */
+  /** The value only when a flag, a profile, the file or the environment set it (not the default). */
   explicit<K extends SettingName>(name: K): SettingValue<K> | undefined;
   /** The raw value and its layer, or undefined. */
   raw(name: SettingName): RawSetting | undefined;
   /** The layers in precedence order, for settings that span two names (the secret and its file). */
   layers(): readonly SettingLayer[];
-  /** Name of the selected profile, or null. */
+  /**
+   * Parses the value in force of every setting of the table, whether this command reads it or
+   * not: the first bad one throws UsageError (exit 2) naming the setting and its source.
+   */
+  checkAll(): void;
+  /** Name of the profile in use (selected, or the file's `default`), or null. */
   readonly profile: string | null;
   readonly home: string;
   readonly env: Record<string, string | undefined>;
@@ -76,7 +94,7 @@ export interface Settings {
    * the caller logs them once it has a logger. Never holds a secret's value.
    */
   readonly warnings: string[];
-  /** The config file found, for its sections other than profiles (`notify`); also with profiles off. */
+  /** The config file found, for its sections other than profiles (`notify`, `routes`). */
   readonly configFile?: ConfigFile;
 }
 
@@ -86,31 +104,44 @@ export function resolveSettings(input: ResolveSettingsInput): Settings {
   const home = input.home ?? homedir();
   const cwd = input.cwd;
   const warnings: string[] = [];
-  const profileName = input.profiles === false ? null : (text(flags.profile) ?? text(env.HTORDER_PROFILE) ?? null);
-  // Read (and so checked) even when no profile is selected, as an explicit --config must exist;
-  // with profiles off (--sandbox) too, for its other sections (notify), as watch reads its routes.
+  const selected = text(flags.profile) ?? text(env.HTORDER_PROFILE) ?? null;
+  const selectedBy =
+    input.profileChosenBy ?? (text(flags.profile) !== undefined ? flagName('profile') : envName('profile'));
+  // Read (and so checked) even when no profile is selected, as an explicit --config must exist,
+  // and for its other sections (notify, routes, the top-level settings).
   const found = locateConfigFile(flags, env, cwd, home, warnings);
+  const elsewhere = new Set(input.suppliedElsewhere ?? []);
+  const own = (values: SettingFlags): SettingFlags => layerOf((n) => (elsewhere.has(n) ? undefined : values[n]));
   const layers: SettingLayer[] = [{ layer: 'flag', values: flags, nameOf: flagName, baseDir: cwd }];
-  if (profileName !== null && found) {
-    const values = selectedProfile(profileName, found, env);
-    layers.push({
-      layer: 'profile',
-      values: definedOnly(values),
-      nameOf: (n) => `${n} of profile "${profileName}" in ${found.file.path}`,
-      baseDir: dirname(found.file.path),
-    });
-  } else if (profileName !== null) {
+  if (selected !== null && !found) {
     throw new UsageError(
-      `profile "${profileName}" not found: no config file (set HTORDER_CONFIG or --config, ` +
+      `profile "${selected}" (${selectedBy}) not found: no config file (set HTORDER_CONFIG or --config, ` +
         'or create ./htorder.config.yaml or ~/.config/htorder/config.yaml)',
     );
   }
-  const envValues = layerOf((n) => text(env[SETTINGS[n].env]));
+  const chosenBy = input.profileChosenBy ? ` (${input.profileChosenBy})` : '';
+  if (selected !== null && found) {
+    const values = selectedProfile(selected, selectedBy, found, env);
+    layers.push(profileLayer('profile', selected, values, found, chosenBy, own));
+  }
+  layers.push({ layer: 'env', values: own(layerOf((n) => text(env[SETTINGS[n].env]))), nameOf: envName, baseDir: cwd });
+  const implicit = selected === null && found?.file.profiles[DEFAULT_PROFILE] !== undefined;
+  if (found && implicit) {
+    const values = found.file.profiles[DEFAULT_PROFILE] ?? {};
+    if (found.local) checkLocalValues(found, 'implicit', values, env);
+    layers.push(profileLayer('file', DEFAULT_PROFILE, values, found, '', own));
+  }
+  if (found && Object.keys(found.file.settings).length > 0) {
+    if (found.local) checkLocalValues(found, 'implicit', found.file.settings, env);
+    layers.push({
+      layer: 'file',
+      values: own(definedOnly(found.file.settings)),
+      nameOf: (n) => `${n} in config file ${found.file.path}`,
+      baseDir: dirname(found.file.path),
+    });
+  }
   const defaults = layerOf((n) => input.defaults?.[n] ?? setting(n).default);
-  layers.push(
-    { layer: 'env', values: envValues, nameOf: envName, baseDir: cwd },
-    { layer: 'default', values: defaults, nameOf: (n) => `the default of ${n}`, baseDir: cwd },
-  );
+  layers.push({ layer: 'default', values: defaults, nameOf: (n) => `the default of ${n}`, baseDir: cwd });
   const raw = (name: SettingName): RawSetting | undefined => {
     for (const l of layers) {
       const value = l.values[name];
@@ -133,7 +164,10 @@ export function resolveSettings(input: ResolveSettingsInput): Settings {
       (raw(name)?.layer === 'default' ? undefined : get(name)) as SettingValue<typeof name> | undefined,
     raw,
     layers: () => layers,
-    profile: profileName,
+    checkAll: () => {
+      for (const name of SETTING_NAMES) get(name);
+    },
+    profile: selected ?? (implicit ? DEFAULT_PROFILE : null),
     home,
     env,
     warnings,
@@ -141,17 +175,39 @@ export function resolveSettings(input: ResolveSettingsInput): Settings {
   };
 }
 
+/** A profile's layer: its values (less what is supplied elsewhere), named `KEY of profile "P" in FILE`. */
+function profileLayer(
+  layer: 'profile' | 'file',
+  name: string,
+  values: ProfileValues,
+  found: FoundConfig,
+  chosenBy: string,
+  own: (values: SettingFlags) => SettingFlags,
+): SettingLayer {
+  return {
+    layer,
+    values: own(definedOnly(values)),
+    nameOf: (n) => `${n} of profile "${name}" in ${found.file.path}${chosenBy}`,
+    baseDir: dirname(found.file.path),
+  };
+}
+
 /** The values of the selected profile; a profile the file does not have is an error. */
-function selectedProfile(name: string, found: FoundConfig, env: Record<string, string | undefined>): ProfileValues {
+function selectedProfile(
+  name: string,
+  selectedBy: string,
+  found: FoundConfig,
+  env: Record<string, string | undefined>,
+): ProfileValues {
   const values = found.file.profiles[name];
   if (!values) {
     const known = Object.keys(found.file.profiles);
     throw new UsageError(
-      `profile "${name}" not found in ${found.file.path} ` +
+      `profile "${name}" (${selectedBy}) not found in ${found.file.path} ` +
         `(known profiles: ${known.length ? known.join(', ') : 'none'})`,
     );
   }
-  if (found.local) checkLocalProfile(found, name, values, env);
+  if (found.local) checkLocalValues(found, name, values, env);
   return values;
 }
 
@@ -220,7 +276,7 @@ function locateConfigFile(
   };
   if (explicit !== undefined) {
     const source = fromFlag !== undefined ? flagName('config') : envName('config');
-    return found(loadConfigFile(parsePath(explicit, source, cwd, home)), false);
+    return found(loadConfigFile(parsePath(explicit, source, cwd, home), false, source), false);
   }
   const localPath = join(cwd, 'htorder.config.yaml');
   // A file in the working directory may have been put there by someone else (a shared folder,
@@ -258,19 +314,14 @@ function checkOwner(path: string, kind: keyof typeof CONFIG_KINDS): boolean {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
     throw new UsageError(`config file ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
-  const uid = process.getuid?.();
-  const refuse = (why: string): never => {
+  const why = ownershipProblem(target, link);
+  if (why !== undefined) {
     throw new UsageError(
       `refusing config file ${path}: ${why}. ${CONFIG_KINDS[kind]} can send your ` +
         'secret to another host; remove it, make it yours and private (chown, chmod go-w), or name a ' +
         'file you trust with --config',
     );
-  };
-  if (uid !== undefined) {
-    if (target.uid !== uid) refuse(`it belongs to uid ${target.uid}, not to you (uid ${uid})`);
-    if (link.isSymbolicLink() && link.uid !== uid) refuse(`it is a symbolic link made by uid ${link.uid}`);
   }
-  if ((target.mode & 0o022) !== 0) refuse('group or others may write it');
   return true;
 }
 
@@ -288,33 +339,41 @@ const GUARDED_KEYS = [
 ] as const;
 
 /**
- * A working-directory config whose selected profile is also in the user's own config file may
- * not change that profile's hosts, allowInsecure or secret (file) unless trusted explicitly
- * (`--config` naming it, or HTORDER_TRUST_LOCAL_CONFIG=1). A profile only the local file
- * defines is the project's own and is used as it is (after the ownership check).
+ * A working-directory config may not change the hosts, allowInsecure or secret (file) that the
+ * user's own config file gives the same profile (`profileName`), or — for what applies with no
+ * profile selected (`implicit`: the top level, the `default` profile) — what the user's own file
+ * gives that way, unless trusted explicitly (`--config` naming it, or HTORDER_TRUST_LOCAL_CONFIG=1).
+ * A profile, or implicit settings, only the local file has are the project's own and are used as
+ * they are (after the ownership check).
  */
-function checkLocalProfile(
+function checkLocalValues(
   found: FoundConfig,
-  profileName: string,
+  profileName: string | 'implicit',
   local: ProfileValues,
   env: Record<string, string | undefined>,
 ): void {
   const trust = text(env[envName('trustLocalConfig')]);
   if (trust !== undefined && parseBoolean(trust, envName('trustLocalConfig'))) return;
-  const user = loadUserConfig(found.userPath)?.profiles[profileName];
-  if (!user) return;
+  const userFile = loadUserConfig(found.userPath);
+  const implicit = { ...userFile?.settings, ...userFile?.profiles[DEFAULT_PROFILE] };
+  const user = profileName === 'implicit' ? implicit : userFile?.profiles[profileName];
+  if (!user || Object.keys(user).length === 0) return;
   const changed = GUARDED_KEYS.filter((k) => local[k] !== undefined && String(local[k]) !== String(user[k]));
   if (changed.length === 0) return;
+  const what =
+    profileName === 'implicit'
+      ? 'settings used with no profile selected (its top level and "default" profile) change'
+      : `profile "${profileName}" changes`;
+  const theirs = profileName === 'implicit' ? 'those' : 'the same profile';
   throw new UsageError(
-    `refusing ${found.file.path}: its profile "${profileName}" changes ${changed.join(', ')} of the same ` +
-      `profile in your ${found.userPath}. If you trust it, name it with --config ${found.file.path} ` +
-      `or set ${envName('trustLocalConfig')}=1`,
+    `refusing ${found.file.path}: its ${what} ${changed.join(', ')} of ${theirs} in your ${found.userPath}. ` +
+      `If you trust it, name it with --config ${found.file.path} or set ${envName('trustLocalConfig')}=1`,
   );
 }
 
 /** A warning for a config file that holds a secret and that others may read. */
 function warnReadable(file: ConfigFile, warnings: string[]): void {
-  const holdsSecret = Object.values(file.profiles).some((p) => p.clientSecret !== undefined);
+  const holdsSecret = [file.settings, ...Object.values(file.profiles)].some((p) => p.clientSecret !== undefined);
   // A webhook URL carries its token (Slack's path, Teams' signature): as secret as the API's.
   const holdsWebhook = (file.notify?.webhooks.length ?? 0) > 0;
   if (!holdsSecret && !holdsWebhook) return;

@@ -23,7 +23,9 @@ export type SettingType =
   | { kind: 'boolean' }
   | { kind: 'enum'; values: readonly string[] }
   | { kind: 'port' }
-  | { kind: 'host' };
+  | { kind: 'host' }
+  /** A signed length of time (`+3d`, `-12h`, `90m`, `0`), in milliseconds, at most a century either way (core/clock.ts parseOffset). */
+  | { kind: 'offset' };
 
 export interface Setting {
   /** Environment variable. */
@@ -52,6 +54,13 @@ export interface Setting {
  * server end of each connection is in the same process (docs/configuration.md#values).
  */
 export const MAX_CONCURRENCY = 256;
+
+/**
+ * The most a YAML or JSON manifest may be set to (manifestMaxBytes): it is read whole and parsed
+ * into a tree with a source location per value, several times its size in memory
+ * (docs/manifests.md#big-files).
+ */
+export const MAX_MANIFEST_BYTES = 256 * 1024 * 1024;
 
 /** Timeouts and intervals longer than a day are a typo, not a wish. */
 const DAY_MS = 86_400_000;
@@ -291,6 +300,14 @@ export const SETTINGS = {
     default: 60_000,
     description: 'how long a run waits for an unreachable ledger database before giving up (exit 3; watch retries)',
   },
+  // Rehearsals and tests (docs/configuration.md#rehearsals-and-tests).
+  clockOffset: {
+    env: 'HTORDER_CLOCK_OFFSET',
+    type: { kind: 'offset' },
+    default: '0',
+    description:
+      "moves htorder's calendar clock (duplicate window, daily budget, saved plans' age, report and ledger times) by this much, e.g. +3d: a rehearsal of a later night",
+  },
   // Logging.
   logLevel: {
     env: 'HTORDER_LOG_LEVEL',
@@ -466,6 +483,12 @@ export const SETTINGS = {
     default: 1024 * 1024 * 1024,
     description: 'largest CSV file; a larger one is refused before it is parsed',
   },
+  manifestMaxBytes: {
+    env: 'HTORDER_MANIFEST_MAX_BYTES',
+    type: { kind: 'integer', min: 1024, max: MAX_MANIFEST_BYTES },
+    default: 10 * 1024 * 1024,
+    description: 'largest YAML or JSON manifest; a larger one is refused before it is parsed',
+  },
   watchMaxInputBytes: {
     env: 'HTORDER_WATCH_MAX_INPUT_BYTES',
     type: { kind: 'integer', min: 1, max: 2 ** 40 },
@@ -600,6 +623,7 @@ interface KindValue {
   enum: string;
   port: number;
   host: string;
+  offset: number;
 }
 
 /** The parsed value of a setting. */

@@ -10,6 +10,7 @@
  * a status, cost one map look-up.
  */
 import jsonata from 'jsonata';
+import { countryCodeOf } from '../../core/countries.js';
 import { excelSerialText } from '../../core/excel-date.js';
 import { isNumberText, MAX_NUMBER_TEXT } from '../../core/number-text.js';
 import { localisedBoolean } from '../csv/cells.js';
@@ -436,6 +437,17 @@ function pad(text: unknown, width: unknown, fill?: unknown): string | undefined 
   return String(text).padStart(Number(width), fill === undefined ? '0' : String(fill));
 }
 
+/**
+ * A country as the shop wrote it → its ISO 3166-1 alpha-2 code (`USA`, `United States`,
+ * `Deutschland`, `England` → US, US, DE, GB); text that names no country is kept as written, for
+ * the resolve layer to report with its suggestions.
+ */
+function countryCode(text: unknown): string | undefined {
+  if (text === undefined || text === null || text === '') return undefined;
+  const written = String(text);
+  return countryCodeOf(written) ?? written;
+}
+
 /** The size code at the end of a SKU or line name (`A10001-M`, `Team Tee - XL`, `… (M)`). */
 export const SIZE_AT_END = /(?:^|[\s\-_/(])(XXS|XS|S|M|L|XL|XXL|2XL|XXXL|3XL|4XL|5XL|OS)\)?$/i;
 
@@ -502,6 +514,7 @@ function registerHelpers(
   expr.registerFunction('excelDate', excelDate, '<x?:s>');
   expr.registerFunction('pad', pad, '<x?ns?:s>');
   expr.registerFunction('sizeOf', sizeOf, '<x?:s>');
+  expr.registerFunction('countryCode', countryCode, '<x?:s>');
   expr.registerFunction('pairs', pairs, '<x?s?s?:o>');
   expr.registerFunction('numbered', numbered, '<x?s:a>');
   expr.registerFunction(

@@ -6,7 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { createRequire } from 'node:module';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
@@ -166,10 +166,15 @@ export function parseMapping(text: string, file: string, extendedBy: readonly st
   }
   mapping.expressionLocations = { ...base?.expressionLocations, ...expressionLocations };
   if (Object.keys(tables).length > 0) mapping.lookupTables = tables;
-
+  markPreset(mapping, file);
   const constantLocations: Record<string, SourceLocation> = {};
   for (const key of Object.keys(own.constants ?? {})) constantLocations[key] = at(['constants', key]);
   return { ...mapping, file, constantLocations: { ...base?.constantLocations, ...constantLocations } };
+}
+
+/** `preset`: the shipped preset the mapping file is (presets/NAME.yaml); one that extends a preset has it from `extend`. */
+function markPreset(mapping: Mapping, file: string): void {
+  if (dirname(resolve(file)) === resolve(PRESETS_DIR)) mapping.preset = basename(file, '.yaml');
 }
 
 /**

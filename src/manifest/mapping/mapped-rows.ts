@@ -7,6 +7,7 @@
  * Expressions may be asynchronous (JSONata), the scanner is not: records are queued as they are
  * scanned and `drain()` maps them, in order, between chunks.
  */
+import { basename, dirname, resolve } from 'node:path';
 import type { CsvScanHandlers } from '../csv/csv-scanner.js';
 import type { CsvOrigin, CsvRead, Diagnostic, SkippedRows, SourceLocation } from '../model.js';
 import {
@@ -21,6 +22,7 @@ import type { Mapping } from './model.js';
 import { selectVariant } from './preset-columns.js';
 import { didYouMeanName } from '../../core/suggest.js';
 import { COLUMN_NAME_MATCHING } from '../csv/template.js';
+import { PRESETS_DIR } from './presets-dir.js';
 
 /** An expression that failed on a row, placed on its job and item once the document is built. */
 export interface RowProblem {
@@ -186,20 +188,10 @@ export class MappedRows implements CsvScanHandlers {
       if (n !== '' && !indexOf.has(n)) indexOf.set(n, i);
     });
     const used = new Set<string>();
-    const check = (columns: readonly string[], at: SourceLocation | undefined, what: string) => {
-      for (const c of columns) {
-        used.add(c);
-        if (indexOf.has(c) || optional.has(c)) continue;
-        this.diagnostics.push({
-          severity: 'error',
-          code: 'mapping.unknown-column',
-          message:
-            `${what} names column "${c}", which is not in the header of ${this.file} (line ${row})` +
-            didYouMeanName(c, indexOf.keys(), COLUMN_NAME_MATCHING),
-          source: at ?? { file: this.mapping.file ?? this.file },
-        });
-      }
-    };
+    const check = unknownColumns(
+      { file: this.file, mappingFile: this.mapping.file, row, indexOf, optional, used },
+      this.diagnostics,
+    );
     for (const f of this.fields) {
       f.expr.bind(indexOf);
       check(f.expr.columns, f.at, `fields.${f.target}`);
@@ -258,7 +250,9 @@ export class MappedRows implements CsvScanHandlers {
 
   record(cells: string[], row: number): void {
     this.rowsRead += 1;
-    if (!this.unfit) this.queue.push({ cells, row });
+    if (this.unfit) return;
+    if (this.mapping.unguard !== undefined) unguard(cells, this.mapping.unguard);
+    this.queue.push({ cells, row });
   }
 
   /** Maps the queued records, in order, into the builder. */
@@ -307,8 +301,7 @@ export class MappedRows implements CsvScanHandlers {
   /** The lines a row's `lines` gave, each mapped as a row of its own (same row number). */
   private async mapLines(cells: string[], row: number, value: Outcome): Promise<void> {
     if (value instanceof Failure) {
-      const at = this.linesField?.at;
-      const where = at === undefined ? '' : ` (${at.file}:${at.line ?? 1}:${at.column ?? 1})`;
+      const where = whereWritten(this.linesField?.at);
       this.diagnostics.push({
         severity: 'error',
         code: 'mapping.expression',
@@ -478,7 +471,7 @@ export class MappedRows implements CsvScanHandlers {
     { expr, at }: { expr: CompiledExpression; at?: SourceLocation },
   ): void {
     const column = expr.column ?? expr.columns[0];
-    const where = at === undefined ? '' : ` (${at.file}:${at.line ?? 1}:${at.column ?? 1})`;
+    const where = whereWritten(at);
     this.problems.push({
       row,
       ...(orderNumber ? { orderNumber } : {}),
@@ -490,6 +483,74 @@ export class MappedRows implements CsvScanHandlers {
 }
 
 const trim = (cell: string | undefined): string => (cell ?? '').trim();
+
+/**
+ * The checker of the columns a mapping names against the header: each one the header lacks (and
+ * the mapping does not take as optional) is an error, located where the mapping names it; a
+ * shipped preset's own lines are not the user's to edit, so its columns are reported once each,
+ * at the header. Every column checked is added to `used`.
+ */
+function unknownColumns(
+  ctx: {
+    file: string;
+    mappingFile?: string;
+    row: number;
+    indexOf: ReadonlyMap<string, number>;
+    optional: ReadonlySet<string>;
+    used: Set<string>;
+  },
+  out: Diagnostic[],
+): (columns: readonly string[], at: SourceLocation | undefined, what: string) => void {
+  const { file, row, indexOf, optional, used } = ctx;
+  // Suggestions come from the header's plausible names: a line of another delimiter read as one
+  // cell holds every name, and would be suggested, whole, for each of them.
+  const suggestible = [...indexOf.keys()].filter((n) => n.length <= MAX_SUGGESTED && !/[;\t|]/.test(n));
+  const reported = new Set<string>();
+  return (columns, at, what) => {
+    for (const c of columns) {
+      used.add(c);
+      if (indexOf.has(c) || optional.has(c)) continue;
+      const hint = didYouMeanName(c, suggestible, COLUMN_NAME_MATCHING);
+      const preset = at === undefined ? undefined : presetOf(at.file);
+      if (preset === undefined) {
+        const message = `${what} names column "${c}", which is not in the header of ${file} (line ${row})${hint}`;
+        out.push({
+          severity: 'error',
+          code: 'mapping.unknown-column',
+          message,
+          source: at ?? { file: ctx.mappingFile ?? file },
+        });
+      } else if (!reported.has(c)) {
+        reported.add(c);
+        const message = `the ${preset} preset reads column "${c}", which is not in the header${hint}`;
+        out.push({ severity: 'error', code: 'mapping.unknown-column', message, source: { file, row } });
+      }
+    }
+  };
+}
+
+/** Longest header name suggested for a column a mapping names. */
+const MAX_SUGGESTED = 100;
+
+/** The shipped preset a location is in (presets/NAME.yaml), if it is in one. */
+function presetOf(file: string): string | undefined {
+  return dirname(resolve(file)) === resolve(PRESETS_DIR) ? basename(file, '.yaml') : undefined;
+}
+
+/** ` (mapping.yaml:3:11)` after a row's message: where the expression is; a preset by its name, not its path. */
+function whereWritten(at: SourceLocation | undefined): string {
+  if (at === undefined) return '';
+  const preset = presetOf(at.file);
+  return preset !== undefined ? ` (the ${preset} preset)` : ` (${at.file}:${at.line ?? 1}:${at.column ?? 1})`;
+}
+
+/** Each cell guarded against spreadsheet formulas (`'+1 713…`) without its mark, in place. */
+function unguard(cells: string[], { mark, before }: { mark: string; before: string }): void {
+  for (let i = 0; i < cells.length; i++) {
+    const cell = cells[i];
+    if (cell.length > 1 && cell[0] === mark && before.includes(cell[1])) cells[i] = cell.slice(1);
+  }
+}
 
 const truthy = (v: ExpressionValue): boolean => v !== undefined && v !== false && v !== '' && v !== 0;
 

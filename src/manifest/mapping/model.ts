@@ -35,6 +35,8 @@ export interface Mapping {
   fillDown?: { columns: string[]; key?: string };
   lookups?: Record<string, { file: string; key?: string }>;
   mergeLines?: boolean;
+  /** Cells guarded against spreadsheet formulas (`'+1 713…`): `mark` before one of `before` is dropped. */
+  unguard?: { mark: string; before: string };
   /** Set by loadMapping: where each `fields`/`skip` expression was written (`fields.code`, `skip[0]`). */
   expressionLocations?: Record<string, SourceLocation>;
   /** Internal (expression mappings): template field → the export column messages name. */
@@ -43,6 +45,8 @@ export interface Mapping {
   lookupTables?: Record<string, LookupTable>;
   /** Set by loadMapping: the mapping file, for messages and locations. */
   file?: string;
+  /** Set by loadMapping: the shipped preset this mapping is, or extends (directly or through another file). */
+  preset?: string;
   /** Set by loadMapping: where each constant was written, so errors in it point there. */
   constantLocations?: Record<string, SourceLocation>;
 }
@@ -89,6 +93,7 @@ export function isExpressionMapping(m: Mapping | undefined): m is Mapping {
       m.lookups !== undefined ||
       m.lines !== undefined ||
       m.variants !== undefined ||
-      m.extends !== undefined)
+      m.extends !== undefined ||
+      m.unguard !== undefined)
   );
 }

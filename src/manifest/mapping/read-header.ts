@@ -19,7 +19,7 @@ export async function readHeader(
   const caps = { ...DEFAULT_CSV_LIMITS, ...limits };
   try {
     if (format === 'xlsx') {
-      // The workbook reader (exceljs) is loaded for workbooks only, as the reader proper does.
+      // The workbook reader is loaded for workbooks only, as the reader proper does.
       const { xlsxRows } = await import('../xlsx/scan-xlsx.js');
       for await (const { cells } of xlsxRows(file, { limits: caps })) return cells;
       return undefined;

@@ -48,33 +48,54 @@ export async function recogniseInput(
   const header = await readHeader(file, format, limits);
   // The default template's own header needs no preset (and the common case loads none of their code).
   if (header === undefined || isTemplateHeader(header)) return { kind: 'none' };
-  const { presetSignatures, recogniseHeader, recognitionMessage } = await import('./recognise.js');
+  const { presetSignatures, recogniseHeader, recognitionMessage, unknownHeaderMessage } = await import(
+    './recognise.js'
+  );
   const verdict = recogniseHeader(header, presetSignatures());
-  if (verdict.kind === 'none') return { kind: 'none' };
-  if (verdict.kind !== 'match') return { kind: 'refused', message: recognitionMessage(verdict) };
+  if (verdict.kind !== 'match') {
+    // Another export of a platform (its products, Etsy's order-level CSV) may nearly fit a preset.
+    const { otherExportMessage } = await import('./other-exports.js');
+    const other = otherExportMessage(header);
+    if (other !== undefined) return { kind: 'refused', message: other };
+  }
+  if (verdict.kind === 'none') {
+    // What the file is instead, when that is clear: one line rather than an error per column.
+    const message = unknownHeaderMessage(header);
+    return message === undefined ? { kind: 'none' } : { kind: 'refused', message };
+  }
+  if (verdict.kind !== 'match') return { kind: 'refused', message: recognitionMessage(verdict, header) };
   const mapping = await presetMapping(verdict.preset);
   return { kind: 'match', recognised: { preset: verdict.preset, matchedColumns: verdict.matchedColumns, mapping } };
 }
 
 /**
  * For an input its mapping does not fit (the mapping names columns the header lacks): the one
- * message naming the export it looks like, when that is another preset's; else undefined.
+ * message naming the export it looks like, when that is another preset's; else, when only the
+ * preset the mapping is (or extends) names the missing columns (`presetOnly`), the one message
+ * naming them; else undefined (the mapping's own located errors say it).
  */
 export async function wrongMapping(
   file: string,
   format: ManifestFormat,
   mapping: Mapping,
   limits: Partial<CsvLimits> = {},
+  presetOnly = false,
 ): Promise<string | undefined> {
   const header = await readHeader(file, format, limits);
-  if (header === undefined || isTemplateHeader(header)) return undefined;
-  const { presetOfMapping, presetSignatures, recogniseHeader, wrongMappingMessage } = await import('./recognise.js');
-  const presets = presetSignatures();
-  const mappingFile = mapping.file;
-  const preset =
-    mappingFile !== undefined && dirname(mappingFile) === resolve(PRESETS_DIR)
-      ? basename(mappingFile, '.yaml')
-      : undefined;
-  const name = preset ?? (mappingFile === undefined ? 'given' : `"${mappingFile}"`);
-  return wrongMappingMessage(recogniseHeader(header, presets), presetOfMapping(mapping, presets), name);
+  if (header === undefined) return undefined;
+  const { presetOfMapping, presetSignatures, recogniseHeader, wrongMappingMessage, presetMisfitMessage } = await import(
+    './recognise.js'
+  );
+  if (!isTemplateHeader(header)) {
+    const presets = presetSignatures();
+    const mappingFile = mapping.file;
+    const preset =
+      mappingFile !== undefined && dirname(mappingFile) === resolve(PRESETS_DIR)
+        ? basename(mappingFile, '.yaml')
+        : undefined;
+    const name = preset ?? (mappingFile === undefined ? 'given' : `"${mappingFile}"`);
+    const other = wrongMappingMessage(recogniseHeader(header, presets), presetOfMapping(mapping, presets), name);
+    if (other !== undefined) return other;
+  }
+  return presetOnly && mapping.preset !== undefined ? presetMisfitMessage(mapping, header) : undefined;
 }

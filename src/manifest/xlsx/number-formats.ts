@@ -1,35 +1,39 @@
 /**
- * A workbook's number formats, made harmless before exceljs reads them. A cell's format is
- * consulted for every numeric cell (by exceljs's date test and by cellText), and a hostile one —
- * thousands of `[`, millions of `0` — costs time or memory per cell. Each format is reduced to
- * what the reading needs, with the same meaning: a date format becomes `yyyy-mm-dd` (the cell
- * still reads as a date or date-time), a zero-padding format (`00000`) stays as it is, and any
- * other becomes `General` (a number written plainly). A format longer than Excel allows is refused.
+ * A workbook's number formats, reduced to what reading a cell needs. A format is consulted for
+ * every numeric cell, and a hostile one — thousands of `[`, millions of `0` — would cost time or
+ * memory per cell; so each is judged once, when the styles are read, into one of three meanings:
+ * a date (the cell reads as an ISO date or date-time), a zero padding (`00000`, Excel's "Zip
+ * Code": the number padded to that width), or a plain number. A format longer than Excel allows
+ * is refused.
  */
 
 /** Excel refuses a number format longer than this. */
 export const MAX_NUMBER_FORMAT_CHARS = 255;
 
-/** The styles part with every format replaced by its plain equivalent, or the length of one that is too long. */
-export function plainNumberFormats(styles: string): { styles: string } | { tooLong: number } {
-  let tooLong: number | undefined;
-  // Attribute values hold no `<`, and a quote ends at the next quote: one pass, linear in the text.
-  const plain = styles.replace(
-    /\bformatCode(\s*=\s*)(?:"([^"]*)"|'([^']*)')/g,
-    (_, eq: string, dq?: string, sq?: string) => {
-      const code = decodeEntities(dq ?? sq ?? '');
-      if (code.length > MAX_NUMBER_FORMAT_CHARS) tooLong ??= code.length;
-      return `formatCode${eq}"${plainFormat(code)}"`;
-    },
-  );
-  return tooLong === undefined ? { styles: plain } : { tooLong };
+/** What a cell's number format means for its text: a date, zeros padding it to a width, or nothing. */
+export type NumberFormat = 'date' | { zeros: number } | undefined;
+
+/** The meaning of a format code, judged in one pass over it. */
+export function numberFormat(code: string): NumberFormat {
+  if (isDateFormat(code)) return 'date';
+  if (/^0+$/.test(code)) return { zeros: code.length };
+  return undefined;
 }
 
-/** The format reading gives the same text as `code`, from three that are cheap to test. */
-function plainFormat(code: string): string {
-  if (isDateFormat(code)) return 'yyyy-mm-dd';
-  if (/^0+$/.test(code)) return code;
-  return 'General';
+/**
+ * Excel's built-in formats that show a date or time, which a workbook names by number without
+ * writing out their code: 14–22 (dates and times), 27–36 and 50–58 (the East Asian locales'
+ * dates), 45–47 (minutes and seconds). The other built-ins are numbers, text or General.
+ */
+function isBuiltInDate(id: number): boolean {
+  return (id >= 14 && id <= 22) || (id >= 27 && id <= 36) || (id >= 45 && id <= 47) || (id >= 50 && id <= 58);
+}
+
+/** A format's meaning from its id: the workbook's own code for it, else Excel's built-in one. */
+export function numberFormatOf(id: number, codes: ReadonlyMap<number, string>): NumberFormat {
+  const code = codes.get(id);
+  if (code !== undefined) return numberFormat(code);
+  return isBuiltInDate(id) ? 'date' : undefined;
 }
 
 /** Excel's own test for a date format: a date or time letter outside quotes and [..]. Linear in the format. */
@@ -54,15 +58,4 @@ function withoutEnclosed(text: string, open: string, close: string): string {
     kept += text.slice(from, start);
     from = end + 1;
   }
-}
-
-const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
-
-/** An XML attribute value's text, its entity and character references decoded. */
-export function decodeEntities(text: string): string {
-  return text.replace(/&(#x[0-9a-f]+|#\d+|\w+);/gi, (whole, e: string) => {
-    if (e[0] !== '#') return ENTITIES[e] ?? whole;
-    const code = e[1] === 'x' || e[1] === 'X' ? Number.parseInt(e.slice(2), 16) : Number(e.slice(1));
-    return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-  });
 }

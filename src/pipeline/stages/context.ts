@@ -31,6 +31,8 @@ export interface StageContext {
   artworkMarginDays: number;
   /** Ledger account key (region base URL + account id). */
   account: string;
+  /** The account's currency (PipelineContext.currency): a job the ledger vouches for is reported in it. */
+  currency?: string;
   logger: Logger;
   /** run: asked before a change of a submitted job is sent; a reason not to send it (PipelineHooks.beforeSend). */
   beforeSend?: () => Promise<string | undefined>;

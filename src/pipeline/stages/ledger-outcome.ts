@@ -48,7 +48,7 @@ export function withLedgerOutcome(job: JobState, o: SubmitOutcome, ctx: StageCon
   return {
     ...withFindings(job, diagnostics),
     outcome,
-    ledger: { outcome, ...(o.entry ? { entry: o.entry } : {}) },
+    ledger: { outcome, ...(o.entry ? { entry: o.entry } : {}), ...(ctx.currency ? { currency: ctx.currency } : {}) },
     unavailable: job.unavailable || o.unavailable === true,
   };
 }

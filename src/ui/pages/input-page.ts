@@ -85,6 +85,14 @@ function lineRow(l: LineView, lines: Map<number, string>): Html {
 </tr>`;
 }
 
+/** A held input's jobs that wait: how many and for how much; each one's reasons are beside its row below. */
+function waiting(r: InputRecord): Html | string {
+  const a = r.awaiting;
+  if (!a || r.status !== 'held') return '';
+  const amount = a.amount.size > 0 ? `, estimated ${moneyOf(a.amount)}` : '';
+  return html`<p class="note reasons">${count(a.jobs, 'job')} ${a.jobs === 1 ? 'waits' : 'wait'} for approval${amount}: nothing of ${a.jobs === 1 ? 'it' : 'them'} is sent until <code>htorder approve</code> lets ${a.jobs === 1 ? 'it' : 'them'} through. Why is beside each one below.</p>`;
+}
+
 /** One input: its jobs and lines with the input's own row numbers, each problem beside its row. */
 export function inputPage(
   r: InputRecord,
@@ -102,6 +110,7 @@ export function inputPage(
 <p class="facts"><span class="${statusClass(r.status)}">${r.status}</span> in <code>${r.place === 'drop' ? '.' : r.place}</code> · started ${when(r.at)} UTC · took ${duration(r.durationMs)} · ${count(r.jobs, 'job')}, ${count(r.lines, 'line')}, ${count(r.errors, 'error')}, ${count(r.warnings, 'warning')} · estimated ${moneyOf(r.estimated)} · spend ${moneyOf(spend)}</p>
 ${r.problem ? html`<p class="note">${r.problem}</p>` : ''}
 ${problem ? html`<p class="note">${problem}</p>` : ''}
+${waiting(r)}
 <p class="downloads">${available.length === 0 ? 'No reports yet.' : available.map(([k, label]) => html`<a class="download" download href="/file${query({ id: r.id, kind: k })}">${label}</a> `)}</p>
 ${
   view && view.errors.length + view.warnings.length > 0

@@ -7,7 +7,7 @@
  * so nothing we derive from it can leave the watched location.
  */
 
-import { reportPaths, trackingPath } from '../../report/report-paths.js';
+import { isReportName, reportPaths } from '../../report/report-paths.js';
 
 export type NameVerdict =
   | { take: true }
@@ -15,8 +15,6 @@ export type NameVerdict =
 
 /** What load-manifest.ts reads: delimited text by any of its usual names (a marketplace's report is `.txt`). */
 export const INPUT_EXTENSIONS: readonly string[] = ['.yaml', '.yml', '.json', '.csv', '.tsv', '.txt', '.xlsx'];
-/** Our reports, and the tracking file `htorder track` writes beside them: never an input. */
-const REPORT_SUFFIXES: readonly string[] = [...reportNames(''), trackingPath('')];
 /** `X.done` next to `X` says "X is complete, take it now" (optional, for writers that can make one). */
 export const DONE_MARKER_SUFFIX = '.done';
 const TEMPORARY_SUFFIXES = ['.tmp', '.part', '.crdownload', '.partial', '.swp'];
@@ -28,7 +26,8 @@ export function classifyName(name: string): NameVerdict {
   if (name.startsWith('~$') || name.endsWith('~') || TEMPORARY_SUFFIXES.some((s) => lower.endsWith(s))) {
     return { take: false, reason: 'temporary' };
   }
-  if (REPORT_SUFFIXES.some((s) => lower.endsWith(s))) return { take: false, reason: 'report' };
+  // Our reports, and the tracking file `htorder track` writes beside them: never an input.
+  if (isReportName(name)) return { take: false, reason: 'report' };
   if (lower.endsWith(DONE_MARKER_SUFFIX)) return { take: false, reason: 'marker' };
   if (!INPUT_EXTENSIONS.some((e) => lower.endsWith(e))) return { take: false, reason: 'extension' };
   return { take: true };

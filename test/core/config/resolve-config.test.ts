@@ -222,7 +222,7 @@ describe('profiles and precedence', () => {
   it('a profile that does not exist lists the known ones', () => {
     writeProfiles(join(dir, 'htorder.config.yaml'));
     const msg = usageMessage(() => resolveConfig({ env: BASE_ENV, flags: { profile: 'au' }, cwd: dir, home }));
-    expect(msg).toContain('profile "au" not found');
+    expect(msg).toContain('profile "au" (--profile) not found');
     expect(msg).toContain('nz, broken');
   });
 

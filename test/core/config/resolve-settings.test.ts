@@ -136,19 +136,32 @@ describe('the same limits with or without --sandbox', () => {
     );
   });
 
-  it('--sandbox ignores profiles (it brings its own account) but not the settings of the environment', async () => {
+  it('--sandbox takes the settings of the environment, and of a profile all but its account', async () => {
+    writeFileSync(
+      join(dir, 'htorder.config.yaml'),
+      'profiles:\n  shop:\n    baseUrl: https://api.us.example.com\n    clientId: real-id\n    maxJobCost: 500\n',
+    );
     const session = await openApiSession({
       sandbox: true,
       flags: {},
-      env: { HTORDER_PROFILE: 'nowhere', HTORDER_CONCURRENCY: '3', HTORDER_LOG_LEVEL: 'silent' },
+      env: { HTORDER_PROFILE: 'shop', HTORDER_CONCURRENCY: '3', HTORDER_LOG_LEVEL: 'silent' },
       cwd: dir,
       stderr: quiet,
     });
     try {
       expect(session.config.concurrency).toBe(3);
+      expect(session.settings.get('maxJobCost')).toBe(500);
+      expect(session.config.clientId).toBe('us-demo');
+      expect(session.config.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/us\/api$/);
     } finally {
       await session.close();
     }
+  });
+
+  it('--sandbox with a profile that does not exist is an error naming what selected it', async () => {
+    await expect(
+      openApiSession({ sandbox: true, flags: {}, env: { HTORDER_PROFILE: 'nowhere' }, cwd: dir, stderr: quiet }),
+    ).rejects.toThrow('profile "nowhere" (HTORDER_PROFILE) not found');
   });
 });
 

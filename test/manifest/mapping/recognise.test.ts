@@ -70,6 +70,15 @@ describe('recogniseHeader', () => {
     expect(recogniseHeader(['A1', 'Shared'], presets)).toEqual({ kind: 'none' });
   });
 
+  it("the presets' signatures read from their YAML alone equal those of the presets as loadMapping reads them", async () => {
+    const { formsOf } = await import('../../../src/manifest/mapping/recognise.js');
+    const { presetNames } = await import('../../../src/manifest/mapping/load-mapping.js');
+    const loaded = await Promise.all(
+      presetNames().map(async (preset) => ({ preset, forms: formsOf(await loadMapping(preset)) })),
+    );
+    expect(presetSignatures()).toEqual(signaturesOf(loaded));
+  });
+
   it('the shipped presets each recognise their own sample header', async () => {
     for (const [sample, preset] of [
       [SHOPIFY, 'shopify'],
@@ -104,7 +113,8 @@ describe('loadManifest without a mapping', () => {
     expect(r.diagnostics[0]).toMatchObject({ code: INPUT_MAPPING_CHOICE });
     expect(r.diagnostics[0].message).toBe(
       'this looks like a WooCommerce export, but its header lacks "item_sku", which the woocommerce preset reads; ' +
-        'use --mapping woocommerce with a mapping that extends it (docs/mappings.md), or export with those columns',
+        'export with those columns (docs/presets/woocommerce.md), or use --mapping woocommerce with a mapping that ' +
+        'extends it (docs/mappings.md)',
     );
   });
 

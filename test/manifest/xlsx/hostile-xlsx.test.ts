@@ -59,7 +59,7 @@ describe('hostile number formats', () => {
 });
 
 describe('hostile sizes', () => {
-  it('a cell written in the sheet itself (inline) stops before exceljs holds it; an escaped 900 kB one reads', async () => {
+  it('a cell written in the sheet itself (inline) stops before the parser holds it; an escaped 900 kB one reads', async () => {
     const parts: Map<string, PartText> = await partsOf([['orderNumber']]);
     const sheet = parts.get('xl/worksheets/sheet1.xml') as string;
     const [before, after] = sheet.split('</sheetData>');

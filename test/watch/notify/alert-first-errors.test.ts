@@ -2,7 +2,7 @@ import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ReportError, ResultReport } from '../../../src/report/model.js';
-import { firstErrors } from '../../../src/report/write-errors-txt.js';
+import { firstErrors, heldReasons } from '../../../src/report/write-errors-txt.js';
 import { startLoopback } from '../../support/loopback-server.js';
 import { startWatch, waitFor, watchFixture } from '../../support/watch-harness.js';
 import { ITEMS, manifest } from '../../support/yaml-manifests.js';
@@ -111,5 +111,33 @@ describe('firstErrors', () => {
       '1 error: a.yaml:7:3: jobs[0].orderNumber: held back',
     );
     expect(firstErrors(reportWith([]), 'a.yaml')).toBeUndefined();
+  });
+});
+
+describe('heldReasons', () => {
+  const held = (reasons: string[], status = 'awaiting-approval') => ({
+    status,
+    errors: reasons.map((r, i) => error('approval.job-cost', `awaiting approval: ${r} (htorder approve)`, 10 + i)),
+    warnings: [],
+    items: [],
+  });
+  const report = (jobs: unknown[]) => ({ ...reportWith([]), jobs }) as unknown as ResultReport;
+
+  it("quotes at most three of the waiting jobs' reasons, says how many there are, and skips the jobs held back", () => {
+    const text = heldReasons(
+      report([
+        held(['estimate 610.00 USD is over maxJobCost 500.00 USD']),
+        { ...held(['ignored']), status: 'not-submitted' },
+        held(['suspected duplicate', 'estimate over maxDailyCost', 'fourth']),
+      ]),
+      'big.csv',
+    );
+    expect(text).toBe(
+      'first 3 of 4 reasons: big.csv:10:3: jobs[0].orderNumber: awaiting approval: estimate 610.00 USD is over maxJobCost 500.00 USD (htorder approve) | ' +
+        'big.csv:10:3: jobs[0].orderNumber: awaiting approval: suspected duplicate (htorder approve) | ' +
+        'big.csv:11:3: jobs[0].orderNumber: awaiting approval: estimate over maxDailyCost (htorder approve)',
+    );
+    expect(heldReasons(report([held(['one'])]), 'a.csv')).toMatch(/^1 reason: a\.csv:10:3: /);
+    expect(heldReasons(report([held(['x'], 'failed')]), 'a.csv')).toBeUndefined();
   });
 });

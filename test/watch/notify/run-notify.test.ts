@@ -56,6 +56,35 @@ describe('htorder run notifies too (the nightly cron job)', () => {
     }
   });
 
+  it('tells the webhook why an input waits for approval (exit 4): its reasons, not "see its reports"', async () => {
+    const hook = await startLoopback((_req, res) => {
+      res.end('ok');
+    });
+    try {
+      await writeFile(join(dir.path, 'big.yaml'), manifest('RH', 1));
+      const stderr = sink();
+      const code = await runPipelineCommand(
+        { command: 'run', files: [join(dir.path, 'big.yaml')], flags: {} },
+        {
+          stdout: sink().stream,
+          stderr: stderr.stream,
+          env: { ...env, HTORDER_NOTIFY_URL: `${hook.url}/hook`, HTORDER_MAX_JOB_COST: '1' },
+          cwd: dir.path,
+        },
+      );
+      expect(code, stderr.text()).toBe(4);
+      const bodies = hook.seen.map((r) => JSON.parse(r.body) as Record<string, unknown>);
+      expect(bodies).toEqual([
+        expect.objectContaining({ event: 'awaiting-approval', title: '1 job awaiting approval' }),
+      ]);
+      expect(bodies[0]?.problem).toMatch(
+        /^1 reason: big\.yaml:\d+:\d+: jobs\[0\]: awaiting approval: estimate [\d,.]+ USD is over maxJobCost 1\.00 USD/,
+      );
+    } finally {
+      await hook.close();
+    }
+  });
+
   it('an API it cannot reach is told once, however many inputs were turned away', async () => {
     const hook = await startLoopback((_req, res) => {
       res.end('ok');

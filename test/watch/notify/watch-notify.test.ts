@@ -179,5 +179,9 @@ describe('awaiting-approval', () => {
         jobs: { 'awaiting-approval': 2 },
       }),
     ]);
+    // Why, as failed quotes its errors: each job's reason as its errors.txt has it.
+    expect(hook.bodies()[0]?.problem).toMatch(
+      /^2 reasons: big\.yaml:\d+:\d+: jobs\[0\]: awaiting approval: estimate [\d,.]+ USD is over maxJobCost 1\.00 USD \(htorder approve\) \| big\.yaml:\d+:\d+: jobs\[1\]: /,
+    );
   });
 });

@@ -114,7 +114,7 @@ routes:
       `${F}:2:3: routes: must be a list of rules (each "- match: GLOB …")`,
     );
     expect(usageMessage(() => parse('route:\n  - match: "*"\n'))).toContain(
-      'unknown top-level key "route" (expected "profiles" or "routes" or "notify" or "deliveryMethods")',
+      'unknown top-level key "route" (did you mean "routes"?) (expected "profiles", "routes", "notify", "deliveryMethods" or a setting',
     );
   });
 });

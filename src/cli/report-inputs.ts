@@ -1,0 +1,34 @@
+import { printable } from '../core/printable.js';
+import { isReportName, reportNameProblem } from '../report/report-paths.js';
+
+/**
+ * The inputs of `check`, `plan` and `run` without htorder's own reports: a cron's glob
+ * (`exports/*.csv`) hands last night's `X.result.csv` and `X.tracking.csv` back beside tonight's
+ * export, and they are never orders. Each one left out is said on one line of stderr; the exit
+ * code is that of the inputs.
+ */
+export function leaveOutReports(
+  files: readonly string[],
+  command: string,
+  stderr: NodeJS.WritableStream,
+): { inputs: string[]; skipped: string[] } {
+  const inputs: string[] = [];
+  const skipped: string[] = [];
+  for (const file of files) (isReportName(file) ? skipped : inputs).push(file);
+  for (const file of skipped) {
+    stderr.write(`htorder ${command}: skipped ${printable(file)}: an htorder report, never read as an input\n`);
+  }
+  return { inputs, skipped };
+}
+
+/** Whether every input's reports can be written (their names fit the file system); each one that cannot is said. */
+export function reportNamesFit(files: readonly string[], command: string, stderr: NodeJS.WritableStream): boolean {
+  let fit = true;
+  for (const file of files) {
+    const problem = reportNameProblem(file);
+    if (problem === undefined) continue;
+    stderr.write(`htorder ${command}: ${printable(file)}: ${printable(problem)}\n`);
+    fit = false;
+  }
+  return fit;
+}
