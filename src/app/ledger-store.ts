@@ -22,7 +22,7 @@ export interface OpenedLedger {
 }
 
 export async function openLedger(
-  session: { config: { stateDir: string }; settings: Pick<Settings, 'get'>; logger: Logger },
+  session: { config: { stateDir: string }; settings: Pick<Settings, 'get' | 'raw'>; logger: Logger },
   opts: {
     /** A lock not renewed this long is a killed process's (lockStaleMs, or watch's lease). */
     staleMs: number;
@@ -32,13 +32,15 @@ export async function openLedger(
 ): Promise<OpenedLedger> {
   const { settings, config, logger } = session;
   const url = settings.get('ledgerUrl');
-  if (url === undefined) {
+  // The sandbox keeps its jobs under the state dir, and its orders must never reach a fleet's
+  // ledger: under --sandbox a profile's ledgerUrl is set aside (said), the state dir's ledger used.
+  if (url !== undefined && opts.sandbox)
+    logger.warn(
+      `--sandbox: ledgerUrl (${settings.raw('ledgerUrl')?.source ?? 'ledgerUrl'}) set aside; the sandbox's orders are kept in the state dir's ledger`,
+    );
+  if (url === undefined || opts.sandbox) {
     return { ledger: new FolderLedger(config.stateDir, { staleMs: opts.staleMs }), where: config.stateDir };
   }
-  if (opts.sandbox)
-    throw new UsageError(
-      '--sandbox keeps its jobs under the state dir, so its ledger must be there too: unset ledgerUrl (HTORDER_LEDGER_URL) for --sandbox, or run against `htorder sandbox` with its URL',
-    );
   const { pgConnection } = await import('../storage/pg/pg-connection.js');
   const { PgDatabase } = await import('../storage/pg/pg-database.js');
   const { PgLedger } = await import('../storage/ledger/pg-ledger.js');

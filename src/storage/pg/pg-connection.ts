@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import type pg from 'pg';
-import pgpass from 'pgpass';
 import { isLoopbackHost } from '../../core/config/url-security.js';
 import { UsageError } from '../../core/errors.js';
 import { REDACTED, rememberSecret } from '../../core/log/redact.js';
@@ -25,6 +24,8 @@ export interface PgConnectionInput {
   /** Plain connections to another host than this one are refused unless allowed (allowInsecure). */
   allowInsecure: boolean;
   env: Record<string, string | undefined>;
+  /** Only checked: no file read, no password looked up. */
+  check?: boolean;
 }
 
 export interface PgConnection {
@@ -41,6 +42,14 @@ type SslMode = (typeof SSL_MODES)[number];
 const PARAMETERS = new Set(['sslmode', 'sslrootcert', 'host', 'application_name']);
 
 const EXAMPLE = 'postgres://htorder@db.example.com:5432/htorder';
+
+/**
+ * What can be said of `ledgerUrl` without reaching the database (its form, parameters, sslmode
+ * and clear text to another host), as a command starts: a UsageError (exit 2) when wrong.
+ */
+export function checkLedgerUrl(url: string, allowInsecure: boolean, env: Record<string, string | undefined>): void {
+  pgConnection({ url, allowInsecure, env, check: true });
+}
 
 export function pgConnection(input: PgConnectionInput): PgConnection {
   const url = parseUrl(input.url);
@@ -64,6 +73,7 @@ export function pgConnection(input: PgConnectionInput): PgConnection {
       `ledgerUrl: sslmode=disable would send the ledger's password and orders to ${host} in clear; use sslmode=verify-full (or require), or allowInsecure for a test rig`,
     );
   const caFile = input.caFile ?? url.searchParams.get('sslrootcert') ?? env.PGSSLROOTCERT;
+  if (input.check) return { config: {}, name };
   const password = input.password ?? env.PGPASSWORD;
   if (password !== undefined) rememberSecret(password, 'configured');
   const config: pg.ClientConfig = {
@@ -146,7 +156,8 @@ function tlsOf(mode: SslMode, caFile: string | undefined, host: string): pg.Clie
  * The password for this connection in the password file (PGPASSFILE, else ~/.pgpass), or none
  * (empty: a server that wants one then refuses the credentials, which says what is wrong).
  */
-function fromPassFile(info: { host: string; port: number; user: string; database: string }): Promise<string> {
+async function fromPassFile(info: { host: string; port: number; user: string; database: string }): Promise<string> {
+  const { default: pgpass } = await import('pgpass');
   return new Promise((resolve) => {
     pgpass(info, (password) => {
       if (password !== undefined) rememberSecret(password, 'configured');
