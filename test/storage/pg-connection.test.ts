@@ -2,7 +2,9 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { scrubSecrets } from '../../src/core/log/redact.js';
-import { pgConnection } from '../../src/storage/pg/pg-connection.js';
+import { openLedger } from '../../src/app/ledger-store.js';
+import { FolderLedger } from '../../src/storage/ledger/folder-ledger.js';
+import { checkLedgerUrl, pgConnection } from '../../src/storage/pg/pg-connection.js';
 import { tempDir } from '../support/temp-files.js';
 
 const base = { allowInsecure: false, env: {} };
@@ -109,5 +111,36 @@ describe('the ledger database from ledgerUrl', () => {
       /unknown parameter sslmod/,
     );
     expect(() => pgConnection({ ...base, url: 'not a url' })).toThrow(/is not a URL/);
+  });
+
+  it('is checked at start without reading a file or looking a password up', () => {
+    expect(() => checkLedgerUrl('postgres://u@db.example.com/db?sslrootcert=/no/such/ca.pem', false, {})).not.toThrow();
+    expect(() => checkLedgerUrl('postgres://u@db.example.com/db?sslmode=disable', false, {})).toThrow(/in clear/);
+    expect(() => checkLedgerUrl('postgres://u@db.example.com/db?sslmode=disable', true, {})).not.toThrow();
+    expect(() => checkLedgerUrl('postgres://u:Pw-Secret-77@db.example.com/db', false, {})).toThrow(/holds a password/);
+  });
+
+  it('is set aside under --sandbox, said, for the state dir ledger', async () => {
+    const dir = await tempDir();
+    const warnings: string[] = [];
+    try {
+      const values: Record<string, unknown> = { ledgerUrl: 'postgres://u@db.example.com/db' };
+      const opened = await openLedger(
+        {
+          config: { stateDir: dir.path },
+          settings: {
+            get: ((name: string) => values[name]) as never,
+            raw: ((name: string) => (name in values ? { source: 'ledgerUrl of profile "shop"' } : undefined)) as never,
+          },
+          logger: { warn: (m: string) => warnings.push(m) } as never,
+        },
+        { staleMs: 10_000, env: {}, sandbox: true },
+      );
+      expect(opened.ledger).toBeInstanceOf(FolderLedger);
+      expect(opened.where).toBe(dir.path);
+      expect(warnings.join('\n')).toMatch(/--sandbox: ledgerUrl \(ledgerUrl of profile "shop"\) set aside/);
+    } finally {
+      await dir.remove();
+    }
   });
 });
