@@ -6,7 +6,10 @@
  * processes from spawn to exit (start-up included), side by side and alternating (odd runs
  * check first, even runs csv-parse first), so a busy neighbour slows both. Prints every run's
  * ratio and peak RSS, then the spread (min–max, median) and the goals:
- * check ≤ 2.0× bare csv-parse, peak RSS ≤ 400 MB.
+ * check ≤ 1.3× bare csv-parse, peak RSS ≤ 400 MB. The ratios of CPU time (user + system) are
+ * printed too, of the whole process and of its main thread alone: on a busy machine they are
+ * what still measures check rather than its neighbours (the goal is also counted by the main
+ * thread's ratio, the stand-in for a quiet machine's wall time).
  *
  * Sizes: --rows (default 1,000,000) and --small-rows (default 300,000; 0 skips), 19 columns,
  * 5 rows per order, the address on each order's first row (lib/generate-csv.mjs).
@@ -69,6 +72,7 @@ async function checkVsBare(rows) {
   const bare = () => measureProcess([BARE, file], { statsFile: stats, cwd: root });
   const ratios = [];
   const cpuRatios = [];
+  const mainRatios = [];
   const rss = [];
   for (let run = 1; run <= runs; run++) {
     const c = run % 2 ? await check() : undefined;
@@ -82,17 +86,25 @@ async function checkVsBare(rows) {
     const ratio = c2.wallMs / b.wallMs;
     ratios.push(ratio);
     cpuRatios.push(c2.cpuMs / b.cpuMs);
+    mainRatios.push(c2.mainThreadMs / b.mainThreadMs);
     rss.push(c2.maxRssBytes);
     console.log(
-      `  run ${run} (${run % 2 ? 'check first' : 'csv-parse first'}): check ${seconds(c2.wallMs)} (CPU ${seconds(c2.cpuMs)}, peak RSS ${megabytes(c2.maxRssBytes)}) · csv-parse ${seconds(b.wallMs)} (CPU ${seconds(b.cpuMs)}, ${megabytes(b.maxRssBytes)}) · ${times(ratio)} · ${load()}`,
+      `  run ${run} (${run % 2 ? 'check first' : 'csv-parse first'}): check ${seconds(c2.wallMs)} (CPU ${seconds(c2.cpuMs)}, main thread ${seconds(c2.mainThreadMs)}, peak RSS ${megabytes(c2.maxRssBytes)}) · csv-parse ${seconds(b.wallMs)} (CPU ${seconds(b.cpuMs)}, main thread ${seconds(b.mainThreadMs)}, ${megabytes(b.maxRssBytes)}) · ${times(ratio)}, CPU ${times(c2.cpuMs / b.cpuMs)}, main thread ${times(c2.mainThreadMs / b.mainThreadMs)} · ${load()}`,
     );
   }
-  const timeOk = ratios.filter((r) => r <= 2).length;
+  const GOAL = 1.3;
+  const timeOk = ratios.filter((r) => r <= GOAL).length;
+  const mainOk = mainRatios.filter((r) => r <= GOAL).length;
   const rssOk = rss.filter((r) => r <= 400 * MB).length;
   console.log(`  ratio ${spread(ratios, times)}; check peak RSS ${spread(rss, megabytes)}`);
   // CPU time as well: on a busy machine wall time measures the neighbours (the goal is wall time).
-  console.log(`  CPU-time ratio ${spread(cpuRatios, times)}`);
-  console.log(`  goal: check ≤ 2.0× bare csv-parse … met in ${timeOk} of ${runs} runs`);
+  // The whole process's CPU time counts the result.csv worker and V8's helper threads, which a
+  // quiet machine runs on its other core; the main thread's is the steadiest stand-in for the
+  // wall time a quiet machine shows.
+  console.log(`  CPU-time ratio: whole process ${spread(cpuRatios, times)}; main thread ${spread(mainRatios, times)}`);
+  console.log(
+    `  goal: check ≤ ${GOAL}× bare csv-parse … met in ${timeOk} of ${runs} runs (wall), ${mainOk} of ${runs} (main thread's CPU)`,
+  );
   console.log(`  goal: peak RSS ≤ 400 MB ……………… met in ${rssOk} of ${runs} runs`);
 }
 

@@ -13,7 +13,7 @@ const REPORT_PEAK = fileURLToPath(new URL('./report-peak.mjs', import.meta.url))
 
 /**
  * Runs `node [nodeArgs] --import report-peak args` and resolves with its wall time (spawn →
- * exit), exit code, output, peak RSS and CPU time.
+ * exit), exit code, output, peak RSS and CPU time (the whole process, and its main thread alone).
  */
 export async function measureProcess(args, { statsFile, env = process.env, cwd, nodeArgs = [] }) {
   await rm(statsFile, { force: true });
@@ -33,7 +33,7 @@ export async function measureProcess(args, { statsFile, env = process.env, cwd, 
   });
   const code = await new Promise((resolve) => child.on('close', resolve));
   const wallMs = performance.now() - started;
-  let stats = { maxRssBytes: Number.NaN, userMs: Number.NaN, systemMs: Number.NaN };
+  let stats = { maxRssBytes: Number.NaN, userMs: Number.NaN, systemMs: Number.NaN, mainThreadMs: Number.NaN };
   try {
     stats = JSON.parse(await readFile(statsFile, 'utf8'));
   } catch {

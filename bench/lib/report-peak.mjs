@@ -1,8 +1,9 @@
 /**
  * Preloaded into a benchmarked child (`node --import bench/lib/report-peak.mjs …`): when the
  * process exits, however it exits, writes its peak resident set size and CPU time to the file
- * named by HTORDER_BENCH_STATS. The kernel's own high-water mark (getrusage maxRSS) is exact,
- * unlike polling /proc from outside, which can miss a short peak just before exit.
+ * named by HTORDER_BENCH_STATS, and the CPU time of its main thread alone. The kernel's own
+ * high-water mark (getrusage maxRSS) is exact, unlike polling /proc from outside, which can miss a
+ * short peak just before exit.
  *
  * With HTORDER_BENCH_TRACE=1 it also notes, from undici's diagnostics channel, when the child
  * made its first `POST …/Jobs` and when the last one was answered (ms from the process's start;
@@ -10,9 +11,31 @@
  * themselves, after the last answer — without a profiler slowing it.
  */
 import { subscribe } from 'node:diagnostics_channel';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { isMainThread } from 'node:worker_threads';
 
-const out = process.env.HTORDER_BENCH_STATS;
+// Preloaded into the child's worker threads too (result.csv's): the process's figures are written once, by its main thread.
+const out = isMainThread ? process.env.HTORDER_BENCH_STATS : undefined;
+/** USER_HZ, the unit of /proc's CPU times: 100 on every Linux architecture Node runs on. */
+const CLOCK_TICKS = 100;
+
+/**
+ * CPU time (user + system) of the main thread alone, from Linux's /proc (NaN elsewhere): the
+ * process's figure also counts the worker threads and V8's helper threads, which run beside the
+ * main thread on a machine with a core to spare, so on a busy machine the main thread's CPU time
+ * is the steadiest measure of the wall time a quiet machine would show.
+ */
+function mainThreadCpuMs() {
+  try {
+    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'latin1');
+    // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th, in clock ticks.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 const trace = { firstPostMs: Number.NaN, lastPostMs: Number.NaN };
 if (out && process.env.HTORDER_BENCH_TRACE === '1') {
   const isJobsPost = (request) => request.method === 'POST' && /\/Jobs(\?|$)/.test(request.path);
@@ -32,6 +55,7 @@ if (out) {
         maxRssBytes: u.maxRSS * 1024,
         userMs: u.userCPUTime / 1000,
         systemMs: u.systemCPUTime / 1000,
+        mainThreadMs: mainThreadCpuMs(),
         ...(Number.isNaN(trace.firstPostMs) ? {} : { ...trace, exitMs: performance.now() }),
       }),
     );

@@ -1,6 +1,4 @@
-import { existsSync, realpathSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { nowIso } from '../core/clock.js';
+import { join } from 'node:path';
 import type { ApiConfig } from '../core/config/api-config.js';
 import { csvLimitsFrom, guardLimitsFrom } from '../core/config/resolve-settings.js';
 import { isLoopbackHost } from '../core/config/url-security.js';
@@ -9,15 +7,15 @@ import { deliveryMethodTable } from '../core/config/delivery-methods.js';
 import { UsageError } from '../core/errors.js';
 import type { ArtworkStore } from '../storage/artwork-store.js';
 import { parseS3Url } from '../storage/s3/s3-url.js';
-import { importEntries, ledgerAccountKey } from '../storage/ledger/account-key.js';
-import { FolderLedger } from '../storage/ledger/folder-ledger.js';
-import type { LedgerAccount, LedgerStore } from '../storage/ledger/model.js';
+import { ledgerAccountKey } from '../storage/ledger/account-key.js';
+import type { LedgerStore } from '../storage/ledger/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { PipelineCommand, PipelineContext, PreparedInput } from '../pipeline/process-input.js';
 import { createCatalogue, type AccountCatalogue } from '../resolve/catalogue.js';
 import { artworkChecks, type ArtworkChecks } from '../api/artwork-checks.js';
 import { openApiSession, type ApiSession, type ApiSessionInput } from './api-session.js';
 import { openLedger } from './ledger-store.js';
+import { type Vouching, vouching } from './vouching.js';
 
 export interface PipelineContextInput extends ApiSessionInput {
   command: PipelineCommand;
@@ -52,6 +50,12 @@ export interface OpenPipeline {
   prepare(file: string, perInput?: InputOptions): Promise<PreparedInput>;
   /** Drops the catalogue, whose memoised answers include failures: after an outage, start afresh. */
   forget(): void;
+  /**
+   * Keeps the account's share of the ledger bounded once a day (pipeline/ledger-upkeep.ts), once
+   * the account is known; `windowMs`: the longest suspected-duplicate window of the caller's
+   * routes. Never throws: a failure is logged, and the next call tries again.
+   */
+  upkeep(windowMs?: number): Promise<void>;
   /** Closes the session (client, in-process sandbox). */
   close(): Promise<void>;
 }
@@ -113,6 +117,7 @@ export function pipelineOver(
     })),
   );
   const always = settings.get('verifyNewOrders') === 'always';
+  let known: string | undefined; // the account once an input has learnt it: the upkeep's
   return {
     session,
     ledger,
@@ -124,6 +129,7 @@ export function pipelineOver(
       learning.catch(() => undefined);
       await session.refreshClock();
       const { account, vouch, currency } = await learning;
+      known = account;
       store ??= artworkStoreFrom(settings, input.env, artworkLimits);
       const artworkStore = await store;
       return {
@@ -142,8 +148,7 @@ export function pipelineOver(
         ...(currency ? { currency } : {}),
         ...reading,
         guard: { ...guardLimitsFrom(settings), ...windowOf(perInput) },
-        // Orders the ledger has never seen are searched first unless it vouches for the account.
-        unseen: always ? {} : vouch.vouched() ? undefined : { vouch: vouch.vouch },
+        ...unseenRule(always, vouch),
         logger,
         clock,
       };
@@ -153,11 +158,39 @@ export function pipelineOver(
       return prepareInput(file, { command: input.command, mapping: (perInput ?? input).mapping, ...reading, clock });
     },
     forget: lookups.forget,
+    upkeep: ledgerUpkeep(ledger, session, () => known),
     close: async () => {
       await lookups.close();
       (await store?.catch(() => undefined))?.store.close();
       await session.close();
     },
+  };
+}
+
+/**
+ * OpenPipeline.upkeep: the ledger's daily upkeep of the account, once an input has learnt it.
+ * ledgerRetention is read (and so checked) when the pipeline opens.
+ */
+function ledgerUpkeep(
+  ledger: LedgerStore,
+  session: Pick<ApiSession, 'settings' | 'clock' | 'logger'>,
+  known: () => string | undefined,
+): (windowMs?: number) => Promise<void> {
+  const { settings, clock, logger } = session;
+  const retentionMs = settings.get('ledgerRetention');
+  return async (windowMs = 0) => {
+    const account = known();
+    if (account === undefined) return;
+    const own = guardLimitsFrom(settings).duplicateWindowMs;
+    const options = { clock, retentionMs, windowMs: Math.max(own, windowMs) };
+    try {
+      const { upkeepLedger } = await import('../pipeline/ledger-upkeep.js');
+      const done = await upkeepLedger(ledger, account, options);
+      if (done && done.folded + done.notes + done.moved + done.approvals > 0)
+        logger.info({ account, ...done }, 'kept the ledger up: folded old orders, removed expired notes');
+    } catch (err) {
+      logger.warn({ err: (err as Error).message }, 'could not keep the ledger up; the next run tries again');
+    }
   };
 }
 
@@ -168,6 +201,15 @@ function readingFrom(settings: ApiSession['settings']) {
     manifestMaxBytes: settings.get('manifestMaxBytes'),
     defaultDeliveryMethod: settings.get('defaultDeliveryMethod'),
   };
+}
+
+/**
+ * Orders the ledger has never seen are searched first unless it vouches for the account; while
+ * it does, it is asked whether it is still the account's only writer.
+ */
+function unseenRule(always: boolean, vouch: Vouching): Pick<PipelineContext, 'unseen' | 'soleWriter'> {
+  if (always) return { unseen: {} };
+  return vouch.vouched() ? { soleWriter: vouch.soleWriter } : { unseen: { vouch: vouch.vouch } };
 }
 
 function windowOf(perInput: InputOptions | undefined): { duplicateWindowMs?: number } {
@@ -211,54 +253,6 @@ function learnOnce<T>(learn: (catalogue: AccountCatalogue) => Promise<T>): (cata
 async function accountCurrency(catalogue: AccountCatalogue): Promise<string | undefined> {
   const profile = await catalogue.account().catch(() => undefined);
   return profile?.currency ?? undefined;
-}
-
-interface Vouching {
-  /** Whether the ledger vouches for the account (its record exists). */
-  vouched(): boolean;
-  /** Writes the record: from now on the ledger vouches for the account. */
-  vouch(): Promise<void>;
-}
-
-/**
- * Whether the ledger can vouch for the account, after bringing in what other ledgers of the
- * same account hold: entries under htorder 0.1's key (`<baseUrl>#<id>`) or another spelling of
- * the URL in the same ledger, and the old `./.htorder/` ledger of the working directory. An
- * old ledger is read once per working directory (the account record remembers it); nothing it
- * records as submitted is sent again.
- */
-async function vouching(
-  ledger: LedgerStore,
-  account: string,
-  opts: { legacyDir: string | undefined; session: Pick<ApiSession, 'config' | 'logger' | 'clock'> },
-): Promise<Vouching> {
-  const { config, logger, clock } = opts.session;
-  let record: LedgerAccount | undefined = await ledger.readAccount(account);
-  const imported = new Set(record?.imported ?? []);
-  if (!record) await importEntries(ledger, ledger, account);
-  const legacy =
-    opts.legacyDir && existsSync(join(opts.legacyDir, 'ledger')) ? realpathSync(opts.legacyDir) : undefined;
-  if (legacy && legacy !== resolve(config.stateDir) && !imported.has(legacy)) {
-    const n = await importEntries(new FolderLedger(legacy), ledger, account);
-    imported.add(legacy);
-    logger.warn(
-      { from: legacy, to: config.stateDir, orders: n },
-      `the ledger now lives per user in ${config.stateDir}; read ${n} order(s) of this account from ${legacy} ` +
-        "(htorder 0.1's ledger, no longer written; keep it until you no longer need it)",
-    );
-    if (record) {
-      record = { ...record, imported: [...imported] };
-      await ledger.writeAccount(record);
-    }
-  }
-  return {
-    vouched: () => record !== undefined,
-    vouch: async () => {
-      if (record) return;
-      record = { ledgerVersion: 1, account, vouchedSince: nowIso(clock), imported: [...imported] };
-      await ledger.writeAccount(record);
-    },
-  };
 }
 
 interface Lookups {

@@ -388,7 +388,9 @@ async function watch(
     logger.info({ routesFrom: w.routesFile }, 'no route of the config file is for this location: not routing');
   }
   io.onReady?.({ location: source.location, healthUrl, uiUrl, events });
+  const upkeep = keepLedgersUp(routing ? routing.all() : [pipeline], routing);
   await watcher.finished;
+  await upkeep.stop();
   logger.info({ location: source.location }, 'stopped');
 }
 
@@ -419,10 +421,44 @@ function inputHandler(
   };
 }
 
+/** How soon after its start a watcher first looks whether its ledgers are due for their upkeep, and how often after. */
+const UPKEEP_FIRST_MS = 60_000;
+const UPKEEP_EVERY_MS = 3_600_000;
+
+/**
+ * The daily upkeep of the ledger of each account the watcher sends for (OpenPipeline.upkeep),
+ * looked at a minute after the start and then hourly, one at a time, off the loop; with the
+ * longest suspected-duplicate window of the routes. `stop` waits for one under way.
+ */
+export function keepLedgersUp(
+  pipelines: readonly OpenPipeline[],
+  routing: Pick<Routing, 'routes'> | undefined,
+  times: { firstMs: number; everyMs: number } = { firstMs: UPKEEP_FIRST_MS, everyMs: UPKEEP_EVERY_MS },
+): { stop(): Promise<void> } {
+  const windowMs = Math.max(0, ...(routing?.routes.routes ?? []).map((r) => r.duplicateWindowMs ?? 0));
+  let running: Promise<unknown> = Promise.resolve();
+  let timer: NodeJS.Timeout;
+  const look = (): void => {
+    running = running.then(() => Promise.all(pipelines.map((p) => p.upkeep(windowMs))));
+    timer = setTimeout(look, times.everyMs);
+    timer.unref();
+  };
+  timer = setTimeout(look, times.firstMs);
+  timer.unref();
+  return {
+    stop: async () => {
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
+
 interface Routing {
   routes: WatchRoutes;
   /** The pipeline of the route's account. */
   of(route: WatchRoute): OpenPipeline;
+  /** Every pipeline opened: the watcher's own and one per other account. */
+  all(): OpenPipeline[];
   close(): Promise<void>;
 }
 
@@ -468,6 +504,7 @@ async function openRouting(routes: WatchRoutes, main: OpenPipeline, base: Pipeli
   return {
     routes,
     of: (route) => opened.get(keyOf(route)) ?? main,
+    all: () => [...opened.values()],
     close,
   };
 }

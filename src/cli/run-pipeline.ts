@@ -90,17 +90,10 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Comman
       progress.clear();
       outcomes.push(outcome);
       io.stderr.write(formatInputOutcome(outcome, input.command));
-      // An invalid input's alert quotes its first errors; a held one's, why its jobs wait.
-      const quoted = !outcome.report
-        ? undefined
-        : outcome.status === 'invalid'
-          ? firstErrors(outcome.report, basename(file))
-          : outcome.status === 'held'
-            ? heldReasons(outcome.report, basename(file))
-            : undefined;
-      const problem = outcome.problem ?? quoted;
-      notifier?.runOutcome(resolve(file), outcome.status, outcome.report?.summary, problem);
+      notifier?.runOutcome(resolve(file), outcome.status, outcome.report?.summary, problemOf(outcome, file));
     }
+    // After the inputs: a day's upkeep of the ledger never holds up an order.
+    if (input.command === 'run') await pipeline.upkeep();
     if (input.command === 'plan' && input.out !== undefined) {
       const { writeSavedPlan, planSummary } = await import('./saved-plan-command.js');
       const plan = await writeSavedPlan(input.out, context.account, outcomes, context.clock);
@@ -111,4 +104,11 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Comman
     await pipeline.close();
   }
   return finish();
+}
+
+/** What an input's alert says went wrong: an invalid input's first errors, a held one's reasons its jobs wait. */
+function problemOf(outcome: InputOutcome, file: string): string | undefined {
+  if (outcome.problem !== undefined || !outcome.report) return outcome.problem;
+  if (outcome.status === 'invalid') return firstErrors(outcome.report, basename(file));
+  return outcome.status === 'held' ? heldReasons(outcome.report, basename(file)) : undefined;
 }

@@ -156,6 +156,7 @@ export async function runApply(input: ApplyInput, io: CommandIo): Promise<number
       outcomes.push(o);
       io.stderr.write(formatInputOutcome(o, 'run'));
     }
+    await pipeline.upkeep();
     const exitCode = exitCodeOf(outcomes);
     if (input.json) io.stdout.write(`${JSON.stringify(jsonSummary('apply', outcomes, exitCode, pipelineDetails))}\n`);
     return exitCode;

@@ -100,6 +100,12 @@ export interface PipelineContext {
    * ledger vouches for the account.
    */
   unseen?: { vouch?: () => Promise<void> };
+  /**
+   * Set while the ledger vouches for the account: asked by `run` before anything is spent on
+   * an input's orders the ledger has never seen, whether it is still the account's only writer
+   * (app/vouching.ts). When not, those orders are checked on the account as `unseen` says.
+   */
+  soleWriter?: () => Promise<boolean>;
   logger: Logger;
   /** The guardrails (docs/guardrails.md); none when absent. */
   guard?: GuardLimits;
@@ -215,8 +221,9 @@ export async function processInput(file: string, ctx: PipelineContext): Promise<
 }
 
 /** The rest of processInput, for an input prepareInput has read (with the plan `ctx` agrees with). */
-export async function processPrepared(prepared: PreparedInput, ctx: PipelineContext): Promise<InputOutcome> {
+export async function processPrepared(prepared: PreparedInput, given: PipelineContext): Promise<InputOutcome> {
   if ('unreadable' in prepared) return prepared.unreadable;
+  const ctx = await unlessOtherWriter(prepared.jobs, given);
   const { file, read, begin } = prepared;
   const { manifest, recognised } = read;
   if (recognised) {
@@ -279,6 +286,29 @@ async function listUnseen(jobs: readonly JobState[], ctx: PipelineContext): Prom
     ctx.logger.debug({ err: errorText(err) }, "could not list the account's jobs; searching each order instead");
     return undefined;
   }
+}
+
+/**
+ * A vouching ledger, asked to send orders it has never seen, first asks whether it is still the
+ * account's only writer; if not, this input checks them on the account like a new ledger's.
+ */
+async function unlessOtherWriter(jobs: readonly JobState[], ctx: PipelineContext): Promise<PipelineContext> {
+  if (ctx.command === 'plan' || ctx.unseen || !ctx.soleWriter) return ctx;
+  const orders = [...new Set(jobs.filter((job) => job.outcome === 'checked').map((job) => job.orderNumber))];
+  if (!(await anyUnseen(orders, ctx)) || (await ctx.soleWriter())) return ctx;
+  return { ...ctx, unseen: {} };
+}
+
+/** Whether the ledger has no entry for one of `orders` (read a few at a time, until one is found). */
+async function anyUnseen(orders: readonly string[], ctx: PipelineContext): Promise<boolean> {
+  for (let i = 0; i < orders.length; i += 64) {
+    const batch = orders.slice(i, i + 64);
+    const entries = await Promise.all(
+      batch.map((orderNumber) => ctx.ledger.read({ account: ctx.account, orderNumber })),
+    );
+    if (entries.some((entry) => entry === undefined)) return true;
+  }
+  return false;
 }
 
 /** How many of `orders` the ledger has no entry for (read a few at a time). */

@@ -53,8 +53,12 @@ export interface FolderLeaseOptions {
   /** Written into every lease record (lease.ts newOwnerId). */
   owner: string;
   leaseMs: number;
-  /** The sub folder of a lease's folder its token is kept in (made with `mode`); default the lease's folder. */
-  tokenDir?: string;
+  /**
+   * Where the token of a folder's leases is kept (made with `mode`): a sub folder of the lease's
+   * folder, or the folder a function names for it — leases in many folders (a ledger's shards)
+   * then share one token, which must be on the same file system; default the lease's folder.
+   */
+  tokenDir?: string | ((leaseDir: string) => string);
   mode?: number;
   /** fs.linkSync; tests pass one that refuses, as some SMB shares do. */
   link?: LinkFile;
@@ -81,7 +85,7 @@ const CREATE = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constan
 
 export class FolderLeases implements LeaseStore {
   readonly leaseMs: number;
-  /** The token of each folder leases were taken in. */
+  /** The token of each token folder (tokenDir) leases were taken in. */
   private readonly tokens = new Map<string, Token>();
   /** Folders where hard links are refused: leases there are files of their own. */
   private readonly noLinks = new Set<string>();
@@ -121,7 +125,7 @@ export class FolderLeases implements LeaseStore {
         // The token was swept as dead (this process stalled past its lease) or went with its
         // folder: a new one, whose leases are ours; those of the old one count as lost.
         if (codeOf(err) === 'ENOENT' && !retried) {
-          this.tokens.delete(dir);
+          this.tokens.delete(this.tokenDirOf(dir));
           closeToken(token);
           return this.create(name, true);
         }
@@ -139,14 +143,20 @@ export class FolderLeases implements LeaseStore {
     return this.hold(name, own, true);
   }
 
+  /** The folder the token of leases in `dir` is kept in. */
+  private tokenDirOf(dir: string): string {
+    const where = this.options.tokenDir;
+    return typeof where === 'function' ? where(dir) : join(dir, where ?? '');
+  }
+
   private tokenFor(dir: string): Token {
-    const known = this.tokens.get(dir);
+    const tokens = this.tokenDirOf(dir);
+    const known = this.tokens.get(tokens);
     if (known) return known;
-    const tokens = join(dir, this.options.tokenDir ?? '');
     mkdirSync(tokens, { recursive: true, mode: this.options.mode });
     this.sweep(tokens);
     const token = this.openToken(join(tokens, `${TOKEN_PREFIX}${randomBytes(8).toString('hex')}`));
-    this.tokens.set(dir, token);
+    this.tokens.set(tokens, token);
     cleanUpOnExit(this);
     return token;
   }

@@ -300,6 +300,15 @@ export const SETTINGS = {
     default: 60_000,
     description: 'how long a run waits for an unreachable ledger database before giving up (exit 3; watch retries)',
   },
+  ledgerRetention: {
+    env: 'HTORDER_LEDGER_RETENTION',
+    flag: '--ledger-retention',
+    arg: '<duration>',
+    type: { kind: 'duration', max: 3660 * DAY_MS },
+    default: '90d',
+    description:
+      "how long a folder ledger keeps each order's whole entry; older orders are folded into a compact index kept for ever (0: never fold)",
+  },
   // Rehearsals and tests (docs/configuration.md#rehearsals-and-tests).
   clockOffset: {
     env: 'HTORDER_CLOCK_OFFSET',

@@ -50,6 +50,8 @@ const POSTAL: ReadonlyMap<string, PostalFormat> = new Map(
   POSTAL_FORMATS.flatMap(([format, names]) => names.map((n) => [n, format] as const)),
 );
 
+const WIDEST = Math.max(...POSTAL_FORMATS.map(([format]) => format.width));
+
 /** Digits, optionally with a ZIP+4 suffix: what `02134` / `02134-1234` become in a spreadsheet. */
 const DIGITS = /^(\d{1,9})(-\d{4})?$/;
 
@@ -67,7 +69,8 @@ export function postalCodeZero(job: ManifestJob, j: number): readonly Finding[] 
   const code = address.postalCode;
   if (typeof code !== 'string') return NOTHING;
   const m = DIGITS.exec(code);
-  if (!m) return NOTHING;
+  // As wide as the widest format: no zero lost, whatever the country (most codes stop here).
+  if (!m || m[1].length >= WIDEST) return NOTHING;
   const format = postalFormat(address);
   if (format === undefined || (m[2] !== undefined && format.plus4 !== true)) return NOTHING;
   const digits = m[1].length;
@@ -101,15 +104,23 @@ const SIGNED_SCIENTIFIC = /^[+-]?\d+(?:[.,]\d+)?[eE][+-]\d+$/;
  * and dashes between them allowed), every one after the 15th a zero.
  */
 function truncated(text: string): boolean {
+  // Fewer characters than 16 hold fewer than 16 digits: most values (every SKU, most phones) stop here.
+  if (text.length < 16) return false;
   const digits = text.replace(/^\+|[\s-]/g, '');
   return digits.length >= 16 && /^\d+$/.test(digits) && /^0+$/.test(digits.slice(15));
+}
+
+function startsLikeNumber(text: string): boolean {
+  const c = text.charCodeAt(0);
+  return (c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2d;
 }
 
 /** What a value lost, when a spreadsheet damaged it beyond repair; else undefined. */
 function lostDigits(value: unknown, scientific = SIGNED_SCIENTIFIC): 'scientific' | 'truncated' | undefined {
   if (typeof value !== 'string') return undefined;
   const text = value.trim();
-  if (text.length > 40) return undefined;
+  // Both damages start with a digit or a sign: one look settles most values (SKUs, names).
+  if (text.length > 40 || !startsLikeNumber(text)) return undefined;
   if (scientific.test(text)) return 'scientific';
   return truncated(text) ? 'truncated' : undefined;
 }
@@ -166,18 +177,21 @@ export function lostDigitFields(job: ManifestJob, j: number): readonly Finding[]
       });
   }
   const items = eachItem(job, (item, i) => {
-    const out: Finding[] = [];
-    for (const key of ['code', 'variantCode'] as const) {
-      const value = item[key];
-      const lost = lostDigits(value);
-      if (lost === undefined || typeof value !== 'string') continue;
-      out.push({
-        code: `item-code.${lost}`,
-        field: itemPath(j, i, key),
-        message: `${damage(value, lost, 'SKU')}, so no item can be told from it. ${HOW}`,
-      });
-    }
-    return out;
+    // Read by name, and an array made only for a damaged code: this runs for every item of a file.
+    const code = itemCodeDamage(item.code, j, i, 'code');
+    const variant = itemCodeDamage(item.variantCode, j, i, 'variantCode');
+    if (code === undefined) return variant === undefined ? NOTHING : [variant];
+    return variant === undefined ? [code] : [code, variant];
   });
   return findings.length === 0 && items.length === 0 ? NOTHING : [...findings, ...items];
+}
+
+function itemCodeDamage(value: unknown, j: number, i: number, key: 'code' | 'variantCode'): Finding | undefined {
+  const lost = lostDigits(value);
+  if (lost === undefined || typeof value !== 'string') return undefined;
+  return {
+    code: `item-code.${lost}`,
+    field: itemPath(j, i, key),
+    message: `${damage(value, lost, 'SKU')}, so no item can be told from it. ${HOW}`,
+  };
 }

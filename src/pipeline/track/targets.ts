@@ -152,7 +152,8 @@ async function fromLedger(ledger: LedgerStore, where: string, opts: TargetOption
   let any = false;
   // Every entry of the account, also those written under htorder 0.1's key (`<baseUrl>#<id>`),
   // as in a ledger the pipeline has not opened since (an old `.htorder/` given as argument).
-  for await (const entry of ledger.entries()) {
+  // Orders past the ledger's retention are folded (ledgerRetention): long despatched, not followed.
+  for await (const entry of ledger.entries(undefined, { folded: false })) {
     if (entry.state !== 'submitted' || entry.jobNumber === undefined) continue;
     if (entry.account !== account && canonicalAccount(entry.account) !== account) continue;
     any = true;

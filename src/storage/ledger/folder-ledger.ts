@@ -1,10 +1,26 @@
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
 import { FolderLeases } from '../folder-lease.js';
 import { nameOwnerDead, newOwnerId } from '../lease.js';
-import { noteName, safeName } from './safe-name.js';
+import { compactAccount } from './folder-compact.js';
+import { entryOf, foldedIn, foldedOrders } from './folder-fold.js';
 import {
+  FOLDED,
+  isEntryName,
+  LAYOUT,
+  layoutText,
+  NOTES,
+  ORDERS,
+  orderShard,
+  readJson,
+  readText,
+  shardedNote,
+  unlessMissing,
+} from './folder-layout.js';
+import {
+  type CompactPolicy,
+  type CompactResult,
   type LedgerAccount,
   type LedgerEntry,
   type LedgerKey,
@@ -14,6 +30,7 @@ import {
   noteUnderLock,
   withOrderLock,
 } from './model.js';
+import { noteName, safeName } from './safe-name.js';
 
 export interface FolderLedgerOptions {
   /** A lock not refreshed for this long belongs to a dead process and may be taken over. */
@@ -26,16 +43,24 @@ export interface FolderLedgerOptions {
 
 /** Waiting for an order another process holds: its lock is held for one submission. */
 const LOCK_BACKOFF = { baseMs: 25, maxMs: 500 };
+/** How long an account found in the flat layout of older versions is taken to stay so before looking again. */
+const LEGACY_RECHECK_MS = 60_000;
 
 /**
- * The ledger as one JSON file per (account, orderNumber) under `<stateDir>/ledger/`, locked by
- * the folder lease `<entry>.json.lock` (its token in the account's `.locks/`) and written by
- * writeFileAtomic (docs/architecture.md#exactly-once).
+ * The ledger as one JSON file per (account, orderNumber) under `<stateDir>/ledger/<account>/`,
+ * in shards (`orders/<3 hex digits of the order number's hash>/`) so no folder grows with the
+ * orders; locked by the folder lease `<entry>.json.lock` beside it (one token per process and
+ * account, in `.locks/`) and written by writeFileAtomic (docs/architecture.md#exactly-once).
+ * Old orders are folded into each shard's compact index (`.folded`, folder-fold.ts) by
+ * `compact`. An account folder of an older version (flat: every entry and content note beside
+ * the account's record, no `.layout`) is read as it is, and moved into shards by `compact`.
  */
 export class FolderLedger implements LedgerStore {
   private readonly root: string;
-  /** Account folders known to exist: saves a mkdir per write on the hot path. */
+  /** Folders known to exist: saves a mkdir per write on the hot path. */
   private readonly made = new Set<string>();
+  /** Account folders by whether they may still hold the flat layout, and when that was looked at. */
+  private readonly legacy = new Map<string, { flat: boolean; at: number }>();
   private readonly locks: FolderLeases;
 
   constructor(
@@ -46,7 +71,8 @@ export class FolderLedger implements LedgerStore {
     this.locks = new FolderLeases({
       owner: newOwnerId(),
       leaseMs: Math.max(2000, options.staleMs ?? 10_000),
-      tokenDir: '.locks',
+      // One token per account, wherever in it the lock is (the account folder or a shard).
+      tokenDir: (dir) => join(basename(dirname(dir)) === ORDERS ? dirname(dirname(dir)) : dir, '.locks'),
       mode: options.mode,
       survivesHolder: true,
     });
@@ -64,23 +90,37 @@ export class FolderLedger implements LedgerStore {
   }
 
   async readNote<T>(account: string, name: string): Promise<T | undefined> {
-    return readJson<T>(join(this.dirOf(account), noteName(name)));
+    const path = this.notePath(account, name);
+    const found = await readJson<T>(path);
+    if (found !== undefined || !shardedNote(name) || !(await this.flat(account))) return found;
+    // Moved from the flat layout between the two reads: found where it went.
+    return (await readJson<T>(join(this.dirOf(account), name))) ?? readJson<T>(path);
   }
 
   async writeNote(account: string, name: string, value: unknown, options: { durable?: boolean } = {}): Promise<void> {
+    const path = this.notePath(account, name);
     await this.ensureDir(account);
-    await writeFileAtomic(join(this.dirOf(account), noteName(name)), `${JSON.stringify(value, null, 2)}\n`, {
-      durable: options.durable !== false,
-    });
+    await this.ensureFolder(dirname(path));
+    await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`, { durable: options.durable !== false });
   }
 
   async deleteNote(account: string, name: string): Promise<void> {
-    await rm(join(this.dirOf(account), noteName(name)), { force: true });
+    await rm(this.notePath(account, name), { force: true });
+    if (shardedNote(name)) await rm(join(this.dirOf(account), name), { force: true });
   }
 
   async listNotes(account: string, prefix: string): Promise<string[]> {
-    const names = await unlessMissing(readdir(this.dirOf(account)), []);
-    return names.filter((n) => n.startsWith(noteName(prefix)) && !n.endsWith('.tmp') && !n.endsWith('.lock')).sort();
+    const dir = this.dirOf(account);
+    const flat = (await unlessMissing(readdir(dir), [])).filter((n) => n.startsWith(noteName(prefix)));
+    const shards = shardedNote(prefix)
+      ? await Promise.all(
+          (await unlessMissing(readdir(join(dir, NOTES)), [])).map((s) =>
+            unlessMissing(readdir(join(dir, NOTES, s)), []),
+          ),
+        )
+      : [];
+    const names = new Set([...flat, ...shards.flat().filter((n) => n.startsWith(prefix))]);
+    return [...names].filter((n) => !n.endsWith('.tmp') && !n.endsWith('.lock')).sort();
   }
 
   updateNote<T>(
@@ -104,29 +144,72 @@ export class FolderLedger implements LedgerStore {
   }
 
   private pathOf(key: LedgerKey): string {
+    return join(this.dirOf(key.account), ORDERS, orderShard(key.orderNumber), `${safeName(key.orderNumber)}.json`);
+  }
+
+  /** Where an older version kept the entry: beside the account's record. */
+  private flatPathOf(key: LedgerKey): string {
     return join(this.dirOf(key.account), `${safeName(key.orderNumber)}.json`);
   }
 
-  async withLock<T>(key: LedgerKey, fn: (guard: LockGuard) => Promise<T>): Promise<T> {
-    await this.ensureDir(key.account);
-    const wait = { waitMs: this.options.waitMs ?? 120_000, backoff: LOCK_BACKOFF };
-    return withOrderLock(this.locks, `${this.pathOf(key)}.lock`, key, wait, fn);
+  private notePath(account: string, name: string): string {
+    const dir = this.dirOf(account);
+    const sharded = shardedNote(noteName(name));
+    return sharded ? join(dir, NOTES, sharded, name) : join(dir, name);
   }
 
+  async withLock<T>(key: LedgerKey, fn: (guard: LockGuard) => Promise<T>): Promise<T> {
+    const path = this.pathOf(key);
+    await this.ensureDir(key.account);
+    await this.ensureFolder(dirname(path));
+    const wait = { waitMs: this.options.waitMs ?? 120_000, backoff: LOCK_BACKOFF };
+    return withOrderLock(this.locks, `${path}.lock`, key, wait, fn);
+  }
+
+  /**
+   * The live entry, else (an account still in the flat layout) the flat one, else the order in
+   * its shard's compact index. Each is looked at after the one before it could have moved
+   * there: compaction writes the index before it removes the entry, and moves a flat entry
+   * into its shard with one rename.
+   */
   async read(key: LedgerKey): Promise<LedgerEntry | undefined> {
-    return readJson<LedgerEntry>(this.pathOf(key));
+    const path = this.pathOf(key);
+    const live = await readJson<LedgerEntry>(path);
+    if (live) return live;
+    if (await this.flat(key.account)) {
+      const moved = (await readJson<LedgerEntry>(this.flatPathOf(key))) ?? (await readJson<LedgerEntry>(path));
+      if (moved) return moved;
+    }
+    const folded = foldedIn(await readText(join(dirname(path), FOLDED)), key.orderNumber);
+    return folded && entryOf(key.account, folded);
   }
 
   async write(entry: LedgerEntry, options: { durable?: boolean } = {}): Promise<void> {
-    await this.ensureDir(entry.account);
-    const durable = entry.state === 'intent' || options.durable !== false;
-    await writeFileAtomic(this.pathOf(entry), `${JSON.stringify(entry, null, 2)}\n`, { durable });
+    const { folded: _folded, ...whole } = entry;
+    const path = this.pathOf(whole);
+    await this.ensureDir(whole.account);
+    await this.ensureFolder(dirname(path));
+    const durable = whole.state === 'intent' || options.durable !== false;
+    await writeFileAtomic(path, `${JSON.stringify(whole, null, 2)}\n`, { durable });
+    // Its flat copy (an older version's) is out of date now: written under the order's lock.
+    if (await this.flat(whole.account)) await rm(this.flatPathOf(whole), { force: true });
   }
 
+  /**
+   * Makes the account's folder; a new one gets the `.layout` of this version, so it is never
+   * looked at for the flat layout.
+   */
   private async ensureDir(account: string): Promise<void> {
     const dir = this.dirOf(account);
     if (this.made.has(dir)) return;
-    await mkdir(dir, { recursive: true, mode: this.options.mode });
+    await mkdir(this.root, { recursive: true, mode: this.options.mode });
+    try {
+      await mkdir(dir, { mode: this.options.mode });
+      await writeFileAtomic(join(dir, LAYOUT), layoutText(account), { durable: true });
+      this.legacy.set(dir, { flat: false, at: Date.now() });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
     this.made.add(dir);
     // Spare files (`.spare`: another name of an old entry's inode) that processes of earlier
     // htorder versions on this host left in `.locks` when killed.
@@ -136,49 +219,94 @@ export class FolderLedger implements LedgerStore {
     }
   }
 
+  private async ensureFolder(dir: string): Promise<void> {
+    if (this.made.has(dir)) return;
+    await mkdir(dir, { recursive: true, mode: this.options.mode });
+    this.made.add(dir);
+  }
+
+  /**
+   * Whether the account's folder may still hold entries of the flat layout: it exists without
+   * a `.layout` (written when this version makes the folder, or once compact has moved every
+   * flat entry). Looked at again a minute later while it does.
+   */
+  private async flat(account: string): Promise<boolean> {
+    const dir = this.dirOf(account);
+    const known = this.legacy.get(dir);
+    if (known && (!known.flat || Date.now() - known.at < LEGACY_RECHECK_MS)) return known.flat;
+    const [folder, layout] = await Promise.all([
+      stat(dir).catch(() => undefined),
+      stat(join(dir, LAYOUT)).catch(() => undefined),
+    ]);
+    // No folder: nothing to read in any layout (and the next process to write makes it new).
+    if (!folder) return false;
+    const flat = layout === undefined;
+    this.legacy.set(dir, { flat, at: Date.now() });
+    return flat;
+  }
+
+  /** Folds old entries, removes expired notes and moves a flat layout into shards (folder-compact.ts). */
+  async compact(account: string, policy: CompactPolicy): Promise<CompactResult> {
+    await this.ensureDir(account);
+    const dir = this.dirOf(account);
+    const result = await compactAccount({ dir, account, locks: this.locks, mode: this.options.mode }, policy);
+    if (result.layout) this.legacy.set(dir, { flat: false, at: Date.now() });
+    return result;
+  }
+
   /**
    * Forgets an account: its entries and its record. Only for `--sandbox-reset`, whose
    * simulator forgets the same jobs at the same time; never called for a real account.
    * Returns how many entries there were.
    */
   async removeAccount(account: string): Promise<number> {
+    let n = 0;
+    for await (const _ of this.entries(account)) n++;
     const dir = this.dirOf(account);
-    const names = await unlessMissing(readdir(dir), []);
     await rm(dir, { recursive: true, force: true });
-    this.made.delete(dir);
-    return names.filter(isEntryName).length;
+    for (const made of [...this.made]) if (made === dir || made.startsWith(`${dir}/`)) this.made.delete(made);
+    this.legacy.delete(dir);
+    return n;
   }
 
-  async *entries(account?: string): AsyncIterable<LedgerEntry> {
+  async *entries(account?: string, options: { folded?: boolean } = {}): AsyncIterable<LedgerEntry> {
     const dirs = account
       ? [this.dirOf(account)]
       : (await unlessMissing(readdir(this.root, { withFileTypes: true }), []))
           .filter((d) => d.isDirectory() && !d.name.endsWith('.lock'))
           .map((d) => join(this.root, d.name));
-    for (const dir of dirs) {
-      for (const name of (await unlessMissing(readdir(dir), [])).sort()) {
-        if (isEntryName(name)) yield JSON.parse(await readFile(join(dir, name), 'utf8')) as LedgerEntry;
-      }
+    for (const dir of dirs) yield* accountEntries(dir, options.folded !== false);
+  }
+}
+
+/** An account folder's entries: each shard's live ones and folded ones, then any left in the flat layout. */
+async function* accountEntries(dir: string, folded: boolean): AsyncIterable<LedgerEntry> {
+  const shards = (await unlessMissing(readdir(join(dir, ORDERS)), [])).sort();
+  // The account a folded order belongs to: compact writes it into `.layout` before it folds.
+  const account = folded ? ((await readJson<{ account?: string }>(join(dir, LAYOUT)))?.account ?? '') : '';
+  for (const shard of shards) {
+    const path = join(dir, ORDERS, shard);
+    const live = new Set<string>();
+    for (const name of (await unlessMissing(readdir(path), [])).sort()) {
+      if (!isEntryName(name)) continue;
+      const entry = await readJson<LedgerEntry>(join(path, name));
+      if (!entry) continue;
+      live.add(entry.orderNumber);
+      yield entry;
+    }
+    if (!folded) continue;
+    for (const f of foldedOrders(await readText(join(path, FOLDED)))) {
+      if (!live.has(f.o)) yield entryOf(account, f);
     }
   }
-}
-
-function isEntryName(name: string): boolean {
-  return name.endsWith('.json') && !name.startsWith('.');
-}
-
-/** What `act` gives, or `none` when the file or folder is not there. */
-async function unlessMissing<T>(act: Promise<T>, none: T): Promise<T> {
-  try {
-    return await act;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return none;
-    throw err;
+  for (const name of (await unlessMissing(readdir(dir), [])).sort()) {
+    if (!isEntryName(name)) continue;
+    const entry = await readJson<LedgerEntry>(join(dir, name));
+    if (!entry) continue;
+    // Moved into its shard meanwhile, or written there since: yielded above.
+    const order = entry.orderNumber;
+    if (typeof order === 'string' && (await stat(join(dir, ORDERS, orderShard(order), name)).catch(() => undefined)))
+      continue;
+    yield entry;
   }
-}
-
-/** The parsed file, or undefined when there is none. */
-async function readJson<T>(path: string): Promise<T | undefined> {
-  const text = await unlessMissing(readFile(path, 'utf8'), undefined);
-  return text === undefined ? undefined : (JSON.parse(text) as T);
 }

@@ -60,6 +60,12 @@ export interface LedgerEntry {
   cancelRequestedAt?: string;
   /** When the API confirmed the cancel (204). */
   cancelledAt?: string;
+  /**
+   * Read from the compact index of old orders (docs/reliability.md#how-long-the-ledger-keeps-what):
+   * its state, job number, fingerprint, baseline of changes and cancel are kept; lines, input and
+   * error are not. Never written: a rewrite of the order is a whole entry again.
+   */
+  folded?: true;
 }
 
 /** Manifest values of the fields a submitted job may still change (names as in the manifest). */
@@ -85,6 +91,13 @@ export interface LedgerAccount {
   vouchedSince: string;
   /** Old ledgers (htorder 0.1's `./.htorder/`, by real path) whose entries were read into this one. */
   imported?: string[];
+  /** The newest job number of the account a look for other writers saw: the next look stops there. */
+  checkedThrough?: number;
+  /**
+   * A job another writer made on the account after `vouchedSince` (pipeline/other-writers.ts):
+   * from then on the ledger vouches for nothing, whatever the rest of this record says.
+   */
+  otherWriter?: { jobNumber: number; orderNumber: string | null; seenAt: string };
 }
 
 /** Proof that the caller still holds the lock; checked right before anything irreversible. */
@@ -103,8 +116,11 @@ export interface LedgerStore {
    * whose loss in a power cut leaves the intent, which the next run settles by search.
    */
   write(entry: LedgerEntry, options?: { durable?: boolean }): Promise<void>;
-  /** Every entry, optionally of one account (used by `htorder track`). */
-  entries(account?: string): AsyncIterable<LedgerEntry>;
+  /**
+   * Every entry, optionally of one account (used by `htorder track` and imports); `folded:
+   * false` leaves out the orders folded into the compact index of old orders.
+   */
+  entries(account?: string, options?: { folded?: boolean }): AsyncIterable<LedgerEntry>;
   /** The account's record, if this ledger vouches for the account. */
   readAccount(account: string): Promise<LedgerAccount | undefined>;
   writeAccount(record: LedgerAccount): Promise<void>;
@@ -139,6 +155,12 @@ export interface LedgerStore {
   ): Promise<void>;
   /** Lets go of what the ledger holds open (a database's connections); absent when nothing is. */
   close?(): Promise<void>;
+  /**
+   * Keeps the account's share of the ledger bounded (docs/reliability.md#how-long-the-ledger-keeps-what):
+   * folds entries older than `policy.foldBefore` into the compact index and removes the notes
+   * `policy.notes` say have expired. Absent where a store has nothing to fold.
+   */
+  compact?(account: string, policy: CompactPolicy): Promise<CompactResult>;
 }
 
 export interface NoteUpdate {
@@ -162,6 +184,23 @@ export async function noteUnderLock<T>(
   };
   if (options.lock === undefined) return update();
   await store.withAccountLock(account, options.lock, update);
+}
+
+/** What a compaction may let go of; times are the calendar clock's (ms). */
+export interface CompactPolicy {
+  /** Entries decided (submitted or failed) before this are folded; none when undefined. An intent never is. */
+  foldBefore?: number;
+  /** Notes whose name starts with `prefix` are removed once `at(value)` (their last use) is before `before`. */
+  notes: readonly { prefix: string; before: number; at(value: unknown): number | undefined }[];
+}
+
+export interface CompactResult {
+  /** Entries folded into the compact index. */
+  folded: number;
+  /** Notes removed. */
+  notes: number;
+  /** Entries and notes moved out of an older layout. */
+  moved: number;
 }
 
 /**

@@ -1,6 +1,8 @@
 import type { PgDatabase } from '../pg/pg-database.js';
 import { PgLeases } from '../pg/pg-lease.js';
 import {
+  type CompactPolicy,
+  type CompactResult,
   type LedgerAccount,
   type LedgerEntry,
   type LedgerKey,
@@ -137,6 +139,32 @@ export class PgLedger implements LedgerStore {
 
   async deleteNote(account: string, name: string): Promise<void> {
     await this.db.query('DELETE FROM htorder.notes WHERE account = $1 AND name = $2', [account, noteName(name)]);
+  }
+
+  /**
+   * The daily upkeep: removes the notes `policy.notes` say have expired (old content-index and
+   * spend notes), each only if it still holds the value judged, so a note written again
+   * meanwhile stays. Entries are kept whole (`foldBefore` is not applied): a row is small, and
+   * an order's full record stays readable by every host and by `track`.
+   */
+  async compact(account: string, policy: CompactPolicy): Promise<CompactResult> {
+    let removed = 0;
+    for (const rule of policy.notes) {
+      const { rows } = await this.db.query<{ name: string; value: unknown; text: string }>(
+        'SELECT name, value, value::text AS text FROM htorder.notes WHERE account = $1 AND starts_with(name, $2)',
+        [account, noteName(rule.prefix)],
+      );
+      for (const row of rows) {
+        const at = rule.at(row.value);
+        if (at === undefined || at >= rule.before) continue;
+        const gone = await this.db.query(
+          'DELETE FROM htorder.notes WHERE account = $1 AND name = $2 AND value::text = $3',
+          [account, row.name, row.text],
+        );
+        removed += gone.rowCount ?? 0;
+      }
+    }
+    return { folded: 0, notes: removed, moved: 0 };
   }
 
   async listNotes(account: string, prefix: string): Promise<string[]> {

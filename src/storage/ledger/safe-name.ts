@@ -10,8 +10,19 @@ export function safeName(value: string): string {
     .replace(/[^A-Za-z0-9._-]/g, '_')
     .replace(/^\.+/, '_')
     .slice(0, 60);
-  const hash = createHash('sha256').update(value, 'utf8').digest('hex').slice(0, 16);
-  return `${readable}-${hash}`;
+  return `${readable}-${hashOf(value).slice(0, 16)}`;
+}
+
+/**
+ * The shard a string's file is kept in: the first `digits` hex digits of its SHA-256, so names
+ * spread evenly over 16^digits folders whatever the order numbers look like.
+ */
+export function shardOf(value: string, digits: number): string {
+  return hashOf(value).slice(0, digits);
+}
+
+function hashOf(value: string): string {
+  return createHash('sha256').update(value, 'utf8').digest('hex');
 }
 
 /** A ledger note's name (LedgerStore.readNote): a plain name starting with a dot, never an entry's (safeName never starts with one). */

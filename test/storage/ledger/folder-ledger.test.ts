@@ -113,7 +113,7 @@ describe('FolderLedger', () => {
       expect(ran).toBe('acquired');
       // The killed holder never wrote: no entry, and no stray temp files left by us.
       expect(await ledger.read(key)).toBeUndefined();
-      const files = await readdir(join(dir, 'ledger', safeName(account)));
+      const files = await readdir(join(dir, 'ledger', safeName(account)), { recursive: true });
       expect(files.filter((f) => f.endsWith('.tmp'))).toEqual([]);
     }, 30_000);
 
@@ -143,7 +143,7 @@ describe('FolderLedger', () => {
       );
       holder.kill('SIGTERM');
       expect(await exited).toEqual({ code: 0, signal: null });
-      const files = await readdir(join(dir, 'ledger', safeName(account)));
+      const files = await readdir(join(dir, 'ledger', safeName(account)), { recursive: true });
       expect(files.filter((f) => f.endsWith('.lock'))).toEqual([]);
     }, 30_000);
 
@@ -156,7 +156,7 @@ describe('FolderLedger', () => {
       );
       holder.kill('SIGTERM');
       expect(await exited).toBe('SIGTERM');
-      const files = await readdir(join(dir, 'ledger', safeName(account)));
+      const files = await readdir(join(dir, 'ledger', safeName(account)), { recursive: true });
       expect(files.filter((f) => f.endsWith('.lock'))).toEqual([]);
     }, 30_000);
 

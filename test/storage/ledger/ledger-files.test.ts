@@ -5,13 +5,15 @@ import { describe, expect, it } from 'vitest';
 import { isLeaseToken } from '../../../src/storage/folder-lease.js';
 import { FolderLedger } from '../../../src/storage/ledger/folder-ledger.js';
 import type { LedgerKey } from '../../../src/storage/ledger/model.js';
+import { orderShard } from '../../../src/storage/ledger/folder-layout.js';
 import { safeName } from '../../../src/storage/ledger/safe-name.js';
 import { ledgerEntry as entry } from '../../support/ledger-entries.js';
 import { tempDirPerTest } from '../../support/temp-files.js';
 
 /**
  * The folder ledger's files: a lock is a hard link to the process's token, not a new file or
- * folder. Locks still exclude, and are excluded by, the mkdir locks of older htorder
+ * folder, in the order's shard, linked to one token per process and account (`.locks`). Locks
+ * still exclude, and are excluded by, locks without a record in the manner of older htorder
  * versions (proper-lockfile's: a folder `<entry>.json.lock`, stale once its mtime is older than
  * the stale time).
  */
@@ -23,8 +25,14 @@ async function setUp(options: { staleMs?: number; waitMs?: number } = {}) {
   const state = await tempDirPerTest('htorder-ledger-');
   const ledger = new FolderLedger(state, options);
   const dir = join(state, 'ledger', safeName(account));
-  const entryPath = (k: LedgerKey) => join(dir, `${safeName(k.orderNumber)}.json`);
-  return { ledger, dir, entryPath, lockPath: (k: LedgerKey) => `${entryPath(k)}.lock` };
+  const shardOf = (k: LedgerKey) => join(dir, 'orders', orderShard(k.orderNumber));
+  const entryPath = (k: LedgerKey) => join(shardOf(k), `${safeName(k.orderNumber)}.json`);
+  // The shard folder exists once the ledger has touched the order (a lock planted before needs it).
+  const shard = (k: LedgerKey) => {
+    mkdirSync(shardOf(k), { recursive: true });
+    return shardOf(k);
+  };
+  return { ledger, dir, shard, entryPath, lockPath: (k: LedgerKey) => `${entryPath(k)}.lock` };
 }
 
 describe('the ledger lock', () => {
@@ -66,7 +74,7 @@ describe('the ledger lock', () => {
   });
 
   it('waits for a live mkdir lock (older htorder) and takes over a stale one', async () => {
-    const { ledger, dir, lockPath } = await setUp({ staleMs: 2000, waitMs: 300 });
+    const { ledger, shard, lockPath } = await setUp({ staleMs: 2000, waitMs: 300 });
     mkdirSync(lockPath(key('P')), { recursive: true });
     await expect(ledger.withLock(key('P'), async () => 1)).rejects.toThrow(/locked by another htorder process/);
     expect(lstatSync(lockPath(key('P'))).isDirectory()).toBe(true);
@@ -78,7 +86,7 @@ describe('the ledger lock', () => {
       return 'taken over';
     });
     expect(took).toBe('taken over');
-    expect(readdirSync(dir).filter((n) => /\.(lock|stale)$/.test(n))).toEqual([]);
+    expect(readdirSync(shard(key('P'))).filter((n) => /\.(lock|stale)$/.test(n))).toEqual([]);
   });
 
   it('is respected by an older htorder while held: its mkdir fails and the mtime stays fresh', async () => {
@@ -95,8 +103,9 @@ describe('the ledger lock', () => {
   });
 
   it('takes over a stale link lock and removes what dead processes left in .locks', async () => {
-    const { ledger, dir, lockPath } = await setUp({ staleMs: 2000 });
+    const { ledger, dir, shard, lockPath } = await setUp({ staleMs: 2000 });
     mkdirSync(join(dir, '.locks'), { recursive: true });
+    shard(key('S'));
     // A token of a dead process on another host, not refreshed for a minute, and one of its locks.
     const deadToken = join(dir, '.locks', 'elsewhere~4242~0000.token');
     writeFileSync(deadToken, '');
@@ -119,7 +128,7 @@ describe('the ledger lock', () => {
 
 describe('ledger entry writes', () => {
   it('through the ledger: no temp files, and entries that read back whole after many rewrites', async () => {
-    const { ledger, dir } = await setUp();
+    const { ledger, shard } = await setUp();
     for (let i = 0; i < 60; i++) {
       const k = key(`O${i % 3}`);
       await ledger.withLock(k, async () => {
@@ -130,6 +139,6 @@ describe('ledger entry writes', () => {
       });
     }
     for (let j = 0; j < 3; j++) expect(await ledger.read(key(`O${j}`))).toMatchObject({ attempts: 57 + j });
-    expect(readdirSync(dir).filter((n) => n.endsWith('.tmp'))).toEqual([]);
+    for (let j = 0; j < 3; j++) expect(readdirSync(shard(key(`O${j}`))).filter((n) => n.endsWith('.tmp'))).toEqual([]);
   });
 });

@@ -76,6 +76,28 @@ describe.skipIf(!cluster)('the PostgreSQL ledger', () => {
     await expect(ledger.readNote(account, 'no-dot')).rejects.toThrow(/not a ledger note name/);
   });
 
+  it('removes expired notes in its upkeep, keeping entries whole', async () => {
+    const ledger = open(await fresh());
+    await ledger.write(entry({ account, orderNumber: 'PO-old' }, { state: 'submitted', jobNumber: 1 }));
+    await ledger.writeNote(account, '.content-old', { at: 100 });
+    await ledger.writeNote(account, '.content-new', { at: 900 });
+    await ledger.writeNote(account, '.spent-x', { at: 100 });
+    const result = await ledger.compact(account, {
+      foldBefore: Date.now(),
+      notes: [
+        {
+          prefix: '.content-',
+          before: 500,
+          at: (v) => (v as { at: number }).at,
+        },
+      ],
+    });
+    expect(result).toEqual({ folded: 0, notes: 1, moved: 0 });
+    expect(await ledger.listNotes(account, '.content-')).toEqual(['.content-new']);
+    expect(await ledger.readNote(account, '.spent-x')).toEqual({ at: 100 });
+    expect(await ledger.read({ account, orderNumber: 'PO-old' })).toMatchObject({ jobNumber: 1 });
+  });
+
   it('lists a ledger larger than a page in key order, every entry once', async () => {
     const ledger = open(await fresh());
     const numbers = Array.from({ length: 1203 }, (_, i) => `PO-${String(i).padStart(5, '0')}`);

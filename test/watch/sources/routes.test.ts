@@ -1,5 +1,5 @@
 import { copyFile, readdir, readFile, writeFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sandboxConfig } from '../../../src/core/config/sandbox-config.js';
 import type { InputEvent } from '../../../src/watch/events.js';
@@ -193,7 +193,11 @@ routes:
       const ledgerDir = join(conf.path, 'state', 'ledger');
       const ledger = (await readdir(ledgerDir)).filter((n) => !n.startsWith('.') && !n.endsWith('.lock'));
       expect(ledger).toHaveLength(2);
-      const orders = await Promise.all(ledger.map(async (k) => (await readdir(join(ledgerDir, k))).sort()));
+      const orders = await Promise.all(
+        ledger.map(async (k) =>
+          (await readdir(join(ledgerDir, k), { recursive: true })).map((n) => basename(n)).sort(),
+        ),
+      );
       expect(
         orders
           .map((o) =>

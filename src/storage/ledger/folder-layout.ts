@@ -1,0 +1,63 @@
+import { readFile } from 'node:fs/promises';
+import { shardOf } from './safe-name.js';
+
+/**
+ * The names of a folder ledger's account folder (docs/architecture.md#the-folder-ledger):
+ *
+ *     <account>/.layout              this layout's version and the account's key
+ *     <account>/.account, .held-…    the account's record and its few notes
+ *     <account>/.locks/              lease tokens, one per process
+ *     <account>/orders/<abc>/        entries (`<order>.json`), their locks, the compact index `.folded`
+ *     <account>/notes/<ab>/          the notes there is one of per order sent (SHARDED_NOTES)
+ *
+ * An older version kept every entry and note flat in `<account>/`, with no `.layout`.
+ */
+export const ORDERS = 'orders';
+export const NOTES = 'notes';
+export const LAYOUT = '.layout';
+export const FOLDED = '.folded';
+
+/** Hex digits of an order number's hash naming its shard: 4,096 shards. */
+const ORDER_SHARD_DIGITS = 3;
+/** Hex digits of a sharded note's name's hash naming its shard: 256 shards. */
+const NOTE_SHARD_DIGITS = 2;
+/** Notes of which there is about one per order sent (the guardrails' content index): kept in shards like the entries. */
+const SHARDED_NOTES = ['.content-'];
+
+export function orderShard(orderNumber: string): string {
+  return shardOf(orderNumber, ORDER_SHARD_DIGITS);
+}
+
+/** The shard a note is kept in, or undefined for a note kept in the account folder itself. */
+export function shardedNote(name: string): string | undefined {
+  return SHARDED_NOTES.some((p) => name.startsWith(p)) ? shardOf(name, NOTE_SHARD_DIGITS) : undefined;
+}
+
+export function layoutText(account: string): string {
+  return `${JSON.stringify({ layout: 2, account })}\n`;
+}
+
+export function isEntryName(name: string): boolean {
+  return name.endsWith('.json') && !name.startsWith('.');
+}
+
+/** What `act` gives, or `none` when the file or folder is not there. */
+export async function unlessMissing<T>(act: Promise<T>, none: T): Promise<T> {
+  try {
+    return await act;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return none;
+    throw err;
+  }
+}
+
+/** The file's text, or '' when there is none. */
+export function readText(path: string): Promise<string> {
+  return unlessMissing(readFile(path, 'utf8'), '');
+}
+
+/** The parsed file, or undefined when there is none. */
+export async function readJson<T>(path: string): Promise<T | undefined> {
+  const text = await unlessMissing(readFile(path, 'utf8'), undefined);
+  return text === undefined ? undefined : (JSON.parse(text) as T);
+}

@@ -1,0 +1,282 @@
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { FolderLedger } from '../../../src/storage/ledger/folder-ledger.js';
+import { orderShard } from '../../../src/storage/ledger/folder-layout.js';
+import type { CompactPolicy, LedgerEntry, LedgerKey } from '../../../src/storage/ledger/model.js';
+import { safeName, shardOf } from '../../../src/storage/ledger/safe-name.js';
+import { ledgerEntry } from '../../support/ledger-entries.js';
+import { tempDirPerTest } from '../../support/temp-files.js';
+
+/**
+ * The folder ledger lasts: entries in shards, old orders folded into each shard's compact
+ * index, expired notes removed, and an account folder of the flat layout (htorder before the
+ * shards) read as it is and moved into shards.
+ */
+
+const account = 'https://api.us.example.com#1001';
+const key = (orderNumber: string): LedgerKey => ({ account, orderNumber });
+const DAY = 86_400_000;
+const T0 = Date.parse('2026-01-01T00:00:00.000Z');
+const iso = (ms: number) => new Date(ms).toISOString();
+
+const submitted = (orderNumber: string, at: number, patch: Partial<LedgerEntry> = {}): LedgerEntry =>
+  ledgerEntry(key(orderNumber), {
+    state: 'submitted',
+    payloadHash: `hash-${orderNumber}`,
+    jobNumber: 500_000 + Number(orderNumber.replace(/\D/g, '') || 0),
+    intentAt: iso(at),
+    outcomeAt: iso(at + 1000),
+    lines: [{ customerReference: 'ref', quantity: 5, newAssetSku: null, needsArtworkToBeUploaded: false }],
+    input: { file: 'orders.yaml', sha256: 'a'.repeat(64) },
+    ...patch,
+  });
+
+/** Sets a file's mtime to a calendar time (what a compaction's first look goes by). */
+function age(path: string, at: number): void {
+  utimesSync(path, new Date(at), new Date(at));
+}
+
+const NO_NOTES: CompactPolicy['notes'] = [];
+
+async function setUp() {
+  const state = await tempDirPerTest('htorder-ledger-');
+  const dir = join(state, 'ledger', safeName(account));
+  const entryPath = (orderNumber: string) =>
+    join(dir, 'orders', orderShard(orderNumber), `${safeName(orderNumber)}.json`);
+  return { state, dir, entryPath, ledger: new FolderLedger(state) };
+}
+
+/** Every folder under `root` with how many names it holds. */
+function folderSizes(root: string): number[] {
+  const out: number[] = [];
+  const walk = (dir: string) => {
+    const names = readdirSync(dir, { withFileTypes: true });
+    out.push(names.length);
+    for (const d of names) if (d.isDirectory()) walk(join(dir, d.name));
+  };
+  walk(root);
+  return out;
+}
+
+describe('the folder ledger in shards', () => {
+  it('keeps the account folder to a few fixed names, however many orders it records', async () => {
+    const { dir, ledger } = await setUp();
+    for (let i = 0; i < 1500; i += 100)
+      await Promise.all(
+        Array.from({ length: 100 }, (_, k) =>
+          ledger.write(submitted(`PO-${i + k}`, T0), { durable: false }).then(() => undefined),
+        ),
+      );
+    for (let i = 0; i < 300; i++) await ledger.writeNote(account, `.content-${i.toString(16).padStart(32, '0')}`, {});
+    expect(readdirSync(dir).sort()).toEqual(['.layout', 'notes', 'orders']);
+    // 1,500 entries over 4,096 shards, 300 notes over 256: no folder holds more than a handful.
+    expect(Math.max(...folderSizes(join(dir, 'orders')).slice(1))).toBeLessThan(10);
+    expect(Math.max(...folderSizes(join(dir, 'notes')).slice(1))).toBeLessThan(10);
+    expect(await ledger.read(key('PO-1499'))).toMatchObject({ state: 'submitted', jobNumber: 501_499 });
+    expect(await ledger.listNotes(account, '.content-')).toHaveLength(300);
+    expect(JSON.parse(readFileSync(join(dir, '.layout'), 'utf8'))).toEqual({ layout: 2, account });
+  });
+});
+
+describe('compaction', () => {
+  const policy = (now: number, retention: number, notes = NO_NOTES): CompactPolicy => ({
+    foldBefore: now - retention,
+    notes,
+  });
+
+  it('folds decided entries older than the retention into the compact index; a re-read gives what a later run needs', async () => {
+    const { dir, entryPath, ledger } = await setUp();
+    const now = T0 + 200 * DAY;
+    await ledger.write(submitted('OLD-1', T0, { patchable: { description: 'first' }, cancelledAt: iso(T0 + DAY) }));
+    await ledger.write(
+      ledgerEntry(key('OLD-FAILED'), { state: 'failed', intentAt: iso(T0), outcomeAt: iso(T0), error: 'x' }),
+    );
+    await ledger.write(ledgerEntry(key('OLD-INTENT'), { intentAt: iso(T0) }));
+    await ledger.write(submitted('NEW-1', now - DAY));
+    for (const o of ['OLD-1', 'OLD-FAILED', 'OLD-INTENT']) age(entryPath(o), T0 + DAY);
+
+    const result = await ledger.compact(account, policy(now, 90 * DAY));
+    expect(result).toMatchObject({ folded: 2, moved: 0 });
+    expect(existsSync(entryPath('OLD-1'))).toBe(false);
+    expect(existsSync(entryPath('OLD-FAILED'))).toBe(false);
+    // An intent is never folded: it is settled by search first.
+    expect(existsSync(entryPath('OLD-INTENT'))).toBe(true);
+    expect(existsSync(entryPath('NEW-1'))).toBe(true);
+
+    const old = await ledger.read(key('OLD-1'));
+    expect(old).toEqual({
+      ledgerVersion: 1,
+      account,
+      orderNumber: 'OLD-1',
+      payloadHash: 'hash-OLD-1',
+      state: 'submitted',
+      attempts: 1,
+      jobNumber: 500_001,
+      intentAt: iso(T0 + 1000),
+      outcomeAt: iso(T0 + 1000),
+      patchable: { description: 'first' },
+      cancelledAt: iso(T0 + DAY),
+      folded: true,
+    });
+    expect(await ledger.read(key('OLD-FAILED'))).toMatchObject({ state: 'failed', folded: true });
+    expect(await ledger.read(key('NEVER'))).toBeUndefined();
+    // The index is one line per order, in the order's shard.
+    const index = join(dir, 'orders', orderShard('OLD-1'), '.folded');
+    expect(readFileSync(index, 'utf8').trim().split('\n')).toHaveLength(1);
+  });
+
+  it('keeps what every later compaction folded, merged; a rewritten order is whole again and folded anew', async () => {
+    const { entryPath, ledger } = await setUp();
+    // Orders that share a shard, so one index takes both.
+    const shard = orderShard('S-0');
+    const same = Array.from({ length: 20_000 }, (_, i) => `S-${i}`).filter((o) => orderShard(o) === shard);
+    const [a, b] = same as [string, string];
+    await ledger.write(submitted(a, T0));
+    age(entryPath(a), T0);
+    expect((await ledger.compact(account, policy(T0 + 100 * DAY, 90 * DAY))).folded).toBe(1);
+    await ledger.write(submitted(b, T0 + 10 * DAY));
+    age(entryPath(b), T0 + 10 * DAY);
+    expect((await ledger.compact(account, policy(T0 + 110 * DAY, 90 * DAY))).folded).toBe(1);
+    expect(await ledger.read(key(a))).toMatchObject({ jobNumber: expect.any(Number), folded: true });
+    expect(await ledger.read(key(b))).toMatchObject({ folded: true });
+
+    // A later run changes the old order (a PATCH): its entry is written whole, and wins.
+    const folded = (await ledger.read(key(a)))!;
+    await ledger.write({ ...folded, patchable: { description: 'changed' } });
+    const live = JSON.parse(readFileSync(entryPath(a), 'utf8')) as LedgerEntry;
+    expect(live.folded).toBeUndefined();
+    expect(await ledger.read(key(a))).toMatchObject({ patchable: { description: 'changed' } });
+    expect((await ledger.read(key(a)))?.folded).toBeUndefined();
+    age(entryPath(a), T0);
+    expect((await ledger.compact(account, policy(T0 + 200 * DAY, 90 * DAY))).folded).toBe(1);
+    expect(await ledger.read(key(a))).toMatchObject({ patchable: { description: 'changed' }, folded: true });
+
+    const all: LedgerEntry[] = [];
+    for await (const e of ledger.entries(account)) all.push(e);
+    expect(all.map((e) => e.orderNumber).sort()).toEqual([a, b].sort());
+    expect(all.every((e) => e.account === account)).toBe(true);
+    const live2: LedgerEntry[] = [];
+    for await (const e of ledger.entries(account, { folded: false })) live2.push(e);
+    expect(live2).toEqual([]);
+  });
+
+  it('leaves an entry whose lock is held, or that was rewritten, for a later compaction', async () => {
+    const { state, entryPath, ledger } = await setUp();
+    await ledger.write(submitted('HELD-1', T0));
+    age(entryPath('HELD-1'), T0);
+    const other = new FolderLedger(state);
+    const result = await other.withLock(key('HELD-1'), () => ledger.compact(account, policy(T0 + 100 * DAY, DAY)));
+    expect(result.folded).toBe(0);
+    expect(existsSync(entryPath('HELD-1'))).toBe(true);
+    expect(await ledger.read(key('HELD-1'))).toMatchObject({ lines: expect.any(Array) });
+    expect((await ledger.compact(account, policy(T0 + 100 * DAY, DAY))).folded).toBe(1);
+  });
+
+  it('never lets a reader miss an order while it is folded', async () => {
+    const { state, entryPath, ledger } = await setUp();
+    const orders = Array.from({ length: 150 }, (_, i) => `R-${i}`);
+    for (const o of orders) {
+      await ledger.write(submitted(o, T0), { durable: false });
+      age(entryPath(o), T0);
+    }
+    const reader = new FolderLedger(state);
+    let folding = true;
+    const misses: string[] = [];
+    const reading = (async () => {
+      while (folding) for (const o of orders) if ((await reader.read(key(o)))?.jobNumber === undefined) misses.push(o);
+    })();
+    const result = await ledger.compact(account, policy(T0 + 100 * DAY, DAY));
+    folding = false;
+    await reading;
+    expect(result.folded).toBe(150);
+    expect(misses).toEqual([]);
+  });
+
+  it('removes the notes its rules say have expired, judged by what they hold', async () => {
+    const { dir, ledger } = await setUp();
+    const now = T0 + 10 * DAY;
+    const content = (n: number) => `.content-${n.toString(16).padStart(32, '0')}`;
+    await ledger.writeNote(account, content(1), { at: iso(T0) });
+    await ledger.writeNote(account, content(2), { at: iso(now - 3600_000) });
+    await ledger.writeNote(account, content(3), 'damaged');
+    await ledger.writeNote(account, '.spent-2026-01-01', {});
+    await ledger.writeNote(account, '.spent-2026-01-10', {});
+    for (const name of await ledger.listNotes(account, '.content-'))
+      age(join(dir, 'notes', shardOf(name, 2), name), T0);
+    const at = (v: unknown) => (typeof v === 'object' && v ? Date.parse((v as { at: string }).at) : undefined);
+    const result = await ledger.compact(account, {
+      notes: [
+        { prefix: '.content-', before: now - DAY, at },
+        { prefix: '.spent-', before: now - 2 * DAY, at: () => undefined },
+      ],
+    });
+    // The spend notes were written just now (their mtime): not even read.
+    expect(result).toMatchObject({ notes: 2, folded: 0 });
+    expect(await ledger.listNotes(account, '.content-')).toEqual([content(2)]);
+    expect(await ledger.listNotes(account, '.spent-')).toHaveLength(2);
+  });
+});
+
+describe('an account folder of the flat layout (htorder before the shards)', () => {
+  /** A state dir written by `htorder run --sandbox` of flat-layout/orders.yaml before the shards. */
+  const FIXTURE = fileURLToPath(new URL('flat-layout/state', import.meta.url));
+  const SANDBOX = 'sandbox/us-demo';
+  const flatKey = (orderNumber: string): LedgerKey => ({ account: SANDBOX, orderNumber });
+
+  async function flatState() {
+    const state = await tempDirPerTest('htorder-flat-');
+    cpSync(FIXTURE, state, { recursive: true });
+    const dir = join(state, 'ledger', safeName(SANDBOX));
+    return { state, dir, ledger: new FolderLedger(state) };
+  }
+
+  it('is read as it is: entries, the account record, notes', async () => {
+    const { ledger } = await flatState();
+    expect(await ledger.read(flatKey('FLAT-0001'))).toMatchObject({ state: 'submitted', jobNumber: 700001 });
+    expect(await ledger.read(flatKey('FLAT/0002 odd name'))).toMatchObject({ jobNumber: 700002 });
+    expect(await ledger.read(flatKey('FLAT-0004'))).toBeUndefined();
+    expect(await ledger.readAccount(SANDBOX)).toMatchObject({ vouchedSince: expect.any(String) });
+    const notes = await ledger.listNotes(SANDBOX, '.content-');
+    expect(notes).toHaveLength(3);
+    expect(await ledger.readNote(SANDBOX, notes[0]!)).toMatchObject({ noteVersion: 2 });
+    const all: string[] = [];
+    for await (const e of ledger.entries(SANDBOX)) all.push(e.orderNumber);
+    expect(all.sort()).toEqual(['FLAT-0001', 'FLAT-0003', 'FLAT/0002 odd name']);
+  });
+
+  it('is written in shards: an order rewritten leaves no flat copy behind', async () => {
+    const { dir, ledger } = await flatState();
+    const flat = join(dir, `${safeName('FLAT-0003')}.json`);
+    const entry = (await ledger.read(flatKey('FLAT-0003')))!;
+    await ledger.withLock(flatKey('FLAT-0003'), () => ledger.write({ ...entry, patchable: { description: 'new' } }));
+    expect(existsSync(flat)).toBe(false);
+    expect(await ledger.read(flatKey('FLAT-0003'))).toMatchObject({ patchable: { description: 'new' } });
+    await ledger.write(submitted('NEW-9', T0, { account: SANDBOX }));
+    expect(existsSync(join(dir, 'orders', orderShard('NEW-9'), `${safeName('NEW-9')}.json`))).toBe(true);
+  });
+
+  it('is moved into shards by a compaction, after which nothing is flat and everything reads the same', async () => {
+    const { state, dir, ledger } = await flatState();
+    const before: LedgerEntry[] = [];
+    for await (const e of ledger.entries(SANDBOX)) before.push(e);
+    const notes = await ledger.listNotes(SANDBOX, '.content-');
+    const result = await ledger.compact(SANDBOX, { notes: [] });
+    expect(result).toMatchObject({ moved: 6, folded: 0 });
+    expect(readdirSync(dir).sort()).toEqual(['.account', '.layout', '.locks', 'notes', 'orders']);
+    const after: LedgerEntry[] = [];
+    for await (const e of ledger.entries(SANDBOX)) after.push(e);
+    expect(after.sort((a, b) => (a.orderNumber < b.orderNumber ? -1 : 1))).toEqual(
+      before.sort((a, b) => (a.orderNumber < b.orderNumber ? -1 : 1)),
+    );
+    expect(await ledger.listNotes(SANDBOX, '.content-')).toEqual(notes);
+    // A ledger opened afresh finds it in this layout, and the fold works on it.
+    const fresh = new FolderLedger(state);
+    expect(await fresh.read(flatKey('FLAT-0001'))).toMatchObject({ jobNumber: 700001 });
+    const far = Date.parse((await fresh.read(flatKey('FLAT-0001')))!.outcomeAt!) + 400 * DAY;
+    expect((await fresh.compact(SANDBOX, { foldBefore: far - 90 * DAY, notes: [] })).folded).toBe(3);
+    expect(await fresh.read(flatKey('FLAT-0001'))).toMatchObject({ jobNumber: 700001, folded: true });
+    expect(statSync(join(dir, '.layout')).isFile()).toBe(true);
+  });
+});
