@@ -8,7 +8,7 @@ import { processInput, type InputOutcome, type PipelineContext } from '../pipeli
 import type { ReportTarget } from '../report/write-reports.js';
 import { writeFileAtomic } from '../storage/atomic-write.js';
 import { firstErrors, heldReasons } from '../report/write-errors-txt.js';
-import type { InputAttempts } from '../watch/sources/attempts.js';
+import type { InputAttempts } from '../watch/attempts.js';
 import { ClaimLostError, type ClaimedInput, type FinishOutcome, type InputChange } from '../watch/sources/model.js';
 import type { HandleResult } from '../watch/scheduler.js';
 import type { Handled } from '../watch/watcher.js';

@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import type { Logger } from '../core/log/logger.js';
 import type { WatchEvents } from '../watch/events.js';
 import type { WatchMetrics } from '../watch/metrics.js';
-import type { SettleEvent } from '../watch/sources/settling.js';
+import type { SettleEvent } from '../watch/settle-window.js';
 
 /**
  * Logs, counts and tells a finished input that changed within its settle window

@@ -14,12 +14,12 @@ import { WatchEvents } from '../watch/events.js';
 import { startHealthServer } from '../watch/health-server.js';
 import type { WatchMetrics } from '../watch/metrics.js';
 import { notifierFor } from '../watch/notify/notifier.js';
-import { InputAttempts } from '../watch/sources/attempts.js';
-import { folderEvents } from '../watch/sources/folder-events.js';
+import { InputAttempts } from '../watch/attempts.js';
+import { folderEvents } from '../watch/folder-events.js';
 import { FolderSource } from '../watch/sources/folder-source.js';
 import type { BucketSourceOptions } from '../watch/sources/bucket-source.js';
-import { dropLayout, SourceError, type DropSource } from '../watch/sources/model.js';
-import type { SettleEvent } from '../watch/sources/settling.js';
+import type { LedgerMark } from '../storage/ledger/ledger-mark.js';
+import { DropTakenError, dropLayout, SourceError, type DropSource } from '../watch/sources/model.js';
 import { Watcher, type WatcherOptions } from '../watch/watcher.js';
 import { type ApiSession, openApiSession } from './api-session.js';
 import { bucketLedgerOf, bucketStateOf, openBucketStore } from './bucket-ledger.js';
@@ -43,6 +43,8 @@ export interface WatchInput {
   flags: ConfigFlags;
   /** Serve the dashboard (docs/ui.md) on uiPort/uiHost: `--ui`. Folders only. */
   ui?: boolean;
+  /** Mark the drop location as this watcher's ledger's even when another ledger's mark is there: `--replace-ledger`. */
+  replaceLedger?: boolean;
 }
 
 export interface WatchIo {
@@ -115,7 +117,14 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
     }
     const served = await serve(input, opened, events, io, closers);
     if (served === undefined) return ExitCode.Usage;
-    await watch({ ...opened, events, routing, routesFile: declared?.file }, served, io);
+    try {
+      await watch({ ...opened, events, routing, routesFile: declared?.file }, served, io);
+    } catch (err) {
+      // Another ledger's watcher marked the location while this one ran: it stopped.
+      if (!(err instanceof DropTakenError)) throw err;
+      io.stderr.write(`htorder watch: ${err.message}\n`);
+      return ExitCode.Usage;
+    }
     return ExitCode.Ok;
   } finally {
     for (const close of closers.reverse()) await close();
@@ -136,8 +145,6 @@ interface OpenDrop {
   pipeline: OpenPipeline;
   source: DropSource;
   attempts: InputAttempts;
-  /** Where a folder's finished inputs that changed within their settle window are told. */
-  settled: { tell?: (e: SettleEvent) => void };
 }
 
 /** The API session, the drop source, the ledger beside it (a bucket's is in the bucket) and the pipeline. */
@@ -163,7 +170,6 @@ async function openDrop(
   const workDir = join(config.stateDir, 'work');
   let source: DropSource;
   let ledger: LedgerStore;
-  const settled: OpenDrop['settled'] = {};
   // A database every host shares (ledgerUrl): the ledger, and the claims as its leases.
   const shared =
     settings.get('ledgerUrl') === undefined
@@ -171,6 +177,8 @@ async function openDrop(
       : await openLedger(session, { staleMs: lockLeaseMs(session), env: base.env, sandbox: base.sandbox === true });
   if (shared) closers.push(() => shared.ledger.close?.());
   const sharedClaims = shared?.claims?.(leaseMs ?? SETTINGS.leaseMs.default);
+  // The drop location is marked as this ledger's (storage/ledger/ledger-mark.ts).
+  const mark = (where: string): LedgerMark => ({ id: () => ledger.ledgerId(), where, replace: input.replaceLedger });
   if (s3) {
     // The AWS SDK is loaded only to watch a bucket: a folder watcher starts without it.
     const { BucketSource } = await import('../watch/sources/bucket-source.js');
@@ -179,38 +187,43 @@ async function openDrop(
     const singleInstance = settings.get('singleInstance');
     const onWarning = (message: string): void => logger.warn(message);
     let state: BucketSourceOptions['state'];
+    let ledgerWhere: string;
     if (shared && sharedClaims) {
       if (settings.get('bucketLedger') !== undefined)
         logger.warn({ ledger: shared.where }, 'bucketLedger is not used: the ledger and claims are in ledgerUrl');
-      state = { leases: sharedClaims, ledger: shared.where };
       ledger = shared.ledger;
+      ledgerWhere = shared.where;
     } else {
       // Before a request is made: a ledger droppers could write is a usage error.
       const where = bucketStateOf(settings.get('bucketLedger'), s3, dropLocations);
       const stateStore = where.bucket === s3.bucket ? store : await openBucketStore(where, settings, base.env);
       state = { store: stateStore, prefix: where.prefix };
       ledger = await bucketLedgerOf(stateStore, where.prefix, leaseMs);
+      ledgerWhere = `s3://${where.bucket}/${where.prefix}`;
     }
-    source = new BucketSource({ store, prefix: s3.prefix, state, layout, leaseMs, singleInstance, onWarning, workDir });
+    source = new BucketSource({
+      ...{ store, prefix: s3.prefix, layout, leaseMs, singleInstance, onWarning, workDir },
+      ...(state ? { state } : {}),
+      ...(sharedClaims ? { leases: sharedClaims } : {}),
+      ledger: mark(ledgerWhere),
+    });
   } else {
+    ledger = shared?.ledger ?? folderLedger(session);
     source = new FolderSource(resolve(base.cwd, input.target), {
       layout,
       leaseMs,
       onRefused: (name, why) => logger.warn({ name }, `not taken: ${why}`),
       workDir,
       maxInputBytes: settings.get('watchMaxInputBytes'),
-      settleWindowMs: settings.get('settleWindowMs'),
-      // Logged and counted once the watcher's events and metrics exist (watch()).
-      onSettled: (e) => settled.tell?.(e),
-      ...(sharedClaims ? { claims: sharedClaims } : {}),
+      ledger: mark(shared?.where ?? config.stateDir),
+      ...(sharedClaims ? { leases: sharedClaims } : {}),
     });
-    ledger = shared?.ledger ?? folderLedger(session);
   }
   const pipeline = pipelineOver(session, { ...base, partial: input.partial, mapping }, ledger);
   // Kept by this machine's state directory: for a bucket, each machine counts its own crashes.
   const maxAttempts = settings.get('watchMaxInputAttempts') ?? SETTINGS.watchMaxInputAttempts.default;
   const attempts = new InputAttempts(join(config.stateDir, 'attempts'), maxAttempts);
-  return { session, pipeline, source, attempts, settled };
+  return { session, pipeline, source, attempts };
 }
 
 /** A folder's ledger for watch: an explicit lease also bounds how long a crashed instance's locks last. */
@@ -349,6 +362,8 @@ async function watch(
     retryMaxMs: settings.get('retryMaxMs'),
     renewEveryMs: Math.max(100, Math.floor(leaseMs / 3)),
     orphanScanEveryMs: Math.max(1000, leaseMs),
+    settleWindowMs: settings.get('settleWindowMs'),
+    onSettled: (e) => tellSettled(e, { logger, events, metrics: served.metrics }),
     metrics: served.metrics,
     events,
     parallel,
@@ -356,7 +371,6 @@ async function watch(
       source instanceof FolderSource && settings.get('fsEvents') ? folderEvents(source.location, onFsError) : undefined,
   });
   served.watcher.current = watcher;
-  w.settled.tell = (e) => tellSettled(e, { logger, events, metrics: served.metrics });
   if (!routing) {
     // Signed in while the first scan settles, so the first inputs start with their dry runs; a
     // failure is not kept (the first input asks again). Routes may use other accounts.
@@ -366,7 +380,8 @@ async function watch(
   }
   const stop = (): void => {
     logger.info({ location: source.location }, 'stopping: finishing the inputs in flight, taking no new ones');
-    void watcher.stop();
+    // A fatal end (the location marked for another ledger) is told by `watcher.finished`, below.
+    watcher.stop().catch(() => undefined);
   };
   if (io.signal.aborted) stop();
   else io.signal.addEventListener('abort', stop, { once: true });

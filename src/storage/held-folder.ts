@@ -1,5 +1,5 @@
 import { constants, type Stats } from 'node:fs';
-import { lstat, open, stat, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** O_DIRECTORY | O_NOFOLLOW: a link or a file at the folder's name is refused, never followed. */
@@ -32,6 +32,19 @@ export class HeldFolder {
     /** Whether names resolve inside the held folder (/proc): then a swap of its name cannot redirect an act. */
     readonly pinned: boolean,
   ) {}
+
+  /**
+   * Makes the folder at `path` where none is, and opens it; why not, when something else is
+   * there. It must be a real folder: one who may write its parent could otherwise pre-create it
+   * as a symbolic link and have every file moved through it wherever it points (mkdir -p
+   * accepts an existing link, so lstat says).
+   */
+  static async make(path: string): Promise<HeldFolder | string> {
+    await mkdir(path, { recursive: true });
+    const info = await lstat(path).catch(() => undefined);
+    if (info?.isSymbolicLink()) return 'is a symbolic link; refusing to move files through it (make it a real folder)';
+    return (info?.isDirectory() && (await HeldFolder.open(path))) || 'is not a folder';
+  }
 
   /** Opens the folder at `path` (never through a link); undefined when it is not a folder. */
   static async open(path: string): Promise<HeldFolder | undefined> {

@@ -1,6 +1,7 @@
 import { type Backoff, backoffDelay } from '../core/backoff.js';
 import type { HealthState } from './health-server.js';
-import type { ListedInput } from './sources/model.js';
+import { DEFAULT_SETTLE_WINDOW_MS, SettleList, type Settling, settleVerdict } from './settle-window.js';
+import type { FileLook, Finished, ListedInput } from './sources/model.js';
 
 /** What became of one claimed input; `requeued`: given back because it changed while processed. */
 export type HandleResult = 'done' | 'failed' | 'held' | 'retry' | 'lost' | 'requeued';
@@ -40,12 +41,18 @@ export interface SchedulerOptions {
   retryMaxMs?: number;
   /** How often processing/ is searched for inputs of crashed instances (besides at start); default 30 s. */
   orphanScanEveryMs?: number;
+  /** How long a finished file is watched for a writer still writing into it (settle-window.ts); 0: not at all. Default 10 min. */
+  settleWindowMs?: number;
   /** For the retries' jitter (tests pass their own). */
   random?: () => number;
 }
 
 /** Scans never come closer together than this, however many file-system events ask for one. */
 const MIN_SCAN_GAP_MS = 20;
+/** Finished files are looked at during scans, at most this often: each look is one lstat per file. */
+const SETTLE_LOOK_GAP_MS = 1000;
+/** At most this many finished files are looked at in one scan (a round trip each on a share); more take turns. */
+const SETTLE_LOOKS_PER_SCAN = 500;
 
 /** What is known of a name listed at the top of the drop location, until it is claimed or gone. */
 interface Seen {
@@ -91,12 +98,16 @@ export class WatchScheduler<I extends { readonly name: string }> {
   private scanFailures = 0;
   private lastScanAt: number | undefined;
   private processed = 0;
+  /** Files this instance finished, watched for the settle window. */
+  private readonly settling: SettleList;
+  private lastSettleLook = -Infinity;
 
   constructor(private readonly opts: SchedulerOptions) {
     this.stableMs = opts.stableMs ?? 2000;
     this.confirmMs = Math.min(this.stableMs, Math.max(50, Math.round(this.stableMs / 10)));
     this.parallel = Math.max(1, Math.floor(opts.parallel ?? 1));
     this.retry = { baseMs: opts.retryMinMs ?? 5000, maxMs: opts.retryMaxMs ?? 300_000 };
+    this.settling = new SettleList(opts.settleWindowMs ?? DEFAULT_SETTLE_WINDOW_MS);
   }
 
   /** Take nothing new; what is in flight finishes, and a retry is released instead. */
@@ -181,6 +192,36 @@ export class WatchScheduler<I extends { readonly name: string }> {
     const seen: Seen = { ...prev, size: f.size, mtimeMs: f.mtimeMs, since: now, quietMs };
     this.names.set(f.name, seen);
     return seen;
+  }
+
+  /** An input was moved out of processing/ as it was processed: watched for the settle window. */
+  finished(f: Finished, now: number): void {
+    this.settling.add(f, now);
+  }
+
+  /** The finished files to look at in this scan: none within a second of the last look, at most 500 (the rest take turns). */
+  settleLooks(now: number): Settling[] {
+    if (this.settling.size === 0 || now - this.lastSettleLook < SETTLE_LOOK_GAP_MS) return [];
+    this.lastSettleLook = now;
+    return this.settling.live(now, SETTLE_LOOKS_PER_SCAN);
+  }
+
+  /**
+   * What a look at finished file `s` found: what changed, when it grew or was written to since
+   * it was processed (a writer holding it open went on writing): it is to be given back to the
+   * top and processed again in full, the ledger keeping what was submitted. Undefined while it
+   * is the same; one that went (moved away, replaced) is forgotten, as is one given back.
+   */
+  looked(s: Settling, look: FileLook | undefined): string | undefined {
+    const verdict = settleVerdict(s, look);
+    if (verdict.kind === 'same') return undefined;
+    this.settling.drop(s);
+    return verdict.kind === 'changed' ? verdict.what : undefined;
+  }
+
+  /** Looking at or giving back `s` failed: no longer watched. */
+  settleFailed(s: Settling): void {
+    this.settling.drop(s);
   }
 
   /** A scan failed; returns how many in a row. */

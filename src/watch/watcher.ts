@@ -3,7 +3,8 @@ import type { InputEvent, WatchEvents } from './events.js';
 import type { HealthState } from './health-server.js';
 import type { WatchMetrics } from './metrics.js';
 import { type Decision, type HandleResult, type Held, type SchedulerOptions, WatchScheduler } from './scheduler.js';
-import type { ClaimedInput, DropSource } from './sources/model.js';
+import type { SettleEvent } from './settle-window.js';
+import { type ClaimedInput, type DropSource, DropTakenError } from './sources/model.js';
 
 export interface WatcherOptions extends Omit<SchedulerOptions, 'needsStability' | 'random'> {
   source: DropSource;
@@ -22,6 +23,8 @@ export interface WatcherOptions extends Omit<SchedulerOptions, 'needsStability' 
   takeBack?: () => Promise<void>;
   /** Subscribes to early wake-ups (file-system events); returns the unsubscribe. */
   wakeOn?: (wake: () => void) => () => void | Promise<void>;
+  /** Told when a finished file changed within its settle window: given back to the top, or why it could not be. */
+  onSettled?: (e: SettleEvent) => void;
 }
 
 /** handle()'s result; a retry may say what the input showed (jobs in doubt), for its `retry` event. */
@@ -41,6 +44,8 @@ export class Watcher {
   /** The slots' tasks (claim and handle one input). */
   private readonly tasks = new Set<Promise<void>>();
   private wakeSleeper: (() => void) | undefined;
+  /** Why the loop must end now (the location was marked for another ledger): finished rejects with it. */
+  private fatal: Error | undefined;
 
   constructor(private readonly opts: WatcherOptions) {
     this.scheduler = new WatchScheduler({ ...opts, needsStability: opts.source.needsStability });
@@ -85,6 +90,7 @@ export class Watcher {
       this.gauges();
       await unsubscribe?.();
     }
+    if (this.fatal) throw this.fatal;
   }
 
   private async scan(orphans: boolean): Promise<void> {
@@ -100,12 +106,24 @@ export class Watcher {
       await this.opts.takeBack?.().catch((err: unknown) => {
         logger.warn({ err: (err as Error).message }, 'could not look at held inputs; will try again at the next scan');
       });
+      // Before the listing: a finished file given back now is listed by this very scan.
+      await settleFinished(this.scheduler, source, this.opts.onSettled);
       const listed = await source.list();
       const now = Date.now();
       for (const d of this.scheduler.listed(listed, now)) void this.carry(d);
       metrics?.scans.inc({ result: 'ok' });
       metrics?.lastScan.set(now / 1000);
     } catch (err) {
+      if (err instanceof DropTakenError) {
+        // Another ledger's watcher marked the location: finish what is in flight, take nothing more.
+        logger.error(
+          { location: source.location, err: err.message },
+          'stopping: the drop location was marked for another ledger',
+        );
+        this.fatal = err;
+        this.scheduler.stop();
+        return;
+      }
       const failures = this.scheduler.scanFailed();
       metrics?.scans.inc({ result: 'error' });
       logger.error({ location: source.location, err: (err as Error).message, failures }, 'scan failed; will try again');
@@ -182,6 +200,7 @@ export class Watcher {
       handled = 'retry';
     }
     const result = typeof handled === 'string' ? handled : handled.result;
+    if (input.moved) this.scheduler.finished(input.moved, Date.now());
     const next = this.scheduler.handled(held, result, Date.now());
     if (next) await this.carry(next, typeof handled === 'string' ? undefined : handled.detail);
     metrics?.files.inc({ outcome: result });
@@ -220,5 +239,30 @@ export class Watcher {
       const timer = setTimeout(done, Math.max(0, ms));
       this.wakeSleeper = done;
     });
+  }
+}
+
+/**
+ * The settle window's I/O (docs/watch.md#the-settle-window): the scheduler says which finished
+ * files to look at and which of them to give back; the source looks and moves. A failure is
+ * told, and never fails the scan.
+ */
+export async function settleFinished(
+  scheduler: WatchScheduler<ClaimedInput>,
+  source: DropSource,
+  tell: ((e: SettleEvent) => void) | undefined,
+): Promise<void> {
+  if (!source.lookFinished || !source.giveBackFinished) return;
+  for (const s of scheduler.settleLooks(Date.now())) {
+    const { name, outcome, location: from } = s;
+    try {
+      const what = scheduler.looked(s, await source.lookFinished(s));
+      if (what === undefined) continue;
+      const to = await source.giveBackFinished(s);
+      if (to) tell?.({ kind: 'requeued', name, outcome, from, to, what });
+    } catch (err) {
+      scheduler.settleFailed(s);
+      tell?.({ kind: 'error', name, outcome, from, error: (err as Error).message });
+    }
   }
 }

@@ -56,7 +56,7 @@ describe('long file names in a drop folder', () => {
         expect(await readFile(join(failed, name), 'utf8')).toMatch(/its name was 2\d\d bytes long.*Rename the file/);
         expect(await readdir(failed)).toContain(name.slice(0, -'.errors.txt'.length));
       }
-      expect((await readdir(drop.path)).sort()).toEqual(['done', 'failed', 'held', 'processing']);
+      expect((await readdir(drop.path)).sort()).toEqual(['.htorder-ledger', 'done', 'failed', 'held', 'processing']);
       // Only ok.yaml's two orders were created (each also had a dry run: POST /Jobs counts both).
       expect((await sandbox.admin.jobs()).map((j) => j.orderNumber).sort()).toEqual(['LONG-OK-1', 'LONG-OK-2']);
       expect(watch.logs().some((l) => String(l.msg).includes('name is too long'))).toBe(true);

@@ -83,7 +83,15 @@ describe('drop folder: many files and odd entries', () => {
       // looked at in between): a stop waits for the input in flight to be finished.
       expect(await watch.stop()).toBe(0);
       expect(await list(join(drop.path, 'processing'))).toEqual([]);
-      expect(await list(drop.path)).toEqual(['a.yaml', 'b.yaml.done', 'done', 'failed', 'held', 'processing']);
+      expect(await list(drop.path)).toEqual([
+        '.htorder-ledger',
+        'a.yaml',
+        'b.yaml.done',
+        'done',
+        'failed',
+        'held',
+        'processing',
+      ]);
       expect(watch.logs().some((l) => l.name === 'a.yaml' && String(l.msg).includes('not a regular file'))).toBe(true);
     } finally {
       await watch.stop();

@@ -24,6 +24,10 @@ export function register(program: Command): void {
       .option('--partial', 'submit the valid jobs even when other jobs of the manifest failed'),
   )
     .option('--ui', 'serve the read-only dashboard on --ui-port (docs/ui.md)')
+    .option(
+      '--replace-ledger',
+      "mark the drop location as this watcher's ledger's although another ledger marked it (that ledger was moved or imported here, and none of its watchers runs)",
+    )
     .addHelpText(
       'after',
       examples([
@@ -65,6 +69,7 @@ export function register(program: Command): void {
           partial: opts.partial === true,
           ...sandboxOptionsFrom(opts),
           ui: opts.ui === true,
+          replaceLedger: opts.replaceLedger === true,
           flags: configFlagsFrom(opts),
         },
         { stderr: process.stderr, env: process.env, cwd: process.cwd(), signal: controller.signal },

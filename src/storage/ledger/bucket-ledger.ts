@@ -10,6 +10,7 @@ import {
   noteUnderLock,
   withOrderLock,
 } from './model.js';
+import { bucketLedgerId } from './ledger-id.js';
 import { noteName, safeName } from './safe-name.js';
 
 export interface BucketLedgerOptions {
@@ -105,6 +106,11 @@ export class BucketLedger implements LedgerStore {
     const wait = { waitMs: this.options.waitMs ?? 120_000, backoff: { baseMs: pollMs, maxMs: 10 * pollMs } };
     const lock = `${this.root}${safeName(account)}/${noteName(name)}.lock`;
     return withOrderLock(this.locks, lock, { account, orderNumber: name }, wait, fn);
+  }
+
+  /** Kept as `<root>.ledger-id` (hidden among the accounts, never an entry). */
+  ledgerId(): Promise<string> {
+    return bucketLedgerId(this.store, `${this.root}.ledger-id`);
   }
 
   async *entries(account?: string): AsyncIterable<LedgerEntry> {

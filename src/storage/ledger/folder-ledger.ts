@@ -5,6 +5,7 @@ import { FolderLeases } from '../folder-lease.js';
 import { nameOwnerDead, newOwnerId } from '../lease.js';
 import { compactAccount } from './folder-compact.js';
 import { entryOf, foldedIn, foldedOrders } from './folder-fold.js';
+import { fileLedgerId } from './ledger-id.js';
 import {
   FOLDED,
   isEntryName,
@@ -137,6 +138,11 @@ export class FolderLedger implements LedgerStore {
     const wait = { waitMs: this.options.waitMs ?? 120_000, backoff: LOCK_BACKOFF };
     const lock = join(this.dirOf(account), `${noteName(name)}.lock`);
     return withOrderLock(this.locks, lock, { account, orderNumber: name }, wait, fn);
+  }
+
+  /** Kept as `<stateDir>/ledger-id`. */
+  ledgerId(): Promise<string> {
+    return fileLedgerId(join(dirname(this.root), 'ledger-id'));
   }
 
   private dirOf(account: string): string {

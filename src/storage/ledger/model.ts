@@ -156,6 +156,12 @@ export interface LedgerStore {
   /** Lets go of what the ledger holds open (a database's connections); absent when nothing is. */
   close?(): Promise<void>;
   /**
+   * The ledger's own id: random, made once and kept in the ledger itself (ledger-id.ts), the
+   * same for every process that uses this ledger and different for any other. A watcher marks
+   * its drop location with it: watchers of one location must share one ledger.
+   */
+  ledgerId(): Promise<string>;
+  /**
    * Keeps the account's share of the ledger bounded (docs/reliability.md#how-long-the-ledger-keeps-what):
    * folds entries older than `policy.foldBefore` into the compact index and removes the notes
    * `policy.notes` say have expired. Absent where a store has nothing to fold.

@@ -142,6 +142,23 @@ export class PgLedger implements LedgerStore {
   }
 
   /**
+   * The database's ledger id (LedgerStore.ledgerId): made by the first host that asks, in one
+   * statement that leaves an id already there alone, so every host reads the same one.
+   */
+  async ledgerId(): Promise<string> {
+    await this.db.query(
+      `INSERT INTO htorder.notes (account, name, value) VALUES ('', '.ledger-id', to_jsonb(gen_random_uuid()::text))
+       ON CONFLICT (account, name) DO NOTHING`,
+    );
+    const { rows } = await this.db.query<{ value: string }>(
+      "SELECT value FROM htorder.notes WHERE account = '' AND name = '.ledger-id'",
+    );
+    const id = rows[0]?.value;
+    if (typeof id !== 'string') throw new Error("the ledger database's id could not be read");
+    return id;
+  }
+
+  /**
    * The daily upkeep: removes the notes `policy.notes` say have expired (old content-index and
    * spend notes), each only if it still holds the value judged, so a note written again
    * meanwhile stays. Entries are kept whole (`foldBefore` is not applied): a row is small, and

@@ -95,6 +95,16 @@ export function shortName(name: string, hashHex: string): string {
   return `${head}~${hashHex.slice(0, 12)}${name.slice(name.length - ext.length)}`;
 }
 
+/** The errors.txt of input `name`, too long to process, set aside as `short`. */
+export function longNameErrors(name: string, short: string): string {
+  return (
+    `${short}: set aside unread: its name was ${nameBytes(name)} bytes long ("${name.slice(0, 60)}…"); ` +
+    `watch takes names of up to ${MAX_INPUT_NAME_BYTES} bytes, because its reports, claim and ` +
+    `timestamped names add to it and a file name may not exceed ${NAME_MAX_BYTES} bytes. ` +
+    'Rename the file to a shorter name and drop it again.\n'
+  );
+}
+
 /**
  * Whether `name` (in processing/, done/ or failed/) is one of htorder's own temporary files:
  * a claim renewal's or a report's `.NAME.PID.XXXXXXXX.tmp` (atomic-write.ts, the staged

@@ -4,6 +4,7 @@
  * the top, claimed ones in `processing/`, finished ones in `done/` or `failed/`.
  */
 
+import type { Stats } from 'node:fs';
 import type { Settings } from '../../core/config/resolve-settings.js';
 import type { FolderPin } from '../../storage/folder-file.js';
 import type { ReportPaths } from '../../report/report-paths.js';
@@ -39,13 +40,29 @@ export interface InputChange {
   next: string;
 }
 
+/** A file moved to done/, failed/ or held/ as it was processed: watched for the settle window (folders). */
+export interface Finished {
+  outcome: FinishOutcome;
+  /** Its name there, and where that is for people. */
+  name: string;
+  location: string;
+  /** Its identity (a moved file keeps its inode) and the size and mtime of the bytes processed. */
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+/** How a finished file looks now (an lstat): what the settle window compares. */
+export type FileLook = Pick<Stats, 'dev' | 'ino' | 'size' | 'mtimeMs' | 'isFile'>;
+
 export interface ClaimedInput {
   name: string;
   /** A private local copy of the input, the only thing the pipeline reads; reports are written beside it. */
   path: string;
   /** Where the input is, for people (logs): a folder path or `s3://bucket/key`. */
   location: string;
-  /** sha256 (hex) of the private copy's bytes, taken while copying (attempts.ts); absent when `refused`. */
+  /** sha256 (hex) of the private copy's bytes, taken while copying; absent when `refused`. */
   sha256?: string;
   /**
    * A drop folder: the folder the input was dropped in, pinned, where its `artwork:` files are
@@ -57,15 +74,17 @@ export interface ClaimedInput {
    * cap), for its errors.txt: it is finished as failed without being processed.
    */
   refused?: string;
+  /** Set by finish where a finished file can still change (a folder): what the settle window watches. */
+  moved?: Finished;
   /**
    * Extends the claim's lease. False when it was lost (another instance decided we were
    * dead and took it over): the caller must stop touching this input.
    */
   renew(): Promise<boolean>;
   /**
-   * Moves the input to done/ or failed/ (never over an earlier file of the same name) with the
-   * reports `writeReports` wrote (a folder: straight beside the input's final name; a bucket:
-   * local files it uploads), then drops the claim. Returns the input's final location.
+   * Moves the input to done/, failed/ or held/ (never over an earlier file of the same name)
+   * with the reports `writeReports` wrote, then drops the claim. Returns the input's final
+   * location; ClaimLostError when the claim was taken over.
    */
   finish(outcome: FinishOutcome, writeReports?: WriteReports): Promise<string>;
   /** Drops the claim but leaves the input in processing/, for this or another instance to resume. */
@@ -97,16 +116,19 @@ export interface DropSource {
    * is stable. Object stores show an object only once its upload completed.
    */
   readonly needsStability: boolean;
-  /** Creates the layout and checks the store; throws a SourceError if it cannot be used. */
+  /**
+   * Creates the layout, checks the store and marks the location as this watcher's ledger's
+   * (drop.ts); throws a SourceError if it cannot be used.
+   */
   init(): Promise<void>;
-  /** The candidate inputs at the top of the drop location, already filtered by name. */
+  /** The candidate inputs at the top of the drop location, already filtered by name. Moves nothing. */
   list(): Promise<ListedInput[]>;
   /** Takes `name` for this instance; undefined when another instance has it or it is gone. */
   claim(name: string): Promise<ClaimedInput | undefined>;
   /**
    * Inputs left in processing/ whose claim is gone or expired (an instance crashed), now
-   * claimed for this instance (orphans.ts). Never returns an input a live instance holds,
-   * this one included.
+   * claimed for this instance. Never returns an input a live instance holds, this one
+   * included. DropTakenError once the location was marked for another ledger.
    */
   claimOrphans(): Promise<ClaimedInput[]>;
   /** The inputs in held/ (names, not their reports), for the watcher to take back once approved. */
@@ -119,6 +141,10 @@ export interface DropSource {
    * approved. Returns where it is now, or undefined when it is gone.
    */
   takeBack(name: string): Promise<string | undefined>;
+  /** How finished file `f` looks now, undefined when nothing is there; absent where finished files cannot change (a bucket). */
+  lookFinished?(f: Finished): Promise<FileLook | undefined>;
+  /** Gives finished `f` back to the top like takeBack, if it is still the file processed; where it is now. */
+  giveBackFinished?(f: Finished): Promise<string | undefined>;
   close(): Promise<void>;
 }
 
@@ -131,6 +157,17 @@ export class SourceError extends Error {
     readonly kind: 'usage' | 'unavailable',
   ) {
     super(message);
+  }
+}
+
+/**
+ * The drop location is marked as another ledger's (src/storage/ledger/ledger-mark.ts): watchers of one location
+ * must share one ledger. Fatal for a running watcher, not a failed scan.
+ */
+export class DropTakenError extends SourceError {
+  override name = 'DropTakenError';
+  constructor(message: string) {
+    super(message, 'usage');
   }
 }
 

@@ -76,6 +76,15 @@ describe.skipIf(!cluster)('the PostgreSQL ledger', () => {
     await expect(ledger.readNote(account, 'no-dot')).rejects.toThrow(/not a ledger note name/);
   });
 
+  it('has one id, the same for every host, another for another database', async () => {
+    const url = await fresh();
+    const [a, b] = await Promise.all([open(url).ledgerId(), open(url).ledgerId()]);
+    expect(a).toMatch(/^[0-9a-f-]{36}$/);
+    expect(b).toBe(a);
+    expect(await open(url).ledgerId()).toBe(a);
+    expect(await open(await fresh()).ledgerId()).not.toBe(a);
+  });
+
   it('removes expired notes in its upkeep, keeping entries whole', async () => {
     const ledger = open(await fresh());
     await ledger.write(entry({ account, orderNumber: 'PO-old' }, { state: 'submitted', jobNumber: 1 }));

@@ -85,7 +85,7 @@ describe('htorder watch s3://BUCKET/PREFIX', () => {
       expect(await jobsOf()).toEqual(['BA-1', 'BA-2']);
       // processing/ is empty (claims released) and notes.md was left alone.
       await waitFor(async () => ((await keys('processing/')).length === 0 ? true : undefined), 'claims released');
-      expect((await keys()).filter((k) => !k.includes('/'))).toEqual(['notes.md']);
+      expect((await keys()).filter((k) => !k.includes('/'))).toEqual(['.htorder-ledger', 'notes.md']);
       // The ledger lives in the bucket, under the state prefix; nothing of it under the drop prefix.
       expect((await stateKeys('ledger/')).filter((k) => k.endsWith('.json'))).toHaveLength(2);
       expect(await keys('.htorder/')).toEqual([]);

@@ -209,7 +209,7 @@ describe('a drop folder file that changes while it is processed', () => {
         'HALF-3': 'submitted',
       });
       expect(await ls('failed')).toEqual([]);
-      expect(await ls()).toEqual(['done', 'failed', 'held', 'processing']);
+      expect(await ls()).toEqual(['.htorder-ledger', 'done', 'failed', 'held', 'processing']);
       expect(await readFile(join(drop.path, 'done', 'half.yaml'), 'utf8')).toBe(
         HEADER + whole('HALF-1') + whole('HALF-2') + whole('HALF-3'),
       );
@@ -411,7 +411,7 @@ describe('an S3 object replaced by a newer upload while it is processed', () => 
           'the newer upload will be processed in full instead',
       );
       // The old upload is gone (replaced, as the store itself would have), nothing left in processing/.
-      const settled = ['done/c.yaml', 'done/c.yaml.result.csv', 'done/c.yaml.result.json'].join();
+      const settled = ['.htorder-ledger', 'done/c.yaml', 'done/c.yaml.result.csv', 'done/c.yaml.result.json'].join();
       await waitFor(
         async () => ((await keys()).join() === settled ? true : undefined),
         'only done/c.yaml and its reports left',

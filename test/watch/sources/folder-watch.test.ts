@@ -18,7 +18,7 @@ describe('htorder watch DIR', () => {
       await writeFile(join(fx.drop.path, 'a.yaml'), manifest('A', 2));
       await waitFor(async () => ((await ls('done')).includes('a.yaml') ? true : undefined), 'a.yaml in done/');
       expect(await ls('done')).toEqual(['a.yaml', 'a.yaml.result.csv', 'a.yaml.result.json']);
-      expect(await ls()).toEqual(['done', 'failed', 'held', 'processing']);
+      expect(await ls()).toEqual(['.htorder-ledger', 'done', 'failed', 'held', 'processing']);
       const report = JSON.parse(await readFile(join(fx.drop.path, 'done', 'a.yaml.result.json'), 'utf8'));
       expect(report.command).toBe('watch');
       expect(report.input.file).toBe(join(fx.drop.path, 'done', 'a.yaml'));
@@ -86,6 +86,7 @@ describe('htorder watch DIR', () => {
       await waitFor(async () => ((await ls('done')).includes('m.yaml') ? true : undefined), 'm.yaml in done/');
       expect(await ls()).toEqual([
         '.hidden.yaml',
+        '.htorder-ledger',
         'done',
         'failed',
         'held',

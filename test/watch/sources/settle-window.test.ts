@@ -4,7 +4,10 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { InputEvent } from '../../../src/watch/events.js';
 import { isLeaseToken } from '../../../src/storage/folder-lease.js';
 import { FolderSource } from '../../../src/watch/sources/folder-source.js';
-import type { SettleEvent } from '../../../src/watch/sources/settling.js';
+import type { ClaimedInput } from '../../../src/watch/sources/model.js';
+import { WatchScheduler } from '../../../src/watch/scheduler.js';
+import type { SettleEvent } from '../../../src/watch/settle-window.js';
+import { settleFinished } from '../../../src/watch/watcher.js';
 import { tempDir } from '../../support/temp-files.js';
 import { startWatch, waitFor, watchFixture, type RunningWatch } from '../../support/watch-harness.js';
 import { CODED_ADDRESS } from '../../support/yaml-manifests.js';
@@ -126,23 +129,21 @@ describe('a writer that goes on writing after its file was moved out', () => {
     });
     expect(await created()).toEqual(names('EDGE').map((n) => [n, [50, 25]]));
     expect(await ls('done')).toEqual(['b.yaml', 'b.yaml.result.csv', 'b.yaml.result.json']);
-    expect(await ls()).toEqual(['done', 'failed', 'held', 'processing']);
+    expect(await ls()).toEqual(['.htorder-ledger', 'done', 'failed', 'held', 'processing']);
     const logged = ws.flatMap((w) => w.logs()).filter((l) => l.msg === 'input requeued');
     expect(logged).toHaveLength(1);
     expect(logged[0]).toMatchObject({ outcome: 'requeued', file: path, from: join(fx.drop.path, 'done', 'b.yaml') });
   });
 });
 
-describe('FolderSource: the settle window', () => {
+describe('FolderSource and the scheduler: the settle window', () => {
   let dir: Awaited<ReturnType<typeof tempDir>>;
   let told: SettleEvent[];
-  const source = (settleWindowMs = 60_000): FolderSource =>
-    new FolderSource(dir.path, {
-      leaseMs: 60_000,
-      workDir: join(dir.path, '.work'),
-      settleWindowMs,
-      onSettled: (e) => told.push(e),
-    });
+  let scheduler: WatchScheduler<ClaimedInput>;
+  const source = (settleWindowMs = 60_000): FolderSource => {
+    scheduler = new WatchScheduler<ClaimedInput>({ needsStability: true, settleWindowMs });
+    return new FolderSource(dir.path, { leaseMs: 60_000, workDir: join(dir.path, '.work') });
+  };
   beforeEach(async () => {
     dir = await tempDir('htorder-settle-src-');
     told = [];
@@ -151,13 +152,19 @@ describe('FolderSource: the settle window', () => {
     await dir.remove();
   });
   const sub = (...p: string[]): string => join(dir.path, ...p);
-  /** Claims `name` and moves it to `outcome` with an errors.txt, as a watcher finishes it. */
+  /** Claims `name` and moves it to `outcome` with an errors.txt, as a watcher finishes it (and tells its scheduler). */
   const finish = async (s: FolderSource, name: string, outcome: 'done' | 'failed'): Promise<void> => {
     const c = (await s.claim(name))!;
     await c.finish(outcome, async (to) => {
       await writeFile(to.paths.errors, 'cut short\n');
       return { errors: to.paths.errors };
     });
+    if (c.moved) scheduler.finished(c.moved, Date.now());
+  };
+  /** A scan as the watcher makes it: the settle window's looks and moves, then the listing (which moves nothing). */
+  const scan = async (s: FolderSource) => {
+    await settleFinished(scheduler, s, (e) => told.push(e));
+    return s.list();
   };
 
   it('gives a grown file back to the top beside a new file of its name, its reports removed', async () => {
@@ -168,7 +175,7 @@ describe('FolderSource: the settle window', () => {
       await finish(s, 'c.yaml', 'failed');
       await writeFile(sub('failed', 'c.yaml'), 'jobs: []\n', { flag: 'a' });
       await writeFile(sub('c.yaml'), 'a new drop of the same name\n');
-      const listed = (await s.list()).map((l) => l.name).sort();
+      const listed = (await scan(s)).map((l) => l.name).sort();
       expect(listed).toEqual([expect.stringMatching(/^c\.\d{8}T\d{9}Z\.yaml$/), 'c.yaml']);
       const back = listed.find((n) => n !== 'c.yaml')!;
       expect(await readFile(sub(back), 'utf8')).toBe('version: 1\njobs: []\n');
@@ -202,7 +209,7 @@ describe('FolderSource: the settle window', () => {
           await writeFile(sub('done', 'd.yaml.new'), 'version: 1\njobs: []\n');
           await rename(sub('done', 'd.yaml.new'), sub('done', 'd.yaml'));
         } else await writeFile(sub('done', 'd.yaml'), 'jobs: []\n', { flag: 'a' });
-        expect(await s.list()).toEqual([]);
+        expect(await scan(s)).toEqual([]);
         expect(await readdir(sub('done'))).toContain('d.yaml');
         expect(told).toEqual([]);
       } finally {
@@ -222,7 +229,7 @@ describe('FolderSource: the settle window', () => {
       await rename(sub('done'), sub('moved-away'));
       await mkdir(sub('.theirs'));
       await symlink(sub('.theirs'), sub('done'));
-      expect(await s.list()).toEqual([]);
+      expect(await scan(s)).toEqual([]);
       expect(told).toHaveLength(1);
       expect(told[0]).toMatchObject({ kind: 'error', name: 'e.yaml', outcome: 'done' });
       expect((await lstat(sub('moved-away', 'e.yaml'))).isFile()).toBe(true);

@@ -3,12 +3,12 @@ import { chmod, chown, mkdir, readdir, rename, stat, writeFile } from 'node:fs/p
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../../src/sandbox/index.js';
-import { stickyRefusal } from '../../../src/watch/sources/sticky-claims.js';
-import { CLI, requireDist } from '../../support/dist.js';
-import { tempDir } from '../../support/temp-files.js';
-import { sandboxWithEnv, waitFor } from '../../support/watch-harness.js';
-import { manifest } from '../../support/yaml-manifests.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { stickyRefusal } from '../../src/storage/sticky-claims.js';
+import { CLI, requireDist } from '../support/dist.js';
+import { tempDir } from '../support/temp-files.js';
+import { sandboxWithEnv, waitFor } from '../support/watch-harness.js';
+import { manifest } from '../support/yaml-manifests.js';
 
 /**
  * A sticky shared drop folder that is not the watcher's user's: a file another user dropped

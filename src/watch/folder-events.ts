@@ -1,5 +1,5 @@
 import { watch } from 'node:fs';
-import { classifyName, markedInput } from './drop-names.js';
+import { classifyName, markedInput } from './sources/drop-names.js';
 
 /**
  * File-system events only wake the scan early; they are never trusted to report every

@@ -3,13 +3,13 @@ import { spawnSync } from 'node:child_process';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createLogger } from '../../../src/core/log/logger.js';
-import { BucketSource } from '../../../src/watch/sources/bucket-source.js';
-import { FolderSource } from '../../../src/watch/sources/folder-source.js';
-import { Watcher } from '../../../src/watch/watcher.js';
-import { HOST } from '../../../src/storage/lease.js';
-import { startTestS3, type TestS3, storeOf } from '../../support/s3.js';
-import { tempDirPerTest } from '../../support/temp-files.js';
+import { createLogger } from '../../src/core/log/logger.js';
+import { BucketSource } from '../../src/watch/sources/bucket-source.js';
+import { FolderSource } from '../../src/watch/sources/folder-source.js';
+import { Watcher } from '../../src/watch/watcher.js';
+import { HOST } from '../../src/storage/lease.js';
+import { startTestS3, type TestS3, storeOf } from '../support/s3.js';
+import { tempDirPerTest } from '../support/temp-files.js';
 
 /**
  * The private copies of claimed inputs are made in slots that keep their folder and their

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { SettleList, type Settling, settleVerdict } from '../../../src/watch/sources/settling.js';
+import { SettleList, type Settling, settleVerdict } from '../../src/watch/settle-window.js';
 
 const file = (name: string): Omit<Settling, 'until'> => ({
   outcome: 'done',
   name,
+  location: `/drop/done/${name}`,
   dev: 1,
   ino: name.length,
   size: 10,

@@ -1,4 +1,7 @@
+import type { Stats } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import { userInfo } from 'node:os';
+import { join } from 'node:path';
 
 /** The sticky bit of a folder's mode: only an entry's owner, the folder's owner or root may rename or remove it. */
 const S_ISVTX = 0o1000;
@@ -55,5 +58,55 @@ function userInfoName(): string | undefined {
     return userInfo().username || undefined;
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * What a scan of folder `location` refuses, told once per name (`tell`, with the fix): entries
+ * that are no files, and files whose move out the sticky bit refused, left alone until they or
+ * the folder change (refusalKey).
+ */
+export class StickyRefusals {
+  private readonly stuck = new Map<string, string>();
+  private readonly told = new Set<string>();
+
+  constructor(
+    private readonly location: string,
+    private readonly tell: (name: string, why: string) => void,
+  ) {}
+
+  tellOnce(name: string, why: string): void {
+    if (this.told.has(name)) return;
+    this.told.add(name);
+    this.tell(name, why);
+  }
+
+  /** The folder as a scan sees it, looked at only while some file is left alone. */
+  async folder(): Promise<Stats | undefined> {
+    return this.stuck.size > 0 ? await lstat(this.location).catch(() => undefined) : undefined;
+  }
+
+  /** Whether `name` (now `info`) is still left alone; forgotten once it or the folder changed. */
+  leftAlone(name: string, info: Stats, folder: Stats | undefined): boolean {
+    const key = this.stuck.get(name);
+    if (key === undefined) return false;
+    if (folder !== undefined && key === refusalKey(info, folder)) return true;
+    this.stuck.delete(name);
+    return false;
+  }
+
+  /** A rename of `name` refused with `err`: true when the sticky bit is why (told, and left alone), else false. */
+  async refused(name: string, err: unknown): Promise<boolean> {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'EACCES') return false;
+    const [file, folder] = await Promise.all([
+      lstat(join(this.location, name)).catch(() => undefined),
+      lstat(this.location).catch(() => undefined),
+    ]);
+    const why = file && folder && stickyRefusal(this.location, file, folder);
+    if (!file || !folder || why === undefined) return false;
+    this.stuck.set(name, refusalKey(file, folder));
+    this.tell(name, why);
+    return true;
   }
 }

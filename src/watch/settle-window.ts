@@ -1,20 +1,14 @@
-import { type Identity, sameIdentity } from '../../storage/held-folder.js';
-import type { FinishOutcome } from './model.js';
+import { sameIdentity } from '../storage/held-folder.js';
+import type { FileLook, Finished, FinishOutcome } from './sources/model.js';
 
 /** Default of the settle window (the `settleWindowMs` setting): how long a finished file is watched. */
 export const DEFAULT_SETTLE_WINDOW_MS = 10 * 60_000;
 
 /**
- * A file moved to done/ or failed/, watched until `until` (docs/watch.md#the-settle-window):
- * its entry there, its identity (a moved file keeps its inode, and a writer holding it open
- * writes into it wherever it is) and the size and mtime of the bytes that were processed.
+ * A file moved out of processing/, watched until `until` (docs/watch.md#the-settle-window): a
+ * moved file keeps its inode, and a writer holding it open writes into it wherever it is.
  */
-export interface Settling extends Identity {
-  outcome: FinishOutcome;
-  /** Its name in done/ or failed/. */
-  name: string;
-  size: number;
-  mtimeMs: number;
+export interface Settling extends Finished {
   until: number;
 }
 
@@ -26,10 +20,7 @@ export type SettleVerdict = { kind: 'same' } | { kind: 'gone' } | { kind: 'chang
  * Another inode at the name, a link or anything but a regular file is `gone`: the file was
  * moved away or replaced by someone, and is no longer ours to give back.
  */
-export function settleVerdict(
-  s: Settling,
-  now: (Identity & { size: number; mtimeMs: number; isFile(): boolean }) | undefined,
-): SettleVerdict {
+export function settleVerdict(s: Settling, now: FileLook | undefined): SettleVerdict {
   if (!now?.isFile() || !sameIdentity(now, s)) return { kind: 'gone' };
   if (now.size !== s.size) return { kind: 'changed', what: `its size changed from ${s.size} to ${now.size} bytes` };
   if (now.mtimeMs !== s.mtimeMs) return { kind: 'changed', what: 'its modification time changed' };
@@ -50,7 +41,7 @@ export class SettleList {
   ) {}
 
   /** Starts watching a file just moved to done/ or failed/ (replacing an earlier entry of that name). */
-  add(s: Omit<Settling, 'until'>, now: number): void {
+  add(s: Finished, now: number): void {
     if (this.windowMs <= 0) return;
     this.files.set(`${s.outcome}/${s.name}`, { ...s, until: now + this.windowMs });
   }

@@ -2,10 +2,10 @@ import { PutObjectCommand } from '@aws-sdk/client-s3';
 import { stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { BucketSource } from '../../../src/watch/sources/bucket-source.js';
-import { FolderSource } from '../../../src/watch/sources/folder-source.js';
-import { startTestS3, type TestS3, storeOf } from '../../support/s3.js';
-import { tempDir } from '../../support/temp-files.js';
+import { BucketSource } from '../../src/watch/sources/bucket-source.js';
+import { FolderSource } from '../../src/watch/sources/folder-source.js';
+import { startTestS3, type TestS3, storeOf } from '../support/s3.js';
+import { tempDir } from '../support/temp-files.js';
 
 /**
  * Both sources keep the private copies of what they claimed in a 0700 folder of their own

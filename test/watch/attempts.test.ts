@@ -1,8 +1,8 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { InputAttempts } from '../../../src/watch/sources/attempts.js';
-import { tempDirPerTest } from '../../support/temp-files.js';
+import { InputAttempts } from '../../src/watch/attempts.js';
+import { tempDirPerTest } from '../support/temp-files.js';
 
 /** The crash counter of watch (poison files); drops-poison.test.ts kills a real watcher with it. */
 describe('InputAttempts', () => {

@@ -2,8 +2,8 @@ import { constants } from 'node:fs';
 import { mkdir, mkdtemp, open, readdir, rename, rm, truncate, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { reportPaths } from '../../report/report-paths.js';
-import { nameOwnerDead, ownedName } from '../../storage/lease.js';
+import { reportPaths } from '../report/report-paths.js';
+import { nameOwnerDead, ownedName } from '../storage/lease.js';
 
 const PREFIX = 'htorder-watch-';
 

@@ -1,0 +1,69 @@
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '../../support/temp-files.js';
+import { type RunningWatch, startWatch, waitFor, watchFixture } from '../../support/watch-harness.js';
+import { manifest } from '../../support/yaml-manifests.js';
+
+/**
+ * Watchers of one drop folder must share one ledger: an input a killed watcher left in
+ * processing/ is resumed by another, and only the killed one's ledger knows which of its orders
+ * were sent. The folder is marked with its ledger's id (`.htorder-ledger`); a watcher of another
+ * ledger stops at start (exit 2) with the fix, unless told to take the folder over.
+ */
+const fx = watchFixture('htorder-shared-drop-');
+const running: RunningWatch[] = [];
+afterEach(async () => {
+  for (const w of running.splice(0)) await w.stop();
+});
+
+const start = async (env: Record<string, string>, replaceLedger = false): Promise<RunningWatch> => {
+  const w = await startWatch({ target: fx.drop.path, replaceLedger, flags: { leaseMs: 1000 } }, env);
+  running.push(w);
+  return w;
+};
+const mark = async (): Promise<{ ledgerId: string; ledger: string }> =>
+  JSON.parse(await readFile(join(fx.drop.path, '.htorder-ledger'), 'utf8'));
+
+describe('a drop folder shared by watchers', () => {
+  it('runs every watcher of the same state dir; each file once', async () => {
+    await start(fx.env);
+    await start(fx.env);
+    expect((await mark()).ledger).toBe(fx.state.path);
+    for (let i = 1; i <= 4; i++) await writeFile(join(fx.drop.path, `s${i}.yaml`), manifest(`S${i}`));
+    const done = async () => (await readdir(join(fx.drop.path, 'done'))).filter((n) => n.endsWith('.yaml'));
+    await waitFor(async () => ((await done()).length === 4 ? true : undefined), 'four inputs in done/');
+    expect((await fx.sandbox.admin.jobs()).map((j) => j.orderNumber).sort()).toEqual(['S1-1', 'S2-1', 'S3-1', 'S4-1']);
+  });
+
+  it('stops a watcher of another state dir at start (exit 2), saying how to fix it', async () => {
+    await start(fx.env);
+    const other = await tempDir('htorder-shared-drop-other-');
+    try {
+      const refused = await start({ ...fx.env, HTORDER_STATE_DIR: other.path }).catch((err: Error) => err);
+      expect(refused).toBeInstanceOf(Error);
+      expect(String(refused)).toMatch(/ended early with 2/);
+      expect(String(refused)).toContain(`names ${fx.state.path}`);
+      expect(String(refused)).toMatch(/same stateDir.*--replace-ledger/s);
+    } finally {
+      await other.remove();
+    }
+  });
+
+  it('takes the folder over with --replace-ledger; the old ledger’s watcher then stops', async () => {
+    const old = await start(fx.env);
+    const other = await tempDir('htorder-shared-drop-new-');
+    try {
+      await start({ ...fx.env, HTORDER_STATE_DIR: other.path }, true);
+      expect((await mark()).ledger).toBe(other.path);
+      // At its next look in processing/ (every lease, here 1 s), the old one finds the mark changed.
+      await waitFor(
+        () => (old.logs().some((l) => String(l.msg).includes('marked for another ledger')) ? true : undefined),
+        'the old watcher to stop',
+      );
+      expect(await old.stop()).toBe(2);
+    } finally {
+      await other.remove();
+    }
+  });
+});
