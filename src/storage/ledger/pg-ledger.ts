@@ -231,7 +231,7 @@ export class PgLedger implements LedgerStore {
     }>(
       `SELECT a.account, coalesce(e.entries, 0) AS entries, e.oldest, e.newest,
               coalesce(e.bytes, 0) + coalesce(n.bytes, 0) AS bytes
-       FROM (SELECT account FROM htorder.entries UNION SELECT account FROM htorder.notes) a
+       FROM (SELECT account FROM htorder.entries UNION SELECT account FROM htorder.notes WHERE account <> '') a
        LEFT JOIN (SELECT account, count(*) AS entries, min(entry->>'intentAt') AS oldest,
                          max(entry->>'intentAt') AS newest, sum(pg_column_size(entry)) AS bytes
                   FROM htorder.entries GROUP BY account) e ON e.account = a.account
