@@ -4,17 +4,23 @@
  * on one keep-alive Agent, CONCURRENCY calls at once, after one token request. No manifest, no
  * lookups, no ledger, no reports. Timed from outside as a whole process, like `htorder run`.
  *
- * Usage: node bare-client.mjs BODIES.json; env BARE_BASE_URL, BARE_TOKEN_URL, BARE_CLIENT_ID,
+ * Usage: node bare-client.mjs BODIES.jsonl (one job's body a line); env BARE_BASE_URL, BARE_TOKEN_URL, BARE_CLIENT_ID,
  * BARE_CLIENT_SECRET, BARE_CONCURRENCY. Prints {"sent": …}; exits 1 if any call failed.
  */
-import { readFileSync } from 'node:fs';
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
 import { Agent, request } from 'undici';
 
 const env = process.env;
 const concurrency = Number(env.BARE_CONCURRENCY);
-const candidates = JSON.parse(readFileSync(process.argv[2], 'utf8'));
-const dryRuns = candidates.map((c) => JSON.stringify({ ...c, validateOnly: true }));
-const creates = candidates.map((c) => JSON.stringify({ ...c, validateOnly: false }));
+const dryRuns = [];
+const creates = [];
+for await (const line of createInterface({ input: createReadStream(process.argv[2]), crlfDelay: Infinity })) {
+  if (line === '') continue;
+  const c = JSON.parse(line);
+  dryRuns.push(JSON.stringify({ ...c, validateOnly: true }));
+  creates.push(JSON.stringify({ ...c, validateOnly: false }));
+}
 const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: Math.max(4, concurrency * 2) });
 
 const tokenRes = await request(env.BARE_TOKEN_URL, {

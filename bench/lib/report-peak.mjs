@@ -9,6 +9,11 @@
  * made its first `POST …/Jobs` and when the last one was answered (ms from the process's start;
  * `npm run bench -- --trace`): where a run's time goes — before the first order, the orders
  * themselves, after the last answer — without a profiler slowing it.
+ *
+ * With HTORDER_BENCH_MEMORY=1 (`npm run bench -- --memory`) it samples process.memoryUsage()
+ * after every 2,000 answers to `POST …/Jobs` (1,000 jobs' dry runs or creates) and twice a
+ * second: where the memory goes as the work grows (heap, buffers outside it), and whether it
+ * grows with the jobs done.
  */
 import { subscribe } from 'node:diagnostics_channel';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -37,14 +42,27 @@ function mainThreadCpuMs() {
 }
 
 const trace = { firstPostMs: Number.NaN, lastPostMs: Number.NaN };
+const isJobsPost = (request) => request.method === 'POST' && /\/Jobs(\?|$)/.test(request.path);
 if (out && process.env.HTORDER_BENCH_TRACE === '1') {
-  const isJobsPost = (request) => request.method === 'POST' && /\/Jobs(\?|$)/.test(request.path);
   subscribe('undici:request:create', ({ request }) => {
     if (Number.isNaN(trace.firstPostMs) && isJobsPost(request)) trace.firstPostMs = performance.now();
   });
   subscribe('undici:request:headers', ({ request }) => {
     if (isJobsPost(request)) trace.lastPostMs = performance.now();
   });
+}
+const memory = { samples: [], peak: { rss: 0, heapUsed: 0, heapTotal: 0, external: 0, arrayBuffers: 0 } };
+if (out && process.env.HTORDER_BENCH_MEMORY === '1') {
+  const sample = (posts) => {
+    const m = process.memoryUsage();
+    for (const k of Object.keys(memory.peak)) memory.peak[k] = Math.max(memory.peak[k], m[k]);
+    if (posts !== undefined) memory.samples.push({ posts, ms: Math.round(performance.now()), ...m });
+  };
+  let posts = 0;
+  subscribe('undici:request:headers', ({ request }) => {
+    if (isJobsPost(request) && ++posts % 2000 === 0) sample(posts);
+  });
+  setInterval(() => sample(), 500).unref();
 }
 if (out) {
   process.on('exit', () => {
@@ -57,6 +75,7 @@ if (out) {
         systemMs: u.systemCPUTime / 1000,
         mainThreadMs: mainThreadCpuMs(),
         ...(Number.isNaN(trace.firstPostMs) ? {} : { ...trace, exitMs: performance.now() }),
+        ...(memory.peak.rss > 0 ? { memory } : {}),
       }),
     );
   });

@@ -1,4 +1,5 @@
 import type { LedgerEntry } from '../storage/ledger/model.js';
+import { extend } from '../core/extend.js';
 import { invalidJobs } from '../manifest/diagnostics.js';
 import type { Diagnostic, Manifest } from '../manifest/model.js';
 import type { ResolvedJob } from '../resolve/resolve-job.js';
@@ -95,5 +96,5 @@ export function checkedJobs(manifest: Manifest, diagnostics: readonly Diagnostic
 
 /** The job with more findings, after the ones it had. */
 export function withFindings(job: JobState, diagnostics: readonly Diagnostic[]): JobState {
-  return diagnostics.length === 0 ? job : { ...job, diagnostics: [...job.diagnostics, ...diagnostics] };
+  return diagnostics.length === 0 ? job : extend(job, { diagnostics: [...job.diagnostics, ...diagnostics] });
 }

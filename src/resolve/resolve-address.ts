@@ -1,4 +1,5 @@
 import type { Country, DeliveryAddress } from '../api/types.js';
+import { extend } from '../core/extend.js';
 import type { Diagnostic, ManifestDeliveryAddress, SourceMap } from '../manifest/model.js';
 import { diagnostic } from './preflight/diagnostic.js';
 import { quote } from '../core/suggest.js';
@@ -39,7 +40,7 @@ export async function resolveAddress(
     stateCode: stateCodeText,
     ...rest
   } = input;
-  const address: DeliveryAddress = { ...rest, deliveryMethod: deliveryMethod ?? '' };
+  const address: DeliveryAddress = extend(rest, { deliveryMethod: deliveryMethod ?? '' });
 
   // Delivery method and country are independent lookups: fetch them side by side.
   const [method, country] = await Promise.all([

@@ -1,4 +1,5 @@
 import type { JobCandidate } from '../api/types.js';
+import { extend } from '../core/extend.js';
 import type { Diagnostic, Manifest, ManifestJob } from '../manifest/model.js';
 import { combineWarnings, estimateJob } from './estimate/estimate-job.js';
 import type { JobEstimate } from './estimate/model.js';
@@ -115,7 +116,10 @@ export async function resolveJob(
   for (const k of JOB_FIELDS) if (job[k] !== undefined) fields[k] = job[k];
   if (dateDue !== undefined) fields.dateDue = dateDue;
   if (promocode !== undefined) fields.promocode = promocode;
-  const candidate = { ...fields, deliveryAddress: address.address, items: items.map((r) => r.line) } as JobCandidate;
+  const candidate = extend(fields, {
+    deliveryAddress: address.address,
+    items: items.map((r) => r.line),
+  }) as JobCandidate;
 
   const currency = account?.currency ?? undefined;
   const pricing = items.map((r) => r.pricing);

@@ -1,4 +1,6 @@
 import type { Diagnostic } from '../../manifest/model.js';
+import { extend } from '../../core/extend.js';
+import type { LedgerEntry } from '../../storage/ledger/model.js';
 import { apiDiagnostics } from '../api-diagnostics.js';
 import { withFindings, type JobState, type StageOutcome } from '../job-state.js';
 import type { SubmitOutcome, SubmitStatus } from '../submit-job.js';
@@ -45,10 +47,12 @@ export function withLedgerOutcome(job: JobState, o: SubmitOutcome, ctx: StageCon
   if ((o.status === 'failed' || o.status === 'in-doubt') && o.error) {
     diagnostics.push(...apiDiagnostics(o.error, ctx.manifest, job.index));
   }
-  return {
-    ...withFindings(job, diagnostics),
+  const ledger: { outcome: StageOutcome; entry?: LedgerEntry; currency?: string } = { outcome };
+  if (o.entry) ledger.entry = o.entry;
+  if (ctx.currency) ledger.currency = ctx.currency;
+  return extend(withFindings(job, diagnostics), {
     outcome,
-    ledger: { outcome, ...(o.entry ? { entry: o.entry } : {}), ...(ctx.currency ? { currency: ctx.currency } : {}) },
+    ledger,
     unavailable: job.unavailable || o.unavailable === true,
-  };
+  });
 }

@@ -1,4 +1,5 @@
 import { isError } from '../../manifest/diagnostics.js';
+import { extend } from '../../core/extend.js';
 import { resolveJob } from '../../resolve/resolve-job.js';
 import { withFindings, type JobState } from '../job-state.js';
 import type { StageContext } from './context.js';
@@ -11,6 +12,6 @@ export async function resolve(job: JobState, ctx: StageContext): Promise<JobStat
   if (job.outcome !== 'checked') return job;
   const resolved = await resolveJob(ctx.manifest, job.index, ctx.catalogue);
   const next = withFindings(job, resolved.diagnostics);
-  if (resolved.diagnostics.some(isError)) return { ...next, outcome: 'refused', resolved };
-  return { ...next, outcome: 'ready', resolved };
+  if (resolved.diagnostics.some(isError)) return extend(next, { outcome: 'refused', resolved });
+  return extend(next, { outcome: 'ready', resolved });
 }

@@ -28,11 +28,19 @@ export interface LinePricing {
   processCode?: string;
 }
 
+/**
+ * One line's estimate. Built as one object and added to (never spread into another): a run keeps
+ * every line's estimate until it ends, and objects of the same keys then share a hidden class
+ * (core/extend.ts).
+ */
 export function priceLine(p: LinePricing): LineEstimate {
   const base: LineEstimate = { index: p.index, quantity: p.quantity };
   if (p.setup != null && p.samplePrice === undefined) base.setup = p.setup;
   if (p.reset != null) base.reset = p.reset;
-  if (p.unpricedReason !== undefined) return { ...base, note: p.unpricedReason };
+  if (p.unpricedReason !== undefined) {
+    base.note = p.unpricedReason;
+    return base;
+  }
 
   let unitPrice: number | undefined;
   let note: string | undefined;
@@ -48,7 +56,10 @@ export function priceLine(p: LinePricing): LineEstimate {
     else if (!p.priceBands || p.priceBands.length === 0) note = 'no price bands offered';
     else note = `no price band covers quantity ${p.quantity}`;
   }
-  if (unitPrice === undefined) return { ...base, ...(note ? { note } : {}) };
-  const total = money(p.quantity * unitPrice + (base.setup ?? 0) + (base.reset ?? 0));
-  return { ...base, unitPrice, total, ...(note ? { note } : {}) };
+  if (unitPrice !== undefined) {
+    base.unitPrice = unitPrice;
+    base.total = money(p.quantity * unitPrice + (base.setup ?? 0) + (base.reset ?? 0));
+  }
+  if (note) base.note = note;
+  return base;
 }
