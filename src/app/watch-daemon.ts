@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { ConfigFlags } from '../core/config/resolve-config.js';
 import { MAX_CONCURRENCY, SETTINGS, WATCH_DEFAULTS } from '../core/config/settings.js';
-import { ExitCode, UsageError } from '../core/errors.js';
+import { ExitCode, StoreUnavailableError, UsageError } from '../core/errors.js';
 import { cannotListen, isListenError } from '../core/limited-server.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import { writeFileAtomic } from '../storage/atomic-write.js';
@@ -111,6 +111,11 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
     try {
       await source.init();
     } catch (err) {
+      // The ledger database (its id marks the location) unreachable past ledgerWaitMs.
+      if (err instanceof StoreUnavailableError) {
+        io.stderr.write(`htorder watch: ${err.message}\n`);
+        return ExitCode.Unavailable;
+      }
       if (!(err instanceof SourceError)) throw err;
       io.stderr.write(`htorder watch: ${err.message}\n`);
       return err.kind === 'usage' ? ExitCode.Usage : ExitCode.Unavailable;

@@ -40,7 +40,9 @@ const COMMANDS: Record<string, () => string[]> = {
   apply: () => ['apply', w.plan],
   approve: () => ['approve', w.input],
   track: () => ['track'],
-  watch: () => ['watch', w.drop],
+  // A drop folder of its own each time: a folder is marked with the ledger of its first watcher
+  // (the runs' ledgers differ by source), and marks are not what this walk is about.
+  watch: () => ['watch', mkdtempSync(join(w.drop, 'run-'))],
   api: () => ['api', 'GET', '/account'],
 };
 /** Not a command under test: submits the job `track` follows. */
