@@ -1,4 +1,5 @@
 import type { ValidationMessage } from './types.js';
+import { StoreUnavailableError } from '../core/errors.js';
 import { scrubSecretsDeep, scrubServerText } from '../core/log/redact.js';
 
 /**
@@ -123,6 +124,7 @@ export function isApiError(err: unknown): err is ApiError {
  */
 export function unavailableReason(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
+  if (err instanceof StoreUnavailableError) return message;
   if (!(err instanceof ApiError)) return `cannot reach the API or the credentials were refused: ${message}`;
   if (err.kind === 'auth') return `the credentials were refused: ${message}`;
   if (err.kind === 'http') return `the API turned the request away: ${message}`;

@@ -46,7 +46,7 @@ export function bucketStateOf(
   const dropUrl = `s3://${drop.bucket}/${drop.prefix}`;
   if (value === undefined)
     throw new UsageError(
-      `watching ${dropUrl} needs bucketLedger (--bucket-ledger, HTORDER_BUCKET_LEDGER or a profile): the bucket prefix where the watcher keeps its ledger and claims, which droppers must not be able to write, e.g. --bucket-ledger ${example} (docs/watch.md#where-a-bucket-watcher-keeps-its-ledger)`,
+      `watching ${dropUrl} needs bucketLedger (--bucket-ledger, HTORDER_BUCKET_LEDGER or a profile): the bucket prefix where the watcher keeps its ledger and claims, which droppers must not be able to write, e.g. --bucket-ledger ${example} (docs/watch.md#where-a-bucket-watcher-keeps-its-ledger); or a ledger database every host shares, ledgerUrl (docs/fleet.md)`,
     );
   if (!isS3Url(value)) throw new UsageError(`bucketLedger: "${value}" is not an s3://BUCKET/PREFIX/ URL`);
   const state = parseS3Url(value);

@@ -2,6 +2,7 @@ import { notifyWebhooks } from '../core/config/notify-config.js';
 import type { Settings } from '../core/config/resolve-settings.js';
 import { SETTING_NAMES, setting, type SettingName } from '../core/config/settings.js';
 import { UsageError } from '../core/errors.js';
+import { checkLedgerUrl } from '../storage/pg/pg-connection.js';
 import { parseS3Url } from '../storage/s3/s3-url.js';
 import { isSafeName } from '../watch/sources/drop-names.js';
 
@@ -14,7 +15,7 @@ const DROP_FOLDER_SETTINGS = ['processingDir', 'doneDir', 'failedDir', 'heldDir'
 /**
  * Every setting checked as a command starts, before anything is read, watched or sent: each
  * value in force parsed by its type (Settings.checkAll), then what a type cannot say — a drop
- * folder name that is one plain name, an artwork store or bucket ledger that is an s3:// URL, the webhooks and
+ * folder name that is one plain name, an artwork store or bucket ledger that is an s3:// URL, a ledger database's URL, the webhooks and
  * their events and digest time. A bad one throws UsageError (exit 2) naming the setting and
  * where it was set (docs/configuration.md#configuration-errors-exit-code-2), whether or not this
  * command reads it: a mistyped limit must never wait for the first order to be found out.
@@ -32,6 +33,15 @@ export function checkSettings(settings: Settings): void {
     const url = settings.get(name);
     const where = url === undefined ? undefined : parseS3Url(url);
     if (where && 'error' in where) throw new UsageError(`${source(name)}: ${where.error}`);
+  }
+  const ledgerUrl = settings.get('ledgerUrl');
+  if (ledgerUrl !== undefined) {
+    try {
+      checkLedgerUrl(ledgerUrl, settings.get('allowInsecure') === true, process.env);
+    } catch (err) {
+      const source = settings.raw('ledgerUrl')?.source ?? 'ledgerUrl';
+      throw err instanceof UsageError ? new UsageError(`${source}: ${err.message.replace(/^ledgerUrl:? ?/, '')}`) : err;
+    }
   }
   notifyWebhooks(settings);
 }

@@ -8,13 +8,13 @@ import { UsageError } from '../core/errors.js';
 import type { ArtworkStore } from '../storage/artwork-store.js';
 import { parseS3Url } from '../storage/s3/s3-url.js';
 import { ledgerAccountKey } from '../storage/ledger/account-key.js';
-import { FolderLedger } from '../storage/ledger/folder-ledger.js';
 import type { LedgerStore } from '../storage/ledger/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { PipelineCommand, PipelineContext, PreparedInput } from '../pipeline/process-input.js';
 import { createCatalogue, type AccountCatalogue } from '../resolve/catalogue.js';
 import { artworkChecks, type ArtworkChecks } from '../api/artwork-checks.js';
 import { openApiSession, type ApiSession, type ApiSessionInput } from './api-session.js';
+import { openLedger } from './ledger-store.js';
 import { type Vouching, vouching } from './vouching.js';
 
 export interface PipelineContextInput extends ApiSessionInput {
@@ -67,9 +67,18 @@ export interface OpenPipeline {
  */
 export async function openPipelineContext(input: PipelineContextInput): Promise<OpenPipeline> {
   const session = await openApiSession(input);
-  const { config, settings } = session;
+  const { settings } = session;
   try {
-    return pipelineOver(session, input, new FolderLedger(config.stateDir, { staleMs: settings.get('lockStaleMs') }));
+    const staleMs = settings.get('lockStaleMs');
+    const { ledger } = await openLedger(session, { staleMs, env: input.env, sandbox: input.sandbox === true });
+    const pipeline = pipelineOver(session, input, ledger);
+    return {
+      ...pipeline,
+      close: async () => {
+        await pipeline.close();
+        await ledger.close?.();
+      },
+    };
   } catch (err) {
     // A setting refused as the pipeline opens: the session (an in-process sandbox's server) must not outlive it.
     await session.close();

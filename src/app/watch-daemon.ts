@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { ConfigFlags } from '../core/config/resolve-config.js';
 import { MAX_CONCURRENCY, SETTINGS, WATCH_DEFAULTS } from '../core/config/settings.js';
-import { ExitCode, UsageError } from '../core/errors.js';
+import { ExitCode, StoreUnavailableError, UsageError } from '../core/errors.js';
 import { cannotListen, isListenError } from '../core/limited-server.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import { writeFileAtomic } from '../storage/atomic-write.js';
@@ -17,12 +17,14 @@ import { notifierFor } from '../watch/notify/notifier.js';
 import { InputAttempts } from '../watch/attempts.js';
 import { folderEvents } from '../watch/folder-events.js';
 import { FolderSource } from '../watch/sources/folder-source.js';
+import type { BucketSourceOptions } from '../watch/sources/bucket-source.js';
 import type { LedgerMark } from '../storage/ledger/ledger-mark.js';
 import { DropTakenError, dropLayout, SourceError, type DropSource } from '../watch/sources/model.js';
 import { Watcher, type WatcherOptions } from '../watch/watcher.js';
 import { type ApiSession, openApiSession } from './api-session.js';
 import { bucketLedgerOf, bucketStateOf, openBucketStore } from './bucket-ledger.js';
 import { handleInput, setAside, type HandleContext } from './handle-input.js';
+import { openLedger } from './ledger-store.js';
 import { takeBackApproved } from './held-take-back.js';
 import { tellSettled } from './settled.js';
 import { pipelineOver, type OpenPipeline, type PipelineContextInput } from './pipeline-context.js';
@@ -109,6 +111,11 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
     try {
       await source.init();
     } catch (err) {
+      // The ledger database (its id marks the location) unreachable past ledgerWaitMs.
+      if (err instanceof StoreUnavailableError) {
+        io.stderr.write(`htorder watch: ${err.message}\n`);
+        return ExitCode.Unavailable;
+      }
       if (!(err instanceof SourceError)) throw err;
       io.stderr.write(`htorder watch: ${err.message}\n`);
       return err.kind === 'usage' ? ExitCode.Usage : ExitCode.Unavailable;
@@ -168,6 +175,13 @@ async function openDrop(
   const workDir = join(config.stateDir, 'work');
   let source: DropSource;
   let ledger: LedgerStore;
+  // A database every host shares (ledgerUrl): the ledger, and the claims as its leases.
+  const shared =
+    settings.get('ledgerUrl') === undefined
+      ? undefined
+      : await openLedger(session, { staleMs: lockLeaseMs(session), env: base.env, sandbox: base.sandbox === true });
+  if (shared) closers.push(() => shared.ledger.close?.());
+  const sharedClaims = shared?.claims?.(leaseMs ?? SETTINGS.leaseMs.default);
   // The drop location is marked as this ledger's (storage/ledger/ledger-mark.ts).
   const mark = (where: string): LedgerMark => ({ id: () => ledger.ledgerId(), where, replace: input.replaceLedger });
   if (s3) {
@@ -175,27 +189,39 @@ async function openDrop(
     const { BucketSource } = await import('../watch/sources/bucket-source.js');
     const store = await openBucketStore(s3, settings, base.env);
     closers.push(() => store.close());
-    // Before a request is made: a ledger droppers could write is a usage error.
-    const where = bucketStateOf(settings.get('bucketLedger'), s3, dropLocations);
-    const stateStore = where.bucket === s3.bucket ? store : await openBucketStore(where, settings, base.env);
-    const state = { store: stateStore, prefix: where.prefix };
     const singleInstance = settings.get('singleInstance');
     const onWarning = (message: string): void => logger.warn(message);
-    ledger = await bucketLedgerOf(stateStore, where.prefix, leaseMs);
-    const ledgerMark = mark(`s3://${where.bucket}/${where.prefix}`);
+    let state: BucketSourceOptions['state'];
+    let ledgerWhere: string;
+    if (shared && sharedClaims) {
+      if (settings.get('bucketLedger') !== undefined)
+        logger.warn({ ledger: shared.where }, 'bucketLedger is not used: the ledger and claims are in ledgerUrl');
+      ledger = shared.ledger;
+      ledgerWhere = shared.where;
+    } else {
+      // Before a request is made: a ledger droppers could write is a usage error.
+      const where = bucketStateOf(settings.get('bucketLedger'), s3, dropLocations);
+      const stateStore = where.bucket === s3.bucket ? store : await openBucketStore(where, settings, base.env);
+      state = { store: stateStore, prefix: where.prefix };
+      ledger = await bucketLedgerOf(stateStore, where.prefix, leaseMs);
+      ledgerWhere = `s3://${where.bucket}/${where.prefix}`;
+    }
     source = new BucketSource({
-      ...{ store, prefix: s3.prefix, state, layout, leaseMs, singleInstance, onWarning, workDir },
-      ledger: ledgerMark,
+      ...{ store, prefix: s3.prefix, layout, leaseMs, singleInstance, onWarning, workDir },
+      ...(state ? { state } : {}),
+      ...(sharedClaims ? { leases: sharedClaims } : {}),
+      ledger: mark(ledgerWhere),
     });
   } else {
-    ledger = folderLedger(session);
+    ledger = shared?.ledger ?? folderLedger(session);
     source = new FolderSource(resolve(base.cwd, input.target), {
       layout,
       leaseMs,
       onRefused: (name, why) => logger.warn({ name }, `not taken: ${why}`),
       workDir,
       maxInputBytes: settings.get('watchMaxInputBytes'),
-      ledger: mark(config.stateDir),
+      ledger: mark(shared?.where ?? config.stateDir),
+      ...(sharedClaims ? { leases: sharedClaims } : {}),
     });
   }
   const pipeline = pipelineOver(session, { ...base, partial: input.partial, mapping }, ledger);
@@ -206,8 +232,13 @@ async function openDrop(
 }
 
 /** A folder's ledger for watch: an explicit lease also bounds how long a crashed instance's locks last. */
-function folderLedger({ config, settings }: ApiSession): FolderLedger {
-  return new FolderLedger(config.stateDir, { staleMs: settings.explicit('leaseMs') ?? settings.get('lockStaleMs') });
+function folderLedger(session: ApiSession): FolderLedger {
+  return new FolderLedger(session.config.stateDir, { staleMs: lockLeaseMs(session) });
+}
+
+/** How long a crashed watcher's order locks last: an explicit lease, else lockStaleMs. */
+function lockLeaseMs({ settings }: ApiSession): number {
+  return settings.explicit('leaseMs') ?? settings.get('lockStaleMs');
 }
 
 interface Served {

@@ -125,13 +125,16 @@ async function targetOf(
 ): Promise<{ target: Target; store?: { close(): void } } | number> {
   const { session } = pipeline;
   const { settings } = session;
-  // A bucket watcher's ledger: --ledger, else the bucketLedger its recipe sets.
-  const bucketLedger = input.ledger ?? settings.get('bucketLedger');
+  // A bucket watcher's ledger: --ledger, else the bucketLedger its recipe sets (unless the
+  // ledger is a database, ledgerUrl: then a bucket watcher keeps it there too).
+  const shared = settings.get('ledgerUrl');
+  const bucketLedger = input.ledger ?? (shared === undefined ? settings.get('bucketLedger') : undefined);
   if (bucketLedger === undefined) {
     const target: Target = {
       ledger: pipeline.ledger,
       account,
-      where: `the ledger of state dir ${session.config.stateDir}`,
+      where:
+        shared === undefined ? `the ledger of state dir ${session.config.stateDir}` : `the ledger database ${shared}`,
       hint:
         "a watcher's held inputs are in the watcher's own state dir: run approve as the watcher's user, with the " +
         'config file or profile that sets its stateDir, or set HTORDER_STATE_DIR to that dir',

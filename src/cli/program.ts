@@ -9,6 +9,7 @@ import * as check from './commands/check.js';
 import * as planAndRun from './commands/pipeline-command.js';
 import * as apply from './commands/apply.js';
 import * as approve from './commands/approve.js';
+import * as ledger from './commands/ledger.js';
 import * as track from './commands/track.js';
 import * as demo from './commands/demo.js';
 import * as watch from './commands/watch.js';
@@ -46,7 +47,7 @@ export function buildProgram(): Command {
         '\n\nExit codes: 0 ok, 1 invalid or refused (see the reports), 2 usage or configuration, 3 API unreachable (retry), 4 jobs wait for approval (htorder approve).\nDocumentation: README.md of the htorder package.',
     );
   // In the order `--help` lists them.
-  for (const command of [init, check, planAndRun, apply, approve, track, watch, ui, api, sandbox, demo])
+  for (const command of [init, check, planAndRun, apply, approve, track, watch, ledger, ui, api, sandbox, demo])
     command.register(program);
   return program;
 }

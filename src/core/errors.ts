@@ -17,3 +17,12 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 export class UsageError extends Error {
   override name = 'UsageError';
 }
+
+/**
+ * A store htorder cannot work without (the ledger's database) could not be reached within its
+ * wait, or refused the credentials: nothing was decided, exit 3 like an unreachable API. The
+ * message names the store, never its password.
+ */
+export class StoreUnavailableError extends Error {
+  override name = 'StoreUnavailableError';
+}

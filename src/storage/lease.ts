@@ -5,9 +5,10 @@ import { type Backoff, backoffDelay } from '../core/backoff.js';
 
 /**
  * The one lease protocol of htorder (docs/architecture.md#exactly-once): every lock and claim
- * is a lease — a name in a folder (folder-lease.ts) or a bucket (bucket-lease.ts) — made
- * atomically, renewed by its holder, judged expired by one rule (isExpired), taken over
- * atomically, and checked by its holder right before anything irreversible is done under it.
+ * is a lease — a name in a folder (folder-lease.ts), a bucket (bucket-lease.ts) or a database
+ * (pg/pg-lease.ts) — made atomically, renewed by its holder, judged expired by one rule
+ * (isExpired), taken over atomically, and checked by its holder right before anything
+ * irreversible is done under it.
  */
 
 /** Who holds a lease, and until when: the text of every lease (one line of JSON). */

@@ -2,12 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChaosRig, formatChaosTable, type ChaosRow } from '../support/chaos.js';
 import { expectExactlyOnce, runScenario, type ScenarioResult, watchScenario } from '../support/chaos-scenarios.js';
 import { requireDist } from '../support/dist.js';
+import { fleetLedger } from '../support/fleet.js';
+import { pgClusterForFile } from '../support/pg-cluster.js';
 
 /**
  * A short, seeded slice of the chaos suite for every `npm test` (the full one is
  * `npm run test:chaos`): the same scenarios and checks, fewer jobs and kills.
  */
 
+/** The fleet scenarios' ledger database (skipped with a notice where PostgreSQL cannot start; never in CI). */
+const cluster = await pgClusterForFile();
 const rows: ChaosRow[] = [];
 let rig: ChaosRig;
 
@@ -70,6 +74,45 @@ describe('chaos slice: exactly once under faults and kill -9', () => {
       expect(r.mostFilesInFlight).toBeGreaterThan(1);
     }, 120_000);
   }
+
+  it.skipIf(!cluster)(
+    'a fleet: 3 hosts with their own state dirs run one file at once, killed, the ledger database restarted',
+    async () => {
+      const r = await runScenario(rig, {
+        name: 'fleet run 40 jobs, 3 hosts',
+        jobs: 40,
+        processes: 3,
+        kills: 3,
+        seed: 16,
+        deadlineMs: 100_000,
+        fleet: await fleetLedger(cluster!),
+      });
+      expectClean(r);
+      // The documented exits only: 0, or 3 while the database was away; killed runs have none.
+      expect(r.exitCodes.filter((c) => c !== null && c !== 0 && c !== 3)).toEqual([]);
+    },
+    120_000,
+  );
+
+  it.skipIf(!cluster)(
+    'a fleet of 3 watchers with their own state dirs on one folder, one killed, the ledger database restarted',
+    async () => {
+      const r = await watchScenario(rig, {
+        name: 'fleet watch folder',
+        kind: 'folder',
+        files: 6,
+        jobsPerFile: 5,
+        watchers: 3,
+        parallelFiles: 3,
+        kills: 2,
+        seed: 17,
+        deadlineMs: 100_000,
+        fleet: await fleetLedger(cluster!),
+      });
+      expectClean(r);
+    },
+    120_000,
+  );
 
   it('a scenario that runs out of time fails then, its processes killed, with each one’s output', async () => {
     // 300 jobs cannot be done in 1.5 s: the deadline, not the test's timeout, ends it. Last in the

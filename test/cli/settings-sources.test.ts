@@ -40,7 +40,9 @@ const COMMANDS: Record<string, () => string[]> = {
   apply: () => ['apply', w.plan],
   approve: () => ['approve', w.input],
   track: () => ['track'],
-  watch: () => ['watch', w.drop],
+  // A drop folder of its own each time: a folder is marked with the ledger of its first watcher
+  // (the runs' ledgers differ by source), and marks are not what this walk is about.
+  watch: () => ['watch', mkdtempSync(join(w.drop, 'run-'))],
   api: () => ['api', 'GET', '/account'],
 };
 /** Not a command under test: submits the job `track` follows. */
@@ -63,6 +65,7 @@ const CHECKED_TEXT: Partial<Record<SettingName, string>> = {
   heldDir: '.',
   artworkStore: 'bucket-without-scheme',
   bucketLedger: 's3:/no-bucket',
+  ledgerUrl: 'mysql://htorder@127.0.0.1/ledger',
   notifyUrl: 'not a url',
   notifyOn: 'failed,fialed',
   notifyDigestAt: '25:00',
@@ -118,6 +121,10 @@ function validValue(name: SettingName): string {
     notifyDigestAt: () => '23:59',
     artworkStore: () => `s3://${w.s3.bucket}/art/`,
     bucketLedger: () => `s3://${w.s3.bucket}/ledger/`,
+    // A database nobody listens for, given up on at once: exit 3 where the ledger is opened, not 2.
+    ledgerUrl: () => 'postgres://htorder@127.0.0.1:1/ledger',
+    ledgerWaitMs: () => '0',
+    ledgerPasswordFile: () => w.secretFile,
     s3Endpoint: () => w.s3.endpoint,
     s3Region: () => 'us-east-1',
     clockOffset: () => '+1d',

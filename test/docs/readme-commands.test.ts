@@ -289,6 +289,12 @@ const COMMANDS: Record<string, Entry> = {
   'npm run bench:xlsx': { skip: 'a benchmark of minutes; its script is checked to exist' },
   'npm run bench:recognise': { skip: 'a benchmark of minutes; its script is checked to exist' },
   'npm run bench:ui': { skip: 'a benchmark of minutes; its script is checked to exist' },
+  'npm run bench:fleet': {
+    skip: 'a benchmark of minutes with a PostgreSQL server of its own; its script is checked to exist',
+  },
+  'htorder ledger import': {
+    skip: 'needs the ledger database of ledgerUrl: test/cli/ledger-command.test.ts runs ledger import against a real PostgreSQL server',
+  },
   'npm run bench:ledger': { skip: 'a benchmark of minutes and 4 GB; its script is checked to exist' },
   'npm run typecheck': { skip: '.ci/run runs it; its script is checked to exist' },
   'npm run deps': { skip: '.ci/run runs it (dependency-cruiser over src/); its script is checked to exist' },

@@ -146,6 +146,15 @@ describe("a working-directory config never switches the hosts of the user's prof
     expect(usage(() => resolveConfig({ env: env(), cwd: dir, home }))).toContain('changes clientSecretFile');
   });
 
+  it('refuses one that points the ledger at another database, or reads its password from another file', () => {
+    planted(
+      `profiles:\n  prod:\n    ledgerUrl: postgres://htorder@db.evil.example.net/h\n    ledgerPasswordFile: ${join(dir, 'pw')}\n`,
+    );
+    expect(usage(() => resolveConfig({ env: env(), cwd: dir, home }))).toContain(
+      'changes ledgerUrl, ledgerPasswordFile',
+    );
+  });
+
   it('accepts it when trusted explicitly: --config naming it, or HTORDER_TRUST_LOCAL_CONFIG=1', () => {
     const path = planted(EVIL('https://auth.other.example.com'));
     const secret = { HTORDER_CLIENT_SECRET: 'theirs' };

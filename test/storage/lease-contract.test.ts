@@ -1,9 +1,13 @@
 import { readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach } from 'vitest';
+import { afterAll, afterEach } from 'vitest';
 import { BucketLeases } from '../../src/storage/bucket-lease.js';
 import { FolderLeases } from '../../src/storage/folder-lease.js';
+import { parseLease } from '../../src/storage/lease.js';
+import { PgDatabase } from '../../src/storage/pg/pg-database.js';
+import { PgLeases } from '../../src/storage/pg/pg-lease.js';
 import { type LeaseSubject, leaseContract } from '../support/lease-contract.js';
+import { pgClusterForFile } from '../support/pg-cluster.js';
 import { s3Fixture } from '../support/s3.js';
 import { tempDir } from '../support/temp-files.js';
 
@@ -75,3 +79,48 @@ function bucketSubject(): LeaseSubject {
 leaseContract('a folder', () => folderSubject(false));
 leaseContract('a folder without hard links', () => folderSubject(true));
 leaseContract('a bucket', bucketSubject);
+
+const cluster = await pgClusterForFile();
+let db: PgDatabase | undefined;
+afterAll(() => db?.close());
+/** Leases as rows of the ledger database, judged by its clock (`now` shifts the store's view of it). */
+async function databaseSubject(): Promise<LeaseSubject> {
+  if (!db) {
+    const url = new URL((await cluster?.createDatabase()) ?? '');
+    db = new PgDatabase({
+      connection: {
+        host: url.hostname,
+        port: Number(url.port),
+        user: cluster?.user,
+        password: cluster?.password,
+        database: url.pathname.slice(1),
+      },
+      name: url.href,
+      waitMs: 5000,
+    });
+  }
+  const rows = db;
+  return {
+    store: (leaseMs, rule = {}, now) => new PgLeases(rows, { leaseMs, ...rule, ...(now ? { now } : {}) }),
+    name: () => `leases/${process.pid}-${n++}.claim`,
+    read: async (name) => {
+      const r = (
+        await rows.query<{ owner: string; host: string; pid: number; until: Date }>(
+          'SELECT owner, host, pid, until FROM htorder.leases WHERE name = $1',
+          [name],
+        )
+      ).rows[0];
+      return r && `${JSON.stringify({ owner: r.owner, host: r.host, pid: r.pid, until: r.until.toISOString() })}\n`;
+    },
+    plant: async (name, text) => {
+      const r = parseLease(text);
+      await rows.query(
+        `INSERT INTO htorder.leases (name, owner, host, pid, until) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, host = EXCLUDED.host, pid = EXCLUDED.pid, until = EXCLUDED.until`,
+        [name, r?.owner, r?.host, r?.pid, r?.until],
+      );
+    },
+  };
+}
+
+leaseContract('a PostgreSQL database', databaseSubject, cluster ? {} : { skip: 'no PostgreSQL server here' });

@@ -37,6 +37,31 @@ export interface ScenarioResult {
   mostFilesInFlight?: number;
 }
 
+/**
+ * A fleet (docs/fleet.md): every process a host with a state dir of its own, all sharing one
+ * ledger database, which is restarted once mid-run.
+ */
+export interface FleetLedger {
+  /** What a host needs to reach the database: HTORDER_LEDGER_URL, PGPASSWORD, its wait. */
+  env: Record<string, string>;
+  entries(): Promise<LedgerEntry[]>;
+  /** Stops the database for `downMs`, then starts it again with everything it had. */
+  restart(downMs: number): Promise<void>;
+}
+
+/** Restarts the fleet's database once a third of the jobs exist (or when `stop` says the scenario is over). */
+async function restartMidway(
+  fleet: FleetLedger,
+  progress: () => Promise<number>,
+  jobs: number,
+  stop: () => boolean,
+): Promise<number> {
+  while (!stop() && (await progress()) < jobs / 3) await sleep(50);
+  if (stop()) return 0;
+  await fleet.restart(2500);
+  return 1;
+}
+
 export interface RunScenario {
   name: string;
   jobs: number;
@@ -49,6 +74,7 @@ export interface RunScenario {
   seed: number;
   /** The processes' time: past it, every one still running is killed and the scenario fails with their output's tails. */
   deadlineMs: number;
+  fleet?: FleetLedger;
 }
 
 /** `htorder run FILE...` by 1–3 processes at once, each killed and restarted until exit 0. */
@@ -71,11 +97,22 @@ export async function runScenario(rig: ChaosRig, s: RunScenario): Promise<Scenar
   const processes = s.processes ?? 1;
   const rnd = seeded(s.seed);
   const progress = async () => (await rig.sandbox.admin.jobs()).length;
-  const pool = new ChaosProcesses(await chaosLogDir(s.name.replace(/\W+/g, '')), (logFile) =>
-    spawnHtorder(['run', ...files], { env: rig.env({ HTORDER_STATE_DIR: stateDir }), cwd: workDir, logFile }),
+  const { fleet } = s;
+  // A fleet's hosts each keep a state dir of their own; its ledger is the database. A run that
+  // finds the database away longer than its wait exits 3 and is started again.
+  const hostEnv = (label: string) =>
+    fleet ? { HTORDER_STATE_DIR: join(stateDir, label), HTORDER_LEDGER_WAIT_MS: '1000', ...fleet.env } : {};
+  const pool = new ChaosProcesses(await chaosLogDir(s.name.replace(/\W+/g, '')), (logFile, label) =>
+    spawnHtorder(['run', ...files], {
+      env: rig.env({ HTORDER_STATE_DIR: stateDir, ...hostEnv(label) }),
+      cwd: workDir,
+      logFile,
+    }),
   );
   pool.step = 'killing and restarting the processes until each exits 0';
   let loops: Awaited<ReturnType<typeof runWithKills>>[];
+  let over = false;
+  const restarts = fleet ? restartMidway(fleet, progress, expected.size, () => over) : Promise.resolve(0);
   try {
     loops = await withinDeadline(s.name, s.deadlineMs, pool, () =>
       Promise.all(
@@ -89,8 +126,10 @@ export async function runScenario(rig: ChaosRig, s: RunScenario): Promise<Scenar
       ),
     );
   } finally {
+    over = true;
     await pool.killAll();
   }
+  const dbRestarts = await restarts;
   const wallSeconds = (Date.now() - t0) / 1000;
   const faults = await faultsFired(rig.sandbox);
   await rig.sandbox.admin.clearFaults();
@@ -103,10 +142,12 @@ export async function runScenario(rig: ChaosRig, s: RunScenario): Promise<Scenar
     ...verdict.unexpected.map((u) => `unexpected ${u}`),
     ...verdict.wrongItems,
   );
-  const entries = await folderLedgerEntries(stateDir);
+  const entries = fleet ? await fleet.entries() : await folderLedgerEntries(stateDir);
   if (entries.length !== expected.size)
     problems.push(`ledger has ${entries.length} entries, expected ${expected.size}`);
   problems.push(...(await verifyLedger(entries, rig.sandbox)));
+  if (fleet && dbRestarts === 0)
+    problems.push('the database was never restarted: the scenario proved less than it says');
   for (const file of files) {
     const report = JSON.parse(await readFile(`${file}.result.json`, 'utf8')) as Record<string, unknown>;
     const mine = new Map(
@@ -157,6 +198,7 @@ export interface WatchScenario {
    * the scenario fails with the step it was at and the tail of each watcher's output.
    */
   deadlineMs: number;
+  fleet?: FleetLedger;
 }
 
 /** Where each process's output is kept, one file per process: CHAOS_LOG_DIR, else the test's temporary folder. */
@@ -175,14 +217,14 @@ class ChaosProcesses {
   expired = false;
   constructor(
     readonly logDir: string,
-    private readonly spawnOne: (logFile: string) => Proc,
+    private readonly spawnOne: (logFile: string, label: string) => Proc,
   ) {}
 
   /** Starts one more; its output goes to `<label>-<n>.log` (n counts every process of the scenario). */
   start(label = 'watcher'): Proc {
     this.assertLive();
     const log = join(this.logDir, `${label}-${String(this.all.length + 1).padStart(3, '0')}.log`);
-    const proc = this.spawnOne(log);
+    const proc = this.spawnOne(log, label);
     this.all.push({ proc, log });
     return proc;
   }
@@ -281,7 +323,17 @@ export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<Sc
   const expected = new Map<string, ExpectedItem[]>();
   const names: string[] = [];
   const tag = s.name.replace(/\W+/g, '');
-  const pool = new ChaosProcesses(await chaosLogDir(tag), (logFile) => spawnHtorder(args, { env, cwd: drop, logFile }));
+  const { fleet } = s;
+  // A fleet's watchers are hosts: each keeps a state dir of its own across its restarts.
+  const pool = new ChaosProcesses(await chaosLogDir(tag), (logFile, label) =>
+    spawnHtorder(args, {
+      env: fleet ? { ...env, HTORDER_STATE_DIR: join(stateDir, label), ...fleet.env } : env,
+      cwd: drop,
+      logFile,
+    }),
+  );
+  let over = false;
+  let restarts: Promise<number> = Promise.resolve(0);
   try {
     return await withinDeadline(s.name, s.deadlineMs, pool, async () => {
       for (let f = 0; f < s.files; f++) {
@@ -314,10 +366,11 @@ export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<Sc
       };
 
       const procs: Proc[] = [];
-      for (let i = 0; i < s.watchers; i++) procs.push(pool.start());
+      for (let i = 0; i < s.watchers; i++) procs.push(pool.start(`host-${i + 1}`));
       let kills = 0;
       let runs = s.watchers;
       const progress = async () => (await rig.sandbox.admin.jobs()).length;
+      if (fleet) restarts = restartMidway(fleet, progress, expected.size, () => over);
       pool.step = 'waiting for every file to reach done/';
       while (!(await finished())) {
         pool.assertLive();
@@ -335,7 +388,7 @@ export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<Sc
           await p.exited;
           outputs.push(p.output());
           kills++;
-          procs[victim] = pool.start();
+          procs[victim] = pool.start(`host-${victim + 1}`);
           runs++;
           pool.step = 'waiting for every file to reach done/';
         } else await sleep(100);
@@ -347,6 +400,8 @@ export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<Sc
       pool.step = 'waiting for the watchers to exit on SIGTERM';
       for (const p of procs) p.child.kill('SIGTERM');
       const codes = await Promise.all(procs.map((p) => p.exited));
+      over = true;
+      const dbRestarts = await restarts;
       pool.step = 'checking the results';
       outputs.push(...procs.map((p) => p.output()));
       const wallSeconds = (Date.now() - t0) / 1000;
@@ -379,7 +434,8 @@ export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<Sc
         problems.push(...leaks(text + csv, [rig.secret]).map((l) => `${names[f]} reports: ${l}`));
       }
       let entries: LedgerEntry[];
-      if (s3) {
+      if (fleet) entries = await fleet.entries();
+      else if (s3) {
         entries = [];
         // The bucket ledger: one JSON object per order under the state prefix's ledger/.
         let token: string | undefined;
@@ -399,6 +455,8 @@ export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<Sc
           token = res.NextContinuationToken;
         } while (token);
       } else entries = await folderLedgerEntries(stateDir);
+      if (fleet && dbRestarts === 0)
+        problems.push('the database was never restarted: the scenario proved less than it says');
       if (entries.length !== expected.size)
         problems.push(`ledger has ${entries.length} entries, expected ${expected.size}`);
       problems.push(...(await verifyLedger(entries, rig.sandbox)));
@@ -424,7 +482,9 @@ export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<Sc
       };
     });
   } finally {
+    over = true;
     await pool.killAll();
+    await restarts.catch(() => 0);
     await rig.sandbox.admin.clearFaults();
     await s3?.close();
   }

@@ -81,13 +81,15 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
   if (!Number.isFinite(minutes) || minutes < 1)
     throw new UsageError(`--interval must be a number of minutes >= 1, got "${String(opts.interval)}"`);
   // Loaded when the command runs, not for `htorder --help`: the client pulls in undici.
-  const [{ openApiSession }, { accountKey }, { createCatalogue }, { collectTargets }, track] = await Promise.all([
-    import('../../app/api-session.js'),
-    import('../../app/pipeline-context.js'),
-    import('../../resolve/catalogue.js'),
-    import('../../pipeline/track/targets.js'),
-    import('../../pipeline/track/track.js'),
-  ]);
+  const [{ openApiSession }, { accountKey }, { createCatalogue }, { collectTargets }, track, { openLedger }] =
+    await Promise.all([
+      import('../../app/api-session.js'),
+      import('../../app/pipeline-context.js'),
+      import('../../resolve/catalogue.js'),
+      import('../../pipeline/track/targets.js'),
+      import('../../pipeline/track/track.js'),
+      import('../../app/ledger-store.js'),
+    ]);
   const format = await import('../../pipeline/track/format.js');
   const session = await openApiSession({
     ...sandboxOptionsFrom(opts),
@@ -97,11 +99,19 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
     stderr: io.stderr,
   });
   const { client, config, logger } = session;
+  const { ledger, where } = await openLedger(session, {
+    staleMs: session.settings.get('lockStaleMs'),
+    env: io.env,
+    sandbox: opts.sandbox === true,
+  }).catch(async (err: unknown) => {
+    await session.close();
+    throw err;
+  });
   const catalogue = createCatalogue(client);
   // The ledger key, exactly as run computes it (region base URL + account id).
   const account = (): Promise<string> => accountKey(config, catalogue);
   const load = async (): Promise<Targets> => {
-    const t = await collectTargets(paths, { stateDir: config.stateDir, account });
+    const t = await collectTargets(paths, { stateDir: where, ledger, account });
     for (const p of t.problems) io.stderr.write(`htorder track: ${printable(p)}\n`);
     return t;
   };
@@ -133,6 +143,7 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
   } finally {
     await notifier?.close();
     await session.close();
+    await ledger.close?.();
   }
 }
 

@@ -2,7 +2,7 @@ import { Option, type Command } from 'commander';
 import type { SettingFlags } from './resolve-settings.js';
 import { SETTING_NAMES, flagAttribute, setting, type SettingName, type SettingType } from './settings.js';
 
-/** What every command that talks to the API accepts (api, plan, run, track, watch). */
+/** What every command that talks to the API accepts (api, plan, run, track, watch), the ledger's place among them. */
 export const CONNECTION_SETTINGS: readonly SettingName[] = [
   'profile',
   'config',
@@ -13,6 +13,10 @@ export const CONNECTION_SETTINGS: readonly SettingName[] = [
   'clientSecretFile',
   'statusUrl',
   'stateDir',
+  'ledgerUrl',
+  'ledgerPasswordFile',
+  'ledgerCaFile',
+  'ledgerWaitMs',
   'concurrency',
   'appName',
   'connectTimeoutMs',

@@ -325,8 +325,18 @@ function checkOwner(path: string, kind: keyof typeof CONFIG_KINDS): boolean {
   return true;
 }
 
-/** The keys that decide where the secret goes, or which secret: a local file may not change them silently. */
-const GUARDED_KEYS = ['baseUrl', 'authUrl', 'statusUrl', 'allowInsecure', 'clientSecretFile', 'clientSecret'] as const;
+/** The keys that decide where the secret goes, or which secret (the API's, the ledger database's): a local file may not change them silently. */
+const GUARDED_KEYS = [
+  'baseUrl',
+  'authUrl',
+  'statusUrl',
+  'allowInsecure',
+  'clientSecretFile',
+  'clientSecret',
+  'ledgerUrl',
+  'ledgerPasswordFile',
+  'ledgerCaFile',
+] as const;
 
 /**
  * A working-directory config may not change the hosts, allowInsecure or secret (file) that the

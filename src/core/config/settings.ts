@@ -269,6 +269,37 @@ export const SETTINGS = {
     default: 10_000,
     description: "an order lock not refreshed this long is a killed process's and is taken over",
   },
+  // The ledger in PostgreSQL, shared by a fleet of hosts (docs/fleet.md).
+  ledgerUrl: {
+    env: 'HTORDER_LEDGER_URL',
+    flag: '--ledger-url',
+    arg: '<postgres://user@host:port/db>',
+    type: { kind: 'string' },
+    description:
+      'keep the ledger in this PostgreSQL database instead of the state dir, shared by every host that names it (no password in it)',
+  },
+  ledgerPasswordFile: {
+    env: 'HTORDER_LEDGER_PASSWORD_FILE',
+    flag: '--ledger-password-file',
+    arg: '<file>',
+    type: { kind: 'path' },
+    description: "file holding the ledger database's password (else PGPASSWORD, PGPASSFILE or ~/.pgpass)",
+  },
+  ledgerCaFile: {
+    env: 'HTORDER_LEDGER_CA_FILE',
+    flag: '--ledger-ca-file',
+    arg: '<file>',
+    type: { kind: 'path' },
+    description:
+      "CA certificates the ledger database's TLS certificate must chain to (else PGSSLROOTCERT, the system's)",
+  },
+  ledgerWaitMs: {
+    env: 'HTORDER_LEDGER_WAIT_MS',
+    flag: '--ledger-wait-ms',
+    type: { kind: 'milliseconds', min: 0, max: DAY_MS },
+    default: 60_000,
+    description: 'how long a run waits for an unreachable ledger database before giving up (exit 3; watch retries)',
+  },
   ledgerRetention: {
     env: 'HTORDER_LEDGER_RETENTION',
     flag: '--ledger-retention',
@@ -322,7 +353,7 @@ export const SETTINGS = {
     arg: '<s3://bucket/prefix/>',
     type: { kind: 'string' },
     description:
-      'where a bucket watcher keeps its ledger and claims: a prefix droppers cannot write, outside every watched prefix (required to watch a bucket; approve reads it)',
+      'where a bucket watcher keeps its ledger and claims: a prefix droppers cannot write, outside every watched prefix (required to watch a bucket, unless ledgerUrl is set; approve reads it)',
   },
   singleInstance: {
     env: 'HTORDER_SINGLE_INSTANCE',

@@ -59,7 +59,8 @@ export async function overInputCost(jobs: JobState[], ctx: StageContext): Promis
 
 /**
  * `maxDailyCost`: the jobs that fit in what is left of the account's day are counted in the
- * ledger (under its account lock, so processes sharing the ledger share the budget); one
+ * ledger as one update of the day's note (LedgerStore.updateNote), so processes and hosts
+ * sharing the ledger share the budget; one
  * beyond it waits unless approved. Without `partial`, nothing is counted when any job waits
  * (all or nothing). `count: false` (plan): only looks.
  */
@@ -71,14 +72,15 @@ export async function overDailyCost(
   const max = ctx.guard.maxDailyCost;
   if (max === undefined || !jobs.some(isReady)) return jobs;
   const name = spendName(utcDay(nowDate(ctx.clock)));
-  const decide = async (): Promise<JobState[]> => {
-    const note = await ctx.ledger.readNote<SpendNote>(ctx.account, name);
+  let out: JobState[] = [];
+  /** The jobs' fate given the day's note, and the note's next value (undefined: unchanged). */
+  const decide = async (note: SpendNote | undefined): Promise<SpendNote | undefined> => {
     const orders = { ...note?.orders };
     // This input's own orders counted by an earlier attempt are counted again below, not twice.
     for (const job of jobs) if (isReady(job)) delete orders[job.orderNumber];
     let spent = spentOf({ noteVersion: 1, day: '', orders });
     const cur = currencyOf(jobs);
-    const out: JobState[] = [];
+    out = [];
     for (const job of jobs) {
       if (!isReady(job)) {
         out.push(job);
@@ -95,11 +97,12 @@ export async function overDailyCost(
     }
     // A job that holds only itself (a suspected duplicate) does not stop the others being counted and sent.
     const waiting = out.some(holdsInput);
-    if (opts.count && (opts.partial || !waiting))
-      await ctx.ledger.writeNote(ctx.account, name, { noteVersion: 1, day: name.slice(-10), orders });
-    return out;
+    return opts.count && (opts.partial || !waiting) ? { noteVersion: 1, day: name.slice(-10), orders } : undefined;
   };
-  return opts.count ? ctx.ledger.withAccountLock(ctx.account, SPEND_LOCK, decide) : decide();
+  // One step against every other process counting into the same day (a database: one transaction).
+  if (opts.count) await ctx.ledger.updateNote<SpendNote>(ctx.account, name, decide, { lock: SPEND_LOCK });
+  else await decide(await ctx.ledger.readNote<SpendNote>(ctx.account, name));
+  return out;
 }
 
 function dailyReason(spent: number, cost: number, max: number, cur: string | undefined): HoldReason {
@@ -117,13 +120,17 @@ export async function releaseUnspent(jobs: readonly JobState[], ctx: StageContex
   const unspent = jobs.filter((job) => job.outcome === 'not-created' || job.outcome === 'not-processed');
   if (unspent.length === 0) return;
   const name = spendName(utcDay(nowDate(ctx.clock)));
-  await ctx.ledger.withAccountLock(ctx.account, SPEND_LOCK, async () => {
-    const note = await ctx.ledger.readNote<SpendNote>(ctx.account, name);
-    if (!note) return;
-    const orders = { ...note.orders };
-    for (const job of unspent) delete orders[job.orderNumber];
-    await ctx.ledger.writeNote(ctx.account, name, { ...note, orders });
-  });
+  await ctx.ledger.updateNote<SpendNote>(
+    ctx.account,
+    name,
+    async (note) => {
+      if (!note) return undefined;
+      const orders = { ...note.orders };
+      for (const job of unspent) delete orders[job.orderNumber];
+      return { ...note, orders };
+    },
+    { lock: SPEND_LOCK },
+  );
 }
 
 /**
@@ -204,31 +211,36 @@ export async function forgetApproved(jobs: readonly JobState[], ctx: StageContex
  * profiles of the account may look further back (a window of 0 turns the check off, not the
  * index). It is written before the create, as the ledger's intent is: a run killed between the
  * create and this write would leave a sent order out, and a later re-send of its content would
- * not wait. An order the API then refuses leaves the index again (forgetRefusedContent); one
+ * not wait. An order proven not created leaves the index again (forgetRefusedContent); one
  * killed before it was sent stays and can only make a later re-send wait.
- * The entry is read and written again without a lock: two orders of one content sent at the
- * same moment may keep only one of them, which weakens a later suspicion and never sends anything.
+ * A database ledger updates the entry in one transaction; a file ledger reads and writes it
+ * without a lock: two orders of one content sent at the same moment may keep only one of them,
+ * which weakens a later suspicion and never sends anything.
  */
 export async function rememberContent(job: JobState, ctx: StageContext): Promise<JobState> {
   if (job.outcome !== 'ready') return job;
   const name = contentName(contentKey(job.resolved.candidate));
-  const note = withContentOrder(await ctx.ledger.readNote<unknown>(ctx.account, name), {
-    orderNumber: job.orderNumber,
-    at: nowIso(ctx.clock),
-    input: ctx.manifest.sha256,
-  });
+  const order = { orderNumber: job.orderNumber, at: nowIso(ctx.clock), input: ctx.manifest.sha256 };
   // Not fsynced: a note lost in a power cut only weakens the suspicion, never sends anything.
-  await ctx.ledger.writeNote(ctx.account, name, note, { durable: false });
+  await ctx.ledger.updateNote<unknown>(ctx.account, name, async (note) => withContentOrder(note, order), {
+    durable: false,
+  });
   return job;
 }
 
-/** The stage after submit: an order the API refused is no reason to hold another, so it leaves the index. */
+/** The stage after submit: an order proven not created is no reason to hold another, so it leaves the index. */
 export async function forgetRefusedContent(job: JobState, ctx: StageContext): Promise<JobState> {
   if (job.outcome !== 'not-created' || !job.resolved) return job;
   const name = contentName(contentKey(job.resolved.candidate));
-  const orders = contentOrders(await ctx.ledger.readNote<unknown>(ctx.account, name));
-  const kept = orders.filter((o) => o.orderNumber !== job.orderNumber);
-  if (kept.length === orders.length) return job;
-  await ctx.ledger.writeNote(ctx.account, name, { noteVersion: 2, orders: kept }, { durable: false });
+  await ctx.ledger.updateNote<unknown>(
+    ctx.account,
+    name,
+    async (note) => {
+      const orders = contentOrders(note);
+      const kept = orders.filter((o) => o.orderNumber !== job.orderNumber);
+      return kept.length === orders.length ? undefined : { noteVersion: 2, orders: kept };
+    },
+    { durable: false },
+  );
   return job;
 }

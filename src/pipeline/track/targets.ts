@@ -42,6 +42,8 @@ export interface ReportFile {
 
 export interface TargetOptions {
   stateDir: string;
+  /** The configured ledger (the state dir's, or the database of ledgerUrl); default the state dir's. */
+  ledger?: LedgerStore;
   /** Ledger account key (region + account id, ledger/account-key.ts); asked only when a ledger is read. */
   account: () => Promise<string>;
 }
@@ -60,15 +62,15 @@ function vouchedBy(ledger: LedgerStore, account: () => Promise<string>): Vouch {
 export async function collectTargets(args: readonly string[], opts: TargetOptions): Promise<Targets> {
   const out: Targets = { targets: [], reports: new Map(), files: new Map(), problems: [] };
   if (args.length === 0) {
-    await fromLedger(opts.stateDir, opts, out);
+    await fromLedger(opts.ledger ?? new FolderLedger(opts.stateDir), opts.stateDir, opts, out);
     return out;
   }
   // Reports named directly are vouched for by the configured ledger.
-  const vouch = vouchedBy(new FolderLedger(opts.stateDir), opts.account);
+  const vouch = vouchedBy(opts.ledger ?? new FolderLedger(opts.stateDir), opts.account);
   for (const arg of args) {
     const info = await stat(arg).catch(() => undefined);
     if (info?.isDirectory()) {
-      if (existsSync(join(arg, 'ledger'))) await fromLedger(arg, opts, out);
+      if (existsSync(join(arg, 'ledger'))) await fromLedger(new FolderLedger(arg), arg, opts, out);
       else {
         const names = (await readdir(arg)).filter((n) => n.endsWith('.result.json')).sort();
         if (names.length === 0) out.problems.push(`${arg}: no *.result.json reports (and no ledger/) in this folder`);
@@ -143,9 +145,8 @@ async function fromReport(path: string, out: Targets, vouch: Vouch): Promise<voi
   }
 }
 
-async function fromLedger(stateDir: string, opts: TargetOptions, out: Targets): Promise<void> {
+async function fromLedger(ledger: LedgerStore, where: string, opts: TargetOptions, out: Targets): Promise<void> {
   const account = await opts.account();
-  const ledger = new FolderLedger(stateDir);
   const vouch = vouchedBy(ledger, opts.account);
   const known = new Set(out.targets.map((t) => t.jobNumber));
   let any = false;
@@ -168,5 +169,5 @@ async function fromLedger(stateDir: string, opts: TargetOptions, out: Targets): 
       out.targets.push({ jobNumber: entry.jobNumber, orderNumber: entry.orderNumber });
     }
   }
-  if (!any) out.problems.push(`${stateDir}: the ledger has no submitted orders for this account`);
+  if (!any) out.problems.push(`${where}: the ledger has no submitted orders for this account`);
 }

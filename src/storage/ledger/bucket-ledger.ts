@@ -6,6 +6,8 @@ import {
   type LedgerKey,
   type LedgerStore,
   type LockGuard,
+  type NoteUpdate,
+  noteUnderLock,
   withOrderLock,
 } from './model.js';
 import { bucketLedgerId } from './ledger-id.js';
@@ -88,6 +90,15 @@ export class BucketLedger implements LedgerStore {
       .map((o) => o.key.slice(dir.length))
       .filter((n) => !n.endsWith('.lock'))
       .sort();
+  }
+
+  updateNote<T>(
+    account: string,
+    name: string,
+    change: (current: T | undefined) => Promise<T | undefined>,
+    options?: NoteUpdate,
+  ): Promise<void> {
+    return noteUnderLock(this, account, name, change, options);
   }
 
   async withAccountLock<T>(account: string, name: string, fn: (guard: LockGuard) => Promise<T>): Promise<T> {

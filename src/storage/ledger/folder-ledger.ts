@@ -27,6 +27,8 @@ import {
   type LedgerKey,
   type LedgerStore,
   type LockGuard,
+  type NoteUpdate,
+  noteUnderLock,
   withOrderLock,
 } from './model.js';
 import { noteName, safeName } from './safe-name.js';
@@ -120,6 +122,15 @@ export class FolderLedger implements LedgerStore {
       : [];
     const names = new Set([...flat, ...shards.flat().filter((n) => n.startsWith(prefix))]);
     return [...names].filter((n) => !n.endsWith('.tmp') && !n.endsWith('.lock')).sort();
+  }
+
+  updateNote<T>(
+    account: string,
+    name: string,
+    change: (current: T | undefined) => Promise<T | undefined>,
+    options?: NoteUpdate,
+  ): Promise<void> {
+    return noteUnderLock(this, account, name, change, options);
   }
 
   async withAccountLock<T>(account: string, name: string, fn: (guard: LockGuard) => Promise<T>): Promise<T> {

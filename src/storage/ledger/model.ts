@@ -141,6 +141,21 @@ export interface LedgerStore {
    */
   withAccountLock<T>(account: string, name: string, fn: (guard: LockGuard) => Promise<T>): Promise<T>;
   /**
+   * Reads the note, asks `change` for its next value (undefined: left as it is) and writes it,
+   * as one step against every other update of the note: a database in one transaction; a
+   * file or bucket ledger under the account lock `lock` (noteUnderLock; without one, read and
+   * written as two steps, where a lost update only weakens the content index). `change` may
+   * run again when the database was lost half-way: it must depend only on what it is given.
+   */
+  updateNote<T>(
+    account: string,
+    name: string,
+    change: (current: T | undefined) => Promise<T | undefined>,
+    options?: NoteUpdate,
+  ): Promise<void>;
+  /** Lets go of what the ledger holds open (a database's connections); absent when nothing is. */
+  close?(): Promise<void>;
+  /**
    * The ledger's own id: random, made once and kept in the ledger itself (ledger-id.ts), the
    * same for every process that uses this ledger and different for any other. A watcher marks
    * its drop location with it: watchers of one location must share one ledger.
@@ -152,6 +167,29 @@ export interface LedgerStore {
    * `policy.notes` say have expired. Absent where a store has nothing to fold.
    */
   compact?(account: string, policy: CompactPolicy): Promise<CompactResult>;
+}
+
+export interface NoteUpdate {
+  /** The account lock a file or bucket ledger updates the note under. */
+  lock?: string;
+  /** Fsynced (a file ledger); default true. */
+  durable?: boolean;
+}
+
+/** updateNote for a ledger without transactions: read, change and write, under `options.lock` when named. */
+export async function noteUnderLock<T>(
+  store: LedgerStore,
+  account: string,
+  name: string,
+  change: (current: T | undefined) => Promise<T | undefined>,
+  options: NoteUpdate = {},
+): Promise<void> {
+  const update = async (): Promise<void> => {
+    const next = await change(await store.readNote<T>(account, name));
+    if (next !== undefined) await store.writeNote(account, name, next, { durable: options.durable !== false });
+  };
+  if (options.lock === undefined) return update();
+  await store.withAccountLock(account, options.lock, update);
 }
 
 /** What a compaction may let go of; times are the calendar clock's (ms). */

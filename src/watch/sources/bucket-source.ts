@@ -14,9 +14,10 @@ export interface BucketSourceOptions extends DropOptions {
   prefix: string;
   /**
    * Where the claims live (and the ledger beside them, `bucketLedger`): a prefix droppers cannot
-   * write, outside the drop prefix, perhaps in another bucket (its own store then).
+   * write, outside the drop prefix, perhaps in another bucket (its own store then). Absent
+   * when `leases` (a ledger database's, ledgerUrl) holds the claims and the ledger is there.
    */
-  state: { store: S3Store; prefix: string };
+  state?: { store: S3Store; prefix: string };
   /** A claim not renewed for this long belongs to a dead instance. Default 30 s. */
   leaseMs?: number;
   /**
@@ -65,7 +66,9 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
   readonly needsStability = false;
 
   constructor(private readonly opts: BucketSourceOptions) {
-    super(new BucketLeases(opts.state.store, opts.leaseMs ?? 30_000), opts);
+    const own = opts.state ? new BucketLeases(opts.state.store, opts.leaseMs ?? 30_000) : opts.leases;
+    if (!own) throw new Error('a bucket source needs a state prefix or the leases of a ledger database');
+    super(own, opts);
     this.location = `s3://${opts.store.bucket}/${opts.prefix}`;
   }
 
@@ -78,7 +81,7 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
   }
 
   private claimsRoot(): string {
-    return claimsRoot(this.opts.state.prefix, this.opts.store.bucket, this.opts.prefix);
+    return claimsRoot(this.opts.state?.prefix ?? '', this.opts.store.bucket, this.opts.prefix);
   }
 
   protected claimName(name: string): string {
@@ -89,12 +92,18 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
     const { store, state, prefix } = this.opts;
     // Claims and ledger locks are made in the state's store; the drop's own conditional writes
     // keep a given-back input from replacing a newer upload.
-    await this.probe(state.store, `${state.prefix}probe-${randomUUID()}`, `s3://${state.store.bucket}/${state.prefix}`);
-    if (store !== state.store) await this.probe(store, `${prefix}.htorder-probe-${randomUUID()}`, this.location);
+    if (state)
+      await this.probe(
+        state.store,
+        `${state.prefix}probe-${randomUUID()}`,
+        `s3://${state.store.bucket}/${state.prefix}`,
+      );
+    if (store !== state?.store) await this.probe(store, `${prefix}.htorder-probe-${randomUUID()}`, this.location);
+    const ledger = state ? `s3://${state.store.bucket}/${state.prefix}ledger/` : 'the ledger database (ledgerUrl)';
     const old = droppersStateRoot(prefix);
     if (await store.hasAny(old))
       this.opts.onWarning?.(
-        `s3://${store.bucket}/${old} (a ledger and claims kept under the drop prefix, where droppers may write) is no longer read: the ledger is s3://${state.store.bucket}/${state.prefix}ledger/, and until it vouches for the account each new order is searched on the account before it is sent. Remove the old prefix once no watcher of an earlier build runs`,
+        `s3://${store.bucket}/${old} (a ledger and claims kept under the drop prefix, where droppers may write) is no longer read: the ledger is ${ledger}, and until it vouches for the account each new order is searched on the account before it is sent. Remove the old prefix once no watcher of an earlier build runs`,
       );
   }
 
@@ -136,7 +145,8 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
     const processing = this.key('processing', '');
     const claims = this.claimsRoot();
     const inputs = (await this.opts.store.list(processing, '/')).map((o) => o.key.slice(processing.length));
-    const claimed = (await this.opts.state.store.list(claims, '/')).map(
+    // Claims kept elsewhere (a ledger database's leases) run out by themselves.
+    const claimed = (this.opts.state ? await this.opts.state.store.list(claims, '/') : []).map(
       (o) => /^(.+)\.claim$/.exec(o.key.slice(claims.length))?.[1],
     );
     return [...inputs, ...claimed].filter((n): n is string => n !== undefined);
@@ -289,7 +299,7 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
 
   protected async closeStore(): Promise<void> {
     this.opts.store.close();
-    if (this.opts.state.store !== this.opts.store) this.opts.state.store.close();
+    if (this.opts.state && this.opts.state.store !== this.opts.store) this.opts.state.store.close();
   }
 }
 
