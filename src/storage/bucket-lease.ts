@@ -103,3 +103,16 @@ export class BucketLeases implements LeaseStore {
     };
   }
 }
+
+/**
+ * Where watchers of earlier builds kept a bucket's ledger and claims: under the drop prefix,
+ * where every dropper may write. Never read now; its presence is only told.
+ */
+export function droppersStateRoot(prefix: string): string {
+  return `${prefix}.htorder/`;
+}
+
+/** The claims of the inputs of `s3://bucket/prefix`, under the watcher's state prefix (a name holds no `/`, so none collide). */
+export function claimsRoot(statePrefix: string, bucket: string, prefix: string): string {
+  return `${statePrefix}claims/${bucket}/${prefix}`;
+}

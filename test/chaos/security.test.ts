@@ -188,7 +188,15 @@ describe('watch: nothing outside its folders', () => {
       }
       expect((await sandbox.admin.jobs()).map((j) => j.orderNumber)).toEqual(['OK-1']);
       expect((await readdir(outside.path)).sort()).toEqual(['target.yaml']);
-      expect((await readdir(drop.path)).sort()).toEqual(['done', 'evil.yaml', 'failed', 'held', 'processing']);
+      // The watcher's own mark of its ledger (docs/watch.md#sharing-a-drop-folder) aside.
+      expect((await readdir(drop.path)).sort()).toEqual([
+        '.htorder-ledger',
+        'done',
+        'evil.yaml',
+        'failed',
+        'held',
+        'processing',
+      ]);
     } finally {
       await outside.remove();
       await drop.remove();

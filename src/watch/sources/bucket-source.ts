@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { type ReportPaths, reportPaths } from '../../report/report-paths.js';
-import { BucketLeases } from '../../storage/bucket-lease.js';
+import { BucketLeases, claimsRoot, droppersStateRoot } from '../../storage/bucket-lease.js';
 import { describe, type ListedObject, PRECONDITION_FAILED, type S3Store } from '../../storage/s3/s3-store.js';
 import { Drop, type DropOptions, type NewSlot, type Occupant, type Staged, type Taken, type Where } from './drop.js';
 import { DONE_MARKER_SUFFIX, classifyName, markedInput, reportNames } from './drop-names.js';
@@ -26,19 +26,6 @@ export interface BucketSourceOptions extends DropOptions {
    */
   singleInstance?: boolean;
   onWarning?: (message: string) => void;
-}
-
-/**
- * Where watchers of earlier builds kept a bucket's ledger and claims: under the drop prefix,
- * where every dropper may write. Never read now; its presence is only told.
- */
-function droppersStateRoot(prefix: string): string {
-  return `${prefix}.htorder/`;
-}
-
-/** The claims of the inputs of `s3://bucket/prefix`, under the watcher's state prefix (a name holds no `/`, so none collide). */
-export function claimsRoot(statePrefix: string, bucket: string, prefix: string): string {
-  return `${statePrefix}claims/${bucket}/${prefix}`;
 }
 
 /** What a bucket keeps of a claim: the ETag of what was read, and of what was left at the top (undefined: nothing). */

@@ -55,6 +55,11 @@ describe('watch: an input whose jobs wait for approval', () => {
       expect(await creates()).toBe(0);
       expect(w.events().some((e) => e.kind === 'input' && e.phase === 'held')).toBe(true);
 
+      // The watcher notes where the input waits right after moving it there.
+      await waitFor(
+        async () => ((await approve({ list: true }, env)).stderr.includes(join(held, 'big.yaml')) ? true : undefined),
+        'approve --list to name held/big.yaml',
+      );
       const ok = await approve({ paths: [join(held, 'big.yaml.result.json')], note: 'expected' }, env);
       expect(ok.code, ok.stderr).toBe(0);
 
