@@ -1,7 +1,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { nowIso } from '../core/clock.js';
-import { findOtherWriter, type LastLook, type WriterCheck } from '../pipeline/other-writers.js';
+import type { LastLook, WriterCheck } from '../pipeline/other-writers.js';
 import { importEntries } from '../storage/ledger/account-key.js';
 import { FolderLedger } from '../storage/ledger/folder-ledger.js';
 import type { LedgerAccount, LedgerStore } from '../storage/ledger/model.js';
@@ -114,6 +114,8 @@ async function lookForOtherWriter(
     record.checkedThrough === undefined
       ? { vouchedSince: record.vouchedSince }
       : { checkedThrough: record.checkedThrough };
+  // Loaded when first asked: run asks for its token before it loads the pipeline.
+  const { findOtherWriter } = await import('../pipeline/other-writers.js');
   let found: WriterCheck;
   try {
     found = await findOtherWriter(

@@ -21,6 +21,13 @@ export function register(program: Command): void {
   const ledger = program
     .command('ledger')
     .description("move a state dir's ledger into the ledger database (ledgerUrl), or see what a ledger holds");
+  ledger.addHelpText(
+    'after',
+    examples([
+      ['htorder ledger import /srv/htorder-state', "copy a watcher's state dir into the database of ledgerUrl"],
+      ['htorder ledger stats', 'entries per account, oldest and newest, size'],
+    ]),
+  );
   const importCmd = ledger
     .command('import')
     .description(
