@@ -26,7 +26,7 @@ RUN --mount=type=cache,target=/root/.npm,sharing=locked \
     mkdir /tools && cd /tools \
  && npm install --no-save --no-package-lock --ignore-scripts --no-audit --no-fund \
       $(node -p "const l=require('/app/package-lock.json').packages; \
-        ['typescript','@types/node','@types/picomatch'].map((n)=>n+'@'+l['node_modules/'+n].version).join(' ')") \
+        ['typescript','@types/node','@types/picomatch','@types/pg'].map((n)=>n+'@'+l['node_modules/'+n].version).join(' ')") \
  && ln -s /tools/node_modules /node_modules
 ENV PATH=/tools/node_modules/.bin:$PATH
 COPY tsconfig.json tsconfig.build.json ./
