@@ -67,6 +67,16 @@ describe('Dockerfile', () => {
     expect(DOCKERFILE).not.toMatch(/HTORDER_CLIENT_SECRET=/);
   });
 
+  it("the build stage installs every type package the build's TypeScript needs (the development tree is not there)", () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      devDependencies: Record<string, string>;
+    };
+    const types = Object.keys(pkg.devDependencies).filter((n) => n.startsWith('@types/'));
+    const listed = /\[('[^\]]*')\]\.map\(\(n\)=>n\+'@'/.exec(DOCKERFILE)?.[1] ?? '';
+    expect(types.filter((t) => !listed.includes(`'${t}'`))).toEqual([]);
+    expect(listed).toContain("'typescript'");
+  });
+
   it('every COPY source exists and is not excluded by .dockerignore', () => {
     const sources = instructions
       .filter((l) => l.startsWith('COPY ') && !l.includes('--from='))
