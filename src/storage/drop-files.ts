@@ -208,6 +208,11 @@ export async function sameFileAt(to: string, expected: Identity): Promise<boolea
   return now !== undefined && sameIdentity(now, expected);
 }
 
+/** Removes `file`'s marker (`file` + `suffix`) unless `file` is there: a crash left it; a new file brings its own. */
+export async function removeStaleMarker(file: string, suffix: string): Promise<void> {
+  if (!(await occupied(file))) await removeFile(`${file}${suffix}`);
+}
+
 /** Whether anything is at `path`: a file, a folder or a link, dangling or not (lstat follows none). */
 export function occupied(path: string): Promise<boolean> {
   return lstat(path).then(

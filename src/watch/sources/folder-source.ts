@@ -36,6 +36,7 @@ import {
   occupied,
   readSmallFile,
   removeFile,
+  removeStaleMarker,
   reportFileOptions,
   moveNoClobber,
   sweepOld,
@@ -238,9 +239,9 @@ export class FolderSource extends Drop<FolderClaim, Entry> {
 
   protected async take(name: string, slot: NewSlot, fromTop: boolean): Promise<Taken<FolderClaim> | undefined> {
     const at = this.in('processing', name);
-    // An earlier file of this name still in processing/ (released at a shutdown) is resumed
-    // first: renaming over it would lose it. The new one is taken at a later scan.
-    if (!(await occupied(at)) && !(fromTop && (await this.intoProcessing(name)))) return undefined;
+    // A file left in processing/ is resumed first (and a marker a crash left at the top removed).
+    if (await occupied(at)) await removeStaleMarker(this.where('top', name), DONE_MARKER_SUFFIX);
+    else if (!(fromTop && (await this.intoProcessing(name)))) return undefined;
     const max = this.opts.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES;
     const verified = await copyVerified(at, await slot(), name, max);
     if (typeof verified === 'string') return { facts: {}, refused: verified };
@@ -334,8 +335,7 @@ export class FolderSource extends Drop<FolderClaim, Entry> {
     }
     // What was processed is what was copied: a change since, even one made before the move, shows.
     if (!verified) return undefined;
-    const { dev, ino } = input;
-    const { size, mtimeMs } = verified;
+    const [{ dev, ino }, { size, mtimeMs }] = [input, verified];
     return { outcome, name: final, location: this.where(outcome, final), dev, ino, size, mtimeMs };
   }
 

@@ -54,6 +54,19 @@ describe('FolderSource', () => {
     expect(claim.pid).toBe(process.pid);
   });
 
+  it('resuming a file after a crash removes the marker the crash left at the top, not a new drop’s', async () => {
+    await mkdir(join(dir.path, 'processing'), { recursive: true });
+    for (const n of ['m.csv', 'n.csv']) {
+      await writeFile(join(dir.path, 'processing', n), 'x');
+      await writeFile(join(dir.path, `${n}.done`), '');
+    }
+    // A new n.csv was dropped with its own marker meanwhile: that marker stays.
+    await writeFile(join(dir.path, 'n.csv'), 'new');
+    const s = await source();
+    expect((await s.claimOrphans()).map((c) => c.name).sort()).toEqual(['m.csv', 'n.csv']);
+    expect(await ls()).toEqual(['failed', 'held', 'n.csv', 'n.csv.done', 'processing', 'done'].sort());
+  });
+
   it('finishes into done/ beside earlier files of the same name without overwriting them', async () => {
     const s = await source();
     for (const round of [1, 2]) {
