@@ -170,11 +170,10 @@ it('bench:fleet', async () => {
       return candidate;
     });
     const bare = async (run: number) => {
-      const file = join(work, `bodies-${run}.json`);
-      await writeFile(
-        file,
-        JSON.stringify(bodies.map((b) => ({ ...b, orderNumber: String(b.orderNumber).replace(/^WD/, `B${run}`) }))),
-      );
+      // One job's body a line (bench/lib/bare-client.mjs).
+      const file = join(work, `bodies-${run}.jsonl`);
+      const renamed = bodies.map((b) => ({ ...b, orderNumber: String(b.orderNumber).replace(/^WD/, `B${run}`) }));
+      await writeFile(file, renamed.map((b) => `${JSON.stringify(b)}\n`).join(''));
       await fresh();
       const region = sandbox.regions.us!;
       const account = sandbox.accounts.find((a) => a.name === 'us-demo')!;
