@@ -30,19 +30,19 @@ export const HEADER = [
   'sizeQuantities',
 ];
 
-const CITIES = [
+export const CITIES = [
   ['Austin', 'Texas', '78701'],
   ['Dallas', 'TX', '75201'],
   ['Denver', 'Colorado', '80202'],
   ['Boston', 'MA', '02108'],
   ['Seattle', 'Washington', '98101'],
 ];
-const METHODS = ['UPS Ground', 'UPSGND', 'UPS 2nd Day Air', 'FedEx Overnight'];
+export const METHODS = ['UPS Ground', 'UPSGND', 'UPS 2nd Day Air', 'FedEx Overnight'];
 const PRICE_CODE = '"DTF Full Color 10"" x 10"""';
-const ROWS_PER_ORDER = 5;
+export const ROWS_PER_ORDER = 5;
 
 /** Deterministic tiny PRNG, so every run writes the same file. */
-function rng(seed) {
+export function rng(seed) {
   let s = seed >>> 0;
   return () => {
     s = (s + 0x6d2b79f5) >>> 0;
