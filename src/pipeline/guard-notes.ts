@@ -255,6 +255,13 @@ export function withContentOrder(note: unknown, order: ContentOrder): ContentNot
   return { noteVersion: 2, orders: [...kept, order].slice(-CONTENT_ORDERS) };
 }
 
+/** The entry without `orderNumber`'s order; undefined when it had none (nothing to write). */
+export function withoutContentOrder(note: unknown, orderNumber: string): ContentNote | undefined {
+  const orders = contentOrders(note);
+  const kept = orders.filter((o) => o.orderNumber !== orderNumber);
+  return kept.length === orders.length ? undefined : { noteVersion: 2, orders: kept };
+}
+
 /**
  * The orders of an index entry that make a job a suspected duplicate, newest first: sent under
  * another order number, from another input, no longer than `windowMs` before `now` (one from

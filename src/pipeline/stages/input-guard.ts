@@ -6,7 +6,6 @@ import {
   approvedName,
   contentKey,
   contentName,
-  contentOrders,
   heldName,
   type HeldNote,
   type HoldReason,
@@ -17,6 +16,7 @@ import {
   spentOf,
   utcDay,
   withContentOrder,
+  withoutContentOrder,
 } from '../guard-notes.js';
 import { withFindings, type JobState } from '../job-state.js';
 import { holdsInput } from '../job-status.js';
@@ -232,15 +232,8 @@ export async function rememberContent(job: JobState, ctx: StageContext): Promise
 export async function forgetRefusedContent(job: JobState, ctx: StageContext): Promise<JobState> {
   if (job.outcome !== 'not-created' || !job.resolved) return job;
   const name = contentName(contentKey(job.resolved.candidate));
-  await ctx.ledger.updateNote<unknown>(
-    ctx.account,
-    name,
-    async (note) => {
-      const orders = contentOrders(note);
-      const kept = orders.filter((o) => o.orderNumber !== job.orderNumber);
-      return kept.length === orders.length ? undefined : { noteVersion: 2, orders: kept };
-    },
-    { durable: false },
-  );
+  await ctx.ledger.updateNote<unknown>(ctx.account, name, async (note) => withoutContentOrder(note, job.orderNumber), {
+    durable: false,
+  });
   return job;
 }
