@@ -139,7 +139,14 @@ async function startConditionalProxy(
         resolve();
       });
       if (body) up.end(body);
-      else req.pipe(up);
+      else {
+        // A client gone before its request ended (a body-less GET cut off) never ends the pipe:
+        // the request upstream is given up, or its answer never comes and the turn never ends.
+        req.on('close', () => {
+          if (!req.complete) up.destroy();
+        });
+        req.pipe(up);
+      }
     });
 
   // Every request on one object takes that object's turn: s3rver's file-backed store races
