@@ -54,7 +54,7 @@ export function formatInputOutcome(o: InputOutcome, command: PipelineCommand): s
   if (r.mapping) lines.push(`  ${recognisedText(r.mapping)}`);
   lines.push(...table(rows).map((l) => `  ${l}`));
   // The account's currency, as the estimates give it (none when nothing was resolved).
-  const currency = [...o.resolved.values()].find((job) => job.estimate.currency)?.estimate.currency;
+  const currency = o.currency;
   if (r.jobs.length > 0)
     lines.push(
       `  estimated total: ${amountText(total, currency && printable(currency))}${

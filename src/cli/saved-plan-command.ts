@@ -11,7 +11,7 @@ import { amountText } from '../core/money.js';
 import { printable } from '../core/printable.js';
 import { VERSION } from '../core/version.js';
 import type { InputOutcome, PipelineContext } from '../pipeline/process-input.js';
-import { type PlannedInput, requestHash, type SavedPlan } from '../pipeline/saved-plan.js';
+import type { PlannedInput, SavedPlan } from '../pipeline/saved-plan.js';
 import { writeFileAtomic } from '../storage/atomic-write.js';
 import type { CommandIo } from './command-io.js';
 import { formatInputOutcome } from './format-outcome.js';
@@ -30,17 +30,10 @@ export async function writeSavedPlan(
   for (const o of outcomes) {
     if (!o.report?.input.sha256) continue;
     const jobs = o.report.jobs.flatMap((job) => {
-      const resolved = job.status === 'valid' ? o.resolved.get(job.index) : undefined;
-      if (!resolved) return [];
-      currency ??= resolved.estimate.currency ?? null;
-      const { estimate } = resolved;
-      return [
-        {
-          orderNumber: resolved.orderNumber,
-          request: requestHash(resolved),
-          estimate: estimate.total ?? null,
-        },
-      ];
+      const planned = job.status === 'valid' ? o.planned.get(job.index) : undefined;
+      if (!planned) return [];
+      currency ??= o.currency ?? null;
+      return [planned];
     });
     inputs.push({ file: resolve(o.file), sha256: o.report.input.sha256, jobs });
   }

@@ -47,7 +47,7 @@ export function jobLimit(jobs: number, width: number): JobLimit {
   return jobs <= width ? noLimit : pLimit(width);
 }
 
-export interface EachJob {
+export interface EachJob<T> {
   /** Which jobs the stage is for; the others pass through unchanged. */
   select: (job: JobState) => boolean;
   stage: Stage;
@@ -55,27 +55,40 @@ export interface EachJob {
   limit: JobLimit;
   /** Told of each job as it comes out of the stage. */
   onJob?: (job: JobState) => void;
+  /** What is kept of each job, selected or not, once it is out of the stage (the job itself, or a small record of it). */
+  keep: (job: JobState) => T;
   /** How many selected jobs are done, out of how many: 0 before any starts, then after each one. */
   progress?: (done: number, total: number) => void;
 }
 
 /**
- * Runs the stage on every selected job, at most `limit` at a time; returns every job's new
- * state in manifest order. Each job goes on as soon as its own previous stage is done.
+ * Runs the stage on every selected job, at most `limit` at a time; returns what is kept of
+ * every job in manifest order. Each job goes on as soon as its own previous stage is done.
+ * `jobs` is consumed: each slot is emptied as its job is taken, so a job's state lives only
+ * until what `keep` makes of it replaces it (an input of many jobs does not hold every job's
+ * state to the end of the stage).
  */
-export async function eachJob(jobs: readonly JobState[], each: EachJob): Promise<JobState[]> {
-  const total = jobs.filter(each.select).length;
+export async function eachJob<T>(jobs: Array<JobState | undefined>, each: EachJob<T>): Promise<T[]> {
+  const total = jobs.filter((job) => job !== undefined && each.select(job)).length;
   let done = 0;
   each.progress?.(done, total);
-  return Promise.all(
-    jobs.map((job) => {
-      if (!each.select(job)) return job;
-      return each.limit(async () => {
+  const kept: Array<Promise<T> | T> = [];
+  for (let i = 0; i < jobs.length; i++) {
+    const job = jobs[i];
+    if (job === undefined) throw new Error(`eachJob: job ${i} was taken already`);
+    jobs[i] = undefined;
+    if (!each.select(job)) {
+      kept.push(each.keep(job));
+      continue;
+    }
+    kept.push(
+      each.limit(async () => {
         const next = await each.stage(job, each.ctx);
         each.onJob?.(next);
         each.progress?.(++done, total);
-        return next;
-      });
-    }),
-  );
+        return each.keep(next);
+      }),
+    );
+  }
+  return Promise.all(kept);
 }

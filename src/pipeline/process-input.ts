@@ -20,12 +20,12 @@ import type { ResultReport } from '../report/model.js';
 import { ReportWriter } from '../report/report-writer.js';
 import type { ReportTarget, WrittenReports } from '../report/write-reports.js';
 import type { AccountCatalogue } from '../resolve/catalogue.js';
-import type { ResolvedJob } from '../resolve/resolve-job.js';
 import { errorText } from './api-diagnostics.js';
 import { type AccountListing, listAccount } from './find-submitted.js';
-import { eachJob, flow, jobLimit } from './flow.js';
+import { eachJob, flow, type JobLimit, jobLimit } from './flow.js';
+import { type JobEnd, jobEnd } from './job-end.js';
 import { jobReporter } from './job-report.js';
-import { checkPlanned, type PlanCheck } from './saved-plan.js';
+import { checkPlanned, type PlanCheck, type PlannedJob } from './saved-plan.js';
 import { checkedJobs, type JobState } from './job-state.js';
 import { blocksSubmission } from './job-status.js';
 import { checkArtwork } from './stages/artwork.js';
@@ -148,8 +148,10 @@ export interface InputOutcome {
   reports?: WrittenReports;
   /** `watch`: writes the reports (once) to `target`. */
   writeReports?: (target: ReportTarget) => Promise<WrittenReports>;
-  /** Resolved jobs by index (for the plan table). */
-  resolved: Map<number, ResolvedJob>;
+  /** `plan`: each valid job's request by index, as a saved plan holds it (plan --out). */
+  planned: ReadonlyMap<number, PlannedJob>;
+  /** The account's currency as the jobs' estimates give it (none when nothing was resolved). */
+  currency?: string;
   /** Why an unreadable input could not be processed. */
   problem?: string;
 }
@@ -197,7 +199,7 @@ export async function prepareInput(
     defaultDeliveryMethod: plan.defaultDeliveryMethod,
   });
   const usage = read.diagnostics.find((d) => USAGE_CODES.has(d.code));
-  if (usage) return { file, unreadable: { file, status: 'unreadable', problem: usage.message, resolved: new Map() } };
+  if (usage) return { file, unreadable: { file, status: 'unreadable', problem: usage.message, planned: new Map() } };
   const { manifest, diagnostics } = read;
   let begun: { report: ResultReport; writer: ReportWriter } | undefined;
   const begin = () => {
@@ -242,18 +244,17 @@ export async function processPrepared(prepared: PreparedInput, given: PipelineCo
       : [];
   const { report, writer } = begin();
   const vouch = ctx.command === 'plan' ? undefined : ctx.unseen?.vouch;
-  if (vouch && jobs.every((job) => job.ledger?.entry !== undefined || verifiedAbsent.has(job.orderNumber)))
-    await vouch();
+  if (vouch && jobs.every((job) => job.recorded || verifiedAbsent.has(job.orderNumber))) await vouch();
   report.finishedAt = nowIso(ctx.clock);
   if (ctx.command === 'watch') {
     refreshSummary(report);
     ctx.hooks?.onProgress?.({ file, stage: 'done', done: report.jobs.length, total: report.jobs.length });
     const writeReports = (target: ReportTarget) => writer.flush(target);
-    return { file, status: inputStatus(jobs, report), report, writeReports, resolved: resolutions(jobs) };
+    return { file, status: inputStatus(jobs, report), report, writeReports, ...plannedOf(jobs) };
   }
   const reports = await writer.flush();
   ctx.hooks?.onProgress?.({ file, stage: 'done', done: report.jobs.length, total: report.jobs.length });
-  return { file, status: inputStatus(jobs, report), report, reports, resolved: resolutions(jobs) };
+  return { file, status: inputStatus(jobs, report), report, reports, ...plannedOf(jobs) };
 }
 
 /** What one input's run adds to its context: what it learnt of orders the ledger has never seen. */
@@ -331,7 +332,7 @@ async function runJobs(
   checked: JobState[],
   begin: () => { report: ResultReport; writer: ReportWriter },
   ctx: RunContext,
-): Promise<JobState[]> {
+): Promise<JobEnd[]> {
   const stage = stageContext(manifest, ctx);
   // The report is begun when the first job is written, after the plan stages (PreparedInput.begin).
   let writeJob: ((job: JobState) => void) | undefined;
@@ -345,36 +346,19 @@ async function runJobs(
   const limit = jobLimit(manifest.jobs.length, ctx.concurrency * 2);
   const progress = (name: ProgressEvent['stage']) => (done: number, total: number) =>
     ctx.hooks?.onProgress?.({ file: manifest.file, stage: name, done, total });
-  const writeAll = (jobs: JobState[]): JobState[] => {
-    for (const job of jobs) write(job);
-    return jobs;
-  };
+  const endAll = (jobs: JobState[]): JobEnd[] =>
+    jobs.map((job) => {
+      write(job);
+      return jobEnd(job, ctx.command);
+    });
 
-  // Each job flows on its own through look-up, changes, resolve and dry run: only submitting
-  // waits for every job (all or nothing), so one job's lookups overlap others' dry runs.
-  const planned = await eachJob(checked, {
-    select: (job) => job.outcome === 'checked',
-    stage: PLAN,
-    ctx: stage,
-    limit,
-    progress: progress('plan'),
-  });
-  let jobs = await overInputCost(ctx.planned ? checkPlanned(planned, ctx.planned, stage) : planned, stage);
-  if (ctx.command === 'plan')
-    return writeAll(capHeld(await overDailyCost(jobs, stage, { partial: ctx.partial, count: false }), stage));
-  if (!mustHoldBack(jobs, ctx.partial)) {
-    const withdrawn = await ctx.hooks?.beforeSend?.();
-    if (withdrawn !== undefined) return writeAll(withdraw(jobs, stage, withdrawn));
-    jobs = await overDailyCost(jobs, stage, { partial: ctx.partial, count: true });
-  }
-  jobs = capHeld(jobs, stage);
-  await recordHeld(jobs, stage);
-  if (mustHoldBack(jobs, ctx.partial)) return writeAll(holdBack(jobs, stage));
-  writeAll(jobs);
-
+  const decided = await planJobs(checked, stage, { ctx, limit, progress: progress('plan') });
+  if (!('send' in decided)) return endAll(decided.unsent);
+  writeAll(decided.send, write);
   // Each outcome is in the report on disk soon after (the writer coalesces rewrites); the
-  // ledger, not the report, is the durable record of what was submitted.
-  const done = await eachJob(jobs, {
+  // ledger, not the report, is the durable record of what was submitted. A job's state gives
+  // way to its small record once its outcome is written.
+  const done = await eachJob(decided.send, {
     select: (job) => job.outcome === 'ready',
     stage: SUBMIT,
     ctx: stage,
@@ -383,11 +367,50 @@ async function runJobs(
       write(job);
       begin().writer.schedule();
     },
+    keep: (job) => jobEnd(job, ctx.command),
     progress: progress('submit'),
   });
   await releaseUnspent(done, stage);
   await forgetApproved(done, stage);
   return done;
+}
+
+function writeAll(jobs: readonly JobState[], write: (job: JobState) => void): void {
+  for (const job of jobs) write(job);
+}
+
+/**
+ * Each job flows on its own through look-up, changes, resolve and dry run: only submitting
+ * waits for every job (all or nothing), so one job's lookups overlap others' dry runs. Then the
+ * input's guardrails decide: the jobs to `send` (run), or every job as it ends unsent (plan, a
+ * withdrawn input, or jobs held back).
+ */
+async function planJobs(
+  checked: JobState[],
+  stage: StageContext,
+  opts: { ctx: RunContext; limit: JobLimit; progress: (done: number, total: number) => void },
+): Promise<{ send: JobState[] } | { unsent: JobState[] }> {
+  const { ctx } = opts;
+  const planned = await eachJob(checked, {
+    select: (job) => job.outcome === 'checked',
+    stage: PLAN,
+    ctx: stage,
+    limit: opts.limit,
+    keep: (job) => job,
+    progress: opts.progress,
+  });
+  let jobs = await overInputCost(ctx.planned ? checkPlanned(planned, ctx.planned, stage) : planned, stage);
+  if (ctx.command === 'plan')
+    return { unsent: capHeld(await overDailyCost(jobs, stage, { partial: ctx.partial, count: false }), stage) };
+  if (!mustHoldBack(jobs, ctx.partial)) {
+    const withdrawn = await ctx.hooks?.beforeSend?.();
+    if (withdrawn !== undefined) return { unsent: withdraw(jobs, stage, withdrawn) };
+    jobs = await overDailyCost(jobs, stage, { partial: ctx.partial, count: true });
+  }
+  jobs = capHeld(jobs, stage);
+  await recordHeld(jobs, stage);
+  if (mustHoldBack(jobs, ctx.partial)) return { unsent: holdBack(jobs, stage) };
+  return { send: jobs };
 }
 
 function stageContext(manifest: Manifest, ctx: RunContext): StageContext {
@@ -436,7 +459,7 @@ function artworkFilesOf(manifest: Manifest, ctx: RunContext): InputArtworkFiles 
  * The input's outcome, from every job's: "unavailable" (retry later, exit 3) when the API
  * could not be reached for any job, else "invalid" when the report shows any failure.
  */
-function inputStatus(jobs: readonly JobState[], report: ResultReport): InputStatus {
+function inputStatus(jobs: readonly JobEnd[], report: ResultReport): InputStatus {
   if (jobs.some((job) => job.unavailable)) return 'unavailable';
   if (!reportHasErrors(report)) return 'ok';
   // Held: every error is a job's reason to wait, or a job held back because another waits.
@@ -447,8 +470,10 @@ function inputStatus(jobs: readonly JobState[], report: ResultReport): InputStat
   return waiting && !failing ? 'held' : 'invalid';
 }
 
-function resolutions(jobs: readonly JobState[]): Map<number, ResolvedJob> {
-  const out = new Map<number, ResolvedJob>();
-  for (const job of jobs) if (job.resolved) out.set(job.index, job.resolved);
-  return out;
+/** What the outcome says of the jobs' requests: plan's saved-plan records, and the currency. */
+function plannedOf(jobs: readonly JobEnd[]): Pick<InputOutcome, 'planned' | 'currency'> {
+  const planned = new Map<number, PlannedJob>();
+  for (const job of jobs) if (job.planned) planned.set(job.index, job.planned);
+  const currency = jobs.find((job) => job.currency !== undefined)?.currency;
+  return { planned, ...(currency === undefined ? {} : { currency }) };
 }

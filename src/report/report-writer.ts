@@ -92,7 +92,11 @@ export class ReportWriter {
         // The final write goes to the target; a progress write still under way goes next to the
         // input, and the loop goes round once more for the final one.
         const target = this.final ? this.target : undefined;
-        this.last = await writeReports(this.report, { ...this.opts, ...(target ? { target } : {}) });
+        // Only the final write may hand result.csv to a worker thread: each thread leaves the
+        // allocator an arena of its own, so a thread per progress write grows the run's RSS
+        // with every rewrite, where one thread for the last write costs one arena.
+        const worker = this.final ? undefined : false;
+        this.last = await writeReports(this.report, { ...this.opts, worker, ...(target ? { target } : {}) });
         this.lastAt = Date.now();
         this.lastTook = this.lastAt - started;
       }

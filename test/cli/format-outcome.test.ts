@@ -61,7 +61,7 @@ describe('the outcome table on the terminal', () => {
         file: '/in/orders.yaml',
         status: 'invalid',
         report: reportOf([{ ...bad, errors: [error] }, warned], { errors: 1, warnings: 1 }),
-        resolved: new Map(),
+        planned: new Map(),
       },
       'run',
     );
@@ -76,7 +76,7 @@ describe('the outcome table on the terminal', () => {
       job(2, 'P3', 'failed', null, null, 3),
     ];
     const report = reportOf(jobs, { errors: 0, warnings: 0 });
-    const text = formatInputOutcome({ file: '/in/orders.yaml', status: 'invalid', report, resolved: new Map() }, 'run');
+    const text = formatInputOutcome({ file: '/in/orders.yaml', status: 'invalid', report, planned: new Map() }, 'run');
     expect(text.split('\n').slice(0, 5)).toEqual([
       '/in/orders.yaml:',
       '  order             items  estimate  status     job',
