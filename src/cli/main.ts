@@ -4,6 +4,8 @@
 // a report rewrite. It must be set before the pool is first used, hence before any import
 // that could touch the file system asynchronously.
 process.env.UV_THREADPOOL_SIZE ??= '16';
+const { limitHeapGrowth } = await import('./heap-growth.js');
+limitHeapGrowth();
 const { runCli } = await import('./program.js');
 const { printableLines } = await import('../core/printable.js');
 const { quietOnClosedPipes } = await import('./closed-pipes.js');

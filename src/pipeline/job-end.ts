@@ -1,5 +1,5 @@
 import type { JobState, StageOutcome } from './job-state.js';
-import { type PlannedJob, requestHash } from './saved-plan.js';
+import { type PlannedJob, requestOf } from './saved-plan.js';
 
 /**
  * What an input keeps of a job once the job's outcome is in the report: a small record of a
@@ -29,7 +29,7 @@ export function jobEnd(job: JobState, command: 'plan' | 'run' | 'watch'): JobEnd
   const currency = resolved?.estimate.currency;
   const planned =
     command === 'plan' && resolved
-      ? { orderNumber: resolved.orderNumber, request: requestHash(resolved), estimate: resolved.estimate.total ?? null }
+      ? { orderNumber: resolved.orderNumber, request: requestOf(resolved), estimate: resolved.estimate.total ?? null }
       : undefined;
   return {
     index: job.index,

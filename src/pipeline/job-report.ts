@@ -4,7 +4,7 @@ import type { Manifest } from '../manifest/model.js';
 import { toReportError } from '../report/build-report.js';
 import { itemCount } from '../report/lazy-items.js';
 import type { ReportError, ResultReport } from '../report/model.js';
-import type { JobState } from './job-state.js';
+import { dueOf, type JobState } from './job-state.js';
 import { jobStatus } from './job-status.js';
 
 /**
@@ -40,7 +40,7 @@ function writeJob(report: ResultReport, job: JobState, check: Checked, manifest:
   const entry = job.ledger?.entry;
   result.status = status;
   result.jobNumber = entry?.jobNumber ?? null;
-  result.dateDue = entry?.dateDue || job.resolved?.candidate.dateDue || check.dateDue;
+  result.dateDue = entry?.dateDue || (job.resolved && dueOf(job.resolved)) || check.dateDue;
   result.totalJobCost = entry?.totalJobCost ?? null;
   result.estimatedCost = job.resolved?.estimate.total ?? null;
   // A job the ledger vouched for has no resolution: its cost is in the account's currency all the same.

@@ -2,6 +2,7 @@ import type { LedgerEntry } from '../storage/ledger/model.js';
 import { extend } from '../core/extend.js';
 import { invalidJobs } from '../manifest/diagnostics.js';
 import type { Diagnostic, Manifest } from '../manifest/model.js';
+import type { JobEstimate } from '../resolve/estimate/model.js';
 import type { ResolvedJob } from '../resolve/resolve-job.js';
 import type { Approval, HoldReason } from './guard-notes.js';
 import { jobHash } from './job-hash.js';
@@ -48,8 +49,11 @@ interface JobFacts {
   readonly diagnostics: readonly Diagnostic[];
   /** What the ledger look-up or the submit learnt about the order; the job's items show this outcome. */
   readonly ledger?: LedgerFinding;
-  /** The resolution, once made (kept when it was refused: the report shows its estimate). */
-  readonly resolved?: ResolvedJob;
+  /**
+   * The resolution, once made (kept when it was refused: the report shows its estimate); once
+   * the plan stages are done, only what is read of it later (KeptResolution).
+   */
+  readonly resolved?: Resolution;
   /** The API could not be reached or refused the credentials while this job was processed. */
   readonly unavailable: boolean;
   /** The approval this job's fingerprint has: the guardrails let it through. */
@@ -65,12 +69,27 @@ export interface LedgerFinding {
   readonly currency?: string;
 }
 
-/** A job that is `ready` always carries the resolution its submit sends. */
+/**
+ * What a job keeps of its resolution from the end of its plan stages: what the guardrails,
+ * apply's check, the report and the saved plan read of it, and the fingerprint of the request
+ * its dry run validated. The request itself (most of a job's memory in a run of many jobs) is
+ * resolved again right before it is sent (stages/resolve.ts, resolveAgain).
+ */
+export interface KeptResolution {
+  readonly kept: true;
+  readonly orderNumber: string;
+  readonly jobIndex: number;
+  /** requestHash (saved-plan.ts) of the request. */
+  readonly request: string;
+  readonly estimate: Omit<JobEstimate, 'lines'>;
+  readonly dateDue?: string | null;
+}
+
+export type Resolution = ResolvedJob | KeptResolution;
+
+/** A job that is `ready` always carries the resolution its submit sends (or keeps its fingerprint until then). */
 export type JobState = JobFacts &
-  (
-    | { readonly outcome: 'ready'; readonly resolved: ResolvedJob }
-    | { readonly outcome: Exclude<StageOutcome, 'ready'> }
-  );
+  ({ readonly outcome: 'ready'; readonly resolved: Resolution } | { readonly outcome: Exclude<StageOutcome, 'ready'> });
 
 /** Check's verdict on every job of the manifest: the first state of each. */
 export function checkedJobs(manifest: Manifest, diagnostics: readonly Diagnostic[]): JobState[] {
@@ -97,4 +116,16 @@ export function checkedJobs(manifest: Manifest, diagnostics: readonly Diagnostic
 /** The job with more findings, after the ones it had. */
 export function withFindings(job: JobState, diagnostics: readonly Diagnostic[]): JobState {
   return diagnostics.length === 0 ? job : extend(job, { diagnostics: [...job.diagnostics, ...diagnostics] });
+}
+
+/** The whole resolution of a job in its plan stages, which run before anything of it is kept. */
+export function fullResolution(job: { readonly orderNumber: string; readonly resolved: Resolution }): ResolvedJob {
+  if ('kept' in job.resolved)
+    throw new Error(`order ${JSON.stringify(job.orderNumber)}: its request is no longer held`);
+  return job.resolved;
+}
+
+/** A resolution's due date, whether whole or kept. */
+export function dueOf(resolved: Resolution): string | null | undefined {
+  return 'kept' in resolved ? resolved.dateDue : resolved.candidate.dateDue;
 }

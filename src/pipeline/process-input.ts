@@ -35,7 +35,7 @@ import { applyChanges } from './stages/changes.js';
 import type { StageContext } from './stages/context.js';
 import { dryRun } from './stages/dry-run.js';
 import { lookUp } from './stages/look-up.js';
-import { resolve } from './stages/resolve.js';
+import { keepResolution, resolve, resolveAgain } from './stages/resolve.js';
 import { guard, type GuardLimits, NO_LIMITS } from './stages/guard.js';
 import {
   capHeld,
@@ -161,7 +161,7 @@ const USAGE_CODES = new Set([INPUT_NOT_FOUND, INPUT_UNREADABLE, INPUT_UNSUPPORTE
 /** The stages every job goes through, in plan and in run alike, each job on its own. */
 const PLAN = flow(lookUp, applyChanges, resolve, provideArtwork, checkArtwork, dryRun, guard);
 /** run only, once every job is through PLAN. */
-const SUBMIT = flow(rememberContent, submit, forgetRefusedContent);
+const SUBMIT = flow(resolveAgain, rememberContent, submit, forgetRefusedContent);
 
 /**
  * An input read and checked and its jobs' first states made: the work of an input that needs
@@ -396,7 +396,7 @@ async function planJobs(
     stage: PLAN,
     ctx: stage,
     limit: opts.limit,
-    keep: (job) => job,
+    keep: keepResolution,
     progress: opts.progress,
   });
   let jobs = await overInputCost(ctx.planned ? checkPlanned(planned, ctx.planned, stage) : planned, stage);

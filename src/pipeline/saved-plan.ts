@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import type { Diagnostic } from '../manifest/model.js';
 import type { ResolvedJob } from '../resolve/resolve-job.js';
 import { canonicalJson } from './job-hash.js';
-import { withFindings, type JobState } from './job-state.js';
+import { type JobState, type Resolution, withFindings } from './job-state.js';
 import type { StageContext } from './stages/context.js';
 
 /**
@@ -55,6 +55,11 @@ export function requestHash(resolved: Pick<ResolvedJob, 'candidate' | 'artworkKe
   return hash('sha256', canonicalJson({ ...candidate, items }), 'hex');
 }
 
+/** The fingerprint of a resolution's request: computed from a whole one, or as a kept one holds it. */
+export function requestOf(resolved: Resolution): string {
+  return 'kept' in resolved ? resolved.request : requestHash(resolved);
+}
+
 /** What apply holds one input's jobs to. */
 export interface PlanCheck {
   jobs: ReadonlyMap<string, PlannedJob>;
@@ -84,7 +89,7 @@ export function checkPlanned(jobs: readonly JobState[], plan: PlanCheck, ctx: St
         ...withFindings(job, [at('apply.not-planned', 'not in the plan: not sent (plan it, or run it)')]),
         outcome: 'held-back',
       };
-    if (requestHash(job.resolved) !== planned.request)
+    if (requestOf(job.resolved) !== planned.request)
       return {
         ...withFindings(job, [
           at('apply.request-changed', "the request resolved now differs from the plan's: plan again"),

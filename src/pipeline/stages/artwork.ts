@@ -2,7 +2,7 @@ import { nowDate } from '../../core/clock.js';
 import type { Diagnostic } from '../../manifest/model.js';
 import { artworkLifetime } from '../../resolve/preflight/artwork-lifetime.js';
 import { diagnostic } from '../../resolve/preflight/diagnostic.js';
-import { withFindings, type JobState } from '../job-state.js';
+import { fullResolution, withFindings, type JobState } from '../job-state.js';
 import type { StageContext } from './context.js';
 
 /**
@@ -23,7 +23,7 @@ export async function checkArtwork(job: JobState, ctx: StageContext): Promise<Jo
       const link = item?.externalArtworkUrl;
       if (typeof link !== 'string') return;
       const field = `jobs[${job.index}].items[${i}].externalArtworkUrl`;
-      const lifetime = artworkLifetime(link, job.resolved.candidate.dateDue ?? mjob.dateDue, now);
+      const lifetime = artworkLifetime(link, fullResolution(job).candidate.dateDue ?? mjob.dateDue, now);
       if (lifetime) found.push(diagnostic(sources, lifetime.severity, lifetime.code, field, lifetime.message));
       if (!ctx.artwork || lifetime?.severity === 'error') return;
       const probe = await ctx.artwork.check(link);

@@ -1,5 +1,5 @@
 import { apiDiagnostics, isRefusal } from '../api-diagnostics.js';
-import { withFindings, type JobState } from '../job-state.js';
+import { fullResolution, withFindings, type JobState } from '../job-state.js';
 import type { StageContext } from './context.js';
 
 /**
@@ -10,7 +10,7 @@ import type { StageContext } from './context.js';
 export async function dryRun(job: JobState, ctx: StageContext): Promise<JobState> {
   if (job.outcome !== 'ready') return job;
   try {
-    await ctx.client.jobs.validate(job.resolved.candidate);
+    await ctx.client.jobs.validate(fullResolution(job).candidate);
     return job;
   } catch (err) {
     // The client already retried a 500 once.

@@ -2,7 +2,7 @@ import { durationText } from '../../core/clock.js';
 import type { Diagnostic } from '../../manifest/model.js';
 import { amountText } from '../../core/money.js';
 import { approvalFor, contentKey, contentName, contentOrders, type HoldReason, suspectedOf } from '../guard-notes.js';
-import { withFindings, type JobState } from '../job-state.js';
+import { fullResolution, withFindings, type JobState } from '../job-state.js';
 import { DUPLICATE } from '../job-status.js';
 import type { StageContext } from './context.js';
 
@@ -36,7 +36,7 @@ export async function guard(job: JobState, ctx: StageContext): Promise<JobState>
 /** The job's own reasons to wait, from its estimate and lines alone. */
 function jobReasons(job: JobState & { outcome: 'ready' }, limits: GuardLimits): HoldReason[] {
   const reasons: HoldReason[] = [];
-  const { estimate } = job.resolved;
+  const { estimate } = fullResolution(job);
   const max = limits.maxLineQuantity;
   if (max !== undefined) {
     const line = estimate.lines.find((l) => l.quantity > max);
@@ -72,7 +72,7 @@ function jobReasons(job: JobState & { outcome: 'ready' }, limits: GuardLimits): 
 async function duplicateOf(job: JobState & { outcome: 'ready' }, ctx: StageContext): Promise<HoldReason | undefined> {
   const windowMs = ctx.guard.duplicateWindowMs;
   if (windowMs === 0) return undefined;
-  const note = await ctx.ledger.readNote<unknown>(ctx.account, contentName(contentKey(job.resolved.candidate)));
+  const note = await ctx.ledger.readNote<unknown>(ctx.account, contentName(contentKey(fullResolution(job).candidate)));
   const mine = { orderNumber: job.orderNumber, input: ctx.manifest.sha256 };
   for (const seen of suspectedOf(contentOrders(note), mine, ctx.clock.now(), windowMs)) {
     // The ledger's entry: a cancelled order is no reason to hold another; its job number is told

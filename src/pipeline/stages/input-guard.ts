@@ -19,7 +19,7 @@ import {
   withContentOrder,
   withoutContentOrder,
 } from '../guard-notes.js';
-import { withFindings, type JobState } from '../job-state.js';
+import { fullResolution, withFindings, type JobState } from '../job-state.js';
 import { holdsInput } from '../job-status.js';
 import type { StageContext } from './context.js';
 import { hold } from './guard.js';
@@ -220,7 +220,7 @@ export async function forgetApproved(jobs: readonly JobEnd[], ctx: StageContext)
  */
 export async function rememberContent(job: JobState, ctx: StageContext): Promise<JobState> {
   if (job.outcome !== 'ready') return job;
-  const name = contentName(contentKey(job.resolved.candidate));
+  const name = contentName(contentKey(fullResolution(job).candidate));
   const order = { orderNumber: job.orderNumber, at: nowIso(ctx.clock), input: ctx.manifest.sha256 };
   // Not fsynced: a note lost in a power cut only weakens the suspicion, never sends anything.
   await ctx.ledger.updateNote<unknown>(ctx.account, name, async (note) => withContentOrder(note, order), {
@@ -231,8 +231,9 @@ export async function rememberContent(job: JobState, ctx: StageContext): Promise
 
 /** The stage after submit: an order proven not created is no reason to hold another, so it leaves the index. */
 export async function forgetRefusedContent(job: JobState, ctx: StageContext): Promise<JobState> {
-  if (job.outcome !== 'not-created' || !job.resolved) return job;
-  const name = contentName(contentKey(job.resolved.candidate));
+  const { resolved } = job;
+  if (job.outcome !== 'not-created' || !resolved) return job;
+  const name = contentName(contentKey(fullResolution({ orderNumber: job.orderNumber, resolved }).candidate));
   await ctx.ledger.updateNote<unknown>(ctx.account, name, async (note) => withoutContentOrder(note, job.orderNumber), {
     durable: false,
   });

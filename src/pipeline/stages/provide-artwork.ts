@@ -3,7 +3,7 @@ import type { Diagnostic } from '../../manifest/model.js';
 import { diagnostic } from '../../resolve/preflight/diagnostic.js';
 import type { ArtworkFile, ArtworkStore } from '../../storage/artwork-store.js';
 import { FolderFileError } from '../../storage/folder-file.js';
-import { withFindings, type JobState } from '../job-state.js';
+import { fullResolution, withFindings, type JobState } from '../job-state.js';
 import type { InputArtworkFiles } from './artwork-files.js';
 import type { StageContext } from './context.js';
 
@@ -30,10 +30,11 @@ export async function provideArtwork(job: JobState, ctx: StageContext): Promise<
     return { ...withFindings(job, found), outcome: 'refused' };
   }
   const now = nowDate(ctx.clock);
-  const due = job.resolved.candidate.dateDue ?? now.toISOString().slice(0, 10);
+  const whole = fullResolution(job);
+  const due = whole.candidate.dateDue ?? now.toISOString().slice(0, 10);
   const until = new Date(Date.parse(`${due}T00:00:00Z`) + ctx.artworkMarginDays * DAY_MS);
   const found: Diagnostic[] = [];
-  const lines = [...job.resolved.candidate.items];
+  const lines = [...whole.candidate.items];
   const keys: Record<number, string> = {};
   for (const { name, i } of named) {
     const result = await oneFile({ store, files, mode: ctx.mode, until, now }, name);
@@ -50,7 +51,7 @@ export async function provideArtwork(job: JobState, ctx: StageContext): Promise<
   }
   const next = withFindings(job, found);
   if (found.some((d) => d.severity === 'error')) return { ...next, outcome: 'refused' };
-  const resolved = { ...job.resolved, candidate: { ...job.resolved.candidate, items: lines }, artworkKeys: keys };
+  const resolved = { ...whole, candidate: { ...whole.candidate, items: lines }, artworkKeys: keys };
   return { ...next, outcome: 'ready', resolved };
 }
 

@@ -1,7 +1,8 @@
 import { isError } from '../../manifest/diagnostics.js';
 import { extend } from '../../core/extend.js';
 import { resolveJob } from '../../resolve/resolve-job.js';
-import { withFindings, type JobState } from '../job-state.js';
+import { type JobState, type KeptResolution, withFindings } from '../job-state.js';
+import { requestHash } from '../saved-plan.js';
 import type { StageContext } from './context.js';
 
 /**
@@ -14,4 +15,43 @@ export async function resolve(job: JobState, ctx: StageContext): Promise<JobStat
   const next = withFindings(job, resolved.diagnostics);
   if (resolved.diagnostics.some(isError)) return extend(next, { outcome: 'refused', resolved });
   return extend(next, { outcome: 'ready', resolved });
+}
+
+/**
+ * What a job keeps of its resolution once its plan stages are done (KeptResolution): an input
+ * of many jobs then waits for its last dry run without every job's request in memory. A job
+ * whose links were made from `artwork:` files keeps its resolution whole: its links were
+ * presigned for it, and resolving it again would not make them.
+ */
+export function keepResolution(job: JobState): JobState {
+  const resolved = job.resolved;
+  if (resolved === undefined || 'kept' in resolved || resolved.artworkKeys !== undefined) return job;
+  const { lines: _, ...estimate } = resolved.estimate;
+  const due = resolved.candidate.dateDue;
+  const kept: KeptResolution = {
+    kept: true,
+    orderNumber: resolved.orderNumber,
+    jobIndex: resolved.jobIndex,
+    request: requestHash(resolved),
+    estimate,
+    ...(due === undefined ? {} : { dateDue: due }),
+  };
+  return extend(job, { resolved: kept });
+}
+
+/**
+ * The stage before submit: a job that kept only its request's fingerprint is resolved again,
+ * from the run's catalogue (which answers from what it fetched for the dry run; resolving is
+ * pure apart from it), and goes on only with the very request its dry run validated. Anything
+ * else is thrown: the job is then not processed, and nothing of it is sent (flow.ts).
+ */
+export async function resolveAgain(job: JobState, ctx: StageContext): Promise<JobState> {
+  if (job.outcome !== 'ready' || !('kept' in job.resolved)) return job;
+  const kept = job.resolved;
+  const resolved = await resolveJob(ctx.manifest, job.index, ctx.catalogue);
+  if (resolved.diagnostics.some(isError) || requestHash(resolved) !== kept.request)
+    throw new Error(
+      `order ${JSON.stringify(job.orderNumber)}, resolved again to be sent, is not the request its dry run validated: not sent`,
+    );
+  return extend(job, { resolved });
 }

@@ -1,6 +1,6 @@
 import type { Diagnostic } from '../../manifest/model.js';
 import { patchableOf } from '../apply-changes.js';
-import { withFindings, type JobState } from '../job-state.js';
+import { fullResolution, withFindings, type JobState } from '../job-state.js';
 import { blocksSubmission, holdsInput, jobStatus } from '../job-status.js';
 import { submitJob } from '../submit-job.js';
 import type { StageContext } from './context.js';
@@ -51,10 +51,11 @@ function notSubmitted(jobs: readonly JobState[], ctx: StageContext, code: string
 /** Submits a ready job exactly once (submit-job.ts): the only stage that creates anything. */
 export async function submit(job: JobState, ctx: StageContext): Promise<JobState> {
   if (job.outcome !== 'ready') return job;
+  const resolved = fullResolution(job);
   const outcome = await submitJob(ctx.submit, {
-    orderNumber: job.resolved.orderNumber,
+    orderNumber: resolved.orderNumber,
     hash: job.hash,
-    candidate: job.resolved.candidate,
+    candidate: resolved.candidate,
     patchable: patchableOf(ctx.manifest.jobs[job.index]),
   });
   const next = withLedgerOutcome(job, outcome, ctx);
