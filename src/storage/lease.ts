@@ -99,7 +99,7 @@ export function isExpired(lease: LeaseRecord | undefined, now = Date.now(), rule
 }
 
 /** Whether a process of this host with `pid` exists (ours or another user's). */
-function processAlive(pid: number): boolean {
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

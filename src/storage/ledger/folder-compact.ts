@@ -1,7 +1,7 @@
 import { mkdir, opendir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
-import { holdLease, type LeaseStore } from '../lease.js';
+import { holdLease, type LeaseStore, processAlive } from '../lease.js';
 import { type DecidedEntry, foldedOrders, foldOf, foldText } from './folder-fold.js';
 import {
   FOLDED,
@@ -43,9 +43,9 @@ export async function compactAccount(
   return holdLease(t.locks, lease, async () => {
     const { moved, layout } = await moveFlat(t);
     // Folded only once nothing is flat: a flat copy must never outlive its folded entry.
-    const folded = layout && policy.foldBefore !== undefined ? await foldAll(t, policy.foldBefore) : 0;
+    const { folded, temporaries } = await eachFolder(t, layout ? policy.foldBefore : undefined);
     const notes = await expireNotes(t, policy.notes);
-    return { folded, notes, moved, layout };
+    return { folded, notes, moved, temporaries, layout };
   });
 }
 
@@ -100,11 +100,51 @@ async function moveInto(path: string, folder: string, mode: number | undefined):
   else await rename(path, join(folder, name)).catch(gone);
 }
 
-async function foldAll(t: CompactTarget, before: number): Promise<number> {
+/**
+ * One look at every folder of the account: the stray temporaries of each removed, and each
+ * order shard's old entries folded (when `before` is given).
+ */
+async function eachFolder(
+  t: CompactTarget,
+  before: number | undefined,
+): Promise<{ folded: number; temporaries: number }> {
   let folded = 0;
-  for (const shard of (await unlessMissing(readdir(join(t.dir, ORDERS)), [])).sort())
-    folded += await foldShard(t, join(t.dir, ORDERS, shard), before);
-  return folded;
+  let temporaries = 0;
+  const notes = await unlessMissing(readdir(join(t.dir, NOTES)), []);
+  for (const dir of [t.dir, join(t.dir, '.locks'), ...notes.map((n) => join(t.dir, NOTES, n))])
+    temporaries += await removeStrayTemporaries(dir, await unlessMissing(readdir(dir), []));
+  for (const shard of (await unlessMissing(readdir(join(t.dir, ORDERS)), [])).sort()) {
+    const path = join(t.dir, ORDERS, shard);
+    const names = await unlessMissing(readdir(path), []);
+    temporaries += await removeStrayTemporaries(path, names);
+    if (before !== undefined) folded += await foldShard(t, path, names, before);
+  }
+  return { folded, temporaries };
+}
+
+/** How old a temporary must be to be a dead writer's: no atomic write of the ledger takes this long. */
+const STRAY_AFTER_MS = 60 * 60_000;
+/** writeFileAtomic's temporary name (`.NAME.PID.XXXXXXXX.tmp`), with its writer's PID. */
+const TEMPORARY = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
+
+/**
+ * Removes from `dir` the temporaries of atomic writes cut short (a writer killed before its
+ * rename): over an hour old and of a PID not alive on this host. The name carries no host: on
+ * a ledger shared between hosts the hour keeps another host's write safe (and a write stuck
+ * that long only fails its rename; no ledger file is lost).
+ */
+async function removeStrayTemporaries(dir: string, names: string[]): Promise<number> {
+  let removed = 0;
+  for (const name of names) {
+    const pid = TEMPORARY.exec(name)?.[1];
+    if (pid === undefined || Number(pid) === process.pid || processAlive(Number(pid))) continue;
+    const path = join(dir, name);
+    const info = await stat(path).catch(() => undefined);
+    if (!info?.isFile() || Date.now() - info.mtimeMs < STRAY_AFTER_MS) continue;
+    await rm(path, { force: true });
+    removed++;
+  }
+  return removed;
 }
 
 /**
@@ -113,9 +153,9 @@ async function foldAll(t: CompactTarget, before: number): Promise<number> {
  * still what was folded — a reader who misses the entry finds the order in the index. Files
  * written since `before` (their mtime) are not even read.
  */
-async function foldShard(t: CompactTarget, shard: string, before: number): Promise<number> {
+async function foldShard(t: CompactTarget, shard: string, names: string[], before: number): Promise<number> {
   const old: { path: string; text: string; entry: DecidedEntry }[] = [];
-  for (const name of await unlessMissing(readdir(shard), [])) {
+  for (const name of names) {
     if (!isEntryName(name)) continue;
     const path = join(shard, name);
     const info = await stat(path).catch(() => undefined);

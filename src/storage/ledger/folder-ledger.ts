@@ -60,6 +60,8 @@ export class FolderLedger implements LedgerStore {
   private readonly root: string;
   /** Folders known to exist: saves a mkdir per write on the hot path. */
   private readonly made = new Set<string>();
+  /** A folder being made, or an account's layout being looked at: the callers meanwhile wait for that one look. */
+  private readonly pending = new Map<string, Promise<unknown>>();
   /** Account folders by whether they may still hold the flat layout, and when that was looked at. */
   private readonly legacy = new Map<string, { flat: boolean; at: number }>();
   private readonly locks: FolderLeases;
@@ -207,7 +209,10 @@ export class FolderLedger implements LedgerStore {
    */
   private async ensureDir(account: string): Promise<void> {
     const dir = this.dirOf(account);
-    if (this.made.has(dir)) return;
+    if (!this.made.has(dir)) await this.once(`dir:${dir}`, () => this.makeDir(account, dir));
+  }
+
+  private async makeDir(account: string, dir: string): Promise<void> {
     await mkdir(this.root, { recursive: true, mode: this.options.mode });
     try {
       await mkdir(dir, { mode: this.options.mode });
@@ -227,8 +232,19 @@ export class FolderLedger implements LedgerStore {
 
   private async ensureFolder(dir: string): Promise<void> {
     if (this.made.has(dir)) return;
-    await mkdir(dir, { recursive: true, mode: this.options.mode });
-    this.made.add(dir);
+    await this.once(`dir:${dir}`, async () => {
+      await mkdir(dir, { recursive: true, mode: this.options.mode });
+      this.made.add(dir);
+    });
+  }
+
+  /** `look`'s promise, shared by every caller that asks for `name` while it runs. */
+  private once<T>(name: string, look: () => Promise<T>): Promise<T> {
+    const running = this.pending.get(name);
+    if (running) return running as Promise<T>;
+    const started = look().finally(() => this.pending.delete(name));
+    this.pending.set(name, started);
+    return started;
   }
 
   /**
@@ -240,6 +256,10 @@ export class FolderLedger implements LedgerStore {
     const dir = this.dirOf(account);
     const known = this.legacy.get(dir);
     if (known && (!known.flat || Date.now() - known.at < LEGACY_RECHECK_MS)) return known.flat;
+    return this.once(`flat:${dir}`, () => this.lookFlat(dir));
+  }
+
+  private async lookFlat(dir: string): Promise<boolean> {
     const [folder, layout] = await Promise.all([
       stat(dir).catch(() => undefined),
       stat(join(dir, LAYOUT)).catch(() => undefined),

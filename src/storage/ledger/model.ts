@@ -207,6 +207,8 @@ export interface CompactResult {
   notes: number;
   /** Entries and notes moved out of an older layout. */
   moved: number;
+  /** Temporaries of atomic writes cut short (a killed writer's) removed; a file ledger's. */
+  temporaries?: number;
 }
 
 /**

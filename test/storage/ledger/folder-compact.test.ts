@@ -1,7 +1,9 @@
-import { cpSync, existsSync, readdirSync, readFileSync, statSync, utimesSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { temporaryName } from '../../../src/storage/atomic-write.js';
 import { FolderLedger } from '../../../src/storage/ledger/folder-ledger.js';
 import { orderShard } from '../../../src/storage/ledger/folder-layout.js';
 import type { CompactPolicy, LedgerEntry, LedgerKey } from '../../../src/storage/ledger/model.js';
@@ -278,5 +280,51 @@ describe('an account folder of the flat layout (htorder before the shards)', () 
     expect((await fresh.compact(SANDBOX, { foldBefore: far - 90 * DAY, notes: [] })).folded).toBe(3);
     expect(await fresh.read(flatKey('FLAT-0001'))).toMatchObject({ jobNumber: 700001, folded: true });
     expect(statSync(join(dir, '.layout')).isFile()).toBe(true);
+  });
+});
+
+describe('the temporaries a killed writer leaves', () => {
+  /** The PID of a process that has exited. */
+  const deadPid = (): number =>
+    Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString());
+
+  /** A temporary of an atomic write of `path` by `pid`, its mtime `ageMs` ago. */
+  function plant(path: string, pid: number, ageMs: number): string {
+    mkdirSync(join(path, '..'), { recursive: true });
+    const tmp = temporaryName(path).replace(`.${process.pid}.`, `.${pid}.`);
+    writeFileSync(tmp, '{"torn":');
+    age(tmp, Date.now() - ageMs);
+    return tmp;
+  }
+
+  it('removes those over an hour old whose writer is gone, in every folder, and keeps every other', async () => {
+    const { dir, entryPath, ledger } = await setUp();
+    await ledger.write(submitted('TMP-1', Date.now()));
+    const dead = deadPid();
+    const HOUR = 3_600_000;
+    const stray = [
+      plant(entryPath('TMP-1'), dead, 2 * HOUR),
+      plant(entryPath('TMP-2'), dead, 2 * HOUR),
+      plant(join(dir, '.account'), dead, 25 * HOUR),
+      plant(join(dir, 'notes', 'ab', '.content-ab12'), dead, 2 * HOUR),
+    ];
+    const kept = [
+      // Young: its writer may be another host's, still writing.
+      plant(entryPath('TMP-3'), dead, 10 * 60_000),
+      // A live writer of this host (this test's parent process).
+      plant(entryPath('TMP-4'), process.ppid, 2 * HOUR),
+      // This process's own.
+      plant(join(dir, '.layout'), process.pid, 2 * HOUR),
+    ];
+    const foreign = join(dir, 'orders', orderShard('TMP-1'), 'notes.tmp');
+    writeFileSync(foreign, 'a file that is not a temporary of ours');
+    age(foreign, Date.now() - 2 * HOUR);
+
+    const result = await ledger.compact(account, { notes: NO_NOTES });
+
+    expect(result.temporaries).toBe(stray.length);
+    for (const path of stray) expect(existsSync(path)).toBe(false);
+    for (const path of [...kept, foreign]) expect(existsSync(path)).toBe(true);
+    expect(await ledger.read(key('TMP-1'))).toMatchObject({ state: 'submitted' });
   });
 });

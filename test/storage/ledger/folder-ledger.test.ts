@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -34,6 +34,23 @@ describe('FolderLedger', () => {
     await ledger.write(entry(key, { state: 'submitted', jobNumber: 42 }));
     expect(await ledger.read(key)).toMatchObject({ state: 'submitted', jobNumber: 42 });
     expect(await ledger.read({ account: 'other#2', orderNumber: 'PO-1' })).toBeUndefined();
+  });
+
+  it("lands a new account's first orders written at once, and makes again a folder it could not make", async () => {
+    const state = await tempDir();
+    // A file where the ledger folder goes: no folder can be made until it is gone.
+    await writeFile(join(state, 'ledger'), '');
+    const ledger = new FolderLedger(state);
+    const keys = Array.from({ length: 24 }, (_, i) => ({ account, orderNumber: `PO-${i}` }));
+    const failed = await Promise.allSettled(keys.map((k) => ledger.write(entry(k, { state: 'intent' }))));
+    expect(failed.every((r) => r.status === 'rejected')).toBe(true);
+    await rm(join(state, 'ledger'));
+    await Promise.all(keys.map((k) => ledger.write(entry(k, { state: 'submitted', jobNumber: 7 }))));
+    const read = await Promise.all(keys.map((k) => ledger.read(k)));
+    expect(read.map((e) => e?.jobNumber)).toEqual(keys.map(() => 7));
+    // Made new by this version: its layout is written, and another process reads it the same.
+    expect(await readdir(join(state, 'ledger', safeName(account)))).toContain('.layout');
+    expect((await new FolderLedger(state).read(keys[5]!))?.state).toBe('submitted');
   });
 
   it('lists entries per account', async () => {
