@@ -2,7 +2,7 @@ import { isError } from '../manifest/diagnostics.js';
 import { itemIndexOf } from '../manifest/field-path.js';
 import type { Manifest } from '../manifest/model.js';
 import { toReportError } from '../report/build-report.js';
-import { itemCount } from '../report/lazy-items.js';
+import { itemCount, refilePending } from '../report/lazy-items.js';
 import type { ReportError, ResultReport } from '../report/model.js';
 import { dueOf, type JobState } from './job-state.js';
 import { jobStatus } from './job-status.js';
@@ -67,6 +67,7 @@ function writeJob(report: ResultReport, job: JobState, check: Checked, manifest:
   // Check filed no item errors on a job that entered the stages (it would have refused it).
   const ledger = job.ledger;
   if (itemErrors.size === 0 && ledger === undefined) return;
+  if (itemErrors.size === 0 && ledger && refilePending(result, jobStatus(ledger.outcome), ledger.entry?.lines)) return;
   result.items.forEach((item, k) => {
     // The API adds lines in the order supplied, so line k of the response is item k.
     const line = ledger?.entry?.lines?.[k];

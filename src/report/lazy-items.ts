@@ -25,16 +25,19 @@ export interface ItemSource {
 export interface PendingItems {
   /** How many items the job has. */
   count: number;
-  /** Every item's status (the job's status when the report was built). */
+  /** Every item's status (the job's status when the report was built, or as refilePending filed it). */
   status: JobStatus;
+  /** Every item's needsArtworkToBeUploaded: null until the API answered for the job's lines (refilePending). */
+  needsArtwork: false | null;
   /** Builds item k. */
   build(k: number, status: JobStatus): ItemResult;
 }
 
-/** What one report's deferred jobs share: the source and each job's status when deferred. */
+/** What one report's deferred jobs share: the source, each job's status, and whether the API answered for its lines. */
 interface Context {
   source: ItemSource;
   statuses: Uint8Array;
+  answered: Uint8Array;
 }
 
 const CONTEXT = Symbol('htorder.itemContext');
@@ -51,7 +54,7 @@ const STATUS_CODE: ReadonlyMap<JobStatus, number> = new Map(JOB_STATUSES.map((s,
  * property, which keeps the object in V8's fast mode.
  */
 export function itemDeferrer(source: ItemSource, jobCount: number): (job: Omit<JobResult, 'items'>) => JobResult {
-  const context: Context = { source, statuses: new Uint8Array(jobCount) };
+  const context: Context = { source, statuses: new Uint8Array(jobCount), answered: new Uint8Array(jobCount) };
   const get: Getter = function (this: JobResult): ItemResult[] {
     const items = buildAll(pendingIn(context, this));
     assign.call(this, items);
@@ -67,11 +70,46 @@ export function itemDeferrer(source: ItemSource, jobCount: number): (job: Omit<J
 
 function pendingIn(context: Context, job: JobResult): PendingItems {
   const j = job.index;
+  const needsArtwork = context.answered[j] === 1 ? false : null;
   return {
     count: context.source.count(j),
     status: JOB_STATUSES[context.statuses[j]],
-    build: (k, status) => context.source.build(j, k, status),
+    needsArtwork,
+    build: (k, status) => {
+      const item = context.source.build(j, k, status);
+      if (needsArtwork !== null) item.needsArtworkToBeUploaded = needsArtwork;
+      return item;
+    },
   };
+}
+
+/** The API's answer for one line of a submitted job. */
+export interface LineAnswer {
+  newAssetSku: string | null;
+  needsArtworkToBeUploaded: boolean;
+}
+
+/**
+ * Files a job's items, still pending, under `status` with the API's answer for each line
+ * (`lines[k]`; none for a line it did not answer), without building them — when every item
+ * takes the same answer and a pending item can carry it: no new asset SKU, no artwork awaited.
+ * A run of many jobs then holds no item objects for its submitted jobs. False (nothing
+ * changed) when the items are built already or the answers differ: the caller writes them.
+ */
+export function refilePending(job: JobResult, status: JobStatus, lines: readonly LineAnswer[] | undefined): boolean {
+  const get = Object.getOwnPropertyDescriptor(job, 'items')?.get as Getter | undefined;
+  const context = get?.[CONTEXT];
+  if (context === undefined) return false;
+  const count = context.source.count(job.index);
+  const answered = lines !== undefined && lines.length > 0;
+  for (let k = 0; k < count; k++) {
+    const line = lines?.[k];
+    if (line === undefined ? answered : line.newAssetSku !== null || line.needsArtworkToBeUploaded !== false)
+      return false;
+  }
+  context.statuses[job.index] = STATUS_CODE.get(status) ?? 0;
+  context.answered[job.index] = answered ? 1 : 0;
+  return true;
 }
 
 function assign(this: JobResult, items: ItemResult[]): void {
@@ -115,22 +153,23 @@ export function builtItems(job: JobResult): readonly ItemResult[] {
 export type ItemOutcome = Pick<ItemResult, 'status' | 'newAssetSku' | 'needsArtworkToBeUploaded' | 'errors'>;
 
 const NO_ERRORS: readonly ReportError[] = Object.freeze([]);
-const STAND_INS = new Map<JobStatus, ItemOutcome>();
+const STAND_INS = new Map<string, ItemOutcome>();
 
 /** Item `k`'s outcome for every `k` of one job (whether its items are built is looked up once). */
 export function itemOutcomes(job: JobResult): (k: number) => ItemOutcome | undefined {
   const pending = pendingOf(job);
   if (pending === undefined) return (k) => job.items[k];
-  const { count, status } = pending;
-  let outcome = STAND_INS.get(status);
+  const { count, status, needsArtwork } = pending;
+  const key = `${status}:${needsArtwork}`;
+  let outcome = STAND_INS.get(key);
   if (outcome === undefined) {
     outcome = Object.freeze({
       status,
       newAssetSku: null,
-      needsArtworkToBeUploaded: null,
+      needsArtworkToBeUploaded: needsArtwork,
       errors: NO_ERRORS as ReportError[],
     });
-    STAND_INS.set(status, outcome);
+    STAND_INS.set(key, outcome);
   }
   const shared = outcome;
   return (k) => (k >= 0 && k < count ? shared : undefined);

@@ -3,10 +3,11 @@ import { parse } from 'csv-parse/sync';
 import { stringify } from 'csv-stringify/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { itemCount, itemsPending } from '../../src/report/lazy-items.js';
-import type { ResultReport } from '../../src/report/model.js';
+import { itemCount, itemsPending, type LineAnswer, refilePending } from '../../src/report/lazy-items.js';
+import { JOB_STATUSES, type ResultReport } from '../../src/report/model.js';
 import { reportPaths } from '../../src/report/report-paths.js';
 import { csvCell, writeResultCsv } from '../../src/report/write-result-csv.js';
+import { resultJsonChunks } from '../../src/report/write-result-json.js';
 import { writeReports } from '../../src/report/write-reports.js';
 import { ASSET_ITEM, reportOfInput, writeInput } from '../support/manifest-files.js';
 
@@ -212,5 +213,45 @@ describe('buildReport on a big manifest', () => {
       needsArtworkToBeUploaded: null,
       errors: [],
     });
+  });
+
+  it('filed under an outcome while pending, write exactly what the same items built and written on would', async () => {
+    const file = await writeInput('orders.yaml', YAML);
+    const line = fc.record({
+      newAssetSku: fc.constantFrom(null, null, null, 'SKU-9'),
+      needsArtworkToBeUploaded: fc.constantFrom(false, false, true),
+    });
+    const lines = fc.option(fc.array(line, { maxLength: 3 }), { nil: undefined });
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom(...JOB_STATUSES), lines, async (status, answers) => {
+        const pending = (await reportFor(file)).report;
+        const built = await reportFor(file);
+        const job = pending.jobs[0];
+        const filed = refilePending(job, status, answers);
+        // The plain path (the pipeline's job report): every item built, each given its line's answer.
+        built.report.jobs[0].items.forEach((item, k) => {
+          const answer: LineAnswer | undefined = answers?.[k];
+          if (answer) {
+            item.newAssetSku = answer.newAssetSku;
+            item.needsArtworkToBeUploaded = answer.needsArtworkToBeUploaded;
+          }
+          item.status = status;
+        });
+        // Only the job's own items take an answer: a line beyond them changes nothing.
+        const own = (answers ?? []).slice(0, itemCount(job));
+        const uniform = own.every((a) => a.newAssetSku === null && !a.needsArtworkToBeUploaded);
+        const whole = answers === undefined || answers.length === 0 || answers.length >= itemCount(job);
+        expect(filed).toBe(uniform && whole);
+        expect(itemsPending(job)).toBe(true);
+        if (!filed) return;
+        const json = (r: ResultReport) => [...resultJsonChunks(r)].join('');
+        expect(json(pending)).toBe(json(built.report));
+        const at = (name: string) => `${file}.${name}.result.csv`;
+        await writeResultCsv(at('pending'), pending, { manifest: built.loaded.manifest });
+        await writeResultCsv(at('built'), built.report, { manifest: built.loaded.manifest });
+        expect(await readFile(at('pending'), 'utf8')).toBe(await readFile(at('built'), 'utf8'));
+      }),
+      { numRuns: 60 },
+    );
   });
 });
