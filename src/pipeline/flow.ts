@@ -1,4 +1,3 @@
-import pLimit from 'p-limit';
 import { apiDiagnostics, errorText } from './api-diagnostics.js';
 import { withFindings, type JobState } from './job-state.js';
 import type { Stage, StageContext } from './stages/context.js';
@@ -32,27 +31,13 @@ function notProcessed(job: JobState, err: unknown, ctx: StageContext): JobState 
   return { ...next, outcome: job.outcome === 'unknown' ? 'unknown' : 'not-processed', unavailable: true };
 }
 
-/** Runs a job's stage when there is room (p-limit's limit function, or a direct call). */
-export type JobLimit = <T>(run: () => Promise<T>) => Promise<T>;
-
-/** A limit that never waits. */
-const noLimit: JobLimit = (run) => run();
-
-/**
- * At most `width` of an input's `jobs` in a stage at once. An input with no more jobs than
- * that (watch's one-order files) never waits for room: its jobs run directly, without a
- * p-limit queue made for each input and its promise hops per job.
- */
-export function jobLimit(jobs: number, width: number): JobLimit {
-  return jobs <= width ? noLimit : pLimit(width);
-}
-
 export interface EachJob<T> {
   /** Which jobs the stage is for; the others pass through unchanged. */
   select: (job: JobState) => boolean;
   stage: Stage;
   ctx: StageContext;
-  limit: JobLimit;
+  /** At most this many jobs in the stage at once. */
+  width: number;
   /** Told of each job as it comes out of the stage. */
   onJob?: (job: JobState) => void;
   /** What is kept of each job, selected or not, once it is out of the stage (the job itself, or a small record of it). */
@@ -62,8 +47,10 @@ export interface EachJob<T> {
 }
 
 /**
- * Runs the stage on every selected job, at most `limit` at a time; returns what is kept of
- * every job in manifest order. Each job goes on as soon as its own previous stage is done.
+ * Runs the stage on every selected job, at most `width` at a time, in manifest order; returns
+ * what is kept of every job in manifest order. Each job goes on as soon as its own previous
+ * stage is done. `width` runners take the jobs one after another, so nothing is queued per job
+ * ahead of its turn, and an input of one job (watch's one-order files) runs it directly.
  * `jobs` is consumed: each slot is emptied as its job is taken, so a job's state lives only
  * until what `keep` makes of it replaces it (an input of many jobs does not hold every job's
  * state to the end of the stage).
@@ -72,23 +59,25 @@ export async function eachJob<T>(jobs: Array<JobState | undefined>, each: EachJo
   const total = jobs.filter((job) => job !== undefined && each.select(job)).length;
   let done = 0;
   each.progress?.(done, total);
-  const kept: Array<Promise<T> | T> = [];
-  for (let i = 0; i < jobs.length; i++) {
-    const job = jobs[i];
-    if (job === undefined) throw new Error(`eachJob: job ${i} was taken already`);
-    jobs[i] = undefined;
-    if (!each.select(job)) {
-      kept.push(each.keep(job));
-      continue;
+  const kept = new Array<T>(jobs.length);
+  let next = 0;
+  const runner = async (): Promise<void> => {
+    while (next < jobs.length) {
+      const i = next++;
+      const job = jobs[i];
+      if (job === undefined) throw new Error(`eachJob: job ${i} was taken already`);
+      jobs[i] = undefined;
+      if (!each.select(job)) {
+        kept[i] = each.keep(job);
+        continue;
+      }
+      const out = await each.stage(job, each.ctx);
+      each.onJob?.(out);
+      each.progress?.(++done, total);
+      kept[i] = each.keep(out);
     }
-    kept.push(
-      each.limit(async () => {
-        const next = await each.stage(job, each.ctx);
-        each.onJob?.(next);
-        each.progress?.(++done, total);
-        return each.keep(next);
-      }),
-    );
-  }
-  return Promise.all(kept);
+  };
+  const runners = Math.max(1, Math.min(each.width, jobs.length));
+  await Promise.all(Array.from({ length: runners }, runner));
+  return kept;
 }

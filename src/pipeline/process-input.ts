@@ -22,7 +22,7 @@ import type { ReportTarget, WrittenReports } from '../report/write-reports.js';
 import type { AccountCatalogue } from '../resolve/catalogue.js';
 import { errorText } from './api-diagnostics.js';
 import { type AccountListing, listAccount } from './find-submitted.js';
-import { eachJob, flow, type JobLimit, jobLimit } from './flow.js';
+import { eachJob, flow } from './flow.js';
 import { type JobEnd, jobEnd } from './job-end.js';
 import { jobReporter } from './job-report.js';
 import { checkPlanned, type PlanCheck, type PlannedJob } from './saved-plan.js';
@@ -343,7 +343,7 @@ async function runJobs(
   // Twice as many jobs as API calls in flight: while some jobs wait on the API, others take
   // their ledger lock and write their intent to disk. The client itself caps the requests
   // in flight at `concurrency`, which is what the API sees.
-  const limit = jobLimit(manifest.jobs.length, ctx.concurrency * 2);
+  const width = ctx.concurrency * 2;
   const progress = (name: ProgressEvent['stage']) => (done: number, total: number) =>
     ctx.hooks?.onProgress?.({ file: manifest.file, stage: name, done, total });
   const endAll = (jobs: JobState[]): JobEnd[] =>
@@ -352,7 +352,7 @@ async function runJobs(
       return jobEnd(job, ctx.command);
     });
 
-  const decided = await planJobs(checked, stage, { ctx, limit, progress: progress('plan') });
+  const decided = await planJobs(checked, stage, { ctx, width, progress: progress('plan') });
   if (!('send' in decided)) return endAll(decided.unsent);
   writeAll(decided.send, write);
   // Each outcome is in the report on disk soon after (the writer coalesces rewrites); the
@@ -362,7 +362,7 @@ async function runJobs(
     select: (job) => job.outcome === 'ready',
     stage: SUBMIT,
     ctx: stage,
-    limit,
+    width,
     onJob: (job) => {
       write(job);
       begin().writer.schedule();
@@ -388,14 +388,14 @@ function writeAll(jobs: readonly JobState[], write: (job: JobState) => void): vo
 async function planJobs(
   checked: JobState[],
   stage: StageContext,
-  opts: { ctx: RunContext; limit: JobLimit; progress: (done: number, total: number) => void },
+  opts: { ctx: RunContext; width: number; progress: (done: number, total: number) => void },
 ): Promise<{ send: JobState[] } | { unsent: JobState[] }> {
   const { ctx } = opts;
   const planned = await eachJob(checked, {
     select: (job) => job.outcome === 'checked',
     stage: PLAN,
     ctx: stage,
-    limit: opts.limit,
+    width: opts.width,
     keep: keepResolution,
     progress: opts.progress,
   });

@@ -2,12 +2,14 @@ import { setFlagsFromString } from 'node:v8';
 import { describe, expect, it } from 'vitest';
 import { extend } from '../../src/core/extend.js';
 import { priceLine } from '../../src/resolve/estimate/line-pricing.js';
-import { withFindings, type JobState } from '../../src/pipeline/job-state.js';
+import { checkedJobs, withFindings, type JobState } from '../../src/pipeline/job-state.js';
+import type { Manifest } from '../../src/manifest/model.js';
 import type { Diagnostic } from '../../src/manifest/model.js';
 
 // V8's own test of whether two objects share a hidden class, for functions compiled after the flag.
 setFlagsFromString('--allow-natives-syntax');
 const haveSameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
+const hasFastProperties = new Function('a', 'return %HasFastProperties(a)') as (a: object) => boolean;
 
 /** Whether the objects `make` returns share one hidden class once V8 has warmed the call site up. */
 function shareHiddenClass(make: (i: number) => object): boolean {
@@ -68,5 +70,28 @@ describe('objects a run keeps per job share hidden classes (memory per job)', ()
     });
     expect(shareHiddenClass((i) => withFindings(state(i), [warning]))).toBe(true);
     expect(shareHiddenClass((i) => withFindings(withFindings(state(i), [warning]), [warning]))).toBe(true);
+  });
+
+  it("check's first state of every job shares one, its hash read when first asked", () => {
+    const jobs = Array.from({ length: 300 }, (_, i) => ({
+      orderNumber: `PO-${i}`,
+      deliveryAddress: { city: `c${i}` },
+      items: [],
+    }));
+    const states = checkedJobs({ file: 'm.yaml', jobs } as unknown as Manifest, []);
+    // Objects in dictionary mode share a map too: each then holds a property table of its own.
+    expect(shareHiddenClass((i) => states[i] as object)).toBe(true);
+    expect(states.every((state) => hasFastProperties(state))).toBe(true);
+    expect(Object.keys(states[0] as object)).toEqual([
+      'index',
+      'orderNumber',
+      'hash',
+      'outcome',
+      'diagnostics',
+      'unavailable',
+    ]);
+    expect(states[7]?.hash).toMatch(/^[0-9a-f]{64}$/);
+    expect(states[7]?.hash).not.toBe(states[8]?.hash);
+    expect(extend(states[7] as JobState, { outcome: 'ready' }).hash).toBe(states[7]?.hash);
   });
 });
