@@ -303,20 +303,13 @@ async function unlessOtherWriter(jobs: readonly JobState[], ctx: PipelineContext
 
 /** Whether the ledger has no entry for one of `orders` (read a few at a time, until one is found). */
 async function anyUnseen(orders: readonly string[], ctx: PipelineContext): Promise<boolean> {
-  for (let i = 0; i < orders.length; i += 64) {
-    const batch = orders.slice(i, i + 64);
-    const entries = await Promise.all(
-      batch.map((orderNumber) => ctx.ledger.read({ account: ctx.account, orderNumber })),
-    );
-    if (entries.some((entry) => entry === undefined)) return true;
-  }
-  return false;
+  return (await countUnseen(orders, ctx, 1)) > 0;
 }
 
-/** How many of `orders` the ledger has no entry for (read a few at a time). */
-async function countUnseen(orders: readonly string[], ctx: PipelineContext): Promise<number> {
+/** How many of `orders` the ledger has no entry for (read a few at a time), counting no further than `enough`. */
+async function countUnseen(orders: readonly string[], ctx: PipelineContext, enough = Number.POSITIVE_INFINITY) {
   let unseen = 0;
-  for (let i = 0; i < orders.length; i += 64) {
+  for (let i = 0; i < orders.length && unseen < enough; i += 64) {
     const batch = orders.slice(i, i + 64);
     const entries = await Promise.all(
       batch.map((orderNumber) => ctx.ledger.read({ account: ctx.account, orderNumber })),
