@@ -172,7 +172,7 @@ export type PreparedInput =
   | {
       file: string;
       read: LoadResult;
-      /** Check's verdict on every job (checkedJobs). */
+      /** Check's verdict on every job (checkedJobs); processPrepared takes them from this array as it runs them. */
       jobs: JobState[];
       /**
        * The report (check's, to be written over from the job states) and its writer, made on
