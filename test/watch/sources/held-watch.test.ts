@@ -53,7 +53,11 @@ describe('watch: an input whose jobs wait for approval', () => {
       await inFolder('held', 'big.yaml');
       expect(existsSync(join(held, 'big.yaml.errors.txt'))).toBe(true);
       expect(await creates()).toBe(0);
-      expect(w.events().some((e) => e.kind === 'input' && e.phase === 'held')).toBe(true);
+      // The event is logged after the move: read from the watcher's output a moment later.
+      await waitFor(
+        async () => (w.events().some((e) => e.kind === 'input' && e.phase === 'held') ? true : undefined),
+        'the watcher to tell that the input is held',
+      );
 
       // The watcher notes where the input waits right after moving it there.
       await waitFor(
