@@ -55,7 +55,7 @@ describe.skipIf(!cluster)('a ledger database restarted under load', () => {
               });
               break;
             case 2:
-              await ledger.updateNote<number>(account, `n${w % 3}`, async (n) => {
+              await ledger.updateNote<number>(account, `.n${w % 3}`, async (n) => {
                 await sleep(5);
                 return (n ?? 0) + 1;
               });
