@@ -76,6 +76,8 @@ describe.skipIf(!cluster)('run: the ledger database going away between the jobs 
     expect(out).not.toContain('internal error');
     expect(out).toContain('not finished, run it again later: cannot reach the ledger database');
     expect(out).toContain('not recorded that the ledger vouches for the account');
+    // The day's upkeep after the input fails too: said, and the exit code stays the input's.
+    expect(out).toContain('could not keep the ledger up; the next run tries again');
     const json = summary(out);
     expect(json.exitCode).toBe(3);
     expect(json.inputs[0]?.status).toBe('unavailable');
@@ -96,6 +98,31 @@ describe.skipIf(!cluster)('run: the ledger database going away between the jobs 
     expect(await again.exited, again.output()).toBe(0);
     expect(Object.fromEntries(await createdPerOrder(sandbox))).toEqual({ 'AFTER-1': 1 });
     expect((await fleet.entries()).map((e) => [e.orderNumber, e.state])).toEqual([['AFTER-1', 'submitted']]);
+  }, 90_000);
+
+  it("after the dry runs, while the day's budget is counted (maxDailyCost): exit 3, nothing sent, then each order once", async () => {
+    const dir = await manifestFolder('BUDGET', 1);
+    const env = { ...WAIT, HTORDER_MAX_DAILY_COST: '100000' };
+    // The dry run is answered 3 s late: the database is stopped meanwhile, before the budget is counted.
+    await sandbox.admin.setFaults([
+      { route: 'POST /Jobs', when: 'validate', kind: 'latency', latencyMs: 3000, times: 1 },
+    ]);
+    const run = fleet.spawn(0, ['run', 'orders.yaml', '--json'], dir, env);
+    await whenSent('POST /Jobs', 1, run);
+    await cluster!.stop();
+    expect(await run.exited, run.output()).toBe(3);
+    const out = run.output();
+    expect(out).not.toContain('internal error');
+    expect(out).toContain("the input's guardrails were not applied: nothing of it was sent");
+    expect(out).toContain('not finished, run it again later: cannot reach the ledger database');
+    expect(summary(out).inputs[0]?.status).toBe('unavailable');
+    expect((await sandbox.admin.calls())['POST /Jobs']).toBe(1); // the dry run only
+
+    await cluster!.start();
+    await sandbox.admin.clearFaults();
+    const again = fleet.spawn(0, ['run', 'orders.yaml'], dir, env);
+    expect(await again.exited, again.output()).toBe(0);
+    expect(Object.fromEntries(await createdPerOrder(sandbox))).toEqual({ 'BUDGET-1': 1 });
   }, 90_000);
 
   it('before the jobs start, while it looks for other writers to the account: exit 3, nothing sent, then each order once', async () => {
