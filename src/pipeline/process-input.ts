@@ -259,17 +259,23 @@ export async function processPrepared(prepared: PreparedInput, given: PipelineCo
       vouch,
     );
   report.finishedAt = nowIso(ctx.clock);
-  const ended = { file, status: outage.why === undefined ? inputStatus(jobs, report) : 'unavailable', report } as const;
-  const problem = outage.why === undefined ? {} : { problem: outage.why };
+  // Read once the report is complete (refreshed or flushed): its errors decide the status.
+  const ended = () => ({
+    file,
+    status: outage.why === undefined ? inputStatus(jobs, report) : 'unavailable',
+    report,
+    ...(outage.why === undefined ? {} : { problem: outage.why }),
+    ...plannedOf(jobs),
+  });
   if (ctx.command === 'watch') {
     refreshSummary(report);
     ctx.hooks?.onProgress?.({ file, stage: 'done', done: report.jobs.length, total: report.jobs.length });
     const writeReports = (target: ReportTarget) => writer.flush(target);
-    return { ...ended, ...problem, writeReports, ...plannedOf(jobs) };
+    return { ...ended(), writeReports };
   }
   const reports = await writer.flush();
   ctx.hooks?.onProgress?.({ file, stage: 'done', done: report.jobs.length, total: report.jobs.length });
-  return { ...ended, ...problem, reports, ...plannedOf(jobs) };
+  return { ...ended(), reports };
 }
 
 /**
