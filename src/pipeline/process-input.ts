@@ -226,7 +226,9 @@ export async function processInput(file: string, ctx: PipelineContext): Promise<
 /** The rest of processInput, for an input prepareInput has read (with the plan `ctx` agrees with). */
 export async function processPrepared(prepared: PreparedInput, given: PipelineContext): Promise<InputOutcome> {
   if ('unreadable' in prepared) return prepared.unreadable;
-  const ctx = await unlessOtherWriter(prepared.jobs, given);
+  // The orders the ledger had no entry for as this input began: its look-ups take that read for theirs.
+  const absentAtStart = new Set<string>();
+  const ctx = await unlessOtherWriter(prepared.jobs, given, absentAtStart);
   const { file, read, begin } = prepared;
   const { manifest, recognised } = read;
   if (recognised) {
@@ -237,10 +239,10 @@ export async function processPrepared(prepared: PreparedInput, given: PipelineCo
     );
   }
   const verifiedAbsent = new Set<string>();
-  const listing = await listUnseen(prepared.jobs, ctx);
+  const listing = await listUnseen(prepared.jobs, ctx, absentAtStart);
   const jobs =
     manifest && prepared.jobs.length > 0
-      ? await runJobs(manifest, prepared.jobs, begin, { ...ctx, verifiedAbsent, listing })
+      ? await runJobs(manifest, prepared.jobs, begin, { ...ctx, verifiedAbsent, listing, absentAtStart })
       : [];
   const { report, writer } = begin();
   const vouch = ctx.command === 'plan' ? undefined : ctx.unseen?.vouch;
@@ -258,7 +260,11 @@ export async function processPrepared(prepared: PreparedInput, given: PipelineCo
 }
 
 /** What one input's run adds to its context: what it learnt of orders the ledger has never seen. */
-type RunContext = PipelineContext & { verifiedAbsent: Set<string>; listing: AccountListing | undefined };
+type RunContext = PipelineContext & {
+  verifiedAbsent: Set<string>;
+  listing: AccountListing | undefined;
+  absentAtStart: Set<string>;
+};
 
 /**
  * When the ledger cannot vouch for the account, this input's orders it has never seen are
@@ -266,11 +272,15 @@ type RunContext = PipelineContext & { verifiedAbsent: Set<string>; listing: Acco
  * jobs when that costs fewer calls than one search per order (find-submitted.ts, listAccount),
  * else by a search each. A listing that fails leaves them to their searches, as before.
  */
-async function listUnseen(jobs: readonly JobState[], ctx: PipelineContext): Promise<AccountListing | undefined> {
+async function listUnseen(
+  jobs: readonly JobState[],
+  ctx: PipelineContext,
+  absent: Set<string>,
+): Promise<AccountListing | undefined> {
   if (ctx.command === 'plan' || !ctx.unseen) return undefined;
   const checked = [...new Set(jobs.filter((job) => job.outcome === 'checked').map((job) => job.orderNumber))];
   try {
-    const unseen = checked.length < 2 ? checked.length : await countUnseen(checked, ctx);
+    const unseen = checked.length < 2 ? checked.length : await countUnseen(checked, ctx, absent);
     // One order: its search is one call, which no listing beats.
     if (unseen < 2) return undefined;
     const listing = await listAccount(
@@ -294,27 +304,38 @@ async function listUnseen(jobs: readonly JobState[], ctx: PipelineContext): Prom
  * A vouching ledger, asked to send orders it has never seen, first asks whether it is still the
  * account's only writer; if not, this input checks them on the account like a new ledger's.
  */
-async function unlessOtherWriter(jobs: readonly JobState[], ctx: PipelineContext): Promise<PipelineContext> {
+async function unlessOtherWriter(
+  jobs: readonly JobState[],
+  ctx: PipelineContext,
+  absent: Set<string>,
+): Promise<PipelineContext> {
   if (ctx.command === 'plan' || ctx.unseen || !ctx.soleWriter) return ctx;
   const orders = [...new Set(jobs.filter((job) => job.outcome === 'checked').map((job) => job.orderNumber))];
-  if (!(await anyUnseen(orders, ctx)) || (await ctx.soleWriter())) return ctx;
+  if ((await countUnseen(orders, ctx, absent, 1)) === 0 || (await ctx.soleWriter())) return ctx;
   return { ...ctx, unseen: {} };
 }
 
-/** Whether the ledger has no entry for one of `orders` (read a few at a time, until one is found). */
-async function anyUnseen(orders: readonly string[], ctx: PipelineContext): Promise<boolean> {
-  return (await countUnseen(orders, ctx, 1)) > 0;
-}
-
-/** How many of `orders` the ledger has no entry for (read a few at a time), counting no further than `enough`. */
-async function countUnseen(orders: readonly string[], ctx: PipelineContext, enough = Number.POSITIVE_INFINITY) {
+/**
+ * How many of `orders` the ledger has no entry for (read a few at a time, without their locks),
+ * counting no further than `enough`; each such order goes into `absent`.
+ */
+async function countUnseen(
+  orders: readonly string[],
+  ctx: PipelineContext,
+  absent: Set<string>,
+  enough = Number.POSITIVE_INFINITY,
+) {
   let unseen = 0;
   for (let i = 0; i < orders.length && unseen < enough; i += 64) {
     const batch = orders.slice(i, i + 64);
     const entries = await Promise.all(
       batch.map((orderNumber) => ctx.ledger.read({ account: ctx.account, orderNumber })),
     );
-    unseen += entries.filter((entry) => entry === undefined).length;
+    entries.forEach((entry, j) => {
+      if (entry !== undefined) return;
+      absent.add(batch[j] as string);
+      unseen++;
+    });
   }
   return unseen;
 }
@@ -407,7 +428,7 @@ async function planJobs(
 }
 
 function stageContext(manifest: Manifest, ctx: RunContext): StageContext {
-  const { client, ledger, account, logger, verifiedAbsent, listing, clock } = ctx;
+  const { client, ledger, account, logger, verifiedAbsent, listing, clock, absentAtStart } = ctx;
   const verifyUnseen = ctx.unseen !== undefined;
   const input = { file: manifest.file, sha256: manifest.sha256 };
   const beforeSend = ctx.hooks?.beforeSend;
@@ -423,6 +444,7 @@ function stageContext(manifest: Manifest, ctx: RunContext): StageContext {
     artworkMarginDays: ctx.artworkStore?.marginDays ?? 0,
     ledger,
     account,
+    absentAtStart,
     ...(ctx.currency ? { currency: ctx.currency } : {}),
     logger,
     ...(beforeSend ? { beforeSend } : {}),
