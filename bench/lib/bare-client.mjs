@@ -1,7 +1,7 @@
 /**
  * The floor of `htorder run`: a bare client that sends only the same POST /Jobs calls — every
  * job's dry run (validateOnly: true), then every create — with bodies prebuilt, undici `request`
- * on one keep-alive Agent, CONCURRENCY calls at once, after one token request. No manifest, no
+ * on one keep-alive Agent, CONCURRENCY calls at once, after one token request (another each time it nears its expiry). No manifest, no
  * lookups, no ledger, no reports. Timed from outside as a whole process, like `htorder run`.
  *
  * Usage: node bare-client.mjs BODIES.jsonl (one job's body a line); env BARE_BASE_URL, BARE_TOKEN_URL, BARE_CLIENT_ID,
@@ -23,24 +23,42 @@ for await (const line of createInterface({ input: createReadStream(process.argv[
 }
 const dispatcher = new Agent({ keepAliveTimeout: 10_000, connections: Math.max(4, concurrency * 2) });
 
-const tokenRes = await request(env.BARE_TOKEN_URL, {
-  dispatcher,
-  method: 'POST',
-  headers: { 'content-type': 'application/x-www-form-urlencoded' },
-  body: new URLSearchParams({
-    grant_type: 'client_credentials',
-    client_id: env.BARE_CLIENT_ID,
-    client_secret: env.BARE_CLIENT_SECRET,
-  }).toString(),
-});
-const { access_token: token } = await tokenRes.body.json();
-const headers = {
+// A token lives expires_in seconds (600 in the sandbox); a run longer than that (100,000 jobs)
+// needs a new one, as htorder's client gets one a little before the old one expires. One
+// request at a time fetches it; callers in between wait for the same answer.
+async function fetchToken() {
+  const res = await request(env.BARE_TOKEN_URL, {
+    dispatcher,
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'client_credentials',
+      client_id: env.BARE_CLIENT_ID,
+      client_secret: env.BARE_CLIENT_SECRET,
+    }).toString(),
+  });
+  const { access_token, expires_in } = await res.body.json();
+  const lifetime = typeof expires_in === 'number' && expires_in > 0 ? expires_in : 600;
+  return { headers: headersWith(access_token), refreshAt: Date.now() + lifetime * 900 };
+}
+const headersWith = (token) => ({
   accept: 'application/json',
   'content-type': 'application/json',
   authorization: `Bearer ${token}`,
   'x-application-name': 'API', // htorder's default (setting appName)
   'user-agent': 'htorder-bench',
-};
+});
+let current = await fetchToken();
+let fetching;
+async function headers() {
+  if (Date.now() < current.refreshAt) return current.headers;
+  fetching ??= fetchToken().then((next) => {
+    current = next;
+    fetching = undefined;
+  });
+  await fetching;
+  return current.headers;
+}
 const url = `${env.BARE_BASE_URL}/Jobs`;
 
 let sent = 0;
@@ -50,7 +68,7 @@ async function sendAll(bodies) {
   const worker = async () => {
     while (next < bodies.length) {
       const body = bodies[next++];
-      const res = await request(url, { dispatcher, method: 'POST', headers, body });
+      const res = await request(url, { dispatcher, method: 'POST', headers: await headers(), body });
       const text = await res.body.text();
       sent++;
       if (res.statusCode >= 300 && failed++ === 0) console.error(`first failure: ${res.statusCode} ${text}`);

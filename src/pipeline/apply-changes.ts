@@ -342,20 +342,22 @@ function diag(
 }
 
 export interface LedgerView {
-  /** Ledger account key. */
-  account: string;
   /** jobHash of the manifest entry. */
   hash: string;
-  /** run: the ledger look-up found the order submitted (and reported it already-submitted). */
-  submitted: boolean;
+  /**
+   * The order's `submitted` entry as the ledger look-up found it (the job is reported
+   * already-submitted), or undefined: the look-up found it not submitted. Read without the
+   * lock, as the look-up reads; a change is decided on the entry read again under the lock.
+   */
+  submitted: LedgerEntry | undefined;
 }
 
 /**
- * The pipeline's entry point. run: applies the changes of an already-submitted order whose
- * other fields are unchanged (a change of anything else is reported as
- * `ledger.changed-after-submit` and nothing is sent). plan: reads the ledger and describes
- * what run would do. Both: `cancel: true` on an order that was never submitted is an error,
- * so run never creates a job only to be asked to cancel it.
+ * The pipeline's entry point, right after the ledger look-up, on what it read. run: applies
+ * the changes of an already-submitted order whose other fields are unchanged (a change of
+ * anything else is reported as `ledger.changed-after-submit` and nothing is sent). plan:
+ * describes what run would do. Both: `cancel: true` on an order that was never submitted is
+ * an error, so run never creates a job only to be asked to cancel it.
  */
 export async function declarativeChanges(
   ctx: ChangeContext,
@@ -363,8 +365,7 @@ export async function declarativeChanges(
   view: LedgerView,
 ): Promise<ChangeOutcome> {
   const none = outcome('none', false);
-  const key = { account: view.account, orderNumber: job.orderNumber };
-  const entry = ctx.mode === 'plan' || view.submitted ? await ctx.ledger.read(key) : undefined;
+  const entry = view.submitted;
   if (entry?.state !== 'submitted') {
     if (job.cancel !== true) return none;
     const message =

@@ -233,10 +233,12 @@ export async function processPrepared(prepared: PreparedInput, given: PipelineCo
   const { file, read, begin } = prepared;
   const { manifest, recognised } = read;
   const outage = new Outage(given.logger, given.displayName ?? file);
+  // The orders the ledger had no entry for as this input began: its look-ups take that read for theirs.
+  const absentAtStart = new Set<string>();
   // Asked before anything is spent: a store away here stops the input before any job starts.
   const ctx =
     (await outage.unlessDown('no order of this input was looked up or sent', () =>
-      unlessOtherWriter(prepared.jobs, given),
+      unlessOtherWriter(prepared.jobs, given, absentAtStart),
     )) ?? given;
   if (recognised) {
     const { preset, matchedColumns } = recognised;
@@ -246,10 +248,10 @@ export async function processPrepared(prepared: PreparedInput, given: PipelineCo
     );
   }
   const verifiedAbsent = new Set<string>();
-  const listing = outage.error === undefined ? await listUnseen(prepared.jobs, ctx) : undefined;
+  const listing = outage.error === undefined ? await listUnseen(prepared.jobs, ctx, absentAtStart) : undefined;
   const jobs =
     manifest && prepared.jobs.length > 0
-      ? await runJobs(manifest, prepared.jobs, begin, { ...ctx, verifiedAbsent, listing, outage })
+      ? await runJobs(manifest, prepared.jobs, begin, { ...ctx, verifiedAbsent, listing, absentAtStart, outage })
       : [];
   const { report, writer } = begin();
   const vouch = ctx.command === 'plan' || outage.error !== undefined ? undefined : ctx.unseen?.vouch;
@@ -313,6 +315,7 @@ class Outage {
 type RunContext = PipelineContext & {
   verifiedAbsent: Set<string>;
   listing: AccountListing | undefined;
+  absentAtStart: Set<string>;
   outage: Outage;
 };
 
@@ -322,11 +325,15 @@ type RunContext = PipelineContext & {
  * jobs when that costs fewer calls than one search per order (find-submitted.ts, listAccount),
  * else by a search each. A listing that fails leaves them to their searches, as before.
  */
-async function listUnseen(jobs: readonly JobState[], ctx: PipelineContext): Promise<AccountListing | undefined> {
+async function listUnseen(
+  jobs: readonly JobState[],
+  ctx: PipelineContext,
+  absent: Set<string>,
+): Promise<AccountListing | undefined> {
   if (ctx.command === 'plan' || !ctx.unseen) return undefined;
   const checked = [...new Set(jobs.filter((job) => job.outcome === 'checked').map((job) => job.orderNumber))];
   try {
-    const unseen = checked.length < 2 ? checked.length : await countUnseen(checked, ctx);
+    const unseen = checked.length < 2 ? checked.length : await countUnseen(checked, ctx, absent);
     // One order: its search is one call, which no listing beats.
     if (unseen < 2) return undefined;
     const listing = await listAccount(
@@ -350,27 +357,38 @@ async function listUnseen(jobs: readonly JobState[], ctx: PipelineContext): Prom
  * A vouching ledger, asked to send orders it has never seen, first asks whether it is still the
  * account's only writer; if not, this input checks them on the account like a new ledger's.
  */
-async function unlessOtherWriter(jobs: readonly JobState[], ctx: PipelineContext): Promise<PipelineContext> {
+async function unlessOtherWriter(
+  jobs: readonly JobState[],
+  ctx: PipelineContext,
+  absent: Set<string>,
+): Promise<PipelineContext> {
   if (ctx.command === 'plan' || ctx.unseen || !ctx.soleWriter) return ctx;
   const orders = [...new Set(jobs.filter((job) => job.outcome === 'checked').map((job) => job.orderNumber))];
-  if (!(await anyUnseen(orders, ctx)) || (await ctx.soleWriter())) return ctx;
+  if ((await countUnseen(orders, ctx, absent, 1)) === 0 || (await ctx.soleWriter())) return ctx;
   return { ...ctx, unseen: {} };
 }
 
-/** Whether the ledger has no entry for one of `orders` (read a few at a time, until one is found). */
-async function anyUnseen(orders: readonly string[], ctx: PipelineContext): Promise<boolean> {
-  return (await countUnseen(orders, ctx, 1)) > 0;
-}
-
-/** How many of `orders` the ledger has no entry for (read a few at a time), counting no further than `enough`. */
-async function countUnseen(orders: readonly string[], ctx: PipelineContext, enough = Number.POSITIVE_INFINITY) {
+/**
+ * How many of `orders` the ledger has no entry for (read a few at a time, without their locks),
+ * counting no further than `enough`; each such order goes into `absent`.
+ */
+async function countUnseen(
+  orders: readonly string[],
+  ctx: PipelineContext,
+  absent: Set<string>,
+  enough = Number.POSITIVE_INFINITY,
+) {
   let unseen = 0;
   for (let i = 0; i < orders.length && unseen < enough; i += 64) {
     const batch = orders.slice(i, i + 64);
     const entries = await Promise.all(
       batch.map((orderNumber) => ctx.ledger.read({ account: ctx.account, orderNumber })),
     );
-    unseen += entries.filter((entry) => entry === undefined).length;
+    entries.forEach((entry, j) => {
+      if (entry !== undefined) return;
+      absent.add(batch[j] as string);
+      unseen++;
+    });
   }
   return unseen;
 }
@@ -487,7 +505,7 @@ async function guardInput(
 }
 
 function stageContext(manifest: Manifest, ctx: RunContext): StageContext {
-  const { client, ledger, account, logger, verifiedAbsent, listing, clock } = ctx;
+  const { client, ledger, account, logger, verifiedAbsent, listing, clock, absentAtStart } = ctx;
   const verifyUnseen = ctx.unseen !== undefined;
   const input = { file: manifest.file, sha256: manifest.sha256 };
   const beforeSend = ctx.hooks?.beforeSend;
@@ -503,6 +521,7 @@ function stageContext(manifest: Manifest, ctx: RunContext): StageContext {
     artworkMarginDays: ctx.artworkStore?.marginDays ?? 0,
     ledger,
     account,
+    absentAtStart,
     ...(ctx.currency ? { currency: ctx.currency } : {}),
     logger,
     ...(beforeSend ? { beforeSend } : {}),

@@ -7,7 +7,7 @@ import { sandboxConfig } from '../../src/core/config/sandbox-config.js';
 import { FolderLedger } from '../../src/storage/ledger/folder-ledger.js';
 import type { LedgerEntry } from '../../src/storage/ledger/model.js';
 import type { ManifestJob } from '../../src/manifest/model.js';
-import { applyChanges, diffChanges } from '../../src/pipeline/apply-changes.js';
+import { applyChanges, declarativeChanges, diffChanges } from '../../src/pipeline/apply-changes.js';
 import { jobHash } from '../../src/pipeline/job-hash.js';
 import { silentLogger } from '../../src/core/log/logger.js';
 import { PipelineHarness } from '../support/pipeline-harness.js';
@@ -216,6 +216,40 @@ describe('declarative changes through htorder run and plan', () => {
     let after: LedgerEntry | undefined;
     for await (const e of ledger.entries()) after = e;
     expect(after!.cancelRequestedAt).toBeUndefined();
+  });
+
+  it("decides on the entry read under the lock, not the look-up's: a cancel another process sent meanwhile is not sent again", async () => {
+    const { file, jobNumber } = await submit([]);
+    const ledger = new FolderLedger(h.stateDir);
+    let looked: LedgerEntry | undefined;
+    for await (const e of ledger.entries()) looked = e;
+    // This run's look-up has read the entry; then another htorder process cancels the job.
+    await h.write('order.yaml', order(['cancel: true']));
+    expect((await h.cli('run', [file])).code).toBe(0);
+    expect(await calls('POST /Jobs/{jobNumber}/cancel')).toBe(1);
+    const reads = await calls('GET /Jobs/{jobNumber}');
+    const c = client();
+    try {
+      const out = await declarativeChanges(
+        {
+          mode: 'run',
+          client: c,
+          ledger,
+          logger: silentLogger(),
+          jobIndex: 0,
+          sources: { locate: (f) => ({ file: f }) },
+          clock: systemClock,
+        },
+        { orderNumber: 'PO-1', cancel: true, deliveryAddress: {}, items: [] },
+        { hash: looked!.payloadHash, submitted: looked },
+      );
+      expect(out).toMatchObject({ state: 'none', diagnostics: [] });
+    } finally {
+      await c.close();
+    }
+    expect(await calls('POST /Jobs/{jobNumber}/cancel')).toBe(1);
+    expect(await calls('GET /Jobs/{jobNumber}')).toBe(reads);
+    expect((await jobOf(jobNumber)).jobStatus).toBe('Cancelled');
   });
 
   it('never submits a job that says cancel: true but was never submitted', async () => {

@@ -23,7 +23,7 @@ export async function applyChanges(job: JobState, ctx: StageContext): Promise<Jo
       ...(ctx.beforeSend ? { beforeSend: ctx.beforeSend } : {}),
     },
     manifest.jobs[job.index],
-    { account: ctx.account, hash: job.hash, submitted: job.outcome === 'found' },
+    { hash: job.hash, submitted: job.outcome === 'found' ? job.ledger?.entry : undefined },
   );
   const next = withFindings(job, changes.diagnostics);
   const unavailable = next.unavailable || changes.state === 'unavailable';

@@ -31,6 +31,11 @@ export interface StageContext {
   artworkMarginDays: number;
   /** Ledger account key (region base URL + account id). */
   account: string;
+  /**
+   * Orders the ledger had no entry for when this input began (read without their locks, as the
+   * look-up reads): the look-up takes that read for its own, once.
+   */
+  absentAtStart?: Set<string>;
   /** The account's currency (PipelineContext.currency): a job the ledger vouches for is reported in it. */
   currency?: string;
   logger: Logger;

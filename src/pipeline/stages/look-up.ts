@@ -11,8 +11,12 @@ import { withLedgerOutcome } from './ledger-outcome.js';
  */
 export async function lookUp(job: JobState, ctx: StageContext): Promise<JobState> {
   if (job.outcome !== 'checked') return job;
-  // Read once for the three checks below (a hint; sending is decided under the lock).
-  const peeked = await ctx.ledger.read({ account: ctx.account, orderNumber: job.orderNumber });
+  // Read once for the three checks below (a hint; sending is decided under the lock), or the
+  // same hint read as the input began: nothing is decided on either alone but `submitted`,
+  // which an entry never stops being.
+  const peeked = ctx.absentAtStart?.delete(job.orderNumber)
+    ? undefined
+    : await ctx.ledger.read({ account: ctx.account, orderNumber: job.orderNumber });
   const known =
     alreadySubmitted(peeked, job.hash) ??
     (ctx.mode === 'run' ? await settleInDoubt(ctx.submit, job.orderNumber, job.hash, peeked) : undefined);
