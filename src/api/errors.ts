@@ -124,11 +124,22 @@ export function isApiError(err: unknown): err is ApiError {
  */
 export function unavailableReason(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
-  if (err instanceof StoreUnavailableError) return message;
+  const store = storeUnavailable(err);
+  if (store !== undefined) return store;
   if (!(err instanceof ApiError)) return `cannot reach the API or the credentials were refused: ${message}`;
   if (err.kind === 'auth') return `the credentials were refused: ${message}`;
   if (err.kind === 'http') return `the API turned the request away: ${message}`;
   return `cannot reach the API: ${message}`;
+}
+
+/**
+ * Why the ledger's store could not be reached, or undefined when `err` is something else: the
+ * one test of "the store is away" (pg-database.ts turns every way a database can be away into
+ * a StoreUnavailableError). Such an error, wherever it is raised, leaves its input undecided:
+ * `unavailable`, exit 3, retried later.
+ */
+export function storeUnavailable(err: unknown): string | undefined {
+  return err instanceof StoreUnavailableError ? err.message : undefined;
 }
 
 /** No such record, or it belongs to another account (the API does not distinguish). */

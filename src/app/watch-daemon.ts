@@ -2,7 +2,8 @@ import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { ConfigFlags } from '../core/config/resolve-config.js';
 import { MAX_CONCURRENCY, SETTINGS, WATCH_DEFAULTS } from '../core/config/settings.js';
-import { ExitCode, StoreUnavailableError, UsageError } from '../core/errors.js';
+import { storeUnavailable } from '../api/errors.js';
+import { ExitCode, UsageError } from '../core/errors.js';
 import { cannotListen, isListenError } from '../core/limited-server.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import { writeFileAtomic } from '../storage/atomic-write.js';
@@ -112,8 +113,9 @@ export async function runWatch(input: WatchInput, io: WatchIo): Promise<number> 
       await source.init();
     } catch (err) {
       // The ledger database (its id marks the location) unreachable past ledgerWaitMs.
-      if (err instanceof StoreUnavailableError) {
-        io.stderr.write(`htorder watch: ${err.message}\n`);
+      const store = storeUnavailable(err);
+      if (store !== undefined) {
+        io.stderr.write(`htorder watch: ${store}\n`);
         return ExitCode.Unavailable;
       }
       if (!(err instanceof SourceError)) throw err;

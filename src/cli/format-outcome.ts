@@ -62,6 +62,9 @@ export function formatInputOutcome(o: InputOutcome, command: PipelineCommand): s
       }`,
     );
   lines.push(`  ${summaryLine(r)}`);
+  // Why the input as a whole is undecided where no job says it (the ledger's store away between jobs).
+  if (o.status === 'unavailable' && o.problem !== undefined)
+    lines.push(`  not finished, run it again later: ${printable(o.problem)}`);
   const owed = r.summary.artworkNeeded ?? 0;
   if (owed > 0)
     lines.push(

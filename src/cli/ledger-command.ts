@@ -5,7 +5,8 @@ import { openLedger } from '../app/ledger-store.js';
 import { defaultStateDir } from '../core/config/api-config.js';
 import type { ConfigFlags } from '../core/config/resolve-config.js';
 import { resolveSettings } from '../core/config/resolve-settings.js';
-import { ExitCode, StoreUnavailableError, UsageError } from '../core/errors.js';
+import { storeUnavailable } from '../api/errors.js';
+import { ExitCode, UsageError } from '../core/errors.js';
 import { createLogger, isLogLevel } from '../core/log/logger.js';
 import { printable, printableLines } from '../core/printable.js';
 import { FolderLedger } from '../storage/ledger/folder-ledger.js';
@@ -93,8 +94,9 @@ export async function runLedgerStats(input: { json: boolean; flags: ConfigFlags 
 }
 
 function unavailable(err: unknown, what: string, io: CommandIo): number {
-  if (!(err instanceof StoreUnavailableError)) throw err;
-  io.stderr.write(`htorder ledger ${what}: ${printable(err.message)}\n`);
+  const why = storeUnavailable(err);
+  if (why === undefined) throw err;
+  io.stderr.write(`htorder ledger ${what}: ${printable(why)}\n`);
   return ExitCode.Unavailable;
 }
 

@@ -24,7 +24,8 @@ export function flow(...stages: Stage[]): Stage {
   };
 }
 
-function notProcessed(job: JobState, err: unknown, ctx: StageContext): JobState {
+/** A job a failure of the API, the credentials, the store or the disk stopped: nothing was decided (exit 3). */
+export function notProcessed(job: JobState, err: unknown, ctx: StageContext): JobState {
   const file = ctx.displayName;
   ctx.logger.error({ file, orderNumber: job.orderNumber, err: errorText(err) }, 'job could not be processed');
   const next = withFindings(job, apiDiagnostics(err, ctx.manifest, job.index));

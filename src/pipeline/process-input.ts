@@ -1,6 +1,7 @@
 import { type Clock, nowDate, nowIso } from '../core/clock.js';
 import type { ArtworkChecks } from '../api/artwork-checks.js';
 import type { ApiClient } from '../api/client.js';
+import { storeUnavailable } from '../api/errors.js';
 import type { ArtworkStore } from '../storage/artwork-store.js';
 import type { FolderPin } from '../storage/folder-file.js';
 import type { LedgerStore } from '../storage/ledger/model.js';
@@ -22,11 +23,11 @@ import type { ReportTarget, WrittenReports } from '../report/write-reports.js';
 import type { AccountCatalogue } from '../resolve/catalogue.js';
 import { errorText } from './api-diagnostics.js';
 import { type AccountListing, listAccount } from './find-submitted.js';
-import { eachJob, flow } from './flow.js';
+import { eachJob, flow, notProcessed } from './flow.js';
 import { type JobEnd, jobEnd } from './job-end.js';
 import { jobReporter } from './job-report.js';
 import { checkPlanned, type PlanCheck, type PlannedJob } from './saved-plan.js';
-import { checkedJobs, type JobState } from './job-state.js';
+import { checkedJobs, type JobState, type StageOutcome } from './job-state.js';
 import { blocksSubmission } from './job-status.js';
 import { checkArtwork } from './stages/artwork.js';
 import { InputArtworkFiles } from './stages/artwork-files.js';
@@ -152,7 +153,10 @@ export interface InputOutcome {
   planned: ReadonlyMap<number, PlannedJob>;
   /** The account's currency as the jobs' estimates give it (none when nothing was resolved). */
   currency?: string;
-  /** Why an unreadable input could not be processed. */
+  /**
+   * Why an unreadable input could not be processed, or why an `unavailable` one was left
+   * undecided where no job's own report says it (the ledger's store unreachable between jobs).
+   */
   problem?: string;
 }
 
@@ -226,11 +230,16 @@ export async function processInput(file: string, ctx: PipelineContext): Promise<
 /** The rest of processInput, for an input prepareInput has read (with the plan `ctx` agrees with). */
 export async function processPrepared(prepared: PreparedInput, given: PipelineContext): Promise<InputOutcome> {
   if ('unreadable' in prepared) return prepared.unreadable;
-  // The orders the ledger had no entry for as this input began: its look-ups take that read for theirs.
-  const absentAtStart = new Set<string>();
-  const ctx = await unlessOtherWriter(prepared.jobs, given, absentAtStart);
   const { file, read, begin } = prepared;
   const { manifest, recognised } = read;
+  const outage = new Outage(given.logger, given.displayName ?? file);
+  // The orders the ledger had no entry for as this input began: its look-ups take that read for theirs.
+  const absentAtStart = new Set<string>();
+  // Asked before anything is spent: a store away here stops the input before any job starts.
+  const ctx =
+    (await outage.unlessDown('no order of this input was looked up or sent', () =>
+      unlessOtherWriter(prepared.jobs, given, absentAtStart),
+    )) ?? given;
   if (recognised) {
     const { preset, matchedColumns } = recognised;
     ctx.logger.info(
@@ -239,24 +248,67 @@ export async function processPrepared(prepared: PreparedInput, given: PipelineCo
     );
   }
   const verifiedAbsent = new Set<string>();
-  const listing = await listUnseen(prepared.jobs, ctx, absentAtStart);
+  const listing = outage.error === undefined ? await listUnseen(prepared.jobs, ctx, absentAtStart) : undefined;
   const jobs =
     manifest && prepared.jobs.length > 0
-      ? await runJobs(manifest, prepared.jobs, begin, { ...ctx, verifiedAbsent, listing, absentAtStart })
+      ? await runJobs(manifest, prepared.jobs, begin, { ...ctx, verifiedAbsent, listing, absentAtStart, outage })
       : [];
   const { report, writer } = begin();
-  const vouch = ctx.command === 'plan' ? undefined : ctx.unseen?.vouch;
-  if (vouch && jobs.every((job) => job.recorded || verifiedAbsent.has(job.orderNumber))) await vouch();
+  const vouch = ctx.command === 'plan' || outage.error !== undefined ? undefined : ctx.unseen?.vouch;
+  if (vouch && jobs.every((job) => job.recorded || verifiedAbsent.has(job.orderNumber)))
+    await outage.unlessDown(
+      'not recorded that the ledger vouches for the account: the next run looks for the orders it has never seen on the account again',
+      vouch,
+    );
   report.finishedAt = nowIso(ctx.clock);
+  // Read once the report is complete (refreshed or flushed): its errors decide the status.
+  const ended = () => ({
+    file,
+    status: outage.why === undefined ? inputStatus(jobs, report) : 'unavailable',
+    report,
+    ...(outage.why === undefined ? {} : { problem: outage.why }),
+    ...plannedOf(jobs),
+  });
   if (ctx.command === 'watch') {
     refreshSummary(report);
     ctx.hooks?.onProgress?.({ file, stage: 'done', done: report.jobs.length, total: report.jobs.length });
     const writeReports = (target: ReportTarget) => writer.flush(target);
-    return { file, status: inputStatus(jobs, report), report, writeReports, ...plannedOf(jobs) };
+    return { ...ended(), writeReports };
   }
   const reports = await writer.flush();
   ctx.hooks?.onProgress?.({ file, stage: 'done', done: report.jobs.length, total: report.jobs.length });
-  return { file, status: inputStatus(jobs, report), report, reports, ...plannedOf(jobs) };
+  return { ...ended(), reports };
+}
+
+/**
+ * The ledger's store found unreachable outside the jobs' own stages (a stage's failure is its
+ * job's, flow.ts): between jobs, nothing can be decided either. The first reason makes the
+ * input `unavailable` (exit 3; watch retries it); each step it stopped is said in the log.
+ */
+class Outage {
+  why: string | undefined;
+  error: unknown;
+
+  constructor(
+    private readonly logger: Logger,
+    private readonly file: string,
+  ) {}
+
+  /** Runs `step`; the store unreachable is noted, and `notDone` logged, instead of thrown. */
+  async unlessDown<T>(notDone: string, step: () => Promise<T>): Promise<T | undefined> {
+    try {
+      return await step();
+    } catch (err) {
+      const why = storeUnavailable(err);
+      if (why === undefined) throw err;
+      if (this.why === undefined) {
+        this.why = why;
+        this.error = err;
+      }
+      this.logger.warn({ file: this.file, err: why }, `${notDone} (the ledger's store cannot be reached)`);
+      return undefined;
+    }
+  }
 }
 
 /** What one input's run adds to its context: what it learnt of orders the ledger has never seen. */
@@ -264,6 +316,7 @@ type RunContext = PipelineContext & {
   verifiedAbsent: Set<string>;
   listing: AccountListing | undefined;
   absentAtStart: Set<string>;
+  outage: Outage;
 };
 
 /**
@@ -366,7 +419,11 @@ async function runJobs(
       return jobEnd(job, ctx.command);
     });
 
-  const decided = await planJobs(checked, stage, { ctx, width, progress: progress('plan') });
+  // The store away before the jobs started: none of them is looked up, nothing is sent.
+  const decided =
+    ctx.outage.error === undefined
+      ? await planJobs(checked, stage, { ctx, width, progress: progress('plan') })
+      : { unsent: stopped(checked, ['checked'], ctx.outage.error, stage) };
   if (!('send' in decided)) return endAll(decided.unsent);
   writeAll(decided.send, write);
   // Each outcome is in the report on disk soon after (the writer coalesces rewrites); the
@@ -384,9 +441,17 @@ async function runJobs(
     keep: (job) => jobEnd(job, ctx.command),
     progress: progress('submit'),
   });
-  await releaseUnspent(done, stage);
+  await ctx.outage.unlessDown(
+    "what was counted for orders not created stays counted in today's budget (maxDailyCost)",
+    () => releaseUnspent(done, stage),
+  );
   await forgetApproved(done, stage);
   return done;
+}
+
+/** Each job still at one of `at`, not processed: `err` (the store away) stopped it there. */
+function stopped(jobs: JobState[], at: readonly StageOutcome[], err: unknown, stage: StageContext): JobState[] {
+  return jobs.map((job) => (at.includes(job.outcome) ? notProcessed(job, err, stage) : job));
 }
 
 function writeAll(jobs: readonly JobState[], write: (job: JobState) => void): void {
@@ -413,6 +478,18 @@ async function planJobs(
     keep: keepResolution,
     progress: opts.progress,
   });
+  const decided = await ctx.outage.unlessDown("the input's guardrails were not applied: nothing of it was sent", () =>
+    guardInput(planned, stage, ctx),
+  );
+  return decided ?? { unsent: stopped(planned, ['ready', 'awaiting-approval'], ctx.outage.error, stage) };
+}
+
+/** The guardrails over the whole input and the account's day: the jobs to send, or every job unsent. */
+async function guardInput(
+  planned: JobState[],
+  stage: StageContext,
+  ctx: RunContext,
+): Promise<{ send: JobState[] } | { unsent: JobState[] }> {
   let jobs = await overInputCost(ctx.planned ? checkPlanned(planned, ctx.planned, stage) : planned, stage);
   if (ctx.command === 'plan')
     return { unsent: capHeld(await overDailyCost(jobs, stage, { partial: ctx.partial, count: false }), stage) };

@@ -1,0 +1,98 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { storeUnavailable } from '../../src/api/errors.js';
+import { PgLedger } from '../../src/storage/ledger/pg-ledger.js';
+import { PgDatabase } from '../../src/storage/pg/pg-database.js';
+import { pgClusterForFile } from '../support/pg-cluster.js';
+
+/**
+ * Whatever way a restart of the database breaks a statement — refused connections, a backend
+ * terminated mid-statement or mid-transaction, a server shutting down or starting up — the
+ * ledger says "the store is away" (StoreUnavailableError) and nothing else: any other error
+ * would reach `run` as an internal error (exit 1) instead of an input to retry (exit 3).
+ */
+
+const cluster = await pgClusterForFile();
+const account = 'https://api.us.example.com#1001';
+
+describe.skipIf(!cluster)('a ledger database restarted under load', () => {
+  it('fails every statement it cannot finish with StoreUnavailableError only', async () => {
+    const url = await cluster!.createDatabase();
+    const u = new URL(url);
+    const db = new PgDatabase({
+      connection: {
+        host: u.hostname,
+        port: Number(u.port),
+        user: cluster!.user,
+        password: cluster!.password,
+        database: u.pathname.slice(1),
+      },
+      name: url,
+      waitMs: 300,
+      poolSize: 6,
+    });
+    const ledger = new PgLedger(db, { leaseMs: 2000, waitMs: 2000 });
+    const other: string[] = [];
+    let away = 0;
+    let done = 0;
+    let stop = false;
+    const worker = async (w: number): Promise<void> => {
+      for (let i = 0; !stop; i++) {
+        const key = { account, orderNumber: `PO-${w}-${i % 5}` };
+        try {
+          switch (i % 4) {
+            case 0:
+              await ledger.read(key);
+              break;
+            case 1:
+              await ledger.write({
+                ledgerVersion: 1,
+                ...key,
+                payloadHash: 'h',
+                state: 'intent',
+                attempts: 1,
+                intentAt: '2026-11-29T00:00:00.000Z',
+              });
+              break;
+            case 2:
+              await ledger.updateNote<number>(account, `.n${w % 3}`, async (n) => {
+                await sleep(5);
+                return (n ?? 0) + 1;
+              });
+              break;
+            default:
+              await ledger.withLock(key, async () => ledger.read(key));
+          }
+          done++;
+        } catch (err) {
+          if (storeUnavailable(err) !== undefined) away++;
+          else other.push(`${(err as Error).name} ${(err as { code?: string }).code ?? ''}: ${(err as Error).message}`);
+          await sleep(20);
+        }
+      }
+    };
+    const workers = Array.from({ length: 12 }, (_, w) => worker(w));
+    try {
+      for (let r = 0; r < 3; r++) {
+        await sleep(700);
+        // Every backend cut mid-statement, as a failover's proxy or an administrator does.
+        await cluster!.sql(
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${u.pathname.slice(1)}' AND pid <> pg_backend_pid()`,
+        );
+        await sleep(300);
+        await cluster!.stop();
+        await sleep(800);
+        await cluster!.start();
+      }
+      await sleep(700);
+    } finally {
+      stop = true;
+      await Promise.all(workers);
+      await cluster!.start();
+      await db.close();
+    }
+    console.log({ done, away, other: other.length });
+    expect(other).toEqual([]);
+    expect(away).toBeGreaterThan(0);
+  }, 120_000);
+});
