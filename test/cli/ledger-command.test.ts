@@ -31,15 +31,8 @@ describe.skipIf(!cluster)('htorder ledger import and stats', () => {
     for (const db of dbs.splice(0)) await db.close();
   });
   const database = (url: string): PgLedger => {
-    const u = new URL(url);
     const db = new PgDatabase({
-      connection: {
-        host: u.hostname,
-        port: Number(u.port),
-        user: cluster!.user,
-        password: cluster!.password,
-        database: u.pathname.slice(1),
-      },
+      connection: cluster!.connection(url),
       name: url,
       waitMs: 5000,
     });

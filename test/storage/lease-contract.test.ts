@@ -88,13 +88,7 @@ async function databaseSubject(): Promise<LeaseSubject> {
   if (!db) {
     const url = new URL((await cluster?.createDatabase()) ?? '');
     db = new PgDatabase({
-      connection: {
-        host: url.hostname,
-        port: Number(url.port),
-        user: cluster?.user,
-        password: cluster?.password,
-        database: url.pathname.slice(1),
-      },
+      connection: cluster!.connection(url.href),
       name: url.href,
       waitMs: 5000,
     });

@@ -25,13 +25,7 @@ describe.skipIf(!cluster)('leases in a PostgreSQL database', () => {
   beforeAll(async () => {
     const url = new URL((await cluster?.createDatabase()) ?? '');
     db = new PgDatabase({
-      connection: {
-        host: url.hostname,
-        port: Number(url.port),
-        user: cluster?.user,
-        password: cluster?.password,
-        database: url.pathname.slice(1),
-      },
+      connection: cluster!.connection(url.href),
       name: url.href,
       waitMs: 5000,
     });

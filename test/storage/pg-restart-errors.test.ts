@@ -18,15 +18,8 @@ const account = 'https://api.us.example.com#1001';
 describe.skipIf(!cluster)('a ledger database restarted under load', () => {
   it('fails every statement it cannot finish with StoreUnavailableError only', async () => {
     const url = await cluster!.createDatabase();
-    const u = new URL(url);
     const db = new PgDatabase({
-      connection: {
-        host: u.hostname,
-        port: Number(u.port),
-        user: cluster!.user,
-        password: cluster!.password,
-        database: u.pathname.slice(1),
-      },
+      connection: cluster!.connection(url),
       name: url,
       waitMs: 300,
       poolSize: 6,
@@ -77,7 +70,7 @@ describe.skipIf(!cluster)('a ledger database restarted under load', () => {
         await sleep(700);
         // Every backend cut mid-statement, as a failover's proxy or an administrator does.
         await cluster!.sql(
-          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${u.pathname.slice(1)}' AND pid <> pg_backend_pid()`,
+          `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${cluster!.connection(url).database}' AND pid <> pg_backend_pid()`,
         );
         await sleep(300);
         await cluster!.stop();

@@ -26,6 +26,8 @@ export interface PgTestCluster {
   stop(): Promise<void>;
   /** Starts it again on the same port, with everything it had. */
   start(): Promise<void>;
+  /** How a PgDatabase reaches the database at `url` (one createDatabase made), as the test user. */
+  connection(url: string): { host: string; port: number; user: string; password: string; database: string };
   /** Runs `sql` as the superuser in database `database` (default postgres). */
   sql<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, database?: string): Promise<R[]>;
 }
@@ -89,6 +91,10 @@ async function startCluster(): Promise<PgTestCluster & { destroy(): Promise<void
       const name = `ledger_${process.pid}_${made++}`;
       await sql(`CREATE DATABASE ${name}`);
       return `postgres://${user}@127.0.0.1:${port}/${name}`;
+    },
+    connection(url: string) {
+      const u = new URL(url);
+      return { host: u.hostname, port: Number(u.port), user, password, database: u.pathname.slice(1) };
     },
     async stop() {
       if (!running) return;

@@ -24,21 +24,10 @@ const entry = (key: LedgerKey, over: Partial<LedgerEntry> = {}): LedgerEntry => 
 });
 
 /** The connection settings of a URL of the test cluster. */
-function connectionOf(url: string) {
-  const u = new URL(url);
-  return {
-    host: u.hostname,
-    port: Number(u.port),
-    user: cluster?.user ?? '',
-    password: cluster?.password ?? '',
-    database: u.pathname.slice(1),
-  };
-}
-
 describe.skipIf(!cluster)('the PostgreSQL ledger', () => {
   const opened: PgDatabase[] = [];
   const open = (url: string, waitMs = 20_000, leaseMs = 2000): PgLedger => {
-    const db = new PgDatabase({ connection: connectionOf(url), name: url, waitMs });
+    const db = new PgDatabase({ connection: cluster!.connection(url), name: url, waitMs });
     opened.push(db);
     return new PgLedger(db, { leaseMs });
   };
@@ -193,7 +182,7 @@ describe.skipIf(!cluster)('the PostgreSQL ledger', () => {
   it('says a wrong password is refused, without the password', async () => {
     const url = await fresh();
     const db = new PgDatabase({
-      connection: { ...connectionOf(url), password: 'not-the-password' },
+      connection: { ...cluster!.connection(url), password: 'not-the-password' },
       name: url,
       waitMs: 5000,
     });
@@ -210,7 +199,7 @@ describe.skipIf(!cluster)('the PostgreSQL ledger', () => {
     const worker = (url: string, orderNumber: string, rounds: number, holdMs = 0) => `
       import { PgDatabase } from ${JSON.stringify(join(DIST, 'storage/pg/pg-database.js'))};
       import { PgLedger } from ${JSON.stringify(join(DIST, 'storage/ledger/pg-ledger.js'))};
-      const db = new PgDatabase({ connection: ${JSON.stringify(connectionOf(url))}, name: 'test', waitMs: 20000 });
+      const db = new PgDatabase({ connection: ${JSON.stringify(cluster!.connection(url))}, name: 'test', waitMs: 20000 });
       const ledger = new PgLedger(db, { leaseMs: 2000 });
       const key = { account: ${JSON.stringify(account)}, orderNumber: ${JSON.stringify(orderNumber)} };
       for (let i = 0; i < ${rounds}; i++) {
