@@ -47,10 +47,11 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
 
   const sandbox = await startSandbox({ port: 0, fetchArtwork: true });
   const stateDir = await mkdtemp(join(tmpdir(), 'htorder-demo-state-'));
-  // Only the sandbox's account: nothing of the user's own configuration reaches the demo. The
-  // samples link to a fictional CDN, so fetching their artwork can only warn.
+  // Only the sandbox's account: nothing of the user's own configuration reaches the demo, not
+  // even their config file (its guardrails would hold the samples), so the config folder is one
+  // that has none. The samples link to a fictional CDN, so fetching their artwork can only warn.
   const env: DemoEnv = {
-    env: sandboxEnv(sandbox, 'us-demo'),
+    env: { ...sandboxEnv(sandbox, 'us-demo'), XDG_CONFIG_HOME: join(stateDir, 'no-config') },
     flags: { stateDir, logLevel: 'silent', artworkCheck: 'warn' },
   };
   let ok = true;

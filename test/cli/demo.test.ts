@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runDemo, SAMPLES_DIR } from '../../src/cli/demo.js';
@@ -17,6 +17,12 @@ describe('htorder demo (npm run demo)', () => {
     await writeFile(`${stale}.result.csv`, 'orderNumber,itemType,code,quantity,status\nR-1,Asset,A1,10,valid\n');
     await writeFile(`${stale}.result.json`, '{}\n');
     await writeFile(`${stale}.errors.txt`, '');
+    // The user's own config file, with a guardrail that would hold every sample: the demo reads none.
+    const config = join(process.env.HOME as string, '.config', 'htorder', 'config.yaml');
+    await mkdir(dirname(config), { recursive: true });
+    await writeFile(config, 'maxJobCost: 1\nprofiles:\n  default:\n    baseUrl: http://127.0.0.1:9/planted\n', {
+      mode: 0o600,
+    });
     let text = '';
     const stdout = new Writable({
       write: (c, _e, cb) => {
