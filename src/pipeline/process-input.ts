@@ -286,8 +286,13 @@ export async function processPrepared(prepared: PreparedInput, given: PipelineCo
  * input `unavailable` (exit 3; watch retries it); each step it stopped is said in the log.
  */
 class Outage {
-  why: string | undefined;
+  /** The first store failure met, if any. */
   error: unknown;
+
+  /** Why the input is undecided: the first failure's reason. */
+  get why(): string | undefined {
+    return this.error === undefined ? undefined : storeUnavailable(this.error);
+  }
 
   constructor(
     private readonly logger: Logger,
@@ -301,10 +306,7 @@ class Outage {
     } catch (err) {
       const why = storeUnavailable(err);
       if (why === undefined) throw err;
-      if (this.why === undefined) {
-        this.why = why;
-        this.error = err;
-      }
+      this.error ??= err;
       this.logger.warn({ file: this.file, err: why }, `${notDone} (the ledger's store cannot be reached)`);
       return undefined;
     }

@@ -1,18 +1,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChaosRig, formatChaosTable, type ChaosRow } from '../support/chaos.js';
 import { expectExactlyOnce, runScenario, watchScenario } from '../support/chaos-scenarios.js';
 import { requireDist } from '../support/dist.js';
-import {
-  createdPerOrder,
-  type Fleet,
-  fleetLedger,
-  manifestFolder,
-  startFleet,
-  watchersWithAKill,
-} from '../support/fleet.js';
+import { createdPerOrder, fleetLedger, manifestFolder, useFleet, watchersWithAKill } from '../support/fleet.js';
 import { pgClusterForFile } from '../support/pg-cluster.js';
 
 /**
@@ -26,34 +18,24 @@ const cluster = await pgClusterForFile();
 const seed = Number(process.env.CHAOS_SEED ?? 7);
 
 describe.skipIf(!cluster)('the failures measured with a ledger per host, with one shared database', () => {
-  let sandbox: Sandbox;
-  let fleet: Fleet;
-  beforeAll(async () => {
-    requireDist();
-    sandbox = await startSandbox({ port: 0 });
-  });
-  afterAll(() => sandbox?.close());
-  beforeEach(async () => {
-    await sandbox.admin.reset();
-    fleet = await startFleet(cluster!, sandbox);
-  });
+  const the = useFleet(cluster);
   const once = async (n: number): Promise<void> => {
-    const created = await createdPerOrder(sandbox);
+    const created = await createdPerOrder(the.sandbox);
     expect(created.size).toBe(n);
     expect([...created.entries()].filter(([, c]) => c > 1)).toEqual([]);
   };
 
   it('three hosts running the same 300-order file at once: each order created once', async () => {
     const dir = await manifestFolder('SAME', 300);
-    const hosts = [0, 1, 2].map((h) => fleet.spawn(h, ['run', 'orders.yaml'], dir));
+    const hosts = [0, 1, 2].map((h) => the.fleet.spawn(h, ['run', 'orders.yaml'], dir));
     expect(await Promise.all(hosts.map((p) => p.exited))).toEqual([0, 0, 0]);
     await once(300);
   });
 
   it('a second host re-running a 200-order file the first already sent: nothing created again', async () => {
     const dir = await manifestFolder('AGAIN', 200);
-    expect(await fleet.spawn(0, ['run', 'orders.yaml'], dir).exited).toBe(0);
-    expect(await fleet.spawn(1, ['run', 'orders.yaml'], dir).exited).toBe(0);
+    expect(await the.fleet.spawn(0, ['run', 'orders.yaml'], dir).exited).toBe(0);
+    expect(await the.fleet.spawn(1, ['run', 'orders.yaml'], dir).exited).toBe(0);
     await once(200);
     const report = JSON.parse(await readFile(join(dir, 'orders.yaml.result.json'), 'utf8')) as {
       summary: { byStatus: Record<string, number> };
@@ -62,7 +44,7 @@ describe.skipIf(!cluster)('the failures measured with a ledger per host, with on
   });
 
   it('three watchers with their own state dirs on one folder, one killed -9 halfway through 300 one-order files', async () => {
-    const { codes, done } = await watchersWithAKill(fleet, sandbox, 300, 420_000);
+    const { codes, done } = await watchersWithAKill(the.fleet, the.sandbox, 300, 420_000);
     expect(codes.slice(1)).toEqual([0, 0]);
     expect(done).toHaveLength(300);
     await once(300);

@@ -2,11 +2,13 @@ import { mkdir, mkdtemp, readdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { sandboxEnv } from '../../src/core/config/sandbox-config.js';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import type { LedgerEntry } from '../../src/storage/ledger/model.js';
 import { type Proc, sleep, spawnHtorder } from './chaos.js';
 import type { FleetLedger } from './chaos-scenarios.js';
+import { requireDist } from './dist.js';
 import type { PgTestCluster } from './pg-cluster.js';
 import { manifest } from './yaml-manifests.js';
 
@@ -23,6 +25,34 @@ export interface Fleet {
   /** Every entry of the shared ledger. */
   entries(): Promise<LedgerEntry[]>;
   url: string;
+}
+
+/**
+ * The fleet of a describe block (call it inside the block): one sandbox for the block, started
+ * once the CLI is built; before each test the sandbox reset, its faults cleared, and a fleet
+ * on a new ledger database.
+ */
+export function useFleet(cluster: PgTestCluster | undefined): { readonly sandbox: Sandbox; readonly fleet: Fleet } {
+  let sandbox: Sandbox | undefined;
+  let fleet: Fleet | undefined;
+  beforeAll(async () => {
+    requireDist();
+    sandbox = await startSandbox({ port: 0 });
+  });
+  afterAll(() => sandbox?.close());
+  beforeEach(async () => {
+    await sandbox!.admin.reset();
+    await sandbox!.admin.clearFaults();
+    fleet = await startFleet(cluster!, sandbox!);
+  });
+  return {
+    get sandbox() {
+      return sandbox!;
+    },
+    get fleet() {
+      return fleet!;
+    },
+  };
 }
 
 export async function startFleet(cluster: PgTestCluster, sandbox: Sandbox): Promise<Fleet> {
