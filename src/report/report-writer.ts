@@ -1,3 +1,4 @@
+import type { Logger } from '../core/log/logger.js';
 import type { Manifest } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { CsvLimits } from '../manifest/read-input.js';
@@ -41,6 +42,8 @@ export class ReportWriter {
       intervalMs?: number;
       /** False: no write before flush() (default true). */
       progress?: boolean;
+      /** Told at debug level what stray temporary could not be removed. */
+      logger?: Pick<Logger, 'debug'>;
     },
   ) {}
 
@@ -95,7 +98,14 @@ export class ReportWriter {
         // result.csv is written on this thread, never handed to a worker thread (as check's is):
         // each thread leaves the allocator an arena of its own, which a run's RSS keeps, and a
         // run's report writes are a small part of its time, where check's are all of it.
-        this.last = await writeReports(this.report, { ...this.opts, worker: false, ...(target ? { target } : {}) });
+        // Stray temporaries are looked for once, before the first write: a rewrite leaves none.
+        const removeStrays = this.last === undefined;
+        this.last = await writeReports(this.report, {
+          ...this.opts,
+          worker: false,
+          removeStrays,
+          ...(target ? { target } : {}),
+        });
         this.lastAt = Date.now();
         this.lastTook = this.lastAt - started;
       }

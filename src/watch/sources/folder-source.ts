@@ -1,8 +1,10 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { lstat, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import type { Logger } from '../../core/log/logger.js';
 import { type ReportPaths, reportPaths } from '../../report/report-paths.js';
-import { writeFileAtomic } from '../../storage/atomic-write.js';
+import { temporaryName, writeFileAtomic } from '../../storage/atomic-write.js';
+import { removeStraysOf } from '../../storage/stray-temporaries.js';
 import { FolderLeases, type LinkFile } from '../../storage/folder-lease.js';
 import { type FolderPin, pinFolder } from '../../storage/folder-file.js';
 import { HeldFolder, type Identity } from '../../storage/held-folder.js';
@@ -67,6 +69,8 @@ export interface FolderSourceOptions extends DropOptions {
   maxInputBytes?: number;
   /** How claims are linked to the lease token (fs.linkSync); tests pass one that refuses, as some SMB shares do. */
   linkFile?: LinkFile;
+  /** Told at debug level what stray temporary of a report could not be removed. */
+  logger?: Pick<Logger, 'debug'>;
 }
 
 /** Default of `maxInputBytes` (the `watchMaxInputBytes` setting). */
@@ -203,6 +207,7 @@ export class FolderSource extends Drop<FolderClaim, Entry> {
     try {
       const { name: final } = await this.freeName('failed', short);
       const errors = reportPaths(this.in('failed', final)).errors;
+      await removeStraysOf([errors], this.opts.logger);
       await writeFileAtomic(errors, longNameErrors(name, short));
       try {
         await rename(this.where('top', name), this.in('failed', final));
@@ -289,15 +294,19 @@ export class FolderSource extends Drop<FolderClaim, Entry> {
   /**
    * Reports are written whole under hidden temporary names in `outcome`, then renamed into place
    * back to back: a crash while writing leaves only hidden files (the resumed input takes its
-   * own name). Their mode and group follow the input's (reportFileOptions).
+   * own name), removed by the next write of these names once over an hour old and their writer
+   * gone (removeStraysOf). Their mode and group follow the input's (reportFileOptions).
    */
   protected async stage(outcome: FinishOutcome, final: string, { verified }: FolderClaim): Promise<Staged> {
     await this.assertHeld(outcome);
     const file = reportFileOptions(verified, await this.held[outcome]?.stats());
-    const tag = `${process.pid}.${randomBytes(4).toString('hex')}`;
-    const names = reportPaths(final);
-    const hidden = (kind: keyof ReportPaths): string => this.in(outcome, `.${names[kind]}.${tag}.tmp`);
-    const paths = { json: hidden('json'), csv: hidden('csv'), errors: hidden('errors') };
+    const names = reportPaths(this.in(outcome, final));
+    await removeStraysOf(Object.values(names), this.opts.logger);
+    const paths = {
+      json: temporaryName(names.json),
+      csv: temporaryName(names.csv),
+      errors: temporaryName(names.errors),
+    };
     return { paths, file: { ...file, staged: true } };
   }
 
