@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chown, copyFile, lstat, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
+import { chown, copyFile, lstat, lutimes, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
@@ -62,6 +62,8 @@ describe('the temporaries of report writes cut short', () => {
     await age(outside, 3 * HOUR);
     const link = join(dir, `.orders.yaml.result.csv.${dead}.0badc0de.tmp`);
     await symlink(outside, link);
+    const old = new Date(Date.now() - 2 * HOUR);
+    await lutimes(link, old, old);
     const kept = [
       // Young: its writer may be another host's, still writing.
       await plant(`${file}.result.json`, dead, 10 * 60_000),
