@@ -44,6 +44,7 @@ async function input(): Promise<{ dir: string; file: string }> {
 describe('the temporaries of report writes cut short', () => {
   it.each([
     ['check', []],
+    ['plan', ['--sandbox']],
     ['run', ['--sandbox']],
   ])('%s removes the stale ones of each of the input’s report names', async (command, flags) => {
     const { file } = await input();
