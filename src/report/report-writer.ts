@@ -98,14 +98,7 @@ export class ReportWriter {
         // result.csv is written on this thread, never handed to a worker thread (as check's is):
         // each thread leaves the allocator an arena of its own, which a run's RSS keeps, and a
         // run's report writes are a small part of its time, where check's are all of it.
-        // Stray temporaries are looked for once, before the first write: a rewrite leaves none.
-        const removeStrays = this.last === undefined;
-        this.last = await writeReports(this.report, {
-          ...this.opts,
-          worker: false,
-          removeStrays,
-          ...(target ? { target } : {}),
-        });
+        this.last = await writeReports(this.report, { ...this.opts, worker: false, ...(target ? { target } : {}) });
         this.lastAt = Date.now();
         this.lastTook = this.lastAt - started;
       }

@@ -56,15 +56,13 @@ export async function writeReports(
     target?: ReportTarget;
     /** Whether a worker thread writes result.csv (ResultCsvOptions.worker): by default by the input's size. */
     worker?: boolean;
-    /** False: no look for stray temporaries (a rewrite of reports this process wrote already). Default true. */
-    removeStrays?: boolean;
     /** Told at debug level what stray temporary could not be removed. */
     logger?: Pick<Logger, 'debug'>;
   } = {},
 ): Promise<WrittenReports> {
-  const { target, removeStrays, logger, ...csvOpts } = opts;
+  const { target, logger, ...csvOpts } = opts;
   const paths = target?.paths ?? reportPaths(report.input.file);
-  if (!target && removeStrays !== false) await removeStraysOf(Object.values(paths), logger);
+  if (!target) await removeStraysOf(Object.values(paths), logger);
   const input = report.input.file;
   // `staged`: the caller renames the files itself (paths are its temporary names).
   const staged = target?.file?.staged === true;

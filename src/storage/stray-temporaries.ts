@@ -1,4 +1,4 @@
-import { lstat, readdir, rm } from 'node:fs/promises';
+import { lstat, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Logger } from '../core/log/logger.js';
 import { temporaryOf } from './atomic-write.js';
@@ -47,6 +47,8 @@ export async function removeStrayTemporaries(
       await rm(path, { force: true });
       removed++;
     } catch (err) {
+      // Gone meanwhile (another writer's cleanup, a listing remembered): nothing to say.
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') continue;
       rule.logger?.debug({ file: path, err: (err as Error).message }, 'could not remove a stray temporary file');
     }
   }
@@ -54,18 +56,52 @@ export async function removeStrayTemporaries(
 }
 
 /**
- * Removes the stray temporaries (removeStrayTemporaries) of the files at `paths` only — an
- * input's reports, about to be written — when they are this user's: one listing of each folder.
- * Where this process has no user id to compare, nothing is removed.
+ * The temporaries' names a folder held when it was last listed, by folder (device and inode, not
+ * path: a watcher's folder is a /proc/self/fd path, whose number a later folder may take), for
+ * STRAY_AFTER_MS. Nothing removable is missed meanwhile: a temporary made after the listing has
+ * its mtime after it, so it is not over STRAY_AFTER_MS old before the listing is forgotten (a
+ * file server's clock behind this host's can delay one by at most that). Buys one listing of a
+ * folder an hour instead of one per input written into it: a watcher's done/ keeps every input
+ * it ever finished (bench:watch).
  */
-export async function removeStraysOf(paths: readonly string[], logger?: Pick<Logger, 'debug'>): Promise<number> {
+export class TemporaryListings {
+  private readonly listed = new Map<string, { at: number; names: string[] }>();
+
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** The names of temporaries in `dir`, as listed at most STRAY_AFTER_MS ago. Throws what stat or readdir throws. */
+  async of(dir: string): Promise<string[]> {
+    const at = this.now();
+    for (const [key, seen] of this.listed) if (at - seen.at >= STRAY_AFTER_MS) this.listed.delete(key);
+    const { dev, ino } = await stat(dir);
+    const key = `${dev}:${ino}`;
+    const seen = this.listed.get(key);
+    if (seen) return seen.names;
+    const names = (await readdir(dir)).filter((n) => temporaryOf(n) !== undefined);
+    this.listed.set(key, { at, names });
+    return names;
+  }
+}
+
+const processListings = new TemporaryListings();
+
+/**
+ * Removes the stray temporaries (removeStrayTemporaries) of the files at `paths` only — an
+ * input's reports, about to be written — when they are this user's: one listing of each folder
+ * an hour (TemporaryListings). Where this process has no user id to compare, nothing is removed.
+ */
+export async function removeStraysOf(
+  paths: readonly string[],
+  logger?: Pick<Logger, 'debug'>,
+  listings: TemporaryListings = processListings,
+): Promise<number> {
   const uid = process.getuid?.();
   if (uid === undefined) return 0;
   const byDir = new Map<string, Set<string>>();
   for (const path of paths) byDir.set(dirname(path), (byDir.get(dirname(path)) ?? new Set()).add(basename(path)));
   let removed = 0;
   for (const [dir, targets] of byDir) {
-    const names = await readdir(dir).catch((err: Error) => {
+    const names = await listings.of(dir).catch((err: Error) => {
       logger?.debug({ folder: dir, err: err.message }, 'could not look for stray temporary files');
       return [];
     });

@@ -1,11 +1,12 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, utimes, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/core/log/logger.js';
 import { temporaryName, temporaryOf } from '../../src/storage/atomic-write.js';
-import { removeStraysOf } from '../../src/storage/stray-temporaries.js';
+import { removeStraysOf, STRAY_AFTER_MS, TemporaryListings } from '../../src/storage/stray-temporaries.js';
+import { seeded } from '../support/seeded-random.js';
 import { sink } from '../support/sink.js';
 import { tempDirPerTest } from '../support/temp-files.js';
 
@@ -92,6 +93,89 @@ describe('removeStraysOf', () => {
     }
     expect(existsSync(stray)).toBe(true);
     expect(log.text()).toContain('could not remove a stray temporary file');
+  });
+});
+
+describe('TemporaryListings', () => {
+  const MINUTE = 60_000;
+  const REPORTS = ['a.csv.result.json', 'a.csv.result.csv', 'a.csv.errors.txt'];
+
+  /** Moves every file's mtime `ms` back: the same as `ms` passing, for the age rule. */
+  async function older(dir: string, ms: number): Promise<void> {
+    for (const name of await readdir(dir)) {
+      const info = await lstat(join(dir, name));
+      await utimes(join(dir, name), info.atime, new Date(info.mtimeMs - ms));
+    }
+  }
+
+  it('removes what a fresh listing at every write removes (seeded scenarios)', async () => {
+    const dead = deadPid();
+    for (let seed = 1; seed <= 30; seed++) {
+      const random = seeded(seed);
+      const pick = <T>(xs: readonly T[]): T => xs[Math.floor(random() * xs.length)] as T;
+      const root = await tempDirPerTest('htorder-listings-');
+      const [remembered, fresh] = [join(root, 'remembered'), join(root, 'fresh')];
+      await mkdir(remembered);
+      await mkdir(fresh);
+      let now = 1e12;
+      const listings = new TemporaryListings(() => now);
+      let listedOnce = false;
+      for (let step = 0; step < 12; step++) {
+        const what = pick(['plant', 'plant', 'pass', 'write']);
+        if (what === 'plant') {
+          const hex = Math.floor(random() * 0xffffffff)
+            .toString(16)
+            .padStart(8, '0');
+          const name = `.${pick([...REPORTS, 'b.csv.result.json'])}.${pick([dead, process.ppid])}.${hex}.tmp`;
+          // Made before the first listing: any age. Made after one: written now (its mtime not
+          // before the listing). Ages are whole minutes and a half, never on the hour's edge.
+          const ageMs = listedOnce ? -MINUTE / 2 : Math.floor(random() * 180) * MINUTE + MINUTE / 2;
+          const mtime = new Date(Date.now() - ageMs);
+          for (const dir of [remembered, fresh]) {
+            await writeFile(join(dir, name), 'torn');
+            await utimes(join(dir, name), mtime, mtime);
+          }
+        } else if (what === 'pass') {
+          const ms = Math.floor(random() * 90) * MINUTE;
+          now += ms;
+          for (const dir of [remembered, fresh]) await older(dir, ms);
+        } else {
+          listedOnce = true;
+          await removeStraysOf(
+            REPORTS.map((r) => join(remembered, r)),
+            undefined,
+            listings,
+          );
+          await removeStraysOf(
+            REPORTS.map((r) => join(fresh, r)),
+            undefined,
+            new TemporaryListings(),
+          );
+          expect((await readdir(remembered)).sort(), `seed ${seed}, step ${step}`).toEqual(
+            (await readdir(fresh)).sort(),
+          );
+        }
+      }
+    }
+  });
+
+  it('lists a folder once an hour, not once per write', async () => {
+    const dir = await tempDirPerTest('htorder-listings-');
+    let now = 1e12;
+    const listings = new TemporaryListings(() => now);
+    const reports = REPORTS.map((r) => join(dir, r));
+    expect(await removeStraysOf(reports, undefined, listings)).toBe(0);
+    // Planted old after the listing (no writer makes one so): unseen until the listing is an hour old.
+    const stray = join(dir, `.a.csv.result.json.${deadPid()}.0a0b0c0d.tmp`);
+    await writeFile(stray, 'torn');
+    const old = new Date(Date.now() - 2 * HOUR);
+    await utimes(stray, old, old);
+    now += STRAY_AFTER_MS - 1;
+    expect(await removeStraysOf(reports, undefined, listings)).toBe(0);
+    expect(existsSync(stray)).toBe(true);
+    now += 1;
+    expect(await removeStraysOf(reports, undefined, listings)).toBe(1);
+    expect(existsSync(stray)).toBe(false);
   });
 });
 
