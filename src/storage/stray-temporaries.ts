@@ -62,7 +62,7 @@ export async function removeStrayTemporaries(
  * its mtime after it, so it is not over STRAY_AFTER_MS old before the listing is forgotten (a
  * file server's clock behind this host's can delay one by at most that). Buys one listing of a
  * folder an hour instead of one per input written into it: a watcher's done/ keeps every input
- * it ever finished (bench:watch).
+ * it ever finished (bench/report-strays.mjs; docs/performance.md).
  */
 export class TemporaryListings {
   private readonly listed = new Map<string, { at: number; names: string[] }>();
