@@ -1,9 +1,11 @@
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { utimes, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { temporaryName } from '../../../src/storage/atomic-write.js';
+import { MAX_INPUT_NAME_BYTES, shortName } from '../../../src/watch/sources/drop-names.js';
 import { FolderSource } from '../../../src/watch/sources/folder-source.js';
 import { tempDir } from '../../support/temp-files.js';
 
@@ -59,4 +61,14 @@ describe('a watched folder’s report temporaries', () => {
       for (const path of kept) expect(existsSync(path), basename(path)).toBe(true);
     },
   );
+
+  it('setting a too-long name aside into failed/ removes the stale ones of its short name’s errors.txt', async () => {
+    const long = `${'l'.repeat(MAX_INPUT_NAME_BYTES)}.csv`;
+    const short = shortName(long, createHash('sha256').update(long).digest('hex'));
+    const stray = await plant(join(dir.path, 'failed', `${short}.errors.txt`), deadPid(), 2 * HOUR);
+    await writeFile(join(dir.path, long), 'x');
+    expect(await source.claim(long)).toBeUndefined();
+    expect(existsSync(join(dir.path, 'failed', `${short}.errors.txt`))).toBe(true);
+    expect(existsSync(stray)).toBe(false);
+  });
 });
