@@ -192,6 +192,21 @@ describe('indexCsvJobs + readJobs', () => {
     expect(missing.diagnostics).toEqual((await readCsvDocument(`${broken}.missing`)).diagnostics);
   });
 
+  it('reads a record holding a NUL byte (a file with a byte-order mark), where a scanner’s first look sees binary', async () => {
+    const file = await files.write('nul.csv', '\uFEFForderNumber,code,comment\nSO-1,A,"a\u0000b"\nSO-2,B,x\n');
+    await expectSameAsWholeRead(file, [1]);
+    expect((await readJobs(await indexCsvJobs(file), 0, 1)).jobs[0].items[0].comment).toBe('a\u0000b');
+  });
+
+  it('gives every diagnostic of a window, beyond the whole read’s 1,000 of a code', async () => {
+    const file = await files.write('many.csv', `orderNumber,code\n${'SO-1,A,extra\n'.repeat(1200)}`);
+    const whole = await readCsvDocument(file);
+    expect(whole.diagnostics.filter((d) => d.code === 'csv.row-length')).toHaveLength(1001);
+    const w = await readJobs(await indexCsvJobs(file), 0, 1);
+    expect(w.diagnostics.filter((d) => d.code === 'csv.row-length')).toHaveLength(1200);
+    expect(w.diagnostics.every((d) => d.field?.startsWith('jobs[0].items['))).toBe(true);
+  });
+
   it('refuses a UTF-16 file (to be read whole)', async () => {
     const file = await files.write('utf16.csv', iconv.encode('\uFEFForderNumber,code\nSO-1,A\n', 'utf-16le'));
     await expect(indexCsvJobs(file)).rejects.toBeInstanceOf(JobIndexUnsupported);

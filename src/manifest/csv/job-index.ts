@@ -320,7 +320,8 @@ async function readIndexed(
       const bytes = await readFully(handle, at, Math.min(group.end * PRINT_BLOCK, tables.size) - at, file);
       for (let b = group.first; b < group.end; b++) {
         const block = bytes.subarray((b - group.first) * PRINT_BLOCK, (b - group.first + 1) * PRINT_BLOCK);
-        if (!tables.prints.matches(b, block)) throw new CsvFileChanged(file, `its bytes from ${b * PRINT_BLOCK} differ`);
+        if (!tables.prints.matches(b, block))
+          throw new CsvFileChanged(file, `its bytes from ${b * PRINT_BLOCK} differ`);
       }
       for (const [start, end] of group.ranges) out.push(bytes.subarray(start - at, end - at));
     }
