@@ -207,6 +207,29 @@ describe('indexCsvJobs + readJobs', () => {
     expect(w.diagnostics.every((d) => d.field?.startsWith('jobs[0].items['))).toBe(true);
   });
 
+  it('reads rows whose line break (CRLF, or a lone CR) falls across two reads of the index pass', async () => {
+    for (const eol of ['\r\n', '\r']) {
+      let text = 'orderNumber,code,comment\r\n';
+      for (let r = 0; text.length < 65_000; r++) text += `SO-${r % 300},A${r},note ${r}${eol}`;
+      // The next row's line break starts on the last byte of the first 64 KiB read.
+      text += `SO-7,B,${'y'.repeat(65_536 - text.length - 8)}${eol}`;
+      expect(text.indexOf(eol, 65_530)).toBe(65_535);
+      for (let r = 0; r < 500; r++) text += `SO-${r % 40},C${r},after ${r}${eol}`;
+      await expectSameAsWholeRead(await files.write(`straddle-${eol.length}.csv`, text), [3, 100, 250]);
+    }
+  });
+
+  it('reads a UTF-8 file with a bad byte as the whole read does (its encoding error, the same cells)', async () => {
+    const bytes = Buffer.concat([
+      Buffer.from('orderNumber,code,comment\nSO-1,A,Café\nSO-2,B,bad '),
+      Buffer.from([0xff]),
+      Buffer.from(' byte\nSO-1,C,x\n'),
+    ]);
+    const file = await files.write('bad-byte.csv', bytes);
+    expect((await indexCsvJobs(file)).diagnostics.map((d) => d.code)).toEqual(['csv.encoding']);
+    await expectSameAsWholeRead(file, [1]);
+  });
+
   it('refuses a UTF-16 file (to be read whole)', async () => {
     const file = await files.write('utf16.csv', iconv.encode('\uFEFForderNumber,code\nSO-1,A\n', 'utf-16le'));
     await expect(indexCsvJobs(file)).rejects.toBeInstanceOf(JobIndexUnsupported);

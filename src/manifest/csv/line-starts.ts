@@ -30,10 +30,11 @@ export class LineStarts {
 
   /** Scans `chunk`, which starts at byte `offset` of the file. */
   scan(chunk: Uint8Array, offset: number): void {
+    if (chunk.length === 0) return;
     let at = 0;
     if (this.crAt >= 0) {
-      this.push(chunk.length > 0 && chunk[0] === LF ? offset + 1 : this.crAt + 1);
-      if (chunk.length > 0 && chunk[0] === LF) at = 1;
+      at = chunk[0] === LF ? 1 : 0;
+      this.push(at === 1 ? offset + 1 : this.crAt + 1);
       this.crAt = -1;
     }
     const buf = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
