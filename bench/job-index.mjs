@@ -9,14 +9,17 @@
  *   several GB).
  * The file: --jobs N orders of 5 rows (default 100,000), written by lib/generate-csv.mjs into
  * --dir (default a new folder in the system's temporary folder), deleted afterwards unless --keep.
+ * --scatter 1: every order's rows far apart (all first rows, then all second rows, …); --scatter 2:
+ * the rows in random order, the worst case for reading a window back (the file is rewritten in
+ * memory: 100,000 jobs or so).
  * Goals: the index of 1,000,000 jobs within 80 MB of heap, reading every job back within the
  * whole read's time. Jobs, items and SHA-256 of both are compared.
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { generateCsv, ROWS_PER_ORDER } from './lib/generate-csv.mjs';
+import { generateCsv, ROWS_PER_ORDER, rng } from './lib/generate-csv.mjs';
 import { load, measureProcess, megabytes, option, seconds, times } from './lib/measure.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -29,6 +32,7 @@ async function main() {
   const jobs = Number(option('--jobs', 'BENCH_JOBS', 100_000));
   const window = Number(option('--window', 'BENCH_WINDOW', 256));
   const whole = Number(option('--whole', 'BENCH_WHOLE', 1)) > 0;
+  const scatter = Number(option('--scatter', 'BENCH_SCATTER', 0));
   const keep = process.argv.includes('--keep');
   const given = option('--dir', 'BENCH_DIR', undefined);
   if (given !== undefined) await mkdir(given, { recursive: true });
@@ -37,6 +41,7 @@ async function main() {
   const stats = join(dir, `stats-${jobs}.json`);
   try {
     const gen = await generateCsv(file, jobs * ROWS_PER_ORDER);
+    if (scatter > 0) await scatterRows(file, scatter);
     console.log(
       `job index: ${gen.jobs.toLocaleString('en')} jobs, ${gen.rows.toLocaleString('en')} rows, ${(gen.bytes / MB).toFixed(0)} MB (${file})`,
     );
@@ -74,6 +79,25 @@ async function main() {
     else await rm(given === undefined ? dir : file, { recursive: true, force: true });
     await rm(stats, { force: true });
   }
+}
+
+/** Rewrites `file` with each order's k-th row in the k-th fifth of the file (`how` 1), or every row anywhere (2). */
+async function scatterRows(file, how) {
+  const [header, ...rows] = (await readFile(file, 'utf8')).trimEnd().split('\n');
+  let out;
+  if (how === 1) {
+    const parts = Array.from({ length: ROWS_PER_ORDER }, () => []);
+    rows.forEach((row, r) => parts[r % ROWS_PER_ORDER].push(row));
+    out = parts.flat();
+  } else {
+    const random = rng(7);
+    out = rows
+      .map((row) => [random(), row])
+      .sort((a, b) => a[0] - b[0])
+      .map(([, row]) => row);
+  }
+  await writeFile(file, `${[header, ...out].join('\n')}\n`);
+  console.log(how === 1 ? '  (each order’s rows a fifth of the file apart)' : '  (the rows in random order)');
 }
 
 async function child(mode, file, window) {

@@ -9,7 +9,7 @@ describe('LineStarts', () => {
     fc.assert(
       fc.property(text, fc.array(fc.nat(90), { maxLength: 6 }), fc.constantFrom(0, 3), (s, cuts, from) => {
         const bytes = Buffer.from(`${from > 0 ? '\uFEFF' : ''}${s}`, 'utf8');
-        const want = [from];
+        const want: number[] = [from];
         for (const m of bytes.toString('latin1').matchAll(/\r\n|\n|\r/g))
           if (m.index >= from) want.push(m.index + m[0].length);
         const lines = new LineStarts(from);

@@ -196,6 +196,9 @@ describe('indexCsvJobs + readJobs', () => {
     const file = await files.write('nul.csv', '\uFEFForderNumber,code,comment\nSO-1,A,"a\u0000b"\nSO-2,B,x\n');
     await expectSameAsWholeRead(file, [1]);
     expect((await readJobs(await indexCsvJobs(file), 0, 1)).jobs[0].items[0].comment).toBe('a\u0000b');
+    // The NUL past the first 64 KiB of a window's bytes.
+    const far = `\uFEFForderNumber,code,comment\n${'SO-1,A,long enough a row to pass 64 KiB soon\n'.repeat(2000)}SO-1,B,"\u0000"\n`;
+    await expectSameAsWholeRead(await files.write('far-nul.csv', far), []);
   });
 
   it('gives every diagnostic of a window, beyond the whole read’s 1,000 of a code', async () => {
