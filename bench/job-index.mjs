@@ -113,7 +113,7 @@ async function child(mode, file, window) {
     console.log(JSON.stringify({ wholeMs, jobs: manifest.jobs.length, items, sha256: raw.sha256 }));
     return;
   }
-  const { indexCsvJobs, readJobs } = await dist('csv/job-index.js');
+  const { indexCsvJobs, openJobs } = await dist('csv/job-index.js');
   let started = performance.now();
   const index = await indexCsvJobs(file);
   const indexMs = performance.now() - started;
@@ -123,11 +123,13 @@ async function child(mode, file, window) {
   started = performance.now();
   let jobs = 0;
   let items = 0;
+  const reader = await openJobs(index);
   for (let from = 0; from < index.jobCount; from += window) {
-    const w = await readJobs(index, from, Math.min(from + window, index.jobCount));
+    const w = await reader.read(from, Math.min(from + window, index.jobCount));
     jobs += w.jobs.length;
     for (const job of w.jobs) items += job.items.length;
   }
+  await reader.close();
   const readMs = performance.now() - started;
   globalThis.gc();
   const heapAfter = process.memoryUsage().heapUsed;

@@ -9,6 +9,7 @@ import {
   type CsvJobIndex,
   indexCsvJobs,
   JobIndexUnsupported,
+  openJobs,
   readJobs,
 } from '../../src/manifest/csv/job-index.js';
 import { sortDiagnostics } from '../../src/manifest/diagnostics.js';
@@ -271,6 +272,28 @@ describe('a file changed after indexing', () => {
     const other = await files.write('other.csv', text.replace(/SO-/g, 'XO-'));
     await rename(other, file);
     await expect(readJobs(index, 0, 10)).rejects.toThrow(/replaced\.csv changed after it was read .*another file/);
+  });
+
+  it('is read through a reader’s open handle as indexed when another file takes its name; an edit in place is refused', async () => {
+    const file = await files.write('held.csv', text);
+    const index = await indexCsvJobs(file);
+    const whole = buildManifest(await readCsvDocument(file));
+    const reader = await openJobs(index);
+    try {
+      await rename(await files.write('other2.csv', text.replace(/SO-/g, 'XO-')), file);
+      expect((await reader.read(500, 1000)).jobs).toEqual(whole?.jobs.slice(500, 1000));
+    } finally {
+      await reader.close();
+    }
+    await writeFile(file, text);
+    const edited = await openJobs(await indexCsvJobs(file));
+    try {
+      await writeFile(file, text.replace('SO-990,A1980,0', 'SO-990,A1980,1'), { flag: 'r+' });
+      await expect(edited.read(990, 991)).rejects.toThrow(CsvFileChanged);
+      await expect(edited.read(1, 2)).resolves.toMatchObject({ jobs: [{ orderNumber: 'SO-1' }] });
+    } finally {
+      await edited.close();
+    }
   });
 
   it('is refused when it is shortened or gone', async () => {

@@ -227,19 +227,73 @@ class IndexPass implements CsvScanHandlers {
 }
 
 /**
- * Jobs [from, to) of an indexed file, read again and built as the whole read builds them. Throws
- * CsvFileChanged when the file is not the one indexed (replaced, or its bytes changed), never
- * reading it as other jobs; a RangeError for a window outside [0, jobCount).
+ * Jobs [from, to) of an indexed file, read again and built as the whole read builds them
+ * (JobReader.read through a handle of its own). Throws CsvFileChanged when the file is not the
+ * one indexed, a RangeError for a window outside [0, jobCount).
  */
 export async function readJobs(index: CsvJobIndex, from: number, to: number): Promise<JobWindow> {
-  const { tables, header, read } = index;
+  checkWindow(index, from, to);
+  if (from === to) return { from, to, jobs: [], diagnostics: [], sources: windowSources(index, from, to, undefined) };
+  const reader = await openJobs(index);
+  try {
+    return await reader.read(from, to);
+  } finally {
+    await reader.close();
+  }
+}
+
+/** An indexed file's jobs, window after window, through one open handle; `close()` when done. */
+export interface JobReader {
+  /**
+   * Jobs [from, to), as the whole read gives them. Throws CsvFileChanged when the bytes read are
+   * not the bytes indexed (the file edited in place, shortened), never reading them as other
+   * jobs; a RangeError for a window outside [0, jobCount).
+   */
+  read(from: number, to: number): Promise<JobWindow>;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the indexed file, once its identity (device, inode, size, time) is the index's: another
+ * file by its name, or the file grown or touched, is refused (CsvFileChanged). The handle then
+ * reads the file indexed even if another takes its name; an edit in place is caught by the
+ * blocks' prints.
+ */
+export async function openJobs(index: CsvJobIndex): Promise<JobReader> {
+  const { file, identity } = index;
+  const handle = await open(file, 'r').catch((err: NodeJS.ErrnoException) => {
+    throw new CsvFileChanged(file, `cannot open it: ${err.code ?? String(err)}`);
+  });
+  const now = await handle.stat().catch(async (err) => {
+    await handle.close();
+    throw err;
+  });
+  const same =
+    identity !== undefined &&
+    now.dev === identity.dev &&
+    now.ino === identity.ino &&
+    now.size === identity.size &&
+    now.mtimeMs === identity.mtimeMs;
+  if (!same) {
+    await handle.close();
+    throw new CsvFileChanged(file, 'another file, or its size or time changed');
+  }
+  return { read: (from, to) => readWindow(index, handle, from, to), close: () => handle.close() };
+}
+
+function checkWindow(index: CsvJobIndex, from: number, to: number): void {
   if (!Number.isInteger(from) || !Number.isInteger(to) || from < 0 || to > index.jobCount || from > to)
     throw new RangeError(`jobs [${from}, ${to}) are not within the ${index.jobCount} jobs of ${index.file}`);
+}
+
+async function readWindow(index: CsvJobIndex, handle: FileHandle, from: number, to: number): Promise<JobWindow> {
+  checkWindow(index, from, to);
+  const { tables, header, read } = index;
   if (from === to || tables === undefined || header === undefined || read === undefined)
     return { from, to, jobs: [], diagnostics: [], sources: windowSources(index, from, to, undefined) };
   const records = tables.records.recordsOf(from, to);
   const runs = runsOf(tables, records);
-  const bytes = await readIndexed(index.file, index.identity, tables, [[header.start, header.end], ...runs]);
+  const bytes = await readIndexed(handle, index.file, tables, [[header.start, header.end], ...runs]);
   const builder = new CsvDocumentBuilder(index.file, 0, undefined, Number.POSITIVE_INFINITY);
   builder.header(header.cells, header.row);
   await scanWindow(index, bytes, records, builder);
@@ -292,58 +346,43 @@ function runsOf(tables: IndexTables, records: Int32Array): Array<[number, number
 }
 
 /**
- * The bytes of `ranges` (in file order), through one handle opened by the file's name, once its
- * identity is the index's. The blocks holding them are read whole, ranges whose blocks meet in
- * one read, and each block must have the print taken when indexing.
+ * The bytes of `ranges` (in file order). The blocks holding them are read whole, ranges whose
+ * blocks meet (or nearly) in one read, and each block they lie in must have the print taken
+ * when indexing.
  */
 async function readIndexed(
+  handle: FileHandle,
   file: string,
-  identity: FileIdentity | undefined,
   tables: IndexTables,
   ranges: Array<[number, number]>,
 ): Promise<Buffer[]> {
-  const handle = await open(file, 'r').catch((err: NodeJS.ErrnoException) => {
-    throw new CsvFileChanged(file, `cannot open it: ${err.code ?? String(err)}`);
-  });
-  try {
-    const now = await handle.stat();
-    const same =
-      identity !== undefined &&
-      now.dev === identity.dev &&
-      now.ino === identity.ino &&
-      now.size === identity.size &&
-      now.mtimeMs === identity.mtimeMs;
-    if (!same) throw new CsvFileChanged(file, 'another file, or its size or time changed');
-    const out: Buffer[] = [];
-    const groups = blockGroups(ranges);
-    // All of a window's reads at once: rows scattered over the file make one read each.
-    const read = await Promise.all(
-      groups.map((g) => {
-        const at = g.first * PRINT_BLOCK;
-        return readFully(handle, at, Math.min(g.end * PRINT_BLOCK, tables.size) - at, file);
-      }),
-    );
-    for (let g = 0; g < groups.length; g++) {
-      const group = groups[g];
-      const at = group.first * PRINT_BLOCK;
-      const bytes = read[g];
-      // Each block a range lies in is proven once; the blocks between ranges are read, not used.
-      let proven = group.first - 1;
-      for (const [start, end] of group.ranges) {
-        const endBlock = Math.max(Math.floor(start / PRINT_BLOCK) + 1, Math.ceil(end / PRINT_BLOCK));
-        for (let b = Math.max(proven + 1, Math.floor(start / PRINT_BLOCK)); b < endBlock; b++) {
-          const block = bytes.subarray((b - group.first) * PRINT_BLOCK, (b - group.first + 1) * PRINT_BLOCK);
-          if (!tables.prints.matches(b, block))
-            throw new CsvFileChanged(file, `its bytes from ${b * PRINT_BLOCK} differ`);
-          proven = b;
-        }
-        out.push(bytes.subarray(start - at, end - at));
+  const out: Buffer[] = [];
+  const groups = blockGroups(ranges);
+  // All of a window's reads at once: rows scattered over the file make one read each.
+  const read = await Promise.all(
+    groups.map((g) => {
+      const at = g.first * PRINT_BLOCK;
+      return readFully(handle, at, Math.min(g.end * PRINT_BLOCK, tables.size) - at, file);
+    }),
+  );
+  for (let g = 0; g < groups.length; g++) {
+    const group = groups[g];
+    const at = group.first * PRINT_BLOCK;
+    const bytes = read[g];
+    // Each block a range lies in is proven once; the blocks between ranges are read, not used.
+    let proven = group.first - 1;
+    for (const [start, end] of group.ranges) {
+      const endBlock = Math.max(Math.floor(start / PRINT_BLOCK) + 1, Math.ceil(end / PRINT_BLOCK));
+      for (let b = Math.max(proven + 1, Math.floor(start / PRINT_BLOCK)); b < endBlock; b++) {
+        const block = bytes.subarray((b - group.first) * PRINT_BLOCK, (b - group.first + 1) * PRINT_BLOCK);
+        if (!tables.prints.matches(b, block))
+          throw new CsvFileChanged(file, `its bytes from ${b * PRINT_BLOCK} differ`);
+        proven = b;
       }
+      out.push(bytes.subarray(start - at, end - at));
     }
-    return out;
-  } finally {
-    await handle.close();
   }
+  return out;
 }
 
 interface BlockGroup {
