@@ -87,7 +87,7 @@ async function scatterRows(file, how) {
   let out;
   if (how === 1) {
     const parts = Array.from({ length: ROWS_PER_ORDER }, () => []);
-    rows.forEach((row, r) => parts[r % ROWS_PER_ORDER].push(row));
+    for (const [r, row] of rows.entries()) parts[r % ROWS_PER_ORDER].push(row);
     out = parts.flat();
   } else {
     const random = rng(7);
