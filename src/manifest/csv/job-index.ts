@@ -1,12 +1,12 @@
 /**
  * A template CSV's jobs read on demand: one streaming pass (`indexCsvJobs`) through the same
  * scanner, dialect and limits as the whole read (read-csv.ts) hashes the file and keeps, per
- * job, only where its rows are (record-table.ts); `readJobs` then reads a window of jobs' rows
- * again (positioned reads through one open handle, adjacent rows in one read), proves they are
- * the bytes indexed (block-prints.ts), and builds them with the same CsvDocumentBuilder, so
- * every value, diagnostic and source location is the whole read's. Memory then depends on the
- * window, not on the file: the index of 1,000,000 jobs of 5 rows is a few tens of MB of typed
- * arrays (`npm run build && node bench/job-index.mjs`).
+ * job, only where its rows are (record-table.ts); a JobReader (`openJobs`, or `readJobs` for one
+ * window) then reads a window of jobs' rows again (positioned reads through one open handle,
+ * adjacent rows in one read), proves they are the bytes indexed (block-prints.ts), and builds
+ * them with the same CsvDocumentBuilder, so every value, diagnostic and source location is the
+ * whole read's. Memory then depends on the window, not on the file: the index of 1,000,000 jobs
+ * of 5 rows is a few tens of MB of typed arrays (`npm run bench:job-index`).
  *
  * The default template only (no mapping), in an encoding whose line breaks are single bytes
  * (UTF-8, Windows-1252); a UTF-16 file is refused (JobIndexUnsupported), to be read whole.
