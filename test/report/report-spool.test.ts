@@ -1,0 +1,249 @@
+import { access, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { emptySummary, refreshSummary } from '../../src/report/build-report.js';
+import { itemDeferrer, itemsPending } from '../../src/report/lazy-items.js';
+import {
+  type ItemResult,
+  JOB_STATUSES,
+  type JobResult,
+  type JobStatus,
+  type ReportError,
+  type ResultReport,
+} from '../../src/report/model.js';
+import { reportPaths } from '../../src/report/report-paths.js';
+import { ReportSpool, writeSpooledErrors, writeSpooledJson } from '../../src/report/report-spool.js';
+import { writeErrorsTxt } from '../../src/report/write-errors-txt.js';
+import { resultJsonChunks } from '../../src/report/write-result-json.js';
+import { tempDirPerTest } from '../support/temp-files.js';
+
+/** Text with the awkward parts JSON and errors.txt escape: quotes, controls, astral characters, lone surrogates. */
+const text = fc.string({
+  unit: fc.oneof(
+    fc.constantFrom('"', '\\', '\n', '\u001b', '\u2028', 'é', '😀', '\ud800', ' '),
+    fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)),
+  ),
+  maxLength: 12,
+});
+
+const reportError: fc.Arbitrary<ReportError> = fc.record({
+  code: fc.constantFrom('run.failed', 'run.held-back', 'schema.unknown-field'),
+  message: text,
+  field: fc.option(text, { nil: null }),
+  source: fc.oneof(
+    fc.constant(null),
+    fc.record({ line: fc.nat(99), column: fc.nat(99) }),
+    fc.record({ row: fc.nat(999) }),
+    fc.record({ row: fc.nat(999), columnName: text, file: text }),
+  ),
+});
+
+const errorList = fc.oneof(fc.constant([] as ReportError[]), fc.array(reportError, { maxLength: 3 }));
+
+/** Everything of a job but its items, and how its items come: built (with their own findings) or pending. */
+const jobSpec = fc.record({
+  orderNumber: fc.option(text, { nil: null }),
+  status: fc.constantFrom(...JOB_STATUSES),
+  reason: fc.option(text, { nil: undefined }),
+  jobNumber: fc.option(fc.nat(), { nil: null }),
+  dateDue: fc.option(fc.constant('2026-12-04'), { nil: null }),
+  totalJobCost: fc.option(fc.double({ noNaN: true, noDefaultInfinity: true }), { nil: null }),
+  currency: fc.option(fc.constantFrom('USD', 'EUR'), { nil: undefined }),
+  warnings: errorList,
+  errors: errorList,
+  itemCount: fc.nat(4),
+  built: fc.option(
+    fc.array(
+      fc.record({
+        status: fc.constantFrom(...JOB_STATUSES),
+        newAssetSku: fc.option(text, { nil: null }),
+        needsArtworkToBeUploaded: fc.option(fc.boolean(), { nil: null }),
+        errors: errorList,
+      }),
+      { maxLength: 4 },
+    ),
+    { nil: undefined },
+  ),
+});
+
+const reportSpec = fc.record({
+  file: fc.constantFrom('orders.csv', 'Bestellungen Ü.yaml'),
+  fileErrors: fc.oneof(fc.constant([] as ReportError[]), fc.array(reportError, { maxLength: 2 })),
+  fileWarnings: fc.oneof(fc.constant([] as ReportError[]), fc.array(reportError, { maxLength: 2 })),
+  // Past two batches of result.json's serialiser now and then.
+  jobs: fc.oneof(fc.array(jobSpec, { maxLength: 12 }), fc.array(jobSpec, { minLength: 60, maxLength: 140 })),
+});
+
+type ReportSpec = typeof reportSpec extends fc.Arbitrary<infer T> ? T : never;
+
+function pendingItem(j: number, k: number, status: JobStatus): ItemResult {
+  return {
+    index: k,
+    source: { row: 2 + j * 4 + k },
+    itemType: 'Asset',
+    code: `A${j}·${k}`,
+    quantity: k + 1,
+    status,
+    newAssetSku: null,
+    needsArtworkToBeUploaded: null,
+    errors: [],
+  };
+}
+
+/** A report as buildReport and the pipeline leave it: some jobs' items built and written on, the others pending. */
+function reportOf(spec: ReportSpec): ResultReport {
+  const counts = spec.jobs.map((j) => j.built?.length ?? j.itemCount);
+  const defer = itemDeferrer({ count: (j) => counts[j], build: pendingItem }, spec.jobs.length);
+  const jobs = spec.jobs.map((s, index) => {
+    const job = defer({
+      index,
+      orderNumber: s.orderNumber,
+      status: s.status,
+      ...(s.reason === undefined ? {} : { reason: s.reason }),
+      source: { row: 2 + index * 4 },
+      jobNumber: s.jobNumber,
+      dateDue: s.dateDue,
+      totalJobCost: s.totalJobCost,
+      estimatedCost: null,
+      ...(s.currency === undefined ? {} : { currency: s.currency }),
+      warnings: s.warnings,
+      errors: s.errors,
+    });
+    s.built?.forEach((b, k) => Object.assign(job.items[k], b));
+    return job;
+  });
+  const report: ResultReport = {
+    reportVersion: 1,
+    command: 'run',
+    htorderVersion: '0.1.0',
+    input: { file: spec.file, sha256: null, format: 'csv' },
+    startedAt: '2026-03-01T10:00:00.000Z',
+    finishedAt: null,
+    summary: emptySummary(),
+    errors: spec.fileErrors,
+    warnings: spec.fileWarnings,
+    jobs,
+  };
+  return refreshSummary(report);
+}
+
+/** Each job's place in an end order where jobs finish out of order by up to `window` places. */
+function endOrder(n: number, jitter: readonly number[]): number[] {
+  const keyed = Array.from({ length: n }, (_, i) => ({ i, key: i + (jitter[i % jitter.length] ?? 0) }));
+  return keyed.sort((a, b) => a.key - b.key || a.i - b.i).map((k) => k.i);
+}
+
+async function readOrNull(path: string): Promise<string | null> {
+  return readFile(path, 'utf8').catch(() => null);
+}
+
+describe('ReportSpool', () => {
+  it('assembles result.json, the summary and errors.txt exactly as the whole report gives them, whatever the end order', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        reportSpec,
+        fc.array(fc.nat(16), { minLength: 1, maxLength: 40 }),
+        fc.array(fc.nat(), { maxLength: 4 }),
+        fc.boolean(),
+        async (spec, jitter, progressAt, settle) => {
+          const dir = await tempDirPerTest('htorder-spool-');
+          const report = reportOf(spec);
+          const input = join(dir, spec.file);
+          const paths = reportPaths(input);
+          const pending = (i: number) => report.jobs[i];
+          const want = [...resultJsonChunks(report)].join('');
+          const wantErrorsPath = join(dir, 'want.errors.txt');
+          const wroteErrors = await writeErrorsTxt(wantErrorsPath, {
+            ...report,
+            input: { ...report.input, file: input },
+          });
+          const wantErrors = await readOrNull(wantErrorsPath);
+          await rm(wantErrorsPath, { force: true });
+
+          const spool = await ReportSpool.create(paths, report.jobs.length, input);
+          const check = async () => {
+            expect(spool.summary(report, pending)).toEqual(report.summary);
+            await writeSpooledJson(paths.json, report, spool, pending);
+            expect(await readFile(paths.json, 'utf8')).toBe(want);
+            expect(await writeSpooledErrors(paths.errors, report, spool, pending)).toBe(wroteErrors);
+            expect(await readOrNull(paths.errors)).toBe(wantErrors);
+          };
+          const order = endOrder(report.jobs.length, jitter);
+          const progress = new Set(progressAt.map((p) => p % (order.length + 1)));
+          for (const [n, index] of order.entries()) {
+            if (progress.has(n)) await check(); // a progress write: part spooled, part pending
+            spool.end(index, report.jobs[index]);
+            if (settle) await spool.flushed();
+          }
+          await check();
+          for (const [index, job] of report.jobs.entries()) {
+            expect(spool.statusOf(index)).toBe(job.status);
+            const own =
+              job.errors.length + (itemsPending(job) ? 0 : job.items.reduce((n, i) => n + i.errors.length, 0));
+            expect(spool.hasErrors(index)).toBe(own > 0);
+          }
+          await spool.close();
+          // Only the reports are left; the spool's files are gone.
+          expect((await readdir(dir)).filter((n) => n.startsWith('.'))).toEqual([]);
+        },
+      ),
+      { numRuns: 120 },
+    );
+  });
+
+  it('refuses a job twice, a job out of range, and a write once its file was removed or replaced', async () => {
+    const dir = await tempDirPerTest('htorder-spool-');
+    const report = reportOf({ file: 'orders.csv', fileErrors: [], fileWarnings: [], jobs: [] });
+    const paths = reportPaths(join(dir, 'orders.csv'));
+    const job = (index: number): JobResult => ({ ...pendingJob, index });
+    const spool = await ReportSpool.create(paths, 3, paths.json);
+    spool.end(1, job(1));
+    expect(() => spool.end(1, job(1))).toThrow(/ended already/);
+    expect(() => spool.end(3, job(3))).toThrow(/no job 3/);
+    const [jsonSpool, errorsSpool] = await spoolFiles(dir);
+    // Removed: the write fails, and leaves no result.json nor a temporary file.
+    await rm(join(dir, jsonSpool));
+    await expect(writeSpooledJson(paths.json, report, spool, () => job(0))).rejects.toThrow(/removed or replaced/);
+    // Replaced by another file of the same name: the same, and closing leaves that file alone.
+    await writeFile(join(dir, 'planted'), 'not mine');
+    await rename(join(dir, 'planted'), join(dir, errorsSpool));
+    await writeFile(join(dir, jsonSpool), 'not mine either');
+    await expect(writeSpooledErrors(paths.errors, report, spool, () => job(0))).rejects.toThrow(/removed or replaced/);
+    await spool.close();
+    expect((await readdir(dir)).sort()).toEqual([jsonSpool, errorsSpool].sort());
+    expect(await readFile(join(dir, errorsSpool), 'utf8')).toBe('not mine');
+    expect(() => spool.end(0, job(0))).toThrow(/closed/);
+  });
+
+  it('makes its files exclusively, readable by the owner only, beside the reports', async () => {
+    const dir = await tempDirPerTest('htorder-spool-');
+    const paths = reportPaths(join(dir, 'orders.csv'));
+    const spool = await ReportSpool.create(paths, 1, paths.json);
+    const names = await spoolFiles(dir);
+    expect(names).toHaveLength(2);
+    const { stat } = await import('node:fs/promises');
+    for (const name of names) expect((await stat(join(dir, name))).mode & 0o777).toBe(0o600);
+    await spool.close();
+    expect(await readdir(dir)).toEqual([]);
+    await expect(access(paths.json)).rejects.toThrow();
+  });
+});
+
+const pendingJob: JobResult = {
+  index: 0,
+  orderNumber: 'PO-1',
+  status: 'submitted',
+  source: { row: 2 },
+  jobNumber: 1,
+  dateDue: null,
+  totalJobCost: 1,
+  estimatedCost: null,
+  warnings: [],
+  errors: [],
+  items: [],
+};
+
+async function spoolFiles(dir: string): Promise<string[]> {
+  return (await readdir(dir)).filter((n) => n.endsWith('.tmp'));
+}
