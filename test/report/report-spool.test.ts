@@ -1,5 +1,8 @@
+import { execFile } from 'node:child_process';
 import { access, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { emptySummary, refreshSummary } from '../../src/report/build-report.js';
@@ -16,6 +19,7 @@ import { reportPaths } from '../../src/report/report-paths.js';
 import { ReportSpool, writeSpooledErrors, writeSpooledJson } from '../../src/report/report-spool.js';
 import { writeErrorsTxt } from '../../src/report/write-errors-txt.js';
 import { resultJsonChunks } from '../../src/report/write-result-json.js';
+import { DIST, requireDist } from '../support/dist.js';
 import { tempDirPerTest } from '../support/temp-files.js';
 
 /** Text with the awkward parts JSON and errors.txt escape: quotes, controls, astral characters, lone surrogates. */
@@ -110,7 +114,7 @@ function reportOf(spec: ReportSpec): ResultReport {
       warnings: s.warnings,
       errors: s.errors,
     });
-    s.built?.forEach((b, k) => Object.assign(job.items[k], b));
+    for (const [k, b] of (s.built ?? []).entries()) Object.assign(job.items[k], b);
     return job;
   });
   const report: ResultReport = {
@@ -247,3 +251,77 @@ const pendingJob: JobResult = {
 async function spoolFiles(dir: string): Promise<string[]> {
   return (await readdir(dir)).filter((n) => n.endsWith('.tmp'));
 }
+
+/**
+ * A process whose files may not grow past `blocks` × 512 bytes (`ulimit -f`: writes past it fail
+ * with EFBIG, a real disk error): it spools `ended` of `jobs` small jobs, then writes result.json
+ * over an earlier one. What each step answered, and the folder's names before and after close.
+ */
+const CHILD = `
+import { readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+const [moduleUrl, dir, jobs, ended] = process.argv.slice(2);
+const { ReportSpool, writeSpooledJson } = await import(moduleUrl);
+const job = (index) => ({ index, orderNumber: 'PO-' + index, status: 'submitted', source: { row: index + 2 },
+  jobNumber: index, dateDue: null, totalJobCost: 1, estimatedCost: null, warnings: [], errors: [], items: [] });
+const input = join(dir, 'orders.csv');
+const head = { reportVersion: 1, command: 'run', htorderVersion: '0.1.0', input: { file: input, sha256: null, format: 'csv' },
+  startedAt: '2026-03-01T10:00:00.000Z', finishedAt: null, summary: {}, errors: [], warnings: [] };
+const paths = { json: input + '.result.json', errors: input + '.errors.txt' };
+await writeFile(paths.json, 'earlier');
+const out = {};
+const answer = (p) => p.then(() => 'ok', (e) => e.code ?? e.message);
+const spool = await ReportSpool.create(paths, Number(jobs), input);
+for (let i = 0; i < Number(ended); i++) {
+  spool.end(i, job(i));
+  if (i % 64 === 63) await spool.flushed().catch(() => undefined);
+}
+out.spooled = await answer(spool.flushed());
+out.json = await answer(writeSpooledJson(paths.json, head, spool, job));
+out.before = (await readdir(dir)).sort();
+await spool.close();
+out.after = (await readdir(dir)).sort();
+console.log(JSON.stringify(out));
+`;
+
+async function underFileSizeLimit(blocks: number, jobs: number, ended: number) {
+  const dir = await tempDirPerTest('htorder-spool-');
+  const script = join(dir, 'child.mjs');
+  await writeFile(script, CHILD);
+  await writeFile(join(dir, 'orders.csv'), '');
+  const module = pathToFileURL(join(DIST, 'report/report-spool.js')).href;
+  const { stdout } = await promisify(execFile)('sh', [
+    '-c',
+    `ulimit -f ${blocks} && exec "$@"`,
+    'sh',
+    process.execPath,
+    script,
+    module,
+    dir,
+    String(jobs),
+    String(ended),
+  ]);
+  const out = JSON.parse(stdout) as { spooled: string; json: string; before: string[]; after: string[] };
+  return { ...out, earlier: await readFile(join(dir, 'orders.csv.result.json'), 'utf8') };
+}
+
+describe('ReportSpool on a failing disk', () => {
+  const inputs = ['child.mjs', 'orders.csv', 'orders.csv.result.json'];
+
+  it('a spool write that fails fails the report write, removes the spool and leaves the earlier report', async () => {
+    requireDist();
+    // About 300 bytes a job: 1,000 jobs are past the 100 KB limit.
+    const out = await underFileSizeLimit(200, 1000, 1000);
+    expect(out).toEqual({ spooled: 'EFBIG', json: 'EFBIG', before: inputs, after: inputs, earlier: 'earlier' });
+  });
+
+  it('a result.json write that fails leaves no temporary file and the earlier report', async () => {
+    requireDist();
+    // The spool (1,000 jobs) fits in 400 KB; result.json (2,000) does not.
+    const out = await underFileSizeLimit(800, 2000, 1000);
+    expect(out.spooled).toBe('ok');
+    expect(out.json).toBe('EFBIG');
+    expect(out.before.filter((n) => !inputs.includes(n))).toHaveLength(2); // the spool's own two files
+    expect(out).toMatchObject({ after: inputs, earlier: 'earlier' });
+  });
+});
