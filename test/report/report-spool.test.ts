@@ -196,6 +196,48 @@ describe('ReportSpool', () => {
     );
   });
 
+  it('writes the report as it was when the write began, while jobs go on ending and their holders let go of them', async () => {
+    const dir = await tempDirPerTest('htorder-spool-');
+    const n = 3000;
+    const running = (index: number): JobResult => ({ ...pendingJob, index, status: 'valid', jobNumber: null });
+    const ended = (index: number): JobResult => ({ ...pendingJob, index, jobNumber: index });
+    const report = reportOf({ file: 'orders.csv', fileErrors: [], fileWarnings: [], jobs: [] });
+    const paths = reportPaths(join(dir, 'orders.csv'));
+    const spool = await ReportSpool.create(paths, n, paths.json);
+    const order = endOrder(n, [3, 0, 16, 7, 1]);
+    let next = 0;
+    for (; next < n / 2; next++) spool.end(order[next], ended(order[next]));
+    // The caller holds only the running jobs: asked for an ended one, it has none.
+    const isEnded = new Uint8Array(n);
+    for (const i of order.slice(0, next)) isEnded[i] = 1;
+    const asked = new Set<number>();
+    const pending = (i: number): JobResult => {
+      if (isEnded[i] === 1) throw new Error(`job ${i} has ended: its holder let go of it`);
+      asked.add(i);
+      return running(i);
+    };
+    let done = false;
+    const write = writeSpooledJson(paths.json, report, spool, pending).finally(() => {
+      done = true;
+    });
+    let endedDuring = 0;
+    while (!done && next < n) {
+      await new Promise(setImmediate);
+      if (asked.size === 0) continue; // not begun yet: the jobs ended now are before it
+      for (const i of order.slice(next, next + 50)) {
+        isEnded[i] = 1;
+        spool.end(i, ended(i));
+      }
+      next += 50;
+      endedDuring += 50;
+    }
+    await write;
+    expect(endedDuring).toBeGreaterThan(0);
+    const then = { ...report, jobs: Array.from({ length: n }, (_, i) => (asked.has(i) ? running(i) : ended(i))) };
+    expect(await readFile(paths.json, 'utf8')).toBe([...resultJsonChunks(refreshSummary(then))].join(''));
+    await spool.close();
+  });
+
   it('refuses a job twice, a job out of range, and a write once its file was removed or replaced', async () => {
     const dir = await tempDirPerTest('htorder-spool-');
     const report = reportOf({ file: 'orders.csv', fileErrors: [], fileWarnings: [], jobs: [] });
