@@ -32,8 +32,9 @@ export class ReportSpool {
   private next = 0;
   /** Ended ahead of `next`. */
   private readonly waiting = new Map<number, JobResult>();
-  /** Text made but not yet on disk (the first entries may be being written). */
+  /** Text made but not yet on disk (the first entries may be being written), and its length. */
   private queued: Spooled[] = [];
+  private queuedChars = 0;
   private writing: Promise<void> | undefined;
   private failure: unknown;
   private closed = false;
@@ -72,8 +73,12 @@ export class ReportSpool {
     }
   }
 
-  /** Job `index` has ended with `result`, which nobody changes afterwards. Each job ends once. */
-  end(index: number, result: JobResult): void {
+  /**
+   * Job `index` has ended with `result`, which nobody changes afterwards. Each job ends once.
+   * False when more text waits for the disk than the spool should hold: the caller then waits
+   * for `flushed()` before it ends more jobs (the disk is slower than the jobs).
+   */
+  end(index: number, result: JobResult): boolean {
     if (this.closed) throw new Error('the report spool is closed');
     if (!Number.isInteger(index) || index < 0 || index >= this.jobCount) throw new RangeError(`no job ${index}`);
     if (this.statuses[index] !== 0) throw new Error(`job ${index} has ended already`);
@@ -84,7 +89,7 @@ export class ReportSpool {
     addToSummary(this.ended, result);
     if (index !== this.next) {
       this.waiting.set(index, result);
-      return;
+      return this.queuedChars < HIGH_WATER_CHARS;
     }
     this.ready.push(result);
     for (this.next++; this.waiting.has(this.next); this.next++) {
@@ -93,6 +98,7 @@ export class ReportSpool {
     }
     while (this.ready.length >= BATCH_JOBS || (this.ready.length > 0 && this.next === this.jobCount))
       this.serialise(this.ready.splice(0, BATCH_JOBS));
+    return this.queuedChars < HIGH_WATER_CHARS;
   }
 
   /** Job `index`'s status once it has ended. */
@@ -197,7 +203,9 @@ export class ReportSpool {
     const json = jobsSeparator(this.serialised) + batchJson(batch);
     this.serialised += batch.length;
     if (this.failure !== undefined) return; // nothing more is written: every report write fails
-    this.queued.push({ json, errors: batch.map((job) => this.errorText(job)).join('') });
+    const errors = batch.map((job) => this.errorText(job)).join('');
+    this.queued.push({ json, errors });
+    this.queuedChars += json.length + errors.length;
     this.writing ??= this.drain();
   }
 
@@ -206,23 +214,30 @@ export class ReportSpool {
     try {
       while (this.queued.length > 0 && this.failure === undefined) {
         const n = this.queued.length;
-        const json = Buffer.from(this.queued.map((q) => q.json).join(''));
-        const errors = Buffer.from(this.queued.map((q) => q.errors).join(''));
+        const jsonText = this.queued.map((q) => q.json).join('');
+        const errorText = this.queued.map((q) => q.errors).join('');
+        const json = Buffer.from(jsonText);
+        const errors = Buffer.from(errorText);
         await Promise.all([this.json.write(json, this.json.size), this.errors.write(errors, this.errors.size)]);
         // One step: a snapshot sees each text once, queued or on disk.
         this.json.size += json.length;
         this.errors.size += errors.length;
         this.queued = this.queued.slice(n);
+        this.queuedChars -= jsonText.length + errorText.length;
       }
     } catch (err) {
       this.failure ??= err;
       this.queued = [];
+      this.queuedChars = 0;
       await Promise.all([this.json.remove(), this.errors.remove()]).catch(() => undefined);
     } finally {
       this.writing = undefined;
     }
   }
 }
+
+/** Text waiting for the disk past which `end` asks the caller to wait (UTF-16 units, about as many bytes). */
+const HIGH_WATER_CHARS = 4 << 20;
 
 /** Job `index`'s result while it has not ended (the caller still holds it). */
 export type PendingJobs = (index: number) => JobResult;

@@ -238,6 +238,27 @@ describe('ReportSpool', () => {
     await spool.close();
   });
 
+  it('asks its caller to wait while more than a few megabytes wait for the disk', async () => {
+    const dir = await tempDirPerTest('htorder-spool-');
+    const paths = reportPaths(join(dir, 'orders.csv'));
+    const n = 4000;
+    const spool = await ReportSpool.create(paths, n, paths.json);
+    const message = 'x'.repeat(2000);
+    const job = (index: number): JobResult => ({
+      ...pendingJob,
+      index,
+      errors: [{ code: 'run.failed', message, field: null, source: null }],
+    });
+    const answers: boolean[] = [];
+    for (let i = 0; i < n / 2; i++) answers.push(spool.end(i, job(i)));
+    // About 4 KB a job (its JSON and its errors.txt line) with nothing written yet: past 4 MB by the last.
+    expect(answers[0]).toBe(true);
+    expect(answers.at(-1)).toBe(false);
+    await spool.flushed();
+    expect(spool.end(n / 2, job(n / 2))).toBe(true);
+    await spool.close();
+  });
+
   it('refuses a job twice, a job out of range, and a write once its file was removed or replaced', async () => {
     const dir = await tempDirPerTest('htorder-spool-');
     const report = reportOf({ file: 'orders.csv', fileErrors: [], fileWarnings: [], jobs: [] });
