@@ -117,7 +117,7 @@ export class ReportSpool {
     return this.snapshot(head, pending).summary;
   }
 
-  /** Resolves once every job ended so far is on disk; rejects if a write failed. */
+  /** Resolves once no text waits for the disk (a batch not yet full is still in memory); rejects if a write failed. */
   async flushed(): Promise<void> {
     while (this.writing) await this.writing;
     if (this.failure !== undefined) throw this.failure;
