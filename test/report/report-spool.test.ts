@@ -73,6 +73,9 @@ const jobSpec = fc.record({
 
 const reportSpec = fc.record({
   file: fc.constantFrom('orders.csv', 'Bestellungen Ü.yaml'),
+  mapping: fc.option(fc.record({ preset: fc.constant('shopify'), matchedColumns: fc.array(text, { maxLength: 3 }) }), {
+    nil: undefined,
+  }),
   fileErrors: fc.oneof(fc.constant([] as ReportError[]), fc.array(reportError, { maxLength: 2 })),
   fileWarnings: fc.oneof(fc.constant([] as ReportError[]), fc.array(reportError, { maxLength: 2 })),
   // Past two batches of result.json's serialiser now and then.
@@ -122,6 +125,7 @@ function reportOf(spec: ReportSpec): ResultReport {
     command: 'run',
     htorderVersion: '0.1.0',
     input: { file: spec.file, sha256: null, format: 'csv' },
+    ...(spec.mapping === undefined ? {} : { mapping: spec.mapping }),
     startedAt: '2026-03-01T10:00:00.000Z',
     finishedAt: null,
     summary: emptySummary(),
@@ -201,7 +205,7 @@ describe('ReportSpool', () => {
     const n = 3000;
     const running = (index: number): JobResult => ({ ...pendingJob, index, status: 'valid', jobNumber: null });
     const ended = (index: number): JobResult => ({ ...pendingJob, index, jobNumber: index });
-    const report = reportOf({ file: 'orders.csv', fileErrors: [], fileWarnings: [], jobs: [] });
+    const report = reportOf({ file: 'orders.csv', mapping: undefined, fileErrors: [], fileWarnings: [], jobs: [] });
     const paths = reportPaths(join(dir, 'orders.csv'));
     const spool = await ReportSpool.create(paths, n, paths.json);
     const order = endOrder(n, [3, 0, 16, 7, 1]);
@@ -261,7 +265,7 @@ describe('ReportSpool', () => {
 
   it('refuses a job twice, a job out of range, and a write once its file was removed or replaced', async () => {
     const dir = await tempDirPerTest('htorder-spool-');
-    const report = reportOf({ file: 'orders.csv', fileErrors: [], fileWarnings: [], jobs: [] });
+    const report = reportOf({ file: 'orders.csv', mapping: undefined, fileErrors: [], fileWarnings: [], jobs: [] });
     const paths = reportPaths(join(dir, 'orders.csv'));
     const job = (index: number): JobResult => ({ ...pendingJob, index });
     const spool = await ReportSpool.create(paths, 3, paths.json);
