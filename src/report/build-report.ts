@@ -116,20 +116,23 @@ export function refreshSummary(report: ResultReport): ResultReport {
   s.jobs = report.jobs.length;
   s.errors = report.errors.length;
   s.warnings = report.warnings.length;
-  for (const job of report.jobs) {
-    s.byStatus[job.status]++;
-    s.items += itemCount(job);
-    s.errors += job.errors.length;
-    let artwork = 0;
-    for (const item of builtItems(job)) {
-      s.errors += item.errors.length;
-      if (item.needsArtworkToBeUploaded === true) artwork++;
-    }
-    s.warnings += job.warnings.length;
-    if (artwork > 0) s.artworkNeeded = (s.artworkNeeded ?? 0) + artwork;
-  }
+  for (const job of report.jobs) addToSummary(s, job);
   report.summary = s;
   return report;
+}
+
+/** Adds one job's counts to a summary (all but `jobs`, which is the report's job count). */
+export function addToSummary(s: ReportSummary, job: JobResult): void {
+  s.byStatus[job.status]++;
+  s.items += itemCount(job);
+  s.errors += job.errors.length;
+  let artwork = 0;
+  for (const item of builtItems(job)) {
+    s.errors += item.errors.length;
+    if (item.needsArtworkToBeUploaded === true) artwork++;
+  }
+  s.warnings += job.warnings.length;
+  if (artwork > 0) s.artworkNeeded = (s.artworkNeeded ?? 0) + artwork;
 }
 
 /** True when the report shows a failure of any kind (drives errors.txt and exit codes). */

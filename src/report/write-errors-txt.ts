@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import { basename } from 'node:path';
-import type { ReportError, ResultReport } from './model.js';
+import type { JobResult, ReportError, ResultReport } from './model.js';
 import { type NewFileOptions, writeFileAtomic } from '../storage/atomic-write.js';
 import { printable } from '../core/printable.js';
 import { builtItems } from './lazy-items.js';
@@ -40,11 +40,14 @@ export function* errorLines(report: ResultReport, label = basename(report.input.
 /** Every error of the report, in document order of jobs and items. */
 function* reportErrors(report: ResultReport): Generator<ReportError> {
   yield* report.errors;
-  for (const job of report.jobs) {
-    yield* job.errors;
-    // builtItems: items nobody has read yet have no errors, and are not built just to look.
-    for (const item of builtItems(job)) yield* item.errors;
-  }
+  for (const job of report.jobs) yield* jobErrors(job);
+}
+
+/** A job's errors, then its items', as errors.txt lists them. */
+export function* jobErrors(job: JobResult): Generator<ReportError> {
+  yield* job.errors;
+  // builtItems: items nobody has read yet have no errors, and are not built just to look.
+  for (const item of builtItems(job)) yield* item.errors;
 }
 
 /** Errors that only say another job's error held this one back: quoted only when nothing else is. */

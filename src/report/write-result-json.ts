@@ -12,24 +12,35 @@ export async function writeResultJson(path: string, report: ResultReport, file?:
 }
 
 /** Jobs per JSON.stringify call: big enough to amortise the call, small enough to stay young garbage. */
-const BATCH_JOBS = 64;
+export const BATCH_JOBS = 64;
 
 /** The same text as `JSON.stringify(report, null, 2) + '\n'`, a batch of jobs at a time. */
 export function* resultJsonChunks(report: ResultReport): Generator<string> {
   const { jobs, ...head } = report;
-  const text = JSON.stringify(head, null, 2);
-  yield `${text.slice(0, text.lastIndexOf('\n}'))},\n  "jobs": [`;
+  yield resultJsonHead(head);
   for (let from = 0; from < jobs.length; from += BATCH_JOBS) {
-    yield `${from === 0 ? '\n' : ',\n'}${batchJson(jobs.slice(from, from + BATCH_JOBS))}`;
+    yield `${jobsSeparator(from)}${batchJson(jobs.slice(from, from + BATCH_JOBS))}`;
   }
-  yield jobs.length === 0 ? ']\n}\n' : '\n  ]\n}\n';
+  yield resultJsonTail(jobs.length);
 }
+
+/** The report's text up to and including the opening bracket of `"jobs"`. */
+export function resultJsonHead(head: Omit<ResultReport, 'jobs'>): string {
+  const text = JSON.stringify(head, null, 2);
+  return `${text.slice(0, text.lastIndexOf('\n}'))},\n  "jobs": [`;
+}
+
+/** What comes before the batch that starts with job `from`. */
+export const jobsSeparator = (from: number): string => (from === 0 ? '\n' : ',\n');
+
+/** The report's text after its last job (or after `[` when it has none). */
+export const resultJsonTail = (jobCount: number): string => (jobCount === 0 ? ']\n}\n' : '\n  ]\n}\n');
 
 /**
  * A batch of jobs as they appear in the whole report's JSON, without the separator before it:
  * wrapped as the report wraps them, they come out indented exactly as in the whole report.
  */
-function batchJson(batch: JobResult[]): string {
+export function batchJson(batch: readonly JobResult[]): string {
   const wrapped = JSON.stringify({ jobs: batch.map(jobView) }, null, 2);
   return wrapped.slice(WRAP_HEAD.length, wrapped.length - WRAP_TAIL.length);
 }

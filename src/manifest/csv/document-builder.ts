@@ -60,8 +60,10 @@ export class CsvDocumentBuilder implements CsvScanHandlers {
     private readonly file: string,
     private readonly skipRows: number,
     private readonly mapping?: Mapping,
+    /** Diagnostics kept per code before the rest are summed up; a reader of part of a file caps them itself. */
+    maxPerCode = MAX_DIAGNOSTICS_PER_CODE,
   ) {
-    this.diagnostics = new CappedDiagnostics(file);
+    this.diagnostics = new CappedDiagnostics(file, maxPerCode);
   }
 
   header(cells: string[], row: number): void {
@@ -317,7 +319,7 @@ export class CsvDocumentBuilder implements CsvScanHandlers {
 }
 
 /** The orderNumber of a row: its cell, or the mapping's constant; undefined when blank. */
-function orderNumberOf(cells: string[], binding: Binding): string | undefined {
+export function orderNumberOf(cells: string[], binding: Binding): string | undefined {
   if (binding.constant === undefined) return cellText(cells, binding);
   return binding.constant.length === 0 ? undefined : translated(binding, binding.constant);
 }
@@ -414,24 +416,25 @@ class CappedDiagnostics {
   private readonly kept: Diagnostic[] = [];
   private readonly perCode = new Map<string, number>();
 
-  constructor(private readonly file: string) {}
+  constructor(
+    private readonly file: string,
+    private readonly cap: number,
+  ) {}
 
   report(d: Diagnostic): void {
     const n = (this.perCode.get(d.code) ?? 0) + 1;
     this.perCode.set(d.code, n);
-    if (n <= MAX_DIAGNOSTICS_PER_CODE) this.kept.push(d);
+    if (n <= this.cap) this.kept.push(d);
   }
 
   /** The diagnostics kept, then one "… and N more" line per code over the cap. */
   finish(): Diagnostic[] {
     for (const [code, n] of this.perCode) {
-      if (n > MAX_DIAGNOSTICS_PER_CODE) {
+      if (n > this.cap) {
         this.kept.push({
           severity: 'error',
           code,
-          message:
-            `… and ${n - MAX_DIAGNOSTICS_PER_CODE} more ${code} problems ` +
-            `(only the first ${MAX_DIAGNOSTICS_PER_CODE} are listed)`,
+          message: `… and ${n - this.cap} more ${code} problems ` + `(only the first ${this.cap} are listed)`,
           source: { file: this.file },
         });
       }

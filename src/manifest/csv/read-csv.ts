@@ -80,10 +80,12 @@ export async function* scanCsvFile(
  * Feeds the file's chunks to `take` until it returns true (stop) or the file ends. A file over
  * the size limit (when its size is known up front) or unreadable gives the error instead.
  */
-async function readInto(
+export async function readInto(
   file: string,
   limits: CsvLimits,
   take: (chunk: Buffer) => Promise<boolean>,
+  /** Called once the file is read, before it is closed (the job index takes the file's identity). */
+  atEnd?: (handle: FileHandle) => Promise<void>,
 ): Promise<Diagnostic | undefined> {
   try {
     const handle = await open(file, 'r');
@@ -95,6 +97,7 @@ async function readInto(
         return { severity: 'error', code: INPUT_TOO_LARGE, message, source: { file } };
       }
       for await (const chunk of fileChunks(handle)) if (await take(chunk)) break;
+      await atEnd?.(handle);
     } finally {
       await handle.close();
     }
