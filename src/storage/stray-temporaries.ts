@@ -56,9 +56,9 @@ export async function removeStrayTemporaries(
 }
 
 /**
- * The temporaries' names a folder held when it was last listed, by folder (device and inode, not
- * path: a watcher's folder is a /proc/self/fd path, whose number a later folder may take), for
- * STRAY_AFTER_MS. Nothing removable is missed meanwhile: a temporary made after the listing has
+ * The temporaries' names a folder held when it was last listed, by folder (path, device, inode
+ * and birth time: a watcher's folder is a /proc/self/fd path, whose number a later folder may
+ * take, as a new folder may take a removed one's inode), for STRAY_AFTER_MS. Nothing removable is missed meanwhile: a temporary made after the listing has
  * its mtime after it, so it is not over STRAY_AFTER_MS old before the listing is forgotten (a
  * file server's clock behind this host's can delay one by at most that). Buys one listing of a
  * folder an hour instead of one per input written into it: a watcher's done/ keeps every input
@@ -73,8 +73,8 @@ export class TemporaryListings {
   async of(dir: string): Promise<string[]> {
     const at = this.now();
     for (const [key, seen] of this.listed) if (at - seen.at >= STRAY_AFTER_MS) this.listed.delete(key);
-    const { dev, ino } = await stat(dir);
-    const key = `${dev}:${ino}`;
+    const { dev, ino, birthtimeMs } = await stat(dir);
+    const key = `${dir}\0${dev}:${ino}:${birthtimeMs}`;
     const seen = this.listed.get(key);
     if (seen) return seen.names;
     const names = (await readdir(dir)).filter((n) => temporaryOf(n) !== undefined);

@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, lstat, mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, readdir, rm, utimes, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/core/log/logger.js';
@@ -156,6 +156,21 @@ describe('TemporaryListings', () => {
           );
         }
       }
+    }
+  });
+
+  it('lists anew a folder made again at the same path (which may take the removed one’s inode)', async () => {
+    const dir = join(await tempDirPerTest('htorder-listings-'), 'done');
+    const listings = new TemporaryListings(() => 1e12);
+    const reports = REPORTS.map((r) => join(dir, r));
+    for (let round = 0; round < 3; round++) {
+      await mkdir(dir);
+      const stray = join(dir, `.a.csv.result.json.${deadPid()}.0a0b0c0${round}.tmp`);
+      await writeFile(stray, 'torn');
+      const old = new Date(Date.now() - 2 * HOUR);
+      await utimes(stray, old, old);
+      expect(await removeStraysOf(reports, undefined, listings), `round ${round}`).toBe(1);
+      await rm(dir, { recursive: true });
     }
   });
 
