@@ -1,7 +1,7 @@
 import { lstat, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Logger } from '../core/log/logger.js';
-import { temporaryOf } from './atomic-write.js';
+import { temporaryName, temporaryOf } from './atomic-write.js';
 import { processAlive } from './lease.js';
 
 /**
@@ -108,4 +108,18 @@ export async function removeStraysOf(
     removed += await removeStrayTemporaries(dir, names, { targets, uid, ...(logger ? { logger } : {}) });
   }
   return removed;
+}
+
+/**
+ * A temporary name (temporaryName) for a write of each of `paths`, once the stray temporaries
+ * of those names are removed (removeStraysOf): files written under them and renamed into place
+ * by the caller (a watcher's reports, staged in done/, failed/ or held/).
+ */
+export async function freshTemporaries<K extends string>(
+  paths: Record<K, string>,
+  logger?: Pick<Logger, 'debug'>,
+): Promise<Record<K, string>> {
+  await removeStraysOf(Object.values<string>(paths), logger);
+  const named = Object.entries<string>(paths).map(([kind, path]) => [kind, temporaryName(path)]);
+  return Object.fromEntries(named) as Record<K, string>;
 }

@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import { lstat, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { Logger } from '../../core/log/logger.js';
 import { type ReportPaths, reportPaths } from '../../report/report-paths.js';
-import { temporaryName, writeFileAtomic } from '../../storage/atomic-write.js';
-import { removeStraysOf } from '../../storage/stray-temporaries.js';
+import { writeFileAtomic } from '../../storage/atomic-write.js';
+import { freshTemporaries, removeStraysOf } from '../../storage/stray-temporaries.js';
 import { FolderLeases, type LinkFile } from '../../storage/folder-lease.js';
 import { type FolderPin, pinFolder } from '../../storage/folder-file.js';
 import { HeldFolder, type Identity } from '../../storage/held-folder.js';
@@ -69,8 +68,6 @@ export interface FolderSourceOptions extends DropOptions {
   maxInputBytes?: number;
   /** How claims are linked to the lease token (fs.linkSync); tests pass one that refuses, as some SMB shares do. */
   linkFile?: LinkFile;
-  /** Told at debug level what stray temporary of a report could not be removed. */
-  logger?: Pick<Logger, 'debug'>;
 }
 
 /** Default of `maxInputBytes` (the `watchMaxInputBytes` setting). */
@@ -294,19 +291,12 @@ export class FolderSource extends Drop<FolderClaim, Entry> {
   /**
    * Reports are written whole under hidden temporary names in `outcome`, then renamed into place
    * back to back: a crash while writing leaves only hidden files (the resumed input takes its
-   * own name), removed by the next write of these names once over an hour old and their writer
-   * gone (removeStraysOf). Their mode and group follow the input's (reportFileOptions).
+   * own name; freshTemporaries removes stale ones). Mode and group follow the input's.
    */
   protected async stage(outcome: FinishOutcome, final: string, { verified }: FolderClaim): Promise<Staged> {
     await this.assertHeld(outcome);
     const file = reportFileOptions(verified, await this.held[outcome]?.stats());
-    const names = reportPaths(this.in(outcome, final));
-    await removeStraysOf(Object.values(names), this.opts.logger);
-    const paths = {
-      json: temporaryName(names.json),
-      csv: temporaryName(names.csv),
-      errors: temporaryName(names.errors),
-    };
+    const paths = await freshTemporaries(reportPaths(this.in(outcome, final)), this.opts.logger);
     return { paths, file: { ...file, staged: true } };
   }
 
