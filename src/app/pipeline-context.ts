@@ -155,7 +155,8 @@ export function pipelineOver(
     },
     prepare: async (file, perInput) => {
       const { prepareInput } = await import('../pipeline/process-input.js');
-      return prepareInput(file, { command: input.command, mapping: (perInput ?? input).mapping, ...reading, clock });
+      const mapping = (perInput ?? input).mapping;
+      return prepareInput(file, { command: input.command, mapping, ...reading, clock, logger });
     },
     forget: lookups.forget,
     upkeep: ledgerUpkeep(ledger, session, () => known),

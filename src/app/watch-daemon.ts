@@ -220,6 +220,7 @@ async function openDrop(
       layout,
       leaseMs,
       onRefused: (name, why) => logger.warn({ name }, `not taken: ${why}`),
+      logger,
       workDir,
       maxInputBytes: settings.get('watchMaxInputBytes'),
       ledger: mark(shared?.where ?? config.stateDir),

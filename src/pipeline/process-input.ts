@@ -193,7 +193,8 @@ export async function prepareInput(
   plan: Pick<
     PipelineContext,
     'command' | 'mapping' | 'csvLimits' | 'manifestMaxBytes' | 'defaultDeliveryMethod' | 'clock'
-  >,
+  > &
+    Partial<Pick<PipelineContext, 'logger'>>,
 ): Promise<PreparedInput> {
   const startedAt = nowDate(plan.clock);
   const read = await loadManifest(file, {
@@ -215,6 +216,7 @@ export async function prepareInput(
       mapping: recognised?.mapping ?? plan.mapping,
       csvLimits: plan.csvLimits,
       progress: plan.command !== 'watch',
+      ...(plan.logger ? { logger: plan.logger } : {}),
     });
     begun = { report, writer };
     return begun;

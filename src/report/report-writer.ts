@@ -1,3 +1,4 @@
+import type { Logger } from '../core/log/logger.js';
 import type { Manifest } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { CsvLimits } from '../manifest/read-input.js';
@@ -41,6 +42,8 @@ export class ReportWriter {
       intervalMs?: number;
       /** False: no write before flush() (default true). */
       progress?: boolean;
+      /** Told at debug level what stray temporary could not be removed. */
+      logger?: Pick<Logger, 'debug'>;
     },
   ) {}
 

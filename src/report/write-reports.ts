@@ -2,7 +2,9 @@ import { rename, rm } from 'node:fs/promises';
 import type { Manifest } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { CsvLimits } from '../manifest/read-input.js';
+import type { Logger } from '../core/log/logger.js';
 import { type NewFileOptions, temporaryName } from '../storage/atomic-write.js';
+import { removeStraysOf } from '../storage/stray-temporaries.js';
 import { reportHasErrors } from './build-report.js';
 import type { ResultReport } from './model.js';
 import { reportPaths, type ReportPaths } from './report-paths.js';
@@ -33,7 +35,9 @@ export interface ReportTarget {
 /**
  * Writes the three reports, each atomically: result.json, result.csv, and errors.txt when
  * something failed. Next to the input by default, where a stale errors.txt is removed when
- * nothing failed (safe to call again after every job outcome); or to `target`.
+ * nothing failed (safe to call again after every job outcome), and so are the temporaries
+ * of these three names that an earlier write killed midway left there (removeStraysOf); or
+ * to `target` (whose store removes those of its folders: FolderSource.stage).
  *
  * Each is written to a temporary name beside it and fsynced; then result.csv and errors.txt
  * are renamed into place before result.json, so a reader who sees the new result.json finds
@@ -52,10 +56,13 @@ export async function writeReports(
     target?: ReportTarget;
     /** Whether a worker thread writes result.csv (ResultCsvOptions.worker): by default by the input's size. */
     worker?: boolean;
+    /** Told at debug level what stray temporary could not be removed. */
+    logger?: Pick<Logger, 'debug'>;
   } = {},
 ): Promise<WrittenReports> {
-  const { target, ...csvOpts } = opts;
+  const { target, logger, ...csvOpts } = opts;
   const paths = target?.paths ?? reportPaths(report.input.file);
+  if (!target) await removeStraysOf(Object.values(paths), logger);
   const input = report.input.file;
   // `staged`: the caller renames the files itself (paths are its temporary names).
   const staged = target?.file?.staged === true;

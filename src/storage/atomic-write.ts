@@ -23,12 +23,28 @@ export interface NewFileOptions {
   durable?: boolean;
 }
 
+/** Random bytes of a temporary name, written as hex: unique to one write of one process. */
+const UNIQUE_BYTES = 4;
+
 /**
  * A temporary name beside `path` (same folder, so the rename never crosses a file system):
- * hidden, and unique to this process and write (`.NAME.PID.XXXXXXXX.tmp`).
+ * hidden, and unique to this process and write (`.NAME.PID.XXXXXXXX.tmp`). temporaryOf reads
+ * one back.
  */
 export function temporaryName(path: string): string {
-  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  return join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(UNIQUE_BYTES).toString('hex')}.tmp`);
+}
+
+/** temporaryName's form: the target's name, its writer's PID, the random part. */
+const TEMPORARY = new RegExp(`^\\.(.+)\\.([1-9]\\d{0,9})\\.[0-9a-f]{${2 * UNIQUE_BYTES}}\\.tmp$`);
+
+/**
+ * The target's name and the writer's PID of a name temporaryName makes (`.NAME.PID.XXXXXXXX.tmp`),
+ * or undefined for any other name. The ending is fixed, so NAME is read back whole, dots and all.
+ */
+export function temporaryOf(name: string): { target: string; pid: number } | undefined {
+  const m = TEMPORARY.exec(name);
+  return m ? { target: m[1], pid: Number(m[2]) } : undefined;
 }
 
 let umask: number | undefined;

@@ -1,7 +1,8 @@
 import { mkdir, opendir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
-import { holdLease, type LeaseStore, processAlive } from '../lease.js';
+import { holdLease, type LeaseStore } from '../lease.js';
+import { removeStrayTemporaries } from '../stray-temporaries.js';
 import { type DecidedEntry, foldedOrders, foldOf, foldText } from './folder-fold.js';
 import {
   FOLDED,
@@ -101,8 +102,9 @@ async function moveInto(path: string, folder: string, mode: number | undefined):
 }
 
 /**
- * One look at every folder of the account: the stray temporaries of each removed, and each
- * order shard's old entries folded (when `before` is given).
+ * One look at every folder of the account: the stray temporaries of each removed (of any
+ * name and owner: the account folder holds only the ledger's files), and each order shard's
+ * old entries folded (when `before` is given).
  */
 async function eachFolder(
   t: CompactTarget,
@@ -120,31 +122,6 @@ async function eachFolder(
     if (before !== undefined) folded += await foldShard(t, path, names, before);
   }
   return { folded, temporaries };
-}
-
-/** How old a temporary must be to be a dead writer's: no atomic write of the ledger takes this long. */
-const STRAY_AFTER_MS = 60 * 60_000;
-/** writeFileAtomic's temporary name (`.NAME.PID.XXXXXXXX.tmp`), with its writer's PID. */
-const TEMPORARY = /^\..+\.(\d+)\.[0-9a-f]{8}\.tmp$/;
-
-/**
- * Removes from `dir` the temporaries of atomic writes cut short (a writer killed before its
- * rename): over an hour old and of a PID not alive on this host. The name carries no host: on
- * a ledger shared between hosts the hour keeps another host's write safe (and a write stuck
- * that long only fails its rename; no ledger file is lost).
- */
-async function removeStrayTemporaries(dir: string, names: string[]): Promise<number> {
-  let removed = 0;
-  for (const name of names) {
-    const pid = TEMPORARY.exec(name)?.[1];
-    if (pid === undefined || Number(pid) === process.pid || processAlive(Number(pid))) continue;
-    const path = join(dir, name);
-    const info = await stat(path).catch(() => undefined);
-    if (!info?.isFile() || Date.now() - info.mtimeMs < STRAY_AFTER_MS) continue;
-    await rm(path, { force: true });
-    removed++;
-  }
-  return removed;
 }
 
 /**

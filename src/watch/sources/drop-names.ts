@@ -8,6 +8,7 @@
  */
 
 import { isReportName, reportPaths } from '../../report/report-paths.js';
+import { temporaryOf } from '../../storage/atomic-write.js';
 
 export type NameVerdict =
   | { take: true }
@@ -112,5 +113,5 @@ export function longNameErrors(name: string, short: string): string {
  * Each lives for milliseconds; one found old was left by an instance killed mid-write.
  */
 export function isOwnTemporary(name: string): boolean {
-  return /^\..+\.\d+\.[0-9a-f]{8}\.tmp$/.test(name) || /^\..+\.claim\.[0-9a-f]{8}\.stale$/.test(name);
+  return temporaryOf(name) !== undefined || /^\..+\.claim\.[0-9a-f]{8}\.stale$/.test(name);
 }

@@ -1,4 +1,5 @@
 import { rm } from 'node:fs/promises';
+import type { Logger } from '../../core/log/logger.js';
 import type { ReportPaths } from '../../report/report-paths.js';
 import type { ReportTarget } from '../../report/write-reports.js';
 import type { FolderPin } from '../../storage/folder-file.js';
@@ -61,6 +62,8 @@ export interface DropOptions {
   leases?: LeaseStore;
   /** The ledger this watcher writes to: the location is marked as its (src/storage/ledger/ledger-mark.ts). Absent: not marked. */
   ledger?: LedgerMark;
+  /** Told at debug level what a store could not tidy (a stray temporary of a report it could not remove). */
+  logger?: Pick<Logger, 'debug'>;
 }
 
 /**

@@ -1,8 +1,9 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { lstat, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type ReportPaths, reportPaths } from '../../report/report-paths.js';
 import { writeFileAtomic } from '../../storage/atomic-write.js';
+import { freshTemporaries, removeStraysOf } from '../../storage/stray-temporaries.js';
 import { FolderLeases, type LinkFile } from '../../storage/folder-lease.js';
 import { type FolderPin, pinFolder } from '../../storage/folder-file.js';
 import { HeldFolder, type Identity } from '../../storage/held-folder.js';
@@ -203,6 +204,7 @@ export class FolderSource extends Drop<FolderClaim, Entry> {
     try {
       const { name: final } = await this.freeName('failed', short);
       const errors = reportPaths(this.in('failed', final)).errors;
+      await removeStraysOf([errors], this.opts.logger);
       await writeFileAtomic(errors, longNameErrors(name, short));
       try {
         await rename(this.where('top', name), this.in('failed', final));
@@ -289,15 +291,12 @@ export class FolderSource extends Drop<FolderClaim, Entry> {
   /**
    * Reports are written whole under hidden temporary names in `outcome`, then renamed into place
    * back to back: a crash while writing leaves only hidden files (the resumed input takes its
-   * own name). Their mode and group follow the input's (reportFileOptions).
+   * own name; freshTemporaries removes stale ones). Mode and group follow the input's.
    */
   protected async stage(outcome: FinishOutcome, final: string, { verified }: FolderClaim): Promise<Staged> {
     await this.assertHeld(outcome);
     const file = reportFileOptions(verified, await this.held[outcome]?.stats());
-    const tag = `${process.pid}.${randomBytes(4).toString('hex')}`;
-    const names = reportPaths(final);
-    const hidden = (kind: keyof ReportPaths): string => this.in(outcome, `.${names[kind]}.${tag}.tmp`);
-    const paths = { json: hidden('json'), csv: hidden('csv'), errors: hidden('errors') };
+    const paths = await freshTemporaries(reportPaths(this.in(outcome, final)), this.opts.logger);
     return { paths, file: { ...file, staged: true } };
   }
 
