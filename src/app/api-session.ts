@@ -1,4 +1,4 @@
-import { type Clock, nowDate, offsetClock } from '../core/clock.js';
+import { type Clock, nowIso, offsetClock } from '../core/clock.js';
 import { mkdir } from 'node:fs/promises';
 import { createApiClient, type ApiClient } from '../api/client.js';
 import { defaultStateDir, type ApiConfig } from '../core/config/api-config.js';
@@ -113,7 +113,7 @@ export async function openApiSession(input: ApiSessionInput): Promise<ApiSession
   if (offsetMs !== 0) {
     // A rehearsal's setting left in a real deployment would move every date rule: said every time.
     const { source } = settings.raw('clockOffset') ?? { source: 'clockOffset' };
-    logger.warn({ now: nowDate(clock) }, `the calendar clock is moved by ${source}`);
+    logger.warn({ now: nowIso(clock) }, `the calendar clock is moved by ${source}`);
   }
   return {
     config,

@@ -1,4 +1,5 @@
 import { checkSettings } from '../app/check-settings.js';
+import { type Clock, nowDate, nowIso, offsetClock, systemClock } from '../core/clock.js';
 import { csvLimitsFrom, resolveSettings } from '../core/config/resolve-settings.js';
 import { loadManifest } from '../manifest/load-manifest.js';
 import type { Mapping } from '../manifest/mapping/model.js';
@@ -39,15 +40,19 @@ export interface CheckOutcome extends Outcome {
   status: CheckStatus;
 }
 
+export interface CheckInputOptions {
+  mapping?: Mapping;
+  csvLimits?: Partial<CsvLimits>;
+  defaultDeliveryMethod?: string;
+  maxBytes?: number;
+  /** The calendar clock of the report's times (the clockOffset setting moves it, as for run's reports). */
+  clock?: Clock;
+}
+
 /** Checks one input and writes its reports. */
-export async function checkInput(
-  file: string,
-  mapping?: Mapping,
-  csvLimits?: Partial<CsvLimits>,
-  defaultDeliveryMethod?: string,
-  maxBytes?: number,
-): Promise<CheckOutcome> {
-  const startedAt = new Date();
+export async function checkInput(file: string, opts: CheckInputOptions = {}): Promise<CheckOutcome> {
+  const { mapping, csvLimits, defaultDeliveryMethod, maxBytes, clock = systemClock } = opts;
+  const startedAt = nowDate(clock);
   const loaded = await loadManifest(file, {
     ...(mapping ? { mapping } : {}),
     csv: csvLimits,
@@ -63,7 +68,7 @@ export async function checkInput(
     manifest: loaded.manifest,
     diagnostics: loaded.diagnostics,
     startedAt,
-    finishedAt: new Date(),
+    finishedAt: nowDate(clock),
   });
   const reports = await writeReports(report, {
     manifest: loaded.manifest,
@@ -90,10 +95,22 @@ export async function runCheckCommand(
   const csvLimits = csvLimitsFrom(settings);
   const defaultMethod = settings.get('defaultDeliveryMethod');
   const maxBytes = settings.get('manifestMaxBytes');
+  const clock = offsetClock(settings.get('clockOffset'));
+  if (settings.get('clockOffset') !== 0) {
+    // As every command says it at its start: a rehearsal's setting is never left on unnoticed.
+    const { source } = settings.raw('clockOffset') ?? { source: 'clockOffset' };
+    process.stderr.write(`warning: the calendar clock is moved by ${source}: it is ${nowIso(clock)}\n`);
+  }
   const { inputs, skipped } = leaveOutReports(files, 'check', process.stderr);
   const outcomes: CheckOutcome[] = [];
   for (const file of inputs) {
-    const outcome = await checkInput(file, mapping, csvLimits, defaultMethod, maxBytes);
+    const outcome = await checkInput(file, {
+      mapping,
+      csvLimits,
+      defaultDeliveryMethod: defaultMethod,
+      maxBytes,
+      clock,
+    });
     outcomes.push(outcome);
     process.stderr.write(humanSummary(outcome));
   }

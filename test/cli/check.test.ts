@@ -1,6 +1,6 @@
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
 import { ASSET_ITEM, writeInput } from '../support/manifest-files.js';
 import { tempDirPerTest } from '../support/temp-files.js';
@@ -25,6 +25,25 @@ describe('htorder check', () => {
     });
     expect(io.err).toBe(`${file}: ok, 1 job valid\n  reports: ${file}.result.json, ${file}.result.csv\n`);
     expect(io.out).toBe('');
+  });
+
+  it("dates its report by the calendar clock, which the clockOffset setting moves as for run's reports", async () => {
+    const file = await writeInput('orders.yaml', VALID);
+    vi.stubEnv('HTORDER_CLOCK_OFFSET', '3d');
+    try {
+      const before = Date.now();
+      expect(await runCli(['check', file])).toBe(0);
+      const after = Date.now();
+      expect(io.err).toMatch(/^warning: the calendar clock is moved by HTORDER_CLOCK_OFFSET: it is \d{4}-\d\d-\d\dT/);
+      const report = JSON.parse(await readFile(`${file}.result.json`, 'utf8'));
+      for (const at of [report.startedAt, report.finishedAt]) {
+        const moved = Date.parse(at) - 3 * 86_400_000;
+        expect(moved).toBeGreaterThanOrEqual(before - 1000);
+        expect(moved).toBeLessThanOrEqual(after + 1000);
+      }
+    } finally {
+      vi.unstubAllEnvs();
+    }
   });
 
   it('exits 0 with warnings, and shows them', async () => {

@@ -43,6 +43,9 @@ describe('clockOffset', () => {
     expect(await runCli(['plan', '--sandbox', order, '--out', planFile()]), io.err).toBe(0);
     expect(createdAt() - Date.now()).toBeGreaterThan(3 * DAY - 60_000);
     expect(io.err).toContain('the calendar clock is moved by HTORDER_CLOCK_OFFSET');
+    // The warning says the moved time itself (a Date object would be logged as {}).
+    const said = /"now":"([^"]+)"/.exec(io.err)?.[1];
+    expect(Date.parse(said ?? '') - Date.now()).toBeGreaterThan(3 * DAY - 60_000);
   });
 
   it('a plan from the future is refused; on the same clock it is applied', async () => {
