@@ -3,7 +3,7 @@ import { createServer, request, type IncomingMessage, type ServerResponse } from
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateBucketCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, beforeAll } from 'vitest';
 import S3rver from 's3rver';
 import { S3Store } from '../../src/storage/s3/s3-store.js';
@@ -19,7 +19,7 @@ import { S3Store } from '../../src/storage/s3/s3-store.js';
 export interface TestS3 {
   /** Endpoint to give the SDK / `--s3-endpoint`: the proxy in front of s3rver. */
   endpoint: string;
-  /** s3rver itself, without conditional writes. */
+  /** The same server without conditional writes (their headers passed on to s3rver, which ignores them). */
   rawEndpoint: string;
   bucket: string;
   credentials: { accessKeyId: string; secretAccessKey: string };
@@ -45,13 +45,15 @@ export async function startTestS3(opts: { conditional?: boolean; bucket?: string
   // Always behind the proxy (it serialises each object's requests); it honours conditional
   // headers only with `conditional`, otherwise it passes them on to s3rver, which ignores them.
   const proxy = await startConditionalProxy(addr.port, raw, opts.conditional === true);
+  // A store without conditional writes (s3rver ignores their headers), with S3's
+  // read-after-write all the same: the proxy's turns, passing the headers on.
+  const plain = opts.conditional === true ? await startConditionalProxy(addr.port, raw, false) : proxy;
   const endpoint = proxy.endpoint;
   const requests = proxy.requests;
-  const closeProxy = proxy.close;
   const c = client(endpoint);
   return {
     endpoint,
-    rawEndpoint,
+    rawEndpoint: plain.endpoint,
     bucket,
     credentials: S3_CREDENTIALS,
     env: {
@@ -67,7 +69,8 @@ export async function startTestS3(opts: { conditional?: boolean; bucket?: string
     async close() {
       c.destroy();
       raw.destroy();
-      await closeProxy();
+      await proxy.close();
+      if (plain !== proxy) await plain.close();
       await server.close();
       await rm(dir, { recursive: true, force: true });
     },
@@ -111,14 +114,15 @@ async function startConditionalProxy(
   // killed with SIGKILL): its object's turn must end with it, or every later request on that
   // object waits forever (a pipe to a closed response stops, and its source never ends). The
   // request itself always completes upstream, as on S3: cut short, s3rver would keep a torn object.
-  const forward = (req: IncomingMessage, res: ServerResponse, body?: Buffer): Promise<void> =>
+  const forward = (req: IncomingMessage, res: ServerResponse, body?: Buffer): Promise<number | undefined> =>
     new Promise((resolve) => {
       const up = request(
         { host: '127.0.0.1', port, method: req.method, path: req.url, headers: req.headers },
         (upRes) => {
-          upRes.on('end', resolve);
-          upRes.on('error', () => resolve());
-          upRes.on('close', () => resolve());
+          const done = (): void => resolve(upRes.statusCode);
+          upRes.on('end', done);
+          upRes.on('error', done);
+          upRes.on('close', done);
           // The client gone (before or while answered): the answer is drained, not piped.
           const drain = (): void => {
             upRes.unpipe(res);
@@ -136,7 +140,7 @@ async function startConditionalProxy(
       up.on('error', () => {
         if (!res.headersSent && !res.destroyed) res.writeHead(502).end();
         else res.destroy();
-        resolve();
+        resolve(undefined);
       });
       if (body) up.end(body);
       else {
@@ -196,7 +200,13 @@ async function startConditionalProxy(
           }
         }
         const body = Buffer.concat(chunks);
-        await (writes(req) ? serialised(WRITES, () => forward(req, res, body)) : forward(req, res, body));
+        const status = await (writes(req)
+          ? serialised(WRITES, () => forward(req, res, body))
+          : forward(req, res, body));
+        const upload = req.method === 'PUT' && !req.headers['x-amz-copy-source'] && !url.searchParams.has('partNumber');
+        // An aws-chunked upload's body carries chunk signatures: the object's own length is in its header.
+        const length = Number(req.headers['x-amz-decoded-content-length'] ?? body.length);
+        if (upload && status !== undefined && status < 300) await whole(raw, bucket, key, length);
       });
     });
   });
@@ -211,6 +221,25 @@ async function startConditionalProxy(
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * Waits, within the object's turn, until its uploaded bytes can all be read back: s3rver
+ * answers a PUT before its file is written (it ends the write stream and does not wait for it),
+ * so a GET right after could read a short or empty object, which S3 (read-after-write) never
+ * gives. The last byte readable means the whole object is (the file is written in order).
+ */
+async function whole(raw: S3Client, bucket: string, key: string, length: number): Promise<void> {
+  if (length === 0) return;
+  const range = `bytes=${length - 1}-${length - 1}`;
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const read = await raw.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: range })).then(
+      async (r) => (await r.Body?.transformToByteArray())?.length ?? 0,
+      () => 0,
+    );
+    if (read === 1) return;
+    await new Promise((r) => setTimeout(r, 5));
+  }
 }
 
 /** Our S3 store over the test server (through its conditional-write proxy), as watch and the ledger use it. */
