@@ -1,6 +1,6 @@
 import { isError } from '../manifest/diagnostics.js';
 import { itemIndexOf } from '../manifest/field-path.js';
-import type { Manifest } from '../manifest/model.js';
+import type { JobList, Manifest } from '../manifest/model.js';
 import { toReportError } from '../report/build-report.js';
 import { itemCount, refilePending } from '../report/lazy-items.js';
 import type { ReportError, ResultReport } from '../report/model.js';
@@ -14,7 +14,7 @@ import { jobStatus } from './job-status.js';
  * write puts the stages' part afresh on top of what check found, so writing twice files
  * nothing twice. The summary is recomputed when the report goes to disk (report-writer.ts).
  */
-export function jobReporter(report: ResultReport, manifest: Manifest): (job: JobState) => void {
+export function jobReporter(report: ResultReport, manifest: Manifest<JobList>): (job: JobState) => void {
   // Check's findings on each job, kept at the first write (before anything was written over them).
   const checked = new Map<number, Checked>();
   return (job) => {
@@ -34,7 +34,7 @@ interface Checked {
   dateDue: string | null;
 }
 
-function writeJob(report: ResultReport, job: JobState, check: Checked, manifest: Manifest): void {
+function writeJob(report: ResultReport, job: JobState, check: Checked, manifest: Manifest<JobList>): void {
   const result = report.jobs[job.index];
   const status = jobStatus(job.outcome);
   const entry = job.ledger?.entry;

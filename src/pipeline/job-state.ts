@@ -1,7 +1,7 @@
 import type { LedgerEntry } from '../storage/ledger/model.js';
 import { extend } from '../core/extend.js';
 import { invalidJobs } from '../manifest/diagnostics.js';
-import type { Diagnostic, Manifest } from '../manifest/model.js';
+import type { Diagnostic, JobList, Manifest, ManifestJob } from '../manifest/model.js';
 import type { JobEstimate } from '../resolve/estimate/model.js';
 import type { ResolvedJob } from '../resolve/resolve-job.js';
 import type { Approval, HoldReason } from './guard-notes.js';
@@ -92,7 +92,7 @@ export type JobState = JobFacts &
   ({ readonly outcome: 'ready'; readonly resolved: Resolution } | { readonly outcome: Exclude<StageOutcome, 'ready'> });
 
 /** Check's verdict on every job of the manifest: the first state of each. */
-export function checkedJobs(manifest: Manifest, diagnostics: readonly Diagnostic[]): JobState[] {
+export function checkedJobs(manifest: Manifest<JobList>, diagnostics: readonly Diagnostic[]): JobState[] {
   // A diagnostic not tied to one job (syntax, `version`, `defaults`) fails every job: a manifest is all or nothing.
   const { all, jobs: refused } = invalidJobs(diagnostics);
   // Hashed when first asked (the ledger look-up): the first jobs' lookups and dry runs are not
@@ -101,7 +101,7 @@ export function checkedJobs(manifest: Manifest, diagnostics: readonly Diagnostic
   const hashes = new Array<string | undefined>(manifest.jobs.length);
   const hash = {
     get(this: { index: number }): string {
-      const job = manifest.jobs[this.index];
+      const job = manifest.jobs.at(this.index);
       if (job === undefined) throw new Error(`no job ${this.index} in ${manifest.file}`);
       hashes[this.index] ??= jobHash(job);
       return hashes[this.index] as string;
@@ -109,15 +109,18 @@ export function checkedJobs(manifest: Manifest, diagnostics: readonly Diagnostic
     enumerable: true,
     configurable: true,
   };
-  return manifest.jobs.map((job, index) => {
+  const states = new Array<JobState>(manifest.jobs.length);
+  for (let index = 0; index < states.length; index++) {
+    const job = manifest.jobs.at(index) as ManifestJob;
     const state = { index, orderNumber: job.orderNumber };
     Object.defineProperty(state, 'hash', hash);
-    return Object.assign(state, {
+    states[index] = Object.assign(state, {
       outcome: all || refused.has(index) ? 'refused' : 'checked',
       diagnostics: [],
       unavailable: false,
     }) as unknown as JobState;
-  });
+  }
+  return states;
 }
 
 /** The job with more findings, after the ones it had. */

@@ -6,9 +6,9 @@ import type { ArtworkStore } from '../storage/artwork-store.js';
 import type { FolderPin } from '../storage/folder-file.js';
 import type { LedgerStore } from '../storage/ledger/model.js';
 import type { Logger } from '../core/log/logger.js';
-import { loadManifest, type LoadResult } from '../manifest/load-manifest.js';
+import { loadManifest, type LoadResult, WINDOWED_FROM_BYTES } from '../manifest/load-manifest.js';
 import type { Mapping } from '../manifest/mapping/model.js';
-import type { Manifest } from '../manifest/model.js';
+import type { JobList, Manifest } from '../manifest/model.js';
 import {
   type CsvLimits,
   INPUT_MAPPING_CHOICE,
@@ -175,7 +175,7 @@ const SUBMIT = flow(resolveAgain, rememberContent, submit, forgetRefusedContent)
 export type PreparedInput =
   | {
       file: string;
-      read: LoadResult;
+      read: LoadResult<JobList>;
       /** Check's verdict on every job (checkedJobs); processPrepared takes them from this array as it runs them. */
       jobs: JobState[];
       /**
@@ -186,6 +186,12 @@ export type PreparedInput =
       begin(): { report: ResultReport; writer: ReportWriter };
     }
   | { file: string; unreadable: InputOutcome };
+
+/**
+ * From how many bytes a template CSV's jobs are read a window at a time (load-manifest.ts);
+ * `check` reads every input whole. @internal Tests set it to 0 to read small files so.
+ */
+export const windowedRead = { fromBytes: WINDOWED_FROM_BYTES };
 
 /** Reads and checks an input (stage 1); sends nothing, and needs nothing the API answers. */
 export async function prepareInput(
@@ -202,6 +208,7 @@ export async function prepareInput(
     csv: plan.csvLimits,
     ...(plan.manifestMaxBytes === undefined ? {} : { maxBytes: plan.manifestMaxBytes }),
     defaultDeliveryMethod: plan.defaultDeliveryMethod,
+    windowedFrom: windowedRead.fromBytes,
   });
   const usage = read.diagnostics.find((d) => USAGE_CODES.has(d.code));
   if (usage) return { file, unreadable: { file, status: 'unreadable', problem: usage.message, planned: new Map() } };
@@ -232,6 +239,19 @@ export async function processInput(file: string, ctx: PipelineContext): Promise<
 /** The rest of processInput, for an input prepareInput has read (with the plan `ctx` agrees with). */
 export async function processPrepared(prepared: PreparedInput, given: PipelineContext): Promise<InputOutcome> {
   if ('unreadable' in prepared) return prepared.unreadable;
+  try {
+    return await processRead(prepared, given);
+  } finally {
+    // A windowed read's file is let go however the input ends; a job read after this (watch's
+    // reports, written by the caller) opens it for that read alone (csv/job-view.ts).
+    prepared.read.release?.();
+  }
+}
+
+async function processRead(
+  prepared: Exclude<PreparedInput, { unreadable: InputOutcome }>,
+  given: PipelineContext,
+): Promise<InputOutcome> {
   const { file, read, begin } = prepared;
   const { manifest, recognised } = read;
   const outage = new Outage(given.logger, given.displayName ?? file);
@@ -399,7 +419,7 @@ async function countUnseen(
 
 /** check → PLAN, job by job → [run: hold back or SUBMIT, job by job]; the report is written from the states. */
 async function runJobs(
-  manifest: Manifest,
+  manifest: Manifest<JobList>,
   checked: JobState[],
   begin: () => { report: ResultReport; writer: ReportWriter },
   ctx: RunContext,
@@ -508,7 +528,7 @@ async function guardInput(
   return { send: jobs };
 }
 
-function stageContext(manifest: Manifest, ctx: RunContext): StageContext {
+function stageContext(manifest: Manifest<JobList>, ctx: RunContext): StageContext {
   const { client, ledger, account, logger, verifiedAbsent, listing, clock, absentAtStart } = ctx;
   const verifyUnseen = ctx.unseen !== undefined;
   const input = { file: manifest.file, sha256: manifest.sha256 };
@@ -546,7 +566,7 @@ function stageContext(manifest: Manifest, ctx: RunContext): StageContext {
 }
 
 /** Where this input's `artwork:` files are read from: watch names the drop folder; a bucket input has none. */
-function artworkFilesOf(manifest: Manifest, ctx: RunContext): InputArtworkFiles {
+function artworkFilesOf(manifest: Manifest<JobList>, ctx: RunContext): InputArtworkFiles {
   const where = ctx.artworkFolder ?? (ctx.command === 'watch' ? 'none' : 'manifest');
   return new InputArtworkFiles(manifest, where, ctx.artworkStore?.maxInputBytes ?? Number.POSITIVE_INFINITY);
 }

@@ -1,7 +1,7 @@
 import { invalidJobs, isError } from '../manifest/diagnostics.js';
 import { itemRowOf } from '../manifest/csv/item-rows.js';
 import { itemIndexOf, jobIndexOf } from '../manifest/field-path.js';
-import type { Diagnostic, Manifest, ManifestFormat, SkippedRows, SourceLocation } from '../manifest/model.js';
+import type { Diagnostic, JobList, Manifest, ManifestFormat, SkippedRows, SourceLocation } from '../manifest/model.js';
 import { VERSION } from '../core/version.js';
 import { builtItems, itemCount, itemDeferrer, itemsPending, type ItemSource } from './lazy-items.js';
 import {
@@ -27,7 +27,7 @@ export interface BuildReportInput {
   input: { file: string; format?: ManifestFormat; sha256?: string };
   /** The preset a shop export was recognised as (LoadResult.recognised). */
   recognised?: { preset: string; matchedColumns: string[] };
-  manifest?: Manifest;
+  manifest?: Manifest<JobList>;
   diagnostics: readonly Diagnostic[];
   startedAt: Date;
   finishedAt?: Date;
@@ -39,7 +39,9 @@ export function buildReport(x: BuildReportInput): ResultReport {
   const manifest = x.manifest;
   // `items`, built on first use (lazy-items.ts): check writes a million items without keeping them.
   const defer = itemDeferrer(manifestItems(manifest), manifest?.jobs.length ?? 0);
-  const jobs: JobResult[] = (manifest?.jobs ?? []).map((job, j) => {
+  const jobs: JobResult[] = [];
+  let j = 0;
+  for (const job of manifest?.jobs ?? []) {
     const status: JobStatus = fileLevelError || badJobs.has(j) ? 'invalid' : 'valid';
     const result: Omit<JobResult, 'items'> = {
       index: j,
@@ -53,8 +55,9 @@ export function buildReport(x: BuildReportInput): ResultReport {
       warnings: NONE,
       errors: NONE,
     };
-    return defer(result);
-  });
+    jobs.push(defer(result));
+    j++;
+  }
 
   // Rows a mapping's skip rules left out: after the jobs, each with its reason; never an error.
   for (const group of manifest?.skipped ?? []) jobs.push(skippedResult(group, jobs.length));
@@ -168,24 +171,24 @@ export function toReportSource(loc: SourceLocation | undefined, inputFile: strin
  * parse. Jobs and items have a function each: one function for both, with an optional item,
  * raises check's peak memory on a big CSV (`npm run bench:check`).
  */
-function jobSource(manifest: Manifest | undefined, j: number, file: string): ReportSource | null {
+function jobSource(manifest: Manifest<JobList> | undefined, j: number, file: string): ReportSource | null {
   const row = manifest?.csv === undefined ? undefined : itemRowOf(manifest.csv, j, 0);
   if (row !== undefined) return { row };
   return toReportSource(manifest?.sources.locate(`jobs[${j}]`), file);
 }
 
-function itemSource(manifest: Manifest, j: number, k: number): ReportSource | null {
+function itemSource(manifest: Manifest<JobList>, j: number, k: number): ReportSource | null {
   const row = manifest.csv === undefined ? undefined : itemRowOf(manifest.csv, j, k);
   if (row !== undefined) return { row };
   return toReportSource(manifest.sources.locate(`jobs[${j}].items[${k}]`), manifest.file);
 }
 
 /** Item results as buildReport defines them, made when first needed (one source per report, not per job). */
-function manifestItems(manifest: Manifest | undefined): ItemSource {
+function manifestItems(manifest: Manifest<JobList> | undefined): ItemSource {
   return {
-    count: (j) => manifest?.jobs[j]?.items?.length ?? 0,
+    count: (j) => manifest?.jobs.at(j)?.items?.length ?? 0,
     build: (j, k, status) => {
-      const item = manifest?.jobs[j]?.items?.[k];
+      const item = manifest?.jobs.at(j)?.items?.[k];
       return {
         index: k,
         source: manifest ? itemSource(manifest, j, k) : null,
