@@ -46,6 +46,8 @@ export interface WindowedLoadOptions extends LoadOptions {
    * `release()` lets go.
    */
   windowedFrom: number;
+  /** Jobs a window holds (job-view.ts's WINDOW_JOBS when absent); tests make them few. */
+  windowJobs?: number;
 }
 
 export interface LoadResult<Jobs extends JobList = ManifestJob[]> extends ReadResult<Jobs> {
@@ -105,7 +107,7 @@ export async function loadManifest(
     recognised = chosen.recognised;
     mapping = recognised?.mapping ?? opts.mapping;
     if (mapping === undefined && format === 'csv' && 'windowedFrom' in opts) {
-      const windowed = await readBig(file, opts.windowedFrom, opts);
+      const windowed = await readBig(file, opts);
       if (windowed !== undefined) return windowed;
     }
     raw = await readRaw(file, format, { ...opts, mapping: withDefaultMethod(mapping, opts.defaultDeliveryMethod) });
@@ -127,10 +129,10 @@ export async function loadManifest(
 }
 
 /** A template CSV of windowedFrom bytes or more, read windowed; undefined: read it whole. */
-async function readBig(file: string, from: number, opts: LoadOptions): Promise<LoadResult<JobList> | undefined> {
-  if ((await stat(file)).size < from) return undefined;
+async function readBig(file: string, opts: WindowedLoadOptions): Promise<LoadResult<JobList> | undefined> {
+  if ((await stat(file)).size < opts.windowedFrom) return undefined;
   const { readWindowed } = await import('./csv/windowed-read.js');
-  const read = await readWindowed(file, opts.csv);
+  const read = await readWindowed(file, opts.csv, opts.windowJobs);
   if (read === undefined) return undefined;
   const { manifest, diagnostics } = read;
   return { input: { file, format: 'csv', sha256: manifest.sha256 }, manifest, diagnostics, release: read.close };

@@ -191,7 +191,7 @@ export type PreparedInput =
  * From how many bytes a template CSV's jobs are read a window at a time (load-manifest.ts);
  * `check` reads every input whole. @internal Tests set it to 0 to read small files so.
  */
-export const windowedRead = { fromBytes: WINDOWED_FROM_BYTES };
+export const windowedRead: { fromBytes: number; windowJobs?: number } = { fromBytes: WINDOWED_FROM_BYTES };
 
 /** Reads and checks an input (stage 1); sends nothing, and needs nothing the API answers. */
 export async function prepareInput(
@@ -209,6 +209,7 @@ export async function prepareInput(
     ...(plan.manifestMaxBytes === undefined ? {} : { maxBytes: plan.manifestMaxBytes }),
     defaultDeliveryMethod: plan.defaultDeliveryMethod,
     windowedFrom: windowedRead.fromBytes,
+    ...(windowedRead.windowJobs === undefined ? {} : { windowJobs: windowedRead.windowJobs }),
   });
   const usage = read.diagnostics.find((d) => USAGE_CODES.has(d.code));
   if (usage) return { file, unreadable: { file, status: 'unreadable', problem: usage.message, planned: new Map() } };

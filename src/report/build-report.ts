@@ -1,5 +1,6 @@
 import { invalidJobs, isError } from '../manifest/diagnostics.js';
 import { itemRowOf } from '../manifest/csv/item-rows.js';
+import { jobIfReadable } from '../manifest/csv/job-view.js';
 import { itemIndexOf, jobIndexOf } from '../manifest/field-path.js';
 import type { Diagnostic, JobList, Manifest, ManifestFormat, SkippedRows, SourceLocation } from '../manifest/model.js';
 import { VERSION } from '../core/version.js';
@@ -186,9 +187,9 @@ function itemSource(manifest: Manifest<JobList>, j: number, k: number): ReportSo
 /** Item results as buildReport defines them, made when first needed (one source per report, not per job). */
 function manifestItems(manifest: Manifest<JobList> | undefined): ItemSource {
   return {
-    count: (j) => manifest?.jobs.at(j)?.items?.length ?? 0,
+    count: (j) => (manifest && jobIfReadable(manifest.jobs, j))?.items?.length ?? 0,
     build: (j, k, status) => {
-      const item = manifest?.jobs.at(j)?.items?.[k];
+      const item = (manifest && jobIfReadable(manifest.jobs, j))?.items?.[k];
       return {
         index: k,
         source: manifest ? itemSource(manifest, j, k) : null,

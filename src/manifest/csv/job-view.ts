@@ -10,7 +10,7 @@
  * Its SourceMap and its CsvOrigin's item rows are served from the index and the windows too.
  */
 import type { JobList, ManifestJob, SourceLocation, SourceMap } from '../model.js';
-import { type CsvJobIndex, type JobReaderSync, type JobWindow, openJobsSync } from './job-index.js';
+import { CsvFileChanged, type CsvJobIndex, type JobReaderSync, type JobWindow, openJobsSync } from './job-index.js';
 import type { ItemRows } from './item-rows.js';
 
 /**
@@ -73,6 +73,10 @@ export class JobView implements JobList {
     const j = m === null ? -1 : Number(m[1]);
     const { file, header } = this.index;
     if (m === null || j >= this.index.jobCount) return header === undefined ? { file } : { file, row: header.row };
+    // A job's own location is its first row's, from the index: it needs no read, so a job that
+    // failed because its file changed is still placed (flow.ts's notProcessed).
+    const first = m[0].length === path.length ? this.itemRows.row(j, 0) : undefined;
+    if (first !== undefined) return { file, row: first };
     return this.windowOf(j).sources.locate(path);
   }
 
@@ -122,4 +126,17 @@ function indexItemRows(index: CsvJobIndex): ItemRows {
     toArrays: () =>
       Array.from({ length: index.jobCount }, (_, j) => Array.from({ length: count(j) }, (_, k) => row(j, k) as number)),
   };
+}
+
+/**
+ * Job `j`, or undefined where its file changed after it was indexed: what a report of the run
+ * shows of a job the change stopped (its items are not read from bytes that are not the ones checked).
+ */
+export function jobIfReadable(jobs: JobList, j: number): ManifestJob | undefined {
+  try {
+    return jobs.at(j);
+  } catch (err) {
+    if (err instanceof CsvFileChanged) return undefined;
+    throw err;
+  }
 }
