@@ -1,16 +1,21 @@
 /**
  * A big template CSV read for the pipeline without holding its jobs: indexed in one streaming
  * pass (job-index.ts), then checked window by window (the document builder, the schema and the
- * local rules on a few hundred jobs at a time, order numbers compared across the file through a
- * map that lives only for the check), giving exactly the whole read's diagnostics
+ * local rules on a few hundred jobs at a time, order numbers compared across the file as below),
+ * giving exactly the whole read's diagnostics
  * (loadManifest: codes, messages, fields, sources, order); its Manifest.jobs is a JobView that
  * reads windows again on demand (job-view.ts).
  *
  * The whole read keeps the first MAX_DIAGNOSTICS_PER_CODE findings of each code in file order
  * and sums up the rest; a window reports all of its own, so the check keeps each code's first
  * ones by row (a row's findings are one window's) and counts the rest.
+ *
+ * Order numbers: the index already made one job of the rows of each order number as written, so
+ * two jobs can share one only in NFC (uniqueOrderNumber), and then one of them is not in NFC.
+ * The check notes the NFC forms of those (almost always none) and, only if there are any,
+ * compares the jobs with those forms in a second pass: no map of every order number.
  */
-import type { Diagnostic, JobList, Manifest, ManifestJob, SourceMap } from '../model.js';
+import type { Diagnostic, JobList, Manifest, SourceMap } from '../model.js';
 import { validateDocument } from '../schema/validate.js';
 import { sortDiagnostics } from '../diagnostics.js';
 import { jobIndexOf } from '../field-path.js';
@@ -19,7 +24,7 @@ import { located, runJobRules } from '../rules/index.js';
 import { OrderNumbers } from '../rules/job-fields.js';
 import type { Finding } from '../rules/rule.js';
 import type { CsvLimits } from '../read-input.js';
-import { type CsvJobIndex, indexCsvJobs, JobIndexUnsupported, openJobsSync } from './job-index.js';
+import { type CsvJobIndex, indexCsvJobs, JobIndexUnsupported, type JobReaderSync, openJobsSync } from './job-index.js';
 import { JobView, WINDOW_JOBS } from './job-view.js';
 import { csvOriginOf } from './item-rows.js';
 import { MAX_DIAGNOSTICS_PER_CODE } from './document-builder.js';
@@ -93,7 +98,7 @@ function checkWindows(
   const schema: Diagnostic[] = [];
   const unique: Finding[] = [];
   const rules: Diagnostic[] = [];
-  const orderNumbers = new OrderNumbers();
+  const decomposed = new Set<string>();
   const reader = openJobsSync(index);
   try {
     for (let from = 0; from < index.jobCount; from += windowJobs) {
@@ -105,11 +110,13 @@ function checkWindows(
         schema.push({ ...d, field: shifted(d.field, from) });
       const found: Finding[] = [];
       for (let i = 0; i < w.jobs.length; i++) {
-        orderNumbers.add(w.jobs[i], from + i, view.sources, unique);
-        runJobRules(w.jobs[i] as ManifestJob, from + i, found);
+        const n = w.jobs[i].orderNumber;
+        if (typeof n === 'string' && n.normalize('NFC') !== n) decomposed.add(n.normalize('NFC'));
+        runJobRules(w.jobs[i], from + i, found);
       }
       for (const f of found) rules.push(located(f, w.sources));
     }
+    if (decomposed.size > 0) sameInNfc(index, reader, windowJobs, decomposed, view.sources, unique);
   } finally {
     reader.close();
   }
@@ -125,6 +132,25 @@ function checkWindows(
   }
   if (!fileLevel) for (const d of rules) if (!restated(d.field)) diagnostics.push(d);
   return { diagnostics: sortDiagnostics(diagnostics), fileLevel };
+}
+
+/** uniqueOrderNumber's findings, among the jobs whose order number is one of `forms` in NFC. */
+function sameInNfc(
+  index: CsvJobIndex,
+  reader: JobReaderSync,
+  windowJobs: number,
+  forms: ReadonlySet<string>,
+  sources: SourceMap,
+  into: Finding[],
+): void {
+  const orderNumbers = new OrderNumbers();
+  for (let from = 0; from < index.jobCount; from += windowJobs) {
+    const { jobs } = reader.read(from, Math.min(from + windowJobs, index.jobCount));
+    for (let i = 0; i < jobs.length; i++) {
+      const n = jobs[i].orderNumber;
+      if (typeof n === 'string' && forms.has(n.normalize('NFC'))) orderNumbers.add(jobs[i], from + i, sources, into);
+    }
+  }
 }
 
 /** A window's path (`jobs[i]…`, i within the window) as the whole file's (`jobs[from + i]…`). */
