@@ -2,10 +2,10 @@ import type { LedgerEntry } from '../storage/ledger/model.js';
 import { extend } from '../core/extend.js';
 import { invalidJobs } from '../manifest/diagnostics.js';
 import type { Diagnostic, Manifest } from '../manifest/model.js';
-import type { JobEstimate } from '../resolve/estimate/model.js';
 import type { ResolvedJob } from '../resolve/resolve-job.js';
 import type { Approval, HoldReason } from './guard-notes.js';
 import { jobHash } from './job-hash.js';
+import { JobTable, type KeptEstimate, NO_FINDINGS, type Parking } from './job-table.js';
 
 /**
  * One job's way through the pipeline, held by the pipeline (the report is only written from
@@ -81,7 +81,7 @@ export interface KeptResolution {
   readonly jobIndex: number;
   /** requestHash (saved-plan.ts) of the request. */
   readonly request: string;
-  readonly estimate: Omit<JobEstimate, 'lines'>;
+  readonly estimate: KeptEstimate;
   readonly dateDue?: string | null;
 }
 
@@ -98,26 +98,83 @@ export function checkedJobs(manifest: Manifest, diagnostics: readonly Diagnostic
   // Hashed when first asked (the ledger look-up): the first jobs' lookups and dry runs are not
   // kept waiting for every job's hash. One getter serves every job of the input (a getter made
   // per job gives each job's state a hidden class of its own, several hundred bytes a job).
-  const hashes = new Array<string | undefined>(manifest.jobs.length);
-  const hash = {
-    get(this: { index: number }): string {
-      const job = manifest.jobs[this.index];
-      if (job === undefined) throw new Error(`no job ${this.index} in ${manifest.file}`);
-      hashes[this.index] ??= jobHash(job);
-      return hashes[this.index] as string;
-    },
-    enumerable: true,
-    configurable: true,
-  };
+  const table = new JobTable(manifest.jobs.length, (index) => {
+    const job = manifest.jobs[index];
+    if (job === undefined) throw new Error(`no job ${index} in ${manifest.file}`);
+    return jobHash(job);
+  });
+  const keys = stateKeys(table);
+  tables.set(manifest, keys);
   return manifest.jobs.map((job, index) => {
     const state = { index, orderNumber: job.orderNumber };
-    Object.defineProperty(state, 'hash', hash);
+    Object.defineProperty(state, 'hash', keys.hash);
     return Object.assign(state, {
       outcome: all || refused.has(index) ? 'refused' : 'checked',
-      diagnostics: [],
+      diagnostics: NO_FINDINGS,
       unavailable: false,
     }) as unknown as JobState;
   });
+}
+
+/** The keys a job's state reads from its input's JobTable, one getter each for every job of the input. */
+interface TableKeys {
+  readonly table: JobTable;
+  readonly hash: PropertyDescriptor;
+  readonly parked: PropertyDescriptorMap;
+}
+
+const tables = new WeakMap<Manifest, TableKeys>();
+
+function stateKeys(table: JobTable): TableKeys {
+  const key = (get: (this: { index: number; orderNumber: string }) => unknown): PropertyDescriptor => ({
+    get,
+    enumerable: true,
+    configurable: true,
+  });
+  const hash = key(function (this) {
+    return table.hash(this.index);
+  });
+  return {
+    table,
+    hash,
+    // In the order of a state's keys; the resolution is made anew at each read, from the columns.
+    parked: {
+      hash,
+      outcome: READY,
+      diagnostics: key(function (this) {
+        return table.findingsOf(this.index);
+      }),
+      unavailable: AVAILABLE,
+      resolved: key(function (this) {
+        return keptResolution(this.orderNumber, this.index, table.parked(this.index));
+      }),
+    },
+  };
+}
+
+const READY: PropertyDescriptor = { get: () => 'ready', enumerable: true, configurable: true };
+const AVAILABLE: PropertyDescriptor = { get: () => false, enumerable: true, configurable: true };
+
+/**
+ * A ready job's state once its plan stages are done, its resolution kept (`kept`) in its
+ * input's JobTable: an object of two fields (the job's index and order number), whose other
+ * keys read the table. A job that is not ready, has a ledger finding, an approval or hold
+ * reasons, or whose input has no table, is kept as it is (undefined).
+ */
+export function parkedJob(job: JobState, manifest: Manifest, kept: Parking): JobState | undefined {
+  const keys = tables.get(manifest);
+  if (keys === undefined || job.outcome !== 'ready' || job.unavailable) return undefined;
+  if (job.ledger !== undefined || job.approval !== undefined || job.holdReasons !== undefined) return undefined;
+  if (!keys.table.park(job.index, kept, job.diagnostics)) return undefined;
+  const state = { index: job.index, orderNumber: job.orderNumber };
+  return Object.defineProperties(state, keys.parked) as unknown as JobState;
+}
+
+/** A KeptResolution of what a job keeps of its resolution. */
+export function keptResolution(orderNumber: string, jobIndex: number, kept: Parking): KeptResolution {
+  const { request, estimate, dateDue } = kept;
+  const resolution = { kept: true as const, orderNumber, jobIndex, request, estimate };
+  return dateDue === undefined ? resolution : extend(resolution, { dateDue });
 }
 
 /** The job with more findings, after the ones it had. */
