@@ -106,7 +106,7 @@ export function checkedJobs(manifest: Manifest, diagnostics: readonly Diagnostic
   const keys = stateKeys(table);
   tables.set(manifest, keys);
   return manifest.jobs.map((job, index) => {
-    const state = { index, orderNumber: job.orderNumber };
+    const state = keys.checked(index, job.orderNumber);
     Object.defineProperty(state, 'hash', keys.hash);
     return Object.assign(state, {
       outcome: all || refused.has(index) ? 'refused' : 'checked',
@@ -121,16 +121,20 @@ interface TableKeys {
   readonly table: JobTable;
   readonly hash: PropertyDescriptor;
   readonly parked: PropertyDescriptorMap;
+  /** A state's first two keys, of a hidden class of this input's own (stateMaker). */
+  readonly checked: (index: number, orderNumber: string) => Keyed;
+  readonly parkedJob: (index: number, orderNumber: string) => Keyed;
+}
+
+interface Keyed {
+  index: number;
+  orderNumber: string;
 }
 
 const tables = new WeakMap<Manifest, TableKeys>();
 
 function stateKeys(table: JobTable): TableKeys {
-  const key = (get: (this: { index: number; orderNumber: string }) => unknown): PropertyDescriptor => ({
-    get,
-    enumerable: true,
-    configurable: true,
-  });
+  const key = (get: (this: Keyed) => unknown): PropertyDescriptor => ({ get, enumerable: true, configurable: true });
   const hash = key(function (this) {
     return table.hash(this.index);
   });
@@ -149,7 +153,26 @@ function stateKeys(table: JobTable): TableKeys {
         return keptResolution(this.orderNumber, this.index, table.parked(this.index));
       }),
     },
+    checked: stateMaker(),
+    parkedJob: stateMaker(),
   };
+}
+
+/**
+ * Plain objects `{index, orderNumber}` (their prototype Object.prototype) whose hidden class
+ * is this maker's own. Every input's states get their `hash` getter from their own JobTable:
+ * had they one hidden class to begin with, as object literals do, the second input's getter
+ * would turn each of its states into a dictionary (V8 keeps one accessor per transition), and
+ * a constructor's objects are sized to the fields they get, where `{}` reserves four.
+ */
+function stateMaker(): (index: number, orderNumber: string) => Keyed {
+  function State(this: Keyed, index: number, orderNumber: string) {
+    this.index = index;
+    this.orderNumber = orderNumber;
+  }
+  State.prototype = Object.prototype;
+  const Made = State as unknown as new (index: number, orderNumber: string) => Keyed;
+  return (index, orderNumber) => new Made(index, orderNumber);
 }
 
 const READY: PropertyDescriptor = { get: () => 'ready', enumerable: true, configurable: true };
@@ -166,8 +189,7 @@ export function parkedJob(job: JobState, manifest: Manifest, kept: Parking): Job
   if (keys === undefined || job.outcome !== 'ready' || job.unavailable) return undefined;
   if (job.ledger !== undefined || job.approval !== undefined || job.holdReasons !== undefined) return undefined;
   if (!keys.table.park(job.index, kept, job.diagnostics)) return undefined;
-  const state = { index: job.index, orderNumber: job.orderNumber };
-  return Object.defineProperties(state, keys.parked) as unknown as JobState;
+  return Object.defineProperties(keys.parkedJob(job.index, job.orderNumber), keys.parked) as unknown as JobState;
 }
 
 /** A KeptResolution of what a job keeps of its resolution. */

@@ -111,8 +111,7 @@ export class JobTable {
     const meta = this.at(index);
     if (!HEX.test(kept.request)) return false;
     const currency = kept.estimate.currency === undefined ? 0 : this.currencies.numberOf(kept.estimate.currency);
-    const due =
-      kept.dateDue === undefined ? 0 : kept.dateDue === null ? 1 : this.dues.numberOf(kept.dateDue);
+    const due = kept.dateDue === undefined ? 0 : kept.dateDue === null ? 1 : this.dues.numberOf(kept.dateDue);
     if (currency === undefined || due === undefined) return false;
     this.requests.write(kept.request, index * DIGEST, DIGEST, 'hex');
     const total = kept.estimate.total;

@@ -31,7 +31,11 @@ export function keepResolution(job: JobState, manifest?: Manifest): JobState {
   if (resolved === undefined || 'kept' in resolved || resolved.artworkKeys !== undefined) return job;
   const { total, currency } = resolved.estimate;
   const due = resolved.candidate.dateDue;
-  const kept = { request: requestHash(resolved), estimate: { total, currency }, ...(due === undefined ? {} : { dateDue: due }) };
+  const kept = {
+    request: requestHash(resolved),
+    estimate: { total, currency },
+    ...(due === undefined ? {} : { dateDue: due }),
+  };
   const parked = manifest === undefined ? undefined : parkedJob(job, manifest, kept);
   return parked ?? extend(job, { resolved: keptResolution(resolved.orderNumber, resolved.jobIndex, kept) });
 }
