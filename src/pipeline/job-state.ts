@@ -97,7 +97,8 @@ export function checkedJobs(manifest: Manifest, diagnostics: readonly Diagnostic
   const { all, jobs: refused } = invalidJobs(diagnostics);
   // Hashed when first asked (the ledger look-up): the first jobs' lookups and dry runs are not
   // kept waiting for every job's hash. One getter serves every job of the input (a getter made
-  // per job gives each job's state a hidden class of its own, several hundred bytes a job).
+  // per job gives each job's state a hidden class of its own, several hundred bytes a job); the
+  // fingerprint is kept in the input's JobTable.
   const table = new JobTable(manifest.jobs.length, (index) => {
     const job = manifest.jobs[index];
     if (job === undefined) throw new Error(`no job ${index} in ${manifest.file}`);
@@ -105,24 +106,24 @@ export function checkedJobs(manifest: Manifest, diagnostics: readonly Diagnostic
   });
   const keys = stateKeys(table);
   tables.set(manifest, keys);
-  return manifest.jobs.map((job, index) => {
-    const state = keys.checked(index, job.orderNumber);
-    Object.defineProperty(state, 'hash', keys.hash);
-    return Object.assign(state, {
-      outcome: all || refused.has(index) ? 'refused' : 'checked',
-      diagnostics: NO_FINDINGS,
-      unavailable: false,
-    }) as unknown as JobState;
-  });
+  // Two fields a job; its other keys are getters, a checked and a refused state each of a hidden class of their own.
+  return manifest.jobs.map((job, index) =>
+    all || refused.has(index)
+      ? (Object.defineProperties(keys.refusedJob(index, job.orderNumber), keys.refused) as unknown as JobState)
+      : (Object.defineProperties(keys.checkedJob(index, job.orderNumber), keys.checked) as unknown as JobState),
+  );
 }
 
 /** The keys a job's state reads from its input's JobTable, one getter each for every job of the input. */
 interface TableKeys {
   readonly table: JobTable;
   readonly hash: PropertyDescriptor;
+  readonly checked: PropertyDescriptorMap;
+  readonly refused: PropertyDescriptorMap;
   readonly parked: PropertyDescriptorMap;
   /** A state's first two keys, of a hidden class of this input's own (stateMaker). */
-  readonly checked: (index: number, orderNumber: string) => Keyed;
+  readonly checkedJob: (index: number, orderNumber: string) => Keyed;
+  readonly refusedJob: (index: number, orderNumber: string) => Keyed;
   readonly parkedJob: (index: number, orderNumber: string) => Keyed;
 }
 
@@ -141,6 +142,8 @@ function stateKeys(table: JobTable): TableKeys {
   return {
     table,
     hash,
+    checked: { hash, outcome: constant('checked'), diagnostics: NONE, unavailable: AVAILABLE },
+    refused: { hash, outcome: constant('refused'), diagnostics: NONE, unavailable: AVAILABLE },
     // In the order of a state's keys; the resolution is made anew at each read, from the columns.
     parked: {
       hash,
@@ -153,7 +156,8 @@ function stateKeys(table: JobTable): TableKeys {
         return keptResolution(this.orderNumber, this.index, table.parked(this.index));
       }),
     },
-    checked: stateMaker(),
+    checkedJob: stateMaker(),
+    refusedJob: stateMaker(),
     parkedJob: stateMaker(),
   };
 }
@@ -175,8 +179,14 @@ function stateMaker(): (index: number, orderNumber: string) => Keyed {
   return (index, orderNumber) => new Made(index, orderNumber);
 }
 
-const READY: PropertyDescriptor = { get: () => 'ready', enumerable: true, configurable: true };
-const AVAILABLE: PropertyDescriptor = { get: () => false, enumerable: true, configurable: true };
+/** A key whose getter always says `value`. */
+function constant(value: unknown): PropertyDescriptor {
+  return { get: () => value, enumerable: true, configurable: true };
+}
+
+const READY = constant('ready');
+const AVAILABLE = constant(false);
+const NONE = constant(NO_FINDINGS);
 
 /**
  * A ready job's state once its plan stages are done, its resolution kept (`kept`) in its

@@ -53,6 +53,10 @@ const parking: fc.Arbitrary<Parking> = fc.record(
   { requiredKeys: ['request', 'estimate'] },
 );
 
+/** The keys an object holds a value in (the others are getters). */
+const fieldsOf = (o: object): string[] =>
+  Object.getOwnPropertyNames(o).filter((k) => 'value' in (Object.getOwnPropertyDescriptor(o, k) ?? {}));
+
 const manifestOf = (jobs: ManifestJob[]): Manifest => ({ file: 'm.csv', jobs }) as unknown as Manifest;
 
 /** A ready state of check's job `index`, with a resolution of its own. */
@@ -143,11 +147,7 @@ describe("an input's JobTable", () => {
     expect(parked[3]?.diagnostics).toEqual([warning]);
     expect(parked.slice(100).every((p, k, all) => k === 0 || haveSameMap(all[k - 1] as object, p))).toBe(true);
     expect(parked.every((p) => hasFastProperties(p))).toBe(true);
-    expect(
-      Object.getOwnPropertyNames(parked[9]).filter(
-        (k) => 'value' in (Object.getOwnPropertyDescriptor(parked[9], k) ?? {}),
-      ),
-    ).toEqual(['index', 'orderNumber']);
+    expect(fieldsOf(parked[9] as object)).toEqual(['index', 'orderNumber']);
   });
 
   it("keeps every input's states out of dictionary mode, the second input's as the first's", () => {
@@ -156,9 +156,24 @@ describe("an input's JobTable", () => {
         Array.from({ length: 20 }, (_, i) => ({ orderNumber: `PO-${n}-${i}`, items: [] })) as unknown as ManifestJob[],
       ),
     );
+    const refusing: Diagnostic = { severity: 'error', code: 'e', message: 'm', field: 'jobs[3].items' };
     for (const manifest of inputs) {
-      const states = checkedJobs(manifest, []);
+      const states = checkedJobs(manifest, [refusing]);
       expect(states.every((state) => hasFastProperties(state))).toBe(true);
+      expect(states.map((state) => state.outcome)).toEqual(states.map((_, i) => (i === 3 ? 'refused' : 'checked')));
+      expect(states.every((state) => state.diagnostics.length === 0 && !state.unavailable)).toBe(true);
+      expect(states.every((state, i) => state.index === i && fieldsOf(state).join() === 'index,orderNumber')).toBe(
+        true,
+      );
+      expect(Object.keys(states[3] as object)).toEqual([
+        'index',
+        'orderNumber',
+        'hash',
+        'outcome',
+        'diagnostics',
+        'unavailable',
+      ]);
+      states.splice(3, 1);
       const parked = states.map((state, i) =>
         keepResolution(ready(state, resolution(i, state.orderNumber, 1, '2026-03-20')), manifest),
       );
