@@ -1,5 +1,5 @@
 import type { InputOutcome, PipelineCommand } from '../pipeline/process-input.js';
-import type { ResultReport } from '../report/model.js';
+import type { JobResult, ResultReport } from '../report/model.js';
 import { itemCount } from '../report/lazy-items.js';
 import { errorLines, warningLines } from '../report/write-errors-txt.js';
 import { amountText } from '../core/money.js';
@@ -8,6 +8,12 @@ import { aPlatform } from '../core/platform-names.js';
 
 /** How many error lines per input the terminal shows before pointing at errors.txt. */
 const SHOWN_ERRORS = 8;
+/**
+ * How many jobs the table shows before pointing at result.csv: a night's file of many thousand
+ * orders is a report to open, not a table to scroll, and the table of every job of a big input
+ * took as much memory as its jobs. The total and the counts are of every job.
+ */
+const SHOWN_JOBS = 50;
 
 /** What the terminal says of an input read through a preset its header was recognised as. */
 export function recognisedText(m: { preset: string; matchedColumns: readonly string[] }): string {
@@ -32,27 +38,28 @@ export function formatInputOutcome(o: InputOutcome, command: PipelineCommand): s
   // skipped one never was, so neither makes the total "unpriced".
   let ordering = 0;
   // A skipped group whose order is also read as an order is lines of it (a fee, a line without a
-  // SKU), not the order: the table says so, so that it does not read as a skipped order.
-  const ordered = new Set(r.jobs.filter((j) => j.status !== 'skipped').map((j) => j.orderNumber));
+  // SKU), not the order: the table says so, so that it does not read as a skipped order. Only an
+  // input with skipped rows needs the orders read.
+  const ordered =
+    r.summary.byStatus.skipped > 0
+      ? new Set(r.jobs.filter((j) => j.status !== 'skipped').map((j) => j.orderNumber))
+      : new Set<string | null>();
   for (const job of r.jobs) {
     const estimate = job.estimatedCost;
     const orders = job.status !== 'skipped' && job.status !== 'already-submitted';
     if (orders) ordering += 1;
     if (estimate !== null) total += estimate;
     else if (orders) priced = false;
-    rows.push([
-      // Not `#2`: that reads like a shop's order name. Where the job is, in the input's terms.
-      printable(job.orderNumber ?? `(no order number, ${sourceText(job.source)})`),
-      String(itemCount(job)),
-      estimate === null ? '-' : money(estimate),
-      statusText(job, ordered) +
-        (job.warnings.length ? ` (${job.warnings.length} warning${job.warnings.length === 1 ? '' : 's'})` : ''),
-      command === 'run' ? (job.jobNumber === null ? '-' : String(job.jobNumber)) : printable(job.dateDue ?? '-'),
-    ]);
+    if (rows.length <= SHOWN_JOBS) rows.push(jobRow(job, ordered, command));
   }
   const lines = [`${printable(o.file)}:`];
   if (r.mapping) lines.push(`  ${recognisedText(r.mapping)}`);
   lines.push(...table(rows).map((l) => `  ${l}`));
+  const more = r.jobs.length - (rows.length - 1);
+  if (more > 0)
+    lines.push(
+      `  ... and ${more} more job${more === 1 ? '' : 's'}: every job is in ${o.reports?.csv ?? 'the reports'}`,
+    );
   // The account's currency, as the estimates give it (none when nothing was resolved).
   const currency = o.currency;
   if (r.jobs.length > 0)
@@ -84,8 +91,22 @@ export function formatInputOutcome(o: InputOutcome, command: PipelineCommand): s
   return printableLines(`${lines.join('\n')}\n`);
 }
 
+/** One job's row of the table: order, items, estimate, status, and the job number (run) or due date (plan). */
+function jobRow(job: JobResult, ordered: ReadonlySet<string | null>, command: PipelineCommand): string[] {
+  const estimate = job.estimatedCost;
+  return [
+    // Not `#2`: that reads like a shop's order name. Where the job is, in the input's terms.
+    printable(job.orderNumber ?? `(no order number, ${sourceText(job.source)})`),
+    String(itemCount(job)),
+    estimate === null ? '-' : money(estimate),
+    statusText(job, ordered) +
+      (job.warnings.length ? ` (${job.warnings.length} warning${job.warnings.length === 1 ? '' : 's'})` : ''),
+    command === 'run' ? (job.jobNumber === null ? '-' : String(job.jobNumber)) : printable(job.dateDue ?? '-'),
+  ];
+}
+
 /** `skipped` for an order left out; `line skipped` (`3 lines skipped`) for lines of an order that is read. */
-function statusText(job: ResultReport['jobs'][number], ordered: ReadonlySet<string | null>): string {
+function statusText(job: JobResult, ordered: ReadonlySet<string | null>): string {
   if (job.status !== 'skipped' || job.orderNumber === null || !ordered.has(job.orderNumber)) return job.status;
   const n = itemCount(job);
   return n === 1 ? 'line skipped' : `${n} lines skipped`;

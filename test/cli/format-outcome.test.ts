@@ -85,4 +85,20 @@ describe('the outcome table on the terminal', () => {
       '  P3                3      -         failed     -',
     ]);
   });
+
+  it('shows the first 50 jobs of a big input and points at result.csv for the rest; the total is of every job', () => {
+    const jobs = Array.from({ length: 120 }, (_, i) => job(i, `PO-${i}`, 'submitted', 2, 700000 + i, 1));
+    const report = reportOf(jobs, { errors: 0, warnings: 0 });
+    const reports = { json: '/in/orders.yaml.result.json', csv: '/in/orders.yaml.result.csv' };
+    const text = formatInputOutcome(
+      { file: '/in/orders.yaml', status: 'ok', report, reports, planned: new Map() },
+      'run',
+    );
+    const lines = text.split('\n');
+    expect(lines.filter((l) => /^ {2}PO-\d+ /.test(l))).toHaveLength(50);
+    expect(lines[51]).toBe('  PO-49  1      2.00      submitted  700049');
+    expect(lines[52]).toBe('  ... and 70 more jobs: every job is in /in/orders.yaml.result.csv');
+    expect(text).toContain('  estimated total: 240.00\n');
+    expect(text).toContain('  120 jobs: 120 submitted\n');
+  });
 });
