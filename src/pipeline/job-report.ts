@@ -70,7 +70,11 @@ export class JobReporter {
   end(job: JobState): boolean {
     if (this.spool === undefined) throw new Error('the report has no spool to end jobs in');
     this.states[job.index] = undefined;
-    return this.spool.end(job.index, this.render(job.index, job));
+    const result = this.render(job.index, job);
+    // Its items built now: a job's items not yet built read their status from what the report's
+    // items share per job, which a write under way rendering this job from an earlier state sets anew.
+    void result.items;
+    return this.spool.end(job.index, result);
   }
 
   /** Job `j`'s result: check's, written over from `state` when it has one. */

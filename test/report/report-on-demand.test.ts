@@ -212,14 +212,20 @@ describe('a report rendered on demand', () => {
         else reporter.write(first);
         if (n % 50 === 17) await compare(`after ${n} plan writes`);
       }
-      // The submits, and a progress write now and then while jobs run.
+      // The submits, and a progress write now and then while jobs run; some jobs end while a
+      // write is under way (it renders them from the state it took when it began).
       const sent = order.filter((j) => states[j].length === 2);
+      let under: Promise<unknown> | undefined;
       for (const [n, j] of sent.entries()) {
         const last = states[j][1];
         oldWrite(last);
         reporter.end(last);
         if (n % 20 === 3) await compare(`after ${n} submits`);
+        if (n % 20 === 9) under = written(spooled.report, manifest, input, spooled);
+        if (n % 20 === 12) await under;
+        await new Promise(setImmediate);
       }
+      await under;
       await compare('at the end');
       // What an alert quotes, and the jobs kept for --json, as from the whole report.
       spooled.refreshSummary();
@@ -233,6 +239,46 @@ describe('a report rendered on demand', () => {
       expect(await readdir(dir)).toEqual([name]);
     });
   }
+
+  it('a job that ends while a write renders it from its earlier state is written as it ended', async () => {
+    const { input, manifest, whole, oldWrite, reporter, spooled } = await both('orders.csv', csvInput());
+    const sure: KeptResolution = {
+      kept: true,
+      orderNumber: '',
+      jobIndex: 0,
+      request: 'r',
+      estimate: { complete: false },
+    };
+    const base = (j: number) => ({ index: j, orderNumber: `PO-${j}`, hash: 'h', unavailable: false, diagnostics: [] });
+    for (let j = 0; j < JOBS; j++) {
+      const ready: JobState = { ...base(j), resolved: sure, outcome: 'ready' };
+      oldWrite(ready);
+      reporter.write(ready);
+    }
+    // A write begins (its snapshot takes each running job's state)...
+    const snap = spooled.spool.snapshot(spooled.report, spooled.pending);
+    // ...every job but the last is created (its lines answered without new SKUs or artwork: its
+    // items stay unbuilt), the last few waiting to be serialised with the last job...
+    const created = (j: number): JobState => ({
+      ...base(j),
+      resolved: sure,
+      outcome: 'created',
+      ...ledgerOf(j, 'created', () => 0.5),
+    });
+    for (let j = 0; j < JOBS - 1; j++) {
+      oldWrite(created(j));
+      reporter.end(created(j));
+    }
+    // ...the write renders them from the states it took, and the last one ends.
+    for (let j = snap.from; j < snap.from + snap.count; j++) snap.job(j);
+    oldWrite(created(JOBS - 1));
+    reporter.end(created(JOBS - 1));
+    const want = await written(whole, manifest, input);
+    const got = await written(spooled.report, manifest, input, spooled);
+    expect(got.json).toBe(want.json);
+    expect(got.csv).toBe(want.csv);
+    await spooled.close();
+  });
 
   it('let go of its jobs unless asked to keep them, and leaves no temporary file behind', async () => {
     const { dir, input, manifest, reporter, spooled } = await both('orders.csv', csvInput());
