@@ -209,7 +209,7 @@ async function openDrop(
       ledgerWhere = `s3://${where.bucket}/${where.prefix}`;
     }
     source = new BucketSource({
-      ...{ store, prefix: s3.prefix, layout, leaseMs, singleInstance, onWarning, workDir },
+      ...{ store, prefix: s3.prefix, layout, leaseMs, singleInstance, onWarning, workDir, clock: session.clock },
       ...(state ? { state } : {}),
       ...(sharedClaims ? { leases: sharedClaims } : {}),
       ledger: mark(ledgerWhere),
@@ -223,6 +223,7 @@ async function openDrop(
       logger,
       workDir,
       maxInputBytes: settings.get('watchMaxInputBytes'),
+      clock: session.clock,
       ledger: mark(shared?.where ?? config.stateDir),
       ...(sharedClaims ? { leases: sharedClaims } : {}),
     });

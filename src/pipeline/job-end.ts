@@ -1,4 +1,4 @@
-import type { JobState, StageOutcome } from './job-state.js';
+import { type JobState, STAGE_OUTCOMES, type StageOutcome } from './job-state.js';
 import { type PlannedJob, requestOf } from './saved-plan.js';
 
 /**
@@ -27,18 +27,67 @@ export interface JobEnd {
 export function jobEnd(job: JobState, command: 'plan' | 'run' | 'watch'): JobEnd {
   const resolved = job.resolved;
   const currency = resolved?.estimate.currency;
-  const planned =
-    command === 'plan' && resolved
-      ? { orderNumber: resolved.orderNumber, request: requestOf(resolved), estimate: resolved.estimate.total ?? null }
-      : undefined;
-  return {
-    index: job.index,
-    orderNumber: job.orderNumber,
-    outcome: job.outcome,
-    unavailable: job.unavailable,
-    approved: job.approval !== undefined,
-    recorded: job.ledger?.entry !== undefined,
-    ...(currency === undefined ? {} : { currency }),
-    ...(planned ? { planned } : {}),
-  };
+  const bits =
+    (STAGE_OUTCOMES.indexOf(job.outcome) << OUTCOME_SHIFT) |
+    (job.unavailable ? UNAVAILABLE : 0) |
+    (job.approval !== undefined ? APPROVED : 0) |
+    (job.ledger?.entry !== undefined ? RECORDED : 0);
+  if (command === 'plan' && resolved) {
+    const planned = {
+      orderNumber: resolved.orderNumber,
+      request: requestOf(resolved),
+      estimate: resolved.estimate.total ?? null,
+    };
+    return new PlannedEnd(job.index, job.orderNumber, bits, currency, planned);
+  }
+  return new Ended(job.index, job.orderNumber, bits, currency);
+}
+
+const UNAVAILABLE = 1;
+const APPROVED = 2;
+const RECORDED = 4;
+const OUTCOME_SHIFT = 3;
+
+/**
+ * A JobEnd in four fields of one hidden class (the outcome and the three flags in one small
+ * integer): an input holds one for each of its jobs until it ends.
+ */
+class Ended implements JobEnd {
+  constructor(
+    readonly index: number,
+    readonly orderNumber: string,
+    private readonly bits: number,
+    readonly currency: string | undefined,
+  ) {}
+
+  get outcome(): StageOutcome {
+    const outcome = STAGE_OUTCOMES[this.bits >>> OUTCOME_SHIFT];
+    if (outcome === undefined) throw new Error(`job ${this.index}: no outcome`);
+    return outcome;
+  }
+
+  get unavailable(): boolean {
+    return (this.bits & UNAVAILABLE) !== 0;
+  }
+
+  get approved(): boolean {
+    return (this.bits & APPROVED) !== 0;
+  }
+
+  get recorded(): boolean {
+    return (this.bits & RECORDED) !== 0;
+  }
+}
+
+/** `plan`'s record of a job whose request a saved plan names. */
+class PlannedEnd extends Ended {
+  constructor(
+    index: number,
+    orderNumber: string,
+    bits: number,
+    currency: string | undefined,
+    readonly planned: PlannedJob,
+  ) {
+    super(index, orderNumber, bits, currency);
+  }
 }

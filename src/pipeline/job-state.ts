@@ -2,10 +2,10 @@ import type { LedgerEntry } from '../storage/ledger/model.js';
 import { extend } from '../core/extend.js';
 import { invalidJobs } from '../manifest/diagnostics.js';
 import type { Diagnostic, Manifest } from '../manifest/model.js';
-import type { JobEstimate } from '../resolve/estimate/model.js';
 import type { ResolvedJob } from '../resolve/resolve-job.js';
 import type { Approval, HoldReason } from './guard-notes.js';
 import { jobHash } from './job-hash.js';
+import { JobTable, type KeptEstimate, NO_FINDINGS, type Parking } from './job-table.js';
 
 /**
  * One job's way through the pipeline, held by the pipeline (the report is only written from
@@ -81,7 +81,7 @@ export interface KeptResolution {
   readonly jobIndex: number;
   /** requestHash (saved-plan.ts) of the request. */
   readonly request: string;
-  readonly estimate: Omit<JobEstimate, 'lines'>;
+  readonly estimate: KeptEstimate;
   readonly dateDue?: string | null;
 }
 
@@ -97,27 +97,116 @@ export function checkedJobs(manifest: Manifest, diagnostics: readonly Diagnostic
   const { all, jobs: refused } = invalidJobs(diagnostics);
   // Hashed when first asked (the ledger look-up): the first jobs' lookups and dry runs are not
   // kept waiting for every job's hash. One getter serves every job of the input (a getter made
-  // per job gives each job's state a hidden class of its own, several hundred bytes a job).
-  const hashes = new Array<string | undefined>(manifest.jobs.length);
-  const hash = {
-    get(this: { index: number }): string {
-      const job = manifest.jobs[this.index];
-      if (job === undefined) throw new Error(`no job ${this.index} in ${manifest.file}`);
-      hashes[this.index] ??= jobHash(job);
-      return hashes[this.index] as string;
-    },
-    enumerable: true,
-    configurable: true,
-  };
-  return manifest.jobs.map((job, index) => {
-    const state = { index, orderNumber: job.orderNumber };
-    Object.defineProperty(state, 'hash', hash);
-    return Object.assign(state, {
-      outcome: all || refused.has(index) ? 'refused' : 'checked',
-      diagnostics: [],
-      unavailable: false,
-    }) as unknown as JobState;
+  // per job gives each job's state a hidden class of its own, several hundred bytes a job); the
+  // fingerprint is kept in the input's JobTable.
+  const table = new JobTable(manifest.jobs.length, (index) => {
+    const job = manifest.jobs[index];
+    if (job === undefined) throw new Error(`no job ${index} in ${manifest.file}`);
+    return jobHash(job);
   });
+  const keys = stateKeys(table);
+  tables.set(manifest, keys);
+  // Two fields a job; its other keys are getters, a checked and a refused state each of a hidden class of their own.
+  return manifest.jobs.map((job, index) =>
+    all || refused.has(index)
+      ? (Object.defineProperties(keys.refusedJob(index, job.orderNumber), keys.refused) as unknown as JobState)
+      : (Object.defineProperties(keys.checkedJob(index, job.orderNumber), keys.checked) as unknown as JobState),
+  );
+}
+
+/** The keys a job's state reads from its input's JobTable, one getter each for every job of the input. */
+interface TableKeys {
+  readonly table: JobTable;
+  readonly hash: PropertyDescriptor;
+  readonly checked: PropertyDescriptorMap;
+  readonly refused: PropertyDescriptorMap;
+  readonly parked: PropertyDescriptorMap;
+  /** A state's first two keys, of a hidden class of this input's own (stateMaker). */
+  readonly checkedJob: (index: number, orderNumber: string) => Keyed;
+  readonly refusedJob: (index: number, orderNumber: string) => Keyed;
+  readonly parkedJob: (index: number, orderNumber: string) => Keyed;
+}
+
+interface Keyed {
+  index: number;
+  orderNumber: string;
+}
+
+const tables = new WeakMap<Manifest, TableKeys>();
+
+function stateKeys(table: JobTable): TableKeys {
+  const key = (get: (this: Keyed) => unknown): PropertyDescriptor => ({ get, enumerable: true, configurable: true });
+  const hash = key(function (this) {
+    return table.hash(this.index);
+  });
+  return {
+    table,
+    hash,
+    checked: { hash, outcome: constant('checked'), diagnostics: NONE, unavailable: AVAILABLE },
+    refused: { hash, outcome: constant('refused'), diagnostics: NONE, unavailable: AVAILABLE },
+    // In the order of a state's keys; the resolution is made anew at each read, from the columns.
+    parked: {
+      hash,
+      outcome: READY,
+      diagnostics: key(function (this) {
+        return table.findingsOf(this.index);
+      }),
+      unavailable: AVAILABLE,
+      resolved: key(function (this) {
+        return keptResolution(this.orderNumber, this.index, table.parked(this.index));
+      }),
+    },
+    checkedJob: stateMaker(),
+    refusedJob: stateMaker(),
+    parkedJob: stateMaker(),
+  };
+}
+
+/**
+ * Plain objects `{index, orderNumber}` (their prototype Object.prototype) whose hidden class
+ * is this maker's own. Every input's states get their `hash` getter from their own JobTable:
+ * had they one hidden class to begin with, as object literals do, the second input's getter
+ * would turn each of its states into a dictionary (V8 keeps one accessor per transition), and
+ * a constructor's objects are sized to the fields they get, where `{}` reserves four.
+ */
+function stateMaker(): (index: number, orderNumber: string) => Keyed {
+  function State(this: Keyed, index: number, orderNumber: string) {
+    this.index = index;
+    this.orderNumber = orderNumber;
+  }
+  State.prototype = Object.prototype;
+  const Made = State as unknown as new (index: number, orderNumber: string) => Keyed;
+  return (index, orderNumber) => new Made(index, orderNumber);
+}
+
+/** A key whose getter always says `value`. */
+function constant(value: unknown): PropertyDescriptor {
+  return { get: () => value, enumerable: true, configurable: true };
+}
+
+const READY = constant('ready');
+const AVAILABLE = constant(false);
+const NONE = constant(NO_FINDINGS);
+
+/**
+ * A ready job's state once its plan stages are done, its resolution kept (`kept`) in its
+ * input's JobTable: an object of two fields (the job's index and order number), whose other
+ * keys read the table. A job that is not ready, has a ledger finding, an approval or hold
+ * reasons, or whose input has no table, is kept as it is (undefined).
+ */
+export function parkedJob(job: JobState, manifest: Manifest, kept: Parking): JobState | undefined {
+  const keys = tables.get(manifest);
+  if (keys === undefined || job.outcome !== 'ready' || job.unavailable) return undefined;
+  if (job.ledger !== undefined || job.approval !== undefined || job.holdReasons !== undefined) return undefined;
+  if (!keys.table.park(job.index, kept, job.diagnostics)) return undefined;
+  return Object.defineProperties(keys.parkedJob(job.index, job.orderNumber), keys.parked) as unknown as JobState;
+}
+
+/** A KeptResolution of what a job keeps of its resolution. */
+export function keptResolution(orderNumber: string, jobIndex: number, kept: Parking): KeptResolution {
+  const { request, estimate, dateDue } = kept;
+  const resolution = { kept: true as const, orderNumber, jobIndex, request, estimate };
+  return dateDue === undefined ? resolution : extend(resolution, { dateDue });
 }
 
 /** The job with more findings, after the ones it had. */

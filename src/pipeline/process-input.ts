@@ -545,7 +545,7 @@ async function planJobs(
     stage: PLAN,
     ctx: stage,
     width: opts.width,
-    keep: keepResolution,
+    keep: (job) => keepResolution(job, stage.manifest),
     progress: opts.progress,
   });
   const decided = await ctx.outage.unlessDown("the input's guardrails were not applied: nothing of it was sent", () =>

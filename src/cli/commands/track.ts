@@ -200,6 +200,8 @@ function print({ format, json, io }: TrackRun, result: TrackResult, how: 'table'
     return;
   }
   io.stderr.write(
-    printableLines(how === 'table' ? format.formatTable(result.jobs) : format.formatChanges(result.jobs, new Date())),
+    printableLines(
+      how === 'table' ? format.formatTable(result.jobs) : format.formatChanges(result.jobs, new Date(result.checkedAt)),
+    ),
   );
 }

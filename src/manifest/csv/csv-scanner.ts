@@ -125,8 +125,13 @@ export class CsvScanner {
   /** Bytes handed to csv-parse, and where its last record ended (csvMaxRecordBytes). */
   private parsedBytes = 0;
   private lastRecordEnd = 0;
-  /** The first bytes, held until they can say what the file is (sniff.ts). */
-  private head: Buffer | undefined = Buffer.alloc(0);
+  /**
+   * The first bytes, held until they can say what the file is (sniff.ts): copies of the chunks,
+   * joined once, so that many small chunks (a pipe's, a bucket's stream) are not copied again at
+   * each one.
+   */
+  private head: Buffer[] | undefined = [];
+  private headBytes = 0;
   /** How the text is decoded, once the first bytes are told. */
   private decoding: Decoding = 'auto';
   /** iconv-lite's decoder; undefined for UTF-8. */
@@ -180,9 +185,12 @@ export class CsvScanner {
     }
     if (this.head !== undefined) {
       // The first read chunk decides: held back only when the first read is shorter.
-      this.head = Buffer.concat([this.head, chunk]);
-      if (this.head.length < SNIFF_BYTES) return;
-      chunk = this.sniff(this.head);
+      if (this.headBytes + chunk.length < SNIFF_BYTES) {
+        this.head.push(Buffer.from(chunk));
+        this.headBytes += chunk.length;
+        return;
+      }
+      chunk = this.sniff(Buffer.concat([...this.head, chunk]));
       this.head = undefined;
     }
     this.decode(chunk, false);
@@ -191,7 +199,7 @@ export class CsvScanner {
   /** Ends the input; every record has been delivered when the promise settles (it never rejects). */
   async finish(): Promise<void> {
     if (this.head !== undefined) {
-      const rest = this.sniff(this.head);
+      const rest = this.sniff(Buffer.concat(this.head));
       this.head = undefined;
       this.decode(rest, false);
     }

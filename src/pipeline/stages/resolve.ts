@@ -1,7 +1,8 @@
 import { isError } from '../../manifest/diagnostics.js';
 import { extend } from '../../core/extend.js';
 import { resolveJob } from '../../resolve/resolve-job.js';
-import { type JobState, type KeptResolution, withFindings } from '../job-state.js';
+import type { Manifest } from '../../manifest/model.js';
+import { type JobState, keptResolution, parkedJob, withFindings } from '../job-state.js';
 import { requestHash } from '../saved-plan.js';
 import type { StageContext } from './context.js';
 
@@ -21,22 +22,22 @@ export async function resolve(job: JobState, ctx: StageContext): Promise<JobStat
  * What a job keeps of its resolution once its plan stages are done (KeptResolution): an input
  * of many jobs then waits for its last dry run without every job's request in memory. A job
  * whose links were made from `artwork:` files keeps its resolution whole: its links were
- * presigned for it, and resolving it again would not make them.
+ * presigned for it, and resolving it again would not make them. Given its input's manifest, a
+ * ready job is parked in the input's JobTable (job-state.ts, parkedJob), where what it keeps
+ * takes a fixed few bytes; the estimate keeps what is read of it later (total, currency).
  */
-export function keepResolution(job: JobState): JobState {
+export function keepResolution(job: JobState, manifest?: Manifest): JobState {
   const resolved = job.resolved;
   if (resolved === undefined || 'kept' in resolved || resolved.artworkKeys !== undefined) return job;
-  const { lines: _, ...estimate } = resolved.estimate;
+  const { total, currency } = resolved.estimate;
   const due = resolved.candidate.dateDue;
-  const kept: KeptResolution = {
-    kept: true,
-    orderNumber: resolved.orderNumber,
-    jobIndex: resolved.jobIndex,
+  const kept = {
     request: requestHash(resolved),
-    estimate,
+    estimate: { total, currency },
     ...(due === undefined ? {} : { dateDue: due }),
   };
-  return extend(job, { resolved: kept });
+  const parked = manifest === undefined ? undefined : parkedJob(job, manifest, kept);
+  return parked ?? extend(job, { resolved: keptResolution(resolved.orderNumber, resolved.jobIndex, kept) });
 }
 
 /**

@@ -36,6 +36,8 @@ export interface TrackResult {
   reports: ReadonlyMap<string, ResultReport>;
   /** Each report's mode and group: its tracking file gets no more. */
   files: ReadonlyMap<string, ReportFile>;
+  /** When the check read the jobs, by the calendar clock (`now`): every tracking's `checkedAt`. */
+  checkedAt: string;
 }
 
 /**
@@ -85,7 +87,7 @@ export async function trackOnce(
     await writeResultJson(path, report, targets.files.get(path));
     reportsWritten.push(path);
   }
-  return { jobs, reportsWritten, incomplete, reports: targets.reports, files: targets.files };
+  return { jobs, reportsWritten, incomplete, reports: targets.reports, files: targets.files, checkedAt };
 }
 
 /** Pure: the differences a person cares about between two trackings of one job. */

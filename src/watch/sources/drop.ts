@@ -1,4 +1,5 @@
 import { rm } from 'node:fs/promises';
+import { type Clock, nowDate, systemClock } from '../../core/clock.js';
 import type { Logger } from '../../core/log/logger.js';
 import type { ReportPaths } from '../../report/report-paths.js';
 import type { ReportTarget } from '../../report/write-reports.js';
@@ -64,6 +65,8 @@ export interface DropOptions {
   ledger?: LedgerMark;
   /** Told at debug level what a store could not tidy (a stray temporary of a report it could not remove). */
   logger?: Pick<Logger, 'debug'>;
+  /** The calendar clock (core/clock.ts): what the timestamped names of done/, failed/ and a requeue say. */
+  clock?: Clock;
 }
 
 /**
@@ -88,7 +91,7 @@ export abstract class Drop<C, G> implements DropSource {
 
   constructor(
     ownLeases: LeaseStore,
-    private readonly options: DropOptions,
+    protected readonly options: DropOptions,
   ) {
     this.leases = options.leases ?? ownLeases;
     this.layout = { ...DEFAULT_LAYOUT, ...options.layout };
@@ -279,7 +282,7 @@ export abstract class Drop<C, G> implements DropSource {
     name: string,
     facts?: C,
   ): Promise<{ name: string; resumed: boolean }> {
-    return firstFree(name, async (candidate, first) => {
+    return firstFree(name, this.options.clock, async (candidate, first) => {
       const there = await this.occupants(outcome, candidate, facts);
       if (there.length === 0) return { name: candidate, resumed: false };
       // Asked only when something is there: a request of its own for a bucket.
@@ -300,7 +303,7 @@ export abstract class Drop<C, G> implements DropSource {
   protected async giveBack(where: FinishOutcome, name: string, expected?: Finished): Promise<string | undefined> {
     const entry = await this.toGiveBack(where, name, expected);
     if (entry === undefined) return undefined;
-    const back = await firstFree(name, (candidate) => this.putAtTop(entry, candidate));
+    const back = await firstFree(name, this.options.clock, (candidate) => this.putAtTop(entry, candidate));
     if (back === 'gone') return undefined;
     await this.removeReports(where, name);
     return back;
@@ -313,14 +316,15 @@ export abstract class Drop<C, G> implements DropSource {
 }
 
 /**
- * The first free name of `name`: itself, then timestamped variants (drop-names.ts) until
- * `attempt` says one was free (anything but 'taken').
+ * The first free name of `name`: itself, then variants timestamped by `clock` (drop-names.ts)
+ * until `attempt` says one was free (anything but 'taken').
  */
 export async function firstFree<T>(
   name: string,
+  clock: Clock | undefined,
   attempt: (candidate: string, first: boolean) => Promise<T | 'taken'>,
 ): Promise<T> {
-  const now = new Date();
+  const now = nowDate(clock ?? systemClock);
   for (let n = 0; ; n++) {
     const result = await attempt(n === 0 ? name : timestampedName(name, now, n - 1), n === 0);
     if (result !== 'taken') return result;

@@ -339,7 +339,8 @@ export class FolderSource extends Drop<FolderClaim, Entry> {
   }
 
   protected async requeueIn(name: string): Promise<string> {
-    const back = await firstFree(name, (c) => this.putAtTop({ path: this.in('processing', name) }, c));
+    const path = this.in('processing', name);
+    const back = await firstFree(name, this.options.clock, (c) => this.putAtTop({ path }, c));
     return back === 'gone' ? this.where('processing', name) : back;
   }
 

@@ -74,6 +74,24 @@ const csvText = fc.array(fc.constantFrom(...CHARS), { maxLength: 60 }).map((part
 const cutsArb = fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { maxLength: 6 });
 
 describe('the scanner reads records as csv-parse does', () => {
+  it('many small chunks through one reused buffer read as one chunk does (the first bytes are held as copies)', async () => {
+    const text = `\uFEFFsep=;\norderNumber;code\n${Array.from({ length: 400 }, (_, i) => `A-${i};"x;\ny"`).join('\r\n')}\n`;
+    const bytes = Buffer.from(text, 'utf8');
+    const whole = await scanBytes(bytes, ';', []);
+    const records: string[][] = [];
+    const take = (cells: string[]) => records.push(cells);
+    const scanner = new CsvScanner({ ...dialectOf(), delimiter: ';' }, { header: take, record: take });
+    // One buffer, read into again for each chunk, as a file reader reuses its buffer.
+    const buffer = Buffer.alloc(3);
+    for (let at = 0; at < bytes.length; at += 3) {
+      const n = bytes.copy(buffer, 0, at, at + 3);
+      scanner.push(buffer.subarray(0, n));
+    }
+    await scanner.finish();
+    expect(records).toEqual(whole.records);
+    expect(records).toHaveLength(402); // the delimiter declared: `sep=;` is a record
+  });
+
   it('random text, random chunks, comma and semicolon delimiters', async () => {
     await fc.assert(
       fc.asyncProperty(csvText, cutsArb, fc.constantFrom(',', ';'), async (text, cuts, delimiter) => {

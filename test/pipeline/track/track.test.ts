@@ -9,6 +9,7 @@ import { sandboxConfig } from '../../../src/core/config/sandbox-config.js';
 import type { ResultReport } from '../../../src/report/model.js';
 import { collectTargets } from '../../../src/pipeline/track/targets.js';
 import { FolderLedger } from '../../../src/storage/ledger/folder-ledger.js';
+import { formatChanges } from '../../../src/pipeline/track/format.js';
 import { watchTracking, type TrackResult } from '../../../src/pipeline/track/track.js';
 import { PipelineHarness } from '../../support/pipeline-harness.js';
 import { ITEMS, manifest } from '../../support/yaml-manifests.js';
@@ -257,6 +258,8 @@ describe('htorder track', () => {
       details: false,
       concurrency: 4,
       intervalMs: 10,
+      // The calendar clock of a rehearsed later night: each check is dated by it, not by the host's.
+      now: () => new Date(Date.now() + 2 * 86_400_000),
       signal: stop.signal,
       onCheck: async (result) => {
         seen.push(result);
@@ -273,6 +276,12 @@ describe('htorder track', () => {
     ]);
     expect(changed(seen[1]!)).toEqual([[a, ['status Received → Some New Status']]]);
     expect(changed(seen[2]!)).toEqual([]);
+    for (const r of seen) {
+      expect(Date.parse(r.checkedAt) - Date.now()).toBeGreaterThan(86_400_000);
+      for (const j of r.jobs) expect(j.tracking.checkedAt).toBe(r.checkedAt);
+    }
+    const printed = formatChanges(seen[1]!.jobs, new Date(seen[1]!.checkedAt));
+    expect(printed.startsWith(`${seen[1]!.checkedAt} ${a} `)).toBe(true);
   });
 });
 

@@ -3,6 +3,7 @@ import { mkdir, readdir, readFile, rename, utimes, writeFile } from 'node:fs/pro
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { type Clock, nowIso, offsetClock } from '../../../src/core/clock.js';
 import type { ReportTarget } from '../../../src/report/write-reports.js';
 import type { LedgerMark } from '../../../src/storage/ledger/ledger-mark.js';
 import type { LeaseStore } from '../../../src/storage/lease.js';
@@ -28,6 +29,7 @@ import { tempDirPerTest } from '../../support/temp-files.js';
 interface Extra {
   ledger?: LedgerMark;
   leases?: LeaseStore;
+  clock?: Clock;
 }
 
 /** How a test reaches a store's location `loc` from outside, as a dropper or a crash would. */
@@ -249,6 +251,17 @@ describe.each([
     expect(await kit.text(loc, 'done/a.yaml.result.json')).toBe('{"run":"older"}\n');
     const stamped = final.slice(final.lastIndexOf('/') + 1);
     expect(await kit.names(loc, 'done')).toContain(`${stamped}.result.json`);
+  });
+
+  it("stamps a free name with the calendar clock's time (a rehearsed later night's), not the host's", async () => {
+    await kit.put(loc, 'done/a.yaml', 'an older drop\n');
+    await kit.age(loc, 'done/a.yaml');
+    await kit.put(loc, 'a.yaml', MANIFEST);
+    const later = offsetClock(30 * 86_400_000);
+    const c = await claimed(await source({ clock: later }), 'a.yaml');
+    const final = await c.finish('done', reports('night 30'));
+    const day = nowIso(later).slice(0, 10).replace(/-/g, '');
+    expect(final).toMatch(new RegExp(`done/a\\.${day}T\\d{9}Z\\.yaml$`));
   });
 
   it('takes an input back from held/ to the top, its reports there removed; under a free name beside a new drop', async () => {

@@ -1,0 +1,99 @@
+import { setFlagsFromString } from 'node:v8';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { jobEnd } from '../../src/pipeline/job-end.js';
+import { type JobState, STAGE_OUTCOMES } from '../../src/pipeline/job-state.js';
+import { requestOf } from '../../src/pipeline/saved-plan.js';
+
+setFlagsFromString('--allow-natives-syntax');
+const haveSameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
+
+const hex64 = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => Buffer.from(b).toString('hex'));
+const state: fc.Arbitrary<JobState> = fc
+  .record({
+    index: fc.nat({ max: 10_000_000 }),
+    orderNumber: fc.string(),
+    outcome: fc.constantFrom(...STAGE_OUTCOMES),
+    unavailable: fc.boolean(),
+    approved: fc.boolean(),
+    recorded: fc.boolean(),
+    resolved: fc.option(
+      fc.record({
+        request: hex64,
+        total: fc.option(fc.double(), { nil: undefined }),
+        currency: fc.option(fc.constantFrom('USD', 'CAD'), { nil: undefined }),
+      }),
+      { nil: undefined },
+    ),
+  })
+  .map(
+    (s) =>
+      ({
+        index: s.index,
+        orderNumber: s.orderNumber,
+        hash: 'h',
+        outcome: s.outcome,
+        diagnostics: [],
+        unavailable: s.unavailable,
+        ...(s.approved ? { approval: {} } : {}),
+        ...(s.recorded ? { ledger: { outcome: 'found', entry: {} } } : {}),
+        ...(s.resolved
+          ? {
+              resolved: {
+                kept: true,
+                orderNumber: s.orderNumber,
+                jobIndex: s.index,
+                request: s.resolved.request,
+                estimate: { total: s.resolved.total, currency: s.resolved.currency },
+              },
+            }
+          : {}),
+      }) as unknown as JobState,
+  );
+
+describe("a job's end record", () => {
+  it('reads back the outcome, flags, currency and planned request the state had', () => {
+    fc.assert(
+      fc.property(state, fc.constantFrom('plan', 'run', 'watch' as const), (job, command) => {
+        const end = jobEnd(job, command);
+        const resolved = job.resolved;
+        expect(end.index).toBe(job.index);
+        expect(end.orderNumber).toBe(job.orderNumber);
+        expect(end.outcome).toBe(job.outcome);
+        expect(end.unavailable).toBe(job.unavailable);
+        expect(end.approved).toBe(job.approval !== undefined);
+        expect(end.recorded).toBe(job.ledger?.entry !== undefined);
+        expect(end.currency).toBe(resolved?.estimate.currency);
+        expect(end.planned).toEqual(
+          command === 'plan' && resolved
+            ? {
+                orderNumber: resolved.orderNumber,
+                request: requestOf(resolved),
+                estimate: resolved.estimate.total ?? null,
+              }
+            : undefined,
+        );
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("is of one hidden class for every job a run ends, whatever the job's outcome", () => {
+    const ends = Array.from({ length: 300 }, (_, i) =>
+      jobEnd(
+        {
+          index: i,
+          orderNumber: `PO-${i}`,
+          hash: 'h',
+          outcome: STAGE_OUTCOMES[i % STAGE_OUTCOMES.length],
+          diagnostics: [],
+          unavailable: i % 3 === 0,
+          ...(i % 2 ? { approval: {} } : {}),
+          ...(i % 5 ? { resolved: { kept: true, request: 'a', estimate: { currency: 'USD' } } } : {}),
+        } as unknown as JobState,
+        'run',
+      ),
+    );
+    expect(ends.every((end, k) => k === 0 || haveSameMap(ends[k - 1] as object, end))).toBe(true);
+  });
+});
