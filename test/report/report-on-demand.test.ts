@@ -70,7 +70,7 @@ function statesOf(j: number, next: () => number): JobState[] {
           orderNumber: `PO-${j}`,
           jobIndex: j,
           request: 'r',
-          estimate: { total: 10 + j / 4, complete: true, currency: 'USD' },
+          estimate: { total: 10 + j / 4, currency: 'USD' },
           dateDue: next() < 0.5 ? '2026-03-12' : null,
         }
       : undefined;
@@ -90,7 +90,7 @@ function statesOf(j: number, next: () => number): JobState[] {
     orderNumber: `PO-${j}`,
     jobIndex: j,
     request: 'r',
-    estimate: { complete: false },
+    estimate: {},
   };
   return [
     { ...base, resolved: sure, outcome: 'ready', diagnostics: planned },
@@ -247,7 +247,7 @@ describe('a report rendered on demand', () => {
       orderNumber: '',
       jobIndex: 0,
       request: 'r',
-      estimate: { complete: false },
+      estimate: {},
     };
     const base = (j: number) => ({ index: j, orderNumber: `PO-${j}`, hash: 'h', unavailable: false, diagnostics: [] });
     for (let j = 0; j < JOBS; j++) {
