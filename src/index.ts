@@ -18,6 +18,7 @@ export type {
   Severity,
   SourceLocation,
   FieldPath,
+  JobList,
   ReadResult,
 } from './manifest/model.js';
 

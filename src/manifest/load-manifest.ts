@@ -1,11 +1,13 @@
+import { stat } from 'node:fs/promises';
 import { extname } from 'node:path';
 import { validateDocument } from './schema/validate.js';
 import { buildManifest } from './build-manifest.js';
 import { sortDiagnostics } from './diagnostics.js';
-import { itemIndexOf, jobIndexOf } from './field-path.js';
+import { jobIndexOf } from './field-path.js';
+import { restatesFault } from './restated.js';
 import type { Mapping } from './mapping/model.js';
 import type { RecognisedMapping } from './mapping/recognise-input.js';
-import type { Diagnostic, Manifest, ManifestFormat, RawDocument, ReadResult } from './model.js';
+import type { Diagnostic, JobList, Manifest, ManifestFormat, ManifestJob, RawDocument, ReadResult } from './model.js';
 import { INPUT_MAPPING_CHOICE, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from './read-input.js';
 import { runLocalRules } from './rules/index.js';
 import { quote } from '../core/suggest.js';
@@ -36,12 +38,34 @@ export interface LoadOptions extends YamlReadOptions {
   defaultDeliveryMethod?: string;
 }
 
-export interface LoadResult extends ReadResult {
+/** @internal The pipeline's load options (prepareInput; tests set windowedFrom 0 to force it). */
+export interface WindowedLoadOptions extends LoadOptions {
+  /**
+   * A template CSV (no mapping, not a recognised export) of at least this many bytes is read
+   * through its job index, its jobs a windowed view (csv/windowed-read.ts) whose file
+   * `release()` lets go.
+   */
+  windowedFrom: number;
+  /** Jobs a window holds (job-view.ts's WINDOW_JOBS when absent); tests make them few. */
+  windowJobs?: number;
+}
+
+export interface LoadResult<Jobs extends JobList = ManifestJob[]> extends ReadResult<Jobs> {
   /** What the report needs even when nothing could be parsed. */
   input: { file: string; format?: ManifestFormat; sha256?: string };
   /** The preset a shop export given no mapping was recognised as and read through. */
   recognised?: RecognisedMapping;
+  /** A windowed read's: closes the file its jobs are read from (a job read later opens it for that read). */
+  release?: () => void;
 }
+
+/**
+ * The pipeline's windowedFrom. At 16 MiB (some 20,000 jobs of 5 full rows, 70,000 of 5 short
+ * reorder rows) a whole read's jobs take some 15–45 MB of heap, within a run's budget; below it
+ * the one pass is cheaper than an index pass, a checking pass and the windows read again as
+ * the run goes, for little memory saved. Above it the whole read's jobs grow with the file.
+ */
+export const WINDOWED_FROM_BYTES = 16 * 1024 * 1024;
 
 /**
  * The reader of a file, by its extension. Delimited text is one format whatever its extension
@@ -57,7 +81,12 @@ export function formatOf(file: string): ManifestFormat | undefined {
   return undefined;
 }
 
-export async function loadManifest(file: string, opts: LoadOptions = {}): Promise<LoadResult> {
+export async function loadManifest(file: string, opts: WindowedLoadOptions): Promise<LoadResult<JobList>>;
+export async function loadManifest(file: string, opts?: LoadOptions): Promise<LoadResult>;
+export async function loadManifest(
+  file: string,
+  opts: LoadOptions | WindowedLoadOptions = {},
+): Promise<LoadResult<JobList>> {
   const format = formatOf(file);
   if (!format) {
     const diagnostic: Diagnostic = {
@@ -78,6 +107,10 @@ export async function loadManifest(file: string, opts: LoadOptions = {}): Promis
     if ('refused' in chosen) return { input: { file, format }, diagnostics: [chosen.refused] };
     recognised = chosen.recognised;
     mapping = recognised?.mapping ?? opts.mapping;
+    if (mapping === undefined && format === 'csv' && 'windowedFrom' in opts) {
+      const windowed = await readBig(file, opts);
+      if (windowed !== undefined) return windowed;
+    }
     raw = await readRaw(file, format, { ...opts, mapping: withDefaultMethod(mapping, opts.defaultDeliveryMethod) });
     const wrong = await misfit(raw, format, opts);
     if (wrong !== undefined) return { input: { file, format }, diagnostics: [wrong] };
@@ -94,6 +127,16 @@ export async function loadManifest(file: string, opts: LoadOptions = {}): Promis
   const checked = checkRawDocument(raw);
   if (mapping !== undefined) readThrough(checked, mapping, raw.csv?.header ?? []);
   return recognised === undefined ? checked : { ...checked, recognised };
+}
+
+/** A template CSV of windowedFrom bytes or more, read windowed; undefined: read it whole. */
+async function readBig(file: string, opts: WindowedLoadOptions): Promise<LoadResult<JobList> | undefined> {
+  if ((await stat(file)).size < opts.windowedFrom) return undefined;
+  const { readWindowed } = await import('./csv/windowed-read.js');
+  const read = await readWindowed(file, opts.csv, opts.windowJobs);
+  if (read === undefined) return undefined;
+  const { manifest, diagnostics } = read;
+  return { input: { file, format: 'csv', sha256: manifest.sha256 }, manifest, diagnostics, release: read.close };
 }
 
 /**
@@ -181,38 +224,6 @@ export function checkRawDocument(raw: RawDocument): LoadResult {
     for (const d of runLocalRules(manifest, skip)) if (!restated(d.field)) diagnostics.push(d);
   }
   return { input, manifest, diagnostics: sortDiagnostics(diagnostics) };
-}
-
-/**
- * Whether a rule finding restates a schema error: same item (`jobs[0].items[2]…`), or, outside
- * items, one path is a prefix of the other (`jobs[0]` wrong type ⊃ everything in it). The
- * faulted paths are indexed so that each finding costs its own path's length: comparing every
- * finding with every faulted path made a file whose every row is faulty quadratic.
- */
-function restatesFault(faulted: readonly string[]): (field: string | undefined) => boolean {
-  const exact = new Set(faulted);
-  // Every faulted path and each path it is within (`jobs[0].items[2].code` → `jobs[0].items[2]`, `jobs[0]`…).
-  const within = new Set(faulted.flatMap(withinOrSelf));
-  return (field) => {
-    if (field === undefined) return false;
-    const item = itemIndexOf(field);
-    // A faulted path within the finding's item or its path, or the finding's path within a faulted one.
-    if (item !== undefined && within.has(`jobs[${item[0]}].items[${item[1]}]`)) return true;
-    return within.has(field) || withinOrSelf(field).some((outer) => exact.has(outer));
-  };
-}
-
-/**
- * `path` and every path it is within: each prefix that ends right before a `.` or a `[`
- * (`jobs[0].items` is within `jobs[0]`; `jobs[0].itemsX` is not; `jobs[1]` is not within `jobs[10]`).
- */
-function withinOrSelf(path: string): string[] {
-  const out = [path];
-  for (let i = 0; i < path.length; i++) {
-    const c = path.charCodeAt(i);
-    if (c === 0x2e || c === 0x5b) out.push(path.slice(0, i));
-  }
-  return out;
 }
 
 /** The other formats' readers are loaded on demand: a YAML-only run never loads their machinery. */

@@ -109,14 +109,27 @@ export interface ManifestJob {
 
 export type ManifestFormat = 'yaml' | 'json' | 'csv' | 'xlsx';
 
-export interface Manifest {
+/**
+ * A manifest's jobs as every consumer reads them: by index and in order, nothing more. A plain
+ * array is one (YAML, JSON, .xlsx, a mapped or small CSV); a big template CSV's is a view that
+ * reads its jobs from the file a window at a time (csv/job-view.ts), so no consumer may keep,
+ * sort or change the list itself, and a job read twice may be two equal objects.
+ */
+export interface JobList {
+  readonly length: number;
+  at(index: number): ManifestJob | undefined;
+  [Symbol.iterator](): Iterator<ManifestJob>;
+}
+
+/** `Jobs`: the readers' manifests hold an array; the pipeline's may hold a windowed view (JobList). */
+export interface Manifest<Jobs extends JobList = ManifestJob[]> {
   /** The input's path as the user gave it (used in messages and report names). */
   file: string;
   format: ManifestFormat;
   /** sha256 of the input's bytes, hex. */
   sha256: string;
   /** Jobs in manifest order, with `defaults` already deep-merged (job values win). */
-  jobs: ManifestJob[];
+  jobs: Jobs;
   sources: SourceMap;
   /**
    * CSV inputs only: how to find each item's original row, so reports can point at it and
@@ -159,8 +172,8 @@ export interface CsvRead {
 }
 
 /** The outcome of reading one input: a manifest (possibly with errors) or only errors. */
-export interface ReadResult {
-  manifest?: Manifest;
+export interface ReadResult<Jobs extends JobList = ManifestJob[]> {
+  manifest?: Manifest<Jobs>;
   diagnostics: Diagnostic[];
 }
 

@@ -1,5 +1,5 @@
 import { ApiError } from '../api/errors.js';
-import type { Diagnostic, FieldPath, Manifest } from '../manifest/model.js';
+import type { Diagnostic, FieldPath, JobList, Manifest } from '../manifest/model.js';
 
 /**
  * Whether `err` is the API refusing the job itself (its content: a 4xx other than 401 and 429,
@@ -20,7 +20,7 @@ export function isRefusal(err: unknown, opts: { fiveHundred: boolean }): boolean
  * a request path such as `items[2].quantity`, `deliveryAddress.state` or `promocode` is
  * filed on that job's field; anything else stays on the job.
  */
-export function apiDiagnostics(err: unknown, manifest: Manifest, jobIndex: number): Diagnostic[] {
+export function apiDiagnostics(err: unknown, manifest: Manifest<JobList>, jobIndex: number): Diagnostic[] {
   const jobPath = `jobs[${jobIndex}]`;
   const at = (requestPath: string | undefined): Pick<Diagnostic, 'field' | 'source'> => {
     const field = requestPath ? toManifestPath(jobPath, requestPath, manifest, jobIndex) : jobPath;
@@ -90,8 +90,13 @@ export function requestPathIn(message: string): string | undefined {
  * (resolved into countryCodeISO2) or the value may have come from `defaults`; SourceMap
  * falls back to the nearest ancestor when the exact key is absent.
  */
-function toManifestPath(jobPath: FieldPath, requestPath: string, manifest: Manifest, jobIndex: number): FieldPath {
-  const country = manifest.jobs[jobIndex]?.deliveryAddress?.countryCodeISO2;
+function toManifestPath(
+  jobPath: FieldPath,
+  requestPath: string,
+  manifest: Manifest<JobList>,
+  jobIndex: number,
+): FieldPath {
+  const country = manifest.jobs.at(jobIndex)?.deliveryAddress?.countryCodeISO2;
   if (requestPath === 'deliveryAddress.countryCodeISO2' && country === undefined) {
     return `${jobPath}.deliveryAddress.country`;
   }

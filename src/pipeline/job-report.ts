@@ -1,6 +1,6 @@
 import { isError } from '../manifest/diagnostics.js';
 import { itemIndexOf } from '../manifest/field-path.js';
-import type { Manifest } from '../manifest/model.js';
+import type { JobList, Manifest } from '../manifest/model.js';
 import { type CheckedReport, toReportError } from '../report/build-report.js';
 import { itemCount, refilePending } from '../report/lazy-items.js';
 import type { JobResult, ReportError, ResultReport } from '../report/model.js';
@@ -15,7 +15,7 @@ import { jobStatus } from './job-status.js';
  * write puts the stages' part afresh on top of what check found, so writing twice files
  * nothing twice. The summary is recomputed when the report goes to disk (report-writer.ts).
  */
-export function jobReporter(report: ResultReport, manifest: Manifest): (job: JobState) => void {
+export function jobReporter(report: ResultReport, manifest: Manifest<JobList>): (job: JobState) => void {
   // Check's findings on each job, kept at the first write (before anything was written over them).
   const checked = new Map<number, Checked>();
   return (job) => {
@@ -47,7 +47,7 @@ export class JobReporter {
 
   constructor(
     private readonly checked: Pick<CheckedReport, 'job' | 'jobCount'>,
-    private readonly manifest: Manifest,
+    private readonly manifest: Manifest<JobList>,
     private spool?: ReportSpool,
   ) {
     this.states = new Array<JobState | undefined>(checked.jobCount);
@@ -79,7 +79,7 @@ export class JobReporter {
 
   /** Job `j`'s result: check's, written over from `state` when it has one. */
   render(j: number, state: JobState | undefined): JobResult {
-    const result = this.checked.job(j);
+    const result = this.checked.job(j, state?.orderNumber);
     if (state !== undefined)
       writeJob(
         result,
@@ -97,7 +97,7 @@ interface Checked {
   dateDue: string | null;
 }
 
-function writeJob(result: JobResult, job: JobState, check: Checked, manifest: Manifest): void {
+function writeJob(result: JobResult, job: JobState, check: Checked, manifest: Manifest<JobList>): void {
   const status = jobStatus(job.outcome);
   const entry = job.ledger?.entry;
   result.status = status;

@@ -1,7 +1,7 @@
 import type { LedgerEntry } from '../storage/ledger/model.js';
 import { extend } from '../core/extend.js';
 import { invalidJobs } from '../manifest/diagnostics.js';
-import type { Diagnostic, Manifest } from '../manifest/model.js';
+import type { Diagnostic, JobList, Manifest, ManifestJob } from '../manifest/model.js';
 import type { ResolvedJob } from '../resolve/resolve-job.js';
 import type { Approval, HoldReason } from './guard-notes.js';
 import { jobHash } from './job-hash.js';
@@ -92,7 +92,7 @@ export type JobState = JobFacts &
   ({ readonly outcome: 'ready'; readonly resolved: Resolution } | { readonly outcome: Exclude<StageOutcome, 'ready'> });
 
 /** Check's verdict on every job of the manifest: the first state of each. */
-export function checkedJobs(manifest: Manifest, diagnostics: readonly Diagnostic[]): JobState[] {
+export function checkedJobs(manifest: Manifest<JobList>, diagnostics: readonly Diagnostic[]): JobState[] {
   // A diagnostic not tied to one job (syntax, `version`, `defaults`) fails every job: a manifest is all or nothing.
   const { all, jobs: refused } = invalidJobs(diagnostics);
   // Hashed when first asked (the ledger look-up): the first jobs' lookups and dry runs are not
@@ -100,18 +100,22 @@ export function checkedJobs(manifest: Manifest, diagnostics: readonly Diagnostic
   // per job gives each job's state a hidden class of its own, several hundred bytes a job); the
   // fingerprint is kept in the input's JobTable.
   const table = new JobTable(manifest.jobs.length, (index) => {
-    const job = manifest.jobs[index];
+    const job = manifest.jobs.at(index);
     if (job === undefined) throw new Error(`no job ${index} in ${manifest.file}`);
     return jobHash(job);
   });
   const keys = stateKeys(table);
   tables.set(manifest, keys);
   // Two fields a job; its other keys are getters, a checked and a refused state each of a hidden class of their own.
-  return manifest.jobs.map((job, index) =>
-    all || refused.has(index)
-      ? (Object.defineProperties(keys.refusedJob(index, job.orderNumber), keys.refused) as unknown as JobState)
-      : (Object.defineProperties(keys.checkedJob(index, job.orderNumber), keys.checked) as unknown as JobState),
-  );
+  const states = new Array<JobState>(manifest.jobs.length);
+  for (let index = 0; index < states.length; index++) {
+    const job = manifest.jobs.at(index) as ManifestJob;
+    states[index] =
+      all || refused.has(index)
+        ? (Object.defineProperties(keys.refusedJob(index, job.orderNumber), keys.refused) as unknown as JobState)
+        : (Object.defineProperties(keys.checkedJob(index, job.orderNumber), keys.checked) as unknown as JobState);
+  }
+  return states;
 }
 
 /** The keys a job's state reads from its input's JobTable, one getter each for every job of the input. */
@@ -132,7 +136,7 @@ interface Keyed {
   orderNumber: string;
 }
 
-const tables = new WeakMap<Manifest, TableKeys>();
+const tables = new WeakMap<Manifest<JobList>, TableKeys>();
 
 function stateKeys(table: JobTable): TableKeys {
   const key = (get: (this: Keyed) => unknown): PropertyDescriptor => ({ get, enumerable: true, configurable: true });
@@ -194,7 +198,7 @@ const NONE = constant(NO_FINDINGS);
  * keys read the table. A job that is not ready, has a ledger finding, an approval or hold
  * reasons, or whose input has no table, is kept as it is (undefined).
  */
-export function parkedJob(job: JobState, manifest: Manifest, kept: Parking): JobState | undefined {
+export function parkedJob(job: JobState, manifest: Manifest<JobList>, kept: Parking): JobState | undefined {
   const keys = tables.get(manifest);
   if (keys === undefined || job.outcome !== 'ready' || job.unavailable) return undefined;
   if (job.ledger !== undefined || job.approval !== undefined || job.holdReasons !== undefined) return undefined;

@@ -6,9 +6,9 @@ import type { ArtworkStore } from '../storage/artwork-store.js';
 import type { FolderPin } from '../storage/folder-file.js';
 import type { LedgerStore } from '../storage/ledger/model.js';
 import type { Logger } from '../core/log/logger.js';
-import { loadManifest, type LoadResult } from '../manifest/load-manifest.js';
+import { loadManifest, type LoadResult, WINDOWED_FROM_BYTES } from '../manifest/load-manifest.js';
 import type { Mapping } from '../manifest/mapping/model.js';
-import type { Manifest } from '../manifest/model.js';
+import type { JobList, Manifest } from '../manifest/model.js';
 import {
   type CsvLimits,
   INPUT_MAPPING_CHOICE,
@@ -196,7 +196,7 @@ const SUBMIT = flow(resolveAgain, rememberContent, submit, forgetRefusedContent)
 export type PreparedInput =
   | {
       file: string;
-      read: LoadResult;
+      read: LoadResult<JobList>;
       /** Check's verdict on every job (checkedJobs); processPrepared takes them from this array as it runs them. */
       jobs: JobState[];
       /**
@@ -215,6 +215,12 @@ export interface Begun {
   writer: ReportWriter;
 }
 
+/**
+ * From how many bytes a template CSV's jobs are read a window at a time (load-manifest.ts);
+ * `check` reads every input whole. @internal Tests set it to 0 to read small files so.
+ */
+export const windowedRead: { fromBytes: number; windowJobs?: number } = { fromBytes: WINDOWED_FROM_BYTES };
+
 /** Reads and checks an input (stage 1); sends nothing, and needs nothing the API answers. */
 export async function prepareInput(
   file: string,
@@ -230,6 +236,8 @@ export async function prepareInput(
     csv: plan.csvLimits,
     ...(plan.manifestMaxBytes === undefined ? {} : { maxBytes: plan.manifestMaxBytes }),
     defaultDeliveryMethod: plan.defaultDeliveryMethod,
+    windowedFrom: windowedRead.fromBytes,
+    ...(windowedRead.windowJobs === undefined ? {} : { windowJobs: windowedRead.windowJobs }),
   });
   const usage = read.diagnostics.find((d) => USAGE_CODES.has(d.code));
   if (usage) return { file, unreadable: { file, status: 'unreadable', problem: usage.message, planned: new Map() } };
@@ -240,7 +248,7 @@ export async function prepareInput(
       const { input, recognised } = read;
       const checked = checkedReport({ command: plan.command, input, recognised, manifest, diagnostics, startedAt });
       // Without a manifest there are no jobs, and nothing renders one.
-      const reporter = new JobReporter(checked, manifest as Manifest);
+      const reporter = new JobReporter(checked, manifest as Manifest<JobList>);
       // Beside the file read: watch's private copy, not the drop folder.
       const paths = reportPaths(input.file);
       const spooled = await SpooledReport.create(checked.head, checked.jobCount, reporter.pending, paths);
@@ -271,21 +279,27 @@ export async function processPrepared(prepared: PreparedInput, given: PipelineCo
     given.hooks?.onOutcome?.(prepared.unreadable);
     return prepared.unreadable;
   }
-  const begun = await prepared.begin();
   try {
-    const outcome = await processBegun(prepared, begun, given);
-    given.hooks?.onOutcome?.(outcome);
-    // watch closes it once its reports are written where the input ends up (InputOutcome.close).
-    if (given.command !== 'watch') await begun.spooled.close(given.keepJobs !== false);
-    return outcome;
-  } catch (err) {
-    await begun.spooled.close();
-    throw err;
+    const begun = await prepared.begin();
+    try {
+      const outcome = await processBegun(prepared, begun, given);
+      given.hooks?.onOutcome?.(outcome);
+      // watch closes it once its reports are written where the input ends up (InputOutcome.close).
+      if (given.command !== 'watch') await begun.spooled.close(given.keepJobs !== false);
+      return outcome;
+    } catch (err) {
+      await begun.spooled.close();
+      throw err;
+    }
+  } finally {
+    // A windowed read's file is let go however the input ends; a job read after this (watch's
+    // reports, written by the caller) opens it for that read alone (csv/job-view.ts).
+    prepared.read.release?.();
   }
 }
 
 async function processBegun(
-  prepared: Extract<PreparedInput, { read: LoadResult }>,
+  prepared: Exclude<PreparedInput, { unreadable: InputOutcome }>,
   begun: Begun,
   given: PipelineContext,
 ): Promise<InputOutcome> {
@@ -465,7 +479,12 @@ async function countUnseen(
  * the states. A job ends (JobReporter.end) at its last write: when it leaves PLAN unsent, or
  * after its submit; a job to be sent is written after PLAN and rendered from that state until.
  */
-async function runJobs(manifest: Manifest, checked: JobState[], begun: Begun, ctx: RunContext): Promise<JobEnd[]> {
+async function runJobs(
+  manifest: Manifest<JobList>,
+  checked: JobState[],
+  begun: Begun,
+  ctx: RunContext,
+): Promise<JobEnd[]> {
   const stage = stageContext(manifest, ctx);
   const { reporter, writer, spooled } = begun;
   // The spool asks to wait while its text waits for the disk; a spool write that failed fails
@@ -574,7 +593,7 @@ async function guardInput(
   return { send: jobs };
 }
 
-function stageContext(manifest: Manifest, ctx: RunContext): StageContext {
+function stageContext(manifest: Manifest<JobList>, ctx: RunContext): StageContext {
   const { client, ledger, account, logger, verifiedAbsent, listing, clock, absentAtStart } = ctx;
   const verifyUnseen = ctx.unseen !== undefined;
   const input = { file: manifest.file, sha256: manifest.sha256 };
@@ -612,7 +631,7 @@ function stageContext(manifest: Manifest, ctx: RunContext): StageContext {
 }
 
 /** Where this input's `artwork:` files are read from: watch names the drop folder; a bucket input has none. */
-function artworkFilesOf(manifest: Manifest, ctx: RunContext): InputArtworkFiles {
+function artworkFilesOf(manifest: Manifest<JobList>, ctx: RunContext): InputArtworkFiles {
   const where = ctx.artworkFolder ?? (ctx.command === 'watch' ? 'none' : 'manifest');
   return new InputArtworkFiles(manifest, where, ctx.artworkStore?.maxInputBytes ?? Number.POSITIVE_INFINITY);
 }

@@ -1,7 +1,8 @@
 import { invalidJobs, isError } from '../manifest/diagnostics.js';
 import { itemRowOf } from '../manifest/csv/item-rows.js';
+import { jobIfReadable } from '../manifest/csv/job-view.js';
 import { itemIndexOf, jobIndexOf } from '../manifest/field-path.js';
-import type { Diagnostic, Manifest, ManifestFormat, SkippedRows, SourceLocation } from '../manifest/model.js';
+import type { Diagnostic, JobList, Manifest, ManifestFormat, SkippedRows, SourceLocation } from '../manifest/model.js';
 import { VERSION } from '../core/version.js';
 import { builtItems, itemCount, itemDeferrer, type ItemSource } from './lazy-items.js';
 import {
@@ -27,7 +28,7 @@ export interface BuildReportInput {
   input: { file: string; format?: ManifestFormat; sha256?: string };
   /** The preset a shop export was recognised as (LoadResult.recognised). */
   recognised?: { preset: string; matchedColumns: string[] };
-  manifest?: Manifest;
+  manifest?: Manifest<JobList>;
   diagnostics: readonly Diagnostic[];
   startedAt: Date;
   finishedAt?: Date;
@@ -49,7 +50,8 @@ export interface CheckedReport {
   head: Omit<ResultReport, 'jobs'>;
   /** The manifest's jobs, then the groups of rows a mapping's skip rules left out. */
   jobCount: number;
-  job(j: number): JobResult;
+  /** Job `j`'s result; `orderNumber` stands in for the manifest's when its job can no longer be read. */
+  job(j: number, orderNumber?: string): JobResult;
 }
 
 /** One finding of check on a job, in the order check found them. */
@@ -96,13 +98,14 @@ export function checkedReport(x: BuildReportInput): CheckedReport {
     list.push({ error, warning, item: itemIndexOf(d.field)?.[1] ?? -1 });
     findings.set(j, list);
   }
-  const job = (j: number): JobResult => {
+  const job = (j: number, orderNumber?: string): JobResult => {
     if (j >= manifestJobs) return skippedResult(skipped[j - manifestJobs], j, findings.get(j));
     const status: JobStatus = fileLevelError || badJobs.has(j) ? 'invalid' : 'valid';
-    const mj = manifest?.jobs[j];
+    // A windowed read's file changed since: the job's values are gone but what its state knows.
+    const mj = manifest && jobIfReadable(manifest.jobs, j);
     const result = defer({
       index: j,
-      orderNumber: str(mj?.orderNumber),
+      orderNumber: mj === undefined && orderNumber !== undefined ? orderNumber : str(mj?.orderNumber),
       status,
       source: jobSource(manifest, j, file),
       jobNumber: null,
@@ -219,24 +222,24 @@ export function toReportSource(loc: SourceLocation | undefined, inputFile: strin
  * parse. Jobs and items have a function each: one function for both, with an optional item,
  * raises check's peak memory on a big CSV (`npm run bench:check`).
  */
-function jobSource(manifest: Manifest | undefined, j: number, file: string): ReportSource | null {
+function jobSource(manifest: Manifest<JobList> | undefined, j: number, file: string): ReportSource | null {
   const row = manifest?.csv === undefined ? undefined : itemRowOf(manifest.csv, j, 0);
   if (row !== undefined) return { row };
   return toReportSource(manifest?.sources.locate(`jobs[${j}]`), file);
 }
 
-function itemSource(manifest: Manifest, j: number, k: number): ReportSource | null {
+function itemSource(manifest: Manifest<JobList>, j: number, k: number): ReportSource | null {
   const row = manifest.csv === undefined ? undefined : itemRowOf(manifest.csv, j, k);
   if (row !== undefined) return { row };
   return toReportSource(manifest.sources.locate(`jobs[${j}].items[${k}]`), manifest.file);
 }
 
 /** Item results as buildReport defines them, made when first needed (one source per report, not per job). */
-function manifestItems(manifest: Manifest | undefined): ItemSource {
+function manifestItems(manifest: Manifest<JobList> | undefined): ItemSource {
   return {
-    count: (j) => manifest?.jobs[j]?.items?.length ?? 0,
+    count: (j) => (manifest && jobIfReadable(manifest.jobs, j))?.items?.length ?? 0,
     build: (j, k, status) => {
-      const item = manifest?.jobs[j]?.items?.[k];
+      const item = (manifest && jobIfReadable(manifest.jobs, j))?.items?.[k];
       return {
         index: k,
         source: manifest ? itemSource(manifest, j, k) : null,

@@ -1,5 +1,5 @@
 import type { Logger } from '../core/log/logger.js';
-import type { Manifest } from '../manifest/model.js';
+import type { JobList, Manifest } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { CsvLimits } from '../manifest/read-input.js';
 import { refreshSummary } from './build-report.js';
@@ -37,7 +37,7 @@ export class ReportWriter {
   constructor(
     private readonly report: ResultReport,
     private readonly opts: {
-      manifest?: Manifest;
+      manifest?: Manifest<JobList>;
       mapping?: Mapping;
       csvLimits?: Partial<CsvLimits>;
       intervalMs?: number;

@@ -1,5 +1,5 @@
 import { itemCountOf, itemRowOf, jobCountOf } from '../manifest/csv/item-rows.js';
-import type { CsvOrigin, Manifest } from '../manifest/model.js';
+import type { CsvOrigin, JobList, Manifest } from '../manifest/model.js';
 import { INPUT_TOO_LARGE } from '../manifest/read-input.js';
 import { type ItemOutcome, itemOutcomes } from './lazy-items.js';
 import type { JobResult, ReportError, ResultReport } from './model.js';
@@ -98,7 +98,7 @@ class Tails {
 }
 
 /** The result columns of every row, from the report and where the manifest found each item. */
-export function rowCellsOf(report: ResultReport, manifest: Manifest | undefined): RowCellsTable {
+export function rowCellsOf(report: ResultReport, manifest: Manifest<JobList> | undefined): RowCellsTable {
   const csv = manifest?.csv;
   const rowErrors = errorsByRow(report.errors);
   const tails = new Tails(rowErrors);

@@ -1,5 +1,5 @@
 import { rename, rm } from 'node:fs/promises';
-import type { Manifest } from '../manifest/model.js';
+import type { JobList, Manifest } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { CsvLimits } from '../manifest/read-input.js';
 import type { Logger } from '../core/log/logger.js';
@@ -52,7 +52,7 @@ export interface ReportTarget {
 export async function writeReports(
   report: ResultReport,
   opts: {
-    manifest?: Manifest;
+    manifest?: Manifest<JobList>;
     mapping?: Mapping;
     csvLimits?: Partial<CsvLimits>;
     target?: ReportTarget;

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'csv-stringify/sync';
 import { type CsvDialect, dialectOf, dialectRead } from '../manifest/csv/csv-scanner.js';
-import type { CsvRead, Manifest } from '../manifest/model.js';
+import type { CsvRead, JobList, Manifest } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { CsvLimits } from '../manifest/read-input.js';
 import { type NewFileOptions, writeFileAtomic } from '../storage/atomic-write.js';
@@ -64,7 +64,7 @@ const WORKER_URL = new URL('./result-csv-worker.js', import.meta.url);
 
 export interface ResultCsvOptions {
   /** CSV and spreadsheet inputs: the manifest (for itemRows and header) and the mapping it was read with. */
-  manifest?: Manifest;
+  manifest?: Manifest<JobList>;
   mapping?: Mapping;
   /** The CSV limits the input was read with, so its rows are read again under the same caps. */
   csvLimits?: Partial<CsvLimits>;

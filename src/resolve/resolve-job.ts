@@ -1,6 +1,6 @@
 import type { JobCandidate } from '../api/types.js';
 import { extend } from '../core/extend.js';
-import type { Diagnostic, Manifest, ManifestJob } from '../manifest/model.js';
+import type { Diagnostic, JobList, Manifest, ManifestJob } from '../manifest/model.js';
 import { combineWarnings, estimateJob } from './estimate/estimate-job.js';
 import type { JobEstimate } from './estimate/model.js';
 import { diagnostic } from './preflight/diagnostic.js';
@@ -52,11 +52,11 @@ const JOB_FIELDS = [
  * repeated here, so each mistake is reported once.
  */
 export async function resolveJob(
-  manifest: Manifest,
+  manifest: Manifest<JobList>,
   jobIndex: number,
   catalogue: AccountCatalogue,
 ): Promise<ResolvedJob> {
-  const job = manifest.jobs[jobIndex];
+  const job = manifest.jobs.at(jobIndex) as ManifestJob;
   const sources = manifest.sources;
   const base = `jobs[${jobIndex}]`;
 

@@ -405,7 +405,7 @@ export class TemplateReader {
   }
 }
 
-const MAX_DIAGNOSTICS_PER_CODE = 1000;
+export const MAX_DIAGNOSTICS_PER_CODE = 1000;
 
 /**
  * Diagnostics of one file, at most MAX_DIAGNOSTICS_PER_CODE of each code: most problems in a

@@ -11,7 +11,15 @@
  */
 import type { CsvOrigin } from '../model.js';
 
-export class ItemRowTable {
+/** Where each job's items' rows come from: a table of the whole read's, or the job index's (job-view.ts). */
+export interface ItemRows {
+  readonly jobCount: number;
+  count(j: number): number;
+  row(j: number, k: number): number | undefined;
+  toArrays(): number[][];
+}
+
+export class ItemRowTable implements ItemRows {
   constructor(
     /** jobCount + 1 offsets into `rows`. */
     private readonly start: Int32Array,
@@ -39,10 +47,10 @@ export class ItemRowTable {
 }
 
 const TABLE = Symbol('htorder.itemRowTable');
-type WithTable = CsvOrigin & { [TABLE]?: ItemRowTable };
+type WithTable = CsvOrigin & { [TABLE]?: ItemRows };
 
 /** A CsvOrigin whose `itemRows` arrays are made from `table` on first read. */
-export function csvOriginOf(header: string[], skipRows: number, table: ItemRowTable): CsvOrigin {
+export function csvOriginOf(header: string[], skipRows: number, table: ItemRows): CsvOrigin {
   const origin = { header, skipRows } as WithTable;
   Object.defineProperty(origin, 'itemRows', {
     enumerable: true,

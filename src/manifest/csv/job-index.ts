@@ -12,6 +12,7 @@
  * (UTF-8, Windows-1252); a UTF-16 file is refused (JobIndexUnsupported), to be read whole.
  */
 import { createHash } from 'node:crypto';
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { type FileHandle, open } from 'node:fs/promises';
 import type { Diagnostic, ManifestJob, SourceMap } from '../model.js';
 import { buildManifest } from '../build-manifest.js';
@@ -61,6 +62,8 @@ export interface CsvJobIndex {
   recordCount: number;
   /** The whole read's diagnostics about the file itself (its header, a parse error, a limit). */
   diagnostics: Diagnostic[];
+  /** How many of `diagnostics` are the header's; the rest are the scanner's problems. */
+  headerDiagnostics?: number;
   /** The separator and encoding the file was read in. */
   read?: CsvRead;
   header?: { cells: string[]; row: number; start: number; end: number };
@@ -89,6 +92,8 @@ export interface JobWindow {
   diagnostics: Diagnostic[];
   /** For paths of these jobs, the whole read's locations. */
   sources: SourceMap;
+  /** The jobs as the document holds them before the manifest is built (what the schema validates). */
+  doc: unknown[];
 }
 
 /** Streams `file` once and returns its index; never throws for a problem of the input (diagnostics say). */
@@ -191,12 +196,14 @@ class IndexPass implements CsvScanHandlers {
     const header = this.headerAt;
     if (header !== undefined) header.end = records.recordCount > 0 ? records.offsetOf(0) : this.offset;
     const jobCount = broken ? 0 : records.jobCount;
+    const diagnostics = this.fileDiagnostics(broken, jobCount);
     return {
       file,
       sha256: broken ? '' : this.hash.digest('hex'),
       jobCount,
       recordCount: records.recordCount,
-      diagnostics: this.fileDiagnostics(broken, jobCount),
+      diagnostics,
+      headerDiagnostics: diagnostics.length - this.scanner.problems.length,
       read,
       ...(header !== undefined ? { header } : {}),
       ...(identity !== undefined ? { identity } : {}),
@@ -233,7 +240,7 @@ class IndexPass implements CsvScanHandlers {
  */
 export async function readJobs(index: CsvJobIndex, from: number, to: number): Promise<JobWindow> {
   checkWindow(index, from, to);
-  if (from === to) return { from, to, jobs: [], diagnostics: [], sources: windowSources(index, from, to, undefined) };
+  if (from === to) return emptyWindow(index, from, to);
   const reader = await openJobs(index);
   try {
     return await reader.read(from, to);
@@ -268,17 +275,46 @@ export async function openJobs(index: CsvJobIndex): Promise<JobReader> {
     await handle.close();
     throw err;
   });
-  const same =
+  if (!sameFile(identity, now)) {
+    await handle.close();
+    throw new CsvFileChanged(file, 'another file, or its size or time changed');
+  }
+  // One implementation of a window's read: the synchronous one (JobReaderSync), through the handle's descriptor.
+  return { read: async (from, to) => readWindow(index, handle.fd, from, to), close: () => handle.close() };
+}
+
+function sameFile(identity: FileIdentity | undefined, now: FileIdentity): boolean {
+  return (
     identity !== undefined &&
     now.dev === identity.dev &&
     now.ino === identity.ino &&
     now.size === identity.size &&
-    now.mtimeMs === identity.mtimeMs;
-  if (!same) {
-    await handle.close();
-    throw new CsvFileChanged(file, 'another file, or its size or time changed');
+    now.mtimeMs === identity.mtimeMs
+  );
+}
+
+/** JobReader's synchronous twin, for a list of jobs read on demand by synchronous callers (job-view.ts). */
+export interface JobReaderSync {
+  read(from: number, to: number): JobWindow;
+  close(): void;
+}
+
+/** openJobs, synchronously: the same identity check, then positioned reads through one descriptor. */
+export function openJobsSync(index: CsvJobIndex): JobReaderSync {
+  const { file, identity } = index;
+  let fd: number;
+  try {
+    fd = openSync(file, 'r');
+  } catch (err) {
+    throw new CsvFileChanged(file, `cannot open it: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
-  return { read: (from, to) => readWindow(index, handle, from, to), close: () => handle.close() };
+  try {
+    if (!sameFile(identity, fstatSync(fd))) throw new CsvFileChanged(file, 'another file, or its size or time changed');
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+  return { read: (from, to) => readWindow(index, fd, from, to), close: () => closeSync(fd) };
 }
 
 function checkWindow(index: CsvJobIndex, from: number, to: number): void {
@@ -286,19 +322,25 @@ function checkWindow(index: CsvJobIndex, from: number, to: number): void {
     throw new RangeError(`jobs [${from}, ${to}) are not within the ${index.jobCount} jobs of ${index.file}`);
 }
 
-async function readWindow(index: CsvJobIndex, handle: FileHandle, from: number, to: number): Promise<JobWindow> {
+function emptyWindow(index: CsvJobIndex, from: number, to: number): JobWindow {
+  return { from, to, jobs: [], diagnostics: [], sources: windowSources(index, from, to, undefined), doc: [] };
+}
+
+function readWindow(index: CsvJobIndex, fd: number, from: number, to: number): JobWindow {
   checkWindow(index, from, to);
   const { tables, header, read } = index;
   if (from === to || tables === undefined || header === undefined || read === undefined)
-    return { from, to, jobs: [], diagnostics: [], sources: windowSources(index, from, to, undefined) };
+    return emptyWindow(index, from, to);
   const records = tables.records.recordsOf(from, to);
   const runs = runsOf(tables, records);
-  const bytes = await readIndexed(handle, index.file, tables, [[header.start, header.end], ...runs]);
+  const bytes = readIndexed(fd, index.file, tables, [[header.start, header.end], ...runs]);
   const builder = new CsvDocumentBuilder(index.file, 0, undefined, Number.POSITIVE_INFINITY);
   builder.header(header.cells, header.row);
-  await scanWindow(index, bytes, records, builder);
+  scanWindow(index, bytes, records, builder);
   const parts = builder.result();
   const jobs = parts.doc?.jobs ?? [];
+  // The document's own list, before building the manifest (which may copy an item): what the schema sees.
+  const doc = jobs.slice();
   if (jobs.length !== to - from)
     throw new CsvFileChanged(index.file, `${jobs.length} jobs where ${to - from} were indexed`);
   const raw = { file: index.file, format: 'csv' as const, sha256: index.sha256, doc: parts.doc, diagnostics: [] };
@@ -310,10 +352,11 @@ async function readWindow(index: CsvJobIndex, handle: FileHandle, from: number, 
     if (m !== null) diagnostics.push({ ...d, field: `jobs[${Number(m[1]) + from}]${d.field?.slice(m[0].length)}` });
   }
   const sources = windowSources(index, from, to, csvSourceMap(index.file, parts));
-  return { from, to, jobs: manifest?.jobs ?? [], diagnostics, sources };
+  return { from, to, jobs: manifest?.jobs ?? [], diagnostics, sources, doc };
 }
 
 const JOB_PATH = /^jobs\[(\d+)\]/;
+const NEWLINE = Buffer.from('\n');
 
 /**
  * A window's SourceMap: a job's path is located as `jobs[i - from]…` in the window's own map,
@@ -350,21 +393,13 @@ function runsOf(tables: IndexTables, records: Int32Array): Array<[number, number
  * blocks meet (or nearly) in one read, and each block they lie in must have the print taken
  * when indexing.
  */
-async function readIndexed(
-  handle: FileHandle,
-  file: string,
-  tables: IndexTables,
-  ranges: Array<[number, number]>,
-): Promise<Buffer[]> {
+function readIndexed(fd: number, file: string, tables: IndexTables, ranges: Array<[number, number]>): Buffer[] {
   const out: Buffer[] = [];
   const groups = blockGroups(ranges);
-  // All of a window's reads at once: rows scattered over the file make one read each.
-  const read = await Promise.all(
-    groups.map((g) => {
-      const at = g.first * PRINT_BLOCK;
-      return readFully(handle, at, Math.min(g.end * PRINT_BLOCK, tables.size) - at, file);
-    }),
-  );
+  const read = groups.map((g) => {
+    const at = g.first * PRINT_BLOCK;
+    return readFully(fd, at, Math.min(g.end * PRINT_BLOCK, tables.size) - at, file);
+  });
   for (let g = 0; g < groups.length; g++) {
     const group = groups[g];
     const at = group.first * PRINT_BLOCK;
@@ -413,10 +448,10 @@ function blockGroups(ranges: Array<[number, number]>): BlockGroup[] {
   return groups;
 }
 
-async function readFully(handle: FileHandle, position: number, length: number, file: string): Promise<Buffer> {
+function readFully(fd: number, position: number, length: number, file: string): Buffer {
   const buf = Buffer.allocUnsafe(length);
   for (let got = 0; got < length; ) {
-    const { bytesRead } = await handle.read(buf, got, length - got, position + got);
+    const bytesRead = readSync(fd, buf, got, length - got, position + got);
     if (bytesRead === 0) throw new CsvFileChanged(file, 'it is shorter');
     got += bytesRead;
   }
@@ -430,12 +465,7 @@ async function readFully(handle: FileHandle, position: number, length: number, f
  * the scanner's first look would take for binary data (the whole read's looked at the file's
  * own first bytes).
  */
-async function scanWindow(
-  index: CsvJobIndex,
-  bytes: Buffer[],
-  records: Int32Array,
-  builder: CsvDocumentBuilder,
-): Promise<void> {
+function scanWindow(index: CsvJobIndex, bytes: Buffer[], records: Int32Array, builder: CsvDocumentBuilder): void {
   const table = (index.tables as IndexTables).records;
   const read = index.read as CsvRead;
   let next = -1;
@@ -451,13 +481,12 @@ async function scanWindow(
   const limits = { ...(index.tables as IndexTables).limits, maxFileBytes: Number.MAX_SAFE_INTEGER };
   const dialect = { delimiter: read.delimiter, encoding: read.encoding, skipRows: 0 };
   const scanner = new CsvScanner(dialect, handlers, { limits });
-  // As few pushes as can be: the scanner holds its first bytes until it has enough to judge them,
-  // growing them by each push, which many small pushes (rows scattered over the file) make
-  // quadratic; and it judges all it holds then, so the header and blank lines go first, alone.
-  if (bytes.some((b) => b.includes(0))) scanner.push(Buffer.concat([bytes[0], Buffer.alloc(SNIFF_BYTES, 10)]));
-  else bytes[1] = Buffer.concat([bytes[0], bytes[1]]);
-  scanner.push(Buffer.concat(bytes.slice(1)));
-  await scanner.finish();
+  // Two pushes: the scanner holds its first bytes until it has enough to judge them and judges
+  // all it holds then, so the header and blank lines go first, alone (the rows may hold a NUL
+  // byte); then every record, and a line break after the last, so that each record is
+  // delivered within push() and no finish() (which csv-parse may settle on a later tick) is needed.
+  scanner.push(Buffer.concat([bytes[0], Buffer.alloc(SNIFF_BYTES, 10)]));
+  scanner.push(Buffer.concat([...bytes.slice(1), NEWLINE]));
   if (scanner.stopped || next !== records.length)
     throw new CsvFileChanged(index.file, `${Math.max(next, 0)} rows read where ${records.length} were indexed`);
 }

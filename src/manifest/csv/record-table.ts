@@ -80,6 +80,24 @@ export class RecordTable {
     return this.rows[k >>> BLOCK_BITS][k & MASK];
   }
 
+  /** How many records job `j` has. */
+  countOf(j: number): number {
+    let n = 0;
+    for (let k = this.firstOf(j); k >= 0; k = this.next[k >>> BLOCK_BITS][k & MASK]) n++;
+    return n;
+  }
+
+  /** Job `j`'s `n`-th record (its `n`-th item's row), or -1. */
+  recordOf(j: number, n: number): number {
+    let k = this.firstOf(j);
+    for (let i = 0; k >= 0 && i < n; i++) k = this.next[k >>> BLOCK_BITS][k & MASK];
+    return k;
+  }
+
+  private firstOf(j: number): number {
+    return j >= 0 && j < this.jobs ? this.firsts[j >>> BLOCK_BITS][j & MASK] : -1;
+  }
+
   /** The records of jobs [from, to), in file order. */
   recordsOf(from: number, to: number): Int32Array {
     const found: number[] = [];

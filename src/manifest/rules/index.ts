@@ -1,4 +1,4 @@
-import type { Diagnostic, Manifest } from '../model.js';
+import type { Diagnostic, JobList, Manifest, ManifestJob, SourceMap } from '../model.js';
 import { artworkUrls } from './artwork-url.js';
 import { dueDate } from './due-date.js';
 import { lostDigitFields, postalCodeZero, scientificOrderNumber } from './excel-damage.js';
@@ -27,21 +27,32 @@ const JOB_RULES: readonly JobRule[] = [
 ];
 
 /** Runs every local rule; jobs in `skipJobs` get only the manifest-wide one (unique order numbers). */
-export function runLocalRules(manifest: Manifest, skipJobs: ReadonlySet<number> = new Set()): Diagnostic[] {
+export function runLocalRules(manifest: Manifest<JobList>, skipJobs: ReadonlySet<number> = new Set()): Diagnostic[] {
   const findings: Finding[] = uniqueOrderNumber(manifest);
   const jobs = manifest.jobs;
-  for (let j = 0; j < jobs.length; j++) {
-    if (skipJobs.has(j)) continue;
-    for (const rule of JOB_RULES) {
-      const found = rule(jobs[j], j);
-      for (let f = 0; f < found.length; f++) findings.push(found[f]);
-    }
+  for (let j = 0; j < jobs.length; j++) if (!skipJobs.has(j)) runJobRules(jobs.at(j) as ManifestJob, j, findings);
+  return findings.map((f) => located(f, manifest.sources));
+}
+
+/**
+ * The per-job rules on job `j` (numbered `j` in their findings), their findings added to
+ * `into`. They may repair the job (a ZIP's lost zero): a job read again from its file goes
+ * through them again (csv/job-view.ts).
+ */
+export function runJobRules(job: ManifestJob, j: number, into: Finding[]): void {
+  for (const rule of JOB_RULES) {
+    const found = rule(job, j);
+    for (let f = 0; f < found.length; f++) into.push(found[f]);
   }
-  return findings.map((f) => ({
+}
+
+/** A finding as a diagnostic, at its field's location. */
+export function located(f: Finding, sources: SourceMap): Diagnostic {
+  return {
     severity: f.severity ?? 'error',
     code: f.code,
     message: f.message,
     field: f.field,
-    source: manifest.sources.locate(f.field),
-  }));
+    source: sources.locate(f.field),
+  };
 }

@@ -1,4 +1,4 @@
-import type { Manifest, ManifestJob, SourceLocation } from '../model.js';
+import type { JobList, Manifest, ManifestJob, SourceLocation, SourceMap } from '../model.js';
 import { eachItem, itemPath, NOTHING, type Finding } from './rule.js';
 
 /**
@@ -52,26 +52,35 @@ export function orderNumberShape(job: ManifestJob, j: number): readonly Finding[
  * orderNumber is the job's identity (the ledger key): two jobs may not share one. Compared in
  * NFC, so "Café" composed and decomposed are one order number here too.
  */
-export function uniqueOrderNumber(manifest: Manifest): Finding[] {
-  const first = new Map<string, number>();
+export function uniqueOrderNumber(manifest: Manifest<JobList>): Finding[] {
+  const seen = new OrderNumbers();
   const findings: Finding[] = [];
-  manifest.jobs.forEach((job, i) => {
+  let i = 0;
+  for (const job of manifest.jobs) seen.add(job, i++, manifest.sources, findings);
+  return findings;
+}
+
+/** The order numbers met so far, job after job (uniqueOrderNumber; a windowed read's check, job by job). */
+export class OrderNumbers {
+  private readonly first = new Map<string, number>();
+
+  /** Job `i`, after every job before it: its finding, if an earlier job has its order number, to `into`. */
+  add(job: ManifestJob, i: number, sources: SourceMap, into: Finding[]): void {
     if (typeof job.orderNumber !== 'string' || job.orderNumber === '') return;
     const same = job.orderNumber.normalize('NFC');
-    const earlier = first.get(same);
+    const earlier = this.first.get(same);
     if (earlier === undefined) {
-      first.set(same, i);
+      this.first.set(same, i);
       return;
     }
-    const here = manifest.sources.locate(`jobs[${i}].orderNumber`);
-    const there = manifest.sources.locate(`jobs[${earlier}].orderNumber`);
-    findings.push({
+    const here = sources.locate(`jobs[${i}].orderNumber`);
+    const there = sources.locate(`jobs[${earlier}].orderNumber`);
+    into.push({
       code: 'order-number.duplicate',
       field: `jobs[${i}].orderNumber`,
       message: `orderNumber "${job.orderNumber}" is used twice: jobs[${earlier}] at ${describeLocation(there)} and jobs[${i}] at ${describeLocation(here)}; each job needs its own`,
     });
-  });
-  return findings;
+  }
 }
 
 /** "line 3, column 18" or "row 7", for messages that name a second location. */

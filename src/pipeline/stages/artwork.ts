@@ -13,7 +13,7 @@ import type { StageContext } from './context.js';
  */
 export async function checkArtwork(job: JobState, ctx: StageContext): Promise<JobState> {
   if (job.outcome !== 'ready') return job;
-  const mjob = ctx.manifest.jobs[job.index];
+  const mjob = ctx.manifest.jobs.at(job.index);
   if (!mjob || !Array.isArray(mjob.items)) return job;
   const { sources } = ctx.manifest;
   const now = nowDate(ctx.clock);

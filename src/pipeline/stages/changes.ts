@@ -1,3 +1,4 @@
+import type { ManifestJob } from '../../manifest/model.js';
 import { isError } from '../../manifest/diagnostics.js';
 import { declarativeChanges } from '../apply-changes.js';
 import { withFindings, type JobState } from '../job-state.js';
@@ -22,7 +23,7 @@ export async function applyChanges(job: JobState, ctx: StageContext): Promise<Jo
       clock: ctx.clock,
       ...(ctx.beforeSend ? { beforeSend: ctx.beforeSend } : {}),
     },
-    manifest.jobs[job.index],
+    manifest.jobs.at(job.index) as ManifestJob,
     { hash: job.hash, submitted: job.outcome === 'found' ? job.ledger?.entry : undefined },
   );
   const next = withFindings(job, changes.diagnostics);

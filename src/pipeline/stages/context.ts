@@ -4,7 +4,7 @@ import type { ApiClient } from '../../api/client.js';
 import type { ArtworkStore } from '../../storage/artwork-store.js';
 import type { LedgerStore } from '../../storage/ledger/model.js';
 import type { Logger } from '../../core/log/logger.js';
-import type { Manifest } from '../../manifest/model.js';
+import type { JobList, Manifest } from '../../manifest/model.js';
 import type { AccountCatalogue } from '../../resolve/catalogue.js';
 import type { JobState } from '../job-state.js';
 import type { InputArtworkFiles } from './artwork-files.js';
@@ -14,7 +14,7 @@ import type { GuardLimits } from './guard.js';
 /** What every stage of one input may use. plan and run differ only in `mode`. */
 export interface StageContext {
   mode: 'plan' | 'run';
-  manifest: Manifest;
+  manifest: Manifest<JobList>;
   /** The input as log lines name it (PipelineContext.displayName). */
   displayName: string;
   client: ApiClient;

@@ -17,7 +17,7 @@ const DAY_MS = 86_400_000;
  */
 export async function provideArtwork(job: JobState, ctx: StageContext): Promise<JobState> {
   if (job.outcome !== 'ready') return job;
-  const items = ctx.manifest.jobs[job.index]?.items ?? [];
+  const items = ctx.manifest.jobs.at(job.index)?.items ?? [];
   const named = items.flatMap((item, i) => (typeof item?.artwork === 'string' ? [{ name: item.artwork, i }] : []));
   if (named.length === 0) return job;
   const { sources } = ctx.manifest;

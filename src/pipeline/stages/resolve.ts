@@ -1,7 +1,7 @@
 import { isError } from '../../manifest/diagnostics.js';
 import { extend } from '../../core/extend.js';
 import { resolveJob } from '../../resolve/resolve-job.js';
-import type { Manifest } from '../../manifest/model.js';
+import type { JobList, Manifest } from '../../manifest/model.js';
 import { type JobState, keptResolution, parkedJob, withFindings } from '../job-state.js';
 import { requestHash } from '../saved-plan.js';
 import type { StageContext } from './context.js';
@@ -26,7 +26,7 @@ export async function resolve(job: JobState, ctx: StageContext): Promise<JobStat
  * ready job is parked in the input's JobTable (job-state.ts, parkedJob), where what it keeps
  * takes a fixed few bytes; the estimate keeps what is read of it later (total, currency).
  */
-export function keepResolution(job: JobState, manifest?: Manifest): JobState {
+export function keepResolution(job: JobState, manifest?: Manifest<JobList>): JobState {
   const resolved = job.resolved;
   if (resolved === undefined || 'kept' in resolved || resolved.artworkKeys !== undefined) return job;
   const { total, currency } = resolved.estimate;

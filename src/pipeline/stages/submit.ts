@@ -1,4 +1,4 @@
-import type { Diagnostic } from '../../manifest/model.js';
+import type { Diagnostic, ManifestJob } from '../../manifest/model.js';
 import { patchableOf } from '../apply-changes.js';
 import { fullResolution, withFindings, type JobState } from '../job-state.js';
 import { blocksSubmission, holdsInput, jobStatus } from '../job-status.js';
@@ -56,7 +56,7 @@ export async function submit(job: JobState, ctx: StageContext): Promise<JobState
     orderNumber: resolved.orderNumber,
     hash: job.hash,
     candidate: resolved.candidate,
-    patchable: patchableOf(ctx.manifest.jobs[job.index]),
+    patchable: patchableOf(ctx.manifest.jobs.at(job.index) as ManifestJob),
   });
   const next = withLedgerOutcome(job, outcome, ctx);
   const status = jobStatus(next.outcome);

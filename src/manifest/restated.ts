@@ -1,0 +1,33 @@
+import { itemIndexOf } from './field-path.js';
+
+/**
+ * Whether a rule finding restates a schema error: same item (`jobs[0].items[2]…`), or, outside
+ * items, one path is a prefix of the other (`jobs[0]` wrong type ⊃ everything in it). The
+ * faulted paths are indexed so that each finding costs its own path's length: comparing every
+ * finding with every faulted path made a file whose every row is faulty quadratic.
+ */
+export function restatesFault(faulted: readonly string[]): (field: string | undefined) => boolean {
+  const exact = new Set(faulted);
+  // Every faulted path and each path it is within (`jobs[0].items[2].code` → `jobs[0].items[2]`, `jobs[0]`…).
+  const within = new Set(faulted.flatMap(withinOrSelf));
+  return (field) => {
+    if (field === undefined) return false;
+    const item = itemIndexOf(field);
+    // A faulted path within the finding's item or its path, or the finding's path within a faulted one.
+    if (item !== undefined && within.has(`jobs[${item[0]}].items[${item[1]}]`)) return true;
+    return within.has(field) || withinOrSelf(field).some((outer) => exact.has(outer));
+  };
+}
+
+/**
+ * `path` and every path it is within: each prefix that ends right before a `.` or a `[`
+ * (`jobs[0].items` is within `jobs[0]`; `jobs[0].itemsX` is not; `jobs[1]` is not within `jobs[10]`).
+ */
+function withinOrSelf(path: string): string[] {
+  const out = [path];
+  for (let i = 0; i < path.length; i++) {
+    const c = path.charCodeAt(i);
+    if (c === 0x2e || c === 0x5b) out.push(path.slice(0, i));
+  }
+  return out;
+}
