@@ -7,7 +7,6 @@ import { noteWhereHeld } from '../pipeline/approve.js';
 import { processInput, type InputOutcome, type PipelineContext } from '../pipeline/process-input.js';
 import type { ReportTarget } from '../report/write-reports.js';
 import { writeFileAtomic } from '../storage/atomic-write.js';
-import { firstErrors, heldReasons } from '../report/write-errors-txt.js';
 import type { InputAttempts } from '../watch/attempts.js';
 import { ClaimLostError, type ClaimedInput, type FinishOutcome, type InputChange } from '../watch/sources/model.js';
 import type { HandleResult } from '../watch/scheduler.js';
@@ -73,16 +72,40 @@ async function processClaimed(
   pipeline: PipelineContext,
   startedAt: number,
 ): Promise<Handled> {
-  const { logger } = ctx;
   const change = changeCheck(input);
   // Reports are written once, where the input ends up (at finish), not beside the private copy.
   const outcome = await processInput(input.path, {
     ...pipeline,
     command: 'watch',
     displayName: input.location,
+    keepJobs: false,
     ...(input.artworkFolder ? { artworkFolder: input.artworkFolder } : {}),
     hooks: { beforeSend: change.beforeSend },
   });
+  try {
+    return await finishProcessed(input, outcome, { lease, ctx, pipeline, startedAt, change });
+  } finally {
+    // The report's temporary files, beside the private copy, whether its reports were written or not.
+    await outcome.close?.();
+  }
+}
+
+/** What processClaimed knows as its input's outcome is in. */
+interface Processed {
+  lease: { lost: () => boolean };
+  ctx: HandleContext;
+  pipeline: PipelineContext;
+  startedAt: number;
+  change: ReturnType<typeof changeCheck>;
+}
+
+/** Where a processed input goes (done/, failed/, held/, back to the queue), its reports with it. */
+async function finishProcessed(
+  input: ClaimedInput,
+  outcome: InputOutcome,
+  { lease, ctx, pipeline, startedAt, change }: Processed,
+): Promise<Handled> {
+  const { logger } = ctx;
   const changed = lease.lost() ? undefined : await change.beforeMove();
   if (changed) return requeue(input, changed, outcome.report?.summary.byStatus.submitted ?? 0, ctx);
   if (outcome.status === 'unavailable') {
@@ -180,13 +203,12 @@ function tellFinished(
     durationMs,
     ...(report ? { summary: report.summary } : {}),
     ...(target === 'failed'
-      ? { problem: outcome.problem ?? (report && firstErrors(report, basename(name))) ?? 'see its reports' }
+      ? { problem: outcome.problem ?? outcome.quotes?.firstErrors(basename(name)) ?? 'see its reports' }
       : {}),
     ...(target === 'held'
       ? {
           problem:
-            (report && heldReasons(report, basename(name))) ??
-            'jobs wait for approval (htorder approve); see its reports',
+            outcome.quotes?.heldReasons(basename(name)) ?? 'jobs wait for approval (htorder approve); see its reports',
         }
       : {}),
   });

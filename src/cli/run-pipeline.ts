@@ -1,5 +1,4 @@
 import { basename, resolve } from 'node:path';
-import { firstErrors, heldReasons } from '../report/write-errors-txt.js';
 import type { CommandIo } from './command-io.js';
 import { openPipelineContext } from '../app/pipeline-context.js';
 import { unavailableReason } from '../api/errors.js';
@@ -85,11 +84,16 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Comman
     }
     const progress = createProgress(io.stderr, input.command);
     for (const [i, file] of files.entries()) {
-      const ctx: PipelineContext = { ...context, hooks: { onProgress: progress.update } };
+      // Only --json and plan --out read the jobs of an input once it is done.
+      const keepJobs = input.json === true || input.out !== undefined;
+      // The input's summary is told while its report's jobs can still be read (its table lists them).
+      const onOutcome = (outcome: InputOutcome) => {
+        progress.clear();
+        io.stderr.write(formatInputOutcome(outcome, input.command));
+      };
+      const ctx: PipelineContext = { ...context, keepJobs, hooks: { onProgress: progress.update, onOutcome } };
       const outcome = await (i === 0 ? processPrepared(await first, ctx) : processInput(file, ctx));
-      progress.clear();
       outcomes.push(outcome);
-      io.stderr.write(formatInputOutcome(outcome, input.command));
       notifier?.runOutcome(resolve(file), outcome.status, outcome.report?.summary, problemOf(outcome, file));
     }
     // After the inputs: a day's upkeep of the ledger never holds up an order.
@@ -108,7 +112,7 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Comman
 
 /** What an input's alert says went wrong: an invalid input's first errors, a held one's reasons its jobs wait. */
 function problemOf(outcome: InputOutcome, file: string): string | undefined {
-  if (outcome.problem !== undefined || !outcome.report) return outcome.problem;
-  if (outcome.status === 'invalid') return firstErrors(outcome.report, basename(file));
-  return outcome.status === 'held' ? heldReasons(outcome.report, basename(file)) : undefined;
+  if (outcome.problem !== undefined || !outcome.quotes) return outcome.problem;
+  if (outcome.status === 'invalid') return outcome.quotes.firstErrors(basename(file));
+  return outcome.status === 'held' ? outcome.quotes.heldReasons(basename(file)) : undefined;
 }

@@ -1,9 +1,10 @@
 import { isError } from '../manifest/diagnostics.js';
 import { itemIndexOf } from '../manifest/field-path.js';
 import type { JobList, Manifest } from '../manifest/model.js';
-import { toReportError } from '../report/build-report.js';
+import { type CheckedReport, toReportError } from '../report/build-report.js';
 import { itemCount, refilePending } from '../report/lazy-items.js';
-import type { ReportError, ResultReport } from '../report/model.js';
+import type { JobResult, ReportError, ResultReport } from '../report/model.js';
+import type { PendingSource, ReportSpool } from '../report/report-spool.js';
 import { dueOf, type JobState } from './job-state.js';
 import { jobStatus } from './job-status.js';
 
@@ -24,8 +25,70 @@ export function jobReporter(report: ResultReport, manifest: Manifest<JobList>): 
       check = { warnings: result.warnings, errors: result.errors, dateDue: result.dateDue };
       checked.set(job.index, check);
     }
-    writeJob(report, job, check, manifest);
+    writeJob(report.jobs[job.index], job, check, manifest);
   };
+}
+
+/**
+ * The report of a run written from its job states without a result held per job: a job's
+ * result is made when it is written, from check's findings on it, the manifest's job and the
+ * job's latest state, written over check's as jobReporter does. A job that has not ended keeps
+ * only a reference to its latest state (`write`); one that has ended (`end`: its last write) is
+ * handed to the spool, which keeps it on disk, and its state is let go.
+ */
+export class JobReporter {
+  /** Per job: its latest state while it has been written and has not ended. */
+  private readonly states: Array<JobState | undefined>;
+  /** What a write renders a job that has not ended from: its latest state, taken when the write begins. */
+  readonly pending: PendingSource = {
+    at: (j) => this.states[j],
+    render: (j, at) => this.render(j, at as JobState | undefined),
+  };
+
+  constructor(
+    private readonly checked: Pick<CheckedReport, 'job' | 'jobCount'>,
+    private readonly manifest: Manifest<JobList>,
+    private spool?: ReportSpool,
+  ) {
+    this.states = new Array<JobState | undefined>(checked.jobCount);
+  }
+
+  /** The spool ended jobs go to (the report's, made after the reporter it renders from). */
+  spoolTo(spool: ReportSpool): void {
+    this.spool = spool;
+  }
+
+  /** A write of a job that goes on: the report shows it from this state until the next. */
+  write(job: JobState): void {
+    this.states[job.index] = job;
+  }
+
+  /**
+   * A job's last write: its result goes to the spool, its state is let go. False when the
+   * spool asks its caller to wait for the disk (ReportSpool.end) before ending more.
+   */
+  end(job: JobState): boolean {
+    if (this.spool === undefined) throw new Error('the report has no spool to end jobs in');
+    this.states[job.index] = undefined;
+    const result = this.render(job.index, job);
+    // Its items built now: a job's items not yet built read their status from what the report's
+    // items share per job, which a write under way rendering this job from an earlier state sets anew.
+    void result.items;
+    return this.spool.end(job.index, result);
+  }
+
+  /** Job `j`'s result: check's, written over from `state` when it has one. */
+  render(j: number, state: JobState | undefined): JobResult {
+    const result = this.checked.job(j, state?.orderNumber);
+    if (state !== undefined)
+      writeJob(
+        result,
+        state,
+        { warnings: result.warnings, errors: result.errors, dateDue: result.dateDue },
+        this.manifest,
+      );
+    return result;
+  }
 }
 
 interface Checked {
@@ -34,8 +97,7 @@ interface Checked {
   dateDue: string | null;
 }
 
-function writeJob(report: ResultReport, job: JobState, check: Checked, manifest: Manifest<JobList>): void {
-  const result = report.jobs[job.index];
+function writeJob(result: JobResult, job: JobState, check: Checked, manifest: Manifest<JobList>): void {
   const status = jobStatus(job.outcome);
   const entry = job.ledger?.entry;
   result.status = status;

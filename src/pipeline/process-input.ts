@@ -16,16 +16,19 @@ import {
   INPUT_UNREADABLE,
   INPUT_UNSUPPORTED,
 } from '../manifest/read-input.js';
-import { buildReport, refreshSummary, reportHasErrors } from '../report/build-report.js';
+import { checkedReport } from '../report/build-report.js';
 import type { ResultReport } from '../report/model.js';
+import { reportPaths } from '../report/report-paths.js';
 import { ReportWriter } from '../report/report-writer.js';
+import { SpooledReport } from '../report/spooled-report.js';
+import type { ReportQuotes } from '../report/write-errors-txt.js';
 import type { ReportTarget, WrittenReports } from '../report/write-reports.js';
 import type { AccountCatalogue } from '../resolve/catalogue.js';
 import { errorText } from './api-diagnostics.js';
 import { type AccountListing, listAccount } from './find-submitted.js';
 import { eachJob, flow, notProcessed } from './flow.js';
 import { type JobEnd, jobEnd } from './job-end.js';
-import { jobReporter } from './job-report.js';
+import { JobReporter } from './job-report.js';
 import { checkPlanned, type PlanCheck, type PlannedJob } from './saved-plan.js';
 import { checkedJobs, type JobState, type StageOutcome } from './job-state.js';
 import { blocksSubmission } from './job-status.js';
@@ -117,12 +120,23 @@ export interface PipelineContext {
   displayName?: string;
   /** How the caller takes part in one input's way. */
   hooks?: PipelineHooks;
+  /**
+   * Whether the outcome's report keeps every job's result once the input is done (default
+   * true): `--json` and `plan --out` list them; without, the report holds its summary and
+   * what an alert quotes (InputOutcome.quotes), and its jobs are let go.
+   */
+  keepJobs?: boolean;
   /** The calendar clock of every time-based rule (core/clock.ts). */
   clock: Clock;
 }
 
 export interface PipelineHooks {
   onProgress?: (event: ProgressEvent) => void;
+  /**
+   * Told of each input's outcome as it is done, while its report's jobs can still be read
+   * (plan and run: afterwards only what `keepJobs` keeps is left).
+   */
+  onOutcome?: (outcome: InputOutcome) => void;
   /**
    * Asked right before the first job is submitted, and before each change (PATCH, cancel) of a
    * submitted job is sent; a reason not to send anything from this input (`watch`: it changed
@@ -146,9 +160,16 @@ export interface InputOutcome {
   file: string;
   status: InputStatus;
   report?: ResultReport;
+  /** What an alert quotes of the report: its first errors, its held jobs' reasons. */
+  quotes?: ReportQuotes;
   reports?: WrittenReports;
   /** `watch`: writes the reports (once) to `target`. */
   writeReports?: (target: ReportTarget) => Promise<WrittenReports>;
+  /**
+   * `watch`: lets go of the report's temporary files once its reports are written or given up
+   * (after writeReports, or instead of it); called once the outcome has been read.
+   */
+  close?: () => Promise<void>;
   /** `plan`: each valid job's request by index, as a saved plan holds it (plan --out). */
   planned: ReadonlyMap<number, PlannedJob>;
   /** The account's currency as the jobs' estimates give it (none when nothing was resolved). */
@@ -179,13 +200,20 @@ export type PreparedInput =
       /** Check's verdict on every job (checkedJobs); processPrepared takes them from this array as it runs them. */
       jobs: JobState[];
       /**
-       * The report (check's, to be written over from the job states) and its writer, made on
-       * first use: building a result per job is not in the way of the first lookups and dry
-       * runs, which need none of it.
+       * The report (check's, to be written over from the job states, JobReporter), its spool
+       * and its writer, made on first use: not in the way of the first lookups and dry runs,
+       * which need none of it.
        */
-      begin(): { report: ResultReport; writer: ReportWriter };
+      begin(): Promise<Begun>;
     }
   | { file: string; unreadable: InputOutcome };
+
+/** An input's report under way: the report, the reporter that renders its jobs, and its writer. */
+export interface Begun {
+  spooled: SpooledReport;
+  reporter: JobReporter;
+  writer: ReportWriter;
+}
 
 /**
  * From how many bytes a template CSV's jobs are read a window at a time (load-manifest.ts);
@@ -214,19 +242,27 @@ export async function prepareInput(
   const usage = read.diagnostics.find((d) => USAGE_CODES.has(d.code));
   if (usage) return { file, unreadable: { file, status: 'unreadable', problem: usage.message, planned: new Map() } };
   const { manifest, diagnostics } = read;
-  let begun: { report: ResultReport; writer: ReportWriter } | undefined;
-  const begin = () => {
-    if (begun) return begun;
-    const { input, recognised } = read;
-    const report = buildReport({ command: plan.command, input, recognised, manifest, diagnostics, startedAt });
-    const writer = new ReportWriter(report, {
-      manifest,
-      mapping: recognised?.mapping ?? plan.mapping,
-      csvLimits: plan.csvLimits,
-      progress: plan.command !== 'watch',
-      ...(plan.logger ? { logger: plan.logger } : {}),
-    });
-    begun = { report, writer };
+  let begun: Promise<Begun> | undefined;
+  const begin = (): Promise<Begun> => {
+    begun ??= (async () => {
+      const { input, recognised } = read;
+      const checked = checkedReport({ command: plan.command, input, recognised, manifest, diagnostics, startedAt });
+      // Without a manifest there are no jobs, and nothing renders one.
+      const reporter = new JobReporter(checked, manifest as Manifest<JobList>);
+      // Beside the file read: watch's private copy, not the drop folder.
+      const paths = reportPaths(input.file);
+      const spooled = await SpooledReport.create(checked.head, checked.jobCount, reporter.pending, paths);
+      reporter.spoolTo(spooled.spool);
+      const writer = new ReportWriter(spooled.report, {
+        manifest,
+        mapping: recognised?.mapping ?? plan.mapping,
+        csvLimits: plan.csvLimits,
+        progress: plan.command !== 'watch',
+        spooled,
+        ...(plan.logger ? { logger: plan.logger } : {}),
+      });
+      return { spooled, reporter, writer };
+    })();
     return begun;
   };
   const jobs = manifest && manifest.jobs.length > 0 ? checkedJobs(manifest, diagnostics) : [];
@@ -239,9 +275,22 @@ export async function processInput(file: string, ctx: PipelineContext): Promise<
 
 /** The rest of processInput, for an input prepareInput has read (with the plan `ctx` agrees with). */
 export async function processPrepared(prepared: PreparedInput, given: PipelineContext): Promise<InputOutcome> {
-  if ('unreadable' in prepared) return prepared.unreadable;
+  if ('unreadable' in prepared) {
+    given.hooks?.onOutcome?.(prepared.unreadable);
+    return prepared.unreadable;
+  }
   try {
-    return await processRead(prepared, given);
+    const begun = await prepared.begin();
+    try {
+      const outcome = await processBegun(prepared, begun, given);
+      given.hooks?.onOutcome?.(outcome);
+      // watch closes it once its reports are written where the input ends up (InputOutcome.close).
+      if (given.command !== 'watch') await begun.spooled.close(given.keepJobs !== false);
+      return outcome;
+    } catch (err) {
+      await begun.spooled.close();
+      throw err;
+    }
   } finally {
     // A windowed read's file is let go however the input ends; a job read after this (watch's
     // reports, written by the caller) opens it for that read alone (csv/job-view.ts).
@@ -249,11 +298,12 @@ export async function processPrepared(prepared: PreparedInput, given: PipelineCo
   }
 }
 
-async function processRead(
+async function processBegun(
   prepared: Exclude<PreparedInput, { unreadable: InputOutcome }>,
+  begun: Begun,
   given: PipelineContext,
 ): Promise<InputOutcome> {
-  const { file, read, begin } = prepared;
+  const { file, read } = prepared;
   const { manifest, recognised } = read;
   const outage = new Outage(given.logger, given.displayName ?? file);
   // The orders the ledger had no entry for as this input began: its look-ups take that read for theirs.
@@ -274,9 +324,10 @@ async function processRead(
   const listing = outage.error === undefined ? await listUnseen(prepared.jobs, ctx, absentAtStart) : undefined;
   const jobs =
     manifest && prepared.jobs.length > 0
-      ? await runJobs(manifest, prepared.jobs, begin, { ...ctx, verifiedAbsent, listing, absentAtStart, outage })
+      ? await runJobs(manifest, prepared.jobs, begun, { ...ctx, verifiedAbsent, listing, absentAtStart, outage })
       : [];
-  const { report, writer } = begin();
+  const { spooled, writer } = begun;
+  const report = spooled.report;
   const vouch = ctx.command === 'plan' || outage.error !== undefined ? undefined : ctx.unseen?.vouch;
   if (vouch && jobs.every((job) => job.recorded || verifiedAbsent.has(job.orderNumber)))
     await outage.unlessDown(
@@ -284,22 +335,27 @@ async function processRead(
       vouch,
     );
   report.finishedAt = nowIso(ctx.clock);
-  // Read once the report is complete (refreshed or flushed): its errors decide the status.
-  const ended = () => ({
-    file,
-    status: outage.why === undefined ? inputStatus(jobs, report) : 'unavailable',
-    report,
-    ...(outage.why === undefined ? {} : { problem: outage.why }),
-    ...plannedOf(jobs),
-  });
+  const total = spooled.spool.jobCount;
+  // Read once every job has ended: the spool's counts decide the status.
+  const ended = () => {
+    spooled.refreshSummary();
+    return {
+      file,
+      status: outage.why === undefined ? inputStatus(jobs, spooled) : 'unavailable',
+      report,
+      quotes: spooled.quotes(),
+      ...(outage.why === undefined ? {} : { problem: outage.why }),
+      ...plannedOf(jobs),
+    };
+  };
   if (ctx.command === 'watch') {
-    refreshSummary(report);
-    ctx.hooks?.onProgress?.({ file, stage: 'done', done: report.jobs.length, total: report.jobs.length });
+    const outcome = ended();
+    ctx.hooks?.onProgress?.({ file, stage: 'done', done: total, total });
     const writeReports = (target: ReportTarget) => writer.flush(target);
-    return { ...ended(), writeReports };
+    return { ...outcome, writeReports, close: () => spooled.close() };
   }
   const reports = await writer.flush();
-  ctx.hooks?.onProgress?.({ file, stage: 'done', done: report.jobs.length, total: report.jobs.length });
+  ctx.hooks?.onProgress?.({ file, stage: 'done', done: total, total });
   return { ...ended(), reports };
 }
 
@@ -418,19 +474,23 @@ async function countUnseen(
   return unseen;
 }
 
-/** check → PLAN, job by job → [run: hold back or SUBMIT, job by job]; the report is written from the states. */
+/**
+ * check → PLAN, job by job → [run: hold back or SUBMIT, job by job]; the report is written from
+ * the states. A job ends (JobReporter.end) at its last write: when it leaves PLAN unsent, or
+ * after its submit; a job to be sent is written after PLAN and rendered from that state until.
+ */
 async function runJobs(
   manifest: Manifest<JobList>,
   checked: JobState[],
-  begin: () => { report: ResultReport; writer: ReportWriter },
+  begun: Begun,
   ctx: RunContext,
 ): Promise<JobEnd[]> {
   const stage = stageContext(manifest, ctx);
-  // The report is begun when the first job is written, after the plan stages (PreparedInput.begin).
-  let writeJob: ((job: JobState) => void) | undefined;
-  const write = (job: JobState): void => {
-    writeJob ??= jobReporter(begin().report, manifest);
-    writeJob(job);
+  const { reporter, writer, spooled } = begun;
+  // The spool asks to wait while its text waits for the disk; a spool write that failed fails
+  // the report's next write (and the input's final one), not the jobs.
+  const end = async (job: JobState): Promise<void> => {
+    if (!reporter.end(job)) await spooled.spool.flushed().catch(() => undefined);
   };
   // Twice as many jobs as API calls in flight: while some jobs wait on the API, others take
   // their ledger lock and write their intent to disk. The client itself caps the requests
@@ -438,11 +498,14 @@ async function runJobs(
   const width = ctx.concurrency * 2;
   const progress = (name: ProgressEvent['stage']) => (done: number, total: number) =>
     ctx.hooks?.onProgress?.({ file: manifest.file, stage: name, done, total });
-  const endAll = (jobs: JobState[]): JobEnd[] =>
-    jobs.map((job) => {
-      write(job);
-      return jobEnd(job, ctx.command);
-    });
+  const endAll = async (jobs: JobState[]): Promise<JobEnd[]> => {
+    const ends = new Array<JobEnd>(jobs.length);
+    for (const [i, job] of jobs.entries()) {
+      await end(job);
+      ends[i] = jobEnd(job, ctx.command);
+    }
+    return ends;
+  };
 
   // The store away before the jobs started: none of them is looked up, nothing is sent.
   const decided =
@@ -450,19 +513,24 @@ async function runJobs(
       ? await planJobs(checked, stage, { ctx, width, progress: progress('plan') })
       : { unsent: stopped(checked, ['checked'], ctx.outage.error, stage) };
   if (!('send' in decided)) return endAll(decided.unsent);
-  writeAll(decided.send, write);
+  // Only the jobs ready to send have a write to come; the others end now.
+  for (const job of decided.send) {
+    if (job.outcome === 'ready') reporter.write(job);
+    else await end(job);
+  }
   // Each outcome is in the report on disk soon after (the writer coalesces rewrites); the
   // ledger, not the report, is the durable record of what was submitted. A job's state gives
   // way to its small record once its outcome is written.
   const done = await eachJob(decided.send, {
     select: (job) => job.outcome === 'ready',
-    stage: SUBMIT,
+    stage: async (job, c) => {
+      const out = await SUBMIT(job, c);
+      await end(out);
+      writer.schedule();
+      return out;
+    },
     ctx: stage,
     width,
-    onJob: (job) => {
-      write(job);
-      begin().writer.schedule();
-    },
     keep: (job) => jobEnd(job, ctx.command),
     progress: progress('submit'),
   });
@@ -477,10 +545,6 @@ async function runJobs(
 /** Each job still at one of `at`, not processed: `err` (the store away) stopped it there. */
 function stopped(jobs: JobState[], at: readonly StageOutcome[], err: unknown, stage: StageContext): JobState[] {
   return jobs.map((job) => (at.includes(job.outcome) ? notProcessed(job, err, stage) : job));
-}
-
-function writeAll(jobs: readonly JobState[], write: (job: JobState) => void): void {
-  for (const job of jobs) write(job);
 }
 
 /**
@@ -576,9 +640,10 @@ function artworkFilesOf(manifest: Manifest<JobList>, ctx: RunContext): InputArtw
  * The input's outcome, from every job's: "unavailable" (retry later, exit 3) when the API
  * could not be reached for any job, else "invalid" when the report shows any failure.
  */
-function inputStatus(jobs: readonly JobEnd[], report: ResultReport): InputStatus {
+function inputStatus(jobs: readonly JobEnd[], spooled: SpooledReport): InputStatus {
+  const report = spooled.report;
   if (jobs.some((job) => job.unavailable)) return 'unavailable';
-  if (!reportHasErrors(report)) return 'ok';
+  if (!spooled.hasErrors()) return 'ok';
   // Held: every error is a job's reason to wait, or a job held back because another waits.
   const waiting = jobs.some((job) => job.outcome === 'awaiting-approval');
   const failing =

@@ -4,7 +4,7 @@ import { jobIfReadable } from '../manifest/csv/job-view.js';
 import { itemIndexOf, jobIndexOf } from '../manifest/field-path.js';
 import type { Diagnostic, JobList, Manifest, ManifestFormat, SkippedRows, SourceLocation } from '../manifest/model.js';
 import { VERSION } from '../core/version.js';
-import { builtItems, itemCount, itemDeferrer, itemsPending, type ItemSource } from './lazy-items.js';
+import { builtItems, itemCount, itemDeferrer, type ItemSource } from './lazy-items.js';
 import {
   JOB_STATUSES,
   type JobResult,
@@ -35,35 +35,44 @@ export interface BuildReportInput {
 }
 
 export function buildReport(x: BuildReportInput): ResultReport {
+  const checked = checkedReport(x);
+  const jobs = new Array<JobResult>(checked.jobCount);
+  for (let j = 0; j < jobs.length; j++) jobs[j] = checked.job(j);
+  return refreshSummary({ ...checked.head, jobs });
+}
+
+/**
+ * A report as check leaves it, one job at a time: its head (every key but `jobs`, with an
+ * empty summary) and job `j`'s result made afresh on each call, as buildReport has it. Holds
+ * check's findings only for the jobs that have any.
+ */
+export interface CheckedReport {
+  head: Omit<ResultReport, 'jobs'>;
+  /** The manifest's jobs, then the groups of rows a mapping's skip rules left out. */
+  jobCount: number;
+  /** Job `j`'s result; `orderNumber` stands in for the manifest's when its job can no longer be read. */
+  job(j: number, orderNumber?: string): JobResult;
+}
+
+/** One finding of check on a job, in the order check found them. */
+interface Finding {
+  error: ReportError;
+  warning: boolean;
+  /** The item its field names, or -1. */
+  item: number;
+}
+
+export function checkedReport(x: BuildReportInput): CheckedReport {
   const file = x.input.file;
   const { all: fileLevelError, jobs: badJobs } = invalidJobs(x.diagnostics);
   const manifest = x.manifest;
+  const manifestJobs = manifest?.jobs.length ?? 0;
+  const skipped = manifest?.skipped ?? [];
+  const jobCount = manifestJobs + skipped.length;
   // `items`, built on first use (lazy-items.ts): check writes a million items without keeping them.
-  const defer = itemDeferrer(manifestItems(manifest), manifest?.jobs.length ?? 0);
-  const jobs: JobResult[] = [];
-  let j = 0;
-  for (const job of manifest?.jobs ?? []) {
-    const status: JobStatus = fileLevelError || badJobs.has(j) ? 'invalid' : 'valid';
-    const result: Omit<JobResult, 'items'> = {
-      index: j,
-      orderNumber: str(job.orderNumber),
-      status,
-      source: jobSource(manifest, j, file),
-      jobNumber: null,
-      dateDue: str(job.dateDue),
-      totalJobCost: null,
-      estimatedCost: null,
-      warnings: NONE,
-      errors: NONE,
-    };
-    jobs.push(defer(result));
-    j++;
-  }
-
-  // Rows a mapping's skip rules left out: after the jobs, each with its reason; never an error.
-  for (const group of manifest?.skipped ?? []) jobs.push(skippedResult(group, jobs.length));
-
-  const report: ResultReport = {
+  const items = manifestItems(manifest);
+  const defer = itemDeferrer(items, manifestJobs);
+  const head: Omit<ResultReport, 'jobs'> = {
     reportVersion: 1,
     command: x.command,
     htorderVersion: VERSION,
@@ -74,26 +83,60 @@ export function buildReport(x: BuildReportInput): ResultReport {
     summary: emptySummary(),
     errors: [],
     warnings: [],
-    jobs,
   };
-
+  // Each diagnostic where it belongs: on its job (or the job's item), else at file level.
+  const findings = new Map<number, Finding[]>();
   for (const d of x.diagnostics) {
     const error = toReportError(d, file);
     const j = jobIndexOf(d.field);
-    const job = j === undefined ? undefined : jobs[j];
-    const ik = itemIndexOf(d.field);
-    const item = ik && job ? job.items[ik[1]] : undefined;
-    if (!isError(d)) append(job ?? report, 'warnings', error);
-    else if (item) item.errors.push(error);
-    else append(job ?? report, 'errors', error);
+    const warning = !isError(d);
+    if (j === undefined || j >= jobCount) {
+      append(head, warning ? 'warnings' : 'errors', error);
+      continue;
+    }
+    const list = findings.get(j) ?? [];
+    list.push({ error, warning, item: itemIndexOf(d.field)?.[1] ?? -1 });
+    findings.set(j, list);
   }
-  // Items with errors are invalid. Only jobs a diagnostic named have built items; the others'
-  // pending items already carry their job's status.
-  for (const job of jobs) {
-    if (!itemsPending(job)) for (const item of job.items) item.status = item.errors.length > 0 ? 'invalid' : job.status;
+  const job = (j: number, orderNumber?: string): JobResult => {
+    if (j >= manifestJobs) return skippedResult(skipped[j - manifestJobs], j, findings.get(j));
+    const status: JobStatus = fileLevelError || badJobs.has(j) ? 'invalid' : 'valid';
+    // A windowed read's file changed since: the job's values are gone but what its state knows.
+    const mj = manifest && jobIfReadable(manifest.jobs, j);
+    const result = defer({
+      index: j,
+      orderNumber: mj === undefined && orderNumber !== undefined ? orderNumber : str(mj?.orderNumber),
+      status,
+      source: jobSource(manifest, j, file),
+      jobNumber: null,
+      dateDue: str(mj?.dateDue),
+      totalJobCost: null,
+      estimatedCost: null,
+      warnings: NONE,
+      errors: NONE,
+    });
+    const own = findings.get(j);
+    if (own !== undefined) fileFindings(result, own);
+    return result;
+  };
+  return { head, jobCount, job };
+}
+
+/**
+ * Files check's findings on a job: warnings on the job; an error on an item's field on that
+ * item (when the job has it), any other on the job. A finding that names an item builds the
+ * job's items, each then `invalid` when it has errors of its own, else its job's status.
+ */
+function fileFindings(job: JobResult, findings: readonly Finding[]): void {
+  let touched = false;
+  for (const f of findings) {
+    const item = f.item >= 0 ? job.items[f.item] : undefined;
+    if (f.item >= 0) touched = true;
+    if (f.warning) append(job, 'warnings', f.error);
+    else if (item) item.errors.push(f.error);
+    else append(job, 'errors', f.error);
   }
-  refreshSummary(report);
-  return report;
+  if (touched) for (const item of job.items) item.status = item.errors.length > 0 ? 'invalid' : job.status;
 }
 
 /**
@@ -139,16 +182,23 @@ export function addToSummary(s: ReportSummary, job: JobResult): void {
   if (artwork > 0) s.artworkNeeded = (s.artworkNeeded ?? 0) + artwork;
 }
 
+/** Statuses that are failures of a kind: a report with any shows errors. */
+const FAILED: ReadonlySet<JobStatus> = new Set<JobStatus>([
+  'invalid',
+  'failed',
+  'in-doubt',
+  'not-submitted',
+  'awaiting-approval',
+]);
+
 /** True when the report shows a failure of any kind (drives errors.txt and exit codes). */
 export function reportHasErrors(report: ResultReport): boolean {
-  const bad: ReadonlySet<JobStatus> = new Set<JobStatus>([
-    'invalid',
-    'failed',
-    'in-doubt',
-    'not-submitted',
-    'awaiting-approval',
-  ]);
-  return report.summary.errors > 0 || report.jobs.some((j) => bad.has(j.status));
+  return report.summary.errors > 0 || report.jobs.some((j) => FAILED.has(j.status));
+}
+
+/** reportHasErrors from the report's summary alone, when that is fresh (its counts by status say the same). */
+export function summaryHasErrors(summary: ReportSummary): boolean {
+  return summary.errors > 0 || [...FAILED].some((s) => summary.byStatus[s] > 0);
 }
 
 export function toReportError(d: Diagnostic, inputFile: string): ReportError {
@@ -222,8 +272,8 @@ function sumSizes(sizes: unknown): number | null {
 }
 
 /** A skipped order, or skipped lines of one order: status `skipped`, the reason, a line per row. */
-function skippedResult(group: SkippedRows, index: number): JobResult {
-  return {
+function skippedResult(group: SkippedRows, index: number, findings: readonly Finding[] | undefined): JobResult {
+  const job: JobResult = {
     index,
     orderNumber: group.orderNumber ?? null,
     status: 'skipped',
@@ -248,4 +298,6 @@ function skippedResult(group: SkippedRows, index: number): JobResult {
       errors: [],
     })),
   };
+  if (findings !== undefined) fileFindings(job, findings);
+  return job;
 }

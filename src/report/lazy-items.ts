@@ -63,6 +63,8 @@ export function itemDeferrer(source: ItemSource, jobCount: number): (job: Omit<J
   get[CONTEXT] = context;
   return (job) => {
     context.statuses[job.index] = STATUS_CODE.get(job.status) ?? 0;
+    // A job made again (a report rendering it on demand) starts as check left it.
+    context.answered[job.index] = 0;
     Object.defineProperty(job, 'items', { get, set: assign, enumerable: true, configurable: true });
     return job as JobResult;
   };

@@ -22,7 +22,9 @@ import { BATCH_JOBS, batchJson, jobsSeparator, resultJsonHead, resultJsonTail } 
  * JSON spool again at every write.
  *
  * The reports are assembled from the spools (writeSpooledJson, writeSpooledErrors) at any
- * time: while jobs run (spooled prefix, then the jobs not spooled yet) and at the end.
+ * time: while jobs run (spooled prefix, then the jobs not spooled yet) and at the end. An
+ * ended job is read back on its own (resultOf): the spool keeps where each job's text starts
+ * (8 bytes a job) and reads that range again, with a few jobs cached.
  */
 export class ReportSpool {
   /** Jobs whose text is queued or on disk: jobs 0 … serialised - 1. */
@@ -32,9 +34,15 @@ export class ReportSpool {
   private next = 0;
   /** Ended ahead of `next`. */
   private readonly waiting = new Map<number, JobResult>();
-  /** Text made but not yet on disk (the first entries may be being written), and its length. */
+  /** Text made but not yet on disk (the first entries may be being written), and its length in bytes. */
   private queued: Spooled[] = [];
-  private queuedChars = 0;
+  private queuedBytes = 0;
+  /** Bytes of result.json's spool serialised: on disk, then queued. */
+  private jsonEnd = 0;
+  /** Per serialised job: where its text starts in result.json's spool (after the separator before it). */
+  private readonly starts: Float64Array;
+  /** Jobs read back lately, by index. */
+  private readonly cache = new Map<number, JobResult>();
   private writing: Promise<void> | undefined;
   private failure: unknown;
   private closed = false;
@@ -53,6 +61,7 @@ export class ReportSpool {
   ) {
     this.statuses = new Uint8Array(jobCount);
     this.withErrors = new Uint8Array(jobCount);
+    this.starts = new Float64Array(jobCount);
   }
 
   /**
@@ -89,7 +98,7 @@ export class ReportSpool {
     addToSummary(this.ended, result);
     if (index !== this.next) {
       this.waiting.set(index, result);
-      return this.queuedChars < HIGH_WATER_CHARS;
+      return this.queuedBytes < HIGH_WATER_BYTES;
     }
     this.ready.push(result);
     for (this.next++; this.waiting.has(this.next); this.next++) {
@@ -98,13 +107,42 @@ export class ReportSpool {
     }
     while (this.ready.length >= BATCH_JOBS || (this.ready.length > 0 && this.next === this.jobCount))
       this.serialise(this.ready.splice(0, BATCH_JOBS));
-    return this.queuedChars < HIGH_WATER_CHARS;
+    return this.queuedBytes < HIGH_WATER_BYTES;
   }
 
   /** Job `index`'s status once it has ended. */
   statusOf(index: number): JobStatus | undefined {
     const code = this.statuses[index];
     return code === undefined || code === 0 ? undefined : JOB_STATUSES[code - 1];
+  }
+
+  /**
+   * Job `index`'s result once it has ended (undefined before): held while it waits to be
+   * serialised, else its text read back (from the queue or the file) and parsed, a fresh object
+   * each time but for the few cached. Throws when the spool failed or is closed.
+   */
+  resultOf(index: number): JobResult | undefined {
+    if (this.statuses[index] === undefined || this.statuses[index] === 0) return undefined;
+    if (index >= this.serialised)
+      return index < this.next ? this.ready[index - this.serialised] : this.waiting.get(index);
+    const cached = this.cache.get(index);
+    if (cached !== undefined) return cached;
+    if (this.failure !== undefined) throw this.failure;
+    if (this.closed) throw new Error('the report spool is closed');
+    const start = this.starts[index];
+    const end = index + 1 < this.serialised ? this.starts[index + 1] - JOB_SEPARATOR_BYTES : this.jsonEnd;
+    const bytes = start >= this.json.size ? this.queuedBytesAt(start, end) : this.json.readSync(start, end - start);
+    const result = JSON.parse(bytes.toString('utf8')) as JobResult;
+    if (this.cache.size >= CACHED_JOBS) this.cache.delete(this.cache.keys().next().value as number);
+    this.cache.set(index, result);
+    return result;
+  }
+
+  private queuedBytesAt(start: number, end: number): Buffer {
+    for (const q of this.queued) {
+      if (start >= q.at && end <= q.at + q.json.length) return q.json.subarray(start - q.at, end - q.at);
+    }
+    throw new Error(`the report spool has no text at byte ${start}`);
   }
 
   /** Whether job `index` ended with an error (its own or an item's). */
@@ -133,9 +171,11 @@ export class ReportSpool {
   /**
    * The report as it is now, taken at once (synchronously), so that jobs ending while it is
    * written out do not change it: how much of each spool is on disk, the text queued for them,
-   * the ended jobs not serialised yet and the running ones (`pending`), and the summary of all.
+   * the ended jobs not serialised yet and what each running one is rendered from (`pending`),
+   * and the summary of all (each running job rendered once for it, and let go).
    */
   snapshot(head: Pick<ResultReport, 'errors' | 'warnings'>, pending: PendingJobs): Snapshot {
+    const source = pendingSource(pending);
     const s = emptySummary();
     s.jobs = this.jobCount;
     s.items = this.ended.items;
@@ -143,22 +183,26 @@ export class ReportSpool {
     s.warnings = head.warnings.length + this.ended.warnings;
     for (const status of JOB_STATUSES) s.byStatus[status] = this.ended.byStatus[status];
     if (this.ended.artworkNeeded !== undefined) s.artworkNeeded = this.ended.artworkNeeded;
-    const jobs = [...this.ready];
-    for (let i = this.next; i < this.jobCount; i++) {
-      let job = this.waiting.get(i);
-      if (job === undefined) {
-        job = pending(i);
-        if (job === undefined) throw new Error(`job ${i} has neither ended nor a pending result`);
-        addToSummary(s, job);
-      }
-      jobs.push(job);
+    const from = this.serialised;
+    const next = this.next;
+    const held = [...this.ready];
+    const waiting = new Map(this.waiting);
+    const refs = new Array<unknown>(this.jobCount - next);
+    for (let i = next; i < this.jobCount; i++) {
+      if (waiting.has(i)) continue;
+      const at = source.at(i);
+      refs[i - next] = at;
+      addToSummary(s, source.render(i, at));
     }
+    const job = (i: number): JobResult =>
+      i < next ? (held[i - from] as JobResult) : (waiting.get(i) ?? source.render(i, refs[i - next]));
     return {
       jsonBytes: this.json.size,
       errorBytes: this.errors.size,
       queued: [...this.queued],
-      from: this.serialised,
-      jobs,
+      from,
+      count: this.jobCount - from,
+      job,
       summary: s,
     };
   }
@@ -177,8 +221,11 @@ export class ReportSpool {
     yield resultJsonHead({ ...rest, summary: snap.summary });
     yield* this.json.read(snap.jsonBytes);
     for (const q of snap.queued) yield q.json;
-    for (let at = 0; at < snap.jobs.length; at += BATCH_JOBS)
-      yield jobsSeparator(snap.from + at) + batchJson(snap.jobs.slice(at, at + BATCH_JOBS));
+    for (let at = 0; at < snap.count; at += BATCH_JOBS) {
+      const batch: JobResult[] = [];
+      for (let i = at; i < Math.min(at + BATCH_JOBS, snap.count); i++) batch.push(snap.job(snap.from + i));
+      yield jobsSeparator(snap.from + at) + batchJson(batch);
+    }
     yield resultJsonTail(this.jobCount);
   }
 
@@ -186,9 +233,9 @@ export class ReportSpool {
   async *errorChunks(snap: Snapshot, errors: ResultReport['errors']): AsyncGenerator<string | Uint8Array> {
     if (errors.length > 0) yield errors.map((e) => `${formatReportError(e, this.label)}\n`).join('');
     yield* this.errors.read(snap.errorBytes);
-    for (const q of snap.queued) if (q.errors !== '') yield q.errors;
-    for (const job of snap.jobs) {
-      const lines = this.errorText(job);
+    for (const q of snap.queued) if (q.errors.length > 0) yield q.errors;
+    for (let i = 0; i < snap.count; i++) {
+      const lines = this.errorText(snap.job(snap.from + i));
       if (lines !== '') yield lines;
     }
   }
@@ -199,13 +246,27 @@ export class ReportSpool {
     return text;
   }
 
+  /**
+   * Queues a batch's text, each job's serialised on its own (batchJson of one job is that job's
+   * part of batchJson of many), so that where each starts is known.
+   */
   private serialise(batch: JobResult[]): void {
-    const json = jobsSeparator(this.serialised) + batchJson(batch);
-    this.serialised += batch.length;
+    const at = this.jsonEnd;
+    let text = '';
+    let end = at;
+    for (const job of batch) {
+      const separator = jobsSeparator(this.serialised);
+      const own = batchJson([job]);
+      this.starts[this.serialised++] = end + separator.length;
+      end += separator.length + Buffer.byteLength(own);
+      text += separator + own;
+    }
+    this.jsonEnd = end;
     if (this.failure !== undefined) return; // nothing more is written: every report write fails
-    const errors = batch.map((job) => this.errorText(job)).join('');
-    this.queued.push({ json, errors });
-    this.queuedChars += json.length + errors.length;
+    const json = Buffer.from(text);
+    const errors = Buffer.from(batch.map((job) => this.errorText(job)).join(''));
+    this.queued.push({ json, errors, at });
+    this.queuedBytes += json.length + errors.length;
     this.writing ??= this.drain();
   }
 
@@ -214,21 +275,19 @@ export class ReportSpool {
     try {
       while (this.queued.length > 0 && this.failure === undefined) {
         const n = this.queued.length;
-        const jsonText = this.queued.map((q) => q.json).join('');
-        const errorText = this.queued.map((q) => q.errors).join('');
-        const json = Buffer.from(jsonText);
-        const errors = Buffer.from(errorText);
+        const json = Buffer.concat(this.queued.map((q) => q.json));
+        const errors = Buffer.concat(this.queued.map((q) => q.errors));
         await Promise.all([this.json.write(json, this.json.size), this.errors.write(errors, this.errors.size)]);
         // One step: a snapshot sees each text once, queued or on disk.
         this.json.size += json.length;
         this.errors.size += errors.length;
         this.queued = this.queued.slice(n);
-        this.queuedChars -= jsonText.length + errorText.length;
+        this.queuedBytes -= json.length + errors.length;
       }
     } catch (err) {
       this.failure ??= err;
       this.queued = [];
-      this.queuedChars = 0;
+      this.queuedBytes = 0;
       await Promise.all([this.json.remove(), this.errors.remove()]).catch(() => undefined);
     } finally {
       this.writing = undefined;
@@ -236,15 +295,42 @@ export class ReportSpool {
   }
 }
 
-/** Text waiting for the disk past which `end` asks the caller to wait (UTF-16 units, about as many bytes). */
-const HIGH_WATER_CHARS = 4 << 20;
+/** Bytes waiting for the disk past which `end` asks the caller to wait. */
+const HIGH_WATER_BYTES = 4 << 20;
+/** Ended jobs read back kept at a time: a writer reads each job a few times in a row, not again later. */
+const CACHED_JOBS = 64;
+/** The separator between two jobs' texts (jobsSeparator): `,` and a line break. */
+const JOB_SEPARATOR_BYTES = 2;
 
-/** Job `index`'s result while it has not ended (the caller still holds it). */
-export type PendingJobs = (index: number) => JobResult;
+/**
+ * The jobs that have not ended, as a write shows them: either each one's result (the caller
+ * still holds it), or what each is rendered from, taken when the write begins (`at`: a
+ * reference to the job's state, nothing copied) and rendered when written (`render`).
+ */
+export type PendingJobs = ((index: number) => JobResult) | PendingSource;
+
+export interface PendingSource {
+  at(index: number): unknown;
+  render(index: number, at: unknown): JobResult;
+}
+
+function pendingSource(pending: PendingJobs): PendingSource {
+  if (typeof pending !== 'function') return pending;
+  return {
+    at: (i) => {
+      const job = pending(i);
+      if (job === undefined) throw new Error(`job ${i} has neither ended nor a pending result`);
+      return job;
+    },
+    render: (_, at) => at as JobResult,
+  };
+}
 
 interface Spooled {
-  json: string;
-  errors: string;
+  json: Buffer;
+  errors: Buffer;
+  /** Where `json` starts in result.json's spool. */
+  at: number;
 }
 
 /** What one write of the reports shows (ReportSpool.snapshot). */
@@ -252,10 +338,11 @@ export interface Snapshot {
   jsonBytes: number;
   errorBytes: number;
   queued: readonly Spooled[];
-  /** The index of `jobs[0]`. */
+  /** The first job not serialised, and how many jobs from it on. */
   from: number;
-  /** The jobs not serialised: ended ones waiting, then running ones. */
-  jobs: readonly JobResult[];
+  count: number;
+  /** Job `i` (from `from` on) as the snapshot shows it: ended and waiting, or running (rendered now). */
+  job(i: number): JobResult;
   summary: ReportSummary;
 }
 

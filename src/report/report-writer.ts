@@ -4,6 +4,7 @@ import type { Mapping } from '../manifest/mapping/model.js';
 import type { CsvLimits } from '../manifest/read-input.js';
 import { refreshSummary } from './build-report.js';
 import type { ResultReport } from './model.js';
+import type { SpooledReport } from './spooled-report.js';
 import { type ReportTarget, type WrittenReports, writeReports } from './write-reports.js';
 
 /**
@@ -42,6 +43,8 @@ export class ReportWriter {
       intervalMs?: number;
       /** False: no write before flush() (default true). */
       progress?: boolean;
+      /** The report's jobs are in this spool and rendered when written (`report` is its `report`). */
+      spooled?: SpooledReport;
       /** Told at debug level what stray temporary could not be removed. */
       logger?: Pick<Logger, 'debug'>;
     },
@@ -91,7 +94,8 @@ export class ReportWriter {
         }
         this.dirty = false;
         const started = Date.now();
-        refreshSummary(this.report);
+        if (this.opts.spooled) this.opts.spooled.refreshSummary();
+        else refreshSummary(this.report);
         // The final write goes to the target; a progress write still under way goes next to the
         // input, and the loop goes round once more for the final one.
         const target = this.final ? this.target : undefined;

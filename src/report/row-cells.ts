@@ -110,7 +110,7 @@ export function rowCellsOf(report: ResultReport, manifest: Manifest<JobList> | u
   const isItem = (row: number) => row < itemTail.length && itemTail[row] >= 0;
   // Rows a mapping's skip rules left out: status skipped, the reason in _error.
   const otherTail = new Map<number, number>();
-  const skipped = skippedRows(report);
+  const skipped = skippedRows(report, manifest?.jobs.length ?? 0);
   for (const [row, reason] of skipped) if (!isItem(row)) otherTail.set(row, tails.add(['skipped', '', '', '', reason]));
   for (const [row, own] of rowErrors)
     if (!isItem(row) && !skipped.has(row)) otherTail.set(row, tails.add(['invalid', '', '', '', own.join('; ')]));
@@ -171,10 +171,14 @@ function fillMergedRows(csv: CsvOrigin, report: ResultReport, tails: Tails, item
   }
 }
 
-/** Rows a mapping's skip rules left out, with the reason. */
-function skippedRows(report: ResultReport): Map<number, string> {
+/**
+ * Rows a mapping's skip rules left out, with the reason: from the jobs after the manifest's
+ * `jobs` (buildReport puts them there), so the manifest's own jobs are not read for it.
+ */
+function skippedRows(report: ResultReport, from: number): Map<number, string> {
   const skipped = new Map<number, string>();
-  for (const job of report.jobs) {
+  for (let j = from; j < report.jobs.length; j++) {
+    const job = report.jobs[j];
     if (job.status !== 'skipped') continue;
     for (const item of job.items)
       if (item.source && 'row' in item.source) skipped.set(item.source.row, job.reason ?? '');

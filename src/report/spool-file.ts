@@ -1,3 +1,4 @@
+import { readSync } from 'node:fs';
 import { type FileHandle, lstat, open, rm } from 'node:fs/promises';
 import { temporaryName } from '../storage/atomic-write.js';
 
@@ -62,6 +63,17 @@ export class SpoolFile {
       at += bytesRead;
       yield buffer.subarray(0, bytesRead);
     }
+  }
+
+  /** `length` bytes from `at`, read at once (a job read back while a report is assembled). */
+  readSync(at: number, length: number): Buffer {
+    const buffer = Buffer.allocUnsafe(length);
+    for (let done = 0; done < length; ) {
+      const n = readSync(this.handle.fd, buffer, done, length - done, at + done);
+      if (n === 0) throw new Error(`the temporary report file ${this.path} is shorter than what was written to it`);
+      done += n;
+    }
+    return buffer;
   }
 
   /** Closes the file and removes its name when it is still this file's (once; later calls do nothing). */

@@ -59,16 +59,7 @@ const CONSEQUENCES = new Set(['run.held-back']);
  * in all: what an alert quotes instead of pointing at the reports. Undefined when there is none.
  */
 export function firstErrors(report: ResultReport, label: string, max = 3, maxChars = 300): string | undefined {
-  const causes: string[] = [];
-  const others: string[] = [];
-  for (const e of reportErrors(report)) {
-    const line = clipped(formatReportError(e, label), maxChars);
-    if (!CONSEQUENCES.has(e.code)) causes.push(line);
-    else if (others.length < max) others.push(line);
-    if (causes.length >= max) break;
-  }
-  const shown = [...causes, ...others].slice(0, max);
-  return quoted(shown, Math.max(report.summary.errors, shown.length), 'error');
+  return quotesOf(report, report.jobs, report.jobs, max).firstErrors(label, maxChars);
 }
 
 /**
@@ -77,14 +68,53 @@ export function firstErrors(report: ResultReport, label: string, max = 3, maxCha
  * quotes them. Undefined when no job waits.
  */
 export function heldReasons(report: ResultReport, label: string, max = 3, maxChars = 300): string | undefined {
-  const shown: string[] = [];
+  return quotesOf(report, report.jobs, report.jobs, max).heldReasons(label, maxChars);
+}
+
+/** What an alert quotes of a report (firstErrors, heldReasons), taken once: it holds a few errors, not the jobs. */
+export interface ReportQuotes {
+  firstErrors(label: string, maxChars?: number): string | undefined;
+  heldReasons(label: string, maxChars?: number): string | undefined;
+}
+
+/**
+ * The quotes of a report whose jobs are `jobs` (those with errors are enough) and `held` (those
+ * awaiting approval are enough), each read once, no further than the first `max` errors need.
+ */
+export function quotesOf(
+  report: Pick<ResultReport, 'errors' | 'summary'>,
+  jobs: Iterable<JobResult>,
+  held: Iterable<JobResult>,
+  max = 3,
+): ReportQuotes {
+  const causes: ReportError[] = [];
+  const others: ReportError[] = [];
+  const all = (function* () {
+    yield* report.errors;
+    for (const job of jobs) yield* jobErrors(job);
+  })();
+  for (const e of all) {
+    if (!CONSEQUENCES.has(e.code)) causes.push(e);
+    else if (others.length < max) others.push(e);
+    if (causes.length >= max) break;
+  }
+  const reasons: ReportError[] = [];
   let total = 0;
-  for (const job of report.jobs) {
+  for (const job of held) {
     if (job.status !== 'awaiting-approval') continue;
     total += job.errors.length;
-    for (const e of job.errors.slice(0, max - shown.length)) shown.push(clipped(formatReportError(e, label), maxChars));
+    reasons.push(...job.errors.slice(0, max - reasons.length));
   }
-  return quoted(shown, total, 'reason');
+  const errorTotal = report.summary.errors;
+  const lines = (list: readonly ReportError[], label: string, maxChars: number) =>
+    list.map((e) => clipped(formatReportError(e, label), maxChars));
+  return {
+    firstErrors: (label, maxChars = 300) => {
+      const shown = [...lines(causes, label, maxChars), ...lines(others, label, maxChars)].slice(0, max);
+      return quoted(shown, Math.max(errorTotal, shown.length), 'error');
+    },
+    heldReasons: (label, maxChars = 300) => quoted(lines(reasons, label, maxChars), total, 'reason'),
+  };
 }
 
 const clipped = (line: string, max: number): string => (line.length > max ? `${line.slice(0, max - 1)}…` : line);

@@ -8,6 +8,8 @@ import { removeStraysOf } from '../storage/stray-temporaries.js';
 import { reportHasErrors } from './build-report.js';
 import type { ResultReport } from './model.js';
 import { reportPaths, type ReportPaths } from './report-paths.js';
+import { writeSpooledErrors, writeSpooledJson } from './report-spool.js';
+import type { SpooledReport } from './spooled-report.js';
 import { writeErrorsTxt } from './write-errors-txt.js';
 import { writeResultCsv } from './write-result-csv.js';
 import { writeResultJson } from './write-result-json.js';
@@ -58,9 +60,14 @@ export async function writeReports(
     worker?: boolean;
     /** Told at debug level what stray temporary could not be removed. */
     logger?: Pick<Logger, 'debug'>;
+    /**
+     * The report's jobs are in this spool (`report` is its `report`, its summary fresh):
+     * result.json and errors.txt are assembled from it, each running job rendered as written.
+     */
+    spooled?: SpooledReport;
   } = {},
 ): Promise<WrittenReports> {
-  const { target, logger, ...csvOpts } = opts;
+  const { target, logger, spooled, ...csvOpts } = opts;
   const paths = target?.paths ?? reportPaths(report.input.file);
   if (!target) await removeStraysOf(Object.values(paths), logger);
   const input = report.input.file;
@@ -75,9 +82,16 @@ export async function writeReports(
   let written = false;
   try {
     csv = writeResultCsv(tmp.csv, report, { ...csvOpts, input, file });
-    if (reportHasErrors(report)) wroteErrors = await writeErrorsTxt(tmp.errors, report, file);
-    if (target) report.input.file = target.inputShownAs;
-    await writeResultJson(tmp.json, report, file);
+    if (spooled === undefined) {
+      if (reportHasErrors(report)) wroteErrors = await writeErrorsTxt(tmp.errors, report, file);
+      if (target) report.input.file = target.inputShownAs;
+      await writeResultJson(tmp.json, report, file);
+    } else {
+      const { spool, pending } = spooled;
+      if (spooled.hasErrors()) wroteErrors = await writeSpooledErrors(tmp.errors, report, spool, pending, file);
+      if (target) report.input.file = target.inputShownAs;
+      await writeSpooledJson(tmp.json, report, spool, pending, file);
+    }
     await csv;
     written = true;
   } finally {

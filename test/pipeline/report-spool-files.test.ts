@@ -1,0 +1,80 @@
+import { execFile } from 'node:child_process';
+import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../../src/cli/program.js';
+import { reportPaths } from '../../src/report/report-paths.js';
+import { temporaryOf } from '../../src/storage/atomic-write.js';
+import { captureStdio } from '../support/capture-stdio.js';
+import { DIST, requireDist } from '../support/dist.js';
+import { PipelineHarness } from '../support/pipeline-harness.js';
+import { tempDirPerTest } from '../support/temp-files.js';
+import { ITEMS, manifest } from '../support/yaml-manifests.js';
+
+/**
+ * A run's report keeps its ended jobs in temporary files beside the reports (the report's
+ * spool): gone once the input is done, whether it succeeded or failed, and a killed run's are
+ * removed by a later write of the same reports, as any report temporary is.
+ */
+
+const io = captureStdio();
+let h: PipelineHarness;
+beforeAll(async () => {
+  h = await PipelineHarness.start();
+});
+afterAll(async () => h.close());
+beforeEach(async () => h.reset());
+
+const temporaries = async (dir: string) => (await readdir(dir)).filter((n) => temporaryOf(n) !== undefined);
+
+const THREE = manifest([
+  { orderNumber: 'PO-1', items: ITEMS.reorder },
+  { orderNumber: 'PO-2', items: ITEMS.reorder },
+  { orderNumber: 'PO-3', items: ITEMS.reorder },
+]);
+
+describe("the report's spool", () => {
+  it('is gone after a run and a plan that succeed', async () => {
+    const file = await h.write('order.yaml', THREE);
+    expect((await h.cli('run', [file])).code).toBe(0);
+    expect(await temporaries(h.workDir)).toEqual([]);
+    expect((await h.cli('plan', [file])).code).toBe(0);
+    expect((await readdir(h.workDir)).sort()).toEqual([
+      'order.yaml',
+      'order.yaml.result.csv',
+      'order.yaml.result.json',
+    ]);
+  });
+
+  it('is gone after a run whose reports cannot be written', async () => {
+    const file = await h.write('order.yaml', THREE);
+    // result.json's name is taken by a folder with something in it: the final rename fails.
+    await mkdir(`${file}.result.json`);
+    await writeFile(join(`${file}.result.json`, 'keep'), 'x');
+    await expect(h.cli('run', [file])).rejects.toThrow();
+    expect(await temporaries(h.workDir)).toEqual([]);
+    // The jobs were sent all the same: the ledger is their record.
+    expect(await h.sandbox.admin.jobs()).toHaveLength(3);
+  });
+
+  it('of a killed run is removed by a later write of the same reports, once it is an hour old', async () => {
+    requireDist();
+    const dir = await tempDirPerTest('htorder-spool-killed-');
+    const file = join(dir, 'order.yaml');
+    await writeFile(file, THREE);
+    // A process makes a spool beside the reports and is killed before it could remove it.
+    const spool = pathToFileURL(join(DIST, 'report/report-spool.js')).href;
+    const script = `const { ReportSpool } = await import(${JSON.stringify(spool)});
+      await ReportSpool.create(${JSON.stringify(reportPaths(file))}, 3, ${JSON.stringify(file)});
+      process.kill(process.pid, 'SIGKILL');`;
+    await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script]).catch(() => undefined);
+    const left = await temporaries(dir);
+    expect(left.map((n) => temporaryOf(n)?.target).sort()).toEqual(['order.yaml.errors.txt', 'order.yaml.result.json']);
+    const old = new Date(Date.now() - 2 * 3_600_000);
+    for (const n of left) await utimes(join(dir, n), old, old);
+    expect(await runCli(['check', file]), io.err).toBe(0);
+    expect(await temporaries(dir)).toEqual([]);
+  });
+});
