@@ -9,11 +9,12 @@ import { dueOf, type JobState } from './job-state.js';
 import { jobStatus } from './job-status.js';
 
 /**
- * The report is the pipeline's output, written from the job states: check's report (built
- * by buildReport) with every job written over it from its state (one that check refused has
- * nothing to add). A job is written after the plan stages and again after its submit; each
- * write puts the stages' part afresh on top of what check found, so writing twice files
- * nothing twice. The summary is recomputed when the report goes to disk (report-writer.ts).
+ * The report written from the job states over a whole report held in memory: check's report
+ * (built by buildReport) with every job written over it from its state (one that check refused
+ * has nothing to add); each write puts the stages' part afresh on top of what check found, so
+ * writing twice files nothing twice. A run uses JobReporter below, which holds no result per
+ * job; this plain path is what its tests hold it to, byte for byte
+ * (test/report/report-on-demand.test.ts, report-rewrites.test.ts).
  */
 export function jobReporter(report: ResultReport, manifest: Manifest<JobList>): (job: JobState) => void {
   // Check's findings on each job, kept at the first write (before anything was written over them).
