@@ -3,8 +3,7 @@ import { extname } from 'node:path';
 import { validateDocument } from './schema/validate.js';
 import { buildManifest } from './build-manifest.js';
 import { sortDiagnostics } from './diagnostics.js';
-import { jobIndexOf } from './field-path.js';
-import { restatesFault } from './restated.js';
+import { hasFileLevelError, restatesErrorOf } from './restated.js';
 import type { Mapping } from './mapping/model.js';
 import type { RecognisedMapping } from './mapping/recognise-input.js';
 import type { Diagnostic, JobList, Manifest, ManifestFormat, ManifestJob, RawDocument, ReadResult } from './model.js';
@@ -216,10 +215,8 @@ export function checkRawDocument(raw: RawDocument): LoadResult {
     // A file-level error (syntax, version, a bad default) taints every merged job: only the
     // manifest-wide rules can still say something true. Otherwise every rule runs, and a
     // finding is dropped where the schema already faulted the same value or item.
-    const fileLevel = diagnostics.some((d) => d.severity === 'error' && jobIndexOf(d.field) === undefined);
-    const skip = fileLevel ? new Set(manifest.jobs.map((_, j) => j)) : new Set<number>();
-    const faulted = diagnostics.flatMap((d) => (d.severity === 'error' && d.field !== undefined ? [d.field] : []));
-    const restated = restatesFault(faulted);
+    const skip = hasFileLevelError(diagnostics) ? new Set(manifest.jobs.map((_, j) => j)) : new Set<number>();
+    const restated = restatesErrorOf(diagnostics);
     // A loop, not push(...findings): spreading a file's worth of findings as arguments overflows the stack.
     for (const d of runLocalRules(manifest, skip)) if (!restated(d.field)) diagnostics.push(d);
   }

@@ -1,4 +1,5 @@
-import { itemIndexOf } from './field-path.js';
+import { itemIndexOf, jobIndexOf } from './field-path.js';
+import type { Diagnostic } from './model.js';
 
 /**
  * Whether a rule finding restates a schema error: same item (`jobs[0].items[2]…`), or, outside
@@ -6,7 +7,7 @@ import { itemIndexOf } from './field-path.js';
  * faulted paths are indexed so that each finding costs its own path's length: comparing every
  * finding with every faulted path made a file whose every row is faulty quadratic.
  */
-export function restatesFault(faulted: readonly string[]): (field: string | undefined) => boolean {
+function restatesFault(faulted: readonly string[]): (field: string | undefined) => boolean {
   const exact = new Set(faulted);
   // Every faulted path and each path it is within (`jobs[0].items[2].code` → `jobs[0].items[2]`, `jobs[0]`…).
   const within = new Set(faulted.flatMap(withinOrSelf));
@@ -30,4 +31,14 @@ function withinOrSelf(path: string): string[] {
     if (c === 0x2e || c === 0x5b) out.push(path.slice(0, i));
   }
   return out;
+}
+
+/** Whether an error outside every job (syntax, `version`, `defaults`) taints every job: the job rules do not run. */
+export function hasFileLevelError(diagnostics: readonly Diagnostic[]): boolean {
+  return diagnostics.some((d) => d.severity === 'error' && jobIndexOf(d.field) === undefined);
+}
+
+/** restatesFault of the errors among `diagnostics` that name a field. */
+export function restatesErrorOf(diagnostics: readonly Diagnostic[]): (field: string | undefined) => boolean {
+  return restatesFault(diagnostics.flatMap((d) => (d.severity === 'error' && d.field !== undefined ? [d.field] : [])));
 }

@@ -407,6 +407,12 @@ export class TemplateReader {
 
 export const MAX_DIAGNOSTICS_PER_CODE = 1000;
 
+/** The one line that stands for the `n - cap` findings of `code` past the cap. */
+export function moreOfCode(code: string, n: number, cap: number, file: string): Diagnostic {
+  const message = `… and ${n - cap} more ${code} problems (only the first ${cap} are listed)`;
+  return { severity: 'error', code, message, source: { file } };
+}
+
 /**
  * Diagnostics of one file, at most MAX_DIAGNOSTICS_PER_CODE of each code: most problems in a
  * huge file repeat, and the first ones of each kind are what helps. The rest are counted and
@@ -430,14 +436,7 @@ class CappedDiagnostics {
   /** The diagnostics kept, then one "… and N more" line per code over the cap. */
   finish(): Diagnostic[] {
     for (const [code, n] of this.perCode) {
-      if (n > this.cap) {
-        this.kept.push({
-          severity: 'error',
-          code,
-          message: `… and ${n - this.cap} more ${code} problems ` + `(only the first ${this.cap} are listed)`,
-          source: { file: this.file },
-        });
-      }
+      if (n > this.cap) this.kept.push(moreOfCode(code, n, this.cap, this.file));
     }
     return this.kept;
   }

@@ -18,8 +18,7 @@
 import type { Diagnostic, JobList, Manifest, SourceMap } from '../model.js';
 import { validateDocument } from '../schema/validate.js';
 import { sortDiagnostics } from '../diagnostics.js';
-import { jobIndexOf } from '../field-path.js';
-import { restatesFault } from '../restated.js';
+import { hasFileLevelError, restatesErrorOf } from '../restated.js';
 import { located, runJobRules } from '../rules/index.js';
 import { OrderNumbers } from '../rules/job-fields.js';
 import type { Finding } from '../rules/rule.js';
@@ -27,7 +26,7 @@ import type { CsvLimits } from '../read-input.js';
 import { type CsvJobIndex, indexCsvJobs, JobIndexUnsupported, type JobReaderSync, openJobsSync } from './job-index.js';
 import { JobView, WINDOW_JOBS } from './job-view.js';
 import { csvOriginOf } from './item-rows.js';
-import { MAX_DIAGNOSTICS_PER_CODE } from './document-builder.js';
+import { MAX_DIAGNOSTICS_PER_CODE, moreOfCode } from './document-builder.js';
 
 export interface WindowedRead {
   diagnostics: Diagnostic[];
@@ -120,12 +119,9 @@ function checkWindows(
   } finally {
     reader.close();
   }
-  const file = [...header, ...built.kept(), ...built.summaries(), ...problems, ...schema];
-  const fileLevel = file.some((d) => d.severity === 'error' && jobIndexOf(d.field) === undefined);
-  const restated = restatesFault(
-    file.flatMap((d) => (d.severity === 'error' && d.field !== undefined ? [d.field] : [])),
-  );
-  const diagnostics = file;
+  const diagnostics = [...header, ...built.kept(), ...built.summaries(), ...problems, ...schema];
+  const fileLevel = hasFileLevelError(diagnostics);
+  const restated = restatesErrorOf(diagnostics);
   for (const f of unique) {
     const d = located(f, view.sources);
     if (!restated(d.field)) diagnostics.push(d);
@@ -216,14 +212,7 @@ class FirstPerCode {
   summaries(): Diagnostic[] {
     const out: Diagnostic[] = [];
     const codes = [...this.perCode].sort(([, a], [, b]) => byFirst(a, b));
-    for (const [code, { n }] of codes)
-      if (n > this.cap)
-        out.push({
-          severity: 'error',
-          code,
-          message: `… and ${n - this.cap} more ${code} problems ` + `(only the first ${this.cap} are listed)`,
-          source: { file: this.file },
-        });
+    for (const [code, { n }] of codes) if (n > this.cap) out.push(moreOfCode(code, n, this.cap, this.file));
     return out;
   }
 
