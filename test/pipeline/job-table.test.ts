@@ -10,6 +10,9 @@ import { requestHash, requestOf } from '../../src/pipeline/saved-plan.js';
 import { keepResolution } from '../../src/pipeline/stages/resolve.js';
 import type { ResolvedJob } from '../../src/resolve/resolve-job.js';
 
+/** A job state's keys, in their order (a parked one adds `resolved`). */
+const STATE_KEYS = ['index', 'orderNumber', 'hash', 'outcome', 'diagnostics', 'unavailable'];
+
 setFlagsFromString('--allow-natives-syntax');
 const haveSameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
 const hasFastProperties = new Function('a', 'return %HasFastProperties(a)') as (a: object) => boolean;
@@ -130,15 +133,7 @@ describe("an input's JobTable", () => {
       const whole = ready(state, resolved, i === 3 ? [warning] : []);
       const plain = keepResolution(whole);
       const kept = keepResolution(whole, manifest);
-      expect(Object.keys(kept)).toEqual([
-        'index',
-        'orderNumber',
-        'hash',
-        'outcome',
-        'diagnostics',
-        'unavailable',
-        'resolved',
-      ]);
+      expect(Object.keys(kept)).toEqual([...STATE_KEYS, 'resolved']);
       expect({ ...kept }).toEqual({ ...plain, hash: jobHash(jobs[i] as ManifestJob) });
       expect(requestOf(kept.resolved as ResolvedJob)).toBe(requestHash(resolved));
       expect(kept.resolved && dueOf(kept.resolved)).toBe(resolved.candidate.dateDue);
@@ -165,14 +160,7 @@ describe("an input's JobTable", () => {
       expect(states.every((state, i) => state.index === i && fieldsOf(state).join() === 'index,orderNumber')).toBe(
         true,
       );
-      expect(Object.keys(states[3] as object)).toEqual([
-        'index',
-        'orderNumber',
-        'hash',
-        'outcome',
-        'diagnostics',
-        'unavailable',
-      ]);
+      expect(Object.keys(states[3] as object)).toEqual(STATE_KEYS);
       states.splice(3, 1);
       const parked = states.map((state, i) =>
         keepResolution(ready(state, resolution(i, state.orderNumber, 1, '2026-03-20')), manifest),
