@@ -83,9 +83,9 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Comman
       return ExitCode.Unavailable;
     }
     const progress = createProgress(io.stderr, input.command);
+    // Only --json and plan --out read the jobs of an input once it is done.
+    const keepJobs = input.json === true || input.out !== undefined;
     for (const [i, file] of files.entries()) {
-      // Only --json and plan --out read the jobs of an input once it is done.
-      const keepJobs = input.json === true || input.out !== undefined;
       // The input's summary is told while its report's jobs can still be read (its table lists them).
       const onOutcome = (outcome: InputOutcome) => {
         progress.clear();
