@@ -1,7 +1,9 @@
 import { rm } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { type NewFileOptions, writeFileAtomic } from '../storage/atomic-write.js';
+import { AsideJobs, type AsideText, type AsideView } from './aside-jobs.js';
 import { addToSummary, emptySummary } from './build-report.js';
+import { itemCount } from './lazy-items.js';
 import { JOB_STATUSES, type JobResult, type JobStatus, type ReportSummary, type ResultReport } from './model.js';
 import type { ReportPaths } from './report-paths.js';
 import { SpoolFile } from './spool-file.js';
@@ -14,7 +16,10 @@ import { BATCH_JOBS, batchJson, jobsSeparator, resultJsonHead, resultJsonTail } 
  * resultJsonChunks prints it) to one temporary file beside the reports, its lines of errors.txt
  * to another, in manifest order, and only counts stay in memory (the summary's, and per job its
  * status and whether it has errors). Jobs end out of order within a window: those ahead of the
- * first job still running wait in a small buffer.
+ * first job still running wait in memory, up to a fixed weight (a job weighs one plus its items);
+ * past it, while a slow job holds the others back, each one that ends ahead is serialised at once
+ * to a side file (AsideJobs), and copied into the spool in order when the jobs before it have
+ * ended, so what a run holds does not grow with the jobs one slow job holds back.
  *
  * errors.txt is spooled as its own text rather than kept as error objects or read back out of
  * the JSON spool: a run where one failure holds every other job back gives every job an error,
@@ -29,12 +34,12 @@ import { BATCH_JOBS, batchJson, jobsSeparator, resultJsonHead, resultJsonTail } 
 export class ReportSpool {
   /** Jobs whose text is queued or on disk: jobs 0 … serialised - 1. */
   private serialised = 0;
-  /** Ended, in order, not serialised yet: jobs serialised … next - 1. */
-  private ready: JobResult[] = [];
+  /** The first job that has not ended: jobs serialised … next - 1 have ended and wait to be serialised. */
   private next = 0;
-  /** Ended ahead of `next`. */
-  private readonly waiting = new Map<number, JobResult>();
-  /** Text made but not yet on disk (the first entries may be being written), and its length in bytes. */
+  /** Ended jobs not serialised yet that are held in memory (the others are set aside), and their weight. */
+  private readonly held = new Map<number, JobResult>();
+  private heldWeight = 0;
+  /** Text made but not yet on disk (the first entries may be being written), and its length in bytes (the side file's too). */
   private queued: Spooled[] = [];
   private queuedBytes = 0;
   /** Bytes of result.json's spool serialised: on disk, then queued. */
@@ -58,6 +63,9 @@ export class ReportSpool {
     private readonly label: string,
     private readonly json: SpoolFile,
     private readonly errors: SpoolFile,
+    /** Ended jobs not serialised yet whose text went to the side file. */
+    private readonly aside: AsideJobs,
+    private readonly heldMost: number,
   ) {
     this.statuses = new Uint8Array(jobCount);
     this.withErrors = new Uint8Array(jobCount);
@@ -67,15 +75,19 @@ export class ReportSpool {
   /**
    * A spool for a report of `jobCount` jobs whose files are `paths` (the temporary files go
    * beside them), for the input `input` (`report.input.file`: errors.txt names its base name).
+   * `heldWeight`: how much of the jobs that end ahead it holds in memory (HELD_WEIGHT).
    */
   static async create(
     paths: Pick<ReportPaths, 'json' | 'errors'>,
     jobCount: number,
     input: string,
+    { heldWeight = HELD_WEIGHT }: { heldWeight?: number } = {},
   ): Promise<ReportSpool> {
     const json = await SpoolFile.create(paths.json);
     try {
-      return new ReportSpool(jobCount, basename(input), json, await SpoolFile.create(paths.errors));
+      const errors = await SpoolFile.create(paths.errors);
+      const aside = new AsideJobs(paths.json, jobCount);
+      return new ReportSpool(jobCount, basename(input), json, errors, aside, heldWeight);
     } catch (err) {
       await json.remove();
       throw err;
@@ -96,18 +108,39 @@ export class ReportSpool {
     this.statuses[index] = status + 1;
     this.withErrors[index] = jobErrors(result).next().done ? 0 : 1;
     addToSummary(this.ended, result);
-    if (index !== this.next) {
-      this.waiting.set(index, result);
-      return this.queuedBytes < HIGH_WATER_BYTES;
-    }
-    this.ready.push(result);
-    for (this.next++; this.waiting.has(this.next); this.next++) {
-      this.ready.push(this.waiting.get(this.next) as JobResult);
-      this.waiting.delete(this.next);
-    }
-    while (this.ready.length >= BATCH_JOBS || (this.ready.length > 0 && this.next === this.jobCount))
-      this.serialise(this.ready.splice(0, BATCH_JOBS));
+    this.hold(index, result);
+    this.pump();
     return this.queuedBytes < HIGH_WATER_BYTES;
+  }
+
+  /**
+   * Keeps an ended job until it is serialised: in memory when it is the first job still running
+   * (then `next` moves past the jobs that have ended) or while the jobs held weigh little
+   * enough, else set aside at once.
+   */
+  private hold(index: number, result: JobResult): void {
+    const weight = weightOf(result);
+    if (index === this.next || this.heldWeight + weight <= this.heldMost) {
+      this.held.set(index, result);
+      this.heldWeight += weight;
+      while (this.next < this.jobCount && this.statuses[this.next] !== 0) this.next++;
+    } else if (this.failure !== undefined) {
+      this.aside.skip(index); // nothing more is written: every report write fails
+    } else {
+      this.queuedBytes += this.aside.put(index, batchJson([result]), this.errorText(result));
+      this.writing ??= this.drain();
+    }
+  }
+
+  /** Serialises the ended jobs in order, a batch at a time (the rest at the end), while the disk keeps up. */
+  private pump(): void {
+    for (;;) {
+      const count = Math.min(BATCH_JOBS, this.next - this.serialised);
+      if (count === 0 || (count < BATCH_JOBS && this.next < this.jobCount)) return;
+      // The writes under way go on with the rest (drain).
+      if (this.queuedBytes >= HIGH_WATER_BYTES && this.failure === undefined) return;
+      this.serialise(count);
+    }
   }
 
   /** Job `index`'s status once it has ended. */
@@ -123,19 +156,24 @@ export class ReportSpool {
    */
   resultOf(index: number): JobResult | undefined {
     if (this.statuses[index] === undefined || this.statuses[index] === 0) return undefined;
-    if (index >= this.serialised)
-      return index < this.next ? this.ready[index - this.serialised] : this.waiting.get(index);
+    const held = index >= this.serialised ? this.held.get(index) : undefined;
+    if (held !== undefined) return held;
     const cached = this.cache.get(index);
     if (cached !== undefined) return cached;
     if (this.failure !== undefined) throw this.failure;
     if (this.closed) throw new Error('the report spool is closed');
-    const start = this.starts[index];
-    const end = index + 1 < this.serialised ? this.starts[index + 1] - JOB_SEPARATOR_BYTES : this.jsonEnd;
-    const bytes = start >= this.json.size ? this.queuedBytesAt(start, end) : this.json.readSync(start, end - start);
-    const result = JSON.parse(bytes.toString('utf8')) as JobResult;
+    const result = JSON.parse(this.spooledText(index).toString('utf8')) as JobResult;
     if (this.cache.size >= CACHED_JOBS) this.cache.delete(this.cache.keys().next().value as number);
     this.cache.set(index, result);
     return result;
+  }
+
+  /** An ended job's result.json text (not held): set aside, or serialised (queued or on disk). */
+  private spooledText(index: number): Buffer {
+    if (index >= this.serialised) return this.aside.text(index).json;
+    const start = this.starts[index];
+    const end = index + 1 < this.serialised ? this.starts[index + 1] - JOB_SEPARATOR_BYTES : this.jsonEnd;
+    return start >= this.json.size ? this.queuedBytesAt(start, end) : this.json.readSync(start, end - start);
   }
 
   private queuedBytesAt(start: number, end: number): Buffer {
@@ -165,14 +203,14 @@ export class ReportSpool {
   async close(): Promise<void> {
     this.closed = true;
     while (this.writing) await this.writing;
-    await Promise.all([this.json.remove(), this.errors.remove()]);
+    await Promise.all([this.json.remove(), this.errors.remove(), this.aside.remove()]);
   }
 
   /**
    * The report as it is now, taken at once (synchronously), so that jobs ending while it is
    * written out do not change it: how much of each spool is on disk, the text queued for them,
-   * the ended jobs not serialised yet and what each running one is rendered from (`pending`),
-   * and the summary of all (each running job rendered once for it, and let go).
+   * the ended jobs not serialised yet (held, or set aside) and what each running one is rendered
+   * from (`pending`), and the summary of all (each running job rendered once for it, and let go).
    */
   snapshot(head: Pick<ResultReport, 'errors' | 'warnings'>, pending: PendingJobs): Snapshot {
     const source = pendingSource(pending);
@@ -185,17 +223,24 @@ export class ReportSpool {
     if (this.ended.artworkNeeded !== undefined) s.artworkNeeded = this.ended.artworkNeeded;
     const from = this.serialised;
     const next = this.next;
-    const held = [...this.ready];
-    const waiting = new Map(this.waiting);
+    const held = new Map(this.held);
+    const aside: AsideView = this.aside.view();
     const refs = new Array<unknown>(this.jobCount - next);
     for (let i = next; i < this.jobCount; i++) {
-      if (waiting.has(i)) continue;
+      if (this.statuses[i] !== 0) continue; // ended: held or set aside
       const at = source.at(i);
       refs[i - next] = at;
       addToSummary(s, source.render(i, at));
     }
-    const job = (i: number): JobResult =>
-      i < next ? (held[i - from] as JobResult) : (waiting.get(i) ?? source.render(i, refs[i - next]));
+    const setAside = (i: number): AsideText | undefined => (held.has(i) || !aside.holds(i) ? undefined : aside.text(i));
+    const job = (i: number): JobResult => {
+      const own = held.get(i);
+      if (own !== undefined) return own;
+      const text = setAside(i);
+      return text === undefined
+        ? source.render(i, refs[i - next])
+        : (JSON.parse(text.json.toString('utf8')) as JobResult);
+    };
     return {
       jsonBytes: this.json.size,
       errorBytes: this.errors.size,
@@ -203,6 +248,7 @@ export class ReportSpool {
       from,
       count: this.jobCount - from,
       job,
+      setAside,
       summary: s,
     };
   }
@@ -211,7 +257,7 @@ export class ReportSpool {
   async verify(): Promise<void> {
     if (this.failure !== undefined) throw this.failure;
     if (this.closed) throw new Error('the report spool is closed');
-    await Promise.all([this.json.verify(), this.errors.verify()]);
+    await Promise.all([this.json.verify(), this.errors.verify(), this.aside.verify()]);
   }
 
   /** result.json's text from the snapshot, `head` first (with the snapshot's summary). */
@@ -221,11 +267,8 @@ export class ReportSpool {
     yield resultJsonHead({ ...rest, summary: snap.summary });
     yield* this.json.read(snap.jsonBytes);
     for (const q of snap.queued) yield q.json;
-    for (let at = 0; at < snap.count; at += BATCH_JOBS) {
-      const batch: JobResult[] = [];
-      for (let i = at; i < Math.min(at + BATCH_JOBS, snap.count); i++) batch.push(snap.job(snap.from + i));
-      yield jobsSeparator(snap.from + at) + batchJson(batch);
-    }
+    for (let at = snap.from; at < snap.from + snap.count; at += BATCH_JOBS)
+      yield* batchChunks(snap, at, Math.min(at + BATCH_JOBS, snap.from + snap.count));
     yield resultJsonTail(this.jobCount);
   }
 
@@ -234,9 +277,9 @@ export class ReportSpool {
     if (errors.length > 0) yield errors.map((e) => `${formatReportError(e, this.label)}\n`).join('');
     yield* this.errors.read(snap.errorBytes);
     for (const q of snap.queued) if (q.errors.length > 0) yield q.errors;
-    for (let i = 0; i < snap.count; i++) {
-      const lines = this.errorText(snap.job(snap.from + i));
-      if (lines !== '') yield lines;
+    for (let i = snap.from; i < snap.from + snap.count; i++) {
+      const lines = snap.setAside(i)?.errors ?? this.errorText(snap.job(i));
+      if (lines.length > 0) yield lines;
     }
   }
 
@@ -247,51 +290,76 @@ export class ReportSpool {
   }
 
   /**
-   * Queues a batch's text, each job's serialised on its own (batchJson of one job is that job's
-   * part of batchJson of many), so that where each starts is known.
+   * Queues the text of the next `count` ended jobs, each job's serialised on its own (batchJson of
+   * one job is that job's part of batchJson of many), so that where each starts is known; a job
+   * set aside is copied as it was serialised then.
    */
-  private serialise(batch: JobResult[]): void {
+  private serialise(count: number): void {
+    if (this.failure !== undefined) {
+      // Nothing more is written: every report write fails.
+      for (let k = 0; k < count; k++) this.letGo(this.serialised++);
+      return;
+    }
     const at = this.jsonEnd;
-    let text = '';
+    const json: Array<string | Buffer> = [];
+    const errors: Array<string | Buffer> = [];
     let end = at;
-    for (const job of batch) {
+    for (let k = 0; k < count; k++) {
       const separator = jobsSeparator(this.serialised);
-      const own = batchJson([job]);
+      const own = this.letGo(this.serialised) ?? this.aside.text(this.serialised);
       this.starts[this.serialised++] = end + separator.length;
-      end += separator.length + Buffer.byteLength(own);
-      text += separator + own;
+      end += separator.length + Buffer.byteLength(own.json);
+      json.push(separator, own.json);
+      errors.push(own.errors);
     }
     this.jsonEnd = end;
-    if (this.failure !== undefined) return; // nothing more is written: every report write fails
-    const json = Buffer.from(text);
-    const errors = Buffer.from(batch.map((job) => this.errorText(job)).join(''));
-    this.queued.push({ json, errors, at });
-    this.queuedBytes += json.length + errors.length;
+    const queued = { json: bytesOf(json), errors: bytesOf(errors), at };
+    this.queued.push(queued);
+    this.queuedBytes += queued.json.length + queued.errors.length;
     this.writing ??= this.drain();
   }
 
-  /** Appends the queued text to the spools, all that is queued at a time, until none is left. */
+  /** Lets go of job `index` when it is held, and answers its text; undefined when it was set aside. */
+  private letGo(index: number): { json: string; errors: string } | undefined {
+    const job = this.held.get(index);
+    if (job === undefined) return undefined;
+    this.held.delete(index);
+    this.heldWeight -= weightOf(job);
+    return this.failure === undefined ? { json: batchJson([job]), errors: this.errorText(job) } : undefined;
+  }
+
+  /**
+   * Appends the queued text to the spools (and the side file), all that is queued at a time,
+   * serialising more as the disk keeps up, until none is left.
+   */
   private async drain(): Promise<void> {
     try {
-      while (this.queued.length > 0 && this.failure === undefined) {
+      while ((this.queued.length > 0 || this.aside.waiting) && this.failure === undefined) {
         const n = this.queued.length;
         const json = Buffer.concat(this.queued.map((q) => q.json));
         const errors = Buffer.concat(this.queued.map((q) => q.errors));
-        await Promise.all([this.json.write(json, this.json.size), this.errors.write(errors, this.errors.size)]);
+        const [, , aside] = await Promise.all([
+          this.json.write(json, this.json.size),
+          this.errors.write(errors, this.errors.size),
+          this.aside.write(),
+        ]);
         // One step: a snapshot sees each text once, queued or on disk.
         this.json.size += json.length;
         this.errors.size += errors.length;
         this.queued = this.queued.slice(n);
-        this.queuedBytes -= json.length + errors.length;
+        this.queuedBytes -= json.length + errors.length + aside;
+        this.pump();
       }
     } catch (err) {
       this.failure ??= err;
       this.queued = [];
       this.queuedBytes = 0;
-      await Promise.all([this.json.remove(), this.errors.remove()]).catch(() => undefined);
+      await Promise.all([this.json.remove(), this.errors.remove(), this.aside.remove()]).catch(() => undefined);
     } finally {
       this.writing = undefined;
     }
+    // After a failure: the jobs the disk held back are let go.
+    if (this.failure !== undefined) this.pump();
   }
 }
 
@@ -301,6 +369,59 @@ const HIGH_WATER_BYTES = 4 << 20;
 const CACHED_JOBS = 64;
 /** The separator between two jobs' texts (jobsSeparator): `,` and a line break. */
 const JOB_SEPARATOR_BYTES = 2;
+
+/**
+ * How much of the jobs that end ahead of the first job still running is held in memory, a job
+ * weighing one plus its items (a job's result is some 300 bytes and each item's some 200, so
+ * about 1 MB at most). Jobs end out of order within the jobs in flight, twice the concurrency
+ * (at most 512), so only a job held back far longer than its neighbours (an API call in retries,
+ * a long backoff, a slow artwork fetch) sets jobs aside. Weighed by items, not counted as jobs:
+ * one order of thousands of lines is as much as a thousand small ones.
+ */
+const HELD_WEIGHT = 4096;
+
+const weightOf = (job: JobResult): number => 1 + itemCount(job);
+
+/** The parts as one buffer, the runs of text encoded at once. */
+function bytesOf(parts: ReadonlyArray<string | Buffer>): Buffer {
+  const buffers: Buffer[] = [];
+  let text = '';
+  for (const part of parts) {
+    if (typeof part === 'string') {
+      text += part;
+      continue;
+    }
+    if (text !== '') buffers.push(Buffer.from(text));
+    text = '';
+    buffers.push(part);
+  }
+  if (buffers.length === 0) return Buffer.from(text);
+  if (text !== '') buffers.push(Buffer.from(text));
+  return Buffer.concat(buffers);
+}
+
+/**
+ * result.json's text of a snapshot's jobs `from` … `to` - 1 (one batch): the separator before
+ * it, then each job's, a job set aside as it was serialised then.
+ */
+function* batchChunks(snap: Snapshot, from: number, to: number): Generator<string | Uint8Array> {
+  let text = jobsSeparator(from);
+  let run: JobResult[] = [];
+  for (let i = from; i < to; i++) {
+    const aside = snap.setAside(i);
+    if (aside === undefined) {
+      run.push(snap.job(i));
+      continue;
+    }
+    if (run.length > 0) text += `${batchJson(run)},\n`;
+    run = [];
+    yield text;
+    yield aside.json;
+    text = i + 1 < to ? ',\n' : '';
+  }
+  if (run.length > 0) text += batchJson(run);
+  if (text !== '') yield text;
+}
 
 /**
  * The jobs that have not ended, as a write shows them: either each one's result (the caller
@@ -343,6 +464,8 @@ export interface Snapshot {
   count: number;
   /** Job `i` (from `from` on) as the snapshot shows it: ended and waiting, or running (rendered now). */
   job(i: number): JobResult;
+  /** Job `i`'s text (from `from` on) when it had ended and been set aside: write it as it is. */
+  setAside(i: number): AsideText | undefined;
   summary: ReportSummary;
 }
 

@@ -77,4 +77,43 @@ describe("the report's spool", () => {
     expect(await runCli(['check', file]), io.err).toBe(0);
     expect(await temporaries(dir)).toEqual([]);
   });
+
+  it('of a killed run, with the jobs it set aside while one was held back, is removed the same way', async () => {
+    requireDist();
+    const dir = await tempDirPerTest('htorder-spool-killed-');
+    const file = join(dir, 'order.yaml');
+    await writeFile(file, THREE);
+    // Jobs 1 and 2 end while job 0 runs, past what the spool holds: they go to a side file.
+    const spool = pathToFileURL(join(DIST, 'report/report-spool.js')).href;
+    const job = (index: number) => ({
+      index,
+      orderNumber: `PO-${index + 1}`,
+      status: 'submitted',
+      source: { line: 2 },
+      jobNumber: index,
+      dateDue: null,
+      totalJobCost: 1,
+      estimatedCost: null,
+      warnings: [],
+      errors: [],
+      items: [],
+    });
+    const script = `const { ReportSpool } = await import(${JSON.stringify(spool)});
+      const spool = await ReportSpool.create(${JSON.stringify(reportPaths(file))}, 3, ${JSON.stringify(file)}, { heldWeight: 0 });
+      spool.end(1, ${JSON.stringify(job(1))});
+      spool.end(2, ${JSON.stringify(job(2))});
+      await spool.flushed();
+      process.kill(process.pid, 'SIGKILL');`;
+    await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script]).catch(() => undefined);
+    const left = await temporaries(dir);
+    expect(left.map((n) => temporaryOf(n)?.target).sort()).toEqual([
+      'order.yaml.errors.txt',
+      'order.yaml.result.json',
+      'order.yaml.result.json',
+    ]);
+    const old = new Date(Date.now() - 2 * 3_600_000);
+    for (const n of left) await utimes(join(dir, n), old, old);
+    expect(await runCli(['check', file]), io.err).toBe(0);
+    expect(await temporaries(dir)).toEqual([]);
+  });
 });

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { access, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { access, lstat, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
@@ -18,7 +18,7 @@ import {
 import { reportPaths } from '../../src/report/report-paths.js';
 import { ReportSpool, writeSpooledErrors, writeSpooledJson } from '../../src/report/report-spool.js';
 import { writeErrorsTxt } from '../../src/report/write-errors-txt.js';
-import { resultJsonChunks } from '../../src/report/write-result-json.js';
+import { batchJson, resultJsonChunks } from '../../src/report/write-result-json.js';
 import { DIST, requireDist } from '../support/dist.js';
 import { tempDirPerTest } from '../support/temp-files.js';
 
@@ -200,6 +200,94 @@ describe('ReportSpool', () => {
     );
   });
 
+  it('past the jobs it holds in memory, sets those that end ahead of a job held back aside, and its reports stay the same', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        reportSpec,
+        fc.array(fc.nat(16), { minLength: 1, maxLength: 40 }),
+        fc.nat(),
+        fc.nat(12),
+        fc.array(fc.nat(), { maxLength: 4 }),
+        fc.boolean(),
+        async (spec, jitter, heldBackAt, heldWeight, progressAt, settle) => {
+          const dir = await tempDirPerTest('htorder-spool-');
+          const report = reportOf(spec);
+          const input = join(dir, spec.file);
+          const paths = reportPaths(input);
+          const pending = (i: number) => report.jobs[i];
+          const want = [...resultJsonChunks(report)].join('');
+          const wantErrorsPath = join(dir, 'want.errors.txt');
+          const wroteErrors = await writeErrorsTxt(wantErrorsPath, {
+            ...report,
+            input: { ...report.input, file: input },
+          });
+          const wantErrors = await readOrNull(wantErrorsPath);
+          await rm(wantErrorsPath, { force: true });
+          // Each ended job read back (held, set aside or spooled) is the job: its own text in result.json.
+          const wantJobs = report.jobs.map((job) => batchJson([job]));
+
+          const spool = await ReportSpool.create(paths, report.jobs.length, input, { heldWeight });
+          const ended: number[] = [];
+          const check = async () => {
+            expect(spool.summary(report, pending)).toEqual(report.summary);
+            for (const i of ended) expect(batchJson([spool.resultOf(i) as JobResult])).toBe(wantJobs[i]);
+            await writeSpooledJson(paths.json, report, spool, pending);
+            expect(await readFile(paths.json, 'utf8')).toBe(want);
+            expect(await writeSpooledErrors(paths.errors, report, spool, pending)).toBe(wroteErrors);
+            expect(await readOrNull(paths.errors)).toBe(wantErrors);
+          };
+          // One job is held back to the end: every other one ends ahead of it.
+          const order = endOrder(report.jobs.length, jitter);
+          const [heldBack] = order.splice(heldBackAt % Math.max(order.length, 1), 1);
+          if (heldBack !== undefined) order.push(heldBack);
+          const progress = new Set(progressAt.map((p) => p % (order.length + 1)));
+          for (const [n, index] of order.entries()) {
+            if (progress.has(n)) await check();
+            spool.end(index, report.jobs[index]);
+            ended.push(index);
+            if (settle) await spool.flushed();
+          }
+          await check();
+          await spool.close();
+          expect((await readdir(dir)).filter((n) => n.startsWith('.'))).toEqual([]);
+        },
+      ),
+      { numRuns: 100 },
+    );
+  });
+
+  it('holds only so much of the jobs that end ahead in memory: the others wait in a side file, gone once it closes', async () => {
+    const dir = await tempDirPerTest('htorder-spool-');
+    const n = 400;
+    const report = reportOf({ file: 'orders.csv', mapping: undefined, fileErrors: [], fileWarnings: [], jobs: [] });
+    const jobs = Array.from({ length: n }, (_, index): JobResult => ({ ...pendingJob, index, jobNumber: index }));
+    const whole = refreshSummary({ ...report, jobs });
+    const paths = reportPaths(join(dir, 'orders.csv'));
+    const spool = await ReportSpool.create(paths, n, paths.json, { heldWeight: 16 });
+    for (let i = 1; i < n; i++) spool.end(i, jobs[i]);
+    await spool.flushed();
+    // Job 0 runs: 16 jobs are held, the other 383 are in a third file, and nothing is in the spool yet.
+    const files = await spoolFiles(dir);
+    expect(files).toHaveLength(3);
+    const sizes = await Promise.all(files.map(async (name) => (await lstat(join(dir, name))).size));
+    expect(sizes.sort((a, b) => a - b)).toEqual([0, 0, expect.any(Number)]);
+    expect(spool.resultOf(399)).toEqual(jobs[399]);
+    await spool.close();
+    expect(await readdir(dir)).toEqual([]);
+
+    // Ended at last, job 0 lets the others be copied into the spool in order.
+    const again = await ReportSpool.create(paths, n, paths.json, { heldWeight: 16 });
+    for (let i = 1; i < n; i++) again.end(i, jobs[i]);
+    again.end(0, jobs[0]);
+    await again.flushed();
+    await writeSpooledJson(paths.json, whole, again, () => {
+      throw new Error('every job has ended');
+    });
+    expect(await readFile(paths.json, 'utf8')).toBe([...resultJsonChunks(whole)].join(''));
+    await again.close();
+    expect(await readdir(dir)).toEqual(['orders.csv.result.json']);
+  });
+
   it('writes the report as it was when the write began, while jobs go on ending and their holders let go of them', async () => {
     const dir = await tempDirPerTest('htorder-spool-');
     const n = 3000;
@@ -239,6 +327,64 @@ describe('ReportSpool', () => {
     expect(endedDuring).toBeGreaterThan(0);
     const then = { ...report, jobs: Array.from({ length: n }, (_, i) => (asked.has(i) ? running(i) : ended(i))) };
     expect(await readFile(paths.json, 'utf8')).toBe([...resultJsonChunks(refreshSummary(then))].join(''));
+    await spool.close();
+  });
+
+  it('writes the report as it was when the write began while jobs go on being set aside, then copies them in order', async () => {
+    const dir = await tempDirPerTest('htorder-spool-');
+    const n = 3000;
+    const running = (index: number): JobResult => ({ ...pendingJob, index, status: 'valid', jobNumber: null });
+    const failed = (index: number): ReportError[] =>
+      index % 7 === 0 ? [{ code: 'run.failed', message: `job ${index}`, field: null, source: null }] : [];
+    const ended = (index: number): JobResult => ({ ...pendingJob, index, jobNumber: index, errors: failed(index) });
+    const report = reportOf({ file: 'orders.csv', mapping: undefined, fileErrors: [], fileWarnings: [], jobs: [] });
+    const paths = reportPaths(join(dir, 'orders.csv'));
+    const spool = await ReportSpool.create(paths, n, paths.json, { heldWeight: 16 });
+    // Job 0 is held back: every other job ends ahead of it, and all but a few go aside.
+    const order = endOrder(n, [3, 0, 16, 7, 1]).filter((i) => i !== 0);
+    const isEnded = new Uint8Array(n);
+    let next = 0;
+    for (; next < n / 2; next++) {
+      isEnded[order[next]] = 1;
+      spool.end(order[next], ended(order[next]));
+    }
+    const asked = new Set<number>();
+    const pending = (i: number): JobResult => {
+      if (isEnded[i] === 1) throw new Error(`job ${i} has ended: its holder let go of it`);
+      asked.add(i);
+      return running(i);
+    };
+    let done = false;
+    const write = writeSpooledJson(paths.json, report, spool, pending).finally(() => {
+      done = true;
+    });
+    let endedDuring = 0;
+    while (!done && next < order.length) {
+      await new Promise(setImmediate);
+      if (asked.size === 0) continue; // not begun yet: the jobs ended now are before it
+      for (const i of order.slice(next, next + 50)) {
+        isEnded[i] = 1;
+        spool.end(i, ended(i));
+      }
+      next += 50;
+      endedDuring += 50;
+    }
+    await write;
+    expect(endedDuring).toBeGreaterThan(0);
+    const then = { ...report, jobs: Array.from({ length: n }, (_, i) => (asked.has(i) ? running(i) : ended(i))) };
+    expect(await readFile(paths.json, 'utf8')).toBe([...resultJsonChunks(refreshSummary(then))].join(''));
+    for (; next < order.length; next++) spool.end(order[next], ended(order[next]));
+    spool.end(0, ended(0));
+    const all = refreshSummary({ ...report, jobs: Array.from({ length: n }, (_, i) => ended(i)) });
+    const none = () => {
+      throw new Error('every job has ended');
+    };
+    await writeSpooledJson(paths.json, all, spool, none);
+    expect(await readFile(paths.json, 'utf8')).toBe([...resultJsonChunks(all)].join(''));
+    const wantErrors = join(dir, 'want.errors.txt');
+    await writeErrorsTxt(wantErrors, { ...all, input: { ...all.input, file: paths.json } });
+    expect(await writeSpooledErrors(paths.errors, all, spool, none)).toBe(true);
+    expect(await readFile(paths.errors, 'utf8')).toBe(await readFile(wantErrors, 'utf8'));
     await spool.close();
   });
 
@@ -327,7 +473,7 @@ async function spoolFiles(dir: string): Promise<string[]> {
 const CHILD = `
 import { readdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-const [moduleUrl, dir, jobs, ended] = process.argv.slice(2);
+const [moduleUrl, dir, jobs, ended, heldWeight] = process.argv.slice(2);
 const { ReportSpool, writeSpooledJson } = await import(moduleUrl);
 const job = (index) => ({ index, orderNumber: 'PO-' + index, status: 'submitted', source: { row: index + 2 },
   jobNumber: index, dateDue: null, totalJobCost: 1, estimatedCost: null, warnings: [], errors: [], items: [] });
@@ -338,9 +484,11 @@ const paths = { json: input + '.result.json', errors: input + '.errors.txt' };
 await writeFile(paths.json, 'earlier');
 const out = {};
 const answer = (p) => p.then(() => 'ok', (e) => e.code ?? e.message);
-const spool = await ReportSpool.create(paths, Number(jobs), input);
+// With a held weight, job 0 is held back: the jobs after it end ahead, and most go to a side file.
+const options = heldWeight === undefined ? {} : { heldWeight: Number(heldWeight) };
+const spool = await ReportSpool.create(paths, Number(jobs), input, options);
 for (let i = 0; i < Number(ended); i++) {
-  spool.end(i, job(i));
+  spool.end(heldWeight === undefined ? i : i + 1, job(heldWeight === undefined ? i : i + 1));
   if (i % 64 === 63) await spool.flushed().catch(() => undefined);
 }
 out.spooled = await answer(spool.flushed());
@@ -351,7 +499,7 @@ out.after = (await readdir(dir)).sort();
 console.log(JSON.stringify(out));
 `;
 
-async function underFileSizeLimit(blocks: number, jobs: number, ended: number) {
+async function underFileSizeLimit(blocks: number, jobs: number, ended: number, heldWeight?: number) {
   const dir = await tempDirPerTest('htorder-spool-');
   const script = join(dir, 'child.mjs');
   await writeFile(script, CHILD);
@@ -367,6 +515,7 @@ async function underFileSizeLimit(blocks: number, jobs: number, ended: number) {
     dir,
     String(jobs),
     String(ended),
+    ...(heldWeight === undefined ? [] : [String(heldWeight)]),
   ]);
   const out = JSON.parse(stdout) as { spooled: string; json: string; before: string[]; after: string[] };
   return { ...out, earlier: await readFile(join(dir, 'orders.csv.result.json'), 'utf8') };
@@ -379,6 +528,13 @@ describe('ReportSpool on a failing disk', () => {
     requireDist();
     // About 300 bytes a job: 1,000 jobs are past the 100 KB limit.
     const out = await underFileSizeLimit(200, 1000, 1000);
+    expect(out).toEqual({ spooled: 'EFBIG', json: 'EFBIG', before: inputs, after: inputs, earlier: 'earlier' });
+  });
+
+  it('a side file write that fails fails the report write, removes every spool file and leaves the earlier report', async () => {
+    requireDist();
+    // 1,000 jobs end ahead of job 0, all but 8 set aside: past the 100 KB limit.
+    const out = await underFileSizeLimit(200, 1001, 1000, 8);
     expect(out).toEqual({ spooled: 'EFBIG', json: 'EFBIG', before: inputs, after: inputs, earlier: 'earlier' });
   });
 
