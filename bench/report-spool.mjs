@@ -10,7 +10,9 @@
  * per-job arrays are outside the heap, 2 bytes a job), the peak heap used without forcing GC,
  * peak RSS, the time to write result.json, the whole time, and the file's size and SHA-256
  * (the same for both ways, or the benchmark fails). Then the spread of each figure.
- * Options: --jobs N, --runs N (pairs, default 3), --keep (leave the folder).
+ * Options: --jobs N, --runs N (pairs, default 3), --keep (leave the folder), --items N (items per
+ * job, default 1), --held-back (job 0 ends last, every other job ahead of it, their items built as
+ * a run's are when a job ends: prints the live heap just before it ends, and the spool's side file).
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -25,19 +27,26 @@ const DIST = new URL('../dist/report/', import.meta.url);
 const mb = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
 const ms = (n) => `${Math.round(n)} ms`;
 
-if (process.argv[2] === '--child') await child(process.argv[3], Number(process.argv[4]), process.argv[5]);
+if (process.argv[2] === '--child')
+  await child(process.argv[3], Number(process.argv[4]), process.argv[5], {
+    items: Number(process.argv[6]),
+    heldBack: process.argv[7] === 'held-back',
+  });
 else await parent();
 
 async function parent() {
   const jobs = Number(option('--jobs', 'BENCH_JOBS', 1_000_000));
   const runs = Number(option('--runs', 'BENCH_RUNS', 3));
+  const items = Number(option('--items', 'BENCH_ITEMS', 1));
+  const heldBack = process.argv.includes('--held-back');
   const dir = await mkdtemp(join(tmpdir(), 'htorder-bench-spool-'));
   const results = { held: [], spool: [] };
   try {
     for (let r = 0; r < runs; r++) {
       for (const mode of r % 2 === 0 ? ['held', 'spool'] : ['spool', 'held']) {
         const me = fileURLToPath(import.meta.url);
-        const out = spawnSync(process.execPath, ['--expose-gc', me, '--child', mode, String(jobs), dir], {
+        const args = [me, '--child', mode, String(jobs), dir, String(items), heldBack ? 'held-back' : 'in-order'];
+        const out = spawnSync(process.execPath, ['--expose-gc', ...args], {
           encoding: 'utf8',
         });
         if (out.status !== 0) throw new Error(`${mode} failed: ${out.stderr}`);
@@ -47,6 +56,11 @@ async function parent() {
           `${mode.padEnd(5)} ${jobs} jobs: live heap ${mb(m.liveHeap)}, peak heap ${mb(m.peakHeap)}, peak RSS ${mb(m.maxRss)}; ` +
             `result.json (${mb(m.size)}) written in ${ms(m.writeMs)}, all ${ms(m.totalMs)} (${load()})`,
         );
+        if (heldBack)
+          console.log(
+            `      ${jobs - 1} jobs ended ahead of job 0: live heap ${mb(m.heldBackHeap)} before it ends` +
+              (mode === 'spool' ? `; side file ${mb(m.asideBytes)}` : ''),
+          );
       }
     }
   } finally {
@@ -77,7 +91,7 @@ async function parent() {
   console.log('result.json byte-identical both ways');
 }
 
-async function child(mode, n, dir) {
+async function child(mode, n, dir, { items, heldBack }) {
   const { itemDeferrer } = await import(new URL('lazy-items.js', DIST).href);
   const { emptySummary, refreshSummary } = await import(new URL('build-report.js', DIST).href);
   const { writeResultJson } = await import(new URL('write-result-json.js', DIST).href);
@@ -86,7 +100,7 @@ async function child(mode, n, dir) {
   const paths = { json: `${input}.${mode}.result.json`, errors: `${input}.${mode}.errors.txt` };
   const defer = itemDeferrer(
     {
-      count: () => 1,
+      count: () => items,
       build: (j, k, status) => ({
         index: k,
         source: { row: j + 2 },
@@ -102,7 +116,7 @@ async function child(mode, n, dir) {
     n,
   );
   const NONE = Object.freeze([]);
-  const job = (index) =>
+  const deferred = (index) =>
     defer({
       index,
       orderNumber: `PO-${index}`,
@@ -116,6 +130,19 @@ async function child(mode, n, dir) {
       warnings: NONE,
       errors: NONE,
     });
+  const job = (index) => {
+    const result = deferred(index);
+    // A run builds an ended job's items (JobReporter.end).
+    if (heldBack) void result.items;
+    return result;
+  };
+  const order = heldBack ? heldBackOrder : endOrder;
+  let heldBackHeap = 0;
+  const beforeLast = (ended) => {
+    if (!heldBack || ended !== n - 1) return;
+    globalThis.gc();
+    heldBackHeap = process.memoryUsage().heapUsed;
+  };
   const head = {
     reportVersion: 1,
     command: 'run',
@@ -138,10 +165,12 @@ async function child(mode, n, dir) {
   // The jobs end between other work (each block of 1,024 gives the event loop a turn).
   const started = performance.now();
   let writeMs;
+  let asideBytes = 0;
   if (mode === 'held') {
     const jobs = new Array(n);
     let ended = 0;
-    for (const i of endOrder(n)) {
+    for (const i of order(n)) {
+      beforeLast(ended);
       jobs[i] = job(i);
       if (++ended % 1024 === 0) await new Promise(setImmediate);
       if (ended % 100_000 === 0) sample(true);
@@ -154,7 +183,12 @@ async function child(mode, n, dir) {
   } else {
     const spool = await ReportSpool.create(paths, n, input);
     let ended = 0;
-    for (const i of endOrder(n)) {
+    for (const i of order(n)) {
+      if (heldBack && ended === n - 1) {
+        await spool.flushed();
+        asideBytes = await asideSize(dir, paths.json);
+      }
+      beforeLast(ended);
       // As a run would: a turn of the event loop now and then, a wait when the disk is behind.
       const more = spool.end(i, job(i));
       ended++;
@@ -178,7 +212,24 @@ async function child(mode, n, dir) {
   const { size } = await stat(paths.json);
   await rm(paths.json);
   const maxRss = process.resourceUsage().maxRSS * 1024;
-  console.log(JSON.stringify({ liveHeap, peakHeap, maxRss, writeMs, totalMs, size, sha256: hash.digest('hex') }));
+  const sha256 = hash.digest('hex');
+  console.log(JSON.stringify({ liveHeap, peakHeap, maxRss, writeMs, totalMs, size, sha256, heldBackHeap, asideBytes }));
+}
+
+/** 1 … n-1 as endOrder gives them, then job 0: one job held back while every other ends. */
+function* heldBackOrder(n) {
+  for (const i of endOrder(n)) if (i !== 0) yield i;
+  yield 0;
+}
+
+/** Bytes of the spool's temporary files beside result.json past its own two (the side file), 0 when none. */
+async function asideSize(dir, json) {
+  const { readdir } = await import('node:fs/promises');
+  const prefix = `.${json.slice(dir.length + 1)}.`;
+  const names = (await readdir(dir)).filter((name) => name.startsWith(prefix) && name.endsWith('.tmp'));
+  const sizes = await Promise.all(names.map(async (name) => (await stat(join(dir, name))).size));
+  // result.json's spool is empty while job 0 runs: the largest file is the side file, if any.
+  return names.length > 1 ? Math.max(...sizes) : 0;
 }
 
 /** 0 … n-1, each block of 16 shuffled (a fixed seed): jobs end out of order within a window. */
