@@ -68,13 +68,15 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Comman
     learning.catch(() => undefined);
     const first = pipeline.prepare(files[0] as string);
     first.catch(() => undefined);
-    const { processInput, processPrepared } = await import('../pipeline/process-input.js');
+    const { processInput, processPrepared, releasePrepared } = await import('../pipeline/process-input.js');
     // The webhook code only when there is a webhook to tell.
     if (tellWebhooks) notifier = (await import('../watch/notify/notifier.js')).notifierFor(settings, logger, 'run');
     let context: PipelineContext;
     try {
       context = await learning;
     } catch (err) {
+      // The first input, read meanwhile, is not processed: its file is let go once it is read.
+      void first.then(releasePrepared, () => undefined);
       // A setting only read now is still the user's to fix (exit 2), not an outage.
       if (err instanceof UsageError) throw err;
       const why = unavailableReason(err);

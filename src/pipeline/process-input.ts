@@ -294,8 +294,17 @@ export async function processPrepared(prepared: PreparedInput, given: PipelineCo
   } finally {
     // A windowed read's file is let go however the input ends; a job read after this (watch's
     // reports, written by the caller) opens it for that read alone (csv/job-view.ts).
-    prepared.read.release?.();
+    releasePrepared(prepared);
   }
+}
+
+/**
+ * Lets go of what a prepared input holds open (a windowed read's descriptor): processPrepared
+ * does once the input is done; a caller that does not process it after all (`run` whose API
+ * cannot be reached) does instead.
+ */
+export function releasePrepared(prepared: PreparedInput | undefined): void {
+  if (prepared !== undefined && !('unreadable' in prepared)) prepared.read.release?.();
 }
 
 async function processBegun(

@@ -1,4 +1,4 @@
-import { mkdtemp, open, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, open, readdir, readFile, readlink, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -109,7 +109,32 @@ describe('run of a big template CSV, read a window at a time', () => {
     expect(JSON.stringify(po20.errors)).toMatch(/changed after it was read for its jobs/);
     expect(stderr).toMatch(/changed after it was read for its jobs/);
   });
+
+  it.runIf(process.platform === 'linux')(
+    'lets its file go when the API cannot be reached before the input is processed',
+    async () => {
+      const file = await h.write('orders.csv', orders(12));
+      windowedRead.fromBytes = 0;
+      windowedRead.windowJobs = 2;
+      // Nobody answers on port 9: the token request fails while the input is read and checked.
+      const nobody = { HTORDER_BASE_URL: 'http://127.0.0.1:9', HTORDER_AUTH_URL: 'http://127.0.0.1:9' };
+      const { code, stderr } = await h.cli('run', [file], { env: nobody, partial: true });
+      expect(code, stderr).toBe(3);
+      // The file is let go once its read is done, which may end after the run's answer.
+      for (let i = 0; i < 100 && (await descriptorsOf(file)) > 0; i++) await sleep(20);
+      expect(await descriptorsOf(file)).toBe(0);
+    },
+  );
 });
+
+/** How many of this process's open descriptors are on `file` (Linux: /proc/self/fd). */
+async function descriptorsOf(file: string): Promise<number> {
+  const target = await realpath(file);
+  const links = await Promise.all(
+    (await readdir('/proc/self/fd')).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')),
+  );
+  return links.filter((link) => link === target).length;
+}
 
 /** What the sandbox was sent, by order number. */
 async function sentOrders(): Promise<unknown[]> {
