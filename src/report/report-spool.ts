@@ -110,6 +110,11 @@ export class ReportSpool {
     return this.queuedBytes < HIGH_WATER_BYTES;
   }
 
+  /** Per job, as now: 0 while it runs, else not (a copy). */
+  endedNow(): Uint8Array {
+    return this.statuses.slice();
+  }
+
   /** Job `index`'s status once it has ended. */
   statusOf(index: number): JobStatus | undefined {
     const code = this.statuses[index];
