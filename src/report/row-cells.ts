@@ -19,11 +19,17 @@ export interface RowCellsTable {
   plainTail: number;
   /** The distinct tails, five cells each. */
   tails: string[][];
-  /** The input was refused for its size: it is not read again. */
-  tooLarge: boolean;
 }
 
-export class RowCells {
+/** result.csv's result columns of an input row, as cells or as text. */
+export interface RowResults {
+  /** `_row, _status, _jobNumber, _newAssetSku, _needsArtwork, _error` of the input row. */
+  cells(row: number): string[];
+  /** The row's cells but `_row`, as result.csv's text, each cell after a delimiter. */
+  tailText(row: number): string;
+}
+
+export class RowCells implements RowResults {
   /** Each tail as result.csv's text (`,valid,,,,`), made on first use. */
   private readonly texts: (string | undefined)[];
 
@@ -107,20 +113,148 @@ export function rowCellsOf(report: ResultReport, manifest: Manifest<JobList> | u
     fillItemRows(csv, report, tails, itemTail);
     fillMergedRows(csv, report, tails, itemTail);
   }
-  const isItem = (row: number) => row < itemTail.length && itemTail[row] >= 0;
-  // Rows a mapping's skip rules left out: status skipped, the reason in _error.
   const otherTail = new Map<number, number>();
-  const skipped = skippedRows(report, manifest?.jobs.length ?? 0);
-  for (const [row, reason] of skipped) if (!isItem(row)) otherTail.set(row, tails.add(['skipped', '', '', '', reason]));
-  for (const [row, own] of rowErrors)
-    if (!isItem(row) && !skipped.has(row)) otherTail.set(row, tails.add(['invalid', '', '', '', own.join('; ')]));
+  const isItem = (row: number) => row < itemTail.length && itemTail[row] >= 0;
+  for (const [row, cells] of otherRows(report, manifest?.jobs.length ?? 0, rowErrors, isItem))
+    otherTail.set(row, tails.add(cells));
   return {
     itemTail,
     otherTail,
-    plainTail: tails.add([report.errors.length > 0 ? 'invalid' : '', '', '', '', '']),
+    plainTail: tails.add(plainCells(report)),
     tails: tails.list,
-    tooLarge: report.errors.some((e) => e.code === INPUT_TOO_LARGE),
   };
+}
+
+/**
+ * The tails of rows that are not items but have something to say: rows a mapping's skip rules
+ * left out (status skipped, the reason in _error), and rows with errors of their own.
+ */
+function otherRows(
+  report: ResultReport,
+  manifestJobs: number,
+  rowErrors: ReadonlyMap<number, string[]>,
+  isItem: (row: number) => boolean,
+): Map<number, string[]> {
+  const other = new Map<number, string[]>();
+  const skipped = skippedRows(report, manifestJobs);
+  for (const [row, reason] of skipped) if (!isItem(row)) other.set(row, ['skipped', '', '', '', reason]);
+  for (const [row, own] of rowErrors)
+    if (!isItem(row) && !skipped.has(row)) other.set(row, ['invalid', '', '', '', own.join('; ')]);
+  return other;
+}
+
+/** The tail of any other row that is not an item. */
+function plainCells(report: ResultReport): string[] {
+  return [report.errors.length > 0 ? 'invalid' : '', '', '', '', ''];
+}
+
+/** Whether the input was refused for its size (it is not read again). */
+export function isTooLarge(report: Pick<ResultReport, 'errors'>): boolean {
+  return report.errors.some((e) => e.code === INPUT_TOO_LARGE);
+}
+
+/**
+ * The result columns of every row made as each row is written, from the jobs as one instant
+ * showed them (`jobAt`), one job read at a time: what a run's report writes, whose ended jobs
+ * are on disk (a spooled report). Nothing is held per job; per row, the job it shows (4 bytes).
+ * The same cells as RowCells of rowCellsOf's table, which check hands to a worker thread.
+ */
+export class RowsOnDemand implements RowResults {
+  /** Row → the job whose item it shows; -1: not an item; -2: a merged row (`merged`). */
+  private readonly rowJob: Int32Array;
+  private readonly merged: Map<number, readonly [number, number]>;
+  private readonly rowErrors: Map<number, string[]>;
+  private readonly other: Map<number, string[]>;
+  private readonly plain: string[];
+  private readonly texts = new Map<string[], string>();
+  /** The job read last, and its items' outcomes. */
+  private job = -1;
+  private result: JobResult | undefined;
+  private outcome: (k: number) => ItemOutcome | undefined = () => undefined;
+  /** The cells made last and their text: rows of one job mostly show the same. */
+  private lastCells: string[] | undefined;
+  private lastText = '';
+
+  constructor(
+    report: ResultReport,
+    private readonly csv: CsvOrigin | undefined,
+    private readonly jobAt: (j: number) => JobResult | undefined,
+    private readonly delimiter: string,
+    private readonly encode: (cells: readonly string[]) => string,
+    manifestJobs: number,
+  ) {
+    this.rowErrors = errorsByRow(report.errors);
+    this.rowJob = new Int32Array(lastItemRow(csv) + 1).fill(-1);
+    this.merged = new Map();
+    if (csv !== undefined) {
+      for (let j = 0, jobs = jobCountOf(csv); j < jobs; j++)
+        for (let k = 0, n = itemCountOf(csv, j); k < n; k++) this.rowJob[itemRowOf(csv, j, k) as number] = j;
+      for (const [r, jk] of mergedTargets(csv)) {
+        this.rowJob[r] = jk === undefined ? -1 : -2;
+        if (jk !== undefined) this.merged.set(r, jk);
+      }
+    }
+    const isItem = (row: number) => row < this.rowJob.length && this.rowJob[row] !== -1;
+    this.other = otherRows(report, manifestJobs, this.rowErrors, isItem);
+    this.plain = plainCells(report);
+  }
+
+  cells(row: number): string[] {
+    return [String(row), ...this.tailOf(row)];
+  }
+
+  tailText(row: number): string {
+    const cells = this.tailOf(row);
+    const last = this.lastCells;
+    if (last !== undefined && sameCells(last, cells)) return this.lastText;
+    let text = this.texts.get(cells);
+    if (text === undefined) {
+      text = this.delimiter + this.encode(cells);
+      if (cells === this.plain || this.other.get(row) === cells) this.texts.set(cells, text);
+    }
+    this.lastCells = cells;
+    this.lastText = text;
+    return text;
+  }
+
+  private tailOf(row: number): string[] {
+    const j = row < this.rowJob.length ? this.rowJob[row] : -1;
+    if (j === -1) return this.other.get(row) ?? this.plain;
+    const [job, k] = j === -2 ? (this.merged.get(row) as readonly [number, number]) : [j, this.itemOf(j, row)];
+    this.read(job);
+    const own = this.rowErrors.size === 0 ? undefined : this.rowErrors.get(row);
+    return itemTailCells(this.result, this.result && this.outcome(k), own ?? []);
+  }
+
+  private read(j: number): void {
+    if (j === this.job) return;
+    this.job = j;
+    this.result = this.jobAt(j);
+    this.outcome = this.result === undefined ? () => undefined : itemOutcomes(this.result);
+  }
+
+  /** Which of job `j`'s items is at `row`: a job's rows rise with its items, as the reader found them. */
+  private itemOf(j: number, row: number): number {
+    const csv = this.csv as CsvOrigin;
+    let lo = 0;
+    let hi = itemCountOf(csv, j) - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >>> 1;
+      const at = itemRowOf(csv, j, mid) as number;
+      if (at === row) return mid;
+      if (at < row) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    // Rows given out of order (a caller's own itemRows): looked for one by one.
+    for (let k = 0, n = itemCountOf(csv, j); k < n; k++) if (itemRowOf(csv, j, k) === row) return k;
+    return -1;
+  }
+}
+
+function sameCells(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return a.length === b.length;
 }
 
 /** Each item row's tail, job by job (read through item-rows.ts: check never makes the per-job row arrays). */
@@ -147,11 +281,12 @@ function lastItemRow(csv: CsvOrigin | undefined): number {
 
 /**
  * A row merged into another line of its order shows that line's outcome: the (job, item) of the
- * row it was merged into, as the merges are applied in turn.
+ * row it was merged into, as the merges are applied in turn; undefined: the row shows no item.
  */
-function fillMergedRows(csv: CsvOrigin, report: ResultReport, tails: Tails, itemTail: Int32Array): void {
+function mergedTargets(csv: CsvOrigin): Map<number, readonly [number, number] | undefined> {
+  const targets = new Map<number, readonly [number, number] | undefined>();
   const merged = csv.mergedRows ?? [];
-  if (merged.length === 0) return;
+  if (merged.length === 0) return targets;
   const into = new Set(merged.map(([, i]) => i));
   const jobItemOf = new Map<number, readonly [number, number]>();
   for (let j = 0, jobs = jobCountOf(csv); j < jobs; j++) {
@@ -163,7 +298,14 @@ function fillMergedRows(csv: CsvOrigin, report: ResultReport, tails: Tails, item
   for (const [r, i] of merged) {
     const jk = jobItemOf.get(i);
     if (into.has(r)) jobItemOf.set(r, jk ?? [-1, -1]);
-    if (jk === undefined || jk[0] < 0) itemTail[r] = -1;
+    targets.set(r, jk === undefined || jk[0] < 0 ? undefined : jk);
+  }
+  return targets;
+}
+
+function fillMergedRows(csv: CsvOrigin, report: ResultReport, tails: Tails, itemTail: Int32Array): void {
+  for (const [r, jk] of mergedTargets(csv)) {
+    if (jk === undefined) itemTail[r] = -1;
     else {
       const job: JobResult | undefined = report.jobs[jk[0]];
       itemTail[r] = tails.of(job, job && itemOutcomes(job)(jk[1]), r);

@@ -43,6 +43,22 @@ export class SpooledReport {
     return this.spool.resultOf(j) ?? this.pending.render(j, this.pending.at(j));
   }
 
+  /**
+   * The report's jobs as they are now, each read when asked: ended ones from the spool, running
+   * ones rendered from the state they have now. What a write that takes a while shows of every
+   * row (result.csv), as result.json's snapshot does, without holding a result per job.
+   */
+  jobsNow(): (j: number) => JobResult | undefined {
+    const { spool, pending } = this;
+    const ended = spool.endedNow();
+    const refs = new Array<unknown>(ended.length);
+    for (let j = 0; j < ended.length; j++) if (ended[j] === 0) refs[j] = pending.at(j);
+    return (j) => {
+      if (!(j >= 0 && j < ended.length)) return undefined;
+      return ended[j] === 0 ? pending.render(j, refs[j]) : spool.resultOf(j);
+    };
+  }
+
   /** Sets the report's summary from the spool's counts and the running jobs. */
   refreshSummary(): ReportSummary {
     this.report.summary = this.spool.summary(this.report, this.pending);

@@ -81,7 +81,8 @@ export async function writeReports(
   let wroteErrors = false;
   let written = false;
   try {
-    csv = writeResultCsv(tmp.csv, report, { ...csvOpts, input, file });
+    const jobsNow = spooled?.jobsNow();
+    csv = writeResultCsv(tmp.csv, report, { ...csvOpts, input, file, ...(jobsNow ? { jobsNow } : {}) });
     if (spooled === undefined) {
       if (reportHasErrors(report)) wroteErrors = await writeErrorsTxt(tmp.errors, report, file);
       if (target) report.input.file = target.inputShownAs;

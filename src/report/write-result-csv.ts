@@ -11,7 +11,17 @@ import { ByteOutput } from './byte-output.js';
 import { peekItems } from './lazy-items.js';
 import type { JobResult, ResultReport } from './model.js';
 import { hasLineBreak, neutraliseCell } from './neutralise.js';
-import { bool, errorText, num, RowCells, type RowCellsTable, rowCellsOf } from './row-cells.js';
+import {
+  bool,
+  errorText,
+  isTooLarge,
+  num,
+  RowCells,
+  type RowCellsTable,
+  type RowResults,
+  RowsOnDemand,
+  rowCellsOf,
+} from './row-cells.js';
 import type { WorkerAnswer } from './result-csv-worker.js';
 
 /**
@@ -80,6 +90,11 @@ export interface ResultCsvOptions {
    * package), false never.
    */
   worker?: boolean;
+  /**
+   * The report's jobs as one instant showed them, each read as its rows are written (a spooled
+   * report's, SpooledReport.jobsNow): no row table is made first, and no worker thread writes.
+   */
+  jobsNow?: (j: number) => JobResult | undefined;
 }
 
 /**
@@ -102,7 +117,8 @@ export function writeResultCsv(path: string, report: ResultReport, opts: ResultC
       path,
       input,
       header,
-      table: rowCellsOf(report, opts.manifest),
+      table: opts.jobsNow === undefined ? rowCellsOf(report, opts.manifest) : undefined,
+      tooLarge: isTooLarge(report),
       output,
       read: dialect,
       limits: opts.csvLimits,
@@ -110,9 +126,16 @@ export function writeResultCsv(path: string, report: ResultReport, opts: ResultC
       copyText: opts.copyVerbatim !== false && dialect.delimiter === output.delimiter,
       file: opts.file,
     };
-    done = inWorker(job, opts.worker).then((yes) => (yes ? writeInWorker(job) : writeCsvResult(job)));
+    if (opts.jobsNow !== undefined) {
+      const results = rowsOnDemand(report, opts, output.delimiter, encoderOf(output), opts.jobsNow);
+      done = writeFileAtomic(path, csvInputChunks(job, results), job.file);
+    } else done = inWorker(job, opts.worker).then((yes) => (yes ? writeInWorker(job) : writeCsvResult(job)));
   } else if (report.input.format === 'xlsx') {
-    const results = new RowCells(rowCellsOf(report, opts.manifest), ',', encoderOf(EXCEL_DIALECT));
+    const encode = encoderOf(EXCEL_DIALECT);
+    const results =
+      opts.jobsNow === undefined
+        ? new RowCells(rowCellsOf(report, opts.manifest), ',', encode)
+        : rowsOnDemand(report, opts, ',', encode, opts.jobsNow);
     done = writeFileAtomic(path, batches(sheetRows(input, header, results, opts), EXCEL_DIALECT), opts.file);
   } else done = writeFileAtomic(path, manifestCsv(report), opts.file);
   done.catch(() => undefined); // observed by the caller's await of it
@@ -126,7 +149,10 @@ export interface CsvResultJob {
   /** The input, and its header as the reader saw it. */
   input: string;
   header: string[] | undefined;
-  table: RowCellsTable;
+  /** Every row's result columns (undefined: the caller makes them as rows are written). */
+  table: RowCellsTable | undefined;
+  /** The input was refused for its size: it is not read again. */
+  tooLarge: boolean;
   /** How result.csv is written, and how the input is read. */
   output: OutputDialect;
   read: CsvDialect;
@@ -137,7 +163,22 @@ export interface CsvResultJob {
 }
 
 export function writeCsvResult(job: CsvResultJob): Promise<void> {
-  return writeFileAtomic(job.path, csvInputChunks(job), job.file);
+  const table = job.table as RowCellsTable;
+  return writeFileAtomic(
+    job.path,
+    csvInputChunks(job, new RowCells(table, job.output.delimiter, encoderOf(job.output))),
+    job.file,
+  );
+}
+
+function rowsOnDemand(
+  report: ResultReport,
+  opts: ResultCsvOptions,
+  delimiter: string,
+  encode: (cells: readonly string[]) => string,
+  jobsNow: (j: number) => JobResult | undefined,
+): RowsOnDemand {
+  return new RowsOnDemand(report, opts.manifest?.csv, jobsNow, delimiter, encode, opts.manifest?.jobs.length ?? 0);
 }
 
 let workerThere: boolean | undefined;
@@ -149,7 +190,7 @@ async function inWorker(job: CsvResultJob, want: boolean | undefined): Promise<b
   if (want === true && !workerThere)
     throw new Error(`result.csv: no worker module at ${WORKER_URL.href} (run the built package)`);
   if (want === true) return true;
-  if (!workerThere || job.table.tails.length > WORKER_MAX_TAILS) return false;
+  if (!workerThere || (job.table?.tails.length ?? 0) > WORKER_MAX_TAILS) return false;
   // Unreadable now: the write in this thread says why.
   const size = await stat(job.input).then(
     (s) => s.size,
@@ -167,7 +208,8 @@ async function writeInWorker(job: CsvResultJob): Promise<void> {
   const { Worker } = await import('node:worker_threads');
   return new Promise((resolve, reject) => {
     // The row table (4 bytes a row) is handed over rather than copied.
-    const worker = new Worker(WORKER_URL, { workerData: job, transferList: [job.table.itemTail.buffer] });
+    const transferList = job.table === undefined ? [] : [job.table.itemTail.buffer];
+    const worker = new Worker(WORKER_URL, { workerData: job, transferList });
     let answer: WorkerAnswer | undefined;
     worker.once('message', (m: WorkerAnswer) => {
       answer = m;
@@ -221,10 +263,9 @@ function encoderOf(dialect: OutputDialect): (cells: readonly string[]) => string
  * padded to the header's width, with its result cells. Every record of the file is written,
  * whether an item, a row a mapping skipped, or neither.
  */
-async function* csvInputChunks(job: CsvResultJob): AsyncGenerator<Uint8Array> {
+async function* csvInputChunks(job: CsvResultJob, results: RowResults): AsyncGenerator<Uint8Array> {
   const dialect = job.output;
   const encode = encoderOf(dialect);
-  const results = new RowCells(job.table, dialect.delimiter, encode);
   // Bytes in one reused buffer rather than strings joined per row: lower peak RSS in `npm run bench:check`.
   const out = new ByteOutput();
   if (dialect.bom) out.text('\uFEFF');
@@ -243,7 +284,7 @@ async function* csvInputChunks(job: CsvResultJob): AsyncGenerator<Uint8Array> {
     out.byte(LF);
   };
   // A file refused for its size is not read again to list its rows.
-  if (!job.table.tooLarge) {
+  if (!job.tooLarge) {
     // Loaded on first use: YAML/JSON reports never need the CSV grammar.
     const { scanCsvFile } = await import('../manifest/csv/read-csv.js');
     const handlers = {
@@ -343,7 +384,7 @@ function* manifestRows(jobs: readonly JobResult[], fileErrors: readonly string[]
 async function* sheetRows(
   file: string,
   knownHeader: string[] | undefined,
-  results: RowCells,
+  results: RowResults,
   opts: ResultCsvOptions,
 ): AsyncGenerator<string[]> {
   const { xlsxRows } = await import('../manifest/xlsx/scan-xlsx.js');

@@ -10,6 +10,7 @@ import { reportPaths } from '../../src/report/report-paths.js';
 import { SpooledReport } from '../../src/report/spooled-report.js';
 import { firstErrors, heldReasons } from '../../src/report/write-errors-txt.js';
 import { writeReports } from '../../src/report/write-reports.js';
+import { writeResultCsv } from '../../src/report/write-result-csv.js';
 import type { LedgerEntry } from '../../src/storage/ledger/model.js';
 import { loadManifest } from '../../src/manifest/load-manifest.js';
 import { seeded } from '../support/seeded-random.js';
@@ -277,6 +278,27 @@ describe('a report rendered on demand', () => {
     const got = await written(spooled.report, manifest, input, spooled);
     expect(got.json).toBe(want.json);
     expect(got.csv).toBe(want.csv);
+    await spooled.close();
+  });
+
+  it('result.csv shows each job as it was when the write began, though its rows are made as they are written', async () => {
+    const { input, manifest, whole, oldWrite, reporter, spooled } = await both('orders.csv', csvInput());
+    const next = seeded(11);
+    const states = Array.from({ length: JOBS }, (_, j) => statesOf(j, next));
+    // Half the jobs have ended, the others are running, when a write begins...
+    for (let j = 0; j < JOBS; j++) {
+      const state = j % 2 === 0 ? states[j][states[j].length - 1] : states[j][0];
+      oldWrite(state);
+      if (j % 2 === 0) reporter.end(state);
+      else reporter.write(state);
+    }
+    const want = (await written(whole, manifest, input)).csv;
+    const jobsNow = spooled.jobsNow();
+    // ...and every job ends, differently, before its rows are made.
+    for (let j = 1; j < JOBS; j += 2) reporter.end({ ...states[j][states[j].length - 1], outcome: 'not-processed' });
+    const out = join(await tempDirPerTest('htorder-on-demand-out-'), 'orders.result.csv');
+    await writeResultCsv(out, spooled.report, { manifest, jobsNow });
+    expect(await readFile(out, 'utf8')).toBe(want);
     await spooled.close();
   });
 
