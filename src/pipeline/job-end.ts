@@ -91,3 +91,142 @@ class PlannedEnd extends Ended {
     super(index, orderNumber, bits, currency);
   }
 }
+
+/** What reads an input's end records: every job's, in manifest order (JobEnds, or an array of them). */
+export interface JobEndList extends Iterable<JobEnd> {
+  readonly length: number;
+  some(test: (job: JobEnd) => boolean): boolean;
+  every(test: (job: JobEnd) => boolean): boolean;
+  filter(test: (job: JobEnd) => boolean): JobEnd[];
+  find(test: (job: JobEnd) => boolean): JobEnd | undefined;
+}
+
+/** Set for a job whose order number is kept as UTF-16 (a code unit past 0xFF), not as Latin-1. */
+const WIDE = 128;
+
+/**
+ * Every job's end record of one input, in columns rather than an object a job: per job one
+ * byte of outcome and flags, two of currency (interned), and its order number's bytes in one
+ * buffer. A record is made when read (`at`, iteration), and lives as long as its reader keeps it.
+ * An input of a million jobs holds about 20 bytes a finished job here, where a record object
+ * and its order number's string held about 100.
+ */
+export class JobEnds implements JobEndList {
+  /** Per job: 0 until it ends, else its outcome's place + 1 (above the flags) and its flags. */
+  private readonly bits: Uint8Array;
+  /** Per job: 0 (none) or 1 + the place of its currency in `currencies`. */
+  private readonly currencyOf: Uint16Array;
+  private readonly currencies: string[] = [];
+  private readonly currencyCode = new Map<string, number>();
+  /** Currencies past what the codes hold, by job. */
+  private readonly moreCurrencies = new Map<number, string>();
+  /** Per job: where its order number's bytes start in `names`, and how many there are. */
+  private readonly nameAt: Uint32Array;
+  private readonly nameLength: Uint32Array;
+  private names: Buffer;
+  private namesEnd = 0;
+  /** `plan`: each valid job's request, as a saved plan holds it. */
+  private readonly planned = new Map<number, PlannedJob>();
+
+  constructor(readonly length: number) {
+    this.bits = new Uint8Array(length);
+    this.currencyOf = new Uint16Array(length);
+    this.nameAt = new Uint32Array(length);
+    this.nameLength = new Uint32Array(length);
+    this.names = Buffer.alloc(Math.min(Math.max(length, 16) * 12, 1 << 20));
+  }
+
+  /** Keeps `job`'s end record (jobEnd's) in its place, `job.index`. */
+  set(job: JobState, command: 'plan' | 'run' | 'watch'): void {
+    const end = jobEnd(job, command);
+    const i = end.index;
+    if (!(Number.isInteger(i) && i >= 0 && i < this.length)) throw new RangeError(`no job ${i} among ${this.length}`);
+    const wide = !isLatin1(end.orderNumber);
+    this.bits[i] =
+      ((STAGE_OUTCOMES.indexOf(end.outcome) + 1) << OUTCOME_SHIFT) |
+      (end.unavailable ? UNAVAILABLE : 0) |
+      (end.approved ? APPROVED : 0) |
+      (end.recorded ? RECORDED : 0) |
+      (wide ? WIDE : 0);
+    this.keepCurrency(i, end.currency);
+    this.keepName(i, end.orderNumber, wide ? 'utf16le' : 'latin1');
+    if (end.planned !== undefined) this.planned.set(i, end.planned);
+  }
+
+  /** Job `i`'s end record, made now; undefined while it has not ended. */
+  at(i: number): JobEnd | undefined {
+    const bits = this.bits[i];
+    if (bits === undefined || bits === 0) return undefined;
+    const at = this.nameAt[i];
+    const orderNumber = this.names.toString(bits & WIDE ? 'utf16le' : 'latin1', at, at + this.nameLength[i]);
+    const code = this.currencyOf[i];
+    const currency = code === 0 ? this.moreCurrencies.get(i) : this.currencies[code - 1];
+    const kept = ((bits & ~WIDE) >>> OUTCOME_SHIFT) - 1;
+    const own = (kept << OUTCOME_SHIFT) | (bits & (UNAVAILABLE | APPROVED | RECORDED));
+    const planned = this.planned.get(i);
+    return planned === undefined
+      ? new Ended(i, orderNumber, own, currency)
+      : new PlannedEnd(i, orderNumber, own, currency, planned);
+  }
+
+  *[Symbol.iterator](): Iterator<JobEnd> {
+    for (let i = 0; i < this.length; i++) {
+      const end = this.at(i);
+      if (end === undefined) throw new Error(`job ${i} has not ended`);
+      yield end;
+    }
+  }
+
+  some(test: (job: JobEnd) => boolean): boolean {
+    for (const job of this) if (test(job)) return true;
+    return false;
+  }
+
+  every(test: (job: JobEnd) => boolean): boolean {
+    return !this.some((job) => !test(job));
+  }
+
+  filter(test: (job: JobEnd) => boolean): JobEnd[] {
+    const out: JobEnd[] = [];
+    for (const job of this) if (test(job)) out.push(job);
+    return out;
+  }
+
+  find(test: (job: JobEnd) => boolean): JobEnd | undefined {
+    for (const job of this) if (test(job)) return job;
+    return undefined;
+  }
+
+  private keepCurrency(i: number, currency: string | undefined): void {
+    this.moreCurrencies.delete(i);
+    if (currency === undefined) {
+      this.currencyOf[i] = 0;
+      return;
+    }
+    let code = this.currencyCode.get(currency);
+    if (code === undefined && this.currencies.length < 0xffff) {
+      code = this.currencies.push(currency);
+      this.currencyCode.set(currency, code);
+    }
+    this.currencyOf[i] = code ?? 0;
+    if (code === undefined) this.moreCurrencies.set(i, currency);
+  }
+
+  private keepName(i: number, name: string, encoding: 'latin1' | 'utf16le'): void {
+    const length = encoding === 'latin1' ? name.length : name.length * 2;
+    if (this.namesEnd + length > this.names.length) {
+      const grown = Buffer.alloc(Math.max(this.names.length * 2, this.namesEnd + length));
+      this.names.copy(grown, 0, 0, this.namesEnd);
+      this.names = grown;
+    }
+    this.names.write(name, this.namesEnd, length, encoding);
+    this.nameAt[i] = this.namesEnd;
+    this.nameLength[i] = length;
+    this.namesEnd += length;
+  }
+}
+
+function isLatin1(text: string): boolean {
+  for (let c = 0; c < text.length; c++) if (text.charCodeAt(c) > 0xff) return false;
+  return true;
+}
