@@ -1,5 +1,6 @@
 import { type JobState, STAGE_OUTCOMES, type StageOutcome } from './job-state.js';
 import { type PlannedJob, requestOf } from './saved-plan.js';
+import { StringColumn } from './string-column.js';
 
 /**
  * What an input keeps of a job once the job's outcome is in the report: a small record of a
@@ -101,15 +102,15 @@ export interface JobEndList extends Iterable<JobEnd> {
   find(test: (job: JobEnd) => boolean): JobEnd | undefined;
 }
 
-/** Set for a job whose order number is kept as UTF-16 (a code unit past 0xFF), not as Latin-1. */
-const WIDE = 128;
+/** Set for a job whose order number is its own, not its input's (`names`). */
+const OWN_NAME = 128;
 
 /**
  * Every job's end record of one input, in columns rather than an object a job: per job one
- * byte of outcome and flags, two of currency (interned), and its order number's bytes in one
- * buffer. A record is made when read (`at`, iteration), and lives as long as its reader keeps it.
- * An input of a million jobs holds about 20 bytes a finished job here, where a record object
- * and its order number's string held about 100.
+ * byte of outcome and flags, two of currency (interned), and its order number: read from its
+ * input's column (`names`, the JobTable's) when it is the same, else kept here. A record is
+ * made when read (`at`, iteration), and lives as long as its reader keeps it. A finished job
+ * holds a few bytes here, where a record object and its order number's string held about 100.
  */
 export class JobEnds implements JobEndList {
   /** Per job: 0 until it ends, else its outcome's place + 1 (above the flags) and its flags. */
@@ -120,20 +121,18 @@ export class JobEnds implements JobEndList {
   private readonly currencyCode = new Map<string, number>();
   /** Currencies past what the codes hold, by job. */
   private readonly moreCurrencies = new Map<number, string>();
-  /** Per job: where its order number's bytes start in `names`, and how many there are. */
-  private readonly nameAt: Uint32Array;
-  private readonly nameLength: Uint32Array;
-  private names: Buffer;
-  private namesEnd = 0;
+  /** Order numbers not the same as the input's. */
+  private own: StringColumn | undefined;
   /** `plan`: each valid job's request, as a saved plan holds it. */
   private readonly planned = new Map<number, PlannedJob>();
 
-  constructor(readonly length: number) {
+  /** `length` jobs; `names` gives job `i`'s order number as its input has it (none: every one is kept here). */
+  constructor(
+    readonly length: number,
+    private readonly names?: (i: number) => string | undefined,
+  ) {
     this.bits = new Uint8Array(length);
     this.currencyOf = new Uint16Array(length);
-    this.nameAt = new Uint32Array(length);
-    this.nameLength = new Uint32Array(length);
-    this.names = Buffer.alloc(Math.min(Math.max(length, 16) * 12, 1 << 20));
   }
 
   /** Keeps `job`'s end record (jobEnd's) in its place, `job.index`. */
@@ -141,15 +140,18 @@ export class JobEnds implements JobEndList {
     const end = jobEnd(job, command);
     const i = end.index;
     if (!(Number.isInteger(i) && i >= 0 && i < this.length)) throw new RangeError(`no job ${i} among ${this.length}`);
-    const wide = !isLatin1(end.orderNumber);
+    const shared = this.names?.(i) === end.orderNumber;
+    if (!shared) {
+      this.own ??= new StringColumn(this.length);
+      this.own.set(i, end.orderNumber);
+    }
     this.bits[i] =
       ((STAGE_OUTCOMES.indexOf(end.outcome) + 1) << OUTCOME_SHIFT) |
       (end.unavailable ? UNAVAILABLE : 0) |
       (end.approved ? APPROVED : 0) |
       (end.recorded ? RECORDED : 0) |
-      (wide ? WIDE : 0);
+      (shared ? 0 : OWN_NAME);
     this.keepCurrency(i, end.currency);
-    this.keepName(i, end.orderNumber, wide ? 'utf16le' : 'latin1');
     if (end.planned !== undefined) this.planned.set(i, end.planned);
   }
 
@@ -157,11 +159,10 @@ export class JobEnds implements JobEndList {
   at(i: number): JobEnd | undefined {
     const bits = this.bits[i];
     if (bits === undefined || bits === 0) return undefined;
-    const at = this.nameAt[i];
-    const orderNumber = this.names.toString(bits & WIDE ? 'utf16le' : 'latin1', at, at + this.nameLength[i]);
+    const orderNumber = (bits & OWN_NAME ? this.own?.get(i) : this.names?.(i)) ?? '';
     const code = this.currencyOf[i];
     const currency = code === 0 ? this.moreCurrencies.get(i) : this.currencies[code - 1];
-    const kept = ((bits & ~WIDE) >>> OUTCOME_SHIFT) - 1;
+    const kept = ((bits & ~OWN_NAME) >>> OUTCOME_SHIFT) - 1;
     const own = (kept << OUTCOME_SHIFT) | (bits & (UNAVAILABLE | APPROVED | RECORDED));
     const planned = this.planned.get(i);
     return planned === undefined
@@ -211,22 +212,4 @@ export class JobEnds implements JobEndList {
     this.currencyOf[i] = code ?? 0;
     if (code === undefined) this.moreCurrencies.set(i, currency);
   }
-
-  private keepName(i: number, name: string, encoding: 'latin1' | 'utf16le'): void {
-    const length = encoding === 'latin1' ? name.length : name.length * 2;
-    if (this.namesEnd + length > this.names.length) {
-      const grown = Buffer.alloc(Math.max(this.names.length * 2, this.namesEnd + length));
-      this.names.copy(grown, 0, 0, this.namesEnd);
-      this.names = grown;
-    }
-    this.names.write(name, this.namesEnd, length, encoding);
-    this.nameAt[i] = this.namesEnd;
-    this.nameLength[i] = length;
-    this.namesEnd += length;
-  }
-}
-
-function isLatin1(text: string): boolean {
-  for (let c = 0; c < text.length; c++) if (text.charCodeAt(c) > 0xff) return false;
-  return true;
 }

@@ -30,7 +30,7 @@ import { eachJob, flow, forEachJob, notProcessed } from './flow.js';
 import { type JobEndList, JobEnds } from './job-end.js';
 import { JobReporter } from './job-report.js';
 import { checkPlanned, type PlanCheck, type PlannedJob } from './saved-plan.js';
-import { checkedJobs, type JobState, type StageOutcome } from './job-state.js';
+import { checkedJobs, type JobState, orderNumbersOf, type StageOutcome } from './job-state.js';
 import { blocksSubmission } from './job-status.js';
 import { checkArtwork } from './stages/artwork.js';
 import { InputArtworkFiles } from './stages/artwork-files.js';
@@ -499,7 +499,7 @@ async function runJobs(
   const progress = (name: ProgressEvent['stage']) => (done: number, total: number) =>
     ctx.hooks?.onProgress?.({ file: manifest.file, stage: name, done, total });
   // What is kept of each job once it has ended: its record, in the input's columns.
-  const ends = new JobEnds(checked.length);
+  const ends = new JobEnds(checked.length, orderNumbersOf(manifest));
   const endAll = async (jobs: JobState[]): Promise<JobEnds> => {
     for (const job of jobs) {
       await end(job);

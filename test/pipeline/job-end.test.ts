@@ -118,7 +118,14 @@ describe("a job's end record", () => {
           // Each state in its own place, ended in a shuffled order, as runners end them.
           const states = given.map((job, i) => ({ ...job, index: i, orderNumber: job.orderNumber }) as JobState);
           const order = states.map((_, i) => i).sort((a, b) => ((a * 31 + seed) % 17) - ((b * 31 + seed) % 17));
-          const ends = new JobEnds(states.length);
+          // The input's order numbers: the same as the states' (read from there), another, or none.
+          const names =
+            seed % 3 === 0
+              ? (i: number) => states[i].orderNumber
+              : seed % 3 === 1
+                ? (i: number) => (i % 2 ? states[i].orderNumber : `other-${i}`)
+                : undefined;
+          const ends = new JobEnds(states.length, names);
           for (const [n, i] of order.entries()) {
             expect(ends.at(i)).toBeUndefined();
             ends.set(states[i], command);
