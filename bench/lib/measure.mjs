@@ -34,7 +34,13 @@ export async function measureProcess(args, { statsFile, env = process.env, cwd, 
   });
   const code = await new Promise((resolve) => child.on('close', resolve));
   const wallMs = performance.now() - started;
-  let stats = { maxRssBytes: Number.NaN, userMs: Number.NaN, systemMs: Number.NaN, mainThreadMs: Number.NaN };
+  let stats = {
+    maxRssBytes: Number.NaN,
+    userMs: Number.NaN,
+    systemMs: Number.NaN,
+    mainThreadMs: Number.NaN,
+    mainThreadQueuedMs: Number.NaN,
+  };
   try {
     stats = JSON.parse(await readFile(statsFile, 'utf8'));
   } catch {

@@ -51,6 +51,20 @@ function threadCpuMs(task = `/proc/self/task/${process.pid}`) {
   }
 }
 
+/**
+ * How long the main thread waited, runnable, for a core (Linux's schedstat; NaN elsewhere): the
+ * process's wall time less this is about the wall time it would take on a quiet machine, its
+ * waits for the disk and for other threads included, unlike its CPU time.
+ */
+function queuedMs() {
+  try {
+    const [, waitNs] = readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'latin1').split(' ');
+    return Number(waitNs) / 1e6;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 const trace = { firstPostMs: Number.NaN, lastPostMs: Number.NaN };
 const isJobsPost = (request) => request.method === 'POST' && /\/Jobs(\?|$)/.test(request.path);
 if (out && process.env.HTORDER_BENCH_TRACE === '1') {
@@ -84,6 +98,7 @@ if (out) {
         userMs: u.userCPUTime / 1000,
         systemMs: u.systemCPUTime / 1000,
         mainThreadMs: threadCpuMs(),
+        mainThreadQueuedMs: queuedMs(),
         ...(Number.isNaN(trace.firstPostMs) ? {} : { ...trace, exitMs: performance.now() }),
         ...(memory.peak.rss > 0 ? { memory } : {}),
       }),
