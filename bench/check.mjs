@@ -24,8 +24,10 @@
  *
  * Options: --runs N (default 5), --rows N, --small-rows N, --mapped-rows N, --keep (leave the
  * files in place), --prof DIR (a --cpu-prof profile of every check into DIR), --cli FILE (another
- * build's dist/cli/main.js, for before/after).
- * Environment: BENCH_RUNS, BENCH_ROWS, BENCH_SMALL_ROWS, BENCH_MAPPED_ROWS.
+ * build's dist/cli/main.js), --base FILE (a second build timed in the same runs, in turn with
+ * --cli's, against the same csv-parse run: before/after on a busy machine). Each check that
+ * starts the result.csv worker also shows the worker's own time and CPU time.
+ * Environment: BENCH_RUNS, BENCH_ROWS, BENCH_SMALL_ROWS, BENCH_MAPPED_ROWS, BENCH_BASE.
  */
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -48,11 +50,14 @@ const keep = process.argv.includes('--keep');
 const MB = 1024 * 1024;
 // --cli: another build of htorder to measure (e.g. an older one, for before/after).
 const CLI = option('--cli', 'BENCH_CLI', join(root, 'dist/cli/main.js'));
+// --base: a second build (e.g. main's dist/cli/main.js), timed in the same runs as --cli, in turn with it.
+const BASE = option('--base', 'BENCH_BASE', undefined);
 const BARE = join(root, 'bench/lib/bare-parse.mjs');
 const nodeArgs = prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [];
 
 const dir = await mkdtemp(join(tmpdir(), 'htorder-bench-'));
 const stats = join(dir, 'stats.json');
+const checkOpts = { statsFile: stats, cwd: root, nodeArgs };
 try {
   for (const rows of sizes.filter((n) => n > 0)) await checkVsBare(rows);
   if (mappedRows > 0) await mapped();
@@ -62,50 +67,96 @@ try {
   else await rm(dir, { recursive: true, force: true });
 }
 
+/** Wall time less the main thread's waits for a core: about what a quiet machine would show. */
+function unqueued(m) {
+  return m.wallMs - m.mainThreadQueuedMs;
+}
+
 async function checkVsBare(rows) {
   const file = join(dir, `orders-${rows}.csv`);
   const gen = await generateCsv(file, rows);
   console.log(
     `\nhtorder check vs bare csv-parse: ${gen.rows.toLocaleString('en')} rows, ${gen.jobs.toLocaleString('en')} orders, ${(gen.bytes / MB).toFixed(1)} MB (${file})`,
   );
-  const check = () => measureProcess([CLI, 'check', file], { statsFile: stats, cwd: root, nodeArgs });
+  // --base: the same runs also time another build, in turn with this one, against the same csv-parse run.
+  const builds = [{ name: 'check', cli: CLI }, ...(BASE ? [{ name: 'base', cli: BASE }] : [])];
   const bare = () => measureProcess([BARE, file], { statsFile: stats, cwd: root });
-  const ratios = [];
-  const cpuRatios = [];
-  const mainRatios = [];
-  const rss = [];
+  const figures = builds.map(() => ({
+    ratios: [],
+    unqueuedRatios: [],
+    cpuRatios: [],
+    mainRatios: [],
+    rss: [],
+    worker: [],
+  }));
   for (let run = 1; run <= runs; run++) {
-    const c = run % 2 ? await check() : undefined;
-    const b = await bare();
-    const c2 = c ?? (await check());
-    if (c2.code !== 0)
-      throw new Error(`check exited ${c2.code} (a valid file: expected 0):\n${c2.stderr.slice(0, 2000)}`);
+    // Odd runs check first, even runs csv-parse first (and the builds in turn), so a busy neighbour slows all.
+    const order = run % 2 ? [...builds.keys(), -1] : [-1, ...[...builds.keys()].reverse()];
+    const m = new Map();
+    for (const k of order) {
+      const r = k < 0 ? await bare() : await measureProcess([builds[k].cli, 'check', file], checkOpts);
+      if (k >= 0 && r.code !== 0)
+        throw new Error(`check exited ${r.code} (a valid file: expected 0):\n${r.stderr.slice(0, 2000)}`);
+      m.set(k, r);
+    }
+    const b = m.get(-1);
     if (b.code !== 0) throw new Error(`bare csv-parse failed:\n${b.stderr}`);
     const records = JSON.parse(b.stdout).records;
     if (records !== rows + 1) throw new Error(`bare csv-parse counted ${records} records, expected ${rows + 1}`);
-    const ratio = c2.wallMs / b.wallMs;
-    ratios.push(ratio);
-    cpuRatios.push(c2.cpuMs / b.cpuMs);
-    mainRatios.push(c2.mainThreadMs / b.mainThreadMs);
-    rss.push(c2.maxRssBytes);
+    const parts = builds.map(({ name }, k) => {
+      const c = m.get(k);
+      const f = figures[k];
+      f.ratios.push(c.wallMs / b.wallMs);
+      f.unqueuedRatios.push(unqueued(c) / unqueued(b));
+      f.cpuRatios.push(c.cpuMs / b.cpuMs);
+      f.mainRatios.push(c.mainThreadMs / b.mainThreadMs);
+      f.rss.push(c.maxRssBytes);
+      const worker =
+        c.workerCpuMs === undefined ? '' : `, worker ${seconds(c.workerWallMs)} (CPU ${seconds(c.workerCpuMs)})`;
+      if (c.workerCpuMs !== undefined) f.worker.push(c);
+      return `${name} ${seconds(c.wallMs)} (CPU ${seconds(c.cpuMs)}, main thread ${seconds(c.mainThreadMs)}${worker}, peak RSS ${megabytes(c.maxRssBytes)}) · ${times(c.wallMs / b.wallMs)}, unqueued ${times(unqueued(c) / unqueued(b))}, CPU ${times(c.cpuMs / b.cpuMs)}, main thread ${times(c.mainThreadMs / b.mainThreadMs)}`;
+    });
     console.log(
-      `  run ${run} (${run % 2 ? 'check first' : 'csv-parse first'}): check ${seconds(c2.wallMs)} (CPU ${seconds(c2.cpuMs)}, main thread ${seconds(c2.mainThreadMs)}, peak RSS ${megabytes(c2.maxRssBytes)}) · csv-parse ${seconds(b.wallMs)} (CPU ${seconds(b.cpuMs)}, main thread ${seconds(b.mainThreadMs)}, ${megabytes(b.maxRssBytes)}) · ${times(ratio)}, CPU ${times(c2.cpuMs / b.cpuMs)}, main thread ${times(c2.mainThreadMs / b.mainThreadMs)} · ${load()}`,
+      `  run ${run} (${run % 2 ? 'check first' : 'csv-parse first'}): ${parts.join(' · ')} · csv-parse ${seconds(b.wallMs)} (CPU ${seconds(b.cpuMs)}, main thread ${seconds(b.mainThreadMs)}, ${megabytes(b.maxRssBytes)}) · ${load()}`,
     );
   }
+  for (const [k, { name }] of builds.entries()) summary(name, figures[k]);
+}
+
+function summary(name, { ratios, unqueuedRatios, cpuRatios, mainRatios, rss, worker }) {
   const GOAL = 1.3;
   const timeOk = ratios.filter((r) => r <= GOAL).length;
   const mainOk = mainRatios.filter((r) => r <= GOAL).length;
   const rssOk = rss.filter((r) => r <= 400 * MB).length;
-  console.log(`  ratio ${spread(ratios, times)}; check peak RSS ${spread(rss, megabytes)}`);
+  const unqueuedOk = unqueuedRatios.filter((r) => r <= GOAL).length;
+  console.log(`  ${name}: ratio ${spread(ratios, times)}; peak RSS ${spread(rss, megabytes)}`);
+  // Wall time less the main thread's waits for a core (schedstat): the load's share taken out,
+  // the waits for the disk, the worker and the fsyncs kept in, which CPU time leaves out.
+  console.log(
+    `  ${name}: ratio of wall time less the main thread's waits for a core: ${spread(unqueuedRatios, times)}`,
+  );
   // CPU time as well: on a busy machine wall time measures the neighbours (the goal is wall time).
   // The whole process's CPU time counts the result.csv worker and V8's helper threads, which a
   // quiet machine runs on its other core; the main thread's is the steadiest stand-in for the
   // wall time a quiet machine shows.
-  console.log(`  CPU-time ratio: whole process ${spread(cpuRatios, times)}; main thread ${spread(mainRatios, times)}`);
   console.log(
-    `  goal: check ≤ ${GOAL}× bare csv-parse … met in ${timeOk} of ${runs} runs (wall), ${mainOk} of ${runs} (main thread's CPU)`,
+    `  ${name}: CPU-time ratio: whole process ${spread(cpuRatios, times)}; main thread ${spread(mainRatios, times)}`,
   );
-  console.log(`  goal: peak RSS ≤ 400 MB ……………… met in ${rssOk} of ${runs} runs`);
+  // The result.csv worker's own life and CPU time: what it costs beside the main thread.
+  if (worker.length > 0)
+    console.log(
+      `  ${name}: result.csv worker: ${spread(
+        worker.map((c) => c.workerWallMs),
+        seconds,
+      )} from its start to its exit, CPU ${spread(
+        worker.map((c) => c.workerCpuMs),
+        seconds,
+      )}`,
+    );
+  console.log(
+    `  ${name}: goal: check ≤ ${GOAL}× bare csv-parse … met in ${timeOk} of ${runs} runs (wall), ${unqueuedOk} of ${runs} (wall less waits for a core), ${mainOk} of ${runs} (main thread's CPU)`,
+  );
+  console.log(`  ${name}: goal: peak RSS ≤ 400 MB ……………… met in ${rssOk} of ${runs} runs`);
 }
 
 async function mapped() {

@@ -17,6 +17,7 @@ const REPORT_PEAK = fileURLToPath(new URL('./report-peak.mjs', import.meta.url))
  */
 export async function measureProcess(args, { statsFile, env = process.env, cwd, nodeArgs = [] }) {
   await rm(statsFile, { force: true });
+  await rm(`${statsFile}.worker`, { force: true });
   const started = performance.now();
   const child = spawn(process.execPath, [...nodeArgs, '--import', REPORT_PEAK, ...args], {
     cwd,
@@ -33,13 +34,21 @@ export async function measureProcess(args, { statsFile, env = process.env, cwd, 
   });
   const code = await new Promise((resolve) => child.on('close', resolve));
   const wallMs = performance.now() - started;
-  let stats = { maxRssBytes: Number.NaN, userMs: Number.NaN, systemMs: Number.NaN, mainThreadMs: Number.NaN };
+  let stats = {
+    maxRssBytes: Number.NaN,
+    userMs: Number.NaN,
+    systemMs: Number.NaN,
+    mainThreadMs: Number.NaN,
+    mainThreadQueuedMs: Number.NaN,
+  };
   try {
     stats = JSON.parse(await readFile(statsFile, 'utf8'));
   } catch {
     // The child died before its exit hook ran (a signal): the caller reports the exit code.
   }
-  return { wallMs, code, stdout, stderr, ...stats, cpuMs: stats.userMs + stats.systemMs };
+  // A worker thread's CPU and wall time (report-peak.mjs), when the child started one.
+  const worker = await readFile(`${statsFile}.worker`, 'utf8').then(JSON.parse, () => ({}));
+  return { wallMs, code, stdout, stderr, ...stats, ...worker, cpuMs: stats.userMs + stats.systemMs };
 }
 
 export function median(values) {

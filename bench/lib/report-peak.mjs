@@ -21,21 +21,45 @@ import { isMainThread } from 'node:worker_threads';
 
 // Preloaded into the child's worker threads too (result.csv's): the process's figures are written once, by its main thread.
 const out = isMainThread ? process.env.HTORDER_BENCH_STATS : undefined;
+// A worker thread's own figures (the last one's, for check's one result.csv worker): its CPU
+// time and its life from start to exit, which a busy neighbour moves less than the process's wall time.
+if (!isMainThread && process.env.HTORDER_BENCH_STATS) {
+  const started = performance.now(); // this preload runs as the thread starts
+  process.on('exit', () => {
+    const worker = { workerCpuMs: threadCpuMs('/proc/thread-self'), workerWallMs: performance.now() - started };
+    writeFileSync(`${process.env.HTORDER_BENCH_STATS}.worker`, JSON.stringify(worker));
+  });
+}
 /** USER_HZ, the unit of /proc's CPU times: 100 on every Linux architecture Node runs on. */
 const CLOCK_TICKS = 100;
 
 /**
- * CPU time (user + system) of the main thread alone, from Linux's /proc (NaN elsewhere): the
+ * CPU time (user + system) of one thread (by default the main thread) alone, from Linux's /proc
+ * (NaN elsewhere). The main thread's: the
  * process's figure also counts the worker threads and V8's helper threads, which run beside the
  * main thread on a machine with a core to spare, so on a busy machine the main thread's CPU time
  * is the steadiest measure of the wall time a quiet machine would show.
  */
-function mainThreadCpuMs() {
+function threadCpuMs(task = `/proc/self/task/${process.pid}`) {
   try {
-    const stat = readFileSync(`/proc/self/task/${process.pid}/stat`, 'latin1');
+    const stat = readFileSync(`${task}/stat`, 'latin1');
     // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th, in clock ticks.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/**
+ * How long the main thread waited, runnable, for a core (Linux's schedstat; NaN elsewhere): the
+ * process's wall time less this is about the wall time it would take on a quiet machine, its
+ * waits for the disk and for other threads included, unlike its CPU time.
+ */
+function queuedMs() {
+  try {
+    const [, waitNs] = readFileSync(`/proc/self/task/${process.pid}/schedstat`, 'latin1').split(' ');
+    return Number(waitNs) / 1e6;
   } catch {
     return Number.NaN;
   }
@@ -73,7 +97,8 @@ if (out) {
         maxRssBytes: u.maxRSS * 1024,
         userMs: u.userCPUTime / 1000,
         systemMs: u.systemCPUTime / 1000,
-        mainThreadMs: mainThreadCpuMs(),
+        mainThreadMs: threadCpuMs(),
+        mainThreadQueuedMs: queuedMs(),
         ...(Number.isNaN(trace.firstPostMs) ? {} : { ...trace, exitMs: performance.now() }),
         ...(memory.peak.rss > 0 ? { memory } : {}),
       }),

@@ -48,19 +48,32 @@ export interface EachJob<T> {
 }
 
 /**
- * Runs the stage on every selected job, at most `width` at a time, in manifest order; returns
- * what is kept of every job in manifest order. Each job goes on as soon as its own previous
- * stage is done. `width` runners take the jobs one after another, so nothing is queued per job
- * ahead of its turn, and an input of one job (watch's one-order files) runs it directly.
- * `jobs` is consumed: each slot is emptied as its job is taken, so a job's state lives only
- * until what `keep` makes of it replaces it (an input of many jobs does not hold every job's
- * state to the end of the stage).
+ * Runs the stage on every selected job (forEachJob); returns what is kept of every job in
+ * manifest order.
  */
 export async function eachJob<T>(jobs: Array<JobState | undefined>, each: EachJob<T>): Promise<T[]> {
+  const kept = new Array<T>(jobs.length);
+  const { keep, ...rest } = each;
+  await forEachJob(jobs, { ...rest, done: (i, job) => (kept[i] = keep(job)) });
+  return kept;
+}
+
+/**
+ * Runs the stage on every selected job, at most `width` at a time, in manifest order, and hands
+ * each job, selected or not, to `done` once it is out of the stage. Each job goes on as soon as
+ * its own previous stage is done. `width` runners take the jobs one after another, so nothing
+ * is queued per job ahead of its turn, and an input of one job (watch's one-order files) runs
+ * it directly. `jobs` is consumed: each slot is emptied as its job is taken, so a job's state
+ * lives only until `done` has kept what it keeps of it (an input of many jobs does not hold
+ * every job's state to the end of the stage).
+ */
+export async function forEachJob(
+  jobs: Array<JobState | undefined>,
+  each: Omit<EachJob<unknown>, 'keep'> & { done: (index: number, job: JobState) => void },
+): Promise<void> {
   const total = jobs.filter((job) => job !== undefined && each.select(job)).length;
   let done = 0;
   each.progress?.(done, total);
-  const kept = new Array<T>(jobs.length);
   let next = 0;
   const runner = async (): Promise<void> => {
     while (next < jobs.length) {
@@ -69,16 +82,15 @@ export async function eachJob<T>(jobs: Array<JobState | undefined>, each: EachJo
       if (job === undefined) throw new Error(`eachJob: job ${i} was taken already`);
       jobs[i] = undefined;
       if (!each.select(job)) {
-        kept[i] = each.keep(job);
+        each.done(i, job);
         continue;
       }
       const out = await each.stage(job, each.ctx);
       each.onJob?.(out);
       each.progress?.(++done, total);
-      kept[i] = each.keep(out);
+      each.done(i, out);
     }
   };
   const runners = Math.max(1, Math.min(each.width, jobs.length));
   await Promise.all(Array.from({ length: runners }, runner));
-  return kept;
 }

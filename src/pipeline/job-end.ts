@@ -1,5 +1,6 @@
 import { type JobState, STAGE_OUTCOMES, type StageOutcome } from './job-state.js';
 import { type PlannedJob, requestOf } from './saved-plan.js';
+import { StringColumn } from './string-column.js';
 
 /**
  * What an input keeps of a job once the job's outcome is in the report: a small record of a
@@ -89,5 +90,126 @@ class PlannedEnd extends Ended {
     readonly planned: PlannedJob,
   ) {
     super(index, orderNumber, bits, currency);
+  }
+}
+
+/** What reads an input's end records: every job's, in manifest order (JobEnds, or an array of them). */
+export interface JobEndList extends Iterable<JobEnd> {
+  readonly length: number;
+  some(test: (job: JobEnd) => boolean): boolean;
+  every(test: (job: JobEnd) => boolean): boolean;
+  filter(test: (job: JobEnd) => boolean): JobEnd[];
+  find(test: (job: JobEnd) => boolean): JobEnd | undefined;
+}
+
+/** Set for a job whose order number is its own, not its input's (`names`). */
+const OWN_NAME = 128;
+
+/**
+ * Every job's end record of one input, in columns rather than an object a job: per job one
+ * byte of outcome and flags, two of currency (interned), and its order number: read from its
+ * input's column (`names`, the JobTable's) when it is the same, else kept here. A record is
+ * made when read (`at`, iteration), and lives as long as its reader keeps it. A finished job
+ * holds a few bytes here, where a record object and its order number's string held about 100.
+ */
+export class JobEnds implements JobEndList {
+  /** Per job: 0 until it ends, else its outcome's place + 1 (above the flags) and its flags. */
+  private readonly bits: Uint8Array;
+  /** Per job: 0 (none) or 1 + the place of its currency in `currencies`. */
+  private readonly currencyOf: Uint16Array;
+  private readonly currencies: string[] = [];
+  private readonly currencyCode = new Map<string, number>();
+  /** Currencies past what the codes hold, by job. */
+  private readonly moreCurrencies = new Map<number, string>();
+  /** Order numbers not the same as the input's. */
+  private own: StringColumn | undefined;
+  /** `plan`: each valid job's request, as a saved plan holds it. */
+  private readonly planned = new Map<number, PlannedJob>();
+
+  /** `length` jobs; `names` gives job `i`'s order number as its input has it (none: every one is kept here). */
+  constructor(
+    readonly length: number,
+    private readonly names?: (i: number) => string | undefined,
+  ) {
+    this.bits = new Uint8Array(length);
+    this.currencyOf = new Uint16Array(length);
+  }
+
+  /** Keeps `job`'s end record (jobEnd's) in its place, `job.index`. */
+  set(job: JobState, command: 'plan' | 'run' | 'watch'): void {
+    const end = jobEnd(job, command);
+    const i = end.index;
+    if (!(Number.isInteger(i) && i >= 0 && i < this.length)) throw new RangeError(`no job ${i} among ${this.length}`);
+    const shared = this.names?.(i) === end.orderNumber;
+    if (!shared) {
+      this.own ??= new StringColumn(this.length);
+      this.own.set(i, end.orderNumber);
+    }
+    this.bits[i] =
+      ((STAGE_OUTCOMES.indexOf(end.outcome) + 1) << OUTCOME_SHIFT) |
+      (end.unavailable ? UNAVAILABLE : 0) |
+      (end.approved ? APPROVED : 0) |
+      (end.recorded ? RECORDED : 0) |
+      (shared ? 0 : OWN_NAME);
+    this.keepCurrency(i, end.currency);
+    if (end.planned !== undefined) this.planned.set(i, end.planned);
+  }
+
+  /** Job `i`'s end record, made now; undefined while it has not ended. */
+  at(i: number): JobEnd | undefined {
+    const bits = this.bits[i];
+    if (bits === undefined || bits === 0) return undefined;
+    const orderNumber = (bits & OWN_NAME ? this.own?.get(i) : this.names?.(i)) ?? '';
+    const code = this.currencyOf[i];
+    const currency = code === 0 ? this.moreCurrencies.get(i) : this.currencies[code - 1];
+    const kept = ((bits & ~OWN_NAME) >>> OUTCOME_SHIFT) - 1;
+    const own = (kept << OUTCOME_SHIFT) | (bits & (UNAVAILABLE | APPROVED | RECORDED));
+    const planned = this.planned.get(i);
+    return planned === undefined
+      ? new Ended(i, orderNumber, own, currency)
+      : new PlannedEnd(i, orderNumber, own, currency, planned);
+  }
+
+  *[Symbol.iterator](): Iterator<JobEnd> {
+    for (let i = 0; i < this.length; i++) {
+      const end = this.at(i);
+      if (end === undefined) throw new Error(`job ${i} has not ended`);
+      yield end;
+    }
+  }
+
+  some(test: (job: JobEnd) => boolean): boolean {
+    for (const job of this) if (test(job)) return true;
+    return false;
+  }
+
+  every(test: (job: JobEnd) => boolean): boolean {
+    return !this.some((job) => !test(job));
+  }
+
+  filter(test: (job: JobEnd) => boolean): JobEnd[] {
+    const out: JobEnd[] = [];
+    for (const job of this) if (test(job)) out.push(job);
+    return out;
+  }
+
+  find(test: (job: JobEnd) => boolean): JobEnd | undefined {
+    for (const job of this) if (test(job)) return job;
+    return undefined;
+  }
+
+  private keepCurrency(i: number, currency: string | undefined): void {
+    this.moreCurrencies.delete(i);
+    if (currency === undefined) {
+      this.currencyOf[i] = 0;
+      return;
+    }
+    let code = this.currencyCode.get(currency);
+    if (code === undefined && this.currencies.length < 0xffff) {
+      code = this.currencies.push(currency);
+      this.currencyCode.set(currency, code);
+    }
+    this.currencyOf[i] = code ?? 0;
+    if (code === undefined) this.moreCurrencies.set(i, currency);
   }
 }

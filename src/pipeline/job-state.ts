@@ -106,14 +106,15 @@ export function checkedJobs(manifest: Manifest<JobList>, diagnostics: readonly D
   });
   const keys = stateKeys(table);
   tables.set(manifest, keys);
-  // Two fields a job; its other keys are getters, a checked and a refused state each of a hidden class of their own.
+  // One field a job (its index); its other keys are getters, a checked and a refused state each of a hidden class of their own.
   const states = new Array<JobState>(manifest.jobs.length);
   for (let index = 0; index < states.length; index++) {
     const job = manifest.jobs.at(index) as ManifestJob;
+    table.setOrderNumber(index, job.orderNumber);
     states[index] =
       all || refused.has(index)
-        ? (Object.defineProperties(keys.refusedJob(index, job.orderNumber), keys.refused) as unknown as JobState)
-        : (Object.defineProperties(keys.checkedJob(index, job.orderNumber), keys.checked) as unknown as JobState);
+        ? (Object.defineProperties(keys.refusedJob(index), keys.refused) as unknown as JobState)
+        : (Object.defineProperties(keys.checkedJob(index), keys.checked) as unknown as JobState);
   }
   return states;
 }
@@ -125,15 +126,16 @@ interface TableKeys {
   readonly checked: PropertyDescriptorMap;
   readonly refused: PropertyDescriptorMap;
   readonly parked: PropertyDescriptorMap;
-  /** A state's first two keys, of a hidden class of this input's own (stateMaker). */
-  readonly checkedJob: (index: number, orderNumber: string) => Keyed;
-  readonly refusedJob: (index: number, orderNumber: string) => Keyed;
-  readonly parkedJob: (index: number, orderNumber: string) => Keyed;
+  /** A state's one field, of a hidden class of this input's own (stateMaker). */
+  readonly checkedJob: (index: number) => Keyed;
+  readonly refusedJob: (index: number) => Keyed;
+  readonly parkedJob: (index: number) => Keyed;
 }
 
 interface Keyed {
   index: number;
-  orderNumber: string;
+  /** A getter: the table's column. */
+  readonly orderNumber: string;
 }
 
 const tables = new WeakMap<Manifest<JobList>, TableKeys>();
@@ -143,13 +145,17 @@ function stateKeys(table: JobTable): TableKeys {
   const hash = key(function (this) {
     return table.hash(this.index);
   });
+  const orderNumber = key(function (this) {
+    return table.orderNumber(this.index);
+  });
   return {
     table,
     hash,
-    checked: { hash, outcome: constant('checked'), diagnostics: NONE, unavailable: AVAILABLE },
-    refused: { hash, outcome: constant('refused'), diagnostics: NONE, unavailable: AVAILABLE },
+    checked: { orderNumber, hash, outcome: constant('checked'), diagnostics: NONE, unavailable: AVAILABLE },
+    refused: { orderNumber, hash, outcome: constant('refused'), diagnostics: NONE, unavailable: AVAILABLE },
     // In the order of a state's keys; the resolution is made anew at each read, from the columns.
     parked: {
+      orderNumber,
       hash,
       outcome: READY,
       diagnostics: key(function (this) {
@@ -173,14 +179,13 @@ function stateKeys(table: JobTable): TableKeys {
  * would turn each of its states into a dictionary (V8 keeps one accessor per transition), and
  * a constructor's objects are sized to the fields they get, where `{}` reserves four.
  */
-function stateMaker(): (index: number, orderNumber: string) => Keyed {
-  function State(this: Keyed, index: number, orderNumber: string) {
+function stateMaker(): (index: number) => Keyed {
+  function State(this: { index: number }, index: number) {
     this.index = index;
-    this.orderNumber = orderNumber;
   }
   State.prototype = Object.prototype;
-  const Made = State as unknown as new (index: number, orderNumber: string) => Keyed;
-  return (index, orderNumber) => new Made(index, orderNumber);
+  const Made = State as unknown as new (index: number) => Keyed;
+  return (index) => new Made(index);
 }
 
 /** A key whose getter always says `value`. */
@@ -194,7 +199,7 @@ const NONE = constant(NO_FINDINGS);
 
 /**
  * A ready job's state once its plan stages are done, its resolution kept (`kept`) in its
- * input's JobTable: an object of two fields (the job's index and order number), whose other
+ * input's JobTable: an object of one field (the job's index), whose other
  * keys read the table. A job that is not ready, has a ledger finding, an approval or hold
  * reasons, or whose input has no table, is kept as it is (undefined).
  */
@@ -202,8 +207,16 @@ export function parkedJob(job: JobState, manifest: Manifest<JobList>, kept: Park
   const keys = tables.get(manifest);
   if (keys === undefined || job.outcome !== 'ready' || job.unavailable) return undefined;
   if (job.ledger !== undefined || job.approval !== undefined || job.holdReasons !== undefined) return undefined;
+  // Its order number is read from the table: a job whose own is not the table's is kept as it is.
+  if (keys.table.orderNumber(job.index) !== job.orderNumber) return undefined;
   if (!keys.table.park(job.index, kept, job.diagnostics)) return undefined;
-  return Object.defineProperties(keys.parkedJob(job.index, job.orderNumber), keys.parked) as unknown as JobState;
+  return Object.defineProperties(keys.parkedJob(job.index), keys.parked) as unknown as JobState;
+}
+
+/** Job `index`'s order number as check read it, from `manifest`'s table (none before checkedJobs). */
+export function orderNumbersOf(manifest: Manifest<JobList>): ((index: number) => string | undefined) | undefined {
+  const table = tables.get(manifest)?.table;
+  return table === undefined ? undefined : (index) => table.orderNumber(index);
 }
 
 /** A KeptResolution of what a job keeps of its resolution. */

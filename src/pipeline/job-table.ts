@@ -1,5 +1,6 @@
 import type { Diagnostic } from '../manifest/model.js';
 import type { JobEstimate } from '../resolve/estimate/model.js';
+import { StringColumn } from './string-column.js';
 
 /**
  * What an input holds of its jobs between their plan stages and their submit, in columns of a
@@ -9,7 +10,7 @@ import type { JobEstimate } from '../resolve/estimate/model.js';
  * docs/performance.md). A job's fingerprints are 32 raw bytes each (their hex text is made
  * when read: the ledger, resolveAgain's check and the saved plan see the very same text), its
  * estimate the two figures still read of it, its due date and currency an index into the few
- * values an input has. A parked job's state is an object of two fields whose other keys read
+ * values an input has, its order number bytes in a column. A parked job's state is an object of one field (its index) whose other keys read
  * these columns.
  */
 
@@ -79,6 +80,8 @@ export class JobTable {
   private readonly dues = new Interned(2, MAX_DUES);
   /** A parked job's findings (warnings), for the few that have any. */
   private readonly findings = new Map<number, readonly Diagnostic[]>();
+  /** Every job's order number, as check read it. */
+  private readonly names: StringColumn;
 
   /** `size` jobs; `fingerprintOf` is the fingerprint (64 hex digits) of job `index`, made when first asked. */
   constructor(
@@ -89,6 +92,17 @@ export class JobTable {
     this.requests = Buffer.alloc(size * DIGEST);
     this.totals = new Float64Array(size);
     this.meta = new Uint32Array(size);
+    this.names = new StringColumn(size);
+  }
+
+  /** Keeps job `index`'s order number. */
+  setOrderNumber(index: number, orderNumber: string): void {
+    this.names.set(index, orderNumber);
+  }
+
+  /** Job `index`'s order number (setOrderNumber's), made anew at each read. */
+  orderNumber(index: number): string | undefined {
+    return this.names.get(index);
   }
 
   /** Job `index`'s fingerprint: made on first use and kept in the arena, its text made on each read. */

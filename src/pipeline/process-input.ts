@@ -26,11 +26,11 @@ import type { ReportTarget, WrittenReports } from '../report/write-reports.js';
 import type { AccountCatalogue } from '../resolve/catalogue.js';
 import { errorText } from './api-diagnostics.js';
 import { type AccountListing, listAccount } from './find-submitted.js';
-import { eachJob, flow, notProcessed } from './flow.js';
-import { type JobEnd, jobEnd } from './job-end.js';
+import { eachJob, flow, forEachJob, notProcessed } from './flow.js';
+import { type JobEndList, JobEnds } from './job-end.js';
 import { JobReporter } from './job-report.js';
 import { checkPlanned, type PlanCheck, type PlannedJob } from './saved-plan.js';
-import { checkedJobs, type JobState, type StageOutcome } from './job-state.js';
+import { checkedJobs, type JobState, orderNumbersOf, type StageOutcome } from './job-state.js';
 import { blocksSubmission } from './job-status.js';
 import { checkArtwork } from './stages/artwork.js';
 import { InputArtworkFiles } from './stages/artwork-files.js';
@@ -493,7 +493,7 @@ async function runJobs(
   checked: JobState[],
   begun: Begun,
   ctx: RunContext,
-): Promise<JobEnd[]> {
+): Promise<JobEndList> {
   const stage = stageContext(manifest, ctx);
   const { reporter, writer, spooled } = begun;
   // The spool asks to wait while its text waits for the disk; a spool write that failed fails
@@ -507,11 +507,12 @@ async function runJobs(
   const width = ctx.concurrency * 2;
   const progress = (name: ProgressEvent['stage']) => (done: number, total: number) =>
     ctx.hooks?.onProgress?.({ file: manifest.file, stage: name, done, total });
-  const endAll = async (jobs: JobState[]): Promise<JobEnd[]> => {
-    const ends = new Array<JobEnd>(jobs.length);
-    for (const [i, job] of jobs.entries()) {
+  // What is kept of each job once it has ended: its record, in the input's columns.
+  const ends = new JobEnds(checked.length, orderNumbersOf(manifest));
+  const endAll = async (jobs: JobState[]): Promise<JobEnds> => {
+    for (const job of jobs) {
       await end(job);
-      ends[i] = jobEnd(job, ctx.command);
+      ends.set(job, ctx.command);
     }
     return ends;
   };
@@ -530,7 +531,7 @@ async function runJobs(
   // Each outcome is in the report on disk soon after (the writer coalesces rewrites); the
   // ledger, not the report, is the durable record of what was submitted. A job's state gives
   // way to its small record once its outcome is written.
-  const done = await eachJob(decided.send, {
+  await forEachJob(decided.send, {
     select: (job) => job.outcome === 'ready',
     stage: async (job, c) => {
       const out = await SUBMIT(job, c);
@@ -540,9 +541,10 @@ async function runJobs(
     },
     ctx: stage,
     width,
-    keep: (job) => jobEnd(job, ctx.command),
+    done: (_, job) => ends.set(job, ctx.command),
     progress: progress('submit'),
   });
+  const done = ends;
   await ctx.outage.unlessDown(
     "what was counted for orders not created stays counted in today's budget (maxDailyCost)",
     () => releaseUnspent(done, stage),
@@ -649,7 +651,7 @@ function artworkFilesOf(manifest: Manifest<JobList>, ctx: RunContext): InputArtw
  * The input's outcome, from every job's: "unavailable" (retry later, exit 3) when the API
  * could not be reached for any job, else "invalid" when the report shows any failure.
  */
-function inputStatus(jobs: readonly JobEnd[], spooled: SpooledReport): InputStatus {
+function inputStatus(jobs: JobEndList, spooled: SpooledReport): InputStatus {
   const report = spooled.report;
   if (jobs.some((job) => job.unavailable)) return 'unavailable';
   if (!spooled.hasErrors()) return 'ok';
@@ -662,7 +664,7 @@ function inputStatus(jobs: readonly JobEnd[], spooled: SpooledReport): InputStat
 }
 
 /** What the outcome says of the jobs' requests: plan's saved-plan records, and the currency. */
-function plannedOf(jobs: readonly JobEnd[]): Pick<InputOutcome, 'planned' | 'currency'> {
+function plannedOf(jobs: JobEndList): Pick<InputOutcome, 'planned' | 'currency'> {
   const planned = new Map<number, PlannedJob>();
   for (const job of jobs) if (job.planned) planned.set(job.index, job.planned);
   const currency = jobs.find((job) => job.currency !== undefined)?.currency;

@@ -1,4 +1,4 @@
-import type { JobEnd } from '../job-end.js';
+import type { JobEndList } from '../job-end.js';
 import { isAbsolute, resolve } from 'node:path';
 import { nowDate, nowIso } from '../../core/clock.js';
 import { amountText } from '../../core/money.js';
@@ -116,7 +116,7 @@ function dailyReason(spent: number, cost: number, max: number, cur: string | und
 }
 
 /** Gives back to the day's budget what was counted for jobs that were not created after all. */
-export async function releaseUnspent(jobs: readonly JobEnd[], ctx: StageContext): Promise<void> {
+export async function releaseUnspent(jobs: JobEndList, ctx: StageContext): Promise<void> {
   if (ctx.guard.maxDailyCost === undefined) return;
   const unspent = jobs.filter((job) => job.outcome === 'not-created' || job.outcome === 'not-processed');
   if (unspent.length === 0) return;
@@ -192,7 +192,7 @@ function inputPath(name: string): string {
  * every job of it is submitted, its approvals go too (they were used; a later run of it finds
  * every job `already-submitted` in the ledger, approval or not).
  */
-export async function forgetApproved(jobs: readonly JobEnd[], ctx: StageContext): Promise<void> {
+export async function forgetApproved(jobs: JobEndList, ctx: StageContext): Promise<void> {
   if (!jobs.some((job) => job.approved)) return;
   if (jobs.some((job) => job.outcome === 'awaiting-approval')) return;
   const { sha256 } = ctx.manifest;
