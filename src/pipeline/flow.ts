@@ -71,7 +71,8 @@ export async function forEachJob(
   jobs: Array<JobState | undefined>,
   each: Omit<EachJob<unknown>, 'keep'> & { done: (index: number, job: JobState) => void },
 ): Promise<void> {
-  const total = jobs.filter((job) => job !== undefined && each.select(job)).length;
+  let total = 0;
+  for (const job of jobs) if (job !== undefined && each.select(job)) total++;
   let done = 0;
   each.progress?.(done, total);
   let next = 0;
