@@ -163,7 +163,8 @@ export interface CsvResultJob {
 }
 
 export function writeCsvResult(job: CsvResultJob): Promise<void> {
-  const table = job.table as RowCellsTable;
+  const table = job.table;
+  if (table === undefined) return Promise.reject(new Error(`result.csv: no row table to write ${job.path} from`));
   return writeFileAtomic(
     job.path,
     csvInputChunks(job, new RowCells(table, job.output.delimiter, encoderOf(job.output))),
