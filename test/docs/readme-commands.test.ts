@@ -296,6 +296,8 @@ const COMMANDS: Record<string, Entry> = {
     skip: 'needs the ledger database of ledgerUrl: test/cli/ledger-command.test.ts runs ledger import against a real PostgreSQL server',
   },
   'npm run bench:ledger': { skip: 'a benchmark of minutes and 4 GB; its script is checked to exist' },
+  'npm run bench:spool': { skip: 'a benchmark of a million-job report; its script is checked to exist' },
+  'npm run bench:job-index': { skip: "a benchmark of a million-job CSV's index; its script is checked to exist" },
   'npm run typecheck': { skip: '.ci/run runs it; its script is checked to exist' },
   'npm run deps': { skip: '.ci/run runs it (dependency-cruiser over src/); its script is checked to exist' },
   'npm run lint': { skip: '.ci/run runs it; its script is checked to exist' },
