@@ -544,13 +544,12 @@ async function runJobs(
     done: (_, job) => ends.set(job, ctx.command),
     progress: progress('submit'),
   });
-  const done = ends;
   await ctx.outage.unlessDown(
     "what was counted for orders not created stays counted in today's budget (maxDailyCost)",
-    () => releaseUnspent(done, stage),
+    () => releaseUnspent(ends, stage),
   );
-  await forgetApproved(done, stage);
-  return done;
+  await forgetApproved(ends, stage);
+  return ends;
 }
 
 /** Each job still at one of `at`, not processed: `err` (the store away) stopped it there. */
