@@ -146,6 +146,50 @@ async function readOrNull(path: string): Promise<string | null> {
   return readFile(path, 'utf8').catch(() => null);
 }
 
+/**
+ * Ends the jobs of `order` from `next` on, 50 at a time, while `write` runs, once it has begun
+ * (`begun`: it asked for a running job; the jobs ended before are before it); answers where it
+ * stopped. Fails unless some ended during the write.
+ */
+async function endWhileWriting(
+  write: Promise<void>,
+  begun: () => boolean,
+  order: readonly number[],
+  next: number,
+  end: (index: number) => void,
+): Promise<number> {
+  let done = false;
+  const written = write.finally(() => {
+    done = true;
+  });
+  let endedDuring = 0;
+  while (!done && next < order.length) {
+    await new Promise(setImmediate);
+    if (!begun()) continue;
+    for (const i of order.slice(next, next + 50)) end(i);
+    next += 50;
+    endedDuring += 50;
+  }
+  await written;
+  expect(endedDuring).toBeGreaterThan(0);
+  return next;
+}
+
+/** A report of `spec` in a folder of its own, and its reports as the whole report writes them. */
+async function expected(spec: Parameters<typeof reportOf>[0]) {
+  const dir = await tempDirPerTest('htorder-spool-');
+  const report = reportOf(spec);
+  const input = join(dir, spec.file);
+  const paths = reportPaths(input);
+  const pending = (i: number) => report.jobs[i];
+  const want = [...resultJsonChunks(report)].join('');
+  const wantErrorsPath = join(dir, 'want.errors.txt');
+  const wroteErrors = await writeErrorsTxt(wantErrorsPath, { ...report, input: { ...report.input, file: input } });
+  const wantErrors = await readOrNull(wantErrorsPath);
+  await rm(wantErrorsPath, { force: true });
+  return { dir, report, input, paths, pending, want, wroteErrors, wantErrors };
+}
+
 describe('ReportSpool', () => {
   it('assembles result.json, the summary and errors.txt exactly as the whole report gives them, whatever the end order', async () => {
     await fc.assert(
@@ -155,19 +199,7 @@ describe('ReportSpool', () => {
         fc.array(fc.nat(), { maxLength: 4 }),
         fc.boolean(),
         async (spec, jitter, progressAt, settle) => {
-          const dir = await tempDirPerTest('htorder-spool-');
-          const report = reportOf(spec);
-          const input = join(dir, spec.file);
-          const paths = reportPaths(input);
-          const pending = (i: number) => report.jobs[i];
-          const want = [...resultJsonChunks(report)].join('');
-          const wantErrorsPath = join(dir, 'want.errors.txt');
-          const wroteErrors = await writeErrorsTxt(wantErrorsPath, {
-            ...report,
-            input: { ...report.input, file: input },
-          });
-          const wantErrors = await readOrNull(wantErrorsPath);
-          await rm(wantErrorsPath, { force: true });
+          const { dir, report, input, paths, pending, want, wroteErrors, wantErrors } = await expected(spec);
 
           const spool = await ReportSpool.create(paths, report.jobs.length, input);
           const check = async () => {
@@ -210,19 +242,7 @@ describe('ReportSpool', () => {
         fc.array(fc.nat(), { maxLength: 4 }),
         fc.boolean(),
         async (spec, jitter, heldBackAt, heldWeight, progressAt, settle) => {
-          const dir = await tempDirPerTest('htorder-spool-');
-          const report = reportOf(spec);
-          const input = join(dir, spec.file);
-          const paths = reportPaths(input);
-          const pending = (i: number) => report.jobs[i];
-          const want = [...resultJsonChunks(report)].join('');
-          const wantErrorsPath = join(dir, 'want.errors.txt');
-          const wroteErrors = await writeErrorsTxt(wantErrorsPath, {
-            ...report,
-            input: { ...report.input, file: input },
-          });
-          const wantErrors = await readOrNull(wantErrorsPath);
-          await rm(wantErrorsPath, { force: true });
+          const { dir, report, input, paths, pending, want, wroteErrors, wantErrors } = await expected(spec);
           // Each ended job read back (held, set aside or spooled) is the job: its own text in result.json.
           const wantJobs = report.jobs.map((job) => batchJson([job]));
 
@@ -308,23 +328,17 @@ describe('ReportSpool', () => {
       asked.add(i);
       return running(i);
     };
-    let done = false;
-    const write = writeSpooledJson(paths.json, report, spool, pending).finally(() => {
-      done = true;
-    });
-    let endedDuring = 0;
-    while (!done && next < n) {
-      await new Promise(setImmediate);
-      if (asked.size === 0) continue; // not begun yet: the jobs ended now are before it
-      for (const i of order.slice(next, next + 50)) {
+    const write = writeSpooledJson(paths.json, report, spool, pending);
+    next = await endWhileWriting(
+      write,
+      () => asked.size > 0,
+      order,
+      next,
+      (i) => {
         isEnded[i] = 1;
         spool.end(i, ended(i));
-      }
-      next += 50;
-      endedDuring += 50;
-    }
-    await write;
-    expect(endedDuring).toBeGreaterThan(0);
+      },
+    );
     const then = { ...report, jobs: Array.from({ length: n }, (_, i) => (asked.has(i) ? running(i) : ended(i))) };
     expect(await readFile(paths.json, 'utf8')).toBe([...resultJsonChunks(refreshSummary(then))].join(''));
     await spool.close();
@@ -354,23 +368,17 @@ describe('ReportSpool', () => {
       asked.add(i);
       return running(i);
     };
-    let done = false;
-    const write = writeSpooledJson(paths.json, report, spool, pending).finally(() => {
-      done = true;
-    });
-    let endedDuring = 0;
-    while (!done && next < order.length) {
-      await new Promise(setImmediate);
-      if (asked.size === 0) continue; // not begun yet: the jobs ended now are before it
-      for (const i of order.slice(next, next + 50)) {
+    const write = writeSpooledJson(paths.json, report, spool, pending);
+    next = await endWhileWriting(
+      write,
+      () => asked.size > 0,
+      order,
+      next,
+      (i) => {
         isEnded[i] = 1;
         spool.end(i, ended(i));
-      }
-      next += 50;
-      endedDuring += 50;
-    }
-    await write;
-    expect(endedDuring).toBeGreaterThan(0);
+      },
+    );
     const then = { ...report, jobs: Array.from({ length: n }, (_, i) => (asked.has(i) ? running(i) : ended(i))) };
     expect(await readFile(paths.json, 'utf8')).toBe([...resultJsonChunks(refreshSummary(then))].join(''));
     for (; next < order.length; next++) spool.end(order[next], ended(order[next]));
