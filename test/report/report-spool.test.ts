@@ -15,7 +15,7 @@ import {
   type ReportError,
   type ResultReport,
 } from '../../src/report/model.js';
-import { reportPaths } from '../../src/report/report-paths.js';
+import { type ReportPaths, reportPaths } from '../../src/report/report-paths.js';
 import { ReportSpool, writeSpooledErrors, writeSpooledJson } from '../../src/report/report-spool.js';
 import { writeErrorsTxt } from '../../src/report/write-errors-txt.js';
 import { batchJson, resultJsonChunks } from '../../src/report/write-result-json.js';
@@ -144,6 +144,46 @@ function endOrder(n: number, jitter: readonly number[]): number[] {
 
 async function readOrNull(path: string): Promise<string | null> {
   return readFile(path, 'utf8').catch(() => null);
+}
+
+/**
+ * Ends the first half of `order`, then writes result.json while the rest go on ending
+ * (endWhileWriting), the caller holding only the running jobs (asked for an ended one, it has
+ * none); the file must be the report as the write began. Answers where the ending stopped.
+ */
+async function writeWhileEnding(
+  spool: ReportSpool,
+  paths: ReportPaths,
+  report: ResultReport,
+  order: readonly number[],
+  running: (index: number) => JobResult,
+  ended: (index: number) => JobResult,
+): Promise<number> {
+  const n = order.length;
+  const jobs = Math.max(n, ...order.map((i) => i + 1));
+  const isEnded = new Uint8Array(jobs);
+  const end = (i: number) => {
+    isEnded[i] = 1;
+    spool.end(i, ended(i));
+  };
+  let next = 0;
+  for (; next < n / 2; next++) end(order[next]);
+  const asked = new Set<number>();
+  const pending = (i: number): JobResult => {
+    if (isEnded[i] === 1) throw new Error(`job ${i} has ended: its holder let go of it`);
+    asked.add(i);
+    return running(i);
+  };
+  next = await endWhileWriting(
+    writeSpooledJson(paths.json, report, spool, pending),
+    () => asked.size > 0,
+    order,
+    next,
+    end,
+  );
+  const then = { ...report, jobs: Array.from({ length: jobs }, (_, i) => (asked.has(i) ? running(i) : ended(i))) };
+  expect(await readFile(paths.json, 'utf8')).toBe([...resultJsonChunks(refreshSummary(then))].join(''));
+  return next;
 }
 
 /**
@@ -317,30 +357,7 @@ describe('ReportSpool', () => {
     const paths = reportPaths(join(dir, 'orders.csv'));
     const spool = await ReportSpool.create(paths, n, paths.json);
     const order = endOrder(n, [3, 0, 16, 7, 1]);
-    let next = 0;
-    for (; next < n / 2; next++) spool.end(order[next], ended(order[next]));
-    // The caller holds only the running jobs: asked for an ended one, it has none.
-    const isEnded = new Uint8Array(n);
-    for (const i of order.slice(0, next)) isEnded[i] = 1;
-    const asked = new Set<number>();
-    const pending = (i: number): JobResult => {
-      if (isEnded[i] === 1) throw new Error(`job ${i} has ended: its holder let go of it`);
-      asked.add(i);
-      return running(i);
-    };
-    const write = writeSpooledJson(paths.json, report, spool, pending);
-    next = await endWhileWriting(
-      write,
-      () => asked.size > 0,
-      order,
-      next,
-      (i) => {
-        isEnded[i] = 1;
-        spool.end(i, ended(i));
-      },
-    );
-    const then = { ...report, jobs: Array.from({ length: n }, (_, i) => (asked.has(i) ? running(i) : ended(i))) };
-    expect(await readFile(paths.json, 'utf8')).toBe([...resultJsonChunks(refreshSummary(then))].join(''));
+    await writeWhileEnding(spool, paths, report, order, running, ended);
     await spool.close();
   });
 
@@ -356,31 +373,7 @@ describe('ReportSpool', () => {
     const spool = await ReportSpool.create(paths, n, paths.json, { heldWeight: 16 });
     // Job 0 is held back: every other job ends ahead of it, and all but a few go aside.
     const order = endOrder(n, [3, 0, 16, 7, 1]).filter((i) => i !== 0);
-    const isEnded = new Uint8Array(n);
-    let next = 0;
-    for (; next < n / 2; next++) {
-      isEnded[order[next]] = 1;
-      spool.end(order[next], ended(order[next]));
-    }
-    const asked = new Set<number>();
-    const pending = (i: number): JobResult => {
-      if (isEnded[i] === 1) throw new Error(`job ${i} has ended: its holder let go of it`);
-      asked.add(i);
-      return running(i);
-    };
-    const write = writeSpooledJson(paths.json, report, spool, pending);
-    next = await endWhileWriting(
-      write,
-      () => asked.size > 0,
-      order,
-      next,
-      (i) => {
-        isEnded[i] = 1;
-        spool.end(i, ended(i));
-      },
-    );
-    const then = { ...report, jobs: Array.from({ length: n }, (_, i) => (asked.has(i) ? running(i) : ended(i))) };
-    expect(await readFile(paths.json, 'utf8')).toBe([...resultJsonChunks(refreshSummary(then))].join(''));
+    let next = await writeWhileEnding(spool, paths, report, order, running, ended);
     for (; next < order.length; next++) spool.end(order[next], ended(order[next]));
     spool.end(0, ended(0));
     const all = refreshSummary({ ...report, jobs: Array.from({ length: n }, (_, i) => ended(i)) });
