@@ -1,5 +1,6 @@
 import { type JobState, STAGE_OUTCOMES, type StageOutcome } from './job-state.js';
 import { type PlannedJob, requestOf } from './saved-plan.js';
+import { Interned } from './job-table.js';
 import { StringColumn } from './string-column.js';
 
 /**
@@ -115,10 +116,9 @@ const OWN_NAME = 128;
 export class JobEnds implements JobEndList {
   /** Per job: 0 until it ends, else its outcome's place + 1 (above the flags) and its flags. */
   private readonly bits: Uint8Array;
-  /** Per job: 0 (none) or 1 + the place of its currency in `currencies`. */
+  /** Per job: 0 (none, or one in `moreCurrencies`) or its currency's number in `currencies`. */
   private readonly currencyOf: Uint16Array;
-  private readonly currencies: string[] = [];
-  private readonly currencyCode = new Map<string, number>();
+  private readonly currencies = new Interned(1, 0xffff);
   /** Currencies past what the codes hold, by job. */
   private readonly moreCurrencies = new Map<number, string>();
   /** Order numbers not the same as the input's. */
@@ -161,7 +161,7 @@ export class JobEnds implements JobEndList {
     if (bits === undefined || bits === 0) return undefined;
     const orderNumber = (bits & OWN_NAME ? this.own?.get(i) : this.names?.(i)) ?? '';
     const code = this.currencyOf[i];
-    const currency = code === 0 ? this.moreCurrencies.get(i) : this.currencies[code - 1];
+    const currency = code === 0 ? this.moreCurrencies.get(i) : this.currencies.valueOf(code);
     const kept = ((bits & ~OWN_NAME) >>> OUTCOME_SHIFT) - 1;
     const own = (kept << OUTCOME_SHIFT) | (bits & (UNAVAILABLE | APPROVED | RECORDED));
     const planned = this.planned.get(i);
@@ -204,11 +204,7 @@ export class JobEnds implements JobEndList {
       this.currencyOf[i] = 0;
       return;
     }
-    let code = this.currencyCode.get(currency);
-    if (code === undefined && this.currencies.length < 0xffff) {
-      code = this.currencies.push(currency);
-      this.currencyCode.set(currency, code);
-    }
+    const code = this.currencies.numberOf(currency);
     this.currencyOf[i] = code ?? 0;
     if (code === undefined) this.moreCurrencies.set(i, currency);
   }

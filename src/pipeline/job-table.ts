@@ -42,7 +42,7 @@ const MAX_CURRENCIES = CURRENCY_MASK;
 const MAX_DUES = 2 ** 24 - 2;
 
 /** Strings interned to small numbers from `first` on (an input has a handful of currencies and due dates). */
-class Interned {
+export class Interned {
   private readonly numbers = new Map<string, number>();
   private readonly values: string[] = [];
 
