@@ -1,5 +1,7 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { LeaseStore } from '../lease.js';
 import type { PgDatabase } from '../pg/pg-database.js';
-import { PgLeases } from '../pg/pg-lease.js';
+import { type PgLease, PgLeases } from '../pg/pg-lease.js';
 import {
   type CompactPolicy,
   type CompactResult,
@@ -8,6 +10,7 @@ import {
   type LedgerKey,
   type LedgerStore,
   type LockGuard,
+  LockLostError,
   withOrderLock,
 } from './model.js';
 import { noteName } from './safe-name.js';
@@ -17,6 +20,11 @@ export interface PgLedgerOptions {
   leaseMs: number;
   /** How long to wait for another live holder before giving up. Default 120 s. */
   waitMs?: number;
+}
+
+/** The lease name of an order's lock. */
+function orderLock(key: LedgerKey): string {
+  return JSON.stringify(['order', key.account, key.orderNumber]);
 }
 
 /** Waiting for an order another host holds: its lock is held for one submission. */
@@ -46,6 +54,8 @@ export interface AccountStats {
  */
 export class PgLedger implements LedgerStore {
   private readonly locks: PgLeases;
+  /** The order lock the code running now holds (withLock): an entry of that order is written only while it is still ours. */
+  private readonly holding = new AsyncLocalStorage<{ order: string; lease: PgLease }>();
 
   constructor(
     private readonly db: PgDatabase,
@@ -61,7 +71,15 @@ export class PgLedger implements LedgerStore {
 
   async withLock<T>(key: LedgerKey, fn: (guard: LockGuard) => Promise<T>): Promise<T> {
     const wait = { waitMs: this.options.waitMs ?? 120_000, backoff: LOCK_BACKOFF };
-    return withOrderLock(this.locks, JSON.stringify(['order', key.account, key.orderNumber]), key, wait, fn);
+    const order = orderLock(key);
+    let lease: PgLease | undefined;
+    const taking: LeaseStore = {
+      leaseMs: this.locks.leaseMs,
+      tryAcquire: async (name) => (lease = await this.locks.tryAcquire(name)),
+    };
+    return withOrderLock(taking, order, key, wait, (guard) =>
+      lease ? this.holding.run({ order, lease }, () => fn(guard)) : fn(guard),
+    );
   }
 
   async withAccountLock<T>(account: string, name: string, fn: (guard: LockGuard) => Promise<T>): Promise<T> {
@@ -78,14 +96,38 @@ export class PgLedger implements LedgerStore {
     return rows[0]?.entry;
   }
 
-  /** Committed before it returns (the server's own durability: synchronous commit). */
+  /**
+   * Committed before it returns (the server's own durability: synchronous commit). Under the
+   * order's lock (withLock) the entry is written only if the lock's row is still ours, in the
+   * same statement: a write held up past the lease (the database restarting while it is tried
+   * again, a stalled network) arrives after another host took the order over, and must not set
+   * back what that host recorded since (an outcome back to `intent`, or to `failed`, which
+   * would allow a second create). It fails instead, as a lost lock does (LockLostError). The
+   * row is read FOR SHARE, so a takeover waits for this statement, or this statement sees it.
+   */
   async write(entry: LedgerEntry): Promise<void> {
-    await this.db.query(
-      `INSERT INTO htorder.entries (account, order_number, state, entry) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (account, order_number) DO UPDATE
-         SET state = EXCLUDED.state, entry = EXCLUDED.entry, written_at = now()`,
-      [entry.account, entry.orderNumber, entry.state, JSON.stringify(entry)],
+    const values = [entry.account, entry.orderNumber, entry.state, JSON.stringify(entry)];
+    const upsert = `ON CONFLICT (account, order_number) DO UPDATE
+         SET state = EXCLUDED.state, entry = EXCLUDED.entry, written_at = now()`;
+    const held = this.holding.getStore();
+    if (held?.order !== orderLock(entry)) {
+      await this.db.query(
+        `INSERT INTO htorder.entries (account, order_number, state, entry) VALUES ($1, $2, $3, $4) ${upsert}`,
+        values,
+      );
+      return;
+    }
+    const { name, owner } = held.lease.row;
+    const written = await this.db.query(
+      `WITH lock AS (SELECT 1 FROM htorder.leases WHERE name = $5 AND owner = $6 FOR SHARE)
+       INSERT INTO htorder.entries (account, order_number, state, entry)
+       SELECT $1::text, $2::text, $3::text, $4::jsonb FROM lock ${upsert}`,
+      [...values, name, owner],
     );
+    if (written.rowCount !== 1)
+      throw new LockLostError(
+        `lost the ledger lock of order ${JSON.stringify(entry.orderNumber)} before its entry was written: another host holds it now`,
+      );
   }
 
   async *entries(account?: string): AsyncIterable<LedgerEntry> {

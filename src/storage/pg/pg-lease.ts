@@ -29,6 +29,12 @@ export interface PgLeaseOptions {
 /** Names longer than this are stored by their hash: a primary key's entry has a size limit. */
 const LONG_NAME = 512;
 
+/** A lease of the database: its row, by which a statement can check that it is still the holder's. */
+export interface PgLease extends Lease {
+  /** The row's name as stored and the holder's owner id. */
+  readonly row: { readonly name: string; readonly owner: string };
+}
+
 export class PgLeases implements LeaseStore {
   readonly leaseMs: number;
   /** The names of the leases held here: neither released nor found another's. */
@@ -46,7 +52,7 @@ export class PgLeases implements LeaseStore {
     return this.options.now ? this.options.now() - Date.now() : 0;
   }
 
-  async tryAcquire(name: string): Promise<Lease | undefined> {
+  async tryAcquire(name: string): Promise<PgLease | undefined> {
     const key = storedName(name);
     // Ours still, however late its renewal: taking it over would make its holder lose it to us.
     if (this.held.has(key)) return undefined;
@@ -71,7 +77,7 @@ export class PgLeases implements LeaseStore {
    * restarted watcher resumes its own crashed work): the liveness part of the one rule; the
    * database already judged its time.
    */
-  private async takeFromDead(key: string, owner: string): Promise<Lease | undefined> {
+  private async takeFromDead(key: string, owner: string): Promise<PgLease | undefined> {
     const { rows } = await this.db.query<{ owner: string; host: string; pid: number }>(
       'SELECT owner, host, pid FROM htorder.leases WHERE name = $1',
       [key],
@@ -89,7 +95,7 @@ export class PgLeases implements LeaseStore {
     return taken.rowCount === 1 ? this.hold(key, owner, sentAt) : undefined;
   }
 
-  private hold(key: string, owner: string, sentAt: number): Lease {
+  private hold(key: string, owner: string, sentAt: number): PgLease {
     const { db, leaseMs, held } = this;
     held.add(key);
     let why: string | undefined;
@@ -119,6 +125,7 @@ export class PgLeases implements LeaseStore {
       }
     };
     return {
+      row: { name: key, owner },
       lost() {
         // Without a request: a lease not renewed within its time may be another's by now.
         if (!why && performance.now() - renewedAt > leaseMs)

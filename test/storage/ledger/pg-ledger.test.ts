@@ -3,10 +3,11 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../../../src/core/errors.js';
-import type { LedgerEntry, LedgerKey } from '../../../src/storage/ledger/model.js';
+import { type LedgerEntry, type LedgerKey, LockLostError } from '../../../src/storage/ledger/model.js';
 import { PgLedger } from '../../../src/storage/ledger/pg-ledger.js';
 import { PgDatabase } from '../../../src/storage/pg/pg-database.js';
 import { DIST, requireDist } from '../../support/dist.js';
+import { startHeldLink } from '../../support/held-link.js';
 import { pgClusterForFile } from '../../support/pg-cluster.js';
 
 const cluster = await pgClusterForFile();
@@ -178,6 +179,60 @@ describe.skipIf(!cluster)('the PostgreSQL ledger', () => {
     expect(runs).toBe(2);
     expect(await ledger.readNote(account, '.spent-2026-11-21')).toEqual({ n: 1 });
   }, 30_000);
+
+  it.each(['intent', 'failed'] as const)(
+    "refuses an entry (%s) written under an order lock its writer no longer holds, keeping the new holder's outcome",
+    async (state) => {
+      // Host A's write is stuck on the way to the database past its lock's lease (a network
+      // stall; a restart while the write is retried); host B takes the order over, creates it and
+      // records it submitted. A's write arriving afterwards must not set the order back to intent
+      // (in doubt, with its input already done) — nor to failed, which would allow a second create.
+      const url = await fresh();
+      const link = await startHeldLink(cluster!.port);
+      try {
+        const db = new PgDatabase({
+          connection: { ...cluster!.connection(url), port: link.port },
+          name: url,
+          waitMs: 20_000,
+        });
+        opened.push(db);
+        const hostA = new PgLedger(db, { leaseMs: 600 });
+        const hostB = open(url, 20_000, 600);
+        const key = { account, orderNumber: `PO-stale-${state}` };
+        let stuck!: () => void;
+        const aHolds = new Promise<void>((resolve) => (stuck = resolve));
+        const a = hostA.withLock(key, async () => {
+          link.hold();
+          const write = hostA.write(entry(key, { state, attempts: 1 }));
+          stuck();
+          return write;
+        });
+        const aWrote = a.then(
+          () => 'landed',
+          (err: unknown) => err,
+        );
+        await aHolds;
+        // B waits for A's lease to run out in the database's time, then takes the order over.
+        await hostB.withLock(key, async (guard) => {
+          await hostB.write(entry(key, { attempts: 1 }));
+          guard.assertHeld();
+          await hostB.write(entry(key, { state: 'submitted', attempts: 1, jobNumber: 77, settledBy: 'response' }));
+        });
+        link.release();
+        const outcome = await aWrote;
+        expect(await hostB.read(key)).toMatchObject({ state: 'submitted', jobNumber: 77 });
+        expect(outcome).toBeInstanceOf(LockLostError);
+        expect((outcome as Error).message).toMatch(/lost the ledger lock of order "PO-stale-/);
+        // Outside an order's lock (an import, an admin's fix) a write is as before.
+        await hostA.write(entry({ account, orderNumber: `PO-free-${state}` }, { state: 'failed' }));
+        expect(await hostB.read({ account, orderNumber: `PO-free-${state}` })).toMatchObject({ state: 'failed' });
+      } finally {
+        link.release();
+        await link.close();
+      }
+    },
+    30_000,
+  );
 
   it('says a wrong password is refused, without the password', async () => {
     const url = await fresh();
