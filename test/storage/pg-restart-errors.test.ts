@@ -1,8 +1,12 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { storeUnavailable } from '../../src/api/errors.js';
 import { PgLedger } from '../../src/storage/ledger/pg-ledger.js';
 import { PgDatabase } from '../../src/storage/pg/pg-database.js';
+import { DIST, requireDist } from '../support/dist.js';
+import { startLoginStall } from '../support/held-link.js';
 import { pgClusterForFile } from '../support/pg-cluster.js';
 
 /**
@@ -88,4 +92,46 @@ describe.skipIf(!cluster)('a ledger database restarted under load', () => {
     expect(other).toEqual([]);
     expect(away).toBeGreaterThan(0);
   }, 120_000);
+
+  it('survives a restart that ends a connection in the very answer that hands it out', async () => {
+    // The server's "ready" and its shutdown's "terminating connection" reach a new connection of
+    // a transaction together: the connection is handed out and has failed before its user can
+    // listen for its errors. A process must not die of it (a watcher did, exit 1): the
+    // transaction is tried again once the database is back.
+    requireDist();
+    const url = await cluster!.createDatabase();
+    const stall = await startLoginStall(cluster!.port);
+    const connection = { ...cluster!.connection(url), port: stall.port };
+    const child = spawn(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `import { PgDatabase } from ${JSON.stringify(join(DIST, 'storage/pg/pg-database.js'))};
+         const db = new PgDatabase({ connection: ${JSON.stringify(connection)}, name: 'test', waitMs: 20000 });
+         const one = await db.transaction(async (q) => (await q.query('SELECT 1 AS one')).rows[0].one);
+         process.stdout.write('answered ' + one);
+         await db.close();`,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    try {
+      await stall.stalled;
+      await cluster!.stop();
+      stall.release();
+      await sleep(300);
+      await cluster!.start();
+      const code = await exited;
+      expect(output).toBe('answered 1');
+      expect(code).toBe(0);
+    } finally {
+      child.kill('SIGKILL');
+      await cluster!.start();
+      await stall.close();
+    }
+  }, 60_000);
 });

@@ -64,6 +64,12 @@ export class PgDatabase {
     // An idle connection the server closed (a restart) is reported here, not thrown: the next
     // statement gets a new one.
     pool.on('error', () => undefined);
+    // A connection can fail between the pool handing it out and its user listening for its
+    // errors: a restarting server's "ready" and "terminating connection" arrive together, and
+    // the second is told before `await pool.connect()` resumes. Unheard, that error would end
+    // the process; heard here, the connection is merely broken, its next statement fails as
+    // "not queryable" and is tried again, and the pool drops it when it is given back.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     return pool;
   }
 
