@@ -2,7 +2,7 @@ import { expect } from 'vitest';
 import { PutObjectCommand, ListObjectsV2Command, GetObjectCommand } from '@aws-sdk/client-s3';
 import { mkdir, readdir, readFile, writeFile, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { LedgerEntry } from '../../src/storage/ledger/model.js';
 import {
   chaosFaults,
@@ -12,6 +12,7 @@ import {
   faultsFired,
   folderLedgerEntries,
   leaks,
+  orderTrails,
   runWithKills,
   seeded,
   sleep,
@@ -145,7 +146,8 @@ export async function runScenario(rig: ChaosRig, s: RunScenario): Promise<Scenar
   const entries = fleet ? await fleet.entries() : await folderLedgerEntries(stateDir);
   if (entries.length !== expected.size)
     problems.push(`ledger has ${entries.length} entries, expected ${expected.size}`);
-  problems.push(...(await verifyLedger(entries, rig.sandbox)));
+  const ledgerProblems = await verifyLedger(entries, rig.sandbox);
+  problems.push(...ledgerProblems, ...orderTrails(ledgerProblems, pool.logs()));
   if (fleet && dbRestarts === 0)
     problems.push('the database was never restarted: the scenario proved less than it says');
   for (const file of files) {
@@ -239,6 +241,11 @@ class ChaosProcesses {
     const live = this.all.filter((w) => w.proc.child.exitCode === null && w.proc.child.signalCode === null);
     for (const w of live) w.proc.child.kill('SIGKILL');
     await Promise.all(live.map((w) => w.proc.exited));
+  }
+
+  /** Each process's whole output so far, named by its log file (`host-1-003.log`). */
+  logs(): { label: string; output: string }[] {
+    return this.all.map((w) => ({ label: basename(w.log), output: w.proc.output() }));
   }
 
   /** The last `chars` of each process's output, newest process last, with the log file's path. */
@@ -459,7 +466,8 @@ export async function watchScenario(rig: ChaosRig, s: WatchScenario): Promise<Sc
         problems.push('the database was never restarted: the scenario proved less than it says');
       if (entries.length !== expected.size)
         problems.push(`ledger has ${entries.length} entries, expected ${expected.size}`);
-      problems.push(...(await verifyLedger(entries, rig.sandbox)));
+      const ledgerProblems = await verifyLedger(entries, rig.sandbox);
+      problems.push(...ledgerProblems, ...orderTrails(ledgerProblems, pool.logs()));
       if (!outputs.join('').includes('"level":20'))
         problems.push('no debug log lines captured: the secret scan would prove nothing');
       problems.push(...leaks(outputs.join('\n'), [rig.secret, await rig.token()]).map((l) => `log: ${l}`));

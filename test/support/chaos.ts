@@ -289,14 +289,40 @@ export async function verifyLedger(entries: LedgerEntry[], sandbox: Sandbox): Pr
   const jobs = new Map((await sandbox.admin.jobs()).map((j) => [j.jobNumber, j.orderNumber]));
   const problems: string[] = [];
   for (const e of entries) {
-    if (e.state !== 'submitted') problems.push(`${e.orderNumber}: ledger state ${e.state}`);
-    else if (e.jobNumber === undefined || jobs.get(e.jobNumber) !== e.orderNumber) {
+    if (e.state !== 'submitted') {
+      const what = [`attempts ${e.attempts}`, `intent at ${e.intentAt}`, e.outcomeAt && `outcome at ${e.outcomeAt}`];
+      const sandboxHas = [...jobs.values()].filter((o) => o === e.orderNumber).length;
+      problems.push(
+        `${e.orderNumber}: ledger state ${e.state} (${what.filter(Boolean).join(', ')}; the sandbox has ${sandboxHas} job(s) of it)`,
+      );
+    } else if (e.jobNumber === undefined || jobs.get(e.jobNumber) !== e.orderNumber) {
       problems.push(
         `${e.orderNumber}: ledger says job ${e.jobNumber}, sandbox has ${e.jobNumber === undefined ? 'none' : jobs.get(e.jobNumber)}`,
       );
     }
   }
   return problems;
+}
+
+/**
+ * What every process logged of the orders a problem names (`ORDER: …`), so that a scenario that
+ * fails in CI, where its log files are gone with the run's temporary folder, says which process
+ * did what to them: the last `perProcess` lines of each process that mentions the order.
+ */
+export function orderTrails(problems: string[], logs: { label: string; output: string }[], perProcess = 8): string[] {
+  const orders = new Set(problems.map((p) => /^([\w.-]+): ledger /.exec(p)?.[1]).filter((o) => o !== undefined));
+  return [...orders].map((order) => {
+    // In a JSON log line an order number ends at a quote: as a field, or inside a message (\").
+    const ends = [`${order}"`, `${order}\\"`];
+    const lines = logs.flatMap(({ label, output }) =>
+      output
+        .split('\n')
+        .filter((l) => ends.some((e) => l.includes(e)))
+        .slice(-perProcess)
+        .map((l) => `  ${label}: ${l.slice(0, 400)}`),
+    );
+    return `what the processes logged of ${order}:\n${lines.join('\n') || '  (nothing)'}`;
+  });
 }
 
 export async function folderLedgerEntries(stateDir: string): Promise<LedgerEntry[]> {
