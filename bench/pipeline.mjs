@@ -114,7 +114,8 @@ async function benchSize(JOBS, { assets, env, bareEnv }) {
     const runEnv = { ...env, ...(stateDir ? { HTORDER_STATE_DIR: stateDir } : {}) };
     const r = await measureProcess([cli, 'run', file], { statsFile: stats, env: traced(runEnv), cwd: work, nodeArgs });
     const calls = await sandbox.admin.calls();
-    const submitted = (await summaryOf(file)).byStatus?.submitted;
+    // A run that failed may have written no report: its exit code and output are what to show.
+    const submitted = r.code === 0 ? (await summaryOf(file)).byStatus?.submitted : undefined;
     if (r.code !== 0 || calls['POST /Jobs'] !== 2 * jobs || submitted !== jobs)
       throw new Error(
         `htorder run exited ${r.code} with ${submitted} of ${jobs} jobs submitted, ${calls['POST /Jobs']} POST /Jobs:\n${r.stderr.slice(0, 2000)}`,

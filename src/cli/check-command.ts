@@ -74,6 +74,8 @@ export async function checkInput(file: string, opts: CheckInputOptions = {}): Pr
     manifest: loaded.manifest,
     mapping: loaded.recognised?.mapping ?? mapping,
     csvLimits,
+    // check has nothing else to do while its reports are written.
+    onThisThread: true,
   });
   return { file, status: reportHasErrors(report) ? 'invalid' : 'valid', report, reports };
 }

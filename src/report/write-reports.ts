@@ -65,15 +65,17 @@ export async function writeReports(
      * result.json and errors.txt are assembled from it, each running job rendered as written.
      */
     spooled?: SpooledReport;
+    /** Write the reports' chunks on this thread (NewFileOptions.onThisThread): a command with nothing else to do. */
+    onThisThread?: boolean;
   } = {},
 ): Promise<WrittenReports> {
-  const { target, logger, spooled, ...csvOpts } = opts;
+  const { target, logger, spooled, onThisThread, ...csvOpts } = opts;
   const paths = target?.paths ?? reportPaths(report.input.file);
   if (!target) await removeStraysOf(Object.values(paths), logger);
   const input = report.input.file;
   // `staged`: the caller renames the files itself (paths are its temporary names).
   const staged = target?.file?.staged === true;
-  const file: NewFileOptions = { ...target?.file, staged: true };
+  const file: NewFileOptions = { ...target?.file, staged: true, ...(onThisThread ? { onThisThread } : {}) };
   const tmp: ReportPaths = staged
     ? paths
     : { json: temporaryName(paths.json), csv: temporaryName(paths.csv), errors: temporaryName(paths.errors) };

@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../src/storage/atomic-write.js';
 import { tempDirPerTest } from '../support/temp-files.js';
@@ -57,15 +58,21 @@ function expected(chunks: readonly (string | Uint8Array)[]): Buffer {
   return Buffer.concat(chunks.map((c) => (typeof c === 'string' ? Buffer.from(c, 'utf8') : Buffer.from(c))));
 }
 
-describe('writeFileAtomic of chunks', () => {
+/** The two ways chunks are written: on libuv's pool (the default) and on the calling thread. */
+const writeModes = [
+  { how: 'on the pool', options: {} },
+  { how: 'on this thread', options: { onThisThread: true } },
+] as const;
+
+describe.each(writeModes)('writeFileAtomic of chunks, $how', ({ options }) => {
   it('writes every chunk once and in order, from a synchronous or an asynchronous source', async () => {
     const dir = await tempDirPerTest('htorder-aw-');
     const chunks = chunksOf();
-    await writeFileAtomic(join(dir, 'sync.txt'), chunks);
+    await writeFileAtomic(join(dir, 'sync.txt'), chunks, options);
     async function* later(): AsyncGenerator<string | Uint8Array> {
       yield* chunks;
     }
-    await writeFileAtomic(join(dir, 'async.txt'), later());
+    await writeFileAtomic(join(dir, 'async.txt'), later(), options);
     const want = expected(chunks);
     expect((await readFile(join(dir, 'sync.txt'))).equals(want)).toBe(true);
     expect((await readFile(join(dir, 'async.txt'))).equals(want)).toBe(true);
@@ -74,8 +81,8 @@ describe('writeFileAtomic of chunks', () => {
 
   it('writes a small report and an empty one whole', async () => {
     const dir = await tempDirPerTest('htorder-aw-');
-    await writeFileAtomic(join(dir, 'small.json'), ['{"a":', '"ü€"', '}\n']);
-    await writeFileAtomic(join(dir, 'empty.txt'), []);
+    await writeFileAtomic(join(dir, 'small.json'), ['{"a":', '"ü€"', '}\n'], options);
+    await writeFileAtomic(join(dir, 'empty.txt'), [], options);
     expect(await readFile(join(dir, 'small.json'), 'utf8')).toBe('{"a":"ü€"}\n');
     expect(await readFile(join(dir, 'empty.txt'), 'utf8')).toBe('');
   });
@@ -94,7 +101,7 @@ describe('writeFileAtomic of chunks', () => {
         yield `line ${i}\n`;
       }
     }
-    await writeFileAtomic(join(dir, 'bytes.csv'), source());
+    await writeFileAtomic(join(dir, 'bytes.csv'), source(), options);
     expect((await readFile(join(dir, 'bytes.csv'))).equals(Buffer.concat(want))).toBe(true);
   });
 
@@ -104,10 +111,46 @@ describe('writeFileAtomic of chunks', () => {
       for (let i = 0; i < 5_000; i++) yield `${'x'.repeat(999)}\n`; // several batches in flight first
       throw new Error('source broke');
     }
-    await expect(writeFileAtomic(join(dir, 'broken.json'), failing())).rejects.toThrow('source broke');
+    await expect(writeFileAtomic(join(dir, 'broken.json'), failing(), options)).rejects.toThrow('source broke');
     expect(await readdir(dir)).toEqual([]);
   });
 
+  it('writes any chunks, text of any characters and reused bytes, as the plain concatenation', async () => {
+    const dir = await tempDirPerTest('htorder-aw-');
+    const chunk = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 40 }),
+      // Text around a batch's length, so pieces gather and split at any character.
+      fc
+        .tuple(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }), fc.integer({ min: 2000, max: 70_000 }))
+        .map(([text, n]) => text.repeat(Math.ceil(n / text.length))),
+      fc.uint8Array({ maxLength: 3000 }),
+    );
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(chunk, { maxLength: 30 }), fc.boolean(), async (chunks, reuse) => {
+        const want = expected(chunks);
+        // A source that hands each byte chunk out in one buffer it overwrites at the next ask.
+        const reused = Buffer.alloc(3000);
+        async function* source(): AsyncGenerator<string | Uint8Array> {
+          for (const c of chunks) {
+            if (typeof c === 'string' || !reuse) yield c;
+            else {
+              reused.set(c);
+              yield reused.subarray(0, c.length);
+              reused.fill(0x21);
+            }
+          }
+        }
+        const target = join(dir, `p${n++}.txt`);
+        await writeFileAtomic(target, source(), options);
+        expect((await readFile(target)).equals(want)).toBe(true);
+      }),
+      { numRuns: 40 },
+    );
+  });
+});
+
+describe('writeFileAtomic of chunks on the pool', () => {
   it("lets other events through while it encodes a long report (a run's API answers)", async () => {
     // Each chunk stands for ~1 ms of encoding; an event queued at the first chunk must run before
     // the last, from a synchronous source (result.json) and an asynchronous one (result.csv).

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { JOB_STATUSES } from '../../src/report/model.js';
 import { money, moneyOf } from '../../src/ui/amounts.js';
 import type { InputRecord } from '../../src/ui/drop-inputs.js';
-import { dateText, statusClass } from '../../src/ui/pages/layout.js';
+import { dateText, instantText, statusClass } from '../../src/ui/pages/layout.js';
 import { reportView } from '../../src/ui/report-view.js';
 import { JOB_STATUS_LOOK, needsAction } from '../../src/ui/statuses.js';
 import { submissions } from '../../src/ui/submissions.js';
@@ -82,6 +82,11 @@ describe('what the pages say', () => {
     expect(dateText('2026-12-01T01:00:00+02:00')).toBe('2026-11-30 23:00');
     expect(dateText('soon')).toBe('soon');
     expect(dateText(null)).toBe('');
+    // A moment htorder stamped keeps its time, midnight too.
+    expect(instantText('2026-12-01T00:00:00.000Z')).toBe('2026-12-01 00:00');
+    expect(instantText('2026-12-01T14:30:05.120Z')).toBe('2026-12-01 14:30');
+    expect(instantText('not a time')).toBe('not a time');
+    expect(instantText(undefined)).toBe('');
   });
 
   it('recognises provider statuses that wait on the customer, and no others', () => {

@@ -76,6 +76,16 @@ export function dateText(text: string | null | undefined): string {
 }
 
 /**
+ * A moment htorder stamped itself (an ISO timestamp, such as a `track` check's) as `when` shows
+ * it: always with its time, midnight too, for it is an instant, not a day. Other text as it is.
+ */
+export function instantText(text: string | null | undefined): string {
+  if (!text) return '';
+  const t = Date.parse(text);
+  return Number.isNaN(t) ? text : when(t);
+}
+
+/**
  * The CSS classes of a status word: `st`, its own (`st-already-submitted`) and its tone's
  * (`tone-good`, statuses.ts), which gives it its look. The word itself is shown as the CLI
  * and the reports write it.

@@ -4,7 +4,7 @@ import { html, query, type Html } from '../html.js';
 import type { TrackingView } from '../report-view.js';
 import { needsAction } from '../statuses.js';
 import type { Submission, Submissions } from '../submissions.js';
-import { dateText, statusClass } from './layout.js';
+import { dateText, instantText, statusClass } from './layout.js';
 
 /** Rows on the page; more jobs are counted, not shown. */
 const MAX_ROWS = 2_000;
@@ -41,7 +41,7 @@ function orderRow({ input, job }: Submission): Html {
 <td data-label="Tracking">${t?.tracking.map((x) => html`${carrierLink(x.link, x.number ?? (x.link ? redactUrl(x.link) : ''))} `)}</td>
 <td data-label="Invoice">${t?.invoiceAvailable ? `available${t.invoiceNumber ? ` (${t.invoiceNumber})` : ''}` : t?.invoiceNumber ? t.invoiceNumber : ''}</td>
 <td class="n" data-label="Cost">${job.totalJobCost === null ? '' : money(job.totalJobCost, job.currency)}</td>
-<td class="date" data-label="Checked (UTC)">${dateText(t?.checkedAt)}</td>
+<td class="date" data-label="Checked (UTC)">${instantText(t?.checkedAt)}</td>
 <td class="name" data-label="Input"><a href="/input${query({ id: input.id })}">${input.name}</a></td>
 </tr>`;
 }
