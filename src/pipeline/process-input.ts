@@ -8,7 +8,7 @@ import type { LedgerStore } from '../storage/ledger/model.js';
 import type { Logger } from '../core/log/logger.js';
 import { loadManifest, type LoadResult, WINDOWED_FROM_BYTES } from '../manifest/load-manifest.js';
 import type { Mapping } from '../manifest/mapping/model.js';
-import type { Diagnostic, JobList, Manifest } from '../manifest/model.js';
+import type { JobList, Manifest } from '../manifest/model.js';
 import {
   type CsvLimits,
   INPUT_MAPPING_CHOICE,
@@ -242,16 +242,14 @@ export async function prepareInput(
   const usage = read.diagnostics.find((d) => USAGE_CODES.has(d.code));
   if (usage) return { file, unreadable: { file, status: 'unreadable', problem: usage.message, planned: new Map() } };
   const { manifest } = read;
-  // Check's findings go to the report (begin), which holds each job's until the job ends: the
-  // read lets go of them, so that what an invalid job's findings hold is let go once it ends.
-  let diagnostics: readonly Diagnostic[] = read.diagnostics;
-  read.diagnostics = [];
   let begun: Promise<Begun> | undefined;
   const begin = (): Promise<Begun> => {
     begun ??= (async () => {
-      const { input, recognised } = read;
+      const { input, recognised, diagnostics } = read;
+      // Check's findings are the report's from now on, each job's held until the job ends
+      // (JobReporter.endChecked): the read lets go of them.
+      read.diagnostics = [];
       const checked = checkedReport({ command: plan.command, input, recognised, manifest, diagnostics, startedAt });
-      diagnostics = [];
       // Without a manifest there are no jobs, and nothing renders one.
       const reporter = new JobReporter(checked, manifest as Manifest<JobList>);
       // Beside the file read: watch's private copy, not the drop folder.
@@ -270,7 +268,7 @@ export async function prepareInput(
     })();
     return begun;
   };
-  const jobs = manifest && manifest.jobs.length > 0 ? checkedJobs(manifest, diagnostics) : [];
+  const jobs = manifest && manifest.jobs.length > 0 ? checkedJobs(manifest, read.diagnostics) : [];
   return { file, read, jobs, begin };
 }
 
