@@ -1,7 +1,7 @@
 import { ExitCode } from '../core/errors.js';
 import type { InputOutcome } from '../pipeline/process-input.js';
 import { builtItems } from '../report/lazy-items.js';
-import type { ResultReport } from '../report/model.js';
+import type { JobResult, ResultReport } from '../report/model.js';
 import { errorLines } from '../report/write-errors-txt.js';
 import type { WrittenReports } from '../report/write-reports.js';
 
@@ -31,6 +31,14 @@ export function exitCodeOf(outcomes: readonly Pick<Outcome, 'status' | 'report'>
   return ExitCode.Ok;
 }
 
+/** The one JSON line of `--json`, as an object (jsonSummary). */
+export interface JsonSummary {
+  command: string;
+  exitCode: number;
+  inputs: object[];
+  skipped?: readonly string[];
+}
+
 /**
  * The one JSON line of `--json` (docs/commands.md): the command, its exit code and, per input,
  * its file, status and problem, plus what the command tells of an input it could read; and the
@@ -43,7 +51,7 @@ export function jsonSummary<O extends Outcome>(
   details: (report: ResultReport, o: O) => object,
   /** Files given that were left out as htorder's own reports (report-inputs.ts). */
   skipped: readonly string[] = [],
-): unknown {
+): JsonSummary {
   return {
     command,
     exitCode,
@@ -59,19 +67,25 @@ export function jsonSummary<O extends Outcome>(
 
 /** `plan` and `run`: the report's summary, the reports written and each job's outcome. */
 export function pipelineDetails(report: ResultReport, o: InputOutcome): object {
+  return { ...pipelineHead(report, o), jobs: report.jobs.map(pipelineJob) };
+}
+
+/** pipelineDetails with an empty list of jobs, where a JsonJobRows fills them in (json-job-rows.ts). */
+export function pipelineHead(report: ResultReport, o: InputOutcome): { summary: object; reports: unknown; jobs: [] } {
+  return { summary: report.summary, reports: o.reports, jobs: [] };
+}
+
+/** One job's outcome in pipelineDetails. */
+export function pipelineJob(j: JobResult): object {
   return {
-    summary: report.summary,
-    reports: o.reports,
-    jobs: report.jobs.map((j) => ({
-      orderNumber: j.orderNumber,
-      status: j.status,
-      jobNumber: j.jobNumber,
-      dateDue: j.dateDue,
-      estimatedCost: j.estimatedCost,
-      totalJobCost: j.totalJobCost,
-      errors: j.errors.length + builtItems(j).reduce((n, i) => n + i.errors.length, 0),
-      warnings: j.warnings.length,
-    })),
+    orderNumber: j.orderNumber,
+    status: j.status,
+    jobNumber: j.jobNumber,
+    dateDue: j.dateDue,
+    estimatedCost: j.estimatedCost,
+    totalJobCost: j.totalJobCost,
+    errors: j.errors.length + builtItems(j).reduce((n, i) => n + i.errors.length, 0),
+    warnings: j.warnings.length,
   };
 }
 

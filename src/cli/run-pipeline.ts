@@ -9,7 +9,8 @@ import { ExitCode, UsageError } from '../core/errors.js';
 import type { Notifier } from '../watch/notify/notifier.js';
 import { printable } from '../core/printable.js';
 import { formatInputOutcome } from './format-outcome.js';
-import { exitCodeOf, jsonSummary, pipelineDetails } from './json-summary.js';
+import { JsonJobRows } from './json-job-rows.js';
+import { exitCodeOf, jsonSummary, pipelineDetails, pipelineHead, pipelineJob } from './json-summary.js';
 import { createProgress } from './progress.js';
 import { leaveOutReports, reportNamesFit } from './report-inputs.js';
 import type { SandboxOptions } from './help.js';
@@ -43,9 +44,13 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Comman
   if (!reportNamesFit(files, input.command, io.stderr)) return ExitCode.Usage;
   const pipeline = await openPipelineContext({ ...input, mapping, env: io.env, cwd: io.cwd, stderr: io.stderr });
   const outcomes: InputOutcome[] = [];
-  const finish = (): number => {
+  // --json lists every job: each input's rows wait in a file, not in memory (json-job-rows.ts).
+  const rows = input.json && files.length > 0 ? await JsonJobRows.open() : undefined;
+  const finish = async (): Promise<number> => {
     const exitCode = exitCodeOf(outcomes);
-    if (input.json)
+    if (rows)
+      await rows.write(io.stdout, jsonSummary(input.command, outcomes, exitCode, pipelineHead, skipped), outcomes);
+    else if (input.json)
       io.stdout.write(`${JSON.stringify(jsonSummary(input.command, outcomes, exitCode, pipelineDetails, skipped))}\n`);
     return exitCode;
   };
@@ -54,6 +59,28 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Comman
     await pipeline.close();
     return finish();
   }
+  try {
+    return await runInputs(input, io, { files, pipeline, outcomes, rows, finish });
+  } finally {
+    await rows?.close();
+  }
+}
+
+/** What runInputs works with: the inputs, the pipeline, where outcomes go, and how the command ends. */
+interface InputsRun {
+  files: readonly string[];
+  pipeline: Awaited<ReturnType<typeof openPipelineContext>>;
+  outcomes: InputOutcome[];
+  rows: JsonJobRows | undefined;
+  finish: () => Promise<number>;
+}
+
+/** Each input in turn, after the token and the account are known; then the day's upkeep and plan --out. */
+async function runInputs(
+  input: PipelineCommandInput,
+  io: CommandIo,
+  { files, pipeline, outcomes, rows, finish }: InputsRun,
+): Promise<number> {
   // run (a nightly cron's command) tells the same webhooks as watch (docs/notifications.md).
   let notifier: Notifier | undefined;
   try {
@@ -85,13 +112,14 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Comman
       return ExitCode.Unavailable;
     }
     const progress = createProgress(io.stderr, input.command);
-    // Only --json and plan --out read the jobs of an input once it is done.
-    const keepJobs = input.json === true || input.out !== undefined;
+    // Only plan --out reads the jobs of an input once it is done (--json's rows are written before).
+    const keepJobs = input.out !== undefined;
     for (const [i, file] of files.entries()) {
-      // The input's summary is told while its report's jobs can still be read (its table lists them).
-      const onOutcome = (outcome: InputOutcome) => {
+      // The input's summary is told, and its --json rows written, while its report's jobs can still be read.
+      const onOutcome = async (outcome: InputOutcome) => {
         progress.clear();
         io.stderr.write(formatInputOutcome(outcome, input.command));
+        await rows?.add(outcome, pipelineJob);
       };
       const ctx: PipelineContext = { ...context, keepJobs, hooks: { onProgress: progress.update, onOutcome } };
       const outcome = await (i === 0 ? processPrepared(await first, ctx) : processInput(file, ctx));

@@ -136,7 +136,7 @@ export interface PipelineHooks {
    * Told of each input's outcome as it is done, while its report's jobs can still be read
    * (plan and run: afterwards only what `keepJobs` keeps is left).
    */
-  onOutcome?: (outcome: InputOutcome) => void;
+  onOutcome?: (outcome: InputOutcome) => void | Promise<void>;
   /**
    * Asked right before the first job is submitted, and before each change (PATCH, cancel) of a
    * submitted job is sent; a reason not to send anything from this input (`watch`: it changed
@@ -279,14 +279,14 @@ export async function processInput(file: string, ctx: PipelineContext): Promise<
 /** The rest of processInput, for an input prepareInput has read (with the plan `ctx` agrees with). */
 export async function processPrepared(prepared: PreparedInput, given: PipelineContext): Promise<InputOutcome> {
   if ('unreadable' in prepared) {
-    given.hooks?.onOutcome?.(prepared.unreadable);
+    await given.hooks?.onOutcome?.(prepared.unreadable);
     return prepared.unreadable;
   }
   try {
     const begun = await prepared.begin();
     try {
       const outcome = await processBegun(prepared, begun, given);
-      given.hooks?.onOutcome?.(outcome);
+      await given.hooks?.onOutcome?.(outcome);
       // watch closes it once its reports are written where the input ends up (InputOutcome.close).
       if (given.command !== 'watch') await begun.spooled.close(given.keepJobs !== false);
       return outcome;
