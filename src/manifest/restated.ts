@@ -47,5 +47,9 @@ export function hasFileLevelError(diagnostics: readonly Diagnostic[]): boolean {
 export function restatesErrorOf(diagnostics: readonly Diagnostic[]): (field: string | undefined) => boolean {
   const faulted = diagnostics.flatMap((d) => (d.severity === 'error' && d.field !== undefined ? [d.field] : []));
   let restates: ((field: string | undefined) => boolean) | undefined;
-  return (field) => field !== undefined && (restates ??= restatesFault(faulted))(field);
+  return (field) => {
+    if (field === undefined) return false;
+    restates ??= restatesFault(faulted);
+    return restates(field);
+  };
 }
