@@ -47,7 +47,7 @@ export class JobReporter {
   };
 
   constructor(
-    private readonly checked: Pick<CheckedReport, 'job' | 'jobCount'>,
+    private readonly checked: Pick<CheckedReport, 'job' | 'jobCount' | 'forget'>,
     private readonly manifest: Manifest<JobList>,
     private spool?: ReportSpool,
   ) {
@@ -76,6 +76,17 @@ export class JobReporter {
     // items share per job, which a write under way rendering this job from an earlier state sets anew.
     void result.items;
     return this.spool.end(job.index, result);
+  }
+
+  /**
+   * end() of a job check refused, before any write of the report has begun (a write renders the
+   * jobs that had not ended when it began from check's findings): check's findings on it are let
+   * go with its state, so an input of many invalid jobs holds none of them.
+   */
+  endChecked(job: JobState): boolean {
+    const more = this.end(job);
+    this.checked.forget(job.index);
+    return more;
   }
 
   /** Job `j`'s result: check's, written over from `state` when it has one. */

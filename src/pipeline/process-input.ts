@@ -241,11 +241,14 @@ export async function prepareInput(
   });
   const usage = read.diagnostics.find((d) => USAGE_CODES.has(d.code));
   if (usage) return { file, unreadable: { file, status: 'unreadable', problem: usage.message, planned: new Map() } };
-  const { manifest, diagnostics } = read;
+  const { manifest } = read;
   let begun: Promise<Begun> | undefined;
   const begin = (): Promise<Begun> => {
     begun ??= (async () => {
-      const { input, recognised } = read;
+      const { input, recognised, diagnostics } = read;
+      // Check's findings are the report's from now on, each job's held until the job ends
+      // (JobReporter.endChecked): the read lets go of them.
+      read.diagnostics = [];
       const checked = checkedReport({ command: plan.command, input, recognised, manifest, diagnostics, startedAt });
       // Without a manifest there are no jobs, and nothing renders one.
       const reporter = new JobReporter(checked, manifest as Manifest<JobList>);
@@ -265,7 +268,7 @@ export async function prepareInput(
     })();
     return begun;
   };
-  const jobs = manifest && manifest.jobs.length > 0 ? checkedJobs(manifest, diagnostics) : [];
+  const jobs = manifest && manifest.jobs.length > 0 ? checkedJobs(manifest, read.diagnostics) : [];
   return { file, read, jobs, begin };
 }
 
@@ -498,8 +501,15 @@ async function runJobs(
   const { reporter, writer, spooled } = begun;
   // The spool asks to wait while its text waits for the disk; a spool write that failed fails
   // the report's next write (and the input's final one), not the jobs.
+  const wait = () => spooled.spool.flushed().catch(() => undefined);
+  const endedAtCheck = await endRefused(checked, reporter, wait);
   const end = async (job: JobState): Promise<void> => {
-    if (!reporter.end(job)) await spooled.spool.flushed().catch(() => undefined);
+    if (endedAtCheck[job.index] === 1) {
+      // No stage changes a job check refused: it comes back as it was spooled.
+      if (job.outcome !== 'refused') throw new Error(`job ${job.index} ended at check came back ${job.outcome}`);
+      return;
+    }
+    if (!reporter.end(job)) await wait();
   };
   // Twice as many jobs as API calls in flight: while some jobs wait on the API, others take
   // their ledger lock and write their intent to disk. The client itself caps the requests
@@ -550,6 +560,22 @@ async function runJobs(
   );
   await forgetApproved(ends, stage);
   return ends;
+}
+
+/**
+ * Ends every job check refused, in order, before any other stage runs and before the report is
+ * first written: nothing changes such a job, so its result goes to the report's spool now and
+ * what the input keeps of it is its state's one field until its end record (JobEnds). Answers
+ * which jobs ended so (1 each).
+ */
+async function endRefused(jobs: readonly JobState[], reporter: JobReporter, wait: () => Promise<unknown>) {
+  const ended = new Uint8Array(jobs.length);
+  for (const job of jobs) {
+    if (job.outcome !== 'refused') continue;
+    ended[job.index] = 1;
+    if (!reporter.endChecked(job)) await wait();
+  }
+  return ended;
 }
 
 /** Each job still at one of `at`, not processed: `err` (the store away) stopped it there. */

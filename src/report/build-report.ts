@@ -52,14 +52,11 @@ export interface CheckedReport {
   jobCount: number;
   /** Job `j`'s result; `orderNumber` stands in for the manifest's when its job can no longer be read. */
   job(j: number, orderNumber?: string): JobResult;
-}
-
-/** One finding of check on a job, in the order check found them. */
-interface Finding {
-  error: ReportError;
-  warning: boolean;
-  /** The item its field names, or -1. */
-  item: number;
+  /**
+   * Lets go of check's findings on job `j`, whose result nobody makes from check again (a run
+   * spooled it before any write of the report began): job(j) then shows none.
+   */
+  forget(j: number): void;
 }
 
 export function checkedReport(x: BuildReportInput): CheckedReport {
@@ -84,22 +81,22 @@ export function checkedReport(x: BuildReportInput): CheckedReport {
     errors: [],
     warnings: [],
   };
-  // Each diagnostic where it belongs: on its job (or the job's item), else at file level.
-  const findings = new Map<number, Finding[]>();
+  // Each diagnostic where it belongs: on its job (or the job's item), else at file level. A
+  // job's are kept as the read made them and filed anew in each result made: an invalid job
+  // of a big input keeps no report objects of its own until it is written.
+  const findings = new Map<number, Diagnostic[]>();
   for (const d of x.diagnostics) {
-    const error = toReportError(d, file);
     const j = jobIndexOf(d.field);
-    const warning = !isError(d);
     if (j === undefined || j >= jobCount) {
-      append(head, warning ? 'warnings' : 'errors', error);
+      append(head, isError(d) ? 'errors' : 'warnings', toReportError(d, file));
       continue;
     }
-    const list = findings.get(j) ?? [];
-    list.push({ error, warning, item: itemIndexOf(d.field)?.[1] ?? -1 });
-    findings.set(j, list);
+    const list = findings.get(j);
+    if (list === undefined) findings.set(j, [d]);
+    else list.push(d);
   }
   const job = (j: number, orderNumber?: string): JobResult => {
-    if (j >= manifestJobs) return skippedResult(skipped[j - manifestJobs], j, findings.get(j));
+    if (j >= manifestJobs) return skippedResult(skipped[j - manifestJobs], j, findings.get(j), file);
     const status: JobStatus = fileLevelError || badJobs.has(j) ? 'invalid' : 'valid';
     // A windowed read's file changed since: the job's values are gone but what its state knows.
     const mj = manifest && jobIfReadable(manifest.jobs, j);
@@ -116,10 +113,10 @@ export function checkedReport(x: BuildReportInput): CheckedReport {
       errors: NONE,
     });
     const own = findings.get(j);
-    if (own !== undefined) fileFindings(result, own);
+    if (own !== undefined) fileFindings(result, own, file);
     return result;
   };
-  return { head, jobCount, job };
+  return { head, jobCount, job, forget: (j) => findings.delete(j) };
 }
 
 /**
@@ -127,14 +124,16 @@ export function checkedReport(x: BuildReportInput): CheckedReport {
  * item (when the job has it), any other on the job. A finding that names an item builds the
  * job's items, each then `invalid` when it has errors of its own, else its job's status.
  */
-function fileFindings(job: JobResult, findings: readonly Finding[]): void {
+function fileFindings(job: JobResult, findings: readonly Diagnostic[], file: string): void {
   let touched = false;
-  for (const f of findings) {
-    const item = f.item >= 0 ? job.items[f.item] : undefined;
-    if (f.item >= 0) touched = true;
-    if (f.warning) append(job, 'warnings', f.error);
-    else if (item) item.errors.push(f.error);
-    else append(job, 'errors', f.error);
+  for (const d of findings) {
+    const error = toReportError(d, file);
+    const k = itemIndexOf(d.field)?.[1] ?? -1;
+    const item = k >= 0 ? job.items[k] : undefined;
+    if (k >= 0) touched = true;
+    if (!isError(d)) append(job, 'warnings', error);
+    else if (item) item.errors.push(error);
+    else append(job, 'errors', error);
   }
   if (touched) for (const item of job.items) item.status = item.errors.length > 0 ? 'invalid' : job.status;
 }
@@ -272,7 +271,12 @@ function sumSizes(sizes: unknown): number | null {
 }
 
 /** A skipped order, or skipped lines of one order: status `skipped`, the reason, a line per row. */
-function skippedResult(group: SkippedRows, index: number, findings: readonly Finding[] | undefined): JobResult {
+function skippedResult(
+  group: SkippedRows,
+  index: number,
+  findings: readonly Diagnostic[] | undefined,
+  file: string,
+): JobResult {
   const job: JobResult = {
     index,
     orderNumber: group.orderNumber ?? null,
@@ -298,6 +302,6 @@ function skippedResult(group: SkippedRows, index: number, findings: readonly Fin
       errors: [],
     })),
   };
-  if (findings !== undefined) fileFindings(job, findings);
+  if (findings !== undefined) fileFindings(job, findings, file);
   return job;
 }
