@@ -1,13 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openApiSession } from '../../src/app/api-session.js';
 import { pipelineOver } from '../../src/app/pipeline-context.js';
-import { WINDOWED_FROM_BYTES } from '../../src/manifest/load-manifest.js';
 import { type PipelineContext, prepareInput, processPrepared, windowedRead } from '../../src/pipeline/process-input.js';
 import { FolderLedger } from '../../src/storage/ledger/folder-ledger.js';
-import { PipelineHarness } from '../support/pipeline-harness.js';
+import { windowedHarness } from '../support/pipeline-harness.js';
 import { sink } from '../support/sink.js';
 
 /**
@@ -20,16 +19,7 @@ import { sink } from '../support/sink.js';
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
-let h: PipelineHarness;
-beforeAll(async () => {
-  h = await PipelineHarness.start();
-});
-afterAll(async () => h.close());
-beforeEach(async () => h.reset());
-afterEach(() => {
-  windowedRead.fromBytes = WINDOWED_FROM_BYTES;
-  windowedRead.windowJobs = undefined;
-});
+const harness = windowedHarness();
 
 const HEADER =
   'orderNumber,description,deliveryMethod,contactName,streetAddress,city,state,postalCode,country,itemType,code,quantity';
@@ -48,9 +38,13 @@ function orders(n: number, valid: ReadonlySet<number>): string {
 
 /** `run` of `file` in this process; `atPlan` is called when the jobs check passed are about to start. */
 async function run(file: string, atPlan: (held: () => number) => void) {
-  const env = { ...h.env(), HTORDER_CONCURRENCY: '1' };
-  const session = await openApiSession({ flags: {}, env, cwd: h.workDir, stderr: sink().stream });
-  const pipeline = pipelineOver(session, { command: 'run', cwd: h.workDir, env }, new FolderLedger(h.stateDir));
+  const env = { ...harness().env(), HTORDER_CONCURRENCY: '1' };
+  const session = await openApiSession({ flags: {}, env, cwd: harness().workDir, stderr: sink().stream });
+  const pipeline = pipelineOver(
+    session,
+    { command: 'run', cwd: harness().workDir, env },
+    new FolderLedger(harness().stateDir),
+  );
   try {
     const ctx: PipelineContext = await pipeline.context();
     const prepared = await prepareInput(file, ctx);
@@ -83,7 +77,7 @@ describe("a run's invalid jobs", () => {
         windowedRead.windowJobs = 7;
       }
       const jobs = 60;
-      const file = await h.write('orders.csv', orders(jobs, new Set([4, 31])));
+      const file = await harness().write('orders.csv', orders(jobs, new Set([4, 31])));
       let atPlan = -1;
       const outcome = await run(file, (held) => {
         atPlan = held();

@@ -1,10 +1,9 @@
 import { mkdtemp, open, readdir, readFile, readlink, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { windowedRead } from '../../src/pipeline/process-input.js';
-import { WINDOWED_FROM_BYTES } from '../../src/manifest/load-manifest.js';
-import { PipelineHarness } from '../support/pipeline-harness.js';
+import { windowedHarness } from '../support/pipeline-harness.js';
 
 /**
  * `run` of a template CSV read a window at a time (forced here for a small file, with windows of
@@ -12,16 +11,7 @@ import { PipelineHarness } from '../support/pipeline-harness.js';
  * whole read writes; a file changed under it sends nothing more.
  */
 
-let h: PipelineHarness;
-beforeAll(async () => {
-  h = await PipelineHarness.start();
-});
-afterAll(async () => h.close());
-beforeEach(async () => h.reset());
-afterEach(() => {
-  windowedRead.fromBytes = WINDOWED_FROM_BYTES;
-  windowedRead.windowJobs = undefined;
-});
+const harness = windowedHarness();
 
 const ADDRESS = 'UPS Ground,Ana Ruiz,1 Main St,Austin,Texas,78701,United States';
 const HEADER =
@@ -52,17 +42,17 @@ async function reportsOf(file: string): Promise<string[]> {
 
 /** Another sandbox state and ledger for the same file, its reports gone. */
 async function again(file: string): Promise<void> {
-  await h.sandbox.admin.reset();
-  await h.sandbox.admin.resetCalls();
-  h.stateDir = await mkdtemp(join(tmpdir(), 'htorder-state-'));
+  await harness().sandbox.admin.reset();
+  await harness().sandbox.admin.resetCalls();
+  harness().stateDir = await mkdtemp(join(tmpdir(), 'htorder-state-'));
   for (const suffix of ['.result.json', '.result.csv', '.errors.txt']) await rm(`${file}${suffix}`, { force: true });
 }
 
 describe('run of a big template CSV, read a window at a time', () => {
   it('writes the same three reports as the whole read, and sends the same orders', async () => {
-    const file = await h.write('orders.csv', orders(12));
+    const file = await harness().write('orders.csv', orders(12));
     const env = { HTORDER_CONCURRENCY: '1' };
-    const whole = await h.cli('run', [file], { env, partial: true });
+    const whole = await harness().cli('run', [file], { env, partial: true });
     const wholeReports = await reportsOf(file);
     const wholeSent = await sentOrders();
     expect(wholeSent.length).toBeGreaterThan(5);
@@ -70,7 +60,7 @@ describe('run of a big template CSV, read a window at a time', () => {
     await again(file);
     windowedRead.fromBytes = 0;
     windowedRead.windowJobs = 2;
-    const windowed = await h.cli('run', [file], { env, partial: true });
+    const windowed = await harness().cli('run', [file], { env, partial: true });
     expect(windowed.code).toBe(whole.code);
     const windowedReports = await reportsOf(file);
     expect(windowedReports[0]).toEqual(wholeReports[0]);
@@ -80,13 +70,13 @@ describe('run of a big template CSV, read a window at a time', () => {
   });
 
   it('sends nothing more once the file changes under it, and says why', async () => {
-    const file = await h.write('orders.csv', orders(40));
+    const file = await harness().write('orders.csv', orders(40));
     windowedRead.fromBytes = 0;
     windowedRead.windowJobs = 2;
     // Each create waits a little; the first one to arrive sees the file edited in place.
-    await h.sandbox.admin.setFaults([{ route: 'POST /Jobs', kind: 'latency', latencyMs: 150, when: 'create' }]);
-    const run = h.cli('run', [file], { env: { HTORDER_CONCURRENCY: '1' }, partial: true });
-    for (let i = 0; i < 400 && (await h.sandbox.admin.jobs()).length === 0; i++) await sleep(25);
+    await harness().sandbox.admin.setFaults([{ route: 'POST /Jobs', kind: 'latency', latencyMs: 150, when: 'create' }]);
+    const run = harness().cli('run', [file], { env: { HTORDER_CONCURRENCY: '1' }, partial: true });
+    for (let i = 0; i < 400 && (await harness().sandbox.admin.jobs()).length === 0; i++) await sleep(25);
     const text = await readFile(file, 'utf8');
     const handle = await open(file, 'r+');
     // An order in the middle, whose window is let go before its turn comes: `PO-20,Order 20` becomes `PO-20,Order 99`, same size.
@@ -94,7 +84,7 @@ describe('run of a big template CSV, read a window at a time', () => {
     await handle.write(Buffer.from('99'), 0, 2, at);
     await handle.close();
     const { code, stderr } = await run;
-    const jobs = await h.sandbox.admin.jobs();
+    const jobs = await harness().sandbox.admin.jobs();
     const sent = jobs.map((j) => j.orderNumber);
     expect(sent.length).toBeGreaterThan(0);
     // 38 orders are valid (a bad quantity, two order numbers alike): the change stopped the rest.
@@ -113,12 +103,12 @@ describe('run of a big template CSV, read a window at a time', () => {
   it.runIf(process.platform === 'linux')(
     'lets its file go when the API cannot be reached before the input is processed',
     async () => {
-      const file = await h.write('orders.csv', orders(12));
+      const file = await harness().write('orders.csv', orders(12));
       windowedRead.fromBytes = 0;
       windowedRead.windowJobs = 2;
       // Nobody answers on port 9: the token request fails while the input is read and checked.
       const nobody = { HTORDER_BASE_URL: 'http://127.0.0.1:9', HTORDER_AUTH_URL: 'http://127.0.0.1:9' };
-      const { code, stderr } = await h.cli('run', [file], { env: nobody, partial: true });
+      const { code, stderr } = await harness().cli('run', [file], { env: nobody, partial: true });
       expect(code, stderr).toBe(3);
       // The file is let go once its read is done, which may end after the run's answer.
       for (let i = 0; i < 100 && (await descriptorsOf(file)) > 0; i++) await sleep(20);
@@ -138,7 +128,7 @@ async function descriptorsOf(file: string): Promise<number> {
 
 /** What the sandbox was sent, by order number. */
 async function sentOrders(): Promise<unknown[]> {
-  const jobs = await h.sandbox.admin.jobs();
+  const jobs = await harness().sandbox.admin.jobs();
   return jobs.map((j) => [j.orderNumber, j.request]).sort((a, b) => String(a[0]).localeCompare(String(b[0])));
 }
 

@@ -5,7 +5,31 @@ import { sandboxEnv } from '../../src/core/config/sandbox-config.js';
 import { runPipelineCommand, type PipelineCommandInput } from '../../src/cli/run-pipeline.js';
 import type { ResultReport } from '../../src/report/model.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
+import { WINDOWED_FROM_BYTES } from '../../src/manifest/load-manifest.js';
+import { windowedRead } from '../../src/pipeline/process-input.js';
 import { sink } from './sink.js';
+
+/**
+ * A test file's harness, started once and reset before each test, whose windowed read is put
+ * back as it was after each (tests force it on small files): read it as `harness()` in a test.
+ */
+export function windowedHarness(): () => PipelineHarness {
+  let h: PipelineHarness | undefined;
+  beforeAll(async () => {
+    h = await PipelineHarness.start();
+  });
+  afterAll(async () => h?.close());
+  beforeEach(async () => h?.reset());
+  afterEach(() => {
+    windowedRead.fromBytes = WINDOWED_FROM_BYTES;
+    windowedRead.windowJobs = undefined;
+  });
+  return () => {
+    if (h === undefined) throw new Error('the harness starts in beforeAll');
+    return h;
+  };
+}
 
 /**
  * Runs `htorder plan|run` in-process (the real CLI driver, client, ledger and reports)
