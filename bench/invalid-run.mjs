@@ -21,7 +21,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { orderableAssets, sandboxEnv } from './lib/demo-account.mjs';
+import { demoRunEnv, orderableAssets } from './lib/demo-account.mjs';
 import { writeRunManifest } from './lib/run-manifest.mjs';
 import { reportDifference } from './lib/same-reports.mjs';
 import { startSandbox } from '../dist/sandbox/index.js';
@@ -46,12 +46,7 @@ const work = await mkdtemp(join(tmpdir(), 'htorder-bench-invalid-'));
 const stats = join(work, 'stats.json');
 try {
   const assets = await orderableAssets(sandbox, LINES);
-  const env = {
-    ...process.env,
-    ...sandboxEnv(sandbox, 'us-demo'),
-    HTORDER_CONCURRENCY: String(CONCURRENCY),
-    HTORDER_LOG_LEVEL: 'silent',
-  };
+  const env = demoRunEnv(sandbox, CONCURRENCY);
   for (const jobs of SIZES) await benchSize(jobs, { assets, env });
 } finally {
   await sandbox.close();

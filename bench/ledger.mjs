@@ -31,7 +31,7 @@ import { writeFileAtomic } from '../dist/storage/atomic-write.js';
 import { foldOf, foldText } from '../dist/storage/ledger/folder-fold.js';
 import { FOLDED, LAYOUT, orderShard } from '../dist/storage/ledger/folder-layout.js';
 import { FolderLedger } from '../dist/storage/ledger/folder-ledger.js';
-import { orderableAssets, sandboxEnv } from './lib/demo-account.mjs';
+import { demoRunEnv, orderableAssets } from './lib/demo-account.mjs';
 import { load, measureProcess, median, option, seconds, spread, times } from './lib/measure.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -53,12 +53,7 @@ const work = await mkdtemp(join(tmpdir(), 'htorder-bench-ledger-'));
 const stats = join(work, 'stats.json');
 try {
   const assets = await orderableAssets(sandbox, LINES);
-  const env = {
-    ...process.env,
-    ...sandboxEnv(sandbox, 'us-demo'),
-    HTORDER_CONCURRENCY: String(CONCURRENCY),
-    HTORDER_LOG_LEVEL: 'silent',
-  };
+  const env = demoRunEnv(sandbox, CONCURRENCY);
   const filled = join(work, 'filled');
   const empty = join(work, 'empty');
   const htorder = async (tag, stateDir) => {

@@ -43,7 +43,7 @@ import { mkdir, mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { orderableAssets, sandboxEnv } from './lib/demo-account.mjs';
+import { demoRunEnv, orderableAssets } from './lib/demo-account.mjs';
 import { writeRunManifest } from './lib/run-manifest.mjs';
 import { reportDifference } from './lib/same-reports.mjs';
 import { startSandbox } from '../dist/sandbox/index.js';
@@ -79,13 +79,7 @@ try {
   const assets = await orderableAssets(sandbox, LINES);
   const account = sandbox.accounts.find((a) => a.name === 'us-demo');
   const region = sandbox.regions[account.region];
-  const env = {
-    ...process.env,
-    ...sandboxEnv(sandbox, 'us-demo'),
-    HTORDER_STATE_DIR: join(work, 'state'),
-    HTORDER_CONCURRENCY: String(CONCURRENCY),
-    HTORDER_LOG_LEVEL: 'silent',
-  };
+  const env = { ...demoRunEnv(sandbox, CONCURRENCY), HTORDER_STATE_DIR: join(work, 'state') };
   const bareEnv = {
     ...process.env,
     BARE_BASE_URL: region.baseUrl,

@@ -2,9 +2,19 @@
 // project's own sandboxEnv) and asset tags that can be reordered.
 import { tmpdir } from 'node:os';
 import { createApiClient } from '../../dist/api/client.js';
-import { sandboxConfig } from '../../dist/core/config/sandbox-config.js';
+import { sandboxConfig, sandboxEnv } from '../../dist/core/config/sandbox-config.js';
 
-export { sandboxEnv } from '../../dist/core/config/sandbox-config.js';
+export { sandboxEnv };
+
+/** A run's environment against the demo account: its HTORDER_* settings, `concurrency` calls at once, no log. */
+export function demoRunEnv(sandbox, concurrency) {
+  return {
+    ...process.env,
+    ...sandboxEnv(sandbox, 'us-demo'),
+    HTORDER_CONCURRENCY: String(concurrency),
+    HTORDER_LOG_LEVEL: 'silent',
+  };
+}
 
 /** Tags of `n` orderable (non-archived, priced) assets of the demo account. */
 export async function orderableAssets(sandbox, n) {
