@@ -1,11 +1,13 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { BucketLeases } from '../bucket-lease.js';
-import type { S3Store } from '../s3/s3-store.js';
+import { PRECONDITION_FAILED, type S3Store } from '../s3/s3-store.js';
 import {
   type LedgerAccount,
   type LedgerEntry,
   type LedgerKey,
   type LedgerStore,
   type LockGuard,
+  LockLostError,
   type NoteUpdate,
   noteUnderLock,
   withOrderLock,
@@ -29,6 +31,11 @@ export interface BucketLedgerOptions {
  */
 export class BucketLedger implements LedgerStore {
   private readonly locks: BucketLeases;
+  /**
+   * The entry of the order whose lock the code running now holds (withLock), and its ETag as
+   * this holder last saw or wrote it (null: no entry): its writes are conditional on it.
+   */
+  private readonly holding = new AsyncLocalStorage<{ key: string; etag: string | null | undefined }>();
 
   constructor(
     private readonly store: S3Store,
@@ -47,15 +54,52 @@ export class BucketLedger implements LedgerStore {
     // Each look is a request: the waits grow to ten times the first.
     const pollMs = this.options.pollMs ?? 200;
     const wait = { waitMs: this.options.waitMs ?? 120_000, backoff: { baseMs: pollMs, maxMs: 10 * pollMs } };
-    return withOrderLock(this.locks, `${this.base(key)}.lock`, key, wait, fn);
+    const held = { key: `${this.base(key)}.json`, etag: undefined };
+    return withOrderLock(this.locks, `${this.base(key)}.lock`, key, wait, (guard) =>
+      this.holding.run(held, () => fn(guard)),
+    );
   }
 
   async read(key: LedgerKey): Promise<LedgerEntry | undefined> {
-    return this.getJson(`${this.base(key)}.json`);
+    const at = `${this.base(key)}.json`;
+    const obj = await this.store.get(at);
+    const held = this.holding.getStore();
+    if (held?.key === at) held.etag = obj ? obj.etag : null;
+    return obj ? (JSON.parse(obj.body.toString('utf8')) as LedgerEntry) : undefined;
   }
 
+  /**
+   * Under the order's lock (withLock) the entry is written only if it is still as this holder
+   * last saw or wrote it (If-Match its ETag, or If-None-Match when there was none): a PUT held
+   * up past the lease (retries through an outage, a stalled network) arrives after another
+   * host took the order over, and must not set back what that host recorded since (an outcome
+   * back to `intent`, or to `failed`, which would allow a second create). It fails instead, as
+   * a lost lock does (LockLostError). A store without conditional writes writes as before.
+   */
   async write(entry: LedgerEntry): Promise<void> {
-    await this.putJson(`${this.base(entry)}.json`, entry);
+    const at = `${this.base(entry)}.json`;
+    const text = `${JSON.stringify(entry, null, 2)}\n`;
+    const held = this.holding.getStore();
+    if (held?.key !== at) {
+      await this.store.put(at, text, undefined, 'application/json');
+      return;
+    }
+    if (held.etag === undefined) held.etag = (await this.store.get(at))?.etag ?? null;
+    const condition = held.etag === null ? { ifNoneMatch: '*' as const } : { ifMatch: held.etag };
+    const etag = await this.store.put(at, text, condition, 'application/json');
+    if (etag !== PRECONDITION_FAILED) {
+      held.etag = etag;
+      return;
+    }
+    // Our own earlier attempt may have landed (its answer lost, the request sent again).
+    const now = await this.store.get(at);
+    if (now !== undefined && now.body.toString('utf8') === text) {
+      held.etag = now.etag;
+      return;
+    }
+    throw new LockLostError(
+      `lost the ledger lock of order ${JSON.stringify(entry.orderNumber)} before its entry was written: another instance wrote it since`,
+    );
   }
 
   async readAccount(account: string): Promise<LedgerAccount | undefined> {

@@ -6,6 +6,7 @@ import { LockLostError } from '../../../src/storage/ledger/model.js';
 import { safeName } from '../../../src/storage/ledger/safe-name.js';
 import { BucketLeases } from '../../../src/storage/bucket-lease.js';
 import { S3Store } from '../../../src/storage/s3/s3-store.js';
+import { startHeldLink } from '../../support/held-link.js';
 import { s3Fixture } from '../../support/s3.js';
 
 const fx = s3Fixture();
@@ -127,6 +128,76 @@ describe('BucketLedger', () => {
       }),
     ).rejects.toBeInstanceOf(LockLostError);
   });
+});
+
+describe('BucketLedger: a write under a lock that another host has taken over since', () => {
+  const acc = 'http://api#1001';
+
+  it.each(['intent', 'failed'] as const)(
+    'refuses an entry (%s) when another host wrote the order since this holder saw it',
+    async (state) => {
+      const a = new BucketLedger(fx.store, 'f1/');
+      const b = new BucketLedger(fx.store, 'f1/');
+      const orderNumber = `PO-${state}`;
+      await expect(
+        a.withLock({ account: acc, orderNumber }, async () => {
+          expect(await a.read({ account: acc, orderNumber })).toBeUndefined();
+          // Meanwhile (this holder stalled past its lease) another host created the order.
+          await b.write({ ...entry(orderNumber, 'submitted'), jobNumber: 42 });
+          await a.write(entry(orderNumber, state));
+        }),
+      ).rejects.toBeInstanceOf(LockLostError);
+      expect(await b.read({ account: acc, orderNumber })).toMatchObject({ state: 'submitted', jobNumber: 42 });
+    },
+  );
+
+  it('writes an order again and again under its lock, and takes its own write that landed unanswered', async () => {
+    const a = new BucketLedger(fx.store, 'f2/');
+    const key = { account: acc, orderNumber: 'PO-own' };
+    await a.withLock(key, async () => {
+      await a.write(entry('PO-own'));
+      // The next write's first attempt landed, but its answer was lost: the write is sent again.
+      const again = { ...entry('PO-own', 'submitted'), jobNumber: 5 };
+      await fx.store.put(`f2/${safeName(acc)}/${safeName('PO-own')}.json`, `${JSON.stringify(again, null, 2)}\n`);
+      await a.write(again);
+      await a.write({ ...again, attempts: 2 });
+    });
+    expect(await a.read(key)).toMatchObject({ state: 'submitted', jobNumber: 5, attempts: 2 });
+  });
+
+  it('refuses a write held up in the network until another host took the order over and recorded it', async () => {
+    // Host A's bytes to the store are held back (its lease renewals too) until its lease has run
+    // out, host B has taken the order over and recorded it submitted; then A's intent arrives.
+    const link = await startHeldLink(Number(new URL(fx.s3.endpoint).port));
+    const slow = new S3Store({
+      bucket: fx.s3.bucket,
+      endpoint: `http://127.0.0.1:${link.port}`,
+      forcePathStyle: true,
+      credentials: fx.s3.credentials,
+    });
+    try {
+      const a = new BucketLedger(slow, 'f3/', { leaseMs: 1000 });
+      const b = new BucketLedger(fx.store, 'f3/', { leaseMs: 1000, pollMs: 50, waitMs: 10_000 });
+      const key = { account: acc, orderNumber: 'PO-late' };
+      let takenOver!: Promise<void>;
+      const late = a.withLock(key, async () => {
+        await a.read(key);
+        link.hold();
+        takenOver = b.withLock(key, async () => {
+          await b.write({ ...entry('PO-late', 'submitted'), jobNumber: 9 });
+          link.release();
+        });
+        await a.write(entry('PO-late'));
+      });
+      await expect(late).rejects.toBeInstanceOf(LockLostError);
+      await takenOver;
+      expect(await b.read(key)).toMatchObject({ state: 'submitted', jobNumber: 9 });
+    } finally {
+      link.release();
+      slow.close();
+      await link.close();
+    }
+  }, 30_000);
 });
 
 function lockPath(key: { account: string; orderNumber: string }): string {
