@@ -78,7 +78,7 @@ export class BucketLedger implements LedgerStore {
    */
   async write(entry: LedgerEntry): Promise<void> {
     const at = `${this.base(entry)}.json`;
-    const text = `${JSON.stringify(entry, null, 2)}\n`;
+    const text = jsonText(entry);
     const held = this.holding.getStore();
     if (held?.key !== at) {
       await this.store.put(at, text, undefined, 'application/json');
@@ -117,7 +117,7 @@ export class BucketLedger implements LedgerStore {
   async writeNote(account: string, name: string, value: unknown): Promise<void> {
     await this.store.put(
       `${this.root}${safeName(account)}/${noteName(name)}`,
-      `${JSON.stringify(value, null, 2)}\n`,
+      jsonText(value),
       undefined,
       'application/json',
     );
@@ -174,6 +174,11 @@ export class BucketLedger implements LedgerStore {
   }
 
   private async putJson(key: string, value: LedgerEntry | LedgerAccount): Promise<void> {
-    await this.store.put(key, `${JSON.stringify(value, null, 2)}\n`, undefined, 'application/json');
+    await this.store.put(key, jsonText(value), undefined, 'application/json');
   }
+}
+
+/** An object as the ledger keeps it: indented JSON and a newline (what `write` compares a refused PUT's object with). */
+function jsonText(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
 }
