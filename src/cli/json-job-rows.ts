@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
@@ -18,16 +19,21 @@ const CHUNK = 1 << 16;
  * `--json`'s list of each input's jobs, kept in a temporary file rather than in memory: an
  * input's rows are written as it ends, while its report's jobs can still be read, and copied
  * back into the summary at the end, so a run of a million jobs never holds every job's result
- * until it exits. The file is private (a folder of mkdtemp's, mode 0600) and removed by close().
+ * until it exits. The file is private (a folder of mkdtemp's, mode 0600) and removed by close(),
+ * or as the process exits before that (a reader that closed stdout ends the command at once).
  */
 export class JsonJobRows {
   private readonly spans = new Map<Outcome, Span>();
   private size = 0;
 
+  private readonly removeAtExit = (): void => rmSync(this.dir, { recursive: true, force: true });
+
   private constructor(
     private readonly dir: string,
     private readonly handle: FileHandle,
-  ) {}
+  ) {
+    process.once('exit', this.removeAtExit);
+  }
 
   static async open(): Promise<JsonJobRows> {
     const dir = await mkdtemp(join(tmpdir(), 'htorder-json-'));
@@ -84,6 +90,7 @@ export class JsonJobRows {
   }
 
   async close(): Promise<void> {
+    process.off('exit', this.removeAtExit);
     await this.handle.close().catch(() => undefined);
     await rm(this.dir, { recursive: true, force: true });
   }

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -21,8 +21,8 @@ interface Ended {
 }
 
 /** Runs `htorder ARGS` with its stdout a pipe this side closes at once. */
-function withClosedStdout(args: string[], cwd: string): Promise<Ended> {
-  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1' };
+function withClosedStdout(args: string[], cwd: string, tmp?: string): Promise<Ended> {
+  const env: NodeJS.ProcessEnv = { ...process.env, NO_COLOR: '1', ...(tmp ? { TMPDIR: tmp } : {}) };
   for (const k of Object.keys(env)) if (k.startsWith('HTORDER_')) delete env[k];
   const child = spawn(process.execPath, [CLI, ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout.destroy();
@@ -54,5 +54,13 @@ describe('a closed stdout', () => {
       expect(ended.signal).toBeNull();
       expect(ended.code, `${args.join(' ')}: ${ended.stderr}`).toBe(0);
     }
+  });
+
+  it('leaves no --json rows behind when the reader is gone before the summary is written', async () => {
+    // The command ends at the failed write, before its own clean-up: the rows' folder goes at exit.
+    const tmp = mkdtempSync(join(tmpdir(), 'htorder-pipe-tmp-'));
+    const ended = await withClosedStdout(['run', '--sandbox', '--json', 'reorder.yaml'], dir, tmp);
+    expect(ended.code, ended.stderr).toBe(0);
+    expect(readdirSync(tmp).filter((n) => n.startsWith('htorder-json-'))).toEqual([]);
   });
 });
