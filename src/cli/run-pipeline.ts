@@ -14,6 +14,7 @@ import { exitCodeOf, jsonSummary, pipelineDetails, pipelineHead, pipelineJob } f
 import { createProgress } from './progress.js';
 import { leaveOutReports, reportNamesFit } from './report-inputs.js';
 import type { SandboxOptions } from './help.js';
+import type { SavedInput } from './saved-plan-command.js';
 
 export interface PipelineCommandInput extends Partial<SandboxOptions> {
   command: PipelineCommand;
@@ -112,26 +113,31 @@ async function runInputs(
       return ExitCode.Unavailable;
     }
     const progress = createProgress(io.stderr, input.command);
-    // Only plan --out reads the jobs of an input once it is done (--json's rows are written before).
-    const keepJobs = input.out !== undefined;
+    // plan --out's code only when there is a plan to save.
+    const saving =
+      input.command === 'plan' && input.out !== undefined ? await import('./saved-plan-command.js') : undefined;
+    const planned: SavedInput[] = [];
     for (const [i, file] of files.entries()) {
-      // The input's summary is told, and its --json rows written, while its report's jobs can still be read.
+      // The input's summary is told, its --json rows written and what plan --out saves of it
+      // taken, while its report's jobs can still be read: afterwards they are let go.
       const onOutcome = async (outcome: InputOutcome) => {
         progress.clear();
         io.stderr.write(formatInputOutcome(outcome, input.command));
         await rows?.add(outcome, pipelineJob);
+        const saved = saving?.plannedInputOf(outcome);
+        if (saved) planned.push(saved);
       };
-      const ctx: PipelineContext = { ...context, keepJobs, hooks: { onProgress: progress.update, onOutcome } };
+      const hooks = { onProgress: progress.update, onOutcome };
+      const ctx: PipelineContext = { ...context, keepJobs: false, savesPlan: saving !== undefined, hooks };
       const outcome = await (i === 0 ? processPrepared(await first, ctx) : processInput(file, ctx));
       outcomes.push(outcome);
       notifier?.runOutcome(resolve(file), outcome.status, outcome.report?.summary, problemOf(outcome, file));
     }
     // After the inputs: a day's upkeep of the ledger never holds up an order.
     if (input.command === 'run') await pipeline.upkeep();
-    if (input.command === 'plan' && input.out !== undefined) {
-      const { writeSavedPlan, planSummary } = await import('./saved-plan-command.js');
-      const plan = await writeSavedPlan(input.out, context.account, outcomes, context.clock);
-      io.stderr.write(planSummary(input.out, plan, context.guard));
+    if (saving !== undefined && input.out !== undefined) {
+      const plan = await saving.writeSavedPlan(input.out, context.account, planned, context.clock);
+      io.stderr.write(saving.planSummary(input.out, plan, context.guard));
     }
   } finally {
     await notifier?.close();

@@ -11,42 +11,54 @@ import { amountText } from '../core/money.js';
 import { printable } from '../core/printable.js';
 import { VERSION } from '../core/version.js';
 import type { InputOutcome, PipelineContext } from '../pipeline/process-input.js';
-import type { PlannedInput, SavedPlan } from '../pipeline/saved-plan.js';
+import { type PlannedInput, type PlannedJob, type SavedPlan, savedPlanText } from '../pipeline/saved-plan.js';
 import { writeFileAtomic } from '../storage/atomic-write.js';
 import type { CommandIo } from './command-io.js';
 import { formatInputOutcome } from './format-outcome.js';
 import type { SandboxOptions } from './help.js';
-import { exitCodeOf, jsonSummary, pipelineDetails } from './json-summary.js';
+import { JsonJobRows } from './json-job-rows.js';
+import { exitCodeOf, jsonSummary, pipelineHead, pipelineJob } from './json-summary.js';
+
+/** What a saved plan holds of one input, and the currency its priced jobs gave. */
+export interface SavedInput {
+  input: PlannedInput;
+  currency?: string;
+}
+
+/**
+ * What `plan --out` keeps of one input's outcome: its valid jobs' requests, in the input's
+ * order, and the account's currency where a job was priced. Read while the input's report's
+ * jobs can still be read (hooks.onOutcome); undefined for an input with no bytes to hold a
+ * plan to (unreadable).
+ */
+export function plannedInputOf(o: InputOutcome): SavedInput | undefined {
+  if (!o.report?.input.sha256) return undefined;
+  const jobs: PlannedJob[] = [];
+  for (const job of o.report.jobs) {
+    const planned = job.status === 'valid' ? o.planned.get(job.index) : undefined;
+    if (planned) jobs.push(planned);
+  }
+  const input = { file: resolve(o.file), sha256: o.report.input.sha256, jobs };
+  return jobs.length > 0 && o.currency !== undefined ? { input, currency: o.currency } : { input };
+}
 
 /** `plan --out`: what `run` would send now, per input, written atomically to `out`. */
 export async function writeSavedPlan(
   out: string,
   account: string,
-  outcomes: readonly InputOutcome[],
+  planned: readonly SavedInput[],
   clock: Clock,
 ): Promise<SavedPlan> {
-  let currency: string | null = null;
-  const inputs: PlannedInput[] = [];
-  for (const o of outcomes) {
-    if (!o.report?.input.sha256) continue;
-    const jobs = o.report.jobs.flatMap((job) => {
-      const planned = job.status === 'valid' ? o.planned.get(job.index) : undefined;
-      if (!planned) return [];
-      currency ??= o.currency ?? null;
-      return [planned];
-    });
-    inputs.push({ file: resolve(o.file), sha256: o.report.input.sha256, jobs });
-  }
   const plan: SavedPlan = {
     planVersion: 1,
     htorderVersion: VERSION,
     createdAt: nowIso(clock),
     account,
-    currency,
-    inputs,
+    currency: planned.find((p) => p.currency !== undefined)?.currency ?? null,
+    inputs: planned.map((p) => p.input),
   };
   // The user's own, private: apply refuses a plan others could have written (readPlanFile).
-  await writeFileAtomic(out, `${JSON.stringify(plan, null, 2)}\n`, { durable: true, mode: 0o600 });
+  await writeFileAtomic(out, savedPlanText(plan), { durable: true, mode: 0o600 });
   return plan;
 }
 
@@ -114,6 +126,7 @@ export async function runApply(input: ApplyInput, io: CommandIo): Promise<number
       return refuse(`${p.file} ${now === undefined ? 'cannot be read' : 'changed since it was planned'}`);
   }
   const pipeline = await openPipelineContext({ ...input, command: 'run', env: io.env, cwd: io.cwd, stderr: io.stderr });
+  let rows: JsonJobRows | undefined;
   try {
     // The plan's age on the session's calendar clock, the one plan --out wrote it by.
     await pipeline.session.refreshClock();
@@ -133,27 +146,44 @@ export async function runApply(input: ApplyInput, io: CommandIo): Promise<number
     const { processInput } = await import('../pipeline/process-input.js');
     const tolerance = input.tolerance ?? 0;
     const checkOf = (p: PlannedInput) => ({ jobs: new Map(p.jobs.map((j) => [j.orderNumber, j])), tolerance });
-    // First every input as a plan: a refusal of any sends nothing of all.
+    // First every input as a plan: a refusal of any sends nothing of all. Each outcome is said
+    // as it is done, while its report's jobs can still be read (keepJobs: false lets them go).
     for (const p of plan.inputs) {
-      const o = await processInput(p.file, { ...context, command: 'plan', planned: checkOf(p) });
+      let said = '';
+      const onOutcome = (o: InputOutcome) => {
+        said = formatInputOutcome(o, 'plan');
+      };
+      const o = await processInput(p.file, {
+        ...context,
+        command: 'plan',
+        planned: checkOf(p),
+        keepJobs: false,
+        hooks: { onOutcome },
+      });
       if (o.status === 'invalid' || o.status === 'unreadable' || o.status === 'unavailable') {
-        io.stderr.write(formatInputOutcome(o, 'plan'));
+        io.stderr.write(said);
         return o.status === 'unavailable'
           ? ExitCode.Unavailable
           : refuse(`${p.file} no longer matches the plan (see above)`);
       }
     }
     const outcomes: InputOutcome[] = [];
-    for (const p of plan.inputs) {
-      const o = await processInput(p.file, { ...context, command: 'run', planned: checkOf(p) });
-      outcomes.push(o);
+    // --json lists every job: each input's rows wait in a file, not in memory (json-job-rows.ts).
+    rows = input.json ? await JsonJobRows.open() : undefined;
+    const onOutcome = async (o: InputOutcome) => {
       io.stderr.write(formatInputOutcome(o, 'run'));
+      await rows?.add(o, pipelineJob);
+    };
+    for (const p of plan.inputs) {
+      const ctx = { ...context, command: 'run' as const, planned: checkOf(p), keepJobs: false, hooks: { onOutcome } };
+      outcomes.push(await processInput(p.file, ctx));
     }
     await pipeline.upkeep();
     const exitCode = exitCodeOf(outcomes);
-    if (input.json) io.stdout.write(`${JSON.stringify(jsonSummary('apply', outcomes, exitCode, pipelineDetails))}\n`);
+    if (rows) await rows.write(io.stdout, jsonSummary('apply', outcomes, exitCode, pipelineHead), outcomes);
     return exitCode;
   } finally {
+    await rows?.close();
     await pipeline.close();
   }
 }

@@ -21,12 +21,15 @@ export interface JobEnd {
   readonly recorded: boolean;
   /** The account's currency as the job's estimate gave it. */
   readonly currency?: string;
-  /** `plan`: the request run would send for a valid job, as a saved plan holds it. */
+  /** `plan --out`: the request run would send for a valid job, as a saved plan holds it. */
   readonly planned?: PlannedJob;
 }
 
-/** The record kept of `job`; `plan` also keeps the fingerprint of the request a saved plan needs. */
-export function jobEnd(job: JobState, command: 'plan' | 'run' | 'watch'): JobEnd {
+/**
+ * The record kept of `job`; with `keepRequest` (`plan --out`) also the fingerprint of the
+ * request a saved plan needs.
+ */
+export function jobEnd(job: JobState, keepRequest: boolean): JobEnd {
   const resolved = job.resolved;
   const currency = resolved?.estimate.currency;
   const bits =
@@ -34,7 +37,7 @@ export function jobEnd(job: JobState, command: 'plan' | 'run' | 'watch'): JobEnd
     (job.unavailable ? UNAVAILABLE : 0) |
     (job.approval !== undefined ? APPROVED : 0) |
     (job.ledger?.entry !== undefined ? RECORDED : 0);
-  if (command === 'plan' && resolved) {
+  if (keepRequest && resolved) {
     const planned = {
       orderNumber: resolved.orderNumber,
       request: requestOf(resolved),
@@ -123,7 +126,7 @@ export class JobEnds implements JobEndList {
   private readonly moreCurrencies = new Map<number, string>();
   /** Order numbers not the same as the input's. */
   private own: StringColumn | undefined;
-  /** `plan`: each valid job's request, as a saved plan holds it. */
+  /** `plan --out`: each valid job's request, as a saved plan holds it. */
   private readonly planned = new Map<number, PlannedJob>();
 
   /** `length` jobs; `names` gives job `i`'s order number as its input has it (none: every one is kept here). */
@@ -136,8 +139,8 @@ export class JobEnds implements JobEndList {
   }
 
   /** Keeps `job`'s end record (jobEnd's) in its place, `job.index`. */
-  set(job: JobState, command: 'plan' | 'run' | 'watch'): void {
-    const end = jobEnd(job, command);
+  set(job: JobState, keepRequest: boolean): void {
+    const end = jobEnd(job, keepRequest);
     const i = end.index;
     if (!(Number.isInteger(i) && i >= 0 && i < this.length)) throw new RangeError(`no job ${i} among ${this.length}`);
     const shared = this.names?.(i) === end.orderNumber;

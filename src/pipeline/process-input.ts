@@ -122,10 +122,16 @@ export interface PipelineContext {
   hooks?: PipelineHooks;
   /**
    * Whether the outcome's report keeps every job's result once the input is done (default
-   * true): `--json` and `plan --out` list them; without, the report holds its summary and
-   * what an alert quotes (InputOutcome.quotes), and its jobs are let go.
+   * true); without, the report holds its summary and what an alert quotes
+   * (InputOutcome.quotes), and its jobs are let go: a caller that lists them reads them in
+   * hooks.onOutcome.
    */
   keepJobs?: boolean;
+  /**
+   * `plan --out`: each valid job's request is kept until the input is done
+   * (InputOutcome.planned); a plan that saves nothing keeps none.
+   */
+  savesPlan?: boolean;
   /** The calendar clock of every time-based rule (core/clock.ts). */
   clock: Clock;
 }
@@ -170,7 +176,7 @@ export interface InputOutcome {
    * (after writeReports, or instead of it); called once the outcome has been read.
    */
   close?: () => Promise<void>;
-  /** `plan`: each valid job's request by index, as a saved plan holds it (plan --out). */
+  /** `plan --out`: each valid job's request by index, as a saved plan holds it (empty otherwise). */
   planned: ReadonlyMap<number, PlannedJob>;
   /** The account's currency as the jobs' estimates give it (none when nothing was resolved). */
   currency?: string;
@@ -519,10 +525,11 @@ async function runJobs(
     ctx.hooks?.onProgress?.({ file: manifest.file, stage: name, done, total });
   // What is kept of each job once it has ended: its record, in the input's columns.
   const ends = new JobEnds(checked.length, orderNumbersOf(manifest));
+  const keepRequest = ctx.command === 'plan' && ctx.savesPlan === true;
   const endAll = async (jobs: JobState[]): Promise<JobEnds> => {
     for (const job of jobs) {
       await end(job);
-      ends.set(job, ctx.command);
+      ends.set(job, keepRequest);
     }
     return ends;
   };
@@ -551,7 +558,7 @@ async function runJobs(
     },
     ctx: stage,
     width,
-    done: (_, job) => ends.set(job, ctx.command),
+    done: (_, job) => ends.set(job, keepRequest),
     progress: progress('submit'),
   });
   await ctx.outage.unlessDown(

@@ -110,3 +110,49 @@ export function checkPlanned(jobs: readonly JobState[], plan: PlanCheck, ctx: St
     return job;
   });
 }
+
+/**
+ * The saved plan's file, `JSON.stringify(plan, null, 2)` and a newline, piece by piece: a plan
+ * of a million jobs is written without its text ever being one string.
+ */
+export function* savedPlanText(plan: SavedPlan): Generator<string> {
+  yield* arrayLast(plan, 'inputs', 0, (input, depth) => arrayLast(input, 'jobs', depth, jobText));
+  yield '\n';
+}
+
+/** A job of the plan, as JSON.stringify indents it at `depth`. */
+function* jobText(job: PlannedJob, depth: number): Generator<string> {
+  yield indented(JSON.stringify(job, null, 2), depth);
+}
+
+/**
+ * `object` as JSON.stringify(object, null, 2) at `depth` writes it, its last key `key` an
+ * array whose items `item` writes: the keys before it as one piece, then each item.
+ */
+function* arrayLast<T extends object, K extends keyof T>(
+  object: T,
+  key: K,
+  depth: number,
+  item: (value: T[K] extends readonly (infer I)[] ? I : never, depth: number) => Iterable<string>,
+): Generator<string> {
+  const { [key]: items, ...rest } = object;
+  const head = JSON.stringify(rest, null, 2);
+  const pad = '  '.repeat(depth);
+  // `{\n  "a": 1\n}` less its closing line, then the array as the last key.
+  yield indented(`${head.slice(0, -2)},\n  ${JSON.stringify(key)}: [`, depth);
+  const list = items as readonly never[];
+  if (list.length === 0) {
+    yield `]\n${pad}}`;
+    return;
+  }
+  for (let i = 0; i < list.length; i++) {
+    yield `${i === 0 ? '' : ','}\n${pad}    `;
+    yield* item(list[i], depth + 2);
+  }
+  yield `\n${pad}  ]\n${pad}}`;
+}
+
+/** JSON text with its lines after the first indented to `depth` (JSON strings hold no raw newline). */
+function indented(text: string, depth: number): string {
+  return depth === 0 ? text : text.replaceAll('\n', `\n${'  '.repeat(depth)}`);
+}

@@ -291,6 +291,35 @@ describe('saved plans: plan --out, then apply', () => {
     expect(await creates()).toBe(2);
   });
 
+  it('plan --out --json of several inputs saves and lists each job; apply --json lists each job it sent', async () => {
+    const a = await h.write('a.yaml', manifest('MA', 2));
+    const b = await h.write('b.yaml', manifest('MB', 1));
+    const planFile = `${h.workDir}/plan.json`;
+    const planned = await h.cli('plan', [a, b], { out: planFile, json: true });
+    expect(planned.code).toBe(0);
+    expect(planned.stderr).toContain('3 job(s), estimated total 450.00 USD');
+    // The human table of each input names its jobs, read as the input ended.
+    for (const n of ['MA-1', 'MA-2', 'MB-1']) expect(planned.stderr).toContain(n);
+    const listed = JSON.parse(planned.stdout) as { inputs: { jobs: { orderNumber: string; status: string }[] }[] };
+    expect(listed.inputs.map((i) => i.jobs.map((j) => j.orderNumber))).toEqual([['MA-1', 'MA-2'], ['MB-1']]);
+    const text = await readFile(planFile, 'utf8');
+    const plan = JSON.parse(text) as SavedPlan;
+    expect(text).toBe(`${JSON.stringify(plan, null, 2)}\n`);
+    expect(validatePlan(plan), JSON.stringify(validatePlan.errors)).toBe(true);
+    expect(plan.currency).toBe('USD');
+    expect(plan.inputs.map((i) => i.jobs.map((j) => j.orderNumber))).toEqual([['MA-1', 'MA-2'], ['MB-1']]);
+
+    const applied = await apply({ plan: planFile, json: true });
+    expect(applied.code).toBe(0);
+    const sent = JSON.parse(applied.stdout) as { inputs: { jobs: { orderNumber: string; status: string }[] }[] };
+    expect(sent.inputs.map((i) => i.jobs.map((j) => `${j.orderNumber} ${j.status}`))).toEqual([
+      ['MA-1 submitted', 'MA-2 submitted'],
+      ['MB-1 submitted'],
+    ]);
+    expect(applied.stderr).toContain('MB-1');
+    expect(await creates()).toBe(3);
+  });
+
   it('a job added to the input after the plan refuses the apply (its bytes changed): nothing sent', async () => {
     const file = await h.write('p.yaml', manifest('ED', 1));
     const planFile = `${h.workDir}/plan.json`;

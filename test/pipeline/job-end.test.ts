@@ -54,8 +54,8 @@ const state: fc.Arbitrary<JobState> = fc
 describe("a job's end record", () => {
   it('reads back the outcome, flags, currency and planned request the state had', () => {
     fc.assert(
-      fc.property(state, fc.constantFrom('plan', 'run', 'watch' as const), (job, command) => {
-        const end = jobEnd(job, command);
+      fc.property(state, fc.boolean(), (job, keepRequest) => {
+        const end = jobEnd(job, keepRequest);
         const resolved = job.resolved;
         expect(end.index).toBe(job.index);
         expect(end.orderNumber).toBe(job.orderNumber);
@@ -65,7 +65,7 @@ describe("a job's end record", () => {
         expect(end.recorded).toBe(job.ledger?.entry !== undefined);
         expect(end.currency).toBe(resolved?.estimate.currency);
         expect(end.planned).toEqual(
-          command === 'plan' && resolved
+          keepRequest && resolved
             ? {
                 orderNumber: resolved.orderNumber,
                 request: requestOf(resolved),
@@ -91,7 +91,7 @@ describe("a job's end record", () => {
           ...(i % 2 ? { approval: {} } : {}),
           ...(i % 5 ? { resolved: { kept: true, request: 'a', estimate: { currency: 'USD' } } } : {}),
         } as unknown as JobState,
-        'run',
+        false,
       ),
     );
     expect(ends.every((end, k) => k === 0 || haveSameMap(ends[k - 1] as object, end))).toBe(true);
@@ -112,9 +112,9 @@ describe("a job's end record", () => {
     fc.assert(
       fc.property(
         fc.array(state, { minLength: 1, maxLength: 60 }),
-        fc.constantFrom('plan', 'run', 'watch' as const),
+        fc.boolean(),
         fc.nat(),
-        (given, command, seed) => {
+        (given, keepRequest, seed) => {
           // Each state in its own place, ended in a shuffled order, as runners end them.
           const states = given.map((job, i) => ({ ...job, index: i, orderNumber: job.orderNumber }) as JobState);
           const order = states.map((_, i) => i).sort((a, b) => ((a * 31 + seed) % 17) - ((b * 31 + seed) % 17));
@@ -128,10 +128,10 @@ describe("a job's end record", () => {
           const ends = new JobEnds(states.length, names);
           for (const [n, i] of order.entries()) {
             expect(ends.at(i)).toBeUndefined();
-            ends.set(states[i], command);
+            ends.set(states[i], keepRequest);
             if (n === 0 && states.length > 1) expect(() => [...ends]).toThrow(/has not ended/);
           }
-          const want = states.map((job) => plain(jobEnd(job, command)));
+          const want = states.map((job) => plain(jobEnd(job, keepRequest)));
           expect([...ends].map(plain)).toEqual(want);
           expect(states.map((_, i) => plain(ends.at(i)))).toEqual(want);
           expect(ends.filter((e) => e.approved).map(plain)).toEqual(want.filter((e) => e?.approved));
@@ -159,7 +159,7 @@ describe("a job's end record", () => {
           diagnostics: [],
           unavailable: false,
         } as unknown as JobState,
-        'run',
+        false,
       );
     expect([...ends].map((e) => e.orderNumber)).toEqual(Array.from({ length: n }, (_, i) => name(i)));
   });
