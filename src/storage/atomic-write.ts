@@ -29,6 +29,11 @@ export interface NewFileOptions {
    * its event loop.
    */
   onThisThread?: boolean;
+  /**
+   * Called with the temporary file, written whole, right before it is renamed over `path`: what
+   * it throws cancels the write (the temporary is removed, `path` left as it was).
+   */
+  beforeRename?: (tmp: string) => Promise<void>;
 }
 
 /** Random bytes of a temporary name, written as hex: unique to one write of one process. */
@@ -106,6 +111,7 @@ export async function writeFileAtomic(path: string, data: FileContent, options: 
   }
   if (options.staged) return;
   try {
+    await options.beforeRename?.(tmp);
     await rename(tmp, path);
   } catch (err) {
     await rm(tmp, { force: true });

@@ -33,11 +33,12 @@ export interface Lease {
   release(): Promise<void>;
 }
 
-export interface LeaseStore {
+/** Where leases live; `L` is what its leases tell besides the protocol (a database lease: its row). */
+export interface LeaseStore<L extends Lease = Lease> {
   /** How long a lease lasts unrenewed. */
   readonly leaseMs: number;
   /** Takes `name` when it is free or expired (taken over atomically); undefined while another holds it. */
-  tryAcquire(name: string): Promise<Lease | undefined>;
+  tryAcquire(name: string): Promise<L | undefined>;
 }
 
 export class LeaseBusyError extends Error {
@@ -116,7 +117,7 @@ export interface LeaseWait {
 }
 
 /** Takes `name`, waiting with the one backoff while a live holder has it; LeaseBusyError after `waitMs`. */
-export async function acquireLease(store: LeaseStore, name: string, wait: LeaseWait): Promise<Lease> {
+export async function acquireLease<L extends Lease>(store: LeaseStore<L>, name: string, wait: LeaseWait): Promise<L> {
   const deadline = Date.now() + wait.waitMs;
   for (let attempt = 1; ; attempt++) {
     const lease = await store.tryAcquire(name);

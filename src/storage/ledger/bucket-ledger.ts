@@ -1,7 +1,7 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { BucketLeases } from '../bucket-lease.js';
 import { PRECONDITION_FAILED, type S3Store } from '../s3/s3-store.js';
 import {
+  heldLock,
   type LedgerAccount,
   type LedgerEntry,
   type LedgerKey,
@@ -31,11 +31,6 @@ export interface BucketLedgerOptions {
  */
 export class BucketLedger implements LedgerStore {
   private readonly locks: BucketLeases;
-  /**
-   * The entry of the order whose lock the code running now holds (withLock), and its ETag as
-   * this holder last saw or wrote it (null: no entry): its writes are conditional on it.
-   */
-  private readonly holding = new AsyncLocalStorage<{ key: string; etag: string | null | undefined }>();
 
   constructor(
     private readonly store: S3Store,
@@ -54,17 +49,14 @@ export class BucketLedger implements LedgerStore {
     // Each look is a request: the waits grow to ten times the first.
     const pollMs = this.options.pollMs ?? 200;
     const wait = { waitMs: this.options.waitMs ?? 120_000, backoff: { baseMs: pollMs, maxMs: 10 * pollMs } };
-    const held = { key: `${this.base(key)}.json`, etag: undefined };
-    return withOrderLock(this.locks, `${this.base(key)}.lock`, key, wait, (guard) =>
-      this.holding.run(held, () => fn(guard)),
-    );
+    return withOrderLock(this.locks, `${this.base(key)}.lock`, key, wait, fn);
   }
 
   async read(key: LedgerKey): Promise<LedgerEntry | undefined> {
-    const at = `${this.base(key)}.json`;
-    const obj = await this.store.get(at);
-    const held = this.holding.getStore();
-    if (held?.key === at) held.etag = obj ? obj.etag : null;
+    const obj = await this.store.get(`${this.base(key)}.json`);
+    // Under the order's lock its ETag is what the next write is conditional on.
+    const held = heldLock(this.locks, `${this.base(key)}.lock`);
+    if (held) held.seen = obj ? obj.etag : null;
     return obj ? (JSON.parse(obj.body.toString('utf8')) as LedgerEntry) : undefined;
   }
 
@@ -79,22 +71,22 @@ export class BucketLedger implements LedgerStore {
   async write(entry: LedgerEntry): Promise<void> {
     const at = `${this.base(entry)}.json`;
     const text = jsonText(entry);
-    const held = this.holding.getStore();
-    if (held?.key !== at) {
+    const held = heldLock(this.locks, `${this.base(entry)}.lock`);
+    if (!held) {
       await this.store.put(at, text, undefined, 'application/json');
       return;
     }
-    if (held.etag === undefined) held.etag = (await this.store.get(at))?.etag ?? null;
-    const condition = held.etag === null ? { ifNoneMatch: '*' as const } : { ifMatch: held.etag };
+    if (held.seen === undefined) held.seen = (await this.store.get(at))?.etag ?? null;
+    const condition = held.seen === null ? { ifNoneMatch: '*' as const } : { ifMatch: held.seen };
     const etag = await this.store.put(at, text, condition, 'application/json');
     if (etag !== PRECONDITION_FAILED) {
-      held.etag = etag;
+      held.seen = etag;
       return;
     }
     // Our own earlier attempt may have landed (its answer lost, the request sent again).
     const now = await this.store.get(at);
     if (now !== undefined && now.body.toString('utf8') === text) {
-      held.etag = now.etag;
+      held.seen = now.etag;
       return;
     }
     throw new LockLostError(

@@ -1,4 +1,5 @@
-import { mkdir, readdir, rm, stat } from 'node:fs/promises';
+import type { BigIntStats } from 'node:fs';
+import { mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
 import { FolderLeases } from '../folder-lease.js';
@@ -22,11 +23,13 @@ import {
 import {
   type CompactPolicy,
   type CompactResult,
+  heldLock,
   type LedgerAccount,
   type LedgerEntry,
   type LedgerKey,
   type LedgerStore,
   type LockGuard,
+  LockLostError,
   type NoteUpdate,
   noteUnderLock,
   withOrderLock,
@@ -40,6 +43,8 @@ export interface FolderLedgerOptions {
   waitMs?: number;
   /** Mode of the folders it creates (before the umask); default the umask's. */
   mode?: number;
+  /** The time its locks are judged by (tests pass their own; never the calendar clock of core/clock.ts). */
+  now?: () => number;
 }
 
 /** Waiting for an order another process holds: its lock is held for one submission. */
@@ -78,6 +83,7 @@ export class FolderLedger implements LedgerStore {
       tokenDir: (dir) => join(basename(dirname(dir)) === ORDERS ? dirname(dirname(dir)) : dir, '.locks'),
       mode: options.mode,
       survivesHolder: true,
+      now: options.now,
     });
   }
 
@@ -182,7 +188,16 @@ export class FolderLedger implements LedgerStore {
    */
   async read(key: LedgerKey): Promise<LedgerEntry | undefined> {
     const path = this.pathOf(key);
-    const live = await readJson<LedgerEntry>(path);
+    const held = heldLock(this.locks, `${path}.lock`);
+    let live: LedgerEntry | undefined;
+    if (held) {
+      // Under the order's lock: what was read is what the next write checks is still there.
+      const found = await readIdentified<LedgerEntry>(path);
+      held.seen = found?.identity ?? null;
+      live = found?.value;
+    } else {
+      live = await readJson<LedgerEntry>(path);
+    }
     if (live) return live;
     if (await this.flat(key.account)) {
       const moved = (await readJson<LedgerEntry>(this.flatPathOf(key))) ?? (await readJson<LedgerEntry>(path));
@@ -192,13 +207,36 @@ export class FolderLedger implements LedgerStore {
     return folded && entryOf(key.account, folded);
   }
 
+  /**
+   * Under the order's lock (withLock) the entry is renamed into place only if, right before the
+   * rename, the lock is still this holder's and the entry is still the file this holder last
+   * read or wrote: a write held up past the lease (a process stalled, a share that hung) comes
+   * after another process took the order over, and must not set back what that one recorded
+   * since. It fails instead, as a lost lock does (LockLostError). A file has no compare-and-swap:
+   * what remains is the moment between that look and the rename (docs/architecture.md#the-folder-ledger).
+   */
   async write(entry: LedgerEntry, options: { durable?: boolean } = {}): Promise<void> {
     const { folded: _folded, ...whole } = entry;
     const path = this.pathOf(whole);
     await this.ensureDir(whole.account);
     await this.ensureFolder(dirname(path));
     const durable = whole.state === 'intent' || options.durable !== false;
-    await writeFileAtomic(path, `${JSON.stringify(whole, null, 2)}\n`, { durable });
+    const held = heldLock(this.locks, `${path}.lock`);
+    let written: string | null = null;
+    const beforeRename =
+      held &&
+      (async (tmp: string): Promise<void> => {
+        const now = identity(await unlessMissing(stat(path, { bigint: true }), undefined));
+        if (held.seen !== undefined && now !== held.seen)
+          throw new LockLostError(
+            `lost the ledger lock of order ${JSON.stringify(whole.orderNumber)} before its entry was written: another process wrote it since`,
+          );
+        held.guard.assertHeld();
+        // The rename keeps the file's identity: the temporary's is the entry's once it lands.
+        written = identity(await stat(tmp, { bigint: true }));
+      });
+    await writeFileAtomic(path, `${JSON.stringify(whole, null, 2)}\n`, { durable, beforeRename });
+    if (held) held.seen = written;
     // Its flat copy (an older version's) is out of date now: written under the order's lock.
     if (await this.flat(whole.account)) await rm(this.flatPathOf(whole), { force: true });
   }
@@ -302,6 +340,26 @@ export class FolderLedger implements LedgerStore {
           .filter((d) => d.isDirectory() && !d.name.endsWith('.lock'))
           .map((d) => join(this.root, d.name));
     for (const dir of dirs) yield* accountEntries(dir, options.folded !== false);
+  }
+}
+
+/**
+ * Which file a name leads to, as far as a look can tell one file written over a name from the
+ * next (each write is a new file, renamed there): null when there is none.
+ */
+function identity(s: BigIntStats | undefined): string | null {
+  return s ? `${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}` : null;
+}
+
+/** The parsed file and its identity, both of the one file opened; undefined when there is none. */
+async function readIdentified<T>(path: string): Promise<{ value: T; identity: string | null } | undefined> {
+  const handle = await unlessMissing(open(path, 'r'), undefined);
+  if (!handle) return undefined;
+  try {
+    const s = await handle.stat({ bigint: true });
+    return { value: JSON.parse(await handle.readFile('utf8')) as T, identity: identity(s) };
+  } finally {
+    await handle.close();
   }
 }
 

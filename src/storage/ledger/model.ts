@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { acquireLease, holdLease, type Lease, LeaseBusyError, type LeaseStore, type LeaseWait } from '../lease.js';
 
 /**
@@ -214,17 +215,17 @@ export interface CompactResult {
 /**
  * Runs `fn` holding the order's lock, a lease (lease.ts) named `lockName`: waits for another
  * holder, renews it while held, and gives `fn` the guard that checks it right before anything
- * irreversible.
+ * irreversible. Inside `fn` the lock is held here too (heldLock), for the ledger's own writes.
  */
-export async function withOrderLock<T>(
-  leases: LeaseStore,
+export async function withOrderLock<T, L extends Lease>(
+  leases: LeaseStore<L>,
   lockName: string,
   key: LedgerKey,
   wait: LeaseWait,
   fn: (guard: LockGuard) => Promise<T>,
 ): Promise<T> {
   const order = JSON.stringify(key.orderNumber);
-  let lease: Lease;
+  let lease: L;
   try {
     lease = await acquireLease(leases, lockName, wait);
   } catch (err) {
@@ -239,7 +240,45 @@ export async function withOrderLock<T>(
       if (lost) throw new LockLostError(`lost the ledger lock of order ${order}: ${lost.message}`);
     },
   };
-  return holdLease(leases, lease, () => fn(guard));
+  const held: Holding = { leases, lockName, lock: { lease, guard, seen: undefined }, outer: holding.getStore() };
+  return holdLease(leases, lease, () => holding.run(held, () => fn(guard)));
+}
+
+/**
+ * A lock the code running now holds (withOrderLock), as a ledger's write under it needs it: a
+ * write that arrives after the lease ran out and another process took the order over must not
+ * set back what that one recorded since. Each ledger checks what its store lets it: that the
+ * lease is still this holder's (a database: in the write's own statement) and that the entry is
+ * still as this holder last saw it (a bucket: If-Match its ETag); a folder, both, right before
+ * its rename.
+ */
+export interface HeldLock<L extends Lease = Lease> {
+  readonly lease: L;
+  readonly guard: LockGuard;
+  /**
+   * The order's entry as this holder last read or wrote it, in its store's terms (a bucket's
+   * ETag, a file's identity); null: there was none; undefined: not looked at yet.
+   */
+  seen: string | null | undefined;
+}
+
+/** The locks held by the code running now, innermost first: an account lock taken inside an order's hides nothing. */
+interface Holding {
+  leases: LeaseStore<Lease>;
+  lockName: string;
+  lock: HeldLock;
+  outer: Holding | undefined;
+}
+
+const holding = new AsyncLocalStorage<Holding>();
+
+/** The lock `lockName` of `leases` if the code running now holds it (withOrderLock), else undefined. */
+export function heldLock<L extends Lease>(leases: LeaseStore<L>, lockName: string): HeldLock<L> | undefined {
+  for (let h = holding.getStore(); h; h = h.outer) {
+    // Its lease came from this very store, so it is an `L`.
+    if (h.leases === leases && h.lockName === lockName) return h.lock as HeldLock<L>;
+  }
+  return undefined;
 }
 
 export class LockLostError extends Error {

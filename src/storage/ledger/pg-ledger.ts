@@ -1,10 +1,9 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import type { LeaseStore } from '../lease.js';
 import type { PgDatabase } from '../pg/pg-database.js';
-import { type PgLease, PgLeases } from '../pg/pg-lease.js';
+import { PgLeases } from '../pg/pg-lease.js';
 import {
   type CompactPolicy,
   type CompactResult,
+  heldLock,
   type LedgerAccount,
   type LedgerEntry,
   type LedgerKey,
@@ -54,8 +53,6 @@ export interface AccountStats {
  */
 export class PgLedger implements LedgerStore {
   private readonly locks: PgLeases;
-  /** The order lock the code running now holds (withLock): an entry of that order is written only while it is still ours. */
-  private readonly holding = new AsyncLocalStorage<{ order: string; lease: PgLease }>();
 
   constructor(
     private readonly db: PgDatabase,
@@ -71,15 +68,7 @@ export class PgLedger implements LedgerStore {
 
   async withLock<T>(key: LedgerKey, fn: (guard: LockGuard) => Promise<T>): Promise<T> {
     const wait = { waitMs: this.options.waitMs ?? 120_000, backoff: LOCK_BACKOFF };
-    const order = orderLock(key);
-    let lease: PgLease | undefined;
-    const taking: LeaseStore = {
-      leaseMs: this.locks.leaseMs,
-      tryAcquire: async (name) => (lease = await this.locks.tryAcquire(name)),
-    };
-    return withOrderLock(taking, order, key, wait, (guard) =>
-      lease ? this.holding.run({ order, lease }, () => fn(guard)) : fn(guard),
-    );
+    return withOrderLock(this.locks, orderLock(key), key, wait, fn);
   }
 
   async withAccountLock<T>(account: string, name: string, fn: (guard: LockGuard) => Promise<T>): Promise<T> {
@@ -109,8 +98,8 @@ export class PgLedger implements LedgerStore {
     const values = [entry.account, entry.orderNumber, entry.state, JSON.stringify(entry)];
     const upsert = `ON CONFLICT (account, order_number) DO UPDATE
          SET state = EXCLUDED.state, entry = EXCLUDED.entry, written_at = now()`;
-    const held = this.holding.getStore();
-    if (held?.order !== orderLock(entry)) {
+    const held = heldLock(this.locks, orderLock(entry));
+    if (!held) {
       await this.db.query(
         `INSERT INTO htorder.entries (account, order_number, state, entry) VALUES ($1, $2, $3, $4) ${upsert}`,
         values,

@@ -35,7 +35,7 @@ export interface PgLease extends Lease {
   readonly row: { readonly name: string; readonly owner: string };
 }
 
-export class PgLeases implements LeaseStore {
+export class PgLeases implements LeaseStore<PgLease> {
   readonly leaseMs: number;
   /** The names of the leases held here: neither released nor found another's. */
   private readonly held = new Set<string>();

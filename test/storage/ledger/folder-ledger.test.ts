@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { FolderLedger } from '../../../src/storage/ledger/folder-ledger.js';
+import { LockLostError } from '../../../src/storage/ledger/model.js';
 import { safeName } from '../../../src/storage/ledger/safe-name.js';
 import { ledgerEntry as entry } from '../../support/ledger-entries.js';
 import { DIST, requireDist } from '../../support/dist.js';
@@ -190,3 +191,96 @@ describe('FolderLedger', () => {
     }, 30_000);
   });
 });
+
+describe('FolderLedger: a write under a lock that another process has taken over since', () => {
+  it('refuses the late entry of a holder whose lease ran out and was taken over; the order stays submitted', async () => {
+    const dir = await tempDir();
+    const a = new FolderLedger(dir, { staleMs: 2000 });
+    // Another host whose clock is a minute on: to it, A's lease ran out long ago (A stalled past it).
+    const b = new FolderLedger(dir, { staleMs: 2000, waitMs: 5000, now: () => Date.now() + 60_000 });
+    const key = { account, orderNumber: 'PO-late' };
+    const late = a.withLock(key, async () => {
+      expect(await a.read(key)).toBeUndefined();
+      await a.write(entry(key, { state: 'intent' }));
+      await b.withLock(key, async () => {
+        expect((await b.read(key))?.state).toBe('intent');
+        await b.write(entry(key, { state: 'submitted', jobNumber: 9 }));
+      });
+      // A wakes up and records what it last knew.
+      await a.write(entry(key, { state: 'failed', error: 'refused' }));
+    });
+    await expect(late).rejects.toBeInstanceOf(LockLostError);
+    expect(await new FolderLedger(dir).read(key)).toMatchObject({ state: 'submitted', jobNumber: 9 });
+  });
+
+  it('refuses the write of a holder whose lease was taken over, even where the entry is still as it saw it', async () => {
+    const dir = await tempDir();
+    const a = new FolderLedger(dir, { staleMs: 2000 });
+    const b = new FolderLedger(dir, { staleMs: 2000, waitMs: 5000, now: () => Date.now() + 60_000 });
+    const key = { account, orderNumber: 'PO-taken' };
+    await a.write(entry(key, { state: 'failed' }));
+    let locked!: () => void;
+    const aHolds = new Promise<void>((resolve) => {
+      locked = resolve;
+    });
+    let takenOver!: () => void;
+    const bHolds = new Promise<void>((resolve) => {
+      takenOver = resolve;
+    });
+    const late = a.withLock(key, async () => {
+      await a.read(key);
+      locked();
+      await bHolds;
+      await a.write(entry(key, { attempts: 2 }));
+    });
+    await aHolds;
+    // B holds the order now, and has not written it yet.
+    await b.withLock(key, async () => {
+      takenOver();
+      await expect(late).rejects.toThrow(/was taken over by another process/);
+    });
+    expect(await b.read(key)).toMatchObject({ state: 'failed', attempts: 1 });
+  });
+
+  it.each(['intent', 'failed'] as const)(
+    'refuses an entry (%s) when another process wrote the order since this holder read it',
+    async (state) => {
+      const dir = await tempDir();
+      const a = new FolderLedger(dir);
+      const b = new FolderLedger(dir);
+      const key = { account, orderNumber: `PO-${state}` };
+      await expect(
+        a.withLock(key, async (guard) => {
+          expect(await a.read(key)).toBeUndefined();
+          // Another process writes it meanwhile, not under the lock (an older htorder, a tool).
+          await b.write(entry(key, { state: 'submitted', jobNumber: 42 }));
+          guard.assertHeld();
+          await a.write(entry(key, { state }));
+        }),
+      ).rejects.toThrow(/another process wrote it since/);
+      expect(await b.read(key)).toMatchObject({ state: 'submitted', jobNumber: 42 });
+      expect(await temporaries(dir)).toEqual([]);
+    },
+  );
+
+  it('writes an order again and again under its lock, read first or not', async () => {
+    const dir = await tempDir();
+    const a = new FolderLedger(dir);
+    const key = { account, orderNumber: 'PO-own' };
+    await a.write(entry(key, { state: 'failed' }));
+    await a.withLock(key, async () => {
+      await a.write(entry(key, { attempts: 2 }));
+      await a.write(entry(key, { state: 'submitted', jobNumber: 5, attempts: 2 }));
+      expect(await a.read(key)).toMatchObject({ state: 'submitted' });
+      await a.write(entry(key, { state: 'submitted', jobNumber: 5, attempts: 3 }));
+    });
+    expect(await a.read(key)).toMatchObject({ state: 'submitted', jobNumber: 5, attempts: 3 });
+    expect(await temporaries(dir)).toEqual([]);
+  });
+});
+
+/** The temporaries of atomic writes left in the account's shards. */
+async function temporaries(stateDir: string): Promise<string[]> {
+  const orders = join(stateDir, 'ledger', safeName(account), 'orders');
+  return (await readdir(orders, { recursive: true })).filter((n) => n.endsWith('.tmp'));
+}
