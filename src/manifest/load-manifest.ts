@@ -54,7 +54,10 @@ export interface LoadResult<Jobs extends JobList = ManifestJob[]> extends ReadRe
   input: { file: string; format?: ManifestFormat; sha256?: string };
   /** The preset a shop export given no mapping was recognised as and read through. */
   recognised?: RecognisedMapping;
-  /** A windowed read's: closes the file its jobs are read from (a job read later opens it for that read). */
+  /**
+   * A windowed read's: closes the file its jobs are read from (a job read later opens it for
+   * that read) and lets its jobFindings go.
+   */
   release?: () => void;
 }
 
@@ -134,8 +137,14 @@ async function readBig(file: string, opts: WindowedLoadOptions): Promise<LoadRes
   const { readWindowed } = await import('./csv/windowed-read.js');
   const read = await readWindowed(file, opts.csv, opts.windowJobs);
   if (read === undefined) return undefined;
-  const { manifest, diagnostics } = read;
-  return { input: { file, format: 'csv', sha256: manifest.sha256 }, manifest, diagnostics, release: read.close };
+  const { manifest, diagnostics, jobFindings } = read;
+  return {
+    input: { file, format: 'csv', sha256: manifest.sha256 },
+    manifest,
+    diagnostics,
+    jobFindings,
+    release: read.close,
+  };
 }
 
 /**
