@@ -51,9 +51,15 @@ async function expectSameAsWholeRead(file: string, windowJobs: number): Promise<
     // put together on its own), the jobs they refuse, and the report check makes of them.
     expect(read.diagnostics).toEqual(whole.diagnostics.filter((d) => jobIndexOf(d.field) === undefined));
     const { all, jobs: refused } = invalidJobs(whole.diagnostics);
-    if (!all) for (let j = 0; j < want.jobs.length; j++) expect([j, read.jobFindings.refuses(j)]).toEqual([j, refused.has(j)]);
+    if (!all)
+      for (let j = 0; j < want.jobs.length; j++) expect([j, read.jobFindings.refuses(j)]).toEqual([j, refused.has(j)]);
     const report = (x: Pick<Parameters<typeof buildReport>[0], 'manifest' | 'diagnostics' | 'jobFindings'>) =>
-      buildReport({ command: 'plan', input: { file, format: 'csv', sha256: want.sha256 }, startedAt: new Date(0), ...x });
+      buildReport({
+        command: 'plan',
+        input: { file, format: 'csv', sha256: want.sha256 },
+        startedAt: new Date(0),
+        ...x,
+      });
     expect(report({ manifest, diagnostics: read.diagnostics, jobFindings: read.jobFindings })).toEqual(
       report({ manifest: want, diagnostics: whole.diagnostics }),
     );

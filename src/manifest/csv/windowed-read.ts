@@ -184,10 +184,12 @@ async function checkWindows(
     return sortDiagnostics(diagnostics);
   };
   const onNoJob = (d: Diagnostic) => jobIndexOf(d.field) === undefined;
-  const inWindow = ({ from, to }: WindowFindings) => (d: Diagnostic) => {
-    const j = jobIndexOf(d.field);
-    return j !== undefined && j >= from && j < to;
-  };
+  const inWindow =
+    ({ from, to }: WindowFindings) =>
+    (d: Diagnostic) => {
+      const j = jobIndexOf(d.field);
+      return j !== undefined && j >= from && j < to;
+    };
   spill.done(
     (w) => {
       const on = inWindow(w);
