@@ -119,7 +119,8 @@ describe('readWindowed', () => {
       }),
       { numRuns: 120 },
     );
-  });
+    // Each sample is read twice and reported twice: some 15 s alone, twice that beside other work.
+  }, 90_000);
 
   it('repairs, compares order numbers across windows and reports spreadsheet damage as the whole read does', async () => {
     let n = 0;
@@ -135,7 +136,7 @@ describe('readWindowed', () => {
       ),
       { numRuns: 60 },
     );
-  });
+  }, 90_000);
 
   it('keeps the first 1,000 findings of a code in file order and sums up the rest, as the whole read', async () => {
     // Rows of 1,200 orders, every one a row too short, scattered so windows hold rows from all over the file.

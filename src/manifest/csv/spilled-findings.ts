@@ -50,7 +50,14 @@ export class SpilledFindings implements JobFindings {
 
   /** For the findings of `jobCount` jobs checked `windowJobs` at a time, their file beside `beside`. */
   static async create(beside: string, jobCount: number, windowJobs: number): Promise<SpilledFindings> {
-    return new SpilledFindings(await SpoolFile.create(beside), jobCount, windowJobs);
+    let file: SpoolFile;
+    try {
+      file = await SpoolFile.create(beside);
+    } catch (err) {
+      // Said as the input's: its folder takes its reports too.
+      throw new Error(`no temporary file for its findings could be made beside it (${(err as Error).message})`);
+    }
+    return new SpilledFindings(file, jobCount, windowJobs);
   }
 
   /** Writes out the findings of the window from job `from`, which are then let go. */
