@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { loadManifest } from '../../src/manifest/load-manifest.js';
-import { allDiagnostics, readWindowed } from '../../src/manifest/csv/windowed-read.js';
+import { readWindowed } from '../../src/manifest/csv/windowed-read.js';
 import { itemCountOf, itemRowOf, jobCountOf } from '../../src/manifest/csv/item-rows.js';
 import { formatPath, jobIndexOf } from '../../src/manifest/field-path.js';
 import { invalidJobs } from '../../src/manifest/diagnostics.js';
@@ -46,7 +46,7 @@ async function expectSameAsWholeRead(file: string, windowJobs: number): Promise<
     const want = whole.manifest;
     expect(want).toBeDefined();
     if (want === undefined) return;
-    expect(allDiagnostics(read)).toEqual(whole.diagnostics);
+    expect(read.jobFindings.all()).toEqual(whole.diagnostics);
     // As a run takes them: those on no job at once, the jobs' a window at a time (each window
     // put together on its own), the jobs they refuse, and the report check makes of them.
     expect(read.diagnostics).toEqual(whole.diagnostics.filter((d) => jobIndexOf(d.field) === undefined));

@@ -13,6 +13,9 @@ export interface WindowFindings {
 /** A window's findings as the whole read has them (windowed-read.ts), once every window is checked. */
 type Assemble = (window: WindowFindings) => Diagnostic[];
 
+/** Every window's findings (their schema's, their rules', each in file order) as the whole read has them. */
+type AssembleAll = (schema: Diagnostic[], rules: Diagnostic[]) => Diagnostic[];
+
 /**
  * A windowed read's schema and rule findings, each window's written out as soon as it is
  * checked, so that a file whose every row is faulty holds none of them while later windows are
@@ -32,7 +35,7 @@ export class SpilledFindings implements JobFindings {
   private readonly taken: Uint8Array;
   /** The findings on no job, in the order they were made. */
   readonly loose: { schema: Diagnostic[]; rules: Diagnostic[] } = { schema: [], rules: [] };
-  private assemble: Assemble | undefined;
+  private assemble: { window: Assemble; all: AssembleAll } | undefined;
   private closed = false;
   private readonly removeAtExit = (): void => this.file.removeAtExit();
 
@@ -79,12 +82,26 @@ export class SpilledFindings implements JobFindings {
   }
 
   /**
-   * Every window is checked: from now on each window comes back as `assemble` puts it together;
-   * `others` are the read's findings on jobs kept in memory (their errors refuse their jobs too).
+   * Every window is checked: from now on each window comes back as `window` puts it together
+   * (and all of them as `all` does); `others` are the read's findings on jobs kept in memory
+   * (their errors refuse their jobs too).
    */
-  done(assemble: Assemble, others: readonly Diagnostic[]): void {
+  done(window: Assemble, others: readonly Diagnostic[], all: AssembleAll): void {
     this.mark(others);
-    this.assemble = assemble;
+    this.assemble = { window, all };
+  }
+
+  /** Every finding on the jobs and on none, in the whole read's order: all of them held at once (tests). */
+  all(): Diagnostic[] {
+    if (this.assemble === undefined) throw new Error('the findings are read back before every window was checked');
+    const schema: Diagnostic[] = [];
+    const rules: Diagnostic[] = [];
+    for (let w = 0; w < this.taken.length; w++) {
+      const window = this.window(w);
+      schema.push(...window.schema);
+      rules.push(...window.rules);
+    }
+    return this.assemble.all(schema, rules);
   }
 
   refuses(j: number): boolean {
@@ -107,11 +124,6 @@ export class SpilledFindings implements JobFindings {
     return byJob;
   }
 
-  /** Each window's findings as written, in file order. */
-  *windows(): Generator<WindowFindings> {
-    for (let w = 0; w < this.taken.length; w++) yield this.window(w);
-  }
-
   close(): void {
     if (this.closed) return;
     this.closed = true;
@@ -122,7 +134,7 @@ export class SpilledFindings implements JobFindings {
   /** Window `w`'s findings on its jobs, as the whole read has them. */
   private assembled(w: number): Diagnostic[] {
     if (this.assemble === undefined) throw new Error('the findings are read back before every window was checked');
-    return this.assemble(this.window(w));
+    return this.assemble.window(this.window(w));
   }
 
   private window(w: number): WindowFindings {

@@ -24,7 +24,7 @@
  * compares the jobs with those forms in a second pass: no map of every order number.
  */
 import { jobIndexOf } from '../field-path.js';
-import type { Diagnostic, JobFindings, JobList, Manifest, SourceMap } from '../model.js';
+import type { Diagnostic, JobList, Manifest, SourceMap } from '../model.js';
 import { validateDocument } from '../schema/validate.js';
 import { sortDiagnostics } from '../diagnostics.js';
 import { hasFileLevelError, restatesErrorOf } from '../restated.js';
@@ -41,8 +41,8 @@ import { SpilledFindings, type WindowFindings } from './spilled-findings.js';
 export interface WindowedRead {
   /** The findings on no job (the header's, a file-level error's), in the whole read's order. */
   diagnostics: Diagnostic[];
-  /** The findings on the jobs, a window at a time. */
-  jobFindings: JobFindings;
+  /** The findings on the jobs, a window at a time (or all at once: SpilledFindings.all). */
+  jobFindings: SpilledFindings;
   manifest: Manifest<JobList>;
   /** Lets the file go (JobView.close), and the findings. */
   close(): void;
@@ -53,24 +53,6 @@ export interface WindowedRead {
  * a test watches to see that the read holds no window's findings once it is checked.
  */
 export const windowProbe: { checked?: (findings: readonly Diagnostic[]) => void } = {};
-
-/** Every diagnostic of a windowed read, in the whole read's order (loadManifest's): all of them at once. */
-export function allDiagnostics(read: Pick<WindowedRead, 'diagnostics' | 'jobFindings'>): Diagnostic[] {
-  const findings = read.jobFindings;
-  if (!(findings instanceof SpilledFindings)) throw new Error('not a windowed read');
-  const whole = wholeOf.get(findings);
-  if (whole === undefined) throw new Error('not a windowed read');
-  const schema: Diagnostic[] = [];
-  const rules: Diagnostic[] = [];
-  for (const w of findings.windows()) {
-    schema.push(...w.schema);
-    rules.push(...w.rules);
-  }
-  return whole(schema, rules);
-}
-
-/** How allDiagnostics puts every window's findings together: the whole read's way. */
-const wholeOf = new WeakMap<SpilledFindings, (schema: Diagnostic[], rules: Diagnostic[]) => Diagnostic[]>();
 
 /**
  * `file` read through its job index, or undefined where the whole read must do: a UTF-16 file
@@ -196,8 +178,8 @@ async function checkWindows(
       return whole(w.schema.filter(on), w.rules.filter(on), on);
     },
     [...kept, ...found].filter((d) => !onNoJob(d)),
+    (schema, rules) => whole(schema, rules, () => true),
   );
-  wholeOf.set(spill, (schema, rules) => whole(schema, rules, () => true));
   return { diagnostics: whole(spill.loose.schema, spill.loose.rules, onNoJob), fileLevel };
 }
 
