@@ -47,6 +47,12 @@ export interface WindowedLoadOptions extends LoadOptions {
   windowedFrom: number;
   /** Jobs a window holds (job-view.ts's WINDOW_JOBS when absent); tests make them few. */
   windowJobs?: number;
+  /**
+   * The path whose temporary the read's findings are kept in (spilled-findings.ts): the input's
+   * result.json, whose stray temporaries (a process killed) the next report write removes.
+   * Beside the input when absent.
+   */
+  findingsBeside?: string;
 }
 
 export interface LoadResult<Jobs extends JobList = ManifestJob[]> extends ReadResult<Jobs> {
@@ -135,7 +141,7 @@ export async function loadManifest(
 async function readBig(file: string, opts: WindowedLoadOptions): Promise<LoadResult<JobList> | undefined> {
   if ((await stat(file)).size < opts.windowedFrom) return undefined;
   const { readWindowed } = await import('./csv/windowed-read.js');
-  const read = await readWindowed(file, opts.csv, opts.windowJobs);
+  const read = await readWindowed(file, opts.csv, opts.windowJobs, opts.findingsBeside);
   if (read === undefined) return undefined;
   const { manifest, diagnostics, jobFindings } = read;
   return {

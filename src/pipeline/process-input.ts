@@ -238,6 +238,7 @@ export async function prepareInput(
     defaultDeliveryMethod: plan.defaultDeliveryMethod,
     windowedFrom: windowedRead.fromBytes,
     ...(windowedRead.windowJobs === undefined ? {} : { windowJobs: windowedRead.windowJobs }),
+    findingsBeside: reportPaths(file).json,
   });
   const usage = read.diagnostics.find((d) => USAGE_CODES.has(d.code));
   if (usage) return { file, unreadable: { file, status: 'unreadable', problem: usage.message, planned: new Map() } };

@@ -21,7 +21,9 @@ type AssembleAll = (schema: Diagnostic[], rules: Diagnostic[]) => Diagnostic[];
  * checked, so that a file whose every row is faulty holds none of them while later windows are
  * checked, nor afterwards: its findings grow with its rows, and a run's memory must not. They go
  * to a private temporary file beside the input (SpoolFile: made exclusively, 0600, removed by
- * close() or as the process exits), one JSON record a window, and come back a window at a time,
+ * close() or as the process exits; a run names it as a temporary of the input's result.json, so
+ * that one a killed process left goes with that report's other strays), one JSON record a
+ * window, and come back a window at a time,
  * put together as the whole read has them (`assemble`: which of them to keep needs the whole file,
  * known only once every window is checked). In memory: per job whether it has an error, per
  * window where its record is, and the findings on no job (a file's, not a row's).

@@ -57,12 +57,14 @@ export const windowProbe: { checked?: (findings: readonly Diagnostic[]) => void 
 /**
  * `file` read through its job index, or undefined where the whole read must do: a UTF-16 file
  * (no index), a file that stops parsing or holds no job (its diagnostics are the whole read's,
- * and it holds nothing to keep).
+ * and it holds nothing to keep). Its findings' temporary file is a temporary of `findingsBeside`'s
+ * name (the input's by default).
  */
 export async function readWindowed(
   file: string,
   csv: Partial<CsvLimits> | undefined,
   windowJobs = WINDOW_JOBS,
+  findingsBeside = file,
 ): Promise<WindowedRead | undefined> {
   let index: CsvJobIndex;
   try {
@@ -84,7 +86,7 @@ export async function readWindowed(
   );
   let findings: SpilledFindings | undefined;
   try {
-    findings = await SpilledFindings.create(file, index.jobCount, windowJobs);
+    findings = await SpilledFindings.create(findingsBeside, index.jobCount, windowJobs);
     const checked = await checkWindows(index, view, windowJobs, findings);
     repair = !checked.fileLevel;
     const origin = csvOriginOf(index.header.cells, 0, view.itemRows);
