@@ -11,11 +11,12 @@
  * the sandbox, --runs times (1), the sandbox reset before each. Prints each run's wall time, CPU
  * time and peak RSS, the spread, and the goal: peak RSS ≤ 512 MB.
  *
- * Options: --jobs N[,N…] (100000), --every K (1), --runs N (1), --concurrency N (8), --cli FILE
+ * Options: --jobs N[,N…] (100000), --every K (1), --partial (run --partial: the valid jobs are
+ * submitted, exit 1 still), --runs N (1), --concurrency N (8), --cli FILE
  * (another build's dist/cli/main.js, for before/after), --reports-cli FILE (after each size's
  * runs, one run of this build and one of FILE's on the same input: their result.json, result.csv
  * and errors.txt must say the same, timestamps aside; lib/same-reports.mjs).
- * Environment: BENCH_JOBS, BENCH_EVERY, BENCH_RUNS, BENCH_CONCURRENCY, BENCH_CLI, BENCH_REPORTS_CLI.
+ * Environment: BENCH_JOBS, BENCH_EVERY, BENCH_PARTIAL=1, BENCH_RUNS, BENCH_CONCURRENCY, BENCH_CLI, BENCH_REPORTS_CLI.
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -32,6 +33,7 @@ const SIZES = String(option('--jobs', 'BENCH_JOBS', 100000))
   .split(',')
   .map((n) => Number(n.replace(/_/g, '')));
 const EVERY = Number(option('--every', 'BENCH_EVERY', 1));
+const PARTIAL = process.argv.includes('--partial') || process.env.BENCH_PARTIAL === '1';
 const RUNS = Number(option('--runs', 'BENCH_RUNS', 1));
 const CONCURRENCY = Number(option('--concurrency', 'BENCH_CONCURRENCY', 8));
 const CLI = option('--cli', 'BENCH_CLI', join(root, 'dist/cli/main.js'));
@@ -59,12 +61,12 @@ async function benchSize(jobs, { assets, env }) {
   await spoil(file);
   const which = EVERY === 1 ? 'every job' : `one job in ${EVERY}`;
   console.log(
-    `htorder run of an input check refuses: ${jobs.toLocaleString('en')} jobs × ${LINES} reorder lines (CSV template), every line's quantity "x" in ${which}, concurrency ${CONCURRENCY}`,
+    `htorder run of an input check refuses: ${jobs.toLocaleString('en')} jobs × ${LINES} reorder lines (CSV template), every line's quantity "x" in ${which}, concurrency ${CONCURRENCY}${PARTIAL ? ', --partial' : ''}`,
   );
   const run = async (cli, at = file) => {
     await sandbox.admin.reset();
     const stateDir = await mkdtemp(join(work, 'state-'));
-    const r = await measureProcess([cli, 'run', at], {
+    const r = await measureProcess([cli, 'run', ...(PARTIAL ? ['--partial'] : []), at], {
       statsFile: stats,
       env: { ...env, HTORDER_STATE_DIR: stateDir },
       cwd: work,

@@ -47,6 +47,12 @@ export interface WindowedLoadOptions extends LoadOptions {
   windowedFrom: number;
   /** Jobs a window holds (job-view.ts's WINDOW_JOBS when absent); tests make them few. */
   windowJobs?: number;
+  /**
+   * The path whose temporary the read's findings are kept in (spilled-findings.ts): the input's
+   * result.json, whose stray temporaries (a process killed) the next report write removes.
+   * Beside the input when absent.
+   */
+  findingsBeside?: string;
 }
 
 export interface LoadResult<Jobs extends JobList = ManifestJob[]> extends ReadResult<Jobs> {
@@ -54,7 +60,10 @@ export interface LoadResult<Jobs extends JobList = ManifestJob[]> extends ReadRe
   input: { file: string; format?: ManifestFormat; sha256?: string };
   /** The preset a shop export given no mapping was recognised as and read through. */
   recognised?: RecognisedMapping;
-  /** A windowed read's: closes the file its jobs are read from (a job read later opens it for that read). */
+  /**
+   * A windowed read's: closes the file its jobs are read from (a job read later opens it for
+   * that read) and lets its jobFindings go.
+   */
   release?: () => void;
 }
 
@@ -132,10 +141,16 @@ export async function loadManifest(
 async function readBig(file: string, opts: WindowedLoadOptions): Promise<LoadResult<JobList> | undefined> {
   if ((await stat(file)).size < opts.windowedFrom) return undefined;
   const { readWindowed } = await import('./csv/windowed-read.js');
-  const read = await readWindowed(file, opts.csv, opts.windowJobs);
+  const read = await readWindowed(file, opts.csv, opts.windowJobs, opts.findingsBeside);
   if (read === undefined) return undefined;
-  const { manifest, diagnostics } = read;
-  return { input: { file, format: 'csv', sha256: manifest.sha256 }, manifest, diagnostics, release: read.close };
+  const { manifest, diagnostics, jobFindings } = read;
+  return {
+    input: { file, format: 'csv', sha256: manifest.sha256 },
+    manifest,
+    diagnostics,
+    jobFindings,
+    release: read.close,
+  };
 }
 
 /**

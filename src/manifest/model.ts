@@ -175,6 +175,27 @@ export interface CsvRead {
 export interface ReadResult<Jobs extends JobList = ManifestJob[]> {
   manifest?: Manifest<Jobs>;
   diagnostics: Diagnostic[];
+  /**
+   * A windowed read's findings on its jobs, kept out of memory and read back a window of jobs at
+   * a time (csv/spilled-findings.ts); `diagnostics` then holds only the findings on no job.
+   */
+  jobFindings?: JobFindings;
+}
+
+/**
+ * Findings on a manifest's jobs held outside memory: which jobs they refuse, and each job's
+ * findings, read back a window of jobs at a time, each job's in the order the read gives them.
+ */
+export interface JobFindings {
+  /** Whether job `j` has an error among its findings. */
+  refuses(j: number): boolean;
+  /**
+   * The findings on the jobs of job `j`'s window, by job (a job without any is absent): the
+   * first time a job of that window is asked for; undefined afterwards.
+   */
+  take(j: number): Map<number, Diagnostic[]> | undefined;
+  /** Lets them go (the temporary file they are kept in); nothing is read back afterwards. */
+  close(): void;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { LedgerEntry } from '../storage/ledger/model.js';
 import { extend } from '../core/extend.js';
 import { invalidJobs } from '../manifest/diagnostics.js';
-import type { Diagnostic, JobList, Manifest, ManifestJob } from '../manifest/model.js';
+import type { Diagnostic, JobFindings, JobList, Manifest, ManifestJob } from '../manifest/model.js';
 import type { ResolvedJob } from '../resolve/resolve-job.js';
 import type { Approval, HoldReason } from './guard-notes.js';
 import { jobHash } from './job-hash.js';
@@ -92,7 +92,11 @@ export type JobState = JobFacts &
   ({ readonly outcome: 'ready'; readonly resolved: Resolution } | { readonly outcome: Exclude<StageOutcome, 'ready'> });
 
 /** Check's verdict on every job of the manifest: the first state of each. */
-export function checkedJobs(manifest: Manifest<JobList>, diagnostics: readonly Diagnostic[]): JobState[] {
+export function checkedJobs(
+  manifest: Manifest<JobList>,
+  diagnostics: readonly Diagnostic[],
+  jobFindings?: JobFindings,
+): JobState[] {
   // A diagnostic not tied to one job (syntax, `version`, `defaults`) fails every job: a manifest is all or nothing.
   const { all, jobs: refused } = invalidJobs(diagnostics);
   // Hashed when first asked (the ledger look-up): the first jobs' lookups and dry runs are not
@@ -112,7 +116,7 @@ export function checkedJobs(manifest: Manifest<JobList>, diagnostics: readonly D
     const job = manifest.jobs.at(index) as ManifestJob;
     table.setOrderNumber(index, job.orderNumber);
     states[index] =
-      all || refused.has(index)
+      all || refused.has(index) || jobFindings?.refuses(index) === true
         ? (Object.defineProperties(keys.refusedJob(index), keys.refused) as unknown as JobState)
         : (Object.defineProperties(keys.checkedJob(index), keys.checked) as unknown as JobState);
   }

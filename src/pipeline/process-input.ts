@@ -244,6 +244,7 @@ export async function prepareInput(
     defaultDeliveryMethod: plan.defaultDeliveryMethod,
     windowedFrom: windowedRead.fromBytes,
     ...(windowedRead.windowJobs === undefined ? {} : { windowJobs: windowedRead.windowJobs }),
+    findingsBeside: reportPaths(file).json,
   });
   const usage = read.diagnostics.find((d) => USAGE_CODES.has(d.code));
   if (usage) return { file, unreadable: { file, status: 'unreadable', problem: usage.message, planned: new Map() } };
@@ -251,11 +252,19 @@ export async function prepareInput(
   let begun: Promise<Begun> | undefined;
   const begin = (): Promise<Begun> => {
     begun ??= (async () => {
-      const { input, recognised, diagnostics } = read;
+      const { input, recognised, diagnostics, jobFindings } = read;
       // Check's findings are the report's from now on, each job's held until the job ends
       // (JobReporter.endChecked): the read lets go of them.
       read.diagnostics = [];
-      const checked = checkedReport({ command: plan.command, input, recognised, manifest, diagnostics, startedAt });
+      const checked = checkedReport({
+        command: plan.command,
+        input,
+        recognised,
+        manifest,
+        diagnostics,
+        ...(jobFindings === undefined ? {} : { jobFindings }),
+        startedAt,
+      });
       // Without a manifest there are no jobs, and nothing renders one.
       const reporter = new JobReporter(checked, manifest as Manifest<JobList>);
       // Beside the file read: watch's private copy, not the drop folder.
@@ -274,7 +283,7 @@ export async function prepareInput(
     })();
     return begun;
   };
-  const jobs = manifest && manifest.jobs.length > 0 ? checkedJobs(manifest, read.diagnostics) : [];
+  const jobs = manifest && manifest.jobs.length > 0 ? checkedJobs(manifest, read.diagnostics, read.jobFindings) : [];
   return { file, read, jobs, begin };
 }
 

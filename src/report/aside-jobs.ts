@@ -1,4 +1,4 @@
-import { SpoolFile } from './spool-file.js';
+import { SpoolFile } from '../storage/spool-file.js';
 
 /**
  * The ended jobs a report spool could not hold in memory while an earlier job still runs: each

@@ -2,7 +2,15 @@ import { invalidJobs, isError } from '../manifest/diagnostics.js';
 import { itemRowOf } from '../manifest/csv/item-rows.js';
 import { jobIfReadable } from '../manifest/csv/job-view.js';
 import { itemIndexOf, jobIndexOf } from '../manifest/field-path.js';
-import type { Diagnostic, JobList, Manifest, ManifestFormat, SkippedRows, SourceLocation } from '../manifest/model.js';
+import type {
+  Diagnostic,
+  JobFindings,
+  JobList,
+  Manifest,
+  ManifestFormat,
+  SkippedRows,
+  SourceLocation,
+} from '../manifest/model.js';
 import { VERSION } from '../core/version.js';
 import { builtItems, itemCount, itemDeferrer, type ItemSource } from './lazy-items.js';
 import {
@@ -30,6 +38,8 @@ export interface BuildReportInput {
   recognised?: { preset: string; matchedColumns: string[] };
   manifest?: Manifest<JobList>;
   diagnostics: readonly Diagnostic[];
+  /** A windowed read's findings on its jobs (LoadResult.jobFindings), besides `diagnostics`. */
+  jobFindings?: JobFindings;
   startedAt: Date;
   finishedAt?: Date;
 }
@@ -95,9 +105,14 @@ export function checkedReport(x: BuildReportInput): CheckedReport {
     if (list === undefined) findings.set(j, [d]);
     else list.push(d);
   }
+  // A windowed read's come a window at a time, as its first job is made: each held, as the read's
+  // own are, until its job is let go (forget).
+  const jobFindings = x.jobFindings;
   const job = (j: number, orderNumber?: string): JobResult => {
     if (j >= manifestJobs) return skippedResult(skipped[j - manifestJobs], j, findings.get(j), file);
-    const status: JobStatus = fileLevelError || badJobs.has(j) ? 'invalid' : 'valid';
+    const taken = jobFindings?.take(j);
+    if (taken !== undefined) for (const [k, list] of taken) findings.set(k, list);
+    const status: JobStatus = fileLevelError || badJobs.has(j) || jobFindings?.refuses(j) ? 'invalid' : 'valid';
     // A windowed read's file changed since: the job's values are gone but what its state knows.
     const mj = manifest && jobIfReadable(manifest.jobs, j);
     const result = defer({

@@ -6,7 +6,7 @@ import { addToSummary, emptySummary } from './build-report.js';
 import { itemCount } from './lazy-items.js';
 import { JOB_STATUSES, type JobResult, type JobStatus, type ReportSummary, type ResultReport } from './model.js';
 import type { ReportPaths } from './report-paths.js';
-import { SpoolFile } from './spool-file.js';
+import { SpoolFile } from '../storage/spool-file.js';
 import { formatReportError, jobErrors } from './write-errors-txt.js';
 import { BATCH_JOBS, batchJson, jobsSeparator, resultJsonHead, resultJsonTail } from './write-result-json.js';
 

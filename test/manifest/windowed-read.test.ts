@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { loadManifest } from '../../src/manifest/load-manifest.js';
 import { readWindowed } from '../../src/manifest/csv/windowed-read.js';
 import { itemCountOf, itemRowOf, jobCountOf } from '../../src/manifest/csv/item-rows.js';
-import { formatPath } from '../../src/manifest/field-path.js';
+import { formatPath, jobIndexOf } from '../../src/manifest/field-path.js';
+import { invalidJobs } from '../../src/manifest/diagnostics.js';
+import { buildReport } from '../../src/report/build-report.js';
 import type { JobList, LoadResult, ManifestJob } from '../../src/index.js';
 import { tempFiles } from '../support/temp-files.js';
 import { bytesOf, csvText, sampleArb } from '../support/csv-samples.js';
@@ -40,11 +42,27 @@ async function expectSameAsWholeRead(file: string, windowJobs: number): Promise<
     return;
   }
   try {
-    const { manifest, diagnostics } = read;
+    const { manifest } = read;
     const want = whole.manifest;
     expect(want).toBeDefined();
     if (want === undefined) return;
-    expect(diagnostics).toEqual(whole.diagnostics);
+    expect(read.jobFindings.all()).toEqual(whole.diagnostics);
+    // As a run takes them: those on no job at once, the jobs' a window at a time (each window
+    // put together on its own), the jobs they refuse, and the report check makes of them.
+    expect(read.diagnostics).toEqual(whole.diagnostics.filter((d) => jobIndexOf(d.field) === undefined));
+    const { all, jobs: refused } = invalidJobs(whole.diagnostics);
+    if (!all)
+      for (let j = 0; j < want.jobs.length; j++) expect([j, read.jobFindings.refuses(j)]).toEqual([j, refused.has(j)]);
+    const report = (x: Pick<Parameters<typeof buildReport>[0], 'manifest' | 'diagnostics' | 'jobFindings'>) =>
+      buildReport({
+        command: 'plan',
+        input: { file, format: 'csv', sha256: want.sha256 },
+        startedAt: new Date(0),
+        ...x,
+      });
+    expect(report({ manifest, diagnostics: read.diagnostics, jobFindings: read.jobFindings })).toEqual(
+      report({ manifest: want, diagnostics: whole.diagnostics }),
+    );
     expect(manifest.sha256).toBe(want.sha256);
     expect(manifest.jobs.length).toBe(want.jobs.length);
     // Backwards, then in order: windows read again after being let go are the same jobs.
@@ -101,7 +119,8 @@ describe('readWindowed', () => {
       }),
       { numRuns: 120 },
     );
-  });
+    // Each sample is read twice and reported twice: some 15 s alone, twice that beside other work.
+  }, 90_000);
 
   it('repairs, compares order numbers across windows and reports spreadsheet damage as the whole read does', async () => {
     let n = 0;
@@ -117,7 +136,7 @@ describe('readWindowed', () => {
       ),
       { numRuns: 60 },
     );
-  });
+  }, 90_000);
 
   it('keeps the first 1,000 findings of a code in file order and sums up the rest, as the whole read', async () => {
     // Rows of 1,200 orders, every one a row too short, scattered so windows hold rows from all over the file.

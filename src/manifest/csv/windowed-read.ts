@@ -10,11 +10,20 @@
  * and sums up the rest; a window reports all of its own, so the check keeps each code's first
  * ones by row (a row's findings are one window's) and counts the rest.
  *
+ * A window's schema and rule findings are written out as it is checked (spilled-findings.ts) and
+ * read back a window at a time: a file whose every row is faulty holds none of them in memory.
+ * Which of them the whole read keeps needs the whole file (a code over its cap makes a file-level
+ * error, which drops every rule finding), so each window is put together as the whole read has it
+ * only once every window is checked, from what is kept in memory (the header's findings, the
+ * builder's first of each code and its summaries, the index's problems, the findings on no job):
+ * a rule finding restating an error is one on the same job, or under an error on no job.
+ *
  * Order numbers: the index already made one job of the rows of each order number as written, so
  * two jobs can share one only in NFC (uniqueOrderNumber), and then one of them is not in NFC.
  * The check notes the NFC forms of those (almost always none) and, only if there are any,
  * compares the jobs with those forms in a second pass: no map of every order number.
  */
+import { jobIndexOf } from '../field-path.js';
 import type { Diagnostic, JobList, Manifest, SourceMap } from '../model.js';
 import { validateDocument } from '../schema/validate.js';
 import { sortDiagnostics } from '../diagnostics.js';
@@ -27,23 +36,35 @@ import { type CsvJobIndex, indexCsvJobs, JobIndexUnsupported, type JobReaderSync
 import { JobView, WINDOW_JOBS } from './job-view.js';
 import { csvOriginOf } from './item-rows.js';
 import { MAX_DIAGNOSTICS_PER_CODE, moreOfCode } from './document-builder.js';
+import { SpilledFindings, type WindowFindings } from './spilled-findings.js';
 
 export interface WindowedRead {
+  /** The findings on no job (the header's, a file-level error's), in the whole read's order. */
   diagnostics: Diagnostic[];
+  /** The findings on the jobs, a window at a time (or all at once: SpilledFindings.all). */
+  jobFindings: SpilledFindings;
   manifest: Manifest<JobList>;
-  /** Lets the file go (JobView.close). */
+  /** Lets the file go (JobView.close), and the findings. */
   close(): void;
 }
 
 /**
+ * @internal Told of each window's findings as they are made, before they are written out: what
+ * a test watches to see that the read holds no window's findings once it is checked.
+ */
+export const windowProbe: { checked?: (findings: readonly Diagnostic[]) => void } = {};
+
+/**
  * `file` read through its job index, or undefined where the whole read must do: a UTF-16 file
  * (no index), a file that stops parsing or holds no job (its diagnostics are the whole read's,
- * and it holds nothing to keep).
+ * and it holds nothing to keep). Its findings' temporary file is a temporary of `findingsBeside`'s
+ * name (the input's by default).
  */
 export async function readWindowed(
   file: string,
   csv: Partial<CsvLimits> | undefined,
   windowJobs = WINDOW_JOBS,
+  findingsBeside = file,
 ): Promise<WindowedRead | undefined> {
   let index: CsvJobIndex;
   try {
@@ -63,8 +84,10 @@ export async function readWindowed(
     },
     windowJobs,
   );
+  let findings: SpilledFindings | undefined;
   try {
-    const checked = checkWindows(index, view, windowJobs);
+    findings = await SpilledFindings.create(findingsBeside, index.jobCount, windowJobs);
+    const checked = await checkWindows(index, view, windowJobs, findings);
     repair = !checked.fileLevel;
     const origin = csvOriginOf(index.header.cells, 0, view.itemRows);
     if (index.read !== undefined) origin.read = index.read;
@@ -76,27 +99,35 @@ export async function readWindowed(
       sources: view.sources,
       csv: origin,
     };
-    return { diagnostics: checked.diagnostics, manifest, close: () => view.close() };
+    const jobFindings = findings;
+    const close = () => {
+      view.close();
+      jobFindings.close();
+    };
+    return { diagnostics: checked.diagnostics, jobFindings, manifest, close };
   } catch (err) {
     view.close();
+    findings?.close();
     throw err;
   }
 }
 
-/** Every window's builder, schema and rules findings, put together as the whole read does. */
-function checkWindows(
+/**
+ * Every window's builder, schema and rules findings, put together as the whole read does: the
+ * findings on no job returned, those on the jobs written out to `spill` as each window is checked.
+ */
+async function checkWindows(
   index: CsvJobIndex,
   view: JobView,
   windowJobs: number,
-): { diagnostics: Diagnostic[]; fileLevel: boolean } {
+  spill: SpilledFindings,
+): Promise<{ diagnostics: Diagnostic[]; fileLevel: boolean }> {
   const headerCount = index.headerDiagnostics ?? index.diagnostics.length;
   const header = index.diagnostics.slice(0, headerCount);
   const problems = index.diagnostics.slice(headerCount);
   const built = new FirstPerCode(MAX_DIAGNOSTICS_PER_CODE, index.file);
   for (const d of header) built.count(d);
-  const schema: Diagnostic[] = [];
   const unique: Finding[] = [];
-  const rules: Diagnostic[] = [];
   const decomposed = new Set<string>();
   const reader = openJobsSync(index);
   try {
@@ -105,6 +136,7 @@ function checkWindows(
       for (const d of w.diagnostics) built.add(d);
       const local: SourceMap = { locate: (path) => w.sources.locate(shifted(path, from) as string) };
       local.locateKey = local.locate;
+      const schema: Diagnostic[] = [];
       for (const d of validateDocument({ doc: { version: 1, jobs: w.doc }, sources: local }))
         schema.push({ ...d, field: shifted(d.field, from) });
       const found: Finding[] = [];
@@ -113,21 +145,44 @@ function checkWindows(
         if (typeof n === 'string' && n.normalize('NFC') !== n) decomposed.add(n.normalize('NFC'));
         runJobRules(w.jobs[i], from + i, found);
       }
-      for (const f of found) rules.push(located(f, w.sources));
+      const rules = found.map((f) => located(f, w.sources));
+      windowProbe.checked?.([...schema, ...rules]);
+      await spill.add(from, schema, rules);
     }
     if (decomposed.size > 0) sameInNfc(index, reader, windowJobs, decomposed, view.sources, unique);
   } finally {
     reader.close();
   }
-  const diagnostics = [...header, ...built.kept(), ...built.summaries(), ...problems, ...schema];
-  const fileLevel = hasFileLevelError(diagnostics);
-  const restated = restatesErrorOf(diagnostics);
-  for (const f of unique) {
-    const d = located(f, view.sources);
-    if (!restated(d.field)) diagnostics.push(d);
-  }
-  if (!fileLevel) for (const d of rules) if (!restated(d.field)) diagnostics.push(d);
-  return { diagnostics: sortDiagnostics(diagnostics), fileLevel };
+  // Kept in memory: a few of each code, the file's own, and the findings on no job.
+  const kept = [...header, ...built.kept(), ...built.summaries(), ...problems];
+  const fileLevel = hasFileLevelError(kept) || hasFileLevelError(spill.loose.schema);
+  const found = unique.map((f) => located(f, view.sources));
+  // The findings of some jobs as the whole read has them, from their schema and rule findings
+  // (`schema`, `rules`, in the order made) and those of `kept` and `found` that `on` names.
+  const whole = (schema: readonly Diagnostic[], rules: readonly Diagnostic[], on: (d: Diagnostic) => boolean) => {
+    const diagnostics = [...kept.filter(on), ...schema];
+    // An error on no job restates a finding under it; any other, only one on its own job.
+    const restated = restatesErrorOf([...kept, ...spill.loose.schema, ...schema]);
+    for (const d of found) if (on(d) && !restated(d.field)) diagnostics.push(d);
+    if (!fileLevel) for (const d of rules) if (!restated(d.field)) diagnostics.push(d);
+    return sortDiagnostics(diagnostics);
+  };
+  const onNoJob = (d: Diagnostic) => jobIndexOf(d.field) === undefined;
+  const inWindow =
+    ({ from, to }: WindowFindings) =>
+    (d: Diagnostic) => {
+      const j = jobIndexOf(d.field);
+      return j !== undefined && j >= from && j < to;
+    };
+  spill.done(
+    (w) => {
+      const on = inWindow(w);
+      return whole(w.schema.filter(on), w.rules.filter(on), on);
+    },
+    [...kept, ...found].filter((d) => !onNoJob(d)),
+    (schema, rules) => whole(schema, rules, () => true),
+  );
+  return { diagnostics: whole(spill.loose.schema, spill.loose.rules, onNoJob), fileLevel };
 }
 
 /** uniqueOrderNumber's findings, among the jobs whose order number is one of `forms` in NFC. */

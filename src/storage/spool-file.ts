@@ -1,6 +1,6 @@
-import { readSync } from 'node:fs';
+import { lstatSync, readSync, rmSync } from 'node:fs';
 import { type FileHandle, lstat, open, rm } from 'node:fs/promises';
-import { temporaryName } from '../storage/atomic-write.js';
+import { temporaryName } from './atomic-write.js';
 
 /** Bytes read back per call: enough to make each read worth it, little enough to reuse one buffer. */
 const READ_BYTES = 1 << 20;
@@ -85,6 +85,17 @@ export class SpoolFile {
     } finally {
       await this.handle.close();
     }
+  }
+
+  /**
+   * remove() for a process that is exiting ('exit' listeners run no promise): the name removed
+   * when it is still this file's; the descriptor goes with the process.
+   */
+  removeAtExit(): void {
+    if (this.gone) return;
+    this.gone = true;
+    const named = lstatSync(this.path, { throwIfNoEntry: false });
+    if (named !== undefined && named.dev === this.dev && named.ino === this.ino) rmSync(this.path, { force: true });
   }
 
   private async named(): Promise<boolean> {
