@@ -19,19 +19,15 @@
  * Environment: BENCH_JOBS, BENCH_EVERY, BENCH_PARTIAL=1, BENCH_RUNS, BENCH_CONCURRENCY, BENCH_CLI, BENCH_REPORTS_CLI.
  */
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { demoRunEnv, orderableAssets } from './lib/demo-account.mjs';
 import { writeRunManifest } from './lib/run-manifest.mjs';
 import { reportDifference } from './lib/same-reports.mjs';
-import { startSandbox } from '../dist/sandbox/index.js';
+import { jobSizes, onSandbox } from './lib/sandbox-sizes.mjs';
 import { load, measureProcess, megabytes, option, seconds, spread } from './lib/measure.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const SIZES = String(option('--jobs', 'BENCH_JOBS', 100000))
-  .split(',')
-  .map((n) => Number(n.replace(/_/g, '')));
+const SIZES = jobSizes(100000);
 const EVERY = Number(option('--every', 'BENCH_EVERY', 1));
 const PARTIAL = process.argv.includes('--partial') || process.env.BENCH_PARTIAL === '1';
 const RUNS = Number(option('--runs', 'BENCH_RUNS', 1));
@@ -40,22 +36,13 @@ const CLI = option('--cli', 'BENCH_CLI', join(root, 'dist/cli/main.js'));
 const REPORTS_CLI = option('--reports-cli', 'BENCH_REPORTS_CLI', undefined);
 const LINES = 5;
 const RSS_GOAL = 512 * 1024 * 1024;
-if (SIZES.some((n) => !Number.isSafeInteger(n) || n < 1)) throw new Error('--jobs: one or more positive numbers');
 if (!Number.isSafeInteger(EVERY) || EVERY < 1) throw new Error('--every: a positive number');
 
-const sandbox = await startSandbox({ port: 0 });
-const work = await mkdtemp(join(tmpdir(), 'htorder-bench-invalid-'));
-const stats = join(work, 'stats.json');
-try {
-  const assets = await orderableAssets(sandbox, LINES);
-  const env = demoRunEnv(sandbox, CONCURRENCY);
-  for (const jobs of SIZES) await benchSize(jobs, { assets, env });
-} finally {
-  await sandbox.close();
-  await rm(work, { recursive: true, force: true });
-}
+await onSandbox('invalid', { lines: LINES, concurrency: CONCURRENCY }, async (bench) => {
+  for (const jobs of SIZES) await benchSize(jobs, bench);
+});
 
-async function benchSize(jobs, { assets, env }) {
+async function benchSize(jobs, { sandbox, work, stats, assets, env }) {
   const file = join(work, 'orders.csv');
   await writeRunManifest(file, { format: 'csv', tag: `I${jobs}`, jobs, lines: LINES, assets });
   await spoil(file);
@@ -72,8 +59,10 @@ async function benchSize(jobs, { assets, env }) {
       cwd: work,
     });
     await rm(stateDir, { recursive: true, force: true });
-    // Exit 1: the input is invalid, as it should be; anything else is a failure of the run.
-    if (r.code !== 1) throw new Error(`htorder run exited ${r.code}:\n${r.stderr.slice(0, 2000)}`);
+    // Exit 1 with the input's summary: it is invalid, as it should be; anything else (a build
+    // that cannot start exits 1 too) is a failure of the run.
+    if (r.code !== 1 || !r.stderr.includes(`${jobs} jobs: `))
+      throw new Error(`htorder run exited ${r.code} without the input's summary:\n${r.stderr.slice(0, 2000)}`);
     return r;
   };
   const rss = [];

@@ -14,39 +14,26 @@
  * Environment: BENCH_JOBS, BENCH_RUNS, BENCH_CONCURRENCY, BENCH_CLI, BENCH_BASE.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { demoRunEnv, orderableAssets } from './lib/demo-account.mjs';
 import { writeRunManifest } from './lib/run-manifest.mjs';
-import { startSandbox } from '../dist/sandbox/index.js';
+import { jobSizes, onSandbox } from './lib/sandbox-sizes.mjs';
 import { load, measureProcess, megabytes, option, seconds } from './lib/measure.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const SIZES = String(option('--jobs', 'BENCH_JOBS', 100000))
-  .split(',')
-  .map((n) => Number(n.replace(/_/g, '')));
+const SIZES = jobSizes(100000);
 const RUNS = Number(option('--runs', 'BENCH_RUNS', 1));
 const CONCURRENCY = Number(option('--concurrency', 'BENCH_CONCURRENCY', 8));
 const CLI = option('--cli', 'BENCH_CLI', join(root, 'dist/cli/main.js'));
 const BASE = option('--base', 'BENCH_BASE', undefined);
 const LINES = 5;
 const RSS_GOAL = 512 * 1024 * 1024;
-if (SIZES.some((n) => !Number.isSafeInteger(n) || n < 1)) throw new Error('--jobs: one or more positive numbers');
 
-const sandbox = await startSandbox({ port: 0 });
-const work = await mkdtemp(join(tmpdir(), 'htorder-bench-plan-'));
-const stats = join(work, 'stats.json');
-try {
-  const assets = await orderableAssets(sandbox, LINES);
-  const env = demoRunEnv(sandbox, CONCURRENCY);
-  for (const jobs of SIZES) await benchSize(jobs, { assets, env });
-} finally {
-  await sandbox.close();
-  await rm(work, { recursive: true, force: true });
-}
+await onSandbox('plan', { lines: LINES, concurrency: CONCURRENCY }, async (bench) => {
+  for (const jobs of SIZES) await benchSize(jobs, bench);
+});
 
-async function benchSize(jobs, { assets, env }) {
+async function benchSize(jobs, { sandbox, work, stats, assets, env }) {
   const file = join(work, 'orders.csv');
   await writeRunManifest(file, { format: 'csv', tag: `P${jobs}`, jobs, lines: LINES, assets });
   console.log(
