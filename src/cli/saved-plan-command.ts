@@ -11,7 +11,13 @@ import { amountText } from '../core/money.js';
 import { printable } from '../core/printable.js';
 import { VERSION } from '../core/version.js';
 import type { InputOutcome, PipelineContext } from '../pipeline/process-input.js';
-import { type PlannedInput, type PlannedJob, type SavedPlan, savedPlanText } from '../pipeline/saved-plan.js';
+import {
+  type PlanCheck,
+  type PlannedInput,
+  type PlannedJob,
+  type SavedPlan,
+  savedPlanText,
+} from '../pipeline/saved-plan.js';
 import { writeFileAtomic } from '../storage/atomic-write.js';
 import type { CommandIo } from './command-io.js';
 import { formatInputOutcome } from './format-outcome.js';
@@ -143,30 +149,11 @@ export async function runApply(input: ApplyInput, io: CommandIo): Promise<number
     }
     if (context.account !== plan.account)
       return refuse(`the plan is for account ${plan.account}, not ${context.account}`);
-    const { processInput } = await import('../pipeline/process-input.js');
     const tolerance = input.tolerance ?? 0;
     const checkOf = (p: PlannedInput) => ({ jobs: new Map(p.jobs.map((j) => [j.orderNumber, j])), tolerance });
-    // First every input as a plan: a refusal of any sends nothing of all. Each outcome is said
-    // as it is done, while its report's jobs can still be read (keepJobs: false lets them go).
-    for (const p of plan.inputs) {
-      let said = '';
-      const onOutcome = (o: InputOutcome) => {
-        said = formatInputOutcome(o, 'plan');
-      };
-      const o = await processInput(p.file, {
-        ...context,
-        command: 'plan',
-        planned: checkOf(p),
-        keepJobs: false,
-        hooks: { onOutcome },
-      });
-      if (o.status === 'invalid' || o.status === 'unreadable' || o.status === 'unavailable') {
-        io.stderr.write(said);
-        return o.status === 'unavailable'
-          ? ExitCode.Unavailable
-          : refuse(`${p.file} no longer matches the plan (see above)`);
-      }
-    }
+    const refused = await planAgain(plan.inputs, { ...context, checkOf }, io, refuse);
+    if (refused !== undefined) return refused;
+    const { processInput } = await import('../pipeline/process-input.js');
     const outcomes: InputOutcome[] = [];
     // --json lists every job: each input's rows wait in a file, not in memory (json-job-rows.ts).
     rows = input.json ? await JsonJobRows.open() : undefined;
@@ -186,6 +173,36 @@ export async function runApply(input: ApplyInput, io: CommandIo): Promise<number
     await rows?.close();
     await pipeline.close();
   }
+}
+
+/**
+ * apply's first pass: every input planned again and held to the plan (`checkOf`), so that a
+ * refusal of any sends nothing of all. The first that no longer matches is said (its summary,
+ * made as it ended, while its report's jobs could still be read) and its exit code returned;
+ * undefined when every input matches.
+ */
+async function planAgain(
+  inputs: readonly PlannedInput[],
+  { checkOf, ...context }: PipelineContext & { checkOf: (p: PlannedInput) => PlanCheck },
+  io: CommandIo,
+  refuse: (why: string) => number,
+): Promise<number | undefined> {
+  const { processInput } = await import('../pipeline/process-input.js');
+  for (const p of inputs) {
+    let said = '';
+    const onOutcome = (o: InputOutcome) => {
+      said = formatInputOutcome(o, 'plan');
+    };
+    const ctx = { ...context, command: 'plan' as const, planned: checkOf(p), keepJobs: false, hooks: { onOutcome } };
+    const o = await processInput(p.file, ctx);
+    if (o.status === 'invalid' || o.status === 'unreadable' || o.status === 'unavailable') {
+      io.stderr.write(said);
+      return o.status === 'unavailable'
+        ? ExitCode.Unavailable
+        : refuse(`${p.file} no longer matches the plan (see above)`);
+    }
+  }
+  return undefined;
 }
 
 /** A plan this large is not one `plan --out` wrote (about 150 bytes per job). */

@@ -299,6 +299,7 @@ const COMMANDS: Record<string, Entry> = {
   'npm run bench:spool': { skip: 'a benchmark of a million-job report; its script is checked to exist' },
   'npm run bench:job-index': { skip: "a benchmark of a million-job CSV's index; its script is checked to exist" },
   'npm run bench:invalid': { skip: 'a benchmark of a 100,000-job run of invalid jobs; its script is checked to exist' },
+  'npm run bench:plan': { skip: 'a benchmark of three plans of 100,000 jobs; its script is checked to exist' },
   'npm run typecheck': { skip: '.ci/run runs it; its script is checked to exist' },
   'npm run deps': { skip: '.ci/run runs it (dependency-cruiser over src/); its script is checked to exist' },
   'npm run lint': { skip: '.ci/run runs it; its script is checked to exist' },
