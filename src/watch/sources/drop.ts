@@ -148,9 +148,14 @@ export abstract class Drop<C, G> implements DropSource {
 
   async init(): Promise<void> {
     assertLayout(this.layout, this.needsStability ? 'folder' : 'prefix');
-    await this.open();
-    await this.checkMark(this.options.ledger?.replace === true);
-    this.work = await makeWorkFolder(this.options.workDir);
+    try {
+      await this.open();
+      await this.checkMark(this.options.ledger?.replace === true);
+      this.work = await makeWorkFolder(this.options.workDir);
+    } catch (err) {
+      await this.closeStore().catch(() => undefined); // refused or unusable, it holds nothing (not left to the GC)
+      throw err;
+    }
   }
 
   /** Throws DropTakenError when the location is marked as another ledger's (made ours when it has no mark). */
