@@ -165,5 +165,7 @@ class HeldInputs {
       const gone = await pruneApprovalNotes(ledger, account, this.opts.clock.now(), (_, sha) => held.has(sha));
       if (gone > 0) this.opts.logger.info({ account, inputs: gone }, 'removed old approval notes');
     }
+    // Said whatever was removed: housekeeping that ran, found nothing old and removed nothing shows too.
+    this.opts.logger.debug({ accounts: this.owners.size }, 'looked for old approval notes');
   }
 }

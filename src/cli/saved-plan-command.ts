@@ -33,17 +33,14 @@ export interface SavedInput {
 
 /**
  * What `plan --out` keeps of one input's outcome: its valid jobs' requests, in the input's
- * order, and the account's currency where a job was priced. Read while the input's report's
- * jobs can still be read (hooks.onOutcome); undefined for an input with no bytes to hold a
- * plan to (unreadable).
+ * order, and the account's currency where a job was priced; undefined for an input with no
+ * bytes to hold a plan to (unreadable). The requests are the jobs' end records' (JobEnd.planned,
+ * kept for the valid jobs only, in the input's order): no job's result is read back from the
+ * report for its status.
  */
 export function plannedInputOf(o: InputOutcome): SavedInput | undefined {
   if (!o.report?.input.sha256) return undefined;
-  const jobs: PlannedJob[] = [];
-  for (const job of o.report.jobs) {
-    const planned = job.status === 'valid' ? o.planned.get(job.index) : undefined;
-    if (planned) jobs.push(planned);
-  }
+  const jobs: PlannedJob[] = [...o.planned.values()];
   const input = { file: resolve(o.file), sha256: o.report.input.sha256, jobs };
   return jobs.length > 0 && o.currency !== undefined ? { input, currency: o.currency } : { input };
 }

@@ -1,4 +1,5 @@
 import { type JobState, STAGE_OUTCOMES, type StageOutcome } from './job-state.js';
+import { jobStatus } from './job-status.js';
 import { type PlannedJob, requestOf } from './saved-plan.js';
 import { Interned } from './job-table.js';
 import { StringColumn } from './string-column.js';
@@ -26,8 +27,10 @@ export interface JobEnd {
 }
 
 /**
- * The record kept of `job`; with `keepRequest` (`plan --out`) also the fingerprint of the
- * request a saved plan needs.
+ * The record kept of `job`; with `keepRequest` (`plan --out`) also, for a job that ends valid,
+ * the fingerprint of the request a saved plan needs. The status is the report's (jobStatus, of
+ * the state the report's result is rendered from), so a saved plan holds the valid jobs without
+ * reading the report's results back.
  */
 export function jobEnd(job: JobState, keepRequest: boolean): JobEnd {
   const resolved = job.resolved;
@@ -37,7 +40,7 @@ export function jobEnd(job: JobState, keepRequest: boolean): JobEnd {
     (job.unavailable ? UNAVAILABLE : 0) |
     (job.approval !== undefined ? APPROVED : 0) |
     (job.ledger?.entry !== undefined ? RECORDED : 0);
-  if (keepRequest && resolved) {
+  if (keepRequest && resolved && jobStatus(job.outcome) === 'valid') {
     const planned = {
       orderNumber: resolved.orderNumber,
       request: requestOf(resolved),

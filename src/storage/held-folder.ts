@@ -56,7 +56,13 @@ export class HeldFolder {
       if (code === 'ELOOP' || code === 'ENOTDIR' || code === 'ENOENT') return undefined;
       throw err;
     }
-    const info = await handle.stat();
+    let info: Stats;
+    try {
+      info = await handle.stat();
+    } catch (err) {
+      await handle.close();
+      throw err;
+    }
     const proc = `/proc/self/fd/${handle.fd}`;
     // The handle's own entry in /proc leads to the held folder: then names are resolved from it.
     const viaProc = await stat(proc).then(

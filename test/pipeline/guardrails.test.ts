@@ -320,6 +320,32 @@ describe('saved plans: plan --out, then apply', () => {
     expect(await creates()).toBe(3);
   });
 
+  it('saves the jobs plan reports valid, in the input’s order: none waiting for approval, none refused', async () => {
+    const file = await h.write(
+      'mixed.yaml',
+      manifest([
+        { orderNumber: 'MX-1', items: ITEMS.reorder },
+        { orderNumber: 'MX-2', items: ITEMS.print },
+        { orderNumber: 'MX-3', items: ITEMS.tooFew },
+        { orderNumber: 'MX-4', items: ITEMS.reorder },
+        { orderNumber: 'MX-5', items: ITEMS.reorder.replace('quantity: 50', 'quantity: 0') },
+      ]),
+    );
+    const planFile = `${h.workDir}/plan.json`;
+    // The print job costs more than a reorder: over the limit, it waits for an approval.
+    await h.cli('plan', [file], { out: planFile, env: { HTORDER_MAX_JOB_COST: '200' } });
+    const statuses = (await h.report(file)).jobs.map((j) => [j.orderNumber, j.status]);
+    expect(statuses).toEqual([
+      ['MX-1', 'valid'],
+      ['MX-2', 'awaiting-approval'],
+      ['MX-3', 'invalid'],
+      ['MX-4', 'valid'],
+      ['MX-5', 'invalid'],
+    ]);
+    const plan = JSON.parse(await readFile(planFile, 'utf8')) as SavedPlan;
+    expect(plan.inputs[0]!.jobs.map((j) => j.orderNumber)).toEqual(['MX-1', 'MX-4']);
+  });
+
   it('a job added to the input after the plan refuses the apply (its bytes changed): nothing sent', async () => {
     const file = await h.write('p.yaml', manifest('ED', 1));
     const planFile = `${h.workDir}/plan.json`;

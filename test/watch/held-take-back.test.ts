@@ -17,6 +17,8 @@ import { waitFor } from '../support/watch-harness.js';
 
 const ACCOUNT = 'test-account';
 const DAY_MS = 86_400_000;
+/** The debug line a pruning of old approval notes ends with, whatever it removed. */
+const PRUNED = 'looked for old approval notes';
 
 /** Every call of the ledger's and the source's methods, counted by name (the real ones run). */
 function counted<T extends object>(target: T, calls: Map<string, number>): T {
@@ -62,7 +64,7 @@ function takeBack(
   opts: { clock?: typeof systemClock; pruneEveryMs?: number; log?: ReturnType<typeof sink> } = {},
 ) {
   const owner = { ledger, account: ACCOUNT };
-  const logger = createLogger({ level: 'info', destination: (opts.log ?? sink()).stream });
+  const logger = createLogger({ level: 'debug', destination: (opts.log ?? sink()).stream });
   return takeBackApproved({
     source,
     ownerOf: async () => owner,
@@ -78,16 +80,14 @@ describe('taking approved inputs back from held/', () => {
     const { source, ledger, shas, drop } = await heldInputs(20);
     const ledgerCalls = new Map<string, number>();
     const sourceCalls = new Map<string, number>();
-    const scan = takeBack(counted(source, sourceCalls), counted(ledger, ledgerCalls));
+    const log = sink();
+    const scan = takeBack(counted(source, sourceCalls), counted(ledger, ledgerCalls), { log });
     await scan();
     // The first look hashes each held input once and reads its notes.
     expect(sourceCalls.get('heldHash')).toBe(20);
     // The first scan also looks for old notes, off the scan: once that is done.
-    await waitFor(async () => {
-      const reads = ledgerCalls.get('readNote');
-      await new Promise((r) => setTimeout(r, 100));
-      return ledgerCalls.get('listNotes') === 2 && reads === ledgerCalls.get('readNote') ? true : undefined;
-    }, 'the first pruning');
+    await waitFor(() => (log.text().includes(PRUNED) ? true : undefined), 'the first pruning');
+    expect(ledgerCalls.get('listNotes')).toBe(2);
     ledgerCalls.clear();
     sourceCalls.clear();
     for (let i = 0; i < 10; i++) await scan();
@@ -169,10 +169,12 @@ describe('taking approved inputs back from held/', () => {
     // Today nothing is 30 days old yet: the clock is moved back.
     const log = sink();
     await takeBack(source, ledger, { clock: offsetClock(-20 * DAY_MS), pruneEveryMs: 0, log })();
-    await new Promise((r) => setTimeout(r, 200));
+    // Pruning runs off the scan: its end is waited for, so what it left is what it decided.
+    await waitFor(() => (log.text().includes(PRUNED) ? true : undefined), 'the pruning 20 days ago');
+    expect(log.text()).not.toContain('removed old approval notes');
     expect(await ledger.listNotes(ACCOUNT, '.held-')).toHaveLength(3);
     await takeBack(source, ledger, { clock: systemClock, pruneEveryMs: 0, log })();
-    // Pruning runs off the scan; it says what it removed once it removed both notes of each input.
+    // It says what it removed once it removed both notes of each input.
     await waitFor(() => (log.text().includes('removed old approval notes') ? true : undefined), 'pruning');
     expect((await ledger.listNotes(ACCOUNT, '.held-')).sort()).toEqual(shas.map(heldName).sort());
     expect(await ledger.listNotes(ACCOUNT, '.approved-')).toEqual([]);

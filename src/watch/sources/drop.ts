@@ -148,9 +148,14 @@ export abstract class Drop<C, G> implements DropSource {
 
   async init(): Promise<void> {
     assertLayout(this.layout, this.needsStability ? 'folder' : 'prefix');
-    await this.open();
-    await this.checkMark(this.options.ledger?.replace === true);
-    this.work = await makeWorkFolder(this.options.workDir);
+    try {
+      await this.open();
+      await this.checkMark(this.options.ledger?.replace === true);
+      this.work = await makeWorkFolder(this.options.workDir);
+    } catch (err) {
+      await this.closeStore().catch(() => undefined); // refused or unusable, it holds nothing (not left to the GC)
+      throw err;
+    }
   }
 
   /** Throws DropTakenError when the location is marked as another ledger's (made ours when it has no mark). */
@@ -205,6 +210,7 @@ export abstract class Drop<C, G> implements DropSource {
     const holdClaim = async (): Promise<void> => {
       if (!(await lease.renew())) throw new ClaimLostError(`the claim on ${name} was taken over by another instance`);
     };
+    let letGo = false; // let go of here: a renewal sent meanwhile finds it released, which is no takeover
     const input: ClaimedInput = {
       name,
       path: slot.pathFor(name),
@@ -212,15 +218,15 @@ export abstract class Drop<C, G> implements DropSource {
       ...(sha256 === undefined ? {} : { sha256 }),
       ...(artworkFolder ? { artworkFolder } : {}),
       ...(refused === undefined ? {} : { refused }),
-      renew: () => lease.renew(),
+      renew: async () => letGo || (await lease.renew()),
       finish: async (outcome, writeReports) => {
         await holdClaim();
         const final = await this.finish(outcome, name, facts, input, writeReports);
-        await lease.release();
-        await slot.drop();
+        await input.release();
         return this.where(outcome, final);
       },
       release: async () => {
+        letGo = true;
         await lease.release();
         await slot.drop();
       },
@@ -230,7 +236,7 @@ export abstract class Drop<C, G> implements DropSource {
         await holdClaim();
         await slot.drop();
         const at = await this.requeueIn(name, facts);
-        await lease.release();
+        await input.release();
         return at;
       },
     };

@@ -77,8 +77,8 @@ export interface ClaimedInput {
   /** Set by finish where a finished file can still change (a folder): what the settle window watches. */
   moved?: Finished;
   /**
-   * Extends the claim's lease. False when it was lost (another instance decided we were
-   * dead and took it over): the caller must stop touching this input.
+   * Extends the claim's lease. False when another instance decided we were dead and took it
+   * over (the caller must stop touching this input); true once this instance let go of it.
    */
   renew(): Promise<boolean>;
   /**

@@ -191,6 +191,18 @@ describe.each([
     expect(await s.list()).toEqual([]);
   });
 
+  // The watcher renews the claims it holds on a timer, and may do so between an input's finish
+  // and its learning that the input ended: the finish's own release is not a loss.
+  it('says a claim it finished, released or requeued itself is not lost when renewed after', async () => {
+    for (const name of ['a.yaml', 'b.yaml', 'c.yaml']) await kit.put(loc, name, MANIFEST);
+    const s = await source();
+    const [a, b, c] = [await claimed(s, 'a.yaml'), await claimed(s, 'b.yaml'), await claimed(s, 'c.yaml')];
+    await a.finish('done', reports('a'));
+    await b.release();
+    await c.requeue();
+    for (const input of [a, b, c]) expect(await input.renew(), input.name).toBe(true);
+  });
+
   it('gives an input to one of two claimants', async () => {
     await kit.put(loc, 'a.yaml', MANIFEST);
     const [one, two] = [await source(), await source()];

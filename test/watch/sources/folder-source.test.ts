@@ -1,9 +1,24 @@
 import { spawnSync } from 'node:child_process';
-import { link, mkdir, readdir, readFile, rename, stat, symlink, utimes, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { existsSync } from 'node:fs';
+import {
+  link,
+  mkdir,
+  readdir,
+  readFile,
+  readlink,
+  realpath,
+  rename,
+  rm,
+  stat,
+  symlink,
+  utimes,
+  writeFile,
+} from 'node:fs/promises';
+import { join, sep } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isLeaseToken } from '../../../src/storage/folder-lease.js';
 import { FolderSource } from '../../../src/watch/sources/folder-source.js';
+import { DropTakenError } from '../../../src/watch/sources/model.js';
 import { HOST } from '../../../src/storage/lease.js';
 import { tempDir } from '../../support/temp-files.js';
 
@@ -27,6 +42,14 @@ const source = async (): Promise<FolderSource> => {
   await s.init();
   return s;
 };
+/** How many of this process's open descriptors are on `folder` or inside it (Linux: /proc/self/fd). */
+async function descriptorsIn(folder: string): Promise<number> {
+  const root = await realpath(folder);
+  const links = await Promise.all(
+    (await readdir('/proc/self/fd')).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')),
+  );
+  return links.filter((l) => l === root || l.startsWith(root + sep)).length;
+}
 const deadPid = (): number =>
   Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString());
 
@@ -175,6 +198,31 @@ describe('FolderSource', () => {
     expect((await s.claim('big.csv'))?.refused).toMatch(/11 bytes, over the 10-byte limit/);
     await s.close();
   });
+  // A refused source is dropped by its caller without close(): a handle it kept would be closed
+  // only by the garbage collector, which Node warns of (DEP0137) and will make an error.
+  it.runIf(existsSync('/proc/self/fd'))(
+    'holds nothing open in the drop folder once init() refused it (marked for another ledger, or a sub-folder that is a file)',
+    async () => {
+      const mark = (id: string) => ({ id: async () => id, where: `ledger ${id}`, replace: false });
+      const first = new FolderSource(dir.path, { leaseMs: 60_000, ledger: mark('ledger-a') });
+      await first.init();
+      // The probe sees what a working source holds (its sub-folders).
+      expect(await descriptorsIn(dir.path)).toBeGreaterThan(0);
+      await first.close();
+      expect(await descriptorsIn(dir.path)).toBe(0);
+
+      const other = new FolderSource(dir.path, { leaseMs: 60_000, ledger: mark('ledger-b') });
+      await expect(other.init()).rejects.toBeInstanceOf(DropTakenError);
+      expect(await descriptorsIn(dir.path)).toBe(0);
+
+      await rm(join(dir.path, 'held'), { recursive: true });
+      await writeFile(join(dir.path, 'held'), 'not a folder');
+      const odd = new FolderSource(dir.path, { leaseMs: 60_000 });
+      await expect(odd.init()).rejects.toThrow(/EEXIST/);
+      expect(await descriptorsIn(dir.path)).toBe(0);
+    },
+  );
+
   it('removes temporary files a killed instance left (old ones only, only its own names)', async () => {
     for (const k of ['processing', 'done', 'failed']) await mkdir(join(dir.path, k), { recursive: true });
     const old = new Date(Date.now() - 60 * 60_000);
