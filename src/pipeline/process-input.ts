@@ -1,4 +1,3 @@
-import { setImmediate } from 'node:timers/promises';
 import { type Clock, nowDate, nowIso } from '../core/clock.js';
 import type { ArtworkChecks } from '../api/artwork-checks.js';
 import type { ApiClient } from '../api/client.js';
@@ -498,8 +497,6 @@ async function countUnseen(
       absent.add(batch[j] as string);
       unseen++;
     });
-    // A folder ledger reads on this thread: between batches the event loop runs (timers, answers).
-    await setImmediate();
   }
   return unseen;
 }

@@ -1,6 +1,7 @@
 import { type BigIntStats, closeSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { setImmediate } from 'node:timers/promises';
 import { writeFileAtomic } from '../atomic-write.js';
 import { FolderLeases } from '../folder-lease.js';
 import { nameOwnerDead, newOwnerId } from '../lease.js';
@@ -56,6 +57,8 @@ export interface FolderLedgerOptions {
  * (compact, entries) reads on the pool too, so it never holds the loop long.
  */
 const ON_THIS_THREAD = true;
+/** Reads on this thread never hold the event loop for long: a loop of them lets it run after this many. */
+const READS_PER_TURN = 32;
 
 /** Waiting for an order another process holds: its lock is held for one submission. */
 const LOCK_BACKOFF = { baseMs: 25, maxMs: 500 };
@@ -80,6 +83,8 @@ export class FolderLedger implements LedgerStore {
   /** Account folders by whether they may still hold the flat layout, and when that was looked at. */
   private readonly legacy = new Map<string, { flat: boolean; at: number }>();
   private readonly locks: FolderLeases;
+  /** Reads made on this thread since the event loop last ran (READS_PER_TURN). */
+  private readsThisTurn = 0;
 
   constructor(
     stateDir: string,
@@ -109,6 +114,7 @@ export class FolderLedger implements LedgerStore {
   }
 
   async readNote<T>(account: string, name: string): Promise<T | undefined> {
+    await this.turn();
     const path = this.notePath(account, name);
     const found = await readJson<T>(path, ON_THIS_THREAD);
     if (found !== undefined || !shardedNote(name) || !(await this.flat(account))) return found;
@@ -165,6 +171,13 @@ export class FolderLedger implements LedgerStore {
     return fileLedgerId(join(dirname(this.root), 'ledger-id'));
   }
 
+  /** Lets the event loop run once every READS_PER_TURN reads: a loop of reads alone would otherwise hold it. */
+  private async turn(): Promise<void> {
+    if (++this.readsThisTurn < READS_PER_TURN) return;
+    this.readsThisTurn = 0;
+    await setImmediate();
+  }
+
   private dirOf(account: string): string {
     return join(this.root, safeName(account));
   }
@@ -199,6 +212,7 @@ export class FolderLedger implements LedgerStore {
    * into its shard with one rename.
    */
   async read(key: LedgerKey): Promise<LedgerEntry | undefined> {
+    await this.turn();
     const path = this.pathOf(key);
     const held = heldLock(this.locks, `${path}.lock`);
     let live: LedgerEntry | undefined;
