@@ -57,8 +57,6 @@ export interface FolderLedgerOptions {
  * (compact, entries) reads on the pool too, so it never holds the loop long.
  */
 const ON_THIS_THREAD = true;
-/** Reads on this thread never hold the event loop for long: a loop of them lets it run after this many. */
-const READS_PER_TURN = 32;
 
 /** Waiting for an order another process holds: its lock is held for one submission. */
 const LOCK_BACKOFF = { baseMs: 25, maxMs: 500 };
@@ -83,8 +81,6 @@ export class FolderLedger implements LedgerStore {
   /** Account folders by whether they may still hold the flat layout, and when that was looked at. */
   private readonly legacy = new Map<string, { flat: boolean; at: number }>();
   private readonly locks: FolderLeases;
-  /** Reads made on this thread since the event loop last ran (READS_PER_TURN). */
-  private readsThisTurn = 0;
 
   constructor(
     stateDir: string,
@@ -171,10 +167,12 @@ export class FolderLedger implements LedgerStore {
     return fileLedgerId(join(dirname(this.root), 'ledger-id'));
   }
 
-  /** Lets the event loop run once every READS_PER_TURN reads: a loop of reads alone would otherwise hold it. */
+  /**
+   * Lets the event loop run before a read on this thread, as a read on the pool would: a loop of
+   * reads then never holds the loop, and work waiting on the pool (a compaction) keeps its turn.
+   * A turn costs a small part of a trip through the pool.
+   */
   private async turn(): Promise<void> {
-    if (++this.readsThisTurn < READS_PER_TURN) return;
-    this.readsThisTurn = 0;
     await setImmediate();
   }
 
