@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { shardOf } from './safe-name.js';
 
@@ -68,6 +68,10 @@ export async function readJson<T>(path: string, onThisThread = false): Promise<T
 
 async function readTextOrNone(path: string, onThisThread: boolean): Promise<string | undefined> {
   if (!onThisThread) return unlessMissing(readFile(path, 'utf8'), undefined);
+  // Most reads on the hot path find nothing (a new order's entry, a shard with no `.folded`): a
+  // look that answers "none" without an error costs a small part of a failed open, whose error
+  // captures a stack. A file removed between the look and the read is none all the same.
+  if (statSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {

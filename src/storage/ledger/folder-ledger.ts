@@ -1,4 +1,4 @@
-import { type BigIntStats, closeSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
+import { type BigIntStats, closeSync, existsSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { setImmediate } from 'node:timers/promises';
@@ -300,7 +300,9 @@ export class FolderLedger implements LedgerStore {
   private async ensureFolder(dir: string): Promise<void> {
     if (this.made.has(dir)) return;
     await this.once(`dir:${dir}`, async () => {
-      await mkdir(dir, { recursive: true, mode: this.options.mode });
+      // A shard an earlier run made (the usual case past a ledger's first nights) needs no trip
+      // through the pool to make it again; what is not a folder fails at the write that follows.
+      if (!existsSync(dir)) await mkdir(dir, { recursive: true, mode: this.options.mode });
       this.made.add(dir);
     });
   }
@@ -382,6 +384,8 @@ function identity(s: BigIntStats | undefined): string | null {
 
 /** The parsed file and its identity, both of the one file opened (ON_THIS_THREAD); undefined when there is none. */
 function readIdentified<T>(path: string): { value: T; identity: string | null } | undefined {
+  // As folder-layout.ts's reads: a missing entry (a new order's) answers without a failed open.
+  if (statSync(path, { throwIfNoEntry: false }) === undefined) return undefined;
   let fd: number;
   try {
     fd = openSync(path, 'r');
