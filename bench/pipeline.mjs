@@ -180,7 +180,9 @@ async function benchSize(JOBS, { assets, env, bareEnv }) {
     const total = Object.values(calls).reduce((a, c) => a + c, 0);
     const bound = (total * LATENCY) / CONCURRENCY;
     if (ratios.length > 0) console.log(`  ratio ${spread(ratios, times)}`);
-    console.log(`  CPU ${spread(cpu, seconds)}; main thread's ${spread(mainCpu, seconds)}; peak RSS ${spread(rss, megabytes)}`);
+    console.log(
+      `  CPU ${spread(cpu, seconds)}; main thread's ${spread(mainCpu, seconds)}; peak RSS ${spread(rss, megabytes)}`,
+    );
     console.log(
       `  calls per endpoint (htorder, last run; ${(calls['POST /Jobs'] / JOBS).toFixed(3)} POST /Jobs per job):`,
     );
