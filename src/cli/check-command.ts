@@ -1,7 +1,8 @@
 import { checkSettings } from '../app/check-settings.js';
 import { type Clock, nowDate, nowIso, offsetClock, systemClock } from '../core/clock.js';
 import { csvLimitsFrom, resolveSettings } from '../core/config/resolve-settings.js';
-import { loadManifest } from '../manifest/load-manifest.js';
+import { type LoadResult, loadManifest, windowedRead } from '../manifest/load-manifest.js';
+import type { JobList } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import {
   type CsvLimits,
@@ -10,8 +11,12 @@ import {
   INPUT_UNREADABLE,
   INPUT_UNSUPPORTED,
 } from '../manifest/read-input.js';
-import { buildReport, reportHasErrors } from '../report/build-report.js';
-import { errorLines, warningLines } from '../report/write-errors-txt.js';
+import { buildReport, checkedReport, reportHasErrors } from '../report/build-report.js';
+import type { JobResult, ResultReport } from '../report/model.js';
+import { reportPaths } from '../report/report-paths.js';
+import type { ReportSpool } from '../report/report-spool.js';
+import { SpooledReport } from '../report/spooled-report.js';
+import { errorLines, jobErrors, warningLines } from '../report/write-errors-txt.js';
 import { writeReports } from '../report/write-reports.js';
 import { printableLines } from '../core/printable.js';
 import { recognisedText } from './format-outcome.js';
@@ -49,7 +54,11 @@ export interface CheckInputOptions {
   clock?: Clock;
 }
 
-/** Checks one input and writes its reports. */
+/**
+ * Checks one input and writes its reports. A template CSV of windowedRead.fromBytes or more is
+ * read a window at a time, as `run` reads it, and its reports written through a spool
+ * (checkWindowed): what check holds does not grow with its jobs or their findings.
+ */
 export async function checkInput(file: string, opts: CheckInputOptions = {}): Promise<CheckOutcome> {
   const { mapping, csvLimits, defaultDeliveryMethod, maxBytes, clock = systemClock } = opts;
   const startedAt = nowDate(clock);
@@ -58,26 +67,109 @@ export async function checkInput(file: string, opts: CheckInputOptions = {}): Pr
     csv: csvLimits,
     defaultDeliveryMethod,
     ...(maxBytes === undefined ? {} : { maxBytes }),
+    windowedFrom: windowedRead.fromBytes,
+    ...(windowedRead.windowJobs === undefined ? {} : { windowJobs: windowedRead.windowJobs }),
+    // A temporary of result.json's: one a killed check left goes with that report's other strays.
+    findingsBeside: reportPaths(file).json,
   });
-  const usage = loaded.diagnostics.find((d) => USAGE_CODES.has(d.code));
-  if (usage) return { file, status: 'unreadable', problem: usage.message };
-  const report = buildReport({
+  try {
+    const usage = loaded.diagnostics.find((d) => USAGE_CODES.has(d.code));
+    if (usage) return { file, status: 'unreadable', problem: usage.message };
+    if (loaded.jobFindings !== undefined) return await checkWindowed(loaded, { csvLimits, startedAt, clock });
+    const report = buildReport({
+      command: 'check',
+      input: loaded.input,
+      recognised: loaded.recognised,
+      manifest: loaded.manifest,
+      diagnostics: loaded.diagnostics,
+      startedAt,
+      finishedAt: nowDate(clock),
+    });
+    const reports = await writeReports(report, {
+      manifest: loaded.manifest,
+      mapping: loaded.recognised?.mapping ?? mapping,
+      csvLimits,
+      // check has nothing else to do while its reports are written.
+      onThisThread: true,
+    });
+    return { file, status: reportHasErrors(report) ? 'invalid' : 'valid', report, reports };
+  } finally {
+    loaded.release?.();
+  }
+}
+
+/**
+ * check of a windowed read: each job's result made from check's findings on it, in order, and
+ * handed to a report spool (temporary files beside the reports) at once, its findings let go;
+ * the three reports are then assembled from the spool as `run` writes them, the same bytes as
+ * buildReport's report gives. The outcome's report is the report's head and summary with, of
+ * its jobs, only those whose errors and warnings the summaries quote (QUOTED): none of the
+ * others is held once the reports are written.
+ */
+async function checkWindowed(
+  loaded: LoadResult<JobList>,
+  opts: { csvLimits?: Partial<CsvLimits>; startedAt: Date; clock: Clock },
+): Promise<CheckOutcome> {
+  const { input, manifest, diagnostics, jobFindings } = loaded;
+  // The report takes check's findings from here on, each job's until its result is spooled.
+  loaded.diagnostics = [];
+  const checked = checkedReport({
     command: 'check',
-    input: loaded.input,
-    recognised: loaded.recognised,
-    manifest: loaded.manifest,
-    diagnostics: loaded.diagnostics,
-    startedAt,
-    finishedAt: nowDate(clock),
+    input,
+    manifest,
+    diagnostics,
+    ...(jobFindings === undefined ? {} : { jobFindings }),
+    startedAt: opts.startedAt,
+    finishedAt: nowDate(opts.clock),
   });
-  const reports = await writeReports(report, {
-    manifest: loaded.manifest,
-    mapping: loaded.recognised?.mapping ?? mapping,
-    csvLimits,
-    // check has nothing else to do while its reports are written.
-    onThisThread: true,
-  });
-  return { file, status: reportHasErrors(report) ? 'invalid' : 'valid', report, reports };
+  // Every job ends before the reports are written: nothing is rendered from pending jobs.
+  const pending = { at: () => undefined, render: (j: number) => checked.job(j) };
+  const spooled = await SpooledReport.create(checked.head, checked.jobCount, pending, reportPaths(input.file));
+  try {
+    const quoted = await spoolEveryJob(checked, spooled.spool);
+    spooled.refreshSummary();
+    const reports = await writeReports(spooled.report, {
+      manifest,
+      csvLimits: opts.csvLimits,
+      spooled,
+      onThisThread: true,
+    });
+    const report: ResultReport = { ...spooled.report, jobs: quoted };
+    return { file: input.file, status: spooled.hasErrors() ? 'invalid' : 'valid', report, reports };
+  } finally {
+    await spooled.close();
+  }
+}
+
+/**
+ * How many of the jobs with errors (and with warnings) a windowed check keeps for its summaries:
+ * as many as `--json` quotes errors (checkDetails), which is more than the human summary shows.
+ */
+const QUOTED = 20;
+
+/**
+ * Ends every job of `checked` in the spool, in order, letting go of check's findings on each
+ * (waiting for the disk when the spool asks); answers the first jobs with errors and with
+ * warnings, in order, up to QUOTED of each: the jobs the summaries' first lines come from.
+ */
+async function spoolEveryJob(checked: ReturnType<typeof checkedReport>, spool: ReportSpool): Promise<JobResult[]> {
+  const quoted: JobResult[] = [];
+  let errors = 0;
+  let warnings = 0;
+  for (let j = 0; j < checked.jobCount; j++) {
+    const result = checked.job(j);
+    checked.forget(j);
+    let own = 0;
+    for (const _ of jobErrors(result)) own++;
+    const warned = result.warnings.length;
+    if ((own > 0 && errors < QUOTED) || (warned > 0 && warnings < QUOTED)) {
+      quoted.push(result);
+      errors += own;
+      warnings += warned;
+    }
+    if (!spool.end(j, result)) await spool.flushed();
+  }
+  return quoted;
 }
 
 /** `htorder check`'s action: checks every input in turn and returns the exit code. */

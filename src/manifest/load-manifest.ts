@@ -76,6 +76,13 @@ export interface LoadResult<Jobs extends JobList = ManifestJob[]> extends ReadRe
 export const WINDOWED_FROM_BYTES = 16 * 1024 * 1024;
 
 /**
+ * From how many bytes a template CSV's jobs are read a window at a time, in every command that
+ * reads so (`check`, `plan`, `run`, `watch`), and how many jobs a window holds.
+ * @internal Tests set `fromBytes` to 0 (and `windowJobs` to a few) to read small files so.
+ */
+export const windowedRead: { fromBytes: number; windowJobs?: number } = { fromBytes: WINDOWED_FROM_BYTES };
+
+/**
  * The reader of a file, by its extension. Delimited text is one format whatever its extension
  * says (`.csv`, `.tsv`, a marketplace's `.txt` report): its separator and encoding are read from
  * its content (csv/sniff.ts).
