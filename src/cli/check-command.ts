@@ -142,6 +142,12 @@ async function checkWindowed(
 }
 
 /**
+ * @internal Told of each job's result as it is handed to the spool: what a test watches to see
+ * that check holds no job's result once it is written.
+ */
+export const checkProbe: { spooled?: (result: JobResult) => void } = {};
+
+/**
  * How many of the jobs with errors (and with warnings) a windowed check keeps for its summaries:
  * as many as `--json` quotes errors (checkDetails), which is more than the human summary shows.
  */
@@ -167,6 +173,10 @@ async function spoolEveryJob(checked: ReturnType<typeof checkedReport>, spool: R
       errors += own;
       warnings += warned;
     }
+    // Its items built now, while its window is held: the spool serialises it later, when the
+    // window may have been let go and would be read again.
+    void result.items;
+    checkProbe.spooled?.(result);
     if (!spool.end(j, result)) await spool.flushed();
   }
   return quoted;
