@@ -11,7 +11,7 @@ import {
   INPUT_UNREADABLE,
   INPUT_UNSUPPORTED,
 } from '../manifest/read-input.js';
-import { buildReport, checkedReport, reportHasErrors } from '../report/build-report.js';
+import { buildReport, type CheckedReport, checkedReport, reportHasErrors } from '../report/build-report.js';
 import type { JobResult, ResultReport } from '../report/model.js';
 import { reportPaths } from '../report/report-paths.js';
 import type { ReportSpool } from '../report/report-spool.js';
@@ -57,7 +57,8 @@ export interface CheckInputOptions {
 /**
  * Checks one input and writes its reports. A template CSV of windowedRead.fromBytes or more is
  * read a window at a time, as `run` reads it, and its reports written through a spool
- * (checkWindowed): what check holds does not grow with its jobs or their findings.
+ * (checkWindowed): what check holds does not grow with its jobs or their findings, and the
+ * outcome's report lists, of its jobs, only those whose findings its summaries quote.
  */
 export async function checkInput(file: string, opts: CheckInputOptions = {}): Promise<CheckOutcome> {
   const { mapping, csvLimits, defaultDeliveryMethod, maxBytes, clock = systemClock } = opts;
@@ -158,7 +159,7 @@ const QUOTED = 20;
  * (waiting for the disk when the spool asks); answers the first jobs with errors and with
  * warnings, in order, up to QUOTED of each: the jobs the summaries' first lines come from.
  */
-async function spoolEveryJob(checked: ReturnType<typeof checkedReport>, spool: ReportSpool): Promise<JobResult[]> {
+async function spoolEveryJob(checked: CheckedReport, spool: ReportSpool): Promise<JobResult[]> {
   const quoted: JobResult[] = [];
   let errors = 0;
   let warnings = 0;
