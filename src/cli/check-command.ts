@@ -55,10 +55,26 @@ export interface CheckInputOptions {
 }
 
 /**
+ * How many findings check holds of a big template CSV read whole before it reads the file again
+ * a window at a time. Read whole, a template CSV of windowedRead.fromBytes (16 MiB) holds its
+ * document and jobs, some 170 MB of heap and 330-350 MB of peak RSS at 1,000,000 rows, and each
+ * finding adds about 2 KB of peak RSS on top (its diagnostic, its line in the job's result and
+ * in errors.txt while they are written): 20,000 findings keep such a file within 400 MB. The
+ * windowed read holds none of them, at a second read and about 2.5 times the CPU, which only a
+ * file with more findings than this pays; a valid file, or one with a few faulty rows, is
+ * checked as any other input is.
+ */
+export const WHOLE_CHECK_FINDINGS = 20_000;
+
+/** @internal Tests set `wholeUpToFindings` low (or to -1, every big input windowed) to switch on small files. */
+export const checkRoute: { wholeUpToFindings: number } = { wholeUpToFindings: WHOLE_CHECK_FINDINGS };
+
+/**
  * Checks one input and writes its reports. A template CSV of windowedRead.fromBytes or more is
- * read a window at a time, as `run` reads it, and its reports written through a spool
- * (checkWindowed): what check holds does not grow with its jobs or their findings, and the
- * outcome's report lists, of its jobs, only those whose findings its summaries quote.
+ * read whole first; only when its findings pass checkRoute.wholeUpToFindings is it read again a
+ * window at a time, as `run` reads it, and its reports written through a spool (checkWindowed):
+ * what check holds then does not grow with its jobs or their findings, and the outcome's report
+ * lists, of its jobs, only those whose findings its summaries quote.
  */
 export async function checkInput(file: string, opts: CheckInputOptions = {}): Promise<CheckOutcome> {
   const { mapping, csvLimits, defaultDeliveryMethod, maxBytes, clock = systemClock } = opts;
@@ -70,6 +86,7 @@ export async function checkInput(file: string, opts: CheckInputOptions = {}): Pr
     ...(maxBytes === undefined ? {} : { maxBytes }),
     windowedFrom: windowedRead.fromBytes,
     ...(windowedRead.windowJobs === undefined ? {} : { windowJobs: windowedRead.windowJobs }),
+    wholeUpToFindings: checkRoute.wholeUpToFindings,
     // A temporary of result.json's: one a killed check left goes with that report's other strays.
     findingsBeside: reportPaths(file).json,
   });
