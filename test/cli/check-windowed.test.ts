@@ -5,7 +5,14 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { type CheckOutcome, checkInput, checkProbe, humanSummary } from '../../src/cli/check-command.js';
+import {
+  type CheckOutcome,
+  checkInput,
+  checkProbe,
+  checkRoute,
+  humanSummary,
+  WHOLE_CHECK_FINDINGS,
+} from '../../src/cli/check-command.js';
 import { checkDetails } from '../../src/cli/json-summary.js';
 import type { Clock } from '../../src/core/clock.js';
 import { WINDOWED_FROM_BYTES, windowedRead } from '../../src/manifest/load-manifest.js';
@@ -30,13 +37,19 @@ const REPORTS = ['.result.json', '.result.csv', '.errors.txt'];
 afterEach(() => {
   windowedRead.fromBytes = WINDOWED_FROM_BYTES;
   windowedRead.windowJobs = undefined;
+  checkRoute.wholeUpToFindings = WHOLE_CHECK_FINDINGS;
   checkProbe.spooled = undefined;
 });
 
-/** The reports check wrote of `file` (undefined: not written), then removed; and what it says of it. */
-async function checked(file: string, windowJobs: number | undefined) {
+/**
+ * The reports check wrote of `file` (undefined: not written), then removed; and what it says of
+ * it. `windowJobs` undefined: read whole; else a big input of windows of so many jobs, read
+ * windowed once its findings pass `wholeUpTo` (-1: at once).
+ */
+async function checked(file: string, windowJobs: number | undefined, wholeUpTo = -1) {
   windowedRead.fromBytes = windowJobs === undefined ? Number.POSITIVE_INFINITY : 0;
   windowedRead.windowJobs = windowJobs;
+  checkRoute.wholeUpToFindings = wholeUpTo;
   let spooled = 0;
   checkProbe.spooled = () => spooled++;
   const outcome = await checkInput(file, { clock });
@@ -128,6 +141,7 @@ describe('check of a template CSV read a window at a time', () => {
     checkProbe.spooled = (result) => results.push(new WeakRef(result));
     windowedRead.fromBytes = 0;
     windowedRead.windowJobs = 16;
+    checkRoute.wholeUpToFindings = -1;
     const outcome = await checkInput(file, { clock });
     // Counted a turn of the event loop later: a WeakRef made in this turn keeps its target alive.
     await new Promise((resolve) => setImmediate(resolve));
@@ -152,6 +166,7 @@ describe('check of a template CSV read a window at a time', () => {
     await mkdir(`${file}.result.csv`);
     windowedRead.fromBytes = 0;
     windowedRead.windowJobs = 4;
+    checkRoute.wholeUpToFindings = 10;
     await expect(checkInput(file, { clock })).rejects.toThrow();
     // The findings' file is removed as the read is let go, without waiting for it.
     for (let i = 0; i < 100 && (await temporariesBeside(file)).length > 0; i++) await sleep(20);
@@ -159,6 +174,51 @@ describe('check of a template CSV read a window at a time', () => {
     expect((await readdir(dirname(file))).filter((f) => f.startsWith('blocked.csv.'))).toEqual([
       'blocked.csv.result.csv',
     ]);
+  });
+});
+
+describe('check of a big template CSV: read whole, and windowed once its findings are many', () => {
+  it('reads a valid big input, or one with few findings, whole, and one with more windowed: the same reports', async () => {
+    const route = async (name: string, invalid: (i: number) => boolean, wholeUpTo: number) => {
+      const file = await files.write(`${name}.csv`, orders(90, invalid));
+      const whole = await checked(file, undefined);
+      const big = await checked(file, 7, wholeUpTo);
+      expect({ ...big, spooled: 0 }).toEqual(whole);
+      expect(await temporariesBeside(file)).toEqual([]);
+      return big.spooled;
+    };
+    // A valid big input costs what any input does: no job goes through the windowed route.
+    expect(await route('valid', () => false, WHOLE_CHECK_FINDINGS)).toBe(0);
+    // Ten faulty orders of three faulty lines: thirty findings, as many as it holds read whole.
+    expect(await route('thirty', (i) => i < 10, 30)).toBe(0);
+    // One more order: thirty-three, past it.
+    expect(await route('thirty-three', (i) => i < 11, 30)).toBe(90);
+    // The rules' findings count as the schema's do: a due date in the past on every order.
+    const lines = [
+      'orderNumber,dateDue,deliveryMethod,contactName,streetAddress,city,postalCode,country,code,quantity',
+    ];
+    for (let i = 0; i < 40; i++)
+      lines.push(`PO-${i},2020-01-0${1 + (i % 9)},UPSGND,Ana,1 Main St,Austin,78701,US,A1,2`);
+    const late = await files.write('late.csv', `${lines.join('\n')}\n`);
+    const whole = await checked(late, undefined);
+    expect(whole.reports[2]).toContain('late.csv:2:');
+    const under = await checked(late, 7, 40);
+    const over = await checked(late, 7, 39);
+    expect([under.spooled, over.spooled]).toEqual([0, 40]);
+    expect({ ...over, spooled: 0 }).toEqual(whole);
+    expect({ ...under, spooled: 0 }).toEqual(whole);
+  });
+
+  it('leaves no temporary file beside its input when a big input read whole cannot be reported', async () => {
+    const file = await files.write(
+      'blocked-whole.csv',
+      orders(50, (i) => i % 2 === 0),
+    );
+    await mkdir(`${file}.result.json`);
+    windowedRead.fromBytes = 0;
+    windowedRead.windowJobs = 4;
+    await expect(checkInput(file, { clock })).rejects.toThrow();
+    expect(await temporariesBeside(file)).toEqual([]);
   });
 });
 
