@@ -56,15 +56,16 @@ export interface CheckInputOptions {
 
 /**
  * How many findings check holds of a big template CSV read whole before it reads the file again
- * a window at a time. Read whole, a template CSV of windowedRead.fromBytes (16 MiB) holds its
- * document and jobs, some 170 MB of heap and 330-350 MB of peak RSS at 1,000,000 rows, and each
- * finding adds about 2 KB of peak RSS on top (its diagnostic, its line in the job's result and
- * in errors.txt while they are written): 20,000 findings keep such a file within 400 MB. The
- * windowed read holds none of them, at a second read and about 2.5 times the CPU, which only a
- * file with more findings than this pays; a valid file, or one with a few faulty rows, is
- * checked as any other input is.
+ * a window at a time. Read whole, such a file's document and jobs already take most of check's
+ * memory budget (400 MB at 1,000,000 rows), and once its errors are spread over more than a few
+ * dozen jobs its reports take a step of some hundred megabytes more as they are written, nearly
+ * whatever their number beyond that (docs/performance.md, `check` of a big template CSV). So the
+ * threshold sits below that step, a few faulty orders' findings, rather than at a count whose own
+ * memory would fill the budget. The windowed route holds none of them, but reads the file a
+ * second time and spends more CPU on each job: only a file with more findings than this pays for
+ * it; a valid file, or one with a few faulty rows, is checked as any other input is.
  */
-export const WHOLE_CHECK_FINDINGS = 20_000;
+export const WHOLE_CHECK_FINDINGS = 100;
 
 /** @internal Tests set `wholeUpToFindings` low (or to -1, every big input windowed) to switch on small files. */
 export const checkRoute: { wholeUpToFindings: number } = { wholeUpToFindings: WHOLE_CHECK_FINDINGS };
