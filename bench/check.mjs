@@ -12,7 +12,9 @@
  * thread's ratio, the stand-in for a quiet machine's wall time).
  *
  * Sizes: --rows (default 1,000,000) and --small-rows (default 300,000; 0 skips), 19 columns,
- * 5 rows per order, the address on each order's first row (lib/generate-csv.mjs).
+ * 5 rows per order, the address on each order's first row (lib/generate-csv.mjs). --invalid K:
+ * every line of one order in K (1: every order) has a quantity check refuses (`x`), so check
+ * exits 1 and writes errors.txt: the same goals, its peak RSS above all (a finding a line).
  *
  * Then the mapped benchmark: a Shopify-shaped export of --mapped-rows rows (default
  * 100,000; 0 skips) through `check --mapping shopify` against the same lines in the default
@@ -22,12 +24,12 @@
  * no mapping against the same file with `--mapping PRESET`, median of --runs (goal: within
  * 0.15 s). `--rows 0 --small-rows 0 --mapped-rows 0` runs it alone; `--recognition 0` skips it.
  *
- * Options: --runs N (default 5), --rows N, --small-rows N, --mapped-rows N, --keep (leave the
+ * Options: --runs N (default 5), --rows N, --small-rows N, --mapped-rows N, --invalid K, --keep (leave the
  * files in place), --prof DIR (a --cpu-prof profile of every check into DIR), --cli FILE (another
  * build's dist/cli/main.js), --base FILE (a second build timed in the same runs, in turn with
  * --cli's, against the same csv-parse run: before/after on a busy machine). Each check that
  * starts the result.csv worker also shows the worker's own time and CPU time.
- * Environment: BENCH_RUNS, BENCH_ROWS, BENCH_SMALL_ROWS, BENCH_MAPPED_ROWS, BENCH_BASE.
+ * Environment: BENCH_RUNS, BENCH_ROWS, BENCH_SMALL_ROWS, BENCH_MAPPED_ROWS, BENCH_INVALID, BENCH_BASE.
  */
 import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -44,6 +46,9 @@ const sizes = [
   Number(option('--small-rows', 'BENCH_SMALL_ROWS', 300_000)),
 ];
 const mappedRows = Number(option('--mapped-rows', 'BENCH_MAPPED_ROWS', 100_000));
+// --invalid K: one order in K (1: every one) with every line's quantity `x` (lib/generate-csv.mjs).
+const invalidEvery = Number(option('--invalid', 'BENCH_INVALID', 0));
+if (!Number.isSafeInteger(invalidEvery) || invalidEvery < 0) throw new Error('--invalid: 0 or a positive number');
 const recognition = Number(option('--recognition', 'BENCH_RECOGNITION', 1));
 const prof = option('--prof', 'BENCH_PROF', undefined);
 const keep = process.argv.includes('--keep');
@@ -74,9 +79,13 @@ function unqueued(m) {
 
 async function checkVsBare(rows) {
   const file = join(dir, `orders-${rows}.csv`);
-  const gen = await generateCsv(file, rows);
+  const gen = await generateCsv(file, rows, 1, { invalidEvery });
+  const invalid =
+    invalidEvery === 0
+      ? ''
+      : `, every line's quantity "x" in ${invalidEvery === 1 ? 'every order' : `one order in ${invalidEvery}`}`;
   console.log(
-    `\nhtorder check vs bare csv-parse: ${gen.rows.toLocaleString('en')} rows, ${gen.jobs.toLocaleString('en')} orders, ${(gen.bytes / MB).toFixed(1)} MB (${file})`,
+    `\nhtorder check vs bare csv-parse: ${gen.rows.toLocaleString('en')} rows, ${gen.jobs.toLocaleString('en')} orders, ${(gen.bytes / MB).toFixed(1)} MB${invalid} (${file})`,
   );
   // --base: the same runs also time another build, in turn with this one, against the same csv-parse run.
   const builds = [{ name: 'check', cli: CLI }, ...(BASE ? [{ name: 'base', cli: BASE }] : [])];
@@ -95,8 +104,9 @@ async function checkVsBare(rows) {
     const m = new Map();
     for (const k of order) {
       const r = k < 0 ? await bare() : await measureProcess([builds[k].cli, 'check', file], checkOpts);
-      if (k >= 0 && r.code !== 0)
-        throw new Error(`check exited ${r.code} (a valid file: expected 0):\n${r.stderr.slice(0, 2000)}`);
+      const expected = invalidEvery === 0 ? 0 : 1;
+      if (k >= 0 && (r.code !== expected || (expected === 1 && !r.stderr.includes(' invalid, '))))
+        throw new Error(`check exited ${r.code} (expected ${expected}):\n${r.stderr.slice(0, 2000)}`);
       m.set(k, r);
     }
     const b = m.get(-1);

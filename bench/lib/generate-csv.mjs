@@ -54,7 +54,12 @@ export function rng(seed) {
 }
 
 /** Writes `rows` data rows to `file`; resolves with { rows, jobs, bytes }. */
-export async function generateCsv(file, rows, seed = 1) {
+/**
+ * `invalidEvery` K > 0: every line of one order in K (every order with 1) has a quantity check
+ * refuses (`x`, a Stock line's sizes `S=x`), as a customer's export whose quantity column went
+ * wrong gives; the other cells, and the random sequence, as without it.
+ */
+export async function generateCsv(file, rows, seed = 1, { invalidEvery = 0 } = {}) {
   const out = createWriteStream(file, { highWaterMark: 1 << 20 });
   const random = rng(seed);
   let buffer = `${HEADER.join(',')}\n`;
@@ -79,6 +84,7 @@ export async function generateCsv(file, rows, seed = 1) {
       else if (r < 0.85)
         item = `Asset,A1${String(Math.floor(random() * 600)).padStart(4, '0')},${10 + Math.floor(random() * 90)},,,,`;
       else item = `Stock,GD5000,,,,GD5000-${i % 2 ? 'BLK' : 'WHT'},S=${1 + (i % 9)};M=${2 + (i % 7)};XL=${i % 3}`;
+      if (invalidEvery > 0 && jobs % invalidEvery === 0) item = spoiled(item);
       buffer += `${order}${i === 0 ? first : rest},${item}\n`;
       written++;
     }
@@ -88,4 +94,12 @@ export async function generateCsv(file, rows, seed = 1) {
   out.end();
   await once(out, 'finish');
   return { rows: written, jobs, bytes };
+}
+
+/** An item's cells (itemType onwards) with its quantity, or its sizes, not a number. */
+function spoiled(item) {
+  const cells = item.split(',');
+  if (cells[0] === 'Stock') cells[6] = 'S=x';
+  else cells[2] = 'x';
+  return cells.join(',');
 }

@@ -1,7 +1,8 @@
 import { checkSettings } from '../app/check-settings.js';
 import { type Clock, nowDate, nowIso, offsetClock, systemClock } from '../core/clock.js';
 import { csvLimitsFrom, resolveSettings } from '../core/config/resolve-settings.js';
-import { loadManifest } from '../manifest/load-manifest.js';
+import { type LoadResult, loadManifest, windowedRead } from '../manifest/load-manifest.js';
+import type { JobList } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import {
   type CsvLimits,
@@ -10,8 +11,12 @@ import {
   INPUT_UNREADABLE,
   INPUT_UNSUPPORTED,
 } from '../manifest/read-input.js';
-import { buildReport, reportHasErrors } from '../report/build-report.js';
-import { errorLines, warningLines } from '../report/write-errors-txt.js';
+import { buildReport, type CheckedReport, checkedReport, reportHasErrors } from '../report/build-report.js';
+import type { JobResult, ResultReport } from '../report/model.js';
+import { reportPaths } from '../report/report-paths.js';
+import type { ReportSpool } from '../report/report-spool.js';
+import { SpooledReport } from '../report/spooled-report.js';
+import { errorLines, jobErrors, warningLines } from '../report/write-errors-txt.js';
 import { writeReports } from '../report/write-reports.js';
 import { printableLines } from '../core/printable.js';
 import { recognisedText } from './format-outcome.js';
@@ -49,7 +54,29 @@ export interface CheckInputOptions {
   clock?: Clock;
 }
 
-/** Checks one input and writes its reports. */
+/**
+ * How many findings check holds of a big template CSV read whole before it reads the file again
+ * a window at a time. Read whole, such a file's document and jobs already take most of check's
+ * memory budget (400 MB at 1,000,000 rows), and once its errors are spread over more than a few
+ * dozen jobs its reports take a step of some hundred megabytes more as they are written, nearly
+ * whatever their number beyond that (docs/performance.md, `check` of a big template CSV). So the
+ * threshold sits below that step, a few faulty orders' findings, rather than at a count whose own
+ * memory would fill the budget. The windowed route holds none of them, but reads the file a
+ * second time and spends more CPU on each job: only a file with more findings than this pays for
+ * it; a valid file, or one with a few faulty rows, is checked as any other input is.
+ */
+export const WHOLE_CHECK_FINDINGS = 100;
+
+/** @internal Tests set `wholeUpToFindings` low (or to -1, every big input windowed) to switch on small files. */
+export const checkRoute: { wholeUpToFindings: number } = { wholeUpToFindings: WHOLE_CHECK_FINDINGS };
+
+/**
+ * Checks one input and writes its reports. A template CSV of windowedRead.fromBytes or more is
+ * read whole first; only when its findings pass checkRoute.wholeUpToFindings is it read again a
+ * window at a time, as `run` reads it, and its reports written through a spool (checkWindowed):
+ * what check holds then does not grow with its jobs or their findings, and the outcome's report
+ * lists, of its jobs, only those whose findings its summaries quote.
+ */
 export async function checkInput(file: string, opts: CheckInputOptions = {}): Promise<CheckOutcome> {
   const { mapping, csvLimits, defaultDeliveryMethod, maxBytes, clock = systemClock } = opts;
   const startedAt = nowDate(clock);
@@ -58,26 +85,120 @@ export async function checkInput(file: string, opts: CheckInputOptions = {}): Pr
     csv: csvLimits,
     defaultDeliveryMethod,
     ...(maxBytes === undefined ? {} : { maxBytes }),
+    windowedFrom: windowedRead.fromBytes,
+    ...(windowedRead.windowJobs === undefined ? {} : { windowJobs: windowedRead.windowJobs }),
+    wholeUpToFindings: checkRoute.wholeUpToFindings,
+    // A temporary of result.json's: one a killed check left goes with that report's other strays.
+    findingsBeside: reportPaths(file).json,
   });
-  const usage = loaded.diagnostics.find((d) => USAGE_CODES.has(d.code));
-  if (usage) return { file, status: 'unreadable', problem: usage.message };
-  const report = buildReport({
+  try {
+    const usage = loaded.diagnostics.find((d) => USAGE_CODES.has(d.code));
+    if (usage) return { file, status: 'unreadable', problem: usage.message };
+    if (loaded.jobFindings !== undefined) return await checkWindowed(loaded, { csvLimits, startedAt, clock });
+    const report = buildReport({
+      command: 'check',
+      input: loaded.input,
+      recognised: loaded.recognised,
+      manifest: loaded.manifest,
+      diagnostics: loaded.diagnostics,
+      startedAt,
+      finishedAt: nowDate(clock),
+    });
+    const reports = await writeReports(report, {
+      manifest: loaded.manifest,
+      mapping: loaded.recognised?.mapping ?? mapping,
+      csvLimits,
+      // check has nothing else to do while its reports are written.
+      onThisThread: true,
+    });
+    return { file, status: reportHasErrors(report) ? 'invalid' : 'valid', report, reports };
+  } finally {
+    loaded.release?.();
+  }
+}
+
+/**
+ * check of a windowed read: each job's result made from check's findings on it, in order, and
+ * handed to a report spool (temporary files beside the reports) at once, its findings let go;
+ * the three reports are then assembled from the spool as `run` writes them, the same bytes as
+ * buildReport's report gives. The outcome's report is the report's head and summary with, of
+ * its jobs, only those whose errors and warnings the summaries quote (QUOTED): none of the
+ * others is held once the reports are written.
+ */
+async function checkWindowed(
+  loaded: LoadResult<JobList>,
+  opts: { csvLimits?: Partial<CsvLimits>; startedAt: Date; clock: Clock },
+): Promise<CheckOutcome> {
+  const { input, manifest, diagnostics, jobFindings } = loaded;
+  // The report takes check's findings from here on, each job's until its result is spooled.
+  loaded.diagnostics = [];
+  const checked = checkedReport({
     command: 'check',
-    input: loaded.input,
-    recognised: loaded.recognised,
-    manifest: loaded.manifest,
-    diagnostics: loaded.diagnostics,
-    startedAt,
-    finishedAt: nowDate(clock),
+    input,
+    manifest,
+    diagnostics,
+    ...(jobFindings === undefined ? {} : { jobFindings }),
+    startedAt: opts.startedAt,
+    finishedAt: nowDate(opts.clock),
   });
-  const reports = await writeReports(report, {
-    manifest: loaded.manifest,
-    mapping: loaded.recognised?.mapping ?? mapping,
-    csvLimits,
-    // check has nothing else to do while its reports are written.
-    onThisThread: true,
-  });
-  return { file, status: reportHasErrors(report) ? 'invalid' : 'valid', report, reports };
+  // Every job ends before the reports are written: nothing is rendered from pending jobs.
+  const pending = { at: () => undefined, render: (j: number) => checked.job(j) };
+  const spooled = await SpooledReport.create(checked.head, checked.jobCount, pending, reportPaths(input.file));
+  try {
+    const quoted = await spoolEveryJob(checked, spooled.spool);
+    spooled.refreshSummary();
+    const reports = await writeReports(spooled.report, {
+      manifest,
+      csvLimits: opts.csvLimits,
+      spooled,
+      onThisThread: true,
+    });
+    const report: ResultReport = { ...spooled.report, jobs: quoted };
+    return { file: input.file, status: spooled.hasErrors() ? 'invalid' : 'valid', report, reports };
+  } finally {
+    await spooled.close();
+  }
+}
+
+/**
+ * @internal Told of each job's result as it is handed to the spool: what a test watches to see
+ * that check holds no job's result once it is written.
+ */
+export const checkProbe: { spooled?: (result: JobResult) => void } = {};
+
+/**
+ * How many of the jobs with errors (and with warnings) a windowed check keeps for its summaries:
+ * as many as `--json` quotes errors (checkDetails), which is more than the human summary shows.
+ */
+const QUOTED = 20;
+
+/**
+ * Ends every job of `checked` in the spool, in order, letting go of check's findings on each
+ * (waiting for the disk when the spool asks); answers the first jobs with errors and with
+ * warnings, in order, up to QUOTED of each: the jobs the summaries' first lines come from.
+ */
+async function spoolEveryJob(checked: CheckedReport, spool: ReportSpool): Promise<JobResult[]> {
+  const quoted: JobResult[] = [];
+  let errors = 0;
+  let warnings = 0;
+  for (let j = 0; j < checked.jobCount; j++) {
+    const result = checked.job(j);
+    checked.forget(j);
+    let own = 0;
+    for (const _ of jobErrors(result)) own++;
+    const warned = result.warnings.length;
+    if ((own > 0 && errors < QUOTED) || (warned > 0 && warnings < QUOTED)) {
+      quoted.push(result);
+      errors += own;
+      warnings += warned;
+    }
+    // Its items built now, while its window is held: the spool serialises it later, when the
+    // window may have been let go and would be read again.
+    void result.items;
+    checkProbe.spooled?.(result);
+    if (!spool.end(j, result)) await spool.flushed();
+  }
+  return quoted;
 }
 
 /** `htorder check`'s action: checks every input in turn and returns the exit code. */

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { extname } from 'node:path';
-import { validateDocument } from './schema/validate.js';
+import { validateDocument, validateJobs } from './schema/validate.js';
 import { buildManifest } from './build-manifest.js';
 import { sortDiagnostics } from './diagnostics.js';
 import { hasFileLevelError, restatesErrorOf } from './restated.js';
@@ -8,7 +8,7 @@ import type { Mapping } from './mapping/model.js';
 import type { RecognisedMapping } from './mapping/recognise-input.js';
 import type { Diagnostic, JobList, Manifest, ManifestFormat, ManifestJob, RawDocument, ReadResult } from './model.js';
 import { INPUT_MAPPING_CHOICE, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from './read-input.js';
-import { runLocalRules } from './rules/index.js';
+import { runLocalRulesUpTo } from './rules/index.js';
 import { quote } from '../core/suggest.js';
 import { readYamlDocument, type YamlReadOptions } from './yaml/read-yaml.js';
 
@@ -53,6 +53,14 @@ export interface WindowedLoadOptions extends LoadOptions {
    * Beside the input when absent.
    */
   findingsBeside?: string;
+  /**
+   * `check`'s: a template CSV of windowedFrom bytes or more is read whole first, as any input,
+   * and read again windowed only when its findings pass this many (counted as they are made,
+   * the schema's a slice of jobs at a time): a valid input pays for no second read, and a faulty
+   * one never holds more than this many findings read whole. Absent: such an input is read
+   * windowed at once.
+   */
+  wholeUpToFindings?: number;
 }
 
 export interface LoadResult<Jobs extends JobList = ManifestJob[]> extends ReadResult<Jobs> {
@@ -74,6 +82,13 @@ export interface LoadResult<Jobs extends JobList = ManifestJob[]> extends ReadRe
  * the run goes, for little memory saved. Above it the whole read's jobs grow with the file.
  */
 export const WINDOWED_FROM_BYTES = 16 * 1024 * 1024;
+
+/**
+ * From how many bytes a template CSV's jobs are read a window at a time, in every command that
+ * reads so (`check`, `plan`, `run`, `watch`), and how many jobs a window holds.
+ * @internal Tests set `fromBytes` to 0 (and `windowJobs` to a few) to read small files so.
+ */
+export const windowedRead: { fromBytes: number; windowJobs?: number } = { fromBytes: WINDOWED_FROM_BYTES };
 
 /**
  * The reader of a file, by its extension. Delimited text is one format whatever its extension
@@ -107,7 +122,7 @@ export async function loadManifest(
     };
     return { input: { file }, diagnostics: [diagnostic] };
   }
-  let raw: RawDocument;
+  let raw: RawDocument | undefined;
   let recognised: RecognisedMapping | undefined;
   let mapping: Mapping | undefined;
   try {
@@ -115,11 +130,25 @@ export async function loadManifest(
     if ('refused' in chosen) return { input: { file, format }, diagnostics: [chosen.refused] };
     recognised = chosen.recognised;
     mapping = recognised?.mapping ?? opts.mapping;
+    const readAs = { ...opts, mapping: withDefaultMethod(mapping, opts.defaultDeliveryMethod) };
     if (mapping === undefined && format === 'csv' && 'windowedFrom' in opts) {
-      const windowed = await readBig(file, opts);
-      if (windowed !== undefined) return windowed;
+      const { wholeUpToFindings } = opts;
+      if (wholeUpToFindings === undefined) {
+        const windowed = await readBig(file, opts);
+        if (windowed !== undefined) return windowed;
+      } else if ((await stat(file)).size >= opts.windowedFrom) {
+        raw = await readRaw(file, format, readAs);
+        // A file that stops parsing has no job index: its whole read is all there is.
+        const checked = raw.sha256 === '' ? undefined : checkRawDocument(raw, wholeUpToFindings);
+        if (checked !== undefined) return checked;
+        if (raw.sha256 !== '') {
+          raw = undefined; // let go before the windowed read
+          const windowed = await readBig(file, { ...opts, windowedFrom: 0 });
+          if (windowed !== undefined) return windowed;
+        }
+      }
     }
-    raw = await readRaw(file, format, { ...opts, mapping: withDefaultMethod(mapping, opts.defaultDeliveryMethod) });
+    raw ??= await readRaw(file, format, readAs);
     const wrong = await misfit(raw, format, opts);
     if (wrong !== undefined) return { input: { file, format }, diagnostics: [wrong] };
   } catch (err) {
@@ -217,13 +246,20 @@ async function misfit(raw: RawDocument, format: ManifestFormat, opts: LoadOption
   return message === undefined ? undefined : choiceError(raw.file, message);
 }
 
-/** Validation, manifest building and local rules for an already-read document (any format). */
-export function checkRawDocument(raw: RawDocument): LoadResult {
+/**
+ * Validation, manifest building and local rules for an already-read document (any format).
+ * With `most`: undefined as soon as its findings are more than that many.
+ */
+export function checkRawDocument(raw: RawDocument): LoadResult;
+export function checkRawDocument(raw: RawDocument, most: number): LoadResult | undefined;
+export function checkRawDocument(raw: RawDocument, most = Number.POSITIVE_INFINITY): LoadResult | undefined {
   const input = { file: raw.file, format: raw.format, sha256: raw.sha256 || undefined };
   // An export whose every row a mapping skipped (every order cancelled) has no jobs, and says so
   // in its skipped rows: not an empty manifest.
   const allSkipped = (raw.skipped?.length ?? 0) > 0;
-  const schema = validateDocument(raw).filter((d) => !(allSkipped && d.code === 'schema.empty' && d.field === 'jobs'));
+  const found = schemaFindings(raw, most - raw.diagnostics.length);
+  if (found === undefined) return undefined;
+  const schema = found.filter((d) => !(allSkipped && d.code === 'schema.empty' && d.field === 'jobs'));
   const diagnostics = [...raw.diagnostics, ...schema];
   const manifest: Manifest | undefined = buildManifest(raw);
   if (manifest) {
@@ -232,10 +268,42 @@ export function checkRawDocument(raw: RawDocument): LoadResult {
     // finding is dropped where the schema already faulted the same value or item.
     const skip = hasFileLevelError(diagnostics) ? new Set(manifest.jobs.map((_, j) => j)) : new Set<number>();
     const restated = restatesErrorOf(diagnostics);
+    const rules = runLocalRulesUpTo(manifest, skip, most - diagnostics.length);
+    if (rules === undefined) return undefined;
     // A loop, not push(...findings): spreading a file's worth of findings as arguments overflows the stack.
-    for (const d of runLocalRules(manifest, skip)) if (!restated(d.field)) diagnostics.push(d);
+    for (const d of rules) if (!restated(d.field)) diagnostics.push(d);
   }
   return { input, manifest, diagnostics: sortDiagnostics(diagnostics) };
+}
+
+/** Jobs the schema is checked on at a time when findings are counted (checkRawDocument's `most`). */
+const SCHEMA_SLICE_JOBS = 256;
+
+/**
+ * validateDocument's findings on `raw`, or undefined as soon as they are more than `most`. A
+ * template document (`{ version: 1, jobs }`) is checked a slice of jobs at a time, so a file
+ * whose every row is faulty never holds the schema's findings on all of them.
+ */
+function schemaFindings(raw: RawDocument, most: number): Diagnostic[] | undefined {
+  if (most < 0) return undefined;
+  const doc = raw.doc as { version?: unknown; jobs?: unknown } | undefined;
+  const jobs = doc?.jobs;
+  const sliced =
+    Number.isFinite(most) &&
+    doc?.version === 1 &&
+    Array.isArray(jobs) &&
+    jobs.length > 0 &&
+    Object.keys(doc).length === 2;
+  if (!sliced) {
+    const all = validateDocument(raw);
+    return all.length > most ? undefined : all;
+  }
+  const found: Diagnostic[] = [];
+  for (let from = 0; from < jobs.length; from += SCHEMA_SLICE_JOBS) {
+    for (const d of validateJobs(jobs.slice(from, from + SCHEMA_SLICE_JOBS), from, raw.sources)) found.push(d);
+    if (found.length > most) return undefined;
+  }
+  return found;
 }
 
 /** The other formats' readers are loaded on demand: a YAML-only run never loads their machinery. */

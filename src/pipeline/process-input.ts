@@ -6,7 +6,7 @@ import type { ArtworkStore } from '../storage/artwork-store.js';
 import type { FolderPin } from '../storage/folder-file.js';
 import type { LedgerStore } from '../storage/ledger/model.js';
 import type { Logger } from '../core/log/logger.js';
-import { loadManifest, type LoadResult, WINDOWED_FROM_BYTES } from '../manifest/load-manifest.js';
+import { loadManifest, type LoadResult, windowedRead } from '../manifest/load-manifest.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { JobList, Manifest } from '../manifest/model.js';
 import {
@@ -220,12 +220,6 @@ export interface Begun {
   reporter: JobReporter;
   writer: ReportWriter;
 }
-
-/**
- * From how many bytes a template CSV's jobs are read a window at a time (load-manifest.ts);
- * `check` reads every input whole. @internal Tests set it to 0 to read small files so.
- */
-export const windowedRead: { fromBytes: number; windowJobs?: number } = { fromBytes: WINDOWED_FROM_BYTES };
 
 /** Reads and checks an input (stage 1); sends nothing, and needs nothing the API answers. */
 export async function prepareInput(

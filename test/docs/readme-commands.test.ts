@@ -284,6 +284,9 @@ const COMMANDS: Record<string, Entry> = {
   'FUZZ_SEED=42 FUZZ_CASES=20000 npm run test:fuzz': { skip: 'the long fuzz suite with more cases (minutes)' },
   'npm run bench': { skip: 'a benchmark of minutes; its script is checked to exist' },
   'npm run bench:check': { skip: 'a benchmark of minutes; its script is checked to exist' },
+  'npm run bench:check -- --small-rows 0 --mapped-rows 0 --recognition 0 --invalid 1': {
+    skip: 'a benchmark of minutes (check of 1,000,000 faulty rows); its script is checked to exist',
+  },
   'npm run bench:watch': { skip: 'a benchmark of minutes; its script is checked to exist' },
   'npm run bench:artwork': { skip: 'a benchmark of a minute; its script is checked to exist' },
   'npm run bench:xlsx': { skip: 'a benchmark of minutes; its script is checked to exist' },

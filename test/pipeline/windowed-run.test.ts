@@ -2,7 +2,7 @@ import { mkdtemp, open, readdir, readFile, readlink, realpath, rm } from 'node:f
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { windowedRead } from '../../src/pipeline/process-input.js';
+import { windowedRead } from '../../src/manifest/load-manifest.js';
 import { windowedHarness } from '../support/pipeline-harness.js';
 
 /**

@@ -6,8 +6,7 @@ import { runPipelineCommand, type PipelineCommandInput } from '../../src/cli/run
 import type { ResultReport } from '../../src/report/model.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
-import { WINDOWED_FROM_BYTES } from '../../src/manifest/load-manifest.js';
-import { windowedRead } from '../../src/pipeline/process-input.js';
+import { WINDOWED_FROM_BYTES, windowedRead } from '../../src/manifest/load-manifest.js';
 import { sink } from './sink.js';
 
 /**

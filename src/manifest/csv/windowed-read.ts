@@ -25,7 +25,7 @@
  */
 import { jobIndexOf } from '../field-path.js';
 import type { Diagnostic, JobList, Manifest, SourceMap } from '../model.js';
-import { validateDocument } from '../schema/validate.js';
+import { validateJobs } from '../schema/validate.js';
 import { sortDiagnostics } from '../diagnostics.js';
 import { hasFileLevelError, restatesErrorOf } from '../restated.js';
 import { located, runJobRules } from '../rules/index.js';
@@ -134,11 +134,7 @@ async function checkWindows(
     for (let from = 0; from < index.jobCount; from += windowJobs) {
       const w = reader.read(from, Math.min(from + windowJobs, index.jobCount));
       for (const d of w.diagnostics) built.add(d);
-      const local: SourceMap = { locate: (path) => w.sources.locate(shifted(path, from) as string) };
-      local.locateKey = local.locate;
-      const schema: Diagnostic[] = [];
-      for (const d of validateDocument({ doc: { version: 1, jobs: w.doc }, sources: local }))
-        schema.push({ ...d, field: shifted(d.field, from) });
+      const schema = validateJobs(w.doc, from, w.sources);
       const found: Finding[] = [];
       for (let i = 0; i < w.jobs.length; i++) {
         const n = w.jobs[i].orderNumber;
@@ -202,12 +198,6 @@ function sameInNfc(
       if (typeof n === 'string' && forms.has(n.normalize('NFC'))) orderNumbers.add(jobs[i], from + i, sources, into);
     }
   }
-}
-
-/** A window's path (`jobs[i]…`, i within the window) as the whole file's (`jobs[from + i]…`). */
-function shifted(path: string | undefined, from: number): string | undefined {
-  const m = path === undefined ? null : /^jobs\[(\d+)\]/.exec(path);
-  return m === null ? path : `jobs[${Number(m[1]) + from}]${(path as string).slice(m[0].length)}`;
 }
 
 /**

@@ -28,9 +28,23 @@ const JOB_RULES: readonly JobRule[] = [
 
 /** Runs every local rule; jobs in `skipJobs` get only the manifest-wide one (unique order numbers). */
 export function runLocalRules(manifest: Manifest<JobList>, skipJobs: ReadonlySet<number> = new Set()): Diagnostic[] {
+  return runLocalRulesUpTo(manifest, skipJobs, Number.POSITIVE_INFINITY) as Diagnostic[];
+}
+
+/**
+ * runLocalRules' findings, or undefined as soon as they are more than `most`: a reader that
+ * would hold too many of them stops here and reads the input another way.
+ */
+export function runLocalRulesUpTo(
+  manifest: Manifest<JobList>,
+  skipJobs: ReadonlySet<number>,
+  most: number,
+): Diagnostic[] | undefined {
   const findings: Finding[] = uniqueOrderNumber(manifest);
   const jobs = manifest.jobs;
-  for (let j = 0; j < jobs.length; j++) if (!skipJobs.has(j)) runJobRules(jobs.at(j) as ManifestJob, j, findings);
+  for (let j = 0; j < jobs.length && findings.length <= most; j++)
+    if (!skipJobs.has(j)) runJobRules(jobs.at(j) as ManifestJob, j, findings);
+  if (findings.length > most) return undefined;
   return findings.map((f) => located(f, manifest.sources));
 }
 

@@ -1,5 +1,5 @@
 import type { ErrorObject } from 'ajv/dist/2020.js';
-import type { Diagnostic, RawDocument } from '../model.js';
+import type { Diagnostic, RawDocument, SourceMap } from '../model.js';
 import { formatPath, pointerKeys, type PathSegment } from '../field-path.js';
 import { validateManifest } from './manifest-validator.js';
 import { describeError } from './messages.js';
@@ -34,6 +34,27 @@ export function validateDocument(raw: Pick<RawDocument, 'doc' | 'sources'>): Dia
     });
   }
   return dropRestatedRequired(diagnostics);
+}
+
+/**
+ * The schema's findings on `jobs`, jobs `from` onwards of a template document (`{ version: 1, jobs }`),
+ * their fields and locations the whole document's (`jobs[from + i]…`, looked up in `sources`):
+ * what validateDocument says of those jobs in the whole document, as no rule of the schema
+ * relates two jobs. Lets a reader check a document a slice of jobs at a time.
+ */
+export function validateJobs(jobs: readonly unknown[], from: number, sources: SourceMap): Diagnostic[] {
+  const local: SourceMap = { locate: (path) => sources.locate(shifted(path, from) as string) };
+  local.locateKey = local.locate;
+  const schema: Diagnostic[] = [];
+  for (const d of validateDocument({ doc: { version: 1, jobs }, sources: local }))
+    schema.push({ ...d, field: shifted(d.field, from) });
+  return schema;
+}
+
+/** A slice's path (`jobs[i]…`, i within the slice) as the whole document's (`jobs[from + i]…`). */
+function shifted(path: string | undefined, from: number): string | undefined {
+  const m = path === undefined ? null : /^jobs\[(\d+)\]/.exec(path);
+  return m === null ? path : `jobs[${Number(m[1]) + from}]${(path as string).slice(m[0].length)}`;
 }
 
 /**
