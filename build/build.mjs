@@ -15,7 +15,7 @@
 import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import ts from 'typescript';
@@ -30,7 +30,7 @@ async function main(args) {
   const unknown = args.filter((a) => a !== '--declarations');
   if (unknown.length > 0) throw new Error(`build/build.mjs: unknown argument ${unknown.join(' ')}`);
   const config = readConfig();
-  const files = config.fileNames.filter((f) => !f.endsWith('.d.ts'));
+  const files = config.parsed.fileNames.filter((f) => !f.endsWith('.d.ts')).map((f) => outputOf(config.parsed, f));
   const failures = (await Promise.all(shares(files).map((share) => emitOnWorker(share, config.options)))).flat();
   if (failures.length > 0) {
     for (const line of failures) process.stderr.write(`${line}\n`);
@@ -67,14 +67,24 @@ function readConfig() {
     declaration: false,
     declarationMap: false,
   };
-  return { fileNames: parsed.fileNames, options };
+  return { parsed, options };
+}
+
+/** A source and the JavaScript file tsc writes for it (its map beside it, as `${js}.map`). */
+function outputOf(parsed, file) {
+  if (!/(?<!\.d)\.ts$/.test(file)) {
+    throw new Error(`build/build.mjs: ${file} is not a .ts file, which the build emits only as an ES module`);
+  }
+  const js = ts.getOutputFileNames(parsed, file, !ts.sys.useCaseSensitiveFileNames).find((f) => f.endsWith('.js'));
+  if (js === undefined) throw new Error(`build/build.mjs: tsc emits no JavaScript for ${file}`);
+  return { file, js };
 }
 
 /** The files split into one share per core, alike in size (a worker's start loads TypeScript). */
 function shares(files) {
   const count = Math.max(1, Math.min(availableParallelism(), 4, Math.ceil(files.length / 50)));
   const out = Array.from({ length: count }, () => ({ files: [], bytes: 0 }));
-  const sized = files.map((f) => ({ f, bytes: readFileSync(f).length })).sort((a, b) => b.bytes - a.bytes);
+  const sized = files.map((f) => ({ f, bytes: readFileSync(f.file).length })).sort((a, b) => b.bytes - a.bytes);
   for (const { f, bytes } of sized) {
     const least = out.reduce((a, b) => (b.bytes < a.bytes ? b : a));
     least.files.push(f);
@@ -97,7 +107,7 @@ function emitOnWorker(files, options) {
 /** Emits each file's .js and .js.map where tsc puts them; returns the syntax errors found. */
 function emitFiles(files, options) {
   const failures = [];
-  for (const file of files) {
+  for (const { file, js } of files) {
     const out = ts.transpileModule(readFileSync(file, 'utf8'), {
       compilerOptions: options,
       fileName: file,
@@ -107,7 +117,6 @@ function emitFiles(files, options) {
       failures.push(ts.formatDiagnostics(out.diagnostics, formatHost()));
       continue;
     }
-    const js = join(options.outDir, relative(options.rootDir, file)).replace(/\.ts$/, '.js');
     mkdirSync(dirname(js), { recursive: true });
     writeFileSync(js, out.outputText);
     if (out.sourceMapText !== undefined) writeFileSync(`${js}.map`, out.sourceMapText);
