@@ -1,5 +1,5 @@
 /**
- * Part of `npm run build`, after tsc: writes the shipped presets' signatures (what recognising an
+ * Part of `npm run build` (build/build.mjs), after the emit of dist/: writes the shipped presets' signatures (what recognising an
  * export by its header compares it with) to dist/manifest/mapping/, stamped with the hash of the
  * preset files, so a recognised input costs no parse of every preset
  * (src/manifest/mapping/built-signatures.ts reads it, and the signatures are computed when the

@@ -1,5 +1,5 @@
 /**
- * Part of `npm run build`, after tsc: writes ajv's standalone code of the manifest validator to
+ * Part of `npm run build` (build/build.mjs), after the emit of dist/: writes ajv's standalone code of the manifest validator to
  * dist/manifest/schema/, stamped with the schema's hash, so commands start without compiling
  * the schema (src/manifest/schema/manifest-validator.ts loads it, and compiles the schema itself
  * when the file is missing or stamped for another schema).
