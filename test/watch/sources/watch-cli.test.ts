@@ -36,10 +36,18 @@ afterAll(async () => {
 
 /** Watchers spawned by the current test; one a failed test left running is killed after it. */
 const spawned: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of spawned.splice(0))
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
+/** Kills the watchers still running and waits for them to exit: they write in the drop folder until then. */
+const killSpawned = async (): Promise<void> => {
+  await Promise.all(
+    spawned.splice(0).map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    }),
+  );
+};
+afterEach(killSpawned);
 
 function spawnWatch(dir: string): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(
@@ -76,6 +84,7 @@ async function withSlowCreates(use: (drop: string) => Promise<void>): Promise<vo
   try {
     await use(drop.path);
   } finally {
+    await killSpawned();
     await sandbox.admin.clearFaults();
     await drop.remove();
   }
