@@ -56,6 +56,8 @@ export interface WatchIo {
   signal: AbortSignal;
   /** Called once watching (tests, and the health URL for people); `events` tells each input's progress. */
   onReady?: (info: { location: string; healthUrl?: string; uiUrl?: string; events: WatchEvents }) => void;
+  /** Called once stopped gracefully: every input in flight finished, nothing left but closing. */
+  onStopped?: () => void;
 }
 
 /** A catalogue older than this is rebuilt: a daemon must see price codes and assets that changed. */
@@ -416,6 +418,7 @@ async function watch(
   await watcher.finished;
   await upkeep.stop();
   logger.info({ location: source.location }, 'stopped');
+  io.onStopped?.();
 }
 
 /** How each claimed input is handled: through its route's account and mapping, or the watcher's own. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { closeSync, createReadStream } from 'node:fs';
 import { extname } from 'node:path';
+import { pipeline, Transform } from 'node:stream';
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { FolderFileError, type FolderPin, openFileInFolder } from './folder-file.js';
@@ -129,27 +130,50 @@ export class ArtworkStore {
   }
 
   /**
-   * Puts the file in the store unless an object is at its key already; true when it uploaded.
+   * Puts the file in the store unless an object is at its key already (found before the put,
+   * or by its condition); true when it uploaded.
    * The bytes are read again through the same checks and must still hash to `file.sha256`.
    */
   async upload(folder: FolderPin, file: ArtworkFile): Promise<boolean> {
     if (await this.s3.exists(file.key)) return false;
     const { fd, size } = openFileInFolder(folder, file.name, MAX_ARTWORK_BYTES, "the manifest's folder");
-    const hash = createHash('sha256');
-    const stream = createReadStream('', { fd, start: 0, end: Math.max(0, size - 1), autoClose: true });
-    stream.on('data', (c) => hash.update(c));
     if (size !== file.size) {
-      stream.destroy();
+      closeSync(fd);
       throw new FolderFileError('changed while it was uploaded');
     }
-    const etag = await this.s3.put(file.key, stream, { ifNoneMatch: '*' }, file.contentType, size);
+    const hash = createHash('sha256');
+    const read = createReadStream('', { fd, start: 0, end: Math.max(0, size - 1), autoClose: true });
+    // Hashed as the store reads it, never ahead: a body of 2 MiB or more is sent only once the
+    // store answers `Expect: 100-continue`, and bytes read before then would be hashed, not sent.
+    const body = pipeline(
+      read,
+      new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          hash.update(chunk);
+          done(null, chunk);
+        },
+      }),
+      () => undefined,
+    );
+    let etag: string;
+    try {
+      etag = await this.s3.put(file.key, body, { ifNoneMatch: '*' }, file.contentType, size);
+    } finally {
+      // A put that fails before reading the file to its end leaves it open, and nothing else
+      // closes a raw descriptor (the garbage collector does not).
+      body.destroy();
+      read.destroy();
+    }
+    // Another upload holds these bytes under the name they hash to; the store may answer so
+    // before reading this body, so its hash is of a part and says nothing.
+    if (etag === PRECONDITION_FAILED) return false;
     if (hash.digest('hex') !== file.sha256) {
       // The object's key promises bytes it does not hold: take it back.
-      if (etag !== PRECONDITION_FAILED) await this.s3.delete(file.key, etag).catch(() => undefined);
+      await this.s3.delete(file.key, etag).catch(() => undefined);
       throw new FolderFileError('changed while it was uploaded');
     }
-    if (etag !== PRECONDITION_FAILED) this.uploads++;
-    return etag !== PRECONDITION_FAILED;
+    this.uploads++;
+    return true;
   }
 
   /**

@@ -37,12 +37,18 @@ export class HeldFolder {
    * Makes the folder at `path` where none is, and opens it; why not, when something else is
    * there. It must be a real folder: one who may write its parent could otherwise pre-create it
    * as a symbolic link and have every file moved through it wherever it points (mkdir -p
-   * accepts an existing link, so lstat says).
+   * accepts an existing link, so lstat says). mkdir -p throws on a file, a link to one or a
+   * dangling link at the name: what is there is then the answer, not mkdir's error.
    */
   static async make(path: string): Promise<HeldFolder | string> {
-    await mkdir(path, { recursive: true });
+    const failed = await mkdir(path, { recursive: true }).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
     const info = await lstat(path).catch(() => undefined);
     if (info?.isSymbolicLink()) return 'is a symbolic link; refusing to move files through it (make it a real folder)';
+    if (info !== undefined && !info.isDirectory()) return 'is not a folder';
+    if (failed !== undefined) throw failed;
     return (info?.isDirectory() && (await HeldFolder.open(path))) || 'is not a folder';
   }
 

@@ -23,6 +23,22 @@ describe('HeldFolder', () => {
     expect(await HeldFolder.open(join(root, 'file'))).toBeUndefined();
   });
 
+  it("make: says what is at the name when it is not a folder, instead of mkdir's error", async () => {
+    const root = await temp();
+    await writeFile(join(root, 'file'), '');
+    await symlink(join(root, 'file'), join(root, 'link-to-file'));
+    await symlink(join(root, 'nowhere'), join(root, 'dangling'));
+    await symlink(root, join(root, 'link-to-folder'));
+    expect(await HeldFolder.make(join(root, 'file'))).toBe('is not a folder');
+    for (const link of ['link-to-file', 'dangling', 'link-to-folder'])
+      expect(await HeldFolder.make(join(root, link)), link).toMatch(/^is a symbolic link;/);
+    const made = await HeldFolder.make(join(root, 'new', 'sub'));
+    expect(made).toBeInstanceOf(HeldFolder);
+    await (made as HeldFolder).close();
+    // Under a file, nothing is at the name to describe: mkdir's own error.
+    await expect(HeldFolder.make(join(root, 'file', 'sub'))).rejects.toMatchObject({ code: 'ENOTDIR' });
+  });
+
   it('sees its name swapped with a link, and still writes into the folder it holds', async () => {
     const root = await temp();
     const outside = await temp();

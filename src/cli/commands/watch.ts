@@ -6,6 +6,7 @@ import {
   configFlagsFrom,
 } from '../../core/config/config-flags.js';
 import { WATCH_DEFAULTS } from '../../core/config/settings.js';
+import { ExitCode } from '../../core/errors.js';
 import { addSandboxOptions, examples, sandboxOptionsFrom } from '../help.js';
 
 /** `htorder watch DIR | s3://BUCKET/PREFIX` — daemon: runs each manifest dropped in, exactly once. */
@@ -52,11 +53,14 @@ export function register(program: Command): void {
     const { runWatch } = await import('../../app/watch-daemon.js');
     const controller = new AbortController();
     let signals = 0;
+    let stopped = false;
+    const onStopped = (): boolean => (stopped = true);
     const onSignal = (sig: NodeJS.Signals): void => {
       signals += 1;
       // A second signal while finishing: the user insists. The ledger keeps jobs exactly
-      // once and the input stays in processing/ to be resumed, so this is safe too.
-      if (signals > 1) process.exit(sig === 'SIGINT' ? 130 : 143);
+      // once and the input stays in processing/ to be resumed, so this is safe too. Once
+      // stopped, nothing is cut short but the closing: the stop was graceful, and says so.
+      if (signals > 1) process.exit(stopped ? ExitCode.Ok : sig === 'SIGINT' ? 130 : 143);
       controller.abort();
     };
     process.on('SIGTERM', onSignal);
@@ -72,7 +76,7 @@ export function register(program: Command): void {
           replaceLedger: opts.replaceLedger === true,
           flags: configFlagsFrom(opts),
         },
-        { stderr: process.stderr, env: process.env, cwd: process.cwd(), signal: controller.signal },
+        { stderr: process.stderr, env: process.env, cwd: process.cwd(), signal: controller.signal, onStopped },
       );
     } finally {
       process.off('SIGTERM', onSignal);

@@ -40,6 +40,16 @@ describe('FolderSource sub-folders', () => {
     });
   });
 
+  it.each(['processing', 'done', 'failed', 'held'])('refuses to start when %s/ is a file, naming it', async (sub) => {
+    const drop = await temp('htorder-drop-');
+    await writeFile(join(drop, sub), 'not a folder\n');
+    await expect(folderSource(drop).init()).rejects.toMatchObject({
+      name: 'SourceError',
+      kind: 'usage',
+      message: `the ${sub} folder ${join(drop, sub)} is not a folder`,
+    });
+  });
+
   it('refuses to finish into done/ replaced by a link after start, leaving the input in processing/', async () => {
     const drop = await temp('htorder-drop-');
     const outside = await temp('htorder-outside-');

@@ -13,9 +13,11 @@ import { manifest } from '../../support/yaml-manifests.js';
  */
 const fx = watchFixture('htorder-shared-drop-');
 const running: RunningWatch[] = [];
-afterEach(async () => {
+/** Stops the watchers the test started: before a folder they write in is removed, and after each test. */
+const stopAll = async (): Promise<void> => {
   for (const w of running.splice(0)) await w.stop();
-});
+};
+afterEach(stopAll);
 
 const start = async (env: Record<string, string>, replaceLedger = false): Promise<RunningWatch> => {
   const w = await startWatch({ target: fx.drop.path, replaceLedger, flags: { leaseMs: 1000 } }, env);
@@ -46,6 +48,7 @@ describe('a drop folder shared by watchers', () => {
       expect(String(refused)).toContain(`names ${fx.state.path}`);
       expect(String(refused)).toMatch(/same stateDir.*--replace-ledger/s);
     } finally {
+      await stopAll();
       await other.remove();
     }
   });
@@ -63,6 +66,8 @@ describe('a drop folder shared by watchers', () => {
       );
       expect(await old.stop()).toBe(2);
     } finally {
+      // The new watcher writes in its state dir (`other`) until it stops.
+      await stopAll();
       await other.remove();
     }
   });

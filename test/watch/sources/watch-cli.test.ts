@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Sandbox } from '../../../src/sandbox/index.js';
 import { CLI, requireDist } from '../../support/dist.js';
+import { startLoopback } from '../../support/loopback-server.js';
 import { tempDir } from '../../support/temp-files.js';
 import { sandboxWithEnv, waitFor } from '../../support/watch-harness.js';
 import { manifest } from '../../support/yaml-manifests.js';
@@ -36,17 +37,28 @@ afterAll(async () => {
 
 /** Watchers spawned by the current test; one a failed test left running is killed after it. */
 const spawned: ChildProcess[] = [];
-afterEach(() => {
-  for (const child of spawned.splice(0))
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-});
+/** Kills the watchers still running and waits for them to exit: they write in the drop folder until then. */
+const killSpawned = async (): Promise<void> => {
+  await Promise.all(
+    spawned.splice(0).map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      await exited;
+    }),
+  );
+};
+afterEach(killSpawned);
 
-function spawnWatch(dir: string): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
+function spawnWatch(
+  dir: string,
+  extraEnv: Record<string, string> = {},
+): { child: ChildProcess; output: () => string; exited: Promise<number | null> } {
   const child = spawn(
     process.execPath,
     [CLI, 'watch', dir, '--scan-interval', '100', '--stable-time', '100', '--lease', '2000'],
     {
-      env: { ...process.env, ...env, HTORDER_CONCURRENCY: '1', HTORDER_LOG_LEVEL: 'info' },
+      env: { ...process.env, ...env, HTORDER_CONCURRENCY: '1', HTORDER_LOG_LEVEL: 'info', ...extraEnv },
       stdio: ['ignore', 'pipe', 'pipe'],
     },
   );
@@ -59,8 +71,12 @@ function spawnWatch(dir: string): { child: ChildProcess; output: () => string; e
 }
 
 /** A watcher on `dir` once it says it is watching (`what` names it in a timeout). */
-async function startWatch(dir: string, what: string): Promise<ReturnType<typeof spawnWatch>> {
-  const w = spawnWatch(dir);
+async function startWatch(
+  dir: string,
+  what: string,
+  extraEnv: Record<string, string> = {},
+): Promise<ReturnType<typeof spawnWatch>> {
+  const w = spawnWatch(dir, extraEnv);
   await waitFor(() => (w.output().includes('watching for manifests') ? true : undefined), what, PROCESS_WAIT_MS);
   return w;
 }
@@ -76,6 +92,7 @@ async function withSlowCreates(use: (drop: string) => Promise<void>): Promise<vo
   try {
     await use(drop.path);
   } finally {
+    await killSpawned();
     await sandbox.admin.clearFaults();
     await drop.remove();
   }
@@ -149,6 +166,32 @@ describe('htorder watch (process)', () => {
         expect((await sandbox.admin.jobs()).map((j) => j.orderNumber).sort()).toEqual(['T-1', 'T-2', 'T-3']);
         expect(w.output()).toContain('stopping');
       });
+    },
+    PROCESS_TEST_MS,
+  );
+
+  it(
+    'a second SIGTERM once it stopped (while it closes) leaves its exit 0, its claims released',
+    async () => {
+      // A webhook that never answers: the stopped watcher gives its queued notification a few
+      // seconds while it closes, and the second signal comes then.
+      const hook = await startLoopback(() => undefined);
+      try {
+        await withSlowCreates(async (drop) => {
+          const w = await startWatch(drop, 'the watcher to start', { HTORDER_NOTIFY_URL: `${hook.url}/hook` });
+          await writeFile(join(drop, 'broken.yaml'), 'version: 1\njobs: [ {');
+          await waitFor(() => (hook.seen.length > 0 ? true : undefined), 'the failure told', PROCESS_WAIT_MS);
+          w.child.kill('SIGTERM');
+          await waitFor(() => (w.output().includes('"msg":"stopped"') ? true : undefined), 'stopped', PROCESS_WAIT_MS);
+          expect(w.child.exitCode).toBeNull();
+          w.child.kill('SIGTERM');
+          expect(await w.exited, w.output().slice(-2000)).toBe(0);
+          expect(await ls(join(drop, 'failed'))).toContain('broken.yaml');
+          expect(await ls(join(drop, 'processing'))).toEqual([]);
+        });
+      } finally {
+        await hook.close();
+      }
     },
     PROCESS_TEST_MS,
   );
