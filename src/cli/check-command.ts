@@ -21,7 +21,7 @@ import { writeReports } from '../report/write-reports.js';
 import { printableLines } from '../core/printable.js';
 import { recognisedText } from './format-outcome.js';
 import { leaveOutReports } from './report-inputs.js';
-import { checkDetails, exitCodeOf, first, jsonSummary, type Outcome } from './json-summary.js';
+import { checkDetails, exitCodeOf, FIRST_ERRORS, first, jsonSummary, type Outcome } from './json-summary.js';
 
 /**
  * The work of `htorder check FILE... [--mapping FILE] [--json]` — parse, schema check and local rules;
@@ -170,7 +170,7 @@ export const checkProbe: { spooled?: (result: JobResult) => void } = {};
  * How many of the jobs with errors (and with warnings) a windowed check keeps for its summaries:
  * as many as `--json` quotes errors (checkDetails), which is more than the human summary shows.
  */
-const QUOTED = 20;
+const QUOTED = FIRST_ERRORS;
 
 /**
  * Ends every job of `checked` in the spool, in order, letting go of check's findings on each

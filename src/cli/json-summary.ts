@@ -89,7 +89,10 @@ export function pipelineJob(j: JobResult): object {
   };
 }
 
-/** `check`: the input's format and hash, the counts, the reports written and the first 20 errors. */
+/** How many of an input's errors `check --json` quotes (checkDetails' firstErrors). */
+export const FIRST_ERRORS = 20;
+
+/** `check`: the input's format and hash, the counts, the reports written and the first FIRST_ERRORS errors. */
 export function checkDetails(report: ResultReport, o: Outcome): object {
   return {
     format: report.input.format,
@@ -103,7 +106,7 @@ export function checkDetails(report: ResultReport, o: Outcome): object {
     errors: report.summary.errors,
     warnings: report.summary.warnings,
     reports: o.reports,
-    firstErrors: first(errorLines(report, report.input.file), 20),
+    firstErrors: first(errorLines(report, report.input.file), FIRST_ERRORS),
   };
 }
 
