@@ -1,3 +1,4 @@
+import { cleanUpOnExit, stopCleaningUp } from '../core/exit-cleanup.js';
 import { rmSync } from 'node:fs';
 import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
 import { once } from 'node:events';
@@ -26,13 +27,14 @@ export class JsonJobRows {
   private readonly spans = new Map<Outcome, Span>();
   private size = 0;
 
-  private readonly removeAtExit = (): void => rmSync(this.dir, { recursive: true, force: true });
+  /** Its folder goes however the process ends (core/exit-cleanup.ts). */
+  private readonly leftover = { cleanUp: (): void => rmSync(this.dir, { recursive: true, force: true }) };
 
   private constructor(
     private readonly dir: string,
     private readonly handle: FileHandle,
   ) {
-    process.once('exit', this.removeAtExit);
+    cleanUpOnExit(this.leftover);
   }
 
   static async open(): Promise<JsonJobRows> {
@@ -90,7 +92,7 @@ export class JsonJobRows {
   }
 
   async close(): Promise<void> {
-    process.off('exit', this.removeAtExit);
+    stopCleaningUp(this.leftover);
     await this.handle.close().catch(() => undefined);
     await rm(this.dir, { recursive: true, force: true });
   }

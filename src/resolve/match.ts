@@ -1,5 +1,6 @@
 import type { Country, DeliveryOption, State } from '../api/types.js';
 import { countryCodeOf, countryNames, englishCountryName } from '../core/countries.js';
+import { BoundedMemo } from '../core/bounded-memo.js';
 import { foldAlnum, foldCase, nearest, suggest } from '../core/suggest.js';
 
 /**
@@ -38,10 +39,20 @@ function nearestOf<T>(text: string, entries: readonly T[], spellings: (e: T) => 
 }
 
 /**
- * A run matches every job's country against one list: the answers are kept per list (an
- * unknown country costs a scan of every name of every country, once).
+ * A run matches every job's country and state against the same few lists: the answers are kept
+ * per list (an unknown value costs a scan of every spelling of every entry, once), a few
+ * thousand at most, so a file of a million distinct misspellings stays small.
  */
-const countryAnswers = new WeakMap<readonly Country[], Map<string, CountryMatch>>();
+const answers = new WeakMap<readonly object[], BoundedMemo<string, unknown>>();
+
+function remembered<A>(list: readonly object[], text: string, answer: () => A): A {
+  let known = answers.get(list);
+  if (known === undefined) {
+    known = new BoundedMemo(4096);
+    answers.set(list, known);
+  }
+  return known.answer(text, answer) as A;
+}
 
 /**
  * A country as written → the lookup's entry: an ISO2 or ISO3 code of the list (`NO` is Norway,
@@ -51,18 +62,8 @@ const countryAnswers = new WeakMap<readonly Country[], Map<string, CountryMatch>
  * its ISO2 and found in the list by it.
  */
 export function matchCountry(input: string, countries: readonly Country[]): CountryMatch {
-  let answers = countryAnswers.get(countries);
-  if (answers === undefined) {
-    answers = new Map();
-    countryAnswers.set(countries, answers);
-  }
   const text = input.trim();
-  let answer = answers.get(text);
-  if (answer === undefined) {
-    answer = countryOf(text, countries);
-    answers.set(text, answer);
-  }
-  return answer;
+  return remembered(countries, text, () => countryOf(text, countries));
 }
 
 function countryOf(text: string, countries: readonly Country[]): CountryMatch {
@@ -102,6 +103,11 @@ function countryOf(text: string, countries: readonly Country[]): CountryMatch {
  * second part of their ISO 3166-2 codes). `iso2`: the country the states are of.
  */
 export function matchState(input: string, states: readonly State[], iso2?: string): Match<State> {
+  // One list of states is one country's: its iso2 is part of the question only when given.
+  return remembered(states, `${iso2 ?? ''}\u0000${input}`, () => stateOf(input, states, iso2));
+}
+
+function stateOf(input: string, states: readonly State[], iso2: string | undefined): Match<State> {
   const name: Key<State> = (s) => s.name;
   const abbreviation: Key<State> = (s) => s.abbreviation;
   const m = matchFolded(input, states, [abbreviation, name], [name, abbreviation]);

@@ -16,6 +16,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { cleanUpOnExit, stopCleaningUp } from '../core/exit-cleanup.js';
 import { isExpired, type Lease, type LeaseStore, leaseText, parseLease } from './lease.js';
 
 /**
@@ -222,7 +223,7 @@ export class FolderLeases implements LeaseStore {
 
   close(): void {
     this.cleanUp();
-    exiting.delete(this);
+    stopCleaningUp(this);
   }
 }
 
@@ -344,45 +345,6 @@ function removeName(path: string): void {
   } catch {
     // Gone already, or (a folder that is not empty) not a lease of ours to remove.
   }
-}
-
-const exiting = new Set<{ cleanUp(): void }>();
-let listening = false;
-
-/**
- * Cleans `target` up (a lease store: its held leases and tokens go) when the process exits, and
- * when a signal is about to kill it: only when no one else listens to that signal (a listener
- * that keeps the process alive, like watch's SIGTERM, finishes its work and releases itself).
- */
-export function cleanUpOnExit(target: { cleanUp(): void }): void {
-  if (!listening) {
-    listening = true;
-    const cleanUp = () => {
-      for (const t of exiting) t.cleanUp();
-    };
-    process.once('exit', cleanUp);
-    const signals: NodeJS.Signals[] =
-      process.platform === 'win32' ? ['SIGINT', 'SIGTERM'] : ['SIGINT', 'SIGTERM', 'SIGHUP'];
-    for (const signal of signals) {
-      // Who else listened is counted when the signal comes, by a listener that runs first: by
-      // the time onSignal runs, a `process.once` listener (track --watch, ui, sandbox: each
-      // stops and exits 0) has already removed itself, and the process would be killed under it.
-      let others = 0;
-      const count = () => {
-        others = process.listenerCount(signal) - 2;
-      };
-      const onSignal = () => {
-        if (others > 0) return;
-        cleanUp();
-        process.removeListener(signal, count);
-        process.removeListener(signal, onSignal);
-        process.kill(process.pid, signal);
-      };
-      process.prependListener(signal, count);
-      process.on(signal, onSignal);
-    }
-  }
-  exiting.add(target);
 }
 
 function codeOf(err: unknown): string | undefined {

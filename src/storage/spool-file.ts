@@ -1,5 +1,6 @@
 import { lstatSync, readSync, rmSync } from 'node:fs';
 import { type FileHandle, lstat, open, rm } from 'node:fs/promises';
+import { cleanUpOnExit, stopCleaningUp } from '../core/exit-cleanup.js';
 import { temporaryName } from './atomic-write.js';
 
 /** Bytes read back per call: enough to make each read worth it, little enough to reuse one buffer. */
@@ -11,7 +12,9 @@ const READ_BYTES = 1 << 20;
  * hold, and nobody else has any use for it), written and read back at explicit offsets through
  * its own descriptor, so what is read is what was written even if the name is swapped. Whether
  * the name still names it is checked by device and inode when asked (`verify`) and before it is
- * removed, so a file someone else put there is never read as the spool nor removed.
+ * removed, so a file someone else put there is never read as the spool nor removed. A process
+ * that ends without removing it (an error, a signal: core/exit-cleanup.ts) removes it on the way
+ * out.
  */
 export class SpoolFile {
   /** Bytes written and acknowledged: what `read` may return. The owner advances it. */
@@ -23,7 +26,9 @@ export class SpoolFile {
     private readonly handle: FileHandle,
     private readonly dev: number,
     private readonly ino: number,
-  ) {}
+  ) {
+    cleanUpOnExit(this);
+  }
 
   static async create(beside: string): Promise<SpoolFile> {
     const path = temporaryName(beside);
@@ -80,6 +85,7 @@ export class SpoolFile {
   async remove(): Promise<void> {
     if (this.gone) return;
     this.gone = true;
+    stopCleaningUp(this);
     try {
       if (await this.named()) await rm(this.path, { force: true });
     } finally {
@@ -94,8 +100,13 @@ export class SpoolFile {
   removeAtExit(): void {
     if (this.gone) return;
     this.gone = true;
+    stopCleaningUp(this);
     const named = lstatSync(this.path, { throwIfNoEntry: false });
     if (named !== undefined && named.dev === this.dev && named.ino === this.ino) rmSync(this.path, { force: true });
+  }
+
+  cleanUp(): void {
+    this.removeAtExit();
   }
 
   private async named(): Promise<boolean> {

@@ -10,7 +10,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { DIST, requireDist, ROOT } from '../support/dist.js';
 
 /** Files that build/ generates after the emit, not from a source of src/. */
-const GENERATED = ['manifest/mapping/preset-signatures.json', 'manifest/schema/manifest-validator.standalone.cjs'];
+const GENERATED = [
+  'manifest/mapping/preset-signatures.json',
+  'manifest/schema/manifest-validator.standalone.cjs',
+  'sandbox/snapshot-validator.standalone.cjs',
+];
 
 function buildConfig(): ts.ParsedCommandLine {
   const parsed = ts.getParsedCommandLineOfConfigFile(join(ROOT, 'tsconfig.build.json'), undefined, {

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Country, DeliveryOption, State } from '../../src/api/types.js';
 import { matchCountry, matchDeliveryOption, matchState } from '../../src/resolve/match.js';
@@ -207,5 +208,49 @@ describe('matching against the same list many times (a run resolves every job ag
     expect(matchDeliveryOption('UPSG2', options).found?.code).toBe('upsg2');
     expect(matchCountry('united kingdom', countries).found?.iso2).toBe('GB');
     expect(matchCountry('cote d’ivoire', countries).found?.iso2).toBe('CI');
+  });
+});
+
+describe('a run matches its states once per value', () => {
+  const us = (): State[] =>
+    [
+      ['Texas', 'TX'],
+      ['Maine', 'ME'],
+      ['New York', 'NY'],
+      ['Québec', 'QC'],
+    ].map(([name, abbreviation]) => ({ name, abbreviation }) as State);
+
+  it('reads the list once for a value asked again', () => {
+    let reads = 0;
+    const states = us().map((s) => {
+      const { name } = s;
+      return Object.defineProperty({ ...s }, 'name', {
+        get() {
+          reads++;
+          return name;
+        },
+      }) as State;
+    });
+    expect(matchState('New  york', states, 'US').found?.abbreviation).toBe('NY');
+    const first = reads;
+    expect(first).toBeGreaterThan(0);
+    expect(matchState('New  york', states, 'US').found?.abbreviation).toBe('NY');
+    expect(reads).toBe(first);
+  });
+
+  it('answers as a fresh match does, for any values in any order, past the answers it keeps', () => {
+    const spellings = ['tx', 'Texas', 'TEXAS ', 'Texsa', 'US-ME', 'us me', 'CA-ME', 'Ohio', 'quebec', 'Q', ''];
+    const value = fc.oneof(fc.constantFrom(...spellings), fc.string({ maxLength: 8 }));
+    const kept = us();
+    fc.assert(
+      fc.property(fc.array(fc.tuple(value, fc.constantFrom('US', 'CA', undefined)), { maxLength: 60 }), (asks) => {
+        for (const [text, iso2] of asks) expect(matchState(text, kept, iso2)).toEqual(matchState(text, us(), iso2));
+      }),
+      { numRuns: 150 },
+    );
+    // Thousands of distinct values: the answers kept start over, and stay right.
+    for (let i = 0; i < 5000; i++) matchState(`unknown ${i}`, kept, 'US');
+    expect(matchState('US-ME', kept, 'US').found?.abbreviation).toBe('ME');
+    expect(matchState('US-ME', kept).found).toBeUndefined();
   });
 });

@@ -39,7 +39,6 @@ export class SpilledFindings implements JobFindings {
   readonly loose: { schema: Diagnostic[]; rules: Diagnostic[] } = { schema: [], rules: [] };
   private assemble: { window: Assemble; all: AssembleAll } | undefined;
   private closed = false;
-  private readonly removeAtExit = (): void => this.file.removeAtExit();
 
   private constructor(
     private readonly file: SpoolFile,
@@ -50,7 +49,6 @@ export class SpilledFindings implements JobFindings {
     this.errors = new Uint8Array(jobCount);
     this.spans = new Float64Array(2 * windows);
     this.taken = new Uint8Array(windows);
-    process.once('exit', this.removeAtExit);
   }
 
   /** For the findings of `jobCount` jobs checked `windowJobs` at a time, their file beside `beside`. */
@@ -129,7 +127,6 @@ export class SpilledFindings implements JobFindings {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    process.off('exit', this.removeAtExit);
     void this.file.remove().catch(() => undefined);
   }
 

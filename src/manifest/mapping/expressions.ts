@@ -9,6 +9,7 @@
  * (found in its syntax tree): the order number of an order's 2nd..nth rows, a SKU seen before,
  * a status, cost one map look-up.
  */
+import { BoundedMemo } from '../../core/bounded-memo.js';
 import jsonata from 'jsonata';
 import { countryCodeOf } from '../../core/countries.js';
 import { excelSerialText } from '../../core/excel-date.js';
@@ -82,17 +83,11 @@ export interface ExpressionAnalysis {
  * An analysis is a pure function of the source. Bounded: a process reading many mappings starts
  * the table over.
  */
-const analyses = new Map<string, ExpressionAnalysis | ExpressionError>();
-const MAX_ANALYSES = 10_000;
+const analyses = new BoundedMemo<string, ExpressionAnalysis | ExpressionError>(10_000);
 
 /** The columns an expression reads and its shape; a syntax error or a refused function throws ExpressionError. */
 export function analyseExpression(source: string): ExpressionAnalysis {
-  let found = analyses.get(source);
-  if (found === undefined) {
-    found = analyse(source);
-    if (analyses.size >= MAX_ANALYSES) analyses.clear();
-    analyses.set(source, found);
-  }
+  const found = analyses.answer(source, () => analyse(source));
   if (found instanceof ExpressionError) throw found;
   return found;
 }
@@ -169,7 +164,7 @@ function renameOf(source: string, columns: string[], column: string): CompiledEx
 /** An expression JSONata evaluates; when cacheable, its value is cached by the cells it reads. */
 class EvaluatedExpression implements CompiledExpression {
   private indexes: number[] = [];
-  private readonly cache = new Map<string, ExpressionValue>();
+  private readonly cache = new BoundedMemo<string, ExpressionValue>(CACHE_LIMIT);
   // The cells of the last row evaluated, and its value: an order's rows repeat them (fill-down),
   // and comparing a few strings is cheaper than building a cache key.
   private last: string[] = [];
@@ -214,7 +209,6 @@ class EvaluatedExpression implements CompiledExpression {
       (value: unknown) => {
         const v = this.sequence ? (value as ExpressionValue) : plain(value);
         if (key !== undefined) {
-          if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
           this.cache.set(key, v);
           this.remember(cells, v);
         }

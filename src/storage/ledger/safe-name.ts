@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { BoundedMemo } from '../../core/bounded-memo.js';
 
 /**
  * A file or object name for an arbitrary string (order numbers may hold `/`, `..`, spaces,
@@ -21,8 +22,14 @@ export function shardOf(value: string, digits: number): string {
   return hashOf(value).slice(0, digits);
 }
 
+/**
+ * An entry's path names its account, its shard and its file by three hashes of two strings, and
+ * a job's entry is looked up several times: each string is hashed once while it is in use.
+ */
+const hashes = new BoundedMemo<string, string>(4096);
+
 function hashOf(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
+  return hashes.answer(value, () => createHash('sha256').update(value, 'utf8').digest('hex'));
 }
 
 /** A ledger note's name (LedgerStore.readNote): a plain name starting with a dot, never an entry's (safeName never starts with one). */

@@ -4,11 +4,11 @@ import { pathToFileURL } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { manifestSchema } from '../../../src/manifest/schema/manifest-schema.js';
+import { schemaStamp } from '../../../src/core/standalone-validator.js';
 import {
   MANIFEST_AJV_OPTIONS,
   prebuilt,
   STANDALONE_FILE,
-  schemaStamp,
   validateManifest,
 } from '../../../src/manifest/schema/manifest-validator.js';
 import { DIST, requireDist } from '../../support/dist.js';
