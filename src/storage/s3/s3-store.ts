@@ -54,6 +54,9 @@ export type PutCondition = { ifNoneMatch: '*' } | { ifMatch: string };
 
 export const PRECONDITION_FAILED = 'precondition-failed';
 
+/** A logger that drops the SDK's messages (S3Client's `logger`). */
+const QUIET = { debug() {}, info() {}, warn() {}, error() {} };
+
 export class S3Store {
   readonly bucket: string;
   readonly client: S3Client;
@@ -72,6 +75,10 @@ export class S3Store {
       // Only where the API requires it: S3-compatible stores often lack the newer CRC checksums.
       requestChecksumCalculation: 'WHEN_REQUIRED',
       responseChecksumValidation: 'WHEN_REQUIRED',
+      // The SDK's own log: by default its warnings (a failed streaming PUT: "An error was
+      // encountered in a non-retryable streaming request.") go to the console, i.e. a daemon's
+      // stderr. Each failure is thrown to htorder, which reports it with its object.
+      logger: QUIET,
       requestHandler: {
         connectionTimeout: (opts.timeouts ?? STORE_TIMEOUTS).connectMs,
         socketTimeout: (opts.timeouts ?? STORE_TIMEOUTS).idleMs,
