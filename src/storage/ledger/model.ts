@@ -334,8 +334,10 @@ export function heldLock<L extends Lease>(
   }
   const h = holdings.get(guard);
   if (!h) throw new Error(`given for ${lockName} a guard that no lock handed out`);
-  if (h.leases !== leases || h.lockName !== lockName)
-    throw new Error(`given for ${lockName} the guard of another lock (${h.lockName})`);
+  if (h.leases !== leases || h.lockName !== lockName) {
+    const other = h.leases === leases ? h.lockName : `${h.lockName} of another ledger`;
+    throw new Error(`given for ${lockName} the guard of another lock (${other})`);
+  }
   if (h.released) throw new Error(`given for ${lockName} the guard of a lock already let go`);
   // Its lease came from this very store, so it is an `L`.
   return h.lock as HeldLock<L>;

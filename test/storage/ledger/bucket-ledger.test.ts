@@ -151,6 +151,19 @@ describe('BucketLedger: a write under a lock that another host has taken over si
     },
   );
 
+  it('refuses a write given no guard while this instance holds the order, or the guard of another order', async () => {
+    const a = new BucketLedger(fx.store, 'f4/');
+    const key = { account: acc, orderNumber: 'PO-guard' };
+    await a.write(entry('PO-guard', 'failed'), { guard: null });
+    await a.withLock(key, async (guard) => {
+      await a.read(key, { guard });
+      await expect(a.write(entry('PO-guard'), { guard: null })).rejects.toThrow(/without the guard/);
+      await expect(a.write(entry('PO-other'), { guard })).rejects.toThrow(/the guard of another lock/);
+    });
+    expect(await a.read(key)).toMatchObject({ state: 'failed' });
+    expect(await a.read({ account: acc, orderNumber: 'PO-other' })).toBeUndefined();
+  });
+
   it('writes an order again and again under its lock, and takes its own write that landed unanswered', async () => {
     const a = new BucketLedger(fx.store, 'f2/');
     const key = { account: acc, orderNumber: 'PO-own' };

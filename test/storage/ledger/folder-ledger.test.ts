@@ -281,6 +281,42 @@ describe('FolderLedger: a write under a lock that another process has taken over
   });
 });
 
+describe('FolderLedger: a write names the lock it comes under', () => {
+  it('refuses a write given no guard while this process holds the order, and writes nothing', async () => {
+    const dir = await tempDir();
+    const ledger = new FolderLedger(dir);
+    const key = { account, orderNumber: 'PO-forgot' };
+    await ledger.write(entry(key, { state: 'failed' }), { guard: null });
+    await ledger.withLock(key, async (guard) => {
+      await ledger.read(key, { guard });
+      // A guard forgotten on the way: the late-write check would be skipped without a word.
+      await expect(ledger.write(entry(key, { state: 'intent', attempts: 2 }), { guard: null })).rejects.toThrow(
+        /without the guard .*which this process holds/,
+      );
+    });
+    expect(await ledger.read(key)).toMatchObject({ state: 'failed', attempts: 1 });
+    // Once let go, a write under no lock is a write as anyone's again.
+    await ledger.write(entry(key, { state: 'failed', attempts: 3 }), { guard: null });
+    expect(await ledger.read(key)).toMatchObject({ attempts: 3 });
+    expect(await temporaries(dir)).toEqual([]);
+  });
+
+  it("refuses the guard of another order, and another ledger's guard of the same order", async () => {
+    const dir = await tempDir();
+    const a = new FolderLedger(dir);
+    const b = new FolderLedger(dir);
+    const one = { account, orderNumber: 'PO-one' };
+    const two = { account, orderNumber: 'PO-two' };
+    await a.withLock(one, async (guard) => {
+      await expect(a.write(entry(two), { guard })).rejects.toThrow(/the guard of another lock/);
+      await expect(a.read(two, { guard })).rejects.toThrow(/the guard of another lock/);
+      await expect(b.write(entry(one), { guard })).rejects.toThrow(/the guard of another lock/);
+    });
+    expect(await a.read(one)).toBeUndefined();
+    expect(await a.read(two)).toBeUndefined();
+  });
+});
+
 /** The temporaries of atomic writes left in the account's shards. */
 async function temporaries(stateDir: string): Promise<string[]> {
   const orders = join(stateDir, 'ledger', safeName(account), 'orders');

@@ -240,6 +240,20 @@ describe.skipIf(!cluster)('the PostgreSQL ledger', () => {
     30_000,
   );
 
+  it('refuses a write given no guard while this host holds the order, or the guard of another order', async () => {
+    const ledger = open(await fresh());
+    const key = { account, orderNumber: 'PO-guard' };
+    await ledger.write(entry(key, { state: 'failed' }), { guard: null });
+    await ledger.withLock(key, async (guard) => {
+      await expect(ledger.write(entry(key), { guard: null })).rejects.toThrow(/without the guard/);
+      const other = { account, orderNumber: 'PO-other' };
+      await expect(ledger.write(entry(other), { guard })).rejects.toThrow(/the guard of another lock/);
+      await expect(ledger.read(other, { guard })).rejects.toThrow(/the guard of another lock/);
+    });
+    expect(await ledger.read(key)).toMatchObject({ state: 'failed' });
+    expect(await ledger.read({ account, orderNumber: 'PO-other' })).toBeUndefined();
+  });
+
   it('says a wrong password is refused, without the password', async () => {
     const url = await fresh();
     const db = new PgDatabase({
