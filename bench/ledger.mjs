@@ -171,7 +171,7 @@ async function fillLedger(ledger, account, sample) {
   };
   // The first entry through the store makes the account's folders; the rest are the files it
   // writes (its paths, its text), written plainly rather than atomically: fast.
-  await ledger.write(entryOf(0), { durable: false });
+  await ledger.write(entryOf(0), { guard: null, durable: false });
   const made = new Map();
   let next = 1;
   const worker = async () => {

@@ -39,10 +39,10 @@ export async function importLedger(
   for await (const entry of from.entries()) {
     accounts.add(entry.account);
     const key = { account: entry.account, orderNumber: entry.orderNumber };
-    const wrote = await to.withLock(key, async () => {
-      const there = await to.read(key);
+    const wrote = await to.withLock(key, async (guard) => {
+      const there = await to.read(key, { guard });
       if (there && compareEntries(there, entry) >= 0) return false;
-      await to.write(entry);
+      await to.write(entry, { guard });
       return true;
     });
     if (wrote) result.copied++;

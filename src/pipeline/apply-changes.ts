@@ -1,7 +1,7 @@
 import type { ApiClient } from '../api/client.js';
 import { ApiError, isNotFound } from '../api/errors.js';
 import type { JobDto, PatchJobDto } from '../api/types.js';
-import type { LedgerEntry, LedgerPatchable, LedgerStore } from '../storage/ledger/model.js';
+import type { LedgerEntry, LedgerPatchable, LedgerStore, LockGuard } from '../storage/ledger/model.js';
 import { type Clock, nowIso } from '../core/clock.js';
 import type { Logger } from '../core/log/logger.js';
 import type { Diagnostic, ManifestJob, SourceMap } from '../manifest/model.js';
@@ -135,15 +135,16 @@ export async function applyChanges(ctx: ChangeContext, job: ManifestJob, entry: 
   }
   if (!wantsChanges(job, entry)) return none;
   if (ctx.mode === 'plan') return planChanges(ctx, job, entry, jobNumber);
-  return ctx.ledger.withLock({ account: entry.account, orderNumber: entry.orderNumber }, async (guard) => {
+  const key = { account: entry.account, orderNumber: entry.orderNumber };
+  return ctx.ledger.withLock(key, async (guard) => {
     // Re-read under the lock: another process may have applied the same change meanwhile.
-    const fresh = (await ctx.ledger.read({ account: entry.account, orderNumber: entry.orderNumber })) ?? entry;
+    const fresh = (await ctx.ledger.read(key, { guard })) ?? entry;
     if (!wantsChanges(job, fresh)) return none;
     // The ledger never forgets a submitted order's job number; the first read had it.
     const read = await readJob(ctx, fresh.jobNumber ?? jobNumber);
     if ('outcome' in read) return read.outcome;
     guard.assertHeld();
-    return job.cancel === true ? cancel(ctx, fresh, read.job) : patch(ctx, job, fresh, read.job);
+    return job.cancel === true ? cancel(ctx, guard, fresh, read.job) : patch(ctx, guard, job, fresh, read.job);
   });
 }
 
@@ -177,7 +178,12 @@ async function planChanges(
 
 const CANCEL_ADVICE = 'it has entered production or its status does not allow cancelling; contact the account manager';
 
-async function cancel(ctx: ChangeContext, entry: LedgerEntry, current: JobDto): Promise<ChangeOutcome> {
+async function cancel(
+  ctx: ChangeContext,
+  guard: LockGuard,
+  entry: LedgerEntry,
+  current: JobDto,
+): Promise<ChangeOutcome> {
   const n = current.jobNumber;
   // A cancel sent by an earlier run whose answer was lost may have worked, and then the job
   // reads isCancelable false. Cancelling an already-cancelled job answers 204 again (spec), so
@@ -189,30 +195,30 @@ async function cancel(ctx: ChangeContext, entry: LedgerEntry, current: JobDto): 
   const stop = await withdrawn(ctx, 'cancel', true);
   if (stop) return stop;
   const now = nowIso(ctx.clock);
-  await ctx.ledger.write({ ...entry, cancelRequestedAt: entry.cancelRequestedAt ?? now });
+  await ctx.ledger.write({ ...entry, cancelRequestedAt: entry.cancelRequestedAt ?? now }, { guard });
   try {
     await ctx.client.jobs.cancel(n);
   } catch (err) {
     if (err instanceof ApiError && err.status === 409) {
       // Nothing happened: forget the request so later runs read the flag again.
       const { cancelRequestedAt: _r, ...rest } = entry;
-      await ctx.ledger.write(rest);
+      await ctx.ledger.write(rest, { guard });
       const message = `job ${n} was not cancelled (409): ${CANCEL_ADVICE}`;
       return outcome('refused', true, [error(ctx, 'cancel', 'changes.not-cancelable', message)]);
     }
     return outcome('unavailable', true, [failure(ctx, 'cancel', `cancel of job ${n}`, err)]);
   }
-  await ctx.ledger.write({
-    ...entry,
-    cancelRequestedAt: entry.cancelRequestedAt ?? now,
-    cancelledAt: nowIso(ctx.clock),
-  });
+  await ctx.ledger.write(
+    { ...entry, cancelRequestedAt: entry.cancelRequestedAt ?? now, cancelledAt: nowIso(ctx.clock) },
+    { guard },
+  );
   ctx.logger.info({ orderNumber: entry.orderNumber, jobNumber: n }, 'job cancelled');
   return outcome('applied', true, [note(ctx, 'cancel', 'changes.cancelled', `job ${n} cancelled`)]);
 }
 
 async function patch(
   ctx: ChangeContext,
+  guard: LockGuard,
   job: ManifestJob,
   entry: LedgerEntry,
   current: JobDto,
@@ -223,7 +229,7 @@ async function patch(
   if (changes.length === 0) {
     // Already as the manifest says (changed in the dashboard, or by a run whose answer was
     // lost): adopt the manifest's values as the baseline, nothing to send.
-    await ctx.ledger.write({ ...entry, patchable: baseline });
+    await ctx.ledger.write({ ...entry, patchable: baseline }, { guard });
     return outcome('none', false, [], changes);
   }
   const result = (state: ChangeState, diagnostics: Diagnostic[]) => outcome(state, false, diagnostics, changes);
@@ -247,7 +253,7 @@ async function patch(
     }
     return result('unavailable', [failure(ctx, field, `change of job ${n}`, err)]);
   }
-  await ctx.ledger.write({ ...entry, patchable: baseline });
+  await ctx.ledger.write({ ...entry, patchable: baseline }, { guard });
   const fields = changes.map((c) => c.apiField);
   ctx.logger.info({ orderNumber: entry.orderNumber, jobNumber: n, fields }, 'job changed');
   return result(

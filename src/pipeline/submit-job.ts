@@ -85,10 +85,10 @@ export async function settleInDoubt(
 ): Promise<SubmitOutcome | undefined> {
   if (peeked?.state !== 'intent') return undefined;
   const key = { account: ctx.account, orderNumber };
-  return ctx.ledger.withLock(key, async () => {
-    const entry = await ctx.ledger.read(key);
+  return ctx.ledger.withLock(key, async (guard) => {
+    const entry = await ctx.ledger.read(key, { guard });
     if (entry?.state !== 'intent') return alreadySubmitted(entry, hash);
-    const settled = await settleEarlier(ctx, entry, hash);
+    const settled = await settleEarlier(ctx, guard, entry, hash);
     return settled.status === 'failed' ? undefined : settled;
   });
 }
@@ -114,15 +114,20 @@ export async function verifyUnseen(
     return undefined;
   };
   if (peeked) return seen();
-  return ctx.ledger.withLock(key, async () => {
-    const entry = await ctx.ledger.read(key);
+  return ctx.ledger.withLock(key, async (guard) => {
+    const entry = await ctx.ledger.read(key, { guard });
     if (entry) return alreadySubmitted(entry, hash) ?? seen();
-    return searchUnseen(ctx, orderNumber, hash);
+    return searchUnseen(ctx, guard, orderNumber, hash);
   });
 }
 
 /** The search of verifyUnseen, under the order's lock, for an order the ledger has no entry for. */
-async function searchUnseen(ctx: SubmitContext, orderNumber: string, hash: string): Promise<SubmitOutcome | undefined> {
+async function searchUnseen(
+  ctx: SubmitContext,
+  guard: LockGuard,
+  orderNumber: string,
+  hash: string,
+): Promise<SubmitOutcome | undefined> {
   const now = nowIso(ctx.clock);
   let found: readonly ActiveJobDto[];
   try {
@@ -137,7 +142,7 @@ async function searchUnseen(ctx: SubmitContext, orderNumber: string, hash: strin
   }
   // The same recording as a settled intent: the job exists, so it is submitted, never resent.
   // Its fingerprint is unknown (another ledger sent it): the manifest's is taken as the baseline.
-  const settled = await recordFound(ctx, intentEntry(ctx, orderNumber, hash, 0, now), found, now);
+  const settled = await recordFound(ctx, guard, intentEntry(ctx, orderNumber, hash, 0, now), found, now);
   ctx.logger.info({ orderNumber, jobNumber: settled.jobNumber }, 'order found on the account; not sent again');
   return { status: 'already-submitted', entry: settled };
 }
@@ -160,16 +165,16 @@ function listed(listing: AccountListing | undefined, orderNumber: string): reado
 export async function submitJob(ctx: SubmitContext, req: SubmitRequest): Promise<SubmitOutcome> {
   const key: LedgerKey = { account: ctx.account, orderNumber: req.orderNumber };
   return ctx.ledger.withLock(key, async (guard) => {
-    let entry = await ctx.ledger.read(key);
+    let entry = await ctx.ledger.read(key, { guard });
     if (entry?.state === 'intent') {
-      const settled = await settleEarlier(ctx, entry, req.hash);
+      const settled = await settleEarlier(ctx, guard, entry, req.hash);
       if (settled.status !== 'failed') return settled;
       entry = settled.entry;
     }
     const known = alreadySubmitted(entry, req.hash);
     if (known) return known;
     if (entry === undefined && ctx.verifyUnseen && !ctx.verifiedAbsent?.has(req.orderNumber)) {
-      const unseen = await searchUnseen(ctx, req.orderNumber, req.hash);
+      const unseen = await searchUnseen(ctx, guard, req.orderNumber, req.hash);
       if (unseen) return unseen;
     }
     return send(ctx, req, entry, guard);
@@ -188,13 +193,13 @@ async function send(
       ...intentEntry(ctx, req.orderNumber, req.hash, ++attempts, nowIso(ctx.clock)),
       ...(req.patchable ? { patchable: req.patchable } : {}),
     };
-    await ctx.ledger.write(intent);
+    await ctx.ledger.write(intent, { guard });
     guard.assertHeld();
     let response: JobCreateResponse;
     try {
       response = await ctx.client.jobs.create(req.candidate);
     } catch (err) {
-      const outcome = await afterFailedCreate(ctx, req, intent, err);
+      const outcome = await afterFailedCreate(ctx, guard, req, intent, err);
       if (outcome.status !== 'failed' || !outcome.resend) return outcome;
       // Proven not created, but refused before acting (429, 5xx, reset) on every send of
       // this run: the API is unavailable, the job is not wrong. Exit 3 / retry later, never
@@ -212,7 +217,7 @@ async function send(
       outcomeAt: nowIso(ctx.clock),
     };
     // Not fsynced: if a power cut loses it, the durable intent remains and is settled by search.
-    await ctx.ledger.write(done, { durable: false });
+    await ctx.ledger.write(done, { guard, durable: false });
     return { status: 'submitted', entry: done };
   }
 }
@@ -244,6 +249,7 @@ interface FailedCreate extends SubmitOutcome {
 
 async function afterFailedCreate(
   ctx: SubmitContext,
+  guard: LockGuard,
   req: SubmitRequest,
   intent: LedgerEntry,
   err: unknown,
@@ -252,7 +258,7 @@ async function afterFailedCreate(
   const fail = async (resend: boolean, extra: Partial<FailedCreate> = {}): Promise<FailedCreate> => {
     const outcomeAt = nowIso(ctx.clock);
     const entry: LedgerEntry = { ...intent, state: 'failed', outcomeAt, error: errorText(err) };
-    await ctx.ledger.write(entry);
+    await ctx.ledger.write(entry, { guard });
     return { status: 'failed', entry, error: err, resend, ...extra };
   };
   // Certainly not sent (connection refused before the request left): nothing exists.
@@ -263,7 +269,7 @@ async function afterFailedCreate(
     return fail(false, { unavailable: api.kind === 'auth' });
   }
   // 5xx, timeout, reset after sending: the job may exist. Search before anything else.
-  const settled = await settle(ctx, intent);
+  const settled = await settle(ctx, guard, intent);
   if (settled.status !== 'failed') return settled;
   if (api.status === 500) {
     // "On POST /Jobs a 500 usually means an invalid payload": ask validateOnly for the real messages.
@@ -279,8 +285,13 @@ async function afterFailedCreate(
 }
 
 /** An `intent` left by an earlier run, settled by search: a job found is reported already-submitted. */
-async function settleEarlier(ctx: SubmitContext, intent: LedgerEntry, hash: string): Promise<SubmitOutcome> {
-  const settled = await settle(ctx, intent);
+async function settleEarlier(
+  ctx: SubmitContext,
+  guard: LockGuard,
+  intent: LedgerEntry,
+  hash: string,
+): Promise<SubmitOutcome> {
+  const settled = await settle(ctx, guard, intent);
   if (settled.status !== 'submitted') return settled;
   return { ...settled, status: 'already-submitted', changedAfterSubmit: intent.payloadHash !== hash };
 }
@@ -289,7 +300,7 @@ async function settleEarlier(ctx: SubmitContext, intent: LedgerEntry, hash: stri
  * Decides an `intent` entry by search: found → submitted (line details fetched from the job),
  * not found → failed (nothing exists, safe to send again), search impossible → in-doubt.
  */
-async function settle(ctx: SubmitContext, intent: LedgerEntry): Promise<SubmitOutcome> {
+async function settle(ctx: SubmitContext, guard: LockGuard, intent: LedgerEntry): Promise<SubmitOutcome> {
   let found: Awaited<ReturnType<typeof findSubmitted>>;
   try {
     found = await findSubmitted(ctx.client, intent.orderNumber);
@@ -302,15 +313,16 @@ async function settle(ctx: SubmitContext, intent: LedgerEntry): Promise<SubmitOu
   if (found.length === 0) {
     const error = 'not created (confirmed by search)';
     const entry: LedgerEntry = { ...intent, state: 'failed', outcomeAt: now, error };
-    await ctx.ledger.write(entry);
+    await ctx.ledger.write(entry, { guard });
     return { status: 'failed', entry };
   }
-  return { status: 'submitted', entry: await recordFound(ctx, intent, found, now) };
+  return { status: 'submitted', entry: await recordFound(ctx, guard, intent, found, now) };
 }
 
 /** Records the job a search found (oldest first) as submitted, with its lines read from the job. */
 async function recordFound(
   ctx: SubmitContext,
+  guard: LockGuard,
   intent: LedgerEntry,
   found: readonly ActiveJobDto[],
   now: string,
@@ -345,7 +357,7 @@ async function recordFound(
   if (found.length > 1) {
     entry.error = `${found.length} jobs carry this order number: ${found.map((j) => j.jobNumber).join(', ')}`;
   }
-  await ctx.ledger.write(entry);
+  await ctx.ledger.write(entry, { guard });
   return entry;
 }
 

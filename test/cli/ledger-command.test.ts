@@ -58,16 +58,16 @@ describe.skipIf(!cluster)('htorder ledger import and stats', () => {
     const url = await cluster!.createDatabase();
     const state = await tempDir();
     const file = new FolderLedger(state.path);
-    await file.write(entry('PO-1', { jobNumber: 1 }));
-    await file.write(entry('PO-2', { state: 'intent', outcomeAt: undefined, jobNumber: undefined }));
-    await file.write(entry('PO-3', { jobNumber: 3, intentAt: '2026-10-01T10:00:00.000Z' }));
+    await file.write(entry('PO-1', { jobNumber: 1 }), { guard: null });
+    await file.write(entry('PO-2', { state: 'intent', outcomeAt: undefined, jobNumber: undefined }), { guard: null });
+    await file.write(entry('PO-3', { jobNumber: 3, intentAt: '2026-10-01T10:00:00.000Z' }), { guard: null });
     await file.writeNote(account, `.held-${'a'.repeat(64)}`, { noteVersion: 1, jobs: [] });
     await file.writeNote(account, '.spent-2026-11-01', { noteVersion: 1, day: '2026-11-01', orders: { 'PO-1': 5 } });
     await file.writeNote(account, '.content-abc', { noteVersion: 2, orders: [] });
     await file.writeAccount({ ledgerVersion: 1, account, vouchedSince: '2026-10-01T00:00:00.000Z' });
     // The fleet moved on since: the database knows PO-2 as submitted (later than the file's intent).
     const db = database(url);
-    await db.write(entry('PO-2', { jobNumber: 2, outcomeAt: '2026-11-02T00:00:00.000Z' }));
+    await db.write(entry('PO-2', { jobNumber: 2, outcomeAt: '2026-11-02T00:00:00.000Z' }), { guard: null });
     const env = { ...cluster!.env, HTORDER_LEDGER_URL: url, HTORDER_STATE_DIR: state.path };
 
     const first = await run('import', env);
@@ -83,7 +83,7 @@ describe.skipIf(!cluster)('htorder ledger import and stats', () => {
     expect(JSON.parse(again.out)).toMatchObject({ copied: 0, kept: 3, notes: 0 });
 
     // A later state in the file (a cancel recorded on the old host) does replace the database's.
-    await file.write(entry('PO-1', { jobNumber: 1, cancelledAt: '2026-11-05T00:00:00.000Z' }));
+    await file.write(entry('PO-1', { jobNumber: 1, cancelledAt: '2026-11-05T00:00:00.000Z' }), { guard: null });
     expect(JSON.parse((await run('import', env)).out)).toMatchObject({ copied: 1, kept: 2 });
     expect(await db.read({ account, orderNumber: 'PO-1' })).toMatchObject({ cancelledAt: '2026-11-05T00:00:00.000Z' });
 
@@ -104,7 +104,7 @@ describe.skipIf(!cluster)('htorder ledger import and stats', () => {
 
   it('stats of a file ledger without ledgerUrl; import without one is a usage error', async () => {
     const state = await tempDir();
-    await new FolderLedger(state.path).write(entry('PO-1'));
+    await new FolderLedger(state.path).write(entry('PO-1'), { guard: null });
     const env = { HTORDER_STATE_DIR: state.path };
     const stats = await run('stats', env);
     expect(JSON.parse(stats.out)).toMatchObject({ ledger: state.path, accounts: [{ account, entries: 1 }] });

@@ -204,7 +204,7 @@ describe('declarative changes through htorder run and plan', () => {
     const ledger = new FolderLedger(h.stateDir);
     let entry: LedgerEntry | undefined;
     for await (const e of ledger.entries()) entry = e;
-    await ledger.write({ ...entry!, cancelRequestedAt: new Date().toISOString() });
+    await ledger.write({ ...entry!, cancelRequestedAt: new Date().toISOString() }, { guard: null });
     await h.sandbox.admin.advanceJob(jobNumber, 'In Production');
     await h.write('order.yaml', order(['cancel: true']));
     const run = await h.cli('run', [file]);
@@ -303,7 +303,7 @@ describe('declarative changes through htorder run and plan', () => {
       jobNumber: 7,
       patchable: { description: 'a' },
     };
-    await ledger.write(entry);
+    await ledger.write(entry, { guard: null });
     const out = await applyChanges(
       {
         mode: 'run',

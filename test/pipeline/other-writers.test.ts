@@ -123,16 +123,19 @@ describe('findOtherWriter', () => {
   async function ledgerKnowing(orders: [string, number][]) {
     const ledger = new FolderLedger(await tempDirPerTest('htorder-writers-'));
     for (const [orderNumber, jobNumber] of orders)
-      await ledger.write({
-        ledgerVersion: 1,
-        account: 'acct',
-        orderNumber,
-        payloadHash: 'h',
-        state: 'submitted',
-        attempts: 1,
-        intentAt: '2030-01-01T00:00:00Z',
-        jobNumber,
-      });
+      await ledger.write(
+        {
+          ledgerVersion: 1,
+          account: 'acct',
+          orderNumber,
+          payloadHash: 'h',
+          state: 'submitted',
+          attempts: 1,
+          intentAt: '2030-01-01T00:00:00Z',
+          jobNumber,
+        },
+        { guard: null },
+      );
     return ledger;
   }
   const noJob = async () => {

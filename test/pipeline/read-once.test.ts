@@ -25,9 +25,9 @@ class WatchedLedger extends FolderLedger {
   /** Run once, right before the lock of that order is taken. */
   readonly beforeLock = new Map<string, () => Promise<void>>();
 
-  override async read(key: LedgerKey): Promise<LedgerEntry | undefined> {
+  override async read(key: LedgerKey, options?: { guard?: LockGuard }): Promise<LedgerEntry | undefined> {
     this.reads.set(key.orderNumber, (this.reads.get(key.orderNumber) ?? 0) + 1);
-    return super.read(key);
+    return super.read(key, options);
   }
 
   override async withLock<T>(key: LedgerKey, fn: (guard: LockGuard) => Promise<T>): Promise<T> {

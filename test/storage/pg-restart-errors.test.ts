@@ -42,14 +42,17 @@ describe.skipIf(!cluster)('a ledger database restarted under load', () => {
               await ledger.read(key);
               break;
             case 1:
-              await ledger.write({
-                ledgerVersion: 1,
-                ...key,
-                payloadHash: 'h',
-                state: 'intent',
-                attempts: 1,
-                intentAt: '2026-11-29T00:00:00.000Z',
-              });
+              await ledger.write(
+                {
+                  ledgerVersion: 1,
+                  ...key,
+                  payloadHash: 'h',
+                  state: 'intent',
+                  attempts: 1,
+                  intentAt: '2026-11-29T00:00:00.000Z',
+                },
+                { guard: null },
+              );
               break;
             case 2:
               await ledger.updateNote<number>(account, `.n${w % 3}`, async (n) => {

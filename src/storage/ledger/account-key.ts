@@ -48,9 +48,9 @@ export async function importEntries(from: LedgerStore, to: LedgerStore, account:
     const key = { account, orderNumber: entry.orderNumber };
     if (await to.read(key)) continue;
     // Under the order's lock: a run of another process may be deciding this order right now.
-    const done = await to.withLock(key, async () => {
-      if (await to.read(key)) return false;
-      await to.write({ ...entry, account }, { durable: true });
+    const done = await to.withLock(key, async (guard) => {
+      if (await to.read(key, { guard })) return false;
+      await to.write({ ...entry, account }, { guard, durable: true });
       return true;
     });
     if (done) copied++;

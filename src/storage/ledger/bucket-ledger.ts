@@ -6,6 +6,7 @@ import {
   type LedgerEntry,
   type LedgerKey,
   type LedgerStore,
+  type LedgerWrite,
   type LockGuard,
   LockLostError,
   type NoteUpdate,
@@ -52,26 +53,26 @@ export class BucketLedger implements LedgerStore {
     return withOrderLock(this.locks, `${this.base(key)}.lock`, key, wait, fn);
   }
 
-  async read(key: LedgerKey): Promise<LedgerEntry | undefined> {
+  async read(key: LedgerKey, options: { guard?: LockGuard } = {}): Promise<LedgerEntry | undefined> {
+    const held = options.guard && heldLock(this.locks, `${this.base(key)}.lock`, options.guard);
     const obj = await this.store.get(`${this.base(key)}.json`);
     // Under the order's lock its ETag is what the next write is conditional on.
-    const held = heldLock(this.locks, `${this.base(key)}.lock`);
     if (held) held.seen = obj ? obj.etag : null;
     return obj ? (JSON.parse(obj.body.toString('utf8')) as LedgerEntry) : undefined;
   }
 
   /**
-   * Under the order's lock (withLock) the entry is written only if it is still as this holder
+   * Under the order's lock (withLock's guard) the entry is written only if it is still as this holder
    * last saw or wrote it (If-Match its ETag, or If-None-Match when there was none): a PUT held
    * up past the lease (retries through an outage, a stalled network) arrives after another
    * host took the order over, and must not set back what that host recorded since (an outcome
    * back to `intent`, or to `failed`, which would allow a second create). It fails instead, as
    * a lost lock does (LockLostError). A store without conditional writes writes as before.
    */
-  async write(entry: LedgerEntry): Promise<void> {
+  async write(entry: LedgerEntry, options: LedgerWrite): Promise<void> {
     const at = `${this.base(entry)}.json`;
     const text = jsonText(entry);
-    const held = heldLock(this.locks, `${this.base(entry)}.lock`);
+    const held = heldLock(this.locks, `${this.base(entry)}.lock`, options.guard);
     if (!held) {
       await this.store.put(at, text, undefined, 'application/json');
       return;

@@ -29,6 +29,7 @@ import {
   type LedgerEntry,
   type LedgerKey,
   type LedgerStore,
+  type LedgerWrite,
   type LockGuard,
   LockLostError,
   type NoteUpdate,
@@ -209,10 +210,10 @@ export class FolderLedger implements LedgerStore {
    * there: compaction writes the index before it removes the entry, and moves a flat entry
    * into its shard with one rename.
    */
-  async read(key: LedgerKey): Promise<LedgerEntry | undefined> {
+  async read(key: LedgerKey, options: { guard?: LockGuard } = {}): Promise<LedgerEntry | undefined> {
     await this.turn();
     const path = this.pathOf(key);
-    const held = heldLock(this.locks, `${path}.lock`);
+    const held = options.guard && heldLock(this.locks, `${path}.lock`, options.guard);
     let live: LedgerEntry | undefined;
     if (held) {
       // Under the order's lock: what was read is what the next write checks is still there.
@@ -234,20 +235,20 @@ export class FolderLedger implements LedgerStore {
   }
 
   /**
-   * Under the order's lock (withLock) the entry is renamed into place only if, right before the
+   * Under the order's lock (withLock's guard) the entry is renamed into place only if, right before the
    * rename, the lock is still this holder's and the entry is still the file this holder last
    * read or wrote: a write held up past the lease (a process stalled, a share that hung) comes
    * after another process took the order over, and must not set back what that one recorded
    * since. It fails instead, as a lost lock does (LockLostError). A file has no compare-and-swap:
    * what remains is the moment between that look and the rename (docs/architecture.md#the-folder-ledger).
    */
-  async write(entry: LedgerEntry, options: { durable?: boolean } = {}): Promise<void> {
+  async write(entry: LedgerEntry, options: LedgerWrite): Promise<void> {
     const { folded: _folded, ...whole } = entry;
     const path = this.pathOf(whole);
+    const held = heldLock(this.locks, `${path}.lock`, options.guard);
     await this.ensureDir(whole.account);
     await this.ensureFolder(dirname(path));
     const durable = whole.state === 'intent' || options.durable !== false;
-    const held = heldLock(this.locks, `${path}.lock`);
     let written: string | null = null;
     const beforeRename =
       held &&

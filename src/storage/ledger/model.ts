@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { acquireLease, holdLease, type Lease, LeaseBusyError, type LeaseStore, type LeaseWait } from '../lease.js';
 
 /**
@@ -101,7 +100,11 @@ export interface LedgerAccount {
   otherWriter?: { jobNumber: number; orderNumber: string | null; seenAt: string };
 }
 
-/** Proof that the caller still holds the lock; checked right before anything irreversible. */
+/**
+ * Proof that the caller still holds the lock; checked right before anything irreversible. Given
+ * to a ledger's `read` and `write` of the order, it is also how the ledger learns that they come
+ * under the lock (heldLock).
+ */
 export interface LockGuard {
   /** Throws if the lock was lost (e.g. the process stalled past the lease and another took it). */
   assertHeld(): void;
@@ -110,13 +113,20 @@ export interface LockGuard {
 export interface LedgerStore {
   /** Runs `fn` holding the exclusive, cross-process lock on `key`; waits for another holder. */
   withLock<T>(key: LedgerKey, fn: (guard: LockGuard) => Promise<T>): Promise<T>;
-  read(key: LedgerKey): Promise<LedgerEntry | undefined>;
+  /**
+   * `guard`: the order's own lock is held (withLock's guard), and what is read is what the next
+   * write under it checks is still there. Without it, a read as anyone's.
+   */
+  read(key: LedgerKey, options?: { guard?: LockGuard }): Promise<LedgerEntry | undefined>;
   /**
    * Atomic: a reader sees the previous entry or this one, never a torn file. Intents are
    * always durable (on disk before the POST they announce); `durable: false` is for outcomes,
    * whose loss in a power cut leaves the intent, which the next run settles by search.
+   * `guard`: the order's lock withLock holds (the write refuses to land once the lock was lost or
+   * the entry changed since its holder saw it: LockLostError); null: written under no lock (a
+   * tool, a test), which throws while this process holds the order's lock (heldLock).
    */
-  write(entry: LedgerEntry, options?: { durable?: boolean }): Promise<void>;
+  write(entry: LedgerEntry, options: LedgerWrite): Promise<void>;
   /**
    * Every entry, optionally of one account (used by `htorder track` and imports); `folded:
    * false` leaves out the orders folded into the compact index of old orders.
@@ -170,6 +180,13 @@ export interface LedgerStore {
   compact?(account: string, policy: CompactPolicy): Promise<CompactResult>;
 }
 
+export interface LedgerWrite {
+  /** The order's lock the write comes under (withLock's guard), or null for none. */
+  guard: LockGuard | null;
+  /** Fsynced (a file ledger); an intent always is. Default true. */
+  durable?: boolean;
+}
+
 export interface NoteUpdate {
   /** The account lock a file or bucket ledger updates the note under. */
   lock?: string;
@@ -215,7 +232,8 @@ export interface CompactResult {
 /**
  * Runs `fn` holding the order's lock, a lease (lease.ts) named `lockName`: waits for another
  * holder, renews it while held, and gives `fn` the guard that checks it right before anything
- * irreversible. Inside `fn` the lock is held here too (heldLock), for the ledger's own writes.
+ * irreversible. The guard is also what `fn` hands the ledger's read and write of the order, so
+ * they know they come under the lock (heldLock).
  */
 export async function withOrderLock<T, L extends Lease>(
   leases: LeaseStore<L>,
@@ -240,17 +258,26 @@ export async function withOrderLock<T, L extends Lease>(
       if (lost) throw new LockLostError(`lost the ledger lock of order ${order}: ${lost.message}`);
     },
   };
-  const held: Holding = { leases, lockName, lock: { lease, guard, seen: undefined }, outer: holding.getStore() };
-  return holdLease(leases, lease, () => holding.run(held, () => fn(guard)));
+  const held: Holding = { leases, lockName, lock: { lease, guard, seen: undefined }, released: false };
+  holdings.set(guard, held);
+  const names = heldNames(leases);
+  names.set(lockName, (names.get(lockName) ?? 0) + 1);
+  try {
+    return await holdLease(leases, lease, () => fn(guard));
+  } finally {
+    held.released = true;
+    const n = (names.get(lockName) ?? 1) - 1;
+    if (n > 0) names.set(lockName, n);
+    else names.delete(lockName);
+  }
 }
 
 /**
- * A lock the code running now holds (withOrderLock), as a ledger's write under it needs it: a
- * write that arrives after the lease ran out and another process took the order over must not
- * set back what that one recorded since. Each ledger checks what its store lets it: that the
- * lease is still this holder's (a database: in the write's own statement) and that the entry is
- * still as this holder last saw it (a bucket: If-Match its ETag); a folder, both, right before
- * its rename.
+ * A lock held by withOrderLock, as a ledger's write under it needs it: a write that arrives
+ * after the lease ran out and another process took the order over must not set back what that
+ * one recorded since. Each ledger checks what its store lets it: that the lease is still this
+ * holder's (a database: in the write's own statement) and that the entry is still as this holder
+ * last saw it (a bucket: If-Match its ETag); a folder, both, right before its rename.
  */
 export interface HeldLock<L extends Lease = Lease> {
   readonly lease: L;
@@ -262,23 +289,58 @@ export interface HeldLock<L extends Lease = Lease> {
   seen: string | null | undefined;
 }
 
-/** The locks held by the code running now, innermost first: an account lock taken inside an order's hides nothing. */
+/** What withOrderLock keeps of a lock it holds, found by its guard. */
 interface Holding {
   leases: LeaseStore<Lease>;
   lockName: string;
   lock: HeldLock;
-  outer: Holding | undefined;
+  /** withOrderLock returned: the guard stands for no lock any more. */
+  released: boolean;
 }
 
-const holding = new AsyncLocalStorage<Holding>();
+/**
+ * The guards withOrderLock handed out: a guard is the capability to write under its lock, and
+ * only a guard of this module leads to one. Passed along explicitly rather than found in an
+ * async context, whose promise hooks every promise of the process would pay for.
+ */
+const holdings = new WeakMap<LockGuard, Holding>();
 
-/** The lock `lockName` of `leases` if the code running now holds it (withOrderLock), else undefined. */
-export function heldLock<L extends Lease>(leases: LeaseStore<L>, lockName: string): HeldLock<L> | undefined {
-  for (let h = holding.getStore(); h; h = h.outer) {
-    // Its lease came from this very store, so it is an `L`.
-    if (h.leases === leases && h.lockName === lockName) return h.lock as HeldLock<L>;
+/** Per lease store, how many holders of each lock name this process has now (withOrderLock). */
+const holders = new WeakMap<LeaseStore<Lease>, Map<string, number>>();
+
+function heldNames(leases: LeaseStore<Lease>): Map<string, number> {
+  const names = holders.get(leases) ?? new Map<string, number>();
+  holders.set(leases, names);
+  return names;
+}
+
+/**
+ * The lock `lockName` of `leases` that `guard` stands for, for a ledger's read or write of the
+ * order under it. A guard of another lock (another order, another ledger) or of a lock already
+ * let go is a mistake of the caller's, and throws: the write would otherwise skip the checks of
+ * the lock it does hold, or check one that is not its own. null (written under no lock) throws
+ * while this process holds that lock: a guard forgotten on the way to the write must not
+ * silently skip the check of a late write.
+ */
+export function heldLock<L extends Lease>(
+  leases: LeaseStore<L>,
+  lockName: string,
+  guard: LockGuard | null,
+): HeldLock<L> | undefined {
+  if (guard === null) {
+    if (holders.get(leases)?.has(lockName))
+      throw new Error(`written without the guard of ${lockName}, which this process holds: pass the guard`);
+    return undefined;
   }
-  return undefined;
+  const h = holdings.get(guard);
+  if (!h) throw new Error(`given for ${lockName} a guard that no lock handed out`);
+  if (h.leases !== leases || h.lockName !== lockName) {
+    const other = h.leases === leases ? h.lockName : `${h.lockName} of another ledger`;
+    throw new Error(`given for ${lockName} the guard of another lock (${other})`);
+  }
+  if (h.released) throw new Error(`given for ${lockName} the guard of a lock already let go`);
+  // Its lease came from this very store, so it is an `L`.
+  return h.lock as HeldLock<L>;
 }
 
 export class LockLostError extends Error {

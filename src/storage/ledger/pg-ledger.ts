@@ -8,6 +8,7 @@ import {
   type LedgerEntry,
   type LedgerKey,
   type LedgerStore,
+  type LedgerWrite,
   type LockGuard,
   LockLostError,
   withOrderLock,
@@ -77,7 +78,9 @@ export class PgLedger implements LedgerStore {
     return withOrderLock(this.locks, lock, { account, orderNumber: name }, wait, fn);
   }
 
-  async read(key: LedgerKey): Promise<LedgerEntry | undefined> {
+  /** The guard only checked for being the order's: a write under the lock checks the lease, not what was read. */
+  async read(key: LedgerKey, options: { guard?: LockGuard } = {}): Promise<LedgerEntry | undefined> {
+    if (options.guard) heldLock(this.locks, orderLock(key), options.guard);
     const { rows } = await this.db.query<{ entry: LedgerEntry }>(
       'SELECT entry FROM htorder.entries WHERE account = $1 AND order_number = $2',
       [key.account, key.orderNumber],
@@ -87,18 +90,18 @@ export class PgLedger implements LedgerStore {
 
   /**
    * Committed before it returns (the server's own durability: synchronous commit). Under the
-   * order's lock (withLock) the entry is written only if the lock's row is still ours, in the
+   * order's lock (withLock's guard) the entry is written only if the lock's row is still ours, in the
    * same statement: a write held up past the lease (the database restarting while it is tried
    * again, a stalled network) arrives after another host took the order over, and must not set
    * back what that host recorded since (an outcome back to `intent`, or to `failed`, which
    * would allow a second create). It fails instead, as a lost lock does (LockLostError). The
    * row is read FOR SHARE, so a takeover waits for this statement, or this statement sees it.
    */
-  async write(entry: LedgerEntry): Promise<void> {
+  async write(entry: LedgerEntry, options: LedgerWrite): Promise<void> {
+    const held = heldLock(this.locks, orderLock(entry), options.guard);
     const values = [entry.account, entry.orderNumber, entry.state, JSON.stringify(entry)];
     const upsert = `ON CONFLICT (account, order_number) DO UPDATE
          SET state = EXCLUDED.state, entry = EXCLUDED.entry, written_at = now()`;
-    const held = heldLock(this.locks, orderLock(entry));
     if (!held) {
       await this.db.query(
         `INSERT INTO htorder.entries (account, order_number, state, entry) VALUES ($1, $2, $3, $4) ${upsert}`,

@@ -231,7 +231,7 @@ describe('htorder track', () => {
     // The ledger says so too (a job gone from the account): followed, and found missing.
     const ledger = new FolderLedger(h.stateDir);
     const key = { account: await ledgerAccount(), orderNumber: r.jobs[1]!.orderNumber! };
-    await ledger.write({ ...(await ledger.read(key))!, jobNumber: 999_999 });
+    await ledger.write({ ...(await ledger.read(key))!, jobNumber: 999_999 }, { guard: null });
     const out = await track([path]);
     expect(out.code).toBe(1);
     const after = await report(file);

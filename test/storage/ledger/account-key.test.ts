@@ -59,10 +59,10 @@ describe('importEntries: old keys and old ledgers are read in, never lost', () =
 
   it('copies the entries of the same account under another spelling, and leaves other accounts alone', async () => {
     const ledger = new FolderLedger(await mkdtemp(join(tmpdir(), 'htorder-import-')));
-    await ledger.write(entry('https://api.us.example.com/#1042', 'PO-1'));
-    await ledger.write(entry('https://API.us.example.com#1042', 'PO-2', 'intent'));
-    await ledger.write(entry('https://api.us.example.com#9999', 'PO-3'));
-    await ledger.write(entry(key, 'PO-4'));
+    await ledger.write(entry('https://api.us.example.com/#1042', 'PO-1'), { guard: null });
+    await ledger.write(entry('https://API.us.example.com#1042', 'PO-2', 'intent'), { guard: null });
+    await ledger.write(entry('https://api.us.example.com#9999', 'PO-3'), { guard: null });
+    await ledger.write(entry(key, 'PO-4'), { guard: null });
     expect(await importEntries(ledger, ledger, key)).toBe(2);
     const mine = await all(ledger, key);
     expect(mine.map((e) => [e.orderNumber, e.state]).sort()).toEqual([
@@ -78,8 +78,8 @@ describe('importEntries: old keys and old ledgers are read in, never lost', () =
   it('never overwrites what the target already records', async () => {
     const from = new FolderLedger(await mkdtemp(join(tmpdir(), 'htorder-import-a-')));
     const to = new FolderLedger(await mkdtemp(join(tmpdir(), 'htorder-import-b-')));
-    await from.write(entry('https://api.us.example.com#1042', 'PO-1', 'failed'));
-    await to.write(entry(key, 'PO-1', 'submitted'));
+    await from.write(entry('https://api.us.example.com#1042', 'PO-1', 'failed'), { guard: null });
+    await to.write(entry(key, 'PO-1', 'submitted'), { guard: null });
     expect(await importEntries(from, to, key)).toBe(0);
     expect((await to.read({ account: key, orderNumber: 'PO-1' }))?.state).toBe('submitted');
   });
@@ -95,7 +95,7 @@ describe("the account record (.account): read back, and never listed as an order
         : new BucketLedger(fx.store, `t-${Date.now()}/.htorder/ledger/`);
     const key = ledgerAccountKey('https://api.us.example.com', 5);
     expect(await ledger.readAccount(key)).toBeUndefined();
-    await ledger.write(entry(key, 'PO-1'));
+    await ledger.write(entry(key, 'PO-1'), { guard: null });
     const record = { ledgerVersion: 1 as const, account: key, vouchedSince: '2026-11-22T00:00:00.000Z' };
     await ledger.writeAccount(record);
     expect(await ledger.readAccount(key)).toEqual(record);

@@ -71,8 +71,8 @@ describe('bucket leases', () => {
 describe('BucketLedger', () => {
   it('writes, reads and lists entries per account', async () => {
     const ledger = new BucketLedger(fx.store, 'l1/');
-    await ledger.write(entry('PO-1'));
-    await ledger.write({ ...entry('PO/2 ..'), state: 'submitted', jobNumber: 7 });
+    await ledger.write(entry('PO-1'), { guard: null });
+    await ledger.write({ ...entry('PO/2 ..'), state: 'submitted', jobNumber: 7 }, { guard: null });
     expect(await ledger.read({ account: 'http://api#1001', orderNumber: 'PO/2 ..' })).toMatchObject({
       state: 'submitted',
       jobNumber: 7,
@@ -140,27 +140,40 @@ describe('BucketLedger: a write under a lock that another host has taken over si
       const b = new BucketLedger(fx.store, 'f1/');
       const orderNumber = `PO-${state}`;
       await expect(
-        a.withLock({ account: acc, orderNumber }, async () => {
-          expect(await a.read({ account: acc, orderNumber })).toBeUndefined();
+        a.withLock({ account: acc, orderNumber }, async (guard) => {
+          expect(await a.read({ account: acc, orderNumber }, { guard })).toBeUndefined();
           // Meanwhile (this holder stalled past its lease) another host created the order.
-          await b.write({ ...entry(orderNumber, 'submitted'), jobNumber: 42 });
-          await a.write(entry(orderNumber, state));
+          await b.write({ ...entry(orderNumber, 'submitted'), jobNumber: 42 }, { guard: null });
+          await a.write(entry(orderNumber, state), { guard });
         }),
       ).rejects.toBeInstanceOf(LockLostError);
       expect(await b.read({ account: acc, orderNumber })).toMatchObject({ state: 'submitted', jobNumber: 42 });
     },
   );
 
+  it('refuses a write given no guard while this instance holds the order, or the guard of another order', async () => {
+    const a = new BucketLedger(fx.store, 'f4/');
+    const key = { account: acc, orderNumber: 'PO-guard' };
+    await a.write(entry('PO-guard', 'failed'), { guard: null });
+    await a.withLock(key, async (guard) => {
+      await a.read(key, { guard });
+      await expect(a.write(entry('PO-guard'), { guard: null })).rejects.toThrow(/without the guard/);
+      await expect(a.write(entry('PO-other'), { guard })).rejects.toThrow(/the guard of another lock/);
+    });
+    expect(await a.read(key)).toMatchObject({ state: 'failed' });
+    expect(await a.read({ account: acc, orderNumber: 'PO-other' })).toBeUndefined();
+  });
+
   it('writes an order again and again under its lock, and takes its own write that landed unanswered', async () => {
     const a = new BucketLedger(fx.store, 'f2/');
     const key = { account: acc, orderNumber: 'PO-own' };
-    await a.withLock(key, async () => {
-      await a.write(entry('PO-own'));
+    await a.withLock(key, async (guard) => {
+      await a.write(entry('PO-own'), { guard });
       // The next write's first attempt landed, but its answer was lost: the write is sent again.
       const again = { ...entry('PO-own', 'submitted'), jobNumber: 5 };
       await fx.store.put(`f2/${safeName(acc)}/${safeName('PO-own')}.json`, `${JSON.stringify(again, null, 2)}\n`);
-      await a.write(again);
-      await a.write({ ...again, attempts: 2 });
+      await a.write(again, { guard });
+      await a.write({ ...again, attempts: 2 }, { guard });
     });
     expect(await a.read(key)).toMatchObject({ state: 'submitted', jobNumber: 5, attempts: 2 });
   });
@@ -180,14 +193,14 @@ describe('BucketLedger: a write under a lock that another host has taken over si
       const b = new BucketLedger(fx.store, 'f3/', { leaseMs: 1000, pollMs: 50, waitMs: 10_000 });
       const key = { account: acc, orderNumber: 'PO-late' };
       let takenOver!: Promise<void>;
-      const late = a.withLock(key, async () => {
-        await a.read(key);
+      const late = a.withLock(key, async (guard) => {
+        await a.read(key, { guard });
         link.hold();
-        takenOver = b.withLock(key, async () => {
-          await b.write({ ...entry('PO-late', 'submitted'), jobNumber: 9 });
+        takenOver = b.withLock(key, async (taken) => {
+          await b.write({ ...entry('PO-late', 'submitted'), jobNumber: 9 }, { guard: taken });
           link.release();
         });
-        await a.write(entry('PO-late'));
+        await a.write(entry('PO-late'), { guard });
       });
       await expect(late).rejects.toBeInstanceOf(LockLostError);
       await takenOver;

@@ -68,7 +68,7 @@ describe('the folder ledger in shards', () => {
     for (let i = 0; i < 1500; i += 100)
       await Promise.all(
         Array.from({ length: 100 }, (_, k) =>
-          ledger.write(submitted(`PO-${i + k}`, T0), { durable: false }).then(() => undefined),
+          ledger.write(submitted(`PO-${i + k}`, T0), { guard: null, durable: false }).then(() => undefined),
         ),
       );
     for (let i = 0; i < 300; i++) await ledger.writeNote(account, `.content-${i.toString(16).padStart(32, '0')}`, {});
@@ -91,12 +91,15 @@ describe('compaction', () => {
   it('folds decided entries older than the retention into the compact index; a re-read gives what a later run needs', async () => {
     const { dir, entryPath, ledger } = await setUp();
     const now = T0 + 200 * DAY;
-    await ledger.write(submitted('OLD-1', T0, { patchable: { description: 'first' }, cancelledAt: iso(T0 + DAY) }));
+    await ledger.write(submitted('OLD-1', T0, { patchable: { description: 'first' }, cancelledAt: iso(T0 + DAY) }), {
+      guard: null,
+    });
     await ledger.write(
       ledgerEntry(key('OLD-FAILED'), { state: 'failed', intentAt: iso(T0), outcomeAt: iso(T0), error: 'x' }),
+      { guard: null },
     );
-    await ledger.write(ledgerEntry(key('OLD-INTENT'), { intentAt: iso(T0) }));
-    await ledger.write(submitted('NEW-1', now - DAY));
+    await ledger.write(ledgerEntry(key('OLD-INTENT'), { intentAt: iso(T0) }), { guard: null });
+    await ledger.write(submitted('NEW-1', now - DAY), { guard: null });
     for (const o of ['OLD-1', 'OLD-FAILED', 'OLD-INTENT']) age(entryPath(o), T0 + DAY);
 
     const result = await ledger.compact(account, policy(now, 90 * DAY));
@@ -135,10 +138,10 @@ describe('compaction', () => {
     const shard = orderShard('S-0');
     const same = Array.from({ length: 20_000 }, (_, i) => `S-${i}`).filter((o) => orderShard(o) === shard);
     const [a, b] = same as [string, string];
-    await ledger.write(submitted(a, T0));
+    await ledger.write(submitted(a, T0), { guard: null });
     age(entryPath(a), T0);
     expect((await ledger.compact(account, policy(T0 + 100 * DAY, 90 * DAY))).folded).toBe(1);
-    await ledger.write(submitted(b, T0 + 10 * DAY));
+    await ledger.write(submitted(b, T0 + 10 * DAY), { guard: null });
     age(entryPath(b), T0 + 10 * DAY);
     expect((await ledger.compact(account, policy(T0 + 110 * DAY, 90 * DAY))).folded).toBe(1);
     expect(await ledger.read(key(a))).toMatchObject({ jobNumber: expect.any(Number), folded: true });
@@ -146,7 +149,7 @@ describe('compaction', () => {
 
     // A later run changes the old order (a PATCH): its entry is written whole, and wins.
     const folded = (await ledger.read(key(a)))!;
-    await ledger.write({ ...folded, patchable: { description: 'changed' } });
+    await ledger.write({ ...folded, patchable: { description: 'changed' } }, { guard: null });
     const live = JSON.parse(readFileSync(entryPath(a), 'utf8')) as LedgerEntry;
     expect(live.folded).toBeUndefined();
     expect(await ledger.read(key(a))).toMatchObject({ patchable: { description: 'changed' } });
@@ -166,7 +169,7 @@ describe('compaction', () => {
 
   it('leaves an entry whose lock is held, or that was rewritten, for a later compaction', async () => {
     const { state, entryPath, ledger } = await setUp();
-    await ledger.write(submitted('HELD-1', T0));
+    await ledger.write(submitted('HELD-1', T0), { guard: null });
     age(entryPath('HELD-1'), T0);
     const other = new FolderLedger(state);
     const result = await other.withLock(key('HELD-1'), () => ledger.compact(account, policy(T0 + 100 * DAY, DAY)));
@@ -180,7 +183,7 @@ describe('compaction', () => {
     const { state, entryPath, ledger } = await setUp();
     const orders = Array.from({ length: 150 }, (_, i) => `R-${i}`);
     for (const o of orders) {
-      await ledger.write(submitted(o, T0), { durable: false });
+      await ledger.write(submitted(o, T0), { guard: null, durable: false });
       age(entryPath(o), T0);
     }
     const reader = new FolderLedger(state);
@@ -252,10 +255,12 @@ describe('an account folder of the flat layout (htorder before the shards)', () 
     const { dir, ledger } = await flatState();
     const flat = join(dir, `${safeName('FLAT-0003')}.json`);
     const entry = (await ledger.read(flatKey('FLAT-0003')))!;
-    await ledger.withLock(flatKey('FLAT-0003'), () => ledger.write({ ...entry, patchable: { description: 'new' } }));
+    await ledger.withLock(flatKey('FLAT-0003'), (guard) =>
+      ledger.write({ ...entry, patchable: { description: 'new' } }, { guard }),
+    );
     expect(existsSync(flat)).toBe(false);
     expect(await ledger.read(flatKey('FLAT-0003'))).toMatchObject({ patchable: { description: 'new' } });
-    await ledger.write(submitted('NEW-9', T0, { account: SANDBOX }));
+    await ledger.write(submitted('NEW-9', T0, { account: SANDBOX }), { guard: null });
     expect(existsSync(join(dir, 'orders', orderShard('NEW-9'), `${safeName('NEW-9')}.json`))).toBe(true);
   });
 
@@ -299,7 +304,7 @@ describe('the temporaries a killed writer leaves', () => {
 
   it('removes those over an hour old whose writer is gone, in every folder, and keeps every other', async () => {
     const { dir, entryPath, ledger } = await setUp();
-    await ledger.write(submitted('TMP-1', Date.now()));
+    await ledger.write(submitted('TMP-1', Date.now()), { guard: null });
     const dead = deadPid();
     const HOUR = 3_600_000;
     const stray = [

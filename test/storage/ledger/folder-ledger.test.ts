@@ -32,7 +32,7 @@ describe('FolderLedger', () => {
     const ledger = new FolderLedger(await tempDir());
     const key = { account, orderNumber: 'PO-1' };
     expect(await ledger.read(key)).toBeUndefined();
-    await ledger.write(entry(key, { state: 'submitted', jobNumber: 42 }));
+    await ledger.write(entry(key, { state: 'submitted', jobNumber: 42 }), { guard: null });
     expect(await ledger.read(key)).toMatchObject({ state: 'submitted', jobNumber: 42 });
     expect(await ledger.read({ account: 'other#2', orderNumber: 'PO-1' })).toBeUndefined();
   });
@@ -43,10 +43,12 @@ describe('FolderLedger', () => {
     await writeFile(join(state, 'ledger'), '');
     const ledger = new FolderLedger(state);
     const keys = Array.from({ length: 24 }, (_, i) => ({ account, orderNumber: `PO-${i}` }));
-    const failed = await Promise.allSettled(keys.map((k) => ledger.write(entry(k, { state: 'intent' }))));
+    const failed = await Promise.allSettled(
+      keys.map((k) => ledger.write(entry(k, { state: 'intent' }), { guard: null })),
+    );
     expect(failed.every((r) => r.status === 'rejected')).toBe(true);
     await rm(join(state, 'ledger'));
-    await Promise.all(keys.map((k) => ledger.write(entry(k, { state: 'submitted', jobNumber: 7 }))));
+    await Promise.all(keys.map((k) => ledger.write(entry(k, { state: 'submitted', jobNumber: 7 }), { guard: null })));
     const read = await Promise.all(keys.map((k) => ledger.read(k)));
     expect(read.map((e) => e?.jobNumber)).toEqual(keys.map(() => 7));
     // Made new by this version: its layout is written, and another process reads it the same.
@@ -56,9 +58,9 @@ describe('FolderLedger', () => {
 
   it('lists entries per account', async () => {
     const ledger = new FolderLedger(await tempDir());
-    await ledger.write(entry({ account, orderNumber: 'B' }));
-    await ledger.write(entry({ account, orderNumber: 'A' }));
-    await ledger.write(entry({ account: 'other#2', orderNumber: 'C' }));
+    await ledger.write(entry({ account, orderNumber: 'B' }), { guard: null });
+    await ledger.write(entry({ account, orderNumber: 'A' }), { guard: null });
+    await ledger.write(entry({ account: 'other#2', orderNumber: 'C' }), { guard: null });
     const mine: string[] = [];
     for await (const e of ledger.entries(account)) mine.push(e.orderNumber);
     expect(mine.sort()).toEqual(['A', 'B']);
@@ -72,10 +74,10 @@ describe('FolderLedger', () => {
     const key = { account, orderNumber: 'PO-race' };
     await Promise.all(
       Array.from({ length: 15 }, () =>
-        ledger.withLock(key, async () => {
-          const current = (await ledger.read(key))?.attempts ?? 0;
+        ledger.withLock(key, async (guard) => {
+          const current = (await ledger.read(key, { guard }))?.attempts ?? 0;
           await sleep(2);
-          await ledger.write(entry(key, { attempts: current + 1 }));
+          await ledger.write(entry(key, { attempts: current + 1 }), { guard });
         }),
       ),
     );
@@ -90,12 +92,12 @@ describe('FolderLedger', () => {
       const ledger = new FolderLedger(${JSON.stringify(stateDir)}, { staleMs: 2000 });
       const key = { account: ${JSON.stringify(account)}, orderNumber: ${JSON.stringify(orderNumber)} };
       for (let i = 0; i < ${rounds}; i++) {
-        await ledger.withLock(key, async () => {
-          const cur = (await ledger.read(key))?.attempts ?? 0;
+        await ledger.withLock(key, async (guard) => {
+          const cur = (await ledger.read(key, { guard }))?.attempts ?? 0;
           if (${holdMs} > 0) { process.stdout.write('holding\\n'); await new Promise(r => setTimeout(r, ${holdMs})); }
           await new Promise(r => setTimeout(r, 1));
           await ledger.write({ ledgerVersion: 1, account: key.account, orderNumber: key.orderNumber,
-            payloadHash: 'h', state: 'intent', attempts: cur + 1, intentAt: new Date().toISOString() });
+            payloadHash: 'h', state: 'intent', attempts: cur + 1, intentAt: new Date().toISOString() }, { guard });
         });
       }`;
 
@@ -199,15 +201,15 @@ describe('FolderLedger: a write under a lock that another process has taken over
     // Another host whose clock is a minute on: to it, A's lease ran out long ago (A stalled past it).
     const b = new FolderLedger(dir, { staleMs: 2000, waitMs: 5000, now: () => Date.now() + 60_000 });
     const key = { account, orderNumber: 'PO-late' };
-    const late = a.withLock(key, async () => {
-      expect(await a.read(key)).toBeUndefined();
-      await a.write(entry(key, { state: 'intent' }));
-      await b.withLock(key, async () => {
-        expect((await b.read(key))?.state).toBe('intent');
-        await b.write(entry(key, { state: 'submitted', jobNumber: 9 }));
+    const late = a.withLock(key, async (guard) => {
+      expect(await a.read(key, { guard })).toBeUndefined();
+      await a.write(entry(key, { state: 'intent' }), { guard });
+      await b.withLock(key, async (taken) => {
+        expect((await b.read(key, { guard: taken }))?.state).toBe('intent');
+        await b.write(entry(key, { state: 'submitted', jobNumber: 9 }), { guard: taken });
       });
       // A wakes up and records what it last knew.
-      await a.write(entry(key, { state: 'failed', error: 'refused' }));
+      await a.write(entry(key, { state: 'failed', error: 'refused' }), { guard });
     });
     await expect(late).rejects.toBeInstanceOf(LockLostError);
     expect(await new FolderLedger(dir).read(key)).toMatchObject({ state: 'submitted', jobNumber: 9 });
@@ -218,7 +220,7 @@ describe('FolderLedger: a write under a lock that another process has taken over
     const a = new FolderLedger(dir, { staleMs: 2000 });
     const b = new FolderLedger(dir, { staleMs: 2000, waitMs: 5000, now: () => Date.now() + 60_000 });
     const key = { account, orderNumber: 'PO-taken' };
-    await a.write(entry(key, { state: 'failed' }));
+    await a.write(entry(key, { state: 'failed' }), { guard: null });
     let locked!: () => void;
     const aHolds = new Promise<void>((resolve) => {
       locked = resolve;
@@ -227,11 +229,11 @@ describe('FolderLedger: a write under a lock that another process has taken over
     const bHolds = new Promise<void>((resolve) => {
       takenOver = resolve;
     });
-    const late = a.withLock(key, async () => {
-      await a.read(key);
+    const late = a.withLock(key, async (guard) => {
+      await a.read(key, { guard });
       locked();
       await bHolds;
-      await a.write(entry(key, { attempts: 2 }));
+      await a.write(entry(key, { attempts: 2 }), { guard });
     });
     await aHolds;
     // B holds the order now, and has not written it yet.
@@ -251,11 +253,11 @@ describe('FolderLedger: a write under a lock that another process has taken over
       const key = { account, orderNumber: `PO-${state}` };
       await expect(
         a.withLock(key, async (guard) => {
-          expect(await a.read(key)).toBeUndefined();
+          expect(await a.read(key, { guard })).toBeUndefined();
           // Another process writes it meanwhile, not under the lock (an older htorder, a tool).
-          await b.write(entry(key, { state: 'submitted', jobNumber: 42 }));
+          await b.write(entry(key, { state: 'submitted', jobNumber: 42 }), { guard: null });
           guard.assertHeld();
-          await a.write(entry(key, { state }));
+          await a.write(entry(key, { state }), { guard });
         }),
       ).rejects.toThrow(/another process wrote it since/);
       expect(await b.read(key)).toMatchObject({ state: 'submitted', jobNumber: 42 });
@@ -267,15 +269,51 @@ describe('FolderLedger: a write under a lock that another process has taken over
     const dir = await tempDir();
     const a = new FolderLedger(dir);
     const key = { account, orderNumber: 'PO-own' };
-    await a.write(entry(key, { state: 'failed' }));
-    await a.withLock(key, async () => {
-      await a.write(entry(key, { attempts: 2 }));
-      await a.write(entry(key, { state: 'submitted', jobNumber: 5, attempts: 2 }));
-      expect(await a.read(key)).toMatchObject({ state: 'submitted' });
-      await a.write(entry(key, { state: 'submitted', jobNumber: 5, attempts: 3 }));
+    await a.write(entry(key, { state: 'failed' }), { guard: null });
+    await a.withLock(key, async (guard) => {
+      await a.write(entry(key, { attempts: 2 }), { guard });
+      await a.write(entry(key, { state: 'submitted', jobNumber: 5, attempts: 2 }), { guard });
+      expect(await a.read(key, { guard })).toMatchObject({ state: 'submitted' });
+      await a.write(entry(key, { state: 'submitted', jobNumber: 5, attempts: 3 }), { guard });
     });
     expect(await a.read(key)).toMatchObject({ state: 'submitted', jobNumber: 5, attempts: 3 });
     expect(await temporaries(dir)).toEqual([]);
+  });
+});
+
+describe('FolderLedger: a write names the lock it comes under', () => {
+  it('refuses a write given no guard while this process holds the order, and writes nothing', async () => {
+    const dir = await tempDir();
+    const ledger = new FolderLedger(dir);
+    const key = { account, orderNumber: 'PO-forgot' };
+    await ledger.write(entry(key, { state: 'failed' }), { guard: null });
+    await ledger.withLock(key, async (guard) => {
+      await ledger.read(key, { guard });
+      // A guard forgotten on the way: the late-write check would be skipped without a word.
+      await expect(ledger.write(entry(key, { state: 'intent', attempts: 2 }), { guard: null })).rejects.toThrow(
+        /without the guard .*which this process holds/,
+      );
+    });
+    expect(await ledger.read(key)).toMatchObject({ state: 'failed', attempts: 1 });
+    // Once let go, a write under no lock is a write as anyone's again.
+    await ledger.write(entry(key, { state: 'failed', attempts: 3 }), { guard: null });
+    expect(await ledger.read(key)).toMatchObject({ attempts: 3 });
+    expect(await temporaries(dir)).toEqual([]);
+  });
+
+  it("refuses the guard of another order, and another ledger's guard of the same order", async () => {
+    const dir = await tempDir();
+    const a = new FolderLedger(dir);
+    const b = new FolderLedger(dir);
+    const one = { account, orderNumber: 'PO-one' };
+    const two = { account, orderNumber: 'PO-two' };
+    await a.withLock(one, async (guard) => {
+      await expect(a.write(entry(two), { guard })).rejects.toThrow(/the guard of another lock/);
+      await expect(a.read(two, { guard })).rejects.toThrow(/the guard of another lock/);
+      await expect(b.write(entry(one), { guard })).rejects.toThrow(/the guard of another lock/);
+    });
+    expect(await a.read(one)).toBeUndefined();
+    expect(await a.read(two)).toBeUndefined();
   });
 });
 

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FolderLeases } from '../../../src/storage/folder-lease.js';
-import { heldLock, withOrderLock } from '../../../src/storage/ledger/model.js';
+import { heldLock, type LockGuard, withOrderLock } from '../../../src/storage/ledger/model.js';
 import { tempDirPerTest } from '../../support/temp-files.js';
 
 const wait = { waitMs: 1000, backoff: { baseMs: 10, maxMs: 50 } };
@@ -18,24 +18,28 @@ function leases(): FolderLeases {
   return s;
 }
 
-describe('heldLock: the order lock the code running now holds', () => {
-  it('is the lease withOrderLock took, inside its work and what that work awaits, and nowhere else', async () => {
+describe('heldLock: the order lock a guard stands for', () => {
+  it('is the lease withOrderLock took, given its guard, in its work and what that work awaits, and no longer', async () => {
     const dir = await tempDirPerTest('htorder-held-lock-');
     const mine = leases();
     const lock = join(dir, 'PO-1.json.lock');
-    expect(heldLock(mine, lock)).toBeUndefined();
+    expect(heldLock(mine, lock, null)).toBeUndefined();
+    let kept!: LockGuard;
     const seen = await withOrderLock(mine, lock, key, wait, async (guard) => {
-      const held = heldLock(mine, lock);
+      kept = guard;
+      const held = heldLock(mine, lock, guard);
       expect(held?.guard).toBe(guard);
       expect(held?.lease.lost()).toBeUndefined();
       expect(held?.seen).toBeUndefined();
       held!.seen = 'etag-1';
       // Later in the same work, after other awaits: the same holder, with what it saw.
       await new Promise((resolve) => setTimeout(resolve, 5));
-      return heldLock(mine, lock)?.seen;
+      return heldLock(mine, lock, guard)?.seen;
     });
     expect(seen).toBe('etag-1');
-    expect(heldLock(mine, lock)).toBeUndefined();
+    // Let go: the guard stands for nothing, and a write under no lock is a write as anyone's.
+    expect(() => heldLock(mine, lock, kept)).toThrow(/guard of a lock already let go/);
+    expect(heldLock(mine, lock, null)).toBeUndefined();
   });
 
   it("is never another store's lock of the same name, nor another name's, and an inner lock hides no outer one", async () => {
@@ -43,15 +47,29 @@ describe('heldLock: the order lock the code running now holds', () => {
     const [a, b] = [leases(), leases()];
     const order = join(dir, 'PO-1.json.lock');
     const account = join(dir, '.note.lock');
-    await withOrderLock(a, order, key, wait, async () => {
+    await withOrderLock(a, order, key, wait, async (orderGuard) => {
       // Another instance (of one ledger, in one process) holding nothing here.
-      expect(heldLock(b, order)).toBeUndefined();
-      await withOrderLock(a, account, { account: 'acc', orderNumber: '.note' }, wait, async () => {
-        expect(heldLock(a, account)).toBeDefined();
-        expect(heldLock(a, order)).toBeDefined();
-        expect(heldLock(a, order)).not.toBe(heldLock(a, account));
+      expect(() => heldLock(b, order, orderGuard)).toThrow(/guard of another lock/);
+      expect(heldLock(b, order, null)).toBeUndefined();
+      await withOrderLock(a, account, { account: 'acc', orderNumber: '.note' }, wait, async (accountGuard) => {
+        expect(heldLock(a, account, accountGuard)).toBeDefined();
+        expect(heldLock(a, order, orderGuard)).toBeDefined();
+        expect(heldLock(a, order, orderGuard)).not.toBe(heldLock(a, account, accountGuard));
+        expect(() => heldLock(a, order, accountGuard)).toThrow(/guard of another lock/);
       });
-      expect(heldLock(a, account)).toBeUndefined();
+      expect(heldLock(a, order, orderGuard)).toBeDefined();
+    });
+  });
+
+  it('refuses a write under no lock (null) while this process holds the lock, and a guard no lock handed out', async () => {
+    const dir = await tempDirPerTest('htorder-held-lock-');
+    const mine = leases();
+    const lock = join(dir, 'PO-1.json.lock');
+    await withOrderLock(mine, lock, key, wait, async () => {
+      expect(() => heldLock(mine, lock, null)).toThrow(/without the guard of .*which this process holds/);
+      expect(() => heldLock(mine, lock, { assertHeld() {} })).toThrow(/a guard that no lock handed out/);
+      // Another order of the same store: not held, so a write under no lock is as anyone's.
+      expect(heldLock(mine, join(dir, 'PO-2.json.lock'), null)).toBeUndefined();
     });
   });
 });

@@ -131,9 +131,10 @@ describe('ledger entry writes', () => {
     const { ledger, shard } = await setUp();
     for (let i = 0; i < 60; i++) {
       const k = key(`O${i % 3}`);
-      await ledger.withLock(k, async () => {
+      await ledger.withLock(k, async (guard) => {
         // Alternate long and short contents.
         await ledger.write(entry(k, { attempts: i, error: i % 2 ? 'x'.repeat(500) : undefined }), {
+          guard,
           durable: i % 4 === 0 ? true : i % 2 === 0,
         });
       });

@@ -41,13 +41,13 @@ describe.skipIf(!cluster)('the PostgreSQL ledger', () => {
     const ledger = open(await fresh());
     const a = { account, orderNumber: 'PO-1' };
     const b = { account, orderNumber: 'PO/2 ..' };
-    await ledger.write(entry(a));
-    await ledger.write(entry(b, { state: 'submitted', jobNumber: 7 }));
-    await ledger.write(entry({ account: 'other#2', orderNumber: 'PO-1' }, { state: 'failed' }));
+    await ledger.write(entry(a), { guard: null });
+    await ledger.write(entry(b, { state: 'submitted', jobNumber: 7 }), { guard: null });
+    await ledger.write(entry({ account: 'other#2', orderNumber: 'PO-1' }, { state: 'failed' }), { guard: null });
     expect(await ledger.read(b)).toMatchObject({ state: 'submitted', jobNumber: 7 });
     expect(await ledger.read({ account, orderNumber: 'nope' })).toBeUndefined();
     // An entry written again replaces the old one whole.
-    await ledger.write(entry(a, { state: 'submitted', jobNumber: 8 }));
+    await ledger.write(entry(a, { state: 'submitted', jobNumber: 8 }), { guard: null });
     expect(await ledger.read(a)).toEqual(entry(a, { state: 'submitted', jobNumber: 8 }));
     const mine: string[] = [];
     for await (const e of ledger.entries(account)) mine.push(e.orderNumber);
@@ -77,7 +77,9 @@ describe.skipIf(!cluster)('the PostgreSQL ledger', () => {
 
   it('removes expired notes in its upkeep, keeping entries whole', async () => {
     const ledger = open(await fresh());
-    await ledger.write(entry({ account, orderNumber: 'PO-old' }, { state: 'submitted', jobNumber: 1 }));
+    await ledger.write(entry({ account, orderNumber: 'PO-old' }, { state: 'submitted', jobNumber: 1 }), {
+      guard: null,
+    });
     await ledger.writeNote(account, '.content-old', { at: 100 });
     await ledger.writeNote(account, '.content-new', { at: 900 });
     await ledger.writeNote(account, '.spent-x', { at: 100 });
@@ -101,7 +103,9 @@ describe.skipIf(!cluster)('the PostgreSQL ledger', () => {
     const ledger = open(await fresh());
     const numbers = Array.from({ length: 1203 }, (_, i) => `PO-${String(i).padStart(5, '0')}`);
     for (let i = 0; i < numbers.length; i += 100)
-      await Promise.all(numbers.slice(i, i + 100).map((n) => ledger.write(entry({ account, orderNumber: n }))));
+      await Promise.all(
+        numbers.slice(i, i + 100).map((n) => ledger.write(entry({ account, orderNumber: n }), { guard: null })),
+      );
     const seen: string[] = [];
     for await (const e of ledger.entries(account)) seen.push(e.orderNumber);
     expect(seen).toEqual(numbers);
@@ -142,9 +146,9 @@ describe.skipIf(!cluster)('the PostgreSQL ledger', () => {
     const url = await fresh();
     const ledger = open(url, 20_000);
     const key = { account, orderNumber: 'PO-restart' };
-    await ledger.write(entry(key));
+    await ledger.write(entry(key), { guard: null });
     await cluster!.stop();
-    const write = ledger.write(entry(key, { state: 'submitted', jobNumber: 41 }));
+    const write = ledger.write(entry(key, { state: 'submitted', jobNumber: 41 }), { guard: null });
     await sleep(1500);
     await cluster!.start();
     await write;
@@ -201,9 +205,9 @@ describe.skipIf(!cluster)('the PostgreSQL ledger', () => {
         const key = { account, orderNumber: `PO-stale-${state}` };
         let stuck!: () => void;
         const aHolds = new Promise<void>((resolve) => (stuck = resolve));
-        const a = hostA.withLock(key, async () => {
+        const a = hostA.withLock(key, async (guard) => {
           link.hold();
-          const write = hostA.write(entry(key, { state, attempts: 1 }));
+          const write = hostA.write(entry(key, { state, attempts: 1 }), { guard });
           stuck();
           return write;
         });
@@ -214,9 +218,11 @@ describe.skipIf(!cluster)('the PostgreSQL ledger', () => {
         await aHolds;
         // B waits for A's lease to run out in the database's time, then takes the order over.
         await hostB.withLock(key, async (guard) => {
-          await hostB.write(entry(key, { attempts: 1 }));
+          await hostB.write(entry(key, { attempts: 1 }), { guard });
           guard.assertHeld();
-          await hostB.write(entry(key, { state: 'submitted', attempts: 1, jobNumber: 77, settledBy: 'response' }));
+          await hostB.write(entry(key, { state: 'submitted', attempts: 1, jobNumber: 77, settledBy: 'response' }), {
+            guard,
+          });
         });
         link.release();
         const outcome = await aWrote;
@@ -224,7 +230,7 @@ describe.skipIf(!cluster)('the PostgreSQL ledger', () => {
         expect(outcome).toBeInstanceOf(LockLostError);
         expect((outcome as Error).message).toMatch(/lost the ledger lock of order "PO-stale-/);
         // Outside an order's lock (an import, an admin's fix) a write is as before.
-        await hostA.write(entry({ account, orderNumber: `PO-free-${state}` }, { state: 'failed' }));
+        await hostA.write(entry({ account, orderNumber: `PO-free-${state}` }, { state: 'failed' }), { guard: null });
         expect(await hostB.read({ account, orderNumber: `PO-free-${state}` })).toMatchObject({ state: 'failed' });
       } finally {
         link.release();
@@ -233,6 +239,20 @@ describe.skipIf(!cluster)('the PostgreSQL ledger', () => {
     },
     30_000,
   );
+
+  it('refuses a write given no guard while this host holds the order, or the guard of another order', async () => {
+    const ledger = open(await fresh());
+    const key = { account, orderNumber: 'PO-guard' };
+    await ledger.write(entry(key, { state: 'failed' }), { guard: null });
+    await ledger.withLock(key, async (guard) => {
+      await expect(ledger.write(entry(key), { guard: null })).rejects.toThrow(/without the guard/);
+      const other = { account, orderNumber: 'PO-other' };
+      await expect(ledger.write(entry(other), { guard })).rejects.toThrow(/the guard of another lock/);
+      await expect(ledger.read(other, { guard })).rejects.toThrow(/the guard of another lock/);
+    });
+    expect(await ledger.read(key)).toMatchObject({ state: 'failed' });
+    expect(await ledger.read({ account, orderNumber: 'PO-other' })).toBeUndefined();
+  });
 
   it('says a wrong password is refused, without the password', async () => {
     const url = await fresh();
@@ -258,12 +278,12 @@ describe.skipIf(!cluster)('the PostgreSQL ledger', () => {
       const ledger = new PgLedger(db, { leaseMs: 2000 });
       const key = { account: ${JSON.stringify(account)}, orderNumber: ${JSON.stringify(orderNumber)} };
       for (let i = 0; i < ${rounds}; i++) {
-        await ledger.withLock(key, async () => {
-          const cur = (await ledger.read(key))?.attempts ?? 0;
+        await ledger.withLock(key, async (guard) => {
+          const cur = (await ledger.read(key, { guard }))?.attempts ?? 0;
           if (${holdMs} > 0) { process.stdout.write('holding\\n'); await new Promise(r => setTimeout(r, ${holdMs})); }
           await new Promise(r => setTimeout(r, 1));
           await ledger.write({ ledgerVersion: 1, account: key.account, orderNumber: key.orderNumber,
-            payloadHash: 'h', state: 'intent', attempts: cur + 1, intentAt: new Date().toISOString() });
+            payloadHash: 'h', state: 'intent', attempts: cur + 1, intentAt: new Date().toISOString() }, { guard });
         });
       }
       await db.close();`;
