@@ -52,7 +52,7 @@ export type { JobStatus as ApiJobStatus } from './api/types.js';
 // Resolving human values against an account, and the exactly-once ledger.
 export { createCatalogue, type AccountCatalogue } from './resolve/catalogue.js';
 export { FolderLedger, type FolderLedgerOptions } from './storage/ledger/folder-ledger.js';
-export type { LedgerStore, LedgerKey, LedgerEntry } from './storage/ledger/model.js';
+export type { LedgerStore, LedgerKey, LedgerEntry, LedgerWrite, LockGuard } from './storage/ledger/model.js';
 
 // The local API simulator (what `htorder sandbox` and `--sandbox` run).
 export {
