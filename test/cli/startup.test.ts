@@ -130,6 +130,40 @@ describe('startup: heavy modules load only for the commands that need them', () 
     expect(r.stderr).toContain('token request failed; retrying');
   }, 30_000);
 
+  it('a run and a check of a template CSV load no code they do not use (pretty logs, mappings, yaml, routes, encodings)', () => {
+    // One asset reorder at an address in the API's codes: the default template, UTF-8, no config file.
+    const csv = join(dir, 'one.csv');
+    writeFileSync(
+      csv,
+      'orderNumber,deliveryMethod,contactName,streetAddress,city,state,postalCode,country,itemType,code,quantity\n' +
+        'PO-LEAN-1,UPSGND,Ana Ruiz,1 Main St,Austin,TX,78701,US,Asset,A10001,50\n',
+    );
+    const env: NodeJS.ProcessEnv = { ...process.env };
+    for (const k of Object.keys(env)) if (k.startsWith('HTORDER_')) delete env[k];
+    // stderr is a pipe, not a terminal: log lines are JSON, so the pretty printer is never needed.
+    const unused =
+      /node_modules\/(pino-pretty|jsonata|yaml|picomatch|iconv-lite)\/|\/dist\/manifest\/mapping\/(load-mapping|recognise|expressions)\.js/;
+    for (const [name, args, status] of [
+      ['csv-run', ['run', '--sandbox', csv], 0],
+      ['csv-check', ['check', csv], 0],
+    ] as const) {
+      const log = join(dir, `${name}.log`);
+      writeFileSync(log, '');
+      const r = spawnSync(process.execPath, ['--import', RECORDER, CLI, ...args], {
+        env: { ...env, HTORDER_IMPORT_LOG: log },
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(r.status, r.stderr).toBe(status);
+      const mods = readFileSync(log, 'utf8').split('\n').filter(Boolean);
+      // Control: the recorder saw the CSV reader, and the logger's pino, which CommonJS loads.
+      expect(mods.some((m) => m.endsWith('/dist/manifest/csv/csv-scanner.js'))).toBe(true);
+      if (name === 'csv-run') expect(mods.some((m) => /node_modules\/pino\//.test(m))).toBe(true);
+      expect(mods.filter((m) => unused.test(m))).toEqual([]);
+    }
+  }, 60_000);
+
   it('a run at the default level that logs nothing writes no log line', () => {
     writeFileSync(join(dir, 'q.yaml'), manifest('PO-QUIET', 1));
     const env: NodeJS.ProcessEnv = { ...process.env };

@@ -292,6 +292,7 @@ const COMMANDS: Record<string, Entry> = {
   'npm run bench:xlsx': { skip: 'a benchmark of minutes; its script is checked to exist' },
   'npm run bench:recognise': { skip: 'a benchmark of minutes; its script is checked to exist' },
   'npm run bench:ui': { skip: 'a benchmark of minutes; its script is checked to exist' },
+  'npm run bench:startup': { skip: 'a benchmark of a minute; its script is checked to exist' },
   'npm run bench:fleet': {
     skip: 'a benchmark of minutes with a PostgreSQL server of its own; its script is checked to exist',
   },

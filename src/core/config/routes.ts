@@ -1,4 +1,5 @@
-import picomatch from 'picomatch';
+import { createRequire } from 'node:module';
+import type picomatch from 'picomatch';
 import type { LineCounter, Scalar, YAMLMap, Node as YamlNode } from 'yaml';
 import { UsageError } from '../errors.js';
 import { compileFileGlob } from './file-glob.js';
@@ -199,12 +200,17 @@ function globProblem(glob: string): string | undefined {
   if (glob.startsWith('!')) return 'negations are not supported: put a narrower rule first (first match wins)';
   if (/(^|[^\\])(\\\\)*\\$/.test(glob)) return 'ends in a lone backslash';
   try {
-    picomatch.makeRe(glob, GLOB_OPTIONS);
+    picomatchPackage().makeRe(glob, GLOB_OPTIONS);
     compileFileGlob(glob);
   } catch (err) {
     return `not a valid glob: ${(err as Error).message}`;
   }
   return undefined;
+}
+
+/** picomatch, loaded when a config file has routes to check: a command without them never needs it. */
+function picomatchPackage(): typeof picomatch {
+  return createRequire(import.meta.url)('picomatch') as typeof picomatch;
 }
 
 /**

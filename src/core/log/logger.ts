@@ -1,5 +1,5 @@
+import { createRequire } from 'node:module';
 import { type DestinationStream, type Logger as PinoLogger, type LevelWithSilent, pino } from 'pino';
-import { PinoPretty } from 'pino-pretty';
 import { printableLines } from '../printable.js';
 import { redactDeep, scrubServerText } from './redact.js';
 
@@ -31,7 +31,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? 'warn';
   const destination = options.destination ?? (options.pretty ? undefined : pino.destination({ fd: 2, sync: true }));
   const stream = options.pretty
-    ? PinoPretty({
+    ? prettyStream()({
         destination: (destination as NodeJS.WritableStream | undefined) ?? 2,
         colorize: options.colorize === true,
         sync: true,
@@ -62,6 +62,15 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     },
     stream as DestinationStream,
   );
+}
+
+/**
+ * pino-pretty and its dependencies (some 45 modules), loaded only for a logger that prints for a
+ * person: a run whose stderr is a file, a pipe or a container log writes JSON lines and never
+ * needs them.
+ */
+function prettyStream(): typeof import('pino-pretty').PinoPretty {
+  return (createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty')).PinoPretty;
 }
 
 /**

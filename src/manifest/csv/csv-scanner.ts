@@ -25,8 +25,9 @@
  * flowing mode): a caller needs no promise per record.
  */
 import { isUtf8 } from 'node:buffer';
+import { createRequire } from 'node:module';
 import { parse, type CsvError, type Parser } from 'csv-parse';
-import iconv from 'iconv-lite';
+import type iconv from 'iconv-lite';
 import { type CsvLimits, DEFAULT_CSV_LIMITS, INPUT_TOO_LARGE } from '../read-input.js';
 import type { Mapping, MappingEncoding } from '../mapping/model.js';
 import type { CsvRead } from '../model.js';
@@ -91,6 +92,11 @@ export interface CsvScanOptions {
 }
 
 type Decoder = { write(buf: Buffer): string; end(): string | undefined };
+
+/** iconv-lite, loaded at the first input that is not UTF-8: most inputs never need it. */
+function iconvPackage(): typeof iconv {
+  return createRequire(import.meta.url)('iconv-lite') as typeof iconv;
+}
 
 const ENCODING_MESSAGE =
   'the file is not valid UTF-8 here; if it was saved as Windows-1252 ("ANSI") or UTF-16 without a byte-order mark, ' +
@@ -232,7 +238,7 @@ export class CsvScanner {
       verdict.encoding ?? (declared === 'utf-16' ? 'utf-16le' : declared === undefined ? 'auto' : declared);
     this.decoding = decoding;
     if (decoding !== 'utf-8' && decoding !== 'auto')
-      this.decoder = iconv.getDecoder(decoding, { stripBOM: false }) as Decoder;
+      this.decoder = iconvPackage().getDecoder(decoding, { stripBOM: false }) as Decoder;
     return buf.subarray(verdict.bom);
   }
 
@@ -257,7 +263,7 @@ export class CsvScanner {
     if (!valid && this.decoding === 'auto' && !utf8Before(buf)) {
       // Everything before was ASCII, which Windows-1252 reads alike: the rest is read as it.
       this.decoding = 'windows-1252';
-      this.decoder = iconv.getDecoder('windows-1252') as Decoder;
+      this.decoder = iconvPackage().getDecoder('windows-1252') as Decoder;
       const carried = this.utf8Carry;
       this.utf8Carry = undefined;
       this.decode(carried === undefined ? buf : Buffer.concat([buf, carried]), end);

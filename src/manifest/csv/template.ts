@@ -85,6 +85,20 @@ export const ATTR_PREFIX = 'attr:';
 /** Prefix of a one-size column: `size:M` → item.sizeQuantities.M (integer). */
 export const SIZE_PREFIX = 'size:';
 
+/** A name of the default template: one of its columns, or an `attr:` or `size:` column. */
+export function isTemplateName(name: string): boolean {
+  return TEMPLATE_BY_NAME.has(name) || name.startsWith(ATTR_PREFIX) || name.startsWith(SIZE_PREFIX);
+}
+
+/**
+ * A header every name of which is the default template's: no preset is considered. Here, beside
+ * the template, rather than with recognition (mapping/recognise.ts), whose module loads the
+ * mapping reader with the yaml package and jsonata: an input of the template needs neither.
+ */
+export function isTemplateHeader(header: readonly string[]): boolean {
+  return header.every((h) => h.trim() === '' || isTemplateName(h.trim()));
+}
+
 /** Every name a header (or a mapping target) may use, for suggestions. */
 export function templateNames(): string[] {
   return TEMPLATE_COLUMNS.map((c) => c.name);

@@ -9,7 +9,7 @@ import type { CsvLimits } from '../read-input.js';
 import type { Mapping } from './model.js';
 import { PRESETS_DIR } from './presets-dir.js';
 import { readHeader } from './read-header.js';
-import { isTemplateHeader } from './recognise.js';
+import { isTemplateHeader } from '../csv/template.js';
 
 /** What a recognised input is read through, and what the report says of it. */
 export interface RecognisedMapping {

@@ -6,7 +6,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ATTR_PREFIX, SIZE_PREFIX, TEMPLATE_BY_NAME, templateNames } from '../csv/template.js';
+import { isTemplateName, templateNames } from '../csv/template.js';
 import { parseMapping } from './load-mapping.js';
 import type { Mapping } from './model.js';
 import { type ColumnSet, presetColumns, selectVariant } from './preset-columns.js';
@@ -96,15 +96,6 @@ export function signaturesOf(presets: ReadonlyArray<{ preset: string; forms: Col
     ...p,
     distinctive: p.columns.filter((c) => readers.get(c) === 1 && !isTemplateName(c)),
   }));
-}
-
-export function isTemplateName(name: string): boolean {
-  return TEMPLATE_BY_NAME.has(name) || name.startsWith(ATTR_PREFIX) || name.startsWith(SIZE_PREFIX);
-}
-
-/** A header every name of which is the default template's: no preset is considered. */
-export function isTemplateHeader(header: readonly string[]): boolean {
-  return header.every((h) => h.trim() === '' || isTemplateName(h.trim()));
 }
 
 /** How one preset's signature fits a header. */
