@@ -309,8 +309,11 @@ const holdings = new WeakMap<LockGuard, Holding>();
 const holders = new WeakMap<LeaseStore<Lease>, Map<string, number>>();
 
 function heldNames(leases: LeaseStore<Lease>): Map<string, number> {
-  const names = holders.get(leases) ?? new Map<string, number>();
-  holders.set(leases, names);
+  let names = holders.get(leases);
+  if (names === undefined) {
+    names = new Map();
+    holders.set(leases, names);
+  }
   return names;
 }
 
