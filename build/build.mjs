@@ -19,6 +19,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import ts from 'typescript';
+import { removeStaleOutput } from './stale-output.mjs';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const CONFIG = join(ROOT, 'tsconfig.build.json');
@@ -36,6 +37,7 @@ async function main(args) {
     for (const line of failures) process.stderr.write(`${line}\n`);
     process.exit(1);
   }
+  removeStaleOutput(config.options.outDir, files.map((f) => f.js));
   await import('./standalone-validators.mjs');
   await import('./preset-signatures.mjs');
   chmodSync(join(config.options.outDir, 'cli', 'main.js'), 0o755);

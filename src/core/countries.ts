@@ -9,8 +9,8 @@
  * i18n-iso-countries is a maintained table of ISO names; only the languages below are
  * registered (each is a JSON file of the package), and only when a country is first looked up.
  */
-import { createRequire } from 'node:module';
 import { foldAlnum } from './suggest.js';
+import { lateRequire } from './late-require.js';
 
 /** The languages whose country names are read: those of the shops in the API's regions. */
 export const COUNTRY_NAME_LANGUAGES = ['en', 'de', 'fr', 'es', 'it', 'nl', 'pt', 'sv', 'da', 'nb', 'fi', 'pl'] as const;
@@ -53,10 +53,9 @@ let table: CountryTable | undefined;
 
 function countries(): CountryTable {
   if (table !== undefined) return table;
-  const require = createRequire(import.meta.url);
   // The package's index without its entry point, which registers all of its 79 languages.
-  const lib = require('i18n-iso-countries/index.js') as typeof import('i18n-iso-countries');
-  for (const lang of COUNTRY_NAME_LANGUAGES) lib.registerLocale(require(`i18n-iso-countries/langs/${lang}.json`));
+  const lib = lateRequire<typeof import('i18n-iso-countries')>('i18n-iso-countries/index.js');
+  for (const lang of COUNTRY_NAME_LANGUAGES) lib.registerLocale(lateRequire(`i18n-iso-countries/langs/${lang}.json`));
   const byName = new Map<string, string>();
   const names = new Map<string, string[]>();
   const english = new Map<string, string>();

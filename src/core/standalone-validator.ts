@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { ValidateFunction } from 'ajv';
+import { lateRequire } from './late-require.js';
 
 /**
  * Validators `npm run build` generates ahead of time (build/standalone-validators.mjs: ajv's
@@ -28,7 +28,7 @@ interface Standalone {
 export function prebuiltValidator<T>(file: URL, schema: unknown): ValidateFunction<T> | undefined {
   let mod: Standalone;
   try {
-    mod = createRequire(import.meta.url)(fileURLToPath(file)) as Standalone;
+    mod = lateRequire<Standalone>(fileURLToPath(file));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') return undefined;
     throw err;

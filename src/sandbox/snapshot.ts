@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import type { Ajv as AjvClass, ErrorObject, ValidateFunction } from 'ajv';
 import { prebuiltValidator } from '../core/standalone-validator.js';
 import type { CreatedJobRecord } from './admin-types.js';
@@ -7,6 +6,7 @@ import type { AssetRecord } from './data/assets.js';
 import { REGIONS } from './data/regions.js';
 import { createClock, LATEST_CLOCK_START_MS, MAX_CLOCK_OFFSET_MS } from './clock.js';
 import { FIRST_JOB_NUMBER, type JobRecord, World } from './state.js';
+import { lateRequire } from '../core/late-require.js';
 
 /**
  * What a persistent sandbox keeps between runs (`--sandbox`), as plain JSON: only what requests
@@ -200,7 +200,7 @@ export const SNAPSHOT_STANDALONE_FILE = 'snapshot-validator.standalone.cjs';
  * state never pays for loading it and compiling the schema.
  */
 function compileSnapshotSchema(): ValidateFunction<SandboxSnapshot> {
-  const { Ajv } = createRequire(import.meta.url)('ajv') as { Ajv: typeof AjvClass };
+  const { Ajv } = lateRequire<{ Ajv: typeof AjvClass }>('ajv');
   return new Ajv(SNAPSHOT_AJV_OPTIONS).compile<SandboxSnapshot>(SNAPSHOT_SCHEMA);
 }
 

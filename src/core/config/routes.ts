@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import type picomatch from 'picomatch';
 import type { LineCounter, Scalar, YAMLMap, Node as YamlNode } from 'yaml';
 import { UsageError } from '../errors.js';
@@ -6,6 +5,7 @@ import { compileFileGlob } from './file-glob.js';
 import { durationMs, durationRule } from './parse-setting.js';
 import { SETTINGS } from './settings.js';
 import { yamlLocator, yamlPackage } from './yaml-location.js';
+import { lateRequire } from '../late-require.js';
 
 /**
  * The `routes` section of the config file (docs/watch.md#routes): an ordered list of rules that
@@ -210,7 +210,7 @@ function globProblem(glob: string): string | undefined {
 
 /** picomatch, loaded when a config file has routes to check: a command without them never needs it. */
 function picomatchPackage(): typeof picomatch {
-  return createRequire(import.meta.url)('picomatch') as typeof picomatch;
+  return lateRequire<typeof picomatch>('picomatch');
 }
 
 /**

@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import type { LineCounter, Node as YamlNode } from 'yaml';
+import { lateRequire } from '../late-require.js';
 
 /**
  * `file:line:col` of a node of a config file, for messages (the file alone when the node has
@@ -19,5 +19,5 @@ export function yamlLocator(path: string, lineCounter: LineCounter): (node: unkn
  * fast reader takes (src/manifest/yaml/fast-yaml.ts), never loads it.
  */
 export function yamlPackage(): typeof import('yaml') {
-  return createRequire(import.meta.url)('yaml') as typeof import('yaml');
+  return lateRequire<typeof import('yaml')>('yaml');
 }

@@ -1,7 +1,7 @@
-import { createRequire } from 'node:module';
 import { type DestinationStream, type Logger as PinoLogger, type LevelWithSilent, pino } from 'pino';
 import { printableLines } from '../printable.js';
 import { redactDeep, scrubServerText } from './redact.js';
+import { lateRequire } from '../late-require.js';
 
 export type Logger = PinoLogger;
 export type LogLevel = LevelWithSilent;
@@ -70,7 +70,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
  * needs them.
  */
 function prettyStream(): typeof import('pino-pretty').PinoPretty {
-  return (createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty')).PinoPretty;
+  return lateRequire<typeof import('pino-pretty')>('pino-pretty').PinoPretty;
 }
 
 /**

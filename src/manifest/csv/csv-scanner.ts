@@ -25,7 +25,6 @@
  * flowing mode): a caller needs no promise per record.
  */
 import { isUtf8 } from 'node:buffer';
-import { createRequire } from 'node:module';
 import { parse, type CsvError, type Parser } from 'csv-parse';
 import type iconv from 'iconv-lite';
 import { type CsvLimits, DEFAULT_CSV_LIMITS, INPUT_TOO_LARGE } from '../read-input.js';
@@ -33,6 +32,7 @@ import type { Mapping, MappingEncoding } from '../mapping/model.js';
 import type { CsvRead } from '../model.js';
 import { FastRecords } from './fast-records.js';
 import { SNIFF_BYTES, SNIFF_CHARS, sepLine, sniffBytes, sniffDelimiter } from './sniff.js';
+import { lateRequire } from '../../core/late-require.js';
 
 /**
  * The physical reading rules of one CSV input: separator, text encoding, lines before the header.
@@ -95,7 +95,7 @@ type Decoder = { write(buf: Buffer): string; end(): string | undefined };
 
 /** iconv-lite, loaded at the first input that is not UTF-8: most inputs never need it. */
 function iconvPackage(): typeof iconv {
-  return createRequire(import.meta.url)('iconv-lite') as typeof iconv;
+  return lateRequire<typeof iconv>('iconv-lite');
 }
 
 const ENCODING_MESSAGE =

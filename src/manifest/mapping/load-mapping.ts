@@ -8,7 +8,6 @@ import { readFile } from 'node:fs/promises';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { createRequire } from 'node:module';
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js';
 import { LineCounter, parseDocument, isScalar, type Document, type Node as YamlNode } from 'yaml';
 import { UsageError } from '../../core/errors.js';
@@ -27,6 +26,7 @@ import { analyseExpression, ExpressionError } from './expressions.js';
 import type { LookupTable, Mapping, MappingVariant } from './model.js';
 import { PRESETS_DIR, presetPath } from './presets-dir.js';
 import { FolderFileError, readFileInFolder } from '../../storage/folder-file.js';
+import { lateRequire } from '../../core/late-require.js';
 
 // Three levels up from src/manifest/mapping/ and dist/manifest/mapping/ alike.
 const MAPPING_SCHEMA_URL = new URL('../../../schemas/mapping.schema.json', import.meta.url);
@@ -39,7 +39,7 @@ function validator(): { validate: ValidateFunction; topKeys: string[] } {
     const schema = JSON.parse(readFileSync(MAPPING_SCHEMA_URL, 'utf8')) as { properties: Record<string, unknown> };
     // ajv is loaded here, not with this module: every command that may take --mapping imports
     // this module, and loading ajv's many files slowed every start (`npm run bench`).
-    const { Ajv2020: Ajv } = createRequire(import.meta.url)('ajv/dist/2020.js') as { Ajv2020: typeof Ajv2020 };
+    const { Ajv2020: Ajv } = lateRequire<{ Ajv2020: typeof Ajv2020 }>('ajv/dist/2020.js');
     const ajv = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true });
     compiled = { validate: ajv.compile(schema), topKeys: Object.keys(schema.properties) };
   }

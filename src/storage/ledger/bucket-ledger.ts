@@ -72,7 +72,7 @@ export class BucketLedger implements LedgerStore {
   async write(entry: LedgerEntry, options: LedgerWrite): Promise<void> {
     const at = `${this.base(entry)}.json`;
     const text = jsonText(entry);
-    const held = heldLock(this.locks, `${this.base(entry)}.lock`, options.guard);
+    const held = heldLock(this.locks, `${this.base(entry)}.lock`, options?.guard);
     if (!held) {
       await this.store.put(at, text, undefined, 'application/json');
       return;

@@ -245,7 +245,7 @@ export class FolderLedger implements LedgerStore {
   async write(entry: LedgerEntry, options: LedgerWrite): Promise<void> {
     const { folded: _folded, ...whole } = entry;
     const path = this.pathOf(whole);
-    const held = heldLock(this.locks, `${path}.lock`, options.guard);
+    const held = heldLock(this.locks, `${path}.lock`, options?.guard);
     await this.ensureDir(whole.account);
     await this.ensureFolder(dirname(path));
     const durable = whole.state === 'intent' || options.durable !== false;

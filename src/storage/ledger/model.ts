@@ -328,8 +328,13 @@ function heldNames(leases: LeaseStore<Lease>): Map<string, number> {
 export function heldLock<L extends Lease>(
   leases: LeaseStore<L>,
   lockName: string,
-  guard: LockGuard | null,
+  guard: LockGuard | null | undefined,
 ): HeldLock<L> | undefined {
+  // The options are required by type; a caller in plain JavaScript may still leave them out.
+  if (guard === undefined)
+    throw new TypeError(
+      `written to ${lockName} without { guard }: pass the guard withLock gave, or null for a write under no lock`,
+    );
   if (guard === null) {
     if (holders.get(leases)?.has(lockName))
       throw new Error(`written without the guard of ${lockName}, which this process holds: pass the guard`);

@@ -98,7 +98,7 @@ export class PgLedger implements LedgerStore {
    * row is read FOR SHARE, so a takeover waits for this statement, or this statement sees it.
    */
   async write(entry: LedgerEntry, options: LedgerWrite): Promise<void> {
-    const held = heldLock(this.locks, orderLock(entry), options.guard);
+    const held = heldLock(this.locks, orderLock(entry), options?.guard);
     const values = [entry.account, entry.orderNumber, entry.state, JSON.stringify(entry)];
     const upsert = `ON CONFLICT (account, order_number) DO UPDATE
          SET state = EXCLUDED.state, entry = EXCLUDED.entry, written_at = now()`;

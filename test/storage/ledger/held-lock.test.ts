@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FolderLeases } from '../../../src/storage/folder-lease.js';
-import { heldLock, type LockGuard, withOrderLock } from '../../../src/storage/ledger/model.js';
+import { FolderLedger } from '../../../src/storage/ledger/folder-ledger.js';
+import { heldLock, type LedgerEntry, type LockGuard, withOrderLock } from '../../../src/storage/ledger/model.js';
 import { tempDirPerTest } from '../../support/temp-files.js';
 
 const wait = { waitMs: 1000, backoff: { baseMs: 10, maxMs: 50 } };
@@ -71,5 +72,24 @@ describe('heldLock: the order lock a guard stands for', () => {
       // Another order of the same store: not held, so a write under no lock is as anyone's.
       expect(heldLock(mine, join(dir, 'PO-2.json.lock'), null)).toBeUndefined();
     });
+  });
+
+  it('names what is missing when a caller in plain JavaScript writes without options', async () => {
+    const ledger = new FolderLedger(await tempDirPerTest('htorder-held-lock-'));
+    const entry: LedgerEntry = {
+      ledgerVersion: 1,
+      account: 'acc',
+      orderNumber: 'PO-1',
+      payloadHash: 'h',
+      state: 'submitted',
+      attempts: 1,
+      intentAt: '2026-11-30T00:00:00.000Z',
+    };
+    const untyped = ledger.write.bind(ledger) as (entry: LedgerEntry, options?: unknown) => Promise<void>;
+    await expect(untyped(entry)).rejects.toThrow(/without \{ guard \}: pass the guard withLock gave, or null/);
+    await expect(untyped(entry, {})).rejects.toThrow(TypeError);
+    expect(await ledger.read(key)).toBeUndefined();
+    await ledger.write(entry, { guard: null });
+    expect((await ledger.read(key))?.state).toBe('submitted');
   });
 });
