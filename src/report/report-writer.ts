@@ -8,12 +8,19 @@ import type { SpooledReport } from './spooled-report.js';
 import { type ReportTarget, type WrittenReports, writeReports } from './write-reports.js';
 
 /**
+ * The pause after a progress write, in multiples of the time that write took: a write renders
+ * every job so far on the event loop, which the API's answers then wait behind, so a run of many
+ * jobs gives its reports about a thirtieth of its time.
+ */
+const PAUSE_PER_WRITE = 30;
+
+/**
  * Rewrites an input's reports as job outcomes arrive, coalescing: while one write is on disk
  * (or within the pause after the last one) further outcomes only mark the report dirty, and
- * one more write follows that includes them all. The pause is `intervalMs` (1 s), or ten
- * times as long as the last write took if that is longer: a manifest of thousands of jobs
- * (each rewrite re-reads a CSV input for result.csv) then spends at most about a tenth of its
- * time rewriting reports, and a small one sees every outcome on disk within a second. The
+ * one more write follows that includes them all. The pause is `intervalMs` (1 s), or
+ * PAUSE_PER_WRITE times as long as the last write took if that is longer: a manifest of
+ * thousands of jobs (each rewrite re-reads a CSV input for result.csv) then spends a small share
+ * of its time rewriting reports, and a small one sees every outcome on disk within a second. The
  * first write also waits a pause after the first outcome, so an input whose outcomes all
  * arrive within it is written once, by flush(). Each file is replaced atomically.
  * With `progress: false` nothing is written before flush() (`watch`: the reports are written
@@ -80,7 +87,7 @@ export class ReportWriter {
   private async loop(): Promise<void> {
     try {
       while (this.dirty) {
-        const pause = Math.max(this.opts.intervalMs ?? 1000, 10 * this.lastTook);
+        const pause = Math.max(this.opts.intervalMs ?? 1000, PAUSE_PER_WRITE * this.lastTook);
         const wait = this.lastAt + pause - Date.now();
         if (!this.final && wait > 0) {
           await new Promise<void>((resolve) => {
