@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { chmod, cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -105,6 +105,20 @@ async function freePort(): Promise<number> {
       const { port } = srv.address() as { port: number };
       srv.close(() => resolve(port));
     });
+  });
+}
+
+/** Whether something takes connections at `url`'s host and port now (a failed test's diagnosis). */
+async function reachable(url: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port) });
+    socket.setTimeout(5_000, () => socket.destroy(new Error('no answer within 5 s')));
+    socket.once('connect', () => {
+      socket.end();
+      resolve('takes connections');
+    });
+    socket.once('error', (err: NodeJS.ErrnoException) => resolve(`does not: ${err.code ?? err.message}`));
   });
 }
 
@@ -849,7 +863,13 @@ describe('commands in README.md and docs/', () => {
       } else {
         r = await run(line, ws, { cwd, pathShim: spec.pathShim });
       }
-      expect(r.code, `exit code of: ${line}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(spec.exit ?? 0);
+      // A failure says whether this workspace's sandbox still took connections then, which tells
+      // a command's fault from a sandbox gone from under it.
+      const sandboxNow =
+        r.code === (spec.exit ?? 0) ? '' : `\nits sandbox (${ws.sandbox.url}): ${await reachable(ws.sandbox.url)}`;
+      expect(r.code, `exit code of: ${line}\nstdout: ${r.stdout}\nstderr: ${r.stderr}${sandboxNow}`).toBe(
+        spec.exit ?? 0,
+      );
       await spec.check?.(ws, r);
     },
     60_000,
