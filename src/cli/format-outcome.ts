@@ -1,7 +1,7 @@
 import type { InputOutcome, PipelineCommand } from '../pipeline/process-input.js';
 import type { JobResult, ResultReport } from '../report/model.js';
 import { itemCount } from '../report/lazy-items.js';
-import { errorLines, warningLines } from '../report/write-errors-txt.js';
+import { formatReportError, jobErrors } from '../report/write-errors-txt.js';
 import { amountText } from '../core/money.js';
 import { printable, printableLines } from '../core/printable.js';
 import { aPlatform } from '../core/platform-names.js';
@@ -31,41 +31,23 @@ export function formatInputOutcome(o: InputOutcome, command: PipelineCommand): s
       `${printable(o.file)}: ${printable(o.problem ?? 'cannot be read')} (not processed, no reports written)\n`,
     );
   const r = o.report;
-  const rows: string[][] = [['order', 'items', 'estimate', 'status', command === 'run' ? 'job' : 'due']];
-  let total = 0;
-  let priced = true;
-  // Jobs this command orders (or would): an already-submitted job is not ordered again and a
-  // skipped one never was, so neither makes the total "unpriced".
-  let ordering = 0;
-  // A skipped group whose order is also read as an order is lines of it (a fee, a line without a
-  // SKU), not the order: the table says so, so that it does not read as a skipped order. Only an
-  // input with skipped rows needs the orders read.
-  const ordered =
-    r.summary.byStatus.skipped > 0
-      ? new Set(r.jobs.filter((j) => j.status !== 'skipped').map((j) => j.orderNumber))
-      : new Set<string | null>();
-  for (const job of r.jobs) {
-    const estimate = job.estimatedCost;
-    const orders = job.status !== 'skipped' && job.status !== 'already-submitted';
-    if (orders) ordering += 1;
-    if (estimate !== null) total += estimate;
-    else if (orders) priced = false;
-    if (rows.length <= SHOWN_JOBS) rows.push(jobRow(job, ordered, command));
-  }
+  const d = digest(r);
+  const rows = [['order', 'items', 'estimate', 'status', command === 'run' ? 'job' : 'due']];
+  for (const job of d.firstJobs) rows.push(jobRow(job, d.ordered, command));
   const lines = [`${printable(o.file)}:`];
   if (r.mapping) lines.push(`  ${recognisedText(r.mapping)}`);
   lines.push(...table(rows).map((l) => `  ${l}`));
-  const more = r.jobs.length - (rows.length - 1);
+  const more = d.jobs - d.firstJobs.length;
   if (more > 0)
     lines.push(
       `  ... and ${more} more job${more === 1 ? '' : 's'}: every job is in ${o.reports?.csv ?? 'the reports'}`,
     );
   // The account's currency, as the estimates give it (none when nothing was resolved).
   const currency = o.currency;
-  if (r.jobs.length > 0)
+  if (d.jobs > 0)
     lines.push(
-      `  estimated total: ${amountText(total, currency && printable(currency))}${
-        ordering === 0 ? ' (nothing new to order)' : priced ? '' : ' (some lines could not be priced)'
+      `  estimated total: ${amountText(d.total, currency && printable(currency))}${
+        d.ordering === 0 ? ' (nothing new to order)' : d.priced ? '' : ' (some lines could not be priced)'
       }`,
     );
   lines.push(`  ${summaryLine(r)}`);
@@ -77,18 +59,79 @@ export function formatInputOutcome(o: InputOutcome, command: PipelineCommand): s
     lines.push(
       `  ${owed} new-print line${owed === 1 ? '' : 's'} wait${owed === 1 ? 's' : ''} for artwork: the printer holds the job until it has it (docs/artwork.md)`,
     );
-  let shown = 0;
-  for (const line of messages(r)) {
-    if (shown++ === SHOWN_ERRORS) {
-      lines.push(`  ... more in ${o.reports?.errors ?? o.reports?.json ?? 'the reports'}`);
-      break;
-    }
-    lines.push(`  ${line}`);
-  }
+  const shown = d.messages.slice(0, SHOWN_ERRORS).map((line) => `  ${line}`);
+  lines.push(...shown);
+  if (d.messages.length > SHOWN_ERRORS)
+    lines.push(`  ... more in ${o.reports?.errors ?? o.reports?.json ?? 'the reports'}`);
   const written = [o.reports?.json, o.reports?.csv, o.reports?.errors].filter(Boolean).join(', ');
   if (written) lines.push(`  reports: ${written}`);
   // Every part above is escaped already; once more over the whole, for anything added later.
   return printableLines(`${lines.join('\n')}\n`);
+}
+
+/** What the summary shows of an input's jobs, all taken in one read of them. */
+interface JobsDigest {
+  jobs: number;
+  /** The jobs the table shows (the first SHOWN_JOBS). */
+  firstJobs: JobResult[];
+  /** Orders also read as an order, when some rows were skipped (statusText). */
+  ordered: ReadonlySet<string | null>;
+  total: number;
+  priced: boolean;
+  /** Jobs this command orders (or would). */
+  ordering: number;
+  /** The first error and warning lines, errors first, one more than is shown (to tell there are more). */
+  messages: string[];
+}
+
+/**
+ * Reads every job once: a spooled report reads each ended job back from disk, so a big input's
+ * summary reads its jobs once, not once for the table and again for its errors and warnings.
+ */
+function digest(r: ResultReport): JobsDigest {
+  const d: JobsDigest = {
+    jobs: 0,
+    firstJobs: [],
+    ordered: new Set(),
+    total: 0,
+    priced: true,
+    ordering: 0,
+    messages: [],
+  };
+  // A skipped group whose order is also read as an order is lines of it (a fee, a line without a
+  // SKU), not the order: the table says so, so that it does not read as a skipped order. Only an
+  // input with skipped rows needs the orders read.
+  const ordered = new Set<string | null>();
+  const collectOrders = r.summary.byStatus.skipped > 0;
+  const label = r.input.file;
+  const wanted = SHOWN_ERRORS + 1;
+  const errors = r.errors.slice(0, wanted).map((e) => formatReportError(e, label));
+  const warnings: string[] = [];
+  for (const job of r.jobs) {
+    d.jobs += 1;
+    const estimate = job.estimatedCost;
+    // Jobs this command orders (or would): an already-submitted job is not ordered again and a
+    // skipped one never was, so neither makes the total "unpriced".
+    const orders = job.status !== 'skipped' && job.status !== 'already-submitted';
+    if (orders) d.ordering += 1;
+    if (estimate !== null) d.total += estimate;
+    else if (orders) d.priced = false;
+    if (collectOrders && job.status !== 'skipped') ordered.add(job.orderNumber);
+    if (d.firstJobs.length < SHOWN_JOBS) d.firstJobs.push(job);
+    for (const e of errors.length < wanted ? jobErrors(job) : []) {
+      errors.push(formatReportError(e, label));
+      if (errors.length === wanted) break;
+    }
+    for (const w of warnings.length < wanted ? job.warnings : []) {
+      warnings.push(`warning: ${formatReportError(w, label)}`);
+      if (warnings.length === wanted) break;
+    }
+  }
+  const fileWarnings = r.warnings.slice(0, wanted).map((w) => `warning: ${formatReportError(w, label)}`);
+  // errorLines and warningLines's order: the file's errors, the jobs', the file's warnings, the jobs'.
+  d.messages = [...errors, ...fileWarnings, ...warnings].slice(0, wanted);
+  d.ordered = ordered;
+  return d;
 }
 
 /** One job's row of the table: order, items, estimate, status, and the job number (run) or due date (plan). */
@@ -117,12 +160,6 @@ function summaryLine(r: ResultReport): string {
     .filter(([, n]) => n > 0)
     .map(([s, n]) => `${n} ${s}`);
   return `${r.summary.jobs} job${r.summary.jobs === 1 ? '' : 's'}: ${counts.join(', ') || 'none'}`;
-}
-
-/** Errors first, then warnings, with the path as the user typed it (clickable in a terminal). */
-function* messages(r: ResultReport): Generator<string> {
-  yield* errorLines(r, r.input.file);
-  yield* warningLines(r, r.input.file);
 }
 
 /** Columns padded to their widest cell, two spaces apart. */

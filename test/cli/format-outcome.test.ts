@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { formatInputOutcome } from '../../src/cli/format-outcome.js';
+import { errorLines, warningLines } from '../../src/report/write-errors-txt.js';
+import { seeded } from '../support/seeded-random.js';
 import type { JobResult, JobStatus, ResultReport } from '../../src/report/model.js';
 
 /** A report's job as the pipeline leaves it after a run (items without errors). */
@@ -100,5 +102,57 @@ describe('the outcome table on the terminal', () => {
     expect(lines[52]).toBe('  ... and 70 more jobs: every job is in /in/orders.yaml.result.csv');
     expect(text).toContain('  estimated total: 240.00\n');
     expect(text).toContain('  120 jobs: 120 submitted\n');
+  });
+
+  it("shows the first eight of the file's errors, the jobs', the file's warnings and the jobs', as errors.txt orders them", () => {
+    const random = seeded(40);
+    const pick = (n: number) => Math.floor(random() * n);
+    const message = (kind: string, k: number) => ({
+      code: kind,
+      message: `${kind} ${k}`,
+      field: null,
+      source: { line: k + 1, column: 1 },
+    });
+    for (let round = 0; round < 200; round++) {
+      const jobs = Array.from({ length: 1 + pick(12) }, (_, i) => ({
+        ...job(i, `PO-${i}`, 'invalid', null, null, 1),
+        errors: Array.from({ length: pick(3) }, (_, k) => message('e', i * 10 + k)),
+        warnings: Array.from({ length: pick(3) }, (_, k) => message('w', i * 10 + k)),
+      }));
+      const report = {
+        ...reportOf(jobs, { errors: 1, warnings: 1 }),
+        errors: Array.from({ length: pick(4) }, (_, k) => message('file-e', k)),
+        warnings: Array.from({ length: pick(4) }, (_, k) => message('file-w', k)),
+      } as ResultReport;
+      const text = formatInputOutcome(
+        { file: '/in/orders.yaml', status: 'invalid', report, planned: new Map() },
+        'run',
+      );
+      const all = [...errorLines(report, '/in/orders.yaml'), ...warningLines(report, '/in/orders.yaml')];
+      const shown = text
+        .split('\n')
+        .filter((l) => /^ {2}(warning: )?\/in\/orders\.yaml:\d/.test(l))
+        .map((l) => l.slice(2));
+      expect(shown).toEqual(all.slice(0, 8));
+      expect(text.includes('  ... more in the reports\n')).toBe(all.length > 8);
+    }
+  });
+
+  it('reads each job of the report once (a spooled report reads each from disk)', () => {
+    const jobs = Array.from({ length: 300 }, (_, i) =>
+      job(i, `PO-${i}`, i % 7 ? 'submitted' : 'skipped', 2, 700000 + i, 1),
+    );
+    let reads = 0;
+    const counted = new Proxy(jobs, {
+      get(target, key, receiver) {
+        if (typeof key === 'string' && /^\d+$/.test(key)) reads += 1;
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const report = { ...reportOf(jobs, { errors: 0, warnings: 0 }), jobs: counted } as ResultReport;
+    report.summary.byStatus = { submitted: 257, skipped: 43 } as ResultReport['summary']['byStatus'];
+    const text = formatInputOutcome({ file: '/in/orders.yaml', status: 'ok', report, planned: new Map() }, 'run');
+    expect(text).toContain('  estimated total: 600.00\n');
+    expect(reads).toBe(300);
   });
 });
