@@ -22,8 +22,31 @@ mkdir -p "$drop" "$dir/etc"
 printf 'maxJobCost: 500\n' >"$dir/etc/config.yaml"
 own() { if [ "$(id -u)" -eq 0 ]; then chown -R 1000:1000 "$@"; else podman unshare chown -R 1000:1000 "$@"; fi; }
 own "$dir/etc" "$drop"
-# The health port published on the host's loopback: a free one, not the recipe's 9464.
-port="$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
+# A run killed before its trap (a CI job stopped midway) leaves its container up, and its
+# published port is a NAT rule on the host's loopback that takes that port's connections from
+# whatever listens there later: remove the nights of runs started over two hours ago.
+cutoff=$(($(date +%s) - 7200))
+podman ps --all --filter label=io.podman.compose.project --format '{{.ID}} {{.Created.Unix}} {{index .Labels "io.podman.compose.project"}}' |
+  while read -r id created stale; do
+    case "$stale" in htorder-nights-*) ;; *) continue ;; esac
+    [ "$created" -lt "$cutoff" ] || continue
+    echo "compose nights: removing $stale, left by a run that did not end" >&2
+    podman rm --force --volumes "$id" >/dev/null 2>&1 || true
+    podman network rm --force "${stale}_default" >/dev/null 2>&1 || true
+  done
+# The health port published on the host's loopback: a free one below the ephemeral range, not the
+# recipe's 9464. A published port is a NAT rule, not a socket: a port from the ephemeral range could
+# be handed to any process's listen(0) meanwhile (a test's server), whose connections the rule
+# would then send to this container.
+port="$(node -e '
+const net = require("net");
+const low = Number(require("fs").readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").split(/\s+/)[0]) || 32768;
+const pick = (left) => {
+  const p = Math.max(1025, low - 10000) + Math.floor(Math.random() * Math.min(10000, low - 1025));
+  const s = net.createServer().once("error", () => (left > 0 ? pick(left - 1) : process.exit(1)));
+  s.listen(p, "127.0.0.1", () => { console.log(p); s.close(); });
+};
+pick(20);')"
 
 compose() {
   HTORDER_IMAGE="$image" HTORDER_DROP_DIR="$drop" HTORDER_ETC_DIR="$dir/etc" \
