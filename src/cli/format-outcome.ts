@@ -89,19 +89,11 @@ interface JobsDigest {
  * summary reads its jobs once, not once for the table and again for its errors and warnings.
  */
 function digest(r: ResultReport): JobsDigest {
-  const d: JobsDigest = {
-    jobs: 0,
-    firstJobs: [],
-    ordered: new Set(),
-    total: 0,
-    priced: true,
-    ordering: 0,
-    messages: [],
-  };
+  const ordered = new Set<string | null>();
+  const d: JobsDigest = { jobs: 0, firstJobs: [], ordered, total: 0, priced: true, ordering: 0, messages: [] };
   // A skipped group whose order is also read as an order is lines of it (a fee, a line without a
   // SKU), not the order: the table says so, so that it does not read as a skipped order. Only an
   // input with skipped rows needs the orders read.
-  const ordered = new Set<string | null>();
   const collectOrders = r.summary.byStatus.skipped > 0;
   const label = r.input.file;
   const wanted = SHOWN_ERRORS + 1;
@@ -130,7 +122,6 @@ function digest(r: ResultReport): JobsDigest {
   const fileWarnings = r.warnings.slice(0, wanted).map((w) => `warning: ${formatReportError(w, label)}`);
   // errorLines and warningLines's order: the file's errors, the jobs', the file's warnings, the jobs'.
   d.messages = [...errors, ...fileWarnings, ...warnings].slice(0, wanted);
-  d.ordered = ordered;
   return d;
 }
 
