@@ -18,6 +18,11 @@ const DAY_MS = 86_400_000;
 const UPKEEP_NOTE = '.upkeep';
 /** How often an account's share of the ledger is kept up. */
 const UPKEEP_EVERY_MS = DAY_MS;
+/**
+ * How long a replaced version of an entry or note (a file ledger's keptName) stays: long past
+ * the run that replaced it, so no run frees many files just before or while it creates others.
+ */
+const KEPT_REPLACED_MS = 60 * 60_000;
 /** A daily budget's note is read on its own day only; kept a week for people reading the ledger. */
 const SPEND_NOTE_DAYS = 7;
 const CONTENT_PREFIX = contentName('');
@@ -62,6 +67,7 @@ export async function upkeepLedger(
   await ledger.writeNote(account, UPKEEP_NOTE, note);
   const result = await ledger.compact(account, {
     ...(opts.retentionMs > 0 ? { foldBefore: now - opts.retentionMs } : {}),
+    keptBefore: now - KEPT_REPLACED_MS,
     notes: [
       { prefix: CONTENT_PREFIX, before: now - windowMs - DAY_MS, at: lastContentAt },
       { prefix: SPEND_PREFIX, before: now - SPEND_NOTE_DAYS * DAY_MS, at: spendDayEnd },

@@ -1,7 +1,11 @@
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/core/clock.js';
 import { upkeepLedger } from '../../src/pipeline/ledger-upkeep.js';
 import { FolderLedger } from '../../src/storage/ledger/folder-ledger.js';
+import { isKeptName } from '../../src/storage/ledger/folder-layout.js';
+import { safeName } from '../../src/storage/ledger/safe-name.js';
 import { tempDirPerTest } from '../support/temp-files.js';
 
 /**
@@ -38,6 +42,25 @@ describe('upkeepLedger', () => {
     // Past 7 days and a day since its last use, it goes.
     expect(await upkeepLedger(ledger, account, { clock: at(T0 + 6 * DAY), ...run })).toMatchObject({ notes: 1 });
     expect(await ledger.listNotes(account, '.content-')).toEqual([]);
+  });
+
+  it('removes the versions writes replaced once kept for an hour, not before', async () => {
+    const state = await tempDirPerTest('htorder-upkeep-');
+    const ledger = new FolderLedger(state);
+    await ledger.writeNote(account, '.spent-2030-02-27', { noteVersion: 1, day: '2030-02-27', orders: {} });
+    await ledger.writeNote(account, '.spent-2030-02-27', { noteVersion: 1, day: '2030-02-27', orders: { X: 1 } });
+    const kept = () => readdirSync(join(state, 'ledger', safeName(account))).filter(isKeptName);
+    expect(kept()).toHaveLength(1);
+    const now = Date.now();
+    const opts = { retentionMs: 0, windowMs: 0 };
+    expect(await upkeepLedger(ledger, account, { clock: at(now + 30 * 60_000), ...opts })).toMatchObject({ kept: 0 });
+    expect(kept()).toHaveLength(1);
+    // A day on: that version and the upkeep's own note's last one (kept at the first upkeep) go.
+    expect(await upkeepLedger(ledger, account, { clock: at(now + DAY + 60 * 60_000), ...opts })).toMatchObject({
+      kept: 2,
+    });
+    expect(kept()).toEqual([]);
+    expect(await ledger.readNote(account, '.spent-2030-02-27')).toMatchObject({ orders: { X: 1 } });
   });
 
   it('drops the daily budget notes of days a week past, and nothing of a store that has nothing to fold', async () => {

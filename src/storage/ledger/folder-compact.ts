@@ -1,4 +1,4 @@
-import { mkdir, opendir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, opendir, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../atomic-write.js';
 import { holdLease, type LeaseStore } from '../lease.js';
@@ -7,6 +7,7 @@ import { type DecidedEntry, foldedOrders, foldOf, foldText } from './folder-fold
 import {
   FOLDED,
   isEntryName,
+  isKeptName,
   LAYOUT,
   layoutText,
   NOTES,
@@ -44,9 +45,13 @@ export async function compactAccount(
   return holdLease(t.locks, lease, async () => {
     const { moved, layout } = await moveFlat(t);
     // Folded only once nothing is flat: a flat copy must never outlive its folded entry.
-    const { folded, temporaries } = await eachFolder(t, layout ? policy.foldBefore : undefined);
+    const { folded, temporaries, kept } = await eachFolder(
+      t,
+      layout ? policy.foldBefore : undefined,
+      policy.keptBefore,
+    );
     const notes = await expireNotes(t, policy.notes);
-    return { folded, notes, moved, temporaries, layout };
+    return { folded, notes, moved, temporaries, kept, layout };
   });
 }
 
@@ -103,25 +108,51 @@ async function moveInto(path: string, folder: string, mode: number | undefined):
 
 /**
  * One look at every folder of the account: the stray temporaries of each removed (of any
- * name and owner: the account folder holds only the ledger's files), and each order shard's
- * old entries folded (when `before` is given).
+ * name and owner: the account folder holds only the ledger's files), and so are the replaced
+ * versions kept since before `keptBefore`; each order shard's old entries folded (when `before`
+ * is given).
  */
 async function eachFolder(
   t: CompactTarget,
   before: number | undefined,
-): Promise<{ folded: number; temporaries: number }> {
+  keptBefore: number | undefined,
+): Promise<{ folded: number; temporaries: number; kept: number }> {
   let folded = 0;
   let temporaries = 0;
+  let kept = 0;
+  const tidy = async (dir: string, names: readonly string[]): Promise<void> => {
+    temporaries += await removeStrayTemporaries(dir, names);
+    if (keptBefore !== undefined) kept += await removeKept(dir, names, keptBefore);
+  };
   const notes = await unlessMissing(readdir(join(t.dir, NOTES)), []);
   for (const dir of [t.dir, join(t.dir, '.locks'), ...notes.map((n) => join(t.dir, NOTES, n))])
-    temporaries += await removeStrayTemporaries(dir, await unlessMissing(readdir(dir), []));
+    await tidy(dir, await unlessMissing(readdir(dir), []));
   for (const shard of (await unlessMissing(readdir(join(t.dir, ORDERS)), [])).sort()) {
     const path = join(t.dir, ORDERS, shard);
     const names = await unlessMissing(readdir(path), []);
-    temporaries += await removeStrayTemporaries(path, names);
+    await tidy(path, names);
     if (before !== undefined) folded += await foldShard(t, path, names, before);
   }
-  return { folded, temporaries };
+  return { folded, temporaries, kept };
+}
+
+/**
+ * Removes the replaced versions (keptName) in `dir` given their second name before `before`
+ * (their ctime: the link's time); never throws for one of them.
+ */
+async function removeKept(dir: string, names: readonly string[], before: number): Promise<number> {
+  let removed = 0;
+  for (const name of names) {
+    if (!isKeptName(name)) continue;
+    const path = join(dir, name);
+    const info = await lstat(path).catch(() => undefined);
+    if (!info?.isFile() || info.ctimeMs >= before) continue;
+    await rm(path, { force: true }).then(
+      () => removed++,
+      () => undefined,
+    );
+  }
+  return removed;
 }
 
 /**

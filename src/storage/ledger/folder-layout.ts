@@ -10,6 +10,7 @@ import { shardOf } from './safe-name.js';
  *     <account>/.locks/              lease tokens, one per process
  *     <account>/orders/<abc>/        entries (`<order>.json`), their locks, the compact index `.folded`
  *     <account>/notes/<ab>/          the notes there is one of per order sent (SHARDED_NOTES)
+ *     …/.<name>.<pid>.<n>.old        a replaced version of the entry or note <name>, kept a while (keptName)
  *
  * An older version kept every entry and note flat in `<account>/`, with no `.layout`.
  */
@@ -36,6 +37,22 @@ export function shardedNote(name: string): string | undefined {
 
 export function layoutText(account: string): string {
   return `${JSON.stringify({ layout: 2, account })}\n`;
+}
+
+/**
+ * The name a replaced version of the file at `path` is kept under beside it (FolderLedger's
+ * keepReplaced): hidden, so never an entry's or a note's, and unique to this process's `n`th.
+ */
+export function keptName(path: string, n: number): string {
+  const at = path.lastIndexOf('/');
+  return `${path.slice(0, at + 1)}.${path.slice(at + 1)}.${process.pid}.${n}.old`;
+}
+
+const KEPT = /^\..+\.[1-9]\d{0,9}\.\d+\.old$/;
+
+/** Whether `name` is keptName's. */
+export function isKeptName(name: string): boolean {
+  return KEPT.test(name);
 }
 
 export function isEntryName(name: string): boolean {

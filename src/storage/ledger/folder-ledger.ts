@@ -1,4 +1,13 @@
-import { type BigIntStats, closeSync, existsSync, fstatSync, openSync, readFileSync, statSync } from 'node:fs';
+import {
+  type BigIntStats,
+  closeSync,
+  existsSync,
+  fstatSync,
+  linkSync,
+  openSync,
+  readFileSync,
+  statSync,
+} from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { setImmediate } from 'node:timers/promises';
@@ -11,6 +20,8 @@ import { fileLedgerId } from './ledger-id.js';
 import {
   FOLDED,
   isEntryName,
+  isKeptName,
+  keptName,
   LAYOUT,
   layoutText,
   NOTES,
@@ -47,6 +58,8 @@ export interface FolderLedgerOptions {
   mode?: number;
   /** The time its locks are judged by (tests pass their own; never the calendar clock of core/clock.ts). */
   now?: () => number;
+  /** False: a replaced version is freed at once, as the file system does by itself (tests compare the two). */
+  keepReplaced?: boolean;
 }
 
 /**
@@ -82,12 +95,15 @@ export class FolderLedger implements LedgerStore {
   /** Account folders by whether they may still hold the flat layout, and when that was looked at. */
   private readonly legacy = new Map<string, { flat: boolean; at: number }>();
   private readonly locks: FolderLeases;
+  /** How many versions this ledger has kept (keptName's n); -1 once the file system refused a hard link. */
+  private kept: number;
 
   constructor(
     stateDir: string,
     private readonly options: FolderLedgerOptions = {},
   ) {
     this.root = join(stateDir, 'ledger');
+    this.kept = options.keepReplaced === false ? -1 : 0;
     this.locks = new FolderLeases({
       owner: newOwnerId(),
       leaseMs: Math.max(2000, options.staleMs ?? 10_000),
@@ -125,6 +141,9 @@ export class FolderLedger implements LedgerStore {
     await this.ensureFolder(dirname(path));
     await writeFileAtomic(path, `${JSON.stringify(value, null, 2)}\n`, {
       durable: options.durable !== false,
+      beforeRename: async () => {
+        if (statSync(path, { throwIfNoEntry: false })) this.keepReplaced(path);
+      },
     });
   }
 
@@ -144,7 +163,7 @@ export class FolderLedger implements LedgerStore {
         )
       : [];
     const names = new Set([...flat, ...shards.flat().filter((n) => n.startsWith(prefix))]);
-    return [...names].filter((n) => !n.endsWith('.tmp') && !n.endsWith('.lock')).sort();
+    return [...names].filter((n) => !n.endsWith('.tmp') && !n.endsWith('.lock') && !isKeptName(n)).sort();
   }
 
   updateNote<T>(
@@ -250,10 +269,9 @@ export class FolderLedger implements LedgerStore {
     await this.ensureFolder(dirname(path));
     const durable = whole.state === 'intent' || options.durable !== false;
     let written: string | null = null;
-    const beforeRename =
-      held &&
-      (async (tmp: string): Promise<void> => {
-        const now = identity(statSync(path, { bigint: true, throwIfNoEntry: false }));
+    const beforeRename = async (tmp: string): Promise<void> => {
+      const now = identity(statSync(path, { bigint: true, throwIfNoEntry: false }));
+      if (held) {
         if (held.seen !== undefined && now !== held.seen)
           throw new LockLostError(
             `lost the ledger lock of order ${JSON.stringify(whole.orderNumber)} before its entry was written: another process wrote it since`,
@@ -261,7 +279,9 @@ export class FolderLedger implements LedgerStore {
         held.guard.assertHeld();
         // The rename keeps the file's identity: the temporary's is the entry's once it lands.
         written = identity(statSync(tmp, { bigint: true }));
-      });
+      }
+      if (now !== null) this.keepReplaced(path);
+    };
     await writeFileAtomic(path, `${JSON.stringify(whole, null, 2)}\n`, {
       durable,
       beforeRename,
@@ -269,6 +289,26 @@ export class FolderLedger implements LedgerStore {
     if (held) held.seen = written;
     // Its flat copy (an older version's) is out of date now: written under the order's lock.
     if (await this.flat(whole.account)) await rm(this.flatPathOf(whole), { force: true });
+  }
+
+  /**
+   * Gives the version at `path`, about to be replaced by a rename, a second name beside it
+   * (keptName), so the rename does not free its inode; the day's upkeep removes it
+   * (CompactPolicy.keptBefore). Why: on ext4 without a journal, creating a file checks, one by
+   * one, the inodes of its group freed in the last minutes (the kernel's recently_deleted), so a
+   * run that freed one with every write (an order's intent, replaced by its outcome) paid more
+   * for each file it created as it went: `npm run bench -- --jobs 10000 --latency 5` shows it in
+   * the run's system CPU. A file system that refuses hard links frees the version as before.
+   */
+  private keepReplaced(path: string): void {
+    if (this.kept < 0) return;
+    try {
+      linkSync(path, keptName(path, this.kept++));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      // Gone meanwhile, or a name a dead process of the same PID left: this version is freed.
+      if (code !== 'ENOENT' && code !== 'EEXIST') this.kept = -1;
+    }
   }
 
   /**

@@ -214,6 +214,8 @@ export async function noteUnderLock<T>(
 export interface CompactPolicy {
   /** Entries decided (submitted or failed) before this are folded; none when undefined. An intent never is. */
   foldBefore?: number;
+  /** Replaced versions of entries and notes a file ledger kept (keptName) since before this are removed. */
+  keptBefore?: number;
   /** Notes whose name starts with `prefix` are removed once `at(value)` (their last use) is before `before`. */
   notes: readonly { prefix: string; before: number; at(value: unknown): number | undefined }[];
 }
@@ -227,6 +229,8 @@ export interface CompactResult {
   moved: number;
   /** Temporaries of atomic writes cut short (a killed writer's) removed; a file ledger's. */
   temporaries?: number;
+  /** Replaced versions removed (CompactPolicy.keptBefore); a file ledger's. */
+  kept?: number;
 }
 
 /**

@@ -2,10 +2,11 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { temporaryName } from '../../../src/storage/atomic-write.js';
 import { FolderLedger } from '../../../src/storage/ledger/folder-ledger.js';
-import { orderShard } from '../../../src/storage/ledger/folder-layout.js';
+import { isKeptName, orderShard } from '../../../src/storage/ledger/folder-layout.js';
 import type { CompactPolicy, LedgerEntry, LedgerKey } from '../../../src/storage/ledger/model.js';
 import { safeName, shardOf } from '../../../src/storage/ledger/safe-name.js';
 import { ledgerEntry } from '../../support/ledger-entries.js';
@@ -331,5 +332,84 @@ describe('the temporaries a killed writer leaves', () => {
     for (const path of stray) expect(existsSync(path)).toBe(false);
     for (const path of [...kept, foreign]) expect(existsSync(path)).toBe(true);
     expect(await ledger.read(key('TMP-1'))).toMatchObject({ state: 'submitted' });
+  });
+});
+
+describe('the versions a write replaces', () => {
+  /** The names of replaced versions kept in `dir`. */
+  const keptIn = (dir: string) => readdirSync(dir).filter(isKeptName);
+
+  it('are kept beside the entry or note under a hidden name, never read as one, until a compaction removes those kept before its time', async () => {
+    const { dir, entryPath, ledger } = await setUp();
+    const intent = ledgerEntry(key('KEEP-1'), { intentAt: iso(T0) });
+    await ledger.write(intent, { guard: null });
+    const shard = join(entryPath('KEEP-1'), '..');
+    // A first write replaces nothing.
+    expect(keptIn(shard)).toEqual([]);
+    await ledger.write(submitted('KEEP-1', T0), { guard: null, durable: false });
+    await ledger.writeNote(account, '.upkeep', { n: 1 });
+    await ledger.writeNote(account, '.upkeep', { n: 2 });
+
+    const [old] = keptIn(shard);
+    expect(keptIn(shard)).toHaveLength(1);
+    expect(old.startsWith(`.${safeName('KEEP-1')}.json.${process.pid}.`)).toBe(true);
+    expect(JSON.parse(readFileSync(join(shard, old), 'utf8'))).toEqual(intent);
+    expect(keptIn(dir)).toHaveLength(1);
+    expect(await ledger.read(key('KEEP-1'))).toMatchObject({ state: 'submitted' });
+    expect(await ledger.readNote(account, '.upkeep')).toEqual({ n: 2 });
+    const all: LedgerEntry[] = [];
+    for await (const e of ledger.entries(account)) all.push(e);
+    expect(all.map((e) => [e.orderNumber, e.state])).toEqual([['KEEP-1', 'submitted']]);
+
+    // Kept since after the compaction's time: they stay; since before it: they go.
+    expect(await ledger.compact(account, { keptBefore: Date.now() - 3_600_000, notes: NO_NOTES })).toMatchObject({
+      kept: 0,
+    });
+    expect(keptIn(shard)).toHaveLength(1);
+    expect(await ledger.compact(account, { keptBefore: Date.now() + 1000, notes: NO_NOTES })).toMatchObject({
+      kept: 2,
+    });
+    expect([...keptIn(shard), ...keptIn(dir)]).toEqual([]);
+    expect(await ledger.read(key('KEEP-1'))).toMatchObject({ state: 'submitted' });
+    expect(await ledger.readNote(account, '.upkeep')).toEqual({ n: 2 });
+  });
+
+  it('change nothing anyone reads: any writes give the entries and notes a ledger that frees them gives', async () => {
+    const step = fc.record({
+      order: fc.constantFrom('A-1', 'A-2', 'B/3', 'ü 4'),
+      state: fc.constantFrom('intent', 'submitted', 'failed'),
+      note: fc.option(fc.constantFrom('.upkeep', `.content-${'0'.repeat(31)}1`, '.spent-2026-01-01'), {
+        nil: undefined,
+      }),
+      n: fc.nat(1000),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), async (steps) => {
+        const [keeping, freeing] = await Promise.all([
+          tempDirPerTest('htorder-kept-'),
+          tempDirPerTest('htorder-freed-'),
+        ]).then(([a, b]) => [new FolderLedger(a), new FolderLedger(b, { keepReplaced: false })]);
+        for (const l of [keeping, freeing])
+          for (const s of steps) {
+            const entry = ledgerEntry(key(s.order), {
+              state: s.state as LedgerEntry['state'],
+              intentAt: iso(T0 + s.n),
+            });
+            await l.write(entry, { guard: null, durable: s.state === 'intent' });
+            if (s.note) await l.writeNote(account, s.note, { n: s.n });
+          }
+        const seen = async (l: FolderLedger) => {
+          const entries: LedgerEntry[] = [];
+          for await (const e of l.entries(account)) entries.push(e);
+          entries.sort((a, b) => a.orderNumber.localeCompare(b.orderNumber));
+          const notes = (
+            await Promise.all(['.upkeep', '.content-', '.spent-'].map((p) => l.listNotes(account, p)))
+          ).flat();
+          return { entries, notes: await Promise.all(notes.map((n) => l.readNote(account, n))), names: notes };
+        };
+        expect(await seen(keeping)).toEqual(await seen(freeing));
+      }),
+      { numRuns: 15 },
+    );
   });
 });
