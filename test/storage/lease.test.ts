@@ -93,7 +93,8 @@ describe('folder leases', () => {
     const names = Array.from({ length: 400 }, (_, i) => join(dir.path, `race-${i}.lock`));
     for (const name of names) writeFileSync(name, record(process.pid, '2000-01-01T00:00:00.000Z'));
     const start = Date.now() + 1500;
-    // Each racer says what it won, then holds on until killed: none releases while others race.
+    // Each racer says when it has raced for every name, and once all have, what it still holds;
+    // then it holds on until killed: none releases while others race.
     const racer = `
       import { FolderLeases } from ${JSON.stringify(join(DIST, 'storage/folder-lease.js'))};
       const leases = new FolderLeases({ owner: 'racer-' + process.pid, leaseMs: 30000 });
@@ -103,25 +104,41 @@ describe('folder leases', () => {
         const lease = await leases.tryAcquire(name);
         if (lease) won.push({ name, lease });
       }
-      // A lease put back by a contender that moved it aside by mistake may be lost meanwhile:
-      // its holder knows, and holds only what it still holds.
-      process.stdout.write(JSON.stringify(won.filter((w) => !w.lease.lost()).map((w) => w.name)) + '\\n');
+      process.stdout.write('raced\\n');
+      // A lease put back by a contender that moved it aside by mistake may be lost meanwhile,
+      // until the last contender is through: its holder knows, and holds only what it still holds.
+      process.stdin.once('data', () => {
+        process.stdout.write(JSON.stringify(won.filter((w) => !w.lease.lost()).map((w) => w.name)) + '\\n');
+      });
       setInterval(() => {}, 1000);`;
     const children = Array.from({ length: 4 }, () =>
-      spawn(process.execPath, ['--input-type=module', '-e', racer], { stdio: ['ignore', 'pipe', 'inherit'] }),
+      spawn(process.execPath, ['--input-type=module', '-e', racer], { stdio: ['pipe', 'pipe', 'inherit'] }),
     );
-    const runs = children.map(
-      (child) =>
-        new Promise<string[]>((resolve, reject) => {
-          let out = '';
-          child.stdout.on('data', (d) => {
-            out += d;
-            if (out.endsWith('\n')) resolve(JSON.parse(out) as string[]);
-          });
-          child.on('exit', (code) => reject(new Error(`a racer exited (${code}) before it said what it won`)));
-        }),
-    );
-    const won = await Promise.all(runs).finally(() => {
+    /** A racer's two answers: that it has raced for every name, then what it still holds once all have. */
+    const answers = (child: (typeof children)[number]) => {
+      let out = '';
+      const settle: { raced?: () => void; held?: (names: string[]) => void } = {};
+      const raced = new Promise<void>((resolve) => (settle.raced = resolve));
+      const held = new Promise<string[]>((resolve) => (settle.held = resolve));
+      child.stdout?.on('data', (d) => {
+        out += d;
+        if (out.startsWith('raced\n')) settle.raced?.();
+        const rest = out.slice('raced\n'.length);
+        if (rest.endsWith('\n')) settle.held?.(JSON.parse(rest) as string[]);
+      });
+      const exited = new Promise<never>((_, reject) =>
+        child.on('exit', (code) => reject(new Error(`a racer exited (${code}) before it said what it won`))),
+      );
+      const both = { raced: Promise.race([raced, exited]), held: Promise.race([held, exited]) };
+      both.held.catch(() => undefined); // observed once every racer is through
+      return both;
+    };
+    const racers = children.map(answers);
+    const won = await (async () => {
+      await Promise.all(racers.map((r) => r.raced));
+      for (const child of children) child.stdin?.write('report\n');
+      return Promise.all(racers.map((r) => r.held));
+    })().finally(() => {
       for (const child of children) child.kill('SIGKILL');
     });
     expect(won.flat().sort()).toEqual([...names].sort());
