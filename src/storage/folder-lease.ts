@@ -16,6 +16,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { cleanUpOnExit, stopCleaningUp } from '../core/exit-cleanup.js';
 import { isExpired, type Lease, type LeaseStore, leaseText, parseLease } from './lease.js';
 
@@ -83,6 +84,14 @@ interface Token {
 /** O_NOFOLLOW: a link at the name fails with ELOOP; O_NONBLOCK: a FIFO swapped in cannot block the open. */
 const OPEN_READ = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 const CREATE = constants.O_RDWR | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+
+/**
+ * How long a renewal waits for a lease name it finds missing before it counts the lease lost:
+ * a contender that judged it expired from a read taken before a renewal moves it aside, sees the
+ * renewal, and puts it back (moveAside) within a few file operations.
+ */
+const PUT_BACK_PAUSE_MS = 10;
+const PUT_BACK_TRIES = 20;
 
 export class FolderLeases implements LeaseStore {
   readonly leaseMs: number;
@@ -251,9 +260,18 @@ class FolderLease implements Lease {
   }
 
   async renew(): Promise<boolean> {
+    await this.awaitPutBack();
     if (this.lost() || this.released) return false;
     this.store.renewToken(this.token);
     return true;
+  }
+
+  /** Gives a contender's moveAside the time to put a live lease back before lost() judges it removed for good. */
+  private async awaitPutBack(): Promise<void> {
+    for (let i = 0; i < PUT_BACK_TRIES && !this.why && !this.released && this.token.fd !== undefined; i++) {
+      if (lstatSync(this.name, { throwIfNoEntry: false })) return;
+      await sleep(PUT_BACK_PAUSE_MS);
+    }
   }
 
   async release(): Promise<void> {

@@ -1,5 +1,14 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { lstatSync, readdirSync, readFileSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  linkSync,
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { lutimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -143,6 +152,25 @@ describe('folder leases', () => {
     });
     expect(won.flat().sort()).toEqual([...names].sort());
   }, 30_000);
+
+  it('a renewal that finds its lease moved aside waits for it to be put back, and holds it still', async () => {
+    const name = join(dir.path, 'claim.lock');
+    const lease = (await store().tryAcquire(name))!;
+    // What a contender's moveAside does to a lease it judged expired from a read taken before a renewal.
+    const aside = `${name}.0badc0de.stale`;
+    renameSync(name, aside);
+    setTimeout(() => {
+      linkSync(aside, name);
+      unlinkSync(aside);
+    }, 40);
+    expect(await lease.renew()).toBe(true);
+    expect(lease.lost()).toBeUndefined();
+    // Removed for good: the renewal waits no longer than a put-back takes, then the lease is lost.
+    unlinkSync(name);
+    expect(await lease.renew()).toBe(false);
+    expect(lease.lost()?.message).toMatch(/was removed/);
+  });
+
   it('judges a lease without a record (an older htorder lock) by its mtime, and sweeps dead tokens', async () => {
     const name = join(dir.path, 'old.lock');
     writeFileSync(name, '');
