@@ -165,7 +165,7 @@ describe('folder leases', () => {
     }, 40);
     expect(await lease.renew()).toBe(true);
     expect(lease.lost()).toBeUndefined();
-    // Removed for good: the renewal waits no longer than a put-back takes, then the lease is lost.
+    // Removed for good: the renewal waits its 200 ms for a put-back that never comes, then the lease is lost.
     unlinkSync(name);
     expect(await lease.renew()).toBe(false);
     expect(lease.lost()?.message).toMatch(/was removed/);
