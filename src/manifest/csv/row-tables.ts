@@ -146,7 +146,9 @@ export class ItemsInFileOrder {
   }
 }
 
-const BLOCK_BITS = 16;
+// Small enough that a window's read (a few hundred jobs' items) fills one block that is not a
+// large object: a block of 64Ki items cost each window half a megabyte of zeroed memory.
+const BLOCK_BITS = 12;
 const BLOCK = 1 << BLOCK_BITS;
 const BLOCK_MASK = BLOCK - 1;
 
