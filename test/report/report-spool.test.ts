@@ -348,6 +348,43 @@ describe('ReportSpool', () => {
     expect(await readdir(dir)).toEqual(['orders.csv.result.json']);
   });
 
+  it('reads each ended job back as it was spooled, in order, out of order and while more jobs end', async () => {
+    // Jobs of uneven sizes over many of the blocks the spool reads at once; each is read back
+    // while later ones are still being spooled (the file grows past a block read earlier), then
+    // all in order (as result.csv reads them), then in a random order.
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.nat(1500), { minLength: 1, maxLength: 40 }), fc.nat(), async (sizes, seed) => {
+        const dir = await tempDirPerTest('htorder-spool-');
+        const n = 1500;
+        const jobs = Array.from(
+          { length: n },
+          (_, index): JobResult => ({ ...pendingJob, index, reason: 'é'.repeat(sizes[index % sizes.length]) }),
+        );
+        const paths = reportPaths(join(dir, 'orders.csv'));
+        const spool = await ReportSpool.create(paths, n, paths.json);
+        const readBack = (i: number) => expect(batchJson([spool.resultOf(i) as JobResult])).toBe(batchJson([jobs[i]]));
+        let random = seed;
+        const next = (below: number) => {
+          random = (random * 1103515245 + 12345) % 2147483648;
+          return random % below;
+        };
+        for (let i = 0; i < n; i++) {
+          spool.end(i, jobs[i]);
+          if (i % 97 === 0) {
+            await spool.flushed();
+            readBack(next(i + 1));
+            readBack(i);
+          }
+        }
+        await spool.flushed();
+        for (let i = 0; i < n; i++) readBack(i);
+        for (let k = 0; k < n; k++) readBack(next(n));
+        await spool.close();
+      }),
+      { numRuns: 8 },
+    );
+  });
+
   it('writes the report as it was when the write began, while jobs go on ending and their holders let go of them', async () => {
     const dir = await tempDirPerTest('htorder-spool-');
     const n = 3000;
