@@ -29,7 +29,8 @@ import { BATCH_JOBS, batchJson, jobsSeparator, resultJsonHead, resultJsonTail } 
  * The reports are assembled from the spools (writeSpooledJson, writeSpooledErrors) at any
  * time: while jobs run (spooled prefix, then the jobs not spooled yet) and at the end. An
  * ended job is read back on its own (resultOf): the spool keeps where each job's text starts
- * (8 bytes a job) and reads that range again, with a few jobs cached.
+ * (8 bytes a job) and reads that range again with the bytes after it (the next jobs, read in
+ * order), with a few jobs cached.
  */
 export class ReportSpool {
   /** Jobs whose text is queued or on disk: jobs 0 … serialised - 1. */
