@@ -187,9 +187,9 @@ export class ReportSpool {
   /**
    * Bytes [start, end) of result.json's spool on disk, read with those after them up to
    * READ_AHEAD_BYTES: what reads every job back in order (result.csv's rows, the summary run
-   * prints) makes one read a block of jobs, not a synchronous read a job, which held the event
-   * loop for seconds at the end of a big run (`npm run bench -- --trace`: the last answer to
-   * exit). The file only grows, so bytes read once stay true.
+   * prints) makes one read a block of jobs, not a synchronous read a job, each holding the event
+   * loop (`npm run bench -- --trace`: the time from the last answer to exit). The file only
+   * grows, so bytes read once stay true.
    */
   private fileBytesAt(start: number, end: number): Buffer {
     const r = this.readAhead;

@@ -147,7 +147,7 @@ export class ItemsInFileOrder {
 }
 
 // Small enough that a window's read (a few hundred jobs' items) fills one block that is not a
-// large object: a block of 64Ki items cost each window half a megabyte of zeroed memory.
+// large object: a block of 64Ki items is half a megabyte of zeroed memory a window, mostly unused.
 const BLOCK_BITS = 12;
 const BLOCK = 1 << BLOCK_BITS;
 const BLOCK_MASK = BLOCK - 1;
