@@ -215,8 +215,9 @@ export async function forgetApproved(jobs: JobEndList, ctx: StageContext): Promi
  * not wait. An order proven not created leaves the index again (forgetRefusedContent); one
  * killed before it was sent stays and can only make a later re-send wait.
  * A database ledger updates the entry in one transaction; a file ledger reads and writes it
- * without a lock: two orders of one content sent at the same moment may keep only one of them,
- * which weakens a later suspicion and never sends anything.
+ * without a lock, one process's updates of it one after another (NoteUpdates): orders of one
+ * content sent at the same moment by two processes may keep only one of them, which weakens a
+ * later suspicion and never sends anything.
  */
 export async function rememberContent(job: JobState, ctx: StageContext): Promise<JobState> {
   if (job.outcome !== 'ready') return job;

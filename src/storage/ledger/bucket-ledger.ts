@@ -10,7 +10,7 @@ import {
   type LockGuard,
   LockLostError,
   type NoteUpdate,
-  noteUnderLock,
+  NoteUpdates,
   withOrderLock,
 } from './model.js';
 import { bucketLedgerId } from './ledger-id.js';
@@ -32,6 +32,7 @@ export interface BucketLedgerOptions {
  */
 export class BucketLedger implements LedgerStore {
   private readonly locks: BucketLeases;
+  private readonly noteUpdates = new NoteUpdates(this);
 
   constructor(
     private readonly store: S3Store,
@@ -135,7 +136,7 @@ export class BucketLedger implements LedgerStore {
     change: (current: T | undefined) => Promise<T | undefined>,
     options?: NoteUpdate,
   ): Promise<void> {
-    return noteUnderLock(this, account, name, change, options);
+    return this.noteUpdates.update(account, name, change, options);
   }
 
   async withAccountLock<T>(account: string, name: string, fn: (guard: LockGuard) => Promise<T>): Promise<T> {

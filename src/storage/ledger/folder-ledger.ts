@@ -44,7 +44,7 @@ import {
   type LockGuard,
   LockLostError,
   type NoteUpdate,
-  noteUnderLock,
+  NoteUpdates,
   withOrderLock,
 } from './model.js';
 import { noteName, safeName } from './safe-name.js';
@@ -95,6 +95,7 @@ export class FolderLedger implements LedgerStore {
   /** Account folders by whether they may still hold the flat layout, and when that was looked at. */
   private readonly legacy = new Map<string, { flat: boolean; at: number }>();
   private readonly locks: FolderLeases;
+  private readonly noteUpdates = new NoteUpdates(this);
   /** How many versions this ledger has kept (keptName's n); -1 once the file system refused a hard link. */
   private kept: number;
 
@@ -172,7 +173,7 @@ export class FolderLedger implements LedgerStore {
     change: (current: T | undefined) => Promise<T | undefined>,
     options?: NoteUpdate,
   ): Promise<void> {
-    return noteUnderLock(this, account, name, change, options);
+    return this.noteUpdates.update(account, name, change, options);
   }
 
   async withAccountLock<T>(account: string, name: string, fn: (guard: LockGuard) => Promise<T>): Promise<T> {

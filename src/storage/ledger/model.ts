@@ -154,9 +154,10 @@ export interface LedgerStore {
   /**
    * Reads the note, asks `change` for its next value (undefined: left as it is) and writes it,
    * as one step against every other update of the note: a database in one transaction; a
-   * file or bucket ledger under the account lock `lock` (noteUnderLock; without one, read and
-   * written as two steps, where a lost update only weakens the content index). `change` may
-   * run again when the database was lost half-way: it must depend only on what it is given.
+   * file or bucket ledger under the account lock `lock` (NoteUpdates; without one, read and
+   * written as two steps, where an update of another process made in between is lost: it only
+   * weakens the content index). `change` may run again when the database was lost half-way:
+   * it must depend only on what it is given.
    */
   updateNote<T>(
     account: string,
@@ -194,20 +195,106 @@ export interface NoteUpdate {
   durable?: boolean;
 }
 
-/** updateNote for a ledger without transactions: read, change and write, under `options.lock` when named. */
-export async function noteUnderLock<T>(
-  store: LedgerStore,
-  account: string,
-  name: string,
-  change: (current: T | undefined) => Promise<T | undefined>,
-  options: NoteUpdate = {},
-): Promise<void> {
-  const update = async (): Promise<void> => {
-    const next = await change(await store.readNote<T>(account, name));
-    if (next !== undefined) await store.writeNote(account, name, next, { durable: options.durable !== false });
-  };
-  if (options.lock === undefined) return update();
-  await store.withAccountLock(account, options.lock, update);
+type NoteChange = (current: unknown) => Promise<unknown>;
+
+/** Updates of one note gathered to be read, changed and written together. */
+interface NoteBatch {
+  changes: { change: NoteChange; failed?: unknown }[];
+  durable: boolean;
+  written: Promise<void>;
+}
+
+/**
+ * updateNote for a ledger without transactions: read, change and write, under `options.lock`
+ * when named. Updates of one note asked for while one of them is under way wait for it and are
+ * then made together, each change given what the one before it made, in one read and one write:
+ * as if made one after another, without a write each. Jobs of one content sent side by side (a
+ * run's orders to one address) would otherwise each read the content index's entry and replace
+ * it, each losing what another added meanwhile, and on a folder freeing the file each race
+ * replaces (what makes the next files made beside it dearer, FolderLedger.keepReplaced).
+ * A change that fails fails its own update only.
+ */
+export class NoteUpdates {
+  /** Per note and lock: the batch being made, and the one gathering updates meanwhile. */
+  private readonly notes = new Map<string, { running: NoteBatch; next?: NoteBatch }>();
+
+  constructor(private readonly store: LedgerStore) {}
+
+  update<T>(
+    account: string,
+    name: string,
+    change: (current: T | undefined) => Promise<T | undefined>,
+    options: NoteUpdate = {},
+  ): Promise<void> {
+    const key = JSON.stringify([account, name, options.lock ?? null]);
+    const member = { change: change as NoteChange, failed: undefined as unknown };
+    const durable = options.durable !== false;
+    const note = this.notes.get(key);
+    let batch: NoteBatch;
+    if (!note) {
+      batch = this.start(key, account, name, options.lock, { changes: [member], durable, written: Promise.resolve() });
+      this.notes.set(key, { running: batch });
+    } else {
+      batch = note.next ??= this.after(note.running, key, account, name, options.lock);
+      batch.changes.push(member);
+      batch.durable ||= durable;
+    }
+    return batch.written.then(() => {
+      if (member.failed !== undefined) throw member.failed;
+    });
+  }
+
+  /** A batch that starts once `running` is written (or failed): its members join until then. */
+  private after(running: NoteBatch, key: string, account: string, name: string, lock: string | undefined): NoteBatch {
+    const batch: NoteBatch = { changes: [], durable: false, written: Promise.resolve() };
+    batch.written = running.written
+      .catch(() => undefined)
+      .then(() => {
+        const note = this.notes.get(key);
+        if (note) {
+          note.running = batch;
+          note.next = undefined;
+        }
+        return this.make(batch, account, name, lock);
+      });
+    this.settle(key, batch);
+    return batch;
+  }
+
+  private start(key: string, account: string, name: string, lock: string | undefined, batch: NoteBatch): NoteBatch {
+    batch.written = this.make(batch, account, name, lock);
+    this.settle(key, batch);
+    return batch;
+  }
+
+  /** Forgets the note once its last batch is written and none gathers behind it. */
+  private settle(key: string, batch: NoteBatch): void {
+    const done = (): void => {
+      const note = this.notes.get(key);
+      if (note?.running === batch && !note.next) this.notes.delete(key);
+    };
+    batch.written.then(done, done);
+  }
+
+  private async make(batch: NoteBatch, account: string, name: string, lock: string | undefined): Promise<void> {
+    const update = async (): Promise<void> => {
+      let value = await this.store.readNote<unknown>(account, name);
+      let changed = false;
+      for (const member of batch.changes) {
+        try {
+          const next = await member.change(value);
+          if (next === undefined) continue;
+          value = next;
+          changed = true;
+        } catch (err) {
+          member.failed = err ?? new Error('a note update failed');
+        }
+      }
+      if (changed) await this.store.writeNote(account, name, value, { durable: batch.durable });
+    };
+    if (lock === undefined) return update();
+    await this.store.withAccountLock(account, lock, update);
+  }
 }
 
 /** What a compaction may let go of; times are the calendar clock's (ms). */
