@@ -15,13 +15,14 @@ import { mkdir, mkdtemp, rm, truncate, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { load, measureProcess, megabytes, option, seconds, spread } from './lib/measure.mjs';
+import { endOfOptions, load, measureProcess, megabytes, option, seconds, spread } from './lib/measure.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const runs = Number(option('--runs', 'BENCH_RUNS', 3));
 const mb = Number(option('--mb', 'BENCH_ART_MB', 500));
 const lines = Number(option('--lines', 'BENCH_ART_LINES', 200));
 const cli = option('--cli', 'BENCH_CLI', join(root, 'dist/cli/main.js'));
+endOfOptions();
 
 const dir = await mkdtemp(join(tmpdir(), 'htorder-bench-artwork-'));
 try {

@@ -37,7 +37,18 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateCsv } from './lib/generate-csv.mjs';
 import { generateShopify } from './lib/generate-shopify.mjs';
-import { load, measureProcess, median, megabytes, option, seconds, spread, times } from './lib/measure.mjs';
+import {
+  endOfOptions,
+  flag,
+  load,
+  measureProcess,
+  median,
+  megabytes,
+  option,
+  seconds,
+  spread,
+  times,
+} from './lib/measure.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const runs = Number(option('--runs', 'BENCH_RUNS', 5));
@@ -51,12 +62,13 @@ const invalidEvery = Number(option('--invalid', 'BENCH_INVALID', 0));
 if (!Number.isSafeInteger(invalidEvery) || invalidEvery < 0) throw new Error('--invalid: 0 or a positive number');
 const recognition = Number(option('--recognition', 'BENCH_RECOGNITION', 1));
 const prof = option('--prof', 'BENCH_PROF', undefined);
-const keep = process.argv.includes('--keep');
+const keep = flag('--keep');
 const MB = 1024 * 1024;
 // --cli: another build of htorder to measure (e.g. an older one, for before/after).
 const CLI = option('--cli', 'BENCH_CLI', join(root, 'dist/cli/main.js'));
 // --base: a second build (e.g. main's dist/cli/main.js), timed in the same runs as --cli, in turn with it.
 const BASE = option('--base', 'BENCH_BASE', undefined);
+endOfOptions();
 const BARE = join(root, 'bench/lib/bare-parse.mjs');
 const nodeArgs = prof ? ['--cpu-prof', `--cpu-prof-dir=${prof}`] : [];
 

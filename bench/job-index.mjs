@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateCsv, ROWS_PER_ORDER, rng } from './lib/generate-csv.mjs';
-import { load, measureProcess, megabytes, option, seconds, times } from './lib/measure.mjs';
+import { endOfOptions, flag, load, measureProcess, megabytes, option, seconds, times } from './lib/measure.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const MB = 1024 * 1024;
@@ -33,8 +33,9 @@ async function main() {
   const window = Number(option('--window', 'BENCH_WINDOW', 256));
   const whole = Number(option('--whole', 'BENCH_WHOLE', 1)) > 0;
   const scatter = Number(option('--scatter', 'BENCH_SCATTER', 0));
-  const keep = process.argv.includes('--keep');
+  const keep = flag('--keep');
   const given = option('--dir', 'BENCH_DIR', undefined);
+  endOfOptions();
   if (given !== undefined) await mkdir(given, { recursive: true });
   const dir = given ?? (await mkdtemp(join(tmpdir(), 'htorder-bench-')));
   const file = join(dir, `orders-${jobs}.csv`);

@@ -32,7 +32,7 @@ import { foldOf, foldText } from '../dist/storage/ledger/folder-fold.js';
 import { FOLDED, LAYOUT, orderShard } from '../dist/storage/ledger/folder-layout.js';
 import { FolderLedger } from '../dist/storage/ledger/folder-ledger.js';
 import { demoRunEnv, orderableAssets } from './lib/demo-account.mjs';
-import { load, measureProcess, median, option, seconds, spread, times } from './lib/measure.mjs';
+import { endOfOptions, load, measureProcess, median, option, seconds, spread, times } from './lib/measure.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const ORDERS_N = Number(option('--orders', 'BENCH_LEDGER_ORDERS', 1_000_000));
@@ -47,6 +47,7 @@ const LINES = 5;
 const DAY_MS = 86_400_000;
 // --cli: another build of htorder to measure (before/after).
 const CLI = option('--cli', 'BENCH_CLI', join(root, 'dist/cli/main.js'));
+endOfOptions();
 
 const sandbox = await startSandbox({ port: 0 });
 const work = await mkdtemp(join(tmpdir(), 'htorder-bench-ledger-'));

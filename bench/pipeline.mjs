@@ -47,7 +47,18 @@ import { demoRunEnv, orderableAssets } from './lib/demo-account.mjs';
 import { writeRunManifest } from './lib/run-manifest.mjs';
 import { reportDifference } from './lib/same-reports.mjs';
 import { startSandbox } from '../dist/sandbox/index.js';
-import { load, measureProcess, median, megabytes, option, seconds, spread, times } from './lib/measure.mjs';
+import {
+  endOfOptions,
+  flag,
+  load,
+  measureProcess,
+  median,
+  megabytes,
+  option,
+  seconds,
+  spread,
+  times,
+} from './lib/measure.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const RUNS = Number(option('--runs', 'BENCH_RUNS', 5));
@@ -61,12 +72,13 @@ const CONCURRENCY = Number(option('--concurrency', 'BENCH_CONCURRENCY', 8));
 const BARE_CLIENT = option('--bare', 'BENCH_BARE', '1') !== '0';
 const PROF = option('--prof', 'BENCH_PROF', undefined);
 const HEAP_PROF = option('--heap-prof', 'BENCH_HEAP_PROF', undefined);
-const TRACE = process.argv.includes('--trace');
-const MEMORY = process.argv.includes('--memory');
+const TRACE = flag('--trace');
+const MEMORY = flag('--memory');
 const LINES = 5;
 // --cli: another build of htorder to measure (e.g. an older one, for before/after).
 const CLI = option('--cli', 'BENCH_CLI', join(root, 'dist/cli/main.js'));
 const REPORTS_CLI = option('--reports-cli', 'BENCH_REPORTS_CLI', undefined);
+endOfOptions();
 const BARE = join(root, 'bench/lib/bare-client.mjs');
 const RSS_GOAL = 512 * 1024 * 1024;
 if (!['csv', 'yaml'].includes(FORMAT)) throw new Error(`--format ${FORMAT}: csv or yaml`);

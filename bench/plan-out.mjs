@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeRunManifest } from './lib/run-manifest.mjs';
 import { jobSizes, onSandbox } from './lib/sandbox-sizes.mjs';
-import { load, measureProcess, megabytes, option, seconds } from './lib/measure.mjs';
+import { endOfOptions, load, measureProcess, megabytes, option, seconds } from './lib/measure.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SIZES = jobSizes(100000);
@@ -26,6 +26,7 @@ const RUNS = Number(option('--runs', 'BENCH_RUNS', 1));
 const CONCURRENCY = Number(option('--concurrency', 'BENCH_CONCURRENCY', 8));
 const CLI = option('--cli', 'BENCH_CLI', join(root, 'dist/cli/main.js'));
 const BASE = option('--base', 'BENCH_BASE', undefined);
+endOfOptions();
 const LINES = 5;
 const RSS_GOAL = 512 * 1024 * 1024;
 

@@ -14,11 +14,12 @@ import { copyFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { load, measureProcess, median, option, seconds } from './lib/measure.mjs';
+import { endOfOptions, load, measureProcess, median, option, seconds } from './lib/measure.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const runs = Number(option('--runs', 'BENCH_RUNS', 5));
 const CLI = option('--cli', 'BENCH_CLI', join(root, 'dist/cli/main.js'));
+endOfOptions();
 const GOAL_MS = 150;
 
 const SAMPLES = [

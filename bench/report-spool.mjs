@@ -21,7 +21,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { load, median, option, spread } from './lib/measure.mjs';
+import { endOfOptions, flag, load, median, option, spread } from './lib/measure.mjs';
 
 const DIST = new URL('../dist/report/', import.meta.url);
 const mb = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
@@ -38,7 +38,9 @@ async function parent() {
   const jobs = Number(option('--jobs', 'BENCH_JOBS', 1_000_000));
   const runs = Number(option('--runs', 'BENCH_RUNS', 3));
   const items = Number(option('--items', 'BENCH_ITEMS', 1));
-  const heldBack = process.argv.includes('--held-back');
+  const heldBack = flag('--held-back');
+  const keep = flag('--keep');
+  endOfOptions();
   const dir = await mkdtemp(join(tmpdir(), 'htorder-bench-spool-'));
   const results = { held: [], spool: [] };
   try {
@@ -64,7 +66,7 @@ async function parent() {
       }
     }
   } finally {
-    if (!process.argv.includes('--keep')) await rm(dir, { recursive: true, force: true });
+    if (!keep) await rm(dir, { recursive: true, force: true });
   }
   const hashes = new Set([...results.held, ...results.spool].map((m) => m.sha256));
   for (const mode of ['held', 'spool']) {

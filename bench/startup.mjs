@@ -18,12 +18,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startSandbox } from '../dist/sandbox/index.js';
 import { demoRunEnv, orderableAssets } from './lib/demo-account.mjs';
-import { load, measureProcess, median, megabytes, option, seconds, spread } from './lib/measure.mjs';
+import { endOfOptions, load, measureProcess, median, megabytes, option, seconds, spread } from './lib/measure.mjs';
 import { writeRunManifest } from './lib/run-manifest.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const RUNS = Number(option('--runs', 'BENCH_RUNS', 8));
 const OTHER = option('--cli', 'BENCH_CLI', undefined);
+endOfOptions();
 const builds = [['this build', join(root, 'dist/cli/main.js')], ...(OTHER === undefined ? [] : [['--cli', OTHER]])];
 const GOALS = { version: 150, check: 380 };
 

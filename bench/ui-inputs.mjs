@@ -16,13 +16,14 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { load, option, spread } from './lib/measure.mjs';
+import { endOfOptions, load, option, spread } from './lib/measure.mjs';
 
 const INPUTS = Number(process.env.BENCH_INPUTS ?? 60_000);
 const LOADS = Number(process.env.BENCH_LOADS ?? 10);
 const DIR = process.env.BENCH_DIR ?? tmpdir();
 const PROF = process.env.BENCH_PROF === '1';
 const CLI = option('--cli', 'BENCH_CLI', new URL('../dist/cli/main.js', import.meta.url).pathname);
+endOfOptions();
 
 const root = await mkdtemp(join(DIR, 'htorder-bench-ui-'));
 let ui;

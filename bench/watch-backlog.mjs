@@ -29,7 +29,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { orderableAssets, sandboxEnv } from './lib/demo-account.mjs';
-import { load, option, seconds, spread, times } from './lib/measure.mjs';
+import { endOfOptions, load, option, seconds, spread, times } from './lib/measure.mjs';
 import { startSandbox } from '../dist/sandbox/index.js';
 
 const FILES = Number(process.env.BENCH_FILES ?? 600);
@@ -39,6 +39,7 @@ const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 8);
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const DIR = process.env.BENCH_DIR ?? tmpdir();
 const CLI = option('--cli', 'BENCH_CLI', new URL('../dist/cli/main.js', import.meta.url).pathname);
+endOfOptions();
 
 const sandbox = await startSandbox({ port: 0 });
 const assets = await orderableAssets(sandbox, 20);

@@ -16,14 +16,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateXlsx } from './lib/generate-xlsx.mjs';
-import { load, measureProcess, megabytes, option, seconds, spread, times } from './lib/measure.mjs';
+import { endOfOptions, flag, load, measureProcess, megabytes, option, seconds, spread, times } from './lib/measure.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const rows = Number(option('--rows', 'BENCH_XLSX_ROWS', 100_000));
 const runs = Number(option('--runs', 'BENCH_RUNS', 5));
 const CLI = option('--cli', 'BENCH_CLI', join(root, 'dist/cli/main.js'));
 const BEFORE = option('--cli-before', 'BENCH_CLI_BEFORE', undefined);
-const keep = process.argv.includes('--keep');
+const keep = flag('--keep');
+endOfOptions();
 const MB = 1024 * 1024;
 
 const dir = await mkdtemp(join(tmpdir(), 'htorder-bench-xlsx-'));

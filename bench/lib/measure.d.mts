@@ -20,3 +20,5 @@ export const seconds: (ms: number) => string;
 export const megabytes: (bytes: number) => string;
 export const times: (r: number) => string;
 export function option(name: string, envName: string, fallback: string | number | undefined): string | undefined;
+export function flag(name: string): boolean;
+export function endOfOptions(): void;

@@ -73,9 +73,34 @@ export const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
 export const megabytes = (bytes) => `${(bytes / 1024 / 1024).toFixed(0)} MB`;
 export const times = (r) => `${r.toFixed(2)}×`;
 
-/** Reads `--name value` from argv, else the environment variable, else the fallback. */
+/** The options this benchmark asked for (option, flag): what endOfOptions accepts. */
+const asked = new Set();
+
+/** Reads `--name value` (or `--name=value`) from argv, else the environment variable, else the fallback. */
 export function option(name, envName, fallback) {
-  const i = process.argv.indexOf(name);
-  if (i >= 0) return process.argv[i + 1];
+  asked.add(name);
+  for (const [i, arg] of process.argv.entries()) {
+    if (arg === name) return process.argv[i + 1];
+    if (arg.startsWith(`${name}=`)) return arg.slice(name.length + 1);
+  }
   return process.env[envName] ?? fallback;
+}
+
+/** Whether argv holds the switch `--name`. */
+export function flag(name) {
+  asked.add(name);
+  return process.argv.includes(name);
+}
+
+/**
+ * Stops the benchmark (exit 2) when argv holds an option none of its option() and flag() calls
+ * asked for, naming those it takes: a mistyped or unknown one (`--help`, `--job 10000`) would
+ * otherwise run the default benchmark and print figures of another size. Called once they are read.
+ */
+export function endOfOptions() {
+  const unknown = process.argv.slice(2).filter((a) => a.startsWith('--') && !asked.has(a.split('=')[0]));
+  if (unknown.length === 0) return;
+  const takes = [...asked].sort().join(', ');
+  process.stderr.write(`${unknown.join(', ')}: not an option of this benchmark; it takes ${takes} (bench/README.md)\n`);
+  process.exit(2);
 }
