@@ -17,7 +17,7 @@ export interface ApiConfig {
   statusUrl: string | null;
   /** Ledger location (absolute). Default per user: `$XDG_STATE_HOME/htorder` or `~/.local/state/htorder`. */
   stateDir: string;
-  /** How many requests may be in flight to the API at once (the pipeline works on twice as many jobs, so local disk work overlaps). Default 8. */
+  /** How many requests may be in flight to the API at once (the pipeline works on more jobs than that, so local disk work overlaps). Default 8. */
   concurrency: number;
   /** `X-Application-Name` header; the API validates it as an origin code. Default `API`. */
   appName: string;

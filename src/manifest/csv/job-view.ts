@@ -18,8 +18,11 @@ import type { ItemRows } from './item-rows.js';
  * scanner, a builder and a schema pass whose fixed part a few hundred jobs share.
  */
 export const WINDOW_JOBS = 256;
-/** Windows held: the pipeline runs up to its concurrency's jobs at once, near one another in the file. */
-const WINDOWS_HELD = 4;
+/**
+ * Windows held: the pipeline works on up to four times its concurrency's jobs at once (at most
+ * 1,024: four windows), near one another in the file, and the ones they straddle.
+ */
+const WINDOWS_HELD = 6;
 
 const JOB_PATH = /^jobs\[(\d+)\]/;
 
