@@ -401,10 +401,10 @@ const JOB_SEPARATOR_BYTES = 2;
 /**
  * How much of the jobs that end ahead of the first job still running is held in memory, a job
  * weighing one plus its items (a job's result is some 300 bytes and each item's some 200, so
- * about 1 MB at most). Jobs end out of order within the jobs in flight, up to four times
- * the concurrency (at most 1,024), so only a job held back far longer than its neighbours (an API call in retries,
- * a long backoff, a slow artwork fetch) sets jobs aside. Weighed by items, not counted as jobs:
- * one order of thousands of lines is as much as a thousand small ones.
+ * about 1 MB at most). Jobs end out of order within the jobs in flight, up to four times the
+ * concurrency (at most 1,024), so only a job held back far longer than its neighbours (an API
+ * call in retries, a long backoff, a slow artwork fetch) sets jobs aside. Weighed by items, not
+ * counted as jobs: one order of thousands of lines is as much as a thousand small ones.
  */
 const HELD_WEIGHT = 4096;
 
