@@ -231,38 +231,41 @@ export class NoteUpdates {
     const durable = options.durable !== false;
     const note = this.notes.get(key);
     let batch: NoteBatch;
-    if (!note) {
-      batch = this.start(key, account, name, options.lock, { changes: [member], durable, written: Promise.resolve() });
-      this.notes.set(key, { running: batch });
+    if (note) {
+      batch = note.next ??= this.launch(key, account, name, options.lock, note.running.written);
     } else {
-      batch = note.next ??= this.after(note.running, key, account, name, options.lock);
-      batch.changes.push(member);
-      batch.durable ||= durable;
+      batch = this.launch(key, account, name, options.lock, Promise.resolve());
+      this.notes.set(key, { running: batch });
     }
+    batch.changes.push(member);
+    batch.durable ||= durable;
     return batch.written.then(() => {
       if (member.failed !== undefined) throw member.failed;
     });
   }
 
-  /** A batch that starts once `running` is written (or failed): its members join until then. */
-  private after(running: NoteBatch, key: string, account: string, name: string, lock: string | undefined): NoteBatch {
+  /**
+   * A batch made once `before` (the running batch's write) is settled, failed or not: its
+   * members join until then.
+   */
+  private launch(
+    key: string,
+    account: string,
+    name: string,
+    lock: string | undefined,
+    before: Promise<void>,
+  ): NoteBatch {
     const batch: NoteBatch = { changes: [], durable: false, written: Promise.resolve() };
-    batch.written = running.written
+    batch.written = before
       .catch(() => undefined)
       .then(() => {
         const note = this.notes.get(key);
-        if (note) {
+        if (note?.next === batch) {
           note.running = batch;
           note.next = undefined;
         }
         return this.make(batch, account, name, lock);
       });
-    this.settle(key, batch);
-    return batch;
-  }
-
-  private start(key: string, account: string, name: string, lock: string | undefined, batch: NoteBatch): NoteBatch {
-    batch.written = this.make(batch, account, name, lock);
     this.settle(key, batch);
     return batch;
   }
