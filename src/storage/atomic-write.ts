@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fchownSync, fsync, open as openFd, readFileSync, writeSync } from 'node:fs';
 import { open, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 
 /** What a new file gets besides its bytes (reports in a drop folder: the input's group, never more readable than the input). */
 export interface NewFileOptions {
@@ -93,6 +94,61 @@ export type FileContent = string | Uint8Array | Iterable<string | Uint8Array> | 
  */
 export async function writeFileAtomic(path: string, data: FileContent, options: NewFileOptions = {}): Promise<void> {
   const tmp = options.staged ? path : temporaryName(path);
+  if (isSmall(data)) await writeSmall(tmp, data, options);
+  else await writeChunks(tmp, data, options);
+  if (options.staged) return;
+  try {
+    await options.beforeRename?.(tmp);
+    await rename(tmp, path);
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+}
+
+/**
+ * Whole content up to this size is written and the file closed with this thread's own system
+ * calls (writeSmall); the create, fsync and rename stay on libuv's pool. A write this small only
+ * copies into the page cache and a close of a new file flushes nothing, both cheaper than the
+ * trip to the pool and back each would cost: a ledger writes two or three such files an order
+ * (`npm run bench -- --jobs 10000 --latency 5`, the create phase's wall time).
+ */
+const SMALL_BYTES = 1 << 16;
+
+const openAsync = promisify(openFd);
+const fsyncAsync = promisify(fsync);
+
+function isSmall(data: FileContent): data is string | Uint8Array {
+  if (typeof data === 'string') return data.length <= SMALL_BYTES / 3;
+  return data instanceof Uint8Array && data.byteLength <= SMALL_BYTES;
+}
+
+/** The temporary of whole, small content: as writeChunks, its write and close on this thread. */
+async function writeSmall(tmp: string, data: string | Uint8Array, options: NewFileOptions): Promise<void> {
+  const fd = await openAsync(tmp, 'wx', options.mode ?? 0o666);
+  let ok = false;
+  try {
+    if (options.mode !== undefined && (options.mode & processUmask()) !== 0) fchmodSync(fd, options.mode);
+    if (options.gid !== undefined) chownQuietly(fd, options.gid);
+    writeWhole(fd, data);
+    if (options.durable !== false) await fsyncAsync(fd);
+    ok = true;
+  } finally {
+    closeSync(fd);
+    if (!ok) await rm(tmp, { force: true });
+  }
+}
+
+function chownQuietly(fd: number, gid: number): void {
+  try {
+    fchownSync(fd, -1, gid);
+  } catch {
+    // As writeChunks: the file keeps the default group.
+  }
+}
+
+/** The temporary of any content, through a file handle: each step a trip through libuv's pool unless `onThisThread`. */
+async function writeChunks(tmp: string, data: FileContent, options: NewFileOptions): Promise<void> {
   const handle = await open(tmp, 'wx', options.mode ?? 0o666);
   let ok = false;
   try {
@@ -108,14 +164,6 @@ export async function writeFileAtomic(path: string, data: FileContent, options: 
   } finally {
     await handle.close();
     if (!ok) await rm(tmp, { force: true });
-  }
-  if (options.staged) return;
-  try {
-    await options.beforeRename?.(tmp);
-    await rename(tmp, path);
-  } catch (err) {
-    await rm(tmp, { force: true });
-    throw err;
   }
 }
 

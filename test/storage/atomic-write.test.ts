@@ -39,6 +39,55 @@ describe('writeFileAtomic', () => {
   });
 });
 
+describe('writeFileAtomic of whole content', () => {
+  it('writes a string or bytes, small (on this thread) or past the bound (through a file handle), as the same content written in chunks', async () => {
+    const dir = await tempDirPerTest('htorder-aw-');
+    const content = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 200 }),
+      // Text whose UTF-16 length is on either side of the small-write bound, in 1 to 4 bytes a character.
+      fc
+        .tuple(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 6 }), fc.integer({ min: 20_000, max: 70_000 }))
+        .map(([text, n]) => text.repeat(Math.ceil(n / text.length))),
+      fc.uint8Array({ maxLength: 70_000 }),
+    );
+    const options = fc.record({
+      durable: fc.boolean(),
+      mode: fc.constantFrom(undefined, 0o600, 0o664),
+    });
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(content, options, async (data, opts) => {
+        const whole = join(dir, `w${n}.json`);
+        const chunked = join(dir, `c${n++}.json`);
+        await writeFileAtomic(whole, data, opts);
+        await writeFileAtomic(chunked, [data], opts);
+        expect((await readFile(whole)).equals(await readFile(chunked))).toBe(true);
+        expect((await stat(whole)).mode).toBe((await stat(chunked)).mode);
+      }),
+      { numRuns: 40 },
+    );
+    // Nothing but the targets: no temporary of either path left behind.
+    expect((await readdir(dir)).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('removes the temporary and leaves the target as it was when the write is cancelled before its rename', async () => {
+    const dir = await tempDirPerTest('htorder-aw-');
+    const target = join(dir, 'entry.json');
+    await writeFileAtomic(target, 'before\n');
+    for (const data of ['after\n', Buffer.alloc(100_000, 0x61)]) {
+      await expect(
+        writeFileAtomic(target, data, {
+          beforeRename: async () => {
+            throw new Error('lock lost');
+          },
+        }),
+      ).rejects.toThrow('lock lost');
+    }
+    expect(await readFile(target, 'utf8')).toBe('before\n');
+    expect(await readdir(dir)).toEqual(['entry.json']);
+  });
+});
+
 /**
  * Chunked content (the big reports): every byte must come out once and in order whatever the
  * chunks' sizes, for text (UTF-8 up to 4 bytes a character) and bytes.
