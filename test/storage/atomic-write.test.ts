@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { writeFileAtomic } from '../../src/storage/atomic-write.js';
+import { temporaryName, temporaryOf, writeFileAtomic } from '../../src/storage/atomic-write.js';
 import { tempDirPerTest } from '../support/temp-files.js';
 
 describe('writeFileAtomic', () => {
@@ -36,6 +36,22 @@ describe('writeFileAtomic', () => {
     expect(await readFile(staged, 'utf8')).toBe('y');
     await expect(writeFileAtomic(staged, 'z', { staged: true })).rejects.toThrow(/EEXIST/);
     expect(await readFile(staged, 'utf8')).toBe('y');
+  });
+});
+
+describe('temporaryName', () => {
+  it('gives each write its own random name beside the target, read back by temporaryOf', () => {
+    const names = Array.from({ length: 3000 }, () => temporaryName('/drop/orders.csv.result.json'));
+    for (const name of names) {
+      expect(name.startsWith('/drop/.orders.csv.result.json.')).toBe(true);
+      expect(temporaryOf(name.slice('/drop/'.length))).toEqual({ target: 'orders.csv.result.json', pid: process.pid });
+    }
+    // 3,000 draws of 32 bits: a repeat has a chance of about 1 in 1,000; bytes used twice, or a
+    // counter, would show as many repeats or as a run of neighbours.
+    const parts = names.map((name) => Number.parseInt(name.split('.').at(-2) ?? '', 16));
+    expect(new Set(parts).size).toBeGreaterThanOrEqual(names.length - 1);
+    const neighbours = parts.filter((part, i) => i > 0 && Math.abs(part - parts[i - 1]) < 2 ** 16).length;
+    expect(neighbours).toBeLessThan(5);
   });
 });
 
