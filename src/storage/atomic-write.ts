@@ -126,10 +126,12 @@ export async function writeFileAtomic(path: string, data: FileContent, options: 
 
 /**
  * Whole content up to this size is written and the file closed with this thread's own system
- * calls (writeSmall); the create, fsync and rename stay on libuv's pool. A write this small only
- * copies into the page cache and a close of a new file flushes nothing, both cheaper than the
- * trip to the pool and back each would cost: a ledger writes two or three such files an order
- * (`npm run bench -- --jobs 10000 --latency 5`, the create phase's wall time).
+ * calls (writeSmall); the create, fsync and rename stay on libuv's pool. On a local disk a write
+ * this small only copies into the page cache and a close of a new file flushes nothing, both
+ * cheaper than the trip to the pool and back each would cost: a ledger writes two or three such
+ * files an order (`npm run bench -- --jobs 10000 --latency 5`, the create phase's wall time). On
+ * a network share the close sends the data, as this thread's reads of the ledger already wait
+ * for the share (folder-ledger.ts).
  */
 const SMALL_BYTES = 1 << 16;
 
