@@ -39,6 +39,13 @@ describe('writeFileAtomic', () => {
   });
 });
 
+/** Text of any characters (1 to 4 bytes each in UTF-8) repeated to a UTF-16 length between `min` and about `max`. */
+function repeatedText(min: number, max: number): fc.Arbitrary<string> {
+  return fc
+    .tuple(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }), fc.integer({ min, max }))
+    .map(([text, n]) => text.repeat(Math.ceil(n / text.length)));
+}
+
 describe('temporaryName', () => {
   it('gives each write its own random name beside the target, read back by temporaryOf', () => {
     const names = Array.from({ length: 3000 }, () => temporaryName('/drop/orders.csv.result.json'));
@@ -61,9 +68,7 @@ describe('writeFileAtomic of whole content', () => {
     const content = fc.oneof(
       fc.string({ unit: 'binary', maxLength: 200 }),
       // Text whose UTF-16 length is on either side of the small-write bound, in 1 to 4 bytes a character.
-      fc
-        .tuple(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 6 }), fc.integer({ min: 20_000, max: 70_000 }))
-        .map(([text, n]) => text.repeat(Math.ceil(n / text.length))),
+      repeatedText(20_000, 70_000),
       fc.uint8Array({ maxLength: 70_000 }),
     );
     const options = fc.record({
@@ -185,9 +190,7 @@ describe.each(writeModes)('writeFileAtomic of chunks, $how', ({ options }) => {
     const chunk = fc.oneof(
       fc.string({ unit: 'binary', maxLength: 40 }),
       // Text around a batch's length, so pieces gather and split at any character.
-      fc
-        .tuple(fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }), fc.integer({ min: 2000, max: 70_000 }))
-        .map(([text, n]) => text.repeat(Math.ceil(n / text.length))),
+      repeatedText(2000, 70_000),
       fc.uint8Array({ maxLength: 3000 }),
     );
     let n = 0;
