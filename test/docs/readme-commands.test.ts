@@ -216,7 +216,8 @@ async function waitFor(
   const until = Date.now() + ms;
   while (!(await ok())) {
     const r = p.out();
-    if (exited) throw new Error(`exited (${r.code}) before ${what}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
+    if (exited)
+      throw new Error(`exited (${r.code ?? r.signal}) before ${what}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
     if (Date.now() > until) throw new Error(`gave up waiting for ${what}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
     await new Promise((res) => setTimeout(res, 100));
   }
