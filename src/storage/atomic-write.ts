@@ -148,7 +148,7 @@ async function writeSmall(tmp: string, data: string | Uint8Array, options: NewFi
   const fd = await openAsync(tmp, 'wx', options.mode ?? 0o666);
   let ok = false;
   try {
-    if (options.mode !== undefined && (options.mode & processUmask()) !== 0) fchmodSync(fd, options.mode);
+    if (options.mode !== undefined && modeCut(options.mode)) fchmodSync(fd, options.mode);
     if (options.gid !== undefined) chownQuietly(fd, options.gid);
     writeWhole(fd, data);
     if (options.durable !== false) await fsyncAsync(fd);
@@ -157,6 +157,14 @@ async function writeSmall(tmp: string, data: string | Uint8Array, options: NewFi
     closeSync(fd);
     if (!ok) await rm(tmp, { force: true });
   }
+}
+
+/**
+ * Whether the umask cut `mode` at the create: only then is it set again, so a drop folder on a
+ * share that refuses chmod still gets its reports.
+ */
+function modeCut(mode: number): boolean {
+  return (mode & processUmask()) !== 0;
 }
 
 function chownQuietly(fd: number, gid: number): void {
@@ -172,9 +180,7 @@ async function writeChunks(tmp: string, data: FileContent, options: NewFileOptio
   const handle = await open(tmp, 'wx', options.mode ?? 0o666);
   let ok = false;
   try {
-    // The create's mode is cut by the umask: set it again only when the umask took something
-    // away, so a drop folder on a share that refuses chmod still gets its reports.
-    if (options.mode !== undefined && (options.mode & processUmask()) !== 0) await handle.chmod(options.mode);
+    if (options.mode !== undefined && modeCut(options.mode)) await handle.chmod(options.mode);
     if (options.gid !== undefined) await handle.chown(-1, options.gid).catch(() => undefined);
     if (typeof data === 'string' || data instanceof Uint8Array) await writeFile(handle, data);
     else if (options.onThisThread) for await (const chunk of batched(data)) writeWhole(handle.fd, chunk);
