@@ -283,7 +283,7 @@ class FolderLease implements Lease {
     this.released = true;
     this.store.held.delete(this);
     if (this.own) closeToken(this.token);
-    else removeName(this.name);
+    else unlinkQuietly(this.name);
   }
 }
 
@@ -362,6 +362,18 @@ function removeName(path: string): void {
     else unlinkSync(path);
   } catch {
     // Gone already, or (a folder that is not empty) not a lease of ours to remove.
+  }
+}
+
+/**
+ * Removes a name lost() has just found linked to this process's token, a file: no second look at
+ * what it is, as removeName takes for a name of unknown kind.
+ */
+function unlinkQuietly(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Gone already: taken over and removed in the moment since.
   }
 }
 
