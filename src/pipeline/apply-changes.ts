@@ -17,9 +17,10 @@ import { errorText } from './api-diagnostics.js';
  * What counts as an edit: a manifest value that differs from the value recorded in the ledger
  * when it was last sent (`entry.patchable`) AND from the job's current value. So a change made
  * in the dashboard is not undone by re-running an unchanged manifest, and a due date the
- * factory moved later (a request earlier than possible) is not sent again. An entry without a
- * baseline (settled by search, or written by an older htorder) compares with the job's current
- * values only.
+ * factory moved later (a request earlier than possible) is not sent again. An order found on the
+ * account by a ledger that never sent it gets the manifest's values as its baseline
+ * (submit-job.ts, searchUnseen). An entry without a baseline (an older htorder's) compares with
+ * the job's current values only.
  */
 
 /**

@@ -98,13 +98,15 @@ export async function settleInDoubt(
  * the account (the settle search) before anything is spent on it. Found → recorded as
  * submitted and reported `already-submitted`; not found → remembered for this run, so submit
  * sends it without searching again; search impossible → the job is not processed (the API is
- * unavailable; nothing was sent). Undefined when there is nothing to report.
+ * unavailable; nothing was sent). Undefined when there is nothing to report. `patchable`: the
+ * manifest's patchable fields, recorded as the baseline of a job found (searchUnseen).
  */
 export async function verifyUnseen(
   ctx: SubmitContext,
   orderNumber: string,
   hash: string,
   peeked: LedgerEntry | undefined,
+  patchable?: LedgerPatchable,
 ): Promise<SubmitOutcome | undefined> {
   if (!ctx.verifyUnseen || ctx.verifiedAbsent?.has(orderNumber)) return undefined;
   const key = { account: ctx.account, orderNumber };
@@ -117,7 +119,7 @@ export async function verifyUnseen(
   return ctx.ledger.withLock(key, async (guard) => {
     const entry = await ctx.ledger.read(key, { guard });
     if (entry) return alreadySubmitted(entry, hash) ?? seen();
-    return searchUnseen(ctx, guard, orderNumber, hash);
+    return searchUnseen(ctx, guard, { orderNumber, hash, patchable });
   });
 }
 
@@ -125,8 +127,7 @@ export async function verifyUnseen(
 async function searchUnseen(
   ctx: SubmitContext,
   guard: LockGuard,
-  orderNumber: string,
-  hash: string,
+  { orderNumber, hash, patchable }: Pick<SubmitRequest, 'orderNumber' | 'hash' | 'patchable'>,
 ): Promise<SubmitOutcome | undefined> {
   const now = nowIso(ctx.clock);
   let found: readonly ActiveJobDto[];
@@ -141,8 +142,12 @@ async function searchUnseen(
     return undefined;
   }
   // The same recording as a settled intent: the job exists, so it is submitted, never resent.
-  // Its fingerprint is unknown (another ledger sent it): the manifest's is taken as the baseline.
-  const settled = await recordFound(ctx, guard, intentEntry(ctx, orderNumber, hash, 0, now), found, now);
+  // What it was sent with is unknown (another ledger sent it): the manifest's fingerprint and
+  // patchable fields are taken as the baselines, so only a later edit of the manifest changes
+  // the job. Compared with the job itself, a due date the factory moved, or a field changed in
+  // the dashboard, would read as an edit and be sent back.
+  const intent = { ...intentEntry(ctx, orderNumber, hash, 0, now), ...(patchable ? { patchable } : {}) };
+  const settled = await recordFound(ctx, guard, intent, found, now);
   ctx.logger.info({ orderNumber, jobNumber: settled.jobNumber }, 'order found on the account; not sent again');
   return { status: 'already-submitted', entry: settled };
 }
@@ -174,7 +179,7 @@ export async function submitJob(ctx: SubmitContext, req: SubmitRequest): Promise
     const known = alreadySubmitted(entry, req.hash);
     if (known) return known;
     if (entry === undefined && ctx.verifyUnseen && !ctx.verifiedAbsent?.has(req.orderNumber)) {
-      const unseen = await searchUnseen(ctx, guard, req.orderNumber, req.hash);
+      const unseen = await searchUnseen(ctx, guard, req);
       if (unseen) return unseen;
     }
     return send(ctx, req, entry, guard);

@@ -1,3 +1,6 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { systemClock } from '../../src/core/clock.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
@@ -128,6 +131,29 @@ describe('declarative changes through htorder run and plan', () => {
     expect((await h.cli('run', [file])).code).toBe(0);
     expect(await calls('PATCH /Jobs/{jobNumber}')).toBe(0);
     expect((await jobOf(jobNumber)).description).toBe('Changed by a person');
+  });
+
+  it('a ledger that finds the order on the account takes the manifest as the baseline: a moved due date and a dashboard edit stay, a later edit is sent', async () => {
+    // A due date earlier than possible is moved by the API at the create (a warning, not a refusal).
+    const { file, jobNumber } = await submit(['description: Spring kit', 'dateDue: 2001-01-01']);
+    expect((await jobOf(jobNumber)).dateDue?.startsWith('2001-01-01')).toBe(false);
+    const c = client();
+    await c.jobs.patch(jobNumber, { description: 'Changed by a person' });
+    await c.close();
+    // Another host's ledger (or a state dir moved to a new machine): it never sent this order.
+    const env = { HTORDER_STATE_DIR: await mkdtemp(join(tmpdir(), 'htorder-other-ledger-')) };
+    for (const night of [1, 2]) {
+      await h.sandbox.admin.resetCalls();
+      const r = await h.cli('run', [file], { env });
+      expect(r.code, `night ${night}: ${r.stderr}`).toBe(0);
+      expect((await h.report(file)).jobs[0]).toMatchObject({ status: 'already-submitted', jobNumber, errors: [] });
+      expect(await calls('PATCH /Jobs/{jobNumber}'), `night ${night}`).toBe(0);
+    }
+    expect((await jobOf(jobNumber)).description).toBe('Changed by a person');
+    await h.write('order.yaml', order(['description: Spring kit v2', 'dateDue: 2001-01-01']));
+    expect((await h.cli('run', [file], { env })).code).toBe(0);
+    expect(await calls('PATCH /Jobs/{jobNumber}')).toBe(1);
+    expect((await jobOf(jobNumber)).description).toBe('Spring kit v2');
   });
 
   it('refuses to patch a locked job, quoting lockedReason, without sending the PATCH', async () => {

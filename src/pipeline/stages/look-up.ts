@@ -1,3 +1,5 @@
+import type { ManifestJob } from '../../manifest/model.js';
+import { patchableOf } from '../apply-changes.js';
 import type { JobState } from '../job-state.js';
 import { alreadySubmitted, settleInDoubt, verifyUnseen } from '../submit-job.js';
 import type { StageContext } from './context.js';
@@ -25,7 +27,16 @@ export async function lookUp(job: JobState, ctx: StageContext): Promise<JobState
     // unavailable (run: exit 3), except where that fails the input (watch, inDoubtFailsInput).
     return withLedgerOutcome(job, ctx.inDoubtFailsInput ? { ...known, unavailable: false } : known, ctx);
   }
-  const unseen = ctx.mode === 'run' ? await verifyUnseen(ctx.submit, job.orderNumber, job.hash, peeked) : undefined;
+  const unseen =
+    ctx.mode === 'run'
+      ? await verifyUnseen(
+          ctx.submit,
+          job.orderNumber,
+          job.hash,
+          peeked,
+          patchableOf(ctx.manifest.jobs.at(job.index) as ManifestJob),
+        )
+      : undefined;
   // A search that could not be made leaves the job undecided: the API is unavailable (exit 3).
   return unseen ? withLedgerOutcome(job, unseen, ctx) : job;
 }
