@@ -1,9 +1,6 @@
 #!/usr/bin/env node
-// Ledger fsyncs, report writes and file reads of concurrent jobs all go through libuv's
-// thread pool (4 threads by default); a larger pool keeps an fsync from queueing behind
-// a report rewrite. It must be set before the pool is first used, hence before any import
-// that could touch the file system asynchronously.
-process.env.UV_THREADPOOL_SIZE ??= '16';
+// No UV_THREADPOOL_SIZE here: the ESM loader has already started libuv's pool to read this
+// file, so only a variable set before node starts sizes it.
 const { limitHeapGrowth } = await import('./heap-growth.js');
 limitHeapGrowth();
 const { runCli } = await import('./program.js');
