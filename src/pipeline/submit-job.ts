@@ -98,15 +98,15 @@ export async function settleInDoubt(
  * the account (the settle search) before anything is spent on it. Found → recorded as
  * submitted and reported `already-submitted`; not found → remembered for this run, so submit
  * sends it without searching again; search impossible → the job is not processed (the API is
- * unavailable; nothing was sent). Undefined when there is nothing to report. `patchable`: the
- * manifest's patchable fields, recorded as the baseline of a job found (searchUnseen).
+ * unavailable; nothing was sent). Undefined when there is nothing to report. `patchable` gives
+ * the manifest's patchable fields, recorded as the baseline of a job found (searchUnseen).
  */
 export async function verifyUnseen(
   ctx: SubmitContext,
   orderNumber: string,
   hash: string,
   peeked: LedgerEntry | undefined,
-  patchable?: LedgerPatchable,
+  patchable: () => LedgerPatchable | undefined,
 ): Promise<SubmitOutcome | undefined> {
   if (!ctx.verifyUnseen || ctx.verifiedAbsent?.has(orderNumber)) return undefined;
   const key = { account: ctx.account, orderNumber };
@@ -119,7 +119,7 @@ export async function verifyUnseen(
   return ctx.ledger.withLock(key, async (guard) => {
     const entry = await ctx.ledger.read(key, { guard });
     if (entry) return alreadySubmitted(entry, hash) ?? seen();
-    return searchUnseen(ctx, guard, { orderNumber, hash, patchable });
+    return searchUnseen(ctx, guard, orderNumber, hash, patchable);
   });
 }
 
@@ -127,7 +127,9 @@ export async function verifyUnseen(
 async function searchUnseen(
   ctx: SubmitContext,
   guard: LockGuard,
-  { orderNumber, hash, patchable }: Pick<SubmitRequest, 'orderNumber' | 'hash' | 'patchable'>,
+  orderNumber: string,
+  hash: string,
+  patchable: () => LedgerPatchable | undefined,
 ): Promise<SubmitOutcome | undefined> {
   const now = nowIso(ctx.clock);
   let found: readonly ActiveJobDto[];
@@ -146,7 +148,8 @@ async function searchUnseen(
   // patchable fields are taken as the baselines, so only a later edit of the manifest changes
   // the job. Compared with the job itself, a due date the factory moved, or a field changed in
   // the dashboard, would read as an edit and be sent back.
-  const intent = { ...intentEntry(ctx, orderNumber, hash, 0, now), ...(patchable ? { patchable } : {}) };
+  const baseline = patchable();
+  const intent = { ...intentEntry(ctx, orderNumber, hash, 0, now), ...(baseline ? { patchable: baseline } : {}) };
   const settled = await recordFound(ctx, guard, intent, found, now);
   ctx.logger.info({ orderNumber, jobNumber: settled.jobNumber }, 'order found on the account; not sent again');
   return { status: 'already-submitted', entry: settled };
@@ -179,7 +182,7 @@ export async function submitJob(ctx: SubmitContext, req: SubmitRequest): Promise
     const known = alreadySubmitted(entry, req.hash);
     if (known) return known;
     if (entry === undefined && ctx.verifyUnseen && !ctx.verifiedAbsent?.has(req.orderNumber)) {
-      const unseen = await searchUnseen(ctx, guard, req);
+      const unseen = await searchUnseen(ctx, guard, req.orderNumber, req.hash, () => req.patchable);
       if (unseen) return unseen;
     }
     return send(ctx, req, entry, guard);

@@ -29,11 +29,7 @@ export async function lookUp(job: JobState, ctx: StageContext): Promise<JobState
   }
   const unseen =
     ctx.mode === 'run'
-      ? await verifyUnseen(
-          ctx.submit,
-          job.orderNumber,
-          job.hash,
-          peeked,
+      ? await verifyUnseen(ctx.submit, job.orderNumber, job.hash, peeked, () =>
           patchableOf(ctx.manifest.jobs.at(job.index) as ManifestJob),
         )
       : undefined;
