@@ -142,9 +142,12 @@ describe('declarative changes through htorder run and plan', () => {
     await c.close();
     // Another host's ledger (or a state dir moved to a new machine): it never sent this order.
     const env = { HTORDER_STATE_DIR: await mkdtemp(join(tmpdir(), 'htorder-other-ledger-')) };
-    for (const night of [1, 2]) {
+    for (const [night, offset] of [
+      [1, '0'],
+      [2, '1d'],
+    ] as const) {
       await h.sandbox.admin.resetCalls();
-      const r = await h.cli('run', [file], { env });
+      const r = await h.cli('run', [file], { env: { ...env, HTORDER_CLOCK_OFFSET: offset } });
       expect(r.code, `night ${night}: ${r.stderr}`).toBe(0);
       expect((await h.report(file)).jobs[0]).toMatchObject({ status: 'already-submitted', jobNumber, errors: [] });
       expect(await calls('PATCH /Jobs/{jobNumber}'), `night ${night}`).toBe(0);
