@@ -182,6 +182,18 @@ describe('what the presets make of the rows', () => {
     ]);
   });
 
+  it("Shopify: the apostrophe Shopify writes before a ZIP ('02134) is not part of the postal code", async () => {
+    const file = await copySample('samples/shopify/orders_export.csv');
+    // As Shopify writes them: `'02134`, `'78701` (the sample's 2134 is a spreadsheet's re-save).
+    const text = (await readFile(file, 'utf8')).replace(/,(\d{4,5}),(MA|TX),/g, (_, zip: string, state: string) => {
+      return `,'${zip.padStart(5, '0')},${state},`;
+    });
+    expect(text).toContain(",'02134,MA,");
+    await writeFile(file, text);
+    const { manifest } = await manifestOf(file, 'shopify');
+    expect(manifest?.jobs.map((j) => j.deliveryAddress?.postalCode)).toEqual(['02134', '78701', '75201']);
+  });
+
   it('Odoo 17: the display name split into company and contact, the size read off the reference', async () => {
     const file = await copySample('samples/odoo/sale.order.csv');
     const { manifest } = await manifestOf(file, 'odoo');
