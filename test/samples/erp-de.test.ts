@@ -113,13 +113,18 @@ describe('the German ERP export (samples/erp-de)', () => {
     expect((await h.sandbox.admin.jobs()).filter((j) => j.orderNumber?.startsWith('ERP-'))).toHaveLength(3);
   }, 60_000);
 
-  it('the same export saved as .xlsx (numbers as numbers) plans the same orders with the same mapping', async () => {
+  it('the same export saved as .xlsx (numbers as numbers, dates as dates) plans the same orders with the same mapping', async () => {
     const text = iconv.decode(await readFile(SAMPLE), 'windows-1252');
     const wb = new ExcelJS.Workbook();
     const ws = wb.addWorksheet('Aufträge');
-    for (const line of text.split('\r\n').filter((l) => l !== '')) {
-      ws.addRow(line.split(';').map((cell, c) => (c === 7 && /^\d+$/.test(cell) ? Number(cell) : cell))); // PLZ as a number
-    }
+    // As Excel saves it: the PLZ a number, Liefertermin a date cell (read as 2026-12-04, which
+    // the mapping's $date(…, "dd.mm.yyyy") takes too).
+    const cellOf = (cell: string, c: number): string | number | Date => {
+      const day = /^(\d{2})\.(\d{2})\.(\d{4})$/.exec(cell);
+      if (c === 3 && day !== null) return new Date(Date.UTC(Number(day[3]), Number(day[2]) - 1, Number(day[1])));
+      return c === 7 && /^\d+$/.test(cell) ? Number(cell) : cell;
+    };
+    for (const line of text.split('\r\n').filter((l) => l !== '')) ws.addRow(line.split(';').map(cellOf));
     const file = join(h.workDir, 'auftraege.xlsx');
     await wb.xlsx.writeFile(file);
     // delimiter and encoding say nothing about a workbook; the mapping is used as it is.
@@ -132,5 +137,6 @@ describe('the German ERP export (samples/erp-de)', () => {
       ['ERP-100232', 'skipped'],
     ]);
     expect(plan.stderr).toContain(`${file}:2: PLZ: "1099" has four digits`);
+    expect(placed(await h.report(file)).map((j) => j[2])).toEqual(['2026-12-04', '2026-12-07', '2026-12-10', null]);
   }, 60_000);
 });

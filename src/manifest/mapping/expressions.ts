@@ -390,8 +390,9 @@ export function excelDate(serial: unknown): string | undefined {
 
 /**
  * A date in a declared format → YYYY-MM-DD: `dd.mm.yyyy`, `mm/dd/yyyy`, `yyyy-mm-dd`, any
- * order of dd, mm and yyyy with one separator; `iso`: an ISO date or datetime (its date part
- * in UTC when it has a zone). Never guessed: text not in the format is an error.
+ * order of dd, mm and yyyy with one separator, and in each of them the ISO date a workbook's
+ * date cell reads as; `iso`: an ISO date or datetime (its date part in UTC when it has a zone).
+ * Never guessed: text not in the format is an error.
  */
 export function date(text: unknown, format?: unknown): string | undefined {
   if (text === undefined || text === null || text === '') return undefined;
@@ -410,6 +411,14 @@ export function date(text: unknown, format?: unknown): string | undefined {
   }
   const parts = /^(dd|mm|yyyy)([./\- ])(dd|mm|yyyy)\2(dd|mm|yyyy)$/.exec(f);
   if (parts === null) fail(`date format "${String(format)}" is not dd, mm and yyyy with one separator, or iso`);
+  // A workbook's date cell reads as an ISO date (`2026-12-04`, `2026-12-04T09:30:00`) whatever
+  // the sheet shows, so one mapping reads the CSV export's `04.12.2026` and the workbook's cell.
+  // Four digits and a dash first are no day or month of any other format: no guess, save in
+  // yyyy-dd-mm, which reads the same text otherwise.
+  const workbook = /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2})?)?$/.exec(s);
+  if (workbook !== null && f !== 'yyyy-dd-mm') {
+    return checked(Number(workbook[1]), Number(workbook[2]), Number(workbook[3]), s);
+  }
   const sep = parts[2];
   // The time part of a datetime cell is read past: `04.12.2026 00:00`.
   const values = s.split(/\s+/)[0].split(sep);

@@ -68,6 +68,17 @@ describe('locale-aware helpers', () => {
     expect(() => date('04.12.2026', 'mm/dd/yyyy')).toThrow();
     expect(excelDate(46363)).toBe('2026-12-07');
   });
+
+  it("reads a workbook's date cell (an ISO date) in any declared format: one mapping for the CSV and the .xlsx", () => {
+    expect(date('2026-12-04', 'dd.mm.yyyy')).toBe('2026-12-04');
+    expect(date('2026-12-04T09:30:00', 'dd.mm.yyyy')).toBe('2026-12-04');
+    expect(date('2026-12-04', 'mm/dd/yyyy')).toBe('2026-12-04');
+    expect(date('2026-12-04T00:00:00', 'yyyy-mm-dd')).toBe('2026-12-04');
+    // The one format that reads the same text otherwise reads it as declared.
+    expect(date('2026-04-12', 'yyyy-dd-mm')).toBe('2026-12-04');
+    expect(() => date('2026-13-04', 'dd.mm.yyyy')).toThrow('"2026-13-04" is not a date');
+    expect(() => date('26-12-04', 'dd.mm.yyyy')).toThrow();
+  });
 });
 
 describe('expression analyses, parsed once per source', () => {
