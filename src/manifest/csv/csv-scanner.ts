@@ -74,7 +74,10 @@ export interface CsvScanProblem {
 
 /** Takes an input's records, the header first (the document builder, an expression mapping's rows, result.csv). */
 export interface CsvScanHandlers {
-  /** The first non-blank record after the skipped lines; `read`: the dialect it was read in. */
+  /**
+   * The first non-blank record after the skipped lines; `read`: the dialect it was read in (none
+   * for a workbook's sheet, whose number cells are plain numbers).
+   */
   header(cells: string[], row: number, read?: CsvRead): void;
   /**
    * Every later non-blank record; `cells` is owned by the callee. With `keepText`, `text` is the

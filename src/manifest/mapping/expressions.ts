@@ -295,7 +295,15 @@ function fail(message: string): never {
  */
 export interface NumberStyle {
   decimalComma: boolean;
+  /**
+   * A workbook's: a number cell reads as a plain number (`2.5`, `1234.5`), so text of that shape
+   * is that number, whatever decimal mark an expression declares for the CSV export.
+   */
+  plainNumbers?: boolean;
 }
+
+/** How a workbook's number cell reads: digits, a point and digits. */
+const PLAIN_NUMBER = /^-?\d+(?:\.\d+)?$/;
 
 /**
  * A number from cell text. `separator` `","`: `24,00` → 24, `1.234,50` → 1234.5; `"."`: commas
@@ -306,7 +314,12 @@ export interface NumberStyle {
  * (`decimalComma`: `1,000` → 1, `1.000` → 1000). Currency signs and blanks are read past.
  * Blank → undefined.
  */
-export function decimal(text: unknown, separator?: unknown, decimalComma = false): number | undefined {
+export function decimal(
+  text: unknown,
+  separator?: unknown,
+  decimalComma = false,
+  plainNumbers = false,
+): number | undefined {
   if (text === undefined || text === null) return undefined;
   if (typeof text === 'number') return text;
   const raw = String(text);
@@ -314,11 +327,27 @@ export function decimal(text: unknown, separator?: unknown, decimalComma = false
   if (raw.length > MAX_NUMBER_TEXT) fail(`a text of ${raw.length} characters is not a number`);
   let s = raw.replace(/[\s\u00a0€$£¥]/g, '').replace(/^[A-Z]{3}/, '');
   if (s === '') return undefined;
-  if (separator === ',') s = s.replace(/\./g, '').replace(',', '.');
-  else if (separator === '.') s = s.replace(/,/g, '');
-  else s = byShape(s, decimalComma);
+  if (plainNumbers && PLAIN_NUMBER.test(s)) return Number(s);
+  if (separator === ',' || separator === '.') {
+    const read = declared(s, separator);
+    if (read === undefined) fail(`"${raw}" is not a number with "${separator}" as its decimal mark`);
+    s = read;
+  } else s = byShape(s, decimalComma);
   if (!isNumberText(s)) fail(`"${raw}" is not a number`);
   return Number(s);
+}
+
+/**
+ * `s` with `mark` as its decimal mark → with `.`, its grouping marks (the other of `.` and `,`)
+ * left out; undefined when they do not group thousands: `2.5` with a decimal comma is no number
+ * (never 25), nor `1,5` with a decimal point.
+ */
+function declared(s: string, mark: string): string | undefined {
+  const group = mark === ',' ? '.' : ',';
+  const at = s.indexOf(mark);
+  const whole = at < 0 ? s : s.slice(0, at);
+  if (whole.includes(group) && !grouped(whole, group)) return undefined;
+  return at < 0 ? ungrouped(whole, group) : `${ungrouped(whole, group)}.${s.slice(at + 1)}`;
 }
 
 /** `s` with its decimal mark as `.` and no grouping marks, by the rules of `decimal`; as it was when it fits none. */
@@ -354,8 +383,8 @@ function grouped(s: string, mark: string): boolean {
 const ungrouped = (s: string, mark: string): string => s.split(mark).join('');
 
 /** A whole number from `24`, `24.0` or `24,00`; anything with a fraction is an error. */
-function integer(text: unknown, separator?: unknown, decimalComma = false): number | undefined {
-  const n = decimal(text, separator, decimalComma);
+function integer(text: unknown, separator?: unknown, decimalComma = false, plainNumbers = false): number | undefined {
+  const n = decimal(text, separator, decimalComma, plainNumbers);
   if (n === undefined) return undefined;
   if (!Number.isInteger(n)) fail(`"${String(text)}" is not a whole number`);
   return n;
@@ -510,8 +539,16 @@ function registerHelpers(
   // Refused when the mapping loads (walk); bound here too, so no alias reaches JSONata's own.
   for (const name of REFUSED_FUNCTIONS)
     expr.registerFunction(name, () => fail(`$${name} is not available in a mapping`));
-  expr.registerFunction('decimal', (t: unknown, sep?: unknown) => decimal(t, sep, numbers.decimalComma), '<x?s?:n>');
-  expr.registerFunction('integer', (t: unknown, sep?: unknown) => integer(t, sep, numbers.decimalComma), '<x?s?:n>');
+  expr.registerFunction(
+    'decimal',
+    (t: unknown, sep?: unknown) => decimal(t, sep, numbers.decimalComma, numbers.plainNumbers),
+    '<x?s?:n>',
+  );
+  expr.registerFunction(
+    'integer',
+    (t: unknown, sep?: unknown) => integer(t, sep, numbers.decimalComma, numbers.plainNumbers),
+    '<x?s?:n>',
+  );
   expr.registerFunction('bool', bool, '<x?:b>');
   expr.registerFunction('date', date, '<x?s?:s>');
   expr.registerFunction('excelDate', excelDate, '<x?:s>');

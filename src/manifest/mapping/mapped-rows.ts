@@ -172,8 +172,10 @@ export class MappedRows implements CsvScanHandlers {
   }
 
   header(cells: string[], row: number, read?: CsvRead): void {
-    // A `;`-separated file comes from a spreadsheet whose decimal mark is `,`.
+    // A `;`-separated file comes from a spreadsheet whose decimal mark is `,`. A workbook's sheet
+    // comes with no dialect read: its number cells read as plain numbers (`2.5`).
     this.numbers.decimalComma = read?.delimiter === ';';
+    this.numbers.plainNumbers = read === undefined;
     this.exportHeader = cells;
     this.names = cells.map((c) => c.trim());
     const chosen = selectVariant(this.mapping, this.names);

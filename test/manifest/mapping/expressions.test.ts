@@ -51,6 +51,25 @@ describe('locale-aware helpers', () => {
       expect(() => decimal(bad)).toThrow('is not a number');
   });
 
+  it('with a separator given, the other mark must group thousands: never ten times the amount', () => {
+    expect(decimal('1.234.567,5', ',')).toBe(1234567.5);
+    expect(decimal('1,234,567.5', '.')).toBe(1234567.5);
+    expect(decimal('-1.234', ',')).toBe(-1234);
+    for (const bad of ['2.5', '24.0', '1.23,5'])
+      expect(() => decimal(bad, ','), bad).toThrow('is not a number with "," as its decimal mark');
+    expect(() => decimal('1,2,3', ',')).toThrow('is not a number');
+    expect(() => decimal('2,5', '.')).toThrow('is not a number with "." as its decimal mark');
+  });
+
+  it("reads a workbook's number cell as the plain number it is, whatever separator the mapping declares", () => {
+    expect(decimal('2.5', ',', false, true)).toBe(2.5);
+    expect(decimal('1.234', ',', false, true)).toBe(1.234);
+    expect(decimal('24', ',', false, true)).toBe(24);
+    // A text cell of the workbook written the CSV's way still reads by the separator.
+    expect(decimal('2,40', ',', false, true)).toBe(2.4);
+    expect(decimal('1.234,50', ',', false, true)).toBe(1234.5);
+  });
+
   it('reads yes and no as spreadsheets write them in their languages', () => {
     for (const yes of ['true', 'TRUE', 'WAHR', 'Vrai', 'VERDADERO', 'Sí', 'VERO', 'yes', '1'])
       expect(bool(yes)).toBe(true);

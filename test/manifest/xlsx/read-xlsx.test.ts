@@ -131,6 +131,39 @@ describe('.xlsx inputs', () => {
     expect(named.manifest?.jobs[0].orderNumber).toBe('PO-1');
   });
 
+  it("a mapping written for the CSV's decimal commas reads the workbook's number cells as the numbers they are", async () => {
+    const file = await workbook({
+      Aufträge: [
+        ['Auftrag', 'Artikel', 'Menge', 'Breite'],
+        ['PO-1', 'A10001', 24, 10.5],
+        ['PO-2', 'A10001', 12, '12,5'],
+        ['PO-3', 'A10001', 2.5, 1.234],
+      ],
+    });
+    const yaml = [
+      'ignoreUnmapped: true',
+      'fields:',
+      '  orderNumber: Auftrag',
+      '  itemType: \'"Asset"\'',
+      '  code: Artikel',
+      '  quantity: \'$integer(Menge, ",")\'',
+      '  orderComment: \'"Breite " & $string($decimal(Breite, ","))\'',
+      '',
+    ].join('\n');
+    const { manifest, diagnostics } = await loadManifest(file, { mapping: parseMapping(yaml, 'm.yaml') });
+    const jobs = manifest?.jobs ?? [];
+    expect(jobs.map((j) => [j.orderNumber, j.orderComment, j.items[0]?.quantity])).toEqual([
+      ['PO-1', 'Breite 10.5', 24],
+      ['PO-2', 'Breite 12.5', 12],
+      ['PO-3', 'Breite 1.234', '2.5'],
+    ]);
+    // 2.5 is no quantity, never 25.
+    expect(errors(diagnostics).map((d) => [d.source?.row, d.message])).toContainEqual([
+      4,
+      expect.stringContaining('"2.5" is not a whole number'),
+    ]);
+  });
+
   // exceljs stores xl/workbook.xml last: a reader going front to back through the archive must
   // keep every part until it gets there, however fast parts saved without compression arrive.
   it('a workbook saved without compression reads the same every time (its last part is never lost)', async () => {
