@@ -194,6 +194,15 @@ describe('what the presets make of the rows', () => {
     expect(manifest?.jobs.map((j) => j.deliveryAddress?.postalCode)).toEqual(['02134', '78701', '75201']);
   });
 
+  it('a message about a postal code names the ZIP column, not the country column its expression tests first', async () => {
+    const file = await copySample('samples/woocommerce/orders-export.csv');
+    // Order 2051 shipped to Dresden, its PLZ 01099 saved by a spreadsheet as 1099.
+    await writeFile(file, (await readFile(file, 'utf8')).replaceAll(',77002,Houston,TX,US,', ',1099,Dresden,,DE,'));
+    const { diagnostics } = await manifestOf(file, 'woocommerce');
+    const zip = diagnostics.filter((d) => d.code === 'postal-code.leading-zero');
+    expect(zip.map((d) => [d.source?.row, d.source?.columnName])).toEqual([[2, 'shipping_postcode']]);
+  });
+
   it('Odoo 17: the display name split into company and contact, the size read off the reference', async () => {
     const file = await copySample('samples/odoo/sale.order.csv');
     const { manifest } = await manifestOf(file, 'odoo');

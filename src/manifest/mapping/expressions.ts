@@ -28,6 +28,8 @@ export interface CompiledExpression {
   columns: string[];
   /** The plain rename: the one column it is. */
   column?: string;
+  /** The column its value comes from, where that is not its first column (messages name it). */
+  label?: string;
   /** Its value depends on `columns` (and `$line`) alone (no `$`, wildcard or `$now()`): it needs only those cells. */
   cacheable: boolean;
   /**
@@ -74,6 +76,11 @@ export interface ExpressionAnalysis {
   usesLine: boolean;
   /** A bare column name: the plain rename of that column. */
   rename?: string;
+  /**
+   * A condition's first column read in its branches: `Country = "US" ? $pad(Zip, 5) : Zip` gives
+   * the Zip's value, and a message about the value names Zip, not the Country it tests.
+   */
+  label?: string;
 }
 
 /**
@@ -118,11 +125,13 @@ function analyse(source: string): ExpressionAnalysis | ExpressionError {
     );
   const single =
     (ast.type as string) === 'path' && ast.steps?.length === 1 && ast.steps[0].type === 'name' && !hasExtras(ast);
+  const label = (ast.type as string) === 'condition' ? branchColumn(ast) : undefined;
   return {
     columns: [...found.columns],
     cacheable: found.cacheable,
     usesLine: found.usesLine === true,
     ...(single ? { rename: String(ast.steps?.[0].value) } : {}),
+    ...(label !== undefined ? { label } : {}),
   };
 }
 
@@ -136,12 +145,14 @@ export function compileExpression(
   sequence = false,
   numbers: NumberStyle = { decimalComma: false },
 ): CompiledExpression {
-  const { columns, cacheable, usesLine, rename } = analyseExpression(source);
+  const { columns, cacheable, usesLine, rename, label } = analyseExpression(source);
   if (rename !== undefined && !sequence) return renameOf(source, [...columns], rename);
   // An evaluation of its own: the helpers it is given are this file's (its number style, its lookups).
   const expr = parse(source);
   registerHelpers(expr, tables, numbers);
-  return new EvaluatedExpression(source, [...columns], cacheable, expr, usesLine, sequence);
+  const compiled = new EvaluatedExpression(source, [...columns], cacheable, expr, usesLine, sequence);
+  if (label !== undefined) compiled.label = label;
+  return compiled;
 }
 
 /** The plain rename: the cell of one column, never evaluated by JSONata. */
@@ -163,6 +174,7 @@ function renameOf(source: string, columns: string[], column: string): CompiledEx
 
 /** An expression JSONata evaluates; when cacheable, its value is cached by the cells it reads. */
 class EvaluatedExpression implements CompiledExpression {
+  label?: string;
   private indexes: number[] = [];
   private readonly cache = new BoundedMemo<string, ExpressionValue>(CACHE_LIMIT);
   // The cells of the last row evaluated, and its value: an order's rows repeat them (fill-down),
@@ -254,6 +266,14 @@ type Node = jsonata.ExprNode & Record<string, unknown>;
 function hasExtras(node: jsonata.ExprNode): boolean {
   const step = node.steps?.[0] as (jsonata.ExprNode & Record<string, unknown>) | undefined;
   return step !== undefined && (step.stages !== undefined || step.predicate !== undefined || step.group !== undefined);
+}
+
+/** The first column a condition's branches read (`then`, then `else`). */
+function branchColumn(ast: Node): string | undefined {
+  const found: Found = { columns: new Set<string>(), cacheable: true };
+  walk(ast.then, found);
+  walk(ast.else, found);
+  return found.columns.values().next().value;
 }
 
 /** Collects the columns read by name (a path's first step) and whether the result depends on them alone. */

@@ -162,7 +162,7 @@ export class MappedRows implements CsvScanHandlers {
     const columnLabels = this.builderMapping.columnLabels ?? {};
     for (const key of Object.keys(columnLabels)) delete columnLabels[key];
     for (const f of this.fields) {
-      const label = f.expr.column ?? f.expr.columns[0];
+      const label = f.expr.column ?? f.expr.label ?? f.expr.columns[0];
       if (label !== undefined) columnLabels[f.target] = label;
     }
     if (this.sizeField !== undefined) {

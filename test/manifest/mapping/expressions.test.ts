@@ -119,6 +119,14 @@ describe('expression analyses, parsed once per source', () => {
     expect(await expr.evaluate(['A10001-M'], () => ({ SKU: 'A10001-M' }))).toBe('Asset');
   });
 
+  it("a condition's value is its branches': messages name the column a branch reads, not the one tested", () => {
+    const zip = '`Shipping Country` = "US" ? $pad(`Shipping Zip`, 5) : `Shipping Zip`';
+    expect(analyseExpression(zip).columns).toEqual(['Shipping Country', 'Shipping Zip']);
+    expect(compileExpression(zip, {}).label).toBe('Shipping Zip');
+    expect(analyseExpression('$contains(SKU, /^A\\d/) ? "Asset" : "Stock"').label).toBeUndefined();
+    expect(analyseExpression('$trim(Phone) ? Phone : Mobile').label).toBe('Phone');
+  });
+
   it('a bad expression is refused every time with the same message and position', () => {
     for (const source of ['$substringBefore(', '$eval("1")']) {
       const errors = [0, 1].map(() => {
