@@ -171,6 +171,21 @@ function listed(names: readonly string[], n = 5): string {
   return names.length > n ? `${shown.join(', ')} and ${names.length - n} more` : shown.join(', ');
 }
 
+const folded = (name: string): string => name.trim().replace(/\s+/g, ' ').toLowerCase();
+
+/**
+ * The columns a header lacks, listed; one it has in another case or spacing (`Lineitem SKU` for
+ * `Lineitem sku`, a hand edit or another tool's export) says so, since names must match exactly
+ * and "lacks" alone reads as wrong to whoever sees the column in the file.
+ */
+function lacking(missing: readonly string[], header: readonly string[]): string {
+  const inHeader = new Map<string, string>();
+  for (const h of header) if (h.trim() !== '' && !inHeader.has(folded(h))) inHeader.set(folded(h), h.trim());
+  const near = missing.map((c) => inHeader.get(folded(c))).filter((h): h is string => h !== undefined);
+  if (near.length === 0) return listed(missing);
+  return `${listed(missing)} (it has ${listed(near)}: column names must match exactly, case included)`;
+}
+
 /** The one message for a header htorder will not read on its own: what it looks like, and the flag to choose. */
 export function recognitionMessage(
   r: Exclude<Recognition, { kind: 'none' | 'match' }>,
@@ -181,7 +196,7 @@ export function recognitionMessage(
     return `the header fits more than one known export: ${which}; choose one with --mapping`;
   }
   return (
-    `this looks like ${aPlatform(r.preset)} export, but its header lacks ${listed(r.missing)}, ` +
+    `this looks like ${aPlatform(r.preset)} export, but its header lacks ${lacking(r.missing, header)}, ` +
     `which the ${r.preset} preset reads; export with those columns (docs/presets/${r.preset}.md), or use ` +
     `--mapping ${r.preset} with a mapping that extends it (docs/mappings.md)${optionHint(r.preset, header)}`
   );
@@ -262,7 +277,7 @@ export function presetMisfitMessage(mapping: Mapping, header: readonly string[])
     );
   }
   return (
-    `the header lacks ${listed(missing)}, which the ${preset} preset reads; export with those columns ` +
+    `the header lacks ${lacking(missing, header)}, which the ${preset} preset reads; export with those columns ` +
     `(docs/presets/${preset}.md), or read them otherwise in a mapping that extends ${preset} (docs/mappings.md)` +
     optionHint(preset, header)
   );

@@ -93,6 +93,15 @@ describe('a header that fits a preset, or nearly', () => {
     expect(r.diagnostics[0].code).toBe(INPUT_MAPPING_CHOICE);
   });
 
+  it('a column the header has in another case is named as the one it has, recognised or given', async () => {
+    const file = await columns(SHOPIFY, SHOPIFY_REQUIRED);
+    await writeFile(file, (await readFile(file, 'utf8')).replace('Lineitem sku', 'Lineitem SKU'));
+    const hint = '"Lineitem sku" (it has "Lineitem SKU": column names must match exactly, case included), which';
+    expect(messages(await loadManifest(file))).toEqual([expect.stringContaining(`its header lacks ${hint}`)]);
+    const given = await loadManifest(file, { mapping: await loadMapping('shopify') });
+    expect(messages(given)).toEqual([expect.stringContaining(`the header lacks ${hint}`)]);
+  });
+
   it("a mapping of the user's that extends a preset: its own lines located, the preset's at the header, once each", async () => {
     const file = await columns(
       SHOPIFY,
