@@ -203,6 +203,24 @@ describe('what the presets make of the rows', () => {
     expect(zip.map((d) => [d.source?.row, d.source?.columnName])).toEqual([[2, 'shipping_postcode']]);
   });
 
+  it("a quantity the preset cannot read on a sized line is named by the quantity's column, not the SKU's", async () => {
+    const file = await copySample('samples/shopify/orders_export.csv');
+    // #1042's first line, GD5000-BLK-M (a size, so its quantity would go to sizeQuantities).
+    await writeFile(
+      file,
+      (await readFile(file, 'utf8')).replace(
+        ',12,Gildan 5000 Tee - Black / M,',
+        ',twelve,Gildan 5000 Tee - Black / M,',
+      ),
+    );
+    const { diagnostics } = await manifestOf(file, 'shopify');
+    const errors = diagnostics.filter((d) => d.severity === 'error');
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors.map((d) => [d.source?.row, d.source?.columnName])).toEqual(
+      errors.map(() => [5, 'Lineitem quantity']),
+    );
+  });
+
   it('Odoo 17: the display name split into company and contact, the size read off the reference', async () => {
     const file = await copySample('samples/odoo/sale.order.csv');
     const { manifest } = await manifestOf(file, 'odoo');

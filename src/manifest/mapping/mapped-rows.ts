@@ -424,7 +424,10 @@ export class MappedRows implements CsvScanHandlers {
     }
     if (this.sizeField !== undefined) {
       const size = value(fields.length + this.rules.length, this.sizeField, orderNumber);
-      if (size !== undefined && this.quantitySlot >= 0 && out[this.quantitySlot] !== '') {
+      // A quantity its expression could not read stays the line's quantity: its problems are named
+      // by the quantity's column, not the size's.
+      const read = this.quantitySlot >= 0 && !(results[this.quantitySlot] instanceof Failure);
+      if (size !== undefined && read && out[this.quantitySlot] !== '') {
         out[this.sizesSlot] = `${size}=${out[this.quantitySlot]}`;
         out[this.quantitySlot] = '';
       }
