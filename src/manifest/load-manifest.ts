@@ -7,7 +7,7 @@ import { hasFileLevelError, restatesErrorOf } from './restated.js';
 import type { Mapping } from './mapping/model.js';
 import type { RecognisedMapping } from './mapping/recognise-input.js';
 import type { Diagnostic, JobList, Manifest, ManifestFormat, ManifestJob, RawDocument, ReadResult } from './model.js';
-import { INPUT_MAPPING_CHOICE, INPUT_UNREADABLE, INPUT_UNSUPPORTED } from './read-input.js';
+import { INPUT_MAPPING_CHOICE, INPUT_UNREADABLE, INPUT_UNSUPPORTED, unreadableInput } from './read-input.js';
 import { runLocalRulesUpTo } from './rules/index.js';
 import { quote } from '../core/suggest.js';
 import { readYamlDocument, type YamlReadOptions } from './yaml/read-yaml.js';
@@ -121,6 +121,11 @@ export async function loadManifest(
       source: { file },
     };
     return { input: { file }, diagnostics: [diagnostic] };
+  }
+  // YAML and JSON are read through one checked open (readInputBytes); the others are looked at first.
+  if (format === 'csv' || format === 'xlsx') {
+    const unreadable = await unreadableInput(file);
+    if (unreadable !== undefined) return { input: { file, format }, diagnostics: [unreadable] };
   }
   let raw: RawDocument | undefined;
   let recognised: RecognisedMapping | undefined;

@@ -47,6 +47,28 @@ export const INPUT_MAPPING_CHOICE = 'input.mapping-choice';
 export type InputRead = { bytes: Uint8Array; diagnostic?: undefined } | { bytes?: undefined; diagnostic: Diagnostic };
 
 /**
+ * Why `file` cannot be read as an input at all, before any reader opens it: missing, or not a
+ * regular file (a folder, a FIFO, a device), in the words readInputBytes uses; undefined for a
+ * regular file. Looked at through a non-blocking open, so a FIFO put there cannot hang the open.
+ * The CSV and .xlsx readers open the file several times (sniffing, reading, result.csv), and each
+ * open of a FIFO would wait for a writer for ever, and a folder would fail only midway.
+ */
+export async function unreadableInput(file: string): Promise<Diagnostic | undefined> {
+  const fail = (code: string, message: string): Diagnostic => ({ severity: 'error', code, message, source: { file } });
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
+    return (await handle.stat()).isFile() ? undefined : fail(INPUT_UNREADABLE, 'is not a regular file');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT' || code === 'ENOTDIR') return fail(INPUT_NOT_FOUND, 'no such file');
+    return fail(INPUT_UNREADABLE, `cannot be read (${code ?? 'error'})`);
+  } finally {
+    await handle?.close();
+  }
+}
+
+/**
  * Reads a whole input file, refusing missing files, anything that is not a regular file and files
  * over the size cap. Checked and read through one open handle (non-blocking, so a FIFO put there
  * cannot hang the open), and never more than one byte past the cap: a file swapped or grown after

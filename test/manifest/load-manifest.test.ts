@@ -226,6 +226,28 @@ describe('loadManifest: inputs', () => {
     expect(result.diagnostics).toMatchObject([{ code: 'input.unreadable', message: 'is not a regular file' }]);
   });
 
+  it.each(['sub.csv', 'sub.tsv', 'sub.xlsx'])(
+    'refuses a directory named %s before any reader opens it',
+    async (name) => {
+      const dir = await writeInput('z.yaml', '').then((f) => join(f, '..', name));
+      await import('node:fs/promises').then((fs) => fs.mkdir(dir));
+      const result = await loadManifest(dir);
+      expect(result.diagnostics).toMatchObject([{ code: 'input.unreadable', message: 'is not a regular file' }]);
+    },
+  );
+
+  it.each(['fifo.csv', 'fifo.xlsx'])('refuses a FIFO named %s without waiting for a writer', async (name) => {
+    const fifo = await writeInput('w.yaml', '').then((f) => join(f, '..', name));
+    execFileSync('mkfifo', [fifo]);
+    const result = await loadManifest(fifo);
+    expect(result.diagnostics).toMatchObject([{ code: 'input.unreadable', message: 'is not a regular file' }]);
+  });
+
+  it('reports a missing CSV file as not found', async () => {
+    const result = await loadManifest('/no/such/orders.csv');
+    expect(result.diagnostics.map((d) => d.code)).toEqual(['input.not-found']);
+  });
+
   it('reads CSV through the CSV reader', async () => {
     const csv =
       'orderNumber,deliveryMethod,itemType,code,quantity\nPO-1,UPSGND,Asset,A10001,50\nPO-1,,Asset,A10002,5\n';
