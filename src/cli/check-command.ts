@@ -17,7 +17,7 @@ import { reportPaths } from '../report/report-paths.js';
 import type { ReportSpool } from '../report/report-spool.js';
 import { SpooledReport } from '../report/spooled-report.js';
 import { errorLines, jobErrors, warningLines } from '../report/write-errors-txt.js';
-import { writeReports } from '../report/write-reports.js';
+import { reportsUnwritable, writeReports } from '../report/write-reports.js';
 import { printableLines } from '../core/printable.js';
 import { recognisedText } from './format-outcome.js';
 import { leaveOutReports } from './report-inputs.js';
@@ -94,27 +94,41 @@ export async function checkInput(file: string, opts: CheckInputOptions = {}): Pr
   try {
     const usage = loaded.diagnostics.find((d) => USAGE_CODES.has(d.code));
     if (usage) return { file, status: 'unreadable', problem: usage.message };
-    if (loaded.jobFindings !== undefined) return await checkWindowed(loaded, { csvLimits, startedAt, clock });
-    const report = buildReport({
-      command: 'check',
-      input: loaded.input,
-      recognised: loaded.recognised,
-      manifest: loaded.manifest,
-      diagnostics: loaded.diagnostics,
-      startedAt,
-      finishedAt: nowDate(clock),
-    });
-    const reports = await writeReports(report, {
-      manifest: loaded.manifest,
-      mapping: loaded.recognised?.mapping ?? mapping,
-      csvLimits,
-      // check has nothing else to do while its reports are written.
-      onThisThread: true,
-    });
-    return { file, status: reportHasErrors(report) ? 'invalid' : 'valid', report, reports };
+    return await checkRead(loaded, { ...opts, startedAt, clock });
+  } catch (err) {
+    // A folder the user may not write (a read-only mount): named on stderr, exit 2, the other inputs checked.
+    const problem = reportsUnwritable(err);
+    if (problem === undefined) throw err;
+    return { file, status: 'unreadable', problem };
   } finally {
     loaded.release?.();
   }
+}
+
+/** checkInput's checks and reports of an input it could read. */
+async function checkRead(
+  loaded: LoadResult<JobList>,
+  opts: CheckInputOptions & { startedAt: Date; clock: Clock },
+): Promise<CheckOutcome> {
+  const { mapping, csvLimits, startedAt, clock } = opts;
+  if (loaded.jobFindings !== undefined) return await checkWindowed(loaded, { csvLimits, startedAt, clock });
+  const report = buildReport({
+    command: 'check',
+    input: loaded.input,
+    recognised: loaded.recognised,
+    manifest: loaded.manifest,
+    diagnostics: loaded.diagnostics,
+    startedAt,
+    finishedAt: nowDate(clock),
+  });
+  const reports = await writeReports(report, {
+    manifest: loaded.manifest,
+    mapping: loaded.recognised?.mapping ?? mapping,
+    csvLimits,
+    // check has nothing else to do while its reports are written.
+    onThisThread: true,
+  });
+  return { file: loaded.input.file, status: reportHasErrors(report) ? 'invalid' : 'valid', report, reports };
 }
 
 /**

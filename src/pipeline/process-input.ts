@@ -22,7 +22,7 @@ import { reportPaths } from '../report/report-paths.js';
 import { ReportWriter } from '../report/report-writer.js';
 import { SpooledReport } from '../report/spooled-report.js';
 import type { ReportQuotes } from '../report/write-errors-txt.js';
-import type { ReportTarget, WrittenReports } from '../report/write-reports.js';
+import { type ReportTarget, reportsUnwritable, type WrittenReports } from '../report/write-reports.js';
 import type { AccountCatalogue } from '../resolve/catalogue.js';
 import { errorText } from './api-diagnostics.js';
 import { type AccountListing, listAccount } from './find-submitted.js';
@@ -303,7 +303,19 @@ export async function processPrepared(prepared: PreparedInput, given: PipelineCo
     return prepared.unreadable;
   }
   try {
-    const begun = await prepared.begin();
+    let begun: Begun;
+    try {
+      begun = await prepared.begin();
+    } catch (err) {
+      // Nothing is sent for an input whose reports cannot be written beside it (a read-only
+      // folder of a nightly export): the user learns why from a line, not a stack trace. watch
+      // begins in its own work folder, whose failures its retries handle.
+      const problem = given.command === 'watch' ? undefined : reportsUnwritable(err);
+      if (problem === undefined) throw err;
+      const unwritable: InputOutcome = { file: prepared.file, status: 'unreadable', problem, planned: new Map() };
+      await given.hooks?.onOutcome?.(unwritable);
+      return unwritable;
+    }
     try {
       const outcome = await processBegun(prepared, begun, given);
       await given.hooks?.onOutcome?.(outcome);

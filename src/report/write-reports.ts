@@ -35,6 +35,20 @@ export interface ReportTarget {
 }
 
 /**
+ * What to tell of a file-system failure (an error with a system error code) while an input's
+ * reports are begun or written beside it — a folder the user may not write, a read-only mount, a
+ * full disk, a folder where a report would go: the input is then not processed, as one that
+ * cannot be read is (exit 2, named on stderr). Undefined for any other error, which stays an
+ * internal error.
+ */
+export function reportsUnwritable(err: unknown): string | undefined {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' && /^E[A-Z0-9]+$/.test(code)
+    ? `its reports cannot be written beside it (${code})`
+    : undefined;
+}
+
+/**
  * Writes the three reports, each atomically: result.json, result.csv, and errors.txt when
  * something failed. Next to the input by default, where a stale errors.txt is removed when
  * nothing failed (safe to call again after every job outcome), and so are the temporaries

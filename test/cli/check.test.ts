@@ -27,6 +27,25 @@ describe('htorder check', () => {
     expect(io.out).toBe('');
   });
 
+  it('names an input whose reports cannot be written beside it and checks the others: exit 2, no stack trace', async () => {
+    const dir = await tempDirPerTest();
+    // A name that fits, but whose reports' temporary names pass the file system's 255-byte limit.
+    const name = `${'n'.repeat(230)}.csv`;
+    const long = await writeInput(
+      name,
+      'orderNumber,deliveryMethod,itemType,code,quantity\nPO-1,UPSGND,Asset,A10001,50\n',
+      dir,
+    );
+    const fine = await writeInput('fine.yaml', VALID, dir);
+    expect(await runCli(['check', long, fine])).toBe(2);
+    expect(io.err).toContain(
+      `${long}: its reports cannot be written beside it (ENAMETOOLONG) (not checked, no reports written)\n`,
+    );
+    expect(io.err).toContain(`${fine}: ok, 1 job valid\n`);
+    expect(io.err).not.toContain('internal error');
+    expect((await readdir(dir)).sort()).toEqual(['fine.yaml', 'fine.yaml.result.csv', 'fine.yaml.result.json', name]);
+  });
+
   it("dates its report by the calendar clock, which the clockOffset setting moves as for run's reports", async () => {
     const file = await writeInput('orders.yaml', VALID);
     vi.stubEnv('HTORDER_CLOCK_OFFSET', '3d');

@@ -3,9 +3,10 @@ import { mkdir, readdir, utimes, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { runCli } from '../../src/cli/program.js';
 import { reportPaths } from '../../src/report/report-paths.js';
+import { ReportSpool } from '../../src/report/report-spool.js';
 import { temporaryOf } from '../../src/storage/atomic-write.js';
 import { captureStdio } from '../support/capture-stdio.js';
 import { DIST, requireDist } from '../support/dist.js';
@@ -57,6 +58,30 @@ describe("the report's spool", () => {
     expect(await temporaries(h.workDir)).toEqual([]);
     // The jobs were sent all the same: the ledger is their record.
     expect(await h.sandbox.admin.jobs()).toHaveLength(3);
+  });
+
+  it('that cannot be made beside the input (a folder the user may not write) stops that input alone, before anything is sent: exit 2, no stack trace', async () => {
+    const file = await h.write('order.yaml', THREE);
+    const other = await h.write('other.yaml', manifest([{ orderNumber: 'PO-9', items: ITEMS.reorder }]));
+    // What a read-only folder or mount gives a user who is not root: the spool's create is refused.
+    const create = ReportSpool.create.bind(ReportSpool);
+    const refused = vi.spyOn(ReportSpool, 'create').mockImplementation((paths, ...rest) => {
+      if (paths.json !== `${file}.result.json`) return create(paths, ...rest);
+      const err = new Error(`EACCES: permission denied, open '${paths.json}.tmp'`);
+      return Promise.reject(Object.assign(err, { code: 'EACCES' }));
+    });
+    try {
+      const run = await h.cli('run', [file, other]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain(
+        `${file}: its reports cannot be written beside it (EACCES) (not processed, no reports written)\n`,
+      );
+      expect(run.stderr).not.toContain('    at ');
+    } finally {
+      refused.mockRestore();
+    }
+    expect((await h.sandbox.admin.jobs()).map((j) => j.orderNumber)).toEqual(['PO-9']);
+    expect(await temporaries(h.workDir)).toEqual([]);
   });
 
   it('of a killed run is removed by a later write of the same reports, once it is an hour old', async () => {
