@@ -41,6 +41,8 @@ export const INPUT_UNREADABLE = 'input.unreadable';
 export const INPUT_TOO_LARGE = 'input.too-large';
 export const INPUT_ENCODING = 'input.encoding';
 export const INPUT_UNSUPPORTED = 'input.unsupported-format';
+/** An input whose bytes, read again (result.csv), are no longer those first read (scanCsvFile). */
+export const INPUT_CHANGED = 'input.changed';
 /** A shop export htorder will not read without being told which mapping: ambiguous, near, or the wrong one. */
 export const INPUT_MAPPING_CHOICE = 'input.mapping-choice';
 

@@ -5,7 +5,7 @@ import { stringify } from 'csv-stringify/sync';
 import { type CsvDialect, dialectOf, dialectRead } from '../manifest/csv/csv-scanner.js';
 import type { CsvRead, JobList, Manifest } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
-import type { CsvLimits } from '../manifest/read-input.js';
+import { type CsvLimits, INPUT_CHANGED } from '../manifest/read-input.js';
 import { type NewFileOptions, writeFileAtomic } from '../storage/atomic-write.js';
 import { ByteOutput } from './byte-output.js';
 import { peekItems } from './lazy-items.js';
@@ -119,6 +119,7 @@ export function writeResultCsv(path: string, report: ResultReport, opts: ResultC
       header,
       table: opts.jobsNow === undefined ? rowCellsOf(report, opts.manifest) : undefined,
       tooLarge: isTooLarge(report),
+      ...(report.input.sha256 ? { sha256: report.input.sha256 } : {}),
       output,
       read: dialect,
       limits: opts.csvLimits,
@@ -130,6 +131,13 @@ export function writeResultCsv(path: string, report: ResultReport, opts: ResultC
       const results = rowsOnDemand(report, opts, output.delimiter, encoderOf(output), opts.jobsNow);
       done = writeFileAtomic(path, csvInputChunks(job, results), job.file);
     } else done = inWorker(job, opts.worker).then((yes) => (yes ? writeInWorker(job) : writeCsvResult(job)));
+    // The input replaced or edited since it was read (a shop's next export written over it while
+    // a run submits): its rows now are another file's, which must not be shown beside this one's
+    // results. The jobs' own rows are written instead, as for a YAML input.
+    done = done.catch((err: unknown) => {
+      if ((err as { code?: unknown } | undefined)?.code !== INPUT_CHANGED) throw err;
+      return writeFileAtomic(path, manifestCsv(report), opts.file);
+    });
   } else if (report.input.format === 'xlsx') {
     const encode = encoderOf(EXCEL_DIALECT);
     const results =
@@ -153,6 +161,8 @@ export interface CsvResultJob {
   table: RowCellsTable | undefined;
   /** The input was refused for its size: it is not read again. */
   tooLarge: boolean;
+  /** The SHA-256 of the input's bytes as first read: read again, they must be the same (scanCsvFile). */
+  sha256?: string;
   /** How result.csv is written, and how the input is read. */
   output: OutputDialect;
   read: CsvDialect;
@@ -294,7 +304,7 @@ async function* csvInputChunks(job: CsvResultJob, results: RowResults): AsyncGen
       },
       record,
     };
-    const reread = { limits: job.limits, keepText: job.copyText };
+    const reread = { limits: job.limits, keepText: job.copyText, ...(job.sha256 ? { sha256: job.sha256 } : {}) };
     for await (const _ of scanCsvFile(job.input, job.read, handlers, reread)) {
       if (out.length > 0) yield out.flush();
     }
@@ -406,6 +416,8 @@ function padTo(cells: string[], width: number): string[] {
   return cells.length >= width ? cells : [...cells, ...new Array<string>(width - cells.length).fill('')];
 }
 
+/** The line of a YAML/JSON source; of a CSV input written so (changed since it was read), its row: the scanner's physical line. */
 function lineOf(source: JobResult['source']): string {
-  return source && 'line' in source ? String(source.line) : '';
+  if (!source) return '';
+  return 'line' in source ? String(source.line) : String(source.row);
 }

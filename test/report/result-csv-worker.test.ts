@@ -181,3 +181,34 @@ describe('result.csv written by a worker thread', () => {
     ]);
   });
 });
+
+describe('result.csv of a CSV input that changed after it was read', () => {
+  it.each([
+    ['replaced by another file', (text: string) => text.replaceAll('SO-', 'XX-'), false],
+    ['edited in place, same size', (text: string) => text.replace('Kit 1,', 'Kit 9,'), false],
+    ['replaced, written by a worker thread', (text: string) => text.replaceAll('SO-', 'XX-'), true],
+  ] as const)('%s: lists the jobs read, never the rows of the file there now', async (_, change, csvWorker) => {
+    const input = join(await tempDirPerTest('htorder-changed-'), 'input.csv');
+    const text = ordersCsv(30);
+    await writeFile(input, text);
+    const loaded = await built.load.loadManifest(input);
+    const report = checkReport(loaded);
+    // The shop's next export is written over it while the run submits.
+    await writeFile(`${input}.next`, change(text));
+    await run('mv', [`${input}.next`, input]);
+    const dir = await tempDirPerTest('htorder-changed-');
+    await built.write.writeReports(report, {
+      manifest: loaded.manifest,
+      target: { paths: built.paths.reportPaths(join(dir, 'orders.csv')), inputShownAs: 'done/orders.csv' },
+      worker: csvWorker,
+    });
+    const csv = (await readFile(join(dir, 'orders.csv.result.csv'), 'utf8')).split('\n');
+    expect(csv[0]).toBe(
+      'orderNumber,itemIndex,line,itemType,code,quantity,status,jobNumber,newAssetSku,needsArtwork,error',
+    );
+    expect(csv[1]).toBe('SO-1,0,2,Asset,A10001,5,valid,,,,');
+    expect(csv.join('\n')).not.toContain('XX-');
+    expect(csv.join('\n')).not.toContain('Kit 9');
+    expect(await readdir(dir)).toEqual(['orders.csv.errors.txt', 'orders.csv.result.csv', 'orders.csv.result.json']);
+  });
+});

@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { type FileHandle, open } from 'node:fs/promises';
 import type { Diagnostic, RawDocument } from '../model.js';
 import type { Mapping } from '../mapping/model.js';
-import { type CsvLimits, INPUT_TOO_LARGE, unreadDocument } from '../read-input.js';
+import { type CsvLimits, INPUT_CHANGED, INPUT_TOO_LARGE, unreadDocument } from '../read-input.js';
 import { type CsvDialect, type CsvScanHandlers, CsvScanner, type CsvScanOptions, dialectOf } from './csv-scanner.js';
 import { TemplateReader } from './document-builder.js';
 
@@ -59,12 +59,21 @@ export async function* scanCsvFile(
   file: string,
   dialect: CsvDialect,
   handlers: CsvScanHandlers,
-  opts: CsvScanOptions = {},
+  opts: CsvScanOptions & {
+    /**
+     * The SHA-256 of the bytes first read: a file read to its end whose bytes hash otherwise
+     * (replaced or edited since) throws CsvInputChanged once it is read, so that no row of
+     * another file is written beside this file's results.
+     */
+    sha256?: string;
+  } = {},
 ): AsyncGenerator<void> {
   const scanner = new CsvScanner(dialect, handlers, opts);
+  const hash = opts.sha256 ? createHash('sha256') : undefined;
   const handle = await open(file, 'r');
   try {
     for await (const chunk of fileChunks(handle)) {
+      hash?.update(chunk);
       scanner.push(chunk);
       yield;
       if (scanner.stopped) break;
@@ -73,7 +82,17 @@ export async function* scanCsvFile(
     await handle.close();
   }
   await scanner.finish();
+  // A file that stops parsing is not read to its end: its first read had no hash either.
+  if (hash !== undefined && !scanner.stopped && hash.digest('hex') !== opts.sha256) throw new CsvInputChanged(file);
   yield;
+}
+
+/** scanCsvFile's: the file's bytes are no longer those first read. */
+export class CsvInputChanged extends Error {
+  readonly code = INPUT_CHANGED;
+  constructor(file: string) {
+    super(`${file} changed after it was read`);
+  }
 }
 
 /**
