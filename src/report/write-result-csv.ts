@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -131,21 +132,22 @@ export function writeResultCsv(path: string, report: ResultReport, opts: ResultC
       const results = rowsOnDemand(report, opts, output.delimiter, encoderOf(output), opts.jobsNow);
       done = writeFileAtomic(path, csvInputChunks(job, results), job.file);
     } else done = inWorker(job, opts.worker).then((yes) => (yes ? writeInWorker(job) : writeCsvResult(job)));
-    // The input replaced or edited since it was read (a shop's next export written over it while
-    // a run submits): its rows now are another file's, which must not be shown beside this one's
-    // results. The jobs' own rows are written instead, as for a YAML input.
-    done = done.catch((err: unknown) => {
-      if ((err as { code?: unknown } | undefined)?.code !== INPUT_CHANGED) throw err;
-      return writeFileAtomic(path, manifestCsv(report), opts.file);
-    });
   } else if (report.input.format === 'xlsx') {
     const encode = encoderOf(EXCEL_DIALECT);
     const results =
       opts.jobsNow === undefined
         ? new RowCells(rowCellsOf(report, opts.manifest), ',', encode)
         : rowsOnDemand(report, opts, ',', encode, opts.jobsNow);
-    done = writeFileAtomic(path, batches(sheetRows(input, header, results, opts), EXCEL_DIALECT), opts.file);
+    const rows = sheetRows(input, header, results, opts, report.input.sha256 ?? undefined);
+    done = writeFileAtomic(path, batches(rows, EXCEL_DIALECT), opts.file);
   } else done = writeFileAtomic(path, manifestCsv(report), opts.file);
+  // The input replaced or edited since it was read (a shop's next export written over it while
+  // a run submits): its rows now are another file's, which must not be shown beside this one's
+  // results. The jobs' own rows are written instead, as for a YAML input.
+  done = done.catch((err: unknown) => {
+    if ((err as { code?: unknown } | undefined)?.code !== INPUT_CHANGED) throw err;
+    return writeFileAtomic(path, manifestCsv(report), opts.file);
+  });
   done.catch(() => undefined); // observed by the caller's await of it
   return done;
 }
@@ -397,19 +399,31 @@ async function* sheetRows(
   knownHeader: string[] | undefined,
   results: RowResults,
   opts: ResultCsvOptions,
+  /** The SHA-256 of the workbook as first read: one whose bytes now hash otherwise throws INPUT_CHANGED before a row is given. */
+  sha256?: string,
 ): AsyncGenerator<string[]> {
   const { xlsxRows } = await import('../manifest/xlsx/scan-xlsx.js');
-  const rows = xlsxRows(file, { sheet: opts.mapping?.sheet, skipRows: opts.mapping?.skipRows });
+  // xlsxRows hashes the whole file before its first row.
+  const hash = sha256 ? createHash('sha256') : undefined;
+  const rows = xlsxRows(file, { sheet: opts.mapping?.sheet, skipRows: opts.mapping?.skipRows }, [], hash);
+  const same = (): void => {
+    if (hash !== undefined && hash.copy().digest('hex') !== sha256)
+      throw Object.assign(new Error(`${file} changed after it was read`), { code: INPUT_CHANGED });
+  };
   // The first row is the header, by the reader's own rules (skipped rows, blank rows).
   let width = -1;
   for await (const { row, cells } of rows) {
     if (width < 0) {
+      same();
       const header = knownHeader ?? cells;
       width = header.length;
       yield [...header, ...CSV_RESULT_COLUMNS];
     } else yield [...padTo(cells, width), ...results.cells(row)];
   }
-  if (width < 0) yield [...(knownHeader ?? []), ...CSV_RESULT_COLUMNS];
+  if (width < 0) {
+    same();
+    yield [...(knownHeader ?? []), ...CSV_RESULT_COLUMNS];
+  }
 }
 
 function padTo(cells: string[], width: number): string[] {

@@ -4,6 +4,9 @@ import ExcelJS from 'exceljs';
 import { parse } from 'csv-parse/sync';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli } from '../../../src/cli/program.js';
+import { loadManifest } from '../../../src/manifest/load-manifest.js';
+import { buildReport } from '../../../src/report/build-report.js';
+import { writeReports } from '../../../src/report/write-reports.js';
 import { classifyName } from '../../../src/watch/sources/drop-names.js';
 import { captureStdio } from '../../support/capture-stdio.js';
 import { PipelineHarness } from '../../support/pipeline-harness.js';
@@ -74,6 +77,34 @@ describe('htorder check, plan and run on an .xlsx', () => {
     expect(again.code, again.stderr).toBe(0);
     expect((await h.report(file)).jobs.map((j) => j.status)).toEqual(['already-submitted', 'already-submitted']);
   }, 60_000);
+
+  it("result.csv of a workbook replaced after it was read lists the jobs read, never the new workbook's rows", async () => {
+    const file = join(h.workDir, 'orders.xlsx');
+    await writeWorkbook(file);
+    const loaded = await loadManifest(file);
+    const at = new Date('2026-11-23T04:00:00Z');
+    const report = buildReport({
+      command: 'check',
+      input: loaded.input,
+      manifest: loaded.manifest,
+      diagnostics: loaded.diagnostics,
+      startedAt: at,
+      finishedAt: at,
+    });
+    // The next export saved over it while the run submits.
+    const wb = new ExcelJS.Workbook();
+    wb.addWorksheet('Orders').addRows([HEADER, ['NEW-1', ...address, 'Asset', 'A10001', 99]]);
+    await wb.xlsx.writeFile(file);
+    await writeReports(report, { manifest: loaded.manifest });
+    const csv = await readFile(`${file}.result.csv`, 'utf8');
+    expect(csv).not.toContain('NEW-1');
+    expect(csv.split('\n').slice(0, 4)).toEqual([
+      'orderNumber,itemIndex,line,itemType,code,quantity,status,jobNumber,newAssetSku,needsArtwork,error',
+      'XL-1,0,2,Asset,A10001,24,valid,,,,',
+      'XL-1,1,3,Asset,A10001,26,valid,,,,',
+      'XL-2,0,5,Asset,A10001,30,valid,,,,',
+    ]);
+  });
 
   it('watch takes .xlsx files', () => {
     expect(classifyName('orders.xlsx')).toEqual({ take: true });
