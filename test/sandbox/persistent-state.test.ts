@@ -63,6 +63,27 @@ describe('a persistent sandbox', () => {
     expect(next.body.jobLineDetails[0].newAssetSku).not.toBe(tag);
   });
 
+  it('restores a state that holds every demo customer, each with its own history jobs', async () => {
+    const file = join(await tempDirPerTest(), 'sandbox', 'state.json');
+    const first = await sandboxOn(file);
+    // An advance looks for the job in every customer, so every one of them is saved.
+    await first.sb.admin.advanceJob(600011, 'Cancelled');
+    await stop(first.sb);
+
+    const second = await sandboxOn(file);
+    expect((await second.us.get('/Jobs/600011')).body.jobStatus).toBe('Cancelled');
+    const numbers = await Promise.all(
+      ['us-demo', 'us-other', 'nz-demo', 'uk-demo'].map(async (name) => {
+        const listed = await new Caller(second.sb, name).get('/Jobs/active?includeClosedJobs=true');
+        return listed.body.items.map((j: { jobNumber: number }) => j.jobNumber) as number[];
+      }),
+    );
+    // Three each, the cancelled one not listed; no number is two customers'.
+    const listed = numbers.flat();
+    expect(listed).toHaveLength(11);
+    expect(new Set(listed).size).toBe(listed.length);
+  });
+
   it('shares its state with another sandbox on the same store, at the same time', async () => {
     const file = join(await tempDirPerTest(), 'sandbox', 'state.json');
     const a = await sandboxOn(file);

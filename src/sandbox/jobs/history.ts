@@ -17,7 +17,7 @@ export function seedHistory(c: CustomerState, startMs: number): void {
     [20, first, 80],
   ];
   plans.forEach(([daysAgo, asset, quantity], i) => {
-    const jobNumber = 600000 + (c.def.customerId % 1000) * 10 + i + 1 + (c.def.customerId >= 2000 ? 50000 : 0);
+    const jobNumber = historyJobNumber(c.def.customerId, i);
     const dateInMs = startMs - daysAgo * DAY_MS;
     const dateOutMs = dateInMs + 3 * DAY_MS;
     const job: JobRecord = {
@@ -69,4 +69,16 @@ export function seedHistory(c: CustomerState, startMs: number): void {
     settle(job, startMs);
     c.jobs.set(jobNumber, job);
   });
+}
+
+/**
+ * The number of a customer's `index`th history job: one of its own, as job numbers are across the
+ * API. A saved sandbox state holds every customer a request touched, and is refused when two of
+ * them hold one job number, so nz's 2001 and uk's 3001 must not share one. Below the first job
+ * number the sandbox hands out (700001).
+ */
+function historyJobNumber(customerId: number, index: number): number {
+  const thousands = Math.floor(customerId / 1000);
+  const block = thousands >= 2 ? 50000 + (thousands - 2) * 10000 : 0;
+  return 600000 + block + (customerId % 1000) * 10 + index + 1;
 }
