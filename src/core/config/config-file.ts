@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { UsageError } from '../errors.js';
 import { didYouMean } from '../suggest.js';
-import { yamlPackage } from './yaml-location.js';
+import { plainValue, yamlLocator, yamlPackage } from './yaml-location.js';
 import { type DeliveryMethodEntry, parseDeliveryMethods } from './delivery-methods.js';
 import { parseNotifySection, type NotifySection } from './notify-config.js';
 import { parseRoutes, type Route } from './routes.js';
@@ -47,7 +47,10 @@ export function parseConfigFile(text: string, path: string): ConfigFile {
   const parsed = parseDocument(text, { lineCounter });
   const syntax = parsed.errors[0];
   if (syntax) throw new UsageError(`config file ${path}: not valid YAML: ${yamlProblem(syntax)}`);
-  const doc: unknown = parsed.toJS();
+  const plain = plainValue(parsed);
+  if ('problem' in plain)
+    throw new UsageError(`config file ${yamlLocator(path, lineCounter)(plain.at)}: ${plain.problem}`);
+  const doc = plain.value;
   if (doc === null || doc === undefined) return { path, profiles: {}, settings: {} };
   if (!isRecord(doc)) throw new UsageError(`config file ${path}: expected a mapping with a "profiles" key`);
   const settings: Record<string, unknown> = {};

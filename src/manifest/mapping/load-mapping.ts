@@ -27,6 +27,7 @@ import type { LookupTable, Mapping, MappingVariant } from './model.js';
 import { PRESETS_DIR, presetPath } from './presets-dir.js';
 import { FolderFileError, readFileInFolder } from '../../storage/folder-file.js';
 import { lateRequire } from '../../core/late-require.js';
+import { plainValue } from '../../core/config/yaml-location.js';
 
 // Three levels up from src/manifest/mapping/ and dist/manifest/mapping/ alike.
 const MAPPING_SCHEMA_URL = new URL('../../../schemas/mapping.schema.json', import.meta.url);
@@ -106,7 +107,7 @@ export function parseMapping(text: string, file: string, extendedBy: readonly st
   }
   if (problems.length > 0) throw usage(file, problems);
 
-  const value: unknown = doc.toJS();
+  const value = mappingValue(doc, file, sources);
   if (value === null || value === undefined) {
     throw usage(file, [{ line: 1, column: 1, field: '(root)', message: 'mapping file is empty' }]);
   }
@@ -385,6 +386,13 @@ function describe(err: ErrorObject, doc: Document, locate: Locate, topKeys: stri
     return { ...locate.value(path), field: field(path), message: `must be one of ${allowed.join(', ')}${hint}` };
   }
   return { ...locate.value(path), field: field(path), message: err.message ?? err.keyword };
+}
+
+/** The mapping file's plain value; an alias that cannot be expanded is a problem at the alias (plainValue). */
+function mappingValue(doc: Document.Parsed, file: string, sources: YamlSourceMap): unknown {
+  const plain = plainValue(doc);
+  if ('problem' in plain) throw usage(file, [{ ...sources.at(plain.at), field: '(syntax)', message: plain.problem }]);
+  return plain.value;
 }
 
 function usage(file: string, problems: MappingProblem[]): UsageError {

@@ -262,6 +262,24 @@ describe('profiles and precedence', () => {
     );
   });
 
+  it('an alias without its anchor, or an alias bomb, is an error at the alias, not a crash', () => {
+    const file = join(dir, 'htorder.config.yaml');
+    const resolve = () => resolveConfig({ env: BASE_ENV, flags: {}, cwd: dir, home });
+    writeFileSync(file, 'profiles:\n  p:\n    appName: *shop\n');
+    expect(usageMessage(resolve)).toBe(`config file ${file}:3:14: alias *shop has no anchor &shop before it`);
+    const levels = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 10; i++)
+      levels.push(
+        `a${i}: &a${i} [${Array(10)
+          .fill(`*a${i - 1}`)
+          .join(', ')}]`,
+      );
+    writeFileSync(file, `${levels.join('\n')}\n`);
+    expect(usageMessage(resolve)).toBe(
+      `config file ${file}:2:10: aliases expand too far (this looks like an alias bomb); write the values out`,
+    );
+  });
+
   it('a non-numeric concurrency in a profile names the profile key', () => {
     writeFileSync(join(dir, 'htorder.config.yaml'), 'profiles: { p: { concurrency: many } }\n');
     expect(usageMessage(() => resolveConfig({ env: BASE_ENV, flags: { profile: 'p' }, cwd: dir, home }))).toMatch(

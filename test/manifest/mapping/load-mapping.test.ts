@@ -120,6 +120,22 @@ describe('loadMapping', () => {
     );
   });
 
+  it('reports an alias without its anchor, and an alias bomb, at the alias', () => {
+    expect(usageMessage('fields:\n  orderNumber: *po\n')).toBe(
+      'erp.yaml:2:16: (syntax): alias *po has no anchor &po before it',
+    );
+    const levels = ['a0: &a0 [x, x, x, x, x, x, x, x, x, x]'];
+    for (let i = 1; i < 10; i++)
+      levels.push(
+        `a${i}: &a${i} [${Array(10)
+          .fill(`*a${i - 1}`)
+          .join(', ')}]`,
+      );
+    expect(usageMessage(`${levels.join('\n')}\n`)).toBe(
+      'erp.yaml:2:10: (syntax): aliases expand too far (this looks like an alias bomb); write the values out',
+    );
+  });
+
   it('reports an empty mapping and an unreadable file as UsageError', async () => {
     expect(usageMessage('')).toBe('erp.yaml:1:1: (root): mapping file is empty');
     await expect(loadMapping('/nonexistent/erp.yaml')).rejects.toThrow(UsageError);
