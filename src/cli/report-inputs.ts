@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { printable } from '../core/printable.js';
 import { isReportName, reportNameProblem } from '../report/report-paths.js';
 
@@ -31,4 +32,23 @@ export function reportNamesFit(files: readonly string[], command: string, stderr
     fit = false;
   }
   return fit;
+}
+
+/**
+ * Why `plan --out FILE` may not write FILE, checked before anything is sent: the plan replaces
+ * what is there, so naming an input (`plan orders.yaml --out orders.yaml`) would replace the
+ * manifest with its plan, and naming a report would replace it or be replaced by it. An input is
+ * recognised by its device and inode, whatever path names it. Undefined when FILE is free.
+ */
+export function planOutProblem(out: string, files: readonly string[]): string | undefined {
+  if (isReportName(out)) return "is named as one of htorder's reports; name the plan another way (plan.json)";
+  const at = statSync(out, { throwIfNoEntry: false });
+  if (at === undefined) return undefined;
+  const input = files.find((file) => {
+    const st = statSync(file, { throwIfNoEntry: false });
+    return st !== undefined && st.dev === at.dev && st.ino === at.ino;
+  });
+  return input === undefined
+    ? undefined
+    : `is the input ${printable(input)}: the plan would replace it; name the plan another way (plan.json)`;
 }

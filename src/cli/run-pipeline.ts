@@ -12,7 +12,7 @@ import { formatInputOutcome } from './format-outcome.js';
 import { JsonJobRows } from './json-job-rows.js';
 import { exitCodeOf, jsonSummary, pipelineDetails, pipelineHead, pipelineJob } from './json-summary.js';
 import { createProgress } from './progress.js';
-import { leaveOutReports, reportNamesFit } from './report-inputs.js';
+import { leaveOutReports, planOutProblem, reportNamesFit } from './report-inputs.js';
 import type { SandboxOptions } from './help.js';
 import type { SavedInput } from './saved-plan-command.js';
 
@@ -43,6 +43,13 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Comman
   const { inputs: files, skipped } = leaveOutReports(input.files, input.command, io.stderr);
   // Report paths are checked before anything is sent: an input whose reports cannot be written is a usage error.
   if (!reportNamesFit(files, input.command, io.stderr)) return ExitCode.Usage;
+  const outProblem = input.out === undefined ? undefined : planOutProblem(input.out, files);
+  if (outProblem !== undefined) {
+    io.stderr.write(
+      `htorder ${input.command}: --out ${printable(input.out as string)} ${outProblem}; nothing was sent\n`,
+    );
+    return ExitCode.Usage;
+  }
   const pipeline = await openPipelineContext({ ...input, mapping, env: io.env, cwd: io.cwd, stderr: io.stderr });
   const outcomes: InputOutcome[] = [];
   // --json lists every job: each input's rows wait in a file, not in memory (json-job-rows.ts).

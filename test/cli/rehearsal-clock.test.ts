@@ -1,6 +1,6 @@
 import { chmodSync, chownSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openApiSession } from '../../src/app/api-session.js';
 import { runCli } from '../../src/cli/program.js';
@@ -161,6 +161,16 @@ describe('a saved plan file', () => {
     chmodSync(planFile(), 0o620);
     expect(await runCli(['apply', '--sandbox', planFile()])).toBe(2);
     expect(io.err).toContain('refusing the plan: group or others may write it');
+  });
+
+  it('is never written over an input or a report: the command stops before anything is sent', async () => {
+    const manifest = readFileSync(order, 'utf8');
+    for (const out of [order, join(dir, '..', basename(dir), 'reorder.yaml'), `${order}.result.json`]) {
+      expect(await runCli(['plan', '--sandbox', order, '--out', out])).toBe(2);
+      expect(io.err).toMatch(/--out \S+ (is the input|is named as one of htorder's reports).*; nothing was sent/);
+    }
+    expect(readFileSync(order, 'utf8')).toBe(manifest);
+    expect(readFileSync(`${order}.result.json`, 'utf8')).toContain('"status"');
   });
 
   it.runIf(process.getuid?.() === 0)('that another user owns is refused', async () => {
