@@ -1,4 +1,5 @@
 import { type Clock, nowIso, offsetClock } from '../core/clock.js';
+import { lstatSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { createApiClient, type ApiClient } from '../api/client.js';
 import { defaultStateDir, type ApiConfig } from '../core/config/api-config.js';
@@ -87,6 +88,7 @@ export async function openApiSession(input: ApiSessionInput): Promise<ApiSession
   });
   // Before the logger, the sandbox or any request: a bad value of any setting stops here (exit 2).
   checkSettings(settings);
+  checkStateDirMode(settings);
   // The table's parser admits only pino's levels; the guard narrows the type without a cast.
   const level = settings.get('logLevel');
   const logger = createLogger({
@@ -225,4 +227,41 @@ async function sandboxSession(input: ApiSessionInput, settings: Settings): Promi
   const config = sandboxConfig(sandbox, accountName, { stateDir, concurrency, ledgerAccount });
   const clock = { offsetMs: () => sandbox.clockOffsetMs(), refresh: () => sandbox.refresh() };
   return { config, sandbox, close: () => sandbox.close(), clock };
+}
+
+/**
+ * Refuses a chosen state dir that other users may write (exit 2), as a config file or a saved plan
+ * others may write is refused: whoever can rename or create entries in it can put a ledger of
+ * their own in its place — one that approves a held job, forgets the day's spending, or holds the
+ * sandbox's state. Group write stays allowed: a team's shared state dir is one group's. The
+ * per-user default is created private (0700) under the user's home. A state dir that cannot be a
+ * folder (a file, a link that leads nowhere) is refused here too, rather than failing each job.
+ */
+function checkStateDirMode(settings: Settings): void {
+  const dir = settings.explicit('stateDir');
+  if (dir === undefined) return;
+  const { source } = settings.raw('stateDir') ?? { source: 'stateDir' };
+  const refusal = (why: string): UsageError => new UsageError(`the state dir ${dir} (${source}) ${why}`);
+  let mode: number;
+  try {
+    const st = statSync(dir);
+    if (!st.isDirectory()) throw refusal('is not a folder; choose a folder (it is made when missing)');
+    mode = st.mode;
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    // Not there yet: it is made when first written. A link that leads nowhere cannot be.
+    if (code === 'ENOENT' && lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink() !== true) return;
+    throw refusal(
+      code === 'ENOENT'
+        ? 'is a symbolic link to a folder that does not exist; make that folder, or choose another'
+        : `cannot be used as a folder (${code ?? 'error'})`,
+    );
+  }
+  if ((mode & 0o002) === 0) return;
+  throw refusal(
+    `may be written by other users (mode ${(mode & 0o7777).toString(8).padStart(4, '0')}): ` +
+      `anyone could put another ledger in its place, one that approves held jobs or forgets what was sent; ` +
+      `run chmod o-w ${dir}, or choose a folder only you (or your group) may write`,
+  );
 }
