@@ -52,18 +52,23 @@ export function parseConfigFile(text: string, path: string): ConfigFile {
     throw new UsageError(`config file ${yamlLocator(path, lineCounter)(plain.at)}: ${plain.problem}`);
   const doc = plain.value;
   if (doc === null || doc === undefined) return { path, profiles: {}, settings: {} };
+  // `config file FILE:LINE:COL` of key `key` of the mapping at `keys`: a wrong key or value is
+  // found in the file by its place, as the sections' problems are.
+  const locate = yamlLocator(path, lineCounter);
+  const keyAt = (keys: string[], key: string): string =>
+    `config file ${locate(pairKey(parsed.getIn(keys, true), key))}`;
   if (!isRecord(doc)) throw new UsageError(`config file ${path}: expected a mapping with a "profiles" key`);
   const settings: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(doc)) {
     if (SECTION_KEYS.includes(key)) continue;
     if (!(PROFILE_SETTINGS as readonly string[]).includes(key))
       throw new UsageError(
-        `config file ${path}: unknown top-level key "${key}"${didYouMean(key, [...SECTION_KEYS, ...PROFILE_SETTINGS])} ` +
+        `${keyAt([], key)}: unknown top-level key "${key}"${didYouMean(key, [...SECTION_KEYS, ...PROFILE_SETTINGS])} ` +
           `(expected ${SECTION_KEYS.map((k) => `"${k}"`).join(', ')} or a setting, as a profile takes)`,
       );
     settings[key] = value;
   }
-  checkValues(settings, `config file ${path}: top-level setting`);
+  checkValues(settings, (key) => `${keyAt([], key)}: top-level setting`);
   const notify = 'notify' in doc ? parseNotifySection(parsed.get('notify', true), { path, lineCounter }) : undefined;
   const methodsAt = (keys: string[], field: string) =>
     parseDeliveryMethods(parsed.getIn(keys, true), { path, lineCounter }, field);
@@ -82,12 +87,13 @@ export function parseConfigFile(text: string, path: string): ConfigFile {
     }
     for (const key of Object.keys(raw)) {
       if (!(PROFILE_SETTINGS as readonly string[]).includes(key)) {
+        const known = [...PROFILE_SETTINGS, 'deliveryMethods'];
         throw new UsageError(
-          `config file ${path}: profile "${name}": unknown key "${key}" (known: ${[...PROFILE_SETTINGS, 'deliveryMethods'].join(', ')})`,
+          `${keyAt(['profiles', name], key)}: profile "${name}": unknown key "${key}"${didYouMean(key, known)} (known: ${known.join(', ')})`,
         );
       }
     }
-    checkValues(raw, `config file ${path}: profile "${name}":`);
+    checkValues(raw, (key) => `${keyAt(['profiles', name], key)}: profile "${name}":`);
     profiles[name] = raw as ProfileValues;
   }
   const routes =
@@ -105,17 +111,36 @@ export function parseConfigFile(text: string, path: string): ConfigFile {
   };
 }
 
-/** Each value a YAML scalar of its setting's kind (`where` prefixes the message); the value itself is checked by the setting's parser. */
-function checkValues(values: Record<string, unknown>, where: string): void {
+const NUMERIC_KINDS = ['integer', 'milliseconds', 'duration', 'offset', 'port', 'amount'];
+
+/**
+ * Each value a YAML scalar of its setting's kind (`where(key)` prefixes the message, with the
+ * key's place); the value itself is checked by the setting's parser.
+ */
+function checkValues(values: Record<string, unknown>, where: (key: string) => string): void {
   for (const [key, value] of Object.entries(values)) {
     const kind = SETTINGS[key as SettingName].type.kind;
     const ok =
       typeof value === 'string' ||
-      (typeof value === 'number' &&
-        ['integer', 'milliseconds', 'duration', 'offset', 'port', 'amount'].includes(kind)) ||
+      (typeof value === 'number' && NUMERIC_KINDS.includes(kind)) ||
       (typeof value === 'boolean' && kind === 'boolean');
-    if (!ok) throw new UsageError(`${where} "${key}" has the wrong type`);
+    if (ok) continue;
+    const got = Array.isArray(value)
+      ? 'a list'
+      : value === null
+        ? 'no value'
+        : typeof value === 'object'
+          ? 'a mapping'
+          : `a ${typeof value}`;
+    const takes = kind === 'boolean' ? 'true or false' : NUMERIC_KINDS.includes(kind) ? 'a number' : 'text';
+    throw new UsageError(`${where(key)} "${key}" has the wrong type (${got}); it takes ${takes}`);
   }
+}
+
+/** The key node of `key` in a parsed mapping, for its place; undefined when there is none. */
+function pairKey(map: unknown, key: string): unknown {
+  const { isMap, isScalar } = yamlPackage();
+  return isMap(map) ? map.items.find((pair) => isScalar(pair.key) && pair.key.value === key)?.key : undefined;
 }
 
 /**

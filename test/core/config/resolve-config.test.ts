@@ -280,6 +280,25 @@ describe('profiles and precedence', () => {
     );
   });
 
+  it('a misspelt key or a value of the wrong type is located in the file, with a suggestion and what it takes', () => {
+    const file = join(dir, 'htorder.config.yaml');
+    const resolve = () => resolveConfig({ env: BASE_ENV, flags: { profile: 'p' }, cwd: dir, home });
+    writeFileSync(file, 'profiles:\n  p:\n    maxJobCost: 100\n    concurency: 4\n');
+    expect(usageMessage(resolve)).toMatch(
+      new RegExp(
+        `^config file ${file}:4:5: profile "p": unknown key "concurency" \\(did you mean "concurrency"\\?\\) \\(known: `,
+      ),
+    );
+    writeFileSync(file, 'profiles:\n  p:\n    maxJobCost: [1, 2]\n');
+    expect(usageMessage(resolve)).toBe(
+      `config file ${file}:3:5: profile "p": "maxJobCost" has the wrong type (a list); it takes a number`,
+    );
+    writeFileSync(file, 'allowInsecure: {a: 1}\nprofiles: {p: {}}\n');
+    expect(usageMessage(resolve)).toBe(
+      `config file ${file}:1:1: top-level setting "allowInsecure" has the wrong type (a mapping); it takes true or false`,
+    );
+  });
+
   it('a non-numeric concurrency in a profile names the profile key', () => {
     writeFileSync(join(dir, 'htorder.config.yaml'), 'profiles: { p: { concurrency: many } }\n');
     expect(usageMessage(() => resolveConfig({ env: BASE_ENV, flags: { profile: 'p' }, cwd: dir, home }))).toMatch(
