@@ -1,4 +1,5 @@
-import { statSync } from 'node:fs';
+import { type Stats, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { printable } from '../core/printable.js';
 import { isReportName, reportNameProblem } from '../report/report-paths.js';
 
@@ -42,13 +43,24 @@ export function reportNamesFit(files: readonly string[], command: string, stderr
  */
 export function planOutProblem(out: string, files: readonly string[]): string | undefined {
   if (isReportName(out)) return "is named as one of htorder's reports; name the plan another way (plan.json)";
-  const at = statSync(out, { throwIfNoEntry: false });
+  if (identity(dirname(resolve(out)))?.isDirectory() !== true)
+    return `is in a folder that does not exist (${printable(dirname(out))}); make it first`;
+  const at = identity(out);
   if (at === undefined) return undefined;
   const input = files.find((file) => {
-    const st = statSync(file, { throwIfNoEntry: false });
+    const st = identity(file);
     return st !== undefined && st.dev === at.dev && st.ino === at.ino;
   });
   return input === undefined
     ? undefined
     : `is the input ${printable(input)}: the plan would replace it; name the plan another way (plan.json)`;
+}
+
+/** A file's device and inode, or undefined when there is none to be had (missing, a file on the way): those are said where the file is used. */
+function identity(file: string): Stats | undefined {
+  try {
+    return statSync(file);
+  } catch {
+    return undefined;
+  }
 }

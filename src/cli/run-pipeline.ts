@@ -143,7 +143,12 @@ async function runInputs(
     // After the inputs: a day's upkeep of the ledger never holds up an order.
     if (input.command === 'run') await pipeline.upkeep();
     if (saving !== undefined && input.out !== undefined) {
-      const plan = await saving.writeSavedPlan(input.out, context.account, planned, context.clock);
+      const out = input.out;
+      // A plan that cannot be written is said as such (the folder checked at start may have gone).
+      const plan = await saving.writeSavedPlan(out, context.account, planned, context.clock).catch((err: unknown) => {
+        const code = (err as NodeJS.ErrnoException).code ?? 'error';
+        throw new UsageError(`plan: cannot write the plan to ${printable(out)} (${code}); nothing was sent`);
+      });
       io.stderr.write(saving.planSummary(input.out, plan, context.guard));
     }
   } finally {

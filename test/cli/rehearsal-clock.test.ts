@@ -171,6 +171,13 @@ describe('a saved plan file', () => {
     }
     expect(readFileSync(order, 'utf8')).toBe(manifest);
     expect(readFileSync(`${order}.result.json`, 'utf8')).toContain('"status"');
+    // Nor is a folder that is not there, or a file on the way: said before anything is sent, never a crash.
+    for (const out of [join(dir, 'nowhere', 'plan.json'), join(order, 'plan.json')]) {
+      io.err = '';
+      expect(await runCli(['plan', '--sandbox', order, '--out', out])).toBe(2);
+      expect(io.err).toContain('is in a folder that does not exist');
+      expect(io.err).not.toContain('internal error');
+    }
   });
 
   it.runIf(process.getuid?.() === 0)('that another user owns is refused', async () => {
