@@ -221,7 +221,12 @@ export class S3Store {
         await this.delete(probeKey);
         return await this.probeConditionalWrites(probeKey);
       }
-      if (first instanceof Error) return { ok: false, why: `a conditional PUT was rejected (${describe(first)})` };
+      if (first instanceof Error) {
+        // Refused credentials, a denied prefix or an unreachable store refuse a plain PUT too:
+        // that is the store's failure (thrown), not a store without conditional writes.
+        await this.put(probeKey, 'probe 1');
+        return { ok: false, why: `a conditional PUT was rejected (${describe(first)})` };
+      }
       const second = await this.put(probeKey, 'probe 2', { ifNoneMatch: '*' }).catch((err: unknown) => err);
       if (second instanceof Error) return { ok: false, why: `a conditional PUT was rejected (${describe(second)})` };
       if (second !== PRECONDITION_FAILED)

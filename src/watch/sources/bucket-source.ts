@@ -88,7 +88,13 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
     if (store !== state?.store) await this.probe(store, `${prefix}.htorder-probe-${randomUUID()}`, this.location);
     const ledger = state ? `s3://${state.store.bucket}/${state.prefix}ledger/` : 'the ledger database (ledgerUrl)';
     const old = droppersStateRoot(prefix);
-    if (await store.hasAny(old))
+    let leftOver: boolean;
+    try {
+      leftOver = await store.hasAny(old);
+    } catch (err) {
+      throw new SourceError(`cannot use ${this.location}: ${describe(err)}`, 'unavailable');
+    }
+    if (leftOver)
       this.opts.onWarning?.(
         `s3://${store.bucket}/${old} (a ledger and claims kept under the drop prefix, where droppers may write) is no longer read: the ledger is ${ledger}, and until it vouches for the account each new order is searched on the account before it is sent. Remove the old prefix once no watcher of an earlier build runs`,
       );

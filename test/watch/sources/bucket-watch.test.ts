@@ -182,6 +182,36 @@ describe('htorder watch s3://BUCKET/PREFIX', () => {
       await w.stop();
     }
   });
+
+  it('says a store refused the credentials or could not be reached (exit 3), never that it lacks conditional writes', async () => {
+    const cases = [
+      { AWS_ACCESS_KEY_ID: 'AKIAUNKNOWNKEY' },
+      // A port nothing listens on: connect refused at once.
+      { HTORDER_S3_ENDPOINT: 'http://127.0.0.1:1' },
+    ];
+    for (const extra of cases) {
+      for (const singleInstance of [false, true]) {
+        let err = '';
+        const stderr = new Writable({
+          write(chunk, _e, cb) {
+            err += String(chunk);
+            cb();
+          },
+        });
+        const code = await runWatch(
+          { target: target(), flags: { bucketLedger: stateUrl(), singleInstance }, logLevel: 'silent' },
+          { stderr, env: { ...env, ...extra }, cwd: process.cwd(), signal: new AbortController().signal },
+        );
+        expect({ code, err }).toEqual({
+          code: 3,
+          err: expect.stringMatching(
+            new RegExp(`cannot use s3://${s3.bucket}/state-${prefix}: .*(InvalidAccessKeyId|ECONNREFUSED)`),
+          ),
+        });
+        expect(err).not.toMatch(/conditional writes/);
+      }
+    }
+  });
 });
 
 describe('htorder watch s3://…: where the ledger and claims live', () => {
