@@ -218,7 +218,9 @@ export abstract class Drop<C, G> implements DropSource {
       ...(sha256 === undefined ? {} : { sha256 }),
       ...(artworkFolder ? { artworkFolder } : {}),
       ...(refused === undefined ? {} : { refused }),
-      renew: async () => letGo || (await lease.renew()),
+      // A renewal sent before the claim was let go may be answered after: the lease is gone
+      // then, released by this very holder, which is no takeover either.
+      renew: async () => letGo || (await lease.renew()) || letGo,
       finish: async (outcome, writeReports) => {
         await holdClaim();
         const final = await this.finish(outcome, name, facts, input, writeReports);

@@ -7,7 +7,7 @@ import { BucketSource } from '../../../src/watch/sources/bucket-source.js';
 import { isLeaseToken } from '../../../src/storage/folder-lease.js';
 import { FolderSource } from '../../../src/watch/sources/folder-source.js';
 import { ClaimLostError, type ClaimedInput } from '../../../src/watch/sources/model.js';
-import { HOST } from '../../../src/storage/lease.js';
+import { HOST, type LeaseStore } from '../../../src/storage/lease.js';
 import { startTestS3, type TestS3, storeOf } from '../../support/s3.js';
 import { tempDirPerTest } from '../../support/temp-files.js';
 
@@ -111,5 +111,50 @@ describe('finish after the claim was taken over', () => {
         await source.close();
       }
     });
+  });
+});
+
+describe('a renewal answered after the claim was let go', () => {
+  let dir: string; // removed after each test by tempDirPerTest
+  beforeEach(async () => {
+    dir = await tempDirPerTest('htorder-claim-let-go-');
+  });
+
+  it('is no takeover: the input finished here is not reported lost', async () => {
+    // Leases as a database keeps them: a renewal answered after the release finds no row.
+    let released = false;
+    let delayed = false;
+    let answer: (() => void) | undefined;
+    const leases: LeaseStore = {
+      leaseMs: 60_000,
+      tryAcquire: async () => ({
+        lost: () => undefined,
+        renew: () =>
+          delayed
+            ? new Promise<boolean>((resolve) => {
+                answer = () => resolve(!released);
+              })
+            : Promise.resolve(!released),
+        release: async () => {
+          released = true;
+        },
+      }),
+    };
+    const source = new FolderSource(dir, { leaseMs: 60_000, workDir: join(dir, '.work'), leases });
+    await source.init();
+    try {
+      await writeFile(join(dir, 'a.yaml'), 'version: 1\n');
+      const c = (await source.claim('a.yaml'))!;
+      // The watcher's periodic renewal goes out, and is answered only once the input finished.
+      delayed = true;
+      const renewal = c.renew();
+      delayed = false;
+      await c.finish('done', async () => ({}));
+      expect(released).toBe(true);
+      answer!();
+      expect(await renewal).toBe(true);
+    } finally {
+      await source.close();
+    }
   });
 });
