@@ -502,7 +502,8 @@ export const SETTINGS = {
     env: 'HTORDER_WATCH_MAX_INPUT_BYTES',
     type: { kind: 'integer', min: 1, max: 2 ** 40 },
     default: 1024 * 1024 * 1024,
-    description: 'largest file watch takes from a drop folder; a larger one is set aside to failed/ unread',
+    description:
+      'largest file or object watch takes from a drop folder or bucket; a larger one is set aside to failed/ unread',
   },
   watchMaxInputAttempts: {
     env: 'HTORDER_WATCH_MAX_INPUT_ATTEMPTS',

@@ -41,6 +41,8 @@ export const STORE_TIMEOUTS = { connectMs: 10_000, idleMs: 60_000 };
 export interface StoredObject {
   body: Buffer;
   etag: string;
+  /** Its size when it is over the `maxBytes` asked for: then `body` is empty, nothing of it read. */
+  tooBig?: number;
 }
 
 export interface ListedObject {
@@ -86,10 +88,16 @@ export class S3Store {
     });
   }
 
-  async get(key: string): Promise<StoredObject | undefined> {
+  /** The object at `key`; one over `maxBytes` is not read (`tooBig`): a dropper's object may be of any size. */
+  async get(key: string, maxBytes?: number): Promise<StoredObject | undefined> {
     try {
       const res = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
       if (!res.Body) throw new Error(`GET ${key}: the store answered without a body`);
+      const size = res.ContentLength;
+      if (maxBytes !== undefined && size !== undefined && size > maxBytes) {
+        (res.Body as Readable).destroy();
+        return { body: Buffer.alloc(0), etag: res.ETag ?? '', tooBig: size };
+      }
       const body = Buffer.from(await res.Body.transformToByteArray());
       return { body, etag: res.ETag ?? '' };
     } catch (err) {

@@ -3,7 +3,16 @@ import { readFile } from 'node:fs/promises';
 import { type ReportPaths, reportPaths } from '../../report/report-paths.js';
 import { BucketLeases, claimsRoot, droppersStateRoot } from '../../storage/bucket-lease.js';
 import { describe, type ListedObject, PRECONDITION_FAILED, type S3Store } from '../../storage/s3/s3-store.js';
-import { Drop, type DropOptions, type NewSlot, type Occupant, type Staged, type Taken, type Where } from './drop.js';
+import {
+  DEFAULT_MAX_INPUT_BYTES,
+  Drop,
+  type DropOptions,
+  type NewSlot,
+  type Occupant,
+  type Staged,
+  type Taken,
+  type Where,
+} from './drop.js';
 import { DONE_MARKER_SUFFIX, classifyName, markedInput, reportNames } from './drop-names.js';
 import { LEDGER_MARK } from '../../storage/ledger/ledger-mark.js';
 import { REPORT_KINDS, SourceError, type FinishOutcome, type InputChange, type ListedInput } from './model.js';
@@ -148,9 +157,10 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
   protected async take(name: string, newSlot: NewSlot, fromTop: boolean): Promise<Taken<BucketClaim> | undefined> {
     const store = this.opts.store;
     const processingKey = this.key('processing', name);
-    let input = await store.get(processingKey);
+    const max = this.opts.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES;
+    let input = await store.get(processingKey, max);
     if (!input && fromTop && (await store.copy(this.key('top', name), processingKey)))
-      input = await store.get(processingKey);
+      input = await store.get(processingKey, max);
     // Another instance finished it between our listing and our claim.
     if (!input) return undefined;
     // A crash between copy and delete leaves the same object at the top: remove it (same
@@ -160,6 +170,11 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
     if (top && top.etag === input.etag && (await store.delete(top.key, top.etag))) topEtag = undefined;
     await store.delete(this.key('top', `${name}${DONE_MARKER_SUFFIX}`));
     const slot = await newSlot();
+    if (input.tooBig !== undefined)
+      return {
+        facts: { etag: input.etag, topEtag },
+        refused: `it is ${input.tooBig} bytes, over the ${max}-byte limit for a dropped file (setting watchMaxInputBytes)`,
+      };
     const out = await slot.open();
     try {
       await out.writeFile(input.body);

@@ -67,7 +67,12 @@ export interface DropOptions {
   logger?: Pick<Logger, 'debug'>;
   /** The calendar clock (core/clock.ts): what the timestamped names of done/, failed/ and a requeue say. */
   clock?: Clock;
+  /** Largest input read for processing; a larger one is set aside to failed/ unread. Default 1 GiB. */
+  maxInputBytes?: number;
 }
+
+/** Default of `maxInputBytes` (the `watchMaxInputBytes` setting). */
+export const DEFAULT_MAX_INPUT_BYTES = 1024 * 1024 * 1024;
 
 /**
  * The drop protocol of `htorder watch`, written once for every store (docs/architecture.md#the-drop-protocol):

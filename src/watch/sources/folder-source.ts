@@ -9,6 +9,7 @@ import { type FolderPin, pinFolder } from '../../storage/folder-file.js';
 import { HeldFolder, type Identity } from '../../storage/held-folder.js';
 import { newOwnerId } from '../../storage/lease.js';
 import {
+  DEFAULT_MAX_INPUT_BYTES,
   Drop,
   type DropOptions,
   firstFree,
@@ -64,14 +65,9 @@ export interface FolderSourceOptions extends DropOptions {
   leaseMs?: number;
   /** Told once per name about links and other things that are refused (not inputs). */
   onRefused?: (name: string, why: string) => void;
-  /** Largest input copied for processing; a larger one is set aside to failed/. Default 1 GiB. */
-  maxInputBytes?: number;
   /** How claims are linked to the lease token (fs.linkSync); tests pass one that refuses, as some SMB shares do. */
   linkFile?: LinkFile;
 }
-
-/** Default of `maxInputBytes` (the `watchMaxInputBytes` setting). */
-export const DEFAULT_MAX_INPUT_BYTES = 1024 * 1024 * 1024;
 
 /** The sub-folders made and held from init. */
 const SUB_FOLDERS = ['processing', 'done', 'failed', 'held'] as const satisfies readonly (keyof DropLayout)[];

@@ -183,6 +183,33 @@ describe('htorder watch s3://BUCKET/PREFIX', () => {
     }
   });
 
+  it('sets an object over watchMaxInputBytes aside to failed/ unread, as a folder does', async () => {
+    const w = await startWatch(
+      { target: target(), flags: { bucketLedger: stateUrl() } },
+      { ...env, HTORDER_WATCH_MAX_INPUT_BYTES: '1000' },
+    );
+    try {
+      const big = manifest('BM', 5);
+      expect(big.length).toBeGreaterThan(1000);
+      await put('big.yaml', big);
+      await put('small.yaml', manifest('BN'));
+      await waitFor(
+        async () =>
+          (await keys('failed/')).includes('failed/big.yaml') && (await keys('done/')).includes('done/small.yaml')
+            ? true
+            : undefined,
+        'both finished',
+      );
+      expect(await keys('failed/')).toEqual(['failed/big.yaml', 'failed/big.yaml.errors.txt']);
+      expect(await text('failed/big.yaml.errors.txt')).toContain(
+        `it is ${big.length} bytes, over the 1000-byte limit for a dropped file (setting watchMaxInputBytes)`,
+      );
+      expect(await jobsOf()).toEqual(['BN-1']);
+    } finally {
+      await w.stop();
+    }
+  });
+
   it('says a store refused the credentials or could not be reached (exit 3), never that it lacks conditional writes', async () => {
     const cases = [
       { AWS_ACCESS_KEY_ID: 'AKIAUNKNOWNKEY' },
