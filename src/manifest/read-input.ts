@@ -51,53 +51,57 @@ export type InputRead = { bytes: Uint8Array; diagnostic?: undefined } | { bytes?
 /**
  * Why `file` cannot be read as an input at all, before any reader opens it: missing, or not a
  * regular file (a folder, a FIFO, a device), in the words readInputBytes uses; undefined for a
- * regular file. Looked at through a non-blocking open, so a FIFO put there cannot hang the open.
- * The CSV and .xlsx readers open the file several times (sniffing, reading, result.csv), and each
- * open of a FIFO would wait for a writer for ever, and a folder would fail only midway.
+ * regular file. The CSV and .xlsx readers open the file several times (sniffing, reading,
+ * result.csv), and each open of a FIFO would wait for a writer for ever, and a folder would fail
+ * only midway.
  */
 export async function unreadableInput(file: string): Promise<Diagnostic | undefined> {
-  const fail = (code: string, message: string): Diagnostic => ({ severity: 'error', code, message, source: { file } });
+  return (await openInput(file, async () => ({ bytes: new Uint8Array(0) }))).diagnostic;
+}
+
+/**
+ * Reads a whole input file, refusing missing files, anything that is not a regular file and files
+ * over the size cap. Checked and read through one open handle, and never more than one byte past
+ * the cap: a file swapped or grown after the check is still read within bounds, and the reader's
+ * own size check refuses it.
+ */
+export async function readInputBytes(file: string, limits: ReadLimits = {}): Promise<InputRead> {
+  const maxBytes = limits.maxBytes ?? DEFAULT_MAX_BYTES;
+  return openInput(file, async (handle, size) => {
+    if (size > maxBytes) return { diagnostic: inputDiagnostic(file, INPUT_TOO_LARGE, tooLargeMessage(size, maxBytes)) };
+    const chunks: Buffer[] = [];
+    for await (const chunk of handle.createReadStream({ autoClose: false, start: 0, end: maxBytes }))
+      chunks.push(chunk);
+    return { bytes: Buffer.concat(chunks) };
+  });
+}
+
+/**
+ * `act` on the open handle of `file` and its size when it is a regular file, else the diagnostic of
+ * a missing file or of anything else. Opened non-blocking, so a FIFO put there cannot hang the open.
+ */
+async function openInput(
+  file: string,
+  act: (handle: FileHandle, size: number) => Promise<InputRead>,
+): Promise<InputRead> {
   let handle: FileHandle | undefined;
   try {
     handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
-    return (await handle.stat()).isFile() ? undefined : fail(INPUT_UNREADABLE, 'is not a regular file');
+    const info = await handle.stat();
+    if (!info.isFile()) return { diagnostic: inputDiagnostic(file, INPUT_UNREADABLE, 'is not a regular file') };
+    return await act(handle, info.size);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return fail(INPUT_NOT_FOUND, 'no such file');
-    return fail(INPUT_UNREADABLE, `cannot be read (${code ?? 'error'})`);
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      return { diagnostic: inputDiagnostic(file, INPUT_NOT_FOUND, 'no such file') };
+    return { diagnostic: inputDiagnostic(file, INPUT_UNREADABLE, `cannot be read (${code ?? 'error'})`) };
   } finally {
     await handle?.close();
   }
 }
 
-/**
- * Reads a whole input file, refusing missing files, anything that is not a regular file and files
- * over the size cap. Checked and read through one open handle (non-blocking, so a FIFO put there
- * cannot hang the open), and never more than one byte past the cap: a file swapped or grown after
- * the check is still read within bounds, and the reader's own size check refuses it.
- */
-export async function readInputBytes(file: string, limits: ReadLimits = {}): Promise<InputRead> {
-  const maxBytes = limits.maxBytes ?? DEFAULT_MAX_BYTES;
-  const fail = (code: string, message: string): InputRead => ({
-    diagnostic: { severity: 'error', code, message, source: { file } },
-  });
-  let handle: FileHandle | undefined;
-  try {
-    handle = await open(file, constants.O_RDONLY | constants.O_NONBLOCK);
-    const info = await handle.stat();
-    if (!info.isFile()) return fail(INPUT_UNREADABLE, 'is not a regular file');
-    if (info.size > maxBytes) return fail(INPUT_TOO_LARGE, tooLargeMessage(info.size, maxBytes));
-    const chunks: Buffer[] = [];
-    for await (const chunk of handle.createReadStream({ autoClose: false, start: 0, end: maxBytes }))
-      chunks.push(chunk);
-    return { bytes: Buffer.concat(chunks) };
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return fail(INPUT_NOT_FOUND, 'no such file');
-    return fail(INPUT_UNREADABLE, `cannot be read (${code ?? 'error'})`);
-  } finally {
-    await handle?.close();
-  }
+function inputDiagnostic(file: string, code: string, message: string): Diagnostic {
+  return { severity: 'error', code, message, source: { file } };
 }
 
 /** What a reader returns for an input it could not read (or parse) at all: every location is the file's. */
