@@ -167,7 +167,11 @@ describe('check of a template CSV read a window at a time', () => {
     windowedRead.fromBytes = 0;
     windowedRead.windowJobs = 4;
     checkRoute.wholeUpToFindings = 10;
-    await expect(checkInput(file, { clock })).rejects.toThrow();
+    // Named and left unprocessed (exit 2), as an input that cannot be read is.
+    expect(await checkInput(file, { clock })).toMatchObject({
+      status: 'unreadable',
+      problem: expect.stringContaining('its reports cannot be written beside it'),
+    });
     // The findings' file is removed as the read is let go, without waiting for it.
     for (let i = 0; i < 100 && (await temporariesBeside(file)).length > 0; i++) await sleep(20);
     expect(await temporariesBeside(file)).toEqual([]);
@@ -217,7 +221,10 @@ describe('check of a big template CSV: read whole, and windowed once its finding
     await mkdir(`${file}.result.json`);
     windowedRead.fromBytes = 0;
     windowedRead.windowJobs = 4;
-    await expect(checkInput(file, { clock })).rejects.toThrow();
+    expect(await checkInput(file, { clock })).toMatchObject({
+      status: 'unreadable',
+      problem: expect.stringContaining('its reports cannot be written beside it'),
+    });
     expect(await temporariesBeside(file)).toEqual([]);
   });
 });
