@@ -3,16 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { type ReportPaths, reportPaths } from '../../report/report-paths.js';
 import { BucketLeases, claimsRoot, droppersStateRoot } from '../../storage/bucket-lease.js';
 import { describe, type ListedObject, PRECONDITION_FAILED, type S3Store } from '../../storage/s3/s3-store.js';
-import {
-  DEFAULT_MAX_INPUT_BYTES,
-  Drop,
-  type DropOptions,
-  type NewSlot,
-  type Occupant,
-  type Staged,
-  type Taken,
-  type Where,
-} from './drop.js';
+import { Drop, type DropOptions, type NewSlot, type Occupant, type Staged, type Taken, type Where } from './drop.js';
 import { DONE_MARKER_SUFFIX, classifyName, markedInput, reportNames } from './drop-names.js';
 import { LEDGER_MARK } from '../../storage/ledger/ledger-mark.js';
 import { REPORT_KINDS, SourceError, type FinishOutcome, type InputChange, type ListedInput } from './model.js';
@@ -97,12 +88,9 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
     if (store !== state?.store) await this.probe(store, `${prefix}.htorder-probe-${randomUUID()}`, this.location);
     const ledger = state ? `s3://${state.store.bucket}/${state.prefix}ledger/` : 'the ledger database (ledgerUrl)';
     const old = droppersStateRoot(prefix);
-    let leftOver: boolean;
-    try {
-      leftOver = await store.hasAny(old);
-    } catch (err) {
+    const leftOver = await store.hasAny(old).catch((err: unknown) => {
       throw new SourceError(`cannot use ${this.location}: ${describe(err)}`, 'unavailable');
-    }
+    });
     if (leftOver)
       this.opts.onWarning?.(
         `s3://${store.bucket}/${old} (a ledger and claims kept under the drop prefix, where droppers may write) is no longer read: the ledger is ${ledger}, and until it vouches for the account each new order is searched on the account before it is sent. Remove the old prefix once no watcher of an earlier build runs`,
@@ -157,7 +145,7 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
   protected async take(name: string, newSlot: NewSlot, fromTop: boolean): Promise<Taken<BucketClaim> | undefined> {
     const store = this.opts.store;
     const processingKey = this.key('processing', name);
-    const max = this.opts.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES;
+    const max = this.maxInputBytes;
     let input = await store.get(processingKey, max);
     if (!input && fromTop && (await store.copy(this.key('top', name), processingKey)))
       input = await store.get(processingKey, max);

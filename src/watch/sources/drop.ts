@@ -72,7 +72,7 @@ export interface DropOptions {
 }
 
 /** Default of `maxInputBytes` (the `watchMaxInputBytes` setting). */
-export const DEFAULT_MAX_INPUT_BYTES = 1024 * 1024 * 1024;
+const DEFAULT_MAX_INPUT_BYTES = 1024 * 1024 * 1024;
 
 /**
  * The drop protocol of `htorder watch`, written once for every store (docs/architecture.md#the-drop-protocol):
@@ -100,6 +100,11 @@ export abstract class Drop<C, G> implements DropSource {
   ) {
     this.leases = options.leases ?? ownLeases;
     this.layout = { ...DEFAULT_LAYOUT, ...options.layout };
+  }
+
+  /** Largest input taken for processing (`DropOptions.maxInputBytes`); a larger one is set aside to failed/ unread. */
+  protected get maxInputBytes(): number {
+    return this.options.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES;
   }
 
   /** Checks the store and makes its layout; SourceError when it cannot be used. */

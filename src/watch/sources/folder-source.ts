@@ -9,7 +9,6 @@ import { type FolderPin, pinFolder } from '../../storage/folder-file.js';
 import { HeldFolder, type Identity } from '../../storage/held-folder.js';
 import { newOwnerId } from '../../storage/lease.js';
 import {
-  DEFAULT_MAX_INPUT_BYTES,
   Drop,
   type DropOptions,
   firstFree,
@@ -240,8 +239,7 @@ export class FolderSource extends Drop<FolderClaim, Entry> {
     // A file left in processing/ is resumed first (and a marker a crash left at the top removed).
     if (await occupied(at)) await removeStaleMarker(this.where('top', name), DONE_MARKER_SUFFIX);
     else if (!(fromTop && (await this.intoProcessing(name)))) return undefined;
-    const max = this.opts.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES;
-    const verified = await copyVerified(at, await slot(), name, max);
+    const verified = await copyVerified(at, await slot(), name, this.maxInputBytes);
     if (typeof verified === 'string') return { facts: {}, refused: verified };
     const artworkFolder = this.top && { ...this.top, readerUid: verified.uid };
     return { facts: { verified }, sha256: verified.sha256, ...(artworkFolder ? { artworkFolder } : {}) };
@@ -374,8 +372,11 @@ export class FolderSource extends Drop<FolderClaim, Entry> {
   async heldHash(name: string): Promise<string | undefined> {
     if (!classifyName(name).take) return undefined;
     await this.assertHeld('held');
-    const max = this.opts.maxInputBytes ?? DEFAULT_MAX_INPUT_BYTES;
-    return hashHeld(this.in('held', name), max, async () => (await this.held.held?.stillHeld()) === true);
+    return hashHeld(
+      this.in('held', name),
+      this.maxInputBytes,
+      async () => (await this.held.held?.stillHeld()) === true,
+    );
   }
 
   protected readMark(): Promise<string | undefined> {
