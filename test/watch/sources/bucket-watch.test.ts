@@ -14,6 +14,7 @@ import { startTestS3, type TestS3 } from '../../support/s3.js';
 import { tempDir } from '../../support/temp-files.js';
 import { sandboxWithEnv, startWatch, waitFor } from '../../support/watch-harness.js';
 import { manifest } from '../../support/yaml-manifests.js';
+import { sink } from '../../support/sink.js';
 
 let sandbox: Sandbox;
 let apiEnv: Record<string, string>;
@@ -58,6 +59,21 @@ const stateKeys = async (under = ''): Promise<string[]> => {
   return (res.Contents ?? []).map((o) => o.Key!.slice(at.length)).sort();
 };
 const claimKey = (name: string): string => `state-${prefix}claims/${s3.bucket}/${prefix}${name}.claim`;
+/** One watch that is expected to stop at start: its exit code and what it said (a UsageError's message, as the command line prints it, with exit 2). */
+const watchOnce = async (
+  flags: Record<string, unknown>,
+  extraEnv: Record<string, string> = {},
+): Promise<{ code: number; err: string }> => {
+  const stderr = sink();
+  const code = await runWatch(
+    { target: target(), flags, logLevel: 'silent' },
+    { stderr: stderr.stream, env: { ...env, ...extraEnv }, cwd: process.cwd(), signal: new AbortController().signal },
+  ).catch((e: unknown) => {
+    if (!(e instanceof UsageError)) throw e;
+    return { message: e.message };
+  });
+  return typeof code === 'number' ? { code, err: stderr.text() } : { code: 2, err: stderr.text() + code.message };
+};
 
 describe('htorder watch s3://BUCKET/PREFIX', () => {
   it('runs a dropped object once and leaves it with its reports under done/', async () => {
@@ -158,17 +174,7 @@ describe('htorder watch s3://BUCKET/PREFIX', () => {
 
   it('refuses a store without conditional writes unless --single-instance', async () => {
     const rawEnv = { ...env, HTORDER_S3_ENDPOINT: s3.rawEndpoint };
-    let err = '';
-    const stderr = new Writable({
-      write(chunk, _e, cb) {
-        err += String(chunk);
-        cb();
-      },
-    });
-    const code = await runWatch(
-      { target: target(), flags: { bucketLedger: stateUrl() }, logLevel: 'silent' },
-      { stderr, env: rawEnv, cwd: process.cwd(), signal: new AbortController().signal },
-    );
+    const { code, err } = await watchOnce({ bucketLedger: stateUrl() }, { HTORDER_S3_ENDPOINT: s3.rawEndpoint });
     expect(code).toBe(2);
     expect(err).toMatch(/does not support conditional writes.*--single-instance/s);
 
@@ -211,24 +217,14 @@ describe('htorder watch s3://BUCKET/PREFIX', () => {
   });
 
   it('says a store refused the credentials or could not be reached (exit 3), never that it lacks conditional writes', async () => {
-    const cases = [
+    const cases: Record<string, string>[] = [
       { AWS_ACCESS_KEY_ID: 'AKIAUNKNOWNKEY' },
       // A port nothing listens on: connect refused at once.
       { HTORDER_S3_ENDPOINT: 'http://127.0.0.1:1' },
     ];
     for (const extra of cases) {
       for (const singleInstance of [false, true]) {
-        let err = '';
-        const stderr = new Writable({
-          write(chunk, _e, cb) {
-            err += String(chunk);
-            cb();
-          },
-        });
-        const code = await runWatch(
-          { target: target(), flags: { bucketLedger: stateUrl(), singleInstance }, logLevel: 'silent' },
-          { stderr, env: { ...env, ...extra }, cwd: process.cwd(), signal: new AbortController().signal },
-        );
+        const { code, err } = await watchOnce({ bucketLedger: stateUrl(), singleInstance }, extra);
         expect({ code, err }).toEqual({
           code: 3,
           err: expect.stringMatching(
@@ -242,28 +238,8 @@ describe('htorder watch s3://BUCKET/PREFIX', () => {
 });
 
 describe('htorder watch s3://…: where the ledger and claims live', () => {
-  const refusal = async (flags: Record<string, unknown>, extraEnv: Record<string, string> = {}) => {
-    let err = '';
-    const stderr = new Writable({
-      write(chunk, _e, cb) {
-        err += String(chunk);
-        cb();
-      },
-    });
-    // As the command line turns a UsageError into its message and exit 2.
-    const code = await runWatch(
-      { target: target(), flags, logLevel: 'silent' },
-      { stderr, env: { ...env, ...extraEnv }, cwd: process.cwd(), signal: new AbortController().signal },
-    ).catch((e: unknown) => {
-      if (!(e instanceof UsageError)) throw e;
-      err += e.message;
-      return 2;
-    });
-    return { code, err };
-  };
-
   it('refuses to start without bucketLedger, naming the setting and an example', async () => {
-    const { code, err } = await refusal({});
+    const { code, err } = await watchOnce({});
     expect(code).toBe(2);
     expect(err).toContain('needs bucketLedger (--bucket-ledger, HTORDER_BUCKET_LEDGER or a profile)');
     expect(err).toContain(`--bucket-ledger s3://${s3.bucket}/htorder-state/`);
@@ -272,7 +248,7 @@ describe('htorder watch s3://…: where the ledger and claims live', () => {
 
   it('refuses a ledger under the drop prefix, or one the drop prefix lies under', async () => {
     for (const ledger of [`${target()}state/`, `${target()}.htorder/`, `s3://${s3.bucket}/`]) {
-      const { code, err } = await refusal({ bucketLedger: ledger });
+      const { code, err } = await watchOnce({ bucketLedger: ledger });
       expect(code).toBe(2);
       expect(err).toContain(`overlaps the drop location ${target()}`);
     }
@@ -292,7 +268,7 @@ describe('htorder watch s3://…: where the ledger and claims live', () => {
       const config = join(dir.path, 'config.yaml');
       const other = `s3://${s3.bucket}/other-drop/`;
       await writeFile(config, `routes:\n  - where: ${other}\n    match: "*"\n`, { mode: 0o600 });
-      const { code, err } = await refusal({ bucketLedger: `${other}ledger/` }, { HTORDER_CONFIG: config });
+      const { code, err } = await watchOnce({ bucketLedger: `${other}ledger/` }, { HTORDER_CONFIG: config });
       expect(code).toBe(2);
       expect(err).toContain(`overlaps the drop location ${other}`);
     } finally {
