@@ -8,6 +8,8 @@ export interface Measured {
   userMs: number;
   systemMs: number;
   cpuMs: number;
+  /** The measuring process's own CPU over the run (an in-process simulator's). */
+  hostCpuMs: number;
 }
 export function measureProcess(
   args: string[],

@@ -19,6 +19,8 @@ export async function measureProcess(args, { statsFile, env = process.env, cwd, 
   await rm(statsFile, { force: true });
   await rm(`${statsFile}.worker`, { force: true });
   const started = performance.now();
+  // This process's own CPU over the run: the simulator's, for a benchmark that runs it in-process.
+  const ownCpu = process.cpuUsage();
   const child = spawn(process.execPath, [...nodeArgs, '--import', REPORT_PEAK, ...args], {
     cwd,
     env: { ...env, HTORDER_BENCH_STATS: statsFile },
@@ -34,6 +36,8 @@ export async function measureProcess(args, { statsFile, env = process.env, cwd, 
   });
   const code = await new Promise((resolve) => child.on('close', resolve));
   const wallMs = performance.now() - started;
+  const own = process.cpuUsage(ownCpu);
+  const hostCpuMs = (own.user + own.system) / 1000;
   let stats = {
     maxRssBytes: Number.NaN,
     userMs: Number.NaN,
@@ -48,7 +52,7 @@ export async function measureProcess(args, { statsFile, env = process.env, cwd, 
   }
   // A worker thread's CPU and wall time (report-peak.mjs), when the child started one.
   const worker = await readFile(`${statsFile}.worker`, 'utf8').then(JSON.parse, () => ({}));
-  return { wallMs, code, stdout, stderr, ...stats, ...worker, cpuMs: stats.userMs + stats.systemMs };
+  return { wallMs, code, stdout, stderr, hostCpuMs, ...stats, ...worker, cpuMs: stats.userMs + stats.systemMs };
 }
 
 export function median(values) {
