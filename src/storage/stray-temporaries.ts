@@ -5,7 +5,8 @@ import { temporaryName, temporaryOf } from './atomic-write.js';
 import { processAlive } from './lease.js';
 
 /**
- * How old a temporary must be to be a dead writer's: no atomic write takes this long. The name
+ * How old a temporary must be to be a dead writer's: no atomic write takes this long (nor a
+ * bucket's conditional-write probe, s3-store.ts, removed by the same rule). The name
  * carries no host, so on a folder shared between hosts the hour is what keeps another host's
  * write safe (and a write stuck that long only fails its rename: no file is lost).
  */

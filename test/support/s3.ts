@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, utimes } from 'node:fs/promises';
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -28,6 +28,8 @@ export interface TestS3 {
   client: S3Client;
   /** Every request the proxy passed on or answered: method and path (no query). */
   requests: { method: string; path: string }[];
+  /** Makes the object at `key` `ms` older by the server's clock (its LastModified), as one left long ago. */
+  backdate(key: string, ms: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -66,6 +68,11 @@ export async function startTestS3(opts: { conditional?: boolean; bucket?: string
     },
     client: c,
     requests,
+    async backdate(key, ms) {
+      // s3rver keeps each object in a file `KEY._S3rver_object` and answers its file's mtime.
+      const at = new Date(Date.now() - ms);
+      await utimes(join(dir, bucket, `${key}._S3rver_object`), at, at);
+    },
     async close() {
       c.destroy();
       raw.destroy();

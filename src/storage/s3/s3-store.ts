@@ -8,7 +8,9 @@ import {
   S3Client,
   S3ServiceException,
 } from '@aws-sdk/client-s3';
+import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
+import { STRAY_AFTER_MS } from '../stray-temporaries.js';
 
 /**
  * The few object operations watch and the bucket ledger need, over one bucket, with S3's
@@ -55,6 +57,10 @@ export interface ListedObject {
 export type PutCondition = { ifNoneMatch: '*' } | { ifMatch: string };
 
 export const PRECONDITION_FAILED = 'precondition-failed';
+
+/** How a conditional-write probe's name starts: hidden, so never taken as an input under a drop prefix. */
+const PROBE_START = '.htorder-probe-';
+const PROBE_NAME = /^\.htorder-probe-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** A logger that drops the SDK's messages (S3Client's `logger`). */
 const QUIET = { debug() {}, info() {}, warn() {}, error() {} };
@@ -215,11 +221,26 @@ export class S3Store {
   }
 
   /**
-   * Whether the store honours `If-None-Match: *`: the second create of one probe object must
-   * be refused with 412. Stores that ignore the header (older MinIO, s3rver) would let two
-   * instances claim one file, so watch refuses to share them unless told `--single-instance`.
+   * Whether the store honours `If-None-Match: *`: the second create of one probe object, a
+   * hidden `PREFIX.htorder-probe-UUID` (`prefix`: empty or ending in `/`), must be refused with
+   * 412. Stores that ignore the header (older MinIO, s3rver) would let two instances claim one
+   * file, so watch refuses to share them unless told `--single-instance`. The stale probes
+   * under `prefix` and `alsoUnder` are removed on the way (removeStaleProbes).
    */
-  async probeConditionalWrites(probeKey: string): Promise<{ ok: true } | { ok: false; why: string }> {
+  async probeConditionalWrites(
+    prefix: string,
+    alsoUnder: readonly string[] = [],
+  ): Promise<{ ok: true } | { ok: false; why: string }> {
+    const probeKey = `${prefix}${PROBE_START}${randomUUID()}`;
+    try {
+      return await this.probeAt(probeKey);
+    } finally {
+      await this.removeStaleProbes(probeKey, [prefix, ...alsoUnder]).catch(() => undefined);
+      await this.delete(probeKey).catch(() => undefined);
+    }
+  }
+
+  private async probeAt(probeKey: string): Promise<{ ok: true } | { ok: false; why: string }> {
     const saved = this.conditional;
     this.conditional = true;
     try {
@@ -227,7 +248,7 @@ export class S3Store {
       if (first === PRECONDITION_FAILED) {
         // A probe left by a crashed start-up: remove it and try once more.
         await this.delete(probeKey);
-        return await this.probeConditionalWrites(probeKey);
+        return await this.probeAt(probeKey);
       }
       if (first instanceof Error) {
         // Refused credentials, a denied prefix or an unreachable store refuse a plain PUT too:
@@ -242,7 +263,23 @@ export class S3Store {
       return { ok: true };
     } finally {
       this.conditional = saved;
-      await this.delete(probeKey).catch(() => undefined);
+    }
+  }
+
+  /**
+   * Removes the probes directly under `prefixes` that a start-up killed mid-probe left, which
+   * nothing else would ever remove: names of the probe's own form only (never a user's object),
+   * over STRAY_AFTER_MS older than the probe at `own` by the store's clock (a probe lives for a
+   * few requests, so another instance's in flight is never one, whatever this host's clock says).
+   */
+  private async removeStaleProbes(own: string, prefixes: readonly string[]): Promise<void> {
+    const now = (await this.list(own)).find((o) => o.key === own)?.lastModified;
+    if (now === undefined) return;
+    for (const prefix of new Set(prefixes)) {
+      const listed = await this.list(`${prefix}${PROBE_START}`, '/');
+      for (const o of listed)
+        if (PROBE_NAME.test(o.key.slice(prefix.length)) && now - o.lastModified > STRAY_AFTER_MS)
+          await this.delete(o.key);
     }
   }
 

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { type ReportPaths, reportPaths } from '../../report/report-paths.js';
 import { BucketLeases, claimsRoot, droppersStateRoot } from '../../storage/bucket-lease.js';
@@ -79,13 +79,16 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
     const { store, state, prefix } = this.opts;
     // Claims and ledger locks are made in the state's store; the drop's own conditional writes
     // keep a given-back input from replacing a newer upload.
+    // One probe a store; the stale probes of the drop prefix go with the state's when one store has both.
+    const oneStore = store === state?.store;
     if (state)
       await this.probe(
         state.store,
-        `${state.prefix}probe-${randomUUID()}`,
+        state.prefix,
         `s3://${state.store.bucket}/${state.prefix}`,
+        oneStore ? [prefix] : [],
       );
-    if (store !== state?.store) await this.probe(store, `${prefix}.htorder-probe-${randomUUID()}`, this.location);
+    if (!oneStore) await this.probe(store, prefix, this.location);
     const ledger = state ? `s3://${state.store.bucket}/${state.prefix}ledger/` : 'the ledger database (ledgerUrl)';
     const old = droppersStateRoot(prefix);
     const leftOver = await store.hasAny(old).catch((err: unknown) => {
@@ -97,11 +100,11 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
       );
   }
 
-  /** Whether `store` honours conditional writes; SourceError (usage) when not, unless --single-instance. */
-  private async probe(store: S3Store, key: string, where: string): Promise<void> {
+  /** Whether `store` honours conditional writes (a probe under `under`); SourceError (usage) when not, unless --single-instance. */
+  private async probe(store: S3Store, under: string, where: string, alsoUnder: string[] = []): Promise<void> {
     let probe: Awaited<ReturnType<S3Store['probeConditionalWrites']>>;
     try {
-      probe = await store.probeConditionalWrites(key);
+      probe = await store.probeConditionalWrites(under, alsoUnder);
     } catch (err) {
       throw new SourceError(`cannot use ${where}: ${describe(err)}`, 'unavailable');
     }

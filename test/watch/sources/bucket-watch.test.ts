@@ -189,6 +189,36 @@ describe('htorder watch s3://BUCKET/PREFIX', () => {
     }
   });
 
+  it("removes the conditional-write probes a watcher killed at start left over an hour ago, and never a user's object", async () => {
+    const probe = (id: string): string => `.htorder-probe-${id}-0000-4000-8000-000000000000`;
+    const hour = 60 * 60_000;
+    // Killed mid-probe long ago: one under the drop prefix, one under the state prefix.
+    await put(probe('0000dead'), 'probe 1');
+    await s3.backdate(`${prefix}${probe('0000dead')}`, 2 * hour);
+    const stateKey = `state-${prefix}${probe('1111dead')}`;
+    await s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: stateKey, Body: 'probe 1' }));
+    await s3.backdate(stateKey, 2 * hour);
+    // Another watcher's probe, in flight, and a user's objects that only look like one.
+    await put(probe('2222a11e'), 'probe 1');
+    await put('.htorder-probe-notes.yaml', 'mine');
+    await s3.backdate(`${prefix}.htorder-probe-notes.yaml`, 2 * hour);
+    await put('htorder-probe-0000dead-0000-4000-8000-000000000000.yaml', manifest('BP'));
+    await s3.backdate(`${prefix}htorder-probe-0000dead-0000-4000-8000-000000000000.yaml`, 2 * hour);
+    const w = await startWatch({ target: target(), flags: { bucketLedger: stateUrl() } }, env);
+    try {
+      await waitFor(async () => ((await keys('done/')).some((k) => k.endsWith('.yaml')) ? true : undefined), 'done');
+    } finally {
+      expect(await w.stop()).toBe(0);
+    }
+    expect((await keys()).filter((k) => !k.includes('/'))).toEqual([
+      '.htorder-ledger',
+      probe('2222a11e'),
+      '.htorder-probe-notes.yaml',
+    ]);
+    expect((await stateKeys()).filter((k) => !k.includes('/'))).toEqual([]);
+    expect(await jobsOf()).toEqual(['BP-1']);
+  });
+
   it('sets an object over watchMaxInputBytes aside to failed/ unread, as a folder does', async () => {
     const w = await startWatch(
       { target: target(), flags: { bucketLedger: stateUrl() } },
