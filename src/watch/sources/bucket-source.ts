@@ -222,6 +222,12 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
     }));
   }
 
+  protected async namesIn(outcome: FinishOutcome, start: string, since: number): Promise<string[]> {
+    const under = this.key(outcome, '');
+    const listed = await this.opts.store.list(`${under}${start}`, '/');
+    return listed.filter((o) => o.lastModified >= since).map((o) => o.key.slice(under.length));
+  }
+
   /** Written once, beside the private copy, then uploaded beside the input's final key. */
   protected async stage(_outcome: FinishOutcome, _final: string, _claim: BucketClaim, copy: string): Promise<Staged> {
     return { paths: reportPaths(copy) };

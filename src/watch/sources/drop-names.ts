@@ -63,6 +63,33 @@ export function timestampedName(name: string, at: Date, attempt = 0): string {
   return dot > 0 ? `${name.slice(0, dot)}.${stamp}${extra}${name.slice(dot)}` : `${name}.${stamp}${extra}`;
 }
 
+/** What every timestamped name of `name` (timestampedName), and each of its reports' names, starts with. */
+export function stampedStart(name: string): string {
+  const dot = name.lastIndexOf('.');
+  return `${dot > 0 ? name.slice(0, dot) : name}.`;
+}
+
+/**
+ * The timestamped names of `name` (timestampedName) that `entries` are, or are reports of:
+ * `orders.20261121T060328123Z.csv` and `orders.20261121T060328123Z-1.csv.result.json` are
+ * `orders.csv`'s; `orders.backup.csv` is not.
+ */
+export function stampedNamesOf(name: string, entries: readonly string[]): string[] {
+  const dot = name.lastIndexOf('.');
+  const ext = dot > 0 ? name.slice(dot) : '';
+  const stamped = new RegExp(`^${escaped(stampedStart(name))}\\d{8}T\\d{9}Z(?:-\\d+)?${escaped(ext)}`);
+  const found = new Set<string>();
+  for (const entry of entries) {
+    const input = stamped.exec(entry)?.[0];
+    if (input && [input, ...reportNames(input)].includes(entry)) found.add(input);
+  }
+  return [...found];
+}
+
+function escaped(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
 /** The longest file name most file systems take (NAME_MAX), in bytes of UTF-8. */
 export const NAME_MAX_BYTES = 255;
 

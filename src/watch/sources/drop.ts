@@ -6,7 +6,7 @@ import type { ReportTarget } from '../../report/write-reports.js';
 import type { FolderPin } from '../../storage/folder-file.js';
 import { type LedgerMark, markFor } from '../../storage/ledger/ledger-mark.js';
 import type { Lease, LeaseStore } from '../../storage/lease.js';
-import { classifyName, timestampedName } from './drop-names.js';
+import { classifyName, stampedNamesOf, stampedStart, timestampedName } from './drop-names.js';
 import {
   ClaimLostError,
   DEFAULT_LAYOUT,
@@ -124,6 +124,8 @@ export abstract class Drop<C, G> implements DropSource {
   protected abstract claimedAt(name: string, facts: C): Promise<number | undefined>;
   /** What is at `name` and its reports' names in `outcome` (`facts`: of the claim finishing there). */
   protected abstract occupants(outcome: FinishOutcome, name: string, facts?: C): Promise<Occupant[]>;
+  /** The names in `outcome` that start with `start`; a store that can tell, only of entries modified at or after `since`. */
+  protected abstract namesIn(outcome: FinishOutcome, start: string, since: number): Promise<string[]>;
   /** Where the reports of the input finishing as `final` are written (and how), before place(). */
   protected abstract stage(outcome: FinishOutcome, final: string, facts: C, copy: string): Promise<Staged>;
   /** Puts the written report `kind` in place beside the input's final name. */
@@ -303,11 +305,35 @@ export abstract class Drop<C, G> implements DropSource {
     return firstFree(name, this.options.clock, async (candidate, first) => {
       const there = await this.occupants(outcome, candidate, facts);
       if (there.length === 0) return { name: candidate, resumed: false };
+      if (!first || facts === undefined) return 'taken';
       // Asked only when something is there: a request of its own for a bucket.
-      const at = first && facts !== undefined ? await this.claimedAt(name, facts) : undefined;
+      const at = await this.claimedAt(name, facts);
       const own = (o: Occupant) => at !== undefined && o.regular && o.mtimeMs >= at && (!o.input || o.claimed);
-      return there.every(own) ? { name: candidate, resumed: true } : 'taken';
+      if (there.every(own)) return { name: candidate, resumed: true };
+      const stamped = at === undefined ? undefined : await this.cutShortStamped(outcome, name, facts, at, own);
+      return stamped === undefined ? 'taken' : { name: stamped, resumed: true };
     });
+  }
+
+  /**
+   * The timestamped name this claim's finish, cut short, was putting the input under beside an
+   * older input of its name (a name dropped again the next night): the one holding only what is
+   * `own`. Its stamp was the clock's time then, so the finish resumed now would take another.
+   */
+  private async cutShortStamped(
+    outcome: FinishOutcome,
+    name: string,
+    facts: C,
+    claimedAt: number,
+    own: (o: Occupant) => boolean,
+  ): Promise<string | undefined> {
+    // A name dropped every night leaves a stamped name a night: only those touched since the claim are looked at.
+    const entries = await this.namesIn(outcome, stampedStart(name), claimedAt);
+    for (const candidate of stampedNamesOf(name, entries)) {
+      const there = await this.occupants(outcome, candidate, facts);
+      if (there.length > 0 && there.every(own)) return candidate;
+    }
+    return undefined;
   }
 
   takeBack(name: string): Promise<string | undefined> {

@@ -274,6 +274,10 @@ export class FolderSource extends Drop<FolderClaim, Entry> {
     return (await lstat(this.in('processing', name)).catch(() => undefined))?.ctimeMs;
   }
 
+  protected async namesIn(outcome: FinishOutcome, start: string): Promise<string[]> {
+    return (await readdir(this.in(outcome))).filter((n) => n.startsWith(start));
+  }
+
   protected async occupants(outcome: FinishOutcome, name: string): Promise<Occupant[]> {
     const names = [name, ...reportNames(name)];
     const seen = await Promise.all(names.map((n) => lstat(this.in(outcome, n)).catch(() => undefined)));

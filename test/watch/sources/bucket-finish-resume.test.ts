@@ -117,4 +117,29 @@ describe('a bucket input resumed after a finish cut short', () => {
     expect(otherFinal).toMatch(new RegExp(`^s3://${fx.s3.bucket}/${other}done/d\\.\\d{8}T.*\\.yaml$`));
     expect(await text(`${other}done/d.yaml`)).toBe('something else\n');
   });
+  it("resumes a finish cut short under a timestamped name (an older input's beside it) there: the input ends in done/ once", async () => {
+    const prefix = 'night2/';
+    await put(`${prefix}done/e.yaml`, 'last night\n');
+    await put(`${prefix}done/e.yaml.result.json`, '{"run":"last night"}\n');
+    await sleep(1100);
+    const stamped = 'e.20261202T010203004Z.yaml';
+    // Killed mid-move: the reports and the input's copy are there, the input still in processing/.
+    const final = await resumeAfter(prefix, 'e.yaml', async (processingKey) => {
+      await put(`${prefix}done/${stamped}.result.json`, '{"run":"cut"}\n');
+      await put(`${prefix}done/${stamped}.errors.txt`, 'from the cut-short finish\n');
+      const copy = { Bucket: fx.s3.bucket, CopySource: `${fx.s3.bucket}/${processingKey}` };
+      await fx.s3.client.send(new CopyObjectCommand({ ...copy, Key: `${prefix}done/${stamped}` }));
+    });
+    expect(final).toBe(`s3://${fx.s3.bucket}/${prefix}done/${stamped}`);
+    expect(await keysUnder(`${prefix}done/`)).toEqual([
+      'e.20261202T010203004Z.yaml',
+      'e.20261202T010203004Z.yaml.result.csv',
+      'e.20261202T010203004Z.yaml.result.json',
+      'e.yaml',
+      'e.yaml.result.json',
+    ]);
+    expect(await text(`${prefix}done/${stamped}.result.json`)).toBe('{"run":"resumed"}\n');
+    expect(await text(`${prefix}done/e.yaml`)).toBe('last night\n');
+    expect(await keysUnder(`${prefix}processing/`)).toEqual([]);
+  });
 });

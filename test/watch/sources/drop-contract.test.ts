@@ -265,6 +265,26 @@ describe.each([
     expect(await kit.names(loc, 'done')).toContain(`${stamped}.result.json`);
   });
 
+  it('resumes a finish cut short under a timestamped name there, beside the older input: one set of reports', async () => {
+    await kit.put(loc, 'done/a.yaml', 'an older drop\n');
+    await kit.age(loc, 'done/a.yaml');
+    await kit.put(loc, 'a.yaml', MANIFEST);
+    const c = await claimed(await source(), 'a.yaml');
+    // As a finish killed after its first report, under the name stamped by the clock then.
+    const stamped = 'a.20261202T010203004Z.yaml';
+    await kit.put(loc, `done/${stamped}.result.json`, '{"run":"cut"}\n');
+    await c.release();
+    const [orphan] = await (await source()).claimOrphans();
+    expect(await orphan!.finish('done', reports('resumed'))).toBe(kit.where(loc, `done/${stamped}`));
+    expect(await kit.names(loc, 'done')).toEqual([
+      stamped,
+      `${stamped}.result.csv`,
+      `${stamped}.result.json`,
+      'a.yaml',
+    ]);
+    expect(JSON.parse(await kit.text(loc, `done/${stamped}.result.json`)).run).toBe('resumed');
+  });
+
   it("stamps a free name with the calendar clock's time (a rehearsed later night's), not the host's", async () => {
     await kit.put(loc, 'done/a.yaml', 'an older drop\n');
     await kit.age(loc, 'done/a.yaml');

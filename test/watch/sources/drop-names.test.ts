@@ -8,6 +8,8 @@ import {
   nameBytes,
   reportNames,
   shortName,
+  stampedNamesOf,
+  stampedStart,
   timestampedName,
 } from '../../../src/watch/sources/drop-names.js';
 
@@ -62,6 +64,19 @@ describe('markers and clash names', () => {
     expect(timestampedName('orders.csv', at)).toBe('orders.20261121T060328123Z.csv');
     expect(timestampedName('orders.csv', at, 2)).toBe('orders.20261121T060328123Z-2.csv');
     expect(classifyName(timestampedName('orders.csv', at)).take).toBe(true);
+  });
+
+  it('tells the timestamped names of a name, and their reports, from other names sharing its start', () => {
+    const at = new Date('2026-11-21T06:03:28.123Z');
+    const first = timestampedName('orders.csv', at);
+    const second = timestampedName('orders.csv', at, 1);
+    expect(first.startsWith(stampedStart('orders.csv'))).toBe(true);
+    const entries = [`${first}.result.json`, second, `${second}.errors.txt`, 'orders.csv', 'orders.backup.csv'];
+    const others = [`${first}.notes`, 'orders.20261121T060328123Z.yaml', `x${first}`, 'orders.2026.csv'];
+    expect(stampedNamesOf('orders.csv', [...entries, ...others])).toEqual([first, second]);
+    expect(stampedNamesOf('a+b.(1).csv', [timestampedName('a+b.(1).csv', at), 'a+b.(1).csv'])).toEqual([
+      timestampedName('a+b.(1).csv', at),
+    ]);
   });
 });
 
