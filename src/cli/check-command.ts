@@ -17,7 +17,7 @@ import { reportPaths } from '../report/report-paths.js';
 import type { ReportSpool } from '../report/report-spool.js';
 import { SpooledReport } from '../report/spooled-report.js';
 import { errorLines, jobErrors, warningLines } from '../report/write-errors-txt.js';
-import { reportsUnwritable, writeReports } from '../report/write-reports.js';
+import { reportsBlocked, reportsUnwritable, writeReports } from '../report/write-reports.js';
 import { printableLines } from '../core/printable.js';
 import { recognisedText } from './format-outcome.js';
 import { leaveOutReports } from './report-inputs.js';
@@ -94,6 +94,8 @@ export async function checkInput(file: string, opts: CheckInputOptions = {}): Pr
   try {
     const usage = loaded.diagnostics.find((d) => USAGE_CODES.has(d.code));
     if (usage) return { file, status: 'unreadable', problem: usage.message };
+    const blocked = await reportsBlocked(reportPaths(file));
+    if (blocked !== undefined) return { file, status: 'unreadable', problem: blocked };
     return await checkRead(loaded, { ...opts, startedAt, clock });
   } catch (err) {
     // A folder the user may not write (a read-only mount): named on stderr, exit 2, the other inputs checked.

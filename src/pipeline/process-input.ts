@@ -22,7 +22,7 @@ import { reportPaths } from '../report/report-paths.js';
 import { ReportWriter } from '../report/report-writer.js';
 import { SpooledReport } from '../report/spooled-report.js';
 import type { ReportQuotes } from '../report/write-errors-txt.js';
-import { type ReportTarget, reportsUnwritable, type WrittenReports } from '../report/write-reports.js';
+import { type ReportTarget, reportsBlocked, reportsUnwritable, type WrittenReports } from '../report/write-reports.js';
 import type { AccountCatalogue } from '../resolve/catalogue.js';
 import { errorText } from './api-diagnostics.js';
 import { type AccountListing, listAccount } from './find-submitted.js';
@@ -303,16 +303,14 @@ export async function processPrepared(prepared: PreparedInput, given: PipelineCo
     return prepared.unreadable;
   }
   try {
-    let begun: Begun;
-    try {
-      begun = await prepared.begin();
-    } catch (err) {
-      // Nothing is sent for an input whose reports cannot be written beside it (a read-only
-      // folder of a nightly export): the user learns why from a line, not a stack trace. watch
-      // begins in its own work folder, whose failures its retries handle.
-      const problem = given.command === 'watch' ? undefined : reportsUnwritable(err);
-      if (problem === undefined) throw err;
-      const unwritable: InputOutcome = { file: prepared.file, status: 'unreadable', problem, planned: new Map() };
+    const begun = await beginReport(prepared, given.command);
+    if (typeof begun === 'string') {
+      const unwritable: InputOutcome = {
+        file: prepared.file,
+        status: 'unreadable',
+        problem: begun,
+        planned: new Map(),
+      };
       await given.hooks?.onOutcome?.(unwritable);
       return unwritable;
     }
@@ -330,6 +328,28 @@ export async function processPrepared(prepared: PreparedInput, given: PipelineCo
     // A windowed read's file is let go however the input ends; a job read after this (watch's
     // reports, written by the caller) opens it for that read alone (csv/job-view.ts).
     releasePrepared(prepared);
+  }
+}
+
+/**
+ * The input's report begun, or why its reports cannot be written beside it: nothing is sent for
+ * such an input (a read-only folder of a nightly export, a folder at a report's name), and the
+ * user learns why from a line, not a stack trace. watch begins in its own work folder, whose
+ * failures its retries handle, and writes its reports under new names.
+ */
+async function beginReport(
+  prepared: Exclude<PreparedInput, { unreadable: InputOutcome }>,
+  command: PipelineCommand,
+): Promise<Begun | string> {
+  const beside = command !== 'watch';
+  const blocked = beside ? await reportsBlocked(reportPaths(prepared.file)) : undefined;
+  if (blocked !== undefined) return blocked;
+  try {
+    return await prepared.begin();
+  } catch (err) {
+    const problem = beside ? reportsUnwritable(err) : undefined;
+    if (problem === undefined) throw err;
+    return problem;
   }
 }
 

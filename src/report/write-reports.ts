@@ -1,9 +1,11 @@
-import { rename, rm } from 'node:fs/promises';
+import { lstat, rename, rm } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import type { JobList, Manifest } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { CsvLimits } from '../manifest/read-input.js';
 import type { Logger } from '../core/log/logger.js';
 import { type NewFileOptions, temporaryName } from '../storage/atomic-write.js';
+import { stickyStops } from '../storage/sticky-claims.js';
 import { removeStraysOf } from '../storage/stray-temporaries.js';
 import { reportHasErrors } from './build-report.js';
 import type { ResultReport } from './model.js';
@@ -46,6 +48,28 @@ export function reportsUnwritable(err: unknown): string | undefined {
   return typeof code === 'string' && /^E[A-Z0-9]+$/.test(code)
     ? `its reports cannot be written beside it (${code})`
     : undefined;
+}
+
+/**
+ * Why the reports at `paths` could not be put in place, looked at before anything of the input
+ * is sent: each report is renamed over what is at its name, and a folder there refuses it, as
+ * does, in a sticky folder (/tmp, a shared drop), a file another user owns. A symbolic link or
+ * a FIFO there is replaced, never followed. Undefined when nothing stands in the way.
+ */
+export async function reportsBlocked(paths: ReportPaths): Promise<string | undefined> {
+  for (const path of [paths.json, paths.csv, paths.errors]) {
+    const at = await lstat(path).catch(() => undefined);
+    if (at === undefined) continue;
+    if (at.isDirectory())
+      return `its report ${path} is a folder, which the report cannot replace: move or remove it first`;
+    const folder = await lstat(dirname(path)).catch(() => undefined);
+    if (folder !== undefined && stickyStops(at, folder))
+      return (
+        `its report ${path} belongs to uid ${at.uid}, and the folder is sticky (chmod +t): only that user ` +
+        "or the folder's owner may replace it: have them remove it first"
+      );
+  }
+  return undefined;
 }
 
 /**

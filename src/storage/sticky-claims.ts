@@ -18,6 +18,19 @@ export interface OwnedEntry {
 }
 
 /**
+ * Pure: whether user `uid` may not rename or remove `file` in `folder`, nor rename another file
+ * over it: the folder is sticky and neither the file nor the folder is the user's (root may).
+ */
+export function stickyStops(
+  file: Pick<OwnedEntry, 'uid'>,
+  folder: Pick<OwnedEntry, 'uid' | 'mode'>,
+  uid: number | undefined = process.getuid?.(),
+): boolean {
+  if (uid === undefined || uid === 0 || (folder.mode & S_ISVTX) === 0) return false;
+  return file.uid !== uid && folder.uid !== uid;
+}
+
+/**
  * Pure: why the watcher (user `uid`) may not move `file` out of the drop folder: the folder is
  * sticky and neither the file nor the folder is the watcher's user's. Undefined when that is not
  * the cause (another error, or root, whom the sticky bit does not stop).
@@ -28,8 +41,7 @@ export function stickyRefusal(
   folder: Pick<OwnedEntry, 'uid' | 'mode'>,
   uid: number | undefined = process.getuid?.(),
 ): string | undefined {
-  if (uid === undefined || uid === 0 || (folder.mode & S_ISVTX) === 0) return undefined;
-  if (file.uid === uid || folder.uid === uid) return undefined;
+  if (!stickyStops(file, folder, uid)) return undefined;
   const me = `uid ${uid}${userName()}`;
   return (
     `it belongs to uid ${file.uid}, not to the watcher's user (${me}), and ${location} has the sticky bit ` +

@@ -162,7 +162,7 @@ describe('check of a template CSV read a window at a time', () => {
       'blocked.csv',
       orders(50, (i) => i % 2 === 0),
     );
-    // A folder where result.csv goes: the reports' rename fails.
+    // A folder where result.csv goes: no report could replace it.
     await mkdir(`${file}.result.csv`);
     windowedRead.fromBytes = 0;
     windowedRead.windowJobs = 4;
@@ -170,7 +170,7 @@ describe('check of a template CSV read a window at a time', () => {
     // Named and left unprocessed (exit 2), as an input that cannot be read is.
     expect(await checkInput(file, { clock })).toMatchObject({
       status: 'unreadable',
-      problem: expect.stringContaining('its reports cannot be written beside it'),
+      problem: expect.stringContaining(`its report ${file}.result.csv is a folder`),
     });
     // The findings' file is removed as the read is let go, without waiting for it.
     for (let i = 0; i < 100 && (await temporariesBeside(file)).length > 0; i++) await sleep(20);
@@ -223,7 +223,7 @@ describe('check of a big template CSV: read whole, and windowed once its finding
     windowedRead.windowJobs = 4;
     expect(await checkInput(file, { clock })).toMatchObject({
       status: 'unreadable',
-      problem: expect.stringContaining('its reports cannot be written beside it'),
+      problem: expect.stringContaining(`its report ${file}.result.json is a folder`),
     });
     expect(await temporariesBeside(file)).toEqual([]);
   });
