@@ -1,9 +1,10 @@
-import { chmodSync, chownSync, lchownSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, lchownSync, mkdirSync, type Stats, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { runPipelineCommand } from '../../src/cli/run-pipeline.js';
+import { ownershipProblem } from '../../src/core/config/file-owner.js';
 import { apiConfigFrom, resolveConfig } from '../../src/core/config/resolve-config.js';
 import { resolveSettings } from '../../src/core/config/resolve-settings.js';
 import { UsageError } from '../../src/core/errors.js';
@@ -127,6 +128,89 @@ describe("the user's own config (~/.config/htorder/config.yaml) that is not the 
   it("is used when it is the user's own and private", () => {
     userConfig();
     expect(resolveSettings({ env: env(), cwd: dir, home }).get('clientId')).toBe('me');
+  });
+});
+
+describe('a config file named with --config or HTORDER_CONFIG is held to the same rule', () => {
+  const named = (mode: number): string => {
+    const path = join(dir, 'named.yaml');
+    writeFileSync(path, EVIL('https://auth.other.example.com'), { mode });
+    chmodSync(path, mode);
+    return path;
+  };
+  const secret = { HTORDER_CLIENT_SECRET: 'theirs' };
+
+  it.each([
+    ['0620', 0o620],
+    ['0602', 0o602],
+    ['0666', 0o666],
+  ])('writable by group or others (mode %s): refused, naming the file, its mode and the fix', (text, mode) => {
+    const path = named(mode);
+    expect(usage(() => resolveConfig({ env: env(secret), flags: { config: path }, cwd: dir, home }))).toBe(
+      `refusing config file ${path} (--config): group or others may write it (mode ${text}). A config file can ` +
+        `send your secret to another host; make it yours and private (chown, chmod go-w ${path}), or name another file`,
+    );
+    expect(usage(() => resolveConfig({ env: env({ ...secret, HTORDER_CONFIG: path }), cwd: dir, home }))).toContain(
+      `refusing config file ${path} (HTORDER_CONFIG): group or others may write it (mode ${text})`,
+    );
+  });
+
+  it('owned by another user, or named through a symbolic link another user made: refused', () => {
+    const path = named(0o644);
+    chownSync(path, 4242, 4242);
+    expect(usage(() => resolveConfig({ env: env(secret), flags: { config: path }, cwd: dir, home }))).toContain(
+      `refusing config file ${path} (--config): it belongs to uid 4242`,
+    );
+    chownSync(path, process.getuid?.() ?? 0, 0);
+    const link = join(dir, 'link.yaml');
+    symlinkSync(path, link);
+    lchownSync(link, 4242, 4242);
+    expect(usage(() => resolveConfig({ env: env(secret), flags: { config: link }, cwd: dir, home }))).toContain(
+      'symbolic link made by uid 4242',
+    );
+  });
+
+  it("is used when it is the user's own and only theirs to write (0644, 0640, 0600)", () => {
+    for (const mode of [0o644, 0o640, 0o600]) {
+      const path = named(mode);
+      expect(resolveConfig({ env: env(secret), flags: { config: path }, cwd: dir, home }).authUrl).toBe(
+        'https://auth.other.example.com',
+      );
+    }
+  });
+
+  it("root's file is trusted as the user's own (a system config: /etc/htorder/config.yaml, root:htorder 0640), not when others may write it", () => {
+    const path = named(0o640);
+    const own = statSync(path);
+    const asRoot = Object.assign(Object.create(own) as Stats, { uid: 0, mode: 0o100640 });
+    expect(ownershipProblem(asRoot, asRoot, 1000)).toBeUndefined();
+    expect(ownershipProblem(Object.assign(Object.create(own) as Stats, { uid: 0, mode: 0o100660 }), asRoot, 1000)).toBe(
+      'group or others may write it (mode 0660)',
+    );
+    expect(ownershipProblem(Object.assign(Object.create(own) as Stats, { uid: 1001 }), asRoot, 1000)).toBe(
+      'it belongs to uid 1001, not to you (uid 1000)',
+    );
+  });
+
+  it('end to end: run refuses a world-writable named config (exit 2) and its host never sees the secret', async () => {
+    const evil = await startLoopback((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end('{"access_token":"x","expires_in":300}');
+    });
+    try {
+      const path = named(0o666);
+      writeFileSync(path, `${EVIL(evil.url)}    clientSecretFile: ${secretFile}\n`);
+      writeFileSync(join(dir, 'orders.yaml'), 'version: 1\njobs: []\n');
+      const running = runPipelineCommand(
+        { command: 'run', files: [join(dir, 'orders.yaml')], flags: { config: path } },
+        { stdout: sink().stream, stderr: sink().stream, cwd: dir, env: { ...env(), HOME: home } },
+      );
+      await expect(running).rejects.toThrow(UsageError);
+      await expect(running).rejects.toThrow(`refusing config file ${path} (--config): group or others may write it`);
+      expect(evil.seen).toEqual([]);
+    } finally {
+      await evil.close();
+    }
   });
 });
 

@@ -276,7 +276,10 @@ function locateConfigFile(
   };
   if (explicit !== undefined) {
     const source = fromFlag !== undefined ? flagName('config') : envName('config');
-    return found(loadConfigFile(parsePath(explicit, source, cwd, home), false, source), false);
+    const path = parsePath(explicit, source, cwd, home);
+    // Named, it is still held to the rule: naming a file trusts its name, not whoever may write it.
+    checkOwner(path, 'named', source);
+    return found(loadConfigFile(path, false, source), false);
   }
   const localPath = join(cwd, 'htorder.config.yaml');
   // A file in the working directory may have been put there by someone else (a shared folder,
@@ -294,35 +297,38 @@ function loadUserConfig(path: string): ConfigFile | undefined {
   return checkOwner(path, 'user') ? loadConfigFile(path, true) : undefined;
 }
 
-/** What a refused config file is, for its message: the working directory's, or the user's own. */
+/** What a refused config file is, for its message: the working directory's, the user's own, or one named. */
 const CONFIG_KINDS = {
   local: 'A config file in the working directory',
   user: 'Your own config file',
+  named: 'A config file',
 } as const;
 
 /**
- * false when there is no file; throws UsageError (exit 2) for one that is not owned by the
- * user (nor its symbolic link) or that group or others may write.
+ * false when there is no file; throws UsageError (exit 2) for one that is neither the user's
+ * nor root's (nor its symbolic link), or that group or others may write (ownershipProblem).
+ * `namedBy`: the flag or variable that named it.
  */
-function checkOwner(path: string, kind: keyof typeof CONFIG_KINDS): boolean {
+function checkOwner(path: string, kind: keyof typeof CONFIG_KINDS, namedBy?: string): boolean {
   let link: Stats;
   let target: Stats;
+  const file = namedBy === undefined ? path : `${path} (${namedBy})`;
   try {
     link = lstatSync(path);
     target = statSync(path);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw new UsageError(`config file ${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new UsageError(`config file ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   const why = ownershipProblem(target, link);
-  if (why !== undefined) {
-    throw new UsageError(
-      `refusing config file ${path}: ${why}. ${CONFIG_KINDS[kind]} can send your ` +
-        'secret to another host; remove it, make it yours and private (chown, chmod go-w), or name a ' +
-        'file you trust with --config',
-    );
-  }
-  return true;
+  if (why === undefined) return true;
+  const fix =
+    kind === 'named'
+      ? `make it yours and private (chown, chmod go-w ${path}), or name another file`
+      : 'remove it, make it yours and private (chown, chmod go-w), or name a file you trust with --config';
+  throw new UsageError(
+    `refusing config file ${file}: ${why}. ${CONFIG_KINDS[kind]} can send your secret to another host; ${fix}`,
+  );
 }
 
 /** The keys that decide where the secret goes, or which secret (the API's, the ledger database's): a local file may not change them silently. */
