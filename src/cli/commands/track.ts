@@ -72,8 +72,8 @@ interface TrackRun {
   options: TrackOptions;
   json: boolean;
   io: TrackIo;
-  /** After each check: tracking files for the shops, `dispatched` notifications. */
-  after: (result: TrackResult) => Promise<void>;
+  /** After each check: tracking files for the shops, `dispatched` notifications; false when a tracking file could not be written. */
+  after: (result: TrackResult) => Promise<boolean>;
 }
 
 export async function runTrack(paths: string[], opts: Record<string, unknown>, io: TrackIo): Promise<number> {
@@ -128,14 +128,20 @@ export async function runTrack(paths: string[], opts: Record<string, unknown>, i
       ? (await import('../../watch/notify/notifier.js')).notifierFor(session.settings, logger, 'track')
       : undefined;
   const file = typeof opts.trackingCsv === 'string' ? opts.trackingCsv : undefined;
-  const after = async (result: TrackResult): Promise<void> => {
+  const after = async (result: TrackResult): Promise<boolean> => {
     const shipped = await shipToShop(result, {
       file,
       sendReceipt: session.settings.get('trackingSendReceipt'),
       deliveryOptions: () => catalogue.deliveryOptions(),
     });
     for (const path of shipped.written) io.stderr.write(`tracking for the shop: ${printable(path)}\n`);
+    for (const { path, code } of shipped.unwritten)
+      io.stderr.write(
+        `htorder track: cannot write the tracking for the shop to ${printable(path)} (${code}): ` +
+          'move what is at that name, or make its folder writable; the reports hold the tracking\n',
+      );
     for (const record of shipped.dispatched) notifier?.dispatched(record);
+    return shipped.unwritten.length === 0;
   };
   const run: TrackRun = { client, logger, track, format, load, options, json: opts.json === true, io, after };
   try {
@@ -189,9 +195,10 @@ async function trackNow(run: TrackRun): Promise<number> {
   }
   logger.info({ jobs: result.jobs.length, reports: result.reportsWritten.length }, 'tracked');
   print(run, result, 'table');
-  await run.after(result);
+  const shipped = await run.after(result);
   if (result.incomplete) return ExitCode.Unavailable;
-  return result.jobs.some((j) => j.tracking.problem !== null) ? ExitCode.Invalid : ExitCode.Ok;
+  if (result.jobs.some((j) => j.tracking.problem !== null)) return ExitCode.Invalid;
+  return shipped ? ExitCode.Ok : ExitCode.Usage;
 }
 
 function print({ format, json, io }: TrackRun, result: TrackResult, how: 'table' | 'changes'): void {

@@ -27,6 +27,11 @@ export interface ShipToShopOptions extends Partial<TrackingFileOptions> {
 export interface ShipToShop {
   /** Tracking files written. */
   written: string[];
+  /**
+   * Tracking files that could not be written, and the file system's code for why (a folder at
+   * the name, a folder the user may not write): the others, and the notifications, go on.
+   */
+  unwritten: Array<{ path: string; code: string }>;
   /** Jobs despatched since the previous check, one record per tracking number. */
   dispatched: DispatchRecord[];
 }
@@ -50,7 +55,7 @@ export function fileOf(reports: ReadonlyArray<ReportFile | undefined>): NewFileO
 }
 
 export async function shipToShop(result: TrackResult, opts: ShipToShopOptions): Promise<ShipToShop> {
-  if (!result.jobs.some((j) => j.tracking.dateOut !== null)) return { written: [], dispatched: [] };
+  if (!result.jobs.some((j) => j.tracking.dateOut !== null)) return { written: [], unwritten: [], dispatched: [] };
   // Asked only once something was despatched: a check of jobs in production costs no more calls.
   const options = await opts.deliveryOptions().catch(() => [] as DeliveryOption[]);
   const carrier = (code: string | null): string => {
@@ -76,7 +81,7 @@ export async function shipToShop(result: TrackResult, opts: ShipToShopOptions): 
     }
     byReport.set(job.reportFile, [...(byReport.get(job.reportFile) ?? []), d]);
   }
-  const written: string[] = [];
+  const files = new TrackingFiles();
   const all: Array<{ layout: TrackingLayout; records: DispatchRecord[] }> = [];
   for (const [reportFile, despatched] of byReport) {
     const report = result.reports.get(reportFile) ?? {};
@@ -84,10 +89,8 @@ export async function shipToShop(result: TrackResult, opts: ShipToShopOptions): 
     dispatched.push(...made.records.filter((r) => newly.has(r.jobNumber)));
     if (opts.file !== undefined) all.push(made);
     else {
-      const path = trackingCsvPath(reportFile);
       const text = trackingCsv(made.layout, made.records, fileOptions);
-      await writeFileAtomic(path, text, fileOf([result.files.get(reportFile)]));
-      written.push(path);
+      await files.write(trackingCsvPath(reportFile), text, fileOf([result.files.get(reportFile)]));
     }
   }
   if (opts.file !== undefined && all.length > 0) {
@@ -95,7 +98,7 @@ export async function shipToShop(result: TrackResult, opts: ShipToShopOptions): 
     const layouts = new Set(all.map((a) => a.layout));
     const layout: TrackingLayout = layouts.size === 1 ? [...layouts][0] : 'generic';
     const reports = [...byReport.keys()].map((r) => result.files.get(r));
-    await writeFileAtomic(
+    await files.write(
       opts.file,
       trackingCsv(
         layout,
@@ -104,7 +107,27 @@ export async function shipToShop(result: TrackResult, opts: ShipToShopOptions): 
       ),
       fileOf(reports),
     );
-    written.push(opts.file);
   }
-  return { written, dispatched };
+  return { written: files.written, unwritten: files.unwritten, dispatched };
+}
+
+/**
+ * The tracking files of one check as they are written: the reports already hold the new
+ * tracking, so a file the file system refuses is told (`unwritten`), never thrown, and the
+ * jobs despatched since the previous check are still notified, once.
+ */
+class TrackingFiles {
+  readonly written: string[] = [];
+  readonly unwritten: ShipToShop['unwritten'] = [];
+
+  async write(path: string, text: string, file: NewFileOptions): Promise<void> {
+    try {
+      await writeFileAtomic(path, text, file);
+      this.written.push(path);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (typeof code !== 'string') throw err;
+      this.unwritten.push({ path, code });
+    }
+  }
 }

@@ -1,4 +1,4 @@
-import { copyFile, readFile } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -150,6 +150,37 @@ describe('htorder track writes the tracking for the shop', () => {
       // Told once: the report remembers the despatch.
       expect((await track([file], {}, env)).code).toBe(0);
       expect(hook.seen).toHaveLength(3);
+    } finally {
+      await hook.close();
+    }
+  }, 60_000);
+
+  it('a tracking file that cannot be written is named (exit 2); the webhook still receives dispatched, once', async () => {
+    const hook = await startLoopback((_req, res) => {
+      res.end('ok');
+    });
+    try {
+      const { file } = await shopifyDespatched();
+      // A folder at X.tracking.csv's name: no rename can replace it.
+      await mkdir(`${file}.tracking.csv`);
+      const env = { HTORDER_NOTIFY_URL: `${hook.url}/hook`, HTORDER_NOTIFY_ON: 'dispatched' };
+      const t = await track([file], {}, env);
+      expect(t.code).toBe(2);
+      expect(t.stderr).toContain(
+        `htorder track: cannot write the tracking for the shop to ${file}.tracking.csv (EISDIR): move what is at that name, or make its folder writable; the reports hold the tracking\n`,
+      );
+      expect(t.stderr).not.toContain('    at ');
+      expect(hook.seen).toHaveLength(3);
+      // Once the folder is gone, the next check writes the file; the despatch is not told again.
+      await rmdir(`${file}.tracking.csv`);
+      const again = await track([file], {}, env);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toContain(`tracking for the shop: ${file}.tracking.csv`);
+      expect(hook.seen).toHaveLength(3);
+      // One file for every report (--tracking-csv) that names a folder: the same.
+      const one = await track([file], { trackingCsv: h.workDir }, env);
+      expect(one.code).toBe(2);
+      expect(one.stderr).toContain(`cannot write the tracking for the shop to ${h.workDir} (EISDIR)`);
     } finally {
       await hook.close();
     }
