@@ -38,8 +38,9 @@ export function reportNamesFit(files: readonly string[], command: string, stderr
 /**
  * Why `plan --out FILE` may not write FILE, checked before anything is sent: the plan replaces
  * what is there, so naming an input (`plan orders.yaml --out orders.yaml`) would replace the
- * manifest with its plan, and naming a report would replace it or be replaced by it. An input is
- * recognised by its device and inode, whatever path names it. Undefined when FILE is free.
+ * manifest with its plan, and naming a report would replace it or be replaced by it; a folder
+ * there would refuse the plan once every input was planned. An input is recognised by its
+ * device and inode, whatever path names it. Undefined when FILE is free.
  */
 export function planOutProblem(out: string, files: readonly string[]): string | undefined {
   if (isReportName(out)) return "is named as one of htorder's reports; name the plan another way (plan.json)";
@@ -47,6 +48,7 @@ export function planOutProblem(out: string, files: readonly string[]): string | 
     return `is in a folder that does not exist (${printable(dirname(out))}); make it first`;
   const at = identity(out);
   if (at === undefined) return undefined;
+  if (at.isDirectory()) return 'is a folder, which the plan cannot replace; name a file in it (plan.json)';
   const input = files.find((file) => {
     const st = identity(file);
     return st !== undefined && st.dev === at.dev && st.ino === at.ino;

@@ -178,6 +178,15 @@ describe('a saved plan file', () => {
       expect(io.err).toContain('is in a folder that does not exist');
       expect(io.err).not.toContain('internal error');
     }
+    // A folder at the name: said before anything is planned, not once every input was.
+    for (const out of [dir, '.']) {
+      io.err = '';
+      expect(await runCli(['plan', '--sandbox', order, '--out', out])).toBe(2);
+      expect(io.err).toContain(
+        `htorder plan: --out ${out} is a folder, which the plan cannot replace; name a file in it (plan.json); nothing was sent\n`,
+      );
+      expect(io.err).not.toContain(`${order}:`);
+    }
   });
 
   it.runIf(process.getuid?.() === 0)('that another user owns is refused', async () => {
