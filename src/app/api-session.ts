@@ -9,6 +9,7 @@ import { sandboxConfig, type SandboxDirectory } from '../core/config/sandbox-con
 import { SETTINGS } from '../core/config/settings.js';
 import { createLogger, isLogLevel, wantsColor, type Logger } from '../core/log/logger.js';
 import { UsageError } from '../core/errors.js';
+import { modeText, writableByOthers } from '../core/file-owner.js';
 import { sandboxAccountKey } from '../storage/ledger/account-key.js';
 import { FolderLedger } from '../storage/ledger/folder-ledger.js';
 import { checkSettings, settingsInForce } from './check-settings.js';
@@ -258,9 +259,9 @@ function checkStateDirMode(settings: Settings): void {
         : `cannot be used as a folder (${code ?? 'error'})`,
     );
   }
-  if ((mode & 0o002) === 0) return;
+  if (writableByOthers(mode) === undefined) return;
   throw refusal(
-    `may be written by other users (mode ${(mode & 0o7777).toString(8).padStart(4, '0')}): ` +
+    `may be written by other users (mode ${modeText(mode)}): ` +
       `anyone could put another ledger in its place, one that approves held jobs or forgets what was sent; ` +
       `run chmod o-w ${dir}, or choose a folder only you (or your group) may write`,
   );

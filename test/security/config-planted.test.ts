@@ -131,52 +131,70 @@ describe("the user's own config (~/.config/htorder/config.yaml) that is not the 
   });
 });
 
-describe('a config file named with --config or HTORDER_CONFIG is held to the same rule', () => {
-  const named = (mode: number): string => {
-    const path = join(dir, 'named.yaml');
+describe('a config file named with --config or HTORDER_CONFIG: trusted, unless any user may have written it', () => {
+  const named = (mode: number, folder = dir): string => {
+    const path = join(folder, 'named.yaml');
     writeFileSync(path, EVIL('https://auth.other.example.com'), { mode });
     chmodSync(path, mode);
     return path;
   };
   const secret = { HTORDER_CLIENT_SECRET: 'theirs' };
+  const FIX =
+    'A config file can send your secret to another host; make it a file other users may not write ' +
+    '(chmod o-w), in a folder they may not write, or name another file';
+  /** A folder every user may write, sticky as /tmp is. */
+  const shared = (): string => {
+    const folder = join(dir, 'shared');
+    mkdirSync(folder);
+    chmodSync(folder, 0o1777);
+    return folder;
+  };
 
   it.each([
-    ['0620', 0o620],
     ['0602', 0o602],
     ['0666', 0o666],
-  ])('writable by group or others (mode %s): refused, naming the file, its mode and the fix', (text, mode) => {
+  ])('writable by every user (mode %s): refused, naming the file, its mode and the fix', (text, mode) => {
     const path = named(mode);
     expect(usage(() => resolveConfig({ env: env(secret), flags: { config: path }, cwd: dir, home }))).toBe(
-      `refusing config file ${path} (--config): group or others may write it (mode ${text}). A config file can ` +
-        `send your secret to another host; make it yours and private (chown, chmod go-w ${path}), or name another file`,
+      `refusing config file ${path} (--config): other users may write it (mode ${text}). ${FIX}`,
     );
     expect(usage(() => resolveConfig({ env: env({ ...secret, HTORDER_CONFIG: path }), cwd: dir, home }))).toContain(
-      `refusing config file ${path} (HTORDER_CONFIG): group or others may write it (mode ${text})`,
+      `refusing config file ${path} (HTORDER_CONFIG): other users may write it (mode ${text})`,
     );
   });
 
-  it('owned by another user, or named through a symbolic link another user made: refused', () => {
-    const path = named(0o644);
+  it("another user's file, or link, in a folder every user may write (/tmp): refused as possibly planted", () => {
+    const path = named(0o644, shared());
     chownSync(path, 4242, 4242);
-    expect(usage(() => resolveConfig({ env: env(secret), flags: { config: path }, cwd: dir, home }))).toContain(
-      `refusing config file ${path} (--config): it belongs to uid 4242`,
+    expect(usage(() => resolveConfig({ env: env(secret), flags: { config: path }, cwd: dir, home }))).toBe(
+      `refusing config file ${path} (--config): it belongs to uid 4242, in a folder every user may write. ${FIX}`,
     );
-    chownSync(path, process.getuid?.() ?? 0, 0);
-    const link = join(dir, 'link.yaml');
-    symlinkSync(path, link);
+    const target = named(0o644);
+    const link = join(dir, 'shared', 'link.yaml');
+    symlinkSync(target, link);
     lchownSync(link, 4242, 4242);
     expect(usage(() => resolveConfig({ env: env(secret), flags: { config: link }, cwd: dir, home }))).toContain(
-      'symbolic link made by uid 4242',
+      `refusing config file ${link} (--config): it belongs to uid 4242, in a folder every user may write`,
     );
   });
 
-  it("is used when it is the user's own and only theirs to write (0644, 0640, 0600)", () => {
-    for (const mode of [0o644, 0o640, 0o600]) {
-      const path = named(mode);
+  it('its owner and group are the chooser’s: a group-writable file, or one another user owns in their folder, is used', () => {
+    const group = named(0o664);
+    expect(resolveConfig({ env: env(secret), flags: { config: group }, cwd: dir, home }).authUrl).toBe(
+      'https://auth.other.example.com',
+    );
+    // A container's mounted config, owned by the host's user; a system config, root's.
+    for (const owner of [4242, 0]) {
+      const path = named(0o640);
+      chownSync(path, owner, owner);
       expect(resolveConfig({ env: env(secret), flags: { config: path }, cwd: dir, home }).authUrl).toBe(
         'https://auth.other.example.com',
       );
     }
+    const mine = named(0o644, shared());
+    expect(resolveConfig({ env: env(secret), flags: { config: mine }, cwd: dir, home }).authUrl).toBe(
+      'https://auth.other.example.com',
+    );
   });
 
   it("root's file is trusted as the user's own (a system config: /etc/htorder/config.yaml, root:htorder 0640), not when others may write it", () => {
@@ -206,7 +224,7 @@ describe('a config file named with --config or HTORDER_CONFIG is held to the sam
         { stdout: sink().stream, stderr: sink().stream, cwd: dir, env: { ...env(), HOME: home } },
       );
       await expect(running).rejects.toThrow(UsageError);
-      await expect(running).rejects.toThrow(`refusing config file ${path} (--config): group or others may write it`);
+      await expect(running).rejects.toThrow(`refusing config file ${path} (--config): other users may write it`);
       expect(evil.seen).toEqual([]);
     } finally {
       await evil.close();

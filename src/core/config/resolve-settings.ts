@@ -2,6 +2,7 @@ import { lstatSync, statSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { UsageError } from '../errors.js';
+import { plantedName, writableByOthers } from '../file-owner.js';
 import { ownershipProblem } from './file-owner.js';
 import { DEFAULT_PROFILE, loadConfigFile, type ConfigFile, type ProfileValues } from './config-file.js';
 import { parseBoolean, parsePath, parseSettingValue, type ParsedValue } from './parse-setting.js';
@@ -277,8 +278,9 @@ function locateConfigFile(
   if (explicit !== undefined) {
     const source = fromFlag !== undefined ? flagName('config') : envName('config');
     const path = parsePath(explicit, source, cwd, home);
-    // Named, it is still held to the rule: naming a file trusts its name, not whoever may write it.
-    checkOwner(path, 'named', source);
+    // Named, its owner and group are the user's choice (a system config of root's, a container's
+    // mounted file, as ssh -F has it); a file every user of the machine may write is nobody's.
+    checkNamed(path, source);
     return found(loadConfigFile(path, false, source), false);
   }
   const localPath = join(cwd, 'htorder.config.yaml');
@@ -297,38 +299,51 @@ function loadUserConfig(path: string): ConfigFile | undefined {
   return checkOwner(path, 'user') ? loadConfigFile(path, true) : undefined;
 }
 
-/** What a refused config file is, for its message: the working directory's, the user's own, or one named. */
+/** What a refused config file is, for its message: the working directory's, or the user's own. */
 const CONFIG_KINDS = {
   local: 'A config file in the working directory',
   user: 'Your own config file',
-  named: 'A config file',
 } as const;
 
 /**
  * false when there is no file; throws UsageError (exit 2) for one that is neither the user's
  * nor root's (nor its symbolic link), or that group or others may write (ownershipProblem).
- * `namedBy`: the flag or variable that named it.
  */
-function checkOwner(path: string, kind: keyof typeof CONFIG_KINDS, namedBy?: string): boolean {
-  let link: Stats;
-  let target: Stats;
-  const file = namedBy === undefined ? path : `${path} (${namedBy})`;
+function checkOwner(path: string, kind: keyof typeof CONFIG_KINDS): boolean {
+  const stats = configStats(path, path);
+  if (stats === undefined) return false;
+  const why = ownershipProblem(stats.target, stats.link);
+  if (why === undefined) return true;
+  throw new UsageError(
+    `refusing config file ${path}: ${why}. ${CONFIG_KINDS[kind]} can send your secret to another host; ` +
+      'remove it, make it yours and private (chown, chmod go-w), or name a file you trust with --config',
+  );
+}
+
+/**
+ * Throws UsageError (exit 2) for a named config file every user of the machine may write, or one
+ * another user may have put at that name (plantedName).
+ */
+function checkNamed(path: string, namedBy: string): void {
+  const file = `${path} (${namedBy})`;
+  const stats = configStats(path, file);
+  if (stats === undefined) return;
+  const why = writableByOthers(stats.target.mode) ?? plantedName(stats.link, statSync(dirname(path)));
+  if (why === undefined) return;
+  throw new UsageError(
+    `refusing config file ${file}: ${why}. A config file can send your secret to another host; ` +
+      `make it a file other users may not write (chmod o-w), in a folder they may not write, or name another file`,
+  );
+}
+
+/** The config file's own stat and its name's, or undefined when there is none. */
+function configStats(path: string, file: string): { target: Stats; link: Stats } | undefined {
   try {
-    link = lstatSync(path);
-    target = statSync(path);
+    return { link: lstatSync(path), target: statSync(path) };
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw new UsageError(`config file ${file}: cannot read it (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
-  const why = ownershipProblem(target, link);
-  if (why === undefined) return true;
-  const fix =
-    kind === 'named'
-      ? `make it yours and private (chown, chmod go-w ${path}), or name another file`
-      : 'remove it, make it yours and private (chown, chmod go-w), or name a file you trust with --config';
-  throw new UsageError(
-    `refusing config file ${file}: ${why}. ${CONFIG_KINDS[kind]} can send your secret to another host; ${fix}`,
-  );
 }
 
 /** The keys that decide where the secret goes, or which secret (the API's, the ledger database's): a local file may not change them silently. */
