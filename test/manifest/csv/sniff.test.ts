@@ -51,6 +51,12 @@ describe('sniffDelimiter', () => {
     expect(sepLine('sep=;\r\na;b\n')).toEqual({ delimiter: ';', length: 7 });
     expect(sepLine('separator;b\n')).toBeUndefined();
   });
+
+  it('a `sep=` line written as a quoted one-cell record names the separator too', () => {
+    expect(sepLine('"sep=;"\r\na;b\n')).toEqual({ delimiter: ';', length: 9 });
+    expect(sepLine('"sep=\t"\na\tb\n')).toEqual({ delimiter: '\t', length: 8 });
+    expect(sepLine('"sep=;\na;b\n')).toBeUndefined();
+  });
 });
 
 describe('sniffBytes', () => {
@@ -124,6 +130,13 @@ describe('reading by content', () => {
     const r = await loadManifest(file);
     expect(r.diagnostics).toEqual([]);
     expect(r.manifest?.csv?.itemRows).toEqual([[4]]);
+  });
+
+  it('a quoted `"sep=;"` line is read past the same way, rows keeping their physical numbers', async () => {
+    const csv = `"sep=;"\r\n${ORDER.replaceAll('\t', ';').replace('\n', '\r\n\r\n').replace('12', '0')}`;
+    const r = await loadManifest(await files.write('quoted-sep.csv', csv));
+    expect(r.manifest?.csv?.read?.delimiter).toBe(';');
+    expect(r.diagnostics).toMatchObject([{ severity: 'error', source: { row: 4, columnName: 'quantity' } }]);
   });
 
   it('a PDF or an image renamed .csv or .txt is "not a text file", not an encoding problem', async () => {
