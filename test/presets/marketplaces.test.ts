@@ -165,9 +165,9 @@ describe('what the marketplace presets make of the rows', () => {
     expect(boston.deliveryAddress).toMatchObject({ postalCode: '02134', city: 'Boston' });
     expect(boston.deliveryAddress.phone).toBeUndefined();
     expect(ebay.diagnostics.map((d) => `${d.severity} ${d.code} ${d.source?.row}:${d.source?.columnName}`)).toEqual([
-      // Named at the order's first item row, which took them from the summary row above it.
-      'warning postal-code.leading-zero 6:Ship To Zip',
-      'warning phone.scientific 6:Ship To Phone',
+      // Named at the summary row they are written on, not at the item row that took them from it.
+      'warning postal-code.leading-zero 5:Ship To Zip',
+      'warning phone.scientific 5:Ship To Phone',
     ]);
   });
 

@@ -88,6 +88,14 @@ export class CsvDocumentBuilder implements CsvScanHandlers {
   }
 
   record(cells: string[], row: number): void {
+    this.recordFrom(cells, row, undefined);
+  }
+
+  /**
+   * A row whose job-level cells may be written on other rows (an expression mapping's fillDown):
+   * `cellRows[i]`, when set, is the row cell `i` comes from, where its findings point.
+   */
+  recordFrom(cells: string[], row: number, cellRows: readonly number[] | undefined): void {
     const from = this.fromHeader;
     const byOrderNumber = from?.plan.orderNumber;
     if (from === undefined || byOrderNumber === undefined) return; // reported at the header
@@ -97,12 +105,12 @@ export class CsvDocumentBuilder implements CsvScanHandlers {
     // validation reports the missing orderNumber at this row.
     const orderNumber = orderNumberOf(cells, byOrderNumber);
     let j: number | undefined;
-    if (orderNumber === undefined) j = this.newJob(undefined, row, byOrderNumber, cells, from);
+    if (orderNumber === undefined) j = this.newJob(undefined, row, byOrderNumber, cells, from, cellRows);
     else if (orderNumber === this.lastOrderNumber) j = this.lastJob;
     else {
       // Kept (in the job, as a key of jobIndex and here): a string of its own, not a view of the chunk.
       const own = ownCopy(orderNumber);
-      j = this.jobIndex.get(own) ?? this.newJob(own, row, byOrderNumber, cells, from);
+      j = this.jobIndex.get(own) ?? this.newJob(own, row, byOrderNumber, cells, from, cellRows);
       this.lastOrderNumber = own;
       this.lastJob = j;
     }
@@ -120,7 +128,7 @@ export class CsvDocumentBuilder implements CsvScanHandlers {
       const binding = bindings[b];
       const text = cellText(cells, binding);
       if (text === undefined) continue;
-      if (isJobLevel(binding)) this.setJobField(job, binding, text, j, row);
+      if (isJobLevel(binding)) this.setJobField(job, binding, text, j, cellRows?.[binding.index] || row);
       else this.assignItem(draft, binding, layout.columnSlots[b], text, j, i, row);
     }
     // Item constants fill what this row left blank; job constants wait for all of the job's rows.
@@ -172,6 +180,7 @@ export class CsvDocumentBuilder implements CsvScanHandlers {
     binding: Binding,
     cells: string[],
     { plan, layout }: FromHeader,
+    cellRows: readonly number[] | undefined,
   ): number {
     const j = this.jobs.length;
     this.fieldRows.addJob(j, row);
@@ -198,7 +207,7 @@ export class CsvDocumentBuilder implements CsvScanHandlers {
         job.values[bit] = this.typed(c, text);
         jobMask |= 1 << bit;
       }
-      this.fieldRows.set(j, c.slot, row);
+      this.fieldRows.set(j, c.slot, cellRows?.[c.index] || row);
     }
     job.values[layout.deliveryAddressSlot] = address.build(addressMask);
     job.values[layout.itemsSlot] = NO_ITEMS; // set by ItemsInFileOrder.distribute()
@@ -362,7 +371,7 @@ export class TemplateReader {
     const { MappedRows } = await import('../mapping/mapped-rows.js');
     const mapped = new MappedRows(file, mapping, {
       header: (cells, row) => builder.header(cells, row),
-      record: (cells, row) => builder.record(cells, row),
+      record: (cells, row, cellRows) => builder.recordFrom(cells, row, cellRows),
     });
     const builder = new CsvDocumentBuilder(file, skipRows, mapped.builderMapping);
     return new TemplateReader(mapped, builder, mapped);

@@ -59,6 +59,15 @@ interface Rule {
 const quote = (column: string): string => `\`${column}\``;
 
 /**
+ * Where the template rows go (the document builder). `cellRows[i]`, when given, is the export
+ * row template cell `i` was written on, for a value filled down from a row above.
+ */
+export interface TemplateRows {
+  header(cells: string[], row: number): void;
+  record(cells: string[], row: number, cellRows?: readonly number[]): void;
+}
+
+/**
  * Lines one row may give through `lines`: every line costs each expression of the mapping, and
  * a cell is written by whoever made the export; no order packs a thousand products into a row.
  */
@@ -71,6 +80,8 @@ export class MappedRows implements CsvScanHandlers {
   readonly builderMapping: Mapping;
   private readonly skipped: SkippedRows[] = [];
   private readonly problems: RowProblem[] = [];
+  /** Filled-down values already found wrong (row written on, field): each is reported once, not per row using it. */
+  private readonly filledProblems = new Set<string>();
   private readonly diagnostics: Diagnostic[] = [];
   /** The export's header as read. */
   private exportHeader: string[] = [];
@@ -84,6 +95,10 @@ export class MappedRows implements CsvScanHandlers {
   private orderSlot = -1;
   private names: string[] = [];
   private fillIndexes: number[] = [];
+  /** Per fillDown column (as fillIndexes): the row its value on the row being mapped is written on. */
+  private fillRows: number[] = [];
+  /** Per field: the fillDown columns its expression reads (positions in fillIndexes). */
+  private fieldFills: number[][] = [];
   private keyIndex = -1;
   private previous: string[] | undefined;
   private queue: Array<{ cells: string[]; row: number }> = [];
@@ -113,7 +128,7 @@ export class MappedRows implements CsvScanHandlers {
   constructor(
     private readonly file: string,
     private readonly mapping: Mapping,
-    private readonly sink: CsvScanHandlers,
+    private readonly sink: TemplateRows,
   ) {
     const { constants, values, constantLocations, file: mappingFile } = mapping;
     this.builderMapping = { constants, values, constantLocations, file: mappingFile, columnLabels: {} };
@@ -219,6 +234,8 @@ export class MappedRows implements CsvScanHandlers {
         check([fill.key], at, 'fillDown.key');
         this.keyIndex = indexOf.get(fill.key) ?? -1;
       }
+      const filled = this.fillIndexes.map((i) => this.names[i]);
+      this.fieldFills = this.fields.map((f) => f.expr.columns.map((c) => filled.indexOf(c)).filter((k) => k >= 0));
     }
     const ignored = new Set(this.active.ignoreColumns ?? []);
     check([...ignored], this.active.expressionLocations?.ignoreColumns, 'ignoreColumns');
@@ -262,25 +279,47 @@ export class MappedRows implements CsvScanHandlers {
     const queue = this.queue;
     this.queue = [];
     for (const { cells, row } of queue) {
-      const pending = this.map(this.filled(cells), row);
+      const pending = this.map(this.filled(cells, row), row);
       if (pending !== undefined) await pending;
     }
   }
 
   /**
    * Blank order-level cells of a continuation row come from the row above; filled in place (the
-   * scanner hands each record over once).
+   * scanner hands each record over once). Each filled cell keeps the row it is written on
+   * (`fillRows`), so what is found in its value points there.
    */
-  private filled(cells: string[]): string[] {
-    if (this.fillIndexes.length === 0) return cells;
+  private filled(cells: string[], row: number): string[] {
+    const fills = this.fillIndexes;
+    if (fills.length === 0) return cells;
     const prev = this.previous;
     const key = this.keyIndex < 0 ? '' : (cells[this.keyIndex] ?? '').trim();
-    if (prev !== undefined && (key === '' || key === (prev[this.keyIndex] ?? '').trim())) {
-      for (const i of this.fillIndexes)
-        if ((cells[i] ?? '').trim() === '' && (prev[i] ?? '') !== '') cells[i] = prev[i];
+    const same = prev !== undefined && (key === '' || key === (prev[this.keyIndex] ?? '').trim());
+    for (let k = 0; k < fills.length; k++) {
+      const i = fills[k];
+      if (same && (cells[i] ?? '').trim() === '' && (prev[i] ?? '') !== '') cells[i] = prev[i];
+      else this.fillRows[k] = row;
     }
     this.previous = cells;
     return cells;
+  }
+
+  /** The row field `f`'s value is written on: that of the first filled-down column it reads, else `row`. */
+  private rowOf(f: number, row: number): number {
+    for (const k of this.fieldFills[f] ?? []) if (this.fillRows[k] !== row) return this.fillRows[k];
+    return row;
+  }
+
+  /** Per template cell, the row it is written on when some came from another row; else undefined. */
+  private cellRows(row: number): number[] | undefined {
+    let rows: number[] | undefined;
+    for (let f = 0; f < this.fields.length; f++) {
+      const at = this.rowOf(f, row);
+      if (at === row) continue;
+      rows ??= new Array<number>(this.fields.length).fill(0);
+      rows[f] = at;
+    }
+    return rows;
   }
 
   /**
@@ -378,7 +417,7 @@ export class MappedRows implements CsvScanHandlers {
     const value = (f: number, field: Field, orderNumber: string | undefined): string | undefined => {
       const v = results[f];
       if (!(v instanceof Failure)) return text(v);
-      this.problem(row, orderNumber, field.target, v.message, field);
+      this.problem(row, orderNumber, field.target, v.message, field, this.rowOf(f, row));
       // The cell as written goes on, so the row still becomes a line the problem can be placed on.
       const first = field.expr.columns[0];
       return first === undefined ? undefined : trim(cells[this.names.indexOf(first)]);
@@ -433,7 +472,7 @@ export class MappedRows implements CsvScanHandlers {
       }
     }
     if (orderNumber !== undefined && !this.startedOrders.has(orderNumber)) this.startedOrders.set(orderNumber, row);
-    this.sink.record(out, row);
+    this.sink.record(out, row, this.cellRows(row));
   }
 
   /**
@@ -474,15 +513,22 @@ export class MappedRows implements CsvScanHandlers {
     target: string,
     message: string,
     { expr, at }: { expr: CompiledExpression; at?: SourceLocation },
+    /** The row the value is written on, when filled down from another. */
+    writtenOn = row,
   ): void {
     const column = expr.column ?? expr.columns[0];
     const where = whereWritten(at);
+    if (this.fillIndexes.length > 0) {
+      const key = `${writtenOn}\0${target}`;
+      if (writtenOn !== row && this.filledProblems.has(key)) return;
+      this.filledProblems.add(key);
+    }
     this.problems.push({
       row,
       ...(orderNumber ? { orderNumber } : {}),
       target,
       message: `${message}${where}`,
-      source: { file: this.file, row, ...(column !== undefined ? { columnName: column } : {}) },
+      source: { file: this.file, row: writtenOn, ...(column !== undefined ? { columnName: column } : {}) },
     });
   }
 }

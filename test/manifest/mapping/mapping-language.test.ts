@@ -159,6 +159,36 @@ describe('variants and what a mapping that extends one keeps', () => {
   });
 });
 
+describe('fillDown', () => {
+  // A summary row with the order's values, then its item rows with them left blank.
+  const CSV = ['Ref,Name,Tel,Kits,Sku,Qty', 'P1,Ana Ruiz,555-0100,two,,', 'P1,,,,A1,2', 'P1,,,,A2,3', 'P2,Bo,,1,A1,1'];
+  // The order's values on its first item row.
+  const FIRST = ['Ref,Name,Tel,Kits,Sku,Qty', 'P1,Ana Ruiz,555-0100,two,A1,2', 'P1,,,,A2,3'];
+  const YAML = [
+    'fillDown: { key: Ref, columns: [Name, Tel, Kits] }',
+    'skip: [{ when: \'Sku = ""\', reason: summary row }]',
+    'fields:',
+    '  orderNumber: Ref',
+    '  contactName: Name',
+    '  phone: Tel',
+    '  description: \'"Kits: " & $string($integer(Kits))\'',
+    '  itemType: \'"Asset"\'',
+    '  code: Sku',
+    '  quantity: $integer(Qty)',
+    '',
+  ].join('\n');
+
+  it('what is found in a filled-down value names the row and column it is written on, once', async () => {
+    const r = await read(`${CSV.join('\n')}\n`, YAML);
+    expect(r.doc?.jobs[0].deliveryAddress).toMatchObject({ contactName: 'Ana Ruiz', phone: '555-0100' });
+    expect(r.errors.map((d) => d.source)).toEqual([{ file: expect.any(String), row: 2, columnName: 'Kits' }]);
+    expect(r.sources.locate('jobs[0].deliveryAddress.phone')).toMatchObject({ row: 2, columnName: 'Tel' });
+    expect(r.sources.locate('jobs[1].deliveryAddress.contactName')).toMatchObject({ row: 5, columnName: 'Name' });
+    const first = await read(`${FIRST.join('\n')}\n`, YAML);
+    expect(first.errors.map((d) => d.source)).toEqual([{ file: expect.any(String), row: 2, columnName: 'Kits' }]);
+  });
+});
+
 describe('values', () => {
   it('"*" is the value of every text the map does not list', async () => {
     const csv = 'Ref,Sku,Qty,Ship\nP1,A1,2,Express\nP2,A1,2,Standard\nP3,A1,2,Pickup Counter\n';
