@@ -239,6 +239,17 @@ describe('what the presets make of the rows', () => {
     });
   });
 
+  it('Odoo 17 re-saved by a German Excel (;, Windows-1252, 04.12.2026 17:00): the same orders and due dates', async () => {
+    const file = await copySample('test/presets/fixtures/odoo17-excel-de.csv');
+    const { manifest, diagnostics } = await manifestOf(file, 'odoo');
+    expect(diagnostics).toEqual([]);
+    expect(manifest?.jobs.map((j) => [j.orderNumber, j.dateDue])).toEqual([
+      ['S00041', '2026-12-04'],
+      ['S00044', '2026-12-11'],
+    ]);
+    expect(manifest?.jobs[0].items[1]).toMatchObject({ code: 'GD5000', sizeQuantities: { M: 12, L: 8 } });
+  });
+
   it('an export whose every order is skipped is not "a file with no rows": exit 0, each skip reported', async () => {
     const file = await copySample('samples/shopify/orders_export.csv');
     const lines = (await readFile(file, 'utf8')).split('\n');
