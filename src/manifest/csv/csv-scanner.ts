@@ -9,7 +9,8 @@
  *   without a mark is told by its NUL bytes; otherwise the text is UTF-8 until its first
  *   non-ASCII bytes, which decide between UTF-8 and Windows-1252 (the "ANSI" of a Western
  *   Excel). The separator (`,`, `;` or tab) is judged on the first records, or taken from an
- *   Excel `sep=;` first line.
+ *   Excel `sep=;` first line; a mapping's declared separator wins, and its `sep=` line is read
+ *   past all the same.
  * - Decoding: UTF-8 is decoded by whole characters and validated (a bad byte in a file read as
  *   UTF-8 is reported, not silently U+FFFD); UTF-16 and Windows-1252 go through iconv-lite
  *   (Node's TextDecoder mangles 0x80–0x9F in windows-1252).
@@ -31,7 +32,7 @@ import { type CsvLimits, DEFAULT_CSV_LIMITS, INPUT_TOO_LARGE } from '../read-inp
 import type { Mapping, MappingEncoding } from '../mapping/model.js';
 import type { CsvRead } from '../model.js';
 import { FastRecords } from './fast-records.js';
-import { SNIFF_BYTES, SNIFF_CHARS, sepLine, sniffBytes, sniffDelimiter } from './sniff.js';
+import { SEP_LINE_MAX, SNIFF_BYTES, SNIFF_CHARS, sepLine, sniffBytes, sniffDelimiter } from './sniff.js';
 import { lateRequire } from '../../core/late-require.js';
 
 /**
@@ -164,7 +165,6 @@ export class CsvScanner {
     this.keepText = opts.keepText === true;
     this.nextStart = dialect.skipRows + 1;
     this.linesToSkip = dialect.skipRows;
-    if (dialect.delimiter !== undefined) this.startGrammar(dialect.delimiter);
   }
 
   /** True once the file cannot be read further (syntax or a limit): callers stop reading. */
@@ -292,14 +292,21 @@ export class CsvScanner {
     if (at > 0) text = text.slice(at);
     if (text.length === 0 || this.failed) return;
     if (this.delimiter === undefined) {
-      // Held until there is enough to tell the separator from.
+      // Held until there is enough to tell the separator from, or to see a `sep=` line.
       this.sniffText += text;
       this.sniffAscii &&= ascii;
-      if (this.sniffText.length < SNIFF_CHARS) return;
+      if (!this.enoughToTell()) return;
       this.tellDelimiter(false);
       return;
     }
     this.grammar(text, ascii);
+  }
+
+  /** Enough text held: the first records to judge the separator by; declared, the whole of a `sep=` line if it is one. */
+  private enoughToTell(): boolean {
+    const held = this.sniffText;
+    if (this.dialect.delimiter === undefined) return held.length >= SNIFF_CHARS;
+    return held.length >= SEP_LINE_MAX || held.includes('\n');
   }
 
   private grammar(text: string, ascii: boolean): void {
@@ -307,7 +314,11 @@ export class CsvScanner {
     else this.write(text);
   }
 
-  /** The separator from the text held (an Excel `sep=` line, else its records); the text goes on to the grammar. */
+  /**
+   * The separator from the text held (declared, else an Excel `sep=` line, else its records); the
+   * text goes on to the grammar. A `sep=` line is read past even when the separator is declared:
+   * it is no record in either case.
+   */
   private tellDelimiter(final: boolean): void {
     let text = this.sniffText;
     this.sniffText = '';

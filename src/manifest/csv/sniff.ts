@@ -93,11 +93,15 @@ function utf16ByNuls(head: Uint8Array): SniffedEncoding | undefined {
   return undefined;
 }
 
+/** The longest `sep=` line with its line break: `"sep=;"` and CRLF. */
+export const SEP_LINE_MAX = 9;
+
 /**
  * An Excel `sep=;` first line: the separator it names, and the line's length with its line
  * break. Excel honours it; it is not a record. Tools that write the line as a one-cell CSV
  * record quote it (`"sep=;"`), which names the same separator.
  */
+
 export function sepLine(text: string): { delimiter: string; length: number } | undefined {
   const m = /^(?:sep=(.)|"sep=([^"])")(\r\n|\n|\r)/.exec(text);
   return m === null ? undefined : { delimiter: m[1] ?? m[2], length: m[0].length };

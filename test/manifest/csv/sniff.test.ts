@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { readCsvDocument } from '../../../src/manifest/csv/read-csv.js';
 import { sepLine, sniffBytes, sniffDelimiter } from '../../../src/manifest/csv/sniff.js';
 import { loadManifest } from '../../../src/manifest/load-manifest.js';
+import { parseMapping } from '../../../src/manifest/mapping/load-mapping.js';
 import { lines, tempFiles } from '../../support/temp-files.js';
 
 /** Delimited text read by its content: not text at all, its encoding, its separator. */
@@ -130,6 +131,14 @@ describe('reading by content', () => {
     const r = await loadManifest(file);
     expect(r.diagnostics).toEqual([]);
     expect(r.manifest?.csv?.itemRows).toEqual([[4]]);
+  });
+
+  it('a `sep=;` line is read past when a mapping declares the separator too', async () => {
+    const file = await files.write('declared.csv', `sep=;\r\n${ORDER.replaceAll('\t', ';')}`);
+    const mapping = parseMapping('version: 1\ndelimiter: ";"\n', await files.write('m.yaml', ''));
+    const r = await loadManifest(file, { mapping });
+    expect(r.diagnostics).toEqual([]);
+    expect(r.manifest?.csv?.itemRows).toEqual([[3]]);
   });
 
   it('a quoted `"sep=;"` line is read past the same way, rows keeping their physical numbers', async () => {
