@@ -250,6 +250,21 @@ describe('what the presets make of the rows', () => {
     expect(manifest?.jobs[0].items[1]).toMatchObject({ code: 'GD5000', sizeQuantities: { M: 12, L: 8 } });
   });
 
+  it('Odoo: a due date in no known form is the one error of its order, not also its sized transfer line', async () => {
+    const file = await copySample('samples/odoo/sale.order.csv');
+    await writeFile(file, (await readFile(file, 'utf8')).replace('"2026-12-04 17:00:00"', '"12/4/2026 17:00"'));
+    const { manifest, diagnostics } = await manifestOf(file, 'odoo');
+    expect(diagnostics.map((d) => [d.source?.row, d.source?.columnName])).toEqual([
+      [2, 'Delivery Date'],
+      [2, 'Delivery Date'],
+    ]);
+    expect(manifest?.jobs[0].items[0]).toMatchObject({
+      code: 'A10001',
+      quantity: 24,
+      comment: expect.stringContaining('sizes: M 24'),
+    });
+  });
+
   it('an export whose every order is skipped is not "a file with no rows": exit 0, each skip reported', async () => {
     const file = await copySample('samples/shopify/orders_export.csv');
     const lines = (await readFile(file, 'utf8')).split('\n');

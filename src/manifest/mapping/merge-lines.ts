@@ -59,8 +59,9 @@ export function placeProblems(
 }
 
 /**
- * Merges the same item's lines within each job, in place; jobs a diagnostic names are left as
- * read (their item indexes are in those messages). `sizesToComment`: the mapping gives sizes.
+ * Merges the same item's lines within each job, in place; the lines of jobs a diagnostic names
+ * are left where they are (their item indexes are in those messages). `sizesToComment`: the
+ * mapping gives sizes.
  */
 export function mergeLines(
   doc: MappedDocument,
@@ -71,8 +72,14 @@ export function mergeLines(
   const merged: Array<[number, number]> = [];
   const named = new Set(diagnostics.map((d) => jobIndexOf(d.field)));
   doc.jobs.forEach((job, j) => {
-    if (named.has(j) || !Array.isArray(job.items)) return;
+    if (!Array.isArray(job.items)) return;
     const items = job.items as Obj[];
+    if (named.has(j)) {
+      // A transfer's sizes go to its comment in place, which moves no line: a job with a problem
+      // elsewhere is not also told that its transfer lines lack a quantity.
+      if (sizesToComment) for (const item of items) sizesOnTransfer(item);
+      return;
+    }
     if (items.length < 2 && !sizesToComment) return;
     const rows = itemRows[j] ?? [];
     const kept: Obj[] = [];
