@@ -124,6 +124,8 @@ export class CsvScanner {
   private failed = false;
   /** Lines still to drop before the grammar sees anything. */
   private linesToSkip: number;
+  /** The last line skipped ended a chunk at a CR: an LF starting the next one is its line break's. */
+  private skippedAtCr = false;
   /** The fast path, until it hands over (none for a delimiter longer than one character). */
   private fast: FastRecords | undefined;
   /** Fast path: decoded text not yet delivered, starting at a record boundary. */
@@ -282,14 +284,7 @@ export class CsvScanner {
 
   /** Decoded text: the skipped lines dropped, the rest to the fast path or csv-parse. */
   private feed(text: string, ascii: boolean): void {
-    let at = 0;
-    while (this.linesToSkip > 0) {
-      const nl = text.indexOf('\n', at);
-      if (nl < 0) return; // all of it is inside skipped lines
-      at = nl + 1;
-      this.linesToSkip--;
-    }
-    if (at > 0) text = text.slice(at);
+    if (this.linesToSkip > 0 || this.skippedAtCr) text = this.skipLines(text);
     if (text.length === 0 || this.failed) return;
     if (this.delimiter === undefined) {
       // Held until there is enough to tell the separator from, or to see a `sep=` line.
@@ -307,6 +302,29 @@ export class CsvScanner {
     const held = this.sniffText;
     if (this.dialect.delimiter === undefined) return held.length >= SNIFF_CHARS;
     return held.length >= SEP_LINE_MAX || held.includes('\n');
+  }
+
+  /**
+   * `text` without the lines still to skip at its front. A line ends at LF, CR or CRLF, as the
+   * grammar and the row numbers count them (a Mac "CSV (Macintosh)" file ends lines with CR).
+   */
+  private skipLines(text: string): string {
+    let at = 0;
+    if (this.skippedAtCr) {
+      this.skippedAtCr = false;
+      if (text.charCodeAt(0) === 0x0a) at = 1;
+    }
+    while (this.linesToSkip > 0) {
+      const end = lineBreakAt(text, at);
+      if (end < 0) return ''; // all of it is inside skipped lines
+      at = end + 1;
+      if (text.charCodeAt(end) === 0x0d) {
+        if (at === text.length) this.skippedAtCr = true;
+        else if (text.charCodeAt(at) === 0x0a) at++;
+      }
+      this.linesToSkip--;
+    }
+    return at === 0 ? text : text.slice(at);
   }
 
   private grammar(text: string, ascii: boolean): void {
@@ -456,6 +474,13 @@ export class CsvScanner {
     const message = this.dialect.encoding === undefined ? MIXED_MESSAGE : ENCODING_MESSAGE;
     this.problems.push({ code: 'csv.encoding', row, message });
   }
+}
+
+/** The first CR or LF of `text` from `from`; -1 when there is none. */
+function lineBreakAt(text: string, from: number): number {
+  const lf = text.indexOf('\n', from);
+  const cr = text.indexOf('\r', from);
+  return cr < 0 ? lf : lf < 0 ? cr : Math.min(cr, lf);
 }
 
 function isBlank(cells: string[]): boolean {

@@ -3,6 +3,7 @@ import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { CsvScanner, countLineBreaks } from '../../../src/manifest/csv/csv-scanner.js';
 import { dialectOf } from '../../../src/manifest/csv/csv-scanner.js';
+import { SNIFF_BYTES } from '../../../src/manifest/csv/sniff.js';
 
 /**
  * The scanner splits records itself (fast-records.ts) and hands the rest of the input to
@@ -90,6 +91,28 @@ describe('the scanner reads records as csv-parse does', () => {
     await scanner.finish();
     expect(records).toEqual(whole.records);
     expect(records).toHaveLength(401); // the delimiter declared, and `sep=;` read past all the same
+  });
+
+  it('skipped lines end at CR, LF or CRLF, a CRLF cut between two chunks counted once', async () => {
+    const take = async (text: string, cut: number) => {
+      const got: Array<[string[], number]> = [];
+      const on = (cells: string[], row: number) => got.push([cells, row]);
+      const scanner = new CsvScanner({ delimiter: ';', skipRows: 2 }, { header: on, record: on });
+      const bytes = Buffer.from(text, 'latin1');
+      scanner.push(bytes.subarray(0, cut));
+      scanner.push(bytes.subarray(cut));
+      await scanner.finish();
+      return got;
+    };
+    const want = [
+      [['h1', 'h2'], 3],
+      [['a', 'b'], 4],
+    ];
+    // Excel for Mac's "CSV (Macintosh)": every line ends with CR.
+    expect(await take('Nightly export\rGenerated 2026-12-01\rh1;h2\ra;b\r', 3)).toEqual(want);
+    // The first banner line ends exactly where the first chunk does, between its CR and LF.
+    const banner = `${'x'.repeat(SNIFF_BYTES - 1)}\r\nGenerated\r\nh1;h2\r\na;b\r\n`;
+    expect(await take(banner, SNIFF_BYTES)).toEqual(want);
   });
 
   it('random text, random chunks, comma and semicolon delimiters', async () => {
