@@ -1,5 +1,6 @@
 import { CST, Lexer } from 'yaml';
 import type { Diagnostic, RawDocument } from '../model.js';
+import { CLOSERS, LEXER_MARKS, OPENERS, overLimit } from '../yaml/package-yaml.js';
 import { parseYamlText, readTextDocument, type YamlReadOptions } from '../yaml/read-yaml.js';
 
 /**
@@ -21,6 +22,9 @@ async function parseJsonText(
   text: string,
   opts: YamlReadOptions,
 ): Promise<Pick<RawDocument, 'doc' | 'sources' | 'diagnostics'>> {
+  // Before JSON.parse, which spends seconds and gigabytes on millions of nested or empty lists too.
+  const limit = overLimit(file, text, opts.maxBytes);
+  if (limit) return { sources: { locate: () => ({ file }) }, diagnostics: [limit] };
   try {
     JSON.parse(text);
   } catch (err) {
@@ -35,7 +39,7 @@ async function parseJsonText(
     };
     return { sources: { locate: () => ({ file }) }, diagnostics: [diagnostic] };
   }
-  return parseYamlText(file, text, opts);
+  return parseYamlText(file, text, opts, true);
 }
 
 /** V8's message without its position (given as line:column instead) or a copy of the text. */
@@ -55,8 +59,6 @@ function jsonErrorOffset(text: string, message: string): number {
   return firstNonJsonToken(text) ?? end;
 }
 
-/** The lexer's marks between tokens: not text. */
-const LEXER_MARKS = new Set(['\u0002', '\u0018', '\u001f']);
 const JSON_TOKENS = new Set([
   'flow-map-start',
   'flow-map-end',
@@ -68,8 +70,6 @@ const JSON_TOKENS = new Set([
 ]);
 const JSON_WORD = /^(?:-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?|true|false|null)$/;
 const SEPARATORS = new Set(['comma', 'map-value-ind']);
-const OPENERS = new Set(['flow-map-start', 'flow-seq-start']);
-const CLOSERS = new Set(['flow-map-end', 'flow-seq-end']);
 
 function firstNonJsonToken(text: string): number | undefined {
   let offset = 0;

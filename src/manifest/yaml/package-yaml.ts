@@ -1,5 +1,6 @@
-import { LineCounter, parseDocument, type Document } from 'yaml';
+import { CST, Lexer, LineCounter, parseDocument, type Document } from 'yaml';
 import type { Diagnostic, RawDocument } from '../model.js';
+import { DEFAULT_MAX_BYTES } from '../read-input.js';
 import { manifestSchema } from '../schema/manifest-schema.js';
 import { astToValue } from './ast-to-value.js';
 import type { YamlReadOptions } from './read-yaml.js';
@@ -63,4 +64,63 @@ export function parseYamlPackage(
   const converted = astToValue(doc, sources, manifestSchema, opts);
   diagnostics.push(...converted.diagnostics);
   return { doc: converted.aborted ? undefined : converted.value, sources, diagnostics };
+}
+
+/**
+ * The package holds about a kilobyte for each value it reads, and a text in flow style (JSON)
+ * packs a value into every two or three bytes: 10 MB of `[[[…` or `[],[],…` took minutes and
+ * more memory than the heap has. So nesting and values are counted first, by the package's
+ * lexer (which keeps nothing), and a text past either limit is not parsed.
+ */
+const MAX_NESTING = 100;
+const BYTES_PER_VALUE = 10;
+/** The lexer's marks between tokens: not text. */
+export const LEXER_MARKS = new Set(['\u0002', '\u0018', '\u001f']);
+export const OPENERS = new Set(['flow-map-start', 'flow-seq-start']);
+export const CLOSERS = new Set(['flow-map-end', 'flow-seq-end']);
+const VALUES = new Set([
+  'alias',
+  'scalar',
+  'single-quoted-scalar',
+  'double-quoted-scalar',
+  'block-scalar-header',
+  'seq-item-ind',
+  ...OPENERS,
+]);
+
+/** The first place `text` passes the nesting or the value limit, as an error there; undefined within both. */
+export function overLimit(file: string, text: string, maxBytes = DEFAULT_MAX_BYTES): Diagnostic | undefined {
+  const maxValues = Math.floor(maxBytes / BYTES_PER_VALUE);
+  let offset = 0;
+  let depth = 0;
+  let values = 0;
+  for (const token of new Lexer().lex(text)) {
+    if (LEXER_MARKS.has(token)) continue;
+    const at = offset;
+    offset += token.length;
+    const type = CST.tokenType(token) ?? 'scalar';
+    if (CLOSERS.has(type)) depth--;
+    if (OPENERS.has(type) && ++depth > MAX_NESTING)
+      return limitAt(
+        file,
+        text,
+        at,
+        `lists and maps nested more than ${MAX_NESTING} deep; a manifest needs a handful of levels`,
+      );
+    if (VALUES.has(type) && ++values > maxValues)
+      return limitAt(
+        file,
+        text,
+        at,
+        `more than ${maxValues} values (keys, texts, numbers, lists and maps): at most one per ` +
+          `${BYTES_PER_VALUE} bytes of the limit manifestMaxBytes (HTORDER_MANIFEST_MAX_BYTES)`,
+      );
+  }
+  return undefined;
+}
+
+function limitAt(file: string, text: string, offset: number, message: string): Diagnostic {
+  const lines = text.slice(0, offset).split('\n');
+  const source = { file, line: lines.length, column: (lines.at(-1) ?? '').length + 1 };
+  return { severity: 'error', code: 'manifest.limit', message, source };
 }

@@ -58,11 +58,19 @@ type Parsed = Pick<RawDocument, 'doc' | 'sources' | 'diagnostics'>;
 /**
  * YAML (or JSON) text → plain data, source map and diagnostics: by the fast reader when the
  * text is in its subset (./fast-yaml.ts: most manifests), else by the `yaml` package, which
- * is loaded only then.
+ * is loaded only then, and only for a text within its nesting and value limits (`limitsChecked`:
+ * the caller has counted them).
  */
-export async function parseYamlText(file: string, text: string, opts: YamlReadOptions): Promise<Parsed> {
+export async function parseYamlText(
+  file: string,
+  text: string,
+  opts: YamlReadOptions,
+  limitsChecked = false,
+): Promise<Parsed> {
   const fast = parseFastYaml(file, text, manifestSchema);
   if (fast) return fast;
-  const { parseYamlPackage } = await import('./package-yaml.js');
+  const { overLimit, parseYamlPackage } = await import('./package-yaml.js');
+  const limit = limitsChecked ? undefined : overLimit(file, text, opts.maxBytes);
+  if (limit) return { sources: { locate: () => ({ file }) }, diagnostics: [limit] };
   return parseYamlPackage(file, text, opts);
 }
