@@ -189,6 +189,49 @@ export async function submitJob(ctx: SubmitContext, req: SubmitRequest): Promise
   });
 }
 
+/**
+ * Records the job the API created in answer to a dry run (ValidateResult.created) as the order's
+ * job, under the order's lock, as if it had answered the create: the order is then never sent.
+ * An order already submitted keeps its entry; the extra job is the API's, named in the log.
+ */
+export async function recordCreated(
+  ctx: SubmitContext,
+  req: SubmitRequest,
+  response: JobCreateResponse,
+): Promise<SubmitOutcome> {
+  const key: LedgerKey = { account: ctx.account, orderNumber: req.orderNumber };
+  return ctx.ledger.withLock(key, async (guard) =>
+    writeCreated(ctx, guard, req, await ctx.ledger.read(key, { guard }), response),
+  );
+}
+
+/** recordCreated under the order's lock, `entry` the order's entry as it stands. */
+async function writeCreated(
+  ctx: SubmitContext,
+  guard: LockGuard,
+  req: SubmitRequest,
+  entry: LedgerEntry | undefined,
+  response: JobCreateResponse,
+): Promise<SubmitOutcome> {
+  ctx.logger.warn(
+    { orderNumber: req.orderNumber, jobNumber: response.jobNumber },
+    'the API created a job in answer to a validateOnly dry run; it is recorded as the order and not sent again',
+  );
+  const known = alreadySubmitted(entry, req.hash);
+  if (known) return known;
+  const now = nowIso(ctx.clock);
+  const done: LedgerEntry = {
+    ...intentEntry(ctx, req.orderNumber, req.hash, (entry?.attempts ?? 0) + 1, now),
+    ...(req.patchable ? { patchable: req.patchable } : {}),
+    ...fromResponse(response),
+    state: 'submitted',
+    settledBy: 'response',
+    outcomeAt: now,
+  };
+  await ctx.ledger.write(done, { guard });
+  return { status: 'submitted', entry: done };
+}
+
 async function send(
   ctx: SubmitContext,
   req: SubmitRequest,
@@ -282,7 +325,8 @@ async function afterFailedCreate(
   if (api.status === 500) {
     // "On POST /Jobs a 500 usually means an invalid payload": ask validateOnly for the real messages.
     try {
-      await ctx.client.jobs.validate(req.candidate);
+      const { created } = await ctx.client.jobs.validate(req.candidate);
+      if (created) return writeCreated(ctx, guard, req, await ctx.ledger.read(intent, { guard }), created);
     } catch (validation) {
       // Only the job's own refusal ends it; a 429 or refused credentials on the check is the API
       // unavailable, and the job is sent again like after any 5xx.

@@ -24,6 +24,12 @@ export interface ValidateResult {
   body: unknown;
   /** The body's `message` (or the body itself when it is text), if any. */
   message: string | null;
+  /**
+   * Set when the answer carries a job number: the API created a job, though the spec says a
+   * dry run creates nothing (an API or a gateway that drops the flag). The caller records it
+   * as the order's job rather than sending the order again.
+   */
+  created?: JobCreateResponse;
 }
 
 export interface JobsApi {
@@ -68,7 +74,8 @@ export function jobsApi(t: Transport): JobsApi {
     validate: async (candidate) => {
       const res = await t.send({ method: 'POST', path: '/Jobs', body: { ...candidate, validateOnly: true } });
       const m = typeof res.body === 'string' ? res.body : (res.body as { message?: unknown } | null)?.message;
-      return { status: res.status, body: res.body, message: typeof m === 'string' ? m : null };
+      const result: ValidateResult = { status: res.status, body: res.body, message: typeof m === 'string' ? m : null };
+      return unreadableCreate(res.body) === null ? { ...result, created: createAnswer(res.status, res.body) } : result;
     },
     get: (n) => t.request({ method: 'GET', path: job(n) }),
     patch: (n, patch) => t.request({ method: 'PATCH', path: job(n), body: patch }),

@@ -1,6 +1,11 @@
 import { apiDiagnostics, isRefusal } from '../api-diagnostics.js';
+import type { JobCreateResponse } from '../../api/types.js';
+import type { Diagnostic } from '../../manifest/model.js';
 import { fullResolution, withFindings, type JobState } from '../job-state.js';
+import { recordCreated } from '../submit-job.js';
 import type { StageContext } from './context.js';
+import { withLedgerOutcome } from './ledger-outcome.js';
+import { submitRequest } from './submit.js';
 
 /**
  * The API's own check of the exact request (`validateOnly`): what only the API can refuse is
@@ -10,11 +15,31 @@ import type { StageContext } from './context.js';
 export async function dryRun(job: JobState, ctx: StageContext): Promise<JobState> {
   if (job.outcome !== 'ready') return job;
   try {
-    await ctx.client.jobs.validate(fullResolution(job).candidate);
-    return job;
+    const { created } = await ctx.client.jobs.validate(fullResolution(job).candidate);
+    return created ? await takeCreated(job, ctx, created) : job;
   } catch (err) {
     // The client already retried a 500 once.
     if (!isRefusal(err, { fiveHundred: true })) throw err;
     return { ...withFindings(job, apiDiagnostics(err, ctx.manifest, job.index)), outcome: 'refused' };
   }
+}
+
+/** The dry run made a job (ValidateResult.created): it is the order's, recorded and never sent again. */
+async function takeCreated(
+  job: JobState & { outcome: 'ready' },
+  ctx: StageContext,
+  created: JobCreateResponse,
+): Promise<JobState> {
+  const outcome = await recordCreated(ctx.submit, submitRequest(job, ctx), created);
+  const field = `jobs[${job.index}]`;
+  const warning: Diagnostic = {
+    severity: 'warning',
+    code: 'api.validate-created',
+    message:
+      `the API created job ${created.jobNumber} in answer to a validateOnly dry run, which the spec says ` +
+      'creates nothing; it is taken as this order and not sent again',
+    field,
+    source: ctx.manifest.sources.locate(field),
+  };
+  return withFindings(withLedgerOutcome(job, outcome, ctx), [warning]);
 }

@@ -2,7 +2,7 @@ import type { Diagnostic, ManifestJob } from '../../manifest/model.js';
 import { patchableOf } from '../apply-changes.js';
 import { fullResolution, withFindings, type JobState } from '../job-state.js';
 import { blocksSubmission, holdsInput, jobStatus } from '../job-status.js';
-import { submitJob } from '../submit-job.js';
+import { submitJob, type SubmitRequest } from '../submit-job.js';
 import type { StageContext } from './context.js';
 import { withLedgerOutcome } from './ledger-outcome.js';
 
@@ -51,16 +51,21 @@ function notSubmitted(jobs: readonly JobState[], ctx: StageContext, code: string
 /** Submits a ready job exactly once (submit-job.ts): the only stage that creates anything. */
 export async function submit(job: JobState, ctx: StageContext): Promise<JobState> {
   if (job.outcome !== 'ready') return job;
-  const resolved = fullResolution(job);
-  const outcome = await submitJob(ctx.submit, {
-    orderNumber: resolved.orderNumber,
-    hash: job.hash,
-    candidate: resolved.candidate,
-    patchable: patchableOf(ctx.manifest.jobs.at(job.index) as ManifestJob),
-  });
+  const outcome = await submitJob(ctx.submit, submitRequest(job, ctx));
   const next = withLedgerOutcome(job, outcome, ctx);
   const status = jobStatus(next.outcome);
   const jobNumber = outcome.entry?.jobNumber ?? null;
   ctx.logger.info({ file: ctx.displayName, orderNumber: job.orderNumber, status, jobNumber }, 'job outcome');
   return next;
+}
+
+/** What the exactly-once protocol is asked to send for a ready job. */
+export function submitRequest(job: JobState & { outcome: 'ready' }, ctx: StageContext): SubmitRequest {
+  const resolved = fullResolution(job);
+  return {
+    orderNumber: resolved.orderNumber,
+    hash: job.hash,
+    candidate: resolved.candidate,
+    patchable: patchableOf(ctx.manifest.jobs.at(job.index) as ManifestJob),
+  };
 }

@@ -1,0 +1,152 @@
+import { mkdtemp } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createApiClient } from '../../src/api/client.js';
+import type { JobCandidate } from '../../src/api/types.js';
+import { systemClock } from '../../src/core/clock.js';
+import { silentLogger } from '../../src/core/log/logger.js';
+import { submitJob } from '../../src/pipeline/submit-job.js';
+import { FolderLedger } from '../../src/storage/ledger/folder-ledger.js';
+import { isTokenRequest, json, loopbackConfig, startLoopback, tokenReply } from '../support/loopback-server.js';
+import { PipelineHarness } from '../support/pipeline-harness.js';
+import { usJob } from '../support/sandbox-http.js';
+import { ITEMS, manifest } from '../support/yaml-manifests.js';
+
+/**
+ * The spec says a `validateOnly` POST /Jobs creates nothing, and does not show its success
+ * answer. `htorder run` dry-runs every job before its create, so an API (or a gateway before
+ * it) that drops the flag would get every order twice. Here a loopback proxy sends each dry run
+ * to the real sandbox as a create and passes its 201 back: the job it answers with must be
+ * taken as the order's, recorded, and never sent again.
+ */
+let h: PipelineHarness;
+let proxy: Server;
+let proxyOrigin = '';
+
+beforeAll(async () => {
+  h = await PipelineHarness.start();
+  const target = new URL(h.env().HTORDER_BASE_URL).origin;
+  proxy = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', async () => {
+      let body = Buffer.concat(chunks);
+      if (req.method === 'POST' && /\/Jobs$/.test(req.url ?? '')) {
+        body = Buffer.from(JSON.stringify({ ...JSON.parse(body.toString()), validateOnly: false }));
+      }
+      const headers = { ...req.headers } as Record<string, string>;
+      delete headers.host;
+      delete headers['content-length'];
+      const answer = await fetch(`${target}${req.url}`, {
+        method: req.method,
+        headers,
+        ...(body.length > 0 ? { body } : {}),
+      });
+      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+      res.end(await answer.text());
+    });
+  });
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  proxyOrigin = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  proxy.closeAllConnections();
+  await new Promise<void>((resolve) => proxy.close(() => resolve()));
+  await h.close();
+});
+beforeEach(async () => {
+  await h.reset();
+});
+
+function viaProxy(): Record<string, string> {
+  const base = new URL(h.env().HTORDER_BASE_URL);
+  return { HTORDER_BASE_URL: `${proxyOrigin}${base.pathname}`.replace(/\/$/, '') };
+}
+
+describe('an API that creates a job in answer to a validateOnly dry run', () => {
+  it('run: the job it made is the order, recorded and reported with a warning; nothing is sent twice', async () => {
+    const file = await h.write(
+      'order.yaml',
+      manifest([
+        { orderNumber: 'PO-VAL-1', items: ITEMS.reorder },
+        { orderNumber: 'PO-VAL-2', items: ITEMS.reorder },
+      ]),
+    );
+    const first = await h.cli('run', [file], { env: viaProxy() });
+    const created = await h.sandbox.admin.jobs();
+    expect(created.map((j) => j.orderNumber).sort()).toEqual(['PO-VAL-1', 'PO-VAL-2']);
+    const report = await h.report(file);
+    for (const order of ['PO-VAL-1', 'PO-VAL-2']) {
+      const job = report.jobs.find((j) => j.orderNumber === order);
+      expect(job).toMatchObject({
+        status: 'submitted',
+        jobNumber: created.find((j) => j.orderNumber === order)?.jobNumber,
+      });
+    }
+    expect(first.stderr + first.stdout).toContain('validateOnly');
+    expect(first.code).toBe(0);
+
+    const again = await h.cli('run', [file], { env: viaProxy() });
+    expect(await h.sandbox.admin.jobs()).toHaveLength(2);
+    expect((await h.report(file)).jobs.map((j) => j.status)).toEqual(['already-submitted', 'already-submitted']);
+    expect(again.code).toBe(0);
+  });
+
+  it('plan: the job it made is recorded, so a run after it sends nothing', async () => {
+    const file = await h.write(
+      'plan.yaml',
+      manifest([
+        { orderNumber: 'PO-VAL-3', items: ITEMS.reorder },
+        { orderNumber: 'PO-VAL-4', items: ITEMS.reorder },
+      ]),
+    );
+    await h.cli('plan', [file], { env: viaProxy() });
+    expect(await h.sandbox.admin.jobs()).toHaveLength(2);
+    await h.cli('run', [file], { env: viaProxy() });
+    expect(await h.sandbox.admin.jobs()).toHaveLength(2);
+    expect((await h.report(file)).jobs.map((j) => j.status)).toEqual(['already-submitted', 'already-submitted']);
+  });
+});
+
+describe('a create answered 500, then a validateOnly check that creates the job', () => {
+  it('records the job the check made instead of sending the order again', async () => {
+    let tokens = 0;
+    const api = await startLoopback((req, res) => {
+      if (isTokenRequest(req)) return tokenReply(res, ++tokens);
+      if (req.url.startsWith('/api/Jobs/active'))
+        return json(res, 200, { items: [], totalCount: 0, pageNumber: 1, pageSize: 100, totalPages: 0 });
+      if (req.method === 'POST' && req.url === '/api/Jobs') {
+        if (JSON.parse(req.body).validateOnly !== true) return json(res, 500, { title: 'Server error' });
+        return json(res, 201, { jobNumber: 77, totalJobCost: 12, jobLineDetails: [] });
+      }
+      json(res, 404, { title: 'Not found' });
+    });
+    const stateDir = await mkdtemp(join(tmpdir(), 'htorder-validate-creates-'));
+    const client = createApiClient(loopbackConfig(api.url), {
+      retry: { baseDelayMs: 1, maxDelayMs: 1 },
+      sleep: async () => undefined,
+    });
+    try {
+      const outcome = await submitJob(
+        {
+          client,
+          ledger: new FolderLedger(stateDir),
+          account: 'loopback/1',
+          input: { file: 'orders.yaml', sha256: '0'.repeat(64) },
+          logger: silentLogger(),
+          clock: systemClock,
+        },
+        { orderNumber: 'PO-500', hash: 'h', candidate: usJob({ orderNumber: 'PO-500' }) as JobCandidate },
+      );
+      expect(outcome).toMatchObject({ status: 'submitted', entry: { state: 'submitted', jobNumber: 77 } });
+      const creates = api.seen.filter((r) => r.method === 'POST' && r.url === '/api/Jobs');
+      expect(creates.map((r) => JSON.parse(r.body).validateOnly)).toEqual([false, true]);
+    } finally {
+      await client.close();
+      await api.close();
+    }
+  });
+});
