@@ -65,3 +65,16 @@ describe('manifests of more values than one per 10 bytes of manifestMaxBytes', (
     expect((raw.doc as { jobs: unknown[] }).jobs).toHaveLength(2_000);
   });
 });
+
+describe('block maps nested past what the parser can hold', () => {
+  it('fail with the limit in words, not a stack overflow', async () => {
+    const lines = Array.from({ length: 3_000 }, (_, i) => `${' '.repeat(i)}a:`);
+    const raw = await readYamlDocument('block.yaml', bytes(`version: 1\njobs:\n${lines.join('\n')} 1\n`));
+    expect(raw.doc).toBeUndefined();
+    expect(raw.diagnostics.map((d) => d.code)).toContain('manifest.limit');
+    for (const d of raw.diagnostics) {
+      expect(d.message).not.toMatch(/call stack/);
+      expect(d.source).toMatchObject({ file: 'block.yaml', line: expect.any(Number) });
+    }
+  });
+});

@@ -44,10 +44,12 @@ export function parseYamlPackage(
     return { sources, diagnostics };
   }
   for (const problem of [...doc.errors, ...doc.warnings]) {
+    // The package's own recursion overflowing: block collections nested some hundreds deep.
+    const tooDeep = problem.code === 'RESOURCE_EXHAUSTION';
     diagnostics.push({
       severity: 'error',
-      code: `yaml.${problem.code.toLowerCase().replace(/_/g, '-')}`,
-      message: problem.message,
+      code: tooDeep ? 'manifest.limit' : `yaml.${problem.code.toLowerCase().replace(/_/g, '-')}`,
+      message: tooDeep ? `lists and maps nested too deep to read; ${HANDFUL}` : problem.message,
       source: sources.at(problem.pos[0]),
     });
   }
@@ -73,6 +75,7 @@ export function parseYamlPackage(
  * lexer (which keeps nothing), and a text past either limit is not parsed.
  */
 const MAX_NESTING = 100;
+const HANDFUL = 'a manifest needs a handful of levels';
 const BYTES_PER_VALUE = 10;
 /** The lexer's marks between tokens: not text. */
 export const LEXER_MARKS = new Set(['\u0002', '\u0018', '\u001f']);
@@ -101,12 +104,7 @@ export function overLimit(file: string, text: string, maxBytes = DEFAULT_MAX_BYT
     const type = CST.tokenType(token) ?? 'scalar';
     if (CLOSERS.has(type)) depth--;
     if (OPENERS.has(type) && ++depth > MAX_NESTING)
-      return limitAt(
-        file,
-        text,
-        at,
-        `lists and maps nested more than ${MAX_NESTING} deep; a manifest needs a handful of levels`,
-      );
+      return limitAt(file, text, at, `lists and maps nested more than ${MAX_NESTING} deep; ${HANDFUL}`);
     if (VALUES.has(type) && ++values > maxValues)
       return limitAt(
         file,
