@@ -76,7 +76,7 @@ export function parseYamlPackage(
  */
 const MAX_NESTING = 100;
 const HANDFUL = 'a manifest needs a handful of levels';
-const BYTES_PER_VALUE = 10;
+const BYTES_PER_VALUE = 6;
 /** The lexer's marks between tokens: not text. */
 export const LEXER_MARKS = new Set(['\u0002', '\u0018', '\u001f']);
 export const OPENERS = new Set(['flow-map-start', 'flow-seq-start']);
