@@ -190,46 +190,35 @@ export async function submitJob(ctx: SubmitContext, req: SubmitRequest): Promise
 }
 
 /**
- * Records the job the API created in answer to a dry run (ValidateResult.created) as the order's
- * job, under the order's lock, as if it had answered the create: the order is then never sent.
- * An order already submitted keeps its entry; the extra job is the API's, named in the log.
+ * An order whose dry run was answered with a job number (ValidateResult.created): the API may
+ * have created it, though the spec says a dry run creates nothing, or may only have named a job
+ * it did not make. Under the order's lock its intent is recorded, as before a create whose
+ * answer is unknown, and settled by search: found, it is the order's job, never sent again;
+ * not found, nothing exists and the order goes on to its create (undefined); the search
+ * impossible, it stays in doubt. A crash meanwhile leaves the intent for the next run to settle.
  */
-export async function recordCreated(
+export async function settleDryRunJob(
   ctx: SubmitContext,
   req: SubmitRequest,
-  response: JobCreateResponse,
-): Promise<SubmitOutcome> {
+  named: JobCreateResponse,
+): Promise<SubmitOutcome | undefined> {
   const key: LedgerKey = { account: ctx.account, orderNumber: req.orderNumber };
-  return ctx.ledger.withLock(key, async (guard) =>
-    writeCreated(ctx, guard, req, await ctx.ledger.read(key, { guard }), response),
-  );
-}
-
-/** recordCreated under the order's lock, `entry` the order's entry as it stands. */
-async function writeCreated(
-  ctx: SubmitContext,
-  guard: LockGuard,
-  req: SubmitRequest,
-  entry: LedgerEntry | undefined,
-  response: JobCreateResponse,
-): Promise<SubmitOutcome> {
   ctx.logger.warn(
-    { orderNumber: req.orderNumber, jobNumber: response.jobNumber },
-    'the API created a job in answer to a validateOnly dry run; it is recorded as the order and not sent again',
+    { orderNumber: req.orderNumber, jobNumber: named.jobNumber },
+    'a validateOnly dry run was answered with a job number; the account is searched for the order before it is sent',
   );
-  const known = alreadySubmitted(entry, req.hash);
-  if (known) return known;
-  const now = nowIso(ctx.clock);
-  const done: LedgerEntry = {
-    ...intentEntry(ctx, req.orderNumber, req.hash, (entry?.attempts ?? 0) + 1, now),
-    ...(req.patchable ? { patchable: req.patchable } : {}),
-    ...fromResponse(response),
-    state: 'submitted',
-    settledBy: 'response',
-    outcomeAt: now,
-  };
-  await ctx.ledger.write(done, { guard });
-  return { status: 'submitted', entry: done };
+  return ctx.ledger.withLock(key, async (guard) => {
+    const entry = await ctx.ledger.read(key, { guard });
+    const known = alreadySubmitted(entry, req.hash);
+    if (known) return known;
+    const intent: LedgerEntry = {
+      ...intentEntry(ctx, req.orderNumber, req.hash, entry?.attempts ?? 0, nowIso(ctx.clock)),
+      ...(req.patchable ? { patchable: req.patchable } : {}),
+    };
+    await ctx.ledger.write(intent, { guard });
+    const settled = await settle(ctx, guard, intent);
+    return settled.status === 'failed' ? undefined : settled;
+  });
 }
 
 async function send(
@@ -326,7 +315,11 @@ async function afterFailedCreate(
     // "On POST /Jobs a 500 usually means an invalid payload": ask validateOnly for the real messages.
     try {
       const { created } = await ctx.client.jobs.validate(req.candidate);
-      if (created) return writeCreated(ctx, guard, req, await ctx.ledger.read(intent, { guard }), created);
+      // The check answered with a job number: it may have made the order; searched again before a resend.
+      if (created) {
+        const again = await settle(ctx, guard, intent);
+        if (again.status !== 'failed') return again;
+      }
     } catch (validation) {
       // Only the job's own refusal ends it; a 429 or refused credentials on the check is the API
       // unavailable, and the job is sent again like after any 5xx.

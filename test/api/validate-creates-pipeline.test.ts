@@ -25,6 +25,10 @@ import { ITEMS, manifest } from '../support/yaml-manifests.js';
 let h: PipelineHarness;
 let proxy: Server;
 let proxyOrigin = '';
+/** What the proxy makes of a dry run: a create, or the sandbox's own answer with a job number added. */
+let dryRuns: 'create' | 'phantom' = 'create';
+const isDryRun = (req: { method?: string; url?: string }, body: Buffer): boolean =>
+  req.method === 'POST' && /\/Jobs$/.test(req.url ?? '') && JSON.parse(body.toString()).validateOnly === true;
 
 beforeAll(async () => {
   h = await PipelineHarness.start();
@@ -34,7 +38,8 @@ beforeAll(async () => {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
       let body = Buffer.concat(chunks);
-      if (req.method === 'POST' && /\/Jobs$/.test(req.url ?? '')) {
+      const dryRun = isDryRun(req, body);
+      if (dryRun && dryRuns === 'create') {
         body = Buffer.from(JSON.stringify({ ...JSON.parse(body.toString()), validateOnly: false }));
       }
       const headers = { ...req.headers } as Record<string, string>;
@@ -45,8 +50,11 @@ beforeAll(async () => {
         headers,
         ...(body.length > 0 ? { body } : {}),
       });
+      let text = await answer.text();
+      if (dryRun && dryRuns === 'phantom' && answer.ok)
+        text = JSON.stringify({ message: 'Validated with NO Errors. Job NOT created.', jobNumber: 999999 });
       res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
-      res.end(await answer.text());
+      res.end(text);
     });
   });
   await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
@@ -59,6 +67,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   await h.reset();
+  dryRuns = 'create';
 });
 
 function viaProxy(): Record<string, string> {
@@ -95,6 +104,25 @@ describe('an API that creates a job in answer to a validateOnly dry run', () => 
     expect(again.code).toBe(0);
   });
 
+  it('run: a dry run answered with a job number the account does not have is no order: each is sent once', async () => {
+    dryRuns = 'phantom';
+    const file = await h.write(
+      'phantom.yaml',
+      manifest([
+        { orderNumber: 'PO-VAL-5', items: ITEMS.reorder },
+        { orderNumber: 'PO-VAL-6', items: ITEMS.reorder },
+      ]),
+    );
+    const first = await h.cli('run', [file], { env: viaProxy() });
+    const created = await h.sandbox.admin.jobs();
+    expect(created.map((j) => j.orderNumber).sort()).toEqual(['PO-VAL-5', 'PO-VAL-6']);
+    const report = await h.report(file);
+    expect(report.jobs.map((j) => [j.status, j.jobNumber])).toEqual(
+      ['PO-VAL-5', 'PO-VAL-6'].map((o) => ['submitted', created.find((j) => j.orderNumber === o)?.jobNumber]),
+    );
+    expect(first.code).toBe(0);
+  });
+
   it('plan: the job it made is recorded, so a run after it sends nothing', async () => {
     const file = await h.write(
       'plan.yaml',
@@ -111,15 +139,20 @@ describe('an API that creates a job in answer to a validateOnly dry run', () => 
   });
 });
 
-describe('a create answered 500, then a validateOnly check that creates the job', () => {
-  it('records the job the check made instead of sending the order again', async () => {
+describe('a create answered 500, then a validateOnly check answered with a job number', () => {
+  /** An API whose create answers 500 and whose check answers 201 with job 77, made (`makes`) or not. */
+  async function submitAgainst(makes: boolean) {
     let tokens = 0;
+    const made: number[] = [];
     const api = await startLoopback((req, res) => {
       if (isTokenRequest(req)) return tokenReply(res, ++tokens);
-      if (req.url.startsWith('/api/Jobs/active'))
-        return json(res, 200, { items: [], totalCount: 0, pageNumber: 1, pageSize: 100, totalPages: 0 });
+      if (req.url.startsWith('/api/Jobs/active')) {
+        const items = made.map((jobNumber) => ({ jobNumber, orderNumber: 'PO-500', dateDue: null, tracking: [] }));
+        return json(res, 200, { items, totalCount: items.length, pageNumber: 1, pageSize: 100, totalPages: 1 });
+      }
       if (req.method === 'POST' && req.url === '/api/Jobs') {
         if (JSON.parse(req.body).validateOnly !== true) return json(res, 500, { title: 'Server error' });
+        if (makes) made.push(77);
         return json(res, 201, { jobNumber: 77, totalJobCost: 12, jobLineDetails: [] });
       }
       json(res, 404, { title: 'Not found' });
@@ -141,12 +174,23 @@ describe('a create answered 500, then a validateOnly check that creates the job'
         },
         { orderNumber: 'PO-500', hash: 'h', candidate: usJob({ orderNumber: 'PO-500' }) as JobCandidate },
       );
-      expect(outcome).toMatchObject({ status: 'submitted', entry: { state: 'submitted', jobNumber: 77 } });
-      const creates = api.seen.filter((r) => r.method === 'POST' && r.url === '/api/Jobs');
-      expect(creates.map((r) => JSON.parse(r.body).validateOnly)).toEqual([false, true]);
+      const posts = api.seen.filter((r) => r.method === 'POST' && r.url === '/api/Jobs');
+      return { outcome, posts: posts.map((r) => JSON.parse(r.body).validateOnly) };
     } finally {
       await client.close();
       await api.close();
     }
+  }
+
+  it('the job the check made is found by search and recorded, instead of the order sent again', async () => {
+    const { outcome, posts } = await submitAgainst(true);
+    expect(outcome).toMatchObject({ status: 'submitted', entry: { state: 'submitted', jobNumber: 77 } });
+    expect(posts).toEqual([false, true]);
+  });
+
+  it('a job number the account does not have is no order: it is sent again, as after any 500', async () => {
+    const { outcome, posts } = await submitAgainst(false);
+    expect(outcome.status).not.toBe('submitted');
+    expect(posts.filter((p) => p === false).length).toBeGreaterThan(1);
   });
 });

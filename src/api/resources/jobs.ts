@@ -25,9 +25,9 @@ export interface ValidateResult {
   /** The body's `message` (or the body itself when it is text), if any. */
   message: string | null;
   /**
-   * Set when the answer carries a job number: the API created a job, though the spec says a
-   * dry run creates nothing (an API or a gateway that drops the flag). The caller records it
-   * as the order's job rather than sending the order again.
+   * Set when the answer carries a job number: the API may have created a job, though the spec
+   * says a dry run creates nothing (an API or a gateway that drops the flag), or only names one.
+   * The caller searches the account for the order before it sends it.
    */
   created?: JobCreateResponse;
 }

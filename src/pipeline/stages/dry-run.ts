@@ -2,7 +2,7 @@ import { apiDiagnostics, isRefusal } from '../api-diagnostics.js';
 import type { JobCreateResponse } from '../../api/types.js';
 import type { Diagnostic } from '../../manifest/model.js';
 import { fullResolution, withFindings, type JobState } from '../job-state.js';
-import { recordCreated } from '../submit-job.js';
+import { settleDryRunJob } from '../submit-job.js';
 import type { StageContext } from './context.js';
 import { withLedgerOutcome } from './ledger-outcome.js';
 import { submitRequest } from './submit.js';
@@ -24,22 +24,30 @@ export async function dryRun(job: JobState, ctx: StageContext): Promise<JobState
   }
 }
 
-/** The dry run made a job (ValidateResult.created): it is the order's, recorded and never sent again. */
+/**
+ * The dry run was answered with a job number (ValidateResult.created): the order is searched
+ * for before anything is sent (settleDryRunJob). Found, it is that job, reported submitted with a
+ * warning; not found, it goes on to its create; the search impossible, it is in doubt.
+ */
 async function takeCreated(
   job: JobState & { outcome: 'ready' },
   ctx: StageContext,
-  created: JobCreateResponse,
+  named: JobCreateResponse,
 ): Promise<JobState> {
-  const outcome = await recordCreated(ctx.submit, submitRequest(job, ctx), created);
+  const outcome = await settleDryRunJob(ctx.submit, submitRequest(job, ctx), named);
+  if (outcome === undefined) return job;
+  const next = withLedgerOutcome(job, outcome, ctx);
+  if (outcome.status !== 'submitted') return next;
   const field = `jobs[${job.index}]`;
   const warning: Diagnostic = {
     severity: 'warning',
     code: 'api.validate-created',
     message:
-      `the API created job ${created.jobNumber} in answer to a validateOnly dry run, which the spec says ` +
-      'creates nothing; it is taken as this order and not sent again',
+      `the API answered a validateOnly dry run, which the spec says creates nothing, with job ` +
+      `${named.jobNumber}, and the account has this order as job ${outcome.entry?.jobNumber}: it is taken ` +
+      'as this order and not sent again',
     field,
     source: ctx.manifest.sources.locate(field),
   };
-  return withFindings(withLedgerOutcome(job, outcome, ctx), [warning]);
+  return withFindings(next, [warning]);
 }
