@@ -1,7 +1,6 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PipelineHarness } from '../support/pipeline-harness.js';
+import { startSandboxProxy } from '../support/sandbox-proxy.js';
 import { ITEMS, manifest } from '../support/yaml-manifests.js';
 
 /**
@@ -10,41 +9,22 @@ import { ITEMS, manifest } from '../support/yaml-manifests.js';
  * must settle it by search: exactly one job, reported submitted with its job number.
  */
 let h: PipelineHarness;
-let proxy: Server;
-let proxyOrigin = '';
+let proxy: Awaited<ReturnType<typeof startSandboxProxy>>;
 /** What the next real creates are answered with (undefined: the sandbox's own answer). */
 let breakCreate: ((res: import('node:http').ServerResponse) => void) | undefined;
 
 beforeAll(async () => {
   h = await PipelineHarness.start();
-  const target = new URL(h.env().HTORDER_BASE_URL).origin;
-  proxy = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      const body = Buffer.concat(chunks);
-      const headers = { ...req.headers } as Record<string, string>;
-      delete headers.host;
-      delete headers['content-length'];
-      const answer = await fetch(`${target}${req.url}`, {
-        method: req.method,
-        headers,
-        ...(body.length > 0 ? { body } : {}),
-      });
-      const text = await answer.text();
-      const isCreate =
-        req.method === 'POST' && /\/Jobs$/.test(req.url ?? '') && JSON.parse(body.toString()).validateOnly === false;
-      if (isCreate && answer.ok && breakCreate) return breakCreate(res);
-      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
-      res.end(text);
-    });
+  proxy = await startSandboxProxy(h, {
+    reply: (x, sandbox, res) => {
+      if (x.jobsPost?.validateOnly !== false || !sandbox.ok || !breakCreate) return false;
+      breakCreate(res);
+      return true;
+    },
   });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  proxyOrigin = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  proxy.closeAllConnections();
-  await new Promise<void>((resolve) => proxy.close(() => resolve()));
+  await proxy.close();
   await h.close();
 });
 beforeEach(async () => {
@@ -52,10 +32,7 @@ beforeEach(async () => {
   await h.reset();
 });
 
-function viaProxy(): Record<string, string> {
-  const base = new URL(h.env().HTORDER_BASE_URL);
-  return { HTORDER_BASE_URL: `${proxyOrigin}${base.pathname}`.replace(/\/$/, '') };
-}
+const viaProxy = (): Record<string, string> => proxy.env();
 
 const BROKEN: Array<[string, (res: import('node:http').ServerResponse) => void]> = [
   ['null', (res) => res.writeHead(200, { 'content-type': 'application/json' }).end('null')],

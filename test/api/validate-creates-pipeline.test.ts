@@ -1,6 +1,4 @@
 import { mkdtemp } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -12,6 +10,7 @@ import { submitJob } from '../../src/pipeline/submit-job.js';
 import { FolderLedger } from '../../src/storage/ledger/folder-ledger.js';
 import { isTokenRequest, json, loopbackConfig, startLoopback, tokenReply } from '../support/loopback-server.js';
 import { PipelineHarness } from '../support/pipeline-harness.js';
+import { startSandboxProxy } from '../support/sandbox-proxy.js';
 import { usJob } from '../support/sandbox-http.js';
 import { ITEMS, manifest } from '../support/yaml-manifests.js';
 
@@ -19,50 +18,31 @@ import { ITEMS, manifest } from '../support/yaml-manifests.js';
  * The spec says a `validateOnly` POST /Jobs creates nothing, and does not show its success
  * answer. `htorder run` dry-runs every job before its create, so an API (or a gateway before
  * it) that drops the flag would get every order twice. Here a loopback proxy sends each dry run
- * to the real sandbox as a create and passes its 201 back: the job it answers with must be
- * taken as the order's, recorded, and never sent again.
+ * to the real sandbox as a create and passes its 201 back: the order, searched for before its
+ * create, is that job, recorded and never sent again. A proxy that only adds a job number to the
+ * sandbox's dry-run answer (no job made) must not cost the order: each is sent once.
  */
 let h: PipelineHarness;
-let proxy: Server;
-let proxyOrigin = '';
+let proxy: Awaited<ReturnType<typeof startSandboxProxy>>;
 /** What the proxy makes of a dry run: a create, or the sandbox's own answer with a job number added. */
 let dryRuns: 'create' | 'phantom' = 'create';
-const isDryRun = (req: { method?: string; url?: string }, body: Buffer): boolean =>
-  req.method === 'POST' && /\/Jobs$/.test(req.url ?? '') && JSON.parse(body.toString()).validateOnly === true;
 
 beforeAll(async () => {
   h = await PipelineHarness.start();
-  const target = new URL(h.env().HTORDER_BASE_URL).origin;
-  proxy = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
-      let body = Buffer.concat(chunks);
-      const dryRun = isDryRun(req, body);
-      if (dryRun && dryRuns === 'create') {
-        body = Buffer.from(JSON.stringify({ ...JSON.parse(body.toString()), validateOnly: false }));
-      }
-      const headers = { ...req.headers } as Record<string, string>;
-      delete headers.host;
-      delete headers['content-length'];
-      const answer = await fetch(`${target}${req.url}`, {
-        method: req.method,
-        headers,
-        ...(body.length > 0 ? { body } : {}),
-      });
-      let text = await answer.text();
-      if (dryRun && dryRuns === 'phantom' && answer.ok)
-        text = JSON.stringify({ message: 'Validated with NO Errors. Job NOT created.', jobNumber: 999999 });
-      res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
-      res.end(text);
-    });
+  proxy = await startSandboxProxy(h, {
+    send: (x) =>
+      x.jobsPost?.validateOnly && dryRuns === 'create'
+        ? Buffer.from(JSON.stringify({ ...JSON.parse(x.body.toString()), validateOnly: false }))
+        : x.body,
+    reply: (x, sandbox, res) => {
+      if (!x.jobsPost?.validateOnly || dryRuns !== 'phantom' || !sandbox.ok) return false;
+      json(res, sandbox.status, { message: 'Validated with NO Errors. Job NOT created.', jobNumber: 999999 });
+      return true;
+    },
   });
-  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-  proxyOrigin = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
 });
 afterAll(async () => {
-  proxy.closeAllConnections();
-  await new Promise<void>((resolve) => proxy.close(() => resolve()));
+  await proxy.close();
   await h.close();
 });
 beforeEach(async () => {
@@ -70,10 +50,7 @@ beforeEach(async () => {
   dryRuns = 'create';
 });
 
-function viaProxy(): Record<string, string> {
-  const base = new URL(h.env().HTORDER_BASE_URL);
-  return { HTORDER_BASE_URL: `${proxyOrigin}${base.pathname}`.replace(/\/$/, '') };
-}
+const viaProxy = (): Record<string, string> => proxy.env();
 
 describe('an API that creates a job in answer to a validateOnly dry run', () => {
   it('run: the job it made is the order, recorded and reported with a warning; nothing is sent twice', async () => {

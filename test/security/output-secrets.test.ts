@@ -1,7 +1,5 @@
 import { mkdtempSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -10,6 +8,7 @@ import { runApiCommand } from '../../src/cli/commands/api.js';
 import { caught } from '../support/api-errors.js';
 import { json, loopbackConfig, SECRET, startLoopback, tokenReply } from '../support/loopback-server.js';
 import { PipelineHarness } from '../support/pipeline-harness.js';
+import { startSandboxProxy } from '../support/sandbox-proxy.js';
 import { sink } from '../support/sink.js';
 import { ITEMS, manifest } from '../support/yaml-manifests.js';
 
@@ -102,55 +101,34 @@ describe('htorder api', () => {
 
 describe('htorder run against an API that echoes the Authorization header', () => {
   let h: PipelineHarness;
-  let proxy: Server;
-  let origin = '';
+  let proxy: Awaited<ReturnType<typeof startSandboxProxy>>;
   const seenTokens = new Set<string>();
   beforeAll(async () => {
     h = await PipelineHarness.start();
-    const target = new URL(h.env().HTORDER_BASE_URL).origin;
-    proxy = createServer((req, res) => {
-      const chunks: Buffer[] = [];
-      req.on('data', (c: Buffer) => chunks.push(c));
-      req.on('end', async () => {
-        const body = Buffer.concat(chunks);
-        const auth = String(req.headers.authorization ?? '');
+    proxy = await startSandboxProxy(h, {
+      answer: (x, res) => {
+        const auth = String(x.headers.authorization ?? '');
         if (auth) seenTokens.add(auth.slice(7));
-        if (req.method === 'POST' && /\/Jobs$/.test(req.url ?? '')) {
-          // The dry run is refused with the caller's own credentials quoted back.
-          return json(res, 400, {
-            title: `rejected for ${auth}`,
-            detail: `client secret on file: ${h.env().HTORDER_CLIENT_SECRET}`,
-            validationMessages: [{ errorCode: 'AUTH-ECHO', message: `token ${auth.slice(7)} lacks a scope` }],
-          });
-        }
-        const headers = { ...req.headers } as Record<string, string>;
-        delete headers.host;
-        delete headers['content-length'];
-        const answer = await fetch(`${target}${req.url}`, {
-          method: req.method,
-          headers,
-          ...(body.length > 0 ? { body } : {}),
+        if (!x.jobsPost) return false;
+        // The dry run is refused with the caller's own credentials quoted back.
+        json(res, 400, {
+          title: `rejected for ${auth}`,
+          detail: `client secret on file: ${h.env().HTORDER_CLIENT_SECRET}`,
+          validationMessages: [{ errorCode: 'AUTH-ECHO', message: `token ${auth.slice(7)} lacks a scope` }],
         });
-        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
-        res.end(await answer.text());
-      });
+        return true;
+      },
     });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
-    proxy.closeAllConnections();
-    await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    await proxy.close();
     await h.close();
   });
   beforeEach(async () => h.reset());
 
   it('no report and no terminal line carries the live token or the secret', async () => {
     const file = await h.write('order.yaml', manifest([{ orderNumber: 'PO-ECHO-1', items: ITEMS.reorder }]));
-    const base = new URL(h.env().HTORDER_BASE_URL);
-    const { stderr, stdout } = await h.cli('run', [file], {
-      env: { HTORDER_BASE_URL: `${origin}${base.pathname}`.replace(/\/$/, '') },
-    });
+    const { stderr, stdout } = await h.cli('run', [file], { env: proxy.env() });
     expect(seenTokens.size).toBeGreaterThan(0);
     const written = [
       stderr,
