@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { constants, type Stats } from 'node:fs';
 import { type FileHandle, link, lstat, open, readdir, rename, rm, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { modeText } from '../core/file-owner.js';
 import { type NewFileOptions, temporaryName, writeFileAtomic } from './atomic-write.js';
 import { linkRefused } from './folder-lease.js';
 import { type Identity, sameIdentity } from './held-folder.js';
@@ -194,9 +195,8 @@ const S_ISVTX = 0o1000;
  */
 export function missingSticky(location: string, info: Stats): string | undefined {
   if ((info.mode & 0o022) === 0 || (info.mode & S_ISVTX) !== 0) return undefined;
-  const mode = (info.mode & 0o7777).toString(8).padStart(4, '0');
   return (
-    `the drop folder ${location} (mode ${mode}) may be written by group or others but has no sticky bit, ` +
+    `the drop folder ${location} (mode ${modeText(info.mode)}) may be written by group or others but has no sticky bit, ` +
     'so a dropper could rename or swap its processing/, done/ and failed/ folders; make it sticky: ' +
     `chmod +t ${location}`
   );
