@@ -1,8 +1,10 @@
+import { rmSync } from 'node:fs';
 import { lstat, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { JobList, Manifest } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { CsvLimits } from '../manifest/read-input.js';
+import { cleanUpOnExit, type ExitCleanUp, stopCleaningUp } from '../core/exit-cleanup.js';
 import type { Logger } from '../core/log/logger.js';
 import { type NewFileOptions, temporaryName } from '../storage/atomic-write.js';
 import { stickyStops } from '../storage/sticky-claims.js';
@@ -13,7 +15,7 @@ import { reportPaths, type ReportPaths } from './report-paths.js';
 import { writeSpooledErrors, writeSpooledJson } from './report-spool.js';
 import type { SpooledReport } from './spooled-report.js';
 import { writeErrorsTxt } from './write-errors-txt.js';
-import { writeResultCsv } from './write-result-csv.js';
+import { type ResultCsvOptions, writeResultCsv } from './write-result-csv.js';
 import { writeResultJson } from './write-result-json.js';
 
 export interface WrittenReports extends Partial<ReportPaths> {
@@ -110,13 +112,50 @@ export async function writeReports(
   const { target, logger, spooled, onThisThread, ...csvOpts } = opts;
   const paths = target?.paths ?? reportPaths(report.input.file);
   if (!target) await removeStraysOf(Object.values(paths), logger);
-  const input = report.input.file;
   // `staged`: the caller renames the files itself (paths are its temporary names).
   const staged = target?.file?.staged === true;
   const file: NewFileOptions = { ...target?.file, staged: true, ...(onThisThread ? { onThisThread } : {}) };
   const tmp: ReportPaths = staged
     ? paths
     : { json: temporaryName(paths.json), csv: temporaryName(paths.csv), errors: temporaryName(paths.errors) };
+  // A signal or an exit midway removes the temporaries at once, not a later write an hour on
+  // (removeStraysOf). Staged names are the caller's to rename, and to tidy.
+  const leftovers = staged ? undefined : temporariesOf(tmp);
+  if (leftovers) cleanUpOnExit(leftovers);
+  try {
+    const wroteErrors = await writeTemporaries(report, tmp, { csvOpts, spooled, target, file });
+    if (!staged) await renameIntoPlace(tmp, paths, wroteErrors, target === undefined);
+    return { json: paths.json, csv: paths.csv, ...(wroteErrors ? { errors: paths.errors } : {}) };
+  } finally {
+    if (leftovers) stopCleaningUp(leftovers);
+  }
+}
+
+/** The three temporaries, removed by name when the process ends before they are renamed. */
+function temporariesOf(tmp: ReportPaths): ExitCleanUp {
+  return {
+    cleanUp: () => {
+      for (const t of [tmp.csv, tmp.errors, tmp.json]) rmSync(t, { force: true });
+    },
+  };
+}
+
+/**
+ * Writes the reports to their temporary names `tmp` (all or none of them: a failure removes
+ * those written); returns whether errors.txt was written.
+ */
+async function writeTemporaries(
+  report: ResultReport,
+  tmp: ReportPaths,
+  opts: {
+    csvOpts: Omit<ResultCsvOptions, 'input' | 'file' | 'jobsNow'>;
+    spooled: SpooledReport | undefined;
+    target: ReportTarget | undefined;
+    file: NewFileOptions;
+  },
+): Promise<boolean> {
+  const { csvOpts, spooled, target, file } = opts;
+  const input = report.input.file;
   let csv: Promise<void> | undefined;
   let wroteErrors = false;
   let written = false;
@@ -141,16 +180,21 @@ export async function writeReports(
       await Promise.all([tmp.csv, tmp.errors, tmp.json].map((t) => rm(t, { force: true })));
     }
   }
-  if (!staged) {
-    try {
-      await rename(tmp.csv, paths.csv);
-      if (wroteErrors) await rename(tmp.errors, paths.errors);
-      else if (!target) await rm(paths.errors, { force: true });
-      await rename(tmp.json, paths.json);
-    } catch (err) {
-      await Promise.all([tmp.csv, tmp.errors, tmp.json].map((t) => rm(t, { force: true })));
-      throw err;
-    }
+  return wroteErrors;
+}
+
+/**
+ * Renames the written temporaries over the reports, result.json last; beside the input
+ * (`besideInput`) a stale errors.txt goes when none was written. A failure removes the temporaries.
+ */
+async function renameIntoPlace(tmp: ReportPaths, paths: ReportPaths, wroteErrors: boolean, besideInput: boolean) {
+  try {
+    await rename(tmp.csv, paths.csv);
+    if (wroteErrors) await rename(tmp.errors, paths.errors);
+    else if (besideInput) await rm(paths.errors, { force: true });
+    await rename(tmp.json, paths.json);
+  } catch (err) {
+    await Promise.all([tmp.csv, tmp.errors, tmp.json].map((t) => rm(t, { force: true })));
+    throw err;
   }
-  return { json: paths.json, csv: paths.csv, ...(wroteErrors ? { errors: paths.errors } : {}) };
 }
