@@ -6,6 +6,7 @@ limitHeapGrowth();
 const { runCli } = await import('./program.js');
 const { printableLines } = await import('../core/printable.js');
 const { quietOnClosedPipes } = await import('./closed-pipes.js');
+const { ExitCode } = await import('../core/errors.js');
 
 quietOnClosedPipes(process);
 
@@ -19,9 +20,23 @@ function exitOnSignal(code: number): void {
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(code));
 }
 
-runCli(process.argv.slice(2)).then(exitOnSignal, (err: unknown) => {
+/**
+ * A bug (an exception nobody caught, in the command or in a callback after it): its stack, what
+ * it means for the orders, and exit 70, a code no input's or setup's problem has.
+ */
+function internalError(err: unknown): void {
   process.stderr.write(
-    `htorder: internal error: ${printableLines(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`,
+    `htorder: internal error: ${printableLines(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n` +
+      'htorder: this is a bug: what was sent is in the ledger, and a later run never sends it twice; please report it\n',
   );
-  exitOnSignal(1);
+}
+
+process.once('uncaughtException', (err) => {
+  internalError(err);
+  process.exit(ExitCode.Internal);
+});
+
+runCli(process.argv.slice(2)).then(exitOnSignal, (err: unknown) => {
+  internalError(err);
+  exitOnSignal(ExitCode.Internal);
 });

@@ -44,7 +44,7 @@ export function buildProgram(): Command {
         ['htorder run orders.yaml', 'submit every job exactly once (configure HTORDER_* first)'],
         ['htorder <command> --help', 'options and examples of one command'],
       ]) +
-        '\n\nExit codes: 0 ok, 1 invalid or refused (see the reports), 2 usage or configuration, 3 API unreachable (retry), 4 jobs wait for approval (htorder approve).\nDocumentation: README.md of the htorder package.',
+        '\n\nExit codes: 0 ok, 1 invalid or refused (see the reports), 2 usage or configuration, 3 API unreachable (retry), 4 jobs wait for approval (htorder approve), 70 internal error (a bug: report it).\nDocumentation: README.md of the htorder package.',
     );
   // In the order `--help` lists them.
   for (const command of [init, check, planAndRun, apply, approve, track, watch, ledger, ui, api, sandbox, demo])

@@ -10,6 +10,11 @@ export const ExitCode = {
   Unavailable: 3,
   /** Nothing failed, but jobs wait for approval (docs/guardrails.md): a code scripts can alert on. */
   AwaitingApproval: 4,
+  /**
+   * An internal error: a bug (an exception nobody caught), sysexits' EX_SOFTWARE. What was sent
+   * is in the ledger, and a later run never sends it twice.
+   */
+  Internal: 70,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Sandbox, startSandbox } from '../../src/sandbox/index.js';
 import { ROOT, requireDist } from '../support/dist.js';
+import { injectedBug } from '../support/injected-bug.js';
 import { NightOrders } from '../support/nights-orders.js';
 import { type CronFolder, cronFolder, htorder } from '../support/nights-recipes.js';
 import { tempDir } from '../support/temp-files.js';
@@ -104,5 +105,17 @@ describe('deploy/htorder-nightly', () => {
     expect(r.stdout).toMatch(
       /htorder-nightly: exit 3: the API could not be reached .*; nothing was decided; the next run retries safely/,
     );
+  }, 60_000);
+
+  it('an internal error (a bug) is mailed as one, told apart from an invalid input (exit 70)', async () => {
+    const other = await cronFolder(join(dir.path, 'bug'), sandbox);
+    await writeFile(join(other.exports, 'reorder.csv'), orders.reorder(1).text);
+    const bug = await injectedBug(other.erp, 'command');
+    const r = await other.startWrapper({ NODE_OPTIONS: `--import=${bug}` }).done;
+    expect(r.code, r.stdout + r.stderr).toBe(70);
+    expect(r.stdout).toMatch(
+      /htorder-nightly: exit 70: internal error of htorder \(a bug\): what was sent is in the ledger/,
+    );
+    expect(r.stdout).toContain('htorder: internal error: Error: an injected bug');
   }, 60_000);
 });

@@ -13,7 +13,7 @@ import { pgClusterForFile } from '../support/pg-cluster.js';
  * Whatever way a restart of the database breaks a statement — refused connections, a backend
  * terminated mid-statement or mid-transaction, a server shutting down or starting up — the
  * ledger says "the store is away" (StoreUnavailableError) and nothing else: any other error
- * would reach `run` as an internal error (exit 1) instead of an input to retry (exit 3).
+ * would reach `run` as an internal error (exit 70) instead of an input to retry (exit 3).
  */
 
 const cluster = await pgClusterForFile();
