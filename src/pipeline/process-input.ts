@@ -22,7 +22,13 @@ import { reportPaths } from '../report/report-paths.js';
 import { ReportWriter } from '../report/report-writer.js';
 import { SpooledReport } from '../report/spooled-report.js';
 import type { ReportQuotes } from '../report/write-errors-txt.js';
-import { type ReportTarget, reportsBlocked, reportsUnwritable, type WrittenReports } from '../report/write-reports.js';
+import {
+  type ReportTarget,
+  reportsBlocked,
+  reportsNotWritten,
+  reportsUnwritable,
+  type WrittenReports,
+} from '../report/write-reports.js';
 import type { AccountCatalogue } from '../resolve/catalogue.js';
 import { errorText } from './api-diagnostics.js';
 import { type AccountListing, listAccount } from './find-submitted.js';
@@ -418,9 +424,22 @@ async function processBegun(
     const writeReports = (target: ReportTarget) => writer.flush(target);
     return { ...outcome, writeReports, close: () => spooled.close() };
   }
-  const reports = await writer.flush();
+  const reports = await finalReports(writer, ctx.command);
   ctx.hooks?.onProgress?.({ file, stage: 'done', done: total, total });
-  return { ...ended(), reports };
+  if (typeof reports !== 'string') return { ...ended(), reports };
+  // Nothing is lost, the reports are only not there yet: undecided, as an outage leaves it.
+  return { ...ended(), status: 'unavailable', problem: reports };
+}
+
+/** The input's reports written beside it, or why the file system refused them (reportsNotWritten). */
+async function finalReports(writer: Begun['writer'], command: PipelineCommand): Promise<WrittenReports | string> {
+  try {
+    return await writer.flush();
+  } catch (err) {
+    const problem = reportsNotWritten(err, command === 'run');
+    if (problem === undefined) throw err;
+    return problem;
+  }
 }
 
 /**

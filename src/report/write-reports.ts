@@ -1,12 +1,12 @@
 import { rmSync } from 'node:fs';
 import { lstat, rename, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { JobList, Manifest } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { CsvLimits } from '../manifest/read-input.js';
 import { cleanUpOnExit, type ExitCleanUp, stopCleaningUp } from '../core/exit-cleanup.js';
 import type { Logger } from '../core/log/logger.js';
-import { type NewFileOptions, temporaryName } from '../storage/atomic-write.js';
+import { type NewFileOptions, temporaryName, temporaryOf } from '../storage/atomic-write.js';
 import { stickyStops } from '../storage/sticky-claims.js';
 import { removeStraysOf } from '../storage/stray-temporaries.js';
 import { reportHasErrors } from './build-report.js';
@@ -50,6 +50,31 @@ export function reportsUnwritable(err: unknown): string | undefined {
   return typeof code === 'string' && /^E[A-Z0-9]+$/.test(code)
     ? `its reports cannot be written beside it (${code})`
     : undefined;
+}
+
+/**
+ * What to tell of a file-system failure of an input's final reports, written once its jobs ran
+ * (a disk full, a quota, a read-only remount, a folder made at a report's name meanwhile): the
+ * report and the cause, and that nothing is lost (exit 3: run again). `sent`: orders may have
+ * been sent (`run`), which the ledger holds, so the next run only writes the reports. Undefined
+ * for any other error, which stays an internal error.
+ */
+export function reportsNotWritten(err: unknown, sent: boolean): string | undefined {
+  if (reportsUnwritable(err) === undefined) return undefined;
+  const e = err as NodeJS.ErrnoException & { dest?: string };
+  const cause = e.message.split(',')[0];
+  const next = sent
+    ? 'the orders sent are recorded in the ledger: running it again writes the reports and sends nothing twice'
+    : 'nothing was sent: running it again writes the reports';
+  return `its report ${reportNamed(e)} could not be written (${cause}); ${next}`;
+}
+
+/** The report a failed write was of: a rename's target, or the report of a temporary's name. */
+function reportNamed(e: NodeJS.ErrnoException & { dest?: string }): string {
+  if (e.dest !== undefined) return e.dest;
+  if (e.path === undefined) return 'file';
+  const of = temporaryOf(basename(e.path));
+  return of === undefined ? e.path : join(dirname(e.path), of.target);
 }
 
 /**
