@@ -18,7 +18,7 @@ import type { ReportSpool } from '../report/report-spool.js';
 import { SpooledReport } from '../report/spooled-report.js';
 import { errorLines, jobErrors, warningLines } from '../report/write-errors-txt.js';
 import { reportsBlocked, reportsUnwritable, writeReports } from '../report/write-reports.js';
-import { printableLines } from '../core/printable.js';
+import { printable, printableLines } from '../core/printable.js';
 import { recognisedText } from './format-outcome.js';
 import { leaveOutReports } from './report-inputs.js';
 import { checkDetails, exitCodeOf, FIRST_ERRORS, first, jsonSummary, type Outcome } from './json-summary.js';
@@ -262,22 +262,24 @@ export async function runCheckCommand(
 /** What `check` prints for one input; control characters from the input escaped (core/printable.ts). */
 export function humanSummary(o: CheckOutcome): string {
   if (o.status === 'unreadable' || !o.report)
-    return printableLines(`${o.file}: ${o.problem ?? 'cannot be read'} (not checked, no reports written)\n`);
+    return printableLines(`${printable(o.file)}: ${o.problem ?? 'cannot be read'} (not checked, no reports written)\n`);
   const r = o.report;
+  // Names are one line each (a file name may hold a line feed): escaped whole, not as lines.
+  const file = printable(o.file);
   const { valid, invalid, skipped } = r.summary.byStatus;
   const lines: string[] = [];
-  if (r.mapping) lines.push(`${o.file}: ${recognisedText(r.mapping)}`);
+  if (r.mapping) lines.push(`${file}: ${recognisedText(r.mapping)}`);
   const placed = r.summary.jobs - skipped;
   const jobs = `${placed} job${placed === 1 ? '' : 's'}`;
   if (o.status === 'valid') {
-    lines.push(`${o.file}: ok, ${jobs} valid${r.summary.warnings ? `, ${r.summary.warnings} warning(s)` : ''}`);
+    lines.push(`${file}: ok, ${jobs} valid${r.summary.warnings ? `, ${r.summary.warnings} warning(s)` : ''}`);
   } else {
     lines.push(
-      `${o.file}: ${invalid} of ${jobs} invalid, ${valid} valid; ${r.summary.errors} error${r.summary.errors === 1 ? '' : 's'}`,
+      `${file}: ${invalid} of ${jobs} invalid, ${valid} valid; ${r.summary.errors} error${r.summary.errors === 1 ? '' : 's'}`,
     );
     for (const line of first(errorLines(r, r.input.file), SHOWN_ERRORS)) lines.push(`  ${line}`);
     if (r.summary.errors > SHOWN_ERRORS)
-      lines.push(`  ... ${r.summary.errors - SHOWN_ERRORS} more in ${o.reports?.errors ?? 'errors.txt'}`);
+      lines.push(`  ... ${r.summary.errors - SHOWN_ERRORS} more in ${printable(o.reports?.errors ?? 'errors.txt')}`);
   }
   for (const w of first(warningLines(r, r.input.file), SHOWN_ERRORS)) lines.push(`  ${w}`);
   // Rows an ERP mapping left out, each with its row and the mapping's reason: not errors.
@@ -285,9 +287,9 @@ export function humanSummary(o: CheckOutcome): string {
     if (job.status !== 'skipped') continue;
     const rows = job.items.map((i) => (i.source && 'row' in i.source ? i.source.row : undefined));
     const what = job.orderNumber ? ` (order ${job.orderNumber})` : '';
-    lines.push(`  skipped: ${r.input.file}:${rows.join(',')}${what}: ${job.reason ?? ''}`);
+    lines.push(`  skipped: ${printable(r.input.file)}:${rows.join(',')}${what}: ${job.reason ?? ''}`);
   }
-  const written = [o.reports?.json, o.reports?.csv, o.reports?.errors].filter(Boolean).join(', ');
-  lines.push(`  reports: ${written}`);
+  const written = [o.reports?.json, o.reports?.csv, o.reports?.errors].filter((f) => f !== undefined);
+  lines.push(`  reports: ${written.map(printable).join(', ')}`);
   return printableLines(`${lines.join('\n')}\n`);
 }

@@ -40,7 +40,7 @@ export function formatInputOutcome(o: InputOutcome, command: PipelineCommand): s
   const more = d.jobs - d.firstJobs.length;
   if (more > 0)
     lines.push(
-      `  ... and ${more} more job${more === 1 ? '' : 's'}: every job is in ${o.reports?.csv ?? 'the reports'}`,
+      `  ... and ${more} more job${more === 1 ? '' : 's'}: every job is in ${printable(o.reports?.csv ?? 'the reports')}`,
     );
   // The account's currency, as the estimates give it (none when nothing was resolved).
   const currency = o.currency;
@@ -62,9 +62,10 @@ export function formatInputOutcome(o: InputOutcome, command: PipelineCommand): s
   const shown = d.messages.slice(0, SHOWN_ERRORS).map((line) => `  ${line}`);
   lines.push(...shown);
   if (d.messages.length > SHOWN_ERRORS)
-    lines.push(`  ... more in ${o.reports?.errors ?? o.reports?.json ?? 'the reports'}`);
-  const written = [o.reports?.json, o.reports?.csv, o.reports?.errors].filter(Boolean).join(', ');
-  if (written) lines.push(`  reports: ${written}`);
+    lines.push(`  ... more in ${printable(o.reports?.errors ?? o.reports?.json ?? 'the reports')}`);
+  // Each name one line (a file name may hold a line feed): escaped whole, not as lines.
+  const written = [o.reports?.json, o.reports?.csv, o.reports?.errors].filter((f) => f !== undefined);
+  if (written.length > 0) lines.push(`  reports: ${written.map(printable).join(', ')}`);
   // Every part above is escaped already; once more over the whole, for anything added later.
   return printableLines(`${lines.join('\n')}\n`);
 }
