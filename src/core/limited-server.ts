@@ -4,7 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 /** The caps of a small HTTP port that may be exposed: HEALTH_LIMITS, and the dashboard's UI_LIMITS. */
 export interface ServerLimits {
   maxConnections: number;
-  /** A connection with no request in flight (or a request trickling in) is closed after this. */
+  /** A connection with no request in flight is closed after this (a request trickling in, after requestTimeoutMs). */
   idleTimeoutMs: number;
   /** Time to receive a request's headers, and the whole request. */
   headersTimeoutMs: number;
@@ -119,7 +119,7 @@ export async function listenLimited(
       // How often Node enforces the two timeouts above (default 30 s).
       connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs),
     },
-    handler,
+    whileMade(handler, limits.idleTimeoutMs),
   );
   // Untrusted connections are held to their own cap, on top of this one: the system never
   // refuses a connection for them, so the owner's are never the ones turned away.
@@ -135,6 +135,23 @@ export async function listenLimited(
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   return { server, url: `http://${host}:${addr.port}` };
+}
+
+/**
+ * `handler` with the socket's idle timeout paused from a request's arrival until its response is
+ * written: Node counts a socket's silence, and a socket is silent while the server makes a page
+ * (a long report, or several pages asked for at once on a busy host), which is the server's wait,
+ * not an idle client's.
+ */
+function whileMade(handler: RequestListener, idleTimeoutMs: number): RequestListener {
+  return (req, res) => {
+    const socket = req.socket;
+    socket.setTimeout(0);
+    res.once('finish', () => {
+      if (!socket.destroyed) socket.setTimeout(idleTimeoutMs);
+    });
+    handler(req, res);
+  };
 }
 
 /**
