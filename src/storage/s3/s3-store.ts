@@ -60,7 +60,17 @@ export const PRECONDITION_FAILED = 'precondition-failed';
 
 /** How a conditional-write probe's name starts: hidden, so never taken as an input under a drop prefix. */
 const PROBE_START = '.htorder-probe-';
-const PROBE_NAME = /^\.htorder-probe-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+/** A probe's whole name (this build's), and that of the `probe-UUID` earlier builds wrote under the state prefix. */
+const PROBES = { start: PROBE_START, name: new RegExp(`^\\.htorder-probe-${UUID}$`) };
+const OLD_PROBES = { start: 'probe-', name: new RegExp(`^probe-${UUID}$`) };
+
+/** Where stale probes are looked for: directly under `under`, names starting `start` and of the form `name`. */
+interface StaleProbes {
+  under: string;
+  start: string;
+  name: RegExp;
+}
 
 /** A logger that drops the SDK's messages (S3Client's `logger`). */
 const QUIET = { debug() {}, info() {}, warn() {}, error() {} };
@@ -225,17 +235,23 @@ export class S3Store {
    * hidden `PREFIX.htorder-probe-UUID` (`prefix`: empty or ending in `/`), must be refused with
    * 412. Stores that ignore the header (older MinIO, s3rver) would let two instances claim one
    * file, so watch refuses to share them unless told `--single-instance`. The stale probes
-   * under `prefix` and `alsoUnder` are removed on the way (removeStaleProbes).
+   * under `prefix` and `alsoUnder` are removed on the way (removeStaleProbes), and under
+   * `oldUnder` (a bucket ledger's prefix) the `probe-UUID` ones earlier builds left there.
    */
   async probeConditionalWrites(
     prefix: string,
     alsoUnder: readonly string[] = [],
+    oldUnder: readonly string[] = [],
   ): Promise<{ ok: true } | { ok: false; why: string }> {
     const probeKey = `${prefix}${PROBE_START}${randomUUID()}`;
+    const stale = [
+      ...[prefix, ...alsoUnder].map((under) => ({ under, ...PROBES })),
+      ...oldUnder.map((under) => ({ under, ...OLD_PROBES })),
+    ];
     try {
       return await this.probeAt(probeKey);
     } finally {
-      await this.removeStaleProbes(probeKey, [prefix, ...alsoUnder]).catch(() => undefined);
+      await this.removeStaleProbes(probeKey, stale).catch(() => undefined);
       await this.delete(probeKey).catch(() => undefined);
     }
   }
@@ -267,19 +283,22 @@ export class S3Store {
   }
 
   /**
-   * Removes the probes directly under `prefixes` that a start-up killed mid-probe left, which
-   * nothing else would ever remove: names of the probe's own form only (never a user's object),
-   * over STRAY_AFTER_MS older than the probe at `own` by the store's clock (a probe lives for a
-   * few requests, so another instance's in flight is never one, whatever this host's clock says).
+   * Removes the probes directly under each place's prefix that a start-up killed mid-probe
+   * left, which nothing else would ever remove: names of that place's probe form only (never a
+   * user's object), over STRAY_AFTER_MS older than the probe at `own` by the store's clock (a
+   * probe lives for a few requests, so another instance's in flight is never one, whatever this
+   * host's clock says).
    */
-  private async removeStaleProbes(own: string, prefixes: readonly string[]): Promise<void> {
+  private async removeStaleProbes(own: string, places: readonly StaleProbes[]): Promise<void> {
     const now = (await this.list(own)).find((o) => o.key === own)?.lastModified;
     if (now === undefined) return;
-    for (const prefix of new Set(prefixes)) {
-      const listed = await this.list(`${prefix}${PROBE_START}`, '/');
+    const seen = new Set<string>();
+    for (const { under, start, name } of places) {
+      if (seen.has(under + start)) continue;
+      seen.add(under + start);
+      const listed = await this.list(`${under}${start}`, '/');
       for (const o of listed)
-        if (PROBE_NAME.test(o.key.slice(prefix.length)) && now - o.lastModified > STRAY_AFTER_MS)
-          await this.delete(o.key);
+        if (name.test(o.key.slice(under.length)) && now - o.lastModified > STRAY_AFTER_MS) await this.delete(o.key);
     }
   }
 

@@ -80,6 +80,7 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
     // Claims and ledger locks are made in the state's store; the drop's own conditional writes
     // keep a given-back input from replacing a newer upload.
     // One probe a store; the stale probes of the drop prefix go with the state's when one store has both.
+    // Earlier builds named their state prefix's probes `probe-UUID`: those go too.
     const oneStore = store === state?.store;
     if (state)
       await this.probe(
@@ -87,6 +88,7 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
         state.prefix,
         `s3://${state.store.bucket}/${state.prefix}`,
         oneStore ? [prefix] : [],
+        [state.prefix],
       );
     if (!oneStore) await this.probe(store, prefix, this.location);
     const ledger = state ? `s3://${state.store.bucket}/${state.prefix}ledger/` : 'the ledger database (ledgerUrl)';
@@ -101,10 +103,16 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
   }
 
   /** Whether `store` honours conditional writes (a probe under `under`); SourceError (usage) when not, unless --single-instance. */
-  private async probe(store: S3Store, under: string, where: string, alsoUnder: string[] = []): Promise<void> {
+  private async probe(
+    store: S3Store,
+    under: string,
+    where: string,
+    alsoUnder: string[] = [],
+    oldUnder: string[] = [],
+  ): Promise<void> {
     let probe: Awaited<ReturnType<S3Store['probeConditionalWrites']>>;
     try {
-      probe = await store.probeConditionalWrites(under, alsoUnder);
+      probe = await store.probeConditionalWrites(under, alsoUnder, oldUnder);
     } catch (err) {
       throw new SourceError(`cannot use ${where}: ${describe(err)}`, 'unavailable');
     }

@@ -219,6 +219,34 @@ describe('htorder watch s3://BUCKET/PREFIX', () => {
     expect(await jobsOf()).toEqual(['BP-1']);
   });
 
+  it("removes the state prefix's probe-UUID objects earlier builds left over an hour ago, and nothing else of that look", async () => {
+    const old = (id: string): string => `probe-${id}-0000-4000-8000-000000000000`;
+    const hour = 60 * 60_000;
+    const atState = async (name: string, ageMs: number): Promise<void> => {
+      const key = `state-${prefix}${name}`;
+      await s3.client.send(new PutObjectCommand({ Bucket: s3.bucket, Key: key, Body: 'probe 1' }));
+      if (ageMs > 0) await s3.backdate(key, ageMs);
+    };
+    // An earlier build killed mid-probe long ago; another earlier build's probe in flight; objects that only look like one.
+    await atState(old('0000dead'), 2 * hour);
+    await atState(old('2222a11e'), 0);
+    await atState('probe-notes.txt', 2 * hour);
+    await atState(`${old('0000dead')}.bak`, 2 * hour);
+    const w = await startWatch({ target: target(), flags: { bucketLedger: stateUrl() } }, env);
+    try {
+      await put('a.yaml', manifest('OP'));
+      await waitFor(async () => ((await keys('done/')).includes('done/a.yaml') ? true : undefined), 'done');
+    } finally {
+      expect(await w.stop()).toBe(0);
+    }
+    expect((await stateKeys()).filter((k) => !k.includes('/'))).toEqual([
+      `${old('0000dead')}.bak`,
+      old('2222a11e'),
+      'probe-notes.txt',
+    ]);
+    expect(await jobsOf()).toEqual(['OP-1']);
+  });
+
   it('sets an object over watchMaxInputBytes aside to failed/ unread, as a folder does', async () => {
     const w = await startWatch(
       { target: target(), flags: { bucketLedger: stateUrl() } },
