@@ -65,15 +65,19 @@ export interface OpenPipeline {
  * one catalogue of look-ups per account and the ledger's account key. Configuration mistakes
  * throw UsageError (exit 2) before anything is sent.
  */
-export async function openPipelineContext(input: PipelineContextInput): Promise<OpenPipeline> {
+export async function openPipelineContext(
+  input: PipelineContextInput,
+): Promise<OpenPipeline & { ledgerWhere: string }> {
   const session = await openApiSession(input);
   const { settings } = session;
   try {
     const staleMs = settings.get('lockStaleMs');
-    const { ledger } = await openLedger(session, { staleMs, env: input.env, sandbox: input.sandbox === true });
+    const { ledger, where } = await openLedger(session, { staleMs, env: input.env, sandbox: input.sandbox === true });
     const pipeline = pipelineOver(session, input, ledger);
     return {
       ...pipeline,
+      // Where the ledger is, for people: a state dir or a database.
+      ledgerWhere: where,
       close: async () => {
         await pipeline.close();
         await ledger.close?.();

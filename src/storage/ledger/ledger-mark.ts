@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import { readSmallFile } from '../drop-files.js';
 import { HOST } from '../lease.js';
 
 /** The mark's name, at the top of a drop folder or prefix: hidden, so never taken as an input. */
@@ -20,7 +22,7 @@ export interface LedgerMark {
 }
 
 /** What a mark says (one line of JSON). */
-interface Mark {
+export interface Mark {
   ledgerId: string;
   ledger: string;
   host: string;
@@ -57,6 +59,46 @@ export async function markFor(
     return undefined;
   }
   return { kind: 'unsettled', why: `${location}: its ${LEDGER_MARK} keeps appearing and disappearing` };
+}
+
+/**
+ * The mark at the top of the folder `folder`: undefined when there is none (no watcher ever
+ * took the folder, or `folder` is no folder: a path through a file), null when the file there
+ * is not one htorder wrote or cannot be read (which ledger it names is then unknown).
+ */
+export async function folderMark(folder: string): Promise<Mark | null | undefined> {
+  const text = await readSmallFile(join(folder, LEDGER_MARK), 4096).catch((err: NodeJS.ErrnoException) => {
+    if (err.code === 'ENOTDIR') return undefined;
+    if (err.code === 'EACCES' || err.code === 'EPERM') return '';
+    throw err;
+  });
+  return text === undefined ? undefined : (parseMark(text) ?? null);
+}
+
+/**
+ * Why `htorder run` may not send `file`'s orders: it lies in `folder` (or one of its
+ * sub-folders), a drop folder whose mark names another ledger than the run's (`mine`, with its
+ * id). A watcher of that folder takes its files and sends through its own ledger, so a run
+ * keeping another ledger could send the same orders a second time. The fix names the
+ * folder's ledger the way run takes it: a database by --ledger-url, a state dir by --state-dir.
+ */
+export function runRefusal(
+  file: string,
+  folder: string,
+  mark: Mark | null,
+  mine: { where: string; id: string },
+): string {
+  const theirs = mark
+    ? `its ${LEDGER_MARK} names ${mark.ledger} (ledger ${mark.ledgerId}, marked by ${mark.host} at ${mark.since})`
+    : `its ${LEDGER_MARK} is not one htorder wrote, so the ledger its watchers keep is unknown`;
+  const fix = mark
+    ? `run it with the folder's ledger (htorder run ${mark.ledger.startsWith('postgres://') ? '--ledger-url' : '--state-dir'} ${mark.ledger} …), or leave it to the folder's watcher`
+    : `leave it to the folder's watcher, or run a copy of it kept outside the drop folder once you know its orders were never sent`;
+  return (
+    `${file} is in the drop folder ${folder}: ${theirs}, and this run's ledger is ${mine.where} (ledger ${mine.id}). ` +
+    `A watcher of that folder sends its files' orders through its own ledger, so this run could send them a second time. ` +
+    `Fix: ${fix}; nothing was sent (docs/watch.md#running-a-file-of-a-drop-folder)`
+  );
 }
 
 function parseMark(text: string): Mark | undefined {

@@ -1,6 +1,9 @@
+import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runPipelineCommand } from '../../../src/cli/run-pipeline.js';
+import { sink } from '../../support/sink.js';
 import { tempDir } from '../../support/temp-files.js';
 import { type RunningWatch, startWatch, waitFor, watchFixture } from '../../support/watch-harness.js';
 import { manifest } from '../../support/yaml-manifests.js';
@@ -70,5 +73,54 @@ describe('a drop folder shared by watchers', () => {
       await stopAll();
       await other.remove();
     }
+  });
+});
+
+describe('htorder run of a file in a drop folder', () => {
+  /** One `htorder run FILE` in the test process: its exit code and what it said. */
+  const run = async (file: string, env: Record<string, string>): Promise<{ code: number; err: string }> => {
+    const stderr = sink();
+    const code = await runPipelineCommand(
+      { command: 'run', files: [file], flags: {} },
+      { stdout: sink().stream, stderr: stderr.stream, env, cwd: fx.drop.path },
+    );
+    return { code, err: stderr.text() };
+  };
+
+  it("refuses a file in or under a folder watched with another ledger (exit 2, nothing sent), and runs it with the folder's", async () => {
+    // A watcher of the state dir fx.state marks the folder; it is stopped before the files are there.
+    await start(fx.env);
+    await stopAll();
+    const top = join(fx.drop.path, 'night.yaml');
+    const done = join(fx.drop.path, 'done', 'last.yaml');
+    await writeFile(top, manifest('RT'));
+    await writeFile(done, manifest('RD'));
+    const other = await tempDir('htorder-shared-drop-run-');
+    try {
+      for (const file of [top, done]) {
+        const { code, err } = await run(file, { ...fx.env, HTORDER_STATE_DIR: other.path });
+        expect(code, err).toBe(2);
+        expect(err).toContain(`${file} is in the drop folder ${fx.drop.path}`);
+        expect(err).toContain(`its .htorder-ledger names ${fx.state.path}`);
+        expect(err).toContain(`this run's ledger is ${other.path}`);
+        expect(err).toContain(`htorder run --state-dir ${fx.state.path}`);
+        expect(err).toContain('nothing was sent');
+      }
+      expect(await fx.sandbox.admin.jobs()).toEqual([]);
+      expect(existsSync(`${top}.result.json`)).toBe(false);
+      // With the folder's own ledger it runs.
+      const { code, err } = await run(top, fx.env);
+      expect(code, err).toBe(0);
+      expect((await fx.sandbox.admin.jobs()).map((j) => j.orderNumber)).toEqual(['RT-1']);
+    } finally {
+      await other.remove();
+    }
+  });
+
+  it('says an input named through a file is missing, as for any other missing input', async () => {
+    await writeFile(join(fx.drop.path, 'notes.txt'), 'not a folder');
+    const { code, err } = await run(join(fx.drop.path, 'notes.txt', 'x.yaml'), fx.env);
+    expect(code, err).toBe(2);
+    expect(err).toContain('x.yaml: no such file (not processed, no reports written)');
   });
 });
