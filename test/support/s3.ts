@@ -1,4 +1,5 @@
-import { mkdtemp, rm, utimes } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -46,10 +47,10 @@ export async function startTestS3(opts: { conditional?: boolean; bucket?: string
   await raw.send(new CreateBucketCommand({ Bucket: bucket }));
   // Always behind the proxy (it serialises each object's requests); it honours conditional
   // headers only with `conditional`, otherwise it passes them on to s3rver, which ignores them.
-  const proxy = await startConditionalProxy(addr.port, raw, opts.conditional === true);
+  const proxy = await startConditionalProxy(addr.port, raw, opts.conditional === true, dir);
   // A store without conditional writes (s3rver ignores their headers), with S3's
   // read-after-write all the same: the proxy's turns, passing the headers on.
-  const plain = opts.conditional === true ? await startConditionalProxy(addr.port, raw, false) : proxy;
+  const plain = opts.conditional === true ? await startConditionalProxy(addr.port, raw, false, dir) : proxy;
   const endpoint = proxy.endpoint;
   const requests = proxy.requests;
   const c = client(endpoint);
@@ -99,6 +100,7 @@ async function startConditionalProxy(
   port: number,
   raw: S3Client,
   honour: boolean,
+  dir: string,
 ): Promise<{ endpoint: string; requests: { method: string; path: string }[]; close(): Promise<void> }> {
   const requests: { method: string; path: string }[] = [];
   const queues = new Map<string, Promise<void>>();
@@ -214,6 +216,10 @@ async function startConditionalProxy(
         // An aws-chunked upload's body carries chunk signatures: the object's own length is in its header.
         const length = Number(req.headers['x-amz-decoded-content-length'] ?? body.length);
         if (upload && status !== undefined && status < 300) await whole(raw, bucket, key, length);
+        const copy = req.method === 'PUT' && req.headers['x-amz-copy-source'] !== undefined;
+        if (copy && status === 200) await setEtag(dir, bucket, key, await bytesMd5(dir, bucket, key));
+        const completed = req.method === 'POST' && url.searchParams.has('uploadId');
+        if (completed && status === 200) await setEtag(dir, bucket, key, multipartEtag(body.toString('utf8')));
       });
     });
   });
@@ -228,6 +234,31 @@ async function startConditionalProxy(
         server.closeAllConnections();
       }),
   };
+}
+
+/**
+ * S3's ETags where s3rver's differ: a multipart upload's is the MD5 of its parts' MD5s and
+ * their count (`…-2`), not the MD5 of its bytes; and a copy (CopyObject) gets the MD5 of its
+ * bytes, so a multipart upload's copy has an ETag of its own (as any SSE-KMS object's copy
+ * has on S3), where s3rver keeps the source's.
+ */
+async function setEtag(dir: string, bucket: string, key: string, etag: string): Promise<void> {
+  await writeFile(join(dir, bucket, `${key}._S3rver_object.md5`), etag);
+}
+
+async function bytesMd5(dir: string, bucket: string, key: string): Promise<string> {
+  return createHash('md5')
+    .update(await readFile(join(dir, bucket, `${key}._S3rver_object`)))
+    .digest('hex');
+}
+
+/** The ETag S3 gives the upload a CompleteMultipartUpload body lists the parts of. */
+function multipartEtag(complete: string): string {
+  const parts = [...complete.matchAll(/<ETag>(?:"|&quot;)?([0-9a-f]{32})(?:"|&quot;)?<\/ETag>/g)].map((m) => m[1]);
+  const md5 = createHash('md5')
+    .update(Buffer.from(parts.join(''), 'hex'))
+    .digest('hex');
+  return `${md5}-${parts.length}`;
 }
 
 /**

@@ -185,19 +185,20 @@ export class S3Store {
     }
   }
 
-  /** False when the source does not exist. */
-  async copy(fromKey: string, toKey: string): Promise<boolean> {
+  /** False when the source does not exist, or (`ifMatch`, where conditions are honoured) is no longer the object of that ETag. */
+  async copy(fromKey: string, toKey: string, ifMatch?: string): Promise<boolean> {
     try {
       await this.client.send(
         new CopyObjectCommand({
           Bucket: this.bucket,
           Key: toKey,
           CopySource: `${this.bucket}/${fromKey.split('/').map(encodeURIComponent).join('/')}`,
+          ...(this.conditional && ifMatch ? { CopySourceIfMatch: ifMatch } : {}),
         }),
       );
       return true;
     } catch (err) {
-      if (isNotFound(err)) return false;
+      if (isNotFound(err) || (ifMatch && isPreconditionFailed(err))) return false;
       throw err;
     }
   }

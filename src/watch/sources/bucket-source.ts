@@ -158,15 +158,24 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
     const processingKey = this.key('processing', name);
     const max = this.maxInputBytes;
     let input = await store.get(processingKey, max);
-    if (!input && fromTop && (await store.copy(this.key('top', name), processingKey)))
-      input = await store.get(processingKey, max);
+    // The top object copied, by its own ETag: a copy's ETag is not its source's when the
+    // source was a multipart upload or is encrypted with SSE-KMS.
+    let copied: string | undefined;
+    if (!input && fromTop) {
+      const source = await this.head(this.key('top', name));
+      if (source && (await store.copy(source.key, processingKey, source.etag))) {
+        input = await store.get(processingKey, max);
+        copied = source.etag;
+      }
+    }
     // Another instance finished it between our listing and our claim.
     if (!input) return undefined;
-    // A crash between copy and delete leaves the same object at the top: remove it (same
-    // ETag) so it is not taken a second time. A different one is a new drop and stays.
+    // The object copied, or one a crash left between copy and delete (same ETag), is removed
+    // from the top so it is not taken a second time. A different one is a new drop and stays.
     const top = await this.head(this.key('top', name));
     let topEtag = top?.etag;
-    if (top && top.etag === input.etag && (await store.delete(top.key, top.etag))) topEtag = undefined;
+    const same = top !== undefined && (top.etag === input.etag || top.etag === copied);
+    if (same && (await store.delete(top.key, top.etag))) topEtag = undefined;
     await store.delete(this.key('top', `${name}${DONE_MARKER_SUFFIX}`));
     const slot = await newSlot();
     if (input.tooBig !== undefined)

@@ -1,4 +1,11 @@
-import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
+import {
+  CompleteMultipartUploadCommand,
+  CreateMultipartUploadCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  UploadPartCommand,
+} from '@aws-sdk/client-s3';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -245,6 +252,29 @@ describe('htorder watch s3://BUCKET/PREFIX', () => {
       'probe-notes.txt',
     ]);
     expect(await jobsOf()).toEqual(['OP-1']);
+  });
+
+  it('takes a multipart upload (its copy in processing/ has an ETag of its own) once, and removes it from the top', async () => {
+    const key = `${prefix}multi.yaml`;
+    const { UploadId } = await s3.client.send(new CreateMultipartUploadCommand({ Bucket: s3.bucket, Key: key }));
+    const part = await s3.client.send(
+      new UploadPartCommand({ Bucket: s3.bucket, Key: key, UploadId, PartNumber: 1, Body: manifest('MP') }),
+    );
+    await s3.client.send(
+      new CompleteMultipartUploadCommand({
+        ...{ Bucket: s3.bucket, Key: key, UploadId },
+        MultipartUpload: { Parts: [{ ETag: part.ETag, PartNumber: 1 }] },
+      }),
+    );
+    const w = await startWatch({ target: target(), flags: { bucketLedger: stateUrl() } }, env);
+    try {
+      await waitFor(async () => ((await keys('done/')).includes('done/multi.yaml') ? true : undefined), 'done');
+    } finally {
+      expect(await w.stop()).toBe(0);
+    }
+    expect((await keys()).filter((k) => !k.includes('/'))).toEqual(['.htorder-ledger']);
+    expect((await keys('done/')).filter((k) => k.endsWith('.yaml'))).toEqual(['done/multi.yaml']);
+    expect(await jobsOf()).toEqual(['MP-1']);
   });
 
   it('sets an object over watchMaxInputBytes aside to failed/ unread, as a folder does', async () => {
