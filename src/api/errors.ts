@@ -170,3 +170,22 @@ function normaliseFieldErrors(errors: Record<string, unknown>): Record<string, s
   for (const [k, v] of Object.entries(errors)) out[k] = Array.isArray(v) ? v.map(String) : [String(v)];
   return out;
 }
+
+/** ApiError.code of an answer whose shape the client cannot use. */
+export const UNUSABLE_ANSWER_CODE = 'UNUSABLE_ANSWER';
+
+/**
+ * A 2xx answer the client cannot use (a job without a job number, a page that does not move):
+ * an API fault naming the call, which a caller treats as "nothing was learnt", never as an
+ * empty or a successful answer.
+ */
+export function unusableAnswer(method: string, route: string, why: string): ApiError {
+  return new ApiError({
+    kind: 'http',
+    method,
+    route,
+    code: UNUSABLE_ANSWER_CODE,
+    mayHaveReachedServer: true,
+    message: `${method} ${route}: the answer cannot be used (${why})`,
+  });
+}

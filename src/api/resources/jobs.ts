@@ -1,4 +1,5 @@
-import { ApiError } from '../errors.js';
+import { activeJobsFault } from '../active-answer.js';
+import { ApiError, unusableAnswer } from '../errors.js';
 import { paginateActiveJobs } from '../paginate.js';
 import type { Transport } from '../transport.js';
 import type {
@@ -47,7 +48,11 @@ export interface JobsApi {
   patch(jobNumber: number, patch: PatchJobDto): Promise<JobDto>;
   /** POST /Jobs/{jobNumber}/cancel: 204 on success (also when already cancelled); 409 once in production. Never retried. */
   cancel(jobNumber: number): Promise<void>;
-  /** GET /Jobs/active: one page. */
+  /**
+   * GET /Jobs/active: one page. An answer without a list of jobs, or with a job whose number or
+   * order number cannot be used, throws an ApiError (UNUSABLE_ANSWER_CODE): the search it serves
+   * decides whether an order exists, so it is never read in part.
+   */
   active(query?: ActiveJobsQuery): Promise<ActiveJobsEnvelope>;
   /** GET /Jobs/active, every page, lazily. `query.page` is the first page. */
   iterateActive(query?: ActiveJobsQuery): AsyncGenerator<ActiveJobDto, void, undefined>;
@@ -59,8 +64,12 @@ export interface JobsApi {
 
 export function jobsApi(t: Transport): JobsApi {
   const job = (n: number): string => `/Jobs/${encodeURIComponent(checkJobNumber(n))}`;
-  const active = (query: ActiveJobsQuery = {}): Promise<ActiveJobsEnvelope> =>
-    t.request({ method: 'GET', path: '/Jobs/active', query: { ...query } });
+  const active = async (query: ActiveJobsQuery = {}): Promise<ActiveJobsEnvelope> => {
+    const body = await t.request({ method: 'GET', path: '/Jobs/active', query: { ...query } });
+    const why = activeJobsFault(body);
+    if (why !== null) throw unusableAnswer('GET', '/Jobs/active', why);
+    return body as ActiveJobsEnvelope;
+  };
   return {
     create: async (candidate) => {
       const res = await t.send({
