@@ -37,10 +37,11 @@ export function accountApi(t: Transport): AccountApi {
     get: () => t.request({ method: 'GET', path: '/account' }),
     user: () => t.request({ method: 'GET', path: '/account/user' }),
     users,
-    iterateUsers: (query = {}) => paginateList((page) => users({ ...query, page }), query.page ?? 1),
+    iterateUsers: (query = {}) => paginateList((page) => users({ ...query, page }), query.page ?? 1, '/account/users'),
     userById: (userId) => t.request({ method: 'GET', path: `/account/users/${encodeURIComponent(String(userId))}` }),
     transactions,
-    iterateTransactions: (query = {}) => paginateList((page) => transactions({ ...query, page }), query.page ?? 1),
+    iterateTransactions: (query = {}) =>
+      paginateList((page) => transactions({ ...query, page }), query.page ?? 1, '/account/transactions'),
     shipmentSettings: () => t.request({ method: 'GET', path: '/account/shipment-settings' }),
   };
 }

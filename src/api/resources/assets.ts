@@ -28,9 +28,10 @@ export function assetsApi(t: Transport): AssetsApi {
   const tag = (s: string): string => `/Assets/${encodeURIComponent(s)}`;
   return {
     list,
-    iterate: (query = {}) => paginateList((page) => list({ ...query, page }), query.page ?? 1),
+    iterate: (query = {}) => paginateList((page) => list({ ...query, page }), query.page ?? 1, '/Assets'),
     global,
-    iterateGlobal: (query = {}) => paginateList((page) => global({ ...query, page }), query.page ?? 1),
+    iterateGlobal: (query = {}) =>
+      paginateList((page) => global({ ...query, page }), query.page ?? 1, '/Assets/global'),
     types: () => t.request({ method: 'GET', path: '/Assets/types' }),
     get: (assetTag) => t.request({ method: 'GET', path: tag(assetTag) }),
     files: (assetTag, query = {}) => t.request({ method: 'GET', path: `${tag(assetTag)}/files`, query: { ...query } }),

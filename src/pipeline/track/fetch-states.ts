@@ -37,14 +37,14 @@ export async function fetchStates(
 ): Promise<FetchResult> {
   const active = new Map<number, ActiveJobDto>();
   if (wanted.size > 0) {
-    for (let page = 1; ; page++) {
-      const envelope = await client.jobs.active({
-        page,
-        pageSize: ACTIVE_PAGE_SIZE,
-        ...(opts.includeClosed ? { includeClosedJobs: true } : {}),
-      });
-      for (const job of envelope.items) if (wanted.has(job.jobNumber)) active.set(job.jobNumber, job);
-      if (active.size === wanted.size || !envelope.hasNextPage || envelope.items.length === 0) break;
+    // The client's paging: bounded, and an API fault when the pages do not move.
+    const pages = client.jobs.iterateActive({
+      pageSize: ACTIVE_PAGE_SIZE,
+      ...(opts.includeClosed ? { includeClosedJobs: true } : {}),
+    });
+    for await (const job of pages) {
+      if (wanted.has(job.jobNumber)) active.set(job.jobNumber, job);
+      if (active.size === wanted.size) break;
     }
   }
   const observations = new Map<number, Observation>();
