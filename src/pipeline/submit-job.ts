@@ -410,7 +410,8 @@ function fromResponse(r: JobCreateResponse): Partial<LedgerEntry> {
   return {
     jobNumber: r.jobNumber,
     dateDue: r.dateDue,
-    totalJobCost: r.totalJobCost,
+    // NaN when the answer's cost could not be read (the client says so): unknown, not recorded.
+    ...(Number.isFinite(r.totalJobCost) ? { totalJobCost: r.totalJobCost } : {}),
     lines: (r.jobLineDetails ?? []).map((l) => ({
       customerReference: l.customerReference ?? null,
       quantity: l.quantity,

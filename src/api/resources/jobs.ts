@@ -37,7 +37,8 @@ export interface JobsApi {
   /**
    * POST /Jobs. Never retried: a failure carries `mayHaveReachedServer`, and when true the
    * job may exist; search `active({ searchText: orderNumber, includeClosedJobs: true })`
-   * before sending again.
+   * before sending again. A cost the answer gives as a plain decimal string is read as that
+   * number; one that cannot be read is NaN.
    */
   create(candidate: JobCandidate): Promise<JobCreateResponse>;
   /** POST /Jobs with validateOnly true. Creates nothing, so it is retried like a GET. */
@@ -108,8 +109,9 @@ function createAnswer(status: number, body: unknown): JobCreateResponse {
   const why = unreadableCreate(body);
   if (why === null) {
     const answer = body as JobCreateResponse;
-    // Line details are a bonus (the job can be fetched); a malformed list must not fail a created job.
-    return Array.isArray(answer.jobLineDetails) ? answer : { ...answer, jobLineDetails: [] };
+    // Line details and the cost are a bonus (the job can be fetched); neither, malformed, fails a created job.
+    const lines = Array.isArray(answer.jobLineDetails) ? answer.jobLineDetails : [];
+    return { ...answer, jobLineDetails: lines, totalJobCost: money(answer.totalJobCost) };
   }
   throw new ApiError({
     kind: 'http',
@@ -122,6 +124,17 @@ function createAnswer(status: number, body: unknown): JobCreateResponse {
       `POST /Jobs: ${status} but the answer could not be read (${why}); the job may have been created, ` +
       'so it is looked up by its order number before anything is sent again',
   });
+}
+
+/**
+ * An amount as a number: the spec's number, or the same written as a plain decimal string (an
+ * API that serialises decimals as text). Anything else (words, a comma decimal, an object) is
+ * not guessed at: NaN, the cost unknown (a report says null), rather than text carried on.
+ */
+function money(value: unknown): number {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : Number.NaN;
+  if (typeof value === 'string' && /^\s*-?\d+(\.\d+)?\s*$/.test(value)) return Number(value);
+  return Number.NaN;
 }
 
 function unreadableCreate(body: unknown): string | null {
