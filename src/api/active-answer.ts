@@ -14,6 +14,18 @@ export function activeJobsFault(body: unknown): string | null {
   return null;
 }
 
+/**
+ * Why an answer of GET /Jobs/{n} cannot be used as job `asked`, or null when it can: not a job
+ * (a gateway's page), another job, or without the lists every reader of a job goes through.
+ */
+export function jobAnswerFault(body: unknown, asked: number): string | null {
+  if (!isRecord(body)) return `${shown(body)} is not a job`;
+  if (body.jobNumber !== asked) return `jobNumber ${shown(body.jobNumber)} is not the job asked for`;
+  for (const list of ['lines', 'shippingAddresses'])
+    if (!Array.isArray(body[list])) return `${list} is ${shown(body[list])}, not a list`;
+  return null;
+}
+
 function jobFault(item: unknown): string | null {
   if (!isRecord(item)) return `${shown(item)} is not a job`;
   const n = item.jobNumber;

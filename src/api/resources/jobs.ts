@@ -1,4 +1,4 @@
-import { activeJobsFault } from '../active-answer.js';
+import { activeJobsFault, jobAnswerFault } from '../active-answer.js';
 import { ApiError, unusableAnswer } from '../errors.js';
 import { paginateActiveJobs } from '../paginate.js';
 import type { Transport } from '../transport.js';
@@ -43,7 +43,11 @@ export interface JobsApi {
   create(candidate: JobCandidate): Promise<JobCreateResponse>;
   /** POST /Jobs with validateOnly true. Creates nothing, so it is retried like a GET. */
   validate(candidate: JobCandidate): Promise<ValidateResult>;
-  /** GET /Jobs/{jobNumber}. A missing (or other account's) job throws an ApiError for which isNotFound() is true. */
+  /**
+   * GET /Jobs/{jobNumber}. A missing (or other account's) job throws an ApiError for which
+   * isNotFound() is true; an answer that is not this job, or has no lists of lines and
+   * shipping addresses, throws one with UNUSABLE_ANSWER_CODE.
+   */
   get(jobNumber: number): Promise<JobDto>;
   /** PATCH /Jobs/{jobNumber}: only non-null fields change. Never retried. */
   patch(jobNumber: number, patch: PatchJobDto): Promise<JobDto>;
@@ -87,7 +91,13 @@ export function jobsApi(t: Transport): JobsApi {
       const result: ValidateResult = { status: res.status, body: res.body, message: typeof m === 'string' ? m : null };
       return unreadableCreate(res.body) === null ? { ...result, created: createAnswer(res.status, res.body) } : result;
     },
-    get: (n) => t.request({ method: 'GET', path: job(n) }),
+    get: async (n) => {
+      const path = job(n);
+      const body = await t.request({ method: 'GET', path });
+      const why = jobAnswerFault(body, n);
+      if (why !== null) throw unusableAnswer('GET', path, why);
+      return body as JobDto;
+    },
     patch: (n, patch) => t.request({ method: 'PATCH', path: job(n), body: patch }),
     cancel: async (n) => {
       await t.request({ method: 'POST', path: `${job(n)}/cancel` });

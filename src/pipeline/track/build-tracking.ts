@@ -17,14 +17,17 @@ export function buildTracking(previous: JobTracking | undefined, seen: Observati
   const p = previous ?? empty(checkedAt);
   const { active: a, job: j } = seen;
   if (!a && !j) return { ...p, checkedAt, inActiveList: false, masterJobStatus: null, problem: seen.problem ?? null };
-  const t: JobTracking = { ...p, checkedAt, inActiveList: a !== undefined, problem: null };
+  // A detail read that failed is said, even when the list saw the job: the exit code alone would not say why.
+  const t: JobTracking = { ...p, checkedAt, inActiveList: a !== undefined, problem: j ? null : (seen.problem ?? null) };
   t.masterJobStatus = a?.masterJobStatus ?? null;
   if (a) {
     t.status = a.masterJobStatus;
     t.dateDue = a.dateDue;
     t.dateOut = a.dateOut;
     t.shippedDaysToProcess = a.shippedDaysToProcess;
-    t.tracking = a.tracking.map((x) => ({ trackingNumber: x.trackingNumber, trackingLink: x.trackingLink }));
+    // "Empty when none" (spec); a null from the API means the same.
+    const tracking = Array.isArray(a.tracking) ? a.tracking : [];
+    t.tracking = tracking.map((x) => ({ trackingNumber: x.trackingNumber, trackingLink: x.trackingLink }));
     if (a.permissions) {
       t.canEdit = a.permissions.canEdit;
       t.lockedReason = a.permissions.lockedReason;
