@@ -10,13 +10,15 @@ import type { ActiveJobDto, ActiveJobsEnvelope } from '../api/types.js';
  * and documented; htorder itself never cancels a job whose outcome it does not know.
  */
 export async function findSubmitted(client: ApiClient, orderNumber: string): Promise<ActiveJobDto[]> {
-  const matches: ActiveJobDto[] = [];
+  // By job number: a job listed twice (a page repeating one, a job shifted across a page boundary
+  // by one created meanwhile) is one job, never "two jobs carry this order number".
+  const matches = new Map<number, ActiveJobDto>();
   const pages = client.jobs.iterateActive({ searchText: orderNumber, includeClosedJobs: true, pageSize: 100 });
   for await (const job of pages) {
-    if (job.orderNumber === orderNumber) matches.push(job);
+    if (job.orderNumber === orderNumber) matches.set(job.jobNumber, job);
   }
   // Oldest first: if duplicates already exist (made outside htorder), the first one is ours.
-  return matches.sort((a, b) => a.jobNumber - b.jobNumber);
+  return [...matches.values()].sort((a, b) => a.jobNumber - b.jobNumber);
 }
 
 /**

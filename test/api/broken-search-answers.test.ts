@@ -87,3 +87,17 @@ describe('a job search answer with a job the client cannot use fails the search,
     expect(found.map((j) => j.jobNumber)).toEqual([70001]);
   });
 });
+
+describe('a job the search lists twice is one job', () => {
+  it('listed again on one page and on the next: found once, not as two jobs carrying the order number', async () => {
+    const { client } = await searchServer((n) =>
+      envelope(n === 1 ? [job(), job()] : [job(), job({ jobNumber: 70002, orderNumber: 'PO-2' })], {
+        pageNumber: n,
+        totalPages: 2,
+        hasNextPage: n < 2,
+      }),
+    );
+    const found = await findSubmitted(client, 'PO-1');
+    expect(found.map((j) => j.jobNumber)).toEqual([70001]);
+  });
+});
