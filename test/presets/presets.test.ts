@@ -45,6 +45,13 @@ const CASES = [
     skipped: ['3102', '3103'],
   },
   {
+    name: 'woocommerce (Advanced Order Export For WooCommerce, its default fields)',
+    mapping: 'woocommerce',
+    sample: 'samples/woocommerce-algolplus/orders.csv',
+    placed: ['4201', '4203'],
+    skipped: ['4202', '4203'],
+  },
+  {
     name: 'odoo (17)',
     mapping: 'odoo',
     sample: 'samples/odoo/sale.order.csv',

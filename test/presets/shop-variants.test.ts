@@ -68,6 +68,25 @@ const CASES: Array<{
     },
   },
   {
+    name: 'Advanced Order Export For WooCommerce (AlgolPlus), re-saved by Excel: ";", BOM, ZIP 02134 as 2134, "On hold"',
+    fixture: 'algolplus-excel-de.csv',
+    platform: 'WooCommerce',
+    placed: ['4201', '4203'],
+    sent: {
+      '4201': {
+        description: 'WooCommerce order 4201',
+        deliveryAddress: {
+          contactName: 'Dana Cho',
+          streetAddress: '410 Ridge Rd, Suite 2',
+          phone: '303-555-0142',
+          postalCode: '02134',
+          deliveryMethod: 'UPSGND',
+        },
+      },
+      '4203': { deliveryAddress: { contactName: 'Ana Ruiz', state: 'TX', deliveryMethod: 'UPS2DA' } },
+    },
+  },
+  {
     name: "Odoo 17 labels: the apostrophe of Odoo's formula guard taken off",
     fixture: 'odoo17-guarded.csv',
     platform: 'Odoo',
