@@ -1,4 +1,5 @@
-import { describe, expect, it } from 'vitest';
+import { Alias } from 'yaml';
+import { describe, expect, it, vi } from 'vitest';
 import { readYamlDocument } from '../../src/manifest/yaml/read-yaml.js';
 import { ADDRESS, ASSET_ITEM, brief, loadText, writeInput } from '../support/manifest-files.js';
 
@@ -191,6 +192,40 @@ describe('YAML source map', () => {
       column: 9,
     });
     expect(raw.sources.locate('nowhere')).toEqual({ file: 'orders.yaml', line: 1, column: 1 });
+  });
+
+  it('locates through aliases from one index of the anchors, never a walk of the whole document per alias', async () => {
+    // A shared address with a mistyped key, aliased by every job: one error per job, each
+    // located through its alias. yaml's Alias.resolve walks the whole document per call, which
+    // made a manifest of some MB with thousands of such errors take hours.
+    const jobs = Array.from({ length: 300 }, (_, i) =>
+      i === 0
+        ? '  - orderNumber: J0\n    deliveryAddress: &addr\n      contactNmae: Ana\n      city: Austin\n'
+        : `  - orderNumber: J${i}\n    deliveryAddress: *addr\n`,
+    );
+    // A redefined anchor: an alias refers to the last one before it.
+    jobs.push(
+      '  - orderNumber: K\n    deliveryAddress: &addr\n      city: Boston\n',
+      '  - orderNumber: L\n    deliveryAddress: *addr\n',
+    );
+    const raw = await read(`version: 1\njobs:\n${jobs.join('')}`);
+    const resolve = vi.spyOn(Alias.prototype, 'resolve');
+    try {
+      for (let i = 0; i < 300; i++)
+        expect(raw.sources.locate(`jobs[${i}].deliveryAddress.contactNmae`)).toEqual({
+          file: 'orders.yaml',
+          line: 5,
+          column: 20,
+        });
+      expect(raw.sources.locate('jobs[301].deliveryAddress.city')).toEqual({
+        file: 'orders.yaml',
+        line: 607,
+        column: 13,
+      });
+      expect(resolve).not.toHaveBeenCalled();
+    } finally {
+      resolve.mockRestore();
+    }
   });
 });
 

@@ -1,18 +1,8 @@
-import {
-  isAlias,
-  isMap,
-  isPair,
-  isScalar,
-  isSeq,
-  visit,
-  type Alias,
-  type Document,
-  type Node,
-  type YAMLMap,
-} from 'yaml';
+import { isAlias, isMap, isPair, isScalar, isSeq, type Alias, type Document, type Node, type YAMLMap } from 'yaml';
 import { childSchema, wantsString, type SchemaNode } from '../schema/manifest-schema.js';
 import { formatPath, type PathSegment } from '../field-path.js';
 import type { Diagnostic } from '../model.js';
+import { anchorResolver } from './anchors.js';
 import type { YamlSourceMap } from './yaml-source-map.js';
 
 /**
@@ -153,29 +143,6 @@ class Converter {
     }
     return out;
   }
-}
-
-/**
- * Alias → anchored node. yaml's own `Alias.resolve` walks the whole document per call,
- * which makes many aliases quadratic; one walk up front indexes every anchor instead.
- * An alias refers to the last anchor of that name defined before it.
- */
-function anchorResolver(doc: Document.Parsed): (alias: Alias) => Node | undefined {
-  const anchors = new Map<string, { offset: number; node: Node }[]>();
-  visit(doc, (_key, node) => {
-    const n = node as Node & { anchor?: string };
-    if (n && typeof n === 'object' && 'anchor' in n && n.anchor && n.range) {
-      const list = anchors.get(n.anchor) ?? [];
-      list.push({ offset: n.range[0], node: n });
-      anchors.set(n.anchor, list);
-    }
-  });
-  return (alias) => {
-    const at = alias.range?.[0] ?? Infinity;
-    let found: Node | undefined;
-    for (const a of anchors.get(alias.source) ?? []) if (a.offset < at) found = a.node;
-    return found;
-  };
 }
 
 /** The path to a node as a parent-linked list: built per node for free, turned into text only for a diagnostic. */

@@ -1,5 +1,6 @@
-import { isAlias, isMap, isScalar, isSeq, type Document, type LineCounter, type Node } from 'yaml';
+import { isAlias, isMap, isScalar, isSeq, type Alias, type Document, type LineCounter, type Node } from 'yaml';
 import { parsePath } from '../field-path.js';
+import { anchorResolver } from './anchors.js';
 import type { SourceLocation, SourceMap } from '../model.js';
 
 /**
@@ -8,6 +9,9 @@ import type { SourceLocation, SourceMap } from '../model.js';
  * manifest costs nothing until an error needs a location.
  */
 export class YamlSourceMap implements SourceMap {
+  /** Built on the first path through an alias: a manifest without aliases never pays for it. */
+  private resolveAlias: ((alias: Alias) => Node | undefined) | undefined;
+
   constructor(
     private readonly file: string,
     private readonly doc: Document.Parsed | undefined,
@@ -39,13 +43,19 @@ export class YamlSourceMap implements SourceMap {
     return { file: this.file, line, column: col };
   }
 
+  private resolved(alias: Alias): Node | undefined {
+    if (!this.doc) return undefined;
+    this.resolveAlias ??= anchorResolver(this.doc);
+    return this.resolveAlias(alias);
+  }
+
   private walk(path: string): { node: Node; key?: Node; complete: boolean } | undefined {
     const contents = this.doc?.contents as Node | null | undefined;
     if (!contents) return undefined;
     let node: Node = contents;
     let key: Node | undefined;
     for (const seg of parsePath(path)) {
-      const resolved = isAlias(node) && this.doc ? ((node.resolve(this.doc) as Node | undefined) ?? node) : node;
+      const resolved = isAlias(node) ? (this.resolved(node) ?? node) : node;
       let next: { node: Node; key?: Node } | undefined;
       if (typeof seg === 'number' && isSeq(resolved)) {
         const item = resolved.items[seg] as Node | undefined;
