@@ -194,6 +194,19 @@ describe('what the variants make of the rows (no API)', () => {
     ]);
   });
 
+  it('AlgolPlus with "Populate other columns" unticked: an order\'s later item rows take its cells, no line lost', async () => {
+    const { loadManifest } = await import('../../src/manifest/load-manifest.js');
+    const whole = (await loadManifest(join(ROOT, 'samples/woocommerce-algolplus/orders.csv'))).manifest?.jobs ?? [];
+    const loaded = await loadManifest(join(ROOT, 'test/presets/fixtures/algolplus-order-cells-once.csv'));
+    expect(loaded.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const jobs = loaded.manifest?.jobs ?? [];
+    expect(jobs.map((j) => [j.orderNumber, j.items.length])).toEqual([
+      ['4201', 2],
+      ['4203', 1],
+    ]);
+    expect(jobs.map((j) => [j.deliveryAddress, j.items])).toEqual(whole.map((j) => [j.deliveryAddress, j.items]));
+  });
+
   it("Odoo: the import-compatible export's continuation rows take the order's cells; guarded cells read plain", async () => {
     const jobs = await jobsOf('odoo-import-compatible.csv');
     expect(jobs[0]).toMatchObject({
