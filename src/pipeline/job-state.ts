@@ -114,7 +114,8 @@ export function checkedJobs(
   const states = new Array<JobState>(manifest.jobs.length);
   for (let index = 0; index < states.length; index++) {
     const job = manifest.jobs.at(index) as ManifestJob;
-    table.setOrderNumber(index, job.orderNumber);
+    // A mapped row may have no order number (a blank cell): check has refused that job already.
+    if (typeof job.orderNumber === 'string') table.setOrderNumber(index, job.orderNumber);
     states[index] =
       all || refused.has(index) || jobFindings?.refuses(index) === true
         ? (Object.defineProperties(keys.refusedJob(index), keys.refused) as unknown as JobState)

@@ -178,6 +178,21 @@ describe('what the presets make of the rows', () => {
     expect(withStatus(await report(file), 'valid')).toEqual(['2051', '2054']);
   });
 
+  it('run: a row whose order number is blank is refused by its row and column, not an internal error', async () => {
+    const file = await copySample('samples/woocommerce/orders-export.csv');
+    // Order 2054's number cell emptied, as a hand edit of the export leaves it.
+    await writeFile(file, (await readFile(file, 'utf8')).replace(/^2054,2054,/m, '2054,,'));
+    await h.reset();
+    const run = await h.cli('run', [file], { mapping: 'woocommerce' });
+    expect(run.stderr).not.toMatch(/internal error/);
+    expect(run.code, run.stderr).toBe(1);
+    // All or nothing: the valid order waits for the file's fix.
+    expect(withStatus(await report(file), 'not-submitted')).toEqual(['2051']);
+    expect(await readFile(`${file}.errors.txt`, 'utf8')).toMatch(
+      /:7: order_number: missing required field "orderNumber"/,
+    );
+  }, 60_000);
+
   it("Shopify: the shop's order name and shipping method are kept", async () => {
     const file = await copySample('samples/shopify/orders_export.csv');
     const { manifest } = await manifestOf(file, 'shopify');
