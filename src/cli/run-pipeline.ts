@@ -1,7 +1,7 @@
 import { basename, resolve } from 'node:path';
 import type { CommandIo } from './command-io.js';
 import { openPipelineContext } from '../app/pipeline-context.js';
-import { storeUnavailable, unavailableReason } from '../api/errors.js';
+import { unavailableReason } from '../api/errors.js';
 import type { ConfigFlags } from '../core/config/resolve-config.js';
 import { notifyWebhooks } from '../core/config/notify-config.js';
 import type { InputOutcome, PipelineCommand, PipelineContext } from '../pipeline/process-input.js';
@@ -12,7 +12,7 @@ import { formatInputOutcome } from './format-outcome.js';
 import { JsonJobRows } from './json-job-rows.js';
 import { exitCodeOf, jsonSummary, pipelineDetails, pipelineHead, pipelineJob } from './json-summary.js';
 import { createProgress } from './progress.js';
-import { dropLedgerProblems } from './drop-ledger.js';
+import { refusedByDropLedger } from './drop-ledger.js';
 import { leaveOutReports, planOutProblem, reportNamesFit } from './report-inputs.js';
 import type { SandboxOptions } from './help.js';
 import type { SavedInput } from './saved-plan-command.js';
@@ -54,7 +54,13 @@ export async function runPipelineCommand(input: PipelineCommandInput, io: Comman
   const pipeline = await openPipelineContext({ ...input, mapping, env: io.env, cwd: io.cwd, stderr: io.stderr });
   // A drop folder's files are its watcher's to send, through the ledger its mark names: run
   // sends one only through that same ledger, or the watcher could send its orders again.
-  const refused = input.command === 'run' ? await refusedByDropLedger(files, pipeline, io) : undefined;
+  const refused =
+    input.command === 'run'
+      ? await refusedByDropLedger(files, pipeline, io, 'run').catch(async (err: unknown) => {
+          await pipeline.close();
+          throw err;
+        })
+      : undefined;
   if (refused !== undefined) {
     await pipeline.close();
     return refused;
@@ -166,31 +172,6 @@ async function runInputs(
     await pipeline.close();
   }
   return finish();
-}
-
-/**
- * The exit code when an input lies in a drop folder marked as another ledger's (drop-ledger.ts),
- * each one said; exit 3 when the ledger's id cannot be read (its database away). Undefined: run.
- */
-async function refusedByDropLedger(
-  files: readonly string[],
-  pipeline: OpenedPipeline,
-  io: CommandIo,
-): Promise<number | undefined> {
-  const ledger = { id: () => pipeline.ledger.ledgerId(), where: pipeline.ledgerWhere };
-  try {
-    const problems = await dropLedgerProblems(files, ledger, io.cwd);
-    for (const problem of problems) io.stderr.write(`htorder run: ${printable(problem)}\n`);
-    return problems.length === 0 ? undefined : ExitCode.Usage;
-  } catch (err) {
-    const away = storeUnavailable(err);
-    if (away === undefined) {
-      await pipeline.close();
-      throw err;
-    }
-    io.stderr.write(`htorder run: ${printable(away)}\n`);
-    return ExitCode.Unavailable;
-  }
 }
 
 /** What an input's alert says went wrong: an invalid input's first errors, a held one's reasons its jobs wait. */

@@ -20,6 +20,7 @@ import {
 } from '../pipeline/saved-plan.js';
 import { writeFileAtomic } from '../storage/atomic-write.js';
 import type { CommandIo } from './command-io.js';
+import { refusedByDropLedger } from './drop-ledger.js';
 import { formatInputOutcome } from './format-outcome.js';
 import type { SandboxOptions } from './help.js';
 import { JsonJobRows } from './json-job-rows.js';
@@ -131,6 +132,10 @@ export async function runApply(input: ApplyInput, io: CommandIo): Promise<number
   const pipeline = await openPipelineContext({ ...input, command: 'run', env: io.env, cwd: io.cwd, stderr: io.stderr });
   let rows: JsonJobRows | undefined;
   try {
+    // A drop folder's files go through the ledger its watchers keep, as for run.
+    const files = plan.inputs.map((p) => p.file);
+    const dropRefused = await refusedByDropLedger(files, pipeline, io, 'apply');
+    if (dropRefused !== undefined) return dropRefused;
     // The plan's age on the session's calendar clock, the one plan --out wrote it by.
     await pipeline.session.refreshClock();
     const stale = planAgeProblem(plan.createdAt, pipeline.session.clock.now(), input.maxAgeHours ?? 24);

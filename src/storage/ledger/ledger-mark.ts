@@ -87,12 +87,13 @@ export function runRefusal(
   folder: string,
   mark: Mark | null,
   mine: { where: string; id: string },
+  command = 'run',
 ): string {
   const theirs = mark
     ? `its ${LEDGER_MARK} names ${mark.ledger} (ledger ${mark.ledgerId}, marked by ${mark.host} at ${mark.since})`
     : `its ${LEDGER_MARK} is not one htorder wrote, so the ledger its watchers keep is unknown`;
   const fix = mark
-    ? `run it with the folder's ledger (htorder run ${mark.ledger.startsWith('postgres://') ? '--ledger-url' : '--state-dir'} ${mark.ledger} …), or leave it to the folder's watcher`
+    ? `run it with the folder's ledger (htorder ${command} ${mark.ledger.startsWith('postgres://') ? '--ledger-url' : '--state-dir'} ${mark.ledger} …), or leave it to the folder's watcher`
     : `leave it to the folder's watcher, or run a copy of it kept outside the drop folder once you know its orders were never sent`;
   return (
     `${file} is in the drop folder ${folder}: ${theirs}, and this run's ledger is ${mine.where} (ledger ${mine.id}). ` +

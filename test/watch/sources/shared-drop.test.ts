@@ -3,6 +3,7 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runPipelineCommand } from '../../../src/cli/run-pipeline.js';
+import { runApply } from '../../../src/cli/saved-plan-command.js';
 import { sink } from '../../support/sink.js';
 import { tempDir } from '../../support/temp-files.js';
 import { type RunningWatch, startWatch, waitFor, watchFixture } from '../../support/watch-harness.js';
@@ -112,6 +113,35 @@ describe('htorder run of a file in a drop folder', () => {
       const { code, err } = await run(top, fx.env);
       expect(code, err).toBe(0);
       expect((await fx.sandbox.admin.jobs()).map((j) => j.orderNumber)).toEqual(['RT-1']);
+    } finally {
+      await other.remove();
+    }
+  });
+
+  it("refuses to apply a plan of such a file through another ledger, and applies it through the folder's", async () => {
+    await start(fx.env);
+    await stopAll();
+    const top = join(fx.drop.path, 'planned.yaml');
+    await writeFile(top, manifest('AP'));
+    const other = await tempDir('htorder-shared-drop-apply-');
+    const plan = join(other.path, 'plan.json');
+    const io = (env: Record<string, string>) => {
+      const stderr = sink();
+      return { stderr, io: { stdout: sink().stream, stderr: stderr.stream, env, cwd: fx.drop.path } };
+    };
+    try {
+      // plan sends nothing: it is not checked against the folder's ledger.
+      const planned = io({ ...fx.env, HTORDER_STATE_DIR: other.path });
+      const planCode = await runPipelineCommand({ command: 'plan', files: [top], out: plan, flags: {} }, planned.io);
+      expect(planCode, planned.stderr.text()).toBe(0);
+      const elsewhere = io({ ...fx.env, HTORDER_STATE_DIR: other.path });
+      expect(await runApply({ plan, flags: {} }, elsewhere.io), elsewhere.stderr.text()).toBe(2);
+      expect(elsewhere.stderr.text()).toContain(`htorder apply: ${top} is in the drop folder ${fx.drop.path}`);
+      expect(elsewhere.stderr.text()).toContain(`htorder apply --state-dir ${fx.state.path}`);
+      expect(await fx.sandbox.admin.jobs()).toEqual([]);
+      const own = io(fx.env);
+      expect(await runApply({ plan, flags: {} }, own.io), own.stderr.text()).toBe(0);
+      expect((await fx.sandbox.admin.jobs()).map((j) => j.orderNumber)).toEqual(['AP-1']);
     } finally {
       await other.remove();
     }
