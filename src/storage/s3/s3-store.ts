@@ -203,6 +203,16 @@ export class S3Store {
     }
   }
 
+  /**
+   * Copies the object at `fromKey` as it is now, and returns the ETag it had; undefined when there
+   * is none, or it was replaced before the copy (where conditions are honoured). A copy's own ETag
+   * is not its source's when the source was a multipart upload or is encrypted with SSE-KMS.
+   */
+  async copyCurrent(fromKey: string, toKey: string): Promise<string | undefined> {
+    const source = (await this.list(fromKey)).find((o) => o.key === fromKey);
+    return source && (await this.copy(fromKey, toKey, source.etag)) ? source.etag : undefined;
+  }
+
   /** Objects under `prefix`; with `delimiter` only those directly under it (no "sub-folders"). */
   async list(prefix: string, delimiter?: string): Promise<ListedObject[]> {
     const out: ListedObject[] = [];

@@ -158,16 +158,9 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
     const processingKey = this.key('processing', name);
     const max = this.maxInputBytes;
     let input = await store.get(processingKey, max);
-    // The top object copied, by its own ETag: a copy's ETag is not its source's when the
-    // source was a multipart upload or is encrypted with SSE-KMS.
-    let copied: string | undefined;
-    if (!input && fromTop) {
-      const source = await this.head(this.key('top', name));
-      if (source && (await store.copy(source.key, processingKey, source.etag))) {
-        input = await store.get(processingKey, max);
-        copied = source.etag;
-      }
-    }
+    // The top object's own ETag, kept: its copy's differs after a multipart or SSE-KMS upload.
+    const copied = !input && fromTop ? await store.copyCurrent(this.key('top', name), processingKey) : undefined;
+    if (copied !== undefined) input = await store.get(processingKey, max);
     // Another instance finished it between our listing and our claim.
     if (!input) return undefined;
     // The object copied, or one a crash left between copy and delete (same ETag), is removed
