@@ -209,8 +209,13 @@ export class S3Store {
    * is not its source's when the source was a multipart upload or is encrypted with SSE-KMS.
    */
   async copyCurrent(fromKey: string, toKey: string): Promise<string | undefined> {
-    const source = (await this.list(fromKey)).find((o) => o.key === fromKey);
+    const source = await this.head(fromKey);
     return source && (await this.copy(fromKey, toKey, source.etag)) ? source.etag : undefined;
+  }
+
+  /** The object at exactly `key` (a listing by prefix also shows longer keys), or undefined. */
+  async head(key: string): Promise<ListedObject | undefined> {
+    return (await this.list(key)).find((o) => o.key === key);
   }
 
   /** Objects under `prefix`; with `delimiter` only those directly under it (no "sub-folders"). */
@@ -301,7 +306,7 @@ export class S3Store {
    * host's clock says).
    */
   private async removeStaleProbes(own: string, places: readonly StaleProbes[]): Promise<void> {
-    const now = (await this.list(own)).find((o) => o.key === own)?.lastModified;
+    const now = (await this.head(own))?.lastModified;
     if (now === undefined) return;
     const seen = new Set<string>();
     for (const { under, start, name } of places) {

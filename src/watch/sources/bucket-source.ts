@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { type ReportPaths, reportPaths } from '../../report/report-paths.js';
 import { BucketLeases, claimsRoot, droppersStateRoot } from '../../storage/bucket-lease.js';
-import { describe, type ListedObject, PRECONDITION_FAILED, type S3Store } from '../../storage/s3/s3-store.js';
+import { describe, PRECONDITION_FAILED, type S3Store } from '../../storage/s3/s3-store.js';
 import { Drop, type DropOptions, type NewSlot, type Occupant, type Staged, type Taken, type Where } from './drop.js';
 import { DONE_MARKER_SUFFIX, classifyName, markedInput, reportNames } from './drop-names.js';
 import { LEDGER_MARK } from '../../storage/ledger/ledger-mark.js';
@@ -165,7 +165,7 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
     if (!input) return undefined;
     // The object copied, or one a crash left between copy and delete (same ETag), is removed
     // from the top so it is not taken a second time. A different one is a new drop and stays.
-    const top = await this.head(this.key('top', name));
+    const top = await this.opts.store.head(this.key('top', name));
     let topEtag = top?.etag;
     const same = top !== undefined && (top.etag === input.etag || top.etag === copied);
     if (same && (await store.delete(top.key, top.etag))) topEtag = undefined;
@@ -186,11 +186,6 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
     return { facts: { etag: input.etag, topEtag }, sha256: createHash('sha256').update(input.body).digest('hex') };
   }
 
-  /** The object at exactly `key` (a listing by prefix also shows longer keys), or undefined. */
-  private async head(key: string): Promise<ListedObject | undefined> {
-    return (await this.opts.store.list(key)).find((o) => o.key === key);
-  }
-
   /**
    * What changed since the claim read the object: uploads are atomic, so a change is a newer
    * upload under the same key. Before the first submit, a newer upload at the top replaces this
@@ -203,11 +198,11 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
     claim: BucketClaim,
     when: 'submit' | 'finish',
   ): Promise<InputChange | undefined> {
-    const now = await this.head(this.key('processing', name));
+    const now = await this.opts.store.head(this.key('processing', name));
     if (!now) return { what: 'it is gone from processing/', next: 'nothing is left to process' };
     if (now.etag !== claim.etag) return { what: 'it was replaced in processing/', next: 'will be processed again' };
     if (when === 'finish') return undefined;
-    const top = await this.head(this.key('top', name));
+    const top = await this.opts.store.head(this.key('top', name));
     if (top && top.etag !== claim.topEtag)
       return { what: `a newer upload of ${name} arrived`, next: 'the newer upload will be processed in full instead' };
     return undefined;
@@ -215,7 +210,7 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
 
   /** Its processing/ copy's time, by the store's clock, while it is this claim's. */
   protected async claimedAt(name: string, { etag }: BucketClaim): Promise<number | undefined> {
-    const claimed = await this.head(this.key('processing', name));
+    const claimed = await this.opts.store.head(this.key('processing', name));
     return claimed?.etag === etag ? claimed.lastModified : undefined;
   }
 
@@ -265,7 +260,7 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
    * there and is resumed like an input of a crashed instance.
    */
   protected async requeueIn(name: string, claim: BucketClaim): Promise<string> {
-    const top = await this.head(this.key('top', name));
+    const top = await this.opts.store.head(this.key('top', name));
     const superseded = top !== undefined && top.etag !== claim.topEtag;
     if (superseded) await this.opts.store.delete(this.key('processing', name), claim.etag);
     return this.where(superseded ? 'top' : 'processing', name);
@@ -305,7 +300,7 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
   /** A dropper may write the prefix: a mark too big to be one is not read. */
   protected async readMark(): Promise<string | undefined> {
     const key = this.key('top', LEDGER_MARK);
-    const seen = await this.head(key);
+    const seen = await this.opts.store.head(key);
     if (!seen) return undefined;
     if (seen.size > 4096) return '';
     return (await this.opts.store.get(key))?.body.toString('utf8');
