@@ -319,7 +319,10 @@ function phases(r) {
   // least wall time the pair could take on this machine however the two overlapped.
   const cores = availableParallelism();
   const floor = (r.cpuMs + r.hostCpuMs) / cores;
-  return `first POST /Jobs at ${ms(r.firstPostMs)}, POSTs ${seconds(r.lastPostMs - r.firstPostMs)}, last answer to exit ${ms(r.exitMs - r.lastPostMs)}; CPU user ${seconds(r.userMs)} + system ${seconds(r.systemMs)}; the simulator's CPU ${seconds(r.hostCpuMs)}; both ÷ ${cores} cores ${seconds(floor)}`;
+  const split = Number.isFinite(r.firstCreateMs)
+    ? ` (dry runs ${seconds(r.firstCreateMs - r.firstPostMs)}, creates ${seconds(r.lastPostMs - r.firstCreateMs)})`
+    : '';
+  return `first POST /Jobs at ${ms(r.firstPostMs)}, POSTs ${seconds(r.lastPostMs - r.firstPostMs)}${split}, last answer to exit ${ms(r.exitMs - r.lastPostMs)}; CPU user ${seconds(r.userMs)} + system ${seconds(r.systemMs)}; the simulator's CPU ${seconds(r.hostCpuMs)}; both ÷ ${cores} cores ${seconds(floor)}`;
 }
 
 /** --memory: the peaks of process.memoryUsage(), and the RSS and heap after each tenth of the POSTs. */
