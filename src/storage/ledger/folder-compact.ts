@@ -13,7 +13,8 @@ import {
   NOTES,
   ORDERS,
   orderShard,
-  readJson,
+  parseEntry,
+  readEntry,
   readText,
   shardedNote,
   unlessMissing,
@@ -84,7 +85,7 @@ async function moveFlat(t: CompactTarget): Promise<{ moved: number; layout: bool
  */
 async function moveEntry(t: CompactTarget, name: string): Promise<'moved' | 'busy' | 'foreign'> {
   const flat = join(t.dir, name);
-  const entry = await readJson<LedgerEntry>(flat).catch(() => undefined);
+  const entry = await readEntry<LedgerEntry>(flat).catch(() => undefined);
   if (typeof entry?.orderNumber !== 'string' || `${safeName(entry.orderNumber)}.json` !== name) return 'foreign';
   const shard = join(t.dir, ORDERS, orderShard(entry.orderNumber));
   await mkdir(shard, { recursive: true, mode: t.mode });
@@ -169,7 +170,7 @@ async function foldShard(t: CompactTarget, shard: string, names: string[], befor
     const info = await stat(path).catch(() => undefined);
     if (!info || info.mtimeMs >= before) continue;
     const text = await readText(path);
-    const entry = parseEntry(text);
+    const entry = decidedEntry(text);
     if (entry && decidedBefore(entry, before)) old.push({ path, text, entry });
   }
   if (old.length === 0) return 0;
@@ -193,9 +194,9 @@ async function foldShard(t: CompactTarget, shard: string, names: string[], befor
   return folded;
 }
 
-function parseEntry(text: string): DecidedEntry | undefined {
+function decidedEntry(text: string): DecidedEntry | undefined {
   try {
-    const entry = JSON.parse(text) as LedgerEntry;
+    const entry = parseEntry<LedgerEntry>(text);
     return entry.state === 'submitted' || entry.state === 'failed' ? (entry as DecidedEntry) : undefined;
   } catch {
     return undefined;

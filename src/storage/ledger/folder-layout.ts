@@ -8,7 +8,7 @@ import { shardOf } from './safe-name.js';
  *     <account>/.layout              this layout's version and the account's key
  *     <account>/.account, .held-…    the account's record and its few notes
  *     <account>/.locks/              lease tokens, one per process
- *     <account>/orders/<abc>/        entries (`<order>.json`), their locks, the compact index `.folded`
+ *     <account>/orders/<abc>/        entries (`<order>.json`: parseEntry), their locks, the compact index `.folded`
  *     <account>/notes/<ab>/          the notes there is one of per order sent (SHARDED_NOTES)
  *     …/.<name>.<pid>.<n>.old        a replaced version of the entry or note <name>, kept a while (keptName)
  *
@@ -81,6 +81,36 @@ export async function readText(path: string, onThisThread = false): Promise<stri
 export async function readJson<T>(path: string, onThisThread = false): Promise<T | undefined> {
   const text = await readTextOrNone(path, onThisThread);
   return text === undefined ? undefined : (JSON.parse(text) as T);
+}
+
+/** The entry in the file (parseEntry), or undefined when there is none (`onThisThread` as readText's). */
+export async function readEntry<T>(path: string, onThisThread = false): Promise<T | undefined> {
+  const text = await readTextOrNone(path, onThisThread);
+  return text === undefined ? undefined : parseEntry<T>(text);
+}
+
+/**
+ * The newest whole record of an entry's file. An entry is written as one line of JSON, and the
+ * process that wrote an order's intent appends the order's outcome as the next line
+ * (FolderLedger.write), so an append cut short by a crash leaves a last line that is not whole
+ * JSON: the whole line before it, the intent, is then the entry, and the order is in doubt as
+ * if the outcome had never been written. An older version's entry is one pretty-printed document.
+ * Text with no whole record throws, as JSON.parse does.
+ */
+export function parseEntry<T>(text: string): T {
+  if (text.startsWith('{\n')) return JSON.parse(text) as T;
+  const lines = text.split('\n');
+  let failure: unknown;
+  for (let i = lines.length - 1; i >= 0; i--) {
+    if (lines[i] === '') continue;
+    try {
+      const record: unknown = JSON.parse(lines[i] as string);
+      if (record !== null && typeof record === 'object') return record as T;
+    } catch (err) {
+      failure ??= err;
+    }
+  }
+  throw failure ?? new SyntaxError('Unexpected end of JSON input');
 }
 
 async function readTextOrNone(path: string, onThisThread: boolean): Promise<string | undefined> {

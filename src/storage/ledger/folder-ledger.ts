@@ -1,16 +1,20 @@
 import {
   type BigIntStats,
   closeSync,
+  constants,
   existsSync,
   fstatSync,
+  fsync,
   linkSync,
   openSync,
   readFileSync,
   statSync,
+  writeSync,
 } from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { setImmediate } from 'node:timers/promises';
+import { promisify } from 'node:util';
 import { writeFileAtomic } from '../atomic-write.js';
 import { FolderLeases } from '../folder-lease.js';
 import { nameOwnerDead, newOwnerId } from '../lease.js';
@@ -27,6 +31,8 @@ import {
   NOTES,
   ORDERS,
   orderShard,
+  parseEntry,
+  readEntry,
   readJson,
   readText,
   shardedNote,
@@ -35,6 +41,7 @@ import {
 import {
   type CompactPolicy,
   type CompactResult,
+  type HeldLock,
   heldLock,
   type LedgerAccount,
   type LedgerEntry,
@@ -72,6 +79,8 @@ export interface FolderLedgerOptions {
  */
 const ON_THIS_THREAD = true;
 
+const fsyncAsync = promisify(fsync);
+
 /** Waiting for an order another process holds: its lock is held for one submission. */
 const LOCK_BACKOFF = { baseMs: 25, maxMs: 500 };
 /** How long an account found in the flat layout of older versions is taken to stay so before looking again. */
@@ -96,6 +105,8 @@ export class FolderLedger implements LedgerStore {
   private readonly legacy = new Map<string, { flat: boolean; at: number }>();
   private readonly locks: FolderLeases;
   private readonly noteUpdates = new NoteUpdates(this);
+  /** Per lock held, the identity of the entry its holder wrote last (write appends to that file). */
+  private readonly wrote = new WeakMap<HeldLock, string>();
   /** How many versions this ledger has kept (keptName's n); -1 once the file system refused a hard link. */
   private kept: number;
 
@@ -241,13 +252,13 @@ export class FolderLedger implements LedgerStore {
       held.seen = found?.identity ?? null;
       live = found?.value;
     } else {
-      live = await readJson<LedgerEntry>(path, ON_THIS_THREAD);
+      live = await readEntry<LedgerEntry>(path, ON_THIS_THREAD);
     }
     if (live) return live;
     if (await this.flat(key.account)) {
       const moved =
-        (await readJson<LedgerEntry>(this.flatPathOf(key), ON_THIS_THREAD)) ??
-        (await readJson<LedgerEntry>(path, ON_THIS_THREAD));
+        (await readEntry<LedgerEntry>(this.flatPathOf(key), ON_THIS_THREAD)) ??
+        (await readEntry<LedgerEntry>(path, ON_THIS_THREAD));
       if (moved) return moved;
     }
     const folded = foldedIn(await readText(join(dirname(path), FOLDED), ON_THIS_THREAD), key.orderNumber);
@@ -255,12 +266,17 @@ export class FolderLedger implements LedgerStore {
   }
 
   /**
-   * Under the order's lock (withLock's guard) the entry is renamed into place only if, right before the
-   * rename, the lock is still this holder's and the entry is still the file this holder last
-   * read or wrote: a write held up past the lease (a process stalled, a share that hung) comes
-   * after another process took the order over, and must not set back what that one recorded
-   * since. It fails instead, as a lost lock does (LockLostError). A file has no compare-and-swap:
-   * what remains is the moment between that look and the rename (docs/architecture.md#the-folder-ledger).
+   * Under the order's lock (withLock's guard) the entry is written only if, right before the
+   * write lands, the lock is still this holder's and the entry is still the file this holder
+   * last read or wrote: a write held up past the lease (a process stalled, a share that hung)
+   * comes after another process took the order over, and must not set back what that one
+   * recorded since. It fails instead, as a lost lock does (LockLostError). A file has no
+   * compare-and-swap: what remains is the moment between that look and the write
+   * (docs/architecture.md#the-folder-ledger).
+   *
+   * An entry is one line of JSON renamed into place; the next write of the holder that wrote it
+   * (an intent's outcome) is appended to the same file as a line of its own (parseEntry), so an
+   * order's outcome costs no new file.
    */
   async write(entry: LedgerEntry, options: LedgerWrite): Promise<void> {
     const { folded: _folded, ...whole } = entry;
@@ -269,27 +285,71 @@ export class FolderLedger implements LedgerStore {
     await this.ensureDir(whole.account);
     await this.ensureFolder(dirname(path));
     const durable = whole.state === 'intent' || options.durable !== false;
+    const line = `${JSON.stringify(whole)}\n`;
+    if (held?.seen && this.wrote.get(held) === held.seen)
+      await this.append(path, line, held, whole.orderNumber, durable);
+    else await this.replace(path, line, held, whole.orderNumber, durable);
+    // Its flat copy (an older version's) is out of date now: written under the order's lock.
+    if (await this.flat(whole.account)) await rm(this.flatPathOf(whole), { force: true });
+  }
+
+  /** A new version of the entry, renamed over the one there: write's checks right before the rename. */
+  private async replace(
+    path: string,
+    line: string,
+    held: HeldLock | undefined,
+    orderNumber: string,
+    durable: boolean,
+  ): Promise<void> {
     let written: string | null = null;
     const beforeRename = async (tmp: string): Promise<void> => {
       const now = identity(statSync(path, { bigint: true, throwIfNoEntry: false }));
       if (held) {
-        if (held.seen !== undefined && now !== held.seen)
-          throw new LockLostError(
-            `lost the ledger lock of order ${JSON.stringify(whole.orderNumber)} before its entry was written: another process wrote it since`,
-          );
-        held.guard.assertHeld();
+        this.assertStill(held, now, orderNumber);
         // The rename keeps the file's identity: the temporary's is the entry's once it lands.
         written = identity(statSync(tmp, { bigint: true }));
       }
       if (now !== null) this.keepReplaced(path);
     };
-    await writeFileAtomic(path, `${JSON.stringify(whole, null, 2)}\n`, {
-      durable,
-      beforeRename,
-    });
-    if (held) held.seen = written;
-    // Its flat copy (an older version's) is out of date now: written under the order's lock.
-    if (await this.flat(whole.account)) await rm(this.flatPathOf(whole), { force: true });
+    await writeFileAtomic(path, line, { durable, beforeRename });
+    if (held) {
+      held.seen = written;
+      if (written !== null) this.wrote.set(held, written);
+    }
+  }
+
+  /**
+   * The line appended to the entry this holder wrote, with write's checks on the file opened:
+   * a crash cut it short leaves the entry as it was (parseEntry). Written with one system call
+   * of this thread, as a small file's content is (writeSmall, atomic-write.ts); the fsync on the pool.
+   */
+  private async append(
+    path: string,
+    line: string,
+    held: HeldLock,
+    orderNumber: string,
+    durable: boolean,
+  ): Promise<void> {
+    const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
+    try {
+      this.assertStill(held, identity(fstatSync(fd, { bigint: true })), orderNumber);
+      const bytes = Buffer.from(line);
+      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+      if (durable) await fsyncAsync(fd);
+      held.seen = identity(fstatSync(fd, { bigint: true }));
+      if (held.seen !== null) this.wrote.set(held, held.seen);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** The lock still this holder's, and the entry (identity `now`) the file it last read or wrote. */
+  private assertStill(held: HeldLock, now: string | null, orderNumber: string): void {
+    if (held.seen !== undefined && now !== held.seen)
+      throw new LockLostError(
+        `lost the ledger lock of order ${JSON.stringify(orderNumber)} before its entry was written: another process wrote it since`,
+      );
+    held.guard.assertHeld();
   }
 
   /**
@@ -437,7 +497,7 @@ function readIdentified<T>(path: string): { value: T; identity: string | null } 
   }
   try {
     const s = fstatSync(fd, { bigint: true });
-    return { value: JSON.parse(readFileSync(fd, 'utf8')) as T, identity: identity(s) };
+    return { value: parseEntry<T>(readFileSync(fd, 'utf8')), identity: identity(s) };
   } finally {
     closeSync(fd);
   }
@@ -453,7 +513,7 @@ async function* accountEntries(dir: string, folded: boolean): AsyncIterable<Ledg
     const live = new Set<string>();
     for (const name of (await unlessMissing(readdir(path), [])).sort()) {
       if (!isEntryName(name)) continue;
-      const entry = await readJson<LedgerEntry>(join(path, name));
+      const entry = await readEntry<LedgerEntry>(join(path, name));
       if (!entry) continue;
       live.add(entry.orderNumber);
       yield entry;
@@ -465,7 +525,7 @@ async function* accountEntries(dir: string, folded: boolean): AsyncIterable<Ledg
   }
   for (const name of (await unlessMissing(readdir(dir), [])).sort()) {
     if (!isEntryName(name)) continue;
-    const entry = await readJson<LedgerEntry>(join(dir, name));
+    const entry = await readEntry<LedgerEntry>(join(dir, name));
     if (!entry) continue;
     // Moved into its shard meanwhile, or written there since: yielded above.
     const order = entry.orderNumber;

@@ -133,6 +133,19 @@ describe('compaction', () => {
     expect(readFileSync(index, 'utf8').trim().split('\n')).toHaveLength(1);
   });
 
+  it('folds an entry whose outcome was appended to its intent, and a reader finds the outcome', async () => {
+    const { entryPath, ledger } = await setUp();
+    await ledger.withLock(key('APP-1'), async (guard) => {
+      await ledger.write(ledgerEntry(key('APP-1'), { intentAt: iso(T0) }), { guard });
+      await ledger.write(submitted('APP-1', T0), { guard, durable: false });
+    });
+    expect(readFileSync(entryPath('APP-1'), 'utf8').trim().split('\n')).toHaveLength(2);
+    age(entryPath('APP-1'), T0 + DAY);
+    expect(await ledger.compact(account, policy(T0 + 200 * DAY, 90 * DAY))).toMatchObject({ folded: 1 });
+    expect(existsSync(entryPath('APP-1'))).toBe(false);
+    expect(await ledger.read(key('APP-1'))).toMatchObject({ state: 'submitted', jobNumber: 500_001, folded: true });
+  });
+
   it('keeps what every later compaction folded, merged; a rewritten order is whole again and folded anew', async () => {
     const { entryPath, ledger } = await setUp();
     // Orders that share a shard, so one index takes both.

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -314,6 +315,80 @@ describe('FolderLedger: a write names the lock it comes under', () => {
     });
     expect(await a.read(one)).toBeUndefined();
     expect(await a.read(two)).toBeUndefined();
+  });
+});
+
+describe("FolderLedger: an order's outcome goes into its intent's file", () => {
+  const shardOf = async (dir: string, key: { orderNumber: string }) => {
+    const orders = join(dir, 'ledger', safeName(account), 'orders');
+    const name = `${safeName(key.orderNumber)}.json`;
+    const found = (await readdir(orders, { recursive: true })).find((n) => n.endsWith(`/${name}`));
+    if (!found) throw new Error(`no entry ${name}`);
+    return { file: join(orders, found), shard: join(orders, found, '..') };
+  };
+
+  it('appends the outcome to the file its holder wrote the intent in: one file, no version kept, read as the outcome', async () => {
+    const dir = await tempDir();
+    const ledger = new FolderLedger(dir);
+    const key = { account, orderNumber: 'PO-append' };
+    let intentIno = 0n;
+    await ledger.withLock(key, async (guard) => {
+      expect(await ledger.read(key, { guard })).toBeUndefined();
+      await ledger.write(entry(key), { guard });
+      intentIno = statSync((await shardOf(dir, key)).file, { bigint: true }).ino;
+      await ledger.write(entry(key, { state: 'submitted', jobNumber: 7 }), { guard, durable: false });
+      expect(await ledger.read(key, { guard })).toMatchObject({ state: 'submitted', jobNumber: 7 });
+    });
+    const { file, shard } = await shardOf(dir, key);
+    expect(statSync(file, { bigint: true }).ino).toBe(intentIno);
+    const lines = readFileSync(file, 'utf8').split('\n');
+    expect(lines.map((l) => (l === '' ? '' : JSON.parse(l).state))).toEqual(['intent', 'submitted', '']);
+    expect((await readdir(shard)).filter((n) => n.startsWith('.'))).toEqual([]);
+    const again = new FolderLedger(dir);
+    expect(await again.read(key)).toMatchObject({ state: 'submitted', jobNumber: 7 });
+    const listed: string[] = [];
+    for await (const e of again.entries(account)) listed.push(`${e.orderNumber}:${e.state}`);
+    expect(listed).toEqual(['PO-append:submitted']);
+  });
+
+  it.each([
+    ['cut short', '{"ledgerVersion":1,"account":"x","state":"subm'],
+    ['zeros the file system left', '\0'.repeat(40)],
+  ])('reads an outcome %s by a crash as the intent it follows: the order is in doubt, never lost', async (_, tail) => {
+    const dir = await tempDir();
+    const ledger = new FolderLedger(dir);
+    const key = { account, orderNumber: 'PO-torn' };
+    await ledger.write(entry(key), { guard: null });
+    const { file } = await shardOf(dir, key);
+    appendFileSync(file, tail);
+    expect(await new FolderLedger(dir).read(key)).toMatchObject({ state: 'intent', orderNumber: 'PO-torn' });
+    // The next write under the lock writes a whole new file: nothing is appended after a torn line.
+    await ledger.withLock(key, async (guard) => {
+      expect(await ledger.read(key, { guard })).toMatchObject({ state: 'intent' });
+      await ledger.write(entry(key, { state: 'failed', error: 'refused' }), { guard });
+    });
+    expect(readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(1);
+    expect(await new FolderLedger(dir).read(key)).toMatchObject({ state: 'failed' });
+  });
+
+  it("reads an older version's entry, one pretty-printed document, and refuses a file with no whole record", async () => {
+    const dir = await tempDir();
+    const ledger = new FolderLedger(dir);
+    const key = { account, orderNumber: 'PO-pretty' };
+    await ledger.write(entry(key), { guard: null });
+    const { file } = await shardOf(dir, key);
+    const old = entry(key, {
+      state: 'submitted',
+      jobNumber: 3,
+      lines: [{ customerReference: 'a\nb', quantity: 5, newAssetSku: null, needsArtworkToBeUploaded: false }],
+    });
+    writeFileSync(file, `${JSON.stringify(old, null, 2)}\n`);
+    expect(await ledger.read(key)).toEqual(old);
+    // An outcome whole but for its newline is whole.
+    writeFileSync(file, `${JSON.stringify(entry(key))}\n${JSON.stringify(old)}`);
+    expect(await ledger.read(key)).toEqual(old);
+    writeFileSync(file, '{"ledgerVersion":1,"acc');
+    await expect(ledger.read(key)).rejects.toBeInstanceOf(SyntaxError);
   });
 });
 
