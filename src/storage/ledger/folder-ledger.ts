@@ -5,6 +5,7 @@ import {
   existsSync,
   fstatSync,
   fsync,
+  ftruncateSync,
   linkSync,
   openSync,
   readFileSync,
@@ -332,12 +333,20 @@ export class FolderLedger implements LedgerStore {
   ): Promise<void> {
     const fd = openSync(path, constants.O_WRONLY | constants.O_APPEND | constants.O_NOFOLLOW);
     try {
-      this.assertStill(held, identity(fstatSync(fd, { bigint: true })), orderNumber);
-      const bytes = Buffer.from(line);
-      for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
-      if (durable) await fsyncAsync(fd);
-      held.seen = identity(fstatSync(fd, { bigint: true }));
-      if (held.seen !== null) this.wrote.set(held, held.seen);
+      const before = fstatSync(fd, { bigint: true });
+      this.assertStill(held, identity(before), orderNumber);
+      try {
+        const bytes = Buffer.from(line);
+        for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+        if (durable) await fsyncAsync(fd);
+      } catch (err) {
+        // A write that failed part way (a full disk) is taken back: the file is the entry it was.
+        ftruncateSync(fd, Number(before.size));
+        throw err;
+      } finally {
+        held.seen = identity(fstatSync(fd, { bigint: true }));
+        if (held.seen !== null) this.wrote.set(held, held.seen);
+      }
     } finally {
       closeSync(fd);
     }
