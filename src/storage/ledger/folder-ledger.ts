@@ -366,8 +366,8 @@ export class FolderLedger implements LedgerStore {
    * (keptName), so the rename does not free its inode; the day's upkeep removes it
    * (CompactPolicy.keptBefore). Why: on ext4 without a journal, creating a file checks, one by
    * one, the inodes of its group freed in the last minutes (the kernel's recently_deleted), so a
-   * run that freed one with every write (an order's intent, replaced by its outcome) paid more
-   * for each file it created as it went: `npm run bench -- --jobs 10000 --latency 5` shows it in
+   * run that freed one with every rewrite (an order's content note, an entry written again) paid
+   * more for each file it created as it went: `npm run bench -- --jobs 10000 --latency 5` shows it in
    * the run's system CPU. A file system that refuses hard links frees the version as before.
    */
   private keepReplaced(path: string): void {
