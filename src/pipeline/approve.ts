@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import pLimit from 'p-limit';
-import type { LedgerStore } from '../storage/ledger/model.js';
+import { type LedgerStore, lookAtEntry } from '../storage/ledger/model.js';
 import {
   allApproved,
   APPROVAL_NOTE_MAX_AGE_DAYS,
@@ -183,9 +183,11 @@ export async function waiting(
     const unapproved = note.jobs.filter((j) => !approvalIn(approved[i], j.orderNumber, j.fingerprint));
     for (let at = 0; at < unapproved.length && open.length < wanted; at += NOTE_READS) {
       const batch = unapproved.slice(at, at + NOTE_READS);
-      const entries = await Promise.all(batch.map((j) => ledger.read({ account, orderNumber: j.orderNumber })));
+      // An entry that cannot be read is not known to be submitted: its job is still listed as waiting.
+      const entries = await Promise.all(batch.map((j) => lookAtEntry(ledger, { account, orderNumber: j.orderNumber })));
       for (const [k, job] of batch.entries()) {
-        if (entries[k]?.state === 'submitted') continue;
+        const entry = entries[k];
+        if (entry !== 'unreadable' && entry?.state === 'submitted') continue;
         if (skipped < page.offset) skipped++;
         else if (open.length < wanted) open.push({ ...job, heldAt: note.heldAt, input: note.input });
       }

@@ -1,6 +1,8 @@
+import { LedgerEntryUnreadableError } from '../storage/ledger/model.js';
 import { apiDiagnostics, errorText } from './api-diagnostics.js';
 import { withFindings, type JobState } from './job-state.js';
 import type { Stage, StageContext } from './stages/context.js';
+import { withUnreadableEntry } from './stages/ledger-outcome.js';
 
 /**
  * How jobs move through the stages: each job on its own, one stage after another, many jobs
@@ -24,8 +26,13 @@ export function flow(...stages: Stage[]): Stage {
   };
 }
 
-/** A job a failure of the API, the credentials, the store or the disk stopped: nothing was decided (exit 3). */
+/**
+ * A job a failure of the API, the credentials, the store or the disk stopped: nothing was
+ * decided (exit 3). An entry of its order that cannot be read fails it instead (exit 1).
+ */
 export function notProcessed(job: JobState, err: unknown, ctx: StageContext): JobState {
+  // Not the store away but one order's entry: that order fails, alone (ledger-outcome.ts).
+  if (err instanceof LedgerEntryUnreadableError) return withUnreadableEntry(job, err, ctx);
   const file = ctx.displayName;
   ctx.logger.error({ file, orderNumber: job.orderNumber, err: errorText(err) }, 'job could not be processed');
   const next = withFindings(job, apiDiagnostics(err, ctx.manifest, job.index));

@@ -41,12 +41,18 @@ export function blocksSubmission(outcome: StageOutcome): boolean {
  * suspected duplicate. That says something about this order and an earlier one, not about the
  * input, so it holds itself alone; a limit (a shifted column, a doubled export) holds the input.
  */
-export function holdsInput(job: Pick<JobState, 'outcome' | 'holdReasons'>): boolean {
+export function holdsInput(
+  job: Pick<JobState, 'outcome' | 'holdReasons'> & { diagnostics?: JobState['diagnostics'] },
+): boolean {
   if (!blocksSubmission(job.outcome)) return false;
-  if (job.outcome !== 'awaiting-approval') return true;
+  // An order whose entry cannot be read was sent or meant by an earlier run: nothing about this input.
+  if (job.outcome !== 'awaiting-approval') return !job.diagnostics?.some((d) => d.code === ENTRY_UNREADABLE);
   const reasons = job.holdReasons ?? [];
   return reasons.length === 0 || reasons.some((r) => r.code !== DUPLICATE);
 }
+
+/** The error of an order whose ledger entry cannot be read (stages/ledger-outcome.ts, withUnreadableEntry). */
+export const ENTRY_UNREADABLE = 'ledger.entry-unreadable';
 
 /** The reason code of a suspected duplicate (stages/guard.ts). */
 export const DUPLICATE = 'approval.duplicate';

@@ -1,5 +1,5 @@
 import type { ActiveJobDto, ActiveJobsEnvelope, JobDto } from '../api/types.js';
-import type { LedgerStore } from '../storage/ledger/model.js';
+import { type LedgerStore, lookAtEntry } from '../storage/ledger/model.js';
 import { LISTING_PAGE_SIZE, MAX_LISTING_PAGES } from './find-submitted.js';
 
 /**
@@ -48,9 +48,14 @@ function mayBeOurs(job: ActiveJobDto): job is ActiveJobDto & { orderNumber: stri
   return job.originCode === null || job.originCode === undefined || job.originCode.toUpperCase() === 'API';
 }
 
-/** Whether this ledger made the job: it holds the job's order, as this job (or as an intent, its outcome not yet known). */
+/**
+ * Whether this ledger made the job: it holds the job's order, as this job (or as an intent, its
+ * outcome not yet known). An entry that cannot be read is this ledger's own record of the order
+ * all the same: no sign of another writer (the order itself is not sent while it stays so).
+ */
 async function ours(job: ActiveJobDto & { orderNumber: string }, src: WriterSources): Promise<boolean> {
-  const entry = await src.ledger.read({ account: src.account, orderNumber: job.orderNumber });
+  const entry = await lookAtEntry(src.ledger, { account: src.account, orderNumber: job.orderNumber });
+  if (entry === 'unreadable') return true;
   return entry !== undefined && (entry.state === 'intent' || entry.jobNumber === job.jobNumber);
 }
 

@@ -4,7 +4,7 @@ import type { ApiClient } from '../api/client.js';
 import { storeUnavailable } from '../api/errors.js';
 import type { ArtworkStore } from '../storage/artwork-store.js';
 import type { FolderPin } from '../storage/folder-file.js';
-import type { LedgerStore } from '../storage/ledger/model.js';
+import { type LedgerStore, lookAtEntry } from '../storage/ledger/model.js';
 import type { Logger } from '../core/log/logger.js';
 import { loadManifest, type LoadResult, windowedRead } from '../manifest/load-manifest.js';
 import type { Mapping } from '../manifest/mapping/model.js';
@@ -546,7 +546,8 @@ async function countUnseen(
   for (let i = 0; i < orders.length && unseen < enough; i += 64) {
     const batch = orders.slice(i, i + 64);
     const entries = await Promise.all(
-      batch.map((orderNumber) => ctx.ledger.read({ account: ctx.account, orderNumber })),
+      // An entry that cannot be read is there all the same: its order fails at its look-up.
+      batch.map((orderNumber) => lookAtEntry(ctx.ledger, { account: ctx.account, orderNumber })),
     );
     entries.forEach((entry, j) => {
       if (entry !== undefined) return;

@@ -1,6 +1,7 @@
 import { durationText } from '../../core/clock.js';
 import type { Diagnostic } from '../../manifest/model.js';
 import { amountText } from '../../core/money.js';
+import { lookAtEntry } from '../../storage/ledger/model.js';
 import { approvalFor, contentKey, contentName, contentOrders, type HoldReason, suspectedOf } from '../guard-notes.js';
 import { fullResolution, withFindings, type JobState } from '../job-state.js';
 import { DUPLICATE } from '../job-status.js';
@@ -76,8 +77,10 @@ async function duplicateOf(job: JobState & { outcome: 'ready' }, ctx: StageConte
   const mine = { orderNumber: job.orderNumber, input: ctx.manifest.sha256 };
   for (const seen of suspectedOf(contentOrders(note), mine, ctx.clock.now(), windowMs)) {
     // The ledger's entry: a cancelled order is no reason to hold another; its job number is told
-    // to the operator (the index is written before the create, so it has none).
-    const entry = await ctx.ledger.read({ account: ctx.account, orderNumber: seen.orderNumber });
+    // to the operator (the index is written before the create, so it has none). One that cannot
+    // be read is not known to be cancelled: the suspicion stands.
+    const read = await lookAtEntry(ctx.ledger, { account: ctx.account, orderNumber: seen.orderNumber });
+    const entry = read === 'unreadable' ? undefined : read;
     if (entry?.cancelledAt !== undefined) continue;
     const jobNumber = seen.jobNumber ?? entry?.jobNumber;
     return {

@@ -1,8 +1,9 @@
 import type { Diagnostic } from '../../manifest/model.js';
 import { extend } from '../../core/extend.js';
-import type { LedgerEntry } from '../../storage/ledger/model.js';
+import type { LedgerEntry, LedgerEntryUnreadableError } from '../../storage/ledger/model.js';
 import { apiDiagnostics } from '../api-diagnostics.js';
 import { withFindings, type JobState, type StageOutcome } from '../job-state.js';
+import { ENTRY_UNREADABLE } from '../job-status.js';
 import type { SubmitOutcome, SubmitStatus } from '../submit-job.js';
 import type { StageContext } from './context.js';
 
@@ -55,4 +56,29 @@ export function withLedgerOutcome(job: JobState, o: SubmitOutcome, ctx: StageCon
     ledger,
     unavailable: job.unavailable || o.unavailable === true,
   });
+}
+
+/**
+ * An order whose ledger entry exists but cannot be read (LedgerEntryUnreadableError): never
+ * taken for an order the ledger has not seen, which could send it twice. The job fails and
+ * nothing of it is sent; it needs someone to look, so it is not the API unavailable (exit 3,
+ * retried) but a failed job (exit 1), and it holds only itself (holdsInput).
+ */
+export function withUnreadableEntry(job: JobState, err: LedgerEntryUnreadableError, ctx: StageContext): JobState {
+  const where = `jobs[${job.index}]`;
+  const order = JSON.stringify(job.orderNumber);
+  const search = `htorder api GET '/Jobs/active?searchText=${encodeURIComponent(job.orderNumber)}&includeClosedJobs=true'`;
+  ctx.logger.error({ file: ctx.displayName, orderNumber: job.orderNumber, entry: err.path, err: err.why }, err.message);
+  const unreadable: Diagnostic = {
+    severity: 'error',
+    code: ENTRY_UNREADABLE,
+    message:
+      `the ledger entry of order ${order}, ${err.path}, cannot be read (${err.why}): the order was not sent. ` +
+      `Look it up on the account (${search}, or the printer's portal), then repair the file, or remove it and ` +
+      'run again with HTORDER_VERIFY_NEW_ORDERS=always: an order the ledger has no entry for is then searched on ' +
+      'the account before it is sent (a ledger that vouches for the account would send it as new)',
+    field: where,
+    source: ctx.manifest.sources.locate(where),
+  };
+  return { ...withFindings(job, [unreadable]), outcome: 'not-processed', unavailable: false };
 }

@@ -3,7 +3,9 @@ import { PRECONDITION_FAILED, type S3Store } from '../s3/s3-store.js';
 import {
   heldLock,
   type LedgerAccount,
+  type LedgerEntries,
   type LedgerEntry,
+  LedgerEntryUnreadableError,
   type LedgerKey,
   type LedgerStore,
   type LedgerWrite,
@@ -11,6 +13,7 @@ import {
   LockLostError,
   type NoteUpdate,
   NoteUpdates,
+  unreadableWhy,
   withOrderLock,
 } from './model.js';
 import { bucketLedgerId } from './ledger-id.js';
@@ -59,7 +62,7 @@ export class BucketLedger implements LedgerStore {
     const obj = await this.store.get(`${this.base(key)}.json`);
     // Under the order's lock its ETag is what the next write is conditional on.
     if (held) held.seen = obj ? obj.etag : null;
-    return obj ? (JSON.parse(obj.body.toString('utf8')) as LedgerEntry) : undefined;
+    return obj ? entryIn(`${this.base(key)}.json`, obj.body) : undefined;
   }
 
   /**
@@ -151,14 +154,20 @@ export class BucketLedger implements LedgerStore {
     return bucketLedgerId(this.store, `${this.root}.ledger-id`);
   }
 
-  async *entries(account?: string): AsyncIterable<LedgerEntry> {
+  async *entries(account?: string, options: LedgerEntries = {}): AsyncIterable<LedgerEntry> {
     const prefix = account === undefined ? this.root : `${this.root}${safeName(account)}/`;
     const objects = (await this.store.list(prefix))
       .filter((o) => o.key.endsWith('.json'))
       .sort((a, b) => (a.key < b.key ? -1 : 1));
     for (const o of objects) {
-      const entry = await this.getJson<LedgerEntry>(o.key);
-      if (entry) yield entry;
+      const obj = await this.store.get(o.key);
+      if (!obj) continue;
+      try {
+        yield entryIn(o.key, obj.body);
+      } catch (err) {
+        if (!(err instanceof LedgerEntryUnreadableError) || !options.unreadable) throw err;
+        options.unreadable(err);
+      }
     }
   }
 
@@ -169,6 +178,15 @@ export class BucketLedger implements LedgerStore {
 
   private async putJson(key: string, value: LedgerEntry | LedgerAccount): Promise<void> {
     await this.store.put(key, jsonText(value), undefined, 'application/json');
+  }
+}
+
+/** The entry an object at `key` holds; one that is not JSON is LedgerEntryUnreadableError, never "no entry". */
+function entryIn(key: string, body: Buffer): LedgerEntry {
+  try {
+    return JSON.parse(body.toString('utf8')) as LedgerEntry;
+  } catch (err) {
+    throw new LedgerEntryUnreadableError(key, unreadableWhy(err), { cause: err });
   }
 }
 

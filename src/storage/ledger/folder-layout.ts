@@ -1,5 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { LedgerEntryUnreadableError, unreadableWhy } from './model.js';
 import { shardOf } from './safe-name.js';
 
 /**
@@ -83,10 +84,28 @@ export async function readJson<T>(path: string, onThisThread = false): Promise<T
   return text === undefined ? undefined : (JSON.parse(text) as T);
 }
 
-/** The entry in the file (parseEntry), or undefined when there is none (`onThisThread` as readText's). */
+/**
+ * The entry in the file (parseEntry), or undefined when there is none (`onThisThread` as
+ * readText's). A file that is there but cannot be read or holds no whole record throws
+ * LedgerEntryUnreadableError: it is never "no entry".
+ */
 export async function readEntry<T>(path: string, onThisThread = false): Promise<T | undefined> {
-  const text = await readTextOrNone(path, onThisThread);
-  return text === undefined ? undefined : parseEntry<T>(text);
+  let text: string | undefined;
+  try {
+    text = await readTextOrNone(path, onThisThread);
+  } catch (err) {
+    throw new LedgerEntryUnreadableError(path, unreadableWhy(err), { cause: err });
+  }
+  return text === undefined ? undefined : parsedEntry<T>(path, text);
+}
+
+/** parseEntry of the file at `path`, whose text is not an entry thrown as LedgerEntryUnreadableError. */
+export function parsedEntry<T>(path: string, text: string): T {
+  try {
+    return parseEntry<T>(text);
+  } catch (err) {
+    throw new LedgerEntryUnreadableError(path, unreadableWhy(err), { cause: err });
+  }
 }
 
 /**

@@ -32,7 +32,7 @@ import {
   NOTES,
   ORDERS,
   orderShard,
-  parseEntry,
+  parsedEntry,
   readEntry,
   readJson,
   readText,
@@ -46,6 +46,8 @@ import {
   heldLock,
   type LedgerAccount,
   type LedgerEntry,
+  LedgerEntryUnreadableError,
+  type LedgerEntries,
   type LedgerKey,
   type LedgerStore,
   type LedgerWrite,
@@ -53,6 +55,7 @@ import {
   LockLostError,
   type NoteUpdate,
   NoteUpdates,
+  unreadableWhy,
   withOrderLock,
 } from './model.js';
 import { noteName, safeName } from './safe-name.js';
@@ -467,7 +470,8 @@ export class FolderLedger implements LedgerStore {
    */
   async removeAccount(account: string): Promise<number> {
     let n = 0;
-    for await (const _ of this.entries(account)) n++;
+    // An entry that cannot be read is forgotten with the rest.
+    for await (const _ of this.entries(account, { unreadable: () => n++ })) n++;
     const dir = this.dirOf(account);
     await rm(dir, { recursive: true, force: true });
     for (const made of [...this.made]) if (made === dir || made.startsWith(`${dir}/`)) this.made.delete(made);
@@ -475,13 +479,13 @@ export class FolderLedger implements LedgerStore {
     return n;
   }
 
-  async *entries(account?: string, options: { folded?: boolean } = {}): AsyncIterable<LedgerEntry> {
+  async *entries(account?: string, options: LedgerEntries = {}): AsyncIterable<LedgerEntry> {
     const dirs = account
       ? [this.dirOf(account)]
       : (await unlessMissing(readdir(this.root, { withFileTypes: true }), []))
           .filter((d) => d.isDirectory() && !d.name.endsWith('.lock'))
           .map((d) => join(this.root, d.name));
-    for (const dir of dirs) yield* accountEntries(dir, options.folded !== false);
+    for (const dir of dirs) yield* accountEntries(dir, options);
   }
 }
 
@@ -502,18 +506,26 @@ function readIdentified<T>(path: string): { value: T; identity: string | null } 
     fd = openSync(path, 'r');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
+    throw new LedgerEntryUnreadableError(path, unreadableWhy(err), { cause: err });
   }
   try {
     const s = fstatSync(fd, { bigint: true });
-    return { value: parseEntry<T>(readFileSync(fd, 'utf8')), identity: identity(s) };
+    let text: string;
+    try {
+      text = readFileSync(fd, 'utf8');
+    } catch (err) {
+      throw new LedgerEntryUnreadableError(path, unreadableWhy(err), { cause: err });
+    }
+    return { value: parsedEntry<T>(path, text), identity: identity(s) };
   } finally {
     closeSync(fd);
   }
 }
 
 /** An account folder's entries: each shard's live ones and folded ones, then any left in the flat layout. */
-async function* accountEntries(dir: string, folded: boolean): AsyncIterable<LedgerEntry> {
+async function* accountEntries(dir: string, options: LedgerEntries): AsyncIterable<LedgerEntry> {
+  const folded = options.folded !== false;
+  const read = (path: string) => readListed(path, options);
   const shards = (await unlessMissing(readdir(join(dir, ORDERS)), [])).sort();
   // The account a folded order belongs to: compact writes it into `.layout` before it folds.
   const account = folded ? ((await readJson<{ account?: string }>(join(dir, LAYOUT)))?.account ?? '') : '';
@@ -522,7 +534,7 @@ async function* accountEntries(dir: string, folded: boolean): AsyncIterable<Ledg
     const live = new Set<string>();
     for (const name of (await unlessMissing(readdir(path), [])).sort()) {
       if (!isEntryName(name)) continue;
-      const entry = await readEntry<LedgerEntry>(join(path, name));
+      const entry = await read(join(path, name));
       if (!entry) continue;
       live.add(entry.orderNumber);
       yield entry;
@@ -534,12 +546,23 @@ async function* accountEntries(dir: string, folded: boolean): AsyncIterable<Ledg
   }
   for (const name of (await unlessMissing(readdir(dir), [])).sort()) {
     if (!isEntryName(name)) continue;
-    const entry = await readEntry<LedgerEntry>(join(dir, name));
+    const entry = await read(join(dir, name));
     if (!entry) continue;
     // Moved into its shard meanwhile, or written there since: yielded above.
     const order = entry.orderNumber;
     if (typeof order === 'string' && (await stat(join(dir, ORDERS, orderShard(order), name)).catch(() => undefined)))
       continue;
     yield entry;
+  }
+}
+
+/** An entry of a listing (entries): one that cannot be read is told to `options.unreadable` and skipped, else thrown. */
+async function readListed(path: string, options: LedgerEntries): Promise<LedgerEntry | undefined> {
+  try {
+    return await readEntry<LedgerEntry>(path);
+  } catch (err) {
+    if (!(err instanceof LedgerEntryUnreadableError) || !options.unreadable) throw err;
+    options.unreadable(err);
+    return undefined;
   }
 }

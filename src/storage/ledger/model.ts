@@ -131,7 +131,7 @@ export interface LedgerStore {
    * Every entry, optionally of one account (used by `htorder track` and imports); `folded:
    * false` leaves out the orders folded into the compact index of old orders.
    */
-  entries(account?: string, options?: { folded?: boolean }): AsyncIterable<LedgerEntry>;
+  entries(account?: string, options?: LedgerEntries): AsyncIterable<LedgerEntry>;
   /** The account's record, if this ledger vouches for the account. */
   readAccount(account: string): Promise<LedgerAccount | undefined>;
   writeAccount(record: LedgerAccount): Promise<void>;
@@ -179,6 +179,16 @@ export interface LedgerStore {
    * `policy.notes` say have expired. Absent where a store has nothing to fold.
    */
   compact?(account: string, policy: CompactPolicy): Promise<CompactResult>;
+}
+
+export interface LedgerEntries {
+  /** False: the orders folded into the compact index of old orders are left out. */
+  folded?: boolean;
+  /**
+   * Told of each entry that cannot be read (LedgerEntryUnreadableError), which the listing then
+   * skips; without it the listing throws there.
+   */
+  unreadable?: (err: LedgerEntryUnreadableError) => void;
 }
 
 export interface LedgerWrite {
@@ -451,4 +461,47 @@ export class LockLostError extends Error {
 
 export class LockTimeoutError extends Error {
   override name = 'LockTimeoutError';
+}
+
+/**
+ * An order's entry that exists but cannot be read or parsed (zero-filled after a power cut,
+ * cut short, edited by hand, or refused by the file system). It is never taken for "no entry":
+ * that would let the order be sent again. The order it belongs to is not sent until the entry
+ * is repaired or removed (docs/troubleshooting.md); every other order goes on.
+ */
+export class LedgerEntryUnreadableError extends Error {
+  override name = 'LedgerEntryUnreadableError';
+
+  constructor(
+    /** Where the entry is: a file's path, or a bucket's key. */
+    readonly path: string,
+    /** Why it cannot be used: `not JSON`, or the file system's code (`EACCES`, `EIO`). */
+    readonly why: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`the ledger entry ${path} cannot be read (${why})`, options);
+  }
+}
+
+/**
+ * The entry of `key` as a look without the order's lock reads it, with an entry that cannot be
+ * read answered as `unreadable` (never as none): for a look that decides nothing about sending
+ * the order, which is decided, and refused, by the reads under its lock.
+ */
+export async function lookAtEntry(
+  ledger: Pick<LedgerStore, 'read'>,
+  key: LedgerKey,
+): Promise<LedgerEntry | undefined | 'unreadable'> {
+  try {
+    return await ledger.read(key);
+  } catch (err) {
+    if (err instanceof LedgerEntryUnreadableError) return 'unreadable';
+    throw err;
+  }
+}
+
+/** The reason of an unreadable entry: the file system's code, or `not JSON` for what parses as none. */
+export function unreadableWhy(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return typeof code === 'string' ? code : 'not JSON';
 }
