@@ -1,5 +1,5 @@
 import { APPROVALS_MARK, APPROVED_PREFIX, contentName, HELD_PREFIX, spendName } from '../pipeline/guard-notes.js';
-import type { LedgerEntry, LedgerStore } from '../storage/ledger/model.js';
+import type { LedgerEntry, LedgerStore, OnUnreadable } from '../storage/ledger/model.js';
 import type { AccountStats } from '../storage/ledger/pg-ledger.js';
 
 /**
@@ -28,15 +28,17 @@ export interface ImportResult {
  * copied only where `to` has none. The accounts' records are not: the database vouches for an
  * account only once a run of its own checked the account (other hosts' ledgers may hold orders
  * this one never saw), so each order it has not seen is searched once before its first create.
+ * An entry of `from` that cannot be read is told to `unreadable` and not copied: its order is
+ * one the database has not seen, searched on the account before it is sent.
  */
 export async function importLedger(
   from: LedgerStore,
   to: LedgerStore,
-  onProgress?: (done: number) => void,
+  on: { progress?: (done: number) => void; unreadable: OnUnreadable },
 ): Promise<ImportResult> {
   const result: ImportResult = { copied: 0, kept: 0, notes: 0, accounts: 0 };
   const accounts = new Set<string>();
-  for await (const entry of from.entries()) {
+  for await (const entry of from.entries(undefined, { unreadable: on.unreadable })) {
     accounts.add(entry.account);
     const key = { account: entry.account, orderNumber: entry.orderNumber };
     const wrote = await to.withLock(key, async (guard) => {
@@ -47,7 +49,7 @@ export async function importLedger(
     });
     if (wrote) result.copied++;
     else result.kept++;
-    onProgress?.(result.copied + result.kept);
+    on.progress?.(result.copied + result.kept);
   }
   for (const account of accounts) {
     for (const kind of NOTE_KINDS) {
@@ -87,10 +89,13 @@ function latest(e: LedgerEntry): string {
     .reduce((a, b) => (a > b ? a : b), '');
 }
 
-/** Entries per account, oldest and newest intent, and their size as JSON: any ledger, read entry by entry. */
-export async function entryStats(ledger: LedgerStore): Promise<AccountStats[]> {
+/**
+ * Entries per account, oldest and newest intent, and their size as JSON: any ledger, read entry
+ * by entry; one that cannot be read is told to `unreadable` and not counted.
+ */
+export async function entryStats(ledger: LedgerStore, unreadable: OnUnreadable): Promise<AccountStats[]> {
   const byAccount = new Map<string, AccountStats>();
-  for await (const e of ledger.entries()) {
+  for await (const e of ledger.entries(undefined, { unreadable })) {
     const s = byAccount.get(e.account) ?? { account: e.account, entries: 0, bytes: 0 };
     s.entries++;
     s.bytes += Buffer.byteLength(JSON.stringify(e));

@@ -4,7 +4,8 @@ import { nowIso } from '../core/clock.js';
 import type { LastLook, WriterCheck } from '../pipeline/other-writers.js';
 import { importEntries } from '../storage/ledger/account-key.js';
 import { FolderLedger } from '../storage/ledger/folder-ledger.js';
-import type { LedgerAccount, LedgerStore } from '../storage/ledger/model.js';
+import { type LedgerAccount, LedgerEntryUnreadableError, type LedgerStore } from '../storage/ledger/model.js';
+import { UsageError } from '../core/errors.js';
 import type { ApiSession } from './api-session.js';
 
 export interface Vouching {
@@ -42,7 +43,17 @@ export async function vouching(
   const { clock } = opts.session;
   let record: LedgerAccount | undefined = await ledger.readAccount(account);
   const imported = new Set(record?.imported ?? []);
-  if (!record) await importEntries(ledger, ledger, account);
+  // An entry that cannot be read may be this account's under another key, not brought in: the
+  // ledger does not begin to vouch until it is repaired or removed, so no order of it is taken
+  // for one never sent without a search of the account.
+  const unreadable: string[] = [];
+  if (!record) await importEntries(ledger, ledger, account, (err) => unreadable.push(err.path));
+  if (unreadable.length > 0)
+    opts.session.logger.warn(
+      { entries: unreadable },
+      'ledger entries that cannot be read: until they are repaired or removed the ledger does not vouch for ' +
+        'the account, and every order it has not seen is searched on the account before it is sent',
+    );
   if ((await importLegacy(ledger, account, imported, opts)) && record) {
     record = { ...record, imported: [...imported] };
     await ledger.writeAccount(record);
@@ -62,7 +73,7 @@ export async function vouching(
   return {
     vouched: () => record !== undefined && record.otherWriter === undefined,
     vouch: async () => {
-      if (record) return;
+      if (record || unreadable.length > 0) return;
       record = { ledgerVersion: 1, account, vouchedSince: nowIso(clock), imported: [...imported] };
       await ledger.writeAccount(record);
     },
@@ -88,7 +99,14 @@ async function importLegacy(
   const legacy =
     opts.legacyDir && existsSync(join(opts.legacyDir, 'ledger')) ? realpathSync(opts.legacyDir) : undefined;
   if (!legacy || legacy === resolve(config.stateDir) || imported.has(legacy)) return false;
-  const n = await importEntries(new FolderLedger(legacy), ledger, account);
+  const n = await importEntries(new FolderLedger(legacy), ledger, account).catch((err: unknown) => {
+    if (!(err instanceof LedgerEntryUnreadableError)) throw err;
+    // Left out, its order could be sent again by a ledger that vouches: nothing is sent until it is mended.
+    throw new UsageError(
+      `${err.message}, in htorder 0.1's ledger ${legacy}, which this run reads in: nothing was sent. Look its ` +
+        "order up on the account (or the printer's portal), then repair the file or remove it",
+    );
+  });
   imported.add(legacy);
   logger.warn(
     { from: legacy, to: config.stateDir, orders: n },

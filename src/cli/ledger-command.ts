@@ -10,6 +10,7 @@ import { ExitCode, UsageError } from '../core/errors.js';
 import { createLogger, isLogLevel } from '../core/log/logger.js';
 import { printable, printableLines } from '../core/printable.js';
 import { FolderLedger } from '../storage/ledger/folder-ledger.js';
+import type { OnUnreadable } from '../storage/ledger/model.js';
 import { PgLedger } from '../storage/ledger/pg-ledger.js';
 import type { CommandIo } from './command-io.js';
 
@@ -48,8 +49,15 @@ export async function runLedgerImport(
     const from = resolve(io.cwd, input.from ?? stateDir);
     if (!existsSync(join(from, 'ledger'))) throw new UsageError(`${from} holds no ledger (no ledger/ folder)`);
     io.stderr.write(`htorder ledger import: ${printable(from)} → ${printable(where)}\n`);
-    const result = await importLedger(new FolderLedger(from), ledger, (n) => {
-      if (n % 1000 === 0) io.stderr.write(`  ${n} entries\n`);
+    const result = await importLedger(new FolderLedger(from), ledger, {
+      progress: (n) => {
+        if (n % 1000 === 0) io.stderr.write(`  ${n} entries\n`);
+      },
+      unreadable: unreadableTold(
+        'import',
+        io,
+        'not copied: the database searches the account for its order before the first create',
+      ),
     });
     io.stderr.write(
       `htorder ledger import: ${result.copied} entries copied, ${result.kept} already there (same or later), ` +
@@ -71,7 +79,10 @@ export async function runLedgerStats(input: { json: boolean; flags: ConfigFlags 
     const { accounts, bytes } =
       ledger instanceof PgLedger
         ? await ledger.stats().then((s) => ({ accounts: s.accounts, bytes: s.databaseBytes }))
-        : await entryStats(ledger).then((a) => ({ accounts: a, bytes: a.reduce((n, s) => n + s.bytes, 0) }));
+        : await entryStats(ledger, unreadableTold('stats', io, 'not counted')).then((a) => ({
+            accounts: a,
+            bytes: a.reduce((n, s) => n + s.bytes, 0),
+          }));
     if (input.json) {
       io.stdout.write(`${JSON.stringify({ command: 'ledger stats', ledger: where, bytes, accounts })}\n`);
       return ExitCode.Ok;
@@ -91,6 +102,14 @@ export async function runLedgerStats(input: { json: boolean; flags: ConfigFlags 
   } finally {
     await ledger.close?.();
   }
+}
+
+/**
+ * An entry that cannot be read, named on stderr with what became of it; the command goes on
+ * (htorder run fails that entry's order and says how to repair it).
+ */
+function unreadableTold(what: string, io: CommandIo, fate: string): OnUnreadable {
+  return (err) => io.stderr.write(`htorder ledger ${what}: ${printable(err.message)}: ${fate}\n`);
 }
 
 function unavailable(err: unknown, what: string, io: CommandIo): number {

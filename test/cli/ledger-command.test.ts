@@ -1,3 +1,5 @@
+import { readdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runLedgerImport, runLedgerStats } from '../../src/cli/ledger-command.js';
 import { UsageError } from '../../src/core/errors.js';
@@ -134,5 +136,28 @@ describe.skipIf(!cluster)('htorder ledger import and stats', () => {
     const r = await run('stats', env);
     expect(r.code).toBe(3);
     expect(r.err).toMatch(/cannot reach the ledger database postgres:\/\/nobody@127\.0\.0\.1:1\/none/);
+  });
+});
+
+describe('htorder ledger stats with an entry that cannot be read', () => {
+  it('names the file on stderr and counts the others', async () => {
+    const state = await tempDir();
+    const file = new FolderLedger(state.path);
+    await file.write(entry('PO-1'), { guard: null });
+    await file.write(entry('PO-2'), { guard: null });
+    let broken = '';
+    const root = join(state.path, 'ledger');
+    const orders = join(root, (await readdir(root))[0]!, 'orders');
+    for (const shard of await readdir(orders))
+      for (const name of await readdir(join(orders, shard)))
+        if (name.startsWith('PO-2-') && name.endsWith('.json')) broken = join(orders, shard, name);
+    await writeFile(broken, Buffer.alloc(4));
+    const out = sink();
+    const err = sink();
+    const io = { stdout: out.stream, stderr: err.stream, env: { HTORDER_STATE_DIR: state.path }, cwd: process.cwd() };
+    expect(await runLedgerStats({ json: true, flags: {} }, io)).toBe(0);
+    expect(JSON.parse(out.text())).toMatchObject({ accounts: [{ account, entries: 1 }] });
+    expect(err.text()).toContain(broken);
+    expect(err.text()).toContain('not JSON');
   });
 });

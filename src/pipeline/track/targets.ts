@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { untrustedFile } from '../../core/file-owner.js';
 import { canonicalAccount } from '../../storage/ledger/account-key.js';
 import { FolderLedger } from '../../storage/ledger/folder-ledger.js';
-import type { LedgerStore } from '../../storage/ledger/model.js';
+import { type LedgerEntryUnreadableError, type LedgerStore, lookAtEntry } from '../../storage/ledger/model.js';
 import { reportPaths } from '../../report/report-paths.js';
 import type { ResultReport } from '../../report/model.js';
 import type { TrackTarget } from '../../report/tracking-model.js';
@@ -48,13 +48,17 @@ export interface TargetOptions {
   account: () => Promise<string>;
 }
 
-/** Whether the ledger records `jobNumber` as this account's submission of `orderNumber`. */
-type Vouch = (orderNumber: string | null, jobNumber: number) => Promise<boolean>;
+/**
+ * Whether the ledger records `jobNumber` as this account's submission of `orderNumber`;
+ * `unreadable` when the order's entry cannot be read (it vouches for nothing then).
+ */
+type Vouch = (orderNumber: string | null, jobNumber: number) => Promise<boolean | 'unreadable'>;
 
 function vouchedBy(ledger: LedgerStore, account: () => Promise<string>): Vouch {
   return async (orderNumber, jobNumber) => {
     if (typeof orderNumber !== 'string') return false;
-    const entry = await ledger.read({ account: await account(), orderNumber });
+    const entry = await lookAtEntry(ledger, { account: await account(), orderNumber });
+    if (entry === 'unreadable') return entry;
     return entry?.state === 'submitted' && entry.jobNumber === jobNumber;
   };
 }
@@ -129,10 +133,13 @@ async function fromReport(path: string, out: Targets, vouch: Vouch): Promise<voi
   out.files.set(key, read.file);
   for (const job of report.jobs) {
     if (typeof job.jobNumber !== 'number') continue;
-    if (!(await vouch(job.orderNumber, job.jobNumber))) {
-      out.problems.push(
-        `${path}: job ${job.jobNumber} (order ${String(job.orderNumber)}) is not followed: the ledger does not record it as this account's job for that order`,
-      );
+    const vouched = await vouch(job.orderNumber, job.jobNumber);
+    if (vouched !== true) {
+      const why =
+        vouched === 'unreadable'
+          ? "the order's ledger entry cannot be read (htorder run names the file)"
+          : "the ledger does not record it as this account's job for that order";
+      out.problems.push(`${path}: job ${job.jobNumber} (order ${String(job.orderNumber)}) is not followed: ${why}`);
       continue;
     }
     out.targets.push({
@@ -153,7 +160,10 @@ async function fromLedger(ledger: LedgerStore, where: string, opts: TargetOption
   // Every entry of the account, also those written under htorder 0.1's key (`<baseUrl>#<id>`),
   // as in a ledger the pipeline has not opened since (an old `.htorder/` given as argument).
   // Orders past the ledger's retention are folded (ledgerRetention): long despatched, not followed.
-  for await (const entry of ledger.entries(undefined, { folded: false })) {
+  // An entry that cannot be read is named and skipped: every other order is still followed.
+  const unreadable = (err: LedgerEntryUnreadableError) =>
+    out.problems.push(`${err.message}: its order is not followed`);
+  for await (const entry of ledger.entries(undefined, { folded: false, unreadable })) {
     if (entry.state !== 'submitted' || entry.jobNumber === undefined) continue;
     if (entry.account !== account && canonicalAccount(entry.account) !== account) continue;
     any = true;

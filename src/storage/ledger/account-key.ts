@@ -1,4 +1,4 @@
-import type { LedgerStore } from './model.js';
+import type { LedgerStore, OnUnreadable } from './model.js';
 
 /**
  * The ledger's name for an account: its region and its id (`GET /account`). The spec says the
@@ -38,11 +38,17 @@ function regionName(baseUrl: string): string {
  * Copies into `to` the entries of `from` that belong to `account` under another spelling of its
  * key (htorder 0.1's, another base-URL spelling) or in another ledger (the old `./.htorder/`),
  * unless `to` already has the order (checked under its lock). States are kept: a copied intent is still settled by
- * search before anything is sent. Returns how many were copied.
+ * search before anything is sent. Returns how many were copied. An entry of `from` that cannot
+ * be read is told to `unreadable` and not copied; without it, it throws (LedgerEntryUnreadableError).
  */
-export async function importEntries(from: LedgerStore, to: LedgerStore, account: string): Promise<number> {
+export async function importEntries(
+  from: LedgerStore,
+  to: LedgerStore,
+  account: string,
+  unreadable?: OnUnreadable,
+): Promise<number> {
   let copied = 0;
-  for await (const entry of from.entries()) {
+  for await (const entry of from.entries(undefined, unreadable ? { unreadable } : {})) {
     if (from === to && entry.account === account) continue;
     if (canonicalAccount(entry.account) !== account) continue;
     const key = { account, orderNumber: entry.orderNumber };

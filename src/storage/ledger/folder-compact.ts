@@ -19,7 +19,7 @@ import {
   shardedNote,
   unlessMissing,
 } from './folder-layout.js';
-import type { CompactPolicy, CompactResult, LedgerEntry } from './model.js';
+import { type CompactPolicy, type CompactResult, type LedgerEntry, LedgerEntryUnreadableError } from './model.js';
 import { safeName } from './safe-name.js';
 
 /** One account folder of a folder ledger, and the leases its locks are made of. */
@@ -67,7 +67,7 @@ async function moveFlat(t: CompactTarget): Promise<{ moved: number; layout: bool
     if (isEntryName(d.name)) {
       const outcome = await moveEntry(t, d.name);
       if (outcome === 'moved') moved++;
-      else if (outcome === 'busy') busy++;
+      else if (outcome === 'busy' || outcome === 'unreadable') busy++;
     } else if (shardedNote(d.name) && !d.name.endsWith('.tmp') && !d.name.endsWith('.lock')) {
       await moveInto(join(t.dir, d.name), join(t.dir, NOTES, shardedNote(d.name) as string), t.mode);
       moved++;
@@ -81,11 +81,18 @@ async function moveFlat(t: CompactTarget): Promise<{ moved: number; layout: bool
 /**
  * Moves one flat entry into its shard under the order's lock (a writer holds it while it
  * writes the shard's copy), unless the shard has it already (then the flat copy is the older).
- * A file that is not the entry its name says is left alone.
+ * A file that is not the entry its name says is left alone. One that cannot be read is left
+ * alone too, and keeps the flat layout as it is (moveFlat): with `.layout` written no read
+ * would look at it again, and its order would read as one the ledger has never seen.
  */
-async function moveEntry(t: CompactTarget, name: string): Promise<'moved' | 'busy' | 'foreign'> {
+async function moveEntry(t: CompactTarget, name: string): Promise<'moved' | 'busy' | 'foreign' | 'unreadable'> {
   const flat = join(t.dir, name);
-  const entry = await readEntry<LedgerEntry>(flat).catch(() => undefined);
+  let entry: LedgerEntry | undefined;
+  try {
+    entry = await readEntry<LedgerEntry>(flat);
+  } catch (err) {
+    return err instanceof LedgerEntryUnreadableError ? 'unreadable' : 'foreign';
+  }
   if (typeof entry?.orderNumber !== 'string' || `${safeName(entry.orderNumber)}.json` !== name) return 'foreign';
   const shard = join(t.dir, ORDERS, orderShard(entry.orderNumber));
   await mkdir(shard, { recursive: true, mode: t.mode });
@@ -169,9 +176,10 @@ async function foldShard(t: CompactTarget, shard: string, names: string[], befor
     const path = join(shard, name);
     const info = await stat(path).catch(() => undefined);
     if (!info || info.mtimeMs >= before) continue;
-    const text = await readText(path);
-    const entry = decidedEntry(text);
-    if (entry && decidedBefore(entry, before)) old.push({ path, text, entry });
+    // An entry that cannot be read (decidedEntry: nor parsed) is left as it is, never removed.
+    const text = await readText(path).catch(() => undefined);
+    const entry = text === undefined ? undefined : decidedEntry(text);
+    if (text !== undefined && entry && decidedBefore(entry, before)) old.push({ path, text, entry });
   }
   if (old.length === 0) return 0;
   const index = join(shard, FOLDED);

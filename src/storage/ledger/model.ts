@@ -188,8 +188,11 @@ export interface LedgerEntries {
    * Told of each entry that cannot be read (LedgerEntryUnreadableError), which the listing then
    * skips; without it the listing throws there.
    */
-  unreadable?: (err: LedgerEntryUnreadableError) => void;
+  unreadable?: OnUnreadable;
 }
+
+/** Told of an entry that cannot be read, which a listing then leaves out (LedgerEntries.unreadable). */
+export type OnUnreadable = (err: LedgerEntryUnreadableError) => void;
 
 export interface LedgerWrite {
   /** The order's lock the write comes under (withLock's guard), or null for none. */

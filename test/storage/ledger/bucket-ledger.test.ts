@@ -86,6 +86,26 @@ describe('BucketLedger', () => {
     expect(other).toEqual([]);
   });
 
+  it('an entry object that is not JSON is LedgerEntryUnreadableError naming its key; a listing told of it goes on', async () => {
+    const ledger = new BucketLedger(fx.store, 'l-broken/');
+    const account = 'http://api#1001';
+    await ledger.write(entry('PO-1'), { guard: null });
+    await ledger.write(entry('PO-2'), { guard: null });
+    const key = `l-broken/${safeName(account)}/${safeName('PO-2')}.json`;
+    await fx.store.put(key, '\0\0\0\0');
+    await expect(ledger.read({ account, orderNumber: 'PO-2' })).rejects.toMatchObject({
+      name: 'LedgerEntryUnreadableError',
+      path: key,
+      why: 'not JSON',
+    });
+    const listed: string[] = [];
+    const told: string[] = [];
+    for await (const e of ledger.entries(account, { unreadable: (err) => told.push(err.path) }))
+      listed.push(e.orderNumber);
+    expect(listed).toEqual(['PO-1']);
+    expect(told).toEqual([key]);
+  });
+
   it('never lets two holders of one order overlap (two ledgers = two machines)', async () => {
     const a = new BucketLedger(fx.store, 'l2/', { pollMs: 20 });
     const b = new BucketLedger(fx.store, 'l2/', { pollMs: 20 });

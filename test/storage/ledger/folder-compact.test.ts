@@ -181,6 +181,17 @@ describe('compaction', () => {
     expect(live2).toEqual([]);
   });
 
+  it('leaves an entry that cannot be read where it is, never removed, and folds the others', async () => {
+    const { entryPath, ledger } = await setUp();
+    const now = T0 + 200 * DAY;
+    for (const o of ['OLD-1', 'OLD-2', 'OLD-3']) await ledger.write(submitted(o, T0), { guard: null });
+    writeFileSync(entryPath('OLD-2'), Buffer.alloc(16));
+    for (const o of ['OLD-1', 'OLD-2', 'OLD-3']) age(entryPath(o), T0 + DAY);
+    expect(await ledger.compact(account, policy(now, 90 * DAY))).toMatchObject({ folded: 2 });
+    expect(readFileSync(entryPath('OLD-2'))).toEqual(Buffer.alloc(16));
+    await expect(ledger.read(key('OLD-2'))).rejects.toMatchObject({ name: 'LedgerEntryUnreadableError' });
+  });
+
   it('leaves an entry whose lock is held, or that was rewritten, for a later compaction', async () => {
     const { state, entryPath, ledger } = await setUp();
     await ledger.write(submitted('HELD-1', T0), { guard: null });
@@ -276,6 +287,20 @@ describe('an account folder of the flat layout (htorder before the shards)', () 
     expect(await ledger.read(flatKey('FLAT-0003'))).toMatchObject({ patchable: { description: 'new' } });
     await ledger.write(submitted('NEW-9', T0, { account: SANDBOX }), { guard: null });
     expect(existsSync(join(dir, 'orders', orderShard('NEW-9'), `${safeName('NEW-9')}.json`))).toBe(true);
+  });
+
+  it('keeps the flat layout while a flat entry cannot be read: its order never reads as unseen', async () => {
+    const { dir, ledger } = await flatState();
+    const flat = join(dir, `${safeName('FLAT-0003')}.json`);
+    writeFileSync(flat, Buffer.alloc(8));
+    expect(await ledger.compact(SANDBOX, { notes: [] })).toMatchObject({ moved: 5 });
+    expect(existsSync(join(dir, '.layout'))).toBe(false);
+    expect(readFileSync(flat)).toEqual(Buffer.alloc(8));
+    for (const l of [ledger, new FolderLedger(join(dir, '..', '..'))])
+      await expect(l.read(flatKey('FLAT-0003'))).rejects.toMatchObject({
+        name: 'LedgerEntryUnreadableError',
+        path: flat,
+      });
   });
 
   it('is moved into shards by a compaction, after which nothing is flat and everything reads the same', async () => {

@@ -388,7 +388,11 @@ describe("FolderLedger: an order's outcome goes into its intent's file", () => {
     writeFileSync(file, `${JSON.stringify(entry(key))}\n${JSON.stringify(old)}`);
     expect(await ledger.read(key)).toEqual(old);
     writeFileSync(file, '{"ledgerVersion":1,"acc');
-    await expect(ledger.read(key)).rejects.toBeInstanceOf(SyntaxError);
+    await expect(ledger.read(key)).rejects.toMatchObject({
+      name: 'LedgerEntryUnreadableError',
+      path: file,
+      cause: expect.any(SyntaxError),
+    });
   });
 });
 
