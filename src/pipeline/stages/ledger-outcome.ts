@@ -75,8 +75,8 @@ export function withUnreadableEntry(job: JobState, err: LedgerEntryUnreadableErr
     message:
       `the ledger entry of order ${order}, ${err.path}, cannot be read (${err.why}): the order was not sent. ` +
       `Look it up on the account (${search}, or the printer's portal), then repair the file, or remove it and ` +
-      'run again with HTORDER_VERIFY_NEW_ORDERS=always: an order the ledger has no entry for is then searched on ' +
-      'the account before it is sent (a ledger that vouches for the account would send it as new)',
+      'run again once with HTORDER_VERIFY_NEW_ORDERS=always, which searches the account for it before sending it; ' +
+      'without that, a ledger that vouches for the account takes an order with no entry for a new one and sends it',
     field: where,
     source: ctx.manifest.sources.locate(where),
   };
