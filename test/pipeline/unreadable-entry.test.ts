@@ -1,4 +1,5 @@
-import { chmod, readdir, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { chmod, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { PipelineHarness } from '../support/pipeline-harness.js';
@@ -66,6 +67,18 @@ describe('an unreadable ledger entry', () => {
       expect(stderr).not.toContain('internal error');
     });
   }
+
+  it('on a ledger that does not vouch yet: its order fails, the others are searched and sent, and it does not begin to vouch', async () => {
+    const path = await firstRunThenBreak(zeroFilled);
+    const record = join(path, '..', '..', '..', '.account');
+    await rm(record);
+    const two = await h.write('two.yaml', both());
+    expect((await h.cli('run', [two])).code).toBe(1);
+    expect(await createdOrders()).toEqual(['PO-1', 'PO-2']);
+    expect((await h.report(two)).jobs.map((j) => j.status)).toEqual(['failed', 'submitted']);
+    // Until the entry is mended, every order it has not seen is searched before it is sent.
+    expect(existsSync(record)).toBe(false);
+  });
 
   it('fails its order in plan too, and sends nothing', async () => {
     const path = await firstRunThenBreak(zeroFilled);
