@@ -3,19 +3,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FolderLedger } from '../../../src/storage/ledger/folder-ledger.js';
 import { type LedgerEntry, LedgerEntryUnreadableError } from '../../../src/storage/ledger/model.js';
+import { ledgerEntry } from '../../support/ledger-entries.js';
 import { tempDirPerTest } from '../../support/temp-files.js';
 
 const account = 'https://api.us.example.com#1001';
-const entry = (orderNumber: string): LedgerEntry => ({
-  ledgerVersion: 1,
-  account,
-  orderNumber,
-  payloadHash: 'h',
-  state: 'submitted',
-  attempts: 1,
-  intentAt: '2026-11-01T10:00:00.000Z',
-  jobNumber: 100,
-});
+const entry = (orderNumber: string): LedgerEntry =>
+  ledgerEntry({ account, orderNumber }, { state: 'submitted', intentAt: '2026-11-01T10:00:00.000Z', jobNumber: 100 });
 
 /** A ledger with orders A and B, B's entry file overwritten with `text`; answers B's path. */
 async function ledgerWithBroken(text: string | Buffer): Promise<{ ledger: FolderLedger; path: string }> {
