@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { LedgerEntryUnreadableError, unreadableWhy } from './model.js';
+import { entryReadError, LedgerEntryUnreadableError, unreadableWhy } from './model.js';
 import { shardOf } from './safe-name.js';
 
 /**
@@ -86,15 +86,15 @@ export async function readJson<T>(path: string, onThisThread = false): Promise<T
 
 /**
  * The entry in the file (parseEntry), or undefined when there is none (`onThisThread` as
- * readText's). A file that is there but cannot be read or holds no whole record throws
- * LedgerEntryUnreadableError: it is never "no entry".
+ * readText's). A file that is there but refuses its reading or holds no whole record throws
+ * LedgerEntryUnreadableError (entryReadError): it is never "no entry".
  */
 export async function readEntry<T>(path: string, onThisThread = false): Promise<T | undefined> {
   let text: string | undefined;
   try {
     text = await readTextOrNone(path, onThisThread);
   } catch (err) {
-    throw new LedgerEntryUnreadableError(path, unreadableWhy(err), { cause: err });
+    throw entryReadError(path, err);
   }
   return text === undefined ? undefined : parsedEntry<T>(path, text);
 }

@@ -42,6 +42,7 @@ import {
 import {
   type CompactPolicy,
   type CompactResult,
+  entryReadError,
   type HeldLock,
   heldLock,
   type LedgerAccount,
@@ -55,7 +56,6 @@ import {
   LockLostError,
   type NoteUpdate,
   NoteUpdates,
-  unreadableWhy,
   withOrderLock,
 } from './model.js';
 import { noteName, safeName } from './safe-name.js';
@@ -506,7 +506,7 @@ function readIdentified<T>(path: string): { value: T; identity: string | null } 
     fd = openSync(path, 'r');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new LedgerEntryUnreadableError(path, unreadableWhy(err), { cause: err });
+    throw entryReadError(path, err);
   }
   try {
     const s = fstatSync(fd, { bigint: true });
@@ -514,7 +514,7 @@ function readIdentified<T>(path: string): { value: T; identity: string | null } 
     try {
       text = readFileSync(fd, 'utf8');
     } catch (err) {
-      throw new LedgerEntryUnreadableError(path, unreadableWhy(err), { cause: err });
+      throw entryReadError(path, err);
     }
     return { value: parsedEntry<T>(path, text), identity: identity(s) };
   } finally {

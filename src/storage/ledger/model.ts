@@ -478,7 +478,7 @@ export class LedgerEntryUnreadableError extends Error {
   constructor(
     /** Where the entry is: a file's path, or a bucket's key. */
     readonly path: string,
-    /** Why it cannot be used: `not JSON`, or the file system's code (`EACCES`, `EIO`). */
+    /** Why it cannot be used: `not JSON`, or the file system's code (`EACCES`, `EISDIR`). */
     readonly why: string,
     options?: { cause?: unknown },
   ) {
@@ -504,6 +504,21 @@ export async function lookAtEntry(
 }
 
 /** The reason of an unreadable entry: the file system's code, or `not JSON` for what parses as none. */
+/**
+ * What a failed read of the entry at `path` means: the entry itself refused (its permissions, a
+ * folder or a link where the file should be) is LedgerEntryUnreadableError, its order failed
+ * alone; anything else (EIO, ESTALE, EMFILE: a share gone, a process out of files) is the store
+ * unavailable, the error as it is, and nothing is decided (exit 3, retried later).
+ */
+export function entryReadError(path: string, err: unknown): Error {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  if (code !== undefined && !ENTRY_OWN_CODES.has(code)) return err instanceof Error ? err : new Error(String(err));
+  return new LedgerEntryUnreadableError(path, unreadableWhy(err), { cause: err });
+}
+
+/** The read errors that come from the entry's own file, not from the store around it. */
+const ENTRY_OWN_CODES = new Set(['EACCES', 'EPERM', 'EISDIR', 'ELOOP']);
+
 export function unreadableWhy(err: unknown): string {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   return typeof code === 'string' ? code : 'not JSON';

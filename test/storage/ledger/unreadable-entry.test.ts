@@ -1,8 +1,8 @@
-import { readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { FolderLedger } from '../../../src/storage/ledger/folder-ledger.js';
-import { type LedgerEntry, LedgerEntryUnreadableError } from '../../../src/storage/ledger/model.js';
+import { entryReadError, type LedgerEntry, LedgerEntryUnreadableError } from '../../../src/storage/ledger/model.js';
 import { ledgerEntry } from '../../support/ledger-entries.js';
 import { tempDirPerTest } from '../../support/temp-files.js';
 
@@ -58,5 +58,32 @@ describe('a folder ledger entry that cannot be read', () => {
       }
     };
     await expect(all()).rejects.toBeInstanceOf(LedgerEntryUnreadableError);
+  });
+});
+
+describe('a failed read of an entry', () => {
+  it("is the entry's own (its order failed alone) only when the file itself refuses it; the store failing is the error as it is", () => {
+    const fail = (code: string) => Object.assign(new Error(`${code}: failed`), { code });
+    for (const code of ['EACCES', 'EPERM', 'EISDIR', 'ELOOP'])
+      expect(entryReadError('/l/e.json', fail(code))).toBeInstanceOf(LedgerEntryUnreadableError);
+    expect(entryReadError('/l/e.json', new SyntaxError('Unexpected token'))).toMatchObject({
+      name: 'LedgerEntryUnreadableError',
+      why: 'not JSON',
+    });
+    // A share gone, a process out of files: nothing is decided, the run is retried (exit 3).
+    for (const code of ['EIO', 'ESTALE', 'EMFILE', 'ENFILE', 'ETIMEDOUT']) {
+      const err = fail(code);
+      expect(entryReadError('/l/e.json', err)).toBe(err);
+    }
+  });
+
+  it('of a folder where the entry should be fails that order alone', async () => {
+    const { ledger, path } = await ledgerWithBroken('x');
+    await rm(path);
+    await mkdir(path);
+    await expect(ledger.read({ account, orderNumber: 'B' })).rejects.toMatchObject({
+      name: 'LedgerEntryUnreadableError',
+      why: 'EISDIR',
+    });
   });
 });
