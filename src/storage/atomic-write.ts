@@ -136,7 +136,8 @@ export async function writeFileAtomic(path: string, data: FileContent, options: 
 const SMALL_BYTES = 1 << 16;
 
 const openAsync = promisify(openFd);
-const fsyncAsync = promisify(fsync);
+/** fsync of a file descriptor, on libuv's pool. */
+export const fsyncAsync = promisify(fsync);
 
 function isSmall(data: FileContent): data is string | Uint8Array {
   if (typeof data === 'string') return data.length <= SMALL_BYTES / 3;
@@ -194,7 +195,7 @@ async function writeChunks(tmp: string, data: FileContent, options: NewFileOptio
 }
 
 /** Writes all of `chunk` at the file's position, however many writes the system takes. */
-function writeWhole(fd: number, chunk: string | Uint8Array): void {
+export function writeWhole(fd: number, chunk: string | Uint8Array): void {
   const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
   for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
 }

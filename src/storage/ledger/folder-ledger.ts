@@ -4,19 +4,16 @@ import {
   constants,
   existsSync,
   fstatSync,
-  fsync,
   ftruncateSync,
   linkSync,
   openSync,
   readFileSync,
   statSync,
-  writeSync,
 } from 'node:fs';
 import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { setImmediate } from 'node:timers/promises';
-import { promisify } from 'node:util';
-import { writeFileAtomic } from '../atomic-write.js';
+import { fsyncAsync, writeFileAtomic, writeWhole } from '../atomic-write.js';
 import { FolderLeases } from '../folder-lease.js';
 import { nameOwnerDead, newOwnerId } from '../lease.js';
 import { compactAccount } from './folder-compact.js';
@@ -82,8 +79,6 @@ export interface FolderLedgerOptions {
  * (compact, entries) reads on the pool too, so it never holds the loop long.
  */
 const ON_THIS_THREAD = true;
-
-const fsyncAsync = promisify(fsync);
 
 /** Waiting for an order another process holds: its lock is held for one submission. */
 const LOCK_BACKOFF = { baseMs: 25, maxMs: 500 };
@@ -339,8 +334,7 @@ export class FolderLedger implements LedgerStore {
       const before = fstatSync(fd, { bigint: true });
       this.assertStill(held, identity(before), orderNumber);
       try {
-        const bytes = Buffer.from(line);
-        for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+        writeWhole(fd, line);
         if (durable) await fsyncAsync(fd);
       } catch (err) {
         // A write that failed part way (a full disk) is taken back: the file is the entry it was.
