@@ -503,7 +503,6 @@ export async function lookAtEntry(
   }
 }
 
-/** The reason of an unreadable entry: the file system's code, or `not JSON` for what parses as none. */
 /**
  * What a failed read of the entry at `path` means: the entry itself refused (its permissions, a
  * folder or a link where the file should be) is LedgerEntryUnreadableError, its order failed
@@ -519,6 +518,7 @@ export function entryReadError(path: string, err: unknown): Error {
 /** The read errors that come from the entry's own file, not from the store around it. */
 const ENTRY_OWN_CODES = new Set(['EACCES', 'EPERM', 'EISDIR', 'ELOOP']);
 
+/** The reason of an unreadable entry: the file system's code, or `not JSON` for what parses as none. */
 export function unreadableWhy(err: unknown): string {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;
   return typeof code === 'string' ? code : 'not JSON';
