@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { generateCsv, ROWS_PER_ORDER, rng } from './lib/generate-csv.mjs';
 import { endOfOptions, flag, load, measureProcess, megabytes, option, seconds, times } from './lib/measure.mjs';
+import { peakRssBytes } from './lib/peak-rss.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const MB = 1024 * 1024;
@@ -120,7 +121,7 @@ async function child(mode, file, window) {
   const indexMs = performance.now() - started;
   globalThis.gc();
   const { heapUsed, external, arrayBuffers, rss } = process.memoryUsage();
-  const indexPeak = process.resourceUsage().maxRSS * 1024;
+  const indexPeak = peakRssBytes();
   started = performance.now();
   let jobs = 0;
   let items = 0;

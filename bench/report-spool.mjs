@@ -22,6 +22,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { endOfOptions, flag, load, median, option, spread } from './lib/measure.mjs';
+import { peakRssBytes } from './lib/peak-rss.mjs';
 
 const DIST = new URL('../dist/report/', import.meta.url);
 const mb = (bytes) => `${(bytes / 1048576).toFixed(1)} MB`;
@@ -213,7 +214,7 @@ async function child(mode, n, dir, { items, heldBack }) {
   for await (const chunk of createReadStream(paths.json)) hash.update(chunk);
   const { size } = await stat(paths.json);
   await rm(paths.json);
-  const maxRss = process.resourceUsage().maxRSS * 1024;
+  const maxRss = peakRssBytes();
   const sha256 = hash.digest('hex');
   console.log(JSON.stringify({ liveHeap, peakHeap, maxRss, writeMs, totalMs, size, sha256, heldBackHeap, asideBytes }));
 }

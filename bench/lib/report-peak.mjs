@@ -2,8 +2,8 @@
  * Preloaded into a benchmarked child (`node --import bench/lib/report-peak.mjs …`): when the
  * process exits, however it exits, writes its peak resident set size and CPU time to the file
  * named by HTORDER_BENCH_STATS, and the CPU time of its main thread alone. The kernel's own
- * high-water mark (getrusage maxRSS) is exact, unlike polling /proc from outside, which can miss a
- * short peak just before exit.
+ * high-water mark of the process's memory (peak-rss.mjs) is exact, unlike polling /proc from
+ * outside, which can miss a short peak just before exit.
  *
  * With HTORDER_BENCH_TRACE=1 it also notes, from undici's diagnostics channel, when the child
  * made its first `POST …/Jobs` and when the last one was answered (ms from the process's start;
@@ -18,6 +18,7 @@
 import { subscribe } from 'node:diagnostics_channel';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { isMainThread } from 'node:worker_threads';
+import { peakRssBytes } from './peak-rss.mjs';
 
 // Preloaded into the child's worker threads too (result.csv's): the process's figures are written once, by its main thread.
 const out = isMainThread ? process.env.HTORDER_BENCH_STATS : undefined;
@@ -102,7 +103,7 @@ if (out) {
     writeFileSync(
       out,
       JSON.stringify({
-        maxRssBytes: u.maxRSS * 1024,
+        maxRssBytes: peakRssBytes(),
         userMs: u.userCPUTime / 1000,
         systemMs: u.systemCPUTime / 1000,
         mainThreadMs: threadCpuMs(),
