@@ -2,6 +2,8 @@ import type { InputOutcome, PipelineCommand } from '../pipeline/process-input.js
 import type { JobResult, ResultReport } from '../report/model.js';
 import { itemCount } from '../report/lazy-items.js';
 import { formatReportError, jobErrors } from '../report/write-errors-txt.js';
+import { glanceOf } from '../report/report-spool.js';
+import { glanceAt } from '../report/spooled-report.js';
 import { amountText } from '../core/money.js';
 import { printable, printableLines } from '../core/printable.js';
 import { aPlatform } from '../core/platform-names.js';
@@ -86,8 +88,10 @@ interface JobsDigest {
 }
 
 /**
- * Reads every job once: a spooled report reads each ended job back from disk, so a big input's
- * summary reads its jobs once, not once for the table and again for its errors and warnings.
+ * One pass over the jobs, each read at most once and only when its glance (status, estimate,
+ * whether it has errors or warnings) does not tell enough: a spooled report reads an ended job
+ * back from disk and parses it, so a big input's summary reads the jobs it shows and those
+ * whose first errors and warnings it quotes, not every job.
  */
 function digest(r: ResultReport): JobsDigest {
   const ordered = new Set<string | null>();
@@ -100,22 +104,27 @@ function digest(r: ResultReport): JobsDigest {
   const wanted = SHOWN_ERRORS + 1;
   const errors = r.errors.slice(0, wanted).map((e) => formatReportError(e, label));
   const warnings: string[] = [];
-  for (const job of r.jobs) {
+  const { jobs } = r;
+  for (let j = 0; j < jobs.length; j++) {
+    // Each job is read only for what its glance does not tell: a spooled job is parsed once read.
+    let read: JobResult | undefined;
+    const job = (): JobResult => (read ??= jobs[j] as JobResult);
+    const glance = glanceAt(jobs, j) ?? glanceOf(job());
     d.jobs += 1;
-    const estimate = job.estimatedCost;
+    const estimate = glance.estimatedCost;
     // Jobs this command orders (or would): an already-submitted job is not ordered again and a
     // skipped one never was, so neither makes the total "unpriced".
-    const orders = job.status !== 'skipped' && job.status !== 'already-submitted';
+    const orders = glance.status !== 'skipped' && glance.status !== 'already-submitted';
     if (orders) d.ordering += 1;
     if (estimate !== null) d.total += estimate;
     else if (orders) d.priced = false;
-    if (collectOrders && job.status !== 'skipped') ordered.add(job.orderNumber);
-    if (d.firstJobs.length < SHOWN_JOBS) d.firstJobs.push(job);
-    for (const e of errors.length < wanted ? jobErrors(job) : []) {
+    if (collectOrders && glance.status !== 'skipped') ordered.add(job().orderNumber);
+    if (d.firstJobs.length < SHOWN_JOBS) d.firstJobs.push(job());
+    for (const e of errors.length < wanted && glance.errors ? jobErrors(job()) : []) {
       errors.push(formatReportError(e, label));
       if (errors.length === wanted) break;
     }
-    for (const w of warnings.length < wanted ? job.warnings : []) {
+    for (const w of warnings.length < wanted && glance.warnings ? job().warnings : []) {
       warnings.push(`warning: ${formatReportError(w, label)}`);
       if (warnings.length === wanted) break;
     }

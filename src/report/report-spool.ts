@@ -58,6 +58,10 @@ export class ReportSpool {
   private readonly statuses: Uint8Array;
   /** Per job: 1 when it ended with an error of its own or of an item. */
   private readonly withErrors: Uint8Array;
+  /** Per job: 1 when it ended with a warning of its own. */
+  private readonly withWarnings: Uint8Array;
+  /** Per job: its estimated cost once it has ended, NaN for none. */
+  private readonly costs: Float64Array;
   /** The ended jobs' counts (its `jobs` stays 0). */
   private readonly ended = emptySummary();
 
@@ -72,6 +76,8 @@ export class ReportSpool {
   ) {
     this.statuses = new Uint8Array(jobCount);
     this.withErrors = new Uint8Array(jobCount);
+    this.withWarnings = new Uint8Array(jobCount);
+    this.costs = new Float64Array(jobCount);
     this.starts = new Float64Array(jobCount);
   }
 
@@ -110,6 +116,8 @@ export class ReportSpool {
     if (status < 0) throw new Error(`job ${index} ended with an unknown status`);
     this.statuses[index] = status + 1;
     this.withErrors[index] = jobErrors(result).next().done ? 0 : 1;
+    this.withWarnings[index] = result.warnings.length > 0 ? 1 : 0;
+    this.costs[index] = result.estimatedCost ?? Number.NaN;
     addToSummary(this.ended, result);
     this.hold(index, result);
     this.pump();
@@ -211,6 +219,19 @@ export class ReportSpool {
   /** Whether job `index` ended with an error (its own or an item's). */
   hasErrors(index: number): boolean {
     return this.withErrors[index] === 1;
+  }
+
+  /** What a summary needs of job `index` once it has ended, without reading it back; undefined before. */
+  glance(index: number): JobGlance | undefined {
+    const status = this.statusOf(index);
+    if (status === undefined) return undefined;
+    const cost = this.costs[index];
+    return {
+      status,
+      estimatedCost: Number.isNaN(cost) ? null : cost,
+      errors: this.withErrors[index] === 1,
+      warnings: this.withWarnings[index] === 1,
+    };
   }
 
   /** The report's summary, as refreshSummary computes it, with `pending` the jobs that have not ended. */
@@ -456,6 +477,24 @@ function* batchChunks(snap: Snapshot, from: number, to: number): Generator<strin
  * still holds it), or what each is rendered from, taken when the write begins (`at`: a
  * reference to the job's state, nothing copied) and rendered when written (`render`).
  */
+/** A job's status, estimate, and whether it has errors (its own or its items') or warnings of its own. */
+export interface JobGlance {
+  status: JobStatus;
+  estimatedCost: number | null;
+  errors: boolean;
+  warnings: boolean;
+}
+
+/** The glance of a job at hand. */
+export function glanceOf(job: JobResult): JobGlance {
+  return {
+    status: job.status,
+    estimatedCost: job.estimatedCost,
+    errors: !jobErrors(job).next().done,
+    warnings: job.warnings.length > 0,
+  };
+}
+
 export type PendingJobs = ((index: number) => JobResult) | PendingSource;
 
 export interface PendingSource {

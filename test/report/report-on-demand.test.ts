@@ -1,6 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { formatInputOutcome } from '../../src/cli/format-outcome.js';
 import type { Diagnostic, Manifest } from '../../src/manifest/model.js';
 import { JobReporter, jobReporter } from '../../src/pipeline/job-report.js';
 import type { JobState, KeptResolution, StageOutcome } from '../../src/pipeline/job-state.js';
@@ -234,6 +235,15 @@ describe('a report rendered on demand', () => {
       const quotes = spooled.quotes();
       expect(quotes.firstErrors(name)).toBe(firstErrors(whole, name));
       expect(quotes.heldReasons(name)).toBe(heldReasons(whole, name));
+      // The terminal's summary says what it says of the whole report, reading back from the
+      // spool only the jobs its table shows and those whose first errors and warnings it quotes.
+      const summary = (report: ResultReport) =>
+        formatInputOutcome({ file: input, status: 'ok', report, planned: new Map() }, 'run');
+      const reads = vi.spyOn(spooled.spool, 'resultOf');
+      expect(summary(spooled.report)).toBe(summary(whole));
+      expect(new Set(reads.mock.calls.map(([j]) => j)).size).toBeGreaterThanOrEqual(50);
+      expect(reads.mock.calls.length).toBeLessThanOrEqual(50 + 2 * 9);
+      reads.mockRestore();
       await spooled.close(true);
       expect(JSON.stringify(spooled.report.jobs)).toBe(JSON.stringify(whole.jobs));
       // The spool's temporary files are gone.
