@@ -39,7 +39,7 @@ async function excelWorkbook(name: string): Promise<string> {
   const rows = parseCsv(await readFile(SAMPLE, 'utf8')) as string[][];
   const wb = new ExcelJS.Workbook();
   const ws = wb.addWorksheet('orders');
-  rows.forEach((r, i) => ws.addRow(i === 0 ? r : [Number(r[0]), ...r.slice(1)]));
+  for (const [i, r] of rows.entries()) ws.addRow(i === 0 ? r : [Number(r[0]), ...r.slice(1)]);
   const file = join(h.workDir, name);
   await wb.xlsx.writeFile(file);
   return file;

@@ -127,7 +127,8 @@ export function parseMapping(text: string, file: string, extendedBy: readonly st
 
   const expressionLocations: Record<string, SourceLocation> = {};
   const at = locate.value;
-  for (const key of ['fillDown', 'ignoreColumns', 'zeroPaddedColumns']) if (doc.has(key)) expressionLocations[key] = at([key]);
+  for (const key of ['fillDown', 'ignoreColumns', 'zeroPaddedColumns'])
+    if (doc.has(key)) expressionLocations[key] = at([key]);
   const lookupTables = readLookups(own, file, at, problems);
   const base =
     own.extends === undefined ? undefined : parent(own.extends, file, at(['extends']), [...extendedBy, resolve(file)]);
