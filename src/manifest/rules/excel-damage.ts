@@ -210,7 +210,7 @@ export function zerosRestored(
   source: string,
 ): { value: string; message: string } | undefined {
   const text = cell.trim();
-  if (text.length >= width || text === '' || !/^\d+$/.test(text)) return undefined;
+  if (text.length >= width || !/^\d+$/.test(text)) return undefined;
   const value = text.padStart(width, '0');
   const count = (n: number): string => `${WORDS[n] ?? n} ${n === 1 ? 'digit' : 'digits'}`;
   return {
