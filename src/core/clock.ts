@@ -64,3 +64,38 @@ export function durationText(ms: number): string {
   }
   return out;
 }
+
+const ISO_INSTANT =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?)?$/i;
+
+/**
+ * An ISO 8601 date or date-time, from the API or from a file htorder wrote, in milliseconds since
+ * the epoch; undefined when the text is not one, or names no real day or time. The spec says only
+ * that dates and times are ISO 8601 and does not show whether they carry a zone: its times are
+ * named …Utc and a .NET-style API writes UTC without a `Z`, so a date-time without a zone is UTC,
+ * never the host's zone (Date.parse reads it as local time: a host in another zone would get
+ * another answer). A date alone is that calendar day, from its start in UTC. Text in other forms
+ * (`12/02/2026`, which Date.parse would also read as local time) is no instant.
+ */
+export function isoInstantMs(text: unknown): number | undefined {
+  if (typeof text !== 'string') return undefined;
+  const m = ISO_INSTANT.exec(text.trim());
+  if (!m) return undefined;
+  const n = (i: number): number => Number(m[i] ?? 0);
+  const day = Date.UTC(n(1), n(2) - 1, n(3));
+  if (new Date(day).toISOString().slice(0, 10) !== `${m[1]}-${m[2]}-${m[3]}`) return undefined;
+  if (n(4) > 23 || n(5) > 59 || n(6) > 59) return undefined;
+  const offset = zoneOffsetMs(m[8]);
+  if (offset === undefined) return undefined;
+  const fraction = Math.floor(Number(`0.${m[7] ?? 0}`) * 1000);
+  return day + ((n(4) * 60 + n(5)) * 60 + n(6)) * 1000 + fraction - offset;
+}
+
+/** `Z`, `+02:00`, `-0530`, `+09` (or no zone: UTC) → its offset from UTC in ms; undefined beyond ±14 h. */
+function zoneOffsetMs(zone: string | undefined): number | undefined {
+  if (zone === undefined || zone.toUpperCase() === 'Z') return 0;
+  const digits = zone.slice(1).replace(':', '');
+  const minutes = Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || 0);
+  if (minutes > 14 * 60 || Number(digits.slice(2) || 0) > 59) return undefined;
+  return (zone.startsWith('-') ? -minutes : minutes) * 60_000;
+}

@@ -1,4 +1,5 @@
 import type { ActiveJobDto, ActiveJobsEnvelope, JobDto } from '../api/types.js';
+import { isoInstantMs } from '../core/clock.js';
 import { type LedgerStore, lookAtEntry } from '../storage/ledger/model.js';
 import { LISTING_PAGE_SIZE, MAX_LISTING_PAGES } from './find-submitted.js';
 
@@ -93,24 +94,13 @@ export async function findOtherWriter(src: WriterSources, last: LastLook): Promi
   } catch {
     return { newest, complete: false, calls: calls + 1 };
   }
-  const created = createdAt(dateIn);
-  const vouchedSince = Date.parse((last as { vouchedSince: string }).vouchedSince);
+  const created = isoInstantMs(dateIn);
+  const vouchedSince = isoInstantMs((last as { vouchedSince: string }).vouchedSince);
   // A creation time the API does not give, or one that cannot be read, is taken to be since.
-  const after = created === undefined || Number.isNaN(vouchedSince) || created >= vouchedSince;
+  const after = created === undefined || vouchedSince === undefined || created >= vouchedSince;
   return { ...(after ? { other: latest } : {}), newest, complete: true, calls: calls + 1 };
 }
 
 function otherOf(foreign: ActiveJobDto[]): { other?: ActiveJobDto } {
   return foreign.length > 0 ? { other: foreign[0] } : {};
-}
-
-/**
- * A job's `dateIn` in ms. Its format is not shown in the spec: an ISO date and time without a
- * zone is read as UTC (the spec's other times are), anything unreadable as undefined.
- */
-function createdAt(dateIn: string | null): number | undefined {
-  if (typeof dateIn !== 'string') return undefined;
-  const zoned = /^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(dateIn) ? `${dateIn}Z` : dateIn;
-  const ms = Date.parse(zoned);
-  return Number.isNaN(ms) ? undefined : ms;
 }

@@ -1,8 +1,11 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import ExcelJS from 'exceljs';
 import { loadManifest } from '../../src/manifest/load-manifest.js';
 import { parseMapping } from '../../src/manifest/mapping/load-mapping.js';
 import type { Diagnostic } from '../../src/manifest/model.js';
+import { ROOT } from '../support/dist.js';
 import { lines } from '../support/temp-files.js';
 import { loadText } from '../support/manifest-files.js';
 import { tempDirPerTest } from '../support/temp-files.js';
@@ -164,5 +167,53 @@ describe('Excel damage, in CSV and mapped exports: named by row and column', () 
     const r = await loadManifest(file);
     expect(seen(r.diagnostics)).toEqual(['warning postal-code.leading-zero 2:postalCode']);
     expect(r.manifest?.jobs[0].deliveryAddress.postalCode).toBe('02134');
+  });
+
+  it("a mapping's zeroPaddedColumns: fewer digits padded back, once per value, with a warning at the mapping's line", async () => {
+    const file = `${await tempDirPerTest()}/shop.yaml`;
+    const mapping = parseMapping(
+      lines(
+        'fields: { orderNumber: "`Order`", code: "`SKU`", quantity: "$integer(Qty)" }',
+        'constants: { deliveryMethod: UPSGND, contactName: Ann, streetAddress: 1 Main St, city: X, itemType: Asset }',
+        'zeroPaddedColumns: { Order: 6 }',
+      ),
+      file,
+    );
+    const r = await loadText(
+      lines(
+        'Order,SKU,Qty',
+        '412,A10001,1',
+        '412,A10002,2',
+        '000413,A10001,3',
+        '1000414,A10001,4',
+        'W-9,A10001,5',
+        '7,A10001,6',
+      ),
+      'shop.csv',
+      { mapping },
+    );
+    expect(r.manifest?.jobs.map((j) => j.orderNumber)).toEqual(['000412', '000413', '1000414', 'W-9', '000007']);
+    expect(seen(r.diagnostics)).toEqual([
+      'warning mapping.leading-zeros 2:Order',
+      'warning mapping.leading-zeros 7:Order',
+    ]);
+    expect(r.diagnostics[0].message).toBe(
+      `"412" has three digits; this export writes Order with at least six digits (${file}:3:20), so a spreadsheet dropped its leading zeros: read as "000412". Export again without opening the file in a spreadsheet, or format the column as Text before saving`,
+    );
+    expect(r.diagnostics[1].message).toMatch(/^"7" has one digit; /);
+  });
+
+  it('zeroPaddedColumns naming a column the export lacks is an error at the mapping', async () => {
+    const mapping = parseMapping(
+      lines('extends: squarespace', 'zeroPaddedColumns: { Order Number: 5 }'),
+      `${await tempDirPerTest()}/mine.yaml`,
+    );
+    const r = await loadText(await readFile(join(ROOT, 'samples/squarespace/orders.csv'), 'utf8'), 'orders.csv', {
+      mapping,
+    });
+    expect(r.diagnostics.map((d) => [d.code, d.message])).toContainEqual([
+      'mapping.unknown-column',
+      expect.stringMatching(/^zeroPaddedColumns names column "Order Number", which is not in the header/),
+    ]);
   });
 });

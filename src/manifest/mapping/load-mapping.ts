@@ -88,6 +88,9 @@ export async function loadMapping(name: string): Promise<Mapping> {
   return parseMapping(text, file);
 }
 
+/** Keys naming columns that are not expressions, whose place in the file messages point at. */
+const LOCATED_KEYS = ['fillDown', 'ignoreColumns', 'zeroPaddedColumns'];
+
 /**
  * Parses and validates mapping text; `file` is used in messages and locations only. `extendedBy`:
  * the mapping files that extend this one, so that an `extends` going round in a circle is refused.
@@ -127,7 +130,7 @@ export function parseMapping(text: string, file: string, extendedBy: readonly st
 
   const expressionLocations: Record<string, SourceLocation> = {};
   const at = locate.value;
-  for (const key of ['fillDown', 'ignoreColumns']) if (doc.has(key)) expressionLocations[key] = at([key]);
+  for (const key of LOCATED_KEYS) if (doc.has(key)) expressionLocations[key] = at([key]);
   const lookupTables = readLookups(own, file, at, problems);
   const base =
     own.extends === undefined ? undefined : parent(own.extends, file, at(['extends']), [...extendedBy, resolve(file)]);
@@ -211,6 +214,7 @@ function extend(base: Mapping, own: Mapping): Mapping {
     'attributeColumns',
     'fields',
     'lookups',
+    'zeroPaddedColumns',
   ] as const) {
     if (base[key] !== undefined || own[key] !== undefined) {
       (merged as Record<string, unknown>)[key] = { ...base[key], ...own[key] };

@@ -23,6 +23,7 @@ import { selectVariant } from './preset-columns.js';
 import { didYouMeanName } from '../../core/suggest.js';
 import { COLUMN_NAME_MATCHING } from '../csv/template.js';
 import { PRESETS_DIR } from './presets-dir.js';
+import { zerosRestored } from '../rules/excel-damage.js';
 
 /** An expression that failed on a row, placed on its job and item once the document is built. */
 export interface RowProblem {
@@ -110,6 +111,10 @@ export class MappedRows implements CsvScanHandlers {
   /** Cells an expression's input needs: the columns they name, or every column. */
   private inputIndexes: number[] = [];
   private absentOptional: string[] = [];
+  /** zeroPaddedColumns found in the header: where each is, and its width. */
+  private padded: Array<{ index: number; width: number; column: string }> = [];
+  /** Values of those columns already warned about (column index, cell): once per order, not per row. */
+  private readonly restored = new Set<string>();
   /** Rows the export has, skipped or not. */
   private rowsRead = 0;
   /**
@@ -237,6 +242,16 @@ export class MappedRows implements CsvScanHandlers {
       const filled = this.fillIndexes.map((i) => this.names[i]);
       this.fieldFills = this.fields.map((f) => f.expr.columns.map((c) => filled.indexOf(c)).filter((k) => k >= 0));
     }
+    const zeroPadded = Object.entries(this.active.zeroPaddedColumns ?? {});
+    check(
+      zeroPadded.map(([c]) => c),
+      this.active.expressionLocations?.zeroPaddedColumns,
+      'zeroPaddedColumns',
+    );
+    this.padded = zeroPadded.flatMap(([column, width]) => {
+      const index = indexOf.get(column);
+      return index === undefined ? [] : [{ index, width, column }];
+    });
     const ignored = new Set(this.active.ignoreColumns ?? []);
     check([...ignored], this.active.expressionLocations?.ignoreColumns, 'ignoreColumns');
     for (const c of optional) used.add(c);
@@ -271,7 +286,27 @@ export class MappedRows implements CsvScanHandlers {
     this.rowsRead += 1;
     if (this.unfit) return;
     if (this.mapping.unguard !== undefined) unguard(cells, this.mapping.unguard);
+    if (this.padded.length > 0) this.restoreZeros(cells, row);
     this.queue.push({ cells, row });
+  }
+
+  /** The leading zeros a spreadsheet dropped from the zeroPaddedColumns' cells, put back in place and warned about. */
+  private restoreZeros(cells: string[], row: number): void {
+    const at = this.active.expressionLocations?.zeroPaddedColumns;
+    for (const { index, width, column } of this.padded) {
+      const cell = cells[index] ?? '';
+      const fix = zerosRestored(cell, width, column, at === undefined ? 'zeroPaddedColumns' : writtenAt(at));
+      if (fix === undefined) continue;
+      cells[index] = fix.value;
+      if (this.restored.has(`${index}\0${cell}`)) continue;
+      this.restored.add(`${index}\0${cell}`);
+      this.diagnostics.push({
+        severity: 'warning',
+        code: 'mapping.leading-zeros',
+        message: fix.message,
+        source: { file: this.file, row, columnName: column },
+      });
+    }
   }
 
   /** Maps the queued records, in order, into the builder. */
@@ -590,9 +625,13 @@ function presetOf(file: string): string | undefined {
 
 /** ` (mapping.yaml:3:11)` after a row's message: where the expression is; a preset by its name, not its path. */
 function whereWritten(at: SourceLocation | undefined): string {
-  if (at === undefined) return '';
+  return at === undefined ? '' : ` (${writtenAt(at)})`;
+}
+
+/** `mapping.yaml:3:11`, or `the shopify preset` for a preset's own line. */
+function writtenAt(at: SourceLocation): string {
   const preset = presetOf(at.file);
-  return preset !== undefined ? ` (the ${preset} preset)` : ` (${at.file}:${at.line ?? 1}:${at.column ?? 1})`;
+  return preset !== undefined ? `the ${preset} preset` : `${at.file}:${at.line ?? 1}:${at.column ?? 1}`;
 }
 
 /** Each cell guarded against spreadsheet formulas (`'+1 713…`) without its mark, in place. */

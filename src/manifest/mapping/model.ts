@@ -37,6 +37,8 @@ export interface Mapping {
   mergeLines?: boolean;
   /** Cells guarded against spreadsheet formulas (`'+1 713…`): `mark` before one of `before` is dropped. */
   unguard?: { mark: string; before: string };
+  /** Columns the export writes as digits zero-padded to at least this many (`Order ID: 5` for `00412`). */
+  zeroPaddedColumns?: Record<string, number>;
   /** Set by loadMapping: where each `fields`/`skip` expression was written (`fields.code`, `skip[0]`). */
   expressionLocations?: Record<string, SourceLocation>;
   /** Internal (expression mappings): template field → the export column messages name. */
@@ -94,6 +96,7 @@ export function isExpressionMapping(m: Mapping | undefined): m is Mapping {
       m.lines !== undefined ||
       m.variants !== undefined ||
       m.extends !== undefined ||
-      m.unguard !== undefined)
+      m.unguard !== undefined ||
+      m.zeroPaddedColumns !== undefined)
   );
 }

@@ -195,3 +195,28 @@ function itemCodeDamage(value: unknown, j: number, i: number, key: 'code' | 'var
     message: `${damage(value, lost, 'SKU')}, so no item can be told from it. ${HOW}`,
   };
 }
+
+/**
+ * A cell of a column the export writes as digits zero-padded to at least `width` (a mapping's
+ * zeroPaddedColumns: Squarespace's order IDs, `00412`) that has fewer digits: a spreadsheet read
+ * it as a number and dropped its leading zeros. The zeros are all it lost, so it is padded back
+ * (`412` → `00412`) with a warning: read as `412`, an order the ledger knows as `00412` would be
+ * another order, sent again. `source` says where the width is declared (`the squarespace preset`).
+ */
+export function zerosRestored(
+  cell: string,
+  width: number,
+  column: string,
+  source: string,
+): { value: string; message: string } | undefined {
+  const text = cell.trim();
+  if (text.length >= width || !/^\d+$/.test(text)) return undefined;
+  const value = text.padStart(width, '0');
+  const count = (n: number): string => `${WORDS[n] ?? n} ${n === 1 ? 'digit' : 'digits'}`;
+  return {
+    value,
+    message:
+      `"${text}" has ${count(text.length)}; this export writes ${column} with at least ${count(width)} (${source}), ` +
+      `so a spreadsheet dropped its leading zeros: read as "${value}". ${HOW}`,
+  };
+}

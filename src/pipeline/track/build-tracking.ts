@@ -1,4 +1,5 @@
 import type { ActiveJobDto, JobDto } from '../../api/types.js';
+import { isoInstantMs } from '../../core/clock.js';
 import type { JobTracking } from '../../report/tracking-model.js';
 
 /**
@@ -105,7 +106,8 @@ export function needsDetail(active: ActiveJobDto | undefined, previous: JobTrack
     return true;
   if (active.dateOut !== null) {
     const link = previous?.invoiceFile;
-    if (!link || !(Date.parse(link.uriExpires) > now.getTime())) return true;
+    // An expiry that cannot be read is taken as passed: the detail is read again.
+    if (!link || !((isoInstantMs(link.uriExpires) ?? 0) > now.getTime())) return true;
   }
   return false;
 }
