@@ -2,8 +2,7 @@ import type { InputOutcome, PipelineCommand } from '../pipeline/process-input.js
 import type { JobResult, ResultReport } from '../report/model.js';
 import { itemCount } from '../report/lazy-items.js';
 import { formatReportError, jobErrors } from '../report/write-errors-txt.js';
-import { glanceOf } from '../report/report-spool.js';
-import { glanceAt } from '../report/spooled-report.js';
+import { glanceAt, glanceOf } from '../report/job-glance.js';
 import { amountText } from '../core/money.js';
 import { printable, printableLines } from '../core/printable.js';
 import { aPlatform } from '../core/platform-names.js';

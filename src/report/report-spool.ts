@@ -8,6 +8,7 @@ import { JOB_STATUSES, type JobResult, type JobStatus, type ReportSummary, type 
 import type { ReportPaths } from './report-paths.js';
 import { SpoolFile } from '../storage/spool-file.js';
 import { formatReportError, jobErrors } from './write-errors-txt.js';
+import type { JobGlance } from './job-glance.js';
 import { BATCH_JOBS, batchJson, jobsSeparator, resultJsonHead, resultJsonTail } from './write-result-json.js';
 
 /**
@@ -477,24 +478,6 @@ function* batchChunks(snap: Snapshot, from: number, to: number): Generator<strin
  * still holds it), or what each is rendered from, taken when the write begins (`at`: a
  * reference to the job's state, nothing copied) and rendered when written (`render`).
  */
-/** A job's status, estimate, and whether it has errors (its own or its items') or warnings of its own. */
-export interface JobGlance {
-  status: JobStatus;
-  estimatedCost: number | null;
-  errors: boolean;
-  warnings: boolean;
-}
-
-/** The glance of a job at hand. */
-export function glanceOf(job: JobResult): JobGlance {
-  return {
-    status: job.status,
-    estimatedCost: job.estimatedCost,
-    errors: !jobErrors(job).next().done,
-    warnings: job.warnings.length > 0,
-  };
-}
-
 export type PendingJobs = ((index: number) => JobResult) | PendingSource;
 
 export interface PendingSource {

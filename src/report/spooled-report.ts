@@ -1,7 +1,8 @@
 import { summaryHasErrors } from './build-report.js';
 import type { JobResult, ReportSummary, ResultReport } from './model.js';
 import type { ReportPaths } from './report-paths.js';
-import { type JobGlance, type PendingSource, ReportSpool } from './report-spool.js';
+import { glanceThrough } from './job-glance.js';
+import { type PendingSource, ReportSpool } from './report-spool.js';
 import { type ReportQuotes, quotesOf } from './write-errors-txt.js';
 
 /**
@@ -22,7 +23,7 @@ export class SpooledReport {
     readonly pending: PendingSource,
   ) {
     const jobs = jobsView(spool.jobCount, (j) => this.jobAt(j));
-    glances.set(jobs, (j) => spool.glance(j));
+    glanceThrough(jobs, (j) => spool.glance(j));
     this.report = Object.assign(head, { jobs });
   }
 
@@ -114,18 +115,6 @@ export class SpooledReport {
     }
     return this.closing;
   }
-}
-
-/** The spool's glance of each job of a spooled report's `jobs`, by the view. */
-const glances = new WeakMap<readonly JobResult[], (j: number) => JobGlance | undefined>();
-
-/**
- * What a summary needs of job `j` of a report's `jobs` without reading the job: a spooled
- * report's ended job (a read parses its text again). Undefined for any other job: read it
- * (glanceOf).
- */
-export function glanceAt(jobs: readonly JobResult[], j: number): JobGlance | undefined {
-  return glances.get(jobs)?.(j);
 }
 
 /**
