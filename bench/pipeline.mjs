@@ -35,7 +35,10 @@
  * run of this build and one of FILE's on the same input, each with a fresh state dir: their
  * result.json, result.csv and errors.txt must say the same, timestamps and job numbers aside;
  * lib/same-reports.mjs), --trace (each run's phases for both processes: the first POST /Jobs,
- * the POSTs, the time from the last answer to exit; lib/report-peak.mjs).
+ * the POSTs, the time from the last answer to exit; lib/report-peak.mjs), --customers (a
+ * contact of its own per job: every order is content of its own, with its own entry in the
+ * ledger's content index, as a shop's night of many customers; by default the jobs of a run
+ * share a few contents).
  * Environment: BENCH_RUNS, BENCH_FIRST_RUNS, BENCH_JOBS, BENCH_FORMAT, BENCH_LATENCY_MS,
  * BENCH_CONCURRENCY, BENCH_BARE, BENCH_PROF, BENCH_CLI, BENCH_REPORTS_CLI.
  */
@@ -73,6 +76,7 @@ const BARE_CLIENT = option('--bare', 'BENCH_BARE', '1') !== '0';
 const PROF = option('--prof', 'BENCH_PROF', undefined);
 const HEAP_PROF = option('--heap-prof', 'BENCH_HEAP_PROF', undefined);
 const TRACE = flag('--trace');
+const CUSTOMERS = flag('--customers');
 const MEMORY = flag('--memory');
 const LINES = 5;
 // --cli: another build of htorder to measure (e.g. an older one, for before/after).
@@ -115,7 +119,7 @@ async function benchSize(JOBS, { assets, env, bareEnv }) {
   const ext = FORMAT === 'csv' ? 'csv' : 'yaml';
   const htorder = async (tag, { nodeArgs = [], stateDir, jobs = JOBS, cli = CLI, dir = work, keep = false } = {}) => {
     const file = join(dir, `orders-${tag}.${ext}`);
-    await writeRunManifest(file, { format: FORMAT, tag, jobs, lines: LINES, assets });
+    await writeRunManifest(file, { format: FORMAT, tag, jobs, lines: LINES, assets, customers: CUSTOMERS });
     await fresh();
     const runEnv = { ...env, ...(stateDir ? { HTORDER_STATE_DIR: stateDir } : {}) };
     const r = await measureProcess([cli, 'run', file], { statsFile: stats, env: traced(runEnv), cwd: work, nodeArgs });
