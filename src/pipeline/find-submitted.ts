@@ -2,23 +2,56 @@ import type { ApiClient } from '../api/client.js';
 import type { ActiveJobDto, ActiveJobsEnvelope } from '../api/types.js';
 
 /**
+ * The jobs an account holds for one order number: `exact`, those carrying it as htorder spells
+ * it (oldest first), and `lookalikes`, those whose order number differs from it only as an API
+ * might have changed it on the way (sameOrderNumberLoosely).
+ */
+export interface OrderJobs {
+  exact: ActiveJobDto[];
+  lookalikes: ActiveJobDto[];
+}
+
+/**
+ * An order number folded to what survives the changes an API may make to one it stores or
+ * echoes, which the spec leaves open: blanks around it or doubled inside it, letter case, and
+ * the Unicode form (NFKC, so composed and decomposed accents and full-width letters fold
+ * together). A cut to some length is not folded: the spec gives orderNumber no maximum, and
+ * counting every prefix ("PO-1" of "PO-10") would hold orders for their neighbours.
+ */
+export function foldOrderNumber(orderNumber: string): string {
+  return orderNumber.normalize('NFKC').trim().replace(/\s+/gu, ' ').toUpperCase().toLowerCase();
+}
+
+/** Whether two order numbers that differ may still be one order, stored or echoed otherwise (foldOrderNumber). */
+export function sameOrderNumberLoosely(ours: string, theirs: string): boolean {
+  return ours === theirs || foldOrderNumber(ours) === foldOrderNumber(theirs);
+}
+
+/**
  * Settles an unknown outcome (docs/architecture.md#exactly-once): searches `GET /Jobs/active` for jobs whose
- * orderNumber is EXACTLY `orderNumber`, closed jobs included, across every page.
- * searchText matches each word as a prefix (`PO-1` also finds `PO-10`), hence the exact
- * filter here. Cancelled jobs never appear in /Jobs/active (spec, editability rule 4): a job
+ * orderNumber is EXACTLY `orderNumber`, closed jobs included, across every page, and for its
+ * look-alikes (OrderJobs). searchText matches each word as a prefix (`PO-1` also finds `PO-10`),
+ * hence the filter here. Cancelled jobs never appear in /Jobs/active (spec, editability rule 4): a job
  * created and then cancelled before we settle looks "not created". That window is accepted
  * and documented; htorder itself never cancels a job whose outcome it does not know.
  */
-export async function findSubmitted(client: ApiClient, orderNumber: string): Promise<ActiveJobDto[]> {
+export async function findSubmitted(client: ApiClient, orderNumber: string): Promise<OrderJobs> {
   // By job number: a job listed twice (a page repeating one, a job shifted across a page boundary
   // by one created meanwhile) is one job, never "two jobs carry this order number".
-  const matches = new Map<number, ActiveJobDto>();
+  const exact = new Map<number, ActiveJobDto>();
+  const lookalikes = new Map<number, ActiveJobDto>();
   const pages = client.jobs.iterateActive({ searchText: orderNumber, includeClosedJobs: true, pageSize: 100 });
   for await (const job of pages) {
-    if (job.orderNumber === orderNumber) matches.set(job.jobNumber, job);
+    if (job.orderNumber === orderNumber) exact.set(job.jobNumber, job);
+    else if (typeof job.orderNumber === 'string' && sameOrderNumberLoosely(orderNumber, job.orderNumber))
+      lookalikes.set(job.jobNumber, job);
   }
-  // Oldest first: if duplicates already exist (made outside htorder), the first one is ours.
-  return [...matches.values()].sort((a, b) => a.jobNumber - b.jobNumber);
+  return { exact: oldestFirst(exact.values()), lookalikes: oldestFirst(lookalikes.values()) };
+}
+
+/** Oldest first: if duplicates already exist (made outside htorder), the first one is ours. */
+function oldestFirst(jobs: Iterable<ActiveJobDto>): ActiveJobDto[] {
+  return [...jobs].sort((a, b) => a.jobNumber - b.jobNumber);
 }
 
 /**
@@ -31,6 +64,8 @@ export async function findSubmitted(client: ApiClient, orderNumber: string): Pro
 export interface AccountListing {
   complete: boolean;
   jobs: ReadonlyMap<string, readonly ActiveJobDto[]>;
+  /** The same jobs by their folded order number (foldOrderNumber), for an order's look-alikes. */
+  folded: ReadonlyMap<string, readonly ActiveJobDto[]>;
   /** Pages read (calls made). */
   pages: number;
 }
@@ -92,16 +127,32 @@ export async function listAccount(
   }
   const ended = !last.hasNextPage;
   const whole = !Number.isSafeInteger(first.totalCount) || byNumber.size >= first.totalCount;
-  return { complete: budget > 0 && ended && agreed && whole, jobs: byOrderNumber(byNumber.values()), pages };
+  const complete = budget > 0 && ended && agreed && whole;
+  const jobs = [...byNumber.values()];
+  return { complete, jobs: byOrderNumber(jobs, (n) => n), folded: byOrderNumber(jobs, foldOrderNumber), pages };
 }
 
-function byOrderNumber(jobs: Iterable<ActiveJobDto>): Map<string, ActiveJobDto[]> {
+/**
+ * What the listing says of one order, as a search would: its jobs when it lists any, else (a
+ * complete listing) its look-alikes; undefined when an incomplete listing holds no exact job,
+ * as the pages it did not read may (the order is searched).
+ */
+export function listedJobs(listing: AccountListing, orderNumber: string): OrderJobs | undefined {
+  const exact = listing.jobs.get(orderNumber);
+  if (exact) return { exact: [...exact], lookalikes: [] };
+  if (!listing.complete) return undefined;
+  const near = listing.folded.get(foldOrderNumber(orderNumber)) ?? [];
+  return { exact: [], lookalikes: near.filter((job) => job.orderNumber !== orderNumber) };
+}
+
+function byOrderNumber(jobs: Iterable<ActiveJobDto>, key: (n: string) => string): Map<string, ActiveJobDto[]> {
   const out = new Map<string, ActiveJobDto[]>();
   for (const job of jobs) {
     if (typeof job.orderNumber !== 'string') continue;
-    const list = out.get(job.orderNumber);
+    const k = key(job.orderNumber);
+    const list = out.get(k);
     if (list) list.push(job);
-    else out.set(job.orderNumber, [job]);
+    else out.set(k, [job]);
   }
   for (const list of out.values()) list.sort((a, b) => a.jobNumber - b.jobNumber);
   return out;

@@ -53,6 +53,10 @@ function mayBeOurs(job: ActiveJobDto): job is ActiveJobDto & { orderNumber: stri
  * Whether this ledger made the job: it holds the job's order, as this job (or as an intent, its
  * outcome not yet known). An entry that cannot be read is this ledger's own record of the order
  * all the same: no sign of another writer (the order itself is not sent while it stays so).
+ * Looked up by the job's order number exactly as the API gives it: one of our own jobs whose
+ * number the API stored otherwise (find-submitted.ts, foldOrderNumber) reads as another
+ * writer's, which only makes the ledger search before it sends; taking a look-alike for ours
+ * could hide a real other writer.
  */
 async function ours(job: ActiveJobDto & { orderNumber: string }, src: WriterSources): Promise<boolean> {
   const entry = await lookAtEntry(src.ledger, { account: src.account, orderNumber: job.orderNumber });

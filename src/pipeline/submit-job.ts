@@ -13,7 +13,7 @@ import type {
 import { type Clock, nowIso } from '../core/clock.js';
 import type { Logger } from '../core/log/logger.js';
 import { errorText, isRefusal } from './api-diagnostics.js';
-import { type AccountListing, findSubmitted } from './find-submitted.js';
+import { type AccountListing, findSubmitted, listedJobs, type OrderJobs } from './find-submitted.js';
 
 export type SubmitStatus = 'submitted' | 'already-submitted' | 'failed' | 'in-doubt';
 
@@ -26,6 +26,11 @@ export interface SubmitOutcome {
   error?: unknown;
   /** The API could not be reached or refused the credentials: nothing was decided. */
   unavailable?: boolean;
+  /**
+   * In doubt because the account holds no job with the order number but these, whose order
+   * numbers differ from it only as the API may have changed it (heldForLookalikes).
+   */
+  lookalikes?: readonly ActiveJobDto[];
 }
 
 export interface SubmitContext {
@@ -132,12 +137,20 @@ async function searchUnseen(
   patchable: () => LedgerPatchable | undefined,
 ): Promise<SubmitOutcome | undefined> {
   const now = nowIso(ctx.clock);
-  let found: readonly ActiveJobDto[];
+  let jobs: OrderJobs;
   try {
-    found = listed(ctx.listing, orderNumber) ?? (await findSubmitted(ctx.client, orderNumber));
+    jobs = (ctx.listing && listedJobs(ctx.listing, orderNumber)) ?? (await findSubmitted(ctx.client, orderNumber));
   } catch (err) {
     ctx.logger.warn({ orderNumber, err: errorText(err) }, 'could not check the account for this order; not sent');
     return { status: 'failed', error: err, unavailable: true };
+  }
+  const found = jobs.exact;
+  if (found.length === 0 && jobs.lookalikes.length > 0) {
+    // Recorded as an intent, its outcome unknown: every later run settles it by search first,
+    // even once this ledger vouches for the account and would send an order it has no entry for.
+    const intent = intentEntry(ctx, orderNumber, hash, 0, now);
+    await ctx.ledger.write(intent, { guard });
+    return heldForLookalikes(ctx, intent, jobs.lookalikes);
   }
   if (found.length === 0) {
     ctx.verifiedAbsent?.add(orderNumber);
@@ -155,10 +168,29 @@ async function searchUnseen(
   return { status: 'already-submitted', entry: settled };
 }
 
-/** What the listing says of an order: its jobs, none (a complete listing), or undefined (search it). */
-function listed(listing: AccountListing | undefined, orderNumber: string): readonly ActiveJobDto[] | undefined {
-  if (!listing) return undefined;
-  return listing.jobs.get(orderNumber) ?? (listing.complete ? [] : undefined);
+/**
+ * An order the account holds no job for under its own spelling, but a job or more whose order
+ * numbers differ from it only by letter case, blanks or Unicode form: the spec does not say the
+ * API keeps an order number as sent, so one of them may be this order, created by a send whose
+ * answer was lost. Counted as found, a different order that happens to be spelt alike would
+ * never be sent (silently dropped); counted as absent, this order could be created twice. So it
+ * is in doubt: nothing is sent, its intent stays for the next run to settle, and the report
+ * names the jobs and both spellings for someone to decide. Not the API unavailable: waiting does
+ * not settle it.
+ */
+function heldForLookalikes(
+  ctx: SubmitContext,
+  intent: LedgerEntry,
+  lookalikes: readonly ActiveJobDto[],
+): SubmitOutcome {
+  ctx.logger.warn(
+    {
+      orderNumber: intent.orderNumber,
+      lookalikes: lookalikes.map((j) => ({ jobNumber: j.jobNumber, orderNumber: j.orderNumber })),
+    },
+    'the account holds a job whose order number differs from this one only in case, blanks or Unicode form; not sent',
+  );
+  return { status: 'in-doubt', entry: intent, lookalikes, unavailable: false };
 }
 
 /**
@@ -343,18 +375,21 @@ async function settleEarlier(
 
 /**
  * Decides an `intent` entry by search: found → submitted (line details fetched from the job),
- * not found → failed (nothing exists, safe to send again), search impossible → in-doubt.
+ * not found → failed (nothing exists, safe to send again), search impossible or only
+ * look-alikes found (heldForLookalikes) → in-doubt, the intent kept.
  */
 async function settle(ctx: SubmitContext, guard: LockGuard, intent: LedgerEntry): Promise<SubmitOutcome> {
-  let found: Awaited<ReturnType<typeof findSubmitted>>;
+  let jobs: OrderJobs;
   try {
-    found = await findSubmitted(ctx.client, intent.orderNumber);
+    jobs = await findSubmitted(ctx.client, intent.orderNumber);
   } catch (err) {
     const message = 'could not settle an unknown outcome; job stays in doubt';
     ctx.logger.warn({ orderNumber: intent.orderNumber, err: errorText(err) }, message);
     return { status: 'in-doubt', entry: intent, error: err, unavailable: true };
   }
   const now = nowIso(ctx.clock);
+  const found = jobs.exact;
+  if (found.length === 0 && jobs.lookalikes.length > 0) return heldForLookalikes(ctx, intent, jobs.lookalikes);
   if (found.length === 0) {
     const error = 'not created (confirmed by search)';
     const entry: LedgerEntry = { ...intent, state: 'failed', outcomeAt: now, error };

@@ -1,3 +1,4 @@
+import type { ActiveJobDto } from '../../api/types.js';
 import type { Diagnostic } from '../../manifest/model.js';
 import { extend } from '../../core/extend.js';
 import type { LedgerEntry, LedgerEntryUnreadableError } from '../../storage/ledger/model.js';
@@ -35,7 +36,14 @@ export function withLedgerOutcome(job: JobState, o: SubmitOutcome, ctx: StageCon
       ...at(),
     });
   }
-  if (o.status === 'in-doubt') {
+  if (o.status === 'in-doubt' && o.lookalikes) {
+    diagnostics.push({
+      severity: 'error',
+      code: 'run.lookalike-order',
+      message: lookalikeMessage(job, o.lookalikes),
+      ...at(),
+    });
+  } else if (o.status === 'in-doubt') {
     diagnostics.push({
       severity: 'error',
       code: 'run.in-doubt',
@@ -56,6 +64,18 @@ export function withLedgerOutcome(job: JobState, o: SubmitOutcome, ctx: StageCon
     ledger,
     unavailable: job.unavailable || o.unavailable === true,
   });
+}
+
+/** What a user reads of an order held for jobs on the account spelt like it (submit-job.ts, heldForLookalikes). */
+function lookalikeMessage(job: JobState, lookalikes: readonly ActiveJobDto[]): string {
+  const jobs = lookalikes.map((j) => `job ${j.jobNumber} (order number ${JSON.stringify(j.orderNumber)})`).join(', ');
+  return (
+    `order ${JSON.stringify(job.orderNumber)} was not sent: the account has no job with this order number, but ${jobs} ` +
+    'differs from it only in letter case, blanks or Unicode form, and may be this order as the API stored it. ' +
+    "Look at the job (htorder api GET /Jobs/<job number>, or the printer's portal): if it is this order, take the " +
+    'order out of the input, it is on the account; if it is another order, give this one an order number that ' +
+    'differs from it by more than case and blanks, and run again. Until then every run holds it, nothing sent'
+  );
 }
 
 /**

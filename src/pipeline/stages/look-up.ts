@@ -25,6 +25,7 @@ export async function lookUp(job: JobState, ctx: StageContext): Promise<JobState
   if (known) {
     // An order whose earlier outcome still cannot be searched is reported in doubt: the API is
     // unavailable (run: exit 3), except where that fails the input (watch, inDoubtFailsInput).
+    // One whose search met only a look-alike is in doubt too, but not unavailable: it waits for a person.
     return withLedgerOutcome(job, ctx.inDoubtFailsInput ? { ...known, unavailable: false } : known, ctx);
   }
   const unseen =
