@@ -8,7 +8,7 @@ import { JOB_STATUSES, type JobResult, type JobStatus, type ReportSummary, type 
 import type { ReportPaths } from './report-paths.js';
 import { SpoolFile } from '../storage/spool-file.js';
 import { formatReportError, jobErrors } from './write-errors-txt.js';
-import type { JobGlance } from './job-glance.js';
+import { type JobGlance, glanceOf } from './job-glance.js';
 import { BATCH_JOBS, batchJson, jobsSeparator, resultJsonHead, resultJsonTail } from './write-result-json.js';
 
 /**
@@ -116,9 +116,10 @@ export class ReportSpool {
     const status = JOB_STATUSES.indexOf(result.status);
     if (status < 0) throw new Error(`job ${index} ended with an unknown status`);
     this.statuses[index] = status + 1;
-    this.withErrors[index] = jobErrors(result).next().done ? 0 : 1;
-    this.withWarnings[index] = result.warnings.length > 0 ? 1 : 0;
-    this.costs[index] = result.estimatedCost ?? Number.NaN;
+    const glance = glanceOf(result);
+    this.withErrors[index] = glance.errors ? 1 : 0;
+    this.withWarnings[index] = glance.warnings ? 1 : 0;
+    this.costs[index] = glance.estimatedCost ?? Number.NaN;
     addToSummary(this.ended, result);
     this.hold(index, result);
     this.pump();

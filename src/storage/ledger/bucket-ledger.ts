@@ -13,6 +13,7 @@ import {
   LockLostError,
   type NoteUpdate,
   NoteUpdates,
+  skipUnreadable,
   unreadableWhy,
   withOrderLock,
 } from './model.js';
@@ -165,8 +166,7 @@ export class BucketLedger implements LedgerStore {
       try {
         yield entryIn(o.key, obj.body);
       } catch (err) {
-        if (!(err instanceof LedgerEntryUnreadableError) || !options.unreadable) throw err;
-        options.unreadable(err);
+        skipUnreadable(err, options);
       }
     }
   }

@@ -44,11 +44,11 @@ import {
   heldLock,
   type LedgerAccount,
   type LedgerEntry,
-  LedgerEntryUnreadableError,
   type LedgerEntries,
   type LedgerKey,
   type LedgerStore,
   type LedgerWrite,
+  skipUnreadable,
   type LockGuard,
   LockLostError,
   type NoteUpdate,
@@ -555,8 +555,7 @@ async function readListed(path: string, options: LedgerEntries): Promise<LedgerE
   try {
     return await readEntry<LedgerEntry>(path);
   } catch (err) {
-    if (!(err instanceof LedgerEntryUnreadableError) || !options.unreadable) throw err;
-    options.unreadable(err);
+    skipUnreadable(err, options);
     return undefined;
   }
 }

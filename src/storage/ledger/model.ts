@@ -194,6 +194,15 @@ export interface LedgerEntries {
 /** Told of an entry that cannot be read, which a listing then leaves out (LedgerEntries.unreadable). */
 export type OnUnreadable = (err: LedgerEntryUnreadableError) => void;
 
+/**
+ * What a listing does with a failed read of one entry: an entry that cannot be read is told to
+ * `options.unreadable` (the listing skips it); anything else, or no one to tell, is thrown.
+ */
+export function skipUnreadable(err: unknown, options: LedgerEntries): void {
+  if (!(err instanceof LedgerEntryUnreadableError) || !options.unreadable) throw err;
+  options.unreadable(err);
+}
+
 export interface LedgerWrite {
   /** The order's lock the write comes under (withLock's guard), or null for none. */
   guard: LockGuard | null;
