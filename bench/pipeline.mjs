@@ -35,7 +35,8 @@
  * run of this build and one of FILE's on the same input, each with a fresh state dir: their
  * result.json, result.csv and errors.txt must say the same, timestamps and job numbers aside;
  * lib/same-reports.mjs), --trace (each run's phases for both processes: the first POST /Jobs,
- * the POSTs, the time from the last answer to exit; lib/report-peak.mjs), --customers (a
+ * the POSTs, a POST's mean time as the client saw it and the POSTs in flight on average, the
+ * time from the last answer to exit; lib/report-peak.mjs), --customers (a
  * contact of its own per job: every order is content of its own, with its own entry in the
  * ledger's content index, as a shop's night of many customers; by default the jobs of a run
  * share a few contents).
@@ -318,7 +319,7 @@ function traced(env) {
 /** A traced run's phases: until the first POST /Jobs, the POSTs, from the last answer to exit (CPU split too). */
 function phases(r) {
   if (!Number.isFinite(r.firstPostMs)) return 'no POST /Jobs traced';
-  const ms = (v) => `${v.toFixed(0)} ms`;
+  const ms = (v, digits = 0) => `${v.toFixed(digits)} ms`;
   // The simulator runs in this process: its CPU and the client's, over the machine's cores, is the
   // least wall time the pair could take on this machine however the two overlapped.
   const cores = availableParallelism();
@@ -326,7 +327,11 @@ function phases(r) {
   const split = Number.isFinite(r.firstCreateMs)
     ? ` (dry runs ${seconds(r.firstCreateMs - r.firstPostMs)}, creates ${seconds(r.lastPostMs - r.firstCreateMs)})`
     : '';
-  return `first POST /Jobs at ${ms(r.firstPostMs)}, POSTs ${seconds(r.lastPostMs - r.firstPostMs)}${split}, last answer to exit ${ms(r.exitMs - r.lastPostMs)}; CPU user ${seconds(r.userMs)} + system ${seconds(r.systemMs)}; the simulator's CPU ${seconds(r.hostCpuMs)}; both ÷ ${cores} cores ${seconds(floor)}`;
+  const calls =
+    r.posts > 0
+      ? `, a POST ${ms(r.postMs / r.posts, 2)} with ${(r.inFlightMs / (r.lastPostMs - r.firstPostMs)).toFixed(2)} in flight on average`
+      : '';
+  return `first POST /Jobs at ${ms(r.firstPostMs)}${calls}, POSTs ${seconds(r.lastPostMs - r.firstPostMs)}${split}, last answer to exit ${ms(r.exitMs - r.lastPostMs)}; CPU user ${seconds(r.userMs)} + system ${seconds(r.systemMs)}; the simulator's CPU ${seconds(r.hostCpuMs)}; both ÷ ${cores} cores ${seconds(floor)}`;
 }
 
 /** --memory: the peaks of process.memoryUsage(), and the RSS and heap after each tenth of the POSTs. */

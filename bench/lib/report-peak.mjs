@@ -8,7 +8,10 @@
  * With HTORDER_BENCH_TRACE=1 it also notes, from undici's diagnostics channel, when the child
  * made its first `POST …/Jobs` and when the last one was answered (ms from the process's start;
  * `npm run bench -- --trace`): where a run's time goes — before the first order, the orders
- * themselves, after the last answer — without a profiler slowing it.
+ * themselves, after the last answer — without a profiler slowing it. Also each POST's time from
+ * its request to its answer's headers as the child saw them, and how many were in flight on
+ * average: a client whose event loop is busy when an answer comes in sees its POSTs take
+ * longer than the bare client does, though the API answered both alike.
  *
  * With HTORDER_BENCH_MEMORY=1 (`npm run bench -- --memory`) it samples process.memoryUsage()
  * after every 2,000 answers to `POST …/Jobs` (1,000 jobs' dry runs or creates) and twice a
@@ -66,7 +69,23 @@ function queuedMs() {
   }
 }
 
-const trace = { firstPostMs: Number.NaN, firstCreateMs: Number.NaN, lastPostMs: Number.NaN };
+const trace = {
+  firstPostMs: Number.NaN,
+  firstCreateMs: Number.NaN,
+  lastPostMs: Number.NaN,
+  /** The POSTs answered, their times summed, and the integral of the POSTs in flight over time. */
+  posts: 0,
+  postMs: 0,
+  inFlightMs: 0,
+};
+const postStarted = new WeakMap();
+const flight = { calls: 0, since: Number.NaN };
+/** `change` POSTs more in flight from `now` on. */
+function inFlight(change, now) {
+  if (!Number.isNaN(flight.since)) trace.inFlightMs += flight.calls * (now - flight.since);
+  flight.since = now;
+  flight.calls += change;
+}
 // A create's body says validateOnly false: both htorder and the bare client send every dry run first.
 const isCreate = (request) => {
   const body = request.body;
@@ -76,12 +95,22 @@ const isCreate = (request) => {
 const isJobsPost = (request) => request.method === 'POST' && /\/Jobs(\?|$)/.test(request.path);
 if (out && process.env.HTORDER_BENCH_TRACE === '1') {
   subscribe('undici:request:create', ({ request }) => {
-    if (Number.isNaN(trace.firstPostMs) && isJobsPost(request)) trace.firstPostMs = performance.now();
-    if (Number.isNaN(trace.firstCreateMs) && isJobsPost(request) && isCreate(request))
-      trace.firstCreateMs = performance.now();
+    if (!isJobsPost(request)) return;
+    const now = performance.now();
+    if (Number.isNaN(trace.firstPostMs)) trace.firstPostMs = now;
+    if (Number.isNaN(trace.firstCreateMs) && isCreate(request)) trace.firstCreateMs = now;
+    postStarted.set(request, now);
+    inFlight(1, now);
   });
   subscribe('undici:request:headers', ({ request }) => {
-    if (isJobsPost(request)) trace.lastPostMs = performance.now();
+    if (!isJobsPost(request)) return;
+    const now = performance.now();
+    trace.lastPostMs = now;
+    const started = postStarted.get(request);
+    if (started === undefined) return;
+    trace.posts++;
+    trace.postMs += now - started;
+    inFlight(-1, now);
   });
 }
 const memory = { samples: [], peak: { rss: 0, heapUsed: 0, heapTotal: 0, external: 0, arrayBuffers: 0 } };

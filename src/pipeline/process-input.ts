@@ -30,6 +30,7 @@ import {
   type WrittenReports,
 } from '../report/write-reports.js';
 import type { AccountCatalogue } from '../resolve/catalogue.js';
+import { resolveJob } from '../resolve/resolve-job.js';
 import { errorText } from './api-diagnostics.js';
 import { type AccountListing, listAccount } from './find-submitted.js';
 import { eachJob, flow, forEachJob, notProcessed } from './flow.js';
@@ -378,10 +379,16 @@ async function processBegun(
   const outage = new Outage(given.logger, given.displayName ?? file);
   // The orders the ledger had no entry for as this input began: its look-ups take that read for theirs.
   const absentAtStart = new Set<string>();
+  let warmed = false;
+  const warm = () => {
+    if (warmed || !manifest) return;
+    warmed = true;
+    warmCatalogue(manifest, prepared.jobs, absentAtStart, given.catalogue);
+  };
   // Asked before anything is spent: a store away here stops the input before any job starts.
   const ctx =
     (await outage.unlessDown('no order of this input was looked up or sent', () =>
-      unlessOtherWriter(prepared.jobs, given, absentAtStart),
+      unlessOtherWriter(prepared.jobs, given, absentAtStart, warm),
     )) ?? given;
   if (recognised) {
     const { preset, matchedColumns } = recognised;
@@ -391,7 +398,7 @@ async function processBegun(
     );
   }
   const verifiedAbsent = new Set<string>();
-  const listing = outage.error === undefined ? await listUnseen(prepared.jobs, ctx, absentAtStart) : undefined;
+  const listing = outage.error === undefined ? await listUnseen(prepared.jobs, ctx, absentAtStart, warm) : undefined;
   const jobs =
     manifest && prepared.jobs.length > 0
       ? await runJobs(manifest, prepared.jobs, begun, { ...ctx, verifiedAbsent, listing, absentAtStart, outage })
@@ -493,6 +500,7 @@ async function listUnseen(
   jobs: readonly JobState[],
   ctx: PipelineContext,
   absent: Set<string>,
+  warm: () => void,
 ): Promise<AccountListing | undefined> {
   if (ctx.command === 'plan' || !ctx.unseen) return undefined;
   const checked = [...new Set(jobs.filter((job) => job.outcome === 'checked').map((job) => job.orderNumber))];
@@ -500,6 +508,7 @@ async function listUnseen(
     const unseen = checked.length < 2 ? checked.length : await countUnseen(checked, ctx, absent);
     // One order: its search is one call, which no listing beats.
     if (unseen < 2) return undefined;
+    warm();
     const listing = await listAccount(
       (page, pageSize) => ctx.client.jobs.active({ includeClosedJobs: true, page, pageSize }),
       unseen,
@@ -525,11 +534,35 @@ async function unlessOtherWriter(
   jobs: readonly JobState[],
   ctx: PipelineContext,
   absent: Set<string>,
+  warm: () => void,
 ): Promise<PipelineContext> {
   if (ctx.command === 'plan' || ctx.unseen || !ctx.soleWriter) return ctx;
   const orders = [...new Set(jobs.filter((job) => job.outcome === 'checked').map((job) => job.orderNumber))];
-  if ((await countUnseen(orders, ctx, absent, 1)) === 0 || (await ctx.soleWriter())) return ctx;
+  if ((await countUnseen(orders, ctx, absent, 1)) === 0) return ctx;
+  warm();
+  if (await ctx.soleWriter()) return ctx;
   return { ...ctx, unseen: {} };
+}
+
+/**
+ * Starts resolving the first job whose order the ledger has never seen (the first in `absent`),
+ * its outcome dropped, before a round trip about the account is awaited (run's look for other
+ * writers, or its listing of the account's jobs): the job's catalogue lookups (its lines'
+ * assets, the countries, the delivery options…) are then under way meanwhile, and the input's
+ * first dry run waits for one round trip less. They are lookups that job's own resolve makes
+ * anyway, and resolving sends nothing; the catalogue keeps each answer for the run, a failure
+ * too, as when the job's resolve had asked.
+ */
+function warmCatalogue(
+  manifest: Manifest<JobList>,
+  jobs: readonly JobState[],
+  absent: ReadonlySet<string>,
+  catalogue: AccountCatalogue,
+): void {
+  const first = absent.values().next();
+  if (first.done) return;
+  const job = jobs.find((j) => j.outcome === 'checked' && j.orderNumber === first.value);
+  if (job !== undefined) resolveJob(manifest, job.index, catalogue).catch(() => undefined);
 }
 
 /**

@@ -83,7 +83,49 @@ describe('two hosts, each with its own ledger, on one account', () => {
     expect(await calls('GET /Jobs/{jobNumber}')).toBe(0);
     expect((await new FolderLedger(host).readAccount(await accountOf(host)))?.otherWriter).toBeUndefined();
   }, 60_000);
+
+  it("resolves the run's first new order while the look for other writers is under way", async () => {
+    const host = await mkdtemp(join(tmpdir(), 'htorder-host-'));
+    await runOn(host, await h.write('first.yaml', manifest('F', 2)));
+    await runOn(host, await h.write('second.yaml', manifest('S', 1)));
+    await lookedUpMeanwhile(host, await h.write('third.yaml', manifest('T', 2)));
+  }, 60_000);
+
+  it("resolves a new ledger's first order while the account's jobs are listed", async () => {
+    const host = await mkdtemp(join(tmpdir(), 'htorder-host-'));
+    await lookedUpMeanwhile(host, await h.write('first.yaml', manifest('F', 2)));
+  }, 60_000);
 });
+
+/**
+ * Runs the two orders of `file` on `host` with the account's jobs answered only after 4 s: the
+ * first job's catalogue lookups must be asked before that answer, no POST before it.
+ */
+async function lookedUpMeanwhile(host: string, file: string): Promise<void> {
+  await h.sandbox.admin.resetCalls();
+  await h.sandbox.admin.setFaults([{ route: 'GET /Jobs/active', kind: 'latency', latencyMs: 4000 }]);
+  const running = runOn(host, file);
+  const asked = await waitFor(async () => (await calls('GET /Jobs/active')) > 0, 20_000);
+  const lookups = async () =>
+    Object.entries(await h.sandbox.admin.calls())
+      .filter(([route]) => route.startsWith('GET ') && route !== 'GET /Jobs/active' && route !== 'GET /account')
+      .reduce((sum, [, n]) => sum + n, 0);
+  await waitFor(async () => (await lookups()) > 0, 2_000);
+  // Still within the 4 s: what was asked meanwhile did not wait for the answer.
+  expect(Date.now() - asked).toBeLessThan(3_500);
+  expect(await lookups()).toBeGreaterThan(0);
+  expect(await calls('POST /Jobs')).toBe(0);
+  const run = await running;
+  expect(run.jobs.map((j) => j.status)).toEqual(['submitted', 'submitted']);
+  expect(await calls('POST /Jobs')).toBe(4);
+}
+
+/** When `ready` first holds, polled every 20 ms for at most `ms`: the time it held (Date.now()), or the last poll's. */
+async function waitFor(ready: () => Promise<boolean>, ms: number): Promise<number> {
+  const until = Date.now() + ms;
+  while (!(await ready()) && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+  return Date.now();
+}
 
 /** The one account key a host's ledger holds. */
 async function accountOf(stateDir: string): Promise<string> {
