@@ -212,6 +212,7 @@ async function openDrop(
     }
     source = new BucketSource({
       ...{ store, prefix: s3.prefix, layout, leaseMs, singleInstance, onWarning, workDir, clock: session.clock },
+      onRefused: (name: string, why: string) => logger.warn({ name }, `not taken: ${why}`),
       maxInputBytes: settings.get('watchMaxInputBytes'),
       ...(state ? { state } : {}),
       ...(sharedClaims ? { leases: sharedClaims } : {}),
