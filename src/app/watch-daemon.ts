@@ -177,6 +177,7 @@ async function openDrop(
   const leaseMs = settings.get('leaseMs');
   // Private copies of claimed inputs, beside the state they belong to.
   const workDir = join(config.stateDir, 'work');
+  const onRefused = (name: string, why: string): void => logger.warn({ name }, `not taken: ${why}`);
   let source: DropSource;
   let ledger: LedgerStore;
   // A database every host shares (ledgerUrl): the ledger, and the claims as its leases.
@@ -211,7 +212,8 @@ async function openDrop(
       ledgerWhere = `s3://${where.bucket}/${where.prefix}`;
     }
     source = new BucketSource({
-      ...{ store, prefix: s3.prefix, layout, leaseMs, singleInstance, onWarning, workDir, clock: session.clock },
+      ...{ store, prefix: s3.prefix, layout, leaseMs, singleInstance, onWarning, onRefused, workDir },
+      clock: session.clock,
       maxInputBytes: settings.get('watchMaxInputBytes'),
       ...(state ? { state } : {}),
       ...(sharedClaims ? { leases: sharedClaims } : {}),
@@ -220,11 +222,7 @@ async function openDrop(
   } else {
     ledger = shared?.ledger ?? folderLedger(session);
     source = new FolderSource(resolve(base.cwd, input.target), {
-      layout,
-      leaseMs,
-      onRefused: (name, why) => logger.warn({ name }, `not taken: ${why}`),
-      logger,
-      workDir,
+      ...{ layout, leaseMs, onRefused, logger, workDir },
       maxInputBytes: settings.get('watchMaxInputBytes'),
       clock: session.clock,
       ledger: mark(shared?.where ?? config.stateDir),

@@ -34,6 +34,9 @@ export interface TestS3 {
   close(): Promise<void>;
 }
 
+/** The longest key S3 takes, in bytes of UTF-8 (a longer one: 400 KeyTooLongError). */
+const S3_MAX_KEY_BYTES = 1024;
+
 export const S3_CREDENTIALS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 
 export async function startTestS3(opts: { conditional?: boolean; bucket?: string } = {}): Promise<TestS3> {
@@ -180,6 +183,15 @@ async function startConditionalProxy(
       // A bucket-level write (a multi-object delete) prunes folders too.
       if (writes(req)) void serialised(WRITES, () => forward(req, res));
       else void forward(req, res);
+      return;
+    }
+    // As S3: a key over 1,024 bytes of UTF-8 is refused before anything else is looked at.
+    if (Buffer.byteLength(key, 'utf8') > S3_MAX_KEY_BYTES) {
+      req.resume();
+      res.writeHead(400, { 'content-type': 'application/xml' });
+      res.end(
+        '<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>KeyTooLongError</Code><Message>Your key is too long</Message></Error>',
+      );
       return;
     }
     const ifNoneMatch = req.headers['if-none-match'];

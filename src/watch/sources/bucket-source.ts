@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { type ReportPaths, reportPaths } from '../../report/report-paths.js';
 import { BucketLeases, claimsRoot, droppersStateRoot } from '../../storage/bucket-lease.js';
+import { claimKey, dropKey, KeyLengthCheck } from '../bucket-keys.js';
 import { describe, PRECONDITION_FAILED, type S3Store } from '../../storage/s3/s3-store.js';
 import { Drop, type DropOptions, type NewSlot, type Occupant, type Staged, type Taken, type Where } from './drop.js';
 import { DONE_MARKER_SUFFIX, classifyName, markedInput, reportNames } from './drop-names.js';
@@ -51,16 +52,18 @@ interface Entry {
 export class BucketSource extends Drop<BucketClaim, Entry> {
   readonly location: string;
   readonly needsStability = false;
+  private readonly keyLengths: KeyLengthCheck;
 
   constructor(private readonly opts: BucketSourceOptions) {
     const own = opts.state ? new BucketLeases(opts.state.store, opts.leaseMs ?? 30_000) : opts.leases;
     if (!own) throw new Error('a bucket source needs a state prefix or the leases of a ledger database');
     super(own, opts);
     this.location = `s3://${opts.store.bucket}/${opts.prefix}`;
+    this.keyLengths = new KeyLengthCheck(opts.prefix, this.layout, opts.state && this.claimsRoot(), opts.onRefused);
   }
 
   private key(which: Where, name: string): string {
-    return which === 'top' ? `${this.opts.prefix}${name}` : `${this.opts.prefix}${this.layout[which]}/${name}`;
+    return dropKey(this.opts.prefix, this.layout, which, name);
   }
 
   protected where(which: Where, name: string): string {
@@ -72,7 +75,7 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
   }
 
   protected claimName(name: string): string {
-    return `${this.claimsRoot()}${name}.claim`;
+    return claimKey(this.claimsRoot(), name);
   }
 
   protected async open(): Promise<void> {
@@ -134,7 +137,7 @@ export class BucketSource extends Drop<BucketClaim, Entry> {
     }));
     const markers = new Set(names.map((n) => markedInput(n.name)));
     return names
-      .filter((n) => classifyName(n.name).take)
+      .filter((n) => classifyName(n.name).take && this.keyLengths.fits(n.name))
       .map((n) => ({ name: n.name, size: n.o.size, mtimeMs: n.o.lastModified, marked: markers.has(n.name) }));
   }
 

@@ -67,6 +67,8 @@ export interface DropOptions {
   logger?: Pick<Logger, 'debug'>;
   /** The calendar clock (core/clock.ts): what the timestamped names of done/, failed/ and a requeue say. */
   clock?: Clock;
+  /** Told once per name about drops that are refused and left where they are (a link, a key too long for S3). */
+  onRefused?: (name: string, why: string) => void;
   /** Largest input read for processing; a larger one is set aside to failed/ unread. Default 1 GiB. */
   maxInputBytes?: number;
 }

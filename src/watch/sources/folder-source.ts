@@ -62,8 +62,6 @@ import { StickyRefusals } from '../../storage/sticky-claims.js';
 export interface FolderSourceOptions extends DropOptions {
   /** A claim not renewed for this long belongs to a dead instance. Default 30 s. */
   leaseMs?: number;
-  /** Told once per name about links and other things that are refused (not inputs). */
-  onRefused?: (name: string, why: string) => void;
   /** How claims are linked to the lease token (fs.linkSync); tests pass one that refuses, as some SMB shares do. */
   linkFile?: LinkFile;
 }
