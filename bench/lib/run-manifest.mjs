@@ -2,9 +2,10 @@
  * The manifests `npm run bench` runs: JOBS jobs of LINES asset reorders each, one delivery
  * address per job (the same for every job, named after the run: each run is new content, not a
  * suspected duplicate of the run before; with `customers`, a contact of its own per job, as a
- * shop's night of orders from many customers, so that every order is content of its own). As a CSV of the default template (the order's cells on
- * its first row, the order number on every row, as spreadsheets and most exports write them),
- * streamed to disk in constant memory; or as YAML, the address in `defaults`.
+ * shop's night of orders from many customers, so that every order is content of its own). As a
+ * CSV of the default template (the order's cells on its first row, the order number on every
+ * row, as spreadsheets and most exports write them), streamed to disk in constant memory; or as
+ * YAML, the address in `defaults`.
  */
 import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';

@@ -4,7 +4,7 @@ import type { ActiveJobDto, ActiveJobsEnvelope } from '../api/types.js';
 /**
  * The jobs an account holds for one order number: `exact`, those carrying it as htorder spells
  * it (oldest first), and `lookalikes`, those whose order number differs from it only as an API
- * might have changed it on the way (sameOrderNumberLoosely).
+ * might have changed it on the way (the same foldOrderNumber).
  */
 export interface OrderJobs {
   exact: ActiveJobDto[];
@@ -16,15 +16,11 @@ export interface OrderJobs {
  * echoes, which the spec leaves open: blanks around it or doubled inside it, letter case, and
  * the Unicode form (NFKC, so composed and decomposed accents and full-width letters fold
  * together). A cut to some length is not folded: the spec gives orderNumber no maximum, and
- * counting every prefix ("PO-1" of "PO-10") would hold orders for their neighbours.
+ * counting every prefix ("PO-1" of "PO-10") would hold orders for their neighbours. Upper case
+ * first, then lower: letters whose capitals are longer fold together (ß and SS, ſ and s).
  */
 export function foldOrderNumber(orderNumber: string): string {
   return orderNumber.normalize('NFKC').trim().replace(/\s+/gu, ' ').toUpperCase().toLowerCase();
-}
-
-/** Whether two order numbers that differ may still be one order, stored or echoed otherwise (foldOrderNumber). */
-export function sameOrderNumberLoosely(ours: string, theirs: string): boolean {
-  return ours === theirs || foldOrderNumber(ours) === foldOrderNumber(theirs);
 }
 
 /**
@@ -40,10 +36,11 @@ export async function findSubmitted(client: ApiClient, orderNumber: string): Pro
   // by one created meanwhile) is one job, never "two jobs carry this order number".
   const exact = new Map<number, ActiveJobDto>();
   const lookalikes = new Map<number, ActiveJobDto>();
+  const folded = foldOrderNumber(orderNumber);
   const pages = client.jobs.iterateActive({ searchText: orderNumber, includeClosedJobs: true, pageSize: 100 });
   for await (const job of pages) {
     if (job.orderNumber === orderNumber) exact.set(job.jobNumber, job);
-    else if (typeof job.orderNumber === 'string' && sameOrderNumberLoosely(orderNumber, job.orderNumber))
+    else if (typeof job.orderNumber === 'string' && foldOrderNumber(job.orderNumber) === folded)
       lookalikes.set(job.jobNumber, job);
   }
   return { exact: oldestFirst(exact.values()), lookalikes: oldestFirst(lookalikes.values()) };

@@ -7,12 +7,7 @@ import type { ActiveJobDto, JobCandidate } from '../../src/api/types.js';
 import { systemClock } from '../../src/core/clock.js';
 import { sandboxConfig } from '../../src/core/config/sandbox-config.js';
 import { silentLogger } from '../../src/core/log/logger.js';
-import {
-  type AccountListing,
-  listAccount,
-  listedJobs,
-  sameOrderNumberLoosely,
-} from '../../src/pipeline/find-submitted.js';
+import { type AccountListing, foldOrderNumber, listAccount, listedJobs } from '../../src/pipeline/find-submitted.js';
 import { type SubmitContext, submitJob } from '../../src/pipeline/submit-job.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { FolderLedger } from '../../src/storage/ledger/folder-ledger.js';
@@ -137,7 +132,9 @@ describe('an order a ledger that cannot vouch has never seen, with a look-alike 
   });
 });
 
-describe('sameOrderNumberLoosely', () => {
+describe('foldOrderNumber', () => {
+  const sameOrderNumberLoosely = (ours: string, theirs: string) => foldOrderNumber(ours) === foldOrderNumber(theirs);
+
   it.each([
     ['PO-1001', 'po-1001'],
     ['PO-1001', ' PO-1001 '],
@@ -165,7 +162,7 @@ describe('listedJobs', () => {
     complete,
     pages: 1,
     jobs: new Map(jobs.map((j) => [j.orderNumber as string, [j]])),
-    folded: new Map(jobs.map((j) => [(j.orderNumber as string).toLowerCase(), [j]])),
+    folded: new Map(jobs.map((j) => [foldOrderNumber(j.orderNumber as string), [j]])),
   });
 
   it('finds the exact job, look-alikes aside', () => {
