@@ -143,9 +143,10 @@ async function startConditionalProxy(
           if (res.destroyed) return drain();
           if (!res.headersSent) res.writeHead(upRes.statusCode ?? 502, upRes.headers);
           upRes.pipe(res);
-          // After the pipe's own clean-up on close (which pauses the answer).
+          // After the pipe's own clean-up on close (which pauses the answer). An answer received
+          // whole (`complete`) may still hold bytes the pipe never read: it ends only once they are.
           res.on('close', () => {
-            if (!upRes.complete) setImmediate(drain);
+            if (!upRes.readableEnded) setImmediate(drain);
           });
         },
       );
