@@ -523,34 +523,44 @@ export interface Snapshot {
 /**
  * Writes result.json (atomically, writeFileAtomic) as `head`, with the summary of the whole
  * report, then every job: the spooled ones streamed from the spool, then those not spooled yet
- * (`pending` gives each job that has not ended). Byte for byte resultJsonChunks of the same
- * report with its summary refreshed.
+ * (`pending` gives each job that has not ended, or a snapshot already taken of them). Byte for
+ * byte resultJsonChunks of the same report with its summary refreshed.
  */
 export async function writeSpooledJson(
   path: string,
   head: Omit<ResultReport, 'jobs'>,
   spool: ReportSpool,
-  pending: PendingJobs,
+  pending: PendingJobs | Snapshot,
   file?: NewFileOptions,
 ): Promise<void> {
   await spool.verify();
-  const snap = spool.snapshot(head, pending);
+  const snap = snapshotOf(spool, head, pending);
   await writeFileAtomic(path, spool.jsonChunks(snap, head), file);
+}
+
+/** `from` when it is a snapshot already taken (of `spool`), else one taken now. */
+function snapshotOf(
+  spool: ReportSpool,
+  head: Pick<ResultReport, 'errors' | 'warnings'>,
+  from: PendingJobs | Snapshot,
+): Snapshot {
+  return typeof from === 'object' && 'summary' in from ? from : spool.snapshot(head, from);
 }
 
 /**
  * Writes errors.txt as writeErrorsTxt does for the same report: every error, file-level first,
- * one line each; when there is none, removes it instead and answers false.
+ * one line each; when there is none, removes it instead and answers false. `pending` as
+ * writeSpooledJson's.
  */
 export async function writeSpooledErrors(
   path: string,
   head: Pick<ResultReport, 'errors' | 'warnings'>,
   spool: ReportSpool,
-  pending: PendingJobs,
+  pending: PendingJobs | Snapshot,
   file?: NewFileOptions,
 ): Promise<boolean> {
   await spool.verify();
-  const chunks = spool.errorChunks(spool.snapshot(head, pending), head.errors);
+  const chunks = spool.errorChunks(snapshotOf(spool, head, pending), head.errors);
   const first = await chunks.next();
   if (first.done) {
     await rm(path, { force: true });

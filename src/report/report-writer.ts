@@ -101,8 +101,8 @@ export class ReportWriter {
         }
         this.dirty = false;
         const started = Date.now();
-        if (this.opts.spooled) this.opts.spooled.refreshSummary();
-        else refreshSummary(this.report);
+        // A spooled report's summary comes with the snapshot its write takes (writeReports).
+        if (!this.opts.spooled) refreshSummary(this.report);
         // The final write goes to the target; a progress write still under way goes next to the
         // input, and the loop goes round once more for the final one.
         const target = this.final ? this.target : undefined;

@@ -2,7 +2,7 @@ import { summaryHasErrors } from './build-report.js';
 import type { JobResult, ReportSummary, ResultReport } from './model.js';
 import type { ReportPaths } from './report-paths.js';
 import { glanceThrough } from './job-glance.js';
-import { type PendingSource, ReportSpool } from './report-spool.js';
+import { type PendingSource, ReportSpool, type Snapshot } from './report-spool.js';
 import { type ReportQuotes, quotesOf } from './write-errors-txt.js';
 
 /**
@@ -59,6 +59,16 @@ export class SpooledReport {
       if (!(j >= 0 && j < ended.length)) return undefined;
       return ended[j] === 0 ? pending.render(j, refs[j]) : spool.resultOf(j);
     };
+  }
+
+  /**
+   * What one write of the reports shows (ReportSpool.snapshot), its summary made the report's:
+   * result.json, errors.txt and whether there is one are of the same moment.
+   */
+  snapshot(): Snapshot {
+    const snap = this.spool.snapshot(this.report, this.pending);
+    this.report.summary = snap.summary;
+    return snap;
   }
 
   /** Sets the report's summary from the spool's counts and the running jobs. */

@@ -126,8 +126,9 @@ export async function writeReports(
     /** Told at debug level what stray temporary could not be removed. */
     logger?: Pick<Logger, 'debug'>;
     /**
-     * The report's jobs are in this spool (`report` is its `report`, its summary fresh):
-     * result.json and errors.txt are assembled from it, each running job rendered as written.
+     * The report's jobs are in this spool (`report` is its `report`): result.json and errors.txt
+     * are assembled from one snapshot of it, each running job rendered as written, and the
+     * report's summary becomes the snapshot's.
      */
     spooled?: SpooledReport;
     /** Write the reports' chunks on this thread (NewFileOptions.onThisThread): a command with nothing else to do. */
@@ -192,10 +193,11 @@ async function writeTemporaries(
       if (target) report.input.file = target.inputShownAs;
       await writeResultJson(tmp.json, report, file);
     } else {
-      const { spool, pending } = spooled;
-      if (spooled.hasErrors()) wroteErrors = await writeSpooledErrors(tmp.errors, report, spool, pending, file);
+      // One snapshot for both files, and for the report's summary.
+      const snap = spooled.snapshot();
+      if (spooled.hasErrors()) wroteErrors = await writeSpooledErrors(tmp.errors, report, spooled.spool, snap, file);
       if (target) report.input.file = target.inputShownAs;
-      await writeSpooledJson(tmp.json, report, spool, pending, file);
+      await writeSpooledJson(tmp.json, report, spooled.spool, snap, file);
     }
     await csv;
     written = true;

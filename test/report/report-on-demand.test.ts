@@ -312,6 +312,27 @@ describe('a report rendered on demand', () => {
     await spooled.close();
   });
 
+  it('a write shows one moment: a job that fails as the write begins is in result.json, its summary and errors.txt alike', async () => {
+    const { input, manifest, reporter, spooled } = await both('orders.csv', csvInput());
+    const sure: KeptResolution = { kept: true, orderNumber: '', jobIndex: 0, request: 'r', estimate: {} };
+    const base = (j: number) => ({ index: j, orderNumber: `PO-${j}`, hash: 'h', unavailable: false, diagnostics: [] });
+    for (let j = 0; j < JOBS; j++) reporter.write({ ...base(j), resolved: sure, outcome: 'ready' });
+    spooled.refreshSummary();
+    // The report's summary was taken with no failure; job 0 fails once the write is under way.
+    const failure: Diagnostic = { severity: 'error', code: 'api.unavailable', message: 'the API could not be reached' };
+    setImmediate(() => reporter.end({ ...base(0), resolved: sure, outcome: 'not-processed', diagnostics: [failure] }));
+    const paths = reportPaths(join(await tempDirPerTest('htorder-on-demand-out-'), basename(input)));
+    await writeReports(spooled.report, { manifest, target: { paths, inputShownAs: input }, spooled });
+    const json = JSON.parse(await readFile(paths.json, 'utf8')) as ResultReport;
+    const errors = await readFile(paths.errors, 'utf8').catch(() => null);
+    expect(json.summary.byStatus.failed).toBe(1);
+    expect(json.summary.errors).toBeGreaterThan(0);
+    expect(json.jobs[0].status).toBe('failed');
+    expect(errors).toContain('the API could not be reached');
+    expect(spooled.report.summary).toEqual(json.summary);
+    await spooled.close();
+  });
+
   it('let go of its jobs unless asked to keep them, and leaves no temporary file behind', async () => {
     const { dir, input, manifest, reporter, spooled } = await both('orders.csv', csvInput());
     expect((await readdir(dirname(input))).length).toBe(3); // the input and the spool's two files
