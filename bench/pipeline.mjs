@@ -35,8 +35,8 @@
  * run of this build and one of FILE's on the same input, each with a fresh state dir: their
  * result.json, result.csv and errors.txt must say the same, timestamps and job numbers aside;
  * lib/same-reports.mjs), --trace (each run's phases for both processes: the first POST /Jobs,
- * the POSTs, a POST's mean time as the client saw it and the POSTs in flight on average, the
- * time from the last answer to exit; lib/report-peak.mjs), --customers (a
+ * the POSTs, a POST's mean, median and 99th-percentile time as the client saw it and the POSTs
+ * in flight on average, the time from the last answer to exit; lib/report-peak.mjs), --customers (a
  * contact of its own per job: every order is content of its own, with its own entry in the
  * ledger's content index, as a shop's night of many customers; by default the jobs of a run
  * share a few contents).
@@ -329,7 +329,7 @@ function phases(r) {
     : '';
   const calls =
     r.posts > 0
-      ? `, a POST ${ms(r.postMs / r.posts, 2)} with ${(r.inFlightMs / (r.lastPostMs - r.firstPostMs)).toFixed(2)} in flight on average`
+      ? `, a POST ${ms(r.postMs / r.posts, 2)} (median ${ms(r.postMedianMs, 2)}, 99th percentile ${ms(r.postP99Ms, 2)}) with ${(r.inFlightMs / (r.lastPostMs - r.firstPostMs)).toFixed(2)} in flight on average`
       : '';
   return `first POST /Jobs at ${ms(r.firstPostMs)}${calls}, POSTs ${seconds(r.lastPostMs - r.firstPostMs)}${split}, last answer to exit ${ms(r.exitMs - r.lastPostMs)}; CPU user ${seconds(r.userMs)} + system ${seconds(r.systemMs)}; the simulator's CPU ${seconds(r.hostCpuMs)}; both ÷ ${cores} cores ${seconds(floor)}`;
 }

@@ -78,6 +78,12 @@ const trace = {
   postMs: 0,
   inFlightMs: 0,
 };
+/**
+ * Each POST's time, for its median and 99th percentile: a client whose event loop is now and
+ * then held for a while sees most of its POSTs take as long as the bare client's and a few take
+ * much longer, which the mean alone does not tell from every POST taking a little longer.
+ */
+let postTimes = new Float64Array(1024);
 const postStarted = new WeakMap();
 const flight = { calls: 0, since: Number.NaN };
 /** `change` POSTs more in flight from `now` on. */
@@ -108,10 +114,22 @@ if (out && process.env.HTORDER_BENCH_TRACE === '1') {
     trace.lastPostMs = now;
     const started = postStarted.get(request);
     if (started === undefined) return;
-    trace.posts++;
+    if (trace.posts === postTimes.length) {
+      const grown = new Float64Array(2 * postTimes.length);
+      grown.set(postTimes);
+      postTimes = grown;
+    }
+    postTimes[trace.posts++] = now - started;
     trace.postMs += now - started;
     inFlight(-1, now);
   });
+}
+/** The median and the 99th percentile of the POSTs' times (nearest rank). */
+function postQuantiles() {
+  if (trace.posts === 0) return {};
+  const sorted = postTimes.slice(0, trace.posts).sort();
+  const at = (q) => sorted[Math.min(trace.posts - 1, Math.ceil(q * trace.posts) - 1)];
+  return { postMedianMs: at(0.5), postP99Ms: at(0.99) };
 }
 const memory = { samples: [], peak: { rss: 0, heapUsed: 0, heapTotal: 0, external: 0, arrayBuffers: 0 } };
 if (out && process.env.HTORDER_BENCH_MEMORY === '1') {
@@ -137,7 +155,7 @@ if (out) {
         systemMs: u.systemCPUTime / 1000,
         mainThreadMs: threadCpuMs(),
         mainThreadQueuedMs: queuedMs(),
-        ...(Number.isNaN(trace.firstPostMs) ? {} : { ...trace, exitMs: performance.now() }),
+        ...(Number.isNaN(trace.firstPostMs) ? {} : { ...trace, ...postQuantiles(), exitMs: performance.now() }),
         ...(memory.peak.rss > 0 ? { memory } : {}),
       }),
     );

@@ -74,6 +74,31 @@ describe("a traced child's POSTs", () => {
       const inFlight = trace.inFlightMs / (trace.lastPostMs - trace.firstPostMs);
       expect(inFlight).toBeGreaterThan(1.6);
       expect(inFlight).toBeLessThanOrEqual(2);
+      expect(trace.postMedianMs).toBeGreaterThanOrEqual(39);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("tell most POSTs' time from the few slow ones': the median and the 99th percentile", async () => {
+    let n = 0;
+    // Every fifth answer is held 300 ms, the others 20 ms.
+    const server = createServer((req, res) => {
+      req.resume();
+      setTimeout(() => res.end('{}'), ++n % 5 === 0 ? 300 : 20);
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const { port } = server.address() as AddressInfo;
+      const script = `import { request } from 'undici';
+        for (let i = 0; i < 10; i++) await (await request(process.env.URL, { method: 'POST', body: '{"validateOnly":true}' })).body.text();`;
+      const trace = await tracedChild(script, { URL: `http://127.0.0.1:${port}/Jobs` });
+      expect(trace.posts).toBe(10);
+      expect(trace.postMedianMs).toBeGreaterThanOrEqual(19);
+      expect(trace.postMedianMs).toBeLessThan(150);
+      expect(trace.postP99Ms).toBeGreaterThanOrEqual(299);
+      expect(trace.postMs / trace.posts).toBeGreaterThan(trace.postMedianMs + 40);
     } finally {
       server.close();
     }
