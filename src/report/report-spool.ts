@@ -126,11 +126,6 @@ export class ReportSpool {
     return this.queuedBytes < HIGH_WATER_BYTES;
   }
 
-  /** Per job, as now: 0 while it runs, else not (a copy). */
-  endedNow(): Uint8Array {
-    return this.statuses.slice();
-  }
-
   /**
    * Keeps an ended job until it is serialised: in memory when it is the first job still running
    * (then `next` moves past the jobs that have ended) or while the jobs held weigh little

@@ -46,24 +46,22 @@ export class SpooledReport {
   }
 
   /**
-   * The report's jobs as they are now, each read when asked: ended ones from the spool, running
-   * ones rendered from the state they have now. What a write that takes a while shows of every
-   * row (result.csv), as result.json's snapshot does, without holding a result per job.
+   * The report's jobs as `snap` (or a snapshot taken now) shows them, each read when asked:
+   * ended ones from the spool, running ones rendered from the state they had then. What a write
+   * that takes a while shows of every row (result.csv), as result.json does of the same
+   * snapshot, without holding a result per job.
    */
-  jobsNow(): (j: number) => JobResult | undefined {
-    const { spool, pending } = this;
-    const ended = spool.endedNow();
-    const refs = new Array<unknown>(ended.length);
-    for (let j = 0; j < ended.length; j++) if (ended[j] === 0) refs[j] = pending.at(j);
+  jobsNow(snap: Snapshot = this.spool.snapshot(this.report, this.pending)): (j: number) => JobResult | undefined {
+    const { spool } = this;
     return (j) => {
-      if (!(j >= 0 && j < ended.length)) return undefined;
-      return ended[j] === 0 ? pending.render(j, refs[j]) : spool.resultOf(j);
+      if (!(j >= 0 && j < spool.jobCount)) return undefined;
+      return j < snap.from ? spool.resultOf(j) : snap.job(j);
     };
   }
 
   /**
    * What one write of the reports shows (ReportSpool.snapshot), its summary made the report's:
-   * result.json, errors.txt and whether there is one are of the same moment.
+   * result.json, result.csv (jobsNow), errors.txt and whether there is one are of one moment.
    */
   snapshot(): Snapshot {
     const snap = this.spool.snapshot(this.report, this.pending);

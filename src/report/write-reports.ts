@@ -126,9 +126,9 @@ export async function writeReports(
     /** Told at debug level what stray temporary could not be removed. */
     logger?: Pick<Logger, 'debug'>;
     /**
-     * The report's jobs are in this spool (`report` is its `report`): result.json and errors.txt
-     * are assembled from one snapshot of it, each running job rendered as written, and the
-     * report's summary becomes the snapshot's.
+     * The report's jobs are in this spool (`report` is its `report`): result.json, result.csv
+     * and errors.txt are assembled from one snapshot of it, each running job rendered as
+     * written, and the report's summary becomes the snapshot's.
      */
     spooled?: SpooledReport;
     /** Write the reports' chunks on this thread (NewFileOptions.onThisThread): a command with nothing else to do. */
@@ -186,15 +186,15 @@ async function writeTemporaries(
   let wroteErrors = false;
   let written = false;
   try {
-    const jobsNow = spooled?.jobsNow();
+    // A spooled report's three files and its summary are of one snapshot of it.
+    const snap = spooled?.snapshot();
+    const jobsNow = snap && spooled?.jobsNow(snap);
     csv = writeResultCsv(tmp.csv, report, { ...csvOpts, input, file, ...(jobsNow ? { jobsNow } : {}) });
-    if (spooled === undefined) {
+    if (spooled === undefined || snap === undefined) {
       if (reportHasErrors(report)) wroteErrors = await writeErrorsTxt(tmp.errors, report, file);
       if (target) report.input.file = target.inputShownAs;
       await writeResultJson(tmp.json, report, file);
     } else {
-      // One snapshot for both files, and for the report's summary.
-      const snap = spooled.snapshot();
       if (spooled.hasErrors()) wroteErrors = await writeSpooledErrors(tmp.errors, report, spooled.spool, snap, file);
       if (target) report.input.file = target.inputShownAs;
       await writeSpooledJson(tmp.json, report, spooled.spool, snap, file);

@@ -333,6 +333,35 @@ describe('a report rendered on demand', () => {
     await spooled.close();
   });
 
+  it('a write shows one moment in result.csv too: a job that fails once the write has begun is running in every file', async () => {
+    const { input, manifest, reporter, spooled } = await both('orders.csv', csvInput());
+    const sure: KeptResolution = { kept: true, orderNumber: '', jobIndex: 0, request: 'r', estimate: {} };
+    const base = (j: number) => ({ index: j, orderNumber: `PO-${j}`, hash: 'h', unavailable: false, diagnostics: [] });
+    for (let j = 0; j < JOBS; j++) reporter.write({ ...base(j), resolved: sure, outcome: 'ready' });
+    // Job 0 fails once the write has rendered its first running job (its snapshot is taken then).
+    const failure: Diagnostic = { severity: 'error', code: 'api.unavailable', message: 'the API could not be reached' };
+    const { render } = reporter.pending;
+    let ended = false;
+    reporter.pending.render = (j, at) => {
+      if (!ended) {
+        ended = true;
+        setImmediate(() =>
+          reporter.end({ ...base(0), resolved: sure, outcome: 'not-processed', diagnostics: [failure] }),
+        );
+      }
+      return render(j, at);
+    };
+    const paths = reportPaths(join(await tempDirPerTest('htorder-on-demand-out-'), basename(input)));
+    await writeReports(spooled.report, { manifest, target: { paths, inputShownAs: input }, spooled });
+    expect(spooled.spool.statusOf(0)).toBe('failed');
+    const json = JSON.parse(await readFile(paths.json, 'utf8')) as ResultReport;
+    expect(json.jobs[0].status).toBe('valid');
+    expect(json.summary.byStatus.failed).toBe(0);
+    expect(await readFile(paths.csv, 'utf8')).not.toContain('could not be reached');
+    expect(await readFile(paths.errors, 'utf8')).not.toContain('could not be reached');
+    await spooled.close();
+  });
+
   it('let go of its jobs unless asked to keep them, and leaves no temporary file behind', async () => {
     const { dir, input, manifest, reporter, spooled } = await both('orders.csv', csvInput());
     expect((await readdir(dirname(input))).length).toBe(3); // the input and the spool's two files
