@@ -314,13 +314,10 @@ describe('a report rendered on demand', () => {
 
   it('a write shows one moment: a job that fails as the write begins is in result.json, its summary and errors.txt alike', async () => {
     const { input, manifest, reporter, spooled } = await both('orders.csv', csvInput());
-    const sure: KeptResolution = { kept: true, orderNumber: '', jobIndex: 0, request: 'r', estimate: {} };
-    const base = (j: number) => ({ index: j, orderNumber: `PO-${j}`, hash: 'h', unavailable: false, diagnostics: [] });
-    for (let j = 0; j < JOBS; j++) reporter.write({ ...base(j), resolved: sure, outcome: 'ready' });
+    const fail = allReady(reporter);
     spooled.refreshSummary();
     // The report's summary was taken with no failure; job 0 fails once the write is under way.
-    const failure: Diagnostic = { severity: 'error', code: 'api.unavailable', message: 'the API could not be reached' };
-    setImmediate(() => reporter.end({ ...base(0), resolved: sure, outcome: 'not-processed', diagnostics: [failure] }));
+    setImmediate(() => fail(0));
     const paths = reportPaths(join(await tempDirPerTest('htorder-on-demand-out-'), basename(input)));
     await writeReports(spooled.report, { manifest, target: { paths, inputShownAs: input }, spooled });
     const json = JSON.parse(await readFile(paths.json, 'utf8')) as ResultReport;
@@ -328,26 +325,21 @@ describe('a report rendered on demand', () => {
     expect(json.summary.byStatus.failed).toBe(1);
     expect(json.summary.errors).toBeGreaterThan(0);
     expect(json.jobs[0].status).toBe('failed');
-    expect(errors).toContain('the API could not be reached');
+    expect(errors).toContain(FAILURE.message);
     expect(spooled.report.summary).toEqual(json.summary);
     await spooled.close();
   });
 
   it('a write shows one moment in result.csv too: a job that fails once the write has begun is running in every file', async () => {
     const { input, manifest, reporter, spooled } = await both('orders.csv', csvInput());
-    const sure: KeptResolution = { kept: true, orderNumber: '', jobIndex: 0, request: 'r', estimate: {} };
-    const base = (j: number) => ({ index: j, orderNumber: `PO-${j}`, hash: 'h', unavailable: false, diagnostics: [] });
-    for (let j = 0; j < JOBS; j++) reporter.write({ ...base(j), resolved: sure, outcome: 'ready' });
+    const fail = allReady(reporter);
     // Job 0 fails once the write has rendered its first running job (its snapshot is taken then).
-    const failure: Diagnostic = { severity: 'error', code: 'api.unavailable', message: 'the API could not be reached' };
     const { render } = reporter.pending;
     let ended = false;
     reporter.pending.render = (j, at) => {
       if (!ended) {
         ended = true;
-        setImmediate(() =>
-          reporter.end({ ...base(0), resolved: sure, outcome: 'not-processed', diagnostics: [failure] }),
-        );
+        setImmediate(() => fail(0));
       }
       return render(j, at);
     };
@@ -357,8 +349,8 @@ describe('a report rendered on demand', () => {
     const json = JSON.parse(await readFile(paths.json, 'utf8')) as ResultReport;
     expect(json.jobs[0].status).toBe('valid');
     expect(json.summary.byStatus.failed).toBe(0);
-    expect(await readFile(paths.csv, 'utf8')).not.toContain('could not be reached');
-    expect(await readFile(paths.errors, 'utf8')).not.toContain('could not be reached');
+    expect(await readFile(paths.csv, 'utf8')).not.toContain(FAILURE.message);
+    expect(await readFile(paths.errors, 'utf8')).not.toContain(FAILURE.message);
     await spooled.close();
   });
 
@@ -374,3 +366,15 @@ describe('a report rendered on demand', () => {
     expect(await readdir(dir)).toEqual(['orders.csv']);
   });
 });
+
+const FAILURE: Diagnostic = { severity: 'error', code: 'api.unavailable', message: 'the API could not be reached' };
+
+/** Every job written as ready to send; answers how one of them then fails (not processed: FAILURE). */
+function allReady(reporter: JobReporter): (j: number) => void {
+  const sure: KeptResolution = { kept: true, orderNumber: '', jobIndex: 0, request: 'r', estimate: {} };
+  const base = (j: number) => ({ index: j, orderNumber: `PO-${j}`, hash: 'h', unavailable: false, diagnostics: [] });
+  for (let j = 0; j < JOBS; j++) reporter.write({ ...base(j), resolved: sure, outcome: 'ready' });
+  return (j) => {
+    reporter.end({ ...base(j), resolved: sure, outcome: 'not-processed', diagnostics: [FAILURE] });
+  };
+}
