@@ -1,3 +1,5 @@
+import type { StringColumn } from '../core/string-column.js';
+
 /**
  * The one Manifest model that YAML, JSON, CSV and ERP-mapped CSV all become.
  *
@@ -118,6 +120,11 @@ export type ManifestFormat = 'yaml' | 'json' | 'csv' | 'xlsx';
 export interface JobList {
   readonly length: number;
   at(index: number): ManifestJob | undefined;
+  /**
+   * Each job's order number (`at(index).orderNumber` where it is a string), where the list knows
+   * them without reading the jobs (a windowed CSV's index).
+   */
+  readonly orderNumbers?: StringColumn | undefined;
   [Symbol.iterator](): Iterator<ManifestJob>;
 }
 

@@ -2,7 +2,7 @@ import { type JobState, STAGE_OUTCOMES, type StageOutcome } from './job-state.js
 import { jobStatus } from './job-status.js';
 import { type PlannedJob, requestOf } from './saved-plan.js';
 import { Interned } from './job-table.js';
-import { StringColumn } from './string-column.js';
+import { StringColumn } from '../core/string-column.js';
 
 /**
  * What an input keeps of a job once the job's outcome is in the report: a small record of a

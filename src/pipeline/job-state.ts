@@ -103,19 +103,25 @@ export function checkedJobs(
   // kept waiting for every job's hash. One getter serves every job of the input (a getter made
   // per job gives each job's state a hidden class of its own, several hundred bytes a job); the
   // fingerprint is kept in the input's JobTable.
-  const table = new JobTable(manifest.jobs.length, (index) => {
-    const job = manifest.jobs.at(index);
-    if (job === undefined) throw new Error(`no job ${index} in ${manifest.file}`);
-    return jobHash(job);
-  });
+  // A windowed CSV's order numbers are its index's: its jobs are not read again to name them.
+  const named = manifest.jobs.orderNumbers;
+  const table = new JobTable(
+    manifest.jobs.length,
+    (index) => {
+      const job = manifest.jobs.at(index);
+      if (job === undefined) throw new Error(`no job ${index} in ${manifest.file}`);
+      return jobHash(job);
+    },
+    named,
+  );
   const keys = stateKeys(table);
   tables.set(manifest, keys);
   // One field a job (its index); its other keys are getters, a checked and a refused state each of a hidden class of their own.
   const states = new Array<JobState>(manifest.jobs.length);
   for (let index = 0; index < states.length; index++) {
-    const job = manifest.jobs.at(index) as ManifestJob;
+    const job = named === undefined ? (manifest.jobs.at(index) as ManifestJob) : undefined;
     // A mapped row may have no order number (a blank cell): check has refused that job already.
-    if (typeof job.orderNumber === 'string') table.setOrderNumber(index, job.orderNumber);
+    if (typeof job?.orderNumber === 'string') table.setOrderNumber(index, job.orderNumber);
     states[index] =
       all || refused.has(index) || jobFindings?.refuses(index) === true
         ? (Object.defineProperties(keys.refusedJob(index), keys.refused) as unknown as JobState)

@@ -1,6 +1,6 @@
 import type { Diagnostic } from '../manifest/model.js';
 import type { JobEstimate } from '../resolve/estimate/model.js';
-import { StringColumn } from './string-column.js';
+import { StringColumn } from '../core/string-column.js';
 
 /**
  * What an input holds of its jobs between their plan stages and their submit, in columns of a
@@ -83,16 +83,23 @@ export class JobTable {
   /** Every job's order number, as check read it. */
   private readonly names: StringColumn;
 
-  /** `size` jobs; `fingerprintOf` is the fingerprint (64 hex digits) of job `index`, made when first asked. */
+  /**
+   * `size` jobs; `fingerprintOf` is the fingerprint (64 hex digits) of job `index`, made when
+   * first asked; `names`: the jobs' order numbers where they are kept already (a windowed CSV's
+   * index), used as they are.
+   */
   constructor(
     readonly size: number,
     private readonly fingerprintOf: (index: number) => string,
+    names?: StringColumn,
   ) {
     this.fingerprints = Buffer.alloc(size * DIGEST);
     this.requests = Buffer.alloc(size * DIGEST);
     this.totals = new Float64Array(size);
     this.meta = new Uint32Array(size);
-    this.names = new StringColumn(size);
+    if (names !== undefined && names.size !== size)
+      throw new RangeError(`${names.size} order numbers for a table of ${size} jobs`);
+    this.names = names ?? new StringColumn(size);
   }
 
   /** Keeps job `index`'s order number. */

@@ -70,6 +70,10 @@ async function expectSameAsWholeRead(file: string, windowJobs: number): Promise<
     expect(jobsOf(manifest.jobs)).toEqual(want.jobs);
     expect([...manifest.jobs]).toEqual(want.jobs);
     expect(manifest.jobs.at(want.jobs.length)).toBeUndefined();
+    // Each job's order number as the index noted it: the whole read's, where it is a string.
+    const named = (list: JobList, j: number) => list.orderNumbers?.get(j);
+    const own = (job: ManifestJob) => (typeof job.orderNumber === 'string' ? job.orderNumber : undefined);
+    expect(Array.from({ length: want.jobs.length }, (_, j) => named(manifest.jobs, j))).toEqual(want.jobs.map(own));
     for (const d of whole.diagnostics)
       if (d.field !== undefined) expect(manifest.sources.locate(d.field)).toEqual(want.sources.locate(d.field));
     want.jobs.forEach((job, j) => {

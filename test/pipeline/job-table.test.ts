@@ -2,13 +2,18 @@ import { setFlagsFromString } from 'node:v8';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { extend } from '../../src/core/extend.js';
-import type { Diagnostic, Manifest, ManifestJob } from '../../src/manifest/model.js';
+import { readWindowed } from '../../src/manifest/csv/windowed-read.js';
+import { loadManifest } from '../../src/manifest/load-manifest.js';
+import type { Diagnostic, JobList, Manifest, ManifestJob } from '../../src/manifest/model.js';
 import { checkedJobs, dueOf, type JobState, keptResolution, parkedJob } from '../../src/pipeline/job-state.js';
 import { jobHash } from '../../src/pipeline/job-hash.js';
 import { JobTable, type Parking } from '../../src/pipeline/job-table.js';
 import { requestHash, requestOf } from '../../src/pipeline/saved-plan.js';
 import { keepResolution } from '../../src/pipeline/stages/resolve.js';
 import type { ResolvedJob } from '../../src/resolve/resolve-job.js';
+import { tempFiles } from '../support/temp-files.js';
+
+const files = tempFiles('htorder-job-table-');
 
 /** A job state's keys, in their order (a parked one adds `resolved`). */
 const STATE_KEYS = ['index', 'orderNumber', 'hash', 'outcome', 'diagnostics', 'unavailable'];
@@ -79,6 +84,36 @@ function resolution(index: number, orderNumber: string, total: number | undefine
 }
 
 describe("an input's JobTable", () => {
+  it("names a windowed CSV's jobs from its index, reading none of them, as the whole read names them", async () => {
+    const numbers = ['SO-1', 'Café', '', 'SO-1', ' SO-3 ', 'Ω-9', '', 'SO-4'];
+    const rows = numbers.map((n, r) => `${n},A${r},${r + 1},UPSGND`);
+    const file = await files.write('orders.csv', `orderNumber,code,quantity,deliveryMethod\n${rows.join('\n')}\n`);
+    const read = await readWindowed(file, undefined, 2);
+    if (read === undefined) throw new Error('not read windowed');
+    try {
+      let reads = 0;
+      const view = read.manifest.jobs;
+      const jobs: JobList = {
+        length: view.length,
+        orderNumbers: view.orderNumbers,
+        at: (j) => {
+          reads++;
+          return view.at(j);
+        },
+        [Symbol.iterator]: () => view[Symbol.iterator](),
+      };
+      const states = checkedJobs({ ...read.manifest, jobs }, []);
+      expect(reads).toBe(0);
+      const whole = (await loadManifest(file)).manifest;
+      if (whole === undefined) throw new Error('no manifest');
+      const plain = checkedJobs(whole, []);
+      expect(states.map((s) => s.orderNumber)).toEqual(plain.map((s) => s.orderNumber));
+      expect(states.map((s) => s.orderNumber)).toEqual(['SO-1', 'Café', undefined, 'SO-3', 'Ω-9', undefined, 'SO-4']);
+    } finally {
+      read.close();
+    }
+  });
+
   it("reads back each job's fingerprint as jobHash's very text, first asked and from the arena", () => {
     fc.assert(
       fc.property(fc.array(manifestJob, { minLength: 1, maxLength: 8 }), (jobs) => {

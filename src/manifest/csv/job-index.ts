@@ -28,6 +28,7 @@ import { LineStarts } from './line-starts.js';
 import { RecordTable } from './record-table.js';
 import { BlockPrints, PRINT_BLOCK } from './block-prints.js';
 import type { CsvRead } from '../model.js';
+import { StringColumn } from '../../core/string-column.js';
 
 /** What says a file is still the one indexed, as fstat gives it at the end of the pass. */
 export interface FileIdentity {
@@ -70,6 +71,11 @@ export interface CsvJobIndex {
   identity?: FileIdentity;
   /** Bytes of the index's own tables (typed arrays, outside the JavaScript heap). */
   tableBytes: number;
+  /**
+   * Each job's order number as the whole read gives it (none: a row without one), noted by the
+   * pass that grouped the rows: what names the jobs without reading any of them again.
+   */
+  orderNumbers?: StringColumn;
   /** @internal */
   readonly tables?: IndexTables;
 }
@@ -121,6 +127,8 @@ class IndexPass implements CsvScanHandlers {
   private readonly records = new RecordTable();
   /** Order number → job, needed only while indexing: the whole read's grouping. */
   private readonly byOrderNumber = new Map<string, number>();
+  /** Per job, its order number (the map's keys, with the jobs of rows without one). */
+  private readonly orderNumbers: Array<string | undefined> = [];
   private lastOrderNumber: string | undefined;
   private lastJob = 0;
   private binding: Binding | undefined;
@@ -167,17 +175,23 @@ class IndexPass implements CsvScanHandlers {
     const offset = this.lineAt(row);
     const orderNumber = orderNumberOf(cells, binding);
     let j: number;
-    if (orderNumber === undefined) j = this.records.addJob();
+    if (orderNumber === undefined) j = this.addJob(undefined);
     else if (orderNumber === this.lastOrderNumber) j = this.lastJob;
     else {
       const own = ownCopy(orderNumber);
       const seen = this.byOrderNumber.get(own);
-      j = seen ?? this.records.addJob();
+      j = seen ?? this.addJob(own);
       if (seen === undefined) this.byOrderNumber.set(own, j);
       this.lastOrderNumber = own;
       this.lastJob = j;
     }
     this.records.add(offset, row, j);
+  }
+
+  private addJob(orderNumber: string | undefined): number {
+    const j = this.records.addJob();
+    this.orderNumbers[j] = orderNumber;
+    return j;
   }
 
   async finish(): Promise<CsvJobIndex> {
@@ -208,6 +222,7 @@ class IndexPass implements CsvScanHandlers {
       ...(header !== undefined ? { header } : {}),
       ...(identity !== undefined ? { identity } : {}),
       tableBytes: records.bytes + this.prints.bytes,
+      ...(jobCount > 0 ? { orderNumbers: columnOf(this.orderNumbers, jobCount) } : {}),
       tables: { records, prints: this.prints, limits: scanner.limits, size: this.offset },
     };
   }
@@ -231,6 +246,15 @@ class IndexPass implements CsvScanHandlers {
     if (offset < 0) this.lost = true;
     return offset;
   }
+}
+
+function columnOf(texts: ReadonlyArray<string | undefined>, count: number): StringColumn {
+  const column = new StringColumn(count);
+  for (let j = 0; j < count; j++) {
+    const text = texts[j];
+    if (text !== undefined) column.set(j, text);
+  }
+  return column;
 }
 
 /**

@@ -12,6 +12,7 @@
 import type { JobList, ManifestJob, SourceLocation, SourceMap } from '../model.js';
 import { CsvFileChanged, type CsvJobIndex, type JobReaderSync, type JobWindow, openJobsSync } from './job-index.js';
 import type { ItemRows } from './item-rows.js';
+import type { StringColumn } from '../../core/string-column.js';
 
 /**
  * Jobs a window holds: a few hundred jobs cost some 150 KB each, and a window's read costs a
@@ -34,6 +35,8 @@ export class JobView implements JobList {
   readonly sources: SourceMap;
   /** The rows of each job's items, from the index's tables (no window read). */
   readonly itemRows: ItemRows;
+  /** Each job's order number, as the index noted it (no window read). */
+  readonly orderNumbers: StringColumn | undefined;
 
   constructor(
     private readonly index: CsvJobIndex,
@@ -44,6 +47,7 @@ export class JobView implements JobList {
     const locate = (path: string) => this.locate(path);
     this.sources = { locate, locateKey: locate };
     this.itemRows = indexItemRows(index);
+    this.orderNumbers = index.orderNumbers;
   }
 
   get length(): number {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { StringColumn } from '../../src/pipeline/string-column.js';
+import { StringColumn } from '../../src/core/string-column.js';
 
 describe('a column of strings', () => {
   it('reads back every string as it was set, whatever its characters, set in any order and again', () => {
