@@ -249,6 +249,7 @@ export async function prepareInput(
     Partial<Pick<PipelineContext, 'logger'>>,
 ): Promise<PreparedInput> {
   const startedAt = nowDate(plan.clock);
+  const readFrom = performance.now();
   const read = await loadManifest(file, {
     ...(plan.mapping ? { mapping: plan.mapping } : {}),
     csv: plan.csvLimits,
@@ -288,6 +289,7 @@ export async function prepareInput(
         mapping: recognised?.mapping ?? plan.mapping,
         csvLimits: plan.csvLimits,
         progress: plan.command !== 'watch',
+        readTook,
         spooled,
         ...(plan.logger ? { logger: plan.logger } : {}),
       });
@@ -296,6 +298,7 @@ export async function prepareInput(
     return begun;
   };
   const jobs = manifest && manifest.jobs.length > 0 ? checkedJobs(manifest, read.diagnostics, read.jobFindings) : [];
+  const readTook = performance.now() - readFrom;
   return { file, read, jobs, begin };
 }
 

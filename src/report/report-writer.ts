@@ -10,7 +10,8 @@ import { type ReportTarget, type WrittenReports, writeReports } from './write-re
 /**
  * The pause after a progress write, in multiples of the time that write took: a write renders
  * every job so far on the event loop, which the API's answers then wait behind, so a run of many
- * jobs gives its reports about a thirtieth of its time.
+ * jobs gives its reports about a thirtieth of its time. Before the first write, the time reading
+ * the input took stands in for it: a write reads the input again and renders every job.
  */
 const PAUSE_PER_WRITE = 30;
 
@@ -21,7 +22,9 @@ const PAUSE_PER_WRITE = 30;
  * PAUSE_PER_WRITE times as long as the last write took if that is longer: a manifest of
  * thousands of jobs (each rewrite re-reads a CSV input for result.csv) then spends a small share
  * of its time rewriting reports, and a small one sees every outcome on disk within a second. The
- * first write also waits a pause after the first outcome, so an input whose outcomes all
+ * first write also waits a pause after the first outcome, as long as PAUSE_PER_WRITE times what
+ * reading the input took if that is longer (`readTook`: a big input's first write would otherwise
+ * render every job still to be sent while the API's answers wait), so an input whose outcomes all
  * arrive within it is written once, by flush(). Each file is replaced atomically.
  * With `progress: false` nothing is written before flush() (`watch`: the reports are written
  * once, where the input ends up; a progress write would go to its private copy's folder,
@@ -48,6 +51,8 @@ export class ReportWriter {
       mapping?: Mapping;
       csvLimits?: Partial<CsvLimits>;
       intervalMs?: number;
+      /** How long reading and checking the input took, in ms: what the first write's pause is scaled by. */
+      readTook?: number;
       /** False: no write before flush() (default true). */
       progress?: boolean;
       /** The report's jobs are in this spool and rendered when written (`report` is its `report`). */
@@ -87,7 +92,8 @@ export class ReportWriter {
   private async loop(): Promise<void> {
     try {
       while (this.dirty) {
-        const pause = Math.max(this.opts.intervalMs ?? 1000, PAUSE_PER_WRITE * this.lastTook);
+        const took = this.last === undefined ? (this.opts.readTook ?? 0) : this.lastTook;
+        const pause = Math.max(this.opts.intervalMs ?? 1000, PAUSE_PER_WRITE * took);
         const wait = this.lastAt + pause - Date.now();
         if (!this.final && wait > 0) {
           await new Promise<void>((resolve) => {

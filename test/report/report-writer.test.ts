@@ -62,6 +62,24 @@ describe('ReportWriter', () => {
     expect(await exists(reportPaths(input).json)).toBe(true);
   });
 
+  it('holds the first write for PAUSE_PER_WRITE times what reading the input took, when that is longer', async () => {
+    const input = await writeInput('orders.csv', CSV);
+    const { report, manifest } = await reportOfInput(input);
+    const slow = await writeInput('slow.csv', CSV);
+    const { report: slowReport, manifest: slowManifest } = await reportOfInput(slow);
+    // Read at once: a first write follows its first outcome straight away.
+    const quick = new ReportWriter(report, { manifest, intervalMs: 0, readTook: 0 });
+    // Read in a second: its first write waits half a minute, as one of a big input would.
+    const big = new ReportWriter(slowReport, { manifest: slowManifest, intervalMs: 0, readTook: 1_000 });
+    quick.schedule();
+    big.schedule();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(await exists(reportPaths(input).json)).toBe(true);
+    expect(await exists(reportPaths(slow).json)).toBe(false);
+    await Promise.all([quick.flush(), big.flush()]);
+    expect(await exists(reportPaths(slow).json)).toBe(true);
+  });
+
   it('without progress, writes nothing until flushed, then only to the target', async () => {
     const input = await writeInput('orders.csv', CSV);
     const { report, manifest } = await reportOfInput(input);
