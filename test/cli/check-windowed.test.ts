@@ -1,6 +1,5 @@
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { dirname } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
@@ -18,7 +17,7 @@ import type { Clock } from '../../src/core/clock.js';
 import { WINDOWED_FROM_BYTES, windowedRead } from '../../src/manifest/load-manifest.js';
 import type { JobResult } from '../../src/report/model.js';
 import { bytesOf, csvText, sampleArb } from '../support/csv-samples.js';
-import { tempFiles } from '../support/temp-files.js';
+import { temporariesLeftBeside, tempFiles } from '../support/temp-files.js';
 
 /**
  * `check` of a big template CSV reads it a window at a time and writes its reports through the
@@ -76,7 +75,7 @@ async function expectSameAsWholeRead(file: string, windowJobs: number): Promise<
   const windowed = await checked(file, windowJobs);
   expect(whole.spooled).toBe(0);
   expect({ ...windowed, spooled: 0 }).toEqual(whole);
-  expect(await temporariesBeside(file)).toEqual([]);
+  expect(await temporariesLeftBeside(file)).toEqual([]);
   return windowed.spooled;
 }
 
@@ -172,9 +171,7 @@ describe('check of a template CSV read a window at a time', () => {
       status: 'unreadable',
       problem: expect.stringContaining(`its report ${file}.result.csv is a folder`),
     });
-    // The findings' file is removed as the read is let go, without waiting for it.
-    for (let i = 0; i < 100 && (await temporariesBeside(file)).length > 0; i++) await sleep(20);
-    expect(await temporariesBeside(file)).toEqual([]);
+    expect(await temporariesLeftBeside(file)).toEqual([]);
     expect((await readdir(dirname(file))).filter((f) => f.startsWith('blocked.csv.'))).toEqual([
       'blocked.csv.result.csv',
     ]);
@@ -188,7 +185,7 @@ describe('check of a big template CSV: read whole, and windowed once its finding
       const whole = await checked(file, undefined);
       const big = await checked(file, 7, wholeUpTo);
       expect({ ...big, spooled: 0 }).toEqual(whole);
-      expect(await temporariesBeside(file)).toEqual([]);
+      expect(await temporariesLeftBeside(file)).toEqual([]);
       return big.spooled;
     };
     // A valid big input costs what any input does: no job goes through the windowed route.
@@ -225,11 +222,6 @@ describe('check of a big template CSV: read whole, and windowed once its finding
       status: 'unreadable',
       problem: expect.stringContaining(`its report ${file}.result.json is a folder`),
     });
-    expect(await temporariesBeside(file)).toEqual([]);
+    expect(await temporariesLeftBeside(file)).toEqual([]);
   });
 });
-
-/** Hidden files beside `file` named after it: temporaries (storage/atomic-write.ts temporaryName). */
-async function temporariesBeside(file: string): Promise<string[]> {
-  return (await readdir(dirname(file))).filter((name) => name.startsWith(`.${basename(file)}`));
-}

@@ -1,9 +1,10 @@
 import { mkdtemp, open, readdir, readFile, readlink, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { windowedRead } from '../../src/manifest/load-manifest.js';
 import { windowedHarness } from '../support/pipeline-harness.js';
+import { temporariesLeftBeside } from '../support/temp-files.js';
 
 /**
  * `run` of a template CSV read a window at a time (forced here for a small file, with windows of
@@ -68,7 +69,7 @@ describe('run of a big template CSV, read a window at a time', () => {
     expect(windowedReports[2]).toEqual(wholeReports[2]);
     expect(await sentOrders()).toEqual(wholeSent);
     // Its findings waited in a temporary file beside the input; nothing of it is left.
-    expect(await temporariesBeside(file)).toEqual([]);
+    expect(await temporariesLeftBeside(file)).toEqual([]);
   });
 
   it('sends nothing more once the file changes under it, and says why', async () => {
@@ -116,8 +117,7 @@ describe('run of a big template CSV, read a window at a time', () => {
       for (let i = 0; i < 100 && (await descriptorsOf(file)) > 0; i++) await sleep(20);
       expect(await descriptorsOf(file)).toBe(0);
       // Nor its findings' temporary file (removed as the file is let go, without waiting for it).
-      for (let i = 0; i < 100 && (await temporariesBeside(file)).length > 0; i++) await sleep(20);
-      expect(await temporariesBeside(file)).toEqual([]);
+      expect(await temporariesLeftBeside(file)).toEqual([]);
     },
   );
 });
@@ -129,11 +129,6 @@ async function descriptorsOf(file: string): Promise<number> {
     (await readdir('/proc/self/fd')).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => '')),
   );
   return links.filter((link) => link === target).length;
-}
-
-/** Hidden files beside `file` named after it: temporaries (storage/atomic-write.ts temporaryName). */
-async function temporariesBeside(file: string): Promise<string[]> {
-  return (await readdir(dirname(file))).filter((name) => name.startsWith(`.${basename(file)}`));
 }
 
 /** What the sandbox was sent, by order number. */

@@ -1,6 +1,7 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, afterEach } from 'vitest';
 
 /** A fresh folder under the OS temp folder: the test file's own (temp-root.ts), removed after the file at the latest. */
@@ -42,3 +43,18 @@ export function tempFiles(prefix = 'htorder-csv-'): {
 
 /** Lines joined with LF and a final newline. */
 export const lines = (...ls: string[]): string => ls.join('\n') + '\n';
+
+/** Hidden files beside `file` named after it: temporaries (storage/atomic-write.ts temporaryName). */
+async function temporariesBeside(file: string): Promise<string[]> {
+  return (await readdir(dirname(file))).filter((name) => name.startsWith(`.${basename(file)}`));
+}
+
+/**
+ * The temporaries still beside `file` once those on their way out are gone: a windowed read's
+ * findings file is removed as the read is let go, without waiting for it (SpilledFindings.close),
+ * so on a loaded machine it may outlive the command by a moment. One there after 5 s is left.
+ */
+export async function temporariesLeftBeside(file: string): Promise<string[]> {
+  for (let i = 0; i < 250 && (await temporariesBeside(file)).length > 0; i++) await sleep(20);
+  return temporariesBeside(file);
+}
