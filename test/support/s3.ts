@@ -284,10 +284,15 @@ async function whole(raw: S3Client, bucket: string, key: string, length: number)
   if (length === 0) return;
   const range = `bytes=${length - 1}-${length - 1}`;
   for (let attempt = 0; attempt < 200; attempt++) {
-    const read = await raw.send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: range })).then(
-      async (r) => (await r.Body?.transformToByteArray())?.length ?? 0,
-      () => 0,
-    );
+    // An answer cut off mid-body (s3rver reading a file still being written) is a read that
+    // failed, as a refused one is: it must not escape the turn, which nobody awaits.
+    const read = await raw
+      .send(new GetObjectCommand({ Bucket: bucket, Key: key, Range: range }))
+      .then((r) => r.Body?.transformToByteArray())
+      .then(
+        (bytes) => bytes?.length ?? 0,
+        () => 0,
+      );
     if (read === 1) return;
     await new Promise((r) => setTimeout(r, 5));
   }
