@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
@@ -106,6 +106,18 @@ describe('writeFileAtomic of whole content', () => {
     }
     expect(await readFile(target, 'utf8')).toBe('before\n');
     expect(await readdir(dir)).toEqual(['entry.json']);
+  });
+
+  it('fails and leaves no temporary when the rename is refused, fsynced or not, small or past the bound', async () => {
+    // A folder where the file goes: the rename, not the write, is refused (EISDIR).
+    const dir = await tempDirPerTest('htorder-aw-');
+    const target = join(dir, 'entry.json');
+    await mkdir(join(target, 'inside'), { recursive: true });
+    for (const durable of [true, false])
+      for (const data of ['intent\n', Buffer.alloc(100_000, 0x61)])
+        await expect(writeFileAtomic(target, data, { durable })).rejects.toMatchObject({ code: 'EISDIR' });
+    expect(await readdir(dir)).toEqual(['entry.json']);
+    expect(await readdir(target)).toEqual(['inside']);
   });
 });
 
