@@ -17,7 +17,7 @@ import type { Clock } from '../../src/core/clock.js';
 import { WINDOWED_FROM_BYTES, windowedRead } from '../../src/manifest/load-manifest.js';
 import type { JobResult } from '../../src/report/model.js';
 import { bytesOf, csvText, sampleArb } from '../support/csv-samples.js';
-import { temporariesLeftBeside, tempFiles } from '../support/temp-files.js';
+import { expectNoTemporariesBeside, tempFiles } from '../support/temp-files.js';
 
 /**
  * `check` of a big template CSV reads it a window at a time and writes its reports through the
@@ -75,7 +75,7 @@ async function expectSameAsWholeRead(file: string, windowJobs: number): Promise<
   const windowed = await checked(file, windowJobs);
   expect(whole.spooled).toBe(0);
   expect({ ...windowed, spooled: 0 }).toEqual(whole);
-  expect(await temporariesLeftBeside(file)).toEqual([]);
+  await expectNoTemporariesBeside(file);
   return windowed.spooled;
 }
 
@@ -171,7 +171,7 @@ describe('check of a template CSV read a window at a time', () => {
       status: 'unreadable',
       problem: expect.stringContaining(`its report ${file}.result.csv is a folder`),
     });
-    expect(await temporariesLeftBeside(file)).toEqual([]);
+    await expectNoTemporariesBeside(file);
     expect((await readdir(dirname(file))).filter((f) => f.startsWith('blocked.csv.'))).toEqual([
       'blocked.csv.result.csv',
     ]);
@@ -185,7 +185,7 @@ describe('check of a big template CSV: read whole, and windowed once its finding
       const whole = await checked(file, undefined);
       const big = await checked(file, 7, wholeUpTo);
       expect({ ...big, spooled: 0 }).toEqual(whole);
-      expect(await temporariesLeftBeside(file)).toEqual([]);
+      await expectNoTemporariesBeside(file);
       return big.spooled;
     };
     // A valid big input costs what any input does: no job goes through the windowed route.
@@ -222,6 +222,6 @@ describe('check of a big template CSV: read whole, and windowed once its finding
       status: 'unreadable',
       problem: expect.stringContaining(`its report ${file}.result.json is a folder`),
     });
-    expect(await temporariesLeftBeside(file)).toEqual([]);
+    await expectNoTemporariesBeside(file);
   });
 });

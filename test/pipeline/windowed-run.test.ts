@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { windowedRead } from '../../src/manifest/load-manifest.js';
 import { windowedHarness } from '../support/pipeline-harness.js';
-import { temporariesLeftBeside } from '../support/temp-files.js';
+import { expectNoTemporariesBeside } from '../support/temp-files.js';
 
 /**
  * `run` of a template CSV read a window at a time (forced here for a small file, with windows of
@@ -69,7 +69,7 @@ describe('run of a big template CSV, read a window at a time', () => {
     expect(windowedReports[2]).toEqual(wholeReports[2]);
     expect(await sentOrders()).toEqual(wholeSent);
     // Its findings waited in a temporary file beside the input; nothing of it is left.
-    expect(await temporariesLeftBeside(file)).toEqual([]);
+    await expectNoTemporariesBeside(file);
   });
 
   it('sends nothing more once the file changes under it, and says why', async () => {
@@ -114,10 +114,9 @@ describe('run of a big template CSV, read a window at a time', () => {
       const { code, stderr } = await harness().cli('run', [file], { env: nobody, partial: true });
       expect(code, stderr).toBe(3);
       // The file is let go once its read is done, which may end after the run's answer.
-      for (let i = 0; i < 100 && (await descriptorsOf(file)) > 0; i++) await sleep(20);
-      expect(await descriptorsOf(file)).toBe(0);
+      await expect.poll(() => descriptorsOf(file), { timeout: 2000, interval: 20 }).toBe(0);
       // Nor its findings' temporary file (removed as the file is let go, without waiting for it).
-      expect(await temporariesLeftBeside(file)).toEqual([]);
+      await expectNoTemporariesBeside(file);
     },
   );
 });

@@ -74,10 +74,7 @@ describe('ReportWriter', () => {
     quick.schedule();
     big.schedule();
     // However slow the machine, the quick one's write lands well within the other's pause.
-    const until = Date.now() + 20_000;
-    while (!(await exists(reportPaths(input).json)) && Date.now() < until)
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    expect(await exists(reportPaths(input).json)).toBe(true);
+    await expect.poll(() => exists(reportPaths(input).json), { timeout: 20_000, interval: 20 }).toBe(true);
     expect(await exists(reportPaths(slow).json)).toBe(false);
     await Promise.all([quick.flush(), big.flush()]);
     expect(await exists(reportPaths(slow).json)).toBe(true);

@@ -1,8 +1,7 @@
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { afterAll, afterEach } from 'vitest';
+import { afterAll, afterEach, expect } from 'vitest';
 
 /** A fresh folder under the OS temp folder: the test file's own (temp-root.ts), removed after the file at the latest. */
 export async function tempDir(prefix = 'htorder-test-'): Promise<{ path: string; remove(): Promise<void> }> {
@@ -50,11 +49,11 @@ async function temporariesBeside(file: string): Promise<string[]> {
 }
 
 /**
- * The temporaries still beside `file` once those on their way out are gone: a windowed read's
- * findings file is removed as the read is let go, without waiting for it (SpilledFindings.close),
- * so on a loaded machine it may outlive the command by a moment. One there after 5 s is left.
+ * That no temporary is left beside `file`, once those on their way out are gone: a windowed
+ * read's findings file is removed as the read is let go, without waiting for it
+ * (SpilledFindings.close), so on a loaded machine it may outlive the command by a moment. One
+ * still there after 5 s is left behind.
  */
-export async function temporariesLeftBeside(file: string): Promise<string[]> {
-  for (let i = 0; i < 250 && (await temporariesBeside(file)).length > 0; i++) await sleep(20);
-  return temporariesBeside(file);
+export async function expectNoTemporariesBeside(file: string): Promise<void> {
+  await expect.poll(() => temporariesBeside(file), { timeout: 5000, interval: 20 }).toEqual([]);
 }
