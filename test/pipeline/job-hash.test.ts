@@ -66,6 +66,7 @@ describe('jobHash', () => {
         fc.string(),
         fc.integer(),
         fc.array(tie('any'), { maxLength: 4 }),
+        fc.sparseArray(tie('any'), { maxLength: 4 }),
         fc.dictionary(key, tie('any'), { maxKeys: 5 }),
       ),
     })).any;
