@@ -14,6 +14,7 @@ import { mkdir, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { setImmediate } from 'node:timers/promises';
 import { fsyncAsync, writeFileAtomic, writeWhole } from '../atomic-write.js';
+import { BoundedMemo } from '../../core/bounded-memo.js';
 import { FolderLeases } from '../folder-lease.js';
 import { nameOwnerDead, newOwnerId } from '../lease.js';
 import { compactAccount } from './folder-compact.js';
@@ -98,6 +99,13 @@ export class FolderLedger implements LedgerStore {
   private readonly root: string;
   /** Folders known to exist: saves a mkdir per write on the hot path. */
   private readonly made = new Set<string>();
+  /**
+   * Entry paths by account and order number: a job's entry is looked up three or four times
+   * (look-up, lock, read, write), and its path is three hashes, two name clean-ups and a join.
+   */
+  private readonly paths = new BoundedMemo<string, BoundedMemo<string, string>>(64);
+  /** Account folders by account, looked at by every call as its entries' paths are. */
+  private readonly dirs = new BoundedMemo<string, string>(64);
   /** A folder being made, or an account's layout being looked at: the callers meanwhile wait for that one look. */
   private readonly pending = new Map<string, Promise<unknown>>();
   /** Account folders by whether they may still hold the flat layout, and when that was looked at. */
@@ -208,11 +216,26 @@ export class FolderLedger implements LedgerStore {
   }
 
   private dirOf(account: string): string {
-    return join(this.root, safeName(account));
+    let dir = this.dirs.get(account);
+    if (dir === undefined) {
+      dir = join(this.root, safeName(account));
+      this.dirs.set(account, dir);
+    }
+    return dir;
   }
 
   private pathOf(key: LedgerKey): string {
-    return join(this.dirOf(key.account), ORDERS, orderShard(key.orderNumber), `${safeName(key.orderNumber)}.json`);
+    let paths = this.paths.get(key.account);
+    if (paths === undefined) {
+      paths = new BoundedMemo(4096);
+      this.paths.set(key.account, paths);
+    }
+    let path = paths.get(key.orderNumber);
+    if (path === undefined) {
+      path = join(this.dirOf(key.account), ORDERS, orderShard(key.orderNumber), `${safeName(key.orderNumber)}.json`);
+      paths.set(key.orderNumber, path);
+    }
+    return path;
   }
 
   /** Where an older version kept the entry: beside the account's record. */
