@@ -320,3 +320,29 @@ export function contentKey(candidate: JobCandidate): string {
     .sort();
   return hash('sha256', canonicalJson({ address, lines }), 'hex').slice(0, 32);
 }
+
+/**
+ * Content keys by the request they were computed for. A job's key is computed once, in its plan
+ * stages (the guard's look for a suspected duplicate, or the job's parking), and its submit, in
+ * the run's busiest stretch, is handed the one its parking kept (sameContentKey) instead of
+ * normalising and hashing the request again.
+ */
+const contentKeys = new WeakMap<JobCandidate, string>();
+
+/** contentKey of `candidate`, computed once for it. */
+export function contentKeyOf(candidate: JobCandidate): string {
+  let key = contentKeys.get(candidate);
+  if (key === undefined) {
+    key = contentKey(candidate);
+    contentKeys.set(candidate, key);
+  }
+  return key;
+}
+
+/**
+ * Hands `candidate` the content key `key` of a request it is proven the same as (resolveAgain:
+ * the same requestHash, so the same address and lines), for contentKeyOf.
+ */
+export function sameContentKey(candidate: JobCandidate, key: string): void {
+  contentKeys.set(candidate, key);
+}

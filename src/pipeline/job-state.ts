@@ -81,6 +81,8 @@ export interface KeptResolution {
   readonly jobIndex: number;
   /** requestHash (saved-plan.ts) of the request. */
   readonly request: string;
+  /** contentKey (guard-notes.ts) of the request: the submit's content index entry is not computed again. */
+  readonly content: string;
   readonly estimate: KeptEstimate;
   readonly dateDue?: string | null;
 }
@@ -232,8 +234,8 @@ export function orderNumbersOf(manifest: Manifest<JobList>): ((index: number) =>
 
 /** A KeptResolution of what a job keeps of its resolution. */
 export function keptResolution(orderNumber: string, jobIndex: number, kept: Parking): KeptResolution {
-  const { request, estimate, dateDue } = kept;
-  const resolution = { kept: true as const, orderNumber, jobIndex, request, estimate };
+  const { request, content, estimate, dateDue } = kept;
+  const resolution = { kept: true as const, orderNumber, jobIndex, request, content, estimate };
   return dateDue === undefined ? resolution : extend(resolution, { dateDue });
 }
 

@@ -24,12 +24,16 @@ export type KeptEstimate = Pick<JobEstimate, 'total' | 'currency'>;
 export interface Parking {
   /** requestHash (saved-plan.ts) of the request its dry run validated: 64 hex digits. */
   readonly request: string;
+  /** contentKey (guard-notes.ts) of that request: 32 hex digits. */
+  readonly content: string;
   readonly estimate: KeptEstimate;
   readonly dateDue?: string | null;
 }
 
 const DIGEST = 32;
 const HEX = /^[0-9a-f]{64}$/;
+const CONTENT = 16;
+const CONTENT_HEX = /^[0-9a-f]{32}$/;
 // meta: bit 0 the fingerprint is in the arena, bit 1 the job is parked, bit 2 it has a total,
 // bits 3-7 its currency (0: none), bits 8-31 its due date (0: none, 1: null).
 const HASHED = 1;
@@ -74,6 +78,8 @@ export class JobTable {
   private readonly fingerprints: Buffer;
   /** A parked job's requestHash: 32 bytes a job. */
   private readonly requests: Buffer;
+  /** A parked job's content key: 16 bytes a job. */
+  private readonly contents: Buffer;
   private readonly totals: Float64Array;
   private readonly meta: Uint32Array;
   private readonly currencies = new Interned(1, MAX_CURRENCIES);
@@ -95,6 +101,7 @@ export class JobTable {
   ) {
     this.fingerprints = Buffer.alloc(size * DIGEST);
     this.requests = Buffer.alloc(size * DIGEST);
+    this.contents = Buffer.alloc(size * CONTENT);
     this.totals = new Float64Array(size);
     this.meta = new Uint32Array(size);
     if (names !== undefined && names.size !== size)
@@ -130,11 +137,12 @@ export class JobTable {
    */
   park(index: number, kept: Parking, findings: readonly Diagnostic[]): boolean {
     const meta = this.at(index);
-    if (!HEX.test(kept.request)) return false;
+    if (!HEX.test(kept.request) || !CONTENT_HEX.test(kept.content)) return false;
     const currency = kept.estimate.currency === undefined ? 0 : this.currencies.numberOf(kept.estimate.currency);
     const due = kept.dateDue === undefined ? 0 : kept.dateDue === null ? 1 : this.dues.numberOf(kept.dateDue);
     if (currency === undefined || due === undefined) return false;
     this.requests.write(kept.request, index * DIGEST, DIGEST, 'hex');
+    this.contents.write(kept.content, index * CONTENT, CONTENT, 'hex');
     const total = kept.estimate.total;
     this.totals[index] = total ?? 0;
     this.meta[index] =
@@ -159,8 +167,9 @@ export class JobTable {
       currency: currency === 0 ? undefined : this.currencies.valueOf(currency),
     };
     const request = this.requests.toString('hex', index * DIGEST, (index + 1) * DIGEST);
-    if (due === 0) return { request, estimate };
-    return { request, estimate, dateDue: due === 1 ? null : this.dues.valueOf(due) };
+    const content = this.contents.toString('hex', index * CONTENT, (index + 1) * CONTENT);
+    if (due === 0) return { request, content, estimate };
+    return { request, content, estimate, dateDue: due === 1 ? null : this.dues.valueOf(due) };
   }
 
   /** A parked job's findings. */

@@ -49,16 +49,18 @@ const manifestJob = fc.record(
 ) as fc.Arbitrary<ManifestJob>;
 
 const hex64 = fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => Buffer.from(b).toString('hex'));
+const hex32 = fc.uint8Array({ minLength: 16, maxLength: 16 }).map((b) => Buffer.from(b).toString('hex'));
 const parking: fc.Arbitrary<Parking> = fc.record(
   {
     request: hex64,
+    content: hex32,
     estimate: fc.record(
       { total: fc.oneof(fc.double(), fc.constant(-0), fc.constant(0)), currency: fc.constantFrom('USD', 'CAD', 'EUR') },
       { requiredKeys: [] },
     ),
     dateDue: fc.oneof(fc.constant(null), fc.constantFrom('2026-03-20', '2026-04-01'), text),
   },
-  { requiredKeys: ['request', 'estimate'] },
+  { requiredKeys: ['request', 'content', 'estimate'] },
 );
 
 /** The keys an object holds a value in (the others are getters). */
@@ -76,7 +78,12 @@ function resolution(index: number, orderNumber: string, total: number | undefine
   return {
     orderNumber,
     jobIndex: index,
-    candidate: { orderNumber, items: [{ quantity: index + 1 }], ...(due === undefined ? {} : { dateDue: due }) },
+    candidate: {
+      orderNumber,
+      deliveryAddress: { city: 'Austin' },
+      items: [{ quantity: index + 1 }],
+      ...(due === undefined ? {} : { dateDue: due }),
+    },
     diagnostics: [],
     estimate: { lines: [], total, complete: true, currency: 'USD' },
     processCodes: [],
@@ -212,6 +219,7 @@ describe("an input's JobTable", () => {
     const kept = (i: number, currency: string) =>
       parkedJob(ready(states[i] as JobState, resolution(i, `PO-${i}`, 1)), manifest, {
         request: 'b'.repeat(64),
+        content: 'd'.repeat(32),
         estimate: { total: 1, currency },
       });
     for (let i = 0; i < 31; i++) expect(kept(i, `C${i}`)).toBeDefined();
@@ -219,15 +227,24 @@ describe("an input's JobTable", () => {
     expect(kept(32, 'C3')).toBeDefined();
     // Its order number is read from the table: a state whose own differs is kept as it is.
     const renamed = { ...ready(states[34] as JobState, resolution(34, 'PO-34', 1)), orderNumber: 'PO-X' } as JobState;
-    expect(parkedJob(renamed, manifest, { request: 'b'.repeat(64), estimate: {} })).toBeUndefined();
+    expect(
+      parkedJob(renamed, manifest, { request: 'b'.repeat(64), content: 'd'.repeat(32), estimate: {} }),
+    ).toBeUndefined();
     const approved = extend(ready(states[33] as JobState, resolution(33, 'PO-33', 1)), { approval: {} as never });
-    expect(parkedJob(approved, manifest, { request: 'b'.repeat(64), estimate: {} })).toBeUndefined();
-    expect(parkedJob(states[34] as JobState, manifest, { request: 'b'.repeat(64), estimate: {} })).toBeUndefined();
-    expect(keptResolution('PO-1', 1, { request: 'c'.repeat(64), estimate: { total: 2 } })).toEqual({
+    expect(
+      parkedJob(approved, manifest, { request: 'b'.repeat(64), content: 'd'.repeat(32), estimate: {} }),
+    ).toBeUndefined();
+    expect(
+      parkedJob(states[34] as JobState, manifest, { request: 'b'.repeat(64), content: 'd'.repeat(32), estimate: {} }),
+    ).toBeUndefined();
+    expect(
+      keptResolution('PO-1', 1, { request: 'c'.repeat(64), content: 'e'.repeat(32), estimate: { total: 2 } }),
+    ).toEqual({
       kept: true,
       orderNumber: 'PO-1',
       jobIndex: 1,
       request: 'c'.repeat(64),
+      content: 'e'.repeat(32),
       estimate: { total: 2 },
     });
   });

@@ -3,9 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient, type ApiClient } from '../../src/api/client.js';
+import { extend } from '../../src/core/extend.js';
 import { sandboxConfig } from '../../src/core/config/sandbox-config.js';
 import { loadManifest } from '../../src/manifest/load-manifest.js';
 import type { Manifest } from '../../src/manifest/model.js';
+import { contentKey, contentKeyOf } from '../../src/pipeline/guard-notes.js';
 import type { JobState } from '../../src/pipeline/job-state.js';
 import { requestHash } from '../../src/pipeline/saved-plan.js';
 import type { StageContext } from '../../src/pipeline/stages/context.js';
@@ -96,6 +98,7 @@ describe('a kept resolution', () => {
         const held = kept.resolved;
         expect(held && 'kept' in held && !('candidate' in held), 'the request is not held').toBe(true);
         expect(held && 'kept' in held ? held.request : undefined).toBe(requestHash(first));
+        expect(held && 'kept' in held ? held.content : undefined).toBe(contentKey(first.candidate));
         expect(held?.estimate.total).toBe(first.estimate.total);
         expect(held?.estimate.currency).toBe(first.estimate.currency);
         const again = await resolveAgain(kept, ctx);
@@ -104,6 +107,20 @@ describe('a kept resolution', () => {
         expect(JSON.stringify(sent), `seed ${seed} job ${i}`).toBe(JSON.stringify(first.candidate));
       }
     }
+  });
+
+  it('hands the request resolved again the content key its parking kept, not one computed anew', async () => {
+    const manifest = await randomManifest(2, 5);
+    const catalogue = createCatalogue(client);
+    const first = await resolveJob(manifest, 0, catalogue);
+    const kept = keepResolution(readyState(manifest, 0, first));
+    if (!kept.resolved || !('kept' in kept.resolved)) throw new Error('not kept');
+    // A key no request has: only the handing on gives it to the submit's content index entry.
+    const handed = extend(kept, { resolved: { ...kept.resolved, content: 'f'.repeat(32) } });
+    const again = await resolveAgain(handed, { manifest, catalogue } as unknown as StageContext);
+    if (!again.resolved || !('candidate' in again.resolved)) throw new Error('not resolved again');
+    expect(contentKeyOf(again.resolved.candidate)).toBe('f'.repeat(32));
+    expect(contentKey(again.resolved.candidate)).toBe(kept.resolved.content);
   });
 
   it('is never sent when resolving it again gives another request', async () => {

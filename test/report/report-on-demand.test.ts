@@ -72,6 +72,7 @@ function statesOf(j: number, next: () => number): JobState[] {
           orderNumber: `PO-${j}`,
           jobIndex: j,
           request: 'r',
+          content: 'c',
           estimate: { total: 10 + j / 4, currency: 'USD' },
           dateDue: next() < 0.5 ? '2026-03-12' : null,
         }
@@ -92,6 +93,7 @@ function statesOf(j: number, next: () => number): JobState[] {
     orderNumber: `PO-${j}`,
     jobIndex: j,
     request: 'r',
+    content: 'c',
     estimate: {},
   };
   return [
@@ -258,6 +260,7 @@ describe('a report rendered on demand', () => {
       orderNumber: '',
       jobIndex: 0,
       request: 'r',
+      content: 'c',
       estimate: {},
     };
     const base = (j: number) => ({ index: j, orderNumber: `PO-${j}`, hash: 'h', unavailable: false, diagnostics: [] });
@@ -371,7 +374,7 @@ const FAILURE: Diagnostic = { severity: 'error', code: 'api.unavailable', messag
 
 /** Every job written as ready to send; answers how one of them then fails (not processed: FAILURE). */
 function allReady(reporter: JobReporter): (j: number) => void {
-  const sure: KeptResolution = { kept: true, orderNumber: '', jobIndex: 0, request: 'r', estimate: {} };
+  const sure: KeptResolution = { kept: true, orderNumber: '', jobIndex: 0, request: 'r', content: 'c', estimate: {} };
   const base = (j: number) => ({ index: j, orderNumber: `PO-${j}`, hash: 'h', unavailable: false, diagnostics: [] });
   for (let j = 0; j < JOBS; j++) reporter.write({ ...base(j), resolved: sure, outcome: 'ready' });
   return (j) => {

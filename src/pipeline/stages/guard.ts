@@ -2,7 +2,7 @@ import { durationText } from '../../core/clock.js';
 import type { Diagnostic } from '../../manifest/model.js';
 import { amountText } from '../../core/money.js';
 import { lookAtEntry } from '../../storage/ledger/model.js';
-import { approvalFor, contentKey, contentName, contentOrders, type HoldReason, suspectedOf } from '../guard-notes.js';
+import { approvalFor, contentKeyOf, contentName, contentOrders, type HoldReason, suspectedOf } from '../guard-notes.js';
 import { fullResolution, withFindings, type JobState } from '../job-state.js';
 import { DUPLICATE } from '../job-status.js';
 import type { StageContext } from './context.js';
@@ -73,7 +73,10 @@ function jobReasons(job: JobState & { outcome: 'ready' }, limits: GuardLimits): 
 async function duplicateOf(job: JobState & { outcome: 'ready' }, ctx: StageContext): Promise<HoldReason | undefined> {
   const windowMs = ctx.guard.duplicateWindowMs;
   if (windowMs === 0) return undefined;
-  const note = await ctx.ledger.readNote<unknown>(ctx.account, contentName(contentKey(fullResolution(job).candidate)));
+  const note = await ctx.ledger.readNote<unknown>(
+    ctx.account,
+    contentName(contentKeyOf(fullResolution(job).candidate)),
+  );
   const mine = { orderNumber: job.orderNumber, input: ctx.manifest.sha256 };
   for (const seen of suspectedOf(contentOrders(note), mine, ctx.clock.now(), windowMs)) {
     // The ledger's entry: a cancelled order is no reason to hold another; its job number is told

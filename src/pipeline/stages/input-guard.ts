@@ -5,7 +5,7 @@ import { amountText } from '../../core/money.js';
 import type { Diagnostic } from '../../manifest/model.js';
 import {
   approvedName,
-  contentKey,
+  contentKeyOf,
   contentName,
   heldName,
   type HeldNote,
@@ -221,7 +221,7 @@ export async function forgetApproved(jobs: JobEndList, ctx: StageContext): Promi
  */
 export async function rememberContent(job: JobState, ctx: StageContext): Promise<JobState> {
   if (job.outcome !== 'ready') return job;
-  const name = contentName(contentKey(fullResolution(job).candidate));
+  const name = contentName(contentKeyOf(fullResolution(job).candidate));
   const order = { orderNumber: job.orderNumber, at: nowIso(ctx.clock), input: ctx.manifest.sha256 };
   // Not fsynced: a note lost in a power cut only weakens the suspicion, never sends anything.
   await ctx.ledger.updateNote<unknown>(ctx.account, name, async (note) => withContentOrder(note, order), {
@@ -234,7 +234,7 @@ export async function rememberContent(job: JobState, ctx: StageContext): Promise
 export async function forgetRefusedContent(job: JobState, ctx: StageContext): Promise<JobState> {
   const { resolved } = job;
   if (job.outcome !== 'not-created' || !resolved) return job;
-  const name = contentName(contentKey(fullResolution({ orderNumber: job.orderNumber, resolved }).candidate));
+  const name = contentName(contentKeyOf(fullResolution({ orderNumber: job.orderNumber, resolved }).candidate));
   await ctx.ledger.updateNote<unknown>(ctx.account, name, async (note) => withoutContentOrder(note, job.orderNumber), {
     durable: false,
   });

@@ -3,6 +3,7 @@ import { extend } from '../../core/extend.js';
 import { resolveJob } from '../../resolve/resolve-job.js';
 import type { JobList, Manifest } from '../../manifest/model.js';
 import { type JobState, keptResolution, parkedJob, withFindings } from '../job-state.js';
+import { contentKeyOf, sameContentKey } from '../guard-notes.js';
 import { requestHash } from '../saved-plan.js';
 import type { StageContext } from './context.js';
 
@@ -33,6 +34,7 @@ export function keepResolution(job: JobState, manifest?: Manifest<JobList>): Job
   const due = resolved.candidate.dateDue;
   const kept = {
     request: requestHash(resolved),
+    content: contentKeyOf(resolved.candidate),
     estimate: { total, currency },
     ...(due === undefined ? {} : { dateDue: due }),
   };
@@ -54,5 +56,6 @@ export async function resolveAgain(job: JobState, ctx: StageContext): Promise<Jo
     throw new Error(
       `order ${JSON.stringify(job.orderNumber)}, resolved again to be sent, is not the request its dry run validated: not sent`,
     );
+  sameContentKey(resolved.candidate, kept.content);
   return extend(job, { resolved });
 }
