@@ -55,8 +55,6 @@ export class ReportSpool {
   private writing: Promise<void> | undefined;
   private failure: unknown;
   private closed = false;
-  /** Who waits for jobs to end (whenEndedBefore): the one writer of a report that goes along with the jobs. */
-  private waiter: { count: number; resolve: () => void; reject: (err: unknown) => void } | undefined;
   /** Per job: 0 while it runs, else 1 + its status's place in JOB_STATUSES. */
   private readonly statuses: Uint8Array;
   /** Per job: 1 when it ended with an error of its own or of an item. */
@@ -125,33 +123,7 @@ export class ReportSpool {
     addToSummary(this.ended, result);
     this.hold(index, result);
     this.pump();
-    if (this.waiter !== undefined && this.next >= this.waiter.count) this.wake()?.resolve();
     return this.queuedBytes < HIGH_WATER_BYTES;
-  }
-
-  /**
-   * Resolves once every job before `count` has ended (at once when they have); rejects when the
-   * spool closes first. One waiter at a time: result.csv's writer that follows the jobs
-   * (FinalResultCsv), which waits for many jobs at a time rather than wake at each job's end.
-   */
-  whenEndedBefore(count: number): Promise<void> {
-    if (this.next >= count) return Promise.resolve();
-    if (this.closed) return Promise.reject(new Error('the report spool is closed'));
-    if (this.waiter !== undefined) throw new Error(`the jobs before ${this.waiter.count} are waited for already`);
-    return new Promise((resolve, reject) => {
-      this.waiter = { count, resolve, reject };
-    });
-  }
-
-  /** Whether every job has ended. */
-  get allEnded(): boolean {
-    return this.next >= this.jobCount;
-  }
-
-  private wake(): { resolve: () => void; reject: (err: unknown) => void } | undefined {
-    const waiter = this.waiter;
-    this.waiter = undefined;
-    return waiter;
   }
 
   /**
@@ -204,13 +176,9 @@ export class ReportSpool {
     if (this.failure !== undefined) throw this.failure;
     if (this.closed) throw new Error('the report spool is closed');
     const result = JSON.parse(this.spooledText(index).toString('utf8')) as JobResult;
-    this.remember(index, result);
-    return result;
-  }
-
-  private remember(index: number, result: JobResult): void {
     if (this.cache.size >= CACHED_JOBS) this.cache.delete(this.cache.keys().next().value as number);
     this.cache.set(index, result);
+    return result;
   }
 
   /** An ended job's result.json text (not held): set aside, or serialised (queued or on disk). */
@@ -277,7 +245,6 @@ export class ReportSpool {
   /** Waits for the writes under way and removes the temporary files. */
   async close(): Promise<void> {
     this.closed = true;
-    this.wake()?.reject(new Error('the report spool is closed'));
     this.readAhead = undefined;
     while (this.writing) await this.writing;
     await Promise.all([this.json.remove(), this.errors.remove(), this.aside.remove()]);
@@ -402,8 +369,6 @@ export class ReportSpool {
     if (job === undefined) return undefined;
     this.held.delete(index);
     this.heldWeight -= weightOf(job);
-    // The jobs just serialised are the ones result.csv's writer that follows the jobs reads next.
-    this.remember(index, job);
     return this.failure === undefined ? { json: batchJson([job]), errors: this.errorText(job) } : undefined;
   }
 

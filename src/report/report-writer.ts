@@ -3,7 +3,6 @@ import type { JobList, Manifest } from '../manifest/model.js';
 import type { Mapping } from '../manifest/mapping/model.js';
 import type { CsvLimits } from '../manifest/read-input.js';
 import { refreshSummary } from './build-report.js';
-import { FinalResultCsv } from './final-result-csv.js';
 import type { ResultReport } from './model.js';
 import type { SpooledReport } from './spooled-report.js';
 import { type ReportTarget, type WrittenReports, writeReports } from './write-reports.js';
@@ -44,8 +43,6 @@ export class ReportWriter {
   private target: ReportTarget | undefined;
   /** Ends the current pause early (the final flush must not wait out a throttle pause). */
   private wake: (() => void) | undefined;
-  /** The final result.csv, written as the jobs end (a spooled report beside its input, with progress writes). */
-  private finalCsv: Promise<FinalResultCsv | undefined> | undefined;
 
   constructor(
     private readonly report: ResultReport,
@@ -68,10 +65,6 @@ export class ReportWriter {
   /** Asks for a write that includes the report as it is now. */
   schedule(): void {
     if (this.opts.progress === false && !this.final) return;
-    const { spooled } = this.opts;
-    if (spooled && !this.final && this.finalCsv === undefined) {
-      this.finalCsv = FinalResultCsv.start(spooled, this.opts).catch(() => undefined);
-    }
     // The first outcome starts the first pause: outcomes that follow within it share one write.
     if (this.lastAt === 0) this.lastAt = Date.now();
     this.dirty = true;
@@ -90,18 +83,10 @@ export class ReportWriter {
     this.schedule();
     this.wake?.();
     await this.writing;
-    // Not taken by the final write (it went to a target, or a write before it failed).
-    await (await this.takeFinalCsv())?.abandon();
     if (this.failure) throw this.failure;
     // The loop wrote at least once (it always does when dirty) or recorded why not.
     if (this.last === undefined) throw new Error(`the reports of ${this.report.input.file} were not written`);
     return this.last;
-  }
-
-  private async takeFinalCsv(): Promise<FinalResultCsv | undefined> {
-    const finalCsv = this.finalCsv;
-    this.finalCsv = undefined;
-    return finalCsv;
   }
 
   private async loop(): Promise<void> {
@@ -130,13 +115,7 @@ export class ReportWriter {
         // result.csv is written on this thread, never handed to a worker thread (as check's is):
         // each thread leaves the allocator an arena of its own, which a run's RSS keeps, and a
         // run's report writes are a small part of its time, where check's are all of it.
-        const finalCsv = this.final && !target ? await this.takeFinalCsv() : undefined;
-        this.last = await writeReports(this.report, {
-          ...this.opts,
-          worker: false,
-          ...(target ? { target } : {}),
-          ...(finalCsv ? { finalCsv } : {}),
-        });
+        this.last = await writeReports(this.report, { ...this.opts, worker: false, ...(target ? { target } : {}) });
         this.lastAt = Date.now();
         this.lastTook = this.lastAt - started;
       }

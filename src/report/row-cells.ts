@@ -143,15 +143,6 @@ function otherRows(
   return other;
 }
 
-/**
- * What the rows that show no job's result are made of (the file-level errors, the skipped jobs
- * after the manifest's), as text: result.csv written along with the jobs (FinalResultCsv) stands
- * for the one written at the end only when this is the same at both.
- */
-export function rowContextOf(report: ResultReport, manifestJobs: number): string {
-  return JSON.stringify([plainCells(report), [...errorsByRow(report.errors)], [...skippedRows(report, manifestJobs)]]);
-}
-
 /** The tail of any other row that is not an item. */
 function plainCells(report: ResultReport): string[] {
   return [report.errors.length > 0 ? 'invalid' : '', '', '', '', ''];
@@ -210,12 +201,6 @@ export class RowsOnDemand implements RowResults {
 
   cells(row: number): string[] {
     return [String(row), ...this.tailOf(row)];
-  }
-
-  /** The job whose result row `row` shows; -1 when it shows none (not an item: its cells are the report's). */
-  jobOfRow(row: number): number {
-    const j = row < this.rowJob.length ? this.rowJob[row] : -1;
-    return j === -2 ? (this.merged.get(row) as readonly [number, number])[0] : j;
   }
 
   tailText(row: number): string {

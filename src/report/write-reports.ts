@@ -14,7 +14,6 @@ import type { ResultReport } from './model.js';
 import { reportPaths, type ReportPaths } from './report-paths.js';
 import { writeSpooledErrors, writeSpooledJson } from './report-spool.js';
 import type { SpooledReport } from './spooled-report.js';
-import type { FinalResultCsv } from './final-result-csv.js';
 import { writeErrorsTxt } from './write-errors-txt.js';
 import { type ResultCsvOptions, writeResultCsv } from './write-result-csv.js';
 import { writeResultJson } from './write-result-json.js';
@@ -134,12 +133,9 @@ export async function writeReports(
     spooled?: SpooledReport;
     /** Write the reports' chunks on this thread (NewFileOptions.onThisThread): a command with nothing else to do. */
     onThisThread?: boolean;
-    /** result.csv written along with the jobs, which becomes this write's when it stands for it (beside the input only). */
-    finalCsv?: FinalResultCsv;
   } = {},
 ): Promise<WrittenReports> {
-  const { target, logger, spooled, onThisThread, finalCsv, ...csvOpts } = opts;
-  if (target && finalCsv) throw new Error('result.csv written along with the jobs goes beside the input only');
+  const { target, logger, spooled, onThisThread, ...csvOpts } = opts;
   const paths = target?.paths ?? reportPaths(report.input.file);
   if (!target) await removeStraysOf(Object.values(paths), logger);
   // `staged`: the caller renames the files itself (paths are its temporary names).
@@ -153,7 +149,7 @@ export async function writeReports(
   const leftovers = staged ? undefined : temporariesOf(tmp);
   if (leftovers) cleanUpOnExit(leftovers);
   try {
-    const wroteErrors = await writeTemporaries(report, tmp, { csvOpts, spooled, target, file, finalCsv });
+    const wroteErrors = await writeTemporaries(report, tmp, { csvOpts, spooled, target, file });
     if (!staged) await renameIntoPlace(tmp, paths, wroteErrors, target === undefined);
     return { json: paths.json, csv: paths.csv, ...(wroteErrors ? { errors: paths.errors } : {}) };
   } finally {
@@ -182,10 +178,9 @@ async function writeTemporaries(
     spooled: SpooledReport | undefined;
     target: ReportTarget | undefined;
     file: NewFileOptions;
-    finalCsv: FinalResultCsv | undefined;
   },
 ): Promise<boolean> {
-  const { csvOpts, spooled, target, file, finalCsv } = opts;
+  const { csvOpts, spooled, target, file } = opts;
   const input = report.input.file;
   let csv: Promise<void> | undefined;
   let wroteErrors = false;
@@ -194,11 +189,7 @@ async function writeTemporaries(
     // A spooled report's three files and its summary are of one snapshot of it.
     const snap = spooled?.snapshot();
     const jobsNow = snap && spooled?.jobsNow(snap);
-    const plainCsv = () =>
-      writeResultCsv(tmp.csv, report, { ...csvOpts, input, file, ...(jobsNow ? { jobsNow } : {}) });
-    csv =
-      finalCsv === undefined ? plainCsv() : finalCsv.moveTo(tmp.csv).then((moved) => (moved ? undefined : plainCsv()));
-    csv.catch(() => undefined); // awaited below
+    csv = writeResultCsv(tmp.csv, report, { ...csvOpts, input, file, ...(jobsNow ? { jobsNow } : {}) });
     if (spooled === undefined || snap === undefined) {
       if (reportHasErrors(report)) wroteErrors = await writeErrorsTxt(tmp.errors, report, file);
       if (target) report.input.file = target.inputShownAs;

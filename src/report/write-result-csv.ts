@@ -109,9 +109,27 @@ export function writeResultCsv(path: string, report: ResultReport, opts: ResultC
   const header = opts.manifest?.csv?.header;
   let done: Promise<void>;
   if (report.input.format === 'csv') {
-    const job = csvResultJob(path, report, opts);
+    // Read again as it was read the first time (declared, or told from its bytes).
+    const read = opts.manifest?.csv?.read;
+    const skipRows = opts.mapping?.skipRows ?? 0;
+    const output = outputDialect(read, opts.mapping);
+    const dialect = read === undefined ? dialectOf(opts.mapping) : dialectRead(read, skipRows);
+    const job: CsvResultJob = {
+      path,
+      input,
+      header,
+      table: opts.jobsNow === undefined ? rowCellsOf(report, opts.manifest) : undefined,
+      tooLarge: isTooLarge(report),
+      ...(report.input.sha256 ? { sha256: report.input.sha256 } : {}),
+      output,
+      read: dialect,
+      limits: opts.csvLimits,
+      // A record's own text is copied only where it is already in the output's separator.
+      copyText: opts.copyVerbatim !== false && dialect.delimiter === output.delimiter,
+      file: opts.file,
+    };
     if (opts.jobsNow !== undefined) {
-      const results = rowsOnDemand(report, opts, job.output.delimiter, encoderOf(job.output), opts.jobsNow);
+      const results = rowsOnDemand(report, opts, output.delimiter, encoderOf(output), opts.jobsNow);
       done = writeFileAtomic(path, csvInputChunks(job, results), job.file);
     } else done = inWorker(job, opts.worker).then((yes) => (yes ? writeInWorker(job) : writeCsvResult(job)));
   } else if (report.input.format === 'xlsx') {
@@ -132,29 +150,6 @@ export function writeResultCsv(path: string, report: ResultReport, opts: ResultC
   });
   done.catch(() => undefined); // observed by the caller's await of it
   return done;
-}
-
-/** How a CSV input's result.csv is written to `path` (`table`: none when the rows are made on demand, `jobsNow`). */
-export function csvResultJob(path: string, report: ResultReport, opts: ResultCsvOptions): CsvResultJob {
-  // Read again as it was read the first time (declared, or told from its bytes).
-  const read = opts.manifest?.csv?.read;
-  const skipRows = opts.mapping?.skipRows ?? 0;
-  const output = outputDialect(read, opts.mapping);
-  const dialect = read === undefined ? dialectOf(opts.mapping) : dialectRead(read, skipRows);
-  return {
-    path,
-    input: opts.input ?? report.input.file,
-    header: opts.manifest?.csv?.header,
-    table: opts.jobsNow === undefined ? rowCellsOf(report, opts.manifest) : undefined,
-    tooLarge: isTooLarge(report),
-    ...(report.input.sha256 ? { sha256: report.input.sha256 } : {}),
-    output,
-    read: dialect,
-    limits: opts.csvLimits,
-    // A record's own text is copied only where it is already in the output's separator.
-    copyText: opts.copyVerbatim !== false && dialect.delimiter === output.delimiter,
-    file: opts.file,
-  };
 }
 
 /** result.csv of a CSV input, as plain data: all a worker thread is handed. */
@@ -189,7 +184,7 @@ export function writeCsvResult(job: CsvResultJob): Promise<void> {
   );
 }
 
-export function rowsOnDemand(
+function rowsOnDemand(
   report: ResultReport,
   opts: ResultCsvOptions,
   delimiter: string,
@@ -270,35 +265,18 @@ function outputDialect(read: CsvRead | undefined, mapping: Mapping | undefined):
 }
 
 /** Cells as one row of text in the dialect, neutralised and quoted as csv-stringify does, without a line break. */
-export function encoderOf(dialect: OutputDialect): (cells: readonly string[]) => string {
+function encoderOf(dialect: OutputDialect): (cells: readonly string[]) => string {
   if (dialect.delimiter === ',') return (cells) => commaRow(cells, '');
   const options = { delimiter: dialect.delimiter, eof: false };
   return (cells) => stringify([cells.map(neutraliseCell)], options);
 }
 
 /**
- * What result.csv written along with the jobs waits for: a record is written once the job it
- * shows has ended (`ready`), the records after a waiting one wait behind it (`until` resolves when
- * the first may go), and the text is handed on in pieces of `pieceBytes` or more.
- */
-export interface RowGate {
-  ready(row: number): boolean;
-  until(row: number): Promise<void>;
-  pieceBytes: number;
-}
-
-/**
  * A CSV input's result.csv: its header, then each data record (its own text, or its cells),
  * padded to the header's width, with its result cells. Every record of the file is written,
- * whether an item, a row a mapping skipped, or neither. With `gate`, each record waits for its
- * job (RowGate); the records of one chunk of the input wait in memory, and the next chunk is read
- * only when they are written.
+ * whether an item, a row a mapping skipped, or neither.
  */
-export async function* csvInputChunks(
-  job: CsvResultJob,
-  results: RowResults,
-  gate?: RowGate,
-): AsyncGenerator<Uint8Array> {
+async function* csvInputChunks(job: CsvResultJob, results: RowResults): AsyncGenerator<Uint8Array> {
   const dialect = job.output;
   const encode = encoderOf(dialect);
   // Bytes in one reused buffer rather than strings joined per row: lower peak RSS in `npm run bench:check`.
@@ -310,7 +288,7 @@ export async function* csvInputChunks(
     out.text(`${encode([...cells, ...CSV_RESULT_COLUMNS])}\n`);
   };
   if (job.header !== undefined) header(job.header);
-  const write = (cells: string[], row: number, text: string | undefined) => {
+  const record = (cells: string[], row: number, text: string | undefined) => {
     out.text(text !== undefined && !mayNeutralise(cells) && !hasLineBreak(text) ? text : encode(cells));
     if (cells.length < width) out.text(dialect.delimiter.repeat(width - cells.length));
     out.text(dialect.delimiter);
@@ -318,12 +296,6 @@ export async function* csvInputChunks(
     out.text(results.tailText(row));
     out.byte(LF);
   };
-  const waiting = new WaitingRecords(write);
-  const record = (cells: string[], row: number, text: string | undefined) => {
-    if (gate !== undefined && (waiting.any() || !gate.ready(row))) waiting.add(cells, row, text);
-    else write(cells, row, text);
-  };
-  const piece = gate?.pieceBytes ?? 1;
   // A file refused for its size is not read again to list its rows.
   if (!job.tooLarge) {
     // Loaded on first use: YAML/JSON reports never need the CSV grammar.
@@ -336,40 +308,11 @@ export async function* csvInputChunks(
     };
     const reread = { limits: job.limits, keepText: job.copyText, ...(job.sha256 ? { sha256: job.sha256 } : {}) };
     for await (const _ of scanCsvFile(job.input, job.read, handlers, reread)) {
-      if (gate !== undefined) await waiting.writeAll(gate);
-      if (out.length >= piece) yield out.flush();
+      if (out.length > 0) yield out.flush();
     }
   }
   if (width < 0) header([]);
   if (out.length > 0) yield out.flush();
-}
-
-/** Records waiting for their jobs (RowGate), in order. */
-class WaitingRecords {
-  private records: Array<[string[], number, string | undefined]> = [];
-  private first = 0;
-
-  constructor(private readonly write: (cells: string[], row: number, text: string | undefined) => void) {}
-
-  any(): boolean {
-    return this.first < this.records.length;
-  }
-
-  add(cells: string[], row: number, text: string | undefined): void {
-    this.records.push([cells, row, text]);
-  }
-
-  /** Writes every waiting record, each once the gate lets it go. */
-  async writeAll(gate: RowGate): Promise<void> {
-    while (this.any()) {
-      const [cells, row, text] = this.records[this.first];
-      if (!gate.ready(row)) await gate.until(row);
-      this.write(cells, row, text);
-      this.first++;
-    }
-    this.records = [];
-    this.first = 0;
-  }
 }
 
 function mayNeutralise(cells: readonly string[]): boolean {
