@@ -39,7 +39,10 @@
  * in flight on average, the time from the last answer to exit; lib/report-peak.mjs), --customers (a
  * contact of its own per job: every order is content of its own, with its own entry in the
  * ledger's content index, as a shop's night of many customers; by default the jobs of a run
- * share a few contents).
+ * share a few contents), --floor (beside the bare client, the same client recording each order's
+ * intent durably before its create and its outcome after: the floor of any client that sends
+ * each order exactly once, lib/bare-client.mjs; odd runs htorder, bare, floor, even runs the
+ * reverse).
  * Environment: BENCH_RUNS, BENCH_FIRST_RUNS, BENCH_JOBS, BENCH_FORMAT, BENCH_LATENCY_MS,
  * BENCH_CONCURRENCY, BENCH_BARE, BENCH_PROF, BENCH_CLI, BENCH_REPORTS_CLI.
  */
@@ -79,6 +82,7 @@ const HEAP_PROF = option('--heap-prof', 'BENCH_HEAP_PROF', undefined);
 const TRACE = flag('--trace');
 const CUSTOMERS = flag('--customers');
 const MEMORY = flag('--memory');
+const FLOOR = flag('--floor');
 const LINES = 5;
 // --cli: another build of htorder to measure (e.g. an older one, for before/after).
 const CLI = option('--cli', 'BENCH_CLI', join(root, 'dist/cli/main.js'));
@@ -149,22 +153,27 @@ async function benchSize(JOBS, { assets, env, bareEnv }) {
   );
   console.log(`  warm-up (not timed): ${seconds(warm.wallMs)}`);
 
-  const bare = async (tag) => {
+  const bare = async (tag, { floor = false } = {}) => {
     if (!BARE_CLIENT) return undefined;
     const bareFile = join(work, `bodies-${tag}.jsonl`);
+    const intents = join(work, `intents-${tag}`);
     await renumber(bodies, bareFile, `W${JOBS}`, tag);
     await fresh();
-    const r = await measureProcess([BARE, bareFile], { statsFile: stats, env: traced(bareEnv), cwd: work });
+    const runEnv = floor ? { ...bareEnv, BARE_INTENTS: intents } : bareEnv;
+    const r = await measureProcess([BARE, bareFile], { statsFile: stats, env: traced(runEnv), cwd: work });
     await rm(bareFile);
+    await rm(intents, { recursive: true, force: true });
     if (r.code !== 0) throw new Error(`bare client failed (${r.code}): ${r.stdout}${r.stderr.slice(0, 2000)}`);
     const sent = JSON.parse(r.stdout).sent;
     if (sent !== 2 * JOBS) throw new Error(`bare client sent ${sent} calls, expected ${2 * JOBS}`);
     return r;
   };
   const pair = async (run, tag, bareTag, opts) => {
+    const floor = async () => (FLOOR ? bare(`F${bareTag}`, { floor: true }) : undefined);
     const h = run % 2 ? await htorder(tag, opts) : undefined;
+    const f = run % 2 ? undefined : await floor();
     const b = await bare(bareTag);
-    return { h: h ?? (await htorder(tag, opts)), b };
+    return { h: h ?? (await htorder(tag, opts)), b, f: f ?? (await floor()) };
   };
   // CPU a job: the whole process's (every thread), or its main thread's, which bounds a run whose
   // API answers faster than the thread can handle them.
@@ -177,9 +186,10 @@ async function benchSize(JOBS, { assets, env, bareEnv }) {
   const rss = [];
   const cpu = [];
   const mainCpu = [];
+  const floorRatios = [];
   let calls;
   for (let run = 1; run <= RUNS; run++) {
-    const { h, b } = await pair(run, `R${run}`, `B${run}`, { nodeArgs: profArgs });
+    const { h, b, f } = await pair(run, `R${run}`, `B${run}`, { nodeArgs: profArgs });
     calls = h.calls;
     const total = Object.values(calls).reduce((a, c) => a + c, 0);
     if (b) ratios.push(h.wallMs / b.wallMs);
@@ -191,12 +201,19 @@ async function benchSize(JOBS, { assets, env, bareEnv }) {
       `  run ${run} (${run % 2 ? 'htorder first' : 'bare first'}): htorder ${seconds(h.wallMs)} (CPU ${seconds(h.cpuMs)}, ${cpuPerJob(h.cpuMs)} per job, main thread ${cpuPerJob(h.mainThreadMs)}, peak RSS ${megabytes(h.maxRssBytes)}, ${total} calls)${versus(h, b)} · ${load()}`,
     );
     if (TRACE) console.log(`    htorder: ${phases(h)}${b ? ` · bare client: ${phases(b)}` : ''}`);
+    if (f && b) {
+      floorRatios.push(f.wallMs / b.wallMs);
+      console.log(
+        `    exactly-once floor ${seconds(f.wallMs)} (CPU ${seconds(f.cpuMs)}) · ${times(f.wallMs / b.wallMs)} the bare client; htorder ${times(h.wallMs / f.wallMs)} the floor${TRACE ? ` · ${phases(f)}` : ''}`,
+      );
+    }
     if (MEMORY) console.log(`    memory: ${memoryText(h.memory)}`);
   }
   if (RUNS > 0) {
     const total = Object.values(calls).reduce((a, c) => a + c, 0);
     const bound = (total * LATENCY) / CONCURRENCY;
     if (ratios.length > 0) console.log(`  ratio ${spread(ratios, times)}`);
+    if (floorRatios.length > 0) console.log(`  the exactly-once floor ÷ the bare client ${spread(floorRatios, times)}`);
     console.log(
       `  CPU ${spread(cpu, seconds)}; main thread's ${spread(mainCpu, seconds)}; peak RSS ${spread(rss, megabytes)}`,
     );

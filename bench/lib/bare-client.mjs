@@ -4,10 +4,17 @@
  * on one keep-alive Agent, CONCURRENCY calls at once, after one token request (another each time it nears its expiry). No manifest, no
  * lookups, no ledger, no reports. Timed from outside as a whole process, like `htorder run`.
  *
+ * With BARE_INTENTS (a folder), it is the floor of any client that sends each order exactly
+ * once: before each create it records the order's intent durably (a new file written, fsynced
+ * and renamed into place) and after the answer appends the outcome to it, as htorder's ledger
+ * does at the least, with none of its locks, checks, notes or reports.
+ *
  * Usage: node bare-client.mjs BODIES.jsonl (one job's body a line); env BARE_BASE_URL, BARE_TOKEN_URL, BARE_CLIENT_ID,
- * BARE_CLIENT_SECRET, BARE_CONCURRENCY. Prints {"sent": …}; exits 1 if any call failed.
+ * BARE_CLIENT_SECRET, BARE_CONCURRENCY, BARE_INTENTS. Prints {"sent": …}; exits 1 if any call failed.
  */
 import { createReadStream } from 'node:fs';
+import { appendFile, mkdir, open, rename } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Agent, request } from 'undici';
 
@@ -61,24 +68,48 @@ async function headers() {
 }
 const url = `${env.BARE_BASE_URL}/Jobs`;
 
+const intents = env.BARE_INTENTS;
+if (intents) await mkdir(intents, { recursive: true });
+
+/** The order's intent, durable before its create is sent; its outcome appended after. */
+async function recorded(n, send) {
+  const path = join(intents, `${n}.json`);
+  const tmp = `${path}.tmp`;
+  const file = await open(tmp, 'wx');
+  try {
+    await file.writeFile(`${JSON.stringify({ n, state: 'intent', at: new Date().toISOString() })}\n`);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+  await rename(tmp, path);
+  const answer = await send();
+  await appendFile(path, `${JSON.stringify({ n, state: 'submitted', answer: answer.slice(0, 200) })}\n`);
+}
+
 let sent = 0;
 let failed = 0;
-async function sendAll(bodies) {
+async function sendAll(bodies, durable) {
   let next = 0;
+  const send = async (body) => {
+    const res = await request(url, { dispatcher, method: 'POST', headers: await headers(), body });
+    const text = await res.body.text();
+    sent++;
+    if (res.statusCode >= 300 && failed++ === 0) console.error(`first failure: ${res.statusCode} ${text}`);
+    return text;
+  };
   const worker = async () => {
     while (next < bodies.length) {
-      const body = bodies[next++];
-      const res = await request(url, { dispatcher, method: 'POST', headers: await headers(), body });
-      const text = await res.body.text();
-      sent++;
-      if (res.statusCode >= 300 && failed++ === 0) console.error(`first failure: ${res.statusCode} ${text}`);
+      const n = next++;
+      if (durable) await recorded(n, () => send(bodies[n]));
+      else await send(bodies[n]);
     }
   };
   await Promise.all(Array.from({ length: concurrency }, worker));
 }
 // As htorder does: every dry run first, then the creates.
-await sendAll(dryRuns);
-await sendAll(creates);
+await sendAll(dryRuns, false);
+await sendAll(creates, intents !== undefined && intents !== '');
 await dispatcher.close();
 console.log(JSON.stringify({ sent, failed }));
 if (failed > 0) process.exitCode = 1;
