@@ -156,13 +156,14 @@ async function benchSize(JOBS, { assets, env, bareEnv }) {
   const bare = async (tag, { floor = false } = {}) => {
     if (!BARE_CLIENT) return undefined;
     const bareFile = join(work, `bodies-${tag}.jsonl`);
-    const intents = join(work, `intents-${tag}`);
+    // Kept until the benchmark ends: files freed between runs make the next run's creates dearer
+    // on some file systems (docs/performance.md, ext4's recently deleted inodes).
+    const intents = join(work, `intents-${JOBS}-${tag}`);
     await renumber(bodies, bareFile, `W${JOBS}`, tag);
     await fresh();
     const runEnv = floor ? { ...bareEnv, BARE_INTENTS: intents } : bareEnv;
     const r = await measureProcess([BARE, bareFile], { statsFile: stats, env: traced(runEnv), cwd: work });
     await rm(bareFile);
-    await rm(intents, { recursive: true, force: true });
     if (r.code !== 0) throw new Error(`bare client failed (${r.code}): ${r.stdout}${r.stderr.slice(0, 2000)}`);
     const sent = JSON.parse(r.stdout).sent;
     if (sent !== 2 * JOBS) throw new Error(`bare client sent ${sent} calls, expected ${2 * JOBS}`);
@@ -189,7 +190,8 @@ async function benchSize(JOBS, { assets, env, bareEnv }) {
   const floorRatios = [];
   let calls;
   for (let run = 1; run <= RUNS; run++) {
-    const { h, b, f } = await pair(run, `R${run}`, `B${run}`, { nodeArgs: profArgs });
+    // Order numbers of their own in each size: the ledger stays from one size to the next.
+    const { h, b, f } = await pair(run, `R${JOBS}x${run}`, `B${run}`, { nodeArgs: profArgs });
     calls = h.calls;
     const total = Object.values(calls).reduce((a, c) => a + c, 0);
     if (b) ratios.push(h.wallMs / b.wallMs);
@@ -237,7 +239,7 @@ async function benchSize(JOBS, { assets, env, bareEnv }) {
   let firstCalls;
   for (let run = 1; run <= FIRST_RUNS; run++) {
     const stateDir = join(work, `state-F${run}`);
-    const { h, b } = await pair(run, `F${run}`, `C${run}`, { stateDir });
+    const { h, b } = await pair(run, `F${JOBS}x${run}`, `C${run}`, { stateDir });
     await rm(stateDir, { recursive: true, force: true });
     firstCalls = h.calls;
     const total = Object.values(firstCalls).reduce((a, c) => a + c, 0);
