@@ -7,7 +7,8 @@
  * With BARE_INTENTS (a folder), it is the floor of any client that sends each order exactly
  * once: before each create it records the order's intent durably (a new file written, fsynced
  * and renamed into place) and after the answer appends the outcome to it, as htorder's ledger
- * does at the least, with none of its locks, checks, notes or reports.
+ * does at the least, with none of its locks, checks, notes or reports. Written with plain
+ * fs/promises, not htorder's storage code: the floor is another client, not a part of htorder.
  *
  * Usage: node bare-client.mjs BODIES.jsonl (one job's body a line); env BARE_BASE_URL, BARE_TOKEN_URL, BARE_CLIENT_ID,
  * BARE_CLIENT_SECRET, BARE_CONCURRENCY, BARE_INTENTS. Prints {"sent": …}; exits 1 if any call failed.
@@ -68,7 +69,7 @@ async function headers() {
 }
 const url = `${env.BARE_BASE_URL}/Jobs`;
 
-const intents = env.BARE_INTENTS;
+const intents = env.BARE_INTENTS || undefined;
 if (intents) await mkdir(intents, { recursive: true });
 
 /** The order's intent, durable before its create is sent; its outcome appended after. */
@@ -109,7 +110,7 @@ async function sendAll(bodies, durable) {
 }
 // As htorder does: every dry run first, then the creates.
 await sendAll(dryRuns, false);
-await sendAll(creates, intents !== undefined && intents !== '');
+await sendAll(creates, intents !== undefined);
 await dispatcher.close();
 console.log(JSON.stringify({ sent, failed }));
 if (failed > 0) process.exitCode = 1;

@@ -299,6 +299,9 @@ const COMMANDS: Record<string, Entry> = {
   'CHAOS_SEED=42 npm run test:chaos': { skip: 'the long chaos suite with another seed (minutes)' },
   'FUZZ_SEED=42 FUZZ_CASES=20000 npm run test:fuzz': { skip: 'the long fuzz suite with more cases (minutes)' },
   'npm run bench': { skip: 'a benchmark of minutes; its script is checked to exist' },
+  'TMPDIR=/dev/shm npm run bench -- --jobs 10000 --runs 6 --first-runs 0 --latency 5 --trace --floor': {
+    skip: 'a benchmark of minutes; test/build/bench-pipeline.test.ts runs it at two small sizes with --floor',
+  },
   'npm run bench:check': { skip: 'a benchmark of minutes; its script is checked to exist' },
   'npm run bench:check -- --small-rows 0 --mapped-rows 0 --recognition 0 --invalid 1': {
     skip: 'a benchmark of minutes (check of 1,000,000 faulty rows); its script is checked to exist',
